@@ -1,0 +1,5 @@
+import sys
+
+from medvigil.cli import main
+
+sys.exit(main())

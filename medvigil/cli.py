@@ -1,0 +1,75 @@
+"""The ``medvigil`` command line: one entry point, one module per subcommand.
+
+Each module in :mod:`medvigil.commands` listed in ``COMMANDS`` provides
+``add_parser(subparsers)`` (registering its arguments, with ``func=run``) and
+``run(args) -> int``. Modules are imported only when needed so ``medvigil --help``
+stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from medvigil import __version__
+from medvigil.errors import DataError
+
+# subcommand name -> module under medvigil.commands
+COMMANDS = {
+    "sample": "sample",
+    "validate": "validate",
+    "build": "build",
+    "publish": "publish",
+    "reconstruct": "reconstruct",
+    "score": "score",
+    "report": "report",
+    "serve-baseline": "serve_baseline",
+}
+
+
+def _available_commands() -> dict:
+    found = {}
+    for name, module in COMMANDS.items():
+        try:
+            found[name] = importlib.import_module(f"medvigil.commands.{module}")
+        except ModuleNotFoundError as exc:
+            # Only a missing command module is tolerated (a command not built yet);
+            # a missing dependency inside an existing module is a real error.
+            if exc.name != f"medvigil.commands.{module}":
+                raise
+    return found
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="medvigil",
+        description="Audit medical vision-language models under broken evidence.",
+    )
+    parser.add_argument("--version", action="version", version=f"medvigil {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for module in _available_commands().values():
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except DataError as exc:
+        for problem in exc.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

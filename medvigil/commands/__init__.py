@@ -1,0 +1,1 @@
+"""One module per ``medvigil`` subcommand; see :mod:`medvigil.cli`."""

@@ -1,0 +1,1 @@
+"""lmms-eval task packs, one folder per suite (importable as medvigil.tasks)."""
