@@ -1,0 +1,56 @@
+"""The MCQ prompt of the MedVIGIL paper (Appendix L) and its letter parser.
+
+Prompt: the probe question, a newline, ``Options:`` on its own line, then five lines
+``A.`` .. ``E.`` with the option texts in stored order. The system message is
+:data:`medvigil.release_format.SYSTEM_PROMPT`.
+
+Parser: strip the response and take the first *standalone* letter in {A..E}
+("standalone" = not part of a longer word, so "B" in "Both" does not count).
+Appendix L says the response is lower-cased before matching a capital letter, which
+cannot both hold; we match upper-case letters by default (``case_sensitive=True``)
+so that the article "a" in free text is not read as option A. Pass
+``case_sensitive=False`` to also accept a lone lower-case letter.
+
+>>> build_mcq_prompt("Is there a nodule?", ["Yes", "No", "Cannot say", "Maybe", "Refuse"])
+'Is there a nodule?\\nOptions:\\nA. Yes\\nB. No\\nC. Cannot say\\nD. Maybe\\nE. Refuse'
+>>> parse_letter("  B. No")
+'B'
+>>> parse_letter("Both are wrong") is None
+True
+>>> parse_letter("answer: (c)", case_sensitive=False)
+'C'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from medvigil.release_format import LETTERS
+
+_STANDALONE = {
+    True: re.compile(r"(?<![A-Za-z0-9])([A-E])(?![A-Za-z0-9])"),
+    False: re.compile(r"(?<![A-Za-z0-9])([A-Ea-e])(?![A-Za-z0-9])"),
+}
+MAX_PARSE_RETRIES = 3  # Appendix L: parse failures are retried up to three times
+
+
+def build_mcq_prompt(question: str, options: Sequence[str]) -> str:
+    """Render the Appendix L user message for one probe."""
+    if not isinstance(question, str):
+        raise TypeError(f"question must be a str, got {type(question).__name__}")
+    if len(options) != len(LETTERS):
+        raise ValueError(f"options must have {len(LETTERS)} entries (A-E), got {len(options)}")
+    lines = [question.strip(), "Options:"]
+    lines += [f"{letter}. {str(text).strip()}" for letter, text in zip(LETTERS, options)]
+    return "\n".join(lines)
+
+
+def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | None:
+    """Return the first standalone option letter in ``response``, or None (parse failure)."""
+    if response is None:
+        return None
+    if not isinstance(response, str):
+        raise TypeError(f"response must be a str or None, got {type(response).__name__}")
+    match = _STANDALONE[case_sensitive].search(response.strip())
+    return match.group(1).upper() if match else None
