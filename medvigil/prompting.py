@@ -54,3 +54,34 @@ def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | 
         raise TypeError(f"response must be a str or None, got {type(response).__name__}")
     match = _STANDALONE[case_sensitive].search(response.strip())
     return match.group(1).upper() if match else None
+
+
+_OPTION_LINE = re.compile(r"^([A-Z])\.\s?(.*)$")
+
+
+def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
+    """Split an Appendix-L style prompt back into (question, {letter: option text}).
+
+    The inverse of :func:`build_mcq_prompt`, for baselines that, like a real model, see
+    only the rendered prompt. Any number of lettered options is accepted (MediConfusion
+    uses two). Raises ValueError when no ``Options:`` block is present.
+
+    >>> parse_mcq_prompt(build_mcq_prompt("Q?", ["a", "b", "c", "d", "e"]))[1]["E"]
+    'e'
+    """
+    lines = prompt.splitlines()
+    try:
+        start = max(i for i, line in enumerate(lines) if line.strip() == "Options:")
+    except ValueError:
+        raise ValueError("prompt has no 'Options:' line") from None
+    question = "\n".join(lines[:start]).strip()
+    options: dict[str, str] = {}
+    for line in lines[start + 1 :]:
+        match = _OPTION_LINE.match(line.strip())
+        if match:
+            options[match.group(1)] = match.group(2).strip()
+        elif line.strip() and options:
+            break  # trailing instructions after the options block
+    if not options:
+        raise ValueError("prompt has an 'Options:' line but no lettered options")
+    return question, options

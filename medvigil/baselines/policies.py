@@ -1,0 +1,103 @@
+"""The four baseline policies: ``random``, ``constant``, ``blind`` and ``grounded``."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Callable, Protocol, Sequence
+
+from PIL import Image
+
+from medvigil.prompting import parse_mcq_prompt
+
+_WORD = re.compile(r"[a-z]+")
+_STOP = frozenset("a an the of in on is are there this that to and or with for what which how any be".split())
+
+
+class Policy(Protocol):
+    name: str
+
+    def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
+        """Return the raw text response to one rendered MCQ prompt."""
+
+
+def _letters(prompt: str) -> list[str]:
+    return sorted(parse_mcq_prompt(prompt)[1])
+
+
+class RandomPolicy:
+    """Uniform guess over the prompt's option letters, seeded per prompt.
+
+    The choice is a hash of (seed, prompt text), so it does not depend on request order
+    or batching: rerunning gives the same letters.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        if not isinstance(seed, int):
+            raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+        self.seed = seed
+
+    def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
+        letters = _letters(prompt)
+        digest = hashlib.sha256(f"{self.seed}\0{prompt}".encode()).digest()
+        return letters[int.from_bytes(digest[:8], "big") % len(letters)]
+
+
+class ConstantPolicy:
+    """Always the same letter (``letter=A`` exposes the published always-A convention)."""
+
+    name = "constant"
+
+    def __init__(self, letter: str = "A"):
+        if not isinstance(letter, str):
+            raise TypeError(f"letter must be a str, got {type(letter).__name__}")
+        if len(letter) != 1 or not letter.isalpha() or not letter.isupper():
+            raise ValueError(f"letter must be one capital letter, got {letter!r}")
+        self.letter = letter
+
+    def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
+        return self.letter
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+class BlindPolicy:
+    """A text-only lexical prior: never looks at the image.
+
+    Picks the option whose content words overlap most with the question (Jaccard
+    index), ties going to the earliest letter. It mimics a language prior that answers
+    from the wording alone, which is what the knowledge-only probes and the no-image
+    ablation are designed to expose.
+    """
+
+    name = "blind"
+
+    def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
+        question, options = parse_mcq_prompt(prompt)
+        q = _content_words(question)
+
+        def score(item: tuple[str, str]) -> tuple[float, str]:
+            words = _content_words(item[1])
+            union = q | words
+            overlap = len(q & words) / len(union) if union else 0.0
+            return (-overlap, item[0])
+
+        return min(options.items(), key=score)[0]
+
+
+def make_policy(name: str, **params) -> Policy:
+    """Build policy ``name`` with its parameters (as given on the command line)."""
+    if name not in POLICIES:
+        raise ValueError(f"unknown baseline policy {name!r}; available: {', '.join(sorted(POLICIES))}")
+    return POLICIES[name](**params)
+
+
+POLICIES: dict[str, Callable[..., Policy]] = {
+    "random": RandomPolicy,
+    "constant": ConstantPolicy,
+    "blind": BlindPolicy,
+}

@@ -1,0 +1,113 @@
+"""lmms-eval adapters for the medvigil sanity baselines.
+
+Registered through the ``lmms_eval.models`` entry-point group (see setup.cfg), so after
+``pip install medvigil`` they are available as ``--model random|constant|blind|grounded``
+(canonical ids ``medvigil_<name>``)::
+
+    lmms-eval --model constant --model_args letter=A --tasks medvigil_mcq \
+        --include_path "$(medvigil tasks-path)" --output_path out --log_samples
+
+The policies themselves live in :mod:`medvigil.baselines` (no lmms-eval import there);
+this module only adapts lmms-eval requests to ``policy.answer(prompt, images)``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from lmms_eval.api.instance import Instance
+from lmms_eval.api.model import lmms
+from lmms_eval.models.registry_v2 import ModelManifest
+from PIL import Image
+from tqdm import tqdm
+
+from medvigil.baselines import POLICIES, make_policy
+
+_UNLIKELY = -1e4  # log-probability of a continuation the policy did not choose
+
+
+def _visuals(doc_to_visual, doc) -> list[Image.Image]:
+    if doc_to_visual is None:
+        return []
+    visuals = doc_to_visual(doc) or []
+    return [v for v in visuals if isinstance(v, Image.Image)]
+
+
+class BaselineLMM(lmms):
+    """Serve one medvigil policy to lmms-eval (generation and log-likelihood requests)."""
+
+    policy_name = ""
+
+    def __init__(self, batch_size: int | str = 1, max_batch_size: int | None = None, device: str | None = None, **policy_params):
+        super().__init__()
+        # lmms-eval passes model_args as strings; policies validate their own types.
+        self.policy = make_policy(self.policy_name, **_coerce(policy_params))
+
+    def _doc(self, task: str, split: str, doc_id: int) -> dict:
+        return self.task_dict[task][split][doc_id]
+
+    def generate_until(self, requests: Sequence[Instance]) -> list[str]:
+        out = []
+        for request in tqdm(requests, desc=f"baseline:{self.policy_name}", disable=len(requests) < 200):
+            context, _gen_kwargs, doc_to_visual, doc_id, task, split = request.args
+            images = _visuals(doc_to_visual, self._doc(task, split, doc_id))
+            out.append(self.policy.answer(context, images))
+        return out
+
+    def loglikelihood(self, requests: Sequence[Instance]) -> list[tuple[float, bool]]:
+        """Score a continuation 0 when it is the policy's own answer, very unlikely otherwise.
+
+        The policy answers the context (which must carry the options block); the
+        continuation is compared with that answer letter after stripping.
+        """
+        out = []
+        for request in requests:
+            context, continuation, doc_to_visual, doc_id, task, split = request.args
+            images = _visuals(doc_to_visual, self._doc(task, split, doc_id))
+            chosen = self.policy.answer(context, images).strip()
+            hit = continuation.strip().rstrip(".") == chosen
+            out.append((0.0 if hit else _UNLIKELY, hit))
+        return out
+
+    def generate_until_multi_round(self, requests):
+        raise NotImplementedError("medvigil baselines answer single-round prompts only")
+
+
+def _coerce(params: dict) -> dict:
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, str) and value.lstrip("-").isdigit():
+            value = int(value)
+        out[key] = value
+    return out
+
+
+def _make_class(name: str) -> type[BaselineLMM]:
+    cls = type(f"{name.capitalize()}Baseline", (BaselineLMM,), {"policy_name": name, "__doc__": POLICIES[name].__doc__})
+    cls.__module__ = __name__
+    return cls
+
+
+RandomBaseline = _make_class("random")
+ConstantBaseline = _make_class("constant")
+BlindBaseline = _make_class("blind")
+GroundedBaseline = _make_class("grounded") if "grounded" in POLICIES else None
+
+
+def manifests() -> list[ModelManifest]:
+    """Entry point payload for lmms-eval's model registry."""
+    out = []
+    for cls in (RandomBaseline, ConstantBaseline, BlindBaseline, GroundedBaseline):
+        if cls is None:
+            continue
+        out.append(
+            ModelManifest(
+                model_id=f"medvigil_{cls.policy_name}",
+                simple_class_path=f"{__name__}.{cls.__name__}",
+                aliases=(cls.policy_name,),
+            )
+        )
+    return out
+
+
+
