@@ -1,0 +1,62 @@
+"""Where the built MedVIGIL dataset is: one rule for the lmms-eval tasks and the CLI.
+
+Order: the ``MEDVIGIL_DATA`` environment variable (a local built folder, i.e. the output
+of ``medvigil build``, or a Hub dataset repo id ``ORG/NAME``), else the default local
+build folder ``$MEDVIGIL_HOME/datasets/medvigil`` (``MEDVIGIL_HOME`` defaults to
+``~/.cache/medvigil``). Nothing is fetched unless the value is a Hub repo id and the
+Hub is reachable; offline, a missing folder raises an error that says what to run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+ENV_VAR = "MEDVIGIL_DATA"
+HOME_VAR = "MEDVIGIL_HOME"
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class DataNotFoundError(FileNotFoundError):
+    """The built dataset is not where the configuration says."""
+
+
+def default_build_dir(env: dict | None = None) -> Path:
+    env = os.environ if env is None else env
+    home = Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")
+    return home / "datasets" / "medvigil"
+
+
+def _how_to_fix(where: str) -> str:
+    return (
+        f"MedVIGIL data not found: {where}. Build it with\n"
+        f"  medvigil sample --out REL && medvigil build REL --out {default_build_dir()}\n"
+        f"or point {ENV_VAR} at a built folder (the output of `medvigil build`) or a Hub dataset repo id (ORG/NAME)."
+    )
+
+
+def resolve_data_location(env: dict | None = None) -> str:
+    """Return a local folder path or a Hub repo id for ``datasets.load_dataset``."""
+    env = os.environ if env is None else env
+    value = (env.get(ENV_VAR) or "").strip()
+    if not value:
+        folder = default_build_dir(env)
+        if not (folder / "README.md").is_file():
+            raise DataNotFoundError(_how_to_fix(f"{ENV_VAR} is not set and {folder} holds no build"))
+        return str(folder)
+    path = Path(value).expanduser()
+    if path.exists():
+        if not (path / "README.md").is_file():
+            raise DataNotFoundError(_how_to_fix(f"{ENV_VAR}={value} exists but has no README.md dataset card (is it a release, not a build?)"))
+        return str(path.resolve())
+    if _REPO_ID.match(value) and not value.startswith((".", "/", "~")):
+        return value
+    raise DataNotFoundError(_how_to_fix(f"{ENV_VAR}={value} is neither an existing folder nor a Hub repo id"))
+
+
+def load_config(config: str, split: str = "test", env: dict | None = None):
+    """Load one config of the built dataset (imports `datasets` lazily)."""
+    import datasets
+
+    return datasets.load_dataset(resolve_data_location(env), config, split=split)
