@@ -25,6 +25,7 @@ COMMANDS = {
     "score": "score",
     "report": "report",
     "serve-baseline": "serve_baseline",
+    "tasks-path": "tasks_path",
 }
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from medvigil.release_format import LETTERS
+from medvigil.release_format import LETTERS, SYSTEM_PROMPT
 
 _STANDALONE = {
     True: re.compile(r"(?<![A-Za-z0-9])([A-E])(?![A-Za-z0-9])"),
@@ -75,6 +75,8 @@ def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
     except ValueError:
         raise ValueError("prompt has no 'Options:' line") from None
     question = "\n".join(lines[:start]).strip()
+    # simple (non-chat) lmms-eval models receive the system text as a pre-prompt
+    question = question.removeprefix(SYSTEM_PROMPT).strip()
     options: dict[str, str] = {}
     for line in lines[start + 1 :]:
         match = _OPTION_LINE.match(line.strip())

@@ -49,3 +49,11 @@ def test_prompt_layout_is_exact():
 def test_prompt_needs_five_options():
     with pytest.raises(ValueError, match="options"):
         build_mcq_prompt("Q?", ["a", "b"])
+
+
+def test_parse_prompt_drops_system_pre_prompt():
+    from medvigil.prompting import parse_mcq_prompt
+    from medvigil.release_format import SYSTEM_PROMPT
+
+    question, options = parse_mcq_prompt(SYSTEM_PROMPT + "\n" + build_mcq_prompt("Q?", list("abcde")))
+    assert question == "Q?" and options["C"] == "c"

@@ -1,0 +1,201 @@
+"""lmms-eval hooks for the MedVIGIL task pack.
+
+YAML holds what varies (config, prompt text, generation settings, metric list); this
+module holds the four hooks plus data loading. Prompt building, letter parsing, image
+operations and scoring all come from the medvigil core; nothing is re-implemented here.
+
+Data: lmms-eval cannot read environment variables in YAML, so each task loads the tiny
+bundled ``_pointer.jsonl`` and its ``process_docs`` swaps in the real rows, located by
+:func:`medvigil.data_location.resolve_data_location` (``MEDVIGIL_DATA``: a local build
+or a Hub repo id). The evaluation *condition* of a task (no image, blur sigma, ROI-decay
+step, option order) is stored in each doc's ``condition`` column, so one
+``doc_to_visual`` serves every variant and every record says how it was produced.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from medvigil.data_location import load_config
+from medvigil.prompting import build_mcq_prompt, parse_letter
+from medvigil.release_format import SYSTEM_PROMPT
+
+RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-scoring names it
+
+
+# ---------------------------------------------------------------- data (process_docs)
+
+def _with_condition(dataset, condition: str):
+    return dataset.map(lambda _: {"condition": condition}, desc=f"medvigil condition {condition}")
+
+
+def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False):
+    from medvigil import imaging
+
+    data = load_config(config)
+    if kinds is not None:
+        data = data.filter(lambda row: row["probe_kind"] in kinds, desc="medvigil probe kinds")
+    if need_roi:
+        data = data.filter(lambda row: row["roi_bbox"] is not None and imaging.roi_usable(row["roi_bbox"]), desc="medvigil usable ROI")
+    return _with_condition(data, condition)
+
+
+def load_mcq(_pointer):
+    return _load("mcq", "default")
+
+
+def load_mcq_noimg(_pointer):
+    return _load("mcq", "noimg")
+
+
+def load_mcq_shuffled(_pointer):
+    return _load("mcq_shuffled", "shuffled")
+
+
+def load_mcq_circular(_pointer):
+    return _load("mcq_circular", "circular")
+
+
+def _blur_loader(sigma: str):
+    def load(_pointer):
+        return _load("mcq", f"blur:{sigma}", kinds=("original",))
+
+    load.__name__ = f"load_blur_{sigma}"
+    return load
+
+
+def _roi_decay_loader(step: int):
+    def load(_pointer):
+        return _load("mcq", f"roi_decay:{step}", kinds=("original",), need_roi=True)
+
+    load.__name__ = f"load_roi_decay_{step}"
+    return load
+
+
+# one loader per generated YAML (see _generate_configs.py); names are referenced there
+load_blur_0, load_blur_2, load_blur_4, load_blur_8 = (_blur_loader(s) for s in ("0", "2", "4", "8"))
+load_blur_16, load_blur_32, load_blur_64, load_blur_inf = (_blur_loader(s) for s in ("16", "32", "64", "inf"))
+load_roi_decay_0, load_roi_decay_1, load_roi_decay_2, load_roi_decay_3 = (_roi_decay_loader(k) for k in range(4))
+
+
+# ---------------------------------------------------------------- prompt and image
+
+def medvigil_doc_to_visual(doc: dict) -> list:
+    """The exact image the probe must show, transformed by the doc's condition."""
+    image = doc.get("image")
+    condition = doc.get("condition", "default")
+    if image is None or condition == "noimg" or condition == "blur:inf":
+        return []
+    from medvigil import imaging
+
+    image = image.convert("RGB")
+    kind, _, value = condition.partition(":")
+    if kind == "blur":
+        image = imaging.gaussian_blur(image, float(value))
+    elif kind == "roi_decay":
+        image = imaging.roi_decay(image, tuple(doc["roi_bbox"]), int(value))
+    return [image]
+
+
+def medvigil_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kwargs = lmms_eval_specific_kwargs or {}
+    prompt = build_mcq_prompt(doc["question"], doc["options"])
+    return f"{kwargs.get('pre_prompt', '')}{prompt}{kwargs.get('post_prompt', '')}"
+
+
+def medvigil_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    """Chat form: the Appendix L system message, then images and the question."""
+    kwargs = dict(lmms_eval_specific_kwargs or {})
+    kwargs["pre_prompt"] = ""  # the system text travels as a real system turn here
+    content = [{"type": "image", "url": image} for image in medvigil_doc_to_visual(doc)]
+    content.append({"type": "text", "text": medvigil_doc_to_text(doc, kwargs)})
+    return [
+        {"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]},
+        {"role": "user", "content": content},
+    ]
+
+
+# ---------------------------------------------------------------- results
+
+def _record(doc: dict, response: str) -> dict:
+    letter = parse_letter(response)
+    extra = {"condition_source": "lmms-eval"}
+    for key in ("permutation", "rotation"):
+        if doc.get(key) is not None:
+            extra[key] = doc[key]
+    return {
+        "suite": "medvigil",
+        "model": RUN_MODEL_NAME,
+        "condition": doc.get("condition", "default"),
+        "probe_id": doc["probe_id"],
+        "case_id": doc["case_id"],
+        "probe_kind": doc["probe_kind"],
+        "risk_tier": doc.get("risk_tier"),
+        "source_dataset": doc.get("source_dataset"),
+        "modality": doc.get("modality"),
+        "text_only_answerable": doc.get("text_only_answerable"),
+        "correct_letter": doc["correct_letter"],
+        "predicted_letter": letter,
+        "parse_status": "ok" if letter is not None else "parse_failure",
+        "raw_response": response,
+        # Greedy decoding returns the same text on a retry, so lmms-eval runs do not
+        # re-issue failed parses; harness files carry their own retry counts.
+        "retries": 0,
+        "extra": extra,
+    }
+
+
+# metric -> higher is better? (None: a diagnostic with no direction). The YAML generator reads this.
+METRIC_DIRECTIONS = {
+    "mcs": True, "cap": True, "safe": True, "ground": True, "overall": True,
+    "sfr": False, "sfr_w": False, "vgr": True, "pr": True, "pcons": True, "neg": True, "sdr": True, "lpa": True,
+    "acc_original": True, "acc_tcf": True, "acc_halluc_trap": True, "acc_negation": True,
+    "acc_specificity_drop": True, "acc_knowledge_only": True, "acc_lr_flip": True,
+    "acc_roi_only": True, "acc_roi_masked": True, "refusal_rate": None, "parse_failures": False,
+}
+METRICS = tuple(METRIC_DIRECTIONS)
+
+
+def medvigil_process_results(doc: dict, results: list) -> dict:
+    record = _record(doc, results[0] if results else "")
+    return {name: record for name in METRICS}
+
+
+# ---------------------------------------------------------------- aggregation
+
+@lru_cache(maxsize=16)
+def _summary(key: tuple) -> dict:
+    from medvigil.scoring import audit
+
+    records = [dict(zip(_RECORD_KEYS, values)) for values in key]
+    result = audit(records, n_resamples=0, strata=False)
+    (model,) = result["models"].values()
+    return model
+
+
+_RECORD_KEYS = ("suite", "model", "condition", "probe_id", "case_id", "probe_kind", "risk_tier", "source_dataset",
+                "modality", "text_only_answerable", "correct_letter", "predicted_letter", "parse_status")
+
+
+def _metric(records: list, name: str) -> float:
+    key = tuple(tuple(r.get(k) for k in _RECORD_KEYS) for r in records)
+    summary = _summary(key)
+    if name == "refusal_rate":
+        letters = [r.get("predicted_letter") for r in records]
+        return 100.0 * sum(letter == "E" for letter in letters) / len(letters) if letters else float("nan")
+    if name == "parse_failures":
+        return float(sum(r.get("parse_status") != "ok" for r in records))
+    value = summary["metrics"].get(name)
+    return float("nan") if value is None else float(value)
+
+
+def _aggregator(name: str):
+    def aggregate(records: list) -> float:
+        return _metric(records, name)
+
+    aggregate.__name__ = f"medvigil_aggregate_{name}"
+    return aggregate
+
+
+for _name in METRICS:
+    globals()[f"medvigil_aggregate_{_name}"] = _aggregator(_name)

@@ -1,0 +1,38 @@
+"""Task YAMLs are exactly what their generator writes, and lmms-eval indexes them."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATORS = sorted((ROOT / "tasks").glob("*/_generate_configs.py"))
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"gen_{path.parent.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("generator", GENERATORS, ids=lambda p: p.parent.name)
+def test_committed_yaml_matches_generator(generator):
+    module = _load(generator)
+    for name, text in module.files().items():
+        path = generator.parent / name
+        assert path.is_file(), f"{path} missing: run python {generator.relative_to(ROOT)}"
+        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python {generator.relative_to(ROOT)}"
+
+
+def test_lmms_eval_indexes_every_task():
+    tasks_mod = pytest.importorskip("lmms_eval.tasks")
+    manager = tasks_mod.TaskManager("ERROR", include_path=str(ROOT / "tasks"), include_defaults=False)
+    names = set(manager.all_tasks)
+    for yaml in (ROOT / "tasks").glob("*/*.yaml"):
+        text = yaml.read_text()
+        for line in text.splitlines():
+            if line.startswith(("task: ", "group: ")):
+                assert line.split(": ", 1)[1] in names, f"{yaml.name}: {line} not indexed by lmms-eval"
