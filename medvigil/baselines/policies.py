@@ -96,8 +96,15 @@ def make_policy(name: str, **params) -> Policy:
     return POLICIES[name](**params)
 
 
+def _grounded(**params) -> Policy:
+    from medvigil.baselines.grounded import GroundedPolicy  # numpy-heavy; import on use
+
+    return GroundedPolicy(**params)
+
+
 POLICIES: dict[str, Callable[..., Policy]] = {
     "random": RandomPolicy,
     "constant": ConstantPolicy,
     "blind": BlindPolicy,
+    "grounded": _grounded,
 }

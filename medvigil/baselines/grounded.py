@@ -1,0 +1,374 @@
+"""The ``grounded`` baseline: a transparent pixel heuristic for our synthetic phantoms.
+
+It reads only what a model receives (prompt text and image) and works in two steps.
+
+1. **Image facts** (:func:`read_image`), from the conventions documented in
+   :mod:`medvigil.synthetic.phantoms`:
+
+   * *Masked evidence*: pixels of exactly flat mid-grey (128 +- 3, local spread < 2) that
+     form a block. When they cover most of the image the visible window is the region of
+     interest (ROI-only); a smaller grey block means evidence was removed (ROI-masked or a
+     ROI-decay step).
+   * *Lesion*: the anatomy is left-right mirror-symmetric, so the smoothed difference
+     between the image and its mirror peaks at the lesion or at its mirror position; the one
+     with the stronger centre-versus-surround contrast is the lesion. Its contrast sign
+     gives brighter/darker, its position the patient side (image left = patient right),
+     the zone (upper/lower lung, frontal/parietal/occipital lobe) and its extent the size.
+     In a ROI-only window the lesion is the window's contrast against normal tissue.
+   * *Anatomy and modality*: lung fields are dark (about 55) where brain is mid-grey; CT
+     ventricles are dark and MRI (T2) ventricles bright.
+
+2. **Answering** (:func:`choose`): the safe option (premise correction / insufficient
+   evidence / refusal, found by its wording) when evidence is masked or when a question
+   presupposes a finding the image contradicts (wrong side, zone, or a finding class of the
+   wrong brightness, or no lesion at all); otherwise the option whose words agree most with
+   the facts, with yes/no polarity for presence questions. Without an image it falls back to
+   the ``blind`` lexical prior.
+
+It is a sanity baseline for the synthetic release only: it knows nothing about real images.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+from PIL import Image
+
+from medvigil.prompting import parse_mcq_prompt
+
+GREY = 128.0
+GREY_TOLERANCE = 3.0
+FLAT_SPREAD = 2.0
+LABEL_BAND = 0.07  # top rows holding the "SYNTHETIC" label (phantoms.LABEL_BAND)
+# The phantom module documents >= 17 grey levels between a lesion ROI and its mirror; a
+# smoothed asymmetry of half that is taken as "a lesion is present".
+LESION_MIN_CONTRAST = 8.5
+WORK_SIZE = 256  # analysis resolution (longest side)
+
+SAFE_WORDS = re.compile(r"premise|insufficient|cannot be determined|decline|not visible|unable to", re.I)
+BRIGHT_KINDS = {
+    "X-ray": {"nodule": True, "consolidation": True, "effusion": True, "pneumothorax": False},
+    "CT": {"haemorrhage": True, "hemorrhage": True, "mass": True, "infarct": False},
+    "MRI": {"haemorrhage": False, "hemorrhage": False, "mass": True, "infarct": True},
+}
+KIND_WORDS = {"nodule", "consolidation", "effusion", "pneumothorax", "haemorrhage", "hemorrhage", "infarct", "mass"}
+ZONES = ("upper", "lower", "frontal", "parietal", "occipital")
+
+
+REGION_WORDS = {
+    "chest": {"chest", "lung", "lungs", "thorax", "thoracic", "radiograph"},
+    "head": {"head", "brain", "skull", "intracranial", "cerebral", "lobe"},
+}
+FOREIGN_REGIONS = {"abdominal", "abdomen", "liver", "kidney", "pelvis", "pelvic", "knee", "spleen", "bowel"}
+
+
+@dataclass(frozen=True)
+class ImageFacts:
+    anatomy: str | None = None  # "chest" | "head" | None (not visible)
+    modality: str | None = None  # "X-ray" | "CT" | "MRI" | None
+    masked: bool = False  # part of the evidence replaced by flat grey
+    lesion: bool = False
+    side: str | None = None  # patient side
+    zone: str | None = None
+    bright: bool | None = None
+    large: bool | None = None
+    rim: bool | None = None  # a ring of the opposite contrast around the lesion (a mass)
+    y: float | None = None  # vertical lesion position (0 top, 1 bottom), for the zone
+
+
+def _grey_array(image: Image.Image) -> np.ndarray:
+    img = image.convert("L")
+    scale = WORK_SIZE / max(img.size)
+    if scale < 1:
+        img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))), Image.Resampling.BILINEAR)
+    return np.asarray(img, dtype=np.float64)
+
+
+def _box_mean(a: np.ndarray, k: int) -> np.ndarray:
+    """Mean over a (2k+1)^2 window with edge padding, via integral images."""
+    p = np.pad(a, k + 1, mode="edge")
+    c = p.cumsum(0).cumsum(1)
+    n = 2 * k + 1
+    s = c[n:, n:] - c[:-n, n:] - c[n:, :-n] + c[:-n, :-n]
+    return s[: a.shape[0], : a.shape[1]] / (n * n)
+
+
+def _flat_grey(a: np.ndarray) -> np.ndarray:
+    mean = _box_mean(a, 2)
+    spread = np.sqrt(np.maximum(_box_mean(a * a, 2) - mean * mean, 0.0))
+    return (np.abs(a - GREY) <= GREY_TOLERANCE) & (spread < FLAT_SPREAD)
+
+
+def _modality(a: np.ndarray, valid: np.ndarray) -> tuple[str | None, str | None]:
+    h, w = a.shape
+
+    def sample(x0, x1, y0, y1):
+        sl = (slice(int(y0 * h), int(y1 * h)), slice(int(x0 * w), int(x1 * w)))
+        m = valid[sl]
+        return float(a[sl][m].mean()) if m.mean() > 0.5 else None
+
+    field = [v for v in (sample(0.25, 0.35, 0.35, 0.55), sample(0.65, 0.75, 0.35, 0.55)) if v is not None]
+    if not field:
+        return None, None
+    if min(field) < 78:  # dark lung fields
+        return "chest", "X-ray"
+    vent = sample(0.51, 0.56, 0.42, 0.52)
+    if vent is None:
+        return "head", None
+    return "head", ("CT" if vent < 80 else "MRI" if vent > 160 else None)
+
+
+def _zone(anatomy: str | None, y: float) -> str | None:
+    if anatomy == "chest":
+        return "upper" if y < 0.47 else "lower"
+    if anatomy == "head":
+        return "frontal" if y < 0.40 else "parietal" if y < 0.60 else "occipital"
+    return None
+
+
+def _is_window(grey: np.ndarray, band: int) -> bool:
+    """True when the only non-grey pixels form one filled rectangle (an ROI-only image).
+
+    The label band is ignored because ROI-only images grey the label out while ROI-masked
+    images keep it. A grey block *inside* the image (ROI-masked) leaves non-grey pixels all
+    around it, so their bounding box is not filled.
+    """
+    body = ~grey[band:]
+    if grey[band:].mean() < 0.002 or not body.any():
+        return False
+    rows, cols = np.nonzero(body.any(1))[0], np.nonzero(body.any(0))[0]
+    inside = np.zeros_like(body)
+    inside[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1] = True
+    if inside.mean() > 0.9:  # the non-grey pixels span the image: grey is a block inside it
+        return False
+    # JPEG ringing leaves a few flat-grey pixels inside the window's edge: allow 15%
+    return bool(body[inside].mean() > 0.85)
+
+
+def read_image(image: Image.Image) -> ImageFacts:
+    """Extract the facts listed in the module docstring from one image."""
+    a = _grey_array(image)
+    h, w = a.shape
+    grey = _flat_grey(a)
+    grey_share = float(grey.mean())
+    band = int(np.ceil(LABEL_BAND * h))
+    valid = ~grey
+    valid[:band] = False
+    anatomy, modality = _modality(a, valid)
+    k = max(2, round(0.02 * w))
+
+    if _is_window(grey, band):  # ROI-only: the visible window is the evidence region
+        ys, xs = np.nonzero(~grey)
+        cx, cy = xs.mean() / w, ys.mean() / h
+        window = a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+        normal = 55.0 if window.mean() < 78 else 100.0  # lung or brain background
+        inner = window[window.shape[0] // 4 : -window.shape[0] // 4 or None, window.shape[1] // 4 : -window.shape[1] // 4 or None]
+        core = float(np.median(inner)) if inner.size else float(window.mean())
+        lesion = abs(core - normal) > LESION_MIN_CONTRAST and window.size < 0.25 * a.size
+        if window.size >= 0.25 * a.size:  # an organ-sized window: read it like a whole image
+            anatomy, modality = _modality(a, ~grey)
+        if window.size < 0.25 * a.size:
+            anatomy, modality = None, None  # too little anatomy visible to tell
+        return ImageFacts(
+            anatomy=anatomy, modality=modality, lesion=lesion, y=cy if lesion else None,
+            side=("right" if cx < 0.5 else "left") if lesion else None,
+            zone=_zone(anatomy, cy) if lesion else None,
+            bright=(core > normal) if lesion else None,
+            large=(window.size > 0.012 * a.size) if lesion else None,
+        )
+
+    masked = grey_share > 0.002
+    mirror_ok = valid & valid[:, ::-1]
+    smooth = _box_mean(a, k)
+    diff = np.where(mirror_ok, smooth - smooth[:, ::-1], 0.0)
+    left = np.abs(diff[:, : w // 2])
+    peak = float(left.max()) if left.size else 0.0
+    if peak < LESION_MIN_CONTRAST:
+        return ImageFacts(anatomy=anatomy, modality=modality, masked=masked)
+    py, px = np.unravel_index(int(left.argmax()), left.shape)
+    surround = _box_mean(a, 3 * k)
+
+    def contrast(x: int) -> float:
+        return float(smooth[py, x] - surround[py, x])
+
+    candidates = (px, w - 1 - px)
+    lx = max(candidates, key=lambda x: abs(contrast(x)))
+    extent = float((left > peak / 2).mean()) * 0.5
+    bright = contrast(lx) > 0
+    return ImageFacts(
+        anatomy=anatomy, modality=modality, masked=masked, lesion=True,
+        side="right" if lx < w / 2 else "left",
+        zone=_zone(anatomy, py / h),
+        bright=bright,
+        large=extent > 0.004,
+        rim=_has_rim(a, py, lx, bright),
+    )
+
+
+def _has_rim(a: np.ndarray, cy: int, cx: int, bright: bool) -> bool:
+    """A mass has a ring of other contrast around its core (CT: dark oedema; T2: brighter rim).
+
+    Radial profile of medians in 2-pixel rings from the lesion centre: the core is the first
+    ring, the background the outermost rings; a rim is a ring that leaves the band between
+    them by more than half the lesion threshold (darker than the background, or brighter
+    than the core).
+    """
+    h, w = a.shape
+    yy, xx = np.ogrid[:h, :w]
+    ring = (np.sqrt((yy - cy) ** 2 + (xx - cx) ** 2) // 2).astype(int)
+    profile = [float(np.median(a[ring == i])) for i in range(0, 24) if (ring == i).any()]
+    if len(profile) < 12 or not bright:
+        return False
+    core, background = profile[0], float(np.median(profile[-5:]))
+    margin = LESION_MIN_CONTRAST / 2
+    return min(profile) < background - margin or max(profile[1:]) > core + margin
+
+
+# ---------------------------------------------------------------- answering
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+def _kinds(text: str) -> set[str]:
+    return _words(text) & KIND_WORDS
+
+
+def _meta_contradicts(question: str, facts: ImageFacts) -> bool:
+    """Does the question name a modality or body region the image is not?"""
+    words = _words(question)
+    named = _modality_from_text(question)
+    if facts.modality and named and named != facts.modality:
+        return True
+    if words & FOREIGN_REGIONS:
+        return True
+    if facts.anatomy:
+        other = "head" if facts.anatomy == "chest" else "chest"
+        if words & REGION_WORDS[other] - REGION_WORDS[facts.anatomy]:
+            return True
+    return False
+
+
+def _kind_fits(kind: str, facts: ImageFacts, modality: str | None) -> bool:
+    table = BRIGHT_KINDS.get(modality or "", {})
+    if kind not in table or facts.bright is None:
+        return True
+    if table[kind] != facts.bright:
+        return False
+    if facts.rim is not None and modality in ("CT", "MRI") and facts.bright:
+        return (kind == "mass") == facts.rim
+    return True
+
+
+def _contradicts(question: str, facts: ImageFacts, modality: str | None) -> bool:
+    """Does a question that presupposes a finding disagree with the image?"""
+    words = _words(question)
+    if not facts.lesion:
+        return bool(_kinds(question))
+    if facts.side and ({"right", "left"} & words) and facts.side not in words:
+        return True
+    zones = words & set(ZONES)
+    if facts.zone and zones and facts.zone not in zones:
+        return True
+    return not all(_kind_fits(kind, facts, modality) for kind in _kinds(question))
+
+
+def _modality_from_text(text: str) -> str | None:
+    t = text.lower()
+    if "radiograph" in t or "x-ray" in t:
+        return "X-ray"
+    if re.search(r"\bct\b", t):
+        return "CT"
+    if "mri" in t or "t2" in t:
+        return "MRI"
+    return None
+
+
+def _fact_words(facts: ImageFacts) -> tuple[set[str], set[str]]:
+    """(words that agree with the image, words that contradict it)."""
+    agree, clash = set(), set()
+    if facts.side:
+        agree.add(facts.side)
+        clash.add("left" if facts.side == "right" else "right")
+    if facts.zone:
+        agree.add(facts.zone)
+        clash |= set(ZONES) - {facts.zone}
+    if facts.bright is not None:
+        agree |= {"brighter", "opaque", "hyperdense", "hyperintense"} if facts.bright else {"darker", "lucent", "hypodense", "hypointense"}
+        clash |= {"darker", "lucent", "hypodense", "hypointense"} if facts.bright else {"brighter", "opaque", "hyperdense", "hyperintense"}
+    if facts.large is not None:
+        agree.add("large" if facts.large else "small")
+        clash.add("small" if facts.large else "large")
+    if facts.anatomy:
+        agree.add(facts.anatomy)
+        clash |= {"chest", "head", "knee", "pelvis", "abdomen"} - {facts.anatomy}
+    if facts.modality:
+        mod = {"X-ray": {"x", "ray", "radiograph"}, "CT": {"ct"}, "MRI": {"mri"}}
+        agree |= mod[facts.modality]
+        for name, ws in mod.items():
+            if name != facts.modality:
+                clash |= ws
+        clash |= {"ultrasound", "pet"}
+    clash |= {"both", "midline", "middle", "alternating", "same", "moderate", "very", "hydrocephalus", "cerebellum"}
+    if not facts.lesion:
+        agree |= {"no", "normal", "acute", "abnormality"}
+    return agree, clash
+
+
+_YES = re.compile(r"^\s*yes\b", re.I)
+_NO = re.compile(r"^\s*no\b", re.I)
+_PRESENCE = re.compile(r"^\s*(is there|are there|does this|do these|is a|is an)\b", re.I)
+_NEGATED = re.compile(r"free of|is it false|\bnot\b|outside", re.I)
+_PRESUPPOSES = re.compile(r"^\s*(how large|how old|what is the most appropriate next step|what size)", re.I)
+
+
+def choose(question: str, options: dict[str, str], facts: ImageFacts) -> str:
+    """Pick a letter from the facts (see the module docstring)."""
+    safe = [letter for letter, text in options.items() if SAFE_WORDS.search(text)]
+    answers = {letter: text for letter, text in options.items() if letter not in safe}
+    modality = facts.modality or _modality_from_text(question)
+    if facts.anatomy is None and modality:
+        anatomy = "chest" if modality == "X-ray" else "head"
+        facts = replace(facts, anatomy=anatomy, zone=facts.zone or (_zone(anatomy, facts.y) if facts.y is not None else None))
+    if facts.masked and safe:
+        return safe[0]
+    if safe and (_meta_contradicts(question, facts) or (_PRESUPPOSES.match(question) and _contradicts(question, facts, modality))):
+        return safe[0]
+
+    bare = {letter: text.strip(" .").lower() for letter, text in answers.items() if text.strip(" .").lower() in {"yes", "no"}}
+    if bare and (_PRESENCE.match(question) or _NEGATED.search(question)):
+        present = facts.lesion and not _contradicts(question, facts, modality)
+        truth = (not present) if _NEGATED.search(question) else present
+        for letter, text in bare.items():
+            if text == ("yes" if truth else "no"):
+                return letter
+    if facts.side and re.search(r"which side .* free of", question, re.I):
+        facts = replace(facts, side="left" if facts.side == "right" else "right")
+
+    agree, clash = _fact_words(facts)
+
+    def score(letter: str) -> tuple[int, str]:
+        words = _words(answers[letter])
+        s = 2 * len(words & agree) - 3 * len(words & clash)
+        for kind in _kinds(answers[letter]):
+            s += 2 if facts.lesion and _kind_fits(kind, facts, modality) else -3
+        return (-s, letter)
+
+    return min(answers, key=score) if answers else sorted(options)[0]
+
+
+class GroundedPolicy:
+    """Reads the phantom image (see the module docstring); blind prior without an image."""
+
+    name = "grounded"
+
+    def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
+        question, options = parse_mcq_prompt(prompt)
+        if not images:
+            from medvigil.baselines.policies import BlindPolicy
+
+            return BlindPolicy().answer(prompt, images)
+        return choose(question, options, read_image(images[0]))
