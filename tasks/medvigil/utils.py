@@ -168,7 +168,8 @@ def _summary(key: tuple) -> dict:
     from medvigil.scoring import audit
 
     records = [dict(zip(_RECORD_KEYS, values)) for values in key]
-    result = audit(records, n_resamples=0, strata=False)
+    # every record of a task shares one condition; score that condition as the headline
+    result = audit(records, n_resamples=0, strata=False, sensitivity=False, ablations=False, condition=records[0]["condition"])
     (model,) = result["models"].values()
     return model
 
@@ -185,7 +186,10 @@ def _metric(records: list, name: str) -> float:
         return 100.0 * sum(letter == "E" for letter in letters) / len(letters) if letters else float("nan")
     if name == "parse_failures":
         return float(sum(r.get("parse_status") != "ok" for r in records))
-    value = summary["metrics"].get(name)
+    if name.startswith("acc_"):  # per-kind accuracy, e.g. acc_halluc_trap
+        value = summary["accuracy"].get(name.removeprefix("acc_"))
+    else:
+        value = summary["metrics"].get(name)
     return float("nan") if value is None else float(value)
 
 

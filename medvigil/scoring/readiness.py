@@ -1,0 +1,294 @@
+"""Illusion of Readiness: the robustness score R(m) over stress tests T1-T5.
+
+Definition (Gu et al., seed 003, Appendix A "Robustness Score Computation"): for each
+stress test ``T_i`` a fragility ``f_i(m)`` in [0, 1], ``r_i(m) = 1 - f_i(m)`` and
+
+    R(m) = (1/5) sum_{i=1..5} r_i(m).
+
+Accuracies are in percent, as in the paper:
+
+* T1 modality sensitivity, weighted over benchmarks ``b`` (JAMA 1,141 and NEJM 743 items):
+  ``f1 = sum_b n_b max(0, Acc_b^img - Acc_b^text) / (100 sum_b n_b)``.
+* T2 modality necessity, visually-required items without image:
+  ``f2 = max(0, Acc^text_vis-req - 20) / 80``; 20 % is chance with five options. We
+  write it ``max(0, Acc - c) / (100 - c)`` with ``chance=c`` (default 20).
+* T3 format perturbation: ``f3 = max(0, Acc^text-orig - Acc^text-reord) / 100``.
+* T4 distractor replacement, weights 0.5 / 0.3 / 0.2:
+  ``f4 = 0.5 max(0, Acc^text-base - Acc^text-4R)/100 + 0.3 max(0, Acc^img-4R -
+  Acc^img-base)/100 + 0.2 max(0, Acc^text-UNK - Acc^text-base-UNK)/100``. Note the
+  second and third terms count a *gain* as fragility (the paper: "image-mode gain
+  under distractor removal, and gains when inserting 'Unknown'"). ``text_base_unk``
+  defaults to ``text_base`` (the paper's UNK baseline is the same text-only base).
+* T5 visual substitution: ``f5 = max(0, Acc^orig - Acc^subst) / 100``.
+
+Every function broadcasts over models (arrays). T6 (reasoning audit) is qualitative and
+not part of R(m).
+
+>>> f = fragilities(t1_img=[86.59, 80.89], t1_text=[82.91, 67.56], t1_n=[1141, 743],
+...                 t2_text=37.71, t3_text_orig=37.71, t3_text_reord=32.00,
+...                 t4_text_base=37.71, t4_text_4r=20.00, t4_img_base=66.28, t4_img_4r=90.86,
+...                 t4_text_unk=42.86, t5_orig=83.33, t5_subst=51.67)   # GPT-5, Ext. Data Tables 2-6
+>>> round(float(robustness_score(f)), 4)
+0.8315
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DEFAULT_CHANCE",
+    "READINESS_CONDITIONS",
+    "STRESS_TESTS",
+    "T4_WEIGHTS",
+    "fragilities",
+    "fragility_t1",
+    "fragility_t2",
+    "fragility_t3",
+    "fragility_t4",
+    "fragility_t5",
+    "robustness_score",
+    "score_records",
+]
+
+STRESS_TESTS = ("T1", "T2", "T3", "T4", "T5")
+T4_WEIGHTS = (0.5, 0.3, 0.2)
+DEFAULT_CHANCE = 20.0  # percent; five options
+
+#: Record conditions read by :func:`score_records` (names follow the probe-record
+#: convention ``"default"`` = image + text, ``"noimg"`` = image removed).
+READINESS_CONDITIONS = {
+    "image": "default",  # T1 image+text, T4 img-base, T5 original
+    "text": "noimg",  # T1 text-only, T2, T3 text-orig, T4 text-base
+    "text_reordered": "noimg:shuffled",  # T3
+    "text_4r": "noimg:distractors_4r",  # T4 all four distractors replaced, text only
+    "image_4r": "default:distractors_4r",  # T4 same, image + text
+    "text_unk": "noimg:unknown",  # T4 one distractor replaced by "Unknown", text only
+    "image_subst": "visual_substitution",  # T5
+}
+
+
+def _pct(x: Any, name: str) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64)
+    if not np.all(np.isfinite(a)) or np.any(a < 0) or np.any(a > 100):
+        raise ValueError(f"{name} must be accuracies in percent, within [0, 100]; got {x!r}")
+    return a
+
+
+def _gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.maximum(0.0, a - b) / 100.0
+
+
+def fragility_t1(acc_img: Any, acc_text: Any, n_items: Any) -> np.ndarray:
+    """T1: item-weighted drop when the image is removed; benchmarks on the last axis."""
+    img, text = _pct(acc_img, "acc_img"), _pct(acc_text, "acc_text")
+    n = np.asarray(n_items, dtype=np.float64)
+    if img.shape != text.shape or img.ndim == 0 or n.shape != img.shape[-1:]:
+        raise ValueError("acc_img and acc_text need the same shape (..., benchmarks) and n_items one count per benchmark")
+    if np.any(n < 0) or n.sum() <= 0:
+        raise ValueError(f"n_items must be >= 0 with a positive total, got {n_items!r}")
+    return (np.maximum(0.0, img - text) * n).sum(axis=-1) / (100.0 * n.sum())
+
+
+def fragility_t2(acc_text_visreq: Any, chance: float = DEFAULT_CHANCE) -> np.ndarray:
+    """T2: excess text-only accuracy above chance on visually-required items."""
+    if not 0 <= chance < 100:
+        raise ValueError(f"chance must be a percentage in [0, 100), got {chance!r}")
+    a = _pct(acc_text_visreq, "acc_text_visreq")
+    return np.maximum(0.0, a - chance) / (100.0 - chance)
+
+
+def fragility_t3(text_orig: Any, text_reordered: Any) -> np.ndarray:
+    """T3: text-only accuracy lost when the options are reordered."""
+    return _gap(_pct(text_orig, "text_orig"), _pct(text_reordered, "text_reordered"))
+
+
+def fragility_t4(
+    text_base: Any,
+    text_4r: Any,
+    img_base: Any,
+    img_4r: Any,
+    text_unk: Any,
+    text_base_unk: Any = None,
+    weights: Sequence[float] = T4_WEIGHTS,
+) -> np.ndarray:
+    """T4: weighted text-only loss (base -> 4R), image gain (base -> 4R), text gain with UNK."""
+    if len(weights) != 3 or any(w < 0 for w in weights):
+        raise ValueError(f"weights must be three non-negative numbers, got {weights!r}")
+    tb = _pct(text_base, "text_base")
+    tbu = tb if text_base_unk is None else _pct(text_base_unk, "text_base_unk")
+    w1, w2, w3 = weights
+    return (
+        w1 * _gap(tb, _pct(text_4r, "text_4r"))
+        + w2 * _gap(_pct(img_4r, "img_4r"), _pct(img_base, "img_base"))
+        + w3 * _gap(_pct(text_unk, "text_unk"), tbu)
+    )
+
+
+def fragility_t5(orig: Any, subst: Any) -> np.ndarray:
+    """T5: accuracy lost when the image is replaced by one supporting a distractor."""
+    return _gap(_pct(orig, "orig"), _pct(subst, "subst"))
+
+
+def fragilities(
+    *,
+    t1_img: Any,
+    t1_text: Any,
+    t1_n: Any,
+    t2_text: Any,
+    t3_text_orig: Any,
+    t3_text_reord: Any,
+    t4_text_base: Any,
+    t4_text_4r: Any,
+    t4_img_base: Any,
+    t4_img_4r: Any,
+    t4_text_unk: Any,
+    t5_orig: Any,
+    t5_subst: Any,
+    t4_text_base_unk: Any = None,
+    chance: float = DEFAULT_CHANCE,
+    t4_weights: Sequence[float] = T4_WEIGHTS,
+) -> np.ndarray:
+    """``(f1, ..., f5)`` stacked on the last axis (shape (..., 5))."""
+    return np.stack(
+        np.broadcast_arrays(
+            fragility_t1(t1_img, t1_text, t1_n),
+            fragility_t2(t2_text, chance),
+            fragility_t3(t3_text_orig, t3_text_reord),
+            fragility_t4(t4_text_base, t4_text_4r, t4_img_base, t4_img_4r, t4_text_unk, t4_text_base_unk, t4_weights),
+            fragility_t5(t5_orig, t5_subst),
+        ),
+        axis=-1,
+    )
+
+
+def robustness_score(fragility: Any) -> np.ndarray:
+    """``R = mean_i (1 - f_i)`` over the last axis (the five tests)."""
+    f = np.asarray(fragility, dtype=np.float64)
+    if f.shape[-1:] != (5,):
+        raise ValueError(f"fragility must have the five tests on the last axis, got shape {f.shape}")
+    if np.any((f < 0) | (f > 1)):
+        raise ValueError("fragilities must lie in [0, 1]")
+    return (1.0 - f).mean(axis=-1)
+
+
+# -- from probe records ----------------------------------------------------------------
+
+
+def _accuracy(records: list[Mapping[str, Any]]) -> float:
+    if not records:
+        return float("nan")
+    return 100.0 * sum(r.get("predicted_letter") == r["correct_letter"] for r in records) / len(records)
+
+
+def score_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    conditions: Mapping[str, str] = READINESS_CONDITIONS,
+    chance: float = DEFAULT_CHANCE,
+    t4_weights: Sequence[float] = T4_WEIGHTS,
+    allow_partial: bool = False,
+) -> dict[str, dict[str, Any]]:
+    """R(m) per model from ``readiness`` probe records.
+
+    Items are ``case_id``s; accuracy is ``predicted_letter == correct_letter`` over the
+    records of a condition (a parse failure is wrong), in percent.
+
+    * T1: per ``source_dataset``, image (``conditions["image"]``) vs text-only
+      (``conditions["text"]``), weighted by the number of image+text items.
+    * T2: text-only accuracy on the visually-required items
+      (``text_only_answerable is False``), against ``chance``.
+    * T3, T4: each perturbed condition against its base condition *on the same items*
+      (the base restricted to the perturbed condition's case ids), within the
+      visually-required items when any are flagged (the paper reuses the 175 NEJM
+      visually-required items); T5 likewise for the substituted images.
+
+    A test whose conditions are absent gives ``None``; ``R`` is then ``None`` unless
+    ``allow_partial`` (then ``R`` averages the tests present and ``partial`` is true;
+    this is not the paper's R).
+    """
+    by_model: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        if r.get("suite") != "readiness":
+            raise ValueError(f"record {r.get('probe_id')!r} has suite {r.get('suite')!r}, not 'readiness'")
+        by_model.setdefault(str(r["model"]), []).append(r)
+    c = {**READINESS_CONDITIONS, **conditions}
+    out = {}
+    for model, recs in by_model.items():
+        cond: dict[str, list[Mapping[str, Any]]] = {}
+        for r in recs:
+            cond.setdefault(r.get("condition", "default"), []).append(r)
+        visreq_ids = {str(r["case_id"]) for r in recs if r.get("text_only_answerable") is False}
+
+        def pick(name: str, within: set[str] | None = None, cond=cond) -> list[Mapping[str, Any]]:
+            rows = cond.get(c[name], [])
+            return rows if within is None else [r for r in rows if str(r["case_id"]) in within]
+
+        def ids(rows: list[Mapping[str, Any]]) -> set[str]:
+            return {str(r["case_id"]) for r in rows}
+
+        scope = visreq_ids or None
+        acc: dict[str, Any] = {}
+        f: dict[str, float | None] = dict.fromkeys(STRESS_TESTS)
+
+        img, text = pick("image"), pick("text")
+        benches = sorted({str(r.get("source_dataset")) for r in img} & {str(r.get("source_dataset")) for r in text})
+        if benches:
+            a_img = [_accuracy([r for r in img if str(r.get("source_dataset")) == b]) for b in benches]
+            a_txt = [_accuracy([r for r in text if str(r.get("source_dataset")) == b]) for b in benches]
+            n_b = [sum(str(r.get("source_dataset")) == b for r in img) for b in benches]
+            acc["T1"] = {b: {"image": ai, "text": at, "n": n} for b, ai, at, n in zip(benches, a_img, a_txt, n_b)}
+            f["T1"] = float(fragility_t1(a_img, a_txt, n_b))
+        t2_rows = pick("text", visreq_ids) if visreq_ids else []
+        if t2_rows:
+            acc["T2"] = {"text_visually_required": _accuracy(t2_rows), "n": len(t2_rows), "chance": chance}
+            f["T2"] = float(fragility_t2(acc["T2"]["text_visually_required"], chance))
+        reord = pick("text_reordered", scope)
+        if reord:
+            base = pick("text", ids(reord))
+            acc["T3"] = {"text_orig": _accuracy(base), "text_reordered": _accuracy(reord), "n": len(reord)}
+            if base:
+                f["T3"] = float(fragility_t3(acc["T3"]["text_orig"], acc["T3"]["text_reordered"]))
+        t4r, i4r, tunk = pick("text_4r", scope), pick("image_4r", scope), pick("text_unk", scope)
+        if t4r and i4r and tunk:
+            tb, ib, tbu = pick("text", ids(t4r)), pick("image", ids(i4r)), pick("text", ids(tunk))
+            acc["T4"] = {
+                "text_base": _accuracy(tb),
+                "text_4r": _accuracy(t4r),
+                "image_base": _accuracy(ib),
+                "image_4r": _accuracy(i4r),
+                "text_base_unk": _accuracy(tbu),
+                "text_unk": _accuracy(tunk),
+            }
+            if tb and ib and tbu:
+                a = acc["T4"]
+                f["T4"] = float(
+                    fragility_t4(a["text_base"], a["text_4r"], a["image_base"], a["image_4r"], a["text_unk"], a["text_base_unk"], t4_weights)
+                )
+        subst = pick("image_subst")
+        if subst:
+            orig = pick("image", ids(subst))
+            acc["T5"] = {"original": _accuracy(orig), "substituted": _accuracy(subst), "n": len(subst)}
+            if orig:
+                f["T5"] = float(fragility_t5(acc["T5"]["original"], acc["T5"]["substituted"]))
+        present = [v for v in f.values() if v is not None]
+        missing = [t for t, v in f.items() if v is None]
+        if not missing:
+            R: float | None = float(robustness_score(np.array([f[t] for t in STRESS_TESTS])))
+        elif allow_partial and present:
+            R = float(np.mean([1.0 - v for v in present]))
+        else:
+            R = None
+        out[model] = {
+            "accuracies": acc,
+            "fragility": f,
+            "robustness": {t: (None if v is None else 1.0 - v) for t, v in f.items()},
+            "R": R,
+            "missing_tests": missing,
+            "partial": bool(missing) and R is not None,
+        }
+    return out
+
