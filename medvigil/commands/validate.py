@@ -1,0 +1,65 @@
+"""``medvigil validate DIR [--json]``: integrity check of a release folder.
+
+Exit status: 0 when there is no error (warnings allowed), 1 when validation fails,
+2 when the input is unusable (no such folder, or a folder that is not a release).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from medvigil.image_checks import DEFAULT_MAX_PIXELS
+
+EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="check a release folder (schemas, ids, letter conventions, images, splits, digest)",
+        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+        epilog="Exit status: 0 valid (warnings allowed), 1 invalid, 2 unusable input.",
+    )
+    parser.add_argument("root", metavar="DIR", type=Path, help="release folder (published MedVIGIL layout)")
+    parser.add_argument("--json", action="store_true", help="print a JSON object {ok, counts, problems} instead")
+    parser.add_argument(
+        "--no-images",
+        dest="images",
+        action="store_false",
+        help="do not decode images (existence, path safety and the credentialed rule are still checked)",
+    )
+    parser.add_argument(
+        "--max-pixels",
+        type=int,
+        default=DEFAULT_MAX_PIXELS,
+        help=f"largest accepted declared image size in pixels (default {DEFAULT_MAX_PIXELS:,})",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from medvigil.validate import validate_release
+
+    if args.max_pixels <= 0:
+        print(f"error: --max-pixels must be positive, got {args.max_pixels}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    root: Path = args.root
+    if not root.is_dir():
+        message = f"release folder {str(root)!r} " + ("does not exist" if not root.exists() else "is not a folder")
+        if args.json:
+            problem = {"file": str(root), "row": None, "field": None, "severity": "error", "message": message}
+            print(json.dumps({"ok": False, "root": str(root), "counts": {}, "problems": [problem]}, indent=2))
+        else:
+            print(f"error: {message}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    report = validate_release(root, images=args.images, max_pixels=args.max_pixels)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(report.format())
+    if report.unusable:
+        return EXIT_UNUSABLE
+    return EXIT_OK if report.ok else EXIT_INVALID

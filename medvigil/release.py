@@ -1,0 +1,802 @@
+"""Typed reader of a release folder in the published MedVIGIL layout.
+
+:func:`load_release` is the one way the rest of medvigil reads a release (the real one
+or our synthetic one). It reads every file with :mod:`medvigil.csvio`, turns the CSV
+strings into typed values (*coercion happens here*, once), validates each coerced row
+against its JSON Schema in ``schemas/`` and returns frozen records:
+
+- :class:`Case` — one ``manifest.csv`` row joined with its ``grounding.csv`` row;
+- :class:`McqProbe`, :class:`OpenProbe`, :class:`Triplet`, :class:`BaselineRow`;
+- :class:`Release` — all of them plus the splits, the credentialed-source pointers, the
+  content digest and whether the release is synthetic.
+
+With ``check=True`` (the default) the full integrity validation of
+:mod:`medvigil.validate` runs as well, every problem is collected and a single
+:class:`~medvigil.errors.DataError` lists them all; nothing partial is returned.
+
+Coercion rules (what the schemas describe):
+
+========================  ===============================================================
+column                    CSV text -> value
+========================  ===============================================================
+booleans                  ``true``/``false`` (any case) or ``1``/``0``; an empty
+                          ``laterality_dependent`` is ``null`` (treated as false)
+``roi_bbox_norm``         JSON ``[x0, y0, x1, y1]``; empty -> ``null``; a cell that is not a
+                          list of four numbers -> ``null`` plus a note the validator reports
+``differential_set``      JSON list of strings; empty -> ``[]``
+``expected_answer_or_set``  JSON list, or a plain string taken as one answer; empty -> ``[]``
+probe ``image_file``      empty -> ``null`` (no image)
+clinician numbers         float / int; empty -> ``null``
+everything else           the string, unchanged (no stripping)
+========================  ===============================================================
+
+Image paths: ``manifest.csv`` gives ``image_file`` relative to ``images/``; the probe
+files give it relative to the release root (``images/...``, ``images_perturbed/...``).
+:func:`resolve_image_file` accepts both and always goes through
+:func:`medvigil.pathsafe.resolve_inside`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from medvigil import release_format as rf
+from medvigil.csvio import CsvTable, read_csv
+from medvigil.digest import release_digest
+from medvigil.errors import DataError, Problem
+from medvigil.pathsafe import resolve_inside, unsafe_reason
+from medvigil.schema_validation import load_schema, problems_for
+
+__all__ = [
+    "BaselineRow",
+    "Case",
+    "McqProbe",
+    "OpenProbe",
+    "Release",
+    "Triplet",
+    "load_release",
+    "read_release",
+    "resolve_image_file",
+    "roi_geometry_issue",
+    "roi_issue",
+]
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case: its ``manifest.csv`` row joined with its ``grounding.csv`` row.
+
+    ``roi_bbox`` is None when the box is missing or not a valid box inside the unit
+    square; a valid box that covers >= 97% of both axes is kept (see :attr:`roi_usable`).
+    """
+
+    case_id: str
+    source_dataset: str
+    modality: str
+    image_file: str  # relative to images/
+    question: str
+    gold_answer: str
+    risk_tier: str
+    text_only_answerable: bool
+    annotator_notes: str
+    roi_bbox: tuple[float, float, float, float] | None
+    rationale: str
+    differential_set: tuple[str, ...]
+    clinical_context: str
+    laterality_dependent: bool
+    gold_after_lr_flip: str
+    credentialed: bool
+
+    @property
+    def roi_usable(self) -> bool:
+        """True when ROI probes (roi_masked, roi_only) can be rendered for this case."""
+        return self.roi_bbox is not None and roi_issue(self.roi_bbox) is None
+
+
+@dataclass(frozen=True)
+class McqProbe:
+    """One row of ``probes_mcq.csv``; ``options`` are the texts of A..E in stored order."""
+
+    probe_id: str
+    case_id: str
+    probe_kind: str
+    question: str
+    options: tuple[str, str, str, str, str]
+    correct_letter: str
+    image_file: str | None  # relative to the release root; None = no image
+
+    def option(self, letter: str) -> str:
+        """Text of option ``letter`` (A..E)."""
+        if letter not in rf.LETTERS:
+            raise ValueError(f"letter must be one of {', '.join(rf.LETTERS)}, got {letter!r}")
+        return self.options[rf.LETTERS.index(letter)]
+
+    @property
+    def correct_option(self) -> str:
+        return self.option(self.correct_letter)
+
+
+@dataclass(frozen=True)
+class OpenProbe:
+    """One row of ``probes_open.csv``."""
+
+    case_id: str
+    probe_id: str
+    probe_axis: str
+    probe_kind: str
+    question: str
+    expected_behavior: str
+    expected_answer_or_set: tuple[str, ...]
+    halluc_explanation: str
+    image_file: str | None  # relative to the release root; None = no image
+    provenance: str
+
+
+@dataclass(frozen=True)
+class Triplet:
+    """One counterfactual triplet of ``triplets.csv``."""
+
+    case_id: str
+    anchor_question: str
+    tcf_question: str
+    vcf_question: str
+    anchor_gold: str
+    tcf_gold: str
+    vcf_gold: str
+
+
+@dataclass(frozen=True)
+class BaselineRow:
+    """One (probe family, tier) row of ``clinician_baseline.csv``."""
+
+    probe_kind: str
+    risk_tier: str  # L1..L5 or ALL
+    acc_or_sfr_pct: float | None
+    n_probes: int | None
+    n_correct: int | None
+
+
+@dataclass
+class Release:
+    """A release folder, read and typed. Build it with :func:`load_release`."""
+
+    root: Path
+    cases: dict[str, Case]
+    probes_mcq: list[McqProbe]
+    probes_open: list[OpenProbe]
+    triplets: list[Triplet]
+    splits: dict[str, dict[str, list[str]]]
+    pointers: dict[str, tuple[str, str]]  # case_id -> (source_path, sha256)
+    digest: str
+    synthetic: bool
+    clinician_baseline: list[BaselineRow] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    def image_path(self, item: Case | McqProbe | OpenProbe) -> Path | None:
+        """Absolute path of the image of a case or probe (None when it has no image).
+
+        The path is resolved safely inside :attr:`root`; it may not exist (credentialed
+        cases ship without images).
+        """
+        if isinstance(item, Case):
+            return resolve_image_file(self.root, item.image_file, file=rf.MANIFEST)
+        if isinstance(item, (McqProbe, OpenProbe)):
+            if item.image_file is None:
+                return None
+            file = rf.PROBES_MCQ if isinstance(item, McqProbe) else rf.PROBES_OPEN
+            return resolve_image_file(self.root, item.image_file, file=file)
+        raise TypeError(f"expected a Case, McqProbe or OpenProbe, got {type(item).__name__}")
+
+    def probes_by_kind(self) -> dict[str, list[McqProbe]]:
+        """MCQ probes grouped by kind: every kind of PROBE_KINDS (in that order) is a key."""
+        out: dict[str, list[McqProbe]] = {kind: [] for kind in rf.PROBE_KINDS}
+        for probe in self.probes_mcq:
+            out.setdefault(probe.probe_kind, []).append(probe)
+        return out
+
+    def probes_by_case(self) -> dict[str, list[McqProbe]]:
+        """MCQ probes grouped by case id, in file order."""
+        out: dict[str, list[McqProbe]] = {}
+        for probe in self.probes_mcq:
+            out.setdefault(probe.case_id, []).append(probe)
+        return out
+
+    def case_of(self, probe: McqProbe | OpenProbe | Triplet) -> Case:
+        """The case a probe or triplet belongs to."""
+        try:
+            return self.cases[probe.case_id]
+        except KeyError:
+            raise KeyError(f"no case {probe.case_id!r} in release {self.root}") from None
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def resolve_image_file(
+    root: Path | str,
+    image_file: str,
+    *,
+    file: str = rf.MANIFEST,
+    row: int | None = None,
+    field: str = "image_file",
+) -> Path:
+    """Absolute path of ``image_file``, proven to stay inside ``root``.
+
+    A path starting with ``images/`` or ``images_perturbed/`` is relative to the release
+    root (the probe-file convention); any other path is relative to ``images/`` (the
+    manifest convention). ``file``, ``row`` and ``field`` locate the value for errors.
+
+    Raises:
+        DataError: the path is unsafe (absolute, ``..``, backslash, NUL, escaping link).
+    """
+    if not isinstance(image_file, str) or not image_file.startswith((f"{rf.IMAGES_DIR}/", f"{rf.PERTURBED_DIR}/")):
+        # Judge the path as written: "/etc/passwd" must not pass as "images//etc/passwd".
+        reason = unsafe_reason(image_file)
+        if reason is not None:
+            raise DataError(Problem(file=file, row=row, field=field, message=reason))
+        image_file = f"{rf.IMAGES_DIR}/{image_file}"
+    return resolve_inside(root, image_file, file, row, field)
+
+
+def roi_issue(bbox: Iterable[float]) -> str | None:
+    """Why ``bbox`` ``(x0, y0, x1, y1)`` is not a usable ROI box, or None when it is.
+
+    Usable: a valid box (see :func:`roi_geometry_issue`) that does not cover
+    ``>= ROI_UNUSABLE_COVERAGE`` of the image in both directions. Agrees with
+    :func:`medvigil.imaging.roi_usable`, which answers only yes or no.
+
+    >>> roi_issue((0.1, 0.2, 0.5, 0.6)) is None
+    True
+    >>> roi_issue((0.5, 0.2, 0.5, 0.6))
+    'x0 (0.5) must be smaller than x1 (0.5)'
+    >>> roi_issue((0.0, 0.0, 1.0, 0.99))
+    'the box covers >= 97% of the image in both directions, so it does not localise anything'
+    """
+    box = tuple(bbox)
+    issue = roi_geometry_issue(box)
+    if issue is not None:
+        return issue
+    x0, y0, x1, y1 = box
+    if x1 - x0 >= rf.ROI_UNUSABLE_COVERAGE and y1 - y0 >= rf.ROI_UNUSABLE_COVERAGE:
+        pct = round(rf.ROI_UNUSABLE_COVERAGE * 100)
+        return f"the box covers >= {pct}% of the image in both directions, so it does not localise anything"
+    return None
+
+
+def roi_geometry_issue(bbox: Iterable[float]) -> str | None:
+    """Why ``bbox`` is not a valid box: four finite numbers, ``0 <= x0 < x1 <= 1``, ``0 <= y0 < y1 <= 1``."""
+    box = tuple(bbox)
+    if len(box) != 4:
+        return f"a box has 4 values [x0, y0, x1, y1], got {len(box)}"
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in box):
+        return f"box values must be finite numbers, got {list(box)}"
+    x0, y0, x1, y1 = box
+    for name, value in zip(("x0", "y0", "x1", "y1"), box):
+        if not 0.0 <= value <= 1.0:
+            return f"{name} = {value} is outside [0, 1] (coordinates are normalised)"
+    if x0 >= x1:
+        return f"x0 ({x0}) must be smaller than x1 ({x1})"
+    if y0 >= y1:
+        return f"y0 ({y0}) must be smaller than y1 ({y1})"
+    return None
+
+
+# --------------------------------------------------------------------------- coercion
+
+
+class _Invalid(ValueError):
+    """A cell that cannot be coerced; the message is user-facing."""
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _optional_path(text: str) -> str | None:
+    return None if text == "" else text
+
+
+_TRUE = {"true", "1"}
+_FALSE = {"false", "0"}
+
+
+def _boolean(*, empty: bool | None | type[_Invalid]) -> Callable[[str], bool | None]:
+    def coerce(text: str) -> bool | None:
+        low = text.strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        if low == "" and empty is not _Invalid:
+            return empty  # type: ignore[return-value]
+        raise _Invalid(f"{text!r} is not a boolean; write true or false")
+
+    return coerce
+
+
+def _string_list(text: str) -> list[str]:
+    if text.strip() == "":
+        return []
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Invalid(f"{_short(text)} is not a JSON list of strings ({exc.msg})") from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Invalid(f"{_short(text)} is not a JSON list of strings")
+    return value
+
+
+def _answers(text: str) -> list[str]:
+    if text.strip() == "":
+        return []
+    if text.lstrip().startswith("["):
+        return _string_list(text)
+    return [text]
+
+
+def _number(text: str) -> float | None:
+    if text.strip() == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise _Invalid(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise _Invalid(f"{text!r} is not a finite number")
+    return value
+
+
+def _integer(text: str) -> int | None:
+    value = _number(text)
+    if value is None:
+        return None
+    if value != int(value):
+        raise _Invalid(f"{text!r} is not a whole number")
+    return int(value)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _roi_box(text: str) -> tuple[list[float] | None, str | None]:
+    """(box or None, note) — unparsable boxes are not errors by themselves."""
+    if text.strip() == "":
+        return None, None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"{_short(text)} is not valid JSON ({exc.msg}); expected [x0, y0, x1, y1]"
+    if not isinstance(value, list):
+        return None, f"{_short(text)} is not a JSON list; expected [x0, y0, x1, y1]"
+    if len(value) != 4:
+        return None, f"{_short(text)} has {len(value)} values; expected 4: [x0, y0, x1, y1]"
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return None, f"{_short(text)} must hold 4 numbers [x0, y0, x1, y1]"
+    return [float(v) for v in value], None
+
+
+# --------------------------------------------------------------------------- fast schema check
+
+# A release has tens of thousands of rows and jsonschema costs ~0.1 ms per row. The
+# schema is still the only definition: _compile turns the small keyword subset our row
+# schemas use into a predicate, which only ever *accepts* a row. Any row it does not
+# accept, and any schema using another keyword, goes to jsonschema for the verdict and
+# the messages (tests/test_schemas.py checks the two agree).
+_ANNOTATIONS = {"$schema", "$id", "title", "description", "$comment", "examples", "default"}
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+}
+
+
+def _compile(schema: Any) -> Callable[[Any], bool] | None:
+    """A predicate that is True only for instances valid under ``schema``; None if unsupported."""
+    if schema is True:
+        return lambda v: True
+    if not isinstance(schema, dict):
+        return None
+    checks: list[Callable[[Any], bool]] = []
+    for key, value in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "type":
+            names = [value] if isinstance(value, str) else list(value)
+            if not all(n in _TYPES for n in names):
+                return None
+            simple = {"string": str, "boolean": bool, "null": type(None), "array": list, "object": dict}
+            if all(n in simple for n in names):
+                classes = tuple(simple[n] for n in names)
+                checks.append(lambda v, classes=classes: isinstance(v, classes))
+            else:
+                tests = [_TYPES[n] for n in names]
+                checks.append(lambda v, tests=tests: any(t(v) for t in tests))
+        elif key == "enum":
+            allowed = list(value)
+            checks.append(lambda v, allowed=allowed: any(type(v) is type(a) and v == a for a in allowed))
+        elif key == "pattern":
+            regex = re.compile(value)
+            checks.append(lambda v, regex=regex: not isinstance(v, str) or regex.search(v) is not None)
+        elif key in ("minLength", "maxLength"):
+            bound = value
+            if key == "minLength":
+                checks.append(lambda v, b=bound: not isinstance(v, str) or len(v) >= b)
+            else:
+                checks.append(lambda v, b=bound: not isinstance(v, str) or len(v) <= b)
+        elif key in ("minimum", "maximum"):
+            number = _TYPES["number"]
+            if key == "minimum":
+                checks.append(lambda v, b=value, n=number: not n(v) or v >= b)
+            else:
+                checks.append(lambda v, b=value, n=number: not n(v) or v <= b)
+        elif key in ("minItems", "maxItems"):
+            if key == "minItems":
+                checks.append(lambda v, b=value: not isinstance(v, list) or len(v) >= b)
+            else:
+                checks.append(lambda v, b=value: not isinstance(v, list) or len(v) <= b)
+        elif key == "items":
+            item = _compile(value)
+            if item is None:
+                return None
+            checks.append(lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v))
+        elif key == "oneOf":
+            options = [_compile(option) for option in value]
+            if any(o is None for o in options):
+                return None
+            checks.append(lambda v, options=options: sum(1 for o in options if o(v)) == 1)
+        elif key == "required":
+            names = list(value)
+            checks.append(lambda v, names=names: not isinstance(v, dict) or all(n in v for n in names))
+        elif key == "properties":
+            props = {name: _compile(sub) for name, sub in value.items()}
+            if any(p is None for p in props.values()):
+                return None
+            checks.append(
+                lambda v, props=props: (
+                    not isinstance(v, dict) or all(check(v[name]) for name, check in props.items() if name in v)
+                )
+            )
+        elif key == "additionalProperties" and value is True:
+            continue
+        else:
+            return None
+    return lambda v: all(check(v) for check in checks)
+
+
+_FAST: dict[str, Callable[[Any], bool] | None] = {}
+
+
+def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:
+    if schema not in _FAST:
+        _FAST[schema] = _compile(load_schema(schema))
+    fast = _FAST[schema]
+    if fast is not None and fast(values):
+        return []
+    return problems_for(schema, values, file, row)
+
+
+# --------------------------------------------------------------------------- file specs
+
+
+@dataclass(frozen=True)
+class _CsvSpec:
+    file: str
+    schema: str
+    columns: tuple[str, ...]
+    coercers: dict[str, Callable[[str], Any]]
+
+
+_SPECS = {
+    rf.MANIFEST: _CsvSpec(
+        rf.MANIFEST,
+        "manifest_row",
+        rf.MANIFEST_COLUMNS,
+        {"text_only_answerable": _boolean(empty=_Invalid)},
+    ),
+    rf.GROUNDING: _CsvSpec(
+        rf.GROUNDING,
+        "grounding_row",
+        rf.GROUNDING_COLUMNS,
+        {"differential_set": _string_list, "laterality_dependent": _boolean(empty=None)},
+    ),
+    rf.PROBES_MCQ: _CsvSpec(rf.PROBES_MCQ, "mcq_probe_row", rf.PROBES_MCQ_COLUMNS, {"image_file": _optional_path}),
+    rf.PROBES_OPEN: _CsvSpec(
+        rf.PROBES_OPEN,
+        "open_probe_row",
+        rf.PROBES_OPEN_COLUMNS,
+        {"image_file": _optional_path, "expected_answer_or_set": _answers},
+    ),
+    rf.TRIPLETS: _CsvSpec(rf.TRIPLETS, "triplet_row", rf.TRIPLETS_COLUMNS, {}),
+    rf.CLINICIAN_BASELINE: _CsvSpec(
+        rf.CLINICIAN_BASELINE,
+        "clinician_baseline_row",
+        rf.CLINICIAN_BASELINE_COLUMNS,
+        {"acc_or_sfr_pct": _number, "n_probes": _integer, "n_correct": _integer},
+    ),
+}
+POINTER_COLUMNS = ("case_id", "source_path", "sha256")
+POINTER_GLOB = "*pointers*.csv"
+_ID_FIELDS = {"case_id", "probe_id"}
+
+
+@dataclass
+class Row:
+    """One coerced CSV row: its number, typed values, whether it passed, and notes."""
+
+    number: int
+    values: dict[str, Any]
+    valid: bool
+    notes: dict[str, str] = field(default_factory=dict)  # field -> remark for the validator
+
+
+@dataclass
+class ReadResult:
+    """What :func:`read_release` found: the typed release plus everything needed to judge it."""
+
+    release: Release
+    problems: list[Problem]
+    rows: dict[str, list[Row]]  # file (relative posix path) -> coerced rows
+    headers: dict[str, tuple[str, ...]]
+    split_files: list[str]  # relative posix paths of the split JSON files read
+
+
+def _coerce_table(table: CsvTable, spec: _CsvSpec) -> tuple[list[Row], list[Problem]]:
+    rows, problems = [], []
+    for csv_row in table.rows:
+        values: dict[str, Any] = dict(csv_row.values)
+        failed: set[str] = set()
+        notes: dict[str, str] = {}
+        row_problems = []
+        for column, coerce in spec.coercers.items():
+            if column not in values:
+                continue
+            try:
+                values[column] = coerce(values[column])
+            except _Invalid as exc:
+                failed.add(column)
+                row_problems.append(Problem(table.file, str(exc), row=csv_row.number, field=column))
+        if spec.schema == "grounding_row" and "roi_bbox_norm" in values:
+            values["roi_bbox_norm"], note = _roi_box(values["roi_bbox_norm"])
+            if note:
+                notes["roi_bbox_norm"] = note
+        for problem in _row_problems(spec.schema, values, table.file, csv_row.number):
+            if problem.field in failed:
+                continue
+            if problem.field in _ID_FIELDS and "does not match" in problem.message:
+                problem = Problem(
+                    table.file,
+                    f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, "
+                    "without whitespace or slashes",
+                    row=problem.row,
+                    field=problem.field,
+                )
+            row_problems.append(problem)
+        rows.append(Row(csv_row.number, values, valid=not row_problems, notes=notes))
+        problems.extend(row_problems)
+    return rows, problems
+
+
+def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
+    path = root / rel
+    try:
+        table = read_csv(path, rel, required=spec.columns)
+    except DataError as exc:
+        out.problems.extend(exc.problems)
+        out.rows[rel] = []
+        return
+    out.headers[rel] = table.header
+    out.problems.extend(table.problems)
+    rows, problems = _coerce_table(table, spec)
+    out.rows[rel] = rows
+    out.problems.extend(problems)
+
+
+def _read_json(path: Path, rel: str, problems: list[Problem]) -> Any:
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        problems.append(Problem(rel, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"))
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(rel, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}"))
+        return None
+    if not text.strip():
+        problems.append(Problem(rel, "file is empty; expected a JSON object {group: [case_id, ...]}"))
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(rel, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"))
+        return None
+
+
+def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]:
+    splits: dict[str, dict[str, list[str]]] = {}
+    folder = root / rf.SPLITS_DIR
+    if not folder.is_dir():
+        out.problems.append(
+            Problem(rf.SPLITS_DIR, "no splits/ folder; stratified results need the split files", severity="warning")
+        )
+        return splits
+    for name in rf.SPLIT_FILES:
+        if not (folder / f"{name}.json").is_file():
+            out.problems.append(Problem(f"{rf.SPLITS_DIR}/{name}.json", "split file is missing", severity="warning"))
+    for path in sorted(folder.glob("*.json")):
+        rel = f"{rf.SPLITS_DIR}/{path.name}"
+        out.split_files.append(rel)
+        value = _read_json(path, rel, out.problems)
+        if value is None:
+            continue
+        problems = problems_for("split_file", value, rel)
+        if problems:
+            out.problems.extend(problems)
+            continue
+        if isinstance(value, list):
+            splits[path.stem] = {path.stem: list(value)}
+        else:
+            splits[path.stem] = {k: list(v) for k, v in value.items() if not k.startswith("_")}
+    return splits
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_release(root: Path | str) -> ReadResult:
+    """Read and type every file of the release at ``root``; collect problems, never raise for data.
+
+    Rows that fail coercion or their schema are left out of the records (but stay in
+    ``ReadResult.rows`` with ``valid=False``). Integrity across files is not judged
+    here: see :func:`medvigil.validate.validate_release`.
+
+    Raises:
+        FileNotFoundError: ``root`` does not exist.
+        NotADirectoryError: ``root`` is not a folder.
+    """
+    root = Path(root)
+    if not root.exists():
+        raise FileNotFoundError(f"release folder {str(root)!r} does not exist")
+    if not root.is_dir():
+        raise NotADirectoryError(f"release path {str(root)!r} is not a folder")
+
+    out = ReadResult(
+        release=Release(root, {}, [], [], [], {}, {}, "", False),
+        problems=[],
+        rows={},
+        headers={},
+        split_files=[],
+    )
+    for rel, spec in _SPECS.items():
+        if (root / rel).is_file():
+            _read_table(root, rel, spec, out)
+        elif rel in rf.REQUIRED_FILES:
+            out.problems.append(Problem(rel, "required file is missing"))
+    pointer_spec = _CsvSpec("", "pointer_row", POINTER_COLUMNS, {})
+    pointer_files = sorted((root / rf.POINTERS_DIR).glob(POINTER_GLOB)) if (root / rf.POINTERS_DIR).is_dir() else []
+    for path in pointer_files:
+        _read_table(root, f"{rf.POINTERS_DIR}/{path.name}", pointer_spec, out)
+
+    release = out.release
+    release.splits = _read_splits(root, out)
+    _build_records(release, out.rows)
+    release.synthetic = any(rf.SYNTHETIC_COLUMN in header for header in out.headers.values())
+    try:
+        release.digest = release_digest(root)
+    except ValueError as exc:  # symbolic links: message "<rel>: symbolic links are not allowed ..."
+        where, _, message = str(exc).partition(": ")
+        out.problems.append(Problem(where, message or str(exc)))
+    return out
+
+
+def _valid(rows: dict[str, list[Row]], rel: str) -> list[dict[str, Any]]:
+    return [row.values for row in rows.get(rel, []) if row.valid]
+
+
+def _build_records(release: Release, rows: dict[str, list[Row]]) -> None:
+    grounding: dict[str, dict[str, Any]] = {}
+    for values in _valid(rows, rf.GROUNDING):
+        grounding.setdefault(values["case_id"], values)
+    for values in _valid(rows, rf.MANIFEST):
+        if values["case_id"] in release.cases:
+            continue  # duplicate id: the validator reports it; the first row wins
+        g = grounding.get(values["case_id"], {})
+        box = g.get("roi_bbox_norm")
+        box = tuple(box) if box is not None and roi_geometry_issue(box) is None else None
+        release.cases[values["case_id"]] = Case(
+            case_id=values["case_id"],
+            source_dataset=values["source_dataset"],
+            modality=values["modality"],
+            image_file=values["image_file"],
+            question=values["question"],
+            gold_answer=values["gold_answer"],
+            risk_tier=values["risk_tier"],
+            text_only_answerable=values["text_only_answerable"],
+            annotator_notes=values["annotator_notes"],
+            roi_bbox=box,
+            rationale=g.get("rationale", ""),
+            differential_set=tuple(g.get("differential_set", ())),
+            clinical_context=g.get("clinical_context", ""),
+            laterality_dependent=bool(g.get("laterality_dependent")),
+            gold_after_lr_flip=g.get("gold_after_lr_flip", ""),
+            credentialed=values["source_dataset"] in rf.CREDENTIALED_SOURCES,
+        )
+    release.probes_mcq = [
+        McqProbe(
+            probe_id=v["probe_id"],
+            case_id=v["case_id"],
+            probe_kind=v["probe_kind"],
+            question=v["question"],
+            options=tuple(v[f"choice_{letter}"] for letter in rf.LETTERS),
+            correct_letter=v["correct_letter"],
+            image_file=v["image_file"],
+        )
+        for v in _valid(rows, rf.PROBES_MCQ)
+    ]
+    release.probes_open = [
+        OpenProbe(
+            case_id=v["case_id"],
+            probe_id=v["probe_id"],
+            probe_axis=v["probe_axis"],
+            probe_kind=v["probe_kind"],
+            question=v["question"],
+            expected_behavior=v["expected_behavior"],
+            expected_answer_or_set=tuple(v["expected_answer_or_set"]),
+            halluc_explanation=v["halluc_explanation"],
+            image_file=v["image_file"],
+            provenance=v["provenance"],
+        )
+        for v in _valid(rows, rf.PROBES_OPEN)
+    ]
+    release.triplets = [Triplet(**{c: v[c] for c in rf.TRIPLETS_COLUMNS}) for v in _valid(rows, rf.TRIPLETS)]
+    release.clinician_baseline = [
+        BaselineRow(**{c: v[c] for c in rf.CLINICIAN_BASELINE_COLUMNS}) for v in _valid(rows, rf.CLINICIAN_BASELINE)
+    ]
+    for rel in sorted(rows):
+        if rel.startswith(f"{rf.POINTERS_DIR}/"):
+            for v in _valid(rows, rel):
+                release.pointers.setdefault(v["case_id"], (v["source_path"], v["sha256"]))
+
+
+def load_release(root: Path | str, *, check: bool = True) -> Release:
+    """Read the release at ``root`` into typed records.
+
+    Args:
+        root: the release folder (published layout).
+        check: run the full integrity validation (:func:`medvigil.validate.validate_release`:
+            schemas, cross-file references, letter conventions, images, splits, digest)
+            and raise if anything is wrong. With ``check=False`` only the reading and
+            typing happen; rows that cannot be typed are skipped silently, so use it
+            only on a release you validated before.
+
+    Returns:
+        The :class:`Release`; its ``warnings`` hold non-fatal findings.
+
+    Raises:
+        FileNotFoundError, NotADirectoryError: ``root`` is not a folder.
+        DataError: (``check=True``) one or more errors, all listed in ``.problems``.
+    """
+    if not check:
+        result = read_release(root)
+        result.release.warnings = [p for p in result.problems if p.severity == "warning"]
+        return result.release
+    from medvigil.validate import validate_release  # validate imports this module
+
+    report = validate_release(root)
+    if report.errors:
+        raise DataError(report.errors)
+    assert report.release is not None
+    return report.release
