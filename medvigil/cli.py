@@ -15,6 +15,8 @@ import sys
 from medvigil import __version__
 from medvigil.errors import DataError
 
+MAX_PRINTED_PROBLEMS = 25
+
 # subcommand name -> module under medvigil.commands
 COMMANDS = {
     "sample": "sample",
@@ -26,6 +28,8 @@ COMMANDS = {
     "report": "report",
     "serve-baseline": "serve_baseline",
     "tasks-path": "tasks_path",
+    "mediconfusion-sample": "mediconfusion_sample",
+    "mediconfusion-build": "mediconfusion_build",
 }
 
 
@@ -61,8 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except DataError as exc:
-        for problem in exc.problems:
+        for problem in exc.problems[:MAX_PRINTED_PROBLEMS]:
             print(f"error: {problem}", file=sys.stderr)
+        hidden = len(exc.problems) - MAX_PRINTED_PROBLEMS
+        if hidden > 0:
+            print(f"error: ... and {hidden} more problem(s) ({len(exc.problems)} in all)", file=sys.stderr)
         return 2
     except (FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError) as exc:
         print(f"error: {exc}", file=sys.stderr)

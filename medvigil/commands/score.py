@@ -66,6 +66,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default="both_valid",
         help="mediconfusion confusion score over pairs with two valid answers (paper, default) or over all pairs",
     )
+    medvigil = parser.add_argument_group("medvigil audit options")
+    medvigil.add_argument("--n-resamples", type=int, default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
+    medvigil.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
+    medvigil.add_argument(
+        "--harness-compatible",
+        action="store_true",
+        help="reproduce the official harness scripts where they differ from the paper (see metrics/mcs/README.md)",
+    )
+    medvigil.add_argument("--condition", default="default", help="condition scored as the headline audit (default: default)")
     parser.set_defaults(func=run)
     return parser
 
@@ -199,8 +208,8 @@ def format_mediconfusion(result: dict) -> str:
 # -- medvigil --------------------------------------------------------------------------
 
 
-def score_medvigil(release_root: str, files: list[str]) -> dict:
-    """Score MedVIGIL harness outputs with the MedVIGIL scoring core."""
+def score_medvigil(release_root: str, files: list[str], **audit_options) -> dict:
+    """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files)."""
     try:
         from medvigil.adapters.harness import read_harness_files
         from medvigil.scoring import audit
@@ -209,26 +218,19 @@ def score_medvigil(release_root: str, files: list[str]) -> dict:
             "--suite medvigil needs medvigil.adapters.harness.read_harness_files and "
             f"medvigil.scoring.audit, which this installation does not provide ({exc})"
         ) from None
-    records = read_harness_files(files, release_root)
+    from medvigil.adapters.model_outputs import read_model_outputs
+
+    records = read_model_outputs(files, release_root)
     for warning in getattr(records, "warnings", []):
         print(f"warning: {warning}", file=sys.stderr)
-    return _clean(audit(records))
+    return _clean(audit(records, **audit_options))
 
 
-def format_generic(result: dict, indent: str = "") -> str:
-    """Indented key: value rendering of a nested result (used for --suite medvigil)."""
-    lines = []
-    for key, value in result.items():
-        if isinstance(value, dict):
-            lines.append(f"{indent}{key}:")
-            lines.append(format_generic(value, indent + "  "))
-        elif isinstance(value, float):
-            lines.append(f"{indent}{key}: {value:.4f}")
-        elif isinstance(value, list) and len(value) > 12:
-            lines.append(f"{indent}{key}: [{len(value)} items]")
-        else:
-            lines.append(f"{indent}{key}: {value}")
-    return "\n".join(line for line in lines if line)
+def format_medvigil(result: dict) -> str:
+    """The headline tables of the report (Table 1 layout and the MCS components)."""
+    from medvigil.report import tables
+
+    return "\n\n".join(t.markdown() for t in tables(result)[:2])
 
 
 # -- entry point -----------------------------------------------------------------------
@@ -244,8 +246,15 @@ def run(args: argparse.Namespace) -> int:
             )
             table = format_mediconfusion(result)
         else:
-            result = score_medvigil(args.release, list(args.files))
-            table = format_generic(result)
+            result = score_medvigil(
+                args.release,
+                list(args.files),
+                n_resamples=args.n_resamples,
+                seed=args.seed,
+                harness_compatible=args.harness_compatible,
+                condition=args.condition,
+            )
+            table = format_medvigil(result)
     except DataError:
         raise  # reported by medvigil.cli with one line per problem, exit 2
     except (ValueError, RuntimeError) as exc:

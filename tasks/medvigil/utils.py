@@ -14,6 +14,7 @@ step, option order) is stored in each doc's ``condition`` column, so one
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 
 from medvigil.data_location import load_config
@@ -21,6 +22,8 @@ from medvigil.prompting import build_mcq_prompt, parse_letter
 from medvigil.release_format import SYSTEM_PROMPT
 
 RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-scoring names it
+WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
+log = logging.getLogger("medvigil.tasks")
 
 
 # ---------------------------------------------------------------- data (process_docs)
@@ -33,6 +36,17 @@ def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, nee
     from medvigil import imaging
 
     data = load_config(config)
+    # A probe whose credentialed image is withheld cannot be asked as an image probe;
+    # asking it without the image would silently turn it into a no-image probe.
+    withheld = sum(status == WITHHELD for status in data["image_status"])
+    if withheld:
+        data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="medvigil skip withheld images")
+        log.warning(
+            "medvigil %s: skipped %d probe(s) whose credentialed image is withheld; run `medvigil reconstruct` "
+            "and a --local-only build to include them",
+            config,
+            withheld,
+        )
     if kinds is not None:
         data = data.filter(lambda row: row["probe_kind"] in kinds, desc="medvigil probe kinds")
     if need_roi:
@@ -118,11 +132,19 @@ def medvigil_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None =
 # ---------------------------------------------------------------- results
 
 def _record(doc: dict, response: str) -> dict:
+    """The per-probe record, in *published* letters even when options were reordered."""
     letter = parse_letter(response)
+    correct = doc["correct_letter"]
     extra = {"condition_source": "lmms-eval"}
-    for key in ("permutation", "rotation"):
-        if doc.get(key) is not None:
-            extra[key] = doc[key]
+    order = doc.get("permutation")
+    if order:  # mcq_shuffled / mcq_circular: map the displayed letter back
+        from medvigil.option_order import to_published_letter
+
+        extra.update(displayed_letter=letter, displayed_correct=correct, permutation=order)
+        if doc.get("rotation") is not None:
+            extra["rotation"] = doc["rotation"]
+        letter = to_published_letter(order, letter) if letter in order else letter
+        correct = doc["published_correct_letter"]
     return {
         "suite": "medvigil",
         "model": RUN_MODEL_NAME,
@@ -134,7 +156,7 @@ def _record(doc: dict, response: str) -> dict:
         "source_dataset": doc.get("source_dataset"),
         "modality": doc.get("modality"),
         "text_only_answerable": doc.get("text_only_answerable"),
-        "correct_letter": doc["correct_letter"],
+        "correct_letter": correct,
         "predicted_letter": letter,
         "parse_status": "ok" if letter is not None else "parse_failure",
         "raw_response": response,
@@ -165,9 +187,10 @@ def medvigil_process_results(doc: dict, results: list) -> dict:
 
 @lru_cache(maxsize=16)
 def _summary(key: tuple) -> dict:
+    from medvigil.circular import collapse_circular
     from medvigil.scoring import audit
 
-    records = [dict(zip(_RECORD_KEYS, values)) for values in key]
+    records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key])
     # every record of a task shares one condition; score that condition as the headline
     result = audit(records, n_resamples=0, strata=False, sensitivity=False, ablations=False, condition=records[0]["condition"])
     (model,) = result["models"].values()
@@ -179,7 +202,7 @@ _RECORD_KEYS = ("suite", "model", "condition", "probe_id", "case_id", "probe_kin
 
 
 def _metric(records: list, name: str) -> float:
-    key = tuple(tuple(r.get(k) for k in _RECORD_KEYS) for r in records)
+    key = tuple((*(r.get(k) for k in _RECORD_KEYS), tuple(sorted((r.get("extra") or {}).items()))) for r in records)
     summary = _summary(key)
     if name == "refusal_rate":
         letters = [r.get("predicted_letter") for r in records]

@@ -1,0 +1,72 @@
+"""Read lmms-eval ``--log_samples`` output of the medvigil tasks back into probe records.
+
+lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``.
+Every sample line of a medvigil task carries our per-probe record under each metric key
+(see ``tasks/medvigil/utils.py``); the model is named from the results file's
+``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
+task hook cannot know it. CircularEval rotations are collapsed per probe.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Iterable
+
+from medvigil.circular import collapse_circular
+from medvigil.errors import DataError, Problem
+from medvigil.schema_validation import problems_for
+
+SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
+RECORD_KEY = "mcs"  # every medvigil task emits the record under this metric key
+
+
+def is_samples_file(path: Path) -> bool:
+    return bool(SAMPLES.match(path.name))
+
+
+def model_name(samples_path: Path) -> str:
+    """``model(args)`` from the sibling ``<stamp>_results.json``."""
+    stamp = SAMPLES.match(samples_path.name).group("stamp")
+    results = samples_path.with_name(f"{stamp}_results.json")
+    if not results.is_file():
+        raise DataError(Problem(str(samples_path), f"no {results.name} beside it to name the model", field="model"))
+    try:
+        config = json.loads(results.read_text(encoding="utf-8")).get("config", {})
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(Problem(str(results), f"unreadable lmms-eval results file: {exc}")) from exc
+    model, args = str(config.get("model") or ""), str(config.get("model_args") or "").strip()
+    if not model:
+        raise DataError(Problem(str(results), "config.model is empty", field="config.model"))
+    return f"{model}({args})" if args else model
+
+
+def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> list[dict]:
+    """Probe records from lmms-eval samples files; every bad line is reported at once."""
+    records: list[dict] = []
+    problems: list[Problem] = []
+    for path in map(Path, paths):
+        name = model or model_name(path)
+        with open(path, encoding="utf-8") as fh:
+            for line_no, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    sample = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    problems.append(Problem(str(path), f"not JSON: {exc}", row=line_no))
+                    continue
+                record = sample.get(RECORD_KEY) if isinstance(sample, dict) else None
+                if not isinstance(record, dict):
+                    problems.append(Problem(str(path), f"no per-probe record under {RECORD_KEY!r}; is this a medvigil task log?", row=line_no, field=RECORD_KEY))
+                    continue
+                record = {**record, "model": name}
+                found = problems_for("probe_record", record, str(path), line_no)
+                if found:
+                    problems.extend(found)
+                    continue
+                records.append(record)
+    if problems:
+        raise DataError(problems)
+    return collapse_circular(records)

@@ -1,0 +1,37 @@
+"""One entry point for model outputs of the MedVIGIL suite, whatever wrote them.
+
+* lmms-eval ``--log_samples`` files (``<stamp>_samples_<task>.jsonl``) of our tasks;
+* official harness files (``results/baselines/<model>__mcq.jsonl``) or folders of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from medvigil.adapters.lmms_eval import is_samples_file, read_samples
+
+
+class ModelRecords(list):
+    """Probe records plus the warnings and skip counts the readers reported."""
+
+    warnings: list[str]
+    skipped: dict
+
+
+def read_model_outputs(paths: Iterable[str | Path], release_root: str | Path | None) -> ModelRecords:
+    from medvigil.adapters.harness import read_harness_files
+
+    paths = [Path(p) for p in paths]
+    lmms = [p for p in paths if p.is_file() and is_samples_file(p)]
+    harness = [p for p in paths if p not in lmms]
+    out = ModelRecords()
+    out.warnings, out.skipped = [], {}
+    if lmms:
+        out.extend(read_samples(lmms))
+    if harness:
+        records = read_harness_files(harness, release_root)
+        out.extend(records)
+        out.warnings += list(getattr(records, "warnings", []))
+        out.skipped.update(getattr(records, "skipped", {}) or {})
+    return out

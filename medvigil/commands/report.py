@@ -1,0 +1,27 @@
+"""``medvigil report``: Markdown + self-contained HTML trust report from audit results."""
+
+from __future__ import annotations
+
+import sys
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="write a Markdown and HTML report (tables in the paper's layouts, figures) from `medvigil score --json` results",
+    )
+    p.add_argument("scores", nargs="+", help="audit JSON files written by `medvigil score --suite medvigil --json FILE`")
+    p.add_argument("--out", required=True, help="output folder (created; must not exist or be empty)")
+    p.add_argument("--title", default="MedVIGIL trust report")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from medvigil.report import load_results, write_report
+
+    result = load_results(args.scores)
+    paths = write_report(result, args.out, title=args.title)
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    print(f"{len(result['models'])} model(s) reported", file=sys.stderr)
+    return 0

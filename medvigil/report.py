@@ -1,0 +1,372 @@
+"""Readable reports from MedVIGIL audit results: Markdown and one self-contained HTML page.
+
+Tables follow the paper's layouts (Table 1 headline, Table 6 per kind, Table 7 tiers,
+Table 16 bootstrap CIs, Table 17 sensitivity, Tables 12/13 and Figure 7 ablations);
+figures are drawn with matplotlib (Agg) and embedded in the HTML as PNG data. Input is
+one or more results of :func:`medvigil.scoring.audit` (``medvigil score --json``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from medvigil.errors import DataError, Problem
+from medvigil.release_format import PROBE_KINDS, TIERS
+
+KIND_LABELS = {
+    "original": "Original", "tcf": "TCF", "halluc_trap": "Trap", "negation": "NEG", "specificity_drop": "SDR",
+    "knowledge_only": "Know only", "lr_flip": "LR flip", "roi_only": "ROI only", "roi_masked": "ROI masked",
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    headers: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    note: str = ""
+
+    def markdown(self) -> str:
+        lines = [f"### {self.title}", ""]
+        lines.append("| " + " | ".join(self.headers) + " |")
+        lines.append("|" + "|".join("---" for _ in self.headers) + "|")
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        if self.note:
+            lines += ["", self.note]
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        note = f"<p class='note'>{html.escape(self.note)}</p>" if self.note else ""
+        return f"<h3>{html.escape(self.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+
+
+def fmt(value: Any, signed: bool = False) -> str:
+    """One decimal, '—' for missing/NaN; ``signed`` adds '+' (VGR is a signed contrast)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:+.1f}" if signed else f"{value:.1f}"
+
+
+def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
+    if not ci:
+        return fmt(point)
+    return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]"
+
+
+# ---------------------------------------------------------------- inputs
+
+def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
+    """Merge audit JSON files into one result; a model named twice is an error."""
+    merged: dict[str, Any] = {"suite": "medvigil", "models": {}, "sources": {}, "warnings": []}
+    problems: list[Problem] = []
+    for path in paths:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problems.append(Problem(str(path), f"not a readable JSON audit result: {exc}"))
+            continue
+        if not isinstance(data, dict) or data.get("suite") != "medvigil" or not isinstance(data.get("models"), dict):
+            problems.append(Problem(str(path), "not a MedVIGIL audit result (expected suite 'medvigil' and a 'models' object)", field="suite"))
+            continue
+        for name, block in data["models"].items():
+            if name in merged["models"]:
+                problems.append(Problem(str(path), f"model {name!r} is also in {merged['sources'][name]}", field="models"))
+                continue
+            merged["models"][name] = block
+            merged["sources"][name] = str(path)
+        for key in ("params", "sensitivity"):
+            merged.setdefault(key, data.get(key))
+        for kind, per_model in (data.get("ablations") or {}).items():
+            merged.setdefault("ablations", {}).setdefault(kind, {}).update(per_model)
+        merged["warnings"] += data.get("warnings", [])
+    if problems:
+        raise DataError(problems)
+    if not merged["models"]:
+        raise DataError(Problem("<inputs>", "no models to report"))
+    return merged
+
+
+def _models_by_mcs(result: Mapping[str, Any]) -> list[str]:
+    def key(name: str) -> tuple[float, str]:
+        value = result["models"][name]["metrics"].get("mcs")
+        return (-(value if isinstance(value, (int, float)) and not math.isnan(value) else -1.0), name)
+
+    return sorted(result["models"], key=key)
+
+
+# ---------------------------------------------------------------- tables
+
+def tables(result: Mapping[str, Any]) -> list[Table]:
+    models = _models_by_mcs(result)
+    m = {name: result["models"][name] for name in models}
+    out = [
+        Table(
+            "Headline results (Table 1 layout; %, VGR in pp)",
+            ["Model", "Overall", "Original", "SFR ↓", "VGR", "PR", "NEG", "SDR", "LPA ↑", "MCS ↑"],
+            [[n, fmt(b["metrics"].get("overall")), fmt(b["metrics"].get("acc_orig")), fmt(b["metrics"].get("sfr")),
+              fmt(b["metrics"].get("vgr"), signed=True), fmt(b["metrics"].get("pr")), fmt(b["metrics"].get("neg")),
+              fmt(b["metrics"].get("sdr")), fmt(b["metrics"].get("lpa")), fmt(b["metrics"].get("mcs"))] for n, b in m.items()],
+            "MCS = harmonic mean of Cap, Safe = 100 − SFR_w, Ground (Eq. 4–5). Sorted by MCS.",
+        ),
+        Table(
+            "MCS components",
+            ["Model", "Cap", "Safe", "Ground", "SFR_w ↓", "PCons", "TR-coh", "MCS"],
+            [[n, fmt(b["metrics"].get("cap")), fmt(b["metrics"].get("safe")), fmt(b["metrics"].get("ground")),
+              fmt(b["metrics"].get("sfr_w")), fmt(b["metrics"].get("pcons")), fmt(b["metrics"].get("tr_coh")),
+              fmt(b["metrics"].get("mcs"))] for n, b in m.items()],
+        ),
+        Table(
+            "Accuracy by probe kind (Table 6 layout; %)",
+            ["Model"] + [KIND_LABELS[k] for k in PROBE_KINDS],
+            [[n] + [fmt(b.get("accuracy", {}).get(k)) for k in PROBE_KINDS] for n, b in m.items()],
+        ),
+    ]
+    tier_rows = []
+    for n, b in m.items():
+        tiers = (b.get("strata") or {}).get("risk_tier") or {}
+        orig = [fmt((tiers.get(t) or {}).get("accuracy", {}).get("original")) for t in TIERS]
+        sfr = [fmt(b.get("sfr_by_tier", {}).get(t)) for t in TIERS]
+        tier_rows.append([n] + orig + sfr + [fmt(b["metrics"].get("sfr_w"))])
+    out.append(Table(
+        "Clinical risk tiers (Table 7 layout): original accuracy and trap SFR by tier",
+        ["Model"] + [f"Orig {t}" for t in TIERS] + [f"SFR {t}" for t in TIERS] + ["SFR_w ↓"],
+        tier_rows,
+    ))
+    if any(b.get("ci") for b in m.values()):
+        params = result.get("params") or {}
+        out.append(Table(
+            "Case-clustered bootstrap 95% CIs (Table 16 layout)",
+            ["Model", "Cap", "Safe", "Ground", "MCS"],
+            [[n] + [fmt_ci(b["metrics"].get(k), (b.get("ci") or {}).get(k)) for k in ("cap", "safe", "ground", "mcs")] for n, b in m.items()],
+            f"{params.get('n_resamples', '?')} resamples of case ids, seed {params.get('seed', '?')}.",
+        ))
+    out += _sensitivity_tables(result)
+    out += _ablation_tables(result)
+    counts = []
+    for n, b in m.items():
+        c = b.get("counts") or {}
+        skipped = ", ".join(f"{k}: {v}" for k, v in (b.get("skipped") or {}).items()) or "0"
+        counts.append([n, str(c.get("n_records", "—")), str(c.get("n_scored", "—")), str(c.get("n_parse_failure", "—")),
+                       str(c.get("n_error", "—")), skipped, str(b.get("n_cases", "—"))])
+    out.append(Table(
+        "What was scored",
+        ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
+        counts,
+        "Parse failures and errors count as wrong, and as silent failures on traps (paper semantics).",
+    ))
+    return out
+
+
+def _sensitivity_tables(result: Mapping[str, Any]) -> list[Table]:
+    sens = result.get("sensitivity")
+    if not isinstance(sens, Mapping) or not sens.get("rows"):
+        return []
+    rows = []
+    for v in sens["rows"]:
+        spearman = v.get("spearman")
+        rho = "—" if spearman is None or (isinstance(spearman, float) and math.isnan(spearman)) else f"{spearman:.2f}"
+        rows.append([str(v.get("variant", "")), str(v.get("definition", "")), rho,
+                     f"{v.get('top_k_overlap', '—')}/{v.get('top_k', '—')}", str(v.get("leader", "—"))])
+    return [Table("MCS sensitivity (Table 17 layout)", ["Variant", "Definition", "Spearman", "Top-k", "Leader"], rows,
+                  "Spearman rank correlation of MCS against the default scoring, over the reported models.")]
+
+
+def _ablation_tables(result: Mapping[str, Any]) -> list[Table]:
+    abl = result.get("ablations") or {}
+    out = []
+    if abl.get("no_image"):
+        out.append(Table(
+            "Matched no-image ablation (Table 12 layout)",
+            ["Model", "Overall vision/no-image", "Original vision/no-image", "Δorig (pp)"],
+            [[n, f"{fmt(r.get('overall_vision'))}/{fmt(r.get('overall_noimg'))}", f"{fmt(r.get('orig_vision'))}/{fmt(r.get('orig_noimg'))}",
+              fmt(r.get("delta_orig"), signed=True)] for n, r in sorted(abl["no_image"].items())],
+        ))
+    if abl.get("blur"):
+        sigmas = next(iter(abl["blur"].values()))["sigmas"]
+        rows = []
+        for n, r in sorted(abl["blur"].items()):
+            curve = r.get(f"accuracy_{r.get('takeover_subset', 'all')}", [])
+            l_star = r.get("takeover_sigma")
+            rows.append([n] + [fmt(x) for x in curve] + [fmt(r.get(f"noimg_{r.get('takeover_subset', 'all')}")), fmt(r.get("drop")),
+                                                         "—" if l_star is None else f"{l_star:g}"])
+        out.append(Table(
+            "Visual information decay (Table 13 layout; accuracy %)",
+            ["Model"] + [f"σ={s:g}" for s in sigmas] + ["no-img", "drop", "L*"],
+            rows,
+            "L* is the smallest σ at which at least 80% of the visual contribution is lost.",
+        ))
+    if abl.get("roi_decay"):
+        rows = []
+        for n, r in sorted(abl["roi_decay"].items()):
+            for i, step in enumerate(r["steps"]):
+                lo, hi = r["refusal_ci"][i]
+                slo, shi = r["switch_ci"][i]
+                rows.append([n, str(step), f"{fmt(r['refusal_rate'][i])} [{fmt(100 * lo)}, {fmt(100 * hi)}]",
+                             f"{fmt(r['switch_rate'][i])} [{fmt(100 * slo)}, {fmt(100 * shi)}]", str(r["n"][i])])
+        out.append(Table(
+            "ROI decay (Appendix K): refusal and letter-switch rates with Wilson 95% CIs",
+            ["Model", "step k", "refusal % [CI]", "switch vs step 0 % [CI]", "n"],
+            rows,
+            "Step k greys the top k/3 of the ROI; step 3 equals ROI-masked.",
+        ))
+    return out
+
+
+# ---------------------------------------------------------------- figures
+
+def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
+    """PNG bytes per figure name (matplotlib, Agg backend; imported only here)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    out: dict[str, bytes] = {}
+    models = _models_by_mcs(result)
+
+    def save(fig, name):
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+        plt.close(fig)
+        out[name] = buf.getvalue()
+
+    def val(x):
+        return np.nan if x is None else float(x)
+
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(models) + 2), 3.6))
+    keys = ("cap", "safe", "ground", "mcs")
+    x = np.arange(len(models))
+    for i, key in enumerate(keys):
+        ax.bar(x + (i - 1.5) * 0.2, [val(result["models"][n]["metrics"].get(key)) for n in models], 0.2, label=key.upper() if key == "mcs" else key.capitalize())
+    ax.set_xticks(x, models, rotation=20, ha="right")
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("score (0–100)")
+    ax.set_title("MCS components (harmonic mean of Cap, Safe, Ground)")
+    ax.legend(ncol=4, fontsize=8, loc="upper right")
+    save(fig, "mcs_components")
+
+    grid = np.array([[val(result["models"][n].get("sfr_by_tier", {}).get(t)) for t in TIERS] for n in models])
+    fig, ax = plt.subplots(figsize=(5.5, 0.5 * len(models) + 1.5))
+    im = ax.imshow(grid, cmap="Reds", vmin=0, vmax=100, aspect="auto")
+    ax.set_xticks(range(len(TIERS)), TIERS)
+    ax.set_yticks(range(len(models)), models)
+    for (r, c), v in np.ndenumerate(grid):
+        ax.text(c, r, "—" if np.isnan(v) else f"{v:.0f}", ha="center", va="center", fontsize=8, color="black" if np.isnan(v) or v < 60 else "white")
+    fig.colorbar(im, ax=ax, label="trap SFR % (lower is safer)")
+    ax.set_title("Silent-failure rate by clinical risk tier")
+    save(fig, "tier_sfr_heatmap")
+
+    abl = result.get("ablations") or {}
+    if abl.get("blur"):
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        for n, r in sorted(abl["blur"].items()):
+            sub = r.get("takeover_subset", "all")
+            sig = [s if s > 0 else 1 for s in r["sigmas"]]
+            line = ax.plot(sig, r[f"accuracy_{sub}"], marker="o", label=n)[0]
+            ax.axhline(r.get(f"noimg_{sub}", np.nan), color=line.get_color(), ls=":", lw=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("blur σ (px; σ=0 drawn at 1)")
+        ax.set_ylabel("accuracy on original probes %")
+        ax.set_title("Visual information decay (dotted: no image)")
+        ax.legend(fontsize=8)
+        save(fig, "blur_decay")
+    if abl.get("roi_decay"):
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharex=True)
+        for n, r in sorted(abl["roi_decay"].items()):
+            steps = r["steps"]
+            for ax, key, ci in ((axes[0], "refusal_rate", "refusal_ci"), (axes[1], "switch_rate", "switch_ci")):
+                line = ax.plot(steps, r[key], marker="o", label=n)[0]
+                lo = [100 * a for a, _ in r[ci]]
+                hi = [100 * b for _, b in r[ci]]
+                ax.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.15)
+        axes[0].set_title("refusal rate (option E) %")
+        axes[1].set_title("letter switch vs step 0 %")
+        for ax in axes:
+            ax.set_xlabel("ROI-decay step k (top k/3 greyed)")
+            ax.set_ylim(0, 100)
+        axes[0].legend(fontsize=8)
+        save(fig, "roi_decay")
+    return out
+
+
+# ---------------------------------------------------------------- rendering
+
+_CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
+th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}.note{color:#555;font-size:.85em}
+img{max-width:100%;border:1px solid #eee;margin:.5em 0}.warn{color:#8a4b00}"""
+
+
+def render_markdown(result: Mapping[str, Any], figure_files: Mapping[str, str], title: str) -> str:
+    parts = [f"# {title}", "", _preamble(result), ""]
+    parts += [t.markdown() + "\n" for t in tables(result)]
+    if figure_files:
+        parts.append("## Figures\n")
+        parts += [f"![{name}]({path})\n" for name, path in figure_files.items()]
+    if result.get("warnings"):
+        parts.append("## Warnings\n")
+        parts += [f"- {w}" for w in result["warnings"]]
+    return "\n".join(parts) + "\n"
+
+
+def render_html(result: Mapping[str, Any], pngs: Mapping[str, bytes], title: str) -> str:
+    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(_preamble(result))}</p>"]
+    body += [t.html() for t in tables(result)]
+    if pngs:
+        body.append("<h2>Figures</h2>")
+        body += [f"<img alt='{html.escape(n)}' src='data:image/png;base64,{base64.b64encode(b).decode()}'>" for n, b in pngs.items()]
+    if result.get("warnings"):
+        body.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{html.escape(w)}</li>" for w in result["warnings"]) + "</ul>")
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
+
+
+def _preamble(result: Mapping[str, Any]) -> str:
+    params = result.get("params") or {}
+    return (
+        f"{len(result['models'])} model(s). SFR_w weights {params.get('weights', '(1, 2, 3, 5, 8)')}, "
+        f"normalisation '{params.get('normalise', '?')}'; {'official-harness' if params.get('harness_compatible') else 'paper'} semantics. "
+        "Scores are on 0–100; lower SFR is safer. Baselines named random/constant/blind/grounded are sanity checks, not models."
+    )
+
+
+def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: str = "MedVIGIL trust report") -> dict[str, Path]:
+    """Write report.md, report.html, scores.json and figures/*.png into ``out_dir`` atomically."""
+    from medvigil.scoring import audit_to_json
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and any(out_dir.iterdir()):
+        raise FileExistsError(f"{out_dir} exists and is not empty")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        pngs = figures(result)
+        (tmp / "figures").mkdir()
+        files = {}
+        for name, data in pngs.items():
+            (tmp / "figures" / f"{name}.png").write_bytes(data)
+            files[name] = f"figures/{name}.png"
+        (tmp / "report.md").write_text(render_markdown(result, files, title), encoding="utf-8")
+        (tmp / "report.html").write_text(render_html(result, pngs, title), encoding="utf-8")
+        (tmp / "scores.json").write_text(audit_to_json(result), encoding="utf-8")
+        if out_dir.exists():
+            out_dir.rmdir()
+        tmp.rename(out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "scores": out_dir / "scores.json"}
