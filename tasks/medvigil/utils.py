@@ -88,7 +88,7 @@ def _roi_decay_loader(step: int):
 
 # one loader per generated YAML (see _generate_configs.py); names are referenced there
 load_blur_0, load_blur_2, load_blur_4, load_blur_8 = (_blur_loader(s) for s in ("0", "2", "4", "8"))
-load_blur_16, load_blur_32, load_blur_64, load_blur_inf = (_blur_loader(s) for s in ("16", "32", "64", "inf"))
+load_blur_16, load_blur_32, load_blur_64 = (_blur_loader(s) for s in ("16", "32", "64"))
 load_roi_decay_0, load_roi_decay_1, load_roi_decay_2, load_roi_decay_3 = (_roi_decay_loader(k) for k in range(4))
 
 
@@ -98,7 +98,7 @@ def medvigil_doc_to_visual(doc: dict) -> list:
     """The exact image the probe must show, transformed by the doc's condition."""
     image = doc.get("image")
     condition = doc.get("condition", "default")
-    if image is None or condition == "noimg" or condition == "blur:inf":
+    if image is None or condition == "noimg":
         return []
     from medvigil import imaging
 

@@ -1,0 +1,44 @@
+"""``medvigil mediconfusion-sample --out DIR``: write synthetic MediConfusion pairs in the authors' layout."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def _count(text: str, *, low: int, high: int, name: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{name} must be in {low}..{high}, got {value}")
+    return value
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from medvigil.mediconfusion.synthetic import DEFAULT_PAIRS
+
+    parser = subparsers.add_parser(
+        "mediconfusion-sample",
+        help="write synthetic MediConfusion pairs (dataset.json + a stand-in ROCO folder of phantoms)",
+        description="Write DIR/data/dataset.json (and dataset.csv) in the MediConfusion authors' layout and "
+        "DIR/roco/<split>/radiology/images/ROCO_9NNNN.jpg phantom images standing in for a ROCO copy. "
+        "Every file is marked synthetic; the same --seed gives the same bytes.",
+    )
+    parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (must not exist or be empty)")
+    parser.add_argument("--pairs", type=lambda t: _count(t, low=1, high=9000, name="--pairs"), default=DEFAULT_PAIRS, help=f"number of pairs (default {DEFAULT_PAIRS}; even = balanced A/B)")
+    parser.add_argument("--seed", type=lambda t: _count(t, low=0, high=2**63 - 1, name="--seed"), default=0, help="random seed (default 0)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from medvigil.mediconfusion.synthetic import write_sample
+
+    samples = write_sample(args.out, n_pairs=args.pairs, seed=args.seed)
+    firsts = [s.pair.im_1_correct for s in samples]
+    print(
+        f"wrote {len(samples)} synthetic pairs ({firsts.count('A')} AB / {firsts.count('B')} BA) to {args.out}\n"
+        f"next: medvigil mediconfusion-build {args.out / 'data' / 'dataset.json'} --images {args.out / 'roco'} --out BUILT"
+    )
+    return 0

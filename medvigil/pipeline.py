@@ -1,0 +1,122 @@
+"""The end-to-end job on a release: validate, build, run lmms-eval per model, score, report.
+
+lmms-eval runs in a subprocess (``python -m lmms_eval``) exactly as a user would run it,
+with ``MEDVIGIL_DATA`` pointing at the build, so the core never imports lmms-eval.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from medvigil.commands.tasks_path import tasks_dir
+
+DEFAULT_TASKS = ("medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_roi_decay", "medvigil_blur")  # blur includes noimg
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """An lmms-eval model and its ``--model_args`` (empty for none)."""
+
+    model: str
+    args: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.model}({self.args})" if self.args else self.model
+
+    @property
+    def folder(self) -> str:
+        return "".join(c if c.isalnum() or c in "-_" else "_" for c in self.name)
+
+
+BASELINES = (
+    ModelSpec("constant", "letter=A"),
+    ModelSpec("random", "seed=0"),
+    ModelSpec("blind"),
+    ModelSpec("grounded"),
+)
+
+
+@dataclass
+class Progress:
+    """Numbered progress lines on stderr with elapsed time."""
+
+    total: int
+    step: int = 0
+    start: float = field(default_factory=time.monotonic)
+
+    def __call__(self, message: str) -> None:
+        self.step += 1
+        print(f"[{self.step}/{self.total}] {message}  ({time.monotonic() - self.start:.0f} s)", file=sys.stderr, flush=True)
+
+
+def offline_env(data: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        MEDVIGIL_DATA=str(data),
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_HUB_DISABLE_TELEMETRY="1",
+        TOKENIZERS_PARALLELISM="false",
+    )
+    return env
+
+
+def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, log: Path) -> list[Path]:
+    """Run lmms-eval once for ``spec``; return the samples files it wrote."""
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", ",".join(tasks),
+           "--include_path", str(tasks_dir()), "--output_path", str(out), "--log_samples", "--batch_size", "1"]
+    if spec.args:
+        cmd += ["--model_args", spec.args]
+    with open(log, "w", encoding="utf-8") as fh:
+        done = subprocess.run(cmd, env=offline_env(data), stdout=fh, stderr=subprocess.STDOUT)
+    samples = sorted(out.rglob("*_samples_*.jsonl"))
+    if done.returncode != 0 or not samples:
+        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+        raise RuntimeError(f"lmms-eval failed for {spec.name} (exit {done.returncode}); log {log}:\n" + "\n".join(tail))
+    return samples
+
+
+def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[ModelSpec] = BASELINES,
+             tasks: Sequence[str] = DEFAULT_TASKS, n_resamples: int = 500, force: bool = False) -> Path:
+    """Sample a synthetic release and run the whole audit on it; return the report folder."""
+    import json
+    import shutil
+
+    from medvigil.adapters.model_outputs import read_model_outputs
+    from medvigil.export import build
+    from medvigil.report import write_report
+    from medvigil.scoring import audit, audit_to_json
+    from medvigil.synthetic import generate_release
+
+    out = Path(out)
+    if out.exists():
+        if not force:
+            raise FileExistsError(f"{out} exists; pass --force to replace it")
+        shutil.rmtree(out)
+    progress = Progress(total=4 + len(models))
+    release, built, runs = out / "release", out / "build" / "medvigil", out / "runs"
+    progress(f"sampling a {cases}-case synthetic release (seed {seed}) into {release}")
+    generate_release(release, cases=cases, seed=seed)
+    progress(f"validating the release and building the Hub-ready dataset into {built}")
+    build(release, built)  # validates first: raises DataError listing every problem
+    samples: list[Path] = []
+    for spec in models:
+        progress(f"lmms-eval --model {spec.model} {spec.args} on {len(tasks)} task(s)")
+        folder = runs / spec.folder
+        folder.mkdir(parents=True)
+        samples += run_lmms_eval(spec, tasks, built, folder, folder / "lmms_eval.log")
+    progress(f"scoring {len(samples)} log file(s) with {n_resamples} case-clustered bootstrap resamples")
+    records = read_model_outputs(samples, release)
+    result = audit(records, n_resamples=n_resamples)
+    (out / "scores.json").write_text(audit_to_json(result), encoding="utf-8")
+    progress("writing the report")
+    paths = write_report(json.loads(audit_to_json(result)), out / "report", title="MedVIGIL trust report: synthetic release, sanity baselines")
+    return paths["html"].parent

@@ -1,0 +1,187 @@
+"""ROCO: find the MediConfusion images in a user's own copy of ROCO and check them.
+
+MediConfusion's ``dataset.json`` names each image by its path inside the ROCO data folder
+(``train/radiology/images/ROCO_28778.jpg``; splits ``train``, ``validation``, ``test``).
+ROCO (Pelka et al., 2018; images from PubMed Central open-access articles, licence
+CC BY-NC-SA 4.0, non-commercial use only) is downloaded by the user; this module never
+fetches anything. ``roco_root`` may be the ROCO data folder itself (holding ``train/`` ...)
+or the repository root holding ``data/train/`` ...; :func:`roco_data_root` decides which.
+
+:func:`locate_images` checks every image the release uses and reports *all* problems in one
+:class:`~medvigil.errors.DataError`, so a user fixes their copy in one pass:
+
+* the path would leave the ROCO root (absolute, ``..``, backslash, or a symbolic link that
+  points elsewhere; :func:`medvigil.pathsafe.resolve_inside`);
+* the file is missing;
+* the file does not decode as an image (truncated, corrupt, not an image, or a
+  decompression bomb; :func:`medvigil.imaging.safe_open_image`);
+* with a checksum list: the file's SHA-256 differs, or the list has no entry for it.
+
+Each problem names the release file, the first pair using the image (``row`` = its
+position, ``field`` = ``<pair id>.im_1`` / ``.im_2``) and every pair that needs it.
+
+Checksum lists use the ``sha256sum`` format, one ``<64 hex digits>  <path>`` line per image,
+paths relative to the ROCO data root (``sha256sum train/radiology/images/*.jpg`` run inside
+it writes one); ``medvigil mediconfusion-build`` writes ``roco_sha256.txt`` in this format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from medvigil.digest import file_sha256
+from medvigil.errors import DataError, Problem
+from medvigil.pathsafe import resolve_inside
+
+__all__ = ["LICENCE", "LocatedImage", "checksum_text", "locate_images", "read_checksums", "roco_data_root"]
+
+LICENCE = "CC-BY-NC-SA-4.0"
+ROCO_SPLITS = ("train", "validation", "test")
+_CHECKSUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+
+
+@dataclass(frozen=True)
+class LocatedImage:
+    """An image of the release found in the user's ROCO copy (decodable; checksum verified if listed)."""
+
+    relpath: str  # as written in dataset.json
+    path: Path  # absolute path inside the ROCO data root
+    sha256: str
+    width: int
+    height: int
+
+
+def roco_data_root(roco_root: Path | str) -> Path:
+    """The folder the release paths are relative to: ``roco_root`` or its ``data/`` subfolder.
+
+    ``roco_root`` itself when it holds a ``train``, ``validation`` or ``test`` folder, else
+    ``roco_root/data`` when that does, else ``roco_root`` (every image is then reported
+    missing, with the folder searched).
+
+    Raises:
+        NotADirectoryError: ``roco_root`` is not a folder.
+    """
+    root = Path(roco_root)
+    if not root.is_dir():
+        raise NotADirectoryError(f"ROCO folder {str(root)!r} does not exist or is not a folder")
+    for candidate in (root, root / "data"):
+        if any((candidate / split).is_dir() for split in ROCO_SPLITS):
+            return candidate
+    return root
+
+
+def read_checksums(path: Path | str) -> dict[str, str]:
+    """Read a ``sha256sum``-format list: ``{relative path: lower-case hex digest}``.
+
+    Raises:
+        DataError: listing every malformed line and every path given twice.
+    """
+    path = Path(path)
+    name = path.name
+    out: dict[str, str] = {}
+    problems: list[Problem] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _CHECKSUM_LINE.match(line.rstrip("\r"))
+        if match is None:
+            problems.append(Problem(name, f"line {number}: expected '<64 hex digits>  <path>', got {line!r:.120}", row=number))
+            continue
+        digest, rel = match.group(1).lower(), match.group(2)
+        if rel in out:
+            problems.append(Problem(name, f"line {number}: {rel!r} is listed twice", row=number, field="path"))
+            continue
+        out[rel] = digest
+    if problems:
+        raise DataError(problems)
+    return out
+
+
+def checksum_text(images: Iterable[LocatedImage]) -> str:
+    """A ``sha256sum``-format list of ``images`` (sorted by path)."""
+    return "".join(f"{img.sha256}  {img.relpath}\n" for img in sorted(images, key=lambda i: i.relpath))
+
+
+def _users(release) -> dict[str, list[tuple[str, int, str]]]:
+    """ROCO path -> [(pair id, row, field)] of every image slot using it, in file order."""
+    users: dict[str, list[tuple[str, int, str]]] = {}
+    for pair in release.pairs.values():
+        for k, rel in enumerate((pair.im_1, pair.im_2), start=1):
+            users.setdefault(rel, []).append((pair.pair_id, pair.row, f"im_{k}"))
+    return users
+
+
+def locate_images(
+    release,
+    roco_root: Path | str,
+    *,
+    checksums: Mapping[str, str] | None = None,
+    decode: bool = True,
+) -> dict[str, LocatedImage]:
+    """Find and check every image of ``release`` in the user's ROCO copy.
+
+    Args:
+        release: a :class:`medvigil.mediconfusion.release.Release`.
+        roco_root: the ROCO data folder or the repository root (see :func:`roco_data_root`).
+        checksums: ``{relative path: sha256}`` (:func:`read_checksums`); when given, every
+            image must be listed and match.
+        decode: fully decode each image (default); ``False`` only checks existence and checksums.
+
+    Returns:
+        ``{relative path: LocatedImage}`` for every image, in order of first use.
+
+    Raises:
+        NotADirectoryError: ``roco_root`` is not a folder.
+        DataError: listing every unsafe, missing, undecodable or mismatching image.
+    """
+    from medvigil import imaging
+
+    base = roco_data_root(roco_root)
+    name = Path(release.path).name
+    found: dict[str, LocatedImage] = {}
+    problems: list[Problem] = []
+    missing = 0
+    for rel, users in _users(release).items():
+        pid, row, slot = users[0]
+        pairs = ", ".join(dict.fromkeys(u[0] for u in users))
+        where = {"file": name, "row": row, "field": f"{pid}.{slot}"}
+        try:
+            path = resolve_inside(base, rel, name, row, f"{pid}.{slot}")
+        except DataError as exc:
+            problems.extend(Problem(p.file, f"{p.message} (ROCO root {str(base)!r})", p.row, p.field) for p in exc.problems)
+            continue
+        if not path.is_file():
+            missing += 1
+            problems.append(Problem(message=f"missing ROCO image {rel!r} (needed by pair {pairs})", **where))
+            continue
+        width = height = 0
+        if decode:
+            try:
+                with imaging.safe_open_image(path) as image:
+                    width, height = image.size
+            except DataError as exc:
+                problems.append(Problem(message=f"ROCO image {rel!r} (pair {pairs}): {exc.problems[0].message}", **where))
+                continue
+        digest = file_sha256(path)
+        if checksums is not None:
+            expected = checksums.get(rel)
+            if expected is None:
+                problems.append(Problem(message=f"ROCO image {rel!r} (pair {pairs}) has no entry in the checksum list", **where))
+                continue
+            if expected.lower() != digest:
+                problems.append(
+                    Problem(
+                        message=f"ROCO image {rel!r} (pair {pairs}): checksum mismatch, expected {expected.lower()}, found {digest}",
+                        **where,
+                    )
+                )
+                continue
+        found[rel] = LocatedImage(relpath=rel, path=path, sha256=digest, width=width, height=height)
+    if problems:
+        n_images = len(found) + len(problems)
+        summary = f"{len(problems)} of {n_images} ROCO images are unusable under {str(base)!r} ({missing} missing)"
+        raise DataError([Problem(name, summary), *problems])  # the count first: long lists get truncated on screen
+    return found

@@ -1,0 +1,298 @@
+"""lmms-eval hooks for the MediConfusion task pack (modes MC, GD, PS, FF; paper Sec. 3.1).
+
+YAML holds what varies (output type, prompt text, generation settings, metric list); this
+module holds the hooks. Prompts, answer extraction, prefix-score normalisation and the
+free-form judges are :mod:`medvigil.mediconfusion.modes`; scoring is
+:mod:`medvigil.scoring.mediconfusion`; nothing is re-implemented here.
+
+Data: each task loads the bundled one-row ``_pointer.jsonl`` and its ``process_docs`` swaps
+in the ``questions`` config of the built dataset found through ``MEDICONFUSION_DATA``
+(:func:`medvigil.mediconfusion.data.resolve_data_location`), adding ``condition`` (the mode)
+and ``choices`` (``[option_A, option_B]``, the candidate answers of the likelihood modes).
+
+Settings (environment variables, read and checked when the data is loaded, before any
+inference, and written into every record's ``extra``):
+
+=================================  ============================================================
+``MEDICONFUSION_PS_NORMALISATION``  ``per_token`` (default), ``per_char`` or ``none``
+``MEDICONFUSION_LL_KIND``           how to read loglikelihood values: ``auto`` (default),
+                                    ``mean_nll`` or ``sum_logprob``
+``MEDICONFUSION_FF_JUDGE``          free-form judge: ``token_f1`` (default), a registered or
+                                    installed judge name, or ``package.module:function``
+``MEDICONFUSION_MARGIN``            vote margin of the answer rule (default 3)
+=================================  ============================================================
+
+Every sample yields one record of ``schemas/probe_record.schema.json`` (suite
+``mediconfusion``, ``case_id`` = pair id, ``probe_id`` = ``"<pair>:im1"``, ``condition`` = the
+authors' mode name ``mc``/``greedy``/``prefix``/``gpt4``, ``predicted_letter`` None when
+invalid); the aggregations score the records with the scoring core.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from functools import lru_cache
+
+from medvigil.mediconfusion import modes
+from medvigil.mediconfusion.data import load_config
+from medvigil.scoring.mediconfusion import (
+    DEFAULT_MARGIN,
+    MODE_LABELS,
+    OPTION_LETTERS,
+    score_records,
+)
+
+RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-scoring names it
+PROBE_KIND = "confusing_pair"  # as in medvigil.adapters.mediconfusion (the authors' result files)
+#: task suffix -> record condition (the authors' mode names, their result-file suffixes)
+CONDITIONS = {"mc": "mc", "gd": "greedy", "ps": "prefix", "ff": "gpt4"}
+#: metric -> higher is better? (the YAML generator reads this)
+METRIC_DIRECTIONS = {"set_acc": True, "indiv_acc": True, "confusion": False, "invalid": False}
+
+ENV_PS_NORMALISATION = "MEDICONFUSION_PS_NORMALISATION"
+ENV_LL_KIND = "MEDICONFUSION_LL_KIND"
+ENV_FF_JUDGE = "MEDICONFUSION_FF_JUDGE"
+ENV_MARGIN = "MEDICONFUSION_MARGIN"
+
+
+# ---------------------------------------------------------------- settings
+
+
+def settings(env: dict | None = None) -> dict:
+    """The run settings from the environment, checked (ValueError names the variable)."""
+    env = os.environ if env is None else env
+    out = {
+        "ps_normalisation": env.get(ENV_PS_NORMALISATION) or "per_token",
+        "ll_kind": env.get(ENV_LL_KIND) or "auto",
+        "judge": env.get(ENV_FF_JUDGE) or "token_f1",
+    }
+    if out["ps_normalisation"] not in modes.NORMALISATIONS:
+        raise ValueError(f"{ENV_PS_NORMALISATION} must be one of {', '.join(modes.NORMALISATIONS)}, got {out['ps_normalisation']!r}")
+    if out["ll_kind"] not in modes.VALUE_KINDS:
+        raise ValueError(f"{ENV_LL_KIND} must be one of {', '.join(modes.VALUE_KINDS)}, got {out['ll_kind']!r}")
+    raw_margin = env.get(ENV_MARGIN) or str(DEFAULT_MARGIN)
+    try:
+        margin = float(raw_margin)
+    except ValueError:
+        raise ValueError(f"{ENV_MARGIN} must be a number, got {raw_margin!r}") from None
+    if not math.isfinite(margin) or margin < 0:
+        raise ValueError(f"{ENV_MARGIN} must be a finite number >= 0, got {raw_margin!r}")
+    out["margin"] = int(margin) if margin.is_integer() else margin
+    modes.get_judge(out["judge"])  # unknown judge: fail now, not after inference
+    return out
+
+
+# ---------------------------------------------------------------- data (process_docs)
+
+
+def _load(mode: str):
+    settings()  # misconfiguration fails before any inference
+    data = load_config("questions")
+    data = data.add_column("condition", [CONDITIONS[mode]] * len(data))
+    return data.add_column("choices", [[a, b] for a, b in zip(data["option_A"], data["option_B"])])
+
+
+def load_mc(_pointer):
+    return _load("mc")
+
+
+def load_gd(_pointer):
+    return _load("gd")
+
+
+def load_ps(_pointer):
+    return _load("ps")
+
+
+def load_ff(_pointer):
+    return _load("ff")
+
+
+# ---------------------------------------------------------------- prompt and image
+
+
+def mediconfusion_doc_to_visual(doc: dict) -> list:
+    """The image the question is about (RGB)."""
+    image = doc.get("image")
+    return [] if image is None else [image.convert("RGB")]
+
+
+def _wrap(text: str, kwargs: dict | None) -> str:
+    kwargs = kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{text}{kwargs.get('post_prompt', '')}"
+
+
+def mediconfusion_mc_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """MC and GD: question, ``Options:``, ``A.``/``B.`` lines."""
+    return _wrap(modes.build_pair_prompt(doc["question"], (doc["option_A"], doc["option_B"])), lmms_eval_specific_kwargs)
+
+
+def mediconfusion_question_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """PS and FF: the bare question (no options, no letters; paper Sec. 3.1)."""
+    return _wrap(doc["question"].strip(), lmms_eval_specific_kwargs)
+
+
+def mediconfusion_ps_doc_to_choice(doc: dict) -> list:
+    """PS continuations: the two option texts."""
+    return [doc["option_A"], doc["option_B"]]
+
+
+def mediconfusion_ps_doc_to_target(doc: dict) -> int:
+    return OPTION_LETTERS.index(doc["correct_letter"])
+
+
+# ---------------------------------------------------------------- results
+
+
+def _record(doc: dict, votes, raw_response, extra: dict, run: dict) -> dict:
+    letter = modes.letter_from_votes(votes, run["margin"])
+    cats = list(doc.get("categories") or [])
+    return {
+        "suite": "mediconfusion",
+        "model": RUN_MODEL_NAME,
+        "condition": doc["condition"],
+        "probe_id": f"{doc['pair_id']}:{doc['image_key']}",
+        "case_id": str(doc["pair_id"]),
+        "probe_kind": PROBE_KIND,
+        "risk_tier": None,
+        "source_dataset": "synthetic" if doc.get("synthetic") else "ROCO",
+        "modality": None,
+        "text_only_answerable": False,
+        "category": "; ".join(cats) if cats else None,
+        "correct_letter": doc["correct_letter"],
+        "predicted_letter": letter,
+        "parse_status": "ok" if letter is not None else "parse_failure",
+        "raw_response": raw_response,
+        "retries": 0,
+        "extra": {
+            "image": doc["image_key"],
+            "categories": cats,
+            "votes": dict(zip(OPTION_LETTERS, votes)),
+            "margin": run["margin"],
+            "mode_label": MODE_LABELS[doc["condition"]],
+            "condition_source": "lmms-eval",
+            **extra,
+        },
+    }
+
+
+def _emit(record: dict) -> dict:
+    return {name: record for name in METRIC_DIRECTIONS}
+
+
+def mediconfusion_mc_process_results(doc: dict, results: list) -> dict:
+    response = results[0] if results else ""
+    return _emit(_record(doc, modes.mc_votes(response), response, {}, settings()))
+
+
+def _likelihood_extra(choice: modes.LikelihoodChoice, run: dict) -> dict:
+    return {
+        "option_scores": list(choice.scores),
+        "value_kinds": list(choice.value_kinds),
+        "normalisation_applied": choice.normalisation_applied,
+        "ll_kind": run["ll_kind"],
+        "note": choice.note,
+    }
+
+
+_LL_TEXT = re.compile(r"^\(\s*([^,()]+?)\s*,\s*(True|False|0|1)\s*\)$")
+
+
+def loglikelihood_value(result) -> float:
+    """The number of one loglikelihood result: a ``(value, is_greedy)`` pair or its ``str``.
+
+    lmms-eval 0.7.3 passes every model output through ``unwrap_generation_output``, which
+    turns anything that is not text into ``str(output)``, so ``(-0.5, True)`` arrives as the
+    string ``"(-0.5, True)"``; both forms are accepted.
+
+    >>> loglikelihood_value("(-10000.0, False)"), loglikelihood_value((0.25, True))
+    (-10000.0, 0.25)
+    """
+    if isinstance(result, (tuple, list)) and len(result) == 2:
+        return float(result[0])
+    if isinstance(result, str):
+        match = _LL_TEXT.match(result.strip())
+        if match:
+            return float(match.group(1))
+    raise ValueError(f"not a loglikelihood result (value, is_greedy): {result!r:.80}")
+
+
+def mediconfusion_gd_process_results(doc: dict, results: list) -> dict:
+    run = settings()
+    values = [loglikelihood_value(r) for r in results]
+    choice = modes.gd_scores(values, value_kind=run["ll_kind"])
+    return _emit(_record(doc, choice.votes, None, {"loglikelihood": values, **_likelihood_extra(choice, run)}, run))
+
+
+def mediconfusion_ps_process_results(doc: dict, results: list) -> dict:
+    run = settings()
+    values = [loglikelihood_value(r) for r in results]
+    choice = modes.prefix_scores(
+        values, mediconfusion_ps_doc_to_choice(doc), normalisation=run["ps_normalisation"], value_kind=run["ll_kind"]
+    )
+    extra = {"loglikelihood": values, "ps_normalisation": run["ps_normalisation"], **_likelihood_extra(choice, run)}
+    return _emit(_record(doc, choice.votes, None, extra, run))
+
+
+def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
+    run = settings()
+    response = results[0] if results else ""
+    judged = modes.judge_response(
+        doc["question"], doc["option_A"], doc["option_B"], response, judge=run["judge"], margin=run["margin"]
+    )
+    return _emit(_record(doc, judged.scores, response, {"judge": judged.judge, "judge_scores": list(judged.scores)}, run))
+
+
+# ---------------------------------------------------------------- aggregation
+
+
+@lru_cache(maxsize=16)
+def _score(key: tuple):
+    records = [
+        {
+            "suite": "mediconfusion",
+            "model": RUN_MODEL_NAME,
+            "condition": condition,
+            "case_id": case_id,
+            "probe_id": probe_id,
+            "correct_letter": correct,
+            "predicted_letter": predicted,
+            "extra": {"categories": list(cats)},
+        }
+        for condition, case_id, probe_id, correct, predicted, cats in key
+    ]
+    return score_records(records)
+
+
+def _metric(records: list, name: str) -> float:
+    key = tuple(
+        (r["condition"], r["case_id"], r["probe_id"], r["correct_letter"], r["predicted_letter"], tuple(r["extra"]["categories"]))
+        for r in records
+    )
+    score = _score(key)
+    if name == "invalid":
+        return float(score.totals["invalid"])
+    value = {"set_acc": score.set_accuracy, "indiv_acc": score.individual_accuracy, "confusion": score.confusion}[name]
+    return 100.0 * value  # percent, as in the paper's tables (NaN when undefined)
+
+
+def mediconfusion_aggregate_set_acc(records: list) -> float:
+    """Set accuracy (%): pairs with both images answered correctly."""
+    return _metric(records, "set_acc")
+
+
+def mediconfusion_aggregate_indiv_acc(records: list) -> float:
+    """Individual accuracy (%): images answered correctly."""
+    return _metric(records, "indiv_acc")
+
+
+def mediconfusion_aggregate_confusion(records: list) -> float:
+    """Confusion score (%): pairs given the same valid answer, over pairs with two valid answers."""
+    return _metric(records, "confusion")
+
+
+def mediconfusion_aggregate_invalid(records: list) -> float:
+    """Invalid answers (count of images)."""
+    return _metric(records, "invalid")

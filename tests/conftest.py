@@ -1,0 +1,21 @@
+"""Shared pytest fixtures."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def synthetic_release(tmp_path_factory):
+    """Path to a 40-case synthetic release (seed 0), written once per test session.
+
+    The withheld CXR source files of the release are written to the sibling folder
+    ``<release>/../credentialed`` (paths as in ``reconstruction/cxr_pointers.csv``).
+    Treat both folders as read-only.
+    """
+    from medvigil.synthetic import generate_release
+
+    base = tmp_path_factory.mktemp("synthetic_release")
+    root = base / "release"
+    generate_release(root, cases=40, seed=0, credentialed_out=base / "credentialed")
+    return root

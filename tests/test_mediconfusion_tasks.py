@@ -1,0 +1,352 @@
+"""MediConfusion modes and lmms-eval task pack: prompts, answer extraction, judges, real runs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from medvigil.mediconfusion import modes
+from medvigil.schema_validation import check_records
+from medvigil.scoring.mediconfusion import score_records
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = ROOT / "tasks"
+FIXTURE = ROOT.parent / "shared" / "fixtures" / "mediconfusion" / "dataset.json"
+
+
+def _utils():
+    spec = importlib.util.spec_from_file_location("mediconfusion_task_utils_test", TASKS / "mediconfusion" / "utils.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+utils = _utils()
+
+DOC = {
+    "pair_id": "90001",
+    "image_key": "im1",
+    "question": "On which side of the patient is the pneumothorax?",
+    "option_A": "Right",
+    "option_B": "Left",
+    "correct_letter": "B",
+    "categories": ["Pulmonary"],
+    "synthetic": True,
+    "image": None,
+    "choices": ["Right", "Left"],
+}
+MC_KWARGS = {"pre_prompt": "", "post_prompt": "\nAnswer with the option's letter from the given choices directly."}
+
+
+def _doc(mode: str, **change) -> dict:
+    return {**DOC, "condition": utils.CONDITIONS[mode], **change}
+
+
+def _record(result: dict) -> dict:
+    assert set(result) == set(utils.METRIC_DIRECTIONS)
+    (record,) = {json.dumps(r, sort_keys=True) for r in result.values()}  # the same record under every metric
+    record = json.loads(record)
+    check_records("probe_record", [record], file="process_results")
+    return record
+
+
+def test_utils_doctests():
+    import doctest
+
+    result = doctest.testmod(utils)
+    assert result.attempted > 0 and result.failed == 0
+
+
+# ------------------------------------------------------------------ prompts (frozen)
+
+
+def test_prompt_snapshots():
+    assert utils.mediconfusion_mc_doc_to_text(_doc("mc"), MC_KWARGS) == (
+        "On which side of the patient is the pneumothorax?\nOptions:\nA. Right\nB. Left\n"
+        "Answer with the option's letter from the given choices directly."
+    )
+    # PS and FF: the bare question, no options and no letters (paper Sec. 3.1)
+    assert utils.mediconfusion_question_doc_to_text(_doc("ps"), {"pre_prompt": "", "post_prompt": ""}) == DOC["question"]
+    assert utils.mediconfusion_question_doc_to_text(
+        _doc("ff"), {"pre_prompt": "Based on the image, answer the following question.\n", "post_prompt": ""}
+    ) == ("Based on the image, answer the following question.\nOn which side of the patient is the pneumothorax?")
+    assert utils.mediconfusion_ps_doc_to_choice(DOC) == ["Right", "Left"] and utils.mediconfusion_ps_doc_to_target(DOC) == 1
+
+
+def test_mc_prompt_is_readable_by_the_baselines():
+    from medvigil.prompting import parse_mcq_prompt
+
+    question, options = parse_mcq_prompt(utils.mediconfusion_mc_doc_to_text(_doc("mc"), MC_KWARGS))
+    assert question == DOC["question"] and options == {"A": "Right", "B": "Left"}
+
+
+# ------------------------------------------------------------------ per-mode answers and records
+
+
+@pytest.mark.parametrize(
+    ("response", "letter"),
+    [("B", "B"), ("  A. Right", "A"), ("The answer is B.", "B"), ("C", None), ("Both", None), ("a", None), ("", None)],
+)
+def test_mc_records(response, letter):
+    record = _record(utils.mediconfusion_mc_process_results(_doc("mc"), [response]))
+    assert record["predicted_letter"] == letter
+    assert record["parse_status"] == ("ok" if letter else "parse_failure")
+    assert (record["probe_id"], record["case_id"], record["condition"], record["category"]) == ("90001:im1", "90001", "mc", "Pulmonary")
+    assert record["extra"]["image"] == "im1" and record["extra"]["mode_label"] == "MC"
+
+
+def test_gd_reads_lmms_eval_results_in_both_conventions():
+    # lmms-eval 0.7.3 hands process_results str((value, is_greedy)); HF models return the mean NLL
+    nll = _record(utils.mediconfusion_gd_process_results(_doc("gd"), ["(2.5, False)", "(0.1, True)"]))
+    assert nll["predicted_letter"] == "B" and nll["extra"]["value_kinds"] == ["mean_nll", "mean_nll"]
+    logprob = _record(utils.mediconfusion_gd_process_results(_doc("gd"), [(0.0, True), (-10000.0, False)]))
+    assert logprob["predicted_letter"] == "A" and logprob["extra"]["normalisation_applied"] == "single_token"
+    tie = _record(utils.mediconfusion_gd_process_results(_doc("gd"), ["(1.0, False)", "(1.0, False)"]))
+    assert tie["predicted_letter"] is None and tie["extra"]["note"] == "tie"
+
+
+def test_ps_normalisation_is_a_parameter(monkeypatch):
+    doc = _doc("ps", option_A="Pneumothorax", option_B="Pleural effusion", choices=["Pneumothorax", "Pleural effusion"])
+    # total log-probabilities: -12 over 12 chars (-1.0/char) vs -13 over 16 chars (-0.8125/char)
+    results = ["(-12.0, False)", "(-13.0, False)"]
+    assert _record(utils.mediconfusion_ps_process_results(doc, results))["predicted_letter"] == "A"  # as is: -12 > -13
+    monkeypatch.setenv("MEDICONFUSION_PS_NORMALISATION", "per_char")
+    record = _record(utils.mediconfusion_ps_process_results(doc, results))
+    assert record["predicted_letter"] == "B" and record["extra"]["ps_normalisation"] == "per_char"
+    monkeypatch.setenv("MEDICONFUSION_PS_NORMALISATION", "per_token")
+    mean_nll = _record(utils.mediconfusion_ps_process_results(doc, ["(0.9, False)", "(0.4, False)"]))
+    assert mean_nll["predicted_letter"] == "B" and mean_nll["extra"]["option_scores"] == [-0.9, -0.4]
+
+
+def test_ff_records_use_the_judge_and_the_gap_rule():
+    record = _record(utils.mediconfusion_ff_process_results(_doc("ff"), ["There is a pneumothorax on the left."]))
+    assert record["predicted_letter"] == "B" and record["extra"]["judge"] == "token_f1"
+    # 'pneumothorax' echoes the question and is dropped, leaving {left}: F1 1.0 with B, 0 with A
+    assert record["extra"]["votes"] == {"A": 1, "B": 10} and record["raw_response"].startswith("There is")
+    vague = _record(utils.mediconfusion_ff_process_results(_doc("ff"), ["I cannot tell from this image."]))
+    assert vague["predicted_letter"] is None and vague["extra"]["votes"] == {"A": 1, "B": 1}
+
+
+def test_settings_are_checked_before_inference(monkeypatch):
+    monkeypatch.setenv("MEDICONFUSION_PS_NORMALISATION", "per_word")
+    with pytest.raises(ValueError, match="MEDICONFUSION_PS_NORMALISATION"):
+        utils.settings()
+    monkeypatch.delenv("MEDICONFUSION_PS_NORMALISATION")
+    monkeypatch.setenv("MEDICONFUSION_FF_JUDGE", "token_f2")
+    with pytest.raises(ValueError, match="Did you mean 'token_f1'"):
+        utils.settings()
+    monkeypatch.setenv("MEDICONFUSION_FF_JUDGE", "token_f1")
+    monkeypatch.setenv("MEDICONFUSION_MARGIN", "-1")
+    with pytest.raises(ValueError, match="MEDICONFUSION_MARGIN"):
+        utils.settings()
+    monkeypatch.setenv("MEDICONFUSION_MARGIN", "5")
+    assert utils.settings()["margin"] == 5
+
+
+def test_aggregations_call_the_scoring_core():
+    records = []
+    answers = {("1", "im1"): "A", ("1", "im2"): "B", ("2", "im1"): "A", ("2", "im2"): "A", ("3", "im1"): "", ("3", "im2"): "A"}
+    gold = {"1": ("A", "B"), "2": ("B", "A"), "3": ("A", "B")}
+    for (pair, key), response in answers.items():
+        doc = _doc("mc", pair_id=pair, image_key=key, correct_letter=gold[pair][key == "im2"], categories=["Cerebral"])
+        records.append(_record(utils.mediconfusion_mc_process_results(doc, [response])))
+    assert utils.mediconfusion_aggregate_set_acc(records) == pytest.approx(100 / 3)
+    assert utils.mediconfusion_aggregate_indiv_acc(records) == pytest.approx(100 * 3 / 6)
+    assert utils.mediconfusion_aggregate_confusion(records) == pytest.approx(50.0)  # 1 of 2 pairs with two valid answers
+    assert utils.mediconfusion_aggregate_invalid(records) == 1.0
+    score = score_records(records)
+    assert (score.totals["set_score"], score.totals["individual_score"], score.totals["invalid"]) == (1, 3, 1)
+
+
+# ------------------------------------------------------------------ modes and judges
+
+
+def test_likelihood_value_kinds():
+    assert modes.gd_scores([0.3, -2.1]).votes == (0, 0)  # one loss and one log-probability: not one model
+    assert modes.gd_scores([0.3, 2.1], value_kind="sum_logprob").votes == (0, 0)  # positive log-probabilities
+    assert modes.prefix_scores([0.5, 0.7], ["a", "b"], normalisation="per_char").votes == (0, 0)
+    assert modes.prefix_scores([-1.0, -4.0], ["a", "bbbbbbbb"], normalisation="per_char").votes == (0, 10)
+    with pytest.raises(ValueError, match="normalisation"):
+        modes.prefix_scores([-1.0, -2.0], ["a", "b"], normalisation="per_word")
+
+
+def test_token_f1_judge_definition():
+    judge = modes.token_f1_judge
+    assert judge("Which side?", "Left", "Right", "Left") == (10, 1)
+    assert judge("Which side?", "Left", "Right", "") == (1, 1)
+    # F1 2/3 with 'not effaced', halved because exactly one side is negated
+    assert judge("Fourth ventricle?", "Effaced", "Not effaced", "effaced") == (10, 4)
+    assert judge("Which lobe?", "Frontal lobe", "Occipital lobe", "It is in the frontal region") == (6, 1)
+    assert judge("Which lobe?", "Frontal lobe", "Occipital lobe", "lobe") == (7, 7)
+    assert modes.judge_response("Which lobe?", "Frontal lobe", "Occipital lobe", "lobe").letter is None  # gap 0
+    result = modes.judge_response("Fourth ventricle?", "Effaced", "Not effaced", "effaced")
+    assert result.letter == "A"  # gap 6
+    assert modes.judge_response("Fourth ventricle?", "Effaced", "Not effaced", "effaced", margin=7).letter is None
+
+
+@pytest.mark.skipif(not FIXTURE.is_file(), reason="shared MediConfusion fixture not present")
+def test_token_f1_judge_reads_every_real_option_verbatim():
+    from medvigil.mediconfusion.release import read_release
+
+    for pair in read_release(FIXTURE).pairs.values():
+        for letter, option in zip("AB", pair.options):
+            assert modes.judge_response(pair.question, pair.option_A, pair.option_B, option).letter == letter, pair.pair_id
+
+
+def test_judges_are_pluggable(tmp_path, monkeypatch):
+    calls = []
+
+    def complete(system: str, prompt: str) -> str:
+        calls.append((system, prompt))
+        return "A: 2\nB: 9\nYour explanation: the response names the right side."
+
+    modes.register_judge("fake_llm", modes.make_llm_judge(complete), overwrite=True)
+    result = modes.judge_response("Which side?", "Left", "Right", "right", judge="fake_llm")
+    assert result.letter == "B" and result.scores == (2.0, 9.0)
+    system, prompt = calls[0]
+    assert system == modes.JUDGE_SYSTEM_MESSAGE
+    assert prompt.startswith("[Question]\nWhich side?\n[Answer A]\nLeft\n[Answer B]\nRight\n[Assistant]\nright\n")
+    assert "fake_llm" in modes.available_judges()
+    with pytest.raises(ValueError, match="already registered"):
+        modes.register_judge("fake_llm", complete)
+
+    (tmp_path / "my_judges.py").write_text("def constant(question, a, b, response):\n    return (9, 1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert modes.judge_response("Q?", "x", "y", "z", judge="my_judges:constant").letter == "A"
+    (tmp_path / "bad_judges.py").write_text("def eleven(question, a, b, response):\n    return (11, 1)\n")
+    with pytest.raises(ValueError, match=r"two scores in \[1, 10\]"):
+        modes.judge_response("Q?", "x", "y", "z", judge="bad_judges:eleven")
+    with pytest.raises(ValueError, match="no 'A: <score>'"):
+        modes.parse_judge_reply("Answer A is closer.")
+
+
+# ------------------------------------------------------------------ real lmms-eval runs
+
+# Runs lmms-eval in-process after giving the baselines the prompt-without-options fallback that
+# tasks/baseline_models.py needs for PS and FF (see tasks/mediconfusion/README.md, "Baselines").
+# When the installed baselines already answer such prompts, nothing is patched.
+_RUNNER = '''
+import runpy, string, sys
+import lmms_eval.models  # noqa: F401  build the model registry first: it imports the baselines
+import medvigil.tasks.baseline_models as bm
+from medvigil.prompting import parse_mcq_prompt
+
+
+class _Req:
+    def __init__(self, args):
+        self.args = args
+
+
+def _supported():
+    model = bm.ConstantBaseline(letter="A")
+    model.task_dict = {"t": {"test": [{"choices": ["first option", "second option"]}]}}
+    try:
+        return model.generate_until([_Req(("Q?", {}, None, 0, "t", "test"))]) == ["first option"]
+    except ValueError:
+        return False
+
+
+def _answer(self, context, doc, images):
+    try:
+        parse_mcq_prompt(context)
+    except ValueError:
+        choices = doc.get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise
+        letters = string.ascii_uppercase[: len(choices)]
+        prompt = context.rstrip() + "\\nOptions:\\n" + "\\n".join(f"{l}. {c}" for l, c in zip(letters, choices))
+        letter = self.policy.answer(prompt, images).strip()
+        return letter, (str(choices[letters.index(letter)]) if letter and letter in letters else None)
+    return self.policy.answer(context, images), None
+
+
+def generate_until(self, requests):
+    out = []
+    for request in requests:
+        context, _kwargs, doc_to_visual, doc_id, task, split = request.args
+        doc = self._doc(task, split, doc_id)
+        letter, text = self._answer(context, doc, bm._visuals(doc_to_visual, doc))
+        out.append(text if text is not None else letter)
+    return out
+
+
+def loglikelihood(self, requests):
+    out = []
+    for request in requests:
+        context, continuation, doc_to_visual, doc_id, task, split = request.args
+        doc = self._doc(task, split, doc_id)
+        letter, text = self._answer(context, doc, bm._visuals(doc_to_visual, doc))
+        hit = continuation.strip() == text.strip() if text is not None else continuation.strip().rstrip(".") == letter.strip()
+        out.append((0.0 if hit else bm._UNLIKELY, hit))
+    return out
+
+
+if not _supported():
+    bm.BaselineLMM._answer = _answer
+    bm.BaselineLMM.generate_until = generate_until
+    bm.BaselineLMM.loglikelihood = loglikelihood
+sys.argv = ["lmms_eval", *sys.argv[1:]]
+runpy.run_module("lmms_eval", run_name="__main__", alter_sys=True)
+'''
+
+MODES = ("mc", "gd", "ps", "ff")
+
+
+@pytest.fixture(scope="module")
+def lmms_run(tmp_path_factory):
+    """One lmms-eval invocation of the group (all four modes) with the always-A baseline."""
+    pytest.importorskip("lmms_eval")
+    from medvigil.mediconfusion.export import build
+    from medvigil.mediconfusion.synthetic import write_sample
+
+    base = tmp_path_factory.mktemp("mediconfusion_lmms")
+    write_sample(base / "rel", n_pairs=8, seed=0)
+    build(base / "rel" / "data" / "dataset.json", base / "rel" / "roco", base / "built")
+    (base / "runner.py").write_text(_RUNNER)
+    env = dict(
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        HF_DATASETS_CACHE=str(base / "hf-cache"),
+        MEDICONFUSION_DATA=str(base / "built"),
+    )
+    for key in ("MEDICONFUSION_PS_NORMALISATION", "MEDICONFUSION_LL_KIND", "MEDICONFUSION_FF_JUDGE", "MEDICONFUSION_MARGIN"):
+        env.pop(key, None)
+    command = [
+        sys.executable, str(base / "runner.py"),
+        "--model", "constant", "--model_args", "letter=A",
+        "--tasks", "mediconfusion", "--include_path", str(TASKS),
+        "--output_path", str(base / "out"), "--log_samples",
+    ]  # fmt: skip
+    start = time.monotonic()
+    proc = subprocess.run(command, check=False, env=env, cwd=base, capture_output=True, text=True, timeout=600)
+    seconds = time.monotonic() - start
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    (results_file,) = (base / "out").rglob("*_results.json")
+    samples = {m: next((base / "out").rglob(f"*_samples_mediconfusion_{m}.jsonl")) for m in MODES}
+    print(f"lmms-eval run of the four MediConfusion tasks: {seconds:.1f} s")
+    return json.loads(results_file.read_text()), samples, seconds
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_always_a_baseline_in_a_real_lmms_eval_run(lmms_run, mode):
+    results, samples, _ = lmms_run
+    table = results["results"][f"mediconfusion_{mode}"]
+    # balanced pairs: always-A is right on exactly one image of every pair (paper's random: 25 % / 50 %)
+    assert table["set_acc,none"] == 0.0
+    assert table["indiv_acc,none"] == 50.0
+    assert table["confusion,none"] == 100.0
+    assert table["invalid,none"] == 0.0
+    records = [json.loads(line)["set_acc"] for line in samples[mode].read_text().splitlines()]
+    assert len(records) == 16 and {r["condition"] for r in records} == {utils.CONDITIONS[mode]}
+    check_records("probe_record", records, file=samples[mode].name)
+    assert all(r["predicted_letter"] == "A" for r in records)
+    rescored = score_records(records)
+    assert (rescored.set_accuracy, rescored.individual_accuracy) == (0.0, 0.5)
