@@ -13,6 +13,8 @@ this module only adapts lmms-eval requests to ``policy.answer(prompt, images)``.
 
 from __future__ import annotations
 
+import string
+
 from typing import Sequence
 
 from lmms_eval.api.instance import Instance
@@ -22,6 +24,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from medvigil.baselines import POLICIES, make_policy
+from medvigil.prompting import parse_mcq_prompt
 
 _UNLIKELY = -1e4  # log-probability of a continuation the policy did not choose
 
@@ -46,26 +49,48 @@ class BaselineLMM(lmms):
     def _doc(self, task: str, split: str, doc_id: int) -> dict:
         return self.task_dict[task][split][doc_id]
 
+    def _answer(self, context: str, doc: dict, images: list) -> tuple[str, str | None]:
+        """(letter, chosen option text or None).
+
+        Prompts without an options block (MediConfusion prefix-score and free-form modes)
+        are answered over the doc's ``choices`` column: the baselines need options to
+        choose from, which a real model in those modes does not get. That is acceptable for
+        sanity baselines and documented in tasks/mediconfusion/README.md.
+        """
+        try:
+            parse_mcq_prompt(context)
+        except ValueError:
+            choices = doc.get("choices")
+            if not isinstance(choices, list) or not choices:
+                raise
+            letters = string.ascii_uppercase[: len(choices)]
+            prompt = context.rstrip() + "\nOptions:\n" + "\n".join(f"{x}. {c}" for x, c in zip(letters, choices))
+            letter = self.policy.answer(prompt, images).strip()
+            return letter, (str(choices[letters.index(letter)]) if letter in letters else None)
+        return self.policy.answer(context, images), None
+
     def generate_until(self, requests: Sequence[Instance]) -> list[str]:
         out = []
         for request in tqdm(requests, desc=f"baseline:{self.policy_name}", disable=len(requests) < 200):
             context, _gen_kwargs, doc_to_visual, doc_id, task, split = request.args
-            images = _visuals(doc_to_visual, self._doc(task, split, doc_id))
-            out.append(self.policy.answer(context, images))
+            doc = self._doc(task, split, doc_id)
+            letter, text = self._answer(context, doc, _visuals(doc_to_visual, doc))
+            out.append(text if text is not None else letter)
         return out
 
     def loglikelihood(self, requests: Sequence[Instance]) -> list[tuple[float, bool]]:
         """Score a continuation 0 when it is the policy's own answer, very unlikely otherwise.
 
-        The policy answers the context (which must carry the options block); the
-        continuation is compared with that answer letter after stripping.
+        The answer is a letter (the continuation is compared after stripping a trailing
+        period) or, for prompts without options, the chosen option text.
         """
         out = []
         for request in requests:
             context, continuation, doc_to_visual, doc_id, task, split = request.args
-            images = _visuals(doc_to_visual, self._doc(task, split, doc_id))
-            chosen = self.policy.answer(context, images).strip()
-            hit = continuation.strip().rstrip(".") == chosen
+            doc = self._doc(task, split, doc_id)
+            letter, text = self._answer(context, doc, _visuals(doc_to_visual, doc))
+            chosen = text if text is not None else letter
+            hit = continuation.strip().rstrip(".") == chosen.strip().rstrip(".")
             out.append((0.0 if hit else _UNLIKELY, hit))
         return out
 

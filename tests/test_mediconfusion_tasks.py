@@ -232,69 +232,6 @@ def test_judges_are_pluggable(tmp_path, monkeypatch):
 # Runs lmms-eval in-process after giving the baselines the prompt-without-options fallback that
 # tasks/baseline_models.py needs for PS and FF (see tasks/mediconfusion/README.md, "Baselines").
 # When the installed baselines already answer such prompts, nothing is patched.
-_RUNNER = '''
-import runpy, string, sys
-import lmms_eval.models  # noqa: F401  build the model registry first: it imports the baselines
-import medvigil.tasks.baseline_models as bm
-from medvigil.prompting import parse_mcq_prompt
-
-
-class _Req:
-    def __init__(self, args):
-        self.args = args
-
-
-def _supported():
-    model = bm.ConstantBaseline(letter="A")
-    model.task_dict = {"t": {"test": [{"choices": ["first option", "second option"]}]}}
-    try:
-        return model.generate_until([_Req(("Q?", {}, None, 0, "t", "test"))]) == ["first option"]
-    except ValueError:
-        return False
-
-
-def _answer(self, context, doc, images):
-    try:
-        parse_mcq_prompt(context)
-    except ValueError:
-        choices = doc.get("choices")
-        if not isinstance(choices, list) or not choices:
-            raise
-        letters = string.ascii_uppercase[: len(choices)]
-        prompt = context.rstrip() + "\\nOptions:\\n" + "\\n".join(f"{l}. {c}" for l, c in zip(letters, choices))
-        letter = self.policy.answer(prompt, images).strip()
-        return letter, (str(choices[letters.index(letter)]) if letter and letter in letters else None)
-    return self.policy.answer(context, images), None
-
-
-def generate_until(self, requests):
-    out = []
-    for request in requests:
-        context, _kwargs, doc_to_visual, doc_id, task, split = request.args
-        doc = self._doc(task, split, doc_id)
-        letter, text = self._answer(context, doc, bm._visuals(doc_to_visual, doc))
-        out.append(text if text is not None else letter)
-    return out
-
-
-def loglikelihood(self, requests):
-    out = []
-    for request in requests:
-        context, continuation, doc_to_visual, doc_id, task, split = request.args
-        doc = self._doc(task, split, doc_id)
-        letter, text = self._answer(context, doc, bm._visuals(doc_to_visual, doc))
-        hit = continuation.strip() == text.strip() if text is not None else continuation.strip().rstrip(".") == letter.strip()
-        out.append((0.0 if hit else bm._UNLIKELY, hit))
-    return out
-
-
-if not _supported():
-    bm.BaselineLMM._answer = _answer
-    bm.BaselineLMM.generate_until = generate_until
-    bm.BaselineLMM.loglikelihood = loglikelihood
-sys.argv = ["lmms_eval", *sys.argv[1:]]
-runpy.run_module("lmms_eval", run_name="__main__", alter_sys=True)
-'''
 
 MODES = ("mc", "gd", "ps", "ff")
 
@@ -309,7 +246,6 @@ def lmms_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("mediconfusion_lmms")
     write_sample(base / "rel", n_pairs=8, seed=0)
     build(base / "rel" / "data" / "dataset.json", base / "rel" / "roco", base / "built")
-    (base / "runner.py").write_text(_RUNNER)
     env = dict(
         os.environ,
         HF_HUB_OFFLINE="1",
@@ -320,7 +256,7 @@ def lmms_run(tmp_path_factory):
     for key in ("MEDICONFUSION_PS_NORMALISATION", "MEDICONFUSION_LL_KIND", "MEDICONFUSION_FF_JUDGE", "MEDICONFUSION_MARGIN"):
         env.pop(key, None)
     command = [
-        sys.executable, str(base / "runner.py"),
+        sys.executable, "-m", "lmms_eval",
         "--model", "constant", "--model_args", "letter=A",
         "--tasks", "mediconfusion", "--include_path", str(TASKS),
         "--output_path", str(base / "out"), "--log_samples",
