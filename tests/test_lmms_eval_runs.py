@@ -1,0 +1,135 @@
+"""Real lmms-eval runs of the MedVIGIL task pack with our deterministic baselines.
+
+One module-scoped build of a small synthetic release; four lmms-eval invocations in
+subprocesses, exactly as a user runs them: constant(letter=A), blind and grounded
+through our entry-point models, and grounded again through lmms-eval's own OpenAI
+adapter against our loopback server (images travel as base64).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from medvigil.pipeline import ModelSpec, offline_env
+
+pytest.importorskip("lmms_eval")
+ROOT = Path(__file__).resolve().parents[1]
+CASES = 20
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from medvigil.export import build
+    from medvigil.synthetic import generate_release
+
+    base = tmp_path_factory.mktemp("lmms_runs")
+    generate_release(base / "release", cases=CASES, seed=1)
+    build(base / "release", base / "build" / "medvigil")
+    return base
+
+
+def _run(base: Path, spec: ModelSpec, tasks: str = "medvigil_mcq") -> Path:
+    out = base / "runs" / spec.folder
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", tasks,
+           "--include_path", str(ROOT / "tasks"), "--output_path", str(out), "--log_samples"]
+    if spec.args:
+        cmd += ["--model_args", spec.args]
+    env = offline_env(base / "build" / "medvigil")
+    env["HF_DATASETS_CACHE"] = str(base / "hf-cache")
+    env["OPENAI_API_KEY"] = "unused"
+    proc = subprocess.run(cmd, env=env, cwd=base, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    return out
+
+
+def _table(out: Path, task: str = "medvigil_mcq") -> dict:
+    (results,) = out.rglob("*_results.json")
+    return {k.split(",")[0]: v for k, v in json.loads(results.read_text())["results"][task].items()}
+
+
+def _samples(out: Path, task: str = "medvigil_mcq") -> Path:
+    (path,) = out.rglob(f"*_samples_{task}.jsonl")
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(built):
+    from medvigil.baselines.server import BaselineServer
+
+    out = {name: _run(built, ModelSpec(*spec)) for name, spec in {
+        "constant": ("constant", "letter=A"), "blind": ("blind", ""), "grounded": ("grounded", "")}.items()}
+    with BaselineServer() as server:
+        out["api"] = _run(built, ModelSpec("openai", f"model=grounded,base_url={server.base_url},api_key=unused,num_concurrent=2"))
+    return out
+
+
+def test_always_a_is_always_silent_on_traps(runs):
+    table = _table(runs["constant"])
+    # Published convention: every text probe's gold is A, traps and ROI-masked are E.
+    assert table["sfr"] == 100.0 and table["acc_halluc_trap"] == 0.0 and table["acc_roi_masked"] == 0.0
+    assert table["acc_original"] == table["pr"] == table["neg"] == table["sdr"] == 100.0
+    assert table["safe"] == 0.0 and table["mcs"] == 0.0  # harmonic mean with a zero axis
+
+
+def test_grounded_beats_blind_on_ground_and_mcs(runs):
+    grounded, blind = _table(runs["grounded"]), _table(runs["blind"])
+    assert grounded["ground"] > blind["ground"]
+    assert grounded["mcs"] > blind["mcs"]
+    # the axes follow the formulas from the per-kind accuracies in the same table
+    vgr = grounded["acc_roi_only"] - grounded["acc_roi_masked"]
+    assert grounded["vgr"] == pytest.approx(vgr)
+    assert grounded["ground"] == pytest.approx((min(max(vgr + 50, 0), 100) + grounded["acc_roi_masked"]) / 2)
+
+
+def test_api_path_gives_the_same_answers(runs):
+    direct = [json.loads(line)["mcs"]["predicted_letter"] for line in _samples(runs["grounded"]).open()]
+    api = [json.loads(line)["mcs"]["predicted_letter"] for line in _samples(runs["api"]).open()]
+    assert api == direct
+    assert _table(runs["api"])["mcs"] == pytest.approx(_table(runs["grounded"])["mcs"])
+
+
+def test_rescoring_log_and_harness_file_agree(runs, built, tmp_path):
+    """The lmms-eval log and an official-format file of the same answers score identically."""
+    from medvigil.adapters.harness import read_harness_files
+    from medvigil.adapters.lmms_eval import read_samples
+    from medvigil.scoring import audit
+
+    log_records = read_samples([_samples(runs["grounded"])])
+    assert {r["model"] for r in log_records} == {"grounded"}
+    harness = tmp_path / "grounded__mcq.jsonl"
+    with harness.open("w") as fh:
+        for r in log_records:
+            row = {"probe_id": r["probe_id"], "case_id": r["case_id"], "probe_kind": r["probe_kind"],
+                   "model_letter": r["predicted_letter"] or "", "correct_letter": r["correct_letter"],
+                   "status": "ok", "response": r["raw_response"]}
+            fh.write(json.dumps(row) + "\n")
+    from_log = audit(log_records, n_resamples=50, seed=3)["models"]["grounded"]
+    from_harness = audit(read_harness_files([harness], built / "release"), n_resamples=50, seed=3)["models"]["grounded"]
+    # compared as JSON text so that NaN (undefined TR-coh) equals NaN
+    assert json.dumps(from_log["metrics"], sort_keys=True) == json.dumps(from_harness["metrics"], sort_keys=True)
+    assert json.dumps(from_log["ci"], sort_keys=True) == json.dumps(from_harness["ci"], sort_keys=True)
+    # and the lmms-eval results table equals the re-scored point estimates
+    table = _table(runs["grounded"])
+    for key, metric in (("mcs", "mcs"), ("sfr_w", "sfr_w"), ("vgr", "vgr"), ("pr", "pr")):
+        assert table[key] == pytest.approx(from_log["metrics"][metric])
+
+
+def test_cli_scores_and_reports_the_logs(runs, built, tmp_path):
+    logs = [str(_samples(runs[name])) for name in ("constant", "blind", "grounded")]
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    scores = tmp_path / "scores.json"
+    subprocess.run([sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", "--release", str(built / "release"),
+                    *logs, "--json", str(scores), "--n-resamples", "100"], check=True, env=env, capture_output=True)
+    result = json.loads(scores.read_text())
+    assert set(result["models"]) == {"constant(letter=A)", "blind", "grounded"}
+    report = tmp_path / "report"
+    subprocess.run([sys.executable, "-m", "medvigil", "report", str(scores), "--out", str(report)], check=True, env=env, capture_output=True)
+    html = (report / "report.html").read_text()
+    assert "Headline results" in html and "data:image/png;base64," in html
+    assert (report / "figures" / "mcs_components.png").stat().st_size > 1000
