@@ -22,9 +22,10 @@ $(STAMP): setup.cfg pyproject.toml requirements/constraints.txt
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e ".[lmms,test]"
 	touch $(STAMP)
 
+# The main job on the embedded synthetic release: sample, validate + build, real lmms-eval
+# runs of the four baselines, bootstrap scoring, report ($(DEMO_OUT)/report/report.html).
 demo: setup
-	$(BIN)/python -m medvigil sample --out $(DEMO_OUT)/release --force
-	$(BIN)/python -m medvigil validate $(DEMO_OUT)/release
+	$(BIN)/python -m medvigil demo --out $(DEMO_OUT) --force
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -213,8 +213,8 @@ def _ablation_tables(result: Mapping[str, Any]) -> list[Table]:
             for i, step in enumerate(r["steps"]):
                 lo, hi = r["refusal_ci"][i]
                 slo, shi = r["switch_ci"][i]
-                rows.append([n, str(step), f"{fmt(r['refusal_rate'][i])} [{fmt(100 * lo)}, {fmt(100 * hi)}]",
-                             f"{fmt(r['switch_rate'][i])} [{fmt(100 * slo)}, {fmt(100 * shi)}]", str(r["n"][i])])
+                rows.append([n, str(step), f"{fmt(r['refusal_rate'][i])} [{fmt(lo)}, {fmt(hi)}]",
+                             f"{fmt(r['switch_rate'][i])} [{fmt(slo)}, {fmt(shi)}]", str(r["n"][i])])
         out.append(Table(
             "ROI decay (Appendix K): refusal and letter-switch rates with Wilson 95% CIs",
             ["Model", "step k", "refusal % [CI]", "switch vs step 0 % [CI]", "n"],
@@ -280,7 +280,9 @@ def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
             line = ax.plot(sig, r[f"accuracy_{sub}"], marker="o", label=n)[0]
             ax.axhline(r.get(f"noimg_{sub}", np.nan), color=line.get_color(), ls=":", lw=1)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("blur σ (px; σ=0 drawn at 1)")
+        sig_ticks = [s if s > 0 else 1 for s in next(iter(abl["blur"].values()))["sigmas"]]
+        ax.set_xticks(sig_ticks, [f"{s:g}" for s in next(iter(abl["blur"].values()))["sigmas"]])
+        ax.set_xlabel("blur σ (px, log scale; σ = 0 drawn at 1)")
         ax.set_ylabel("accuracy on original probes %")
         ax.set_title("Visual information decay (dotted: no image)")
         ax.legend(fontsize=8)
@@ -291,8 +293,8 @@ def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
             steps = r["steps"]
             for ax, key, ci in ((axes[0], "refusal_rate", "refusal_ci"), (axes[1], "switch_rate", "switch_ci")):
                 line = ax.plot(steps, r[key], marker="o", label=n)[0]
-                lo = [100 * a for a, _ in r[ci]]
-                hi = [100 * b for _, b in r[ci]]
+                lo = [a for a, _ in r[ci]]  # Wilson bounds, already in percent
+                hi = [b for _, b in r[ci]]
                 ax.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.15)
         axes[0].set_title("refusal rate (option E) %")
         axes[1].set_title("letter switch vs step 0 %")
