@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from itertools import product
 
 import numpy as np
@@ -473,41 +472,6 @@ def test_cli_rejects_negative_margin(tiny):
     assert info.value.code == 2
 
 
-def test_cli_medvigil_suite_calls_harness_reader_and_audit(tiny, capsys, monkeypatch):
-    from medvigil import scoring
-    from medvigil.adapters import harness
-
-    seen = {}
-
-    def fake_read(paths, release):
-        seen["read"] = (list(paths), release)
-        return [{"suite": "medvigil"}]
-
-    def fake_audit(records):
-        seen["audit"] = records
-        return {"suite": "medvigil", "models": {"m": {"mcs": 0.5, "ci": [float("nan"), 1.0]}}}
-
-    monkeypatch.setattr(harness, "read_harness_files", fake_read)
-    monkeypatch.setattr(scoring, "audit", fake_audit)
-    tmp, _, results = tiny
-    assert main(["score", "--suite", "medvigil", "--release", str(tmp), str(results), "--json", "-"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["models"]["m"] == {"mcs": 0.5, "ci": [None, 1.0]}  # strict JSON: NaN -> null
-    assert seen["read"] == ([str(results)], str(tmp)) and seen["audit"] == [{"suite": "medvigil"}]
-    assert main(["score", "--suite", "medvigil", "--release", str(tmp), str(results)]) == 0
-    assert "mcs: 0.5000" in capsys.readouterr().out
-
-
-def test_cli_medvigil_suite_is_guarded_when_scorer_missing(tiny, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "medvigil.adapters.harness", None)  # import raises ImportError
-    tmp, _, results = tiny
-    assert main(["score", "--suite", "medvigil", "--release", str(tmp), str(results)]) == 2
-    assert "medvigil.scoring.audit" in capsys.readouterr().err
-    # the mediconfusion suite does not depend on it
-    _, release, _ = tiny
-    assert main(["score", "--suite", "mediconfusion", "--release", str(release), str(results), "--json", "-"]) == 0
-
-
 def test_cli_medvigil_suite_end_to_end(tmp_path, capsys):
     """A small synthetic MedVIGIL release and an always-"A" harness file through the real
     harness reader and audit (owned elsewhere; this checks the command's wiring)."""
@@ -530,3 +494,5 @@ def test_cli_medvigil_suite_end_to_end(tmp_path, capsys):
     assert "always-a" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["suite"] == "medvigil" and "always-a" in data["models"]
+    metrics = data["models"]["always-a"]["metrics"]
+    assert metrics["sfr"] == 100.0 and metrics["acc_orig"] == 100.0 and metrics["mcs"] == 0.0

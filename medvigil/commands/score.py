@@ -210,15 +210,8 @@ def format_mediconfusion(result: dict) -> str:
 
 def score_medvigil(release_root: str, files: list[str], **audit_options) -> dict:
     """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files)."""
-    try:
-        from medvigil.adapters.harness import read_harness_files
-        from medvigil.scoring import audit
-    except ImportError as exc:
-        raise RuntimeError(
-            "--suite medvigil needs medvigil.adapters.harness.read_harness_files and "
-            f"medvigil.scoring.audit, which this installation does not provide ({exc})"
-        ) from None
     from medvigil.adapters.model_outputs import read_model_outputs
+    from medvigil.scoring import audit
 
     records = read_model_outputs(files, release_root)
     for warning in getattr(records, "warnings", []):
