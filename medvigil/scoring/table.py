@@ -1,0 +1,483 @@
+"""Columnar view of per-probe records (``schemas/probe_record.schema.json``).
+
+Every metric in :mod:`medvigil.scoring` reads a :class:`RecordTable`: one row per
+scored probe record, each categorical field stored as integer codes into a tuple of
+levels, letters stored as small integers. Grouped statistics are then ``np.bincount``
+calls over combined codes instead of Python loops over records.
+
+Semantics of the three ``parse_status`` values (paper Appendix L):
+
+* ``ok``: the response yielded a letter; ``correct`` is ``predicted == correct_letter``.
+* ``parse_failure``: no letter after the retries. Never correct, so it is a silent
+  failure on a trap (no refusal letter was chosen) and wrong on every other probe.
+* ``error``: the call itself failed (official harness ``status != "ok"``). Under the
+  paper's semantics it is scored exactly like a parse failure (the probe was part of the
+  audit and no letter was chosen). ``harness_compatible`` scoring drops error rows from
+  every denominator, as the official ``bench_aggregate.py`` keeps ``status == "ok"`` rows
+  only. :meth:`RecordTable.scored_mask` implements both.
+
+Shared with the other suites' scoring modules: :func:`factorize`,
+:func:`group_counts`, :func:`group_accuracy`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from medvigil.errors import DataError, Problem
+from medvigil.release_format import TIERS
+
+__all__ = [
+    "PARSE_STATUSES",
+    "STATUS_ERROR",
+    "STATUS_OK",
+    "STATUS_PARSE_FAILURE",
+    "Categorical",
+    "RecordTable",
+    "code_letter",
+    "factorize",
+    "group_accuracy",
+    "group_counts",
+    "letter_code",
+]
+
+STATUS_OK, STATUS_PARSE_FAILURE, STATUS_ERROR = 0, 1, 2
+PARSE_STATUSES = ("ok", "parse_failure", "error")
+SUITES = ("medvigil", "mediconfusion", "medqdeg", "readiness", "cbd")
+DEFAULT_CONDITION = "default"
+NO_LETTER = -1  # predicted-letter code of a parse failure or an error
+_MISSING = object()
+REQUIRED_FIELDS = ("suite", "model", "probe_id", "case_id", "probe_kind", "correct_letter", "predicted_letter", "parse_status")
+_MAX_PROBLEMS = 200  # rows listed per kind of problem; the number of further rows is reported
+
+
+def letter_code(letter: str) -> int:
+    """Return 0 for ``"A"`` ... 25 for ``"Z"`` (the schema's ``^[A-Z]$``)."""
+    if not (isinstance(letter, str) and len(letter) == 1 and "A" <= letter <= "Z"):
+        raise ValueError(f"letter must be one of A-Z, got {letter!r}")
+    return ord(letter) - 65
+
+
+def code_letter(code: int) -> str | None:
+    """Inverse of :func:`letter_code`; ``None`` for :data:`NO_LETTER`."""
+    return None if code < 0 else chr(65 + int(code))
+
+
+@dataclass(frozen=True)
+class Categorical:
+    """Integer codes into ``levels``; code ``-1`` means missing (``None``)."""
+
+    codes: np.ndarray
+    levels: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.codes.ndim != 1:
+            raise ValueError(f"codes must be one-dimensional, got shape {self.codes.shape}")
+
+    def code_of(self, level: str) -> int:
+        """Code of ``level``, or -1 when the level does not occur."""
+        try:
+            return self.levels.index(level)
+        except ValueError:
+            return -1
+
+    def take(self, index: np.ndarray) -> Categorical:
+        return Categorical(self.codes[index], self.levels)
+
+    def values(self) -> list[str | None]:
+        lv = self.levels
+        return [None if c < 0 else lv[c] for c in self.codes.tolist()]
+
+
+def factorize(values: Sequence[Any], order: Sequence[str] | None = None, *, sort: bool = True) -> Categorical:
+    """Encode ``values`` as :class:`Categorical` (``None`` -> -1).
+
+    Levels are ``order`` first (when given, kept even if absent), then the remaining
+    observed values sorted (``sort=True``) so that codes do not depend on row order.
+    Runs one dict lookup per value (about 30 ms per million values).
+    """
+    observed = list(dict.fromkeys(values))  # distinct values in order of appearance
+    lut = {v: i for i, v in enumerate(observed)}
+    raw = np.fromiter(map(lut.__getitem__, values), dtype=np.int64, count=len(values))
+    missing_code = lut.get(None)
+    seen = [v for v in observed if v is not None]
+    bad = [v for v in seen if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"categorical values must be strings or None, got {bad[0]!r}")
+    levels: list[str] = list(order) if order is not None else []
+    known = set(levels)
+    extra = [v for v in seen if v not in known]
+    levels.extend(sorted(extra) if sort else extra)
+    position = {v: i for i, v in enumerate(levels)}
+    remap = np.array([position[v] if v is not None else -1 for v in observed] or [0], dtype=np.int32)
+    codes = remap[raw] if len(values) else np.zeros(0, dtype=np.int32)
+    if missing_code is not None:
+        codes[raw == missing_code] = -1
+    return Categorical(codes.astype(np.int32, copy=False), tuple(levels))
+
+
+def group_counts(group: np.ndarray, n_groups: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-group sum of ``weights`` (count when ``None``); rows with group -1 are ignored."""
+    keep = group >= 0
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)[keep]
+    return np.bincount(group[keep], weights=w, minlength=n_groups).astype(np.float64)
+
+
+def group_accuracy(
+    correct: np.ndarray, scored: np.ndarray, group: np.ndarray, n_groups: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Accuracy in percent per integer-coded group: ``100 * correct / scored``.
+
+    The exact-match rate ``Pr_j[l̂_j = l*_j]`` of MedVIGIL Eq. 6 (and of every other
+    suite's per-group accuracy), computed with two ``np.bincount`` calls.
+
+    Rows with ``scored == False`` or ``group == -1`` are ignored. Returns
+    ``(accuracy, n_correct, n_scored)``; accuracy is NaN for a group with no scored row.
+    """
+    g = np.where(scored, group, -1)
+    n = group_counts(g, n_groups)
+    c = group_counts(g, n_groups, correct)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = np.where(n > 0, 100.0 * c / np.where(n > 0, n, 1.0), np.nan)
+    return acc, c, n
+
+
+def _flag(problems: list[Problem], mask: np.ndarray, source: str, field: str, message: str) -> None:
+    """One problem per row where ``mask`` holds (1-based), at most ``_MAX_PROBLEMS``, then a count of the rest."""
+    rows = np.flatnonzero(mask)
+    for row in rows[:_MAX_PROBLEMS].tolist():
+        problems.append(Problem(file=source, row=row + 1, field=field, message=message))
+    if rows.size > _MAX_PROBLEMS:
+        problems.append(
+            Problem(file=source, field=field, message=f"{message}: {rows.size - _MAX_PROBLEMS} more row(s) not listed")
+        )
+
+
+def _letters(
+    values: Sequence[Any], field_name: str, source: str, allow_none: bool, problems: list[Problem]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Letter column -> (int8 codes, given mask); NO_LETTER for None; invalid cells become problems."""
+    try:
+        cat = factorize(values, sort=False)
+    except TypeError:  # non-string cells: report them as their repr below
+        cat = factorize([v if isinstance(v, str) or v is None else repr(v) for v in values], sort=False)
+    lut = np.full(len(cat.levels) + 1, NO_LETTER, dtype=np.int8)  # last slot: missing (-1)
+    for i, lv in enumerate(cat.levels):
+        if isinstance(lv, str) and len(lv) == 1 and "A" <= lv <= "Z":
+            lut[i] = ord(lv) - 65
+        else:
+            _flag(problems, cat.codes == i, source, field_name, f"must be one letter A-Z, got {lv!r}")
+    if not allow_none:
+        _flag(problems, cat.codes < 0, source, field_name, "must be one letter A-Z, got None")
+    return lut[cat.codes], cat.codes >= 0
+
+
+@dataclass(frozen=True)
+class RecordTable:
+    """Per-probe records as columns (one row per record).
+
+    Attributes:
+        suite, model, condition, probe_kind, risk_tier, source_dataset, modality,
+        text_only, case, probe: :class:`Categorical` columns. ``risk_tier`` levels are
+            always ``TIERS`` (L1..L5) in order; ``text_only`` levels are
+            ``("false", "true")``; ``condition`` defaults to ``"default"``.
+        gold, pred: int8 letter codes (0 = A); ``pred`` is -1 when no letter was chosen.
+        status: int8, 0 ok / 1 parse_failure / 2 error.
+    """
+
+    suite: Categorical
+    model: Categorical
+    condition: Categorical
+    probe_kind: Categorical
+    risk_tier: Categorical
+    source_dataset: Categorical
+    modality: Categorical
+    text_only: Categorical
+    case: Categorical
+    gold: np.ndarray
+    pred: np.ndarray
+    status: np.ndarray
+    probe: Categorical | None = None
+    correct: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.gold)
+        for name in ("suite", "model", "condition", "probe_kind", "risk_tier", "source_dataset", "modality", "text_only", "case"):
+            col = getattr(self, name)
+            if len(col.codes) != n:
+                raise ValueError(f"column {name!r} has {len(col.codes)} rows, expected {n}")
+        for name in ("pred", "status"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"column {name!r} has {len(getattr(self, name))} rows, expected {n}")
+        if self.probe is not None and len(self.probe.codes) != n:
+            raise ValueError(f"column 'probe' has {len(self.probe.codes)} rows, expected {n}")
+        if self.risk_tier.levels != TIERS:
+            raise ValueError(f"risk_tier levels must be {TIERS}, got {self.risk_tier.levels}")
+        if self.text_only.levels != ("false", "true"):
+            raise ValueError(f"text_only levels must be ('false', 'true'), got {self.text_only.levels}")
+        object.__setattr__(self, "correct", (self.status == STATUS_OK) & (self.pred == self.gold) & (self.pred >= 0))
+
+    def __len__(self) -> int:
+        return len(self.gold)
+
+    def scored_mask(self, harness_compatible: bool = False) -> np.ndarray:
+        """Rows that enter denominators.
+
+        Paper semantics (default): every row, errors and parse failures included (they
+        are never correct). ``harness_compatible``: rows whose call did not fail
+        (``parse_status != "error"``), i.e. the harness's ``status == "ok"`` rows; an
+        empty letter in such a row is a parse failure and scored as wrong.
+        """
+        if harness_compatible:
+            return self.status != STATUS_ERROR
+        return np.ones(len(self), dtype=bool)
+
+    def select(self, mask: np.ndarray) -> RecordTable:
+        """Rows where ``mask`` is true (levels are kept, so codes stay comparable)."""
+        idx = np.flatnonzero(mask)
+        cats = {
+            name: getattr(self, name).take(idx)
+            for name in (
+                "suite",
+                "model",
+                "condition",
+                "probe_kind",
+                "risk_tier",
+                "source_dataset",
+                "modality",
+                "text_only",
+                "case",
+            )
+        }
+        return RecordTable(
+            **cats,
+            gold=self.gold[idx],
+            pred=self.pred[idx],
+            status=self.status[idx],
+            probe=None if self.probe is None else self.probe.take(idx),
+        )
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_records(cls, records: Iterable[Mapping[str, Any]], *, source: str = "<records>") -> RecordTable:
+        """Build a table from probe-record dicts (``schemas/probe_record.schema.json``).
+
+        Checks what scoring relies on: required fields present, letters ``A``-``Z``,
+        ``parse_status`` in the enum, ``predicted_letter`` non-null exactly when
+        ``parse_status == "ok"``, tiers in L1..L5, ``text_only_answerable`` boolean, no
+        duplicate ``(model, condition, probe_id)``. Every problem is collected and raised
+        as one :class:`~medvigil.errors.DataError` naming ``source``, the 1-based row and
+        the field. (Full JSON-Schema validation is :func:`medvigil.schema_validation.check_records`.)
+        """
+        records = records if isinstance(records, list) else list(records)
+        problems: list[Problem] = []
+        if not all(type(rec) is dict for rec in records):  # fast path; other mappings are fine too
+            for i, rec in enumerate(records):
+                if not isinstance(rec, Mapping):
+                    problems.append(
+                        Problem(file=source, row=i + 1, message=f"record must be an object, got {type(rec).__name__}")
+                    )
+        if problems:
+            raise DataError(problems)
+        cols: dict[str, list] = {}
+        for name in REQUIRED_FIELDS:
+            col = [r.get(name, _MISSING) for r in records]
+            missing = np.array([v is _MISSING for v in col]) if _MISSING in col else None
+            if missing is not None:
+                _flag(problems, missing, source, name, "required field is missing")
+                col = [None if v is _MISSING else v for v in col]
+            cols[name] = col
+        for name in ("condition", "risk_tier", "source_dataset", "modality", "text_only_answerable"):
+            cols[name] = [r.get(name) for r in records]
+        if problems:
+            raise DataError(problems)
+        return cls.from_columns(**cols, source=source)
+
+    @classmethod
+    def from_columns(
+        cls,
+        *,
+        model: Sequence[str] | str,
+        case_id: Sequence[str],
+        probe_kind: Sequence[str],
+        correct_letter: Sequence[str],
+        predicted_letter: Sequence[str | None],
+        parse_status: Sequence[str] | None = None,
+        probe_id: Sequence[str] | None = None,
+        risk_tier: Sequence[str | None] | None = None,
+        source_dataset: Sequence[str | None] | None = None,
+        modality: Sequence[str | None] | None = None,
+        text_only_answerable: Sequence[bool | None] | None = None,
+        condition: Sequence[str | None] | str | None = None,
+        suite: Sequence[str] | str = "medvigil",
+        source: str = "<columns>",
+    ) -> RecordTable:
+        """Build a table from equal-length columns (field names as in the record schema).
+
+        A string for ``model``, ``condition`` or ``suite`` applies to every row. When
+        ``parse_status`` is omitted it is ``"ok"`` where a letter is given and
+        ``"parse_failure"`` where ``predicted_letter`` is ``None``. When ``probe_id`` is
+        omitted every row is taken as a distinct probe. Problems raise one
+        :class:`~medvigil.errors.DataError` (rows are 1-based).
+        """
+        n = len(case_id)
+        problems: list[Problem] = []
+
+        def column(values, name):
+            if values is None:
+                return [None] * n
+            if isinstance(values, str):
+                return [values] * n
+            values = list(values) if not isinstance(values, list) else values
+            if len(values) != n:
+                raise ValueError(f"column {name!r} has {len(values)} rows, expected {n}")
+            return values
+
+        cols = {
+            "suite": column(suite, "suite"),
+            "model": column(model, "model"),
+            "case_id": column(case_id, "case_id"),
+            "probe_kind": column(probe_kind, "probe_kind"),
+            "condition": column(condition, "condition"),
+            "risk_tier": column(risk_tier, "risk_tier"),
+            "source_dataset": column(source_dataset, "source_dataset"),
+            "modality": column(modality, "modality"),
+        }
+        cats: dict[str, Categorical] = {}
+        for name, values in cols.items():
+            order = TIERS if name == "risk_tier" else None
+            try:
+                cat = factorize(values, order=order)
+            except TypeError:
+                cat = factorize([v if isinstance(v, str) or v is None else repr(v) for v in values], order=order)
+                for i, v in enumerate(values):
+                    if not (isinstance(v, str) or v is None):
+                        problems.append(Problem(file=source, row=i + 1, field=name, message=f"must be a string, got {v!r}"))
+            cats[name] = cat
+        for name in ("suite", "model", "case_id", "probe_kind"):
+            cat = cats[name]
+            _flag(problems, cat.codes < 0, source, name, "must be a non-empty string, got None")
+            if "" in cat.levels:
+                _flag(problems, cat.codes == cat.levels.index(""), source, name, "must be a non-empty string")
+        for i, lv in enumerate(cats["suite"].levels):
+            if lv not in SUITES:
+                _flag(
+                    problems,
+                    cats["suite"].codes == i,
+                    source,
+                    "suite",
+                    f"unknown suite {lv!r}; expected one of {', '.join(SUITES)}",
+                )
+        tier = cats["risk_tier"]
+        if tier.levels != TIERS:
+            for i, lv in enumerate(tier.levels[len(TIERS) :], start=len(TIERS)):
+                _flag(problems, tier.codes == i, source, "risk_tier", f"must be one of {', '.join(TIERS)} or null, got {lv!r}")
+            tier = Categorical(np.where(tier.codes >= len(TIERS), -1, tier.codes).astype(np.int32), TIERS)
+        cond = cats["condition"]
+        if cond.codes.size and (cond.codes < 0).any():
+            levels = cond.levels if "default" in cond.levels else tuple(sorted(cond.levels + (DEFAULT_CONDITION,)))
+            remap = np.array([levels.index(lv) for lv in cond.levels] + [levels.index(DEFAULT_CONDITION)], dtype=np.int32)
+            cond = Categorical(remap[cond.codes], levels)
+
+        text_only = _text_only_column(column(text_only_answerable, "text_only_answerable"), source, problems)
+        gold, _ = _letters(column(correct_letter, "correct_letter"), "correct_letter", source, False, problems)
+        pred, has_letter = _letters(column(predicted_letter, "predicted_letter"), "predicted_letter", source, True, problems)
+        if parse_status is None:
+            status = np.where(pred >= 0, STATUS_OK, STATUS_PARSE_FAILURE).astype(np.int8)
+        else:
+            st = factorize(column(parse_status, "parse_status"), sort=False)
+            lut = np.full(len(st.levels) + 1, STATUS_ERROR, dtype=np.int8)
+            for i, lv in enumerate(st.levels):
+                if lv in PARSE_STATUSES:
+                    lut[i] = PARSE_STATUSES.index(lv)
+                else:
+                    _flag(
+                        problems, st.codes == i, source, "parse_status", f"must be one of {', '.join(PARSE_STATUSES)}, got {lv!r}"
+                    )
+            _flag(problems, st.codes < 0, source, "parse_status", f"must be one of {', '.join(PARSE_STATUSES)}, got None")
+            status = lut[st.codes]
+            valid_status = np.isin(st.codes, [i for i, lv in enumerate(st.levels) if lv in PARSE_STATUSES])
+            # a letter exactly when the response parsed: anything else is ambiguous to score
+            _flag(problems, (status == STATUS_OK) & ~has_letter, source, "predicted_letter", "is null but parse_status is 'ok'")
+            for code in (STATUS_PARSE_FAILURE, STATUS_ERROR):
+                mask = valid_status & (status == code) & has_letter
+                _flag(problems, mask, source, "predicted_letter", f"must be null when parse_status is {PARSE_STATUSES[code]!r}")
+
+        probe = None
+        if probe_id is not None:
+            probe = factorize(column(probe_id, "probe_id"), sort=False)
+            _flag(problems, probe.codes < 0, source, "probe_id", "must be a non-empty string, got None")
+        if problems:
+            raise DataError(problems)
+        table = cls(
+            suite=cats["suite"],
+            model=cats["model"],
+            condition=cond,
+            probe_kind=cats["probe_kind"],
+            risk_tier=tier,
+            source_dataset=cats["source_dataset"],
+            modality=cats["modality"],
+            text_only=text_only,
+            case=cats["case_id"],
+            gold=gold,
+            pred=pred,
+            status=status,
+            probe=probe,
+        )
+        table.check_unique_probes(source)
+        return table
+
+    def check_unique_probes(self, source: str = "<records>") -> None:
+        """Raise :class:`DataError` when a ``(model, condition, probe_id)`` occurs twice."""
+        if self.probe is None or len(self) == 0:
+            return
+        key = (self.model.codes.astype(np.int64) * len(self.condition.levels) + self.condition.codes) * max(
+            len(self.probe.levels), 1
+        ) + self.probe.codes
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+        dup = np.flatnonzero(sk[1:] == sk[:-1])
+        if dup.size:
+            problems = []
+            for j in dup[:_MAX_PROBLEMS].tolist():
+                row = int(order[j + 1])
+                first = int(order[j])
+                problems.append(
+                    Problem(
+                        file=source,
+                        row=row + 1,
+                        field="probe_id",
+                        message=(
+                            f"duplicate probe {self.probe.levels[self.probe.codes[row]]!r} for model "
+                            f"{self.model.levels[self.model.codes[row]]!r}, condition "
+                            f"{self.condition.levels[self.condition.codes[row]]!r} (also at row {first + 1})"
+                        ),
+                    )
+                )
+            if dup.size > _MAX_PROBLEMS:
+                problems.append(
+                    Problem(file=source, field="probe_id", message=f"{dup.size - _MAX_PROBLEMS} more duplicate row(s) not listed")
+                )
+            raise DataError(problems)
+
+
+def _text_only_column(values: list, source: str, problems: list[Problem]) -> Categorical:
+    codes = np.full(len(values), -1, dtype=np.int32)
+    lut = {True: 1, False: 0, None: -1}
+    try:
+        codes = np.fromiter(map(lut.__getitem__, values), dtype=np.int32, count=len(values))
+    except (KeyError, TypeError):
+        for i, v in enumerate(values):
+            if v is True or v is False or v is None:
+                codes[i] = lut[v]
+            else:
+                problems.append(
+                    Problem(
+                        file=source, row=i + 1, field="text_only_answerable", message=f"must be true, false or null, got {v!r}"
+                    )
+                )
+    return Categorical(codes, ("false", "true"))
