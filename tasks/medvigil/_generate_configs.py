@@ -61,7 +61,7 @@ lmms_eval_specific_kwargs:
   default:
     pre_prompt: "{SYSTEM}\\n"
     post_prompt: ""
-{_metric_list(METRICS)}
+{_metric_list(m for m in METRICS if m not in TRIPLET_METRICS[:1])}
 metadata:
   version: {VERSION}
 """
@@ -76,6 +76,7 @@ process_docs: !function utils.{loader}{extra}
 
 
 SUMMARY_METRICS = ("overall", "acc_original", "refusal_rate", "parse_failures")
+TRIPLET_METRICS = ("tr_coh", "parse_failures")
 DECAY_METRICS = ("acc_original", "refusal_rate", "parse_failures")
 
 
@@ -85,6 +86,7 @@ def files() -> dict[str, str]:
     out["medvigil_mcq_noimg.yaml"] = task("medvigil_mcq_noimg", "load_mcq_noimg")
     out["medvigil_mcq_shuffled.yaml"] = task("medvigil_mcq_shuffled", "load_mcq_shuffled")
     out["medvigil_mcq_circular.yaml"] = task("medvigil_mcq_circular", "load_mcq_circular")
+    out["medvigil_triplets.yaml"] = task("medvigil_triplets", "load_triplets", TRIPLET_METRICS)
     for sigma in BLUR_SIGMAS:
         out[f"medvigil_blur_s{sigma}.yaml"] = task(f"medvigil_blur_s{sigma}", f"load_blur_{sigma}", SUMMARY_METRICS)
     for step in ROI_DECAY_STEPS:
@@ -93,7 +95,7 @@ def files() -> dict[str, str]:
     out["_medvigil_roi_decay.yaml"] = _group("medvigil_roi_decay", [f"medvigil_roi_decay_k{k}" for k in ROI_DECAY_STEPS])
     out["_medvigil.yaml"] = _group(
         "medvigil",
-        ["medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_mcq_circular", "medvigil_blur", "medvigil_roi_decay"],
+        ["medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_mcq_circular", "medvigil_triplets", "medvigil_blur", "medvigil_roi_decay"],
     )
     return out
 

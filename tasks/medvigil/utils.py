@@ -70,6 +70,22 @@ def load_mcq_circular(_pointer):
     return _load("mcq_circular", "circular")
 
 
+def load_triplets(_pointer):
+    """Anchor, T-CF and V-CF of every askable triplet over the case's original options (Eq. 7)."""
+    from medvigil.triplets import triplet_probes
+
+    originals = _load("mcq", "default", kinds=("original",))
+    by_case = {case: {"options": options, "row": i} for i, (case, options) in enumerate(zip(originals["case_id"], originals["options"]))}
+    triplets = load_config("triplets")
+    triplets = triplets.remove_columns([c for c in ("image",) if c in triplets.column_names])
+    made = triplet_probes(triplets.to_list(), by_case)
+    for reason, count in made.skipped.items():
+        log.warning("medvigil triplets: skipped %d triplet(s): %s", count, reason)
+    overrides = [{k: r[k] for k in ("probe_id", "probe_kind", "question", "correct_letter")} for r in made.rows]
+    data = originals.select([r["row"] for r in made.rows])
+    return data.map(lambda _, i: overrides[i], with_indices=True, desc="medvigil triplet arms")
+
+
 def _blur_loader(sigma: str):
     def load(_pointer):
         return _load("mcq", f"blur:{sigma}", kinds=("original",))
@@ -173,7 +189,7 @@ METRIC_DIRECTIONS = {
     "sfr": False, "sfr_w": False, "vgr": True, "pr": True, "pcons": True, "neg": True, "sdr": True, "lpa": True,
     "acc_original": True, "acc_tcf": True, "acc_halluc_trap": True, "acc_negation": True,
     "acc_specificity_drop": True, "acc_knowledge_only": True, "acc_lr_flip": True,
-    "acc_roi_only": True, "acc_roi_masked": True, "refusal_rate": None, "parse_failures": False,
+    "acc_roi_only": True, "acc_roi_masked": True, "refusal_rate": None, "parse_failures": False, "tr_coh": True,
 }
 METRICS = tuple(METRIC_DIRECTIONS)
 
