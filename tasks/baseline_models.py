@@ -50,9 +50,10 @@ class BaselineLMM(lmms):
         return self.task_dict[task][split][doc_id]
 
     def _answer(self, context: str, doc: dict, images: list) -> tuple[str, str | None]:
-        """(letter, chosen option text or None).
+        """(response, chosen option text or None).
 
-        Prompts without an options block (MediConfusion prefix-score and free-form modes)
+        Prompts with neither an options block nor ``choices`` are open-ended questions,
+        answered with the policy's free text. Prompts without an options block (MediConfusion prefix-score and free-form modes)
         are answered over the doc's ``choices`` column: the baselines need options to
         choose from, which a real model in those modes does not get. That is acceptable for
         sanity baselines and documented in tasks/mediconfusion/README.md.
@@ -61,8 +62,8 @@ class BaselineLMM(lmms):
             parse_mcq_prompt(context)
         except ValueError:
             choices = doc.get("choices")
-            if not isinstance(choices, list) or not choices:
-                raise
+            if not isinstance(choices, list) or not choices:  # open-ended question
+                return self.policy.answer_open(context, images), None
             letters = string.ascii_uppercase[: len(choices)]
             prompt = context.rstrip() + "\nOptions:\n" + "\n".join(f"{x}. {c}" for x, c in zip(letters, choices))
             letter = self.policy.answer(prompt, images).strip()

@@ -325,6 +325,36 @@ _NEGATED = re.compile(r"free of|is it false|\bnot\b|outside", re.I)
 _PRESUPPOSES = re.compile(r"^\s*(how large|how old|what is the most appropriate next step|what size)", re.I)
 
 
+def _yes_no(question: str, facts: ImageFacts, modality: str | None) -> bool | None:
+    """The yes/no answer to a presence question (negated forms inverted), else None."""
+    if not (_PRESENCE.match(question) or _NEGATED.search(question)):
+        return None
+    present = facts.lesion and not _contradicts(question, facts, modality)
+    return (not present) if _NEGATED.search(question) else present
+
+
+def describe(question: str, facts: ImageFacts) -> str:
+    """A free-text answer built from the facts (open-ended variant)."""
+    modality = facts.modality or _modality_from_text(question)
+    if facts.masked:
+        return "Insufficient visual evidence: the region needed to answer is not visible in this image."
+    if _meta_contradicts(question, facts) or (_PRESUPPOSES.match(question) and _contradicts(question, facts, modality)):
+        return "The premise of this question is incorrect."
+    truth = _yes_no(question, facts, modality)
+    if truth is not None:
+        return "Yes." if truth else "No."
+    parts = [f"{facts.anatomy.capitalize()} {modality or 'image'}." if facts.anatomy else ""]
+    if facts.lesion:
+        region = "lobe" if facts.anatomy == "head" else "zone"
+        contrast = "brighter" if facts.bright else "darker"
+        size = "large" if facts.large else "small"
+        parts.append(f"A {size} lesion, {contrast} than the surrounding tissue, in the {facts.side} {facts.zone} {region} "
+                     f"({facts.side} side of the patient).")
+    else:
+        parts.append("No acute abnormality.")
+    return " ".join(p for p in parts if p)
+
+
 def choose(question: str, options: dict[str, str], facts: ImageFacts) -> str:
     """Pick a letter from the facts (see the module docstring)."""
     safe = [letter for letter, text in options.items() if SAFE_WORDS.search(text)]
@@ -339,9 +369,8 @@ def choose(question: str, options: dict[str, str], facts: ImageFacts) -> str:
         return safe[0]
 
     bare = {letter: text.strip(" .").lower() for letter, text in answers.items() if text.strip(" .").lower() in {"yes", "no"}}
-    if bare and (_PRESENCE.match(question) or _NEGATED.search(question)):
-        present = facts.lesion and not _contradicts(question, facts, modality)
-        truth = (not present) if _NEGATED.search(question) else present
+    truth = _yes_no(question, facts, modality)
+    if bare and truth is not None:
         for letter, text in bare.items():
             if text == ("yes" if truth else "no"):
                 return letter
@@ -372,3 +401,10 @@ class GroundedPolicy:
 
             return BlindPolicy().answer(prompt, images)
         return choose(question, options, read_image(images[0]))
+
+    def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
+        if not images:
+            from medvigil.baselines.policies import BlindPolicy
+
+            return BlindPolicy().answer_open(question, images)
+        return describe(question, read_image(images[0]))

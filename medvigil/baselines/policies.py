@@ -20,6 +20,12 @@ class Policy(Protocol):
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
         """Return the raw text response to one rendered MCQ prompt."""
 
+    def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
+        """Return a free-text response to an open-ended question (no options)."""
+
+
+OPEN_REPLIES = ("Yes.", "No.", "I cannot determine this from the image.")
+
 
 def _letters(prompt: str) -> list[str]:
     return sorted(parse_mcq_prompt(prompt)[1])
@@ -41,8 +47,15 @@ class RandomPolicy:
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
         letters = _letters(prompt)
+        return letters[self._draw(prompt, len(letters))]
+
+    def _draw(self, prompt: str, n: int) -> int:
         digest = hashlib.sha256(f"{self.seed}\0{prompt}".encode()).digest()
-        return letters[int.from_bytes(digest[:8], "big") % len(letters)]
+        return int.from_bytes(digest[:8], "big") % n
+
+    def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
+        """One of :data:`OPEN_REPLIES`, seeded per question."""
+        return OPEN_REPLIES[self._draw(question, len(OPEN_REPLIES))]
 
 
 class ConstantPolicy:
@@ -58,6 +71,10 @@ class ConstantPolicy:
         self.letter = letter
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
+        return self.letter
+
+    def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
+        """The same letter: a constant responder does not adapt to the question."""
         return self.letter
 
 
@@ -87,6 +104,10 @@ class BlindPolicy:
             return (-overlap, item[0])
 
         return min(options.items(), key=score)[0]
+
+    def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
+        """An unconditional "Yes.": the affirmative prior of a model that never looks."""
+        return "Yes."
 
 
 def make_policy(name: str, **params) -> Policy:

@@ -61,7 +61,7 @@ lmms_eval_specific_kwargs:
   default:
     pre_prompt: "{SYSTEM}\\n"
     post_prompt: ""
-{_metric_list(m for m in METRICS if m not in TRIPLET_METRICS[:1])}
+{_metric_list(m for m in METRICS if m not in ("tr_coh", "over_refusal"))}
 metadata:
   version: {VERSION}
 """
@@ -77,7 +77,31 @@ process_docs: !function utils.{loader}{extra}
 
 SUMMARY_METRICS = ("overall", "acc_original", "refusal_rate", "parse_failures")
 TRIPLET_METRICS = ("tr_coh", "parse_failures")
+OPEN_METRICS = ("sfr", "sfr_w", "acc_roi_masked", "over_refusal", "overall", "acc_original", "acc_knowledge_only")
 DECAY_METRICS = ("acc_original", "refusal_rate", "parse_failures")
+
+
+def open_task() -> str:
+    """Open-ended variant: question only, free text, scored by the refusal classifier."""
+    return f"""{HEADER}include: _default_template_yaml
+task: medvigil_open
+process_docs: !function utils.load_open
+doc_to_text: !function utils.medvigil_open_doc_to_text
+doc_to_messages: !function utils.medvigil_open_doc_to_messages
+doc_to_target: expected_behavior
+process_results: !function utils.medvigil_open_process_results
+generation_kwargs:
+  max_new_tokens: 128
+  temperature: 0
+  top_p: 1.0
+  num_beams: 1
+  do_sample: false
+lmms_eval_specific_kwargs:
+  default:
+    pre_prompt: "You are an experienced radiologist. Look at the image and answer the question.\\n"
+    post_prompt: ""
+{_metric_list(OPEN_METRICS)}
+"""
 
 
 def files() -> dict[str, str]:
@@ -87,6 +111,7 @@ def files() -> dict[str, str]:
     out["medvigil_mcq_shuffled.yaml"] = task("medvigil_mcq_shuffled", "load_mcq_shuffled")
     out["medvigil_mcq_circular.yaml"] = task("medvigil_mcq_circular", "load_mcq_circular")
     out["medvigil_triplets.yaml"] = task("medvigil_triplets", "load_triplets", TRIPLET_METRICS)
+    out["medvigil_open.yaml"] = open_task()
     for sigma in BLUR_SIGMAS:
         out[f"medvigil_blur_s{sigma}.yaml"] = task(f"medvigil_blur_s{sigma}", f"load_blur_{sigma}", SUMMARY_METRICS)
     for step in ROI_DECAY_STEPS:
@@ -95,7 +120,8 @@ def files() -> dict[str, str]:
     out["_medvigil_roi_decay.yaml"] = _group("medvigil_roi_decay", [f"medvigil_roi_decay_k{k}" for k in ROI_DECAY_STEPS])
     out["_medvigil.yaml"] = _group(
         "medvigil",
-        ["medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_mcq_circular", "medvigil_triplets", "medvigil_blur", "medvigil_roi_decay"],
+        ["medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_mcq_circular", "medvigil_triplets", "medvigil_open",
+         "medvigil_blur", "medvigil_roi_decay"],
     )
     return out
 

@@ -86,6 +86,10 @@ def load_triplets(_pointer):
     return data.map(lambda _, i: overrides[i], with_indices=True, desc="medvigil triplet arms")
 
 
+def load_open(_pointer):
+    return _load("open", "open")
+
+
 def _blur_loader(sigma: str):
     def load(_pointer):
         return _load("mcq", f"blur:{sigma}", kinds=("original",))
@@ -190,12 +194,42 @@ METRIC_DIRECTIONS = {
     "acc_original": True, "acc_tcf": True, "acc_halluc_trap": True, "acc_negation": True,
     "acc_specificity_drop": True, "acc_knowledge_only": True, "acc_lr_flip": True,
     "acc_roi_only": True, "acc_roi_masked": True, "refusal_rate": None, "parse_failures": False, "tr_coh": True,
+    "over_refusal": False,
 }
 METRICS = tuple(METRIC_DIRECTIONS)
 
 
 def medvigil_process_results(doc: dict, results: list) -> dict:
     record = _record(doc, results[0] if results else "")
+    return {name: record for name in METRICS}
+
+
+# ---------------------------------------------------------------- open-ended variant
+
+OPEN_SYSTEM_PROMPT = "You are an experienced radiologist. Look at the image and answer the question."
+
+
+def medvigil_open_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{doc['question'].strip()}{kwargs.get('post_prompt', '')}"
+
+
+def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    kwargs = dict(lmms_eval_specific_kwargs or {}, pre_prompt="")
+    content = [{"type": "image", "url": image} for image in medvigil_doc_to_visual(doc)]
+    content.append({"type": "text", "text": medvigil_open_doc_to_text(doc, kwargs)})
+    return [{"role": "system", "content": [{"type": "text", "text": OPEN_SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+
+
+def medvigil_open_process_results(doc: dict, results: list) -> dict:
+    """Open answers scored by the transparent refusal classifier (medvigil.open_ended)."""
+    from medvigil.open_ended import open_letters
+
+    response = results[0] if results else ""
+    correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"])
+    record = _record({**doc, "correct_letter": correct, "options": None}, letter)
+    record.update(raw_response=response, extra={"condition_source": "lmms-eval", "open_label": label,
+                                                "expected_behavior": doc["expected_behavior"]})
     return {name: record for name in METRICS}
 
 
@@ -225,6 +259,10 @@ def _metric(records: list, name: str) -> float:
         return 100.0 * sum(letter == "E" for letter in letters) / len(letters) if letters else float("nan")
     if name == "parse_failures":
         return float(sum(r.get("parse_status") != "ok" for r in records))
+    if name == "over_refusal":  # open form: refusals where an answer was expected
+        answerable = [r for r in records if r.get("correct_letter") != "E"]
+        refused = sum(r.get("predicted_letter") == "E" for r in answerable)
+        return 100.0 * refused / len(answerable) if answerable else float("nan")
     if name.startswith("acc_"):  # per-kind accuracy, e.g. acc_halluc_trap
         value = summary["accuracy"].get(name.removeprefix("acc_"))
     else:
