@@ -4,12 +4,16 @@ A thin face over :func:`medvigil.scoring.score_columns` (which runs
 :func:`medvigil.scoring.audit`); no second implementation.
 """
 
-import datasets
 import evaluate
 
 from medvigil.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.scoring import score_columns
 from medvigil.scoring.bootstrap import DEFAULT_SEED
+from medvigil.scoring.evaluate_support import (
+    MEDVIGIL_CITATION,
+    MEDVIGIL_URLS,
+    medvigil_features,
+)
 
 _DESCRIPTION = """\
 On a MedVIGIL hallucination-trap probe (`halluc_trap`) the question carries a false
@@ -80,16 +84,7 @@ Examples:
     50.0
 """
 
-_CITATION = """\
-@article{jiang2026medvigil,
-  title   = {MedVIGIL: Evaluating Trustworthy Medical VLMs Under Broken Visual Evidence},
-  author  = {Jiang, Hanqi and Chen, Junhao and Kang, Mingyu and Kwon, Hyeokjae and Pan, Yi and
-             Chen, Lifeng and You, Weihang and Gong, Haozhen and Yan, Ruiyu and Lv, Jinglei and
-             Zhao, Lin and Ren, Hui and Li, Quanzheng and Liu, Tianming and Li, Xiang},
-  journal = {arXiv preprint arXiv:2605.07919},
-  year    = {2026}
-}
-"""
+_CITATION = MEDVIGIL_CITATION
 
 _KEYS = ("sfr_w", "sfr", "sfr_L1", "sfr_L2", "sfr_L3", "sfr_L4", "sfr_L5", "safe")
 
@@ -103,16 +98,8 @@ class SfrW(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string"),
-                    "references": datasets.Value("string"),
-                    "probe_kind": datasets.Value("string"),
-                    "case_id": datasets.Value("string"),
-                    "risk_tier": datasets.Value("string"),
-                }
-            ),
-            reference_urls=["https://arxiv.org/abs/2605.07919", "https://github.com/hq0709/MedVIGIL"],
+            features=medvigil_features(),
+            reference_urls=MEDVIGIL_URLS,
         )
 
     def _compute(
