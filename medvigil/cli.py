@@ -28,6 +28,7 @@ COMMANDS = {
     "report": "report",
     "serve-baseline": "serve_baseline",
     "tasks-path": "tasks_path",
+    "demo": "demo",
     "mediconfusion-sample": "mediconfusion_sample",
     "mediconfusion-build": "mediconfusion_build",
 }
