@@ -1,0 +1,101 @@
+"""``medvigil build RELEASE --out OUT``: validate a release and write a Hub-ready folder.
+
+The folder holds Parquet shards per config (images embedded), a dataset card
+(``README.md``) with the datasheet, ``DATASHEET.md``, ``croissant.json`` and
+``build_info.json`` (digests, counts, skipped items). See :mod:`medvigil.export`.
+
+Credentialed images (MIMIC-CXR / CheXpert) never go into a normal build. To evaluate
+them locally, re-derive them from your licensed copy and make a separate local build::
+
+    medvigil reconstruct RELEASE --source ~/physionet/mimic-cxr --out ~/cxr-recon
+    medvigil build RELEASE --reconstructed ~/cxr-recon --local-only --out ~/medvigil-local
+    MEDVIGIL_DATA=~/medvigil-local lmms-eval --tasks medvigil_mcq ...
+
+The local build is marked (``LOCAL_ONLY`` file, ``local_only`` in ``build_info.json`` and
+the card) and ``medvigil publish`` refuses it.
+
+Exit status: 0 built, 2 bad input (the release does not validate, OUT exists, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from medvigil.export import DEFAULT_MAX_SHARD_BYTES
+
+    parser = subparsers.add_parser(
+        "build",
+        help="validate a release and write a Hub-ready dataset folder (Parquet, card, Croissant)",
+        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+    )
+    parser.add_argument("release", metavar="RELEASE", type=Path, help="release folder (published MedVIGIL layout)")
+    parser.add_argument("--out", required=True, type=Path, help="output folder (must not exist unless --force)")
+    parser.add_argument(
+        "--reconstructed",
+        type=Path,
+        metavar="DIR",
+        help="output of `medvigil reconstruct`: embed credentialed images (needs --local-only)",
+    )
+    parser.add_argument(
+        "--local-only",
+        action="store_true",
+        help="mark the build as local-only (credentialed images inside); publish refuses it",
+    )
+    parser.add_argument("--config", action="append", dest="configs", metavar="NAME", help="build only this config (repeatable)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the mcq_shuffled permutations (default 0)")
+    parser.add_argument(
+        "--variant-source",
+        choices=("render", "shipped"),
+        default="render",
+        help="image-side variants: render from case image + ROI (default) or embed images_perturbed/ as shipped",
+    )
+    parser.add_argument(
+        "--max-shard-bytes",
+        type=_positive_int,
+        default=DEFAULT_MAX_SHARD_BYTES,
+        help=f"close a Parquet shard once its payload passes this many bytes (default {DEFAULT_MAX_SHARD_BYTES:,})",
+    )
+    parser.add_argument("--repo", metavar="ORG/NAME", help="Hub repository the build is meant for (card and Croissant URL)")
+    parser.add_argument("--force", action="store_true", help="replace OUT if it exists (after the new build succeeded)")
+    parser.add_argument("--json", action="store_true", help="print build_info as JSON instead of the summary")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from medvigil.export import build
+
+    try:
+        report = build(
+            args.release,
+            args.out,
+            reconstructed=args.reconstructed,
+            local_only=args.local_only,
+            configs=tuple(args.configs) if args.configs else None,
+            shuffle_seed=args.seed,
+            variant_source=args.variant_source,
+            max_shard_bytes=args.max_shard_bytes,
+            repo_id=args.repo,
+            force=args.force,
+        )
+    except ValueError as exc:
+        if type(exc) is not ValueError:  # DataError and friends: the CLI prints each problem
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
+    return 0

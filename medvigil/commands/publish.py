@@ -1,0 +1,76 @@
+"""``medvigil publish OUT --repo ORG/NAME [--private] [--dry-run]``: upload a build to the Hub.
+
+Before any network call the folder is checked (:func:`medvigil.export.check_publishable`):
+it must be a normal ``medvigil build`` (not ``--local-only``), hold only the card,
+datasheet, Croissant, build info and Parquet shards with the recorded checksums, and no
+row of a credentialed case may carry image bytes. ``--dry-run`` prints what would be
+uploaded and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
+``repo_type="dataset"``, then ``upload_folder``) and your saved Hub token.
+
+Exit status: 0 uploaded (or dry run), 2 refused (every reason printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from medvigil.errors import DataError
+
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+
+
+def _repo_id(text: str) -> str:
+    if not _REPO_ID.match(text) or ".." in text:
+        raise argparse.ArgumentTypeError(f"expected a Hub repository id ORG/NAME, got {text!r}")
+    return text
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "publish",
+        help="upload a build folder to a Hugging Face dataset repository (refuses credentialed content)",
+        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+    )
+    parser.add_argument("out", metavar="OUT", type=Path, help="folder written by `medvigil build`")
+    parser.add_argument("--repo", required=True, type=_repo_id, metavar="ORG/NAME", help="dataset repository id")
+    parser.add_argument("--private", action="store_true", help="create the repository as private")
+    parser.add_argument("--dry-run", action="store_true", help="check and list what would be uploaded; no network")
+    parser.add_argument("--message", default=None, help="commit message (default: names the build digest)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from medvigil.export import BUILD_INFO, check_publishable
+
+    files, problems = check_publishable(args.out)
+    if problems:
+        raise DataError(problems)
+    info = json.loads((args.out / BUILD_INFO).read_text(encoding="utf-8"))
+    rels = [p.relative_to(args.out).as_posix() for p in files]
+    total = sum(p.stat().st_size for p in files)
+    visibility = "private" if args.private else "public"
+    header = "would upload" if args.dry_run else "uploading"
+    print(f"{header} {len(files)} file(s), {total:,} bytes, to dataset {args.repo} ({visibility})")
+    print(f"build digest: {info.get('build_digest')}")
+    for path, rel in zip(files, rels):
+        print(f"  {path.stat().st_size:>14,}  {rel}")
+    if args.dry_run:
+        return 0
+    from huggingface_hub import HfApi
+
+    api = HfApi()
+    api.create_repo(args.repo, repo_type="dataset", private=args.private, exist_ok=True)
+    message = args.message or f"MedVIGIL build {info.get('version')} (build digest {str(info.get('build_digest'))[:12]})"
+    commit = api.upload_folder(
+        folder_path=str(args.out),
+        repo_id=args.repo,
+        repo_type="dataset",
+        allow_patterns=rels,
+        commit_message=message,
+    )
+    print(f"uploaded: {getattr(commit, 'commit_url', commit)}")
+    return 0

@@ -1,0 +1,44 @@
+"""``medvigil reconstruct RELEASE --source DIR --out DIR2``: re-derive credentialed images.
+
+For every pointer in ``RELEASE/reconstruction/*pointers*.csv`` the source file under DIR
+(your own licensed MIMIC-CXR or CheXpert copy) is checked (inside DIR, present, expected
+SHA-256), decoded (DICOM: VOI LUT / window, MONOCHROME1 inversion, 8-bit) and written in
+the published form to ``DIR2/images/`` and ``DIR2/images_perturbed/``. Every missing or
+mismatching file is listed at once. DIR2 holds credentialed images: local use only.
+
+Exit status: 0 done, 2 bad input (every problem printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "reconstruct",
+        help="re-derive withheld credentialed case images from your licensed copy (local use only)",
+        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+    )
+    parser.add_argument("release", metavar="RELEASE", type=Path, help="release folder (published MedVIGIL layout)")
+    parser.add_argument("--source", required=True, type=Path, metavar="DIR", help="root of your licensed source copy")
+    parser.add_argument("--out", required=True, type=Path, metavar="DIR2", help="output folder for the re-derived images")
+    parser.add_argument("--force", action="store_true", help="replace DIR2 if it exists")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from medvigil.reconstruct.derive import reconstruct
+
+    try:
+        report = reconstruct(args.release, args.source, args.out, force=args.force)
+    except ValueError as exc:
+        if type(exc) is not ValueError:  # DataError: the CLI prints every problem
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(report.format())
+    return 0
