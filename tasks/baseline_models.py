@@ -121,7 +121,7 @@ GroundedBaseline = _make_class("grounded") if "grounded" in POLICIES else None
 
 
 def manifests() -> list[ModelManifest]:
-    """Entry point payload for lmms-eval's model registry."""
+    """Entry point payload for lmms-eval's model registry: the baselines and ``retry``."""
     out = []
     for cls in (RandomBaseline, ConstantBaseline, BlindBaseline, GroundedBaseline):
         if cls is None:
@@ -133,6 +133,7 @@ def manifests() -> list[ModelManifest]:
                 aliases=(cls.policy_name,),
             )
         )
+    out.append(ModelManifest(model_id="medvigil_retry", simple_class_path="medvigil.tasks.retrying_model.RetryingLMM", aliases=("retry",)))
     return out
 
 

@@ -37,6 +37,7 @@ from functools import lru_cache
 
 from medvigil.mediconfusion import modes
 from medvigil.mediconfusion.data import load_config
+from medvigil.retry import ATTEMPTS, doc_key
 from medvigil.scoring.mediconfusion import (
     DEFAULT_MARGIN,
     MODE_LABELS,
@@ -184,7 +185,11 @@ def _emit(record: dict) -> dict:
 
 def mediconfusion_mc_process_results(doc: dict, results: list) -> dict:
     response = results[0] if results else ""
-    return _emit(_record(doc, modes.mc_votes(response), response, {}, settings()))
+    attempts = ATTEMPTS.take(doc_key(doc))  # present under `--model retry`
+    extra = {"attempts": attempts} if attempts and len(attempts) > 1 else {}
+    record = _record(doc, modes.mc_votes(response), response, extra, settings())
+    record["retries"] = len(attempts) - 1 if attempts else 0
+    return _emit(record)
 
 
 def _likelihood_extra(choice: modes.LikelihoodChoice, run: dict) -> dict:

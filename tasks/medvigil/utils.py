@@ -20,6 +20,7 @@ from functools import lru_cache
 from medvigil.data_location import load_config
 from medvigil.prompting import build_mcq_prompt, parse_letter
 from medvigil.release_format import SYSTEM_PROMPT
+from medvigil.retry import ATTEMPTS, doc_key
 
 RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-scoring names it
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
@@ -156,6 +157,10 @@ def _record(doc: dict, response: str) -> dict:
     letter = parse_letter(response)
     correct = doc["correct_letter"]
     extra = {"condition_source": "lmms-eval"}
+    # attempts are known when the model ran under `--model retry` (Appendix L protocol)
+    attempts = ATTEMPTS.take(doc_key(doc))
+    if attempts and len(attempts) > 1:
+        extra["attempts"] = attempts
     order = doc.get("permutation")
     if order:  # mcq_shuffled / mcq_circular: map the displayed letter back
         from medvigil.option_order import to_published_letter
@@ -180,9 +185,7 @@ def _record(doc: dict, response: str) -> dict:
         "predicted_letter": letter,
         "parse_status": "ok" if letter is not None else "parse_failure",
         "raw_response": response,
-        # Greedy decoding returns the same text on a retry, so lmms-eval runs do not
-        # re-issue failed parses; harness files carry their own retry counts.
-        "retries": 0,
+        "retries": len(attempts) - 1 if attempts else 0,
         "extra": extra,
     }
 
@@ -252,7 +255,9 @@ _RECORD_KEYS = ("suite", "model", "condition", "probe_id", "case_id", "probe_kin
 
 
 def _metric(records: list, name: str) -> float:
-    key = tuple((*(r.get(k) for k in _RECORD_KEYS), tuple(sorted((r.get("extra") or {}).items()))) for r in records)
+    # the attempt history (a list) does not enter scoring; leaving it out keeps the key hashable
+    key = tuple((*(r.get(k) for k in _RECORD_KEYS), tuple(sorted((k, v) for k, v in (r.get("extra") or {}).items() if k != "attempts")))
+                for r in records)
     summary = _summary(key)
     if name == "refusal_rate":
         letters = [r.get("predicted_letter") for r in records]

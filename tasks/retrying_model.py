@@ -1,0 +1,107 @@
+"""``--model retry``: any lmms-eval model under the Appendix L retry protocol.
+
+lmms-eval asks each request once. MedVIGIL re-asks an unparseable multiple-choice answer
+up to three times with the same prompt and settings and logs every attempt (Appendix L).
+This wrapper does that for any registered model::
+
+    lmms-eval --model retry \
+        --model_args inner=openai_compatible,retries=3,model_version=my-model,base_url=... \
+        --tasks medvigil_mcq --include_path "$(medvigil tasks-path)" --log_samples ...
+
+``inner`` is a registered model name or a ``module:Class`` path; every other model
+argument goes to the inner model. Only prompts with an ``Options:`` block are retried
+(free-text answers have no letter to parse). The attempts reach the task's
+``process_results`` through :data:`medvigil.retry.ATTEMPTS` and are written in each
+per-probe record (``retries`` and ``extra.attempts``). Responses served from lmms-eval's
+response cache bypass the wrapper and are recorded with ``retries = 0``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Sequence
+
+from lmms_eval.api.instance import Instance, unwrap_generation_output
+from lmms_eval.api.model import lmms
+
+from medvigil.prompting import parse_mcq_prompt
+from medvigil.retry import ATTEMPTS, DEFAULT_MAX_RETRIES, ask_with_retries, doc_key
+
+
+def _resolve(inner: str) -> type:
+    if ":" in inner:
+        module, _, name = inner.partition(":")
+        return getattr(importlib.import_module(module), name)
+    from lmms_eval.models import get_model
+
+    return get_model(inner)
+
+
+def _is_multiple_choice(context) -> bool:
+    if not isinstance(context, str):
+        return False
+    try:
+        parse_mcq_prompt(context)
+    except ValueError:
+        return False
+    return True
+
+
+def _text(output) -> str:
+    text, _counts = unwrap_generation_output(output)
+    return text if isinstance(text, str) else ""
+
+
+class RetryingLMM(lmms):
+    """Delegate to an inner model; re-ask unparseable multiple-choice answers."""
+
+    def __init__(self, inner: str = "", retries: int | str = DEFAULT_MAX_RETRIES, **inner_args):
+        super().__init__()
+        if not inner:
+            raise ValueError("--model retry needs model_args inner=<model name or module:Class>")
+        self.max_retries = int(retries)
+        if self.max_retries < 0:
+            raise ValueError(f"retries must be >= 0, got {retries!r}")
+        self.inner = _resolve(inner)(**inner_args)
+        self.inner.task_dict = self.task_dict  # lmms-eval fills the wrapper's dict in place
+
+    def __getattr__(self, name):  # rank, world_size, accelerator, ... of the inner model
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    @property
+    def rank(self):
+        return self.inner.rank
+
+    @property
+    def world_size(self):
+        return self.inner.world_size
+
+    def generate_until(self, requests: Sequence[Instance]) -> list:
+        raw: dict[int, object] = {}
+
+        def ask(indices: list[int]) -> list[str]:
+            outputs = self.inner.generate_until([requests[i] for i in indices])
+            for i, output in zip(indices, outputs):
+                raw[i] = output
+            return [_text(o) for o in outputs]
+
+        retryable = [_is_multiple_choice(r.args[0]) for r in requests]
+        attempts = ask_with_retries(ask, len(requests), max_retries=self.max_retries, retryable=retryable.__getitem__)
+        for request, tried, multiple_choice in zip(requests, attempts, retryable):
+            if not multiple_choice:
+                continue
+            task, split, doc_id = request.args[-2], request.args[-1], request.args[-3]
+            try:
+                doc = self.task_dict[task][split][doc_id]
+            except (KeyError, IndexError, TypeError):
+                continue  # a task that is not ours: nothing reads the log
+            ATTEMPTS.put(doc_key(doc), tried)
+        return [raw[i] for i in range(len(requests))]
+
+    def loglikelihood(self, requests: Sequence[Instance]):
+        return self.inner.loglikelihood(requests)  # a score, never a parse failure
+
+    def generate_until_multi_round(self, requests):
+        return self.inner.generate_until_multi_round(requests)
