@@ -286,3 +286,26 @@ def test_always_a_baseline_in_a_real_lmms_eval_run(lmms_run, mode):
     assert all(r["predicted_letter"] == "A" for r in records)
     rescored = score_records(records)
     assert (rescored.set_accuracy, rescored.individual_accuracy) == (0.0, 0.5)
+
+
+def test_cli_rescores_the_lmms_eval_logs(lmms_run):
+    """`medvigil score --suite mediconfusion` reads lmms-eval logs: one run per mode, same numbers."""
+    results, samples, _ = lmms_run
+    base = next(p for p in next(iter(samples.values())).parents if (p / "rel").is_dir())
+    release = base / "rel" / "data" / "dataset.json"
+    assert release.is_file()
+    proc = subprocess.run(
+        [sys.executable, "-m", "medvigil", "score", "--suite", "mediconfusion", "--release", str(release),
+         *map(str, samples.values()), "--json", "-"],
+        check=False, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    scored = json.loads(proc.stdout)
+    runs = {run["mode"]: run for run in scored["runs"]}
+    assert set(runs) == {utils.CONDITIONS[m] for m in MODES}
+    for mode in MODES:
+        run, table = runs[utils.CONDITIONS[mode]], results["results"][f"mediconfusion_{mode}"]
+        assert run["model"] == "constant(letter=A)" and run["n_missing_pairs"] == 0
+        assert 100 * run["set_accuracy"] == table["set_acc,none"]
+        assert 100 * run["individual_accuracy"] == table["indiv_acc,none"]
+    assert set(scored["best_over_modes"]) == {"constant(letter=A)"}

@@ -1,8 +1,8 @@
 """Read lmms-eval ``--log_samples`` output of the medvigil tasks back into probe records.
 
 lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``.
-Every sample line of a medvigil task carries our per-probe record under each metric key
-(see ``tasks/medvigil/utils.py``); the model is named from the results file's
+Every sample line of a medvigil or mediconfusion task carries our per-probe record under
+each metric key (see ``tasks/*/utils.py``); the model is named from the results file's
 ``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
 task hook cannot know it. CircularEval rotations are collapsed per probe.
 """
@@ -20,6 +20,20 @@ from medvigil.schema_validation import problems_for
 
 SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
 RECORD_KEY = "mcs"  # every medvigil task emits the record under this metric key
+
+
+def _record_of(sample) -> dict | None:
+    """The per-probe record of one sample line: under ``mcs`` (MedVIGIL tasks) or under
+    any metric key (MediConfusion tasks emit it under each of theirs)."""
+    if not isinstance(sample, dict):
+        return None
+    record = sample.get(RECORD_KEY)
+    if isinstance(record, dict):
+        return record
+    for value in sample.values():
+        if isinstance(value, dict) and "suite" in value and "probe_id" in value:
+            return value
+    return None
 
 
 def is_samples_file(path: Path) -> bool:
@@ -57,9 +71,9 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
                 except json.JSONDecodeError as exc:
                     problems.append(Problem(str(path), f"not JSON: {exc}", row=line_no))
                     continue
-                record = sample.get(RECORD_KEY) if isinstance(sample, dict) else None
-                if not isinstance(record, dict):
-                    problems.append(Problem(str(path), f"no per-probe record under {RECORD_KEY!r}; is this a medvigil task log?", row=line_no, field=RECORD_KEY))
+                record = _record_of(sample)
+                if record is None:
+                    problems.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
                     continue
                 record = {**record, "model": name}
                 found = problems_for("probe_record", record, str(path), line_no)

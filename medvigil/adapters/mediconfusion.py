@@ -33,7 +33,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -58,6 +58,7 @@ __all__ = [
     "read_release",
     "read_results",
     "read_score_file",
+    "runs_from_lmms_eval",
 ]
 
 SOURCE_DATASET = "ROCO"  # the images of every pair come from ROCO (paper Sec. 2)
@@ -312,3 +313,45 @@ def read_results(
         official_pair_scores=official,
     )
 
+
+
+def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[MediConfusionRun]:
+    """Runs from lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks.
+
+    The records already carry gold letters, answers and categories; they are grouped into
+    one run per (model, mode), and pairs of ``release`` absent from a run are listed as
+    missing. Every pair of a run must be in the release.
+    """
+    from medvigil.adapters.lmms_eval import read_samples
+
+    records = read_samples(paths)
+    problems = [
+        Problem(str(paths[0]) if len(paths) == 1 else ", ".join(map(str, paths)),
+                f"record {r['probe_id']!r} belongs to suite {r['suite']!r}, not mediconfusion", field="suite")
+        for r in records if r.get("suite") != "mediconfusion"
+    ]
+    problems += [
+        Problem(", ".join(map(str, paths)), f"pair {r['case_id']!r} is not in the release {release.path}", field="case_id")
+        for r in records if r.get("suite") == "mediconfusion" and str(r["case_id"]) not in release.pairs
+    ]
+    if problems:
+        raise DataError(problems)
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for record in records:
+        groups.setdefault((record["model"], record.get("condition", "default")), []).append(record)
+    names = category_names(release)
+    runs = []
+    for (model, mode), recs in groups.items():
+        pair_ids = tuple(dict.fromkeys(str(r["case_id"]) for r in recs))
+        margins = {(r.get("extra") or {}).get("margin") for r in recs} - {None}
+        runs.append(MediConfusionRun(
+            path=", ".join(map(str, paths)),
+            model=model,
+            mode=mode,
+            margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN,
+            records=tuple(recs),
+            pair_ids=pair_ids,
+            missing_pairs=tuple(p for p in release.pairs if p not in set(pair_ids)),
+            category_names=names,
+        ))
+    return runs

@@ -1,13 +1,15 @@
 """``medvigil score``: score model outputs and print a table or write JSON.
 
 ``--suite mediconfusion``: ``--release`` is the authors' ``dataset.json`` and each FILE one
-of their per-sample result files (``Results/<model>_<mode>.json``). Per run: set,
+of their per-sample result files (``Results/<model>_<mode>.json``) or an lmms-eval
+``--log_samples`` file of the ``mediconfusion_*`` tasks (one run per model and mode). Per run: set,
 individual, confused and invalid counts and rates, pairs scored, pairs of the release
 missing from the file, and the per-category breakdown; per model, the best over modes.
 
 ``--suite medvigil``: ``--release`` is a release root and the FILEs are harness outputs
-(``results/baselines/<model>__mcq.jsonl``), read by
-``medvigil.adapters.harness.read_harness_files`` and scored by ``medvigil.scoring.audit``.
+(``results/baselines/<model>__mcq.jsonl``) or lmms-eval ``--log_samples`` files of the
+``medvigil_*`` tasks, read by ``medvigil.adapters.model_outputs`` and scored by
+``medvigil.scoring.audit``.
 
 Output: a readable table on stdout, unless ``--json -`` (JSON on stdout, nothing else).
 ``--json OUT`` also writes the JSON to OUT, atomically (temporary file + rename), and
@@ -115,7 +117,8 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def score_mediconfusion(release_path: str, files: list[str], *, margin: float = 3, confusion_denominator: str = "both_valid") -> dict:
     """Read, score and summarise MediConfusion result files (JSON-serialisable dict)."""
-    from medvigil.adapters.mediconfusion import read_release, read_results
+    from medvigil.adapters.lmms_eval import is_samples_file
+    from medvigil.adapters.mediconfusion import read_release, read_results, runs_from_lmms_eval
     from medvigil.scoring.mediconfusion import (
         MODE_LABELS,
         RANDOM_INDIVIDUAL_ACCURACY,
@@ -124,7 +127,11 @@ def score_mediconfusion(release_path: str, files: list[str], *, margin: float = 
     )
 
     release = read_release(release_path)
-    runs = [read_results(path, release, margin=margin) for path in files]  # every file read before scoring
+    logs = [f for f in files if is_samples_file(Path(f))]
+    # every file read before scoring; lmms-eval logs carry their own answers (margin inside)
+    runs = [read_results(path, release, margin=margin) for path in files if path not in logs]
+    if logs:
+        runs += runs_from_lmms_eval(logs, release)
     out_runs = []
     by_model: dict[str, dict[str, Any]] = {}
     for run in runs:
