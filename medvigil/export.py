@@ -34,7 +34,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil import croissant
+from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
 from medvigil.release_format import (
     CREDENTIALED_SOURCES,
@@ -211,17 +211,11 @@ def build(
 
         check_reconstruction(reconstructed, release.digest)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.building-{os.getpid()}"
-    cache = Path(tempfile.mkdtemp(prefix="medvigil-build-cache-"))
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    try:
-        tmp.mkdir()
+    with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, replace=force) as tmp:
         result = _write(
             release,
             tmp,
-            cache,
+            Path(cache),
             configs=configs,
             shuffle_seed=shuffle_seed,
             variant_source=variant_source,
@@ -234,24 +228,8 @@ def build(
             problems = credentialed_problems(tmp)
             if problems:  # a bug, not a user error: the builder must never embed these
                 raise DataError(problems)
-        _replace(tmp, out, force=force)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(cache, ignore_errors=True)
     result.out = out
     return result
-
-
-def _replace(tmp: Path, out: Path, *, force: bool) -> None:
-    if out.exists():
-        if not force:
-            raise FileExistsError(f"{out} appeared during the build; pass --force to replace it")
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
-        os.replace(out, old)
-        os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, out)
 
 
 # --------------------------------------------------------------------------- writing

@@ -13,12 +13,11 @@ import html
 import json
 import math
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
 from medvigil.release_format import PROBE_KINDS, TIERS
 
@@ -353,9 +352,7 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FileExistsError(f"{out_dir} exists and is not empty")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with staged_folder(out_dir) as tmp:
         pngs = figures(result)
         (tmp / "figures").mkdir()
         files = {}
@@ -365,10 +362,4 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
         (tmp / "report.md").write_text(render_markdown(result, files, title), encoding="utf-8")
         (tmp / "report.html").write_text(render_html(result, pngs, title), encoding="utf-8")
         (tmp / "scores.json").write_text(audit_to_json(result), encoding="utf-8")
-        if out_dir.exists():
-            out_dir.rmdir()
-        tmp.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "scores": out_dir / "scores.json"}

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +32,7 @@ from medvigil.reconstruct import chexpert, mimic_cxr
 from medvigil.reconstruct.pointers import check_pointers
 from PIL import Image
 
+from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
 from medvigil.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
 
@@ -154,12 +153,8 @@ def reconstruct(
     verified, pointer_problems = check_pointers(source_root, pointers, file_label=label)
     problems.extend(pointer_problems)
 
-    tmp = out.parent / f".{out.name}.reconstructing-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
     records = []
-    try:
-        tmp.mkdir(parents=True)
+    with staged_folder(out, replace=force) as tmp:
         for item in verified:
             case = credentialed[item.case_id]
             try:
@@ -198,13 +193,4 @@ def reconstruct(
             "cases": records,
         }
         (tmp / MANIFEST_NAME).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.replace(out, old)
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return ReconstructionReport(out=out, release_digest=release.digest, cases=records)

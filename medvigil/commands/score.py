@@ -22,11 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from medvigil.atomic_output import write_text_atomic
 
 SUITES = ("mediconfusion", "medvigil")
 
@@ -90,26 +90,6 @@ def _clean(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
     return value
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise FileNotFoundError(f"output folder does not exist: {directory}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 # -- mediconfusion ---------------------------------------------------------------------
@@ -265,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     if args.json:
-        _write_atomic(Path(args.json), text)
+        write_text_atomic(Path(args.json), text)
     print(table)
     if args.json:
         print(f"\nJSON written to {args.json}")

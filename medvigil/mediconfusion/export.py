@@ -34,6 +34,7 @@ from string import Template
 from typing import Any
 
 from medvigil import croissant
+from medvigil.atomic_output import staged_folder
 
 README = "README.md"
 CROISSANT = "croissant.json"
@@ -138,30 +139,10 @@ def build(
         }
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.building-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    try:
-        tmp.mkdir()
+    with staged_folder(out, replace=force) as tmp:
         report = _write(builders, tmp, max_shard_bytes=max_shard_bytes, repo_id=repo_id)
-        _replace(tmp, out, force=force)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     report.out = out
     return report
-
-
-def _replace(tmp: Path, out: Path, *, force: bool) -> None:
-    if out.exists():
-        if not force:
-            raise FileExistsError(f"{out} appeared during the build; pass --force to replace it")
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
-        os.replace(out, old)
-        os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, out)
 
 
 def _write(builders: dict, tmp: Path, *, max_shard_bytes: int, repo_id: str | None) -> BuildReport:
