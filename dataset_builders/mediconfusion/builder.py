@@ -38,19 +38,12 @@ from typing import Any, ClassVar
 
 import datasets
 
+from medvigil import citations
+
 VERSION = datasets.Version("1.0.0")
 DATE_PUBLISHED = "2024-10-09"  # the authors' dataset.json (HEAD 40a8b41 of their repository)
 HOMEPAGE = "https://github.com/MShahabSepehri/MediConfusion"
-CITATION = """\
-@inproceedings{sepehri2024mediconfusion,
-  title     = {MediConfusion: Can you trust your AI radiologist? Probing the reliability of
-               multimodal medical foundation models},
-  author    = {Sepehri, Mohammad Shahab and Fabian, Zalan and Soltanolkotabi, Maryam and
-               Soltanolkotabi, Mahdi},
-  booktitle = {Workshop on Responsibly Building the Next Generation of Multimodal Foundational
-               Models, NeurIPS},
-  year      = {2024}
-}"""
+CITATION = citations.MEDICONFUSION
 DESCRIPTION = (
     "MediConfusion: 176 pairs of ROCO radiology images that medical vision-language models confuse "
     "(similar BiomedCLIP embeddings, dissimilar DINOv2 embeddings), each with one two-option question "

@@ -41,22 +41,14 @@ from typing import Any, ClassVar
 
 import datasets
 
-from medvigil import option_order, variants
+from medvigil import citations, option_order, variants
 from medvigil.release_format import SYNTHETIC_NOTICE
 
 VERSION = datasets.Version("1.0.0")
 DATE_PUBLISHED = "2026-11-22"  # date of VERSION; keep in step with CHANGELOG.md
 HOMEPAGE = "https://huggingface.co/datasets/jhq0709/MedVIGIL"
 HARNESS = "https://github.com/hq0709/MedVIGIL"
-CITATION = """\
-@article{jiang2026medvigil,
-  title   = {MedVIGIL: Evaluating Trustworthy Medical VLMs Under Broken Visual Evidence},
-  author  = {Jiang, Hanqi and Chen, Junhao and Kang, Mingyu and Kwon, Hyeokjae and Pan, Yi and
-             Chen, Lifeng and You, Weihang and Gong, Haozhen and Yan, Ruiyu and Lv, Jinglei and
-             Zhao, Lin and Ren, Hui and Li, Quanzheng and Liu, Tianming and Li, Xiang},
-  journal = {arXiv preprint arXiv:2605.07919},
-  year    = {2026}
-}"""
+CITATION = citations.MEDVIGIL
 DESCRIPTION = (
     "MedVIGIL: trust audit of medical vision-language models under broken evidence "
     "(hallucination traps, ROI masking, paraphrase, negation, laterality flips). "

@@ -6,6 +6,7 @@ A thin face over :func:`medvigil.scoring.medqdeg.score_trials`; no second implem
 import datasets
 import evaluate
 
+from medvigil import citations
 from medvigil.scoring.medqdeg import ACCURACY_RULES, INVALID_POLICIES, score_trials
 
 _DESCRIPTION = """\
@@ -63,14 +64,7 @@ Examples:
     -0.45
 """
 
-_CITATION = """\
-@article{liu2026medqdeg,
-  title   = {MedQ-Deg: A Multidimensional Benchmark for Evaluating MLLMs Across Medical Image Quality Degradations},
-  author  = {Liu, Jiyao and Ning, Junzhi and Ma, Chenglong and Qu, Wanying and Shen, Jianghan and Luo, Siqi and Wei, Jinjie and Ye, Jin and Li, Pengze and Li, Tianbin and Lin, Jiashi and Shan, Hongming and Luo, Xinzhe and Liu, Xiaohong and Liu, Lihao and He, Junjun and Xu, Ningsheng},
-  journal = {arXiv preprint arXiv:2603.07769},
-  year    = {2026}
-}
-"""
+_CITATION = citations.MEDQDEG + "\n"
 
 _BASE_FEATURES = {
     "predictions": datasets.Sequence(datasets.Value("string")),

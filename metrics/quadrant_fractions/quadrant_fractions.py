@@ -6,6 +6,7 @@ A thin face over :func:`medvigil.scoring.cbd.quadrant_scores`; no second impleme
 import datasets
 import evaluate
 
+from medvigil import citations
 from medvigil.scoring.cbd import INVALID_POLICIES, quadrant_scores
 
 _DESCRIPTION = """\
@@ -67,13 +68,7 @@ Examples:
     (0.6931, 0.0)
 """
 
-_CITATION = """\
-@article{consistentbutdangerous2026,
-  title   = {Consistent but Dangerous: Per-Sample Safety Classification Reveals False Reliability in Medical Vision-Language Models},
-  year    = {2026},
-  note    = {Seed paper 004 of medvigil; authors and venue not given in the seed text}
-}
-"""
+_CITATION = citations.CONSISTENT_BUT_DANGEROUS + "\n"
 
 _BASE_FEATURES = {
     "predictions": datasets.Value("string"),

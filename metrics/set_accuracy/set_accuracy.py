@@ -6,6 +6,7 @@ A thin face over :func:`medvigil.scoring.mediconfusion.score_rows`; no second im
 import datasets
 import evaluate
 
+from medvigil import citations
 from medvigil.scoring.mediconfusion import CONFUSION_DENOMINATORS, score_rows
 
 _DESCRIPTION = """\
@@ -82,14 +83,7 @@ Examples:
     1.0
 """
 
-_CITATION = """\
-@inproceedings{sepehri2024mediconfusion,
-  title     = {MediConfusion: Can you trust your AI radiologist? Probing the reliability of multimodal medical foundation models},
-  author    = {Sepehri, Mohammad Shahab and Fabian, Zalan and Soltanolkotabi, Maryam and Soltanolkotabi, Mahdi},
-  booktitle = {Workshop on Responsibly Building the Next Generation of Multimodal Foundational Models, NeurIPS},
-  year      = {2024}
-}
-"""
+_CITATION = citations.MEDICONFUSION + "\n"
 
 _BASE_FEATURES = {
     "predictions": datasets.Value("string"),
