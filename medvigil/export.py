@@ -321,6 +321,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
 def _write_config(builder, features, tmp: Path, config: str, max_shard_bytes: int):
     """Stream the builder's rows into size-bounded Parquet shards; return counts and shards."""
     from datasets.arrow_writer import ParquetWriter
+    from tqdm.auto import tqdm
 
     folder = tmp / DATA_DIR / config
     folder.mkdir(parents=True)
@@ -336,7 +337,8 @@ def _write_config(builder, features, tmp: Path, config: str, max_shard_bytes: in
         partials.append(path)
         return ParquetWriter(features=features, path=str(path), writer_batch_size=ROWS_PER_BATCH)
 
-    for _key, row in builder.iter_rows():
+    # progress on a terminal only (disable=None), so logs and tests stay clean
+    for _key, row in tqdm(builder.iter_rows(), desc=f"build {config}", unit=" rows", disable=None, leave=False):
         if writer is None:
             writer, shard_bytes = open_shard(), 0
         writer.write(features.encode_example(row))
