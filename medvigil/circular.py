@@ -7,7 +7,7 @@ Records must already be in *published* letters (see :mod:`medvigil.option_order`
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from medvigil.errors import DataError, Problem
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from collections.abc import Sequence
 
 REFUSAL_PATTERNS = (
     r"\bcannot\b|\bcan ?not\b|\bcan't\b|\bunable\b",

@@ -10,9 +10,9 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from medvigil.commands.tasks_path import tasks_dir
 

@@ -24,7 +24,7 @@ True
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from medvigil.release_format import LETTERS, SYSTEM_PROMPT
 

@@ -13,9 +13,10 @@ import html
 import json
 import math
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem

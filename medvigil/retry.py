@@ -16,7 +16,7 @@ import hashlib
 import json
 import threading
 from collections import defaultdict, deque
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from medvigil.prompting import parse_letter
 

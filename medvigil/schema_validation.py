@@ -6,8 +6,9 @@ Errors become :class:`medvigil.errors.Problem` objects naming file, row and fiel
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-from typing import Any, Iterable
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
 
 import jsonschema
 
@@ -15,7 +16,7 @@ from medvigil.errors import DataError, Problem
 from medvigil.schemas import SCHEMA_DIR
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict:
     """Return the schema ``schemas/<name>.schema.json``."""
     path = SCHEMA_DIR / f"{name}.schema.json"
@@ -25,7 +26,7 @@ def load_schema(name: str) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> jsonschema.protocols.Validator:
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)

@@ -11,8 +11,8 @@ and ``triplet_vcf`` (the names :mod:`medvigil.scoring` reads for TR-coh).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from medvigil.release_format import LETTERS
 

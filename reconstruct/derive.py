@@ -28,12 +28,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from medvigil.reconstruct import chexpert, mimic_cxr
-from medvigil.reconstruct.pointers import check_pointers
 from PIL import Image
 
 from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
+from medvigil.reconstruct import chexpert, mimic_cxr
+from medvigil.reconstruct.pointers import check_pointers
 from medvigil.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
 
 MANIFEST_NAME = "RECONSTRUCTION.json"

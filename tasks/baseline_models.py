@@ -14,8 +14,7 @@ this module only adapts lmms-eval requests to ``policy.answer(prompt, images)``.
 from __future__ import annotations
 
 import string
-
-from typing import Sequence
+from collections.abc import Sequence
 
 from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms

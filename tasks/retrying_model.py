@@ -19,7 +19,7 @@ response cache bypass the wrapper and are recorded with ``retries = 0``.
 from __future__ import annotations
 
 import importlib
-from typing import Sequence
+from collections.abc import Sequence
 
 from lmms_eval.api.instance import Instance, unwrap_generation_output
 from lmms_eval.api.model import lmms

@@ -10,10 +10,10 @@ from collections import Counter
 from importlib import resources
 
 import pytest
-from medvigil.builders.medvigil import CONFIG_NAMES, VERSION, MedvigilBuilder, MedvigilConfig
-from medvigil.builders.medvigil.builder import DATE_PUBLISHED
 
 from medvigil import variants
+from medvigil.builders.medvigil import CONFIG_NAMES, VERSION, MedvigilBuilder, MedvigilConfig
+from medvigil.builders.medvigil.builder import DATE_PUBLISHED
 from medvigil.release import load_release
 
 

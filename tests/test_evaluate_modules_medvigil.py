@@ -17,7 +17,6 @@ evaluate = pytest.importorskip("evaluate")
 datasets = pytest.importorskip("datasets")
 
 from medvigil.metrics import module_path
-
 from medvigil.scoring import audit, score_columns
 
 ROOT = Path(__file__).resolve().parents[1]

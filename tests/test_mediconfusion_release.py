@@ -11,12 +11,6 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from medvigil.reconstruct.roco import (
-    checksum_text,
-    locate_images,
-    read_checksums,
-    roco_data_root,
-)
 from PIL import Image
 
 from medvigil.errors import DataError
@@ -32,6 +26,12 @@ from medvigil.mediconfusion.synthetic import (
     dataset_csv_text,
     make_pairs,
     write_sample,
+)
+from medvigil.reconstruct.roco import (
+    checksum_text,
+    locate_images,
+    read_checksums,
+    roco_data_root,
 )
 from medvigil.scoring.mediconfusion import CATEGORIES
 

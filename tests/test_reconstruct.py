@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pydicom
 import pytest
-from medvigil.reconstruct import mimic_cxr
-from medvigil.reconstruct.derive import MANIFEST_NAME, derive_image, published_jpeg, reconstruct
-from medvigil.reconstruct.pointers import verify_pointers
 from PIL import Image
 
 from medvigil import imaging
 from medvigil.digest import file_sha256, release_digest
 from medvigil.errors import DataError
+from medvigil.reconstruct import mimic_cxr
+from medvigil.reconstruct.derive import MANIFEST_NAME, derive_image, published_jpeg, reconstruct
+from medvigil.reconstruct.pointers import verify_pointers
 from medvigil.release import load_release
 
 CT_SMALL = pydicom.data.get_testdata_file("CT_small.dcm", download=False)

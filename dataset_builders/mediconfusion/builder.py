@@ -188,9 +188,8 @@ class MediconfusionBuilder(datasets.GeneratorBasedBuilder):
         checksums_file: str | Path | None = None,
         **kwargs: Any,
     ):
-        from medvigil.reconstruct.roco import locate_images, read_checksums
-
         from medvigil.mediconfusion.release import read_release
+        from medvigil.reconstruct.roco import locate_images, read_checksums
 
         if dataset_json is None or images_dir is None:
             raise ValueError("dataset_json and images_dir are required (the authors' dataset.json and your ROCO folder)")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from medvigil.circular import collapse_circular
 from medvigil.errors import DataError, Problem

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from medvigil.adapters.lmms_eval import is_samples_file, read_samples
 

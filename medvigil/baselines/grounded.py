@@ -31,8 +31,8 @@ It is a sanity baseline for the synthetic release only: it knows nothing about r
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 import numpy as np
 from PIL import Image

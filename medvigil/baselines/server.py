@@ -146,7 +146,7 @@ class BaselineServer:
         host, port = self.httpd.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def __enter__(self) -> "BaselineServer":
+    def __enter__(self) -> BaselineServer:
         self.thread.start()
         return self
 

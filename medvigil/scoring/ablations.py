@@ -208,7 +208,7 @@ def blur_sweep(
     out = {}
     for m in _model_codes(tab, sweep_mask):
         entry: dict[str, Any] = {"sigmas": [float(s) for s in sigmas]}
-        for sub, (rows, acc_blind, n_blind) in curves.items():
+        for sub, (rows, acc_blind, _n_blind) in curves.items():
             entry[f"accuracy_{sub}"] = [float(acc[m]) for acc, _ in rows]
             entry[f"n_{sub}"] = [int(n[m]) for _, n in rows]
             entry[f"noimg_{sub}"] = float(acc_blind[m])
