@@ -1,0 +1,179 @@
+"""Consistent but Dangerous (seed 004) as lmms-eval tasks: real runs of our baselines.
+
+One module-scoped synthetic build (12 cases, the credentialed ones withheld) and three
+lmms-eval subprocesses run in parallel, exactly as a user runs them:
+``--tasks cbd,cbd_quadrants`` for ``constant(letter=A)``, ``blind`` and ``grounded``.
+The quadrant facts asserted follow from how the baselines work (medvigil/baselines):
+constant ignores prompt and image; blind reads only the prompt text; grounded reads the
+phantom and, without an image, falls back to the blind prior.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from medvigil import cbd_tasks
+from medvigil.pipeline import offline_env
+
+pytest.importorskip("lmms_eval")
+ROOT = Path(__file__).resolve().parents[1]
+CASES = 12
+MODELS = {"constant": ("constant", "letter=A"), "blind": ("blind", ""), "grounded": ("grounded", "")}
+ARM_TASKS = ("cbd_image", "cbd_noimg", "cbd_quadrants")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    from medvigil.export import build
+    from medvigil.synthetic import generate_release
+
+    base = tmp_path_factory.mktemp("cbd_runs")
+    generate_release(base / "release", cases=CASES, seed=1)
+    build(base / "release", base / "build" / "medvigil")
+    procs = {}
+    for name, (model, args) in MODELS.items():
+        cmd = [sys.executable, "-m", "lmms_eval", "--model", model, "--tasks", "cbd,cbd_quadrants",
+               "--include_path", str(ROOT / "tasks"), "--output_path", str(base / name), "--log_samples"]
+        cmd += ["--model_args", args] if args else []
+        env = offline_env(base / "build" / "medvigil")
+        env["HF_DATASETS_CACHE"] = str(base / f"hf-cache-{name}")  # parallel runs: no shared cache lock
+        procs[name] = subprocess.Popen(cmd, env=env, cwd=base, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for name, proc in procs.items():
+        out, err = proc.communicate(timeout=600)
+        # lmms-eval 0.7.3 logs an evaluation error and still exits 0
+        assert proc.returncode == 0 and "Error during evaluation" not in err, f"{name}:\n{out[-2000:]}{err[-4000:]}"
+    return base
+
+
+def _samples(runs: Path, model: str, task: str) -> Path:
+    (path,) = (runs / model).rglob(f"*_samples_{task}.jsonl")
+    return path
+
+
+def _table(runs: Path, model: str, task: str) -> dict:
+    (path,) = (runs / model).rglob("*_results.json")
+    return {k.split(",")[0]: v for k, v in json.loads(path.read_text())["results"][task].items() if "_stderr" not in k}
+
+
+def _records(runs: Path, model: str, *tasks: str) -> list[dict]:
+    from medvigil.adapters.lmms_eval import read_samples  # validates every record against the schema
+
+    return read_samples([_samples(runs, model, t) for t in tasks])
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b)
+
+
+def _letters(records: list[dict], condition: str) -> dict[str, str]:
+    """case -> answer to the original question q under one condition."""
+    return {r["case_id"]: r["predicted_letter"] for r in records
+            if r["condition"] == condition and r["extra"]["paraphrase_index"] == 0}
+
+
+def test_records_carry_the_paraphrase_set(runs):
+    lines = [json.loads(x) for x in _samples(runs, "grounded", "cbd_image").open()]
+    by_case: dict[str, list] = {}
+    for line in lines:
+        by_case.setdefault(line["accuracy"]["case_id"], []).append(line)
+    assert 8 <= len(by_case) <= CASES  # credentialed (CXR) cases are withheld from the build
+    for items in by_case.values():
+        indices = [it["accuracy"]["extra"]["paraphrase_index"] for it in items]
+        assert indices[:2] == [0, 1] and len(set(indices)) == len(indices) >= 3
+        # the options block and the gold never change across the paraphrase set
+        assert len({it["input"].split("Options:")[1] for it in items}) == 1
+        assert {it["accuracy"]["correct_letter"] for it in items} == {"A"}
+        assert len({it["input"].split("Options:")[0] for it in items}) == len(items)  # distinct wordings
+    noimg = _records(runs, "grounded", "cbd_noimg")
+    assert {r["condition"] for r in noimg} == {"noimg"} and {r["probe_kind"] for r in noimg} == {"original"}
+    assert {r["case_id"] for r in noimg} == set(by_case)
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+def test_lmms_eval_tables_equal_recomputation_from_the_logs(runs, model):
+    arms = _records(runs, model, "cbd_image", "cbd_noimg")
+    (result,) = cbd_tasks.quadrant_table(arms).values()
+    (same,) = cbd_tasks.quadrant_table(_records(runs, model, "cbd_quadrants")).values()
+    assert json.dumps(result, sort_keys=True) == json.dumps(same, sort_keys=True)  # one task or two: same table
+    expected = {"cbd_quadrants": cbd_tasks.table_metrics(result),
+                "cbd_image": cbd_tasks.arm_metrics(_records(runs, model, "cbd_image"), "image"),
+                "cbd_noimg": cbd_tasks.arm_metrics(_records(runs, model, "cbd_noimg"), "noimg")}
+    for task in ARM_TASKS:
+        table = _table(runs, model, task)
+        assert set(table) - {"alias", " "} == set(expected[task])
+        for name, value in expected[task].items():
+            assert _same(table[name], value), (task, name, table[name], value)
+    assert _table(runs, model, "cbd_image")["flip_rate"] == _table(runs, model, "cbd_quadrants")["flip_rate"]
+
+
+def test_always_a_is_all_dangerous(runs):
+    """Same letter for every prompt, image or not: consistent (Eq. 1) and not image-reliant (Eq. 2)."""
+    (r,) = cbd_tasks.quadrant_table(_records(runs, "constant", "cbd_quadrants")).values()
+    assert r["counts"]["Dangerous"] == r["n_samples"] == r["n_evaluable"] > 0
+    assert r["flip_rate"] == 0.0 and r["dangerous_fraction"] == 1.0 and r["image_reliance_rate"] == 0.0
+    # published convention: the original probe's gold is A, so the Dangerous samples are all correct
+    assert r["accuracy_by_quadrant"] == {"Ideal": None, "Fragile": None, "Dangerous": 1.0, "Worst": None}
+
+
+def test_blind_never_relies_on_the_image(runs):
+    records = _records(runs, "blind", "cbd_quadrants")
+    (r,) = cbd_tasks.quadrant_table(records).values()
+    assert r["image_reliance_rate"] == 0.0 and r["counts"]["Ideal"] == r["counts"]["Fragile"] == 0
+    assert _letters(records, "default") == _letters(records, "noimg")  # same prompt text, image unread
+    assert r["counts"]["Dangerous"] + r["counts"]["Worst"] == r["n_samples"]
+
+
+def test_grounded_answers_change_without_the_image(runs):
+    grounded = _records(runs, "grounded", "cbd_quadrants")
+    blind = _letters(_records(runs, "blind", "cbd_quadrants"), "noimg")
+    assert _letters(grounded, "noimg") == blind  # no image: grounded falls back to the blind prior
+    image = _letters(grounded, "default")
+    (r,) = cbd_tasks.quadrant_table(grounded).values()
+    # Eq. 2 per case: reliant exactly where the phantom reading departs from the text prior
+    changed = sum(image[c] != blind[c] for c in image)
+    assert changed > 0 and r["image_reliance_rate"] == pytest.approx(changed / len(image))
+    assert r["counts"]["Ideal"] + r["counts"]["Fragile"] == changed
+
+
+# ---------------------------------------------------------------- the core without lmms-eval
+
+def _row(kind: str, question: str, **over) -> dict:
+    return {"probe_id": f"C1-{kind}", "probe_kind": kind, "case_id": "C1", "question": question,
+            "options": ["Yes", "No", "Both", "Neither", "Cannot tell"], "correct_letter": "A", **over}
+
+
+def test_paraphrase_set_is_deterministic_and_keeps_options():
+    rows = [_row("original", "Is there a pleural effusion on this chest radiograph?"),
+            _row("tcf", "Does this chest radiograph show a pleural effusion?"), _row("negation", "Is it free of...?")]
+    plans = cbd_tasks.plan_docs(rows, ["image", "noimg"])
+    assert plans == cbd_tasks.plan_docs(rows, ["image", "noimg"])
+    image = [o for _, o in plans if o["condition"] == "default"]
+    assert [o["paraphrase_source"] for o in image] == list(cbd_tasks.SOURCES)
+    assert image[2]["question"] == "Is there a pleural effusion on this chest X-ray?"
+    assert image[3]["question"] == "Looking at the study provided, is there a pleural effusion on this chest radiograph?"
+    assert [o["question"] for _, o in plans if o["condition"] == "noimg"] == [rows[0]["question"]]
+    assert {i for i, _ in plans} == {0}  # every doc is the original row (its image, options and gold)
+
+
+def test_bad_input_names_the_field():
+    with pytest.raises(ValueError, match="'options'"):
+        cbd_tasks.plan_docs([_row("original", "Q?"), _row("tcf", "Q2?", options=["No", "Yes", "B", "C", "D"])], ["image"])
+    with pytest.raises(ValueError, match="'tcf'"):
+        cbd_tasks.plan_docs([_row("original", "Q?")], ["image"])
+    with pytest.raises(ValueError, match="arm"):
+        cbd_tasks.plan_docs([], ["audio"])
+    record = cbd_tasks.make_record({**_row("original", "Q?"), "condition": "noimg", "paraphrase_index": 0,
+                                    "paraphrase_source": "original"}, "B")
+    assert record["predicted_letter"] == "B" and record["extra"]["paraphrase_index"] == 0
+    with pytest.raises(ValueError, match="'suite'"):
+        cbd_tasks.quadrant_table([{**record, "suite": "medvigil"}])
+    with pytest.raises(ValueError, match="paraphrase_index"):
+        cbd_tasks.quadrant_table([{**record, "extra": {}}])
+    with pytest.raises(ValueError, match="lacks"):  # a text-only record with no image arm
+        cbd_tasks.quadrant_table([record])
