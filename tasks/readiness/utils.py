@@ -1,0 +1,139 @@
+"""lmms-eval hooks for the Illusion of Readiness arms (tasks/readiness).
+
+Same pattern as tasks/medvigil: each task loads the one-row ``_pointer.jsonl`` and its
+``process_docs`` swaps in the built MedVIGIL ``mcq`` rows (``MEDVIGIL_DATA``), turned into
+one arm by :func:`medvigil.readiness_tasks.arm_docs`. The arm's condition travels in each
+doc, so one ``doc_to_visual`` serves every arm. Prompt (Appendix L of MedVIGIL, our
+baselines' format), parsing and scoring come from the core.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from medvigil.data_location import load_config
+from medvigil.prompting import build_mcq_prompt, parse_letter
+from medvigil.readiness_tasks import ARMS, SOURCES, arm_accuracy, arm_count, arm_docs, arm_metrics
+from medvigil.release_format import SYSTEM_PROMPT
+from medvigil.retry import ATTEMPTS, doc_key
+
+RUN_MODEL_NAME = "lmms-eval-run"  # re-scoring names the model from the results file
+WITHHELD = "withheld_credentialed"
+log = logging.getLogger("medvigil.tasks.readiness")
+
+
+# ---------------------------------------------------------------- data (process_docs)
+
+def _load(arm: str):
+    data = load_config("mcq")
+    withheld = sum(status == WITHHELD for status in data["image_status"])
+    if withheld:  # the same items in every arm: a withheld image removes the item everywhere
+        data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="readiness skip withheld images")
+        log.warning("readiness %s: skipped %d probe(s) whose credentialed image is withheld", arm, withheld)
+    made = arm_docs(arm, data.remove_columns(["image"]).to_list())
+    if not made:
+        raise ValueError(f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r})")
+    overrides = [o for _, o in made]
+    data = data.select([i for i, _ in made])
+    return data.map(lambda _, i: overrides[i], with_indices=True, desc=f"readiness arm {arm}")
+
+
+def _loader(arm: str):
+    def load(_pointer):
+        return _load(arm)
+
+    load.__name__ = f"load_{arm}"
+    return load
+
+
+for _arm in ARMS:  # load_readiness_img, ... (names used by _generate_configs.py)
+    globals()[f"load_{_arm}"] = _loader(_arm)
+
+
+# ---------------------------------------------------------------- prompt and image
+
+def readiness_doc_to_visual(doc: dict) -> list:
+    image = doc.get("image")
+    if image is None or doc.get("condition", "default").startswith("noimg"):
+        return []
+    return [image.convert("RGB")]
+
+
+def readiness_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{build_mcq_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+
+
+def readiness_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    kwargs = dict(lmms_eval_specific_kwargs or {}, pre_prompt="")  # system text as a real system turn
+    content = [{"type": "image", "url": image} for image in readiness_doc_to_visual(doc)]
+    content.append({"type": "text", "text": readiness_doc_to_text(doc, kwargs)})
+    return [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+
+
+# ---------------------------------------------------------------- results
+
+def _record(doc: dict, response: str) -> dict:
+    letter = parse_letter(response)
+    attempts = ATTEMPTS.take(doc_key(doc))
+    extra = {"condition_source": "lmms-eval", "laterality_dependent": doc.get("laterality_dependent"),
+             "options_shown": list(doc["options"]), **(doc.get("readiness") or {})}
+    if attempts and len(attempts) > 1:
+        extra["attempts"] = attempts
+    return {
+        "suite": "readiness",
+        "model": RUN_MODEL_NAME,
+        "condition": doc["condition"],
+        "probe_id": doc["probe_id"],
+        "case_id": doc["case_id"],
+        "probe_kind": doc["probe_kind"],
+        "risk_tier": doc.get("risk_tier"),
+        "source_dataset": doc.get("source_dataset"),
+        "modality": doc.get("modality"),
+        "text_only_answerable": doc.get("text_only_answerable"),
+        "correct_letter": doc["correct_letter"],
+        "predicted_letter": letter,
+        "parse_status": "ok" if letter is not None else "parse_failure",
+        "raw_response": response,
+        "retries": len(attempts) - 1 if attempts else 0,
+        "extra": extra,
+    }
+
+
+def readiness_process_results(doc: dict, results: list) -> dict:
+    record = _record(doc, results[0] if results else "")
+    return {name: record for name in arm_metrics(doc["readiness"]["arm"])}
+
+
+# ---------------------------------------------------------------- aggregation (accuracy of the arm)
+
+def readiness_aggregate_acc(records: list) -> float:
+    return arm_accuracy(records)
+
+
+def readiness_aggregate_acc_visreq(records: list) -> float:
+    """T2 (text arm) and T4 img-base (image arm): the visually-required items."""
+    return arm_accuracy(records, "visreq")
+
+
+def readiness_aggregate_acc_laterality(records: list) -> float:
+    """T5 original (image arm): the laterality-dependent cases that get a substituted image."""
+    return arm_accuracy(records, "laterality")
+
+
+def readiness_aggregate_parse_failures(records: list) -> float:
+    return float(sum(r.get("parse_status") != "ok" for r in records))
+
+
+def _per_source(slug: str, count: bool):
+    def aggregate(records: list) -> float:
+        return arm_count(records, slug) if count else arm_accuracy(records, slug)
+
+    aggregate.__name__ = f"readiness_aggregate_{'n' if count else 'acc'}_{slug}"
+    aggregate.__doc__ = f"T1 benchmark {SOURCES[slug]}: {'items' if count else 'accuracy'} of the arm."
+    return aggregate
+
+
+for _slug in SOURCES:  # readiness_aggregate_acc_vqa_rad, readiness_aggregate_n_vqa_rad, ...
+    globals()[f"readiness_aggregate_acc_{_slug}"] = _per_source(_slug, False)
+    globals()[f"readiness_aggregate_n_{_slug}"] = _per_source(_slug, True)

@@ -1,0 +1,233 @@
+"""Illusion of Readiness task pack (tasks/readiness): perturbations and real lmms-eval runs.
+
+One module-scoped synthetic build (12 cases; the two CXR cases are withheld, leaving ten
+items) and two lmms-eval subprocess runs of the ``readiness`` group, ``blind`` and
+``grounded``, in parallel. The assertions follow from the constructions:
+
+* ``blind`` never reads the image, so each image arm answers exactly as its text twin
+  (f1 = 0) and a substituted image cannot change its answer (T5);
+* ``grounded`` without an image *is* the blind prior, so every text-only arm matches blind
+  answer for answer (same f2, f3); with an image it reads the lesion side, so a mirrored
+  image changes its answer.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from medvigil.option_order import to_published_letter
+from medvigil.pipeline import offline_env
+from medvigil.readiness_tasks import (
+    ARMS,
+    SOURCES,
+    UNKNOWN,
+    arm_accuracy,
+    arm_docs,
+    insert_unknown,
+    option_pool,
+    readiness_from_records,
+    readiness_from_samples,
+    reorder,
+    replace_distractors,
+)
+from medvigil.scoring.readiness import fragilities, robustness_score
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES, SEED = 12, 2  # seed 2: one text-answerable item and several laterality-dependent ones
+MODELS = ("blind", "grounded")
+
+
+def _row(pid="P1-original", case="C1", options=("Left side", "Right side", "Both sides", "Midline", "Insufficient"), letter="A"):
+    return {"probe_id": pid, "case_id": case, "probe_kind": "original", "options": list(options), "correct_letter": letter,
+            "text_only_answerable": False, "laterality_dependent": False}
+
+
+# ---------------------------------------------------------------- fast checks
+
+
+def test_generated_yaml_in_sync():
+    spec = importlib.util.spec_from_file_location("readiness_gen", ROOT / "tasks" / "readiness" / "_generate_configs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name, text in module.files().items():
+        path = ROOT / "tasks" / "readiness" / name
+        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python tasks/readiness/_generate_configs.py"
+
+
+def test_replacement_is_seeded_and_never_the_gold():
+    rows = [_row(), _row("P2-original", "C2", ("CT", "MRI", "PET", "Ultrasound", "Refuse")),
+            _row("P3-original", "C3", ("Right-sided pneumothorax", "Chest", "Knee", "Left side", "Decline")),
+            _row("P4-original", "C4", ("Upper zone", "Lower zone", "Middle zone", "Yes", "No"))]
+    pool = option_pool(rows)
+    first = replace_distractors(rows[0], pool)
+    assert first == replace_distractors(rows[0], pool)  # deterministic
+    assert replace_distractors(rows[0], pool, seed=1)["permutation"] != first["permutation"] or \
+        replace_distractors(rows[0], pool, seed=1)["replaced"] != first["replaced"]
+    gold = "Left side"
+    assert first["options"][ord(first["correct_letter"]) - 65] == gold
+    assert to_published_letter(first["permutation"], first["correct_letter"]) == "A"
+    assert len(set(first["replaced"])) == 4 and not set(first["replaced"]) & set(rows[0]["options"])
+    # nothing sharing a word with the gold ("Right-sided pneumothorax" has no 'left'/'side' word; "Left side" is taken)
+    assert all(not ({"left", "side"} & set(t.lower().split())) for t in first["replaced"])
+
+
+def test_too_small_pool_names_the_field():
+    rows = [_row(), _row("P2-original", "C2", ("Left side", "Right side", "Both sides", "Midline", "Insufficient"))]
+    with pytest.raises(ValueError, match="'options'"):
+        replace_distractors(rows[0], option_pool(rows))
+
+
+def test_unknown_and_reorder():
+    row = _row()
+    unk = insert_unknown(row)
+    assert unk["correct_letter"] == "A" and unk["options"].count(UNKNOWN) == 1 and unk["options"][0] == "Left side"
+    assert unk == insert_unknown(row)
+    moved = reorder(row)
+    assert sorted(moved["options"]) == sorted(row["options"])
+    assert moved["options"][ord(moved["correct_letter"]) - 65] == "Left side"
+
+
+@pytest.mark.parametrize("bad, field", [({"correct_letter": "F"}, "correct_letter"), ({"options": ["a"] * 5}, "options"),
+                                        ({"text_only_answerable": None}, "text_only_answerable")])
+def test_bad_rows_name_the_field(bad, field):
+    with pytest.raises(ValueError, match=f"'{field}'"):
+        arm_docs("readiness_text_unk", [{**_row(), **bad}])
+    with pytest.raises(ValueError, match="unknown readiness arm"):
+        arm_docs("readiness_t9", [_row()])
+
+
+# ---------------------------------------------------------------- real lmms-eval runs
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    pytest.importorskip("lmms_eval")
+    from medvigil.export import build
+    from medvigil.synthetic import generate_release
+
+    base = tmp_path_factory.mktemp("readiness")
+    generate_release(base / "release", cases=CASES, seed=SEED)
+    build(base / "release", base / "build" / "medvigil")
+    procs = {}
+    for model in MODELS:
+        env = offline_env(base / "build" / "medvigil")
+        env["HF_DATASETS_CACHE"] = str(base / f"hf-cache-{model}")
+        cmd = [sys.executable, "-m", "lmms_eval", "--model", model, "--tasks", "readiness", "--include_path", str(ROOT / "tasks"),
+               "--output_path", str(base / "runs" / model), "--log_samples"]
+        with open(base / f"{model}.log", "w") as log:  # files, not pipes: the runs go in parallel
+            procs[model] = subprocess.Popen(cmd, env=env, cwd=base, stdout=log, stderr=subprocess.STDOUT)
+    for model, proc in procs.items():
+        proc.wait(timeout=600)
+        text = (base / f"{model}.log").read_text()
+        # lmms-eval 0.7.3 logs an evaluation error and still exits 0
+        assert proc.returncode == 0 and "Error during evaluation" not in text, f"{model}: " + text[-4000:]
+    return {model: base / "runs" / model for model in MODELS}
+
+
+def _table(out: Path) -> dict:
+    (results,) = out.rglob("*_results.json")
+    return {task: {k.split(",")[0]: v for k, v in metrics.items()} for task, metrics in json.loads(results.read_text())["results"].items()}
+
+
+def _records(out: Path) -> list[dict]:
+    from medvigil.adapters.lmms_eval import read_samples  # validates every record against the schema
+
+    return read_samples(sorted(out.rglob("*_samples_readiness_*.jsonl")))
+
+
+def _by_arm(records):
+    return {arm: {r["probe_id"]: r for r in records if r["condition"] == spec.condition} for arm, spec in ARMS.items()}
+
+
+def _eq(a, b):
+    return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b)
+
+
+def test_records_validate_and_cover_every_arm(runs):
+    for model, out in runs.items():
+        records = _records(out)
+        assert {r["model"] for r in records} == {model} and {r["suite"] for r in records} == {"readiness"}
+        arms = _by_arm(records)
+        assert len(arms["readiness_img"]) == len(arms["readiness_text"]) == 10
+        assert sum(r["text_only_answerable"] for r in arms["readiness_img"].values()) >= 1
+        visreq = {p for p, r in arms["readiness_text"].items() if r["text_only_answerable"] is False}
+        for arm in ("readiness_text_reord", "readiness_text_4r", "readiness_img_4r", "readiness_text_unk"):
+            assert set(arms[arm]) == visreq
+        assert len(arms["readiness_img_subst"]) >= 2
+        for r in arms["readiness_text_4r"].values():  # the gold text is shown under the correct letter
+            base = arms["readiness_text"][r["probe_id"]]
+            gold = base["extra"]["options_shown"][ord(base["correct_letter"]) - 65]
+            assert r["extra"]["options_shown"][ord(r["correct_letter"]) - 65] == gold
+            assert gold not in r["extra"]["replaced"]
+
+
+def test_table_accuracies_equal_the_records(runs):
+    for out in runs.values():
+        table, arms = _table(out), _by_arm(_records(out))
+        for arm, recs in arms.items():
+            rows = list(recs.values())
+            assert table[arm]["acc"] == pytest.approx(arm_accuracy(rows))
+            assert table[arm]["acc"] == pytest.approx(100 * sum(r["predicted_letter"] == r["correct_letter"] for r in rows) / len(rows))
+            for subset in ("acc_visreq", "acc_laterality", *(f"acc_{s}" for s in SOURCES)):
+                if subset in table[arm]:
+                    assert _eq(table[arm][subset], arm_accuracy(rows, subset.removeprefix("acc_")))
+
+
+def test_R_from_logs_equals_the_core_on_the_table(runs):
+    for model, out in runs.items():
+        t = _table(out)
+        img, text = t["readiness_img"], t["readiness_text"]
+        bench = [s for s in SOURCES if img[f"n_{s}"] > 0]
+        f = fragilities(
+            t1_img=[img[f"acc_{s}"] for s in bench], t1_text=[text[f"acc_{s}"] for s in bench], t1_n=[img[f"n_{s}"] for s in bench],
+            t2_text=text["acc_visreq"], t3_text_orig=text["acc_visreq"], t3_text_reord=t["readiness_text_reord"]["acc"],
+            t4_text_base=text["acc_visreq"], t4_text_4r=t["readiness_text_4r"]["acc"], t4_img_base=img["acc_visreq"],
+            t4_img_4r=t["readiness_img_4r"]["acc"], t4_text_unk=t["readiness_text_unk"]["acc"],
+            t5_orig=img["acc_laterality"], t5_subst=t["readiness_img_subst"]["acc"])
+        (scored,) = readiness_from_samples([out]).values()
+        assert [scored["fragility"][k] for k in ("T1", "T2", "T3", "T4", "T5")] == pytest.approx(list(f))
+        assert scored["R"] == pytest.approx(float(robustness_score(f))), model
+        assert scored["missing_tests"] == [] and not scored["partial"]
+
+
+def test_blind_ignores_the_image(runs):
+    records = _records(runs["blind"])
+    arms = _by_arm(records)
+    for img, txt in (("readiness_img", "readiness_text"), ("readiness_img_4r", "readiness_text_4r")):
+        assert {p: r["predicted_letter"] for p, r in arms[img].items()} == {p: r["predicted_letter"] for p, r in arms[txt].items()}
+    scored = readiness_from_records(records)["blind"]
+    assert scored["fragility"]["T1"] == 0.0
+    # the substituted image cannot change blind's answer: right on at most one of the two
+    for r in arms["readiness_img_subst"].values():
+        original = next(o for o in arms["readiness_img"].values() if o["case_id"] == r["case_id"])
+        assert r["predicted_letter"] == original["predicted_letter"]
+    t5 = scored["accuracies"]["T5"]
+    assert t5["original"] + t5["substituted"] <= 100.0
+
+
+def test_grounded_is_blind_without_the_image_and_follows_the_mirror(runs):
+    blind, grounded = _by_arm(_records(runs["blind"])), _by_arm(_records(runs["grounded"]))
+    for arm, spec in ARMS.items():
+        if not spec.image:
+            assert {p: r["predicted_letter"] for p, r in grounded[arm].items()} == {p: r["predicted_letter"] for p, r in blind[arm].items()}
+    b = readiness_from_samples([runs["blind"]])["blind"]
+    g = readiness_from_samples([runs["grounded"]])["grounded"]
+    assert g["fragility"]["T2"] == b["fragility"]["T2"] and g["fragility"]["T3"] == b["fragility"]["T3"]
+    # the mirrored image moves the lesion to the other side; grounded reads the pixels, so
+    # some of its answers move with it (blind's cannot: test_blind_ignores_the_image)
+    originals = {r["case_id"]: r for r in grounded["readiness_img"].values()}
+    assert any(r["predicted_letter"] != originals[r["case_id"]]["predicted_letter"] for r in grounded["readiness_img_subst"].values())
+    assert g["fragility"]["T5"] < b["fragility"]["T5"]
+
+
+def test_duplicate_logs_are_refused(runs):
+    records = _records(runs["blind"])
+    with pytest.raises(ValueError, match="duplicate record"):
+        readiness_from_records(records + records[:1])
