@@ -143,6 +143,12 @@ def test_grounded_answers_change_without_the_image(runs):
 
 # ---------------------------------------------------------------- the core without lmms-eval
 
+def test_doctests():
+    import doctest
+
+    assert doctest.testmod(cbd_tasks).failed == 0
+
+
 def _row(kind: str, question: str, **over) -> dict:
     return {"probe_id": f"C1-{kind}", "probe_kind": kind, "case_id": "C1", "question": question,
             "options": ["Yes", "No", "Both", "Neither", "Cannot tell"], "correct_letter": "A", **over}
@@ -177,3 +183,5 @@ def test_bad_input_names_the_field():
         cbd_tasks.quadrant_table([{**record, "extra": {}}])
     with pytest.raises(ValueError, match="lacks"):  # a text-only record with no image arm
         cbd_tasks.quadrant_table([record])
+    with pytest.raises(ValueError, match="two text"):  # e.g. the logs of `cbd` and `cbd_quadrants` together
+        cbd_tasks.quadrant_table([record, record])
