@@ -290,8 +290,9 @@ def readiness_from_samples(paths: Iterable[str | Path], *, model: str | None = N
     """R(m) from lmms-eval ``--log_samples`` files (or folders searched for them) of the readiness tasks."""
     from medvigil.adapters.lmms_eval import read_samples
 
+    paths = [Path(p) for p in paths]
     files: list[Path] = []
-    for path in map(Path, paths):
+    for path in paths:
         if path.is_dir():
             files += sorted(path.rglob("*_samples_readiness_*.jsonl"))
         elif path.is_file() and re.fullmatch(r".+_samples_readiness_\w+\.jsonl", path.name):

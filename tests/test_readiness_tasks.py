@@ -103,6 +103,15 @@ def test_bad_rows_name_the_field(bad, field):
         arm_docs("readiness_t9", [_row()])
 
 
+def test_substitution_must_change_the_answer():
+    original = {**_row(), "laterality_dependent": True}
+    flipped = {**original, "probe_id": "P1-lr_flip", "probe_kind": "lr_flip", "correct_letter": "B"}
+    ((index, doc),) = arm_docs("readiness_img_subst", [original, flipped])
+    assert index == 1 and doc["correct_letter"] == "B" and doc["condition"] == "visual_substitution"
+    with pytest.raises(ValueError, match="'correct_letter' is unchanged"):
+        arm_docs("readiness_img_subst", [original, {**flipped, "correct_letter": "A"}])
+
+
 # ---------------------------------------------------------------- real lmms-eval runs
 
 
