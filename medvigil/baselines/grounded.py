@@ -26,6 +26,10 @@ It reads only what a model receives (prompt text and image) and works in two ste
    the ``blind`` lexical prior.
 
 It is a sanity baseline for the synthetic release only: it knows nothing about real images.
+
+Optional ``temperature=`` (and ``seed=``) samples around the chosen letter so that repeated
+trials differ (MedQ-Deg confidence, :mod:`medvigil.baselines.sampling`); the default 0 is
+the deterministic policy above.
 """
 
 from __future__ import annotations
@@ -394,13 +398,26 @@ class GroundedPolicy:
 
     name = "grounded"
 
+    def __init__(self, temperature=0.0, seed: int = 0):
+        """``temperature > 0`` samples around the answer (:mod:`medvigil.baselines.sampling`);
+        the default 0 keeps the policy deterministic."""
+        from medvigil.baselines.sampling import VoteSampler
+
+        self.sampler = VoteSampler(temperature, seed)
+
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
         question, options = parse_mcq_prompt(prompt)
         if not images:
             from medvigil.baselines.policies import BlindPolicy
 
-            return BlindPolicy().answer(prompt, images)
-        return choose(question, options, read_image(images[0]))
+            letter = BlindPolicy().answer(prompt, images)
+        else:
+            letter = choose(question, options, read_image(images[0]))
+        if self.sampler.temperature == 0:
+            return letter
+        from medvigil.baselines.sampling import images_digest
+
+        return self.sampler.draw(f"{prompt}\0{images_digest(images)}", sorted(options), letter)
 
     def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
         if not images:

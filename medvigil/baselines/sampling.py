@@ -1,0 +1,73 @@
+"""Optional answer sampling for the deterministic baselines (``temperature=``).
+
+MedQ-Deg measures confidence from ``T`` answers sampled at temperature 1.0 (seed 002,
+Section 3.4). A deterministic baseline answers a repeated prompt identically (C = 1), so
+to exercise confidence a policy can sample around its own answer: the chosen letter gets
+logit :data:`MARGIN`, every other option 0, and the letter is drawn from
+``softmax(logits / temperature)``. At ``temperature = 1`` with five options the policy's
+own letter comes out with probability e^2 / (e^2 + 4) = 0.65.
+
+Draws are reproducible and independent of batching: the n-th call with the same key
+(prompt text plus a digest of the attached images) uses the uniform number
+``sha256(seed, n, key)``, so a rerun of the same requests in the same order gives the
+same votes, and ``T`` repeats of one request give ``T`` different draws.
+``temperature = 0`` (the default everywhere) returns the policy's answer unchanged.
+The counter lives in the policy object: lmms-eval's ``--model grounded --model_args
+temperature=1`` keeps one policy for the run, whereas the loopback server
+(``medvigil serve-baseline``) builds a policy per request, so its repeats do not vary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+from PIL import Image
+
+MARGIN = 2.0  # logit of the policy's own letter; the others have 0
+
+
+def parse_temperature(value) -> float:
+    """A temperature from a number or a numeric string (lmms-eval passes model_args as strings)."""
+    if isinstance(value, bool):
+        raise TypeError("temperature must be a number >= 0, got a bool")
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"temperature must be a number >= 0, got {value!r}") from None
+    if not np.isfinite(t) or t < 0:
+        raise ValueError(f"temperature must be a finite number >= 0, got {value!r}")
+    return t
+
+
+def images_digest(images: Sequence[Image.Image]) -> str:
+    h = hashlib.sha256()
+    for image in images:
+        h.update(f"{image.mode}{image.size}".encode())
+        h.update(image.tobytes())
+    return h.hexdigest()
+
+
+class VoteSampler:
+    """Draw a letter around a preferred one; one counter per key (see the module docstring)."""
+
+    def __init__(self, temperature=0.0, seed: int = 0):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+        self.temperature = parse_temperature(temperature)
+        self.seed = seed
+        self._calls: Counter[str] = Counter()
+
+    def draw(self, key: str, letters: Sequence[str], preferred: str) -> str:
+        if self.temperature == 0 or len(letters) < 2:
+            return preferred
+        n = self._calls[key]
+        self._calls[key] += 1
+        logits = np.where(np.asarray(letters) == preferred, MARGIN, 0.0) / self.temperature
+        p = np.exp(logits - logits.max())
+        cdf = np.cumsum(p / p.sum())
+        digest = hashlib.sha256(f"{self.seed}\0{n}\0{key}".encode()).digest()
+        u = int.from_bytes(digest[:8], "big") / 2.0**64
+        return letters[min(int(np.searchsorted(cdf, u, side="right")), len(letters) - 1)]

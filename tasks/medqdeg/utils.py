@@ -1,0 +1,73 @@
+"""lmms-eval hooks for the MedQ-Deg task pack (seed 002) on MedVIGIL data.
+
+A thin face over :mod:`medvigil.medqdeg_tasks` (docs, degraded images, records, scores)
+and :mod:`medvigil.degradations`; nothing is re-implemented here. Like the medvigil tasks,
+each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the built
+``mcq`` config found through ``MEDVIGIL_DATA``.
+"""
+
+from __future__ import annotations
+
+from medvigil.data_location import load_config
+from medvigil.medqdeg_tasks import METRICS, plan_docs, record, render, responses_of, task_score, types_per_probe
+from medvigil.prompting import build_mcq_prompt
+from medvigil.release_format import SYSTEM_PROMPT
+
+_PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
+
+
+def _load(level: int):
+    data = load_config("mcq")
+    rows = [dict(zip(_PLAN_COLUMNS, values)) for values in zip(*(data[c] for c in _PLAN_COLUMNS))]
+    plan = plan_docs(rows, level, types_per_probe())
+    docs = data.select([p["row"] for p in plan])
+    return docs.map(lambda _, i: {"degradation": plan[i]["degradation"], "severity": level}, with_indices=True,
+                    desc=f"medqdeg L{level} docs")
+
+
+def load_L0(_pointer):
+    return _load(0)
+
+
+def load_L1(_pointer):
+    return _load(1)
+
+
+def load_L2(_pointer):
+    return _load(2)
+
+
+def medqdeg_doc_to_visual(doc: dict) -> list:
+    image = render(doc)
+    return [] if image is None else [image]
+
+
+def medqdeg_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{build_mcq_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+
+
+def medqdeg_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    """Chat form: the Appendix L system message, then the degraded image and the question."""
+    kwargs = dict(lmms_eval_specific_kwargs or {}, pre_prompt="")
+    content = [{"type": "image", "url": image} for image in medqdeg_doc_to_visual(doc)]
+    content.append({"type": "text", "text": medqdeg_doc_to_text(doc, kwargs)})
+    return [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+
+
+def medqdeg_process_results(doc: dict, results: list) -> dict:
+    """All ``T`` repeats arrive together (the ``strip_thinking`` filter keeps the list)."""
+    rec = record(doc, responses_of(results))
+    return {name: rec for name in METRICS}
+
+
+def _aggregator(name: str):
+    def aggregate(records: list) -> float:
+        return task_score(records, name)
+
+    aggregate.__name__ = f"medqdeg_aggregate_{name}"
+    return aggregate
+
+
+for _name in METRICS:
+    globals()[f"medqdeg_aggregate_{_name}"] = _aggregator(_name)

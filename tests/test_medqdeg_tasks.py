@@ -1,0 +1,209 @@
+"""MedQ-Deg task pack: real lmms-eval runs with our baselines on a tiny synthetic build.
+
+Two runs of the ``medqdeg`` group (L0, L1, L2) in parallel subprocesses, exactly as a user
+runs them: the deterministic ``grounded`` baseline with ``--repeats 3`` and the sampling
+one (``temperature=1``) with ``--repeats 4``. The CT working size is lowered to 128 px
+(``MEDQDEG_CT_WORK_SIZE``) to keep the module fast.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from medvigil import degradations as D
+from medvigil import medqdeg_tasks as M
+from medvigil.pipeline import offline_env
+from medvigil.scoring.medqdeg import score_records
+
+pytest.importorskip("lmms_eval")
+ROOT = Path(__file__).resolve().parents[1]
+CASES = 6
+LEVELS = ("L0", "L1", "L2")
+RUNS = {"fixed": ("", 3), "sampled": ("temperature=1,seed=0", 4)}  # grounded model_args, T
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from medvigil.export import build
+    from medvigil.synthetic import generate_release
+
+    base = tmp_path_factory.mktemp("medqdeg_runs")
+    generate_release(base / "release", cases=CASES, seed=1)
+    build(base / "release", base / "build" / "medvigil")
+    return base
+
+
+@pytest.fixture(scope="module")
+def runs(built):
+    procs = {}
+    for name, (args, trials) in RUNS.items():
+        cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medqdeg", "--repeats", str(trials),
+               "--include_path", str(ROOT / "tasks"), "--output_path", str(built / "runs" / name), "--log_samples"]
+        if args:
+            cmd += ["--model_args", args]
+        env = offline_env(built / "build" / "medvigil")
+        env.update(HF_DATASETS_CACHE=str(built / f"hf-cache-{name}"), MEDQDEG_CT_WORK_SIZE="128")
+        procs[name] = subprocess.Popen(cmd, env=env, cwd=built, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for name, proc in procs.items():
+        out, err = proc.communicate(timeout=600)
+        # lmms-eval 0.7.3 logs an evaluation error and still exits 0
+        assert proc.returncode == 0 and "Error during evaluation" not in err, f"{name}: {out[-2000:]}{err[-4000:]}"
+    return {name: built / "runs" / name for name in RUNS}
+
+
+def _table(out: Path, level: str) -> dict:
+    (results,) = out.rglob("*_results.json")
+    return {k.split(",")[0]: v for k, v in json.loads(results.read_text())["results"][f"medqdeg_{level}"].items()}
+
+
+def _records(out: Path, level: str) -> list[dict]:
+    from medvigil.adapters.lmms_eval import read_samples
+
+    (path,) = out.rglob(f"*_samples_medqdeg_{level}.jsonl")
+    return read_samples([path])  # validates every record against probe_record.schema.json
+
+
+def test_results_table_is_the_scoring_core_of_the_logged_records(runs):
+    for name, out in runs.items():
+        everything = []
+        for level in LEVELS:
+            records = _records(out, level)
+            assert records and {r["suite"] for r in records} == {"medqdeg"} and {r["condition"] for r in records} == {level}
+            assert {len(r["extra"]["votes"]) for r in records} == {RUNS[name][1]}  # T = --repeats
+            (model,) = score_records(records)["models"].values()
+            table = _table(out, level)
+            for metric in ("accuracy", "mean_confidence", "calibration_shift"):
+                assert table[metric] == pytest.approx(model["overall"][metric]), (name, level, metric)
+            assert table["calibration_shift"] == pytest.approx(table["mean_confidence"] - table["accuracy"])
+            everything += records
+        # all three levels of one model score together, with Eq. (5) decided
+        (model,) = score_records(everything)["models"].values()
+        assert set(model["by_severity"]) == set(LEVELS) and isinstance(model["intra_model_dke"], bool)
+
+
+def test_deterministic_baseline_is_fully_confident_and_sampling_is_not(runs):
+    for level in LEVELS:
+        assert _table(runs["fixed"], level)["mean_confidence"] == 1.0
+        assert all(len(set(r["extra"]["votes"])) == 1 for r in _records(runs["fixed"], level))
+    sampled = [_table(runs["sampled"], level)["mean_confidence"] for level in LEVELS]
+    assert min(sampled) < 1.0
+    assert any(len(set(r["extra"]["votes"])) > 1 for r in _records(runs["sampled"], "L1"))
+
+
+def test_docs_follow_table5_and_carry_their_seeds(runs, built):
+    import datasets
+
+    mcq = datasets.load_dataset(str(built / "build" / "medvigil"), "mcq", split="test",
+                                cache_dir=str(built / "hf-cache-test")).remove_columns("image")
+    askable = {r["probe_id"]: r for r in mcq if r["probe_kind"] == "original" and r["image_status"] == "embedded"}
+    assert any(r["probe_kind"] == "original" and r["image_status"] == "withheld_credentialed" for r in mcq)
+    l0 = _records(runs["fixed"], "L0")
+    assert sorted(r["probe_id"] for r in l0) == sorted(askable)
+    assert all(r["extra"]["degradation"] == "clean" and r["extra"]["params"] == {} for r in l0)
+    chosen = {}
+    for level, severity in (("L1", 1), ("L2", 2)):
+        records = _records(runs["fixed"], level)
+        kinds = {}
+        for r in records:
+            extra, probe = r["extra"], askable[r["probe_id"]]
+            assert extra["severity"] == severity and extra["image_id"] == probe["image_file"]
+            assert extra["degradation"] in D.applicable_kinds(probe["modality"])
+            assert extra["seed"] == D.seed_for(probe["image_file"], extra["degradation"])
+            expected = dict(D.PARAMS[extra["degradation"]][severity])
+            if extra["degradation"] in D.MODALITY_KINDS["CT"]:
+                expected["ct_work_size"] = 128
+            assert extra["params"] == expected and extra["types_per_probe"] == 3 and extra["n_options"] == 5
+            kinds.setdefault(r["probe_id"], []).append(extra["degradation"])
+        assert {p: sorted(k) for p, k in kinds.items()} == {p: sorted(D.choose_kinds(askable[p]["image_file"], askable[p]["modality"]))
+                                                           for p in askable}
+        chosen[level] = kinds
+    assert chosen["L1"] == chosen["L2"]  # the same types at both severities
+
+
+def _utils():
+    spec = importlib.util.spec_from_file_location("medqdeg_task_utils", ROOT / "tasks" / "medqdeg" / "utils.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_doc_to_visual_renders_the_seeded_degradation(built, monkeypatch):
+    monkeypatch.setenv("MEDVIGIL_DATA", str(built / "build" / "medvigil"))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(built / "hf-cache-visual"))
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    utils = _utils()
+    docs = utils.load_L2(None)
+    doc = next(d for d in docs if d["degradation"] in D.GENERAL_KINDS)
+    (image,) = utils.medqdeg_doc_to_visual(doc)
+    seed = D.seed_for(doc["image_file"], doc["degradation"])
+    expected = D.degrade_image(doc["image"].convert("RGB"), doc["degradation"], 2, seed)
+    assert image.size == doc["image"].size and np.array_equal(np.asarray(image), np.asarray(expected))
+    assert not np.array_equal(np.asarray(image), np.asarray(doc["image"].convert("RGB")))
+    clean = next(iter(utils.load_L0(None)))
+    assert np.array_equal(np.asarray(utils.medqdeg_doc_to_visual(clean)[0]), np.asarray(clean["image"].convert("RGB")))
+    prompt = utils.medqdeg_doc_to_text(doc, {"pre_prompt": "S\n", "post_prompt": ""})
+    assert prompt.startswith("S\n" + doc["question"].strip()) and "\nOptions:\nA. " in prompt
+
+
+# ---------------------------------------------------------------- units: records, settings, sampling
+
+def _doc(**kw):
+    doc = {"probe_id": "P-original", "case_id": "P", "probe_kind": "original", "question": "Q?", "options": list("vwxyz"),
+           "correct_letter": "A", "image_file": "images/P.jpg", "modality": "CT", "degradation": "gaussian_blur", "severity": 1}
+    return {**doc, **kw}
+
+
+def test_record_votes_plurality_and_parse_failures():
+    rec = M.record(_doc(), M.responses_of([["B", "A", "B.", "I am not sure", "A"]]))
+    assert rec["extra"]["votes"] == ["B", "A", "B", None, "A"] and rec["predicted_letter"] == "A"  # ties to the lowest
+    assert rec["condition"] == "L1" and rec["extra"]["trials"] == 5
+    none = M.record(_doc(), ["unsure", "no idea"])
+    assert none["predicted_letter"] is None and none["parse_status"] == "parse_failure"
+    (model,) = score_records([{**rec, "model": "m"}, {**none, "model": "m"}])["models"].values()
+    assert model["overall"]["accuracy"] == pytest.approx((2 / 5 + 0) / 2)
+    with pytest.raises(ValueError, match="no responses"):
+        M.responses_of([[]])
+
+
+def test_settings_are_validated():
+    assert M.types_per_probe({}) == 3 and M.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "all"}) is None
+    with pytest.raises(ValueError, match="MEDQDEG_TYPES_PER_PROBE"):
+        M.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "0"})
+    with pytest.raises(ValueError, match="MEDQDEG_CT_WORK_SIZE"):
+        M.ct_work_size({"MEDQDEG_CT_WORK_SIZE": "big"})
+    with pytest.raises(ValueError, match="level"):
+        M.plan_docs([], 3)
+    with pytest.raises(ValueError, match="metric"):
+        M.task_score([], "auc")
+
+
+def test_sampling_grounded_policy():
+    from medvigil.baselines import make_policy
+    from medvigil.prompting import build_mcq_prompt
+
+    prompt = build_mcq_prompt("Is there a nodule?", ["Yes", "No", "Maybe", "Unclear", "Insufficient evidence"])
+    fixed = make_policy("grounded")
+    assert len({fixed.answer(prompt, []) for _ in range(20)}) == 1  # default unchanged
+    assert make_policy("grounded", temperature=0).answer(prompt, []) == fixed.answer(prompt, [])
+    first = make_policy("grounded", temperature="1.0", seed=5)
+    draws = [first.answer(prompt, []) for _ in range(40)]
+    again = make_policy("grounded", temperature=1, seed=5)
+    assert draws == [again.answer(prompt, []) for _ in range(40)]  # reproducible
+    assert len(set(draws)) > 1 and draws.count(fixed.answer(prompt, [])) > 40 * 0.4  # e^2 / (e^2 + 4) = 0.65
+    other = make_policy("grounded", temperature=1, seed=6)
+    assert draws != [other.answer(prompt, []) for _ in range(40)]
+    cold = make_policy("grounded", temperature=0.05, seed=5)
+    assert {cold.answer(prompt, []) for _ in range(20)} == {fixed.answer(prompt, [])}
+    with pytest.raises(ValueError, match="temperature"):
+        make_policy("grounded", temperature="hot")
+    with pytest.raises(ValueError, match="temperature"):
+        make_policy("grounded", temperature=-1)
+    with pytest.raises(TypeError, match="seed"):
+        make_policy("grounded", temperature=1, seed="x")
