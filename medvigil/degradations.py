@@ -18,6 +18,9 @@ Conventions (spec, "Conventions"):
   channel and low_dose adds one luminance residual to every channel. Colour constants
   become luminance (0.299, 0.587, 0.114) on 2-D input.
 * ``m = min(H, W)``, ``s = m / 512``; "px@512" parameters are multiplied by ``s``.
+* Where the spec lists several per-object draws (blood cells, dark spots), each quantity is
+  drawn as one vector over all objects, in the listed order; object_rotation's sign is
+  ``+1`` when ``rng.random() < 0.5``.
 
 Applicability follows Table 5: nine general types apply to every modality, three each to
 CT, MRI and pathology only (see :data:`MODALITY_KINDS` and :func:`modality_family`).

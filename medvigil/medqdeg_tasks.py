@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import zlib
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -124,7 +125,7 @@ def render(doc: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Imag
     if kind == CLEAN or level == 0:
         return image.convert("RGB")
     work = ct_work_size(env)
-    key = (doc["image_file"], image.size, kind, level, work)
+    key = (doc["image_file"], zlib.crc32(image.tobytes()), kind, level, work)  # content, not only the name
     seed = degradations.seed_for(doc["image_file"], kind)
     return _CACHE.get(key, lambda: degradations.degrade_image(image.convert("RGB"), kind, level, seed, ct_work_size=work))
 
