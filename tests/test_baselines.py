@@ -49,6 +49,13 @@ def test_unknown_policy_lists_available():
         make_policy("oracle")
 
 
+def test_unknown_model_args_name_what_the_policy_takes():
+    with pytest.raises(ValueError, match="'blind' does not take model_args seed, temperature; it takes no parameters"):
+        make_policy("blind", temperature=1, seed=0)
+    with pytest.raises(ValueError, match="does not take model_args letter; it takes temperature, seed"):
+        make_policy("grounded", letter="A")
+
+
 def _post(url: str, body: dict) -> tuple[int, dict]:
     req = urllib.request.Request(url + "/chat/completions", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
     try:

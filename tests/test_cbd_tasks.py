@@ -185,3 +185,33 @@ def test_bad_input_names_the_field():
         cbd_tasks.quadrant_table([record])
     with pytest.raises(ValueError, match="two text"):  # e.g. the logs of `cbd` and `cbd_quadrants` together
         cbd_tasks.quadrant_table([record, record])
+
+
+def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
+    from medvigil.cli import main
+
+    out = tmp_path / "cbd.json"
+    assert main(["score", "--suite", "cbd", *(str(runs / m) for m in MODELS), "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    # each run logged both arms twice (arm tasks and cbd_quadrants): the arm files are skipped, and said so
+    assert len(result["files"]) == len(MODELS) and len(result["skipped_files"]) == 2 * len(MODELS)
+    assert "skipped 6 file(s)" in capsys.readouterr().out
+    for name, (model, args) in MODELS.items():
+        label = f"{model}({args})" if args else model
+        (expected,) = cbd_tasks.quadrant_table(_records(runs, name, "cbd_image", "cbd_noimg")).values()
+        assert json.dumps(result["models"][label], sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+def test_score_command_refuses_a_probe_answered_twice(runs, tmp_path, capsys):
+    import shutil
+
+    from medvigil.cli import main
+
+    other = tmp_path / "again"
+    other.mkdir()
+    for path in (_samples(runs, "blind", "cbd_image"), *(runs / "blind").rglob("*_results.json")):
+        shutil.copy(path, other / path.name)
+    code = main(["score", "--suite", "cbd", str(_samples(runs, "blind", "cbd_image")), str(_samples(runs, "blind", "cbd_noimg")),
+                 str(other / _samples(runs, "blind", "cbd_image").name)])
+    err = capsys.readouterr().err
+    assert code == 2 and "row 1, field 'probe_id'" in err and "pass one run per model" in err

@@ -207,3 +207,21 @@ def test_sampling_grounded_policy():
         make_policy("grounded", temperature=-1)
     with pytest.raises(TypeError, match="seed"):
         make_policy("grounded", temperature=1, seed="x")
+
+
+def test_score_command_scores_all_levels_of_every_run(runs, tmp_path, capsys):
+    from medvigil.cli import main
+
+    out = tmp_path / "medqdeg.json"
+    assert main(["score", "--suite", "medqdeg", *map(str, runs.values()), "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    result = json.loads(out.read_text())
+    assert len(result["files"]) == len(LEVELS) * len(runs) and result["options"]["accuracy_rule"] == "trial_mean"
+    everything = [r for out_dir in runs.values() for level in LEVELS for r in _records(out_dir, level)]
+    expected = score_records(everything)
+    assert set(result["models"]) == set(expected["models"]) and set(result["inter_model_dke"]) == set(LEVELS)
+    for name, model in expected["models"].items():
+        for level in LEVELS:
+            got = result["models"][name]["by_severity"][level]
+            assert got["calibration_shift"] == pytest.approx(model["by_severity"][level]["calibration_shift"])
+    assert "Calibration Shift" in table and "by degradation type" in table

@@ -240,3 +240,28 @@ def test_duplicate_logs_are_refused(runs):
     records = _records(runs["blind"])
     with pytest.raises(ValueError, match="duplicate record"):
         readiness_from_records(records + records[:1])
+
+
+def test_score_command_reads_run_folders(runs, tmp_path, capsys):
+    from medvigil.cli import main
+
+    out = tmp_path / "readiness.json"
+    assert main(["score", "--suite", "readiness", *map(str, runs.values()), "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    result = json.loads(out.read_text())
+    assert result["skipped_files"] == [] and len(result["files"]) == len(ARMS) * len(runs)
+    for model, folder in runs.items():
+        (expected,) = readiness_from_samples([folder]).values()
+        assert result["models"][model]["R"] == pytest.approx(expected["R"])
+        assert f"| {model} |" in table
+    assert "R(m)" in table
+
+
+def test_score_command_refuses_a_release_and_other_logs(runs, capsys):
+    from medvigil.cli import main
+
+    assert main(["score", "--suite", "readiness", "--release", "x", str(runs["blind"])]) == 2
+    assert "does not take --release" in capsys.readouterr().err
+    (results,) = runs["blind"].rglob("*_results.json")
+    assert main(["score", "--suite", "readiness", str(results)]) == 2
+    assert "not an lmms-eval samples file of a readiness task" in capsys.readouterr().err

@@ -115,6 +115,10 @@ def make_policy(name: str, **params) -> Policy:
     """Build policy ``name`` with its parameters (as given on the command line)."""
     if name not in POLICIES:
         raise ValueError(f"unknown baseline policy {name!r}; available: {', '.join(sorted(POLICIES))}")
+    unknown = sorted(set(params) - set(PARAMETERS[name]))
+    if unknown:
+        takes = ", ".join(PARAMETERS[name]) or "no parameters"
+        raise ValueError(f"baseline {name!r} does not take model_args {', '.join(unknown)}; it takes {takes}")
     return POLICIES[name](**params)
 
 
@@ -130,3 +134,4 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "blind": BlindPolicy,
     "grounded": _grounded,
 }
+PARAMETERS: dict[str, tuple[str, ...]] = {"random": ("seed",), "constant": ("letter",), "blind": (), "grounded": ("temperature", "seed")}

@@ -11,6 +11,10 @@ missing from the file, and the per-category breakdown; per model, the best over 
 ``medvigil_*`` tasks, read by ``medvigil.adapters.model_outputs`` and scored by
 ``medvigil.scoring.audit``.
 
+``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run
+folders searched for them) of the ``tasks/medqdeg``, ``tasks/readiness`` and ``tasks/cbd``
+packs, scored by :mod:`medvigil.suite_scores`; no ``--release`` (the records carry the gold).
+
 Output: a readable table on stdout, unless ``--json -`` (JSON on stdout, nothing else).
 ``--json OUT`` also writes the JSON to OUT, atomically (temporary file + rename), and
 only after every input has been read and scored, so bad input leaves no partial output.
@@ -28,7 +32,8 @@ from typing import Any
 
 from medvigil.atomic_output import write_text_atomic
 
-SUITES = ("mediconfusion", "medvigil")
+SUITES = ("mediconfusion", "medvigil", "medqdeg", "readiness", "cbd")
+NEEDS_RELEASE = ("mediconfusion", "medvigil")
 
 
 def _margin(text: str) -> float:
@@ -50,11 +55,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--suite", required=True, choices=SUITES, help="which suite the FILEs belong to")
     parser.add_argument(
         "--release",
-        required=True,
         metavar="PATH",
-        help="mediconfusion: the authors' dataset.json; medvigil: the release root folder",
+        help="mediconfusion: the authors' dataset.json; medvigil: the release root folder (other suites: not used)",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="result files to score")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="result files to score (medqdeg/readiness/cbd: also run folders)")
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
     parser.add_argument(
         "--margin",
@@ -77,6 +81,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="reproduce the official harness scripts where they differ from the paper (see metrics/mcs/README.md)",
     )
     medvigil.add_argument("--condition", default="default", help="condition scored as the headline audit (default: default)")
+    suites = parser.add_argument_group("medqdeg / readiness / cbd options")
+    suites.add_argument("--accuracy-rule", choices=("trial_mean", "plurality"), default="trial_mean",
+                        help="medqdeg: accuracy as the mean over the T trials (default) or of the plurality answer")
+    suites.add_argument("--invalid-policy", choices=("extra_bin", "drop"), default="extra_bin",
+                        help="medqdeg: unparsable answers are an extra entropy bin (default) or dropped")
+    suites.add_argument("--allow-partial", action="store_true",
+                        help="readiness: average R(m) over the tests present (not the paper's R) instead of leaving it empty")
+    suites.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
+                        help="cbd: samples with an unparsable answer are excluded (default) or the failure counts as an answer")
     parser.set_defaults(func=run)
     return parser
 
@@ -219,8 +232,19 @@ def format_medvigil(result: dict) -> str:
 def run(args: argparse.Namespace) -> int:
     from medvigil.errors import DataError
 
+    if (args.release is None) == (args.suite in NEEDS_RELEASE):
+        need = "needs" if args.suite in NEEDS_RELEASE else "does not take"
+        print(f"error: --suite {args.suite} {need} --release", file=sys.stderr)
+        return 2
     try:
-        if args.suite == "mediconfusion":
+        if args.suite not in NEEDS_RELEASE:
+            from medvigil.suite_scores import format_suite, score_suite
+
+            options = {"medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy},
+                       "readiness": {"allow_partial": args.allow_partial}, "cbd": {"invalid": args.cbd_invalid}}[args.suite]
+            result = _clean(score_suite(args.suite, list(args.files), **options))
+            table = format_suite(result)
+        elif args.suite == "mediconfusion":
             result = score_mediconfusion(
                 args.release, list(args.files), margin=args.margin, confusion_denominator=args.confusion_denominator
             )

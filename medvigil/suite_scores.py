@@ -1,0 +1,215 @@
+"""Score lmms-eval logs of the MedQ-Deg, Readiness and Consistent-but-Dangerous task packs.
+
+``medvigil score --suite medqdeg|readiness|cbd FILE_OR_FOLDER...`` reads ``--log_samples``
+output (files, or folders searched for them), checks that no probe is answered twice,
+and hands the records to the suite's scoring core:
+
+* ``medqdeg``: :func:`medvigil.scoring.medqdeg.score_records` (tasks ``medqdeg_L0/L1/L2``);
+* ``readiness``: :func:`medvigil.readiness_tasks.readiness_from_records` (tasks ``readiness_*``);
+* ``cbd``: :func:`medvigil.cbd_tasks.quadrant_table` (tasks ``cbd_image`` + ``cbd_noimg``,
+  or ``cbd_quadrants``, which asks both arms in one task).
+
+One lmms-eval run of ``--tasks cbd,cbd_quadrants`` logs every probe twice (once in the
+arm task, once in ``cbd_quadrants``); from such a run only ``cbd_quadrants`` is read and
+the arm files are listed as skipped. Any other probe seen twice for one model is an error
+naming both files: pass one run per model.
+
+The records carry everything the scores need (gold letter, tier, source, votes), so no
+release is read. Model names come from each run's ``*_results.json`` (``model(args)``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from medvigil.adapters.lmms_eval import SAMPLES, read_samples
+from medvigil.errors import DataError, Problem
+from medvigil.report import Table, fmt
+
+SUITE_TASKS = {"medqdeg": r"medqdeg_L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants)"}
+CBD_BOTH_ARMS = "cbd_quadrants"
+
+
+def _task_of(path: Path) -> str | None:
+    match = SAMPLES.match(path.name)
+    return match.group("task") if match else None
+
+
+def find_samples(paths: Iterable[str | Path], suite: str) -> tuple[list[Path], list[dict[str, str]]]:
+    """The samples files of ``suite`` among ``paths`` (folders searched recursively), and the
+    files skipped with the reason. A path that is neither is an error."""
+    pattern = re.compile(SUITE_TASKS[suite])
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*_samples_*.jsonl") if pattern.fullmatch(_task_of(p) or ""))
+            if not found:
+                raise DataError(Problem(str(path), f"no lmms-eval samples files of the {suite} tasks under this folder"))
+            files += found
+        elif path.is_file() and pattern.fullmatch(_task_of(path) or ""):
+            files.append(path)
+        elif path.is_file():
+            raise DataError(Problem(str(path), f"not an lmms-eval samples file of a {suite} task (*_samples_<task>.jsonl, "
+                                               f"task matching {SUITE_TASKS[suite]})"))
+        else:
+            raise DataError(Problem(str(path), "no such file or folder"))
+    files = list(dict.fromkeys(files))
+    skipped: list[dict[str, str]] = []
+    if suite == "cbd":
+        runs_with_both = {(p.parent, SAMPLES.match(p.name).group("stamp")) for p in files if _task_of(p) == CBD_BOTH_ARMS}
+        kept = []
+        for p in files:
+            if _task_of(p) != CBD_BOTH_ARMS and (p.parent, SAMPLES.match(p.name).group("stamp")) in runs_with_both:
+                skipped.append({"file": str(p), "reason": f"same run's {CBD_BOTH_ARMS} log holds these probes"})
+            else:
+                kept.append(p)
+        files = kept
+    return files, skipped
+
+
+def _record_key(suite: str) -> Callable[[Mapping[str, Any]], tuple]:
+    if suite == "medqdeg":  # L1/L2 ask one probe once per degradation type
+        return lambda r: (r["model"], r.get("condition"), r["probe_id"], (r.get("extra") or {}).get("degradation"))
+    return lambda r: (r["model"], r.get("condition"), r["probe_id"])
+
+
+def read_suite_records(files: list[Path], suite: str) -> list[dict]:
+    """Records of every file (schema-checked by :func:`read_samples`); a probe answered twice
+    for one model is a :class:`DataError` naming both files."""
+    key = _record_key(suite)
+    seen: dict[tuple, str] = {}
+    records: list[dict] = []
+    problems: list[Problem] = []
+    for path in files:
+        for row, record in enumerate(read_samples([path]), start=1):
+            if record.get("suite") != suite:
+                problems.append(Problem(str(path), f"record of suite {record.get('suite')!r}, not {suite!r}", row=row, field="suite"))
+                continue
+            k = key(record)
+            if k in seen:
+                problems.append(Problem(str(path), f"probe {record['probe_id']!r} of model {record['model']!r} under condition "
+                                                   f"{record.get('condition')!r} is also in {seen[k]}; pass one run per model",
+                                        row=row, field="probe_id"))
+                continue
+            seen[k] = str(path)
+            records.append(record)
+    if problems:
+        raise DataError(problems)
+    return records
+
+
+def score_suite(suite: str, paths: Iterable[str | Path], **options: Any) -> dict[str, Any]:
+    """Find, read and score the logs of ``suite``; a JSON-serialisable dict."""
+    files, skipped = find_samples(paths, suite)
+    records = read_suite_records(files, suite)
+    if suite == "medqdeg":
+        from medvigil.scoring.medqdeg import score_records
+
+        scores = score_records(records, accuracy_rule=options.get("accuracy_rule", "trial_mean"),
+                               invalid_policy=options.get("invalid_policy", "extra_bin"))
+    elif suite == "readiness":
+        from medvigil.readiness_tasks import readiness_from_records
+
+        scores = {"models": readiness_from_records(records, allow_partial=options.get("allow_partial", False))}
+    elif suite == "cbd":
+        from medvigil.cbd_tasks import quadrant_table
+
+        scores = {"models": quadrant_table(records, invalid=options.get("invalid", "exclude"))}
+    else:
+        raise ValueError(f"unknown suite {suite!r}; one of {', '.join(SUITE_TASKS)}")
+    return {"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped, "n_records": len(records),
+            "options": dict(options), **scores}
+
+
+# -- tables ----------------------------------------------------------------------------
+
+
+def _pct(value: Any, signed: bool = False) -> str:
+    return fmt(None if value is None else 100.0 * value, signed=signed)
+
+
+def _medqdeg_tables(result: Mapping[str, Any]) -> list[Table]:
+    models = result["models"]
+    levels = ("L0", "L1", "L2")
+    rows = []
+    for name, m in models.items():
+        sev = m["by_severity"]
+        rows.append([name] + [_pct((sev.get(lv) or {}).get("accuracy")) for lv in levels]
+                    + [_pct((sev.get(lv) or {}).get("mean_confidence")) for lv in levels]
+                    + [_pct((sev.get(lv) or {}).get("calibration_shift"), signed=True) for lv in levels]
+                    + ["yes" if m.get("intra_model_dke") else "no"])
+    out = [Table("MedQ-Deg by severity (accuracy and perceived confidence %, Calibration Shift in pp)",
+                 ["Model", *(f"Acc {lv}" for lv in levels), *(f"Conf {lv}" for lv in levels), *(f"CS {lv}" for lv in levels),
+                  "intra-model DKE"], rows,
+                 "Confidence C(x) = 1 − H(x)/log K over the T repeated answers; CS = mean confidence − accuracy "
+                 "(positive = overconfident). L0 clean, L1 mild, L2 severe.")]
+    for name, m in models.items():
+        by = m["by_degradation_severity"]
+        out.append(Table(f"{name}: by degradation type", ["Degradation", "n L1", "Acc L1", "CS L1", "n L2", "Acc L2", "CS L2"],
+                         [[kind, str((by[kind].get("L1") or {}).get("n", 0)), _pct((by[kind].get("L1") or {}).get("accuracy")),
+                           _pct((by[kind].get("L1") or {}).get("calibration_shift"), signed=True),
+                           str((by[kind].get("L2") or {}).get("n", 0)), _pct((by[kind].get("L2") or {}).get("accuracy")),
+                           _pct((by[kind].get("L2") or {}).get("calibration_shift"), signed=True)]
+                          for kind in sorted(by) if kind != "clean"]))
+    inter = result.get("inter_model_dke") or {}
+    if inter:
+        out.append(Table("Inter-model Dunning–Kruger pairs (Eq. 6: 'A over B' = A is less accurate yet more confident than B)",
+                         ["Level", "pairs compared", "DKE pairs", "fraction", "Spearman ρ (acc, conf)"],
+                         [[lv, str(d.get("n_pairs_compared")), "; ".join(f"{a} over {b}" for a, b in d.get("pairs", [])) or "—",
+                           _pct(d.get("fraction")), fmt(d.get("spearman_rho")) if d.get("spearman_rho") is None
+                           else f"{d['spearman_rho']:+.2f}"] for lv, d in inter.items()]))
+    return out
+
+
+def _readiness_tables(result: Mapping[str, Any]) -> list[Table]:
+    tests = ("T1", "T2", "T3", "T4", "T5")
+    rows = [[name] + [fmt(None if m["robustness"].get(t) is None else 100 * m["robustness"][t]) for t in tests]
+            + [fmt(None if m.get("R") is None else 100 * m["R"]) + (" (partial)" if m.get("partial") else ""),
+               ", ".join(m.get("missing_tests") or []) or "—"]
+            for name, m in result["models"].items()]
+    acc_rows = []
+    for name, m in result["models"].items():
+        a = m["accuracies"]
+        acc_rows.append([name, fmt((a.get("T2") or {}).get("text_visually_required")),
+                         fmt((a.get("T3") or {}).get("text_reordered")), fmt((a.get("T4") or {}).get("text_4r")),
+                         fmt((a.get("T4") or {}).get("image_4r")), fmt((a.get("T4") or {}).get("text_unk")),
+                         fmt((a.get("T5") or {}).get("original")), fmt((a.get("T5") or {}).get("substituted"))])
+    return [
+        Table("Illusion of Readiness: robustness per stress test and R(m) (×100)", ["Model", *tests, "R(m)", "tests missing"], rows,
+              "Robustness = 1 − fragility; R(m) = mean over T1–T5 (seed 003, Sec. 2). Higher is more robust. "
+              "A test is missing when its arms were not run; R(m) is then empty unless --allow-partial."),
+        Table("Readiness accuracies under stress (%)",
+              ["Model", "text-only (vis. req.)", "text reordered", "text 4R", "image 4R", "text UNK", "T5 original", "T5 substituted"],
+              acc_rows),
+    ]
+
+
+def _cbd_tables(result: Mapping[str, Any]) -> list[Table]:
+    quads = ("Ideal", "Fragile", "Dangerous", "Worst")
+    rows, acc_rows = [], []
+    for name, m in result["models"].items():
+        rows.append([name, str(m["n_evaluable"]), str(m["n_excluded"])] + [_pct(m["fractions"][q]) for q in quads]
+                    + [_pct(m["flip_rate"]), _pct(m["image_reliance_rate"]), _pct(m["accuracy"])])
+        acc_rows.append([name] + [f"{_pct(m['accuracy_by_quadrant'][q])} (n={m['counts'][q]})" for q in quads])
+    return [
+        Table("Consistent but Dangerous: quadrants (% of samples)",
+              ["Model", "samples", "excluded", *quads, "flip rate", "image reliance", "accuracy"], rows,
+              "Consistent = no paraphrase flips the answer (Eq. 1); image-reliant = the answer changes without the image "
+              "(Eq. 2). Dangerous = consistent but not image-reliant (Eq. 4)."),
+        Table("Accuracy per quadrant (%)", ["Model", *quads], acc_rows),
+    ]
+
+
+TABLES = {"medqdeg": _medqdeg_tables, "readiness": _readiness_tables, "cbd": _cbd_tables}
+
+
+def format_suite(result: Mapping[str, Any]) -> str:
+    """Plain-text (Markdown) tables of a :func:`score_suite` result."""
+    head = f"{result['suite']}: {result['n_records']} records from {len(result['files'])} file(s)"
+    if result["skipped_files"]:
+        head += f"; skipped {len(result['skipped_files'])} file(s): " + "; ".join(
+            f"{Path(s['file']).name} ({s['reason']})" for s in result["skipped_files"])
+    return "\n\n".join([head] + [t.markdown() for t in TABLES[result["suite"]](result)])
