@@ -67,18 +67,35 @@ def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
 # ---------------------------------------------------------------- inputs
 
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
-    """Merge audit JSON files into one result; a model named twice is an error."""
-    merged: dict[str, Any] = {"suite": "medvigil", "models": {}, "sources": {}, "warnings": []}
+    """Merge ``medvigil score --json`` files into one result.
+
+    MedVIGIL audits merge by model (a model named twice is an error); the stress-test suites
+    (``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``, one file per suite
+    (their cross-model statistics need every model scored together).
+    """
+    from medvigil.suite_scores import SUITE_TASKS
+
+    merged: dict[str, Any] = {"suite": "medvigil", "models": {}, "sources": {}, "warnings": [], "suites": {}}
+    suite_sources: dict[str, str] = {}
     problems: list[Problem] = []
     for path in paths:
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(Problem(str(path), f"not a readable JSON audit result: {exc}"))
+            problems.append(Problem(str(path), f"not a readable JSON score result: {exc}"))
             continue
-        if not isinstance(data, dict) or data.get("suite") != "medvigil" or not isinstance(data.get("models"), dict):
-            problems.append(Problem(str(path), "not a MedVIGIL audit result (expected suite 'medvigil' and a 'models' object)", field="suite"))
+        suite = data.get("suite") if isinstance(data, dict) else None
+        if suite not in ("medvigil", *SUITE_TASKS) or not isinstance(data.get("models"), dict):
+            problems.append(Problem(str(path), "not a `medvigil score --json` result of suite medvigil, "
+                                    + ", ".join(SUITE_TASKS) + " (expected 'suite' and a 'models' object)", field="suite"))
+            continue
+        if suite != "medvigil":
+            if suite in suite_sources:
+                problems.append(Problem(str(path), f"a second {suite} result (the first is {suite_sources[suite]}); "
+                                        f"score every model of a suite in one `medvigil score --suite {suite}` call", field="suite"))
+            else:
+                merged["suites"][suite], suite_sources[suite] = data, str(path)
             continue
         for name, block in data["models"].items():
             if name in merged["models"]:
@@ -93,7 +110,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
         merged["warnings"] += data.get("warnings", [])
     if problems:
         raise DataError(problems)
-    if not merged["models"]:
+    if not merged["models"] and not any(r["models"] for r in merged["suites"].values()):
         raise DataError(Problem("<inputs>", "no models to report"))
     return merged
 
@@ -226,24 +243,36 @@ def _ablation_tables(result: Mapping[str, Any]) -> list[Table]:
 
 # ---------------------------------------------------------------- figures
 
-def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    """PNG bytes per figure name (matplotlib, Agg backend; imported only here)."""
-    import io
-
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (imported only when figures are drawn)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+def png(fig) -> bytes:
+    """The figure as PNG bytes (no timestamp or software tag, so reruns are byte-identical); closes it."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    pyplot().close(fig)
+    return buf.getvalue()
+
+
+def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
+    """PNG bytes per figure name of a MedVIGIL audit result."""
     import numpy as np
 
+    plt = pyplot()
     out: dict[str, bytes] = {}
     models = _models_by_mcs(result)
 
     def save(fig, name):
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-        plt.close(fig)
-        out[name] = buf.getvalue()
+        out[name] = png(fig)
 
     def val(x):
         return np.nan if x is None else float(x)
@@ -314,24 +343,44 @@ th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}.note{color:
 img{max-width:100%;border:1px solid #eee;margin:.5em 0}.warn{color:#8a4b00}"""
 
 
-def render_markdown(result: Mapping[str, Any], figure_files: Mapping[str, str], title: str) -> str:
-    parts = [f"# {title}", "", _preamble(result), ""]
-    parts += [t.markdown() + "\n" for t in tables(result)]
-    if figure_files:
-        parts.append("## Figures\n")
-        parts += [f"![{name}]({path})\n" for name, path in figure_files.items()]
+@dataclass(frozen=True)
+class Section:
+    """One suite's part of the report: its tables and figures (PNG bytes by name)."""
+
+    title: str
+    tables: Sequence[Table]
+    pngs: Mapping[str, bytes]
+
+
+def sections(result: Mapping[str, Any]) -> list[Section]:
+    """The MedVIGIL audit (when any model has one), then each stress-test suite scored."""
+    from medvigil.suite_scores import SUITE_TITLES, suite_figures, suite_tables
+
+    out = []
+    if result.get("models"):
+        out.append(Section("MedVIGIL", tables(result), figures(result)))
+    for suite, data in sorted((result.get("suites") or {}).items()):
+        out.append(Section(SUITE_TITLES[suite], suite_tables(data), suite_figures(data)))
+    return out
+
+
+def render_markdown(parts: Sequence[Section], figure_files: Mapping[str, str], title: str, result: Mapping[str, Any]) -> str:
+    lines = [f"# {title}", "", _preamble(result), ""]
+    for section in parts:
+        lines += [f"## {section.title}", ""] + [t.markdown() + "\n" for t in section.tables]
+        lines += [f"![{name}]({figure_files[name]})\n" for name in section.pngs]
     if result.get("warnings"):
-        parts.append("## Warnings\n")
-        parts += [f"- {w}" for w in result["warnings"]]
-    return "\n".join(parts) + "\n"
+        lines.append("## Warnings\n")
+        lines += [f"- {w}" for w in result["warnings"]]
+    return "\n".join(lines) + "\n"
 
 
-def render_html(result: Mapping[str, Any], pngs: Mapping[str, bytes], title: str) -> str:
+def render_html(parts: Sequence[Section], title: str, result: Mapping[str, Any]) -> str:
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(_preamble(result))}</p>"]
-    body += [t.html() for t in tables(result)]
-    if pngs:
-        body.append("<h2>Figures</h2>")
-        body += [f"<img alt='{html.escape(n)}' src='data:image/png;base64,{base64.b64encode(b).decode()}'>" for n, b in pngs.items()]
+    for section in parts:
+        body.append(f"<h2>{html.escape(section.title)}</h2>")
+        body += [t.html() for t in section.tables]
+        body += [f"<img alt='{html.escape(n)}' src='data:image/png;base64,{base64.b64encode(b).decode()}'>" for n, b in section.pngs.items()]
     if result.get("warnings"):
         body.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{html.escape(w)}</li>" for w in result["warnings"]) + "</ul>")
     return f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
@@ -339,28 +388,40 @@ def render_html(result: Mapping[str, Any], pngs: Mapping[str, bytes], title: str
 
 def _preamble(result: Mapping[str, Any]) -> str:
     params = result.get("params") or {}
-    return (
-        f"{len(result['models'])} model(s). SFR_w weights {params.get('weights', '(1, 2, 3, 5, 8)')}, "
+    suites = ", ".join(sorted(result.get("suites") or {}))
+    text = (
+        f"MedVIGIL: {len(result['models'])} model(s); SFR_w weights {params.get('weights', '(1, 2, 3, 5, 8)')}, "
         f"normalisation '{params.get('normalise', '?')}'; {'official-harness' if params.get('harness_compatible') else 'paper'} semantics. "
-        "Scores are on 0–100; lower SFR is safer. Baselines named random/constant/blind/grounded are sanity checks, not models."
-    )
+        "Scores are on 0–100; lower SFR is safer. "
+    ) if result.get("models") else ""
+    if suites:
+        text += f"Stress-test suites: {suites}. "
+    return text + "Baselines named random/constant/blind/grounded are sanity checks, not models."
 
 
 def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: str = "MedVIGIL trust report") -> dict[str, Path]:
-    """Write report.md, report.html, scores.json and figures/*.png into ``out_dir`` atomically."""
+    """Write report.md, report.html, figures/*.png and the scores (``scores.json`` for the
+    MedVIGIL audit, ``<suite>.json`` per stress-test suite) into ``out_dir`` atomically."""
     from medvigil.scoring import audit_to_json
 
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FileExistsError(f"{out_dir} exists and is not empty")
+    parts = sections(result)
     with staged_folder(out_dir) as tmp:
-        pngs = figures(result)
         (tmp / "figures").mkdir()
         files = {}
-        for name, data in pngs.items():
-            (tmp / "figures" / f"{name}.png").write_bytes(data)
-            files[name] = f"figures/{name}.png"
-        (tmp / "report.md").write_text(render_markdown(result, files, title), encoding="utf-8")
-        (tmp / "report.html").write_text(render_html(result, pngs, title), encoding="utf-8")
-        (tmp / "scores.json").write_text(audit_to_json(result), encoding="utf-8")
-    return {"markdown": out_dir / "report.md", "html": out_dir / "report.html", "scores": out_dir / "scores.json"}
+        for section in parts:
+            for name, data in section.pngs.items():
+                (tmp / "figures" / f"{name}.png").write_bytes(data)
+                files[name] = f"figures/{name}.png"
+        (tmp / "report.md").write_text(render_markdown(parts, files, title, result), encoding="utf-8")
+        (tmp / "report.html").write_text(render_html(parts, title, result), encoding="utf-8")
+        if result.get("models"):
+            (tmp / "scores.json").write_text(audit_to_json({k: v for k, v in result.items() if k != "suites"}), encoding="utf-8")
+        for suite, data in (result.get("suites") or {}).items():
+            (tmp / f"{suite}.json").write_text(audit_to_json(data, indent=2), encoding="utf-8")
+    paths = {"markdown": out_dir / "report.md", "html": out_dir / "report.html"}
+    if result.get("models"):
+        paths["scores"] = out_dir / "scores.json"
+    return paths

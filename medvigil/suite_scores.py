@@ -27,10 +27,14 @@ from typing import Any
 
 from medvigil.adapters.lmms_eval import SAMPLES, read_samples
 from medvigil.errors import DataError, Problem
-from medvigil.report import Table, fmt
+from medvigil.report import Table, fmt, png, pyplot
 
 SUITE_TASKS = {"medqdeg": r"medqdeg_L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants)"}
 CBD_BOTH_ARMS = "cbd_quadrants"
+SUITE_TITLES = {"medqdeg": "MedQ-Deg: image degradation and calibration",
+                "readiness": "Illusion of Readiness: stress tests T1–T5",
+                "cbd": "Consistent but Dangerous: paraphrase consistency × image reliance"}
+QUADRANT_COLOURS = {"Ideal": "#2e7d32", "Fragile": "#f9a825", "Dangerous": "#e65100", "Worst": "#b71c1c"}
 
 
 def _task_of(path: Path) -> str | None:
@@ -203,7 +207,9 @@ def _cbd_tables(result: Mapping[str, Any]) -> list[Table]:
     ]
 
 
-TABLES = {"medqdeg": _medqdeg_tables, "readiness": _readiness_tables, "cbd": _cbd_tables}
+def suite_tables(result: Mapping[str, Any]) -> list[Table]:
+    """The tables of a :func:`score_suite` result."""
+    return {"medqdeg": _medqdeg_tables, "readiness": _readiness_tables, "cbd": _cbd_tables}[result["suite"]](result)
 
 
 def format_suite(result: Mapping[str, Any]) -> str:
@@ -212,4 +218,71 @@ def format_suite(result: Mapping[str, Any]) -> str:
     if result["skipped_files"]:
         head += f"; skipped {len(result['skipped_files'])} file(s): " + "; ".join(
             f"{Path(s['file']).name} ({s['reason']})" for s in result["skipped_files"])
-    return "\n\n".join([head] + [t.markdown() for t in TABLES[result["suite"]](result)])
+    return "\n\n".join([head] + [t.markdown() for t in suite_tables(result)])
+
+
+# -- figures ---------------------------------------------------------------------------
+
+
+def _nan(value: Any, scale: float = 100.0) -> float:
+    return float("nan") if value is None else scale * float(value)
+
+
+def _medqdeg_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
+    plt = pyplot()
+    levels = ("L0", "L1", "L2")
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
+    for name, m in sorted(result["models"].items()):
+        sev = m["by_severity"]
+        for ax, key in zip(axes, ("accuracy", "mean_confidence", "calibration_shift")):
+            ax.plot(levels, [_nan((sev.get(lv) or {}).get(key)) for lv in levels], marker="o", label=name)
+    for ax, label in zip(axes, ("accuracy %", "perceived confidence %", "Calibration Shift (pp, > 0 overconfident)")):
+        ax.set_title(label)
+        ax.set_xlabel("severity (L0 clean)")
+    axes[0].set_ylim(0, 100)
+    axes[1].set_ylim(0, 100)
+    axes[2].axhline(0, color="grey", lw=0.8)
+    axes[0].legend(fontsize=7)
+    return {"medqdeg_severity": png(fig)}
+
+
+def _readiness_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
+    import numpy as np
+
+    plt = pyplot()
+    tests = ("T1", "T2", "T3", "T4", "T5")
+    models = sorted(result["models"])
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(tests) * max(1, len(models)) / 2), 3.6))
+    width = 0.8 / max(1, len(models))
+    for i, name in enumerate(models):
+        m = result["models"][name]
+        r = "—" if m.get("R") is None else f"{100 * m['R']:.1f}"
+        ax.bar(np.arange(len(tests)) + (i - (len(models) - 1) / 2) * width,
+               [_nan(m["robustness"].get(t)) for t in tests], width, label=f"{name} (R = {r})")
+    ax.set_xticks(range(len(tests)), tests)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("robustness (1 − fragility) ×100")
+    ax.set_title("Illusion of Readiness: robustness per stress test")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(3, max(1, len(models))))
+    return {"readiness_robustness": png(fig)}
+
+
+def _cbd_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
+    plt = pyplot()
+    models = sorted(result["models"])
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(models) + 1.4))
+    left = [0.0] * len(models)
+    for q, colour in QUADRANT_COLOURS.items():
+        widths = [_nan(result["models"][n]["fractions"][q]) for n in models]
+        ax.barh(models, widths, left=left, color=colour, label=q)
+        left = [a + (0 if b != b else b) for a, b in zip(left, widths)]
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("% of samples")
+    ax.set_title("Consistent but Dangerous quadrants", pad=24)
+    ax.legend(ncol=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    return {"cbd_quadrants": png(fig)}
+
+
+def suite_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
+    """PNG bytes per figure name of a :func:`score_suite` result."""
+    return {"medqdeg": _medqdeg_figures, "readiness": _readiness_figures, "cbd": _cbd_figures}[result["suite"]](result)

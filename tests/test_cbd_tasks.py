@@ -215,3 +215,17 @@ def test_score_command_refuses_a_probe_answered_twice(runs, tmp_path, capsys):
                  str(other / _samples(runs, "blind", "cbd_image").name)])
     err = capsys.readouterr().err
     assert code == 2 and "row 1, field 'probe_id'" in err and "pass one run per model" in err
+
+
+def test_report_has_the_quadrant_section(runs, tmp_path, capsys):
+    from medvigil.cli import main
+
+    scores, report = tmp_path / "cbd.json", tmp_path / "report"
+    assert main(["score", "--suite", "cbd", *(str(runs / m) for m in MODELS), "--json", str(scores)]) == 0
+    assert main(["report", str(scores), "--out", str(report)]) == 0
+    assert "reported: cbd 3 model(s)" in capsys.readouterr().err
+    md, html = (report / "report.md").read_text(), (report / "report.html").read_text()
+    assert "## Consistent but Dangerous" in md and "| constant(letter=A) |" in md and "data:image/png;base64," in html
+    assert (report / "figures" / "cbd_quadrants.png").stat().st_size > 1000
+    assert json.loads((report / "cbd.json").read_text())["models"] == json.loads(scores.read_text())["models"]
+    assert not (report / "scores.json").exists()  # no MedVIGIL audit was given

@@ -225,3 +225,14 @@ def test_score_command_scores_all_levels_of_every_run(runs, tmp_path, capsys):
             got = result["models"][name]["by_severity"][level]
             assert got["calibration_shift"] == pytest.approx(model["by_severity"][level]["calibration_shift"])
     assert "Calibration Shift" in table and "by degradation type" in table
+
+
+def test_report_has_the_medqdeg_section(runs, tmp_path):
+    from medvigil.cli import main
+
+    scores, report = tmp_path / "medqdeg.json", tmp_path / "report"
+    assert main(["score", "--suite", "medqdeg", *map(str, runs.values()), "--json", str(scores)]) == 0
+    assert main(["report", str(scores), "--out", str(report)]) == 0
+    md = (report / "report.md").read_text()
+    assert "## MedQ-Deg" in md and "Calibration Shift" in md and "Inter-model Dunning" in md
+    assert (report / "figures" / "medqdeg_severity.png").stat().st_size > 1000

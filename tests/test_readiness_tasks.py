@@ -265,3 +265,20 @@ def test_score_command_refuses_a_release_and_other_logs(runs, capsys):
     (results,) = runs["blind"].rglob("*_results.json")
     assert main(["score", "--suite", "readiness", str(results)]) == 2
     assert "not an lmms-eval samples file of a readiness task" in capsys.readouterr().err
+
+
+def test_report_has_the_readiness_section(runs, tmp_path, capsys):
+    from medvigil.cli import main
+
+    scores, report = tmp_path / "readiness.json", tmp_path / "report"
+    assert main(["score", "--suite", "readiness", *map(str, runs.values()), "--json", str(scores)]) == 0
+    assert main(["report", str(scores), "--out", str(report)]) == 0
+    md = (report / "report.md").read_text()
+    assert "## Illusion of Readiness" in md and "R(m)" in md
+    assert (report / "figures" / "readiness_robustness.png").stat().st_size > 1000
+    # one result per suite: the cross-model statistics need every model scored together
+    again = tmp_path / "again.json"
+    again.write_text(scores.read_text())
+    capsys.readouterr()
+    assert main(["report", str(scores), str(again), "--out", str(tmp_path / "r2")]) == 2
+    assert "a second readiness result" in capsys.readouterr().err and not (tmp_path / "r2").exists()

@@ -1,4 +1,4 @@
-"""``medvigil report``: Markdown + self-contained HTML trust report from audit results."""
+"""``medvigil report``: Markdown + self-contained HTML trust report from score results."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import sys
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "report",
-        help="write a Markdown and HTML report (tables in the paper's layouts, figures) from `medvigil score --json` results",
+        help="write a Markdown and HTML report (tables in the papers' layouts, figures) from `medvigil score --json` results",
     )
-    p.add_argument("scores", nargs="+", help="audit JSON files written by `medvigil score --suite medvigil --json FILE`")
+    p.add_argument("scores", nargs="+",
+                   help="JSON files written by `medvigil score --json FILE`: MedVIGIL audits (merged by model) and at most "
+                        "one result each of --suite medqdeg, readiness, cbd")
     p.add_argument("--out", required=True, help="output folder (created; must not exist or be empty)")
     p.add_argument("--title", default="MedVIGIL trust report")
     p.set_defaults(func=run)
@@ -23,5 +25,7 @@ def run(args) -> int:
     paths = write_report(result, args.out, title=args.title)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
-    print(f"{len(result['models'])} model(s) reported", file=sys.stderr)
+    parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []
+    parts += [f"{suite} {len(data['models'])} model(s)" for suite, data in sorted(result["suites"].items())]
+    print("reported: " + "; ".join(parts), file=sys.stderr)
     return 0
