@@ -17,6 +17,8 @@ from pathlib import Path
 from medvigil.commands.tasks_path import tasks_dir
 
 DEFAULT_TASKS = ("medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_roi_decay", "medvigil_blur")  # blur includes noimg
+STRESS_TASKS = ("readiness", "cbd_quadrants")  # asked in each baseline's run beside the MedVIGIL tasks
+MEDQDEG_REPEATS = 5  # T trials per degraded probe (perceived confidence needs repeats)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ BASELINES = (
     ModelSpec("blind"),
     ModelSpec("grounded"),
 )
+# MedQ-Deg: the grounded reader sampling at temperature 1 against the deterministic text prior
+MEDQDEG_MODELS = (ModelSpec("grounded", "temperature=1,seed=0"), ModelSpec("blind"))
 
 
 @dataclass
@@ -69,10 +73,12 @@ def offline_env(data: Path) -> dict[str, str]:
     return env
 
 
-def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, log: Path) -> list[Path]:
+def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, log: Path, repeats: int = 1) -> list[Path]:
     """Run lmms-eval once for ``spec``; return the samples files it wrote."""
     cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", ",".join(tasks),
            "--include_path", str(tasks_dir()), "--output_path", str(out), "--log_samples", "--batch_size", "1"]
+    if repeats > 1:
+        cmd += ["--repeats", str(repeats)]
     if spec.args:
         cmd += ["--model_args", spec.args]
     with open(log, "w", encoding="utf-8") as fh:
@@ -84,9 +90,21 @@ def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, 
     return samples
 
 
+def _is_medvigil_log(path: Path) -> bool:
+    from medvigil.adapters.lmms_eval import SAMPLES
+
+    match = SAMPLES.match(path.name)
+    return bool(match) and match.group("task").startswith("medvigil_")
+
+
 def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[ModelSpec] = BASELINES,
-             tasks: Sequence[str] = DEFAULT_TASKS, n_resamples: int = 500, force: bool = False) -> Path:
-    """Sample a synthetic release and run the whole audit on it; return the report folder."""
+             tasks: Sequence[str] = DEFAULT_TASKS, n_resamples: int = 500, stress: bool = True,
+             medqdeg_models: Sequence[ModelSpec] = MEDQDEG_MODELS, force: bool = False) -> Path:
+    """Sample a synthetic release and run the whole audit on it; return the report folder.
+
+    ``stress`` adds the Readiness and CbD tasks to every model's run and MedQ-Deg runs of
+    ``medqdeg_models`` (``--repeats`` :data:`MEDQDEG_REPEATS`), each scored as its own report section.
+    """
     import json
     import shutil
 
@@ -94,6 +112,7 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     from medvigil.export import build
     from medvigil.report import write_report
     from medvigil.scoring import audit, audit_to_json
+    from medvigil.suite_scores import score_suite
     from medvigil.synthetic import generate_release
 
     out = Path(out)
@@ -101,22 +120,34 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
         if not force:
             raise FileExistsError(f"{out} exists; pass --force to replace it")
         shutil.rmtree(out)
-    progress = Progress(total=4 + len(models))
+    deg_models = tuple(medqdeg_models) if stress else ()
+    progress = Progress(total=4 + len(models) + len(deg_models))
     release, built, runs = out / "release", out / "build" / "medvigil", out / "runs"
     progress(f"sampling a {cases}-case synthetic release (seed {seed}) into {release}")
     generate_release(release, cases=cases, seed=seed)
     progress(f"validating the release and building the Hub-ready dataset into {built}")
     build(release, built)  # validates first: raises DataError listing every problem
+    run_tasks = tuple(tasks) + (STRESS_TASKS if stress else ())
     samples: list[Path] = []
     for spec in models:
-        progress(f"lmms-eval --model {spec.model} {spec.args} on {len(tasks)} task(s)")
+        progress(f"lmms-eval --model {spec.model} {spec.args} on {len(run_tasks)} task(s)")
         folder = runs / spec.folder
         folder.mkdir(parents=True)
-        samples += run_lmms_eval(spec, tasks, built, folder, folder / "lmms_eval.log")
-    progress(f"scoring {len(samples)} log file(s) with {n_resamples} case-clustered bootstrap resamples")
-    records = read_model_outputs(samples, release)
-    result = audit(records, n_resamples=n_resamples)
-    (out / "scores.json").write_text(audit_to_json(result), encoding="utf-8")
+        samples += run_lmms_eval(spec, run_tasks, built, folder, folder / "lmms_eval.log")
+    for spec in deg_models:
+        progress(f"lmms-eval --model {spec.model} {spec.args} on medqdeg (L0-L2, --repeats {MEDQDEG_REPEATS})")
+        folder = out / "runs_medqdeg" / spec.folder
+        folder.mkdir(parents=True)
+        run_lmms_eval(spec, ("medqdeg",), built, folder, folder / "lmms_eval.log", repeats=MEDQDEG_REPEATS)
+    medvigil_logs = [p for p in samples if _is_medvigil_log(p)]
+    progress(f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with {n_resamples} case-clustered bootstrap resamples"
+             + ("; Readiness, CbD and MedQ-Deg logs" if stress else ""))
+    records = read_model_outputs(medvigil_logs, release)
+    result = json.loads(audit_to_json(audit(records, n_resamples=n_resamples)))
+    (out / "scores.json").write_text(json.dumps(result), encoding="utf-8")
+    if stress:
+        result["suites"] = {suite: json.loads(audit_to_json(score_suite(suite, [where])))
+                            for suite, where in (("readiness", runs), ("cbd", runs), ("medqdeg", out / "runs_medqdeg"))}
     progress("writing the report")
-    paths = write_report(json.loads(audit_to_json(result)), out / "report", title="MedVIGIL trust report: synthetic release, sanity baselines")
+    paths = write_report(result, out / "report", title="MedVIGIL trust report: synthetic release, sanity baselines")
     return paths["html"].parent

@@ -183,7 +183,8 @@ def _readiness_tables(result: Mapping[str, Any]) -> list[Table]:
                          fmt((a.get("T5") or {}).get("original")), fmt((a.get("T5") or {}).get("substituted"))])
     return [
         Table("Illusion of Readiness: robustness per stress test and R(m) (×100)", ["Model", *tests, "R(m)", "tests missing"], rows,
-              "Robustness = 1 − fragility; R(m) = mean over T1–T5 (seed 003, Sec. 2). Higher is more robust. "
+              "Robustness = 1 − fragility; R(m) = mean over T1–T5 (seed 003, Sec. 2). Higher is more robust, but a model "
+              "at chance has nothing to lose and scores as robust: read R(m) beside the accuracies. "
               "A test is missing when its arms were not run; R(m) is then empty unless --allow-partial."),
         Table("Readiness accuracies under stress (%)",
               ["Model", "text-only (vis. req.)", "text reordered", "text 4R", "image 4R", "text UNK", "T5 original", "T5 substituted"],
