@@ -18,6 +18,7 @@ from medvigil.commands.tasks_path import tasks_dir
 
 DEFAULT_TASKS = ("medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_roi_decay", "medvigil_blur")  # blur includes noimg
 STRESS_TASKS = ("readiness", "cbd_quadrants")  # asked in each baseline's run beside the MedVIGIL tasks
+MEDICONFUSION_TASKS = ("mediconfusion",)  # the group: MC, GD, PS and FF modes on synthetic pairs
 MEDQDEG_REPEATS = 5  # T trials per degraded probe (perceived confidence needs repeats)
 
 
@@ -60,8 +61,10 @@ class Progress:
         print(f"[{self.step}/{self.total}] {message}  ({time.monotonic() - self.start:.0f} s)", file=sys.stderr, flush=True)
 
 
-def offline_env(data: Path) -> dict[str, str]:
+def offline_env(data: Path, mediconfusion: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
+    if mediconfusion is not None:
+        env["MEDICONFUSION_DATA"] = str(mediconfusion)
     env.update(
         MEDVIGIL_DATA=str(data),
         HF_HUB_OFFLINE="1",
@@ -73,7 +76,8 @@ def offline_env(data: Path) -> dict[str, str]:
     return env
 
 
-def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, log: Path, repeats: int = 1) -> list[Path]:
+def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, log: Path, repeats: int = 1,
+                  mediconfusion: Path | None = None) -> list[Path]:
     """Run lmms-eval once for ``spec``; return the samples files it wrote."""
     cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", ",".join(tasks),
            "--include_path", str(tasks_dir()), "--output_path", str(out), "--log_samples", "--batch_size", "1"]
@@ -82,7 +86,7 @@ def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, 
     if spec.args:
         cmd += ["--model_args", spec.args]
     with open(log, "w", encoding="utf-8") as fh:
-        done = subprocess.run(cmd, env=offline_env(data), stdout=fh, stderr=subprocess.STDOUT)
+        done = subprocess.run(cmd, env=offline_env(data, mediconfusion), stdout=fh, stderr=subprocess.STDOUT)
     samples = sorted(out.rglob("*_samples_*.jsonl"))
     if done.returncode != 0 or not samples:
         tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
@@ -90,11 +94,11 @@ def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, 
     return samples
 
 
-def _is_medvigil_log(path: Path) -> bool:
+def _task_of(path: Path) -> str:
     from medvigil.adapters.lmms_eval import SAMPLES
 
     match = SAMPLES.match(path.name)
-    return bool(match) and match.group("task").startswith("medvigil_")
+    return match.group("task") if match else ""
 
 
 def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[ModelSpec] = BASELINES,
@@ -102,14 +106,18 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
              medqdeg_models: Sequence[ModelSpec] = MEDQDEG_MODELS, force: bool = False) -> Path:
     """Sample a synthetic release and run the whole audit on it; return the report folder.
 
-    ``stress`` adds the Readiness and CbD tasks to every model's run and MedQ-Deg runs of
-    ``medqdeg_models`` (``--repeats`` :data:`MEDQDEG_REPEATS`), each scored as its own report section.
+    ``stress`` adds the Readiness and CbD tasks to every model's run, the four MediConfusion modes on
+    synthetic pairs (as many as cases) and MedQ-Deg runs of ``medqdeg_models`` (``--repeats``
+    :data:`MEDQDEG_REPEATS`), each scored as its own report section.
     """
     import json
     import shutil
 
     from medvigil.adapters.model_outputs import read_model_outputs
+    from medvigil.commands.score import score_mediconfusion
     from medvigil.export import build
+    from medvigil.mediconfusion import export as mediconfusion_export
+    from medvigil.mediconfusion.synthetic import write_sample
     from medvigil.report import write_report
     from medvigil.scoring import audit, audit_to_json
     from medvigil.suite_scores import score_suite
@@ -125,29 +133,37 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     release, built, runs = out / "release", out / "build" / "medvigil", out / "runs"
     progress(f"sampling a {cases}-case synthetic release (seed {seed}) into {release}")
     generate_release(release, cases=cases, seed=seed)
-    progress(f"validating the release and building the Hub-ready dataset into {built}")
+    progress(f"validating the release and building the Hub-ready dataset into {built}"
+             + (f"; {cases} synthetic MediConfusion pairs" if stress else ""))
     build(release, built)  # validates first: raises DataError listing every problem
-    run_tasks = tuple(tasks) + (STRESS_TASKS if stress else ())
+    mc_release, mc_built = out / "mediconfusion" / "release", out / "mediconfusion" / "build"
+    if stress:
+        write_sample(mc_release, n_pairs=cases, seed=seed)
+        mediconfusion_export.build(mc_release / "data" / "dataset.json", mc_release / "roco", mc_built)
+    run_tasks = tuple(tasks) + (STRESS_TASKS + MEDICONFUSION_TASKS if stress else ())
     samples: list[Path] = []
     for spec in models:
         progress(f"lmms-eval --model {spec.model} {spec.args} on {len(run_tasks)} task(s)")
         folder = runs / spec.folder
         folder.mkdir(parents=True)
-        samples += run_lmms_eval(spec, run_tasks, built, folder, folder / "lmms_eval.log")
+        samples += run_lmms_eval(spec, run_tasks, built, folder, folder / "lmms_eval.log",
+                                 mediconfusion=mc_built if stress else None)
     for spec in deg_models:
         progress(f"lmms-eval --model {spec.model} {spec.args} on medqdeg (L0-L2, --repeats {MEDQDEG_REPEATS})")
         folder = out / "runs_medqdeg" / spec.folder
         folder.mkdir(parents=True)
         run_lmms_eval(spec, ("medqdeg",), built, folder, folder / "lmms_eval.log", repeats=MEDQDEG_REPEATS)
-    medvigil_logs = [p for p in samples if _is_medvigil_log(p)]
+    medvigil_logs = [p for p in samples if _task_of(p).startswith("medvigil_")]
     progress(f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with {n_resamples} case-clustered bootstrap resamples"
-             + ("; Readiness, CbD and MedQ-Deg logs" if stress else ""))
+             + ("; MediConfusion, Readiness, CbD and MedQ-Deg logs" if stress else ""))
     records = read_model_outputs(medvigil_logs, release)
     result = json.loads(audit_to_json(audit(records, n_resamples=n_resamples)))
     (out / "scores.json").write_text(json.dumps(result), encoding="utf-8")
     if stress:
         result["suites"] = {suite: json.loads(audit_to_json(score_suite(suite, [where])))
                             for suite, where in (("readiness", runs), ("cbd", runs), ("medqdeg", out / "runs_medqdeg"))}
+        mc_logs = [str(p) for p in samples if _task_of(p).startswith("mediconfusion_")]
+        result["suites"]["mediconfusion"] = score_mediconfusion(str(mc_release / "data" / "dataset.json"), mc_logs)
     progress("writing the report")
     paths = write_report(result, out / "report", title="MedVIGIL trust report: synthetic release, sanity baselines")
     return paths["html"].parent

@@ -69,11 +69,11 @@ def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     """Merge ``medvigil score --json`` files into one result.
 
-    MedVIGIL audits merge by model (a model named twice is an error); the stress-test suites
-    (``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``, one file per suite
-    (their cross-model statistics need every model scored together).
+    MedVIGIL audits merge by model (a model named twice is an error); the other suites
+    (``mediconfusion``, ``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``,
+    one file per suite (their cross-model statistics need every model scored together).
     """
-    from medvigil.suite_scores import SUITE_TASKS
+    from medvigil.suite_scores import REPORT_SUITES, suite_models
 
     merged: dict[str, Any] = {"suite": "medvigil", "models": {}, "sources": {}, "warnings": [], "suites": {}}
     suite_sources: dict[str, str] = {}
@@ -86,9 +86,10 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             problems.append(Problem(str(path), f"not a readable JSON score result: {exc}"))
             continue
         suite = data.get("suite") if isinstance(data, dict) else None
-        if suite not in ("medvigil", *SUITE_TASKS) or not isinstance(data.get("models"), dict):
+        body = "best_over_modes" if suite == "mediconfusion" else "models"
+        if suite not in ("medvigil", *REPORT_SUITES) or not isinstance(data.get(body), dict):
             problems.append(Problem(str(path), "not a `medvigil score --json` result of suite medvigil, "
-                                    + ", ".join(SUITE_TASKS) + " (expected 'suite' and a 'models' object)", field="suite"))
+                                    + ", ".join(REPORT_SUITES) + " (expected 'suite' and a 'models' object)", field="suite"))
             continue
         if suite != "medvigil":
             if suite in suite_sources:
@@ -110,7 +111,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
         merged["warnings"] += data.get("warnings", [])
     if problems:
         raise DataError(problems)
-    if not merged["models"] and not any(r["models"] for r in merged["suites"].values()):
+    if not merged["models"] and not any(suite_models(r) for r in merged["suites"].values()):
         raise DataError(Problem("<inputs>", "no models to report"))
     return merged
 
@@ -395,7 +396,7 @@ def _preamble(result: Mapping[str, Any]) -> str:
         "Scores are on 0–100; lower SFR is safer. "
     ) if result.get("models") else ""
     if suites:
-        text += f"Stress-test suites: {suites}. "
+        text += f"Also scored: {suites}. "
     return text + "Baselines named random/constant/blind/grounded are sanity checks, not models."
 
 

@@ -31,9 +31,11 @@ from medvigil.report import Table, fmt, png, pyplot
 
 SUITE_TASKS = {"medqdeg": r"medqdeg_L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants)"}
 CBD_BOTH_ARMS = "cbd_quadrants"
-SUITE_TITLES = {"medqdeg": "MedQ-Deg: image degradation and calibration",
+SUITE_TITLES = {"mediconfusion": "MediConfusion: image pairs that share a question",
+                "medqdeg": "MedQ-Deg: image degradation and calibration",
                 "readiness": "Illusion of Readiness: stress tests T1–T5",
                 "cbd": "Consistent but Dangerous: paraphrase consistency × image reliance"}
+REPORT_SUITES = tuple(SUITE_TITLES)  # suites `medvigil report` shows beside the MedVIGIL audit
 QUADRANT_COLOURS = {"Ideal": "#2e7d32", "Fragile": "#f9a825", "Dangerous": "#e65100", "Worst": "#b71c1c"}
 
 
@@ -208,9 +210,39 @@ def _cbd_tables(result: Mapping[str, Any]) -> list[Table]:
     ]
 
 
+def _mediconfusion_tables(result: Mapping[str, Any]) -> list[Table]:
+    from medvigil.scoring.mediconfusion import MODE_LABELS
+
+    rg = result["random_guessing"]
+    rows = [[r["model"], r["mode_label"] or r["mode"], str(r["n_pairs"]), _pct(r["set_accuracy"]), _pct(r["individual_accuracy"]),
+             _pct(r["confusion"]), _pct(r["invalid_rate"])] for r in sorted(result["runs"], key=lambda r: (r["model"], r["mode"]))]
+    rows.append(["random guessing", "", "", _pct(rg["set_accuracy"]), _pct(rg["individual_accuracy"]), "", ""])
+    best = result["best_over_modes"]
+    categories = sorted({c for b in best.values() for c in b.get("per_category", {})})
+    return [
+        Table("MediConfusion per answering mode (Table 1 layout; %)",
+              ["Model", "mode", "pairs", "set acc ↑", "individual acc ↑", "confusion ↓", "invalid ↓"], rows,
+              "Set accuracy: both images of a pair right; confusion: the same answer for both images, over pairs with two "
+              f"valid answers ({result['confusion_denominator']}); an image's answer needs a vote margin of {result['margin']}."),
+        Table("Best over modes (Table 1 'Best'; %)", ["Model", "best set acc", "mode", "best individual acc", "mode"],
+              [[m, _pct(b["best_set_accuracy"]), MODE_LABELS.get(b["best_set_mode"], str(b["best_set_mode"])),
+                _pct(b["best_individual_accuracy"]), MODE_LABELS.get(b["best_individual_mode"], str(b["best_individual_mode"]))]
+               for m, b in sorted(best.items())]),
+        Table("Best set accuracy per category (%)", ["Model", *categories],
+              [[m] + [_pct((b.get("per_category", {}).get(c) or {}).get("best_set_accuracy")) for c in categories]
+               for m, b in sorted(best.items())]),
+    ]
+
+
 def suite_tables(result: Mapping[str, Any]) -> list[Table]:
-    """The tables of a :func:`score_suite` result."""
-    return {"medqdeg": _medqdeg_tables, "readiness": _readiness_tables, "cbd": _cbd_tables}[result["suite"]](result)
+    """The tables of a :func:`score_suite` (or MediConfusion score) result."""
+    return {"mediconfusion": _mediconfusion_tables, "medqdeg": _medqdeg_tables, "readiness": _readiness_tables,
+            "cbd": _cbd_tables}[result["suite"]](result)
+
+
+def suite_models(result: Mapping[str, Any]) -> list[str]:
+    """The models a suite result scores."""
+    return sorted(result["best_over_modes"] if result["suite"] == "mediconfusion" else result["models"])
 
 
 def format_suite(result: Mapping[str, Any]) -> str:
@@ -284,6 +316,28 @@ def _cbd_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     return {"cbd_quadrants": png(fig)}
 
 
+def _mediconfusion_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
+    import numpy as np
+
+    plt = pyplot()
+    models = suite_models(result)
+    modes = sorted({r["mode_label"] or r["mode"] for r in result["runs"]})
+    cell = {(r["model"], r["mode_label"] or r["mode"]): r["set_accuracy"] for r in result["runs"]}
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(models) + 2), 3.4))
+    width = 0.8 / max(1, len(modes))
+    for i, mode in enumerate(modes):
+        ax.bar(np.arange(len(models)) + (i - (len(modes) - 1) / 2) * width, [_nan(cell.get((m, mode))) for m in models],
+               width, label=mode)
+    ax.axhline(100 * result["random_guessing"]["set_accuracy"], color="grey", ls="--", lw=1, label="random guessing")
+    ax.set_xticks(range(len(models)), models, rotation=20, ha="right")
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("set accuracy %")
+    ax.set_title("MediConfusion set accuracy by answering mode")
+    ax.legend(fontsize=7, ncol=3)
+    return {"mediconfusion_set_accuracy": png(fig)}
+
+
 def suite_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    """PNG bytes per figure name of a :func:`score_suite` result."""
-    return {"medqdeg": _medqdeg_figures, "readiness": _readiness_figures, "cbd": _cbd_figures}[result["suite"]](result)
+    """PNG bytes per figure name of a :func:`score_suite` (or MediConfusion score) result."""
+    return {"mediconfusion": _mediconfusion_figures, "medqdeg": _medqdeg_figures, "readiness": _readiness_figures,
+            "cbd": _cbd_figures}[result["suite"]](result)

@@ -12,7 +12,7 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("scores", nargs="+",
                    help="JSON files written by `medvigil score --json FILE`: MedVIGIL audits (merged by model) and at most "
-                        "one result each of --suite medqdeg, readiness, cbd")
+                        "one result each of --suite mediconfusion, medqdeg, readiness, cbd")
     p.add_argument("--out", required=True, help="output folder (created; must not exist or be empty)")
     p.add_argument("--title", default="MedVIGIL trust report")
     p.set_defaults(func=run)
@@ -20,12 +20,13 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from medvigil.report import load_results, write_report
+    from medvigil.suite_scores import suite_models
 
     result = load_results(args.scores)
     paths = write_report(result, args.out, title=args.title)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []
-    parts += [f"{suite} {len(data['models'])} model(s)" for suite, data in sorted(result["suites"].items())]
+    parts += [f"{suite} {len(suite_models(data))} model(s)" for suite, data in sorted(result["suites"].items())]
     print("reported: " + "; ".join(parts), file=sys.stderr)
     return 0
