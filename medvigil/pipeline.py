@@ -88,7 +88,9 @@ def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, 
     with open(log, "w", encoding="utf-8") as fh:
         done = subprocess.run(cmd, env=offline_env(data, mediconfusion), stdout=fh, stderr=subprocess.STDOUT)
     samples = sorted(out.rglob("*_samples_*.jsonl"))
-    if done.returncode != 0 or not samples:
+    # lmms-eval 0.7.3 logs an evaluation error and still exits 0
+    failed = "Error during evaluation" in log.read_text(encoding="utf-8", errors="replace")
+    if done.returncode != 0 or failed or not samples:
         tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
         raise RuntimeError(f"lmms-eval failed for {spec.name} (exit {done.returncode}); log {log}:\n" + "\n".join(tail))
     return samples
