@@ -30,6 +30,16 @@ def test_random_is_seeded_and_order_independent():
     assert first != [make_policy("random", seed=8).answer(PROMPT + str(i), []) for i in range(50)]
 
 
+def test_random_guesses_each_image_independently():
+    import numpy as np
+
+    policy = make_policy("random", seed=0)
+    images = [Image.fromarray(np.random.default_rng(i).integers(0, 256, (32, 32, 3), dtype=np.uint8)) for i in range(60)]
+    letters = [policy.answer(PROMPT, [im]) for im in images]
+    assert len(set(letters)) > 1  # the same question over different images: different guesses
+    assert letters == [make_policy("random", seed=0).answer(PROMPT, [im.copy()]) for im in images]  # and reproducible
+
+
 def test_constant_letter_and_validation():
     assert make_policy("constant", letter="E").answer(PROMPT, []) == "E"
     with pytest.raises(ValueError, match="letter"):

@@ -33,10 +33,13 @@ def _letters(prompt: str) -> list[str]:
 
 
 class RandomPolicy:
-    """Uniform guess over the prompt's option letters, seeded per prompt.
+    """Uniform guess over the prompt's option letters, seeded per prompt and image.
 
-    The choice is a hash of (seed, prompt text), so it does not depend on request order
-    or batching: rerunning gives the same letters.
+    The choice is a hash of (seed, prompt text, a coarse fingerprint of each image), so it
+    does not depend on request order or batching (rerunning gives the same letters), and two
+    images asked the same question (a MediConfusion pair) get independent guesses. The
+    fingerprint (size and an 8x8 grey thumbnail at 4 bits) survives lossless transport; a
+    lossy re-encoding of the image may change the draw.
     """
 
     name = "random"
@@ -48,15 +51,18 @@ class RandomPolicy:
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
         letters = _letters(prompt)
-        return letters[self._draw(prompt, len(letters))]
+        return letters[self._draw(prompt, len(letters), images)]
 
-    def _draw(self, prompt: str, n: int) -> int:
-        digest = hashlib.sha256(f"{self.seed}\0{prompt}".encode()).digest()
-        return int.from_bytes(digest[:8], "big") % n
+    def _draw(self, text: str, n: int, images: Sequence[Image.Image] = ()) -> int:
+        h = hashlib.sha256(f"{self.seed}\0{text}".encode())
+        for image in images:
+            thumb = image.convert("L").resize((8, 8), Image.Resampling.BOX)
+            h.update(f"\0{image.size}".encode() + bytes(v >> 4 for v in thumb.tobytes()))
+        return int.from_bytes(h.digest()[:8], "big") % n
 
     def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
-        """One of :data:`OPEN_REPLIES`, seeded per question."""
-        return OPEN_REPLIES[self._draw(question, len(OPEN_REPLIES))]
+        """One of :data:`OPEN_REPLIES`, seeded per question and image."""
+        return OPEN_REPLIES[self._draw(question, len(OPEN_REPLIES), images)]
 
 
 class ConstantPolicy:
