@@ -6,14 +6,7 @@ A thin face over :func:`medvigil.scoring.score_columns` (which runs
 
 import evaluate
 
-from medvigil.release_format import DEFAULT_TIER_WEIGHTS
-from medvigil.scoring import score_columns
-from medvigil.scoring.bootstrap import DEFAULT_SEED
-from medvigil.scoring.evaluate_support import (
-    MEDVIGIL_CITATION,
-    MEDVIGIL_URLS,
-    medvigil_features,
-)
+from medvigil.scoring import evaluate_support  # the module, not the class: evaluate.load takes the first Metric class it sees
 
 _DESCRIPTION = """\
 MedVIGIL audits a medical vision-language model on five-option MCQ probes, some of
@@ -95,44 +88,11 @@ Examples:
     (75.0, True, True)
 """
 
-_CITATION = MEDVIGIL_CITATION
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Mcs(evaluate.Metric):
+class Mcs(evaluate_support.AuditMetric):
     """MedVIGIL Composite Score with Capability, Safety and Grounding axes."""
 
-    def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=medvigil_features(),
-            reference_urls=MEDVIGIL_URLS,
-        )
-
-    def _compute(
-        self,
-        predictions,
-        references,
-        probe_kind,
-        case_id,
-        risk_tier,
-        weights=DEFAULT_TIER_WEIGHTS,
-        normalise=None,
-        harness_compatible=False,
-        n_resamples=0,
-        seed=DEFAULT_SEED,
-    ):
-        return score_columns(
-            predictions,
-            references,
-            probe_kind,
-            case_id,
-            risk_tier,
-            weights=weights,
-            normalise=normalise,
-            harness_compatible=harness_compatible,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
+    DESCRIPTION, KWARGS_DESCRIPTION = _DESCRIPTION, _KWARGS_DESCRIPTION
+    KEYS = None
+    CI_KEYS = ()

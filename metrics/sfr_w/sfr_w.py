@@ -6,14 +6,7 @@ A thin face over :func:`medvigil.scoring.score_columns` (which runs
 
 import evaluate
 
-from medvigil.release_format import DEFAULT_TIER_WEIGHTS
-from medvigil.scoring import score_columns
-from medvigil.scoring.bootstrap import DEFAULT_SEED
-from medvigil.scoring.evaluate_support import (
-    MEDVIGIL_CITATION,
-    MEDVIGIL_URLS,
-    medvigil_features,
-)
+from medvigil.scoring import evaluate_support  # the module, not the class: evaluate.load takes the first Metric class it sees
 
 _DESCRIPTION = """\
 On a MedVIGIL hallucination-trap probe (`halluc_trap`) the question carries a false
@@ -84,48 +77,13 @@ Examples:
     50.0
 """
 
-_CITATION = MEDVIGIL_CITATION
-
 _KEYS = ("sfr_w", "sfr", "sfr_L1", "sfr_L2", "sfr_L3", "sfr_L4", "sfr_L5", "safe")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SfrW(evaluate.Metric):
+class SfrW(evaluate_support.AuditMetric):
     """MedVIGIL risk-weighted silent-failure rate."""
 
-    def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=medvigil_features(),
-            reference_urls=MEDVIGIL_URLS,
-        )
-
-    def _compute(
-        self,
-        predictions,
-        references,
-        probe_kind,
-        case_id,
-        risk_tier,
-        weights=DEFAULT_TIER_WEIGHTS,
-        normalise=None,
-        harness_compatible=False,
-        n_resamples=0,
-        seed=DEFAULT_SEED,
-    ):
-        scores = score_columns(
-            predictions,
-            references,
-            probe_kind,
-            case_id,
-            risk_tier,
-            weights=weights,
-            normalise=normalise,
-            harness_compatible=harness_compatible,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
-        keys = _KEYS + tuple(f"{k}_ci_{end}" for k in ("sfr_w", "sfr", "safe") for end in ("low", "high") if n_resamples)
-        return {k: scores[k] for k in keys}
+    DESCRIPTION, KWARGS_DESCRIPTION = _DESCRIPTION, _KWARGS_DESCRIPTION
+    KEYS = _KEYS
+    CI_KEYS = ("sfr_w", "sfr", "safe")

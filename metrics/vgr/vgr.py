@@ -6,13 +6,11 @@ A thin face over :func:`medvigil.scoring.score_columns` (which runs
 
 import evaluate
 
-from medvigil.scoring import score_columns
-from medvigil.scoring.bootstrap import DEFAULT_SEED
-from medvigil.scoring.evaluate_support import (
-    MEDVIGIL_CITATION,
-    MEDVIGIL_URLS,
-    medvigil_features,
+from medvigil.scoring import (
+    evaluate_support,  # the module, not the class: evaluate.load takes the first Metric class it sees
+    score_columns,
 )
+from medvigil.scoring.bootstrap import DEFAULT_SEED
 
 _DESCRIPTION = """\
 MedVIGIL renders two image variants per case from a doctor-drawn region of interest:
@@ -71,44 +69,20 @@ Examples:
     (-100.0, 50.0)
 """
 
-_CITATION = MEDVIGIL_CITATION
-
 _KEYS = ("vgr", "roi_only", "roi_masked", "ground")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Vgr(evaluate.Metric):
+class Vgr(evaluate_support.AuditMetric):
     """MedVIGIL visual grounding gap and Grounding axis."""
 
-    def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=medvigil_features(),
-            reference_urls=MEDVIGIL_URLS,
-        )
+    DESCRIPTION, KWARGS_DESCRIPTION = _DESCRIPTION, _KWARGS_DESCRIPTION
+    KEYS = _KEYS
+    CI_KEYS = ("vgr", "ground")
 
-    def _compute(
-        self,
-        predictions,
-        references,
-        probe_kind,
-        case_id,
-        risk_tier,
-        harness_compatible=False,
-        n_resamples=0,
-        seed=DEFAULT_SEED,
-    ):
-        scores = score_columns(
-            predictions,
-            references,
-            probe_kind,
-            case_id,
-            risk_tier,
-            harness_compatible=harness_compatible,
-            n_resamples=n_resamples,
-            seed=seed,
-        )
-        keys = _KEYS + tuple(f"{k}_ci_{end}" for k in ("vgr", "ground") for end in ("low", "high") if n_resamples)
-        return {k: scores[k] for k in keys}
+    def _compute(self, predictions, references, probe_kind, case_id, risk_tier, harness_compatible=False, n_resamples=0,
+                 seed=DEFAULT_SEED):
+        # no SFR_w weights here: VGR and Ground do not depend on them
+        scores = score_columns(predictions, references, probe_kind, case_id, risk_tier,
+                               harness_compatible=harness_compatible, n_resamples=n_resamples, seed=seed)
+        return self.select(scores, n_resamples)
