@@ -42,6 +42,7 @@ from typing import Any
 
 from medvigil import croissant
 from medvigil.atomic_output import staged_folder
+from medvigil.card_metadata import configs_and_info, markdown_table
 from medvigil.errors import DataError, Problem
 from medvigil.release_format import (
     CREDENTIALED_SOURCES,
@@ -596,12 +597,6 @@ def croissant_document(release, report: BuildReport, features: dict, *, repo_id:
     )
 
 
-def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _size_category(n: int) -> str:
     for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
         if n < limit:
@@ -621,26 +616,10 @@ def _changelog() -> str:
 
 
 def _front_matter(release, report: BuildReport, features: dict) -> str:
-    import datasets
     import yaml
-    from datasets.info import DatasetInfosDict
-    from huggingface_hub import DatasetCardData
 
-    configs = []
-    for config in features:
-        entry: dict[str, Any] = {"config_name": config}
-        if config == "mcq":
-            entry["default"] = True
-        entry["data_files"] = [{"split": SPLIT, "path": f"{DATA_DIR}/{config}/*.parquet"}]
-        configs.append(entry)
-    infos = DatasetInfosDict()
-    for config, feats in features.items():
-        size = sum(s.size for s in report.shards if s.config == config)
-        splits = datasets.SplitDict()
-        splits.add(datasets.SplitInfo(name=SPLIT, num_examples=report.rows[config], num_bytes=size))
-        infos[config] = datasets.DatasetInfo(features=feats, splits=splits, dataset_size=size, download_size=size)
-    card_data = DatasetCardData()
-    infos.to_dataset_card_data(card_data)
+    configs, dataset_info = configs_and_info(features, report.rows, report.shards, default="mcq", split=SPLIT,
+                                             data_dir=DATA_DIR)
     head: dict[str, Any] = {
         "pretty_name": "MedVIGIL (synthetic)" if release.synthetic else "MedVIGIL",
         "license": [_HF_LICENCE_IDS[lic] for lic in _licences_present(release)],
@@ -650,7 +629,7 @@ def _front_matter(release, report: BuildReport, features: dict) -> str:
         + (["synthetic"] if release.synthetic else []),
         "size_categories": [_size_category(report.rows.get("mcq", max(report.rows.values(), default=0)))],
         "configs": configs,
-        "dataset_info": card_data.to_dict()["dataset_info"],
+        "dataset_info": dataset_info,
         "medvigil": {
             "version": report.version,
             "release_digest": report.release_digest,
@@ -698,14 +677,14 @@ def dataset_card(release, report: BuildReport, features: dict, kinds: Counter, *
         n_mcq=mcq_total,
         n_open=report.rows.get("open", len(release.probes_open)),
         n_triplets=report.rows.get("triplets", len(release.triplets)),
-        table_probe_kinds=_table(("probe kind", "probes"), kind_rows + [("**total**", sum(n for _, n in kind_rows))]),
-        table_tiers=_table(("tier", "cases"), [(t, tiers.get(t, 0)) for t in TIERS]),
-        table_sources=_table(
+        table_probe_kinds=markdown_table(("probe kind", "probes"), kind_rows + [("**total**", sum(n for _, n in kind_rows))]),
+        table_tiers=markdown_table(("tier", "cases"), [(t, tiers.get(t, 0)) for t in TIERS]),
+        table_sources=markdown_table(
             ("source", "cases", "image"),
             [(s, n, "withheld (credentialed)" if s in CREDENTIALED_SOURCES else "embedded") for s, n in sorted(sources.items())],
         ),
-        table_skipped=_table(("reason", "count"), skipped_rows) if skipped_rows else "Nothing was left out.",
-        table_licences=_table(("source", "image licence (upstream)", "redistribution", "cases here"), licence_rows),
+        table_skipped=markdown_table(("reason", "count"), skipped_rows) if skipped_rows else "Nothing was left out.",
+        table_licences=markdown_table(("source", "image licence (upstream)", "redistribution", "cases here"), licence_rows),
         synthetic_collection=synthetic_collection,
         longest_side=LONGEST_SIDE,
         jpeg_quality=JPEG_QUALITY,
@@ -747,7 +726,7 @@ def dataset_card(release, report: BuildReport, features: dict, kinds: Counter, *
             + ("  # default config" if config == "mcq" else "")
             for config in features
         ),
-        table_configs=_table(("config", "rows", "one row per", "images"), config_rows),
+        table_configs=markdown_table(("config", "rows", "one row per", "images"), config_rows),
         datasheet=datasheet.strip(),
     )
     return card.rstrip() + "\n", datasheet.rstrip() + "\n"

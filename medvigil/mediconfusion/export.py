@@ -35,6 +35,7 @@ from typing import Any
 
 from medvigil import croissant
 from medvigil.atomic_output import staged_folder
+from medvigil.card_metadata import configs_and_info, markdown_table
 
 README = "README.md"
 CROISSANT = "croissant.json"
@@ -267,32 +268,11 @@ def croissant_document(report: BuildReport, features: dict, *, repo_id: str | No
     )
 
 
-def _table(header: tuple[str, ...], rows: list[tuple]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(str(v) for v in row) + " |" for row in rows])
-
-
 def _front_matter(report: BuildReport, features: dict) -> str:
-    import datasets
     import yaml
-    from datasets.info import DatasetInfosDict
-    from huggingface_hub import DatasetCardData
 
-    configs = []
-    for config in features:
-        entry: dict[str, Any] = {"config_name": config}
-        if config == "questions":
-            entry["default"] = True
-        entry["data_files"] = [{"split": SPLIT, "path": f"{DATA_DIR}/{config}/*.parquet"}]
-        configs.append(entry)
-    infos = DatasetInfosDict()
-    for config, feats in features.items():
-        size = sum(s.size for s in report.shards if s.config == config)
-        splits = datasets.SplitDict()
-        splits.add(datasets.SplitInfo(name=SPLIT, num_examples=report.rows[config], num_bytes=size))
-        infos[config] = datasets.DatasetInfo(features=feats, splits=splits, dataset_size=size, download_size=size)
-    card_data = DatasetCardData()
-    infos.to_dataset_card_data(card_data)
+    configs, dataset_info = configs_and_info(features, report.rows, report.shards, default="questions", split=SPLIT,
+                                             data_dir=DATA_DIR)
     head = {
         "pretty_name": "MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
         "license": [lic for lic, _ in _licences(report.synthetic)],
@@ -301,7 +281,7 @@ def _front_matter(report: BuildReport, features: dict) -> str:
         "tags": ["medical", "radiology", "reliability", "evaluation"] + (["synthetic"] if report.synthetic else ["non-commercial"]),
         "size_categories": ["n<1K"],
         "configs": configs,
-        "dataset_info": card_data.to_dict()["dataset_info"],
+        "dataset_info": dataset_info,
         "mediconfusion": {
             "version": report.version,
             "source_digest": report.source_digest,
@@ -425,11 +405,11 @@ def dataset_card(release, report: BuildReport, features: dict, *, repo_id: str |
         notice=notice,
         homepage=b.HOMEPAGE,
         load_path=repo_id or "path/to/this/folder",
-        table_configs=_table(
+        table_configs=markdown_table(
             ("config", "rows", "one row per"), [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], b.CONFIG_DESCRIPTIONS[c]) for c in features]
         ),
         questions_columns=", ".join(f"`{c}`" for c in features.get("questions", {})),
-        table_categories=_table(("category", "images"), [(c, n) for c, n in counts.items() if n]),
+        table_categories=markdown_table(("category", "images"), [(c, n) for c, n in counts.items() if n]),
         synthetic_creation=creation,
         version=report.version,
         date_published=b.DATE_PUBLISHED,
