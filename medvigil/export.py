@@ -17,7 +17,7 @@ Guarantees:
 * **Atomic.** Everything is written to a hidden sibling folder that is renamed onto the
   destination at the very end; after a failure no destination folder exists.
 * **Streamed.** Rows come one at a time from the builder and go to the Parquet writer in
-  batches of :data:`ROWS_PER_BATCH`; a shard is closed once its payload passes
+  batches of :data:`~medvigil.parquet_shards.ROWS_PER_BATCH`; a shard is closed once its payload passes
   ``max_shard_bytes``. Memory does not grow with the release.
 * **Deterministic.** No clock, no absolute path, no random state: two builds of the same
   release with the same settings give byte-identical files and the same build digest.
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import tempfile
 from collections import Counter
@@ -44,6 +43,15 @@ from medvigil import croissant
 from medvigil.atomic_output import staged_folder
 from medvigil.card_metadata import configs_and_info, markdown_table
 from medvigil.errors import DataError, Problem
+from medvigil.parquet_shards import (
+    DATA_DIR,
+    DEFAULT_MAX_SHARD_BYTES,
+    SPLIT,
+    checksum_lines,
+    shards_line,
+    shards_to_json,
+    write_shards,
+)
 from medvigil.release_format import (
     CREDENTIALED_SOURCES,
     GREY,
@@ -60,10 +68,6 @@ LOCAL_ONLY_MARKER = "LOCAL_ONLY"
 README = "README.md"
 DATASHEET = "DATASHEET.md"
 CROISSANT = "croissant.json"
-DATA_DIR = "data"
-SPLIT = "test"
-DEFAULT_MAX_SHARD_BYTES = 256 * 1024 * 1024
-ROWS_PER_BATCH = 64  # rows per Parquet row group: at most this many images in memory
 SHARD_NAME = re.compile(r"^data/(?P<config>[a-z_]+)/test-(?P<i>\d{5})-of-(?P<n>\d{5})\.parquet$")
 PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
 
@@ -115,7 +119,7 @@ class BuildReport:
             "notes": self.notes,
             "credentialed_case_ids": self.credentialed_case_ids,
             "variant_comparison": self.variant_comparison,
-            "shards": [{"config": s.config, "path": s.path, "sha256": s.sha256, "size": s.size} for s in self.shards],
+            "shards": shards_to_json(self.shards),
         }
 
     def format(self) -> str:
@@ -125,7 +129,7 @@ class BuildReport:
             f"release digest: {self.release_digest}",
             f"build digest:   {self.build_digest}",
             "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items()),
-            f"shards:  {len(self.shards)} ({sum(s.size for s in self.shards):,} bytes)",
+            shards_line(self.shards),
         ]
         for reason, count in self.skipped.items():
             lines.append(f"skipped: {count:5d}  {reason}")
@@ -321,47 +325,21 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
 
 def _write_config(builder, features, tmp: Path, config: str, max_shard_bytes: int):
     """Stream the builder's rows into size-bounded Parquet shards; return counts and shards."""
-    from datasets.arrow_writer import ParquetWriter
     from tqdm.auto import tqdm
 
-    folder = tmp / DATA_DIR / config
-    folder.mkdir(parents=True)
-    partials: list[Path] = []
-    writer = None
-    shard_bytes = 0
-    count = 0
     statuses: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
 
-    def open_shard():
-        path = folder / f"shard-{len(partials):05d}.partial"
-        partials.append(path)
-        return ParquetWriter(features=features, path=str(path), writer_batch_size=ROWS_PER_BATCH)
+    def tallied(rows):
+        for key, row in rows:
+            statuses[row["image_status"]] += 1
+            if "probe_kind" in row:
+                kinds[row["probe_kind"]] += 1
+            yield key, row
 
     # progress on a terminal only (disable=None), so logs and tests stay clean
-    for _key, row in tqdm(builder.iter_rows(), desc=f"build {config}", unit=" rows", disable=None, leave=False):
-        if writer is None:
-            writer, shard_bytes = open_shard(), 0
-        writer.write(features.encode_example(row))
-        count += 1
-        statuses[row["image_status"]] += 1
-        if "probe_kind" in row:
-            kinds[row["probe_kind"]] += 1
-        shard_bytes += _payload_size(row)
-        if shard_bytes >= max_shard_bytes:
-            writer.finalize()
-            writer = None
-    if writer is None and not partials:
-        writer = open_shard()  # an empty config still gets one (empty) shard with the schema
-    if writer is not None:
-        writer.finalize()
-    shards = []
-    total = len(partials)
-    for i, partial in enumerate(partials):
-        final = folder / f"{SPLIT}-{i:05d}-of-{total:05d}.parquet"
-        os.replace(partial, final)
-        rel = final.relative_to(tmp).as_posix()
-        shards.append(croissant.Shard(config, rel, _sha256(final), final.stat().st_size))
+    rows = tqdm(builder.iter_rows(), desc=f"build {config}", unit=" rows", disable=None, leave=False)
+    count, shards = write_shards(tallied(rows), features, tmp, config, max_shard_bytes, _payload_size)
     return count, shards, statuses, kinds
 
 
@@ -394,8 +372,7 @@ def build_digest(version: str, release_digest: str, settings: dict, shards: list
     h = hashlib.sha256()
     h.update(f"medvigil-build {version}\nrelease {release_digest}\n".encode())
     h.update(f"settings {json.dumps(settings, sort_keys=True)}\n".encode())
-    for shard in sorted(shards, key=lambda s: s.path):
-        h.update(f"{shard.path}\t{shard.sha256}\n".encode())
+    h.update(checksum_lines(shards).encode())
     return h.hexdigest()
 
 

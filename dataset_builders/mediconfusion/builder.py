@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 import datasets
 
 from medvigil import citations
+from medvigil.builders.evaluation_only import EvaluationOnlyBuilder
 
 VERSION = datasets.Version("1.0.0")
 DATE_PUBLISHED = "2024-10-09"  # the authors' dataset.json (HEAD 40a8b41 of their repository)
@@ -169,7 +170,7 @@ def source_digest(release_bytes: bytes, located: dict) -> str:
     return h.hexdigest()
 
 
-class MediconfusionBuilder(datasets.GeneratorBasedBuilder):
+class MediconfusionBuilder(EvaluationOnlyBuilder):
     """Typed configs of MediConfusion; see the module docstring."""
 
     VERSION = VERSION
@@ -178,7 +179,8 @@ class MediconfusionBuilder(datasets.GeneratorBasedBuilder):
         MediconfusionConfig(name=name, version=VERSION, description=CONFIG_DESCRIPTIONS[name]) for name in CONFIG_NAMES
     ]
     DEFAULT_CONFIG_NAME = "questions"
-    DEFAULT_WRITER_BATCH_SIZE = 64  # rows per Arrow batch: bounds the images held in memory
+    DESCRIPTION, HOMEPAGE, CITATION, LICENSE = DESCRIPTION, HOMEPAGE, CITATION, LICENSE
+    FEATURES, CONFIG_DESCRIPTIONS = FEATURES, CONFIG_DESCRIPTIONS
 
     def __init__(
         self,
@@ -206,24 +208,6 @@ class MediconfusionBuilder(datasets.GeneratorBasedBuilder):
             source_digest=source_digest(json_path.read_bytes(), self.located),
             **kwargs,
         )
-
-    # ------------------------------------------------------------------ datasets API
-
-    def _info(self) -> datasets.DatasetInfo:
-        return datasets.DatasetInfo(
-            description=f"{DESCRIPTION}\nConfig {self.config.name!r}: {CONFIG_DESCRIPTIONS[self.config.name]}.",
-            features=FEATURES[self.config.name],
-            homepage=HOMEPAGE,
-            citation=CITATION,
-            license=LICENSE,
-            version=self.config.version,
-        )
-
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
-    def _generate_examples(self) -> Iterator[tuple[str, dict]]:
-        yield from self.iter_rows()
 
     # ------------------------------------------------------------------ rows
 

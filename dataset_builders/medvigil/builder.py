@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 import datasets
 
 from medvigil import citations, option_order, variants
+from medvigil.builders.evaluation_only import EvaluationOnlyBuilder
 from medvigil.release_format import SYNTHETIC_NOTICE
 
 VERSION = datasets.Version("1.0.0")
@@ -183,7 +184,7 @@ class MedvigilConfig(datasets.BuilderConfig):
             raise TypeError(f"shuffle_seed must be an int, got {type(self.shuffle_seed).__name__}")
 
 
-class MedvigilBuilder(datasets.GeneratorBasedBuilder):
+class MedvigilBuilder(EvaluationOnlyBuilder):
     """Typed configs of a MedVIGIL release; see the module docstring."""
 
     VERSION = VERSION
@@ -192,7 +193,8 @@ class MedvigilBuilder(datasets.GeneratorBasedBuilder):
         MedvigilConfig(name=name, version=VERSION, description=CONFIG_DESCRIPTIONS[name]) for name in CONFIG_NAMES
     ]
     DEFAULT_CONFIG_NAME = "mcq"
-    DEFAULT_WRITER_BATCH_SIZE = 64  # rows per Arrow batch: bounds the images held in memory
+    DESCRIPTION, HOMEPAGE, CITATION, LICENSE = DESCRIPTION, HOMEPAGE, CITATION, LICENSE
+    FEATURES, CONFIG_DESCRIPTIONS = FEATURES, CONFIG_DESCRIPTIONS
 
     def __init__(self, *args: Any, release_dir: str | Path | None = None, **kwargs: Any):
         if release_dir is None:
@@ -214,25 +216,9 @@ class MedvigilBuilder(datasets.GeneratorBasedBuilder):
         self.image_store: Path | None = None
         self._renderer: _Images | None = None
 
-    # ------------------------------------------------------------------ datasets API
-
-    def _info(self) -> datasets.DatasetInfo:
+    def description_suffix(self) -> str:
         digest = getattr(self.config, "release_digest", None)
-        return datasets.DatasetInfo(
-            description=f"{DESCRIPTION}\nConfig {self.config.name!r}: {CONFIG_DESCRIPTIONS[self.config.name]}."
-            + (f"\nRelease digest: sha256:{digest}" if digest else ""),
-            features=FEATURES[self.config.name],
-            homepage=HOMEPAGE,
-            citation=CITATION,
-            license=LICENSE,
-            version=self.config.version,
-        )
-
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name=datasets.Split.TEST, gen_kwargs={})]
-
-    def _generate_examples(self) -> Iterator[tuple[str, dict]]:
-        yield from self.iter_rows()
+        return f"\nRelease digest: sha256:{digest}" if digest else ""
 
     # ------------------------------------------------------------------ rows
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -36,15 +35,20 @@ from typing import Any
 from medvigil import croissant
 from medvigil.atomic_output import staged_folder
 from medvigil.card_metadata import configs_and_info, markdown_table
+from medvigil.parquet_shards import (
+    DATA_DIR,
+    DEFAULT_MAX_SHARD_BYTES,
+    SPLIT,
+    checksum_lines,
+    shards_line,
+    shards_to_json,
+    write_shards,
+)
 
 README = "README.md"
 CROISSANT = "croissant.json"
 BUILD_INFO = "build_info.json"
 CHECKSUMS = "roco_sha256.txt"
-DATA_DIR = "data"
-SPLIT = "test"
-DEFAULT_MAX_SHARD_BYTES = 256 * 1024 * 1024
-ROWS_PER_BATCH = 64
 
 ROCO_LICENCE = ("cc-by-nc-sa-4.0", "https://creativecommons.org/licenses/by-nc-sa/4.0/")
 ANNOTATION_LICENCE = ("mit", "https://opensource.org/licenses/MIT")
@@ -73,7 +77,7 @@ class BuildReport:
             "synthetic": self.synthetic,
             "rows": self.rows,
             "n_images": self.n_images,
-            "shards": [{"config": s.config, "path": s.path, "sha256": s.sha256, "size": s.size} for s in self.shards],
+            "shards": shards_to_json(self.shards),
         }
 
     def format(self) -> str:
@@ -85,7 +89,7 @@ class BuildReport:
                 f"build digest:  {self.build_digest}",
                 "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items()),
                 f"images:  {self.n_images} distinct ROCO files",
-                f"shards:  {len(self.shards)} ({sum(s.size for s in self.shards):,} bytes)",
+                shards_line(self.shards),
             ]
         )
 
@@ -155,7 +159,7 @@ def _write(builders: dict, tmp: Path, *, max_shard_bytes: int, repo_id: str | No
     rows: dict[str, int] = {}
     shards: list[croissant.Shard] = []
     for config, builder in builders.items():
-        count, config_shards = write_config_shards(builder.iter_rows(), FEATURES[config], tmp, config, max_shard_bytes)
+        count, config_shards = write_shards(builder.iter_rows(), FEATURES[config], tmp, config, max_shard_bytes, _payload_size)
         rows[config] = count
         shards.extend(config_shards)
     report = BuildReport(
@@ -179,49 +183,15 @@ def _write(builders: dict, tmp: Path, *, max_shard_bytes: int, repo_id: str | No
     return report
 
 
-def write_config_shards(rows, features, root: Path, config: str, max_shard_bytes: int) -> tuple[int, list[croissant.Shard]]:
-    """Stream ``(key, row)`` pairs into ``root/data/<config>/test-NNNNN-of-MMMMM.parquet``.
-
-    A shard is closed once the payload written to it passes ``max_shard_bytes``; a config
-    without rows still gets one (empty) shard carrying the schema.
-    """
-    from datasets.arrow_writer import ParquetWriter
-
-    from medvigil.digest import file_sha256
-
-    folder = root / DATA_DIR / config
-    folder.mkdir(parents=True)
-    partials: list[Path] = []
-    writer = None
-    payload = count = 0
-    for _key, row in rows:
-        if writer is None:
-            partials.append(folder / f"shard-{len(partials):05d}.partial")
-            writer, payload = ParquetWriter(features=features, path=str(partials[-1]), writer_batch_size=ROWS_PER_BATCH), 0
-        writer.write(features.encode_example(row))
-        count += 1
-        payload += sum(len(v["bytes"]) for v in row.values() if isinstance(v, dict) and v.get("bytes")) + 1024
-        if payload >= max_shard_bytes:
-            writer.finalize()
-            writer = None
-    if writer is None and not partials:
-        partials.append(folder / "shard-00000.partial")
-        writer = ParquetWriter(features=features, path=str(partials[-1]), writer_batch_size=ROWS_PER_BATCH)
-    if writer is not None:
-        writer.finalize()
-    shards = []
-    for i, partial in enumerate(partials):
-        final = folder / f"{SPLIT}-{i:05d}-of-{len(partials):05d}.parquet"
-        os.replace(partial, final)
-        shards.append(croissant.Shard(config, final.relative_to(root).as_posix(), file_sha256(final), final.stat().st_size))
-    return count, shards
+def _payload_size(row: dict) -> int:
+    """What a row adds to its shard's size: its image bytes plus 1 KiB for the other fields."""
+    return sum(len(v["bytes"]) for v in row.values() if isinstance(v, dict) and v.get("bytes")) + 1024
 
 
 def build_digest(version: str, source_digest: str, shards: list[croissant.Shard]) -> str:
     """SHA-256 over ``mediconfusion-build <version>``, ``source <digest>`` and every shard's checksum."""
     h = hashlib.sha256(f"mediconfusion-build {version}\nsource {source_digest}\n".encode())
-    for shard in sorted(shards, key=lambda s: s.path):
-        h.update(f"{shard.path}\t{shard.sha256}\n".encode())
+    h.update(checksum_lines(shards).encode())
     return h.hexdigest()
 
 
