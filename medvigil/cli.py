@@ -26,6 +26,7 @@ COMMANDS = {
     "reconstruct": "reconstruct",
     "score": "score",
     "report": "report",
+    "judge": "judge",
     "serve-baseline": "serve_baseline",
     "tasks-path": "tasks_path",
     "demo": "demo",
