@@ -207,10 +207,12 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
             continue
         c = b.get("counts") or {}
         skipped = ", ".join(f"{k}: {v}" for k, v in (b.get("skipped") or {}).items()) or "0"
+        if c.get("triplets_unmatched"):
+            skipped += f"; triplets unmatched to options (not asked): {c['triplets_unmatched']}"
         counts.append([n, str(c.get("n_records", "—")), str(c.get("n_scored", "—")), str(c.get("n_parse_failure", "—")),
                        str(c.get("n_error", "—")), skipped, str(b.get("n_cases", "—"))])
     if result.get("clinician"):
-        counts.insert(0, [next(iter(m)), "—", "—", "—", "—", "0", "—"])
+        counts.insert(0, [next(iter(m))] + ["—"] * 6)
     out.append(Table(
         "What was scored",
         ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],

@@ -10,7 +10,9 @@ missing from the file, and the per-category breakdown; per model, the best over 
 (``results/baselines/<model>__mcq.jsonl``) or lmms-eval ``--log_samples`` files of the
 ``medvigil_*`` tasks, read by ``medvigil.adapters.model_outputs`` and scored by
 ``medvigil.scoring.audit``; the release's ``clinician_baseline.csv``, when present, is scored
-too (:mod:`medvigil.scoring.clinician`) and shown as the Doctors row of the report.
+too (:mod:`medvigil.scoring.clinician`) and shown as the Doctors row of the report; the
+release's triplets are matched to options (:func:`medvigil.triplets.release_triplet_report`)
+and the unmatched ones counted in ``triplets`` and in every model's ``counts``.
 
 ``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run
 folders searched for them) of the ``tasks/medqdeg``, ``tasks/readiness`` and ``tasks/cbd``
@@ -215,6 +217,7 @@ def score_medvigil(release_root: str, files: list[str], **audit_options) -> dict
     from medvigil.release_format import DEFAULT_TIER_WEIGHTS
     from medvigil.scoring import audit
     from medvigil.scoring.clinician import release_clinician_scores
+    from medvigil.triplets import release_triplet_report
 
     records = read_model_outputs(files, release_root)
     for warning in getattr(records, "warnings", []):
@@ -223,6 +226,11 @@ def score_medvigil(release_root: str, files: list[str], **audit_options) -> dict
     clinician = release_clinician_scores(release_root, weights=(result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS))
     if clinician is not None:
         result["clinician"] = clinician  # the Doctors row of the report (Table 10)
+    result["triplets"] = release_triplet_report(release_root)
+    for block in result["models"].values():  # TR-coh of models with triplet arms: what stayed unasked
+        counts = block.get("counts") or {}
+        if counts.get("triplets_complete", 0) + counts.get("triplets_incomplete", 0):
+            counts["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
     return _clean(result)
 
 
