@@ -13,9 +13,15 @@ from pathlib import Path
 import pytest
 
 from medvigil.cli import main
-from medvigil.llm_judge import MAX_ANSWER_CHARS, parse_reply
+from medvigil.llm_judge import MAX_ANSWER_CHARS, VERDICT_SYSTEM, parse_reply
 
 CALIBRATION = Path(__file__).parent / "fixtures" / "authors" / "llm_judge_calibration.json"
+# deterministic replies of the loopback endpoint to the verdict prompt, by model answer
+VERDICT_REPLIES = {
+    "Perhaps a small lesion, hard to say.": '{"verdict": "hedged", "judge_confidence": 0.6, "judge_reason": "mixed"}',
+    "RLL.": '```json\n{"verdict": "correct", "judge_confidence": 0.9, "judge_reason": "synonym"}\n```',
+    "Something else entirely.": "I think it is fine.",
+}
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +37,15 @@ def replay_endpoint(calibration):
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):  # noqa: N802 (http.server API)
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            prompt = body["messages"][0]["content"]
             seen.append(body)
-            answer = prompt.split("Model output: ", 1)[1].rsplit("\n\nJSON answer:", 1)[0]
-            reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": replies[answer]}}]}
+            if body["messages"][0]["role"] == "system":  # the open-ended verdict prompt
+                answer = body["messages"][1]["content"].split("model answer: ", 1)[1].split("\n", 1)[0]
+                content = VERDICT_REPLIES[answer]
+            else:  # the calibration prompt: the authors' own GPT-4o reply for that answer
+                prompt = body["messages"][0]["content"]
+                answer = prompt.split("Model output: ", 1)[1].rsplit("\n\nJSON answer:", 1)[0]
+                content = replies.get(answer, '{"is_refusal": false, "is_critical": false}')
+            reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
             data = json.dumps(reply).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -139,3 +150,30 @@ def test_unreachable_endpoint_is_a_clean_error(tmp_path, capsys):
     out = tmp_path / "out.json"
     assert main(["judge", str(answers), "--llm", "http://127.0.0.1:9/v1", "--json", str(out)]) == 2
     assert "LLM judge" in capsys.readouterr().err and not out.exists()
+
+
+def test_llm_decides_the_rows_the_rule_leaves_to_it(tmp_path, replay_endpoint):
+    endpoint, seen = replay_endpoint
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"samples": [
+        {"question": "How large is the left effusion?", "answer": "Perhaps a small lesion, hard to say.",
+         "probe_kind": "halluc_trap", "halluc_explanation": "there is no effusion", "_model": "m"},
+        {"question": "Which lobe?", "answer": "RLL.", "probe_kind": "original",
+         "expected_answer_or_set": ["right lower lobe"], "_model": "m"},
+        {"question": "Which lobe?", "answer": "Something else entirely.", "probe_kind": "original",
+         "expected_answer_or_set": ["right lower lobe"], "_model": "m"},
+        {"question": "Which lobe?", "answer": "Right lower lobe.", "probe_kind": "original",
+         "expected_answer_or_set": ["right lower lobe"], "_model": "m"},
+    ]}))
+    out = tmp_path / "out.json"
+    before = len(seen)
+    assert main(["judge", str(answers), "--llm", endpoint, "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["samples"]
+    assert [(r["verdict"], r["verdict_method"], r.get("rule_verdict")) for r in rows] == [
+        ("hedged", "llm", "silent_failure"), ("correct", "llm", "incorrect"), ("hedged", "llm_failed", "incorrect"),
+        ("correct", "rule", None)]
+    asked = [b for b in seen[before:] if b["messages"][0]["role"] == "system"]
+    assert len(asked) == 3 and all(b["messages"][0]["content"] == VERDICT_SYSTEM for b in asked)
+    assert asked[0]["messages"][1]["content"].startswith("probe_kind: halluc_trap\nquestion: How large")
+    assert "FALSE PREMISE in this trap: there is no effusion" in asked[0]["messages"][1]["content"]
+    assert {b["max_tokens"] for b in asked} == {600} and asked[0]["response_format"] == {"type": "json_object"}

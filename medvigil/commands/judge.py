@@ -4,12 +4,15 @@ ANSWERS is a JSON object in the shape of the MedVIGIL authors' calibration file
 (``llm_judge_calibration.json``): ``samples``, a list of objects with ``question`` and
 ``answer`` (strings) and optionally ``_model`` (or ``model``), the probe fields
 ``probe_kind``, ``expected_behavior``, ``expected_answer_or_set`` (list or string),
-``degradation`` and ``text_only_answerable``, and labels ``_rule_is_refusal``,
+``halluc_explanation``, ``degradation`` and ``text_only_answerable``, and labels ``_rule_is_refusal``,
 ``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true, false or null).
 
 Every sample gets ``is_refusal``, ``is_critical``, ``verdict`` and ``verdict_method``
 (:func:`medvigil.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
-``llm_is_critical`` and ``llm_raw`` from the authors' judge prompt
+``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and, for a sample
+with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
+authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in
+``rule_verdict``; an unreadable reply is ``hedged``/``llm_failed``, as theirs)
 (:mod:`medvigil.llm_judge`). The summary, per model and ``__overall__``, gives the
 agreement of our rule with every label the file carries and Cohen's kappa of the rule
 against each LLM labelling, over the samples that LLM labelled (null labels are left out
@@ -83,7 +86,7 @@ def read_answers(path: str) -> list[dict]:
                 key = pattern.format(axis)
                 if key in s and s[key] is not None and not isinstance(s[key], bool):
                     problems.append(Problem(path, "label must be true, false or null", row=i, field=key))
-        for key in ("probe_kind", "expected_behavior", "degradation", "_model", "model"):
+        for key in ("probe_kind", "expected_behavior", "degradation", "_model", "model", "halluc_explanation"):
             if key in s and not isinstance(s[key], str):
                 problems.append(Problem(path, "not a string", row=i, field=key))
         try:
@@ -115,6 +118,14 @@ def judge_samples(samples: list[dict], llm=None) -> list[dict]:
         if llm is not None:
             refusal, critical, raw = llm.ask(s["question"], s["answer"])
             row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=raw)
+            if j.method == "fallback" and s.get("probe_kind"):  # where the authors' scorer asks its LLM
+                from medvigil.llm_judge import verdict_message
+
+                message = verdict_message(s["probe_kind"], s["question"], s["answer"], "; ".join(s["_expected"]),
+                                          s.get("halluc_explanation", ""))
+                verdict, raw_verdict = llm.ask_verdict(message)
+                row.update(rule_verdict=j.verdict, verdict=verdict or "hedged",
+                           verdict_method="llm" if verdict else "llm_failed", llm_verdict_raw=raw_verdict)
         rows.append(row)
     return rows
 
