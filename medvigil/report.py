@@ -190,6 +190,15 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
         ["Model"] + [f"Orig {t}" for t in TIERS] + [f"SFR {t}" for t in TIERS] + ["SFR_w ↓"],
         tier_rows,
     ))
+    sources = sorted({level for b in m.values() for level in ((b.get("strata") or {}).get("source_dataset") or {})})
+    if sources:
+        out.append(Table(
+            "Accuracy by source dataset (Table 8 layout; %)", ["Model"] + sources,
+            [[n] + [fmt((((b.get("strata") or {}).get("source_dataset") or {}).get(src) or {}).get("metrics", {}).get("overall"))
+                    for src in sources] for n, b in m.items()],
+            "Overall accuracy (all probe families) of the cases from each source; the clinician baseline has no "
+            "per-source breakdown.",
+        ))
     out += _clinician_table(result)
     if any(b.get("ci") for b in m.values()):
         params = result.get("params") or {}

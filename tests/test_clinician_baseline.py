@@ -1,4 +1,4 @@
-"""The clinician reference baseline against the paper's Table 10 (seed 000, Appendix G), and its Doctors row."""
+"""The clinician reference baseline against the paper's Table 10 (seed 000, Appendix G), its Doctors row, Table 8."""
 
 import csv
 import json
@@ -108,5 +108,14 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     assert table_10.rows[-1] == ["MCS ↑", "89.6", "85.4", "84.9", "80.6", "79.6", "83.3"]
     headline = tables(merged)[0].rows[0]
     assert headline[2:] == ["95.3", "5.8", "+4.5", "92.7", "90.7", "91.5", "93.6", "83.3"]   # Table 1 Doctors row
+    # Table 8 (per source): always-A is right exactly on probes whose correct letter is A
+    with (rel / "manifest.csv").open(newline="") as fh:
+        source = {c["case_id"]: c["source_dataset"] for c in csv.DictReader(fh)}
+    expected = {src: 100 * sum(p["correct_letter"] == "A" for p in probes if source[p["case_id"]] == src)
+                / sum(source[p["case_id"]] == src for p in probes) for src in sorted(set(source.values()))}
+    table_8 = next(t for t in tables(merged) if "Table 8" in t.title)
+    assert table_8.headers[1:] == list(expected)
+    assert table_8.rows[0] == ["Doctors"] + ["—"] * len(expected)
+    assert table_8.rows[1] == ["always-a"] + [f"{v:.1f}" for v in expected.values()]
     assert set(figures(merged)) >= {"mcs_components", "tier_sfr_heatmap"}
     assert "Doctors" in (tmp_path / "report" / "report.md").read_text()
