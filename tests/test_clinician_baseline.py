@@ -119,3 +119,11 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     assert table_8.rows[1] == ["always-a"] + [f"{v:.1f}" for v in expected.values()]
     assert set(figures(merged)) >= {"mcs_components", "tier_sfr_heatmap"}
     assert "Doctors" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_doctest():
+    import doctest
+
+    import medvigil.scoring.clinician as clinician
+
+    assert doctest.testmod(clinician).failed == 0

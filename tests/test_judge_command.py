@@ -177,3 +177,19 @@ def test_llm_decides_the_rows_the_rule_leaves_to_it(tmp_path, replay_endpoint):
     assert asked[0]["messages"][1]["content"].startswith("probe_kind: halluc_trap\nquestion: How large")
     assert "FALSE PREMISE in this trap: there is no effusion" in asked[0]["messages"][1]["content"]
     assert {b["max_tokens"] for b in asked} == {600} and asked[0]["response_format"] == {"type": "json_object"}
+
+
+def test_kappa_on_hand_computed_cases():
+    import doctest
+
+    import medvigil.scoring.agreement as agreement
+    from medvigil.scoring.agreement import cohen_kappa
+
+    assert doctest.testmod(agreement).failed == 0
+    # p_o = 4/6, p_a = 3/6, p_b = 3/6 -> p_e = 1/2, kappa = (2/3 - 1/2) / (1/2) = 1/3
+    assert cohen_kappa([1, 1, 1, 0, 0, 0], [1, 1, 0, 1, 0, 0]) == pytest.approx(1 / 3)
+    assert cohen_kappa([True, False], [False, True]) == pytest.approx(-1.0)
+    # constant raters (p_e = 1): the authors' convention, 1 when identical else 0
+    assert cohen_kappa([False] * 4, [False] * 4) == 1.0
+    assert cohen_kappa([False] * 4, [False] * 4, degenerate="none") is None
+    assert cohen_kappa([], []) is None
