@@ -128,11 +128,13 @@ def test_probe_fields_give_verdicts_and_unlabelled_files_are_fine(tmp_path):
 def test_bad_input_names_sample_and_field_and_writes_nothing(tmp_path, capsys):
     answers = tmp_path / "bad.json"
     answers.write_text(json.dumps({"samples": [{"question": "q", "answer": "a"},
-                                               {"question": "q", "_rule_is_refusal": "yes"}]}))
+                                               {"question": "q", "_rule_is_refusal": "yes"},
+                                               {"question": "q", "answer": "a", "text_only_answerable": "false"}]}))
     out = tmp_path / "out.json"
     assert main(["judge", str(answers), "--json", str(out)]) == 2
     err = capsys.readouterr().err
     assert "row 2, field 'answer'" in err and "row 2, field '_rule_is_refusal'" in err
+    assert "row 3, field 'text_only_answerable'" in err
     assert "Traceback" not in err and not out.exists()
 
 

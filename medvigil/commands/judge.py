@@ -89,6 +89,8 @@ def read_answers(path: str) -> list[dict]:
         for key in ("probe_kind", "expected_behavior", "degradation", "_model", "model", "halluc_explanation"):
             if key in s and not isinstance(s[key], str):
                 problems.append(Problem(path, "not a string", row=i, field=key))
+        if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
+            problems.append(Problem(path, "must be true or false", row=i, field="text_only_answerable"))
         try:
             expected = _expected(s.get("expected_answer_or_set"), Problem(
                 path, "must be a list of strings or a string", row=i, field="expected_answer_or_set"))
