@@ -221,7 +221,7 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
         counts.append([n, str(c.get("n_records", "—")), str(c.get("n_scored", "—")), str(c.get("n_parse_failure", "—")),
                        str(c.get("n_error", "—")), skipped, str(b.get("n_cases", "—"))])
     if result.get("clinician"):
-        counts.insert(0, [next(iter(m))] + ["—"] * 6)
+        counts.insert(0, [next(iter(m))] + ["—"] * 6)  # the Doctors row comes first in m
     out.append(Table(
         "What was scored",
         ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],

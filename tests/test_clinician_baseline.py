@@ -9,7 +9,7 @@ import pytest
 from medvigil.cli import main
 from medvigil.digest import release_digest
 from medvigil.errors import DataError
-from medvigil.scoring.clinician import clinician_scores, read_clinician_baseline
+from medvigil.scoring.clinician import DOCTORS, clinician_scores, read_clinician_baseline
 
 TIERS = ("L1", "L2", "L3", "L4", "L5", "ALL")
 # Table 10 of the paper, row by row (halluc_trap is the trap SFR, the rest accuracy, %)
@@ -103,7 +103,7 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     merged = load_results([scores])
     for table in tables(merged):
         if table.headers[0] == "Model":
-            assert [row[0] for row in table.rows][0] == "Doctors", table.title
+            assert [row[0] for row in table.rows][0] == DOCTORS == "Doctors (ref.)", table.title
     table_10 = next(t for t in tables(merged) if "Table 10" in t.title)
     assert table_10.rows[-1] == ["MCS ↑", "89.6", "85.4", "84.9", "80.6", "79.6", "83.3"]
     headline = tables(merged)[0].rows[0]
@@ -115,10 +115,10 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
                 / sum(source[p["case_id"]] == src for p in probes) for src in sorted(set(source.values()))}
     table_8 = next(t for t in tables(merged) if "Table 8" in t.title)
     assert table_8.headers[1:] == list(expected)
-    assert table_8.rows[0] == ["Doctors"] + ["—"] * len(expected)
+    assert table_8.rows[0] == [DOCTORS] + ["—"] * len(expected)
     assert table_8.rows[1] == ["always-a"] + [f"{v:.1f}" for v in expected.values()]
     assert set(figures(merged)) >= {"mcs_components", "tier_sfr_heatmap"}
-    assert "Doctors" in (tmp_path / "report" / "report.md").read_text()
+    assert "| Doctors (ref.) | — | 95.3 | 5.8 | +4.5 |" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_doctest():

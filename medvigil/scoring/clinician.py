@@ -43,7 +43,7 @@ from medvigil.scoring.medvigil_metrics import (
 COLUMNS = ("probe_kind", "risk_tier", "acc_or_sfr_pct")
 ALL = "ALL"
 TRAP = "halluc_trap"
-DOCTORS = "Doctors"  # the row label in the report, as in the paper's Table 1
+DOCTORS = "Doctors (ref.)"  # the row label in the report, as in the paper's Table 1
 DEFAULT_SFR_W_NORMALISE = "strict"  # the authors' clinician script: full weight sum, no missing tier
 
 
