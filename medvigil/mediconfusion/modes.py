@@ -16,10 +16,10 @@ MC     generated text             10 for the letter the parser finds, 0 for the 
                                   ``clean_up_manual``; naming both letters is invalid) or
                                   ``first_letter`` (medvigil 0.1); none found: 0/0 (invalid)
 GD     log-likelihood of "A"/"B"  10 for the more likely letter, 0 for the other; a tie or
-       after the MC prompt        unusable scores: 0/0 (invalid)
+       after the GD prompt        unusable scores: 0/0 (invalid)
 PS     log-likelihood of each     as GD, on the normalised scores (:func:`prefix_scores`)
        option text after the
-       bare question
+       question (no options)
 FF     generated text             the judge's 1-10 closeness score of the response to each
                                   option (:func:`judge_response`); a gap < 3 is invalid
                                   (paper Appendix A.4). Judges: an LLM behind any
@@ -57,8 +57,8 @@ log-probability. ``normalisation``:
 
 GD options are single letters, so normalisation does not matter there.
 
->>> build_pair_prompt("Which side?", ("Left", "Right"))
-'Which side?\\nOptions:\\nA. Left\\nB. Right'
+>>> mc_votes('A") Left'), mc_votes("A or B"), mc_votes("A or B", "first_letter")
+((10, 0), (0, 0), (10, 0))
 >>> mc_votes("B. Right")
 (0, 10)
 >>> prefix_scores([0.9, 1.7], ["Left", "Right"]).votes       # mean NLLs: Left is likelier
@@ -102,7 +102,6 @@ __all__ = [
     "available_judges",
     "chat_completion",
     "endpoint_judge",
-    "build_pair_prompt",
     "gd_scores",
     "get_judge",
     "judge_prompt",
@@ -120,17 +119,6 @@ __all__ = [
 VOTE = 10
 NORMALISATIONS = ("per_token", "per_char", "none")
 VALUE_KINDS = ("auto", "mean_nll", "sum_logprob")
-
-
-def build_pair_prompt(question: str, options: Sequence[str]) -> str:
-    """``question``, ``Options:``, then one ``A.``/``B.`` line per option (the MedVIGIL layout)."""
-    if not isinstance(question, str):
-        raise TypeError(f"question must be a str, got {type(question).__name__}")
-    if isinstance(options, str) or len(options) != len(OPTION_LETTERS):
-        raise ValueError(f"options must have {len(OPTION_LETTERS)} entries (A, B), got {options!r}")
-    lines = [question.strip(), "Options:"]
-    lines += [f"{letter}. {str(text).strip()}" for letter, text in zip(OPTION_LETTERS, options)]
-    return "\n".join(lines)
 
 
 def letter_from_votes(votes: Sequence[float], margin: float = DEFAULT_MARGIN) -> str | None:
