@@ -299,7 +299,16 @@ def test_always_a_baseline_in_a_real_lmms_eval_run(lmms_run, mode):
     assert table["indiv_acc,none"] == 50.0
     assert table["confusion,none"] == 100.0
     assert table["invalid,none"] == 0.0
-    records = [json.loads(line)["set_acc"] for line in samples[mode].read_text().splitlines()]
+    lines = [json.loads(line) for line in samples[mode].read_text().splitlines()]
+    # the prompt lmms-eval sent is the task's style: the authors' by default, medvigil 0.1's for *_medvigil
+    sent = lines[0]["input"]
+    protocol = "medvigil" if mode.endswith("_medvigil") else "authors"
+    assert sent.startswith({"authors": {"mc": "Based on the image, choose", "gd": "Based on the image, choose",
+                                        "ps": "Question: ", "ff": "Based on the image, answer following question.\n"},
+                            "medvigil": {"ff": "Based on the image, answer the following question.\n"}}[protocol]
+                           .get(mode.removesuffix("_medvigil"), ""))
+    assert ("\nOptions:\nA. " in sent) == (protocol == "medvigil" and mode[:2] in ("mc", "gd"))
+    records = [r["set_acc"] for r in lines]
     assert len(records) == 16 and {r["condition"] for r in records} == {utils.CONDITIONS[mode]}
     check_records("probe_record", records, file=samples[mode].name)
     assert all(r["predicted_letter"] == "A" for r in records)
