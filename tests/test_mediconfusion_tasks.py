@@ -284,6 +284,8 @@ def lmms_run(tmp_path_factory):
     proc = subprocess.run(command, check=False, env=env, cwd=base, capture_output=True, text=True, timeout=600)
     seconds = time.monotonic() - start
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    # no judge endpoint: the FF tasks say they judge offline with token_f1
+    assert (proc.stdout + proc.stderr).count("judged offline by token_f1") == 2
     (results_file,) = (base / "out").rglob("*_results.json")
     samples = {m: next((base / "out").rglob(f"*_samples_mediconfusion_{m}.jsonl")) for m in MODES}
     print(f"lmms-eval run of the eight MediConfusion tasks: {seconds:.1f} s")

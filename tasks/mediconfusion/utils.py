@@ -44,6 +44,7 @@ the scoring core.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -150,8 +151,13 @@ def _register_endpoint_judge(url: str, model: str, temperature: float, layout: s
 
 
 def _load(task: str):
-    settings()  # misconfiguration fails before any inference
+    run = settings()  # misconfiguration fails before any inference
     mode, _, variant = task.partition("_")
+    if mode == "ff" and run["judge"] == "token_f1":
+        logging.getLogger(__name__).warning(
+            "mediconfusion_%s: no %s set, so free-form answers are judged offline by token_f1, a lexical "
+            "stand-in, not the authors' GPT-4o judge (tasks/mediconfusion/README.md, 'The free-form judge')",
+            task, ENV_JUDGE_URL)
     data = load_config("questions")
     n = len(data)
     data = data.add_column("condition", [CONDITIONS[task]] * n)
