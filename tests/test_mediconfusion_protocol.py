@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from medvigil.mediconfusion import modes, prompts
+from medvigil.schema_validation import check_records
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK_DIR = ROOT / "tasks" / "mediconfusion"
@@ -226,6 +227,8 @@ def test_endpoint_judge_sends_the_papers_request(endpoint, monkeypatch):
     record = utils.mediconfusion_ff_process_results(doc, ["No enhancement is seen."])["set_acc"]
     assert record["predicted_letter"] == "B" and record["extra"]["votes"] == {"A": 2.0, "B": 9.0}
     assert record["extra"]["judge_settings"]["model"] == "gpt-4o"
+    assert record["extra"]["judge_reply"] == "A: 2\nB: 9\nYour explanation: the answer says no."
+    check_records("probe_record", [record], file="process_results")
     path, auth, body = _Endpoint.requests[0]
     assert path == "/v1/chat/completions" and auth == "Bearer test-key"
     assert body == {

@@ -97,6 +97,7 @@ __all__ = [
     "VOTE",
     "MC_PARSERS",
     "JudgeResult",
+    "JudgeScores",
     "LikelihoodChoice",
     "authors_letter",
     "available_judges",
@@ -430,6 +431,18 @@ class JudgeResult:
     scores: tuple[float, float]
     letter: str | None  # None = invalid (gap below the margin)
     judge: str
+    reply: str | None = None  # an LLM judge's full reply (the authors keep its explanation)
+
+
+class JudgeScores(tuple):
+    """``(score_A, score_B)`` as an LLM judge returns them, carrying the judge's ``reply`` text."""
+
+    reply: str
+
+    def __new__(cls, scores: Sequence[float], reply: str):
+        out = super().__new__(cls, scores)
+        out.reply = reply
+        return out
 
 
 def judge_response(
@@ -446,12 +459,14 @@ def judge_response(
     Raises:
         ValueError: the judge returned something other than two numbers in [1, 10].
     """
-    scores = tuple(get_judge(judge)(question, option_a, option_b, response or ""))
+    returned = get_judge(judge)(question, option_a, option_b, response or "")
+    scores = tuple(returned)
     if len(scores) != 2 or not all(
         isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and 1 <= s <= 10 for s in scores
     ):
         raise ValueError(f"judge {judge!r} must return two scores in [1, 10], got {scores!r}")
-    return JudgeResult(scores=scores, letter=letter_from_votes(scores, margin), judge=judge)  # type: ignore[arg-type]
+    letter = letter_from_votes(scores, margin)
+    return JudgeResult(scores=scores, letter=letter, judge=judge, reply=getattr(returned, "reply", None))  # type: ignore[arg-type]
 
 
 # The paper's GPT-4o judge (Appendix A.4; the authors' configs/prompts/answering.json).
@@ -517,8 +532,9 @@ def make_llm_judge(complete: Callable[[str, str], str], layout: str = "paper") -
         raise TypeError(f"complete must be callable, got {type(complete).__name__}")
     _check_choice("layout", layout, tuple(JUDGE_PROMPT_LAYOUTS))
 
-    def judge(question: str, option_a: str, option_b: str, response: str) -> tuple[float, float]:
-        return parse_judge_reply(complete(JUDGE_SYSTEM_MESSAGE, judge_prompt(question, option_a, option_b, response, layout)))
+    def judge(question: str, option_a: str, option_b: str, response: str) -> JudgeScores:
+        reply = complete(JUDGE_SYSTEM_MESSAGE, judge_prompt(question, option_a, option_b, response, layout))
+        return JudgeScores(parse_judge_reply(reply), reply)
 
     return judge
 

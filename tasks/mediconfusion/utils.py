@@ -337,6 +337,8 @@ def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
     extra = {"judge": judged.judge, "judge_scores": list(judged.scores)}
     if judged.judge == LLM_JUDGE:
         extra["judge_settings"] = run["judge_settings"]
+    if judged.reply is not None:
+        extra["judge_reply"] = judged.reply
     return _emit(_record(doc, judged.scores, response, extra, run))
 
 
