@@ -207,14 +207,14 @@ def mediconfusion_doc_to_visual(doc: dict) -> list:
     return [] if image is None else [image.convert("RGB")]
 
 
-_MODE_OF = {cond.removesuffix("_medvigil"): mode for mode, cond in CONDITIONS.items() if "_" not in mode}
+_MODE_OF = {cond: task.removesuffix("_medvigil") for task, cond in CONDITIONS.items()}  # condition -> mode
 
 
 def mediconfusion_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     """The prompt of the doc's mode in ``prompt_style`` (default: the doc's protocol), wrapped
     in ``pre_prompt`` / ``post_prompt`` (empty by default)."""
     kwargs = lmms_eval_specific_kwargs or {}
-    mode = _MODE_OF[doc["condition"].removesuffix("_medvigil")]
+    mode = _MODE_OF[doc["condition"]]
     style = kwargs.get("prompt_style") or doc.get("protocol") or prompts.DEFAULT_STYLE
     text = prompts.render(mode, style, doc["question"], doc["option_A"], doc["option_B"])
     return f"{kwargs.get('pre_prompt', '')}{text}{kwargs.get('post_prompt', '')}"
