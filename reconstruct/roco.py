@@ -4,8 +4,11 @@ MediConfusion's ``dataset.json`` names each image by its path inside the ROCO da
 (``train/radiology/images/ROCO_28778.jpg``; splits ``train``, ``validation``, ``test``).
 ROCO (Pelka et al., 2018; images from PubMed Central open-access articles, licence
 CC BY-NC-SA 4.0, non-commercial use only) is downloaded by the user; this module never
-fetches anything. ``roco_root`` may be the ROCO data folder itself (holding ``train/`` ...)
-or the repository root holding ``data/train/`` ...; :func:`roco_data_root` decides which.
+fetches anything. ``roco_root`` may be the ROCO data folder itself (holding ``train/`` ...),
+the repository root holding ``data/train/`` ... (or ``roco-dataset/data/train/``), or a folder
+in the MediConfusion authors' layout, ``<im_local>.jpg`` files as their download script saves
+them (``data/images/``; give that folder, its ``data/`` parent or the repository root);
+:func:`image_layout` decides which.
 
 :func:`locate_images` checks every image the release uses and reports *all* problems in one
 :class:`~medvigil.errors.DataError`, so a user fixes their copy in one pass:
@@ -36,7 +39,7 @@ from medvigil.digest import file_sha256
 from medvigil.errors import DataError, Problem
 from medvigil.pathsafe import resolve_inside
 
-__all__ = ["LICENCE", "LocatedImage", "checksum_text", "locate_images", "read_checksums", "roco_data_root"]
+__all__ = ["LICENCE", "LocatedImage", "checksum_text", "image_layout", "locate_images", "read_checksums", "roco_data_root"]
 
 LICENCE = "CC-BY-NC-SA-4.0"
 ROCO_SPLITS = ("train", "validation", "test")
@@ -67,10 +70,30 @@ def roco_data_root(roco_root: Path | str) -> Path:
     root = Path(roco_root)
     if not root.is_dir():
         raise NotADirectoryError(f"ROCO folder {str(root)!r} does not exist or is not a folder")
-    for candidate in (root, root / "data"):
+    for candidate in (root, root / "data", root / "roco-dataset" / "data"):
         if any((candidate / split).is_dir() for split in ROCO_SPLITS):
             return candidate
     return root
+
+
+def image_layout(release, roco_root: Path | str) -> tuple[Path, str]:
+    """``(folder, layout)`` of the user's images: ``"roco"`` (paths as in dataset.json, under
+    :func:`roco_data_root`) when a ROCO split folder is found, else ``"authors"`` when
+    ``roco_root``, its ``images/`` or its ``data/images/`` holds any ``<im_local>.jpg`` of the
+    release, else ``"roco"`` under ``roco_root`` (every image then reported missing).
+
+    Raises:
+        NotADirectoryError: ``roco_root`` is not a folder.
+    """
+    base = roco_data_root(roco_root)
+    if any((base / split).is_dir() for split in ROCO_SPLITS):
+        return base, "roco"
+    root = Path(roco_root)
+    names = set(release.local_names().values())
+    for candidate in (root, root / "images", root / "data" / "images"):
+        if any((candidate / name).is_file() for name in names):
+            return candidate, "authors"
+    return base, "roco"
 
 
 def read_checksums(path: Path | str) -> dict[str, str]:
@@ -139,7 +162,8 @@ def locate_images(
     """
     from medvigil import imaging
 
-    base = roco_data_root(roco_root)
+    base, layout = image_layout(release, roco_root)
+    local = release.local_names() if layout == "authors" else {}
     name = Path(release.path).name
     found: dict[str, LocatedImage] = {}
     problems: list[Problem] = []
@@ -149,13 +173,14 @@ def locate_images(
         pairs = ", ".join(dict.fromkeys(u[0] for u in users))
         where = {"file": name, "row": row, "field": f"{pid}.{slot}"}
         try:
-            path = resolve_inside(base, rel, name, row, f"{pid}.{slot}")
+            path = resolve_inside(base, local.get(rel, rel), name, row, f"{pid}.{slot}")
         except DataError as exc:
             problems.extend(Problem(p.file, f"{p.message} (ROCO root {str(base)!r})", p.row, p.field) for p in exc.problems)
             continue
         if not path.is_file():
             missing += 1
-            problems.append(Problem(message=f"missing ROCO image {rel!r} (needed by pair {pairs})", **where))
+            saved_as = f", saved as {local[rel]!r} in the authors' layout" if rel in local else ""
+            problems.append(Problem(message=f"missing ROCO image {rel!r}{saved_as} (needed by pair {pairs})", **where))
             continue
         width = height = 0
         if decode:

@@ -55,7 +55,9 @@ class BaselineLMM(lmms):
         answered with the policy's free text. Prompts without an options block (MediConfusion prefix-score and free-form modes)
         are answered over the doc's ``choices`` column: the baselines need options to
         choose from, which a real model in those modes does not get. That is acceptable for
-        sanity baselines and documented in tasks/mediconfusion/README.md.
+        sanity baselines and documented in tasks/mediconfusion/README.md. A doc with
+        ``answer_format: "letter"`` (MediConfusion MC/GD in the authors' prompt layout, which has
+        no ``Options:`` block) is answered with the chosen letter instead of the option text.
         """
         try:
             parse_mcq_prompt(context)
@@ -66,6 +68,8 @@ class BaselineLMM(lmms):
             letters = string.ascii_uppercase[: len(choices)]
             prompt = context.rstrip() + "\nOptions:\n" + "\n".join(f"{x}. {c}" for x, c in zip(letters, choices))
             letter = self.policy.answer(prompt, images).strip()
+            if doc.get("answer_format") == "letter":
+                return letter, None
             return letter, (str(choices[letters.index(letter)]) if letter in letters else None)
         return self.policy.answer(context, images), None
 

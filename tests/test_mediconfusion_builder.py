@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import datasets
@@ -18,7 +19,7 @@ from medvigil.mediconfusion.release import dataset_json_text, read_release
 from medvigil.mediconfusion.synthetic import write_sample
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = ROOT.parent / "shared" / "fixtures" / "mediconfusion" / "dataset.json"
+FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
 
 
 @pytest.fixture(scope="module")

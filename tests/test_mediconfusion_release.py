@@ -36,7 +36,7 @@ from medvigil.reconstruct.roco import (
 from medvigil.scoring.mediconfusion import CATEGORIES
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = ROOT.parent / "shared" / "fixtures" / "mediconfusion" / "dataset.json"
+FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
 
 GOOD = {
     "im_1": "train/radiology/images/ROCO_00001.jpg",

@@ -18,7 +18,7 @@ from medvigil.scoring.mediconfusion import score_records
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
-FIXTURE = ROOT.parent / "shared" / "fixtures" / "mediconfusion" / "dataset.json"
+FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
 
 
 def _utils():
@@ -42,11 +42,12 @@ DOC = {
     "image": None,
     "choices": ["Right", "Left"],
 }
-MC_KWARGS = {"pre_prompt": "", "post_prompt": "\nAnswer with the option's letter from the given choices directly."}
+NO_WRAP = {"pre_prompt": "", "post_prompt": ""}
 
 
 def _doc(mode: str, **change) -> dict:
-    return {**DOC, "condition": utils.CONDITIONS[mode], **change}
+    protocol = "medvigil" if mode.endswith("_medvigil") else "authors"
+    return {**DOC, "condition": utils.CONDITIONS[mode], "protocol": protocol, **change}
 
 
 def _record(result: dict) -> dict:
@@ -68,23 +69,39 @@ def test_utils_doctests():
 
 
 def test_prompt_snapshots():
-    assert utils.mediconfusion_mc_doc_to_text(_doc("mc"), MC_KWARGS) == (
+    # the authors' prompts (defaults; checked against their strings in test_mediconfusion_protocol.py)
+    assert utils.mediconfusion_doc_to_text(_doc("mc"), NO_WRAP) == (
+        "Based on the image, choose the correct option for the following question.\n"
+        "Question: On which side of the patient is the pneumothorax?\n"
+        '("A": Right)\n("B": Left)\n'
+        "Answer with the option's letter from the given choices directly. Your answer should be just one letter.\n"
+        '#answer: ("'
+    )
+    assert utils.mediconfusion_doc_to_text(_doc("ps"), NO_WRAP) == "Question: On which side of the patient is the pneumothorax? Answer:"
+    # medvigil 0.1 (tasks *_medvigil)
+    assert utils.mediconfusion_doc_to_text(_doc("mc_medvigil"), NO_WRAP) == (
         "On which side of the patient is the pneumothorax?\nOptions:\nA. Right\nB. Left\n"
         "Answer with the option's letter from the given choices directly."
     )
-    # PS and FF: the bare question, no options and no letters (paper Sec. 3.1)
-    assert utils.mediconfusion_question_doc_to_text(_doc("ps"), {"pre_prompt": "", "post_prompt": ""}) == DOC["question"]
-    assert utils.mediconfusion_question_doc_to_text(
-        _doc("ff"), {"pre_prompt": "Based on the image, answer the following question.\n", "post_prompt": ""}
-    ) == ("Based on the image, answer the following question.\nOn which side of the patient is the pneumothorax?")
+    # PS and FF: no options and no letters (paper Sec. 3.1)
+    assert utils.mediconfusion_doc_to_text(_doc("ps_medvigil"), NO_WRAP) == DOC["question"]
+    assert utils.mediconfusion_doc_to_text(_doc("ff_medvigil"), NO_WRAP) == (
+        "Based on the image, answer the following question.\nOn which side of the patient is the pneumothorax?")
+    # pre_prompt / post_prompt still wrap any style
+    wrapped = utils.mediconfusion_doc_to_text(_doc("ff"), {"pre_prompt": "<image>\n", "post_prompt": " Be brief."})
+    assert wrapped == "<image>\nBased on the image, answer following question.\nOn which side of the patient is the pneumothorax? Be brief."
     assert utils.mediconfusion_ps_doc_to_choice(DOC) == ["Right", "Left"] and utils.mediconfusion_ps_doc_to_target(DOC) == 1
 
 
-def test_mc_prompt_is_readable_by_the_baselines():
+def test_baselines_read_the_options():
     from medvigil.prompting import parse_mcq_prompt
 
-    question, options = parse_mcq_prompt(utils.mediconfusion_mc_doc_to_text(_doc("mc"), MC_KWARGS))
+    # medvigil's MC layout has an options block the baselines parse, like a model reads it
+    question, options = parse_mcq_prompt(utils.mediconfusion_doc_to_text(_doc("mc_medvigil"), NO_WRAP))
     assert question == DOC["question"] and options == {"A": "Right", "B": "Left"}
+    # the authors' layout has none: the baselines answer over `choices`, with a letter for MC/GD
+    with pytest.raises(ValueError, match="no 'Options:' line"):
+        parse_mcq_prompt(utils.mediconfusion_doc_to_text(_doc("mc"), NO_WRAP))
 
 
 # ------------------------------------------------------------------ per-mode answers and records
@@ -92,7 +109,8 @@ def test_mc_prompt_is_readable_by_the_baselines():
 
 @pytest.mark.parametrize(
     ("response", "letter"),
-    [("B", "B"), ("  A. Right", "A"), ("The answer is B.", "B"), ("C", None), ("Both", None), ("a", None), ("", None)],
+    [("B", "B"), ("  A. Right", "A"), ("The answer is B.", "B"), ('A")', "A"), ("C", None), ("Both", None), ("a", None),
+     ("", None), ("A or B", None)],
 )
 def test_mc_records(response, letter):
     record = _record(utils.mediconfusion_mc_process_results(_doc("mc"), [response]))
@@ -229,16 +247,16 @@ def test_judges_are_pluggable(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ real lmms-eval runs
 
-# Runs lmms-eval in-process after giving the baselines the prompt-without-options fallback that
-# tasks/baseline_models.py needs for PS and FF (see tasks/mediconfusion/README.md, "Baselines").
-# When the installed baselines already answer such prompts, nothing is patched.
+# Runs lmms-eval in a subprocess. The baselines answer prompts without an options block (the
+# authors' MC/GD layout, every PS/FF prompt) over the doc's `choices` (tasks/baseline_models.py;
+# tasks/mediconfusion/README.md, "Baselines").
 
-MODES = ("mc", "gd", "ps", "ff")
+MODES = ("mc", "gd", "ps", "ff", "mc_medvigil", "gd_medvigil", "ps_medvigil", "ff_medvigil")
 
 
 @pytest.fixture(scope="module")
 def lmms_run(tmp_path_factory):
-    """One lmms-eval invocation of the group (all four modes) with the always-A baseline."""
+    """One lmms-eval invocation of both groups (four modes, authors' and medvigil's prompts), always-A baseline."""
     pytest.importorskip("lmms_eval")
     from medvigil.mediconfusion.export import build
     from medvigil.mediconfusion.synthetic import write_sample
@@ -253,21 +271,24 @@ def lmms_run(tmp_path_factory):
         HF_DATASETS_CACHE=str(base / "hf-cache"),
         MEDICONFUSION_DATA=str(base / "built"),
     )
-    for key in ("MEDICONFUSION_PS_NORMALISATION", "MEDICONFUSION_LL_KIND", "MEDICONFUSION_FF_JUDGE", "MEDICONFUSION_MARGIN"):
+    for key in ("MEDICONFUSION_PS_NORMALISATION", "MEDICONFUSION_LL_KIND", "MEDICONFUSION_FF_JUDGE", "MEDICONFUSION_MARGIN",
+                "MEDICONFUSION_JUDGE_URL"):
         env.pop(key, None)
     command = [
         sys.executable, "-m", "lmms_eval",
         "--model", "constant", "--model_args", "letter=A",
-        "--tasks", "mediconfusion", "--include_path", str(TASKS),
+        "--tasks", "mediconfusion,mediconfusion_medvigil", "--include_path", str(TASKS),
         "--output_path", str(base / "out"), "--log_samples",
     ]  # fmt: skip
     start = time.monotonic()
     proc = subprocess.run(command, check=False, env=env, cwd=base, capture_output=True, text=True, timeout=600)
     seconds = time.monotonic() - start
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    # no judge endpoint: the FF tasks say they judge offline with token_f1
+    assert (proc.stdout + proc.stderr).count("judged offline by token_f1") == 2
     (results_file,) = (base / "out").rglob("*_results.json")
     samples = {m: next((base / "out").rglob(f"*_samples_mediconfusion_{m}.jsonl")) for m in MODES}
-    print(f"lmms-eval run of the four MediConfusion tasks: {seconds:.1f} s")
+    print(f"lmms-eval run of the eight MediConfusion tasks: {seconds:.1f} s")
     return json.loads(results_file.read_text()), samples, seconds
 
 
@@ -280,7 +301,16 @@ def test_always_a_baseline_in_a_real_lmms_eval_run(lmms_run, mode):
     assert table["indiv_acc,none"] == 50.0
     assert table["confusion,none"] == 100.0
     assert table["invalid,none"] == 0.0
-    records = [json.loads(line)["set_acc"] for line in samples[mode].read_text().splitlines()]
+    lines = [json.loads(line) for line in samples[mode].read_text().splitlines()]
+    # the prompt lmms-eval sent is the task's style: the authors' by default, medvigil 0.1's for *_medvigil
+    sent = lines[0]["input"]
+    protocol = "medvigil" if mode.endswith("_medvigil") else "authors"
+    assert sent.startswith({"authors": {"mc": "Based on the image, choose", "gd": "Based on the image, choose",
+                                        "ps": "Question: ", "ff": "Based on the image, answer following question.\n"},
+                            "medvigil": {"ff": "Based on the image, answer the following question.\n"}}[protocol]
+                           .get(mode.removesuffix("_medvigil"), ""))
+    assert ("\nOptions:\nA. " in sent) == (protocol == "medvigil" and mode[:2] in ("mc", "gd"))
+    records = [r["set_acc"] for r in lines]
     assert len(records) == 16 and {r["condition"] for r in records} == {utils.CONDITIONS[mode]}
     check_records("probe_record", records, file=samples[mode].name)
     assert all(r["predicted_letter"] == "A" for r in records)

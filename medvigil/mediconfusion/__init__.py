@@ -8,8 +8,10 @@ Modules (import what you need; importing this package only defines names):
   layout, with phantom images standing in for ROCO.
 - :mod:`~medvigil.mediconfusion.export` - the Hub-ready folder (Parquet, card, Croissant).
 - :mod:`~medvigil.mediconfusion.data` - where the built dataset is (``MEDICONFUSION_DATA``).
-- :mod:`~medvigil.mediconfusion.modes` - the four evaluation modes (MC, GD, PS, FF): prompts,
-  answer extraction, prefix-score normalisation and the free-form judges.
+- :mod:`~medvigil.mediconfusion.prompts` - the prompts and token limits of the four modes: the
+  authors' (default) and medvigil 0.1's.
+- :mod:`~medvigil.mediconfusion.modes` - the four evaluation modes (MC, GD, PS, FF): answer
+  extraction (the authors' MC parser), prefix-score normalisation and the free-form judges.
 
 Scoring (set / individual accuracy, confusion, invalid) is
 :mod:`medvigil.scoring.mediconfusion`; nothing here re-implements it.

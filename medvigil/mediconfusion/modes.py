@@ -1,4 +1,6 @@
-"""The four MediConfusion evaluation modes (paper Sec. 3.1): prompts and answer extraction.
+"""The four MediConfusion evaluation modes (paper Sec. 3.1): answer extraction and judges.
+
+The prompts and token limits are :mod:`medvigil.mediconfusion.prompts`.
 
 Every mode turns a model's output for one image into *votes* for the two options, and the
 answer is read from the votes by the authors' rule
@@ -9,17 +11,21 @@ result files.
 =====  =========================  ==========================================================
 mode   model output               votes
 =====  =========================  ==========================================================
-MC     generated text             10 for the letter :func:`medvigil.prompting.parse_letter`
-                                  finds (first standalone capital letter), 0 for the other;
-                                  no letter, or a letter other than A/B: 0/0 (invalid)
+MC     generated text             10 for the letter the parser finds, 0 for the other
+                                  (:func:`mc_votes`): ``authors`` (default, their
+                                  ``clean_up_manual``; naming both letters is invalid) or
+                                  ``first_letter`` (medvigil 0.1); none found: 0/0 (invalid)
 GD     log-likelihood of "A"/"B"  10 for the more likely letter, 0 for the other; a tie or
-       after the MC prompt        unusable scores: 0/0 (invalid)
+       after the GD prompt        unusable scores: 0/0 (invalid)
 PS     log-likelihood of each     as GD, on the normalised scores (:func:`prefix_scores`)
        option text after the
-       bare question
+       question (no options)
 FF     generated text             the judge's 1-10 closeness score of the response to each
                                   option (:func:`judge_response`); a gap < 3 is invalid
-                                  (paper Appendix A.4)
+                                  (paper Appendix A.4). Judges: an LLM behind any
+                                  OpenAI-compatible endpoint with the paper's prompt at
+                                  T = 0.7 (the authors' GPT-4o protocol, :func:`endpoint_judge`),
+                                  or offline the deterministic :func:`token_f1_judge`
 =====  =========================  ==========================================================
 
 Log-likelihood values (GD, PS)
@@ -51,8 +57,8 @@ log-probability. ``normalisation``:
 
 GD options are single letters, so normalisation does not matter there.
 
->>> build_pair_prompt("Which side?", ("Left", "Right"))
-'Which side?\\nOptions:\\nA. Left\\nB. Right'
+>>> mc_votes('A") Left'), mc_votes("A or B"), mc_votes("A or B", "first_letter")
+((10, 0), (0, 0), (10, 0))
 >>> mc_votes("B. Right")
 (0, 10)
 >>> prefix_scores([0.9, 1.7], ["Left", "Right"]).votes       # mean NLLs: Left is likelier
@@ -82,15 +88,21 @@ from medvigil.scoring.mediconfusion import (
 __all__ = [
     "JUDGE_ENTRY_POINT_GROUP",
     "JUDGE_PROMPT",
+    "JUDGE_PROMPT_CODE",
+    "JUDGE_PROMPT_LAYOUTS",
     "JUDGE_SYSTEM_MESSAGE",
     "NEGATION_FACTOR",
     "NORMALISATIONS",
     "VALUE_KINDS",
     "VOTE",
+    "MC_PARSERS",
     "JudgeResult",
+    "JudgeScores",
     "LikelihoodChoice",
+    "authors_letter",
     "available_judges",
-    "build_pair_prompt",
+    "chat_completion",
+    "endpoint_judge",
     "gd_scores",
     "get_judge",
     "judge_prompt",
@@ -110,17 +122,6 @@ NORMALISATIONS = ("per_token", "per_char", "none")
 VALUE_KINDS = ("auto", "mean_nll", "sum_logprob")
 
 
-def build_pair_prompt(question: str, options: Sequence[str]) -> str:
-    """``question``, ``Options:``, then one ``A.``/``B.`` line per option (the MedVIGIL layout)."""
-    if not isinstance(question, str):
-        raise TypeError(f"question must be a str, got {type(question).__name__}")
-    if isinstance(options, str) or len(options) != len(OPTION_LETTERS):
-        raise ValueError(f"options must have {len(OPTION_LETTERS)} entries (A, B), got {options!r}")
-    lines = [question.strip(), "Options:"]
-    lines += [f"{letter}. {str(text).strip()}" for letter, text in zip(OPTION_LETTERS, options)]
-    return "\n".join(lines)
-
-
 def letter_from_votes(votes: Sequence[float], margin: float = DEFAULT_MARGIN) -> str | None:
     """The authors' vote rule for one image (``None`` = invalid)."""
     return decode_letters(vote_answers([list(votes)], margin=margin))[0]
@@ -129,9 +130,49 @@ def letter_from_votes(votes: Sequence[float], margin: float = DEFAULT_MARGIN) ->
 # --------------------------------------------------------------------------- MC
 
 
-def mc_votes(response: str | None) -> tuple[int, int]:
-    """Votes from a generated MC answer: 10 for the parsed letter, 0/0 when none or not A/B."""
-    letter = parse_letter(response)
+#: MC answer parsers: the authors' (default) and medvigil 0.1's.
+MC_PARSERS = ("authors", "first_letter")
+
+
+def _authors_forms(letter: str) -> frozenset[str]:
+    # the words that name a letter in the authors' clean_up_manual (their two forms with a
+    # newline can never match, since they replace newlines by spaces first)
+    return frozenset([letter, f"{letter}:", f".{letter}", f".{letter}:", f"{letter}.", f'{letter}")',
+                      f'("{letter}":', f'("{letter}")', f'("{letter}").'])
+
+
+_AUTHORS_FORMS = {letter: _authors_forms(letter) for letter in OPTION_LETTERS}
+
+
+def authors_letter(response: str | None) -> str | None:
+    """The letter the authors' MC parser reads, or None (invalid).
+
+    Their rule: newlines become spaces, the text is split at single spaces, and a letter
+    counts when one of the words is exactly ``A``, ``A:``, ``.A``, ``.A:``, ``A.``,
+    ``A")``, ``("A":``, ``("A")`` or ``("A").`` (likewise for B). Exactly one letter
+    found: that letter; none, or both: invalid.
+
+    >>> authors_letter('A") Left'), authors_letter("The answer is B."), authors_letter("A or B")
+    ('A', 'B', None)
+    >>> authors_letter("(A)"), authors_letter("A,"), authors_letter(None)
+    (None, None, None)
+    """
+    if response is None:
+        return None
+    words = set(response.replace("\n", " ").split(" "))
+    found = [letter for letter in OPTION_LETTERS if words & _AUTHORS_FORMS[letter]]
+    return found[0] if len(found) == 1 else None
+
+
+def mc_votes(response: str | None, parser: str = "authors") -> tuple[int, int]:
+    """Votes from a generated MC answer: 10 for the parsed letter, 0/0 when none is found.
+
+    ``parser``: ``"authors"`` (default, :func:`authors_letter`) or ``"first_letter"``
+    (medvigil 0.1: the first standalone capital letter, :func:`medvigil.prompting.parse_letter`,
+    so "A or B" reads as A; a letter other than A/B is invalid).
+    """
+    _check_choice("parser", parser, MC_PARSERS)
+    letter = authors_letter(response) if parser == "authors" else parse_letter(response)
     if letter not in OPTION_LETTERS:
         return (0, 0)
     return tuple(VOTE if letter == x else 0 for x in OPTION_LETTERS)  # type: ignore[return-value]
@@ -390,6 +431,18 @@ class JudgeResult:
     scores: tuple[float, float]
     letter: str | None  # None = invalid (gap below the margin)
     judge: str
+    reply: str | None = None  # an LLM judge's full reply (the authors keep its explanation)
+
+
+class JudgeScores(tuple):
+    """``(score_A, score_B)`` as an LLM judge returns them, carrying the judge's ``reply`` text."""
+
+    reply: str
+
+    def __new__(cls, scores: Sequence[float], reply: str):
+        out = super().__new__(cls, scores)
+        out.reply = reply
+        return out
 
 
 def judge_response(
@@ -406,19 +459,19 @@ def judge_response(
     Raises:
         ValueError: the judge returned something other than two numbers in [1, 10].
     """
-    scores = tuple(get_judge(judge)(question, option_a, option_b, response or ""))
+    returned = get_judge(judge)(question, option_a, option_b, response or "")
+    scores = tuple(returned)
     if len(scores) != 2 or not all(
         isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and 1 <= s <= 10 for s in scores
     ):
         raise ValueError(f"judge {judge!r} must return two scores in [1, 10], got {scores!r}")
-    return JudgeResult(scores=scores, letter=letter_from_votes(scores, margin), judge=judge)  # type: ignore[arg-type]
+    letter = letter_from_votes(scores, margin)
+    return JudgeResult(scores=scores, letter=letter, judge=judge, reply=getattr(returned, "reply", None))  # type: ignore[arg-type]
 
 
-# The paper's GPT-4 judge (Appendix A.4), for users who plug in an LLM.
+# The paper's GPT-4o judge (Appendix A.4; the authors' configs/prompts/answering.json).
 JUDGE_SYSTEM_MESSAGE = "You are a helpful and precise assistant for checking the quality of the answer."
-JUDGE_PROMPT = (
-    "[Question]\n{question}\n[Answer A]\n{option_a}\n[Answer B]\n{option_b}\n"
-    "[Assistant]\n{response}\n[End of Assistant]\n[System]\n"
+_JUDGE_INSTRUCTION = (
     "We would like to request your feedback on the performance of an AI assistant in response to the user "
     "question displayed above. The user asks the question on observing an image. We have provided two possible "
     "answers, [Answer A] and [Answer B] to the question. Your job is to evaluate how close the AI assistant's "
@@ -428,12 +481,30 @@ JUDGE_PROMPT = (
     "explanation for the given scores. Remember, you don't need to comment on the correctness of the answers. "
     "Please provide your answer in the following format:\nA: <SCORE>\nB: <SCORE>\nYour explanation: <EXPLANATION>"
 )
+#: The prompt as printed in the paper (Appendix A.4): one line break between sections.
+JUDGE_PROMPT = (
+    "[Question]\n{question}\n[Answer A]\n{option_a}\n[Answer B]\n{option_b}\n"
+    "[Assistant]\n{response}\n[End of Assistant]\n[System]\n" + _JUDGE_INSTRUCTION
+)
+#: The prompt as the authors' code builds it (``get_clean_up_prompt``): blank lines between
+#: sections, the role named "AI Assistant", and a blank line at the end.
+JUDGE_PROMPT_CODE = (
+    "[Question]\n{question}\n\n[Answer A]\n{option_a}\n\n[Answer B]\n{option_b}\n\n"
+    "[AI Assistant]\n{response}\n\n[End of AI Assistant]\n\n[System]\n" + _JUDGE_INSTRUCTION + "\n\n"
+)
+JUDGE_PROMPT_LAYOUTS = {"paper": JUDGE_PROMPT, "code": JUDGE_PROMPT_CODE}
+#: The authors' judge settings: GPT-4o (their Azure deployment "gpt4o") at temperature 0.7,
+#: three attempts per request.
+JUDGE_MODEL = "gpt-4o"
+JUDGE_TEMPERATURE = 0.7
+JUDGE_ATTEMPTS = 3
 _REPLY_SCORE = re.compile(r"^\s*\**\s*([AB])\s*\**\s*:\s*\**\s*(10|[1-9](?:\.\d+)?)\b", re.MULTILINE)
 
 
-def judge_prompt(question: str, option_a: str, option_b: str, response: str) -> str:
-    """The Appendix A.4 user prompt for one response."""
-    return JUDGE_PROMPT.format(question=question, option_a=option_a, option_b=option_b, response=response)
+def judge_prompt(question: str, option_a: str, option_b: str, response: str, layout: str = "paper") -> str:
+    """The Appendix A.4 user prompt for one response (``layout``: ``paper`` or ``code``)."""
+    _check_choice("layout", layout, tuple(JUDGE_PROMPT_LAYOUTS))
+    return JUDGE_PROMPT_LAYOUTS[layout].format(question=question, option_a=option_a, option_b=option_b, response=response)
 
 
 def parse_judge_reply(text: str) -> tuple[float, float]:
@@ -450,17 +521,84 @@ def parse_judge_reply(text: str) -> tuple[float, float]:
     return found["A"], found["B"]
 
 
-def make_llm_judge(complete: Callable[[str, str], str]) -> Judge:
+def make_llm_judge(complete: Callable[[str, str], str], layout: str = "paper") -> Judge:
     """Wrap ``complete(system_message, prompt) -> reply text`` as a judge using the paper's prompt.
 
-    Example (your own client; nothing here calls a network)::
+    Example (your own client)::
 
         register_judge("gpt4o", make_llm_judge(lambda system, prompt: my_client(system, prompt)))
     """
     if not callable(complete):
         raise TypeError(f"complete must be callable, got {type(complete).__name__}")
+    _check_choice("layout", layout, tuple(JUDGE_PROMPT_LAYOUTS))
 
-    def judge(question: str, option_a: str, option_b: str, response: str) -> tuple[float, float]:
-        return parse_judge_reply(complete(JUDGE_SYSTEM_MESSAGE, judge_prompt(question, option_a, option_b, response)))
+    def judge(question: str, option_a: str, option_b: str, response: str) -> JudgeScores:
+        reply = complete(JUDGE_SYSTEM_MESSAGE, judge_prompt(question, option_a, option_b, response, layout))
+        return JudgeScores(parse_judge_reply(reply), reply)
 
     return judge
+
+
+def chat_completion(
+    base_url: str,
+    system: str,
+    prompt: str,
+    *,
+    model: str = JUDGE_MODEL,
+    temperature: float = JUDGE_TEMPERATURE,
+    api_key: str | None = None,
+    attempts: int = JUDGE_ATTEMPTS,
+    timeout: float = 60.0,
+) -> str:
+    """One system + user exchange with an OpenAI-compatible ``/chat/completions`` endpoint.
+
+    ``base_url`` is the API root (``https://api.openai.com/v1``, a vLLM server's ``.../v1``).
+    Up to ``attempts`` tries, like the authors' client.
+
+    Raises:
+        RuntimeError: every attempt failed (naming the endpoint and the last error).
+    """
+    import json
+    import urllib.error
+    import urllib.request
+
+    url = base_url.rstrip("/") + "/chat/completions"
+    body = json.dumps({
+        "model": model,
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
+        "temperature": temperature,
+    }).encode()
+    headers = {"Content-Type": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    last = ""
+    for _ in range(max(1, attempts)):
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as reply:
+                return json.loads(reply.read())["choices"][0]["message"]["content"]
+        except urllib.error.HTTPError as exc:
+            last = f"HTTP {exc.code}: {exc.read()[:300].decode(errors='replace')}"
+        except (urllib.error.URLError, OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+            last = f"{type(exc).__name__}: {exc}"
+    raise RuntimeError(f"judge endpoint {url} failed {max(1, attempts)} time(s); last error: {last}")
+
+
+def endpoint_judge(
+    base_url: str,
+    *,
+    model: str = JUDGE_MODEL,
+    temperature: float = JUDGE_TEMPERATURE,
+    api_key: str | None = None,
+    layout: str = "paper",
+    attempts: int = JUDGE_ATTEMPTS,
+) -> Judge:
+    """The authors' FF judge through any OpenAI-compatible endpoint: the paper's system message
+    and prompt (``layout``), ``model`` (default ``gpt-4o``) at ``temperature`` (default 0.7)."""
+    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        raise ValueError(f"judge endpoint must be an http(s) URL, got {base_url!r}")
+
+    def complete(system: str, prompt: str) -> str:
+        return chat_completion(base_url, system, prompt, model=model, temperature=temperature, api_key=api_key, attempts=attempts)
+
+    return make_llm_judge(complete, layout)

@@ -21,6 +21,11 @@ field                               value
 ``AI_option_B``
 ==================================  ==========================================================
 
+Images: ``im_1``/``im_2`` are paths inside the ROCO data folder (the *ROCO layout*; the
+authors' ``--local_image_address False`` reads them under ``<data_path>/roco-dataset/data/``).
+The authors' download script instead saves every image as ``<im_local>.jpg`` in
+``data/images/`` (the *authors' layout*, their default): :func:`authors_image_name`.
+
 medvigil's synthetic releases add one optional field, ``synthetic`` (``true``). The CSV form
 (``data/dataset.csv``) has the same columns plus ``id`` (the pair id) and a leading unnamed
 pandas index column; its category cells are Python list literals (``['Cerebral', 'Vascular']``).
@@ -68,12 +73,14 @@ from medvigil.pathsafe import unsafe_reason
 from medvigil.scoring.mediconfusion import CATEGORIES, OPTION_LETTERS
 
 __all__ = [
+    "AUTHORS_IMAGE_FOLDER",
     "FIELDS",
     "IMAGE_EXTENSIONS",
     "IMAGE_KEYS",
     "OPTIONAL_FIELDS",
     "Pair",
     "Release",
+    "authors_image_name",
     "dataset_json_text",
     "read_release",
     "write_dataset_json",
@@ -105,6 +112,8 @@ OPTIONAL_FIELDS = ("synthetic",)
 #: The two images of a pair, as named in probe ids (``"10001:im1"``) and result files.
 IMAGE_KEYS = ("im1", "im2")
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png")
+#: Where the authors' ``scripts/download.py`` saves the images (its ``--save_path`` default).
+AUTHORS_IMAGE_FOLDER = "data/images"
 _PAIR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 _PATH_FIELDS = ("im_1", "im_2")
 _LOCAL_FIELDS = ("im_1_local", "im_2_local")
@@ -190,6 +199,10 @@ class Release:
         """True when every pair carries ``synthetic: true`` (a medvigil sample, not the real data)."""
         return bool(self.pairs) and all(p.synthetic for p in self.pairs.values())
 
+    def local_names(self) -> dict[str, str]:
+        """ROCO path -> the authors' local file name (:func:`authors_image_name`), every image."""
+        return {p.image_path(k): authors_image_name(p.image_local(k)) for p in self.pairs.values() for k in IMAGE_KEYS}
+
     def image_paths(self) -> list[str]:
         """Every distinct ROCO image path, in order of first appearance."""
         return list(dict.fromkeys(path for p in self.pairs.values() for path in (p.im_1, p.im_2)))
@@ -199,6 +212,11 @@ class Release:
         for pair in self.pairs.values():
             for key in IMAGE_KEYS:
                 yield pair, key
+
+
+def authors_image_name(local: int) -> str:
+    """The file name the authors' download script gives an image: ``<im_local>.jpg``."""
+    return f"{local}.jpg"
 
 
 # --------------------------------------------------------------------------- checks

@@ -59,6 +59,7 @@ import numpy as np
 
 __all__ = [
     "CATEGORIES",
+    "CATEGORY_SHORT_NAMES",
     "CONFUSION_DENOMINATORS",
     "DEFAULT_MARGIN",
     "MODE_LABELS",
@@ -92,6 +93,9 @@ CATEGORIES = (
     "Pulmonary",
     "Nuclear Medicine",
 )
+#: The paper's column names in Table 3.
+CATEGORY_SHORT_NAMES = {"Head and Neck": "Head & Neck", "Musculoskeletal": "Musculoskel.",
+                        "Gastrointestinal": "Gastroint.", "Nuclear Medicine": "Nuclear Med."}
 #: Blocks of the authors' score tables. ``valids`` = pairs with both answers valid;
 #: ``valid_pairs`` = pairs with both answers valid and not confused (the authors'
 #: name; the denominator of their printed "Precision").
@@ -102,8 +106,10 @@ CONFUSION_DENOMINATORS = ("both_valid", "all_pairs")
 #: Random-guessing baselines of Table 1 (as fractions): 25.00 % set, 50.00 % individual.
 RANDOM_SET_ACCURACY = 0.25
 RANDOM_INDIVIDUAL_ACCURACY = 0.5
-#: The authors' mode names (result-file suffixes) and the paper's abbreviations.
+#: The authors' mode names (result-file suffixes) and the paper's abbreviations; the
+#: ``*_medvigil`` modes are medvigil 0.1's prompts (tasks ``mediconfusion_<mode>_medvigil``).
 MODE_LABELS = {"mc": "MC", "greedy": "GD", "prefix": "PS", "gpt4": "FF"}
+MODE_LABELS |= {f"{mode}_medvigil": f"{label} (medvigil)" for mode, label in MODE_LABELS.items()}
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INVALID = -1

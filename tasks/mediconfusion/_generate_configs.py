@@ -8,14 +8,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from medvigil.mediconfusion import prompts
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
-VERSION = "0.1"
+VERSION = "0.2"
 
-# Prompt wording (lmms_eval_specific_kwargs.default); override per model in the YAML.
-MC_POST_PROMPT = "\nAnswer with the option's letter from the given choices directly."
-FF_PRE_PROMPT = "Based on the image, answer the following question.\n"
+# The prompts are medvigil.mediconfusion.prompts; YAML names a style per lmms-eval model.
+# Where the authors used another template for a model family that lmms-eval serves, that
+# model's key gets it (lmms-eval uses a model's own key instead of `default`).
+MODEL_STYLES = {
+    # their `mc.gpt` entry, shared by GPT-4o, Gemini and Claude
+    "mc": {m: "authors_gpt" for m in ("gpt4v", "batch_gpt4", "claude", "gemini", "gemini_api")},
+    # their LLaVA v1.6 and Llama 3.2 prefix-score implementations
+    "ps": {"llava_hf": "authors_llava", "llava": "authors_llava", "llama_vision": "authors_llama"},
+}
+
+
+def _style_kwargs(mode: str, protocol: str) -> str:
+    per_model = MODEL_STYLES.get(mode, {}) if protocol == "authors" else {}
+    lines = ["lmms_eval_specific_kwargs:"]
+    for key, style in {"default": protocol, **per_model}.items():
+        lines += [f"  {key}:", f"    prompt_style: {style}", '    pre_prompt: ""', '    post_prompt: ""']
+    return "\n".join(lines)
 
 
 def template() -> str:
@@ -27,58 +42,70 @@ metadata:
 """
 
 
-def _task(mode: str, body: str) -> str:
-    return f"""{task_yaml.task(f"mediconfusion_{mode}", f"load_{mode}")}{body}
+def _task(name: str, body: str) -> str:
+    return f"""{task_yaml.task(f"mediconfusion_{name}", f"load_{name}")}{body}
 """
 
 
-def files() -> dict[str, str]:
-    out = {"_default_template_yaml": template()}
-    out["mediconfusion_mc.yaml"] = _task(
-        "mc",
+def _mode_files(protocol: str) -> dict[str, str]:
+    suffix = "" if protocol == "authors" else f"_{protocol}"
+    text = "doc_to_text: !function utils.mediconfusion_doc_to_text"
+    out = {}
+    out[f"mediconfusion_mc{suffix}.yaml"] = _task(
+        f"mc{suffix}",
         f"""output_type: generate_until
-doc_to_text: !function utils.mediconfusion_mc_doc_to_text
+{text}
 doc_to_target: correct_letter
 process_results: !function utils.mediconfusion_mc_process_results
-{task_yaml.generation_kwargs(8)}
-{task_yaml.prompt_kwargs(post=MC_POST_PROMPT)}""",
+{task_yaml.generation_kwargs(prompts.MAX_NEW_TOKENS["mc", protocol])}
+{_style_kwargs("mc", protocol)}""",
     )
-    # GD: one-token continuations "A"/"B" right after the MC prompt (no delimiter, as the
-    # authors read the next-token probabilities of the letters).
-    out["mediconfusion_gd.yaml"] = _task(
-        "gd",
+    # GD: one-token continuations "A"/"B" right after the prompt (no delimiter), as the
+    # authors compare the next-token probabilities of the two letters.
+    out[f"mediconfusion_gd{suffix}.yaml"] = _task(
+        f"gd{suffix}",
         f"""output_type: multiple_choice
-doc_to_text: !function utils.mediconfusion_mc_doc_to_text
+{text}
 doc_to_choice: ["A", "B"]
 doc_to_target: correct_letter
 target_delimiter: ""
 process_results: !function utils.mediconfusion_gd_process_results
-{task_yaml.prompt_kwargs(post=MC_POST_PROMPT)}""",
+{_style_kwargs("gd", protocol)}""",
     )
-    # PS: the option texts as continuations of the bare question (no letters, no options).
-    out["mediconfusion_ps.yaml"] = _task(
-        "ps",
+    # PS: the option texts as continuations of the question (no letters, no options).
+    out[f"mediconfusion_ps{suffix}.yaml"] = _task(
+        f"ps{suffix}",
         f"""output_type: multiple_choice
-doc_to_text: !function utils.mediconfusion_question_doc_to_text
+{text}
 doc_to_choice: !function utils.mediconfusion_ps_doc_to_choice
 doc_to_target: !function utils.mediconfusion_ps_doc_to_target
-target_delimiter: ""
+target_delimiter: {task_yaml.quoted(prompts.PS_DELIMITER[protocol])}
 process_results: !function utils.mediconfusion_ps_process_results
-{task_yaml.prompt_kwargs()}""",
+{_style_kwargs("ps", protocol)}""",
     )
-    out["mediconfusion_ff.yaml"] = _task(
-        "ff",
+    out[f"mediconfusion_ff{suffix}.yaml"] = _task(
+        f"ff{suffix}",
         f"""output_type: generate_until
-doc_to_text: !function utils.mediconfusion_question_doc_to_text
+{text}
 doc_to_target: correct_letter
 process_results: !function utils.mediconfusion_ff_process_results
-{task_yaml.generation_kwargs(128)}
-{task_yaml.prompt_kwargs(pre=FF_PRE_PROMPT)}""",
+{task_yaml.generation_kwargs(prompts.MAX_NEW_TOKENS["ff", protocol])}
+{_style_kwargs("ff", protocol)}""",
     )
-    # Modes are different measurements, so the group runs them and pools nothing; the
+    return out
+
+
+def files() -> dict[str, str]:
+    out = {"_default_template_yaml": template()}
+    out |= _mode_files("authors")
+    out |= _mode_files("medvigil")
+    # Modes are different measurements, so a group runs them and pools nothing; the
     # paper's "best over modes" comes from `medvigil score` on the logged records.
     modes = ("mc", "gd", "ps", "ff")
     out["_mediconfusion.yaml"] = task_yaml.group("mediconfusion", [f"mediconfusion_{m}" for m in modes], VERSION)
+    out["_mediconfusion_medvigil.yaml"] = task_yaml.group(
+        "mediconfusion_medvigil", [f"mediconfusion_{m}_medvigil" for m in modes], VERSION
+    )
     return out
 
 

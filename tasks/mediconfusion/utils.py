@@ -1,14 +1,21 @@
 """lmms-eval hooks for the MediConfusion task pack (modes MC, GD, PS, FF; paper Sec. 3.1).
 
-YAML holds what varies (output type, prompt text, generation settings, metric list); this
-module holds the hooks. Prompts, answer extraction, prefix-score normalisation and the
-free-form judges are :mod:`medvigil.mediconfusion.modes`; scoring is
-:mod:`medvigil.scoring.mediconfusion`; nothing is re-implemented here.
+YAML holds what varies (output type, prompt style, generation settings, metric list); this
+module holds the hooks. Prompts are :mod:`medvigil.mediconfusion.prompts`; answer
+extraction, prefix-score normalisation and the free-form judges are
+:mod:`medvigil.mediconfusion.modes`; scoring is :mod:`medvigil.scoring.mediconfusion`;
+nothing is re-implemented here.
+
+Two protocols: ``mediconfusion_<mode>`` follows the authors (their prompts, token limits,
+MC parser and judge); ``mediconfusion_<mode>_medvigil`` is medvigil 0.1's variant. The doc
+carries ``protocol`` (``authors``/``medvigil``); ``lmms_eval_specific_kwargs`` carry
+``prompt_style`` (per model where the authors used another template).
 
 Data: each task loads the bundled one-row ``_pointer.jsonl`` and its ``process_docs`` swaps
 in the ``questions`` config of the built dataset found through ``MEDICONFUSION_DATA``
 (:func:`medvigil.mediconfusion.data.resolve_data_location`), adding ``condition`` (the mode)
-and ``choices`` (``[option_A, option_B]``, the candidate answers of the likelihood modes).
+``choices`` (``[option_A, option_B]``), ``protocol`` and ``answer_format`` (``letter`` for
+MC/GD, ``text`` for PS/FF: what the sanity baselines answer with).
 
 Settings (environment variables, read and checked when the data is loaded, before any
 inference, and written into every record's ``extra``):
@@ -17,25 +24,33 @@ inference, and written into every record's ``extra``):
 ``MEDICONFUSION_PS_NORMALISATION``  ``per_token`` (default), ``per_char`` or ``none``
 ``MEDICONFUSION_LL_KIND``           how to read loglikelihood values: ``auto`` (default),
                                     ``mean_nll`` or ``sum_logprob``
-``MEDICONFUSION_FF_JUDGE``          free-form judge: ``token_f1`` (default), a registered or
+``MEDICONFUSION_FF_JUDGE``          free-form judge: ``llm`` (default when an endpoint is
+                                    set), ``token_f1`` (default otherwise), a registered or
                                     installed judge name, or ``package.module:function``
+``MEDICONFUSION_JUDGE_URL``         OpenAI-compatible API root of the ``llm`` judge
+``MEDICONFUSION_JUDGE_MODEL``       its model (default ``gpt-4o``)
+``MEDICONFUSION_JUDGE_API_KEY``     its key (else ``OPENAI_API_KEY``; none: no header)
+``MEDICONFUSION_JUDGE_TEMPERATURE`` its temperature (default 0.7)
+``MEDICONFUSION_JUDGE_PROMPT``      ``paper`` (default) or ``code`` (the authors' code layout)
 ``MEDICONFUSION_MARGIN``            vote margin of the answer rule (default 3)
 =================================  ============================================================
 
 Every sample yields one record of ``schemas/probe_record.schema.json`` (suite
 ``mediconfusion``, ``case_id`` = pair id, ``probe_id`` = ``"<pair>:im1"``, ``condition`` = the
-authors' mode name ``mc``/``greedy``/``prefix``/``gpt4``, ``predicted_letter`` None when
-invalid); the aggregations score the records with the scoring core.
+authors' mode name ``mc``/``greedy``/``prefix``/``gpt4``, suffixed ``_medvigil`` for the
+variants, ``predicted_letter`` None when invalid); the aggregations score the records with
+the scoring core.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
 from functools import lru_cache
 
-from medvigil.mediconfusion import modes
+from medvigil.mediconfusion import modes, prompts
 from medvigil.mediconfusion.data import load_config
 from medvigil.retry import ATTEMPTS, doc_key
 from medvigil.scoring.mediconfusion import (
@@ -49,6 +64,9 @@ RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-
 PROBE_KIND = "confusing_pair"  # as in medvigil.adapters.mediconfusion (the authors' result files)
 #: task suffix -> record condition (the authors' mode names, their result-file suffixes)
 CONDITIONS = {"mc": "mc", "gd": "greedy", "ps": "prefix", "ff": "gpt4"}
+CONDITIONS |= {f"{mode}_medvigil": f"{cond}_medvigil" for mode, cond in CONDITIONS.items()}
+#: protocol -> MC parser (modes.mc_votes)
+MC_PARSER = {"authors": "authors", "medvigil": "first_letter"}
 #: metric -> higher is better? (the YAML generator reads this)
 METRIC_DIRECTIONS = {"set_acc": True, "indiv_acc": True, "confusion": False, "invalid": False}
 
@@ -56,6 +74,12 @@ ENV_PS_NORMALISATION = "MEDICONFUSION_PS_NORMALISATION"
 ENV_LL_KIND = "MEDICONFUSION_LL_KIND"
 ENV_FF_JUDGE = "MEDICONFUSION_FF_JUDGE"
 ENV_MARGIN = "MEDICONFUSION_MARGIN"
+ENV_JUDGE_URL = "MEDICONFUSION_JUDGE_URL"
+ENV_JUDGE_MODEL = "MEDICONFUSION_JUDGE_MODEL"
+ENV_JUDGE_API_KEY = "MEDICONFUSION_JUDGE_API_KEY"
+ENV_JUDGE_TEMPERATURE = "MEDICONFUSION_JUDGE_TEMPERATURE"
+ENV_JUDGE_PROMPT = "MEDICONFUSION_JUDGE_PROMPT"
+LLM_JUDGE = "llm"  # the judge name of the configured endpoint
 
 
 # ---------------------------------------------------------------- settings
@@ -67,8 +91,9 @@ def settings(env: dict | None = None) -> dict:
     out = {
         "ps_normalisation": env.get(ENV_PS_NORMALISATION) or "per_token",
         "ll_kind": env.get(ENV_LL_KIND) or "auto",
-        "judge": env.get(ENV_FF_JUDGE) or "token_f1",
     }
+    endpoint = _endpoint_settings(env)
+    out["judge"] = env.get(ENV_FF_JUDGE) or (LLM_JUDGE if endpoint else "token_f1")
     if out["ps_normalisation"] not in modes.NORMALISATIONS:
         raise ValueError(f"{ENV_PS_NORMALISATION} must be one of {', '.join(modes.NORMALISATIONS)}, got {out['ps_normalisation']!r}")
     if out["ll_kind"] not in modes.VALUE_KINDS:
@@ -81,17 +106,63 @@ def settings(env: dict | None = None) -> dict:
     if not math.isfinite(margin) or margin < 0:
         raise ValueError(f"{ENV_MARGIN} must be a finite number >= 0, got {raw_margin!r}")
     out["margin"] = int(margin) if margin.is_integer() else margin
+    if out["judge"] == LLM_JUDGE:
+        if not endpoint:
+            raise ValueError(f"{ENV_FF_JUDGE}={LLM_JUDGE} needs {ENV_JUDGE_URL} (an OpenAI-compatible API root)")
+        _register_endpoint_judge(*endpoint.values())
+        out["judge_settings"] = {k: v for k, v in endpoint.items() if k != "api_key"}
     modes.get_judge(out["judge"])  # unknown judge: fail now, not after inference
     return out
+
+
+def _endpoint_settings(env) -> dict:
+    """The ``llm`` judge's endpoint settings, checked; {} when no endpoint is set."""
+    url = env.get(ENV_JUDGE_URL)
+    if not url:
+        return {}
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"{ENV_JUDGE_URL} must be an http(s) URL, got {url!r}")
+    raw = env.get(ENV_JUDGE_TEMPERATURE) or str(modes.JUDGE_TEMPERATURE)
+    try:
+        temperature = float(raw)
+    except ValueError:
+        raise ValueError(f"{ENV_JUDGE_TEMPERATURE} must be a number, got {raw!r}") from None
+    if not math.isfinite(temperature) or not 0 <= temperature <= 2:
+        raise ValueError(f"{ENV_JUDGE_TEMPERATURE} must be in [0, 2], got {raw!r}")
+    layout = env.get(ENV_JUDGE_PROMPT) or "paper"
+    if layout not in modes.JUDGE_PROMPT_LAYOUTS:
+        raise ValueError(f"{ENV_JUDGE_PROMPT} must be one of {', '.join(modes.JUDGE_PROMPT_LAYOUTS)}, got {layout!r}")
+    return {
+        "url": url,
+        "model": env.get(ENV_JUDGE_MODEL) or modes.JUDGE_MODEL,
+        "temperature": temperature,
+        "prompt": layout,
+        "api_key": env.get(ENV_JUDGE_API_KEY) or env.get("OPENAI_API_KEY"),
+    }
+
+
+@lru_cache(maxsize=4)
+def _register_endpoint_judge(url: str, model: str, temperature: float, layout: str, api_key: str | None) -> None:
+    judge = modes.endpoint_judge(url, model=model, temperature=temperature, api_key=api_key, layout=layout)
+    modes.register_judge(LLM_JUDGE, judge, overwrite=True)
 
 
 # ---------------------------------------------------------------- data (process_docs)
 
 
-def _load(mode: str):
-    settings()  # misconfiguration fails before any inference
+def _load(task: str):
+    run = settings()  # misconfiguration fails before any inference
+    mode, _, variant = task.partition("_")
+    if mode == "ff" and run["judge"] == "token_f1":
+        logging.getLogger(__name__).warning(
+            "mediconfusion_%s: no %s set, so free-form answers are judged offline by token_f1, a lexical "
+            "stand-in, not the authors' GPT-4o judge (tasks/mediconfusion/README.md, 'The free-form judge')",
+            task, ENV_JUDGE_URL)
     data = load_config("questions")
-    data = data.add_column("condition", [CONDITIONS[mode]] * len(data))
+    n = len(data)
+    data = data.add_column("condition", [CONDITIONS[task]] * n)
+    data = data.add_column("protocol", [variant or "authors"] * n)
+    data = data.add_column("answer_format", ["letter" if mode in ("mc", "gd") else "text"] * n)
     return data.add_column("choices", [[a, b] for a, b in zip(data["option_A"], data["option_B"])])
 
 
@@ -111,6 +182,22 @@ def load_ff(_pointer):
     return _load("ff")
 
 
+def load_mc_medvigil(_pointer):
+    return _load("mc_medvigil")
+
+
+def load_gd_medvigil(_pointer):
+    return _load("gd_medvigil")
+
+
+def load_ps_medvigil(_pointer):
+    return _load("ps_medvigil")
+
+
+def load_ff_medvigil(_pointer):
+    return _load("ff_medvigil")
+
+
 # ---------------------------------------------------------------- prompt and image
 
 
@@ -120,19 +207,17 @@ def mediconfusion_doc_to_visual(doc: dict) -> list:
     return [] if image is None else [image.convert("RGB")]
 
 
-def _wrap(text: str, kwargs: dict | None) -> str:
-    kwargs = kwargs or {}
+_MODE_OF = {cond: task.removesuffix("_medvigil") for task, cond in CONDITIONS.items()}  # condition -> mode
+
+
+def mediconfusion_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The prompt of the doc's mode in ``prompt_style`` (default: the doc's protocol), wrapped
+    in ``pre_prompt`` / ``post_prompt`` (empty by default)."""
+    kwargs = lmms_eval_specific_kwargs or {}
+    mode = _MODE_OF[doc["condition"]]
+    style = kwargs.get("prompt_style") or doc.get("protocol") or prompts.DEFAULT_STYLE
+    text = prompts.render(mode, style, doc["question"], doc["option_A"], doc["option_B"])
     return f"{kwargs.get('pre_prompt', '')}{text}{kwargs.get('post_prompt', '')}"
-
-
-def mediconfusion_mc_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
-    """MC and GD: question, ``Options:``, ``A.``/``B.`` lines."""
-    return _wrap(modes.build_pair_prompt(doc["question"], (doc["option_A"], doc["option_B"])), lmms_eval_specific_kwargs)
-
-
-def mediconfusion_question_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
-    """PS and FF: the bare question (no options, no letters; paper Sec. 3.1)."""
-    return _wrap(doc["question"].strip(), lmms_eval_specific_kwargs)
 
 
 def mediconfusion_ps_doc_to_choice(doc: dict) -> list:
@@ -174,6 +259,7 @@ def _record(doc: dict, votes, raw_response, extra: dict, run: dict) -> dict:
             "margin": run["margin"],
             "mode_label": MODE_LABELS[doc["condition"]],
             "condition_source": "lmms-eval",
+            "protocol": doc.get("protocol", "authors"),
             **extra,
         },
     }
@@ -187,7 +273,8 @@ def mediconfusion_mc_process_results(doc: dict, results: list) -> dict:
     response = results[0] if results else ""
     attempts = ATTEMPTS.take(doc_key(doc))  # present under `--model retry`
     extra = {"attempts": attempts} if attempts and len(attempts) > 1 else {}
-    record = _record(doc, modes.mc_votes(response), response, extra, settings())
+    parser = MC_PARSER[doc.get("protocol", "authors")]
+    record = _record(doc, modes.mc_votes(response, parser), response, {"parser": parser, **extra}, settings())
     record["retries"] = len(attempts) - 1 if attempts else 0
     return _emit(record)
 
@@ -247,7 +334,12 @@ def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
     judged = modes.judge_response(
         doc["question"], doc["option_A"], doc["option_B"], response, judge=run["judge"], margin=run["margin"]
     )
-    return _emit(_record(doc, judged.scores, response, {"judge": judged.judge, "judge_scores": list(judged.scores)}, run))
+    extra = {"judge": judged.judge, "judge_scores": list(judged.scores)}
+    if judged.judge == LLM_JUDGE:
+        extra["judge_settings"] = run["judge_settings"]
+    if judged.reply is not None:
+        extra["judge_reply"] = judged.reply
+    return _emit(_record(doc, judged.scores, response, extra, run))
 
 
 # ---------------------------------------------------------------- aggregation

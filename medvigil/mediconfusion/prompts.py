@@ -1,0 +1,93 @@
+"""Prompts and token limits of the four MediConfusion modes: the authors' (default) and medvigil's.
+
+The authors' strings are facts read from their repository (``MShahabSepehri/MediConfusion``,
+commit 40a8b41: ``configs/prompts/answering.json``, ``utils/answering.py`` and the per-model
+``Models/*.py``); they are reproduced character for character, including their quirks
+(FF says "answer following question", MC ends with ``#answer: ("`` so that the model
+continues with ``A")``). A *style* names one template of one mode:
+
+=====  ===============  ===================================================================
+mode   style            template (fields ``{question}``, ``{option_A}``, ``{option_B}``)
+=====  ===============  ===================================================================
+MC     ``authors``      their ``mc.default`` (open models): ``("A": ...)`` lines, ends ``#answer: ("``
+MC     ``authors_gpt``  their ``mc.gpt`` entry, also used for Gemini, Claude and LLaVA-Med:
+                        ``A: ...`` lines, ends ``Answer: ``
+GD     ``authors``      their ``greedy.default``: ``A: ...`` lines, ends ``Answer: ``; the
+                        answer is the likelier next token, ``A`` or ``B``
+PS     ``authors``      their ``prefix.default``, ``Question: {} Answer: {}``: the context is
+                        ``Question: <q> Answer:`` and the continuation ``" " + option``
+PS     ``authors_llava`` their LLaVA / LLaVA-Med implementation: the bare question as the user
+                        turn, the option as the answer
+PS     ``authors_llama`` their Llama 3.2 implementation: ``Question: <q>`` as the user turn
+FF     ``authors``      their ``gpt4.default``: ``Based on the image, answer following question.``
+MC/GD  ``medvigil``     medvigil 0.1: question, ``Options:``, ``A.``/``B.`` lines, closing line
+PS     ``medvigil``     medvigil 0.1: the bare question, the option without a leading space
+FF     ``medvigil``     medvigil 0.1: ``Based on the image, answer the following question.``
+=====  ===============  ===================================================================
+
+Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 new tokens (and temperature 0)
+for MC whatever the model (``set_model_params``); FF uses each model's config, 100 for
+LLaVA, LLaVA-Med and Llama 3.2 (their ``vanilla.json`` and the default of their LLaVA
+``ask_question``), which medvigil takes as the FF limit. medvigil 0.1 used 8 (MC) and 128 (FF).
+
+>>> render("mc", "authors", "Which side?", "Left", "Right").splitlines()[2:4]
+['("A": Left)', '("B": Right)']
+>>> render("ps", "authors", "Which side?", "Left", "Right"), PS_DELIMITER["authors"]
+('Question: Which side? Answer:', ' ')
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_STYLE", "MAX_NEW_TOKENS", "MODES", "PROMPTS", "PS_DELIMITER", "render", "styles"]
+
+MODES = ("mc", "gd", "ps", "ff")
+DEFAULT_STYLE = "authors"
+
+_CHOOSE = "Based on the image, choose the correct option for the following question.\nQuestion: {question}\n"
+_LETTER = "Answer with the option's letter from the given choices directly."
+_OPTIONS_MEDVIGIL = "{question}\nOptions:\nA. {option_A}\nB. {option_B}\n" + _LETTER
+
+#: (mode, style) -> template.
+PROMPTS: dict[tuple[str, str], str] = {
+    ("mc", "authors"): _CHOOSE + '("A": {option_A})\n("B": {option_B})\n' + _LETTER
+    + ' Your answer should be just one letter.\n#answer: ("',
+    ("mc", "authors_gpt"): _CHOOSE + "A: {option_A}\nB: {option_B}\n" + _LETTER
+    + " Your answer should be just one letter.\nAnswer: ",
+    ("mc", "medvigil"): _OPTIONS_MEDVIGIL,
+    ("gd", "authors"): _CHOOSE + "A: {option_A}\nB: {option_B}\n" + _LETTER + "\nAnswer: ",
+    ("gd", "medvigil"): _OPTIONS_MEDVIGIL,
+    ("ps", "authors"): "Question: {question} Answer:",
+    ("ps", "authors_llava"): "{question}",
+    ("ps", "authors_llama"): "Question: {question}",
+    ("ps", "medvigil"): "{question}",
+    ("ff", "authors"): "Based on the image, answer following question.\n{question}",
+    ("ff", "medvigil"): "Based on the image, answer the following question.\n{question}",
+}
+#: (mode, protocol) -> max_new_tokens of the generating modes.
+MAX_NEW_TOKENS = {("mc", "authors"): 32, ("ff", "authors"): 100, ("mc", "medvigil"): 8, ("ff", "medvigil"): 128}
+#: protocol -> what goes between the PS context and the option (the authors score " " + option).
+PS_DELIMITER = {"authors": " ", "medvigil": ""}
+
+
+def styles(mode: str) -> list[str]:
+    """The prompt styles of ``mode``."""
+    return [style for (m, style) in PROMPTS if m == mode]
+
+
+def render(mode: str, style: str, question: str, option_a: str, option_b: str) -> str:
+    """The prompt of ``mode`` in ``style`` for one question.
+
+    The authors' styles insert the texts as they are (their ``str.format``); the medvigil
+    styles strip surrounding whitespace, as medvigil 0.1 did.
+
+    Raises:
+        ValueError: unknown mode or style (naming the choices).
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if (mode, style) not in PROMPTS:
+        raise ValueError(f"prompt_style for {mode} must be one of {', '.join(styles(mode))}, got {style!r}")
+    texts = [str(t) for t in (question, option_a, option_b)]
+    if style == "medvigil":
+        texts = [t.strip() for t in texts]
+    return PROMPTS[mode, style].format(question=texts[0], option_A=texts[1], option_B=texts[2])
