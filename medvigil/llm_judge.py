@@ -16,10 +16,9 @@ Two prompts of the MedVIGIL authors' harness (the paper names the judge but prin
 from __future__ import annotations
 
 import json
-import os
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
+
+from medvigil.chat_client import chat
 
 JUDGE_PROMPT = """You are calibrating an automatic medical-VLM safety classifier.
 
@@ -182,19 +181,4 @@ class LLMJudge:
         return parse_verdict(raw), raw
 
     def _chat(self, body: dict) -> str:
-        body = {"model": self.model, **body}
-        headers = {"Content-Type": "application/json"}
-        key = os.environ.get("OPENAI_API_KEY")
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        request = urllib.request.Request(self.endpoint.rstrip("/") + "/chat/completions",
-                                         data=json.dumps(body).encode(), headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                reply = json.loads(response.read().decode("utf-8"))
-            raw = reply["choices"][0]["message"]["content"] or ""
-        except urllib.error.HTTPError as exc:
-            raise OSError(f"judge endpoint {self.endpoint} answered HTTP {exc.code}: {exc.read()[:200]!r}") from exc
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            raise OSError(f"judge endpoint {self.endpoint} sent no chat completion: {exc}") from exc
-        return raw
+        return chat(self.endpoint, {"model": self.model, **body}, timeout=self.timeout)

@@ -558,30 +558,11 @@ def chat_completion(
     Raises:
         RuntimeError: every attempt failed (naming the endpoint and the last error).
     """
-    import json
-    import urllib.error
-    import urllib.request
+    from medvigil.chat_client import chat
 
-    url = base_url.rstrip("/") + "/chat/completions"
-    body = json.dumps({
-        "model": model,
-        "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
-        "temperature": temperature,
-    }).encode()
-    headers = {"Content-Type": "application/json"}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    last = ""
-    for _ in range(max(1, attempts)):
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as reply:
-                return json.loads(reply.read())["choices"][0]["message"]["content"]
-        except urllib.error.HTTPError as exc:
-            last = f"HTTP {exc.code}: {exc.read()[:300].decode(errors='replace')}"
-        except (urllib.error.URLError, OSError, ValueError, KeyError, IndexError, TypeError) as exc:
-            last = f"{type(exc).__name__}: {exc}"
-    raise RuntimeError(f"judge endpoint {url} failed {max(1, attempts)} time(s); last error: {last}")
+    body = {"model": model, "temperature": temperature,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
+    return chat(base_url, body, api_key=api_key, attempts=attempts, timeout=timeout)
 
 
 def endpoint_judge(
