@@ -468,17 +468,13 @@ def _compile(schema: Any) -> Callable[[Any], bool] | None:
                 return None
             checks.append(lambda v, options=options: sum(1 for o in options if o(v)) == 1)
         elif key == "required":
-            names = list(value)
-            checks.append(lambda v, names=names: not isinstance(v, dict) or all(n in v for n in names))
+            names = frozenset(value)
+            checks.append(lambda v, names=names: not isinstance(v, dict) or names.issubset(v.keys()))
         elif key == "properties":
-            props = {name: _compile(sub) for name, sub in value.items()}
-            if any(p is None for p in props.values()):
+            props = tuple((name, _compile(sub)) for name, sub in value.items())
+            if any(p is None for _, p in props):
                 return None
-            checks.append(
-                lambda v, props=props: (
-                    not isinstance(v, dict) or all(check(v[name]) for name, check in props.items() if name in v)
-                )
-            )
+            checks.append(_properties_check(props))
         elif key == "additionalProperties" and value is True:
             continue
         elif key == "const":
@@ -492,7 +488,34 @@ def _compile(schema: Any) -> Callable[[Any], bool] | None:
             checks.append(lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v))
         else:
             return None
-    return lambda v: all(check(v) for check in checks)
+    return _all_of(checks)
+
+
+def _all_of(checks: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    """One predicate that holds when every check holds (plain loop: rows are many)."""
+    if len(checks) == 1:
+        return checks[0]
+    checks = tuple(checks)
+
+    def check(v: Any) -> bool:
+        for one in checks:
+            if not one(v):
+                return False
+        return True
+
+    return check
+
+
+def _properties_check(props: tuple[tuple[str, Callable[[Any], bool]], ...]) -> Callable[[Any], bool]:
+    def check(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return True
+        for name, one in props:
+            if name in v and not one(v[name]):
+                return False
+        return True
+
+    return check
 
 
 _FAST: dict[str, Callable[[Any], bool] | None] = {}

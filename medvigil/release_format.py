@@ -7,6 +7,8 @@ generator and the builders all import these names instead of repeating strings.
 
 from __future__ import annotations
 
+import functools
+
 LETTERS = ("A", "B", "C", "D", "E")
 SAFE_LETTER = "E"  # option E is the probe-specific safe action
 TIERS = ("L1", "L2", "L3", "L4", "L5")
@@ -210,6 +212,11 @@ def canonical_source(name: str | None) -> str | None:
     """
     if not isinstance(name, str):
         return None
+    return _canonical(name)
+
+
+@functools.cache
+def _canonical(name: str) -> str | None:
     return SOURCE_ALIASES.get(source_key(name))
 
 

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.release_format import HARNESS_OK_STATUS, canonical_source, source_label
+from medvigil.release_format import HARNESS_OK_STATUS, source_label
 
 __all__ = ["HARNESS_SUFFIX", "HarnessRecords", "model_from_filename", "read_harness_file", "read_harness_files"]
 
@@ -199,6 +199,19 @@ def _letter(row: dict, file: str, line: int) -> tuple[str, str | None, list[Prob
     return "ok", None, [Problem(file, message, row=line, field="model_letter")]
 
 
+def _case_fields(case: Any) -> tuple:
+    """``(tier, canonical source, modality, text-only flag, source as written if it differs)``."""
+    source = getattr(case, "source_dataset", None)
+    label = source_label(source)
+    return (
+        getattr(case, "risk_tier", None),
+        label,
+        getattr(case, "modality", None),
+        getattr(case, "text_only_answerable", None),
+        source if label != source else None,
+    )
+
+
 def _convert(
     row: dict, model: str, file: str, line: int, cases, probes, golds: dict[str, str], condition: str
 ) -> tuple[dict | None, list[Problem]]:
@@ -231,10 +244,10 @@ def _convert(
             problems.append(Problem(file, message, row=line, field="correct_letter"))
     if problems:
         return None, problems
-    source = getattr(case, "source_dataset", None)
+    tier, source, modality, text_only, as_written = _case_fields(case)
     extra: dict[str, Any] = {"harness_status": row["status"], "file": file, "line": line}
-    if source is not None and canonical_source(source) not in (None, source):
-        extra["source_dataset"] = source  # the spelling of the release
+    if as_written is not None:
+        extra["source_dataset"] = as_written  # the spelling of the release
     record: dict[str, Any] = {
         "suite": "medvigil",
         "model": model,
@@ -242,10 +255,10 @@ def _convert(
         "probe_id": probe_id,
         "case_id": case_id,
         "probe_kind": kind,
-        "risk_tier": getattr(case, "risk_tier", None),
-        "source_dataset": source_label(source),
-        "modality": getattr(case, "modality", None),
-        "text_only_answerable": getattr(case, "text_only_answerable", None),
+        "risk_tier": tier,
+        "source_dataset": source,
+        "modality": modality,
+        "text_only_answerable": text_only,
         "correct_letter": gold,
         "predicted_letter": predicted,
         "parse_status": parse_status,
