@@ -82,6 +82,7 @@ class ValidationReport:
     counts: dict[str, Any] = field(default_factory=dict)
     unusable: bool = False  # the folder is not a release at all (exit status 2)
     read_files: frozenset[str] = frozenset()  # release files whose header was read
+    probe_rows: dict[str, dict[int, str]] = field(default_factory=dict)  # probe file -> row -> probe_id
 
     @property
     def errors(self) -> list[Problem]:
@@ -185,7 +186,43 @@ def validate_release(
     problems = sorted(problems, key=lambda p: (p.severity != "error", p.file, p.row or 0, p.field or ""))
     release = read.release
     release.warnings = [p for p in problems if p.severity != "error"]
-    return ValidationReport(root, release, problems, checker.counts, read_files=frozenset(read.headers))
+    probe_rows = {
+        rel: {row.number: row.values.get("probe_id") for row in read.rows.get(rel, [])}
+        for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN)
+    }
+    return ValidationReport(
+        root, release, problems, checker.counts, read_files=frozenset(read.headers), probe_rows=probe_rows
+    )
+
+
+SKIPPABLE_FILES = (rf.PROBES_MCQ, rf.PROBES_OPEN)
+
+
+def leave_out_bad_probes(report: ValidationReport) -> tuple[list[Problem], list[Problem], dict[str, int]]:
+    """Drop from ``report.release`` every probe whose row an error names (``--skip-invalid-rows``).
+
+    An error located on one row of ``probes_mcq.csv`` or ``probes_open.csv`` costs only that
+    probe; any other error (a case, a whole file, the digest, a credentialed image) stays fatal.
+
+    Returns:
+        ``(left_out, fatal, counts)``: the errors whose probes were dropped, the errors that
+        remain, and ``{"<file>: probe left out (invalid row)": n}`` for the build report.
+    """
+    left_out, fatal = [], []
+    drop: dict[str, set[str]] = {rel: set() for rel in SKIPPABLE_FILES}
+    for problem in report.errors:
+        probe_id = report.probe_rows.get(problem.file, {}).get(problem.row) if problem.row is not None else None
+        if problem.file in SKIPPABLE_FILES and probe_id:
+            drop[problem.file].add(probe_id)
+            left_out.append(problem)
+        else:
+            fatal.append(problem)
+    release = report.release
+    if release is not None:
+        release.probes_mcq = [p for p in release.probes_mcq if p.probe_id not in drop[rf.PROBES_MCQ]]
+        release.probes_open = [p for p in release.probes_open if p.probe_id not in drop[rf.PROBES_OPEN]]
+    counts = {f"{rel}: probe left out (invalid row)": len(ids) for rel, ids in drop.items() if ids}
+    return left_out, fatal, counts
 
 
 def _not_for_scoring(problem: Problem) -> Problem:

@@ -421,3 +421,44 @@ def test_release_option_takes_a_built_folder(tmp_path, capsys):
     assert from_build["models"] == from_release["models"]
     code, _, err = _score(capsys, tmp_path / "nowhere", results)
     assert code == 2 and "neither an existing folder nor a Hub repo id" in err
+
+
+# --------------------------------------------------------------------------- build
+
+
+def test_build_keeps_spellings_and_skips_invalid_probe_rows(tmp_path, capsys):
+    """A release with the authors' source spellings builds; a probe row with an error stops the
+    build unless --skip-invalid-rows, which leaves that probe out and counts it."""
+    import datasets
+
+    from medvigil.synthetic import generate_release
+
+    release = tmp_path / "release"
+    generate_release(release, cases=5, seed=2)
+    (release / rf.DIGEST_FILE).unlink()  # we edit the files below; the digest file is optional
+    spell = {"VQA-RAD": "vqa-rad", "SLAKE": "slake", "ROCO": "roco", "CXR": "cxr"}
+    manifest = _read_csv(release / rf.MANIFEST)
+    for row in manifest:
+        row["source_dataset"] = spell[row["source_dataset"]]
+    _write_csv(release / rf.MANIFEST, list(manifest[0]), manifest)
+    probes = _read_csv(release / rf.PROBES_MCQ)
+    credentialed = {r["case_id"] for r in manifest if r["source_dataset"] == "cxr"}
+    bad = next(i for i, p in enumerate(probes) if p["probe_kind"] == "lr_flip" and p["case_id"] not in credentialed)
+    probes[bad]["image_file"] = "images_perturbed/missing_lr_flip.jpg"
+    _write_csv(release / rf.PROBES_MCQ, list(probes[0]), probes)
+
+    assert cli.main(["build", str(release), "--out", str(tmp_path / "refused"), "--config", "mcq"]) == 2
+    assert f"error: probes_mcq.csv, row {bad + 1}, field 'image_file'" in capsys.readouterr().err
+    out = tmp_path / "built"
+    assert cli.main(["build", str(release), "--out", str(out), "--config", "mcq", "--skip-invalid-rows", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert f"warning: probe left out: probes_mcq.csv, row {bad + 1}, field 'image_file'" in captured.err
+    info = json.loads(captured.out)
+    assert info["skipped"]["probes_mcq.csv: probe left out (invalid row)"] == 1
+    mcq = datasets.load_dataset(str(out), "mcq", split="test")
+    assert len(mcq) == len(probes) - 1 and probes[bad]["probe_id"] not in set(mcq["probe_id"])
+    assert set(mcq["source_dataset"]) == set(spell.values())  # the data keeps the spelling
+    cxr = mcq.filter(lambda r: r["source_dataset"] == "cxr")
+    assert len(cxr) and all(cxr["credentialed"]) and all(i is None for i in cxr["image"])
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "| CXR |" in card and "withheld (credentialed)" in card
