@@ -835,6 +835,36 @@ def _build_records(release: Release, rows: dict[str, list[Row]]) -> None:
                 release.pointers.setdefault(v["case_id"], (v["source_path"], v["sha256"]))
 
 
+def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
+    """``case_id -> (source_path, sha256)`` from a pointer CSV given outside the release
+    (``medvigil reconstruct --pointers``), checked like the release's own pointer files.
+
+    Raises:
+        DataError: unreadable file, missing column, invalid or duplicate rows (all listed).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"pointer file {str(path)!r} does not exist or is not a file")
+    spec = _CsvSpec(str(path), "pointer_row", POINTER_COLUMNS, {})
+    table = read_csv(path, str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
+    table_rows, problems = _coerce_table(table, spec)
+    problems = [p for p in table.problems + problems if p.severity == "error"]
+    pointers: dict[str, tuple[str, str]] = {}
+    first: dict[str, int] = {}
+    for row in table_rows:
+        if not row.valid:
+            continue
+        cid = row.values["case_id"]
+        if cid in first:
+            problems.append(Problem(str(path), f"duplicate pointer for case {cid!r} (first at row {first[cid]})", row.number, "case_id"))
+            continue
+        first[cid] = row.number
+        pointers[cid] = (row.values["source_path"], row.values["sha256"])
+    if problems:
+        raise DataError(problems)
+    return pointers
+
+
 def _question_key(text: str) -> str:
     return " ".join(text.split()).casefold()
 

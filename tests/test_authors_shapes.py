@@ -462,3 +462,31 @@ def test_build_keeps_spellings_and_skips_invalid_probe_rows(tmp_path, capsys):
     assert len(cxr) and all(cxr["credentialed"]) and all(i is None for i in cxr["image"])
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "| CXR |" in card and "withheld (credentialed)" in card
+
+
+# --------------------------------------------------------------------------- reconstruct without a pointer file
+
+
+def test_reconstruct_asks_for_pointers_the_release_does_not_ship(tmp_path, capsys):
+    """The published layout has no reconstruction/ folder: validate passes, reconstruct asks for --pointers."""
+    import shutil
+
+    from medvigil.digest import release_digest
+    from medvigil.synthetic import generate_release
+
+    release, source = tmp_path / "release", tmp_path / "credentialed"
+    generate_release(release, cases=6, seed=0, credentialed_out=source)
+    pointers = tmp_path / "my_pointers.csv"
+    shutil.move(next((release / rf.POINTERS_DIR).glob("*pointers*.csv")), pointers)
+    shutil.rmtree(release / rf.POINTERS_DIR)
+    (release / rf.DIGEST_FILE).write_text(release_digest(release) + "\n")
+    assert cli.main(["validate", str(release)]) == 0
+    assert "have no pointer" in capsys.readouterr().out
+
+    assert cli.main(["reconstruct", str(release), "--source", str(source), "--out", str(tmp_path / "o1")]) == 2
+    err = capsys.readouterr().err
+    assert "has no reconstruction pointer; give one with --pointers CSV" in err and not (tmp_path / "o1").exists()
+    assert cli.main(["reconstruct", str(release), "--source", str(source), "--out", str(tmp_path / "o2"),
+                     "--pointers", str(pointers)]) == 0
+    credentialed = [c for c in load_for_scoring(release).cases.values() if c.credentialed]
+    assert credentialed and all((tmp_path / "o2" / "images" / c.image_file).is_file() for c in credentialed)
