@@ -511,7 +511,8 @@ _COLUMN_DESCRIPTIONS = {
     "rotation": "CircularEval rotation index 0..4 (0 = published order).",
     "image_file": "Image path as written in the release (relative).",
     "risk_tier": "Clinical risk tier L1 (meta) .. L5 (time-critical).",
-    "source_dataset": "Source corpus: VQA-RAD, SLAKE, ROCO or CXR (credentialed).",
+    "source_dataset": "Source corpus as the release spells it: VQA-RAD, SLAKE, ROCO or CXR (credentialed), or a "
+    "spelling such as vqa-rad, cxr, MIMIC-CXR, CheXpert.",
     "modality": "Imaging modality.",
     "text_only_answerable": "Whether the question is answerable from its wording alone.",
     "laterality_dependent": "Whether the gold answer changes under a left-right flip.",

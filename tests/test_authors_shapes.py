@@ -282,7 +282,7 @@ def _tiny(tmp_path: Path, *, with_mcq: bool = True) -> tuple[Path, Path]:
     return bench, results / "m__mcq.jsonl"
 
 
-def _score(capsys, bench: Path, *files: Path, mode: list[str] = ()) -> tuple[int, dict | None, str]:
+def _score(capsys, bench: Path | str, *files: Path, mode: list[str] = ()) -> tuple[int, dict | None, str]:
     code = cli.main(["score", "--suite", "medvigil", "--release", str(bench), *map(str, files), *mode,
                      "--n-resamples", "0", "--json", "-"])
     captured = capsys.readouterr()
@@ -421,6 +421,8 @@ def test_release_option_takes_a_built_folder(tmp_path, capsys):
     assert from_build["models"] == from_release["models"]
     code, _, err = _score(capsys, tmp_path / "nowhere", results)
     assert code == 2 and "neither an existing folder nor a Hub repo id" in err
+    code, _, err = _score(capsys, "no-such-org/no-such-dataset", results)  # a Hub id; offline here
+    assert code == 2 and "cannot load the 'mcq' config of this hub dataset" in err
 
 
 # --------------------------------------------------------------------------- build
