@@ -13,6 +13,13 @@ against its JSON Schema in ``schemas/`` and returns frozen records:
 With ``check=True`` (the default) the full integrity validation of
 :mod:`medvigil.validate` runs as well, every problem is collected and a single
 :class:`~medvigil.errors.DataError` lists them all; nothing partial is returned.
+:func:`load_for_scoring` reads only what ``medvigil score`` needs, from a release folder, a
+built dataset folder or a Hub repo id.
+
+Columns in ``release_format.OPTIONAL_COLUMNS`` (those the authors' scripts never read) may be
+absent: a warning, and they read as empty. ``source_dataset`` keeps the spelling of the
+release; :attr:`Case.source` and :attr:`Case.credentialed` use the canonical name
+(:func:`medvigil.release_format.canonical_source`).
 
 Coercion rules (what the schemas describe):
 

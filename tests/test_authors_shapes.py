@@ -60,9 +60,10 @@ def _read_csv(path: Path) -> list[dict]:
 
 
 def _complete_layout(bench: Path) -> None:
-    """Add the two files the generator leaves out, in the published columns: probes_open.csv and
-    a triplets.csv *without* case_id (the spec lists it as "(+ case id)"); the triplet's case is
-    found by its anchor question."""
+    """Add the files the generator leaves out, in the published columns: probes_open.csv, a
+    triplets.csv *without* case_id (the spec lists it as "(+ case id)"; the triplet's case is
+    found by its anchor question) and a clinician_baseline.csv with only the three columns the
+    official clinician_baseline_mcs.py reads."""
     manifest = _read_csv(bench / rf.MANIFEST)
     _write_csv(
         bench / rf.PROBES_OPEN,
@@ -85,6 +86,11 @@ def _complete_layout(bench: Path) -> None:
              "tcf_gold": c["gold_answer"], "vcf_gold": "other-" + c["gold_answer"]}
             for c in manifest[:4]
         ],
+    )
+    _write_csv(
+        bench / rf.CLINICIAN_BASELINE,
+        ["probe_kind", "risk_tier", "acc_or_sfr_pct"],
+        [{"probe_kind": "halluc_trap", "risk_tier": t, "acc_or_sfr_pct": "12.5"} for t in (*rf.TIERS, "ALL")],
     )
 
 
@@ -116,8 +122,10 @@ def test_published_layout_without_images_validates_with_0_errors(authors, tmp_pa
     messages = [p["message"] for p in report["problems"]]
     assert any("60 credentialed case(s) have no pointer" in m for m in messages)  # asked for by reconstruct
     assert any("no splits/ folder" in m for m in messages)
-    # grounding: rationale, differential_set, clinical_context; triplets: case_id
-    assert sum("optional column" in m for m in messages) == 4
+    # grounding: rationale, differential_set, clinical_context; triplets: case_id; clinician: n_probes, n_correct
+    assert sum("optional column" in m for m in messages) == 6
+    assert [(b.risk_tier, b.acc_or_sfr_pct, b.n_probes) for b in validate_release(bench, scope="metadata").release
+            .clinician_baseline][-1] == ("ALL", 12.5, None)
     # the data keeps the spelling of the release; credentialed follows the canonical name
     release = validate_release(bench, scope="metadata").release
     assert {c.source_dataset for c in release.cases.values()} == {"vqa-rad", "slake", "roco", "cxr"}
