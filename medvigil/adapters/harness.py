@@ -28,8 +28,9 @@ release manifest                ``risk_tier, modality, text_only_answerable`` an
 ==============================  =========================================================
 
 How the scoring core treats error rows is its business (paper: a failure, on a trap a silent
-failure; ``harness_compatible``: dropped, as ``bench_aggregate.py`` keeps ``status == "ok"``
-rows only). This reader counts them per model and probe kind (``HarnessRecords.error_rows``).
+failure; ``harness_compatible``: dropped, as ``bench_aggregate.py`` and ``bootstrap_mcs.py``
+keep ``status == "ok"`` rows only). This reader counts them per model and probe kind
+(``HarnessRecords.error_rows``).
 
 Speed: a file is decoded in one ``json.loads`` of all its lines; rows are checked with the
 compiled form of the row schema (:func:`medvigil.release.schema_predicate`) and only rows it
