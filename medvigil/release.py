@@ -948,7 +948,7 @@ class ScoringReference:
     warnings: list[Problem] = field(default_factory=list)
 
 
-def load_for_scoring(location: Path | str) -> ScoringReference:
+def load_for_scoring(location: Path | str, *, skip_invalid_rows: bool = False) -> ScoringReference:
     """Read only what scoring needs from a release folder, a built dataset folder or a Hub id.
 
     A release folder needs ``manifest.csv``; ``probes_mcq.csv`` is used when present (else the
@@ -956,7 +956,9 @@ def load_for_scoring(location: Path | str) -> ScoringReference:
     touch those two files (images, pointers, splits, triplets, letter conventions, ...) is a
     warning (see :func:`medvigil.validate.validate_release` with ``scope="scoring"``). A built
     folder or Hub id is resolved as ``MEDVIGIL_DATA`` is (:mod:`medvigil.data_location`) and
-    its ``mcq`` config read.
+    its ``mcq`` config read. With ``skip_invalid_rows`` an error located on one row of
+    ``manifest.csv`` / ``probes_mcq.csv`` is a warning instead: that case or probe is left out
+    (result rows that need it are then invalid rows themselves).
 
     Raises:
         DataError: the manifest or the MCQ file is unusable (every problem listed).
@@ -969,11 +971,18 @@ def load_for_scoring(location: Path | str) -> ScoringReference:
         from medvigil.validate import validate_release
 
         report = validate_release(where, scope="scoring")
-        if report.unusable or report.errors:
-            raise DataError(report.errors)
+        errors, warnings = report.errors, report.warnings
+        if skip_invalid_rows and not report.unusable:
+            left = [p for p in errors if p.row is not None]
+            errors = [p for p in errors if p.row is None]
+            warnings = warnings + [
+                Problem(p.file, f"{p.message} (row left out)", p.row, p.field, "warning") for p in left
+            ]
+        if report.unusable or errors:
+            raise DataError(errors or report.errors)
         release = report.release
         probes = release.probes_mcq if rf.PROBES_MCQ in report.read_files else None
-        return ScoringReference(str(where), kind, release.cases, probes, report.warnings)
+        return ScoringReference(str(where), kind, release.cases, probes, warnings)
     return _reference_from_build(str(where), kind)
 
 

@@ -500,3 +500,19 @@ def test_reconstruct_asks_for_pointers_the_release_does_not_ship(tmp_path, capsy
                      "--pointers", str(pointers)]) == 0
     credentialed = [c for c in load_for_scoring(release).cases.values() if c.credentialed]
     assert credentialed and all((tmp_path / "o2" / "images" / c.image_file).is_file() for c in credentialed)
+
+
+def test_skip_invalid_rows_also_leaves_out_bad_release_rows(tmp_path, capsys):
+    bench, results = _tiny(tmp_path)
+    probes = _read_csv(bench / rf.PROBES_MCQ)
+    probes[2]["correct_letter"] = "Z"  # C1__neg: not a letter of A-E
+    _write_csv(bench / rf.PROBES_MCQ, MCQ_HEADER, probes)
+    code, _, err = _score(capsys, bench, results)
+    assert code == 2 and "error: probes_mcq.csv, row 3, field 'correct_letter'" in err
+    code, result, err = _score(capsys, bench, results, mode=["--skip-invalid-rows"])
+    assert code == 0, err
+    warnings = result["inputs"]["warnings"]
+    assert any(w.startswith("probes_mcq.csv, row 3, field 'correct_letter'") and w.endswith("(row left out)") for w in warnings)
+    # the answer to the left-out probe is then an unknown probe: left out and counted too
+    assert result["inputs"]["skipped_rows"]["m"] == {"invalid_row": 1}
+    assert result["models"]["m"]["metrics"]["neg"] == 0.0  # C2's B on negation is all that remains

@@ -91,8 +91,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     medvigil.add_argument(
         "--skip-invalid-rows",
         action="store_true",
-        help="leave out result rows that fail their checks (counted per model as invalid_row, listed as warnings) "
-        "instead of stopping",
+        help="leave out result rows that fail their checks (counted per model as invalid_row, listed as warnings), "
+        "and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping",
     )
     medvigil.add_argument(
         "--allow-empty", action="store_true", help="a result file without rows is a warning instead of an error"
@@ -241,7 +241,7 @@ def score_medvigil(
     from medvigil.release import load_for_scoring
     from medvigil.scoring import audit
 
-    reference = load_for_scoring(release)
+    reference = load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
     records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)
     problems = list(getattr(records, "problems", []))
     warnings = [str(p) for p in reference.warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]
