@@ -35,10 +35,10 @@ Every finding is a :class:`~medvigil.errors.Problem`; warnings do not fail valid
 
 ``scope`` says what the release is checked for: ``"full"`` (everything above),
 ``"metadata"`` (no image file is looked at, except that a credentialed image present is
-still an error) or ``"scoring"`` (metadata; only ``manifest.csv`` is required, and only
-problems that stop ``medvigil score`` stay errors: unreadable or invalid rows of
-``manifest.csv`` / ``probes_mcq.csv``, duplicate ids there, probes of unknown cases; every
-other finding becomes a warning).
+still an error) or ``"scoring"`` (no image path or file is looked at; only ``manifest.csv``
+is required, and only problems that stop ``medvigil score`` stay errors: unreadable or
+invalid rows of ``manifest.csv`` / ``probes_mcq.csv``, duplicate ids there, probes of
+unknown cases; every other finding becomes a warning).
 """
 
 from __future__ import annotations
@@ -174,15 +174,18 @@ def validate_release(
         return ValidationReport(root, None, [problem], {}, unusable=True)
     scoring = scope == "scoring"
     read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
-    checker = _Checker(read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full")
+    checker = _Checker(
+        read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring
+    )
     checker.run()
     problems = read.problems + checker.problems
     if scoring:
         blocking = {id(p) for p in checker.blocks_scoring}
         blocking |= {id(p) for p in read.problems if p.file in rf.SCORING_FILES}
         problems = [p if p.severity != "error" or id(p) in blocking else _not_for_scoring(p) for p in problems]
-    elif scope == "metadata":
-        problems.append(Problem(str(root), "image files were not checked (metadata only)", severity="warning"))
+    if scope != "full":
+        what = "image paths and files were not checked (scoring reads no image)" if scoring else "image files were not checked (metadata only)"
+        problems.append(Problem(str(root), what, severity="warning"))
     problems = sorted(problems, key=lambda p: (p.severity != "error", p.file, p.row or 0, p.field or ""))
     release = read.release
     release.warnings = [p for p in problems if p.severity != "error"]
@@ -243,9 +246,12 @@ def _listed(ids: list[str]) -> str:
 class _Checker:
     """Cross-file checks over one :class:`ReadResult`; findings go to ``problems``."""
 
-    def __init__(self, read: ReadResult, root: Path, *, images: bool, max_pixels: int, files: bool = True):
+    def __init__(
+        self, read: ReadResult, root: Path, *, images: bool, max_pixels: int, files: bool = True, refs: bool = True
+    ):
         self.read = read
         self.check_files = files  # look at image files (existence, decoding, unreferenced files)
+        self.check_refs = refs  # image paths at all (safety, credentialed images present); not for scoring
         self.blocks_scoring: list[Problem] = []  # errors that also stop `medvigil score`
         self.release = read.release
         self.root = root
@@ -298,7 +304,8 @@ class _Checker:
         self.check_triplets()
         self.check_splits()
         self.check_baseline()
-        self.check_images()
+        if self.check_refs:
+            self.check_images()
         self.check_digest()
         self.count()
 
