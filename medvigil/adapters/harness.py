@@ -345,8 +345,19 @@ def read_harness_files(
     problems: list[Problem] = []
     fatal: list[Problem] = []
     unique = {f.resolve(): f for f in reversed(files)}  # first spelling of each file wins
-    parsed: list[tuple[str, str, list[tuple[int, dict]]]] = []
-    golds: dict[str, str] = {}
+    golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
+    pending: list[tuple[str, str, int, dict]] = []  # error rows whose gold only a later file may give
+
+    def convert(model: str, file: str, line: int, row: dict) -> None:
+        record, found = _convert(row, model, file, line, cases, probes, golds, condition)
+        if record is not None:
+            out.append(record)
+            if record["parse_status"] == "error":
+                _bump(out.error_rows, model, record["probe_kind"])
+        if found:
+            problems.extend(found)
+            _bump(out.skipped, model, "invalid_row")
+
     for resolved in dict.fromkeys(f.resolve() for f in files):
         path = unique[resolved]
         model, file = model_from_filename(path), str(path)
@@ -356,37 +367,35 @@ def read_harness_files(
         if blank:
             _bump(out.skipped, model, "blank_line", blank)
         good, schema_problems = _schema_problems(rows, file)
+        del rows  # one file's raw rows in memory at a time
         file_problems += schema_problems
-        if not rows and not file_problems:
+        if not good and not file_problems:
             empty = Problem(file, "has no result rows: nothing to score for model " + repr(model))
             if allow_empty:
                 out.warnings.append(str(empty))
                 _bump(out.skipped, model, "empty_file")
             else:
                 fatal.append(empty)
-        problems += file_problems
+        problems.extend(file_problems)
         if file_problems:
             _bump(out.skipped, model, "invalid_row", len({p.row for p in file_problems if p.row is not None}) or 1)
         for _, row in good:
             if row["status"] == HARNESS_OK_STATUS and isinstance(row.get("correct_letter"), str):
                 golds.setdefault(row["probe_id"], row["correct_letter"])
-        parsed.append((model, file, good))
-    for model, file, good in parsed:
         seen: dict[str, int] = {}
         for line, row in good:
             pid = row["probe_id"]
             if pid in seen:
-                found = [Problem(file, f"duplicate probe {pid!r} (first at line {seen[pid]})", row=line, field="probe_id")]
-            else:
-                seen[pid] = line
-                record, found = _convert(row, model, file, line, cases, probes, golds, condition)
-                if record is not None:
-                    out.append(record)
-                    if record["parse_status"] == "error":
-                        _bump(out.error_rows, model, record["probe_kind"])
-            if found:
-                problems += found
+                problems.append(Problem(file, f"duplicate probe {pid!r} (first at line {seen[pid]})", row=line, field="probe_id"))
                 _bump(out.skipped, model, "invalid_row")
+                continue
+            seen[pid] = line
+            if probes is None and "correct_letter" not in row and pid not in golds:
+                pending.append((model, file, line, row))
+            else:
+                convert(model, file, line, row)
+    for model, file, line, row in pending:
+        convert(model, file, line, row)
     if fatal or (problems and strict):
         raise DataError(fatal + (problems if strict else []))
     out.problems = problems
