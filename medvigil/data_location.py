@@ -86,3 +86,10 @@ def locate_release(value: str | Path) -> tuple[str, str]:
     if text and not path.exists() and _hub_id(text):
         return "hub", text
     raise DataNotFoundError(f"release {text!r} is neither an existing folder nor a Hub repo id (ORG/NAME)")
+
+
+def load_config(config: str, split: str = "test", env: dict | None = None):
+    """Load one config of the built dataset (imports `datasets` lazily)."""
+    import datasets
+
+    return datasets.load_dataset(resolve_data_location(env), config, split=split)

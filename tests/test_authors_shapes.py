@@ -102,6 +102,25 @@ def authors(tmp_path_factory) -> Path:
     return _generate(tmp_path_factory.mktemp("authors") / "harness", "--authors-spelling")
 
 
+# --------------------------------------------------------------------------- source spellings
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [("vqa-rad", "VQA-RAD"), ("VQA_RAD", "VQA-RAD"), ("vqarad", "VQA-RAD"), ("VQA-RAD", "VQA-RAD"),
+     ("slake", "SLAKE"), ("Slake", "SLAKE"), ("roco", "ROCO"), ("cxr", "CXR"), ("CXR", "CXR"),
+     ("MIMIC-CXR", "CXR"), ("mimic_cxr", "CXR"), ("CheXpert", "CXR"), ("chexpert", "CXR")],
+)
+def test_source_spellings_map_to_one_canonical_name(written, canonical):
+    assert rf.canonical_source(written) == canonical == rf.source_label(written)
+    assert rf.is_credentialed(written) is (canonical == "CXR")
+
+
+def test_unknown_source_keeps_its_name_and_is_not_credentialed():
+    assert rf.canonical_source("PadChest") is None and rf.source_label("PadChest") == "PadChest"
+    assert not rf.is_credentialed("PadChest") and not rf.is_credentialed(None)
+
+
 # --------------------------------------------------------------------------- validate
 
 
