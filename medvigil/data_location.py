@@ -5,6 +5,8 @@ of ``medvigil build``, or a Hub dataset repo id ``ORG/NAME``), else the default 
 build folder ``$MEDVIGIL_HOME/datasets/medvigil`` (``MEDVIGIL_HOME`` defaults to
 ``~/.cache/medvigil``). Nothing is fetched unless the value is a Hub repo id and the
 Hub is reachable; offline, a missing folder raises an error that says what to run.
+``medvigil score --release`` uses the same rules and also accepts a release folder
+(:func:`locate_release`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ def _how_to_fix(where: str) -> str:
     )
 
 
+def _hub_id(value: str) -> bool:
+    return bool(_REPO_ID.match(value)) and not value.startswith((".", "/", "~"))
+
+
 def resolve_data_location(env: dict | None = None) -> str:
     """Return a local folder path or a Hub repo id for ``datasets.load_dataset``."""
     env = os.environ if env is None else env
@@ -50,9 +56,36 @@ def resolve_data_location(env: dict | None = None) -> str:
         if not (path / "README.md").is_file():
             raise DataNotFoundError(_how_to_fix(f"{ENV_VAR}={value} exists but has no README.md dataset card (is it a release, not a build?)"))
         return str(path.resolve())
-    if _REPO_ID.match(value) and not value.startswith((".", "/", "~")):
+    if _hub_id(value):
         return value
     raise DataNotFoundError(_how_to_fix(f"{ENV_VAR}={value} is neither an existing folder nor a Hub repo id"))
+
+
+def locate_release(value: str | Path) -> tuple[str, str]:
+    """What ``medvigil score --release VALUE`` points at, by the same rules as ``MEDVIGIL_DATA``.
+
+    Returns ``("release", folder)`` for a folder in the published layout (it has
+    ``manifest.csv``), ``("build", folder)`` for the output of ``medvigil build`` (a dataset
+    card, no manifest) or ``("hub", repo_id)`` for a Hub dataset repo id.
+
+    Raises:
+        DataNotFoundError: none of these.
+    """
+    from medvigil.release_format import MANIFEST
+
+    text = str(value).strip()
+    path = Path(text).expanduser()
+    if text and path.is_dir():
+        if (path / MANIFEST).is_file():
+            return "release", str(path)
+        if (path / "README.md").is_file():
+            return "build", str(path.resolve())
+        raise DataNotFoundError(
+            f"{text} is neither a release folder (no {MANIFEST}) nor a built dataset folder (no README.md card)"
+        )
+    if text and not path.exists() and _hub_id(text):
+        return "hub", text
+    raise DataNotFoundError(f"release {text!r} is neither an existing folder nor a Hub repo id (ORG/NAME)")
 
 
 def load_config(config: str, split: str = "test", env: dict | None = None):

@@ -61,6 +61,7 @@ from medvigil.release_format import (
     SOURCE_LICENCES,
     SYNTHETIC_NOTICE,
     TIERS,
+    is_credentialed,
 )
 
 BUILD_INFO = "build_info.json"
@@ -158,6 +159,7 @@ def build(
     max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
     repo_id: str | None = None,
     force: bool = False,
+    skip_invalid_rows: bool = False,
 ) -> BuildReport:
     """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically.
 
@@ -174,6 +176,9 @@ def build(
         max_shard_bytes: close a Parquet shard once its payload passes this size.
         repo_id: Hub repository the folder is meant for (used in the card and Croissant URL).
         force: replace an existing ``out`` (only after the new build succeeded).
+        skip_invalid_rows: leave out the probes whose rows the validator reports as errors
+            (:func:`medvigil.validate.leave_out_bad_probes`), counted in ``skipped``; other
+            errors still stop the build.
 
     Raises:
         DataError: the release does not validate (the validator's problems, all of them).
@@ -208,7 +213,15 @@ def build(
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
 
     report = validate_release(release_dir)
-    if not report.ok:
+    left_out: dict[str, int] = {}
+    left_out_problems: list[Problem] = []
+    if not report.ok and skip_invalid_rows and not report.unusable:
+        from medvigil.validate import leave_out_bad_probes
+
+        left_out_problems, fatal, left_out = leave_out_bad_probes(report)
+        if fatal:
+            raise DataError(fatal)
+    elif not report.ok:
         raise DataError(report.errors or report.problems)
     release = report.release
     if reconstructed is not None:
@@ -228,12 +241,14 @@ def build(
             local_only=local_only,
             max_shard_bytes=max_shard_bytes,
             repo_id=repo_id,
+            left_out=left_out,
         )
         if not local_only:
             problems = credentialed_problems(tmp)
             if problems:  # a bug, not a user error: the builder must never embed these
                 raise DataError(problems)
     result.out = out
+    result.left_out_problems = left_out_problems  # named rows behind skipped["...: probe left out ..."]
     return result
 
 
@@ -246,7 +261,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
 
     rows: dict[str, int] = {}
     shards: list[croissant.Shard] = []
-    skipped: Counter[str] = Counter()
+    skipped: Counter[str] = Counter(opts.get("left_out", {}))
     images: dict[str, dict[str, int]] = {}
     kinds: Counter[str] = Counter()
     for config in opts["configs"]:
@@ -408,7 +423,7 @@ def credentialed_problems(out: Path) -> list[Problem]:
     """Every place where ``out`` carries image bytes of a credentialed case.
 
     A row counts as credentialed when its ``credentialed`` column is true, its
-    ``source_dataset`` is one of ``CREDENTIALED_SOURCES``, or its ``case_id`` is listed
+    ``source_dataset`` is a credentialed source in any spelling (``is_credentialed``), or its ``case_id`` is listed
     in ``build_info.json``. The scan reads the Parquet files in batches (bounded memory).
     """
     import pyarrow as pa
@@ -444,7 +459,7 @@ def credentialed_problems(out: Path) -> list[Problem]:
                 i
                 for i in range(n)
                 if bool(data.get("credentialed", [False] * n)[i])
-                or data.get("source_dataset", [None] * n)[i] in CREDENTIALED_SOURCES
+                or is_credentialed(data.get("source_dataset", [None] * n)[i])
                 or ids[i] in listed
                 or ids[i] is None  # rows we cannot attribute are treated as unsafe
             ]
@@ -496,7 +511,8 @@ _COLUMN_DESCRIPTIONS = {
     "rotation": "CircularEval rotation index 0..4 (0 = published order).",
     "image_file": "Image path as written in the release (relative).",
     "risk_tier": "Clinical risk tier L1 (meta) .. L5 (time-critical).",
-    "source_dataset": "Source corpus: VQA-RAD, SLAKE, ROCO or CXR (credentialed).",
+    "source_dataset": "Source corpus as the release spells it: VQA-RAD, SLAKE, ROCO or CXR (credentialed), or a "
+    "spelling such as vqa-rad, cxr, MIMIC-CXR, CheXpert.",
     "modality": "Imaging modality.",
     "text_only_answerable": "Whether the question is answerable from its wording alone.",
     "laterality_dependent": "Whether the gold answer changes under a left-right flip.",
@@ -529,7 +545,7 @@ _COLUMN_DESCRIPTIONS = {
 
 
 def _licences_present(release) -> list[str]:
-    present = {case.source_dataset for case in release.cases.values()}
+    present = {case.source for case in release.cases.values()}
     return [
         licence
         for source, (licence, how) in SOURCE_LICENCES.items()
@@ -628,7 +644,7 @@ def dataset_card(release, report: BuildReport, features: dict, kinds: Counter, *
     cases = list(release.cases.values())
     credentialed = [c for c in cases if c.credentialed]
     tiers = Counter(c.risk_tier for c in cases)
-    sources = Counter(c.source_dataset for c in cases)
+    sources = Counter(c.source for c in cases)  # canonical names: cxr, MIMIC-CXR, CheXpert -> CXR
     mcq_total = report.rows.get("mcq", len(release.probes_mcq))
     kind_rows = [(k, kinds.get(k, 0)) for k in PROBE_KINDS if kinds.get(k, 0)] + [
         (k, n) for k, n in sorted(kinds.items()) if k not in PROBE_KINDS

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.option_order import apply_order, displayed_letter, shuffled_order
-from medvigil.release_format import LETTERS, SOURCE_LICENCES
+from medvigil.release_format import LETTERS, SOURCE_LICENCES, source_label
 from medvigil.scoring.readiness import READINESS_CONDITIONS, score_records
 
 SEED = 0  # perturbation seed; recorded in every record's extra
@@ -237,7 +237,7 @@ SOURCES = {re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"): name for name in
 
 def _subset(records: Iterable[Mapping[str, Any]], subset: str) -> list[Mapping[str, Any]]:
     if subset in SOURCES:
-        return [r for r in records if r.get("source_dataset") == SOURCES[subset]]
+        return [r for r in records if source_label(r.get("source_dataset")) == SOURCES[subset]]
     if subset not in ("all", "visreq", "laterality"):
         raise ValueError(f"subset must be all, visreq, laterality or one of {', '.join(SOURCES)}; got {subset!r}")
     return [r for r in records if subset == "all"

@@ -13,6 +13,13 @@ against its JSON Schema in ``schemas/`` and returns frozen records:
 With ``check=True`` (the default) the full integrity validation of
 :mod:`medvigil.validate` runs as well, every problem is collected and a single
 :class:`~medvigil.errors.DataError` lists them all; nothing partial is returned.
+:func:`load_for_scoring` reads only what ``medvigil score`` needs, from a release folder, a
+built dataset folder or a Hub repo id.
+
+Columns in ``release_format.OPTIONAL_COLUMNS`` (those the authors' scripts never read) may be
+absent: a warning, and they read as empty. ``source_dataset`` keeps the spelling of the
+release; :attr:`Case.source` and :attr:`Case.credentialed` use the canonical name
+(:func:`medvigil.release_format.canonical_source`).
 
 Coercion rules (what the schemas describe):
 
@@ -97,6 +104,11 @@ class Case:
     credentialed: bool
 
     @property
+    def source(self) -> str:
+        """Canonical source name (``cxr``, ``MIMIC-CXR`` -> ``CXR``); the string as written when unknown."""
+        return rf.source_label(self.source_dataset)
+
+    @property
     def roi_usable(self) -> bool:
         """True when ROI probes (roi_masked, roi_only) can be rendered for this case."""
         return self.roi_bbox is not None and roi_issue(self.roi_bbox) is None
@@ -143,7 +155,11 @@ class OpenProbe:
 
 @dataclass(frozen=True)
 class Triplet:
-    """One counterfactual triplet of ``triplets.csv``."""
+    """One counterfactual triplet of ``triplets.csv``.
+
+    ``case_id`` comes from the optional ``case_id`` column, or else from the one manifest case
+    whose question equals ``anchor_question`` (case- and whitespace-insensitive).
+    """
 
     case_id: str
     anchor_question: str
@@ -459,31 +475,68 @@ def _compile(schema: Any) -> Callable[[Any], bool] | None:
                 return None
             checks.append(lambda v, options=options: sum(1 for o in options if o(v)) == 1)
         elif key == "required":
-            names = list(value)
-            checks.append(lambda v, names=names: not isinstance(v, dict) or all(n in v for n in names))
+            names = frozenset(value)
+            checks.append(lambda v, names=names: not isinstance(v, dict) or names.issubset(v.keys()))
         elif key == "properties":
-            props = {name: _compile(sub) for name, sub in value.items()}
-            if any(p is None for p in props.values()):
+            props = tuple((name, _compile(sub)) for name, sub in value.items())
+            if any(p is None for _, p in props):
                 return None
-            checks.append(
-                lambda v, props=props: (
-                    not isinstance(v, dict) or all(check(v[name]) for name, check in props.items() if name in v)
-                )
-            )
+            checks.append(_properties_check(props))
         elif key == "additionalProperties" and value is True:
             continue
+        elif key == "const":
+            checks.append(lambda v, c=value: type(v) is type(c) and v == c)
+        elif key in ("then", "else"):
+            continue  # compiled with "if"
+        elif key == "if":
+            cond, then, other = _compile(value), _compile(schema.get("then", True)), _compile(schema.get("else", True))
+            if cond is None or then is None or other is None:
+                return None
+            checks.append(lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v))
         else:
             return None
-    return lambda v: all(check(v) for check in checks)
+    return _all_of(checks)
+
+
+def _all_of(checks: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    """One predicate that holds when every check holds (plain loop: rows are many)."""
+    if len(checks) == 1:
+        return checks[0]
+    checks = tuple(checks)
+
+    def check(v: Any) -> bool:
+        for one in checks:
+            if not one(v):
+                return False
+        return True
+
+    return check
+
+
+def _properties_check(props: tuple[tuple[str, Callable[[Any], bool]], ...]) -> Callable[[Any], bool]:
+    def check(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return True
+        for name, one in props:
+            if name in v and not one(v[name]):
+                return False
+        return True
+
+    return check
 
 
 _FAST: dict[str, Callable[[Any], bool] | None] = {}
 
 
-def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:
+def schema_predicate(schema: str) -> Callable[[Any], bool] | None:
+    """The compiled accept-only check of ``schemas/<schema>.schema.json`` (None if unsupported)."""
     if schema not in _FAST:
         _FAST[schema] = _compile(load_schema(schema))
-    fast = _FAST[schema]
+    return _FAST[schema]
+
+
+def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:
+    fast = schema_predicate(schema)
     if fast is not None and fast(values):
         return []
     return problems_for(schema, values, file, row)
@@ -496,36 +549,41 @@ def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> l
 class _CsvSpec:
     file: str
     schema: str
-    columns: tuple[str, ...]
+    columns: tuple[str, ...]  # required in the header
     coercers: dict[str, Callable[[str], Any]]
+    optional: tuple[str, ...] = ()  # read as empty, with a warning, when absent
 
 
 _SPECS = {
     rf.MANIFEST: _CsvSpec(
         rf.MANIFEST,
         "manifest_row",
-        rf.MANIFEST_COLUMNS,
+        rf.required_columns(rf.MANIFEST),
         {"text_only_answerable": _boolean(empty=_Invalid)},
     ),
     rf.GROUNDING: _CsvSpec(
         rf.GROUNDING,
         "grounding_row",
-        rf.GROUNDING_COLUMNS,
+        rf.required_columns(rf.GROUNDING),
         {"differential_set": _string_list, "laterality_dependent": _boolean(empty=None)},
+        rf.OPTIONAL_COLUMNS[rf.GROUNDING],
     ),
-    rf.PROBES_MCQ: _CsvSpec(rf.PROBES_MCQ, "mcq_probe_row", rf.PROBES_MCQ_COLUMNS, {"image_file": _optional_path}),
+    rf.PROBES_MCQ: _CsvSpec(
+        rf.PROBES_MCQ, "mcq_probe_row", rf.required_columns(rf.PROBES_MCQ), {"image_file": _optional_path}
+    ),
     rf.PROBES_OPEN: _CsvSpec(
         rf.PROBES_OPEN,
         "open_probe_row",
-        rf.PROBES_OPEN_COLUMNS,
+        rf.required_columns(rf.PROBES_OPEN),
         {"image_file": _optional_path, "expected_answer_or_set": _answers},
     ),
-    rf.TRIPLETS: _CsvSpec(rf.TRIPLETS, "triplet_row", rf.TRIPLETS_COLUMNS, {}),
+    rf.TRIPLETS: _CsvSpec(rf.TRIPLETS, "triplet_row", rf.required_columns(rf.TRIPLETS), {}, rf.OPTIONAL_COLUMNS[rf.TRIPLETS]),
     rf.CLINICIAN_BASELINE: _CsvSpec(
         rf.CLINICIAN_BASELINE,
         "clinician_baseline_row",
-        rf.CLINICIAN_BASELINE_COLUMNS,
+        rf.required_columns(rf.CLINICIAN_BASELINE),
         {"acc_or_sfr_pct": _number, "n_probes": _integer, "n_correct": _integer},
+        rf.OPTIONAL_COLUMNS[rf.CLINICIAN_BASELINE],
     ),
 }
 POINTER_COLUMNS = ("case_id", "source_path", "sha256")
@@ -600,6 +658,11 @@ def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
         return
     out.headers[rel] = table.header
     out.problems.extend(table.problems)
+    for column in spec.optional:
+        if column not in table.header:
+            out.problems.append(
+                Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
+            )
     rows, problems = _coerce_table(table, spec)
     out.rows[rel] = rows
     out.problems.extend(problems)
@@ -656,12 +719,16 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
 # --------------------------------------------------------------------------- reading
 
 
-def read_release(root: Path | str) -> ReadResult:
+def read_release(
+    root: Path | str, *, required_files: tuple[str, ...] = rf.REQUIRED_FILES, digest: bool = True
+) -> ReadResult:
     """Read and type every file of the release at ``root``; collect problems, never raise for data.
 
     Rows that fail coercion or their schema are left out of the records (but stay in
     ``ReadResult.rows`` with ``valid=False``). Integrity across files is not judged
-    here: see :func:`medvigil.validate.validate_release`.
+    here: see :func:`medvigil.validate.validate_release`. A missing file of
+    ``required_files`` is an error, any other missing file a warning; ``digest=False`` skips
+    hashing the folder (``Release.digest`` stays empty).
 
     Raises:
         FileNotFoundError: ``root`` does not exist.
@@ -683,8 +750,10 @@ def read_release(root: Path | str) -> ReadResult:
     for rel, spec in _SPECS.items():
         if (root / rel).is_file():
             _read_table(root, rel, spec, out)
-        elif rel in rf.REQUIRED_FILES:
+        elif rel in required_files:
             out.problems.append(Problem(rel, "required file is missing"))
+        elif rel in rf.REQUIRED_FILES:
+            out.problems.append(Problem(rel, "file is missing", severity="warning"))
     pointer_spec = _CsvSpec("", "pointer_row", POINTER_COLUMNS, {})
     pointer_files = sorted((root / rf.POINTERS_DIR).glob(POINTER_GLOB)) if (root / rf.POINTERS_DIR).is_dir() else []
     for path in pointer_files:
@@ -694,6 +763,8 @@ def read_release(root: Path | str) -> ReadResult:
     release.splits = _read_splits(root, out)
     _build_records(release, out.rows)
     release.synthetic = any(rf.SYNTHETIC_COLUMN in header for header in out.headers.values())
+    if not digest:
+        return out
     try:
         release.digest = release_digest(root)
     except ValueError as exc:  # symbolic links: message "<rel>: symbolic links are not allowed ..."
@@ -732,7 +803,7 @@ def _build_records(release: Release, rows: dict[str, list[Row]]) -> None:
             clinical_context=g.get("clinical_context", ""),
             laterality_dependent=bool(g.get("laterality_dependent")),
             gold_after_lr_flip=g.get("gold_after_lr_flip", ""),
-            credentialed=values["source_dataset"] in rf.CREDENTIALED_SOURCES,
+            credentialed=rf.is_credentialed(values["source_dataset"]),
         )
     release.probes_mcq = [
         McqProbe(
@@ -761,14 +832,69 @@ def _build_records(release: Release, rows: dict[str, list[Row]]) -> None:
         )
         for v in _valid(rows, rf.PROBES_OPEN)
     ]
-    release.triplets = [Triplet(**{c: v[c] for c in rf.TRIPLETS_COLUMNS}) for v in _valid(rows, rf.TRIPLETS)]
+    release.triplets = _triplets(release, _valid(rows, rf.TRIPLETS))
     release.clinician_baseline = [
-        BaselineRow(**{c: v[c] for c in rf.CLINICIAN_BASELINE_COLUMNS}) for v in _valid(rows, rf.CLINICIAN_BASELINE)
+        BaselineRow(**{c: v.get(c) for c in rf.CLINICIAN_BASELINE_COLUMNS}) for v in _valid(rows, rf.CLINICIAN_BASELINE)
     ]
     for rel in sorted(rows):
         if rel.startswith(f"{rf.POINTERS_DIR}/"):
             for v in _valid(rows, rel):
                 release.pointers.setdefault(v["case_id"], (v["source_path"], v["sha256"]))
+
+
+def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
+    """``case_id -> (source_path, sha256)`` from a pointer CSV given outside the release
+    (``medvigil reconstruct --pointers``), checked like the release's own pointer files.
+
+    Raises:
+        DataError: unreadable file, missing column, invalid or duplicate rows (all listed).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"pointer file {str(path)!r} does not exist or is not a file")
+    spec = _CsvSpec(str(path), "pointer_row", POINTER_COLUMNS, {})
+    table = read_csv(path, str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
+    table_rows, problems = _coerce_table(table, spec)
+    problems = [p for p in table.problems + problems if p.severity == "error"]
+    pointers: dict[str, tuple[str, str]] = {}
+    first: dict[str, int] = {}
+    for row in table_rows:
+        if not row.valid:
+            continue
+        cid = row.values["case_id"]
+        if cid in first:
+            problems.append(Problem(str(path), f"duplicate pointer for case {cid!r} (first at row {first[cid]})", row.number, "case_id"))
+            continue
+        first[cid] = row.number
+        pointers[cid] = (row.values["source_path"], row.values["sha256"])
+    if problems:
+        raise DataError(problems)
+    return pointers
+
+
+def _question_key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _triplets(release: Release, rows: list[dict[str, Any]]) -> list[Triplet]:
+    """Triplets of the valid rows; without a ``case_id`` column the case is matched by question.
+
+    A triplet whose case cannot be told (no column and no single manifest case asking its
+    anchor question) is left out; :mod:`medvigil.validate` counts and reports those.
+    """
+    by_question: dict[str, list[str]] = {}
+    for case in release.cases.values():
+        by_question.setdefault(_question_key(case.question), []).append(case.case_id)
+    out = []
+    for v in rows:
+        case_id = v.get("case_id")
+        if case_id is None:
+            matches = by_question.get(_question_key(v["anchor_question"]), [])
+            if len(matches) != 1:
+                continue
+            case_id = matches[0]
+        out.append(Triplet(case_id=case_id, **{c: v[c] for c in rf.TRIPLETS_COLUMNS if c != "case_id"}))
+    return out
 
 
 def load_release(root: Path | str, *, check: bool = True) -> Release:
@@ -800,3 +926,95 @@ def load_release(root: Path | str, *, check: bool = True) -> Release:
         raise DataError(report.errors)
     assert report.release is not None
     return report.release
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+@dataclass
+class ScoringReference:
+    """What ``medvigil score`` reads of a release: cases (tier, source, modality, text-only
+    flag) and, when available, the MCQ probes (kind, gold letter).
+
+    ``kind`` is ``"release"`` (a folder in the published layout), ``"build"`` (a folder made
+    by ``medvigil build``) or ``"hub"`` (a Hub dataset repo id); ``warnings`` hold every
+    finding that does not stop scoring.
+    """
+
+    location: str
+    kind: str
+    cases: dict[str, Any]
+    probes_mcq: list[Any] | None
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def load_for_scoring(location: Path | str, *, skip_invalid_rows: bool = False) -> ScoringReference:
+    """Read only what scoring needs from a release folder, a built dataset folder or a Hub id.
+
+    A release folder needs ``manifest.csv``; ``probes_mcq.csv`` is used when present (else the
+    result rows must carry the gold letters). Every other file and every finding that does not
+    touch those two files (images, pointers, splits, triplets, letter conventions, ...) is a
+    warning (see :func:`medvigil.validate.validate_release` with ``scope="scoring"``). A built
+    folder or Hub id is resolved as ``MEDVIGIL_DATA`` is (:mod:`medvigil.data_location`) and
+    its ``mcq`` config read. With ``skip_invalid_rows`` an error located on one row of
+    ``manifest.csv`` / ``probes_mcq.csv`` is a warning instead: that case or probe is left out
+    (result rows that need it are then invalid rows themselves).
+
+    Raises:
+        DataError: the manifest or the MCQ file is unusable (every problem listed).
+        FileNotFoundError: ``location`` is neither a folder nor a Hub repo id.
+    """
+    from medvigil.data_location import locate_release
+
+    kind, where = locate_release(location)
+    if kind == "release":
+        from medvigil.validate import validate_release
+
+        report = validate_release(where, scope="scoring")
+        errors, warnings = report.errors, report.warnings
+        if skip_invalid_rows and not report.unusable:
+            left = [p for p in errors if p.row is not None]
+            errors = [p for p in errors if p.row is None]
+            warnings = warnings + [
+                Problem(p.file, f"{p.message} (row left out)", p.row, p.field, "warning") for p in left
+            ]
+        if report.unusable or errors:
+            raise DataError(errors or report.errors)
+        release = report.release
+        probes = release.probes_mcq if rf.PROBES_MCQ in report.read_files else None
+        return ScoringReference(str(where), kind, release.cases, probes, warnings)
+    return _reference_from_build(str(where), kind)
+
+
+@dataclass(frozen=True)
+class _BuiltCase:
+    case_id: str
+    risk_tier: str
+    source_dataset: str
+    modality: str
+    text_only_answerable: bool
+
+
+@dataclass(frozen=True)
+class _BuiltProbe:
+    probe_id: str
+    case_id: str
+    probe_kind: str
+    correct_letter: str
+
+
+def _reference_from_build(where: str, kind: str) -> ScoringReference:
+    import datasets
+
+    columns = ["probe_id", "case_id", "probe_kind", "correct_letter", "risk_tier", "source_dataset", "modality",
+               "text_only_answerable"]
+    try:
+        table = datasets.load_dataset(where, "mcq", split="test").select_columns(columns)
+    except Exception as exc:  # datasets raises many types (offline, missing config, ...)
+        raise DataError(Problem(where, f"cannot load the 'mcq' config of this {kind} dataset: {exc}")) from None
+    cases: dict[str, _BuiltCase] = {}
+    probes = []
+    for row in table.to_list():
+        cases.setdefault(row["case_id"], _BuiltCase(**{k: row[k] for k in _BuiltCase.__dataclass_fields__}))
+        probes.append(_BuiltProbe(**{k: row[k] for k in _BuiltProbe.__dataclass_fields__}))
+    return ScoringReference(where, kind, cases, probes)

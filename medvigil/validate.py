@@ -5,26 +5,40 @@
 
 - ids: case ids and probe ids are unique; every referenced case exists; every case has
   a grounding row;
+- sources: any spelling :func:`medvigil.release_format.canonical_source` knows
+  (``vqa-rad``, ``slake``, ``roco``, ``cxr``, ``MIMIC-CXR``, ``CheXpert``, ...); another
+  source is a warning (its licence is unknown);
 - ROI boxes: inside the unit square with ``x0 < x1`` and ``y0 < y1``. A case whose box
   is missing or unusable must not have ROI probes (error); a malformed box on a case
   without ROI probes is only a warning;
-- MCQ options: at least three non-empty options, no duplicate option texts, the correct
-  option non-empty; the published letter conventions (``FIXED_CORRECT_LETTER``;
-  ``roi_only`` is A; ``lr_flip`` is A, or the option matching ``gold_after_lr_flip``
-  when the case is laterality-dependent); image-variant probes share the option set of
-  the case's ``original`` probe; ``knowledge_only`` probes have no image and every other
-  probe has one; at most ``MAX_PROBES_PER_CASE`` MCQ probes per case;
+- MCQ options (warnings, as in the authors' ``bench_validate_full.py`` L8): at least three
+  non-empty options, no duplicate option texts, the correct option non-empty; the published
+  letter conventions (``FIXED_CORRECT_LETTER``; ``roi_only`` is A; ``lr_flip`` is A, or the
+  option matching ``gold_after_lr_flip`` when the case is laterality-dependent);
+  image-variant probes share the option set of the case's ``original`` probe; at most
+  ``MAX_PROBES_PER_CASE`` MCQ probes per case. Errors: ``knowledge_only`` probes have no
+  image and every other probe has one;
 - triplets: the textual counterfactual rewords the anchor and keeps its gold; the visual
   counterfactual changes the gold;
-- splits: every ``by_*`` file partitions the cases; ``text_only_subset`` is exactly the
-  cases flagged ``text_only_answerable``;
+- splits (warnings, as in the authors' validator L6; the folder is optional): every
+  ``by_*`` file partitions the cases; ``text_only_subset`` is exactly the cases flagged
+  ``text_only_answerable``;
+- clinician baseline (warning): ``n_correct <= n_probes``;
 - images: every path stays inside the release; every image exists and decodes fully
   and is not a decompression bomb; images of credentialed sources (``CREDENTIALED_SOURCES``)
   are absent from ``images/`` and ``images_perturbed/`` (their presence is an error:
-  they must never be redistributed) and the case has a reconstruction pointer;
+  they must never be redistributed). Reconstruction pointers are not demanded: credentialed
+  cases without one are counted in a warning and ``medvigil reconstruct`` asks for them;
 - ``RELEASE_DIGEST``, when present, equals the digest of the folder.
 
 Every finding is a :class:`~medvigil.errors.Problem`; warnings do not fail validation.
+
+``scope`` says what the release is checked for: ``"full"`` (everything above),
+``"metadata"`` (no image file is looked at, except that a credentialed image present is
+still an error) or ``"scoring"`` (no image path or file is looked at; only ``manifest.csv``
+is required, and only problems that stop ``medvigil score`` stay errors: unreadable or
+invalid rows of ``manifest.csv`` / ``probes_mcq.csv``, duplicate ids there, probes of
+unknown cases; every other finding becomes a warning).
 """
 
 from __future__ import annotations
@@ -53,6 +67,7 @@ from medvigil.release import (
 )
 
 ROI_PROBE_KINDS = ("roi_masked", "roi_only")
+SCOPES = ("full", "metadata", "scoring")
 _HEX64 = re.compile(r"\b(?:sha256:)?([0-9a-fA-F]{64})\b")
 _MAX_LISTED = 10  # ids listed in one message before "and N more"
 
@@ -66,6 +81,8 @@ class ValidationReport:
     problems: list[Problem]
     counts: dict[str, Any] = field(default_factory=dict)
     unusable: bool = False  # the folder is not a release at all (exit status 2)
+    read_files: frozenset[str] = frozenset()  # release files whose header was read
+    probe_rows: dict[str, dict[int, str]] = field(default_factory=dict)  # probe file -> row -> probe_id
 
     @property
     def errors(self) -> list[Problem]:
@@ -131,6 +148,7 @@ def validate_release(
     *,
     images: bool = True,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    scope: str = "full",
 ) -> ValidationReport:
     """Check the release at ``root`` and return every problem found.
 
@@ -139,10 +157,13 @@ def validate_release(
         images: decode every image (turn off for a quick structural check; existence,
             path safety and the credentialed-image rule are checked either way).
         max_pixels: largest accepted declared image size (decompression-bomb limit).
+        scope: ``"full"``, ``"metadata"`` or ``"scoring"`` (module docstring).
 
     Raises:
         FileNotFoundError, NotADirectoryError: ``root`` is not a folder.
     """
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
     root = Path(root)
     if root.is_dir() and not any((root / name).is_file() for name in rf.REQUIRED_FILES):
         # Checked before reading: hashing an arbitrary folder (say, a home directory) is not on.
@@ -151,16 +172,64 @@ def validate_release(
             "not a MedVIGIL release: none of " + ", ".join(rf.REQUIRED_FILES) + " is in this folder",
         )
         return ValidationReport(root, None, [problem], {}, unusable=True)
-    read = read_release(root)
-    checker = _Checker(read, root, images=images, max_pixels=max_pixels)
-    checker.run()
-    problems = sorted(
-        read.problems + checker.problems,
-        key=lambda p: (p.severity != "error", p.file, p.row or 0, p.field or ""),
+    scoring = scope == "scoring"
+    read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
+    checker = _Checker(
+        read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring
     )
+    checker.run()
+    problems = read.problems + checker.problems
+    if scoring:
+        blocking = {id(p) for p in checker.blocks_scoring}
+        blocking |= {id(p) for p in read.problems if p.file in rf.SCORING_FILES}
+        problems = [p if p.severity != "error" or id(p) in blocking else _not_for_scoring(p) for p in problems]
+    if scope != "full":
+        what = "image paths and files were not checked (scoring reads no image)" if scoring else "image files were not checked (metadata only)"
+        problems.append(Problem(str(root), what, severity="warning"))
+    problems = sorted(problems, key=lambda p: (p.severity != "error", p.file, p.row or 0, p.field or ""))
     release = read.release
     release.warnings = [p for p in problems if p.severity != "error"]
-    return ValidationReport(root, release, problems, checker.counts)
+    probe_rows = {
+        rel: {row.number: row.values.get("probe_id") for row in read.rows.get(rel, [])}
+        for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN)
+    }
+    return ValidationReport(
+        root, release, problems, checker.counts, read_files=frozenset(read.headers), probe_rows=probe_rows
+    )
+
+
+SKIPPABLE_FILES = (rf.PROBES_MCQ, rf.PROBES_OPEN)
+
+
+def leave_out_bad_probes(report: ValidationReport) -> tuple[list[Problem], list[Problem], dict[str, int]]:
+    """Drop from ``report.release`` every probe whose row an error names (``--skip-invalid-rows``).
+
+    An error located on one row of ``probes_mcq.csv`` or ``probes_open.csv`` costs only that
+    probe; any other error (a case, a whole file, the digest, a credentialed image) stays fatal.
+
+    Returns:
+        ``(left_out, fatal, counts)``: the errors whose probes were dropped, the errors that
+        remain, and ``{"<file>: probe left out (invalid row)": n}`` for the build report.
+    """
+    left_out, fatal = [], []
+    drop: dict[str, set[str]] = {rel: set() for rel in SKIPPABLE_FILES}
+    for problem in report.errors:
+        probe_id = report.probe_rows.get(problem.file, {}).get(problem.row) if problem.row is not None else None
+        if problem.file in SKIPPABLE_FILES and probe_id:
+            drop[problem.file].add(probe_id)
+            left_out.append(problem)
+        else:
+            fatal.append(problem)
+    release = report.release
+    if release is not None:
+        release.probes_mcq = [p for p in release.probes_mcq if p.probe_id not in drop[rf.PROBES_MCQ]]
+        release.probes_open = [p for p in release.probes_open if p.probe_id not in drop[rf.PROBES_OPEN]]
+    counts = {f"{rel}: probe left out (invalid row)": len(ids) for rel, ids in drop.items() if ids}
+    return left_out, fatal, counts
+
+
+def _not_for_scoring(problem: Problem) -> Problem:
+    return Problem(problem.file, f"{problem.message} (not needed for scoring)", problem.row, problem.field, "warning")
 
 
 def _norm(text: str) -> str:
@@ -177,8 +246,13 @@ def _listed(ids: list[str]) -> str:
 class _Checker:
     """Cross-file checks over one :class:`ReadResult`; findings go to ``problems``."""
 
-    def __init__(self, read: ReadResult, root: Path, *, images: bool, max_pixels: int):
+    def __init__(
+        self, read: ReadResult, root: Path, *, images: bool, max_pixels: int, files: bool = True, refs: bool = True
+    ):
         self.read = read
+        self.check_files = files  # look at image files (existence, decoding, unreferenced files)
+        self.check_refs = refs  # image paths at all (safety, credentialed images present); not for scoring
+        self.blocks_scoring: list[Problem] = []  # errors that also stop `medvigil score`
         self.release = read.release
         self.root = root
         self.decode_images = images
@@ -202,8 +276,13 @@ class _Checker:
                 self.manifest[cid] = row
 
     # ----------------------------------------------------------------- helpers
-    def error(self, file: str, message: str, row: int | None = None, field: str | None = None) -> None:
-        self.problems.append(Problem(file, message, row=row, field=field))
+    def error(
+        self, file: str, message: str, row: int | None = None, field: str | None = None, *, scoring: bool = False
+    ) -> None:
+        problem = Problem(file, message, row=row, field=field)
+        self.problems.append(problem)
+        if scoring:
+            self.blocks_scoring.append(problem)
 
     def warn(self, file: str, message: str, row: int | None = None, field: str | None = None) -> None:
         self.problems.append(Problem(file, message, row=row, field=field, severity="warning"))
@@ -225,7 +304,8 @@ class _Checker:
         self.check_triplets()
         self.check_splits()
         self.check_baseline()
-        self.check_images()
+        if self.check_refs:
+            self.check_images()
         self.check_digest()
         self.count()
 
@@ -238,13 +318,16 @@ class _Checker:
                 continue
             if value in first:
                 message = f"duplicate {key} {value!r} (first at row {first[value]})"
-                (self.error if severity == "error" else self.warn)(rel, message, row.number, key)
+                if severity == "error":
+                    self.error(rel, message, row.number, key, scoring=rel in rf.SCORING_FILES)
+                else:
+                    self.warn(rel, message, row.number, key)
             else:
                 first[value] = row.number
 
     def check_unique_ids(self) -> None:
         if rf.MANIFEST in self.readable and not self.rows[rf.MANIFEST]:
-            self.error(rf.MANIFEST, "has no cases")
+            self.error(rf.MANIFEST, "has no cases", scoring=True)
         self._unique(rf.MANIFEST, "case_id")
         self._unique(rf.GROUNDING, "case_id")
         self._unique(rf.PROBES_MCQ, "probe_id")
@@ -269,7 +352,16 @@ class _Checker:
             for row in self.rows.get(rel, []):
                 cid = row.values.get("case_id")
                 if isinstance(cid, str) and cid and cid not in self.manifest:
-                    self.error(rel, f"case_id {cid!r} is not in {rf.MANIFEST}", row.number, "case_id")
+                    self.error(rel, f"case_id {cid!r} is not in {rf.MANIFEST}", row.number, "case_id", scoring=rel == rf.PROBES_MCQ)
+        if rf.TRIPLETS in self.readable and "case_id" not in self.read.headers[rf.TRIPLETS]:
+            unmatched = len(self.valid_rows(rf.TRIPLETS)) - len(self.release.triplets)
+            if unmatched:
+                self.warn(
+                    rf.TRIPLETS,
+                    f"{unmatched} triplet(s) left out: no case_id column, and their anchor_question is not the "
+                    f"question of exactly one case in {rf.MANIFEST}",
+                    field="case_id",
+                )
         if rf.GROUNDING in self.readable:
             grounded = {row.values.get("case_id") for row in self.rows[rf.GROUNDING]}
             for cid, row in self.manifest.items():
@@ -284,26 +376,26 @@ class _Checker:
         warned: set[str] = set()
         for row in self.manifest.values():
             source = row.values.get("source_dataset")
-            if isinstance(source, str) and source and source not in rf.SOURCE_LICENCES and source not in warned:
+            if isinstance(source, str) and source and rf.canonical_source(source) is None and source not in warned:
                 warned.add(source)
                 self.warn(
                     rf.MANIFEST,
-                    f"source_dataset {source!r} is not a known source ({', '.join(rf.SOURCE_LICENCES)}); "
-                    "its licence and redistribution rule are unknown",
+                    f"source_dataset {source!r} is not a known source ({', '.join(rf.SOURCE_LICENCES)}, or a "
+                    "spelling such as vqa-rad, cxr, MIMIC-CXR, CheXpert); its licence and redistribution rule are unknown",
                     row.number,
                     "source_dataset",
                 )
         # any pointer row counts here, valid or not: a broken row is reported on its own
         pointers = {row.values.get("case_id") for rel in self.pointer_files() for row in self.rows[rel]}
-        for case in self.release.cases.values():
-            if case.credentialed and case.case_id not in pointers:
-                self.error(
-                    rf.MANIFEST,
-                    f"case {case.case_id!r} comes from credentialed source {case.source_dataset!r} but has no "
-                    f"pointer in {rf.POINTERS_DIR}/{POINTER_GLOB}; its image cannot be reconstructed",
-                    self.manifest[case.case_id].number,
-                    "case_id",
-                )
+        unpointed = [c.case_id for c in self.release.cases.values() if c.credentialed and c.case_id not in pointers]
+        if unpointed:
+            self.warn(
+                rf.MANIFEST,
+                f"{len(unpointed)} credentialed case(s) have no pointer in {rf.POINTERS_DIR}/{POINTER_GLOB} "
+                f"({_listed(unpointed)}); the published release ships none: `medvigil reconstruct --pointers CSV` "
+                "takes them when you re-derive those images",
+                field="case_id",
+            )
         for rel in self.pointer_files():
             for row in self.valid_rows(rel):
                 case = self.release.cases.get(row.values["case_id"])
@@ -374,7 +466,7 @@ class _Checker:
             per_case[cid] += 1
             if per_case[cid] > rf.MAX_PROBES_PER_CASE and cid not in reported_overflow:
                 reported_overflow.add(cid)
-                self.error(
+                self.warn(
                     rel,
                     f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
                     row.number,
@@ -418,7 +510,7 @@ class _Checker:
                 for letter in rf.LETTERS:
                     mine, theirs = v[f"choice_{letter}"], original.values[f"choice_{letter}"]
                     if mine != theirs:
-                        self.error(
+                        self.warn(
                             rel,
                             f"{v['probe_kind']} probes inherit the options of the case's original probe "
                             f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
@@ -433,7 +525,7 @@ class _Checker:
         options = {letter: v[f"choice_{letter}"] for letter in rf.LETTERS}
         empty = [letter for letter, text in options.items() if not text.strip()]
         if len(rf.LETTERS) - len(empty) < 3:
-            self.error(
+            self.warn(
                 rf.PROBES_MCQ,
                 f"only {len(rf.LETTERS) - len(empty)} non-empty options (empty: {', '.join(empty)}); "
                 "a probe needs at least 3",
@@ -446,7 +538,7 @@ class _Checker:
             if not key:
                 continue
             if key in seen:
-                self.error(
+                self.warn(
                     rf.PROBES_MCQ,
                     f"option {letter} duplicates option {seen[key]} ({text.strip()!r})",
                     row.number,
@@ -456,7 +548,7 @@ class _Checker:
                 seen[key] = letter
         letter = v["correct_letter"]
         if letter in empty:
-            self.error(
+            self.warn(
                 rf.PROBES_MCQ,
                 f"correct letter {letter} points to an empty option",
                 row.number,
@@ -482,12 +574,12 @@ class _Checker:
         else:
             return
         if letter != expected:
-            self.error(rf.PROBES_MCQ, f"{why}; found {letter}", row.number, "correct_letter")
+            self.warn(rf.PROBES_MCQ, f"{why}; found {letter}", row.number, "correct_letter")
 
     def _check_lr_flip_letter(self, row: Row, gold: str) -> None:
         v = row.values
         if not gold.strip():
-            self.error(
+            self.warn(
                 rf.PROBES_MCQ,
                 f"case {v['case_id']!r} is laterality-dependent but its gold_after_lr_flip in "
                 f"{rf.GROUNDING} is empty, so the lr_flip answer is unknown",
@@ -497,14 +589,14 @@ class _Checker:
             return
         matches = [letter for letter in rf.LETTERS if _norm(v[f"choice_{letter}"]) == _norm(gold)]
         if not matches:
-            self.error(
+            self.warn(
                 rf.PROBES_MCQ,
                 f"no option matches gold_after_lr_flip {gold!r} of laterality-dependent case {v['case_id']!r}",
                 row.number,
                 "correct_letter",
             )
         elif v["correct_letter"] not in matches:
-            self.error(
+            self.warn(
                 rf.PROBES_MCQ,
                 f"lr_flip of a laterality-dependent case: the correct letter is {matches[0]} (the option "
                 f"matching gold_after_lr_flip {gold!r}); found {v['correct_letter']}",
@@ -565,7 +657,7 @@ class _Checker:
         all_ids = list(self.manifest)
         known = set(all_ids)
         cases = self.release.cases
-        attribute = {"by_tier": "risk_tier", "by_source": "source_dataset", "by_modality": "modality"}
+        attribute = {"by_tier": "risk_tier", "by_source": "source", "by_modality": "modality"}
         attribute_values = {attr: {getattr(c, attr) for c in cases.values()} for attr in attribute.values()}
         for name, groups in self.release.splits.items():
             rel = f"{rf.SPLITS_DIR}/{name}.json"
@@ -573,13 +665,13 @@ class _Checker:
             for group, members in groups.items():
                 for cid in members:
                     if cid not in known:
-                        self.error(rel, f"case {cid!r} is not in {rf.MANIFEST}", field=group)
+                        self.warn(rel, f"case {cid!r} is not in {rf.MANIFEST}", field=group)
                         continue
                     if cid in where:
                         if where[cid] == group:
-                            self.error(rel, f"case {cid!r} is listed twice in group {group!r}", field=group)
+                            self.warn(rel, f"case {cid!r} is listed twice in group {group!r}", field=group)
                         elif name.startswith("by_"):
-                            self.error(
+                            self.warn(
                                 rel,
                                 f"case {cid!r} is in groups {where[cid]!r} and {group!r}; "
                                 "the groups of a by_* split must partition the cases",
@@ -591,8 +683,9 @@ class _Checker:
                     case = cases.get(cid)
                     if attr and case is not None:
                         actual = getattr(case, attr)
-                        if group in attribute_values[attr] and actual != group:
-                            self.error(
+                        label = rf.source_label(group) if attr == "source" else group
+                        if label in attribute_values[attr] and actual != label:
+                            self.warn(
                                 rel,
                                 f"case {cid!r} is in group {group!r} but its {attr} is {actual!r}",
                                 field=group,
@@ -600,7 +693,7 @@ class _Checker:
             if name.startswith("by_"):
                 missing = [cid for cid in all_ids if cid not in where]
                 if missing:
-                    self.error(
+                    self.warn(
                         rel,
                         f"{len(missing)} case(s) are in no group: {_listed(missing)}; "
                         f"the groups of a by_* split must partition the {len(all_ids)} cases",
@@ -609,14 +702,14 @@ class _Checker:
                 flagged = [cid for cid, case in cases.items() if case.text_only_answerable]
                 missing = [cid for cid in flagged if cid not in where]
                 if missing:
-                    self.error(
+                    self.warn(
                         rel,
                         f"{_listed(missing)} flagged text_only_answerable in {rf.MANIFEST} but not in text_only_subset",
                     )
                 for cid, group in where.items():
                     case = cases.get(cid)
                     if case is not None and not case.text_only_answerable:
-                        self.error(
+                        self.warn(
                             rel,
                             f"case {cid!r} is in text_only_subset but {rf.MANIFEST} says text_only_answerable = false",
                             field=group,
@@ -625,9 +718,9 @@ class _Checker:
     # ----------------------------------------------------------------- clinician baseline
     def check_baseline(self) -> None:
         for row in self.valid_rows(rf.CLINICIAN_BASELINE):
-            n, k = row.values["n_probes"], row.values["n_correct"]
+            n, k = row.values.get("n_probes"), row.values.get("n_correct")
             if n is not None and k is not None and k > n:
-                self.error(rf.CLINICIAN_BASELINE, f"n_correct ({k}) exceeds n_probes ({n})", row.number, "n_correct")
+                self.warn(rf.CLINICIAN_BASELINE, f"n_correct ({k}) exceeds n_probes ({n})", row.number, "n_correct")
 
     # ----------------------------------------------------------------- images
     def _image_refs(self) -> list[tuple[str, str, int, str]]:
@@ -682,10 +775,12 @@ class _Checker:
             source = manifest_row.values.get("source_dataset") if manifest_row else None
             if rel == rf.MANIFEST:
                 original_of.setdefault(cid, path)
-            if source in rf.CREDENTIALED_SOURCES:
+            if rf.is_credentialed(source):
                 if (path.exists() or path.is_symlink()) and shown not in reported_present:
                     reported_present.add(shown)
                     self.error(rel, _credentialed_message(shown, source), number, "image_file")
+                continue
+            if not self.check_files:
                 continue
             if not path.is_file():
                 message = f"image {shown} does not exist"
@@ -706,7 +801,7 @@ class _Checker:
         credentialed = {
             cid: row
             for cid, row in self.manifest.items()
-            if row.values.get("source_dataset") in rf.CREDENTIALED_SOURCES
+            if rf.is_credentialed(row.values.get("source_dataset"))
         }
         for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR) if credentialed else ():
             base = self.root / folder
@@ -722,7 +817,7 @@ class _Checker:
                     self.error(rf.MANIFEST, _credentialed_message(shown, source), row.number, "image_file")
         referenced |= reported_present
 
-        if know_sources:
+        if know_sources and self.check_files:
             for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR):
                 for path in sorted((self.root / folder).rglob("*")):
                     if path.name.startswith(".") or path.is_dir():
@@ -818,7 +913,7 @@ class _Checker:
         release = self.release
         cases = list(release.cases.values())
         tier_of = {c.case_id: c.risk_tier for c in cases}
-        source_of = {c.case_id: c.source_dataset for c in cases}
+        source_of = {c.case_id: c.source for c in cases}
         kinds = Counter(p.probe_kind for p in release.probes_mcq)
         self.counts.update(
             {
@@ -826,7 +921,7 @@ class _Checker:
                 "digest": release.digest,
                 "cases": len(cases),
                 "cases_by_tier": {t: n for t in rf.TIERS if (n := sum(c.risk_tier == t for c in cases))},
-                "cases_by_source": dict(sorted(Counter(c.source_dataset for c in cases).items())),
+                "cases_by_source": dict(sorted(Counter(c.source for c in cases).items())),
                 "cases_by_modality": dict(sorted(Counter(c.modality for c in cases).items())),
                 "credentialed_cases": sum(c.credentialed for c in cases),
                 "text_only_answerable": sum(c.text_only_answerable for c in cases),

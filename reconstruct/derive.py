@@ -125,8 +125,13 @@ def reconstruct(
     out: Path | str,
     *,
     force: bool = False,
+    pointers_file: Path | str | None = None,
 ) -> ReconstructionReport:
     """Re-derive every credentialed case image of a release (steps in the module docstring).
+
+    The pointers come from the release's ``reconstruction/*pointers*.csv`` and, for a release
+    without them (the published one ships none), from ``pointers_file`` (same columns
+    ``case_id, source_path, sha256``; its rows win over the release's).
 
     Raises:
         DataError: the release does not validate, or one or more source files are
@@ -134,7 +139,7 @@ def reconstruct(
         FileExistsError: ``out`` exists and ``force`` is false.
     """
     from medvigil import imaging
-    from medvigil.release import load_release
+    from medvigil.release import load_release, read_pointer_file
 
     out = Path(out).absolute()
     if out.exists() and not force:
@@ -142,13 +147,22 @@ def reconstruct(
     if out.resolve().is_relative_to(Path(release_dir).resolve()):
         raise ValueError(f"the output folder {str(out)!r} must not be inside the release folder")
     release = load_release(release_dir, check=True)
+    given = read_pointer_file(pointers_file) if pointers_file is not None else {}
+    all_pointers = {**release.pointers, **given}
     credentialed = {c.case_id: c for c in release.cases.values() if c.credentialed}
     problems: list[Problem] = []
-    label = f"{POINTERS_DIR}/*pointers*.csv"
-    for case_id in sorted(set(credentialed) - set(release.pointers)):
-        problems.append(Problem(label, f"credentialed case {case_id} has no reconstruction pointer", field="case_id"))
-    pointers = {k: v for k, v in release.pointers.items() if k in credentialed}
-    for case_id in sorted(set(release.pointers) - set(credentialed)):
+    label = str(pointers_file) if pointers_file is not None and not release.pointers else f"{POINTERS_DIR}/*pointers*.csv"
+    for case_id in sorted(set(credentialed) - set(all_pointers)):
+        problems.append(
+            Problem(
+                label,
+                f"credentialed case {case_id} has no reconstruction pointer; give one with --pointers CSV "
+                "(columns case_id, source_path, sha256: the file in your licensed copy and its SHA-256)",
+                field="case_id",
+            )
+        )
+    pointers = {k: v for k, v in all_pointers.items() if k in credentialed}
+    for case_id in sorted(set(all_pointers) - set(credentialed)):
         problems.append(Problem(label, f"pointer for case {case_id}, which is not a credentialed case", field="case_id"))
     verified, pointer_problems = check_pointers(source_root, pointers, file_label=label)
     problems.extend(pointer_problems)

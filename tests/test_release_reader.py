@@ -127,7 +127,7 @@ def test_digest_is_computed_and_matches_the_stamp(release, minimal):
 
 def test_check_true_collects_every_problem_then_raises(copy):
     table = br.Table(copy, rf.PROBES_MCQ)
-    table.row(table.find(probe_kind="halluc_trap"))["correct_letter"] = "A"
+    table.row(table.find(probe_kind="halluc_trap"))["correct_letter"] = "Z"
     table.save()
     manifest = br.Table(copy, rf.MANIFEST)
     manifest.rows[2]["risk_tier"] = "L9"

@@ -35,6 +35,14 @@ ROW_COLUMNS = {
     "clinician_baseline_row": rf.CLINICIAN_BASELINE_COLUMNS,
     "pointer_row": ("case_id", "source_path", "sha256"),
 }
+ROW_FILES = {
+    "manifest_row": rf.MANIFEST,
+    "grounding_row": rf.GROUNDING,
+    "mcq_probe_row": rf.PROBES_MCQ,
+    "open_probe_row": rf.PROBES_OPEN,
+    "triplet_row": rf.TRIPLETS,
+    "clinician_baseline_row": rf.CLINICIAN_BASELINE,
+}
 
 
 def valid(name: str, record) -> bool:
@@ -60,14 +68,18 @@ def test_schema_is_draft_2020_12_and_documented(name):
 
 @pytest.mark.parametrize("name", sorted(ROW_COLUMNS))
 def test_row_schema_requires_exactly_the_published_columns(name):
+    """Required = the published columns minus the optional ones (release_format.OPTIONAL_COLUMNS)."""
     schema = load_schema(name)
-    assert tuple(schema["required"]) == ROW_COLUMNS[name]
+    required = rf.required_columns(ROW_FILES[name]) if name in ROW_FILES else ROW_COLUMNS[name]
+    assert tuple(schema["required"]) == required
     assert set(schema["properties"]) >= set(ROW_COLUMNS[name])
     assert schema["additionalProperties"] is True  # extra columns such as synthetic_notice
 
 
 def test_harness_schema_requires_the_harness_fields():
-    assert tuple(load_schema("harness_result_row")["required"]) == rf.HARNESS_REQUIRED_FIELDS
+    schema = load_schema("harness_result_row")
+    assert tuple(schema["required"]) == rf.HARNESS_REQUIRED_FIELDS
+    assert tuple(schema["then"]["required"]) == rf.HARNESS_OK_FIELDS  # only answered rows carry letters
 
 
 def test_enums_match_release_format():
@@ -212,9 +224,16 @@ def test_harness_result_row():
     assert valid("harness_result_row", {**row, "model_letter": None, "status": "parse_fail"})
     assert fields("harness_result_row", {**row, "correct_letter": "Z"}) == {"correct_letter"}
     assert fields("harness_result_row", {**row, "retries": -1}) == {"retries"}
-    for name in rf.HARNESS_REQUIRED_FIELDS:
+    for name in rf.HARNESS_REQUIRED_FIELDS + rf.HARNESS_OK_FIELDS:
         partial = {k: v for k, v in row.items() if k != name}
         assert fields("harness_result_row", partial) == {name}
+    # the runner's failed-call row (scripts/bench_run_baseline.py): no letters at all
+    error_row = {"probe_id": "p1", "case_id": "c1", "probe_kind": "original", "format": "mcq", "model_id": "m",
+                 "model_answer": "", "status": "error: 529 overloaded", "timestamp": "2026-05-01T00:00:00Z"}
+    assert valid("harness_result_row", error_row)
+    assert _compile(load_schema("harness_result_row"))(error_row)
+    assert not _compile(load_schema("harness_result_row"))({**error_row, "status": "ok"})
+    assert fields("harness_result_row", {**error_row, "status": "ok"}) == {"model_letter", "correct_letter"}
 
 
 def test_score_summary():

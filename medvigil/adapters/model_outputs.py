@@ -2,36 +2,53 @@
 
 * lmms-eval ``--log_samples`` files (``<stamp>_samples_<task>.jsonl``) of our tasks;
 * official harness files (``results/baselines/<model>__mcq.jsonl``) or folders of them.
+
+Every record's ``source_dataset`` is the canonical source name
+(:func:`medvigil.release_format.source_label`), so strata do not split on spellings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from medvigil.adapters.lmms_eval import is_samples_file, read_samples
+from medvigil.release_format import source_label
 
 
 class ModelRecords(list):
-    """Probe records plus the warnings and skip counts the readers reported."""
+    """Probe records plus the warnings, skip counts and error-row counts the readers reported."""
 
     warnings: list[str]
     skipped: dict
+    error_rows: dict
+    problems: list  # rows left out (strict=False)
 
 
-def read_model_outputs(paths: Iterable[str | Path], release_root: str | Path | None) -> ModelRecords:
+def read_model_outputs(
+    paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False
+) -> ModelRecords:
+    """Records of every file; ``release`` as :func:`medvigil.adapters.harness.read_harness_files` takes it."""
     from medvigil.adapters.harness import read_harness_files
 
     paths = [Path(p) for p in paths]
     lmms = [p for p in paths if p.is_file() and is_samples_file(p)]
     harness = [p for p in paths if p not in lmms]
     out = ModelRecords()
-    out.warnings, out.skipped = [], {}
+    out.warnings, out.skipped, out.error_rows, out.problems = [], {}, {}, []
     if lmms:
-        out.extend(read_samples(lmms))
+        for record in read_samples(lmms):
+            source = record.get("source_dataset")
+            if source_label(source) != source:
+                record = {**record, "source_dataset": source_label(source),
+                          "extra": {**(record.get("extra") or {}), "source_dataset": source}}
+            out.append(record)
     if harness:
-        records = read_harness_files(harness, release_root)
+        records = read_harness_files(harness, release, strict=strict, allow_empty=allow_empty)
         out.extend(records)
-        out.warnings += list(getattr(records, "warnings", []))
-        out.skipped.update(getattr(records, "skipped", {}) or {})
+        out.warnings += list(records.warnings)
+        out.skipped.update(records.skipped)
+        out.error_rows.update(records.error_rows)
+        out.problems += records.problems
     return out

@@ -14,6 +14,11 @@ them locally, re-derive them from your licensed copy and make a separate local b
 The local build is marked (``LOCAL_ONLY`` file, ``local_only`` in ``build_info.json`` and
 the card) and ``medvigil publish`` refuses it.
 
+Validation warnings do not stop a build. ``--skip-invalid-rows`` gets past errors that
+concern single probes: a probe whose ``probes_mcq.csv`` / ``probes_open.csv`` row has an
+error is left out, listed on stderr and counted in ``build_info.json`` (``skipped``); any
+other error still stops the build.
+
 Exit status: 0 built, 2 bad input (the release does not validate, OUT exists, ...).
 """
 
@@ -73,6 +78,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--repo", metavar="ORG/NAME", help="Hub repository the build is meant for (card and Croissant URL)")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists (after the new build succeeded)")
     parser.add_argument("--json", action="store_true", help="print build_info as JSON instead of the summary")
+    parser.add_argument(
+        "--skip-invalid-rows",
+        action="store_true",
+        help="leave out probes whose rows have errors (listed and counted) instead of refusing the release",
+    )
     parser.set_defaults(func=run)
 
 
@@ -91,11 +101,14 @@ def run(args: argparse.Namespace) -> int:
             max_shard_bytes=args.max_shard_bytes,
             repo_id=args.repo,
             force=args.force,
+            skip_invalid_rows=args.skip_invalid_rows,
         )
     except ValueError as exc:
         if type(exc) is not ValueError:  # DataError and friends: the CLI prints each problem
             raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    for problem in getattr(report, "left_out_problems", []):
+        print(f"warning: probe left out: {problem}", file=sys.stderr)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
     return 0

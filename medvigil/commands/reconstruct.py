@@ -5,6 +5,8 @@ For every pointer in ``RELEASE/reconstruction/*pointers*.csv`` the source file u
 SHA-256), decoded (DICOM: VOI LUT / window, MONOCHROME1 inversion, 8-bit) and written in
 the published form to ``DIR2/images/`` and ``DIR2/images_perturbed/``. Every missing or
 mismatching file is listed at once. DIR2 holds credentialed images: local use only.
+The published release ships no pointer file: give the pointers with ``--pointers CSV``
+(``case_id, source_path, sha256``); a case with no pointer anywhere is an error here.
 
 Exit status: 0 done, 2 bad input (every problem printed).
 """
@@ -25,6 +27,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--source", required=True, type=Path, metavar="DIR", help="root of your licensed source copy")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR2", help="output folder for the re-derived images")
     parser.add_argument("--force", action="store_true", help="replace DIR2 if it exists")
+    parser.add_argument(
+        "--pointers",
+        type=Path,
+        metavar="CSV",
+        help="pointer list (case_id, source_path, sha256) for a release without reconstruction/*pointers*.csv",
+    )
     parser.set_defaults(func=run)
 
 
@@ -34,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from medvigil.reconstruct.derive import reconstruct
 
     try:
-        report = reconstruct(args.release, args.source, args.out, force=args.force)
+        report = reconstruct(args.release, args.source, args.out, force=args.force, pointers_file=args.pointers)
     except ValueError as exc:
         if type(exc) is not ValueError:  # DataError: the CLI prints every problem
             raise

@@ -6,13 +6,20 @@ of their per-sample result files (``Results/<model>_<mode>.json``) or an lmms-ev
 individual, confused and invalid counts and rates, pairs scored, pairs of the release
 missing from the file, and the per-category breakdown; per model, the best over modes.
 
-``--suite medvigil``: ``--release`` is a release root and the FILEs are harness outputs
-(``results/baselines/<model>__mcq.jsonl``) or lmms-eval ``--log_samples`` files of the
-``medvigil_*`` tasks, read by ``medvigil.adapters.model_outputs`` and scored by
-``medvigil.scoring.audit``; the release's ``clinician_baseline.csv``, when present, is scored
-too (:mod:`medvigil.scoring.clinician`) and shown as the Doctors row of the report; the
-release's triplets are matched to options (:func:`medvigil.triplets.release_triplet_report`)
-and the unmatched ones counted in ``triplets`` and in every model's ``counts``.
+``--suite medvigil``: ``--release`` is a release folder (only ``manifest.csv`` is needed;
+``probes_mcq.csv`` is used when present), a built dataset folder or a Hub repo id (resolved
+as ``MEDVIGIL_DATA`` is), and the FILEs are harness outputs
+(``results/baselines/<model>__mcq.jsonl``, error rows included) or lmms-eval
+``--log_samples`` files of the ``medvigil_*`` tasks, read by ``medvigil.adapters.model_outputs``
+and scored by ``medvigil.scoring.audit``. Release findings that do not touch scoring are
+warnings (stderr and ``inputs.release_warnings`` in the JSON). Error rows (failed calls) are
+counted per model and kind (stderr, table, ``inputs.error_rows``): a failure by default,
+dropped with ``--harness-compatible``. A bad result row or an empty result file is an error;
+``--skip-invalid-rows`` / ``--allow-empty`` leave them out instead, counted and reported.
+When ``--release`` is a release folder, its ``clinician_baseline.csv`` is scored too
+(:mod:`medvigil.scoring.clinician`, the Doctors row of the report) and, for models with
+triplet arms, its triplets are matched to options (:func:`medvigil.triplets.release_triplet_report`)
+and the unmatched ones counted in ``triplets`` and in those models' ``counts``.
 
 ``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run
 folders searched for them) of the ``tasks/medqdeg``, ``tasks/readiness`` and ``tasks/cbd``
@@ -59,7 +66,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--release",
         metavar="PATH",
-        help="mediconfusion: the authors' dataset.json; medvigil: the release root folder (other suites: not used)",
+        help="mediconfusion: the authors' dataset.json; medvigil: a release folder, a built dataset folder or a "
+        "Hub repo id (other suites: not used)",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="result files to score (medqdeg/readiness/cbd: also run folders)")
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
@@ -84,6 +92,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="reproduce the official harness scripts where they differ from the paper (see metrics/mcs/README.md)",
     )
     medvigil.add_argument("--condition", default="default", help="condition scored as the headline audit (default: default)")
+    medvigil.add_argument(
+        "--skip-invalid-rows",
+        action="store_true",
+        help="leave out result rows that fail their checks (counted per model as invalid_row, listed as warnings), "
+        "and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping",
+    )
+    medvigil.add_argument(
+        "--allow-empty", action="store_true", help="a result file without rows is a warning instead of an error"
+    )
     suites = parser.add_argument_group("medqdeg / readiness / cbd options")
     suites.add_argument("--accuracy-rule", choices=("trial_mean", "plurality"), default="trial_mean",
                         help="medqdeg: accuracy as the mean over the T trials (default) or of the plurality answer")
@@ -211,34 +228,80 @@ def format_mediconfusion(result: dict) -> str:
 # -- medvigil --------------------------------------------------------------------------
 
 
-def score_medvigil(release_root: str, files: list[str], **audit_options) -> dict:
-    """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files)."""
+_SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in the JSON
+
+
+def score_medvigil(
+    release: str, files: list[str], *, skip_invalid_rows: bool = False, allow_empty: bool = False, **audit_options
+) -> dict:
+    """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files).
+
+    ``release``: a release folder, a built dataset folder or a Hub repo id
+    (:func:`medvigil.release.load_for_scoring`). The result is :func:`medvigil.scoring.audit`'s
+    plus ``inputs``: where the release came from, its warnings, the files read, error rows per
+    model and kind, and the rows left out.
+    """
     from medvigil.adapters.model_outputs import read_model_outputs
+    from medvigil.release import load_for_scoring
     from medvigil.release_format import DEFAULT_TIER_WEIGHTS
     from medvigil.scoring import audit
     from medvigil.scoring.clinician import release_clinician_scores
     from medvigil.triplets import release_triplet_report
 
-    records = read_model_outputs(files, release_root)
-    for warning in getattr(records, "warnings", []):
+    reference = load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
+    records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)
+    problems = list(getattr(records, "problems", []))
+    warnings = [str(p) for p in reference.warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]
+    for warning in warnings[:_SHOWN_WARNINGS]:
         print(f"warning: {warning}", file=sys.stderr)
+    if len(warnings) > _SHOWN_WARNINGS:
+        print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)", file=sys.stderr)
     result = audit(records, **audit_options)
-    clinician = release_clinician_scores(release_root, weights=(result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS))
-    if clinician is not None:
-        result["clinician"] = clinician  # the Doctors row of the report (Table 10)
-    result["triplets"] = release_triplet_report(release_root)
-    for block in result["models"].values():  # TR-coh of models with triplet arms: what stayed unasked
-        counts = block.get("counts") or {}
-        if counts.get("triplets_complete", 0) + counts.get("triplets_incomplete", 0):
-            counts["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
+    error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
+    handling = result["params"]["error_rows"]
+    for model, kinds in error_rows.items():
+        listed = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+        print(f"note: {model}: {sum(kinds.values())} error row(s) (failed calls; {handling}): {listed}", file=sys.stderr)
+    if reference.kind == "release":
+        weights = (result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS)
+        clinician = release_clinician_scores(reference.location, weights=weights)
+        if clinician is not None:
+            result["clinician"] = clinician  # the Doctors row of the report (Table 10)
+        with_triplets = [b for b in result["models"].values()
+                         if (b.get("counts") or {}).get("triplets_complete", 0) + (b.get("counts") or {}).get("triplets_incomplete", 0)]
+        if with_triplets:  # TR-coh of models with triplet arms: what stayed unasked
+            result["triplets"] = release_triplet_report(reference.location)
+            for block in with_triplets:
+                block["counts"]["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
+    result["inputs"] = {
+        "release": reference.location,
+        "release_kind": reference.kind,
+        "gold_letters": "release probes_mcq" if reference.probes_mcq is not None else "result rows",
+        "files": [str(f) for f in files],
+        "error_rows": error_rows,
+        "error_row_handling": handling,
+        "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
+        "warnings": warnings,
+        "release_warnings": [p.to_dict() for p in reference.warnings],
+    }
     return _clean(result)
 
 
 def format_medvigil(result: dict) -> str:
-    """The headline tables of the report (Table 1 layout and the MCS components)."""
+    """The headline tables of the report (Table 1 layout and the MCS components), then error rows."""
     from medvigil.report import tables
 
-    return "\n\n".join(t.markdown() for t in tables(result)[:2])
+    text = "\n\n".join(t.markdown() for t in tables(result)[:2])
+    inputs = result.get("inputs", {})
+    if inputs.get("error_rows"):
+        lines = [f"Error rows (failed calls; {inputs['error_row_handling']}):"]
+        for model, kinds in inputs["error_rows"].items():
+            lines.append(f"  {model}: {sum(kinds.values())} ({', '.join(f'{k} {n}' for k, n in kinds.items())})")
+        text += "\n\n" + "\n".join(lines)
+    skipped = {m: v for m, v in inputs.get("skipped_rows", {}).items() if set(v) - {"blank_line"}}
+    if skipped:
+        text += "\n\nLeft out: " + "; ".join(f"{m}: " + ", ".join(f"{k} {n}" for k, n in v.items()) for m, v in skipped.items())
+    return text
 
 
 # -- entry point -----------------------------------------------------------------------
@@ -272,11 +335,13 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 harness_compatible=args.harness_compatible,
                 condition=args.condition,
+                skip_invalid_rows=args.skip_invalid_rows,
+                allow_empty=args.allow_empty,
             )
             table = format_medvigil(result)
     except DataError:
         raise  # reported by medvigil.cli with one line per problem, exit 2
-    except (ValueError, RuntimeError) as exc:
+    except (ValueError, RuntimeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

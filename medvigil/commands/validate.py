@@ -2,6 +2,10 @@
 
 Exit status: 0 when there is no error (warnings allowed), 1 when validation fails,
 2 when the input is unusable (no such folder, or a folder that is not a release).
+
+``--metadata-only`` checks the CSV and JSON files and never looks at image files (only a
+credentialed image that is present is still an error): for the metadata of the published
+release without its images, or result scoring. Reconstruction pointers are never demanded.
 """
 
 from __future__ import annotations
@@ -32,6 +36,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="do not decode images (existence, path safety and the credentialed rule are still checked)",
     )
     parser.add_argument(
+        "--metadata-only",
+        action="store_true",
+        help="check the CSV/JSON files only; image files are not looked at (a credentialed image present is still an error)",
+    )
+    parser.add_argument(
         "--max-pixels",
         type=int,
         default=DEFAULT_MAX_PIXELS,
@@ -55,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"error: {message}", file=sys.stderr)
         return EXIT_UNUSABLE
-    report = validate_release(root, images=args.images, max_pixels=args.max_pixels)
+    scope = "metadata" if args.metadata_only else "full"
+    report = validate_release(root, images=args.images, max_pixels=args.max_pixels, scope=scope)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
