@@ -3,7 +3,9 @@
 One module-scoped build of a small synthetic release; four lmms-eval invocations in
 subprocesses, exactly as a user runs them: constant(letter=A), blind and grounded
 through our entry-point models, and grounded again through lmms-eval's own OpenAI
-adapter against our loopback server (images travel as base64).
+adapter against our loopback server (images travel as base64). Further runs: the
+plugin form (``LMMS_EVAL_PLUGINS=medvigil lmms-eval``, no ``--include_path``) and the
+retry wrapper.
 """
 
 from __future__ import annotations
@@ -34,10 +36,17 @@ def built(tmp_path_factory):
     return base
 
 
-def _run(base: Path, spec: ModelSpec, tasks: str = "medvigil_mcq", extra_env: dict | None = None) -> Path:
-    out = base / "runs" / spec.folder
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", tasks,
-           "--include_path", str(ROOT / "tasks"), "--output_path", str(out), "--log_samples"]
+def _run(base: Path, spec: ModelSpec, tasks: str = "medvigil_mcq", extra_env: dict | None = None, *,
+         plugin: bool = False) -> Path:
+    """One lmms-eval run; ``plugin``: the console script with ``LMMS_EVAL_PLUGINS=medvigil``
+    and no ``--include_path`` (lmms-eval finds medvigil.tasks and medvigil.models itself)."""
+    out = base / ("plugin-runs" if plugin else "runs") / spec.folder
+    if plugin:
+        cmd = [str(Path(sys.executable).with_name("lmms-eval")), "--model", spec.model, "--tasks", tasks]
+        extra_env = {"LMMS_EVAL_PLUGINS": "medvigil", **(extra_env or {})}
+    else:
+        cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", tasks, "--include_path", str(ROOT / "tasks")]
+    cmd += ["--output_path", str(out), "--log_samples"]
     if spec.args:
         cmd += ["--model_args", spec.args]
     env = offline_env(base / "build" / "medvigil")
@@ -135,6 +144,16 @@ def test_cli_scores_and_reports_the_logs(runs, built, tmp_path):
     html = (report / "report.html").read_text()
     assert "Headline results" in html and "data:image/png;base64," in html
     assert (report / "figures" / "mcs_components.png").stat().st_size > 1000
+
+
+def test_plugin_form_needs_no_include_path(runs, built):
+    """``LMMS_EVAL_PLUGINS=medvigil lmms-eval --model grounded --tasks medvigil_mcq`` (the README's
+    first form) runs and answers exactly as the ``--include_path`` run of the same model."""
+    out = _run(built, ModelSpec("grounded"), plugin=True)
+    plugin = [json.loads(line)["mcs"]["predicted_letter"] for line in _samples(out).open()]
+    direct = [json.loads(line)["mcs"]["predicted_letter"] for line in _samples(runs["grounded"]).open()]
+    assert len(plugin) > 0 and plugin == direct
+    assert json.dumps(_table(out), sort_keys=True) == json.dumps(_table(runs["grounded"]), sort_keys=True)
 
 
 def test_retry_wrapper_follows_appendix_l(built):
