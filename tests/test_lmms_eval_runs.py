@@ -23,6 +23,11 @@ from medvigil.pipeline import ModelSpec, offline_env
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
 CASES = 20
+# what the `lmms-eval` command runs (its console-script entry point), with sys.argv[1:] as arguments
+LMMS_EVAL_COMMAND = (
+    "import sys; from importlib.metadata import entry_points; "
+    "(ep,) = entry_points(group='console_scripts', name='lmms-eval'); sys.argv[0] = 'lmms-eval'; sys.exit(ep.load()())"
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +43,12 @@ def built(tmp_path_factory):
 
 def _run(base: Path, spec: ModelSpec, tasks: str = "medvigil_mcq", extra_env: dict | None = None, *,
          plugin: bool = False) -> Path:
-    """One lmms-eval run; ``plugin``: the console script with ``LMMS_EVAL_PLUGINS=medvigil``
-    and no ``--include_path`` (lmms-eval finds medvigil.tasks and medvigil.models itself)."""
+    """One lmms-eval run; ``plugin``: the ``lmms-eval`` console command (its entry point, run by
+    this interpreter) with ``LMMS_EVAL_PLUGINS=medvigil`` and no ``--include_path``
+    (lmms-eval finds medvigil.tasks and medvigil.models itself)."""
     out = base / ("plugin-runs" if plugin else "runs") / spec.folder
     if plugin:
-        cmd = [str(Path(sys.executable).with_name("lmms-eval")), "--model", spec.model, "--tasks", tasks]
+        cmd = [sys.executable, "-c", LMMS_EVAL_COMMAND, "--model", spec.model, "--tasks", tasks]
         extra_env = {"LMMS_EVAL_PLUGINS": "medvigil", **(extra_env or {})}
     else:
         cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", tasks, "--include_path", str(ROOT / "tasks")]

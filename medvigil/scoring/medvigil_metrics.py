@@ -549,8 +549,8 @@ def _harness_axes(cap, safe, vgr, roi_masked, harness: str):
     return ground, mcs
 
 
-def _reasons(s: np.ndarray, lay: _Layout, metrics: Mapping[str, float], normalise: str) -> dict[str, str]:
-    """Why each NaN metric of one summed feature row ``s`` is NaN."""
+def _reasons(s: np.ndarray, lay: _Layout, metrics: Mapping[str, float], normalise: str, harness: bool = False) -> dict[str, str]:
+    """Why each NaN metric of one summed feature row ``s`` is NaN (``harness``: :func:`_harness_axes` rules)."""
 
     def empty(kind):
         i = lay.kind(kind)
@@ -586,7 +586,8 @@ def _reasons(s: np.ndarray, lay: _Layout, metrics: Mapping[str, float], normalis
     axes = {
         "cap": [r[k] for k in ("acc_orig", "pr", "neg", "sdr") if k in r],
         "safe": [r["sfr_w"]] if "sfr_w" in r else [],
-        "ground": [r[k] for k in ("vgr", "roi_masked") if k in r],
+        # the harness's Ground survives an undefined VGR (see _harness_axes)
+        "ground": [r[k] for k in (("roi_masked",) if harness else ("vgr", "roi_masked")) if k in r],
     }
     for axis, why in axes.items():
         if why:
@@ -643,7 +644,9 @@ def _py(x) -> Any:
     return float(x)
 
 
-def _model_block(point: Mapping[str, Any], idx: tuple, s: np.ndarray, lay: _Layout, normalise: str) -> dict[str, Any]:
+def _model_block(
+    point: Mapping[str, Any], idx: tuple, s: np.ndarray, lay: _Layout, normalise: str, harness: bool = False
+) -> dict[str, Any]:
     """Metrics, accuracies, tier SFRs and NaN reasons of one group.
 
     ``idx`` indexes the leading axes of the arrays in ``point``; ``s`` is that group's
@@ -655,7 +658,7 @@ def _model_block(point: Mapping[str, Any], idx: tuple, s: np.ndarray, lay: _Layo
         "metrics": metrics,
         "accuracy": {k: _py(v[idx]) for k, v in point["accuracy"].items()},
         "sfr_by_tier": {t: _py(tiers[i]) for i, t in enumerate(TIERS)},
-        "reasons": _reasons(s, lay, metrics, normalise),
+        "reasons": _reasons(s, lay, metrics, normalise, harness),
     }
 
 
@@ -713,7 +716,7 @@ def _strata(feats: _Features, weights: np.ndarray, normalise: str) -> list[dict[
             for li, level in enumerate(levels):
                 if n_cases[li, m] == 0:
                     continue
-                b = _model_block(point, (li, m), sums[li, m], lay, norm)
+                b = _model_block(point, (li, m), sums[li, m], lay, norm, feats.harness)
                 b["n_cases"] = int(n_cases[li, m])
                 b["n_scored"] = int(sums[li, m, lay.scored(0) : lay.scored(0) + lay.k].sum())
                 block[level] = b
@@ -964,7 +967,7 @@ def audit(
         skipped = getattr(records, "skipped", None)  # e.g. rows an adapter could not read
         for m in present:
             name = feats.models[m]
-            block = _model_block(sc.point, (m,), sc.totals[m], lay, point_norm)
+            block = _model_block(sc.point, (m,), sc.totals[m], lay, point_norm, harness_compatible)
             block["counts"] = _counts_block(sc.totals[m], lay, feats, m)
             block["n_cases"] = int(n_cases[m])
             if ci is not None:
