@@ -61,7 +61,7 @@ def _run(base: Path, spec: ModelSpec, tasks: str = "medvigil_mcq", extra_env: di
     env.update(extra_env or {})
     proc = subprocess.run(cmd, env=env, cwd=base, capture_output=True, text=True, timeout=900)
     # lmms-eval 0.7.3 logs an evaluation error and still exits 0
-    assert proc.returncode == 0 and "Error during evaluation" not in proc.stderr, proc.stdout[-2000:] + proc.stderr[-4000:]
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, proc.stdout[-2000:] + proc.stderr[-4000:]
     return out
 
 
