@@ -2,8 +2,11 @@
 
 Registered through the ``lmms_eval.models`` entry-point group (see setup.cfg), so after
 ``pip install medvigil`` they are available as ``--model random|constant|blind|grounded``
-(canonical ids ``medvigil_<name>``)::
+(canonical ids ``medvigil_<name>``), and re-exported by :mod:`medvigil.models` for lmms-eval's
+plugin hook, which also finds the tasks::
 
+    LMMS_EVAL_PLUGINS=medvigil lmms-eval --model constant --model_args letter=A \
+        --tasks medvigil_mcq --output_path out --log_samples
     lmms-eval --model constant --model_args letter=A --tasks medvigil_mcq \
         --include_path "$(medvigil tasks-path)" --output_path out --log_samples
 

@@ -101,7 +101,9 @@ def test_vectorised_bootstrap_equals_naive_rescoring(harness):
     table = RecordTable.from_records(records)
     w, point_norm, boot_norm, _ = _check_params((1, 2, 3, 5, 8), None, harness, 8, DEFAULT_SEED, 0.95)
     scored = _score(table, w, point_norm, harness)
-    boot = _bootstrap(scored.feats, w, boot_norm, 8, DEFAULT_SEED)
+    # paired: the shared draws of resample_indices, also in harness mode (whose own
+    # per-model random stream is checked against the official procedure in test_harness_bootstrap.py)
+    boot = _bootstrap(scored.feats, w, boot_norm, 8, DEFAULT_SEED, paired=True)
     cases = scored.feats.cases  # sorted case ids: the order resample indices refer to
     by_case: dict[str, list] = {}
     for r in records:

@@ -3,7 +3,9 @@
 One module-scoped build of a small synthetic release; four lmms-eval invocations in
 subprocesses, exactly as a user runs them: constant(letter=A), blind and grounded
 through our entry-point models, and grounded again through lmms-eval's own OpenAI
-adapter against our loopback server (images travel as base64).
+adapter against our loopback server (images travel as base64). Further runs: the
+plugin form (``LMMS_EVAL_PLUGINS=medvigil lmms-eval``, no ``--include_path``) and the
+retry wrapper.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ from medvigil.pipeline import ModelSpec, offline_env
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
 CASES = 20
+# what the `lmms-eval` command runs (its console-script entry point), with sys.argv[1:] as arguments
+LMMS_EVAL_COMMAND = (
+    "import sys; from importlib.metadata import entry_points; "
+    "(ep,) = entry_points(group='console_scripts', name='lmms-eval'); sys.argv[0] = 'lmms-eval'; sys.exit(ep.load()())"
+)
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +41,18 @@ def built(tmp_path_factory):
     return base
 
 
-def _run(base: Path, spec: ModelSpec, tasks: str = "medvigil_mcq", extra_env: dict | None = None) -> Path:
-    out = base / "runs" / spec.folder
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", tasks,
-           "--include_path", str(ROOT / "tasks"), "--output_path", str(out), "--log_samples"]
+def _run(base: Path, spec: ModelSpec, tasks: str = "medvigil_mcq", extra_env: dict | None = None, *,
+         plugin: bool = False) -> Path:
+    """One lmms-eval run; ``plugin``: the ``lmms-eval`` console command (its entry point, run by
+    this interpreter) with ``LMMS_EVAL_PLUGINS=medvigil`` and no ``--include_path``
+    (lmms-eval finds medvigil.tasks and medvigil.models itself)."""
+    out = base / ("plugin-runs" if plugin else "runs") / spec.folder
+    if plugin:
+        cmd = [sys.executable, "-c", LMMS_EVAL_COMMAND, "--model", spec.model, "--tasks", tasks]
+        extra_env = {"LMMS_EVAL_PLUGINS": "medvigil", **(extra_env or {})}
+    else:
+        cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", tasks, "--include_path", str(ROOT / "tasks")]
+    cmd += ["--output_path", str(out), "--log_samples"]
     if spec.args:
         cmd += ["--model_args", spec.args]
     env = offline_env(base / "build" / "medvigil")
@@ -46,7 +61,7 @@ def _run(base: Path, spec: ModelSpec, tasks: str = "medvigil_mcq", extra_env: di
     env.update(extra_env or {})
     proc = subprocess.run(cmd, env=env, cwd=base, capture_output=True, text=True, timeout=900)
     # lmms-eval 0.7.3 logs an evaluation error and still exits 0
-    assert proc.returncode == 0 and "Error during evaluation" not in proc.stderr, proc.stdout[-2000:] + proc.stderr[-4000:]
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, proc.stdout[-2000:] + proc.stderr[-4000:]
     return out
 
 
@@ -135,6 +150,16 @@ def test_cli_scores_and_reports_the_logs(runs, built, tmp_path):
     html = (report / "report.html").read_text()
     assert "Headline results" in html and "data:image/png;base64," in html
     assert (report / "figures" / "mcs_components.png").stat().st_size > 1000
+
+
+def test_plugin_form_needs_no_include_path(runs, built):
+    """``LMMS_EVAL_PLUGINS=medvigil lmms-eval --model grounded --tasks medvigil_mcq`` (the README's
+    first form) runs and answers exactly as the ``--include_path`` run of the same model."""
+    out = _run(built, ModelSpec("grounded"), plugin=True)
+    plugin = [json.loads(line)["mcs"]["predicted_letter"] for line in _samples(out).open()]
+    direct = [json.loads(line)["mcs"]["predicted_letter"] for line in _samples(runs["grounded"]).open()]
+    assert len(plugin) > 0 and plugin == direct
+    assert json.dumps(_table(out), sort_keys=True) == json.dumps(_table(runs["grounded"]), sort_keys=True)
 
 
 def test_retry_wrapper_follows_appendix_l(built):

@@ -89,7 +89,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     medvigil.add_argument(
         "--harness-compatible",
         action="store_true",
-        help="reproduce the official harness scripts where they differ from the paper (see metrics/mcs/README.md)",
+        help="reproduce the official harness scripts where they differ from the paper, bootstrap included: the models "
+        "take bootstrap_mcs.py's random stream in the order of their FILEs, so give them in its MODEL_FILES order "
+        "(see metrics/mcs/README.md)",
     )
     medvigil.add_argument("--condition", default="default", help="condition scored as the headline audit (default: default)")
     medvigil.add_argument(

@@ -14,12 +14,23 @@ loop over the same indices reproduces every resample exactly (tested).
 
 The API is generic so every suite shares it: :func:`resample_counts` and
 :func:`cluster_bootstrap` know nothing about MedVIGIL.
+
+Harness-compatible resampling (:class:`CPythonRandomStream`, :func:`harness_resample_indices`):
+the official ``analysis/bootstrap_mcs.py`` seeds the module-global ``random`` once and, per
+model, draws ``random.choice(case_ids)`` ``len(case_ids)`` times per resample, the stream
+continuing from one model to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``
+and, for ``n < 2**32``, ``_randbelow(n)`` takes the top ``k = n.bit_length()`` bits of the next
+32-bit Mersenne Twister output, rejecting values ``>= n``. :class:`CPythonRandomStream` starts
+numpy's MT19937 from the exact state of ``random.Random(seed)`` and applies that shift and
+rejection to blocks of raw outputs, so the draws equal CPython's one by one (tested against
+``random`` itself) at numpy speed.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -29,8 +40,11 @@ from medvigil.scoring.stats import percentile_interval
 __all__ = [
     "DEFAULT_N_RESAMPLES",
     "DEFAULT_SEED",
+    "CPythonRandomStream",
     "cluster_bootstrap",
     "cluster_sums",
+    "count_rows",
+    "harness_resample_indices",
     "one_blas_thread",
     "percentile_interval",
     "resample_counts",
@@ -67,10 +81,98 @@ def resample_counts(
     Each row sums to ``n_clusters``; the rows are the :func:`resample_indices` draws
     counted with one ``np.bincount``.
     """
-    idx = resample_indices(n_clusters, n_resamples, seed)
-    flat = (idx + (np.arange(n_resamples, dtype=np.int64) * n_clusters)[:, None]).ravel()
-    counts = np.bincount(flat, minlength=n_resamples * n_clusters).reshape(n_resamples, n_clusters)
+    return count_rows(resample_indices(n_clusters, n_resamples, seed), n_clusters, dtype)
+
+
+def count_rows(indices: np.ndarray, n_clusters: int, dtype=np.float32) -> np.ndarray:
+    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` multiplicities, one ``np.bincount``."""
+    b = indices.shape[0]
+    flat = (indices.astype(np.int64) + (np.arange(b, dtype=np.int64) * n_clusters)[:, None]).ravel()
+    counts = np.bincount(flat, minlength=b * n_clusters).reshape(b, n_clusters)
     return counts.astype(dtype, copy=False)
+
+
+class CPythonRandomStream:
+    """The stream of ``random.Random(seed)`` (CPython's Mersenne Twister), drawn in blocks.
+
+    ``choice_indices(n, size)`` returns exactly the indices that ``size`` successive
+    ``rng.choice(seq)`` calls with ``len(seq) == n`` would pick, and leaves the stream where
+    CPython's would be: 32-bit words read ahead but not consumed are kept for the next call.
+    """
+
+    _WORD_BITS = 32
+
+    def __init__(self, seed: int):
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an integer, got {seed!r}")
+        _, internal, _ = random.Random(int(seed)).getstate()  # 624 state words + position
+        self._bitgen = np.random.MT19937()
+        self._bitgen.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": np.array(internal[:-1], dtype=np.uint32), "pos": int(internal[-1])},
+        }
+        self._ahead = np.empty(0, dtype=np.uint32)  # generated, not yet consumed
+
+    def _peek(self, n: int) -> np.ndarray:
+        """The next ``n`` 32-bit outputs, without consuming them."""
+        if self._ahead.size < n:
+            fresh = self._bitgen.random_raw(n - self._ahead.size).astype(np.uint32)
+            self._ahead = np.concatenate([self._ahead, fresh])
+        return self._ahead[:n]
+
+    def getrandbits32(self, size: int) -> np.ndarray:
+        """``size`` values of ``getrandbits(32)``, consumed."""
+        out = self._peek(size).copy()
+        self._ahead = self._ahead[size:]
+        return out
+
+    def choice_indices(self, n: int, size: int) -> np.ndarray:
+        """``size`` successive ``_randbelow(n)`` values (``random.choice`` over ``n`` items)."""
+        if not isinstance(n, (int, np.integer)) or not 1 <= n < 2**self._WORD_BITS:
+            raise ValueError(f"n must be an integer in [1, 2**32), got {n!r}")
+        if size < 0:
+            raise ValueError(f"size must be >= 0, got {size!r}")
+        n = int(n)
+        shift = np.uint32(self._WORD_BITS - n.bit_length())
+        accept_rate = n / 2 ** n.bit_length()  # > 1/2
+        parts: list[np.ndarray] = []
+        need = int(size)
+        while need:
+            words = self._peek(int(need / accept_rate * 1.02) + 64)
+            values = words >> shift
+            accepted = np.flatnonzero(values < n)
+            if accepted.size >= need:
+                used = int(accepted[need - 1]) + 1  # the word that completes the request
+                parts.append(values[accepted[:need]])
+                self._ahead = self._ahead[used:]
+                break
+            parts.append(values[accepted])
+            need -= accepted.size
+            self._ahead = self._ahead[words.size :]
+        out = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint32)
+        return out.astype(np.int64)
+
+
+def harness_resample_indices(
+    frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
+) -> list[np.ndarray]:
+    """Resamples of ``bootstrap_mcs.py``: one shared ``random`` stream over several frames.
+
+    For each frame size ``n`` in order (one model's case list), a ``(n_resamples, n)`` array
+    whose row ``b`` holds the positions ``random.choice`` picks for resample ``b``; the
+    stream continues from one frame to the next. An empty frame draws nothing (the script
+    skips a model without cases) and gives a ``(n_resamples, 0)`` array.
+    """
+    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    stream = CPythonRandomStream(seed)
+    out = []
+    for n in frame_sizes:
+        if n == 0:
+            out.append(np.zeros((n_resamples, 0), dtype=np.int64))
+        else:
+            out.append(stream.choice_indices(n, n_resamples * n).reshape(n_resamples, n))
+    return out
 
 
 def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np.ndarray:

@@ -43,7 +43,8 @@ Args:
         a missing tier counts as 0% silent failure) or "strict" (NaN).
     harness_compatible (`bool`, default False): official-harness conventions: SFR_w
         NaN when a tier has no traps (unless `normalise` is given), the bootstrap
-        renormalising over the tiers present, index-based bootstrap percentiles.
+        renormalising over the tiers present, the resamples and index-based percentiles
+        of bootstrap_mcs.py, and its MCS / Ground / PCons quirks (see the card).
     n_resamples (`int`, default 0): case-clustered bootstrap resamples; > 0 adds
         `<metric>_ci_low` / `<metric>_ci_high` (95%).
     seed (`int`, default 20260505): bootstrap seed.

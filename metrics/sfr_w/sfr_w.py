@@ -39,7 +39,8 @@ Args:
         (default: weights of the tiers with traps), "all" (all five weights, a missing
         tier counting as 0%) or "strict" (NaN). All agree when every tier has traps.
     harness_compatible (`bool`, default False): official-harness conventions (SFR_w NaN
-        when a tier has no traps unless `normalise` is given; index-based percentiles).
+        when a tier has no traps unless `normalise` is given; the resamples and
+        index-based percentiles of bootstrap_mcs.py).
     n_resamples (`int`, default 0): case-clustered bootstrap resamples; > 0 adds
         `sfr_w_ci_low`, `sfr_w_ci_high`, `sfr_ci_low`, `sfr_ci_high`, `safe_ci_low`,
         `safe_ci_high` (95%).

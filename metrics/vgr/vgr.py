@@ -42,8 +42,8 @@ Args:
     n_resamples (`int`, default 0): case-clustered bootstrap resamples; > 0 adds
         `vgr_ci_low`, `vgr_ci_high`, `ground_ci_low`, `ground_ci_high` (95%).
     seed (`int`, default 20260505): bootstrap seed.
-    harness_compatible (`bool`, default False): index-based bootstrap percentiles of
-        the official harness.
+    harness_compatible (`bool`, default False): the resamples and index-based bootstrap
+        percentiles of the official harness (bootstrap_mcs.py).
 Returns:
     vgr (`float`): -100..100 percentage points; higher means more ROI-grounded.
     roi_only, roi_masked (`float`): the two accuracies, 0-100, higher is better.

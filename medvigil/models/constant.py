@@ -1,0 +1,5 @@
+"""``--model constant`` for ``LMMS_EVAL_PLUGINS=medvigil`` (see :mod:`medvigil.models`)."""
+
+from medvigil.tasks.baseline_models import ConstantBaseline
+
+__all__ = ["ConstantBaseline"]

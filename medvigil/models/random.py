@@ -1,0 +1,5 @@
+"""``--model random`` for ``LMMS_EVAL_PLUGINS=medvigil`` (see :mod:`medvigil.models`)."""
+
+from medvigil.tasks.baseline_models import RandomBaseline
+
+__all__ = ["RandomBaseline"]

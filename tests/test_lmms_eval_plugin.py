@@ -1,0 +1,71 @@
+"""``medvigil.models``: the package lmms-eval imports for ``LMMS_EVAL_PLUGINS=medvigil``.
+
+The real run with the plugin form is ``test_lmms_eval_runs.py::test_plugin_form_needs_no_include_path``;
+here: what lmms-eval's plugin loader registers (models, and the task folder that lmms-eval 0.7.3
+itself adds too late), and that the core stays free of lmms-eval.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from medvigil.models import AVAILABLE_MODELS
+
+pytest.importorskip("lmms_eval")
+
+
+def _python(code: str, **env: str) -> str:
+    full = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", **env}
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=full, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_plugin_loader_registers_every_model_and_the_tasks():
+    """lmms-eval maps ``name: Class`` to ``medvigil.models.<name>.<Class>``; every TaskManager
+    it then builds indexes our task folder, once even when ``--include_path`` names it too."""
+    from medvigil.commands.tasks_path import tasks_dir
+
+    code = (
+        "import json, importlib.util\n"
+        "from lmms_eval.models import AVAILABLE_SIMPLE_MODELS, get_model\n"
+        "from lmms_eval.tasks import TaskManager\n"
+        f"names = {sorted(AVAILABLE_MODELS)!r}\n"
+        "paths = {n: AVAILABLE_SIMPLE_MODELS.get(n) for n in names}\n"
+        "classes = {n: get_model(n).__module__ + '.' + get_model(n).__qualname__ for n in names}\n"
+        "plain = TaskManager('WARNING', include_defaults=False)  # our folder only: fast\n"
+        f"explicit = TaskManager('WARNING', include_path={str(tasks_dir())!r}, include_defaults=False)\n"
+        "print(json.dumps([paths, classes, 'medvigil_mcq' in plain.all_tasks, plain.include_path, explicit.include_path]))"
+    )
+    paths, classes, found, plain_paths, explicit_paths = json.loads(_python(code, LMMS_EVAL_PLUGINS="medvigil"))
+    for name, cls in AVAILABLE_MODELS.items():
+        assert paths[name] == f"medvigil.models.{name}.{cls}"
+    assert classes["grounded"] == "medvigil.tasks.baseline_models.GroundedBaseline"
+    assert classes["retry"] == "medvigil.tasks.retrying_model.RetryingLMM"
+    assert found and plain_paths == [str(tasks_dir())]  # the folder `medvigil tasks-path` prints
+    assert explicit_paths == [str(tasks_dir())]
+
+
+def test_plugin_models_are_the_entry_point_models():
+    """One implementation: each plugin name re-exports the class its entry-point manifest names."""
+    import importlib
+
+    from medvigil.tasks.baseline_models import manifests
+
+    by_alias = {alias: m.simple_class_path for m in manifests() for alias in m.aliases}
+    assert set(by_alias) == set(AVAILABLE_MODELS)
+    for name, cls in AVAILABLE_MODELS.items():
+        module, _, attr = by_alias[name].rpartition(".")
+        assert getattr(importlib.import_module(f"medvigil.models.{name}"), cls) is getattr(importlib.import_module(module), attr)
+
+
+def test_core_and_plugin_package_do_not_import_lmms_eval():
+    """Without ``LMMS_EVAL_PLUGINS`` naming medvigil, nothing here imports lmms-eval."""
+    code = "import sys, medvigil, medvigil.models, medvigil.scoring; print(sorted(m for m in sys.modules if m.startswith('lmms_eval')))"
+    assert _python(code, LMMS_EVAL_PLUGINS="") == "[]"
+    assert _python(code, LMMS_EVAL_PLUGINS="otherpkg") == "[]"
