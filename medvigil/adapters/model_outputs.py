@@ -1,7 +1,9 @@
 """One entry point for model outputs of the MedVIGIL suite, whatever wrote them.
 
 * lmms-eval ``--log_samples`` files (``<stamp>_samples_<task>.jsonl``) of our tasks;
-* official harness files (``results/baselines/<model>__mcq.jsonl``) or folders of them.
+* official harness files (``results/baselines/<model>__mcq.jsonl``) or folders of them;
+* the harness's ablation and open-ended files (no-image, blur sweep, open / judged,
+  visual-token raw), read by :mod:`medvigil.adapters.harness_ablations`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ def read_model_outputs(paths: Iterable[str | Path], release_root: str | Path | N
     paths = [Path(p) for p in paths]
     lmms = [p for p in paths if p.is_file() and is_samples_file(p)]
     harness = [p for p in paths if p not in lmms]
+    from medvigil.adapters.harness_ablations import expand_ablation_paths, read_ablation_files
+
+    ablation, harness = expand_ablation_paths(harness)
     out = ModelRecords()
     out.warnings, out.skipped = [], {}
     if lmms:
@@ -34,4 +39,11 @@ def read_model_outputs(paths: Iterable[str | Path], release_root: str | Path | N
         out.extend(records)
         out.warnings += list(getattr(records, "warnings", []))
         out.skipped.update(getattr(records, "skipped", {}) or {})
+    if ablation:
+        records = read_ablation_files(ablation, release_root)
+        out.extend(records)
+        out.warnings += [w for w in records.warnings if w not in out.warnings]
+        for model, counts in records.skipped.items():
+            for reason, n in counts.items():
+                out.skipped.setdefault(model, {})[reason] = out.skipped.get(model, {}).get(reason, 0) + n
     return out

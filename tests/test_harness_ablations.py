@@ -1,0 +1,252 @@
+"""The authors' ablation and open-ended result files, re-scored through the scoring core.
+
+Rows are written by hand in the exact shapes of their writers (scripts/bench_run_baseline.py
+--no-image / --format open, scripts/bench_blur_sweep_run.py, scripts/bench_judge_open.py,
+scripts/bench_visual_token_ablation.py), error rows included; expected numbers are hand-computed
+or, for Appendix K, the authors' shipped visual_token_ablation.csv and the intervals printed in
+seed 000.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from medvigil.adapters.harness_ablations import ablation_kind, read_ablation_files, read_token_ablation_csv
+from medvigil.adapters.model_outputs import read_model_outputs
+from medvigil.errors import DataError
+from medvigil.scoring import audit
+from medvigil.scoring.ablations import roi_decay_modal
+
+AUTHORS_CSV = Path(__file__).parent / "fixtures" / "authors" / "visual_token_ablation.csv"
+TIERS = ("L1", "L2", "L3", "L5")
+
+
+def release(n_cases=4, tiers=TIERS, kinds=("original", "halluc_trap")):
+    cases, probes = {}, []
+    for i in range(n_cases):
+        cid = f"MVB-{i + 1:04d}"
+        cases[cid] = SimpleNamespace(risk_tier=tiers[i % len(tiers)], source_dataset="vqa_rad", modality="CT",
+                                     text_only_answerable=False)
+        for kind in kinds:
+            suffix = "orig" if kind == "original" else kind
+            probes.append(SimpleNamespace(probe_id=f"{cid}__{suffix}", case_id=cid, probe_kind=kind, correct_letter="A"))
+    return SimpleNamespace(cases=cases, probes_mcq=probes)
+
+
+def ok_row(case, letter, *, kind="original", model="gpt-4o", fmt="mcq", gold="A", with_kind=True):
+    """One answered row as bench_run_baseline.py (with_kind) or bench_blur_sweep_run.py writes it."""
+    suffix = "orig" if kind == "original" else kind
+    row = {"probe_id": f"{case}__{suffix}", "case_id": case}
+    if with_kind:
+        row.update(probe_kind=kind, format=fmt)
+    row.update(model_id=model, image_file="", model_answer=f"{letter}" if letter else "I am not sure.",
+               model_letter=letter, correct_letter=gold, latency_ms=812, usage={"total_tokens": 9}, status="ok",
+               timestamp="2026-05-01T00:00:00Z")
+    if with_kind:
+        row["expected_behavior"] = "match_gold"
+    return row
+
+
+def error_row(case, *, kind="original", model="gpt-4o", with_kind=True):
+    suffix = "orig" if kind == "original" else kind
+    row = {"probe_id": f"{case}__{suffix}", "case_id": case}
+    if with_kind:
+        row.update(probe_kind=kind, format="mcq")
+    row.update(model_id=model, model_answer="", status="error: Error code: 429 - rate limit", timestamp="2026-05-01T00:00:01Z")
+    return row
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def scored(records, **kw):
+    return audit(records, n_resamples=0, sensitivity=False, **kw)
+
+
+def test_file_names_as_their_writers_write_them():
+    assert ablation_kind("results/baselines/Qwen--Qwen3.5-9B__mcq_noimg.jsonl") == ("noimg", "Qwen--Qwen3.5-9B", "noimg")
+    assert ablation_kind("results/blur_sweep/gpt-4o__sigma64.jsonl") == ("blur", "gpt-4o", "blur:64")
+    assert ablation_kind("results/blur_sweep/huatuogpt-vision-7b__sigmainf.jsonl")[2] == "noimg"
+    assert ablation_kind("results/gpt-4o__judged.jsonl")[:2] == ("judged", "gpt-4o")
+    assert ablation_kind("results/baselines/gpt-4o__open_noimg.jsonl")[2] == "open_noimg"
+    assert ablation_kind("data/medvigil_v1/_visual_token_raw.jsonl")[0] == "token_raw"
+    assert ablation_kind("results/baselines/gpt-4o__mcq.jsonl") is None
+
+
+def test_no_image_file_gives_table_12_gap_and_error_rows_follow_the_mode(tmp_path):
+    rel = release()
+    cases = list(rel.cases)
+    # vision run: 3 of 4 originals right -> 75.0
+    vision = [ok_row(c, letter) for c, letter in zip(cases, "AABA")]
+    # no-image run: right, wrong, failed call, right
+    blind = [ok_row(cases[0], "A"), ok_row(cases[1], "C"), error_row(cases[2]), ok_row(cases[3], "A")]
+    write_jsonl(tmp_path / "gpt-4o__mcq.jsonl", vision)
+    write_jsonl(tmp_path / "gpt-4o__mcq_noimg.jsonl", blind)
+    records = read_model_outputs([tmp_path / "gpt-4o__mcq.jsonl", tmp_path / "gpt-4o__mcq_noimg.jsonl"], rel)
+    paper = scored(records)["ablations"]["no_image"]["gpt-4o"]
+    assert (paper["orig_vision"], paper["orig_noimg"], paper["delta_orig"]) == (75.0, 50.0, 25.0)
+    harness = scored(records, harness_compatible=True)["ablations"]["no_image"]["gpt-4o"]
+    assert harness["orig_noimg"] == pytest.approx(200 / 3) and harness["n_orig_noimg"] == 3
+    assert harness["delta_orig"] == pytest.approx(75 - 200 / 3)
+
+
+def test_blur_sweep_files_rows_without_probe_kind_resume_duplicates_and_takeover(tmp_path):
+    rel = release()
+    cases = list(rel.cases)
+    sweep = tmp_path / "results" / "blur_sweep"
+    write_jsonl(sweep / "gpt-4o__sigma0.jsonl", [ok_row(c, "A", with_kind=False) for c in cases])
+    # sigma 8: one right of four; the runner resumed and appended a failed call for the last probe
+    rows8 = [ok_row(c, letter, with_kind=False) for c, letter in zip(cases, "BBCA")] + [error_row(cases[3], with_kind=False)]
+    write_jsonl(sweep / "gpt-4o__sigma8.jsonl", rows8)
+    write_jsonl(sweep / "gpt-4o__sigmainf.jsonl", [ok_row(c, letter, with_kind=False) for c, letter in zip(cases, "ABCD")])
+    records = read_ablation_files([sweep], rel)
+    assert records.skipped["gpt-4o"] == {"superseded_row": 1}
+    by_condition = {}
+    for r in records:
+        by_condition.setdefault(r["condition"], []).append(r)
+    assert sorted(by_condition) == ["blur:0", "blur:8", "noimg"] and all(r["probe_kind"] == "original" for r in records)
+    blur = scored(records)["ablations"]["blur"]["gpt-4o"]
+    # image-required curve 100 -> 25, no image 25: the whole contribution lost at sigma 8
+    assert blur["sigmas"] == [0.0, 8.0]
+    assert blur["accuracy_image_required"] == [100.0, 25.0] and blur["noimg_image_required"] == 25.0
+    assert blur["drop"] == 75.0 and blur["takeover_sigma"] == 8.0
+
+
+def test_error_row_gold_from_another_file_without_release(tmp_path):
+    write_jsonl(tmp_path / "m__sigma0.jsonl", [ok_row("MVB-0001", "B", with_kind=False)])
+    write_jsonl(tmp_path / "m__sigma2.jsonl", [error_row("MVB-0001", with_kind=False)])
+    records = read_ablation_files([tmp_path / "m__sigma0.jsonl", tmp_path / "m__sigma2.jsonl"])
+    failed = [r for r in records if r["condition"] == "blur:2"]
+    assert failed[0]["parse_status"] == "error" and failed[0]["correct_letter"] == "A"
+    assert records.error_rows == {"m": {"original": 1}}
+
+
+def test_judged_and_open_files_scored_as_open_condition(tmp_path):
+    rel = release()
+    cases = list(rel.cases)
+
+    def open_row(case, kind, answer, **extra):
+        suffix = "orig" if kind == "original" else kind
+        return {"probe_id": f"{case}__{suffix}", "case_id": case, "probe_kind": kind, "format": "open",
+                "model_id": "gpt-4o", "image_file": "x.jpg", "question": "q", "model_answer": answer, "latency_ms": 1,
+                "usage": {}, "status": "ok", "timestamp": "t", "expected_answer_or_set": "left kidney",
+                "halluc_explanation": "", "expected_behavior": "refuse" if kind == "halluc_trap" else "match_gold", **extra}
+
+    judged = [  # bench_judge_open.py output: the input row + verdict fields
+        open_row(cases[0], "halluc_trap", "It measures 3 cm.", verdict="silent_failure", judge_confidence=0.9,
+                 judge_reason="r", judge_method="llm"),
+        open_row(cases[1], "halluc_trap", "No, there is no evidence of that.", verdict="refused_appropriately",
+                 judge_confidence=0.9, judge_reason="r", judge_method="heuristic"),
+        open_row(cases[0], "original", "The left kidney.", verdict="correct", judge_confidence=0.9, judge_reason="r",
+                 judge_method="heuristic"),
+        open_row(cases[1], "original", "Possibly the spleen or kidney.", verdict="hedged", judge_confidence=0.6,
+                 judge_reason="r", judge_method="llm"),
+    ]
+    write_jsonl(tmp_path / "gpt-4o__judged.jsonl", judged)
+    # the unjudged runner output of another model: our rule judges it
+    raw = [open_row(cases[0], "halluc_trap", "No, there is no evidence of a mass."),
+           open_row(cases[0], "original", "Right kidney."), {**open_row(cases[1], "original", ""), "status": "error: timeout"}]
+    write_jsonl(tmp_path / "claude__open.jsonl", raw)
+    records = read_model_outputs([tmp_path / "gpt-4o__judged.jsonl", tmp_path / "claude__open.jsonl"], rel)
+    result = scored(records, condition="open")["models"]
+    assert result["gpt-4o"]["metrics"]["sfr"] == 50.0 and result["gpt-4o"]["accuracy"]["original"] == 50.0
+    assert result["claude"]["metrics"]["sfr"] == 0.0 and result["claude"]["accuracy"]["original"] == 0.0
+    assert result["claude"]["counts"]["n_error"] == 1
+
+
+def _token_rows_for(model: str, per_step: dict[int, tuple[int, int]]) -> list[dict]:
+    """Per-case raw rows (their _visual_token_raw.jsonl) with the given (refused, switched) counts.
+
+    80 cases, 16 per tier; three cases refuse already at step 0. At step k the first
+    ``refused`` cases answer E and ``switched - refused + 3`` more change letter (one to an
+    empty modal letter, which the authors count as a switch)."""
+    rows = []
+    for i in range(80):
+        rows.append({"model": model, "step": 0, "case_id": f"MVB-{i + 1:04d}", "letter": "E" if i < 3 else "A",
+                     "confidence": 100.0, "all_letters": "EEEEE" if i < 3 else "AAAAA"})
+    for step, (refused, switched) in per_step.items():
+        others = switched - refused + 3
+        for i in range(80):
+            if i < refused:
+                letter = "E"
+            elif i < refused + others:
+                letter = "" if i == refused else "B"
+            else:
+                letter = "A"
+            rows.append({"model": model, "step": step, "case_id": f"MVB-{i + 1:04d}", "letter": letter,
+                         "confidence": 0.0 if not letter else 60.0, "all_letters": letter * 3})
+    return rows
+
+
+def test_token_ablation_raw_rows_reproduce_the_authors_csv(tmp_path):
+    shipped = list(csv.DictReader(AUTHORS_CSV.open(encoding="utf-8")))
+    claude = {int(r["step"]): r for r in shipped if r["model"] == "Claude Opus 4.7"}
+    # counts behind the shipped percentages (n = 80): refusal 3/7/19/46, switch 0/13/31/50
+    rows = _token_rows_for("Claude Opus 4.7", {1: (7, 13), 2: (19, 31), 3: (46, 50)})
+    path = write_jsonl(tmp_path / "_visual_token_raw.jsonl", rows)
+    rel = release(80, tiers=("L1", "L2", "L3", "L4", "L5"), kinds=("original",))
+    records = read_ablation_files([path], rel)
+    assert {r["condition"] for r in records} == {f"roi_decay:{k}" for k in range(4)}
+    modal = scored(records)["ablations"]["roi_decay_modal"]["Claude Opus 4.7"]
+    for i, step in enumerate(modal["steps"]):
+        assert round(modal["refusal_rate"][i], 1) == float(claude[step]["refusal_pct"])
+        assert round(modal["switch_rate"][i], 1) == float(claude[step]["switch_from_s0_pct"])
+        assert round(modal["letter_stability"][i], 1) == float(claude[step]["letter_stability_pct"])
+        assert modal["n"][i] == int(claude[step]["n_cases"])
+    assert modal["mean_modal_share"][0] == 100.0
+    # per tier: 16 cases each; tier L1 holds cases 1, 6, 11, ... (every fifth)
+    assert [e["n"][3] for e in modal["by_tier"].values()] == [16] * 5
+    assert modal["trajectories"]["MVB-0001"]["letters"] == ["E", "E", "E", "E"]
+    assert modal["trajectories"]["MVB-0047"]["letters"] == ["A", "A", "A", ""]  # the empty modal letter at step 3
+
+
+def test_authors_csv_gives_the_wilson_intervals_printed_in_appendix_k():
+    table = read_token_ablation_csv(AUTHORS_CSV)
+    printed = {"Claude Opus 4.7": (57.5, 46.6, 67.7), "GPT-5.5": (58.8, 47.9, 68.9), "Gemini 3 Flash": (42.5, 32.2, 53.4)}
+    for model, (rate, lo, hi) in printed.items():
+        entry = table[model]
+        assert entry["steps"] == [0, 1, 2, 3]
+        assert round(entry["refusal_rate"][3], 1) == rate
+        # within the print's last digit: the paper's Gemini lower end 32.2 is 32.26 cut, not rounded
+        assert entry["refusal_ci"][3] == pytest.approx([lo, hi], abs=0.06)
+    # Claude's switch trajectory as printed: 0 -> 16.2 -> 38.8 -> 62.5
+    assert [round(x, 1) for x in read_token_ablation_csv(AUTHORS_CSV, ci_from="counts")["GPT-5.5"]["refusal_ci"][3]] == [47.8, 68.9]
+    assert [round(x, 1) for x in table["Claude Opus 4.7"]["switch_rate"]] == [0.0, 16.2, 38.8, 62.5]
+
+
+def test_modal_protocol_counts_errors_as_no_letter_or_drops_them():
+    def rec(case, step, letter, status="ok"):
+        return {"suite": "medvigil", "model": "m", "condition": f"roi_decay:{step}", "case_id": case,
+                "probe_id": f"{case}__orig", "probe_kind": "original", "correct_letter": "A", "risk_tier": "L1",
+                "predicted_letter": letter, "parse_status": status, "extra": {"samples": [letter or ""] * 5}}
+
+    records = [rec("c1", 0, "A"), rec("c2", 0, "B"), rec("c1", 3, "E"), rec("c2", 3, None, "error")]
+    paper = roi_decay_modal(records)["m"]
+    assert paper["n"] == [2, 2] and paper["refusal_rate"] == [0.0, 50.0] and paper["switch_rate"] == [0.0, 100.0]
+    harness = roi_decay_modal(records, harness_compatible=True)["m"]
+    assert harness["n"] == [2, 1] and harness["switch_rate"] == [0.0, 100.0]
+
+
+def test_bad_rows_named_by_file_line_and_field(tmp_path):
+    path = write_jsonl(tmp_path / "m__sigma4.jsonl", [ok_row("MVB-0001", "A", with_kind=False),
+                                                      {**ok_row("MVB-0002", "A", with_kind=False), "model_letter": "AB"}])
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("{not json\n")
+    with pytest.raises(DataError) as err:
+        read_ablation_files([path], release())
+    where = {(p.row, p.field) for p in err.value.problems}
+    assert where == {(2, "model_letter"), (3, None)} and all(p.file == str(path) for p in err.value.problems)
+    lenient = read_ablation_files([path], release(), strict=False)
+    assert len(lenient) == 1 and lenient.skipped["m"]["invalid_row"] == 2
+    raw = write_jsonl(tmp_path / "_visual_token_raw.jsonl", [{"model": "x", "step": 5, "case_id": "MVB-0001", "letter": "A",
+                                                              "confidence": 60.0, "all_letters": "AAA"}])
+    with pytest.raises(DataError, match="step"):
+        read_ablation_files([raw], release())
