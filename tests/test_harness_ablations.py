@@ -250,3 +250,40 @@ def test_bad_rows_named_by_file_line_and_field(tmp_path):
                                                               "confidence": 60.0, "all_letters": "AAA"}])
     with pytest.raises(DataError, match="step"):
         read_ablation_files([raw], release())
+
+
+def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(tmp_path):
+    from medvigil.report import _capability_safety_figure, _pareto, figures, tables
+
+    rel = release(80, tiers=("L1", "L2", "L3", "L4", "L5"), kinds=("original",))
+    cases = list(rel.cases)
+    raw = write_jsonl(tmp_path / "_visual_token_raw.jsonl",
+                      _token_rows_for("Claude Opus 4.7", {1: (7, 13), 2: (19, 31), 3: (46, 50)}))
+    sweep = tmp_path / "blur"
+    write_jsonl(sweep / "claude__sigma0.jsonl", [ok_row(c, "A", with_kind=False) for c in cases])
+    write_jsonl(sweep / "claude__sigma16.jsonl", [ok_row(c, "A" if i % 2 else "B", with_kind=False) for i, c in enumerate(cases)])
+    write_jsonl(sweep / "claude__sigmainf.jsonl", [ok_row(c, "B", with_kind=False) for c in cases])
+    mcq = [ok_row(c, "A" if i % 4 else "C") for i, c in enumerate(cases)]
+    write_jsonl(tmp_path / "claude__mcq.jsonl", mcq)
+    write_jsonl(tmp_path / "gpt__mcq.jsonl", [ok_row(c, "A" if i % 3 else "C") for i, c in enumerate(cases)])
+    records = read_model_outputs([raw, sweep, tmp_path / "claude__mcq.jsonl", tmp_path / "gpt__mcq.jsonl"], rel)
+    result = scored(records)
+    blur = result["ablations"]["blur"]["claude"]["by_tier"]
+    # tier L1 holds cases 1, 6, 11, ... (i = 0, 5, 10, ...): every other one right at sigma 16
+    assert blur["L1"]["accuracy"] == [100.0, 50.0] and blur["L1"]["noimg"] == 0.0 and blur["L1"]["n"] == [16, 16]
+    rendered = {t.title: t for t in tables(result)}
+    summary = rendered["ROI decay as the authors ran it (Appendix K; visual_token_ablation.csv layout; %)"]
+    step3 = next(row for row in summary.rows if row[1] == "3")
+    assert step3[2:5] == ["80", "57.5 [46.6, 67.7]", "62.5 [51.5, 72.3]"] and step3[5] == "37.5"
+    trajectories = rendered["Per-case letter trajectories (Table 14 layout): modal letter (modal share %)"]
+    assert trajectories.rows[0] == ["Claude Opus 4.7 on MVB-0001 (L1)", "E (100.0)", "E (60.0)", "E (60.0)", "E (60.0)"]
+    assert len(trajectories.rows) == 5  # one case per tier
+    pngs = figures(result)
+    assert {"blur_decay_per_tier", "roi_decay_per_tier"} <= set(pngs)
+    assert "capability_safety" not in pngs  # no traps or ROI probes here: Safe and Ground undefined
+    blocks = {name: {"metrics": {"cap": cap, "safe": safe, "ground": ground}}
+              for name, cap, safe, ground in (("a", 70.0, 60.0, 50.0), ("b", 50.0, 80.0, 40.0), ("c", 40.0, 30.0, 20.0))}
+    assert _capability_safety_figure(blocks).startswith(b"\x89PNG")
+    assert all(data.startswith(b"\x89PNG") for data in pngs.values())
+    # Pareto frontier by hand: (1, 3) and (3, 1) are not beaten, (1, 1) and (2, 0.5) are
+    assert _pareto([1, 3, 1, 2], [3, 1, 1, 0.5]) == [0, 1]

@@ -212,6 +212,14 @@ def blur_sweep(
         acc_blind, _, n_blind = group_accuracy(tab.correct, scored & kinds & sub_mask & blind, tab.model.codes, m_n)
         curves[sub] = (rows, acc_blind, n_blind)
     sigmas = list(masks)
+    tier_curves = {}  # Figure 6: per-tier curves of the image-required subset (all when none is flagged)
+    for tier_code, tier in enumerate(tab.risk_tier.levels):
+        in_tier = tab.risk_tier.codes == tier_code
+        for sub in ("image_required", "all"):
+            rows = [group_accuracy(tab.correct, scored & kinds & subsets[sub] & in_tier & cmask, tab.model.codes, m_n)
+                    for cmask in masks.values()]
+            blind_t = group_accuracy(tab.correct, scored & kinds & subsets[sub] & in_tier & blind, tab.model.codes, m_n)
+            tier_curves[(sub, tier)] = (rows, blind_t)
     out = {}
     for m in _model_codes(tab, sweep_mask):
         entry: dict[str, Any] = {"sigmas": [float(s) for s in sigmas]}
@@ -227,6 +235,13 @@ def blur_sweep(
         l_star, reason = takeover_point(sigmas, curve, blind_acc, threshold)
         entry["takeover_sigma"] = l_star
         entry["takeover_reason"] = reason
+        entry["by_tier"] = {}
+        for tier in tab.risk_tier.levels:
+            rows, (acc_b, _, n_b) = tier_curves[(use, tier)]
+            if any(int(n[m]) for _, _, n in rows) or int(n_b[m]):
+                entry["by_tier"][tier] = {"accuracy": [float(acc[m]) for acc, _, _ in rows],
+                                          "n": [int(n[m]) for _, _, n in rows],
+                                          "noimg": float(acc_b[m]), "n_noimg": int(n_b[m])}
         out[tab.model.levels[m]] = entry
     return out
 
