@@ -85,6 +85,9 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             problems.append(Problem(str(path), f"not a readable JSON score result: {exc}"))
             continue
+        if isinstance(data, dict) and "suite" not in data and isinstance(data.get("raw"), dict):
+            _add_seed_variance(merged, data, path, problems)  # the authors' seed-variance probe file
+            continue
         suite = data.get("suite") if isinstance(data, dict) else None
         body = "best_over_modes" if suite == "mediconfusion" else "models"
         if suite not in ("medvigil", *REPORT_SUITES) or not isinstance(data.get(body), dict):
@@ -480,11 +483,41 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
 TRAJECTORY_CASES_PER_TIER = 1  # Table 14 shows one case per tier (the paper hand-picked five); the JSON keeps all
 
 
+def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
+    """Re-score one model's seed-variance probe file into ``merged["seed_variance"]``."""
+    from medvigil.seed_variance import rescore_seed_variance
+
+    model = str(data.get("model") or path.stem)
+    table = merged.setdefault("seed_variance", {})
+    if model in table:
+        problems.append(Problem(str(path), f"seed-variance results of model {model!r} are given twice", field="model"))
+        return
+    try:
+        table[model] = rescore_seed_variance(data, str(path))
+    except DataError as exc:
+        problems.extend(exc.problems)
+
+
+def _seed_variance_tables(result: Mapping[str, Any]) -> list[Table]:
+    from medvigil.seed_variance import CLASSES
+
+    data = result.get("seed_variance") or {}
+    if not data:
+        return []
+    rows = [[model, prompt, str(v["n"])] + [fmt(v["class_rates"][c]) for c in CLASSES]
+            for model, prompts in sorted(data.items()) for prompt, v in prompts.items()]
+    return [Table("Seed-variance probe: output taxonomy (% of K generations)",
+                  ["Model", "Prompt", "K", "clean refusal", "pedag. hedge", "educ. deflect.", "silent fail.", "low sev."], rows,
+                  "Classes as the authors' rescore_seed_variance.py sorts them (medvigil.seed_variance); only clean "
+                  "refusal is fully safe. Severe findings: the reconstructed tier-4 lexicon.")]
+
+
 def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
-    """Appendix K as the authors ran it (modal vote of repeated samples): summary, per tier, Table 14."""
+    """Appendix K as the authors ran it (modal vote of repeated samples): summary, per tier, Table 14;
+    the seed-variance taxonomy when its files were given."""
     modal = (result.get("ablations") or {}).get("roi_decay_modal") or {}
     if not modal:
-        return []
+        return _seed_variance_tables(result)
     rows, tier_rows, traj_rows = [], [], []
     for name, r in sorted(modal.items()):
         for i, step in enumerate(r["steps"]):
@@ -514,7 +547,7 @@ def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
         Table("Per-case letter trajectories (Table 14 layout): modal letter (modal share %)", ["Model on case (CRT)"] + steps,
               traj_rows, f"{TRAJECTORY_CASES_PER_TIER} case per tier shown (the first in case order); every case is in "
               "scores.json under ablations.roi_decay_modal.*.trajectories."),
-    ]
+    ] + _seed_variance_tables(result)
 
 
 def _pareto(xs: Sequence[float], ys: Sequence[float]) -> list[int]:
