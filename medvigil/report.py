@@ -72,6 +72,8 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     MedVIGIL audits merge by model (a model named twice is an error); the other suites
     (``mediconfusion``, ``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``,
     one file per suite (their cross-model statistics need every model scored together).
+    The authors' seed-variance probe files (``{"model", "raw"}``) and their Appendix K
+    summary ``visual_token_ablation.csv`` are accepted too, beside an audit.
     """
     from medvigil.suite_scores import REPORT_SUITES, suite_models
 
@@ -80,6 +82,9 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     problems: list[Problem] = []
     for path in paths:
         path = Path(path)
+        if path.suffix == ".csv":  # the authors' Appendix K summary (visual_token_ablation.csv)
+            _add_token_ablation_csv(merged, path, problems)
+            continue
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -496,6 +501,25 @@ def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Pa
         table[model] = rescore_seed_variance(data, str(path))
     except DataError as exc:
         problems.extend(exc.problems)
+
+
+def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:
+    """The authors' per-(model, step) Appendix K CSV into ``merged["ablations"]["roi_decay_modal"]``."""
+    from medvigil.adapters.harness_ablations import read_token_ablation_csv
+
+    try:
+        table = read_token_ablation_csv(path)
+    except OSError as exc:
+        problems.append(Problem(str(path), f"not readable: {exc}"))
+        return
+    except DataError as exc:
+        problems.extend(exc.problems)
+        return
+    modal = merged.setdefault("ablations", {}).setdefault("roi_decay_modal", {})
+    for model, entry in table.items():
+        if model in modal:
+            problems.append(Problem(str(path), f"ROI-decay results of model {model!r} are given twice", field="model"))
+        modal[model] = {**entry, "source": str(path)}
 
 
 def _seed_variance_tables(result: Mapping[str, Any]) -> list[Table]:

@@ -287,3 +287,19 @@ def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(
     assert all(data.startswith(b"\x89PNG") for data in pngs.values())
     # Pareto frontier by hand: (1, 3) and (3, 1) are not beaten, (1, 1) and (2, 0.5) are
     assert _pareto([1, 3, 1, 2], [3, 1, 1, 0.5]) == [0, 1]
+
+
+def test_report_reads_the_authors_csv_beside_an_audit(tmp_path):
+    from medvigil.report import load_results, tables
+    from medvigil.scoring import audit_to_json
+
+    rel = release()
+    write_jsonl(tmp_path / "m__mcq.jsonl", [ok_row(c, "A") for c in rel.cases])
+    scores = tmp_path / "scores.json"
+    scores.write_text(audit_to_json(scored(read_model_outputs([tmp_path / "m__mcq.jsonl"], rel))), encoding="utf-8")
+    result = load_results([scores, AUTHORS_CSV])
+    (summary,) = [t for t in tables(result) if t.title.startswith("ROI decay as the authors ran it")]
+    gemini3 = next(row for row in summary.rows if row[0] == "Gemini 3 Flash" and row[1] == "3")
+    assert gemini3[2:6] == ["80", "42.5 [32.3, 53.4]", "58.8 [47.9, 68.9]", "41.2"]  # from the rounded %
+    with pytest.raises(DataError, match="twice"):
+        load_results([scores, AUTHORS_CSV, AUTHORS_CSV])
