@@ -303,3 +303,57 @@ def test_report_reads_the_authors_csv_beside_an_audit(tmp_path):
     assert gemini3[2:6] == ["80", "42.5 [32.3, 53.4]", "58.8 [47.9, 68.9]", "41.2"]  # from the rounded %
     with pytest.raises(DataError, match="twice"):
         load_results([scores, AUTHORS_CSV, AUTHORS_CSV])
+
+
+TOOL = Path("/work/shared/tools/authors_format_release.py")
+
+
+@pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")
+def test_authors_format_release_rows_as_no_image_and_blur_files(tmp_path):
+    """The generator's real-shaped result rows (error rows included) re-filed as their no-image and
+    blur-sweep runners name and shape them; accuracies counted directly from the rows."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, str(TOOL), str(tmp_path / "afr"), "--authors-spelling"], check=True, capture_output=True)
+    bench, runs = tmp_path / "afr" / "data" / "medvigil_v1", tmp_path / "afr" / "results" / "baselines"
+    manifest = list(csv.DictReader((bench / "manifest.csv").open(encoding="utf-8")))
+    rel = SimpleNamespace(
+        cases={r["case_id"]: SimpleNamespace(risk_tier=r["risk_tier"], source_dataset=r["source_dataset"],
+                                             modality=r["modality"], text_only_answerable=r["text_only_answerable"] == "true")
+               for r in manifest},
+        probes_mcq=[SimpleNamespace(probe_id=r["probe_id"], case_id=r["case_id"], probe_kind=r["probe_kind"],
+                                    correct_letter=r["correct_letter"])
+                    for r in csv.DictReader((bench / "probes_mcq.csv").open(encoding="utf-8"))])
+
+    def rows(model):
+        return [json.loads(line) for line in (runs / f"{model}__mcq.jsonl").read_text(encoding="utf-8").splitlines()]
+
+    def original_accuracy(model, image_required_only=False):
+        text_only = {r["case_id"] for r in manifest if r["text_only_answerable"] == "true"}
+        orig = [r for r in rows(model) if r["probe_kind"] == "original"
+                and not (image_required_only and r["case_id"] in text_only)]
+        right = sum(r["status"] == "ok" and r.get("model_letter") == r.get("correct_letter") for r in orig)
+        return 100.0 * right / len(orig), sum(r["status"] != "ok" for r in orig)
+
+    out = tmp_path / "files"
+    write_jsonl(out / "synth-vlm-01__mcq.jsonl", rows("synth-vlm-01"))
+    write_jsonl(out / "synth-vlm-01__mcq_noimg.jsonl", rows("synth-vlm-06"))  # model 06's answers as the blind run
+    blur_shape = [{k: v for k, v in r.items() if k not in ("probe_kind", "format", "question", "expected_behavior")}
+                  for r in rows("synth-vlm-05") if r["probe_kind"] == "original"]
+    write_jsonl(out / "synth-vlm-01__sigma8.jsonl", blur_shape)
+    records = read_model_outputs([out], rel)
+    result = scored(records)["ablations"]
+    expected_noimg, errors_noimg = original_accuracy("synth-vlm-06")
+    assert result["no_image"]["synth-vlm-01"]["orig_noimg"] == pytest.approx(expected_noimg)
+    assert result["no_image"]["synth-vlm-01"]["orig_vision"] == pytest.approx(original_accuracy("synth-vlm-01")[0])
+    if errors_noimg:
+        compatible = scored(records, harness_compatible=True)["ablations"]["no_image"]["synth-vlm-01"]
+        assert compatible["n_orig_noimg"] == result["no_image"]["synth-vlm-01"]["n_orig_noimg"] - errors_noimg
+    expected_blur, _ = original_accuracy("synth-vlm-05", image_required_only=True)
+    blur = result["blur"]["synth-vlm-01"]
+    assert blur["sigmas"] == [0.0, 8.0] and blur["accuracy_image_required"][1] == pytest.approx(expected_blur)
+    failed = read_ablation_files([out / "synth-vlm-01__mcq_noimg.jsonl"], rel).error_rows
+    assert sum(r["status"] != "ok" for r in rows("synth-vlm-06")) == 9  # failed calls the generator wrote
+    assert sum(failed.get("synth-vlm-01", {}).values()) == sum(r["status"] != "ok" for r in rows("synth-vlm-06"))
+    assert failed.get("synth-vlm-01", {}).get("original", 0) == errors_noimg

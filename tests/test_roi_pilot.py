@@ -49,6 +49,26 @@ def test_pilot_draw_follows_the_authors_steps():
     assert tiers == [t for t in ("L1", "L2", "L3", "L4", "L5") for _ in range(16)]
 
 
+TOOL = Path("/work/shared/tools/authors_format_release.py")
+
+
+@pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")
+def test_pilot_draw_on_a_release_in_the_authors_layout(tmp_path):
+    """manifest.csv + grounding.csv as their runner reads them (sources spelled 'cxr', boxes as JSON text)."""
+    import csv
+
+    subprocess.run([sys.executable, str(TOOL), str(tmp_path), "--authors-spelling"], check=True, capture_output=True)
+    bench = tmp_path / "data" / "medvigil_v1"
+    boxes = {r["case_id"]: r["roi_bbox_norm"] for r in csv.DictReader((bench / "grounding.csv").open(encoding="utf-8"))}
+    manifest = list(csv.DictReader((bench / "manifest.csv").open(encoding="utf-8")))
+    picked = select_pilot_cases([{**r, "roi_bbox": boxes.get(r["case_id"])} for r in manifest])
+    by_id = {r["case_id"]: r for r in manifest}
+    assert len(picked) == 80 and len(set(picked)) == 80
+    assert [by_id[c]["risk_tier"] for c in picked] == [t for t in ("L1", "L2", "L3", "L4", "L5") for _ in range(16)]
+    assert all(by_id[c]["source_dataset"] != "cxr" for c in picked)
+    assert any(r["source_dataset"] == "cxr" for r in manifest)
+
+
 def test_small_tier_gives_all_its_cases_and_the_draw_is_stable():
     cases = [_case(1, "L1"), _case(2, "L3"), _case(3, "L3", box="[0.1, 0.2, 0.3, 0.4]")]
     assert sorted(select_pilot_cases(cases)) == ["MVB-0001", "MVB-0002", "MVB-0003"]
