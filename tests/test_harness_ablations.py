@@ -357,3 +357,32 @@ def test_authors_format_release_rows_as_no_image_and_blur_files(tmp_path):
     assert sum(r["status"] != "ok" for r in rows("synth-vlm-06")) == 9  # failed calls the generator wrote
     assert sum(failed.get("synth-vlm-01", {}).values()) == sum(r["status"] != "ok" for r in rows("synth-vlm-06"))
     assert failed.get("synth-vlm-01", {}).get("original", 0) == errors_noimg
+
+
+def test_cli_scores_their_files_and_rejects_a_bad_row_cleanly(synthetic_release, tmp_path):
+    import subprocess
+    import sys
+
+    from medvigil.release import load_release
+
+    rel = load_release(synthetic_release)
+    originals = [p for p in rel.probes_mcq if p.probe_kind == "original"]
+    files = tmp_path / "results"
+    write_jsonl(files / "m__mcq.jsonl", [{**ok_row(p.case_id, p.correct_letter, kind=p.probe_kind, gold=p.correct_letter),
+                                          "probe_id": p.probe_id} for p in rel.probes_mcq])  # every probe right
+    blind = [{**ok_row(p.case_id, "E", gold=p.correct_letter), "probe_id": p.probe_id} for p in originals]
+    write_jsonl(files / "m__mcq_noimg.jsonl", blind)
+    out = tmp_path / "scores.json"
+    cmd = [sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", "--release", str(synthetic_release),
+           str(files), "--n-resamples", "0", "--json", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    gap = json.loads(out.read_text())["ablations"]["no_image"]["m"]
+    right_blind = sum(p.correct_letter == "E" for p in originals)
+    assert gap["orig_vision"] == 100.0 and gap["orig_noimg"] == pytest.approx(100.0 * right_blind / len(originals))
+    blind[1]["model_letter"] = "AB"
+    write_jsonl(files / "m__mcq_noimg.jsonl", blind)
+    out2 = tmp_path / "scores2.json"
+    done = subprocess.run(cmd[:-1] + [str(out2)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and not out2.exists()
+    assert "m__mcq_noimg.jsonl, row 2, field 'model_letter'" in done.stderr
