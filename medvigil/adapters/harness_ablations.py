@@ -102,7 +102,8 @@ def expand_ablation_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list
     other: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted({f for pattern in ABLATION_PATTERNS for f in p.glob(pattern) if f.is_file()})
+            found = sorted({f for pattern in ABLATION_PATTERNS for f in p.glob(pattern)
+                            if f.is_file() and ablation_kind(f) is not None})  # e.g. not x__sigma_scratch.jsonl
             ablation += found
             if not found or any(p.glob("*__mcq.jsonl")):
                 other.append(p)
