@@ -647,15 +647,15 @@ def _blur_tier_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
 
 
 def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | None:
-    """Figure 7 per tier: refusal (top) and switch from step 0 (bottom), Wilson bands, per model."""
-    tiers = sorted({t for r in modal.values() for t in (r.get("by_tier") or {})})
-    if not tiers:
+    """Figure 7 (all cases) and per tier: refusal (top) and switch from step 0 (bottom), Wilson bands, per model."""
+    if not modal:
         return None
+    tiers = ["all"] + sorted({t for r in modal.values() for t in (r.get("by_tier") or {})})
     plt = pyplot()
-    fig, axes = plt.subplots(2, len(tiers), figsize=(3.0 * len(tiers), 5.2), sharex=True, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(2, len(tiers), figsize=(3.0 * len(tiers) + 1, 5.2), sharex=True, sharey=True, squeeze=False)
     for col, tier in enumerate(tiers):
         for name, r in sorted(modal.items()):
-            t = (r.get("by_tier") or {}).get(tier)
+            t = r if tier == "all" else (r.get("by_tier") or {}).get(tier)
             if not t:
                 continue
             for row, key in enumerate(("refusal", "switch")):
@@ -663,13 +663,14 @@ def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | No
                 line = ax.plot(t["steps"], t[f"{key}_rate"], marker="o", label=name)[0]
                 ax.fill_between(t["steps"], [a for a, _ in t[f"{key}_ci"]], [b for _, b in t[f"{key}_ci"]],
                                 color=line.get_color(), alpha=0.12)
-        axes[0][col].set_title(tier)
+        axes[0][col].set_title("all cases" if tier == "all" else tier)
         axes[1][col].set_xlabel("ROI-mask step k")
+        axes[1][col].set_xticks(range(4))
     axes[0][0].set_ylabel("refusal % (modal E)")
     axes[1][0].set_ylabel("switch vs step 0 %")
     axes[0][0].set_ylim(0, 100)
     axes[0][0].legend(fontsize=7)
-    fig.suptitle("ROI decay per risk tier (Figure 7, Wilson 95% bands)")
+    fig.suptitle("ROI decay as the authors ran it, all cases and per risk tier (Figure 7, Wilson 95% bands)")
     return png(fig)
 
 
