@@ -153,12 +153,13 @@ def test_judged_and_open_files_scored_as_open_condition(tmp_path):
     write_jsonl(tmp_path / "gpt-4o__judged.jsonl", judged)
     # the unjudged runner output of another model: our rule judges it
     raw = [open_row(cases[0], "halluc_trap", "No, there is no evidence of a mass."),
-           open_row(cases[0], "original", "Right kidney."), {**open_row(cases[1], "original", ""), "status": "error: timeout"}]
+           open_row(cases[0], "original", "Right kidney."), {**open_row(cases[1], "original", ""), "status": "error: timeout"},
+           open_row(cases[2], "original", "Kidney, left side.", expected_answer_or_set='["left kidney", "kidney, left"]')]
     write_jsonl(tmp_path / "claude__open.jsonl", raw)
     records = read_model_outputs([tmp_path / "gpt-4o__judged.jsonl", tmp_path / "claude__open.jsonl"], rel)
     result = scored(records, condition="open")["models"]
     assert result["gpt-4o"]["metrics"]["sfr"] == 50.0 and result["gpt-4o"]["accuracy"]["original"] == 50.0
-    assert result["claude"]["metrics"]["sfr"] == 0.0 and result["claude"]["accuracy"]["original"] == 0.0
+    assert result["claude"]["metrics"]["sfr"] == 0.0 and result["claude"]["accuracy"]["original"] == pytest.approx(100 / 3)
     assert result["claude"]["counts"]["n_error"] == 1
 
 

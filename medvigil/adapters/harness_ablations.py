@@ -236,6 +236,7 @@ def _open_record(row: dict, kind: str, model: str, condition: str, file: str, li
                  problems: list[Problem]) -> dict | None:
     """An open-ended row (``__open.jsonl``: our rule judges; ``__judged.jsonl``: their verdict)."""
     from medvigil.open_ended import VERDICTS, judge, should_refuse, verdict_letters
+    from medvigil.release import _answers, _Invalid
 
     found: list[Problem] = []
     probe_id = _text(row, "probe_id", file, line, found)
@@ -253,7 +254,11 @@ def _open_record(row: dict, kind: str, model: str, condition: str, file: str, li
         problems += found
         return None
     refuse = should_refuse(probe_kind, expected_behavior)
-    golds = [g.strip() for g in expected.split("|")] if expected else []
+    try:  # as the release reads probes_open.csv: a JSON list, or one answer
+        golds = _answers(expected)
+    except _Invalid as exc:
+        problems.append(Problem(file, str(exc), row=line, field="expected_answer_or_set"))
+        return None
     if kind == "judged":
         label, method = row.get("verdict"), row.get("judge_method")
         if label not in VERDICTS:
