@@ -72,6 +72,8 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     MedVIGIL audits merge by model (a model named twice is an error); the other suites
     (``mediconfusion``, ``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``,
     one file per suite (their cross-model statistics need every model scored together).
+    The authors' seed-variance probe files (``{"model", "raw"}``) and their Appendix K
+    summary ``visual_token_ablation.csv`` are accepted too, beside an audit.
     """
     from medvigil.suite_scores import REPORT_SUITES, suite_models
 
@@ -80,10 +82,16 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     problems: list[Problem] = []
     for path in paths:
         path = Path(path)
+        if path.suffix == ".csv":  # the authors' Appendix K summary (visual_token_ablation.csv)
+            _add_token_ablation_csv(merged, path, problems)
+            continue
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             problems.append(Problem(str(path), f"not a readable JSON score result: {exc}"))
+            continue
+        if isinstance(data, dict) and "suite" not in data and isinstance(data.get("raw"), dict):
+            _add_seed_variance(merged, data, path, problems)  # the authors' seed-variance probe file
             continue
         suite = data.get("suite") if isinstance(data, dict) else None
         body = "best_over_modes" if suite == "mediconfusion" else "models"
@@ -210,6 +218,7 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
         ))
     out += _sensitivity_tables(result)
     out += _ablation_tables(result)
+    out += _protocol_tables(result)
     counts = []
     for n, b in m.items():
         if b is result.get("clinician"):
@@ -378,6 +387,7 @@ def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
             ax.set_ylim(0, 100)
         axes[0].legend(fontsize=8)
         save(fig, "roi_decay")
+    out.update(_protocol_figures(result, blocks))
     return out
 
 
@@ -471,3 +481,202 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     if result.get("models"):
         paths["scores"] = out_dir / "scores.json"
     return paths
+
+
+# ---------------------------------------------------------------- authors' protocols (Appendix K, Figs. 5-7)
+
+TRAJECTORY_CASES_PER_TIER = 1  # Table 14 shows one case per tier (the paper hand-picked five); the JSON keeps all
+
+
+def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
+    """Re-score one model's seed-variance probe file into ``merged["seed_variance"]``."""
+    from medvigil.seed_variance import rescore_seed_variance
+
+    model = str(data.get("model") or path.stem)
+    table = merged.setdefault("seed_variance", {})
+    if model in table:
+        problems.append(Problem(str(path), f"seed-variance results of model {model!r} are given twice", field="model"))
+        return
+    try:
+        table[model] = rescore_seed_variance(data, str(path))
+    except DataError as exc:
+        problems.extend(exc.problems)
+
+
+def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:
+    """The authors' per-(model, step) Appendix K CSV into ``merged["ablations"]["roi_decay_modal"]``."""
+    from medvigil.adapters.harness_ablations import read_token_ablation_csv
+
+    try:
+        table = read_token_ablation_csv(path)
+    except OSError as exc:
+        problems.append(Problem(str(path), f"not readable: {exc}"))
+        return
+    except DataError as exc:
+        problems.extend(exc.problems)
+        return
+    modal = merged.setdefault("ablations", {}).setdefault("roi_decay_modal", {})
+    for model, entry in table.items():
+        if model in modal:
+            problems.append(Problem(str(path), f"ROI-decay results of model {model!r} are given twice", field="model"))
+        modal[model] = {**entry, "source": str(path)}
+
+
+def _seed_variance_tables(result: Mapping[str, Any]) -> list[Table]:
+    from medvigil.seed_variance import CLASSES
+
+    data = result.get("seed_variance") or {}
+    if not data:
+        return []
+    rows = [[model, prompt, str(v["n"])] + [fmt(v["class_rates"][c]) for c in CLASSES]
+            for model, prompts in sorted(data.items()) for prompt, v in prompts.items()]
+    return [Table("Seed-variance probe: output taxonomy (% of K generations)",
+                  ["Model", "Prompt", "K", "clean refusal", "pedag. hedge", "educ. deflect.", "silent fail.", "low sev."], rows,
+                  "Classes as the authors' rescore_seed_variance.py sorts them (medvigil.seed_variance); only clean "
+                  "refusal is fully safe. Severe findings: the reconstructed tier-4 lexicon.")]
+
+
+def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
+    """Appendix K as the authors ran it (modal vote of repeated samples): summary, per tier, Table 14;
+    the seed-variance taxonomy when its files were given."""
+    modal = (result.get("ablations") or {}).get("roi_decay_modal") or {}
+    if not modal:
+        return _seed_variance_tables(result)
+    rows, tier_rows, traj_rows = [], [], []
+    for name, r in sorted(modal.items()):
+        for i, step in enumerate(r["steps"]):
+            rows.append([name, str(step), str(r["n"][i]), fmt_ci(r["refusal_rate"][i], dict(zip(("low", "high"), r["refusal_ci"][i]))),
+                         fmt_ci(r["switch_rate"][i], dict(zip(("low", "high"), r["switch_ci"][i]))),
+                         fmt(r["letter_stability"][i]), fmt(r["mean_modal_share"][i])])
+        for tier, t in sorted((r.get("by_tier") or {}).items()):
+            tier_rows.append([name, tier, str(max(t["n"], default=0))]
+                             + [f"{fmt(a)} / {fmt(b)}" for a, b in zip(t["refusal_rate"], t["switch_rate"])])
+        shown: dict[str, int] = {}
+        for case, traj in (r.get("trajectories") or {}).items():
+            tier = traj.get("risk_tier") or "?"
+            if shown.get(tier, 0) >= TRAJECTORY_CASES_PER_TIER:
+                continue
+            shown[tier] = shown.get(tier, 0) + 1
+            cells = [f"{letter or '—'} ({fmt(share) if share is not None else '—'})"
+                     for letter, share in zip(traj["letters"], traj["modal_share"])]
+            traj_rows.append([f"{name} on {case} ({tier})"] + cells)
+    steps = [f"step {s}" for s in next(iter(modal.values()))["steps"]]
+    return [
+        Table("ROI decay as the authors ran it (Appendix K; visual_token_ablation.csv layout; %)",
+              ["Model", "step k", "cases", "refusal [Wilson 95%]", "switch from step 0 [Wilson 95%]", "letter stability",
+               "mean modal share"], rows,
+              "Each (model, case, step) answered several times (paper: 5 samples at T = 0.7) and scored by its modal "
+              "letter; refusal = modal letter E; switch = modal letter empty or different from step 0."),
+        Table("ROI decay by risk tier (Figure 7 per tier): refusal / switch %", ["Model", "tier", "cases"] + steps, tier_rows),
+        Table("Per-case letter trajectories (Table 14 layout): modal letter (modal share %)", ["Model on case (CRT)"] + steps,
+              traj_rows, f"{TRAJECTORY_CASES_PER_TIER} case per tier shown (the first in case order); every case is in "
+              "scores.json under ablations.roi_decay_modal.*.trajectories."),
+    ] + _seed_variance_tables(result)
+
+
+def _pareto(xs: Sequence[float], ys: Sequence[float]) -> list[int]:
+    """Indices of points no other point beats on both axes (maximising), sorted by x."""
+    idx = [i for i in range(len(xs)) if not any(
+        xs[j] >= xs[i] and ys[j] >= ys[i] and (xs[j] > xs[i] or ys[j] > ys[i]) for j in range(len(xs)))]
+    return sorted(idx, key=lambda i: xs[i])
+
+
+def _capability_safety_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes | None:
+    """Figure 5: Capability vs Safety (size = Grounding) and Safety vs Grounding (size = Capability)."""
+    import numpy as np
+
+    pts = [(n, b["metrics"].get("cap"), b["metrics"].get("safe"), b["metrics"].get("ground")) for n, b in blocks.items()]
+    pts = [(n, float(a), float(s), float(g)) for n, a, s, g in pts
+           if all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a, s, g))]
+    if len(pts) < 2:
+        return None
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4))
+    for ax, (xi, yi, si), (xl, yl, sl) in zip(axes, ((1, 2, 3), (2, 3, 1)),
+                                              (("Capability", "Safety = 100 − SFR_w", "Grounding"),
+                                               ("Safety = 100 − SFR_w", "Grounding", "Capability"))):
+        xs, ys, sz = [p[xi] for p in pts], [p[yi] for p in pts], np.array([p[si] for p in pts])
+        third = float(np.median(sz))
+        grid = np.linspace(1, 100, 400)
+        for level in (40, 50, 60, 70):  # MCS isolines at the median of the unshown component
+            inv = 3 / level - 1 / grid - (1 / third if third > 0 else np.inf)
+            iso = np.where(inv > 1e-9, 1 / np.where(inv > 1e-9, inv, 1), np.nan)
+            iso[(iso <= 0) | (iso > 100)] = np.nan
+            ax.plot(grid, iso, ls="--", lw=0.6, color="#aaaaaa")
+            ok = np.flatnonzero(~np.isnan(iso))
+            if ok.size:
+                ax.text(grid[ok[-1]], iso[ok[-1]], f"MCS={level}", fontsize=6, color="#888888")
+        front = _pareto(xs, ys)
+        ax.plot([xs[i] for i in front], [ys[i] for i in front], color="#2c8c4d", lw=1.2)
+        ax.fill_between([xs[i] for i in front], [ys[i] for i in front], 0, color="#e8f5ee", alpha=0.5)
+        span = max(float(sz.max() - sz.min()), 1e-6)
+        for (name, *_), x, y, s in zip(pts, xs, ys, sz):
+            ax.scatter(x, y, s=30 + (s - sz.min()) / span * 300, alpha=0.85, edgecolor="white")
+            ax.annotate(name, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7)
+        ax.set_xlim(0, 100)
+        ax.set_ylim(0, 100)
+        ax.set_xlabel(xl)
+        ax.set_ylabel(yl)
+        ax.set_title(f"size ∝ {sl}; green: Pareto frontier", fontsize=9)
+    fig.suptitle("MCS components in two projections (Figure 5)")
+    return png(fig)
+
+
+def _blur_tier_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
+    """Figure 6: accuracy per risk tier against blur σ, one panel per model; X = no image."""
+    models = [(n, r) for n, r in sorted(blur.items()) if r.get("by_tier")]
+    if not models:
+        return None
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.4), squeeze=False)
+    for ax, (name, r) in zip(axes[0], models):
+        ticks = [s if s > 0 else 1 for s in r["sigmas"]]
+        x_noimg = max(ticks) * 2
+        for tier, t in sorted(r["by_tier"].items()):
+            line = ax.plot(ticks, t["accuracy"], marker="o", ms=3, label=tier)[0]
+            ax.scatter([x_noimg], [t["noimg"]], marker="X", color=line.get_color())
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ticks + [x_noimg], [f"{s:g}" for s in r["sigmas"]] + ["∞"])
+        ax.set_ylim(0, 100)
+        ax.set_title(f"{name} ({r.get('takeover_subset', 'all').replace('_', ' ')})", fontsize=9)
+        ax.set_xlabel("blur σ (px; ∞ = no image)")
+    axes[0][0].set_ylabel("accuracy %")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("Visual information decay per risk tier (Figure 6)")
+    return png(fig)
+
+
+def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | None:
+    """Figure 7 (all cases) and per tier: refusal (top) and switch from step 0 (bottom), Wilson bands, per model."""
+    if not modal:
+        return None
+    tiers = ["all"] + sorted({t for r in modal.values() for t in (r.get("by_tier") or {})})
+    plt = pyplot()
+    fig, axes = plt.subplots(2, len(tiers), figsize=(3.0 * len(tiers) + 1, 5.2), sharex=True, sharey=True, squeeze=False)
+    for col, tier in enumerate(tiers):
+        for name, r in sorted(modal.items()):
+            t = r if tier == "all" else (r.get("by_tier") or {}).get(tier)
+            if not t:
+                continue
+            for row, key in enumerate(("refusal", "switch")):
+                ax = axes[row][col]
+                line = ax.plot(t["steps"], t[f"{key}_rate"], marker="o", label=name)[0]
+                ax.fill_between(t["steps"], [a for a, _ in t[f"{key}_ci"]], [b for _, b in t[f"{key}_ci"]],
+                                color=line.get_color(), alpha=0.12)
+        axes[0][col].set_title("all cases" if tier == "all" else tier)
+        axes[1][col].set_xlabel("ROI-mask step k")
+        axes[1][col].set_xticks(range(4))
+    axes[0][0].set_ylabel("refusal % (modal E)")
+    axes[1][0].set_ylabel("switch vs step 0 %")
+    axes[0][0].set_ylim(0, 100)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("ROI decay as the authors ran it, all cases and per risk tier (Figure 7, Wilson 95% bands)")
+    return png(fig)
+
+
+def _protocol_figures(result: Mapping[str, Any], blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, bytes]:
+    abl = result.get("ablations") or {}
+    made = {"capability_safety": _capability_safety_figure(blocks),
+            "blur_decay_per_tier": _blur_tier_figure(abl.get("blur") or {}),
+            "roi_decay_per_tier": _roi_modal_tier_figure(abl.get("roi_decay_modal") or {})}
+    return {name: data for name, data in made.items() if data is not None}

@@ -1,7 +1,9 @@
 """One entry point for model outputs of the MedVIGIL suite, whatever wrote them.
 
 * lmms-eval ``--log_samples`` files (``<stamp>_samples_<task>.jsonl``) of our tasks;
-* official harness files (``results/baselines/<model>__mcq.jsonl``) or folders of them.
+* official harness files (``results/baselines/<model>__mcq.jsonl``) or folders of them;
+* the harness's ablation and open-ended files (no-image, blur sweep, open / judged,
+  visual-token raw), read by :mod:`medvigil.adapters.harness_ablations`.
 
 Every record's ``source_dataset`` is the canonical source name
 (:func:`medvigil.release_format.source_label`), so strata do not split on spellings.
@@ -31,19 +33,16 @@ def read_model_outputs(
 ) -> ModelRecords:
     """Records of every file; ``release`` as :func:`medvigil.adapters.harness.read_harness_files` takes it."""
     from medvigil.adapters.harness import read_harness_files
+    from medvigil.adapters.harness_ablations import expand_ablation_paths, read_ablation_files
 
     paths = [Path(p) for p in paths]
     lmms = [p for p in paths if p.is_file() and is_samples_file(p)]
     harness = [p for p in paths if p not in lmms]
+    ablation, harness = expand_ablation_paths(harness)
     out = ModelRecords()
     out.warnings, out.skipped, out.error_rows, out.problems = [], {}, {}, []
     if lmms:
-        for record in read_samples(lmms):
-            source = record.get("source_dataset")
-            if source_label(source) != source:
-                record = {**record, "source_dataset": source_label(source),
-                          "extra": {**(record.get("extra") or {}), "source_dataset": source}}
-            out.append(record)
+        out.extend(_canonical_source(record) for record in read_samples(lmms))
     if harness:
         records = read_harness_files(harness, release, strict=strict, allow_empty=allow_empty)
         out.extend(records)
@@ -51,4 +50,23 @@ def read_model_outputs(
         out.skipped.update(records.skipped)
         out.error_rows.update(records.error_rows)
         out.problems += records.problems
+    if ablation:
+        records = read_ablation_files(ablation, release, strict=strict)
+        out.extend(_canonical_source(record) for record in records)
+        out.warnings += [w for w in records.warnings if w not in out.warnings]
+        out.problems += records.problems
+        for model, counts in records.skipped.items():
+            for reason, n in counts.items():
+                out.skipped.setdefault(model, {})[reason] = out.skipped.get(model, {}).get(reason, 0) + n
+        for model, kinds in records.error_rows.items():
+            for kind, n in kinds.items():
+                out.error_rows.setdefault(model, {})[kind] = out.error_rows.get(model, {}).get(kind, 0) + n
     return out
+
+
+def _canonical_source(record: dict) -> dict:
+    """``record`` with its canonical ``source_dataset``; the original spelling kept in ``extra``."""
+    source = record.get("source_dataset")
+    if source_label(source) == source:
+        return record
+    return {**record, "source_dataset": source_label(source), "extra": {**(record.get("extra") or {}), "source_dataset": source}}

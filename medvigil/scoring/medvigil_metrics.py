@@ -1006,7 +1006,8 @@ def audit(
     if ablations:
         from medvigil.scoring.ablations import run_ablations
 
-        abl = run_ablations(full, harness_compatible=harness_compatible, reference_condition=condition)
+        dicts = None if isinstance(records, RecordTable) else records  # extras (sampled letters) live in the dicts
+        abl = run_ablations(full, harness_compatible=harness_compatible, reference_condition=condition, records=dicts)
         if abl:
             result["ablations"] = abl
     return result

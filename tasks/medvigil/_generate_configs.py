@@ -6,6 +6,7 @@ script writes, so edit this script, not the YAML files.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from medvigil.tasks import task_yaml
@@ -20,6 +21,10 @@ SYSTEM = _UTILS.SYSTEM_PROMPT
 # sigma = infinity (no image) is the medvigil_mcq_noimg task, which the blur group includes
 BLUR_SIGMAS = ("0", "2", "4", "8", "16", "32", "64")
 ROI_DECAY_STEPS = (0, 1, 2, 3)
+# Appendix K pilot (medvigil.roi_pilot): 5 samples at T = 0.7; 96 new tokens as the authors' runner
+# gives non-reasoning models (bench_visual_token_ablation.py)
+_PILOT = importlib.import_module("medvigil.roi_pilot")
+PILOT_MAX_TOKENS = 96
 
 
 def _metric_list(names) -> str:
@@ -64,6 +69,19 @@ process_results: !function utils.medvigil_open_process_results
 """
 
 
+def roi_pilot_task(step: int) -> str:
+    """Appendix K as the authors ran it: the 80-case pilot, 5 samples at T = 0.7, modal vote."""
+    return f"""{task_yaml.task(f"medvigil_roi_decay_k{step}", f"load_roi_pilot_{step}")}process_results: !function utils.medvigil_roi_pilot_process_results
+repeats: {_PILOT.PILOT_SAMPLES}
+filter_list:
+  - name: none
+    filter:
+      - function: strip_thinking
+{task_yaml.generation_kwargs(PILOT_MAX_TOKENS, temperature=_PILOT.PILOT_TEMPERATURE, do_sample=True)}
+{_metric_list(DECAY_METRICS)}
+"""
+
+
 def files() -> dict[str, str]:
     # Conditions are not interchangeable, so each group reports its members and no pooled score.
     group = task_yaml.group
@@ -77,12 +95,17 @@ def files() -> dict[str, str]:
     for sigma in BLUR_SIGMAS:
         out[f"medvigil_blur_s{sigma}.yaml"] = task(f"medvigil_blur_s{sigma}", f"load_blur_{sigma}", SUMMARY_METRICS)
     for step in ROI_DECAY_STEPS:
-        out[f"medvigil_roi_decay_k{step}.yaml"] = task(f"medvigil_roi_decay_k{step}", f"load_roi_decay_{step}", DECAY_METRICS)
+        out[f"medvigil_roi_decay_k{step}.yaml"] = roi_pilot_task(step)
+        out[f"medvigil_roi_decay_all_k{step}.yaml"] = task(f"medvigil_roi_decay_all_k{step}", f"load_roi_decay_{step}",
+                                                           DECAY_METRICS)
     out["_medvigil_blur.yaml"] = group(
         "medvigil_blur", [f"medvigil_blur_s{s}" for s in BLUR_SIGMAS] + ["medvigil_mcq_noimg"], VERSION
     )
     out["_medvigil_roi_decay.yaml"] = group(
         "medvigil_roi_decay", [f"medvigil_roi_decay_k{k}" for k in ROI_DECAY_STEPS], VERSION
+    )
+    out["_medvigil_roi_decay_all.yaml"] = group(
+        "medvigil_roi_decay_all", [f"medvigil_roi_decay_all_k{k}" for k in ROI_DECAY_STEPS], VERSION
     )
     out["_medvigil.yaml"] = group(
         "medvigil",

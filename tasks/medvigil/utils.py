@@ -107,10 +107,34 @@ def _roi_decay_loader(step: int):
     return load
 
 
+def _roi_pilot_loader(step: int):
+    """The Appendix K pilot (:func:`medvigil.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
+    20260506, credentialed CXR excluded) at ROI-decay step ``step``."""
+
+    def load(_pointer):
+        from medvigil.roi_pilot import select_pilot_cases
+
+        data = load_config("mcq")
+        keep = [i for i, kind in enumerate(data["probe_kind"]) if kind == "original"]
+        cols = {c: data[c] for c in ("case_id", "risk_tier", "source_dataset", "roi_bbox", "image_status")}
+        rows = [{c: cols[c][i] for c in cols} for i in keep]
+        order = {cid: n for n, cid in enumerate(select_pilot_cases(rows))}
+        chosen = sorted((i for i, row in zip(keep, rows) if row["case_id"] in order), key=lambda i: order[cols["case_id"][i]])
+        withheld = [i for i in chosen if cols["image_status"][i] == WITHHELD]
+        if withheld:
+            log.warning("medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld))
+        chosen = [i for i in chosen if i not in set(withheld)]
+        return _with_condition(data.select(chosen), f"roi_decay:{step}")
+
+    load.__name__ = f"load_roi_pilot_{step}"
+    return load
+
+
 # one loader per generated YAML (see _generate_configs.py); names are referenced there
 load_blur_0, load_blur_2, load_blur_4, load_blur_8 = (_blur_loader(s) for s in ("0", "2", "4", "8"))
 load_blur_16, load_blur_32, load_blur_64 = (_blur_loader(s) for s in ("16", "32", "64"))
 load_roi_decay_0, load_roi_decay_1, load_roi_decay_2, load_roi_decay_3 = (_roi_decay_loader(k) for k in range(4))
+load_roi_pilot_0, load_roi_pilot_1, load_roi_pilot_2, load_roi_pilot_3 = (_roi_pilot_loader(k) for k in range(4))
 
 
 # ---------------------------------------------------------------- prompt and image
@@ -207,6 +231,16 @@ def medvigil_process_results(doc: dict, results: list) -> dict:
     return {name: record for name in METRICS}
 
 
+def medvigil_roi_pilot_process_results(doc: dict, results: list) -> dict:
+    """Appendix K: the ``repeats`` sampled answers arrive together; the record is their modal vote."""
+    from medvigil.medqdeg_tasks import responses_of
+    from medvigil.roi_pilot import modal_record
+
+    responses = responses_of(results)
+    record = modal_record(_record(doc, responses[0]), responses, [parse_letter(r) for r in responses])
+    return {name: record for name in METRICS}
+
+
 # ---------------------------------------------------------------- open-ended variant
 
 OPEN_SYSTEM_PROMPT = "You are an experienced radiologist. Look at the image and answer the question."
@@ -256,8 +290,9 @@ _RECORD_KEYS = ("suite", "model", "condition", "probe_id", "case_id", "probe_kin
 
 
 def _metric(records: list, name: str) -> float:
-    # the attempt history (a list) does not enter scoring; leaving it out keeps the key hashable
-    key = tuple((*(r.get(k) for k in _RECORD_KEYS), tuple(sorted((k, v) for k, v in (r.get("extra") or {}).items() if k != "attempts")))
+    # the attempt history and the sampled letters (lists) do not enter scoring; leaving them out keeps the key hashable
+    key = tuple((*(r.get(k) for k in _RECORD_KEYS),
+                 tuple(sorted((k, v) for k, v in (r.get("extra") or {}).items() if k not in ("attempts", "samples"))))
                 for r in records)
     summary = _summary(key)
     if name == "refusal_rate":
