@@ -29,7 +29,7 @@ from medvigil.adapters.lmms_eval import SAMPLES, read_samples
 from medvigil.errors import DataError, Problem
 from medvigil.report import Table, fmt, png, pyplot
 
-SUITE_TASKS = {"medqdeg": r"medqdeg_L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants)"}
+SUITE_TASKS = {"medqdeg": r"medqdeg_(acc_)?L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants)"}
 CBD_BOTH_ARMS = "cbd_quadrants"
 SUITE_TITLES = {"mediconfusion": "MediConfusion: image pairs that share a question",
                 "medqdeg": "MedQ-Deg: image degradation and calibration",
@@ -78,7 +78,8 @@ def find_samples(paths: Iterable[str | Path], suite: str) -> tuple[list[Path], l
 
 def _record_key(suite: str) -> Callable[[Mapping[str, Any]], tuple]:
     if suite == "medqdeg":  # L1/L2 ask one probe once per degradation type
-        return lambda r: (r["model"], r.get("condition"), r["probe_id"], (r.get("extra") or {}).get("degradation"))
+        return lambda r: (r["model"], r.get("condition"), r["probe_id"], (r.get("extra") or {}).get("degradation"),
+                          (r.get("extra") or {}).get("experiment"))
     return lambda r: (r["model"], r.get("condition"), r["probe_id"])
 
 
@@ -115,7 +116,8 @@ def score_suite(suite: str, paths: Iterable[str | Path], **options: Any) -> dict
         from medvigil.scoring.medqdeg import score_records
 
         scores = score_records(records, accuracy_rule=options.get("accuracy_rule", "trial_mean"),
-                               invalid_policy=options.get("invalid_policy", "extra_bin"))
+                               invalid_policy=options.get("invalid_policy", "extra_bin"),
+                               all_invalid=options.get("all_invalid", "zero"))
     elif suite == "readiness":
         from medvigil.readiness_tasks import readiness_from_records
 
@@ -138,36 +140,9 @@ def _pct(value: Any, signed: bool = False) -> str:
 
 
 def _medqdeg_tables(result: Mapping[str, Any]) -> list[Table]:
-    models = result["models"]
-    levels = ("L0", "L1", "L2")
-    rows = []
-    for name, m in models.items():
-        sev = m["by_severity"]
-        rows.append([name] + [_pct((sev.get(lv) or {}).get("accuracy")) for lv in levels]
-                    + [_pct((sev.get(lv) or {}).get("mean_confidence")) for lv in levels]
-                    + [_pct((sev.get(lv) or {}).get("calibration_shift"), signed=True) for lv in levels]
-                    + ["yes" if m.get("intra_model_dke") else "no"])
-    out = [Table("MedQ-Deg by severity (accuracy and perceived confidence %, Calibration Shift in pp)",
-                 ["Model", *(f"Acc {lv}" for lv in levels), *(f"Conf {lv}" for lv in levels), *(f"CS {lv}" for lv in levels),
-                  "intra-model DKE"], rows,
-                 "Confidence C(x) = 1 − H(x)/log K over the T repeated answers; CS = mean confidence − accuracy "
-                 "(positive = overconfident). L0 clean, L1 mild, L2 severe.")]
-    for name, m in models.items():
-        by = m["by_degradation_severity"]
-        out.append(Table(f"{name}: by degradation type", ["Degradation", "n L1", "Acc L1", "CS L1", "n L2", "Acc L2", "CS L2"],
-                         [[kind, str((by[kind].get("L1") or {}).get("n", 0)), _pct((by[kind].get("L1") or {}).get("accuracy")),
-                           _pct((by[kind].get("L1") or {}).get("calibration_shift"), signed=True),
-                           str((by[kind].get("L2") or {}).get("n", 0)), _pct((by[kind].get("L2") or {}).get("accuracy")),
-                           _pct((by[kind].get("L2") or {}).get("calibration_shift"), signed=True)]
-                          for kind in sorted(by) if kind != "clean"]))
-    inter = result.get("inter_model_dke") or {}
-    if inter:
-        out.append(Table("Inter-model Dunning–Kruger pairs (Eq. 6: 'A over B' = A is less accurate yet more confident than B)",
-                         ["Level", "pairs compared", "DKE pairs", "fraction", "Spearman ρ (acc, conf)"],
-                         [[lv, str(d.get("n_pairs_compared")), "; ".join(f"{a} over {b}" for a, b in d.get("pairs", [])) or "—",
-                           _pct(d.get("fraction")), fmt(d.get("spearman_rho")) if d.get("spearman_rho") is None
-                           else f"{d['spearman_rho']:+.2f}"] for lv, d in inter.items()]))
-    return out
+    from medvigil.medqdeg_tables import medqdeg_tables
+
+    return medqdeg_tables(result)
 
 
 def _readiness_tables(result: Mapping[str, Any]) -> list[Table]:
@@ -262,21 +237,9 @@ def _nan(value: Any, scale: float = 100.0) -> float:
 
 
 def _medqdeg_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    plt = pyplot()
-    levels = ("L0", "L1", "L2")
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
-    for name, m in sorted(result["models"].items()):
-        sev = m["by_severity"]
-        for ax, key in zip(axes, ("accuracy", "mean_confidence", "calibration_shift")):
-            ax.plot(levels, [_nan((sev.get(lv) or {}).get(key)) for lv in levels], marker="o", label=name)
-    for ax, label in zip(axes, ("accuracy %", "perceived confidence %", "Calibration Shift (pp, > 0 overconfident)")):
-        ax.set_title(label)
-        ax.set_xlabel("severity (L0 clean)")
-    axes[0].set_ylim(0, 100)
-    axes[1].set_ylim(0, 100)
-    axes[2].axhline(0, color="grey", lw=0.8)
-    axes[0].legend(fontsize=7)
-    return {"medqdeg_severity": png(fig)}
+    from medvigil.medqdeg_tables import medqdeg_figures
+
+    return medqdeg_figures(result)
 
 
 def _readiness_figures(result: Mapping[str, Any]) -> dict[str, bytes]:

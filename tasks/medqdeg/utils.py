@@ -16,13 +16,13 @@ from medvigil.release_format import SYSTEM_PROMPT
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
 
 
-def _load(level: int):
+def _load(level: int, experiment: str = "calibration"):
     data = load_config("mcq")
     rows = [dict(zip(_PLAN_COLUMNS, values)) for values in zip(*(data[c] for c in _PLAN_COLUMNS))]
     plan = plan_docs(rows, level, types_per_probe())
     docs = data.select([p["row"] for p in plan])
-    return docs.map(lambda _, i: {"degradation": plan[i]["degradation"], "severity": level}, with_indices=True,
-                    desc=f"medqdeg L{level} docs")
+    return docs.map(lambda _, i: {"degradation": plan[i]["degradation"], "severity": level, "experiment": experiment},
+                    with_indices=True, desc=f"medqdeg L{level} docs ({experiment})")
 
 
 def load_L0(_pointer):
@@ -35,6 +35,18 @@ def load_L1(_pointer):
 
 def load_L2(_pointer):
     return _load(2)
+
+
+def load_acc_L0(_pointer):
+    return _load(0, "accuracy")
+
+
+def load_acc_L1(_pointer):
+    return _load(1, "accuracy")
+
+
+def load_acc_L2(_pointer):
+    return _load(2, "accuracy")
 
 
 def medqdeg_doc_to_visual(doc: dict) -> list:
