@@ -33,7 +33,7 @@ SUITE_TASKS = {"medqdeg": r"medqdeg_(acc_)?L[0-2]", "readiness": r"readiness_\w+
 CBD_BOTH_ARMS = "cbd_quadrants"
 SUITE_TITLES = {"mediconfusion": "MediConfusion: image pairs that share a question",
                 "medqdeg": "MedQ-Deg: image degradation and calibration",
-                "readiness": "Illusion of Readiness: stress tests T1–T5",
+                "readiness": "Illusion of Readiness: stress tests T1–T6",
                 "cbd": "Consistent but Dangerous: paraphrase consistency × image reliance"}
 REPORT_SUITES = tuple(SUITE_TITLES)  # suites `medvigil report` shows beside the MedVIGIL audit
 QUADRANT_COLOURS = {"Ideal": "#2e7d32", "Fragile": "#f9a825", "Dangerous": "#e65100", "Worst": "#b71c1c"}
@@ -146,27 +146,9 @@ def _medqdeg_tables(result: Mapping[str, Any]) -> list[Table]:
 
 
 def _readiness_tables(result: Mapping[str, Any]) -> list[Table]:
-    tests = ("T1", "T2", "T3", "T4", "T5")
-    rows = [[name] + [fmt(None if m["robustness"].get(t) is None else 100 * m["robustness"][t]) for t in tests]
-            + [fmt(None if m.get("R") is None else 100 * m["R"]) + (" (partial)" if m.get("partial") else ""),
-               ", ".join(m.get("missing_tests") or []) or "—"]
-            for name, m in result["models"].items()]
-    acc_rows = []
-    for name, m in result["models"].items():
-        a = m["accuracies"]
-        acc_rows.append([name, fmt((a.get("T2") or {}).get("text_visually_required")),
-                         fmt((a.get("T3") or {}).get("text_reordered")), fmt((a.get("T4") or {}).get("text_4r")),
-                         fmt((a.get("T4") or {}).get("image_4r")), fmt((a.get("T4") or {}).get("text_unk")),
-                         fmt((a.get("T5") or {}).get("original")), fmt((a.get("T5") or {}).get("substituted"))])
-    return [
-        Table("Illusion of Readiness: robustness per stress test and R(m) (×100)", ["Model", *tests, "R(m)", "tests missing"], rows,
-              "Robustness = 1 − fragility; R(m) = mean over T1–T5 (seed 003, Sec. 2). Higher is more robust, but a model "
-              "at chance has nothing to lose and scores as robust: read R(m) beside the accuracies. "
-              "A test is missing when its arms were not run; R(m) is then empty unless --allow-partial."),
-        Table("Readiness accuracies under stress (%)",
-              ["Model", "text-only (vis. req.)", "text reordered", "text 4R", "image 4R", "text UNK", "T5 original", "T5 substituted"],
-              acc_rows),
-    ]
+    from medvigil.readiness_tables import readiness_tables
+
+    return readiness_tables(result)
 
 
 def _cbd_tables(result: Mapping[str, Any]) -> list[Table]:
@@ -243,24 +225,9 @@ def _medqdeg_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
 
 
 def _readiness_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    import numpy as np
+    from medvigil.readiness_tables import readiness_figures
 
-    plt = pyplot()
-    tests = ("T1", "T2", "T3", "T4", "T5")
-    models = sorted(result["models"])
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(tests) * max(1, len(models)) / 2), 3.6))
-    width = 0.8 / max(1, len(models))
-    for i, name in enumerate(models):
-        m = result["models"][name]
-        r = "—" if m.get("R") is None else f"{100 * m['R']:.1f}"
-        ax.bar(np.arange(len(tests)) + (i - (len(models) - 1) / 2) * width,
-               [_nan(m["robustness"].get(t)) for t in tests], width, label=f"{name} (R = {r})")
-    ax.set_xticks(range(len(tests)), tests)
-    ax.set_ylim(0, 100)
-    ax.set_ylabel("robustness (1 − fragility) ×100")
-    ax.set_title("Illusion of Readiness: robustness per stress test")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(3, max(1, len(models))))
-    return {"readiness_robustness": png(fig)}
+    return readiness_figures(result)
 
 
 def _cbd_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
