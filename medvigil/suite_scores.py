@@ -29,14 +29,13 @@ from medvigil.adapters.lmms_eval import SAMPLES, read_samples
 from medvigil.errors import DataError, Problem
 from medvigil.report import Table, fmt, png, pyplot
 
-SUITE_TASKS = {"medqdeg": r"medqdeg_(acc_)?L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants)"}
+SUITE_TASKS = {"medqdeg": r"medqdeg_(acc_)?L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants|binary)"}
 CBD_BOTH_ARMS = "cbd_quadrants"
 SUITE_TITLES = {"mediconfusion": "MediConfusion: image pairs that share a question",
                 "medqdeg": "MedQ-Deg: image degradation and calibration",
                 "readiness": "Illusion of Readiness: stress tests T1–T6",
                 "cbd": "Consistent but Dangerous: paraphrase consistency × image reliance"}
 REPORT_SUITES = tuple(SUITE_TITLES)  # suites `medvigil report` shows beside the MedVIGIL audit
-QUADRANT_COLOURS = {"Ideal": "#2e7d32", "Fragile": "#f9a825", "Dangerous": "#e65100", "Worst": "#b71c1c"}
 
 
 def _task_of(path: Path) -> str | None:
@@ -123,9 +122,10 @@ def score_suite(suite: str, paths: Iterable[str | Path], **options: Any) -> dict
 
         scores = {"models": readiness_from_records(records, allow_partial=options.get("allow_partial", False))}
     elif suite == "cbd":
-        from medvigil.cbd_tasks import quadrant_table
+        from medvigil.cbd_tasks import suite_result
 
-        scores = {"models": quadrant_table(records, invalid=options.get("invalid", "exclude"))}
+        scores = suite_result(records, invalid=options.get("invalid", "exclude"), n_resamples=options.get("n_resamples", 1000),
+                              seed=options.get("seed", 0))
     else:
         raise ValueError(f"unknown suite {suite!r}; one of {', '.join(SUITE_TASKS)}")
     return {"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped, "n_records": len(records),
@@ -152,19 +152,9 @@ def _readiness_tables(result: Mapping[str, Any]) -> list[Table]:
 
 
 def _cbd_tables(result: Mapping[str, Any]) -> list[Table]:
-    quads = ("Ideal", "Fragile", "Dangerous", "Worst")
-    rows, acc_rows = [], []
-    for name, m in result["models"].items():
-        rows.append([name, str(m["n_evaluable"]), str(m["n_excluded"])] + [_pct(m["fractions"][q]) for q in quads]
-                    + [_pct(m["flip_rate"]), _pct(m["image_reliance_rate"]), _pct(m["accuracy"])])
-        acc_rows.append([name] + [f"{_pct(m['accuracy_by_quadrant'][q])} (n={m['counts'][q]})" for q in quads])
-    return [
-        Table("Consistent but Dangerous: quadrants (% of samples)",
-              ["Model", "samples", "excluded", *quads, "flip rate", "image reliance", "accuracy"], rows,
-              "Consistent = no paraphrase flips the answer (Eq. 1); image-reliant = the answer changes without the image "
-              "(Eq. 2). Dangerous = consistent but not image-reliant (Eq. 4)."),
-        Table("Accuracy per quadrant (%)", ["Model", *quads], acc_rows),
-    ]
+    from medvigil.cbd_tables import cbd_tables
+
+    return cbd_tables(result)
 
 
 def _mediconfusion_tables(result: Mapping[str, Any]) -> list[Table]:
@@ -231,19 +221,9 @@ def _readiness_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
 
 
 def _cbd_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    plt = pyplot()
-    models = sorted(result["models"])
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(models) + 1.4))
-    left = [0.0] * len(models)
-    for q, colour in QUADRANT_COLOURS.items():
-        widths = [_nan(result["models"][n]["fractions"][q]) for n in models]
-        ax.barh(models, widths, left=left, color=colour, label=q)
-        left = [a + (0 if b != b else b) for a, b in zip(left, widths)]
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of samples")
-    ax.set_title("Consistent but Dangerous quadrants", pad=24)
-    ax.legend(ncol=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    return {"cbd_quadrants": png(fig)}
+    from medvigil.cbd_tables import cbd_figures
+
+    return cbd_figures(result)
 
 
 def _mediconfusion_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
