@@ -397,10 +397,23 @@ def load_binary_docs(*, checks: bool = True):
     return data.select([i for i, _ in plans]).map(lambda _, k: overrides[k], with_indices=True, desc="cbd binary docs")
 
 
+def _loglikelihood(value: Any) -> float:
+    """A log-likelihood from what lmms-eval hands ``process_results``: ``(ll, is_greedy)``, a
+    number, or (after its response filter) the string form of either."""
+    if isinstance(value, str):
+        import ast
+
+        try:
+            value = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            raise ValueError(f"not a log-likelihood: {value!r}") from None
+    return float(value[0] if isinstance(value, (list, tuple)) else value)
+
+
 def p_yes(loglikelihoods: Sequence[Any]) -> float:
     """p(yes) from the log-likelihoods of the continuations yes and no (softmax over the two;
     lmms-eval hands ``(loglikelihood, is_greedy)`` per continuation)."""
-    values = [float(v[0] if isinstance(v, (list, tuple)) else v) for v in loglikelihoods]
+    values = [_loglikelihood(v) for v in loglikelihoods]
     if len(values) != 2 or not all(math.isfinite(v) for v in values):
         raise ValueError(f"need two finite log-likelihoods (yes, no), got {loglikelihoods!r}")
     return 1.0 / (1.0 + math.exp(min(700.0, values[1] - values[0])))
@@ -411,8 +424,7 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
     py = p_yes(loglikelihoods)
     record = make_record({**doc, "options": list(BINARY_CHOICES)}, "A" if py >= 0.5 else "B")
     record["raw_response"] = BINARY_CHOICES[0] if py >= 0.5 else BINARY_CHOICES[1]
-    record["extra"].update(p_yes=py, probabilities=[py, 1.0 - py], loglikelihoods=[float(v[0] if isinstance(v, (list, tuple)) else v)
-                                                                                  for v in loglikelihoods],
+    record["extra"].update(p_yes=py, probabilities=[py, 1.0 - py], loglikelihoods=[_loglikelihood(v) for v in loglikelihoods],
                            candidate=doc["binary_candidate"], label=doc["binary_label"], arm="binary",
                            question=str(doc["question"]).split("\nProposed answer:")[0])
     if doc.get("swap_from"):

@@ -31,6 +31,7 @@ from medvigil.report import Table, fmt, png, pyplot
 
 SUITE_TASKS = {"medqdeg": r"medqdeg_(acc_)?L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants|binary)"}
 CBD_BOTH_ARMS = "cbd_quadrants"
+CBD_ARM_TASKS = ("cbd_image", "cbd_noimg")  # what cbd_quadrants repeats (cbd_binary is another arm)
 SUITE_TITLES = {"mediconfusion": "MediConfusion: image pairs that share a question",
                 "medqdeg": "MedQ-Deg: image degradation and calibration",
                 "readiness": "Illusion of Readiness: stress tests T1–T6",
@@ -67,7 +68,7 @@ def find_samples(paths: Iterable[str | Path], suite: str) -> tuple[list[Path], l
         runs_with_both = {(p.parent, SAMPLES.match(p.name).group("stamp")) for p in files if _task_of(p) == CBD_BOTH_ARMS}
         kept = []
         for p in files:
-            if _task_of(p) != CBD_BOTH_ARMS and (p.parent, SAMPLES.match(p.name).group("stamp")) in runs_with_both:
+            if _task_of(p) in CBD_ARM_TASKS and (p.parent, SAMPLES.match(p.name).group("stamp")) in runs_with_both:
                 skipped.append({"file": str(p), "reason": f"same run's {CBD_BOTH_ARMS} log holds these probes"})
             else:
                 kept.append(p)

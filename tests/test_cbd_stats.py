@@ -81,6 +81,7 @@ def test_bootstrap_equals_a_naive_loop_over_cases():
 def test_binary_helpers():
     assert cbd_tasks.p_yes([(0.0, True), (-1e4, False)]) == pytest.approx(1.0)
     assert cbd_tasks.p_yes([math.log(0.2), math.log(0.6)]) == pytest.approx(0.25)  # 0.2 / (0.2 + 0.6)
+    assert cbd_tasks.p_yes(["(0.0, True)", "(-2.0, False)"]) == pytest.approx(1 / (1 + math.exp(-2)))  # lmms-eval's filter output
     with pytest.raises(ValueError, match="two finite"):
         cbd_tasks.p_yes([0.0])
     from medvigil.baselines.sampling import choice_log_probability
