@@ -41,7 +41,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from medvigil.prompting import parse_letter
+from medvigil.prompting import parse_option_letter
 from medvigil.scoring.cbd import QUADRANTS, quadrant_scores, score_records
 
 log = logging.getLogger("medvigil.cbd")
@@ -117,14 +117,16 @@ PHENOMENA = {"original": None, "tcf": "syntactic restructuring", "lexical": "lex
 SOURCES = (ORIGINAL_KIND, RELEASE_PARAPHRASE_KIND) + tuple(name for name, _ in TEMPLATES)
 
 
-def paraphrase_set(question: str, release_paraphrase: str) -> list[tuple[int, str, str]]:
+def paraphrase_set(question: str, release_paraphrase: str | None) -> list[tuple[int, str, str]]:
     """``(paraphrase_index, source, question)`` for one case; index 0 is ``q`` itself.
 
     >>> [s for _, s, _ in paraphrase_set("Is there an infarct?", "Does it show an infarct?")]
     ['original', 'tcf', 'frame_prefix', 'frame_suffix', 'negation', 'scope']
     """
     q = question.strip()
-    out = [(0, ORIGINAL_KIND, q), (1, RELEASE_PARAPHRASE_KIND, release_paraphrase.strip())]
+    out = [(0, ORIGINAL_KIND, q)]
+    if release_paraphrase is not None:
+        out.append((1, RELEASE_PARAPHRASE_KIND, release_paraphrase.strip()))
     for offset, (name, fn) in enumerate(TEMPLATES, start=2):
         text = fn(q)
         if all(text != seen for _, _, seen in out):
@@ -170,18 +172,16 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str]) -> list[tu
         if case in withheld:
             continue
         orig = rows[i]
-        para = tcf.get(case)
-        if para is None:
-            raise ValueError(f"case {case!r} has no 'tcf' paraphrase probe (field 'probe_kind')")
+        para = tcf.get(case)  # other datasets (the adapter) have no release paraphrase: templates only
         for name in ("options", "correct_letter"):
-            if list(_field(para, name, f"case {case} tcf")) != list(_field(orig, name, f"case {case} original")):
+            if para is not None and list(_field(para, name, f"case {case} tcf")) != list(_field(orig, name, f"case {case} original")):
                 raise ValueError(f"case {case!r}: the tcf paraphrase changes field {name!r}; a paraphrase must keep it")
         q = _field(orig, "question", f"case {case} original")
         for arm in arms:
             # text-only arm: q only (Sec. 3.2, Eq. 2); image arm: q and every q' (Eq. 1)
-            items = paraphrase_set(q, para["question"])[: 1 if arm == "noimg" else None]
+            items = paraphrase_set(q, None if para is None else para["question"])[: 1 if arm == "noimg" else None]
             for index, source, text in items:
-                probe_id = {0: orig["probe_id"], 1: para["probe_id"]}.get(index, f"{case}-paraphrase-{source}")
+                probe_id = orig["probe_id"] if index == 0 else para["probe_id"] if index == 1 else f"{case}-paraphrase-{source}"
                 kind = source if index < 2 else TEMPLATE_KIND
                 plans.append((i, {"probe_id": probe_id, "probe_kind": kind, "question": text, "condition": ARMS[arm],
                                   "paraphrase_index": index, "paraphrase_source": source}))
@@ -190,9 +190,9 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str]) -> list[tu
 
 def load_docs(arms: Iterable[str]):
     """The docs of the given arms from the built MedVIGIL ``mcq`` config (``MEDVIGIL_DATA``)."""
-    from medvigil.data_location import load_config
+    from medvigil.mcq_adapter import load_mcq
 
-    data = load_config("mcq")
+    data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status")
                if c in data.column_names]
     plans = plan_docs(data.select_columns(columns).to_list(), arms)
@@ -204,9 +204,11 @@ def load_docs(arms: Iterable[str]):
 
 def make_record(doc: Mapping[str, Any], response: str | None, attempts: list[str] | None = None) -> dict:
     """The per-probe record (``schemas/probe_record.schema.json``, suite ``cbd``) of one doc."""
-    letter = parse_letter(response)
+    letter = parse_option_letter(response, len(doc["options"]))
     extra = {"condition_source": "lmms-eval", "paraphrase_index": int(doc["paraphrase_index"]),
              "paraphrase_source": doc["paraphrase_source"], "phenomenon": PHENOMENA.get(doc["paraphrase_source"])}
+    if doc.get("finding"):
+        extra["finding"] = doc["finding"]
     if attempts and len(attempts) > 1:
         extra["attempts"] = list(attempts)
     return {
@@ -333,7 +335,7 @@ BINARY_ARMS = {"image": "binary", "noimg": "binary:noimg", "null": "binary:null"
 BINARY_CHOICES = ("yes", "no")  # A = yes, B = no in the records
 BINARY_TEMPLATE = "{q}\nProposed answer: {candidate}\nIs the proposed answer correct? Answer yes or no."
 NULL_IMAGE_SIZE = (224, 224)  # Sec. 5: "a null-image test (black 224x224)"
-_ROW_FIELDS = ("case_id", "risk_tier", "source_dataset", "modality", "text_only_answerable")
+_ROW_FIELDS = ("case_id", "risk_tier", "source_dataset", "modality", "text_only_answerable", "finding")
 
 
 def _hash(*parts: Any) -> bytes:
@@ -383,13 +385,13 @@ def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, che
 
 def load_binary_docs(*, checks: bool = True):
     """The binary arm's docs from the built ``mcq`` config (``MEDVIGIL_DATA``)."""
-    from medvigil.data_location import load_config
+    from medvigil.mcq_adapter import load_mcq
     from medvigil.release_format import SAFE_LETTER
 
-    data = load_config("mcq")
+    data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status",
-                           *_ROW_FIELDS) if c in data.column_names]
-    rows = [{**r, "safe_letter": SAFE_LETTER} for r in data.select_columns(list(dict.fromkeys(columns))).to_list()]
+                           "safe_letter", *_ROW_FIELDS) if c in data.column_names]
+    rows = [{"safe_letter": SAFE_LETTER, **r} for r in data.select_columns(list(dict.fromkeys(columns))).to_list()]
     plans = plan_binary_docs(rows, checks=checks)
     if not plans:
         raise ValueError("cbd: the mcq config yields no askable case (all images withheld, or no original probes)")

@@ -36,7 +36,7 @@ import numpy as np
 from PIL import Image
 
 from medvigil import degradations
-from medvigil.prompting import parse_letter
+from medvigil.prompting import parse_option_letter
 from medvigil.scoring.medqdeg import score_records
 
 log = logging.getLogger("medvigil.medqdeg")
@@ -163,7 +163,7 @@ def responses_of(results: Sequence[Any]) -> list[str]:
 
 def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The per-probe record of one doc answered ``T = len(responses)`` times."""
-    votes = [parse_letter(r) for r in responses]
+    votes = [parse_option_letter(r, len(doc["options"])) for r in responses]
     letter = _plurality(votes)
     kind, level = doc["degradation"], int(doc["severity"])
     extra = {

@@ -203,8 +203,9 @@ def test_paraphrase_set_is_deterministic_and_keeps_options():
 def test_bad_input_names_the_field():
     with pytest.raises(ValueError, match="'options'"):
         cbd_tasks.plan_docs([_row("original", "Q?"), _row("tcf", "Q2?", options=["No", "Yes", "B", "C", "D"])], ["image"])
-    with pytest.raises(ValueError, match="'tcf'"):
-        cbd_tasks.plan_docs([_row("original", "Q?")], ["image"])
+    # without a release paraphrase (other datasets) the templates alone form the paraphrase set
+    alone = cbd_tasks.plan_docs([_row("original", "Q?")], ["image"])
+    assert [o["paraphrase_source"] for _, o in alone] == ["original", "frame_prefix", "frame_suffix"]
     with pytest.raises(ValueError, match="arm"):
         cbd_tasks.plan_docs([], ["audio"])
     record = cbd_tasks.make_record({**_row("original", "Q?"), "condition": "noimg", "paraphrase_index": 0,

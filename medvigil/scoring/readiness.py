@@ -11,7 +11,9 @@ Accuracies are in percent, as in the paper:
   ``f1 = sum_b n_b max(0, Acc_b^img - Acc_b^text) / (100 sum_b n_b)``.
 * T2 modality necessity, visually-required items without image:
   ``f2 = max(0, Acc^text_vis-req - 20) / 80``; 20 % is chance with five options. We
-  write it ``max(0, Acc - c) / (100 - c)`` with ``chance=c`` (default 20).
+  write it ``max(0, Acc - c) / (100 - c)`` with ``chance=c`` (default 20; from records,
+  ``chance=None`` uses the mean of 100/K over the T2 items, K read from ``extra.options_shown``,
+  which is 20 for five options).
 * T3 format perturbation: ``f3 = max(0, Acc^text-orig - Acc^text-reord) / 100``.
 * T4 distractor replacement, weights 0.5 / 0.3 / 0.2:
   ``f4 = 0.5 max(0, Acc^text-base - Acc^text-4R)/100 + 0.3 max(0, Acc^img-4R -
@@ -196,7 +198,7 @@ def score_records(
     records: Iterable[Mapping[str, Any]],
     *,
     conditions: Mapping[str, str] = READINESS_CONDITIONS,
-    chance: float = DEFAULT_CHANCE,
+    chance: float | None = None,
     t4_weights: Sequence[float] = T4_WEIGHTS,
     allow_partial: bool = False,
 ) -> dict[str, dict[str, Any]]:
@@ -252,8 +254,10 @@ def score_records(
             f["T1"] = float(fragility_t1(a_img, a_txt, n_b))
         t2_rows = pick("text", visreq_ids) if visreq_ids else []
         if t2_rows:
-            acc["T2"] = {"text_visually_required": _accuracy(t2_rows), "n": len(t2_rows), "chance": chance}
-            f["T2"] = float(fragility_t2(acc["T2"]["text_visually_required"], chance))
+            c2 = chance if chance is not None else float(np.mean([100.0 / len((r.get("extra") or {}).get("options_shown") or "ABCDE")
+                                                                  for r in t2_rows]))
+            acc["T2"] = {"text_visually_required": _accuracy(t2_rows), "n": len(t2_rows), "chance": c2}
+            f["T2"] = float(fragility_t2(acc["T2"]["text_visually_required"], c2))
         reord = pick("text_reordered", scope)
         if reord:
             base = pick("text", ids(reord))

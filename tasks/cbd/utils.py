@@ -2,7 +2,7 @@
 
 Docs, records and scores are :mod:`medvigil.cbd_tasks` (paraphrase set, arms, quadrant
 table via :mod:`medvigil.scoring.cbd`); the prompt is MedVIGIL's Appendix L prompt
-(:func:`medvigil.prompting.build_mcq_prompt`). Nothing is re-implemented here.
+(:func:`medvigil.prompting.build_k_option_prompt`, the same layout for K options). Nothing is re-implemented here.
 
 Each task loads the one-row ``_pointer.jsonl``; ``process_docs`` swaps in the docs of its arm(s).
 A doc's ``condition`` says the arm: ``default`` shows the image, ``noimg`` withholds it.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from PIL import Image
 
 from medvigil import cbd_tasks
-from medvigil.prompting import build_mcq_prompt
+from medvigil.prompting import build_k_option_prompt
 from medvigil.release_format import SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
 
@@ -50,7 +50,7 @@ def cbd_doc_to_visual(doc: dict) -> list:
 
 def cbd_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{build_mcq_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    return f"{kwargs.get('pre_prompt', '')}{build_k_option_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
 
 
 def cbd_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:

@@ -8,16 +8,16 @@ each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the
 
 from __future__ import annotations
 
-from medvigil.data_location import load_config
+from medvigil.mcq_adapter import load_mcq
 from medvigil.medqdeg_tasks import METRICS, plan_docs, record, render, responses_of, task_score, types_per_probe
-from medvigil.prompting import build_mcq_prompt
+from medvigil.prompting import build_k_option_prompt
 from medvigil.release_format import SYSTEM_PROMPT
 
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
 
 
 def _load(level: int, experiment: str = "calibration"):
-    data = load_config("mcq")
+    data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     rows = [dict(zip(_PLAN_COLUMNS, values)) for values in zip(*(data[c] for c in _PLAN_COLUMNS))]
     plan = plan_docs(rows, level, types_per_probe())
     docs = data.select([p["row"] for p in plan])
@@ -56,7 +56,7 @@ def medqdeg_doc_to_visual(doc: dict) -> list:
 
 def medqdeg_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{build_mcq_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    return f"{kwargs.get('pre_prompt', '')}{build_k_option_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
 
 
 def medqdeg_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:

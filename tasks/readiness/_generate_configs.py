@@ -53,7 +53,10 @@ def files() -> dict[str, str]:
     # is its own task, and `readiness_all` runs both.
     stress = [name for name in ARMS if name != COT_ARM]
     out = {"_default_template_yaml": template(), "_readiness.yaml": task_yaml.group("readiness", stress, VERSION),
-           "_readiness_all.yaml": task_yaml.group("readiness_all", ["readiness", COT_ARM], VERSION)}
+           "_readiness_all.yaml": task_yaml.group("readiness_all", ["readiness", COT_ARM], VERSION),
+           # other datasets (medvigil.mcq_adapter) have no mirrored probe: every arm but T5's
+           "_readiness_any.yaml": task_yaml.group("readiness_any", [n for n in ARMS if ARMS[n].perturbation != "substitution"],
+                                                  VERSION)}
     out.update({f"{name}.yaml": task(name) for name in ARMS})
     return out
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 
-from medvigil.data_location import load_config
-from medvigil.prompting import build_mcq_prompt, parse_letter
+from medvigil.mcq_adapter import load_mcq
+from medvigil.prompting import build_k_option_prompt, parse_option_letter
 from medvigil.readiness_tasks import ARMS, COT_INSTRUCTION, COT_PREAMBLE, SOURCES, arm_accuracy, arm_count, arm_docs, arm_metrics
 from medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
@@ -26,12 +26,13 @@ log = logging.getLogger("medvigil.tasks.readiness")
 # ---------------------------------------------------------------- data (process_docs)
 
 def _load(arm: str):
-    data = load_config("mcq")
+    data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     withheld = sum(status == WITHHELD for status in data["image_status"])
     if withheld:  # the same items in every arm: a withheld image removes the item everywhere
         data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="readiness skip withheld images")
         log.warning("readiness %s: skipped %d probe(s) whose credentialed image is withheld", arm, withheld)
-    rows = [{**row, "safe_letter": SAFE_LETTER} for row in data.remove_columns(["image"]).to_list()]  # E: safe action
+    # MedVIGIL stores the safe action at E; adapted rows say their own (or none)
+    rows = [{"safe_letter": SAFE_LETTER, **row} for row in data.remove_columns(["image"]).to_list()]
     made = arm_docs(arm, rows)
     if not made:
         raise ValueError(f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r})")
@@ -67,7 +68,7 @@ def _is_cot(doc: dict) -> bool:
 
 def readiness_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
-    body = build_mcq_prompt(doc["question"], doc["options"])
+    body = build_k_option_prompt(doc["question"], doc["options"])
     if _is_cot(doc):  # T6: no one-letter system text; the reasoning instruction after the options
         return f"{COT_PREAMBLE}\n{body}\n{COT_INSTRUCTION}"
     return f"{kwargs.get('pre_prompt', '')}{body}{kwargs.get('post_prompt', '')}"
@@ -91,7 +92,7 @@ def _record(doc: dict, response: str) -> dict:
         extra["cot"] = parse_cot(response, doc["options"])
         letter = extra["cot"]["answer"]
     else:
-        letter = parse_letter(response)
+        letter = parse_option_letter(response, len(doc["options"]))
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
         extra["attempts"] = attempts
