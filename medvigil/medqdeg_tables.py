@@ -8,7 +8,8 @@ Each reads a :func:`medvigil.scoring.medqdeg.score_records` result (``result["mo
 * by capability at L1&L2 pooled with the paired drop (Table 2 layout; only when the records
   carry capability labels: MedVIGIL probes have none);
 * by modality and severity (Fig. 7, as a table and a figure);
-* per model by degradation type, with paired drops (Fig. 8a/b, as a table and a heatmap);
+* per model by degradation type, with paired drops (Fig. 8a/b, as a table and a heatmap), and the
+  capability heatmap (Fig. 8c/d, by mid-level capability: the paper's are fine-grained skills);
 * inter-model DKE pairs (Eq. 6) with Spearman's ρ(accuracy, Δcalib).
 
 Accuracy columns read the T = 3 accuracy experiment when a model has one
@@ -174,20 +175,25 @@ def medqdeg_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     axes[0].legend(fontsize=7)
     figs["medqdeg_severity"] = png(fig)
 
-    # Fig. 8a/b: L0 − degraded per model and type (red = degradation hurts), paired on questions
-    kinds = sorted({k for m in models.values() for k in (accuracy_scores(m).get("drops_by_degradation") or {})})
-    if kinds:
-        fig, axes = plt.subplots(1, 2, figsize=(max(7.0, 0.5 * len(kinds) + 3), 0.45 * len(models) + 2.2), squeeze=False)
+    # Fig. 8: L0 − degraded per model and type (a/b) or capability (c/d); red = degradation hurts; paired
+    def drop(m: Mapping[str, Any], key: str, column: str, lv: str) -> Any:
+        entry = (accuracy_scores(m).get(key) or {}).get(column) or {}
+        return entry.get(f"{lv}-L0") if key == "drops_by_degradation" else (entry.get(lv) or {}).get(f"{lv}-L0")
+
+    for key, name in (("drops_by_degradation", "medqdeg_type_drops"), ("by_capability", "medqdeg_capability_drops")):
+        columns = sorted({k for m in models.values() for k in (accuracy_scores(m).get(key) or {})})
+        if not columns:
+            continue
+        fig, axes = plt.subplots(1, 2, figsize=(max(7.0, 0.5 * len(columns) + 3), 0.45 * len(models) + 2.2), squeeze=False)
         for ax, lv in zip(axes[0], ("L1", "L2")):
-            grid = np.array([[-_nan(((accuracy_scores(m).get("drops_by_degradation") or {}).get(k) or {}).get(f"{lv}-L0"))
-                              for k in kinds] for m in models.values()])
+            grid = np.array([[-_nan(drop(m, key, c, lv)) for c in columns] for m in models.values()])
             limit = max(1.0, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0)
             image = ax.imshow(grid, cmap="RdYlGn_r", vmin=-limit, vmax=limit, aspect="auto")
-            ax.set_xticks(range(len(kinds)), kinds, rotation=60, ha="right", fontsize=7)
+            ax.set_xticks(range(len(columns)), columns, rotation=60, ha="right", fontsize=7)
             ax.set_yticks(range(len(models)), list(models), fontsize=7)
             ax.set_title(f"L0 − {lv} accuracy (pp)")
             fig.colorbar(image, ax=ax, shrink=0.8)
-        figs["medqdeg_type_drops"] = png(fig)
+        figs[name] = png(fig)
 
     # Fig. 7: accuracy per modality at each severity
     mods = sorted({k for m in models.values() for k in (accuracy_scores(m).get("by_modality") or {})})

@@ -99,7 +99,7 @@ def test_type_table_and_figures(report):
     assert rows["gaussian_noise"][1:4] == ["2", "83.3", "+0.0"] and rows["gaussian_noise"][5:8] == ["1", "66.7", "-33.3"]
     assert rows["sparse_view"][1:4] == ["1", "0.0", "-100.0"]
     assert "Spearman ρ(accuracy, Δcalib)" not in md  # one model: no inter-model table
-    for name in ("medqdeg_severity", "medqdeg_type_drops", "medqdeg_modality"):
+    for name in ("medqdeg_severity", "medqdeg_type_drops", "medqdeg_capability_drops", "medqdeg_modality"):
         assert (report / "report" / "figures" / f"{name}.png").stat().st_size > 1000
     scores = json.loads((report / "deg.json").read_text())["models"]["toy"]
     assert scores["experiment"] == "calibration" and scores["accuracy_experiment"]["by_severity"]["L0"]["n"] == 2
