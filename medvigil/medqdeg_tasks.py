@@ -32,10 +32,11 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from PIL import Image
 
 from medvigil import degradations
-from medvigil.prompting import parse_letter
+from medvigil.prompting import parse_option_letter
 from medvigil.scoring.medqdeg import score_records
 
 log = logging.getLogger("medvigil.medqdeg")
@@ -116,8 +117,20 @@ class ImageCache:
 _CACHE = ImageCache()
 
 
+def working_image(image: Image.Image) -> Image.Image:
+    """The image the degradation reads: mode "L" when it is grey (a grey mode, or RGB with
+    three equal channels), else RGB. Degrading a grey image as RGB would give it colour
+    (gaussian_noise draws each channel independently)."""
+    if image.mode in ("1", "L", "LA", "I", "I;16", "F"):
+        return image.convert("L")
+    rgb = image.convert("RGB")
+    a = np.asarray(rgb)
+    return rgb.convert("L") if np.array_equal(a[..., 0], a[..., 1]) and np.array_equal(a[..., 1], a[..., 2]) else rgb
+
+
 def render(doc: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Image.Image | None:
-    """The doc's image, degraded by its type and level (L0: unchanged), as RGB."""
+    """The doc's image, degraded by its type and level (L0: unchanged), as RGB (a grey
+    image is degraded in one channel and stays grey)."""
     image = doc.get("image")
     if image is None:
         return None
@@ -127,7 +140,7 @@ def render(doc: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Imag
     work = ct_work_size(env)
     key = (doc["image_file"], zlib.crc32(image.tobytes()), kind, level, work)  # content, not only the name
     seed = degradations.seed_for(doc["image_file"], kind)
-    return _CACHE.get(key, lambda: degradations.degrade_image(image.convert("RGB"), kind, level, seed, ct_work_size=work))
+    return _CACHE.get(key, lambda: degradations.degrade_image(working_image(image), kind, level, seed, ct_work_size=work).convert("RGB"))
 
 
 def _plurality(votes: Sequence[str | None]) -> str | None:
@@ -150,7 +163,7 @@ def responses_of(results: Sequence[Any]) -> list[str]:
 
 def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The per-probe record of one doc answered ``T = len(responses)`` times."""
-    votes = [parse_letter(r) for r in responses]
+    votes = [parse_option_letter(r, len(doc["options"])) for r in responses]
     letter = _plurality(votes)
     kind, level = doc["degradation"], int(doc["severity"])
     extra = {
@@ -161,9 +174,13 @@ def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, s
         "responses": list(responses),
         "trials": len(votes),
         "n_options": len(doc["options"]),
+        "experiment": doc.get("experiment", "calibration"),
+        "item_id": doc["probe_id"],
         "image_id": doc["image_file"],
         "params": _params(kind, level, ct_work_size(env)),
     }
+    if doc.get("capability"):
+        extra["capability"] = doc["capability"]
     if kind != CLEAN:
         extra["seed"] = degradations.seed_for(doc["image_file"], kind)
         n = types_per_probe(env)

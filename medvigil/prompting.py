@@ -37,13 +37,39 @@ MAX_PARSE_RETRIES = 3  # Appendix L: parse failures are retried up to three time
 
 def build_mcq_prompt(question: str, options: Sequence[str]) -> str:
     """Render the Appendix L user message for one probe."""
-    if not isinstance(question, str):
-        raise TypeError(f"question must be a str, got {type(question).__name__}")
     if len(options) != len(LETTERS):
         raise ValueError(f"options must have {len(LETTERS)} entries (A-E), got {len(options)}")
+    return build_k_option_prompt(question, options)
+
+
+def build_k_option_prompt(question: str, options: Sequence[str]) -> str:
+    """The same layout for K = 2..26 options (A., B., ...), for datasets other than MedVIGIL.
+
+    >>> build_k_option_prompt("Left or right?", ["left", "right"])
+    'Left or right?\\nOptions:\\nA. left\\nB. right'
+    """
+    if not isinstance(question, str):
+        raise TypeError(f"question must be a str, got {type(question).__name__}")
+    if not 2 <= len(options) <= 26:
+        raise ValueError(f"options must have 2 to 26 entries, got {len(options)}")
     lines = [question.strip(), "Options:"]
-    lines += [f"{letter}. {str(text).strip()}" for letter, text in zip(LETTERS, options)]
+    lines += [f"{chr(65 + i)}. {str(text).strip()}" for i, text in enumerate(options)]
     return "\n".join(lines)
+
+
+def parse_option_letter(response: str | None, n_options: int) -> str | None:
+    """:func:`parse_letter` for K options: the first standalone capital among the first K letters.
+
+    >>> parse_option_letter("D. maybe", 3) is None, parse_option_letter("so B", 3)
+    (True, 'B')
+    """
+    if response is None:
+        return None
+    if not isinstance(response, str):
+        raise TypeError(f"response must be a str or None, got {type(response).__name__}")
+    letters = "".join(chr(65 + i) for i in range(n_options))
+    match = re.search(rf"(?<![A-Za-z0-9])([{letters}])(?![A-Za-z0-9])", response.strip())
+    return match.group(1) if match else None
 
 
 def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | None:

@@ -1,39 +1,46 @@
-"""Illusion of Readiness stress tests T1-T5 (Gu et al., seed 003) on MedVIGIL probes.
+"""Illusion of Readiness stress tests T1-T6 (Gu et al., seed 003) on multiple-choice items.
 
 The lmms-eval task pack ``tasks/readiness`` asks one *arm* per task; this module holds
 what the arms are, the seeded option perturbations, and R(m) from the per-probe records
 of a run. No lmms-eval import here; the metric itself is :mod:`medvigil.scoring.readiness`.
 
 Items (paper Sec. 2): the ``original`` probe of every case whose image is available (one
-item per case, five options A-E with gold A and the safe action at E, so chance is 20 %,
-Appendix A T2). Each arm is one record condition of
-:data:`medvigil.scoring.readiness.READINESS_CONDITIONS`, so no probe is asked twice:
+item per case). Items have ``K >= 2`` options (MedVIGIL: five, the safe action at E).
+Each arm is one record condition of :data:`medvigil.scoring.readiness.READINESS_CONDITIONS`:
 
-=====================  ========================  ==========================================
-task                   condition                 items, perturbation (paper section)
-=====================  ========================  ==========================================
-readiness_img          default                   all items, image + text (T1, T4 img-base, T5 orig)
-readiness_text         noimg                     all items, image removed (T1, T2, T3/T4 base)
-readiness_text_reord   noimg:shuffled            visually required, options reordered (T3)
-readiness_text_4r      noimg:distractors_4r      visually required, 4 distractors replaced (T4)
-readiness_img_4r       default:distractors_4r    same options as text_4r, with the image (T4)
-readiness_text_unk     noimg:unknown             visually required, one distractor -> "Unknown" (T4)
-readiness_img_subst    visual_substitution       laterality-dependent cases, mirrored image (T5)
-=====================  ========================  ==========================================
+=========================  ========================  ======================================
+task                       condition                 items, perturbation (paper section)
+=========================  ========================  ======================================
+readiness_img              default                   all, image + text, base order (T1, T3-T5 base)
+readiness_text             noimg                     all, image removed, base order (T1-T4 base)
+readiness_{text,img}_reord noimg|default:shuffled    visually required, base order permuted (T3)
+readiness_{text,img}_{n}r  ...:distractors_{n}r      visually required, n = 1..4 distractors replaced (T4)
+readiness_{text,img}_unk   ...:unknown               visually required, one distractor -> "Unknown" (T4)
+readiness_img_subst        visual_substitution       laterality-dependent, mirrored image (T5 stand-in)
+readiness_cot              default:cot               visually required, image + text, CoT prompt (T6)
+=========================  ========================  ======================================
 
-* "Visually required" (T2-T4, the paper's 175 NEJM items) = ``text_only_answerable`` false,
-  which the synthetic generator sets by construction.
-* Distractors are the four non-gold options (B-E, the safe option included): the paper's
-  five-option items have four. 4R (T4 setup) replaces all four with option texts of *other
-  cases* drawn by a seeded hash, never the gold text nor any text sharing a content word
-  with the gold (so no replacement can be a rewording of it), then shuffles, as the paper
-  says the gold's label "may shift due to shuffling". UNK replaces one seeded distractor
-  with ``"Unknown"`` in place, so the UNK base is the unchanged text arm (the core default).
-* T3 reorders with :func:`medvigil.option_order.shuffled_order` (salted per arm).
-* T5 visual substitution: the ``lr_flip`` image of a laterality-dependent case is the
-  original mirrored, so the lesion sits on the other patient side and the answer becomes
-  the distractor ``gold_after_lr_flip`` (true by construction, ``medvigil.synthetic``);
-  question and options are unchanged, as in the paper's T5 setup.
+* **Base order**: every arm starts from one seeded shuffle of the item's options
+  (:func:`base_order`, keyed by case id and seed), not the stored order: MedVIGIL stores
+  the gold at A, which would reward a letter prior and make T3/T4 partly measure it.
+* "Visually required" (T2-T4, T6; the paper's 175 NEJM items) = ``text_only_answerable``
+  false.
+* **nR** (T4): ``n`` seeded distractors of the base order (never the gold, never the
+  safe option) are replaced by option texts of *other items of the same source dataset*
+  drawn by a seeded hash (never a text of the item, nor one sharing a content word with
+  the gold); then the options are shuffled again, as the paper says the gold's label "may
+  shift due to shuffling". ``n`` is capped at the replaceable distractors (MedVIGIL: 3,
+  so 4R = 3R there; recorded as ``n_replaced``). 1R ⊂ 2R ⊂ 3R (nested positions and
+  texts).
+* **UNK** replaces one seeded replaceable distractor of the base order with
+  ``"Unknown"`` in place (so its base is the base arm).
+* **Reorder** (T3) permutes the base order by a second seeded shuffle.
+* **T5 stand-in**: the ``lr_flip`` image of a laterality-dependent case is the original
+  mirrored, so the answer becomes the distractor ``gold_after_lr_flip`` (true by
+  construction on synthetic data); the paper substitutes a different patient's image
+  supporting a distractor. Tables label T5 as this stand-in.
+* **T6** asks the paper's chain-of-thought prompt (Appendix E) on the image + text items;
+  :func:`medvigil.scoring.readiness.reasoning_audit` compares it with the base arm.
 
 Records carry *displayed* letters (what the model saw); the permutation and replaced
 texts are in ``extra``.
@@ -43,21 +50,27 @@ from __future__ import annotations
 
 import hashlib
 import re
+import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from medvigil.option_order import apply_order, displayed_letter, shuffled_order
-from medvigil.release_format import LETTERS, SOURCE_LICENCES, source_label
+from medvigil.release_format import SOURCE_LICENCES, source_label
 from medvigil.scoring.readiness import READINESS_CONDITIONS, score_records
 
 SEED = 0  # perturbation seed; recorded in every record's extra
 UNKNOWN = "Unknown"  # T4 'Unknown' insertion (paper Sec. 2, Stress Test 4)
-N_REPLACED = 4  # T4 "4R": all four distractors
+MAX_REPLACED = 4  # T4: 1R-4R
+ALPHABET = string.ascii_uppercase
+# T6 chain-of-thought prompt: the instructions of the paper's Appendix E in our own words.
+COT_PREAMBLE = ("You are a medical assistant answering a multiple-choice question about the image provided. "
+                "Here is the question and its options.")
+COT_INSTRUCTION = ("Reason step by step and write your reasoning between <thinking> and </thinking>. Then give the letter "
+                   "and the text of the option you choose between <answer> and </answer>.")
 
-__all__ = ["ARMS", "SEED", "SOURCES", "UNKNOWN", "Arm", "arm_accuracy", "arm_count", "arm_metrics", "arm_docs", "main", "readiness_from_records",
-           "readiness_from_samples", "replace_distractors", "insert_unknown", "reorder"]
+__all__ = ["ARMS", "SEED", "SOURCES", "UNKNOWN", "Arm", "arm_accuracy", "arm_count", "arm_metrics", "arm_docs", "base_order",
+           "main", "readiness_from_records", "readiness_from_samples", "replace_distractors", "insert_unknown", "reorder"]
 
 
 @dataclass(frozen=True)
@@ -65,19 +78,30 @@ class Arm:
     condition: str  # record condition (key of READINESS_CONDITIONS)
     scope: str  # "all" | "visreq" | "laterality"
     image: bool
-    perturbation: str  # "none" | "reorder" | "4r" | "unknown" | "substitution"
+    perturbation: str  # "none" | "reorder" | "replace" | "unknown" | "substitution" | "cot"
     tests: tuple[str, ...]
+    n_replaced: int = 0
 
 
-ARMS: dict[str, Arm] = {
-    "readiness_img": Arm(READINESS_CONDITIONS["image"], "all", True, "none", ("T1", "T4", "T5")),
-    "readiness_text": Arm(READINESS_CONDITIONS["text"], "all", False, "none", ("T1", "T2", "T3", "T4")),
-    "readiness_text_reord": Arm(READINESS_CONDITIONS["text_reordered"], "visreq", False, "reorder", ("T3",)),
-    "readiness_text_4r": Arm(READINESS_CONDITIONS["text_4r"], "visreq", False, "4r", ("T4",)),
-    "readiness_img_4r": Arm(READINESS_CONDITIONS["image_4r"], "visreq", True, "4r", ("T4",)),
-    "readiness_text_unk": Arm(READINESS_CONDITIONS["text_unk"], "visreq", False, "unknown", ("T4",)),
-    "readiness_img_subst": Arm(READINESS_CONDITIONS["image_subst"], "laterality", True, "substitution", ("T5",)),
-}
+def _arms() -> dict[str, Arm]:
+    c = READINESS_CONDITIONS
+    arms = {
+        "readiness_img": Arm(c["image"], "all", True, "none", ("T1", "T3", "T4", "T5", "T6")),
+        "readiness_text": Arm(c["text"], "all", False, "none", ("T1", "T2", "T3", "T4")),
+        "readiness_text_reord": Arm(c["text_reordered"], "visreq", False, "reorder", ("T3",)),
+        "readiness_img_reord": Arm(c["image_reordered"], "visreq", True, "reorder", ("T3",)),
+    }
+    for n in range(1, MAX_REPLACED + 1):
+        arms[f"readiness_text_{n}r"] = Arm(c[f"text_{n}r"], "visreq", False, "replace", ("T4",), n)
+        arms[f"readiness_img_{n}r"] = Arm(c[f"image_{n}r"], "visreq", True, "replace", ("T4",), n)
+    arms["readiness_text_unk"] = Arm(c["text_unk"], "visreq", False, "unknown", ("T4",))
+    arms["readiness_img_unk"] = Arm(c["image_unk"], "visreq", True, "unknown", ("T4",))
+    arms["readiness_img_subst"] = Arm(c["image_subst"], "laterality", True, "substitution", ("T5",))
+    arms["readiness_cot"] = Arm(c["cot"], "visreq", True, "cot", ("T6",))
+    return arms
+
+
+ARMS: dict[str, Arm] = _arms()
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an the of in on at is it its as than and or with to by be".split())
@@ -92,39 +116,88 @@ def _key(*parts: Any) -> bytes:
     return hashlib.sha256(":".join(map(str, parts)).encode("utf-8")).digest()
 
 
+def letters(k: int) -> str:
+    """The first ``k`` option letters."""
+    return ALPHABET[:k]
+
+
 def _check_row(row: Mapping[str, Any]) -> None:
     for name in _REQUIRED:
         if name not in row or row[name] is None:
             raise ValueError(f"probe row {row.get('probe_id')!r}: missing field {name!r}")
     options = row["options"]
-    if len(options) != len(LETTERS) or len({str(o).strip().lower() for o in options}) != len(LETTERS):
-        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' must hold {len(LETTERS)} distinct texts, got {options!r}")
-    if row["correct_letter"] not in LETTERS:
-        raise ValueError(f"probe row {row['probe_id']!r}: field 'correct_letter' must be one of A-E, got {row['correct_letter']!r}")
+    k = len(options)
+    if not 2 <= k <= len(ALPHABET) or len({str(o).strip().lower() for o in options}) != k:
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' must hold 2 to {len(ALPHABET)} distinct texts, got {options!r}")
+    if row["correct_letter"] not in letters(k):
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'correct_letter' must be one of {letters(k)}, got {row['correct_letter']!r}")
+    safe = row.get("safe_letter")
+    if safe is not None and safe not in letters(k):
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'safe_letter' must be one of {letters(k)}, got {safe!r}")
 
 
-def _gold(row: Mapping[str, Any]) -> str:
-    return row["options"][LETTERS.index(row["correct_letter"])]
+def seeded_permutation(k: int, *salt: Any) -> str:
+    """A permutation of ``letters(k)`` (stored letters in displayed order): position ``i``
+    gets the key ``sha256(salt:i)`` and the letters sorted by key give the order (for
+    ``k = 5`` and salt ``(seed, probe_id)`` this is :func:`medvigil.option_order.shuffled_order`)."""
+    return "".join(sorted(letters(k), key=lambda x: _key(*salt, letters(k).index(x))))
+
+
+def _apply(order: str, options: Sequence[str], k_letters: str) -> list[str]:
+    return [options[k_letters.index(x)] for x in order]
+
+
+def _view(row: Mapping[str, Any], order: str) -> dict[str, Any]:
+    """The row's options displayed in ``order``; gold and safe letters follow them."""
+    k = letters(len(row["options"]))
+    out = {"options": _apply(order, row["options"], k), "correct_letter": ALPHABET[order.index(row["correct_letter"])],
+           "permutation": order}
+    if row.get("safe_letter"):
+        out["safe_letter"] = ALPHABET[order.index(row["safe_letter"])]
+    return out
+
+
+def base_order(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
+    """The base arms' view: the options in one seeded order per case (the same for a case's
+    original and mirrored probes), ``permutation`` = stored letters in displayed order."""
+    _check_row(row)
+    return _view(row, seeded_permutation(len(row["options"]), seed, row["case_id"], "base"))
+
+
+def _compose(outer: str, inner: str) -> str:
+    """Stored letters of displaying ``inner``'s view in ``outer`` order."""
+    return "".join(inner[ALPHABET.index(x)] for x in outer)
 
 
 def reorder(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
-    """T3: the same five options in a seeded order (salted so it differs from mcq_shuffled)."""
-    _check_row(row)
-    order = shuffled_order(f"{row['probe_id']}:reordered", seed)
-    return {"options": list(apply_order(order, row["options"])),
-            "correct_letter": displayed_letter(order, row["correct_letter"]), "permutation": order}
+    """T3: the base view's options permuted once more (seeded, salted per arm)."""
+    base = base_order(row, seed)
+    k = len(row["options"])
+    again = seeded_permutation(k, seed, row["probe_id"], "reordered")
+    return {**_view(row, _compose(again, base["permutation"])), "base_permutation": base["permutation"]}
 
 
-def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], seed: int = SEED) -> dict[str, Any]:
-    """T4 4R: the gold plus four option texts of other cases, then a seeded shuffle.
+def _replaceable(view: Mapping[str, Any]) -> list[str]:
+    return [x for x in letters(len(view["options"])) if x not in (view["correct_letter"], view.get("safe_letter"))]
 
-    ``pool`` maps an option text to the case ids that use it. A candidate is eligible when
-    another case uses it, it is none of this probe's options, and it shares no content word
-    with the gold. Candidates are ranked by ``sha256(seed:4r:probe_id:text)``; the first
-    four with pairwise distinct texts are taken.
+
+def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n: int = MAX_REPLACED,
+                        seed: int = SEED) -> dict[str, Any]:
+    """T4 nR: ``n`` distractors of the base view replaced by texts of other items, then shuffled.
+
+    ``pool`` maps an option text to the case ids using it, over the items of the row's
+    source dataset (:func:`option_pool`). Positions: the replaceable distractors (not the
+    gold, not the safe option) ranked by ``sha256(seed:nr:case:letter)``, the first ``n``
+    (capped at the replaceable count). Texts: eligible when another case uses it, it is
+    none of this item's options, and it shares no content word with the gold; ranked by
+    ``sha256(seed:4r:probe_id:text)``, the first with pairwise distinct texts. So 1R ⊂ 2R ⊂ 3R.
     """
-    _check_row(row)
-    gold = _gold(row)
+    if not 1 <= n <= MAX_REPLACED:
+        raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
+    base = base_order(row, seed)
+    gold = base["options"][ALPHABET.index(base["correct_letter"])]
+    positions = sorted(_replaceable(base), key=lambda x: _key(seed, "nr", row["case_id"], x))
+    n_used = min(n, len(positions))
     taken = {str(o).strip().lower() for o in row["options"]}
     gold_words = _words(gold)
     eligible = [t for t, cases in pool.items()
@@ -134,28 +207,38 @@ def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], se
     for text in eligible:
         if text.strip().lower() not in {p.strip().lower() for p in picks}:
             picks.append(text)
-        if len(picks) == N_REPLACED:
+        if len(picks) == n_used:
             break
-    if len(picks) < N_REPLACED:
+    if len(picks) < n_used:
         raise ValueError(f"probe row {row['probe_id']!r}: field 'options': only {len(picks)} replacement distractors "
-                         f"available from other cases (need {N_REPLACED}); the build has too few cases")
-    order = shuffled_order(f"{row['probe_id']}:distractors_4r", seed)
-    framed = [gold, *picks]  # gold at A before the shuffle
-    return {"options": list(apply_order(order, framed)), "correct_letter": displayed_letter(order, "A"),
-            "permutation": order, "replaced": picks}
+                         f"available from other items of source {row.get('source_dataset')!r} (need {n_used}); "
+                         "the build has too few items of that source")
+    framed = list(base["options"])
+    for letter, text in zip(positions[:n_used], picks):
+        framed[ALPHABET.index(letter)] = text
+    k = len(framed)
+    order = seeded_permutation(k, seed, row["probe_id"], f"distractors_{n}r")
+    out = {"options": _apply(order, framed, letters(k)), "correct_letter": ALPHABET[order.index(base["correct_letter"])],
+           "permutation": _compose(order, base["permutation"]), "replaced": picks, "replaced_texts":
+           [base["options"][ALPHABET.index(x)] for x in positions[:n_used]], "n_replaced": n_used}
+    if base.get("safe_letter"):
+        out["safe_letter"] = ALPHABET[order.index(base["safe_letter"])]
+    return out
 
 
 def insert_unknown(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
-    """T4 UNK: one seeded distractor becomes ``"Unknown"``; positions unchanged."""
-    _check_row(row)
+    """T4 UNK: one seeded replaceable distractor of the base view becomes ``"Unknown"`` in place."""
+    base = base_order(row, seed)
     if any(str(o).strip().lower() == UNKNOWN.lower() for o in row["options"]):
         raise ValueError(f"probe row {row['probe_id']!r}: field 'options' already holds {UNKNOWN!r}")
-    distractors = [x for x in LETTERS if x != row["correct_letter"]]
-    letter = min(distractors, key=lambda x: _key(seed, "unknown", row["probe_id"], x))
-    options = list(row["options"])
-    replaced = options[LETTERS.index(letter)]
-    options[LETTERS.index(letter)] = UNKNOWN
-    return {"options": options, "correct_letter": row["correct_letter"], "replaced": [replaced], "unknown_letter": letter}
+    choices = _replaceable(base)
+    if not choices:
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' has no distractor to replace (only gold and safe option)")
+    letter = min(choices, key=lambda x: _key(seed, "unknown", row["probe_id"], x))
+    options = list(base["options"])
+    replaced = options[ALPHABET.index(letter)]
+    options[ALPHABET.index(letter)] = UNKNOWN
+    return {**base, "options": options, "replaced": [replaced], "unknown_letter": letter}
 
 
 def option_pool(rows: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
@@ -172,7 +255,7 @@ def _in_scope(row: Mapping[str, Any], scope: str) -> bool:
         return True
     if scope == "visreq":
         if row.get("text_only_answerable") is None:
-            raise ValueError(f"probe row {row.get('probe_id')!r}: field 'text_only_answerable' is required for T2-T4")
+            raise ValueError(f"probe row {row.get('probe_id')!r}: field 'text_only_answerable' is required for T2-T4 and T6")
         return row["text_only_answerable"] is False
     if row.get("laterality_dependent") is None:
         raise ValueError(f"probe row {row.get('probe_id')!r}: field 'laterality_dependent' is required for T5")
@@ -180,11 +263,13 @@ def _in_scope(row: Mapping[str, Any], scope: str) -> bool:
 
 
 def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED) -> list[tuple[int, dict[str, Any]]]:
-    """``(row index, overrides)`` for every row the arm asks, from rows of the ``mcq`` config.
+    """``(row index, overrides)`` for every row the arm asks.
 
-    The overrides replace ``options``/``correct_letter`` and add ``condition`` and
-    ``readiness`` (arm name, seed, permutation, replaced texts). Rows are the build's probe
-    rows without images; withheld images are filtered by the caller.
+    Rows need ``probe_id``, ``case_id``, ``probe_kind``, ``options`` (K >= 2 texts),
+    ``correct_letter``, and as the arm needs ``text_only_answerable``,
+    ``laterality_dependent``, ``source_dataset`` and optionally ``safe_letter`` (an option
+    that is never replaced). The overrides replace ``options``/``correct_letter`` and add
+    ``condition`` and ``readiness`` (arm name, seed, permutation, replaced texts).
     """
     if arm not in ARMS:
         raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
@@ -202,29 +287,31 @@ def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED) -> l
             if row["correct_letter"] == original_letter[row["case_id"]]:
                 raise ValueError(f"probe row {row['probe_id']!r}: field 'correct_letter' is unchanged by the mirrored image; "
                                  "a laterality-dependent case must change its answer")
-            out.append((i, _overrides(arm, row, {}, seed)))
+            out.append((i, _overrides(arm, row, base_order(row, seed), seed)))
         return out
-    pool = option_pool(r for _, r in originals) if spec.perturbation == "4r" else {}
+    pools: dict[Any, dict[str, set[str]]] = {}
+    if spec.perturbation == "replace":
+        for source in {r.get("source_dataset") for _, r in originals}:
+            pools[source] = option_pool(r for _, r in originals if r.get("source_dataset") == source)
     for i, row in originals:
         if not _in_scope(row, spec.scope):
             continue
         _check_row(row)
         if spec.perturbation == "reorder":
             change = reorder(row, seed)
-        elif spec.perturbation == "4r":
-            change = replace_distractors(row, pool, seed)
+        elif spec.perturbation == "replace":
+            change = replace_distractors(row, pools[row.get("source_dataset")], spec.n_replaced, seed)
         elif spec.perturbation == "unknown":
             change = insert_unknown(row, seed)
         else:
-            change = {}
+            change = base_order(row, seed)
         out.append((i, _overrides(arm, row, change, seed)))
     return out
 
 
 def _overrides(arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int) -> dict[str, Any]:
     info = {"arm": arm, "seed": seed, **{k: v for k, v in change.items() if k not in ("options", "correct_letter")}}
-    return {"options": list(change.get("options", row["options"])),
-            "correct_letter": change.get("correct_letter", row["correct_letter"]),
+    return {"options": list(change["options"]), "correct_letter": change["correct_letter"],
             "condition": ARMS[arm].condition, "readiness": info}
 
 

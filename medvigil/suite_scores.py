@@ -29,14 +29,14 @@ from medvigil.adapters.lmms_eval import SAMPLES, read_samples
 from medvigil.errors import DataError, Problem
 from medvigil.report import Table, fmt, png, pyplot
 
-SUITE_TASKS = {"medqdeg": r"medqdeg_L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants)"}
+SUITE_TASKS = {"medqdeg": r"medqdeg_(acc_)?L[0-2]", "readiness": r"readiness_\w+", "cbd": r"cbd_(image|noimg|quadrants|binary)"}
 CBD_BOTH_ARMS = "cbd_quadrants"
+CBD_ARM_TASKS = ("cbd_image", "cbd_noimg")  # what cbd_quadrants repeats (cbd_binary is another arm)
 SUITE_TITLES = {"mediconfusion": "MediConfusion: image pairs that share a question",
                 "medqdeg": "MedQ-Deg: image degradation and calibration",
-                "readiness": "Illusion of Readiness: stress tests T1–T5",
+                "readiness": "Illusion of Readiness: stress tests T1–T6",
                 "cbd": "Consistent but Dangerous: paraphrase consistency × image reliance"}
 REPORT_SUITES = tuple(SUITE_TITLES)  # suites `medvigil report` shows beside the MedVIGIL audit
-QUADRANT_COLOURS = {"Ideal": "#2e7d32", "Fragile": "#f9a825", "Dangerous": "#e65100", "Worst": "#b71c1c"}
 
 
 def _task_of(path: Path) -> str | None:
@@ -68,7 +68,7 @@ def find_samples(paths: Iterable[str | Path], suite: str) -> tuple[list[Path], l
         runs_with_both = {(p.parent, SAMPLES.match(p.name).group("stamp")) for p in files if _task_of(p) == CBD_BOTH_ARMS}
         kept = []
         for p in files:
-            if _task_of(p) != CBD_BOTH_ARMS and (p.parent, SAMPLES.match(p.name).group("stamp")) in runs_with_both:
+            if _task_of(p) in CBD_ARM_TASKS and (p.parent, SAMPLES.match(p.name).group("stamp")) in runs_with_both:
                 skipped.append({"file": str(p), "reason": f"same run's {CBD_BOTH_ARMS} log holds these probes"})
             else:
                 kept.append(p)
@@ -78,7 +78,8 @@ def find_samples(paths: Iterable[str | Path], suite: str) -> tuple[list[Path], l
 
 def _record_key(suite: str) -> Callable[[Mapping[str, Any]], tuple]:
     if suite == "medqdeg":  # L1/L2 ask one probe once per degradation type
-        return lambda r: (r["model"], r.get("condition"), r["probe_id"], (r.get("extra") or {}).get("degradation"))
+        return lambda r: (r["model"], r.get("condition"), r["probe_id"], (r.get("extra") or {}).get("degradation"),
+                          (r.get("extra") or {}).get("experiment"))
     return lambda r: (r["model"], r.get("condition"), r["probe_id"])
 
 
@@ -115,15 +116,17 @@ def score_suite(suite: str, paths: Iterable[str | Path], **options: Any) -> dict
         from medvigil.scoring.medqdeg import score_records
 
         scores = score_records(records, accuracy_rule=options.get("accuracy_rule", "trial_mean"),
-                               invalid_policy=options.get("invalid_policy", "extra_bin"))
+                               invalid_policy=options.get("invalid_policy", "extra_bin"),
+                               all_invalid=options.get("all_invalid", "zero"))
     elif suite == "readiness":
         from medvigil.readiness_tasks import readiness_from_records
 
         scores = {"models": readiness_from_records(records, allow_partial=options.get("allow_partial", False))}
     elif suite == "cbd":
-        from medvigil.cbd_tasks import quadrant_table
+        from medvigil.cbd_tasks import suite_result
 
-        scores = {"models": quadrant_table(records, invalid=options.get("invalid", "exclude"))}
+        scores = suite_result(records, invalid=options.get("invalid", "exclude"), n_resamples=options.get("n_resamples", 1000),
+                              seed=options.get("seed", 0))
     else:
         raise ValueError(f"unknown suite {suite!r}; one of {', '.join(SUITE_TASKS)}")
     return {"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped, "n_records": len(records),
@@ -138,76 +141,21 @@ def _pct(value: Any, signed: bool = False) -> str:
 
 
 def _medqdeg_tables(result: Mapping[str, Any]) -> list[Table]:
-    models = result["models"]
-    levels = ("L0", "L1", "L2")
-    rows = []
-    for name, m in models.items():
-        sev = m["by_severity"]
-        rows.append([name] + [_pct((sev.get(lv) or {}).get("accuracy")) for lv in levels]
-                    + [_pct((sev.get(lv) or {}).get("mean_confidence")) for lv in levels]
-                    + [_pct((sev.get(lv) or {}).get("calibration_shift"), signed=True) for lv in levels]
-                    + ["yes" if m.get("intra_model_dke") else "no"])
-    out = [Table("MedQ-Deg by severity (accuracy and perceived confidence %, Calibration Shift in pp)",
-                 ["Model", *(f"Acc {lv}" for lv in levels), *(f"Conf {lv}" for lv in levels), *(f"CS {lv}" for lv in levels),
-                  "intra-model DKE"], rows,
-                 "Confidence C(x) = 1 − H(x)/log K over the T repeated answers; CS = mean confidence − accuracy "
-                 "(positive = overconfident). L0 clean, L1 mild, L2 severe.")]
-    for name, m in models.items():
-        by = m["by_degradation_severity"]
-        out.append(Table(f"{name}: by degradation type", ["Degradation", "n L1", "Acc L1", "CS L1", "n L2", "Acc L2", "CS L2"],
-                         [[kind, str((by[kind].get("L1") or {}).get("n", 0)), _pct((by[kind].get("L1") or {}).get("accuracy")),
-                           _pct((by[kind].get("L1") or {}).get("calibration_shift"), signed=True),
-                           str((by[kind].get("L2") or {}).get("n", 0)), _pct((by[kind].get("L2") or {}).get("accuracy")),
-                           _pct((by[kind].get("L2") or {}).get("calibration_shift"), signed=True)]
-                          for kind in sorted(by) if kind != "clean"]))
-    inter = result.get("inter_model_dke") or {}
-    if inter:
-        out.append(Table("Inter-model Dunning–Kruger pairs (Eq. 6: 'A over B' = A is less accurate yet more confident than B)",
-                         ["Level", "pairs compared", "DKE pairs", "fraction", "Spearman ρ (acc, conf)"],
-                         [[lv, str(d.get("n_pairs_compared")), "; ".join(f"{a} over {b}" for a, b in d.get("pairs", [])) or "—",
-                           _pct(d.get("fraction")), fmt(d.get("spearman_rho")) if d.get("spearman_rho") is None
-                           else f"{d['spearman_rho']:+.2f}"] for lv, d in inter.items()]))
-    return out
+    from medvigil.medqdeg_tables import medqdeg_tables
+
+    return medqdeg_tables(result)
 
 
 def _readiness_tables(result: Mapping[str, Any]) -> list[Table]:
-    tests = ("T1", "T2", "T3", "T4", "T5")
-    rows = [[name] + [fmt(None if m["robustness"].get(t) is None else 100 * m["robustness"][t]) for t in tests]
-            + [fmt(None if m.get("R") is None else 100 * m["R"]) + (" (partial)" if m.get("partial") else ""),
-               ", ".join(m.get("missing_tests") or []) or "—"]
-            for name, m in result["models"].items()]
-    acc_rows = []
-    for name, m in result["models"].items():
-        a = m["accuracies"]
-        acc_rows.append([name, fmt((a.get("T2") or {}).get("text_visually_required")),
-                         fmt((a.get("T3") or {}).get("text_reordered")), fmt((a.get("T4") or {}).get("text_4r")),
-                         fmt((a.get("T4") or {}).get("image_4r")), fmt((a.get("T4") or {}).get("text_unk")),
-                         fmt((a.get("T5") or {}).get("original")), fmt((a.get("T5") or {}).get("substituted"))])
-    return [
-        Table("Illusion of Readiness: robustness per stress test and R(m) (×100)", ["Model", *tests, "R(m)", "tests missing"], rows,
-              "Robustness = 1 − fragility; R(m) = mean over T1–T5 (seed 003, Sec. 2). Higher is more robust, but a model "
-              "at chance has nothing to lose and scores as robust: read R(m) beside the accuracies. "
-              "A test is missing when its arms were not run; R(m) is then empty unless --allow-partial."),
-        Table("Readiness accuracies under stress (%)",
-              ["Model", "text-only (vis. req.)", "text reordered", "text 4R", "image 4R", "text UNK", "T5 original", "T5 substituted"],
-              acc_rows),
-    ]
+    from medvigil.readiness_tables import readiness_tables
+
+    return readiness_tables(result)
 
 
 def _cbd_tables(result: Mapping[str, Any]) -> list[Table]:
-    quads = ("Ideal", "Fragile", "Dangerous", "Worst")
-    rows, acc_rows = [], []
-    for name, m in result["models"].items():
-        rows.append([name, str(m["n_evaluable"]), str(m["n_excluded"])] + [_pct(m["fractions"][q]) for q in quads]
-                    + [_pct(m["flip_rate"]), _pct(m["image_reliance_rate"]), _pct(m["accuracy"])])
-        acc_rows.append([name] + [f"{_pct(m['accuracy_by_quadrant'][q])} (n={m['counts'][q]})" for q in quads])
-    return [
-        Table("Consistent but Dangerous: quadrants (% of samples)",
-              ["Model", "samples", "excluded", *quads, "flip rate", "image reliance", "accuracy"], rows,
-              "Consistent = no paraphrase flips the answer (Eq. 1); image-reliant = the answer changes without the image "
-              "(Eq. 2). Dangerous = consistent but not image-reliant (Eq. 4)."),
-        Table("Accuracy per quadrant (%)", ["Model", *quads], acc_rows),
-    ]
+    from medvigil.cbd_tables import cbd_tables
+
+    return cbd_tables(result)
 
 
 def _mediconfusion_tables(result: Mapping[str, Any]) -> list[Table]:
@@ -280,58 +228,21 @@ def _nan(value: Any, scale: float = 100.0) -> float:
 
 
 def _medqdeg_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    plt = pyplot()
-    levels = ("L0", "L1", "L2")
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
-    for name, m in sorted(result["models"].items()):
-        sev = m["by_severity"]
-        for ax, key in zip(axes, ("accuracy", "mean_confidence", "calibration_shift")):
-            ax.plot(levels, [_nan((sev.get(lv) or {}).get(key)) for lv in levels], marker="o", label=name)
-    for ax, label in zip(axes, ("accuracy %", "perceived confidence %", "Calibration Shift (pp, > 0 overconfident)")):
-        ax.set_title(label)
-        ax.set_xlabel("severity (L0 clean)")
-    axes[0].set_ylim(0, 100)
-    axes[1].set_ylim(0, 100)
-    axes[2].axhline(0, color="grey", lw=0.8)
-    axes[0].legend(fontsize=7)
-    return {"medqdeg_severity": png(fig)}
+    from medvigil.medqdeg_tables import medqdeg_figures
+
+    return medqdeg_figures(result)
 
 
 def _readiness_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    import numpy as np
+    from medvigil.readiness_tables import readiness_figures
 
-    plt = pyplot()
-    tests = ("T1", "T2", "T3", "T4", "T5")
-    models = sorted(result["models"])
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(tests) * max(1, len(models)) / 2), 3.6))
-    width = 0.8 / max(1, len(models))
-    for i, name in enumerate(models):
-        m = result["models"][name]
-        r = "—" if m.get("R") is None else f"{100 * m['R']:.1f}"
-        ax.bar(np.arange(len(tests)) + (i - (len(models) - 1) / 2) * width,
-               [_nan(m["robustness"].get(t)) for t in tests], width, label=f"{name} (R = {r})")
-    ax.set_xticks(range(len(tests)), tests)
-    ax.set_ylim(0, 100)
-    ax.set_ylabel("robustness (1 − fragility) ×100")
-    ax.set_title("Illusion of Readiness: robustness per stress test")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(3, max(1, len(models))))
-    return {"readiness_robustness": png(fig)}
+    return readiness_figures(result)
 
 
 def _cbd_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    plt = pyplot()
-    models = sorted(result["models"])
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(models) + 1.4))
-    left = [0.0] * len(models)
-    for q, colour in QUADRANT_COLOURS.items():
-        widths = [_nan(result["models"][n]["fractions"][q]) for n in models]
-        ax.barh(models, widths, left=left, color=colour, label=q)
-        left = [a + (0 if b != b else b) for a, b in zip(left, widths)]
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of samples")
-    ax.set_title("Consistent but Dangerous quadrants", pad=24)
-    ax.legend(ncol=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    return {"cbd_quadrants": png(fig)}
+    from medvigil.cbd_tables import cbd_figures
+
+    return cbd_figures(result)
 
 
 def _mediconfusion_figures(result: Mapping[str, Any]) -> dict[str, bytes]:

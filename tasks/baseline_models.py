@@ -16,6 +16,7 @@ this module only adapts lmms-eval requests to ``policy.answer(prompt, images)``.
 
 from __future__ import annotations
 
+import contextlib
 import string
 from collections.abc import Sequence
 
@@ -26,6 +27,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from medvigil.baselines import POLICIES, make_policy
+from medvigil.baselines.sampling import choice_log_probability
 from medvigil.prompting import parse_mcq_prompt
 
 _UNLIKELY = -1e4  # log-probability of a continuation the policy did not choose
@@ -86,19 +88,29 @@ class BaselineLMM(lmms):
         return out
 
     def loglikelihood(self, requests: Sequence[Instance]) -> list[tuple[float, bool]]:
-        """Score a continuation 0 when it is the policy's own answer, very unlikely otherwise.
+        """Score a continuation against the policy's own (unsampled) answer, deterministically.
 
         The answer is a letter (the continuation is compared after stripping a trailing
-        period) or, for prompts without options, the chosen option text.
+        period) or, for prompts without options, the chosen option text. At temperature 0
+        (the default) the answer scores 0 and any other continuation is very unlikely; a
+        sampling policy (``temperature=t``) gives the log-probability of its sampling
+        distribution over the doc's ``choices``
+        (:func:`medvigil.baselines.sampling.choice_log_probability`), so p(yes) is graded.
         """
         out = []
+        sampler = getattr(self.policy, "sampler", None)
         for request in requests:
             context, continuation, doc_to_visual, doc_id, task, split = request.args
             doc = self._doc(task, split, doc_id)
-            letter, text = self._answer(context, doc, _visuals(doc_to_visual, doc))
+            with sampler.paused() if sampler is not None else contextlib.nullcontext(0.0) as temperature:
+                letter, text = self._answer(context, doc, _visuals(doc_to_visual, doc))
             chosen = text if text is not None else letter
             hit = continuation.strip().rstrip(".") == chosen.strip().rstrip(".")
-            out.append((0.0 if hit else _UNLIKELY, hit))
+            choices = doc.get("choices")
+            if temperature and isinstance(choices, list) and len(choices) >= 2:
+                out.append((choice_log_probability(hit, len(choices), temperature), hit))
+            else:
+                out.append((0.0 if hit else _UNLIKELY, hit))
         return out
 
     def generate_until_multi_round(self, requests):

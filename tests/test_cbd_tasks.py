@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = 12
 MODELS = {"constant": ("constant", "letter=A"), "blind": ("blind", ""), "grounded": ("grounded", "")}
 ARM_TASKS = ("cbd_image", "cbd_noimg", "cbd_quadrants")
+SAMPLED = ("grounded", "temperature=1,seed=0")  # run "sampled": cbd_binary only, graded p(yes)
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,9 @@ def runs(tmp_path_factory):
     generate_release(base / "release", cases=CASES, seed=1)
     build(base / "release", base / "build" / "medvigil")
     procs = {}
-    for name, (model, args) in MODELS.items():
-        cmd = [sys.executable, "-m", "lmms_eval", "--model", model, "--tasks", "cbd,cbd_quadrants",
+    for name, (model, args) in {**MODELS, "sampled": SAMPLED}.items():
+        tasks = "cbd_binary" if name == "sampled" else "cbd,cbd_quadrants,cbd_binary"
+        cmd = [sys.executable, "-m", "lmms_eval", "--model", model, "--tasks", tasks,
                "--include_path", str(ROOT / "tasks"), "--output_path", str(base / name), "--log_samples"]
         cmd += ["--model_args", args] if args else []
         env = offline_env(base / "build" / "medvigil")
@@ -141,6 +143,37 @@ def test_grounded_answers_change_without_the_image(runs):
     assert r["counts"]["Ideal"] + r["counts"]["Fragile"] == changed
 
 
+def test_binary_arm_reads_p_yes_from_loglikelihoods(runs):
+    """grounded at temperature 1 scores the continuations with its sampling distribution over
+    yes/no: p(own answer) = e^2 / (e^2 + 1) = 0.8808, so every p(yes) is 0.8808 or 0.1192 and
+    every entropy is H(0.8808) = 0.3653 nats."""
+    records = read_samples_of(runs / "sampled", "cbd_binary")
+    p_own = math.e**2 / (math.e**2 + 1)
+    h = -(p_own * math.log(p_own) + (1 - p_own) * math.log(1 - p_own))
+    assert {round(r["extra"]["p_yes"], 4) for r in records} <= {round(p_own, 4), round(1 - p_own, 4)}
+    assert {r["condition"] for r in records} == set(cbd_tasks.BINARY_ARMS.values())
+    (result,) = cbd_tasks.binary_table(records).values()
+    assert result["mean_entropy"] == pytest.approx(h)
+    assert all(v is None or v == pytest.approx(h) for v in result["mean_entropy_by_quadrant"].values())
+    (path,) = (runs / "sampled").rglob("*_results.json")
+    table = {k.split(",")[0]: v for k, v in json.loads(path.read_text())["results"]["cbd_binary"].items() if "_stderr" not in k}
+    for name, value in cbd_tasks.binary_metrics(records).items():
+        assert _same(table[name], value), name
+    # the deterministic constant model says yes to everything: p(yes) = 1, every sample Dangerous
+    (const,) = cbd_tasks.binary_table(_records(runs, "constant", "cbd_binary")).values()
+    assert const["counts"]["Dangerous"] == const["n_samples"] and const["mean_entropy"] is None or const["mean_entropy"] == 0.0
+    labels = [r["extra"]["label"] for r in _records(runs, "constant", "cbd_binary")
+              if r["condition"] == "binary" and r["probe_kind"] == "original"]
+    assert const["accuracy"] == pytest.approx(labels.count("yes") / len(labels))
+
+
+def read_samples_of(folder: Path, task: str) -> list[dict]:
+    from medvigil.adapters.lmms_eval import read_samples
+
+    (path,) = folder.rglob(f"*_samples_{task}.jsonl")
+    return read_samples([path])
+
+
 # ---------------------------------------------------------------- the core without lmms-eval
 
 def test_doctests():
@@ -170,8 +203,9 @@ def test_paraphrase_set_is_deterministic_and_keeps_options():
 def test_bad_input_names_the_field():
     with pytest.raises(ValueError, match="'options'"):
         cbd_tasks.plan_docs([_row("original", "Q?"), _row("tcf", "Q2?", options=["No", "Yes", "B", "C", "D"])], ["image"])
-    with pytest.raises(ValueError, match="'tcf'"):
-        cbd_tasks.plan_docs([_row("original", "Q?")], ["image"])
+    # without a release paraphrase (other datasets) the templates alone form the paraphrase set
+    alone = cbd_tasks.plan_docs([_row("original", "Q?")], ["image"])
+    assert [o["paraphrase_source"] for _, o in alone] == ["original", "frame_prefix", "frame_suffix"]
     with pytest.raises(ValueError, match="arm"):
         cbd_tasks.plan_docs([], ["audio"])
     record = cbd_tasks.make_record({**_row("original", "Q?"), "condition": "noimg", "paraphrase_index": 0,
@@ -194,12 +228,21 @@ def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
     assert main(["score", "--suite", "cbd", *(str(runs / m) for m in MODELS), "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     # each run logged both arms twice (arm tasks and cbd_quadrants): the arm files are skipped, and said so
-    assert len(result["files"]) == len(MODELS) and len(result["skipped_files"]) == 2 * len(MODELS)
+    assert len(result["files"]) == 2 * len(MODELS) and len(result["skipped_files"]) == 2 * len(MODELS)
     assert "skipped 6 file(s)" in capsys.readouterr().out
     for name, (model, args) in MODELS.items():
         label = f"{model}({args})" if args else model
         (expected,) = cbd_tasks.quadrant_table(_records(runs, name, "cbd_image", "cbd_noimg")).values()
-        assert json.dumps(result["models"][label], sort_keys=True) == json.dumps(expected, sort_keys=True)
+        got = result["models"][label]
+        assert json.dumps({k: got[k] for k in expected}, sort_keys=True) == json.dumps(expected, sort_keys=True)
+        (binary,) = cbd_tasks.binary_table(_records(runs, name, "cbd_binary")).values()
+        got = result["models"][f"{label} [binary]"]
+        assert got["arm"] == "binary" and got["counts"] == binary["counts"] and got["flip_rate"] == binary["flip_rate"]
+    flips = [m["flip_rate"] for _, m in sorted(result["models"].items())]
+    dangers = [m["dangerous_fraction"] for _, m in sorted(result["models"].items())]
+    from medvigil.scoring.cbd import rate_correlation
+
+    assert result["correlation"] == rate_correlation(flips, dangers) and result["correlation"]["n"] == 6
 
 
 def test_score_command_refuses_a_probe_answered_twice(runs, tmp_path, capsys):
@@ -223,9 +266,12 @@ def test_report_has_the_quadrant_section(runs, tmp_path, capsys):
     scores, report = tmp_path / "cbd.json", tmp_path / "report"
     assert main(["score", "--suite", "cbd", *(str(runs / m) for m in MODELS), "--json", str(scores)]) == 0
     assert main(["report", str(scores), "--out", str(report)]) == 0
-    assert "reported: cbd 3 model(s)" in capsys.readouterr().err
+    assert "reported: cbd 6 model(s)" in capsys.readouterr().err  # each model's generative and binary arms
     md, html = (report / "report.md").read_text(), (report / "report.html").read_text()
     assert "## Consistent but Dangerous" in md and "| constant(letter=A) |" in md and "data:image/png;base64," in html
-    assert (report / "figures" / "cbd_quadrants.png").stat().st_size > 1000
+    for figure in ("cbd_quadrants", "cbd_flip_vs_dangerous", "cbd_entropy"):
+        assert (report / "figures" / f"{figure}.png").stat().st_size > 1000
+    assert "Flip rate vs Dangerous fraction" in md and "p(yes) with and without the image" in md
+    assert "null-image and image-swap" in md and "Flip rate per paraphrase phenomenon" in md
     assert json.loads((report / "cbd.json").read_text())["models"] == json.loads(scores.read_text())["models"]
     assert not (report / "scores.json").exists()  # no MedVIGIL audit was given

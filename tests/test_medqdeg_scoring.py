@@ -66,8 +66,13 @@ def test_invalid_trials():
     h = -(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3))
     assert extra == pytest.approx(1 - h / math.log(2))  # 0.0817: the invalid trial is a third outcome
     assert _conf([["A", "A", ""]], 2, invalid_policy="drop")[0] == 1.0
-    assert _conf([[None] * 5], 4)[0] == 1.0  # extra bin: consistently unanswerable
+    # all trials invalid: no option voted for, so no confidence (default); literal extra bin: C = 1
+    assert _conf([[None] * 5], 4)[0] == 0.0
+    assert _conf([[None] * 5], 4, all_invalid="extra_bin")[0] == 1.0
     assert _conf([[None] * 5], 4, invalid_policy="drop")[0] == 0.0
+    assert math.isnan(_conf([[None] * 5], 4, all_invalid="exclude")[0])
+    with pytest.raises(ValueError, match="all_invalid"):
+        _conf([["A"]], 2, all_invalid="one")
     # clipping: an extra bin can push H above log K
     assert _conf([["A", "B", None]], 2)[0] == 0.0
     with pytest.raises(ValueError, match="invalid_policy"):
@@ -228,10 +233,75 @@ def test_score_groups_by_severity_and_degradation():
     assert round(r["by_degradation_severity"]["motion_blur"]["L2"]["calibration_shift"], 4) == 0.4328
     assert r["intra_model_dke"] is True
     assert r["drops"]["L1-L0"] == pytest.approx(0.1) and r["drops"]["L2-L0"] == pytest.approx(-0.45)
-    assert r["drops_by_degradation"]["motion_blur"]["L2-L0"] == pytest.approx(-0.45)  # vs all L0 samples
+    assert "drops_by_degradation" not in r  # pairing needs the item of each doc
     assert r["overall"]["n"] == 5
     with pytest.raises(ValueError, match="severity"):
         score_groups(counts, invalid, 4, ["A"] * 5, ["x"] * 5, [0, 0, 3, 2, 1])
+
+
+def test_always_refusing_model_is_not_overconfident():
+    trials = [[None] * 10, [None] * 10, list("A" * 10)]
+    zero = score_trials(trials, ["A", "B", "A"], 4)
+    # C = 0, 0, 1 and accuracy 0, 0, 1: shift (1/3) - (1/3) = 0 (the extra-bin reading gives C = 1: +2/3)
+    assert zero["calibration_shift"] == pytest.approx(0.0) and zero["n_excluded_all_invalid"] == 0
+    assert score_trials(trials, ["A", "B", "A"], 4, all_invalid="extra_bin")["calibration_shift"] == pytest.approx(2 / 3)
+    excl = score_trials(trials, ["A", "B", "A"], 4, all_invalid="exclude")
+    assert excl["n"] == 1 and excl["n_excluded_all_invalid"] == 2 and excl["calibration_shift"] == pytest.approx(0.0)
+
+
+def test_drops_are_paired_on_items():
+    # L0: q1 right, q2 wrong, q3 half right (trial_mean); mean L0 accuracy 0.5.
+    # "nothing" degrades q1 and q2 and changes no answer: paired drop 0 (unpaired: (1+0)/2 - 0.5 = 0).
+    # "ct_only" degrades q1 alone, no effect: paired 0, unpaired 1 - 0.5 = +0.5 (the old confound).
+    # "hurts" degrades q1 at L1 (1 -> 0) and q3 at L2 (0.5 -> 0): L1 drop -1, L2 drop -0.5, L1&L2 -0.75.
+    A, B = list("AAAA"), list("BBBB")
+    half = list("AABB")
+    rows = [  # item, degradation, severity, votes, modality, capability
+        ("q1", "clean", 0, A, "CT", "Diagnosis"), ("q2", "clean", 0, B, "X-ray", "Anatomical recognition"),
+        ("q3", "clean", 0, half, "X-ray", "Diagnosis"),
+        ("q1", "gaussian_noise", 1, A, "CT", "Diagnosis"), ("q2", "gaussian_noise", 1, B, "X-ray", "Anatomical recognition"),
+        ("q1", "low_dose", 2, A, "CT", "Diagnosis"),
+        ("q1", "motion_blur", 1, B, "CT", "Diagnosis"), ("q3", "motion_blur", 2, B, "X-ray", "Diagnosis"),
+        ("q4", "motion_blur", 1, A, "X-ray", None),  # no L0 doc: unpaired, counted
+    ]
+    items, degs, sevs, votes, mods, caps = map(list, zip(*rows))
+    counts, invalid = vote_counts(votes, 4)
+    r = score_groups(counts, invalid, 4, ["A"] * len(rows), degs, sevs, items=items, modality=mods, capability=caps)
+    d = r["drops_by_degradation"]
+    assert d["gaussian_noise"] == {"L1-L0": 0.0, "n_paired": 2}
+    assert d["low_dose"] == {"L2-L0": 0.0, "n_paired": 1}
+    assert d["motion_blur"]["L1-L0"] == pytest.approx(-1.0) and d["motion_blur"]["L2-L0"] == pytest.approx(-0.5)
+    mb = r["by_degradation_severity"]["motion_blur"]["L1"]
+    assert mb["n"] == 2 and mb["accuracy"] == pytest.approx(0.5)  # q4 counts in the accuracy, not in the drop
+    cat = r["by_category"]
+    assert cat["Noise"]["L1&L2"]["L1&L2-L0"] == 0.0 and cat["Noise"]["L1&L2"]["n_paired"] == 3
+    assert cat["Resolution & Blur"]["L1&L2"]["L1&L2-L0"] == pytest.approx(-0.75)  # (-1 - 0.5) / 2
+    assert cat["Resolution & Blur"]["L1"]["n_unpaired"] == 1 and cat["Resolution & Blur"]["L1&L2"]["accuracy"] == pytest.approx(1 / 3)
+    # per modality: CT = q1 only; L0 1.0, L1 (noise 1, blur 0) 0.5, L2 1.0
+    ct = r["by_modality"]["CT"]
+    assert ct["L0"]["accuracy"] == 1.0 and ct["L1"]["accuracy"] == 0.5 and ct["L1"]["L1-L0"] == pytest.approx(-0.5)
+    assert ct["L2"]["L2-L0"] == 0.0 and ct["L1&L2"]["L1&L2-L0"] == pytest.approx(-1 / 3)
+    # capability (Table 2) and its high-level group; q4 has no label
+    diag = r["by_capability"]["Diagnosis"]
+    assert diag["L1&L2"]["accuracy"] == pytest.approx(0.5) and diag["L1&L2"]["L1&L2-L0"] == pytest.approx((0 + 0 - 1 - 0.5) / 4)
+    assert r["by_capability_group"]["Clinical Reasoning"]["L1&L2"]["n"] == 4
+    assert r["by_capability_group"]["Medical Perception"]["L1&L2"]["L1&L2-L0"] == 0.0
+    assert "(unlabelled)" in r["by_capability"]
+    # overall paired drops: L1 docs q1,q2,q1,q4 -> paired (0, 0, -1); L2 q1, q3 -> (0, -0.5)
+    assert r["paired_drops"]["L1"]["L1-L0"] == pytest.approx(-1 / 3) and r["paired_drops"]["L2"]["L2-L0"] == pytest.approx(-0.25)
+    with pytest.raises(ValueError, match="more than one L0"):
+        score_groups(counts[:2], invalid[:2], 4, ["A", "A"], ["clean"] * 2, [0, 0], items=["q", "q"])
+
+
+def test_capability_groups():
+    from medvigil.scoring.medqdeg import capability_group, category_of
+
+    assert capability_group("Diagnostic reasoning") == "Clinical Reasoning"
+    assert capability_group("Treatment planning") == "Clinical Reasoning"
+    assert capability_group("imaging perception") == "Medical Perception"
+    assert capability_group("laterality") == "other"
+    assert category_of("sparse_view") == "Artifacts" and category_of("exposure") == "Intensity"
+    assert category_of("object_rotation") == "Motion" and category_of("bubble") == "Resolution & Blur"
 
 
 def test_score_trials_matches_groups_and_letters():

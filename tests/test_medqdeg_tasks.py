@@ -143,7 +143,7 @@ def test_doc_to_visual_renders_the_seeded_degradation(built, monkeypatch):
     doc = next(d for d in docs if d["degradation"] in D.GENERAL_KINDS)
     (image,) = utils.medqdeg_doc_to_visual(doc)
     seed = D.seed_for(doc["image_file"], doc["degradation"])
-    expected = D.degrade_image(doc["image"].convert("RGB"), doc["degradation"], 2, seed)
+    expected = D.degrade_image(M.working_image(doc["image"]), doc["degradation"], 2, seed).convert("RGB")
     assert image.size == doc["image"].size and np.array_equal(np.asarray(image), np.asarray(expected))
     assert not np.array_equal(np.asarray(image), np.asarray(doc["image"].convert("RGB")))
     clean = next(iter(utils.load_L0(None)))
@@ -160,10 +160,25 @@ def _doc(**kw):
     return {**doc, **kw}
 
 
+def test_grey_images_stay_grey_under_colour_independent_noise():
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    grey = Image.fromarray(rng.integers(0, 255, (32, 32), dtype=np.uint8), mode="L")
+    for image in (grey, grey.convert("RGB")):  # a grey mode, and grey content stored as RGB
+        out = np.asarray(M.render(_doc(image=image, degradation="gaussian_noise", severity=2)))
+        assert out.shape == (32, 32, 3) and np.array_equal(out[..., 0], out[..., 1]) and np.array_equal(out[..., 1], out[..., 2])
+        assert not np.array_equal(out[..., 0], np.asarray(grey))  # degraded
+    colour = Image.fromarray(rng.integers(0, 255, (32, 32, 3), dtype=np.uint8), mode="RGB")
+    assert M.working_image(colour).mode == "RGB" and M.working_image(grey.convert("RGB")).mode == "L"
+
+
 def test_record_votes_plurality_and_parse_failures():
     rec = M.record(_doc(), M.responses_of([["B", "A", "B.", "I am not sure", "A"]]))
     assert rec["extra"]["votes"] == ["B", "A", "B", None, "A"] and rec["predicted_letter"] == "A"  # ties to the lowest
     assert rec["condition"] == "L1" and rec["extra"]["trials"] == 5
+    assert rec["extra"]["experiment"] == "calibration" and rec["extra"]["item_id"] == "P-original"
+    assert M.record(_doc(experiment="accuracy", capability="Diagnosis"), ["A"])["extra"]["capability"] == "Diagnosis"
     none = M.record(_doc(), ["unsure", "no idea"])
     assert none["predicted_letter"] is None and none["parse_status"] == "parse_failure"
     (model,) = score_records([{**rec, "model": "m"}, {**none, "model": "m"}])["models"].values()

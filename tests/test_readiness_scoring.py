@@ -161,3 +161,57 @@ def test_score_records_missing_tests():
     # renamed conditions
     renamed = [{**r, "condition": "img"} if r["condition"] == "default" else r for r in _model_records()]
     assert score_records(renamed, conditions={"image": "img"})["m"]["R"] == pytest.approx(score_records(_model_records())["m"]["R"])
+
+
+def test_variant_arms_and_image_reorder():
+    c = READINESS_CONDITIONS
+    recs = _model_records()
+    recs += _records("m", c["text_1r"], 10, 4)  # 40 % vs the text base 50 %
+    recs += _records("m", c["image_2r"], 5, 5)  # 100 % vs the image base on NEJM-0..4: 5/5
+    recs += _records("m", c["image_unk"], 10, 9)  # 90 % vs the image base 80 %
+    recs += _records("m", c["image_reordered"], 10, 6)  # 60 %
+    out = score_records(recs)["m"]
+    v = out["accuracies"]["T4_variants"]
+    assert v["text_1r"] == {"base": 50.0, "accuracy": 40.0, "n": 10}
+    assert v["image_2r"] == {"base": 100.0, "accuracy": 100.0, "n": 5}
+    assert v["image_unk"] == {"base": 80.0, "accuracy": 90.0, "n": 10}
+    assert v["text_4r"]["accuracy"] == 20.0 and v["text_unk"]["accuracy"] == 70.0
+    t3 = out["accuracies"]["T3"]
+    assert t3["image_orig"] == 80.0 and t3["image_reordered"] == 60.0 and t3["text_reordered"] == 30.0
+    # R(m) reads 4R and text UNK only, as the paper's f4: the variants do not move it
+    assert out["R"] == pytest.approx(score_records(_model_records())["m"]["R"])
+
+
+def test_parse_cot():
+    from medvigil.scoring.readiness import parse_cot
+
+    options = ["Dermatomyositis", "Endocarditis", "Lichen planus"]
+    r = parse_cot("<thinking>Heliotrope rash suggests dermatomyositis; B. is unlikely, so A.</thinking>"
+                  "<answer>A. Dermatomyositis</answer>", options)
+    assert r == {"answer": "A", "well_formed": True, "thinking_conclusion": "A"}
+    r = parse_cot("<thinking>The lesion looks like lichen planus.</thinking><answer>B: Endocarditis</answer>", options)
+    assert r == {"answer": "B", "well_formed": True, "thinking_conclusion": "C"}  # reasoning and answer disagree
+    assert parse_cot("C", options) == {"answer": "C", "well_formed": False, "thinking_conclusion": None}
+    assert parse_cot("<answer>none of these</answer>", options)["answer"] is None
+    assert parse_cot("I think option D", options)["answer"] is None  # beyond K = 3
+
+
+def test_reasoning_audit_hand_case():
+    from medvigil.scoring.readiness import reasoning_audit
+
+    def rec(case, letter, gold="A", cot=None):
+        extra = {"options_shown": ["x", "y", "z"], **({"cot": cot} if cot else {})}
+        return {"case_id": case, "predicted_letter": letter, "correct_letter": gold, "extra": extra}
+
+    direct = [rec("c1", "A"), rec("c2", "A"), rec("c3", "B"), rec("c4", "C")]
+    cot = [rec("c1", "A", cot={"answer": "A", "well_formed": True, "thinking_conclusion": "A"}),
+           rec("c2", "B", cot={"answer": "B", "well_formed": True, "thinking_conclusion": "A"}),
+           rec("c3", "A", cot={"answer": "A", "well_formed": False, "thinking_conclusion": None}),
+           rec("c4", "C", cot={"answer": "C", "well_formed": True, "thinking_conclusion": "C"}),
+           rec("c9", "A", cot={"answer": "A", "well_formed": True, "thinking_conclusion": "A"})]  # no direct answer
+    a = reasoning_audit(direct, cot)
+    # paired c1-c4: direct right on c1, c2 (50 %); CoT right on c1, c3 (50 %); changed c2 and c3 (50 %)
+    assert a["n"] == 4 and a["direct"] == 50.0 and a["cot"] == 50.0 and a["cot_minus_direct"] == 0.0
+    assert a["answer_change"] == 50.0 and a["right_to_wrong"] == 1 and a["wrong_to_right"] == 1
+    # over all five CoT responses: 4 well formed; 4 conclude, 3 of them agree with the answer
+    assert a["well_formed"] == 80.0 and a["n_concluded"] == 4 and a["reasoning_answer_agreement"] == 75.0 and a["n_unpaired"] == 1

@@ -30,6 +30,7 @@ from medvigil.readiness_tasks import (
     UNKNOWN,
     arm_accuracy,
     arm_docs,
+    base_order,
     insert_unknown,
     option_pool,
     readiness_from_records,
@@ -86,12 +87,56 @@ def test_too_small_pool_names_the_field():
 
 def test_unknown_and_reorder():
     row = _row()
+    base = base_order(row)
+    assert base == base_order({**row, "probe_id": "P1-lr_flip"})  # one order per case
+    assert sorted(base["options"]) == sorted(row["options"]) and base["options"][ord(base["correct_letter"]) - 65] == "Left side"
+    assert base["correct_letter"] != "A"  # seed 0 moves this gold off A (the stored order is not the base)
     unk = insert_unknown(row)
-    assert unk["correct_letter"] == "A" and unk["options"].count(UNKNOWN) == 1 and unk["options"][0] == "Left side"
+    assert unk["correct_letter"] == base["correct_letter"] and unk["options"].count(UNKNOWN) == 1
+    assert [o for o in unk["options"] if o != UNKNOWN] == [o for o in base["options"] if o not in unk["replaced"]]  # in place
     assert unk == insert_unknown(row)
     moved = reorder(row)
-    assert sorted(moved["options"]) == sorted(row["options"])
+    assert sorted(moved["options"]) == sorted(row["options"]) and moved["base_permutation"] == base["permutation"]
     assert moved["options"][ord(moved["correct_letter"]) - 65] == "Left side"
+    assert to_published_letter(moved["permutation"], moved["correct_letter"]) == "A"
+
+
+def test_replacement_keeps_the_safe_option_and_nests():
+    rows = [{**_row(), "safe_letter": "E", "source_dataset": "S"},
+            *({**_row(f"P{i}-original", f"C{i}", (f"opt{i} a", f"opt{i} b", f"opt{i} c", f"opt{i} d", "Insufficient")),
+               "source_dataset": "S"} for i in range(2, 5))]
+    pool = option_pool(rows)
+    views = {n: replace_distractors(rows[0], pool, n) for n in (1, 2, 3, 4)}
+    for n, v in views.items():
+        shown = set(v["options"])
+        assert "Insufficient" in shown and "Left side" in shown  # safe option and gold are never replaced
+        assert v["n_replaced"] == min(n, 3) and len(v["replaced"]) == min(n, 3)  # 4R = 3R with a safe option
+        assert v["options"][ord(v["safe_letter"]) - 65] == "Insufficient"
+    assert set(views[1]["replaced"]) < set(views[2]["replaced"]) < set(views[3]["replaced"])  # nested
+    assert set(views[1]["replaced_texts"]) < set(views[2]["replaced_texts"])
+
+
+def test_replacements_come_from_the_same_source():
+    def item(source, i):
+        return {**_row(f"{source}{i}-original", f"{source}{i}", [f"{source}x{i}{c}" for c in "abcde"]), "source_dataset": source}
+
+    rows = [item(src, i) for src in ("one", "two") for i in range(4)]
+    docs = arm_docs("readiness_text_4r", rows)
+    assert len(docs) == len(rows)
+    for index, doc in docs:
+        source = rows[index]["source_dataset"]
+        assert len(doc["readiness"]["replaced"]) == 4 and all(t.startswith(f"{source}x") for t in doc["readiness"]["replaced"])
+
+
+def test_generic_k_items():
+    row = {"probe_id": "x", "case_id": "x", "probe_kind": "original", "options": ["yes", "no", "maybe"], "correct_letter": "B",
+           "text_only_answerable": False}
+    base = base_order(row)
+    assert len(base["permutation"]) == 3 and base["options"][ord(base["correct_letter"]) - 65] == "no"
+    unk = insert_unknown(row)
+    assert unk["options"].count(UNKNOWN) == 1 and "no" in unk["options"]
+    with pytest.raises(ValueError, match="'correct_letter'"):
+        base_order({**row, "correct_letter": "D"})
 
 
 @pytest.mark.parametrize("bad, field", [({"correct_letter": "F"}, "correct_letter"), ({"options": ["a"] * 5}, "options"),
@@ -107,7 +152,9 @@ def test_substitution_must_change_the_answer():
     original = {**_row(), "laterality_dependent": True}
     flipped = {**original, "probe_id": "P1-lr_flip", "probe_kind": "lr_flip", "correct_letter": "B"}
     ((index, doc),) = arm_docs("readiness_img_subst", [original, flipped])
-    assert index == 1 and doc["correct_letter"] == "B" and doc["condition"] == "visual_substitution"
+    assert index == 1 and doc["condition"] == "visual_substitution"
+    assert doc["options"][ord(doc["correct_letter"]) - 65] == "Right side"  # stored B, shown in the case's base order
+    assert doc["options"] == base_order(original)["options"]
     with pytest.raises(ValueError, match="'correct_letter' is unchanged"):
         arm_docs("readiness_img_subst", [original, {**flipped, "correct_letter": "A"}])
 
@@ -128,7 +175,7 @@ def runs(tmp_path_factory):
     for model in MODELS:
         env = offline_env(base / "build" / "medvigil")
         env["HF_DATASETS_CACHE"] = str(base / f"hf-cache-{model}")
-        cmd = [sys.executable, "-m", "lmms_eval", "--model", model, "--tasks", "readiness", "--include_path", str(ROOT / "tasks"),
+        cmd = [sys.executable, "-m", "lmms_eval", "--model", model, "--tasks", "readiness_all", "--include_path", str(ROOT / "tasks"),
                "--output_path", str(base / "runs" / model), "--log_samples"]
         with open(base / f"{model}.log", "w") as log:  # files, not pipes: the runs go in parallel
             procs[model] = subprocess.Popen(cmd, env=env, cwd=base, stdout=log, stderr=subprocess.STDOUT)
@@ -167,8 +214,16 @@ def test_records_validate_and_cover_every_arm(runs):
         assert len(arms["readiness_img"]) == len(arms["readiness_text"]) == 10
         assert sum(r["text_only_answerable"] for r in arms["readiness_img"].values()) >= 1
         visreq = {p for p, r in arms["readiness_text"].items() if r["text_only_answerable"] is False}
-        for arm in ("readiness_text_reord", "readiness_text_4r", "readiness_img_4r", "readiness_text_unk"):
-            assert set(arms[arm]) == visreq
+        for arm, spec in ARMS.items():
+            if spec.scope == "visreq":
+                assert set(arms[arm]) == visreq, arm
+        for r in arms["readiness_img"].values():  # base arms: the seeded order, not the stored gold-at-A
+            assert r["extra"]["permutation"] and r["correct_letter"] == "ABCDE"[r["extra"]["permutation"].index("A")]
+        assert {r["correct_letter"] for r in arms["readiness_img"].values()} != {"A"}
+        for n in (1, 2, 3, 4):  # the safe option (stored E) is never replaced: 4R replaces three
+            for r in arms[f"readiness_text_{n}r"].values():
+                assert r["extra"]["n_replaced"] == min(n, 3) and r["extra"]["options_shown"][ord(r["extra"]["safe_letter"]) - 65] \
+                    == arms["readiness_text"][r["probe_id"]]["extra"]["options_shown"][ord(arms["readiness_text"][r["probe_id"]]["extra"]["safe_letter"]) - 65]
         assert len(arms["readiness_img_subst"]) >= 2
         for r in arms["readiness_text_4r"].values():  # the gold text is shown under the correct letter
             base = arms["readiness_text"][r["probe_id"]]
@@ -209,7 +264,9 @@ def test_R_from_logs_equals_the_core_on_the_table(runs):
 def test_blind_ignores_the_image(runs):
     records = _records(runs["blind"])
     arms = _by_arm(records)
-    for img, txt in (("readiness_img", "readiness_text"), ("readiness_img_4r", "readiness_text_4r")):
+    for img, txt in (("readiness_img", "readiness_text"), ("readiness_img_4r", "readiness_text_4r"),
+                     ("readiness_img_unk", "readiness_text_unk"), ("readiness_img_reord", "readiness_text_reord"),
+                     ("readiness_img_2r", "readiness_text_2r")):
         assert {p: r["predicted_letter"] for p, r in arms[img].items()} == {p: r["predicted_letter"] for p, r in arms[txt].items()}
     scored = readiness_from_records(records)["blind"]
     assert scored["fragility"]["T1"] == 0.0
@@ -233,7 +290,10 @@ def test_grounded_is_blind_without_the_image_and_follows_the_mirror(runs):
     # some of its answers move with it (blind's cannot: test_blind_ignores_the_image)
     originals = {r["case_id"]: r for r in grounded["readiness_img"].values()}
     assert any(r["predicted_letter"] != originals[r["case_id"]]["predicted_letter"] for r in grounded["readiness_img_subst"].values())
-    assert g["fragility"]["T5"] < b["fragility"]["T5"]
+    # it reads the mirrored side, so the substituted gold is its answer; blind's answers stay put, right only by
+    # chance (with the seeded base order blind has no gold-at-A prior to exploit: T2 fragility 0 for both)
+    assert g["accuracies"]["T5"]["substituted"] == 100.0 > b["accuracies"]["T5"]["substituted"]
+    assert b["fragility"]["T2"] == 0.0
 
 
 def test_duplicate_logs_are_refused(runs):
@@ -275,6 +335,19 @@ def test_report_has_the_readiness_section(runs, tmp_path, capsys):
     assert main(["report", str(scores), "--out", str(report)]) == 0
     md = (report / "report.md").read_text()
     assert "## Illusion of Readiness" in md and "R(m)" in md
+    assert md.count("T5 (mirrored-image stand-in)") >= 3  # every table with T5 says what it is
+    result = json.loads(scores.read_text())
+    for model, folder in runs.items():  # Ext. Data Table 5 and T6 rows equal the records
+        arms = _by_arm(_records(folder))
+        row = next(line for line in md.splitlines() if line.startswith(f"| {model} | Text only |"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[3:] == [f"{arm_accuracy(list(arms[f'readiness_text_{v}'].values())):.1f}" for v in ("unk", "1r", "2r", "3r", "4r")]
+        t6 = result["models"][model]["accuracies"]["T6"]
+        cot = list(arms["readiness_cot"].values())
+        assert t6["n"] == len(cot) and t6["cot"] == pytest.approx(arm_accuracy(cot))
+        direct = [r for r in arms["readiness_img"].values() if r["case_id"] in {c["case_id"] for c in cot}]
+        assert t6["direct"] == pytest.approx(arm_accuracy(direct))
+        assert f"| {model} | {len(cot)} |" in md
     assert (report / "figures" / "readiness_robustness.png").stat().st_size > 1000
     # one result per suite: the cross-model statistics need every model scored together
     again = tmp_path / "again.json"

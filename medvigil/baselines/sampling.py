@@ -19,7 +19,9 @@ temperature=1`` keeps one policy for the run, whereas the loopback server
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import math
 from collections import Counter
 from collections.abc import Sequence
 
@@ -60,6 +62,16 @@ class VoteSampler:
         self.seed = seed
         self._calls: Counter[str] = Counter()
 
+    @contextlib.contextmanager
+    def paused(self):
+        """The policy's own (unsampled) answer inside the block: log-likelihood requests score
+        continuations against it (:func:`choice_log_probability`) instead of drawing."""
+        saved, self.temperature = self.temperature, 0.0
+        try:
+            yield saved
+        finally:
+            self.temperature = saved
+
     def draw(self, key: str, letters: Sequence[str], preferred: str) -> str:
         if self.temperature == 0 or len(letters) < 2:
             return preferred
@@ -71,3 +83,19 @@ class VoteSampler:
         digest = hashlib.sha256(f"{self.seed}\0{n}\0{key}".encode()).digest()
         u = int.from_bytes(digest[:8], "big") / 2.0**64
         return letters[min(int(np.searchsorted(cdf, u, side="right")), len(letters) - 1)]
+
+
+def choice_log_probability(chosen: bool, n_choices: int, temperature: float) -> float:
+    """log p of one of ``n_choices`` continuations under the sampling distribution above:
+    ``softmax(logits / temperature)`` with logit :data:`MARGIN` for the policy's own answer
+    and 0 for the others. Deterministic, so a log-likelihood request gets the probability
+    the sampler would draw with (e.g. two choices at temperature 1: p = e^2 / (e^2 + 1)).
+
+    >>> round(math.exp(choice_log_probability(True, 2, 1.0)), 4)
+    0.8808
+    """
+    if n_choices < 2 or temperature <= 0:
+        raise ValueError("need at least two choices and a temperature > 0")
+    top = MARGIN / temperature
+    log_z = top + math.log1p((n_choices - 1) * math.exp(-top))
+    return (top if chosen else 0.0) - log_z

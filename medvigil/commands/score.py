@@ -108,6 +108,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         help="medqdeg: accuracy as the mean over the T trials (default) or of the plurality answer")
     suites.add_argument("--invalid-policy", choices=("extra_bin", "drop"), default="extra_bin",
                         help="medqdeg: unparsable answers are an extra entropy bin (default) or dropped")
+    suites.add_argument("--all-invalid", choices=("zero", "exclude", "extra_bin"), default="zero",
+                        help="medqdeg: a sample whose T trials are all invalid gets confidence 0 (default), is left out, "
+                             "or gets what --invalid-policy gives (extra_bin: confidence 1)")
     suites.add_argument("--allow-partial", action="store_true",
                         help="readiness: average R(m) over the tests present (not the paper's R) instead of leaving it empty")
     suites.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
@@ -320,7 +323,8 @@ def run(args: argparse.Namespace) -> int:
         if args.suite not in NEEDS_RELEASE:
             from medvigil.suite_scores import format_suite, score_suite
 
-            options = {"medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy},
+            options = {"medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy,
+                                   "all_invalid": args.all_invalid},
                        "readiness": {"allow_partial": args.allow_partial}, "cbd": {"invalid": args.cbd_invalid}}[args.suite]
             result = _clean(score_suite(args.suite, list(args.files), **options))
             table = format_suite(result)

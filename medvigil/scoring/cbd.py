@@ -43,6 +43,8 @@ from medvigil.scoring.mediconfusion import encode_letters
 
 __all__ = [
     "INVALID_POLICIES",
+    "bootstrap_rates",
+    "rate_correlation",
     "QUADRANTS",
     "classify",
     "predictive_entropy",
@@ -282,3 +284,51 @@ def score_records(
             invalid=invalid,
         )
     return out
+
+
+# -- statistics over samples and models (Sec. 3.4, Fig. 3) -----------------------------------
+
+
+def bootstrap_rates(quadrant: Sequence[int], cluster: Sequence[Any], *, n_resamples: int = 1000, seed: int = 0,
+                    level: float = 0.95) -> dict[str, dict[str, float | None]]:
+    """95 % percentile CIs of the flip rate (Eq. 3) and the Dangerous fraction (Eq. 4),
+    resampling *clusters* (cases) with replacement (:func:`medvigil.scoring.bootstrap.cluster_bootstrap`;
+    Sec. 3.4 "bootstrap resamples [4]"). ``quadrant`` is :func:`classify`'s per-sample index
+    (-1 = not evaluable, left out); ``cluster`` the case of each sample (one sample per case
+    gives the ordinary bootstrap over samples). Each rate is a ratio of resampled sums.
+    """
+    from medvigil.scoring.bootstrap import cluster_bootstrap, cluster_sums, percentile_interval
+
+    quad = np.asarray(quadrant, dtype=np.int64)
+    ev = quad >= 0
+    _, idx = np.unique(np.asarray([str(c) for c in cluster], dtype=object).astype(str), return_inverse=True)
+    values = np.column_stack([ev, ev & ((quad == 1) | (quad == 3)), quad == 2]).astype(np.float64)
+    n_clusters = int(idx.max()) + 1 if idx.size else 0
+    if not ev.any():
+        return {k: {"low": None, "high": None} for k in ("flip_rate", "dangerous_fraction")}
+    per_cluster = cluster_sums(values, idx, n_clusters)
+
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sums[:, 1:] / sums[:, :1]
+
+    samples = cluster_bootstrap(statistic, per_cluster, n_resamples=n_resamples, seed=seed)
+    lo, hi = percentile_interval(samples, level=level)
+    return {name: {"low": float(lo[i]), "high": float(hi[i]), "level": level, "n_resamples": n_resamples}
+            for i, name in enumerate(("flip_rate", "dangerous_fraction"))}
+
+
+def rate_correlation(flip_rates: Sequence[float], dangerous: Sequence[float]) -> dict[str, Any]:
+    """Pearson and Spearman correlation between flip rate and Dangerous fraction across
+    model configurations (Sec. 4.2, Fig. 3); ``None`` with fewer than 3 configurations or
+    a constant input."""
+    from medvigil.scoring.stats import spearman
+
+    x, y = np.asarray(flip_rates, dtype=np.float64), np.asarray(dangerous, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("flip_rates and dangerous must be 1-D of equal length")
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return {"n": int(x.size), "pearson": None, "spearman": None}
+    return {"n": int(x.size), "pearson": float(np.corrcoef(x, y)[0, 1]), "spearman": spearman(x, y)}

@@ -27,8 +27,23 @@ parameter):
 * **Invalid trials** (no letter found; the paper counts them as incorrect, App. B):
   ``invalid_policy="extra_bin"`` (default, spec) adds them as one more outcome in ``H``
   and clips ``C`` to [0, 1] (so ``T`` invalid answers give ``C = 1``: consistently
-  unanswerable); ``"drop"`` renormalises ``p`` over the valid trials (no valid trial:
-  ``C = 0``). Without invalid trials both equal Eq. (3).
+  unanswerable); ``"drop"`` renormalises ``p`` over the valid trials. Without invalid
+  trials both equal Eq. (3).
+* **A sample whose trials are all invalid** has voted for no option, so it shows no
+  confidence in any answer: ``all_invalid="zero"`` (default) sets ``C = 0`` (its
+  accuracy is 0 as well, so it adds 0 to Eq. 4; the literal extra-bin reading would give
+  ``C = 1`` and an always-refusing model ``Delta_calib = +1``); ``"exclude"`` leaves such
+  samples out of every score and counts them (``n_excluded_all_invalid``);
+  ``"extra_bin"`` keeps what ``invalid_policy`` gives.
+* **T**: Section 3.4 runs ``T = 3`` trials for the accuracy experiment and ``T = 10``
+  for the calibration experiment; records say which (``extra.experiment``) and
+  :func:`score_records` scores them apart.
+* **Drops from L0 are paired on items** (Table 2, Table 3 and Fig. 8 print "drop from L0
+  to L1&L2" of a subset of docs): a degraded doc is compared with the L0 doc of the same
+  question, so a type that changes nothing has drop 0, whatever the other questions'
+  accuracy (:func:`paired_breakdown`). The by-severity drops (Table 6) are differences of
+  level accuracies, equal to the paired mean when every L0 question is asked with the
+  same number of types at each level.
 * **Which answer is y_hat** (Eq. 2 has one prediction, the experiment ``T``):
   ``accuracy_rule="trial_mean"`` (default, spec) averages correctness over the trials,
   ``p_{y*}(x)`` with invalid trials wrong; ``"plurality"`` takes the most voted letter,
@@ -57,6 +72,10 @@ from medvigil.scoring.mediconfusion import encode_letters
 
 __all__ = [
     "ACCURACY_RULES",
+    "ALL_INVALID_RULES",
+    "accuracy_scores",
+    "paired_baseline",
+    "paired_breakdown",
     "INVALID_POLICIES",
     "SEVERITIES",
     "calibration_shift",
@@ -74,8 +93,33 @@ __all__ = [
 
 ACCURACY_RULES = ("trial_mean", "plurality")
 INVALID_POLICIES = ("extra_bin", "drop")
+ALL_INVALID_RULES = ("zero", "exclude", "extra_bin")
 SEVERITIES = (0, 1, 2)  # L0 (clean), L1 (mild), L2 (severe)
 CLEAN_NAMES = ("clean", "none", "default", "L0", "")
+UNLABELLED = "(unlabelled)"  # breakdown key of docs without a modality or capability label
+# Table 2 / Section 3.1: the six mid-level tasks under the two high-level capabilities.
+CAPABILITY_GROUPS = {
+    "clinical understanding": "Medical Perception", "imaging perception": "Medical Perception",
+    "anatomical recognition": "Medical Perception", "basic science": "Clinical Reasoning",
+    "diagnosis": "Clinical Reasoning", "treatment": "Clinical Reasoning",
+}
+OTHER_GROUP = "other"
+
+
+def category_of(degradation: str) -> str:
+    """Table 5 parent category of a degradation type (``clean`` and unknown types: ``other``)."""
+    from medvigil.degradations import CATEGORY_OF
+
+    return CATEGORY_OF.get(str(degradation), OTHER_GROUP)
+
+
+def capability_group(capability: str) -> str:
+    """High-level capability (Table 2 header) of a mid-level task name, case-insensitive; the
+    suffixes "reasoning" / "planning" are ignored ("Diagnostic reasoning" -> diagnosis);
+    names outside the six of Section 3.1 are ``other``."""
+    name = str(capability).strip().lower().removesuffix(" reasoning").removesuffix(" planning")
+    name = {"diagnostic": "diagnosis", "basic science": "basic science", "treatment": "treatment"}.get(name, name)
+    return CAPABILITY_GROUPS.get(name, OTHER_GROUP)
 
 
 def _check_choice(value: str, allowed: Sequence[str], name: str) -> None:
@@ -134,13 +178,24 @@ def _xlogx(p: np.ndarray) -> np.ndarray:
 
 
 def perceived_confidence(
-    counts: Any, n_options: Any, invalid: Any = None, *, invalid_policy: str = "extra_bin"
+    counts: Any, n_options: Any, invalid: Any = None, *, invalid_policy: str = "extra_bin", all_invalid: str = "zero"
 ) -> np.ndarray:
     """Eq. (3): ``C(x) = 1 - H(x) / log K`` per sample, from vote counts.
 
     ``counts`` is (n, K_max) votes per option, ``invalid`` the invalid trials per
-    sample (default none). See the module docstring for ``invalid_policy``.
+    sample (default none). See the module docstring for ``invalid_policy`` and
+    ``all_invalid`` (samples without one valid trial: ``"zero"`` gives C = 0,
+    ``"exclude"`` NaN, ``"extra_bin"`` what ``invalid_policy`` gives).
     """
+    _check_choice(all_invalid, ALL_INVALID_RULES, "all_invalid")
+    conf = _confidence(counts, n_options, invalid, invalid_policy)
+    if all_invalid == "extra_bin":
+        return conf
+    none_valid = np.asarray(counts, dtype=np.float64).sum(axis=1) == 0
+    return np.where(none_valid, 0.0 if all_invalid == "zero" else np.nan, conf)
+
+
+def _confidence(counts: Any, n_options: Any, invalid: Any, invalid_policy: str) -> np.ndarray:
     _check_choice(invalid_policy, INVALID_POLICIES, "invalid_policy")
     c = np.asarray(counts, dtype=np.float64)
     if c.ndim != 2:
@@ -258,6 +313,13 @@ def severity_drops(accuracy_by_severity: Mapping[int, float]) -> dict[str, float
     return {f"L{s}-L0": float(accuracy_by_severity[s]) - float(base) for s in sorted(accuracy_by_severity) if s != 0}
 
 
+def _stats(conf: np.ndarray, acc: np.ndarray) -> dict[str, float]:
+    n = int(acc.size)
+    mc = float(conf.mean()) if n else float("nan")
+    ma = float(acc.mean()) if n else float("nan")
+    return {"n": n, "accuracy": ma, "mean_confidence": mc, "calibration_shift": mc - ma}
+
+
 def _group_stats(keys: np.ndarray, conf: np.ndarray, acc: np.ndarray) -> dict[Any, dict[str, float]]:
     uniq, inverse = np.unique(keys, return_inverse=True)
     n = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
@@ -274,6 +336,56 @@ def _group_stats(keys: np.ndarray, conf: np.ndarray, acc: np.ndarray) -> dict[An
     }
 
 
+# Degraded level sets of the breakdowns: L1, L2, and Tables 2-3's pooled "L1&L2".
+DEGRADED_SETS = {"L1": (1,), "L2": (2,), "L1&L2": (1, 2)}
+
+
+def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray) -> np.ndarray:
+    """Per doc, the L0 accuracy of the same item (NaN when the item has no L0 doc).
+
+    Every drop from L0 is paired on items: a degraded doc is compared with the clean doc
+    of its own question, never with the mean over all L0 docs (which would mix in other
+    questions and, for modality-specific types, other modalities).
+    """
+    ids = np.asarray([str(i) for i in items], dtype=object).astype(str)
+    uniq, inverse = np.unique(ids, return_inverse=True)
+    clean = severity == 0
+    n0 = np.bincount(inverse[clean], minlength=len(uniq)).astype(np.float64)
+    if np.any(n0 > 1):
+        raise ValueError(f"item {uniq[int(np.argmax(n0 > 1))]!r} has more than one L0 doc")
+    s0 = np.bincount(inverse[clean], weights=acc[clean], minlength=len(uniq))
+    base = np.divide(s0, n0, out=np.full(len(uniq), np.nan), where=n0 > 0)
+    return base[inverse]
+
+
+def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray, acc: np.ndarray,
+                     base: np.ndarray) -> dict[str, dict[str, Any]]:
+    """Accuracy, confidence and Calibration Shift per key at L0 (docs of the key at L0, if
+    any), L1, L2 and L1&L2 pooled, and per degraded set the paired drop from L0.
+
+    ``"Lk-L0"`` (negative = worse, the sign of Table 6) is the mean over the key's docs at
+    the level whose item has an L0 doc of ``acc(doc) - acc(L0 doc of the item)``;
+    ``"n_paired"`` counts those docs and ``"n_unpaired"`` the docs left out (no L0 doc).
+    """
+    k = np.asarray([str(x) for x in keys], dtype=object).astype(str)
+    out: dict[str, dict[str, Any]] = {}
+    for key in np.unique(k):
+        mine = k == key
+        entry: dict[str, Any] = {}
+        if np.any(mine & (severity == 0)):
+            entry["L0"] = _stats(conf[mine & (severity == 0)], acc[mine & (severity == 0)])
+        for name, levels in DEGRADED_SETS.items():
+            sel = mine & np.isin(severity, levels)
+            if not np.any(sel):
+                continue
+            paired = sel & ~np.isnan(base)
+            drop = float(np.mean(acc[paired] - base[paired])) if np.any(paired) else None
+            entry[name] = {**_stats(conf[sel], acc[sel]), f"{name}-L0": drop, "n_paired": int(paired.sum()),
+                           "n_unpaired": int((sel & ~paired).sum())}
+        out[str(key)] = entry
+    return out
+
+
 def score_groups(
     counts: Any,
     invalid: Any,
@@ -282,25 +394,43 @@ def score_groups(
     degradation: Sequence[str],
     severity: Sequence[int],
     *,
+    items: Sequence[Any] | None = None,
+    modality: Sequence[Any] | None = None,
+    capability: Sequence[Any] | None = None,
     accuracy_rule: str = "trial_mean",
     invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
 ) -> dict[str, Any]:
     """Accuracy, mean confidence and Calibration Shift overall, by severity, by
     degradation and by (degradation, severity); drops from L0; the intra-model DKE flag.
 
-    Per-degradation drops compare with that degradation's own L0 samples when there are
-    any, else with all L0 samples. ``intra_model_dke`` (Eq. 5) is ``None`` unless both
-    L0 and L2 samples are present.
+    With ``items`` (the question id of each doc) also the paired breakdowns of
+    :func:`paired_breakdown` by degradation type, by category (Table 3), by ``modality``
+    (Fig. 7) and by ``capability`` (Table 2; its high-level group from
+    :data:`CAPABILITY_GROUPS`), and ``drops_by_degradation`` (Fig. 8a/b) paired on items.
+    ``intra_model_dke`` (Eq. 5) is ``None`` unless both L0 and L2 docs are present.
+    Samples whose trials are all invalid follow ``all_invalid`` (module docstring);
+    with ``"exclude"`` they are left out and counted in ``n_excluded_all_invalid``.
     """
-    conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy)
+    conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid)
     acc = sample_accuracy(counts, correct, invalid, accuracy_rule=accuracy_rule)
     n = conf.shape[0]
     sev = np.asarray(severity, dtype=np.int64).reshape(-1)
     deg = np.asarray([str(d) for d in degradation], dtype=object)
     if sev.shape != (n,) or deg.shape != (n,):
         raise ValueError("degradation and severity need one entry per sample")
+    for name, column in (("items", items), ("modality", modality), ("capability", capability)):
+        if column is not None and len(column) != n:
+            raise ValueError(f"{name} needs one entry per sample ({n}), got {len(column)}")
     if n and not np.isin(sev, SEVERITIES).all():
         raise ValueError(f"severity must be one of {SEVERITIES}, got {sorted(set(sev.tolist()) - set(SEVERITIES))}")
+    keep = ~np.isnan(conf)
+    excluded = int((~keep).sum())
+    if excluded:
+        conf, acc, sev, deg = conf[keep], acc[keep], sev[keep], deg[keep]
+        items, modality, capability = ([c[i] for i in np.flatnonzero(keep)] if c is not None else None
+                                       for c in (items, modality, capability))
+        n = int(keep.sum())
     overall = {
         "n": n,
         "accuracy": float(acc.mean()) if n else float("nan"),
@@ -315,25 +445,40 @@ def score_groups(
         d, s = str(key).split("\x1f")
         joint.setdefault(d, {})[int(s)] = stats
     drops = severity_drops({s: v["accuracy"] for s, v in by_sev.items()}) if 0 in by_sev else {}
-    deg_drops = {}
-    for d, levels in joint.items():
-        base = levels.get(0, by_sev.get(0))
-        if base is not None and any(s != 0 for s in levels):
-            deg_drops[d] = severity_drops({0: base["accuracy"], **{s: v["accuracy"] for s, v in levels.items() if s != 0}})
     dke = None
     if 0 in by_sev and 2 in by_sev:
         dke = intra_model_dke(by_sev[0]["accuracy"], by_sev[2]["accuracy"], by_sev[0]["calibration_shift"], by_sev[2]["calibration_shift"])
-    return {
+    out = {
         "overall": overall,
         "by_severity": {f"L{s}": v for s, v in by_sev.items()},
         "by_degradation": by_deg,
         "by_degradation_severity": {d: {f"L{s}": v for s, v in sorted(levels.items())} for d, levels in joint.items()},
         "drops": drops,
-        "drops_by_degradation": deg_drops,
         "intra_model_dke": dke,
         "accuracy_rule": accuracy_rule,
         "invalid_policy": invalid_policy,
+        "all_invalid": all_invalid,
+        "n_excluded_all_invalid": excluded,
     }
+    if items is None:
+        return out
+    base = paired_baseline(items, sev, acc)
+    degraded = sev != 0
+    by_type = paired_breakdown(deg[degraded], sev[degraded], conf[degraded], acc[degraded], base[degraded])
+    out["drops_by_degradation"] = {
+        d: {f"{lv}-L0": e[lv][f"{lv}-L0"] for lv in ("L1", "L2") if lv in e} | {"n_paired": sum(e[lv]["n_paired"] for lv in ("L1", "L2") if lv in e)}
+        for d, e in by_type.items()
+    }
+    cat = np.asarray([category_of(d) for d in deg[degraded]], dtype=object)
+    out["by_category"] = paired_breakdown(cat, sev[degraded], conf[degraded], acc[degraded], base[degraded])
+    out["paired_drops"] = paired_breakdown(np.full(n, "all"), sev, conf, acc, base).get("all", {})
+    if modality is not None:
+        out["by_modality"] = paired_breakdown([UNLABELLED if m in (None, "") else m for m in modality], sev, conf, acc, base)
+    if capability is not None and any(c not in (None, "") for c in capability):
+        caps = [UNLABELLED if c in (None, "") else str(c) for c in capability]
+        out["by_capability"] = paired_breakdown(caps, sev, conf, acc, base)
+        out["by_capability_group"] = paired_breakdown([capability_group(c) for c in caps], sev, conf, acc, base)
+    return out
 
 
 def score_trials(
@@ -345,6 +490,8 @@ def score_trials(
     *,
     accuracy_rule: str = "trial_mean",
     invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
+    items: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """Calibration Shift of one model from raw trial answers.
 
@@ -360,8 +507,10 @@ def score_trials(
     if (degradations is None) != (severities is None):
         raise ValueError("give both degradations and severities, or neither")
     if degradations is None:
-        conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy)
+        conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid)
         acc = sample_accuracy(counts, references, invalid, accuracy_rule=accuracy_rule)
+        keep = ~np.isnan(conf)
+        conf, acc = conf[keep], acc[keep]
         n = int(conf.shape[0])
         return {
             "n": n,
@@ -370,10 +519,12 @@ def score_trials(
             "calibration_shift": calibration_shift(conf, acc),
             "accuracy_rule": accuracy_rule,
             "invalid_policy": invalid_policy,
+            "all_invalid": all_invalid,
+            "n_excluded_all_invalid": int((~keep).sum()),
         }
     groups = score_groups(
-        counts, invalid, n_options, references, degradations, severities,
-        accuracy_rule=accuracy_rule, invalid_policy=invalid_policy,
+        counts, invalid, n_options, references, degradations, severities, items=items,
+        accuracy_rule=accuracy_rule, invalid_policy=invalid_policy, all_invalid=all_invalid,
     )
     return {**groups.pop("overall"), **groups}
 
@@ -403,46 +554,71 @@ def _degradation_of(record: Mapping[str, Any]) -> tuple[str, int]:
     )
 
 
+EXPERIMENTS = ("calibration", "accuracy")  # Section 3.4: T = 10 and T = 3 trials
+
+
+def _score_model(recs: Sequence[Mapping[str, Any]], n_options: int | None, **rules: str) -> dict[str, Any]:
+    trials, ks, gold, degs, sevs, items, mods, caps = [], [], [], [], [], [], [], []
+    for r in recs:
+        extra = r.get("extra") or {}
+        votes = extra.get("votes", [r.get("predicted_letter")])
+        if not isinstance(votes, list):
+            raise TypeError(f"record {r.get('probe_id')!r}: extra.votes must be a list of letters")
+        k = extra.get("n_options", n_options)
+        if k is None:
+            raise ValueError(f"record {r.get('probe_id')!r}: the number of options is unknown (extra.n_options)")
+        d, s = _degradation_of(r)
+        trials.append(votes)
+        ks.append(int(k))
+        gold.append(r["correct_letter"])
+        degs.append(d)
+        sevs.append(s)
+        items.append(extra.get("item_id", r.get("probe_id")))
+        mods.append(r.get("modality"))
+        caps.append(extra.get("capability"))
+    counts, invalid = vote_counts(trials, np.asarray(ks))
+    return score_groups(counts, invalid, np.asarray(ks), gold, degs, sevs, items=items, modality=mods, capability=caps, **rules)
+
+
 def score_records(
     records: Iterable[Mapping[str, Any]],
     *,
     n_options: int | None = None,
     accuracy_rule: str = "trial_mean",
     invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
 ) -> dict[str, Any]:
     """Score MedQ-Deg probe records, per model, plus the inter-model DKE at each severity.
 
     Per record: ``extra.votes`` = the ``T`` trial answers (letters or null; default
     ``[predicted_letter]``), ``extra.n_options`` = ``K`` (default the ``n_options``
     argument), ``extra.degradation`` + ``extra.severity`` (0-2) or a ``condition`` of
-    the form ``"type:level"`` (``"default"``/``"clean"`` = L0).
+    the form ``"type:level"`` (``"default"``/``"clean"`` = L0); optional
+    ``extra.item_id`` (the question a doc degrades; default ``probe_id``: drops from L0
+    pair docs of one item), ``modality`` and ``extra.capability`` (breakdowns), and
+    ``extra.experiment``: ``"calibration"`` (default; the T = 10 tasks) or
+    ``"accuracy"`` (the T = 3 tasks ``medqdeg_acc_L*``).
+
+    Per model, the scores of its calibration records (or, without any, of its accuracy
+    records) are the model's entry; when it has both, the accuracy records' scores are
+    under ``"accuracy_experiment"``, and the accuracy tables read them
+    (:func:`accuracy_scores`).
     """
-    by_model: dict[str, list[Mapping[str, Any]]] = {}
+    rules = {"accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid}
+    by_model: dict[str, dict[str, list[Mapping[str, Any]]]] = {}
     for record in records:
         if record.get("suite") != "medqdeg":
             raise ValueError(f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'medqdeg'")
-        by_model.setdefault(str(record["model"]), []).append(record)
+        experiment = (record.get("extra") or {}).get("experiment", "calibration")
+        if experiment not in EXPERIMENTS:
+            raise ValueError(f"record {record.get('probe_id')!r}: extra.experiment must be one of {EXPERIMENTS}, got {experiment!r}")
+        by_model.setdefault(str(record["model"]), {}).setdefault(experiment, []).append(record)
     models = {}
-    for model, recs in by_model.items():
-        trials, ks, gold, degs, sevs = [], [], [], [], []
-        for r in recs:
-            extra = r.get("extra") or {}
-            votes = extra.get("votes", [r.get("predicted_letter")])
-            if not isinstance(votes, list):
-                raise TypeError(f"record {r.get('probe_id')!r}: extra.votes must be a list of letters")
-            k = extra.get("n_options", n_options)
-            if k is None:
-                raise ValueError(f"record {r.get('probe_id')!r}: the number of options is unknown (extra.n_options)")
-            d, s = _degradation_of(r)
-            trials.append(votes)
-            ks.append(int(k))
-            gold.append(r["correct_letter"])
-            degs.append(d)
-            sevs.append(s)
-        counts, invalid = vote_counts(trials, np.asarray(ks))
-        models[model] = score_groups(
-            counts, invalid, np.asarray(ks), gold, degs, sevs, accuracy_rule=accuracy_rule, invalid_policy=invalid_policy
-        )
+    for model, parts in by_model.items():
+        main = "calibration" if "calibration" in parts else "accuracy"
+        models[model] = {**_score_model(parts[main], n_options, **rules), "experiment": main}
+        if main == "calibration" and "accuracy" in parts:
+            models[model]["accuracy_experiment"] = {**_score_model(parts["accuracy"], n_options, **rules), "experiment": "accuracy"}
     inter = {}
     for level in ("L0", "L1", "L2"):
         present = {m: s["by_severity"][level] for m, s in models.items() if level in s["by_severity"]}
@@ -451,3 +627,9 @@ def score_records(
                 {m: v["accuracy"] for m, v in present.items()}, {m: v["calibration_shift"] for m, v in present.items()}
             )
     return {"models": models, "inter_model_dke": inter}
+
+
+def accuracy_scores(model: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The scores the accuracy tables read: the T = 3 accuracy experiment when the model
+    has one, else its main scores."""
+    return model.get("accuracy_experiment") or model

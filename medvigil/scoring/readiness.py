@@ -11,7 +11,9 @@ Accuracies are in percent, as in the paper:
   ``f1 = sum_b n_b max(0, Acc_b^img - Acc_b^text) / (100 sum_b n_b)``.
 * T2 modality necessity, visually-required items without image:
   ``f2 = max(0, Acc^text_vis-req - 20) / 80``; 20 % is chance with five options. We
-  write it ``max(0, Acc - c) / (100 - c)`` with ``chance=c`` (default 20).
+  write it ``max(0, Acc - c) / (100 - c)`` with ``chance=c`` (default 20; from records,
+  ``chance=None`` uses the mean of 100/K over the T2 items, K read from ``extra.options_shown``,
+  which is 20 for five options).
 * T3 format perturbation: ``f3 = max(0, Acc^text-orig - Acc^text-reord) / 100``.
 * T4 distractor replacement, weights 0.5 / 0.3 / 0.2:
   ``f4 = 0.5 max(0, Acc^text-base - Acc^text-4R)/100 + 0.3 max(0, Acc^img-4R -
@@ -21,8 +23,9 @@ Accuracies are in percent, as in the paper:
   defaults to ``text_base`` (the paper's UNK baseline is the same text-only base).
 * T5 visual substitution: ``f5 = max(0, Acc^orig - Acc^subst) / 100``.
 
-Every function broadcasts over models (arrays). T6 (reasoning audit) is qualitative and
-not part of R(m).
+Every function broadcasts over models (arrays). T6 (reasoning signal) is not part of
+R(m); :func:`reasoning_audit` gives its automatic measures (CoT vs direct accuracy, answer
+changes, tag compliance, thinking-answer agreement).
 
 >>> f = fragilities(t1_img=[86.59, 80.89], t1_text=[82.91, 67.56], t1_n=[1141, 743],
 ...                 t2_text=37.71, t3_text_orig=37.71, t3_text_reord=32.00,
@@ -34,6 +37,7 @@ not part of R(m).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -50,6 +54,8 @@ __all__ = [
     "fragility_t3",
     "fragility_t4",
     "fragility_t5",
+    "parse_cot",
+    "reasoning_audit",
     "robustness_score",
     "score_records",
 ]
@@ -61,14 +67,18 @@ DEFAULT_CHANCE = 20.0  # percent; five options
 #: Record conditions read by :func:`score_records` (names follow the probe-record
 #: convention ``"default"`` = image + text, ``"noimg"`` = image removed).
 READINESS_CONDITIONS = {
-    "image": "default",  # T1 image+text, T4 img-base, T5 original
+    "image": "default",  # T1 image+text, T3/T4 img-base, T5 original, T6 direct answer
     "text": "noimg",  # T1 text-only, T2, T3 text-orig, T4 text-base
     "text_reordered": "noimg:shuffled",  # T3
-    "text_4r": "noimg:distractors_4r",  # T4 all four distractors replaced, text only
-    "image_4r": "default:distractors_4r",  # T4 same, image + text
+    "image_reordered": "default:shuffled",  # T3, Ext. Data Table 4 "Img+Txt (reord)"
+    **{f"{mode}_{n}r": f"{cond}:distractors_{n}r" for n in (1, 2, 3, 4)
+       for mode, cond in (("text", "noimg"), ("image", "default"))},  # T4 1R-4R (R(m) reads 4R)
     "text_unk": "noimg:unknown",  # T4 one distractor replaced by "Unknown", text only
+    "image_unk": "default:unknown",  # T4 same, image + text (Ext. Data Table 5)
     "image_subst": "visual_substitution",  # T5
+    "cot": "default:cot",  # T6 chain-of-thought prompt, image + text
 }
+REPLACED = (1, 2, 3, 4)
 
 
 def _pct(x: Any, name: str) -> np.ndarray:
@@ -188,7 +198,7 @@ def score_records(
     records: Iterable[Mapping[str, Any]],
     *,
     conditions: Mapping[str, str] = READINESS_CONDITIONS,
-    chance: float = DEFAULT_CHANCE,
+    chance: float | None = None,
     t4_weights: Sequence[float] = T4_WEIGHTS,
     allow_partial: bool = False,
 ) -> dict[str, dict[str, Any]]:
@@ -244,14 +254,29 @@ def score_records(
             f["T1"] = float(fragility_t1(a_img, a_txt, n_b))
         t2_rows = pick("text", visreq_ids) if visreq_ids else []
         if t2_rows:
-            acc["T2"] = {"text_visually_required": _accuracy(t2_rows), "n": len(t2_rows), "chance": chance}
-            f["T2"] = float(fragility_t2(acc["T2"]["text_visually_required"], chance))
+            c2 = chance if chance is not None else float(np.mean([100.0 / len((r.get("extra") or {}).get("options_shown") or "ABCDE")
+                                                                  for r in t2_rows]))
+            acc["T2"] = {"text_visually_required": _accuracy(t2_rows), "n": len(t2_rows), "chance": c2}
+            f["T2"] = float(fragility_t2(acc["T2"]["text_visually_required"], c2))
         reord = pick("text_reordered", scope)
         if reord:
             base = pick("text", ids(reord))
             acc["T3"] = {"text_orig": _accuracy(base), "text_reordered": _accuracy(reord), "n": len(reord)}
             if base:
                 f["T3"] = float(fragility_t3(acc["T3"]["text_orig"], acc["T3"]["text_reordered"]))
+        img_reord = pick("image_reordered", scope)
+        if img_reord:  # Ext. Data Table 4 image columns (not in f3)
+            acc.setdefault("T3", {}).update(image_orig=_accuracy(pick("image", ids(img_reord))),
+                                            image_reordered=_accuracy(img_reord), n_image=len(img_reord))
+        table5 = {}  # Ext. Data Table 5: each variant against its base on the same items
+        for mode, base_name in (("text", "text"), ("image", "image")):
+            for variant in ("unk", *(f"{n}r" for n in REPLACED)):
+                rows = pick(f"{mode}_{variant}", scope)
+                if rows:
+                    table5[f"{mode}_{variant}"] = {"base": _accuracy(pick(base_name, ids(rows))), "accuracy": _accuracy(rows),
+                                                   "n": len(rows)}
+        if table5:
+            acc["T4_variants"] = table5
         t4r, i4r, tunk = pick("text_4r", scope), pick("image_4r", scope), pick("text_unk", scope)
         if t4r and i4r and tunk:
             tb, ib, tbu = pick("text", ids(t4r)), pick("image", ids(i4r)), pick("text", ids(tunk))
@@ -274,6 +299,9 @@ def score_records(
             acc["T5"] = {"original": _accuracy(orig), "substituted": _accuracy(subst), "n": len(subst)}
             if orig:
                 f["T5"] = float(fragility_t5(acc["T5"]["original"], acc["T5"]["substituted"]))
+        cot = pick("cot")
+        if cot:
+            acc["T6"] = reasoning_audit(pick("image", ids(cot)), cot)
         present = [v for v in f.values() if v is not None]
         missing = [t for t, v in f.items() if v is None]
         if not missing:
@@ -292,3 +320,87 @@ def score_records(
         }
     return out
 
+
+
+# -- T6: reasoning signal ------------------------------------------------------------------
+
+_TAG = {name: re.compile(rf"<{name}>(.*?)</{name}>", re.S | re.I) for name in ("thinking", "answer")}
+_NAMED_LETTER = re.compile(r"(?:\(|\b(?:option|answer|choice)\s+)([A-Z])\b|(?<![A-Za-z0-9])([A-Z])(?:[.:)]|$)(?!\w)", re.M)
+
+
+def _mentions(text: str, options: Sequence[str]) -> list[tuple[int, str]]:
+    """(end position, letter) of every option named in ``text``: a letter written as an
+    option label ("B.", "(B)", "option B") or an option's text (case-insensitive)."""
+    found = []
+    for m in _NAMED_LETTER.finditer(text):
+        letter = m.group(1) or m.group(2)
+        if ord(letter) - 65 < len(options):
+            found.append((m.end(), letter))
+    low = text.lower()
+    for i, option in enumerate(options):
+        needle = str(option).strip().lower()
+        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", low) if needle else ():
+            found.append((m.end(), chr(65 + i)))
+    return sorted(found)
+
+
+def parse_cot(response: str, options: Sequence[str]) -> dict[str, Any]:
+    """Read a chain-of-thought answer (Appendix E: thought in ``<thinking>``, answer in
+    ``<answer>``): the answer letter (first option named inside ``<answer>``; without the
+    tag, the last option named in the response), whether both tags are present, and the
+    option the thinking concludes with (the last one it names; ``None`` if it names none).
+    """
+    text = response or ""
+    think, answer = (_TAG[n].search(text) for n in ("thinking", "answer"))
+    if answer:
+        named = _mentions(answer.group(1), options)
+        letter = named[0][1] if named else None
+    else:
+        named = _mentions(text, options)
+        letter = named[-1][1] if named else None
+    concluded = _mentions(think.group(1), options) if think else []
+    return {"answer": letter, "well_formed": bool(think and answer), "thinking_conclusion": concluded[-1][1] if concluded else None}
+
+
+def _chosen_text(r: Mapping[str, Any]) -> str | None:
+    shown = (r.get("extra") or {}).get("options_shown")
+    letter = r.get("predicted_letter")
+    if letter is None or not shown or ord(letter) - 65 >= len(shown):
+        return letter
+    return str(shown[ord(letter) - 65])
+
+
+def reasoning_audit(direct: Sequence[Mapping[str, Any]], cot: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """T6 (Sec. 2, Stress Test 6), the measures that need no clinician:
+
+    * ``direct`` / ``cot`` accuracy (%) on the same items and ``cot - direct`` (pp): "does
+      explicitly requesting step-by-step reasoning enhance performance";
+    * ``answer_change``: share (%) of items whose chosen option (by text) differs between the
+      two prompts, split into ``right_to_wrong`` and ``wrong_to_right`` counts;
+    * ``well_formed``: share (%) of CoT responses with both tags;
+    * ``reasoning_answer_agreement``: among CoT responses whose thinking concludes with an
+      option, the share (%) whose final answer is that option (the audit's "alignment with
+      final answers", automated; factuality and visual grounding need a manual audit).
+    """
+    by_case = {str(r["case_id"]): r for r in direct}
+    pairs = [(by_case[str(r["case_id"])], r) for r in cot if str(r["case_id"]) in by_case]
+    n = len(pairs)
+    right = [(d.get("predicted_letter") == d["correct_letter"], c.get("predicted_letter") == c["correct_letter"]) for d, c in pairs]
+    changed = sum(_chosen_text(d) != _chosen_text(c) for d, c in pairs)
+    audits = [(c.get("extra") or {}).get("cot") or {} for c in cot]
+    concluded = [a for a in audits if a.get("thinking_conclusion") is not None]
+    pct = (lambda k, m: 100.0 * k / m if m else float("nan"))
+    acc_direct, acc_cot = pct(sum(a for a, _ in right), n), pct(sum(b for _, b in right), n)
+    return {
+        "n": n,
+        "direct": acc_direct,
+        "cot": acc_cot,
+        "cot_minus_direct": acc_cot - acc_direct,
+        "answer_change": pct(changed, n),
+        "right_to_wrong": sum(a and not b for a, b in right),
+        "wrong_to_right": sum(b and not a for a, b in right),
+        "well_formed": pct(sum(bool(a.get("well_formed")) for a in audits), len(audits)),
+        "reasoning_answer_agreement": pct(sum(a["thinking_conclusion"] == a.get("answer") for a in concluded), len(concluded)),
+        "n_concluded": len(concluded),
+        "n_unpaired": len(cot) - n,
+    }

@@ -7,7 +7,7 @@ import datasets
 import evaluate
 
 from medvigil import citations
-from medvigil.scoring.medqdeg import ACCURACY_RULES, INVALID_POLICIES, score_trials
+from medvigil.scoring.medqdeg import ACCURACY_RULES, ALL_INVALID_RULES, INVALID_POLICIES, score_trials
 
 _DESCRIPTION = """\
 Calibration Shift (MedQ-Deg, Eq. 4) is the gap between a model's perceived confidence and
@@ -34,14 +34,18 @@ Args:
         trials per sample; ``"plurality"`` = the most voted letter (ties to the lowest).
     invalid_policy (`str`, default ``"extra_bin"``): invalid trials form one extra outcome
         in H (C clipped to [0, 1]); ``"drop"`` renormalises over the valid trials.
+    all_invalid (`str`, default ``"zero"``): a sample with no valid trial gets C = 0;
+        ``"exclude"`` leaves it out (counted in ``n_excluded_all_invalid``); ``"extra_bin"``
+        gives what ``invalid_policy`` gives (C = 1 under ``"extra_bin"``).
 Returns:
     n (`int`): samples,
     accuracy (`float`): in [0, 1], higher is better,
     mean_confidence (`float`): mean C(x), in [0, 1],
     calibration_shift (`float`): in [-1, 1]; 0 = calibrated, > 0 overconfident (closer to 0 is better),
     accuracy_rule, invalid_policy (`str`): the choices used,
-    by_severity, by_degradation, by_degradation_severity, drops, drops_by_degradation,
-    intra_model_dke (configuration ``"degradation"`` only).
+    by_severity, by_degradation, by_degradation_severity, drops,
+    intra_model_dke (configuration ``"degradation"`` only; drops per type, paired on
+    questions, need the question ids: ``medvigil score --suite medqdeg``).
 Examples:
     One model, K = 4, T = 10 (project spec example 2, clean images):
 
@@ -101,11 +105,14 @@ class CalibrationShift(evaluate.Metric):
         severities=None,
         accuracy_rule="trial_mean",
         invalid_policy="extra_bin",
+        all_invalid="zero",
     ):
         if accuracy_rule not in ACCURACY_RULES:
             raise ValueError(f"accuracy_rule must be one of {ACCURACY_RULES}, got {accuracy_rule!r}")
         if invalid_policy not in INVALID_POLICIES:
             raise ValueError(f"invalid_policy must be one of {INVALID_POLICIES}, got {invalid_policy!r}")
+        if all_invalid not in ALL_INVALID_RULES:
+            raise ValueError(f"all_invalid must be one of {ALL_INVALID_RULES}, got {all_invalid!r}")
         return score_trials(
             predictions,
             references,
@@ -114,4 +121,5 @@ class CalibrationShift(evaluate.Metric):
             severities,
             accuracy_rule=accuracy_rule,
             invalid_policy=invalid_policy,
+            all_invalid=all_invalid,
         )

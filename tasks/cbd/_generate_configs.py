@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medvigil.cbd_tasks import IMAGE_METRICS, NOIMG_METRICS, QUADRANT_METRICS
+from medvigil.cbd_tasks import BINARY_METRICS, IMAGE_METRICS, NOIMG_METRICS, QUADRANT_METRICS
 from medvigil.release_format import SYSTEM_PROMPT
 from medvigil.tasks import task_yaml
 
@@ -45,7 +45,26 @@ def files() -> dict[str, str]:
         # pools per-task scalars), and the quadrants need both arms per sample
         "cbd_quadrants.yaml": task("cbd_quadrants", "load_both_arms", "quadrants", QUADRANT_METRICS),
         "_cbd.yaml": task_yaml.group("cbd", ["cbd_image", "cbd_noimg"], VERSION),
+        # Sec. 3.2: binary yes/no questions, p(yes) from one deterministic pass (log-likelihoods of
+        # " yes" and " no"); image, text-only, null-image and image-swap docs in one task
+        "cbd_binary.yaml": binary_task(),
     }
+
+
+def binary_task() -> str:
+    return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}task: cbd_binary
+process_docs: !function utils.load_binary_arms
+output_type: multiple_choice
+doc_to_visual: !function utils.cbd_doc_to_visual
+doc_to_text: !function utils.cbd_binary_doc_to_text
+doc_to_choice: !function utils.cbd_binary_doc_to_choice
+doc_to_target: !function utils.cbd_binary_doc_to_target
+process_results: !function utils.cbd_binary_process_results
+{task_yaml.prompt_kwargs()}
+{task_yaml.metric_list("cbd_binary_", BINARY_METRICS)}
+metadata:
+  version: {VERSION}
+"""
 
 
 def main() -> None:

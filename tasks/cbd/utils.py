@@ -2,7 +2,7 @@
 
 Docs, records and scores are :mod:`medvigil.cbd_tasks` (paraphrase set, arms, quadrant
 table via :mod:`medvigil.scoring.cbd`); the prompt is MedVIGIL's Appendix L prompt
-(:func:`medvigil.prompting.build_mcq_prompt`). Nothing is re-implemented here.
+(:func:`medvigil.prompting.build_k_option_prompt`, the same layout for K options). Nothing is re-implemented here.
 
 Each task loads the one-row ``_pointer.jsonl``; ``process_docs`` swaps in the docs of its arm(s).
 A doc's ``condition`` says the arm: ``default`` shows the image, ``noimg`` withholds it.
@@ -10,8 +10,10 @@ A doc's ``condition`` says the arm: ``default`` shows the image, ``noimg`` withh
 
 from __future__ import annotations
 
+from PIL import Image
+
 from medvigil import cbd_tasks
-from medvigil.prompting import build_mcq_prompt
+from medvigil.prompting import build_k_option_prompt
 from medvigil.release_format import SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
 
@@ -30,19 +32,25 @@ def load_both_arms(_pointer):
     return cbd_tasks.load_docs(["image", "noimg"])
 
 
+def load_binary_arms(_pointer):
+    return cbd_tasks.load_binary_docs()
+
+
 # ---------------------------------------------------------------- prompt and image
 
 
 def cbd_doc_to_visual(doc: dict) -> list:
     image = doc.get("image")
-    if image is None or doc.get("condition") == cbd_tasks.ARMS["noimg"]:
+    if image is None or doc.get("condition") in (cbd_tasks.ARMS["noimg"], cbd_tasks.BINARY_ARMS["noimg"]):
         return []  # Sec. 3.2: the image is omitted entirely, not replaced
-    return [image.convert("RGB")]
+    if doc.get("condition") == cbd_tasks.BINARY_ARMS["null"]:
+        return [Image.new("RGB", cbd_tasks.NULL_IMAGE_SIZE, 0)]  # Sec. 5: black 224 x 224
+    return [image.convert("RGB")]  # the swap doc's row is the donor case's: its image
 
 
 def cbd_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{build_mcq_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    return f"{kwargs.get('pre_prompt', '')}{build_k_option_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
 
 
 def cbd_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
@@ -51,6 +59,38 @@ def cbd_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None
     content = [{"type": "image", "url": image} for image in cbd_doc_to_visual(doc)]
     content.append({"type": "text", "text": cbd_doc_to_text(doc, kwargs)})
     return [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+
+
+def cbd_binary_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The yes/no question (no options block: the continuations are " yes" and " no")."""
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{doc['question']}{kwargs.get('post_prompt', '')}"
+
+
+def cbd_binary_doc_to_choice(doc: dict) -> list:
+    return list(doc["choices"])
+
+
+def cbd_binary_doc_to_target(doc: dict) -> int:
+    return "AB".index(doc["correct_letter"])
+
+
+def cbd_binary_process_results(doc: dict, results: list) -> dict:
+    """``results``: one ``(loglikelihood, is_greedy)`` per continuation (yes, no)."""
+    record = cbd_tasks.make_binary_record(doc, results)
+    return {name: record for name in cbd_tasks.BINARY_METRICS}
+
+
+def _binary_aggregator(name: str):
+    def aggregate(records: list) -> float:
+        return cbd_tasks.binary_metrics(records)[name]
+
+    aggregate.__name__ = f"cbd_binary_{name}"
+    return aggregate
+
+
+for _name in cbd_tasks.BINARY_METRICS:
+    globals()[f"cbd_binary_{_name}"] = _binary_aggregator(_name)
 
 
 # ---------------------------------------------------------------- results and aggregation

@@ -13,10 +13,13 @@ from medvigil.tasks import task_yaml
 HERE = Path(__file__).resolve().parent
 
 VERSION = "0.1"
-# T, the trials per doc (Section 3.4: T = 10 for calibration, T = 3 for accuracy). lmms-eval's
-# `--repeats N` overrides it for a run (N > 1); the record stores the T actually used.
-TRIALS = 10
+# T, the trials per doc (Section 3.4: T = 3 for the accuracy experiment, T = 10 for the
+# calibration experiment). lmms-eval's `--repeats N` overrides it for a run (N > 1); the record
+# stores the T actually used and the experiment.
+TRIALS_CALIBRATION = 10
+TRIALS_ACCURACY = 3
 LEVELS = (0, 1, 2)
+EXPERIMENTS = {"calibration": ("medqdeg", TRIALS_CALIBRATION), "accuracy": ("medqdeg_acc", TRIALS_ACCURACY)}
 
 
 def _core():
@@ -36,7 +39,7 @@ doc_to_text: !function utils.medqdeg_doc_to_text
 doc_to_messages: !function utils.medqdeg_doc_to_messages
 doc_to_target: correct_letter
 process_results: !function utils.medqdeg_process_results
-repeats: {TRIALS}
+repeats: {TRIALS_CALIBRATION}
 filter_list:
   - name: none
     filter:
@@ -49,16 +52,21 @@ metadata:
 """
 
 
-def task(level: int) -> str:
-    return task_yaml.task(f"medqdeg_L{level}", f"load_L{level}")
+def task(level: int, experiment: str = "calibration") -> str:
+    prefix, trials = EXPERIMENTS[experiment]
+    head = task_yaml.task(f"{prefix}_L{level}", f"load_{'acc_' if experiment == 'accuracy' else ''}L{level}")
+    return head if trials == TRIALS_CALIBRATION else head + f"repeats: {trials}\n"
 
 
 def files() -> dict[str, str]:
     out = {"_default_template_yaml": template()}
-    for level in LEVELS:
-        out[f"medqdeg_L{level}.yaml"] = task(level)
-    # Severities are not interchangeable: the group reports each member and no pooled score.
-    out["_medqdeg.yaml"] = task_yaml.group("medqdeg", [f"medqdeg_L{level}" for level in LEVELS], VERSION)
+    for experiment, (prefix, _) in EXPERIMENTS.items():
+        for level in LEVELS:
+            out[f"{prefix}_L{level}.yaml"] = task(level, experiment)
+        # Severities are not interchangeable: the group reports each member and no pooled score.
+        out[f"_{prefix}.yaml"] = task_yaml.group(prefix, [f"{prefix}_L{level}" for level in LEVELS], VERSION)
+    # Both experiments of Section 3.4 in one run.
+    out["_medqdeg_paper.yaml"] = task_yaml.group("medqdeg_paper", [prefix for prefix, _ in EXPERIMENTS.values()], VERSION)
     return out
 
 

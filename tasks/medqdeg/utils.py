@@ -8,21 +8,21 @@ each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the
 
 from __future__ import annotations
 
-from medvigil.data_location import load_config
+from medvigil.mcq_adapter import load_mcq
 from medvigil.medqdeg_tasks import METRICS, plan_docs, record, render, responses_of, task_score, types_per_probe
-from medvigil.prompting import build_mcq_prompt
+from medvigil.prompting import build_k_option_prompt
 from medvigil.release_format import SYSTEM_PROMPT
 
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
 
 
-def _load(level: int):
-    data = load_config("mcq")
+def _load(level: int, experiment: str = "calibration"):
+    data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     rows = [dict(zip(_PLAN_COLUMNS, values)) for values in zip(*(data[c] for c in _PLAN_COLUMNS))]
     plan = plan_docs(rows, level, types_per_probe())
     docs = data.select([p["row"] for p in plan])
-    return docs.map(lambda _, i: {"degradation": plan[i]["degradation"], "severity": level}, with_indices=True,
-                    desc=f"medqdeg L{level} docs")
+    return docs.map(lambda _, i: {"degradation": plan[i]["degradation"], "severity": level, "experiment": experiment},
+                    with_indices=True, desc=f"medqdeg L{level} docs ({experiment})")
 
 
 def load_L0(_pointer):
@@ -37,6 +37,18 @@ def load_L2(_pointer):
     return _load(2)
 
 
+def load_acc_L0(_pointer):
+    return _load(0, "accuracy")
+
+
+def load_acc_L1(_pointer):
+    return _load(1, "accuracy")
+
+
+def load_acc_L2(_pointer):
+    return _load(2, "accuracy")
+
+
 def medqdeg_doc_to_visual(doc: dict) -> list:
     image = render(doc)
     return [] if image is None else [image]
@@ -44,7 +56,7 @@ def medqdeg_doc_to_visual(doc: dict) -> list:
 
 def medqdeg_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{build_mcq_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    return f"{kwargs.get('pre_prompt', '')}{build_k_option_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
 
 
 def medqdeg_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:

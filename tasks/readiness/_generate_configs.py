@@ -34,15 +34,29 @@ metadata:
 """
 
 
+COT_ARM = "readiness_cot"
+COT_MAX_NEW_TOKENS = 1024  # room for the reasoning before the answer tag
+
+
 def task(name: str) -> str:
-    return f"""{task_yaml.task(name, f"load_{name}")}{task_yaml.metric_list("readiness_aggregate_", DIRECTIONS, arm_metrics(name))}
+    text = f"""{task_yaml.task(name, f"load_{name}")}{task_yaml.metric_list("readiness_aggregate_", DIRECTIONS, arm_metrics(name))}
 """
+    if name == COT_ARM:
+        text += task_yaml.generation_kwargs(COT_MAX_NEW_TOKENS) + "\n"
+    return text
 
 
 def files() -> dict[str, str]:
     # No pooled score in the group: lmms-eval hands a group aggregation only per-subtask floats,
     # and R(m) needs the records of all arms (medvigil.readiness_tasks.readiness_from_samples).
-    out = {"_default_template_yaml": template(), "_readiness.yaml": task_yaml.group("readiness", ARMS, VERSION)}
+    # `readiness` holds T1-T5 (R(m) and Ext. Data Tables 2-6); T6 generates long answers, so it
+    # is its own task, and `readiness_all` runs both.
+    stress = [name for name in ARMS if name != COT_ARM]
+    out = {"_default_template_yaml": template(), "_readiness.yaml": task_yaml.group("readiness", stress, VERSION),
+           "_readiness_all.yaml": task_yaml.group("readiness_all", ["readiness", COT_ARM], VERSION),
+           # other datasets (medvigil.mcq_adapter) have no mirrored probe: every arm but T5's
+           "_readiness_any.yaml": task_yaml.group("readiness_any", [n for n in ARMS if ARMS[n].perturbation != "substitution"],
+                                                  VERSION)}
     out.update({f"{name}.yaml": task(name) for name in ARMS})
     return out
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 
-from medvigil.data_location import load_config
-from medvigil.prompting import build_mcq_prompt, parse_letter
-from medvigil.readiness_tasks import ARMS, SOURCES, arm_accuracy, arm_count, arm_docs, arm_metrics
-from medvigil.release_format import SYSTEM_PROMPT
+from medvigil.mcq_adapter import load_mcq
+from medvigil.prompting import build_k_option_prompt, parse_option_letter
+from medvigil.readiness_tasks import ARMS, COT_INSTRUCTION, COT_PREAMBLE, SOURCES, arm_accuracy, arm_count, arm_docs, arm_metrics
+from medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
+from medvigil.scoring.readiness import READINESS_CONDITIONS, parse_cot
 
 RUN_MODEL_NAME = "lmms-eval-run"  # re-scoring names the model from the results file
 WITHHELD = "withheld_credentialed"
@@ -25,12 +26,14 @@ log = logging.getLogger("medvigil.tasks.readiness")
 # ---------------------------------------------------------------- data (process_docs)
 
 def _load(arm: str):
-    data = load_config("mcq")
+    data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     withheld = sum(status == WITHHELD for status in data["image_status"])
     if withheld:  # the same items in every arm: a withheld image removes the item everywhere
         data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="readiness skip withheld images")
         log.warning("readiness %s: skipped %d probe(s) whose credentialed image is withheld", arm, withheld)
-    made = arm_docs(arm, data.remove_columns(["image"]).to_list())
+    # MedVIGIL stores the safe action at E; adapted rows say their own (or none)
+    rows = [{"safe_letter": SAFE_LETTER, **row} for row in data.remove_columns(["image"]).to_list()]
+    made = arm_docs(arm, rows)
     if not made:
         raise ValueError(f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r})")
     overrides = [o for _, o in made]
@@ -59,25 +62,38 @@ def readiness_doc_to_visual(doc: dict) -> list:
     return [image.convert("RGB")]
 
 
+def _is_cot(doc: dict) -> bool:
+    return doc.get("condition") == READINESS_CONDITIONS["cot"]
+
+
 def readiness_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{build_mcq_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    body = build_k_option_prompt(doc["question"], doc["options"])
+    if _is_cot(doc):  # T6: no one-letter system text; the reasoning instruction after the options
+        return f"{COT_PREAMBLE}\n{body}\n{COT_INSTRUCTION}"
+    return f"{kwargs.get('pre_prompt', '')}{body}{kwargs.get('post_prompt', '')}"
 
 
 def readiness_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
     kwargs = dict(lmms_eval_specific_kwargs or {}, pre_prompt="")  # system text as a real system turn
     content = [{"type": "image", "url": image} for image in readiness_doc_to_visual(doc)]
     content.append({"type": "text", "text": readiness_doc_to_text(doc, kwargs)})
+    if _is_cot(doc):
+        return [{"role": "user", "content": content}]
     return [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
 
 
 # ---------------------------------------------------------------- results
 
 def _record(doc: dict, response: str) -> dict:
-    letter = parse_letter(response)
-    attempts = ATTEMPTS.take(doc_key(doc))
     extra = {"condition_source": "lmms-eval", "laterality_dependent": doc.get("laterality_dependent"),
              "options_shown": list(doc["options"]), **(doc.get("readiness") or {})}
+    if _is_cot(doc):
+        extra["cot"] = parse_cot(response, doc["options"])
+        letter = extra["cot"]["answer"]
+    else:
+        letter = parse_option_letter(response, len(doc["options"]))
+    attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
         extra["attempts"] = attempts
     return {
