@@ -41,6 +41,7 @@ from typing import Any
 
 from medvigil import croissant
 from medvigil.atomic_output import staged_folder
+from medvigil.output_guard import refuse_overlap
 from medvigil.card_metadata import configs_and_info, markdown_table
 from medvigil.errors import DataError, Problem
 from medvigil.parquet_shards import (
@@ -202,8 +203,8 @@ def build(
         raise ValueError(f"max_shard_bytes must be a positive int, got {max_shard_bytes!r}")
     if not release_dir.is_dir():
         raise NotADirectoryError(f"release folder {str(release_dir)!r} does not exist or is not a folder")
-    if out.resolve().is_relative_to(release_dir.resolve()):
-        raise ValueError(f"the output folder {str(out)!r} must not be inside the release folder")
+    inputs = {"RELEASE": release_dir, "--reconstructed": reconstructed}
+    refuse_overlap({"--out": out}, inputs, replace=force)
     if out.exists() and not force:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
 
@@ -216,7 +217,7 @@ def build(
 
         check_reconstruction(reconstructed, release.digest)
 
-    with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, replace=force) as tmp:
+    with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, inputs=inputs, replace=force) as tmp:
         result = _write(
             release,
             tmp,

@@ -400,16 +400,21 @@ def _preamble(result: Mapping[str, Any]) -> str:
     return text + "Baselines named random/constant/blind/grounded are sanity checks, not models."
 
 
-def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: str = "MedVIGIL trust report") -> dict[str, Path]:
+def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: str = "MedVIGIL trust report", *,
+                 inputs: Iterable[str | os.PathLike]) -> dict[str, Path]:
     """Write report.md, report.html, figures/*.png and the scores (``scores.json`` for the
-    MedVIGIL audit, ``<suite>.json`` per stress-test suite) into ``out_dir`` atomically."""
+    MedVIGIL audit, ``<suite>.json`` per stress-test suite) into ``out_dir`` atomically.
+    ``inputs``: the score files read (``out_dir`` must not be, hold or lie inside one)."""
+    from medvigil.output_guard import refuse_overlap
     from medvigil.scoring import audit_to_json
 
     out_dir = Path(out_dir)
+    inputs = list(inputs)
+    refuse_overlap({"--out": out_dir}, inputs)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FileExistsError(f"{out_dir} exists and is not empty")
     parts = sections(result)
-    with staged_folder(out_dir) as tmp:
+    with staged_folder(out_dir, inputs=inputs) as tmp:
         (tmp / "figures").mkdir()
         files = {}
         for section in parts:

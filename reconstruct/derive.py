@@ -32,6 +32,7 @@ from PIL import Image
 
 from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
+from medvigil.output_guard import refuse_overlap
 from medvigil.reconstruct import chexpert, mimic_cxr
 from medvigil.reconstruct.pointers import check_pointers
 from medvigil.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
@@ -137,10 +138,10 @@ def reconstruct(
     from medvigil.release import load_release
 
     out = Path(out).absolute()
+    inputs = {"RELEASE": release_dir, "--source": source_root}
+    refuse_overlap({"--out": out}, inputs, replace=force)
     if out.exists() and not force:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
-    if out.resolve().is_relative_to(Path(release_dir).resolve()):
-        raise ValueError(f"the output folder {str(out)!r} must not be inside the release folder")
     release = load_release(release_dir, check=True)
     credentialed = {c.case_id: c for c in release.cases.values() if c.credentialed}
     problems: list[Problem] = []
@@ -154,7 +155,7 @@ def reconstruct(
     problems.extend(pointer_problems)
 
     records = []
-    with staged_folder(out, replace=force) as tmp:
+    with staged_folder(out, inputs=inputs, replace=force) as tmp:
         for item in verified:
             case = credentialed[item.case_id]
             try:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.atomic_output import write_text_atomic
+from medvigil.output_guard import refuse_overlap
 
 SUITES = ("mediconfusion", "medvigil", "medqdeg", "readiness", "cbd")
 NEEDS_RELEASE = ("mediconfusion", "medvigil")
@@ -236,6 +237,9 @@ def run(args: argparse.Namespace) -> int:
         need = "needs" if args.suite in NEEDS_RELEASE else "does not take"
         print(f"error: --suite {args.suite} {need} --release", file=sys.stderr)
         return 2
+    inputs = {"--release": args.release, **{f"FILE {f}": f for f in args.files}}
+    if args.json and args.json != "-":
+        refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
     try:
         if args.suite not in NEEDS_RELEASE:
             from medvigil.suite_scores import format_suite, score_suite
@@ -269,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     if args.json:
-        write_text_atomic(Path(args.json), text)
+        write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
     print(table)
     if args.json:
         print(f"\nJSON written to {args.json}")
