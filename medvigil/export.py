@@ -41,9 +41,10 @@ from typing import Any
 
 from medvigil import croissant
 from medvigil.atomic_output import staged_folder
-from medvigil.output_guard import refuse_overlap
 from medvigil.card_metadata import configs_and_info, markdown_table
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import open_regular, read_json
+from medvigil.output_guard import refuse_overlap
 from medvigil.parquet_shards import (
     DATA_DIR,
     DEFAULT_MAX_SHARD_BYTES,
@@ -395,7 +396,7 @@ _IMAGE_MAGIC = (
 
 def sniff_image(path: Path) -> str | None:
     """Name of the image format ``path`` starts with, or None."""
-    with open(path, "rb") as fh:
+    with open_regular(path, max_bytes=0) as fh:
         head = fh.read(132)
     for offset, magic, name in _IMAGE_MAGIC:
         if head[offset : offset + len(magic)] == magic:
@@ -419,7 +420,12 @@ def credentialed_problems(out: Path) -> list[Problem]:
     listed: set[str] = set()
     info_path = out / BUILD_INFO
     if info_path.is_file():
-        listed = set(json.loads(info_path.read_text(encoding="utf-8")).get("credentialed_case_ids", []))
+        try:
+            info = read_json(info_path, BUILD_INFO)
+        except DataError:
+            info = {}  # check_publishable reports it
+        ids = info.get("credentialed_case_ids", []) if isinstance(info, dict) else []
+        listed = {str(i) for i in ids} if isinstance(ids, list) else set()
     problems: list[Problem] = []
     for path in sorted((out / DATA_DIR).rglob("*.parquet")) if (out / DATA_DIR).is_dir() else []:
         rel = path.relative_to(out).as_posix()
@@ -733,9 +739,12 @@ def check_publishable(out: Path | str) -> tuple[list[Path], list[Problem]]:
         problems.append(Problem(BUILD_INFO, "missing: not a folder written by `medvigil build`"))
     else:
         try:
-            info = json.loads(info_path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            problems.append(Problem(BUILD_INFO, f"not valid JSON ({exc})"))
+            info = read_json(info_path, BUILD_INFO)
+        except DataError as exc:
+            problems.extend(exc.problems)
+        if not isinstance(info, dict):
+            problems.append(Problem(BUILD_INFO, f"expected a JSON object, got {type(info).__name__}"))
+            info = {}
     if info.get("local_only") or (out / LOCAL_ONLY_MARKER).exists():
         problems.append(
             Problem(

@@ -121,12 +121,11 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     from medvigil.export import build
     from medvigil.mediconfusion import export as mediconfusion_export
     from medvigil.mediconfusion.synthetic import write_sample
+    from medvigil.output_guard import refuse_overlap
     from medvigil.report import write_report
     from medvigil.scoring import audit, audit_to_json
     from medvigil.suite_scores import score_suite
     from medvigil.synthetic import generate_release
-
-    from medvigil.output_guard import refuse_overlap
 
     out = Path(out)
     if out.exists():

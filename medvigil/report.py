@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,12 +19,22 @@ from typing import Any
 
 from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import read_json
 from medvigil.release_format import PROBE_KINDS, TIERS
 
 KIND_LABELS = {
     "original": "Original", "tcf": "TCF", "halluc_trap": "Trap", "negation": "NEG", "specificity_drop": "SDR",
     "knowledge_only": "Know only", "lr_flip": "LR flip", "roi_only": "ROI only", "roi_masked": "ROI masked",
 }
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|<>"})
+
+
+def md_escape(text: Any) -> str:
+    """Text safe inside a Markdown table cell: no raw HTML, links, code spans or cell breaks
+    (model names and file names come from user data)."""
+    return " ".join(str(text).split("\n")).replace("&", "&amp;").translate(_MD_SPECIAL)
 
 
 @dataclass(frozen=True)
@@ -36,10 +45,10 @@ class Table:
     note: str = ""
 
     def markdown(self) -> str:
-        lines = [f"### {self.title}", ""]
-        lines.append("| " + " | ".join(self.headers) + " |")
+        lines = [f"### {md_escape(self.title)}", ""]
+        lines.append("| " + " | ".join(md_escape(h) for h in self.headers) + " |")
         lines.append("|" + "|".join("---" for _ in self.headers) + "|")
-        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in self.rows]
         if self.note:
             lines += ["", self.note]
         return "\n".join(lines)
@@ -81,9 +90,9 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     for path in paths:
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(Problem(str(path), f"not a readable JSON score result: {exc}"))
+            data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON
+        except DataError as exc:
+            problems.extend(exc.problems)
             continue
         suite = data.get("suite") if isinstance(data, dict) else None
         body = "best_over_modes" if suite == "mediconfusion" else "models"
@@ -99,6 +108,10 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
                 merged["suites"][suite], suite_sources[suite] = data, str(path)
             continue
         for name, block in data["models"].items():
+            found = _block_problems(block, str(path), f"models.{name}")
+            if found:
+                problems.extend(found)
+                continue
             if name in merged["models"]:
                 problems.append(Problem(str(path), f"model {name!r} is also in {merged['sources'][name]}", field="models"))
                 continue
@@ -114,6 +127,30 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     if not merged["models"] and not any(suite_models(r) for r in merged["suites"].values()):
         raise DataError(Problem("<inputs>", "no models to report"))
     return merged
+
+
+NUMERIC_PARTS = ("metrics", "accuracy", "sfr_by_tier", "n_by_tier", "ci")  # numbers (or null) at every leaf
+
+
+def _block_problems(block: Any, file: str, where: str) -> list[Problem]:
+    """Shape of one model's audit block: an object with a ``metrics`` object; numbers at the leaves."""
+    if not isinstance(block, dict):
+        return [Problem(file, f"must be an object, got {type(block).__name__}", field=where)]
+    if not isinstance(block.get("metrics"), dict):
+        return [Problem(file, "missing the 'metrics' object", field=f"{where}.metrics")]
+    problems = []
+
+    def leaves(value: Any, field: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                leaves(item, f"{field}.{key}")
+        elif value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            problems.append(Problem(file, f"must be a number or null, got {value!r:.40}", field=field))
+
+    for part in NUMERIC_PARTS:
+        if part in block:
+            leaves(block[part], f"{where}.{part}")
+    return problems
 
 
 def _models_by_mcs(result: Mapping[str, Any]) -> list[str]:
@@ -372,7 +409,7 @@ def render_markdown(parts: Sequence[Section], figure_files: Mapping[str, str], t
         lines += [f"![{name}]({figure_files[name]})\n" for name in section.pngs]
     if result.get("warnings"):
         lines.append("## Warnings\n")
-        lines += [f"- {w}" for w in result["warnings"]]
+        lines += [f"- {md_escape(w)}" for w in result["warnings"]]
     return "\n".join(lines) + "\n"
 
 
@@ -413,7 +450,15 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     refuse_overlap({"--out": out_dir}, inputs)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FileExistsError(f"{out_dir} exists and is not empty")
-    parts = sections(result)
+    try:
+        parts = sections(result)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a score file of the wrong shape
+        if isinstance(exc, DataError):
+            raise
+        field = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+        files = ", ".join(map(str, inputs)) or "<scores>"
+        raise DataError(Problem(files, f"score result has an unexpected shape ({type(exc).__name__}: {exc}); "
+                                "was it written by `medvigil score --json`?", field=None if field is None else str(field))) from None
     with staged_folder(out_dir, inputs=inputs) as tmp:
         (tmp / "figures").mkdir()
         files = {}

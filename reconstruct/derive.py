@@ -82,10 +82,13 @@ def check_reconstruction(folder: Path | str, release_digest: str) -> None:
     manifest = folder / MANIFEST_NAME
     if not manifest.is_file():
         raise DataError(Problem(str(folder), f"no {MANIFEST_NAME}: not an output folder of `medvigil reconstruct`"))
-    try:
-        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("release_digest")
-    except ValueError as exc:
-        raise DataError(Problem(f"{folder.name}/{MANIFEST_NAME}", f"not valid JSON ({exc})")) from None
+    from medvigil.input_files import read_json
+
+    label = f"{folder.name}/{MANIFEST_NAME}"
+    data = read_json(manifest, label)
+    if not isinstance(data, dict):
+        raise DataError(Problem(label, f"expected a JSON object, got {type(data).__name__}"))
+    recorded = data.get("release_digest")
     if recorded != release_digest:
         raise DataError(
             Problem(

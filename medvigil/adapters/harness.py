@@ -29,12 +29,14 @@ are always skipped and counted. Nothing is dropped without being counted.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import open_regular
 from medvigil.release_format import HARNESS_REQUIRED_FIELDS
 
 __all__ = ["HARNESS_SUFFIX", "HarnessRecords", "model_from_filename", "read_harness_file", "read_harness_files"]
@@ -201,7 +203,8 @@ def _read_one(path: Path, cases, probes, check, condition: str, out: HarnessReco
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     skipped = out.skipped.setdefault(model, {})
-    with open(path, encoding="utf-8") as handle:
+    # regular file, bounded (medvigil.input_files); decoding stays line by line as before
+    with open_regular(path, file) as raw, io.TextIOWrapper(raw, encoding="utf-8") as handle:
         for line_no, text in enumerate(handle, start=1):
             if not text.strip():
                 skipped["blank_line"] = skipped.get("blank_line", 0) + 1

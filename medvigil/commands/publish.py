@@ -42,14 +42,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from medvigil.export import BUILD_INFO, check_publishable
+    from medvigil.input_files import read_json
 
     files, problems = check_publishable(args.out)
     if problems:
         raise DataError(problems)
-    info = json.loads((args.out / BUILD_INFO).read_text(encoding="utf-8"))
+    info = read_json(args.out / BUILD_INFO, BUILD_INFO)  # checked above: a JSON object
     rels = [p.relative_to(args.out).as_posix() for p in files]
     total = sum(p.stat().st_size for p in files)
     visibility = "private" if args.private else "public"

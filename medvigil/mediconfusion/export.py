@@ -34,8 +34,8 @@ from typing import Any
 
 from medvigil import croissant
 from medvigil.atomic_output import staged_folder
-from medvigil.output_guard import refuse_overlap
 from medvigil.card_metadata import configs_and_info, markdown_table
+from medvigil.output_guard import refuse_overlap
 from medvigil.parquet_shards import (
     DATA_DIR,
     DEFAULT_MAX_SHARD_BYTES,
