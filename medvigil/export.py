@@ -35,6 +35,7 @@ import json
 import re
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,7 @@ class BuildReport:
     variant_comparison: dict[str, Any] | None
     credentialed_case_ids: list[str]
     images: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> image_status -> rows
+    credentialed_sha256: list[str] = field(default_factory=list)  # the withheld source files (publish checks content)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -120,6 +122,7 @@ class BuildReport:
             "skipped": self.skipped,
             "notes": self.notes,
             "credentialed_case_ids": self.credentialed_case_ids,
+            "credentialed_sha256": self.credentialed_sha256,
             "variant_comparison": self.variant_comparison,
             "shards": shards_to_json(self.shards),
         }
@@ -305,6 +308,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
         variant_comparison=comparison,
         credentialed_case_ids=credentialed,
         images=images,
+        credentialed_sha256=sorted({sha.lower() for _, sha in release.pointers.values()}),
     )
     features = {c: FEATURES[c] for c in opts["configs"]}
     doc = croissant_document(release, report, features, repo_id=opts["repo_id"])
@@ -719,7 +723,7 @@ def dataset_card(release, report: BuildReport, features: dict, kinds: Counter, *
 # --------------------------------------------------------------------------- publishing
 
 
-def check_publishable(out: Path | str) -> tuple[list[Path], list[Problem]]:
+def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = ()) -> tuple[list[Path], list[Problem]]:
     """Decide, without any network access, whether ``out`` may be uploaded.
 
     Returns ``(files, problems)``: the files that would be uploaded, and every reason to
@@ -727,7 +731,10 @@ def check_publishable(out: Path | str) -> tuple[list[Path], list[Problem]]:
     build; a ``local_only`` build; any file other than the card, datasheet, Croissant,
     build info and the Parquet shards (in particular any stray image or DICOM file);
     symbolic links; shards whose checksum differs from ``build_info.json``; and any
-    Parquet row of a credentialed case that carries image bytes.
+    Parquet row of a credentialed case that carries image bytes; and any content that is, or
+    embeds, an image (:mod:`medvigil.publish_scan`): bytes identical to a credentialed image
+    (``credentialed_sha256`` of the build plus every file under ``credentialed_dirs``) anywhere,
+    and any image at all inside the text files.
     """
     out = Path(out)
     if not out.is_dir():
@@ -788,4 +795,9 @@ def check_publishable(out: Path | str) -> tuple[list[Path], list[Problem]]:
             if _sha256(out / rel) != recorded[rel]:
                 problems.append(Problem(rel, "checksum differs from build_info.json (modified after the build?)"))
     problems.extend(credentialed_problems(out))
+    from medvigil.publish_scan import content_problems, credentialed_hashes
+
+    recorded_hashes = info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
+    hashes = {str(h).lower() for h in recorded_hashes} | credentialed_hashes(credentialed_dirs)
+    problems.extend(content_problems(out, files, hashes, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))))
     return files, problems

@@ -38,6 +38,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--private", action="store_true", help="create the repository as private")
     parser.add_argument("--dry-run", action="store_true", help="check and list what would be uploaded; no network")
     parser.add_argument("--message", default=None, help="commit message (default: names the build digest)")
+    parser.add_argument(
+        "--credentialed", action="append", type=Path, default=[], metavar="DIR",
+        help="folder of credentialed images (your licensed copy, `medvigil reconstruct` output); nothing uploaded may "
+        "contain one of their files (repeatable; the release's pointer checksums are always checked)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -45,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from medvigil.export import BUILD_INFO, check_publishable
     from medvigil.input_files import read_json
 
-    files, problems = check_publishable(args.out)
+    files, problems = check_publishable(args.out, args.credentialed)
     if problems:
         raise DataError(problems)
     info = read_json(args.out / BUILD_INFO, BUILD_INFO)  # checked above: a JSON object
