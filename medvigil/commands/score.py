@@ -37,6 +37,16 @@ SUITES = ("mediconfusion", "medvigil", "medqdeg", "readiness", "cbd")
 NEEDS_RELEASE = ("mediconfusion", "medvigil")
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
 def _margin(text: str) -> float:
     try:
         value = float(text)
@@ -61,6 +71,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="result files to score (medqdeg/readiness/cbd: also run folders)")
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="exit 0 even when the FILEs hold no record to score (default: that is an error, exit 2)")
     parser.add_argument(
         "--margin",
         type=_margin,
@@ -74,7 +86,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="mediconfusion confusion score over pairs with two valid answers (paper, default) or over all pairs",
     )
     medvigil = parser.add_argument_group("medvigil audit options")
-    medvigil.add_argument("--n-resamples", type=int, default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
+    medvigil.add_argument("--n-resamples", type=_count, default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
     medvigil.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
     medvigil.add_argument(
         "--harness-compatible",
@@ -230,8 +242,17 @@ def format_medvigil(result: dict) -> str:
 # -- entry point -----------------------------------------------------------------------
 
 
+def n_scored(suite: str, result: dict) -> int:
+    """How many records (pairs for MediConfusion, models for MedVIGIL) a score result rests on."""
+    if suite == "mediconfusion":
+        return sum(int(run.get("n_pairs") or 0) for run in result["runs"])
+    if suite == "medvigil":
+        return len(result.get("models") or {})
+    return int(result.get("n_records") or 0)
+
+
 def run(args: argparse.Namespace) -> int:
-    from medvigil.errors import DataError
+    from medvigil.errors import DataError, Problem
 
     if (args.release is None) == (args.suite in NEEDS_RELEASE):
         need = "needs" if args.suite in NEEDS_RELEASE else "does not take"
@@ -268,6 +289,9 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if n_scored(args.suite, result) == 0 and not args.allow_empty:
+        raise DataError(Problem(", ".join(args.files), "no record to score in the input file(s) (empty or only skipped "
+                                                      "lines); pass --allow-empty to accept an empty result"))
     text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if args.json == "-":
         sys.stdout.write(text)
