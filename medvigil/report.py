@@ -390,6 +390,20 @@ class Section:
     pngs: Mapping[str, bytes]
 
 
+def checked_sections(result: Mapping[str, Any], inputs: Iterable[str | os.PathLike] = ()) -> list[Section]:
+    """:func:`sections`, with a score result of an unexpected shape reported as a DataError
+    naming the input files (and the missing key), never as a traceback."""
+    try:
+        return sections(result)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        field = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else None
+        files = ", ".join(map(str, inputs)) or "<scores>"
+        raise DataError(Problem(files, f"score result has an unexpected shape ({type(exc).__name__}: {exc}); "
+                                "was it written by `medvigil score --json`?", field=field)) from None
+
+
 def sections(result: Mapping[str, Any]) -> list[Section]:
     """The MedVIGIL audit (when any model has one), then each stress-test suite scored."""
     from medvigil.suite_scores import SUITE_TITLES, suite_figures, suite_tables
@@ -450,15 +464,7 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     refuse_overlap({"--out": out_dir}, inputs)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FileExistsError(f"{out_dir} exists and is not empty")
-    try:
-        parts = sections(result)
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a score file of the wrong shape
-        if isinstance(exc, DataError):
-            raise
-        field = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
-        files = ", ".join(map(str, inputs)) or "<scores>"
-        raise DataError(Problem(files, f"score result has an unexpected shape ({type(exc).__name__}: {exc}); "
-                                "was it written by `medvigil score --json`?", field=None if field is None else str(field))) from None
+    parts = checked_sections(result, inputs)
     with staged_folder(out_dir, inputs=inputs) as tmp:
         (tmp / "figures").mkdir()
         files = {}

@@ -111,6 +111,18 @@ def score_suite(suite: str, paths: Iterable[str | Path], **options: Any) -> dict
     """Find, read and score the logs of ``suite``; a JSON-serialisable dict."""
     files, skipped = find_samples(paths, suite)
     records = read_suite_records(files, suite)
+    try:
+        scores = _score(suite, records, options)
+    except (ValueError, TypeError, KeyError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        # the scoring cores name the record and field; the files are named here
+        raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
+    return {"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped, "n_records": len(records),
+            "options": dict(options), **scores}
+
+
+def _score(suite: str, records: list[dict], options: Mapping[str, Any]) -> dict[str, Any]:
     if suite == "medqdeg":
         from medvigil.scoring.medqdeg import score_records
 
@@ -126,8 +138,7 @@ def score_suite(suite: str, paths: Iterable[str | Path], **options: Any) -> dict
         scores = {"models": quadrant_table(records, invalid=options.get("invalid", "exclude"))}
     else:
         raise ValueError(f"unknown suite {suite!r}; one of {', '.join(SUITE_TASKS)}")
-    return {"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped, "n_records": len(records),
-            "options": dict(options), **scores}
+    return scores
 
 
 # -- tables ----------------------------------------------------------------------------
