@@ -60,6 +60,8 @@ def find_samples(paths: Iterable[str | Path], suite: str) -> tuple[list[Path], l
         elif path.is_file():
             raise DataError(Problem(str(path), f"not an lmms-eval samples file of a {suite} task (*_samples_<task>.jsonl, "
                                                f"task matching {SUITE_TASKS[suite]})"))
+        elif path.exists():  # a FIFO, device or socket (perhaps through a symbolic link)
+            raise DataError(Problem(str(path), "not a regular file or folder; refusing to read it"))
         else:
             raise DataError(Problem(str(path), "no such file or folder"))
     files = list(dict.fromkeys(files))

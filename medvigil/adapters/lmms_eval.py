@@ -45,7 +45,7 @@ def model_name(samples_path: Path) -> str:
     """``model(args)`` from the sibling ``<stamp>_results.json``."""
     stamp = SAMPLES.match(samples_path.name).group("stamp")
     results = samples_path.with_name(f"{stamp}_results.json")
-    if not results.is_file():
+    if not results.exists():  # anything else there (a FIFO, a device) is refused by read_json
         raise DataError(Problem(str(samples_path), f"no {results.name} beside it to name the model", field="model"))
     data = read_json(results, str(results))
     config = data.get("config") if isinstance(data, dict) else None

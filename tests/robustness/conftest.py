@@ -179,3 +179,49 @@ def write_log(folder: Path, suite: str, records: list[dict] | None = None, *, li
 def quiet():
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         yield
+
+
+def mc_results(dataset_json: Path, *, votes=(10, 0)) -> dict:
+    """An authors'-format ``Results/<model>_<mode>.json`` answering every pair of ``dataset_json``."""
+    pairs = json.loads(Path(dataset_json).read_text(encoding="utf-8"))
+    a, b = votes
+    return {pid: {"answer": {"im1": {"A": a, "B": b, "full_answer": "A"}, "im2": {"A": a, "B": b, "full_answer": "A"}}}
+            for pid in pairs if not pid.startswith("_")}
+
+
+_BATCH = r"""
+import contextlib, io, json, sys
+from medvigil.cli import main
+out = []
+for argv in json.load(open(sys.argv[1])):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+        except BaseException as exc:
+            import traceback
+            traceback.print_exc(file=err)
+            code = "exception"
+    out.append([code, err.getvalue()])
+print(json.dumps(out))
+"""
+
+
+def run_batch(cases: list[list[str]], tmp_path: Path, *, memory_bytes: int = 3 << 30, timeout: float = 120,
+              env: dict | None = None) -> list[tuple[int, str]]:
+    """Run many ``medvigil`` command lines in ONE subprocess under a memory limit and a timeout
+    (a regression reading /dev/zero or waiting on a FIFO then fails instead of eating the machine).
+    Returns (exit code, stdout + stderr) per command line."""
+    argv_file = tmp_path / "batch.json"
+    argv_file.write_text(json.dumps([[str(a) for a in argv] for argv in cases]))
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", **(env or {})}
+    done = subprocess.run([PYTHON, "-c", _BATCH, str(argv_file)], capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=limit, env=full_env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [tuple(x) for x in json.loads(done.stdout.strip().splitlines()[-1])]
