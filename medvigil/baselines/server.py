@@ -123,6 +123,12 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "medvigil-baseline/1"
 
     timeout = READ_TIMEOUT_SECONDS  # per-connection socket timeout (slow or stalled clients)
+    # unparsable request lines still get a status line and a JSON error (not an HTTP/0.9 bare page)
+    default_request_version = "HTTP/1.0"
+
+    def send_error(self, code, message=None, explain=None):  # the parser's errors, answered as JSON
+        short, long = self.responses.get(code, ("Error", ""))
+        self._error(code, f"{message or short}{': ' + (explain or long) if (explain or long) else ''}")
 
     def log_message(self, format, *args):  # keep test output quiet
         return
