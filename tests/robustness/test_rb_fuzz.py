@@ -14,12 +14,13 @@ import shutil
 
 import pytest
 from conftest import mc_results, suite_records, write_log
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from medvigil.errors import DataError
 
-FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
+# no shrinking phase: a failure is reported as found (keeps the suite fast; derandomized, so reproducible)
+FUZZ = settings(max_examples=40, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.reuse, Phase.generate],
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 json_values = st.recursive(
