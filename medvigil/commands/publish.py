@@ -2,8 +2,10 @@
 
 Before any network call the folder is checked (:func:`medvigil.export.check_publishable`):
 it must be a normal ``medvigil build`` (not ``--local-only``), hold only the card,
-datasheet, Croissant, build info and Parquet shards with the recorded checksums, and no
-row of a credentialed case may carry image bytes. ``--dry-run`` prints what would be
+datasheet, Croissant, build info and Parquet shards with the recorded checksums, no
+row of a credentialed case may carry image bytes, no uploaded byte sequence (file, Parquet
+cell, embedded or base64 image) may equal a credentialed image (the release's pointer
+checksums and every file under ``--credentialed DIR``), and the text files may carry no image. ``--dry-run`` prints what would be
 uploaded and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
 ``repo_type="dataset"``, then ``upload_folder``) and your saved Hub token.
 
