@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         if hidden > 0:
             print(f"error: ... and {hidden} more problem(s) ({len(exc.problems)} in all)", file=sys.stderr)
         return 2
-    except (FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError) as exc:
+    except OSError as exc:  # missing or existing files, permissions, a folder where a file was expected, a full disk
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -51,10 +51,9 @@ def model_name(samples_path: Path) -> str:
     config = data.get("config") if isinstance(data, dict) else None
     if not isinstance(config, dict):
         raise DataError(Problem(str(results), "not an lmms-eval results file: no 'config' object", field="config"))
-    model, args = config.get("model") or "", config.get("model_args") or ""
-    if not isinstance(model, str) or not isinstance(args, (str, dict)):
-        raise DataError(Problem(str(results), "config.model must be a string", field="config.model"))
-    args = (",".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) else args).strip()
+    model, args = config.get("model") or "", str(config.get("model_args") or "").strip()
+    if not isinstance(model, str):
+        raise DataError(Problem(str(results), f"config.model must be a string, got {type(model).__name__}", field="config.model"))
     if not model:
         raise DataError(Problem(str(results), "config.model is empty", field="config.model"))
     return f"{model}({args})" if args else model
