@@ -452,7 +452,7 @@ def _preamble(result: Mapping[str, Any]) -> str:
 
 
 def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: str = "MedVIGIL trust report", *,
-                 inputs: Iterable[str | os.PathLike]) -> dict[str, Path]:
+                 inputs: Iterable[str | os.PathLike] = ()) -> dict[str, Path]:
     """Write report.md, report.html, figures/*.png and the scores (``scores.json`` for the
     MedVIGIL audit, ``<suite>.json`` per stress-test suite) into ``out_dir`` atomically.
     ``inputs``: the score files read (``out_dir`` must not be, hold or lie inside one)."""
