@@ -29,6 +29,7 @@ COMMANDS = {
     "reconstruct": "reconstruct",
     "score": "score",
     "report": "report",
+    "judge": "judge",
     "serve-baseline": "serve_baseline",
     "tasks-path": "tasks_path",
     "demo": "demo",

@@ -116,14 +116,13 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     import json
     import shutil
 
-    from medvigil.adapters.model_outputs import read_model_outputs
-    from medvigil.commands.score import score_mediconfusion
+    from medvigil.commands.score import score_mediconfusion, score_medvigil
     from medvigil.export import build
     from medvigil.mediconfusion import export as mediconfusion_export
     from medvigil.mediconfusion.synthetic import write_sample
     from medvigil.output_guard import refuse_overlap
     from medvigil.report import write_report
-    from medvigil.scoring import audit, audit_to_json
+    from medvigil.scoring import audit_to_json
     from medvigil.suite_scores import score_suite
     from medvigil.synthetic import generate_release
 
@@ -167,8 +166,8 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     medvigil_logs = [p for p in samples if _task_of(p).startswith("medvigil_")]
     progress(f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with {n_resamples} case-clustered bootstrap resamples"
              + ("; MediConfusion, Readiness, CbD and MedQ-Deg logs" if stress else ""))
-    records = read_model_outputs(medvigil_logs, release)
-    result = json.loads(audit_to_json(audit(records, n_resamples=n_resamples)))
+    # the same scoring as `medvigil score`: audit, clinician Doctors row, triplet matching counts
+    result = json.loads(audit_to_json(score_medvigil(str(release), [str(p) for p in medvigil_logs], n_resamples=n_resamples)))
     (out / "scores.json").write_text(json.dumps(result), encoding="utf-8")
     if stress:
         result["suites"] = {suite: json.loads(audit_to_json(score_suite(suite, [where])))

@@ -119,6 +119,8 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             merged["sources"][name] = str(path)
         for key in ("params", "sensitivity"):
             merged.setdefault(key, data.get(key))
+        if data.get("clinician") and not merged.get("clinician"):
+            merged["clinician"] = data["clinician"]
         for kind, per_model in (data.get("ablations") or {}).items():
             merged.setdefault("ablations", {}).setdefault(kind, {}).update(per_model)
         merged["warnings"] += data.get("warnings", [])
@@ -163,9 +165,34 @@ def _models_by_mcs(result: Mapping[str, Any]) -> list[str]:
 
 # ---------------------------------------------------------------- tables
 
+def _with_doctors(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Model blocks by MCS, after the clinician reference row when the release has one (Table 1)."""
+    from medvigil.scoring.clinician import DOCTORS
+
+    blocks = {DOCTORS: result["clinician"]} if result.get("clinician") else {}
+    blocks.update((name, result["models"][name]) for name in _models_by_mcs(result))
+    return blocks
+
+
+def _clinician_table(result: Mapping[str, Any]) -> list[Table]:
+    doc = result.get("clinician")
+    if not doc:
+        return []
+    rows = [[KIND_LABELS[k] + (" SFR ↓" if k == "halluc_trap" else "")]
+            + [fmt(doc["sfr_by_tier"].get(t) if k == "halluc_trap" else doc["strata"]["risk_tier"][t]["accuracy"].get(k)) for t in TIERS]
+            + [fmt(doc["metrics"].get("sfr") if k == "halluc_trap" else doc["accuracy"].get(k))] for k in PROBE_KINDS]
+    rows += [[axis.capitalize() if axis != "mcs" else "MCS ↑"] + [fmt(doc["per_tier"][t].get(axis)) for t in TIERS]
+             + [fmt(doc["metrics"].get(axis))] for axis in ("cap", "safe", "ground", "mcs")]
+    params = doc.get("params") or {}
+    return [Table(
+        "Clinician reference baseline (Table 10 layout; %)", ["Probe family"] + list(TIERS) + ["All"], rows,
+        f"From {doc.get('source', 'clinician_baseline.csv')}. Per-tier composites use the tier's unweighted SFR; the All "
+        f"column uses SFR_w = {fmt(doc['metrics'].get('sfr_w'))} (denominator rule '{params.get('sfr_w_normalise', '?')}').",
+    )]
+
+
 def tables(result: Mapping[str, Any]) -> list[Table]:
-    models = _models_by_mcs(result)
-    m = {name: result["models"][name] for name in models}
+    m = _with_doctors(result)
     out = [
         Table(
             "Headline results (Table 1 layout; %, VGR in pp)",
@@ -173,7 +200,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
             [[n, fmt(b["metrics"].get("overall")), fmt(b["metrics"].get("acc_orig")), fmt(b["metrics"].get("sfr")),
               fmt(b["metrics"].get("vgr"), signed=True), fmt(b["metrics"].get("pr")), fmt(b["metrics"].get("neg")),
               fmt(b["metrics"].get("sdr")), fmt(b["metrics"].get("lpa")), fmt(b["metrics"].get("mcs"))] for n, b in m.items()],
-            "MCS = harmonic mean of Cap, Safe = 100 − SFR_w, Ground (Eq. 4–5). Sorted by MCS.",
+            "MCS = harmonic mean of Cap, Safe = 100 − SFR_w, Ground (Eq. 4–5). Sorted by MCS; Doctors is the "
+            "release's clinician reference baseline (Appendix G), a calibration anchor, not a model.",
         ),
         Table(
             "MCS components",
@@ -199,6 +227,16 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
         ["Model"] + [f"Orig {t}" for t in TIERS] + [f"SFR {t}" for t in TIERS] + ["SFR_w ↓"],
         tier_rows,
     ))
+    sources = sorted({level for b in m.values() for level in ((b.get("strata") or {}).get("source_dataset") or {})})
+    if sources:
+        out.append(Table(
+            "Accuracy by source dataset (Table 8 layout; %)", ["Model"] + sources,
+            [[n] + [fmt((((b.get("strata") or {}).get("source_dataset") or {}).get(src) or {}).get("metrics", {}).get("overall"))
+                    for src in sources] for n, b in m.items()],
+            "Overall accuracy (all probe families) of the cases from each source; the clinician baseline has no "
+            "per-source breakdown.",
+        ))
+    out += _clinician_table(result)
     if any(b.get("ci") for b in m.values()):
         params = result.get("params") or {}
         out.append(Table(
@@ -211,10 +249,16 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
     out += _ablation_tables(result)
     counts = []
     for n, b in m.items():
+        if b is result.get("clinician"):
+            continue
         c = b.get("counts") or {}
         skipped = ", ".join(f"{k}: {v}" for k, v in (b.get("skipped") or {}).items()) or "0"
+        if c.get("triplets_unmatched"):
+            skipped += f"; triplets unmatched to options (not asked): {c['triplets_unmatched']}"
         counts.append([n, str(c.get("n_records", "—")), str(c.get("n_scored", "—")), str(c.get("n_parse_failure", "—")),
                        str(c.get("n_error", "—")), skipped, str(b.get("n_cases", "—"))])
+    if result.get("clinician"):
+        counts.insert(0, [next(iter(m))] + ["—"] * 6)  # the Doctors row comes first in m
     out.append(Table(
         "What was scored",
         ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
@@ -307,7 +351,8 @@ def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
 
     plt = pyplot()
     out: dict[str, bytes] = {}
-    models = _models_by_mcs(result)
+    blocks = _with_doctors(result)
+    models = list(blocks)
 
     def save(fig, name):
         out[name] = png(fig)
@@ -319,7 +364,7 @@ def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     keys = ("cap", "safe", "ground", "mcs")
     x = np.arange(len(models))
     for i, key in enumerate(keys):
-        ax.bar(x + (i - 1.5) * 0.2, [val(result["models"][n]["metrics"].get(key)) for n in models], 0.2, label=key.upper() if key == "mcs" else key.capitalize())
+        ax.bar(x + (i - 1.5) * 0.2, [val(blocks[n]["metrics"].get(key)) for n in models], 0.2, label=key.upper() if key == "mcs" else key.capitalize())
     ax.set_xticks(x, models, rotation=20, ha="right")
     ax.set_ylim(0, 100)
     ax.set_ylabel("score (0–100)")
@@ -327,7 +372,7 @@ def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     ax.legend(ncol=4, fontsize=8, loc="upper right")
     save(fig, "mcs_components")
 
-    grid = np.array([[val(result["models"][n].get("sfr_by_tier", {}).get(t)) for t in TIERS] for n in models])
+    grid = np.array([[val(blocks[n].get("sfr_by_tier", {}).get(t)) for t in TIERS] for n in models])
     fig, ax = plt.subplots(figsize=(5.5, 0.5 * len(models) + 1.5))
     im = ax.imshow(grid, cmap="Reds", vmin=0, vmax=100, aspect="auto")
     ax.set_xticks(range(len(TIERS)), TIERS)

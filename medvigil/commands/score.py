@@ -9,7 +9,10 @@ missing from the file, and the per-category breakdown; per model, the best over 
 ``--suite medvigil``: ``--release`` is a release root and the FILEs are harness outputs
 (``results/baselines/<model>__mcq.jsonl``) or lmms-eval ``--log_samples`` files of the
 ``medvigil_*`` tasks, read by ``medvigil.adapters.model_outputs`` and scored by
-``medvigil.scoring.audit``.
+``medvigil.scoring.audit``; the release's ``clinician_baseline.csv``, when present, is scored
+too (:mod:`medvigil.scoring.clinician`) and shown as the Doctors row of the report; the
+release's triplets are matched to options (:func:`medvigil.triplets.release_triplet_report`)
+and the unmatched ones counted in ``triplets`` and in every model's ``counts``.
 
 ``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run
 folders searched for them) of the ``tasks/medqdeg``, ``tasks/readiness`` and ``tasks/cbd``
@@ -224,12 +227,24 @@ def format_mediconfusion(result: dict) -> str:
 def score_medvigil(release_root: str, files: list[str], **audit_options) -> dict:
     """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files)."""
     from medvigil.adapters.model_outputs import read_model_outputs
+    from medvigil.release_format import DEFAULT_TIER_WEIGHTS
     from medvigil.scoring import audit
+    from medvigil.scoring.clinician import release_clinician_scores
+    from medvigil.triplets import release_triplet_report
 
     records = read_model_outputs(files, release_root)
     for warning in getattr(records, "warnings", []):
         print(f"warning: {warning}", file=sys.stderr)
-    return _clean(audit(records, **audit_options))
+    result = audit(records, **audit_options)
+    clinician = release_clinician_scores(release_root, weights=(result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS))
+    if clinician is not None:
+        result["clinician"] = clinician  # the Doctors row of the report (Table 10)
+    result["triplets"] = release_triplet_report(release_root)
+    for block in result["models"].values():  # TR-coh of models with triplet arms: what stayed unasked
+        counts = block.get("counts") or {}
+        if counts.get("triplets_complete", 0) + counts.get("triplets_incomplete", 0):
+            counts["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
+    return _clean(result)
 
 
 def format_medvigil(result: dict) -> str:

@@ -10,8 +10,9 @@ Modules: :mod:`~medvigil.scoring.table` (columnar records), :mod:`~medvigil.scor
 (Wilson, percentile intervals, Spearman), :mod:`~medvigil.scoring.bootstrap`
 (case-clustered bootstrap), :mod:`~medvigil.scoring.medvigil_metrics` (MedVIGIL
 Eqs. 2-7, :func:`audit`), :mod:`~medvigil.scoring.sensitivity` (Table 17),
-:mod:`~medvigil.scoring.ablations` (Appendices I, J, K). Importing this package loads
-numpy only.
+:mod:`~medvigil.scoring.ablations` (Appendices I, J, K), :mod:`~medvigil.scoring.clinician`
+(the clinician reference row, Table 10), :mod:`~medvigil.scoring.agreement` (Cohen's kappa).
+Importing this package loads numpy only.
 """
 
 from medvigil.scoring.medvigil_metrics import (

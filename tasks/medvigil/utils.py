@@ -225,11 +225,12 @@ def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
 
 
 def medvigil_open_process_results(doc: dict, results: list) -> dict:
-    """Open answers scored by the transparent refusal classifier (medvigil.open_ended)."""
+    """Open answers scored by the authors' open-ended rule (medvigil.open_ended)."""
     from medvigil.open_ended import open_letters
 
     response = results[0] if results else ""
-    correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"])
+    correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
+                                         doc.get("probe_kind", ""))
     record = _record({**doc, "correct_letter": correct, "options": None}, letter)
     record.update(raw_response=response, extra={"condition_source": "lmms-eval", "open_label": label,
                                                 "expected_behavior": doc["expected_behavior"]})

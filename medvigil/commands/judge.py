@@ -1,0 +1,223 @@
+"""``medvigil judge``: run the open-ended judge over answers and check it against their labels.
+
+ANSWERS is a JSON object in the shape of the MedVIGIL authors' calibration file
+(``llm_judge_calibration.json``): ``samples``, a list of objects with ``question`` and
+``answer`` (strings) and optionally ``_model`` (or ``model``), the probe fields
+``probe_kind``, ``expected_behavior``, ``expected_answer_or_set`` (list or string),
+``halluc_explanation``, ``degradation`` and ``text_only_answerable``, and labels ``_rule_is_refusal``,
+``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true, false or null).
+
+Every sample gets ``is_refusal``, ``is_critical``, ``verdict`` and ``verdict_method``
+(:func:`medvigil.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
+``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and, for a sample
+with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
+authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in
+``rule_verdict``; an unreadable reply is ``hedged``/``llm_failed``, as theirs)
+(:mod:`medvigil.llm_judge`). The summary, per model and ``__overall__``, gives the
+agreement of our rule with every label the file carries and Cohen's kappa of the rule
+against each LLM labelling, over the samples that LLM labelled (null labels are left out
+and counted, as in the authors' summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from medvigil.errors import DataError, Problem
+
+AXES = ("refusal", "critical")
+FILE_LABELS = {"rule": "_rule_is_{}", "file_llm": "_llm_is_{}"}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "judge",
+        help="judge open-ended answers with the authors' rule (and optionally an LLM), with agreement and kappa",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("answers", metavar="ANSWERS.json", help="answers in the calibration file's shape")
+    parser.add_argument("--llm", metavar="ENDPOINT", help="OpenAI-compatible API base URL, e.g. http://127.0.0.1:8000/v1")
+    parser.add_argument("--llm-model", default=None, help="model name sent to the endpoint (default gpt-4o)")
+    parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _expected(value, where: Problem) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            return [value]
+        value = parsed if isinstance(parsed, list) else [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataError(where)
+    return value
+
+
+def read_answers(path: str) -> list[dict]:
+    """The samples of ANSWERS, checked; every problem names the sample and field."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DataError(Problem(path, f"not UTF-8 text: {exc}")) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(Problem(path, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")) from None
+    samples = data.get("samples") if isinstance(data, dict) else None
+    if not isinstance(samples, list):
+        raise DataError(Problem(path, "expected a JSON object with a list 'samples'", field="samples"))
+    problems, out = [], []
+    for i, s in enumerate(samples, 1):
+        if not isinstance(s, dict):
+            problems.append(Problem(path, "sample is not a JSON object", row=i))
+            continue
+        for key in ("question", "answer"):
+            if not isinstance(s.get(key), str):
+                problems.append(Problem(path, "missing or not a string", row=i, field=key))
+        for axis in AXES:
+            for pattern in FILE_LABELS.values():
+                key = pattern.format(axis)
+                if key in s and s[key] is not None and not isinstance(s[key], bool):
+                    problems.append(Problem(path, "label must be true, false or null", row=i, field=key))
+        for key in ("probe_kind", "expected_behavior", "degradation", "_model", "model", "halluc_explanation"):
+            if key in s and not isinstance(s[key], str):
+                problems.append(Problem(path, "not a string", row=i, field=key))
+        if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
+            problems.append(Problem(path, "must be true or false", row=i, field="text_only_answerable"))
+        try:
+            expected = _expected(s.get("expected_answer_or_set"), Problem(
+                path, "must be a list of strings or a string", row=i, field="expected_answer_or_set"))
+        except DataError as exc:
+            problems.extend(exc.problems)
+            continue
+        out.append({**s, "_expected": expected})
+    if problems:
+        raise DataError(problems)
+    return out
+
+
+def judge_samples(samples: list[dict], llm=None) -> list[dict]:
+    from medvigil.open_ended import EXPECTED_BEHAVIOURS, judge
+
+    rows = []
+    for s in samples:
+        degradation = s.get("degradation")
+        degraded = bool(degradation) and degradation != "clean" and not s.get("text_only_answerable", False)
+        j = judge(s["answer"], probe_kind=s.get("probe_kind", ""), expected_behavior=s.get("expected_behavior", ""),
+                  expected=s["_expected"], degraded=degraded)
+        row = {k: v for k, v in s.items() if k != "_expected"}
+        row.update(is_refusal=j.is_refusal, is_critical=j.is_critical, verdict=j.verdict, verdict_method=j.method)
+        behaviour = s.get("expected_behavior", "")
+        if behaviour and behaviour not in EXPECTED_BEHAVIOURS:
+            row["unknown_expected_behavior"] = True
+        if llm is not None:
+            refusal, critical, raw = llm.ask(s["question"], s["answer"])
+            row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=raw)
+            if j.method == "fallback" and s.get("probe_kind"):  # where the authors' scorer asks its LLM
+                from medvigil.llm_judge import verdict_message
+
+                message = verdict_message(s["probe_kind"], s["question"], s["answer"], "; ".join(s["_expected"]),
+                                          s.get("halluc_explanation", ""))
+                verdict, raw_verdict = llm.ask_verdict(message)
+                row.update(rule_verdict=j.verdict, verdict=verdict or "hedged",
+                           verdict_method="llm" if verdict else "llm_failed", llm_verdict_raw=raw_verdict)
+        rows.append(row)
+    return rows
+
+
+def _model(row: dict) -> str:
+    return row.get("_model") or row.get("model") or "(unnamed)"
+
+
+def _compare(rows: list[dict], key: str) -> dict | None:
+    """Our rule vs the labels under ``key`` (a format pattern over the axis)."""
+    from medvigil.scoring.agreement import agreement, cohen_kappa
+
+    out = {}
+    for axis in AXES:
+        label = key.format(axis)
+        pairs = [(r[f"is_{axis}"], r[label]) for r in rows if isinstance(r.get(label), bool)]
+        if not any(label in r for r in rows):
+            continue
+        ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
+        out[axis] = {
+            "n_rated": len(pairs), "n_unlabelled": len(rows) - len(pairs),
+            "n_agree": sum(a == b for a, b in pairs), "agreement": agreement(ours, theirs),
+            "kappa": cohen_kappa(ours, theirs),
+            "rule_rate": sum(ours) / len(pairs) if pairs else None,
+            "label_rate": sum(theirs) / len(pairs) if pairs else None,
+        }
+    return out or None
+
+
+def summarise(rows: list[dict]) -> list[dict]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[_model(row)].append(row)
+    groups["__overall__"] = rows
+    summary = []
+    for model, group in groups.items():
+        block = {"model": model, "n": len(group),
+                 "verdicts": dict(Counter(r["verdict"] or "no_gold" for r in group)),
+                 "unknown_expected_behavior": sum(bool(r.get("unknown_expected_behavior")) for r in group)}
+        for name, key in (("vs_file_rule", "_rule_is_{}"), ("vs_file_llm", "_llm_is_{}"), ("vs_llm", "llm_is_{}")):
+            compared = _compare(group, key)
+            if compared:
+                block[name] = compared
+        summary.append(block)
+    return summary
+
+
+def _fmt(value, pct=False) -> str:
+    if value is None:
+        return "-"
+    return f"{100 * value:.1f}" if pct else f"{value:.3f}"
+
+
+def format_summary(summary: list[dict]) -> str:
+    lines = [f"{'model':18s} {'n':>4s} {'comparison':13s} {'axis':9s} {'agree':>9s} {'kappa':>7s}"]
+    for block in summary:
+        for name in ("vs_file_rule", "vs_file_llm", "vs_llm"):
+            for axis, c in block.get(name, {}).items():
+                lines.append(f"{block['model']:18s} {block['n']:>4d} {name:13s} {axis:9s} "
+                             f"{c['n_agree']:>4d}/{c['n_rated']:<4d} {_fmt(c['kappa']):>7s}")
+        lines.append(f"{block['model']:18s} {block['n']:>4d} verdicts      "
+                     + ", ".join(f"{k} {v}" for k, v in sorted(block["verdicts"].items())))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from medvigil.atomic_output import write_text_atomic
+
+    if args.json and args.json != "-" and Path(args.json).resolve() == Path(args.answers).resolve():
+        print(f"error: --json {args.json} would overwrite the input ANSWERS file", file=sys.stderr)
+        return 2
+    samples = read_answers(args.answers)
+    llm = None
+    if args.llm:
+        from medvigil.llm_judge import DEFAULT_MODEL, LLMJudge
+
+        llm = LLMJudge(args.llm, model=args.llm_model or DEFAULT_MODEL)
+    try:
+        rows = judge_samples(samples, llm)
+    except OSError as exc:
+        print(f"error: LLM judge: {exc}", file=sys.stderr)
+        return 2
+    result = {"answers": str(args.answers), "samples": rows, "summary": summarise(rows)}
+    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if args.json == "-":
+        sys.stdout.write(text)
+        return 0
+    if args.json:
+        write_text_atomic(Path(args.json), text)
+    print(format_summary(result["summary"]))
+    if args.json:
+        print(f"\nJSON written to {args.json}")
+    return 0
