@@ -48,7 +48,7 @@ def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) 
     for label, path in labelled:
         source = _resolved(path)
         if target == source:
-            return f"is the same path as the {label} ({source})"
+            return f"is the same path as the {label} ({source}); writing it would overwrite that input"
         if source.is_relative_to(target):
             return f"contains the {label} ({source}); replacing or writing it could destroy that input"
         if target.is_relative_to(source):
