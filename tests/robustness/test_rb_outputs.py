@@ -148,3 +148,12 @@ def test_sigterm_handler_is_restored_after_a_command(capsys, tmp_path):
     main(["tasks-path"])
     assert signal.getsignal(signal.SIGTERM) is before
     assert sys.modules["medvigil.cli"].Terminated.__mro__[1] is BaseException
+
+
+def test_judge_json_never_replaces_or_lands_in_its_input(capsys, tmp_path):
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    answers = folder / "a.json"
+    answers.write_text(json.dumps({"samples": [{"question": "q", "answer": "a"}]}))
+    run_cli(capsys, ["judge", answers, "--json", answers], says=["field '--json'", "overwrite"], inputs=[folder])
+    run_cli(capsys, ["judge", answers, "--json", tmp_path], says=["field '--json'", "contains the input ANSWERS"], inputs=[folder])

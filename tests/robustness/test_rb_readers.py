@@ -232,3 +232,13 @@ def test_harness_empty_file_is_an_error(capsys, small_release, tmp_path):
     path.write_bytes(b"")
     run_cli(capsys, ["score", "--suite", "medvigil", "--release", small_release[0], path, "--n-resamples", "0"],
             says=[path.name], inputs=[path])
+
+
+@pytest.mark.parametrize(("data", "says"), [(b'{"samples": [\n{"question": "\xff"}]}', ["not valid UTF-8", "(line 2)"]),
+                                            (b'{"samples": [], "x": Infinity}', ["Infinity is not a JSON number"]),
+                                            (b"[" * 100000, ["nested too deeply"])])
+def test_judge_answers_reader(capsys, tmp_path, data, says):
+    path = tmp_path / "answers.json"
+    path.write_bytes(data)
+    run_cli(capsys, ["judge", path, "--json", tmp_path / "out.json"], says=["answers.json", *says], inputs=[path],
+            absent=[tmp_path / "out.json"])

@@ -85,6 +85,11 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
     _fifo(build / "DATASHEET.md")
     cases.append((["publish", build, "--repo", "org/x", "--dry-run"], 2, ["DATASHEET.md", "FIFO"]))
 
+    # judge's answers file
+    answers = tmp_path / "answers.json"
+    _fifo(answers)
+    cases.append((["judge", answers], 2, ["answers.json", "FIFO"]))
+
     before = tree_digest(rel)
     results_ = run_batch([argv for argv, _, _ in cases], tmp_path)
     for (argv, code, fragments), (got, err) in zip(cases, results_):
