@@ -129,3 +129,15 @@ def test_mediconfusion_build_refuses_a_roco_bomb(capsys, mc_sample, tmp_path):
     victim.write_bytes(png_bomb())
     run_cli(capsys, ["mediconfusion-build", sample / "data" / "dataset.json", "--images", sample / "roco", "--out",
                      tmp_path / "out"], says=[victim.name, "144,000,000 pixels"], inputs=[sample], absent=[tmp_path / "out"])
+
+
+@pytest.mark.parametrize("command", ["build", "validate"])
+def test_release_image_bomb(capsys, release_copy, tmp_path, command):
+    from conftest import run_cli
+
+    rel, _ = release_copy
+    victim = sorted((rel / "images").glob("*"))[0]
+    victim.write_bytes(png_bomb())
+    argv = [command, rel] + (["--out", tmp_path / "built"] if command == "build" else [])
+    out, err = run_cli(capsys, argv, code=2 if command == "build" else 1, inputs=[rel], absent=[tmp_path / "built"])
+    assert "manifest.csv" in out + err and "decompression bomb" in out + err and "field 'image_file'" in out + err

@@ -85,6 +85,11 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
     _fifo(build / "DATASHEET.md")
     cases.append((["publish", build, "--repo", "org/x", "--dry-run"], 2, ["DATASHEET.md", "FIFO"]))
 
+    # the official harness JSONL (reader owned by `conform`; the regular-file hook is ours)
+    harness = tmp_path / "m__mcq.jsonl"
+    _fifo(harness)
+    cases.append((["score", "--suite", "medvigil", "--release", rel, harness, "--n-resamples", "0"], 2, ["m__mcq.jsonl"]))  # conform: says "does not exist"
+
     # judge's answers file
     answers = tmp_path / "answers.json"
     _fifo(answers)
