@@ -100,10 +100,15 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def loads_json(text: str, label: str, row: int | None = None, **kwargs: Any) -> Any:
+def loads_json(text: str, label: str, row: int | None = None, *, allow_non_finite: bool = False, **kwargs: Any) -> Any:
     """Strict ``json.loads``: ``NaN``/``Infinity`` and runaway nesting are DataErrors naming
-    ``label`` and the line (``row`` for one line of a JSONL file)."""
+    ``label`` and the line (``row`` for one line of a JSONL file).
+
+    ``allow_non_finite``: accept ``NaN``/``Infinity`` (lmms-eval writes them in its logs, e.g.
+    a stderr it could not compute); the reader must then check the numbers it uses."""
     try:
+        if allow_non_finite:
+            return json.loads(text, **kwargs)
         return json.loads(text, parse_constant=_no_constant, **kwargs)
     except json.JSONDecodeError as exc:
         where = row if row is not None else exc.lineno

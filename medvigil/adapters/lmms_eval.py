@@ -47,7 +47,7 @@ def model_name(samples_path: Path) -> str:
     results = samples_path.with_name(f"{stamp}_results.json")
     if not results.exists():  # anything else there (a FIFO, a device) is refused by read_json
         raise DataError(Problem(str(samples_path), f"no {results.name} beside it to name the model", field="model"))
-    data = read_json(results, str(results))
+    data = read_json(results, str(results), allow_non_finite=True)  # lmms-eval writes NaN for missing stderrs
     config = data.get("config") if isinstance(data, dict) else None
     if not isinstance(config, dict):
         raise DataError(Problem(str(results), "not an lmms-eval results file: no 'config' object", field="config"))
@@ -69,7 +69,7 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
             if not line.strip():
                 continue
             try:
-                sample = loads_json(line, str(path), row=line_no)
+                sample = loads_json(line, str(path), row=line_no, allow_non_finite=True)  # lmms-eval's own NaNs
             except DataError as exc:
                 problems.extend(exc.problems)
                 continue
@@ -78,7 +78,7 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
                 problems.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
                 continue
             record = {**record, "model": name}
-            found = problems_for("probe_record", record, str(path), line_no) or extra_problems(record, str(path), line_no)
+            found = problems_for("probe_record", record, str(path), line_no) + extra_problems(record, str(path), line_no)
             if found:
                 problems.extend(found)
                 continue
