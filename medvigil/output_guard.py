@@ -30,7 +30,7 @@ PathLike = str | os.PathLike
 
 def _resolved(path: PathLike) -> Path:
     # strict=False: an output usually does not exist yet; its existing parents are resolved
-    return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
+    return Path(os.path.realpath(os.fspath(path)))
 
 
 Inputs = Mapping[str, "PathLike | None"] | Iterable["PathLike | None"]
