@@ -134,7 +134,10 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
         if out.is_dir() and any(out.iterdir()) and not (out / DEMO_MARKER).is_file():
             raise FileExistsError(f"{out} is not a folder written by `medvigil demo` (no {DEMO_MARKER}); "
                                   "--force only replaces an earlier demo output: remove it yourself or choose another --out")
-        shutil.rmtree(out) if out.is_dir() else out.unlink()
+        if out.is_dir():
+            shutil.rmtree(out)
+        else:
+            out.unlink()
     out.mkdir(parents=True)
     (out / DEMO_MARKER).write_text("written by `medvigil demo`; `medvigil demo --force` may replace this folder\n",
                                    encoding="utf-8")
