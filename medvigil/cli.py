@@ -9,8 +9,11 @@ stays fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
+import threading
 
 from medvigil import __version__
 from medvigil.errors import DataError
@@ -61,11 +64,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt so staging folders are removed."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def _sigterm_as_exception():
+    """While a command runs, SIGTERM unwinds the stack (``finally`` blocks clean up) like SIGINT."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        with _sigterm_as_exception():
+            return int(args.func(args) or 0)
     except DataError as exc:
         for problem in exc.problems[:MAX_PRINTED_PROBLEMS]:
             print(f"error: {problem}", file=sys.stderr)
@@ -73,12 +98,15 @@ def main(argv: list[str] | None = None) -> int:
         if hidden > 0:
             print(f"error: ... and {hidden} more problem(s) ({len(exc.problems)} in all)", file=sys.stderr)
         return 2
-    except (FileNotFoundError, FileExistsError, NotADirectoryError, PermissionError) as exc:
+    except OSError as exc:  # missing or existing files, permissions, a folder where a file was expected, a full disk
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
 
 
 if __name__ == "__main__":  # pragma: no cover

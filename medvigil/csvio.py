@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import read_bytes
 
 UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -66,7 +67,8 @@ def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[st
             in ``CsvTable.problems``.
     """
     path = Path(path)
-    return parse_csv_bytes(path.read_bytes(), name or path.name, required=required)
+    name = name or path.name
+    return parse_csv_bytes(read_bytes(path, name), name, required=required)
 
 
 def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvTable:

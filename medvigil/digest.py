@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from medvigil.input_files import open_regular
 from medvigil.release_format import DIGEST_FILE
 
 _CHUNK = 1 << 20
@@ -12,7 +13,7 @@ _CHUNK = 1 << 20
 
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path, max_bytes=0) as fh:  # streamed: no size limit, but never a FIFO or device
         while chunk := fh.read(_CHUNK):
             h.update(chunk)
     return h.hexdigest()

@@ -35,6 +35,7 @@ import json
 import re
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,8 @@ from medvigil import croissant
 from medvigil.atomic_output import staged_folder
 from medvigil.card_metadata import configs_and_info, markdown_table
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import open_regular, read_json
+from medvigil.output_guard import refuse_overlap
 from medvigil.parquet_shards import (
     DATA_DIR,
     DEFAULT_MAX_SHARD_BYTES,
@@ -104,6 +107,7 @@ class BuildReport:
     variant_comparison: dict[str, Any] | None
     credentialed_case_ids: list[str]
     images: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> image_status -> rows
+    credentialed_sha256: list[str] = field(default_factory=list)  # the withheld source files (publish checks content)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -119,6 +123,7 @@ class BuildReport:
             "skipped": self.skipped,
             "notes": self.notes,
             "credentialed_case_ids": self.credentialed_case_ids,
+            "credentialed_sha256": self.credentialed_sha256,
             "variant_comparison": self.variant_comparison,
             "shards": shards_to_json(self.shards),
         }
@@ -207,8 +212,8 @@ def build(
         raise ValueError(f"max_shard_bytes must be a positive int, got {max_shard_bytes!r}")
     if not release_dir.is_dir():
         raise NotADirectoryError(f"release folder {str(release_dir)!r} does not exist or is not a folder")
-    if out.resolve().is_relative_to(release_dir.resolve()):
-        raise ValueError(f"the output folder {str(out)!r} must not be inside the release folder")
+    inputs = {"RELEASE": release_dir, "--reconstructed": reconstructed}
+    refuse_overlap({"--out": out}, inputs, replace=force)
     if out.exists() and not force:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
 
@@ -229,7 +234,7 @@ def build(
 
         check_reconstruction(reconstructed, release.digest)
 
-    with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, replace=force) as tmp:
+    with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, inputs=inputs, replace=force) as tmp:
         result = _write(
             release,
             tmp,
@@ -318,6 +323,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
         variant_comparison=comparison,
         credentialed_case_ids=credentialed,
         images=images,
+        credentialed_sha256=sorted({sha.lower() for _, sha in release.pointers.values()}),
     )
     features = {c: FEATURES[c] for c in opts["configs"]}
     doc = croissant_document(release, report, features, repo_id=opts["repo_id"])
@@ -409,7 +415,7 @@ _IMAGE_MAGIC = (
 
 def sniff_image(path: Path) -> str | None:
     """Name of the image format ``path`` starts with, or None."""
-    with open(path, "rb") as fh:
+    with open_regular(path, max_bytes=0) as fh:
         head = fh.read(132)
     for offset, magic, name in _IMAGE_MAGIC:
         if head[offset : offset + len(magic)] == magic:
@@ -433,7 +439,12 @@ def credentialed_problems(out: Path) -> list[Problem]:
     listed: set[str] = set()
     info_path = out / BUILD_INFO
     if info_path.is_file():
-        listed = set(json.loads(info_path.read_text(encoding="utf-8")).get("credentialed_case_ids", []))
+        try:
+            info = read_json(info_path, BUILD_INFO)
+        except DataError:
+            info = {}  # check_publishable reports it
+        ids = info.get("credentialed_case_ids", []) if isinstance(info, dict) else []
+        listed = {str(i) for i in ids} if isinstance(ids, list) else set()
     problems: list[Problem] = []
     for path in sorted((out / DATA_DIR).rglob("*.parquet")) if (out / DATA_DIR).is_dir() else []:
         rel = path.relative_to(out).as_posix()
@@ -728,7 +739,7 @@ def dataset_card(release, report: BuildReport, features: dict, kinds: Counter, *
 # --------------------------------------------------------------------------- publishing
 
 
-def check_publishable(out: Path | str) -> tuple[list[Path], list[Problem]]:
+def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = ()) -> tuple[list[Path], list[Problem]]:
     """Decide, without any network access, whether ``out`` may be uploaded.
 
     Returns ``(files, problems)``: the files that would be uploaded, and every reason to
@@ -736,7 +747,10 @@ def check_publishable(out: Path | str) -> tuple[list[Path], list[Problem]]:
     build; a ``local_only`` build; any file other than the card, datasheet, Croissant,
     build info and the Parquet shards (in particular any stray image or DICOM file);
     symbolic links; shards whose checksum differs from ``build_info.json``; and any
-    Parquet row of a credentialed case that carries image bytes.
+    Parquet row of a credentialed case that carries image bytes; and any content that is, or
+    embeds, an image (:mod:`medvigil.publish_scan`): bytes identical to a credentialed image
+    (``credentialed_sha256`` of the build plus every file under ``credentialed_dirs``) anywhere,
+    and any image at all inside the text files.
     """
     out = Path(out)
     if not out.is_dir():
@@ -748,9 +762,12 @@ def check_publishable(out: Path | str) -> tuple[list[Path], list[Problem]]:
         problems.append(Problem(BUILD_INFO, "missing: not a folder written by `medvigil build`"))
     else:
         try:
-            info = json.loads(info_path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            problems.append(Problem(BUILD_INFO, f"not valid JSON ({exc})"))
+            info = read_json(info_path, BUILD_INFO)
+        except DataError as exc:
+            problems.extend(exc.problems)
+        if not isinstance(info, dict):
+            problems.append(Problem(BUILD_INFO, f"expected a JSON object, got {type(info).__name__}"))
+            info = {}
     if info.get("local_only") or (out / LOCAL_ONLY_MARKER).exists():
         problems.append(
             Problem(
@@ -794,4 +811,9 @@ def check_publishable(out: Path | str) -> tuple[list[Path], list[Problem]]:
             if _sha256(out / rel) != recorded[rel]:
                 problems.append(Problem(rel, "checksum differs from build_info.json (modified after the build?)"))
     problems.extend(credentialed_problems(out))
+    from medvigil.publish_scan import content_problems, credentialed_hashes
+
+    recorded_hashes = info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
+    hashes = {str(h).lower() for h in recorded_hashes} | credentialed_hashes(credentialed_dirs)
+    problems.extend(content_problems(out, files, hashes, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))))
     return files, problems

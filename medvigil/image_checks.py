@@ -24,8 +24,11 @@ from threading import Lock
 
 from PIL import Image, UnidentifiedImageError
 
+from medvigil.errors import DataError
+
 # one pixel limit for validating and for rendering
-from medvigil.imaging import DEFAULT_MAX_PIXELS
+from medvigil.imaging import DEFAULT_MAX_PIXELS, pixel_budget_problem
+from medvigil.input_files import read_bytes
 
 # A published image is a ~1 Mpx JPEG of a few hundred kB; a file this large is refused
 # before it is read into memory.
@@ -53,10 +56,10 @@ def image_problem(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> 
     if max_pixels <= 0:
         raise ValueError(f"max_pixels must be positive, got {max_pixels}")
     path = Path(path)
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        return f"is {size:,} bytes, more than the {MAX_FILE_BYTES:,}-byte limit for one image"
-    data = path.read_bytes()
+    try:
+        data = read_bytes(path, max_bytes=MAX_FILE_BYTES)
+    except DataError as exc:  # a FIFO, device, folder or a file over the limit
+        return exc.problems[0].message
     key = (hashlib.sha256(data).digest(), max_pixels)
     with _cache_lock:
         if key in _cache:
@@ -76,13 +79,9 @@ def _judge(data: bytes, max_pixels: int) -> str | None:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
                 width, height = image.size
-                if width <= 0 or height <= 0:
-                    return f"declares an empty image size {width}x{height}"
-                if width * height > max_pixels:
-                    return (
-                        f"declares {width}x{height} = {width * height:,} pixels, more than the "
-                        f"{max_pixels:,}-pixel limit (decompression bomb)"
-                    )
+                reason = pixel_budget_problem(width, height, max_pixels=max_pixels)
+                if reason is not None:
+                    return reason
                 if image.format == "JPEG":
                     image.draft(image.mode, (max(1, width // 8), max(1, height // 8)))
                 image.load()

@@ -228,6 +228,23 @@ def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | No
 # --------------------------------------------------------------------------- safe decoding
 
 
+def pixel_budget_problem(width: int, height: int, *, planes: int = 1, max_pixels: int = DEFAULT_MAX_PIXELS) -> str | None:
+    """Why an image declaring ``width`` x ``height`` (x ``planes`` frames or samples) must not be
+    decoded, or None. The one pixel budget of the project: every decoder (JPEG/PNG files, image
+    bytes in Parquet or in requests to ``serve-baseline``, DICOM) asks it before decoding."""
+    max_pixels = _check_int(max_pixels, "max_pixels")
+    if max_pixels < 1:
+        raise ValueError(f"max_pixels must be >= 1, got {max_pixels}")
+    if width <= 0 or height <= 0:
+        return f"declares an empty image size {width}x{height}"
+    total = width * height * max(1, planes)
+    if total > max_pixels:
+        shown = f"{width}x{height}" + (f"x{planes}" if planes > 1 else "")
+        return (f"declares {shown} = {total:,} pixels, more than the {max_pixels:,}-pixel limit (decompression bomb); "
+                f"refusing to decode (max_pixels={max_pixels})")
+    return None
+
+
 def _decode(source, name: str, max_pixels: int) -> Image.Image:
     max_pixels = _check_int(max_pixels, "max_pixels")
     if max_pixels < 1:
@@ -237,15 +254,9 @@ def _decode(source, name: str, max_pixels: int) -> Image.Image:
             # We apply our own limit below; Pillow's warning threshold is not ours.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(source) as im:
-                width, height = im.size
-                if width * height > max_pixels:
-                    raise DataError(
-                        Problem(
-                            file=name,
-                            message=f"image is {width}x{height} = {width * height} pixels, more than "
-                            f"max_pixels={max_pixels}; refusing to decode (possible decompression bomb)",
-                        )
-                    )
+                reason = pixel_budget_problem(*im.size, max_pixels=max_pixels)
+                if reason is not None:
+                    raise DataError(Problem(file=name, message=f"image {reason}"))
                 im.load()
                 return im.convert("RGB")
     except DataError:
@@ -281,7 +292,10 @@ def safe_open_image(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXEL
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r:.80}")
-    return _decode(os.fspath(path), os.fspath(path), max_pixels)
+    from medvigil.input_files import read_bytes
+
+    name = os.fspath(path)
+    return _decode(io.BytesIO(read_bytes(name, name)), name, max_pixels)
 
 
 def decode_image(data: bytes, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:

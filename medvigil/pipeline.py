@@ -20,6 +20,7 @@ DEFAULT_TASKS = ("medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_roi_decay", 
 STRESS_TASKS = ("readiness", "cbd_quadrants")  # asked in each baseline's run beside the MedVIGIL tasks
 MEDICONFUSION_TASKS = ("mediconfusion",)  # the group: MC, GD, PS and FF modes on synthetic pairs
 MEDQDEG_REPEATS = 5  # T trials per degraded probe (perceived confidence needs repeats)
+DEMO_MARKER = ".medvigil-demo"  # `demo --force` replaces only a folder holding this file
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,7 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     from medvigil.export import build
     from medvigil.mediconfusion import export as mediconfusion_export
     from medvigil.mediconfusion.synthetic import write_sample
+    from medvigil.output_guard import refuse_overlap
     from medvigil.report import write_report
     from medvigil.scoring import audit_to_json
     from medvigil.suite_scores import score_suite
@@ -128,7 +130,17 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     if out.exists():
         if not force:
             raise FileExistsError(f"{out} exists; pass --force to replace it")
-        shutil.rmtree(out)
+        refuse_overlap({"--out": out}, (), replace=True)  # never the root, home or current folder
+        if out.is_dir() and any(out.iterdir()) and not (out / DEMO_MARKER).is_file():
+            raise FileExistsError(f"{out} is not a folder written by `medvigil demo` (no {DEMO_MARKER}); "
+                                  "--force only replaces an earlier demo output: remove it yourself or choose another --out")
+        if out.is_dir():
+            shutil.rmtree(out)
+        else:
+            out.unlink()
+    out.mkdir(parents=True)
+    (out / DEMO_MARKER).write_text("written by `medvigil demo`; `medvigil demo --force` may replace this folder\n",
+                                   encoding="utf-8")
     deg_models = tuple(medqdeg_models) if stress else ()
     progress = Progress(total=4 + len(models) + len(deg_models))
     release, built, runs = out / "release", out / "build" / "medvigil", out / "runs"
@@ -166,5 +178,5 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
         mc_logs = [str(p) for p in samples if _task_of(p).startswith("mediconfusion_")]
         result["suites"]["mediconfusion"] = score_mediconfusion(str(mc_release / "data" / "dataset.json"), mc_logs)
     progress("writing the report")
-    paths = write_report(result, out / "report", title="MedVIGIL trust report: synthetic release, sanity baselines")
+    paths = write_report(result, out / "report", title="MedVIGIL trust report: synthetic release, sanity baselines", inputs=())
     return paths["html"].parent

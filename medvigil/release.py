@@ -57,6 +57,7 @@ from medvigil import release_format as rf
 from medvigil.csvio import CsvTable, read_csv
 from medvigil.digest import release_digest
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import read_bytes
 from medvigil.pathsafe import resolve_inside, unsafe_reason
 from medvigil.schema_validation import load_schema, problems_for
 
@@ -669,7 +670,11 @@ def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
 
 
 def _read_json(path: Path, rel: str, problems: list[Problem]) -> Any:
-    data = path.read_bytes()
+    try:
+        data = read_bytes(path, rel)  # regular files only, bounded (medvigil.input_files)
+    except DataError as exc:
+        problems.extend(exc.problems)
+        return None
     if data.startswith(b"\xef\xbb\xbf"):
         problems.append(Problem(rel, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"))
         data = data[3:]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,12 +19,22 @@ from typing import Any
 
 from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import read_json
 from medvigil.release_format import PROBE_KINDS, TIERS
 
 KIND_LABELS = {
     "original": "Original", "tcf": "TCF", "halluc_trap": "Trap", "negation": "NEG", "specificity_drop": "SDR",
     "knowledge_only": "Know only", "lr_flip": "LR flip", "roi_only": "ROI only", "roi_masked": "ROI masked",
 }
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|<>"})
+
+
+def md_escape(text: Any) -> str:
+    """Text safe inside a Markdown table cell: no raw HTML, links, code spans or cell breaks
+    (model names and file names come from user data)."""
+    return " ".join(str(text).split("\n")).replace("&", "&amp;").translate(_MD_SPECIAL)
 
 
 @dataclass(frozen=True)
@@ -36,10 +45,10 @@ class Table:
     note: str = ""
 
     def markdown(self) -> str:
-        lines = [f"### {self.title}", ""]
-        lines.append("| " + " | ".join(self.headers) + " |")
+        lines = [f"### {md_escape(self.title)}", ""]
+        lines.append("| " + " | ".join(md_escape(h) for h in self.headers) + " |")
         lines.append("|" + "|".join("---" for _ in self.headers) + "|")
-        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in self.rows]
         if self.note:
             lines += ["", self.note]
         return "\n".join(lines)
@@ -86,9 +95,9 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             _add_token_ablation_csv(merged, path, problems)
             continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(Problem(str(path), f"not a readable JSON score result: {exc}"))
+            data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON
+        except DataError as exc:
+            problems.extend(exc.problems)
             continue
         if isinstance(data, dict) and "suite" not in data and isinstance(data.get("raw"), dict):
             _add_seed_variance(merged, data, path, problems)  # the authors' seed-variance probe file
@@ -107,6 +116,10 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
                 merged["suites"][suite], suite_sources[suite] = data, str(path)
             continue
         for name, block in data["models"].items():
+            found = _block_problems(block, str(path), f"models.{name}")
+            if found:
+                problems.extend(found)
+                continue
             if name in merged["models"]:
                 problems.append(Problem(str(path), f"model {name!r} is also in {merged['sources'][name]}", field="models"))
                 continue
@@ -124,6 +137,30 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     if not merged["models"] and not any(suite_models(r) for r in merged["suites"].values()):
         raise DataError(Problem("<inputs>", "no models to report"))
     return merged
+
+
+NUMERIC_PARTS = ("metrics", "accuracy", "sfr_by_tier", "n_by_tier", "ci")  # numbers (or null) at every leaf
+
+
+def _block_problems(block: Any, file: str, where: str) -> list[Problem]:
+    """Shape of one model's audit block: an object with a ``metrics`` object; numbers at the leaves."""
+    if not isinstance(block, dict):
+        return [Problem(file, f"must be an object, got {type(block).__name__}", field=where)]
+    if not isinstance(block.get("metrics"), dict):
+        return [Problem(file, "missing the 'metrics' object", field=f"{where}.metrics")]
+    problems = []
+
+    def leaves(value: Any, field: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                leaves(item, f"{field}.{key}")
+        elif value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            problems.append(Problem(file, f"must be a number or null, got {value!r:.40}", field=field))
+
+    for part in NUMERIC_PARTS:
+        if part in block:
+            leaves(block[part], f"{where}.{part}")
+    return problems
 
 
 def _models_by_mcs(result: Mapping[str, Any]) -> list[str]:
@@ -408,6 +445,20 @@ class Section:
     pngs: Mapping[str, bytes]
 
 
+def checked_sections(result: Mapping[str, Any], inputs: Iterable[str | os.PathLike] = ()) -> list[Section]:
+    """:func:`sections`, with a score result of an unexpected shape reported as a DataError
+    naming the input files (and the missing key), never as a traceback."""
+    try:
+        return sections(result)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        field = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else None
+        files = ", ".join(map(str, inputs)) or "<scores>"
+        raise DataError(Problem(files, f"score result has an unexpected shape ({type(exc).__name__}: {exc}); "
+                                "was it written by `medvigil score --json`?", field=field)) from None
+
+
 def sections(result: Mapping[str, Any]) -> list[Section]:
     """The MedVIGIL audit (when any model has one), then each stress-test suite scored."""
     from medvigil.suite_scores import SUITE_TITLES, suite_figures, suite_tables
@@ -427,7 +478,7 @@ def render_markdown(parts: Sequence[Section], figure_files: Mapping[str, str], t
         lines += [f"![{name}]({figure_files[name]})\n" for name in section.pngs]
     if result.get("warnings"):
         lines.append("## Warnings\n")
-        lines += [f"- {w}" for w in result["warnings"]]
+        lines += [f"- {md_escape(w)}" for w in result["warnings"]]
     return "\n".join(lines) + "\n"
 
 
@@ -455,16 +506,21 @@ def _preamble(result: Mapping[str, Any]) -> str:
     return text + "Baselines named random/constant/blind/grounded are sanity checks, not models."
 
 
-def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: str = "MedVIGIL trust report") -> dict[str, Path]:
+def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: str = "MedVIGIL trust report", *,
+                 inputs: Iterable[str | os.PathLike] = ()) -> dict[str, Path]:
     """Write report.md, report.html, figures/*.png and the scores (``scores.json`` for the
-    MedVIGIL audit, ``<suite>.json`` per stress-test suite) into ``out_dir`` atomically."""
+    MedVIGIL audit, ``<suite>.json`` per stress-test suite) into ``out_dir`` atomically.
+    ``inputs``: the score files read (``out_dir`` must not be, hold or lie inside one)."""
+    from medvigil.output_guard import refuse_overlap
     from medvigil.scoring import audit_to_json
 
     out_dir = Path(out_dir)
+    inputs = list(inputs)
+    refuse_overlap({"--out": out_dir}, inputs)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FileExistsError(f"{out_dir} exists and is not empty")
-    parts = sections(result)
-    with staged_folder(out_dir) as tmp:
+    parts = checked_sections(result, inputs)
+    with staged_folder(out_dir, inputs=inputs) as tmp:
         (tmp / "figures").mkdir()
         files = {}
         for section in parts:

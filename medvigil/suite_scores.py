@@ -60,6 +60,8 @@ def find_samples(paths: Iterable[str | Path], suite: str) -> tuple[list[Path], l
         elif path.is_file():
             raise DataError(Problem(str(path), f"not an lmms-eval samples file of a {suite} task (*_samples_<task>.jsonl, "
                                                f"task matching {SUITE_TASKS[suite]})"))
+        elif path.exists():  # a FIFO, device or socket (perhaps through a symbolic link)
+            raise DataError(Problem(str(path), "not a regular file or folder; refusing to read it"))
         else:
             raise DataError(Problem(str(path), "no such file or folder"))
     files = list(dict.fromkeys(files))
@@ -112,6 +114,18 @@ def score_suite(suite: str, paths: Iterable[str | Path], **options: Any) -> dict
     """Find, read and score the logs of ``suite``; a JSON-serialisable dict."""
     files, skipped = find_samples(paths, suite)
     records = read_suite_records(files, suite)
+    try:
+        scores = _score(suite, records, options)
+    except (ValueError, TypeError, KeyError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        # the scoring cores name the record and field; the files are named here
+        raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
+    return {"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped, "n_records": len(records),
+            "options": dict(options), **scores}
+
+
+def _score(suite: str, records: list[dict], options: Mapping[str, Any]) -> dict[str, Any]:
     if suite == "medqdeg":
         from medvigil.scoring.medqdeg import score_records
 
@@ -129,8 +143,7 @@ def score_suite(suite: str, paths: Iterable[str | Path], **options: Any) -> dict
                               seed=options.get("seed", 0))
     else:
         raise ValueError(f"unknown suite {suite!r}; one of {', '.join(SUITE_TASKS)}")
-    return {"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped, "n_records": len(records),
-            "options": dict(options), **scores}
+    return scores
 
 
 # -- tables ----------------------------------------------------------------------------

@@ -888,7 +888,9 @@ class _Checker:
         if not path.is_file():
             self.counts["digest_status"] = "no RELEASE_DIGEST file"
             return
-        text = path.read_text(encoding="utf-8", errors="replace")
+        from medvigil.input_files import read_bytes
+
+        text = read_bytes(path, rf.DIGEST_FILE, max_bytes=1 << 16).decode("utf-8", errors="replace")
         match = _HEX64.search(text)
         if match is None:
             self.error(rf.DIGEST_FILE, "does not contain a SHA-256 hex digest")

@@ -33,6 +33,7 @@ import numpy as np
 from PIL import Image
 
 from medvigil import imaging
+from medvigil.input_files import read_bytes
 from medvigil.release_format import IMAGE_PROBE_KINDS, LONGEST_SIDE, NO_IMAGE_PROBE_KINDS
 
 VARIANT_SOURCES = ("render", "shipped")
@@ -69,7 +70,7 @@ def case_image_bytes(path: Path, *, comment: str | None = None) -> bytes:
     ``comment`` labels re-encoded images (e.g. the synthetic-data notice); bytes that pass
     through unchanged keep whatever labels they already carry.
     """
-    data = Path(path).read_bytes()
+    data = read_bytes(path)
     if is_published_form(data):
         return data
     image = imaging.decode_image(data, name=str(path))

@@ -32,6 +32,7 @@ from PIL import Image
 
 from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
+from medvigil.output_guard import refuse_overlap
 from medvigil.reconstruct import chexpert, mimic_cxr
 from medvigil.reconstruct.pointers import check_pointers
 from medvigil.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
@@ -81,10 +82,13 @@ def check_reconstruction(folder: Path | str, release_digest: str) -> None:
     manifest = folder / MANIFEST_NAME
     if not manifest.is_file():
         raise DataError(Problem(str(folder), f"no {MANIFEST_NAME}: not an output folder of `medvigil reconstruct`"))
-    try:
-        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("release_digest")
-    except ValueError as exc:
-        raise DataError(Problem(f"{folder.name}/{MANIFEST_NAME}", f"not valid JSON ({exc})")) from None
+    from medvigil.input_files import read_json
+
+    label = f"{folder.name}/{MANIFEST_NAME}"
+    data = read_json(manifest, label)
+    if not isinstance(data, dict):
+        raise DataError(Problem(label, f"expected a JSON object, got {type(data).__name__}"))
+    recorded = data.get("release_digest")
     if recorded != release_digest:
         raise DataError(
             Problem(
@@ -142,10 +146,10 @@ def reconstruct(
     from medvigil.release import load_release, read_pointer_file
 
     out = Path(out).absolute()
+    inputs = {"RELEASE": release_dir, "--source": source_root}
+    refuse_overlap({"--out": out}, inputs, replace=force)
     if out.exists() and not force:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
-    if out.resolve().is_relative_to(Path(release_dir).resolve()):
-        raise ValueError(f"the output folder {str(out)!r} must not be inside the release folder")
     release = load_release(release_dir, check=True)
     given = read_pointer_file(pointers_file) if pointers_file is not None else {}
     all_pointers = {**release.pointers, **given}
@@ -168,7 +172,7 @@ def reconstruct(
     problems.extend(pointer_problems)
 
     records = []
-    with staged_folder(out, replace=force) as tmp:
+    with staged_folder(out, inputs=inputs, replace=force) as tmp:
         for item in verified:
             case = credentialed[item.case_id]
             try:

@@ -21,11 +21,15 @@ none is installed the error says which transfer syntax could not be decoded.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
+
+from medvigil.imaging import pixel_budget_problem
+from medvigil.input_files import open_regular, read_bytes
 
 MIMIC_PATH = re.compile(r"(^|/)files/p\d{2}/p\d{8}/s\d{8}/[^/]+\.(dcm|jpg)$", re.IGNORECASE)
 DICOM_MAGIC_OFFSET = 128
@@ -41,7 +45,7 @@ def is_dicom(path: Path) -> bool:
     """DICOM Part 10 files carry ``DICM`` after a 128-byte preamble; ``.dcm`` files also count."""
     if path.suffix.lower() in (".dcm", ".dicom"):
         return True
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         head = fh.read(DICOM_MAGIC_OFFSET + len(DICOM_MAGIC))
     return head[DICOM_MAGIC_OFFSET:] == DICOM_MAGIC
 
@@ -66,12 +70,21 @@ def dicom_to_image(path: Path | str) -> Image.Image:
     from pydicom.pixels import apply_modality_lut, apply_voi_lut
 
     path = Path(path)
+    data = read_bytes(path, path.name)  # a regular file, bounded
     try:
-        ds = pydicom.dcmread(path)
+        ds = pydicom.dcmread(io.BytesIO(data))
     except Exception as exc:  # pydicom raises InvalidDicomError and plain errors alike
         raise ValueError(f"{path.name}: not a readable DICOM file ({exc})") from exc
     if "PixelData" not in ds:
         raise ValueError(f"{path.name}: DICOM file has no pixel data")
+    try:  # the project's one pixel budget, from the header, before any pixel is decoded
+        size = (int(ds.Columns), int(ds.Rows))
+        planes = int(ds.get("NumberOfFrames", 1) or 1) * int(ds.get("SamplesPerPixel", 1) or 1)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise ValueError(f"{path.name}: DICOM header lacks a usable Rows/Columns ({exc})") from exc
+    reason = pixel_budget_problem(*size, planes=planes)
+    if reason is not None:
+        raise ValueError(f"{path.name}: image {reason}")
     try:
         pixels = ds.pixel_array
     except Exception as exc:  # missing decoder plugin, truncated data, ...

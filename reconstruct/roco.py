@@ -106,7 +106,9 @@ def read_checksums(path: Path | str) -> dict[str, str]:
     name = path.name
     out: dict[str, str] = {}
     problems: list[Problem] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    from medvigil.input_files import read_text
+
+    for number, line in enumerate(read_text(path, name).splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         match = _CHECKSUM_LINE.match(line.rstrip("\r"))

@@ -206,7 +206,7 @@ def test_refused_arguments(release_dirs, tmp_path, built):
         build(release_dirs[0], tmp_path / "a", local_only=True)
     with pytest.raises(FileExistsError):
         build(release_dirs[0], built[0])
-    with pytest.raises(ValueError, match="inside the release"):
+    with pytest.raises(ValueError, match="inside the input RELEASE"):
         build(release_dirs[0], release_dirs[0] / "out")
     with pytest.raises(ValueError, match="unknown config"):
         build(release_dirs[0], tmp_path / "a", configs=("nope",))

@@ -40,6 +40,7 @@ import datasets
 
 from medvigil import citations
 from medvigil.builders.evaluation_only import EvaluationOnlyBuilder
+from medvigil.input_files import read_bytes
 
 VERSION = datasets.Version("1.0.0")
 DATE_PUBLISHED = "2024-10-09"  # the authors' dataset.json (HEAD 40a8b41 of their repository)
@@ -212,7 +213,7 @@ class MediconfusionBuilder(EvaluationOnlyBuilder):
     # ------------------------------------------------------------------ rows
 
     def _image(self, rel: str) -> dict:
-        return {"bytes": self.located[rel].path.read_bytes(), "path": rel}
+        return {"bytes": read_bytes(self.located[rel].path, rel), "path": rel}
 
     def iter_rows(self) -> Iterator[tuple[str, dict]]:
         """Yield ``(key, row)`` of the configured config, in file order; images as ``{"bytes", "path"}``."""

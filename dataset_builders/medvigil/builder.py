@@ -43,6 +43,7 @@ import datasets
 
 from medvigil import citations, option_order, variants
 from medvigil.builders.evaluation_only import EvaluationOnlyBuilder
+from medvigil.input_files import read_bytes
 from medvigil.release_format import SYNTHETIC_NOTICE
 
 VERSION = datasets.Version("1.0.0")
@@ -441,7 +442,7 @@ class _Images:
         if kind == "case":
             return case_jpeg()
         if self.config.variant_source == "shipped" and not case.credentialed and probe is not None and probe.image_file:
-            return self._get(case.case_id, f"shipped:{probe.image_file}", lambda: self.release.image_path(probe).read_bytes())
+            return self._get(case.case_id, f"shipped:{probe.image_file}", lambda: read_bytes(self.release.image_path(probe)))
         return self._get(
             case.case_id,
             kind,

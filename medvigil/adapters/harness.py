@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import read_bytes
 from medvigil.release_format import HARNESS_OK_STATUS, source_label
 
 __all__ = ["HARNESS_SUFFIX", "HarnessRecords", "model_from_filename", "read_harness_file", "read_harness_files"]
@@ -116,7 +117,7 @@ def _release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any]
 
 def _decode_file(path: Path, file: str) -> tuple[list[tuple[int, Any]], list[Problem], int, list[str]]:
     """``([(line, value), ...], problems, blank lines, warnings)`` of one JSONL file."""
-    data = path.read_bytes()
+    data = read_bytes(path, file)  # a regular file, bounded in size
     warnings = []
     if data.startswith(b"\xef\xbb\xbf"):
         warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")

@@ -28,7 +28,6 @@ are legitimate and are scored on the pairs present).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,7 +110,9 @@ def category_names(release: Release) -> tuple[str, ...]:
 
 def _load_json_object(path: str | Path) -> tuple[str, dict]:
     name = str(path)
-    text = Path(path).read_text(encoding="utf-8")  # FileNotFoundError propagates
+    from medvigil.input_files import read_text
+
+    text = read_text(path, name)  # regular file, bounded, UTF-8; FileNotFoundError propagates
     duplicates: list[str] = []
 
     def no_duplicates(items: list[tuple[str, Any]]) -> dict:
@@ -122,10 +123,9 @@ def _load_json_object(path: str | Path) -> tuple[str, dict]:
             out[key] = value
         return out
 
-    try:
-        data = json.loads(text, object_pairs_hook=no_duplicates)
-    except json.JSONDecodeError as exc:
-        raise DataError(Problem(name, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")) from None
+    from medvigil.input_files import loads_json
+
+    data = loads_json(text, name, object_pairs_hook=no_duplicates)
     if duplicates:  # json.loads would silently keep the last of two equal keys
         raise DataError([Problem(name, f"duplicate key {key!r}", None, key) for key in dict.fromkeys(duplicates)])
     if not isinstance(data, dict):
@@ -239,6 +239,9 @@ def read_results(
                     pair_ok = False
                 elif not _is_number(ans[letter]):
                     problems.append(Problem(name, f"vote count must be a finite number, got {ans[letter]!r}", row, f"{where}.{letter}"))
+                    pair_ok = False
+                elif ans[letter] < 0:  # a negative count would flip the margin rule's answer
+                    problems.append(Problem(name, f"vote count must be >= 0, got {ans[letter]!r}", row, f"{where}.{letter}"))
                     pair_ok = False
             text = ans.get("full_answer")
             if text is not None and not isinstance(text, str):

@@ -2,7 +2,10 @@
 
 It exists so the path users take with hosted models (lmms-eval's ``openai`` adapter,
 images sent as base64 data URLs) is exercised end to end on this machine. It binds to
-loopback only. ``model`` in the request selects the policy: ``random``, ``constant``,
+loopback only, answers every request (400/404/408/411/413 for bad ones, 500 if a policy
+fails; never a dropped connection), accepts a backlog of :data:`LISTEN_BACKLOG` connections
+with one thread each, decodes posted images under the project's pixel budget
+(:func:`medvigil.imaging.decode_image`) and at most :data:`DECODE_SLOTS` at a time. ``model`` in the request selects the policy: ``random``, ``constant``,
 ``blind`` or ``grounded``; a suffix ``:KEY=VALUE`` passes a parameter
 (``constant:letter=E``, ``random:seed=3``).
 """
@@ -11,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import io
 import json
 import threading
 import time
@@ -20,9 +22,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from PIL import Image
 
 from medvigil.baselines.policies import POLICIES, make_policy
+from medvigil.errors import DataError
+from medvigil.imaging import decode_image
+from medvigil.input_files import loads_json
 
 LOOPBACK = "127.0.0.1"
 MAX_BODY_BYTES = 64 * 1024 * 1024
+MAX_IMAGES = 16  # per request
+LISTEN_BACKLOG = 1024  # pending connections the kernel queues (the standard library's default is 5)
+DECODE_SLOTS = 2  # images decoded at once: bounds memory when many clients post large images
+READ_TIMEOUT_SECONDS = 30  # a client that stops sending its body gets 408
+_decode_slots = threading.BoundedSemaphore(DECODE_SLOTS)
 
 
 class RequestError(ValueError):
@@ -50,11 +60,12 @@ def _decode_data_url(url: str) -> Image.Image:
         raise RequestError("only base64 data: URLs are accepted for images (no network fetches)")
     try:
         raw = base64.b64decode(url.split(";base64,", 1)[1], validate=True)
-        image = Image.open(io.BytesIO(raw))
-        image.load()
-    except (binascii.Error, OSError) as exc:
+        with _decode_slots:
+            return decode_image(raw, name="image in request")  # the project's pixel budget applies
+    except binascii.Error as exc:
         raise RequestError(f"undecodable image in request: {exc}") from exc
-    return image.convert("RGB")
+    except DataError as exc:
+        raise RequestError(str(exc)) from exc
 
 
 def split_messages(messages: list) -> tuple[str, list[Image.Image]]:
@@ -69,11 +80,21 @@ def split_messages(messages: list) -> tuple[str, list[Image.Image]]:
             continue
         content = message.get("content")
         parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if parts is not None and not isinstance(parts, list):
+            raise RequestError("a message's 'content' must be a string or a list of content parts")
         for part in parts or []:
+            if not isinstance(part, dict):
+                raise RequestError(f"each content part must be an object, got {type(part).__name__}")
             if part.get("type") == "text":
                 texts.append(str(part.get("text", "")))
             elif part.get("type") == "image_url":
-                images.append(_decode_data_url(str((part.get("image_url") or {}).get("url", ""))))
+                image_url = part.get("image_url")
+                url = image_url.get("url", "") if isinstance(image_url, dict) else image_url
+                if not isinstance(url, str):
+                    raise RequestError("'image_url' must be an object with a string 'url'")
+                if len(images) >= MAX_IMAGES:
+                    raise RequestError(f"at most {MAX_IMAGES} images per request")
+                images.append(_decode_data_url(url))
             else:
                 raise RequestError(f"unsupported content part type {part.get('type')!r}")
     return "\n".join(texts), images
@@ -101,6 +122,14 @@ def completion(body: dict) -> dict:
 class _Handler(BaseHTTPRequestHandler):
     server_version = "medvigil-baseline/1"
 
+    timeout = READ_TIMEOUT_SECONDS  # per-connection socket timeout (slow or stalled clients)
+    # unparsable request lines still get a status line and a JSON error (not an HTTP/0.9 bare page)
+    default_request_version = "HTTP/1.0"
+
+    def send_error(self, code, message=None, explain=None):  # the parser's errors, answered as JSON
+        short, long = self.responses.get(code, ("Error", ""))
+        self._error(code, f"{message or short}{': ' + (explain or long) if (explain or long) else ''}")
+
     def log_message(self, format, *args):  # keep test output quiet
         return
 
@@ -118,27 +147,71 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
+    def _error(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+        self.close_connection = True  # the rest of a refused body is never read
+        self._send(status, {"error": {"message": message, "type": kind}})
+
     def do_POST(self):
         if self.path.rstrip("/") not in {"/v1/chat/completions", "/chat/completions"}:
-            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            self._error(404, f"no route {self.path}", "not_found")
             return
         try:
-            length = int(self.headers.get("Content-Length", "0"))
-            if length <= 0 or length > MAX_BODY_BYTES:
-                raise RequestError(f"request body must be 1..{MAX_BODY_BYTES} bytes, got {length}")
-            body = json.loads(self.rfile.read(length))
-            if not isinstance(body, dict):
-                raise RequestError("request body must be a JSON object")
+            body = self._read_body()
+            if body is None:
+                return  # already answered
             self._send(200, completion(body))
-        except (RequestError, json.JSONDecodeError) as exc:
-            self._send(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
+        except RequestError as exc:
+            self._error(400, str(exc))
+        except Exception as exc:  # a policy bug must still get an answer, not a dropped connection
+            self._error(500, f"internal error: {type(exc).__name__}: {exc}", "server_error")
+
+    def _read_body(self) -> dict | None:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            self._error(411, "chunked bodies are not supported; send Content-Length")
+            return None
+        text = self.headers.get("Content-Length")
+        if text is None:
+            self._error(411, "Content-Length is required")
+            return None
+        if not text.strip().isdigit():
+            self._error(400, f"Content-Length must be a non-negative integer, got {text[:40]!r}")
+            return None
+        length = int(text)
+        if length == 0 or length > MAX_BODY_BYTES:
+            self._error(413 if length else 400, f"request body must be 1..{MAX_BODY_BYTES} bytes, got {length}")
+            return None
+        try:
+            raw = self.rfile.read(length)
+        except TimeoutError:
+            self._error(408, f"request body not received within {READ_TIMEOUT_SECONDS} s")
+            return None
+        if len(raw) < length:
+            self._error(400, f"request body ended after {len(raw)} of {length} bytes")
+            return None
+        try:
+            body = loads_json(raw.decode("utf-8"), "request body")
+        except UnicodeDecodeError as exc:
+            raise RequestError(f"request body is not UTF-8 (byte offset {exc.start})") from None
+        except DataError as exc:
+            raise RequestError(exc.problems[0].message) from None
+        if not isinstance(body, dict):
+            raise RequestError("request body must be a JSON object")
+        return body
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = LISTEN_BACKLOG
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):  # a client that hung up: nothing to answer, no traceback
+        return
 
 
 class BaselineServer:
     """Run the server on a loopback port in a background thread (a context manager)."""
 
     def __init__(self, port: int = 0):
-        self.httpd = ThreadingHTTPServer((LOOPBACK, port), _Handler)
+        self.httpd = _Server((LOOPBACK, port), _Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property

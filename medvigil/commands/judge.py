@@ -64,12 +64,9 @@ def _expected(value, where: Problem) -> list[str]:
 
 def read_answers(path: str) -> list[dict]:
     """The samples of ANSWERS, checked; every problem names the sample and field."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DataError(Problem(path, f"not UTF-8 text: {exc}")) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(Problem(path, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")) from None
+    from medvigil.input_files import read_json
+
+    data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON; errors name file and line
     samples = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(samples, list):
         raise DataError(Problem(path, "expected a JSON object with a list 'samples'", field="samples"))
@@ -195,10 +192,11 @@ def format_summary(summary: list[dict]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from medvigil.atomic_output import write_text_atomic
+    from medvigil.output_guard import refuse_overlap
 
-    if args.json and args.json != "-" and Path(args.json).resolve() == Path(args.answers).resolve():
-        print(f"error: --json {args.json} would overwrite the input ANSWERS file", file=sys.stderr)
-        return 2
+    inputs = {"ANSWERS": args.answers}
+    if args.json and args.json != "-":
+        refuse_overlap({"--json": args.json}, inputs)  # the one output guard (medvigil.output_guard)
     samples = read_answers(args.answers)
     llm = None
     if args.llm:
@@ -216,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     if args.json:
-        write_text_atomic(Path(args.json), text)
+        write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
     print(format_summary(result["summary"]))
     if args.json:
         print(f"\nJSON written to {args.json}")

@@ -39,16 +39,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from medvigil.atomic_output import write_text_atomic
     from medvigil.errors import DataError
     from medvigil.mediconfusion.export import build
+    from medvigil.output_guard import refuse_overlap
 
+    # --problems-out is written on failure: it must not replace an input or land in the output
+    refuse_overlap({"--problems-out": args.problems_out, "--out": args.out},
+                   {"DATASET_JSON": args.dataset_json, "--images": args.images, "--checksums": args.checksums})
     try:
         report = build(
             args.dataset_json, args.images, args.out, checksums_file=args.checksums, repo_id=args.repo_id, force=args.force
         )
     except DataError as exc:
         if args.problems_out is not None:
-            args.problems_out.write_text("".join(f"{p}\n" for p in exc.problems), encoding="utf-8")
+            write_text_atomic(args.problems_out, "".join(f"{p}\n" for p in exc.problems), option="--problems-out",
+                              inputs=(args.dataset_json, args.images, args.checksums, args.out))
             print(f"all {len(exc.problems)} problems written to {args.problems_out}", file=sys.stderr)
         raise
     print(report.format())

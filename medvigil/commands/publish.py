@@ -2,8 +2,10 @@
 
 Before any network call the folder is checked (:func:`medvigil.export.check_publishable`):
 it must be a normal ``medvigil build`` (not ``--local-only``), hold only the card,
-datasheet, Croissant, build info and Parquet shards with the recorded checksums, and no
-row of a credentialed case may carry image bytes. ``--dry-run`` prints what would be
+datasheet, Croissant, build info and Parquet shards with the recorded checksums, no
+row of a credentialed case may carry image bytes, no uploaded byte sequence (file, Parquet
+cell, embedded or base64 image) may equal a credentialed image (the release's pointer
+checksums and every file under ``--credentialed DIR``), and the text files may carry no image. ``--dry-run`` prints what would be
 uploaded and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
 ``repo_type="dataset"``, then ``upload_folder``) and your saved Hub token.
 
@@ -38,18 +40,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--private", action="store_true", help="create the repository as private")
     parser.add_argument("--dry-run", action="store_true", help="check and list what would be uploaded; no network")
     parser.add_argument("--message", default=None, help="commit message (default: names the build digest)")
+    parser.add_argument(
+        "--credentialed", action="append", type=Path, default=[], metavar="DIR",
+        help="folder of credentialed images (your licensed copy, `medvigil reconstruct` output); nothing uploaded may "
+        "contain one of their files (repeatable; the release's pointer checksums are always checked)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from medvigil.export import BUILD_INFO, check_publishable
+    from medvigil.input_files import read_json
 
-    files, problems = check_publishable(args.out)
+    files, problems = check_publishable(args.out, args.credentialed)
     if problems:
         raise DataError(problems)
-    info = json.loads((args.out / BUILD_INFO).read_text(encoding="utf-8"))
+    info = read_json(args.out / BUILD_INFO, BUILD_INFO)  # checked above: a JSON object
     rels = [p.relative_to(args.out).as_posix() for p in files]
     total = sum(p.stat().st_size for p in files)
     visibility = "private" if args.private else "public"

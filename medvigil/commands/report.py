@@ -23,7 +23,7 @@ def run(args) -> int:
     from medvigil.suite_scores import suite_models
 
     result = load_results(args.scores)
-    paths = write_report(result, args.out, title=args.title)
+    paths = write_report(result, args.out, title=args.title, inputs=args.scores)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []

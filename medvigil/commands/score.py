@@ -41,9 +41,20 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.atomic_output import write_text_atomic
+from medvigil.output_guard import refuse_overlap
 
 SUITES = ("mediconfusion", "medvigil", "medqdeg", "readiness", "cbd")
 NEEDS_RELEASE = ("mediconfusion", "medvigil")
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
 
 
 def _margin(text: str) -> float:
@@ -71,6 +82,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="result files to score (medqdeg/readiness/cbd: also run folders)")
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="accept empty input: a result file without rows is a warning, and no record to score at all "
+                        "exits 0 (default: both are errors, exit 2)")
     parser.add_argument(
         "--margin",
         type=_margin,
@@ -84,7 +98,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="mediconfusion confusion score over pairs with two valid answers (paper, default) or over all pairs",
     )
     medvigil = parser.add_argument_group("medvigil audit options")
-    medvigil.add_argument("--n-resamples", type=int, default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
+    medvigil.add_argument("--n-resamples", type=_count, default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
     medvigil.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
     medvigil.add_argument(
         "--harness-compatible",
@@ -99,9 +113,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         action="store_true",
         help="leave out result rows that fail their checks (counted per model as invalid_row, listed as warnings), "
         "and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping",
-    )
-    medvigil.add_argument(
-        "--allow-empty", action="store_true", help="a result file without rows is a warning instead of an error"
     )
     suites = parser.add_argument_group("medqdeg / readiness / cbd options")
     suites.add_argument("--accuracy-rule", choices=("trial_mean", "plurality"), default="trial_mean",
@@ -312,13 +323,25 @@ def format_medvigil(result: dict) -> str:
 # -- entry point -----------------------------------------------------------------------
 
 
+def n_scored(suite: str, result: dict) -> int:
+    """How many records (pairs for MediConfusion, models for MedVIGIL) a score result rests on."""
+    if suite == "mediconfusion":
+        return sum(int(run.get("n_pairs") or 0) for run in result["runs"])
+    if suite == "medvigil":
+        return len(result.get("models") or {})
+    return int(result.get("n_records") or 0)
+
+
 def run(args: argparse.Namespace) -> int:
-    from medvigil.errors import DataError
+    from medvigil.errors import DataError, Problem
 
     if (args.release is None) == (args.suite in NEEDS_RELEASE):
         need = "needs" if args.suite in NEEDS_RELEASE else "does not take"
         print(f"error: --suite {args.suite} {need} --release", file=sys.stderr)
         return 2
+    inputs = {"--release": args.release, **{f"FILE {f}": f for f in args.files}}
+    if args.json and args.json != "-":
+        refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
     try:
         if args.suite not in NEEDS_RELEASE:
             from medvigil.suite_scores import format_suite, score_suite
@@ -350,12 +373,15 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if n_scored(args.suite, result) == 0 and not args.allow_empty:
+        raise DataError(Problem(", ".join(args.files), "no record to score in the input file(s) (empty or only skipped "
+                                                      "lines); pass --allow-empty to accept an empty result"))
     text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if args.json == "-":
         sys.stdout.write(text)
         return 0
     if args.json:
-        write_text_atomic(Path(args.json), text)
+        write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
     print(table)
     if args.json:
         print(f"\nJSON written to {args.json}")

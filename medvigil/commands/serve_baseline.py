@@ -2,8 +2,26 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 import sys
 import time
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 0..65535, got {text!r}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text!r}")
+    return value
 
 
 def add_parser(subparsers) -> None:
@@ -13,8 +31,8 @@ def add_parser(subparsers) -> None:
         description="Serve random/constant/blind/grounded policies at http://127.0.0.1:PORT/v1 "
         "(select one with the request's model field, e.g. 'constant:letter=E').",
     )
-    p.add_argument("--port", type=int, default=0, help="port to bind on 127.0.0.1 (0 = any free port)")
-    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (default: run until interrupted)")
+    p.add_argument("--port", type=_port, default=0, help="port to bind on 127.0.0.1 (0 = any free port)")
+    p.add_argument("--seconds", type=_seconds, default=None, help="stop after this many seconds (default: run until interrupted)")
     p.set_defaults(func=run)
 
 

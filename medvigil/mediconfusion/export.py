@@ -35,6 +35,7 @@ from typing import Any
 from medvigil import croissant
 from medvigil.atomic_output import staged_folder
 from medvigil.card_metadata import configs_and_info, markdown_table
+from medvigil.output_guard import refuse_overlap
 from medvigil.parquet_shards import (
     DATA_DIR,
     DEFAULT_MAX_SHARD_BYTES,
@@ -128,6 +129,8 @@ def build(
     out = Path(out)
     if isinstance(max_shard_bytes, bool) or not isinstance(max_shard_bytes, int) or max_shard_bytes < 1:
         raise ValueError(f"max_shard_bytes must be a positive int, got {max_shard_bytes!r}")
+    inputs = {"DATASET_JSON": dataset_json, "--images": images_dir, "--checksums": checksums_file}
+    refuse_overlap({"--out": out}, inputs, replace=force)
     if out.exists() and not force:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
     cache = Path(tempfile.mkdtemp(prefix="medvigil-mediconfusion-cache-"))
@@ -144,7 +147,7 @@ def build(
         }
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    with staged_folder(out, replace=force) as tmp:
+    with staged_folder(out, inputs=inputs, replace=force) as tmp:
         report = _write(builders, tmp, max_shard_bytes=max_shard_bytes, repo_id=repo_id)
     report.out = out
     return report

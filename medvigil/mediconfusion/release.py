@@ -367,11 +367,9 @@ def _object_hook(items: list[tuple[str, Any]]) -> _JsonObject:
 
 
 def _read_json(path: Path, name: str) -> Release:
-    text = path.read_text(encoding="utf-8")  # FileNotFoundError propagates
-    try:
-        data = json.loads(text, object_pairs_hook=_object_hook)
-    except json.JSONDecodeError as exc:
-        raise DataError(Problem(name, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")) from None
+    from medvigil.input_files import read_json
+
+    data = read_json(path, name, object_pairs_hook=_object_hook)  # FileNotFoundError propagates
     if not isinstance(data, _JsonObject):
         raise DataError(Problem(name, f"expected a JSON object keyed by pair id, got {_json_type(data)}"))
     problems: list[Problem] = []

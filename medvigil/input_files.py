@@ -1,0 +1,126 @@
+"""Open input files safely: regular files only, bounded reads, decoding errors with a location.
+
+Every reader of user data (release CSV/JSON, result files, logs, score files, checksum
+lists, source images) opens its file through this module, so that
+
+- a symbolic link to ``/dev/zero``, a FIFO, a socket or a device is refused *before*
+  anything is read (``open`` with ``O_NONBLOCK`` never waits on a FIFO; ``fstat`` of the
+  opened descriptor decides, so the file cannot be swapped between check and read);
+- a file larger than the limit is refused instead of filling memory
+  (:data:`MAX_INPUT_BYTES`, 1 GiB; ``MEDVIGIL_MAX_INPUT_BYTES`` overrides it);
+- bytes that are not UTF-8 and JSON that is not strict JSON (``NaN``, ``Infinity``,
+  nesting deeper than the interpreter can follow) become a
+  :class:`~medvigil.errors.DataError` naming the file and line.
+
+A missing file still raises :class:`FileNotFoundError` (the CLI prints it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from medvigil.errors import DataError, Problem
+
+MAX_INPUT_BYTES = int(os.environ.get("MEDVIGIL_MAX_INPUT_BYTES", str(1 << 30)))
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _label(path: Path, label: str | None) -> str:
+    return label if label is not None else str(path)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+@contextlib.contextmanager
+def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None) -> Iterator[IO[bytes]]:
+    """Open ``path`` for binary reading after proving (on the open descriptor) it is a regular
+    file of at most ``max_bytes`` (default :data:`MAX_INPUT_BYTES`; ``0`` = no size limit)."""
+    path = Path(path)
+    name = _label(path, label)
+    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except IsADirectoryError:
+        raise DataError(Problem(name, "is a folder, expected a regular file")) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            via = f" (through the symbolic link to {os.path.realpath(path)})" if path.is_symlink() else ""
+            raise DataError(Problem(name, f"is {_kind(info.st_mode)}{via}, not a regular file; refusing to read it"))
+        if limit and info.st_size > limit:
+            raise DataError(Problem(name, f"is {info.st_size:,} bytes, more than the {limit:,}-byte input limit "
+                                          "(set MEDVIGIL_MAX_INPUT_BYTES to raise it)"))
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        handle = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        yield handle
+
+
+def read_bytes(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None) -> bytes:
+    """All bytes of a regular file, refusing special files and files over the limit (see module doc)."""
+    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    with open_regular(path, label, max_bytes=limit) as handle:
+        data = handle.read(limit + 1) if limit else handle.read()
+    if limit and len(data) > limit:  # grew while we read it
+        raise DataError(Problem(_label(Path(path), label), f"is more than the {limit:,}-byte input limit"))
+    return data
+
+
+def decode_utf8(data: bytes, label: str) -> str:
+    """``data`` as UTF-8; undecodable bytes raise a DataError naming the line and byte offset."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DataError(Problem(label, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start} "
+                                       f"(line {line})", row=line)) from None
+
+
+def read_text(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None) -> str:
+    """A regular file's text, strictly UTF-8 (a leading BOM is dropped)."""
+    data = read_bytes(path, label, max_bytes=max_bytes)
+    return decode_utf8(data.removeprefix(b"\xef\xbb\xbf"), _label(Path(path), label))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads_json(text: str, label: str, row: int | None = None, *, allow_non_finite: bool = False, **kwargs: Any) -> Any:
+    """Strict ``json.loads``: ``NaN``/``Infinity`` and runaway nesting are DataErrors naming
+    ``label`` and the line (``row`` for one line of a JSONL file).
+
+    ``allow_non_finite``: accept ``NaN``/``Infinity`` (lmms-eval writes them in its logs, e.g.
+    a stderr it could not compute); the reader must then check the numbers it uses."""
+    try:
+        if allow_non_finite:
+            return json.loads(text, **kwargs)
+        return json.loads(text, parse_constant=_no_constant, **kwargs)
+    except json.JSONDecodeError as exc:
+        where = row if row is not None else exc.lineno
+        column = f", column {exc.colno}"
+        raise DataError(Problem(label, f"not valid JSON: {exc.msg} (line {where}{column})", row=where)) from None
+    except ValueError as exc:  # from _no_constant
+        raise DataError(Problem(label, f"not valid JSON: {exc}", row=row)) from None
+    except RecursionError:
+        raise DataError(Problem(label, "JSON nested too deeply to read", row=row)) from None
+
+
+def read_json(path: str | os.PathLike, label: str | None = None, **kwargs: Any) -> Any:
+    """Strict JSON of a regular, bounded, UTF-8 file (see :func:`loads_json`)."""
+    name = _label(Path(path), label)
+    return loads_json(read_text(path, name), name, **kwargs)

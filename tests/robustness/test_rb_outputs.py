@@ -1,0 +1,159 @@
+"""Class 1 (``--force`` must never destroy inputs) on every command that writes, and class 10
+(SIGTERM cleans staging folders like SIGINT)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import PYTHON, leftovers, run_cli, write_log
+
+
+@pytest.mark.parametrize("where", ["parent", "same", "inside", "symlink"])
+def test_build_refuses_out_overlapping_the_release(capsys, release_copy, where):
+    rel, _ = release_copy
+    out = {"parent": rel.parent, "same": rel, "inside": rel / "built"}.get(where)
+    if where == "symlink":
+        out = rel.parent.parent / "link"
+        out.symlink_to(rel.parent)
+    run_cli(capsys, ["build", rel, "--out", out, "--force"], says=["field '--out'", "input RELEASE"], inputs=[rel.parent])
+    assert not (rel / "built").exists()
+
+
+def test_build_refuses_out_overlapping_the_reconstruction(capsys, release_copy, tmp_path):
+    rel, cred = release_copy
+    run_cli(capsys, ["build", rel, "--reconstructed", cred, "--local-only", "--out", cred, "--force"],
+            says=["field '--out'", "input --reconstructed"], inputs=[rel, cred])
+
+
+@pytest.mark.parametrize("where", ["source", "source_parent", "inside_source", "release_parent"])
+def test_reconstruct_refuses_out_overlapping_its_inputs(capsys, release_copy, where):
+    rel, cred = release_copy
+    out = {"source": cred, "source_parent": cred.parent, "inside_source": cred / "recon", "release_parent": rel.parent}[where]
+    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", out, "--force"], says=["field '--out'"],
+            inputs=[rel, cred])
+
+
+@pytest.mark.parametrize("where", ["images", "dataset_parent", "sample_root", "inside_images"])
+def test_mediconfusion_build_refuses_out_overlapping_its_inputs(capsys, mc_sample, tmp_path, where):
+    import shutil
+
+    sample = tmp_path / "mc"
+    shutil.copytree(mc_sample, sample)
+    dataset, images = sample / "data" / "dataset.json", sample / "roco"
+    out = {"images": images, "dataset_parent": dataset.parent, "sample_root": sample, "inside_images": images / "x"}[where]
+    run_cli(capsys, ["mediconfusion-build", dataset, "--images", images, "--out", out, "--force"],
+            says=["field '--out'"], inputs=[sample])
+
+
+def test_mediconfusion_build_problems_out_never_replaces_an_input(capsys, mc_sample, tmp_path):
+    import shutil
+
+    sample = tmp_path / "mc"
+    shutil.copytree(mc_sample, sample)
+    dataset = sample / "data" / "dataset.json"
+    run_cli(capsys, ["mediconfusion-build", dataset, "--images", sample / "roco", "--out", tmp_path / "out",
+                     "--problems-out", dataset], says=["field '--problems-out'", "input DATASET_JSON"],
+            inputs=[sample], absent=[tmp_path / "out"])
+
+
+def test_score_json_never_replaces_or_lands_in_an_input(capsys, tmp_path):
+    runs = tmp_path / "runs"
+    log = write_log(runs, "medqdeg")
+    run_cli(capsys, ["score", "--suite", "medqdeg", log, "--json", log], says=["field '--json'", "same path"], inputs=[runs])
+    run_cli(capsys, ["score", "--suite", "medqdeg", runs, "--json", runs / "scores.json"], says=["field '--json'", "lies inside"],
+            inputs=[runs], absent=[runs / "scores.json"])
+    run_cli(capsys, ["score", "--suite", "medqdeg", runs, "--json", tmp_path / "ok.json"], code=0, inputs=[runs])
+    assert json.loads((tmp_path / "ok.json").read_text())["n_records"] == 4
+
+
+def test_report_out_never_holds_its_inputs(capsys, tmp_path):
+    runs = tmp_path / "runs"
+    write_log(runs, "medqdeg")
+    from medvigil.cli import main
+
+    (tmp_path / "s").mkdir()
+    assert main(["score", "--suite", "medqdeg", str(runs), "--json", str(tmp_path / "s" / "deg.json")]) == 0
+    scores = tmp_path / "s" / "deg.json"
+    run_cli(capsys, ["report", scores, "--out", tmp_path / "s"], says=["field '--out'", "contains the input"], inputs=[tmp_path / "s"])
+    run_cli(capsys, ["report", scores, "--out", scores], says=["field '--out'", "same path"], inputs=[tmp_path / "s"])
+
+
+def test_demo_force_replaces_only_its_own_folder(capsys, tmp_path, monkeypatch):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    run_cli(capsys, ["demo", "--out", precious, "--force"], code=2, says=["not a folder written by `medvigil demo`"],
+            inputs=[precious])
+    monkeypatch.chdir(precious)
+    (precious / ".medvigil-demo").write_text("fake marker")
+    run_cli(capsys, ["demo", "--out", precious, "--force"], says=["holds the current directory"], inputs=[precious])
+
+
+def test_sample_refuses_overlapping_or_current_folder(capsys, tmp_path, monkeypatch):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("keep")
+    monkeypatch.chdir(folder)
+    run_cli(capsys, ["sample", "--out", folder, "--force", "--cases", "5"], says=["current directory"], inputs=[folder])
+    run_cli(capsys, ["sample", "--out", tmp_path / "r", "--credentialed-out", tmp_path / "r" / "c", "--cases", "5"],
+            says=["must not overlap"], absent=[tmp_path / "r"])
+
+
+# ---------------------------------------------------------------- SIGTERM (class 10)
+
+
+def _terminate_when_staging(cmd: list[str], parent, pattern: str, tmp_path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    proc = subprocess.Popen([PYTHON, "-m", "medvigil", *map(str, cmd)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any(pattern in p.name for p in parent.iterdir()):
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, f"finished before its staging folder was seen: {proc.communicate()}"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def test_sigterm_removes_the_staging_folder_of_build(small_release, tmp_path):
+    parent = tmp_path / "outs"
+    parent.mkdir()
+    done = _terminate_when_staging(["build", small_release[0], "--out", parent / "built"], parent, ".staging-", tmp_path)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert "Traceback" not in done.stderr and "terminated" in done.stderr
+    assert list(parent.iterdir()) == []
+
+
+def test_sigterm_removes_the_partial_folder_of_sample(tmp_path):
+    parent = tmp_path / "outs"
+    parent.mkdir()
+    done = _terminate_when_staging(["sample", "--out", parent / "rel", "--cases", "200"], parent, ".partial-", tmp_path)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert "Traceback" not in done.stderr
+    assert list(parent.iterdir()) == [] and not leftovers(parent)
+
+
+def test_sigterm_handler_is_restored_after_a_command(capsys, tmp_path):
+    from medvigil.cli import main
+
+    before = signal.getsignal(signal.SIGTERM)
+    main(["tasks-path"])
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert sys.modules["medvigil.cli"].Terminated.__mro__[1] is BaseException
+
+
+def test_judge_json_never_replaces_or_lands_in_its_input(capsys, tmp_path):
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    answers = folder / "a.json"
+    answers.write_text(json.dumps({"samples": [{"question": "q", "answer": "a"}]}))
+    run_cli(capsys, ["judge", answers, "--json", answers], says=["field '--json'", "overwrite"], inputs=[folder])
+    run_cli(capsys, ["judge", answers, "--json", tmp_path], says=["field '--json'", "contains the input ANSWERS"], inputs=[folder])
