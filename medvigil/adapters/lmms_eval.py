@@ -5,6 +5,11 @@ Every sample line of a medvigil or mediconfusion task carries our per-probe reco
 each metric key (see ``tasks/*/utils.py``); the model is named from the results file's
 ``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
 task hook cannot know it. CircularEval rotations are collapsed per probe.
+
+Lines are read in bulk: only the record is parsed (:mod:`medvigil.jsonl_bulk`), the records
+of a file are validated together (:func:`medvigil.schema_validation.problems_for_records`),
+and a line that does not take the fast path is parsed whole, as before. Problems name the
+file, the line and the field either way.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from pathlib import Path
 
 from medvigil.circular import collapse_circular
 from medvigil.errors import DataError, Problem
-from medvigil.schema_validation import problems_for
+from medvigil.jsonl_bulk import ends_object, first_object_entry
+from medvigil.schema_validation import problems_for_records
 
 SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
 RECORD_KEY = "mcs"  # every medvigil task emits the record under this metric key
@@ -33,6 +39,23 @@ def _record_of(sample) -> dict | None:
     for value in sample.values():
         if isinstance(value, dict) and "suite" in value and "probe_id" in value:
             return value
+    return None
+
+
+def _record_fast(line: str) -> dict | None:
+    """The record of a sample line parsed alone, or None when the line needs a whole parse
+    (then :func:`_record_of` decides, on the parsed line, exactly as before)."""
+    try:
+        entry = first_object_entry(line)
+    except json.JSONDecodeError:
+        return None
+    if entry is None or not ends_object(line):
+        return None
+    key, value, _ = entry
+    if key == RECORD_KEY:
+        return value
+    if "suite" in value and "probe_id" in value and f'"{RECORD_KEY}"' not in line:
+        return value  # no record key anywhere in the line: the first record-like object wins
     return None
 
 
@@ -62,25 +85,29 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
     problems: list[Problem] = []
     for path in map(Path, paths):
         name = model or model_name(path)
+        found: list[dict] = []
+        lines: list[int] = []
         with open(path, encoding="utf-8") as fh:
             for line_no, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
-                try:
-                    sample = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    problems.append(Problem(str(path), f"not JSON: {exc}", row=line_no))
-                    continue
-                record = _record_of(sample)
+                record = _record_fast(line)
                 if record is None:
-                    problems.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
-                    continue
-                record = {**record, "model": name}
-                found = problems_for("probe_record", record, str(path), line_no)
-                if found:
-                    problems.extend(found)
-                    continue
-                records.append(record)
+                    try:
+                        sample = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        problems.append(Problem(str(path), f"not JSON: {exc}", row=line_no))
+                        continue
+                    record = _record_of(sample)
+                    if record is None:
+                        problems.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
+                        continue
+                    record = dict(record)
+                record["model"] = name
+                found.append(record)
+                lines.append(line_no)
+        problems.extend(problems_for_records("probe_record", found, str(path), lines))
+        records.extend(found)
     if problems:
         raise DataError(problems)
     return collapse_circular(records)
