@@ -3,44 +3,43 @@
 An lmms-eval ``--log_samples`` line of a medvigil task is about 11 kB: our per-probe record
 (about 400 bytes) repeated under every metric key, and the prompt. Parsing the line costs
 about 170 µs; parsing only the first object-valued entry costs a few µs.
-:func:`first_object_entry` matches the line's leading top-level entries whose values are
-scalars or flat lists of scalars (``doc_id``, ``target``, ``filtered_resps``, ...) with one
-regular expression, so the key it stops at is a top-level key, then decodes that entry's
-object alone with :meth:`json.JSONDecoder.raw_decode` (the same decoder as ``json.loads``).
-When the line does not start that way it returns ``None`` and the caller parses the line whole.
+
+:func:`first_object_entry` finds the first ``{`` after the line's opening one. When the text
+just before it is ``"key": `` (unescaped quotes), that brace opens the value of a top-level
+key of a valid JSON line: inside a JSON string every quote is escaped, and no other object is
+open before it (keys live only in objects, and this is the second ``{`` of the line). That
+object alone is decoded with :meth:`json.JSONDecoder.raw_decode` (the same decoder as
+``json.loads``). The entries before it and after it are not parsed; the line must start with
+``{`` and end with ``}`` (a truncated line fails this). Anything else returns ``None``, and
+the caller parses the line whole.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-_STRING = r'"(?:[^"\\\x00-\x1f]|\\.)*"'
-_SCALAR = rf"(?:{_STRING}|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|NaN|-?Infinity)"
-_FLAT_LIST = rf"\[\s*(?:{_SCALAR}(?:\s*,\s*{_SCALAR})*)?\s*\]"
-_ENTRY = rf"{_STRING}\s*:\s*(?:{_SCALAR}|{_FLAT_LIST})\s*,\s*"
-_LEAD = re.compile(rf"\s*\{{\s*(?:{_ENTRY})*(?P<key>{_STRING})\s*:\s*(?=\{{)")
 _DECODE = json.JSONDecoder().raw_decode
 
 
 def first_object_entry(line: str) -> tuple[str, dict[str, Any], int] | None:
     """``(key, value, end)`` of the first top-level entry of ``line`` whose value is a JSON
-    object (``end``: the index just past the object), or None when the entries before it are
-    not all scalars / flat lists (parse the line whole then).
+    object (``end``: the index just past the object), or None (parse the line whole then).
 
     Raises:
         json.JSONDecodeError: the object itself is not valid JSON.
     """
-    match = _LEAD.match(line)
-    if match is None:
+    start = line.find("{")
+    if start < 0 or line[:start].strip() or not line[-16:].rstrip().endswith("}"):
         return None
-    key = match.group("key")
-    key = json.loads(key) if "\\" in key else key[1:-1]
-    value, end = _DECODE(line, match.end())
-    return key, value, end
-
-
-def ends_object(line: str) -> bool:
-    """True when the line, stripped, closes a JSON object (a cheap check against a truncated line)."""
-    return line.rstrip().endswith("}")
+    brace = line.find("{", start + 1)
+    if brace < 0:
+        return None
+    key_end = line.rfind('"', start, brace)
+    if key_end < 0 or line[key_end + 1 : brace].strip() != ":":
+        return None
+    key_start = line.rfind('"', start, key_end)
+    if key_start < 0 or line[key_start - 1] == "\\" or "\\" in line[key_start:key_end]:
+        return None
+    value, end = _DECODE(line, brace)
+    return line[key_start + 1 : key_end], value, end

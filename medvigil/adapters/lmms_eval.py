@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from medvigil.circular import collapse_circular
+from medvigil.circular import CIRCULAR, collapse_circular
 from medvigil.errors import DataError, Problem
-from medvigil.jsonl_bulk import ends_object, first_object_entry
+from medvigil.jsonl_bulk import first_object_entry
 from medvigil.schema_validation import problems_for_records
 
 SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
@@ -49,7 +49,7 @@ def _record_fast(line: str) -> dict | None:
         entry = first_object_entry(line)
     except json.JSONDecodeError:
         return None
-    if entry is None or not ends_object(line):
+    if entry is None:
         return None
     key, value, _ = entry
     if key == RECORD_KEY:
@@ -89,7 +89,7 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
         lines: list[int] = []
         with open(path, encoding="utf-8") as fh:
             for line_no, line in enumerate(fh, start=1):
-                if not line.strip():
+                if not line or line.isspace():
                     continue
                 record = _record_fast(line)
                 if record is None:
@@ -110,4 +110,6 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
         records.extend(found)
     if problems:
         raise DataError(problems)
-    return collapse_circular(records)
+    if any(r.get("condition") == CIRCULAR for r in records):
+        return collapse_circular(records)
+    return records
