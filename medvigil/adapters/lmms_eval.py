@@ -87,6 +87,7 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
         name = model or model_name(path)
         found: list[dict] = []
         lines: list[int] = []
+        bad: list[Problem] = []
         with open(path, encoding="utf-8") as fh:
             for line_no, line in enumerate(fh, start=1):
                 if not line or line.isspace():
@@ -96,17 +97,18 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
                     try:
                         sample = json.loads(line)
                     except json.JSONDecodeError as exc:
-                        problems.append(Problem(str(path), f"not JSON: {exc}", row=line_no))
+                        bad.append(Problem(str(path), f"not JSON: {exc}", row=line_no))
                         continue
                     record = _record_of(sample)
                     if record is None:
-                        problems.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
+                        bad.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
                         continue
                     record = dict(record)
                 record["model"] = name
                 found.append(record)
                 lines.append(line_no)
-        problems.extend(problems_for_records("probe_record", found, str(path), lines))
+        bad += problems_for_records("probe_record", found, str(path), lines)
+        problems += sorted(bad, key=lambda p: p.row)  # in line order, as read
         records.extend(found)
     if problems:
         raise DataError(problems)
