@@ -18,7 +18,9 @@ Commands timed (wall time, user+sys CPU, peak RSS, exit status):
 * ``validate``: ``medvigil validate --no-images`` of the release;
 * ``score-lmms``: the same score on the 18 lmms-eval logs;
 * ``score-medqdeg``, ``score-readiness``, ``score-cbd``: ``medvigil score --suite <s>``;
-* ``report``: ``medvigil report`` over every score written above;
+* ``score-mediconfusion``: ``medvigil score --suite mediconfusion`` on the real run's own
+  MediConfusion logs and release (demo size, not scaled: the report needs a fifth suite);
+* ``report``: ``medvigil report`` over every score written above (five suites);
 * ``authors``: with ``--authors-repo``, the authors' ``scripts/bench_aggregate.py``,
   ``analysis/recompute_mcs.py`` and ``analysis/bootstrap_mcs.py`` run from a temporary copy
   (their ``MODEL_FILES`` list set to the 18 models); their code is never stored here.
@@ -52,7 +54,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GNU_TIME = Path("/usr/bin/time")
 DEFAULT_TOOL = Path("/work/shared/tools/authors_format_release.py")
-COMMANDS = ("score-harness", "validate", "score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "report", "authors")
+COMMANDS = ("score-harness", "validate", "score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion",
+            "report", "authors")
 STRESS = {"medqdeg": "medqdeg_L", "readiness": "readiness_", "cbd": "cbd_quadrants"}
 LETTERS = "ABCDE"
 STAMP = "20260101_000000"
@@ -71,7 +74,7 @@ def timed(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None) -
     """Run ``cmd`` under ``/usr/bin/time -v``: wall s, user+sys s, peak RSS MB, exit status."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         proc = subprocess.run([str(GNU_TIME), "-v", "-o", report.name, *cmd], cwd=cwd, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              capture_output=True, text=True)
         fields = dict(line.strip().split(": ", 1) for line in report.read().splitlines() if ": " in line)
     wall = fields["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":")
     seconds = sum(float(part) * 60 ** i for i, part in enumerate(reversed(wall)))
@@ -171,7 +174,7 @@ def real_runs(work: Path, given: Path | None) -> Path:
     if not (demo / "report").is_dir():
         print(f"running `medvigil demo --cases 8` once into {demo} for real lmms-eval log lines (a few minutes)", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "medvigil", "demo", "--out", str(demo), "--cases", "8", "--tasks", "medvigil_mcq",
-                        "--n-resamples", "0", "--force"], check=True, stdout=subprocess.DEVNULL)
+                        "--n-resamples", "20", "--force"], check=True, stdout=subprocess.DEVNULL)
     return demo
 
 
@@ -207,7 +210,7 @@ def write_medvigil_logs(gen: Path, runs: Path, out: Path) -> list[Path]:
     done = out / "done"
     files = result_files(gen)
     if done.is_file():
-        return sorted(out.rglob(f"*_samples_medvigil_mcq.jsonl"))
+        return sorted(out.rglob("*_samples_medvigil_mcq.jsonl"))
     (template_path,) = _template_files(runs, "medvigil_mcq")
     template = json.loads(template_path.read_text(encoding="utf-8").splitlines()[0])
     key_record = template["mcs"]
@@ -328,7 +331,7 @@ def bench_scale(args, scale: int) -> dict:
                                         "--json", str(scores / "medvigil.json")], args.repeat)
     if "validate" in want:
         run["validate"] = best_of([*medvigil, "validate", "--no-images", str(release)], args.repeat)
-    needs_runs = want & {"score-lmms", "score-medqdeg", "score-readiness", "score-cbd"}
+    needs_runs = want & {"score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion"}
     runs = real_runs(work, args.lmms_runs) if needs_runs else None
     if "score-lmms" in want:
         logs = write_medvigil_logs(gen, runs, work / f"lmms_medvigil_x{scale}")
@@ -342,6 +345,12 @@ def bench_scale(args, scale: int) -> dict:
             out[f"{suite}_mb"] = round(sum(p.stat().st_size for p in logs) / 2**20, 1)
             run[f"score-{suite}"] = best_of([*medvigil, "score", "--suite", suite, str(work / f"lmms_{suite}_x{scale}"),
                                              "--json", str(scores / f"{suite}.json")], args.repeat)
+    if "score-mediconfusion" in want:
+        (dataset,) = runs.rglob("mediconfusion/release/data/dataset.json")
+        logs = sorted(runs.rglob("*_samples_mediconfusion_*.jsonl"))
+        out["mediconfusion_lines"] = sum(1 for p in logs for _ in open(p, encoding="utf-8"))
+        run["score-mediconfusion"] = best_of([*medvigil, "score", "--suite", "mediconfusion", "--release", str(dataset),
+                                              *map(str, logs), "--json", str(scores / "mediconfusion.json")], args.repeat)
     if "report" in want:
         inputs = [str(p) for p in sorted(scores.glob("*.json")) if p.name != "medvigil_lmms.json"]
         target = work / f"report_x{scale}"

@@ -24,7 +24,7 @@ from medvigil.adapters.lmms_eval import _record_fast, _record_of, read_samples
 from medvigil.errors import DataError
 from medvigil.jsonl_bulk import first_object_entry
 from medvigil.schema_columns import compile_schema, compiled
-from medvigil.schema_validation import load_schema, problems_for, problems_for_records
+from medvigil.schema_validation import problems_for, problems_for_records
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -179,3 +179,4 @@ def test_score_command_loads_only_what_it_needs(tmp_path):
     assert json.loads(proc.stdout)["models"]["constant(letter=A)"]["metrics"]
     loaded = set(ast.literal_eval(proc.stderr.split("LOADED", 1)[1].strip()))
     assert not loaded & {"datasets", "matplotlib", "scipy", "jsonschema", "pyarrow", "PIL", "lmms_eval", "torch"}, loaded
+
