@@ -128,17 +128,27 @@ def fixup_release(release: Path, out: Path) -> Path:
     shutil.copy(release / "manifest.csv", out / "manifest.csv")
     with open(release / "grounding.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
+    with open(release / "probes_mcq.csv", newline="", encoding="utf-8") as fh:
+        probes = list(csv.DictReader(fh))
+    originals = {p["case_id"]: p for p in probes if p["probe_kind"] == "original"}
+    flipped = {}
+    for p in probes:
+        if p["probe_kind"] in ("lr_flip", "roi_only", "roi_masked"):
+            p.update({f"choice_{x}": originals[p["case_id"]][f"choice_{x}"] for x in LETTERS})
+        if p["probe_kind"] == "lr_flip":
+            flipped[p["case_id"]] = p[f"choice_{p['correct_letter']}"]
+    for r in rows:
+        if r["gold_after_lr_flip"]:
+            r["gold_after_lr_flip"] = flipped[r["case_id"]]
+    from medvigil import release_format as rf
+
+    for name, columns in ((rf.PROBES_OPEN, rf.PROBES_OPEN_COLUMNS), (rf.TRIPLETS, rf.TRIPLETS_COLUMNS)):
+        (out / name).write_text(",".join(columns) + "\n", encoding="utf-8")
     extra = {"rationale": "synthetic", "differential_set": "[]", "clinical_context": "synthetic"}
     with open(out / "grounding.csv", "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]) + list(extra))
         writer.writeheader()
         writer.writerows({**r, **extra} for r in rows)
-    with open(release / "probes_mcq.csv", newline="", encoding="utf-8") as fh:
-        probes = list(csv.DictReader(fh))
-    originals = {p["case_id"]: p for p in probes if p["probe_kind"] == "original"}
-    for p in probes:
-        if p["probe_kind"] in ("lr_flip", "roi_only", "roi_masked"):
-            p.update({f"choice_{x}": originals[p["case_id"]][f"choice_{x}"] for x in LETTERS})
     with open(out / "probes_mcq.csv", "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(probes[0]))
         writer.writeheader()
