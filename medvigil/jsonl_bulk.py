@@ -16,7 +16,10 @@ the caller parses the line whole.
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _DECODE = json.JSONDecoder().raw_decode
@@ -43,3 +46,17 @@ def first_object_entry(line: str) -> tuple[str, dict[str, Any], int] | None:
         return None
     value, end = _DECODE(line, brace)
     return line[key_start + 1 : key_end], value, end
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while many acyclic objects (decoded JSON records)
+    are built: otherwise each full generation re-scans every record built so far (about a
+    fifth of the time of reading 150,000 records)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from medvigil.circular import CIRCULAR, collapse_circular
 from medvigil.errors import DataError, Problem
-from medvigil.jsonl_bulk import first_object_entry
+from medvigil.jsonl_bulk import first_object_entry, paused_gc
 from medvigil.schema_validation import problems_for_records
 
 SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
@@ -83,33 +83,34 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
     """Probe records from lmms-eval samples files; every bad line is reported at once."""
     records: list[dict] = []
     problems: list[Problem] = []
-    for path in map(Path, paths):
-        name = model or model_name(path)
-        found: list[dict] = []
-        lines: list[int] = []
-        bad: list[Problem] = []
-        with open(path, encoding="utf-8") as fh:
-            for line_no, line in enumerate(fh, start=1):
-                if not line or line.isspace():
-                    continue
-                record = _record_fast(line)
-                if record is None:
-                    try:
-                        sample = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        bad.append(Problem(str(path), f"not JSON: {exc}", row=line_no))
+    with paused_gc():
+        for path in map(Path, paths):
+            name = model or model_name(path)
+            found: list[dict] = []
+            lines: list[int] = []
+            bad: list[Problem] = []
+            with open(path, encoding="utf-8") as fh:
+                for line_no, line in enumerate(fh, start=1):
+                    if not line or line.isspace():
                         continue
-                    record = _record_of(sample)
+                    record = _record_fast(line)
                     if record is None:
-                        bad.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
-                        continue
-                    record = dict(record)
-                record["model"] = name
-                found.append(record)
-                lines.append(line_no)
-        bad += problems_for_records("probe_record", found, str(path), lines)
-        problems += sorted(bad, key=lambda p: p.row)  # in line order, as read
-        records.extend(found)
+                        try:
+                            sample = json.loads(line)
+                        except json.JSONDecodeError as exc:
+                            bad.append(Problem(str(path), f"not JSON: {exc}", row=line_no))
+                            continue
+                        record = _record_of(sample)
+                        if record is None:
+                            bad.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
+                            continue
+                        record = dict(record)
+                    record["model"] = name
+                    found.append(record)
+                    lines.append(line_no)
+            bad += problems_for_records("probe_record", found, str(path), lines)
+            problems += sorted(bad, key=lambda p: p.row)  # in line order, as read
+            records.extend(found)
     if problems:
         raise DataError(problems)
     if any(r.get("condition") == CIRCULAR for r in records):
