@@ -9,7 +9,7 @@ export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_HUB_DISABLE_TELEMETRY := 1
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench bench-commands clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,10 @@ test: setup
 
 bench: setup
 	$(BIN)/python benchmarks/bench_scoring.py --models 18 --cases 3000
+
+# whole-process timings of score / validate / report on generated 300- and 3,000-case inputs
+bench-commands: setup
+	$(BIN)/python benchmarks/bench_commands.py --scales 1 10
 
 clean:
 	rm -rf $(DEMO_OUT) build dist *.egg-info .pytest_cache

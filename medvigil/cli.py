@@ -2,8 +2,9 @@
 
 Each module in :mod:`medvigil.commands` listed in ``COMMANDS`` provides
 ``add_parser(subparsers)`` (registering its arguments, with ``func=run``) and
-``run(args) -> int``. Modules are imported only when needed so ``medvigil --help``
-stays fast.
+``run(args) -> int``. Modules are imported only when needed: ``medvigil COMMAND ...``
+imports that command's module alone (so ``medvigil score`` never loads what ``build`` or
+``validate`` need); ``medvigil --help`` imports them all to list them.
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ COMMANDS = {
 }
 
 
-def _available_commands() -> dict:
+def _available_commands(only: str | None = None) -> dict:
     found = {}
     for name, module in COMMANDS.items():
+        if only is not None and name != only:
+            continue
         try:
             found[name] = importlib.import_module(f"medvigil.commands.{module}")
         except ModuleNotFoundError as exc:
@@ -51,7 +54,13 @@ def _available_commands() -> dict:
     return found
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_in(argv: list[str]) -> str | None:
+    """The subcommand named by the first argument, when it is one (else every command is loaded)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv`` naming a command first, only that command is registered."""
     parser = argparse.ArgumentParser(
         prog="medvigil",
         description="Audit medical vision-language models under broken evidence.",
@@ -59,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"medvigil {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in _available_commands().values():
+    only = _command_in(argv) if argv is not None else None
+    for module in _available_commands(only).values():
         module.add_parser(sub)
     return parser
 
@@ -86,7 +96,8 @@ def _sigterm_as_exception():
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         with _sigterm_as_exception():

@@ -1,19 +1,23 @@
 """Load the JSON Schemas in schemas/ and validate records where data enters.
 
 Errors become :class:`medvigil.errors.Problem` objects naming file, row and field.
+Many records at once: :func:`problems_for_records` checks them in bulk
+(:mod:`medvigil.schema_columns`) and runs ``jsonschema`` only on the rows that fail, to
+describe them. ``jsonschema`` is imported only when a record is validated one by one.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.schemas import SCHEMA_DIR
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 @cache
@@ -28,6 +32,8 @@ def load_schema(name: str) -> dict:
 
 @cache
 def validator(name: str) -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
@@ -52,10 +58,24 @@ def problems_for(name: str, record: Any, file: str, row: int | None = None) -> l
     return out
 
 
+def problems_for_records(name: str, records: Sequence[Any], file: str, rows: Sequence[int] | None = None) -> list[Problem]:
+    """Validate many records against schema ``name``: in bulk, then one by one only the
+    records that failed, to name their fields. ``rows`` gives each record's row (line)
+    number for the messages (default: 1, 2, ...). Same problems as :func:`problems_for`
+    on each record."""
+    from medvigil.schema_columns import compiled
+
+    checker = compiled(name)
+    failing = range(len(records)) if checker is None else checker.invalid_rows(records)
+    out: list[Problem] = []
+    for i in failing:
+        out.extend(problems_for(name, records[i], file, i + 1 if rows is None else rows[i]))
+    return out
+
+
 def check_records(name: str, records: Iterable[Any], file: str, first_row: int = 1) -> None:
     """Raise :class:`DataError` listing every invalid record (all at once, not just the first)."""
-    problems: list[Problem] = []
-    for i, record in enumerate(records, start=first_row):
-        problems.extend(problems_for(name, record, file, i))
+    records = list(records)
+    problems = problems_for_records(name, records, file, range(first_row, first_row + len(records)))
     if problems:
         raise DataError(problems)

@@ -5,6 +5,11 @@ Every sample line of a medvigil or mediconfusion task carries our per-probe reco
 each metric key (see ``tasks/*/utils.py``); the model is named from the results file's
 ``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
 task hook cannot know it. CircularEval rotations are collapsed per probe.
+
+Lines are read in bulk: only the record is parsed (:mod:`medvigil.jsonl_bulk`), the records
+of a file are validated together (:func:`medvigil.schema_validation.problems_for_records`),
+and a line that does not take the fast path is parsed whole, as before. Problems name the
+file, the line and the field either way.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from medvigil.circular import collapse_circular
+from medvigil.circular import CIRCULAR, collapse_circular
 from medvigil.errors import DataError, Problem
-from medvigil.input_files import loads_json, read_json, read_text
+from medvigil.input_files import loads_json, open_regular, read_json
+from medvigil.jsonl_bulk import first_object_entry, paused_gc
 from medvigil.record_checks import extra_problems
-from medvigil.schema_validation import problems_for
+from medvigil.schema_validation import problems_for_records
 
 SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
 RECORD_KEY = "mcs"  # every medvigil task emits the record under this metric key
@@ -34,6 +40,23 @@ def _record_of(sample) -> dict | None:
     for value in sample.values():
         if isinstance(value, dict) and "suite" in value and "probe_id" in value:
             return value
+    return None
+
+
+def _record_fast(line: str) -> dict | None:
+    """The record of a sample line parsed alone, or None when the line needs a whole parse
+    (then :func:`_record_of` decides, on the parsed line, exactly as before)."""
+    try:
+        entry = first_object_entry(line)
+    except (ValueError, RecursionError):  # JSONDecodeError included: the whole parse says where
+        return None
+    if entry is None:
+        return None
+    key, value, _ = entry
+    if key == RECORD_KEY:
+        return value
+    if "suite" in value and "probe_id" in value and f'"{RECORD_KEY}"' not in line:
+        return value  # no record key anywhere in the line: the first record-like object wins
     return None
 
 
@@ -63,26 +86,45 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
     """Probe records from lmms-eval samples files; every bad line is reported at once."""
     records: list[dict] = []
     problems: list[Problem] = []
-    for path in map(Path, paths):
-        name = model or model_name(path)
-        for line_no, line in enumerate(read_text(path, str(path)).split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                sample = loads_json(line, str(path), row=line_no, allow_non_finite=True)  # lmms-eval's own NaNs
-            except DataError as exc:
-                problems.extend(exc.problems)
-                continue
-            record = _record_of(sample)
-            if record is None:
-                problems.append(Problem(str(path), "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
-                continue
-            record = {**record, "model": name}
-            found = problems_for("probe_record", record, str(path), line_no) + extra_problems(record, str(path), line_no)
-            if found:
-                problems.extend(found)
-                continue
-            records.append(record)
+    with paused_gc():
+        for path in map(Path, paths):
+            name = model or model_name(path)
+            file = str(path)
+            found: list[dict] = []
+            lines: list[int] = []
+            bad: list[Problem] = []
+            # a regular file (medvigil.input_files), streamed: logs of large runs exceed the input cap
+            with open_regular(path, file, max_bytes=0) as raw:
+                for line_no, data in enumerate(raw, start=1):
+                    try:
+                        line = data.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        bad.append(Problem(file, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} (line {line_no})", row=line_no))
+                        continue
+                    if line.isspace() or not line:
+                        continue
+                    record = _record_fast(line)
+                    if record is None:
+                        try:
+                            sample = loads_json(line, file, row=line_no, allow_non_finite=True)  # lmms-eval's own NaNs
+                        except DataError as exc:
+                            bad.extend(exc.problems)
+                            continue
+                        record = _record_of(sample)
+                        if record is None:
+                            bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
+                            continue
+                        record = dict(record)
+                    record["model"] = name
+                    found.append(record)
+                    lines.append(line_no)
+            bad += problems_for_records("probe_record", found, file, lines)
+            for record, line_no in zip(found, lines):
+                bad += extra_problems(record, file, line_no)
+            problems += sorted(bad, key=lambda p: p.row or 0)  # in line order, as read
+            records.extend(found)
     if problems:
         raise DataError(problems)
-    return collapse_circular(records)
+    if any(r.get("condition") == CIRCULAR for r in records):
+        return collapse_circular(records)
+    return records

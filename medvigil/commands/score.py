@@ -44,7 +44,8 @@ from medvigil.atomic_output import write_text_atomic
 from medvigil.output_guard import refuse_overlap
 
 SUITES = ("mediconfusion", "medvigil", "medqdeg", "readiness", "cbd")
-NEEDS_RELEASE = ("mediconfusion", "medvigil")
+NEEDS_RELEASE = ("mediconfusion",)
+TAKES_RELEASE = ("mediconfusion", "medvigil")  # medvigil: optional (lmms-eval records carry tier and source)
 
 
 def _count(text: str) -> int:
@@ -77,8 +78,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument(
         "--release",
         metavar="PATH",
-        help="mediconfusion: the authors' dataset.json; medvigil: a release folder, a built dataset folder or a "
-        "Hub repo id (other suites: not used)",
+        help="mediconfusion: the authors' dataset.json (required); medvigil: a release folder, a built dataset folder "
+        "or a Hub repo id (optional: lmms-eval records carry tier and source; harness files without it have no "
+        "tiers, so no SFR_w, and take gold letters from their rows) (other suites: not used)",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="result files to score (medqdeg/readiness/cbd: also run folders)")
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
@@ -139,6 +141,19 @@ def _clean(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
     return value
+
+
+def _json_text(value: Any, depth: int = 3, indent: str = "") -> str:
+    """Strict JSON, indented for its first ``depth`` levels only: deeper values are written by
+    the C encoder on one line (``indent=`` everywhere takes the pure-Python encoder, several
+    times slower on an 18-model audit)."""
+    if depth == 0 or not isinstance(value, (dict, list)) or not value:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    inner = indent + "  "
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_json_text(v, depth - 1, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    return "[\n" + ",\n".join(f"{inner}{_json_text(v, depth - 1, inner)}" for v in value) + f"\n{indent}]"
 
 
 # -- mediconfusion ---------------------------------------------------------------------
@@ -264,10 +279,11 @@ def score_medvigil(
     from medvigil.scoring.clinician import release_clinician_scores
     from medvigil.triplets import release_triplet_report
 
-    reference = load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
+    reference = None if release is None else load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
     records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)
     problems = list(getattr(records, "problems", []))
-    warnings = [str(p) for p in reference.warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]
+    release_warnings = [] if reference is None else reference.warnings
+    warnings = [str(p) for p in release_warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]
     for warning in warnings[:_SHOWN_WARNINGS]:
         print(f"warning: {warning}", file=sys.stderr)
     if len(warnings) > _SHOWN_WARNINGS:
@@ -278,7 +294,7 @@ def score_medvigil(
     for model, kinds in error_rows.items():
         listed = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
         print(f"note: {model}: {sum(kinds.values())} error row(s) (failed calls; {handling}): {listed}", file=sys.stderr)
-    if reference.kind == "release":
+    if reference is not None and reference.kind == "release":
         weights = (result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS)
         clinician = release_clinician_scores(reference.location, weights=weights)
         if clinician is not None:
@@ -290,15 +306,15 @@ def score_medvigil(
             for block in with_triplets:
                 block["counts"]["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
     result["inputs"] = {
-        "release": reference.location,
-        "release_kind": reference.kind,
-        "gold_letters": "release probes_mcq" if reference.probes_mcq is not None else "result rows",
+        "release": None if reference is None else reference.location,
+        "release_kind": None if reference is None else reference.kind,
+        "gold_letters": "release probes_mcq" if reference is not None and reference.probes_mcq is not None else "result rows",
         "files": [str(f) for f in files],
         "error_rows": error_rows,
         "error_row_handling": handling,
         "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
         "warnings": warnings,
-        "release_warnings": [p.to_dict() for p in reference.warnings],
+        "release_warnings": [p.to_dict() for p in release_warnings],
     }
     return _clean(result)
 
@@ -335,15 +351,15 @@ def n_scored(suite: str, result: dict) -> int:
 def run(args: argparse.Namespace) -> int:
     from medvigil.errors import DataError, Problem
 
-    if (args.release is None) == (args.suite in NEEDS_RELEASE):
+    if (args.release is None and args.suite in NEEDS_RELEASE) or (args.release is not None and args.suite not in TAKES_RELEASE):
         need = "needs" if args.suite in NEEDS_RELEASE else "does not take"
         print(f"error: --suite {args.suite} {need} --release", file=sys.stderr)
         return 2
-    inputs = {"--release": args.release, **{f"FILE {f}": f for f in args.files}}
+    inputs = {**({"--release": args.release} if args.release else {}), **{f"FILE {f}": f for f in args.files}}
     if args.json and args.json != "-":
         refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
     try:
-        if args.suite not in NEEDS_RELEASE:
+        if args.suite not in TAKES_RELEASE:
             from medvigil.suite_scores import format_suite, score_suite
 
             options = {"medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy,
@@ -376,7 +392,7 @@ def run(args: argparse.Namespace) -> int:
     if n_scored(args.suite, result) == 0 and not args.allow_empty:
         raise DataError(Problem(", ".join(args.files), "no record to score in the input file(s) (empty or only skipped "
                                                       "lines); pass --allow-empty to accept an empty result"))
-    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = _json_text(result) + "\n"
     if args.json == "-":
         sys.stdout.write(text)
         return 0

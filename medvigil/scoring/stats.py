@@ -8,6 +8,8 @@ which the tests check).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
@@ -151,6 +153,61 @@ def spearman(x, y) -> float:
     if den == 0:
         return float("nan")
     return float(round(np.dot(rx, ry) / den, 15))
+
+
+def t_two_sided_p(t: float, df: int) -> float:
+    """``P(|T| >= |t|)`` for Student's t with integer ``df >= 1`` (``2 * scipy.stats.t.sf(|t|, df)``).
+
+    Abramowitz & Stegun 26.7.3 (odd df) and 26.7.4 (even df) give ``A = P(|T| < t)`` as a finite
+    series in ``cos(theta)``, ``theta = atan(t / sqrt(df))``; the full infinite series sums to
+    1, so for small ``cos`` (large ``t``) ``1 - A`` is summed directly as the tail of the series,
+    which keeps small p-values to full relative precision.
+    """
+    t = abs(float(t))
+    if math.isnan(t):
+        return float("nan")
+    if math.isinf(t):
+        return 0.0
+    theta = math.atan(t / math.sqrt(df))
+    s, c = math.sin(theta), math.cos(theta)
+    c2 = c * c
+    odd = df % 2 == 1
+    m = (df - 1) // 2 if odd else df // 2  # terms in A's finite sum
+    # term k: even df: a_k c^(2k), a_k = prod_{j<=k} (2j-1)/(2j); odd df: d_k c^(2k+1), d_k = prod_{j<=k} 2j/(2j+1)
+    term = c if odd else 1.0
+
+    def step(k: int) -> float:  # ratio term_k / term_(k-1)
+        return (2 * k / (2 * k + 1) if odd else (2 * k - 1) / (2 * k)) * c2
+
+    if c2 < 0.5:
+        for k in range(1, m + 1):
+            term *= step(k)
+        tail, k = 0.0, m
+        while term > 1e-17 * tail or tail == 0.0:
+            tail += term
+            k += 1
+            term *= step(k)
+            if term == 0.0:
+                break
+        return (2 / math.pi) * s * tail if odd else s * tail
+    head = 0.0
+    for k in range(m):
+        head += term
+        term *= step(k + 1)
+    return 1.0 - ((2 / math.pi) * (theta + s * head) if odd else s * head)
+
+
+def spearman_test(x, y) -> tuple[float, float]:
+    """Spearman's rho and its two-sided p-value, as ``scipy.stats.spearmanr(x, y)`` computes
+    them (t test with n - 2 degrees of freedom) without importing scipy; NaNs as :func:`spearman`."""
+    rho = spearman(x, y)
+    n = len(x)
+    if math.isnan(rho) or n < 3:
+        return rho, float("nan")
+    if abs(rho) >= 1.0:
+        return rho, 0.0
+    t = rho * math.sqrt((n - 2) / ((rho + 1.0) * (1.0 - rho)))
+    return rho, t_two_sided_p(t, n - 2)
 
 
 def top_k_overlap(names, reference_scores, scores, k: int = 5) -> int:

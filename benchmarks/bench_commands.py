@@ -1,0 +1,406 @@
+"""Time the commands a user runs, on files, as whole processes (GNU ``/usr/bin/time -v``).
+
+Inputs (cached under ``--workdir``), per scale k (k = 1: 300 cases, 2,556 probes, 18 models):
+
+* ``python3 authors_format_release.py OUT --scale k``: a release in the published layout
+  (``data/medvigil_v1/*.csv``, no images) and 18 ``results/baselines/<model>__mcq.jsonl``
+  files in the authors' harness shape, failed calls (error rows) included;
+* 18 lmms-eval ``--log_samples`` runs of ``medvigil_mcq`` carrying the same answers: every
+  line is a real line of a small lmms-eval 0.7.3 run of our task (``--lmms-runs``) with the
+  per-probe record (under every metric key, as lmms-eval logs it) replaced;
+* 18 runs each of the ``medqdeg``, ``readiness`` and ``cbd_quadrants`` tasks of comparable
+  size: the real run's files repeated with renamed cases and per-model answers.
+
+Commands timed (wall time, user+sys CPU, peak RSS, exit status):
+
+* ``score-harness``: ``medvigil score --suite medvigil --harness-compatible`` (500 resamples)
+  on the 18 result files;
+* ``validate``: ``medvigil validate --no-images`` of the release;
+* ``score-lmms``: the same score on the 18 lmms-eval logs;
+* ``score-medqdeg``, ``score-readiness``, ``score-cbd``: ``medvigil score --suite <s>``;
+* ``score-mediconfusion``: ``medvigil score --suite mediconfusion`` on the real run's own
+  MediConfusion logs and release (demo size, not scaled: the report needs a fifth suite);
+* ``report``: ``medvigil report`` over every score written above (five suites);
+* ``authors``: with ``--authors-repo``, the authors' ``scripts/bench_aggregate.py``,
+  ``analysis/recompute_mcs.py`` and ``analysis/bootstrap_mcs.py`` run from a temporary copy
+  (their ``MODEL_FILES`` list set to the 18 models); their code is never stored here.
+
+Until medvigil's harness reader accepts the authors' error rows and a release without
+images, ``--drop-error-rows`` scores a copy of the result files without them (counted), and
+``--fixup-release`` scores against a copy of the release completed the way our validator
+still demands (placeholder images, grounding columns, inherited options). Both are off by
+default: the benchmark aims at the real files, and a failing command is reported as such.
+
+    python benchmarks/bench_commands.py --scales 1 10                       # the 300- and 3,000-case tables
+    python benchmarks/bench_commands.py --scales 1 10 100 --only score-harness validate   # scaling
+    python benchmarks/bench_commands.py --scales 1 --authors-repo /work/.mirror/hq0709+MedVIGIL/repo
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GNU_TIME = Path("/usr/bin/time")
+DEFAULT_TOOL = Path("/work/shared/tools/authors_format_release.py")
+COMMANDS = ("score-harness", "validate", "score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion",
+            "report", "authors")
+STRESS = {"medqdeg": "medqdeg_L", "readiness": "readiness_", "cbd": "cbd_quadrants"}
+LETTERS = "ABCDE"
+STAMP = "20260101_000000"
+AUTHORS_SCRIPTS = ("scripts/bench_aggregate.py", "analysis/recompute_mcs.py", "analysis/bootstrap_mcs.py")
+
+
+# -- timing ------------------------------------------------------------------------------
+
+
+def require_gnu_time() -> None:
+    if not (GNU_TIME.is_file() and os.access(GNU_TIME, os.X_OK)):
+        sys.exit(f"error: {GNU_TIME} (GNU time) is missing; install it with `apt-get install time`")
+
+
+def timed(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None) -> dict:
+    """Run ``cmd`` under ``/usr/bin/time -v``: wall s, user+sys s, peak RSS MB, exit status."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        proc = subprocess.run([str(GNU_TIME), "-v", "-o", report.name, *cmd], cwd=cwd, env=env,
+                              capture_output=True, text=True)
+        fields = dict(line.strip().split(": ", 1) for line in report.read().splitlines() if ": " in line)
+    wall = fields["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":")
+    seconds = sum(float(part) * 60 ** i for i, part in enumerate(reversed(wall)))
+    return {"wall_s": round(seconds, 3),
+            "cpu_s": round(float(fields["User time (seconds)"]) + float(fields["System time (seconds)"]), 3),
+            "rss_mb": round(int(fields["Maximum resident set size (kbytes)"]) / 1024, 1),
+            "exit": proc.returncode, "stderr_tail": proc.stderr.strip().splitlines()[-3:]}
+
+
+def best_of(cmd: list[str], repeat: int, **kw) -> dict:
+    runs = [timed(cmd, **kw) for _ in range(repeat)]
+    best = min(runs, key=lambda r: r["wall_s"])
+    return {**best, "wall_runs": [r["wall_s"] for r in runs]}
+
+
+# -- inputs ------------------------------------------------------------------------------
+
+
+def generate(tool: Path, work: Path, scale: int) -> Path:
+    out = work / f"authors_x{scale}"
+    if not (out / "synthetic_release.json").is_file():
+        subprocess.run([sys.executable, str(tool), str(out), "--scale", str(scale)], check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def result_files(gen: Path) -> list[Path]:
+    return sorted((gen / "results" / "baselines").glob("*__mcq.jsonl"))
+
+
+def drop_error_rows(files: list[Path], out: Path) -> tuple[list[Path], int]:
+    """Copies of ``files`` without the rows of failed calls (``status != "ok"``)."""
+    out.mkdir(parents=True, exist_ok=True)
+    dropped, copies = 0, []
+    for f in files:
+        target = out / f.name
+        kept = [line for line in f.read_text(encoding="utf-8").splitlines(keepends=True) if '"status": "ok"' in line]
+        dropped += sum(1 for line in f.read_text(encoding="utf-8").splitlines() if line.strip()) - len(kept)
+        if not target.is_file():
+            target.write_text("".join(kept), encoding="utf-8")
+        copies.append(target)
+    return copies, dropped
+
+
+def fixup_release(release: Path, out: Path) -> Path:
+    """A copy of the release completed as today's validator demands (see the module doc)."""
+    if (out / "manifest.csv").is_file():
+        return out
+    from PIL import Image
+
+    out.mkdir(parents=True)
+    shutil.copy(release / "manifest.csv", out / "manifest.csv")
+    with open(release / "grounding.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    with open(release / "probes_mcq.csv", newline="", encoding="utf-8") as fh:
+        probes = list(csv.DictReader(fh))
+    originals = {p["case_id"]: p for p in probes if p["probe_kind"] == "original"}
+    flipped = {}
+    for p in probes:
+        if p["probe_kind"] in ("lr_flip", "roi_only", "roi_masked"):
+            p.update({f"choice_{x}": originals[p["case_id"]][f"choice_{x}"] for x in LETTERS})
+        if p["probe_kind"] == "lr_flip":
+            flipped[p["case_id"]] = p[f"choice_{p['correct_letter']}"]
+    for r in rows:
+        if r["gold_after_lr_flip"]:
+            r["gold_after_lr_flip"] = flipped[r["case_id"]]
+    from medvigil import release_format as rf
+
+    for name, columns in ((rf.PROBES_OPEN, rf.PROBES_OPEN_COLUMNS), (rf.TRIPLETS, rf.TRIPLETS_COLUMNS)):
+        (out / name).write_text(",".join(columns) + "\n", encoding="utf-8")
+    extra = {"rationale": "synthetic", "differential_set": "[]", "clinical_context": "synthetic"}
+    with open(out / "grounding.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) + list(extra))
+        writer.writeheader()
+        writer.writerows({**r, **extra} for r in rows)
+    with open(out / "probes_mcq.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(probes[0]))
+        writer.writeheader()
+        writer.writerows(probes)
+    (out / "images").mkdir()
+    placeholder = out / "placeholder.jpg"
+    Image.new("L", (64, 64), 128).save(placeholder, quality=90)
+    images = {p["image_file"] for p in probes if p["image_file"]}
+    with open(release / "manifest.csv", newline="", encoding="utf-8") as fh:
+        images |= {"images/" + r["image_file"] for r in csv.DictReader(fh)}
+    for name in images:
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            os.link(placeholder, target)
+    placeholder.unlink()
+    return out
+
+
+def _release_tables(release: Path) -> tuple[dict, dict]:
+    with open(release / "manifest.csv", newline="", encoding="utf-8") as fh:
+        cases = {r["case_id"]: r for r in csv.DictReader(fh)}
+    with open(release / "probes_mcq.csv", newline="", encoding="utf-8") as fh:
+        probes = {r["probe_id"]: r for r in csv.DictReader(fh)}
+    return cases, probes
+
+
+def real_runs(work: Path, given: Path | None) -> Path:
+    """A folder of real lmms-eval runs of our tasks: ``--lmms-runs`` or a small ``medvigil demo``."""
+    if given is not None:
+        return given
+    demo = work / "lmms_demo"
+    if not (demo / "report").is_dir():
+        print(f"running `medvigil demo --cases 8` once into {demo} for real lmms-eval log lines (a few minutes)", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "medvigil", "demo", "--out", str(demo), "--cases", "8", "--tasks", "medvigil_mcq",
+                        "--n-resamples", "20", "--force"], check=True, stdout=subprocess.DEVNULL)
+    return demo
+
+
+def _template_files(runs: Path, task_prefix: str) -> list[Path]:
+    """The samples files of one real run (the first model folder holding them)."""
+    for folder in sorted({p.parent for p in runs.rglob(f"*_samples_{task_prefix}*.jsonl")}):
+        return sorted(folder.glob(f"*_samples_{task_prefix}*.jsonl"))
+    raise SystemExit(f"error: no lmms-eval samples files of {task_prefix}* under {runs}")
+
+
+def _write_run(folder: Path, model: str, tasks: dict[str, list[str]]) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{STAMP}_results.json").write_text(json.dumps({"config": {"model": model, "model_args": ""}}), encoding="utf-8")
+    paths = []
+    for task, lines in tasks.items():
+        path = folder / f"{STAMP}_samples_{task}.jsonl"
+        path.write_text("".join(lines), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _line(template: dict, record: dict, response: str | None) -> str:
+    """A template sample line with ``record`` under each of its metric keys."""
+    line = {k: (record if isinstance(v, dict) else v) for k, v in template.items()}
+    if isinstance(line.get("filtered_resps"), str):
+        line["filtered_resps"] = response or ""
+    line["target"] = record["correct_letter"]
+    return json.dumps(line, ensure_ascii=False) + "\n"
+
+
+def write_medvigil_logs(gen: Path, runs: Path, out: Path) -> list[Path]:
+    """18 ``medvigil_mcq`` runs holding the answers of the 18 result files."""
+    done = out / "done"
+    files = result_files(gen)
+    if done.is_file():
+        return sorted(out.rglob("*_samples_medvigil_mcq.jsonl"))
+    (template_path,) = _template_files(runs, "medvigil_mcq")
+    template = json.loads(template_path.read_text(encoding="utf-8").splitlines()[0])
+    key_record = template["mcs"]
+    cases, _ = _release_tables(gen / "data" / "medvigil_v1")
+    paths = []
+    for f in files:
+        model = f.name.removesuffix("__mcq.jsonl")
+        lines = []
+        with open(f, encoding="utf-8") as fh:
+            for text in fh:
+                row = json.loads(text)
+                case = cases[row["case_id"]]
+                status = row.get("status")
+                letter = (row.get("model_letter") or "").strip() or None
+                record = {**key_record, "model": "lmms-eval-run", "probe_id": row["probe_id"], "case_id": row["case_id"],
+                          "probe_kind": row["probe_kind"], "risk_tier": case["risk_tier"], "source_dataset": case["source_dataset"],
+                          "modality": case["modality"], "text_only_answerable": case["text_only_answerable"] == "true",
+                          "correct_letter": row.get("correct_letter") or "A",
+                          "predicted_letter": letter if status == "ok" else None,
+                          "parse_status": "error" if status != "ok" else ("ok" if letter else "parse_failure"),
+                          "raw_response": row.get("model_answer", "")}
+                lines.append(_line(template, record, record["raw_response"]))
+        paths += _write_run(out / model, model, {"medvigil_mcq": lines})
+    done.touch()
+    return paths
+
+
+def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_lines: int, seed: int = 0) -> list[Path]:
+    """``n_models`` runs of ``suite``: the real run's files repeated (cases renamed) to about
+    ``target_lines`` lines per model, each answer drawn per model (60% correct)."""
+    done = out / "done"
+    if done.is_file():
+        return sorted(out.rglob("*_samples_*.jsonl"))
+    templates = {}
+    for path in _template_files(runs, STRESS[suite]):
+        task = path.name.split("_samples_", 1)[1].removesuffix(".jsonl")
+        templates[task] = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
+    per_copy = sum(len(v) for v in templates.values())
+    copies = max(1, round(target_lines / per_copy))
+    paths = []
+    for m in range(n_models):
+        rng = random.Random(seed * 1000 + m)
+        model = f"synth-vlm-{m + 1:02d}"
+        tasks: dict[str, list[str]] = {t: [] for t in templates}
+        answers: dict[tuple, str] = {}  # one answer per (copy, probe, arm condition) keeps pairs consistent
+        for c in range(copies):
+            for task, lines in templates.items():
+                for template in lines:
+                    record = next(v for v in template.values() if isinstance(v, dict))
+                    new = json.loads(json.dumps(record))
+                    new["case_id"] = f"{record['case_id']}~{c}"
+                    new["probe_id"] = f"{record['probe_id']}~{c}"
+                    key = (c, record["probe_id"], task, json.dumps(record.get("extra", {}), sort_keys=True))
+                    letter = answers.setdefault(key, record["correct_letter"] if rng.random() < 0.6 else rng.choice(LETTERS))
+                    extra = new.get("extra") or {}
+                    if isinstance(extra.get("votes"), list):
+                        votes = [record["correct_letter"] if rng.random() < 0.6 else rng.choice(LETTERS) for _ in extra["votes"]]
+                        extra["votes"] = votes
+                        extra["responses"] = list(votes)
+                        letter = Counter(votes).most_common(1)[0][0]
+                    if new.get("parse_status") == "ok":
+                        new["predicted_letter"] = letter
+                        new["raw_response"] = letter
+                    tasks[task].append(_line(template, new, letter))
+        paths += _write_run(out / model, model, tasks)
+    done.touch()
+    return paths
+
+
+def authors_pipeline(repo: Path, gen: Path, work: Path, repeat: int) -> dict:
+    """The authors' three scoring scripts, run from a temporary copy, timed one after another."""
+    tmp = Path(tempfile.mkdtemp(prefix="authors_", dir=work))
+    try:
+        for rel in AUTHORS_SCRIPTS:
+            text = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{rel}"], check=True, capture_output=True,
+                                  text=True).stdout
+            if rel.endswith("bootstrap_mcs.py"):  # point its hard-coded model list at the 18 files
+                models = ", ".join(f'"{f.name[:-11]}": "{f.name}"' for f in result_files(gen))
+                text = re.sub(r"MODEL_FILES = \{.*?\n\}", "MODEL_FILES = {" + models + "}", text, flags=re.S)
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_text(text, encoding="utf-8")
+        (tmp / "data").mkdir()
+        (tmp / "data" / "medvigil_v1").symlink_to((gen / "data" / "medvigil_v1").resolve())
+        (tmp / "results").mkdir()
+        (tmp / "results" / "baselines").symlink_to((gen / "results" / "baselines").resolve())
+        steps = {rel: best_of([sys.executable, rel], repeat, cwd=tmp) for rel in AUTHORS_SCRIPTS}
+        return {"wall_s": round(sum(s["wall_s"] for s in steps.values()), 3), "cpu_s": round(sum(s["cpu_s"] for s in steps.values()), 3),
+                "rss_mb": max(s["rss_mb"] for s in steps.values()), "exit": max(s["exit"] for s in steps.values()), "steps": steps}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# -- main --------------------------------------------------------------------------------
+
+
+def bench_scale(args, scale: int) -> dict:
+    work: Path = args.workdir
+    gen = generate(args.tool, work, scale)
+    release = gen / "data" / "medvigil_v1"
+    files = result_files(gen)
+    n_rows = sum(1 for f in files for _ in open(f, encoding="utf-8"))
+    info = json.loads((gen / "synthetic_release.json").read_text(encoding="utf-8"))
+    out = {"scale": scale, "cases": info["cases"], "probes": info["probes"], "models": len(files), "result_rows": n_rows,
+           "result_mb": round(sum(f.stat().st_size for f in files) / 2**20, 1), "commands": {}}
+    scores = work / f"scores_x{scale}"
+    scores.mkdir(exist_ok=True)
+    medvigil = [sys.executable, "-m", "medvigil"]
+    score_release = release
+    if args.drop_error_rows:
+        files, out["dropped_error_rows"] = drop_error_rows(files, work / f"no_errors_x{scale}")
+    if args.fixup_release:
+        score_release = fixup_release(release, work / f"fixed_release_x{scale}")
+    want = set(args.only or COMMANDS)
+    run = out["commands"]
+    audit = ["--suite", "medvigil", "--harness-compatible", "--n-resamples", "500"]
+    if "score-harness" in want:
+        run["score-harness"] = best_of([*medvigil, "score", *audit, "--release", str(score_release), *map(str, files),
+                                        "--json", str(scores / "medvigil.json")], args.repeat)
+    if "validate" in want:
+        run["validate"] = best_of([*medvigil, "validate", "--no-images", str(release)], args.repeat)
+    needs_runs = want & {"score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion"}
+    runs = real_runs(work, args.lmms_runs) if needs_runs else None
+    if "score-lmms" in want:
+        logs = write_medvigil_logs(gen, runs, work / f"lmms_medvigil_x{scale}")
+        out["lmms_mb"] = round(sum(p.stat().st_size for p in logs) / 2**20, 1)
+        run["score-lmms"] = best_of([*medvigil, "score", *audit, "--release", str(score_release), *map(str, logs),
+                                     "--json", str(scores / "medvigil_lmms.json")], args.repeat)
+    for suite in STRESS:
+        if f"score-{suite}" in want:
+            logs = write_stress_logs(suite, runs, work / f"lmms_{suite}_x{scale}", len(files), info["probes"])
+            out[f"{suite}_lines"] = sum(1 for p in logs for _ in open(p, encoding="utf-8"))
+            out[f"{suite}_mb"] = round(sum(p.stat().st_size for p in logs) / 2**20, 1)
+            run[f"score-{suite}"] = best_of([*medvigil, "score", "--suite", suite, str(work / f"lmms_{suite}_x{scale}"),
+                                             "--json", str(scores / f"{suite}.json")], args.repeat)
+    if "score-mediconfusion" in want:
+        (dataset,) = runs.rglob("mediconfusion/release/data/dataset.json")
+        logs = sorted(runs.rglob("*_samples_mediconfusion_*.jsonl"))
+        out["mediconfusion_lines"] = sum(1 for p in logs for _ in open(p, encoding="utf-8"))
+        run["score-mediconfusion"] = best_of([*medvigil, "score", "--suite", "mediconfusion", "--release", str(dataset),
+                                              *map(str, logs), "--json", str(scores / "mediconfusion.json")], args.repeat)
+    if "report" in want:
+        inputs = [str(p) for p in sorted(scores.glob("*.json")) if p.name != "medvigil_lmms.json"]
+        target = work / f"report_x{scale}"
+        results = []
+        for _ in range(args.repeat):
+            shutil.rmtree(target, ignore_errors=True)
+            results.append(timed([*medvigil, "report", *inputs, "--out", str(target)]))
+        run["report"] = {**min(results, key=lambda r: r["wall_s"]), "wall_runs": [r["wall_s"] for r in results],
+                         "inputs": [Path(p).name for p in inputs]}
+    if "authors" in want and args.authors_repo:
+        run["authors"] = authors_pipeline(args.authors_repo, gen, work, args.repeat)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scales", type=int, nargs="+", default=[1, 10], help="multiples of 300 cases (default 1 10)")
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "medvigil_bench_commands")
+    parser.add_argument("--tool", type=Path, default=DEFAULT_TOOL, help="authors_format_release.py")
+    parser.add_argument("--lmms-runs", type=Path, help="folder of real lmms-eval runs of our tasks (default: run a small demo once)")
+    parser.add_argument("--authors-repo", type=Path, help="git dir of hq0709/MedVIGIL: also time the authors' scripts")
+    parser.add_argument("--only", nargs="+", choices=COMMANDS, help="time only these commands")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per command; the fastest is reported (default 3)")
+    parser.add_argument("--drop-error-rows", action="store_true", help="score copies of the result files without error rows")
+    parser.add_argument("--fixup-release", action="store_true", help="score against a copy of the release completed for today's validator")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    args = parser.parse_args(argv)
+    require_gnu_time()
+    if not args.tool.is_file():
+        parser.error(f"--tool {args.tool} does not exist")
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    load = os.getloadavg()[0]
+    rows = [bench_scale(args, k) for k in args.scales]
+    result = {"load_avg_1min_at_start": round(load, 2), "cpus": os.cpu_count(), "python": sys.version.split()[0], "scales": rows}
+    text = json.dumps(result, indent=1)
+    if args.json:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
