@@ -187,8 +187,10 @@ def _schema_problems(rows: list[tuple[int, Any]], file: str) -> tuple[list[tuple
 
 _FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
 _REQUIRED = ("probe_id", "case_id", "probe_kind", "status")
-_STRING_OR_NULL = ("raw_response", "response", "error", "model_answer")
-_BLANK_LINE = re.compile(rb"(?:^|\n)[ \t\r]*\n")
+# the row schema's fields other than raw (string, object or null), read with declared types
+_DECLARED = _FIELDS + ("model", "raw_response", "response", "error", "model_answer", "retries")
+_BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")  # (starts with a literal: scanned fast)
+_BLANK_FIRST = re.compile(rb"[ \t\r]*\n")
 _ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\\n]|\\.)*"\s*:')
 
 
@@ -196,84 +198,76 @@ def _bulk_columns(data: bytes) -> dict[str, list] | None:
     """The row fields of a file read in one columnar pass (pyarrow), or None to read it row by row.
 
     Returns columns only when every row is one the row schema accepts, so the bulk path never
-    accepts what ``jsonschema`` would reject; anything unusual (blank lines, a byte-order mark,
-    a type the checks do not cover, a null whose meaning depends on whether the key was written)
-    sends the file down the row-by-row path, which describes each bad row. Agreement with the
-    schema is tested in tests/test_harness_bulk.py.
+    accepts what ``jsonschema`` would reject: pyarrow reads the schema's fields with their types
+    declared (a value of another type fails the read), the other fields unparsed; lengths, the
+    letter enum, ``retries >= 0`` and the ``status == "ok"`` rule are checked on the columns. A
+    null is a JSON null or a key not written; keys are counted in the bytes to tell which.
+    Anything unusual (blank lines, a byte-order mark, a ``raw`` field, a null whose meaning the
+    counts do not settle) sends the file down the row-by-row path, which describes each bad row.
+    Agreement with the schema is tested in tests/test_harness_bulk.py.
     """
-    if not data or data.startswith(b"\xef\xbb\xbf") or _BLANK_LINE.search(data) or not data.strip():
+    if not data or data.startswith(b"\xef\xbb\xbf") or _BLANK_FIRST.match(data) or _BLANK_LINE.search(data):
         return None
+    if b'"raw"' in data:
+        return None  # string or object: not one declared type
     n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    import io
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pj
+
+    declared = pa.schema([(name, pa.int64() if name == "retries" else pa.string()) for name in _DECLARED])
+    options = pj.ParseOptions(explicit_schema=declared, unexpected_field_behavior="ignore")
     try:
-        import io
-
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.json as pj
-
-        table = pj.read_json(io.BytesIO(data))
-    except Exception:  # noqa: BLE001 - any parse or type problem: the row path says what is wrong
+        table = pj.read_json(io.BytesIO(data), parse_options=options)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # a type or parse problem: the row path says where
         return None
-    if table.num_rows != n_lines:
+    n = table.num_rows
+    if n != n_lines:
         return None  # a line held several objects (or none)
-    names = set(table.column_names)
-    if not set(_REQUIRED) <= names:
-        return None
-    string_types = (pa.string(), pa.large_string())
     for name in _REQUIRED:
         col = table.column(name)
-        if col.type not in string_types or col.null_count or pc.min(pc.utf8_length(col)).as_py() < 1:
+        if col.null_count or pc.min(pc.utf8_length(col)).as_py() < 1:
             return None
     ok = pc.equal(table.column("status"), HARNESS_OK_STATUS)
-    n_ok = pc.sum(ok).as_py() or 0
-
-    # keys are counted in the bytes; nested objects could hold keys of the same name
-    nested = any(pa.types.is_nested(f.type) and not (pa.types.is_struct(f.type) and f.type.num_fields == 0)
-                 for f in table.schema)
 
     def nulls_are_missing(name: str) -> bool:
         """Whether every null of column ``name`` is a key not written (not a JSON null)."""
-        return not nested and _written(data, name) == table.num_rows - table.column(name).null_count
+        # '"name"' is a key or a string value: counting both can only over-count, so equality
+        # means exactly one key per non-null value
+        return not _escaped_key(data) and data.count(b'"' + name.encode() + b'"') == n - table.column(name).null_count
 
-    for name in ("model_letter", "correct_letter"):
-        if name not in names:
-            if n_ok:
-                return None
-            continue
+    def all_written(name: str) -> bool:
+        """Whether every row writes key ``name`` (one object per row, none nested)."""
+        return data.count(b"{") == n and not _escaped_key(data) and data.count(b'"' + name.encode() + b'"') == n
+
+    for name in ("model_letter", "correct_letter", "model", "retries"):
         col = table.column(name)
-        if col.type not in string_types + (pa.null(),):
-            return None
-        if col.null_count and not (name == "model_letter" and not nested and _written(data, name) == table.num_rows):
-            # nulls must be keys not written (a JSON null letter is only allowed as model_letter)
-            if not nulls_are_missing(name) or pc.any(pc.and_(ok, pc.is_null(col))).as_py():
-                return None  # a JSON null correct_letter, or an answered row without the key
-        if name == "correct_letter" and col.type != pa.null():
-            values = set(pc.unique(col.drop_null()).to_pylist())
-            if not values <= {"A", "B", "C", "D", "E"}:
-                return None
-    for name in _STRING_OR_NULL + ("raw",):
-        if name in names:
-            typ = table.column(name).type
-            if not (typ in string_types or typ == pa.null() or (name == "raw" and pa.types.is_struct(typ))):
-                return None
-    if "model" in names:
-        col = table.column("model")
-        if col.type not in string_types + (pa.null(),) or (col.null_count and not nulls_are_missing("model")):
-            return None
-    if "retries" in names:
-        col = table.column("retries")
-        if col.type not in (pa.int64(), pa.null()) or (col.null_count and not nulls_are_missing("retries")):
-            return None
-        if col.type == pa.int64() and len(col.drop_null()) and pc.min(col).as_py() < 0:
-            return None
-    return {
-        name: (table.column(name).to_pylist() if name in names else [None] * table.num_rows) for name in _FIELDS
-    }
+        if not col.null_count:
+            continue
+        if nulls_are_missing(name):
+            if name in ("model_letter", "correct_letter") and pc.any(pc.and_(ok, pc.is_null(col))).as_py():
+                return None  # an answered row without the key
+        elif not (name == "model_letter" and all_written(name)):
+            return None  # JSON nulls: allowed only as model_letter (a parse failure)
+    letters = set(pc.unique(table.column("correct_letter").drop_null()).to_pylist())
+    if not letters <= {"A", "B", "C", "D", "E"}:
+        return None
+    retries = table.column("retries").drop_null()
+    if len(retries) and pc.min(retries).as_py() < 0:
+        return None
+    return {name: table.column(name).to_pylist() for name in _FIELDS}
+
+
+def _escaped_key(data: bytes) -> bool:
+    """Whether a key may be spelt with a ``\\u`` escape (then keys cannot be counted in the bytes)."""
+    return b"\\u" in data and _ESCAPED_KEY.search(data) is not None
 
 
 def _written(data: bytes, name: str) -> int:
     """How many times key ``name`` is written in ``data`` (-1 when a key is spelt with an escape)."""
-    if b"\\u" in data and _ESCAPED_KEY.search(data):
+    if _escaped_key(data):
         return -1
     return len(re.findall(rb'"' + re.escape(name.encode()) + rb'"\s*:', data))
 
