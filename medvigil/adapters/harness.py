@@ -194,7 +194,7 @@ _BLANK_FIRST = re.compile(rb"[ \t\r]*\n")
 _ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\\n]|\\.)*"\s*:')
 
 
-def _bulk_columns(data: bytes) -> dict[str, list] | None:
+def _bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, list] | None:
     """The row fields of a file read in one columnar pass (pyarrow), or None to read it row by row.
 
     Returns columns only when every row is one the row schema accepts, so the bulk path never
@@ -204,7 +204,8 @@ def _bulk_columns(data: bytes) -> dict[str, list] | None:
     null is a JSON null or a key not written; keys are counted in the bytes to tell which.
     Anything unusual (blank lines, a byte-order mark, a ``raw`` field, a null whose meaning the
     counts do not settle) sends the file down the row-by-row path, which describes each bad row.
-    Agreement with the schema is tested in tests/test_harness_bulk.py.
+    Agreement with the schema is tested in tests/test_harness_bulk.py. Equal strings share one
+    object across files through ``pool`` (ids repeat in every model's file).
     """
     if not data or data.startswith(b"\xef\xbb\xbf") or _BLANK_FIRST.match(data) or _BLANK_LINE.search(data):
         return None
@@ -220,7 +221,8 @@ def _bulk_columns(data: bytes) -> dict[str, list] | None:
     declared = pa.schema([(name, pa.int64() if name == "retries" else pa.string()) for name in _DECLARED])
     options = pj.ParseOptions(explicit_schema=declared, unexpected_field_behavior="ignore")
     try:
-        table = pj.read_json(io.BytesIO(data), parse_options=options)
+        # the system allocator: memory arrow frees goes back to the one the Python objects use
+        table = pj.read_json(io.BytesIO(data), parse_options=options, memory_pool=pa.system_memory_pool())
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # a type or parse problem: the row path says where
         return None
     n = table.num_rows
@@ -231,16 +233,17 @@ def _bulk_columns(data: bytes) -> dict[str, list] | None:
         if col.null_count or pc.min(pc.utf8_length(col)).as_py() < 1:
             return None
     ok = pc.equal(table.column("status"), HARNESS_OK_STATUS)
+    escaped = b"\\u" in data and _ESCAPED_KEY.search(data) is not None  # keys spelt with escapes: not countable
 
     def nulls_are_missing(name: str) -> bool:
         """Whether every null of column ``name`` is a key not written (not a JSON null)."""
         # '"name"' is a key or a string value: counting both can only over-count, so equality
         # means exactly one key per non-null value
-        return not _escaped_key(data) and data.count(b'"' + name.encode() + b'"') == n - table.column(name).null_count
+        return not escaped and data.count(b'"' + name.encode() + b'"') == n - table.column(name).null_count
 
     def all_written(name: str) -> bool:
         """Whether every row writes key ``name`` (one object per row, none nested)."""
-        return data.count(b"{") == n and not _escaped_key(data) and data.count(b'"' + name.encode() + b'"') == n
+        return data.count(b"{") == n and not escaped and data.count(b'"' + name.encode() + b'"') == n
 
     for name in ("model_letter", "correct_letter", "model", "retries"):
         col = table.column(name)
@@ -257,7 +260,16 @@ def _bulk_columns(data: bytes) -> dict[str, list] | None:
     retries = table.column("retries").drop_null()
     if len(retries) and pc.min(retries).as_py() < 0:
         return None
-    return {name: table.column(name).to_pylist() for name in _FIELDS}
+    pool = {} if pool is None else pool
+    return {name: _interned(table.column(name), pool, pc) for name in _FIELDS}
+
+
+def _interned(column, pool: dict[str, str], pc) -> list:
+    """A string column as a list whose equal values are one object (``pool`` maps each to it)."""
+    encoded = pc.dictionary_encode(column).combine_chunks()
+    values = [None if v is None else pool.setdefault(v, v) for v in encoded.dictionary.to_pylist()] + [None]
+    codes = encoded.indices.fill_null(len(values) - 1).to_numpy(zero_copy_only=False)
+    return [values[i] for i in codes.tolist()]
 
 
 def _escaped_key(data: bytes) -> bool:
@@ -493,12 +505,13 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     unique = {f.resolve(): f for f in reversed(files)}  # first spelling of each file wins
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
+    pool: dict[str, str] = {}  # one object per distinct string read in bulk
     parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
     for resolved in dict.fromkeys(f.resolve() for f in files):
         path = unique[resolved]
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
-        bulk = None if as_dicts else _bulk_columns(path.read_bytes())
+        bulk = None if as_dicts else _bulk_columns(path.read_bytes(), pool)
         rows: list[dict] | None = None
         if bulk is not None:
             cols, lines, file_problems = bulk, list(range(1, len(bulk["probe_id"]) + 1)), []
