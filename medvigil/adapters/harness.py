@@ -345,24 +345,28 @@ def _convert_columns(
     parsed = [letters[key] for key in zip(model_letter, status)]
     parse_status = [p[0] for p in parsed]
     predicted = [p[1] for p in parsed]
-    for i, p in enumerate(parsed):
-        if p[2]:
-            message = f"must be one capital letter or empty, got {model_letter[i]!r}"
-            found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
+    bad_letter = [i for i, p in enumerate(parsed) if p[2]] if any(v[2] for v in letters.values()) else []
+    for i in bad_letter:
+        message = f"must be one capital letter or empty, got {model_letter[i]!r}"
+        found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
     if ref.case_fields is not None:
         fields = ref.case_fields
         case = [fields.get(c) for c in cid]
-        for i, c in enumerate(case):
-            if c is None:
-                message = f"case {cid[i]!r} is not in the release manifest"
-                found.append((i, 1, Problem(file, message, row=lines[i], field="case_id")))
+        unknown = [i for i, c in enumerate(case) if c is None] if None in case else []
+        for i in unknown:
+            message = f"case {cid[i]!r} is not in the release manifest"
+            found.append((i, 1, Problem(file, message, row=lines[i], field="case_id")))
     else:
         case = [_NO_CASE] * n
+    del status, model_letter, cols["status"], cols["model_letter"]  # not needed after this
     gold = list(correct)
     if ref.probe_fields is not None:
         pf = ref.probe_fields
         probe = [pf.get(p) for p in pid]
-        for i, known in enumerate(probe):
+        suspect = [i for i, (known, c, k, g) in enumerate(zip(probe, cid, kind, correct))
+                   if known is None or known[0] != c or known[1] != k or (g is not None and g != known[2])]
+        for i in suspect:  # described field by field
+            known = probe[i]
             if known is None:
                 message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
                 found.append((i, 2, Problem(file, message, row=lines[i], field="probe_id")))
@@ -374,7 +378,7 @@ def _convert_columns(
                 if have != expected and not (name == "correct_letter" and have is None):
                     message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
                     found.append((i, order, Problem(file, message, row=lines[i], field=name)))
-            gold[i] = known[2]
+        gold = [g if known is None else known[2] for known, g in zip(probe, gold)]
     else:
         for i, g in enumerate(gold):
             if g is None:
