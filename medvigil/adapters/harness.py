@@ -232,7 +232,10 @@ def _bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, 
         col = table.column(name)
         if col.null_count or pc.min(pc.utf8_length(col)).as_py() < 1:
             return None
-    ok = pc.equal(table.column("status"), HARNESS_OK_STATUS)
+    # (Python values are never turned into arrow ones: with pandas installed, pyarrow imports it to do that)
+    pool = {} if pool is None else pool
+    cols = {name: _interned(table.column(name), pool, pc) for name in _FIELDS}
+    ok = [st == HARNESS_OK_STATUS for st in cols["status"]]
     escaped = b"\\u" in data and _ESCAPED_KEY.search(data) is not None  # keys spelt with escapes: not countable
 
     def nulls_are_missing(name: str) -> bool:
@@ -246,30 +249,26 @@ def _bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, 
         return data.count(b"{") == n and not escaped and data.count(b'"' + name.encode() + b'"') == n
 
     for name in ("model_letter", "correct_letter", "model", "retries"):
-        col = table.column(name)
-        if not col.null_count:
+        if not table.column(name).null_count:
             continue
         if nulls_are_missing(name):
-            if name in ("model_letter", "correct_letter") and pc.any(pc.and_(ok, pc.is_null(col))).as_py():
+            if name in cols and any(answered and v is None for answered, v in zip(ok, cols[name])):
                 return None  # an answered row without the key
         elif not (name == "model_letter" and all_written(name)):
             return None  # JSON nulls: allowed only as model_letter (a parse failure)
-    letters = set(pc.unique(table.column("correct_letter").drop_null()).to_pylist())
-    if not letters <= {"A", "B", "C", "D", "E"}:
+    if not set(cols["correct_letter"]) <= {"A", "B", "C", "D", "E", None}:
         return None
-    retries = table.column("retries").drop_null()
-    if len(retries) and pc.min(retries).as_py() < 0:
+    retries = table.column("retries")
+    if retries.null_count < n and pc.min(retries).as_py() < 0:
         return None
-    pool = {} if pool is None else pool
-    return {name: _interned(table.column(name), pool, pc) for name in _FIELDS}
+    return cols
 
 
 def _interned(column, pool: dict[str, str], pc) -> list:
     """A string column as a list whose equal values are one object (``pool`` maps each to it)."""
-    encoded = pc.dictionary_encode(column).combine_chunks()
-    values = [None if v is None else pool.setdefault(v, v) for v in encoded.dictionary.to_pylist()] + [None]
-    codes = encoded.indices.fill_null(len(values) - 1).to_numpy(zero_copy_only=False)
-    return [values[i] for i in codes.tolist()]
+    encoded = pc.dictionary_encode(column, null_encoding="encode").combine_chunks()
+    values = [None if v is None else pool.setdefault(v, v) for v in encoded.dictionary.to_pylist()]
+    return [values[i] for i in encoded.indices.to_pylist()]  # (to_numpy would import pandas)
 
 
 def _escaped_key(data: bytes) -> bool:
