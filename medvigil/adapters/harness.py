@@ -32,9 +32,14 @@ failure; ``harness_compatible``: dropped, as ``bench_aggregate.py`` and ``bootst
 keep ``status == "ok"`` rows only). This reader counts them per model and probe kind
 (``HarnessRecords.error_rows``).
 
-Speed: a file is decoded in one ``json.loads`` of all its lines; rows are checked with the
-compiled form of the row schema (:func:`medvigil.release.schema_predicate`) and only rows it
-does not accept go through ``jsonschema``, to describe what is wrong.
+Speed: :func:`read_harness_table` (what ``medvigil score`` uses) reads a file in one columnar
+pass with pyarrow, the schema's fields with declared types and the others unparsed, checks the
+columns (:func:`_bulk_columns`) and builds the audit's table without a dict per row. A file the
+column checks do not accept in full is read row by row, as :func:`read_harness_files` reads
+every file: one ``json.loads`` for all its lines, rows checked with the compiled form of the row
+schema (:func:`medvigil.release.schema_predicate`), and only rows it does not accept go through
+``jsonschema``, to describe what is wrong. Both paths give the same problems and the same
+records (tests/test_harness_bulk.py).
 
 Problems name the file, the 1-based line and the field: bytes that are not UTF-8, lines that
 are not JSON objects, schema violations, a letter that is not one capital letter, a case or
