@@ -240,7 +240,7 @@ def _bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, 
     # (Python values are never turned into arrow ones: with pandas installed, pyarrow imports it to do that)
     pool = {} if pool is None else pool
     cols = {name: _interned(table.column(name), pool, pc) for name in _FIELDS}
-    ok = [st == HARNESS_OK_STATUS for st in cols["status"]]
+    ok = pc.match_substring_regex(table.column("status"), pattern=f"^{HARNESS_OK_STATUS}$")
     escaped = b"\\u" in data and _ESCAPED_KEY.search(data) is not None  # keys spelt with escapes: not countable
 
     def nulls_are_missing(name: str) -> bool:
@@ -257,7 +257,7 @@ def _bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, 
         if not table.column(name).null_count:
             continue
         if nulls_are_missing(name):
-            if name in cols and any(answered and v is None for answered, v in zip(ok, cols[name])):
+            if name in cols and pc.any(pc.and_(ok, pc.is_null(table.column(name)))).as_py():
                 return None  # an answered row without the key
         elif not (name == "model_letter" and all_written(name)):
             return None  # JSON nulls: allowed only as model_letter (a parse failure)
@@ -610,18 +610,20 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         model, file, cols, lines, rows = parts[k][:5]
         conv = converted[k]
         ok = conv["ok"]
-        idx = [i for i in idx if ok[i]]
-        for i in idx:
-            if conv["parse_status"][i] == "error":
-                _bump(out.error_rows, model, cols["probe_kind"][i])
+        whole = len(idx) == len(ok) and all(ok)  # every row, in file order
+        if not whole:
+            idx = [i for i in idx if ok[i]]
+        status = conv["parse_status"]
+        for i in (i for i, st in enumerate(status) if st == "error") if whole else (i for i in idx if status[i] == "error"):
+            _bump(out.error_rows, model, cols["probe_kind"][i])
         if as_dicts:
             out.extend(_record(model, file, lines[i], rows[i], cols, conv, i, condition) for i in idx)
             continue
         columns["model"] += [model] * len(idx)
         for name in ("probe_id", "case_id", "probe_kind"):
-            columns[name] += [cols[name][i] for i in idx]
+            columns[name] += cols[name] if whole else [cols[name][i] for i in idx]
         for name in ("correct_letter", "predicted_letter", "parse_status", "case"):
-            columns[name] += [conv[name][i] for i in idx]
+            columns[name] += conv[name] if whole else [conv[name][i] for i in idx]
     if as_dicts:
         return out
     from medvigil.scoring.table import RecordTable
