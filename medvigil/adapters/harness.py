@@ -626,6 +626,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
             columns[name] += conv[name] if whole else [conv[name][i] for i in idx]
     if as_dicts:
         return out
+    del parts, converted, order, pending  # the per-file columns: only the joined ones from here on
     from medvigil.scoring.table import RecordTable
 
     case = columns.pop("case")
