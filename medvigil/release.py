@@ -568,7 +568,7 @@ def _compile_columns(schema: Any) -> Callable[[list[dict]], list[bool]] | None:
         return None
     if set(schema) - _ANNOTATIONS - {"type", "required", "properties", "additionalProperties"}:
         return None
-    required = tuple(schema.get("required", ()))
+    required = frozenset(schema.get("required", ()))
     props = tuple((name, _compile(sub)) for name, sub in (schema.get("properties") or {}).items())
     if any(check is None for _, check in props):
         return None
@@ -577,10 +577,8 @@ def _compile_columns(schema: Any) -> Callable[[list[dict]], list[bool]] | None:
         ok = [type(v) is dict for v in rows]
         if not all(ok):
             return [False] * len(rows)  # not objects: judged row by row
-        for name in required:
-            for i, v in enumerate(rows):
-                if name not in v:
-                    ok[i] = False
+        for i in [i for i, v in enumerate(rows) if not required <= v.keys()]:
+            ok[i] = False
         for name, check in props:
             column = [v.get(name, _ABSENT) for v in rows]
             if set(map(type, column)) <= {str, type(None), type(_ABSENT)}:  # hashable, no 1 == True
