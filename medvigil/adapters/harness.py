@@ -276,18 +276,6 @@ def _interned(column, pool: dict[str, str], pc) -> list:
     return [values[i] for i in encoded.indices.to_pylist()]  # (to_numpy would import pandas)
 
 
-def _escaped_key(data: bytes) -> bool:
-    """Whether a key may be spelt with a ``\\u`` escape (then keys cannot be counted in the bytes)."""
-    return b"\\u" in data and _ESCAPED_KEY.search(data) is not None
-
-
-def _written(data: bytes, name: str) -> int:
-    """How many times key ``name`` is written in ``data`` (-1 when a key is spelt with an escape)."""
-    if _escaped_key(data):
-        return -1
-    return len(re.findall(rb'"' + re.escape(name.encode()) + rb'"\s*:', data))
-
-
 # --------------------------------------------------------------------------- conversion
 
 
