@@ -543,6 +543,60 @@ def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> l
     return problems_for(schema, values, file, row)
 
 
+_ABSENT = object()
+_COLUMNS: dict[str, Callable[[list[dict]], list[bool]] | None] = {}
+
+
+def rows_accepted(schema: str, rows: list[dict[str, Any]]) -> list[bool]:
+    """Which ``rows`` ``schemas/<schema>.schema.json`` accepts, judged column by column.
+
+    For a flat object schema (``required``, ``properties``, ``additionalProperties: true``) each
+    property's compiled check runs once per distinct value of its column (columns repeat:
+    kinds, letters, tiers, options); otherwise row by row. True means valid; a False row is
+    described by ``jsonschema`` (:func:`_row_problems`).
+    """
+    if schema not in _COLUMNS:
+        _COLUMNS[schema] = _compile_columns(load_schema(schema))
+    by_column = _COLUMNS[schema]
+    if by_column is not None:
+        return by_column(rows)
+    fast = schema_predicate(schema)
+    return [fast is not None and fast(v) for v in rows]
+
+
+def _compile_columns(schema: Any) -> Callable[[list[dict]], list[bool]] | None:
+    if not isinstance(schema, dict) or schema.get("type") != "object" or schema.get("additionalProperties", True) is not True:
+        return None
+    if set(schema) - _ANNOTATIONS - {"type", "required", "properties", "additionalProperties"}:
+        return None
+    required = frozenset(schema.get("required", ()))
+    props = tuple((name, _compile(sub)) for name, sub in (schema.get("properties") or {}).items())
+    if any(check is None for _, check in props):
+        return None
+
+    def accept(rows: list[dict]) -> list[bool]:
+        ok = [type(v) is dict for v in rows]
+        if not all(ok):
+            return [False] * len(rows)  # not objects: judged row by row
+        for i in [i for i, v in enumerate(rows) if not required <= v.keys()]:
+            ok[i] = False
+        for name, check in props:
+            column = [v.get(name, _ABSENT) for v in rows]
+            if set(map(type, column)) <= {str, type(None), type(_ABSENT)}:  # hashable, no 1 == True
+                bad = {x for x in set(column) if x is not _ABSENT and not check(x)}
+                if bad:
+                    for i, x in enumerate(column):
+                        if x in bad:
+                            ok[i] = False
+            else:
+                for i, x in enumerate(column):
+                    if x is not _ABSENT and not check(x):
+                        ok[i] = False
+        return ok
+
+    return accept
+
+
 # --------------------------------------------------------------------------- file specs
 
 
@@ -614,39 +668,54 @@ class ReadResult:
 
 
 def _coerce_table(table: CsvTable, spec: _CsvSpec) -> tuple[list[Row], list[Problem]]:
+    coerced = [_coerce_row(table, spec, csv_row) for csv_row in table.rows]
+    accepted = rows_accepted(spec.schema, [values for values, _, _, _ in coerced])
     rows, problems = [], []
-    for csv_row in table.rows:
-        values: dict[str, Any] = dict(csv_row.values)
-        failed: set[str] = set()
-        notes: dict[str, str] = {}
-        row_problems = []
-        for column, coerce in spec.coercers.items():
-            if column not in values:
-                continue
-            try:
-                values[column] = coerce(values[column])
-            except _Invalid as exc:
-                failed.add(column)
-                row_problems.append(Problem(table.file, str(exc), row=csv_row.number, field=column))
-        if spec.schema == "grounding_row" and "roi_bbox_norm" in values:
-            values["roi_bbox_norm"], note = _roi_box(values["roi_bbox_norm"])
-            if note:
-                notes["roi_bbox_norm"] = note
-        for problem in _row_problems(spec.schema, values, table.file, csv_row.number):
-            if problem.field in failed:
-                continue
-            if problem.field in _ID_FIELDS and "does not match" in problem.message:
-                problem = Problem(
-                    table.file,
-                    f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, "
-                    "without whitespace or slashes",
-                    row=problem.row,
-                    field=problem.field,
-                )
-            row_problems.append(problem)
+    for csv_row, (values, failed, notes, row_problems), valid in zip(table.rows, coerced, accepted):
+        if not valid:
+            row_problems += _schema_row_problems(spec, values, failed, table.file, csv_row.number)
         rows.append(Row(csv_row.number, values, valid=not row_problems, notes=notes))
         problems.extend(row_problems)
     return rows, problems
+
+
+def _coerce_row(table: CsvTable, spec: _CsvSpec, csv_row) -> tuple[dict, set, dict, list[Problem]]:
+    """``(typed values, columns that failed to coerce, notes, problems)`` of one CSV row."""
+    values: dict[str, Any] = dict(csv_row.values)
+    failed: set[str] = set()
+    notes: dict[str, str] = {}
+    row_problems = []
+    for column, coerce in spec.coercers.items():
+        if column not in values:
+            continue
+        try:
+            values[column] = coerce(values[column])
+        except _Invalid as exc:
+            failed.add(column)
+            row_problems.append(Problem(table.file, str(exc), row=csv_row.number, field=column))
+    if spec.schema == "grounding_row" and "roi_bbox_norm" in values:
+        values["roi_bbox_norm"], note = _roi_box(values["roi_bbox_norm"])
+        if note:
+            notes["roi_bbox_norm"] = note
+    return values, failed, notes, row_problems
+
+
+def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, number: int) -> list[Problem]:
+    """The schema's problems of one row, less those of columns that failed to coerce."""
+    out = []
+    for problem in _row_problems(spec.schema, values, file, number):
+        if problem.field in failed:
+            continue
+        if problem.field in _ID_FIELDS and "does not match" in problem.message:
+            problem = Problem(
+                file,
+                f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, "
+                "without whitespace or slashes",
+                row=problem.row,
+                field=problem.field,
+            )
+        out.append(problem)
+    return out
 
 
 def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:

@@ -755,6 +755,7 @@ class _Checker:
         unsafe: dict[str, list[Problem]] = {}  # image_file as written -> its problem, then repeats
         missing: dict[Path, list[Problem]] = {}  # missing image -> first reference, then repeats
         original_of: dict[str, Path] = {}
+        shown_of: dict[Path, str] = {}
         for image, rel, number, cid in self._image_refs():
             if image in unsafe:
                 unsafe[image].append(Problem(rel, "", row=number))
@@ -767,7 +768,9 @@ class _Checker:
                 if lexical is not None:
                     referenced.add(lexical)
                 continue
-            shown = path.relative_to(root_resolved).as_posix()
+            shown = shown_of.get(path)
+            if shown is None:  # many rows share an image: one relative_to / stat per path
+                shown = shown_of[path] = path.relative_to(root_resolved).as_posix()
             referenced.add(shown)
             if not know_sources:
                 continue  # cannot tell withheld images from missing ones
@@ -776,13 +779,13 @@ class _Checker:
             if rel == rf.MANIFEST:
                 original_of.setdefault(cid, path)
             if rf.is_credentialed(source):
-                if (path.exists() or path.is_symlink()) and shown not in reported_present:
+                if shown not in reported_present and (path.exists() or path.is_symlink()):
                     reported_present.add(shown)
                     self.error(rel, _credentialed_message(shown, source), number, "image_file")
                 continue
             if not self.check_files:
                 continue
-            if not path.is_file():
+            if path in missing or (path not in to_decode and not path.is_file()):
                 message = f"image {shown} does not exist"
                 missing.setdefault(path, []).append(Problem(rel, message, row=number, field="image_file"))
                 continue

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from medvigil.adapters.lmms_eval import is_samples_file, read_samples
 from medvigil.release_format import source_label
+
+if TYPE_CHECKING:
+    from medvigil.adapters.harness import HarnessColumns
 
 
 class ModelRecords(list):
@@ -30,15 +33,22 @@ class ModelRecords(list):
 
 def read_model_outputs(
     paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False
-) -> ModelRecords:
-    """Records of every file; ``release`` as :func:`medvigil.adapters.harness.read_harness_files` takes it."""
-    from medvigil.adapters.harness import read_harness_files
+) -> ModelRecords | HarnessColumns:
+    """Records of every file; ``release`` as :func:`medvigil.adapters.harness.read_harness_files` takes it.
+
+    When every file is a harness result file (the authors' ``<model>__mcq.jsonl``), the result
+    is :func:`medvigil.adapters.harness.read_harness_table`'s: the records as columns (what
+    :func:`medvigil.scoring.audit` takes), with the same bookkeeping attributes.
+    """
+    from medvigil.adapters.harness import read_harness_files, read_harness_table
     from medvigil.adapters.harness_ablations import expand_ablation_paths, read_ablation_files
 
     paths = [Path(p) for p in paths]
     lmms = [p for p in paths if p.is_file() and is_samples_file(p)]
     harness = [p for p in paths if p not in lmms]
     ablation, harness = expand_ablation_paths(harness)
+    if harness and not lmms and not ablation:
+        return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty)
     out = ModelRecords()
     out.warnings, out.skipped, out.error_rows, out.problems = [], {}, {}, []
     if lmms:

@@ -601,10 +601,23 @@ def _reasons(s: np.ndarray, lay: _Layout, metrics: Mapping[str, float], normalis
 
 
 # ------------------------------------------------------------------ public helpers
+def records_table(records: Any) -> RecordTable | None:
+    """The ``table`` of a reader's columnar result, or None."""
+    table = getattr(records, "table", None)
+    return table if isinstance(table, RecordTable) else None
+
+
 def as_table(records: RecordTable | Iterable[Mapping[str, Any]], source: str = "<records>") -> RecordTable:
-    """Return ``records`` as a :class:`RecordTable` (building it from dicts if needed)."""
+    """Return ``records`` as a :class:`RecordTable` (building it from dicts if needed).
+
+    An object whose ``table`` attribute is a :class:`RecordTable` (a reader's columnar result,
+    e.g. :class:`medvigil.adapters.harness.HarnessColumns`) gives that table.
+    """
     if isinstance(records, RecordTable):
         return records
+    table = records_table(records)
+    if table is not None:
+        return table
     return RecordTable.from_records(records, source=source)
 
 
@@ -1006,7 +1019,8 @@ def audit(
     if ablations:
         from medvigil.scoring.ablations import run_ablations
 
-        dicts = None if isinstance(records, RecordTable) else records  # extras (sampled letters) live in the dicts
+        # extras (sampled letters) live in the dicts; a columnar reader's result has none
+        dicts = None if isinstance(records, RecordTable) or records_table(records) is not None else records
         abl = run_ablations(full, harness_compatible=harness_compatible, reference_condition=condition, records=dicts)
         if abl:
             result["ablations"] = abl
