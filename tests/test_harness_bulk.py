@@ -198,3 +198,16 @@ def test_authors_format_release_read_in_bulk_as_row_by_row(tmp_path):
     release = tmp_path / "data" / "medvigil_v1"
     table = read_harness_table(files, str(release)).table
     _assert_same_table(table, RecordTable.from_records(read_harness_files(files, str(release))), "generator")
+
+
+@pytest.mark.parametrize("lead", [b"null\n", b"5\n", b'"x"\n', b" {}\n", b"\xef\xbb\xbf"])
+def test_a_file_not_opening_with_an_object_takes_the_row_path(tmp_path, lead):
+    """pyarrow 26 crashes the process on a first value 'null': such files never reach it."""
+    row = json.dumps({"probe_id": "MVB-0001-original", "case_id": "MVB-0001", "probe_kind": "original",
+                      "status": "ok", "model_letter": "A", "correct_letter": "A"}).encode()
+    data = lead + row + b"\n"
+    assert _bulk_columns(data) is None
+    code = ("import sys; from medvigil.adapters.harness import _bulk_columns; "
+            f"print(_bulk_columns({(b'null' + chr(10).encode() + row + chr(10).encode())!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr[-500:]

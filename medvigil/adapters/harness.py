@@ -121,9 +121,8 @@ def _release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any]
 # --------------------------------------------------------------------------- decoding
 
 
-def _decode_file(path: Path, file: str) -> tuple[list[tuple[int, Any]], list[Problem], int, list[str]]:
-    """``([(line, value), ...], problems, blank lines, warnings)`` of one JSONL file."""
-    data = read_bytes(path, file)  # a regular file, bounded in size
+def _decode_file(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[Problem], int, list[str]]:
+    """``([(line, value), ...], problems, blank lines, warnings)`` of one JSONL file's bytes."""
     warnings = []
     if data.startswith(b"\xef\xbb\xbf"):
         warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
@@ -196,7 +195,6 @@ _REQUIRED = ("probe_id", "case_id", "probe_kind", "status")
 # the row schema's fields other than raw (string, object or null), read with declared types
 _DECLARED = _FIELDS + ("model", "raw_response", "response", "error", "model_answer", "retries")
 _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")  # (starts with a literal: scanned fast)
-_BLANK_FIRST = re.compile(rb"[ \t\r]*\n")
 _ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\\n]|\\.)*"\s*:')
 
 
@@ -213,8 +211,8 @@ def _bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, 
     Agreement with the schema is tested in tests/test_harness_bulk.py. Equal strings share one
     object across files through ``pool`` (ids repeat in every model's file).
     """
-    if not data or data.startswith(b"\xef\xbb\xbf") or _BLANK_FIRST.match(data) or _BLANK_LINE.search(data):
-        return None
+    if not data.startswith(b"{") or _BLANK_LINE.search(data):
+        return None  # (pyarrow 26 crashes on a file whose first value is not an object, e.g. 'null')
     if b'"raw"' in data:
         return None  # string or object: not one declared type
     n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
@@ -508,12 +506,13 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         path = unique[resolved]
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
-        bulk = None if as_dicts else _bulk_columns(path.read_bytes(), pool)
+        data = read_bytes(path, file)  # a regular file, bounded in size
+        bulk = None if as_dicts else _bulk_columns(data, pool)
         rows: list[dict] | None = None
         if bulk is not None:
             cols, lines, file_problems = bulk, list(range(1, len(bulk["probe_id"]) + 1)), []
         else:
-            decoded, file_problems, blank, warnings = _decode_file(path, file)
+            decoded, file_problems, blank, warnings = _decode_file(data, file)
             out.warnings += warnings
             if blank:
                 _bump(out.skipped, model, "blank_line", blank)

@@ -42,6 +42,7 @@ is read by :func:`read_token_ablation_csv` into the shape of
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from collections.abc import Iterable
@@ -50,6 +51,7 @@ from typing import Any
 
 from medvigil.adapters.harness import HarnessRecords, _release_lookup
 from medvigil.errors import DataError, Problem
+from medvigil.input_files import open_regular, read_text
 
 __all__ = [
     "ABLATION_PATTERNS",
@@ -122,9 +124,9 @@ def _bump(table: dict, model: str, key: str, n: int = 1) -> None:
 def _rows(path: Path, out: HarnessRecords, model_for_blank: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
     file, rows, problems = str(path), [], []
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        return [], [Problem(file, f"not valid UTF-8 (byte {exc.start})")]
+        text = read_text(path, file)  # a regular file, bounded, strict UTF-8
+    except DataError as exc:
+        return [], list(exc.problems)
     lines = text.split("\n")
     if lines and not lines[-1]:
         lines.pop()  # the newline that ends the last line
@@ -408,7 +410,7 @@ def read_token_ablation_csv(path: str | Path, *, ci_from: str = "percent") -> di
     file = str(path)
     problems: list[Problem] = []
     steps: dict[str, dict[int, dict[str, Any]]] = {}
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open_regular(path, file) as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         missing = {"model", "step", "n_cases"} - set(reader.fieldnames or ())
         if missing:

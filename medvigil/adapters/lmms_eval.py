@@ -93,8 +93,8 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
             found: list[dict] = []
             lines: list[int] = []
             bad: list[Problem] = []
-            # a regular file (medvigil.input_files), streamed: logs of large runs exceed the input cap
-            with open_regular(path, file, max_bytes=0) as raw:
+            # a regular file within the input cap (medvigil.input_files), streamed line by line
+            with open_regular(path, file) as raw:
                 for line_no, data in enumerate(raw, start=1):
                     try:
                         line = data.decode("utf-8")
