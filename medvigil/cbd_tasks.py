@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from medvigil.probe_record import RUN_MODEL_NAME
 from medvigil.prompting import parse_option_letter
 from medvigil.scoring.cbd import QUADRANTS, quadrant_scores, score_records
 
@@ -50,7 +51,6 @@ SUITE = "cbd"
 ARMS = {"image": "default", "noimg": "noimg"}  # arm -> record condition (as score_records expects)
 ORIGINAL_KIND, RELEASE_PARAPHRASE_KIND, TEMPLATE_KIND = "original", "tcf", "paraphrase"
 PARAPHRASE_KINDS = (RELEASE_PARAPHRASE_KIND, TEMPLATE_KIND)
-RUN_MODEL_NAME = "lmms-eval-run"  # the hook cannot know the model; read_samples names it from the run
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images absent from the build
 
 # Whole-word, case-sensitive; applied in order, each at most once per occurrence.

@@ -36,13 +36,13 @@ import numpy as np
 from PIL import Image
 
 from medvigil import degradations
+from medvigil.probe_record import RUN_MODEL_NAME
 from medvigil.prompting import parse_option_letter
 from medvigil.scoring.medqdeg import score_records
 
 log = logging.getLogger("medvigil.medqdeg")
 
 SUITE = "medqdeg"
-RUN_MODEL_NAME = "lmms-eval-run"  # the hook cannot know the model; read_samples names it from the run
 CLEAN = "clean"  # degradation name of L0 docs
 TYPES_PER_PROBE = 3  # Section 3.3
 TYPES_ENV, CT_ENV = "MEDQDEG_TYPES_PER_PROBE", "MEDQDEG_CT_WORK_SIZE"

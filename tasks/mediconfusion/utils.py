@@ -52,6 +52,7 @@ from functools import lru_cache
 
 from medvigil.mediconfusion import modes, prompts
 from medvigil.mediconfusion.data import load_config
+from medvigil.probe_record import RUN_MODEL_NAME
 from medvigil.retry import ATTEMPTS, doc_key
 from medvigil.scoring.mediconfusion import (
     DEFAULT_MARGIN,
@@ -60,7 +61,6 @@ from medvigil.scoring.mediconfusion import (
     score_records,
 )
 
-RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-scoring names it
 PROBE_KIND = "confusing_pair"  # as in medvigil.adapters.mediconfusion (the authors' result files)
 #: task suffix -> record condition (the authors' mode names, their result-file suffixes)
 CONDITIONS = {"mc": "mc", "gd": "greedy", "ps": "prefix", "ff": "gpt4"}

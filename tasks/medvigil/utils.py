@@ -18,11 +18,11 @@ import logging
 from functools import lru_cache
 
 from medvigil.data_location import load_config
+from medvigil.probe_record import RUN_MODEL_NAME
 from medvigil.prompting import build_mcq_prompt, parse_letter
 from medvigil.release_format import SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
 
-RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-scoring names it
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
 log = logging.getLogger("medvigil.tasks")
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 
 from medvigil.mcq_adapter import load_mcq
+from medvigil.probe_record import RUN_MODEL_NAME
 from medvigil.prompting import build_k_option_prompt, parse_option_letter
 from medvigil.readiness_tasks import ARMS, COT_INSTRUCTION, COT_PREAMBLE, SOURCES, arm_accuracy, arm_count, arm_docs, arm_metrics
 from medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
 from medvigil.scoring.readiness import READINESS_CONDITIONS, parse_cot
 
-RUN_MODEL_NAME = "lmms-eval-run"  # re-scoring names the model from the results file
 WITHHELD = "withheld_credentialed"
 log = logging.getLogger("medvigil.tasks.readiness")
 
