@@ -36,7 +36,7 @@ import numpy as np
 from PIL import Image
 
 from medvigil import degradations
-from medvigil.probe_record import RUN_MODEL_NAME
+from medvigil.probe_record import probe_record
 from medvigil.prompting import parse_option_letter
 from medvigil.scoring.medqdeg import score_records
 
@@ -185,24 +185,8 @@ def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, s
         extra["seed"] = degradations.seed_for(doc["image_file"], kind)
         n = types_per_probe(env)
         extra["types_per_probe"] = "all" if n is None else n
-    return {
-        "suite": SUITE,
-        "model": RUN_MODEL_NAME,
-        "condition": f"L{level}",
-        "probe_id": doc["probe_id"],
-        "case_id": doc["case_id"],
-        "probe_kind": doc["probe_kind"],
-        "risk_tier": doc.get("risk_tier"),
-        "source_dataset": doc.get("source_dataset"),
-        "modality": doc.get("modality"),
-        "text_only_answerable": doc.get("text_only_answerable"),
-        "correct_letter": doc["correct_letter"],
-        "predicted_letter": letter,  # plurality of the valid votes (information; scoring reads the votes)
-        "parse_status": "ok" if letter is not None else "parse_failure",
-        "raw_response": responses[0],
-        "retries": 0,
-        "extra": extra,
-    }
+    # predicted_letter: the plurality of the valid votes (information; scoring reads the votes)
+    return probe_record(SUITE, doc, condition=f"L{level}", predicted_letter=letter, raw_response=responses[0], extra=extra)
 
 
 def task_score(records: Iterable[Mapping[str, Any]], metric: str) -> float:

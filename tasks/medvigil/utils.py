@@ -18,7 +18,7 @@ import logging
 from functools import lru_cache
 
 from medvigil.data_location import load_config
-from medvigil.probe_record import RUN_MODEL_NAME
+from medvigil.probe_record import probe_record
 from medvigil.prompting import build_mcq_prompt, parse_letter
 from medvigil.release_format import SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
@@ -194,24 +194,9 @@ def _record(doc: dict, response: str) -> dict:
             extra["rotation"] = doc["rotation"]
         letter = to_published_letter(order, letter) if letter in order else letter
         correct = doc["published_correct_letter"]
-    return {
-        "suite": "medvigil",
-        "model": RUN_MODEL_NAME,
-        "condition": doc.get("condition", "default"),
-        "probe_id": doc["probe_id"],
-        "case_id": doc["case_id"],
-        "probe_kind": doc["probe_kind"],
-        "risk_tier": doc.get("risk_tier"),
-        "source_dataset": doc.get("source_dataset"),
-        "modality": doc.get("modality"),
-        "text_only_answerable": doc.get("text_only_answerable"),
-        "correct_letter": correct,
-        "predicted_letter": letter,
-        "parse_status": "ok" if letter is not None else "parse_failure",
-        "raw_response": response,
-        "retries": len(attempts) - 1 if attempts else 0,
-        "extra": extra,
-    }
+    return probe_record("medvigil", doc, condition=doc.get("condition", "default"), correct_letter=correct,
+                        predicted_letter=letter, raw_response=response, retries=len(attempts) - 1 if attempts else 0,
+                        extra=extra)
 
 
 # metric -> higher is better? (None: a diagnostic with no direction). The YAML generator reads this.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from medvigil.mcq_adapter import load_mcq
-from medvigil.probe_record import RUN_MODEL_NAME
+from medvigil.probe_record import probe_record
 from medvigil.prompting import build_k_option_prompt, parse_option_letter
 from medvigil.readiness_tasks import ARMS, COT_INSTRUCTION, COT_PREAMBLE, SOURCES, arm_accuracy, arm_count, arm_docs, arm_metrics
 from medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
@@ -96,24 +96,8 @@ def _record(doc: dict, response: str) -> dict:
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
         extra["attempts"] = attempts
-    return {
-        "suite": "readiness",
-        "model": RUN_MODEL_NAME,
-        "condition": doc["condition"],
-        "probe_id": doc["probe_id"],
-        "case_id": doc["case_id"],
-        "probe_kind": doc["probe_kind"],
-        "risk_tier": doc.get("risk_tier"),
-        "source_dataset": doc.get("source_dataset"),
-        "modality": doc.get("modality"),
-        "text_only_answerable": doc.get("text_only_answerable"),
-        "correct_letter": doc["correct_letter"],
-        "predicted_letter": letter,
-        "parse_status": "ok" if letter is not None else "parse_failure",
-        "raw_response": response,
-        "retries": len(attempts) - 1 if attempts else 0,
-        "extra": extra,
-    }
+    return probe_record("readiness", doc, condition=doc["condition"], predicted_letter=letter, raw_response=response,
+                        retries=len(attempts) - 1 if attempts else 0, extra=extra)
 
 
 def readiness_process_results(doc: dict, results: list) -> dict:
