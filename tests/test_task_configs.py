@@ -52,3 +52,17 @@ def test_every_yaml_function_is_a_literal_def(folder):
     assert named, f"{folder}: no !function names found"
     assert sorted(named - defined) == [], f"{folder}/utils.py lacks a def for these YAML functions"
     assert "globals()" not in source
+
+
+def test_one_metric_direction_rule():
+    """Every generator writes ``higher_is_better`` through task_yaml.metric_list only, whose rule
+    reads None (no direction) as true, like True; only False is written as false."""
+    task_yaml = _load(ROOT / "tasks" / "task_yaml.py")
+    assert [task_yaml.higher_is_better(d) for d in (True, None, False)] == [True, True, False]
+    with pytest.raises(ValueError):
+        task_yaml.higher_is_better("lower")
+    for generator in GENERATORS:
+        source = generator.read_text(encoding="utf-8")
+        assert "higher_is_better" not in source and "task_yaml.metric_list(" in source, generator
+    block = task_yaml.metric_list("agg_", {"up": True, "none": None, "down": False})
+    assert re.findall(r"higher_is_better: (\w+)", block) == ["true", "true", "false"]
