@@ -28,14 +28,14 @@ from __future__ import annotations
 import logging
 import os
 import zlib
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from medvigil import degradations
+from medvigil import degradations, imaging
 from medvigil.probe_record import probe_record
 from medvigil.prompting import parse_option_letter
 from medvigil.scoring.medqdeg import score_records
@@ -98,23 +98,7 @@ def _params(kind: str, level: int, work: int) -> dict[str, Any]:
     return params
 
 
-class ImageCache:
-    """The last few degraded images: lmms-eval asks one doc ``T`` times in a row."""
-
-    def __init__(self, size: int = 16):
-        self.size, self._items = size, OrderedDict()
-
-    def get(self, key, make):
-        if key in self._items:
-            self._items.move_to_end(key)
-            return self._items[key]
-        value = self._items[key] = make()
-        if len(self._items) > self.size:
-            self._items.popitem(last=False)
-        return value
-
-
-_CACHE = ImageCache()
+_CACHE = imaging.ImageCache()  # lmms-eval asks one doc T times in a row
 
 
 def working_image(image: Image.Image) -> Image.Image:
