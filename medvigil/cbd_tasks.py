@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from medvigil.probe_record import probe_record
 from medvigil.prompting import parse_option_letter
 from medvigil.scoring.cbd import QUADRANTS, quadrant_scores, score_records
 
@@ -50,7 +51,6 @@ SUITE = "cbd"
 ARMS = {"image": "default", "noimg": "noimg"}  # arm -> record condition (as score_records expects)
 ORIGINAL_KIND, RELEASE_PARAPHRASE_KIND, TEMPLATE_KIND = "original", "tcf", "paraphrase"
 PARAPHRASE_KINDS = (RELEASE_PARAPHRASE_KIND, TEMPLATE_KIND)
-RUN_MODEL_NAME = "lmms-eval-run"  # the hook cannot know the model; read_samples names it from the run
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images absent from the build
 
 # Whole-word, case-sensitive; applied in order, each at most once per occurrence.
@@ -211,14 +211,8 @@ def make_record(doc: Mapping[str, Any], response: str | None, attempts: list[str
         extra["finding"] = doc["finding"]
     if attempts and len(attempts) > 1:
         extra["attempts"] = list(attempts)
-    return {
-        "suite": SUITE, "model": RUN_MODEL_NAME, "condition": doc["condition"], "probe_id": doc["probe_id"],
-        "case_id": doc["case_id"], "probe_kind": doc["probe_kind"], "risk_tier": doc.get("risk_tier"),
-        "source_dataset": doc.get("source_dataset"), "modality": doc.get("modality"),
-        "text_only_answerable": doc.get("text_only_answerable"), "correct_letter": doc["correct_letter"],
-        "predicted_letter": letter, "parse_status": "ok" if letter is not None else "parse_failure",
-        "raw_response": response, "retries": len(attempts) - 1 if attempts else 0, "extra": extra,
-    }
+    return probe_record(SUITE, doc, condition=doc["condition"], predicted_letter=letter, raw_response=response,
+                        retries=len(attempts) - 1 if attempts else 0, extra=extra)
 
 
 def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

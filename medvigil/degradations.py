@@ -1,6 +1,6 @@
 """The 18 MedQ-Deg image degradations (Liu et al., seed 002, Section 3.2, Table 5, App. A.4).
 
-Every type follows the project spec ``medqdeg-degradations.md`` ("the spec"): the numbered
+Every type follows the project spec ``docs/medqdeg-degradations.md`` ("the spec"): the numbered
 paragraph of each type gives its formula, its random draws (in order) and its L1 / L2
 parameters. The authors' numeric severities were not published, so every parameter here is
 the spec's *proposed default* (most fitted to the project page's L0/L1/L2 examples).

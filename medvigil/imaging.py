@@ -39,8 +39,10 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from numbers import Real
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
@@ -527,3 +529,31 @@ def render_variant(img: Image.Image, variant: str, bbox: Sequence[float] | None 
     if bbox is None or not roi_usable(bbox):
         raise ValueError(f"bbox must be a usable ROI box for variant {variant!r}, got {bbox!r}")
     return roi_masked(img, bbox) if variant == "roi_masked" else roi_only(img, bbox)
+
+
+class ImageCache:
+    """A small LRU of rendered or encoded images, ``get(key, make)`` calling ``make()`` on a miss.
+
+    Callers ask for the same image several times in a row (the probes of one case are adjacent
+    in the published files; lmms-eval asks a MedQ-Deg doc ``T`` times), so a handful of entries
+    renders each image once while memory stays flat as the data grows.
+    """
+
+    def __init__(self, maxsize: int = 16):
+        if maxsize < 1:
+            raise ValueError(f"maxsize must be >= 1, got {maxsize}")
+        self.maxsize = maxsize
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        if key in self._items:
+            self._items.move_to_end(key)
+            self.hits += 1
+            return self._items[key]
+        self.misses += 1
+        value = self._items[key] = make()
+        if len(self._items) > self.maxsize:
+            self._items.popitem(last=False)
+        return value

@@ -28,21 +28,21 @@ from __future__ import annotations
 import logging
 import os
 import zlib
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from medvigil import degradations
+from medvigil import degradations, imaging
+from medvigil.probe_record import probe_record
 from medvigil.prompting import parse_option_letter
 from medvigil.scoring.medqdeg import score_records
 
 log = logging.getLogger("medvigil.medqdeg")
 
 SUITE = "medqdeg"
-RUN_MODEL_NAME = "lmms-eval-run"  # the hook cannot know the model; read_samples names it from the run
 CLEAN = "clean"  # degradation name of L0 docs
 TYPES_PER_PROBE = 3  # Section 3.3
 TYPES_ENV, CT_ENV = "MEDQDEG_TYPES_PER_PROBE", "MEDQDEG_CT_WORK_SIZE"
@@ -98,23 +98,7 @@ def _params(kind: str, level: int, work: int) -> dict[str, Any]:
     return params
 
 
-class ImageCache:
-    """The last few degraded images: lmms-eval asks one doc ``T`` times in a row."""
-
-    def __init__(self, size: int = 16):
-        self.size, self._items = size, OrderedDict()
-
-    def get(self, key, make):
-        if key in self._items:
-            self._items.move_to_end(key)
-            return self._items[key]
-        value = self._items[key] = make()
-        if len(self._items) > self.size:
-            self._items.popitem(last=False)
-        return value
-
-
-_CACHE = ImageCache()
+_CACHE = imaging.ImageCache()  # lmms-eval asks one doc T times in a row
 
 
 def working_image(image: Image.Image) -> Image.Image:
@@ -185,24 +169,8 @@ def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, s
         extra["seed"] = degradations.seed_for(doc["image_file"], kind)
         n = types_per_probe(env)
         extra["types_per_probe"] = "all" if n is None else n
-    return {
-        "suite": SUITE,
-        "model": RUN_MODEL_NAME,
-        "condition": f"L{level}",
-        "probe_id": doc["probe_id"],
-        "case_id": doc["case_id"],
-        "probe_kind": doc["probe_kind"],
-        "risk_tier": doc.get("risk_tier"),
-        "source_dataset": doc.get("source_dataset"),
-        "modality": doc.get("modality"),
-        "text_only_answerable": doc.get("text_only_answerable"),
-        "correct_letter": doc["correct_letter"],
-        "predicted_letter": letter,  # plurality of the valid votes (information; scoring reads the votes)
-        "parse_status": "ok" if letter is not None else "parse_failure",
-        "raw_response": responses[0],
-        "retries": 0,
-        "extra": extra,
-    }
+    # predicted_letter: the plurality of the valid votes (information; scoring reads the votes)
+    return probe_record(SUITE, doc, condition=f"L{level}", predicted_letter=letter, raw_response=responses[0], extra=extra)
 
 
 def task_score(records: Iterable[Mapping[str, Any]], metric: str) -> float:

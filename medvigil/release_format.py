@@ -1,4 +1,4 @@
-"""Facts about the published MedVIGIL release layout (spec: medvigil-release-format.md).
+"""Facts about the published MedVIGIL release layout (spec: docs/medvigil-release-format.md).
 
 One place for file names, exact column names, probe kinds, tiers and the letter
 conventions of the published MCQ file. Readers, the validator, the synthetic

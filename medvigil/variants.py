@@ -24,7 +24,7 @@ per-file pixel statistics, so differences are visible in the build report.
 from __future__ import annotations
 
 import io
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,34 +82,6 @@ def render_variant_bytes(case_jpeg: bytes, variant: str, bbox: Iterable[float] |
     image = imaging.decode_image(case_jpeg)
     out = imaging.render_variant(image, variant, None if bbox is None else tuple(bbox))
     return imaging.encode_jpeg(out, comment=comment)
-
-
-class ImageCache:
-    """A small LRU of encoded images keyed by ``(case_id, kind)``.
-
-    Probes of one case are adjacent in the published files, so a handful of entries
-    keeps every image rendered once while memory stays flat as the release grows.
-    """
-
-    def __init__(self, maxsize: int = 16):
-        if maxsize < 1:
-            raise ValueError(f"maxsize must be >= 1, got {maxsize}")
-        self.maxsize = maxsize
-        self._items: OrderedDict[tuple[str, str], bytes] = OrderedDict()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple[str, str], make) -> bytes:
-        if key in self._items:
-            self._items.move_to_end(key)
-            self.hits += 1
-            return self._items[key]
-        self.misses += 1
-        value = make()
-        self._items[key] = value
-        if len(self._items) > self.maxsize:
-            self._items.popitem(last=False)
-        return value
 
 
 # --------------------------------------------------------------------------- comparison
@@ -217,7 +189,7 @@ def compare_shipped_variants(release, *, comment: str | None = None, rendered=No
 
     seen: set[tuple[str, str, str]] = set()
     out = VariantComparison()
-    cache = ImageCache()
+    cache = imaging.ImageCache()
     for probe in [*release.probes_mcq, *release.probes_open]:
         kind = image_kind(probe.probe_kind)
         if kind in ("case", "none") or not probe.image_file or not probe.image_file.startswith(f"{PERTURBED_DIR}/"):

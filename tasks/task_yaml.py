@@ -52,16 +52,24 @@ def system_prompt_kwargs(system: str) -> str:
     return prompt_kwargs(pre=system + "\n")
 
 
-def metric_list(aggregation: str, directions: Mapping[str, bool | None], names: Iterable[str] | None = None) -> str:
-    """The ``metric_list`` block for ``names`` (default: all of ``directions``).
+def higher_is_better(direction: bool | None) -> bool:
+    """The ``higher_is_better`` lmms-eval is given for a metric's direction (the one rule).
 
-    Each metric is aggregated by ``utils.<aggregation><name>``; it is higher-is-better unless
-    its direction is False (None, no direction, is written as true: lmms-eval wants a bool).
+    A suite's direction registry maps each metric to True (higher is better), False (lower is
+    better) or None (a diagnostic with no direction); lmms-eval wants a bool, so None is true.
     """
+    if direction not in (True, False, None):
+        raise ValueError(f"a metric direction is True, False or None, got {direction!r}")
+    return direction is not False
+
+
+def metric_list(aggregation: str, directions: Mapping[str, bool | None], names: Iterable[str] | None = None) -> str:
+    """The ``metric_list`` block for ``names`` (default: all of ``directions``), each metric
+    aggregated by ``utils.<aggregation><name>`` with :func:`higher_is_better` of its direction."""
     lines = ["metric_list:"]
     for name in directions if names is None else names:
         lines += [f"  - metric: {name}", f"    aggregation: !function utils.{aggregation}{name}",
-                  f"    higher_is_better: {'false' if directions[name] is False else 'true'}"]
+                  f"    higher_is_better: {'true' if higher_is_better(directions[name]) else 'false'}"]
     return "\n".join(lines)
 
 

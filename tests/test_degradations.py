@@ -1,5 +1,5 @@
 """The 18 MedQ-Deg degradations: every "Test:" property of the spec
-(``medqdeg-degradations.md``), determinism, nesting of L1/L2, shapes, dtypes, clipping,
+(``docs/medqdeg-degradations.md``), determinism, nesting of L1/L2, shapes, dtypes, clipping,
 Table 5 applicability and argument errors. Small images keep the module fast."""
 
 from __future__ import annotations

@@ -363,3 +363,17 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(imaging, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10 and result.failed == 0
+
+
+def test_image_cache_renders_once_and_evicts_least_recently_used():
+    cache = imaging.ImageCache(maxsize=2)
+    made = []
+
+    def maker(key):
+        return lambda: made.append(key) or f"img-{key}"
+
+    assert [cache.get(k, maker(k)) for k in ("a", "b", "a", "c", "b")] == ["img-a", "img-b", "img-a", "img-c", "img-b"]
+    assert made == ["a", "b", "c", "b"]  # "b" was least recently used when "c" came in
+    assert (cache.hits, cache.misses) == (1, 4)
+    with pytest.raises(ValueError, match="maxsize"):
+        imaging.ImageCache(maxsize=0)

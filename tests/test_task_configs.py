@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,32 @@ def test_lmms_eval_indexes_every_task():
         for line in text.splitlines():
             if line.startswith(("task: ", "group: ")):
                 assert line.split(": ", 1)[1] in names, f"{yaml.name}: {line} not indexed by lmms-eval"
+
+
+def _task_files(folder: Path) -> list[Path]:
+    return sorted([*folder.glob("*.yaml"), *folder.glob("_default_template_yaml")])
+
+
+@pytest.mark.parametrize("folder", sorted(p.parent for p in (ROOT / "tasks").glob("*/utils.py")), ids=lambda p: p.name)
+def test_every_yaml_function_is_a_literal_def(folder):
+    """Grepping a YAML's ``!function utils.X`` finds ``def X`` in the folder's utils.py (no generated names)."""
+    source = (folder / "utils.py").read_text(encoding="utf-8")
+    defined = set(re.findall(r"^def (\w+)\(", source, flags=re.M))
+    named = {name for path in _task_files(folder) for name in re.findall(r"!function utils\.(\w+)", path.read_text(encoding="utf-8"))}
+    assert named, f"{folder}: no !function names found"
+    assert sorted(named - defined) == [], f"{folder}/utils.py lacks a def for these YAML functions"
+    assert "globals()" not in source
+
+
+def test_one_metric_direction_rule():
+    """Every generator writes ``higher_is_better`` through task_yaml.metric_list only, whose rule
+    reads None (no direction) as true, like True; only False is written as false."""
+    task_yaml = _load(ROOT / "tasks" / "task_yaml.py")
+    assert [task_yaml.higher_is_better(d) for d in (True, None, False)] == [True, True, False]
+    with pytest.raises(ValueError):
+        task_yaml.higher_is_better("lower")
+    for generator in GENERATORS:
+        source = generator.read_text(encoding="utf-8")
+        assert "higher_is_better" not in source and "task_yaml.metric_list(" in source, generator
+    block = task_yaml.metric_list("agg_", {"up": True, "none": None, "down": False})
+    assert re.findall(r"higher_is_better: (\w+)", block) == ["true", "true", "false"]

@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 import datasets
 
-from medvigil import citations, option_order, variants
+from medvigil import citations, imaging, option_order, variants
 from medvigil.builders.evaluation_only import EvaluationOnlyBuilder
 from medvigil.input_files import read_bytes
 from medvigil.release_format import SYNTHETIC_NOTICE
@@ -393,7 +393,7 @@ class _Images:
         self.release = release
         self.config = config
         self.skipped = skipped
-        self.cache = variants.ImageCache()
+        self.cache = imaging.ImageCache()
         self.store = store
         self.comment = SYNTHETIC_NOTICE if release.synthetic else None
         self.reconstructed = Path(config.reconstructed_dir) if config.reconstructed_dir else None

@@ -8,6 +8,7 @@ loopback server (``medvigil serve-baseline``). They are documented sanity baseli
 never to be reported as model results.
 """
 
-from medvigil.baselines.policies import POLICIES, Policy, make_policy
+from medvigil.baselines.policies import Policy
+from medvigil.baselines.registry import POLICIES, make_policy
 
 __all__ = ["POLICIES", "Policy", "make_policy"]

@@ -41,6 +41,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from PIL import Image
 
+from medvigil.baselines.policies import BlindPolicy
+from medvigil.baselines.sampling import VoteSampler, images_digest
 from medvigil.prompting import parse_mcq_prompt
 
 GREY = 128.0
@@ -401,27 +403,19 @@ class GroundedPolicy:
     def __init__(self, temperature=0.0, seed: int = 0):
         """``temperature > 0`` samples around the answer (:mod:`medvigil.baselines.sampling`);
         the default 0 keeps the policy deterministic."""
-        from medvigil.baselines.sampling import VoteSampler
-
         self.sampler = VoteSampler(temperature, seed)
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
         question, options = parse_mcq_prompt(prompt)
         if not images:
-            from medvigil.baselines.policies import BlindPolicy
-
             letter = BlindPolicy().answer(prompt, images)
         else:
             letter = choose(question, options, read_image(images[0]))
         if self.sampler.temperature == 0:
             return letter
-        from medvigil.baselines.sampling import images_digest
-
         return self.sampler.draw(f"{prompt}\0{images_digest(images)}", sorted(options), letter)
 
     def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
         if not images:
-            from medvigil.baselines.policies import BlindPolicy
-
             return BlindPolicy().answer_open(question, images)
         return describe(question, read_image(images[0]))

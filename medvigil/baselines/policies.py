@@ -1,10 +1,11 @@
-"""The four baseline policies: ``random``, ``constant``, ``blind`` and ``grounded``."""
+"""The text-only baseline policies ``random``, ``constant`` and ``blind`` (``grounded``, which
+reads pixels, is :mod:`medvigil.baselines.grounded`; all four are named in :mod:`medvigil.baselines.registry`)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
 from PIL import Image
@@ -115,29 +116,3 @@ class BlindPolicy:
     def answer_open(self, question: str, images: Sequence[Image.Image]) -> str:
         """An unconditional "Yes.": the affirmative prior of a model that never looks."""
         return "Yes."
-
-
-def make_policy(name: str, **params) -> Policy:
-    """Build policy ``name`` with its parameters (as given on the command line)."""
-    if name not in POLICIES:
-        raise ValueError(f"unknown baseline policy {name!r}; available: {', '.join(sorted(POLICIES))}")
-    unknown = sorted(set(params) - set(PARAMETERS[name]))
-    if unknown:
-        takes = ", ".join(PARAMETERS[name]) or "no parameters"
-        raise ValueError(f"baseline {name!r} does not take model_args {', '.join(unknown)}; it takes {takes}")
-    return POLICIES[name](**params)
-
-
-def _grounded(**params) -> Policy:
-    from medvigil.baselines.grounded import GroundedPolicy  # numpy-heavy; import on use
-
-    return GroundedPolicy(**params)
-
-
-POLICIES: dict[str, Callable[..., Policy]] = {
-    "random": RandomPolicy,
-    "constant": ConstantPolicy,
-    "blind": BlindPolicy,
-    "grounded": _grounded,
-}
-PARAMETERS: dict[str, tuple[str, ...]] = {"random": ("seed",), "constant": ("letter",), "blind": (), "grounded": ("temperature", "seed")}

@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from PIL import Image
 
-from medvigil.baselines.policies import POLICIES, make_policy
+from medvigil.baselines.registry import POLICIES, make_policy
 from medvigil.errors import DataError
 from medvigil.imaging import decode_image
 from medvigil.input_files import loads_json

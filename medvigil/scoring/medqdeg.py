@@ -15,7 +15,7 @@ Definitions of MedQ-Deg (Liu et al., seed 002, Section 3.4), numbered as in the 
 * Eq. (6) inter-model Dunning-Kruger effect for models ``f1, f2`` on ``D``:
   ``Acc(f1, D) < Acc(f2, D)  and  Delta_calib(f1, D) > Delta_calib(f2, D)``.
 
-Choices where the paper is silent (project spec ``medqdeg-degradations.md``; each is a
+Choices where the paper is silent (project spec ``docs/medqdeg-degradations.md``; each is a
 parameter):
 
 * **K** is the number of answer options *of each question* (questions have 2 to 5+

@@ -81,16 +81,60 @@ def cbd_binary_process_results(doc: dict, results: list) -> dict:
     return {name: record for name in cbd_tasks.BINARY_METRICS}
 
 
-def _binary_aggregator(name: str):
-    def aggregate(records: list) -> float:
-        return cbd_tasks.binary_metrics(records)[name]
-
-    aggregate.__name__ = f"cbd_binary_{name}"
-    return aggregate
+def _binary_metric(records: list, name: str) -> float:
+    return cbd_tasks.binary_metrics(records)[name]
 
 
-for _name in cbd_tasks.BINARY_METRICS:
-    globals()[f"cbd_binary_{_name}"] = _binary_aggregator(_name)
+def cbd_binary_frac_ideal(records: list) -> float:
+    return _binary_metric(records, "frac_ideal")
+
+
+def cbd_binary_frac_fragile(records: list) -> float:
+    return _binary_metric(records, "frac_fragile")
+
+
+def cbd_binary_frac_dangerous(records: list) -> float:
+    return _binary_metric(records, "frac_dangerous")
+
+
+def cbd_binary_frac_worst(records: list) -> float:
+    return _binary_metric(records, "frac_worst")
+
+
+def cbd_binary_flip_rate(records: list) -> float:
+    return _binary_metric(records, "flip_rate")
+
+
+def cbd_binary_image_reliance(records: list) -> float:
+    return _binary_metric(records, "image_reliance")
+
+
+def cbd_binary_accuracy(records: list) -> float:
+    return _binary_metric(records, "accuracy")
+
+
+def cbd_binary_acc_ideal(records: list) -> float:
+    return _binary_metric(records, "acc_ideal")
+
+
+def cbd_binary_acc_fragile(records: list) -> float:
+    return _binary_metric(records, "acc_fragile")
+
+
+def cbd_binary_acc_dangerous(records: list) -> float:
+    return _binary_metric(records, "acc_dangerous")
+
+
+def cbd_binary_acc_worst(records: list) -> float:
+    return _binary_metric(records, "acc_worst")
+
+
+def cbd_binary_excluded(records: list) -> float:
+    return _binary_metric(records, "excluded")
+
+
+def cbd_binary_mean_entropy(records: list) -> float:
+    return _binary_metric(records, "mean_entropy")
 
 
 # ---------------------------------------------------------------- results and aggregation
@@ -98,28 +142,98 @@ for _name in cbd_tasks.BINARY_METRICS:
 KINDS = {"quadrants": cbd_tasks.QUADRANT_METRICS, "image": cbd_tasks.IMAGE_METRICS, "noimg": cbd_tasks.NOIMG_METRICS}
 
 
-def _processor(kind: str):
-    def process_results(doc: dict, results: list) -> dict:
-        # the same record under each of the task's metric keys (read_samples finds it under any)
-        record = cbd_tasks.make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
-        return {name: record for name in KINDS[kind]}
-
-    process_results.__name__ = f"cbd_{kind}_process_results"
-    return process_results
+def _process(doc: dict, results: list, kind: str) -> dict:
+    # the same record under each of the task's metric keys (read_samples finds it under any)
+    record = cbd_tasks.make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
+    return {name: record for name in KINDS[kind]}
 
 
-def _aggregator(kind: str, name: str):
-    def aggregate(records: list) -> float:
-        if kind == "quadrants":
-            (result,) = cbd_tasks.quadrant_table(records).values()  # one model per run
-            return cbd_tasks.table_metrics(result)[name]
-        return cbd_tasks.arm_metrics(records, kind)[name]
-
-    aggregate.__name__ = f"cbd_{kind}_{name}"
-    return aggregate
+def _metric(records: list, kind: str, name: str) -> float:
+    if kind == "quadrants":
+        (result,) = cbd_tasks.quadrant_table(records).values()  # one model per run
+        return cbd_tasks.table_metrics(result)[name]
+    return cbd_tasks.arm_metrics(records, kind)[name]
 
 
-for _kind, _names in KINDS.items():
-    globals()[f"cbd_{_kind}_process_results"] = _processor(_kind)
-    for _name in _names:
-        globals()[f"cbd_{_kind}_{_name}"] = _aggregator(_kind, _name)
+def cbd_quadrants_process_results(doc: dict, results: list) -> dict:
+    return _process(doc, results, "quadrants")
+
+
+def cbd_image_process_results(doc: dict, results: list) -> dict:
+    return _process(doc, results, "image")
+
+
+def cbd_noimg_process_results(doc: dict, results: list) -> dict:
+    return _process(doc, results, "noimg")
+
+
+def cbd_quadrants_frac_ideal(records: list) -> float:
+    return _metric(records, "quadrants", "frac_ideal")
+
+
+def cbd_quadrants_frac_fragile(records: list) -> float:
+    return _metric(records, "quadrants", "frac_fragile")
+
+
+def cbd_quadrants_frac_dangerous(records: list) -> float:
+    return _metric(records, "quadrants", "frac_dangerous")
+
+
+def cbd_quadrants_frac_worst(records: list) -> float:
+    return _metric(records, "quadrants", "frac_worst")
+
+
+def cbd_quadrants_flip_rate(records: list) -> float:
+    return _metric(records, "quadrants", "flip_rate")
+
+
+def cbd_quadrants_image_reliance(records: list) -> float:
+    return _metric(records, "quadrants", "image_reliance")
+
+
+def cbd_quadrants_accuracy(records: list) -> float:
+    return _metric(records, "quadrants", "accuracy")
+
+
+def cbd_quadrants_acc_ideal(records: list) -> float:
+    return _metric(records, "quadrants", "acc_ideal")
+
+
+def cbd_quadrants_acc_fragile(records: list) -> float:
+    return _metric(records, "quadrants", "acc_fragile")
+
+
+def cbd_quadrants_acc_dangerous(records: list) -> float:
+    return _metric(records, "quadrants", "acc_dangerous")
+
+
+def cbd_quadrants_acc_worst(records: list) -> float:
+    return _metric(records, "quadrants", "acc_worst")
+
+
+def cbd_quadrants_excluded(records: list) -> float:
+    return _metric(records, "quadrants", "excluded")
+
+
+def cbd_image_accuracy(records: list) -> float:
+    return _metric(records, "image", "accuracy")
+
+
+def cbd_image_flip_rate(records: list) -> float:
+    return _metric(records, "image", "flip_rate")
+
+
+def cbd_image_excluded(records: list) -> float:
+    return _metric(records, "image", "excluded")
+
+
+def cbd_image_parse_failures(records: list) -> float:
+    return _metric(records, "image", "parse_failures")
+
+
+def cbd_noimg_accuracy(records: list) -> float:
+    return _metric(records, "noimg", "accuracy")
+
+
+def cbd_noimg_parse_failures(records: list) -> float:
+    return _metric(records, "noimg", "parse_failures")

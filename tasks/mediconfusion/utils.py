@@ -52,6 +52,7 @@ from functools import lru_cache
 
 from medvigil.mediconfusion import modes, prompts
 from medvigil.mediconfusion.data import load_config
+from medvigil.probe_record import RUN_MODEL_NAME, probe_record
 from medvigil.retry import ATTEMPTS, doc_key
 from medvigil.scoring.mediconfusion import (
     DEFAULT_MARGIN,
@@ -60,7 +61,6 @@ from medvigil.scoring.mediconfusion import (
     score_records,
 )
 
-RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-scoring names it
 PROBE_KIND = "confusing_pair"  # as in medvigil.adapters.mediconfusion (the authors' result files)
 #: task suffix -> record condition (the authors' mode names, their result-file suffixes)
 CONDITIONS = {"mc": "mc", "gd": "greedy", "ps": "prefix", "ff": "gpt4"}
@@ -235,24 +235,21 @@ def mediconfusion_ps_doc_to_target(doc: dict) -> int:
 def _record(doc: dict, votes, raw_response, extra: dict, run: dict) -> dict:
     letter = modes.letter_from_votes(votes, run["margin"])
     cats = list(doc.get("categories") or [])
-    return {
-        "suite": "mediconfusion",
-        "model": RUN_MODEL_NAME,
-        "condition": doc["condition"],
-        "probe_id": f"{doc['pair_id']}:{doc['image_key']}",
-        "case_id": str(doc["pair_id"]),
-        "probe_kind": PROBE_KIND,
-        "risk_tier": None,
-        "source_dataset": "synthetic" if doc.get("synthetic") else "ROCO",
-        "modality": None,
-        "text_only_answerable": False,
-        "category": "; ".join(cats) if cats else None,
-        "correct_letter": doc["correct_letter"],
-        "predicted_letter": letter,
-        "parse_status": "ok" if letter is not None else "parse_failure",
-        "raw_response": raw_response,
-        "retries": 0,
-        "extra": {
+    return probe_record(
+        "mediconfusion",
+        doc,
+        condition=doc["condition"],
+        probe_id=f"{doc['pair_id']}:{doc['image_key']}",
+        case_id=str(doc["pair_id"]),
+        probe_kind=PROBE_KIND,
+        risk_tier=None,
+        source_dataset="synthetic" if doc.get("synthetic") else "ROCO",
+        modality=None,
+        text_only_answerable=False,
+        category="; ".join(cats) if cats else None,
+        predicted_letter=letter,
+        raw_response=raw_response,
+        extra={
             "image": doc["image_key"],
             "categories": cats,
             "votes": dict(zip(OPTION_LETTERS, votes)),
@@ -262,7 +259,7 @@ def _record(doc: dict, votes, raw_response, extra: dict, run: dict) -> dict:
             "protocol": doc.get("protocol", "authors"),
             **extra,
         },
-    }
+    )
 
 
 def _emit(record: dict) -> dict:

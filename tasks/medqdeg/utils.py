@@ -73,13 +73,15 @@ def medqdeg_process_results(doc: dict, results: list) -> dict:
     return {name: rec for name in METRICS}
 
 
-def _aggregator(name: str):
-    def aggregate(records: list) -> float:
-        return task_score(records, name)
+# one aggregator per metric of medvigil.medqdeg_tasks.METRICS (the names the YAMLs call)
 
-    aggregate.__name__ = f"medqdeg_aggregate_{name}"
-    return aggregate
+def medqdeg_aggregate_accuracy(records: list) -> float:
+    return task_score(records, "accuracy")
 
 
-for _name in METRICS:
-    globals()[f"medqdeg_aggregate_{_name}"] = _aggregator(_name)
+def medqdeg_aggregate_mean_confidence(records: list) -> float:
+    return task_score(records, "mean_confidence")
+
+
+def medqdeg_aggregate_calibration_shift(records: list) -> float:
+    return task_score(records, "calibration_shift")

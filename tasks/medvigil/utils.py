@@ -18,11 +18,11 @@ import logging
 from functools import lru_cache
 
 from medvigil.data_location import load_config
+from medvigil.probe_record import probe_record
 from medvigil.prompting import build_mcq_prompt, parse_letter
 from medvigil.release_format import SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
 
-RUN_MODEL_NAME = "lmms-eval-run"  # process_results does not know the model; re-scoring names it
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
 log = logging.getLogger("medvigil.tasks")
 
@@ -91,50 +91,92 @@ def load_open(_pointer):
     return _load("open", "open")
 
 
-def _blur_loader(sigma: str):
-    def load(_pointer):
-        return _load("mcq", f"blur:{sigma}", kinds=("original",))
-
-    load.__name__ = f"load_blur_{sigma}"
-    return load
+def _load_blur(sigma: str):
+    return _load("mcq", f"blur:{sigma}", kinds=("original",))
 
 
-def _roi_decay_loader(step: int):
-    def load(_pointer):
-        return _load("mcq", f"roi_decay:{step}", kinds=("original",), need_roi=True)
-
-    load.__name__ = f"load_roi_decay_{step}"
-    return load
+def _load_roi_decay(step: int):
+    return _load("mcq", f"roi_decay:{step}", kinds=("original",), need_roi=True)
 
 
-def _roi_pilot_loader(step: int):
+def _load_roi_pilot(step: int):
     """The Appendix K pilot (:func:`medvigil.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
     20260506, credentialed CXR excluded) at ROI-decay step ``step``."""
+    from medvigil.roi_pilot import select_pilot_cases
 
-    def load(_pointer):
-        from medvigil.roi_pilot import select_pilot_cases
-
-        data = load_config("mcq")
-        keep = [i for i, kind in enumerate(data["probe_kind"]) if kind == "original"]
-        cols = {c: data[c] for c in ("case_id", "risk_tier", "source_dataset", "roi_bbox", "image_status")}
-        rows = [{c: cols[c][i] for c in cols} for i in keep]
-        order = {cid: n for n, cid in enumerate(select_pilot_cases(rows))}
-        chosen = sorted((i for i, row in zip(keep, rows) if row["case_id"] in order), key=lambda i: order[cols["case_id"][i]])
-        withheld = [i for i in chosen if cols["image_status"][i] == WITHHELD]
-        if withheld:
-            log.warning("medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld))
-        chosen = [i for i in chosen if i not in set(withheld)]
-        return _with_condition(data.select(chosen), f"roi_decay:{step}")
-
-    load.__name__ = f"load_roi_pilot_{step}"
-    return load
+    data = load_config("mcq")
+    keep = [i for i, kind in enumerate(data["probe_kind"]) if kind == "original"]
+    cols = {c: data[c] for c in ("case_id", "risk_tier", "source_dataset", "roi_bbox", "image_status")}
+    rows = [{c: cols[c][i] for c in cols} for i in keep]
+    order = {cid: n for n, cid in enumerate(select_pilot_cases(rows))}
+    chosen = sorted((i for i, row in zip(keep, rows) if row["case_id"] in order), key=lambda i: order[cols["case_id"][i]])
+    withheld = [i for i in chosen if cols["image_status"][i] == WITHHELD]
+    if withheld:
+        log.warning("medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld))
+    chosen = [i for i in chosen if i not in set(withheld)]
+    return _with_condition(data.select(chosen), f"roi_decay:{step}")
 
 
 # one loader per generated YAML (see _generate_configs.py); names are referenced there
-load_blur_0, load_blur_2, load_blur_4, load_blur_8 = (_blur_loader(s) for s in ("0", "2", "4", "8"))
-load_blur_16, load_blur_32, load_blur_64 = (_blur_loader(s) for s in ("16", "32", "64"))
-load_roi_decay_0, load_roi_decay_1, load_roi_decay_2, load_roi_decay_3 = (_roi_decay_loader(k) for k in range(4))
-load_roi_pilot_0, load_roi_pilot_1, load_roi_pilot_2, load_roi_pilot_3 = (_roi_pilot_loader(k) for k in range(4))
+
+def load_blur_0(_pointer):
+    return _load_blur("0")
+
+
+def load_blur_2(_pointer):
+    return _load_blur("2")
+
+
+def load_blur_4(_pointer):
+    return _load_blur("4")
+
+
+def load_blur_8(_pointer):
+    return _load_blur("8")
+
+
+def load_blur_16(_pointer):
+    return _load_blur("16")
+
+
+def load_blur_32(_pointer):
+    return _load_blur("32")
+
+
+def load_blur_64(_pointer):
+    return _load_blur("64")
+
+
+def load_roi_decay_0(_pointer):
+    return _load_roi_decay(0)
+
+
+def load_roi_decay_1(_pointer):
+    return _load_roi_decay(1)
+
+
+def load_roi_decay_2(_pointer):
+    return _load_roi_decay(2)
+
+
+def load_roi_decay_3(_pointer):
+    return _load_roi_decay(3)
+
+
+def load_roi_pilot_0(_pointer):
+    return _load_roi_pilot(0)
+
+
+def load_roi_pilot_1(_pointer):
+    return _load_roi_pilot(1)
+
+
+def load_roi_pilot_2(_pointer):
+    return _load_roi_pilot(2)
+
+
+def load_roi_pilot_3(_pointer):
+    return _load_roi_pilot(3)
 
 
 # ---------------------------------------------------------------- prompt and image
@@ -194,24 +236,9 @@ def _record(doc: dict, response: str) -> dict:
             extra["rotation"] = doc["rotation"]
         letter = to_published_letter(order, letter) if letter in order else letter
         correct = doc["published_correct_letter"]
-    return {
-        "suite": "medvigil",
-        "model": RUN_MODEL_NAME,
-        "condition": doc.get("condition", "default"),
-        "probe_id": doc["probe_id"],
-        "case_id": doc["case_id"],
-        "probe_kind": doc["probe_kind"],
-        "risk_tier": doc.get("risk_tier"),
-        "source_dataset": doc.get("source_dataset"),
-        "modality": doc.get("modality"),
-        "text_only_answerable": doc.get("text_only_answerable"),
-        "correct_letter": correct,
-        "predicted_letter": letter,
-        "parse_status": "ok" if letter is not None else "parse_failure",
-        "raw_response": response,
-        "retries": len(attempts) - 1 if attempts else 0,
-        "extra": extra,
-    }
+    return probe_record("medvigil", doc, condition=doc.get("condition", "default"), correct_letter=correct,
+                        predicted_letter=letter, raw_response=response, retries=len(attempts) - 1 if attempts else 0,
+                        extra=extra)
 
 
 # metric -> higher is better? (None: a diagnostic with no direction). The YAML generator reads this.
@@ -311,13 +338,107 @@ def _metric(records: list, name: str) -> float:
     return float("nan") if value is None else float(value)
 
 
-def _aggregator(name: str):
-    def aggregate(records: list) -> float:
-        return _metric(records, name)
+# one aggregator per metric of METRICS (the names the YAMLs call)
 
-    aggregate.__name__ = f"medvigil_aggregate_{name}"
-    return aggregate
+def medvigil_aggregate_mcs(records: list) -> float:
+    return _metric(records, "mcs")
 
 
-for _name in METRICS:
-    globals()[f"medvigil_aggregate_{_name}"] = _aggregator(_name)
+def medvigil_aggregate_cap(records: list) -> float:
+    return _metric(records, "cap")
+
+
+def medvigil_aggregate_safe(records: list) -> float:
+    return _metric(records, "safe")
+
+
+def medvigil_aggregate_ground(records: list) -> float:
+    return _metric(records, "ground")
+
+
+def medvigil_aggregate_overall(records: list) -> float:
+    return _metric(records, "overall")
+
+
+def medvigil_aggregate_sfr(records: list) -> float:
+    return _metric(records, "sfr")
+
+
+def medvigil_aggregate_sfr_w(records: list) -> float:
+    return _metric(records, "sfr_w")
+
+
+def medvigil_aggregate_vgr(records: list) -> float:
+    return _metric(records, "vgr")
+
+
+def medvigil_aggregate_pr(records: list) -> float:
+    return _metric(records, "pr")
+
+
+def medvigil_aggregate_pcons(records: list) -> float:
+    return _metric(records, "pcons")
+
+
+def medvigil_aggregate_neg(records: list) -> float:
+    return _metric(records, "neg")
+
+
+def medvigil_aggregate_sdr(records: list) -> float:
+    return _metric(records, "sdr")
+
+
+def medvigil_aggregate_lpa(records: list) -> float:
+    return _metric(records, "lpa")
+
+
+def medvigil_aggregate_acc_original(records: list) -> float:
+    return _metric(records, "acc_original")
+
+
+def medvigil_aggregate_acc_tcf(records: list) -> float:
+    return _metric(records, "acc_tcf")
+
+
+def medvigil_aggregate_acc_halluc_trap(records: list) -> float:
+    return _metric(records, "acc_halluc_trap")
+
+
+def medvigil_aggregate_acc_negation(records: list) -> float:
+    return _metric(records, "acc_negation")
+
+
+def medvigil_aggregate_acc_specificity_drop(records: list) -> float:
+    return _metric(records, "acc_specificity_drop")
+
+
+def medvigil_aggregate_acc_knowledge_only(records: list) -> float:
+    return _metric(records, "acc_knowledge_only")
+
+
+def medvigil_aggregate_acc_lr_flip(records: list) -> float:
+    return _metric(records, "acc_lr_flip")
+
+
+def medvigil_aggregate_acc_roi_only(records: list) -> float:
+    return _metric(records, "acc_roi_only")
+
+
+def medvigil_aggregate_acc_roi_masked(records: list) -> float:
+    return _metric(records, "acc_roi_masked")
+
+
+def medvigil_aggregate_refusal_rate(records: list) -> float:
+    return _metric(records, "refusal_rate")
+
+
+def medvigil_aggregate_parse_failures(records: list) -> float:
+    return _metric(records, "parse_failures")
+
+
+def medvigil_aggregate_tr_coh(records: list) -> float:
+    return _metric(records, "tr_coh")
+
+
+def medvigil_aggregate_over_refusal(records: list) -> float:
+    return _metric(records, "over_refusal")

@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 
 from medvigil.mcq_adapter import load_mcq
+from medvigil.probe_record import probe_record
 from medvigil.prompting import build_k_option_prompt, parse_option_letter
-from medvigil.readiness_tasks import ARMS, COT_INSTRUCTION, COT_PREAMBLE, SOURCES, arm_accuracy, arm_count, arm_docs, arm_metrics
+from medvigil.readiness_tasks import ARMS, COT_INSTRUCTION, COT_PREAMBLE, arm_accuracy, arm_count, arm_docs, arm_metrics
 from medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
 from medvigil.retry import ATTEMPTS, doc_key
 from medvigil.scoring.readiness import READINESS_CONDITIONS, parse_cot
 
-RUN_MODEL_NAME = "lmms-eval-run"  # re-scoring names the model from the results file
 WITHHELD = "withheld_credentialed"
 log = logging.getLogger("medvigil.tasks.readiness")
 
@@ -41,16 +41,70 @@ def _load(arm: str):
     return data.map(lambda _, i: overrides[i], with_indices=True, desc=f"readiness arm {arm}")
 
 
-def _loader(arm: str):
-    def load(_pointer):
-        return _load(arm)
+# one loader per arm of medvigil.readiness_tasks.ARMS (names used by _generate_configs.py)
 
-    load.__name__ = f"load_{arm}"
-    return load
+def load_readiness_img(_pointer):
+    return _load("readiness_img")
 
 
-for _arm in ARMS:  # load_readiness_img, ... (names used by _generate_configs.py)
-    globals()[f"load_{_arm}"] = _loader(_arm)
+def load_readiness_text(_pointer):
+    return _load("readiness_text")
+
+
+def load_readiness_text_reord(_pointer):
+    return _load("readiness_text_reord")
+
+
+def load_readiness_img_reord(_pointer):
+    return _load("readiness_img_reord")
+
+
+def load_readiness_text_1r(_pointer):
+    return _load("readiness_text_1r")
+
+
+def load_readiness_img_1r(_pointer):
+    return _load("readiness_img_1r")
+
+
+def load_readiness_text_2r(_pointer):
+    return _load("readiness_text_2r")
+
+
+def load_readiness_img_2r(_pointer):
+    return _load("readiness_img_2r")
+
+
+def load_readiness_text_3r(_pointer):
+    return _load("readiness_text_3r")
+
+
+def load_readiness_img_3r(_pointer):
+    return _load("readiness_img_3r")
+
+
+def load_readiness_text_4r(_pointer):
+    return _load("readiness_text_4r")
+
+
+def load_readiness_img_4r(_pointer):
+    return _load("readiness_img_4r")
+
+
+def load_readiness_text_unk(_pointer):
+    return _load("readiness_text_unk")
+
+
+def load_readiness_img_unk(_pointer):
+    return _load("readiness_img_unk")
+
+
+def load_readiness_img_subst(_pointer):
+    return _load("readiness_img_subst")
+
+
+def load_readiness_cot(_pointer):
+    return _load("readiness_cot")
 
 
 # ---------------------------------------------------------------- prompt and image
@@ -96,24 +150,8 @@ def _record(doc: dict, response: str) -> dict:
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
         extra["attempts"] = attempts
-    return {
-        "suite": "readiness",
-        "model": RUN_MODEL_NAME,
-        "condition": doc["condition"],
-        "probe_id": doc["probe_id"],
-        "case_id": doc["case_id"],
-        "probe_kind": doc["probe_kind"],
-        "risk_tier": doc.get("risk_tier"),
-        "source_dataset": doc.get("source_dataset"),
-        "modality": doc.get("modality"),
-        "text_only_answerable": doc.get("text_only_answerable"),
-        "correct_letter": doc["correct_letter"],
-        "predicted_letter": letter,
-        "parse_status": "ok" if letter is not None else "parse_failure",
-        "raw_response": response,
-        "retries": len(attempts) - 1 if attempts else 0,
-        "extra": extra,
-    }
+    return probe_record("readiness", doc, condition=doc["condition"], predicted_letter=letter, raw_response=response,
+                        retries=len(attempts) - 1 if attempts else 0, extra=extra)
 
 
 def readiness_process_results(doc: dict, results: list) -> dict:
@@ -141,15 +179,35 @@ def readiness_aggregate_parse_failures(records: list) -> float:
     return float(sum(r.get("parse_status") != "ok" for r in records))
 
 
-def _per_source(slug: str, count: bool):
-    def aggregate(records: list) -> float:
-        return arm_count(records, slug) if count else arm_accuracy(records, slug)
+# T1: accuracy and item count of the arm per benchmark (medvigil.readiness_tasks.SOURCES)
 
-    aggregate.__name__ = f"readiness_aggregate_{'n' if count else 'acc'}_{slug}"
-    aggregate.__doc__ = f"T1 benchmark {SOURCES[slug]}: {'items' if count else 'accuracy'} of the arm."
-    return aggregate
+def readiness_aggregate_acc_vqa_rad(records: list) -> float:
+    return arm_accuracy(records, "vqa_rad")
 
 
-for _slug in SOURCES:  # readiness_aggregate_acc_vqa_rad, readiness_aggregate_n_vqa_rad, ...
-    globals()[f"readiness_aggregate_acc_{_slug}"] = _per_source(_slug, False)
-    globals()[f"readiness_aggregate_n_{_slug}"] = _per_source(_slug, True)
+def readiness_aggregate_n_vqa_rad(records: list) -> float:
+    return arm_count(records, "vqa_rad")
+
+
+def readiness_aggregate_acc_slake(records: list) -> float:
+    return arm_accuracy(records, "slake")
+
+
+def readiness_aggregate_n_slake(records: list) -> float:
+    return arm_count(records, "slake")
+
+
+def readiness_aggregate_acc_roco(records: list) -> float:
+    return arm_accuracy(records, "roco")
+
+
+def readiness_aggregate_n_roco(records: list) -> float:
+    return arm_count(records, "roco")
+
+
+def readiness_aggregate_acc_cxr(records: list) -> float:
+    return arm_accuracy(records, "cxr")
+
+
+def readiness_aggregate_n_cxr(records: list) -> float:
+    return arm_count(records, "cxr")
