@@ -34,10 +34,12 @@ No OpenCV: the paper's blur used ``cv2.GaussianBlur``; :func:`gaussian_blur` rep
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
 import os
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -45,7 +47,7 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
 from medvigil.errors import DataError, Problem
 from medvigil.release_format import GREY, JPEG_QUALITY, LONGEST_SIDE, ROI_DECAY_STEPS, ROI_UNUSABLE_COVERAGE
@@ -247,6 +249,21 @@ def pixel_budget_problem(width: int, height: int, *, planes: int = 1, max_pixels
     return None
 
 
+@contextlib.contextmanager
+def _strict_loading():
+    """Truncated files fail to load even where a library (lmms-eval imports one that does) has
+    turned on Pillow's process-wide ``ImageFile.LOAD_TRUNCATED_IMAGES``; the setting is restored."""
+    with _LOADING:
+        before, ImageFile.LOAD_TRUNCATED_IMAGES = ImageFile.LOAD_TRUNCATED_IMAGES, False
+        try:
+            yield
+        finally:
+            ImageFile.LOAD_TRUNCATED_IMAGES = before
+
+
+_LOADING = threading.Lock()
+
+
 def _decode(source, name: str, max_pixels: int) -> Image.Image:
     max_pixels = _check_int(max_pixels, "max_pixels")
     if max_pixels < 1:
@@ -259,7 +276,8 @@ def _decode(source, name: str, max_pixels: int) -> Image.Image:
                 reason = pixel_budget_problem(*im.size, max_pixels=max_pixels)
                 if reason is not None:
                     raise DataError(Problem(file=name, message=f"image {reason}"))
-                im.load()
+                with _strict_loading():
+                    im.load()
                 return im.convert("RGB")
     except DataError:
         raise

@@ -310,6 +310,7 @@ def score_medvigil(
         "release_kind": None if reference is None else reference.kind,
         "gold_letters": "release probes_mcq" if reference is not None and reference.probes_mcq is not None else "result rows",
         "files": [str(f) for f in files],
+        "n_records": len(records),
         "error_rows": error_rows,
         "error_row_handling": handling,
         "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
@@ -340,11 +341,11 @@ def format_medvigil(result: dict) -> str:
 
 
 def n_scored(suite: str, result: dict) -> int:
-    """How many records (pairs for MediConfusion, models for MedVIGIL) a score result rests on."""
+    """How many records (pairs for MediConfusion) a score result rests on."""
     if suite == "mediconfusion":
         return sum(int(run.get("n_pairs") or 0) for run in result["runs"])
-    if suite == "medvigil":
-        return len(result.get("models") or {})
+    if suite == "medvigil":  # records read, ablation-only arms (e.g. ROI decay) included
+        return int((result.get("inputs") or {}).get("n_records") or 0)
     return int(result.get("n_records") or 0)
 
 
