@@ -25,11 +25,8 @@ Commands timed (wall time, user+sys CPU, peak RSS, exit status):
   ``analysis/recompute_mcs.py`` and ``analysis/bootstrap_mcs.py`` run from a temporary copy
   (their ``MODEL_FILES`` list set to the 18 models); their code is never stored here.
 
-Until medvigil's harness reader accepts the authors' error rows and a release without
-images, ``--drop-error-rows`` scores a copy of the result files without them (counted), and
-``--fixup-release`` scores against a copy of the release completed the way our validator
-still demands (placeholder images, grounding columns, inherited options). Both are off by
-default: the benchmark aims at the real files, and a failing command is reported as such.
+The generated release has no images (as the authors' harness keeps them apart), so
+``validate`` runs with ``--metadata-only``: every CSV/JSON check, no image file looked at.
 
     python benchmarks/bench_commands.py --scales 1 10                       # the 300- and 3,000-case tables
     python benchmarks/bench_commands.py --scales 1 10 100 --only score-harness validate   # scaling
@@ -53,7 +50,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 GNU_TIME = Path("/usr/bin/time")
-DEFAULT_TOOL = Path("/work/shared/tools/authors_format_release.py")
+DEFAULT_TOOL = Path(__file__).resolve().parents[2] / "shared" / "tools" / "authors_format_release.py"  # shared/ beside the repo
 COMMANDS = ("score-harness", "validate", "score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion",
             "report", "authors")
 STRESS = {"medqdeg": "medqdeg_L", "readiness": "readiness_", "cbd": "cbd_quadrants"}
@@ -102,70 +99,6 @@ def generate(tool: Path, work: Path, scale: int) -> Path:
 
 def result_files(gen: Path) -> list[Path]:
     return sorted((gen / "results" / "baselines").glob("*__mcq.jsonl"))
-
-
-def drop_error_rows(files: list[Path], out: Path) -> tuple[list[Path], int]:
-    """Copies of ``files`` without the rows of failed calls (``status != "ok"``)."""
-    out.mkdir(parents=True, exist_ok=True)
-    dropped, copies = 0, []
-    for f in files:
-        target = out / f.name
-        kept = [line for line in f.read_text(encoding="utf-8").splitlines(keepends=True) if '"status": "ok"' in line]
-        dropped += sum(1 for line in f.read_text(encoding="utf-8").splitlines() if line.strip()) - len(kept)
-        if not target.is_file():
-            target.write_text("".join(kept), encoding="utf-8")
-        copies.append(target)
-    return copies, dropped
-
-
-def fixup_release(release: Path, out: Path) -> Path:
-    """A copy of the release completed as today's validator demands (see the module doc)."""
-    if (out / "manifest.csv").is_file():
-        return out
-    from PIL import Image
-
-    out.mkdir(parents=True)
-    shutil.copy(release / "manifest.csv", out / "manifest.csv")
-    with open(release / "grounding.csv", newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    with open(release / "probes_mcq.csv", newline="", encoding="utf-8") as fh:
-        probes = list(csv.DictReader(fh))
-    originals = {p["case_id"]: p for p in probes if p["probe_kind"] == "original"}
-    flipped = {}
-    for p in probes:
-        if p["probe_kind"] in ("lr_flip", "roi_only", "roi_masked"):
-            p.update({f"choice_{x}": originals[p["case_id"]][f"choice_{x}"] for x in LETTERS})
-        if p["probe_kind"] == "lr_flip":
-            flipped[p["case_id"]] = p[f"choice_{p['correct_letter']}"]
-    for r in rows:
-        if r["gold_after_lr_flip"]:
-            r["gold_after_lr_flip"] = flipped[r["case_id"]]
-    from medvigil import release_format as rf
-
-    for name, columns in ((rf.PROBES_OPEN, rf.PROBES_OPEN_COLUMNS), (rf.TRIPLETS, rf.TRIPLETS_COLUMNS)):
-        (out / name).write_text(",".join(columns) + "\n", encoding="utf-8")
-    extra = {"rationale": "synthetic", "differential_set": "[]", "clinical_context": "synthetic"}
-    with open(out / "grounding.csv", "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) + list(extra))
-        writer.writeheader()
-        writer.writerows({**r, **extra} for r in rows)
-    with open(out / "probes_mcq.csv", "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(probes[0]))
-        writer.writeheader()
-        writer.writerows(probes)
-    (out / "images").mkdir()
-    placeholder = out / "placeholder.jpg"
-    Image.new("L", (64, 64), 128).save(placeholder, quality=90)
-    images = {p["image_file"] for p in probes if p["image_file"]}
-    with open(release / "manifest.csv", newline="", encoding="utf-8") as fh:
-        images |= {"images/" + r["image_file"] for r in csv.DictReader(fh)}
-    for name in images:
-        target = out / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists():
-            os.link(placeholder, target)
-    placeholder.unlink()
-    return out
 
 
 def _release_tables(release: Path) -> tuple[dict, dict]:
@@ -328,25 +261,20 @@ def bench_scale(args, scale: int) -> dict:
     scores = work / f"scores_x{scale}"
     scores.mkdir(exist_ok=True)
     medvigil = [sys.executable, "-m", "medvigil"]
-    score_release = release
-    if args.drop_error_rows:
-        files, out["dropped_error_rows"] = drop_error_rows(files, work / f"no_errors_x{scale}")
-    if args.fixup_release:
-        score_release = fixup_release(release, work / f"fixed_release_x{scale}")
     want = set(args.only or COMMANDS)
     run = out["commands"]
     audit = ["--suite", "medvigil", "--harness-compatible", "--n-resamples", "500"]
     if "score-harness" in want:
-        run["score-harness"] = best_of([*medvigil, "score", *audit, "--release", str(score_release), *map(str, files),
+        run["score-harness"] = best_of([*medvigil, "score", *audit, "--release", str(release), *map(str, files),
                                         "--json", str(scores / "medvigil.json")], args.repeat)
     if "validate" in want:
-        run["validate"] = best_of([*medvigil, "validate", "--no-images", str(release)], args.repeat)
+        run["validate"] = best_of([*medvigil, "validate", "--metadata-only", str(release)], args.repeat)
     needs_runs = want & {"score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion"}
     runs = real_runs(work, args.lmms_runs) if needs_runs else None
     if "score-lmms" in want:
         logs = write_medvigil_logs(gen, runs, work / f"lmms_medvigil_x{scale}")
         out["lmms_mb"] = round(sum(p.stat().st_size for p in logs) / 2**20, 1)
-        run["score-lmms"] = best_of([*medvigil, "score", *audit, "--release", str(score_release), *map(str, logs),
+        run["score-lmms"] = best_of([*medvigil, "score", *audit, "--release", str(release), *map(str, logs),
                                      "--json", str(scores / "medvigil_lmms.json")], args.repeat)
     for suite in STRESS:
         if f"score-{suite}" in want:
@@ -384,8 +312,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--authors-repo", type=Path, help="git dir of hq0709/MedVIGIL: also time the authors' scripts")
     parser.add_argument("--only", nargs="+", choices=COMMANDS, help="time only these commands")
     parser.add_argument("--repeat", type=int, default=3, help="runs per command; the fastest is reported (default 3)")
-    parser.add_argument("--drop-error-rows", action="store_true", help="score copies of the result files without error rows")
-    parser.add_argument("--fixup-release", action="store_true", help="score against a copy of the release completed for today's validator")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args(argv)
     require_gnu_time()

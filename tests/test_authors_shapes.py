@@ -2,7 +2,7 @@
 
 Two sources of such inputs, neither of them our own writer:
 
-* ``/work/shared/tools/authors_format_release.py`` writes ``data/medvigil_v1/`` with only the
+* ``shared/tools/authors_format_release.py`` (beside the repository) writes ``data/medvigil_v1/`` with only the
   columns the authors' scoring scripts read (manifest, probes_mcq, a four-column grounding),
   sources spelled ``vqa-rad / slake / roco / cxr`` (``--authors-spelling``) or
   ``VQA-RAD / ... / MIMIC-CXR / CheXpert``, no images, no pointer file, no splits, and
@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from shared_paths import AUTHORS_TOOL
 
 from medvigil import cli
 from medvigil import release_format as rf
@@ -36,7 +37,7 @@ from medvigil.errors import DataError
 from medvigil.release import load_for_scoring
 from medvigil.validate import validate_release
 
-TOOL = Path("/work/shared/tools/authors_format_release.py")
+TOOL = AUTHORS_TOOL
 needs_tool = pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")
 WEIGHTS = {"L1": 1, "L2": 2, "L3": 3, "L5": 8, "L4": 5}
 

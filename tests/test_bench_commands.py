@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_paths import AUTHORS_TOOL
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOL = Path("/work/shared/tools/authors_format_release.py")
+TOOL = AUTHORS_TOOL
 
 
 @pytest.mark.skipif(not TOOL.is_file() or not Path("/usr/bin/time").is_file(), reason="needs the generator and GNU time")

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from shared_paths import AUTHORS_TOOL
 
 from medvigil.adapters.harness_ablations import ablation_kind, read_ablation_files, read_token_ablation_csv
 from medvigil.adapters.model_outputs import read_model_outputs
@@ -306,7 +307,7 @@ def test_report_reads_the_authors_csv_beside_an_audit(tmp_path):
         load_results([scores, AUTHORS_CSV, AUTHORS_CSV])
 
 
-TOOL = Path("/work/shared/tools/authors_format_release.py")
+TOOL = AUTHORS_TOOL
 
 
 @pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")

@@ -22,16 +22,14 @@ import random
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_paths import AUTHORS_MIRROR, AUTHORS_TOOL
 
 from medvigil.scoring import audit, audit_to_json
 from medvigil.scoring.bootstrap import CPythonRandomStream, harness_resample_indices
 
-AUTHORS_TOOL = Path(os.environ.get("MEDVIGIL_AUTHORS_TOOL", "/work/shared/tools/authors_format_release.py"))
-AUTHORS_MIRROR = Path(os.environ.get("MEDVIGIL_AUTHORS_MIRROR", "/work/.mirror/hq0709+MedVIGIL/repo"))
 AUTHORS_SCRIPTS = ("scripts/bench_aggregate.py", "analysis/recompute_mcs.py", "analysis/bootstrap_mcs.py")
 # axis name in bootstrap_ci.csv -> our metric key
 AXES = {

@@ -18,13 +18,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_paths import AUTHORS_TOOL
 
 from medvigil.adapters.harness import _bulk_columns, read_harness_files, read_harness_table
 from medvigil.errors import DataError
 from medvigil.schema_validation import problems_for
 from medvigil.scoring.table import RecordTable
 
-TOOL = Path("/work/shared/tools/authors_format_release.py")
+TOOL = AUTHORS_TOOL
 
 OK_ROW = {
     "probe_id": "MVB-0009__orig", "case_id": "MVB-0009", "probe_kind": "original", "format": "mcq",

@@ -3,7 +3,7 @@
 :func:`medvigil.release.rows_accepted` judges the typed CSV rows of manifest.csv, probes_mcq.csv
 and grounding.csv one column at a time (each distinct value once); ``jsonschema`` then only
 describes the rows it rejects. It must accept exactly the rows the schema accepts. Rows come
-from a release in the authors' layout (/work/shared/tools/authors_format_release.py), each
+from a release in the authors' layout (shared/tools/authors_format_release.py beside the repository), each
 mutated one field at a time, mixed with the untouched rows.
 """
 
@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from shared_paths import AUTHORS_TOOL
 
 from medvigil import release_format as rf
 from medvigil.release import _SPECS, read_release, rows_accepted
 from medvigil.schema_validation import problems_for
 
-TOOL = Path("/work/shared/tools/authors_format_release.py")
+TOOL = AUTHORS_TOOL
 MUTATIONS = [None, "", " ", "a b", "x/y", 0, 1, 1.5, True, False, [], ["A"], {}, "L9", "F", "A", "L1", "yes", -1]
 
 

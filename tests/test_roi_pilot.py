@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_paths import AUTHORS_TOOL
 
 from medvigil.pipeline import offline_env
 from medvigil.roi_pilot import PILOT_SEED, select_pilot_cases
@@ -49,7 +50,7 @@ def test_pilot_draw_follows_the_authors_steps():
     assert tiers == [t for t in ("L1", "L2", "L3", "L4", "L5") for _ in range(16)]
 
 
-TOOL = Path("/work/shared/tools/authors_format_release.py")
+TOOL = AUTHORS_TOOL
 
 
 @pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")

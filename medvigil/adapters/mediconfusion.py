@@ -342,6 +342,13 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     groups: dict[tuple[str, str], list[dict]] = {}
     for record in records:
         groups.setdefault((record["model"], record.get("condition", "default")), []).append(record)
+    from medvigil.scoring.mediconfusion import pair_slots
+
+    where = ", ".join(map(str, paths))
+    problems = [Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
+                for (model, mode), recs in groups.items() for message in pair_slots(recs)[1]]
+    if problems:
+        raise DataError(problems)
     names = category_names(release)
     runs = []
     for (model, mode), recs in groups.items():

@@ -487,6 +487,27 @@ def _image_of(record: Mapping[str, Any]) -> str:
     return image
 
 
+def pair_slots(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, dict[str, Mapping[str, Any]]], list[str]]:
+    """``({pair: {"im1": record, "im2": record}}, problems)`` of one run's records: a record
+    whose image cannot be told, two records for one image, a pair lacking an image."""
+    by_pair: dict[str, dict[str, Mapping[str, Any]]] = {}
+    problems: list[str] = []
+    for record in records:
+        try:
+            image = _image_of(record)
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
+        slot = by_pair.setdefault(str(record["case_id"]), {})
+        if image in slot:
+            problems.append(f"pair {record['case_id']!r} has two records for {image}")
+        slot[image] = record
+    incomplete = [pid for pid, slot in by_pair.items() if len(slot) != 2]
+    if incomplete:
+        problems.append(f"{len(incomplete)} pair(s) lack one image record, e.g. {incomplete[0]!r}")
+    return by_pair, problems
+
+
 def score_records(
     records: Iterable[Mapping[str, Any]],
     *,
@@ -504,18 +525,12 @@ def score_records(
     runs = {(r.get("model"), r.get("condition", "default")) for r in records}
     if len(runs) > 1:
         raise ValueError(f"records mix {len(runs)} runs (model, condition): {sorted(runs, key=str)}; use score_records_by_run")
-    by_pair: dict[str, dict[str, Mapping[str, Any]]] = {}
     for record in records:
         if record.get("suite") != "mediconfusion":
             raise ValueError(f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'mediconfusion'")
-        image = _image_of(record)
-        slot = by_pair.setdefault(str(record["case_id"]), {})
-        if image in slot:
-            raise ValueError(f"pair {record['case_id']!r} has two records for {image}")
-        slot[image] = record
-    incomplete = [pid for pid, slot in by_pair.items() if len(slot) != 2]
-    if incomplete:
-        raise ValueError(f"{len(incomplete)} pair(s) lack one image record, e.g. {incomplete[0]!r}")
+    by_pair, problems = pair_slots(records)
+    if problems:
+        raise ValueError(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
     ids = list(by_pair)
     im1 = [by_pair[p]["im1"] for p in ids]
     im2 = [by_pair[p]["im2"] for p in ids]

@@ -1,0 +1,12 @@
+"""Where the tests find the project's shared material: ``shared/`` beside the repository
+(``MEDVIGIL_SHARED`` overrides) and, when fetched, the authors' repository (read-only)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared")
+AUTHORS_TOOL = Path(os.environ.get("MEDVIGIL_AUTHORS_TOOL") or SHARED / "tools" / "authors_format_release.py")
+AUTHORS_MIRROR = Path(os.environ.get("MEDVIGIL_AUTHORS_MIRROR") or "/work/.mirror/hq0709+MedVIGIL/repo")
