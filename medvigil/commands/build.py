@@ -29,15 +29,7 @@ import json
 import sys
 from pathlib import Path
 
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+from medvigil.commands.arg_types import int_range
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -71,7 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--max-shard-bytes",
-        type=_positive_int,
+        type=int_range(1),
         default=DEFAULT_MAX_SHARD_BYTES,
         help=f"close a Parquet shard once its payload passes this many bytes (default {DEFAULT_MAX_SHARD_BYTES:,})",
     )

@@ -2,20 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
-
-
-def _at_least(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        return value
-
-    return parse
+from medvigil.commands.arg_types import int_range
 
 
 def add_parser(subparsers) -> None:
@@ -24,10 +11,10 @@ def add_parser(subparsers) -> None:
         help="sample a synthetic release, build it, run lmms-eval with the four baselines on every suite, score and report",
     )
     p.add_argument("--out", default="demo_out", help="output folder (default: demo_out)")
-    p.add_argument("--cases", type=_at_least(1), default=40, help="synthetic cases (default 40)")
-    p.add_argument("--seed", type=_at_least(0), default=0)
+    p.add_argument("--cases", type=int_range(1), default=40, help="synthetic cases (default 40)")
+    p.add_argument("--seed", type=int_range(0), default=0)
     p.add_argument("--tasks", default=None, help="comma-separated lmms-eval tasks (default: mcq, noimg, shuffled, ROI decay, blur)")
-    p.add_argument("--n-resamples", type=_at_least(0), default=500, help="bootstrap resamples (default 500, as the paper)")
+    p.add_argument("--n-resamples", type=int_range(0), default=500, help="bootstrap resamples (default 500, as the paper)")
     p.add_argument("--no-stress", action="store_true",
                    help="MedVIGIL tasks only: skip the Readiness, CbD and MedQ-Deg runs and report sections")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")

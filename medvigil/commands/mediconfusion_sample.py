@@ -5,15 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
-def _count(text: str, *, low: int, high: int, name: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"{name} must be in {low}..{high}, got {value}")
-    return value
+from medvigil.commands.arg_types import int_range
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -27,8 +19,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "Every file is marked synthetic; the same --seed gives the same bytes.",
     )
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (must not exist or be empty)")
-    parser.add_argument("--pairs", type=lambda t: _count(t, low=1, high=9000, name="--pairs"), default=DEFAULT_PAIRS, help=f"number of pairs (default {DEFAULT_PAIRS}; even = balanced A/B)")
-    parser.add_argument("--seed", type=lambda t: _count(t, low=0, high=2**63 - 1, name="--seed"), default=0, help="random seed (default 0)")
+    parser.add_argument("--pairs", type=int_range(1, 9000), default=DEFAULT_PAIRS, help=f"number of pairs (default {DEFAULT_PAIRS}; even = balanced A/B)")
+    parser.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0, help="random seed (default 0)")
     parser.set_defaults(func=run)
 
 

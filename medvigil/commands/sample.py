@@ -12,18 +12,7 @@ import argparse
 import os
 import sys
 
-
-def _int_at_least(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        return value
-
-    return parse
+from medvigil.commands.arg_types import int_range
 
 
 def add_parser(subparsers) -> None:
@@ -34,8 +23,8 @@ def add_parser(subparsers) -> None:
         "print its SHA-256 release digest. Same --seed and --cases give byte-identical files.",
     )
     p.add_argument("--out", required=True, metavar="DIR", help="release directory to create")
-    p.add_argument("--cases", type=_int_at_least(1), default=40, metavar="N", help="number of cases (default 40)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S", help="random seed >= 0 (default 0)")
+    p.add_argument("--cases", type=int_range(1), default=40, metavar="N", help="number of cases (default 40)")
+    p.add_argument("--seed", type=int_range(0), default=0, metavar="S", help="random seed >= 0 (default 0)")
     p.add_argument(
         "--credentialed-out",
         metavar="DIR",
@@ -43,7 +32,7 @@ def add_parser(subparsers) -> None:
         help="also write the withheld CXR source files here (paths as in reconstruction/cxr_pointers.csv)",
     )
     p.add_argument(
-        "--jobs", type=_int_at_least(0), default=1, metavar="J",
+        "--jobs", type=int_range(0), default=1, metavar="J",
         help="worker processes for drawing and encoding (0 = one per CPU; default 1); output is identical",
     )
     p.add_argument("--force", action="store_true", help="replace a non-empty --out (and --credentialed-out)")

@@ -41,21 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.atomic_output import write_text_atomic
+from medvigil.commands.arg_types import int_range
 from medvigil.output_guard import refuse_overlap
 
 SUITES = ("mediconfusion", "medvigil", "medqdeg", "readiness", "cbd")
 NEEDS_RELEASE = ("mediconfusion",)
 TAKES_RELEASE = ("mediconfusion", "medvigil")  # medvigil: optional (lmms-eval records carry tier and source)
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
 
 
 def _margin(text: str) -> float:
@@ -100,7 +91,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="mediconfusion confusion score over pairs with two valid answers (paper, default) or over all pairs",
     )
     medvigil = parser.add_argument_group("medvigil audit options")
-    medvigil.add_argument("--n-resamples", type=_count, default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
+    medvigil.add_argument("--n-resamples", type=int_range(0), default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
     medvigil.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
     medvigil.add_argument(
         "--harness-compatible",
