@@ -59,6 +59,7 @@ from medvigil.digest import release_digest
 from medvigil.errors import DataError, Problem
 from medvigil.input_files import read_bytes
 from medvigil.pathsafe import resolve_inside, unsafe_reason
+from medvigil.schema_columns import JSON_TYPES
 from medvigil.schema_validation import load_schema, problems_for
 
 __all__ = [
@@ -410,15 +411,7 @@ def _roi_box(text: str) -> tuple[list[float] | None, str | None]:
 # accept, and any schema using another keyword, goes to jsonschema for the verdict and
 # the messages (tests/test_schemas.py checks the two agree).
 _ANNOTATIONS = {"$schema", "$id", "title", "description", "$comment", "examples", "default"}
-_TYPES: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, dict),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
-}
+_TYPES = JSON_TYPES  # one table of JSON type tests (medvigil.schema_columns)
 
 
 def _compile(schema: Any) -> Callable[[Any], bool] | None:

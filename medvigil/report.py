@@ -546,17 +546,9 @@ TRAJECTORY_CASES_PER_TIER = 1  # Table 14 shows one case per tier (the paper han
 
 def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
     """Re-score one model's seed-variance probe file into ``merged["seed_variance"]``."""
-    from medvigil.seed_variance import rescore_seed_variance
+    from medvigil.seed_variance import add_seed_variance
 
-    model = str(data.get("model") or path.stem)
-    table = merged.setdefault("seed_variance", {})
-    if model in table:
-        problems.append(Problem(str(path), f"seed-variance results of model {model!r} are given twice", field="model"))
-        return
-    try:
-        table[model] = rescore_seed_variance(data, str(path))
-    except DataError as exc:
-        problems.extend(exc.problems)
+    add_seed_variance(merged.setdefault("seed_variance", {}), data, path, problems)
 
 
 def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:

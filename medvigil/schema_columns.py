@@ -31,7 +31,7 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-_TYPES: dict[str, Callable[[Any], bool]] = {
+JSON_TYPES: dict[str, Callable[[Any], bool]] = {  # JSON Schema `type` names -> test
     "string": lambda v: isinstance(v, str),
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
@@ -66,7 +66,7 @@ class _Property:
                 continue
             if key == "type":
                 names = [value] if isinstance(value, str) else list(value)
-                tests = [_TYPES[n] for n in names]
+                tests = [JSON_TYPES[n] for n in names]
                 self.types = frozenset(t for n in names for t in _PY_TYPES[n])
                 self.checks.append(lambda v, tests=tests: any(t(v) for t in tests))
             elif key == "enum":
@@ -95,7 +95,7 @@ class _Property:
             return schema is True
         names = schema.get("type", [])
         names = [names] if isinstance(names, str) else names
-        return set(schema) <= _ANNOTATIONS | _VALUE_KEYWORDS | {"type"} and all(n in _TYPES for n in names)
+        return set(schema) <= _ANNOTATIONS | _VALUE_KEYWORDS | {"type"} and all(n in JSON_TYPES for n in names)
 
     def ok(self, v: Any) -> bool:
         return all(check(v) for check in self.checks)

@@ -27,7 +27,6 @@ text, ...}, ...]}}`` (``model`` defaults to the file's stem).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -36,7 +35,7 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.open_ended import is_critical, is_refusal
 
-__all__ = ["CLASSES", "classify_output", "read_seed_variance", "rescore_seed_variance"]
+__all__ = ["CLASSES", "add_seed_variance", "classify_output", "read_seed_variance", "rescore_seed_variance"]
 
 CLASSES = ("CLEAN_REFUSAL", "PEDAGOGICAL_HEDGE", "EDUCATIONAL_DEFLECTION", "SILENT_FAILURE", "LOW_SEVERITY")
 
@@ -97,27 +96,34 @@ def rescore_seed_variance(data: Mapping[str, Any], source: str) -> dict[str, dic
     return out
 
 
+def add_seed_variance(table: dict[str, Any], data: Any, path: Path, problems: list[Problem]) -> None:
+    """Re-score one model's probe file (already parsed) into ``table``; problems are appended."""
+    if not isinstance(data, Mapping):
+        problems.append(Problem(str(path), "must be a JSON object with 'model' and 'raw'"))
+        return
+    model = str(data.get("model") or path.stem)
+    if model in table:
+        problems.append(Problem(str(path), f"seed-variance results of model {model!r} are given twice", field="model"))
+        return
+    try:
+        table[model] = rescore_seed_variance(data, str(path))
+    except DataError as exc:
+        problems.extend(exc.problems)
+
+
 def read_seed_variance(paths: Iterable[str | Path]) -> dict[str, dict[str, Any]]:
     """``{model: {prompt: ...}}`` of the authors' seed-variance probe files (one per model)."""
+    from medvigil.input_files import read_json
+
     out: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []
     for path in map(Path, paths):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            problems.append(Problem(str(path), f"not a readable JSON file: {exc}"))
-            continue
-        if not isinstance(data, Mapping):
-            problems.append(Problem(str(path), "must be a JSON object with 'model' and 'raw'"))
-            continue
-        model = str(data.get("model") or path.stem)
-        if model in out:
-            problems.append(Problem(str(path), f"model {model!r} is given twice", field="model"))
-            continue
-        try:
-            out[model] = rescore_seed_variance(data, str(path))
+            data = read_json(path, str(path))  # a regular file, bounded, strict JSON
         except DataError as exc:
             problems += exc.problems
+            continue
+        add_seed_variance(out, data, path, problems)
     if problems:
         raise DataError(problems)
     return out
