@@ -35,7 +35,6 @@ mapping file, the row and the field.
 
 from __future__ import annotations
 
-import json
 import os
 import string
 from collections.abc import Mapping
@@ -51,9 +50,11 @@ LETTERS = string.ascii_uppercase
 def read_mapping(path: str | os.PathLike) -> dict[str, Any]:
     """The column mapping in ``path``, checked (unknown or missing keys are errors)."""
     where = str(path)
+    from medvigil.input_files import read_json
+
     try:
-        spec = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        spec = read_json(path, where)  # a regular file, bounded, strict JSON (DataError names the line)
+    except OSError as exc:
         raise ValueError(f"{where}: not a readable JSON column mapping ({exc})") from None
     if not isinstance(spec, dict) or not isinstance(spec.get("columns"), dict) or not spec.get("data"):
         raise ValueError(f"{where}: needs 'data' and a 'columns' object")

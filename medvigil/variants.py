@@ -159,7 +159,7 @@ def compare_one(case_id: str, variant: str, ours_jpeg: bytes, shipped: Path, shi
     """Compare our rendered bytes with one shipped file (decoded, within JPEG tolerance)."""
     if not shipped.is_file():
         return VariantDifference(case_id, variant, shipped_label, "missing_shipped")
-    if shipped.read_bytes() == ours_jpeg:  # the common case: same renderer, same encoder
+    if read_bytes(shipped, shipped_label) == ours_jpeg:  # the common case: same renderer, same encoder
         return VariantDifference(case_id, variant, shipped_label, "match", 0.0, 0.0, 0, 0.0)
     try:
         theirs = imaging.safe_open_image(shipped)

@@ -59,7 +59,9 @@ def is_built_folder(path: Path) -> bool:
     card = path / "README.md"
     if not card.is_file():
         return False
-    text = card.read_text(encoding="utf-8", errors="replace")
+    from medvigil.input_files import read_bytes
+
+    text = read_bytes(card, str(card)).decode("utf-8", errors="replace")
     front = text.split("\n---", 1)[0] if text.startswith("---") else ""
     return "\nconfigs:" in front
 
