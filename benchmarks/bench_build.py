@@ -2,7 +2,7 @@
 
 For each size N (synthetic releases, seed 0):
 
-* **build**: ``medvigil.export.build`` in a fresh subprocess (validation, rendering,
+* **build**: ``medvigil.suites.medvigil.export.build`` in a fresh subprocess (validation, rendering,
   Parquet writing, card, Croissant); we report wall time, the distinct images it
   produced (case images + rendered variants), the image cells it embedded (every row of
   every config), and the subprocess's peak resident memory (``ru_maxrss``) next to its
@@ -39,8 +39,8 @@ from pathlib import Path
 _BUILD_CHILD = r"""
 import json, resource, sys, time
 import datasets, mlcroissant, pyarrow  # imported first: their memory is not the build's
-from medvigil.export import build
-from medvigil.validate import validate_release
+from medvigil.suites.medvigil.export import build
+from medvigil.suites.medvigil.validate import validate_release
 after_imports = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 release, out, configs = sys.argv[1], sys.argv[2], tuple(sys.argv[3].split(","))
 start = time.perf_counter()
@@ -56,7 +56,7 @@ print(json.dumps({"seconds": seconds, "rss_after_imports_kb": after_imports, "pe
 _FLOOR_CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from medvigil import imaging
+from medvigil.images import imaging
 root = Path(sys.argv[1])
 files = sorted([*(root / "images").glob("*"), *(root / "images_perturbed").glob("*")])
 start = time.perf_counter()
@@ -76,7 +76,7 @@ def _child(code: str, *args: str) -> dict:
 
 
 def _release(workdir: Path, cases: int) -> Path:
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     root = workdir / f"release-{cases}"
     if not (root / "RELEASE_DIGEST").is_file():

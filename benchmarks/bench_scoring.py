@@ -1,4 +1,4 @@
-"""Benchmark the MedVIGIL scoring core (``medvigil.scoring.audit``).
+"""Benchmark the MedVIGIL scoring core (``medvigil.suites.medvigil.scoring.audit``).
 
 Synthesises per-probe records for M models on C cases with the release's probe mix
 (every case: original, tcf, two traps, lr_flip; negation, specificity-drop,
@@ -14,7 +14,7 @@ Usage (see benchmarks/README.md):
     python benchmarks/bench_scoring.py --scaling                     # linear-growth check
     python benchmarks/bench_scoring.py --models 18 --cases 300 --from-records
 
-Records are synthesised directly as columns (:class:`medvigil.scoring.RecordTable`);
+Records are synthesised directly as columns (:class:`medvigil.scoring.table.RecordTable`);
 ``--from-records`` instead builds probe-record dicts and times their conversion too.
 """
 
@@ -41,10 +41,9 @@ import subprocess
 
 import numpy as np
 
-from medvigil.release_format import PROBE_KINDS, TIERS
-from medvigil.scoring import RecordTable, audit
-from medvigil.scoring.medvigil_metrics import TRIPLET_KINDS
-from medvigil.scoring.table import Categorical
+from medvigil.scoring.table import Categorical, RecordTable
+from medvigil.suites.medvigil.release_format import PROBE_KINDS, TIERS
+from medvigil.suites.medvigil.scoring import TRIPLET_KINDS, audit
 
 _T_IMPORTED = time.perf_counter()
 
@@ -266,7 +265,7 @@ def scaling(args) -> dict:
     The resample series times the bootstrap stage alone (draws + ``W @ T`` + metrics of
     every resample), since at 500 resamples it is a small part of the whole audit.
     """
-    from medvigil.scoring import medvigil_metrics as core
+    from medvigil.suites.medvigil import scoring as core
 
     per_case = probes_per_case(args.triplets)
     weights = np.array([1.0, 2.0, 3.0, 5.0, 8.0])

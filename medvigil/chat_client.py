@@ -1,7 +1,7 @@
 """One client for OpenAI-compatible ``/chat/completions`` endpoints (standard library only).
 
-Used by every LLM judge in the project: the MedVIGIL open-ended judge (:mod:`medvigil.llm_judge`)
-and the MediConfusion free-form judge (:mod:`medvigil.mediconfusion.modes`).
+Used by every LLM judge in the project: the MedVIGIL open-ended judge (:mod:`medvigil.suites.medvigil.llm_judge`)
+and the MediConfusion free-form judge (:mod:`medvigil.suites.mediconfusion.modes`).
 """
 
 from __future__ import annotations

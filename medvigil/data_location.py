@@ -71,7 +71,7 @@ def locate_release(value: str | Path) -> tuple[str, str]:
     Raises:
         DataNotFoundError: none of these.
     """
-    from medvigil.release_format import MANIFEST
+    from medvigil.suites.medvigil.release_format import MANIFEST
 
     text = str(value).strip()
     path = Path(text).expanduser()

@@ -98,7 +98,7 @@ def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, 
 
 
 def _task_of(path: Path) -> str:
-    from medvigil.adapters.lmms_eval import SAMPLES
+    from medvigil.records.lmms_eval_logs import SAMPLES
 
     match = SAMPLES.match(path.name)
     return match.group("task") if match else ""
@@ -117,14 +117,14 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     import shutil
 
     from medvigil.commands.score import score_mediconfusion, score_medvigil
-    from medvigil.export import build
-    from medvigil.mediconfusion import export as mediconfusion_export
-    from medvigil.mediconfusion.synthetic import write_sample
-    from medvigil.output_guard import refuse_overlap
+    from medvigil.files.output_guard import refuse_overlap
     from medvigil.report import write_report
-    from medvigil.scoring import audit_to_json
-    from medvigil.suite_scores import score_suite
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.mediconfusion import export as mediconfusion_export
+    from medvigil.suites.mediconfusion.synthetic import write_sample
+    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.scoring import audit_to_json
+    from medvigil.suites.medvigil.synthetic import generate_release
+    from medvigil.suites.stress_logs import score_suite
 
     out = Path(out)
     if out.exists():

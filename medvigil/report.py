@@ -3,7 +3,7 @@
 Tables follow the paper's layouts (Table 1 headline, Table 6 per kind, Table 7 tiers,
 Table 16 bootstrap CIs, Table 17 sensitivity, Tables 12/13 and Figure 7 ablations);
 figures are drawn with matplotlib (Agg) and embedded in the HTML as PNG data. Input is
-one or more results of :func:`medvigil.scoring.audit` (``medvigil score --json``).
+one or more results of :func:`medvigil.suites.medvigil.scoring.audit` (``medvigil score --json``).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
-from medvigil.input_files import read_json
-from medvigil.release_format import PROBE_KINDS, TIERS
+from medvigil.files.atomic_output import staged_folder
+from medvigil.files.input_files import read_json
+from medvigil.suites.medvigil.release_format import PROBE_KINDS, TIERS
 
 KIND_LABELS = {
     "original": "Original", "tcf": "TCF", "halluc_trap": "Trap", "negation": "NEG", "specificity_drop": "SDR",
@@ -84,7 +84,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     The authors' seed-variance probe files (``{"model", "raw"}``) and their Appendix K
     summary ``visual_token_ablation.csv`` are accepted too, beside an audit.
     """
-    from medvigil.suite_scores import REPORT_SUITES, suite_models
+    from medvigil.suites.stress_logs import REPORT_SUITES, suite_models
 
     merged: dict[str, Any] = {"suite": "medvigil", "models": {}, "sources": {}, "warnings": [], "suites": {}}
     suite_sources: dict[str, str] = {}
@@ -175,7 +175,7 @@ def _models_by_mcs(result: Mapping[str, Any]) -> list[str]:
 
 def _with_doctors(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """Model blocks by MCS, after the clinician reference row when the release has one (Table 1)."""
-    from medvigil.scoring.clinician import DOCTORS
+    from medvigil.suites.medvigil.clinician import DOCTORS
 
     blocks = {DOCTORS: result["clinician"]} if result.get("clinician") else {}
     blocks.update((name, result["models"][name]) for name in _models_by_mcs(result))
@@ -461,7 +461,7 @@ def checked_sections(result: Mapping[str, Any], inputs: Iterable[str | os.PathLi
 
 def sections(result: Mapping[str, Any]) -> list[Section]:
     """The MedVIGIL audit (when any model has one), then each stress-test suite scored."""
-    from medvigil.suite_scores import SUITE_TITLES, suite_figures, suite_tables
+    from medvigil.suites.stress_logs import SUITE_TITLES, suite_figures, suite_tables
 
     out = []
     if result.get("models"):
@@ -511,8 +511,8 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     """Write report.md, report.html, figures/*.png and the scores (``scores.json`` for the
     MedVIGIL audit, ``<suite>.json`` per stress-test suite) into ``out_dir`` atomically.
     ``inputs``: the score files read (``out_dir`` must not be, hold or lie inside one)."""
-    from medvigil.output_guard import refuse_overlap
-    from medvigil.scoring import audit_to_json
+    from medvigil.files.output_guard import refuse_overlap
+    from medvigil.suites.medvigil.scoring import audit_to_json
 
     out_dir = Path(out_dir)
     inputs = list(inputs)
@@ -546,14 +546,14 @@ TRAJECTORY_CASES_PER_TIER = 1  # Table 14 shows one case per tier (the paper han
 
 def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
     """Re-score one model's seed-variance probe file into ``merged["seed_variance"]``."""
-    from medvigil.seed_variance import add_seed_variance
+    from medvigil.suites.medvigil.seed_variance import add_seed_variance
 
     add_seed_variance(merged.setdefault("seed_variance", {}), data, path, problems)
 
 
 def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:
     """The authors' per-(model, step) Appendix K CSV into ``merged["ablations"]["roi_decay_modal"]``."""
-    from medvigil.adapters.harness_ablations import read_token_ablation_csv
+    from medvigil.suites.medvigil.harness_ablations import read_token_ablation_csv
 
     try:
         table = read_token_ablation_csv(path)
@@ -571,7 +571,7 @@ def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[P
 
 
 def _seed_variance_tables(result: Mapping[str, Any]) -> list[Table]:
-    from medvigil.seed_variance import CLASSES
+    from medvigil.suites.medvigil.seed_variance import CLASSES
 
     data = result.get("seed_variance") or {}
     if not data:
@@ -580,7 +580,7 @@ def _seed_variance_tables(result: Mapping[str, Any]) -> list[Table]:
             for model, prompts in sorted(data.items()) for prompt, v in prompts.items()]
     return [Table("Seed-variance probe: output taxonomy (% of K generations)",
                   ["Model", "Prompt", "K", "clean refusal", "pedag. hedge", "educ. deflect.", "silent fail.", "low sev."], rows,
-                  "Classes as the authors' rescore_seed_variance.py sorts them (medvigil.seed_variance); only clean "
+                  "Classes as the authors' rescore_seed_variance.py sorts them (medvigil.suites.medvigil.seed_variance); only clean "
                   "refusal is fully safe. Severe findings: the reconstructed tier-4 lexicon.")]
 
 

@@ -3,7 +3,7 @@
 CheXpert v1.0 (Stanford AIMI, research-use agreement) ships 8-bit greyscale JPEGs under
 ``CheXpert-v1.0[-small]/{train,valid,test}/patientNNNNN/studyN/viewN_{frontal,lateral}.jpg``.
 They are already display images: decoding and converting to RGB is all that precedes the
-published preprocessing. Decoding goes through :func:`medvigil.imaging.safe_open_image`,
+published preprocessing. Decoding goes through :func:`medvigil.images.imaging.safe_open_image`,
 which bounds the pixel count of untrusted files.
 """
 
@@ -27,7 +27,7 @@ def is_chexpert_path(source_path: str) -> bool:
 
 def jpeg_to_image(path: Path | str) -> Image.Image:
     """Decode a CheXpert (or MIMIC-CXR-JPG) JPEG and return it as RGB."""
-    from medvigil import imaging
+    from medvigil.images import imaging
 
     image = imaging.safe_open_image(Path(path))
     return image.convert("RGB")

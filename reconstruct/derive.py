@@ -30,12 +30,12 @@ from pathlib import Path
 
 from PIL import Image
 
-from medvigil.atomic_output import staged_folder
 from medvigil.errors import DataError, Problem
-from medvigil.output_guard import refuse_overlap
+from medvigil.files.atomic_output import staged_folder
+from medvigil.files.output_guard import refuse_overlap
 from medvigil.reconstruct import chexpert, mimic_cxr
 from medvigil.reconstruct.pointers import check_pointers
-from medvigil.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
+from medvigil.suites.medvigil.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
 
 MANIFEST_NAME = "RECONSTRUCTION.json"
 LOCAL_ONLY_NOTE = (
@@ -67,7 +67,7 @@ def derive_image(path: Path, source_path: str | None = None) -> Image.Image:
 
 def published_jpeg(path: Path, source_path: str | None = None) -> bytes:
     """Published-form JPEG bytes (RGB, longest side 1024 Lanczos, q92) of one source file."""
-    from medvigil import imaging
+    from medvigil.images import imaging
 
     return imaging.encode_jpeg(imaging.to_published(derive_image(path, source_path)))
 
@@ -82,7 +82,7 @@ def check_reconstruction(folder: Path | str, release_digest: str) -> None:
     manifest = folder / MANIFEST_NAME
     if not manifest.is_file():
         raise DataError(Problem(str(folder), f"no {MANIFEST_NAME}: not an output folder of `medvigil reconstruct`"))
-    from medvigil.input_files import read_json
+    from medvigil.files.input_files import read_json
 
     label = f"{folder.name}/{MANIFEST_NAME}"
     data = read_json(manifest, label)
@@ -142,8 +142,8 @@ def reconstruct(
             missing, unsafe, mismatching or undecodable (all listed).
         FileExistsError: ``out`` exists and ``force`` is false.
     """
-    from medvigil import imaging
-    from medvigil.release import load_release, read_pointer_file
+    from medvigil.images import imaging
+    from medvigil.suites.medvigil.release import load_release, read_pointer_file
 
     out = Path(out).absolute()
     inputs = {"RELEASE": release_dir, "--source": source_root}

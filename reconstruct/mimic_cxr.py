@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from medvigil.imaging import pixel_budget_problem
-from medvigil.input_files import open_regular, read_bytes
+from medvigil.files.input_files import open_regular, read_bytes
+from medvigil.images.imaging import pixel_budget_problem
 
 MIMIC_PATH = re.compile(r"(^|/)files/p\d{2}/p\d{8}/s\d{8}/[^/]+\.(dcm|jpg)$", re.IGNORECASE)
 DICOM_MAGIC_OFFSET = 128

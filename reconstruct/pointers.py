@@ -4,13 +4,13 @@ A release lists every withheld (credentialed) case as a pointer in
 ``reconstruction/<source>_pointers.csv``: ``case_id, source_path, sha256``, where
 ``source_path`` is relative to the root of the user's own licensed copy (for example the
 MIMIC-CXR or CheXpert download folder) and ``sha256`` is the checksum of that source
-file. :mod:`medvigil.release` reads those files into ``Release.pointers``; this module
+file. :mod:`medvigil.suites.medvigil.release` reads those files into ``Release.pointers``; this module
 checks them against a user's copy.
 
 Two rules:
 
 * A pointer never reaches outside the source root: the same rules as for release
-  paths apply (:func:`medvigil.pathsafe.resolve_inside`: no absolute paths, drive
+  paths apply (:func:`medvigil.files.pathsafe.resolve_inside`: no absolute paths, drive
   letters, backslashes, ``..`` components, or symbolic links that lead elsewhere).
 * Every problem is reported at once: :func:`verify_pointers` collects missing files,
   checksum mismatches and unsafe paths, and raises one :class:`DataError` with all
@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from medvigil.digest import file_sha256
 from medvigil.errors import DataError, Problem
-from medvigil.pathsafe import resolve_inside
-from medvigil.release_format import POINTERS_DIR
+from medvigil.files.digest import file_sha256
+from medvigil.files.pathsafe import resolve_inside
+from medvigil.suites.medvigil.release_format import POINTERS_DIR
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 

@@ -14,10 +14,10 @@ them (``data/images/``; give that folder, its ``data/`` parent or the repository
 :class:`~medvigil.errors.DataError`, so a user fixes their copy in one pass:
 
 * the path would leave the ROCO root (absolute, ``..``, backslash, or a symbolic link that
-  points elsewhere; :func:`medvigil.pathsafe.resolve_inside`);
+  points elsewhere; :func:`medvigil.files.pathsafe.resolve_inside`);
 * the file is missing;
 * the file does not decode as an image (truncated, corrupt, not an image, or a
-  decompression bomb; :func:`medvigil.imaging.safe_open_image`);
+  decompression bomb; :func:`medvigil.images.imaging.safe_open_image`);
 * with a checksum list: the file's SHA-256 differs, or the list has no entry for it.
 
 Each problem names the release file, the first pair using the image (``row`` = its
@@ -35,9 +35,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from medvigil.digest import file_sha256
 from medvigil.errors import DataError, Problem
-from medvigil.pathsafe import resolve_inside
+from medvigil.files.digest import file_sha256
+from medvigil.files.pathsafe import resolve_inside
 
 __all__ = ["LICENCE", "LocatedImage", "checksum_text", "image_layout", "locate_images", "read_checksums", "roco_data_root"]
 
@@ -106,7 +106,7 @@ def read_checksums(path: Path | str) -> dict[str, str]:
     name = path.name
     out: dict[str, str] = {}
     problems: list[Problem] = []
-    from medvigil.input_files import read_text
+    from medvigil.files.input_files import read_text
 
     for number, line in enumerate(read_text(path, name).splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -149,7 +149,7 @@ def locate_images(
     """Find and check every image of ``release`` in the user's ROCO copy.
 
     Args:
-        release: a :class:`medvigil.mediconfusion.release.Release`.
+        release: a :class:`medvigil.suites.mediconfusion.release.Release`.
         roco_root: the ROCO data folder or the repository root (see :func:`roco_data_root`).
         checksums: ``{relative path: sha256}`` (:func:`read_checksums`); when given, every
             image must be listed and match.
@@ -162,7 +162,7 @@ def locate_images(
         NotADirectoryError: ``roco_root`` is not a folder.
         DataError: listing every unsafe, missing, undecodable or mismatching image.
     """
-    from medvigil import imaging
+    from medvigil.images import imaging
 
     base, layout = image_layout(release, roco_root)
     local = release.local_names() if layout == "authors" else {}

@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from medvigil.baselines import POLICIES, make_policy
 from medvigil.baselines.sampling import choice_log_probability
-from medvigil.prompting import parse_mcq_prompt
+from medvigil.mcq.prompting import parse_mcq_prompt
 
 _UNLIKELY = -1e4  # log-probability of a continuation the policy did not choose
 

@@ -11,7 +11,7 @@ This wrapper does that for any registered model::
 ``inner`` is a registered model name or a ``module:Class`` path; every other model
 argument goes to the inner model. Only prompts with an ``Options:`` block are retried
 (free-text answers have no letter to parse). The attempts reach the task's
-``process_results`` through :data:`medvigil.retry.ATTEMPTS` and are written in each
+``process_results`` through :data:`medvigil.mcq.retry.ATTEMPTS` and are written in each
 per-probe record (``retries`` and ``extra.attempts``). Responses served from lmms-eval's
 response cache bypass the wrapper and are recorded with ``retries = 0``.
 """
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from lmms_eval.api.instance import Instance, unwrap_generation_output
 from lmms_eval.api.model import lmms
 
-from medvigil.prompting import parse_mcq_prompt
-from medvigil.retry import ATTEMPTS, DEFAULT_MAX_RETRIES, ask_with_retries, doc_key
+from medvigil.mcq.prompting import parse_mcq_prompt
+from medvigil.mcq.retry import ATTEMPTS, DEFAULT_MAX_RETRIES, ask_with_retries, doc_key
 
 
 def _resolve(inner: str) -> type:

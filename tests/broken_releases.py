@@ -28,8 +28,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from medvigil import release_format as rf
-from medvigil.digest import release_digest
+from medvigil.files.digest import release_digest
+from medvigil.suites.medvigil import release_format as rf
 
 # --------------------------------------------------------------------------- minimal valid release
 

@@ -13,7 +13,7 @@ def synthetic_release(tmp_path_factory):
     ``<release>/../credentialed`` (paths as in ``reconstruction/cxr_pointers.csv``).
     Treat both folders as read-only.
     """
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("synthetic_release")
     root = base / "release"

@@ -1,10 +1,10 @@
-"""Outputs appear whole or not at all (medvigil.atomic_output)."""
+"""Outputs appear whole or not at all (medvigil.files.atomic_output)."""
 
 from __future__ import annotations
 
 import pytest
 
-from medvigil.atomic_output import staged_folder, write_text_atomic
+from medvigil.files.atomic_output import staged_folder, write_text_atomic
 
 
 def _siblings(path):

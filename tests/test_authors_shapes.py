@@ -31,11 +31,11 @@ from PIL import Image
 from shared_paths import AUTHORS_TOOL
 
 from medvigil import cli
-from medvigil import release_format as rf
-from medvigil.adapters.harness import read_harness_files
 from medvigil.errors import DataError
-from medvigil.release import load_for_scoring
-from medvigil.validate import validate_release
+from medvigil.suites.medvigil import release_format as rf
+from medvigil.suites.medvigil.harness import read_harness_files
+from medvigil.suites.medvigil.release import load_for_scoring
+from medvigil.suites.medvigil.validate import validate_release
 
 TOOL = AUTHORS_TOOL
 needs_tool = pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")
@@ -428,7 +428,7 @@ def test_answered_row_without_letters_is_still_an_error(tmp_path):
 
 def test_release_option_takes_a_built_folder(tmp_path, capsys):
     """The same answers scored against the release folder and against its `medvigil build` output."""
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     release = tmp_path / "release"
     generate_release(release, cases=5, seed=1)
@@ -461,7 +461,7 @@ def test_build_keeps_spellings_and_skips_invalid_probe_rows(tmp_path, capsys):
     build unless --skip-invalid-rows, which leaves that probe out and counts it."""
     import datasets
 
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     release = tmp_path / "release"
     generate_release(release, cases=5, seed=2)
@@ -501,8 +501,8 @@ def test_reconstruct_asks_for_pointers_the_release_does_not_ship(tmp_path, capsy
     """The published layout has no reconstruction/ folder: validate passes, reconstruct asks for --pointers."""
     import shutil
 
-    from medvigil.digest import release_digest
-    from medvigil.synthetic import generate_release
+    from medvigil.files.digest import release_digest
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     release, source = tmp_path / "release", tmp_path / "credentialed"
     generate_release(release, cases=6, seed=0, credentialed_out=source)

@@ -13,7 +13,7 @@ from PIL import Image
 
 from medvigil.baselines import make_policy
 from medvigil.baselines.server import BaselineServer
-from medvigil.prompting import build_mcq_prompt
+from medvigil.mcq.prompting import build_mcq_prompt
 
 PROMPT = build_mcq_prompt(
     "Is there a nodule in the right lung?",
@@ -113,8 +113,8 @@ def test_server_works_with_the_openai_client():
 def _phantom(anatomy, modality, kind, side, zone, size="large", seed=3):
     import numpy as np
 
-    from medvigil.imaging import to_published
-    from medvigil.synthetic.phantoms import Finding, Scene, draw_phantom
+    from medvigil.images.imaging import to_published
+    from medvigil.suites.medvigil.synthetic.phantoms import Finding, Scene, draw_phantom
 
     scene = Scene(anatomy, modality, Finding(kind=kind, side=side, zone=zone, size=size), 512, 512)
     return to_published(draw_phantom(scene, np.random.default_rng(seed)).image.convert("RGB"))
@@ -139,8 +139,8 @@ def test_grounded_reads_lesion_side_and_contrast(anatomy, modality, kind, side, 
 
 
 def test_grounded_sees_a_masked_roi_and_an_roi_window():
-    from medvigil import imaging
     from medvigil.baselines.grounded import read_image
+    from medvigil.images import imaging
 
     image = _phantom("head", "CT", "haemorrhage", "right", "frontal")
     box = (0.2, 0.2, 0.45, 0.45)
@@ -152,7 +152,7 @@ def test_grounded_sees_a_masked_roi_and_an_roi_window():
 def _probe_prompts(release):
     import csv
 
-    from medvigil.prompting import build_mcq_prompt
+    from medvigil.mcq.prompting import build_mcq_prompt
 
     for row in csv.DictReader(open(release / "probes_mcq.csv", encoding="utf-8")):
         path = release / row["image_file"] if row["image_file"] else None
@@ -166,7 +166,7 @@ def test_grounded_beats_blind_where_the_image_decides(synthetic_release):
     """On our phantoms the pixel reader must refuse masked evidence and read visible evidence.
 
     Thresholds are sanity floors, not tuned targets: each follows from the phantom contrast
-    documented in medvigil.synthetic.phantoms.
+    documented in medvigil.suites.medvigil.synthetic.phantoms.
     """
     from collections import defaultdict
 

@@ -10,7 +10,6 @@ import random
 import numpy as np
 import pytest
 
-from medvigil.scoring import METRIC_KEYS, RecordTable, audit, audit_to_json, compare_models, model_metrics
 from medvigil.scoring.bootstrap import (
     DEFAULT_SEED,
     cluster_bootstrap,
@@ -19,8 +18,18 @@ from medvigil.scoring.bootstrap import (
     resample_indices,
     resampled_sums,
 )
-from medvigil.scoring.medvigil_metrics import _bootstrap, _check_params, _score
 from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
+from medvigil.scoring.table import RecordTable
+from medvigil.suites.medvigil.scoring import (
+    METRIC_KEYS,
+    _bootstrap,
+    _check_params,
+    _score,
+    audit,
+    audit_to_json,
+    compare_models,
+    model_metrics,
+)
 
 KINDS = (
     "original",

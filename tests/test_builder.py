@@ -11,15 +11,15 @@ from importlib import resources
 
 import pytest
 
-from medvigil import variants
 from medvigil.builders.medvigil import CONFIG_NAMES, VERSION, MedvigilBuilder, MedvigilConfig
 from medvigil.builders.medvigil.builder import DATE_PUBLISHED
-from medvigil.release import load_release
+from medvigil.suites.medvigil import variants
+from medvigil.suites.medvigil.release import load_release
 
 
 @pytest.fixture(scope="module")
 def release_dir(tmp_path_factory):
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     root = tmp_path_factory.mktemp("builder_release") / "release"
     generate_release(root, cases=12, seed=1)

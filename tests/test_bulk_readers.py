@@ -1,8 +1,8 @@
 """The bulk paths agree with the documented contract.
 
-* :mod:`medvigil.schema_columns` (column-wise checks) rejects exactly the records that
+* :mod:`medvigil.records.schema_columns` (column-wise checks) rejects exactly the records that
   ``jsonschema`` rejects under the same schema, and the problems then name the same fields;
-* :mod:`medvigil.jsonl_bulk` takes out of an lmms-eval samples line exactly the record that
+* :mod:`medvigil.files.jsonl_bulk` takes out of an lmms-eval samples line exactly the record that
   parsing the whole line gives, or declines;
 * the lmms-eval log reader keeps naming file, line and field;
 * ``medvigil score`` loads only what it needs.
@@ -20,11 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil.adapters.lmms_eval import _record_fast, _record_of, read_samples
 from medvigil.errors import DataError
-from medvigil.jsonl_bulk import first_object_entry
-from medvigil.schema_columns import compile_schema, compiled
-from medvigil.schema_validation import problems_for, problems_for_records
+from medvigil.files.jsonl_bulk import first_object_entry
+from medvigil.records.lmms_eval_logs import _record_fast, _record_of, read_samples
+from medvigil.records.schema_columns import compile_schema, compiled
+from medvigil.records.schema_validation import problems_for, problems_for_records
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,9 +35,9 @@ RECORD = {"suite": "medvigil", "model": "lmms-eval-run", "condition": "default",
           "raw_response": "A", "retries": 0, "extra": {"condition_source": "lmms-eval"}}
 HARNESS_ROW = {"probe_id": "MVB-0001__orig", "case_id": "MVB-0001", "probe_kind": "original", "format": "mcq",
                "model_id": "m", "model_answer": "A", "status": "ok", "model_letter": "A", "correct_letter": "A"}
-BULK = {"probe_record": RECORD}  # checked column-wise (medvigil.schema_columns)
+BULK = {"probe_record": RECORD}  # checked column-wise (medvigil.records.schema_columns)
 # harness rows have a conditional requirement (letters only when status is 'ok'): the harness
-# reader checks them with the accept-only row predicate (medvigil.release.schema_predicate)
+# reader checks them with the accept-only row predicate (medvigil.suites.medvigil.release.schema_predicate)
 PREDICATE = {"harness_result_row": HARNESS_ROW}
 
 
@@ -94,7 +94,7 @@ def test_bulk_rejects_what_the_schema_rejects_on_the_same_field(name, data):
 @given(data=st.data())
 def test_row_predicate_accepts_only_what_the_schema_accepts(name, data):
     """Mutated rows: the compiled predicate accepts exactly the rows jsonschema accepts."""
-    from medvigil.release import schema_predicate
+    from medvigil.suites.medvigil.release import schema_predicate
 
     accept = schema_predicate(name)
     assert accept is not None

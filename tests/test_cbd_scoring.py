@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil.scoring.cbd import (
+from medvigil.suites.cbd.scoring import (
     QUADRANTS,
     classify,
     predictive_entropy,

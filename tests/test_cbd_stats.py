@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from medvigil import cbd_tasks
 from medvigil.scoring.bootstrap import resample_indices
-from medvigil.scoring.cbd import bootstrap_rates, rate_correlation
+from medvigil.suites.cbd import protocol as cbd_tasks
+from medvigil.suites.cbd.scoring import bootstrap_rates, rate_correlation
 
 # Table 1: model, dataset, n, Ideal, Fragile, Dangerous, Worst (counts) and the printed fractions (%)
 TABLE_1 = [

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from medvigil import cbd_tasks
 from medvigil.pipeline import offline_env
+from medvigil.suites.cbd import protocol as cbd_tasks
 
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,8 +31,8 @@ SAMPLED = ("grounded", "temperature=1,seed=0")  # run "sampled": cbd_binary only
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    from medvigil.export import build
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("cbd_runs")
     generate_release(base / "release", cases=CASES, seed=1)
@@ -64,7 +64,7 @@ def _table(runs: Path, model: str, task: str) -> dict:
 
 
 def _records(runs: Path, model: str, *tasks: str) -> list[dict]:
-    from medvigil.adapters.lmms_eval import read_samples  # validates every record against the schema
+    from medvigil.records.lmms_eval_logs import read_samples  # validates every record against the schema
 
     return read_samples([_samples(runs, model, t) for t in tasks])
 
@@ -168,7 +168,7 @@ def test_binary_arm_reads_p_yes_from_loglikelihoods(runs):
 
 
 def read_samples_of(folder: Path, task: str) -> list[dict]:
-    from medvigil.adapters.lmms_eval import read_samples
+    from medvigil.records.lmms_eval_logs import read_samples
 
     (path,) = folder.rglob(f"*_samples_{task}.jsonl")
     return read_samples([path])
@@ -240,7 +240,7 @@ def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
         assert got["arm"] == "binary" and got["counts"] == binary["counts"] and got["flip_rate"] == binary["flip_rate"]
     flips = [m["flip_rate"] for _, m in sorted(result["models"].items())]
     dangers = [m["dangerous_fraction"] for _, m in sorted(result["models"].items())]
-    from medvigil.scoring.cbd import rate_correlation
+    from medvigil.suites.cbd.scoring import rate_correlation
 
     assert result["correlation"] == rate_correlation(flips, dangers) and result["correlation"]["n"] == 6
 

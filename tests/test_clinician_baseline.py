@@ -7,9 +7,9 @@ import shutil
 import pytest
 
 from medvigil.cli import main
-from medvigil.digest import release_digest
 from medvigil.errors import DataError
-from medvigil.scoring.clinician import DOCTORS, clinician_scores, read_clinician_baseline
+from medvigil.files.digest import release_digest
+from medvigil.suites.medvigil.clinician import DOCTORS, clinician_scores, read_clinician_baseline
 
 TIERS = ("L1", "L2", "L3", "L4", "L5", "ALL")
 # Table 10 of the paper, row by row (halluc_trap is the trap SFR, the rest accuracy, %)
@@ -124,6 +124,6 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
 def test_doctest():
     import doctest
 
-    import medvigil.scoring.clinician as clinician
+    import medvigil.suites.medvigil.clinician as clinician
 
     assert doctest.testmod(clinician).failed == 0

@@ -8,14 +8,14 @@ import json
 import datasets
 import pytest
 
-from medvigil import croissant
-from medvigil.digest import file_sha256
-from medvigil.export import build
+from medvigil.files.digest import file_sha256
+from medvigil.hub import croissant
+from medvigil.suites.medvigil.export import build
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("croissant")
     generate_release(base / "release", cases=12, seed=2)

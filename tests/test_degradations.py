@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 from scipy import ndimage
 
-from medvigil import degradations as D
+from medvigil.suites.medqdeg import degradations as D
 
 
 def _texture(h: int = 64, w: int = 64, lo: float = 0.2, hi: float = 0.8, seed: int = 0, smooth: float = 2.0) -> np.ndarray:

@@ -34,8 +34,8 @@ def test_report_has_every_suite(demo):
 
 
 def test_suite_sections_equal_scoring_the_logs_again(demo):
-    from medvigil.scoring import audit_to_json
-    from medvigil.suite_scores import score_suite
+    from medvigil.suites.medvigil.scoring import audit_to_json
+    from medvigil.suites.stress_logs import score_suite
 
     out, report = demo
     for suite, where in (("readiness", out / "runs"), ("cbd", out / "runs"), ("medqdeg", out / "runs_medqdeg")):

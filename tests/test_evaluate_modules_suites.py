@@ -21,9 +21,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 evaluate = pytest.importorskip("evaluate")
 
-from medvigil.scoring.cbd import quadrant_scores
-from medvigil.scoring.mediconfusion import score_rows
-from medvigil.scoring.medqdeg import score_trials
+from medvigil.suites.cbd.scoring import quadrant_scores
+from medvigil.suites.mediconfusion.scoring import score_rows
+from medvigil.suites.medqdeg.scoring import score_trials
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {
@@ -152,7 +152,7 @@ def test_set_accuracy_on_an_official_run():
     fixtures = Path(os.environ.get("MEDVIGIL_SHARED", ROOT.parent / "shared")) / "fixtures" / "mediconfusion"
     if not (fixtures / "dataset.json").is_file():
         pytest.skip(f"MediConfusion fixtures not found at {fixtures}")
-    from medvigil.adapters.mediconfusion import (
+    from medvigil.suites.mediconfusion.authors_results import (
         read_release,
         read_results,
         read_score_file,

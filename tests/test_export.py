@@ -11,18 +11,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from medvigil import imaging, variants
 from medvigil.errors import DataError
-from medvigil.export import BUILD_INFO, LOCAL_ONLY_MARKER, build, check_publishable, credentialed_problems
-from medvigil.release import load_release
-from medvigil.release_format import LETTERS, SAFE_LETTER
+from medvigil.images import imaging
+from medvigil.suites.medvigil import variants
+from medvigil.suites.medvigil.export import BUILD_INFO, LOCAL_ONLY_MARKER, build, check_publishable, credentialed_problems
+from medvigil.suites.medvigil.release import load_release
+from medvigil.suites.medvigil.release_format import LETTERS, SAFE_LETTER
 
 CASES = 12
 
 
 @pytest.fixture(scope="module")
 def release_dirs(tmp_path_factory):
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("export_release")
     generate_release(base / "release", cases=CASES, seed=0, credentialed_out=base / "credentialed")
@@ -181,7 +182,7 @@ def test_credentialed_source_never_appears_in_output(built, release, release_dir
 
 
 def test_bad_release_fails_with_validator_errors_and_leaves_nothing(release_dirs, tmp_path):
-    from medvigil.validate import validate_release
+    from medvigil.suites.medvigil.validate import validate_release
 
     bad = tmp_path / "bad"
     shutil.copytree(release_dirs[0], bad)
@@ -213,7 +214,7 @@ def test_refused_arguments(release_dirs, tmp_path, built):
 
 
 def test_small_shards_split_and_still_load(release_dirs, tmp_path):
-    from medvigil import croissant
+    from medvigil.hub import croissant
 
     out = tmp_path / "medvigil"
     report = build(release_dirs[0], out, configs=("cases", "triplets"), max_shard_bytes=200_000)

@@ -17,11 +17,11 @@ from types import SimpleNamespace
 import pytest
 from shared_paths import AUTHORS_TOOL
 
-from medvigil.adapters.harness_ablations import ablation_kind, read_ablation_files, read_token_ablation_csv
-from medvigil.adapters.model_outputs import read_model_outputs
 from medvigil.errors import DataError
-from medvigil.scoring import audit
-from medvigil.scoring.ablations import roi_decay_modal
+from medvigil.suites.medvigil.ablations import roi_decay_modal
+from medvigil.suites.medvigil.harness_ablations import ablation_kind, read_ablation_files, read_token_ablation_csv
+from medvigil.suites.medvigil.model_outputs import read_model_outputs
+from medvigil.suites.medvigil.scoring import audit
 
 AUTHORS_CSV = Path(__file__).parent / "fixtures" / "authors" / "visual_token_ablation.csv"
 TIERS = ("L1", "L2", "L3", "L5")
@@ -293,7 +293,7 @@ def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(
 
 def test_report_reads_the_authors_csv_beside_an_audit(tmp_path):
     from medvigil.report import load_results, tables
-    from medvigil.scoring import audit_to_json
+    from medvigil.suites.medvigil.scoring import audit_to_json
 
     rel = release()
     write_jsonl(tmp_path / "m__mcq.jsonl", [ok_row(c, "A") for c in rel.cases])
@@ -365,7 +365,7 @@ def test_cli_scores_their_files_and_rejects_a_bad_row_cleanly(synthetic_release,
     import subprocess
     import sys
 
-    from medvigil.release import load_release
+    from medvigil.suites.medvigil.release import load_release
 
     rel = load_release(synthetic_release)
     originals = [p for p in rel.probes_mcq if p.probe_kind == "original"]

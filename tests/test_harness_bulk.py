@@ -1,6 +1,6 @@
 """The columnar harness reader agrees with the row schema and with the row-by-row reader.
 
-``medvigil.adapters.harness._bulk_columns`` reads a whole result file with pyarrow and checks
+``medvigil.suites.medvigil.harness._bulk_columns`` reads a whole result file with pyarrow and checks
 its columns; it must never accept a row that ``schemas/harness_result_row.schema.json``
 rejects. ``read_harness_table`` (the scoring path) must report a rejected row with the same
 file, line and field as the schema and as ``read_harness_files`` (the per-row reader), and
@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 from shared_paths import AUTHORS_TOOL
 
-from medvigil.adapters.harness import _bulk_columns, read_harness_files, read_harness_table
 from medvigil.errors import DataError
-from medvigil.schema_validation import problems_for
+from medvigil.records.schema_validation import problems_for
 from medvigil.scoring.table import RecordTable
+from medvigil.suites.medvigil.harness import _bulk_columns, read_harness_files, read_harness_table
 
 TOOL = AUTHORS_TOOL
 
@@ -208,7 +208,7 @@ def test_a_file_not_opening_with_an_object_takes_the_row_path(tmp_path, lead):
                       "status": "ok", "model_letter": "A", "correct_letter": "A"}).encode()
     data = lead + row + b"\n"
     assert _bulk_columns(data) is None
-    code = ("import sys; from medvigil.adapters.harness import _bulk_columns; "
+    code = ("import sys; from medvigil.suites.medvigil.harness import _bulk_columns; "
             f"print(_bulk_columns({(b'null' + chr(10).encode() + row + chr(10).encode())!r}))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr[-500:]

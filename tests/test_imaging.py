@@ -1,4 +1,4 @@
-"""medvigil.imaging: published form, JPEG encoding, ROI geometry, perturbations, safe decoding."""
+"""medvigil.images.imaging: published form, JPEG encoding, ROI geometry, perturbations, safe decoding."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from medvigil import imaging
 from medvigil.errors import DataError
-from medvigil.release_format import GREY, LONGEST_SIDE
+from medvigil.images import imaging
+from medvigil.suites.medvigil.release_format import GREY, LONGEST_SIDE
 
 BOX = [0.2, 0.3, 0.6, 0.7]
 

@@ -32,8 +32,8 @@ LMMS_EVAL_COMMAND = (
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from medvigil.export import build
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("lmms_runs")
     generate_release(base / "release", cases=CASES, seed=1)
@@ -113,9 +113,9 @@ def test_api_path_gives_the_same_answers(runs):
 
 def test_rescoring_log_and_harness_file_agree(runs, built, tmp_path):
     """The lmms-eval log and an official-format file of the same answers score identically."""
-    from medvigil.adapters.harness import read_harness_files
-    from medvigil.adapters.lmms_eval import read_samples
-    from medvigil.scoring import audit
+    from medvigil.records.lmms_eval_logs import read_samples
+    from medvigil.suites.medvigil.harness import read_harness_files
+    from medvigil.suites.medvigil.scoring import audit
 
     log_records = read_samples([_samples(runs["grounded"])])
     assert {r["model"] for r in log_records} == {"grounded"}
@@ -164,7 +164,7 @@ def test_plugin_form_needs_no_include_path(runs, built):
 
 def test_retry_wrapper_follows_appendix_l(built):
     """`--model retry` re-asks unparseable answers up to 3 times and logs every attempt."""
-    from medvigil.adapters.lmms_eval import read_samples
+    from medvigil.records.lmms_eval_logs import read_samples
 
     out = _run(built, ModelSpec("retry", "inner=flaky_lmm:FlakyLMM,retries=3"),
                extra_env={"PYTHONPATH": str(ROOT / "tests")})

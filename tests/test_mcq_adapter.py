@@ -1,4 +1,4 @@
-"""Any multiple-choice dataset through medvigil.mcq_adapter: a dataset built here with another schema
+"""Any multiple-choice dataset through medvigil.mcq.adapter: a dataset built here with another schema
 (K = 4 options in four columns, the gold as an index, grey images) runs the three stress packs in one
 real lmms-eval run of the ``constant`` baseline (always B), scored and reported.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from medvigil.mcq_adapter import adapt, load_mcq, read_mapping
+from medvigil.mcq.adapter import adapt, load_mcq, read_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 N, K = 8, 4
@@ -102,14 +102,14 @@ def test_medqdeg_on_the_adapted_dataset(run, tmp_path):
     # a model the degradation cannot move: every paired drop is exactly 0 (the bug: unpaired drops were not)
     assert all(d["L1-L0"] == 0.0 for d in m["drops_by_degradation"].values())
     assert m["by_capability"]["Diagnosis"]["L1&L2"]["L1&L2-L0"] == 0.0 and set(m["by_modality"]) == {"MRI", "X-ray"}
-    from medvigil.adapters.lmms_eval import read_samples
+    from medvigil.records.lmms_eval_logs import read_samples
 
     recs = read_samples(sorted((run / "out").rglob("*_samples_medqdeg_acc_L1.jsonl")))
     assert {r["extra"]["n_options"] for r in recs} == {K} and {r["extra"]["trials"] for r in recs} == {3}
 
 
 def test_readiness_on_the_adapted_dataset(run, tmp_path):
-    from medvigil.adapters.lmms_eval import read_samples
+    from medvigil.records.lmms_eval_logs import read_samples
 
     result = _score(run, "readiness", tmp_path)
     (m,) = result["models"].values()
@@ -134,7 +134,7 @@ def test_cbd_on_the_adapted_dataset(run, tmp_path):
     (name,) = result["models"]
     m = result["models"][name]
     assert name.endswith("[binary]") and m["counts"]["Dangerous"] == m["n_samples"] == N  # always "no"
-    from medvigil.adapters.lmms_eval import read_samples
+    from medvigil.records.lmms_eval_logs import read_samples
 
     recs = [r for r in read_samples(sorted((run / "out").rglob("*_samples_cbd_binary.jsonl")))
             if r["condition"] == "binary" and r["probe_kind"] == "original"]

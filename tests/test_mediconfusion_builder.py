@@ -10,13 +10,13 @@ import datasets
 import pytest
 import yaml
 
-from medvigil import croissant
 from medvigil.data_location import DataNotFoundError
 from medvigil.errors import DataError
-from medvigil.mediconfusion.data import ENV_VAR, resolve_data_location
-from medvigil.mediconfusion.export import build
-from medvigil.mediconfusion.release import dataset_json_text, read_release
-from medvigil.mediconfusion.synthetic import write_sample
+from medvigil.hub import croissant
+from medvigil.suites.mediconfusion.data import ENV_VAR, resolve_data_location
+from medvigil.suites.mediconfusion.export import build
+from medvigil.suites.mediconfusion.release import dataset_json_text, read_release
+from medvigil.suites.mediconfusion.synthetic import write_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"

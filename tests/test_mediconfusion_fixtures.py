@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from medvigil.adapters.mediconfusion import read_release, read_results, read_score_file
 from medvigil.cli import main
-from medvigil.scoring.mediconfusion import CATEGORIES, score_pairs
+from medvigil.suites.mediconfusion.authors_results import read_release, read_results, read_score_file
+from medvigil.suites.mediconfusion.scoring import CATEGORIES, score_pairs
 
 
 def _shared() -> Path:

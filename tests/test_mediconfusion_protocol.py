@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from medvigil.mediconfusion import modes, prompts
-from medvigil.schema_validation import check_records
+from medvigil.records.schema_validation import check_records
+from medvigil.suites.mediconfusion import modes, prompts
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK_DIR = ROOT / "tasks" / "mediconfusion"
@@ -268,10 +268,10 @@ def test_bad_judge_settings_fail_before_inference(monkeypatch):
 
 def test_the_authors_image_layout_builds_the_same_dataset(tmp_path):
     """scripts/download.py saves every image as data/images/<im_local>.jpg (its default)."""
-    from medvigil.mediconfusion.export import build
-    from medvigil.mediconfusion.release import read_release
-    from medvigil.mediconfusion.synthetic import write_sample
     from medvigil.reconstruct.roco import image_layout
+    from medvigil.suites.mediconfusion.export import build
+    from medvigil.suites.mediconfusion.release import read_release
+    from medvigil.suites.mediconfusion.synthetic import write_sample
 
     write_sample(tmp_path / "rel", n_pairs=4, seed=3)
     dataset = tmp_path / "rel" / "data" / "dataset.json"
@@ -312,7 +312,7 @@ def test_table3_rendered_in_full_from_the_authors_claude_run():
     Head & Neck individual is 31/67 = 46.27 here against 30/67 = 44.78 in the paper: that
     file's run has 180 correct images, the paper's (Table 1: 50.85 %) 179."""
     from medvigil.commands.score import score_mediconfusion
-    from medvigil.suite_scores import suite_tables
+    from medvigil.suites.stress_logs import suite_tables
 
     result = score_mediconfusion(str(FIXTURES / "dataset.json"), [str(FIXTURES / "Results__claude__claude_mc.json")])
     table = suite_tables(result)[-1]

@@ -14,26 +14,26 @@ import pytest
 from PIL import Image
 
 from medvigil.errors import DataError
-from medvigil.mediconfusion.release import (
-    FIELDS,
-    OPTIONAL_FIELDS,
-    Pair,
-    dataset_json_text,
-    read_release,
-)
-from medvigil.mediconfusion.synthetic import (
-    SYNTHETIC_NOTICE,
-    dataset_csv_text,
-    make_pairs,
-    write_sample,
-)
 from medvigil.reconstruct.roco import (
     checksum_text,
     locate_images,
     read_checksums,
     roco_data_root,
 )
-from medvigil.scoring.mediconfusion import CATEGORIES
+from medvigil.suites.mediconfusion.release import (
+    FIELDS,
+    OPTIONAL_FIELDS,
+    Pair,
+    dataset_json_text,
+    read_release,
+)
+from medvigil.suites.mediconfusion.scoring import CATEGORIES
+from medvigil.suites.mediconfusion.synthetic import (
+    SYNTHETIC_NOTICE,
+    dataset_csv_text,
+    make_pairs,
+    write_sample,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
@@ -107,7 +107,7 @@ def test_csv_form_reads_the_same_pairs(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "module", ["medvigil.mediconfusion.release", "medvigil.mediconfusion.data", "medvigil.mediconfusion.modes"]
+    "module", ["medvigil.suites.mediconfusion.release", "medvigil.suites.mediconfusion.data", "medvigil.suites.mediconfusion.modes"]
 )
 def test_doctests(module):
     result = doctest.testmod(importlib.import_module(module))

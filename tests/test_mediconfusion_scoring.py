@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil.adapters.mediconfusion import (
+from medvigil.cli import main
+from medvigil.errors import DataError
+from medvigil.suites.mediconfusion.authors_results import (
     parse_run_name,
     read_release,
     read_results,
     read_score_file,
 )
-from medvigil.cli import main
-from medvigil.errors import DataError
-from medvigil.scoring.mediconfusion import (
+from medvigil.suites.mediconfusion.scoring import (
     CATEGORIES,
     RANDOM_INDIVIDUAL_ACCURACY,
     RANDOM_SET_ACCURACY,
@@ -396,7 +396,7 @@ def test_adapter_rejects_bad_result_files(tiny, content, match):
 
 
 def test_release_errors_name_row_and_field(tmp_path):
-    # the release reader (medvigil.mediconfusion.release) is shared; check the adapter surfaces it
+    # the release reader (medvigil.suites.mediconfusion.release) is shared; check the adapter surfaces it
     path = tmp_path / "dataset.json"
     path.write_text(json.dumps({"1": _pair_entry(("A", "C")), "2": _pair_entry()}))
     with pytest.raises(DataError) as info:
@@ -477,7 +477,7 @@ def test_cli_medvigil_suite_end_to_end(tmp_path, capsys):
     harness reader and audit (owned elsewhere; this checks the command's wiring)."""
     import csv
 
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     release = tmp_path / "release"
     generate_release(release, cases=6, seed=0, credentialed_out=tmp_path / "credentialed")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from medvigil.mediconfusion import modes
-from medvigil.schema_validation import check_records
-from medvigil.scoring.mediconfusion import score_records
+from medvigil.records.schema_validation import check_records
+from medvigil.suites.mediconfusion import modes
+from medvigil.suites.mediconfusion.scoring import score_records
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
@@ -94,7 +94,7 @@ def test_prompt_snapshots():
 
 
 def test_baselines_read_the_options():
-    from medvigil.prompting import parse_mcq_prompt
+    from medvigil.mcq.prompting import parse_mcq_prompt
 
     # medvigil's MC layout has an options block the baselines parse, like a model reads it
     question, options = parse_mcq_prompt(utils.mediconfusion_doc_to_text(_doc("mc_medvigil"), NO_WRAP))
@@ -211,7 +211,7 @@ def test_token_f1_judge_definition():
 
 @pytest.mark.skipif(not FIXTURE.is_file(), reason="shared MediConfusion fixture not present")
 def test_token_f1_judge_reads_every_real_option_verbatim():
-    from medvigil.mediconfusion.release import read_release
+    from medvigil.suites.mediconfusion.release import read_release
 
     for pair in read_release(FIXTURE).pairs.values():
         for letter, option in zip("AB", pair.options):
@@ -258,8 +258,8 @@ MODES = ("mc", "gd", "ps", "ff", "mc_medvigil", "gd_medvigil", "ps_medvigil", "f
 def lmms_run(tmp_path_factory):
     """One lmms-eval invocation of both groups (four modes, authors' and medvigil's prompts), always-A baseline."""
     pytest.importorskip("lmms_eval")
-    from medvigil.mediconfusion.export import build
-    from medvigil.mediconfusion.synthetic import write_sample
+    from medvigil.suites.mediconfusion.export import build
+    from medvigil.suites.mediconfusion.synthetic import write_sample
 
     base = tmp_path_factory.mktemp("mediconfusion_lmms")
     write_sample(base / "rel", n_pairs=8, seed=0)

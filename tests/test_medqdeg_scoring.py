@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil.scoring.medqdeg import (
+from medvigil.suites.medqdeg.scoring import (
     calibration_shift,
     inter_model_dke,
     inter_model_dke_summary,
@@ -294,7 +294,7 @@ def test_drops_are_paired_on_items():
 
 
 def test_capability_groups():
-    from medvigil.scoring.medqdeg import capability_group, category_of
+    from medvigil.suites.medqdeg.scoring import capability_group, category_of
 
     assert capability_group("Diagnostic reasoning") == "Clinical Reasoning"
     assert capability_group("Treatment planning") == "Clinical Reasoning"

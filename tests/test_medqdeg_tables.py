@@ -2,7 +2,7 @@
 
 The logs are lmms-eval samples files in lmms-eval's layout (``<stamp>_samples_<task>.jsonl`` beside
 ``<stamp>_results.json``) whose records come from the task pack's own hook
-(:func:`medvigil.medqdeg_tasks.record`) for hand-chosen answers, so the whole path (hook ->
+(:func:`medvigil.suites.medqdeg.protocol.record`) for hand-chosen answers, so the whole path (hook ->
 reader -> scoring -> tables -> report) is exercised on a case small enough to compute by hand.
 
 Two questions, gold A, K = 5. q1 is CT / "Diagnosis", q2 X-ray / "Anatomical recognition".
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from medvigil.cli import main
-from medvigil.medqdeg_tasks import record
+from medvigil.suites.medqdeg.protocol import record
 
 GOLD_OPTIONS = ["yes", "no", "cannot say", "maybe", "refuse"]
 CASES = {"q1": ("CT", "Diagnosis"), "q2": ("X-ray", "Anatomical recognition")}
@@ -106,7 +106,7 @@ def test_type_table_and_figures(report):
 
 
 def test_inter_model_header(tmp_path):
-    from medvigil.medqdeg_tables import inter_model_table
+    from medvigil.suites.medqdeg.tables import inter_model_table
 
     table = inter_model_table({"inter_model_dke": {"L2": {"n_pairs_compared": 3, "pairs": [["a", "b"]], "fraction": 1 / 3,
                                                           "spearman_rho": -0.5}}})

@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from medvigil import degradations as D
-from medvigil import medqdeg_tasks as M
 from medvigil.pipeline import offline_env
-from medvigil.scoring.medqdeg import score_records
+from medvigil.suites.medqdeg import degradations as D
+from medvigil.suites.medqdeg import protocol as M
+from medvigil.suites.medqdeg.scoring import score_records
 
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,8 +31,8 @@ RUNS = {"fixed": ("", 3), "sampled": ("temperature=1,seed=0", 4)}  # grounded mo
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from medvigil.export import build
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("medqdeg_runs")
     generate_release(base / "release", cases=CASES, seed=1)
@@ -64,7 +64,7 @@ def _table(out: Path, level: str) -> dict:
 
 
 def _records(out: Path, level: str) -> list[dict]:
-    from medvigil.adapters.lmms_eval import read_samples
+    from medvigil.records.lmms_eval_logs import read_samples
 
     (path,) = out.rglob(f"*_samples_medqdeg_{level}.jsonl")
     return read_samples([path])  # validates every record against probe_record.schema.json
@@ -201,7 +201,7 @@ def test_settings_are_validated():
 
 def test_sampling_grounded_policy():
     from medvigil.baselines import make_policy
-    from medvigil.prompting import build_mcq_prompt
+    from medvigil.mcq.prompting import build_mcq_prompt
 
     prompt = build_mcq_prompt("Is there a nodule?", ["Yes", "No", "Maybe", "Unclear", "Insufficient evidence"])
     fixed = make_policy("grounded")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import medvigil.open_ended as oe
-from medvigil.open_ended import VERDICTS, is_critical, is_refusal, judge, open_letters, should_refuse, verdict
+import medvigil.suites.medvigil.open_ended as oe
+from medvigil.suites.medvigil.open_ended import VERDICTS, is_critical, is_refusal, judge, open_letters, should_refuse, verdict
 
 CALIBRATION = Path(__file__).parent / "fixtures" / "authors" / "llm_judge_calibration.json"
 

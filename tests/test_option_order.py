@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil.option_order import (
+from medvigil.mcq.option_order import (
     apply_order,
     circular_orders,
     displayed_letter,
@@ -17,7 +17,7 @@ from medvigil.option_order import (
     shuffled_order,
     to_published_letter,
 )
-from medvigil.release_format import LETTERS
+from medvigil.suites.medvigil.release_format import LETTERS
 
 OPTIONS = ("gold answer", "distractor one", "distractor two", "distractor three", "insufficient visual evidence")
 probe_ids = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=30)

@@ -25,8 +25,11 @@ import math
 import numpy as np
 import pytest
 
-from medvigil.release_format import TIERS
-from medvigil.scoring import (
+from medvigil.scoring.stats import wilson_interval
+from medvigil.scoring.table import RecordTable
+from medvigil.suites.medvigil.ablations import takeover_point
+from medvigil.suites.medvigil.release_format import TIERS
+from medvigil.suites.medvigil.scoring import (
     audit,
     capability,
     grounding,
@@ -35,10 +38,7 @@ from medvigil.scoring import (
     visual_grounding_gap,
     weighted_sfr,
 )
-from medvigil.scoring.ablations import takeover_point
-from medvigil.scoring.sensitivity import sensitivity_table
-from medvigil.scoring.stats import wilson_interval
-from medvigil.scoring.table import RecordTable
+from medvigil.suites.medvigil.sensitivity import sensitivity_table
 
 # ----------------------------------------------------------------------------- paper data
 # Table 6: Original, TCF, Trap, NEG, SDR, Know-only, LR flip, ROI only, ROI masked

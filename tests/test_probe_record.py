@@ -1,12 +1,13 @@
-"""The one probe-record constructor every task pack uses (medvigil/probe_record.py)."""
+"""The one probe-record constructor every task pack uses (medvigil/records/probe_record.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from medvigil import cbd_tasks, medqdeg_tasks
-from medvigil.probe_record import RUN_MODEL_NAME, probe_record
-from medvigil.schema_validation import load_schema, validator
+from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
+from medvigil.records.schema_validation import load_schema, validator
+from medvigil.suites.cbd import protocol as cbd_tasks
+from medvigil.suites.medqdeg import protocol as medqdeg_tasks
 
 DOC = {"probe_id": "MVB-0001-original", "case_id": "MVB-0001", "probe_kind": "original", "risk_tier": "L3",
        "source_dataset": "VQA-RAD", "modality": "CT", "text_only_answerable": False, "correct_letter": "B",

@@ -2,8 +2,8 @@ import doctest
 
 import pytest
 
-import medvigil.prompting as prompting
-from medvigil.prompting import build_mcq_prompt, parse_letter
+import medvigil.mcq.prompting as prompting
+from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 
 
 def test_doctests():
@@ -52,8 +52,8 @@ def test_prompt_needs_five_options():
 
 
 def test_parse_prompt_drops_system_pre_prompt():
-    from medvigil.prompting import parse_mcq_prompt
-    from medvigil.release_format import SYSTEM_PROMPT
+    from medvigil.mcq.prompting import parse_mcq_prompt
+    from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
     question, options = parse_mcq_prompt(SYSTEM_PROMPT + "\n" + build_mcq_prompt("Q?", list("abcde")))
     assert question == "Q?" and options["C"] == "c"

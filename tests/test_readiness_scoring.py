@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from medvigil.scoring.readiness import (
+from medvigil.suites.readiness.scoring import (
     READINESS_CONDITIONS,
     fragilities,
     fragility_t1,
@@ -183,7 +183,7 @@ def test_variant_arms_and_image_reorder():
 
 
 def test_parse_cot():
-    from medvigil.scoring.readiness import parse_cot
+    from medvigil.suites.readiness.scoring import parse_cot
 
     options = ["Dermatomyositis", "Endocarditis", "Lichen planus"]
     r = parse_cot("<thinking>Heliotrope rash suggests dermatomyositis; B. is unlikely, so A.</thinking>"
@@ -197,7 +197,7 @@ def test_parse_cot():
 
 
 def test_reasoning_audit_hand_case():
-    from medvigil.scoring.readiness import reasoning_audit
+    from medvigil.suites.readiness.scoring import reasoning_audit
 
     def rec(case, letter, gold="A", cot=None):
         extra = {"options_shown": ["x", "y", "z"], **({"cot": cot} if cot else {})}

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from medvigil.option_order import to_published_letter
+from medvigil.mcq.option_order import to_published_letter
 from medvigil.pipeline import offline_env
-from medvigil.readiness_tasks import (
+from medvigil.suites.readiness.protocol import (
     ARMS,
     SOURCES,
     UNKNOWN,
@@ -38,7 +38,7 @@ from medvigil.readiness_tasks import (
     reorder,
     replace_distractors,
 )
-from medvigil.scoring.readiness import fragilities, robustness_score
+from medvigil.suites.readiness.scoring import fragilities, robustness_score
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES, SEED = 12, 2  # seed 2: one text-answerable item and several laterality-dependent ones
@@ -165,8 +165,8 @@ def test_substitution_must_change_the_answer():
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     pytest.importorskip("lmms_eval")
-    from medvigil.export import build
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("readiness")
     generate_release(base / "release", cases=CASES, seed=SEED)
@@ -193,7 +193,7 @@ def _table(out: Path) -> dict:
 
 
 def _records(out: Path) -> list[dict]:
-    from medvigil.adapters.lmms_eval import read_samples  # validates every record against the schema
+    from medvigil.records.lmms_eval_logs import read_samples  # validates every record against the schema
 
     return read_samples(sorted(out.rglob("*_samples_readiness_*.jsonl")))
 

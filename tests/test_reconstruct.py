@@ -14,13 +14,13 @@ import pydicom
 import pytest
 from PIL import Image
 
-from medvigil import imaging
-from medvigil.digest import file_sha256, release_digest
 from medvigil.errors import DataError
+from medvigil.files.digest import file_sha256, release_digest
+from medvigil.images import imaging
 from medvigil.reconstruct import mimic_cxr
 from medvigil.reconstruct.derive import MANIFEST_NAME, derive_image, published_jpeg, reconstruct
 from medvigil.reconstruct.pointers import verify_pointers
-from medvigil.release import load_release
+from medvigil.suites.medvigil.release import load_release
 
 CT_SMALL = pydicom.data.get_testdata_file("CT_small.dcm", download=False)
 MR_SMALL = pydicom.data.get_testdata_file("MR_small.dcm", download=False)
@@ -28,7 +28,7 @@ MR_SMALL = pydicom.data.get_testdata_file("MR_small.dcm", download=False)
 
 @pytest.fixture(scope="module")
 def dirs(tmp_path_factory):
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("reconstruct")
     generate_release(base / "release", cases=12, seed=0, credentialed_out=base / "credentialed")
@@ -61,7 +61,7 @@ def test_reconstruct_rederives_every_credentialed_image(dirs, reconstructed):
 def test_local_only_build_embeds_them_and_publish_refuses(dirs, reconstructed, tmp_path):
     import datasets
 
-    from medvigil.export import build, check_publishable
+    from medvigil.suites.medvigil.export import build, check_publishable
 
     out = tmp_path / "local" / "medvigil"
     report = build(dirs[0], out, reconstructed=reconstructed.out, local_only=True, configs=("cases",))
@@ -77,7 +77,7 @@ def test_local_only_build_embeds_them_and_publish_refuses(dirs, reconstructed, t
 
 
 def test_reconstruction_of_another_release_is_refused(dirs, reconstructed, tmp_path):
-    from medvigil.export import build
+    from medvigil.suites.medvigil.export import build
 
     fake = tmp_path / "fake"
     shutil.copytree(reconstructed.out, fake)

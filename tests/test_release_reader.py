@@ -1,4 +1,4 @@
-"""The typed release reader (medvigil.release), strict CSV reading and path safety."""
+"""The typed release reader (medvigil.suites.medvigil.release), strict CSV reading and path safety."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil import release_format as rf
-from medvigil.csvio import parse_csv_bytes, read_csv
-from medvigil.digest import release_digest
 from medvigil.errors import DataError
-from medvigil.pathsafe import resolve_inside, unsafe_reason
-from medvigil.release import (
+from medvigil.files.csvio import parse_csv_bytes, read_csv
+from medvigil.files.digest import release_digest
+from medvigil.files.pathsafe import resolve_inside, unsafe_reason
+from medvigil.suites.medvigil import release_format as rf
+from medvigil.suites.medvigil.release import (
     BaselineRow,
     Case,
     McqProbe,
@@ -210,7 +210,7 @@ def test_roi_issue():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.floats(-0.2, 1.2) | st.sampled_from([0.0, 0.015, 0.97, 0.985, 1.0]), min_size=4, max_size=4))
 def test_roi_issue_agrees_with_imaging_roi_usable(box):
-    imaging = pytest.importorskip("medvigil.imaging")
+    imaging = pytest.importorskip("medvigil.images.imaging")
     assert (roi_issue(box) is None) == imaging.roi_usable(box)
 
 
@@ -366,7 +366,7 @@ def test_accepted_paths_stay_inside(tmp_path_factory, parts):
     assert str(path) == base or str(path).startswith(base + os.sep)
 
 
-@pytest.mark.parametrize("module", ["medvigil.csvio", "medvigil.pathsafe", "medvigil.release"])
+@pytest.mark.parametrize("module", ["medvigil.files.csvio", "medvigil.files.pathsafe", "medvigil.suites.medvigil.release"])
 def test_doctests(module):
     import doctest
     import importlib

@@ -1,10 +1,10 @@
-"""The Appendix L retry protocol (medvigil.retry), independent of lmms-eval."""
+"""The Appendix L retry protocol (medvigil.mcq.retry), independent of lmms-eval."""
 
 from __future__ import annotations
 
 import pytest
 
-from medvigil.retry import AttemptLog, ask_with_retries, doc_key
+from medvigil.mcq.retry import AttemptLog, ask_with_retries, doc_key
 
 
 def _scripted(scripts: list[list[str]]):

@@ -18,8 +18,8 @@ import pytest
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.pipeline import offline_env
-from medvigil.roi_pilot import PILOT_SEED, select_pilot_cases
-from medvigil.scoring.ablations import modal_letter
+from medvigil.suites.medvigil.ablations import modal_letter
+from medvigil.suites.medvigil.roi_pilot import PILOT_SEED, select_pilot_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 BOX = [0.2, 0.2, 0.6, 0.7]
@@ -87,8 +87,8 @@ def test_modal_letter_as_their_runner():
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     pytest.importorskip("lmms_eval")
-    from medvigil.export import build
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("roi_pilot")
     generate_release(base / "release", cases=20, seed=1)

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil import release_format as rf
-from medvigil.release import _compile
-from medvigil.schema_validation import load_schema, problems_for
+from medvigil.records.schema_validation import load_schema, problems_for
 from medvigil.schemas import SCHEMA_DIR
+from medvigil.suites.medvigil import release_format as rf
+from medvigil.suites.medvigil.release import _compile
 
 OURS = (
     "manifest_row",

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from medvigil import imaging
 from medvigil.cli import main as cli_main
-from medvigil.digest import release_digest
-from medvigil.release_format import (
+from medvigil.files.digest import release_digest
+from medvigil.images import imaging
+from medvigil.suites.medvigil.release_format import (
     CLINICIAN_BASELINE_COLUMNS,
     CSV_COLUMNS,
     DIGEST_FILE,
@@ -29,10 +29,10 @@ from medvigil.release_format import (
     TIERS,
     TRIPLETS_COLUMNS,
 )
-from medvigil.synthetic import POINTER_COLUMNS, generate_release
-from medvigil.synthetic import cases as cases_mod
-from medvigil.synthetic.cases import SOURCES, case_rngs, plan_case
-from medvigil.synthetic.phantoms import BRIGHT, LABEL_BAND, LABEL_TEXT, Finding, Scene, draw_phantom, label_box
+from medvigil.suites.medvigil.synthetic import POINTER_COLUMNS, generate_release
+from medvigil.suites.medvigil.synthetic import cases as cases_mod
+from medvigil.suites.medvigil.synthetic.cases import SOURCES, case_rngs, plan_case
+from medvigil.suites.medvigil.synthetic.phantoms import BRIGHT, LABEL_BAND, LABEL_TEXT, Finding, Scene, draw_phantom, label_box
 
 POINTERS = "reconstruction/cxr_pointers.csv"
 
@@ -465,7 +465,7 @@ def test_failure_leaves_no_half_written_release(tmp_path, monkeypatch):
             raise RuntimeError("boom")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("medvigil.synthetic.writer.author_case", failing)
+    monkeypatch.setattr("medvigil.suites.medvigil.synthetic.writer.author_case", failing)
     with pytest.raises(RuntimeError, match="boom"):
         generate_release(tmp_path / "rel", cases=5, credentialed_out=tmp_path / "cred")
     assert list(tmp_path.iterdir()) == []

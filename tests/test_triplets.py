@@ -1,4 +1,4 @@
-from medvigil.triplets import match_option, triplet_probes
+from medvigil.suites.medvigil.triplets import match_option, triplet_probes
 
 ORIGINAL = {"case_id": "C1", "options": ["Lower zone", "Middle zone", "Upper zone", "Both", "Refuse"], "image": "img"}
 TRIPLET = {"case_id": "C1", "anchor_question": "Where?", "tcf_question": "Which zone?", "vcf_question": "If upper, where?",
@@ -51,8 +51,8 @@ def test_unaskable_triplets_are_skipped_and_counted():
 
 
 def test_triplets_of_the_synthetic_release_are_askable(synthetic_release):
-    from medvigil.release import load_release
-    from medvigil.triplets import release_triplet_report
+    from medvigil.suites.medvigil.release import load_release
+    from medvigil.suites.medvigil.triplets import release_triplet_report
 
     rel = load_release(synthetic_release, check=False)
     originals = {p.case_id: {"options": p.options} for p in rel.probes_mcq if p.probe_kind == "original"}
@@ -71,8 +71,8 @@ def test_score_reports_unmatched_triplets_for_models_with_triplet_arms(tmp_path,
     import shutil
 
     from medvigil.cli import main
-    from medvigil.digest import release_digest
-    from medvigil.release import load_release
+    from medvigil.files.digest import release_digest
+    from medvigil.suites.medvigil.release import load_release
 
     root = tmp_path / "release"  # one V-CF gold made unmatchable, one made free text
     shutil.copytree(synthetic_release, root)

@@ -13,10 +13,10 @@ import broken_releases as br
 import pytest
 
 from medvigil import cli
-from medvigil import release_format as rf
 from medvigil.errors import DataError
-from medvigil.release import load_release
-from medvigil.validate import validate_release
+from medvigil.suites.medvigil import release_format as rf
+from medvigil.suites.medvigil.release import load_release
+from medvigil.suites.medvigil.validate import validate_release
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ Current ``datasets`` no longer runs loading scripts, so this builder is a class 
 
 or through ``medvigil mediconfusion-build DATASET_JSON --images ROCO --out OUT``, which writes a
 Hub-ready folder that plain ``datasets.load_dataset(OUT, "questions")`` reads. The builder is
-thin: reading and checking the release is :mod:`medvigil.mediconfusion.release`, finding and
+thin: reading and checking the release is :mod:`medvigil.suites.mediconfusion.release`, finding and
 checking the images is :mod:`medvigil.reconstruct.roco` (every missing image is reported at
 once, when the builder is created).
 
@@ -40,7 +40,7 @@ import datasets
 
 from medvigil import citations
 from medvigil.builders.evaluation_only import EvaluationOnlyBuilder
-from medvigil.input_files import read_bytes
+from medvigil.files.input_files import read_bytes
 
 VERSION = datasets.Version("1.0.0")
 DATE_PUBLISHED = "2024-10-09"  # the authors' dataset.json (HEAD 40a8b41 of their repository)
@@ -191,8 +191,8 @@ class MediconfusionBuilder(EvaluationOnlyBuilder):
         checksums_file: str | Path | None = None,
         **kwargs: Any,
     ):
-        from medvigil.mediconfusion.release import read_release
         from medvigil.reconstruct.roco import locate_images, read_checksums
+        from medvigil.suites.mediconfusion.release import read_release
 
         if dataset_json is None or images_dir is None:
             raise ValueError("dataset_json and images_dir are required (the authors' dataset.json and your ROCO folder)")

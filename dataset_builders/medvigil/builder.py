@@ -11,8 +11,8 @@ Current ``datasets`` no longer runs loading scripts, so this builder is a class 
 
 or through ``medvigil build RELEASE --out OUT``, which writes a Hub-ready folder that plain
 ``datasets.load_dataset(OUT, "mcq")`` reads. The builder is thin: reading and checking
-the release is :func:`medvigil.release.load_release`, choosing and rendering images is
-:mod:`medvigil.variants`, option orders are :mod:`medvigil.option_order`.
+the release is :func:`medvigil.suites.medvigil.release.load_release`, choosing and rendering images is
+:mod:`medvigil.suites.medvigil.variants`, option orders are :mod:`medvigil.mcq.option_order`.
 
 Configs (split ``test`` each):
 
@@ -41,10 +41,13 @@ from typing import Any, ClassVar
 
 import datasets
 
-from medvigil import citations, imaging, option_order, variants
+from medvigil import citations
 from medvigil.builders.evaluation_only import EvaluationOnlyBuilder
-from medvigil.input_files import read_bytes
-from medvigil.release_format import SYNTHETIC_NOTICE
+from medvigil.files.input_files import read_bytes
+from medvigil.images import imaging
+from medvigil.mcq import option_order
+from medvigil.suites.medvigil import variants
+from medvigil.suites.medvigil.release_format import SYNTHETIC_NOTICE
 
 VERSION = datasets.Version("1.0.0")
 DATE_PUBLISHED = "2026-11-22"  # date of VERSION; keep in step with CHANGELOG.md
@@ -203,7 +206,7 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
         root = Path(release_dir)
         if not root.is_dir():
             raise NotADirectoryError(f"release_dir {str(release_dir)!r} is not a folder")
-        from medvigil.digest import release_digest
+        from medvigil.files.digest import release_digest
 
         # The digest is part of the cache key; callers that already hold it (the export,
         # which validated the release) pass it instead of hashing the folder again.
@@ -227,7 +230,7 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
     def release(self):
         """The release, read (and validated when ``config.check``) on first use."""
         if self._release is None:
-            from medvigil.release import load_release
+            from medvigil.suites.medvigil.release import load_release
 
             self._release = load_release(self.config.release_dir, check=self.config.check)
             if self._release.digest != self.config.release_digest:
@@ -235,7 +238,7 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
         return self._release
 
     def use_release(self, release) -> None:
-        """Use an already loaded (and validated) :class:`~medvigil.release.Release`."""
+        """Use an already loaded (and validated) :class:`~medvigil.suites.medvigil.release.Release`."""
         if Path(release.root).resolve() != Path(self.config.release_dir) or release.digest != self.config.release_digest:
             raise ValueError("use_release: the release is not the one this builder was configured with")
         self._release = release
@@ -387,7 +390,7 @@ def _reordered(row: dict, order: str, published_correct: str) -> dict:
 
 
 class _Images:
-    """Chooses, renders and caches the image of each row (see :mod:`medvigil.variants`)."""
+    """Chooses, renders and caches the image of each row (see :mod:`medvigil.suites.medvigil.variants`)."""
 
     def __init__(self, release, config: MedvigilConfig, skipped: Counter, store: Path | None = None):
         self.release = release
@@ -407,7 +410,7 @@ class _Images:
         if case.credentialed:
             if self.reconstructed is None:
                 return None
-            from medvigil.release import resolve_image_file
+            from medvigil.suites.medvigil.release import resolve_image_file
 
             path = resolve_image_file(self.reconstructed, case.image_file, file="reconstructed images")
             if not path.is_file():

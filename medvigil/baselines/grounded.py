@@ -3,7 +3,7 @@
 It reads only what a model receives (prompt text and image) and works in two steps.
 
 1. **Image facts** (:func:`read_image`), from the conventions documented in
-   :mod:`medvigil.synthetic.phantoms`:
+   :mod:`medvigil.suites.medvigil.synthetic.phantoms`:
 
    * *Masked evidence*: pixels of exactly flat mid-grey (128 +- 3, local spread < 2) that
      form a block. When they cover most of the image the visible window is the region of
@@ -43,7 +43,7 @@ from PIL import Image
 
 from medvigil.baselines.policies import BlindPolicy
 from medvigil.baselines.sampling import VoteSampler, images_digest
-from medvigil.prompting import parse_mcq_prompt
+from medvigil.mcq.prompting import parse_mcq_prompt
 
 GREY = 128.0
 GREY_TOLERANCE = 3.0

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from PIL import Image
 
-from medvigil.prompting import parse_mcq_prompt
+from medvigil.mcq.prompting import parse_mcq_prompt
 
 _WORD = re.compile(r"[a-z]+")
 _STOP = frozenset("a an the of in on is are there this that to and or with for what which how any be".split())

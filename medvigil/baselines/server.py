@@ -5,7 +5,7 @@ images sent as base64 data URLs) is exercised end to end on this machine. It bin
 loopback only, answers every request (400/404/408/411/413 for bad ones, 500 if a policy
 fails; never a dropped connection), accepts a backlog of :data:`LISTEN_BACKLOG` connections
 with one thread each, decodes posted images under the project's pixel budget
-(:func:`medvigil.imaging.decode_image`) and at most :data:`DECODE_SLOTS` at a time. ``model`` in the request selects the policy: ``random``, ``constant``,
+(:func:`medvigil.images.imaging.decode_image`) and at most :data:`DECODE_SLOTS` at a time. ``model`` in the request selects the policy: ``random``, ``constant``,
 ``blind`` or ``grounded``; a suffix ``:KEY=VALUE`` passes a parameter
 (``constant:letter=E``, ``random:seed=3``).
 """
@@ -23,8 +23,8 @@ from PIL import Image
 
 from medvigil.baselines.registry import POLICIES, make_policy
 from medvigil.errors import DataError
-from medvigil.imaging import decode_image
-from medvigil.input_files import loads_json
+from medvigil.files.input_files import loads_json
+from medvigil.images.imaging import decode_image
 
 LOOPBACK = "127.0.0.1"
 MAX_BODY_BYTES = 64 * 1024 * 1024

@@ -8,12 +8,12 @@ ANSWERS is a JSON object in the shape of the MedVIGIL authors' calibration file
 ``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true, false or null).
 
 Every sample gets ``is_refusal``, ``is_critical``, ``verdict`` and ``verdict_method``
-(:func:`medvigil.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
+(:func:`medvigil.suites.medvigil.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
 ``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and, for a sample
 with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
 authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in
 ``rule_verdict``; an unreadable reply is ``hedged``/``llm_failed``, as theirs)
-(:mod:`medvigil.llm_judge`). The summary, per model and ``__overall__``, gives the
+(:mod:`medvigil.suites.medvigil.llm_judge`). The summary, per model and ``__overall__``, gives the
 agreement of our rule with every label the file carries and Cohen's kappa of the rule
 against each LLM labelling, over the samples that LLM labelled (null labels are left out
 and counted, as in the authors' summary).
@@ -64,7 +64,7 @@ def _expected(value, where: Problem) -> list[str]:
 
 def read_answers(path: str) -> list[dict]:
     """The samples of ANSWERS, checked; every problem names the sample and field."""
-    from medvigil.input_files import read_json
+    from medvigil.files.input_files import read_json
 
     data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON; errors name file and line
     samples = data.get("samples") if isinstance(data, dict) else None
@@ -101,7 +101,7 @@ def read_answers(path: str) -> list[dict]:
 
 
 def judge_samples(samples: list[dict], llm=None) -> list[dict]:
-    from medvigil.open_ended import EXPECTED_BEHAVIOURS, judge
+    from medvigil.suites.medvigil.open_ended import EXPECTED_BEHAVIOURS, judge
 
     rows = []
     for s in samples:
@@ -118,7 +118,7 @@ def judge_samples(samples: list[dict], llm=None) -> list[dict]:
             refusal, critical, raw = llm.ask(s["question"], s["answer"])
             row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=raw)
             if j.method == "fallback" and s.get("probe_kind"):  # where the authors' scorer asks its LLM
-                from medvigil.llm_judge import verdict_message
+                from medvigil.suites.medvigil.llm_judge import verdict_message
 
                 message = verdict_message(s["probe_kind"], s["question"], s["answer"], "; ".join(s["_expected"]),
                                           s.get("halluc_explanation", ""))
@@ -191,16 +191,16 @@ def format_summary(summary: list[dict]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.atomic_output import write_text_atomic
-    from medvigil.output_guard import refuse_overlap
+    from medvigil.files.atomic_output import write_text_atomic
+    from medvigil.files.output_guard import refuse_overlap
 
     inputs = {"ANSWERS": args.answers}
     if args.json and args.json != "-":
-        refuse_overlap({"--json": args.json}, inputs)  # the one output guard (medvigil.output_guard)
+        refuse_overlap({"--json": args.json}, inputs)  # the one output guard (medvigil.files.output_guard)
     samples = read_answers(args.answers)
     llm = None
     if args.llm:
-        from medvigil.llm_judge import DEFAULT_MODEL, LLMJudge
+        from medvigil.suites.medvigil.llm_judge import DEFAULT_MODEL, LLMJudge
 
         llm = LLMJudge(args.llm, model=args.llm_model or DEFAULT_MODEL)
     try:

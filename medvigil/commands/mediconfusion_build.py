@@ -39,10 +39,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.atomic_output import write_text_atomic
     from medvigil.errors import DataError
-    from medvigil.mediconfusion.export import build
-    from medvigil.output_guard import refuse_overlap
+    from medvigil.files.atomic_output import write_text_atomic
+    from medvigil.files.output_guard import refuse_overlap
+    from medvigil.suites.mediconfusion.export import build
 
     # --problems-out is written on failure: it must not replace an input or land in the output
     refuse_overlap({"--problems-out": args.problems_out, "--out": args.out},

@@ -9,7 +9,7 @@ from medvigil.commands.arg_types import int_range
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from medvigil.mediconfusion.synthetic import DEFAULT_PAIRS
+    from medvigil.suites.mediconfusion.synthetic import DEFAULT_PAIRS
 
     parser = subparsers.add_parser(
         "mediconfusion-sample",
@@ -25,7 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.mediconfusion.synthetic import write_sample
+    from medvigil.suites.mediconfusion.synthetic import write_sample
 
     samples = write_sample(args.out, n_pairs=args.pairs, seed=args.seed)
     firsts = [s.pair.im_1_correct for s in samples]

@@ -20,7 +20,7 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from medvigil.report import load_results, write_report
-    from medvigil.suite_scores import suite_models
+    from medvigil.suites.stress_logs import suite_models
 
     result = load_results(args.scores)
     paths = write_report(result, args.out, title=args.title, inputs=args.scores)

@@ -41,7 +41,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.synthetic import generate_release  # imported here: keeps `medvigil --help` fast
+    from medvigil.suites.medvigil.synthetic import generate_release  # imported here: keeps `medvigil --help` fast
 
     total = args.cases
     step = max(1, total // 10) if total >= 500 else 0

@@ -10,20 +10,20 @@ missing from the file, and the per-category breakdown; per model, the best over 
 ``probes_mcq.csv`` is used when present), a built dataset folder or a Hub repo id (resolved
 as ``MEDVIGIL_DATA`` is), and the FILEs are harness outputs
 (``results/baselines/<model>__mcq.jsonl``, error rows included) or lmms-eval
-``--log_samples`` files of the ``medvigil_*`` tasks, read by ``medvigil.adapters.model_outputs``
-and scored by ``medvigil.scoring.audit``. Release findings that do not touch scoring are
+``--log_samples`` files of the ``medvigil_*`` tasks, read by ``medvigil.suites.medvigil.model_outputs``
+and scored by ``medvigil.suites.medvigil.scoring.audit``. Release findings that do not touch scoring are
 warnings (stderr and ``inputs.release_warnings`` in the JSON). Error rows (failed calls) are
 counted per model and kind (stderr, table, ``inputs.error_rows``): a failure by default,
 dropped with ``--harness-compatible``. A bad result row or an empty result file is an error;
 ``--skip-invalid-rows`` / ``--allow-empty`` leave them out instead, counted and reported.
 When ``--release`` is a release folder, its ``clinician_baseline.csv`` is scored too
-(:mod:`medvigil.scoring.clinician`, the Doctors row of the report) and, for models with
-triplet arms, its triplets are matched to options (:func:`medvigil.triplets.release_triplet_report`)
+(:mod:`medvigil.suites.medvigil.clinician`, the Doctors row of the report) and, for models with
+triplet arms, its triplets are matched to options (:func:`medvigil.suites.medvigil.triplets.release_triplet_report`)
 and the unmatched ones counted in ``triplets`` and in those models' ``counts``.
 
 ``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run
 folders searched for them) of the ``tasks/medqdeg``, ``tasks/readiness`` and ``tasks/cbd``
-packs, scored by :mod:`medvigil.suite_scores`; no ``--release`` (the records carry the gold).
+packs, scored by :mod:`medvigil.suites.stress_logs`; no ``--release`` (the records carry the gold).
 
 Output: a readable table on stdout, unless ``--json -`` (JSON on stdout, nothing else).
 ``--json OUT`` also writes the JSON to OUT, atomically (temporary file + rename), and
@@ -40,9 +40,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from medvigil.atomic_output import write_text_atomic
 from medvigil.commands.arg_types import int_range
-from medvigil.output_guard import refuse_overlap
+from medvigil.files.atomic_output import write_text_atomic
+from medvigil.files.output_guard import refuse_overlap
 
 SUITES = ("mediconfusion", "medvigil", "medqdeg", "readiness", "cbd")
 NEEDS_RELEASE = ("mediconfusion",)
@@ -152,9 +152,9 @@ def _json_text(value: Any, depth: int = 3, indent: str = "") -> str:
 
 def score_mediconfusion(release_path: str, files: list[str], *, margin: float = 3, confusion_denominator: str = "both_valid") -> dict:
     """Read, score and summarise MediConfusion result files (JSON-serialisable dict)."""
-    from medvigil.adapters.lmms_eval import is_samples_file
-    from medvigil.adapters.mediconfusion import read_release, read_results, runs_from_lmms_eval
-    from medvigil.scoring.mediconfusion import (
+    from medvigil.records.lmms_eval_logs import is_samples_file
+    from medvigil.suites.mediconfusion.authors_results import read_release, read_results, runs_from_lmms_eval
+    from medvigil.suites.mediconfusion.scoring import (
         MODE_LABELS,
         RANDOM_INDIVIDUAL_ACCURACY,
         RANDOM_SET_ACCURACY,
@@ -259,16 +259,16 @@ def score_medvigil(
     """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files).
 
     ``release``: a release folder, a built dataset folder or a Hub repo id
-    (:func:`medvigil.release.load_for_scoring`). The result is :func:`medvigil.scoring.audit`'s
+    (:func:`medvigil.suites.medvigil.release.load_for_scoring`). The result is :func:`medvigil.suites.medvigil.scoring.audit`'s
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
     model and kind, and the rows left out.
     """
-    from medvigil.adapters.model_outputs import read_model_outputs
-    from medvigil.release import load_for_scoring
-    from medvigil.release_format import DEFAULT_TIER_WEIGHTS
-    from medvigil.scoring import audit
-    from medvigil.scoring.clinician import release_clinician_scores
-    from medvigil.triplets import release_triplet_report
+    from medvigil.suites.medvigil.clinician import release_clinician_scores
+    from medvigil.suites.medvigil.model_outputs import read_model_outputs
+    from medvigil.suites.medvigil.release import load_for_scoring
+    from medvigil.suites.medvigil.release_format import DEFAULT_TIER_WEIGHTS
+    from medvigil.suites.medvigil.scoring import audit
+    from medvigil.suites.medvigil.triplets import release_triplet_report
 
     reference = None if release is None else load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
     records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)
@@ -352,7 +352,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
     try:
         if args.suite not in TAKES_RELEASE:
-            from medvigil.suite_scores import format_suite, score_suite
+            from medvigil.suites.stress_logs import format_suite, score_suite
 
             options = {"medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy,
                                    "all_invalid": args.all_invalid},

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from medvigil.image_checks import DEFAULT_MAX_PIXELS
+from medvigil.images.image_checks import DEFAULT_MAX_PIXELS
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 
@@ -50,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.validate import validate_release
+    from medvigil.suites.medvigil.validate import validate_release
 
     if args.max_pixels <= 0:
         print(f"error: --max-pixels must be positive, got {args.max_pixels}", file=sys.stderr)

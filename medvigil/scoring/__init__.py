@@ -1,56 +1,8 @@
-"""Scoring core: per-probe records -> metrics, strata, bootstrap CIs, ablations.
+"""Scoring kernels shared by every suite: columnar probe records, statistics, the bootstrap.
 
-Entry point for the ``medvigil score`` command and the lmms-eval aggregation::
-
-    from medvigil.scoring import audit
-    result = audit(records)            # records: probe-record dicts or a RecordTable
-    result["models"]["gpt-4o"]["metrics"]["mcs"]
-
-Modules: :mod:`~medvigil.scoring.table` (columnar records), :mod:`~medvigil.scoring.stats`
-(Wilson, percentile intervals, Spearman), :mod:`~medvigil.scoring.bootstrap`
-(case-clustered bootstrap), :mod:`~medvigil.scoring.medvigil_metrics` (MedVIGIL
-Eqs. 2-7, :func:`audit`), :mod:`~medvigil.scoring.sensitivity` (Table 17),
-:mod:`~medvigil.scoring.ablations` (Appendices I, J, K), :mod:`~medvigil.scoring.clinician`
-(the clinician reference row, Table 10), :mod:`~medvigil.scoring.agreement` (Cohen's kappa).
-Importing this package loads numpy only.
+Modules: :mod:`~medvigil.scoring.table` (columnar per-probe records), :mod:`~medvigil.scoring.stats`
+(Wilson and percentile intervals, Spearman), :mod:`~medvigil.scoring.bootstrap` (case-clustered
+bootstrap), :mod:`~medvigil.scoring.agreement` (Cohen's kappa). Each suite's metrics live in its room,
+e.g. :func:`medvigil.suites.medvigil.scoring.audit` (MedVIGIL Eqs. 2-7). Importing this package
+loads nothing.
 """
-
-from medvigil.scoring.medvigil_metrics import (
-    CI_KEYS,
-    METRIC_KEYS,
-    NORMALISE_CHOICES,
-    TRIPLET_KINDS,
-    as_table,
-    audit,
-    audit_to_json,
-    capability,
-    compare_models,
-    grounding,
-    mcs_from_axes,
-    model_metrics,
-    safety,
-    score_columns,
-    visual_grounding_gap,
-    weighted_sfr,
-)
-from medvigil.scoring.table import RecordTable
-
-__all__ = [
-    "CI_KEYS",
-    "METRIC_KEYS",
-    "NORMALISE_CHOICES",
-    "TRIPLET_KINDS",
-    "RecordTable",
-    "as_table",
-    "audit",
-    "audit_to_json",
-    "capability",
-    "compare_models",
-    "grounding",
-    "mcs_from_axes",
-    "model_metrics",
-    "safety",
-    "score_columns",
-    "visual_grounding_gap",
-    "weighted_sfr",
-]

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.errors import DataError, Problem
-from medvigil.release_format import TIERS
+from medvigil.suites.medvigil.release_format import TIERS
 
 __all__ = [
     "PARSE_STATUSES",
@@ -271,7 +271,7 @@ class RecordTable:
         ``parse_status == "ok"``, tiers in L1..L5, ``text_only_answerable`` boolean, no
         duplicate ``(model, condition, probe_id)``. Every problem is collected and raised
         as one :class:`~medvigil.errors.DataError` naming ``source``, the 1-based row and
-        the field. (Full JSON-Schema validation is :func:`medvigil.schema_validation.check_records`.)
+        the field. (Full JSON-Schema validation is :func:`medvigil.records.schema_validation.check_records`.)
         """
         records = records if isinstance(records, list) else list(records)
         problems: list[Problem] = []

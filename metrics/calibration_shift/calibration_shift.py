@@ -1,13 +1,13 @@
 """MedQ-Deg Calibration Shift and perceived confidence (evaluate module).
 
-A thin face over :func:`medvigil.scoring.medqdeg.score_trials`; no second implementation.
+A thin face over :func:`medvigil.suites.medqdeg.scoring.score_trials`; no second implementation.
 """
 
 import datasets
 import evaluate
 
 from medvigil import citations
-from medvigil.scoring.medqdeg import ACCURACY_RULES, ALL_INVALID_RULES, INVALID_POLICIES, score_trials
+from medvigil.suites.medqdeg.scoring import ACCURACY_RULES, ALL_INVALID_RULES, INVALID_POLICIES, score_trials
 
 _DESCRIPTION = """\
 Calibration Shift (MedQ-Deg, Eq. 4) is the gap between a model's perceived confidence and

@@ -1,13 +1,13 @@
 """Consistent-but-Dangerous quadrant fractions, flip rate and Dangerous fraction (evaluate module).
 
-A thin face over :func:`medvigil.scoring.cbd.quadrant_scores`; no second implementation.
+A thin face over :func:`medvigil.suites.cbd.scoring.quadrant_scores`; no second implementation.
 """
 
 import datasets
 import evaluate
 
 from medvigil import citations
-from medvigil.scoring.cbd import INVALID_POLICIES, quadrant_scores
+from medvigil.suites.cbd.scoring import INVALID_POLICIES, quadrant_scores
 
 _DESCRIPTION = """\
 The four-quadrant per-sample safety taxonomy of "Consistent but Dangerous". A sample is

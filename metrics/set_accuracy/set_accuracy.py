@@ -1,13 +1,13 @@
 """MediConfusion set accuracy, individual accuracy and confusion score (evaluate module).
 
-A thin face over :func:`medvigil.scoring.mediconfusion.score_rows`; no second implementation.
+A thin face over :func:`medvigil.suites.mediconfusion.scoring.score_rows`; no second implementation.
 """
 
 import datasets
 import evaluate
 
 from medvigil import citations
-from medvigil.scoring.mediconfusion import CONFUSION_DENOMINATORS, score_rows
+from medvigil.suites.mediconfusion.scoring import CONFUSION_DENOMINATORS, score_rows
 
 _DESCRIPTION = """\
 MediConfusion asks the same two-option question about two images whose correct answers

@@ -1,8 +1,8 @@
 """lmms-eval hooks for the Consistent-but-Dangerous task pack (seed 004) on MedVIGIL data.
 
-Docs, records and scores are :mod:`medvigil.cbd_tasks` (paraphrase set, arms, quadrant
-table via :mod:`medvigil.scoring.cbd`); the prompt is MedVIGIL's Appendix L prompt
-(:func:`medvigil.prompting.build_k_option_prompt`, the same layout for K options). Nothing is re-implemented here.
+Docs, records and scores are :mod:`medvigil.suites.cbd.protocol` (paraphrase set, arms, quadrant
+table via :mod:`medvigil.suites.cbd.scoring`); the prompt is MedVIGIL's Appendix L prompt
+(:func:`medvigil.mcq.prompting.build_k_option_prompt`, the same layout for K options). Nothing is re-implemented here.
 
 Each task loads the one-row ``_pointer.jsonl``; ``process_docs`` swaps in the docs of its arm(s).
 A doc's ``condition`` says the arm: ``default`` shows the image, ``noimg`` withholds it.
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from PIL import Image
 
-from medvigil import cbd_tasks
-from medvigil.prompting import build_k_option_prompt
-from medvigil.release_format import SYSTEM_PROMPT
-from medvigil.retry import ATTEMPTS, doc_key
+from medvigil.mcq.prompting import build_k_option_prompt
+from medvigil.mcq.retry import ATTEMPTS, doc_key
+from medvigil.suites.cbd import protocol as cbd_tasks
+from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
 # ---------------------------------------------------------------- data (process_docs)
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medvigil.mediconfusion import prompts
+from medvigil.suites.mediconfusion import prompts
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
 VERSION = "0.2"
 
-# The prompts are medvigil.mediconfusion.prompts; YAML names a style per lmms-eval model.
+# The prompts are medvigil.suites.mediconfusion.prompts; YAML names a style per lmms-eval model.
 # Where the authors used another template for a model family that lmms-eval serves, that
 # model's key gets it (lmms-eval uses a model's own key instead of `default`).
 MODEL_STYLES = {

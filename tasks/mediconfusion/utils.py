@@ -1,9 +1,9 @@
 """lmms-eval hooks for the MediConfusion task pack (modes MC, GD, PS, FF; paper Sec. 3.1).
 
 YAML holds what varies (output type, prompt style, generation settings, metric list); this
-module holds the hooks. Prompts are :mod:`medvigil.mediconfusion.prompts`; answer
+module holds the hooks. Prompts are :mod:`medvigil.suites.mediconfusion.prompts`; answer
 extraction, prefix-score normalisation and the free-form judges are
-:mod:`medvigil.mediconfusion.modes`; scoring is :mod:`medvigil.scoring.mediconfusion`;
+:mod:`medvigil.suites.mediconfusion.modes`; scoring is :mod:`medvigil.suites.mediconfusion.scoring`;
 nothing is re-implemented here.
 
 Two protocols: ``mediconfusion_<mode>`` follows the authors (their prompts, token limits,
@@ -13,7 +13,7 @@ carries ``protocol`` (``authors``/``medvigil``); ``lmms_eval_specific_kwargs`` c
 
 Data: each task loads the bundled one-row ``_pointer.jsonl`` and its ``process_docs`` swaps
 in the ``questions`` config of the built dataset found through ``MEDICONFUSION_DATA``
-(:func:`medvigil.mediconfusion.data.resolve_data_location`), adding ``condition`` (the mode)
+(:func:`medvigil.suites.mediconfusion.data.resolve_data_location`), adding ``condition`` (the mode)
 ``choices`` (``[option_A, option_B]``), ``protocol`` and ``answer_format`` (``letter`` for
 MC/GD, ``text`` for PS/FF: what the sanity baselines answer with).
 
@@ -50,18 +50,18 @@ import os
 import re
 from functools import lru_cache
 
-from medvigil.mediconfusion import modes, prompts
-from medvigil.mediconfusion.data import load_config
-from medvigil.probe_record import RUN_MODEL_NAME, probe_record
-from medvigil.retry import ATTEMPTS, doc_key
-from medvigil.scoring.mediconfusion import (
+from medvigil.mcq.retry import ATTEMPTS, doc_key
+from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
+from medvigil.suites.mediconfusion import modes, prompts
+from medvigil.suites.mediconfusion.data import load_config
+from medvigil.suites.mediconfusion.scoring import (
     DEFAULT_MARGIN,
     MODE_LABELS,
     OPTION_LETTERS,
     score_records,
 )
 
-PROBE_KIND = "confusing_pair"  # as in medvigil.adapters.mediconfusion (the authors' result files)
+PROBE_KIND = "confusing_pair"  # as in medvigil.suites.mediconfusion.authors_results (the authors' result files)
 #: task suffix -> record condition (the authors' mode names, their result-file suffixes)
 CONDITIONS = {"mc": "mc", "gd": "greedy", "ps": "prefix", "ff": "gpt4"}
 CONDITIONS |= {f"{mode}_medvigil": f"{cond}_medvigil" for mode, cond in CONDITIONS.items()}

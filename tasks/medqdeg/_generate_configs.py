@@ -23,8 +23,8 @@ EXPERIMENTS = {"calibration": ("medqdeg", TRIALS_CALIBRATION), "accuracy": ("med
 
 
 def _core():
-    from medvigil import medqdeg_tasks
-    from medvigil.release_format import SYSTEM_PROMPT
+    from medvigil.suites.medqdeg import protocol as medqdeg_tasks
+    from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
     return medqdeg_tasks.METRICS, SYSTEM_PROMPT
 

@@ -1,17 +1,17 @@
 """lmms-eval hooks for the MedQ-Deg task pack (seed 002) on MedVIGIL data.
 
-A thin face over :mod:`medvigil.medqdeg_tasks` (docs, degraded images, records, scores)
-and :mod:`medvigil.degradations`; nothing is re-implemented here. Like the medvigil tasks,
+A thin face over :mod:`medvigil.suites.medqdeg.protocol` (docs, degraded images, records, scores)
+and :mod:`medvigil.suites.medqdeg.degradations`; nothing is re-implemented here. Like the medvigil tasks,
 each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the built
 ``mcq`` config found through ``MEDVIGIL_DATA``.
 """
 
 from __future__ import annotations
 
-from medvigil.mcq_adapter import load_mcq
-from medvigil.medqdeg_tasks import METRICS, plan_docs, record, render, responses_of, task_score, types_per_probe
-from medvigil.prompting import build_k_option_prompt
-from medvigil.release_format import SYSTEM_PROMPT
+from medvigil.mcq.adapter import load_mcq
+from medvigil.mcq.prompting import build_k_option_prompt
+from medvigil.suites.medqdeg.protocol import METRICS, plan_docs, record, render, responses_of, task_score, types_per_probe
+from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
 
@@ -73,7 +73,7 @@ def medqdeg_process_results(doc: dict, results: list) -> dict:
     return {name: rec for name in METRICS}
 
 
-# one aggregator per metric of medvigil.medqdeg_tasks.METRICS (the names the YAMLs call)
+# one aggregator per metric of medvigil.suites.medqdeg.protocol.METRICS (the names the YAMLs call)
 
 def medqdeg_aggregate_accuracy(records: list) -> float:
     return task_score(records, "accuracy")

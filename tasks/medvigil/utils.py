@@ -18,10 +18,10 @@ import logging
 from functools import lru_cache
 
 from medvigil.data_location import load_config
-from medvigil.probe_record import probe_record
-from medvigil.prompting import build_mcq_prompt, parse_letter
-from medvigil.release_format import SYSTEM_PROMPT
-from medvigil.retry import ATTEMPTS, doc_key
+from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
+from medvigil.mcq.retry import ATTEMPTS, doc_key
+from medvigil.records.probe_record import probe_record
+from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
 log = logging.getLogger("medvigil.tasks")
@@ -34,7 +34,7 @@ def _with_condition(dataset, condition: str):
 
 
 def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False):
-    from medvigil import imaging
+    from medvigil.images import imaging
 
     data = load_config(config)
     # A probe whose credentialed image is withheld cannot be asked as an image probe;
@@ -73,7 +73,7 @@ def load_mcq_circular(_pointer):
 
 def load_triplets(_pointer):
     """Anchor, T-CF and V-CF of every askable triplet over the case's original options (Eq. 7)."""
-    from medvigil.triplets import triplet_probes
+    from medvigil.suites.medvigil.triplets import triplet_probes
 
     originals = _load("mcq", "default", kinds=("original",))
     by_case = {case: {"options": options, "row": i} for i, (case, options) in enumerate(zip(originals["case_id"], originals["options"]))}
@@ -100,9 +100,9 @@ def _load_roi_decay(step: int):
 
 
 def _load_roi_pilot(step: int):
-    """The Appendix K pilot (:func:`medvigil.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
+    """The Appendix K pilot (:func:`medvigil.suites.medvigil.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
     20260506, credentialed CXR excluded) at ROI-decay step ``step``."""
-    from medvigil.roi_pilot import select_pilot_cases
+    from medvigil.suites.medvigil.roi_pilot import select_pilot_cases
 
     data = load_config("mcq")
     keep = [i for i, kind in enumerate(data["probe_kind"]) if kind == "original"]
@@ -187,7 +187,7 @@ def medvigil_doc_to_visual(doc: dict) -> list:
     condition = doc.get("condition", "default")
     if image is None or condition == "noimg":
         return []
-    from medvigil import imaging
+    from medvigil.images import imaging
 
     image = image.convert("RGB")
     kind, _, value = condition.partition(":")
@@ -229,7 +229,7 @@ def _record(doc: dict, response: str) -> dict:
         extra["attempts"] = attempts
     order = doc.get("permutation")
     if order:  # mcq_shuffled / mcq_circular: map the displayed letter back
-        from medvigil.option_order import to_published_letter
+        from medvigil.mcq.option_order import to_published_letter
 
         extra.update(displayed_letter=letter, displayed_correct=correct, permutation=order)
         if doc.get("rotation") is not None:
@@ -260,8 +260,8 @@ def medvigil_process_results(doc: dict, results: list) -> dict:
 
 def medvigil_roi_pilot_process_results(doc: dict, results: list) -> dict:
     """Appendix K: the ``repeats`` sampled answers arrive together; the record is their modal vote."""
-    from medvigil.medqdeg_tasks import responses_of
-    from medvigil.roi_pilot import modal_record
+    from medvigil.suites.medqdeg.protocol import responses_of
+    from medvigil.suites.medvigil.roi_pilot import modal_record
 
     responses = responses_of(results)
     record = modal_record(_record(doc, responses[0]), responses, [parse_letter(r) for r in responses])
@@ -286,8 +286,8 @@ def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
 
 
 def medvigil_open_process_results(doc: dict, results: list) -> dict:
-    """Open answers scored by the authors' open-ended rule (medvigil.open_ended)."""
-    from medvigil.open_ended import open_letters
+    """Open answers scored by the authors' open-ended rule (medvigil.suites.medvigil.open_ended)."""
+    from medvigil.suites.medvigil.open_ended import open_letters
 
     response = results[0] if results else ""
     correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
@@ -302,8 +302,8 @@ def medvigil_open_process_results(doc: dict, results: list) -> dict:
 
 @lru_cache(maxsize=16)
 def _summary(key: tuple) -> dict:
-    from medvigil.circular import collapse_circular
-    from medvigil.scoring import audit
+    from medvigil.mcq.circular import collapse_circular
+    from medvigil.suites.medvigil.scoring import audit
 
     records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key])
     # every record of a task shares one condition; score that condition as the headline

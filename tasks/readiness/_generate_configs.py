@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medvigil.readiness_tasks import ARMS, SOURCES, arm_metrics
-from medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.readiness.protocol import ARMS, SOURCES, arm_metrics
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
@@ -48,13 +48,13 @@ def task(name: str) -> str:
 
 def files() -> dict[str, str]:
     # No pooled score in the group: lmms-eval hands a group aggregation only per-subtask floats,
-    # and R(m) needs the records of all arms (medvigil.readiness_tasks.readiness_from_samples).
+    # and R(m) needs the records of all arms (medvigil.suites.readiness.protocol.readiness_from_samples).
     # `readiness` holds T1-T5 (R(m) and Ext. Data Tables 2-6); T6 generates long answers, so it
     # is its own task, and `readiness_all` runs both.
     stress = [name for name in ARMS if name != COT_ARM]
     out = {"_default_template_yaml": template(), "_readiness.yaml": task_yaml.group("readiness", stress, VERSION),
            "_readiness_all.yaml": task_yaml.group("readiness_all", ["readiness", COT_ARM], VERSION),
-           # other datasets (medvigil.mcq_adapter) have no mirrored probe: every arm but T5's
+           # other datasets (medvigil.mcq.adapter) have no mirrored probe: every arm but T5's
            "_readiness_any.yaml": task_yaml.group("readiness_any", [n for n in ARMS if ARMS[n].perturbation != "substitution"],
                                                   VERSION)}
     out.update({f"{name}.yaml": task(name) for name in ARMS})

@@ -2,7 +2,7 @@
 
 Same pattern as tasks/medvigil: each task loads the one-row ``_pointer.jsonl`` and its
 ``process_docs`` swaps in the built MedVIGIL ``mcq`` rows (``MEDVIGIL_DATA``), turned into
-one arm by :func:`medvigil.readiness_tasks.arm_docs`. The arm's condition travels in each
+one arm by :func:`medvigil.suites.readiness.protocol.arm_docs`. The arm's condition travels in each
 doc, so one ``doc_to_visual`` serves every arm. Prompt (Appendix L of MedVIGIL, our
 baselines' format), parsing and scoring come from the core.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import logging
 
-from medvigil.mcq_adapter import load_mcq
-from medvigil.probe_record import probe_record
-from medvigil.prompting import build_k_option_prompt, parse_option_letter
-from medvigil.readiness_tasks import ARMS, COT_INSTRUCTION, COT_PREAMBLE, arm_accuracy, arm_count, arm_docs, arm_metrics
-from medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
-from medvigil.retry import ATTEMPTS, doc_key
-from medvigil.scoring.readiness import READINESS_CONDITIONS, parse_cot
+from medvigil.mcq.adapter import load_mcq
+from medvigil.mcq.prompting import build_k_option_prompt, parse_option_letter
+from medvigil.mcq.retry import ATTEMPTS, doc_key
+from medvigil.records.probe_record import probe_record
+from medvigil.suites.medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
+from medvigil.suites.readiness.protocol import ARMS, COT_INSTRUCTION, COT_PREAMBLE, arm_accuracy, arm_count, arm_docs, arm_metrics
+from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, parse_cot
 
 WITHHELD = "withheld_credentialed"
 log = logging.getLogger("medvigil.tasks.readiness")
@@ -41,7 +41,7 @@ def _load(arm: str):
     return data.map(lambda _, i: overrides[i], with_indices=True, desc=f"readiness arm {arm}")
 
 
-# one loader per arm of medvigil.readiness_tasks.ARMS (names used by _generate_configs.py)
+# one loader per arm of medvigil.suites.readiness.protocol.ARMS (names used by _generate_configs.py)
 
 def load_readiness_img(_pointer):
     return _load("readiness_img")
@@ -179,7 +179,7 @@ def readiness_aggregate_parse_failures(records: list) -> float:
     return float(sum(r.get("parse_status") != "ok" for r in records))
 
 
-# T1: accuracy and item count of the arm per benchmark (medvigil.readiness_tasks.SOURCES)
+# T1: accuracy and item count of the arm per benchmark (medvigil.suites.readiness.protocol.SOURCES)
 
 def readiness_aggregate_acc_vqa_rad(records: list) -> float:
     return arm_accuracy(records, "vqa_rad")

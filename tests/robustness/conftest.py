@@ -91,7 +91,7 @@ def run_limited(argv: list[str], *, memory_bytes: int = 3 << 30, timeout: float 
 @pytest.fixture(scope="session")
 def small_release(tmp_path_factory) -> tuple[Path, Path]:
     """(release, credentialed source folder): an 8-case synthetic release with credentialed CXR cases."""
-    from medvigil.synthetic import generate_release
+    from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("rb_release")
     generate_release(base / "release", cases=8, seed=3, credentialed_out=base / "credentialed")
@@ -112,7 +112,7 @@ def release_copy(small_release, tmp_path) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="session")
 def small_build(small_release, tmp_path_factory) -> Path:
-    from medvigil.export import build
+    from medvigil.suites.medvigil.export import build
 
     out = tmp_path_factory.mktemp("rb_build") / "built"
     build(small_release[0], out, configs=("mcq",))
@@ -122,7 +122,7 @@ def small_build(small_release, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def mc_sample(tmp_path_factory) -> Path:
     """A synthetic MediConfusion sample (data/dataset.json + roco/ images), 4 pairs."""
-    from medvigil.mediconfusion.synthetic import write_sample
+    from medvigil.suites.mediconfusion.synthetic import write_sample
 
     out = tmp_path_factory.mktemp("rb_mc") / "sample"
     write_sample(out, n_pairs=4, seed=0)

@@ -92,7 +92,7 @@ def release_dir(small_release, tmp_path_factory):
 @pytest.mark.parametrize("name", ["manifest.csv", "probes_mcq.csv", "grounding.csv", "reconstruction/cxr_pointers.csv",
                                   "splits/by_tier.json"])
 def test_release_reader(release_dir, small_release, name):
-    from medvigil.release import read_release
+    from medvigil.suites.medvigil.release import read_release
 
     original = (small_release[0] / name).read_bytes()
 
@@ -111,7 +111,7 @@ def test_release_reader(release_dir, small_release, name):
 
 
 def test_csv_parser():
-    from medvigil.csvio import parse_csv_bytes
+    from medvigil.files.csvio import parse_csv_bytes
 
     @FUZZ
     @given(data=st.binary(max_size=200) | st.text(alphabet=',"\r\n ab\ufeff\x00', max_size=60).map(str.encode))
@@ -126,7 +126,7 @@ def test_csv_parser():
 
 @pytest.mark.parametrize("suite", ["medqdeg", "readiness", "cbd"])
 def test_lmms_eval_logs(tmp_path, suite):
-    from medvigil.suite_scores import score_suite
+    from medvigil.suites.stress_logs import score_suite
 
     base = suite_records(suite)
     folder = tmp_path / "runs"
@@ -148,7 +148,7 @@ def test_lmms_eval_logs(tmp_path, suite):
 
 
 def test_lmms_eval_results_file(tmp_path):
-    from medvigil.adapters.lmms_eval import model_name
+    from medvigil.records.lmms_eval_logs import model_name
 
     log = write_log(tmp_path, "medqdeg")
 
@@ -166,7 +166,7 @@ def test_lmms_eval_results_file(tmp_path):
 
 
 def test_mediconfusion_results(mc_sample, tmp_path):
-    from medvigil.adapters.mediconfusion import read_release, read_results
+    from medvigil.suites.mediconfusion.authors_results import read_release, read_results
 
     dataset = mc_sample / "data" / "dataset.json"
     release = read_release(dataset)
@@ -185,7 +185,7 @@ def test_mediconfusion_results(mc_sample, tmp_path):
 
 
 def test_mediconfusion_lmms_eval_logs(mc_sample, tmp_path):
-    from medvigil.adapters.mediconfusion import read_release, runs_from_lmms_eval
+    from medvigil.suites.mediconfusion.authors_results import read_release, runs_from_lmms_eval
 
     dataset = mc_sample / "data" / "dataset.json"
     release = read_release(dataset)
@@ -237,8 +237,8 @@ def test_report_score_files(tmp_path, base):
 
 
 def test_harness_jsonl(small_release, tmp_path):
-    from medvigil.adapters.model_outputs import read_model_outputs
-    from medvigil.release import load_release
+    from medvigil.suites.medvigil.model_outputs import read_model_outputs
+    from medvigil.suites.medvigil.release import load_release
 
     release = load_release(small_release[0])  # once: the reader also takes a loaded release
     row = {"case_id": "MVB-0001", "probe_id": "MVB-0001-original", "status": "ok", "parsed_letter": "A", "response": "A"}

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import run_batch, tree_digest
 
-from medvigil.imaging import DEFAULT_MAX_PIXELS, pixel_budget_problem
+from medvigil.images.imaging import DEFAULT_MAX_PIXELS, pixel_budget_problem
 
 SIDE = 12_000  # 144 megapixels > DEFAULT_MAX_PIXELS
 
@@ -79,8 +79,8 @@ def test_dicom_header_is_checked_before_decoding(tmp_path):
 
 def _point_release_at(release: Path, source_root: Path, name: str, data: bytes) -> None:
     """Replace the release's first credentialed source by ``name`` holding ``data`` (pointer, checksum, digest)."""
-    from medvigil.digest import release_digest
-    from medvigil.release_format import DIGEST_FILE
+    from medvigil.files.digest import release_digest
+    from medvigil.suites.medvigil.release_format import DIGEST_FILE
 
     pointers = release / "reconstruction" / "cxr_pointers.csv"
     rows = list(csv.DictReader(pointers.open(encoding="utf-8")))

@@ -76,7 +76,7 @@ def test_parquet_cells_are_hashed(small_build, small_release, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from medvigil.publish_scan import parquet_problems
+    from medvigil.hub.publish_scan import parquet_problems
 
     cxr = _credentialed_file(small_release).read_bytes()
     shard = sorted(small_build.rglob("*.parquet"))[0]

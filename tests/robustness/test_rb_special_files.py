@@ -120,7 +120,7 @@ def test_open_regular_refuses_before_reading(tmp_path):
     import pytest
 
     from medvigil.errors import DataError
-    from medvigil.input_files import read_bytes, read_text
+    from medvigil.files.input_files import read_bytes, read_text
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -1,0 +1,85 @@
+"""Outputs appear whole or not at all: one place for staging folders and atomic files.
+
+A folder is written into a hidden sibling (``.NAME.staging-PID-XXXX``, same file system)
+and renamed onto its final name only when the writer returns; on any error (and on SIGINT or SIGTERM,
+which :mod:`medvigil.cli` turns into exceptions) the staging folder is removed and the
+previous output, if any, is untouched. Both writers take the command's ``inputs`` and
+refuse (:func:`medvigil.files.output_guard.refuse_overlap`) an output that is, contains or lies
+inside one of them, before creating anything and again before committing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from medvigil.files.output_guard import Inputs, refuse_overlap
+
+
+@contextlib.contextmanager
+def staged_folder(out: str | os.PathLike, *, inputs: Inputs, replace: bool = False,
+                  option: str = "--out") -> Iterator[Path]:
+    """Yield an empty staging folder that becomes ``out`` when the block succeeds.
+
+    ``replace``: an existing ``out`` is swapped out (and deleted) only after the new
+    content is complete; without it an existing non-empty ``out`` is an error, checked
+    both before and after the block (another process may have written it meanwhile).
+    ``inputs``: every path the command reads (see :mod:`medvigil.files.output_guard`);
+    ``option`` names the output in the refusal.
+    """
+    out = Path(out)
+    refuse_overlap({option: out}, inputs, replace=replace)
+    _refuse_existing(out, replace)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-{os.getpid()}-", dir=out.parent))
+    try:
+        yield tmp
+        refuse_overlap({option: out}, inputs, replace=replace)
+        _refuse_existing(out, replace, during=True)
+        if out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
+            os.replace(out, old / out.name)
+            os.replace(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _refuse_existing(out: Path, replace: bool, during: bool = False) -> None:
+    if replace or not out.exists():
+        return
+    if out.is_dir() and not any(out.iterdir()):
+        return
+    when = "appeared while writing" if during else "already exists"
+    raise FileExistsError(f"{out} {when}; pass --force to replace it")
+
+
+def write_text_atomic(path: str | os.PathLike, text: str, *, inputs: Inputs, option: str = "--out") -> None:
+    """Write ``text`` to ``path`` via a temporary sibling and a rename (fsynced first).
+
+    ``inputs``: every path the command reads; ``path`` must not be, hold or lie inside one.
+    """
+    path = Path(path)
+    refuse_overlap({option: path}, inputs)
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise FileNotFoundError(f"output folder does not exist: {directory}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,176 @@
+"""Strict CSV reading for release files.
+
+The published release is UTF-8 CSV without a byte-order mark, one header row, comma
+separated, RFC 4180 quoting. :func:`read_csv` refuses anything else with a
+:class:`~medvigil.errors.Problem` that says where:
+
+- bytes that are not UTF-8 (the message gives the byte offset; the row is the data row
+  holding that byte);
+- a byte-order mark (a UTF-8 BOM is reported and then skipped, so the rest of the file is
+  still checked; a UTF-16 BOM stops reading);
+- an empty file, a header without a required column (the field names the column), a
+  header naming a column twice;
+- a row with more or fewer fields than the header (that row is left out of the table).
+
+Row numbers are 1-based data rows, the header excluded, blank lines not counted: row 1
+is the first record after the header, as in a spreadsheet with the header frozen.
+Values stay strings; typing them is the reader's job (:mod:`medvigil.suites.medvigil.release`).
+
+>>> table = parse_csv_bytes(b"a,b\\n1,2\\n3\\n", "x.csv", required=("a",))
+>>> [row.values for row in table.rows]
+[{'a': '1', 'b': '2'}]
+>>> print(table.problems[0])
+x.csv, row 2: has 1 field but the header has 2 (line 3)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import read_bytes
+
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+@dataclass(frozen=True)
+class CsvRow:
+    """One data record: its 1-based row number, first physical line, and values by column."""
+
+    number: int
+    line: int
+    values: dict[str, str]
+
+
+@dataclass
+class CsvTable:
+    """A parsed CSV file: header, the well-formed rows, and non-fatal problems."""
+
+    file: str
+    header: tuple[str, ...]
+    rows: list[CsvRow] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[str] = ()) -> CsvTable:
+    """Read ``path`` strictly; ``name`` (default: the file name) labels every problem.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        DataError: the file cannot be read as a table at all (encoding, empty file,
+            header problems, broken quoting). Row-level problems do not raise: they are
+            in ``CsvTable.problems``.
+    """
+    path = Path(path)
+    name = name or path.name
+    return parse_csv_bytes(read_bytes(path, name), name, required=required)
+
+
+def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvTable:
+    """Parse CSV ``data`` (see :func:`read_csv`)."""
+    problems: list[Problem] = []
+    if data.startswith(UTF16_BOMS):
+        raise DataError(
+            Problem(name, "file starts with a UTF-16 byte-order mark; release CSVs must be UTF-8 without BOM")
+        )
+    if data.startswith(UTF8_BOM):
+        problems.append(Problem(name, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"))
+        data = data[len(UTF8_BOM) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(_decode_problem(data, exc, name)) from None
+    if not text.strip():
+        raise DataError(Problem(name, "file is empty; expected a header row naming the columns"))
+
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    table: CsvTable | None = None
+    number = 0
+    line = 1
+    try:
+        for record in reader:
+            first_line, line = line, reader.line_num + 1
+            if not record:  # blank line
+                continue
+            if header is None:
+                header = record
+                table = CsvTable(name, tuple(header))
+                fatal, minor = _header_problems(header, name, tuple(required))
+                problems.extend(minor)
+                if fatal:
+                    raise DataError(problems + fatal)
+                continue
+            number += 1
+            if len(record) != len(header):
+                noun = "field" if len(record) == 1 else "fields"
+                problems.append(
+                    Problem(
+                        name,
+                        f"has {len(record)} {noun} but the header has {len(header)} (line {first_line})",
+                        row=number,
+                    )
+                )
+                continue
+            table.rows.append(CsvRow(number, first_line, dict(zip(header, record))))
+    except csv.Error as exc:
+        problems.append(
+            Problem(name, f"malformed CSV near line {line}: {exc}", row=(number + 1) if header is not None else None)
+        )
+        raise DataError(problems) from None
+    assert table is not None  # text.strip() was non-empty, so there was a record
+    table.problems.extend(problems)
+    return table
+
+
+def _header_problems(header: list[str], name: str, required: tuple[str, ...]) -> tuple[list[Problem], list[Problem]]:
+    """(fatal, non-fatal) header problems: duplicates and missing columns stop reading."""
+    fatal, minor = [], []
+    seen: set[str] = set()
+    for position, column in enumerate(header, start=1):
+        if column == "":
+            minor.append(
+                Problem(name, f"header has an empty column name at position {position}; its values are ignored")
+            )
+        elif column in seen:
+            fatal.append(Problem(name, f"header names column {column!r} more than once", field=column))
+        seen.add(column)
+    for column in required:
+        if column not in seen:
+            near = [h for h in header if h.strip() == column]
+            hint = f" (found {near[0]!r} with surrounding spaces)" if near else ""
+            fatal.append(Problem(name, f"missing required column {column!r}{hint}", field=column))
+    return fatal, minor
+
+
+def _decode_problem(data: bytes, exc: UnicodeDecodeError, name: str) -> Problem:
+    offset = exc.start
+    line = data.count(b"\n", 0, offset) + 1
+    row = _row_of_line(data.decode("utf-8", errors="replace"), line)
+    where = "in the header" if row is None else f"in data row {row}"
+    return Problem(
+        name,
+        f"not valid UTF-8: byte 0x{data[offset]:02x} at byte offset {offset} (line {line}, {where}); "
+        "release CSVs must be UTF-8",
+        row=row,
+    )
+
+
+def _row_of_line(text: str, line: int) -> int | None:
+    """Data row number of the record that spans physical ``line`` (None for the header)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    number = -1  # the header becomes row 0
+    try:
+        for record in reader:
+            if record:
+                number += 1
+            if reader.line_num >= line:
+                return number if number > 0 else None
+    except csv.Error:
+        pass
+    return max(number, 0) or None

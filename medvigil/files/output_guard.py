@@ -1,0 +1,81 @@
+"""Refuse an output path that would touch an input: one check for every command that writes.
+
+``--force`` replaces an output folder, and even without it a command creates files and
+staging folders next to its output. :func:`refuse_overlap` is called by every writer
+before anything is created or read for writing, and again by
+:func:`medvigil.files.atomic_output.staged_folder` and :func:`~medvigil.files.atomic_output.write_text_atomic`
+just before they commit. An output is refused when, after resolving symbolic links, it
+
+- is an input (``score --json runs/x_samples_t.jsonl``),
+- contains an input (``build rel --out .`` or ``--out`` the parent of the release), or
+- lies inside an input folder (``reconstruct rel --source SRC --out SRC/recon``);
+
+and, when it replaces an existing folder (``replace=True``), when it is the file-system
+root, the home folder or a folder holding the current directory.
+
+Refusals are :class:`~medvigil.errors.DataError` s naming the output option, so the CLI
+prints them as ``error: OUT, field '--out': ...`` and exits 2 with nothing touched.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from medvigil.errors import DataError, Problem
+
+PathLike = str | os.PathLike
+
+
+def _resolved(path: PathLike) -> Path:
+    # strict=False: an output usually does not exist yet; its existing parents are resolved
+    return Path(os.path.realpath(os.fspath(path)))
+
+
+Inputs = Mapping[str, "PathLike | None"] | Iterable["PathLike | None"]
+
+
+def _labelled(inputs: Inputs) -> list[tuple[str, PathLike]]:
+    """(label, path) pairs; a plain list of paths is labelled ``input``."""
+    if isinstance(inputs, Mapping):
+        return [(f"input {label}", p) for label, p in inputs.items() if p is not None]
+    return [("input", p) for p in inputs if p is not None]
+
+
+def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) -> str | None:
+    target = _resolved(out)
+    for label, path in labelled:
+        source = _resolved(path)
+        if target == source:
+            return f"is the same path as the {label} ({source}); writing it would overwrite that input"
+        if source.is_relative_to(target):
+            return f"contains the {label} ({source}); replacing or writing it could destroy that input"
+        if target.is_relative_to(source):
+            return f"lies inside the {label} ({source}); outputs must be written outside every input"
+    if replace and target.exists():
+        if target == Path(target.anchor) or target == _resolved(Path.home()) or _resolved(Path.cwd()).is_relative_to(target):
+            return f"is the file-system root, the home folder or holds the current directory ({target}); refusing to replace it"
+    return None
+
+
+def overlap_reason(out: PathLike, inputs: Inputs, *, replace: bool = False) -> str | None:
+    """Why writing ``out`` could destroy an input (None when it cannot)."""
+    return _reason(out, _labelled(inputs), replace)
+
+
+def refuse_overlap(outputs: Mapping[str, PathLike | None], inputs: Inputs, *, replace: bool = False) -> None:
+    """Raise :class:`DataError` when any output (option -> path) overlaps any input.
+
+    Outputs are also checked against each other: two outputs must not nest either.
+    """
+    labelled = _labelled(inputs)
+    outs = [(label, p) for label, p in outputs.items() if p is not None]
+    problems = []
+    for i, (label, path) in enumerate(outs):
+        others = [(f"output {other}", q) for other, q in outs[i + 1:]]
+        reason = _reason(path, labelled + others, replace)
+        if reason is not None:
+            problems.append(Problem(str(path), f"output {reason}", field=label))
+    if problems:
+        raise DataError(problems)

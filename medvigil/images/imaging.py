@@ -1,0 +1,577 @@
+"""Image operations of the MedVIGIL protocol (paper, Appendix L): pure functions of (image, params).
+
+Every function here takes a :class:`PIL.Image.Image` and plain parameters and returns a new
+RGB image (the input is never modified). The dataset builders, the lmms-eval tasks, the
+baselines and the synthetic release generator all call these functions, so a perturbed
+image can always be re-rendered from the original image plus the recorded parameters.
+
+Conventions
+-----------
+* **Size.** :func:`to_published` resamples the longest side to exactly
+  :data:`~medvigil.suites.medvigil.release_format.LONGEST_SIDE` (1024 px) with Lanczos, both down *and up*
+  (the paper says "longest-side-resampled to 1024 px"), keeping the aspect ratio; the short
+  side is ``round(short * 1024 / long)`` (at least 1 px). An image whose longest side is
+  already 1024 px is not resampled.
+* **JPEG.** :func:`encode_jpeg` writes baseline JPEG at quality 92 with 4:2:0 chroma
+  subsampling (Pillow's default at this quality), no ``optimize`` pass and no progressive
+  scan, so the same pixels always give the same bytes (for a given Pillow/libjpeg build).
+* **ROI boxes** are normalised ``[x0, y0, x1, y1]`` with ``0 <= x0 < x1 <= 1`` and
+  ``0 <= y0 < y1 <= 1`` (x to the right, y downwards, origin at the top-left corner).
+  :func:`roi_pixels` turns them into a pixel rectangle by rounding *outwards*: ``floor`` for
+  ``x0, y0`` and ``ceil`` for ``x1, y1`` (after a 1e-9 tolerance that absorbs float noise
+  such as ``0.3 * 1000 = 300.00000000000006``), clamped to the image; the rectangle is
+  half-open (``x1``/``y1`` exclusive, as in Pillow) and at least one pixel wide and high.
+* **Grey** is :data:`~medvigil.suites.medvigil.release_format.GREY` ``(128, 128, 128)``, never black, so a
+  model cannot special-case an all-black input.
+* **Errors.** A wrong argument type raises :class:`TypeError`, a bad value
+  :class:`ValueError`; both messages name the parameter and echo the value received.
+  Undecodable files raise :class:`medvigil.errors.DataError` (a ``ValueError``) naming the
+  file.
+
+No OpenCV: the paper's blur used ``cv2.GaussianBlur``; :func:`gaussian_blur` reproduces it with
+:func:`scipy.ndimage.gaussian_filter` (see its docstring for the kernel-size choice).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from numbers import Real
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+
+from medvigil.errors import DataError, Problem
+from medvigil.suites.medvigil.release_format import GREY, JPEG_QUALITY, LONGEST_SIDE, ROI_DECAY_STEPS, ROI_UNUSABLE_COVERAGE
+
+__all__ = [
+    "DEFAULT_MAX_PIXELS",
+    "BLUR_TRUNCATE",
+    "to_published",
+    "encode_jpeg",
+    "decode_image",
+    "safe_open_image",
+    "validate_bbox",
+    "roi_pixels",
+    "roi_usable",
+    "roi_masked",
+    "roi_only",
+    "roi_decay",
+    "lr_flip",
+    "gaussian_blur",
+    "render_variant",
+]
+
+#: Largest image (width * height) that :func:`safe_open_image` will decode: 100 megapixels,
+#: enough for any radiograph (a 4,280 x 3,520 CXR is 15 MP) and far below what exhausts memory.
+DEFAULT_MAX_PIXELS = 100_000_000
+
+#: Gaussian kernel half-width in units of sigma used by :func:`gaussian_blur`.
+BLUR_TRUNCATE = 3.0
+
+_EXIF_IMAGE_DESCRIPTION = 0x010E
+_TOLERANCE = 1e-9
+
+
+# --------------------------------------------------------------------------- argument checks
+
+
+def _check_image(img: object, name: str = "img") -> Image.Image:
+    if not isinstance(img, Image.Image):
+        raise TypeError(f"{name} must be a PIL.Image.Image, got {type(img).__name__}: {img!r:.80}")
+    return img
+
+
+def _rgb(img: Image.Image) -> Image.Image:
+    """An RGB copy (a new object even when the input is already RGB)."""
+    return img.convert("RGB") if img.mode != "RGB" else img.copy()
+
+
+def _check_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
+    return int(value)
+
+
+def _check_real(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}: {value!r}")
+    return float(value)
+
+
+def validate_bbox(bbox: object, name: str = "bbox") -> tuple[float, float, float, float]:
+    """Check a normalised ROI box and return it as a tuple of four floats.
+
+    Args:
+        bbox: a sequence ``[x0, y0, x1, y1]`` of real numbers with ``0 <= x0 < x1 <= 1``
+            and ``0 <= y0 < y1 <= 1``.
+        name: the parameter name used in error messages.
+
+    Raises:
+        TypeError: ``bbox`` is not a sequence of four real numbers (a string is not accepted).
+        ValueError: wrong length, non-finite values, or coordinates out of order or range.
+
+    >>> validate_bbox([0.1, 0.2, 0.5, 0.9])
+    (0.1, 0.2, 0.5, 0.9)
+    >>> validate_bbox([0.5, 0.2, 0.1, 0.9])
+    Traceback (most recent call last):
+    ...
+    ValueError: bbox must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1, got [0.5, 0.2, 0.1, 0.9]
+    """
+    if isinstance(bbox, (str, bytes)) or not isinstance(bbox, (Sequence, np.ndarray)):
+        raise TypeError(f"{name} must be a sequence [x0, y0, x1, y1], got {type(bbox).__name__}: {bbox!r:.80}")
+    values = list(bbox)
+    if len(values) != 4:
+        raise ValueError(f"{name} must have 4 values [x0, y0, x1, y1], got {len(values)}: {values!r}")
+    out = tuple(_check_real(v, f"{name}[{i}]") for i, v in enumerate(values))
+    if not all(math.isfinite(v) for v in out):
+        raise ValueError(f"{name} values must be finite, got {values!r}")
+    x0, y0, x1, y1 = out
+    if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
+        raise ValueError(f"{name} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1, got {values!r}")
+    return out  # type: ignore[return-value]
+
+
+def _check_size(size: object) -> tuple[int, int]:
+    if isinstance(size, (str, bytes)) or not isinstance(size, Sequence) or len(size) != 2:
+        raise TypeError(f"size must be a (width, height) pair, got {type(size).__name__}: {size!r:.80}")
+    width, height = (_check_int(v, f"size[{i}]") for i, v in enumerate(size))
+    if width < 1 or height < 1:
+        raise ValueError(f"size must be positive (width, height), got {size!r}")
+    return width, height
+
+
+# --------------------------------------------------------------------------- published form
+
+
+def to_published(img: Image.Image, longest_side: int = LONGEST_SIDE) -> Image.Image:
+    """Return the published form of a source image: RGB, longest side resampled to 1024 px.
+
+    Resampling uses Lanczos (``Image.Resampling.LANCZOS``) and keeps the aspect ratio; the
+    short side becomes ``max(1, round(short * longest_side / long))``. Smaller images are
+    upscaled and larger ones downscaled (the paper resamples every source image to 1024 px).
+    An image already at the target size is only converted to RGB.
+
+    Args:
+        img: any PIL image (greyscale, palette, RGBA, 16-bit ... are converted to RGB first;
+            alpha is dropped, not composited).
+        longest_side: target length of the longest side in pixels (default 1024).
+
+    >>> to_published(Image.new("L", (300, 150))).size
+    (1024, 512)
+    >>> to_published(Image.new("RGB", (2048, 4096))).size
+    (512, 1024)
+    """
+    _check_image(img)
+    longest_side = _check_int(longest_side, "longest_side")
+    if longest_side < 1:
+        raise ValueError(f"longest_side must be >= 1, got {longest_side}")
+    if img.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+        # Scale wide-range greyscale to 8 bit by its own range (min -> 0, max -> 255).
+        arr = np.asarray(img, dtype=np.float64)
+        lo, hi = float(arr.min()), float(arr.max())
+        arr = np.zeros_like(arr) if hi <= lo else (arr - lo) * (255.0 / (hi - lo))
+        img = Image.fromarray(np.rint(arr).astype(np.uint8), mode="L")
+    width, height = img.size
+    long_side = max(width, height)
+    if long_side == longest_side:
+        return _rgb(img)
+    scale = longest_side / long_side
+    if width >= height:
+        new_size = (longest_side, max(1, round(height * scale)))
+    else:
+        new_size = (max(1, round(width * scale)), longest_side)
+    if img.mode == "L":
+        # Pillow resamples every band alike, so resizing the grey band once and then
+        # copying it to R, G and B gives the same pixels as resizing RGB, three times faster.
+        return img.resize(new_size, Image.Resampling.LANCZOS).convert("RGB")
+    return _rgb(img).resize(new_size, Image.Resampling.LANCZOS)
+
+
+def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | None = None) -> bytes:
+    """Encode an image as deterministic baseline JPEG bytes (quality 92 by default).
+
+    Settings are fixed so that the same pixels give the same bytes: baseline (not
+    progressive), no ``optimize`` pass, 4:2:0 chroma subsampling, no timestamps.
+
+    Args:
+        img: the image; converted to RGB first.
+        quality: libjpeg quality 1..95 (default 92, paper Appendix L).
+        comment: optional text written both as a JPEG ``COM`` marker and as the EXIF
+            ``ImageDescription`` tag (0x010E); used to label synthetic images.
+
+    >>> data = encode_jpeg(Image.new("RGB", (8, 8), (128, 128, 128)))
+    >>> data[:2] == b"\\xff\\xd8" and data == encode_jpeg(Image.new("RGB", (8, 8), (128, 128, 128)))
+    True
+    """
+    _check_image(img)
+    quality = _check_int(quality, "quality")
+    if not 1 <= quality <= 95:
+        raise ValueError(f"quality must be in 1..95, got {quality}")
+    options: dict = {"quality": quality, "optimize": False, "progressive": False, "subsampling": "4:2:0"}
+    if comment is not None:
+        if not isinstance(comment, str):
+            raise TypeError(f"comment must be a str or None, got {type(comment).__name__}: {comment!r:.80}")
+        exif = Image.Exif()
+        exif[_EXIF_IMAGE_DESCRIPTION] = comment
+        options["comment"] = comment.encode("utf-8")
+        options["exif"] = exif.tobytes()
+    buf = io.BytesIO()
+    _rgb(img).save(buf, format="JPEG", **options)
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------- safe decoding
+
+
+def pixel_budget_problem(width: int, height: int, *, planes: int = 1, max_pixels: int = DEFAULT_MAX_PIXELS) -> str | None:
+    """Why an image declaring ``width`` x ``height`` (x ``planes`` frames or samples) must not be
+    decoded, or None. The one pixel budget of the project: every decoder (JPEG/PNG files, image
+    bytes in Parquet or in requests to ``serve-baseline``, DICOM) asks it before decoding."""
+    max_pixels = _check_int(max_pixels, "max_pixels")
+    if max_pixels < 1:
+        raise ValueError(f"max_pixels must be >= 1, got {max_pixels}")
+    if width <= 0 or height <= 0:
+        return f"declares an empty image size {width}x{height}"
+    total = width * height * max(1, planes)
+    if total > max_pixels:
+        shown = f"{width}x{height}" + (f"x{planes}" if planes > 1 else "")
+        return (f"declares {shown} = {total:,} pixels, more than the {max_pixels:,}-pixel limit (decompression bomb); "
+                f"refusing to decode (max_pixels={max_pixels})")
+    return None
+
+
+@contextlib.contextmanager
+def _strict_loading():
+    """Truncated files fail to load even where a library (lmms-eval imports one that does) has
+    turned on Pillow's process-wide ``ImageFile.LOAD_TRUNCATED_IMAGES``; the setting is restored."""
+    with _LOADING:
+        before, ImageFile.LOAD_TRUNCATED_IMAGES = ImageFile.LOAD_TRUNCATED_IMAGES, False
+        try:
+            yield
+        finally:
+            ImageFile.LOAD_TRUNCATED_IMAGES = before
+
+
+_LOADING = threading.Lock()
+
+
+def _decode(source, name: str, max_pixels: int) -> Image.Image:
+    max_pixels = _check_int(max_pixels, "max_pixels")
+    if max_pixels < 1:
+        raise ValueError(f"max_pixels must be >= 1, got {max_pixels}")
+    try:
+        with warnings.catch_warnings():
+            # We apply our own limit below; Pillow's warning threshold is not ours.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(source) as im:
+                reason = pixel_budget_problem(*im.size, max_pixels=max_pixels)
+                if reason is not None:
+                    raise DataError(Problem(file=name, message=f"image {reason}"))
+                with _strict_loading():
+                    im.load()
+                return im.convert("RGB")
+    except DataError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise DataError(Problem(file=name, message=f"refusing to decode (decompression bomb): {exc}")) from exc
+    except UnidentifiedImageError as exc:
+        raise DataError(Problem(file=name, message="not a recognised image file")) from exc
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
+        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
+        raise DataError(Problem(file=name, message=f"cannot decode image (truncated or corrupt): {exc}")) from exc
+
+
+def safe_open_image(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:
+    """Open and fully decode an image file as RGB, refusing oversized or broken files.
+
+    The pixel count is checked from the header *before* decoding, so a decompression bomb
+    (a small file declaring a huge image) is rejected without allocating its pixels.
+    Pillow's global ``Image.MAX_IMAGE_PIXELS`` is left untouched.
+
+    Args:
+        path: the image file.
+        max_pixels: largest accepted ``width * height`` (default :data:`DEFAULT_MAX_PIXELS`).
+
+    Returns:
+        A fully loaded RGB image, detached from the file.
+
+    Raises:
+        FileNotFoundError: no such file.
+        medvigil.errors.DataError: (a ``ValueError``) the file is not an image, is truncated
+            or corrupt, or has more than ``max_pixels`` pixels; the message names the file.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r:.80}")
+    from medvigil.files.input_files import read_bytes
+
+    name = os.fspath(path)
+    return _decode(io.BytesIO(read_bytes(name, name)), name, max_pixels)
+
+
+def decode_image(data: bytes, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:
+    """Like :func:`safe_open_image` for encoded bytes (e.g. an image column of a Parquet file).
+
+    ``name`` is used in error messages in place of a file name.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+    return _decode(io.BytesIO(bytes(data)), name, max_pixels)
+
+
+# --------------------------------------------------------------------------- ROI geometry
+
+
+def roi_pixels(bbox_norm: Sequence[float], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """Integer pixel rectangle ``(x0, y0, x1, y1)`` of a normalised ROI box (x1, y1 exclusive).
+
+    Rounds outwards so the rectangle always contains the normalised box: ``floor(x0 * W)``,
+    ``floor(y0 * H)``, ``ceil(x1 * W)``, ``ceil(y1 * H)`` (1e-9 tolerance against float noise),
+    clamped to ``[0, W]`` x ``[0, H]`` and at least one pixel in each direction.
+
+    Args:
+        bbox_norm: normalised ``[x0, y0, x1, y1]`` (see :func:`validate_bbox`).
+        size: image ``(width, height)`` in pixels, as ``PIL.Image.size``.
+
+    >>> roi_pixels([0.25, 0.1, 0.5, 0.75], (1024, 1000))
+    (256, 100, 512, 750)
+    >>> roi_pixels([0.1001, 0.0, 0.3333, 1.0], (1000, 10))
+    (100, 0, 334, 10)
+    """
+    x0, y0, x1, y1 = validate_bbox(bbox_norm, "bbox_norm")
+    width, height = _check_size(size)
+    px0 = min(max(math.floor(x0 * width + _TOLERANCE), 0), width - 1)
+    py0 = min(max(math.floor(y0 * height + _TOLERANCE), 0), height - 1)
+    px1 = min(max(math.ceil(x1 * width - _TOLERANCE), px0 + 1), width)
+    py1 = min(max(math.ceil(y1 * height - _TOLERANCE), py0 + 1), height)
+    return px0, py0, px1, py1
+
+
+def roi_usable(bbox: object) -> bool:
+    """Whether an ROI box can drive the ROI probes (``roi_masked`` / ``roi_only``).
+
+    False when the box is missing (``None``, empty string, empty list), malformed or out of
+    range, or when it covers at least 97% of the image in *both* directions
+    (:data:`~medvigil.suites.medvigil.release_format.ROI_UNUSABLE_COVERAGE`). A JSON string such as the
+    ``roi_bbox_norm`` cell of ``grounding.csv`` is accepted. Never raises.
+
+    >>> roi_usable([0.1, 0.1, 0.4, 0.5]), roi_usable([0.0, 0.0, 1.0, 1.0]), roi_usable(None)
+    (True, False, False)
+    >>> roi_usable("[0.0, 0.01, 1.0, 0.99]"), roi_usable([0.0, 0.0, 1.0, 0.5])
+    (False, True)
+    """
+    if bbox is None:
+        return False
+    if isinstance(bbox, (str, bytes)):
+        text = bbox.decode("utf-8", "replace") if isinstance(bbox, bytes) else bbox
+        if not text.strip():
+            return False
+        try:
+            bbox = json.loads(text)
+        except ValueError:
+            return False
+    try:
+        x0, y0, x1, y1 = validate_bbox(bbox)
+    except (TypeError, ValueError):
+        return False
+    return not (x1 - x0 >= ROI_UNUSABLE_COVERAGE and y1 - y0 >= ROI_UNUSABLE_COVERAGE)
+
+
+# --------------------------------------------------------------------------- perturbations
+
+
+def roi_masked(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
+    """Fill the ROI rectangle with mid-grey (128, 128, 128): the ``roi_masked`` variant.
+
+    The answer-relevant region is removed, so the safe answer becomes "insufficient visual
+    evidence" (option E). The rectangle is :func:`roi_pixels` of ``bbox``.
+
+    >>> out = roi_masked(Image.new("RGB", (10, 10), (0, 0, 0)), [0.0, 0.0, 0.5, 0.5])
+    >>> out.getpixel((0, 0)), out.getpixel((5, 5))
+    ((128, 128, 128), (0, 0, 0))
+    """
+    out = _rgb(_check_image(img))
+    out.paste(GREY, roi_pixels(bbox, out.size))
+    return out
+
+
+def roi_only(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
+    """Keep the ROI rectangle and fill every pixel outside it with mid-grey: ``roi_only``.
+
+    Pixels inside :func:`roi_pixels` of ``bbox`` are unchanged.
+
+    >>> out = roi_only(Image.new("RGB", (10, 10), (0, 0, 0)), [0.0, 0.0, 0.5, 0.5])
+    >>> out.getpixel((0, 0)), out.getpixel((5, 5))
+    ((0, 0, 0), (128, 128, 128))
+    """
+    src = _rgb(_check_image(img))
+    box = roi_pixels(bbox, src.size)
+    out = Image.new("RGB", src.size, GREY)
+    out.paste(src.crop(box), box[:2])
+    return out
+
+
+def roi_decay(img: Image.Image, bbox: Sequence[float], step: int) -> Image.Image:
+    """Grey the top ``step/3`` of the ROI rectangle (visual-token ablation, paper Appendix K).
+
+    With ``h = y1 - y0`` the ROI height in pixels, rows ``y0 .. y0 + round(h * step / 3) - 1``
+    are filled with mid-grey (``round`` is half-up, computed in integers as
+    ``(2 * h * step + 3) // 6``). Step 0 returns an unchanged copy; step 3 equals
+    :func:`roi_masked` pixel for pixel.
+
+    Args:
+        img: the image.
+        bbox: normalised ROI box.
+        step: 0, 1, 2 or 3.
+
+    >>> im = Image.new("RGB", (10, 10))
+    >>> roi_decay(im, [0, 0, 1, 1], 3).tobytes() == roi_masked(im, [0, 0, 1, 1]).tobytes()
+    True
+    """
+    src = _check_image(img)
+    step = _check_int(step, "step")
+    if step not in ROI_DECAY_STEPS:
+        raise ValueError(f"step must be one of {ROI_DECAY_STEPS}, got {step}")
+    out = _rgb(src)
+    x0, y0, x1, y1 = roi_pixels(bbox, out.size)
+    rows = (2 * (y1 - y0) * step + 3) // 6
+    if rows > 0:
+        out.paste(GREY, (x0, y0, x1, y0 + rows))
+    return out
+
+
+def lr_flip(img: Image.Image) -> Image.Image:
+    """Mirror the image left-right (``ImageOps.mirror``): the ``lr_flip`` variant.
+
+    After a flip the patient's right side appears on the other side of the image, so the
+    gold answer changes exactly when the case is laterality-dependent.
+
+    >>> im = Image.new("RGB", (2, 1)); im.putpixel((0, 0), (255, 0, 0))
+    >>> lr_flip(im).getpixel((1, 0))
+    (255, 0, 0)
+    """
+    return ImageOps.mirror(_rgb(_check_image(img)))
+
+
+def gaussian_blur(img: Image.Image, sigma: float, truncate: float = BLUR_TRUNCATE) -> Image.Image:
+    """Isotropic Gaussian blur with standard deviation ``sigma`` pixels (blur sweep, Appendix J).
+
+    The paper used ``cv2.GaussianBlur`` with a ``(2k+1) x (2k+1)`` kernel; OpenCV is not a
+    dependency, so this applies the same separable Gaussian with
+    :func:`scipy.ndimage.gaussian_filter`: kernel radius ``k = int(truncate * sigma + 0.5)``
+    (``truncate = 3`` by default, i.e. the kernel spans about +-3 sigma, which keeps 99.7% of
+    the mass), border handling ``mode="mirror"`` (OpenCV's default ``BORDER_REFLECT_101``),
+    computed in float per channel and rounded half-to-even back to 8 bit. Results can differ
+    from OpenCV's fixed-point path by one grey level on some pixels.
+
+    ``sigma = 0`` returns an unchanged copy. The paper's ``sigma = infinity`` condition means
+    "no image" and is not a blur: pass it to the prompt builder, not here.
+
+    Args:
+        img: the image.
+        sigma: standard deviation in pixels, finite and >= 0 (paper sweep: 0, 2, 4, 8, 16, 32, 64).
+        truncate: kernel half-width in units of sigma, > 0.
+
+    >>> im = Image.new("RGB", (9, 9)); im.putpixel((4, 4), (255, 255, 255))
+    >>> gaussian_blur(im, 0).tobytes() == im.tobytes(), gaussian_blur(im, 1).getpixel((4, 4))[0] < 255
+    (True, True)
+    """
+    src = _check_image(img)
+    sigma = _check_real(sigma, "sigma")
+    truncate = _check_real(truncate, "truncate")
+    if not math.isfinite(sigma) or sigma < 0:
+        raise ValueError(f"sigma must be finite and >= 0 (sigma=inf is the no-image condition), got {sigma}")
+    if not math.isfinite(truncate) or truncate <= 0:
+        raise ValueError(f"truncate must be finite and > 0, got {truncate}")
+    out = _rgb(src)
+    if sigma == 0:
+        return out
+    arr = np.asarray(out, dtype=np.float64)
+    radius = int(truncate * sigma + 0.5)
+    if radius < FFT_BLUR_MIN_RADIUS:
+        from scipy import ndimage  # imported lazily: scipy costs ~0.2 s at import
+
+        blurred = ndimage.gaussian_filter(arr, sigma=(sigma, sigma, 0), truncate=truncate, mode="mirror")
+    else:
+        blurred = _fft_gaussian(arr, sigma, radius)
+    return Image.fromarray(np.clip(np.rint(blurred), 0, 255).astype(np.uint8), mode="RGB")
+
+
+FFT_BLUR_MIN_RADIUS = 24  # above this kernel radius the FFT path is faster than direct convolution
+
+
+def _fft_gaussian(arr: np.ndarray, sigma: float, radius: int) -> np.ndarray:
+    """The same truncated, normalised Gaussian as ``ndimage.gaussian_filter`` with
+    ``mode="mirror"``, applied separably by FFT convolution: cost independent of sigma.
+
+    Padding uses numpy's ``reflect`` (edge pixel not repeated), which is scipy's ``mirror``;
+    when the radius exceeds the image the padding is repeated, as reflection does.
+    """
+    from scipy.signal import fftconvolve
+
+    x = np.arange(-radius, radius + 1, dtype=np.float64)
+    kernel = np.exp(-0.5 * (x / sigma) ** 2)
+    kernel /= kernel.sum()
+    out = arr
+    for axis in (0, 1):
+        pad = [(0, 0)] * 3
+        pad[axis] = (radius, radius)
+        padded = np.pad(out, pad, mode="reflect") if out.shape[axis] > 1 else np.pad(out, pad, mode="edge")
+        shape = [1, 1, 1]
+        shape[axis] = kernel.size
+        out = fftconvolve(padded, kernel.reshape(shape), mode="valid", axes=axis)
+    return out
+
+
+def render_variant(img: Image.Image, variant: str, bbox: Sequence[float] | None = None) -> Image.Image:
+    """Render one published image variant by name: ``roi_masked``, ``roi_only`` or ``lr_flip``.
+
+    ``bbox`` is required for the two ROI variants and must be usable (:func:`roi_usable`);
+    the published release skips ROI variants for cases without a usable box.
+    """
+    if not isinstance(variant, str):
+        raise TypeError(f"variant must be a str, got {type(variant).__name__}: {variant!r}")
+    if variant == "lr_flip":
+        return lr_flip(img)
+    if variant not in ("roi_masked", "roi_only"):
+        raise ValueError(f"variant must be one of 'roi_masked', 'roi_only', 'lr_flip', got {variant!r}")
+    if bbox is None or not roi_usable(bbox):
+        raise ValueError(f"bbox must be a usable ROI box for variant {variant!r}, got {bbox!r}")
+    return roi_masked(img, bbox) if variant == "roi_masked" else roi_only(img, bbox)
+
+
+class ImageCache:
+    """A small LRU of rendered or encoded images, ``get(key, make)`` calling ``make()`` on a miss.
+
+    Callers ask for the same image several times in a row (the probes of one case are adjacent
+    in the published files; lmms-eval asks a MedQ-Deg doc ``T`` times), so a handful of entries
+    renders each image once while memory stays flat as the data grows.
+    """
+
+    def __init__(self, maxsize: int = 16):
+        if maxsize < 1:
+            raise ValueError(f"maxsize must be >= 1, got {maxsize}")
+        self.maxsize = maxsize
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        if key in self._items:
+            self._items.move_to_end(key)
+            self.hits += 1
+            return self._items[key]
+        self.misses += 1
+        value = self._items[key] = make()
+        if len(self._items) > self.maxsize:
+            self._items.popitem(last=False)
+        return value

@@ -1,0 +1,185 @@
+"""One adapter from any multiple-choice image dataset to the rows the stress-test packs read.
+
+The MedQ-Deg, Readiness and Consistent-but-Dangerous task packs read MedVIGIL's built ``mcq``
+config (``MEDVIGIL_DATA``). Point ``MEDVIGIL_MCQ_ADAPTER`` at a JSON *column mapping* and they
+read any Hugging Face dataset with an image, a question and K >= 2 options instead
+(:func:`load_mcq`). The mapping::
+
+    {
+      "data": "path/or/hub-id",          # a save_to_disk folder, or anything datasets.load_dataset takes
+      "split": "test",
+      "name": "VQA-RAD",                 # source_dataset of every row (default: the data's folder name)
+      "columns": {
+        "image": "img",                  # an image column (PIL / datasets.Image)
+        "question": "prompt",
+        "options": "choices",            # one list column, or a list of columns ["opt_a", "opt_b", ...]
+        "answer": "label",               # the gold: a letter, a 0-based index, or the option text
+        "id": "qid",                     # optional; default the row number
+        "case": "patient",               # optional; default the id (one item per case)
+        "modality": "modality",          # optional (MedQ-Deg picks degradations by modality)
+        "capability": "task",            # optional (MedQ-Deg Table 2)
+        "finding": "finding",            # optional (CbD per-finding split)
+        "text_only_answerable": "text_ok",   # optional; default false: every item needs the image
+        "safe_option": "abstain_letter"  # optional: an option never replaced (Readiness) or proposed (CbD)
+      },
+      "defaults": {"modality": "X-ray"}  # optional constant values for absent columns
+    }
+
+Every row becomes one ``original`` probe: ``probe_id``, ``case_id``, ``question``, ``options`` (K
+texts), ``correct_letter`` (A..), ``image`` and ``image_file`` (the id: seeds and caches key on
+it), ``image_status``, ``modality``, ``source_dataset``, ``capability``, ``finding``,
+``text_only_answerable``, ``laterality_dependent`` (false: no mirrored probe exists, so T5 is not
+asked), ``safe_letter``, ``risk_tier`` (null). A bad mapping or row is a ``ValueError`` naming the
+mapping file, the row and the field.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ADAPTER_ENV = "MEDVIGIL_MCQ_ADAPTER"
+REQUIRED = ("image", "question", "options", "answer")
+OPTIONAL = ("id", "case", "modality", "capability", "finding", "text_only_answerable", "safe_option")
+LETTERS = string.ascii_uppercase
+
+
+def read_mapping(path: str | os.PathLike) -> dict[str, Any]:
+    """The column mapping in ``path``, checked (unknown or missing keys are errors)."""
+    where = str(path)
+    from medvigil.files.input_files import read_json
+
+    try:
+        spec = read_json(path, where)  # a regular file, bounded, strict JSON (DataError names the line)
+    except OSError as exc:
+        raise ValueError(f"{where}: not a readable JSON column mapping ({exc})") from None
+    if not isinstance(spec, dict) or not isinstance(spec.get("columns"), dict) or not spec.get("data"):
+        raise ValueError(f"{where}: needs 'data' and a 'columns' object")
+    columns = spec["columns"]
+    unknown = set(columns) - set(REQUIRED) - set(OPTIONAL)
+    missing = [c for c in REQUIRED if not columns.get(c)]
+    if unknown or missing:
+        raise ValueError(f"{where}: field 'columns': " + "; ".join(
+            ([f"unknown {sorted(unknown)}"] if unknown else []) + ([f"missing {missing}"] if missing else [])))
+    if not isinstance(spec.get("defaults", {}), dict):
+        raise ValueError(f"{where}: field 'defaults' must be an object")
+    base = Path(path).resolve().parent
+    data = Path(spec["data"])
+    if not data.is_absolute() and (base / data).exists():
+        spec["data"] = str(base / data)
+    spec["_where"] = where
+    return spec
+
+
+def _load_source(spec: Mapping[str, Any]):
+    import datasets
+
+    data, split = spec["data"], spec.get("split", "test")
+    folder = Path(data)
+    if folder.is_dir() and ((folder / "state.json").exists() or (folder / "dataset_dict.json").exists()):
+        loaded = datasets.load_from_disk(str(folder))
+        if isinstance(loaded, datasets.DatasetDict):
+            if split not in loaded:
+                raise ValueError(f"{spec['_where']}: field 'split': {split!r} is not one of {sorted(loaded)}")
+            loaded = loaded[split]
+        return loaded
+    return datasets.load_dataset(data, split=split)
+
+
+def _letter(answer: Any, options: list[str], where: str) -> str:
+    k = len(options)
+    if isinstance(answer, bool):
+        raise ValueError(f"{where}: field 'answer' is a bool, not a letter, index or option text")
+    if isinstance(answer, int) and 0 <= answer < k:
+        return LETTERS[answer]
+    if isinstance(answer, str):
+        text = answer.strip()
+        if len(text) == 1 and text.upper() in LETTERS[:k]:
+            return text.upper()
+        matches = [i for i, o in enumerate(options) if o.strip().lower() == text.lower()]
+        if len(matches) == 1:
+            return LETTERS[matches[0]]
+    raise ValueError(f"{where}: field 'answer' {answer!r} is neither a letter A-{LETTERS[k - 1]}, an index 0-{k - 1}, "
+                     "nor exactly one option's text")
+
+
+def adapt(spec: Mapping[str, Any]):
+    """The mapped dataset as stress-pack rows (a ``datasets.Dataset`` with an Image column)."""
+    import datasets
+
+    source = _load_source(spec)
+    where, cols, defaults = spec["_where"], spec["columns"], spec.get("defaults", {})
+    option_cols = cols["options"] if isinstance(cols["options"], list) else [cols["options"]]
+    named = [cols[c] for c in (*REQUIRED, *OPTIONAL) if c in cols and c != "options"] + option_cols
+    absent = [c for c in named if c not in source.column_names]
+    if absent:
+        raise ValueError(f"{where}: field 'columns' names {absent}, not in the dataset (columns: {source.column_names})")
+    name = spec.get("name") or Path(str(spec["data"])).name
+
+    def value(row: Mapping[str, Any], key: str) -> Any:
+        return row[cols[key]] if key in cols else defaults.get(key)
+
+    def convert(row: Mapping[str, Any], i: int) -> dict[str, Any]:
+        here = f"{where}: row {i}"
+        options = list(row[option_cols[0]]) if len(option_cols) == 1 else [row[c] for c in option_cols]
+        options = [str(o) for o in options if o is not None and str(o).strip() != ""]
+        if not 2 <= len(options) <= len(LETTERS):
+            raise ValueError(f"{here}: field 'options' has {len(options)} non-empty options (need 2 to 26)")
+        if len({o.strip().lower() for o in options}) != len(options):
+            raise ValueError(f"{here}: field 'options' repeats an option text: {options!r}")
+        question = value(row, "question")
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError(f"{here}: field 'question' is empty")
+        probe = str(value(row, "id") if value(row, "id") is not None else i)
+        safe = value(row, "safe_option")
+        text_ok = value(row, "text_only_answerable")
+        return {
+            "probe_id": probe,
+            "case_id": str(value(row, "case") if value(row, "case") is not None else probe),
+            "probe_kind": "original",
+            "question": question,
+            "options": options,
+            "correct_letter": _letter(value(row, "answer"), options, here),
+            "image": value(row, "image"),
+            "image_file": f"{name}/{probe}",
+            "image_status": "embedded" if value(row, "image") is not None else "no_image",
+            "modality": None if value(row, "modality") is None else str(value(row, "modality")),
+            "source_dataset": name,
+            "capability": None if value(row, "capability") is None else str(value(row, "capability")),
+            "finding": None if value(row, "finding") is None else str(value(row, "finding")),
+            "text_only_answerable": bool(text_ok) if text_ok is not None else False,
+            "laterality_dependent": False,
+            "safe_letter": None if safe is None else _letter(safe, options, here),
+            "risk_tier": None,
+        }
+
+    features = datasets.Features({
+        "probe_id": datasets.Value("string"), "case_id": datasets.Value("string"), "probe_kind": datasets.Value("string"),
+        "question": datasets.Value("string"), "options": datasets.List(datasets.Value("string")),
+        "correct_letter": datasets.Value("string"), "image": datasets.Image(), "image_file": datasets.Value("string"),
+        "image_status": datasets.Value("string"), "modality": datasets.Value("string"), "source_dataset": datasets.Value("string"),
+        "capability": datasets.Value("string"), "finding": datasets.Value("string"),
+        "text_only_answerable": datasets.Value("bool"), "laterality_dependent": datasets.Value("bool"),
+        "safe_letter": datasets.Value("string"), "risk_tier": datasets.Value("string"),
+    })
+    rows = source.map(convert, with_indices=True, remove_columns=source.column_names, features=features,
+                      desc=f"adapting {name} to multiple-choice rows")
+    ids = rows["probe_id"]
+    if len(set(ids)) != len(ids):
+        dup = next(x for x in ids if ids.count(x) > 1)
+        raise ValueError(f"{where}: field 'columns.id': id {dup!r} occurs more than once")
+    return rows
+
+
+def load_mcq(env: Mapping[str, str] | None = None):
+    """The rows the stress packs ask: the adapted dataset when ``MEDVIGIL_MCQ_ADAPTER`` names a
+    mapping, else MedVIGIL's built ``mcq`` config (``MEDVIGIL_DATA``)."""
+    path = (os.environ if env is None else env).get(ADAPTER_ENV)
+    if path:
+        return adapt(read_mapping(path))
+    from medvigil.data_location import load_config
+
+    return load_config("mcq")

@@ -1,0 +1,39 @@
+"""CircularEval collapse: a probe asked under all five option rotations counts as correct
+only when every rotation is answered correctly (the published-letter record of the first
+wrong rotation stands for the probe otherwise).
+
+Records must already be in *published* letters (see :mod:`medvigil.mcq.option_order`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from medvigil.errors import DataError, Problem
+
+CIRCULAR = "circular"
+
+
+def collapse_circular(records: Iterable[Mapping], source: str = "<records>") -> list[dict]:
+    """Replace each group of rotations (same model and probe, condition ``circular``) by one record."""
+    out: list[dict] = []
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for record in records:
+        if record.get("condition") != CIRCULAR:
+            out.append(dict(record))
+            continue
+        groups.setdefault((record["model"], record["probe_id"]), []).append(dict(record))
+    problems = []
+    for (model, probe_id), rotations in groups.items():
+        seen = sorted((r.get("extra") or {}).get("rotation", -1) for r in rotations)
+        if seen != list(range(5)):
+            problems.append(Problem(source, f"model {model!r} probe {probe_id!r}: rotations {seen}, expected 0..4", field="extra.rotation"))
+            continue
+        rotations.sort(key=lambda r: r["extra"]["rotation"])
+        wrong = [r for r in rotations if r.get("predicted_letter") != r["correct_letter"] or r.get("parse_status") != "ok"]
+        chosen = dict(wrong[0] if wrong else rotations[0])
+        chosen["extra"] = {**chosen.get("extra", {}), "rotations_correct": 5 - len(wrong)}
+        out.append(chosen)
+    if problems:
+        raise DataError(problems)
+    return out

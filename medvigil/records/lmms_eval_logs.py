@@ -1,0 +1,130 @@
+"""Read lmms-eval ``--log_samples`` output of the medvigil tasks back into probe records.
+
+lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``.
+Every sample line of a medvigil or mediconfusion task carries our per-probe record under
+each metric key (see ``tasks/*/utils.py``); the model is named from the results file's
+``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
+task hook cannot know it. CircularEval rotations are collapsed per probe.
+
+Lines are read in bulk: only the record is parsed (:mod:`medvigil.files.jsonl_bulk`), the records
+of a file are validated together (:func:`medvigil.records.schema_validation.problems_for_records`),
+and a line that does not take the fast path is parsed whole, as before. Problems name the
+file, the line and the field either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import loads_json, open_regular, read_json
+from medvigil.files.jsonl_bulk import first_object_entry, paused_gc
+from medvigil.mcq.circular import CIRCULAR, collapse_circular
+from medvigil.records.record_checks import extra_problems
+from medvigil.records.schema_validation import problems_for_records
+
+SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
+RECORD_KEY = "mcs"  # every medvigil task emits the record under this metric key
+
+
+def _record_of(sample) -> dict | None:
+    """The per-probe record of one sample line: under ``mcs`` (MedVIGIL tasks) or under
+    any metric key (MediConfusion tasks emit it under each of theirs)."""
+    if not isinstance(sample, dict):
+        return None
+    record = sample.get(RECORD_KEY)
+    if isinstance(record, dict):
+        return record
+    for value in sample.values():
+        if isinstance(value, dict) and "suite" in value and "probe_id" in value:
+            return value
+    return None
+
+
+def _record_fast(line: str) -> dict | None:
+    """The record of a sample line parsed alone, or None when the line needs a whole parse
+    (then :func:`_record_of` decides, on the parsed line, exactly as before)."""
+    try:
+        entry = first_object_entry(line)
+    except (ValueError, RecursionError):  # JSONDecodeError included: the whole parse says where
+        return None
+    if entry is None:
+        return None
+    key, value, _ = entry
+    if key == RECORD_KEY:
+        return value
+    if "suite" in value and "probe_id" in value and f'"{RECORD_KEY}"' not in line:
+        return value  # no record key anywhere in the line: the first record-like object wins
+    return None
+
+
+def is_samples_file(path: Path) -> bool:
+    return bool(SAMPLES.match(path.name))
+
+
+def model_name(samples_path: Path) -> str:
+    """``model(args)`` from the sibling ``<stamp>_results.json``."""
+    stamp = SAMPLES.match(samples_path.name).group("stamp")
+    results = samples_path.with_name(f"{stamp}_results.json")
+    if not results.exists():  # anything else there (a FIFO, a device) is refused by read_json
+        raise DataError(Problem(str(samples_path), f"no {results.name} beside it to name the model", field="model"))
+    data = read_json(results, str(results), allow_non_finite=True)  # lmms-eval writes NaN for missing stderrs
+    config = data.get("config") if isinstance(data, dict) else None
+    if not isinstance(config, dict):
+        raise DataError(Problem(str(results), "not an lmms-eval results file: no 'config' object", field="config"))
+    model, args = config.get("model") or "", str(config.get("model_args") or "").strip()
+    if not isinstance(model, str):
+        raise DataError(Problem(str(results), f"config.model must be a string, got {type(model).__name__}", field="config.model"))
+    if not model:
+        raise DataError(Problem(str(results), "config.model is empty", field="config.model"))
+    return f"{model}({args})" if args else model
+
+
+def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> list[dict]:
+    """Probe records from lmms-eval samples files; every bad line is reported at once."""
+    records: list[dict] = []
+    problems: list[Problem] = []
+    with paused_gc():
+        for path in map(Path, paths):
+            name = model or model_name(path)
+            file = str(path)
+            found: list[dict] = []
+            lines: list[int] = []
+            bad: list[Problem] = []
+            # a regular file within the input cap (medvigil.files.input_files), streamed line by line
+            with open_regular(path, file) as raw:
+                for line_no, data in enumerate(raw, start=1):
+                    try:
+                        line = data.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        bad.append(Problem(file, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} (line {line_no})", row=line_no))
+                        continue
+                    if line.isspace() or not line:
+                        continue
+                    record = _record_fast(line)
+                    if record is None:
+                        try:
+                            sample = loads_json(line, file, row=line_no, allow_non_finite=True)  # lmms-eval's own NaNs
+                        except DataError as exc:
+                            bad.extend(exc.problems)
+                            continue
+                        record = _record_of(sample)
+                        if record is None:
+                            bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
+                            continue
+                        record = dict(record)
+                    record["model"] = name
+                    found.append(record)
+                    lines.append(line_no)
+            bad += problems_for_records("probe_record", found, file, lines)
+            for record, line_no in zip(found, lines):
+                bad += extra_problems(record, file, line_no)
+            problems += sorted(bad, key=lambda p: p.row or 0)  # in line order, as read
+            records.extend(found)
+    if problems:
+        raise DataError(problems)
+    if any(r.get("condition") == CIRCULAR for r in records):
+        return collapse_circular(records)
+    return records

@@ -1,0 +1,1 @@
+"""One room per suite: medvigil, mediconfusion, medqdeg, readiness, cbd."""

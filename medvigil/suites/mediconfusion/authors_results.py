@@ -1,0 +1,367 @@
+"""Read the MediConfusion authors' result files into probe records.
+
+Formats (repository ``MShahabSepehri/MediConfusion``):
+
+* ``data/dataset.json`` (the *release*), read and validated by
+  :func:`medvigil.suites.mediconfusion.release.read_release` (re-exported here): ``{pair_id:
+  {"question", "option_A", "option_B", "im_1_correct", "im_2_correct", "category_1",
+  "category_2", ...}}``.
+* ``Results/<model>_<mode>.json`` (a *run*): ``{pair_id: {"answer": {"im1": {"A": votes,
+  "B": votes, "full_answer": text}, "im2": {...}}, "score": {block: {category: n, ...,
+  "total": n}}}}``. ``mode`` is one of ``mc``, ``greedy``, ``prefix``, ``gpt4``
+  (paper: MC, GD, PS, FF).
+* ``Results/<model>_<mode>_scores.json``: the run's totals, ``{block: {category: n}}``.
+
+Each image becomes one record of ``schemas/probe_record.schema.json``: suite
+``mediconfusion``, ``case_id`` = pair id (the bootstrap cluster), ``probe_id`` =
+``"<pair>:im1"`` / ``"<pair>:im2"``, ``condition`` = the mode, ``predicted_letter`` from
+the authors' vote rule (:func:`medvigil.suites.mediconfusion.scoring.vote_answers`, margin 3)
+and the votes, margin and category list in ``extra``. The ``full_answer`` text is kept
+as ``raw_response`` but never re-parsed: the vote counts reproduce the official totals.
+
+Bad input raises :class:`medvigil.errors.DataError` listing every problem found, each
+naming the file, the pair's 1-based position in the file (``row``) and the JSON path
+(``field``). A pair in a run but not in the release is an error; pairs of the release
+missing from a run are reported in :attr:`MediConfusionRun.missing_pairs` (partial runs
+are legitimate and are scored on the pairs present).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from medvigil.errors import DataError, Problem
+from medvigil.records.schema_validation import check_records
+from medvigil.suites.mediconfusion.release import Release, read_release
+from medvigil.suites.mediconfusion.scoring import (
+    CATEGORIES,
+    DEFAULT_MARGIN,
+    MODE_LABELS,
+    OPTION_LETTERS,
+    MediConfusionScore,
+    decode_letters,
+    score_records,
+    vote_answers,
+)
+
+__all__ = [
+    "MediConfusionRun",
+    "category_names",
+    "parse_run_name",
+    "read_release",
+    "read_results",
+    "read_score_file",
+    "runs_from_lmms_eval",
+]
+
+SOURCE_DATASET = "ROCO"  # the images of every pair come from ROCO (paper Sec. 2)
+PROBE_KIND = "confusing_pair"
+IMAGES = ("im1", "im2")
+PAIR_FIELDS = ("answer", "score")  # the fields of one pair in a result file
+
+
+@dataclass(frozen=True)
+class MediConfusionRun:
+    """One result file converted to records, plus what is needed to audit it."""
+
+    path: str
+    model: str
+    mode: str
+    margin: float
+    records: tuple[dict, ...] = field(repr=False)
+    pair_ids: tuple[str, ...]
+    missing_pairs: tuple[str, ...]
+    category_names: tuple[str, ...]
+    official_pair_scores: Mapping[str, dict] = field(repr=False, default_factory=dict)
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.pair_ids)
+
+    def score(self, *, confusion_denominator: str = "both_valid") -> MediConfusionScore:
+        """Score the run's records (pairs in file order)."""
+        return score_records(
+            self.records, confusion_denominator=confusion_denominator, category_names=self.category_names
+        )
+
+    def official_totals(self) -> dict[str, dict[str, int]]:
+        """Sum of the authors' per-pair ``score`` blocks over the pairs of this file."""
+        out: dict[str, dict[str, int]] = {}
+        for blocks in self.official_pair_scores.values():
+            for block, counts in blocks.items():
+                acc = out.setdefault(block, {})
+                for cat, n in counts.items():
+                    acc[cat] = acc.get(cat, 0) + n
+        return out
+
+
+def category_names(release: Release) -> tuple[str, ...]:
+    """The category columns for a release: :data:`CATEGORIES` (the authors' order) when
+    every category of the release is one of them, else the sorted categories seen."""
+    seen = {c for p in release.pairs.values() for key in IMAGES for c in p.categories(key)}
+    return CATEGORIES if seen <= set(CATEGORIES) else tuple(sorted(seen))
+
+
+def _load_json_object(path: str | Path) -> tuple[str, dict]:
+    name = str(path)
+    from medvigil.files.input_files import read_text
+
+    text = read_text(path, name)  # regular file, bounded, UTF-8; FileNotFoundError propagates
+    duplicates: list[str] = []
+
+    def no_duplicates(items: list[tuple[str, Any]]) -> dict:
+        out: dict = {}
+        for key, value in items:
+            if key in out:
+                duplicates.append(key)
+            out[key] = value
+        return out
+
+    from medvigil.files.input_files import loads_json
+
+    data = loads_json(text, name, object_pairs_hook=no_duplicates)
+    if duplicates:  # json.loads would silently keep the last of two equal keys
+        raise DataError([Problem(name, f"duplicate key {key!r}", None, key) for key in dict.fromkeys(duplicates)])
+    if not isinstance(data, dict):
+        raise DataError(Problem(name, f"expected a JSON object keyed by pair id, got {type(data).__name__}"))
+    if not data:
+        raise DataError(Problem(name, "file holds no pairs"))
+    return name, data
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def parse_run_name(path: str | Path) -> tuple[str, str]:
+    """``(model, mode)`` from an authors' file name.
+
+    ``gpt_mc.json`` -> ``("gpt", "mc")``; ``llava_med_greedy.json`` ->
+    ``("llava_med", "greedy")``; the fixture form ``Results__claude__claude_mc.json``
+    uses the part after the last ``__``. A name without a known mode suffix gives
+    ``(stem, "default")``.
+    """
+    stem = Path(path).name.removesuffix(".json")
+    stem = stem.rsplit("__", 1)[-1]
+    for mode in MODE_LABELS:
+        if stem.endswith("_" + mode) and len(stem) > len(mode) + 1:
+            return stem[: -len(mode) - 1], mode
+    return stem, "default"
+
+
+def _check_score_blocks(value: Any, name: str, row: int | None, where: str, problems: list[Problem]) -> dict | None:
+    if not isinstance(value, dict):
+        problems.append(Problem(name, f"{where} must be an object of score blocks, got {type(value).__name__}", row, where))
+        return None
+    ok = True
+    for block, counts in value.items():
+        if not isinstance(counts, dict):
+            problems.append(Problem(name, f"block {block!r} must map categories to counts", row, f"{where}.{block}"))
+            ok = False
+            continue
+        for cat, n in counts.items():
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                problems.append(Problem(name, f"count must be an integer >= 0, got {n!r}", row, f"{where}.{block}.{cat}"))
+                ok = False
+    return value if ok else None
+
+
+def read_score_file(path: str | Path) -> dict[str, dict[str, int]]:
+    """Read an authors' ``*_scores.json`` (``{block: {category: n, ..., "total": n}}``)."""
+    name, data = _load_json_object(path)
+    problems: list[Problem] = []
+    blocks = _check_score_blocks(data, name, None, "score", problems)
+    if problems:
+        raise DataError(problems)
+    return blocks
+
+
+def read_results(
+    path: str | Path,
+    release: Release,
+    *,
+    model: str | None = None,
+    mode: str | None = None,
+    margin: float = DEFAULT_MARGIN,
+    validate: bool = True,
+) -> MediConfusionRun:
+    """Read one authors' per-sample result file into probe records.
+
+    Args:
+        path: the result file.
+        release: the pairs (:func:`medvigil.suites.mediconfusion.release.read_release`, re-exported
+            here as :func:`read_release`); every pair of the file must be in it.
+        model, mode: override the names parsed by :func:`parse_run_name`.
+        margin: the vote margin (authors: 3).
+        validate: check every record against ``probe_record.schema.json``.
+    """
+    parsed_model, parsed_mode = parse_run_name(path)
+    model = model or parsed_model
+    mode = mode or parsed_mode
+    name, data = _load_json_object(path)
+    problems: list[Problem] = []
+    votes: list[list[float]] = []
+    kept: list[tuple[str, str, dict]] = []  # (pair id, image, answer dict)
+    official: dict[str, dict] = {}
+    for row, (pid, entry) in enumerate(data.items(), start=1):
+        pid = str(pid)
+        if pid not in release.pairs:
+            problems.append(Problem(name, f"pair {pid!r} is not in the release {release.path}", row, pid))
+            continue
+        if not isinstance(entry, dict):
+            problems.append(Problem(name, f"pair {pid!r} must be an object, got {type(entry).__name__}", row, pid))
+            continue
+        for key in entry:
+            if key not in PAIR_FIELDS:
+                problems.append(Problem(name, f"unknown field {key!r} (expected {', '.join(PAIR_FIELDS)})", row, f"{pid}.{key}"))
+        answer = entry.get("answer")
+        if not isinstance(answer, dict):
+            problems.append(Problem(name, f"pair {pid!r} has no 'answer' object", row, f"{pid}.answer"))
+            continue
+        pair_ok = True
+        pair_items = []
+        for image in IMAGES:
+            ans = answer.get(image)
+            where = f"{pid}.answer.{image}"
+            if not isinstance(ans, dict):
+                problems.append(Problem(name, f"pair {pid!r} has no {image!r} answer object", row, where))
+                pair_ok = False
+                continue
+            for letter in OPTION_LETTERS:
+                if letter not in ans:
+                    problems.append(Problem(name, f"missing vote count {letter!r}", row, f"{where}.{letter}"))
+                    pair_ok = False
+                elif not _is_number(ans[letter]):
+                    problems.append(Problem(name, f"vote count must be a finite number, got {ans[letter]!r}", row, f"{where}.{letter}"))
+                    pair_ok = False
+                elif ans[letter] < 0:  # a negative count would flip the margin rule's answer
+                    problems.append(Problem(name, f"vote count must be >= 0, got {ans[letter]!r}", row, f"{where}.{letter}"))
+                    pair_ok = False
+            text = ans.get("full_answer")
+            if text is not None and not isinstance(text, str):
+                problems.append(Problem(name, f"full_answer must be a string or null, got {type(text).__name__}", row, f"{where}.full_answer"))
+                pair_ok = False
+            pair_items.append((image, ans))
+        if "score" in entry:
+            blocks = _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
+            if blocks is None:
+                pair_ok = False
+            else:
+                official[pid] = blocks
+        if pair_ok:
+            for image, ans in pair_items:
+                kept.append((pid, image, ans))
+                votes.append([float(ans[letter]) for letter in OPTION_LETTERS])
+    if problems:
+        raise DataError(problems)
+
+    letters = decode_letters(vote_answers(np.asarray(votes, dtype=np.float64).reshape(-1, 2), margin=margin))
+    records = []
+    for (pid, image, ans), letter in zip(kept, letters):
+        info = release.pairs[pid]
+        cats = list(info.categories(image))
+        text = ans.get("full_answer")
+        if letter is not None:
+            status = "ok"
+        else:
+            status = "error" if text is None else "parse_failure"
+        extra = {
+            "image": image,
+            "votes": {letter_: ans[letter_] for letter_ in OPTION_LETTERS},
+            "margin": margin,
+            "categories": cats,
+            "mode_label": MODE_LABELS.get(mode),
+        }
+        for key, value in ans.items():  # keep other fields of the authors' answer (e.g. gpt_reason)
+            if key not in (*OPTION_LETTERS, "full_answer"):
+                extra[f"answer_{key}"] = value
+        records.append(
+            {
+                "suite": "mediconfusion",
+                "model": model,
+                "condition": mode,
+                "probe_id": f"{pid}:{image}",
+                "case_id": pid,
+                "probe_kind": PROBE_KIND,
+                "risk_tier": None,
+                "source_dataset": SOURCE_DATASET,
+                "modality": None,
+                "text_only_answerable": False,
+                "category": "; ".join(cats) if cats else None,
+                "correct_letter": info.correct(image),
+                "predicted_letter": letter,
+                "parse_status": status,
+                "raw_response": text,
+                "extra": extra,
+            }
+        )
+    if validate:
+        check_records("probe_record", records, file=name)
+    present = {pid for pid, _, _ in kept}
+    return MediConfusionRun(
+        path=name,
+        model=model,
+        mode=mode,
+        margin=margin,
+        records=tuple(records),
+        pair_ids=tuple(dict.fromkeys(pid for pid, _, _ in kept)),
+        missing_pairs=tuple(pid for pid in release.pairs if pid not in present),
+        category_names=category_names(release),
+        official_pair_scores=official,
+    )
+
+
+
+def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[MediConfusionRun]:
+    """Runs from lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks.
+
+    The records already carry gold letters, answers and categories; they are grouped into
+    one run per (model, mode), and pairs of ``release`` absent from a run are listed as
+    missing. Every pair of a run must be in the release.
+    """
+    from medvigil.records.lmms_eval_logs import read_samples
+
+    records = read_samples(paths)
+    problems = [
+        Problem(str(paths[0]) if len(paths) == 1 else ", ".join(map(str, paths)),
+                f"record {r['probe_id']!r} belongs to suite {r['suite']!r}, not mediconfusion", field="suite")
+        for r in records if r.get("suite") != "mediconfusion"
+    ]
+    problems += [
+        Problem(", ".join(map(str, paths)), f"pair {r['case_id']!r} is not in the release {release.path}", field="case_id")
+        for r in records if r.get("suite") == "mediconfusion" and str(r["case_id"]) not in release.pairs
+    ]
+    if problems:
+        raise DataError(problems)
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for record in records:
+        groups.setdefault((record["model"], record.get("condition", "default")), []).append(record)
+    from medvigil.suites.mediconfusion.scoring import pair_slots
+
+    where = ", ".join(map(str, paths))
+    problems = [Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
+                for (model, mode), recs in groups.items() for message in pair_slots(recs)[1]]
+    if problems:
+        raise DataError(problems)
+    names = category_names(release)
+    runs = []
+    for (model, mode), recs in groups.items():
+        pair_ids = tuple(dict.fromkeys(str(r["case_id"]) for r in recs))
+        margins = {(r.get("extra") or {}).get("margin") for r in recs} - {None}
+        runs.append(MediConfusionRun(
+            path=", ".join(map(str, paths)),
+            model=model,
+            mode=mode,
+            margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN,
+            records=tuple(recs),
+            pair_ids=pair_ids,
+            missing_pairs=tuple(p for p in release.pairs if p not in set(pair_ids)),
+            category_names=names,
+        ))
+    return runs

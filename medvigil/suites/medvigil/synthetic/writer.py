@@ -1,0 +1,477 @@
+"""Write a synthetic release in the published MedVIGIL layout, case by case.
+
+The release is written into a temporary sibling directory and renamed into place at the end,
+so a failure never leaves a half-written release. Each case's images are encoded and written
+as soon as the case is drawn (nothing image-sized is kept), and CSV rows are streamed.
+
+Determinism: case ``i`` depends only on ``(seed, i)`` (:func:`medvigil.suites.medvigil.synthetic.cases.case_rngs`),
+files carry no time stamps, CSVs are written in a fixed column and row order, and JPEG encoding
+is fixed-parameter; so the same ``seed`` and ``cases`` give byte-identical files and the same
+:func:`medvigil.files.digest.release_digest` (with the same medvigil, numpy and Pillow versions). A
+release of N cases is also a prefix of a release of M > N cases, apart from the summary files.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image
+
+from medvigil import __version__
+from medvigil.files.digest import release_digest
+from medvigil.images.imaging import decode_image, encode_jpeg, render_variant, to_published
+from medvigil.suites.medvigil.release_format import (
+    CLINICIAN_BASELINE,
+    CLINICIAN_BASELINE_COLUMNS,
+    DIGEST_FILE,
+    GROUNDING,
+    GROUNDING_COLUMNS,
+    IMAGES_DIR,
+    JPEG_QUALITY,
+    LONGEST_SIDE,
+    MANIFEST,
+    MANIFEST_COLUMNS,
+    PERTURBED_DIR,
+    POINTERS_DIR,
+    PROBE_KINDS,
+    PROBES_MCQ,
+    PROBES_MCQ_COLUMNS,
+    PROBES_OPEN,
+    PROBES_OPEN_COLUMNS,
+    SPLITS_DIR,
+    SYNTHETIC_COLUMN,
+    SYNTHETIC_JSON_KEY,
+    SYNTHETIC_NOTICE,
+    TIERS,
+    TRIPLETS,
+    TRIPLETS_COLUMNS,
+)
+from medvigil.suites.medvigil.synthetic.cases import SOURCES, author_case, case_rngs, plan_case
+from medvigil.suites.medvigil.synthetic.phantoms import MODALITIES, draw_phantom
+
+POINTERS_FILE = "cxr_pointers.csv"
+POINTER_COLUMNS = ("case_id", "source_path", "sha256")
+SOURCE_JPEG_QUALITY = 95  # quality of the withheld "credentialed" source files
+IMAGE_EXT = "jpg"
+
+# Simulated construction-blind reader: probability of a correct letter per (probe kind, tier),
+# calibrated to the independent radiologist R4 of the paper (Appendix G, Table 10); for
+# halluc_trap it is 1 - SFR. Used only to fill clinician_baseline.csv of the synthetic release.
+READER_P_CORRECT = {
+    "original": (1.000, 0.968, 0.958, 0.907, 0.892),
+    "tcf": (1.000, 0.935, 0.941, 0.860, 0.811),
+    "halluc_trap": (1.000, 0.952, 0.941, 0.895, 0.878),
+    "negation": (0.962, 0.913, 0.921, 0.813, 0.857),
+    "specificity_drop": (0.974, 0.882, 0.922, 0.875, 0.850),
+    "knowledge_only": (0.985, 0.931, 0.946, 0.902, 0.857),
+    "lr_flip": (0.958, 0.903, 0.924, 0.860, 0.811),
+    "roi_only": (1.000, 0.950, 0.925, 0.881, 0.875),
+    "roi_masked": (1.000, 0.950, 0.888, 0.809, 0.800),
+}
+
+
+@dataclass
+class ReleaseSummary:
+    """What :func:`generate_release` wrote."""
+
+    root: Path
+    digest: str
+    cases: int
+    seed: int
+    rows: dict = field(default_factory=dict)  # file (relative) -> data rows
+    probe_kinds: Counter = field(default_factory=Counter)
+    tiers: Counter = field(default_factory=Counter)
+    sources: Counter = field(default_factory=Counter)
+    modalities: Counter = field(default_factory=Counter)
+    images: int = 0
+    perturbed: int = 0
+    credentialed_files: int = 0
+    credentialed_root: Path | None = None
+
+    def format(self) -> str:
+        lines = [f"synthetic MedVIGIL release: {self.root}", f"  cases {self.cases}, seed {self.seed}", "files (data rows):"]
+        lines += [f"  {name:<40} {n:>7}" for name, n in self.rows.items()]
+        lines.append(f"  {IMAGES_DIR + '/':<40} {self.images:>7} images")
+        lines.append(f"  {PERTURBED_DIR + '/':<40} {self.perturbed:>7} images")
+        if self.credentialed_root is not None:
+            lines.append(f"  withheld CXR sources in {self.credentialed_root}: {self.credentialed_files} files")
+        for title, counter, order in (
+            ("MCQ probes per kind", self.probe_kinds, PROBE_KINDS),
+            ("cases per tier", self.tiers, TIERS),
+            ("cases per source", self.sources, SOURCES),
+            ("cases per modality", self.modalities, MODALITIES),
+        ):
+            lines.append(f"{title}:")
+            lines += [f"  {key:<40} {counter.get(key, 0):>7}" for key in order]
+        lines.append(f"release digest (sha256): {self.digest}")
+        return "\n".join(lines)
+
+
+class _CsvOut:
+    """A CSV file written row by row: UTF-8 (no BOM), ``\\n`` line ends, QUOTE_MINIMAL,
+    the given columns then the synthetic-notice column."""
+
+    def __init__(self, path: Path, columns: tuple):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.columns = tuple(columns)
+        self.rows = 0
+        self._fh = open(path, "w", encoding="utf-8", newline="")
+        self._writer = csv.writer(self._fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        self._writer.writerow(list(self.columns) + [SYNTHETIC_COLUMN])
+
+    def write(self, row: dict) -> None:
+        self._writer.writerow([row[c] for c in self.columns] + [SYNTHETIC_NOTICE])
+        self.rows += 1
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def _check_count(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _prepare(path: Path, force: bool, what: str) -> None:
+    """Refuse a non-empty existing target unless ``force``; never replace a dangerous path."""
+    if path.exists() and not path.is_dir():
+        raise FileExistsError(f"{what} {path} exists and is not a directory")
+    if path.is_dir() and any(path.iterdir()):
+        if not force:
+            raise FileExistsError(f"{what} {path} exists and is not empty; use --force to replace it")
+        resolved = path.resolve()
+        cwd = Path.cwd().resolve()
+        if resolved == Path(resolved.anchor) or resolved == Path.home().resolve() or cwd.is_relative_to(resolved):
+            raise FileExistsError(f"refusing to replace {resolved} (root, home or current directory)")
+
+
+def _temp_sibling(path: Path, tag: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{tag}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    return tmp
+
+
+def _commit(tmp: Path, path: Path) -> None:
+    """Move ``tmp`` to ``path``, replacing an existing directory only after the new one is complete."""
+    if path.exists():
+        old = path.parent / f".{path.name}.old-{os.getpid()}"
+        if old.exists():
+            shutil.rmtree(old)
+        path.rename(old)
+        tmp.rename(path)
+        shutil.rmtree(old)
+    else:
+        tmp.rename(path)
+
+
+def _pointer_path(seed: int, case: str) -> str:
+    """A MIMIC-CXR-JPG-like relative path, deterministic in (seed, case id)."""
+    h = hashlib.sha256(f"medvigil-synthetic:{seed}:{case}".encode()).hexdigest()
+    subject = 10_000_000 + int(h[:8], 16) % 9_000_000
+    study = 50_000_000 + int(h[8:16], 16) % 9_000_000
+    dicom = "-".join(h[16 + 8 * k : 24 + 8 * k] for k in range(5))
+    return f"files/p{str(subject)[:2]}/p{subject}/s{study}/{dicom}.jpg"
+
+
+def _encode_source(img: Image.Image) -> bytes:
+    """The withheld credentialed 'source file': native-size greyscale JPEG, quality 95."""
+    exif = Image.Exif()
+    exif[0x010E] = SYNTHETIC_NOTICE
+    buf = io.BytesIO()
+    img.convert("L").save(
+        buf, format="JPEG", quality=SOURCE_JPEG_QUALITY, optimize=False, progressive=False,
+        comment=SYNTHETIC_NOTICE.encode(), exif=exif.tobytes(),
+    )
+    return buf.getvalue()
+
+
+def _dump_json(path: Path, groups: dict) -> None:
+    payload = {SYNTHETIC_JSON_KEY: SYNTHETIC_NOTICE, **groups}
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _ordered(groups: dict, order) -> dict:
+    """Non-empty groups in a fixed key order (then any others, sorted)."""
+    keys = [k for k in order if groups.get(k)] + sorted(k for k in groups if k not in order and groups[k])
+    return {k: groups[k] for k in keys}
+
+
+def generate_release(
+    out: str | os.PathLike,
+    *,
+    cases: int = 40,
+    seed: int = 0,
+    force: bool = False,
+    credentialed_out: str | os.PathLike | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+) -> ReleaseSummary:
+    """Write a synthetic release of ``cases`` cases into ``out`` and return its summary.
+
+    Args:
+        out: release directory; must not exist or be empty unless ``force``.
+        cases: number of cases (>= 1; all five tiers and four sources appear from 5 cases on).
+        seed: non-negative integer seed.
+        force: replace a non-empty ``out`` (and ``credentialed_out``).
+        credentialed_out: optional directory receiving the withheld CXR source files at the
+            paths recorded in ``reconstruction/cxr_pointers.csv``.
+        progress: optional callback ``(cases_done, cases_total)`` called after every case.
+        jobs: worker processes drawing and encoding cases (1 = in this process). The output
+            does not depend on it: cases are computed independently and written in order.
+    """
+    cases = _check_count(cases, "cases", 1)
+    seed = _check_count(seed, "seed", 0)
+    jobs = _check_count(jobs, "jobs", 1)
+    root = Path(out)
+    cred_root = Path(credentialed_out) if credentialed_out is not None else None
+    if cred_root is not None:
+        a, b = root.resolve(), cred_root.resolve()
+        if a == b or a.is_relative_to(b) or b.is_relative_to(a):
+            raise ValueError(f"credentialed_out must not overlap the release directory, got {cred_root} and {root}")
+        _prepare(cred_root, force, "credentialed-out directory")
+    _prepare(root, force, "output directory")
+
+    tmp = _temp_sibling(root, "partial")
+    cred_tmp = _temp_sibling(cred_root, "partial") if cred_root is not None else None
+    try:
+        summary = _write(tmp, cases, seed, cred_tmp, progress, jobs)
+        summary.digest = release_digest(tmp)
+        (tmp / DIGEST_FILE).write_text(summary.digest + "\n", encoding="utf-8")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if cred_tmp is not None:
+            shutil.rmtree(cred_tmp, ignore_errors=True)
+        raise
+    if cred_root is not None and cred_tmp is not None:
+        _commit(cred_tmp, cred_root)
+        summary.credentialed_root = cred_root
+    _commit(tmp, root)
+    summary.root = root
+    return summary
+
+
+@dataclass
+class _CaseOutput:
+    """Everything one case contributes, computed without touching the output folder."""
+
+    rec: object  # cases.CaseRecords
+    files: list  # [(path relative to the release root, bytes)]
+    source: tuple | None  # (source_path, sha256, bytes or None) for a credentialed case
+    reader: list  # simulated reader: correct (True/False) per MCQ probe, in row order
+
+
+def _build_case(seed: int, index: int, keep_source: bool) -> _CaseOutput:
+    """Plan, draw, author and encode case ``index`` (a pure function of its arguments)."""
+    plan_rng, image_rng, reader_rng = case_rngs(seed, index)
+    plan = plan_case(index, plan_rng)
+    phantom = draw_phantom(plan.scene, image_rng)
+    rec = author_case(plan, phantom, plan_rng, IMAGE_EXT)
+    tier_i = TIERS.index(plan.tier)
+    reader = [float(reader_rng.random()) < READER_P_CORRECT[row["probe_kind"]][tier_i] for row in rec.mcq]
+    files: list = []
+    source = None
+    if plan.credentialed:
+        data = _encode_source(phantom.image)
+        source = (_pointer_path(seed, plan.case_id), hashlib.sha256(data).hexdigest(), data if keep_source else None)
+    else:
+        name = rec.manifest["image_file"]
+        original = encode_jpeg(to_published(phantom.image), comment=SYNTHETIC_NOTICE)
+        files.append((f"{IMAGES_DIR}/{name}", original))
+        decoded = decode_image(original, name=f"{IMAGES_DIR}/{name}")
+        for variant in rec.variants:
+            data = encode_jpeg(render_variant(decoded, variant, list(rec.roi)), comment=SYNTHETIC_NOTICE)
+            files.append((f"{PERTURBED_DIR}/{plan.case_id}_{variant}.{IMAGE_EXT}", data))
+    return _CaseOutput(rec=rec, files=files, source=source, reader=reader)
+
+
+def _build_case_star(args) -> _CaseOutput:
+    return _build_case(*args)
+
+
+def _case_outputs(seed: int, n: int, keep_source: bool, jobs: int):
+    """Case outputs in index order, computed inline or by ``jobs`` worker processes."""
+    tasks = ((seed, i, keep_source) for i in range(n))
+    if jobs <= 1 or n < 2:
+        yield from map(_build_case_star, tasks)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(min(jobs, n)) as pool:
+        yield from pool.imap(_build_case_star, tasks, chunksize=4)
+
+
+def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: int = 1) -> ReleaseSummary:
+    (tmp / IMAGES_DIR).mkdir()
+    (tmp / PERTURBED_DIR).mkdir()
+    (tmp / SPLITS_DIR).mkdir()
+    pointers_name = f"{POINTERS_DIR}/{POINTERS_FILE}"
+    outs = {
+        MANIFEST: _CsvOut(tmp / MANIFEST, MANIFEST_COLUMNS),
+        GROUNDING: _CsvOut(tmp / GROUNDING, GROUNDING_COLUMNS),
+        PROBES_MCQ: _CsvOut(tmp / PROBES_MCQ, PROBES_MCQ_COLUMNS),
+        PROBES_OPEN: _CsvOut(tmp / PROBES_OPEN, PROBES_OPEN_COLUMNS),
+        TRIPLETS: _CsvOut(tmp / TRIPLETS, TRIPLETS_COLUMNS),
+        pointers_name: _CsvOut(tmp / POINTERS_DIR / POINTERS_FILE, POINTER_COLUMNS),
+    }
+    summary = ReleaseSummary(root=tmp, digest="", cases=n, seed=seed)
+    splits = {name: {} for name in ("by_tier", "by_source", "by_modality", "by_rarity")}
+    text_only: list = []
+    reader = Counter()  # (kind, tier) -> n, ("ok", kind, tier) -> correct
+    try:
+        for i, out in enumerate(_case_outputs(seed, n, cred_tmp is not None, jobs)):
+            rec = out.rec
+            plan = rec.plan
+            cid = plan.case_id
+            outs[MANIFEST].write(rec.manifest)
+            outs[GROUNDING].write(rec.grounding)
+            for row, correct in zip(rec.mcq, out.reader, strict=True):
+                outs[PROBES_MCQ].write(row)
+                summary.probe_kinds[row["probe_kind"]] += 1
+                reader[(row["probe_kind"], plan.tier)] += 1
+                reader[("ok", row["probe_kind"], plan.tier)] += int(correct)
+            for row in rec.open:
+                outs[PROBES_OPEN].write(row)
+            if rec.triplet is not None:
+                outs[TRIPLETS].write(rec.triplet)
+            for rel, data in out.files:
+                (tmp / rel).write_bytes(data)
+                if rel.startswith(IMAGES_DIR + "/"):
+                    summary.images += 1
+                else:
+                    summary.perturbed += 1
+            if out.source is not None:
+                rel, sha, data = out.source
+                outs[pointers_name].write({"case_id": cid, "source_path": rel, "sha256": sha})
+                if cred_tmp is not None:
+                    target = cred_tmp / rel
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
+                    summary.credentialed_files += 1
+
+            splits["by_tier"].setdefault(plan.tier, []).append(cid)
+            splits["by_source"].setdefault(plan.source, []).append(cid)
+            splits["by_modality"].setdefault(plan.scene.modality, []).append(cid)
+            splits["by_rarity"].setdefault(plan.rarity, []).append(cid)
+            if rec.manifest["text_only_answerable"] == "true":
+                text_only.append(cid)
+            summary.tiers[plan.tier] += 1
+            summary.sources[plan.source] += 1
+            summary.modalities[plan.scene.modality] += 1
+            if progress is not None:
+                progress(i + 1, n)
+    finally:
+        for handle in outs.values():
+            handle.close()
+
+    baseline = _CsvOut(tmp / CLINICIAN_BASELINE, CLINICIAN_BASELINE_COLUMNS)
+    try:
+        for kind in PROBE_KINDS:
+            for tier in TIERS + ("ALL",):
+                tiers = TIERS if tier == "ALL" else (tier,)
+                count = sum(reader[(kind, t)] for t in tiers)
+                correct = sum(reader[("ok", kind, t)] for t in tiers)
+                if count == 0:
+                    continue
+                rate = (count - correct) / count if kind == "halluc_trap" else correct / count
+                baseline.write({"probe_kind": kind, "risk_tier": tier, "acc_or_sfr_pct": f"{100 * rate:.1f}",
+                                "n_probes": count, "n_correct": correct})
+    finally:
+        baseline.close()
+
+    _dump_json(tmp / SPLITS_DIR / "by_tier.json", _ordered(splits["by_tier"], TIERS))
+    _dump_json(tmp / SPLITS_DIR / "by_source.json", _ordered(splits["by_source"], SOURCES))
+    _dump_json(tmp / SPLITS_DIR / "by_modality.json", _ordered(splits["by_modality"], MODALITIES))
+    _dump_json(tmp / SPLITS_DIR / "by_rarity.json", _ordered(splits["by_rarity"], ("common", "rare")))
+    _dump_json(tmp / SPLITS_DIR / "text_only_subset.json", {"text_only": text_only})
+
+    summary.rows = {name: handle.rows for name, handle in outs.items()}
+    summary.rows[CLINICIAN_BASELINE] = baseline.rows
+    (tmp / "README.md").write_text(_readme(summary), encoding="utf-8")
+    return summary
+
+
+def _readme(s: ReleaseSummary) -> str:
+    rows = "\n".join(f"| `{name}` | {n} |" for name, n in s.rows.items())
+    kinds = ", ".join(f"{k} {s.probe_kinds.get(k, 0)}" for k in PROBE_KINDS)
+    tiers = ", ".join(f"{t} {s.tiers.get(t, 0)}" for t in TIERS)
+    sources = ", ".join(f"{src} {s.sources.get(src, 0)}" for src in SOURCES)
+    return f"""# Synthetic MedVIGIL-format release (NOT clinical data)
+
+> {SYNTHETIC_NOTICE}
+
+This folder is a **procedurally generated, synthetic** release in the published MedVIGIL v1
+layout, written by `medvigil sample` (medvigil {__version__}) with `--cases {s.cases} --seed {s.seed}`.
+Every image is a drawn phantom (chest radiographs; axial head CT and T2-weighted MRI slices) with a
+lesion of known kind, side, zone and size, or none. Questions, gold answers, options, traps, ROI
+boxes and counterfactuals are generated from the drawing, so each is true by construction. Nothing
+here comes from a patient; it must not be used to train or evaluate anything as if it were clinical.
+Source names (VQA-RAD, SLAKE, ROCO, CXR) only mimic the real release's source mix.
+
+## Contents
+
+| file | data rows |
+|---|---|
+{rows}
+
+- `images/`: {s.images} originals; `images_perturbed/`: {s.perturbed} variants (`<case>_<variant>.jpg`).
+- MCQ probes per kind: {kinds}.
+- Cases per tier: {tiers}. Cases per source: {sources}.
+- `splits/*.json`: `{{group: [case_id, ...]}}` partitions; the key `{SYNTHETIC_JSON_KEY}` holds the notice
+  (readers ignore keys starting with `_`). `by_rarity` is by lesion kind: pneumothorax and
+  intracranial mass are "rare", all other kinds and normal cases "common".
+- `RELEASE_DIGEST`: `medvigil.files.digest.release_digest` of this folder (SHA-256 over sorted
+  `path<TAB>sha256` lines, the digest file excluded).
+
+## Conventions
+
+- Every CSV is UTF-8 without BOM, `\\n` line ends, minimal quoting, the published columns in order,
+  plus a trailing `{SYNTHETIC_COLUMN}` column holding the notice. Booleans are `true` / `false`.
+- `manifest.csv` `image_file` is relative to `images/` (`MVB-0001.jpg`); `image_file` in the probe
+  files is relative to the release root (`images/MVB-0001.jpg`, `images_perturbed/MVB-0001_roi_masked.jpg`)
+  and empty for `knowledge_only` probes (no image attached).
+- Images: RGB, longest side resampled to {LONGEST_SIDE} px (Lanczos), baseline JPEG quality {JPEG_QUALITY}; each
+  carries the notice in a JPEG comment and in EXIF ImageDescription, and a visible "SYNTHETIC" corner label.
+  Variants are rendered from the decoded original with `medvigil.images.imaging` (`roi_masked`, `roi_only`, `lr_flip`).
+- Sides are the **patient's**, radiological convention: the patient's right is on the image left.
+- `roi_bbox_norm` is `[x0, y0, x1, y1]` with 4 decimals, normalised, origin top-left; it bounds the
+  lesion (plus a few pixels), or for normal cases the organ the question asks about. L1 modality
+  questions use the whole image, which is not a usable ROI, so their ROI probes are skipped.
+- Letters follow the published conventions: the gold is A; option E is the probe-specific safe action
+  (premise correction for traps; "insufficient visual evidence" for the original probe, its paraphrase,
+  specificity drop and image variants; a refusal for negation and knowledge-only probes);
+  `halluc_trap` and `roi_masked` are answered by E; image variants inherit the original probe's five
+  options unchanged; `lr_flip` is answered by the letter holding `gold_after_lr_flip`.
+- `triplets.csv` has a triplet for every case outside L1 (anchor = T-CF gold != V-CF gold).
+
+## Credentialed cases (CXR)
+
+CXR cases stand in for MIMIC-CXR / CheXpert: their images are **not** in `images/` or
+`images_perturbed/`. `reconstruction/{POINTERS_FILE}` lists, per case, a MIMIC-CXR-JPG-like
+`source_path` and the SHA-256 of that source file. `medvigil sample --credentialed-out DIR` writes
+those source files (native-size greyscale JPEG) so reconstruction can be exercised. The published
+image of a CXR case is derived exactly like the shipped originals: `to_published(safe_open_image(DIR/source_path))`
+encoded with `encode_jpeg` (functions of `medvigil.images.imaging`; the shipped originals also carry the
+notice as `comment=`), and its variants are rendered from that image with the case's ROI box.
+
+## Clinician baseline
+
+`clinician_baseline.csv` is **simulated**: a seeded construction-blind reader answers each probe
+correctly with the per-(probe kind, tier) rates reported for the paper's independent radiologist R4.
+No clinician read this release. `acc_or_sfr_pct` is the silent-failure rate for `halluc_trap` and
+accuracy otherwise.
+"""

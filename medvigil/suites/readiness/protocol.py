@@ -1,0 +1,413 @@
+"""Illusion of Readiness stress tests T1-T6 (Gu et al., seed 003) on multiple-choice items.
+
+The lmms-eval task pack ``tasks/readiness`` asks one *arm* per task; this module holds
+what the arms are, the seeded option perturbations, and R(m) from the per-probe records
+of a run. No lmms-eval import here; the metric itself is :mod:`medvigil.suites.readiness.scoring`.
+
+Items (paper Sec. 2): the ``original`` probe of every case whose image is available (one
+item per case). Items have ``K >= 2`` options (MedVIGIL: five, the safe action at E).
+Each arm is one record condition of :data:`medvigil.suites.readiness.scoring.READINESS_CONDITIONS`:
+
+=========================  ========================  ======================================
+task                       condition                 items, perturbation (paper section)
+=========================  ========================  ======================================
+readiness_img              default                   all, image + text, base order (T1, T3-T5 base)
+readiness_text             noimg                     all, image removed, base order (T1-T4 base)
+readiness_{text,img}_reord noimg|default:shuffled    visually required, base order permuted (T3)
+readiness_{text,img}_{n}r  ...:distractors_{n}r      visually required, n = 1..4 distractors replaced (T4)
+readiness_{text,img}_unk   ...:unknown               visually required, one distractor -> "Unknown" (T4)
+readiness_img_subst        visual_substitution       laterality-dependent, mirrored image (T5 stand-in)
+readiness_cot              default:cot               visually required, image + text, CoT prompt (T6)
+=========================  ========================  ======================================
+
+* **Base order**: every arm starts from one seeded shuffle of the item's options
+  (:func:`base_order`, keyed by case id and seed), not the stored order: MedVIGIL stores
+  the gold at A, which would reward a letter prior and make T3/T4 partly measure it.
+* "Visually required" (T2-T4, T6; the paper's 175 NEJM items) = ``text_only_answerable``
+  false.
+* **nR** (T4): ``n`` seeded distractors of the base order (never the gold, never the
+  safe option) are replaced by option texts of *other items of the same source dataset*
+  drawn by a seeded hash (never a text of the item, nor one sharing a content word with
+  the gold); then the options are shuffled again, as the paper says the gold's label "may
+  shift due to shuffling". ``n`` is capped at the replaceable distractors (MedVIGIL: 3,
+  so 4R = 3R there; recorded as ``n_replaced``). 1R ⊂ 2R ⊂ 3R (nested positions and
+  texts).
+* **UNK** replaces one seeded replaceable distractor of the base order with
+  ``"Unknown"`` in place (so its base is the base arm).
+* **Reorder** (T3) permutes the base order by a second seeded shuffle.
+* **T5 stand-in**: the ``lr_flip`` image of a laterality-dependent case is the original
+  mirrored, so the answer becomes the distractor ``gold_after_lr_flip`` (true by
+  construction on synthetic data); the paper substitutes a different patient's image
+  supporting a distractor. Tables label T5 as this stand-in.
+* **T6** asks the paper's chain-of-thought prompt (Appendix E) on the image + text items;
+  :func:`medvigil.suites.readiness.scoring.reasoning_audit` compares it with the base arm.
+
+Records carry *displayed* letters (what the model saw); the permutation and replaced
+texts are in ``extra``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from medvigil.suites.medvigil.release_format import SOURCE_LICENCES, source_label
+from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, score_records
+
+SEED = 0  # perturbation seed; recorded in every record's extra
+UNKNOWN = "Unknown"  # T4 'Unknown' insertion (paper Sec. 2, Stress Test 4)
+MAX_REPLACED = 4  # T4: 1R-4R
+ALPHABET = string.ascii_uppercase
+# T6 chain-of-thought prompt: the instructions of the paper's Appendix E in our own words.
+COT_PREAMBLE = ("You are a medical assistant answering a multiple-choice question about the image provided. "
+                "Here is the question and its options.")
+COT_INSTRUCTION = ("Reason step by step and write your reasoning between <thinking> and </thinking>. Then give the letter "
+                   "and the text of the option you choose between <answer> and </answer>.")
+
+__all__ = ["ARMS", "SEED", "SOURCES", "UNKNOWN", "Arm", "arm_accuracy", "arm_count", "arm_metrics", "arm_docs", "base_order",
+           "main", "readiness_from_records", "readiness_from_samples", "replace_distractors", "insert_unknown", "reorder"]
+
+
+@dataclass(frozen=True)
+class Arm:
+    condition: str  # record condition (key of READINESS_CONDITIONS)
+    scope: str  # "all" | "visreq" | "laterality"
+    image: bool
+    perturbation: str  # "none" | "reorder" | "replace" | "unknown" | "substitution" | "cot"
+    tests: tuple[str, ...]
+    n_replaced: int = 0
+
+
+def _arms() -> dict[str, Arm]:
+    c = READINESS_CONDITIONS
+    arms = {
+        "readiness_img": Arm(c["image"], "all", True, "none", ("T1", "T3", "T4", "T5", "T6")),
+        "readiness_text": Arm(c["text"], "all", False, "none", ("T1", "T2", "T3", "T4")),
+        "readiness_text_reord": Arm(c["text_reordered"], "visreq", False, "reorder", ("T3",)),
+        "readiness_img_reord": Arm(c["image_reordered"], "visreq", True, "reorder", ("T3",)),
+    }
+    for n in range(1, MAX_REPLACED + 1):
+        arms[f"readiness_text_{n}r"] = Arm(c[f"text_{n}r"], "visreq", False, "replace", ("T4",), n)
+        arms[f"readiness_img_{n}r"] = Arm(c[f"image_{n}r"], "visreq", True, "replace", ("T4",), n)
+    arms["readiness_text_unk"] = Arm(c["text_unk"], "visreq", False, "unknown", ("T4",))
+    arms["readiness_img_unk"] = Arm(c["image_unk"], "visreq", True, "unknown", ("T4",))
+    arms["readiness_img_subst"] = Arm(c["image_subst"], "laterality", True, "substitution", ("T5",))
+    arms["readiness_cot"] = Arm(c["cot"], "visreq", True, "cot", ("T6",))
+    return arms
+
+
+ARMS: dict[str, Arm] = _arms()
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset("a an the of in on at is it its as than and or with to by be".split())
+_REQUIRED = ("probe_id", "case_id", "probe_kind", "options", "correct_letter")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def _key(*parts: Any) -> bytes:
+    return hashlib.sha256(":".join(map(str, parts)).encode("utf-8")).digest()
+
+
+def letters(k: int) -> str:
+    """The first ``k`` option letters."""
+    return ALPHABET[:k]
+
+
+def _check_row(row: Mapping[str, Any]) -> None:
+    for name in _REQUIRED:
+        if name not in row or row[name] is None:
+            raise ValueError(f"probe row {row.get('probe_id')!r}: missing field {name!r}")
+    options = row["options"]
+    k = len(options)
+    if not 2 <= k <= len(ALPHABET) or len({str(o).strip().lower() for o in options}) != k:
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' must hold 2 to {len(ALPHABET)} distinct texts, got {options!r}")
+    if row["correct_letter"] not in letters(k):
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'correct_letter' must be one of {letters(k)}, got {row['correct_letter']!r}")
+    safe = row.get("safe_letter")
+    if safe is not None and safe not in letters(k):
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'safe_letter' must be one of {letters(k)}, got {safe!r}")
+
+
+def seeded_permutation(k: int, *salt: Any) -> str:
+    """A permutation of ``letters(k)`` (stored letters in displayed order): position ``i``
+    gets the key ``sha256(salt:i)`` and the letters sorted by key give the order (for
+    ``k = 5`` and salt ``(seed, probe_id)`` this is :func:`medvigil.mcq.option_order.shuffled_order`)."""
+    return "".join(sorted(letters(k), key=lambda x: _key(*salt, letters(k).index(x))))
+
+
+def _apply(order: str, options: Sequence[str], k_letters: str) -> list[str]:
+    return [options[k_letters.index(x)] for x in order]
+
+
+def _view(row: Mapping[str, Any], order: str) -> dict[str, Any]:
+    """The row's options displayed in ``order``; gold and safe letters follow them."""
+    k = letters(len(row["options"]))
+    out = {"options": _apply(order, row["options"], k), "correct_letter": ALPHABET[order.index(row["correct_letter"])],
+           "permutation": order}
+    if row.get("safe_letter"):
+        out["safe_letter"] = ALPHABET[order.index(row["safe_letter"])]
+    return out
+
+
+def base_order(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
+    """The base arms' view: the options in one seeded order per case (the same for a case's
+    original and mirrored probes), ``permutation`` = stored letters in displayed order."""
+    _check_row(row)
+    return _view(row, seeded_permutation(len(row["options"]), seed, row["case_id"], "base"))
+
+
+def _compose(outer: str, inner: str) -> str:
+    """Stored letters of displaying ``inner``'s view in ``outer`` order."""
+    return "".join(inner[ALPHABET.index(x)] for x in outer)
+
+
+def reorder(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
+    """T3: the base view's options permuted once more (seeded, salted per arm)."""
+    base = base_order(row, seed)
+    k = len(row["options"])
+    again = seeded_permutation(k, seed, row["probe_id"], "reordered")
+    return {**_view(row, _compose(again, base["permutation"])), "base_permutation": base["permutation"]}
+
+
+def _replaceable(view: Mapping[str, Any]) -> list[str]:
+    return [x for x in letters(len(view["options"])) if x not in (view["correct_letter"], view.get("safe_letter"))]
+
+
+def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n: int = MAX_REPLACED,
+                        seed: int = SEED) -> dict[str, Any]:
+    """T4 nR: ``n`` distractors of the base view replaced by texts of other items, then shuffled.
+
+    ``pool`` maps an option text to the case ids using it, over the items of the row's
+    source dataset (:func:`option_pool`). Positions: the replaceable distractors (not the
+    gold, not the safe option) ranked by ``sha256(seed:nr:case:letter)``, the first ``n``
+    (capped at the replaceable count). Texts: eligible when another case uses it, it is
+    none of this item's options, and it shares no content word with the gold; ranked by
+    ``sha256(seed:4r:probe_id:text)``, the first with pairwise distinct texts. So 1R ⊂ 2R ⊂ 3R.
+    """
+    if not 1 <= n <= MAX_REPLACED:
+        raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
+    base = base_order(row, seed)
+    gold = base["options"][ALPHABET.index(base["correct_letter"])]
+    positions = sorted(_replaceable(base), key=lambda x: _key(seed, "nr", row["case_id"], x))
+    n_used = min(n, len(positions))
+    taken = {str(o).strip().lower() for o in row["options"]}
+    gold_words = _words(gold)
+    eligible = [t for t, cases in pool.items()
+                if cases - {row["case_id"]} and t.strip().lower() not in taken and not (_words(t) & gold_words)]
+    eligible.sort(key=lambda t: _key(seed, "4r", row["probe_id"], t))
+    picks: list[str] = []
+    for text in eligible:
+        if text.strip().lower() not in {p.strip().lower() for p in picks}:
+            picks.append(text)
+        if len(picks) == n_used:
+            break
+    if len(picks) < n_used:
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'options': only {len(picks)} replacement distractors "
+                         f"available from other items of source {row.get('source_dataset')!r} (need {n_used}); "
+                         "the build has too few items of that source")
+    framed = list(base["options"])
+    for letter, text in zip(positions[:n_used], picks):
+        framed[ALPHABET.index(letter)] = text
+    k = len(framed)
+    order = seeded_permutation(k, seed, row["probe_id"], f"distractors_{n}r")
+    out = {"options": _apply(order, framed, letters(k)), "correct_letter": ALPHABET[order.index(base["correct_letter"])],
+           "permutation": _compose(order, base["permutation"]), "replaced": picks, "replaced_texts":
+           [base["options"][ALPHABET.index(x)] for x in positions[:n_used]], "n_replaced": n_used}
+    if base.get("safe_letter"):
+        out["safe_letter"] = ALPHABET[order.index(base["safe_letter"])]
+    return out
+
+
+def insert_unknown(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
+    """T4 UNK: one seeded replaceable distractor of the base view becomes ``"Unknown"`` in place."""
+    base = base_order(row, seed)
+    if any(str(o).strip().lower() == UNKNOWN.lower() for o in row["options"]):
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' already holds {UNKNOWN!r}")
+    choices = _replaceable(base)
+    if not choices:
+        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' has no distractor to replace (only gold and safe option)")
+    letter = min(choices, key=lambda x: _key(seed, "unknown", row["probe_id"], x))
+    options = list(base["options"])
+    replaced = options[ALPHABET.index(letter)]
+    options[ALPHABET.index(letter)] = UNKNOWN
+    return {**base, "options": options, "replaced": [replaced], "unknown_letter": letter}
+
+
+def option_pool(rows: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Option text -> case ids using it, over the given probe rows."""
+    pool: dict[str, set[str]] = {}
+    for row in rows:
+        for text in row["options"]:
+            pool.setdefault(str(text), set()).add(str(row["case_id"]))
+    return pool
+
+
+def _in_scope(row: Mapping[str, Any], scope: str) -> bool:
+    if scope == "all":
+        return True
+    if scope == "visreq":
+        if row.get("text_only_answerable") is None:
+            raise ValueError(f"probe row {row.get('probe_id')!r}: field 'text_only_answerable' is required for T2-T4 and T6")
+        return row["text_only_answerable"] is False
+    if row.get("laterality_dependent") is None:
+        raise ValueError(f"probe row {row.get('probe_id')!r}: field 'laterality_dependent' is required for T5")
+    return bool(row["laterality_dependent"])
+
+
+def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED) -> list[tuple[int, dict[str, Any]]]:
+    """``(row index, overrides)`` for every row the arm asks.
+
+    Rows need ``probe_id``, ``case_id``, ``probe_kind``, ``options`` (K >= 2 texts),
+    ``correct_letter``, and as the arm needs ``text_only_answerable``,
+    ``laterality_dependent``, ``source_dataset`` and optionally ``safe_letter`` (an option
+    that is never replaced). The overrides replace ``options``/``correct_letter`` and add
+    ``condition`` and ``readiness`` (arm name, seed, permutation, replaced texts).
+    """
+    if arm not in ARMS:
+        raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
+    spec = ARMS[arm]
+    originals = [(i, r) for i, r in enumerate(rows) if r.get("probe_kind") == "original"]
+    out = []
+    if spec.perturbation == "substitution":
+        original_letter = {r["case_id"]: r["correct_letter"] for _, r in originals}
+        for i, row in enumerate(rows):
+            if row.get("probe_kind") != "lr_flip" or not _in_scope(row, spec.scope):
+                continue
+            _check_row(row)
+            if row["case_id"] not in original_letter:
+                raise ValueError(f"probe row {row['probe_id']!r}: field 'case_id' has no original probe to substitute")
+            if row["correct_letter"] == original_letter[row["case_id"]]:
+                raise ValueError(f"probe row {row['probe_id']!r}: field 'correct_letter' is unchanged by the mirrored image; "
+                                 "a laterality-dependent case must change its answer")
+            out.append((i, _overrides(arm, row, base_order(row, seed), seed)))
+        return out
+    pools: dict[Any, dict[str, set[str]]] = {}
+    if spec.perturbation == "replace":
+        for source in {r.get("source_dataset") for _, r in originals}:
+            pools[source] = option_pool(r for _, r in originals if r.get("source_dataset") == source)
+    for i, row in originals:
+        if not _in_scope(row, spec.scope):
+            continue
+        _check_row(row)
+        if spec.perturbation == "reorder":
+            change = reorder(row, seed)
+        elif spec.perturbation == "replace":
+            change = replace_distractors(row, pools[row.get("source_dataset")], spec.n_replaced, seed)
+        elif spec.perturbation == "unknown":
+            change = insert_unknown(row, seed)
+        else:
+            change = base_order(row, seed)
+        out.append((i, _overrides(arm, row, change, seed)))
+    return out
+
+
+def _overrides(arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    info = {"arm": arm, "seed": seed, **{k: v for k, v in change.items() if k not in ("options", "correct_letter")}}
+    return {"options": list(change["options"]), "correct_letter": change["correct_letter"],
+            "condition": ARMS[arm].condition, "readiness": info}
+
+
+# ---------------------------------------------------------------- scoring a run
+
+
+#: T1 benchmarks (paper: JAMA, NEJM) are MedVIGIL's source datasets; slug -> source_dataset
+SOURCES = {re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"): name for name in SOURCE_LICENCES}
+
+
+def _subset(records: Iterable[Mapping[str, Any]], subset: str) -> list[Mapping[str, Any]]:
+    if subset in SOURCES:
+        return [r for r in records if source_label(r.get("source_dataset")) == SOURCES[subset]]
+    if subset not in ("all", "visreq", "laterality"):
+        raise ValueError(f"subset must be all, visreq, laterality or one of {', '.join(SOURCES)}; got {subset!r}")
+    return [r for r in records if subset == "all"
+            or (subset == "visreq" and r.get("text_only_answerable") is False)
+            or (subset == "laterality" and (r.get("extra") or {}).get("laterality_dependent") is True)]
+
+
+def arm_metrics(arm: str) -> tuple[str, ...]:
+    """Metric names of an arm's task: accuracy of the arm, plus what the fragilities read
+    from the two base arms (T1 per-benchmark accuracies and counts, T2/T4 visually
+    required, T5 original on the laterality-dependent cases)."""
+    if arm not in ARMS:
+        raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
+    t1 = tuple(f"{p}_{s}" for s in SOURCES for p in ("acc", "n"))
+    extra = {"readiness_img": ("acc_visreq", "acc_laterality", *t1), "readiness_text": ("acc_visreq", *t1)}
+    return ("acc", *extra.get(arm, ()), "parse_failures")
+
+
+def arm_count(records: Iterable[Mapping[str, Any]], subset: str = "all") -> float:
+    """Number of records in ``subset`` (the T1 benchmark weight n_b for a source slug)."""
+    return float(len(_subset(records, subset)))
+
+
+def arm_accuracy(records: Iterable[Mapping[str, Any]], subset: str = "all") -> float:
+    """Accuracy in percent (parse failures wrong) over ``subset``: all | visreq | laterality | a
+    source slug (:data:`SOURCES`); NaN when the subset is empty."""
+    rows = _subset(records, subset)
+    if not rows:
+        return float("nan")
+    return 100.0 * sum(r.get("predicted_letter") == r["correct_letter"] for r in rows) / len(rows)
+
+
+def readiness_from_records(records: Iterable[Mapping[str, Any]], **kwargs: Any) -> dict[str, dict[str, Any]]:
+    """f1..f5 and R(m) per model from the records of all arms (see score_records).
+
+    A probe answered twice in one condition (two runs' logs mixed) is an error.
+    """
+    records = list(records)
+    seen: set[tuple] = set()
+    for r in records:
+        key = (r.get("model"), r.get("condition", "default"), r.get("probe_id"))
+        if key in seen:
+            raise ValueError(f"duplicate record: model {key[0]!r}, condition {key[1]!r}, field 'probe_id' {key[2]!r}; "
+                             "pass the logs of one run per model")
+        seen.add(key)
+    return score_records(records, **kwargs)
+
+
+def readiness_from_samples(paths: Iterable[str | Path], *, model: str | None = None, **kwargs: Any) -> dict[str, dict[str, Any]]:
+    """R(m) from lmms-eval ``--log_samples`` files (or folders searched for them) of the readiness tasks."""
+    from medvigil.records.lmms_eval_logs import read_samples
+
+    paths = [Path(p) for p in paths]
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(path.rglob("*_samples_readiness_*.jsonl"))
+        elif path.is_file() and re.fullmatch(r".+_samples_readiness_\w+\.jsonl", path.name):
+            files.append(path)
+        else:
+            raise ValueError(f"{path}: not a folder nor an lmms-eval samples file of a readiness task (*_samples_readiness_*.jsonl)")
+    if not files:
+        raise ValueError(f"no readiness samples files (*_samples_readiness_*.jsonl) under {list(map(str, paths))}")
+    return readiness_from_records(read_samples(files, model=model), **kwargs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m medvigil.suites.readiness.protocol RUN_DIR...``: print f1..f5 and R(m) as JSON."""
+    import argparse
+    import json
+
+    from medvigil.errors import DataError
+
+    parser = argparse.ArgumentParser(prog="python -m medvigil.suites.readiness.protocol", description=main.__doc__)
+    parser.add_argument("paths", nargs="+", help="lmms-eval output folders or *_samples_readiness_*.jsonl files")
+    args = parser.parse_args(argv)
+    try:
+        result = readiness_from_samples(args.paths)
+    except (ValueError, DataError) as exc:
+        parser.exit(2, f"error: {exc}\n")
+    print(json.dumps(result, indent=2, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
