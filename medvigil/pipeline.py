@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from medvigil.commands.tasks_path import tasks_dir
+from medvigil.tasks import tasks_dir
 
 DEFAULT_TASKS = ("medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_roi_decay", "medvigil_blur")  # blur includes noimg
 STRESS_TASKS = ("readiness", "cbd_quadrants")  # asked in each baseline's run beside the MedVIGIL tasks
@@ -116,7 +116,6 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     import json
     import shutil
 
-    from medvigil.commands.score import score_mediconfusion, score_medvigil
     from medvigil.files.output_guard import refuse_overlap
     from medvigil.report import write_report
     from medvigil.suites.mediconfusion import export as mediconfusion_export
@@ -124,7 +123,7 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     from medvigil.suites.medvigil.export import build
     from medvigil.suites.medvigil.scoring import audit_to_json
     from medvigil.suites.medvigil.synthetic import generate_release
-    from medvigil.suites.stress_logs import score_suite
+    from medvigil.suites.registry import score
 
     out = Path(out)
     if out.exists():
@@ -170,13 +169,13 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     progress(f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with {n_resamples} case-clustered bootstrap resamples"
              + ("; MediConfusion, Readiness, CbD and MedQ-Deg logs" if stress else ""))
     # the same scoring as `medvigil score`: audit, clinician Doctors row, triplet matching counts
-    result = json.loads(audit_to_json(score_medvigil(str(release), [str(p) for p in medvigil_logs], n_resamples=n_resamples)))
+    result = json.loads(audit_to_json(score("medvigil", medvigil_logs, release=str(release), n_resamples=n_resamples)))
     (out / "scores.json").write_text(json.dumps(result), encoding="utf-8")
     if stress:
-        result["suites"] = {suite: json.loads(audit_to_json(score_suite(suite, [where])))
+        result["suites"] = {suite: json.loads(audit_to_json(score(suite, [where])))
                             for suite, where in (("readiness", runs), ("cbd", runs), ("medqdeg", out / "runs_medqdeg"))}
         mc_logs = [str(p) for p in samples if _task_of(p).startswith("mediconfusion_")]
-        result["suites"]["mediconfusion"] = score_mediconfusion(str(mc_release / "data" / "dataset.json"), mc_logs)
+        result["suites"]["mediconfusion"] = score("mediconfusion", mc_logs, release=str(mc_release / "data" / "dataset.json"))
     progress("writing the report")
     paths = write_report(result, out / "report", title="MedVIGIL trust report: synthetic release, sanity baselines", inputs=())
     return paths["html"].parent

@@ -84,7 +84,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
     The authors' seed-variance probe files (``{"model", "raw"}``) and their Appendix K
     summary ``visual_token_ablation.csv`` are accepted too, beside an audit.
     """
-    from medvigil.suites.stress_logs import REPORT_SUITES, suite_models
+    from medvigil.suites.registry import REPORT_SUITES, get
 
     merged: dict[str, Any] = {"suite": "medvigil", "models": {}, "sources": {}, "warnings": [], "suites": {}}
     suite_sources: dict[str, str] = {}
@@ -134,7 +134,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
         merged["warnings"] += data.get("warnings", [])
     if problems:
         raise DataError(problems)
-    if not merged["models"] and not any(suite_models(r) for r in merged["suites"].values()):
+    if not merged["models"] and not any(get(suite).entry.models(r) for suite, r in merged["suites"].items()):
         raise DataError(Problem("<inputs>", "no models to report"))
     return merged
 
@@ -461,13 +461,14 @@ def checked_sections(result: Mapping[str, Any], inputs: Iterable[str | os.PathLi
 
 def sections(result: Mapping[str, Any]) -> list[Section]:
     """The MedVIGIL audit (when any model has one), then each stress-test suite scored."""
-    from medvigil.suites.stress_logs import SUITE_TITLES, suite_figures, suite_tables
+    from medvigil.suites.registry import get
 
     out = []
     if result.get("models"):
         out.append(Section("MedVIGIL", tables(result), figures(result)))
-    for suite, data in sorted((result.get("suites") or {}).items()):
-        out.append(Section(SUITE_TITLES[suite], suite_tables(data), suite_figures(data)))
+    for name, data in sorted((result.get("suites") or {}).items()):
+        suite = get(name)
+        out.append(Section(suite.title, suite.entry.tables(data), suite.entry.figures(data)))
     return out
 
 

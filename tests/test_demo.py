@@ -35,12 +35,12 @@ def test_report_has_every_suite(demo):
 
 def test_suite_sections_equal_scoring_the_logs_again(demo):
     from medvigil.suites.medvigil.scoring import audit_to_json
-    from medvigil.suites.stress_logs import score_suite
+    from medvigil.suites.registry import score
 
     out, report = demo
     for suite, where in (("readiness", out / "runs"), ("cbd", out / "runs"), ("medqdeg", out / "runs_medqdeg")):
         saved = json.loads((report / f"{suite}.json").read_text())
-        again = json.loads(audit_to_json(score_suite(suite, [where])))  # strict JSON, as saved
+        again = json.loads(audit_to_json(score(suite, [where])))  # strict JSON, as saved
         assert saved["models"] == again["models"], suite
     # MediConfusion: the four modes of both models, from the lmms-eval logs; always-A is right on one image per pair
     mc = json.loads((report / "mediconfusion.json").read_text())

@@ -29,7 +29,7 @@ def _python(code: str, **env: str) -> str:
 def test_plugin_loader_registers_every_model_and_the_tasks():
     """lmms-eval maps ``name: Class`` to ``medvigil.models.<name>.<Class>``; every TaskManager
     it then builds indexes our task folder, once even when ``--include_path`` names it too."""
-    from medvigil.commands.tasks_path import tasks_dir
+    from medvigil.tasks import tasks_dir
 
     code = (
         "import json, importlib.util\n"

@@ -311,11 +311,11 @@ def test_table3_rendered_in_full_from_the_authors_claude_run():
     """The authors' Claude MC run gives 17 of the 18 Table 3 cells of Claude 3 Opus exactly;
     Head & Neck individual is 31/67 = 46.27 here against 30/67 = 44.78 in the paper: that
     file's run has 180 correct images, the paper's (Table 1: 50.85 %) 179."""
-    from medvigil.commands.score import score_mediconfusion
-    from medvigil.suites.stress_logs import suite_tables
+    from medvigil.suites.mediconfusion.tables import tables
+    from medvigil.suites.registry import score
 
-    result = score_mediconfusion(str(FIXTURES / "dataset.json"), [str(FIXTURES / "Results__claude__claude_mc.json")])
-    table = suite_tables(result)[-1]
+    result = score("mediconfusion", [FIXTURES / "Results__claude__claude_mc.json"], release=str(FIXTURES / "dataset.json"))
+    table = tables(result)[-1]
     assert table.headers == ["Model"] + [f"{c} {p}" for c in (
         "Cerebral", "Vascular", "Head & Neck", "Spinal", "Musculoskel.", "Cardiac", "Gastroint.", "Pulmonary",
         "Nuclear Med.") for p in ("set", "indiv.")]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
-from medvigil.records.schema_validation import load_schema, validator
+from medvigil.records.schema_validation import validator
+from medvigil.schemas import load_schema
 from medvigil.suites.cbd import protocol as cbd_tasks
 from medvigil.suites.medqdeg import protocol as medqdeg_tasks
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil.records.schema_validation import load_schema, problems_for
-from medvigil.schemas import SCHEMA_DIR
+from medvigil.records.schema_validation import problems_for
+from medvigil.schemas import SCHEMA_DIR, load_schema
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release import _compile
 

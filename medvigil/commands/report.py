@@ -20,13 +20,13 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from medvigil.report import load_results, write_report
-    from medvigil.suites.stress_logs import suite_models
+    from medvigil.suites.registry import get
 
     result = load_results(args.scores)
     paths = write_report(result, args.out, title=args.title, inputs=args.scores)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []
-    parts += [f"{suite} {len(suite_models(data))} model(s)" for suite, data in sorted(result["suites"].items())]
+    parts += [f"{suite} {len(get(suite).entry.models(data))} model(s)" for suite, data in sorted(result["suites"].items())]
     print("reported: " + "; ".join(parts), file=sys.stderr)
     return 0

@@ -2,20 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-
-def tasks_dir(suite: str | None = None) -> Path:
-    import medvigil.tasks
-
-    root = Path(medvigil.tasks.__file__).resolve().parent
-    if suite is None:
-        return root
-    path = root / suite
-    if not path.is_dir():
-        known = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("_"))
-        raise ValueError(f"unknown suite {suite!r}; available: {', '.join(known)}")
-    return path
+from medvigil.tasks import tasks_dir
 
 
 def add_parser(subparsers) -> None:

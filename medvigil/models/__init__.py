@@ -38,7 +38,7 @@ def add_task_folder_to_lmms_eval() -> str:
     """Make lmms-eval's ``TaskManager`` index our task folder; returns the folder."""
     from lmms_eval.tasks import TaskManager
 
-    from medvigil.commands.tasks_path import tasks_dir
+    from medvigil.tasks import tasks_dir
 
     folder = str(tasks_dir())
     if getattr(TaskManager, "_medvigil_task_folder", None) == folder:

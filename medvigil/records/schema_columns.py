@@ -19,6 +19,8 @@ from functools import cache
 from operator import itemgetter
 from typing import Any
 
+from medvigil.schemas import load_schema
+
 _ANNOTATIONS = {"$schema", "$id", "$comment", "title", "description", "default", "examples"}
 _MISSING = object()
 
@@ -197,6 +199,4 @@ def compile_schema(schema: Any) -> ColumnChecker | None:
 @cache
 def compiled(name: str) -> ColumnChecker | None:
     """The column checker of ``schemas/<name>.schema.json`` (None: validate with jsonschema)."""
-    from medvigil.records.schema_validation import load_schema
-
     return compile_schema(load_schema(name))

@@ -8,26 +8,16 @@ describe them. ``jsonschema`` is imported only when a record is validated one by
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.schemas import SCHEMA_DIR
+from medvigil.records.schema_columns import compiled
+from medvigil.schemas import load_schema
 
 if TYPE_CHECKING:
     import jsonschema
-
-
-@cache
-def load_schema(name: str) -> dict:
-    """Return the schema ``schemas/<name>.schema.json``."""
-    path = SCHEMA_DIR / f"{name}.schema.json"
-    if not path.is_file():
-        known = sorted(p.name.removesuffix(".schema.json") for p in SCHEMA_DIR.glob("*.schema.json"))
-        raise ValueError(f"unknown schema {name!r}; available: {', '.join(known)}")
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 @cache
@@ -63,8 +53,6 @@ def problems_for_records(name: str, records: Sequence[Any], file: str, rows: Seq
     records that failed, to name their fields. ``rows`` gives each record's row (line)
     number for the messages (default: 1, 2, ...). Same problems as :func:`problems_for`
     on each record."""
-    from medvigil.records.schema_columns import compiled
-
     checker = compiled(name)
     failing = range(len(records)) if checker is None else checker.invalid_rows(records)
     out: list[Problem] = []

@@ -126,7 +126,7 @@ def test_csv_parser():
 
 @pytest.mark.parametrize("suite", ["medqdeg", "readiness", "cbd"])
 def test_lmms_eval_logs(tmp_path, suite):
-    from medvigil.suites.stress_logs import score_suite
+    from medvigil.suites.registry import score
 
     base = suite_records(suite)
     folder = tmp_path / "runs"
@@ -140,7 +140,7 @@ def test_lmms_eval_logs(tmp_path, suite):
         if raw is not None:
             with log.open("ab") as fh:
                 fh.write(raw + b"\n")
-        result = _clean(lambda: score_suite(suite, [folder]))
+        result = _clean(lambda: score(suite, [folder]))
         if result is not None:
             json.dumps(result, allow_nan=True)  # serialisable
 

@@ -59,7 +59,8 @@ from medvigil.files.digest import release_digest
 from medvigil.files.input_files import read_bytes
 from medvigil.files.pathsafe import resolve_inside, unsafe_reason
 from medvigil.records.schema_columns import JSON_TYPES
-from medvigil.records.schema_validation import load_schema, problems_for
+from medvigil.records.schema_validation import problems_for
+from medvigil.schemas import load_schema
 from medvigil.suites.medvigil import release_format as rf
 
 __all__ = [

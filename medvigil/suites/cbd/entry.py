@@ -1,0 +1,60 @@
+"""Consistent but Dangerous in the suite registry: score lmms-eval logs of the ``cbd_*`` tasks.
+
+Tasks ``cbd_image`` + ``cbd_noimg``, or ``cbd_quadrants`` (both arms in one task), and
+``cbd_binary``. One lmms-eval run of ``--tasks cbd,cbd_quadrants`` logs every probe twice (once
+in the arm task, once in ``cbd_quadrants``): from such a run only ``cbd_quadrants`` is read and
+the arm files are listed as skipped. The records carry the gold, so no release is read; scored
+by :func:`medvigil.suites.cbd.protocol.suite_result`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from medvigil.records.suite_logs import find_samples, inputs_line, run_of, score_logs, task_of
+from medvigil.suites.cbd.protocol import suite_result
+from medvigil.suites.cbd.tables import cbd_figures as figures
+from medvigil.suites.cbd.tables import cbd_tables as tables
+
+__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+
+TASKS = r"cbd_(image|noimg|quadrants|binary)"
+BOTH_ARMS = "cbd_quadrants"
+ARM_TASKS = ("cbd_image", "cbd_noimg")  # what cbd_quadrants repeats (cbd_binary is another arm)
+DEFAULTS = {"invalid": "exclude", "n_resamples": 1000, "seed": 0}
+
+
+def without_repeated_arms(files: list[Path]) -> tuple[list[Path], list[dict[str, str]]]:
+    """Drop the arm files of runs that also logged ``cbd_quadrants``; the skipped files with the reason."""
+    runs_with_both = {run_of(p) for p in files if task_of(p) == BOTH_ARMS}
+    kept, skipped = [], []
+    for p in files:
+        if task_of(p) in ARM_TASKS and run_of(p) in runs_with_both:
+            skipped.append({"file": str(p), "reason": f"same run's {BOTH_ARMS} log holds these probes"})
+        else:
+            kept.append(p)
+    return kept, skipped
+
+
+def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
+    """Find, read and score the logs; ``options``: invalid (exclude | as_answer), n_resamples, seed."""
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown cbd option(s): {', '.join(sorted(unknown))}")
+    settings = {**DEFAULTS, **options}
+    kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
+    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings), options)
+
+
+def format_table(result: Mapping[str, Any]) -> str:
+    return "\n\n".join([inputs_line(result)] + [t.markdown() for t in tables(result)])
+
+
+def n_scored(result: Mapping[str, Any]) -> int:
+    return int(result.get("n_records") or 0)
+
+
+def models(result: Mapping[str, Any]) -> list[str]:
+    return sorted(result["models"])

@@ -1,0 +1,122 @@
+"""MediConfusion in the suite registry: score result files against the authors' ``dataset.json``.
+
+``files`` are the authors' per-sample result files (``Results/<model>_<mode>.json``) or
+lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks (one run per model and mode).
+Per run: set, individual, confused and invalid counts and rates, pairs scored, pairs of the
+release missing from the file, and the per-category breakdown; per model, the best over modes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from medvigil.files.json_text import finite
+from medvigil.records.lmms_eval_logs import is_samples_file
+from medvigil.suites.mediconfusion.authors_results import read_release, read_results, runs_from_lmms_eval
+from medvigil.suites.mediconfusion.scoring import (
+    MODE_LABELS,
+    RANDOM_INDIVIDUAL_ACCURACY,
+    RANDOM_SET_ACCURACY,
+    best_over_modes,
+)
+from medvigil.suites.mediconfusion.tables import figures, tables
+
+__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+
+
+def score(files: list[str], *, release: str, margin: float = 3, confusion_denominator: str = "both_valid") -> dict:
+    """Read, score and summarise MediConfusion result files (JSON-serialisable dict)."""
+    release = read_release(release)  # the path, then the parsed release
+    logs = [f for f in files if is_samples_file(Path(f))]
+    # every file read before scoring; lmms-eval logs carry their own answers (margin inside)
+    runs = [read_results(path, release, margin=margin) for path in files if path not in logs]
+    if logs:
+        runs += runs_from_lmms_eval(logs, release)
+    out_runs = []
+    by_model: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        run_score = run.score(confusion_denominator=confusion_denominator)
+        entry = {
+            "file": run.path,
+            "model": run.model,
+            "mode": run.mode,
+            "mode_label": MODE_LABELS.get(run.mode),
+            "n_missing_pairs": len(run.missing_pairs),
+            "missing_pairs": list(run.missing_pairs),
+            **run_score.to_dict(),
+        }
+        out_runs.append(entry)
+        modes = by_model.setdefault(run.model, {})
+        key = run.mode if run.mode not in modes else f"{run.mode} ({Path(run.path).name})"
+        modes[key] = run_score
+    return finite(
+        {
+            "suite": "mediconfusion",
+            "release": release.path,
+            "n_release_pairs": len(release.pairs),
+            "margin": margin,
+            "confusion_denominator": confusion_denominator,
+            "random_guessing": {"set_accuracy": RANDOM_SET_ACCURACY, "individual_accuracy": RANDOM_INDIVIDUAL_ACCURACY},
+            "runs": out_runs,
+            "best_over_modes": {model: best_over_modes(modes) for model, modes in by_model.items()},
+        }
+    )
+
+
+def _pct(value: float | None) -> str:
+    return "    n/a" if value is None else f"{100 * value:6.2f}%"
+
+
+def _cell(count: int | str, rate: float | None) -> str:
+    return f"{count:>5} ({_pct(rate)})"
+
+
+def format_table(result: dict) -> str:
+    """Render the result of :func:`score` as plain-text tables."""
+    lines = [
+        f"MediConfusion: release {result['release']} ({result['n_release_pairs']} pairs); "
+        f"vote margin {result['margin']}; confusion over "
+        + ("pairs with two valid answers" if result["confusion_denominator"] == "both_valid" else "all pairs"),
+        "",
+    ]
+    head = f"{'model':<16} {'mode':<8} {'pairs':>5} {'missing':>7}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
+    lines += [head, "-" * len(head)]
+    for r in result["runs"]:
+        lines.append(
+            f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} {r['n_missing_pairs']:>7}  "
+            f"{_cell(r['set_correct'], r['set_accuracy'])}  "
+            f"{_cell(r['individual_correct'], r['individual_accuracy'])}  "
+            f"{_cell(r['confused'], r['confusion'])}  "
+            f"{_cell(r['invalid'], r['invalid_rate'])}"
+        )
+    rg = result["random_guessing"]
+    lines.append(f"{'random guessing':<16} {'':<8} {'':>5} {'':>7}  {_cell('', rg['set_accuracy'])}  {_cell('', rg['individual_accuracy'])}")
+    lines.append("Percentages: set and confused over pairs (confused: see header), individual and invalid over images.")
+    for r in result["runs"]:
+        lines += ["", f"{r['model']} / {r['mode']} ({Path(r['file']).name}) by category (counts, % of the category's images)"]
+        sub = f"  {'category':<18} {'images':>6}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
+        lines += [sub, "  " + "-" * (len(sub) - 2)]
+        for cat, c in r["per_category"].items():
+            lines.append(
+                f"  {cat:<18} {c['images']:>6}  {_cell(c['set_correct'], c['set_accuracy'])}  "
+                f"{_cell(c['individual_correct'], c['individual_accuracy'])}  "
+                f"{_cell(c['confused'], c['confusion'])}  {_cell(c['invalid'], c['invalid_rate'])}"
+            )
+    if any(len(b["modes"]) > 1 for b in result["best_over_modes"].values()):
+        lines += ["", "Best over modes (Table 1 'Best')"]
+        for model, b in result["best_over_modes"].items():
+            lines.append(
+                f"  {model:<16} set {_pct(b['best_set_accuracy'])} ({b['best_set_mode']})  "
+                f"individual {_pct(b['best_individual_accuracy'])} ({b['best_individual_mode']})"
+            )
+    return "\n".join(lines)
+
+
+def n_scored(result: dict) -> int:
+    """Pairs scored over every run."""
+    return sum(int(run.get("n_pairs") or 0) for run in result["runs"])
+
+
+def models(result: dict) -> list[str]:
+    return sorted(result["best_over_modes"])

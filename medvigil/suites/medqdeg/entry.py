@@ -1,0 +1,48 @@
+"""MedQ-Deg in the suite registry: score lmms-eval logs of the ``medqdeg_L0/L1/L2`` tasks.
+
+The records carry the gold, the degradation and the trial answers, so no release is read;
+scored by :func:`medvigil.suites.medqdeg.scoring.score_records`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from medvigil.records.suite_logs import find_samples, inputs_line, score_logs
+from medvigil.suites.medqdeg.scoring import score_records
+from medvigil.suites.medqdeg.tables import medqdeg_figures as figures
+from medvigil.suites.medqdeg.tables import medqdeg_tables as tables
+
+__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+
+TASKS = r"medqdeg_(acc_)?L[0-2]"
+DEFAULTS = {"accuracy_rule": "trial_mean", "invalid_policy": "extra_bin", "all_invalid": "zero"}
+
+
+def record_key(record: Mapping[str, Any]) -> tuple:
+    """L1/L2 ask one probe once per degradation type (and experiment)."""
+    extra = record.get("extra") or {}
+    return record["model"], record.get("condition"), record["probe_id"], extra.get("degradation"), extra.get("experiment")
+
+
+def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
+    """Find, read and score the logs; ``options``: accuracy_rule, invalid_policy, all_invalid."""
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown medqdeg option(s): {', '.join(sorted(unknown))}")
+    settings = {**DEFAULTS, **options}
+    return score_logs("medqdeg", find_samples(files, "medqdeg", TASKS), [], lambda records: score_records(records, **settings),
+                      options, key=record_key)
+
+
+def format_table(result: Mapping[str, Any]) -> str:
+    return "\n\n".join([inputs_line(result)] + [t.markdown() for t in tables(result)])
+
+
+def n_scored(result: Mapping[str, Any]) -> int:
+    return int(result.get("n_records") or 0)
+
+
+def models(result: Mapping[str, Any]) -> list[str]:
+    return sorted(result["models"])

@@ -1,0 +1,102 @@
+"""MedVIGIL in the suite registry: score result files against a release; the report's tables.
+
+``files`` are official-harness outputs (``results/baselines/<model>__mcq.jsonl``, error rows
+included, and the authors' other result files) or lmms-eval ``--log_samples`` files of the
+``medvigil_*`` tasks, read by :mod:`medvigil.suites.medvigil.model_outputs` and scored by
+:func:`medvigil.suites.medvigil.scoring.audit`. ``release`` (optional) is a release folder (only
+``manifest.csv`` is needed), a built dataset folder or a Hub repo id. Release findings that do not
+touch scoring are warnings. When the release is a folder, its ``clinician_baseline.csv`` is scored
+too (the Doctors row) and, for models with triplet arms, its triplets are matched to options.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from medvigil.files.json_text import finite
+from medvigil.report import figures, tables
+from medvigil.suites.medvigil.clinician import release_clinician_scores
+from medvigil.suites.medvigil.model_outputs import read_model_outputs
+from medvigil.suites.medvigil.release import load_for_scoring
+from medvigil.suites.medvigil.release_format import DEFAULT_TIER_WEIGHTS
+from medvigil.suites.medvigil.scoring import audit
+from medvigil.suites.medvigil.triplets import release_triplet_report
+
+__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+
+_SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in the JSON
+
+
+def score(
+    files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False, **audit_options
+) -> dict:
+    """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files).
+
+    ``release``: a release folder, a built dataset folder or a Hub repo id
+    (:func:`medvigil.suites.medvigil.release.load_for_scoring`). The result is :func:`medvigil.suites.medvigil.scoring.audit`'s
+    plus ``inputs``: where the release came from, its warnings, the files read, error rows per
+    model and kind, and the rows left out.
+    """
+    reference = None if release is None else load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
+    records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)
+    problems = list(getattr(records, "problems", []))
+    release_warnings = [] if reference is None else reference.warnings
+    warnings = [str(p) for p in release_warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]
+    for warning in warnings[:_SHOWN_WARNINGS]:
+        print(f"warning: {warning}", file=sys.stderr)
+    if len(warnings) > _SHOWN_WARNINGS:
+        print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)", file=sys.stderr)
+    result = audit(records, **audit_options)
+    error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
+    handling = result["params"]["error_rows"]
+    for model, kinds in error_rows.items():
+        listed = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+        print(f"note: {model}: {sum(kinds.values())} error row(s) (failed calls; {handling}): {listed}", file=sys.stderr)
+    if reference is not None and reference.kind == "release":
+        weights = (result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS)
+        clinician = release_clinician_scores(reference.location, weights=weights)
+        if clinician is not None:
+            result["clinician"] = clinician  # the Doctors row of the report (Table 10)
+        with_triplets = [b for b in result["models"].values()
+                         if (b.get("counts") or {}).get("triplets_complete", 0) + (b.get("counts") or {}).get("triplets_incomplete", 0)]
+        if with_triplets:  # TR-coh of models with triplet arms: what stayed unasked
+            result["triplets"] = release_triplet_report(reference.location)
+            for block in with_triplets:
+                block["counts"]["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
+    result["inputs"] = {
+        "release": None if reference is None else reference.location,
+        "release_kind": None if reference is None else reference.kind,
+        "gold_letters": "release probes_mcq" if reference is not None and reference.probes_mcq is not None else "result rows",
+        "files": [str(f) for f in files],
+        "n_records": len(records),
+        "error_rows": error_rows,
+        "error_row_handling": handling,
+        "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
+        "warnings": warnings,
+        "release_warnings": [p.to_dict() for p in release_warnings],
+    }
+    return finite(result)
+
+
+def format_table(result: dict) -> str:
+    """The headline tables of the report (Table 1 layout and the MCS components), then error rows."""
+    text = "\n\n".join(t.markdown() for t in tables(result)[:2])
+    inputs = result.get("inputs", {})
+    if inputs.get("error_rows"):
+        lines = [f"Error rows (failed calls; {inputs['error_row_handling']}):"]
+        for model, kinds in inputs["error_rows"].items():
+            lines.append(f"  {model}: {sum(kinds.values())} ({', '.join(f'{k} {n}' for k, n in kinds.items())})")
+        text += "\n\n" + "\n".join(lines)
+    skipped = {m: v for m, v in inputs.get("skipped_rows", {}).items() if set(v) - {"blank_line"}}
+    if skipped:
+        text += "\n\nLeft out: " + "; ".join(f"{m}: " + ", ".join(f"{k} {n}" for k, n in v.items()) for m, v in skipped.items())
+    return text
+
+
+def n_scored(result: dict) -> int:
+    """Records read, ablation-only arms (e.g. ROI decay) included."""
+    return int((result.get("inputs") or {}).get("n_records") or 0)
+
+
+def models(result: dict) -> list[str]:
+    return sorted(result["models"])

@@ -1,0 +1,42 @@
+"""Illusion of Readiness in the suite registry: score lmms-eval logs of the ``readiness_*`` tasks.
+
+The records carry the gold and the arm, so no release is read; scored by
+:func:`medvigil.suites.readiness.protocol.readiness_from_records` (T1-T5 and R(m); T6 measures).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from medvigil.records.suite_logs import find_samples, inputs_line, score_logs
+from medvigil.suites.readiness.protocol import readiness_from_records
+from medvigil.suites.readiness.tables import readiness_figures as figures
+from medvigil.suites.readiness.tables import readiness_tables as tables
+
+__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+
+TASKS = r"readiness_\w+"
+DEFAULTS = {"allow_partial": False}
+
+
+def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
+    """Find, read and score the logs; ``options``: allow_partial (R(m) over the tests present)."""
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown readiness option(s): {', '.join(sorted(unknown))}")
+    settings = {**DEFAULTS, **options}
+    return score_logs("readiness", find_samples(files, "readiness", TASKS), [],
+                      lambda records: {"models": readiness_from_records(records, **settings)}, options)
+
+
+def format_table(result: Mapping[str, Any]) -> str:
+    return "\n\n".join([inputs_line(result)] + [t.markdown() for t in tables(result)])
+
+
+def n_scored(result: Mapping[str, Any]) -> int:
+    return int(result.get("n_records") or 0)
+
+
+def models(result: Mapping[str, Any]) -> list[str]:
+    return sorted(result["models"])

@@ -1,0 +1,70 @@
+"""The five suites, registered once: the one front door to scoring.
+
+``medvigil score``, the demo pipeline and ``medvigil report`` reach a suite only through this
+table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides:
+
+* ``score(files, *, release=None, **options) -> dict``: read the model outputs and score them
+  (a JSON-serialisable result with ``"suite": <name>``);
+* ``format_table(result) -> str``: the plain-text tables ``medvigil score`` prints;
+* ``n_scored(result) -> int``: how many records (pairs for MediConfusion) the result rests on;
+* ``models(result) -> list[str]``: the models it scores;
+* ``tables(result)`` / ``figures(result)``: the report section (tables and PNG bytes by name).
+
+Entry modules are imported on first use, so ``medvigil --help`` loads none of them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    title: str  # the report section's heading
+    release: Literal["required", "optional", "unused"]  # what `--release` is to this suite
+    inputs: str  # what the FILE arguments are, for the CLI's help
+
+    @property
+    def entry(self) -> ModuleType:
+        return importlib.import_module(f"medvigil.suites.{self.name}.entry")
+
+
+SUITES: dict[str, Suite] = {s.name: s for s in (
+    Suite("medvigil", "MedVIGIL", "optional",
+          "official-harness result files or lmms-eval logs of the medvigil_* tasks"),
+    Suite("mediconfusion", "MediConfusion: image pairs that share a question", "required",
+          "the authors' result files (Results/<model>_<mode>.json) or lmms-eval logs of the mediconfusion_* tasks"),
+    Suite("medqdeg", "MedQ-Deg: image degradation and calibration", "unused",
+          "lmms-eval logs (files or run folders) of the medqdeg_* tasks"),
+    Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused",
+          "lmms-eval logs (files or run folders) of the readiness_* tasks"),
+    Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused",
+          "lmms-eval logs (files or run folders) of the cbd_* tasks"),
+)}
+REPORT_SUITES = tuple(name for name in SUITES if name != "medvigil")  # sections beside the MedVIGIL audit
+
+
+def get(name: str) -> Suite:
+    """The registered suite ``name``; an unknown name is a ValueError that suggests the closest."""
+    try:
+        return SUITES[name]
+    except KeyError:
+        close = difflib.get_close_matches(str(name), SUITES, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown suite {name!r}.{hint} Available: {', '.join(SUITES)}") from None
+
+
+def score(name: str, files: Iterable[str], *, release: str | None = None, **options: Any) -> dict[str, Any]:
+    """Read and score ``files`` of suite ``name`` (the one scoring entry point)."""
+    suite = get(name)
+    if release is None and suite.release == "required":
+        raise ValueError(f"suite {name} needs a release")
+    if release is not None and suite.release == "unused":
+        raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
+    return suite.entry.score([str(f) for f in files], release=release, **options)
