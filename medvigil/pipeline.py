@@ -117,7 +117,7 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     import shutil
 
     from medvigil.files.output_guard import refuse_overlap
-    from medvigil.report import write_report
+    from medvigil.report.document import write_report
     from medvigil.suites.mediconfusion import export as mediconfusion_export
     from medvigil.suites.mediconfusion.synthetic import write_sample
     from medvigil.suites.medvigil.export import build

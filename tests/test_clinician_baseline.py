@@ -98,7 +98,8 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     result = json.loads(scores.read_text())
     assert round(result["clinician"]["metrics"]["mcs"], 1) == 83.3
     assert main(["report", str(scores), "--out", str(tmp_path / "report")]) == 0
-    from medvigil.report import figures, load_results, tables
+    from medvigil.report.document import load_results
+    from medvigil.suites.medvigil.tables import figures, tables
 
     merged = load_results([scores])
     for table in tables(merged):

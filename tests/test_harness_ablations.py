@@ -255,7 +255,7 @@ def test_bad_rows_named_by_file_line_and_field(tmp_path):
 
 
 def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(tmp_path):
-    from medvigil.report import _capability_safety_figure, _pareto, figures, tables
+    from medvigil.suites.medvigil.tables import _capability_safety_figure, _pareto, figures, tables
 
     rel = release(80, tiers=("L1", "L2", "L3", "L4", "L5"), kinds=("original",))
     cases = list(rel.cases)
@@ -292,8 +292,9 @@ def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(
 
 
 def test_report_reads_the_authors_csv_beside_an_audit(tmp_path):
-    from medvigil.report import load_results, tables
+    from medvigil.report.document import load_results
     from medvigil.suites.medvigil.scoring import audit_to_json
+    from medvigil.suites.medvigil.tables import tables
 
     rel = release()
     write_jsonl(tmp_path / "m__mcq.jsonl", [ok_row(c, "A") for c in rel.cases])

@@ -107,7 +107,8 @@ def test_score_reports_unmatched_triplets_for_models_with_triplet_arms(tmp_path,
     assert result["triplets"]["unmatched"] == made.skipped
     assert result["models"]["tri"]["counts"]["triplets_unmatched"] == 1
     assert result["models"]["tri"]["metrics"]["tr_coh"] == 100.0
-    from medvigil.report import load_results, tables
+    from medvigil.report.document import load_results
+    from medvigil.suites.medvigil.tables import tables
 
     scored = next(t for t in tables(load_results([out])) if t.title == "What was scored")
     row = next(r for r in scored.rows if r[0] == "tri")

@@ -19,7 +19,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from medvigil.report import load_results, write_report
+    from medvigil.report.document import load_results, write_report
     from medvigil.suites.registry import get
 
     result = load_results(args.scores)

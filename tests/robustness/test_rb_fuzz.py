@@ -221,7 +221,7 @@ SCORES = [
 
 @pytest.mark.parametrize("base", SCORES, ids=[s["suite"] for s in SCORES])
 def test_report_score_files(tmp_path, base):
-    from medvigil.report import checked_sections, load_results
+    from medvigil.report.document import checked_sections, load_results
 
     path = tmp_path / "scores.json"
 

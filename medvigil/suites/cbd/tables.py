@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from medvigil.report import Table, fmt, png, pyplot
+from medvigil.report.render import Table, fmt, png, pyplot
 
 QUADS = ("Ideal", "Fragile", "Dangerous", "Worst")
 QUADRANT_COLOURS = {"Ideal": "#2e7d32", "Fragile": "#f9a825", "Dangerous": "#e65100", "Worst": "#b71c1c"}

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from medvigil.report import Table, fmt, png, pyplot
+from medvigil.report.render import Table, fmt, png, pyplot
 from medvigil.suites.mediconfusion.scoring import CATEGORIES, CATEGORY_SHORT_NAMES, MODE_LABELS
 
 

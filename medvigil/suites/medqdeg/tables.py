@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from medvigil.report import Table, fmt, png, pyplot
+from medvigil.report.render import Table, fmt, png, pyplot
 from medvigil.suites.medqdeg.scoring import OTHER_GROUP, accuracy_scores
 from medvigil.suites.medqdeg.scoring import capability_group as _group
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from medvigil.report import Table, fmt, png, pyplot
+from medvigil.report.render import Table, fmt, png, pyplot
 
 TESTS = ("T1", "T2", "T3", "T4", "T5")
 T5_LABEL = "T5 (mirrored-image stand-in)"
