@@ -42,8 +42,9 @@ import subprocess
 import numpy as np
 
 from medvigil.scoring.table import Categorical, RecordTable
+from medvigil.suites.medvigil.axes import TRIPLET_KINDS
 from medvigil.suites.medvigil.release_format import PROBE_KINDS, TIERS
-from medvigil.suites.medvigil.scoring import TRIPLET_KINDS, audit
+from medvigil.suites.medvigil.scoring import audit
 
 _T_IMPORTED = time.perf_counter()
 

@@ -14,15 +14,8 @@ from medvigil.errors import DataError
 from medvigil.records.schema_validation import check_records
 from medvigil.scoring.table import RecordTable, factorize, group_accuracy
 from medvigil.suites.medvigil.ablations import blur_sweep, no_image_gap, parse_condition, roi_decay, takeover_point
-from medvigil.suites.medvigil.scoring import (
-    METRIC_KEYS,
-    audit,
-    audit_to_json,
-    compare_models,
-    mcs_from_axes,
-    model_metrics,
-    weighted_sfr,
-)
+from medvigil.suites.medvigil.axes import METRIC_KEYS, mcs_from_axes, weighted_sfr
+from medvigil.suites.medvigil.scoring import audit, audit_to_json, compare_models, model_metrics
 
 NAN = float("nan")
 

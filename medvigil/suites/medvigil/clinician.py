@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.suites.medvigil.release_format import CLINICIAN_BASELINE, DEFAULT_TIER_WEIGHTS, PROBE_KINDS, TIERS
-from medvigil.suites.medvigil.scoring import (
+from medvigil.suites.medvigil.axes import (
     KIND_METRICS,
     NORMALISE_CHOICES,
     capability,
@@ -39,6 +38,7 @@ from medvigil.suites.medvigil.scoring import (
     visual_grounding_gap,
     weighted_sfr,
 )
+from medvigil.suites.medvigil.release_format import CLINICIAN_BASELINE, DEFAULT_TIER_WEIGHTS, PROBE_KINDS, TIERS
 
 COLUMNS = ("probe_kind", "risk_tier", "acc_or_sfr_pct")
 ALL = "ALL"

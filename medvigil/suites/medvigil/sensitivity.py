@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.scoring.stats import spearman, top_k_overlap
+from medvigil.suites.medvigil.axes import mcs_from_axes, weighted_sfr
 from medvigil.suites.medvigil.release_format import DEFAULT_TIER_WEIGHTS
 
 __all__ = ["GROUNDING_TRANSFORMS", "WEIGHT_SCHEMES", "grounding_variant", "sensitivity_table"]
@@ -85,7 +86,7 @@ def sensitivity_table(
         sfr_by_tier: ``(n_models, 5)`` per-tier trap SFR (NaN where a tier has no traps).
         roi_only, roi_masked: ROI-only / ROI-masked accuracy per model.
         n_by_tier: optional trap counts per tier (presence for SFR_w normalisation).
-        normalise: SFR_w normalisation (:func:`~medvigil.suites.medvigil.scoring.weighted_sfr`).
+        normalise: SFR_w normalisation (:func:`~medvigil.suites.medvigil.axes.weighted_sfr`).
         top_k: size of the compared top set (Table 17: 5).
         weight_schemes: name -> five weights; must contain ``"default"``, the reference.
         transforms: Grounding transforms evaluated with the default weights.
@@ -96,8 +97,6 @@ def sensitivity_table(
         ``{"models": [...], "rows": [{"variant", "kind", "definition", "spearman",
         "top_k_overlap", "top_k", "leader", "mcs": {model: value}}], "excluded": {...}}``.
     """
-    from medvigil.suites.medvigil.scoring import mcs_from_axes, weighted_sfr
-
     if "default" not in weight_schemes:
         raise ValueError("weight_schemes must contain the reference scheme 'default'")
     names = list(models)
