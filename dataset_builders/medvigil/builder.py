@@ -128,6 +128,12 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
                 raise RuntimeError("the release changed while the builder was open; create a new builder")
         return self._release
 
+    def use_release(self, release) -> None:
+        """Use an already loaded (and validated) :class:`~medvigil.suites.medvigil.release.Release`."""
+        if Path(release.root).resolve() != Path(self.config.release_dir) or release.digest != self.config.release_digest:
+            raise ValueError("use_release: the release is not the one this builder was configured with")
+        self._release = release
+
     def iter_rows(self) -> Iterator[tuple[str, dict]]:
         """Yield ``(key, row)`` for the configured config; images as ``{"bytes", "path"}``.
 
