@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 
 from medvigil.errors import DataError
+from medvigil.hub.export_engine import BUILD_INFO
 from medvigil.images import imaging
 from medvigil.suites.medvigil import variants
-from medvigil.suites.medvigil.export import BUILD_INFO, LOCAL_ONLY_MARKER, build, check_publishable, credentialed_problems
+from medvigil.suites.medvigil.export import build
+from medvigil.suites.medvigil.publish_check import LOCAL_ONLY_MARKER, check_publishable, credentialed_problems
 from medvigil.suites.medvigil.release import load_release
 from medvigil.suites.medvigil.release_format import LETTERS, SAFE_LETTER
 

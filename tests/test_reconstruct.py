@@ -61,7 +61,8 @@ def test_reconstruct_rederives_every_credentialed_image(dirs, reconstructed):
 def test_local_only_build_embeds_them_and_publish_refuses(dirs, reconstructed, tmp_path):
     import datasets
 
-    from medvigil.suites.medvigil.export import build, check_publishable
+    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.publish_check import check_publishable
 
     out = tmp_path / "local" / "medvigil"
     report = build(dirs[0], out, reconstructed=reconstructed.out, local_only=True, configs=("cases",))

@@ -33,7 +33,7 @@ from medvigil.commands.arg_types import int_range
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from medvigil.suites.medvigil.export import DEFAULT_MAX_SHARD_BYTES
+    from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES
 
     parser = subparsers.add_parser(
         "build",

@@ -1,2 +1,3 @@
-"""The Hub export engine every builder uses: Parquet shards, dataset-card pieces, Croissant metadata
-and the content scan run before `medvigil publish` uploads anything."""
+"""The one Hub export engine of every suite (:mod:`~medvigil.hub.export_engine`): Parquet shards,
+build digest and report, dataset-card pieces, Croissant metadata, and the content scan run before
+`medvigil publish` uploads anything."""

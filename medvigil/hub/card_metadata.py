@@ -1,14 +1,85 @@
-"""Pieces of a Hub dataset card shared by the MedVIGIL and MediConfusion exports.
+"""Pieces of a Hub dataset card and its Croissant file shared by the MedVIGIL and MediConfusion exports.
 
-``configs:`` entries (so ``load_dataset(folder, config)`` finds the Parquet shards) and the
-``dataset_info`` block (features, rows and bytes per config) of the card's YAML front
-matter, and the Markdown tables of the card body.
+A suite states its :class:`DatasetFacts`; from them come the card's YAML front matter
+(:func:`front_matter`: licences, tags, the ``configs:`` entries so ``load_dataset(folder,
+config)`` finds the Parquet shards, the ``dataset_info`` block of features, rows and bytes per
+config, and the suite's digest block) and the Croissant document (:func:`croissant_document`).
+The Markdown tables of the card body are :func:`markdown_table`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from medvigil.hub import croissant
+from medvigil.hub.parquet_shards import DATA_DIR, SPLIT
+
+
+@dataclass(frozen=True)
+class DatasetFacts:
+    """What a suite says about one build of its dataset (card front matter and Croissant)."""
+
+    name: str  # Croissant name
+    pretty_name: str
+    description: str  # Croissant description, digests included
+    version: str
+    date_published: str
+    homepage: str  # Croissant URL when the build names no Hub repository
+    citation: str
+    licences: Sequence[tuple[str, str]]  # (Hub licence id, licence URL)
+    keywords: Sequence[str]
+    creators: Sequence[str]
+    task_categories: Sequence[str]
+    tags: Sequence[str]
+    size_category: str
+    default_config: str
+    column_descriptions: Mapping[str, str]
+    rai: Mapping[str, str]  # Croissant RAI properties without the ``rai:`` prefix
+    digests_key: str  # front-matter key of the suite's own block (version, digests, ...)
+    digests: Mapping[str, Any]
+    language: Sequence[str] = ("en",)
+
+
+def front_matter(facts: DatasetFacts, features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any]) -> str:
+    """The YAML front matter of the card (without the ``---`` fences)."""
+    import yaml
+
+    configs, dataset_info = configs_and_info(features, rows, shards, default=facts.default_config, split=SPLIT,
+                                             data_dir=DATA_DIR)
+    head: dict[str, Any] = {
+        "pretty_name": facts.pretty_name,
+        "license": [licence for licence, _ in facts.licences],
+        "language": list(facts.language),
+        "task_categories": list(facts.task_categories),
+        "tags": list(facts.tags),
+        "size_categories": [facts.size_category],
+        "configs": configs,
+        "dataset_info": dataset_info,
+        facts.digests_key: dict(facts.digests),
+    }
+    return yaml.safe_dump(head, sort_keys=False, allow_unicode=True, width=1000).strip()
+
+
+def croissant_document(facts: DatasetFacts, features: Mapping[str, Any], shards: Sequence[croissant.Shard], *,
+                       repo_id: str | None) -> dict:
+    """The Croissant 1.0 document of a build (see :mod:`medvigil.hub.croissant`)."""
+    return croissant.build_metadata(
+        name=facts.name,
+        description=facts.description,
+        version=facts.version,
+        date_published=facts.date_published,
+        license=[url for _, url in facts.licences],
+        url=f"https://huggingface.co/datasets/{repo_id}" if repo_id else facts.homepage,
+        cite_as=facts.citation,
+        keywords=facts.keywords,
+        creators=facts.creators,
+        shards=shards,
+        features_by_config=features,
+        column_descriptions=facts.column_descriptions,
+        rai=facts.rai,
+    )
 
 
 def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any], *, default: str,

@@ -133,7 +133,7 @@ def parquet_problems(rel: str, path: Path, credentialed: set[str]) -> list[Probl
     try:
         parquet = pq.ParquetFile(path)
     except (ValueError, OSError):
-        return []  # reported by export.credentialed_problems
+        return []  # reported by publish_check.credentialed_problems
     problems = []
     first = 0
     for group in range(parquet.metadata.num_row_groups):

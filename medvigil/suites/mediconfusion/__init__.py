@@ -7,6 +7,8 @@ Modules (import what you need; importing this package only defines names):
 - :mod:`~medvigil.suites.mediconfusion.synthetic` - deterministic synthetic pairs in the authors'
   layout, with phantom images standing in for ROCO.
 - :mod:`~medvigil.suites.mediconfusion.export` - the Hub-ready folder (Parquet, card, Croissant).
+- :mod:`~medvigil.suites.mediconfusion.dataset_configs` / :mod:`~medvigil.suites.mediconfusion.dataset_rows` -
+  the configs, features and rows that the `datasets` builder and the export both serve.
 - :mod:`~medvigil.suites.mediconfusion.data` - where the built dataset is (``MEDICONFUSION_DATA``).
 - :mod:`~medvigil.suites.mediconfusion.prompts` - the prompts and token limits of the four modes: the
   authors' (default) and medvigil 0.1's.

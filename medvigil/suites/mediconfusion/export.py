@@ -14,7 +14,9 @@ Guarantees, as for the MedVIGIL export (:mod:`medvigil.suites.medvigil.export`):
 before anything is written (the strict release reader, then every image located and
 decoded, all problems reported at once); everything is written to a hidden sibling folder
 renamed onto ``out`` at the end (no partial output); no clock, random state or absolute
-path enters the files, so two builds of the same inputs are byte-identical.
+path enters the files, so two builds of the same inputs are byte-identical. The writing is the
+shared engine :mod:`medvigil.hub.export_engine`; the rows are the ones the `datasets` builder
+serves (:class:`medvigil.suites.mediconfusion.dataset_rows.RocoSource`).
 
 Licence: the images are ROCO's (PubMed Central open-access figures), **CC BY-NC-SA 4.0:
 non-commercial use only, attribution, share-alike**; the annotations (``dataset.json``)
@@ -23,32 +25,38 @@ are the authors' (MIT). A synthetic build (medvigil's phantoms) contains no ROCO
 
 from __future__ import annotations
 
-import hashlib
-import json
-import shutil
-import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import Any
 
 from medvigil.files.atomic_output import staged_folder
-from medvigil.files.output_guard import refuse_overlap
-from medvigil.hub import croissant
-from medvigil.hub.card_metadata import configs_and_info, markdown_table
-from medvigil.hub.parquet_shards import (
-    DATA_DIR,
-    DEFAULT_MAX_SHARD_BYTES,
-    SPLIT,
-    checksum_lines,
-    shards_line,
-    shards_to_json,
-    write_shards,
+from medvigil.hub import export_engine
+from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table
+from medvigil.hub.export_engine import (
+    README,
+    build_digest,
+    check_destination,
+    check_max_shard_bytes,
+    write_configs,
+    write_metadata,
 )
+from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES, shards_line
+from medvigil.reconstruct.roco import checksum_text
+from medvigil.suites.mediconfusion.dataset_configs import (
+    CITATION,
+    COLUMN_DESCRIPTIONS,
+    CONFIG_DESCRIPTIONS,
+    CONFIG_NAMES,
+    DATE_PUBLISHED,
+    DESCRIPTION,
+    FEATURES,
+    HOMEPAGE,
+    VERSION,
+)
+from medvigil.suites.mediconfusion.dataset_rows import RocoSource
+from medvigil.suites.mediconfusion.scoring import CATEGORIES
+from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
 
-README = "README.md"
-CROISSANT = "croissant.json"
-BUILD_INFO = "build_info.json"
 CHECKSUMS = "roco_sha256.txt"
 
 ROCO_LICENCE = ("cc-by-nc-sa-4.0", "https://creativecommons.org/licenses/by-nc-sa/4.0/")
@@ -57,42 +65,28 @@ SYNTHETIC_LICENCE = ("apache-2.0", "https://www.apache.org/licenses/LICENSE-2.0"
 
 
 @dataclass
-class BuildReport:
+class BuildReport(export_engine.BuildReport):
     """What a build wrote."""
 
-    out: Path
-    version: str
+    BUILDER = "mediconfusion"
+
     source_digest: str
-    build_digest: str
-    synthetic: bool
-    rows: dict[str, int]
-    shards: list[croissant.Shard] = field(default_factory=list)
-    n_images: int = 0
+    n_images: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "builder": "mediconfusion",
-            "version": self.version,
-            "source_digest": self.source_digest,
-            "build_digest": self.build_digest,
-            "synthetic": self.synthetic,
-            "rows": self.rows,
-            "n_images": self.n_images,
-            "shards": shards_to_json(self.shards),
-        }
+    def input_digest(self) -> tuple[str, str]:
+        return "source", self.source_digest
 
-    def format(self) -> str:
-        return "\n".join(
-            [
-                f"built:   {self.out}" + ("  (SYNTHETIC)" if self.synthetic else ""),
-                f"version: {self.version}",
-                f"source digest: {self.source_digest}",
-                f"build digest:  {self.build_digest}",
-                "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items()),
-                f"images:  {self.n_images} distinct ROCO files",
-                shards_line(self.shards),
-            ]
-        )
+    def info_head(self) -> dict:
+        return {"synthetic": self.synthetic}
+
+    def info_tail(self) -> dict:
+        return {"n_images": self.n_images}
+
+    def out_marker(self) -> str:
+        return "  (SYNTHETIC)" if self.synthetic else ""
+
+    def summary_tail(self) -> list[str]:
+        return [f"images:  {self.n_images} distinct ROCO files", shards_line(self.shards)]
 
 
 def build(
@@ -121,81 +115,43 @@ def build(
         FileExistsError: ``out`` exists and ``force`` is false.
         NotADirectoryError: ``images_dir`` is not a folder.
     """
-    from medvigil.builders.mediconfusion.builder import (
-        CONFIG_NAMES,
-        MediconfusionBuilder,
-    )
-
     out = Path(out)
-    if isinstance(max_shard_bytes, bool) or not isinstance(max_shard_bytes, int) or max_shard_bytes < 1:
-        raise ValueError(f"max_shard_bytes must be a positive int, got {max_shard_bytes!r}")
+    check_max_shard_bytes(max_shard_bytes)
     inputs = {"DATASET_JSON": dataset_json, "--images": images_dir, "--checksums": checksums_file}
-    refuse_overlap({"--out": out}, inputs, replace=force)
-    if out.exists() and not force:
-        raise FileExistsError(f"{out} already exists; pass --force to replace it")
-    cache = Path(tempfile.mkdtemp(prefix="medvigil-mediconfusion-cache-"))
-    try:
-        builders = {
-            config: MediconfusionBuilder(
-                config_name=config,
-                dataset_json=dataset_json,
-                images_dir=images_dir,
-                checksums_file=checksums_file,
-                cache_dir=str(cache),
-            )
-            for config in CONFIG_NAMES
-        }
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
+    check_destination(out, inputs, force=force)
+    source = RocoSource.open(dataset_json, images_dir, checksums_file)
     with staged_folder(out, inputs=inputs, replace=force) as tmp:
-        report = _write(builders, tmp, max_shard_bytes=max_shard_bytes, repo_id=repo_id)
+        report = _write(source, tmp, max_shard_bytes=max_shard_bytes, repo_id=repo_id)
     report.out = out
     return report
 
 
-def _write(builders: dict, tmp: Path, *, max_shard_bytes: int, repo_id: str | None) -> BuildReport:
-    from medvigil.builders.mediconfusion.builder import FEATURES, VERSION
-    from medvigil.reconstruct.roco import checksum_text
-
-    first = next(iter(builders.values()))
-    release, located = first.release, first.located
-    rows: dict[str, int] = {}
-    shards: list[croissant.Shard] = []
-    for config, builder in builders.items():
-        count, config_shards = write_shards(builder.iter_rows(), FEATURES[config], tmp, config, max_shard_bytes, _payload_size)
-        rows[config] = count
-        shards.extend(config_shards)
+def _write(source: RocoSource, tmp: Path, *, max_shard_bytes: int, repo_id: str | None) -> BuildReport:
+    features = {c: FEATURES[c] for c in CONFIG_NAMES}
+    rows, shards = write_configs(tmp, features, source.iter_rows, max_shard_bytes=max_shard_bytes,
+                                 payload_size=_payload_size)
     report = BuildReport(
         out=tmp,
         version=str(VERSION),
-        source_digest=first.config.source_digest,
-        build_digest=build_digest(str(VERSION), first.config.source_digest, shards),
-        synthetic=release.synthetic,
+        build_digest=build_digest("mediconfusion", str(VERSION), [("source", source.source_digest)], shards),
+        synthetic=source.release.synthetic,
         rows=rows,
         shards=shards,
-        n_images=len(located),
+        source_digest=source.source_digest,
+        n_images=len(source.located),
     )
-    features = {c: FEATURES[c] for c in builders}
-    (tmp / CROISSANT).write_text(croissant.dumps(croissant_document(report, features, repo_id=repo_id)), encoding="utf-8")
-    errors, warnings = croissant.validate(tmp / CROISSANT)
-    if errors or warnings:
-        raise RuntimeError("croissant.json does not validate cleanly:\n" + "\n".join([*errors, *warnings]))
-    (tmp / README).write_text(dataset_card(release, report, features, repo_id=repo_id), encoding="utf-8")
-    (tmp / CHECKSUMS).write_text(checksum_text(located.values()), encoding="utf-8")
-    (tmp / BUILD_INFO).write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    facts = dataset_facts(report)
+    texts = {
+        README: dataset_card(source.release, report, facts, features, repo_id=repo_id),
+        CHECKSUMS: checksum_text(source.located.values()),
+    }
+    write_metadata(tmp, report, facts, features, texts, repo_id=repo_id)
     return report
 
 
 def _payload_size(row: dict) -> int:
     """What a row adds to its shard's size: its image bytes plus 1 KiB for the other fields."""
     return sum(len(v["bytes"]) for v in row.values() if isinstance(v, dict) and v.get("bytes")) + 1024
-
-
-def build_digest(version: str, source_digest: str, shards: list[croissant.Shard]) -> str:
-    """SHA-256 over ``mediconfusion-build <version>``, ``source <digest>`` and every shard's checksum."""
-    h = hashlib.sha256(f"mediconfusion-build {version}\nsource {source_digest}\n".encode())
-    h.update(checksum_lines(shards).encode())
-    return h.hexdigest()
 
 
 # --------------------------------------------------------------------------- metadata
@@ -205,64 +161,51 @@ def _licences(synthetic: bool) -> list[tuple[str, str]]:
     return [SYNTHETIC_LICENCE] if synthetic else [ROCO_LICENCE, ANNOTATION_LICENCE]
 
 
-def croissant_document(report: BuildReport, features: dict, *, repo_id: str | None) -> dict:
-    """The Croissant 1.0 document of a build (see :mod:`medvigil.hub.croissant`)."""
-    from medvigil.builders.mediconfusion import builder as b
-    from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
-
-    description = f"{b.DESCRIPTION} Source digest sha256:{report.source_digest}; build digest sha256:{report.build_digest}."
+def dataset_facts(report: BuildReport) -> DatasetFacts:
+    """Card and Croissant facts of a build."""
+    description = f"{DESCRIPTION} Source digest sha256:{report.source_digest}; build digest sha256:{report.build_digest}."
     if report.synthetic:
         description += f" {SYNTHETIC_NOTICE}: phantom images, no ROCO data."
     else:
         description += " Images: ROCO, CC BY-NC-SA 4.0 (non-commercial use only)."
-    return croissant.build_metadata(
+    return DatasetFacts(
         name="mediconfusion-synthetic" if report.synthetic else "mediconfusion",
+        pretty_name="MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
         description=description,
         version=report.version,
-        date_published=b.DATE_PUBLISHED,
-        license=[url for _, url in _licences(report.synthetic)],
-        url=f"https://huggingface.co/datasets/{repo_id}" if repo_id else b.HOMEPAGE,
-        cite_as=b.CITATION,
+        date_published=DATE_PUBLISHED,
+        homepage=HOMEPAGE,
+        citation=CITATION,
+        licences=_licences(report.synthetic),
         keywords=["medical imaging", "radiology", "visual question answering", "reliability", "evaluation"],
         creators=["MediConfusion authors (Sepehri, Fabian, Soltanolkotabi, Soltanolkotabi)"],
-        shards=report.shards,
-        features_by_config=features,
-        column_descriptions=b.COLUMN_DESCRIPTIONS,
-        rai={
-            "dataCollection": "Image pairs mined from ROCO with sim_BiomedCLIP >= 0.9 and sim_DINOv2 <= 0.75; "
-            "questions generated by GPT-4 from the captions, then filtered and revised by a radiologist.",
-            "dataUseCases": "Evaluation of multimodal medical models only; not for training or clinical use.",
-            "dataLimitations": "176 pairs; one radiologist; categories assigned by an LLM and revised; "
-            "images and captions are likely in the pretraining data of evaluated models.",
-            "dataBiases": "Categories are unevenly represented (Cerebral, Vascular, Head and Neck dominate).",
-            "personalSensitiveInformation": "Figures from published open-access articles; no patient identifiers "
-            "are known to be present.",
-        },
-    )
-
-
-def _front_matter(report: BuildReport, features: dict) -> str:
-    import yaml
-
-    configs, dataset_info = configs_and_info(features, report.rows, report.shards, default="questions", split=SPLIT,
-                                             data_dir=DATA_DIR)
-    head = {
-        "pretty_name": "MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
-        "license": [lic for lic, _ in _licences(report.synthetic)],
-        "language": ["en"],
-        "task_categories": ["visual-question-answering", "multiple-choice"],
-        "tags": ["medical", "radiology", "reliability", "evaluation"] + (["synthetic"] if report.synthetic else ["non-commercial"]),
-        "size_categories": ["n<1K"],
-        "configs": configs,
-        "dataset_info": dataset_info,
-        "mediconfusion": {
+        task_categories=["visual-question-answering", "multiple-choice"],
+        tags=["medical", "radiology", "reliability", "evaluation"] + (["synthetic"] if report.synthetic else ["non-commercial"]),
+        size_category="n<1K",
+        default_config="questions",
+        column_descriptions=COLUMN_DESCRIPTIONS,
+        rai=_RAI,
+        digests_key="mediconfusion",
+        digests={
             "version": report.version,
             "source_digest": report.source_digest,
             "build_digest": report.build_digest,
             "synthetic": report.synthetic,
         },
-    }
-    return yaml.safe_dump(head, sort_keys=False, allow_unicode=True, width=1000).strip()
+    )
+
+
+# Croissant RAI properties of the dataset
+_RAI = {
+    "dataCollection": "Image pairs mined from ROCO with sim_BiomedCLIP >= 0.9 and sim_DINOv2 <= 0.75; "
+    "questions generated by GPT-4 from the captions, then filtered and revised by a radiologist.",
+    "dataUseCases": "Evaluation of multimodal medical models only; not for training or clinical use.",
+    "dataLimitations": "176 pairs; one radiologist; categories assigned by an LLM and revised; "
+    "images and captions are likely in the pretraining data of evaluated models.",
+    "dataBiases": "Categories are unevenly represented (Cerebral, Vascular, Head and Neck dominate).",
+    "personalSensitiveInformation": "Figures from published open-access articles; no patient identifiers "
+    "are known to be present.",
+}
 
 
 _CARD = Template(
@@ -349,12 +292,8 @@ $citation
 )
 
 
-def dataset_card(release, report: BuildReport, features: dict, *, repo_id: str | None) -> str:
+def dataset_card(release, report: BuildReport, facts: DatasetFacts, features: dict, *, repo_id: str | None) -> str:
     """README.md text of a build."""
-    from medvigil.builders.mediconfusion import builder as b
-    from medvigil.suites.mediconfusion.scoring import CATEGORIES
-    from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
-
     counts = {c: 0 for c in CATEGORIES}
     for pair, key in release.images():
         for cat in pair.categories(key):
@@ -373,20 +312,20 @@ def dataset_card(release, report: BuildReport, features: dict, *, repo_id: str |
         notice = "> **Licence: CC BY-NC-SA 4.0 (images, from ROCO) — non-commercial use only.** Annotations: MIT."
         creation = ""
     return _CARD.substitute(
-        front_matter=_front_matter(report, features),
+        front_matter=front_matter(facts, features, report.rows, report.shards),
         title="MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
         notice=notice,
-        homepage=b.HOMEPAGE,
+        homepage=HOMEPAGE,
         load_path=repo_id or "path/to/this/folder",
         table_configs=markdown_table(
-            ("config", "rows", "one row per"), [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], b.CONFIG_DESCRIPTIONS[c]) for c in features]
+            ("config", "rows", "one row per"), [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], CONFIG_DESCRIPTIONS[c]) for c in features]
         ),
         questions_columns=", ".join(f"`{c}`" for c in features.get("questions", {})),
         table_categories=markdown_table(("category", "images"), [(c, n) for c, n in counts.items() if n]),
         synthetic_creation=creation,
         version=report.version,
-        date_published=b.DATE_PUBLISHED,
+        date_published=DATE_PUBLISHED,
         source_digest=report.source_digest,
         build_digest=report.build_digest,
-        citation=b.CITATION,
+        citation=CITATION,
     ).rstrip() + "\n"
