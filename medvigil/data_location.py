@@ -15,6 +15,8 @@ import os
 import re
 from pathlib import Path
 
+from medvigil.suites.medvigil.release_format import MANIFEST
+
 ENV_VAR = "MEDVIGIL_DATA"
 HOME_VAR = "MEDVIGIL_HOME"
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -71,7 +73,6 @@ def locate_release(value: str | Path) -> tuple[str, str]:
     Raises:
         DataNotFoundError: none of these.
     """
-    from medvigil.suites.medvigil.release_format import MANIFEST
 
     text = str(value).strip()
     path = Path(text).expanduser()

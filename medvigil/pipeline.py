@@ -14,6 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from medvigil.files.output_guard import refuse_overlap
+from medvigil.records.lmms_eval_logs import SAMPLES
+from medvigil.report.document import write_report
+from medvigil.suites.mediconfusion import export as mediconfusion_export
+from medvigil.suites.mediconfusion.synthetic import write_sample
+from medvigil.suites.medvigil.export import build
+from medvigil.suites.medvigil.scoring import audit_to_json
+from medvigil.suites.medvigil.synthetic import generate_release
+from medvigil.suites.registry import score
 from medvigil.tasks import tasks_dir
 
 DEFAULT_TASKS = ("medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_roi_decay", "medvigil_blur")  # blur includes noimg
@@ -98,7 +107,6 @@ def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, 
 
 
 def _task_of(path: Path) -> str:
-    from medvigil.records.lmms_eval_logs import SAMPLES
 
     match = SAMPLES.match(path.name)
     return match.group("task") if match else ""
@@ -116,14 +124,6 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     import json
     import shutil
 
-    from medvigil.files.output_guard import refuse_overlap
-    from medvigil.report.document import write_report
-    from medvigil.suites.mediconfusion import export as mediconfusion_export
-    from medvigil.suites.mediconfusion.synthetic import write_sample
-    from medvigil.suites.medvigil.export import build
-    from medvigil.suites.medvigil.scoring import audit_to_json
-    from medvigil.suites.medvigil.synthetic import generate_release
-    from medvigil.suites.registry import score
 
     out = Path(out)
     if out.exists():

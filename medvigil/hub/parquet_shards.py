@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from medvigil.files.digest import file_sha256
 from medvigil.hub.croissant import Shard
 
 DATA_DIR = "data"
@@ -35,7 +36,6 @@ def write_shards(
     """
     from datasets.arrow_writer import ParquetWriter
 
-    from medvigil.files.digest import file_sha256
 
     folder = root / DATA_DIR / config
     folder.mkdir(parents=True)

@@ -50,6 +50,7 @@ import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import read_bytes
 from medvigil.suites.medvigil.release_format import GREY, JPEG_QUALITY, LONGEST_SIDE, ROI_DECAY_STEPS, ROI_UNUSABLE_COVERAGE
 
 __all__ = [
@@ -312,7 +313,6 @@ def safe_open_image(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXEL
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r:.80}")
-    from medvigil.files.input_files import read_bytes
 
     name = os.fspath(path)
     return _decode(io.BytesIO(read_bytes(name, name)), name, max_pixels)

@@ -41,6 +41,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from medvigil.data_location import load_config
+from medvigil.files.input_files import read_json
+
 ADAPTER_ENV = "MEDVIGIL_MCQ_ADAPTER"
 REQUIRED = ("image", "question", "options", "answer")
 OPTIONAL = ("id", "case", "modality", "capability", "finding", "text_only_answerable", "safe_option")
@@ -50,7 +53,6 @@ LETTERS = string.ascii_uppercase
 def read_mapping(path: str | os.PathLike) -> dict[str, Any]:
     """The column mapping in ``path``, checked (unknown or missing keys are errors)."""
     where = str(path)
-    from medvigil.files.input_files import read_json
 
     try:
         spec = read_json(path, where)  # a regular file, bounded, strict JSON (DataError names the line)
@@ -180,6 +182,5 @@ def load_mcq(env: Mapping[str, str] | None = None):
     path = (os.environ if env is None else env).get(ADAPTER_ENV)
     if path:
         return adapt(read_mapping(path))
-    from medvigil.data_location import load_config
 
     return load_config("mcq")

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 
+from medvigil.tasks import tasks_dir
+
 AVAILABLE_MODELS = {
     "random": "RandomBaseline",
     "constant": "ConstantBaseline",
@@ -38,7 +40,6 @@ def add_task_folder_to_lmms_eval() -> str:
     """Make lmms-eval's ``TaskManager`` index our task folder; returns the folder."""
     from lmms_eval.tasks import TaskManager
 
-    from medvigil.tasks import tasks_dir
 
     folder = str(tasks_dir())
     if getattr(TaskManager, "_medvigil_task_folder", None) == folder:

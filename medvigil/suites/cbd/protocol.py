@@ -41,9 +41,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
-from medvigil.suites.cbd.scoring import QUADRANTS, quadrant_scores, score_records
+from medvigil.suites.cbd.scoring import QUADRANTS, bootstrap_rates, classify, quadrant_scores, rate_correlation, score_records
+from medvigil.suites.cbd.scoring import QUADRANTS as names
+from medvigil.suites.medvigil.release_format import SAFE_LETTER
 
 log = logging.getLogger("medvigil.cbd")
 
@@ -190,7 +193,6 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str]) -> list[tu
 
 def load_docs(arms: Iterable[str]):
     """The docs of the given arms from the built MedVIGIL ``mcq`` config (``MEDVIGIL_DATA``)."""
-    from medvigil.mcq.adapter import load_mcq
 
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status")
@@ -379,8 +381,6 @@ def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, che
 
 def load_binary_docs(*, checks: bool = True):
     """The binary arm's docs from the built ``mcq`` config (``MEDVIGIL_DATA``)."""
-    from medvigil.mcq.adapter import load_mcq
-    from medvigil.suites.medvigil.release_format import SAFE_LETTER
 
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status",
@@ -457,7 +457,6 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
     the flip rate per paraphrase phenomenon, the quadrants split by ground-truth label (binary
     arm) and by ``extra.finding`` when records carry it, and for the binary arm p(yes) per
     quadrant (Table 3), one example per quadrant, and the null-image and image-swap checks."""
-    from medvigil.suites.cbd.scoring import bootstrap_rates, classify, quadrant_scores
 
     cases = _cases(records, image, text)
     ids = sorted(c for c, v in cases.items() if "orig" in v and "text" in v and v["para"])
@@ -496,7 +495,6 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
         out["by_finding"] = split(lambda r: (r.get("extra") or {}).get("finding"))
     if image != BINARY_ARMS["image"]:
         return out
-    from medvigil.suites.cbd.scoring import QUADRANTS as names
 
     per_q: dict[str, dict[str, Any]] = {}
     for q_index, q_name in enumerate(names):
@@ -531,7 +529,6 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
     arm under the model's name, the binary arm as ``"<model> [binary]"``) the quadrant table
     plus :func:`sample_details`, and the flip-rate vs Dangerous-fraction correlation across
     configurations (Fig. 3)."""
-    from medvigil.suites.cbd.scoring import rate_correlation
 
     records = _check(records)
     models: dict[str, dict[str, Any]] = {}

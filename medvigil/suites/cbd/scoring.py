@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from medvigil.scoring.bootstrap import cluster_bootstrap, cluster_sums, percentile_interval
+from medvigil.scoring.stats import spearman
 from medvigil.suites.mediconfusion.scoring import encode_letters
 
 __all__ = [
@@ -297,7 +299,6 @@ def bootstrap_rates(quadrant: Sequence[int], cluster: Sequence[Any], *, n_resamp
     (-1 = not evaluable, left out); ``cluster`` the case of each sample (one sample per case
     gives the ordinary bootstrap over samples). Each rate is a ratio of resampled sums.
     """
-    from medvigil.scoring.bootstrap import cluster_bootstrap, cluster_sums, percentile_interval
 
     quad = np.asarray(quadrant, dtype=np.int64)
     ev = quad >= 0
@@ -322,7 +323,6 @@ def rate_correlation(flip_rates: Sequence[float], dangerous: Sequence[float]) ->
     """Pearson and Spearman correlation between flip rate and Dangerous fraction across
     model configurations (Sec. 4.2, Fig. 3); ``None`` with fewer than 3 configurations or
     a constant input."""
-    from medvigil.scoring.stats import spearman
 
     x, y = np.asarray(flip_rates, dtype=np.float64), np.asarray(dangerous, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:

@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import loads_json, read_text
+from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.records.schema_validation import check_records
 from medvigil.suites.mediconfusion.release import Release, read_release
 from medvigil.suites.mediconfusion.scoring import (
@@ -46,6 +48,7 @@ from medvigil.suites.mediconfusion.scoring import (
     OPTION_LETTERS,
     MediConfusionScore,
     decode_letters,
+    pair_slots,
     score_records,
     vote_answers,
 )
@@ -110,7 +113,6 @@ def category_names(release: Release) -> tuple[str, ...]:
 
 def _load_json_object(path: str | Path) -> tuple[str, dict]:
     name = str(path)
-    from medvigil.files.input_files import read_text
 
     text = read_text(path, name)  # regular file, bounded, UTF-8; FileNotFoundError propagates
     duplicates: list[str] = []
@@ -123,7 +125,6 @@ def _load_json_object(path: str | Path) -> tuple[str, dict]:
             out[key] = value
         return out
 
-    from medvigil.files.input_files import loads_json
 
     data = loads_json(text, name, object_pairs_hook=no_duplicates)
     if duplicates:  # json.loads would silently keep the last of two equal keys
@@ -325,7 +326,6 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     one run per (model, mode), and pairs of ``release`` absent from a run are listed as
     missing. Every pair of a run must be in the release.
     """
-    from medvigil.records.lmms_eval_logs import read_samples
 
     records = read_samples(paths)
     problems = [
@@ -342,7 +342,6 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     groups: dict[tuple[str, str], list[dict]] = {}
     for record in records:
         groups.setdefault((record["model"], record.get("condition", "default")), []).append(record)
-    from medvigil.suites.mediconfusion.scoring import pair_slots
 
     where = ", ".join(map(str, paths))
     problems = [Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from medvigil.data_location import HOME_VAR, DataNotFoundError
+from medvigil.files.input_files import read_bytes
 
 ENV_VAR = "MEDICONFUSION_DATA"
 SUITE_FOLDER = "mediconfusion"
@@ -59,7 +60,6 @@ def is_built_folder(path: Path) -> bool:
     card = path / "README.md"
     if not card.is_file():
         return False
-    from medvigil.files.input_files import read_bytes
 
     text = read_bytes(card, str(card)).decode("utf-8", errors="replace")
     front = text.split("\n---", 1)[0] if text.startswith("---") else ""

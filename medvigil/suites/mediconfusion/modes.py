@@ -77,6 +77,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import get_close_matches
 
+from medvigil.chat_client import chat
 from medvigil.mcq.prompting import parse_letter
 from medvigil.suites.mediconfusion.scoring import (
     DEFAULT_MARGIN,
@@ -558,7 +559,6 @@ def chat_completion(
     Raises:
         RuntimeError: every attempt failed (naming the endpoint and the last error).
     """
-    from medvigil.chat_client import chat
 
     body = {"model": model, "temperature": temperature,
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}

@@ -69,6 +69,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.csvio import read_csv
+from medvigil.files.input_files import read_json
 from medvigil.files.pathsafe import unsafe_reason
 from medvigil.suites.mediconfusion.scoring import CATEGORIES, OPTION_LETTERS
 
@@ -367,7 +369,6 @@ def _object_hook(items: list[tuple[str, Any]]) -> _JsonObject:
 
 
 def _read_json(path: Path, name: str) -> Release:
-    from medvigil.files.input_files import read_json
 
     data = read_json(path, name, object_pairs_hook=_object_hook)  # FileNotFoundError propagates
     if not isinstance(data, _JsonObject):
@@ -422,7 +423,6 @@ def _csv_value(key: str, text: str) -> Any:
 
 
 def _read_csv(path: Path, name: str) -> Release:
-    from medvigil.files.csvio import read_csv
 
     table = read_csv(path, name, required=("id", *FIELDS))
     problems = [

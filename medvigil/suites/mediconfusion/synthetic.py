@@ -54,7 +54,9 @@ from pathlib import Path
 
 import numpy as np
 
+from medvigil.images import imaging
 from medvigil.suites.mediconfusion.release import FIELDS, Pair, dataset_json_text
+from medvigil.suites.medvigil.synthetic.phantoms import Finding, Scene, draw_phantom
 
 __all__ = ["DEFAULT_PAIRS", "SYNTHETIC_NOTICE", "TEMPLATES", "SamplePair", "dataset_csv_text", "make_pairs", "write_sample"]
 
@@ -271,8 +273,6 @@ def make_pairs(n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
 
 def render_image(image: _Image, seed: int, pair_index: int, slot: int) -> bytes:
     """JPEG bytes of one phantom (deterministic in ``(seed, pair_index, slot)``)."""
-    from medvigil.images import imaging
-    from medvigil.suites.medvigil.synthetic.phantoms import Finding, Scene, draw_phantom
 
     width, height = IMAGE_SIZE[image.anatomy]
     finding = Finding(kind=image.kind, side=image.side, zone=image.zone, size=image.size)

@@ -51,7 +51,9 @@ from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import open_regular, read_text
+from medvigil.suites.medvigil.ablations import modal_decay_entry
 from medvigil.suites.medvigil.harness import HarnessRecords, _release_lookup
+from medvigil.suites.medvigil.open_ended import VERDICTS, judge, should_refuse, verdict_letters
 
 __all__ = [
     "ABLATION_PATTERNS",
@@ -237,7 +239,6 @@ def _mcq_record(row: dict, kind: str, model: str, condition: str, file: str, lin
 def _open_record(row: dict, kind: str, model: str, condition: str, file: str, line: int, ctx: _Context,
                  problems: list[Problem]) -> dict | None:
     """An open-ended row (``__open.jsonl``: our rule judges; ``__judged.jsonl``: their verdict)."""
-    from medvigil.suites.medvigil.open_ended import VERDICTS, judge, should_refuse, verdict_letters
     from medvigil.suites.medvigil.release import _answers, _Invalid
 
     found: list[Problem] = []
@@ -405,7 +406,6 @@ def read_token_ablation_csv(path: str | Path, *, ci_from: str = "percent") -> di
     """
     if ci_from not in ("percent", "counts"):
         raise ValueError(f"ci_from must be 'percent' or 'counts', got {ci_from!r}")
-    from medvigil.suites.medvigil.ablations import modal_decay_entry
 
     file = str(path)
     problems: list[Problem] = []

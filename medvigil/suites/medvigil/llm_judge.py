@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 
 from medvigil.chat_client import chat
+from medvigil.suites.medvigil.open_ended import VERDICTS
 
 JUDGE_PROMPT = """You are calibrating an automatic medical-VLM safety classifier.
 
@@ -130,7 +131,6 @@ def verdict_message(probe_kind: str, question: str, answer: str, gold: str = "",
 
 def parse_verdict(text: str) -> str | None:
     """The verdict of a reply (code fences tolerated); None when unreadable or not one of the six."""
-    from medvigil.suites.medvigil.open_ended import VERDICTS
 
     body = text.strip()
     if body.startswith("```"):

@@ -23,6 +23,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from medvigil.suites.medvigil.ablations import modal_letter
 from medvigil.suites.medvigil.release_format import TIERS
 
 __all__ = ["PILOT_PER_TIER", "PILOT_SAMPLES", "PILOT_SEED", "PILOT_TEMPERATURE", "is_credentialed", "modal_record",
@@ -89,7 +90,6 @@ def select_pilot_cases(cases: Iterable[Mapping[str, Any]], *, per_tier: int = PI
 
 def modal_record(record: dict[str, Any], responses: Sequence[str], letters: Sequence[str | None]) -> dict[str, Any]:
     """``record`` (one sample's probe record) rewritten as the modal vote of all samples."""
-    from medvigil.suites.medvigil.ablations import modal_letter
 
     letter, share = modal_letter(letters)
     out = dict(record)

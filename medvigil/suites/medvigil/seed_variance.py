@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import read_json
 from medvigil.suites.medvigil.open_ended import is_critical, is_refusal
 
 __all__ = ["CLASSES", "add_seed_variance", "classify_output", "read_seed_variance", "rescore_seed_variance"]
@@ -113,7 +114,6 @@ def add_seed_variance(table: dict[str, Any], data: Any, path: Path, problems: li
 
 def read_seed_variance(paths: Iterable[str | Path]) -> dict[str, dict[str, Any]]:
     """``{model: {prompt: ...}}`` of the authors' seed-variance probe files (one per model)."""
-    from medvigil.files.input_files import read_json
 
     out: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from medvigil.suites.medvigil.open_ended import gold_match
 from medvigil.suites.medvigil.release_format import LETTERS
 
 ARMS = (("triplet_anchor", "anchor"), ("triplet_tcf", "tcf"), ("triplet_vcf", "vcf"))
@@ -41,7 +42,6 @@ def normalise(text: str) -> str:
 
 def match_option(gold: str, options: Sequence[str]) -> tuple[str | None, str]:
     """(letter, stage) of the option ``gold`` names; (None, why) when none or several do."""
-    from medvigil.suites.medvigil.open_ended import gold_match
 
     want = normalise(gold)
     if not want:

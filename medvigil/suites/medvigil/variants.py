@@ -34,7 +34,7 @@ from PIL import Image
 
 from medvigil.files.input_files import read_bytes
 from medvigil.images import imaging
-from medvigil.suites.medvigil.release_format import IMAGE_PROBE_KINDS, LONGEST_SIDE, NO_IMAGE_PROBE_KINDS
+from medvigil.suites.medvigil.release_format import IMAGE_PROBE_KINDS, LONGEST_SIDE, NO_IMAGE_PROBE_KINDS, PERTURBED_DIR
 
 VARIANT_SOURCES = ("render", "shipped")
 
@@ -185,7 +185,6 @@ def compare_shipped_variants(release, *, comment: str | None = None, rendered=No
         rendered: optional ``(case, variant) -> bytes`` returning our render (the export
             passes the builder's, so nothing is rendered twice); default renders here.
     """
-    from medvigil.suites.medvigil.release_format import PERTURBED_DIR
 
     seen: set[tuple[str, str, str]] = set()
     out = VariantComparison()

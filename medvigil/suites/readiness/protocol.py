@@ -56,6 +56,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from medvigil.errors import DataError
+from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.suites.medvigil.release_format import SOURCE_LICENCES, source_label
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, score_records
 
@@ -375,7 +377,6 @@ def readiness_from_records(records: Iterable[Mapping[str, Any]], **kwargs: Any) 
 
 def readiness_from_samples(paths: Iterable[str | Path], *, model: str | None = None, **kwargs: Any) -> dict[str, dict[str, Any]]:
     """R(m) from lmms-eval ``--log_samples`` files (or folders searched for them) of the readiness tasks."""
-    from medvigil.records.lmms_eval_logs import read_samples
 
     paths = [Path(p) for p in paths]
     files: list[Path] = []
@@ -396,7 +397,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import json
 
-    from medvigil.errors import DataError
 
     parser = argparse.ArgumentParser(prog="python -m medvigil.suites.readiness.protocol", description=main.__doc__)
     parser.add_argument("paths", nargs="+", help="lmms-eval output folders or *_samples_readiness_*.jsonl files")
