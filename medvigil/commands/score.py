@@ -154,12 +154,8 @@ def score_mediconfusion(release_path: str, files: list[str], *, margin: float = 
     """Read, score and summarise MediConfusion result files (JSON-serialisable dict)."""
     from medvigil.records.lmms_eval_logs import is_samples_file
     from medvigil.suites.mediconfusion.authors_results import read_release, read_results, runs_from_lmms_eval
-    from medvigil.suites.mediconfusion.scoring import (
-        MODE_LABELS,
-        RANDOM_INDIVIDUAL_ACCURACY,
-        RANDOM_SET_ACCURACY,
-        best_over_modes,
-    )
+    from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS, best_over_modes
+    from medvigil.suites.mediconfusion.scoring import RANDOM_INDIVIDUAL_ACCURACY, RANDOM_SET_ACCURACY
 
     release = read_release(release_path)
     logs = [f for f in files if is_samples_file(Path(f))]

@@ -172,7 +172,7 @@ def _cbd_tables(result: Mapping[str, Any]) -> list[Table]:
 
 
 def _mediconfusion_tables(result: Mapping[str, Any]) -> list[Table]:
-    from medvigil.suites.mediconfusion.scoring import MODE_LABELS
+    from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
 
     rg = result["random_guessing"]
     rows = [[r["model"], r["mode_label"] or r["mode"], str(r["n_pairs"]), _pct(r["set_accuracy"]), _pct(r["individual_accuracy"]),
@@ -195,7 +195,7 @@ def _mediconfusion_tables(result: Mapping[str, Any]) -> list[Table]:
 def _mediconfusion_table3(best: Mapping[str, Any]) -> Table:
     """Table 3 of the paper: per category, each model's best set and individual accuracy over
     its modes (each maximised on its own), categories in the paper's order, two decimals."""
-    from medvigil.suites.mediconfusion.scoring import CATEGORIES, CATEGORY_SHORT_NAMES
+    from medvigil.suites.mediconfusion.categories import CATEGORIES, CATEGORY_SHORT_NAMES
 
     seen = {c for b in best.values() for c in b.get("per_category", {})}
     categories = [c for c in CATEGORIES if c in seen] + sorted(seen - set(CATEGORIES))

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from medvigil.suites.mediconfusion.scoring import encode_letters
+from medvigil.scoring.letters import encode_letters
 
 __all__ = [
     "INVALID_POLICIES",

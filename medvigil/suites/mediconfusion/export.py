@@ -352,7 +352,7 @@ $citation
 def dataset_card(release, report: BuildReport, features: dict, *, repo_id: str | None) -> str:
     """README.md text of a build."""
     from medvigil.builders.mediconfusion import builder as b
-    from medvigil.suites.mediconfusion.scoring import CATEGORIES
+    from medvigil.suites.mediconfusion.categories import CATEGORIES
     from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
 
     counts = {c: 0 for c in CATEGORIES}
