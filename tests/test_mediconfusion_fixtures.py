@@ -21,7 +21,8 @@ import pytest
 
 from medvigil.cli import main
 from medvigil.suites.mediconfusion.authors_results import read_release, read_results, read_score_file
-from medvigil.suites.mediconfusion.scoring import CATEGORIES, score_pairs
+from medvigil.suites.mediconfusion.categories import CATEGORIES
+from medvigil.suites.mediconfusion.scoring import score_pairs
 
 
 def _shared() -> Path:

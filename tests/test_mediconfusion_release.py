@@ -20,6 +20,7 @@ from medvigil.reconstruct.roco import (
     read_checksums,
     roco_data_root,
 )
+from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.release import (
     FIELDS,
     OPTIONAL_FIELDS,
@@ -27,7 +28,6 @@ from medvigil.suites.mediconfusion.release import (
     dataset_json_text,
     read_release,
 )
-from medvigil.suites.mediconfusion.scoring import CATEGORIES
 from medvigil.suites.mediconfusion.synthetic import (
     SYNTHETIC_NOTICE,
     dataset_csv_text,

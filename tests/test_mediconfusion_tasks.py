@@ -14,7 +14,7 @@ import pytest
 
 from medvigil.records.schema_validation import check_records
 from medvigil.suites.mediconfusion import modes
-from medvigil.suites.mediconfusion.scoring import score_records
+from medvigil.suites.mediconfusion.record_scoring import score_records
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"

@@ -9,19 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil.suites.medqdeg.scoring import (
+from medvigil.suites.medqdeg.breakdowns import score_groups, severity_drops
+from medvigil.suites.medqdeg.calibration import (
     calibration_shift,
     inter_model_dke,
     inter_model_dke_summary,
     intra_model_dke,
-    perceived_confidence,
-    sample_accuracy,
-    score_groups,
-    score_records,
-    score_trials,
-    severity_drops,
-    vote_counts,
 )
+from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy, vote_counts
+from medvigil.suites.medqdeg.scoring import score_records, score_trials
 
 
 def _conf(trials, k, **kw):
@@ -294,7 +290,7 @@ def test_drops_are_paired_on_items():
 
 
 def test_capability_groups():
-    from medvigil.suites.medqdeg.scoring import capability_group, category_of
+    from medvigil.suites.medqdeg.breakdowns import capability_group, category_of
 
     assert capability_group("Diagnostic reasoning") == "Clinical Reasoning"
     assert capability_group("Treatment planning") == "Clinical Reasoning"

@@ -31,8 +31,8 @@ from medvigil.suites.medvigil.release_format import (
 )
 from medvigil.suites.medvigil.synthetic import POINTER_COLUMNS, generate_release
 from medvigil.suites.medvigil.synthetic import cases as cases_mod
-from medvigil.suites.medvigil.synthetic.cases import SOURCES, case_rngs, plan_case
 from medvigil.suites.medvigil.synthetic.phantoms import BRIGHT, LABEL_BAND, LABEL_TEXT, Finding, Scene, draw_phantom, label_box
+from medvigil.suites.medvigil.synthetic.plan import SOURCES, case_rngs, plan_case
 
 POINTERS = "reconstruction/cxr_pointers.csv"
 

@@ -7,7 +7,8 @@ import datasets
 import evaluate
 
 from medvigil import citations
-from medvigil.suites.medqdeg.scoring import ACCURACY_RULES, ALL_INVALID_RULES, INVALID_POLICIES, score_trials
+from medvigil.suites.medqdeg.sample_scores import ACCURACY_RULES, ALL_INVALID_RULES, INVALID_POLICIES
+from medvigil.suites.medqdeg.scoring import score_trials
 
 _DESCRIPTION = """\
 Calibration Shift (MedQ-Deg, Eq. 4) is the gap between a model's perceived confidence and

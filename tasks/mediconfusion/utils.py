@@ -53,13 +53,10 @@ from functools import lru_cache
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
 from medvigil.suites.mediconfusion import modes, prompts
+from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS
 from medvigil.suites.mediconfusion.data import load_config
-from medvigil.suites.mediconfusion.scoring import (
-    DEFAULT_MARGIN,
-    MODE_LABELS,
-    OPTION_LETTERS,
-    score_records,
-)
+from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
+from medvigil.suites.mediconfusion.record_scoring import score_records
 
 PROBE_KIND = "confusing_pair"  # as in medvigil.suites.mediconfusion.authors_results (the authors' result files)
 #: task suffix -> record condition (the authors' mode names, their result-file suffixes)

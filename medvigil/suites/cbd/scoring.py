@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 
 from medvigil.scoring.bootstrap import cluster_bootstrap, cluster_sums, percentile_interval
+from medvigil.scoring.letters import encode_letters
 from medvigil.scoring.stats import spearman
-from medvigil.suites.mediconfusion.scoring import encode_letters
 
 __all__ = [
     "INVALID_POLICIES",

@@ -15,6 +15,12 @@ Modules (import what you need; importing this package only defines names):
 - :mod:`~medvigil.suites.mediconfusion.modes` - the four evaluation modes (MC, GD, PS, FF): answer
   extraction (the authors' MC parser), prefix-score normalisation and the free-form judges.
 
-Scoring (set / individual accuracy, confusion, invalid) is
-:mod:`medvigil.suites.mediconfusion.scoring`; nothing here re-implements it.
+Scoring (nothing else re-implements it):
+
+- :mod:`~medvigil.suites.mediconfusion.answers` - the two options and the authors' vote rule.
+- :mod:`~medvigil.suites.mediconfusion.categories` - the nine categories and the category count matrix.
+- :mod:`~medvigil.suites.mediconfusion.scoring` - set / individual accuracy, confusion, invalid
+  (:func:`~medvigil.suites.mediconfusion.scoring.score_pairs`, one row per image: ``score_rows``).
+- :mod:`~medvigil.suites.mediconfusion.record_scoring` - probe records paired by image and scored.
+- :mod:`~medvigil.suites.mediconfusion.mode_summary` - mode labels and the best over modes (Table 1 "Best").
 """

@@ -15,7 +15,7 @@ Formats (repository ``MShahabSepehri/MediConfusion``):
 Each image becomes one record of ``schemas/probe_record.schema.json``: suite
 ``mediconfusion``, ``case_id`` = pair id (the bootstrap cluster), ``probe_id`` =
 ``"<pair>:im1"`` / ``"<pair>:im2"``, ``condition`` = the mode, ``predicted_letter`` from
-the authors' vote rule (:func:`medvigil.suites.mediconfusion.scoring.vote_answers`, margin 3)
+the authors' vote rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`, margin 3)
 and the votes, margin and category list in ``extra``. The ``full_answer`` text is kept
 as ``raw_response`` but never re-parsed: the vote counts reproduce the official totals.
 
@@ -40,18 +40,13 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import loads_json, read_text
 from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.records.schema_validation import check_records
+from medvigil.scoring.letters import decode_letters
+from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
+from medvigil.suites.mediconfusion.categories import CATEGORIES
+from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
+from medvigil.suites.mediconfusion.record_scoring import pair_slots, score_records
 from medvigil.suites.mediconfusion.release import Release, read_release
-from medvigil.suites.mediconfusion.scoring import (
-    CATEGORIES,
-    DEFAULT_MARGIN,
-    MODE_LABELS,
-    OPTION_LETTERS,
-    MediConfusionScore,
-    decode_letters,
-    pair_slots,
-    score_records,
-    vote_answers,
-)
+from medvigil.suites.mediconfusion.scoring import MediConfusionScore
 
 __all__ = [
     "MediConfusionRun",
@@ -342,7 +337,6 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     groups: dict[tuple[str, str], list[dict]] = {}
     for record in records:
         groups.setdefault((record["model"], record.get("condition", "default")), []).append(record)
-
     where = ", ".join(map(str, paths))
     problems = [Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
                 for (model, mode), recs in groups.items() for message in pair_slots(recs)[1]]

@@ -14,12 +14,8 @@ from typing import Any
 from medvigil.files.json_text import finite
 from medvigil.records.lmms_eval_logs import is_samples_file
 from medvigil.suites.mediconfusion.authors_results import read_release, read_results, runs_from_lmms_eval
-from medvigil.suites.mediconfusion.scoring import (
-    MODE_LABELS,
-    RANDOM_INDIVIDUAL_ACCURACY,
-    RANDOM_SET_ACCURACY,
-    best_over_modes,
-)
+from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS, best_over_modes
+from medvigil.suites.mediconfusion.scoring import RANDOM_INDIVIDUAL_ACCURACY, RANDOM_SET_ACCURACY
 from medvigil.suites.mediconfusion.tables import figures, tables
 
 __all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]

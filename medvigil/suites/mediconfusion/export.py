@@ -42,6 +42,7 @@ from medvigil.hub.export_engine import (
 )
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES, shards_line
 from medvigil.reconstruct.roco import checksum_text
+from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.dataset_configs import (
     CITATION,
     COLUMN_DESCRIPTIONS,
@@ -54,7 +55,6 @@ from medvigil.suites.mediconfusion.dataset_configs import (
     VERSION,
 )
 from medvigil.suites.mediconfusion.dataset_rows import RocoSource
-from medvigil.suites.mediconfusion.scoring import CATEGORIES
 from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
 
 CHECKSUMS = "roco_sha256.txt"

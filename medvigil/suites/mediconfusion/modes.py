@@ -4,7 +4,7 @@ The prompts and token limits are :mod:`medvigil.suites.mediconfusion.prompts`.
 
 Every mode turns a model's output for one image into *votes* for the two options, and the
 answer is read from the votes by the authors' rule
-(:func:`medvigil.suites.mediconfusion.scoring.vote_answers`: the option ahead by at least the
+(:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the option ahead by at least the
 margin, 3, else invalid), so all four modes share one decision rule with the authors'
 result files.
 
@@ -79,12 +79,8 @@ from difflib import get_close_matches
 
 from medvigil.chat_client import chat
 from medvigil.mcq.prompting import parse_letter
-from medvigil.suites.mediconfusion.scoring import (
-    DEFAULT_MARGIN,
-    OPTION_LETTERS,
-    decode_letters,
-    vote_answers,
-)
+from medvigil.scoring.letters import decode_letters
+from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
 
 __all__ = [
     "JUDGE_ENTRY_POINT_GROUP",

@@ -11,7 +11,7 @@ field                               value
 ``im_1_local``, ``im_2_local``      the authors' integer image id (one id per image path)
 ``cap_1``, ``cap_2``                the ROCO captions
 ``category_1``, ``category_2``      non-empty lists of categories
-                                    (:data:`medvigil.suites.mediconfusion.scoring.CATEGORIES`)
+                                    (:data:`medvigil.suites.mediconfusion.categories.CATEGORIES`)
 ``BiomedCLIP_sim``, ``DINO_sim``    cosine similarities of the two images (paper Sec. 2:
                                     a pair is confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75)
 ``question``, ``option_A``,         the two-option question shared by both images
@@ -72,7 +72,8 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.csvio import read_csv
 from medvigil.files.input_files import read_json
 from medvigil.files.pathsafe import unsafe_reason
-from medvigil.suites.mediconfusion.scoring import CATEGORIES, OPTION_LETTERS
+from medvigil.suites.mediconfusion.answers import OPTION_LETTERS
+from medvigil.suites.mediconfusion.categories import CATEGORIES
 
 __all__ = [
     "AUTHORS_IMAGE_FOLDER",

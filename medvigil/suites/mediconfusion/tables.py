@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from medvigil.report.render import Table, fmt, png, pyplot
-from medvigil.suites.mediconfusion.scoring import CATEGORIES, CATEGORY_SHORT_NAMES, MODE_LABELS
+from medvigil.suites.mediconfusion.categories import CATEGORIES, CATEGORY_SHORT_NAMES
+from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
 
 
 def _pct(value: Any, signed: bool = False) -> str:

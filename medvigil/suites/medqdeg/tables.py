@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from medvigil.report.render import Table, fmt, png, pyplot
-from medvigil.suites.medqdeg.scoring import OTHER_GROUP, accuracy_scores
-from medvigil.suites.medqdeg.scoring import capability_group as _group
+from medvigil.suites.medqdeg.breakdowns import OTHER_GROUP
+from medvigil.suites.medqdeg.breakdowns import capability_group as _group
+from medvigil.suites.medqdeg.scoring import accuracy_scores
 
 LEVELS = ("L0", "L1", "L2")
 CATEGORY_ORDER = ("Intensity", "Noise", "Resolution & Blur", "Artifacts", "Motion")  # Table 3 columns

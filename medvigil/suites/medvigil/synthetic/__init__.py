@@ -4,7 +4,12 @@
 (see ``medvigil.suites.medvigil.release_format`` and the README it writes). Modules:
 
 * :mod:`medvigil.suites.medvigil.synthetic.phantoms`: drawing chest radiographs and head CT/MRI slices;
-* :mod:`medvigil.suites.medvigil.synthetic.cases`: planning cases and authoring questions, options and probes;
+* :mod:`medvigil.suites.medvigil.synthetic.plan`: planning a case (tier, source, modality, finding, template);
+* :mod:`medvigil.suites.medvigil.synthetic.questions`: the question layer, one function per question template;
+* :mod:`medvigil.suites.medvigil.synthetic.traps`: the two false-premise (``halluc_trap``) probes;
+* :mod:`medvigil.suites.medvigil.synthetic.knowledge`: the knowledge-only question and the clinical vignette;
+* :mod:`medvigil.suites.medvigil.synthetic.wording`: names and phrase builders shared by the above;
+* :mod:`medvigil.suites.medvigil.synthetic.cases`: one case expanded into the probe rows of every release file;
 * :mod:`medvigil.suites.medvigil.synthetic.writer`: writing the files, atomically and deterministically.
 
 Everything produced is labelled synthetic and is not clinical data.

@@ -4,7 +4,7 @@ The release is written into a temporary sibling directory and renamed into place
 so a failure never leaves a half-written release. Each case's images are encoded and written
 as soon as the case is drawn (nothing image-sized is kept), and CSV rows are streamed.
 
-Determinism: case ``i`` depends only on ``(seed, i)`` (:func:`medvigil.suites.medvigil.synthetic.cases.case_rngs`),
+Determinism: case ``i`` depends only on ``(seed, i)`` (:func:`medvigil.suites.medvigil.synthetic.plan.case_rngs`),
 files carry no time stamps, CSVs are written in a fixed column and row order, and JPEG encoding
 is fixed-parameter; so the same ``seed`` and ``cases`` give byte-identical files and the same
 :func:`medvigil.files.digest.release_digest` (with the same medvigil, numpy and Pillow versions). A
@@ -55,8 +55,9 @@ from medvigil.suites.medvigil.release_format import (
     TRIPLETS,
     TRIPLETS_COLUMNS,
 )
-from medvigil.suites.medvigil.synthetic.cases import SOURCES, author_case, case_rngs, plan_case
+from medvigil.suites.medvigil.synthetic.cases import author_case
 from medvigil.suites.medvigil.synthetic.phantoms import MODALITIES, draw_phantom
+from medvigil.suites.medvigil.synthetic.plan import SOURCES, case_rngs, plan_case
 
 POINTERS_FILE = "cxr_pointers.csv"
 POINTER_COLUMNS = ("case_id", "source_path", "sha256")

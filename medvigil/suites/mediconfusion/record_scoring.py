@@ -1,0 +1,105 @@
+"""Scoring MediConfusion probe records: each pair's two image records found, then scored.
+
+A run's records (one model, one condition) hold one record per image; :func:`pair_slots` finds
+the two images of each pair (``extra.image`` or a ``probe_id`` ending ``:im1`` / ``:im2``) and
+:func:`score_records` scores them with :func:`medvigil.suites.mediconfusion.scoring.score_pairs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
+
+__all__ = ["pair_slots", "score_records", "score_records_by_run"]
+
+def _image_of(record: Mapping[str, Any]) -> str:
+    extra = record.get("extra") or {}
+    image = extra.get("image")
+    if image is None:
+        probe_id = str(record.get("probe_id", ""))
+        image = probe_id.rsplit(":", 1)[-1] if ":" in probe_id else None
+    if image not in ("im1", "im2"):
+        raise ValueError(
+            f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
+            "(need extra.image or a probe_id ending in ':im1' / ':im2')"
+        )
+    return image
+
+
+def pair_slots(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, dict[str, Mapping[str, Any]]], list[str]]:
+    """``({pair: {"im1": record, "im2": record}}, problems)`` of one run's records: a record
+    whose image cannot be told, two records for one image, a pair lacking an image."""
+    by_pair: dict[str, dict[str, Mapping[str, Any]]] = {}
+    problems: list[str] = []
+    for record in records:
+        try:
+            image = _image_of(record)
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
+        slot = by_pair.setdefault(str(record["case_id"]), {})
+        if image in slot:
+            problems.append(f"pair {record['case_id']!r} has two records for {image}")
+        slot[image] = record
+    incomplete = [pid for pid, slot in by_pair.items() if len(slot) != 2]
+    if incomplete:
+        problems.append(f"{len(incomplete)} pair(s) lack one image record, e.g. {incomplete[0]!r}")
+    return by_pair, problems
+
+
+def score_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    confusion_denominator: str = "both_valid",
+    category_names: Sequence[str] | None = None,
+) -> MediConfusionScore:
+    """Score probe records of one run (one model, one condition) of the MediConfusion suite.
+
+    Each pair (``case_id``) must have exactly one record per image (``extra.image`` or a
+    ``probe_id`` ending ``:im1`` / ``:im2``); the image's categories are read from
+    ``extra.categories`` (a list). ``predicted_letter`` ``None`` is an invalid answer.
+    Pairs are scored in order of first appearance.
+    """
+    records = list(records)
+    runs = {(r.get("model"), r.get("condition", "default")) for r in records}
+    if len(runs) > 1:
+        raise ValueError(f"records mix {len(runs)} runs (model, condition): {sorted(runs, key=str)}; use score_records_by_run")
+    for record in records:
+        if record.get("suite") != "mediconfusion":
+            raise ValueError(f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'mediconfusion'")
+    by_pair, problems = pair_slots(records)
+    if problems:
+        raise ValueError(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
+    ids = list(by_pair)
+    im1 = [by_pair[p]["im1"] for p in ids]
+    im2 = [by_pair[p]["im2"] for p in ids]
+
+    def cats(rec: Mapping[str, Any]) -> list[str]:
+        value = (rec.get("extra") or {}).get("categories")
+        if value is None:
+            return [] if rec.get("category") is None else [rec["category"]]
+        return list(value)
+
+    return score_pairs(
+        [r.get("predicted_letter") for r in im1],
+        [r.get("predicted_letter") for r in im2],
+        [r["correct_letter"] for r in im1],
+        [r["correct_letter"] for r in im2],
+        [cats(r) for r in im1],
+        [cats(r) for r in im2],
+        pair_ids=ids,
+        category_names=category_names,
+        confusion_denominator=confusion_denominator,
+    )
+
+
+def score_records_by_run(
+    records: Iterable[Mapping[str, Any]], **kwargs: Any
+) -> dict[tuple[str, str], MediConfusionScore]:
+    """Split records by (model, condition) and score each run with :func:`score_records`."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for record in records:
+        groups.setdefault((record.get("model"), record.get("condition", "default")), []).append(record)
+    return {key: score_records(recs, **kwargs) for key, recs in groups.items()}

@@ -1,0 +1,234 @@
+"""MedQ-Deg breakdowns of one model's per-sample scores: by severity, degradation, category,
+modality and capability, with drops from L0 (Liu et al., seed 002, Tables 2, 3, 5, 6, Figs. 7, 8).
+
+* **Drops from L0 are paired on items** (Table 2, Table 3 and Fig. 8 print "drop from L0
+  to L1&L2" of a subset of docs): a degraded doc is compared with the L0 doc of the same
+  question, so a type that changes nothing has drop 0, whatever the other questions'
+  accuracy (:func:`paired_breakdown`). The by-severity drops (Table 6) are differences of
+  level accuracies, equal to the paired mean when every L0 question is asked with the
+  same number of types at each level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_dke
+from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
+
+__all__ = [
+    "CAPABILITY_GROUPS",
+    "OTHER_GROUP",
+    "SEVERITIES",
+    "capability_group",
+    "category_of",
+    "paired_baseline",
+    "paired_breakdown",
+    "score_groups",
+    "severity_drops",
+]
+
+SEVERITIES = (0, 1, 2)  # L0 (clean), L1 (mild), L2 (severe)
+UNLABELLED = "(unlabelled)"  # breakdown key of docs without a modality or capability label
+# Table 2 / Section 3.1: the six mid-level tasks under the two high-level capabilities.
+CAPABILITY_GROUPS = {
+    "clinical understanding": "Medical Perception", "imaging perception": "Medical Perception",
+    "anatomical recognition": "Medical Perception", "basic science": "Clinical Reasoning",
+    "diagnosis": "Clinical Reasoning", "treatment": "Clinical Reasoning",
+}
+OTHER_GROUP = "other"
+
+
+def category_of(degradation: str) -> str:
+    """Table 5 parent category of a degradation type (``clean`` and unknown types: ``other``)."""
+    from medvigil.suites.medqdeg.degradations import CATEGORY_OF  # loads scipy: only when a breakdown needs it
+
+    return CATEGORY_OF.get(str(degradation), OTHER_GROUP)
+
+
+def capability_group(capability: str) -> str:
+    """High-level capability (Table 2 header) of a mid-level task name, case-insensitive; the
+    suffixes "reasoning" / "planning" are ignored ("Diagnostic reasoning" -> diagnosis);
+    names outside the six of Section 3.1 are ``other``."""
+    name = str(capability).strip().lower().removesuffix(" reasoning").removesuffix(" planning")
+    name = {"diagnostic": "diagnosis", "basic science": "basic science", "treatment": "treatment"}.get(name, name)
+    return CAPABILITY_GROUPS.get(name, OTHER_GROUP)
+
+
+def severity_drops(accuracy_by_severity: Mapping[int, float]) -> dict[str, float]:
+    """Accuracy drops relative to L0 (Table 6 ``L1-L0`` and ``L2-L0``; negative = worse)."""
+    if 0 not in accuracy_by_severity:
+        raise ValueError("accuracy at severity 0 (L0, clean) is needed")
+    base = accuracy_by_severity[0]
+    return {f"L{s}-L0": float(accuracy_by_severity[s]) - float(base) for s in sorted(accuracy_by_severity) if s != 0}
+
+
+def _stats(conf: np.ndarray, acc: np.ndarray) -> dict[str, float]:
+    n = int(acc.size)
+    mc = float(conf.mean()) if n else float("nan")
+    ma = float(acc.mean()) if n else float("nan")
+    return {"n": n, "accuracy": ma, "mean_confidence": mc, "calibration_shift": mc - ma}
+
+
+def _group_stats(keys: np.ndarray, conf: np.ndarray, acc: np.ndarray) -> dict[Any, dict[str, float]]:
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    n = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
+    mc = np.bincount(inverse, weights=conf, minlength=len(uniq)) / n
+    ma = np.bincount(inverse, weights=acc, minlength=len(uniq)) / n
+    return {
+        (k.item() if hasattr(k, "item") else k): {
+            "n": int(n[i]),
+            "accuracy": float(ma[i]),
+            "mean_confidence": float(mc[i]),
+            "calibration_shift": float(mc[i] - ma[i]),
+        }
+        for i, k in enumerate(uniq)
+    }
+
+
+# Degraded level sets of the breakdowns: L1, L2, and Tables 2-3's pooled "L1&L2".
+DEGRADED_SETS = {"L1": (1,), "L2": (2,), "L1&L2": (1, 2)}
+
+
+def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray) -> np.ndarray:
+    """Per doc, the L0 accuracy of the same item (NaN when the item has no L0 doc).
+
+    Every drop from L0 is paired on items: a degraded doc is compared with the clean doc
+    of its own question, never with the mean over all L0 docs (which would mix in other
+    questions and, for modality-specific types, other modalities).
+    """
+    ids = np.asarray([str(i) for i in items], dtype=object).astype(str)
+    uniq, inverse = np.unique(ids, return_inverse=True)
+    clean = severity == 0
+    n0 = np.bincount(inverse[clean], minlength=len(uniq)).astype(np.float64)
+    if np.any(n0 > 1):
+        raise ValueError(f"item {uniq[int(np.argmax(n0 > 1))]!r} has more than one L0 doc")
+    s0 = np.bincount(inverse[clean], weights=acc[clean], minlength=len(uniq))
+    base = np.divide(s0, n0, out=np.full(len(uniq), np.nan), where=n0 > 0)
+    return base[inverse]
+
+
+def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray, acc: np.ndarray,
+                     base: np.ndarray) -> dict[str, dict[str, Any]]:
+    """Accuracy, confidence and Calibration Shift per key at L0 (docs of the key at L0, if
+    any), L1, L2 and L1&L2 pooled, and per degraded set the paired drop from L0.
+
+    ``"Lk-L0"`` (negative = worse, the sign of Table 6) is the mean over the key's docs at
+    the level whose item has an L0 doc of ``acc(doc) - acc(L0 doc of the item)``;
+    ``"n_paired"`` counts those docs and ``"n_unpaired"`` the docs left out (no L0 doc).
+    """
+    k = np.asarray([str(x) for x in keys], dtype=object).astype(str)
+    out: dict[str, dict[str, Any]] = {}
+    for key in np.unique(k):
+        mine = k == key
+        entry: dict[str, Any] = {}
+        if np.any(mine & (severity == 0)):
+            entry["L0"] = _stats(conf[mine & (severity == 0)], acc[mine & (severity == 0)])
+        for name, levels in DEGRADED_SETS.items():
+            sel = mine & np.isin(severity, levels)
+            if not np.any(sel):
+                continue
+            paired = sel & ~np.isnan(base)
+            drop = float(np.mean(acc[paired] - base[paired])) if np.any(paired) else None
+            entry[name] = {**_stats(conf[sel], acc[sel]), f"{name}-L0": drop, "n_paired": int(paired.sum()),
+                           "n_unpaired": int((sel & ~paired).sum())}
+        out[str(key)] = entry
+    return out
+
+
+def score_groups(
+    counts: Any,
+    invalid: Any,
+    n_options: Any,
+    correct: Any,
+    degradation: Sequence[str],
+    severity: Sequence[int],
+    *,
+    items: Sequence[Any] | None = None,
+    modality: Sequence[Any] | None = None,
+    capability: Sequence[Any] | None = None,
+    accuracy_rule: str = "trial_mean",
+    invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
+) -> dict[str, Any]:
+    """Accuracy, mean confidence and Calibration Shift overall, by severity, by
+    degradation and by (degradation, severity); drops from L0; the intra-model DKE flag.
+
+    With ``items`` (the question id of each doc) also the paired breakdowns of
+    :func:`paired_breakdown` by degradation type, by category (Table 3), by ``modality``
+    (Fig. 7) and by ``capability`` (Table 2; its high-level group from
+    :data:`CAPABILITY_GROUPS`), and ``drops_by_degradation`` (Fig. 8a/b) paired on items.
+    ``intra_model_dke`` (Eq. 5) is ``None`` unless both L0 and L2 docs are present.
+    Samples whose trials are all invalid follow ``all_invalid`` (module docstring);
+    with ``"exclude"`` they are left out and counted in ``n_excluded_all_invalid``.
+    """
+    conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid)
+    acc = sample_accuracy(counts, correct, invalid, accuracy_rule=accuracy_rule)
+    n = conf.shape[0]
+    sev = np.asarray(severity, dtype=np.int64).reshape(-1)
+    deg = np.asarray([str(d) for d in degradation], dtype=object)
+    if sev.shape != (n,) or deg.shape != (n,):
+        raise ValueError("degradation and severity need one entry per sample")
+    for name, column in (("items", items), ("modality", modality), ("capability", capability)):
+        if column is not None and len(column) != n:
+            raise ValueError(f"{name} needs one entry per sample ({n}), got {len(column)}")
+    if n and not np.isin(sev, SEVERITIES).all():
+        raise ValueError(f"severity must be one of {SEVERITIES}, got {sorted(set(sev.tolist()) - set(SEVERITIES))}")
+    keep = ~np.isnan(conf)
+    excluded = int((~keep).sum())
+    if excluded:
+        conf, acc, sev, deg = conf[keep], acc[keep], sev[keep], deg[keep]
+        items, modality, capability = ([c[i] for i in np.flatnonzero(keep)] if c is not None else None
+                                       for c in (items, modality, capability))
+        n = int(keep.sum())
+    overall = {
+        "n": n,
+        "accuracy": float(acc.mean()) if n else float("nan"),
+        "mean_confidence": float(conf.mean()) if n else float("nan"),
+        "calibration_shift": calibration_shift(conf, acc),
+    }
+    by_sev = _group_stats(sev, conf, acc)
+    by_deg = _group_stats(deg.astype(str), conf, acc)
+    joint_keys = np.char.add(np.char.add(deg.astype(str), "\x1f"), sev.astype(str))
+    joint = {}
+    for key, stats in _group_stats(joint_keys, conf, acc).items():
+        d, s = str(key).split("\x1f")
+        joint.setdefault(d, {})[int(s)] = stats
+    drops = severity_drops({s: v["accuracy"] for s, v in by_sev.items()}) if 0 in by_sev else {}
+    dke = None
+    if 0 in by_sev and 2 in by_sev:
+        dke = intra_model_dke(by_sev[0]["accuracy"], by_sev[2]["accuracy"], by_sev[0]["calibration_shift"], by_sev[2]["calibration_shift"])
+    out = {
+        "overall": overall,
+        "by_severity": {f"L{s}": v for s, v in by_sev.items()},
+        "by_degradation": by_deg,
+        "by_degradation_severity": {d: {f"L{s}": v for s, v in sorted(levels.items())} for d, levels in joint.items()},
+        "drops": drops,
+        "intra_model_dke": dke,
+        "accuracy_rule": accuracy_rule,
+        "invalid_policy": invalid_policy,
+        "all_invalid": all_invalid,
+        "n_excluded_all_invalid": excluded,
+    }
+    if items is None:
+        return out
+    base = paired_baseline(items, sev, acc)
+    degraded = sev != 0
+    by_type = paired_breakdown(deg[degraded], sev[degraded], conf[degraded], acc[degraded], base[degraded])
+    out["drops_by_degradation"] = {
+        d: {f"{lv}-L0": e[lv][f"{lv}-L0"] for lv in ("L1", "L2") if lv in e} | {"n_paired": sum(e[lv]["n_paired"] for lv in ("L1", "L2") if lv in e)}
+        for d, e in by_type.items()
+    }
+    cat = np.asarray([category_of(d) for d in deg[degraded]], dtype=object)
+    out["by_category"] = paired_breakdown(cat, sev[degraded], conf[degraded], acc[degraded], base[degraded])
+    out["paired_drops"] = paired_breakdown(np.full(n, "all"), sev, conf, acc, base).get("all", {})
+    if modality is not None:
+        out["by_modality"] = paired_breakdown([UNLABELLED if m in (None, "") else m for m in modality], sev, conf, acc, base)
+    if capability is not None and any(c not in (None, "") for c in capability):
+        caps = [UNLABELLED if c in (None, "") else str(c) for c in capability]
+        out["by_capability"] = paired_breakdown(caps, sev, conf, acc, base)
+        out["by_capability_group"] = paired_breakdown([capability_group(c) for c in caps], sev, conf, acc, base)
+    return out

@@ -1,0 +1,97 @@
+"""Wording shared by the synthetic release's question, trap and probe authoring.
+
+Names of findings, studies and regions, and small phrase builders. Sides are always the
+patient's (radiological convention: patient's right = image left).
+"""
+
+from __future__ import annotations
+
+from medvigil.suites.medvigil.synthetic.phantoms import CHEST_KINDS, CHEST_ZONES, HEAD_KINDS, HEAD_ZONES
+
+NAME = {
+    "nodule": "pulmonary nodule",
+    "consolidation": "consolidation",
+    "effusion": "pleural effusion",
+    "pneumothorax": "pneumothorax",
+    "haemorrhage": "intracranial haemorrhage",
+    "infarct": "infarct",
+    "mass": "intracranial mass",
+}
+A_NAME = {
+    "nodule": "a pulmonary nodule",
+    "consolidation": "an area of consolidation",
+    "effusion": "a pleural effusion",
+    "pneumothorax": "a pneumothorax",
+    "haemorrhage": "an intracranial haemorrhage",
+    "infarct": "an infarct",
+    "mass": "an intracranial mass",
+}
+PLURAL = {
+    "nodule": "pulmonary nodules",
+    "consolidation": "areas of consolidation",
+    "effusion": "pleural effusions",
+    "pneumothorax": "pneumothoraces",
+    "haemorrhage": "intracranial haemorrhages",
+    "infarct": "infarcts",
+    "mass": "intracranial masses",
+}
+TITLE = {k: v[0].upper() + v[1:] for k, v in NAME.items()}
+STUDY = {"X-ray": "chest radiograph", "CT": "head CT", "MRI": "brain MRI"}
+MODALITY_ANSWER = {"X-ray": "X-ray (plain radiograph)", "CT": "CT", "MRI": "MRI"}
+MODALITY_NP = {"X-ray": "a plain radiograph (X-ray)", "CT": "a CT", "MRI": "an MRI"}
+REGION = {"chest": "Chest", "head": "Head"}
+ORGAN = {"chest": "lungs", "head": "brain"}
+HALF = {"chest": "lung", "head": "hemisphere"}
+TISSUE = {"chest": "lung", "head": "brain"}
+
+_APPEARANCE_WORDS = {
+    "X-ray": ("more opaque", "more lucent"),
+    "CT": ("hyperdense", "hypodense"),
+    "MRI": ("hyperintense", "hypointense"),
+}
+
+
+def cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def other_side(side: str) -> str:
+    return "left" if side == "right" else "right"
+
+
+def place(anatomy: str, side: str, zone: str) -> str:
+    """``right upper zone`` (chest) or ``left frontal lobe`` (head)."""
+    return f"{side} {zone} zone" if anatomy == "chest" else f"{side} {zone} lobe"
+
+
+def zone_word(anatomy: str, zone: str) -> str:
+    return f"{zone} zone" if anatomy == "chest" else f"{zone} lobe"
+
+
+def zones_of(anatomy: str) -> tuple:
+    return CHEST_ZONES if anatomy == "chest" else HEAD_ZONES
+
+
+def other_kinds(kind: str) -> list:
+    kinds = CHEST_KINDS if kind in CHEST_KINDS else HEAD_KINDS
+    return [k for k in kinds if k != kind]
+
+
+def appearance_phrase(modality: str, bright: bool, anatomy: str) -> str:
+    word = _APPEARANCE_WORDS[modality][0 if bright else 1]
+    return f"{'Brighter' if bright else 'Darker'} ({word}) than the surrounding {TISSUE[anatomy]}"
+
+
+def answer_variants(answer: str) -> list:
+    """The gold plus simple equivalent wordings for relaxed open-ended scoring."""
+    extra = {
+        "Yes": ["Present", "Yes, it is present"],
+        "No": ["Absent", "No, it is not present"],
+        "Right side": ["Right", "The patient's right"],
+        "Left side": ["Left", "The patient's left"],
+        "CT": ["Computed tomography", "CT scan"],
+        "MRI": ["Magnetic resonance imaging", "MR"],
+        "X-ray (plain radiograph)": ["X-ray", "Radiograph"],
+    }
+    return [answer] + extra.get(answer, [])
+
