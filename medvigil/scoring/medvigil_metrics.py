@@ -44,8 +44,7 @@ from medvigil.release_format import DEFAULT_TIER_WEIGHTS, PROBE_KINDS, TIERS
 from medvigil.scoring.bootstrap import (
     DEFAULT_N_RESAMPLES,
     DEFAULT_SEED,
-    count_rows,
-    harness_resample_indices,
+    harness_resample_counts,
     one_blas_thread,
     resample_counts,
     resampled_sums,
@@ -779,12 +778,13 @@ def _bootstrap(feats: _Features, weights, normalise, n_resamples, seed, counts=N
         sums = resampled_sums(stat, counts)  # (B, M, n_stat)
     else:
         order = feats.stream_order
-        draws = harness_resample_indices([len(feats.frames[m]) for m in order], n_resamples, seed)
         sums = np.zeros((n_resamples,) + stat.shape[1:])
-        for m, idx in zip(order, draws):
-            frame = feats.frames[m]
-            if frame.size:
-                sums[:, m] = resampled_sums(stat[frame, m], count_rows(idx, frame.size))
+        per_model = {}
+        for f, b0, counts in harness_resample_counts([len(feats.frames[m]) for m in order], n_resamples, seed):
+            m = order[f]
+            if m not in per_model:
+                per_model = {m: stat[feats.frames[m], m]}  # one model's cases at a time
+            sums[b0 : b0 + counts.shape[0], m] = resampled_sums(per_model[m], counts)
     return _metrics_from_sums(sums, lay, weights, normalise, quirks)["metrics"]
 
 
