@@ -254,7 +254,7 @@ def _bulk_table(data: bytes):
         if col.null_count or pc.min(pc.utf8_length(col)).as_py() < 1:
             return None
     # (Python values are never turned into arrow ones: with pandas installed, pyarrow imports it to do that)
-    ok = pc.equal(table.column("status"), HARNESS_OK_STATUS)
+    ok = _is_ok(table.column("status"), pc)
     no_null = data.find(b"null") < 0  # no JSON null anywhere: every arrow null is a key not written
     escaped = not no_null and b"\\u" in data and _ESCAPED_KEY.search(data) is not None  # keys spelt with escapes
 
@@ -282,6 +282,11 @@ def _bulk_table(data: bytes):
     if retries.null_count < n and pc.min(retries).as_py() < 0:
         return None
     return table.select(list(_FIELDS)).combine_chunks()  # one chunk per column
+
+
+def _is_ok(status, pc):
+    """``status == "ok"`` per row (a pattern, not a Python value: turning one into arrow imports pandas)."""
+    return pc.match_substring_regex(status, pattern=f"^{HARNESS_OK_STATUS}$")
 
 
 def _interned(column, pool: dict[str, str], pc) -> list:
@@ -754,6 +759,7 @@ def _coded(table, index: _ReleaseIndex):
     """``(probe position, letter code, status code)`` per row of a file read in bulk, or None
     when a row must be described (read it as :func:`_read` does)."""
     import numpy as np
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     found = pc.index_in(table.column("probe_id").chunk(0), value_set=index.probe_set)
@@ -772,7 +778,7 @@ def _coded(table, index: _ReleaseIndex):
         return None
     if np.bincount(probe, minlength=len(index.probe_ids)).max() > 1:
         return None  # a probe twice
-    ok = _numbers(pc.cast(pc.equal(table.column("status").chunk(0), HARNESS_OK_STATUS), "int8"), np.int8) == 1
+    ok = _numbers(_is_ok(table.column("status").chunk(0), pc).cast(pa.int8()), np.int8) == 1
     letters, letter = _encoded(table.column("model_letter"), pc)
     parsed = [_letter_of(v, HARNESS_OK_STATUS) for v in letters]
     if any(bad for _, _, bad in parsed) and (np.array([bad for _, _, bad in parsed])[letter] & ok).any():
