@@ -800,11 +800,7 @@ def _read_coded(files: list[Path], ref: _Reference, index: _ReleaseIndex, *, str
                 condition: str) -> HarnessColumns:
     """:func:`_read` for a release with MCQ probes: files read in bulk become codes (:func:`_coded`),
     the others go through the row path; the same records, bookkeeping and problems."""
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
-
-    import numpy as np
-    import pyarrow.compute as pc
+    import pyarrow as pa
 
     out = HarnessRecords()
     problems: list[Problem] = []
@@ -812,6 +808,27 @@ def _read_coded(files: list[Path], ref: _Reference, index: _ReleaseIndex, *, str
     unique = {f.resolve(): f for f in reversed(files)}  # first spelling of each file wins
     paths = [unique[r] for r in dict.fromkeys(f.resolve() for f in files)]
     parts: list[tuple[str, Any, Any, Any]] = []  # per file: (model, probe positions, letter codes, status codes)
+    arrow_pool = pa.default_memory_pool()
+    # the system allocator while reading: memory arrow frees goes back to the one numpy and Python use
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        _read_files(paths, ref, index, out, problems, fatal, parts, allow_empty)
+    finally:
+        pa.set_memory_pool(arrow_pool)
+    if fatal or (problems and strict):
+        raise DataError(fatal + (problems if strict else []))
+    out.problems = problems
+    return HarnessColumns(_coded_table(parts, index, condition), out)
+
+
+def _read_files(paths, ref, index, out, problems, fatal, parts, allow_empty) -> None:
+    """Each file's codes into ``parts`` (files read ahead by worker threads); bookkeeping into ``out``."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+    import pyarrow.compute as pc
+
     with ThreadPoolExecutor(max_workers=_LOOKAHEAD) as pool:
         pending: deque = deque()
         for k, path in enumerate(paths):
@@ -834,10 +851,6 @@ def _read_coded(files: list[Path], ref: _Reference, index: _ReleaseIndex, *, str
                 for kind in kinds[np.sort(first)].tolist():  # kinds in order of their first error row
                     _bump(out.error_rows, model, index.kinds[kind], int((kinds == kind).sum()))
             parts.append((model, probe, pred, status))
-    if fatal or (problems and strict):
-        raise DataError(fatal + (problems if strict else []))
-    out.problems = problems
-    return HarnessColumns(_coded_table(parts, index, condition), out)
 
 
 def _coded_rows(data, bulk, model, file, ref, index, out, problems, fatal, allow_empty):

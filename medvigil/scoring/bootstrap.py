@@ -56,7 +56,7 @@ __all__ = [
 DEFAULT_N_RESAMPLES = 500  # Appendix M
 DEFAULT_SEED = 20260505  # Appendix M
 T = TypeVar("T")
-_BLOCK = 1 << 20  # values handled at a time by the chunked loops below (memory stays flat)
+_BLOCK = 1 << 18  # values handled at a time by the chunked loops below (memory stays flat)
 
 
 def _check(n_clusters: int, n_resamples: int) -> None:

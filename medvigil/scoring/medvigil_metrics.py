@@ -405,8 +405,9 @@ def _features(tab: RecordTable, harness_compatible: bool) -> _Features:
         (base + lay.trap_silent + tier)[trap_tiered & ~correct],
     ]
     size = c_n * m_n * f_n
-    tensor = np.bincount(np.concatenate(parts), minlength=size).astype(np.float64)
-    tensor = tensor.reshape(c_n, m_n, f_n)
+    counts = np.bincount(np.concatenate(parts), minlength=size)
+    del parts, base
+    tensor = _as_float64(counts).reshape(c_n, m_n, f_n)
 
     pair = model * c_n + case  # one slot per (model, case)
     slots = m_n * c_n
@@ -457,6 +458,16 @@ def _features(tab: RecordTable, harness_compatible: bool) -> _Features:
     if harness_compatible:
         frames, order = _harness_frames(model[scored], case[scored], m_n, c_n)
     return _Features(tensor, lay, models, cases, attrs, no_tier, incomplete, harness_compatible, frames, order)
+
+
+def _as_float64(counts: np.ndarray, block: int = 1 << 20) -> np.ndarray:
+    """``counts.astype(np.float64)`` in the same memory (int64 and float64 have one size), a block at a time."""
+    if counts.dtype != np.int64:
+        return counts.astype(np.float64)
+    out = counts.view(np.float64)
+    for i in range(0, counts.size, block):
+        out[i : i + block] = counts[i : i + block].astype(np.float64)  # (the block is copied before it is written)
+    return out
 
 
 def _harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
@@ -647,8 +658,8 @@ def _condition_table(tab: RecordTable, condition: str) -> RecordTable:
     if suites - {"medvigil"}:
         raise ValueError(f"MedVIGIL scoring reads suite 'medvigil' records only, got suites {sorted(suites)}")
     code = tab.condition.code_of(condition)
-    sub = tab.select(tab.condition.codes == code)
-    return sub
+    mask = tab.condition.codes == code
+    return tab if mask.all() else tab.select(mask)  # (every row: the table itself, no copy)
 
 
 def _py(x) -> Any:
