@@ -39,7 +39,11 @@ column checks do not accept in full is read row by row, as :func:`read_harness_f
 every file: one ``json.loads`` for all its lines, rows checked with the compiled form of the row
 schema (:func:`medvigil.release.schema_predicate`), and only rows it does not accept go through
 ``jsonschema``, to describe what is wrong. Both paths give the same problems and the same
-records (tests/test_harness_bulk.py).
+records (tests/test_harness_bulk.py). With a release that gives the MCQ probes (the usual
+``medvigil score --release``), a file read in bulk goes straight to integer codes
+(:func:`_coded`: each row's position in the release's probe list, its letter and status; no
+Python string per row), two files parsed at a time by worker threads; a file with a row to
+describe is read as above.
 
 Problems name the file, the 1-based line and the field: bytes that are not UTF-8, lines that
 are not JSON objects, schema violations, a letter that is not one capital letter, a case or
