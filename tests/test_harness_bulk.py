@@ -212,3 +212,68 @@ def test_a_file_not_opening_with_an_object_takes_the_row_path(tmp_path, lead):
             f"print(_bulk_columns({(b'null' + chr(10).encode() + row + chr(10).encode())!r}))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr[-500:]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    root = tmp_path_factory.mktemp("authors")
+    if not TOOL.exists():
+        pytest.skip("authors-format generator not available")
+    subprocess.run([sys.executable, str(TOOL), str(root), "--cases", "30", "--models", "2"], check=True, capture_output=True)
+    return root
+
+
+def _mutated(generated: Path, tmp_path: Path, change) -> list[Path]:
+    """Copies of the generated result files, the first one's lines passed through ``change``."""
+    out = []
+    for k, f in enumerate(sorted((generated / "results" / "baselines").glob("*__mcq.jsonl"))):
+        lines = f.read_text(encoding="utf-8").splitlines()
+        if k == 0:
+            lines = change([json.loads(t) for t in lines])
+            lines = [t if isinstance(t, str) else json.dumps(t) for t in lines]
+        (tmp_path / f.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        out.append(tmp_path / f.name)
+    return out
+
+
+def _set(i, **changes):
+    return lambda rows: [_with(r, **changes) if n == i else r for n, r in enumerate(rows)]
+
+
+RELEASE_MUTATIONS = {
+    "as written": lambda rows: rows,
+    "unknown probe": _set(3, probe_id="MVB-9999__orig"),
+    "case of another probe": _set(3, case_id="MVB-0002"),
+    "unknown case": _set(3, case_id="MVB-9999"),
+    "kind differs from the release": _set(3, probe_kind="tcf"),
+    "gold differs from the release": _set(0, correct_letter="B"),
+    "lower-case letter": _set(0, model_letter="b"),
+    "letter with spaces": _set(0, model_letter=" C "),
+    "empty letter": _set(0, model_letter=""),
+    "error row": _set(0, status="error: 529", model_letter=_DROP, correct_letter=_DROP),
+    "error row with a bad letter": _set(0, status="error: 529", model_letter="zz"),
+    "probe twice": lambda rows: rows + [rows[2]],
+    "blank line": lambda rows: rows[:2] + [""] + rows[2:],
+    "not JSON": lambda rows: rows[:1] + ["{not json"] + rows[1:],
+}
+
+
+@pytest.mark.parametrize("name", list(RELEASE_MUTATIONS))
+def test_coded_path_with_a_release_as_row_by_row(generated, tmp_path, name):
+    """With a release giving the MCQ probes, files become codes: same problems, records and bookkeeping."""
+    files = _mutated(generated, tmp_path, RELEASE_MUTATIONS[name])
+    release = str(generated / "data" / "medvigil_v1")
+    outcome = []
+    for read in (read_harness_files, read_harness_table):
+        for strict in (True, False):
+            try:
+                got = read(files, release, strict=strict)
+            except DataError as exc:
+                outcome.append([(p.file, p.row, p.field, p.message) for p in exc.problems])
+                continue
+            outcome.append((got.skipped, {m: dict(sorted(k.items())) for m, k in got.error_rows.items()},
+                            [(p.file, p.row, p.field, p.message) for p in got.problems]))
+            if read is read_harness_table:
+                _assert_same_table(got.table, RecordTable.from_records(read_harness_files(files, release, strict=strict)),
+                                   name)
+    assert outcome[:2] == outcome[2:], name

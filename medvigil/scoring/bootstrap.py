@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -44,6 +44,7 @@ __all__ = [
     "cluster_bootstrap",
     "cluster_sums",
     "count_rows",
+    "harness_resample_counts",
     "harness_resample_indices",
     "one_blas_thread",
     "percentile_interval",
@@ -55,6 +56,7 @@ __all__ = [
 DEFAULT_N_RESAMPLES = 500  # Appendix M
 DEFAULT_SEED = 20260505  # Appendix M
 T = TypeVar("T")
+_BLOCK = 1 << 18  # values handled at a time by the chunked loops below (memory stays flat)
 
 
 def _check(n_clusters: int, n_resamples: int) -> None:
@@ -85,11 +87,15 @@ def resample_counts(
 
 
 def count_rows(indices: np.ndarray, n_clusters: int, dtype=np.float32) -> np.ndarray:
-    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` multiplicities, one ``np.bincount``."""
+    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` multiplicities, one ``np.bincount`` per block of rows."""
     b = indices.shape[0]
-    flat = (indices.astype(np.int64) + (np.arange(b, dtype=np.int64) * n_clusters)[:, None]).ravel()
-    counts = np.bincount(flat, minlength=b * n_clusters).reshape(b, n_clusters)
-    return counts.astype(dtype, copy=False)
+    counts = np.empty((b, n_clusters), dtype=dtype)
+    rows = max(1, _BLOCK // max(indices.shape[1], n_clusters, 1))  # bounded temporaries
+    for r0 in range(0, b, rows):
+        part = indices[r0 : r0 + rows]
+        flat = (part.astype(np.int64) + (np.arange(part.shape[0], dtype=np.int64) * n_clusters)[:, None]).ravel()
+        counts[r0 : r0 + rows] = np.bincount(flat, minlength=part.shape[0] * n_clusters).reshape(part.shape[0], n_clusters)
+    return counts
 
 
 class CPythonRandomStream:
@@ -111,18 +117,18 @@ class CPythonRandomStream:
             "bit_generator": "MT19937",
             "state": {"key": np.array(internal[:-1], dtype=np.uint32), "pos": int(internal[-1])},
         }
-        self._ahead = np.empty(0, dtype=np.uint32)  # generated, not yet consumed
+        self._ahead = np.empty(0, dtype=np.uint64)  # generated (32-bit words), not yet consumed
 
     def _peek(self, n: int) -> np.ndarray:
-        """The next ``n`` 32-bit outputs, without consuming them."""
+        """The next ``n`` 32-bit outputs (as uint64), without consuming them."""
         if self._ahead.size < n:
-            fresh = self._bitgen.random_raw(n - self._ahead.size).astype(np.uint32)
-            self._ahead = np.concatenate([self._ahead, fresh])
+            fresh = self._bitgen.random_raw(n - self._ahead.size)
+            self._ahead = np.concatenate([self._ahead, fresh]) if self._ahead.size else fresh
         return self._ahead[:n]
 
     def getrandbits32(self, size: int) -> np.ndarray:
         """``size`` values of ``getrandbits(32)``, consumed."""
-        out = self._peek(size).copy()
+        out = self._peek(size).astype(np.uint32)
         self._ahead = self._ahead[size:]
         return out
 
@@ -133,24 +139,25 @@ class CPythonRandomStream:
         if size < 0:
             raise ValueError(f"size must be >= 0, got {size!r}")
         n = int(n)
-        shift = np.uint32(self._WORD_BITS - n.bit_length())
+        shift = np.uint64(self._WORD_BITS - n.bit_length())
         accept_rate = n / 2 ** n.bit_length()  # > 1/2
-        parts: list[np.ndarray] = []
-        need = int(size)
-        while need:
-            words = self._peek(int(need / accept_rate * 1.02) + 64)
+        out = np.empty(int(size), dtype=np.int64)
+        done = 0
+        while done < size:
+            need = int(size) - done
+            words = self._peek(min(int(need / accept_rate * 1.02) + 64, _BLOCK))  # bounded: memory stays flat
             values = words >> shift
-            accepted = np.flatnonzero(values < n)
-            if accepted.size >= need:
-                used = int(accepted[need - 1]) + 1  # the word that completes the request
-                parts.append(values[accepted[:need]])
-                self._ahead = self._ahead[used:]
+            keep = values < n
+            if np.count_nonzero(keep) >= need:
+                accepted = np.flatnonzero(keep)[:need]
+                out[done:] = values[accepted]
+                self._ahead = self._ahead[int(accepted[-1]) + 1 :]  # up to the word that completes the request
                 break
-            parts.append(values[accepted])
-            need -= accepted.size
+            taken = values[keep]
+            out[done : done + taken.size] = taken
+            done += taken.size
             self._ahead = self._ahead[words.size :]
-        out = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint32)
-        return out.astype(np.int64)
+        return out
 
 
 def harness_resample_indices(
@@ -173,6 +180,25 @@ def harness_resample_indices(
         else:
             out.append(stream.choice_indices(n, n_resamples * n).reshape(n_resamples, n))
     return out
+
+
+def harness_resample_counts(
+    frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """The resamples of :func:`harness_resample_indices` as multiplicities, a block of resamples at a time.
+
+    Yields ``(frame, first resample, counts)`` with ``counts`` of shape ``(b, frame size)``
+    (:func:`count_rows` of those resamples' draws); empty frames yield nothing. The draws are
+    the same (one stream, frame after frame), never all held at once.
+    """
+    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    stream = CPythonRandomStream(seed)
+    for f, n in enumerate(frame_sizes):
+        rows = max(1, _BLOCK // max(n, 1))
+        for b0 in range(0, n_resamples if n else 0, rows):
+            b = min(rows, n_resamples - b0)
+            yield f, b0, count_rows(stream.choice_indices(n, b * n).reshape(b, n), n)
 
 
 def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np.ndarray:
@@ -200,11 +226,20 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
     other processes hold, and was measured 3-8x slower on a loaded 2-CPU machine, so
     the scoring core runs its products single-threaded. Previous limits are restored.
     """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # optional: only speed depends on it
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # optional: only speed depends on it
+            _CONTROLLER = False
+        else:
+            _CONTROLLER = ThreadpoolController()  # finding the libraries costs ms: once per process
+    if _CONTROLLER is False:
         return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+_CONTROLLER = None  # threadpoolctl's view of the loaded BLAS libraries (False: not installed)
 
 
 def resampled_sums(per_cluster: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -196,8 +196,9 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
         (base + lay.trap_silent + tier)[trap_tiered & ~correct],
     ]
     size = c_n * m_n * f_n
-    tensor = np.bincount(np.concatenate(parts), minlength=size).astype(np.float64)
-    tensor = tensor.reshape(c_n, m_n, f_n)
+    counts = np.bincount(np.concatenate(parts), minlength=size)
+    del parts, base
+    tensor = as_float64(counts).reshape(c_n, m_n, f_n)
 
     pair = model * c_n + case  # one slot per (model, case)
     slots = m_n * c_n
@@ -248,6 +249,16 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     if harness_compatible:
         frames, order = harness_frames(model[scored], case[scored], m_n, c_n)
     return Features(tensor, lay, models, cases, attrs, no_tier, incomplete, harness_compatible, frames, order)
+
+
+def as_float64(counts: np.ndarray, block: int = 1 << 20) -> np.ndarray:
+    """``counts.astype(np.float64)`` in the same memory (int64 and float64 have one size), a block at a time."""
+    if counts.dtype != np.int64:
+        return counts.astype(np.float64)
+    out = counts.view(np.float64)
+    for i in range(0, counts.size, block):
+        out[i : i + block] = counts[i : i + block].astype(np.float64)  # (the block is copied before it is written)
+    return out
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):

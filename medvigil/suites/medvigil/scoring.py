@@ -44,8 +44,7 @@ from medvigil import __version__
 from medvigil.scoring.bootstrap import (
     DEFAULT_N_RESAMPLES,
     DEFAULT_SEED,
-    count_rows,
-    harness_resample_indices,
+    harness_resample_counts,
     one_blas_thread,
     resample_counts,
     resampled_sums,
@@ -115,8 +114,8 @@ def _condition_table(tab: RecordTable, condition: str) -> RecordTable:
     if suites - {"medvigil"}:
         raise ValueError(f"MedVIGIL scoring reads suite 'medvigil' records only, got suites {sorted(suites)}")
     code = tab.condition.code_of(condition)
-    sub = tab.select(tab.condition.codes == code)
-    return sub
+    mask = tab.condition.codes == code
+    return tab if mask.all() else tab.select(mask)  # (every row: the table itself, no copy)
 
 
 def _py(x) -> Any:
@@ -246,12 +245,13 @@ def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, counts=No
         sums = resampled_sums(stat, counts)  # (B, M, n_stat)
     else:
         order = feats.stream_order
-        draws = harness_resample_indices([len(feats.frames[m]) for m in order], n_resamples, seed)
         sums = np.zeros((n_resamples,) + stat.shape[1:])
-        for m, idx in zip(order, draws):
-            frame = feats.frames[m]
-            if frame.size:
-                sums[:, m] = resampled_sums(stat[frame, m], count_rows(idx, frame.size))
+        per_model = {}
+        for f, b0, counts in harness_resample_counts([len(feats.frames[m]) for m in order], n_resamples, seed):
+            m = order[f]
+            if m not in per_model:
+                per_model = {m: stat[feats.frames[m], m]}  # one model's cases at a time
+            sums[b0 : b0 + counts.shape[0], m] = resampled_sums(per_model[m], counts)
     return metrics_from_sums(sums, lay, weights, normalise, quirks)["metrics"]
 
 
