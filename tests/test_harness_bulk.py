@@ -1,6 +1,6 @@
 """The columnar harness reader agrees with the row schema and with the row-by-row reader.
 
-``medvigil.suites.medvigil.harness._bulk_columns`` reads a whole result file with pyarrow and checks
+``medvigil.suites.medvigil.harness_rows.bulk_columns`` reads a whole result file with pyarrow and checks
 its columns; it must never accept a row that ``schemas/harness_result_row.schema.json``
 rejects. ``read_harness_table`` (the scoring path) must report a rejected row with the same
 file, line and field as the schema and as ``read_harness_files`` (the per-row reader), and
@@ -23,7 +23,8 @@ from shared_paths import AUTHORS_TOOL
 from medvigil.errors import DataError
 from medvigil.records.schema_validation import problems_for
 from medvigil.scoring.table import RecordTable
-from medvigil.suites.medvigil.harness import _bulk_columns, read_harness_files, read_harness_table
+from medvigil.suites.medvigil.harness import read_harness_files, read_harness_table
+from medvigil.suites.medvigil.harness_rows import bulk_columns
 
 TOOL = AUTHORS_TOOL
 
@@ -125,7 +126,7 @@ def _schema_fields(line) -> set | None:
 @pytest.mark.parametrize("name,line", VARIANTS, ids=[v[0] for v in VARIANTS])
 def test_bulk_never_accepts_what_the_schema_rejects(tmp_path, name, line):
     path = _write(tmp_path, line)
-    bulk = _bulk_columns(path.read_bytes())
+    bulk = bulk_columns(path.read_bytes())
     rejected = _schema_fields(line)
     if rejected is not None:
         assert bulk is None, f"{name}: the schema rejects it ({rejected}) but the bulk path accepted it"
@@ -137,7 +138,7 @@ def test_bulk_never_accepts_what_the_schema_rejects(tmp_path, name, line):
 )
 def test_bulk_path_taken_for_the_authors_shapes(tmp_path, name):
     line = dict(VARIANTS)[name]
-    cols = _bulk_columns(_write(tmp_path, line).read_bytes())
+    cols = bulk_columns(_write(tmp_path, line).read_bytes())
     assert cols is not None, name
     assert cols["probe_id"] == [BASE[0]["probe_id"], BASE[1]["probe_id"], line["probe_id"]]
     assert cols["correct_letter"][1:] == ["C", line.get("correct_letter")]
@@ -195,7 +196,7 @@ def test_authors_format_release_read_in_bulk_as_row_by_row(tmp_path):
     subprocess.run([sys.executable, str(TOOL), str(tmp_path), "--cases", "40", "--models", "3"], check=True,
                    capture_output=True)
     files = sorted((tmp_path / "results" / "baselines").glob("*__mcq.jsonl"))
-    assert files and all(_bulk_columns(f.read_bytes()) is not None for f in files)
+    assert files and all(bulk_columns(f.read_bytes()) is not None for f in files)
     release = tmp_path / "data" / "medvigil_v1"
     table = read_harness_table(files, str(release)).table
     _assert_same_table(table, RecordTable.from_records(read_harness_files(files, str(release))), "generator")
@@ -207,9 +208,9 @@ def test_a_file_not_opening_with_an_object_takes_the_row_path(tmp_path, lead):
     row = json.dumps({"probe_id": "MVB-0001-original", "case_id": "MVB-0001", "probe_kind": "original",
                       "status": "ok", "model_letter": "A", "correct_letter": "A"}).encode()
     data = lead + row + b"\n"
-    assert _bulk_columns(data) is None
-    code = ("import sys; from medvigil.suites.medvigil.harness import _bulk_columns; "
-            f"print(_bulk_columns({(b'null' + chr(10).encode() + row + chr(10).encode())!r}))")
+    assert bulk_columns(data) is None
+    code = ("import sys; from medvigil.suites.medvigil.harness_rows import bulk_columns; "
+            f"print(bulk_columns({(b'null' + chr(10).encode() + row + chr(10).encode())!r}))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.strip() == "None", proc.stderr[-500:]
 

@@ -52,7 +52,7 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import open_regular, read_text
 from medvigil.suites.medvigil.ablations import modal_decay_entry
-from medvigil.suites.medvigil.harness import HarnessRecords, _release_lookup
+from medvigil.suites.medvigil.harness_rows import HarnessRecords, release_lookup
 from medvigil.suites.medvigil.open_ended import VERDICTS, judge, should_refuse, verdict_letters
 
 __all__ = [
@@ -162,7 +162,7 @@ class _Context:
     """Release lookups and the golds every file gives, shared by all files of one read."""
 
     def __init__(self, release: Any):
-        self.cases, self.probes = _release_lookup(release)
+        self.cases, self.probes = release_lookup(release)
         self.originals = {p.case_id: p for p in (self.probes or {}).values() if p.probe_kind == "original"}
         self.golds: dict[str, str] = {}
 

@@ -19,7 +19,7 @@ from medvigil.records.lmms_eval_logs import is_samples_file, read_samples
 from medvigil.suites.medvigil.release_format import source_label
 
 if TYPE_CHECKING:
-    from medvigil.suites.medvigil.harness import HarnessColumns
+    from medvigil.suites.medvigil.harness_rows import HarnessColumns
 
 
 class ModelRecords(list):

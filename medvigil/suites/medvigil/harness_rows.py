@@ -1,0 +1,497 @@
+"""The row path of the official-harness reader: decoding and checking a result file's rows, the
+bulk column checks, one row to one record, and the per-file bookkeeping (blank lines, invalid
+rows, duplicates, error rows) shared by both read paths (see :mod:`medvigil.suites.medvigil.harness`)."""
+
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from medvigil.errors import Problem
+from medvigil.suites.medvigil.release_format import HARNESS_OK_STATUS, source_label
+
+HARNESS_SUFFIX = "__mcq.jsonl"
+
+
+_RAW_FIELDS = ("raw_response", "response", "raw", "model_answer")
+
+
+_SCHEMA = "harness_result_row"
+
+
+class HarnessRecords(list):
+    """Probe records (a ``list`` of dicts) read from harness files, with bookkeeping.
+
+    Attributes:
+        files: ``{path: model}`` of the files read.
+        skipped: ``{model: {reason: count}}`` of lines not turned into records
+            (``blank_line``; ``invalid_row`` with ``strict=False``; ``empty_file`` with
+            ``allow_empty=True``). :func:`medvigil.suites.medvigil.scoring.audit` copies it into each model's
+            ``skipped``.
+        error_rows: ``{model: {probe_kind: count}}`` of failed calls (``status != "ok"``), read
+            as records with ``parse_status = "error"``.
+        problems: the problems of skipped invalid rows (``strict=False``).
+        warnings: e.g. scoring without a release (no tiers, so no SFR_w), an empty file.
+    """
+
+    def __init__(self, records: Iterable[dict] = ()):
+        super().__init__(records)
+        self.files: dict[str, str] = {}
+        self.skipped: dict[str, dict[str, int]] = {}
+        self.error_rows: dict[str, dict[str, int]] = {}
+        self.problems: list[Problem] = []
+        self.warnings: list[str] = []
+
+
+def model_from_filename(path: str | Path) -> str:
+    """``results/baselines/gpt-4o__mcq.jsonl`` -> ``"gpt-4o"``."""
+    name = Path(path).name
+    if not name.endswith(HARNESS_SUFFIX) or len(name) == len(HARNESS_SUFFIX):
+        raise ValueError(f"harness output file must be named <model>{HARNESS_SUFFIX}, got {name!r}")
+    return name[: -len(HARNESS_SUFFIX)]
+
+
+def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(cases, probes)`` from a release location, a Release-like object or None."""
+    if release is None:
+        return None, None
+    if isinstance(release, (str, Path)):
+        from medvigil.suites.medvigil.release import load_for_scoring  # lazy: reading a release pulls in the validator
+
+        release = load_for_scoring(release)
+    cases = getattr(release, "cases", None)
+    if not isinstance(cases, Mapping):
+        raise TypeError(f"release must be a release folder or have a 'cases' mapping, got {type(release).__name__}")
+    probes_list = getattr(release, "probes_mcq", None)
+    probes = None if probes_list is None else {p.probe_id: p for p in probes_list}
+    return dict(cases), probes
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _decode_file(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[Problem], int, list[str]]:
+    """``([(line, value), ...], problems, blank lines, warnings)`` of one JSONL file's bytes."""
+    warnings = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
+        data = data[3:]
+    problems: list[Problem] = []
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        lines = []
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            try:
+                lines.append(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                problems.append(
+                    Problem(file, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}", row=number)
+                )
+                lines.append("")  # reported; keeps line numbers aligned, not counted as blank
+    bad = {p.row for p in problems}
+    numbered = [(n, text) for n, text in enumerate(lines, start=1) if n not in bad]
+    blank = sum(1 for _, text in numbered if not text.strip())
+    if lines and not lines[-1].strip() and (len(lines) not in bad):
+        blank -= 1  # the newline that ends the last line is not a blank line
+    numbered = [(n, text) for n, text in numbered if text.strip()]
+    values: list[Any] | None = None
+    if numbered:
+        try:  # one decoder call for the whole file; falls back per line to say where
+            values = json.loads("[" + ",".join(text for _, text in numbered) + "]")
+        except ValueError:
+            values = None
+        if values is not None and len(values) != len(numbered):
+            values = None  # a line held more than one value: judge line by line
+    if values is None:
+        out = []
+        for n, text in numbered:
+            try:
+                out.append((n, json.loads(text)))
+            except ValueError as exc:
+                column = getattr(exc, "colno", None)
+                message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
+                problems.append(Problem(file, message, row=n))
+        return out, problems, blank, warnings
+    return [(n, v) for (n, _), v in zip(numbered, values)], problems, blank, warnings
+
+
+def _schema_problems(rows: list[tuple[int, Any]], file: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
+    """Rows that pass the harness-row schema, and the problems of the others."""
+    from medvigil.records.schema_validation import problems_for
+    from medvigil.suites.medvigil.release import schema_predicate
+
+    accept = schema_predicate(_SCHEMA)
+    good, problems = [], []
+    for line, row in rows:
+        if not isinstance(row, dict):
+            problems.append(Problem(file, f"must be a JSON object, got {type(row).__name__}", row=line))
+        elif accept is not None and accept(row):
+            good.append((line, row))
+        else:
+            found = problems_for(_SCHEMA, row, file, line)
+            if found:
+                problems.extend(found)
+            else:
+                good.append((line, row))
+    return good, problems
+
+
+# --------------------------------------------------------------------------- bulk path
+
+
+FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
+
+
+_REQUIRED = ("probe_id", "case_id", "probe_kind", "status")
+
+
+# the row schema's fields other than raw (string, object or null), read with declared types
+_DECLARED = FIELDS + ("model", "raw_response", "response", "error", "model_answer", "retries")
+
+
+_BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")  # (starts with a literal: scanned fast)
+
+
+_ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\\n]|\\.)*"\s*:')
+
+
+def bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, list] | None:
+    """The row fields of a file read in one columnar pass (pyarrow), or None to read it row by row.
+
+    The columns of :func:`bulk_table` as lists; equal strings share one object across files
+    through ``pool`` (ids repeat in every model's file).
+    """
+    table = bulk_table(data)
+    if table is None:
+        return None
+    import pyarrow.compute as pc
+
+    pool = {} if pool is None else pool
+    return {name: interned(table.column(name), pool, pc) for name in FIELDS}
+
+
+def bulk_table(data: bytes):
+    """The row fields of a file as a pyarrow table (one columnar pass), or None to read it row by row.
+
+    Returns a table only when every row is one the row schema accepts, so the bulk path never
+    accepts what ``jsonschema`` would reject: pyarrow reads the schema's fields with their types
+    declared (a value of another type fails the read), the other fields unparsed; lengths, the
+    letter enum, ``retries >= 0`` and the ``status == "ok"`` rule are checked on the columns. A
+    null is a JSON null or a key not written: with no ``null`` in the bytes it is a key not
+    written, else keys are counted in the bytes to tell which. Anything unusual (blank lines, a
+    byte-order mark, a ``raw`` field, a null whose meaning the counts do not settle) sends the
+    file down the row-by-row path, which describes each bad row. Agreement with the schema is
+    tested in tests/test_harness_bulk.py.
+    """
+    if not data.startswith(b"{") or _BLANK_LINE.search(data):
+        return None  # (pyarrow 26 crashes on a file whose first value is not an object, e.g. 'null')
+    if b'"raw"' in data:
+        return None  # string or object: not one declared type
+    n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    import io
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pj
+
+    declared = pa.schema([(name, pa.int64() if name == "retries" else pa.string()) for name in _DECLARED])
+    options = pj.ParseOptions(explicit_schema=declared, unexpected_field_behavior="ignore")
+    try:
+        # the system allocator: memory arrow frees goes back to the one the Python objects use;
+        # one thread per file (files are read two at a time, see read_coded)
+        table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(use_threads=False), parse_options=options,
+                             memory_pool=pa.system_memory_pool())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # a type or parse problem: the row path says where
+        return None
+    n = table.num_rows
+    if n != n_lines:
+        return None  # a line held several objects (or none)
+    for name in _REQUIRED:
+        col = table.column(name)
+        if col.null_count or pc.min(pc.utf8_length(col)).as_py() < 1:
+            return None
+    # (Python values are never turned into arrow ones: with pandas installed, pyarrow imports it to do that)
+    ok = is_ok(table.column("status"), pc)
+    no_null = data.find(b"null") < 0  # no JSON null anywhere: every arrow null is a key not written
+    escaped = not no_null and b"\\u" in data and _ESCAPED_KEY.search(data) is not None  # keys spelt with escapes
+
+    def nulls_are_missing(name: str) -> bool:
+        """Whether every null of column ``name`` is a key not written (not a JSON null)."""
+        # '"name"' is a key or a string value: counting both can only over-count, so equality
+        # means exactly one key per non-null value
+        return no_null or (not escaped and data.count(b'"' + name.encode() + b'"') == n - table.column(name).null_count)
+
+    def all_written(name: str) -> bool:
+        """Whether every row writes key ``name`` (one object per row, none nested)."""
+        return data.count(b"{") == n and not escaped and data.count(b'"' + name.encode() + b'"') == n
+
+    for name in ("model_letter", "correct_letter", "model", "retries"):
+        if not table.column(name).null_count:
+            continue
+        if nulls_are_missing(name):
+            if name in FIELDS and pc.any(pc.and_(ok, pc.is_null(table.column(name)))).as_py():
+                return None  # an answered row without the key
+        elif not (name == "model_letter" and all_written(name)):
+            return None  # JSON nulls: allowed only as model_letter (a parse failure)
+    if not set(pc.unique(table.column("correct_letter")).to_pylist()) <= {"A", "B", "C", "D", "E", None}:
+        return None
+    retries = table.column("retries")
+    if retries.null_count < n and pc.min(retries).as_py() < 0:
+        return None
+    return table.select(list(FIELDS)).combine_chunks()  # one chunk per column
+
+
+def is_ok(status, pc):
+    """``status == "ok"`` per row (a pattern, not a Python value: turning one into arrow imports pandas)."""
+    return pc.match_substring_regex(status, pattern=f"^{HARNESS_OK_STATUS}$")
+
+
+def interned(column, pool: dict[str, str], pc) -> list:
+    """A string column as a list whose equal values are one object (``pool`` maps each to it)."""
+    encoded = pc.dictionary_encode(column, null_encoding="encode").combine_chunks()
+    values = [None if v is None else pool.setdefault(v, v) for v in encoded.dictionary.to_pylist()]
+    return [values[i] for i in encoded.indices.to_pylist()]  # (to_numpy would import pandas)
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def letter_of(value: Any, status: str) -> tuple[str, str | None, bool]:
+    """``(parse_status, predicted_letter, bad)`` of one ``model_letter`` value."""
+    if status != HARNESS_OK_STATUS:
+        return "error", None, False
+    letter = value.strip() if isinstance(value, str) else value
+    if letter in (None, ""):
+        return "parse_failure", None, False
+    if isinstance(letter, str) and len(letter) == 1 and "A" <= letter <= "Z":
+        return "ok", letter, False
+    return "ok", None, True
+
+
+class Reference:
+    """The release as lookup tables: case and probe id -> position, and their fields."""
+
+    def __init__(self, cases: Mapping[str, Any] | None, probes: Mapping[str, Any] | None):
+        self.cases = cases
+        self.probes = probes
+        self.case_fields = {cid: _case_fields(case) for cid, case in cases.items()} if cases is not None else None
+        self.probe_fields = (
+            {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
+        )
+
+
+def _case_fields(case: Any) -> tuple:
+    """``(tier, canonical source, modality, text-only flag, source as written if it differs)``."""
+    source = getattr(case, "source_dataset", None)
+    label = source_label(source)
+    return (
+        getattr(case, "risk_tier", None),
+        label,
+        getattr(case, "modality", None),
+        getattr(case, "text_only_answerable", None),
+        source if label != source else None,
+    )
+
+
+_NO_CASE = (None, None, None, None, None)
+
+
+def convert_columns(
+    cols: dict[str, list], lines: list[int], file: str, ref: Reference, golds: dict[str, str]
+) -> tuple[dict[str, list], list[tuple[int, Problem]]]:
+    """Columns of the records of one file's rows (``cols`` as :data:`FIELDS`), and the rows' problems.
+
+    Output columns: ``predicted_letter, parse_status, correct_letter, case`` (the
+    :func:`_case_fields` tuple), ``ok`` (False for a row with a problem). A gold letter no one
+    gives yet is ``None`` (the caller resolves it after every file is read).
+    """
+    pid, cid, kind, status, model_letter, correct = (cols[name] for name in FIELDS)
+    n = len(pid)
+    found: list[tuple[int, int, Problem]] = []  # (row index, order within the row, problem)
+    letters = {}
+    for value, st in set(zip(model_letter, status)) if n else ():
+        letters[(value, st)] = letter_of(value, st)
+    parsed = [letters[key] for key in zip(model_letter, status)]
+    parse_status = [p[0] for p in parsed]
+    predicted = [p[1] for p in parsed]
+    bad_letter = [i for i, p in enumerate(parsed) if p[2]] if any(v[2] for v in letters.values()) else []
+    for i in bad_letter:
+        message = f"must be one capital letter or empty, got {model_letter[i]!r}"
+        found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
+    if ref.case_fields is not None:
+        fields = ref.case_fields
+        case = [fields.get(c) for c in cid]
+        unknown = [i for i, c in enumerate(case) if c is None] if None in case else []
+        for i in unknown:
+            message = f"case {cid[i]!r} is not in the release manifest"
+            found.append((i, 1, Problem(file, message, row=lines[i], field="case_id")))
+    else:
+        case = [_NO_CASE] * n
+    del status, model_letter, cols["status"], cols["model_letter"]  # not needed after this
+    gold = list(correct)
+    if ref.probe_fields is not None:
+        pf = ref.probe_fields
+        probe = [pf.get(p) for p in pid]
+        suspect = [i for i, (known, c, k, g) in enumerate(zip(probe, cid, kind, correct))
+                   if known is None or known[0] != c or known[1] != k or (g is not None and g != known[2])]
+        for i in suspect:  # described field by field
+            known = probe[i]
+            if known is None:
+                message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
+                found.append((i, 2, Problem(file, message, row=lines[i], field="probe_id")))
+                continue
+            for order, (name, have, expected) in enumerate(
+                (("case_id", cid[i], known[0]), ("probe_kind", kind[i], known[1]), ("correct_letter", correct[i], known[2])),
+                start=3,
+            ):
+                if have != expected and not (name == "correct_letter" and have is None):
+                    message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
+                    found.append((i, order, Problem(file, message, row=lines[i], field=name)))
+        gold = [g if known is None else known[2] for known, g in zip(probe, gold)]
+    else:
+        for i, g in enumerate(gold):
+            if g is None:
+                gold[i] = golds.get(pid[i])
+    found.sort(key=lambda item: (item[0], item[1]))
+    good = [True] * n
+    for i, _, _ in found:
+        good[i] = False
+    out = {"predicted_letter": predicted, "parse_status": parse_status, "correct_letter": gold, "case": case, "ok": good}
+    return out, [(i, p) for i, _, p in found]
+
+
+def missing_gold(file: str, line: int, probe_id: str) -> Problem:
+    message = (
+        "error row without correct_letter, and neither the release (no probes_mcq.csv) nor another "
+        f"result file gives the gold letter of probe {probe_id!r}"
+    )
+    return Problem(file, message, row=line, field="correct_letter")
+
+
+def expand(paths: Iterable[str | Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(p.glob(f"*{HARNESS_SUFFIX}"))
+            if not found:
+                raise FileNotFoundError(f"no *{HARNESS_SUFFIX} files in folder {str(p)!r}")
+            out.extend(found)
+        elif p.is_file():
+            out.append(p)
+        elif p.exists():
+            raise ValueError(f"harness output {str(p)!r} is not a regular file")
+        else:
+            raise FileNotFoundError(f"harness output {str(p)!r} does not exist")
+    return out
+
+
+def bump(table: dict[str, dict[str, int]], model: str, key: str, n: int = 1) -> None:
+    inner = table.setdefault(model, {})
+    inner[key] = inner.get(key, 0) + n
+
+
+class HarnessColumns:
+    """Harness files read as a :class:`~medvigil.scoring.table.RecordTable` (``table``), with the
+    bookkeeping of :class:`HarnessRecords` (``files, skipped, error_rows, problems, warnings``)."""
+
+    def __init__(self, table, bookkeeping: HarnessRecords):
+        self.table = table
+        self.files, self.skipped, self.error_rows = bookkeeping.files, bookkeeping.skipped, bookkeeping.error_rows
+        self.problems, self.warnings = bookkeeping.problems, bookkeeping.warnings
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+def _rows_to_columns(good: list[tuple[int, dict]]) -> tuple[dict[str, list], list[int]]:
+    return {name: [row.get(name) for _, row in good] for name in FIELDS}, [line for line, _ in good]
+
+
+def file_rows(data: bytes, bulk: dict[str, list] | None, model: str, file: str, out: HarnessRecords,
+               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool):
+    """``(columns, lines, rows or None, problems)`` of one file: ``bulk`` columns, or its rows read
+    one by one (decoded, checked against the row schema); blank lines, an empty file and invalid
+    rows are counted in ``out``."""
+    if bulk is not None:  # (at least one row, every one accepted)
+        return bulk, list(range(1, len(bulk["probe_id"]) + 1)), None, []
+    decoded, file_problems, blank, warnings = _decode_file(data, file)
+    out.warnings += warnings
+    if blank:
+        bump(out.skipped, model, "blank_line", blank)
+    good, schema_problems = _schema_problems(decoded, file)
+    del decoded  # one file's raw rows in memory at a time
+    file_problems += schema_problems
+    cols, lines = _rows_to_columns(good)
+    rows = [row for _, row in good] if as_dicts else None
+    del good
+    if not lines and not file_problems:
+        empty = Problem(file, "has no result rows: nothing to score for model " + repr(model))
+        if allow_empty:
+            out.warnings.append(str(empty))
+            bump(out.skipped, model, "empty_file")
+        else:
+            fatal.append(empty)
+    if file_problems:
+        bump(out.skipped, model, "invalid_row", len({p.row for p in file_problems if p.row is not None}) or 1)
+    return cols, lines, rows, file_problems
+
+
+def drop_duplicates(cols: dict[str, list], lines: list[int], rows: list[dict] | None, model: str, file: str,
+                     out: HarnessRecords):
+    """The rows without the repeats of a probe (each a problem, counted as an invalid row)."""
+    pids = cols["probe_id"]
+    row_problems: list[Problem] = []
+    if len(set(pids)) == len(pids):
+        return cols, lines, rows, row_problems
+    seen: dict[str, int] = {}
+    keep = []
+    for i, pid in enumerate(pids):
+        if pid in seen:
+            message = f"duplicate probe {pid!r} (first at line {seen[pid]})"
+            row_problems.append(Problem(file, message, row=lines[i], field="probe_id"))
+            bump(out.skipped, model, "invalid_row")
+        else:
+            seen[pid] = lines[i]
+            keep.append(i)
+    cols = {name: [col[i] for i in keep] for name, col in cols.items()}
+    lines = [lines[i] for i in keep]
+    rows = None if rows is None else [rows[i] for i in keep]
+    return cols, lines, rows, row_problems
+
+
+def record(model: str, file: str, line: int, row: dict, cols: dict, conv: dict, i: int, condition: str) -> dict:
+    """The probe record of one converted row (the dict path)."""
+    tier, source, modality, text_only, as_written = conv["case"][i]
+    extra: dict[str, Any] = {"harness_status": row["status"], "file": file, "line": line}
+    if as_written is not None:
+        extra["source_dataset"] = as_written  # the spelling of the release
+    record: dict[str, Any] = {
+        "suite": "medvigil",
+        "model": model,
+        "condition": condition,
+        "probe_id": row["probe_id"],
+        "case_id": row["case_id"],
+        "probe_kind": row["probe_kind"],
+        "risk_tier": tier,
+        "source_dataset": source,
+        "modality": modality,
+        "text_only_answerable": text_only,
+        "correct_letter": conv["correct_letter"][i],
+        "predicted_letter": conv["predicted_letter"][i],
+        "parse_status": conv["parse_status"][i],
+        "extra": extra,
+    }
+    for name in _RAW_FIELDS:
+        if name in row and row[name] is not None:
+            raw = row[name]
+            record["raw_response"] = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, sort_keys=True)
+            break
+    if isinstance(row.get("retries"), int) and not isinstance(row["retries"], bool) and row["retries"] >= 0:
+        record["retries"] = row["retries"]
+    return record
