@@ -19,10 +19,14 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from medvigil.report import load_results, write_report
+    import gc
+
+    from medvigil.report import load_results, pyplot, write_report
     from medvigil.suite_scores import suite_models
 
     result = load_results(args.scores)
+    pyplot()  # matplotlib, imported before the freeze below
+    gc.freeze()  # modules and results live until exit: the collections the figures trigger skip them
     paths = write_report(result, args.out, title=args.title, inputs=args.scores)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
