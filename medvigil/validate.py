@@ -69,6 +69,7 @@ ROI_PROBE_KINDS = ("roi_masked", "roi_only")
 SCOPES = ("full", "metadata", "scoring")
 _HEX64 = re.compile(r"\b(?:sha256:)?([0-9a-fA-F]{64})\b")
 _MAX_LISTED = 10  # ids listed in one message before "and N more"
+_CHOICE_COLUMNS = tuple(f"choice_{letter}" for letter in rf.LETTERS)
 
 
 @dataclass
@@ -522,6 +523,9 @@ class _Checker:
 
     def _check_options(self, row: Row) -> None:
         v = row.values
+        keys = [_norm(v[column]) for column in _CHOICE_COLUMNS]
+        if all(keys) and len(set(keys)) == len(keys):
+            return  # the usual row: every option non-empty (so is the correct one) and distinct
         options = {letter: v[f"choice_{letter}"] for letter in rf.LETTERS}
         empty = [letter for letter, text in options.items() if not text.strip()]
         if len(rf.LETTERS) - len(empty) < 3:
