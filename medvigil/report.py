@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -360,6 +361,16 @@ PNG_DPI = 110
 _MARGIN_INCHES = 2.0  # canvas margin around the figure for what sticks out (labels, outside legends)
 
 
+class _Discard(io.RawIOBase):
+    """A binary file that drops what is written to it."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        return len(data)
+
+
 def png(fig) -> bytes:
     """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")``
     (no timestamp or software tag, so reruns are byte-identical).
@@ -369,8 +380,6 @@ def png(fig) -> bytes:
     crop lands on whole pixels, so the image may sit up to half a pixel off savefig's; when the
     artists reach past the margin, the figure is drawn again with savefig's exact box.
     """
-    import io
-
     import numpy as np
     from matplotlib import rcParams
     from matplotlib.image import imsave
@@ -379,12 +388,11 @@ def png(fig) -> bytes:
     fig.set_dpi(PNG_DPI)  # savefig draws at this dpi; the tight box is measured at it too
     width, height = fig.get_size_inches()
     canvas = Bbox.from_extents(-_MARGIN_INCHES, -_MARGIN_INCHES, width + _MARGIN_INCHES, height + _MARGIN_INCHES)
-    raw = io.BytesIO()
-    fig.savefig(raw, format="rgba", dpi=PNG_DPI, bbox_inches=canvas)
+    fig.savefig(_Discard(), format="rgba", dpi=PNG_DPI, bbox_inches=canvas)  # the pixels stay in the renderer
     renderer = fig.canvas.renderer  # the drawing's: its text layouts are cached (a new one would redo them)
     tight = fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"])
-    rows, cols = int(renderer.height), int(renderer.width)
-    pixels = np.frombuffer(raw.getbuffer(), np.uint8).reshape(rows, cols, 4)
+    pixels = np.asarray(renderer.buffer_rgba())  # rows x columns x RGBA
+    rows, cols = pixels.shape[:2]
     # the image size savefig gives the tight box (through the same transform: rounding included)
     w, h = map(int, TransformedBbox(Bbox.from_bounds(0, 0, *tight.size), Affine2D().scale(PNG_DPI)).max)
     left = round((tight.x0 + _MARGIN_INCHES) * PNG_DPI)
