@@ -26,8 +26,11 @@ def run(args) -> int:
 
     result = load_results(args.scores)
     pyplot()  # matplotlib, imported before the freeze below
-    gc.freeze()  # modules and results live until exit: the collections the figures trigger skip them
-    paths = write_report(result, args.out, title=args.title, inputs=args.scores)
+    gc.freeze()  # modules and results outlive the figures: the collections the figures trigger skip them
+    try:
+        paths = write_report(result, args.out, title=args.title, inputs=args.scores)
+    finally:
+        gc.unfreeze()  # collectable again for a caller that goes on (main() called in-process)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []
