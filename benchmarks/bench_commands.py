@@ -206,6 +206,8 @@ def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_l
                     new = json.loads(json.dumps(record))
                     new["case_id"] = f"{record['case_id']}~{c}"
                     new["probe_id"] = f"{record['probe_id']}~{c}"
+                    if isinstance(new.get("extra"), dict) and "item_id" in new["extra"]:  # MedQ-Deg keys items by it
+                        new["extra"]["item_id"] = f"{new['extra']['item_id']}~{c}"
                     key = (c, record["probe_id"], task, json.dumps(record.get("extra", {}), sort_keys=True))
                     letter = answers.setdefault(key, record["correct_letter"] if rng.random() < 0.6 else rng.choice(LETTERS))
                     extra = new.get("extra") or {}

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from medvigil.errors import DataError
 from medvigil.files.csvio import parse_csv_bytes, read_csv
 from medvigil.files.digest import release_digest
-from medvigil.files.pathsafe import resolve_inside, unsafe_reason
+from medvigil.files.pathsafe import InsideResolver, resolve_inside, unsafe_reason
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release import (
     BaselineRow,
@@ -345,6 +345,29 @@ def test_symlinks(tmp_path):
     for rel in ("images/escape.jpg", "linked_dir/secret.txt", "linked_dir/missing.jpg", "images/dangling.jpg"):
         with pytest.raises(DataError, match="symbolic link"):
             resolve_inside(root, rel, "f", 1, "image_file")
+
+
+def test_inside_resolver_agrees_with_resolve_inside(tmp_path):
+    """The per-release resolver (one listing per folder) gives resolve_inside's path or refusal."""
+    root = tmp_path / "root"
+    (root / "images" / "sub").mkdir(parents=True)
+    (root / "images" / "real.jpg").write_bytes(b"x")
+    (tmp_path / "secret.txt").write_text("secret")
+    (root / "images" / "inside.jpg").symlink_to(root / "images" / "real.jpg")
+    (root / "images" / "escape.jpg").symlink_to(tmp_path / "secret.txt")
+    (root / "images" / "sub" / "dangling.jpg").symlink_to(tmp_path / "nothing")
+    (root / "linked_dir").symlink_to(tmp_path)
+    resolver = InsideResolver(root)
+    for rel in ("images/real.jpg", "images/inside.jpg", "images/escape.jpg", "images/sub/dangling.jpg",
+                "images/sub/new.jpg", "images/real.jpg/x", "missing/dir/x.jpg", "linked_dir/secret.txt",
+                "linked_dir/root/images/real.jpg", "images/./real.jpg", "../x.jpg", "/etc/passwd"):
+        outcomes = []
+        for resolve in (lambda r: resolve_inside(root, r, "f", 2, "image_file"), lambda r: resolver(r, "f", 2, "image_file")):
+            try:
+                outcomes.append(resolve(rel))
+            except DataError as exc:
+                outcomes.append(exc.problems)
+        assert outcomes[0] == outcomes[1], rel
 
 
 def test_missing_files_are_not_refused(tmp_path):

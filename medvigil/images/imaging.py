@@ -51,7 +51,14 @@ from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
-from medvigil.suites.medvigil.release_format import GREY, JPEG_QUALITY, LONGEST_SIDE, ROI_DECAY_STEPS, ROI_UNUSABLE_COVERAGE
+from medvigil.suites.medvigil.release_format import (
+    DEFAULT_MAX_PIXELS,
+    GREY,
+    JPEG_QUALITY,
+    LONGEST_SIDE,
+    ROI_DECAY_STEPS,
+    ROI_UNUSABLE_COVERAGE,
+)
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
@@ -70,10 +77,6 @@ __all__ = [
     "gaussian_blur",
     "render_variant",
 ]
-
-#: Largest image (width * height) that :func:`safe_open_image` will decode: 100 megapixels,
-#: enough for any radiograph (a 4,280 x 3,520 CXR is 15 MP) and far below what exhausts memory.
-DEFAULT_MAX_PIXELS = 100_000_000
 
 #: Gaussian kernel half-width in units of sigma used by :func:`gaussian_blur`.
 BLUR_TRUNCATE = 3.0

@@ -4,6 +4,7 @@ HTML, number formatting, and matplotlib (Agg) figures as byte-stable PNGs."""
 from __future__ import annotations
 
 import html
+import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,21 +55,71 @@ def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
     return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]"
 
 
-def pyplot():
-    """matplotlib's pyplot on the Agg backend (imported only when figures are drawn)."""
-    import matplotlib
+class _Figures:
+    """``subplots`` as in pyplot, on a plain Agg :class:`~matplotlib.figure.Figure`: no pyplot
+    (its import, backend switch and figure manager) for figures that are only saved as PNG."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    def __init__(self) -> None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
 
-    return plt
+        self._figure, self._canvas = Figure, FigureCanvasAgg
+
+    def subplots(self, nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs):
+        fig = self._figure(figsize=figsize)
+        self._canvas(fig)
+        return fig, fig.subplots(nrows, ncols, **kwargs)
+
+
+def pyplot() -> _Figures:
+    """The figure maker of the report's figures (imports matplotlib): ``pyplot().subplots(...)``
+    as ``matplotlib.pyplot.subplots``."""
+    return _Figures()
+
+
+PNG_DPI = 110
+_MARGIN_INCHES = 2.0  # canvas margin around the figure for what sticks out (labels, outside legends)
+
+
+class _Discard(io.RawIOBase):
+    """A binary file that drops what is written to it."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        return len(data)
 
 
 def png(fig) -> bytes:
-    """The figure as PNG bytes (no timestamp or software tag, so reruns are byte-identical); closes it."""
-    import io
+    """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")``
+    (no timestamp or software tag, so reruns are byte-identical).
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    pyplot().close(fig)
-    return buf.getvalue()
+    It is drawn once, on a canvas a margin larger than the figure, and the tight box is taken
+    from that same drawing (savefig's "tight" draws twice: once to measure, once to paint). The
+    crop lands on whole pixels, so the image may sit up to half a pixel off savefig's; when the
+    artists reach past the margin, the figure is drawn again with savefig's exact box.
+    """
+    import numpy as np
+    from matplotlib import rcParams
+    from matplotlib.image import imsave
+    from matplotlib.transforms import Affine2D, Bbox, TransformedBbox
+
+    fig.set_dpi(PNG_DPI)  # savefig draws at this dpi; the tight box is measured at it too
+    width, height = fig.get_size_inches()
+    canvas = Bbox.from_extents(-_MARGIN_INCHES, -_MARGIN_INCHES, width + _MARGIN_INCHES, height + _MARGIN_INCHES)
+    fig.savefig(_Discard(), format="rgba", dpi=PNG_DPI, bbox_inches=canvas)  # the pixels stay in the renderer
+    renderer = fig.canvas.renderer  # the drawing's: its text layouts are cached (a new one would redo them)
+    tight = fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"])
+    pixels = np.asarray(renderer.buffer_rgba())  # rows x columns x RGBA
+    rows, cols = pixels.shape[:2]
+    # the image size savefig gives the tight box (through the same transform: rounding included)
+    w, h = map(int, TransformedBbox(Bbox.from_bounds(0, 0, *tight.size), Affine2D().scale(PNG_DPI)).max)
+    left = round((tight.x0 + _MARGIN_INCHES) * PNG_DPI)
+    top = round(rows - h - (tight.y0 + _MARGIN_INCHES) * PNG_DPI)
+    out = io.BytesIO()
+    if left >= 0 and top >= 0 and left + w <= cols and top + h <= rows:
+        imsave(out, pixels[top : top + h, left : left + w], format="png", dpi=PNG_DPI, metadata={"Software": None})
+    else:
+        fig.savefig(out, format="png", dpi=PNG_DPI, bbox_inches=tight, metadata={"Software": None})
+    return out.getvalue()

@@ -52,8 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.pathsafe import unsafe_reason
-from medvigil.images.image_checks import DEFAULT_MAX_PIXELS, image_problem
+from medvigil.files.pathsafe import InsideResolver, unsafe_reason
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release import (
     POINTER_GLOB,
@@ -70,6 +69,7 @@ ROI_PROBE_KINDS = ("roi_masked", "roi_only")
 SCOPES = ("full", "metadata", "scoring")
 _HEX64 = re.compile(r"\b(?:sha256:)?([0-9a-fA-F]{64})\b")
 _MAX_LISTED = 10  # ids listed in one message before "and N more"
+_CHOICE_COLUMNS = tuple(f"choice_{letter}" for letter in rf.LETTERS)
 
 
 @dataclass
@@ -147,7 +147,7 @@ def validate_release(
     root: Path | str,
     *,
     images: bool = True,
-    max_pixels: int = DEFAULT_MAX_PIXELS,
+    max_pixels: int = rf.DEFAULT_MAX_PIXELS,
     scope: str = "full",
 ) -> ValidationReport:
     """Check the release at ``root`` and return every problem found.
@@ -259,6 +259,7 @@ class _Checker:
         self.max_pixels = max_pixels
         self.problems: list[Problem] = []
         self._resolved: dict[str, Path | Problem] = {}
+        self._inside = InsideResolver(root)  # one listing per folder for every image reference
         self.counts: dict[str, Any] = {}
         self.rows = read.rows
         # files whose header was read: rows of the others are unknown, not absent, so
@@ -522,6 +523,9 @@ class _Checker:
 
     def _check_options(self, row: Row) -> None:
         v = row.values
+        keys = [_norm(v[column]) for column in _CHOICE_COLUMNS]
+        if all(keys) and len(set(keys)) == len(keys):
+            return  # the usual row: every option non-empty (so is the correct one) and distinct
         options = {letter: v[f"choice_{letter}"] for letter in rf.LETTERS}
         empty = [letter for letter, text in options.items() if not text.strip()]
         if len(rf.LETTERS) - len(empty) < 3:
@@ -738,7 +742,7 @@ class _Checker:
         cached = self._resolved.get(image)
         if cached is None:
             try:
-                cached = resolve_image_file(self.root, image, file=rel, row=number, field="image_file")
+                cached = resolve_image_file(self.root, image, file=rel, row=number, field="image_file", inside=self._inside)
             except DataError as exc:
                 cached = exc.problems[0]
             self._resolved[image] = cached
@@ -747,11 +751,12 @@ class _Checker:
         return cached
 
     def check_images(self) -> None:
-        root_resolved = self.root.resolve()
+        prefix = self._inside.base.rstrip(os.sep) + os.sep  # resolved paths start with it
         know_sources = rf.MANIFEST in self.readable
         referenced: set[str] = set()  # release-relative posix paths
         to_decode: dict[Path, tuple[str, int, str]] = {}
         reported_present: set[str] = set()
+        absent: set[str] = set()  # credentialed images found not present
         unsafe: dict[str, list[Problem]] = {}  # image_file as written -> its problem, then repeats
         missing: dict[Path, list[Problem]] = {}  # missing image -> first reference, then repeats
         original_of: dict[str, Path] = {}
@@ -769,8 +774,8 @@ class _Checker:
                     referenced.add(lexical)
                 continue
             shown = shown_of.get(path)
-            if shown is None:  # many rows share an image: one relative_to / stat per path
-                shown = shown_of[path] = path.relative_to(root_resolved).as_posix()
+            if shown is None:  # many rows share an image: one conversion / stat per path
+                shown = shown_of[path] = str(path)[len(prefix) :].replace(os.sep, "/")
             referenced.add(shown)
             if not know_sources:
                 continue  # cannot tell withheld images from missing ones
@@ -779,9 +784,12 @@ class _Checker:
             if rel == rf.MANIFEST:
                 original_of.setdefault(cid, path)
             if rf.is_credentialed(source):
-                if shown not in reported_present and (path.exists() or path.is_symlink()):
-                    reported_present.add(shown)
-                    self.error(rel, _credentialed_message(shown, source), number, "image_file")
+                if shown not in reported_present and shown not in absent:  # one lstat per image
+                    if os.path.lexists(path):
+                        reported_present.add(shown)
+                        self.error(rel, _credentialed_message(shown, source), number, "image_file")
+                    else:
+                        absent.add(shown)
                 continue
             if not self.check_files:
                 continue
@@ -834,6 +842,8 @@ class _Checker:
             return
         paths = list(to_decode)
         workers = min(8, os.cpu_count() or 1, len(paths))
+
+        from medvigil.images.image_checks import image_problem  # Pillow and numpy: only when images are decoded
 
         def judge(path: Path) -> str | None:
             return image_problem(path, max_pixels=self.max_pixels)
