@@ -143,7 +143,8 @@ def reconstruct(
         FileExistsError: ``out`` exists and ``force`` is false.
     """
     from medvigil.images import imaging
-    from medvigil.suites.medvigil.release import load_release, read_pointer_file
+    from medvigil.suites.medvigil.release import read_pointer_file
+    from medvigil.suites.medvigil.release_loading import load_release
 
     out = Path(out).absolute()
     inputs = {"RELEASE": release_dir, "--source": source_root}

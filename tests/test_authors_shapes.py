@@ -34,7 +34,7 @@ from medvigil import cli
 from medvigil.errors import DataError
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.harness import read_harness_files
-from medvigil.suites.medvigil.release import load_for_scoring
+from medvigil.suites.medvigil.release_loading import load_for_scoring
 from medvigil.suites.medvigil.validate import validate_release
 
 TOOL = AUTHORS_TOOL

@@ -18,7 +18,7 @@ import pytest
 
 from medvigil import cli
 from medvigil.errors import DataError
-from medvigil.suites.medvigil.release import load_release
+from medvigil.suites.medvigil.release_loading import load_release
 from medvigil.suites.medvigil.validate import validate_release
 
 

@@ -14,7 +14,7 @@ import pytest
 from medvigil.builders.medvigil import CONFIG_NAMES, VERSION, MedvigilBuilder, MedvigilConfig
 from medvigil.builders.medvigil.builder import DATE_PUBLISHED
 from medvigil.suites.medvigil import variants
-from medvigil.suites.medvigil.release import load_release
+from medvigil.suites.medvigil.release_loading import load_release
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from medvigil.images import imaging
 from medvigil.suites.medvigil import variants
 from medvigil.suites.medvigil.export import build
 from medvigil.suites.medvigil.publish_check import LOCAL_ONLY_MARKER, check_publishable, credentialed_problems
-from medvigil.suites.medvigil.release import load_release
 from medvigil.suites.medvigil.release_format import LETTERS, SAFE_LETTER
+from medvigil.suites.medvigil.release_loading import load_release
 
 CASES = 12
 

@@ -366,7 +366,7 @@ def test_cli_scores_their_files_and_rejects_a_bad_row_cleanly(synthetic_release,
     import subprocess
     import sys
 
-    from medvigil.suites.medvigil.release import load_release
+    from medvigil.suites.medvigil.release_loading import load_release
 
     rel = load_release(synthetic_release)
     originals = [p for p in rel.probes_mcq if p.probe_kind == "original"]

@@ -603,7 +603,7 @@ def test_harness_adapter_with_a_release_folder(tmp_path):
     writer = pytest.importorskip("medvigil.suites.medvigil.synthetic.writer")
     pytest.importorskip("medvigil.suites.medvigil.release")
     from medvigil.suites.medvigil.harness import read_harness_files
-    from medvigil.suites.medvigil.release import load_release
+    from medvigil.suites.medvigil.release_loading import load_release
 
     root = tmp_path / "release"
     writer.generate_release(root, cases=5, seed=3)

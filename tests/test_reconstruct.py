@@ -20,7 +20,7 @@ from medvigil.images import imaging
 from medvigil.reconstruct import mimic_cxr
 from medvigil.reconstruct.derive import MANIFEST_NAME, derive_image, published_jpeg, reconstruct
 from medvigil.reconstruct.pointers import verify_pointers
-from medvigil.suites.medvigil.release import load_release
+from medvigil.suites.medvigil.release_loading import load_release
 
 CT_SMALL = pydicom.data.get_testdata_file("CT_small.dcm", download=False)
 MR_SMALL = pydicom.data.get_testdata_file("MR_small.dcm", download=False)

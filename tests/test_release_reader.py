@@ -19,18 +19,9 @@ from medvigil.files.csvio import parse_csv_bytes, read_csv
 from medvigil.files.digest import release_digest
 from medvigil.files.pathsafe import InsideResolver, resolve_inside, unsafe_reason
 from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.release import (
-    BaselineRow,
-    Case,
-    McqProbe,
-    OpenProbe,
-    Release,
-    Triplet,
-    load_release,
-    read_release,
-    resolve_image_file,
-    roi_issue,
-)
+from medvigil.suites.medvigil.release import read_release
+from medvigil.suites.medvigil.release_loading import load_release
+from medvigil.suites.medvigil.release_records import BaselineRow, Case, McqProbe, OpenProbe, Release, Triplet, resolve_image_file, roi_issue
 
 
 @pytest.fixture(scope="module")
@@ -389,7 +380,7 @@ def test_accepted_paths_stay_inside(tmp_path_factory, parts):
     assert str(path) == base or str(path).startswith(base + os.sep)
 
 
-@pytest.mark.parametrize("module", ["medvigil.files.csvio", "medvigil.files.pathsafe", "medvigil.suites.medvigil.release"])
+@pytest.mark.parametrize("module", ["medvigil.files.csvio", "medvigil.files.pathsafe", "medvigil.suites.medvigil.release_records"])
 def test_doctests(module):
     import doctest
     import importlib

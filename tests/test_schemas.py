@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from medvigil.records.schema_validation import problems_for
 from medvigil.schemas import SCHEMA_DIR, load_schema
 from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.release import _compile
+from medvigil.suites.medvigil.release_schema import _compile
 
 OURS = (
     "manifest_row",

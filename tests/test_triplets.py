@@ -51,7 +51,7 @@ def test_unaskable_triplets_are_skipped_and_counted():
 
 
 def test_triplets_of_the_synthetic_release_are_askable(synthetic_release):
-    from medvigil.suites.medvigil.release import load_release
+    from medvigil.suites.medvigil.release_loading import load_release
     from medvigil.suites.medvigil.triplets import release_triplet_report
 
     rel = load_release(synthetic_release, check=False)
@@ -72,7 +72,7 @@ def test_score_reports_unmatched_triplets_for_models_with_triplet_arms(tmp_path,
 
     from medvigil.cli import main
     from medvigil.files.digest import release_digest
-    from medvigil.suites.medvigil.release import load_release
+    from medvigil.suites.medvigil.release_loading import load_release
 
     root = tmp_path / "release"  # one V-CF gold made unmatchable, one made free text
     shutil.copytree(synthetic_release, root)

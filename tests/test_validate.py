@@ -15,7 +15,7 @@ import pytest
 from medvigil import cli
 from medvigil.errors import DataError
 from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.release import load_release
+from medvigil.suites.medvigil.release_loading import load_release
 from medvigil.suites.medvigil.validate import validate_release
 
 

@@ -57,7 +57,7 @@ from medvigil.suites.medvigil.dataset_configs import (
     VERSION,
 )
 from medvigil.suites.medvigil.dataset_rows import ReleaseRows, check_row_settings
-from medvigil.suites.medvigil.release import load_release
+from medvigil.suites.medvigil.release_loading import load_release
 
 
 @dataclasses.dataclass

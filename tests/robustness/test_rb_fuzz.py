@@ -238,7 +238,7 @@ def test_report_score_files(tmp_path, base):
 
 def test_harness_jsonl(small_release, tmp_path):
     from medvigil.suites.medvigil.model_outputs import read_model_outputs
-    from medvigil.suites.medvigil.release import load_release
+    from medvigil.suites.medvigil.release_loading import load_release
 
     release = load_release(small_release[0])  # once: the reader also takes a loaded release
     row = {"case_id": "MVB-0001", "probe_id": "MVB-0001-original", "status": "ok", "parsed_letter": "A", "response": "A"}

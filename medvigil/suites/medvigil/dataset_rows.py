@@ -22,8 +22,8 @@ from medvigil.mcq import option_order
 from medvigil.reconstruct.derive import check_reconstruction
 from medvigil.suites.medvigil import variants
 from medvigil.suites.medvigil.dataset_configs import CONFIG_NAMES
-from medvigil.suites.medvigil.release import resolve_image_file
 from medvigil.suites.medvigil.release_format import SYNTHETIC_NOTICE
+from medvigil.suites.medvigil.release_records import resolve_image_file
 
 # image_status values
 EMBEDDED = "embedded"

@@ -16,8 +16,8 @@ import sys
 from medvigil.files.json_text import finite
 from medvigil.suites.medvigil.clinician import release_clinician_scores
 from medvigil.suites.medvigil.model_outputs import read_model_outputs
-from medvigil.suites.medvigil.release import load_for_scoring
 from medvigil.suites.medvigil.release_format import DEFAULT_TIER_WEIGHTS
+from medvigil.suites.medvigil.release_loading import load_for_scoring
 from medvigil.suites.medvigil.scoring import audit
 from medvigil.suites.medvigil.tables import figures, tables
 from medvigil.suites.medvigil.triplets import release_triplet_report

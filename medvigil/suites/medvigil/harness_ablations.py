@@ -239,7 +239,7 @@ def _mcq_record(row: dict, kind: str, model: str, condition: str, file: str, lin
 def _open_record(row: dict, kind: str, model: str, condition: str, file: str, line: int, ctx: _Context,
                  problems: list[Problem]) -> dict | None:
     """An open-ended row (``__open.jsonl``: our rule judges; ``__judged.jsonl``: their verdict)."""
-    from medvigil.suites.medvigil.release import _answers, _Invalid
+    from medvigil.suites.medvigil.release_csv import _answers, _Invalid
 
     found: list[Problem] = []
     probe_id = _text(row, "probe_id", file, line, found)

@@ -60,7 +60,7 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
     if release is None:
         return None, None
     if isinstance(release, (str, Path)):
-        from medvigil.suites.medvigil.release import load_for_scoring  # lazy: reading a release pulls in the validator
+        from medvigil.suites.medvigil.release_loading import load_for_scoring  # lazy: reading a release pulls in the validator
 
         release = load_for_scoring(release)
     cases = getattr(release, "cases", None)
@@ -123,7 +123,7 @@ def _decode_file(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[Pr
 def _schema_problems(rows: list[tuple[int, Any]], file: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
     """Rows that pass the harness-row schema, and the problems of the others."""
     from medvigil.records.schema_validation import problems_for
-    from medvigil.suites.medvigil.release import schema_predicate
+    from medvigil.suites.medvigil.release_schema import schema_predicate
 
     accept = schema_predicate(_SCHEMA)
     good, problems = [], []

@@ -101,7 +101,7 @@ def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]
 
 def release_triplet_report(release_root: str | Path) -> dict:
     """How the release's triplets map onto options: askable, matched by stage, unmatched by reason."""
-    from medvigil.suites.medvigil.release import load_release
+    from medvigil.suites.medvigil.release_loading import load_release
 
     release = load_release(release_root, check=False)
     originals = {p.case_id: {"options": p.options} for p in release.probes_mcq if p.probe_kind == "original"}

@@ -54,16 +54,9 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.pathsafe import InsideResolver, unsafe_reason
 from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.release import (
-    POINTER_GLOB,
-    ReadResult,
-    Release,
-    Row,
-    read_release,
-    resolve_image_file,
-    roi_geometry_issue,
-    roi_issue,
-)
+from medvigil.suites.medvigil.release import read_release
+from medvigil.suites.medvigil.release_csv import POINTER_GLOB, ReadResult, Row
+from medvigil.suites.medvigil.release_records import Release, resolve_image_file, roi_geometry_issue, roi_issue
 
 ROI_PROBE_KINDS = ("roi_masked", "roi_only")
 SCOPES = ("full", "metadata", "scoring")

@@ -1,0 +1,316 @@
+"""Reading a release's files: each CSV's spec (columns, schema, coercion), CSV text to typed values
+(*coercion happens here*, once; rules in :mod:`medvigil.suites.medvigil.release`), the rows with their
+problems, and ``splits.json``."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from medvigil.errors import DataError, Problem
+from medvigil.files.csvio import CsvTable, read_csv
+from medvigil.files.input_files import read_bytes
+from medvigil.records.schema_validation import problems_for
+from medvigil.suites.medvigil import release_format as rf
+from medvigil.suites.medvigil.release_records import Release
+from medvigil.suites.medvigil.release_schema import _row_problems, rows_accepted
+
+
+class _Invalid(ValueError):
+    """A cell that cannot be coerced; the message is user-facing."""
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _optional_path(text: str) -> str | None:
+    return None if text == "" else text
+
+
+_TRUE = {"true", "1"}
+
+
+_FALSE = {"false", "0"}
+
+
+def _boolean(*, empty: bool | None | type[_Invalid]) -> Callable[[str], bool | None]:
+    def coerce(text: str) -> bool | None:
+        low = text.strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        if low == "" and empty is not _Invalid:
+            return empty  # type: ignore[return-value]
+        raise _Invalid(f"{text!r} is not a boolean; write true or false")
+
+    return coerce
+
+
+def _string_list(text: str) -> list[str]:
+    if text.strip() == "":
+        return []
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Invalid(f"{_short(text)} is not a JSON list of strings ({exc.msg})") from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Invalid(f"{_short(text)} is not a JSON list of strings")
+    return value
+
+
+def _answers(text: str) -> list[str]:
+    if text.strip() == "":
+        return []
+    if text.lstrip().startswith("["):
+        return _string_list(text)
+    return [text]
+
+
+def _number(text: str) -> float | None:
+    if text.strip() == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise _Invalid(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise _Invalid(f"{text!r} is not a finite number")
+    return value
+
+
+def _integer(text: str) -> int | None:
+    value = _number(text)
+    if value is None:
+        return None
+    if value != int(value):
+        raise _Invalid(f"{text!r} is not a whole number")
+    return int(value)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _roi_box(text: str) -> tuple[list[float] | None, str | None]:
+    """(box or None, note) — unparsable boxes are not errors by themselves."""
+    if text.strip() == "":
+        return None, None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"{_short(text)} is not valid JSON ({exc.msg}); expected [x0, y0, x1, y1]"
+    if not isinstance(value, list):
+        return None, f"{_short(text)} is not a JSON list; expected [x0, y0, x1, y1]"
+    if len(value) != 4:
+        return None, f"{_short(text)} has {len(value)} values; expected 4: [x0, y0, x1, y1]"
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return None, f"{_short(text)} must hold 4 numbers [x0, y0, x1, y1]"
+    return [float(v) for v in value], None
+
+
+# --------------------------------------------------------------------------- fast schema check
+
+
+@dataclass(frozen=True)
+class _CsvSpec:
+    file: str
+    schema: str
+    columns: tuple[str, ...]  # required in the header
+    coercers: dict[str, Callable[[str], Any]]
+    optional: tuple[str, ...] = ()  # read as empty, with a warning, when absent
+
+
+_SPECS = {
+    rf.MANIFEST: _CsvSpec(
+        rf.MANIFEST,
+        "manifest_row",
+        rf.required_columns(rf.MANIFEST),
+        {"text_only_answerable": _boolean(empty=_Invalid)},
+    ),
+    rf.GROUNDING: _CsvSpec(
+        rf.GROUNDING,
+        "grounding_row",
+        rf.required_columns(rf.GROUNDING),
+        {"differential_set": _string_list, "laterality_dependent": _boolean(empty=None)},
+        rf.OPTIONAL_COLUMNS[rf.GROUNDING],
+    ),
+    rf.PROBES_MCQ: _CsvSpec(
+        rf.PROBES_MCQ, "mcq_probe_row", rf.required_columns(rf.PROBES_MCQ), {"image_file": _optional_path}
+    ),
+    rf.PROBES_OPEN: _CsvSpec(
+        rf.PROBES_OPEN,
+        "open_probe_row",
+        rf.required_columns(rf.PROBES_OPEN),
+        {"image_file": _optional_path, "expected_answer_or_set": _answers},
+    ),
+    rf.TRIPLETS: _CsvSpec(rf.TRIPLETS, "triplet_row", rf.required_columns(rf.TRIPLETS), {}, rf.OPTIONAL_COLUMNS[rf.TRIPLETS]),
+    rf.CLINICIAN_BASELINE: _CsvSpec(
+        rf.CLINICIAN_BASELINE,
+        "clinician_baseline_row",
+        rf.required_columns(rf.CLINICIAN_BASELINE),
+        {"acc_or_sfr_pct": _number, "n_probes": _integer, "n_correct": _integer},
+        rf.OPTIONAL_COLUMNS[rf.CLINICIAN_BASELINE],
+    ),
+}
+
+
+POINTER_COLUMNS = ("case_id", "source_path", "sha256")
+
+
+POINTER_GLOB = "*pointers*.csv"
+
+
+_ID_FIELDS = {"case_id", "probe_id"}
+
+
+@dataclass
+class Row:
+    """One coerced CSV row: its number, typed values, whether it passed, and notes."""
+
+    number: int
+    values: dict[str, Any]
+    valid: bool
+    notes: dict[str, str] = field(default_factory=dict)  # field -> remark for the validator
+
+
+@dataclass
+class ReadResult:
+    """What :func:`read_release` found: the typed release plus everything needed to judge it."""
+
+    release: Release
+    problems: list[Problem]
+    rows: dict[str, list[Row]]  # file (relative posix path) -> coerced rows
+    headers: dict[str, tuple[str, ...]]
+    split_files: list[str]  # relative posix paths of the split JSON files read
+
+
+def _coerce_table(table: CsvTable, spec: _CsvSpec) -> tuple[list[Row], list[Problem]]:
+    coerced = [_coerce_row(table, spec, csv_row) for csv_row in table.rows]
+    accepted = rows_accepted(spec.schema, [values for values, _, _, _ in coerced])
+    rows, problems = [], []
+    for csv_row, (values, failed, notes, row_problems), valid in zip(table.rows, coerced, accepted):
+        if not valid:
+            row_problems += _schema_row_problems(spec, values, failed, table.file, csv_row.number)
+        rows.append(Row(csv_row.number, values, valid=not row_problems, notes=notes))
+        problems.extend(row_problems)
+    return rows, problems
+
+
+def _coerce_row(table: CsvTable, spec: _CsvSpec, csv_row) -> tuple[dict, set, dict, list[Problem]]:
+    """``(typed values, columns that failed to coerce, notes, problems)`` of one CSV row."""
+    values: dict[str, Any] = dict(csv_row.values)
+    failed: set[str] = set()
+    notes: dict[str, str] = {}
+    row_problems = []
+    for column, coerce in spec.coercers.items():
+        if column not in values:
+            continue
+        try:
+            values[column] = coerce(values[column])
+        except _Invalid as exc:
+            failed.add(column)
+            row_problems.append(Problem(table.file, str(exc), row=csv_row.number, field=column))
+    if spec.schema == "grounding_row" and "roi_bbox_norm" in values:
+        values["roi_bbox_norm"], note = _roi_box(values["roi_bbox_norm"])
+        if note:
+            notes["roi_bbox_norm"] = note
+    return values, failed, notes, row_problems
+
+
+def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, number: int) -> list[Problem]:
+    """The schema's problems of one row, less those of columns that failed to coerce."""
+    out = []
+    for problem in _row_problems(spec.schema, values, file, number):
+        if problem.field in failed:
+            continue
+        if problem.field in _ID_FIELDS and "does not match" in problem.message:
+            problem = Problem(
+                file,
+                f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, "
+                "without whitespace or slashes",
+                row=problem.row,
+                field=problem.field,
+            )
+        out.append(problem)
+    return out
+
+
+def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
+    path = root / rel
+    try:
+        table = read_csv(path, rel, required=spec.columns)
+    except DataError as exc:
+        out.problems.extend(exc.problems)
+        out.rows[rel] = []
+        return
+    out.headers[rel] = table.header
+    out.problems.extend(table.problems)
+    for column in spec.optional:
+        if column not in table.header:
+            out.problems.append(
+                Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
+            )
+    rows, problems = _coerce_table(table, spec)
+    out.rows[rel] = rows
+    out.problems.extend(problems)
+
+
+def _read_json(path: Path, rel: str, problems: list[Problem]) -> Any:
+    try:
+        data = read_bytes(path, rel)  # regular files only, bounded (medvigil.files.input_files)
+    except DataError as exc:
+        problems.extend(exc.problems)
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        problems.append(Problem(rel, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"))
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(rel, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}"))
+        return None
+    if not text.strip():
+        problems.append(Problem(rel, "file is empty; expected a JSON object {group: [case_id, ...]}"))
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(rel, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"))
+        return None
+
+
+def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]:
+    splits: dict[str, dict[str, list[str]]] = {}
+    folder = root / rf.SPLITS_DIR
+    if not folder.is_dir():
+        out.problems.append(
+            Problem(rf.SPLITS_DIR, "no splits/ folder; stratified results need the split files", severity="warning")
+        )
+        return splits
+    for name in rf.SPLIT_FILES:
+        if not (folder / f"{name}.json").is_file():
+            out.problems.append(Problem(f"{rf.SPLITS_DIR}/{name}.json", "split file is missing", severity="warning"))
+    for path in sorted(folder.glob("*.json")):
+        rel = f"{rf.SPLITS_DIR}/{path.name}"
+        out.split_files.append(rel)
+        value = _read_json(path, rel, out.problems)
+        if value is None:
+            continue
+        problems = problems_for("split_file", value, rel)
+        if problems:
+            out.problems.extend(problems)
+            continue
+        if isinstance(value, list):
+            splits[path.stem] = {path.stem: list(value)}
+        else:
+            splits[path.stem] = {k: list(v) for k, v in value.items() if not k.startswith("_")}
+    return splits
+
+
+# --------------------------------------------------------------------------- reading
