@@ -4,9 +4,7 @@
 goes through :func:`medvigil.suites.medvigil.release_loading.load_release`, which adds the full
 integrity validation. It reads every file with :mod:`medvigil.files.csvio`, turns the CSV
 strings into typed values (*coercion happens here*, once), validates each coerced row
-against its JSON Schema in ``schemas/`` and returns frozen records:
-
-records of :mod:`medvigil.suites.medvigil.release_records` (CSV specs and coercion in
+against its JSON Schema in ``schemas/`` and returns the frozen records of :mod:`medvigil.suites.medvigil.release_records` (CSV specs and coercion in
 :mod:`~medvigil.suites.medvigil.release_csv`, compiled schema checks in
 :mod:`~medvigil.suites.medvigil.release_schema`):
 
