@@ -37,7 +37,7 @@ HARNESS_ROW = {"probe_id": "MVB-0001__orig", "case_id": "MVB-0001", "probe_kind"
                "model_id": "m", "model_answer": "A", "status": "ok", "model_letter": "A", "correct_letter": "A"}
 BULK = {"probe_record": RECORD}  # checked column-wise (medvigil.records.schema_columns)
 # harness rows have a conditional requirement (letters only when status is 'ok'): the harness
-# reader checks them with the accept-only row predicate (medvigil.suites.medvigil.release.schema_predicate)
+# reader checks them with the accept-only row predicate (medvigil.records.schema_columns.predicate)
 PREDICATE = {"harness_result_row": HARNESS_ROW}
 
 
@@ -94,7 +94,7 @@ def test_bulk_rejects_what_the_schema_rejects_on_the_same_field(name, data):
 @given(data=st.data())
 def test_row_predicate_accepts_only_what_the_schema_accepts(name, data):
     """Mutated rows: the compiled predicate accepts exactly the rows jsonschema accepts."""
-    from medvigil.suites.medvigil.release_schema import schema_predicate
+    from medvigil.records.schema_columns import predicate as schema_predicate
 
     accept = schema_predicate(name)
     assert accept is not None

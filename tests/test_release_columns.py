@@ -18,8 +18,7 @@ from shared_paths import AUTHORS_TOOL
 from medvigil.records.schema_validation import problems_for
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release import read_release
-from medvigil.suites.medvigil.release_csv import _SPECS
-from medvigil.suites.medvigil.release_schema import rows_accepted
+from medvigil.suites.medvigil.release_csv import _SPECS, rows_accepted
 
 TOOL = AUTHORS_TOOL
 MUTATIONS = [None, "", " ", "a b", "x/y", 0, 1, 1.5, True, False, [], ["A"], {}, "L9", "F", "A", "L1", "yes", -1]

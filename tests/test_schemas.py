@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from medvigil.records.schema_columns import compile_predicate as _compile
 from medvigil.records.schema_validation import problems_for
 from medvigil.schemas import SCHEMA_DIR, load_schema
 from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.release_schema import _compile
 
 OURS = (
     "manifest_row",

@@ -1,14 +1,20 @@
-"""Validate many records against one JSON Schema a column at a time.
+"""The one compiler of our JSON Schemas into fast checks that only ever *accept*.
 
-``jsonschema`` validates one record in about 150 µs; a scored run has hundreds of thousands
-of records. :func:`invalid_rows` checks them in bulk instead: the distinct key sets of the
-records (``required``, ``additionalProperties: false``) and, per property, the distinct
-``(type, value)`` pairs of its column (``type``, ``enum``, ``pattern``, ``min/maxLength``,
-``minimum``/``maximum``), so a value shared by many rows is judged once. It returns the
-positions of the records the schema rejects; :func:`medvigil.records.schema_validation.problems_for`
-then describes only those (file, row, field). A schema using a keyword outside this subset
-is not compiled (:func:`compiled` returns ``None``) and every record goes to ``jsonschema``.
-``tests/test_schema_columns.py`` checks that both paths reject the same records, on the same field.
+``jsonschema`` validates one record in about 150 µs; a release has tens of thousands of rows and
+a scored run hundreds of thousands of records. Two compiled forms of a schema, one mechanism:
+
+* :func:`compile_predicate` / :func:`predicate`: a per-value predicate for the keyword subset our
+  schemas use (``type``, ``enum``, ``const``, ``pattern``, lengths, bounds, ``items``, ``oneOf``,
+  ``if``/``then``/``else``, ``required``, ``properties``);
+* :func:`compile_schema` / :func:`compiled`: for a flat object schema, a :class:`ColumnChecker`
+  that judges the distinct key sets of the records (``required``, ``additionalProperties:
+  false``) and, per property, the distinct values of its column, so a value shared by many rows
+  is judged once (values the column rules do not cover go through the property's predicate).
+
+Whatever they refuse, and every schema using another keyword (then they are ``None``), goes to
+``jsonschema`` (:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to
+name file, row and field. ``tests/test_bulk_readers.py`` and ``tests/test_schemas.py`` check
+that both paths reject the same records, on the same field.
 """
 
 from __future__ import annotations
@@ -51,6 +57,119 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
+    """A predicate that is True only for instances valid under ``schema``; None if the schema uses a
+    keyword outside the supported subset (then jsonschema judges). It only ever *accepts*: a value
+    it refuses goes to jsonschema for the verdict and the message."""
+    if schema is True:
+        return lambda v: True
+    if not isinstance(schema, dict):
+        return None
+    checks: list[Callable[[Any], bool]] = []
+    for key, value in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "type":
+            names = [value] if isinstance(value, str) else list(value)
+            if not all(n in JSON_TYPES for n in names):
+                return None
+            simple = {"string": str, "boolean": bool, "null": type(None), "array": list, "object": dict}
+            if all(n in simple for n in names):
+                classes = tuple(simple[n] for n in names)
+                checks.append(lambda v, classes=classes: isinstance(v, classes))
+            else:
+                tests = [JSON_TYPES[n] for n in names]
+                checks.append(lambda v, tests=tests: any(t(v) for t in tests))
+        elif key == "enum":
+            allowed = list(value)
+            checks.append(lambda v, allowed=allowed: any(_same(v, a) for a in allowed))
+        elif key == "pattern":
+            regex = re.compile(value)
+            checks.append(lambda v, regex=regex: not isinstance(v, str) or regex.search(v) is not None)
+        elif key in ("minLength", "maxLength"):
+            bound = value
+            if key == "minLength":
+                checks.append(lambda v, b=bound: not isinstance(v, str) or len(v) >= b)
+            else:
+                checks.append(lambda v, b=bound: not isinstance(v, str) or len(v) <= b)
+        elif key in ("minimum", "maximum"):
+            number = JSON_TYPES["number"]
+            if key == "minimum":
+                checks.append(lambda v, b=value, n=number: not n(v) or v >= b)
+            else:
+                checks.append(lambda v, b=value, n=number: not n(v) or v <= b)
+        elif key in ("minItems", "maxItems"):
+            if key == "minItems":
+                checks.append(lambda v, b=value: not isinstance(v, list) or len(v) >= b)
+            else:
+                checks.append(lambda v, b=value: not isinstance(v, list) or len(v) <= b)
+        elif key == "items":
+            item = compile_predicate(value)
+            if item is None:
+                return None
+            checks.append(lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v))
+        elif key == "oneOf":
+            options = [compile_predicate(option) for option in value]
+            if any(o is None for o in options):
+                return None
+            checks.append(lambda v, options=options: sum(1 for o in options if o(v)) == 1)
+        elif key == "required":
+            names = frozenset(value)
+            checks.append(lambda v, names=names: not isinstance(v, dict) or names.issubset(v.keys()))
+        elif key == "properties":
+            props = tuple((name, compile_predicate(sub)) for name, sub in value.items())
+            if any(p is None for _, p in props):
+                return None
+            checks.append(_properties_check(props))
+        elif key == "additionalProperties" and value is True:
+            continue
+        elif key == "const":
+            checks.append(lambda v, c=value: type(v) is type(c) and v == c)
+        elif key in ("then", "else"):
+            continue  # compiled with "if"
+        elif key == "if":
+            cond, then, other = compile_predicate(value), compile_predicate(schema.get("then", True)), compile_predicate(schema.get("else", True))
+            if cond is None or then is None or other is None:
+                return None
+            checks.append(lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v))
+        else:
+            return None
+    return _all_of(checks)
+
+
+def _all_of(checks: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    """One predicate that holds when every check holds (plain loop: rows are many)."""
+    if len(checks) == 1:
+        return checks[0]
+    checks = tuple(checks)
+
+    def check(v: Any) -> bool:
+        for one in checks:
+            if not one(v):
+                return False
+        return True
+
+    return check
+
+
+def _properties_check(props: tuple[tuple[str, Callable[[Any], bool]], ...]) -> Callable[[Any], bool]:
+    def check(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return True
+        for name, one in props:
+            if name in v and not one(v[name]):
+                return False
+        return True
+
+    return check
+
+
+@cache
+def predicate(name: str) -> Callable[[Any], bool] | None:
+    """The compiled accept-only check of ``schemas/<name>.schema.json`` (None if unsupported)."""
+    return compile_predicate(load_schema(name))
+
+
 _PY_TYPES = {"string": (str,), "boolean": (bool,), "null": (type(None),), "object": (dict,), "array": (list,),
              "integer": (int,), "number": (int, float)}  # a float 'integer' (1.0) is judged value by value
 _VALUE_KEYWORDS = {"enum", "pattern", "minLength", "maxLength", "minimum", "maximum"}
@@ -60,7 +179,7 @@ class _Property:
     """One property's rules: a value predicate, and the same rules as whole-column checks."""
 
     def __init__(self, schema: dict):
-        self.checks: list[Callable[[Any], bool]] = []
+        self.ok: Callable[[Any], bool] = compile_predicate(schema)  # the full rules, value by value
         self.types: frozenset[type] | None = None  # Python types the `type` keyword accepts outright
         self.enum = self.pattern = self.min_len = self.max_len = self.minimum = self.maximum = None
         for key, value in schema.items():
@@ -68,45 +187,32 @@ class _Property:
                 continue
             if key == "type":
                 names = [value] if isinstance(value, str) else list(value)
-                tests = [JSON_TYPES[n] for n in names]
                 self.types = frozenset(t for n in names for t in _PY_TYPES[n])
-                self.checks.append(lambda v, tests=tests: any(t(v) for t in tests))
             elif key == "enum":
                 self.enum = list(value)
-                self.checks.append(lambda v, allowed=self.enum: any(_same(v, a) for a in allowed))
             elif key == "pattern":
                 self.pattern = re.compile(value)
-                self.checks.append(lambda v, regex=self.pattern: not isinstance(v, str) or regex.search(v) is not None)
             elif key == "minLength":
                 self.min_len = value
-                self.checks.append(lambda v, b=value: not isinstance(v, str) or len(v) >= b)
             elif key == "maxLength":
                 self.max_len = value
-                self.checks.append(lambda v, b=value: not isinstance(v, str) or len(v) <= b)
             elif key == "minimum":
                 self.minimum = value
-                self.checks.append(lambda v, b=value: not _is_number(v) or v >= b)
             elif key == "maximum":
                 self.maximum = value
-                self.checks.append(lambda v, b=value: not _is_number(v) or v <= b)
         self.has_values = any(key in _VALUE_KEYWORDS for key in schema)
+        # keywords the column fast path does not know (items, oneOf, if/then, const, ...): value by value
+        self.nested = bool(set(schema) - _ANNOTATIONS - _VALUE_KEYWORDS - {"type"})
 
     @staticmethod
     def supports(schema: Any) -> bool:
-        if not isinstance(schema, dict):
-            return schema is True
-        names = schema.get("type", [])
-        names = [names] if isinstance(names, str) else names
-        return set(schema) <= _ANNOTATIONS | _VALUE_KEYWORDS | {"type"} and all(n in JSON_TYPES for n in names)
-
-    def ok(self, v: Any) -> bool:
-        return all(check(v) for check in self.checks)
+        return schema is True or (isinstance(schema, dict) and compile_predicate(schema) is not None)
 
     def column_ok(self, column: list) -> bool:
         """True when every present value passes; False means: look value by value."""
         types = set(map(type, column))
         types.discard(object)  # the type of _MISSING
-        if self.types is not None and not types <= self.types:
+        if self.nested or (self.types is not None and not types <= self.types):
             return False
         if not self.has_values:
             return True

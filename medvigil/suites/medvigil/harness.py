@@ -37,7 +37,7 @@ pass with pyarrow, the schema's fields with declared types and the others unpars
 columns (:func:`~medvigil.suites.medvigil.harness_rows.bulk_columns`) and builds the audit's table without a dict per row. A file the
 column checks do not accept in full is read row by row, as :func:`read_harness_files` reads
 every file: one ``json.loads`` for all its lines, rows checked with the compiled form of the row
-schema (:func:`medvigil.suites.medvigil.release.schema_predicate`), and only rows it does not accept go through
+schema (:func:`medvigil.records.schema_columns.predicate`), and only rows it does not accept go through
 ``jsonschema``, to describe what is wrong. Both paths give the same problems and the same
 records (tests/test_harness_bulk.py). With a release that gives the MCQ probes (the usual
 ``medvigil score --release``), a file read in bulk goes straight to integer codes

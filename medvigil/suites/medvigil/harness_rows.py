@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
+from medvigil.records.schema_columns import predicate
 from medvigil.suites.medvigil.release_format import HARNESS_OK_STATUS, source_label
 
 HARNESS_SUFFIX = "__mcq.jsonl"
@@ -123,9 +124,8 @@ def _decode_file(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[Pr
 def _schema_problems(rows: list[tuple[int, Any]], file: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
     """Rows that pass the harness-row schema, and the problems of the others."""
     from medvigil.records.schema_validation import problems_for
-    from medvigil.suites.medvigil.release_schema import schema_predicate
 
-    accept = schema_predicate(_SCHEMA)
+    accept = predicate(_SCHEMA)
     good, problems = [], []
     for line, row in rows:
         if not isinstance(row, dict):

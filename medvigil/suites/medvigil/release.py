@@ -6,7 +6,7 @@ integrity validation. It reads every file with :mod:`medvigil.files.csvio`, turn
 strings into typed values (*coercion happens here*, once), validates each coerced row
 against its JSON Schema in ``schemas/`` and returns the frozen records of :mod:`medvigil.suites.medvigil.release_records` (CSV specs and coercion in
 :mod:`~medvigil.suites.medvigil.release_csv`, compiled schema checks in
-:mod:`~medvigil.suites.medvigil.release_schema`):
+:mod:`~medvigil.records.schema_columns`):
 
 - :class:`Case` — one ``manifest.csv`` row joined with its ``grounding.csv`` row;
 - :class:`McqProbe`, :class:`OpenProbe`, :class:`Triplet`, :class:`BaselineRow`;

@@ -14,10 +14,10 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.csvio import CsvTable, read_csv
 from medvigil.files.input_files import read_bytes
+from medvigil.records.schema_columns import compiled, predicate
 from medvigil.records.schema_validation import problems_for
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_records import Release
-from medvigil.suites.medvigil.release_schema import _row_problems, rows_accepted
 
 
 class _Invalid(ValueError):
@@ -314,3 +314,26 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
 
 
 # --------------------------------------------------------------------------- reading
+
+
+# A release has tens of thousands of rows and jsonschema costs ~0.1 ms per row. The schema
+# is still the only definition: its compiled forms (medvigil.records.schema_columns) only ever
+# *accept* rows; every row they refuse goes to jsonschema for the verdict and the messages
+# (tests/test_schemas.py checks the two agree).
+def rows_accepted(schema: str, rows: list[dict[str, Any]]) -> list[bool]:
+    """Which ``rows`` ``schemas/<schema>.schema.json`` accepts: column by column when the schema is
+    a flat object schema (a value shared by many rows is judged once), else row by row; a False
+    row is described by ``jsonschema`` (:func:`_row_problems`)."""
+    checker = compiled(schema)
+    if checker is not None:
+        bad = set(checker.invalid_rows(rows))
+        return [i not in bad for i in range(len(rows))]
+    accept = predicate(schema)
+    return [accept is not None and accept(v) for v in rows]
+
+
+def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:
+    accept = predicate(schema)
+    if accept is not None and accept(values):
+        return []
+    return problems_for(schema, values, file, row)
