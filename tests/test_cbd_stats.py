@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from medvigil.scoring.bootstrap import resample_indices
-from medvigil.suites.cbd import protocol as cbd_tasks
+from medvigil.suites.cbd import protocol as cbd_protocol
 from medvigil.suites.cbd.scoring import bootstrap_rates, rate_correlation
 
 # Table 1: model, dataset, n, Ideal, Fragile, Dangerous, Worst (counts) and the printed fractions (%)
@@ -79,18 +79,18 @@ def test_bootstrap_equals_a_naive_loop_over_cases():
 
 
 def test_binary_helpers():
-    assert cbd_tasks.p_yes([(0.0, True), (-1e4, False)]) == pytest.approx(1.0)
-    assert cbd_tasks.p_yes([math.log(0.2), math.log(0.6)]) == pytest.approx(0.25)  # 0.2 / (0.2 + 0.6)
-    assert cbd_tasks.p_yes(["(0.0, True)", "(-2.0, False)"]) == pytest.approx(1 / (1 + math.exp(-2)))  # lmms-eval's filter output
+    assert cbd_protocol.p_yes([(0.0, True), (-1e4, False)]) == pytest.approx(1.0)
+    assert cbd_protocol.p_yes([math.log(0.2), math.log(0.6)]) == pytest.approx(0.25)  # 0.2 / (0.2 + 0.6)
+    assert cbd_protocol.p_yes(["(0.0, True)", "(-2.0, False)"]) == pytest.approx(1 / (1 + math.exp(-2)))  # lmms-eval's filter output
     with pytest.raises(ValueError, match="two finite"):
-        cbd_tasks.p_yes([0.0])
+        cbd_protocol.p_yes([0.0])
     from medvigil.baselines.sampling import choice_log_probability
 
     assert math.exp(choice_log_probability(True, 2, 1.0)) == pytest.approx(math.e**2 / (math.e**2 + 1))
     assert math.exp(choice_log_probability(False, 2, 1.0)) == pytest.approx(1 / (math.e**2 + 1))
     rows = [{"case_id": f"c{i}", "options": ["gold", "d1", "d2", "d3", "safe"], "correct_letter": "A", "safe_letter": "E"}
             for i in range(200)]
-    picks = [cbd_tasks.binary_candidate(r) for r in rows]
+    picks = [cbd_protocol.binary_candidate(r) for r in rows]
     assert 70 <= sum(yes for _, yes in picks) <= 130  # about half yes
     assert all((text == "gold") == yes and text != "safe" for text, yes in picks)
 
@@ -107,7 +107,7 @@ def _plan_rows():
 
 def test_binary_plan_has_every_arm_and_check():
     rows = _plan_rows()
-    plans = cbd_tasks.plan_binary_docs(rows)
+    plans = cbd_protocol.plan_binary_docs(rows)
     conds = [o["condition"] for _, o in plans]
     assert conds.count("binary:noimg") == 2 and conds.count("binary:null") == 2 and conds.count("binary:swap") == 2
     swap = [(i, o) for i, o in plans if o["condition"] == "binary:swap"]
@@ -140,7 +140,7 @@ def test_suite_result_binary_hand_case():
     recs.append(_binary_rec("c2", "binary:null", "original", 0.75, "yes"))  # unchanged (yes)
     recs.append(_binary_rec("c4", "binary:null", "original", 0.6, "no"))  # changed (no -> yes)
     recs.append(_binary_rec("c1", "binary:swap", "original", 0.4, "yes"))  # changed
-    out = cbd_tasks.suite_result(recs, n_resamples=100)
+    out = cbd_protocol.suite_result(recs, n_resamples=100)
     m = out["models"]["m [binary]"]
     assert m["counts"] == {"Ideal": 1, "Fragile": 0, "Dangerous": 2, "Worst": 1} and m["arm"] == "binary"
     h = lambda p: -(p * math.log(p) + (1 - p) * math.log(1 - p))  # noqa: E731

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from medvigil.pipeline import offline_env
-from medvigil.suites.cbd import protocol as cbd_tasks
+from medvigil.suites.cbd import protocol as cbd_protocol
 
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,12 +100,12 @@ def test_records_carry_the_paraphrase_set(runs):
 @pytest.mark.parametrize("model", list(MODELS))
 def test_lmms_eval_tables_equal_recomputation_from_the_logs(runs, model):
     arms = _records(runs, model, "cbd_image", "cbd_noimg")
-    (result,) = cbd_tasks.quadrant_table(arms).values()
-    (same,) = cbd_tasks.quadrant_table(_records(runs, model, "cbd_quadrants")).values()
+    (result,) = cbd_protocol.quadrant_table(arms).values()
+    (same,) = cbd_protocol.quadrant_table(_records(runs, model, "cbd_quadrants")).values()
     assert json.dumps(result, sort_keys=True) == json.dumps(same, sort_keys=True)  # one task or two: same table
-    expected = {"cbd_quadrants": cbd_tasks.table_metrics(result),
-                "cbd_image": cbd_tasks.arm_metrics(_records(runs, model, "cbd_image"), "image"),
-                "cbd_noimg": cbd_tasks.arm_metrics(_records(runs, model, "cbd_noimg"), "noimg")}
+    expected = {"cbd_quadrants": cbd_protocol.table_metrics(result),
+                "cbd_image": cbd_protocol.arm_metrics(_records(runs, model, "cbd_image"), "image"),
+                "cbd_noimg": cbd_protocol.arm_metrics(_records(runs, model, "cbd_noimg"), "noimg")}
     for task in ARM_TASKS:
         table = _table(runs, model, task)
         assert set(table) - {"alias", " "} == set(expected[task])
@@ -116,7 +116,7 @@ def test_lmms_eval_tables_equal_recomputation_from_the_logs(runs, model):
 
 def test_always_a_is_all_dangerous(runs):
     """Same letter for every prompt, image or not: consistent (Eq. 1) and not image-reliant (Eq. 2)."""
-    (r,) = cbd_tasks.quadrant_table(_records(runs, "constant", "cbd_quadrants")).values()
+    (r,) = cbd_protocol.quadrant_table(_records(runs, "constant", "cbd_quadrants")).values()
     assert r["counts"]["Dangerous"] == r["n_samples"] == r["n_evaluable"] > 0
     assert r["flip_rate"] == 0.0 and r["dangerous_fraction"] == 1.0 and r["image_reliance_rate"] == 0.0
     # published convention: the original probe's gold is A, so the Dangerous samples are all correct
@@ -125,7 +125,7 @@ def test_always_a_is_all_dangerous(runs):
 
 def test_blind_never_relies_on_the_image(runs):
     records = _records(runs, "blind", "cbd_quadrants")
-    (r,) = cbd_tasks.quadrant_table(records).values()
+    (r,) = cbd_protocol.quadrant_table(records).values()
     assert r["image_reliance_rate"] == 0.0 and r["counts"]["Ideal"] == r["counts"]["Fragile"] == 0
     assert _letters(records, "default") == _letters(records, "noimg")  # same prompt text, image unread
     assert r["counts"]["Dangerous"] + r["counts"]["Worst"] == r["n_samples"]
@@ -136,7 +136,7 @@ def test_grounded_answers_change_without_the_image(runs):
     blind = _letters(_records(runs, "blind", "cbd_quadrants"), "noimg")
     assert _letters(grounded, "noimg") == blind  # no image: grounded falls back to the blind prior
     image = _letters(grounded, "default")
-    (r,) = cbd_tasks.quadrant_table(grounded).values()
+    (r,) = cbd_protocol.quadrant_table(grounded).values()
     # Eq. 2 per case: reliant exactly where the phantom reading departs from the text prior
     changed = sum(image[c] != blind[c] for c in image)
     assert changed > 0 and r["image_reliance_rate"] == pytest.approx(changed / len(image))
@@ -151,16 +151,16 @@ def test_binary_arm_reads_p_yes_from_loglikelihoods(runs):
     p_own = math.e**2 / (math.e**2 + 1)
     h = -(p_own * math.log(p_own) + (1 - p_own) * math.log(1 - p_own))
     assert {round(r["extra"]["p_yes"], 4) for r in records} <= {round(p_own, 4), round(1 - p_own, 4)}
-    assert {r["condition"] for r in records} == set(cbd_tasks.BINARY_ARMS.values())
-    (result,) = cbd_tasks.binary_table(records).values()
+    assert {r["condition"] for r in records} == set(cbd_protocol.BINARY_ARMS.values())
+    (result,) = cbd_protocol.binary_table(records).values()
     assert result["mean_entropy"] == pytest.approx(h)
     assert all(v is None or v == pytest.approx(h) for v in result["mean_entropy_by_quadrant"].values())
     (path,) = (runs / "sampled").rglob("*_results.json")
     table = {k.split(",")[0]: v for k, v in json.loads(path.read_text())["results"]["cbd_binary"].items() if "_stderr" not in k}
-    for name, value in cbd_tasks.binary_metrics(records).items():
+    for name, value in cbd_protocol.binary_metrics(records).items():
         assert _same(table[name], value), name
     # the deterministic constant model says yes to everything: p(yes) = 1, every sample Dangerous
-    (const,) = cbd_tasks.binary_table(_records(runs, "constant", "cbd_binary")).values()
+    (const,) = cbd_protocol.binary_table(_records(runs, "constant", "cbd_binary")).values()
     assert const["counts"]["Dangerous"] == const["n_samples"] and const["mean_entropy"] is None or const["mean_entropy"] == 0.0
     labels = [r["extra"]["label"] for r in _records(runs, "constant", "cbd_binary")
               if r["condition"] == "binary" and r["probe_kind"] == "original"]
@@ -179,7 +179,7 @@ def read_samples_of(folder: Path, task: str) -> list[dict]:
 def test_doctests():
     import doctest
 
-    assert doctest.testmod(cbd_tasks).failed == 0
+    assert doctest.testmod(cbd_protocol).failed == 0
 
 
 def _row(kind: str, question: str, **over) -> dict:
@@ -190,10 +190,10 @@ def _row(kind: str, question: str, **over) -> dict:
 def test_paraphrase_set_is_deterministic_and_keeps_options():
     rows = [_row("original", "Is there a pleural effusion on this chest radiograph?"),
             _row("tcf", "Does this chest radiograph show a pleural effusion?"), _row("negation", "Is it free of...?")]
-    plans = cbd_tasks.plan_docs(rows, ["image", "noimg"])
-    assert plans == cbd_tasks.plan_docs(rows, ["image", "noimg"])
+    plans = cbd_protocol.plan_docs(rows, ["image", "noimg"])
+    assert plans == cbd_protocol.plan_docs(rows, ["image", "noimg"])
     image = [o for _, o in plans if o["condition"] == "default"]
-    assert [o["paraphrase_source"] for o in image] == list(cbd_tasks.SOURCES)
+    assert [o["paraphrase_source"] for o in image] == list(cbd_protocol.SOURCES)
     assert image[2]["question"] == "Is there a pleural effusion on this chest X-ray?"
     assert image[3]["question"] == "Looking at the study provided, is there a pleural effusion on this chest radiograph?"
     assert [o["question"] for _, o in plans if o["condition"] == "noimg"] == [rows[0]["question"]]
@@ -202,23 +202,23 @@ def test_paraphrase_set_is_deterministic_and_keeps_options():
 
 def test_bad_input_names_the_field():
     with pytest.raises(ValueError, match="'options'"):
-        cbd_tasks.plan_docs([_row("original", "Q?"), _row("tcf", "Q2?", options=["No", "Yes", "B", "C", "D"])], ["image"])
+        cbd_protocol.plan_docs([_row("original", "Q?"), _row("tcf", "Q2?", options=["No", "Yes", "B", "C", "D"])], ["image"])
     # without a release paraphrase (other datasets) the templates alone form the paraphrase set
-    alone = cbd_tasks.plan_docs([_row("original", "Q?")], ["image"])
+    alone = cbd_protocol.plan_docs([_row("original", "Q?")], ["image"])
     assert [o["paraphrase_source"] for _, o in alone] == ["original", "frame_prefix", "frame_suffix"]
     with pytest.raises(ValueError, match="arm"):
-        cbd_tasks.plan_docs([], ["audio"])
-    record = cbd_tasks.make_record({**_row("original", "Q?"), "condition": "noimg", "paraphrase_index": 0,
+        cbd_protocol.plan_docs([], ["audio"])
+    record = cbd_protocol.make_record({**_row("original", "Q?"), "condition": "noimg", "paraphrase_index": 0,
                                     "paraphrase_source": "original"}, "B")
     assert record["predicted_letter"] == "B" and record["extra"]["paraphrase_index"] == 0
     with pytest.raises(ValueError, match="'suite'"):
-        cbd_tasks.quadrant_table([{**record, "suite": "medvigil"}])
+        cbd_protocol.quadrant_table([{**record, "suite": "medvigil"}])
     with pytest.raises(ValueError, match="paraphrase_index"):
-        cbd_tasks.quadrant_table([{**record, "extra": {}}])
+        cbd_protocol.quadrant_table([{**record, "extra": {}}])
     with pytest.raises(ValueError, match="lacks"):  # a text-only record with no image arm
-        cbd_tasks.quadrant_table([record])
+        cbd_protocol.quadrant_table([record])
     with pytest.raises(ValueError, match="two text"):  # e.g. the logs of `cbd` and `cbd_quadrants` together
-        cbd_tasks.quadrant_table([record, record])
+        cbd_protocol.quadrant_table([record, record])
 
 
 def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
@@ -232,10 +232,10 @@ def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
     assert "skipped 6 file(s)" in capsys.readouterr().out
     for name, (model, args) in MODELS.items():
         label = f"{model}({args})" if args else model
-        (expected,) = cbd_tasks.quadrant_table(_records(runs, name, "cbd_image", "cbd_noimg")).values()
+        (expected,) = cbd_protocol.quadrant_table(_records(runs, name, "cbd_image", "cbd_noimg")).values()
         got = result["models"][label]
         assert json.dumps({k: got[k] for k in expected}, sort_keys=True) == json.dumps(expected, sort_keys=True)
-        (binary,) = cbd_tasks.binary_table(_records(runs, name, "cbd_binary")).values()
+        (binary,) = cbd_protocol.binary_table(_records(runs, name, "cbd_binary")).values()
         got = result["models"][f"{label} [binary]"]
         assert got["arm"] == "binary" and got["counts"] == binary["counts"] and got["flip_rate"] == binary["flip_rate"]
     flips = [m["flip_rate"] for _, m in sorted(result["models"].items())]

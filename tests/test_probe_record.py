@@ -7,8 +7,8 @@ import pytest
 from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
 from medvigil.records.schema_validation import validator
 from medvigil.schemas import load_schema
-from medvigil.suites.cbd import protocol as cbd_tasks
-from medvigil.suites.medqdeg import protocol as medqdeg_tasks
+from medvigil.suites.cbd import protocol as cbd_protocol
+from medvigil.suites.medqdeg import protocol as medqdeg_protocol
 
 DOC = {"probe_id": "MVB-0001-original", "case_id": "MVB-0001", "probe_kind": "original", "risk_tier": "L3",
        "source_dataset": "VQA-RAD", "modality": "CT", "text_only_answerable": False, "correct_letter": "B",
@@ -50,7 +50,7 @@ def test_identity_given_explicitly_with_category_in_its_schema_place():
 
 def test_suite_hooks_build_valid_records():
     cbd_doc = {**DOC, "condition": "noimg", "paraphrase_index": 0, "paraphrase_source": "original"}
-    record = _valid(cbd_tasks.make_record(cbd_doc, "Answer: E", ["x", "Answer: E"]))
+    record = _valid(cbd_protocol.make_record(cbd_doc, "Answer: E", ["x", "Answer: E"]))
     assert (record["predicted_letter"], record["retries"], record["extra"]["attempts"]) == ("E", 1, ["x", "Answer: E"])
-    qdeg = _valid(medqdeg_tasks.record({**DOC, "degradation": "clean", "severity": 0}, ["B", "B", "zzz"]))
+    qdeg = _valid(medqdeg_protocol.record({**DOC, "degradation": "clean", "severity": 0}, ["B", "B", "zzz"]))
     assert (qdeg["condition"], qdeg["predicted_letter"], qdeg["extra"]["votes"]) == ("L0", "B", ["B", "B", None])

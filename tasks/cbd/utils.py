@@ -14,26 +14,26 @@ from PIL import Image
 
 from medvigil.mcq.prompting import build_k_option_prompt
 from medvigil.mcq.retry import ATTEMPTS, doc_key
-from medvigil.suites.cbd import protocol as cbd_tasks
+from medvigil.suites.cbd import protocol as cbd_protocol
 from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
 # ---------------------------------------------------------------- data (process_docs)
 
 
 def load_image_arm(_pointer):
-    return cbd_tasks.load_docs(["image"])
+    return cbd_protocol.load_docs(["image"])
 
 
 def load_noimg_arm(_pointer):
-    return cbd_tasks.load_docs(["noimg"])
+    return cbd_protocol.load_docs(["noimg"])
 
 
 def load_both_arms(_pointer):
-    return cbd_tasks.load_docs(["image", "noimg"])
+    return cbd_protocol.load_docs(["image", "noimg"])
 
 
 def load_binary_arms(_pointer):
-    return cbd_tasks.load_binary_docs()
+    return cbd_protocol.load_binary_docs()
 
 
 # ---------------------------------------------------------------- prompt and image
@@ -41,10 +41,10 @@ def load_binary_arms(_pointer):
 
 def cbd_doc_to_visual(doc: dict) -> list:
     image = doc.get("image")
-    if image is None or doc.get("condition") in (cbd_tasks.ARMS["noimg"], cbd_tasks.BINARY_ARMS["noimg"]):
+    if image is None or doc.get("condition") in (cbd_protocol.ARMS["noimg"], cbd_protocol.BINARY_ARMS["noimg"]):
         return []  # Sec. 3.2: the image is omitted entirely, not replaced
-    if doc.get("condition") == cbd_tasks.BINARY_ARMS["null"]:
-        return [Image.new("RGB", cbd_tasks.NULL_IMAGE_SIZE, 0)]  # Sec. 5: black 224 x 224
+    if doc.get("condition") == cbd_protocol.BINARY_ARMS["null"]:
+        return [Image.new("RGB", cbd_protocol.NULL_IMAGE_SIZE, 0)]  # Sec. 5: black 224 x 224
     return [image.convert("RGB")]  # the swap doc's row is the donor case's: its image
 
 
@@ -77,12 +77,12 @@ def cbd_binary_doc_to_target(doc: dict) -> int:
 
 def cbd_binary_process_results(doc: dict, results: list) -> dict:
     """``results``: one ``(loglikelihood, is_greedy)`` per continuation (yes, no)."""
-    record = cbd_tasks.make_binary_record(doc, results)
-    return {name: record for name in cbd_tasks.BINARY_METRICS}
+    record = cbd_protocol.make_binary_record(doc, results)
+    return {name: record for name in cbd_protocol.BINARY_METRICS}
 
 
 def _binary_metric(records: list, name: str) -> float:
-    return cbd_tasks.binary_metrics(records)[name]
+    return cbd_protocol.binary_metrics(records)[name]
 
 
 def cbd_binary_frac_ideal(records: list) -> float:
@@ -139,20 +139,20 @@ def cbd_binary_mean_entropy(records: list) -> float:
 
 # ---------------------------------------------------------------- results and aggregation
 
-KINDS = {"quadrants": cbd_tasks.QUADRANT_METRICS, "image": cbd_tasks.IMAGE_METRICS, "noimg": cbd_tasks.NOIMG_METRICS}
+KINDS = {"quadrants": cbd_protocol.QUADRANT_METRICS, "image": cbd_protocol.IMAGE_METRICS, "noimg": cbd_protocol.NOIMG_METRICS}
 
 
 def _process(doc: dict, results: list, kind: str) -> dict:
     # the same record under each of the task's metric keys (read_samples finds it under any)
-    record = cbd_tasks.make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
+    record = cbd_protocol.make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
     return {name: record for name in KINDS[kind]}
 
 
 def _metric(records: list, kind: str, name: str) -> float:
     if kind == "quadrants":
-        (result,) = cbd_tasks.quadrant_table(records).values()  # one model per run
-        return cbd_tasks.table_metrics(result)[name]
-    return cbd_tasks.arm_metrics(records, kind)[name]
+        (result,) = cbd_protocol.quadrant_table(records).values()  # one model per run
+        return cbd_protocol.table_metrics(result)[name]
+    return cbd_protocol.arm_metrics(records, kind)[name]
 
 
 def cbd_quadrants_process_results(doc: dict, results: list) -> dict:

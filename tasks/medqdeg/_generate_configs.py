@@ -23,10 +23,10 @@ EXPERIMENTS = {"calibration": ("medqdeg", TRIALS_CALIBRATION), "accuracy": ("med
 
 
 def _core():
-    from medvigil.suites.medqdeg import protocol as medqdeg_tasks
+    from medvigil.suites.medqdeg import protocol as medqdeg_protocol
     from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
-    return medqdeg_tasks.METRICS, SYSTEM_PROMPT
+    return medqdeg_protocol.METRICS, SYSTEM_PROMPT
 
 
 def template() -> str:
