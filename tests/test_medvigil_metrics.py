@@ -599,7 +599,7 @@ def test_harness_adapter_file_names_and_folders(tmp_path):
 
 
 def test_harness_adapter_with_a_release_folder(tmp_path):
-    """End to end on a small synthetic release read by medvigil.suites.medvigil.release.load_release."""
+    """End to end on a small synthetic release read by medvigil.suites.medvigil.release_loading.load_release."""
     writer = pytest.importorskip("medvigil.suites.medvigil.synthetic.writer")
     pytest.importorskip("medvigil.suites.medvigil.release")
     from medvigil.suites.medvigil.harness import read_harness_files

@@ -44,7 +44,7 @@ class ReleaseRows:
     """The rows of one release's configs, built with one set of settings.
 
     Args:
-        release: a loaded (and validated) :class:`~medvigil.suites.medvigil.release.Release`.
+        release: a loaded (and validated) :class:`~medvigil.suites.medvigil.release_records.Release`.
         shuffle_seed: seed of the ``mcq_shuffled`` permutations.
         variant_source: ``"render"`` (render image-side variants from the case image and ROI)
             or ``"shipped"`` (the release's ``images_perturbed/`` files as they are).

@@ -33,7 +33,7 @@ def score(
     """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files).
 
     ``release``: a release folder, a built dataset folder or a Hub repo id
-    (:func:`medvigil.suites.medvigil.release.load_for_scoring`). The result is :func:`medvigil.suites.medvigil.scoring.audit`'s
+    (:func:`medvigil.suites.medvigil.release_loading.load_for_scoring`). The result is :func:`medvigil.suites.medvigil.scoring.audit`'s
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
     model and kind, and the rows left out.
     """

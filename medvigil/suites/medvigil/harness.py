@@ -99,7 +99,7 @@ def read_harness_files(
         paths: ``<model>__mcq.jsonl`` files and/or folders holding them
             (e.g. ``results/baselines``).
         release: a release location (folder, built dataset folder or Hub id, read with
-            :func:`medvigil.suites.medvigil.release.load_for_scoring`), an already loaded release (anything with
+            :func:`medvigil.suites.medvigil.release_loading.load_for_scoring`), an already loaded release (anything with
             a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality,
             text_only_answerable``, and optionally ``probes_mcq``), or ``None`` (records then
             lack tiers etc.; a warning says so).
