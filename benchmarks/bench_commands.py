@@ -7,7 +7,7 @@ Inputs (cached under ``--workdir``), per scale k (k = 1: 300 cases, 2,556 probes
   files in the authors' harness shape, failed calls (error rows) included;
 * 18 lmms-eval ``--log_samples`` runs of ``medvigil_mcq`` carrying the same answers: every
   line is a real line of a small lmms-eval 0.7.3 run of our task (``--lmms-runs``) with the
-  per-probe record (under every metric key, as lmms-eval logs it) replaced;
+  per-probe record (and its scoring key, where the template run has one) replaced;
 * 18 runs each of the ``medqdeg``, ``readiness`` and ``cbd_quadrants`` tasks of comparable
   size: the real run's files repeated with renamed cases and per-model answers.
 
@@ -140,8 +140,13 @@ def _write_run(folder: Path, model: str, tasks: dict[str, list[str]]) -> list[Pa
 
 
 def _line(template: dict, record: dict, response: str | None) -> str:
-    """A template sample line with ``record`` under each of its metric keys."""
-    line = {k: (record if isinstance(v, dict) else v) for k, v in template.items()}
+    """A template sample line with ``record`` where the template has a record (every metric key in
+    logs of the earlier task pack, the first one now) and the record's scoring key under the other
+    metric keys (what the task pack logs there now)."""
+    from medvigil.tasks.medvigil.utils import METRICS, scoring_key
+
+    line = {k: (record if isinstance(v, dict) else list(scoring_key(record)) if k in METRICS else v)
+            for k, v in template.items()}
     if isinstance(line.get("filtered_resps"), str):
         line["filtered_resps"] = response or ""
     line["target"] = record["correct_letter"]

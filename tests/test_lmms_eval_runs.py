@@ -111,6 +111,27 @@ def test_api_path_gives_the_same_answers(runs):
     assert _table(runs["api"])["mcs"] == pytest.approx(_table(runs["grounded"])["mcs"])
 
 
+def test_log_line_holds_the_record_once_and_scoring_keys_elsewhere(runs):
+    """The record is logged under the first metric only; every other metric carries its scoring
+    key, and lmms-eval's aggregates from those keys equal the audit of the logged records."""
+    from medvigil.records.lmms_eval_logs import RECORD_KEY, read_samples
+    from medvigil.suites.medvigil.scoring import audit
+    from medvigil.tasks.medvigil.utils import METRICS, scoring_key
+
+    lines = [json.loads(line) for line in _samples(runs["grounded"]).open()]
+    assert METRICS[0] == RECORD_KEY
+    for line in lines:
+        record = line[RECORD_KEY]
+        assert isinstance(record, dict) and record["suite"] == "medvigil"
+        key = json.loads(json.dumps(list(scoring_key(record))))
+        assert all(line[name] == key for name in METRICS[1:])
+    table = _table(runs["grounded"])
+    (block,) = audit(read_samples([_samples(runs["grounded"])]), n_resamples=0)["models"].values()
+    for name in ("mcs", "cap", "safe", "ground", "sfr_w", "vgr", "pcons"):
+        assert table[name] == pytest.approx(block["metrics"][name], nan_ok=True)
+    assert table["acc_halluc_trap"] == pytest.approx(block["accuracy"]["halluc_trap"], nan_ok=True)
+
+
 def test_rescoring_log_and_harness_file_agree(runs, built, tmp_path):
     """The lmms-eval log and an official-format file of the same answers score identically."""
     from medvigil.records.lmms_eval_logs import read_samples

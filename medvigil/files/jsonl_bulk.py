@@ -1,7 +1,9 @@
 """Take one object out of a JSON line without parsing the whole line.
 
-An lmms-eval ``--log_samples`` line of a medvigil task is about 11 kB: our per-probe record
-(about 400 bytes) repeated under every metric key, and the prompt. Parsing the line costs
+An lmms-eval ``--log_samples`` line of a medvigil task is about 5.5 kB: our per-probe record
+(about 400 bytes) under the first metric key, the record's scoring key under the other 25
+(about 170 bytes each; logs of the earlier task pack repeat the whole record, about 11 kB a
+line), and the prompt. Parsing the line costs
 about 170 µs; parsing only the first object-valued entry costs a few µs.
 
 :func:`first_object_entry` finds the first ``{`` after the line's opening one. When the text

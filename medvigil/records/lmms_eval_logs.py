@@ -1,8 +1,10 @@
 """Read lmms-eval ``--log_samples`` output of the medvigil tasks back into probe records.
 
 lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``.
-Every sample line of a medvigil or mediconfusion task carries our per-probe record under
-each metric key (see ``tasks/*/utils.py``); the model is named from the results file's
+Every sample line of a medvigil or mediconfusion task carries our per-probe record: the
+MedVIGIL tasks under their first metric key ``mcs`` (the others hold its scoring key; logs of
+the earlier task pack hold the record under every key and read the same), the MediConfusion
+and stress tasks under each metric key (see ``tasks/*/utils.py``); the model is named from the results file's
 ``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
 task hook cannot know it. CircularEval rotations are collapsed per probe.
 
