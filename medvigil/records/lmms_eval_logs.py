@@ -84,10 +84,31 @@ def model_name(samples_path: Path) -> str:
     return f"{model}({args})" if args else model
 
 
+_POOLED_LENGTH = 64  # longer strings (free-text answers) are rarely repeated: not pooled
+
+
+def _pooled(record: dict, pool: dict) -> dict:
+    """``record`` with its keys and short string values (and those of a nested object such as
+    ``extra``) taken from ``pool``: one object per distinct string across every file read,
+    where each decoded line would otherwise hold its own copy of every key and value."""
+    get = pool.setdefault
+    out = {}
+    for key, value in record.items():
+        kind = type(value)
+        if kind is str and len(value) <= _POOLED_LENGTH:
+            value = get(value, value)
+        elif kind is dict:
+            value = _pooled(value, pool)
+        out[get(key, key)] = value
+    return out
+
+
 def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> list[dict]:
-    """Probe records from lmms-eval samples files; every bad line is reported at once."""
+    """Probe records from lmms-eval samples files; every bad line is reported at once. Records
+    share their repeated strings (:func:`_pooled`)."""
     records: list[dict] = []
     problems: list[Problem] = []
+    pool: dict[str, str] = {}
     with paused_gc():
         for path in map(Path, paths):
             name = model or model_name(path)
@@ -116,7 +137,7 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
                         if record is None:
                             bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
                             continue
-                        record = dict(record)
+                    record = _pooled(record, pool)
                     record["model"] = name
                     found.append(record)
                     lines.append(line_no)
