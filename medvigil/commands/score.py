@@ -43,7 +43,7 @@ from pathlib import Path
 
 from medvigil.commands.arg_types import int_range
 from medvigil.files.atomic_output import write_text_atomic
-from medvigil.files.json_text import finite, json_text
+from medvigil.files.json_text import json_text
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.suites import registry
 
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.json != "-":
         refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
     try:
-        result = finite(registry.score(args.suite, args.files, release=args.release, **suite_options(args)))
+        result = registry.score(args.suite, args.files, release=args.release, **suite_options(args))
         table = suite.entry.format_table(result)
     except DataError:
         raise  # reported by medvigil.cli with one line per problem, exit 2

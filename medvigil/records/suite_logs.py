@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.json_text import finite
 from medvigil.records.lmms_eval_logs import SAMPLES, read_samples
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]
@@ -95,8 +96,8 @@ def score_logs(suite: str, files: list[Path], skipped: list[dict[str, str]], sco
             raise
         # the scoring cores name the record and field; the files are named here
         raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
-    return {"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped, "n_records": len(records),
-            "options": dict(options), **scores}
+    return finite({"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped,
+                   "n_records": len(records), "options": dict(options), **scores})
 
 
 def inputs_line(result: Mapping[str, Any]) -> str:
@@ -106,3 +107,18 @@ def inputs_line(result: Mapping[str, Any]) -> str:
         head += f"; skipped {len(result['skipped_files'])} file(s): " + "; ".join(
             f"{Path(s['file']).name} ({s['reason']})" for s in result["skipped_files"])
     return head
+
+
+def table_text(result: Mapping[str, Any], tables: Callable[[Mapping[str, Any]], list]) -> str:
+    """What ``medvigil score`` prints for a log suite: :func:`inputs_line`, then its tables."""
+    return "\n\n".join([inputs_line(result)] + [t.markdown() for t in tables(result)])
+
+
+def n_records(result: Mapping[str, Any]) -> int:
+    """How many records a log-suite result rests on."""
+    return int(result.get("n_records") or 0)
+
+
+def result_models(result: Mapping[str, Any]) -> list[str]:
+    """The models a result scores (its ``models`` object)."""
+    return sorted(result["models"])

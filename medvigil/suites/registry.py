@@ -4,7 +4,7 @@
 table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides:
 
 * ``score(files, *, release=None, **options) -> dict``: read the model outputs and score them
-  (a JSON-serialisable result with ``"suite": <name>``);
+  (a strict-JSON result, NaN as null, with ``"suite": <name>``);
 * ``format_table(result) -> str``: the plain-text tables ``medvigil score`` prints;
 * ``n_scored(result) -> int``: how many records (pairs for MediConfusion) the result rests on;
 * ``models(result) -> list[str]``: the models it scores;

@@ -333,17 +333,9 @@ def scoring_key(record: dict) -> tuple:
     return (*(record.get(k) for k in _RECORD_KEYS), extra)
 
 
-def _as_key(value) -> tuple:
-    """A scoring key as :func:`scoring_key` made it (lists, as after a JSON round trip, back to tuples)."""
-    if isinstance(value, dict):
-        return scoring_key(value)
-    *fields, extra = value
-    return (*fields, tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in extra))
-
-
 def _metric(records: list, name: str) -> float:
     """One metric of a task's records: whole records (the first metric) or their scoring keys (the others)."""
-    key = tuple(map(_as_key, records))
+    key = tuple(r if isinstance(r, tuple) else scoring_key(r) for r in records)
     if name == "refusal_rate":
         letters = [k[_PREDICTED] for k in key]
         return 100.0 * sum(letter == "E" for letter in letters) / len(letters) if letters else float("nan")

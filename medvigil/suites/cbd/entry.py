@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from medvigil.records.suite_logs import find_samples, inputs_line, run_of, score_logs, task_of
+from medvigil.records.suite_logs import find_samples, n_records, result_models, run_of, score_logs, table_text, task_of
 from medvigil.suites.cbd.protocol import suite_result
 from medvigil.suites.cbd.tables import cbd_figures as figures
 from medvigil.suites.cbd.tables import cbd_tables as tables
@@ -49,12 +49,8 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
 
 
 def format_table(result: Mapping[str, Any]) -> str:
-    return "\n\n".join([inputs_line(result)] + [t.markdown() for t in tables(result)])
+    return table_text(result, tables)
 
 
-def n_scored(result: Mapping[str, Any]) -> int:
-    return int(result.get("n_records") or 0)
-
-
-def models(result: Mapping[str, Any]) -> list[str]:
-    return sorted(result["models"])
+n_scored = n_records
+models = result_models

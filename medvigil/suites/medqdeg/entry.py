@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from medvigil.records.suite_logs import find_samples, inputs_line, score_logs
+from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
 from medvigil.suites.medqdeg.scoring import score_records
 from medvigil.suites.medqdeg.tables import medqdeg_figures as figures
 from medvigil.suites.medqdeg.tables import medqdeg_tables as tables
@@ -37,12 +37,8 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
 
 
 def format_table(result: Mapping[str, Any]) -> str:
-    return "\n\n".join([inputs_line(result)] + [t.markdown() for t in tables(result)])
+    return table_text(result, tables)
 
 
-def n_scored(result: Mapping[str, Any]) -> int:
-    return int(result.get("n_records") or 0)
-
-
-def models(result: Mapping[str, Any]) -> list[str]:
-    return sorted(result["models"])
+n_scored = n_records
+models = result_models

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from medvigil.files.json_text import finite
+from medvigil.records.suite_logs import result_models
 from medvigil.suites.medvigil.clinician import release_clinician_scores
 from medvigil.suites.medvigil.model_outputs import read_model_outputs
 from medvigil.suites.medvigil.release_format import DEFAULT_TIER_WEIGHTS
@@ -98,5 +99,4 @@ def n_scored(result: dict) -> int:
     return int((result.get("inputs") or {}).get("n_records") or 0)
 
 
-def models(result: dict) -> list[str]:
-    return sorted(result["models"])
+models = result_models

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from medvigil.records.suite_logs import find_samples, inputs_line, score_logs
+from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
 from medvigil.suites.readiness.protocol import readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
 from medvigil.suites.readiness.tables import readiness_tables as tables
@@ -31,12 +31,8 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
 
 
 def format_table(result: Mapping[str, Any]) -> str:
-    return "\n\n".join([inputs_line(result)] + [t.markdown() for t in tables(result)])
+    return table_text(result, tables)
 
 
-def n_scored(result: Mapping[str, Any]) -> int:
-    return int(result.get("n_records") or 0)
-
-
-def models(result: Mapping[str, Any]) -> list[str]:
-    return sorted(result["models"])
+n_scored = n_records
+models = result_models
