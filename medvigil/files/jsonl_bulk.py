@@ -20,11 +20,19 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 _DECODE = json.JSONDecoder().raw_decode
+_ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\\n]|\\.)*"\s*:')
+
+
+def has_escaped_key(data: bytes) -> bool:
+    """Whether a key of JSON text ``data`` may be spelt with a ``\\uXXXX`` escape (then counting a
+    key's literal spelling can miss it). May say yes for a value; never no for a key."""
+    return b"\\u" in data and _ESCAPED_KEY.search(data) is not None
 
 
 def first_object_entry(line: str) -> tuple[str, dict[str, Any], int] | None:

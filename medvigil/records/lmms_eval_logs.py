@@ -11,7 +11,9 @@ task hook cannot know it. CircularEval rotations are collapsed per probe.
 Lines are read in bulk: only the record is parsed (:mod:`medvigil.files.jsonl_bulk`), the records
 of a file are validated together (:func:`medvigil.records.schema_validation.problems_for_records`),
 and a line that does not take the fast path is parsed whole, as before. Problems name the
-file, the line and the field either way.
+file, the line and the field either way. ``medvigil score --suite medvigil`` first tries the
+columnar twin of this reader, :mod:`medvigil.records.log_columns`, and comes here for any file it
+declines.
 """
 
 from __future__ import annotations

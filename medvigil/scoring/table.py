@@ -98,8 +98,12 @@ def factorize(values: Sequence[Any], order: Sequence[str] | None = None, *, sort
 
     Levels are ``order`` first (when given, kept even if absent), then the remaining
     observed values sorted (``sort=True``) so that codes do not depend on row order.
-    Runs one dict lookup per value (about 30 ms per million values).
+    Runs one dict lookup per value (about 30 ms per million values). ``values`` may be a
+    :class:`Categorical` already (a columnar reader's codes; its levels may repeat a value): the
+    result is the same as for its values, without a Python object per row.
     """
+    if isinstance(values, Categorical):
+        return _recode(values, order, sort)
     observed = list(dict.fromkeys(values))  # distinct values in order of appearance
     lut = {v: i for i, v in enumerate(observed)}
     raw = np.fromiter(map(lut.__getitem__, values), dtype=np.int64, count=len(values))
@@ -118,6 +122,24 @@ def factorize(values: Sequence[Any], order: Sequence[str] | None = None, *, sort
     if missing_code is not None:
         codes[raw == missing_code] = -1
     return Categorical(codes.astype(np.int32, copy=False), tuple(levels))
+
+
+def _recode(cat: Categorical, order: Sequence[str] | None, sort: bool) -> Categorical:
+    """:func:`factorize` of ``cat``'s values, computed on its codes."""
+    codes = cat.codes
+    used, first = np.unique(codes, return_index=True)
+    used = used[np.argsort(first, kind="stable")].tolist()  # codes in order of first appearance
+    observed = list(dict.fromkeys(cat.levels[c] for c in used if c >= 0))
+    bad = [v for v in observed if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"categorical values must be strings or None, got {bad[0]!r}")
+    levels: list[str] = list(order) if order is not None else []
+    known = set(levels)
+    extra = [v for v in observed if v not in known]
+    levels.extend(sorted(extra) if sort else extra)
+    position = {v: i for i, v in enumerate(levels)}
+    lut = np.array([position.get(v, -1) for v in cat.levels] + [-1], dtype=np.int32)  # last slot: -1 stays missing
+    return Categorical(lut[codes] if len(codes) else np.zeros(0, dtype=np.int32), tuple(levels))
 
 
 def group_counts(group: np.ndarray, n_groups: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -324,7 +346,7 @@ class RecordTable:
         omitted every row is taken as a distinct probe. Problems raise one
         :class:`~medvigil.errors.DataError` (rows are 1-based).
         """
-        n = len(case_id)
+        n = len(case_id.codes) if isinstance(case_id, Categorical) else len(case_id)
         problems: list[Problem] = []
 
         def column(values, name):
@@ -332,6 +354,10 @@ class RecordTable:
                 return [None] * n
             if isinstance(values, str):
                 return [values] * n
+            if isinstance(values, Categorical):  # coded by a columnar reader
+                if len(values.codes) != n:
+                    raise ValueError(f"column {name!r} has {len(values.codes)} rows, expected {n}")
+                return values
             values = list(values) if not isinstance(values, list) else values
             if len(values) != n:
                 raise ValueError(f"column {name!r} has {len(values)} rows, expected {n}")
@@ -465,7 +491,9 @@ class RecordTable:
             raise DataError(problems)
 
 
-def _text_only_column(values: list, source: str, problems: list[Problem]) -> Categorical:
+def _text_only_column(values: list | Categorical, source: str, problems: list[Problem]) -> Categorical:
+    if isinstance(values, Categorical) and values.levels == ("false", "true"):
+        return values
     codes = np.full(len(values), -1, dtype=np.int32)
     lut = {True: 1, False: 0, None: -1}
     try:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
+from medvigil.files.jsonl_bulk import has_escaped_key
 from medvigil.records.schema_columns import predicate
 from medvigil.suites.medvigil.release_format import HARNESS_OK_STATUS, source_label
 
@@ -157,8 +158,6 @@ _DECLARED = FIELDS + ("model", "raw_response", "response", "error", "model_answe
 _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")  # (starts with a literal: scanned fast)
 
 
-_ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\\n]|\\.)*"\s*:')
-
 
 def bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, list] | None:
     """The row fields of a file read in one columnar pass (pyarrow), or None to read it row by row.
@@ -218,7 +217,7 @@ def bulk_table(data: bytes):
     # (Python values are never turned into arrow ones: with pandas installed, pyarrow imports it to do that)
     ok = is_ok(table.column("status"), pc)
     no_null = data.find(b"null") < 0  # no JSON null anywhere: every arrow null is a key not written
-    escaped = not no_null and b"\\u" in data and _ESCAPED_KEY.search(data) is not None  # keys spelt with escapes
+    escaped = not no_null and has_escaped_key(data)  # keys spelt with escapes
 
     def nulls_are_missing(name: str) -> bool:
         """Whether every null of column ``name`` is a key not written (not a JSON null)."""

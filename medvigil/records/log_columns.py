@@ -1,0 +1,265 @@
+"""Read lmms-eval logs of the MedVIGIL tasks straight into columns, without a Python object per record.
+
+The accelerated twin of :func:`medvigil.records.lmms_eval_logs.read_samples` for the logs
+``medvigil score`` reads most: every line of a ``medvigil_*`` task logs our per-probe record
+under ``mcs``, its first object-valued key (:mod:`medvigil.files.jsonl_bulk` explains why the
+first ``{`` after the line's own opens it). A file is memory-mapped, the record of each line is
+cut out with byte searches (it ends at the first ``}, "`` after its brace: a shorter cut is not
+a JSON object, so the parse below fails and the file is read line by line), the records are
+parsed together by pyarrow with the schema's types declared, and every rule of
+``schemas/probe_record.schema.json`` is checked on the columns.
+
+Nothing here describes a problem: :func:`file_columns` returns None for any file it cannot
+vouch for (a line of another shape, a value the schema refuses, a null whose meaning the key
+counts do not settle, a record of another suite, CircularEval rotations, ROI-decay samples,
+bytes that are not UTF-8 anywhere in the file), and the caller reads every file with
+``read_samples``, which names file, line and field. ``tests/test_log_columns.py`` checks both
+paths agree on accepted logs and that the bulk path declines every log ``read_samples`` refuses.
+"""
+
+from __future__ import annotations
+
+import mmap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from medvigil.files.input_files import open_regular
+from medvigil.files.jsonl_bulk import has_escaped_key
+from medvigil.schemas import load_schema
+
+MARKER = b'"mcs": '  # the key the medvigil tasks log their record under (lmms-eval's separators)
+LETTERS = tuple(chr(c) for c in range(65, 91))
+STATUSES = ("ok", "parse_failure", "error")
+TIERS = ("L1", "L2", "L3", "L4", "L5")
+CODED = ("condition", "probe_id", "case_id", "probe_kind", "risk_tier", "source_dataset", "modality")
+_STRINGS = CODED + ("category", "correct_letter", "predicted_letter", "parse_status", "raw_response")
+_NON_EMPTY = ("probe_id", "case_id", "probe_kind")
+_SUITE = "medvigil"
+
+
+@dataclass
+class FileColumns:
+    """One file's records as codes: ``coded[name] = (levels, int32 codes, -1 = null)``; letters as
+    int8 codes (0 = A, -1 = none), ``status`` as int8 codes of :data:`STATUSES`, ``text_only`` as
+    int32 (-1 null, 0 false, 1 true). Small enough to hand between processes."""
+
+    model: str
+    n: int
+    coded: dict[str, tuple[list, Any]]
+    gold: Any
+    pred: Any
+    status: Any
+    text_only: Any
+
+
+_WINDOW = 32 << 20  # bytes of a file checked and scanned at a time, then released from memory
+
+
+def record_block(data: mmap.mmap) -> tuple[bytes, int] | None:
+    """Every line's record cut out and joined by newlines, with their number, or None when a line
+    is not the shape this path reads or the file is not UTF-8 (read it line by line then). Empty
+    lines are skipped. The file is taken a window of whole lines at a time: checked, scanned, and
+    its pages handed back (``MADV_DONTNEED``: the page cache keeps them; the process's memory does
+    not grow with the file)."""
+    import pyarrow as pa
+
+    whole = pa.py_buffer(data)
+    pieces: list[bytes] = []
+    append, find, size, pos = pieces.append, data.find, len(data), 0
+    try:
+        while pos < size:
+            stop = find(b"\n", min(pos + _WINDOW, size))
+            stop = size if stop < 0 else stop + 1
+            if not _utf8(whole.slice(pos, stop - pos), pa):
+                return None
+            while pos < stop:
+                end = find(b"\n", pos, stop)
+                if end < 0:
+                    end = stop
+                if end == pos:  # an empty line
+                    pos += 1
+                    continue
+                if data[pos] != 0x7B or data[end - 1] != 0x7D:  # '{' ... '}' exactly (no '\r', spaces or a cut line)
+                    return None
+                brace = find(b"{", pos + 1, end)
+                # the first object value of the line, under the key "mcs" (its opening quote unescaped)
+                if brace < 0 or data[brace - 7 : brace] != MARKER or data[brace - 8] not in (0x20, 0x7B):
+                    return None
+                close = find(b'}, "', brace, end)
+                if close < 0:
+                    return None
+                append(data[brace : close + 1])
+                pos = end + 1
+            _release(data, stop)
+    finally:
+        del whole  # (an exported buffer keeps the map open)
+    return b"\n".join(pieces), len(pieces)
+
+
+def _release(data: mmap.mmap, stop: int) -> None:
+    """Hand back the pages of ``data`` before ``stop`` (whole pages; a no-op where unsupported)."""
+    if hasattr(mmap, "MADV_DONTNEED"):
+        length = stop - stop % mmap.PAGESIZE
+        if length:
+            data.madvise(mmap.MADV_DONTNEED, 0, length)
+
+
+def _utf8(buffer, pa) -> bool:
+    """Whether ``buffer`` is UTF-8 (``read_samples`` decodes every line; arrow checks in bulk)."""
+    offsets = pa.py_buffer((0).to_bytes(8, "little") + len(buffer).to_bytes(8, "little"))  # one value: all of it
+    text = pa.Array.from_buffers(pa.large_string(), 1, [None, offsets, buffer])
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _declared(pa):
+    types = {name: pa.string() for name in _STRINGS}
+    types.update(suite=pa.string(), text_only_answerable=pa.bool_(), retries=pa.int64())
+    return pa.schema(list(types.items()))
+
+
+def _numbers(array, dtype):
+    """A null-free arrow array of fixed-width values as numpy, without a copy (``to_numpy`` can import pandas)."""
+    import numpy as np
+
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array) + array.offset)[array.offset :]
+
+
+def _coded(column, pc) -> tuple[list, Any]:
+    """``(distinct values, int32 codes)`` of a column; a null is code -1."""
+    import numpy as np
+
+    encoded = pc.dictionary_encode(column, null_encoding="mask").combine_chunks()
+    indices = encoded.indices
+    codes = _numbers(indices, np.int32)
+    if indices.null_count:  # (no arrow fill_null: a Python value turned into arrow makes pyarrow import pandas)
+        valid = np.unpackbits(np.frombuffer(indices.buffers()[0], dtype=np.uint8), bitorder="little")
+        codes = np.where(valid[indices.offset : indices.offset + len(indices)] == 1, codes, -1).astype(np.int32)
+    return encoded.dictionary.to_pylist(), codes
+
+
+def _letters(levels: list, codes, allow_null: bool):
+    """int8 letter codes, or None when a value is not one capital letter (or null where not allowed)."""
+    import numpy as np
+
+    if not set(levels) <= set(LETTERS) or (not allow_null and (codes < 0).any()):
+        return None
+    lut = np.array([ord(v) - 65 for v in levels] + [-1], dtype=np.int8)
+    return lut[codes]
+
+
+def _nested_names(type_, pa) -> set[str]:
+    """Every field name inside a nested arrow type (struct fields, list items), at any depth."""
+    if pa.types.is_struct(type_):
+        return {f.name for f in type_} | {n for f in type_ for n in _nested_names(f.type, pa)}
+    if pa.types.is_list(type_) or pa.types.is_large_list(type_):
+        return _nested_names(type_.value_type, pa)
+    return set()
+
+
+class _Keys:
+    """Whether a column's nulls are keys not written or JSON nulls, settled by counting ``"name": ``
+    in the records. Nested objects can hold such keys only in ``extra`` or ``model`` (the other
+    fields are declared scalars): a name nested there, or any key spelt with an escape, leaves it
+    unsettled (None)."""
+
+    def __init__(self, table, block: bytes, pa):
+        self.table, self.block = table, block
+        self.nested = {n for f in table.schema for n in _nested_names(f.type, pa)}
+        self.escaped = has_escaped_key(block)
+
+    def _written(self, name: str) -> int | None:
+        if name in self.nested or self.escaped:
+            return None
+        return self.block.count(b'"' + name.encode() + b'": ')
+
+    def nulls(self, name: str) -> int:
+        return self.table.column(name).null_count if name in self.table.column_names else self.table.num_rows
+
+    def nulls_are_missing(self, name: str) -> bool:
+        """Every null a key not written (the schema allows a missing key but not a JSON null)."""
+        nulls = self.nulls(name)
+        return nulls == 0 or self._written(name) == self.table.num_rows - nulls
+
+    def all_written(self, name: str) -> bool:
+        """Every row writes the key (its nulls are JSON nulls)."""
+        return name in self.table.column_names and (self.nulls(name) == 0 or self._written(name) == self.table.num_rows)
+
+
+def columns_of(block: bytes, n: int, model: str) -> FileColumns | None:
+    """The records of ``block`` (one per line) as :class:`FileColumns`, or None unless the schema
+    accepts every one and the MedVIGIL scoring path takes them as they are."""
+    import io
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pj
+
+    if n == 0:
+        return None  # an empty log: read_samples says so
+    options = pj.ParseOptions(explicit_schema=_declared(pa), unexpected_field_behavior="infer")
+    try:
+        table = pj.read_json(io.BytesIO(block), read_options=pj.ReadOptions(use_threads=False, block_size=1 << 24),
+                             parse_options=options, memory_pool=pa.system_memory_pool())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None  # a value of another type, a key twice, a cut that is not an object, ...
+    properties = load_schema("probe_record")["properties"]
+    if table.num_rows != n or not set(table.column_names) <= set(properties):
+        return None
+    table = table.combine_chunks()
+    col = table.column
+    suites, _ = _coded(col("suite"), pc)
+    if suites != [_SUITE] or col("suite").null_count:
+        return None
+    for name in _NON_EMPTY + ("correct_letter", "parse_status"):
+        if col(name).null_count:
+            return None
+    for name in _NON_EMPTY:
+        if pc.min(pc.utf8_length(col(name))).as_py() < 1:
+            return None
+    extra = table.schema.field("extra").type if "extra" in table.column_names else None
+    if extra is not None and not (pa.types.is_struct(extra) or pa.types.is_null(extra)):
+        return None  # extra must be an object
+    keys = _Keys(table, block, pa)
+    if not keys.all_written("predicted_letter"):  # required, null allowed
+        return None
+    if not all(keys.nulls_are_missing(name) for name in ("condition", "retries", "extra")):  # optional, not null
+        return None
+    if "retries" in table.column_names and col("retries").null_count < n and pc.min(col("retries")).as_py() < 0:
+        return None
+    coded = {name: _coded(col(name), pc) if name in table.column_names else ([], np.full(n, -1, dtype=np.int32))
+             for name in CODED}
+    conditions = coded["condition"][0]
+    if any(c == "circular" or c.startswith("roi_decay:") for c in conditions):
+        return None  # rotations are collapsed and ROI-decay samples voted on the records themselves
+    if not set(coded["risk_tier"][0]) <= set(TIERS):
+        return None
+    gold = _letters(*_coded(col("correct_letter"), pc), allow_null=False)
+    pred = _letters(*_coded(col("predicted_letter"), pc), allow_null=True)
+    statuses, status_codes = _coded(col("parse_status"), pc)
+    if gold is None or pred is None or not set(statuses) <= set(STATUSES):
+        return None
+    status = np.array([STATUSES.index(s) for s in statuses] + [0], dtype=np.int8)[status_codes]
+    if ((status == 0) != (pred >= 0)).any():
+        return None  # a letter exactly when the answer parsed (RecordTable's rule)
+    if "text_only_answerable" in table.column_names:
+        flags, flag_codes = _coded(col("text_only_answerable"), pc)
+        text_only = np.array([int(v) for v in flags] + [-1], dtype=np.int32)[flag_codes]
+    else:
+        text_only = np.full(n, -1, dtype=np.int32)
+    return FileColumns(model, n, coded, gold, pred, status, text_only)
+
+
+def file_columns(path: str | Path, model: str) -> FileColumns | None:
+    """One log file as :class:`FileColumns`, or None: read it with ``read_samples``."""
+    with open_regular(path, str(path)) as handle:
+        if handle.seek(0, 2) == 0:
+            return None
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            cut = record_block(data)
+    return None if cut is None else columns_of(*cut, model)
