@@ -53,10 +53,10 @@ class FileColumns:
     text_only: Any
 
 
-_WINDOW = 32 << 20  # bytes of a file checked and scanned at a time, then released from memory
+_WINDOW = 16 << 20  # bytes of a file checked and scanned at a time, then released from memory
 
 
-def record_block(data: mmap.mmap) -> tuple[bytes, int] | None:
+def record_block(data: mmap.mmap | bytes) -> tuple[bytearray, int] | None:
     """Every line's record cut out and joined by newlines, with their number, or None when a line
     is not the shape this path reads or the file is not UTF-8 (read it line by line then). Empty
     lines are skipped. The file is taken a window of whole lines at a time: checked, scanned, and
@@ -64,9 +64,9 @@ def record_block(data: mmap.mmap) -> tuple[bytes, int] | None:
     not grow with the file)."""
     import pyarrow as pa
 
-    whole = pa.py_buffer(data)
-    pieces: list[bytes] = []
-    append, find, size, pos = pieces.append, data.find, len(data), 0
+    whole, view = pa.py_buffer(data), memoryview(data)
+    block = bytearray()
+    find, size, pos, n = data.find, len(data), 0, 0
     try:
         while pos < size:
             stop = find(b"\n", min(pos + _WINDOW, size))
@@ -89,17 +89,20 @@ def record_block(data: mmap.mmap) -> tuple[bytes, int] | None:
                 close = find(b'}, "', brace, end)
                 if close < 0:
                     return None
-                append(data[brace : close + 1])
+                block += view[brace : close + 1]
+                block += b"\n"
+                n += 1
                 pos = end + 1
             _release(data, stop)
     finally:
-        del whole  # (an exported buffer keeps the map open)
-    return b"\n".join(pieces), len(pieces)
+        del whole  # (exported buffers keep the map open)
+        view.release()
+    return block, n
 
 
-def _release(data: mmap.mmap, stop: int) -> None:
+def _release(data: mmap.mmap | bytes, stop: int) -> None:
     """Hand back the pages of ``data`` before ``stop`` (whole pages; a no-op where unsupported)."""
-    if hasattr(mmap, "MADV_DONTNEED"):
+    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         length = stop - stop % mmap.PAGESIZE
         if length:
             data.madvise(mmap.MADV_DONTNEED, 0, length)
@@ -190,11 +193,9 @@ class _Keys:
         return name in self.table.column_names and (self.nulls(name) == 0 or self._written(name) == self.table.num_rows)
 
 
-def columns_of(block: bytes, n: int, model: str) -> FileColumns | None:
+def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | None:
     """The records of ``block`` (one per line) as :class:`FileColumns`, or None unless the schema
     accepts every one and the MedVIGIL scoring path takes them as they are."""
-    import io
-
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -204,7 +205,7 @@ def columns_of(block: bytes, n: int, model: str) -> FileColumns | None:
         return None  # an empty log: read_samples says so
     options = pj.ParseOptions(explicit_schema=_declared(pa), unexpected_field_behavior="infer")
     try:
-        table = pj.read_json(io.BytesIO(block), read_options=pj.ReadOptions(use_threads=False, block_size=1 << 24),
+        table = pj.read_json(pa.BufferReader(pa.py_buffer(block)), read_options=pj.ReadOptions(use_threads=False, block_size=1 << 24),
                              parse_options=options, memory_pool=pa.system_memory_pool())
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
         return None  # a value of another type, a key twice, a cut that is not an object, ...

@@ -12,8 +12,11 @@ too (the Doctors row) and, for models with triplet arms, its triplets are matche
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 from medvigil.files.json_text import finite
+from medvigil.records.lmms_eval_logs import is_samples_file
 from medvigil.records.suite_logs import result_models
 from medvigil.suites.medvigil.clinician import release_clinician_scores
 from medvigil.suites.medvigil.model_outputs import read_model_outputs
@@ -38,8 +41,19 @@ def score(
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
     model and kind, and the rows left out.
     """
-    reference = None if release is None else load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
-    records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)
+    def load_release():
+        return None if release is None else load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
+
+    if all(Path(f).is_file() and is_samples_file(Path(f)) for f in files):
+        # lmms-eval logs carry every field scoring needs: read them first, so that the reader's
+        # buffers are gone before the release is held (peak memory: the larger, not the sum)
+        records = read_model_outputs(files, None, strict=not skip_invalid_rows, allow_empty=allow_empty)
+        reference = load_release()
+    else:
+        reference = load_release()
+        records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)
+    if reference is not None:  # its cases and probes served the reading; the audit needs the memory
+        reference = replace(reference, cases={}, probes_mcq=None if reference.probes_mcq is None else [])
     problems = list(getattr(records, "problems", []))
     release_warnings = [] if reference is None else reference.warnings
     warnings = [str(p) for p in release_warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]

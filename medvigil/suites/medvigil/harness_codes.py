@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.bulk_memory import release_freed, returned_memory
 from medvigil.files.input_files import read_bytes
 from medvigil.suites.medvigil.harness_rows import (
     FIELDS,
@@ -149,21 +150,14 @@ def read_coded(files: list[Path], ref: Reference, index: ReleaseIndex, *, strict
                 condition: str) -> HarnessColumns:
     """:func:`_read` for a release with MCQ probes: files read in bulk become codes (:func:`_coded`),
     the others go through the row path; the same records, bookkeeping and problems."""
-    import pyarrow as pa
-
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
     unique = {f.resolve(): f for f in reversed(files)}  # first spelling of each file wins
     paths = [unique[r] for r in dict.fromkeys(f.resolve() for f in files)]
     parts: list[tuple[str, Any, Any, Any]] = []  # per file: (model, probe positions, letter codes, status codes)
-    arrow_pool = pa.default_memory_pool()
-    # the system allocator while reading: memory arrow frees goes back to the one numpy and Python use
-    pa.set_memory_pool(pa.system_memory_pool())
-    try:
+    with returned_memory():  # freed buffers go back to the system between files
         _read_files(paths, ref, index, out, problems, fatal, parts, allow_empty)
-    finally:
-        pa.set_memory_pool(arrow_pool)
     if fatal or (problems and strict):
         raise DataError(fatal + (problems if strict else []))
     out.problems = problems
@@ -200,6 +194,7 @@ def _read_files(paths, ref, index, out, problems, fatal, parts, allow_empty) -> 
                 for kind in kinds[np.sort(first)].tolist():  # kinds in order of their first error row
                     bump(out.error_rows, model, index.kinds[kind], int((kinds == kind).sum()))
             parts.append((model, probe, pred, status))
+            release_freed()  # this file's buffers, before the next one's
 
 
 def _coded_rows(data, bulk, model, file, ref, index, out, problems, fatal, allow_empty):

@@ -105,18 +105,20 @@ def read_log_table(paths: list[Path], *, threads: int = 2) -> RecordTable | None
 
     import numpy as np
 
+    from medvigil.files.bulk_memory import release_freed, returned_memory
     from medvigil.records.lmms_eval_logs import model_name
     from medvigil.records.log_columns import CODED, LETTERS, STATUSES, file_columns
     from medvigil.scoring.table import Categorical, RecordTable
 
     names = [model_name(p) for p in paths]
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+    with returned_memory(), ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         parts = []
         for part in pool.map(file_columns, paths, names):
             if part is None:
                 pool.shutdown(cancel_futures=True)
                 return None
             parts.append(part)
+            release_freed()  # this file's buffers, before the next one's
 
     def joined(levels_codes: list[tuple[list, np.ndarray]]) -> Categorical:
         """One column of every file: each file's levels merged into one list (in order of first
@@ -136,7 +138,7 @@ def read_log_table(paths: list[Path], *, threads: int = 2) -> RecordTable | None
     model = Categorical(np.concatenate([np.full(part.n, i, dtype=np.int32) for i, part in enumerate(parts)]),
                         tuple(part.model for part in parts))
     letters = tuple(LETTERS)
-    return RecordTable.from_columns(
+    table = RecordTable.from_columns(
         suite="medvigil", model=model, condition=coded["condition"], probe_id=coded["probe_id"],
         case_id=coded["case_id"], probe_kind=coded["probe_kind"], risk_tier=coded["risk_tier"],
         source_dataset=coded["source_dataset"], modality=coded["modality"],
@@ -146,6 +148,9 @@ def read_log_table(paths: list[Path], *, threads: int = 2) -> RecordTable | None
         parse_status=Categorical(np.concatenate([p.status for p in parts]).astype(np.int32), STATUSES),
         source="<records>",  # as the audit names the records it builds a table from
     )
+    del parts, coded
+    release_freed()  # the merge's temporaries
+    return table
 
 
 def _canonical_source(record: dict) -> dict:
