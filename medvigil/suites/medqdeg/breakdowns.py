@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_dke
+from medvigil.suites.medqdeg.categories import CATEGORY_OF
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
 
 __all__ = [
@@ -44,8 +45,6 @@ OTHER_GROUP = "other"
 
 def category_of(degradation: str) -> str:
     """Table 5 parent category of a degradation type (``clean`` and unknown types: ``other``)."""
-    from medvigil.suites.medqdeg.degradations import CATEGORY_OF  # loads scipy: only when a breakdown needs it
-
     return CATEGORY_OF.get(str(degradation), OTHER_GROUP)
 
 

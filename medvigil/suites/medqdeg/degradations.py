@@ -42,6 +42,8 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage, signal
 
+from medvigil.suites.medqdeg.categories import CATEGORIES, CATEGORY_OF  # noqa: F401  (part of this module's names)
+
 __all__ = [
     "GENERAL_KINDS",
     "KINDS",
@@ -97,16 +99,6 @@ MODALITY_KINDS = {
     "MRI": ("bias_field_artifact", "undersampling_artifact", "ghosting_artifact"),
     "Pathology": ("blood_cell_artifact", "dark_spots_artifact", "bubble"),
 }
-# Table 5 "Parent Category": the five top-level degradation categories (Section 3.2, Table 3).
-CATEGORIES = {
-    "Artifacts": ("limited_angle", "sparse_view", "bias_field_artifact", "undersampling_artifact", "ghosting_artifact",
-                  "blood_cell_artifact", "dark_spots_artifact"),
-    "Motion": ("object_rotation", "object_movement"),
-    "Intensity": ("adjust_brightness", "exposure", "reduce_contrast"),
-    "Noise": ("gaussian_noise", "low_dose"),
-    "Resolution & Blur": ("low_resolution", "motion_blur", "gaussian_blur", "bubble"),
-}
-CATEGORY_OF = {kind: category for category, kinds in CATEGORIES.items() for kind in kinds}
 # Our release names modalities "X-ray", "CT", "MRI"; common spellings map to Table 5's families.
 # X-ray (radiography) has no modality-specific type in Table 5: it gets the general ones.
 _ALIASES = {
