@@ -91,9 +91,9 @@ def test_the_score_json_is_the_reference_readers(tmp_path):
 
 
 def test_a_large_file_is_read_a_window_at_a_time(tmp_path, monkeypatch):
-    import medvigil.records.log_columns as log_columns
+    import medvigil.files.mapped_lines as mapped_lines
 
-    monkeypatch.setattr(log_columns, "_WINDOW", 1000)  # a few lines a window
+    monkeypatch.setattr(mapped_lines, "WINDOW", 1000)  # a few lines a window
     path = _log(tmp_path / "run", [lean_line(r) for r in _records(60)])
     _same(read_log_table([path]), _reference([path]))
 

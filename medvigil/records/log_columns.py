@@ -20,12 +20,13 @@ paths agree on accepted logs and that the bulk path declines every log ``read_sa
 from __future__ import annotations
 
 import mmap
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from medvigil.files.input_files import open_regular
 from medvigil.files.jsonl_bulk import has_escaped_key
+from medvigil.files.mapped_lines import mapped, windows
 from medvigil.schemas import load_schema
 
 MARKER = b'"mcs": '  # the key the medvigil tasks log their record under (lmms-eval's separators)
@@ -53,70 +54,42 @@ class FileColumns:
     text_only: Any
 
 
-_WINDOW = 16 << 20  # bytes of a file checked and scanned at a time, then released from memory
-
-
 def record_block(data: mmap.mmap | bytes) -> tuple[bytearray, int] | None:
     """Every line's record cut out and joined by newlines, with their number, or None when a line
     is not the shape this path reads or the file is not UTF-8 (read it line by line then). Empty
-    lines are skipped. The file is taken a window of whole lines at a time: checked, scanned, and
-    its pages handed back (``MADV_DONTNEED``: the page cache keeps them; the process's memory does
-    not grow with the file)."""
-    import pyarrow as pa
-
-    whole, view = pa.py_buffer(data), memoryview(data)
+    lines are skipped. The file is taken a window of whole lines at a time
+    (:func:`medvigil.files.mapped_lines.windows`)."""
+    view = memoryview(data)
     block = bytearray()
-    find, size, pos, n = data.find, len(data), 0, 0
+    find, n = data.find, 0
     try:
-        while pos < size:
-            stop = find(b"\n", min(pos + _WINDOW, size))
-            stop = size if stop < 0 else stop + 1
-            if not _utf8(whole.slice(pos, stop - pos), pa):
-                return None
-            while pos < stop:
-                end = find(b"\n", pos, stop)
-                if end < 0:
-                    end = stop
-                if end == pos:  # an empty line
-                    pos += 1
-                    continue
-                if data[pos] != 0x7B or data[end - 1] != 0x7D:  # '{' ... '}' exactly (no '\r', spaces or a cut line)
+        with closing(windows(data)) as parts:
+            for pos, stop, utf8 in parts:
+                if not utf8:
                     return None
-                brace = find(b"{", pos + 1, end)
-                # the first object value of the line, under the key "mcs" (its opening quote unescaped)
-                if brace < 0 or data[brace - 7 : brace] != MARKER or data[brace - 8] not in (0x20, 0x7B):
-                    return None
-                close = find(b'}, "', brace, end)
-                if close < 0:
-                    return None
-                block += view[brace : close + 1]
-                block += b"\n"
-                n += 1
-                pos = end + 1
-            _release(data, stop)
+                while pos < stop:
+                    end = find(b"\n", pos, stop)
+                    if end < 0:
+                        end = stop
+                    if end == pos:  # an empty line
+                        pos += 1
+                        continue
+                    if data[pos] != 0x7B or data[end - 1] != 0x7D:  # '{' ... '}' exactly (no '\r', spaces or a cut line)
+                        return None
+                    brace = find(b"{", pos + 1, end)
+                    # the first object value of the line, under the key "mcs" (its opening quote unescaped)
+                    if brace < 0 or data[brace - 7 : brace] != MARKER or data[brace - 8] not in (0x20, 0x7B):
+                        return None
+                    close = find(b'}, "', brace, end)
+                    if close < 0:
+                        return None
+                    block += view[brace : close + 1]
+                    block += b"\n"
+                    n += 1
+                    pos = end + 1
     finally:
-        del whole  # (exported buffers keep the map open)
         view.release()
     return block, n
-
-
-def _release(data: mmap.mmap | bytes, stop: int) -> None:
-    """Hand back the pages of ``data`` before ``stop`` (whole pages; a no-op where unsupported)."""
-    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
-        length = stop - stop % mmap.PAGESIZE
-        if length:
-            data.madvise(mmap.MADV_DONTNEED, 0, length)
-
-
-def _utf8(buffer, pa) -> bool:
-    """Whether ``buffer`` is UTF-8 (``read_samples`` decodes every line; arrow checks in bulk)."""
-    offsets = pa.py_buffer((0).to_bytes(8, "little") + len(buffer).to_bytes(8, "little"))  # one value: all of it
-    text = pa.Array.from_buffers(pa.large_string(), 1, [None, offsets, buffer])
-    try:
-        text.validate(full=True)
-    except pa.ArrowInvalid:
-        return False
-    return True
 
 
 def _declared(pa):
@@ -258,9 +231,6 @@ def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | No
 
 def file_columns(path: str | Path, model: str) -> FileColumns | None:
     """One log file as :class:`FileColumns`, or None: read it with ``read_samples``."""
-    with open_regular(path, str(path)) as handle:
-        if handle.seek(0, 2) == 0:
-            return None
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            cut = record_block(data)
+    with mapped(path, str(path)) as data:
+        cut = None if data is None else record_block(data)
     return None if cut is None else columns_of(*cut, model)
