@@ -159,7 +159,8 @@ def write_medvigil_logs(gen: Path, runs: Path, out: Path) -> list[Path]:
     files = result_files(gen)
     if done.is_file():
         return sorted(out.rglob("*_samples_medvigil_mcq.jsonl"))
-    (template_path,) = _template_files(runs, "medvigil_mcq")
+    # the headline task's file (a demo's run folder also holds medvigil_mcq_noimg, _shuffled, ...)
+    (template_path,) = [p for p in _template_files(runs, "medvigil_mcq") if p.name.endswith("_samples_medvigil_mcq.jsonl")]
     template = json.loads(template_path.read_text(encoding="utf-8").splitlines()[0])
     key_record = template["mcs"]
     cases, _ = _release_tables(gen / "data" / "medvigil_v1")

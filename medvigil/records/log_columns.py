@@ -19,6 +19,7 @@ paths agree on accepted logs and that the bulk path declines every log ``read_sa
 
 from __future__ import annotations
 
+import json
 import mmap
 from contextlib import closing
 from dataclasses import dataclass
@@ -79,7 +80,9 @@ def record_block(data: mmap.mmap | bytes) -> tuple[bytearray, int] | None:
                     brace = find(b"{", pos + 1, end)
                     # the first object value of the line, under the key "mcs" (its opening quote unescaped)
                     if brace < 0 or data[brace - 7 : brace] != MARKER or data[brace - 8] not in (0x20, 0x7B):
-                        return None
+                        brace = _record_after_members(data, pos, end)
+                        if brace < 0:
+                            return None
                     close = find(b'}, "', brace, end)
                     if close < 0:
                         return None
@@ -90,6 +93,21 @@ def record_block(data: mmap.mmap | bytes) -> tuple[bytearray, int] | None:
     finally:
         view.release()
     return block, n
+
+
+def _record_after_members(data: mmap.mmap | bytes, pos: int, end: int) -> int:
+    """The brace of the record of a line whose first object value is not it (lmms-eval logs an
+    API model's token counts as objects before it), or -1: the first ``"mcs": {`` counts when
+    everything before it parses as whole members of the line's object, which puts it at the top
+    level (a nested or quoted lookalike leaves the members unclosed)."""
+    at = data.find(MARKER + b"{", pos, end)
+    if at < 0 or data[at - 2 : at] != b", ":
+        return -1
+    try:
+        json.loads(b"{" + data[pos + 1 : at - 2] + b"}")
+    except (ValueError, RecursionError):
+        return -1
+    return at + len(MARKER)
 
 
 def _declared(pa):
