@@ -18,7 +18,8 @@ from medvigil.errors import DataError
 from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.records.log_columns import file_columns, record_block
 from medvigil.scoring.table import Categorical, RecordTable
-from medvigil.suites.medvigil.model_outputs import _canonical_source, read_log_table, read_model_outputs
+from medvigil.suites.medvigil.log_table import read_log_columns
+from medvigil.suites.medvigil.model_outputs import _canonical_source, read_model_outputs
 
 LEAN = ("mcs", "cap", "safe")  # the record under mcs, its scoring key under the others (tasks/medvigil)
 
@@ -73,7 +74,7 @@ def test_takes_todays_and_the_earlier_task_packs_logs(tmp_path):
     earlier = _log(tmp_path / "b", ["\n"] + [sample_line(r) for r in records] + ["\n"], model_args="letter=B")
     paths = [today, earlier]
     assert all(file_columns(p, "m") is not None for p in paths)
-    table = read_log_table(paths)
+    table = read_log_columns(paths).table
     _same(table, _reference(paths))
     assert table.source_dataset.levels == ("VQA-RAD",)  # canonical spelling, as the dict path gives
 
@@ -95,28 +96,36 @@ def test_a_large_file_is_read_a_window_at_a_time(tmp_path, monkeypatch):
 
     monkeypatch.setattr(mapped_lines, "WINDOW", 1000)  # a few lines a window
     path = _log(tmp_path / "run", [lean_line(r) for r in _records(60)])
-    _same(read_log_table([path]), _reference([path]))
+    _same(read_log_columns([path]).table, _reference([path]))
 
 
 # ---------------------------------------------------------------- logs it declines
 
 
-def _declines_or_agrees(path: Path) -> None:
-    """A log the reference refuses is declined, and ``read_model_outputs`` reports the reference's
-    problems; a log it reads is read to the same records (declined) or the same table."""
-    columns = file_columns(path, "m")
+def _same_as_the_reference(paths: list[Path]) -> None:
+    """``read_log_columns`` gives the reference table or raises the reference's problems (or
+    leaves CircularEval rotations to the reference reader)."""
     try:
-        expected = read_samples([path])
+        expected = _reference(paths)
     except DataError as exc:
-        assert columns is None
         with pytest.raises(DataError) as err:
-            read_model_outputs([path], None)
+            read_log_columns(paths)
         assert [str(p) for p in err.value.problems] == [str(p) for p in exc.problems]
         return
-    if columns is None:
-        assert list(read_model_outputs([path], None)) == [_canonical_source(r) for r in expected]
-    else:
-        _same(read_log_table([path]), _reference([path]))
+    read = read_log_columns(paths)
+    if read is not None:
+        _same(read.table, expected)
+
+
+def _declines_or_agrees(path: Path) -> None:
+    """A log the reference refuses is declined by the columnar reader, and the reading reports the
+    reference's problems; a log it reads is read to the same table either way."""
+    columns = file_columns(path, "m")
+    try:
+        read_samples([path])
+    except DataError:
+        assert columns is None
+    _same_as_the_reference([path])
 
 
 BAD_LINES = {
@@ -175,6 +184,28 @@ def test_declines_empty_and_non_utf8_files(tmp_path, kind):
     _declines_or_agrees(_log(tmp_path / "run", [], raw=raw))
 
 
+def test_declined_files_join_the_table_in_their_place(tmp_path):
+    """A run folder with ROI-decay logs (read record by record: their samples are voted on) and
+    headline logs (read in columns): one table, the reference's, and the same audit, ROI decay
+    included."""
+    from medvigil.suites.medvigil.scoring import audit
+
+    records = _records(12)
+    decay = [dict(r, condition=f"roi_decay:{k}", extra={"samples": ["A", "B", "A"]}) for k in (0, 1) for r in records
+             if r["probe_kind"] == "original"]
+    paths = [_log(tmp_path / "a", [lean_line(r) for r in records]),
+             _log(tmp_path / "b", [lean_line(r) for r in decay], model_args="letter=A") ]
+    paths[1] = paths[1].rename(paths[1].with_name("20260101_000000_samples_medvigil_roi_decay.jsonl"))
+    paths.append(_log(tmp_path / "c", [lean_line(dict(r, predicted_letter="B")) for r in records], model_args="letter=B"))
+    assert [file_columns(p, "m") is not None for p in paths] == [True, False, True]
+    read = read_log_columns(paths)
+    _same(read.table, _reference(paths))
+    assert read.records == [_canonical_source(r) for r in read_samples([paths[1]])]
+    by_columns = audit(read, n_resamples=20)
+    by_records = audit([_canonical_source(r) for r in read_samples(paths)], n_resamples=20)
+    assert by_columns.get("ablations") and json.dumps(by_columns, sort_keys=True) == json.dumps(by_records, sort_keys=True)
+
+
 def test_record_block_cuts_each_record_exactly():
     records = _records(3)
     records[1]["raw_response"] = "A {B}, "  # its closing quote makes a '}, "': the cut is not an object
@@ -205,17 +236,7 @@ def test_either_the_same_table_or_declined(tmp_path_factory, data):
             else:
                 record[key] = data.draw(_cell, label=key)
     path = _log(tmp_path_factory.mktemp("log"), [lean_line(r) for r in records])
-    columns = file_columns(path, "m")
-    try:
-        expected = _reference([path])
-    except DataError as exc:
-        if columns is not None:
-            with pytest.raises(DataError) as err:
-                read_log_table([path])
-            assert [str(p) for p in err.value.problems] == [str(p) for p in exc.problems]
-        return
-    if columns is not None:
-        _same(read_log_table([path]), expected)
+    _same_as_the_reference([path])
 
 
 def test_categorical_columns_give_the_table_of_their_values():
