@@ -19,7 +19,8 @@ from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.records.log_columns import file_columns, record_block
 from medvigil.scoring.table import Categorical, RecordTable
 from medvigil.suites.medvigil.log_table import read_log_columns
-from medvigil.suites.medvigil.model_outputs import _canonical_source, read_model_outputs
+from medvigil.suites.medvigil.model_outputs import read_model_outputs
+from medvigil.suites.medvigil.release_format import with_canonical_source
 
 LEAN = ("mcs", "cap", "safe")  # the record under mcs, its scoring key under the others (tasks/medvigil)
 
@@ -41,7 +42,7 @@ def _log(folder: Path, lines: list[str], model_args: str = "letter=A", *, raw: b
 
 
 def _reference(paths: list[Path]) -> RecordTable:
-    return RecordTable.from_records([_canonical_source(r) for r in read_samples(paths)], source="<records>")
+    return RecordTable.from_records([with_canonical_source(r) for r in read_samples(paths)], source="<records>")
 
 
 def _same(a: RecordTable, b: RecordTable) -> None:
@@ -200,9 +201,9 @@ def test_declined_files_join_the_table_in_their_place(tmp_path):
     assert [file_columns(p, "m") is not None for p in paths] == [True, False, True]
     read = read_log_columns(paths)
     _same(read.table, _reference(paths))
-    assert read.records == [_canonical_source(r) for r in read_samples([paths[1]])]
+    assert read.records == [with_canonical_source(r) for r in read_samples([paths[1]])]
     by_columns = audit(read, n_resamples=20)
-    by_records = audit([_canonical_source(r) for r in read_samples(paths)], n_resamples=20)
+    by_records = audit([with_canonical_source(r) for r in read_samples(paths)], n_resamples=20)
     assert by_columns.get("ablations") and json.dumps(by_columns, sort_keys=True) == json.dumps(by_records, sort_keys=True)
 
 

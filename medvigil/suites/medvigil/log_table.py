@@ -19,7 +19,7 @@ import numpy as np
 from medvigil.errors import DataError
 from medvigil.mcq.circular import CIRCULAR
 from medvigil.scoring.table import Categorical, RecordTable, factorize
-from medvigil.suites.medvigil.release_format import source_label
+from medvigil.suites.medvigil.release_format import source_label, with_canonical_source
 
 
 class LogColumns:
@@ -89,7 +89,6 @@ def read_log_columns(paths: list[Path], *, threads: int = 2) -> LogColumns | Non
     from medvigil.files.bulk_memory import release_freed, returned_memory
     from medvigil.records.lmms_eval_logs import model_name, read_samples
     from medvigil.records.log_columns import file_columns
-    from medvigil.suites.medvigil.model_outputs import _canonical_source
 
     names = [model_name(p) for p in paths]
     parts: list[dict[str, Any]] = []
@@ -102,7 +101,7 @@ def read_log_columns(paths: list[Path], *, threads: int = 2) -> LogColumns | Non
                 release_freed()  # this file's buffers, before the next one's
                 continue
             try:
-                records = [_canonical_source(r) for r in read_samples([path], model=name)]
+                records = [with_canonical_source(r) for r in read_samples([path], model=name)]
             except DataError as exc:
                 problems += exc.problems
                 continue

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from medvigil.records.lmms_eval_logs import is_samples_file, read_samples
-from medvigil.suites.medvigil.release_format import source_label
+from medvigil.suites.medvigil.release_format import with_canonical_source
 
 if TYPE_CHECKING:
     from medvigil.suites.medvigil.harness_rows import HarnessColumns
@@ -62,7 +62,7 @@ def read_model_outputs(
     out = ModelRecords()
     out.warnings, out.skipped, out.error_rows, out.problems = [], {}, {}, []
     if lmms:
-        out.extend(_canonical_source(record) for record in read_samples(lmms))
+        out.extend(with_canonical_source(record) for record in read_samples(lmms))
     if harness:
         records = read_harness_files(harness, release, strict=strict, allow_empty=allow_empty)
         out.extend(records)
@@ -72,7 +72,7 @@ def read_model_outputs(
         out.problems += records.problems
     if ablation:
         records = read_ablation_files(ablation, release, strict=strict)
-        out.extend(_canonical_source(record) for record in records)
+        out.extend(with_canonical_source(record) for record in records)
         out.warnings += [w for w in records.warnings if w not in out.warnings]
         out.problems += records.problems
         for model, counts in records.skipped.items():
@@ -82,11 +82,3 @@ def read_model_outputs(
             for kind, n in kinds.items():
                 out.error_rows.setdefault(model, {})[kind] = out.error_rows.get(model, {}).get(kind, 0) + n
     return out
-
-
-def _canonical_source(record: dict) -> dict:
-    """``record`` with its canonical ``source_dataset``; the original spelling kept in ``extra``."""
-    source = record.get("source_dataset")
-    if source_label(source) == source:
-        return record
-    return {**record, "source_dataset": source_label(source), "extra": {**(record.get("extra") or {}), "source_dataset": source}}

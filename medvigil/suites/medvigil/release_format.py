@@ -228,6 +228,14 @@ def source_label(name: str | None) -> str | None:
     return canonical_source(name) or name
 
 
+def with_canonical_source(record: dict) -> dict:
+    """``record`` with its canonical ``source_dataset``; the original spelling kept in ``extra``."""
+    source = record.get("source_dataset")
+    if source_label(source) == source:
+        return record
+    return {**record, "source_dataset": source_label(source), "extra": {**(record.get("extra") or {}), "source_dataset": source}}
+
+
 def is_credentialed(name: str | None) -> bool:
     """Whether a source, in any accepted spelling, is credentialed (images never redistributed)."""
     return canonical_source(name) in CREDENTIALED_SOURCES
