@@ -2,19 +2,22 @@
 
 The accelerated twin of :func:`medvigil.records.lmms_eval_logs.read_samples` for the logs
 ``medvigil score`` reads most: every line of a ``medvigil_*`` task logs our per-probe record
-under ``mcs``, its first object-valued key (:mod:`medvigil.files.jsonl_bulk` explains why the
-first ``{`` after the line's own opens it). A file is memory-mapped, the record of each line is
-cut out with byte searches (it ends at the first ``}, "`` after its brace: a shorter cut is not
-a JSON object, so the parse below fails and the file is read line by line), the records are
-parsed together by pyarrow with the schema's types declared, and every rule of
+under ``mcs``, usually its first object-valued key (:mod:`medvigil.files.jsonl_bulk` explains why
+the first ``{`` after the line's own then opens it; when an object comes first, as the token
+counts of API models, the key counts if what precedes it parses as whole members). A file is
+memory-mapped and taken a window of lines at a time (:mod:`medvigil.files.mapped_lines`), the
+record of each line is cut out with byte searches (it ends at the first ``}, "`` after its
+brace: a shorter cut is not a JSON object, so the parse below fails and the file is declined),
+the records are parsed together by pyarrow with the schema's types declared, and every rule of
 ``schemas/probe_record.schema.json`` is checked on the columns.
 
 Nothing here describes a problem: :func:`file_columns` returns None for any file it cannot
 vouch for (a line of another shape, a value the schema refuses, a null whose meaning the key
 counts do not settle, a record of another suite, CircularEval rotations, ROI-decay samples,
-bytes that are not UTF-8 anywhere in the file), and the caller reads every file with
-``read_samples``, which names file, line and field. ``tests/test_log_columns.py`` checks both
-paths agree on accepted logs and that the bulk path declines every log ``read_samples`` refuses.
+bytes that are not UTF-8 anywhere in the file), and the caller
+(:mod:`medvigil.suites.medvigil.log_table`) reads that file with ``read_samples``, which names
+file, line and field. ``tests/test_log_columns.py`` checks that both give the same table and
+that every log ``read_samples`` refuses is declined.
 """
 
 from __future__ import annotations
