@@ -194,10 +194,10 @@ def test_declined_files_join_the_table_in_their_place(tmp_path):
     records = _records(12)
     decay = [dict(r, condition=f"roi_decay:{k}", extra={"samples": ["A", "B", "A"]}) for k in (0, 1) for r in records
              if r["probe_kind"] == "original"]
+    decay_log = _log(tmp_path / "b", [lean_line(r) for r in decay])  # the same model's ROI-decay task
     paths = [_log(tmp_path / "a", [lean_line(r) for r in records]),
-             _log(tmp_path / "b", [lean_line(r) for r in decay], model_args="letter=A") ]
-    paths[1] = paths[1].rename(paths[1].with_name("20260101_000000_samples_medvigil_roi_decay.jsonl"))
-    paths.append(_log(tmp_path / "c", [lean_line(dict(r, predicted_letter="B")) for r in records], model_args="letter=B"))
+             decay_log.rename(decay_log.with_name("20260101_000000_samples_medvigil_roi_decay.jsonl")),
+             _log(tmp_path / "c", [lean_line(dict(r, predicted_letter="B")) for r in records], model_args="letter=B")]
     assert [file_columns(p, "m") is not None for p in paths] == [True, False, True]
     read = read_log_columns(paths)
     _same(read.table, _reference(paths))
