@@ -32,13 +32,13 @@ def mapped(path: str | os.PathLike, label: str) -> Iterator[mmap.mmap | None]:
             yield data
 
 
-def windows(data: mmap.mmap | bytes, size: int | None = None) -> Iterator[tuple[int, int, bool]]:
+def windows(data: mmap.mmap | bytes) -> Iterator[tuple[int, int, bool]]:
     """``(start, stop, is UTF-8)`` of consecutive windows of whole lines covering ``data``; a
     window's pages are handed back when the next is asked for. Close the generator before the
     map (``contextlib.closing``): it holds an export of the map's buffer while open."""
     import pyarrow as pa
 
-    window = WINDOW if size is None else size
+    window = WINDOW  # (read at each call: tests shrink it)
     whole = pa.py_buffer(data)
     try:
         pos, end = 0, len(data)

@@ -24,19 +24,22 @@ from __future__ import annotations
 
 import json
 import mmap
+import string
 from contextlib import closing
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from medvigil.files.jsonl_bulk import has_escaped_key
 from medvigil.files.mapped_lines import mapped, windows
+from medvigil.records.arrow_codes import dictionary_codes
 from medvigil.schemas import load_schema
+from medvigil.scoring.table import PARSE_STATUSES
+from medvigil.suites.medvigil.release_format import TIERS
 
 MARKER = b'"mcs": '  # the key the medvigil tasks log their record under (lmms-eval's separators)
-LETTERS = tuple(chr(c) for c in range(65, 91))
-STATUSES = ("ok", "parse_failure", "error")
-TIERS = ("L1", "L2", "L3", "L4", "L5")
+LETTERS = tuple(string.ascii_uppercase)  # the record schema's ^[A-Z]$
 CODED = ("condition", "probe_id", "case_id", "probe_kind", "risk_tier", "source_dataset", "modality")
 _STRINGS = CODED + ("category", "correct_letter", "predicted_letter", "parse_status", "raw_response")
 _NON_EMPTY = ("probe_id", "case_id", "probe_kind")
@@ -46,8 +49,8 @@ _SUITE = "medvigil"
 @dataclass
 class FileColumns:
     """One file's records as codes: ``coded[name] = (levels, int32 codes, -1 = null)``; letters as
-    int8 codes (0 = A, -1 = none), ``status`` as int8 codes of :data:`STATUSES`, ``text_only`` as
-    int32 (-1 null, 0 false, 1 true). Small enough to hand between processes."""
+    int8 codes (0 = A, -1 = none), ``status`` as int8 codes of :data:`PARSE_STATUSES`, ``text_only`` as
+    int32 (-1 null, 0 false, 1 true)."""
 
     model: str
     n: int
@@ -113,30 +116,15 @@ def _record_after_members(data: mmap.mmap | bytes, pos: int, end: int) -> int:
     return at + len(MARKER)
 
 
+@cache
+def _record_properties() -> frozenset[str]:
+    return frozenset(load_schema("probe_record")["properties"])
+
+
 def _declared(pa):
     types = {name: pa.string() for name in _STRINGS}
     types.update(suite=pa.string(), text_only_answerable=pa.bool_(), retries=pa.int64())
     return pa.schema(list(types.items()))
-
-
-def _numbers(array, dtype):
-    """A null-free arrow array of fixed-width values as numpy, without a copy (``to_numpy`` can import pandas)."""
-    import numpy as np
-
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array) + array.offset)[array.offset :]
-
-
-def _coded(column, pc) -> tuple[list, Any]:
-    """``(distinct values, int32 codes)`` of a column; a null is code -1."""
-    import numpy as np
-
-    encoded = pc.dictionary_encode(column, null_encoding="mask").combine_chunks()
-    indices = encoded.indices
-    codes = _numbers(indices, np.int32)
-    if indices.null_count:  # (no arrow fill_null: a Python value turned into arrow makes pyarrow import pandas)
-        valid = np.unpackbits(np.frombuffer(indices.buffers()[0], dtype=np.uint8), bitorder="little")
-        codes = np.where(valid[indices.offset : indices.offset + len(indices)] == 1, codes, -1).astype(np.int32)
-    return encoded.dictionary.to_pylist(), codes
 
 
 def _letters(levels: list, codes, allow_null: bool):
@@ -203,12 +191,11 @@ def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | No
                              parse_options=options, memory_pool=pa.system_memory_pool())
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
         return None  # a value of another type, a key twice, a cut that is not an object, ...
-    properties = load_schema("probe_record")["properties"]
-    if table.num_rows != n or not set(table.column_names) <= set(properties):
+    if table.num_rows != n or not set(table.column_names) <= _record_properties():
         return None
     table = table.combine_chunks()
     col = table.column
-    suites, _ = _coded(col("suite"), pc)
+    suites, _ = dictionary_codes(col("suite"), pc)
     if suites != [_SUITE] or col("suite").null_count:
         return None
     for name in _NON_EMPTY + ("correct_letter", "parse_status"):
@@ -227,23 +214,23 @@ def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | No
         return None
     if "retries" in table.column_names and col("retries").null_count < n and pc.min(col("retries")).as_py() < 0:
         return None
-    coded = {name: _coded(col(name), pc) if name in table.column_names else ([], np.full(n, -1, dtype=np.int32))
+    coded = {name: dictionary_codes(col(name), pc) if name in table.column_names else ([], np.full(n, -1, dtype=np.int32))
              for name in CODED}
     conditions = coded["condition"][0]
     if any(c == "circular" or c.startswith("roi_decay:") for c in conditions):
         return None  # rotations are collapsed and ROI-decay samples voted on the records themselves
     if not set(coded["risk_tier"][0]) <= set(TIERS):
         return None
-    gold = _letters(*_coded(col("correct_letter"), pc), allow_null=False)
-    pred = _letters(*_coded(col("predicted_letter"), pc), allow_null=True)
-    statuses, status_codes = _coded(col("parse_status"), pc)
-    if gold is None or pred is None or not set(statuses) <= set(STATUSES):
+    gold = _letters(*dictionary_codes(col("correct_letter"), pc), allow_null=False)
+    pred = _letters(*dictionary_codes(col("predicted_letter"), pc), allow_null=True)
+    statuses, status_codes = dictionary_codes(col("parse_status"), pc)
+    if gold is None or pred is None or not set(statuses) <= set(PARSE_STATUSES):
         return None
-    status = np.array([STATUSES.index(s) for s in statuses] + [0], dtype=np.int8)[status_codes]
+    status = np.array([PARSE_STATUSES.index(s) for s in statuses] + [0], dtype=np.int8)[status_codes]
     if ((status == 0) != (pred >= 0)).any():
         return None  # a letter exactly when the answer parsed (RecordTable's rule)
     if "text_only_answerable" in table.column_names:
-        flags, flag_codes = _coded(col("text_only_answerable"), pc)
+        flags, flag_codes = dictionary_codes(col("text_only_answerable"), pc)
         text_only = np.array([int(v) for v in flags] + [-1], dtype=np.int32)[flag_codes]
     else:
         text_only = np.full(n, -1, dtype=np.int32)

@@ -108,20 +108,13 @@ def factorize(values: Sequence[Any], order: Sequence[str] | None = None, *, sort
     lut = {v: i for i, v in enumerate(observed)}
     raw = np.fromiter(map(lut.__getitem__, values), dtype=np.int64, count=len(values))
     missing_code = lut.get(None)
-    seen = [v for v in observed if v is not None]
-    bad = [v for v in seen if not isinstance(v, str)]
-    if bad:
-        raise TypeError(f"categorical values must be strings or None, got {bad[0]!r}")
-    levels: list[str] = list(order) if order is not None else []
-    known = set(levels)
-    extra = [v for v in seen if v not in known]
-    levels.extend(sorted(extra) if sort else extra)
+    levels = _levels([v for v in observed if v is not None], order, sort)
     position = {v: i for i, v in enumerate(levels)}
     remap = np.array([position[v] if v is not None else -1 for v in observed] or [0], dtype=np.int32)
     codes = remap[raw] if len(values) else np.zeros(0, dtype=np.int32)
     if missing_code is not None:
         codes[raw == missing_code] = -1
-    return Categorical(codes.astype(np.int32, copy=False), tuple(levels))
+    return Categorical(codes.astype(np.int32, copy=False), levels)
 
 
 def _recode(cat: Categorical, order: Sequence[str] | None, sort: bool) -> Categorical:
@@ -129,17 +122,21 @@ def _recode(cat: Categorical, order: Sequence[str] | None, sort: bool) -> Catego
     codes = cat.codes
     used, first = np.unique(codes, return_index=True)
     used = used[np.argsort(first, kind="stable")].tolist()  # codes in order of first appearance
-    observed = list(dict.fromkeys(cat.levels[c] for c in used if c >= 0))
+    levels = _levels(list(dict.fromkeys(cat.levels[c] for c in used if c >= 0)), order, sort)
+    position = {v: i for i, v in enumerate(levels)}
+    lut = np.array([position.get(v, -1) for v in cat.levels] + [-1], dtype=np.int32)  # last slot: -1 stays missing
+    return Categorical(lut[codes] if len(codes) else np.zeros(0, dtype=np.int32), levels)
+
+
+def _levels(observed: list[Any], order: Sequence[str] | None, sort: bool) -> tuple[str, ...]:
+    """:func:`factorize`'s levels of the distinct non-missing ``observed`` values (in order of appearance)."""
     bad = [v for v in observed if not isinstance(v, str)]
     if bad:
         raise TypeError(f"categorical values must be strings or None, got {bad[0]!r}")
     levels: list[str] = list(order) if order is not None else []
     known = set(levels)
     extra = [v for v in observed if v not in known]
-    levels.extend(sorted(extra) if sort else extra)
-    position = {v: i for i, v in enumerate(levels)}
-    lut = np.array([position.get(v, -1) for v in cat.levels] + [-1], dtype=np.int32)  # last slot: -1 stays missing
-    return Categorical(lut[codes] if len(codes) else np.zeros(0, dtype=np.int32), tuple(levels))
+    return tuple(levels + (sorted(extra) if sort else extra))
 
 
 def group_counts(group: np.ndarray, n_groups: int, weights: np.ndarray | None = None) -> np.ndarray:

@@ -157,7 +157,8 @@ def suite_records(suite: str, n: int = 4) -> list[dict]:
     return out
 
 
-TASK_OF = {"medqdeg": "medqdeg_L0", "cbd": "cbd_quadrants", "readiness": "readiness_img", "mediconfusion": "mediconfusion_mc"}
+TASK_OF = {"medqdeg": "medqdeg_L0", "cbd": "cbd_quadrants", "readiness": "readiness_img", "mediconfusion": "mediconfusion_mc",
+           "medvigil": "medvigil_mcq"}
 
 
 def write_log(folder: Path, suite: str, records: list[dict] | None = None, *, lines: list[str] | None = None,

@@ -41,7 +41,7 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
     cases.append((["validate", r, "--no-images"], 1, ["probes_mcq.csv", "symbolic links are not allowed"]))
 
     # lmms-eval logs and their results.json (every suite reader goes through the same adapter)
-    for suite, make in (("medqdeg", _zero), ("cbd", _fifo), ("readiness", _zero)):
+    for suite, make in (("medqdeg", _zero), ("cbd", _fifo), ("readiness", _zero), ("medvigil", _fifo)):
         log = write_log(tmp_path / f"log_{suite}", suite)
         make(log)
         cases.append((["score", "--suite", suite, log], 2, [log.name, "not a regular file"]))
@@ -110,7 +110,9 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
 def test_oversized_inputs_are_refused_before_reading(tmp_path, mc_sample):
     log = write_log(tmp_path / "logs", "medqdeg")
     dataset = mc_sample / "data" / "dataset.json"
-    cases = [["score", "--suite", "medqdeg", log], ["score", "--suite", "mediconfusion", "--release", dataset, log]]
+    medvigil_log = write_log(tmp_path / "medvigil_logs", "medvigil")  # the columnar log reader's own open
+    cases = [["score", "--suite", "medqdeg", log], ["score", "--suite", "mediconfusion", "--release", dataset, log],
+             ["score", "--suite", "medvigil", medvigil_log]]
     for (code, err), argv in zip(run_batch(cases, tmp_path, env={"MEDVIGIL_MAX_INPUT_BYTES": "300"}), cases):
         assert code == 2 and "Traceback" not in err, err
         assert "input limit" in err and "MEDVIGIL_MAX_INPUT_BYTES" in err, (argv, err)

@@ -12,6 +12,7 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.bulk_memory import release_freed, returned_memory
 from medvigil.files.input_files import read_bytes
+from medvigil.records.arrow_codes import dictionary_codes, numbers
 from medvigil.suites.medvigil.harness_rows import (
     FIELDS,
     HarnessColumns,
@@ -90,21 +91,6 @@ def _string_array(values: list[str]):
                                                                    pa.py_buffer(b"".join(encoded))]).cast(pa.string())
 
 
-def _numbers(array, dtype) -> Any:
-    """A null-free arrow array of fixed-width values as numpy (no copy; ``to_numpy`` would import pandas)."""
-    import numpy as np
-
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array) + array.offset)[array.offset:]
-
-
-def _encoded(column, pc) -> tuple[list, Any]:
-    """``(distinct values, int32 code per row)`` of a one-chunk column (null is a value)."""
-    import numpy as np
-
-    encoded = pc.dictionary_encode(column.chunk(0), null_encoding="encode")
-    return encoded.dictionary.to_pylist(), _numbers(encoded.indices, np.int32)
-
-
 def _coded(table, index: ReleaseIndex):
     """``(probe position, letter code, status code)`` per row of a file read in bulk, or None
     when a row must be described (read it as :func:`_read` does)."""
@@ -115,21 +101,21 @@ def _coded(table, index: ReleaseIndex):
     found = pc.index_in(table.column("probe_id").chunk(0), value_set=index.probe_set)
     if found.null_count:
         return None  # a probe the release does not have
-    probe = _numbers(found, np.int32)
+    probe = numbers(found, np.int32)
     case = pc.index_in(table.column("case_id").chunk(0), value_set=index.case_set)
-    if case.null_count or not np.array_equal(index.probe_case[probe], _numbers(case, np.int32)):
+    if case.null_count or not np.array_equal(index.probe_case[probe], numbers(case, np.int32)):
         return None
-    kinds, kind = _encoded(table.column("probe_kind"), pc)
+    kinds, kind = dictionary_codes(table.column("probe_kind").chunk(0), pc, null_is_value=True)
     if not np.array_equal(np.array([index.kind_code.get(k, -1) for k in kinds])[kind], index.probe_kind[probe]):
         return None
-    golds, gold = _encoded(table.column("correct_letter"), pc)
+    golds, gold = dictionary_codes(table.column("correct_letter").chunk(0), pc, null_is_value=True)
     given = np.array([-2 if g is None else _letter_code(g) for g in golds], dtype=np.int8)[gold]
     if ((given != -2) & (given != index.probe_gold[probe])).any():
         return None
     if np.bincount(probe, minlength=len(index.probe_ids)).max() > 1:
         return None  # a probe twice
-    ok = _numbers(is_ok(table.column("status").chunk(0), pc).cast(pa.int8()), np.int8) == 1
-    letters, letter = _encoded(table.column("model_letter"), pc)
+    ok = numbers(is_ok(table.column("status").chunk(0), pc).cast(pa.int8()), np.int8) == 1
+    letters, letter = dictionary_codes(table.column("model_letter").chunk(0), pc, null_is_value=True)
     parsed = [letter_of(v, HARNESS_OK_STATUS) for v in letters]
     if any(bad for _, _, bad in parsed) and (np.array([bad for _, _, bad in parsed])[letter] & ok).any():
         return None  # an answered row whose letter is not one capital letter

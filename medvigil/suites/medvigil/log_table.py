@@ -56,13 +56,13 @@ def _dict_part(records: list[dict]) -> dict[str, Any]:
 
 def _columns_part(columns) -> dict[str, Any]:
     """A :class:`~medvigil.records.log_columns.FileColumns` as a part."""
-    from medvigil.records.log_columns import LETTERS, STATUSES
+    from medvigil.records.log_columns import LETTERS, PARSE_STATUSES
 
     part: dict[str, Any] = dict(columns.coded)
     part["suite"] = (["medvigil"], np.zeros(columns.n, dtype=np.int32))
     part["correct_letter"] = (list(LETTERS), columns.gold.astype(np.int32))
     part["predicted_letter"] = (list(LETTERS), columns.pred.astype(np.int32))
-    part["parse_status"] = (list(STATUSES), columns.status.astype(np.int32))
+    part["parse_status"] = (list(PARSE_STATUSES), columns.status.astype(np.int32))
     part["text_only"], part["n"] = columns.text_only, columns.n
     return part
 
