@@ -53,6 +53,12 @@ def runs(tmp_path_factory):
     return base
 
 
+def test_real_logs_are_decoded_whole(runs):
+    from test_whole_file_logs import assert_decoded_whole
+
+    assert_decoded_whole(sorted(runs.rglob("*_samples_cbd*.jsonl")))
+
+
 def _samples(runs: Path, model: str, task: str) -> Path:
     (path,) = (runs / model).rglob(f"*_samples_{task}.jsonl")
     return path

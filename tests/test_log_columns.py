@@ -209,14 +209,24 @@ def test_declined_files_join_the_table_in_their_place(tmp_path):
 
 def test_record_block_cuts_each_record_exactly():
     records = _records(3)
-    records[1]["raw_response"] = "A {B}, "  # its closing quote makes a '}, "': the cut is not an object
+    records[1]["raw_response"] = "A {B}, "  # a '}, "' inside the record: its braces do not balance there
     data = "".join(lean_line(r) for r in records).encode()
     block, n = record_block(data)
-    assert n == 3
-    cut = block.split(b"\n")
-    assert json.loads(cut[0]) == records[0] and json.loads(cut[2]) == records[2]
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(cut[1])  # pyarrow refuses it too: the file is read line by line
+    assert n == 3 and [json.loads(cut) for cut in block.split(b"\n")] == records
+
+
+@pytest.mark.parametrize("response, cut", [("A}, ", "not an object"), ("A {B", "none")])
+def test_record_block_never_passes_a_wrong_cut(response, cut):
+    """A brace inside a string can end a cut early (it is then not a JSON object: pyarrow refuses
+    it and the file is read line by line) or leave no balanced end (the file is declined)."""
+    records = _records(2)
+    records[0]["raw_response"] = response
+    found = record_block("".join(lean_line(r) for r in records).encode())
+    if cut == "none":
+        assert found is None
+    else:
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(found[0].split(b"\n")[0])
 
 
 _cell = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(["", "A", "B", "AB", "L1", "L6", "ok", "error",

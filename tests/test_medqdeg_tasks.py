@@ -88,6 +88,13 @@ def test_results_table_is_the_scoring_core_of_the_logged_records(runs):
         assert set(model["by_severity"]) == set(LEVELS) and isinstance(model["intra_model_dke"], bool)
 
 
+def test_real_logs_are_decoded_whole(runs):
+    from test_whole_file_logs import assert_decoded_whole
+
+    for out in runs.values():
+        assert_decoded_whole(sorted(out.rglob("*_samples_medqdeg_*.jsonl")))
+
+
 def test_deterministic_baseline_is_fully_confident_and_sampling_is_not(runs):
     for level in LEVELS:
         assert _table(runs["fixed"], level)["mean_confidence"] == 1.0

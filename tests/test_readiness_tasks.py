@@ -192,6 +192,13 @@ def _table(out: Path) -> dict:
     return {task: {k.split(",")[0]: v for k, v in metrics.items()} for task, metrics in json.loads(results.read_text())["results"].items()}
 
 
+def test_real_logs_are_decoded_whole(runs):
+    from test_whole_file_logs import assert_decoded_whole
+
+    for out in runs.values():
+        assert_decoded_whole(sorted(out.rglob("*_samples_readiness_*.jsonl")))
+
+
 def _records(out: Path) -> list[dict]:
     from medvigil.records.lmms_eval_logs import read_samples  # validates every record against the schema
 

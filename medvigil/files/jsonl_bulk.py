@@ -14,16 +14,25 @@ object alone is decoded with :meth:`json.JSONDecoder.raw_decode` (the same decod
 ``json.loads``). The entries before it and after it are not parsed; the line must start with
 ``{`` and end with ``}`` (a truncated line fails this). Anything else returns ``None``, and
 the caller parses the line whole.
+
+:func:`record_block` does the same for every line of a file at once, with byte searches: it cuts
+each line's record out (where a ``start_of`` rule says it opens) and joins the cuts into one
+buffer for a single parse. A record ends at the first ``}, "`` after its brace where the braces
+between balance; a wrong cut (a brace inside a string) is never a JSON object there, so the
+single parse fails, or gives more values than lines, and the caller reads the file line by line.
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import mmap
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from typing import Any
+
+from medvigil.files.mapped_lines import windows
 
 _DECODE = json.JSONDecoder().raw_decode
 _ESCAPED_KEY = re.compile(rb'\\u[0-9a-fA-F]{4}(?:[^"\\\n]|\\.)*"\s*:')
@@ -56,6 +65,68 @@ def first_object_entry(line: str) -> tuple[str, dict[str, Any], int] | None:
         return None
     value, end = _DECODE(line, brace)
     return line[key_start + 1 : key_end], value, end
+
+
+StartOf = Callable[[Any, int, int], int]  # (data, line start, line end) -> the record's brace, or -1
+
+
+def record_block(data: mmap.mmap | bytes, start_of: StartOf, separator: bytes = b"\n",
+                 refuse: bytes | None = None) -> tuple[bytearray, int] | None:
+    """Every line's record cut out and joined by ``separator``, with their number, or None when a
+    line is not the shape read here (``start_of`` finds no record, the line is not exactly
+    ``{...}``, no balanced end), the file is not UTF-8 or holds ``refuse``: read it line by line
+    then. Empty lines
+    are skipped. The file is taken a window of whole lines at a time
+    (:func:`medvigil.files.mapped_lines.windows`)."""
+    view = memoryview(data)
+    block = bytearray()
+    find, n = data.find, 0
+    try:
+        with closing(windows(data)) as parts:
+            for pos, stop, utf8 in parts:
+                if not utf8 or (refuse and find(refuse, pos, stop) >= 0):
+                    return None
+                while pos < stop:
+                    end = find(b"\n", pos, stop)
+                    if end < 0:
+                        end = stop
+                    if end == pos:  # an empty line
+                        pos += 1
+                        continue
+                    if data[pos] != 0x7B or data[end - 1] != 0x7D:  # '{' ... '}' exactly (no '\r', spaces or a cut line)
+                        return None
+                    brace = start_of(data, pos, end)
+                    if brace < 0:
+                        return None
+                    if n:
+                        block += separator
+                    mark = len(block)
+                    close = find(b'}, "', brace, end)
+                    while True:
+                        if close < 0:
+                            return None
+                        block += view[brace : close + 1]
+                        if block.count(b"{", mark) == block.count(b"}", mark):
+                            break
+                        del block[mark:]
+                        close = find(b'}, "', close + 1, end)
+                    n += 1
+                    pos = end + 1
+    finally:
+        view.release()
+    return block, n
+
+
+def first_object_start(data: mmap.mmap | bytes, pos: int, end: int) -> int:
+    """:data:`StartOf` rule of :func:`first_object_entry`: the first ``{`` after the line's own,
+    after ``"key": `` (quotes unescaped, no escape in the key), or -1."""
+    brace = data.find(b"{", pos + 1, end)
+    if brace < 0 or data[brace - 3 : brace] != b'": ':
+        return -1
+    key_start = data.rfind(b'"', pos, brace - 3)
+    if key_start <= pos or data[key_start - 1] == 0x5C or data.find(b"\\", key_start, brace - 3) >= 0:
+        return -1
+    return brace
 
 
 @contextmanager

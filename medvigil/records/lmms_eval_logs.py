@@ -8,23 +8,27 @@ and stress tasks under each metric key (see ``tasks/*/utils.py``); the model is 
 ``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
 task hook cannot know it. CircularEval rotations are collapsed per probe.
 
-Lines are read in bulk: only the record is parsed (:mod:`medvigil.files.jsonl_bulk`), the records
-of a file are validated together (:func:`medvigil.records.schema_validation.problems_for_records`),
-and a line that does not take the fast path is parsed whole, as before. Problems name the
-file, the line and the field either way. ``medvigil score --suite medvigil`` first tries the
-columnar twin of this reader, :mod:`medvigil.records.log_columns`, and comes here for any file it
-declines.
+A file is read in bulk: each line's record cut out with byte searches and all of them decoded
+in one call (:func:`medvigil.files.jsonl_bulk.record_block`), then validated together
+(:func:`medvigil.records.schema_validation.problems_for_records` and the ``extra`` checks). A
+file that does not take that path (a line of another shape, a problem to report) is read a line
+at a time: only the record is parsed (:func:`medvigil.files.jsonl_bulk.first_object_entry`), and
+a line that does not take that fast path is parsed whole. Problems name the file, the line and
+the field either way. ``medvigil score --suite medvigil`` first tries the columnar twin of this
+reader, :mod:`medvigil.records.log_columns`, and comes here for any file it declines.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import loads_json, open_regular, read_json
-from medvigil.files.jsonl_bulk import first_object_entry, paused_gc
+from medvigil.files.jsonl_bulk import first_object_entry, first_object_start, paused_gc, record_block
+from medvigil.files.mapped_lines import mapped
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extra_problems
 from medvigil.records.schema_validation import problems_for_records
@@ -105,9 +109,73 @@ def _pooled(record: dict, pool: dict) -> dict:
     return out
 
 
+def _whole_file(path: Path, file: str) -> list[dict] | None:
+    """Every record of a log decoded in one call, or None (read it line by line): each line's
+    record is cut out as :func:`_record_fast` finds it (:func:`medvigil.files.jsonl_bulk.record_block`),
+    the cuts parsed as one JSON array, which must hold one object per line. Logs with an
+    ``"mcs"`` anywhere (the MedVIGIL tasks', where that key decides) go line by line."""
+    with mapped(path, file) as data:
+        cut = None if data is None else record_block(data, first_object_start, b",", refuse=f'"{RECORD_KEY}"'.encode())
+    if cut is None:
+        return None
+    block, n = cut
+    block[:0] = b"["
+    block += b"]"
+    try:
+        found = json.loads(block)  # the decoder _record_fast uses, on the records alone
+    except (ValueError, RecursionError):
+        return None
+    if len(found) != n or not all(type(record) is dict for record in found):
+        return None
+    return found
+
+
+def _problems(found: list[dict], file: str, lines: Iterable[int]) -> list[Problem]:
+    """Schema and ``extra`` problems of one file's records, in line order."""
+    lines = list(lines)
+    bad = problems_for_records("probe_record", found, file, lines)
+    for record, line_no in zip(found, lines):
+        bad += extra_problems(record, file, line_no)
+    return sorted(bad, key=lambda p: p.row or 0)
+
+
+def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[list[dict], list[Problem]]:
+    """One file's records read a line at a time, and every problem of its lines."""
+    found: list[dict] = []
+    lines: list[int] = []
+    bad: list[Problem] = []
+    # a regular file within the input cap (medvigil.files.input_files), streamed line by line
+    with open_regular(path, file) as raw:
+        for line_no, data in enumerate(raw, start=1):
+            try:
+                line = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad.append(Problem(file, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} (line {line_no})", row=line_no))
+                continue
+            if line.isspace() or not line:
+                continue
+            record = _record_fast(line)
+            if record is None:
+                try:
+                    sample = loads_json(line, file, row=line_no, allow_non_finite=True)  # lmms-eval's own NaNs
+                except DataError as exc:
+                    bad.extend(exc.problems)
+                    continue
+                record = _record_of(sample)
+                if record is None:
+                    bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
+                    continue
+            record = _pooled(record, pool)
+            record["model"] = name
+            found.append(record)
+            lines.append(line_no)
+    return found, sorted(bad + _problems(found, file, lines), key=lambda p: p.row or 0)
+
+
 def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> list[dict]:
-    """Probe records from lmms-eval samples files; every bad line is reported at once. Records
-    share their repeated strings (:func:`_pooled`)."""
+    """Probe records from lmms-eval samples files; every bad line is reported at once. A file is
+    decoded whole when it can be (:func:`_whole_file`), else line by line, where records share
+    their repeated strings (:func:`_pooled`)."""
     records: list[dict] = []
     problems: list[Problem] = []
     pool: dict[str, str] = {}
@@ -115,38 +183,15 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
         for path in map(Path, paths):
             name = model or model_name(path)
             file = str(path)
-            found: list[dict] = []
-            lines: list[int] = []
-            bad: list[Problem] = []
-            # a regular file within the input cap (medvigil.files.input_files), streamed line by line
-            with open_regular(path, file) as raw:
-                for line_no, data in enumerate(raw, start=1):
-                    try:
-                        line = data.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        bad.append(Problem(file, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} (line {line_no})", row=line_no))
-                        continue
-                    if line.isspace() or not line:
-                        continue
-                    record = _record_fast(line)
-                    if record is None:
-                        try:
-                            sample = loads_json(line, file, row=line_no, allow_non_finite=True)  # lmms-eval's own NaNs
-                        except DataError as exc:
-                            bad.extend(exc.problems)
-                            continue
-                        record = _record_of(sample)
-                        if record is None:
-                            bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
-                            continue
-                    record = _pooled(record, pool)
+            found = _whole_file(path, file)
+            if found is not None:
+                for record in found:
                     record["model"] = name
-                    found.append(record)
-                    lines.append(line_no)
-            bad += problems_for_records("probe_record", found, file, lines)
-            for record, line_no in zip(found, lines):
-                bad += extra_problems(record, file, line_no)
-            problems += sorted(bad, key=lambda p: p.row or 0)  # in line order, as read
+                if not _problems(found, file, range(1, len(found) + 1)):
+                    records.extend(found)
+                    continue
+            found, bad = _by_lines(path, file, name, pool)
+            problems += bad
             records.extend(found)
     if problems:
         raise DataError(problems)

@@ -6,9 +6,8 @@ under ``mcs``, usually its first object-valued key (:mod:`medvigil.files.jsonl_b
 the first ``{`` after the line's own then opens it; when an object comes first, as the token
 counts of API models, the key counts if what precedes it parses as whole members). A file is
 memory-mapped and taken a window of lines at a time (:mod:`medvigil.files.mapped_lines`), the
-record of each line is cut out with byte searches (it ends at the first ``}, "`` after its
-brace: a shorter cut is not a JSON object, so the parse below fails and the file is declined),
-the records are parsed together by pyarrow with the schema's types declared, and every rule of
+record of each line is cut out with byte searches (:func:`medvigil.files.jsonl_bulk.record_block`:
+a wrong cut is not a JSON object, so the parse below fails and the file is declined), the records are parsed together by pyarrow with the schema's types declared, and every rule of
 ``schemas/probe_record.schema.json`` is checked on the columns.
 
 Nothing here describes a problem: :func:`file_columns` returns None for any file it cannot
@@ -25,14 +24,13 @@ from __future__ import annotations
 import json
 import mmap
 import string
-from contextlib import closing
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from medvigil.files.jsonl_bulk import has_escaped_key
-from medvigil.files.mapped_lines import mapped, windows
+from medvigil.files.jsonl_bulk import has_escaped_key, record_block as cut_records
+from medvigil.files.mapped_lines import mapped
 from medvigil.records.arrow_codes import dictionary_codes
 from medvigil.schemas import load_schema
 from medvigil.scoring.table import PARSE_STATUSES
@@ -62,43 +60,18 @@ class FileColumns:
 
 
 def record_block(data: mmap.mmap | bytes) -> tuple[bytearray, int] | None:
-    """Every line's record cut out and joined by newlines, with their number, or None when a line
-    is not the shape this path reads or the file is not UTF-8 (read it line by line then). Empty
-    lines are skipped. The file is taken a window of whole lines at a time
-    (:func:`medvigil.files.mapped_lines.windows`)."""
-    view = memoryview(data)
-    block = bytearray()
-    find, n = data.find, 0
-    try:
-        with closing(windows(data)) as parts:
-            for pos, stop, utf8 in parts:
-                if not utf8:
-                    return None
-                while pos < stop:
-                    end = find(b"\n", pos, stop)
-                    if end < 0:
-                        end = stop
-                    if end == pos:  # an empty line
-                        pos += 1
-                        continue
-                    if data[pos] != 0x7B or data[end - 1] != 0x7D:  # '{' ... '}' exactly (no '\r', spaces or a cut line)
-                        return None
-                    brace = find(b"{", pos + 1, end)
-                    # the first object value of the line, under the key "mcs" (its opening quote unescaped)
-                    if brace < 0 or data[brace - 7 : brace] != MARKER or data[brace - 8] not in (0x20, 0x7B):
-                        brace = _record_after_members(data, pos, end)
-                        if brace < 0:
-                            return None
-                    close = find(b'}, "', brace, end)
-                    if close < 0:
-                        return None
-                    block += view[brace : close + 1]
-                    block += b"\n"
-                    n += 1
-                    pos = end + 1
-    finally:
-        view.release()
-    return block, n
+    """Every line's record under ``mcs`` cut out and joined by newlines, with their number, or None
+    (read the file line by line): :func:`medvigil.files.jsonl_bulk.record_block`."""
+    return cut_records(data, _record_start)
+
+
+def _record_start(data: mmap.mmap | bytes, pos: int, end: int) -> int:
+    """The brace of the line's record: its first object value, under the key ``mcs`` (its opening
+    quote unescaped), or after whole members (:func:`_record_after_members`); -1: none."""
+    brace = data.find(b"{", pos + 1, end)
+    if brace < 0 or data[brace - 7 : brace] != MARKER or data[brace - 8] not in (0x20, 0x7B):
+        return _record_after_members(data, pos, end)
+    return brace
 
 
 def _record_after_members(data: mmap.mmap | bytes, pos: int, end: int) -> int:

@@ -10,13 +10,13 @@ inside the scoring.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from medvigil.errors import Problem
 
-_LETTER = re.compile(r"^[A-Z]$")
+# the strings the schema's letter pattern ^[A-Z]$ matches (its '$' also matches before a final newline)
+_LETTERS = frozenset(chr(c) + end for c in range(ord("A"), ord("Z") + 1) for end in ("", "\n"))
 
 
 def _is_int(value: Any) -> bool:
@@ -31,7 +31,7 @@ def _medqdeg(extra: Mapping[str, Any]) -> list[tuple[str, str]]:
     bad = []
     votes = extra.get("votes")
     if "votes" in extra and (not isinstance(votes, list) or not votes
-                             or not all(v is None or (isinstance(v, str) and _LETTER.match(v)) for v in votes)):
+                             or not all(v is None or (isinstance(v, str) and v in _LETTERS) for v in votes)):
         bad.append(("votes", f"must be a non-empty list of answer letters A-Z or null, got {votes!r:.80}"))
     k = extra.get("n_options")
     if "n_options" in extra and not (_is_int(k) and 2 <= k <= 26):

@@ -15,6 +15,7 @@ from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.json_text import finite
+from medvigil.files.jsonl_bulk import paused_gc
 from medvigil.records.lmms_eval_logs import SAMPLES, read_samples
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]
@@ -88,16 +89,21 @@ def score_logs(suite: str, files: list[Path], skipped: list[dict[str, str]], sco
                options: Mapping[str, Any], key: RecordKey = probe_key) -> dict[str, Any]:
     """Read ``files`` and score their records with ``score``: the stress suites' result shape
     (files read, files skipped with the reason, record count, options, then the scores)."""
-    records = read_suite_records(files, suite, key)
-    try:
-        scores = score(records)
-    except (ValueError, TypeError, KeyError) as exc:
-        if isinstance(exc, DataError):
-            raise
-        # the scoring cores name the record and field; the files are named here
-        raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
+    # the records are acyclic: a collection would only scan every one of them, so the collector
+    # waits until they are freed
+    with paused_gc():
+        records = read_suite_records(files, suite, key)
+        n_records = len(records)
+        try:
+            scores = score(records)
+        except (ValueError, TypeError, KeyError) as exc:
+            if isinstance(exc, DataError):
+                raise
+            # the scoring cores name the record and field; the files are named here
+            raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
+        del records
     return finite({"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped,
-                   "n_records": len(records), "options": dict(options), **scores})
+                   "n_records": n_records, "options": dict(options), **scores})
 
 
 def inputs_line(result: Mapping[str, Any]) -> str:

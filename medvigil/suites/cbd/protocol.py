@@ -219,16 +219,23 @@ def make_record(doc: Mapping[str, Any], response: str | None, attempts: list[str
 
 def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     out = list(records)
+    conditions = (*ARMS.values(), *BINARY_ARMS.values())
     for r in out:
-        where = f"record {r.get('probe_id')!r}"
-        if r.get("suite") != SUITE:
-            raise ValueError(f"{where}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)")
-        if not isinstance((r.get("extra") or {}).get("paraphrase_index"), int):
-            raise ValueError(f"{where}: field 'extra.paraphrase_index' is missing")
-        if r.get("condition") not in (*ARMS.values(), *BINARY_ARMS.values()):
-            raise ValueError(f"{where}: field 'condition' is {r.get('condition')!r}, not one of "
-                             f"{', '.join((*ARMS.values(), *BINARY_ARMS.values()))}")
+        if r.get("suite") != SUITE or not isinstance((r.get("extra") or {}).get("paraphrase_index"), int) \
+                or r.get("condition") not in conditions:
+            _refuse(r)
     return out
+
+
+def _refuse(r: Mapping[str, Any]) -> None:
+    """Raise the error :func:`_check` finds in record ``r``."""
+    where = f"record {r.get('probe_id')!r}"
+    if r.get("suite") != SUITE:
+        raise ValueError(f"{where}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)")
+    if not isinstance((r.get("extra") or {}).get("paraphrase_index"), int):
+        raise ValueError(f"{where}: field 'extra.paraphrase_index' is missing")
+    raise ValueError(f"{where}: field 'condition' is {r.get('condition')!r}, not one of "
+                     f"{', '.join((*ARMS.values(), *BINARY_ARMS.values()))}")
 
 
 def quadrant_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, dict[str, Any]]:
@@ -236,16 +243,19 @@ def quadrant_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "excl
     image-reliance rate and accuracy per quadrant (Table 2), from the records of both arms
     (e.g. ``medvigil.records.lmms_eval_logs.read_samples`` of the ``cbd_image`` and ``cbd_noimg``
     logs, or of ``cbd_quadrants``). All the arithmetic is :func:`medvigil.suites.cbd.scoring.score_records`."""
-    return score_records([r for r in _check(records) if r["condition"] in ARMS.values()], original_kind=ORIGINAL_KIND,
-                         paraphrase_kinds=PARAPHRASE_KINDS, image_condition=ARMS["image"], text_only_condition=ARMS["noimg"],
-                         invalid=invalid)
+    return _arm_table(_check(records), ARMS, invalid)
 
 
 def binary_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, dict[str, Any]]:
     """:func:`quadrant_table` of the binary arm (with mean entropy per quadrant from p(yes))."""
-    return score_records([r for r in _check(records) if r["condition"] in BINARY_ARMS.values()], original_kind=ORIGINAL_KIND,
-                         paraphrase_kinds=PARAPHRASE_KINDS, image_condition=BINARY_ARMS["image"],
-                         text_only_condition=BINARY_ARMS["noimg"], invalid=invalid)
+    return _arm_table(_check(records), BINARY_ARMS, invalid)
+
+
+def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invalid: str) -> dict[str, dict[str, Any]]:
+    """:func:`quadrant_table` or :func:`binary_table` (``arms``) of records :func:`_check` passed."""
+    return score_records([r for r in checked if r["condition"] in arms.values()], original_kind=ORIGINAL_KIND,
+                         paraphrase_kinds=PARAPHRASE_KINDS, image_condition=arms["image"],
+                         text_only_condition=arms["noimg"], invalid=invalid)
 
 
 def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, Any]:
@@ -532,16 +542,17 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
 
     records = _check(records)
     models: dict[str, dict[str, Any]] = {}
-    for arm, table, (image, text) in (("generative", quadrant_table, (ARMS["image"], ARMS["noimg"])),
-                                      ("binary", binary_table, (BINARY_ARMS["image"], BINARY_ARMS["noimg"]))):
-        mine = [r for r in records if r["condition"] in ((*ARMS.values(),) if arm == "generative" else (*BINARY_ARMS.values(),))]
+    for arm, arms in (("generative", ARMS), ("binary", BINARY_ARMS)):
+        mine = [r for r in records if r["condition"] in arms.values()]
         if not mine:
             continue
-        for model, result in table(mine, invalid=invalid).items():
-            own = [r for r in mine if str(r["model"]) == model]
+        by_model: dict[str, list[Mapping[str, Any]]] = {}
+        for r in mine:
+            by_model.setdefault(str(r["model"]), []).append(r)
+        for model, result in _arm_table(mine, arms, invalid).items():
             name = model if arm == "generative" else f"{model} [binary]"
-            models[name] = {**result, "arm": arm, **sample_details(own, image, text, invalid=invalid, n_resamples=n_resamples,
-                                                                   seed=seed)}
+            models[name] = {**result, "arm": arm, **sample_details(by_model.get(model, []), arms["image"], arms["noimg"],
+                                                                   invalid=invalid, n_resamples=n_resamples, seed=seed)}
     names = sorted(models)
     corr = rate_correlation([models[m]["flip_rate"] if models[m]["flip_rate"] is not None else math.nan for m in names],
                             [models[m]["dangerous_fraction"] if models[m]["dangerous_fraction"] is not None else math.nan
