@@ -29,7 +29,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from medvigil.files.jsonl_bulk import has_escaped_key, record_block as cut_records
+from medvigil.files.jsonl_bulk import has_escaped_key
+from medvigil.files.jsonl_bulk import record_block as cut_records
 from medvigil.files.mapped_lines import mapped
 from medvigil.records.arrow_codes import dictionary_codes
 from medvigil.schemas import load_schema

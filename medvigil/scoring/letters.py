@@ -16,6 +16,7 @@ __all__ = ["INVALID", "decode_letters", "encode_letters"]
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INVALID = -1
+_CODES = {None: INVALID, "": INVALID, **{letter: code for code, letter in enumerate(_ALPHABET)}}
 
 
 def encode_letters(letters: Iterable[Any], *, name: str = "letters") -> np.ndarray:
@@ -30,6 +31,10 @@ def encode_letters(letters: Iterable[Any], *, name: str = "letters") -> np.ndarr
     values = list(letters)
     if not values:
         return np.empty(0, dtype=np.int8)
+    try:  # every value a letter, "" or None: one lookup each
+        return np.fromiter(map(_CODES.__getitem__, values), dtype=np.int8, count=len(values))
+    except (KeyError, TypeError):
+        pass  # find the first bad value and say what it is
     for i, value in enumerate(values):  # types first: np.array(..., str) would accept anything
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name}[{i}] must be a letter string or None, got {type(value).__name__}")
