@@ -15,6 +15,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from medvigil.errors import DataError
 from medvigil.files.json_text import finite
 from medvigil.records.lmms_eval_logs import is_samples_file
 from medvigil.records.suite_logs import result_models
@@ -45,10 +46,21 @@ def score(
         return None if release is None else load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
 
     if all(Path(f).is_file() and is_samples_file(Path(f)) for f in files):
-        # lmms-eval logs carry every field scoring needs: read them first, so that the reader's
-        # buffers are gone before the release is held (peak memory: the larger, not the sum)
-        records = read_model_outputs(files, None, strict=not skip_invalid_rows, allow_empty=allow_empty)
-        reference = load_release()
+        # lmms-eval logs carry every field scoring needs: the release is loaded while worker
+        # processes read them; its problems come after the logs' own, as when read in turn
+        loaded: dict = {}
+
+        def meanwhile() -> None:
+            try:
+                loaded["reference"] = load_release()
+            except DataError as exc:
+                loaded["error"] = exc
+
+        records = read_model_outputs(files, None, strict=not skip_invalid_rows, allow_empty=allow_empty,
+                                     meanwhile=meanwhile)
+        if "error" in loaded:
+            raise loaded["error"]
+        reference = loaded["reference"]
     else:
         reference = load_release()
         records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)

@@ -11,6 +11,7 @@ stay available to the audit (``LogColumns.records``: the ROI-decay vote reads th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,13 +81,13 @@ def _joined(levels_codes: list[tuple[list, np.ndarray]]) -> Categorical:
     return Categorical(np.concatenate(codes) if codes else np.zeros(0, dtype=np.int32), tuple(position))
 
 
-def read_log_columns(paths: list[Path], *, threads: int = 2) -> LogColumns | None:
-    """The records of lmms-eval logs of the MedVIGIL tasks as :class:`LogColumns` (``threads``
-    files read at a time: pyarrow parses one while the next is scanned), or None when CircularEval
-    rotations are logged (they are collapsed across files: read every file with ``read_samples``)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def read_log_columns(paths: list[Path], *, meanwhile: Callable[[], Any] | None = None) -> LogColumns | None:
+    """The records of lmms-eval logs of the MedVIGIL tasks as :class:`LogColumns` (files read by
+    worker processes, :mod:`medvigil.files.worker_pool`; ``meanwhile()`` runs here while they
+    read), or None when CircularEval rotations are logged (they are collapsed across files: read
+    every file with ``read_samples``)."""
     from medvigil.files.bulk_memory import release_freed, returned_memory
+    from medvigil.files.worker_pool import in_workers
     from medvigil.records.lmms_eval_logs import model_name, read_samples
     from medvigil.records.log_columns import file_columns
 
@@ -94,8 +95,10 @@ def read_log_columns(paths: list[Path], *, threads: int = 2) -> LogColumns | Non
     parts: list[dict[str, Any]] = []
     one_by_one: list[dict] = []
     problems = []
-    with returned_memory(), ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        for path, name, columns in zip(paths, names, pool.map(file_columns, paths, names)):
+    with returned_memory(), in_workers(lambda job: file_columns(*job), zip(paths, names)) as read:
+        if meanwhile is not None:
+            meanwhile()
+        for path, name, columns in zip(paths, names, read):
             if columns is not None:
                 parts.append(_columns_part(columns))
                 release_freed()  # this file's buffers, before the next one's
@@ -106,7 +109,6 @@ def read_log_columns(paths: list[Path], *, threads: int = 2) -> LogColumns | Non
                 problems += exc.problems
                 continue
             if any(r.get("condition") == CIRCULAR for r in records):
-                pool.shutdown(cancel_futures=True)
                 return None
             parts.append(_dict_part(records))
             one_by_one += records

@@ -11,7 +11,7 @@ Every record's ``source_dataset`` is the canonical source name
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,8 @@ class ModelRecords(list):
 
 
 def read_model_outputs(
-    paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False
+    paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False,
+    meanwhile: Callable[[], Any] | None = None,
 ) -> ModelRecords | HarnessColumns | LogColumns:
     """Records of every file; ``release`` as :func:`medvigil.suites.medvigil.harness.read_harness_files` takes it.
 
@@ -43,7 +44,8 @@ def read_model_outputs(
     When every file is an lmms-eval log, it is
     :func:`medvigil.suites.medvigil.log_table.read_log_columns`'s (records as columns; the files
     the columnar reader declines read record by record) unless CircularEval rotations need the
-    record-by-record reader for every file.
+    record-by-record reader for every file. ``meanwhile()`` is called once: while worker
+    processes read the logs, or else before reading.
     """
     from medvigil.suites.medvigil.harness import read_harness_files, read_harness_table
     from medvigil.suites.medvigil.harness_ablations import expand_ablation_paths, read_ablation_files
@@ -56,9 +58,11 @@ def read_model_outputs(
     if harness and not lmms and not ablation:
         return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty)
     if lmms and not harness and not ablation:
-        columns = read_log_columns(lmms)
+        columns = read_log_columns(lmms, meanwhile=meanwhile)
         if columns is not None:
             return columns
+    elif meanwhile is not None:
+        meanwhile()
     out = ModelRecords()
     out.warnings, out.skipped, out.error_rows, out.problems = [], {}, {}, []
     if lmms:

@@ -1,0 +1,76 @@
+"""Worker processes of the bulk readers (:mod:`medvigil.files.worker_pool`): the same results as
+in-process, in order; a task that raises leaves its item to the caller; the workers end quietly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_log_columns import _log, _records, _same, lean_line
+
+from medvigil.errors import DataError
+from medvigil.files.worker_pool import ENV, in_workers, worker_count
+from medvigil.suites.medvigil.log_table import read_log_columns
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _square_or_fail(x: int) -> int:
+    if x == 3:
+        raise ValueError("no")
+    return x * x
+
+
+@pytest.mark.parametrize("workers", ["1", "2", "3"])
+def test_results_in_order_and_none_where_a_task_raised(monkeypatch, workers):
+    monkeypatch.setenv(ENV, workers)
+    parent = os.getpid()
+    with in_workers(lambda x: (_square_or_fail(x), os.getpid() != parent), range(7)) as results:
+        got = list(results)
+    assert [g and g[0] for g in got] == [0, 1, 4, None, 16, 25, 36]
+    assert any(g and g[1] for g in got) == (workers != "1")  # forked workers did the work
+
+
+def test_closures_are_inherited_not_pickled(monkeypatch):
+    monkeypatch.setenv(ENV, "2")
+    unpicklable = {"lock": __import__("threading").Lock(), "k": 10}
+    with in_workers(lambda x: x + unpicklable["k"], [1, 2, 3]) as results:
+        assert list(results) == [11, 12, 13]
+
+
+def test_worker_count(monkeypatch):
+    monkeypatch.setenv(ENV, "8")
+    assert worker_count(3) == 3 and worker_count(0) == 1
+    monkeypatch.delenv(ENV)
+    assert 1 <= worker_count(100) <= (os.cpu_count() or 1)
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(ENV, bad)
+        with pytest.raises(DataError, match=ENV):
+            worker_count(4)
+
+
+def test_logs_read_by_workers_give_the_in_process_table(tmp_path, monkeypatch):
+    paths = [_log(tmp_path / f"run{i}", [lean_line(dict(r, predicted_letter="ABCDE"[(j + i) % 5]))
+                                         for j, r in enumerate(_records(24))], model_args=f"letter={i}") for i in range(4)]
+    monkeypatch.setenv(ENV, "1")
+    alone = read_log_columns(paths)
+    monkeypatch.setenv(ENV, "2")
+    ran = []
+    together = read_log_columns(paths, meanwhile=lambda: ran.append(True))
+    assert ran == [True]
+    _same(together.table, alone.table)
+
+
+def test_score_with_workers_ends_quietly(tmp_path):
+    """The workers inherit the CLI's SIGTERM handler with the fork; stopping them prints nothing."""
+    paths = [_log(tmp_path / f"run{i}", [lean_line(r) for r in _records(16)], model_args=f"letter={i}") for i in range(3)]
+    env = {**os.environ, ENV: "2"}
+    done = subprocess.run([sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", *map(str, paths),
+                           "--json", str(tmp_path / "s.json")], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Terminated" not in done.stderr
+    assert json.loads((tmp_path / "s.json").read_text())["inputs"]["n_records"] == 48
