@@ -1,9 +1,11 @@
 """Run one task per input file in forked worker processes, so every core of the machine reads.
 
 The bulk readers spend most of a file's time in Python byte scans that hold the GIL, so threads
-do not add a core; processes do. :func:`in_workers` forks the workers after the caller has set
-up what the task needs (a release index, say), so the task and what it closes over are inherited,
-never pickled; only the items and the results cross (paths in, numpy columns out).
+do not add a core; processes do. :func:`in_workers` forks the workers when its ``with`` block
+opens, so the task and what it closes over are inherited, never pickled; the caller can do its
+own work in the block (load a release) while they run. A worker hands each result over in a file
+of a private temporary folder and sends only its name: the parent's pool threads, which need the
+GIL that the parent's own work holds, then never keep a worker waiting.
 
 A task's result is advisory: when it raises (a file that is not regular, too large, ...) the
 item's result is None and the caller reads that file itself, in-process, where the problem is
@@ -15,9 +17,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 from medvigil.errors import DataError, Problem
@@ -25,7 +30,9 @@ from medvigil.errors import DataError, Problem
 T = TypeVar("T")
 ENV = "MEDVIGIL_WORKERS"  # worker processes for the bulk readers (default: the usable CPUs)
 
-_task: Callable[[Any], Any] | None = None  # set before the fork; the workers inherit it
+_NICENESS = 10  # workers' priority below the parent's
+_task: Callable[[Any], Any] | None = None  # set before the fork; the workers inherit both
+_folder: str | None = None
 
 
 def worker_count(items: int) -> int:
@@ -50,15 +57,41 @@ def _advisory(task: Callable[[Any], Any], item: Any) -> Any:
         return None
 
 
-def _inherited(item: Any) -> Any:
-    return _advisory(_task, item)
+def _handed_over(job: tuple[int, Any]) -> str | None:
+    """In a worker: the task's result written to a file of the folder; its name (None: no result)."""
+    number, item = job
+    result = _advisory(_task, item)
+    if result is None:
+        return None
+    path = os.path.join(_folder, f"{number}.pickle")
+    try:
+        with open(path, "wb") as handle:
+            pickle.dump(result, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # (e.g. the folder's disk is full) the caller does this item itself
+        return None
+    return path
+
+
+def _taken(path: str | None) -> Any:
+    """In the parent: a result handed over (the file is removed once read)."""
+    if path is None:
+        return None
+    with open(path, "rb") as handle:
+        result = pickle.load(handle)
+    Path(path).unlink()
+    return result
 
 
 def _quiet_worker() -> None:
     """A worker is stopped by its parent: SIGTERM ends it (not the CLI's handler, inherited with
-    the fork), and Ctrl-C is the parent's to handle."""
+    the fork), and Ctrl-C is the parent's to handle. It yields the CPU to the parent, whose work
+    meanwhile (loading a release) is on the command's serial path."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        os.nice(_NICENESS)
+    except OSError:  # not allowed here: run at the parent's priority
+        pass
 
 
 @contextmanager
@@ -66,16 +99,17 @@ def in_workers(task: Callable[[T], Any], items: Iterable[T]) -> Iterator[Iterato
     """``task(item)`` for every item, in order (None where it raised), computed by
     :func:`worker_count` forked processes that start at once: the caller may do other work in
     the ``with`` block before it takes the results. Leaving the block stops the workers."""
-    global _task
+    global _task, _folder
     items = list(items)
     workers = worker_count(len(items))
     if workers == 1:
         yield (_advisory(task, item) for item in items)
         return
-    _task = task
-    try:
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker)  # they inherit _task
-    finally:
-        _task = None
-    with pool:
-        yield pool.imap(_inherited, items)
+    with tempfile.TemporaryDirectory(prefix="medvigil-workers-") as folder:
+        _task, _folder = task, folder
+        try:
+            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker)
+        finally:
+            _task = _folder = None
+        with pool:
+            yield map(_taken, pool.imap(_handed_over, enumerate(items)))

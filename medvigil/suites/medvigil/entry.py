@@ -45,25 +45,25 @@ def score(
     def load_release():
         return None if release is None else load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
 
-    if all(Path(f).is_file() and is_samples_file(Path(f)) for f in files):
-        # lmms-eval logs carry every field scoring needs: the release is loaded while worker
-        # processes read them; its problems come after the logs' own, as when read in turn
-        loaded: dict = {}
+    # the release is loaded while worker processes read the files (medvigil.files.worker_pool);
+    # lmms-eval logs carry every field scoring needs, so their problems come first, as when
+    # read in turn, and a release's problems come first otherwise
+    logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
+    loaded: dict = {}
 
-        def meanwhile() -> None:
-            try:
-                loaded["reference"] = load_release()
-            except DataError as exc:
-                loaded["error"] = exc
+    def meanwhile() -> None:
+        try:
+            loaded["reference"] = load_release()
+        except DataError as exc:
+            if not logs_only:
+                raise
+            loaded["error"] = exc
 
-        records = read_model_outputs(files, None, strict=not skip_invalid_rows, allow_empty=allow_empty,
-                                     meanwhile=meanwhile)
-        if "error" in loaded:
-            raise loaded["error"]
-        reference = loaded["reference"]
-    else:
-        reference = load_release()
-        records = read_model_outputs(files, reference, strict=not skip_invalid_rows, allow_empty=allow_empty)
+    records = read_model_outputs(files, None if release is None else (lambda: loaded.get("reference")),
+                                 strict=not skip_invalid_rows, allow_empty=allow_empty, meanwhile=meanwhile)
+    if "error" in loaded:
+        raise loaded["error"]
+    reference = loaded["reference"]
     if reference is not None:  # its cases and probes served the reading; the audit needs the memory
         reference = replace(reference, cases={}, probes_mcq=None if reference.probes_mcq is None else [])
     problems = list(getattr(records, "problems", []))

@@ -57,13 +57,15 @@ Nothing is dropped without being counted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
-from medvigil.suites.medvigil.harness_codes import ReleaseIndex, read_coded
+from medvigil.files.worker_pool import in_workers
+from medvigil.suites.medvigil.harness_codes import ReleaseIndex, parsed_table, read_coded, unique_paths
 from medvigil.suites.medvigil.harness_rows import (  # the reader's public types are re-exported here
     HARNESS_SUFFIX,
     HarnessColumns,
@@ -128,18 +130,22 @@ def read_harness_table(
     strict: bool = True,
     allow_empty: bool = False,
     condition: str = "default",
+    meanwhile: Callable[[], Any] | None = None,
 ) -> HarnessColumns:
     """As :func:`read_harness_files`, straight into columns (no dict per row): the scoring path.
 
     A file whose rows the columnar checks accept is read in bulk (:func:`bulk_columns`); any
     other file row by row, exactly as :func:`read_harness_files` reads it (same problems). With a
-    release that gives the MCQ probes, files are read two at a time and turned into codes
-    (:func:`read_coded`).
+    release that gives the MCQ probes, worker processes parse the files while ``meanwhile()``
+    runs here (e.g. loads the release; ``release`` may be a function giving it after that) and
+    the parsed files are turned into codes (:func:`read_coded`).
     """
-    return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False)
+    return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False,
+                 meanwhile=meanwhile)
 
 
-def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as_dicts: bool):
+def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as_dicts: bool,
+          meanwhile: Callable[[], Any] | None = None):
     if isinstance(paths, (str, Path)):
         paths = [paths]
     files = expand(paths)
@@ -149,22 +155,26 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         if m in models and models[m].resolve() != f.resolve():
             raise ValueError(f"two harness files for model {m!r}: {str(models[m])!r} and {str(f)!r}")
         models[m] = f
-    cases, probes = release_lookup(release)
-    ref = Reference(cases, probes)
-    if not as_dicts and cases is not None and probes is not None and isinstance(condition, str):
-        index = ReleaseIndex(ref)
-        if index.usable:
-            return read_coded(files, ref, index, strict=strict, allow_empty=allow_empty, condition=condition)
+    coded = not as_dicts and release is not None and isinstance(condition, str)
+    paths_once = unique_paths(files)
+    with in_workers(parsed_table, paths_once) if coded else nullcontext() as tables:
+        if meanwhile is not None:
+            meanwhile()
+        cases, probes = release_lookup(release() if callable(release) else release)
+        ref = Reference(cases, probes)
+        if coded and cases is not None and probes is not None:
+            index = ReleaseIndex(ref)
+            if index.usable:
+                return read_coded(paths_once, tables, ref, index, strict=strict, allow_empty=allow_empty,
+                                  condition=condition)
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
-    unique = {f.resolve(): f for f in reversed(files)}  # first spelling of each file wins
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
     pool: dict[str, str] = {}  # one object per distinct string read in bulk
     parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
-    for resolved in dict.fromkeys(f.resolve() for f in files):
-        path = unique[resolved]
+    for path in paths_once:  # each file once, spelt as it first appears
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
         data = read_bytes(path, file)  # a regular file, bounded in size

@@ -1,11 +1,13 @@
 """The coded path of the official-harness reader: with a release that gives the MCQ probes, a file
 read in bulk goes straight from pyarrow's columns to integer codes (each row's position in the
-release's probe list, its letter and status; no Python string per row), two files parsed at a
-time by worker threads (see :mod:`medvigil.suites.medvigil.harness`)."""
+release's probe list, its letter and status; no Python string per row). Files are parsed by
+worker processes (:mod:`medvigil.files.worker_pool`), while the release loads when the caller
+has it load then (see :mod:`medvigil.suites.medvigil.harness`)."""
 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,6 @@ from medvigil.suites.medvigil.release_format import HARNESS_OK_STATUS
 _STATUS_CODES = {"ok": 0, "parse_failure": 1, "error": 2}  # medvigil.scoring.table.PARSE_STATUSES
 
 
-_LOOKAHEAD = 2  # files read ahead by the worker threads (pyarrow parses without the GIL)
 
 
 class ReleaseIndex:
@@ -124,63 +125,58 @@ def _coded(table, index: ReleaseIndex):
     return probe.copy(), np.where(ok, pred, -1).astype(np.int8), np.where(ok, status, _STATUS_CODES["error"]).astype(np.int8)
 
 
-def _load_coded(path: Path, file: str, index: ReleaseIndex):
-    """``(data or None, table or None, codes or None)`` of one file (run in a worker thread)."""
-    data = read_bytes(path, file)  # a regular file, bounded in size
-    table = bulk_table(data)
-    codes = None if table is None else _coded(table, index)
-    return (None, None, codes) if codes is not None else (data, table, None)
+def parsed_table(path: Path):
+    """One file read in bulk (:func:`bulk_table`; run in a worker process), or None."""
+    return bulk_table(read_bytes(path, str(path)))
 
 
-def read_coded(files: list[Path], ref: Reference, index: ReleaseIndex, *, strict: bool, allow_empty: bool,
-                condition: str) -> HarnessColumns:
-    """:func:`_read` for a release with MCQ probes: files read in bulk become codes (:func:`_coded`),
+def unique_paths(files: list[Path]) -> list[Path]:
+    """Each file once, in order, spelt as it first appears."""
+    unique = {f.resolve(): f for f in reversed(files)}
+    return [unique[r] for r in dict.fromkeys(f.resolve() for f in files)]
+
+
+def read_coded(paths: list[Path], tables: Iterator[Any], ref: Reference, index: ReleaseIndex, *, strict: bool,
+               allow_empty: bool, condition: str) -> HarnessColumns:
+    """:func:`_read` for a release with MCQ probes: ``paths`` (:func:`unique_paths`) and their
+    :func:`parsed_table` (None: not read in bulk); files read in bulk become codes (:func:`_coded`),
     the others go through the row path; the same records, bookkeeping and problems."""
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
-    unique = {f.resolve(): f for f in reversed(files)}  # first spelling of each file wins
-    paths = [unique[r] for r in dict.fromkeys(f.resolve() for f in files)]
     parts: list[tuple[str, Any, Any, Any]] = []  # per file: (model, probe positions, letter codes, status codes)
     with returned_memory():  # freed buffers go back to the system between files
-        _read_files(paths, ref, index, out, problems, fatal, parts, allow_empty)
+        _read_files(paths, tables, ref, index, out, problems, fatal, parts, allow_empty)
     if fatal or (problems and strict):
         raise DataError(fatal + (problems if strict else []))
     out.problems = problems
     return HarnessColumns(_coded_table(parts, index, condition), out)
 
 
-def _read_files(paths, ref, index, out, problems, fatal, parts, allow_empty) -> None:
-    """Each file's codes into ``parts`` (files read ahead by worker threads); bookkeeping into ``out``."""
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
-
+def _read_files(paths, tables, ref, index, out, problems, fatal, parts, allow_empty) -> None:
+    """Each file's codes into ``parts``; bookkeeping into ``out``."""
     import numpy as np
     import pyarrow.compute as pc
 
-    with ThreadPoolExecutor(max_workers=_LOOKAHEAD) as pool:
-        pending: deque = deque()
-        for k, path in enumerate(paths):
-            while len(pending) < _LOOKAHEAD and k + len(pending) < len(paths):
-                ahead = paths[k + len(pending)]
-                pending.append(pool.submit(_load_coded, ahead, str(ahead), index))
-            data, table, codes = pending.popleft().result()
-            model, file = model_from_filename(path), str(path)
-            out.files[file] = model
-            if codes is None:
-                bulk = None if table is None else {name: interned(table.column(name), {}, pc) for name in FIELDS}
-                del table
-                codes = _coded_rows(data, bulk, model, file, ref, index, out, problems, fatal, allow_empty)
-                del data, bulk
-            probe, pred, status = codes
-            errors = np.flatnonzero(status == _STATUS_CODES["error"])
-            if errors.size:
-                kinds = index.probe_kind[probe[errors]]
-                first = np.unique(kinds, return_index=True)[1]
-                for kind in kinds[np.sort(first)].tolist():  # kinds in order of their first error row
-                    bump(out.error_rows, model, index.kinds[kind], int((kinds == kind).sum()))
-            parts.append((model, probe, pred, status))
-            release_freed()  # this file's buffers, before the next one's
+    for path, table in zip(paths, tables):
+        model, file = model_from_filename(path), str(path)
+        out.files[file] = model
+        codes = None if table is None else _coded(table, index)
+        if codes is None:  # read here, as _read reads it: problems are described in this process
+            data = read_bytes(path, file)  # a regular file, bounded in size
+            bulk = None if table is None else {name: interned(table.column(name), {}, pc) for name in FIELDS}
+            codes = _coded_rows(data, bulk, model, file, ref, index, out, problems, fatal, allow_empty)
+            del data, bulk
+        table = None
+        probe, pred, status = codes
+        errors = np.flatnonzero(status == _STATUS_CODES["error"])
+        if errors.size:
+            kinds = index.probe_kind[probe[errors]]
+            first = np.unique(kinds, return_index=True)[1]
+            for kind in kinds[np.sort(first)].tolist():  # kinds in order of their first error row
+                bump(out.error_rows, model, index.kinds[kind], int((kinds == kind).sum()))
+        parts.append((model, probe, pred, status))
+        release_freed()  # this file's buffers, before the next one's
 
 
 def _coded_rows(data, bulk, model, file, ref, index, out, problems, fatal, allow_empty):

@@ -45,7 +45,8 @@ def read_model_outputs(
     :func:`medvigil.suites.medvigil.log_table.read_log_columns`'s (records as columns; the files
     the columnar reader declines read record by record) unless CircularEval rotations need the
     record-by-record reader for every file. ``meanwhile()`` is called once: while worker
-    processes read the logs, or else before reading.
+    processes read the files, or else before reading; ``release`` may be a function that gives
+    the release once ``meanwhile()`` has run (e.g. loaded it).
     """
     from medvigil.suites.medvigil.harness import read_harness_files, read_harness_table
     from medvigil.suites.medvigil.harness_ablations import expand_ablation_paths, read_ablation_files
@@ -56,13 +57,15 @@ def read_model_outputs(
     harness = [p for p in paths if p not in lmms]
     ablation, harness = expand_ablation_paths(harness)
     if harness and not lmms and not ablation:
-        return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty)
+        return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty, meanwhile=meanwhile)
     if lmms and not harness and not ablation:
         columns = read_log_columns(lmms, meanwhile=meanwhile)
         if columns is not None:
             return columns
     elif meanwhile is not None:
         meanwhile()
+    if callable(release):
+        release = release()
     out = ModelRecords()
     out.warnings, out.skipped, out.error_rows, out.problems = [], {}, {}, []
     if lmms:
