@@ -42,6 +42,19 @@ def test_closures_are_inherited_not_pickled(monkeypatch):
         assert list(results) == [11, 12, 13]
 
 
+def test_no_temporary_folder_means_in_process(monkeypatch):
+    import tempfile
+
+    def refused(*args, **kwargs):
+        raise PermissionError("read-only TMPDIR")
+
+    monkeypatch.setenv(ENV, "2")
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", refused)
+    parent = os.getpid()
+    with in_workers(lambda x: (x, os.getpid()), [1, 2]) as results:
+        assert list(results) == [(1, parent), (2, parent)]
+
+
 def test_worker_count(monkeypatch):
     monkeypatch.setenv(ENV, "8")
     assert worker_count(3) == 3 and worker_count(0) == 1

@@ -75,8 +75,7 @@ def record_block(data: mmap.mmap | bytes, start_of: StartOf, separator: bytes = 
     """Every line's record cut out and joined by ``separator``, with their number, or None when a
     line is not the shape read here (``start_of`` finds no record, the line is not exactly
     ``{...}``, no balanced end), the file is not UTF-8 or holds ``refuse``: read it line by line
-    then. Empty lines
-    are skipped. The file is taken a window of whole lines at a time
+    then. Empty lines are skipped. The file is taken a window of whole lines at a time
     (:func:`medvigil.files.mapped_lines.windows`)."""
     view = memoryview(data)
     block = bytearray()

@@ -21,7 +21,7 @@ import pickle
 import signal
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -76,10 +76,13 @@ def _taken(path: str | None) -> Any:
     """In the parent: a result handed over (the file is removed once read)."""
     if path is None:
         return None
-    with open(path, "rb") as handle:
-        result = pickle.load(handle)
-    Path(path).unlink()
-    return result
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except Exception:  # the caller does this item itself
+        return None
+    finally:
+        Path(path).unlink(missing_ok=True)
 
 
 def _quiet_worker() -> None:
@@ -101,15 +104,19 @@ def in_workers(task: Callable[[T], Any], items: Iterable[T]) -> Iterator[Iterato
     the ``with`` block before it takes the results. Leaving the block stops the workers."""
     global _task, _folder
     items = list(items)
-    workers = worker_count(len(items))
-    if workers == 1:
-        yield (_advisory(task, item) for item in items)
-        return
-    with tempfile.TemporaryDirectory(prefix="medvigil-workers-") as folder:
-        _task, _folder = task, folder
-        try:
-            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker)
-        finally:
-            _task = _folder = None
-        with pool:
+    with ExitStack() as stack:
+        pool = None
+        if worker_count(len(items)) > 1:
+            try:
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="medvigil-workers-"))
+                _task, _folder = task, folder
+                pool = stack.enter_context(multiprocessing.get_context("fork").Pool(
+                    worker_count(len(items)), initializer=_quiet_worker))
+            except OSError:  # no temporary folder or no fork here: read in-process
+                pool = None
+            finally:
+                _task = _folder = None
+        if pool is None:
+            yield (_advisory(task, item) for item in items)
+        else:
             yield map(_taken, pool.imap(_handed_over, enumerate(items)))

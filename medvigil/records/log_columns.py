@@ -7,7 +7,8 @@ the first ``{`` after the line's own then opens it; when an object comes first, 
 counts of API models, the key counts if what precedes it parses as whole members). A file is
 memory-mapped and taken a window of lines at a time (:mod:`medvigil.files.mapped_lines`), the
 record of each line is cut out with byte searches (:func:`medvigil.files.jsonl_bulk.record_block`:
-a wrong cut is not a JSON object, so the parse below fails and the file is declined), the records are parsed together by pyarrow with the schema's types declared, and every rule of
+a wrong cut is not a JSON object, so the parse below fails and the file is declined), the
+records are parsed together by pyarrow with the schema's types declared, and every rule of
 ``schemas/probe_record.schema.json`` is checked on the columns.
 
 Nothing here describes a problem: :func:`file_columns` returns None for any file it cannot
