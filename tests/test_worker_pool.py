@@ -87,3 +87,56 @@ def test_score_with_workers_ends_quietly(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "Terminated" not in done.stderr
     assert json.loads((tmp_path / "s.json").read_text())["inputs"]["n_records"] == 48
+
+
+def _score(files: list[Path], release: Path, out: Path, workers: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, ENV: workers}
+    return subprocess.run([sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", "--release", str(release),
+                           *map(str, files), "--harness-compatible", "--n-resamples", "20", "--json", str(out)],
+                          capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+def test_harness_files_scored_by_workers_as_in_process(tmp_path):
+    """The authors' result files (18 models, error rows included): the same score JSON with workers
+    parsing them beside the release's validation as read in one process; a file the workers
+    cannot take (a bad row, a FIFO) gives the same problems either way."""
+    from shared_paths import AUTHORS_TOOL
+
+    if not AUTHORS_TOOL.is_file():
+        pytest.skip(f"{AUTHORS_TOOL} is not on this machine")
+    root = tmp_path / "authors"
+    subprocess.run([sys.executable, str(AUTHORS_TOOL), str(root), "--cases", "60", "--models", "6"], check=True, capture_output=True)
+    release, files = root / "data/medvigil_v1", sorted((root / "results/baselines").glob("*__mcq.jsonl"))
+    outs = {w: tmp_path / f"scores_{w}.json" for w in ("1", "2")}
+    for workers, out in outs.items():
+        done = _score(files, release, out, workers)
+        assert done.returncode == 0, done.stderr
+    assert outs["1"].read_bytes() == outs["2"].read_bytes()
+
+    lines = files[3].read_text().splitlines(keepends=True)
+    lines[4] = lines[4].replace('"probe_kind": "', '"probe_kind": 7, "x": "', 1)
+    files[3].write_text("".join(lines))
+    fifo = files[0].with_name("fifo__mcq.jsonl")
+    os.mkfifo(fifo)
+    for inputs, named in ((files, files[3].name), ([*files, fifo], fifo.name)):
+        stderr = {}
+        for workers in ("1", "2"):
+            done = _score(inputs, release, tmp_path / "bad.json", workers)
+            assert done.returncode == 2
+            stderr[workers] = done.stderr
+        assert stderr["1"] == stderr["2"] and named in stderr["1"]
+
+
+def test_log_problems_are_the_same_with_workers(tmp_path, monkeypatch):
+    records = _records(8)
+    bad = [lean_line(r) for r in records]
+    bad[2] = bad[2].replace('"retries": 0', '"retries": -1', 1)
+    paths = [_log(tmp_path / "a", [lean_line(r) for r in records]), _log(tmp_path / "b", bad, model_args="letter=B"),
+             _log(tmp_path / "c", [lean_line(r) for r in records], model_args="letter=C")]
+    problems = {}
+    for workers in ("1", "2"):
+        monkeypatch.setenv(ENV, workers)
+        with pytest.raises(DataError) as err:
+            read_log_columns(paths)
+        problems[workers] = [str(p) for p in err.value.problems]
+    assert problems["1"] == problems["2"] and "retries" in problems["1"][0]

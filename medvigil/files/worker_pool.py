@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -36,15 +37,17 @@ _folder: str | None = None
 
 
 def worker_count(items: int) -> int:
-    """How many workers to fork for ``items`` tasks: ``MEDVIGIL_WORKERS`` or the usable CPUs,
-    never more than the items; 1 means in-process."""
+    """How many workers to fork for ``items`` tasks: ``MEDVIGIL_WORKERS``, else the usable CPUs
+    on Linux (one elsewhere), never more than the items; 1 means in-process."""
     value = os.environ.get(ENV, "").strip()
     if value:
         if not value.isdigit() or int(value) < 1:
             raise DataError(Problem(ENV, f"must be a whole number of worker processes >= 1, got {value!r}"))
         wanted = int(value)
+    elif sys.platform != "linux":
+        wanted = 1  # forking a process with system frameworks loaded is not safe everywhere (macOS)
     else:
-        wanted = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        wanted = len(os.sched_getaffinity(0))
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return max(1, min(wanted, items))
