@@ -28,7 +28,7 @@ import gc
 import json
 import mmap
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from typing import Any
 
@@ -65,6 +65,34 @@ def first_object_entry(line: str) -> tuple[str, dict[str, Any], int] | None:
         return None
     value, end = _DECODE(line, brace)
     return line[key_start + 1 : key_end], value, end
+
+
+class KeyCounts:
+    """Whether a column's nulls (after a bulk parse of JSON text ``data`` into ``rows`` rows) are
+    keys not written or JSON nulls, settled by counting ``"name":`` in the bytes: in valid JSON only
+    a key is followed by a colon. A key of a nested object counts too, which can only make
+    :meth:`nulls_are_missing` say no; :meth:`all_written` needs ``name`` not to be a possible nested
+    key (``nested``; ``None``: any name may be). Keys spelt with escapes leave both at no. Without
+    any ``null`` in the bytes, every null is a key not written."""
+
+    def __init__(self, data: bytes | bytearray, rows: int, nested: Iterable[str] | None = ()):
+        self.data, self.rows = data, rows
+        self.nested = None if nested is None else frozenset(nested)
+        self.no_null = data.find(b"null") < 0
+        self.escaped = not self.no_null and has_escaped_key(data)
+
+    def _count(self, name: str) -> int | None:
+        return None if self.escaped else self.data.count(b'"' + name.encode() + b'":')
+
+    def nulls_are_missing(self, name: str, nulls: int) -> bool:
+        """Every one of the column's ``nulls`` is a key not written (none is a JSON null)."""
+        return nulls == 0 or self.no_null or self._count(name) == self.rows - nulls
+
+    def all_written(self, name: str, nulls: int) -> bool:
+        """Every row writes the key (its ``nulls`` are JSON nulls)."""
+        if nulls == 0:
+            return True
+        return self.nested is not None and name not in self.nested and self._count(name) == self.rows
 
 
 StartOf = Callable[[Any, int, int], int]  # (data, line start, line end) -> the record's brace, or -1

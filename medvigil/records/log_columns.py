@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from medvigil.files.jsonl_bulk import has_escaped_key
+from medvigil.files.jsonl_bulk import KeyCounts
 from medvigil.files.jsonl_bulk import record_block as cut_records
 from medvigil.files.mapped_lines import mapped
 from medvigil.records.arrow_codes import dictionary_codes
@@ -121,35 +121,6 @@ def _nested_names(type_, pa) -> set[str]:
     return set()
 
 
-class _Keys:
-    """Whether a column's nulls are keys not written or JSON nulls, settled by counting ``"name": ``
-    in the records. Nested objects can hold such keys only in ``extra`` or ``model`` (the other
-    fields are declared scalars): a name nested there, or any key spelt with an escape, leaves it
-    unsettled (None)."""
-
-    def __init__(self, table, block: bytes, pa):
-        self.table, self.block = table, block
-        self.nested = {n for f in table.schema for n in _nested_names(f.type, pa)}
-        self.escaped = has_escaped_key(block)
-
-    def _written(self, name: str) -> int | None:
-        if name in self.nested or self.escaped:
-            return None
-        return self.block.count(b'"' + name.encode() + b'": ')
-
-    def nulls(self, name: str) -> int:
-        return self.table.column(name).null_count if name in self.table.column_names else self.table.num_rows
-
-    def nulls_are_missing(self, name: str) -> bool:
-        """Every null a key not written (the schema allows a missing key but not a JSON null)."""
-        nulls = self.nulls(name)
-        return nulls == 0 or self._written(name) == self.table.num_rows - nulls
-
-    def all_written(self, name: str) -> bool:
-        """Every row writes the key (its nulls are JSON nulls)."""
-        return name in self.table.column_names and (self.nulls(name) == 0 or self._written(name) == self.table.num_rows)
-
-
 def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | None:
     """The records of ``block`` (one per line) as :class:`FileColumns`, or None unless the schema
     accepts every one and the MedVIGIL scoring path takes them as they are."""
@@ -182,11 +153,16 @@ def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | No
     extra = table.schema.field("extra").type if "extra" in table.column_names else None
     if extra is not None and not (pa.types.is_struct(extra) or pa.types.is_null(extra)):
         return None  # extra must be an object
-    keys = _Keys(table, block, pa)
-    if not keys.all_written("predicted_letter"):  # required, null allowed
-        return None
-    if not all(keys.nulls_are_missing(name) for name in ("condition", "retries", "extra")):  # optional, not null
-        return None
+    # keys may nest only in the open objects (extra, model): the other fields are declared scalars
+    keys = KeyCounts(block, n, nested={name for f in table.schema for name in _nested_names(f.type, pa)})
+
+    def nulls(name: str) -> int:
+        return table.column(name).null_count if name in table.column_names else n
+
+    if "predicted_letter" not in table.column_names or not keys.all_written("predicted_letter", nulls("predicted_letter")):
+        return None  # required, null allowed
+    if not all(keys.nulls_are_missing(name, nulls(name)) for name in ("condition", "retries", "extra")):
+        return None  # optional, not null
     if "retries" in table.column_names and col("retries").null_count < n and pc.min(col("retries")).as_py() < 0:
         return None
     coded = {name: dictionary_codes(col(name), pc) if name in table.column_names else ([], np.full(n, -1, dtype=np.int32))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
-from medvigil.files.jsonl_bulk import has_escaped_key
+from medvigil.files.jsonl_bulk import KeyCounts
 from medvigil.records.schema_columns import predicate
 from medvigil.suites.medvigil.release_format import HARNESS_OK_STATUS, source_label
 
@@ -216,26 +216,16 @@ def bulk_table(data: bytes):
             return None
     # (Python values are never turned into arrow ones: with pandas installed, pyarrow imports it to do that)
     ok = is_ok(table.column("status"), pc)
-    no_null = data.find(b"null") < 0  # no JSON null anywhere: every arrow null is a key not written
-    escaped = not no_null and has_escaped_key(data)  # keys spelt with escapes
-
-    def nulls_are_missing(name: str) -> bool:
-        """Whether every null of column ``name`` is a key not written (not a JSON null)."""
-        # '"name"' is a key or a string value: counting both can only over-count, so equality
-        # means exactly one key per non-null value
-        return no_null or (not escaped and data.count(b'"' + name.encode() + b'"') == n - table.column(name).null_count)
-
-    def all_written(name: str) -> bool:
-        """Whether every row writes key ``name`` (one object per row, none nested)."""
-        return data.count(b"{") == n and not escaped and data.count(b'"' + name.encode() + b'"') == n
-
+    # with more braces than rows, any key may also be a nested object's (the row fields are undeclared there)
+    keys = KeyCounts(data, n, nested=() if data.count(b"{") == n else None)
     for name in ("model_letter", "correct_letter", "model", "retries"):
-        if not table.column(name).null_count:
+        nulls = table.column(name).null_count
+        if not nulls:
             continue
-        if nulls_are_missing(name):
+        if keys.nulls_are_missing(name, nulls):
             if name in FIELDS and pc.any(pc.and_(ok, pc.is_null(table.column(name)))).as_py():
                 return None  # an answered row without the key
-        elif not (name == "model_letter" and all_written(name)):
+        elif not (name == "model_letter" and keys.all_written(name, nulls)):
             return None  # JSON nulls: allowed only as model_letter (a parse failure)
     if not set(pc.unique(table.column("correct_letter")).to_pylist()) <= {"A", "B", "C", "D", "E", None}:
         return None
