@@ -203,3 +203,24 @@ def test_score_command_loads_only_what_it_needs(tmp_path):
     assert not loaded & {"datasets", "matplotlib", "scipy", "jsonschema", "pandas", "PIL", "lmms_eval", "torch"}, loaded
     assert "pyarrow" in loaded  # the columnar path was taken
 
+
+
+@pytest.mark.parametrize(
+    ("rows", "nested", "missing", "written"),
+    [
+        ([{"a": 1}, {}], (), True, False),                                # a key not written, no null anywhere
+        ([{"a": 1}, {"a": None}], (), False, True),                        # a JSON null
+        ([{"a": 1}, {"b": None}], (), True, False),                        # a null elsewhere, the key not written
+        ([{"a": None}, {"b": {"a": 1}}], None, False, False),               # a nested "a" counts: no row-level answer
+        ([{"a": None}, {"b": "a"}], (), False, False),                     # a string value "a" is not a key
+        ([{"a": None}, {"\\u0061": None}], (), False, False),              # a key spelt with an escape: unsettled
+    ],
+)
+def test_key_counts_tell_missing_keys_from_json_nulls(rows, nested, missing, written):
+    from medvigil.files.jsonl_bulk import KeyCounts
+
+    text = "\n".join(json.dumps(r) for r in rows).replace("\\\\u", "\\u").encode()
+    nulls = sum(r.get("a") is None for r in rows)
+    keys = KeyCounts(text, len(rows), nested=nested)
+    assert keys.nulls_are_missing("a", nulls) is missing
+    assert keys.all_written("a", nulls) is written
