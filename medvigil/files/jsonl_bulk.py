@@ -30,6 +30,7 @@ import mmap
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
+from functools import cached_property
 from typing import Any
 
 from medvigil.files.mapped_lines import windows
@@ -72,21 +73,29 @@ class KeyCounts:
     keys not written or JSON nulls, settled by counting ``"name":`` in the bytes: in valid JSON only
     a key is followed by a colon. A key of a nested object counts too, which can only make
     :meth:`nulls_are_missing` say no; :meth:`all_written` needs ``name`` not to be a possible nested
-    key (``nested``; ``None``: any name may be). Keys spelt with escapes leave both at no. Without
-    any ``null`` in the bytes, every null is a key not written."""
+    key (``nested``; ``None``: any name may be). A key spelt with escapes is not counted: that can
+    only make :meth:`all_written` say no, and makes :meth:`nulls_are_missing` say no whenever the
+    text may hold one. Without any ``null`` in the bytes, every null is a key not written. (The
+    parser refuses a key written twice in one object.)"""
 
     def __init__(self, data: bytes | bytearray, rows: int, nested: Iterable[str] | None = ()):
         self.data, self.rows = data, rows
         self.nested = None if nested is None else frozenset(nested)
-        self.no_null = data.find(b"null") < 0
-        self.escaped = not self.no_null and has_escaped_key(data)
 
-    def _count(self, name: str) -> int | None:
-        return None if self.escaped else self.data.count(b'"' + name.encode() + b'":')
+    @cached_property
+    def _no_null(self) -> bool:
+        return self.data.find(b"null") < 0
+
+    @cached_property
+    def _escaped(self) -> bool:
+        return has_escaped_key(self.data)
+
+    def _count(self, name: str) -> int:
+        return self.data.count(b'"' + name.encode() + b'":')
 
     def nulls_are_missing(self, name: str, nulls: int) -> bool:
         """Every one of the column's ``nulls`` is a key not written (none is a JSON null)."""
-        return nulls == 0 or self.no_null or self._count(name) == self.rows - nulls
+        return nulls == 0 or self._no_null or (not self._escaped and self._count(name) == self.rows - nulls)
 
     def all_written(self, name: str, nulls: int) -> bool:
         """Every row writes the key (its ``nulls`` are JSON nulls)."""
