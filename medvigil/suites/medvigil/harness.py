@@ -42,8 +42,9 @@ schema (:func:`medvigil.records.schema_columns.predicate`), and only rows it doe
 records (tests/test_harness_bulk.py). With a release that gives the MCQ probes (the usual
 ``medvigil score --release``), a file read in bulk goes straight to integer codes
 (:func:`~medvigil.suites.medvigil.harness_codes._coded`: each row's position in the release's probe list, its letter and status; no
-Python string per row), two files parsed at a time by worker threads; a file with a row to
-describe is read as above.
+Python string per row); the files are parsed by worker processes while the release loads
+(:mod:`medvigil.files.worker_pool`); a file with a row to describe is read as above, in the main
+process.
 
 Problems name the file, the 1-based line and the field: bytes that are not UTF-8, lines that
 are not JSON objects, schema violations, a letter that is not one capital letter, a case or

@@ -202,7 +202,7 @@ def bulk_table(data: bytes):
     options = pj.ParseOptions(explicit_schema=declared, unexpected_field_behavior="ignore")
     try:
         # the system allocator: memory arrow frees goes back to the one the Python objects use;
-        # one thread per file (files are read two at a time, see read_coded)
+        # one thread per file (the files are parsed in worker processes, see harness_codes.parsed_table)
         table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(use_threads=False), parse_options=options,
                              memory_pool=pa.system_memory_pool())
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # a type or parse problem: the row path says where
