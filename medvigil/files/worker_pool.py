@@ -107,14 +107,15 @@ def in_workers(task: Callable[[T], Any], items: Iterable[T]) -> Iterator[Iterato
     the ``with`` block before it takes the results. Leaving the block stops the workers."""
     global _task, _folder
     items = list(items)
+    workers = worker_count(len(items))
     with ExitStack() as stack:
         pool = None
-        if worker_count(len(items)) > 1:
+        if workers > 1:
             try:
+                # private (mode 0700): only this command's workers write the pickles read back
                 folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="medvigil-workers-"))
                 _task, _folder = task, folder
-                pool = stack.enter_context(multiprocessing.get_context("fork").Pool(
-                    worker_count(len(items)), initializer=_quiet_worker))
+                pool = stack.enter_context(multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker))
             except OSError:  # no temporary folder or no fork here: read in-process
                 pool = None
             finally:
