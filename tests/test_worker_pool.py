@@ -140,3 +140,20 @@ def test_log_problems_are_the_same_with_workers(tmp_path, monkeypatch):
             read_log_columns(paths)
         problems[workers] = [str(p) for p in err.value.problems]
     assert problems["1"] == problems["2"] and "retries" in problems["1"][0]
+
+
+def test_which_problems_come_first_when_the_release_loads_beside_the_reading(tmp_path, monkeypatch):
+    """The release loads while workers read: with logs only, the logs' problems come first (they
+    need no release), else the release's, as when they were read one after the other."""
+    from medvigil.suites.medvigil.entry import score
+
+    monkeypatch.setenv(ENV, "2")
+    not_a_release = tmp_path / "broken"
+    not_a_release.mkdir()
+    (not_a_release / "manifest.csv").write_text("x\n1\n")
+    good = [_log(tmp_path / f"run{i}", [lean_line(r) for r in _records(8)], model_args=f"letter={i}") for i in range(2)]
+    bad = [_log(tmp_path / "bad", [lean_line(dict(r, retries=-1)) for r in _records(8)], model_args="letter=X"), *good]
+    with pytest.raises(DataError, match="manifest.csv"):
+        score([str(p) for p in good], release=str(not_a_release))
+    with pytest.raises(DataError, match="retries"):
+        score([str(p) for p in bad], release=str(not_a_release))

@@ -42,28 +42,28 @@ def score(
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
     model and kind, and the rows left out.
     """
-    def load_release():
-        return None if release is None else load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
-
     # the release is loaded while worker processes read the files (medvigil.files.worker_pool);
     # lmms-eval logs carry every field scoring needs, so their problems come first, as when
     # read in turn, and a release's problems come first otherwise
     logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
     loaded: dict = {}
 
-    def meanwhile() -> None:
-        try:
-            loaded["reference"] = load_release()
-        except DataError as exc:
-            if not logs_only:
-                raise
-            loaded["error"] = exc
+    def load_release():
+        """The release, loaded on the first call; with logs only, its problems wait for theirs."""
+        if not loaded:
+            try:
+                loaded["reference"] = load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
+            except DataError as exc:
+                if not logs_only:
+                    raise
+                loaded["error"] = exc
+        return loaded.get("reference")
 
-    records = read_model_outputs(files, None if release is None else (lambda: loaded.get("reference")),
-                                 strict=not skip_invalid_rows, allow_empty=allow_empty, meanwhile=meanwhile)
+    records = read_model_outputs(files, None if release is None else load_release, strict=not skip_invalid_rows,
+                                 allow_empty=allow_empty)
     if "error" in loaded:
         raise loaded["error"]
-    reference = loaded["reference"]
+    reference = None if release is None else load_release()
     if reference is not None:  # its cases and probes served the reading; the audit needs the memory
         reference = replace(reference, cases={}, probes_mcq=None if reference.probes_mcq is None else [])
     problems = list(getattr(records, "problems", []))

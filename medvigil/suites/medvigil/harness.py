@@ -58,7 +58,7 @@ Nothing is dropped without being counted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -131,22 +131,19 @@ def read_harness_table(
     strict: bool = True,
     allow_empty: bool = False,
     condition: str = "default",
-    meanwhile: Callable[[], Any] | None = None,
 ) -> HarnessColumns:
     """As :func:`read_harness_files`, straight into columns (no dict per row): the scoring path.
 
     A file whose rows the columnar checks accept is read in bulk (:func:`bulk_columns`); any
     other file row by row, exactly as :func:`read_harness_files` reads it (same problems). With a
-    release that gives the MCQ probes, worker processes parse the files while ``meanwhile()``
-    runs here (e.g. loads the release; ``release`` may be a function giving it after that) and
-    the parsed files are turned into codes (:func:`read_coded`).
+    release, worker processes parse the files while it is looked up (``release`` may be a
+    function that loads it: it is called then), and with its MCQ probes the parsed files are
+    turned into codes (:func:`read_coded`).
     """
-    return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False,
-                 meanwhile=meanwhile)
+    return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False)
 
 
-def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as_dicts: bool,
-          meanwhile: Callable[[], Any] | None = None):
+def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as_dicts: bool):
     if isinstance(paths, (str, Path)):
         paths = [paths]
     files = expand(paths)
@@ -159,8 +156,6 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     coded = not as_dicts and release is not None and isinstance(condition, str)
     paths_once = unique_paths(files)
     with in_workers(parsed_table, paths_once) if coded else nullcontext() as tables:
-        if meanwhile is not None:
-            meanwhile()
         cases, probes = release_lookup(release() if callable(release) else release)
         ref = Reference(cases, probes)
         if coded and cases is not None and probes is not None:

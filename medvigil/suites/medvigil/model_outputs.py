@@ -11,7 +11,7 @@ Every record's ``source_dataset`` is the canonical source name
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +34,6 @@ class ModelRecords(list):
 
 def read_model_outputs(
     paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False,
-    meanwhile: Callable[[], Any] | None = None,
 ) -> ModelRecords | HarnessColumns | LogColumns:
     """Records of every file; ``release`` as :func:`medvigil.suites.medvigil.harness.read_harness_files` takes it.
 
@@ -44,9 +43,9 @@ def read_model_outputs(
     When every file is an lmms-eval log, it is
     :func:`medvigil.suites.medvigil.log_table.read_log_columns`'s (records as columns; the files
     the columnar reader declines read record by record) unless CircularEval rotations need the
-    record-by-record reader for every file. ``meanwhile()`` is called once: while worker
-    processes read the files, or else before reading; ``release`` may be a function that gives
-    the release once ``meanwhile()`` has run (e.g. loaded it).
+    record-by-record reader for every file. ``release`` may be a function that loads it: it is
+    called while worker processes read the files (the logs need no release: it is loaded for the
+    caller), or else before reading.
     """
     from medvigil.suites.medvigil.harness import read_harness_files, read_harness_table
     from medvigil.suites.medvigil.harness_ablations import expand_ablation_paths, read_ablation_files
@@ -57,13 +56,11 @@ def read_model_outputs(
     harness = [p for p in paths if p not in lmms]
     ablation, harness = expand_ablation_paths(harness)
     if harness and not lmms and not ablation:
-        return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty, meanwhile=meanwhile)
+        return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty)
     if lmms and not harness and not ablation:
-        columns = read_log_columns(lmms, meanwhile=meanwhile)
+        columns = read_log_columns(lmms, meanwhile=release if callable(release) else None)
         if columns is not None:
             return columns
-    elif meanwhile is not None:
-        meanwhile()
     if callable(release):
         release = release()
     out = ModelRecords()
