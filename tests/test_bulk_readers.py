@@ -51,6 +51,31 @@ def sample_line(record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), **lead) -
     return json.dumps(line) + "\n"
 
 
+def line_shapes(line, key: str) -> dict:
+    """Hostile shapes of one log line, shared by the tests of every bulk log reader: ``line(record,
+    **lead)`` writes a line holding ``record`` under ``key`` (and other metric keys)."""
+    return {
+        "truncated line": lambda r: line(r)[:300] + "\n",
+        "CRLF": lambda r: line(r).replace("\n", "\r\n"),
+        "spaces before": lambda r: "  " + line(r),
+        "compact separators": lambda r: json.dumps({"doc_id": 0, key: r}, separators=(",", ":")) + "\n",
+        "API token counts first": lambda r: line(r, token_counts=[{"input_tokens": 35, "output_tokens": 1}]),
+        "brace in a string first": lambda r: line(r, filtered_resps=["{x}"]),
+        "whitespace line": lambda r: line(r) + " \n",
+        "not an object": lambda r: line(r) + "[1, 2]\n",
+        "no record": lambda r: json.dumps({"doc_id": 9, "acc": 1}) + "\n",
+        "NaN": lambda r: line(dict(r, retries=float("nan"))),
+        "key twice": lambda r: line(r).replace(f'"suite": "{r["suite"]}"', f'"suite": "{r["suite"]}", "suite": "cbd"', 1),
+        "escaped key": lambda r: line(r).replace('"parse_status"', '"parse\\u005fstatus"', 1),
+        "letter with newline": lambda r: line(dict(r, predicted_letter="A\n")),
+        "extra list": lambda r: line(dict(r, extra=["x"])),
+        "other suite": lambda r: line(dict(r, suite="cbd")),
+        "rotations": lambda r: line(dict(r, condition="circular", extra={"rotation": 0, "n_options": 5})),
+        "surrogate": lambda r: line(dict(r, raw_response="\ud800")),
+        "big integer": lambda r: line(dict(r, retries=2**70)),
+    }
+
+
 # ---------------------------------------------------------------- schema agreement
 
 _scalar = st.one_of(

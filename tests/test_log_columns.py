@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_bulk_readers import RECORD, sample_line
+from test_bulk_readers import RECORD, line_shapes, sample_line
 
 from medvigil.errors import DataError
 from medvigil.records.lmms_eval_logs import read_samples
@@ -130,42 +130,25 @@ def _declines_or_agrees(path: Path) -> None:
 
 
 BAD_LINES = {
-    "truncated line": lambda r: sample_line(r)[:300] + "\n",
-    "CRLF": lambda r: sample_line(r).replace("\n", "\r\n"),
-    "spaces before": lambda r: "  " + sample_line(r),
-    "compact separators": lambda r: json.dumps({"doc_id": 0, "mcs": r}, separators=(",", ":")) + "\n",
+    **line_shapes(sample_line, "mcs"),
     "record not first": lambda r: sample_line(r, metrics=("set_acc", "mcs")),
     "nested mcs first": lambda r: sample_line(r, doc={"mcs": {"suite": "medvigil", "probe_id": "decoy"}}),
     "nested record-like mcs first": lambda r: sample_line(r, doc={"mcs": dict(r, probe_id="decoy")}),
     "quoted mcs key first": lambda r: sample_line(r, doc={'x"mcs': dict(r, probe_id="decoy")}),
-    "API token counts first": lambda r: sample_line(r, token_counts=[{"input_tokens": 35, "output_tokens": 1}]),
-    "brace in a string first": lambda r: sample_line(r, filtered_resps=["{x}"]),
-    "whitespace line": lambda r: sample_line(r) + " \n",
-    "not an object": lambda r: sample_line(r) + "[1, 2]\n",
-    "no record": lambda r: json.dumps({"doc_id": 9, "acc": 1}) + "\n",
-    "NaN": lambda r: sample_line(dict(r, retries=float("nan"))),
-    "key twice": lambda r: sample_line(r).replace('"suite": "medvigil"', '"suite": "medvigil", "suite": "cbd"', 1),
-    "escaped key": lambda r: sample_line(r).replace('"parse_status"', '"parse\\u005fstatus"', 1),
     "null condition": lambda r: sample_line(dict(r, condition=None)),
     "null extra": lambda r: sample_line(dict(r, extra=None)),
     "missing predicted_letter": lambda r: sample_line({k: v for k, v in r.items() if k != "predicted_letter"}),
     "letter AB": lambda r: sample_line(dict(r, predicted_letter="AB")),
     "letter a": lambda r: sample_line(dict(r, correct_letter="a")),
-    "letter with newline": lambda r: sample_line(dict(r, predicted_letter="A\n")),
     "tier L6": lambda r: sample_line(dict(r, risk_tier="L6")),
     "status ok, no letter": lambda r: sample_line(dict(r, predicted_letter=None)),
     "letter on a failure": lambda r: sample_line(dict(r, parse_status="parse_failure")),
     "retries -1": lambda r: sample_line(dict(r, retries=-1)),
     "retries 1.0": lambda r: sample_line(dict(r, retries=1.0)),
     "text flag 1": lambda r: sample_line(dict(r, text_only_answerable=1)),
-    "extra list": lambda r: sample_line(dict(r, extra=["x"])),
     "unknown key": lambda r: sample_line(dict(r, votes=3)),
     "empty probe id": lambda r: sample_line(dict(r, probe_id="")),
-    "other suite": lambda r: sample_line(dict(r, suite="cbd")),
-    "rotations": lambda r: sample_line(dict(r, condition="circular", extra={"rotation": 0})),
     "roi decay": lambda r: sample_line(dict(r, condition="roi_decay:1", extra={"samples": ["A"]})),
-    "surrogate": lambda r: sample_line(dict(r, raw_response="\ud800")),
-    "big integer": lambda r: sample_line(dict(r, retries=2**70)),
 }
 
 

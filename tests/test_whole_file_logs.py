@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_bulk_readers import RECORD, sample_line
+from test_bulk_readers import RECORD, line_shapes, sample_line
 
 import medvigil.records.lmms_eval_logs as lmms_eval_logs
 from medvigil.errors import DataError
@@ -89,34 +89,17 @@ def test_a_large_file_is_cut_a_window_at_a_time(tmp_path, monkeypatch):
 
 
 HOSTILE = {
-    "truncated line": lambda r: _line(r)[:300] + "\n",
-    "CRLF": lambda r: _line(r).replace("\n", "\r\n"),
-    "spaces before": lambda r: "  " + _line(r),
-    "compact separators": lambda r: json.dumps({"doc_id": 0, "accuracy": r}, separators=(",", ":")) + "\n",
+    **line_shapes(_line, "accuracy"),
     "record last": lambda r: json.dumps({"doc_id": 0, "accuracy": r}) + "\n",
     "mcs record later": lambda r: sample_line(r, metrics=("accuracy", "mcs")),
     "nested record first": lambda r: _line(r, doc={"x": dict(r, probe_id="decoy")}),
     "record in a list first": lambda r: _line(r, filtered_resps=[dict(r, probe_id="decoy")]),
     "quoted key first": lambda r: _line(r, doc={'x"acc': dict(r, probe_id="decoy")}),
     "escaped quote before the key": lambda r: _line(r, target='A\\"').replace('\\\\\\"', '\\"', 1),
-    "API token counts first": lambda r: _line(r, token_counts=[{"input_tokens": 35, "output_tokens": 1}]),
-    "brace in a string first": lambda r: _line(r, filtered_resps=["{x}"]),
-    "whitespace line": lambda r: _line(r) + " \n",
-    "not an object": lambda r: _line(r) + "[1, 2]\n",
     "garbage after the record": lambda r: _line(r).replace(', "mean_confidence"', ', {"x": 1}, "y", "mean_confidence"', 1),
-    "no record": lambda r: json.dumps({"doc_id": 9, "acc": 1}) + "\n",
-    "NaN": lambda r: _line(dict(r, retries=float("nan"))),
-    "key twice": lambda r: _line(r).replace('"suite": "medqdeg"', '"suite": "medqdeg", "suite": "cbd"', 1),
-    "escaped key": lambda r: _line(r).replace('"parse_status"', '"parse\\u005fstatus"', 1),
-    "letter with newline": lambda r: _line(dict(r, predicted_letter="A\n")),
     "vote not a letter": lambda r: _line(dict(r, extra=dict(r["extra"], votes=["A", "ab"]))),
     "severity 3": lambda r: _line(dict(r, extra=dict(r["extra"], severity=3))),
-    "extra list": lambda r: _line(dict(r, extra=["x"])),
     "missing probe id": lambda r: _line({k: v for k, v in r.items() if k != "probe_id"}),
-    "other suite": lambda r: _line(dict(r, suite="cbd")),
-    "rotations": lambda r: _line(dict(r, condition="circular", extra={"rotation": 0, "n_options": 5})),
-    "surrogate": lambda r: _line(dict(r, raw_response="\ud800")),
-    "big integer": lambda r: _line(dict(r, retries=2**70)),
     "deep nesting": lambda r: _line(r).replace('"params": {"c": 0.65}', '"params": ' + "[" * 3000 + "]" * 3000, 1),
 }
 
