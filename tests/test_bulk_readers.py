@@ -51,6 +51,19 @@ def sample_line(record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), **lead) -
     return json.dumps(line) + "\n"
 
 
+def same_outcome(reference, fast):
+    """Run the reference reader and a fast one: when the reference raises, the fast one raises the
+    same problems (None is returned); else ``(reference's result, fast one's result)``."""
+    try:
+        expected = reference()
+    except DataError as exc:
+        with pytest.raises(DataError) as err:
+            fast()
+        assert [str(p) for p in err.value.problems] == [str(p) for p in exc.problems]
+        return None
+    return expected, fast()
+
+
 def line_shapes(line, key: str) -> dict:
     """Hostile shapes of one log line, shared by the tests of every bulk log reader: ``line(record,
     **lead)`` writes a line holding ``record`` under ``key`` (and other metric keys)."""
