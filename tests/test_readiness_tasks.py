@@ -303,6 +303,17 @@ def test_grounded_is_blind_without_the_image_and_follows_the_mirror(runs):
     assert b["fragility"]["T2"] == 0.0
 
 
+def test_models_scored_apart_as_together(runs, monkeypatch, tmp_path):
+    from test_model_by_model import assert_apart_as_together
+
+    from medvigil.records.suite_logs import find_samples
+    from medvigil.suites.readiness import entry
+
+    files = find_samples(list(runs.values()), "readiness", entry.TASKS)
+    assert_apart_as_together("readiness", files, lambda records: {"models": readiness_from_records(records, **entry.DEFAULTS)},
+                             entry.combine_models, monkeypatch, tmp_path)
+
+
 def test_duplicate_logs_are_refused(runs):
     records = _records(runs["blind"])
     with pytest.raises(ValueError, match="duplicate record"):

@@ -4,6 +4,12 @@ A suite's logs are the ``*_samples_<task>.jsonl`` files whose task matches the s
 pattern, given as files or as run folders searched recursively. Their records must belong to
 the suite, and no probe may be answered twice for one model (one run per model); both are
 :class:`~medvigil.errors.DataError` problems naming file, line and field.
+
+Every stress suite scores each model from that model's records alone and then combines the
+models (:func:`score_logs`' ``combine``), so the files are read and scored one model at a time,
+by worker processes (:mod:`medvigil.files.worker_pool`) that hand back only the model's scores.
+A model whose files a worker cannot read or score is not described there: the whole input is
+then read and scored in-process, as one call, which names the first problems exactly.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.json_text import finite
 from medvigil.files.jsonl_bulk import paused_gc
-from medvigil.records.lmms_eval_logs import SAMPLES, read_samples
+from medvigil.records.lmms_eval_logs import SAMPLES, model_name, read_samples
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]
 
@@ -86,14 +92,32 @@ def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key
 
 
 def score_logs(suite: str, files: list[Path], skipped: list[dict[str, str]], score: Callable[[list[dict]], dict],
-               options: Mapping[str, Any], key: RecordKey = probe_key) -> dict[str, Any]:
+               options: Mapping[str, Any], key: RecordKey = probe_key,
+               combine: Callable[[list[dict]], dict] | None = None) -> dict[str, Any]:
     """Read ``files`` and score their records with ``score``: the stress suites' result shape
-    (files read, files skipped with the reason, record count, options, then the scores)."""
+    (files read, files skipped with the reason, record count, options, then the scores).
+
+    With ``combine`` (``score`` of every model's records, in the order of the models' first
+    files, to ``score`` of all of them), each model is read and scored apart, by the workers."""
+    scored = _model_by_model(suite, files, score, key, combine) if combine is not None else None
+    if scored is None:
+        scored = _all_at_once(suite, files, score, key)
+    n_records, scores = scored
+    return finite({"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped,
+                   "n_records": n_records, "options": dict(options), **scores})
+
+
+def side_by_side(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``models`` objects of results with no model in common, merged in order."""
+    return {name: scores for part in parts for name, scores in part["models"].items()}
+
+
+def _all_at_once(suite: str, files: list[Path], score: Callable[[list[dict]], dict], key: RecordKey) -> tuple[int, dict]:
+    """The record count and ``score`` of every record of ``files``; problems name file, line and field."""
     # the records are acyclic: a collection would only scan every one of them, so the collector
     # waits until they are freed
     with paused_gc():
         records = read_suite_records(files, suite, key)
-        n_records = len(records)
         try:
             scores = score(records)
         except (ValueError, TypeError, KeyError) as exc:
@@ -101,9 +125,29 @@ def score_logs(suite: str, files: list[Path], skipped: list[dict[str, str]], sco
                 raise
             # the scoring cores name the record and field; the files are named here
             raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
+        n_records = len(records)
         del records
-    return finite({"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped,
-                   "n_records": n_records, "options": dict(options), **scores})
+    return n_records, scores
+
+
+def _model_by_model(suite: str, files: list[Path], score: Callable[[list[dict]], dict], key: RecordKey,
+                    combine: Callable[[list[dict]], dict]) -> tuple[int, dict] | None:
+    """:func:`_all_at_once` one model at a time (its files, in order), in the workers; None when
+    a model's files cannot be named, read or scored (the caller then reads them all at once)."""
+    from medvigil.files.worker_pool import in_workers
+
+    try:
+        names = [model_name(p) for p in files]
+    except DataError:
+        return None
+    groups: dict[str, list[Path]] = {}
+    for path, name in zip(files, names):
+        groups.setdefault(name, []).append(path)
+    with in_workers(lambda group: _all_at_once(suite, group, score, key), groups.values()) as results:
+        parts = list(results)
+    if not parts or any(part is None for part in parts):
+        return None
+    return sum(n for n, _ in parts), combine([scores for _, scores in parts])
 
 
 def inputs_line(result: Mapping[str, Any]) -> str:

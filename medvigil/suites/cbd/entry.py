@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, run_of, score_logs, table_text, task_of
-from medvigil.suites.cbd.protocol import suite_result
+from medvigil.suites.cbd.protocol import combine_results, suite_result
 from medvigil.suites.cbd.tables import cbd_figures as figures
 from medvigil.suites.cbd.tables import cbd_tables as tables
 
@@ -45,7 +45,8 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
         raise ValueError(f"unknown cbd option(s): {', '.join(sorted(unknown))}")
     settings = {**DEFAULTS, **options}
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
-    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings), options)
+    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings), options,
+                      combine=combine_results)
 
 
 def format_table(result: Mapping[str, Any]) -> str:

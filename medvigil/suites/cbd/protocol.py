@@ -44,6 +44,7 @@ from typing import Any
 from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
+from medvigil.records.suite_logs import side_by_side
 from medvigil.suites.cbd.scoring import QUADRANTS, bootstrap_rates, classify, quadrant_scores, rate_correlation, score_records
 from medvigil.suites.cbd.scoring import QUADRANTS as names
 from medvigil.suites.medvigil.release_format import SAFE_LETTER
@@ -536,11 +537,15 @@ def _mean(values: Sequence[float]) -> float | None:
 def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude", n_resamples: int = 1000,
                  seed: int = 0) -> dict[str, Any]:
     """What ``medvigil score --suite cbd`` reports: per model configuration (the generative
-    arm under the model's name, the binary arm as ``"<model> [binary]"``) the quadrant table
-    plus :func:`sample_details`, and the flip-rate vs Dangerous-fraction correlation across
-    configurations (Fig. 3)."""
+    arm under the model's name, the binary arm as ``"<model> [binary]"``; every generative
+    configuration first, each arm's models in the order of their first record) the quadrant
+    table plus :func:`sample_details`, and the flip-rate vs Dangerous-fraction correlation
+    across configurations (Fig. 3)."""
 
     records = _check(records)
+    first: dict[str, int] = {}
+    for r in records:
+        first.setdefault(str(r["model"]), len(first))
     models: dict[str, dict[str, Any]] = {}
     for arm, arms in (("generative", ARMS), ("binary", BINARY_ARMS)):
         mine = [r for r in records if r["condition"] in arms.values()]
@@ -549,12 +554,26 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
         by_model: dict[str, list[Mapping[str, Any]]] = {}
         for r in mine:
             by_model.setdefault(str(r["model"]), []).append(r)
-        for model, result in _arm_table(mine, arms, invalid).items():
+        table = _arm_table(mine, arms, invalid)
+        for model in sorted(table, key=first.__getitem__):
             name = model if arm == "generative" else f"{model} [binary]"
-            models[name] = {**result, "arm": arm, **sample_details(by_model.get(model, []), arms["image"], arms["noimg"],
-                                                                   invalid=invalid, n_resamples=n_resamples, seed=seed)}
+            models[name] = {**table[model], "arm": arm, **sample_details(by_model.get(model, []), arms["image"], arms["noimg"],
+                                                                         invalid=invalid, n_resamples=n_resamples, seed=seed)}
+    return {"models": models, "correlation": _correlation(models)}
+
+
+def combine_results(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`suite_result` of several sets of records with no model in common, from each set's
+    result, in the order of the sets' first records: the configurations side by side (every
+    generative one first), the correlation taken across all of them."""
+    merged = side_by_side(parts)
+    models = dict(sorted(merged.items(), key=lambda item: item[1]["arm"] != "generative"))  # stable: set order within an arm
+    return {"models": models, "correlation": _correlation(models)}
+
+
+def _correlation(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Flip rate vs Dangerous fraction across the configurations (by name)."""
     names = sorted(models)
-    corr = rate_correlation([models[m]["flip_rate"] if models[m]["flip_rate"] is not None else math.nan for m in names],
+    return rate_correlation([models[m]["flip_rate"] if models[m]["flip_rate"] is not None else math.nan for m in names],
                             [models[m]["dangerous_fraction"] if models[m]["dangerous_fraction"] is not None else math.nan
                              for m in names])
-    return {"models": models, "correlation": corr}

@@ -18,11 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from medvigil.records.suite_logs import side_by_side
 from medvigil.suites.medqdeg.breakdowns import score_groups
 from medvigil.suites.medqdeg.calibration import calibration_shift, inter_model_dke_summary
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy, vote_counts
 
-__all__ = ["accuracy_scores", "score_records", "score_trials"]
+__all__ = ["accuracy_scores", "combine_scores", "score_records", "score_trials"]
 
 CLEAN_NAMES = ("clean", "none", "default", "L0", "")
 
@@ -165,6 +166,18 @@ def score_records(
         models[model] = {**_score_model(parts[main], n_options, **rules), "experiment": main}
         if main == "calibration" and "accuracy" in parts:
             models[model]["accuracy_experiment"] = {**_score_model(parts["accuracy"], n_options, **rules), "experiment": "accuracy"}
+    return {"models": models, "inter_model_dke": _inter_model_dke(models)}
+
+
+def combine_scores(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`score_records` of several sets of records with no model in common, from each set's
+    result, in order: the models side by side, the inter-model DKE taken across all of them."""
+    models = side_by_side(parts)
+    return {"models": models, "inter_model_dke": _inter_model_dke(models)}
+
+
+def _inter_model_dke(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The inter-model DKE summary at each severity that at least two models were scored at."""
     inter = {}
     for level in ("L0", "L1", "L2"):
         present = {m: s["by_severity"][level] for m, s in models.items() if level in s["by_severity"]}
@@ -172,7 +185,7 @@ def score_records(
             inter[level] = inter_model_dke_summary(
                 {m: v["accuracy"] for m, v in present.items()}, {m: v["calibration_shift"] for m, v in present.items()}
             )
-    return {"models": models, "inter_model_dke": inter}
+    return inter
 
 
 def accuracy_scores(model: Mapping[str, Any]) -> Mapping[str, Any]:

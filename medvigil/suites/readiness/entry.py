@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
+from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, side_by_side, table_text
 from medvigil.suites.readiness.protocol import readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
 from medvigil.suites.readiness.tables import readiness_tables as tables
@@ -27,7 +27,13 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
         raise ValueError(f"unknown readiness option(s): {', '.join(sorted(unknown))}")
     settings = {**DEFAULTS, **options}
     return score_logs("readiness", find_samples(files, "readiness", TASKS), [],
-                      lambda records: {"models": readiness_from_records(records, **settings)}, options)
+                      lambda records: {"models": readiness_from_records(records, **settings)}, options,
+                      combine=combine_models)
+
+
+def combine_models(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The results of models scored apart, side by side (R(m) is per model)."""
+    return {"models": side_by_side(parts)}
 
 
 def format_table(result: Mapping[str, Any]) -> str:
