@@ -8,8 +8,9 @@ Inputs (cached under ``--workdir``), per scale k (k = 1: 300 cases, 2,556 probes
 * 18 lmms-eval ``--log_samples`` runs of ``medvigil_mcq`` carrying the same answers: every
   line is a real line of a small lmms-eval 0.7.3 run of our task (``--lmms-runs``) with the
   per-probe record (and its scoring key, where the template run has one) replaced;
-* 18 runs each of the ``medqdeg``, ``readiness`` and ``cbd_quadrants`` tasks of comparable
-  size: the real run's files repeated with renamed cases and per-model answers.
+* 18 runs each of the ``medqdeg``, ``readiness``, ``cbd_quadrants`` and ``mediconfusion_*``
+  tasks of comparable size: the real run's files repeated with renamed cases and per-model
+  answers (for MediConfusion, its ``dataset.json`` too, the pairs renamed alike).
 
 Commands timed (wall time, user+sys CPU, peak RSS, exit status):
 
@@ -18,8 +19,8 @@ Commands timed (wall time, user+sys CPU, peak RSS, exit status):
 * ``validate``: ``medvigil validate --no-images`` of the release;
 * ``score-lmms``: the same score on the 18 lmms-eval logs;
 * ``score-medqdeg``, ``score-readiness``, ``score-cbd``: ``medvigil score --suite <s>``;
-* ``score-mediconfusion``: ``medvigil score --suite mediconfusion`` on the real run's own
-  MediConfusion logs and release (demo size, not scaled: the report needs a fifth suite);
+* ``score-mediconfusion``: ``medvigil score --suite mediconfusion --release`` the scaled
+  ``dataset.json`` on its 18 runs;
 * ``report``: ``medvigil report`` over every score written above (five suites);
 * ``authors``: with ``--authors-repo``, the authors' ``scripts/bench_aggregate.py``,
   ``analysis/recompute_mcs.py`` and ``analysis/bootstrap_mcs.py`` run from a temporary copy
@@ -53,7 +54,9 @@ GNU_TIME = Path("/usr/bin/time")
 DEFAULT_TOOL = Path(__file__).resolve().parents[2] / "shared" / "tools" / "authors_format_release.py"  # shared/ beside the repo
 COMMANDS = ("score-harness", "validate", "score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion",
             "report", "authors")
-STRESS = {"medqdeg": "medqdeg_L", "readiness": "readiness_", "cbd": "cbd_quadrants"}
+STRESS = {"medqdeg": "medqdeg_L", "readiness": "readiness_", "cbd": "cbd_quadrants", "mediconfusion": "mediconfusion_"}
+OPTION_LETTERS = {"mediconfusion": "AB"}  # a MediConfusion question has two options; the others up to five
+PAIR_COPY = "-"  # MediConfusion pair ids allow letters, digits, '_' and '-' only
 LETTERS = "ABCDE"
 STAMP = "20260101_000000"
 AUTHORS_SCRIPTS = ("scripts/bench_aggregate.py", "analysis/recompute_mcs.py", "analysis/bootstrap_mcs.py")
@@ -189,7 +192,8 @@ def write_medvigil_logs(gen: Path, runs: Path, out: Path) -> list[Path]:
 
 def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_lines: int, seed: int = 0) -> list[Path]:
     """``n_models`` runs of ``suite``: the real run's files repeated (cases renamed) to about
-    ``target_lines`` lines per model, each answer drawn per model (60% correct)."""
+    ``target_lines`` lines per model, each answer drawn per model (60% correct). MediConfusion's
+    pairs are renamed in a copy of the real run's ``dataset.json`` too (``out/dataset.json``)."""
     done = out / "done"
     if done.is_file():
         return sorted(out.rglob("*_samples_*.jsonl"))
@@ -199,6 +203,10 @@ def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_l
         templates[task] = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
     per_copy = sum(len(v) for v in templates.values())
     copies = max(1, round(target_lines / per_copy))
+    letters = OPTION_LETTERS.get(suite, LETTERS)
+    pairs = suite == "mediconfusion"
+    if pairs:
+        _write_mediconfusion_release(runs, out / "dataset.json", copies)
     paths = []
     for m in range(n_models):
         rng = random.Random(seed * 1000 + m)
@@ -210,15 +218,16 @@ def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_l
                 for template in lines:
                     record = next(v for v in template.values() if isinstance(v, dict))
                     new = json.loads(json.dumps(record))
-                    new["case_id"] = f"{record['case_id']}~{c}"
-                    new["probe_id"] = f"{record['probe_id']}~{c}"
+                    new["case_id"] = f"{record['case_id']}{PAIR_COPY}{c}" if pairs else f"{record['case_id']}~{c}"
+                    # a MediConfusion probe is "<pair>:<image>"
+                    new["probe_id"] = new["case_id"] + record["probe_id"][len(record["case_id"]):] if pairs else f"{record['probe_id']}~{c}"
                     if isinstance(new.get("extra"), dict) and "item_id" in new["extra"]:  # MedQ-Deg keys items by it
                         new["extra"]["item_id"] = f"{new['extra']['item_id']}~{c}"
                     key = (c, record["probe_id"], task, json.dumps(record.get("extra", {}), sort_keys=True))
-                    letter = answers.setdefault(key, record["correct_letter"] if rng.random() < 0.6 else rng.choice(LETTERS))
+                    letter = answers.setdefault(key, record["correct_letter"] if rng.random() < 0.6 else rng.choice(letters))
                     extra = new.get("extra") or {}
                     if isinstance(extra.get("votes"), list):
-                        votes = [record["correct_letter"] if rng.random() < 0.6 else rng.choice(LETTERS) for _ in extra["votes"]]
+                        votes = [record["correct_letter"] if rng.random() < 0.6 else rng.choice(letters) for _ in extra["votes"]]
                         extra["votes"] = votes
                         extra["responses"] = list(votes)
                         letter = Counter(votes).most_common(1)[0][0]
@@ -229,6 +238,15 @@ def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_l
         paths += _write_run(out / model, model, tasks)
     done.touch()
     return paths
+
+
+def _write_mediconfusion_release(runs: Path, path: Path, copies: int) -> None:
+    """The real run's ``dataset.json`` with every pair repeated ``copies`` times (ids ``<id>-<copy>``)."""
+    (dataset,) = runs.rglob("mediconfusion/release/data/dataset.json")
+    pairs = json.loads(dataset.read_text(encoding="utf-8"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({f"{pid}{PAIR_COPY}{c}": pair for c in range(copies) for pid, pair in pairs.items()}, indent=4),
+                    encoding="utf-8")
 
 
 def authors_pipeline(repo: Path, gen: Path, work: Path, repeat: int) -> dict:
@@ -286,17 +304,14 @@ def bench_scale(args, scale: int) -> dict:
                                      "--json", str(scores / "medvigil_lmms.json")], args.repeat)
     for suite in STRESS:
         if f"score-{suite}" in want:
-            logs = write_stress_logs(suite, runs, work / f"lmms_{suite}_x{scale}", len(files), info["probes"])
+            folder = work / f"lmms_{suite}_x{scale}"
+            logs = write_stress_logs(suite, runs, folder, len(files), info["probes"])
             out[f"{suite}_lines"] = sum(1 for p in logs for _ in open(p, encoding="utf-8"))
             out[f"{suite}_mb"] = round(sum(p.stat().st_size for p in logs) / 2**20, 1)
-            run[f"score-{suite}"] = best_of([*medvigil, "score", "--suite", suite, str(work / f"lmms_{suite}_x{scale}"),
-                                             "--json", str(scores / f"{suite}.json")], args.repeat)
-    if "score-mediconfusion" in want:
-        (dataset,) = runs.rglob("mediconfusion/release/data/dataset.json")
-        logs = sorted(runs.rglob("*_samples_mediconfusion_*.jsonl"))
-        out["mediconfusion_lines"] = sum(1 for p in logs for _ in open(p, encoding="utf-8"))
-        run["score-mediconfusion"] = best_of([*medvigil, "score", "--suite", "mediconfusion", "--release", str(dataset),
-                                              *map(str, logs), "--json", str(scores / "mediconfusion.json")], args.repeat)
+            # MediConfusion takes its logs as files and the scaled pairs as its release; the others a folder
+            given = ["--release", str(folder / "dataset.json"), *map(str, logs)] if suite == "mediconfusion" else [str(folder)]
+            run[f"score-{suite}"] = best_of([*medvigil, "score", "--suite", suite, *given, "--json", str(scores / f"{suite}.json")],
+                                            args.repeat)
     if "report" in want:
         inputs = [str(p) for p in sorted(scores.glob("*.json")) if p.name != "medvigil_lmms.json"]
         target = work / f"report_x{scale}"

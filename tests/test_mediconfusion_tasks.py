@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -339,3 +340,41 @@ def test_cli_rescores_the_lmms_eval_logs(lmms_run):
         assert 100 * run["set_accuracy"] == table["set_acc,none"]
         assert 100 * run["individual_accuracy"] == table["indiv_acc,none"]
     assert set(scored["best_over_modes"]) == {"constant(letter=A)"}
+
+
+def test_models_scored_apart_as_together(lmms_run, tmp_path, monkeypatch):
+    """The logs are read and scored one model at a time (worker processes): the same runs, in the
+    order of their first files, as one call over every log; and the same problems when a log is bad."""
+    from medvigil.errors import DataError
+    from medvigil.files.worker_pool import ENV
+    from medvigil.suites.mediconfusion import entry
+    from medvigil.suites.mediconfusion.authors_results import read_release
+
+    _, samples, _ = lmms_run
+    base = next(p for p in next(iter(samples.values())).parents if (p / "rel").is_dir())
+    release = read_release(base / "rel" / "data" / "dataset.json")
+    run_folder = next(iter(samples.values())).parent
+    copies = {}
+    for name in ("m1", "m2", "m3"):  # the real run as three models
+        folder = tmp_path / name
+        shutil.copytree(run_folder, folder)
+        (results,) = folder.glob("*_results.json")
+        data = json.loads(results.read_text())
+        data["config"].update(model=name, model_args="")
+        results.write_text(json.dumps(data))
+        copies[name] = sorted(folder.glob("*_samples_mediconfusion_*.jsonl"))
+    logs = [str(p) for trio in zip(*copies.values()) for p in trio]  # interleaved: m1 mc, m2 mc, m3 mc, m1 gd, ...
+    together = [(e, s.to_dict()) for _, e, s in entry._scored_at_once(logs, release, "both_valid")]
+    for workers in ("2", "1"):
+        monkeypatch.setenv(ENV, workers)
+        apart = [(e, s.to_dict()) for e, s in entry._scored_logs(logs, release, "both_valid")]
+        assert json.dumps(apart) == json.dumps(together)
+    assert [e["file"] for e, _ in together] == logs  # one run per file, named by it
+    text = Path(logs[4]).read_text()
+    Path(logs[4]).write_text(text.replace("\n", "\n" + text[:50] + "\n", 1))  # m2's second log: a line cut short
+    with pytest.raises(DataError) as one_call:
+        entry._scored_at_once(logs, release, "both_valid")
+    with pytest.raises(DataError) as apart:
+        entry.score(logs, release=str(base / "rel" / "data" / "dataset.json"))
+    assert [str(p) for p in apart.value.problems] == [str(p) for p in one_call.value.problems]
+    assert logs[4] in str(apart.value.problems[0]) and "row 2" in str(apart.value.problems[0])

@@ -77,6 +77,7 @@ class MediConfusionRun:
     missing_pairs: tuple[str, ...]
     category_names: tuple[str, ...]
     official_pair_scores: Mapping[str, dict] = field(repr=False, default_factory=dict)
+    files: tuple[str, ...] = ()  # the files holding the records (``path`` joins them)
 
     @property
     def n_pairs(self) -> int:
@@ -310,6 +311,7 @@ def read_results(
         missing_pairs=tuple(pid for pid in release.pairs if pid not in present),
         category_names=category_names(release),
         official_pair_scores=official,
+        files=(name,),
     )
 
 
@@ -318,11 +320,23 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     """Runs from lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks.
 
     The records already carry gold letters, answers and categories; they are grouped into
-    one run per (model, mode), and pairs of ``release`` absent from a run are listed as
-    missing. Every pair of a run must be in the release.
+    one run per (model, mode), in the order of their first records, each naming the files
+    that hold its records; pairs of ``release`` absent from a run are listed as missing.
+    Every pair of a run must be in the release.
     """
-
-    records = read_samples(paths)
+    records: list[dict] = []
+    origins: list[int] = []  # the file of each record (its index in paths)
+    problems: list[Problem] = []
+    for index, path in enumerate(paths):
+        try:
+            found = read_samples([path])
+        except DataError as exc:
+            problems += exc.problems
+            continue
+        records += found
+        origins += [index] * len(found)
+    if problems:
+        raise DataError(problems)
     problems = [
         Problem(str(paths[0]) if len(paths) == 1 else ", ".join(map(str, paths)),
                 f"record {r['probe_id']!r} belongs to suite {r['suite']!r}, not mediconfusion", field="suite")
@@ -335,8 +349,11 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     if problems:
         raise DataError(problems)
     groups: dict[tuple[str, str], list[dict]] = {}
-    for record in records:
-        groups.setdefault((record["model"], record.get("condition", "default")), []).append(record)
+    files: dict[tuple[str, str], dict[int, None]] = {}
+    for record, origin in zip(records, origins):
+        key = (record["model"], record.get("condition", "default"))
+        groups.setdefault(key, []).append(record)
+        files.setdefault(key, {})[origin] = None
     where = ", ".join(map(str, paths))
     problems = [Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
                 for (model, mode), recs in groups.items() for message in pair_slots(recs)[1]]
@@ -346,15 +363,17 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     runs = []
     for (model, mode), recs in groups.items():
         pair_ids = tuple(dict.fromkeys(str(r["case_id"]) for r in recs))
+        present = set(pair_ids)
         margins = {(r.get("extra") or {}).get("margin") for r in recs} - {None}
         runs.append(MediConfusionRun(
-            path=", ".join(map(str, paths)),
+            path=", ".join(str(paths[i]) for i in files[(model, mode)]),
+            files=tuple(str(paths[i]) for i in files[(model, mode)]),
             model=model,
             mode=mode,
             margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN,
             records=tuple(recs),
             pair_ids=pair_ids,
-            missing_pairs=tuple(p for p in release.pairs if p not in set(pair_ids)),
+            missing_pairs=tuple(p for p in release.pairs if p not in present),
             category_names=names,
         ))
     return runs

@@ -11,11 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from medvigil.errors import DataError
 from medvigil.files.json_text import finite
-from medvigil.records.lmms_eval_logs import is_samples_file
-from medvigil.suites.mediconfusion.authors_results import read_release, read_results, runs_from_lmms_eval
+from medvigil.files.jsonl_bulk import paused_gc
+from medvigil.files.worker_pool import in_workers
+from medvigil.records.lmms_eval_logs import is_samples_file, model_name
+from medvigil.suites.mediconfusion.authors_results import MediConfusionRun, read_release, read_results, runs_from_lmms_eval
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS, best_over_modes
-from medvigil.suites.mediconfusion.scoring import RANDOM_INDIVIDUAL_ACCURACY, RANDOM_SET_ACCURACY
+from medvigil.suites.mediconfusion.release import Release
+from medvigil.suites.mediconfusion.scoring import RANDOM_INDIVIDUAL_ACCURACY, RANDOM_SET_ACCURACY, MediConfusionScore
 from medvigil.suites.mediconfusion.tables import figures, tables
 
 __all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
@@ -27,24 +31,13 @@ def score(files: list[str], *, release: str, margin: float = 3, confusion_denomi
     logs = [f for f in files if is_samples_file(Path(f))]
     # every file read before scoring; lmms-eval logs carry their own answers (margin inside)
     runs = [read_results(path, release, margin=margin) for path in files if path not in logs]
+    scored = _scored(runs, confusion_denominator)
     if logs:
-        runs += runs_from_lmms_eval(logs, release)
-    out_runs = []
+        scored += _scored_logs(logs, release, confusion_denominator)
     by_model: dict[str, dict[str, Any]] = {}
-    for run in runs:
-        run_score = run.score(confusion_denominator=confusion_denominator)
-        entry = {
-            "file": run.path,
-            "model": run.model,
-            "mode": run.mode,
-            "mode_label": MODE_LABELS.get(run.mode),
-            "n_missing_pairs": len(run.missing_pairs),
-            "missing_pairs": list(run.missing_pairs),
-            **run_score.to_dict(),
-        }
-        out_runs.append(entry)
-        modes = by_model.setdefault(run.model, {})
-        key = run.mode if run.mode not in modes else f"{run.mode} ({Path(run.path).name})"
+    for entry, run_score in scored:
+        modes = by_model.setdefault(entry["model"], {})
+        key = entry["mode"] if entry["mode"] not in modes else f"{entry['mode']} ({Path(entry['file']).name})"
         modes[key] = run_score
     return finite(
         {
@@ -54,10 +47,57 @@ def score(files: list[str], *, release: str, margin: float = 3, confusion_denomi
             "margin": margin,
             "confusion_denominator": confusion_denominator,
             "random_guessing": {"set_accuracy": RANDOM_SET_ACCURACY, "individual_accuracy": RANDOM_INDIVIDUAL_ACCURACY},
-            "runs": out_runs,
+            "runs": [entry for entry, _ in scored],
             "best_over_modes": {model: best_over_modes(modes) for model, modes in by_model.items()},
         }
     )
+
+
+def _scored(runs: list[MediConfusionRun], confusion_denominator: str) -> list[tuple[dict[str, Any], MediConfusionScore]]:
+    """Each run's entry of the result, with its scores."""
+    out = []
+    for run in runs:
+        run_score = run.score(confusion_denominator=confusion_denominator)
+        out.append(({
+            "file": run.path,
+            "model": run.model,
+            "mode": run.mode,
+            "mode_label": MODE_LABELS.get(run.mode),
+            "n_missing_pairs": len(run.missing_pairs),
+            "missing_pairs": list(run.missing_pairs),
+            **run_score.to_dict(),
+        }, run_score))
+    return out
+
+
+def _scored_logs(logs: list[str], release: Release, confusion_denominator: str) -> list[tuple[dict[str, Any], MediConfusionScore]]:
+    """:func:`_scored` of the runs of lmms-eval logs, read and scored one model at a time by the
+    worker processes (:mod:`medvigil.files.worker_pool`), in the order of the runs' first files.
+    When a model's logs cannot be named, read or scored there, all the logs are read in one call
+    (:func:`_scored_at_once`), which describes the problems (naming file, line and field)."""
+    try:
+        names = [model_name(Path(p)) for p in logs]
+    except DataError:
+        names = None
+    groups: dict[str, list[str]] = {}
+    for path, name in zip(logs, names or ()):
+        groups.setdefault(name, []).append(path)
+    parts = None
+    if names is not None and len(groups) > 1:
+        with in_workers(lambda group: _scored_at_once(group, release, confusion_denominator), groups.values()) as results:
+            parts = list(results)
+    if parts is None or any(part is None for part in parts):
+        parts = [_scored_at_once(logs, release, confusion_denominator)]
+    first_file = {path: i for i, path in reversed(list(enumerate(map(str, logs))))}
+    return [(entry, run_score) for _, entry, run_score in sorted((item for part in parts for item in part),
+                                                                   key=lambda item: first_file[item[0]])]
+
+
+def _scored_at_once(logs: list[str], release: Release, confusion_denominator: str) -> list[tuple[str, dict[str, Any], MediConfusionScore]]:
+    """:func:`_scored` of the runs of ``logs`` read in one call, each with the first file of its records."""
+    with paused_gc():  # many acyclic records: a collection would only scan them
+        runs = runs_from_lmms_eval(logs, release)
+        return [(run.files[0], *item) for run, item in zip(runs, _scored(runs, confusion_denominator))]
 
 
 def _pct(value: float | None) -> str:
