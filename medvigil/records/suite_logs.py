@@ -15,9 +15,9 @@ then read and scored in-process, as one call, which names the first problems exa
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.json_text import finite
@@ -25,6 +25,7 @@ from medvigil.files.jsonl_bulk import paused_gc
 from medvigil.records.lmms_eval_logs import SAMPLES, model_name, read_samples
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]
+T = TypeVar("T")
 
 
 def task_of(path: Path) -> str | None:
@@ -132,22 +133,30 @@ def _all_at_once(suite: str, files: list[Path], score: Callable[[list[dict]], di
 
 def _model_by_model(suite: str, files: list[Path], score: Callable[[list[dict]], dict], key: RecordKey,
                     combine: Callable[[list[dict]], dict]) -> tuple[int, dict] | None:
-    """:func:`_all_at_once` one model at a time (its files, in order), in the workers; None when
-    a model's files cannot be named, read or scored (the caller then reads them all at once)."""
+    """:func:`_all_at_once` one model at a time, in the workers; None when a model's files cannot
+    be named, read or scored (the caller then reads them all at once)."""
+    parts = per_model(lambda group: _all_at_once(suite, group, score, key), files)
+    if not parts:
+        return None
+    return sum(n for n, _ in parts), combine([scores for _, scores in parts])
+
+
+def per_model(task: Callable[[list[Path]], T], files: Sequence[str | Path]) -> list[T] | None:
+    """``task(files of one model)`` for every model (named by its results file, in the order of
+    the models' first files), run by the worker processes (:mod:`medvigil.files.worker_pool`);
+    None when a model cannot be named or its task raised (describe the problems in one call then)."""
     from medvigil.files.worker_pool import in_workers
 
     try:
-        names = [model_name(p) for p in files]
+        names = [model_name(Path(p)) for p in files]
     except DataError:
         return None
-    groups: dict[str, list[Path]] = {}
+    groups: dict[str, list] = {}
     for path, name in zip(files, names):
         groups.setdefault(name, []).append(path)
-    with in_workers(lambda group: _all_at_once(suite, group, score, key), groups.values()) as results:
+    with in_workers(task, groups.values()) as results:
         parts = list(results)
-    if not parts or any(part is None for part in parts):
-        return None
-    return sum(n for n, _ in parts), combine([scores for _, scores in parts])
+    return None if any(part is None for part in parts) else parts
 
 
 def inputs_line(result: Mapping[str, Any]) -> str:

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from medvigil.errors import DataError
 from medvigil.files.json_text import finite
 from medvigil.files.jsonl_bulk import paused_gc
-from medvigil.files.worker_pool import in_workers
-from medvigil.records.lmms_eval_logs import is_samples_file, model_name
+from medvigil.records.lmms_eval_logs import is_samples_file
+from medvigil.records.suite_logs import per_model
 from medvigil.suites.mediconfusion.authors_results import MediConfusionRun, read_release, read_results, runs_from_lmms_eval
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS, best_over_modes
 from medvigil.suites.mediconfusion.release import Release
@@ -75,18 +74,8 @@ def _scored_logs(logs: list[str], release: Release, confusion_denominator: str) 
     worker processes (:mod:`medvigil.files.worker_pool`), in the order of the runs' first files.
     When a model's logs cannot be named, read or scored there, all the logs are read in one call
     (:func:`_scored_at_once`), which describes the problems (naming file, line and field)."""
-    try:
-        names = [model_name(Path(p)) for p in logs]
-    except DataError:
-        names = None
-    groups: dict[str, list[str]] = {}
-    for path, name in zip(logs, names or ()):
-        groups.setdefault(name, []).append(path)
-    parts = None
-    if names is not None and len(groups) > 1:
-        with in_workers(lambda group: _scored_at_once(group, release, confusion_denominator), groups.values()) as results:
-            parts = list(results)
-    if parts is None or any(part is None for part in parts):
+    parts = per_model(lambda group: _scored_at_once(group, release, confusion_denominator), logs)
+    if parts is None:
         parts = [_scored_at_once(logs, release, confusion_denominator)]
     first_file = {path: i for i, path in reversed(list(enumerate(map(str, logs))))}
     return [(entry, run_score) for _, entry, run_score in sorted((item for part in parts for item in part),
