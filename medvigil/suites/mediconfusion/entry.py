@@ -84,9 +84,11 @@ def _scored_logs(logs: list[str], release: Release, confusion_denominator: str) 
 
 def _scored_at_once(logs: list[str], release: Release, confusion_denominator: str) -> list[tuple[str, dict[str, Any], MediConfusionScore]]:
     """:func:`_scored` of the runs of ``logs`` read in one call, each with the first file of its records."""
-    with paused_gc():  # many acyclic records: a collection would only scan them
+    with paused_gc():  # many acyclic records: a collection would only scan them, so they go first
         runs = runs_from_lmms_eval(logs, release)
-        return [(run.files[0], *item) for run, item in zip(runs, _scored(runs, confusion_denominator))]
+        scored = [(run.files[0], *item) for run, item in zip(runs, _scored(runs, confusion_denominator))]
+        del runs
+    return scored
 
 
 def _pct(value: float | None) -> str:
