@@ -72,13 +72,24 @@ def _stats(conf: np.ndarray, acc: np.ndarray) -> dict[str, float]:
     return {"n": n, "accuracy": ma, "mean_confidence": mc, "calibration_shift": mc - ma}
 
 
-def _group_stats(keys: np.ndarray, conf: np.ndarray, acc: np.ndarray) -> dict[Any, dict[str, float]]:
-    uniq, inverse = np.unique(keys, return_inverse=True)
+def _factorize(values: Sequence[Any]) -> tuple[list, np.ndarray]:
+    """``(sorted distinct values, each value's position among them)``: ``np.unique(...,
+    return_inverse=True)`` of hashable values, without sorting every value."""
+    index: dict[Any, int] = {}
+    first = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
+    levels = sorted(index)
+    rank = np.empty(len(levels), dtype=np.int64)
+    rank[[index[v] for v in levels]] = np.arange(len(levels))
+    return levels, rank[first]
+
+
+def _group_stats(keys: Sequence[Any], conf: np.ndarray, acc: np.ndarray) -> dict[Any, dict[str, float]]:
+    uniq, inverse = _factorize(keys)
     n = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
     mc = np.bincount(inverse, weights=conf, minlength=len(uniq)) / n
     ma = np.bincount(inverse, weights=acc, minlength=len(uniq)) / n
     return {
-        (k.item() if hasattr(k, "item") else k): {
+        k: {
             "n": int(n[i]),
             "accuracy": float(ma[i]),
             "mean_confidence": float(mc[i]),
@@ -99,8 +110,7 @@ def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray)
     of its own question, never with the mean over all L0 docs (which would mix in other
     questions and, for modality-specific types, other modalities).
     """
-    ids = np.asarray([str(i) for i in items], dtype=object).astype(str)
-    uniq, inverse = np.unique(ids, return_inverse=True)
+    uniq, inverse = _factorize([str(i) for i in items])
     clean = severity == 0
     n0 = np.bincount(inverse[clean], minlength=len(uniq)).astype(np.float64)
     if np.any(n0 > 1):
@@ -119,10 +129,10 @@ def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray
     the level whose item has an L0 doc of ``acc(doc) - acc(L0 doc of the item)``;
     ``"n_paired"`` counts those docs and ``"n_unpaired"`` the docs left out (no L0 doc).
     """
-    k = np.asarray([str(x) for x in keys], dtype=object).astype(str)
+    levels, codes = _factorize([str(x) for x in keys])
     out: dict[str, dict[str, Any]] = {}
-    for key in np.unique(k):
-        mine = k == key
+    for code, key in enumerate(levels):
+        mine = codes == code
         entry: dict[str, Any] = {}
         if np.any(mine & (severity == 0)):
             entry["L0"] = _stats(conf[mine & (severity == 0)], acc[mine & (severity == 0)])
@@ -189,13 +199,11 @@ def score_groups(
         "mean_confidence": float(conf.mean()) if n else float("nan"),
         "calibration_shift": calibration_shift(conf, acc),
     }
-    by_sev = _group_stats(sev, conf, acc)
-    by_deg = _group_stats(deg.astype(str), conf, acc)
-    joint_keys = np.char.add(np.char.add(deg.astype(str), "\x1f"), sev.astype(str))
+    by_sev = _group_stats(sev.tolist(), conf, acc)
+    by_deg = _group_stats(deg.tolist(), conf, acc)
     joint = {}
-    for key, stats in _group_stats(joint_keys, conf, acc).items():
-        d, s = str(key).split("\x1f")
-        joint.setdefault(d, {})[int(s)] = stats
+    for (d, s), stats in _group_stats(list(zip(deg.tolist(), sev.tolist())), conf, acc).items():
+        joint.setdefault(d, {})[s] = stats
     drops = severity_drops({s: v["accuracy"] for s, v in by_sev.items()}) if 0 in by_sev else {}
     dke = None
     if 0 in by_sev and 2 in by_sev:
