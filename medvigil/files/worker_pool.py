@@ -1,4 +1,5 @@
-"""Run one task per input file in forked worker processes, so every core of the machine reads.
+"""Run one task per input (a file, or one model's files) in forked worker processes, so every
+core of the machine reads.
 
 The bulk readers spend most of a file's time in Python byte scans that hold the GIL, so threads
 do not add a core; processes do. :func:`in_workers` forks the workers when its ``with`` block
