@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 from medvigil.files.input_files import open_regular
 
-WINDOW = 32 << 20  # bytes of a file checked and scanned at a time
+WINDOW = 1 << 20  # bytes of a file checked and scanned at a time (the check leaves them in the cache for the scan)
 
 
 @contextmanager
