@@ -157,3 +157,45 @@ def test_which_problems_come_first_when_the_release_loads_beside_the_reading(tmp
         score([str(p) for p in good], release=str(not_a_release))
     with pytest.raises(DataError, match="retries"):
         score([str(p) for p in bad], release=str(not_a_release))
+
+
+def test_progress_is_counted_on_a_terminal_only(monkeypatch, capsys):
+    from medvigil.files import worker_pool
+
+    monkeypatch.setenv(ENV, "2")
+    monkeypatch.setattr(worker_pool, "_on_terminal", lambda: True)
+    with in_workers(lambda x: x * 2, range(5), progress="doubling", unit="number") as results:
+        assert list(results) == [0, 2, 4, 6, 8]
+    err = capsys.readouterr().err  # a bar counting to 5, cleared at the end
+    assert "doubling" in err and "/5" in err and "number" in err
+    with in_workers(lambda x: x, range(5), progress="stopped early") as results:
+        assert next(results) == 0  # the caller leaves: the bar is closed with the workers
+    assert "stopped early" in capsys.readouterr().err
+    monkeypatch.setattr(worker_pool, "_on_terminal", lambda: False)
+    with in_workers(lambda x: x, range(5), progress="not a terminal") as results:
+        assert list(results) == list(range(5))
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_reaches_a_real_terminal(tmp_path):
+    import pty
+
+    code = ("from medvigil.files.worker_pool import in_workers\n"
+            "with in_workers(lambda x: x + 1, range(4), progress='counting up') as results:\n"
+            "    print(list(results))\n")
+    import fcntl
+    import select
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a new terminal has no size
+    proc = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=follower, text=True, timeout=120,
+                          env={**os.environ, ENV: "2"})
+    seen = b""
+    while select.select([leader], [], [], 0.5)[0]:  # what the command wrote to the terminal
+        seen += os.read(leader, 4096)
+    os.close(follower)
+    os.close(leader)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[1, 2, 3, 4]"
+    assert b"counting up" in seen

@@ -23,7 +23,7 @@ import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -102,10 +102,12 @@ def _quiet_worker() -> None:
 
 
 @contextmanager
-def in_workers(task: Callable[[T], Any], items: Iterable[T]) -> Iterator[Iterator[Any]]:
+def in_workers(task: Callable[[T], Any], items: Iterable[T], *, progress: str | None = None,
+               unit: str = "file") -> Iterator[Iterator[Any]]:
     """``task(item)`` for every item, in order (None where it raised), computed by
     :func:`worker_count` forked processes that start at once: the caller may do other work in
-    the ``with`` block before it takes the results. Leaving the block stops the workers."""
+    the ``with`` block before it takes the results. Leaving the block stops the workers. With
+    ``progress`` (a label), the results taken are counted on stderr when it is a terminal."""
     global _task, _folder
     items = list(items)
     workers = worker_count(len(items))
@@ -122,6 +124,26 @@ def in_workers(task: Callable[[T], Any], items: Iterable[T]) -> Iterator[Iterato
             finally:
                 _task = _folder = None
         if pool is None:
-            yield (_advisory(task, item) for item in items)
+            results = (_advisory(task, item) for item in items)
         else:
-            yield map(_taken, pool.imap(_handed_over, enumerate(items)))
+            results = map(_taken, pool.imap(_handed_over, enumerate(items)))
+        if progress is not None and len(items) > 1 and _on_terminal():
+            results = stack.enter_context(closing(_counted(results, len(items), progress, unit)))
+        yield results
+
+
+def _on_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
+def _counted(results: Iterator[Any], total: int, label: str, unit: str) -> Iterator[Any]:
+    """``results``, with a progress bar on stderr that is cleared when they end or are dropped."""
+    from tqdm.std import tqdm  # imported only for a terminal
+
+    with tqdm(total=total, desc=label, unit=f" {unit}", leave=False, file=sys.stderr, dynamic_ncols=True) as bar:
+        for result in results:
+            yield result
+            bar.update()

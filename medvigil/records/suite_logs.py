@@ -154,7 +154,7 @@ def per_model(task: Callable[[list[Path]], T], files: Sequence[str | Path]) -> l
     groups: dict[str, list] = {}
     for path, name in zip(files, names):
         groups.setdefault(name, []).append(path)
-    with in_workers(task, groups.values()) as results:
+    with in_workers(task, groups.values(), progress="reading and scoring, a model at a time", unit="model") as results:
         parts = list(results)
     return None if any(part is None for part in parts) else parts
 

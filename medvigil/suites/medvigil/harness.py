@@ -155,7 +155,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         models[m] = f
     coded = not as_dicts and release is not None and isinstance(condition, str)
     paths_once = unique_paths(files)
-    with in_workers(parsed_table, paths_once) if coded else nullcontext() as tables:
+    with in_workers(parsed_table, paths_once, progress="reading result files") if coded else nullcontext() as tables:
         cases, probes = release_lookup(release() if callable(release) else release)
         ref = Reference(cases, probes)
         if coded and cases is not None and probes is not None:

@@ -95,7 +95,7 @@ def read_log_columns(paths: list[Path], *, meanwhile: Callable[[], Any] | None =
     parts: list[dict[str, Any]] = []
     one_by_one: list[dict] = []
     problems = []
-    with returned_memory(), in_workers(lambda job: file_columns(*job), zip(paths, names)) as read:
+    with returned_memory(), in_workers(lambda job: file_columns(*job), zip(paths, names), progress="reading lmms-eval logs") as read:
         if meanwhile is not None:
             meanwhile()
         for path, name, columns in zip(paths, names, read):
