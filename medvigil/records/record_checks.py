@@ -17,6 +17,7 @@ from medvigil.errors import Problem
 
 # the strings the schema's letter pattern ^[A-Z]$ matches (its '$' also matches before a final newline)
 _LETTERS = frozenset(chr(c) + end for c in range(ord("A"), ord("Z") + 1) for end in ("", "\n"))
+_VOTES = _LETTERS | {None}
 
 
 def _is_int(value: Any) -> bool:
@@ -27,11 +28,18 @@ def _is_number(value: Any) -> bool:
     return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
 
 
+def _letters_or_null(votes: list) -> bool:
+    """Every vote is an answer letter or null."""
+    try:
+        return _VOTES.issuperset(votes)  # one C loop; a vote that cannot be hashed is not a letter
+    except TypeError:
+        return False
+
+
 def _medqdeg(extra: Mapping[str, Any]) -> list[tuple[str, str]]:
     bad = []
     votes = extra.get("votes")
-    if "votes" in extra and (not isinstance(votes, list) or not votes
-                             or not all(v is None or (isinstance(v, str) and v in _LETTERS) for v in votes)):
+    if "votes" in extra and (not isinstance(votes, list) or not votes or not _letters_or_null(votes)):
         bad.append(("votes", f"must be a non-empty list of answer letters A-Z or null, got {votes!r:.80}"))
     k = extra.get("n_options")
     if "n_options" in extra and not (_is_int(k) and 2 <= k <= 26):
