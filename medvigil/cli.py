@@ -78,8 +78,29 @@ class Terminated(BaseException):
     """SIGTERM, raised in the main thread like KeyboardInterrupt so staging folders are removed."""
 
 
+_RETRY_S = 0.01  # how soon a SIGTERM that arrived during an import is raised again
+
+
 def _raise_terminated(signum, frame):
+    """Raise :class:`Terminated`, unless the signal arrived during an import or a ``__del__``:
+    an exception raised there can be lost (a C extension's module initialisation calling Python
+    code, an import lock's weakref callback), and the command would run on. Then it is raised
+    from a timer, a moment later, once the import is over."""
+    if _inside_import(frame) and hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, _raise_terminated)
+        signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
+        return
     raise Terminated()
+
+
+def _inside_import(frame) -> bool:
+    """Whether ``frame`` or a caller of it is importing a module or finalising an object."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 @contextlib.contextmanager
@@ -89,10 +110,14 @@ def _sigterm_as_exception():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    alarm = signal.getsignal(signal.SIGALRM) if hasattr(signal, "setitimer") else None
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if alarm is not None:  # a retry not yet due is dropped with the command
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, alarm)
 
 
 def main(argv: list[str] | None = None) -> int:
