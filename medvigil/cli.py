@@ -78,19 +78,36 @@ class Terminated(BaseException):
     """SIGTERM, raised in the main thread like KeyboardInterrupt so staging folders are removed."""
 
 
-_RETRY_S = 0.01  # how soon a SIGTERM that arrived during an import is raised again
+_RETRY_S = 0.01  # how soon a signal that arrived during an import is raised again
+_pending: type[BaseException] | None = None  # the exception a retry raises
 
 
 def _raise_terminated(signum, frame):
-    """Raise :class:`Terminated`, unless the signal arrived during an import or a ``__del__``:
-    an exception raised there can be lost (a C extension's module initialisation calling Python
-    code, an import lock's weakref callback), and the command would run on. Then it is raised
-    from a timer, a moment later, once the import is over."""
+    _raise_now_or_soon(Terminated, frame)
+
+
+def _raise_interrupted(signum, frame):
+    _raise_now_or_soon(KeyboardInterrupt, frame)
+
+
+def _raise_pending(signum, frame):
+    if _pending is not None:
+        _raise_now_or_soon(_pending, frame)
+
+
+def _raise_now_or_soon(kind: type[BaseException], frame) -> None:
+    """Raise ``kind``, unless the signal arrived during an import or a ``__del__``: an exception
+    raised there can be lost (a C extension's module initialisation calling Python code, an
+    import lock's weakref callback), and the command would run on. Then it is raised from a
+    timer, a moment later, once the import is over."""
+    global _pending
     if _inside_import(frame) and hasattr(signal, "setitimer"):
-        signal.signal(signal.SIGALRM, _raise_terminated)
+        _pending = kind
+        signal.signal(signal.SIGALRM, _raise_pending)
         signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
         return
-    raise Terminated()
+    _pending = None
+    raise kind()
 
 
 def _inside_import(frame) -> bool:
@@ -105,19 +122,27 @@ def _inside_import(frame) -> bool:
 
 @contextlib.contextmanager
 def _sigterm_as_exception():
-    """While a command runs, SIGTERM unwinds the stack (``finally`` blocks clean up) like SIGINT."""
+    """While a command runs, SIGTERM unwinds the stack (``finally`` blocks clean up) like SIGINT;
+    both are raised where they cannot be lost (:func:`_raise_now_or_soon`)."""
+    global _pending
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    interrupt = signal.getsignal(signal.SIGINT)
+    if interrupt is signal.default_int_handler:  # (an ignored SIGINT stays ignored)
+        signal.signal(signal.SIGINT, _raise_interrupted)
     alarm = signal.getsignal(signal.SIGALRM) if hasattr(signal, "setitimer") else None
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if interrupt is signal.default_int_handler:
+            signal.signal(signal.SIGINT, interrupt)
         if alarm is not None:  # a retry not yet due is dropped with the command
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, alarm)
+        _pending = None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -144,9 +144,9 @@ def test_sigterm_removes_the_partial_folder_of_sample(tmp_path):
 def test_sigterm_handler_is_restored_after_a_command(capsys, tmp_path):
     from medvigil.cli import main
 
-    before = signal.getsignal(signal.SIGTERM)
+    before = [signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM)]
     main(["tasks-path"])
-    assert signal.getsignal(signal.SIGTERM) is before
+    assert [signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM)] == before
     assert sys.modules["medvigil.cli"].Terminated.__mro__[1] is BaseException
 
 
@@ -166,7 +166,7 @@ from medvigil.cli import Terminated, _sigterm_as_exception
 
 class Dropped:
     def __del__(self):
-        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.{signal})
         sum(range(10000))  # the handler runs here, where an exception would be ignored
 
 try:
@@ -176,17 +176,20 @@ try:
         print("ran on")
 except Terminated:
     print("terminated")
+except KeyboardInterrupt:
+    print("interrupted")
 """
 
 
-@pytest.mark.parametrize("trigger", ["Dropped()", "import self_terminating"])
-def test_sigterm_during_an_import_or_a_finaliser_still_terminates(tmp_path, trigger):
+@pytest.mark.parametrize("name, said", [("SIGTERM", "terminated"), ("SIGINT", "interrupted")])
+@pytest.mark.parametrize("trigger", ["Dropped()", "import self_signalling"])
+def test_a_signal_during_an_import_or_a_finaliser_still_stops_the_command(tmp_path, trigger, name, said):
     # an exception raised by the handler inside __del__ (or inside a C extension's module
     # initialisation, as numpy.random's) is lost: the CLI raises it again once that is over
-    (tmp_path / "self_terminating.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\nx = sum(range(100000))\n")
-    done = subprocess.run([PYTHON, "-c", _SIGTERM_PROBE.replace("{trigger}", trigger), str(tmp_path)],
-                          capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip() == "terminated", done.stdout + done.stderr
+    (tmp_path / "self_signalling.py").write_text(f"import os, signal\nos.kill(os.getpid(), signal.{name})\nx = sum(range(100000))\n")
+    probe = _SIGTERM_PROBE.replace("{trigger}", trigger).replace("{signal}", name)
+    done = subprocess.run([PYTHON, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == said, done.stdout + done.stderr
     assert "Exception ignored" not in done.stderr
 
 
