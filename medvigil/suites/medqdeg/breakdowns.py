@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from medvigil.scoring.table import factorize
 from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_dke
 from medvigil.suites.medqdeg.categories import CATEGORY_OF
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
@@ -72,19 +73,9 @@ def _stats(conf: np.ndarray, acc: np.ndarray) -> dict[str, float]:
     return {"n": n, "accuracy": ma, "mean_confidence": mc, "calibration_shift": mc - ma}
 
 
-def _factorize(values: Sequence[Any]) -> tuple[list, np.ndarray]:
-    """``(sorted distinct values, each value's position among them)``: ``np.unique(...,
-    return_inverse=True)`` of hashable values, without sorting every value."""
-    index: dict[Any, int] = {}
-    first = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
-    levels = sorted(index)
-    rank = np.empty(len(levels), dtype=np.int64)
-    rank[[index[v] for v in levels]] = np.arange(len(levels))
-    return levels, rank[first]
-
-
-def _group_stats(keys: Sequence[Any], conf: np.ndarray, acc: np.ndarray) -> dict[Any, dict[str, float]]:
-    uniq, inverse = _factorize(keys)
+def _group_stats(keys: Sequence[str], conf: np.ndarray, acc: np.ndarray) -> dict[str, dict[str, float]]:
+    groups = factorize(keys)  # levels sorted, as np.unique would
+    uniq, inverse = groups.levels, groups.codes
     n = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
     mc = np.bincount(inverse, weights=conf, minlength=len(uniq)) / n
     ma = np.bincount(inverse, weights=acc, minlength=len(uniq)) / n
@@ -110,7 +101,8 @@ def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray)
     of its own question, never with the mean over all L0 docs (which would mix in other
     questions and, for modality-specific types, other modalities).
     """
-    uniq, inverse = _factorize([str(i) for i in items])
+    by_item = factorize([str(i) for i in items])
+    uniq, inverse = by_item.levels, by_item.codes
     clean = severity == 0
     n0 = np.bincount(inverse[clean], minlength=len(uniq)).astype(np.float64)
     if np.any(n0 > 1):
@@ -129,10 +121,10 @@ def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray
     the level whose item has an L0 doc of ``acc(doc) - acc(L0 doc of the item)``;
     ``"n_paired"`` counts those docs and ``"n_unpaired"`` the docs left out (no L0 doc).
     """
-    levels, codes = _factorize([str(x) for x in keys])
+    groups = factorize([str(x) for x in keys])
     out: dict[str, dict[str, Any]] = {}
-    for code, key in enumerate(levels):
-        mine = codes == code
+    for code, key in enumerate(groups.levels):
+        mine = groups.codes == code
         entry: dict[str, Any] = {}
         if np.any(mine & (severity == 0)):
             entry["L0"] = _stats(conf[mine & (severity == 0)], acc[mine & (severity == 0)])
@@ -199,11 +191,12 @@ def score_groups(
         "mean_confidence": float(conf.mean()) if n else float("nan"),
         "calibration_shift": calibration_shift(conf, acc),
     }
-    by_sev = _group_stats(sev.tolist(), conf, acc)
+    by_sev = {int(s): stats for s, stats in _group_stats([str(s) for s in sev.tolist()], conf, acc).items()}  # one digit each
     by_deg = _group_stats(deg.tolist(), conf, acc)
     joint = {}
-    for (d, s), stats in _group_stats(list(zip(deg.tolist(), sev.tolist())), conf, acc).items():
-        joint.setdefault(d, {})[s] = stats
+    for key, stats in _group_stats([f"{d}\x1f{s}" for d, s in zip(deg.tolist(), sev.tolist())], conf, acc).items():
+        d, s = key.split("\x1f")
+        joint.setdefault(d, {})[int(s)] = stats
     drops = severity_drops({s: v["accuracy"] for s, v in by_sev.items()}) if 0 in by_sev else {}
     dke = None
     if 0 in by_sev and 2 in by_sev:
