@@ -2,8 +2,9 @@
 
 ``files`` are the authors' per-sample result files (``Results/<model>_<mode>.json``) or
 lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks (one run per model and mode).
-Per run: set, individual, confused and invalid counts and rates, pairs scored, pairs of the
-release missing from the file, and the per-category breakdown; per model, the best over modes.
+Per run: the file(s) holding its records (``file``; several joined by ", "), set, individual,
+confused and invalid counts and rates, pairs scored, pairs of the release missing from the
+run, and the per-category breakdown; per model, the best over modes.
 """
 
 from __future__ import annotations
