@@ -16,10 +16,13 @@ object alone is decoded with :meth:`json.JSONDecoder.raw_decode` (the same decod
 the caller parses the line whole.
 
 :func:`record_block` does the same for every line of a file at once, with byte searches: it cuts
-each line's record out (where a ``start_of`` rule says it opens) and joins the cuts into one
-buffer for a single parse. A record ends at the first ``}, "`` after its brace where the braces
-between balance; a wrong cut (a brace inside a string) is never a JSON object there, so the
-single parse fails, or gives more values than lines, and the caller reads the file line by line.
+each line's record out (where :func:`object_after_key` says it opens, or a caller's further
+rule) and joins the cuts into one buffer for a single parse. A record ends at the first ``}, "``
+after its brace where the braces between balance; a wrong cut (a brace inside a string) is never
+a JSON object there, so the single parse fails, or gives more values than lines, and the caller
+reads the file line by line. The loop over lines is compiled when the install could build
+``medvigil/files/_record_cut.c`` (several times faster than the loop here, which gives
+the same bytes and is the reference: ``tests/test_record_cut.py``).
 """
 
 from __future__ import annotations
@@ -106,14 +109,39 @@ class KeyCounts:
 
 StartOf = Callable[[Any, int, int], int]  # (data, line start, line end) -> the record's brace, or -1
 
+try:  # the line loop of record_block, compiled (medvigil/files/_record_cut.c); the loop below otherwise
+    from medvigil.files._record_cut import cut as _compiled_cut
+except ImportError:  # built without a C compiler
+    _compiled_cut = None
 
-def record_block(data: mmap.mmap | bytes, start_of: StartOf, separator: bytes = b"\n",
-                 refuse: bytes | None = None) -> tuple[bytearray, int] | None:
+
+def record_block(data: mmap.mmap | bytes, key: bytes | None = None, separator: bytes = b"\n",
+                 refuse: bytes | None = None, otherwise: StartOf | None = None) -> tuple[bytearray, int] | None:
     """Every line's record cut out and joined by ``separator``, with their number, or None when a
-    line is not the shape read here (``start_of`` finds no record, the line is not exactly
-    ``{...}``, no balanced end), the file is not UTF-8 or holds ``refuse``: read it line by line
-    then. Empty lines are skipped. The file is taken a window of whole lines at a time
-    (:func:`medvigil.files.mapped_lines.windows`)."""
+    line is not the shape read here (no record found, the line is not exactly ``{...}``, no
+    balanced end), the file is not UTF-8 or holds ``refuse``: read it line by line then. A line's
+    record opens where :func:`object_after_key` finds it under ``key`` (None: any key), or else
+    where ``otherwise`` does. Empty lines are skipped. The file is taken a window of whole lines
+    at a time (:func:`medvigil.files.mapped_lines.windows`); the compiled loop cuts a window when
+    it can, and a file it declines is cut here from the start (the same bytes either way)."""
+    if _compiled_cut is not None:
+        block, n = bytearray(), 0
+        with closing(windows(data)) as parts:
+            for pos, stop, utf8 in parts:
+                if not utf8 or (refuse and data.find(refuse, pos, stop) >= 0):
+                    return None
+                added = _compiled_cut(data, pos, stop, key, separator, block)
+                if added < 0:
+                    break
+                n += added
+            else:
+                return block, n
+    return _cut_lines(data, key, separator, refuse, otherwise)
+
+
+def _cut_lines(data: mmap.mmap | bytes, key: bytes | None, separator: bytes, refuse: bytes | None,
+               otherwise: StartOf | None) -> tuple[bytearray, int] | None:
+    """:func:`record_block`, a line at a time in Python."""
     view = memoryview(data)
     block = bytearray()
     find, n = data.find, 0
@@ -131,7 +159,9 @@ def record_block(data: mmap.mmap | bytes, start_of: StartOf, separator: bytes = 
                         continue
                     if data[pos] != 0x7B or data[end - 1] != 0x7D:  # '{' ... '}' exactly (no '\r', spaces or a cut line)
                         return None
-                    brace = start_of(data, pos, end)
+                    brace = object_after_key(data, pos, end, key)
+                    if brace < 0 and otherwise is not None:
+                        brace = otherwise(data, pos, end)
                     if brace < 0:
                         return None
                     if n:
@@ -153,14 +183,17 @@ def record_block(data: mmap.mmap | bytes, start_of: StartOf, separator: bytes = 
     return block, n
 
 
-def first_object_start(data: mmap.mmap | bytes, pos: int, end: int) -> int:
-    """:data:`StartOf` rule of :func:`first_object_entry`: the first ``{`` after the line's own,
-    after ``"key": `` (quotes unescaped, no escape in the key), or -1."""
+def object_after_key(data: mmap.mmap | bytes, pos: int, end: int, key: bytes | None = None) -> int:
+    """The rule of :func:`first_object_entry` on the line ``data[pos:end]``: the first ``{`` after
+    the line's own, after ``"key": `` (quotes unescaped, no escape in the key; ``key`` None: any
+    key), or -1."""
     brace = data.find(b"{", pos + 1, end)
     if brace < 0 or data[brace - 3 : brace] != b'": ':
         return -1
-    key_start = data.rfind(b'"', pos, brace - 3)
-    if key_start <= pos or data[key_start - 1] == 0x5C or data.find(b"\\", key_start, brace - 3) >= 0:
+    quote = data.rfind(b'"', pos, brace - 3)
+    if quote <= pos or data[quote - 1] == 0x5C or data.find(b"\\", quote, brace - 3) >= 0:
+        return -1
+    if key is not None and data[quote + 1 : brace - 3] != key:
         return -1
     return brace
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import loads_json, open_regular, read_json
-from medvigil.files.jsonl_bulk import first_object_entry, first_object_start, paused_gc, record_block
+from medvigil.files.jsonl_bulk import first_object_entry, paused_gc, record_block
 from medvigil.files.mapped_lines import mapped
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extra_problems
@@ -115,7 +115,7 @@ def _whole_file(path: Path, file: str) -> list[dict] | None:
     the cuts parsed as one JSON array, which must hold one object per line. Logs with an
     ``"mcs"`` anywhere (the MedVIGIL tasks', where that key decides) go line by line."""
     with mapped(path, file) as data:
-        cut = None if data is None else record_block(data, first_object_start, b",", refuse=f'"{RECORD_KEY}"'.encode())
+        cut = None if data is None else record_block(data, None, b",", refuse=f'"{RECORD_KEY}"'.encode())
     if cut is None:
         return None
     block, n = cut

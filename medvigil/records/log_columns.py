@@ -38,7 +38,8 @@ from medvigil.schemas import load_schema
 from medvigil.scoring.table import PARSE_STATUSES
 from medvigil.suites.medvigil.release_format import TIERS
 
-MARKER = b'"mcs": '  # the key the medvigil tasks log their record under (lmms-eval's separators)
+KEY = b"mcs"  # the key the medvigil tasks log their record under
+MARKER = b'"' + KEY + b'": '  # (with lmms-eval's separators)
 LETTERS = tuple(string.ascii_uppercase)  # the record schema's ^[A-Z]$
 CODED = ("condition", "probe_id", "case_id", "probe_kind", "risk_tier", "source_dataset", "modality")
 _STRINGS = CODED + ("category", "correct_letter", "predicted_letter", "parse_status", "raw_response")
@@ -63,17 +64,9 @@ class FileColumns:
 
 def record_block(data: mmap.mmap | bytes) -> tuple[bytearray, int] | None:
     """Every line's record under ``mcs`` cut out and joined by newlines, with their number, or None
-    (read the file line by line): :func:`medvigil.files.jsonl_bulk.record_block`."""
-    return cut_records(data, _record_start)
-
-
-def _record_start(data: mmap.mmap | bytes, pos: int, end: int) -> int:
-    """The brace of the line's record: its first object value, under the key ``mcs`` (its opening
-    quote unescaped), or after whole members (:func:`_record_after_members`); -1: none."""
-    brace = data.find(b"{", pos + 1, end)
-    if brace < 0 or data[brace - 7 : brace] != MARKER or data[brace - 8] not in (0x20, 0x7B):
-        return _record_after_members(data, pos, end)
-    return brace
+    (read the file line by line): :func:`medvigil.files.jsonl_bulk.record_block`, the record being
+    the line's first object value when that is under ``mcs``, or else :func:`_record_after_members`'s."""
+    return cut_records(data, KEY, otherwise=_record_after_members)
 
 
 def _record_after_members(data: mmap.mmap | bytes, pos: int, end: int) -> int:
