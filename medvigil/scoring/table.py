@@ -120,8 +120,11 @@ def factorize(values: Sequence[Any], order: Sequence[str] | None = None, *, sort
 def _recode(cat: Categorical, order: Sequence[str] | None, sort: bool) -> Categorical:
     """:func:`factorize` of ``cat``'s values, computed on its codes."""
     codes = cat.codes
-    used, first = np.unique(codes, return_index=True)
-    used = used[np.argsort(first, kind="stable")].tolist()  # codes in order of first appearance
+    if sort:  # the order of appearance does not matter: the codes present, by one count
+        used = np.flatnonzero(np.bincount(codes + 1, minlength=len(cat.levels) + 1)[1:]).tolist()
+    else:
+        used, first = np.unique(codes, return_index=True)
+        used = used[np.argsort(first, kind="stable")].tolist()  # codes in order of first appearance
     levels = _levels(list(dict.fromkeys(cat.levels[c] for c in used if c >= 0)), order, sort)
     position = {v: i for i, v in enumerate(levels)}
     lut = np.array([position.get(v, -1) for v in cat.levels] + [-1], dtype=np.int32)  # last slot: -1 stays missing
