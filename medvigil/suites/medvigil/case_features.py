@@ -215,18 +215,22 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     kind = kmap[tab.probe_kind.codes]
     model = tab.model.codes
     case = remap[tab.case.codes]  # int64
-    slot = case * m_n + model  # one slot per (case, model): the tensor's first two axes, flattened
+    slot = case * m_n  # one slot per (case, model): the tensor's first two axes, flattened
+    slot += model
     scored = tab.scored_mask(harness_compatible)
     correct = tab.correct & scored
     tier = tab.risk_tier.codes
     trap_i = lay.kind("halluc_trap")
     is_trap = (kind == trap_i) if trap_i is not None else np.zeros(len(tab), dtype=bool)
     trap_rows = np.flatnonzero(is_trap & scored & (tier >= 0))
-    cell = slot * f_n + kind  # feature 0 of the row's (case, model) + its kind
+    cell = slot * f_n  # feature 0 of the row's (case, model) + its kind
+    cell += kind
     trap_cell = slot[trap_rows] * f_n + tier[trap_rows]
+    # the scored columns first count the records left out (none, or the error rows of the
+    # harness): scored = records - those, and the rows scored need no cells of their own
     cells = _gathered(
         [
-            (cell, None if scored.all() else scored, lay.scored(0)),
+            (cell, ~scored, lay.scored(0)),
             (cell, correct, lay.correct(0)),
             (cell, None, lay.records(0)),
             (cell, tab.status == STATUS_PARSE_FAILURE, lay.parse_failures(0)),
@@ -239,6 +243,8 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     counts = np.bincount(cells, minlength=c_n * m_n * f_n)
     del cells
     tensor = as_float64(counts).reshape(c_n, m_n, f_n)
+    n_scored = tensor[:, :, lay.scored(0) : lay.scored(0) + lay.k]  # records left out, until:
+    np.subtract(tensor[:, :, lay.records(0) : lay.records(0) + lay.k], n_scored, out=n_scored)
 
     def scored_per_case(i):  # (case, model) counts of scored records of kind i
         return tensor[:, :, lay.scored(i)]

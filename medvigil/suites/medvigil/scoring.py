@@ -272,7 +272,8 @@ def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, counts=No
     and shared by the models in the order of their first record (``bootstrap_mcs.py``).
     """
     lay = feats.layout
-    stat = np.ascontiguousarray(feats.tensor[:, :, : lay.n_stat])
+    # in the float32 that resampled_sums multiplies in (exact for these counts), converted once
+    stat = np.ascontiguousarray(feats.tensor[:, :, : lay.n_stat], dtype=np.float32)
     quirks = "bootstrap" if feats.harness else None
     if feats.frames is None or paired or counts is not None:
         if counts is None:
@@ -285,8 +286,7 @@ def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, counts=No
         for f, b0, counts in harness_resample_counts([len(feats.frames[m]) for m in order], n_resamples, seed):
             m = order[f]
             if m not in per_model:
-                # one model's cases at a time, in the float32 the products use (converted once)
-                per_model = {m: np.ascontiguousarray(stat[feats.frames[m], m], dtype=np.float32)}
+                per_model = {m: stat[feats.frames[m], m]}  # one model's cases at a time
             sums[b0 : b0 + counts.shape[0], m] = resampled_sums(per_model[m], counts)
     return metrics_from_sums(sums, lay, weights, normalise, quirks)["metrics"]
 
