@@ -27,7 +27,9 @@ import numpy as np
 import pytest
 from shared_paths import AUTHORS_MIRROR, AUTHORS_TOOL
 
-from medvigil.scoring.bootstrap import CPythonRandomStream, harness_resample_indices
+from medvigil.scoring import bootstrap
+from medvigil.scoring.bootstrap import CPythonRandomStream, harness_resample_counts, harness_resample_indices
+from medvigil.suites.medvigil.case_features import harness_frames
 from medvigil.suites.medvigil.scoring import audit, audit_to_json
 
 AUTHORS_SCRIPTS = ("scripts/bench_aggregate.py", "analysis/recompute_mcs.py", "analysis/bootstrap_mcs.py")
@@ -63,6 +65,50 @@ def test_stream_equals_cpython_random(seed):
     assert stream.getrandbits32(5).tolist() == [rng.getrandbits(32) for _ in range(5)]
     assert stream.choice_indices(10, 0).size == 0
     assert stream.choice_indices(6, 3).tolist() == [rng.choice(range(6)) for _ in range(3)]
+
+
+def test_stream_equals_cpython_random_across_blocks(monkeypatch):
+    """Requests spanning many blocks of words and ending inside one: the words read ahead
+    carry over to the next request (and to ``getrandbits32``) exactly."""
+    monkeypatch.setattr(bootstrap, "_WORDS", 97)
+    rng = random.Random(7)
+    stream = CPythonRandomStream(7)
+    for n, size in ((300, 1000), (5, 3), (3000, 2500), (2**31 + 5, 400), (1, 50), (64, 0), (77, 777)):
+        expected = [rng.choice(range(n)) for _ in range(size)]
+        got = stream.choice_indices(n, size, np.uint32)
+        assert got.dtype == np.uint32 and got.tolist() == expected, n
+        assert stream.getrandbits32(150).tolist() == [rng.getrandbits(32) for _ in range(150)]
+
+
+def test_resample_counts_count_the_resample_indices(monkeypatch):
+    """Several blocks of resamples per frame: together they count exactly the draws of
+    :func:`harness_resample_indices` (one stream across blocks and frames)."""
+    monkeypatch.setattr(bootstrap, "_BLOCK", 1000)
+    sizes = [300, 0, 77, 1, 300]
+    indices = harness_resample_indices(sizes, n_resamples=20, seed=3)
+    blocks: dict[int, list] = {}
+    for f, b0, counts in harness_resample_counts(sizes, n_resamples=20, seed=3):
+        assert counts.dtype == np.float32
+        blocks.setdefault(f, []).append((b0, counts))
+    assert sorted(blocks) == [0, 2, 3, 4]
+    assert len(blocks[0]) == 7  # 1000 // 300 = 3 resamples a block
+    for f, parts in blocks.items():
+        assert [b0 for b0, _ in parts] == list(range(0, 20, 1000 // sizes[f]))
+        expected = [np.bincount(row, minlength=sizes[f]) for row in indices[f]]
+        assert np.array_equal(np.concatenate([c for _, c in parts]), expected)
+
+
+def test_frames_are_case_lists_in_order_of_first_appearance():
+    """A model's case list is its cases in row order of first appearance; models follow
+    their first row; a model without rows has an empty frame and no place in the order."""
+    rng = np.random.default_rng(0)
+    model = rng.integers(0, 4, 500).astype(np.int32)  # model 4 has no rows
+    case = rng.integers(0, 30, 500)
+    frames, order = harness_frames(model, case, 5, 30)
+    pairs = list(zip(model.tolist(), case.tolist()))
+    assert [f.tolist() for f in frames] == [list(dict.fromkeys(c for m, c in pairs if m == k)) for k in range(5)]
+    assert all(f.dtype == np.int64 for f in frames)
+    assert list(order) == list(dict.fromkeys(model.tolist()))
 
 
 def test_stream_equals_module_global_random_seeded_once():

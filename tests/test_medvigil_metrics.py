@@ -12,7 +12,7 @@ import pytest
 
 from medvigil.errors import DataError
 from medvigil.records.schema_validation import check_records
-from medvigil.scoring.table import RecordTable, factorize, group_accuracy
+from medvigil.scoring.table import Categorical, RecordTable, factorize, group_accuracy
 from medvigil.suites.medvigil.ablations import blur_sweep, no_image_gap, parse_condition, roi_decay, takeover_point
 from medvigil.suites.medvigil.axes import METRIC_KEYS, mcs_from_axes, weighted_sfr
 from medvigil.suites.medvigil.scoring import audit, audit_to_json, compare_models, model_metrics
@@ -388,6 +388,12 @@ def test_factorize_and_group_accuracy():
     assert cat.levels == ("L1", "L2", "x")
     acc, _, n = group_accuracy(np.array([1, 0, 1, 1], bool), np.array([1, 1, 0, 1], bool), np.array([0, 0, 1, -1]), 3)
     assert acc[0] == 50.0 and math.isnan(acc[1]) and math.isnan(acc[2]) and n.tolist() == [2, 0, 0]
+
+
+def test_used_codes_are_the_unique_codes():
+    for codes in ([3, 0, 3, 1], [], [-1, 2, -1], [0, 0, 0], [-1]):
+        cat = Categorical(np.array(codes, dtype=np.int32), ("a", "b", "c", "d"))
+        assert cat.used_codes().tolist() == np.unique(cat.codes).tolist(), codes
 
 
 def test_bad_parameters():

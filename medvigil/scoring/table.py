@@ -88,6 +88,13 @@ class Categorical:
     def take(self, index: np.ndarray) -> Categorical:
         return Categorical(self.codes[index], self.levels)
 
+    def used_codes(self) -> np.ndarray:
+        """The distinct codes present, sorted: ``np.unique(codes)``, counted rather than sorted
+        when no value is missing (a few times faster on large tables)."""
+        if self.codes.size and self.codes.min() >= 0:
+            return np.flatnonzero(np.bincount(self.codes, minlength=len(self.levels)))
+        return np.unique(self.codes)
+
     def values(self) -> list[str | None]:
         lv = self.levels
         return [None if c < 0 else lv[c] for c in self.codes.tolist()]

@@ -76,7 +76,7 @@ def parse_condition(condition: str) -> tuple[str, float | int | None]:
 
 def _conditions(tab: RecordTable, family: str) -> dict[Any, int]:
     """Parameter -> condition code for every condition of ``family`` present in ``tab``."""
-    used = np.unique(tab.condition.codes).tolist()
+    used = tab.condition.used_codes().tolist()
     out = {}
     for code in used:
         fam, param = parse_condition(tab.condition.levels[code])

@@ -4,7 +4,7 @@ reason a metric is empty."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -88,8 +88,8 @@ def harness_axes(cap, safe, vgr, roi_masked, harness: str):
     return ground, mcs
 
 
-def reasons(s: np.ndarray, lay: Layout, metrics: Mapping[str, float], normalise: str, harness: bool = False) -> dict[str, str]:
-    """Why each NaN metric of one summed feature row ``s`` is NaN (``harness``: :func:`harness_axes` rules)."""
+def reasons(s: Sequence[float], lay: Layout, metrics: Mapping[str, float], normalise: str, harness: bool = False) -> dict[str, str]:
+    """Why each NaN metric of one summed feature row ``s`` (array or list) is NaN (``harness``: :func:`harness_axes` rules)."""
 
     def empty(kind):
         i = lay.kind(kind)
@@ -108,7 +108,7 @@ def reasons(s: np.ndarray, lay: Layout, metrics: Mapping[str, float], normalise:
         r["sfr"] = fam("halluc_trap")
     n_tier = s[lay.trap_n : lay.trap_n + len(TIERS)]
     if math.isnan(metrics["sfr_w"]):
-        if n_tier.sum() == 0:
+        if not any(n_tier):
             r["sfr_w"] = "no scored 'halluc_trap' probes with a risk tier"
         else:
             missing = ", ".join(t for t, n in zip(TIERS, n_tier) if n == 0)

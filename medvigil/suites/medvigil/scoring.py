@@ -110,7 +110,7 @@ def _check_params(weights, normalise, harness_compatible, n_resamples, seed, ci_
 
 
 def _condition_table(tab: RecordTable, condition: str) -> RecordTable:
-    suites = {tab.suite.levels[c] for c in np.unique(tab.suite.codes).tolist()}
+    suites = {tab.suite.levels[c] for c in tab.suite.used_codes().tolist()}
     if suites - {"medvigil"}:
         raise ValueError(f"MedVIGIL scoring reads suite 'medvigil' records only, got suites {sorted(suites)}")
     code = tab.condition.code_of(condition)
@@ -123,25 +123,43 @@ def _py(x) -> Any:
     return float(x)
 
 
+def _as_lists(point: Mapping[str, Any]) -> dict[str, Any]:
+    """The arrays of ``metrics_from_sums`` that blocks report, as nested lists of plain floats.
+
+    ``tolist`` converts every value at once (the same floats as ``float(x)`` one by one).
+    """
+    return {
+        "metrics": {k: point["metrics"][k].tolist() for k in METRIC_KEYS},
+        "accuracy": {k: v.tolist() for k, v in point["accuracy"].items()},
+        "sfr_by_tier": point["sfr_by_tier"].tolist(),
+    }
+
+
 def _model_block(
-    point: Mapping[str, Any], idx: tuple, s: np.ndarray, lay: Layout, normalise: str, harness: bool = False
+    point: Mapping[str, Any], idx: tuple, s: Sequence[float], lay: Layout, normalise: str, harness: bool = False
 ) -> dict[str, Any]:
     """Metrics, accuracies, tier SFRs and NaN reasons of one group.
 
-    ``idx`` indexes the leading axes of the arrays in ``point``; ``s`` is that group's
-    summed feature row.
+    ``point`` is :func:`_as_lists` of the metrics, ``idx`` indexes its leading axes; ``s`` is
+    that group's summed feature row.
     """
-    metrics = {k: _py(point["metrics"][k][idx]) for k in METRIC_KEYS}
-    tiers = point["sfr_by_tier"][idx]
+
+    def at(x):
+        for i in idx:
+            x = x[i]
+        return x
+
+    metrics = {k: at(point["metrics"][k]) for k in METRIC_KEYS}
+    tiers = at(point["sfr_by_tier"])
     return {
         "metrics": metrics,
-        "accuracy": {k: _py(v[idx]) for k, v in point["accuracy"].items()},
-        "sfr_by_tier": {t: _py(tiers[i]) for i, t in enumerate(TIERS)},
+        "accuracy": {k: at(v) for k, v in point["accuracy"].items()},
+        "sfr_by_tier": dict(zip(TIERS, tiers)),
         "reasons": reasons(s, lay, metrics, normalise, harness),
     }
 
 
-def _counts_block(s: np.ndarray, lay: Layout, feats: Features, j: int) -> dict[str, Any]:
+def _counts_block(s: Sequence[float], lay: Layout, feats: Features, j: int) -> dict[str, Any]:
     by_kind = {}
     for i, kind in enumerate(lay.kinds):
         by_kind[kind] = {
@@ -167,13 +185,11 @@ def _counts_block(s: np.ndarray, lay: Layout, feats: Features, j: int) -> dict[s
     }
 
 
-def _strata(feats: Features, weights: np.ndarray, normalise: str) -> list[dict[str, Any]]:
-    """Per model: ``{axis: {level: block}}`` plus the probe-kind stratum."""
-    lay = feats.layout
-    c_n, m_n, f_n = feats.tensor.shape
-    flat = feats.tensor.reshape(c_n, m_n * f_n)
-    has_case = (feats.tensor[:, :, lay.records(0) : lay.records(0) + lay.k].sum(-1) > 0).astype(np.float64)  # (C, M)
-    out: list[dict[str, Any]] = [{} for _ in range(m_n)]
+def _strata_levels(feats: Features) -> tuple[list[tuple[str, list[str]]], np.ndarray]:
+    """Per strata axis its levels (``unknown`` last when a case has none), and the one-hot
+    ``(levels, C)`` matrix of the cases with the axes' levels stacked in that order."""
+    c_n = feats.tensor.shape[0]
+    axes, rows, start = [], [], 0
     for axis in STRATA_AXES:
         cat = feats.case_attrs[axis]
         levels = list(cat.levels)
@@ -181,34 +197,53 @@ def _strata(feats: Features, weights: np.ndarray, normalise: str) -> list[dict[s
         if (codes < 0).any():
             codes = np.where(codes < 0, len(levels), codes)
             levels.append(UNKNOWN_LEVEL)
-        onehot = np.zeros((len(levels), c_n))
+        axes.append((axis, levels))
+        rows.append(start + codes)
+        start += len(levels)
+    onehot = np.zeros((start, c_n))
+    for codes in rows:
         onehot[codes, np.arange(c_n)] = 1.0
-        with one_blas_thread():
-            sums = (onehot @ flat).reshape(len(levels), m_n, f_n)
-            n_cases = onehot @ has_case  # (L, M)
+    return axes, onehot
+
+
+def _strata(feats: Features, weights: np.ndarray, normalise: str) -> list[dict[str, Any]]:
+    """Per model: ``{axis: {level: block}}`` plus the probe-kind stratum."""
+    lay = feats.layout
+    c_n, m_n, f_n = feats.tensor.shape
+    flat = feats.tensor.reshape(c_n, m_n * f_n)
+    has_case = feats.has_case.astype(np.float64)  # (C, M)
+    axes, onehot = _strata_levels(feats)
+    with one_blas_thread():  # every axis in one product: the tensor is read once (sums of counts: exact)
+        all_sums = (onehot @ flat).reshape(len(onehot), m_n, f_n)
+        all_cases = (onehot @ has_case).tolist()  # (levels, M)
+    out: list[dict[str, Any]] = [{} for _ in range(m_n)]
+    start = 0
+    for axis, levels in axes:
+        sums = all_sums[start : start + len(levels)]
+        n_cases = all_cases[start : start + len(levels)]
+        start += len(levels)
         # Within one tier SFR_w reduces to that tier's SFR only with "present"
         # normalisation; Table 10's per-tier rows use exactly that unweighted SFR.
         norm = "present" if axis == "risk_tier" else normalise
-        point = metrics_from_sums(sums, lay, weights, norm, "aggregate" if feats.harness else None)
+        point = _as_lists(metrics_from_sums(sums, lay, weights, norm, "aggregate" if feats.harness else None))
+        rows = sums.tolist()
+        n_scored = sums[:, :, lay.scored(0) : lay.scored(0) + lay.k].sum(-1).tolist()
         for m in range(m_n):
             block = {}
             for li, level in enumerate(levels):
-                if n_cases[li, m] == 0:
+                if n_cases[li][m] == 0:
                     continue
-                b = _model_block(point, (li, m), sums[li, m], lay, norm, feats.harness)
-                b["n_cases"] = int(n_cases[li, m])
-                b["n_scored"] = int(sums[li, m, lay.scored(0) : lay.scored(0) + lay.k].sum())
+                b = _model_block(point, (li, m), rows[li][m], lay, norm, feats.harness)
+                b["n_cases"] = int(n_cases[li][m])
+                b["n_scored"] = int(n_scored[li][m])
                 block[level] = b
             out[m][axis] = block
-    totals = feats.tensor.sum(axis=0)
+    scored = feats.totals[:, [lay.scored(i) for i in range(lay.k)]]  # (M, k)
+    correct = feats.totals[:, [lay.correct(i) for i in range(lay.k)]]
+    acc, scored, correct = ratio(correct, scored).tolist(), scored.tolist(), correct.tolist()
     for m in range(m_n):
-        s = totals[m]
         out[m]["probe_kind"] = {
-            kind: {
-                "accuracy": _py(ratio(s[lay.correct(i)], s[lay.scored(i)])),
-                "n_scored": int(s[lay.scored(i)]),
-                "n_correct": int(s[lay.correct(i)]),
-            }
+            kind: {"accuracy": acc[m][i], "n_scored": int(scored[m][i]), "n_correct": int(correct[m][i])}
             for i, kind in enumerate(lay.kinds)
         }
     return out
@@ -223,7 +258,7 @@ class _Scored:
 
 def _score(tab: RecordTable, weights: np.ndarray, normalise: str, harness_compatible: bool) -> _Scored:
     feats = case_features(tab, harness_compatible)
-    totals = feats.tensor.sum(axis=0)
+    totals = feats.totals
     quirks = "aggregate" if harness_compatible else None
     return _Scored(feats, totals, metrics_from_sums(totals, feats.layout, weights, normalise, quirks))
 
@@ -237,7 +272,8 @@ def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, counts=No
     and shared by the models in the order of their first record (``bootstrap_mcs.py``).
     """
     lay = feats.layout
-    stat = np.ascontiguousarray(feats.tensor[:, :, : lay.n_stat])
+    # in the float32 that resampled_sums multiplies in (exact for these counts), converted once
+    stat = np.ascontiguousarray(feats.tensor[:, :, : lay.n_stat], dtype=np.float32)
     quirks = "bootstrap" if feats.harness else None
     if feats.frames is None or paired or counts is not None:
         if counts is None:
@@ -441,12 +477,13 @@ def audit(
                 lo, hi = percentile_interval(ci[key], ci_level, method)
                 intervals[key] = (lo, hi)
         per_strata = _strata(feats, w, point_norm) if strata else None
-        n_cases = (feats.tensor[:, :, lay.records(0) : lay.records(0) + lay.k].sum(-1) > 0).sum(axis=0)
+        n_cases = feats.has_case.sum(axis=0)
         skipped = getattr(records, "skipped", None)  # e.g. rows an adapter could not read
+        point, totals = _as_lists(sc.point), sc.totals.tolist()
         for m in present:
             name = feats.models[m]
-            block = _model_block(sc.point, (m,), sc.totals[m], lay, point_norm, harness_compatible)
-            block["counts"] = _counts_block(sc.totals[m], lay, feats, m)
+            block = _model_block(point, (m,), totals[m], lay, point_norm, harness_compatible)
+            block["counts"] = _counts_block(totals[m], lay, feats, m)
             block["n_cases"] = int(n_cases[m])
             if ci is not None:
                 block["ci"] = {
