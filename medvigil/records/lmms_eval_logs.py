@@ -30,7 +30,7 @@ from medvigil.files.json_decode import loads_exact
 from medvigil.files.jsonl_bulk import first_object_entry, paused_gc, record_block
 from medvigil.files.mapped_lines import mapped
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
-from medvigil.records.record_checks import extra_problems
+from medvigil.records.record_checks import extras_problems
 from medvigil.records.schema_validation import problems_for_records
 
 SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
@@ -133,9 +133,7 @@ def _whole_file(path: Path, file: str) -> list[dict] | None:
 def _problems(found: list[dict], file: str, lines: Iterable[int]) -> list[Problem]:
     """Schema and ``extra`` problems of one file's records, in line order."""
     lines = list(lines)
-    bad = problems_for_records("probe_record", found, file, lines)
-    for record, line_no in zip(found, lines):
-        bad += extra_problems(record, file, line_no)
+    bad = problems_for_records("probe_record", found, file, lines) + extras_problems(found, file, lines)
     return sorted(bad, key=lambda p: p.row or 0)
 
 

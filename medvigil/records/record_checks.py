@@ -10,7 +10,7 @@ inside the scoring.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from medvigil.errors import Problem
@@ -25,7 +25,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+    return _is_int(value) or (isinstance(value, float) and math.isfinite(value))  # every int is finite
 
 
 def _letters_or_null(votes: list) -> bool:
@@ -83,6 +83,65 @@ def _readiness(extra: Mapping[str, Any]) -> list[tuple[str, str]]:
 CHECKS: dict[str, Callable[[Mapping[str, Any]], list[tuple[str, str]]]] = {
     "medqdeg": _medqdeg, "mediconfusion": _mediconfusion, "cbd": _cbd, "readiness": _readiness,
 }
+
+
+# Fast accepts, one per suite: True only where the suite's check finds nothing (JSON's exact
+# int, float, str and list types; anything else, or a value that cannot be hashed, goes to the
+# check, which has the last word and the messages).
+_SEVERITIES = frozenset({"0", "1", "2", "L0", "L1", "L2", "l0", "l1", "l2"})
+_INF = math.inf
+
+
+def _medqdeg_fine(extra: dict) -> bool:
+    votes = extra.get("votes", ["A"])
+    k = extra.get("n_options", 2)
+    sev = extra.get("severity", 0)
+    degradation = extra.get("degradation")
+    return (type(votes) is list and len(votes) > 0 and _VOTES.issuperset(votes)
+            and type(k) is int and 2 <= k <= 26
+            and ((type(sev) is int and 0 <= sev <= 2) or (type(sev) is str and sev in _SEVERITIES))
+            and (degradation is None or type(degradation) is str))
+
+
+def _mediconfusion_fine(extra: dict) -> bool:
+    votes = extra.get("votes", {})
+    margin = extra.get("margin", 0)
+    return (type(votes) is dict and all((type(v) is int or type(v) is float) and 0 <= v < _INF for v in votes.values())
+            and (type(margin) is int or type(margin) is float) and 0 <= margin < _INF)
+
+
+def _cbd_fine(extra: dict) -> bool:
+    index = extra.get("paraphrase_index", 0)
+    return type(index) is int and index >= 0
+
+
+def _readiness_fine(extra: dict) -> bool:
+    flag = extra.get("laterality_dependent")
+    return flag is None or type(flag) is bool
+
+
+_FINE: dict[str, Callable[[dict], bool]] = {
+    "medqdeg": _medqdeg_fine, "mediconfusion": _mediconfusion_fine, "cbd": _cbd_fine, "readiness": _readiness_fine,
+}
+
+
+def extras_problems(records: Iterable[Mapping[str, Any]], file: str, rows: Iterable[int | None]) -> list[Problem]:
+    """:func:`extra_problems` of every record (``rows`` their line numbers), in order; a record
+    whose suite's fast accept passes it is not checked again."""
+    bad: list[Problem] = []
+    for record, row in zip(records, rows):
+        extra = record.get("extra")
+        if extra is None:
+            continue
+        if type(extra) is dict:
+            try:
+                fine = _FINE.get(record.get("suite"))  # type: ignore[arg-type]
+                if fine is not None and fine(extra):
+                    continue
+            except TypeError:  # a value that cannot be hashed: the check describes it
+                pass
+        bad += extra_problems(record, file, row)
+    return bad
 
 
 def extra_problems(record: Mapping[str, Any], file: str, row: int | None = None) -> list[Problem]:
