@@ -75,17 +75,18 @@ def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key
     records: list[dict] = []
     problems: list[Problem] = []
     for path in files:
+        file = str(path)
         for row, record in enumerate(read_samples([path]), start=1):
             if record.get("suite") != suite:
-                problems.append(Problem(str(path), f"record of suite {record.get('suite')!r}, not {suite!r}", row=row, field="suite"))
+                problems.append(Problem(file, f"record of suite {record.get('suite')!r}, not {suite!r}", row=row, field="suite"))
                 continue
             k = key(record)
             if k in seen:
-                problems.append(Problem(str(path), f"probe {record['probe_id']!r} of model {record['model']!r} under condition "
-                                                   f"{record.get('condition')!r} is also in {seen[k]}; pass one run per model",
+                problems.append(Problem(file, f"probe {record['probe_id']!r} of model {record['model']!r} under condition "
+                                              f"{record.get('condition')!r} is also in {seen[k]}; pass one run per model",
                                         row=row, field="probe_id"))
                 continue
-            seen[k] = str(path)
+            seen[k] = file
             records.append(record)
     if problems:
         raise DataError(problems)
