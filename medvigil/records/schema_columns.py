@@ -107,12 +107,12 @@ def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
             item = compile_predicate(value)
             if item is None:
                 return None
-            checks.append(lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v))
+            checks.append(lambda v, item=item: not isinstance(v, list) or all(map(item, v)))
         elif key == "oneOf":
             options = [compile_predicate(option) for option in value]
             if any(o is None for o in options):
                 return None
-            checks.append(lambda v, options=options: sum(1 for o in options if o(v)) == 1)
+            checks.append(_one_of(options))
         elif key == "required":
             names = frozenset(value)
             checks.append(lambda v, names=names: not isinstance(v, dict) or names.issubset(v.keys()))
@@ -152,6 +152,17 @@ def _all_of(checks: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
     return check
 
 
+def _one_of(options: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    def check(v: Any) -> bool:
+        found = 0
+        for option in options:
+            if option(v):
+                found += 1
+        return found == 1
+
+    return check
+
+
 def _properties_check(props: tuple[tuple[str, Callable[[Any], bool]], ...]) -> Callable[[Any], bool]:
     def check(v: Any) -> bool:
         if not isinstance(v, dict):
@@ -173,6 +184,8 @@ def predicate(name: str) -> Callable[[Any], bool] | None:
 _PY_TYPES = {"string": (str,), "boolean": (bool,), "null": (type(None),), "object": (dict,), "array": (list,),
              "integer": (int,), "number": (int, float)}  # a float 'integer' (1.0) is judged value by value
 _VALUE_KEYWORDS = {"enum", "pattern", "minLength", "maxLength", "minimum", "maximum"}
+_NUMERIC_TYPES = {bool, int, float}
+_DISTINCT_TYPES = {str, type(None), object, *_NUMERIC_TYPES}  # hashable; object: the type of _MISSING
 
 
 class _Property:
@@ -234,6 +247,17 @@ class _Property:
             return False
         return not (numbers and self.maximum is not None and max(numbers) > self.maximum)
 
+    def refused(self, column: Sequence[Any]) -> list[int]:
+        """Positions of the present values of ``column`` these rules refuse (:meth:`column_ok`, else
+        value by value; each distinct value once when equal values are sure to share a verdict)."""
+        if self.column_ok(column):
+            return []
+        types = set(map(type, column))
+        if types <= _DISTINCT_TYPES and len(types & _NUMERIC_TYPES) <= 1:  # 1 == 1.0 == True in a set
+            refused = {v for v in set(column) if v is not _MISSING and not self.ok(v)}
+            return [i for i, v in enumerate(column) if v in refused] if refused else []
+        return [i for i, v in enumerate(column) if v is not _MISSING and not self.ok(v)]
+
 
 class ColumnChecker:
     """The compiled form of an object schema: key-set rules plus the rules of each property."""
@@ -256,22 +280,24 @@ class ColumnChecker:
             rows = [r if isinstance(r, dict) else {} for r in records]
         columns = _same_keys_columns(rows)
         if columns is not None:  # one writer, one key set: judge it once
-            if not self._keys_ok(tuple(columns)):
-                return list(range(len(rows)))
-        else:
-            shapes = set(map(tuple, rows))
-            wrong_shapes = {s for s in shapes if not self._keys_ok(s)}
-            if wrong_shapes:
-                bad.update(i for i, r in enumerate(rows) if tuple(r) in wrong_shapes)
+            return self.invalid_in_columns(columns, len(rows))
+        shapes = set(map(tuple, rows))
+        wrong_shapes = {s for s in shapes if not self._keys_ok(s)}
+        if wrong_shapes:
+            bad.update(i for i, r in enumerate(rows) if tuple(r) in wrong_shapes)
         for name, prop in self.properties.items():
-            if columns is None:
-                column = [r.get(name, _MISSING) for r in rows]
-            elif name in columns:
-                column = columns[name]
-            else:
-                continue
-            if not prop.column_ok(column):
-                bad.update(i for i, v in enumerate(column) if v is not _MISSING and not prop.ok(v))
+            bad.update(prop.refused([r.get(name, _MISSING) for r in rows]))
+        return sorted(bad)
+
+    def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int) -> list[int]:
+        """:meth:`invalid_rows` of ``n`` records given as columns: every record has exactly the keys
+        of ``columns``, and ``columns[key][i]`` is record i's value."""
+        if not self._keys_ok(tuple(columns)):
+            return list(range(n))
+        bad: set[int] = set()
+        for name, prop in self.properties.items():
+            if name in columns:
+                bad.update(prop.refused(columns[name]))
         return sorted(bad)
 
 
