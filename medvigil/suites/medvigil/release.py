@@ -48,12 +48,14 @@ files give it relative to the release root (``images/...``, ``images_perturbed/.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.csvio import read_csv
+from medvigil.files.csvio import read_csv_records
 from medvigil.files.digest import release_digest
+from medvigil.files.gc_pause import paused_gc
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_csv import (
     _SPECS,
@@ -71,6 +73,8 @@ from medvigil.suites.medvigil.release_records import BaselineRow, Case, McqProbe
 __all__ = [
     "read_release",
 ]
+
+_options = itemgetter(*(f"choice_{letter}" for letter in rf.LETTERS))  # the row's options, A..E
 
 
 # --------------------------------------------------------------------------- records
@@ -99,6 +103,11 @@ def read_release(
     if not root.is_dir():
         raise NotADirectoryError(f"release path {str(root)!r} is not a folder")
 
+    with paused_gc():  # many acyclic rows: collections would only rescan them
+        return _read(root, required_files, digest)
+
+
+def _read(root: Path, required_files: tuple[str, ...], digest: bool) -> ReadResult:
     out = ReadResult(
         release=Release(root, {}, [], [], [], {}, {}, "", False),
         problems=[],
@@ -170,7 +179,7 @@ def _build_records(release: Release, rows: dict[str, list[Row]]) -> None:
             case_id=v["case_id"],
             probe_kind=v["probe_kind"],
             question=v["question"],
-            options=tuple(v[f"choice_{letter}"] for letter in rf.LETTERS),
+            options=_options(v),
             correct_letter=v["correct_letter"],
             image_file=v["image_file"],
         )
@@ -212,7 +221,7 @@ def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
     if not path.is_file():
         raise FileNotFoundError(f"pointer file {str(path)!r} does not exist or is not a file")
     spec = _CsvSpec(str(path), "pointer_row", POINTER_COLUMNS, {})
-    table = read_csv(path, str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
+    table = read_csv_records(path, str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
     table_rows, problems = _coerce_table(table, spec)
     problems = [p for p in table.problems + problems if p.severity == "error"]
     pointers: dict[str, tuple[str, str]] = {}

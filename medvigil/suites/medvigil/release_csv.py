@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.csvio import CsvTable, read_csv
+from medvigil.files.csvio import CsvRecords, read_csv_records
 from medvigil.files.input_files import read_bytes
 from medvigil.records.schema_columns import compiled, predicate
 from medvigil.records.schema_validation import problems_for
@@ -190,37 +190,55 @@ class ReadResult:
     split_files: list[str]  # relative posix paths of the split JSON files read
 
 
-def _coerce_table(table: CsvTable, spec: _CsvSpec) -> tuple[list[Row], list[Problem]]:
-    coerced = [_coerce_row(table, spec, csv_row) for csv_row in table.rows]
-    accepted = rows_accepted(spec.schema, [values for values, _, _, _ in coerced])
-    rows, problems = [], []
-    for csv_row, (values, failed, notes, row_problems), valid in zip(table.rows, coerced, accepted):
-        if not valid:
-            row_problems += _schema_row_problems(spec, values, failed, table.file, csv_row.number)
-        rows.append(Row(csv_row.number, values, valid=not row_problems, notes=notes))
-        problems.extend(row_problems)
-    return rows, problems
-
-
-def _coerce_row(table: CsvTable, spec: _CsvSpec, csv_row) -> tuple[dict, set, dict, list[Problem]]:
-    """``(typed values, columns that failed to coerce, notes, problems)`` of one CSV row."""
-    values: dict[str, Any] = dict(csv_row.values)
-    failed: set[str] = set()
-    notes: dict[str, str] = {}
-    row_problems = []
+def _coerce_table(table: CsvRecords, spec: _CsvSpec) -> tuple[list[Row], list[Problem]]:
+    """The typed rows of ``table`` and their problems (per row: coercion, then schema), column by
+    column; each row's dict is built once, from the typed columns."""
+    n = len(table.records)
+    # as dict(zip(header, record)) per row: a repeated (empty) column name keeps its last column
+    columns: dict[str, Sequence[Any]] = dict(zip(table.header, zip(*table.records)))
+    failures: dict[int, list[tuple[str, str]]] = {}  # row position -> [(column, message)]
     for column, coerce in spec.coercers.items():
-        if column not in values:
-            continue
+        if column in columns:
+            columns[column], failed = _coerce_column(columns[column], coerce)
+            for i, message in failed:
+                failures.setdefault(i, []).append((column, message))
+    notes: list[dict[str, str]] = [{} for _ in range(n)]
+    if spec.schema == "grounding_row" and "roi_bbox_norm" in columns:
+        boxes = list(map(_roi_box, columns["roi_bbox_norm"]))
+        columns["roi_bbox_norm"] = [box for box, _ in boxes]
+        for i, (_, note) in enumerate(boxes):
+            if note:
+                notes[i]["roi_bbox_norm"] = note
+    keys = tuple(columns)
+    values = [dict(zip(keys, cells)) for cells in zip(*columns.values())]
+    refused = set(rows_refused(spec.schema, values, columns))
+    valid = [True] * n
+    problems = []
+    for i in sorted(refused.union(failures)):
+        number = table.numbers[i]
+        row_problems = [Problem(table.file, message, row=number, field=column) for column, message in failures.get(i, ())]
+        if i in refused:
+            failed = {column for column, _ in failures.get(i, ())}
+            row_problems += _schema_row_problems(spec, values[i], failed, table.file, number)
+        valid[i] = not row_problems
+        problems.extend(row_problems)
+    return list(map(Row, table.numbers, values, valid, notes)), problems
+
+
+def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[list[Any], list[tuple[int, str]]]:
+    """The typed column, and ``(position, message)`` of each cell that cannot be coerced (kept as text)."""
+    try:
+        return list(map(coerce, texts)), []
+    except _Invalid:
+        pass
+    values, failed = [], []
+    for i, text in enumerate(texts):
         try:
-            values[column] = coerce(values[column])
+            values.append(coerce(text))
         except _Invalid as exc:
-            failed.add(column)
-            row_problems.append(Problem(table.file, str(exc), row=csv_row.number, field=column))
-    if spec.schema == "grounding_row" and "roi_bbox_norm" in values:
-        values["roi_bbox_norm"], note = _roi_box(values["roi_bbox_norm"])
-        if note:
-            notes["roi_bbox_norm"] = note
-    return values, failed, notes, row_problems
+            values.append(text)
+            failed.append((i, str(exc)))
+    return values, failed
 
 
 def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, number: int) -> list[Problem]:
@@ -244,7 +262,7 @@ def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, n
 def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
     path = root / rel
     try:
-        table = read_csv(path, rel, required=spec.columns)
+        table = read_csv_records(path, rel, required=spec.columns)
     except DataError as exc:
         out.problems.extend(exc.problems)
         out.rows[rel] = []
@@ -321,15 +339,22 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
 # *accept* rows; every row they refuse goes to jsonschema for the verdict and the messages
 # (tests/test_schemas.py checks the two agree).
 def rows_accepted(schema: str, rows: list[dict[str, Any]]) -> list[bool]:
-    """Which ``rows`` ``schemas/<schema>.schema.json`` accepts: column by column when the schema is
-    a flat object schema (a value shared by many rows is judged once), else row by row; a False
-    row is described by ``jsonschema`` (:func:`_row_problems`)."""
+    """Which ``rows`` ``schemas/<schema>.schema.json`` accepts (:func:`rows_refused`); a False row is
+    described by ``jsonschema`` (:func:`_row_problems`)."""
+    bad = set(rows_refused(schema, rows))
+    return [i not in bad for i in range(len(rows))]
+
+
+def rows_refused(schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None) -> list[int]:
+    """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
+    column by column when the schema is a flat object schema (a value shared by many rows is judged
+    once; ``columns``: the rows' columns, when every row has exactly those keys), else row by row.
+    Such a row is described by ``jsonschema`` (:func:`_row_problems`)."""
     checker = compiled(schema)
     if checker is not None:
-        bad = set(checker.invalid_rows(rows))
-        return [i not in bad for i in range(len(rows))]
+        return checker.invalid_in_columns(columns, len(rows)) if columns is not None else checker.invalid_rows(rows)
     accept = predicate(schema)
-    return [accept is not None and accept(v) for v in rows]
+    return [i for i, v in enumerate(rows) if accept is None or not accept(v)]
 
 
 def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:
