@@ -112,6 +112,8 @@ class FileChecks(CheckerBase):
         tier_of = {c.case_id: c.risk_tier for c in cases}
         source_of = {c.case_id: c.source for c in cases}
         kinds = Counter(p.probe_kind for p in release.probes_mcq)
+        probe_cases = [p.case_id for p in release.probes_mcq]
+        probe_tiers = Counter(map(tier_of.get, probe_cases))
         self.counts.update(
             {
                 "synthetic": release.synthetic,
@@ -125,11 +127,9 @@ class FileChecks(CheckerBase):
                 "usable_roi": sum(c.roi_usable for c in cases),
                 "probes_mcq": len(release.probes_mcq),
                 "probes_mcq_by_kind": {k: kinds[k] for k in [*rf.PROBE_KINDS, *sorted(kinds)] if kinds.get(k)},
-                "probes_mcq_by_tier": {
-                    t: n for t in rf.TIERS if (n := sum(tier_of.get(p.case_id) == t for p in release.probes_mcq))
-                },
+                "probes_mcq_by_tier": {t: n for t in rf.TIERS if (n := probe_tiers[t])},
                 "probes_mcq_by_source": dict(
-                    sorted(Counter(source_of[p.case_id] for p in release.probes_mcq if p.case_id in source_of).items())
+                    sorted(Counter(source_of[c] for c in probe_cases if c in source_of).items())
                 ),
                 "probes_open": len(release.probes_open),
                 "triplets": len(release.triplets),

@@ -13,8 +13,12 @@ from medvigil.suites.medvigil.validation_base import (
 
 class IdChecks(CheckerBase):
     def _unique(self, rel: str, key: str, *, severity: str = "error") -> None:
+        rows = self.rows.get(rel, [])
+        values = [row.values.get(key) for row in rows]  # ids are never coerced: strings (or None)
+        if len(set(values)) == len(values):
+            return  # no value repeats
         first: dict[str, int] = {}
-        for row in self.rows.get(rel, []):
+        for row in rows:
             value = row.values.get(key)
             if not isinstance(value, str) or not value:
                 continue
@@ -51,7 +55,10 @@ class IdChecks(CheckerBase):
             return  # missing or unreadable manifest: already reported, nothing to refer to
         files = [rf.GROUNDING, rf.PROBES_MCQ, rf.PROBES_OPEN, rf.TRIPLETS, *self.pointer_files()]
         for rel in files:
-            for row in self.rows.get(rel, []):
+            rows = self.rows.get(rel, [])
+            if {row.values.get("case_id") for row in rows} <= self.manifest.keys():
+                continue  # every case is known
+            for row in rows:
                 cid = row.values.get("case_id")
                 if isinstance(cid, str) and cid and cid not in self.manifest:
                     self.error(rel, f"case_id {cid!r} is not in {rf.MANIFEST}", row.number, "case_id", scoring=rel == rf.PROBES_MCQ)

@@ -5,6 +5,7 @@ baseline."""
 from __future__ import annotations
 
 from collections import Counter
+from operator import itemgetter
 
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_csv import Row
@@ -15,24 +16,36 @@ from medvigil.suites.medvigil.validation_base import (
     CheckerBase,
     _listed,
     _norm,
+    _norm_all,
 )
+
+# The correct letter each probe kind keeps (lr_flip: unless its case is laterality-dependent);
+# what _check_letter says, as a table for finding the rows it has something to say about.
+_USUAL_LETTER = {**rf.FIXED_CORRECT_LETTER, "roi_only": "A", "lr_flip": "A"}
+_options = itemgetter(*_CHOICE_COLUMNS)
+
+
+def _column(values: list[dict], key: str) -> list:
+    return list(map(itemgetter(key), values))
 
 
 class ProbeChecks(CheckerBase):
-    def _kinds_by_case(self) -> dict[str, list[tuple[str, str]]]:
-        out: dict[str, list[tuple[str, str]]] = {}
+    def _roi_probes_by_case(self) -> dict[str, set[str]]:
+        """Case id -> the ids of its ROI probes (MCQ and open)."""
+        out: dict[str, set[str]] = {}
         for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN):
             for row in self.valid_rows(rel):
-                out.setdefault(row.values["case_id"], []).append((row.values["probe_kind"], row.values["probe_id"]))
+                if row.values["probe_kind"] in ROI_PROBE_KINDS:
+                    out.setdefault(row.values["case_id"], set()).add(row.values["probe_id"])
         return out
 
     def check_roi(self) -> None:
-        kinds = self._kinds_by_case()
+        roi_probes_of = self._roi_probes_by_case()
         for row in self.valid_rows(rf.GROUNDING):
             cid = row.values["case_id"]
             box = row.values["roi_bbox_norm"]
             reason = row.notes.get("roi_bbox_norm") or (roi_issue(box) if box is not None else None)
-            roi_probes = sorted({pid for kind, pid in kinds.get(cid, []) if kind in ROI_PROBE_KINDS})
+            roi_probes = sorted(roi_probes_of.get(cid, ()))
             if box is None and reason is None:
                 if roi_probes:
                     self.error(
@@ -63,71 +76,101 @@ class ProbeChecks(CheckerBase):
 
     def check_mcq(self) -> None:
         rel = rf.PROBES_MCQ
-        per_case: Counter[str] = Counter()
-        reported_overflow: set[str] = set()
-        totals = Counter(
-            row.values.get("case_id") for row in self.rows.get(rel, []) if isinstance(row.values.get("case_id"), str)
-        )
-        for row in self.rows.get(rel, []):
-            cid = row.values.get("case_id")
-            if not isinstance(cid, str):
-                continue
-            per_case[cid] += 1
-            if per_case[cid] > rf.MAX_PROBES_PER_CASE and cid not in reported_overflow:
-                reported_overflow.add(cid)
-                self.warn(
-                    rel,
-                    f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
-                    row.number,
-                    "case_id",
-                )
+        rows = self.rows.get(rel, [])
+        totals = Counter(cid for cid in (row.values.get("case_id") for row in rows) if isinstance(cid, str))
+        crowded = {cid for cid, n in totals.items() if n > rf.MAX_PROBES_PER_CASE}
+        if crowded:  # warned at the case's first row over the limit
+            per_case: Counter[str] = Counter()
+            for row in rows:
+                cid = row.values.get("case_id")
+                if isinstance(cid, str) and cid in crowded:
+                    per_case[cid] += 1
+                    if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
+                        self.warn(
+                            rel,
+                            f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
+                            row.number,
+                            "case_id",
+                        )
 
-        originals: dict[str, Row] = {}
-        kinds_seen: dict[tuple[str, str], list[int]] = {}
-        for row in self.valid_rows(rel):
-            v = row.values
-            kinds_seen.setdefault((v["case_id"], v["probe_kind"]), []).append(row.number)
-            if v["probe_kind"] == "original":
-                originals.setdefault(v["case_id"], row)
-        for (cid, kind), numbers in kinds_seen.items():
-            limit = 2 if kind == "halluc_trap" else 1
-            if len(numbers) > limit:
+        valid = self.valid_rows(rel)
+        values = [row.values for row in valid]
+        cids, kinds = _column(values, "case_id"), _column(values, "probe_kind")
+        pairs = Counter(zip(cids, kinds))  # (case, kind) in order of first appearance
+        repeated = {pair for pair, n in pairs.items() if n > (2 if pair[1] == "halluc_trap" else 1)}
+        if repeated:
+            numbers: dict[tuple[str, str], list[int]] = {}
+            for pair, row in zip(zip(cids, kinds), valid):
+                if pair in repeated:
+                    numbers.setdefault(pair, []).append(row.number)
+            for (cid, kind), found in ((pair, numbers[pair]) for pair in pairs if pair in repeated):
+                limit = 2 if kind == "halluc_trap" else 1
                 self.warn(
                     rel,
-                    f"case {cid!r} has {len(numbers)} {kind} probes (rows {', '.join(map(str, numbers))}); "
+                    f"case {cid!r} has {len(found)} {kind} probes (rows {', '.join(map(str, found))}); "
                     f"expected at most {limit}",
-                    numbers[limit],
+                    found[limit],
                     "probe_kind",
                 )
 
-        for row in self.valid_rows(rel):
-            self._check_options(row)
-            self._check_letter(row)
-            self._check_probe_image_field(rel, row)
-            v = row.values
-            if v["probe_kind"] in rf.IMAGE_PROBE_KINDS:
-                original = originals.get(v["case_id"])
-                if original is None:
+        originals: dict[str, Row] = {}
+        for row, kind, cid in zip(valid, kinds, cids):
+            if kind == "original" and cid not in originals:
+                originals[cid] = row
+        for i in self._mcq_rows_to_check(values, cids, kinds, originals):
+            self._check_mcq_row(valid[i], originals)
+
+    def _mcq_rows_to_check(
+        self, values: list[dict], cids: list[str], kinds: list[str], originals: dict[str, Row]
+    ) -> list[int]:
+        """Positions of the valid MCQ rows :meth:`_check_mcq_row` may have something to say about,
+        found column by column; every other row has distinct non-empty options, the conventional
+        letter, the image its kind needs and the options of its case's original probe."""
+        options = list(map(_options, values))
+        keys = zip(*(_norm_all(_column(values, column)) for column in _CHOICE_COLUMNS))
+        flagged = {i for i, distinct in enumerate(map(set, keys)) if len(distinct) < len(rf.LETTERS) or "" in distinct}
+        lateral = {cid for cid, row in self.grounding.items() if row.values["laterality_dependent"]}
+        for i, (kind, cid, letter, image) in enumerate(
+            zip(kinds, cids, _column(values, "correct_letter"), _column(values, "image_file"))
+        ):
+            if (
+                letter != _USUAL_LETTER.get(kind, letter)
+                or (kind == "lr_flip" and cid in lateral)
+                or (kind in rf.NO_IMAGE_PROBE_KINDS) != (image is None)
+                or (kind in rf.IMAGE_PROBE_KINDS and (cid not in originals or options[i] != _options(originals[cid].values)))
+            ):
+                flagged.add(i)
+        return sorted(flagged)
+
+    def _check_mcq_row(self, row: Row, originals: dict[str, Row]) -> None:
+        rel = rf.PROBES_MCQ
+        self._check_options(row)
+        self._check_letter(row)
+        self._check_probe_image_field(rel, row)
+        v = row.values
+        if v["probe_kind"] in rf.IMAGE_PROBE_KINDS:
+            original = originals.get(v["case_id"])
+            if original is None:
+                self.warn(
+                    rel,
+                    f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} "
+                    "to inherit its options from",
+                    row.number,
+                    "probe_kind",
+                )
+                return
+            for letter in rf.LETTERS:
+                mine, theirs = v[f"choice_{letter}"], original.values[f"choice_{letter}"]
+                if mine != theirs:
                     self.warn(
                         rel,
-                        f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} "
-                        "to inherit its options from",
+                        f"{v['probe_kind']} probes inherit the options of the case's original probe "
+                        f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
+                        f"{mine!r} here but {theirs!r} there",
                         row.number,
-                        "probe_kind",
+                        f"choice_{letter}",
                     )
-                    continue
-                for letter in rf.LETTERS:
-                    mine, theirs = v[f"choice_{letter}"], original.values[f"choice_{letter}"]
-                    if mine != theirs:
-                        self.warn(
-                            rel,
-                            f"{v['probe_kind']} probes inherit the options of the case's original probe "
-                            f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
-                            f"{mine!r} here but {theirs!r} there",
-                            row.number,
-                            f"choice_{letter}",
-                        )
-                        break
+                    break
 
     def _check_options(self, row: Row) -> None:
         v = row.values

@@ -5,6 +5,8 @@ also stop scoring) and the small text helpers of their messages."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,16 @@ _CHOICE_COLUMNS = tuple(f"choice_{letter}" for letter in rf.LETTERS)
 def _norm(text: str) -> str:
     """Comparison form of an option or answer: whitespace collapsed, case folded."""
     return " ".join(text.split()).casefold()
+
+
+def _norm_all(texts: Sequence[str]) -> list[str]:
+    """``[_norm(text) for text in texts]`` in a few passes over the texts joined by NUL (neither
+    whitespace nor changed by casefold, so each text's form is its part, less the one space the
+    collapse can leave at either end); texts holding NUL are normalised one by one."""
+    joined = "\0".join(texts)
+    if joined.count("\0") != len(texts) - 1:
+        return list(map(_norm, texts))
+    return list(map(str.strip, " ".join(joined.split()).casefold().split("\0"), repeat(" ")))
 
 
 def _listed(ids: list[str]) -> str:
