@@ -104,10 +104,12 @@ def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -
     required = tuple(required)
     problems: list[Problem] = []
     text = _text(data, name, problems)
-    try:
-        records = list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    except csv.Error:
-        records = None  # the record-by-record pass says where
+    records = _plain_records(text)
+    if records is None:
+        try:
+            records = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+        except csv.Error:
+            pass  # the record-by-record pass says where
     if records is not None:
         start = next(i for i, record in enumerate(records) if record)  # text.strip() is not empty
         header = records[start]
@@ -122,6 +124,19 @@ def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -
             return CsvRecords(name, tuple(header), body, list(range(1, len(body) + 1)), problems + minor)
     header, rows, problems = _parse(text, name, required, problems)
     return CsvRecords(name, header, [record for _, _, record in rows], [number for number, _, _ in rows], problems)
+
+
+def _plain_records(text: str) -> list[list[str]] | None:
+    """What ``csv.reader`` reads from ``text`` when it holds no quote and no carriage return outside
+    a CRLF: its lines, split at commas (an empty line is a blank record, ``[]``); None otherwise."""
+    if '"' in text or ("\r" in text and text.count("\r") != text.count("\r\n")):
+        return None
+    lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the text ends with a line break
+    if max(map(len, lines), default=0) >= csv.field_size_limit():
+        return None  # csv.reader refuses a field this long
+    return [line.split(",") if line else [] for line in lines]
 
 
 def _text(data: bytes, name: str, problems: list[Problem]) -> str:
