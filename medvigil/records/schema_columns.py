@@ -224,19 +224,23 @@ class _Property:
     def column_ok(self, column: list) -> bool:
         """True when every present value passes; False means: look value by value."""
         types = set(map(type, column))
-        types.discard(object)  # the type of _MISSING
+        missing = object in types  # the type of _MISSING
+        types.discard(object)
         if self.nested or (self.types is not None and not types <= self.types):
             return False
         if not self.has_values:
             return True
         if (bool in types and len(types & {int, float}) > 0) or not types <= {str, bool, int, float, type(None)}:
             return False  # 1 == True in a set; unhashable values: judge each
-        distinct = set(column)
-        distinct.discard(_MISSING)
+        if missing or not types <= {str} or (self.enum, self.pattern, self.minimum, self.maximum) != (None,) * 4:
+            distinct = set(column)
+            distinct.discard(_MISSING)
+        else:
+            distinct = column  # only string lengths to check: no need to drop repeats
         if self.enum is not None and not all(any(_same(v, a) for a in self.enum) for v in distinct):
             return False
         strings = distinct if types <= {str} else [v for v in distinct if type(v) is str]
-        if strings and self.pattern is not None and not all(self.pattern.search(v) for v in strings):
+        if strings and self.pattern is not None and not all(map(self.pattern.search, strings)):
             return False
         if strings and self.min_len is not None and min(map(len, strings)) < self.min_len:
             return False
