@@ -8,6 +8,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
@@ -188,29 +189,50 @@ class ReadResult:
     rows: dict[str, list[Row]]  # file (relative posix path) -> coerced rows
     headers: dict[str, tuple[str, ...]]
     split_files: list[str]  # relative posix paths of the split JSON files read
+    # file -> column -> the typed value of each of its rows (as in ``rows``), for column-wise work
+    columns: dict[str, dict[str, Sequence[Any]]] = field(default_factory=dict, repr=False, compare=False)
+
+    def column(self, rel: str, name: str) -> Sequence[Any]:
+        """``[row.values.get(name) for row in self.rows[rel]]``."""
+        columns = self.columns.get(rel, {})
+        return columns[name] if name in columns else [None] * len(self.rows.get(rel, []))
+
+    def valid_columns(self, rel: str, names: Sequence[str]) -> list[Sequence[Any]]:
+        """The ``names`` columns of the valid rows of ``rel``, in row order."""
+        rows = self.rows.get(rel, [])
+        if not rows:
+            return [[] for _ in names]
+        columns = self.columns[rel]
+        keep = [row.valid for row in rows]
+        if all(keep):
+            return [columns[name] for name in names]
+        return [list(compress(columns[name], keep)) for name in names]
 
 
-def _coerce_table(table: CsvRecords, spec: _CsvSpec) -> tuple[list[Row], list[Problem]]:
-    """The typed rows of ``table`` and their problems (per row: coercion, then schema), column by
-    column; each row's dict is built once, from the typed columns."""
+def _coerce_table(table: CsvRecords, spec: _CsvSpec) -> tuple[list[Row], list[Problem], dict[str, Sequence[Any]]]:
+    """The typed rows of ``table``, their problems (per row: coercion, then schema) and the typed
+    columns, worked out column by column; each row's dict is built once (its typed cells set in place)."""
     n = len(table.records)
     # as dict(zip(header, record)) per row: a repeated (empty) column name keeps its last column
     columns: dict[str, Sequence[Any]] = dict(zip(table.header, zip(*table.records)))
+    values = list(map(dict, map(zip, repeat(table.header), table.records)))
     failures: dict[int, list[tuple[str, str]]] = {}  # row position -> [(column, message)]
-    for column, coerce in spec.coercers.items():
-        if column in columns:
-            columns[column], failed = _coerce_column(columns[column], coerce)
-            for i, message in failed:
-                failures.setdefault(i, []).append((column, message))
+    typed = [column for column in spec.coercers if column in columns]
+    for column in typed:
+        columns[column], failed = _coerce_column(columns[column], spec.coercers[column])
+        for i, message in failed:
+            failures.setdefault(i, []).append((column, message))
     notes: list[dict[str, str]] = [{} for _ in range(n)]
     if spec.schema == "grounding_row" and "roi_bbox_norm" in columns:
         boxes = list(map(_roi_box, columns["roi_bbox_norm"]))
         columns["roi_bbox_norm"] = [box for box, _ in boxes]
+        typed.append("roi_bbox_norm")
         for i, (_, note) in enumerate(boxes):
             if note:
                 notes[i]["roi_bbox_norm"] = note
-    keys = tuple(columns)
-    values = [dict(zip(keys, cells)) for cells in zip(*columns.values())]
+    for column in typed:  # into the rows
+        for row, value in zip(values, columns[column]):
+            row[column] = value
     refused = set(rows_refused(spec.schema, values, columns))
     valid = [True] * n
     problems = []
@@ -222,7 +244,7 @@ def _coerce_table(table: CsvRecords, spec: _CsvSpec) -> tuple[list[Row], list[Pr
             row_problems += _schema_row_problems(spec, values[i], failed, table.file, number)
         valid[i] = not row_problems
         problems.extend(row_problems)
-    return list(map(Row, table.numbers, values, valid, notes)), problems
+    return list(map(Row, table.numbers, values, valid, notes)), problems, columns
 
 
 def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[list[Any], list[tuple[int, str]]]:
@@ -274,7 +296,7 @@ def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
             out.problems.append(
                 Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
             )
-    rows, problems = _coerce_table(table, spec)
+    rows, problems, out.columns[rel] = _coerce_table(table, spec)
     out.rows[rel] = rows
     out.problems.extend(problems)
 
