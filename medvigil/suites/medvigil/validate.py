@@ -179,7 +179,7 @@ def validate_release(
     release = read.release
     release.warnings = [p for p in problems if p.severity != "error"]
     probe_rows = {
-        rel: {row.number: row.values.get("probe_id") for row in read.rows.get(rel, [])}
+        rel: dict(zip((row.number for row in read.rows.get(rel, [])), read.column(rel, "probe_id")))
         for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN)
     }
     return ValidationReport(

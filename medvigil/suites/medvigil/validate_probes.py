@@ -5,7 +5,10 @@ baseline."""
 from __future__ import annotations
 
 from collections import Counter
-from operator import itemgetter
+from collections.abc import Iterable, Sequence
+from itertools import combinations, compress, count, repeat
+from operator import eq, is_, ne, not_
+from typing import Any
 
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_csv import Row
@@ -19,14 +22,15 @@ from medvigil.suites.medvigil.validation_base import (
     _norm_all,
 )
 
-# The correct letter each probe kind keeps (lr_flip: unless its case is laterality-dependent);
-# what _check_letter says, as a table for finding the rows it has something to say about.
+# The correct letter each probe kind keeps (lr_flip: unless its case is laterality-dependent),
+# as _check_letter says, for finding the rows it may have something to say about
 _USUAL_LETTER = {**rf.FIXED_CORRECT_LETTER, "roi_only": "A", "lr_flip": "A"}
-_options = itemgetter(*_CHOICE_COLUMNS)
+_MCQ_CHECKED = ("case_id", "probe_kind", "correct_letter", "image_file", *_CHOICE_COLUMNS)
 
 
-def _column(values: list[dict], key: str) -> list:
-    return list(map(itemgetter(key), values))
+def _where(flags: Iterable[Any]) -> set[int]:
+    """Positions of the true ``flags``."""
+    return set(compress(count(), flags))
 
 
 class ProbeChecks(CheckerBase):
@@ -77,12 +81,12 @@ class ProbeChecks(CheckerBase):
     def check_mcq(self) -> None:
         rel = rf.PROBES_MCQ
         rows = self.rows.get(rel, [])
-        totals = Counter(cid for cid in (row.values.get("case_id") for row in rows) if isinstance(cid, str))
+        all_cids = self.read.column(rel, "case_id")
+        totals = Counter(cid for cid in all_cids if isinstance(cid, str))
         crowded = {cid for cid, n in totals.items() if n > rf.MAX_PROBES_PER_CASE}
         if crowded:  # warned at the case's first row over the limit
             per_case: Counter[str] = Counter()
-            for row in rows:
-                cid = row.values.get("case_id")
+            for row, cid in zip(rows, all_cids):
                 if isinstance(cid, str) and cid in crowded:
                     per_case[cid] += 1
                     if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
@@ -94,8 +98,7 @@ class ProbeChecks(CheckerBase):
                         )
 
         valid = self.valid_rows(rel)
-        values = [row.values for row in valid]
-        cids, kinds = _column(values, "case_id"), _column(values, "probe_kind")
+        cids, kinds, letters, images, *choices = self.read.valid_columns(rel, _MCQ_CHECKED)
         pairs = Counter(zip(cids, kinds))  # (case, kind) in order of first appearance
         repeated = {pair for pair, n in pairs.items() if n > (2 if pair[1] == "halluc_trap" else 1)}
         if repeated:
@@ -113,64 +116,72 @@ class ProbeChecks(CheckerBase):
                     "probe_kind",
                 )
 
-        originals: dict[str, Row] = {}
-        for row, kind, cid in zip(valid, kinds, cids):
-            if kind == "original" and cid not in originals:
-                originals[cid] = row
-        for i in self._mcq_rows_to_check(values, cids, kinds, originals):
-            self._check_mcq_row(valid[i], originals)
+        original_at: dict[str, int] = {}  # case -> position of its first original probe
+        for i, (kind, cid) in enumerate(zip(kinds, cids)):
+            if kind == "original" and cid not in original_at:
+                original_at[cid] = i
+        originals = {cid: valid[i] for cid, i in original_at.items()}
+        checks = self._mcq_rows_to_check(cids, kinds, letters, images, choices, original_at)
+        options_rows, letter_rows, image_rows, inherit_rows = checks
+        for i in sorted(set().union(*checks)):
+            row = valid[i]
+            if i in options_rows:
+                self._check_options(row)
+            if i in letter_rows:
+                self._check_letter(row)
+            if i in image_rows:
+                self._check_probe_image_field(rel, row)
+            if i in inherit_rows:
+                self._check_inherited_options(row, originals)
 
     def _mcq_rows_to_check(
-        self, values: list[dict], cids: list[str], kinds: list[str], originals: dict[str, Row]
-    ) -> list[int]:
-        """Positions of the valid MCQ rows :meth:`_check_mcq_row` may have something to say about,
-        found column by column; every other row has distinct non-empty options, the conventional
-        letter, the image its kind needs and the options of its case's original probe."""
-        options = list(map(_options, values))
-        keys = zip(*(_norm_all(_column(values, column)) for column in _CHOICE_COLUMNS))
-        flagged = {i for i, distinct in enumerate(map(set, keys)) if len(distinct) < len(rf.LETTERS) or "" in distinct}
+        self, cids: Sequence[str], kinds: Sequence[str], letters: Sequence[str], images: Sequence[str | None],
+        choices: list[Sequence[str]], original_at: dict[str, int],
+    ) -> tuple[set[int], set[int], set[int], set[int]]:
+        """For each row check of :meth:`check_mcq` (options, letter, image, inherited options), the
+        positions of the valid rows that may fail it, found column by column; the others pass it."""
+        keys = list(map(_norm_all, choices))  # distinct and non-empty (so the correct one is not empty either)
+        options_rows = set().union(*(_where(map(eq, a, b)) for a, b in combinations(keys, 2)), *(_where(map(not_, a)) for a in keys))
+        # the usual letter of the kind; lr_flip of a laterality-dependent case: any letter
+        letter_rows = _where(map(ne, letters, map(_USUAL_LETTER.get, kinds, letters)))
         lateral = {cid for cid, row in self.grounding.items() if row.values["laterality_dependent"]}
-        for i, (kind, cid, letter, image) in enumerate(
-            zip(kinds, cids, _column(values, "correct_letter"), _column(values, "image_file"))
-        ):
-            if (
-                letter != _USUAL_LETTER.get(kind, letter)
-                or (kind == "lr_flip" and cid in lateral)
-                or (kind in rf.NO_IMAGE_PROBE_KINDS) != (image is None)
-                or (kind in rf.IMAGE_PROBE_KINDS and (cid not in originals or options[i] != _options(originals[cid].values)))
-            ):
-                flagged.add(i)
-        return sorted(flagged)
+        letter_rows.update(i for i in _where(map(eq, kinds, repeat("lr_flip"))) if cids[i] in lateral)
+        # an image unless the kind has none
+        image_rows = _where(map(ne, map(rf.NO_IMAGE_PROBE_KINDS.__contains__, kinds), map(is_, images, repeat(None))))
+        options = list(zip(*choices))  # those of the case's original probe
+        inherit_rows = {
+            i
+            for i in _where(map(rf.IMAGE_PROBE_KINDS.__contains__, kinds))
+            if cids[i] not in original_at or options[i] != options[original_at[cids[i]]]
+        }
+        return options_rows, letter_rows, image_rows, inherit_rows
 
-    def _check_mcq_row(self, row: Row, originals: dict[str, Row]) -> None:
+    def _check_inherited_options(self, row: Row, originals: dict[str, Row]) -> None:
         rel = rf.PROBES_MCQ
-        self._check_options(row)
-        self._check_letter(row)
-        self._check_probe_image_field(rel, row)
         v = row.values
-        if v["probe_kind"] in rf.IMAGE_PROBE_KINDS:
-            original = originals.get(v["case_id"])
-            if original is None:
+        if v["probe_kind"] not in rf.IMAGE_PROBE_KINDS:
+            return  # only image variants inherit options
+        original = originals.get(v["case_id"])
+        if original is None:
+            self.warn(
+                rel,
+                f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} to inherit its options from",
+                row.number,
+                "probe_kind",
+            )
+            return
+        for letter in rf.LETTERS:
+            mine, theirs = v[f"choice_{letter}"], original.values[f"choice_{letter}"]
+            if mine != theirs:
                 self.warn(
                     rel,
-                    f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} "
-                    "to inherit its options from",
+                    f"{v['probe_kind']} probes inherit the options of the case's original probe "
+                    f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
+                    f"{mine!r} here but {theirs!r} there",
                     row.number,
-                    "probe_kind",
+                    f"choice_{letter}",
                 )
-                return
-            for letter in rf.LETTERS:
-                mine, theirs = v[f"choice_{letter}"], original.values[f"choice_{letter}"]
-                if mine != theirs:
-                    self.warn(
-                        rel,
-                        f"{v['probe_kind']} probes inherit the options of the case's original probe "
-                        f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
-                        f"{mine!r} here but {theirs!r} there",
-                        row.number,
-                        f"choice_{letter}",
-                    )
-                    break
+                break
 
     def _check_options(self, row: Row) -> None:
         v = row.values
