@@ -262,3 +262,26 @@ def test_key_counts_tell_missing_keys_from_json_nulls(rows, nested, missing, wri
     keys = KeyCounts(text, len(rows), nested=nested)
     assert keys.nulls_are_missing("a", nulls) is missing
     assert keys.all_written("a", nulls) is written
+
+
+def test_paused_gc_keep_moves_what_was_built_to_the_oldest_generation():
+    import gc
+
+    from medvigil.files.gc_pause import paused_gc
+
+    enabled = gc.isenabled()
+    with paused_gc(keep=True):
+        assert not gc.isenabled()
+        kept = [[i] for i in range(1000)]
+    assert gc.isenabled() == enabled and gc.get_count()[0] < 100
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(item) in oldest for item in kept)
+    frozen = [[]]
+    gc.freeze()  # a caller's frozen objects stay frozen
+    try:
+        before = gc.get_freeze_count()
+        with paused_gc(keep=True):
+            frozen.append([])
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()

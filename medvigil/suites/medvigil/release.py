@@ -104,7 +104,7 @@ def read_release(
     if not root.is_dir():
         raise NotADirectoryError(f"release path {str(root)!r} is not a folder")
 
-    with paused_gc():  # many acyclic rows: collections would only rescan them
+    with paused_gc(keep=True):  # many acyclic rows: collections would only rescan them
         return _read(root, required_files, digest)
 
 

@@ -161,7 +161,7 @@ def validate_release(
         )
         return ValidationReport(root, None, [problem], {}, unusable=True)
     scoring = scope == "scoring"
-    with paused_gc():  # tens of thousands of acyclic rows and records: collections would only rescan them
+    with paused_gc(keep=True):  # tens of thousands of acyclic rows and records: collections would only rescan them
         read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
         checker = _Checker(
             read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring
