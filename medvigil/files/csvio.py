@@ -111,7 +111,7 @@ def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -
         except csv.Error:
             pass  # the record-by-record pass says where
     if records is not None:
-        start = next(i for i, record in enumerate(records) if record)  # text.strip() is not empty
+        start = next(i for i, record in enumerate(records) if record)  # the text is not all whitespace
         header = records[start]
         body = records[start + 1 :]
         lengths = set(map(len, body))
@@ -127,11 +127,16 @@ def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -
 
 
 def _plain_records(text: str) -> list[list[str]] | None:
-    """What ``csv.reader`` reads from ``text`` when it holds no quote and no carriage return outside
-    a CRLF: its lines, split at commas (an empty line is a blank record, ``[]``); None otherwise."""
-    if '"' in text or ("\r" in text and text.count("\r") != text.count("\r\n")):
+    """What ``csv.reader`` reads from ``text`` when it holds no quote and its lines all end in LF or
+    all in CRLF: its lines, split at commas (an empty line is a blank record, ``[]``); None otherwise."""
+    if '"' in text:
         return None
-    lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n")
+    if "\r" in text:
+        lines = text.split("\r\n")
+        if not len(lines) - 1 == text.count("\r") == text.count("\n"):
+            return None  # a lone CR or LF
+    else:
+        lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the text ends with a line break
     if max(map(len, lines), default=0) >= csv.field_size_limit():
@@ -156,7 +161,7 @@ def _text(data: bytes, name: str, problems: list[Problem]) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(_decode_problem(data, exc, name)) from None
-    if not text.strip():
+    if not text or text.isspace():  # (text.strip() would copy the text)
         raise DataError(Problem(name, "file is empty; expected a header row naming the columns"))
     return text
 
@@ -199,7 +204,7 @@ def _parse(
             Problem(name, f"malformed CSV near line {line}: {exc}", row=(number + 1) if header is not None else None)
         )
         raise DataError(problems) from None
-    assert header is not None  # text.strip() was non-empty, so there was a record
+    assert header is not None  # the text is not all whitespace, so there was a record
     return tuple(header), rows, problems
 
 
