@@ -20,7 +20,7 @@ that both paths reject the same records, on the same field.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import cache
 from operator import itemgetter
 from typing import Any
@@ -221,9 +221,10 @@ class _Property:
     def supports(schema: Any) -> bool:
         return schema is True or (isinstance(schema, dict) and compile_predicate(schema) is not None)
 
-    def column_ok(self, column: list) -> bool:
-        """True when every present value passes; False means: look value by value."""
-        types = set(map(type, column))
+    def column_ok(self, column: Sequence[Any], types: set[type] | None = None) -> bool:
+        """True when every present value passes; False means: look value by value. ``types``: the
+        types of the values when the caller knows them."""
+        types = set(map(type, column)) if types is None else set(types)
         missing = object in types  # the type of _MISSING
         types.discard(object)
         if self.nested or (self.types is not None and not types <= self.types):
@@ -251,12 +252,12 @@ class _Property:
             return False
         return not (numbers and self.maximum is not None and max(numbers) > self.maximum)
 
-    def refused(self, column: Sequence[Any]) -> list[int]:
+    def refused(self, column: Sequence[Any], types: set[type] | None = None) -> list[int]:
         """Positions of the present values of ``column`` these rules refuse (:meth:`column_ok`, else
         value by value; each distinct value once when equal values are sure to share a verdict)."""
-        if self.column_ok(column):
+        types = set(map(type, column)) if types is None else types
+        if self.column_ok(column, types):
             return []
-        types = set(map(type, column))
         if types <= _DISTINCT_TYPES and len(types & _NUMERIC_TYPES) <= 1:  # 1 == 1.0 == True in a set
             refused = {v for v in set(column) if v is not _MISSING and not self.ok(v)}
             return [i for i, v in enumerate(column) if v in refused] if refused else []
@@ -293,15 +294,16 @@ class ColumnChecker:
             bad.update(prop.refused([r.get(name, _MISSING) for r in rows]))
         return sorted(bad)
 
-    def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int) -> list[int]:
+    def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int, text: Collection[str] = ()) -> list[int]:
         """:meth:`invalid_rows` of ``n`` records given as columns: every record has exactly the keys
-        of ``columns``, and ``columns[key][i]`` is record i's value."""
+        of ``columns``, and ``columns[key][i]`` is record i's value; the columns named in ``text``
+        hold strings only."""
         if not self._keys_ok(tuple(columns)):
             return list(range(n))
         bad: set[int] = set()
         for name, prop in self.properties.items():
             if name in columns:
-                bad.update(prop.refused(columns[name]))
+                bad.update(prop.refused(columns[name], {str} if name in text and n else None))
         return sorted(bad)
 
 

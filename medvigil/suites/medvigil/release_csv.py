@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from pathlib import Path
@@ -233,7 +233,7 @@ def _coerce_table(table: CsvRecords, spec: _CsvSpec) -> tuple[list[Row], list[Pr
     for column in typed:  # into the rows
         for row, value in zip(values, columns[column]):
             row[column] = value
-    refused = set(rows_refused(spec.schema, values, columns))
+    refused = set(rows_refused(spec.schema, values, columns, text=columns.keys() - typed))  # the rest: CSV text
     valid = [True] * n
     problems = []
     for i in sorted(refused.union(failures)):
@@ -367,14 +367,18 @@ def rows_accepted(schema: str, rows: list[dict[str, Any]]) -> list[bool]:
     return [i not in bad for i in range(len(rows))]
 
 
-def rows_refused(schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None) -> list[int]:
+def rows_refused(
+    schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None, text: Collection[str] = ()
+) -> list[int]:
     """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
     column by column when the schema is a flat object schema (a value shared by many rows is judged
-    once; ``columns``: the rows' columns, when every row has exactly those keys), else row by row.
-    Such a row is described by ``jsonschema`` (:func:`_row_problems`)."""
+    once; ``columns``: the rows' columns, when every row has exactly those keys, ``text`` naming those
+    holding strings only), else row by row. Such a row is described by ``jsonschema`` (:func:`_row_problems`)."""
     checker = compiled(schema)
     if checker is not None:
-        return checker.invalid_in_columns(columns, len(rows)) if columns is not None else checker.invalid_rows(rows)
+        if columns is not None:
+            return checker.invalid_in_columns(columns, len(rows), text)
+        return checker.invalid_rows(rows)
     accept = predicate(schema)
     return [i for i, v in enumerate(rows) if accept is None or not accept(v)]
 
