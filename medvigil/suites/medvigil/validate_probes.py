@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import combinations, compress, count, repeat
+from itertools import compress, count, repeat
 from operator import eq, is_, ne, not_
 from typing import Any
 
@@ -38,9 +38,9 @@ class ProbeChecks(CheckerBase):
         """Case id -> the ids of its ROI probes (MCQ and open)."""
         out: dict[str, set[str]] = {}
         for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN):
-            for row in self.valid_rows(rel):
-                if row.values["probe_kind"] in ROI_PROBE_KINDS:
-                    out.setdefault(row.values["case_id"], set()).add(row.values["probe_id"])
+            for kind, cid, pid in zip(*self.read.valid_columns(rel, ("probe_kind", "case_id", "probe_id"))):
+                if kind in ROI_PROBE_KINDS:
+                    out.setdefault(cid, set()).add(pid)
         return out
 
     def check_roi(self) -> None:
@@ -117,9 +117,8 @@ class ProbeChecks(CheckerBase):
                 )
 
         original_at: dict[str, int] = {}  # case -> position of its first original probe
-        for i, (kind, cid) in enumerate(zip(kinds, cids)):
-            if kind == "original" and cid not in original_at:
-                original_at[cid] = i
+        for i in sorted(_where(map(eq, kinds, repeat("original")))):
+            original_at.setdefault(cids[i], i)
         originals = {cid: valid[i] for cid, i in original_at.items()}
         checks = self._mcq_rows_to_check(cids, kinds, letters, images, choices, original_at)
         options_rows, letter_rows, image_rows, inherit_rows = checks
@@ -141,7 +140,8 @@ class ProbeChecks(CheckerBase):
         """For each row check of :meth:`check_mcq` (options, letter, image, inherited options), the
         positions of the valid rows that may fail it, found column by column; the others pass it."""
         keys = list(map(_norm_all, choices))  # distinct and non-empty (so the correct one is not empty either)
-        options_rows = set().union(*(_where(map(eq, a, b)) for a, b in combinations(keys, 2)), *(_where(map(not_, a)) for a in keys))
+        options_rows = _where(map(ne, map(len, map(set, zip(*keys))), repeat(len(rf.LETTERS))))
+        options_rows.update(*(_where(map(not_, a)) for a in keys if "" in a))
         # the usual letter of the kind; lr_flip of a laterality-dependent case: any letter
         letter_rows = _where(map(ne, letters, map(_USUAL_LETTER.get, kinds, letters)))
         lateral = {cid for cid, row in self.grounding.items() if row.values["laterality_dependent"]}
@@ -170,8 +170,8 @@ class ProbeChecks(CheckerBase):
                 "probe_kind",
             )
             return
-        for letter in rf.LETTERS:
-            mine, theirs = v[f"choice_{letter}"], original.values[f"choice_{letter}"]
+        for letter, column in zip(rf.LETTERS, _CHOICE_COLUMNS):
+            mine, theirs = v[column], original.values[column]
             if mine != theirs:
                 self.warn(
                     rel,
@@ -179,7 +179,7 @@ class ProbeChecks(CheckerBase):
                     f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
                     f"{mine!r} here but {theirs!r} there",
                     row.number,
-                    f"choice_{letter}",
+                    column,
                 )
                 break
 
