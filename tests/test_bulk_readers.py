@@ -35,7 +35,12 @@ RECORD = {"suite": "medvigil", "model": "lmms-eval-run", "condition": "default",
           "raw_response": "A", "retries": 0, "extra": {"condition_source": "lmms-eval"}}
 HARNESS_ROW = {"probe_id": "MVB-0001__orig", "case_id": "MVB-0001", "probe_kind": "original", "format": "mcq",
                "model_id": "m", "model_answer": "A", "status": "ok", "model_letter": "A", "correct_letter": "A"}
-BULK = {"probe_record": RECORD}  # checked column-wise (medvigil.records.schema_columns)
+GROUNDING_ROW = {"case_id": "MVB-0001", "roi_bbox_norm": [0.1, 0.2, 0.5, 0.75], "rationale": "", "differential_set": ["a"],
+                 "clinical_context": "", "laterality_dependent": None, "gold_after_lr_flip": ""}
+MCQ_ROW = {"probe_id": "MVB-0001__orig", "case_id": "MVB-0001", "probe_kind": "original", "question": "Q?",
+           **{f"choice_{x}": f"option {x}" for x in "ABCDE"}, "correct_letter": "A", "image_file": None}
+# checked column-wise (medvigil.records.schema_columns); the release rows have arrays and oneOf
+BULK = {"probe_record": RECORD, "grounding_row": GROUNDING_ROW, "mcq_probe_row": MCQ_ROW}
 # harness rows have a conditional requirement (letters only when status is 'ok'): the harness
 # reader checks them with the accept-only row predicate (medvigil.records.schema_columns.predicate)
 PREDICATE = {"harness_result_row": HARNESS_ROW}

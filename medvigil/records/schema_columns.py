@@ -9,7 +9,9 @@ a scored run hundreds of thousands of records. Two compiled forms of a schema, o
 * :func:`compile_schema` / :func:`compiled`: for a flat object schema, a :class:`ColumnChecker`
   that judges the distinct key sets of the records (``required``, ``additionalProperties:
   false``) and, per property, the distinct values of its column, so a value shared by many rows
-  is judged once (values the column rules do not cover go through the property's predicate).
+  is judged once (arrays by their lengths and all their items as one column; a ``oneOf`` of
+  branches of disjoint types by the values of each branch's types; values the column rules do
+  not cover go through the property's predicate).
 
 Whatever they refuse, and every schema using another keyword (then they are ``None``), goes to
 ``jsonschema`` (:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to
@@ -22,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
+from itertools import chain, compress
 from operator import itemgetter
 from typing import Any
 
@@ -195,6 +198,10 @@ class _Property:
         self.ok: Callable[[Any], bool] = compile_predicate(schema)  # the full rules, value by value
         self.types: frozenset[type] | None = None  # Python types the `type` keyword accepts outright
         self.enum = self.pattern = self.min_len = self.max_len = self.minimum = self.maximum = None
+        self.items: _Property | None = None
+        self.min_items = self.max_items = None
+        self.branches: list[_Property] | None = None  # oneOf of simple schemas of disjoint types
+        known = _ANNOTATIONS | _VALUE_KEYWORDS | {"type", "minItems", "maxItems"}
         for key, value in schema.items():
             if key in _ANNOTATIONS:
                 continue
@@ -213,9 +220,25 @@ class _Property:
                 self.minimum = value
             elif key == "maximum":
                 self.maximum = value
+            elif key == "minItems":
+                self.min_items = value
+            elif key == "maxItems":
+                self.max_items = value
+            elif key == "items" and isinstance(value, dict):
+                items = _Property(value)
+                if not items.nested:
+                    self.items = items
+                    known.add(key)
+            elif key == "oneOf" and set(schema) - _ANNOTATIONS == {"oneOf"}:
+                branches = [_Property(b) if isinstance(b, dict) else None for b in value]
+                types = [b.types for b in branches if b is not None and not b.nested and b.types is not None]
+                if len(types) == len(branches) and sum(map(len, types)) == len(frozenset().union(*types)):
+                    self.branches = branches  # a value can only pass the branch of its type
+                    known.add(key)
         self.has_values = any(key in _VALUE_KEYWORDS for key in schema)
-        # keywords the column fast path does not know (items, oneOf, if/then, const, ...): value by value
-        self.nested = bool(set(schema) - _ANNOTATIONS - _VALUE_KEYWORDS - {"type"})
+        self.arrays = any(key in ("items", "minItems", "maxItems") for key in schema)
+        # keywords the column fast path does not know (if/then, const, ...): value by value
+        self.nested = bool(set(schema) - known)
 
     @staticmethod
     def supports(schema: Any) -> bool:
@@ -229,6 +252,11 @@ class _Property:
         types.discard(object)
         if self.nested or (self.types is not None and not types <= self.types):
             return False
+        if self.branches is not None:
+            return self._branches_ok(column, types, missing)
+        if self.arrays and list in types:  # items and their number, for a column of arrays only
+            arrays = [v for v in column if v is not _MISSING] if missing else column
+            return types == {list} and self.enum is None and self._arrays_ok(arrays)
         if not self.has_values:
             return True
         if (bool in types and len(types & {int, float}) > 0) or not types <= {str, bool, int, float, type(None)}:
@@ -251,6 +279,26 @@ class _Property:
         if numbers and self.minimum is not None and min(numbers) < self.minimum:
             return False
         return not (numbers and self.maximum is not None and max(numbers) > self.maximum)
+
+    def _arrays_ok(self, arrays: Sequence[list]) -> bool:
+        lengths = list(map(len, arrays))
+        if lengths and self.min_items is not None and min(lengths) < self.min_items:
+            return False
+        if lengths and self.max_items is not None and max(lengths) > self.max_items:
+            return False
+        return self.items is None or self.items.column_ok(list(chain.from_iterable(arrays)))
+
+    def _branches_ok(self, column: Sequence[Any], types: set[type], missing: bool) -> bool:
+        if not types <= frozenset().union(*(b.types for b in self.branches)):
+            return False
+        for branch in self.branches:
+            mine = types & branch.types
+            if not mine or not (branch.has_values or branch.arrays):
+                continue  # its values pass on their type
+            part = column if mine == types and not missing else list(compress(column, map(mine.__contains__, map(type, column))))
+            if not branch.column_ok(part, mine):
+                return False
+        return True
 
     def refused(self, column: Sequence[Any], types: set[type] | None = None) -> list[int]:
         """Positions of the present values of ``column`` these rules refuse (:meth:`column_ok`, else
