@@ -35,7 +35,12 @@ RECORD = {"suite": "medvigil", "model": "lmms-eval-run", "condition": "default",
           "raw_response": "A", "retries": 0, "extra": {"condition_source": "lmms-eval"}}
 HARNESS_ROW = {"probe_id": "MVB-0001__orig", "case_id": "MVB-0001", "probe_kind": "original", "format": "mcq",
                "model_id": "m", "model_answer": "A", "status": "ok", "model_letter": "A", "correct_letter": "A"}
-BULK = {"probe_record": RECORD}  # checked column-wise (medvigil.records.schema_columns)
+GROUNDING_ROW = {"case_id": "MVB-0001", "roi_bbox_norm": [0.1, 0.2, 0.5, 0.75], "rationale": "", "differential_set": ["a"],
+                 "clinical_context": "", "laterality_dependent": None, "gold_after_lr_flip": ""}
+MCQ_ROW = {"probe_id": "MVB-0001__orig", "case_id": "MVB-0001", "probe_kind": "original", "question": "Q?",
+           **{f"choice_{x}": f"option {x}" for x in "ABCDE"}, "correct_letter": "A", "image_file": None}
+# checked column-wise (medvigil.records.schema_columns); the release rows have arrays and oneOf
+BULK = {"probe_record": RECORD, "grounding_row": GROUNDING_ROW, "mcq_probe_row": MCQ_ROW}
 # harness rows have a conditional requirement (letters only when status is 'ok'): the harness
 # reader checks them with the accept-only row predicate (medvigil.records.schema_columns.predicate)
 PREDICATE = {"harness_result_row": HARNESS_ROW}
@@ -262,3 +267,26 @@ def test_key_counts_tell_missing_keys_from_json_nulls(rows, nested, missing, wri
     keys = KeyCounts(text, len(rows), nested=nested)
     assert keys.nulls_are_missing("a", nulls) is missing
     assert keys.all_written("a", nulls) is written
+
+
+def test_paused_gc_keep_moves_what_was_built_to_the_oldest_generation():
+    import gc
+
+    from medvigil.files.gc_pause import paused_gc
+
+    enabled = gc.isenabled()
+    with paused_gc(keep=True):
+        assert not gc.isenabled()
+        kept = [[i] for i in range(1000)]
+    assert gc.isenabled() == enabled and gc.get_count()[0] < 100
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(item) in oldest for item in kept)
+    frozen = [[]]
+    gc.freeze()  # a caller's frozen objects stay frozen
+    try:
+        before = gc.get_freeze_count()
+        with paused_gc(keep=True):
+            frozen.append([])
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from medvigil.errors import DataError
-from medvigil.files.csvio import parse_csv_bytes, read_csv
+from medvigil.files.csvio import parse_csv_bytes, parse_csv_records, read_csv
 from medvigil.files.digest import release_digest
 from medvigil.files.pathsafe import InsideResolver, resolve_inside, unsafe_reason
 from medvigil.suites.medvigil import release_format as rf
@@ -294,6 +294,30 @@ def test_csv_round_trip(rows):
     # (csv.writer quotes a lone empty cell, so such a row is not mistaken for a blank line)
     assert [list(r.values.values()) for r in table.rows] == rows
     assert table.problems == []
+
+
+def _parsed(parse, data: bytes, required: tuple[str, ...]):
+    try:
+        return parse(data, "x.csv", required=required)
+    except DataError as exc:
+        return exc.problems
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.binary(max_size=80) | st.text(alphabet=',"\r\n ab\ufeff\x00', max_size=60).map(str.encode),
+    st.sampled_from([(), ("a",), ("a", "b")]),
+)
+def test_csv_records_are_the_tables_rows(data, required):
+    """parse_csv_records (one pass when the file is well formed) finds what parse_csv_bytes finds."""
+    table, records = _parsed(parse_csv_bytes, data, required), _parsed(parse_csv_records, data, required)
+    if isinstance(table, list) or isinstance(records, list):
+        assert table == records
+        return
+    assert (records.header, records.problems) == (table.header, table.problems)
+    assert records.numbers == [row.number for row in table.rows]
+    assert [dict(zip(records.header, record)) for record in records.records] == [row.values for row in table.rows]
+    assert all(len(record) == len(records.header) for record in records.records)
 
 
 # --------------------------------------------------------------------------- pathsafe

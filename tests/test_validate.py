@@ -11,12 +11,16 @@ from pathlib import Path
 
 import broken_releases as br
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from medvigil import cli
 from medvigil.errors import DataError
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_loading import load_release
 from medvigil.suites.medvigil.validate import validate_release
+from medvigil.suites.medvigil.validate_probes import ProbeChecks
+from medvigil.suites.medvigil.validation_base import _norm, _norm_all
 
 
 @pytest.fixture(scope="module")
@@ -199,6 +203,49 @@ def test_lr_flip_letter_of_laterality_dependent_case(copy):
     assert report.errors == []  # letter conventions are warnings
     assert [(p.file, p.row, p.field) for p in report.warnings] == [(rf.PROBES_MCQ, number, "correct_letter")]
     assert "no option matches gold_after_lr_flip 'Upside down'" in report.warnings[0].message
+
+
+def test_mcq_rows_passed_over_have_nothing_to_report(copy, monkeypatch):
+    """check_mcq runs each row check only on the rows _mcq_rows_to_check picks out for it, column by
+    column: running every check on every row instead finds the same problems, in the same order."""
+    mcq = br.Table(copy, rf.PROBES_MCQ)
+    for i, row in enumerate(mcq.rows):
+        letter, other = rf.LETTERS[i % 5], rf.LETTERS[(i + 1) % 5]
+        change = i % 8
+        if change == 0:
+            row["correct_letter"] = letter
+        elif change == 1:
+            row[f"choice_{letter}"] = f" {row[f'choice_{other}'].upper()}  "
+        elif change == 2:
+            row[f"choice_{letter}"] = " \t"
+        elif change == 3:
+            row["image_file"] = "" if row["image_file"] else "images/MVB-0001.jpg"
+        elif change == 4:
+            row["probe_kind"] = rf.PROBE_KINDS[i % len(rf.PROBE_KINDS)]
+        elif change == 5:
+            row["choice_C"] += "!"
+    mcq.save()
+    grounding = br.Table(copy, rf.GROUNDING)
+    for i, row in enumerate(grounding.rows):
+        row["laterality_dependent"] = ("true", "false", "")[i % 3]
+    grounding.save()
+    picked = []
+    pick = ProbeChecks._mcq_rows_to_check
+    monkeypatch.setattr(ProbeChecks, "_mcq_rows_to_check", lambda self, *a: picked.append(pick(self, *a)) or picked[-1])
+    fast = validate_release(copy).problems
+    monkeypatch.setattr(ProbeChecks, "_mcq_rows_to_check", lambda self, cids, *_: (set(range(len(cids))),) * 4)
+    assert validate_release(copy).problems == fast
+    assert len({p.row for p in fast if p.file == rf.PROBES_MCQ}) > 20
+    assert all(0 < len(rows) < len(mcq.rows) for rows in picked[0])  # each check skips some rows
+
+
+_option_text = st.text(st.characters(codec=None) | st.sampled_from(list(" \t\n\x0b\x1f\x85\xa0\u2028\x00ßΣİ")), max_size=10)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_option_text | st.text("aB ßİ", max_size=6) | st.text("aB \t", max_size=6) | st.text("aB ", max_size=6)))
+def test_options_are_normalised_alike_in_bulk(texts):
+    assert _norm_all(texts) == [_norm(text) for text in texts]
 
 
 def test_roi_probes_need_a_usable_box(copy):

@@ -74,6 +74,82 @@ def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[st
 def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvTable:
     """Parse CSV ``data`` (see :func:`read_csv`)."""
     problems: list[Problem] = []
+    header, rows, problems = _parse(_text(data, name, problems), name, tuple(required), problems)
+    return CsvTable(name, header, [CsvRow(number, line, dict(zip(header, record))) for number, line, record in rows],
+                    problems)
+
+
+@dataclass
+class CsvRecords:
+    """A parsed CSV file as plain records (what :func:`parse_csv_bytes` finds, without a dict per row)."""
+
+    file: str
+    header: tuple[str, ...]
+    records: list[list[str]]  # the well-formed records, each as long as the header
+    numbers: list[int]  # their row numbers
+    problems: list[Problem] = field(default_factory=list)
+
+
+def read_csv_records(path: Path | str, name: str | None = None, *, required: Iterable[str] = ()) -> CsvRecords:
+    """:func:`read_csv` as :class:`CsvRecords` (same problems, same exceptions)."""
+    path = Path(path)
+    name = name or path.name
+    return parse_csv_records(read_bytes(path, name), name, required=required)
+
+
+def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvRecords:
+    """Parse CSV ``data`` into :class:`CsvRecords`: in one pass of the reader when every record is
+    well formed (the usual file), else record by record as :func:`parse_csv_bytes` does, which
+    locates each problem (row and line)."""
+    required = tuple(required)
+    problems: list[Problem] = []
+    text = _text(data, name, problems)
+    records = _plain_records(text)
+    if records is None:
+        try:
+            records = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+        except csv.Error:
+            pass  # the record-by-record pass says where
+    if records is not None:
+        start = next(i for i, record in enumerate(records) if record)  # the text is not all whitespace
+        header = records[start]
+        body = records[start + 1 :]
+        lengths = set(map(len, body))
+        if lengths <= {0, len(header)}:
+            fatal, minor = _header_problems(header, name, required)
+            if fatal:
+                raise DataError(problems + minor + fatal)
+            if 0 in lengths:
+                body = [record for record in body if record]  # blank lines
+            return CsvRecords(name, tuple(header), body, list(range(1, len(body) + 1)), problems + minor)
+    header, rows, problems = _parse(text, name, required, problems)
+    return CsvRecords(name, header, [record for _, _, record in rows], [number for number, _, _ in rows], problems)
+
+
+def _plain_records(text: str) -> list[list[str]] | None:
+    """What ``csv.reader`` reads from ``text`` when it holds no quote and its lines all end in LF or
+    all in CRLF: its lines, split at commas (an empty line is a blank record, ``[]``); None otherwise."""
+    if '"' in text:
+        return None
+    if "\r" in text:
+        lines = text.split("\r\n")
+        if not len(lines) - 1 == text.count("\r") == text.count("\n"):
+            return None  # a lone CR or LF
+    else:
+        lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the text ends with a line break
+    if max(map(len, lines), default=0) >= csv.field_size_limit():
+        return None  # csv.reader refuses a field this long
+    return [line.split(",") if line else [] for line in lines]
+
+
+def _text(data: bytes, name: str, problems: list[Problem]) -> str:
+    """The decoded text of ``data``; a UTF-8 BOM is reported in ``problems`` and skipped.
+
+    Raises:
+        DataError: a UTF-16 BOM, bytes that are not UTF-8, an empty file.
+    """
     if data.startswith(UTF16_BOMS):
         raise DataError(
             Problem(name, "file starts with a UTF-16 byte-order mark; release CSVs must be UTF-8 without BOM")
@@ -85,12 +161,18 @@ def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> 
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(_decode_problem(data, exc, name)) from None
-    if not text.strip():
+    if not text or text.isspace():  # (text.strip() would copy the text)
         raise DataError(Problem(name, "file is empty; expected a header row naming the columns"))
+    return text
 
+
+def _parse(
+    text: str, name: str, required: tuple[str, ...], problems: list[Problem]
+) -> tuple[tuple[str, ...], list[tuple[int, int, list[str]]], list[Problem]]:
+    """``(header, [(row number, first line, record)], problems)``, record by record."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
-    table: CsvTable | None = None
+    rows: list[tuple[int, int, list[str]]] = []
     number = 0
     line = 1
     try:
@@ -100,8 +182,7 @@ def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> 
                 continue
             if header is None:
                 header = record
-                table = CsvTable(name, tuple(header))
-                fatal, minor = _header_problems(header, name, tuple(required))
+                fatal, minor = _header_problems(header, name, required)
                 problems.extend(minor)
                 if fatal:
                     raise DataError(problems + fatal)
@@ -117,15 +198,14 @@ def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> 
                     )
                 )
                 continue
-            table.rows.append(CsvRow(number, first_line, dict(zip(header, record))))
+            rows.append((number, first_line, record))
     except csv.Error as exc:
         problems.append(
             Problem(name, f"malformed CSV near line {line}: {exc}", row=(number + 1) if header is not None else None)
         )
         raise DataError(problems) from None
-    assert table is not None  # text.strip() was non-empty, so there was a record
-    table.problems.extend(problems)
-    return table
+    assert header is not None  # the text is not all whitespace, so there was a record
+    return tuple(header), rows, problems
 
 
 def _header_problems(header: list[str], name: str, required: tuple[str, ...]) -> tuple[list[Problem], list[Problem]]:

@@ -27,12 +27,11 @@ the same bytes and is the reference: ``tests/test_record_cut.py``).
 
 from __future__ import annotations
 
-import gc
 import json
 import mmap
 import re
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Iterable
+from contextlib import closing
 from functools import cached_property
 from typing import Any
 
@@ -196,19 +195,3 @@ def object_after_key(data: mmap.mmap | bytes, pos: int, end: int, key: bytes | N
     if key is not None and data[quote + 1 : brace - 3] != key:
         return -1
     return brace
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while many acyclic objects (decoded JSON records)
-    are built: otherwise each full generation re-scans every record built so far (about a
-    fifth of the time of reading 150,000 records). Objects still alive when the block ends are
-    scanned by the next collection: callers that only need a summary of them free them inside
-    the block (:func:`medvigil.records.suite_logs.score_logs`)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -41,20 +41,23 @@ def unsafe_reason(relpath: str) -> str | None:
     """
     if not isinstance(relpath, str):
         return f"path must be a string, got {type(relpath).__name__}"
-    shown = repr(relpath.replace("\x00", "\\x00"))
     if relpath == "":
         return "path is empty"
     if "\x00" in relpath:
-        return f"path {shown} contains a NUL byte"
+        return f"path {_shown(relpath)} contains a NUL byte"
     if "\\" in relpath:
-        return f"path {shown} contains a backslash; release paths use forward slashes only"
+        return f"path {_shown(relpath)} contains a backslash; release paths use forward slashes only"
     if _DRIVE.match(relpath):
-        return f"path {shown} starts with a drive letter; release paths are relative"
+        return f"path {_shown(relpath)} starts with a drive letter; release paths are relative"
     if relpath.startswith("/"):
-        return f"path {shown} is absolute; release paths are relative to the release root"
+        return f"path {_shown(relpath)} is absolute; release paths are relative to the release root"
     if ".." in relpath.split("/"):  # the components PurePosixPath(relpath).parts would give
-        return f"path {shown} contains a '..' component and could escape the release root"
+        return f"path {_shown(relpath)} contains a '..' component and could escape the release root"
     return None
+
+
+def _shown(relpath: str) -> str:
+    return repr(relpath.replace("\x00", "\\x00"))
 
 
 def resolve_inside(

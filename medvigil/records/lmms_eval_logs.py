@@ -25,9 +25,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.gc_pause import paused_gc
 from medvigil.files.input_files import loads_json, open_regular, read_json
 from medvigil.files.json_decode import loads_exact
-from medvigil.files.jsonl_bulk import first_object_entry, paused_gc, record_block
+from medvigil.files.jsonl_bulk import first_object_entry, record_block
 from medvigil.files.mapped_lines import mapped
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems

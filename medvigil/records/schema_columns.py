@@ -9,7 +9,9 @@ a scored run hundreds of thousands of records. Two compiled forms of a schema, o
 * :func:`compile_schema` / :func:`compiled`: for a flat object schema, a :class:`ColumnChecker`
   that judges the distinct key sets of the records (``required``, ``additionalProperties:
   false``) and, per property, the distinct values of its column, so a value shared by many rows
-  is judged once (values the column rules do not cover go through the property's predicate).
+  is judged once (arrays by their lengths and all their items as one column; a ``oneOf`` of
+  branches of disjoint types by the values of each branch's types; values the column rules do
+  not cover go through the property's predicate).
 
 Whatever they refuse, and every schema using another keyword (then they are ``None``), goes to
 ``jsonschema`` (:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to
@@ -20,8 +22,9 @@ that both paths reject the same records, on the same field.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import cache
+from itertools import chain, compress
 from operator import itemgetter
 from typing import Any
 
@@ -107,12 +110,12 @@ def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
             item = compile_predicate(value)
             if item is None:
                 return None
-            checks.append(lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v))
+            checks.append(lambda v, item=item: not isinstance(v, list) or all(map(item, v)))
         elif key == "oneOf":
             options = [compile_predicate(option) for option in value]
             if any(o is None for o in options):
                 return None
-            checks.append(lambda v, options=options: sum(1 for o in options if o(v)) == 1)
+            checks.append(_one_of(options))
         elif key == "required":
             names = frozenset(value)
             checks.append(lambda v, names=names: not isinstance(v, dict) or names.issubset(v.keys()))
@@ -152,6 +155,17 @@ def _all_of(checks: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
     return check
 
 
+def _one_of(options: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    def check(v: Any) -> bool:
+        found = 0
+        for option in options:
+            if option(v):
+                found += 1
+        return found == 1
+
+    return check
+
+
 def _properties_check(props: tuple[tuple[str, Callable[[Any], bool]], ...]) -> Callable[[Any], bool]:
     def check(v: Any) -> bool:
         if not isinstance(v, dict):
@@ -173,6 +187,8 @@ def predicate(name: str) -> Callable[[Any], bool] | None:
 _PY_TYPES = {"string": (str,), "boolean": (bool,), "null": (type(None),), "object": (dict,), "array": (list,),
              "integer": (int,), "number": (int, float)}  # a float 'integer' (1.0) is judged value by value
 _VALUE_KEYWORDS = {"enum", "pattern", "minLength", "maxLength", "minimum", "maximum"}
+_NUMERIC_TYPES = {bool, int, float}
+_DISTINCT_TYPES = {str, type(None), object, *_NUMERIC_TYPES}  # hashable; object: the type of _MISSING
 
 
 class _Property:
@@ -182,6 +198,10 @@ class _Property:
         self.ok: Callable[[Any], bool] = compile_predicate(schema)  # the full rules, value by value
         self.types: frozenset[type] | None = None  # Python types the `type` keyword accepts outright
         self.enum = self.pattern = self.min_len = self.max_len = self.minimum = self.maximum = None
+        self.items: _Property | None = None
+        self.min_items = self.max_items = None
+        self.branches: list[_Property] | None = None  # oneOf of simple schemas of disjoint types
+        known = _ANNOTATIONS | _VALUE_KEYWORDS | {"type", "minItems", "maxItems"}
         for key, value in schema.items():
             if key in _ANNOTATIONS:
                 continue
@@ -200,30 +220,56 @@ class _Property:
                 self.minimum = value
             elif key == "maximum":
                 self.maximum = value
+            elif key == "minItems":
+                self.min_items = value
+            elif key == "maxItems":
+                self.max_items = value
+            elif key == "items" and isinstance(value, dict):
+                items = _Property(value)
+                if not items.nested:
+                    self.items = items
+                    known.add(key)
+            elif key == "oneOf" and set(schema) - _ANNOTATIONS == {"oneOf"}:
+                branches = [_Property(b) if isinstance(b, dict) else None for b in value]
+                types = [b.types for b in branches if b is not None and not b.nested and b.types is not None]
+                if len(types) == len(branches) and sum(map(len, types)) == len(frozenset().union(*types)):
+                    self.branches = branches  # a value can only pass the branch of its type
+                    known.add(key)
         self.has_values = any(key in _VALUE_KEYWORDS for key in schema)
-        # keywords the column fast path does not know (items, oneOf, if/then, const, ...): value by value
-        self.nested = bool(set(schema) - _ANNOTATIONS - _VALUE_KEYWORDS - {"type"})
+        self.arrays = any(key in ("items", "minItems", "maxItems") for key in schema)
+        # keywords the column fast path does not know (if/then, const, ...): value by value
+        self.nested = bool(set(schema) - known)
 
     @staticmethod
     def supports(schema: Any) -> bool:
         return schema is True or (isinstance(schema, dict) and compile_predicate(schema) is not None)
 
-    def column_ok(self, column: list) -> bool:
-        """True when every present value passes; False means: look value by value."""
-        types = set(map(type, column))
-        types.discard(object)  # the type of _MISSING
+    def column_ok(self, column: Sequence[Any], types: set[type] | None = None) -> bool:
+        """True when every present value passes; False means: look value by value. ``types``: the
+        types of the values when the caller knows them."""
+        types = set(map(type, column)) if types is None else set(types)
+        missing = object in types  # the type of _MISSING
+        types.discard(object)
         if self.nested or (self.types is not None and not types <= self.types):
             return False
+        if self.branches is not None:
+            return self._branches_ok(column, types, missing)
+        if self.arrays and list in types:  # items and their number, for a column of arrays only
+            arrays = [v for v in column if v is not _MISSING] if missing else column
+            return types == {list} and self.enum is None and self._arrays_ok(arrays)
         if not self.has_values:
             return True
         if (bool in types and len(types & {int, float}) > 0) or not types <= {str, bool, int, float, type(None)}:
             return False  # 1 == True in a set; unhashable values: judge each
-        distinct = set(column)
-        distinct.discard(_MISSING)
+        if missing or not types <= {str} or (self.enum, self.pattern, self.minimum, self.maximum) != (None,) * 4:
+            distinct = set(column)
+            distinct.discard(_MISSING)
+        else:
+            distinct = column  # only string lengths to check: no need to drop repeats
         if self.enum is not None and not all(any(_same(v, a) for a in self.enum) for v in distinct):
             return False
         strings = distinct if types <= {str} else [v for v in distinct if type(v) is str]
-        if strings and self.pattern is not None and not all(self.pattern.search(v) for v in strings):
+        if strings and self.pattern is not None and not all(map(self.pattern.search, strings)):
             return False
         if strings and self.min_len is not None and min(map(len, strings)) < self.min_len:
             return False
@@ -233,6 +279,37 @@ class _Property:
         if numbers and self.minimum is not None and min(numbers) < self.minimum:
             return False
         return not (numbers and self.maximum is not None and max(numbers) > self.maximum)
+
+    def _arrays_ok(self, arrays: Sequence[list]) -> bool:
+        lengths = list(map(len, arrays))
+        if lengths and self.min_items is not None and min(lengths) < self.min_items:
+            return False
+        if lengths and self.max_items is not None and max(lengths) > self.max_items:
+            return False
+        return self.items is None or self.items.column_ok(list(chain.from_iterable(arrays)))
+
+    def _branches_ok(self, column: Sequence[Any], types: set[type], missing: bool) -> bool:
+        if not types <= frozenset().union(*(b.types for b in self.branches)):
+            return False
+        for branch in self.branches:
+            mine = types & branch.types
+            if not mine or not (branch.has_values or branch.arrays):
+                continue  # its values pass on their type
+            part = column if mine == types and not missing else list(compress(column, map(mine.__contains__, map(type, column))))
+            if not branch.column_ok(part, mine):
+                return False
+        return True
+
+    def refused(self, column: Sequence[Any], types: set[type] | None = None) -> list[int]:
+        """Positions of the present values of ``column`` these rules refuse (:meth:`column_ok`, else
+        value by value; each distinct value once when equal values are sure to share a verdict)."""
+        types = set(map(type, column)) if types is None else types
+        if self.column_ok(column, types):
+            return []
+        if types <= _DISTINCT_TYPES and len(types & _NUMERIC_TYPES) <= 1:  # 1 == 1.0 == True in a set
+            refused = {v for v in set(column) if v is not _MISSING and not self.ok(v)}
+            return [i for i, v in enumerate(column) if v in refused] if refused else []
+        return [i for i, v in enumerate(column) if v is not _MISSING and not self.ok(v)]
 
 
 class ColumnChecker:
@@ -256,22 +333,25 @@ class ColumnChecker:
             rows = [r if isinstance(r, dict) else {} for r in records]
         columns = _same_keys_columns(rows)
         if columns is not None:  # one writer, one key set: judge it once
-            if not self._keys_ok(tuple(columns)):
-                return list(range(len(rows)))
-        else:
-            shapes = set(map(tuple, rows))
-            wrong_shapes = {s for s in shapes if not self._keys_ok(s)}
-            if wrong_shapes:
-                bad.update(i for i, r in enumerate(rows) if tuple(r) in wrong_shapes)
+            return self.invalid_in_columns(columns, len(rows))
+        shapes = set(map(tuple, rows))
+        wrong_shapes = {s for s in shapes if not self._keys_ok(s)}
+        if wrong_shapes:
+            bad.update(i for i, r in enumerate(rows) if tuple(r) in wrong_shapes)
         for name, prop in self.properties.items():
-            if columns is None:
-                column = [r.get(name, _MISSING) for r in rows]
-            elif name in columns:
-                column = columns[name]
-            else:
-                continue
-            if not prop.column_ok(column):
-                bad.update(i for i, v in enumerate(column) if v is not _MISSING and not prop.ok(v))
+            bad.update(prop.refused([r.get(name, _MISSING) for r in rows]))
+        return sorted(bad)
+
+    def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int, text: Collection[str] = ()) -> list[int]:
+        """:meth:`invalid_rows` of ``n`` records given as columns: every record has exactly the keys
+        of ``columns``, and ``columns[key][i]`` is record i's value; the columns named in ``text``
+        hold strings only."""
+        if not self._keys_ok(tuple(columns)):
+            return list(range(n))
+        bad: set[int] = set()
+        for name, prop in self.properties.items():
+            if name in columns:
+                bad.update(prop.refused(columns[name], {str} if name in text and n else None))
         return sorted(bad)
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.gc_pause import paused_gc
 from medvigil.files.json_text import finite
-from medvigil.files.jsonl_bulk import paused_gc
 from medvigil.records.lmms_eval_logs import SAMPLES, model_name, read_samples
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from medvigil.files.gc_pause import paused_gc
 from medvigil.files.json_text import finite
-from medvigil.files.jsonl_bulk import paused_gc
 from medvigil.records.lmms_eval_logs import is_samples_file
 from medvigil.records.suite_logs import per_model
 from medvigil.suites.mediconfusion.authors_results import MediConfusionRun, read_release, read_results, runs_from_lmms_eval

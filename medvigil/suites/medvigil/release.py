@@ -52,8 +52,9 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.csvio import read_csv
+from medvigil.files.csvio import read_csv_records
 from medvigil.files.digest import release_digest
+from medvigil.files.gc_pause import paused_gc
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_csv import (
     _SPECS,
@@ -71,6 +72,10 @@ from medvigil.suites.medvigil.release_records import BaselineRow, Case, McqProbe
 __all__ = [
     "read_release",
 ]
+
+# probes_mcq.csv columns in the order of McqProbe's fields (the five options make its `options`)
+_MCQ_FIELDS = ("probe_id", "case_id", "probe_kind", "question", *(f"choice_{x}" for x in rf.LETTERS), "correct_letter",
+               "image_file")
 
 
 # --------------------------------------------------------------------------- records
@@ -99,6 +104,11 @@ def read_release(
     if not root.is_dir():
         raise NotADirectoryError(f"release path {str(root)!r} is not a folder")
 
+    with paused_gc(keep=True):  # many acyclic rows: collections would only rescan them
+        return _read(root, required_files, digest)
+
+
+def _read(root: Path, required_files: tuple[str, ...], digest: bool) -> ReadResult:
     out = ReadResult(
         release=Release(root, {}, [], [], [], {}, {}, "", False),
         problems=[],
@@ -120,7 +130,7 @@ def read_release(
 
     release = out.release
     release.splits = _read_splits(root, out)
-    _build_records(release, out.rows)
+    _build_records(release, out)
     release.synthetic = any(rf.SYNTHETIC_COLUMN in header for header in out.headers.values())
     if not digest:
         return out
@@ -136,7 +146,8 @@ def _valid(rows: dict[str, list[Row]], rel: str) -> list[dict[str, Any]]:
     return [row.values for row in rows.get(rel, []) if row.valid]
 
 
-def _build_records(release: Release, rows: dict[str, list[Row]]) -> None:
+def _build_records(release: Release, read: ReadResult) -> None:
+    rows = read.rows
     grounding: dict[str, dict[str, Any]] = {}
     for values in _valid(rows, rf.GROUNDING):
         grounding.setdefault(values["case_id"], values)
@@ -164,18 +175,8 @@ def _build_records(release: Release, rows: dict[str, list[Row]]) -> None:
             gold_after_lr_flip=g.get("gold_after_lr_flip", ""),
             credentialed=rf.is_credentialed(values["source_dataset"]),
         )
-    release.probes_mcq = [
-        McqProbe(
-            probe_id=v["probe_id"],
-            case_id=v["case_id"],
-            probe_kind=v["probe_kind"],
-            question=v["question"],
-            options=tuple(v[f"choice_{letter}"] for letter in rf.LETTERS),
-            correct_letter=v["correct_letter"],
-            image_file=v["image_file"],
-        )
-        for v in _valid(rows, rf.PROBES_MCQ)
-    ]
+    probe_id, case_id, kind, question, *options, letter, image = read.valid_columns(rf.PROBES_MCQ, _MCQ_FIELDS)
+    release.probes_mcq = list(map(McqProbe, probe_id, case_id, kind, question, zip(*options), letter, image))
     release.probes_open = [
         OpenProbe(
             case_id=v["case_id"],
@@ -212,8 +213,8 @@ def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
     if not path.is_file():
         raise FileNotFoundError(f"pointer file {str(path)!r} does not exist or is not a file")
     spec = _CsvSpec(str(path), "pointer_row", POINTER_COLUMNS, {})
-    table = read_csv(path, str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
-    table_rows, problems = _coerce_table(table, spec)
+    table = read_csv_records(path, str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
+    table_rows, problems, _ = _coerce_table(table, spec)
     problems = [p for p in table.problems + problems if p.severity == "error"]
     pointers: dict[str, tuple[str, str]] = {}
     first: dict[str, int] = {}

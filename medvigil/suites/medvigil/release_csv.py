@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.csvio import CsvTable, read_csv
+from medvigil.files.csvio import CsvRecords, read_csv_records
 from medvigil.files.input_files import read_bytes
 from medvigil.records.schema_columns import compiled, predicate
 from medvigil.records.schema_validation import problems_for
@@ -188,39 +189,78 @@ class ReadResult:
     rows: dict[str, list[Row]]  # file (relative posix path) -> coerced rows
     headers: dict[str, tuple[str, ...]]
     split_files: list[str]  # relative posix paths of the split JSON files read
+    # file -> column -> the typed value of each of its rows (as in ``rows``), for column-wise work
+    columns: dict[str, dict[str, Sequence[Any]]] = field(default_factory=dict, repr=False, compare=False)
+
+    def column(self, rel: str, name: str) -> Sequence[Any]:
+        """``[row.values.get(name) for row in self.rows[rel]]``."""
+        columns = self.columns.get(rel, {})
+        return columns[name] if name in columns else [None] * len(self.rows.get(rel, []))
+
+    def valid_columns(self, rel: str, names: Sequence[str]) -> list[Sequence[Any]]:
+        """The ``names`` columns of the valid rows of ``rel``, in row order."""
+        rows = self.rows.get(rel, [])
+        if not rows:
+            return [[] for _ in names]
+        columns = self.columns[rel]
+        keep = [row.valid for row in rows]
+        if all(keep):
+            return [columns[name] for name in names]
+        return [list(compress(columns[name], keep)) for name in names]
 
 
-def _coerce_table(table: CsvTable, spec: _CsvSpec) -> tuple[list[Row], list[Problem]]:
-    coerced = [_coerce_row(table, spec, csv_row) for csv_row in table.rows]
-    accepted = rows_accepted(spec.schema, [values for values, _, _, _ in coerced])
-    rows, problems = [], []
-    for csv_row, (values, failed, notes, row_problems), valid in zip(table.rows, coerced, accepted):
-        if not valid:
-            row_problems += _schema_row_problems(spec, values, failed, table.file, csv_row.number)
-        rows.append(Row(csv_row.number, values, valid=not row_problems, notes=notes))
+def _coerce_table(table: CsvRecords, spec: _CsvSpec) -> tuple[list[Row], list[Problem], dict[str, Sequence[Any]]]:
+    """The typed rows of ``table``, their problems (per row: coercion, then schema) and the typed
+    columns, worked out column by column; each row's dict is built once (its typed cells set in place)."""
+    n = len(table.records)
+    # as dict(zip(header, record)) per row: a repeated (empty) column name keeps its last column
+    columns: dict[str, Sequence[Any]] = dict(zip(table.header, zip(*table.records)))
+    values = list(map(dict, map(zip, repeat(table.header), table.records)))
+    failures: dict[int, list[tuple[str, str]]] = {}  # row position -> [(column, message)]
+    typed = [column for column in spec.coercers if column in columns]
+    for column in typed:
+        columns[column], failed = _coerce_column(columns[column], spec.coercers[column])
+        for i, message in failed:
+            failures.setdefault(i, []).append((column, message))
+    notes: list[dict[str, str]] = [{} for _ in range(n)]
+    if spec.schema == "grounding_row" and "roi_bbox_norm" in columns:
+        boxes = list(map(_roi_box, columns["roi_bbox_norm"]))
+        columns["roi_bbox_norm"] = [box for box, _ in boxes]
+        typed.append("roi_bbox_norm")
+        for i, (_, note) in enumerate(boxes):
+            if note:
+                notes[i]["roi_bbox_norm"] = note
+    for column in typed:  # into the rows
+        for row, value in zip(values, columns[column]):
+            row[column] = value
+    refused = set(rows_refused(spec.schema, values, columns, text=columns.keys() - typed))  # the rest: CSV text
+    valid = [True] * n
+    problems = []
+    for i in sorted(refused.union(failures)):
+        number = table.numbers[i]
+        row_problems = [Problem(table.file, message, row=number, field=column) for column, message in failures.get(i, ())]
+        if i in refused:
+            failed = {column for column, _ in failures.get(i, ())}
+            row_problems += _schema_row_problems(spec, values[i], failed, table.file, number)
+        valid[i] = not row_problems
         problems.extend(row_problems)
-    return rows, problems
+    return list(map(Row, table.numbers, values, valid, notes)), problems, columns
 
 
-def _coerce_row(table: CsvTable, spec: _CsvSpec, csv_row) -> tuple[dict, set, dict, list[Problem]]:
-    """``(typed values, columns that failed to coerce, notes, problems)`` of one CSV row."""
-    values: dict[str, Any] = dict(csv_row.values)
-    failed: set[str] = set()
-    notes: dict[str, str] = {}
-    row_problems = []
-    for column, coerce in spec.coercers.items():
-        if column not in values:
-            continue
+def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[list[Any], list[tuple[int, str]]]:
+    """The typed column, and ``(position, message)`` of each cell that cannot be coerced (kept as text)."""
+    try:
+        return list(map(coerce, texts)), []
+    except _Invalid:
+        pass
+    values, failed = [], []
+    for i, text in enumerate(texts):
         try:
-            values[column] = coerce(values[column])
+            values.append(coerce(text))
         except _Invalid as exc:
-            failed.add(column)
-            row_problems.append(Problem(table.file, str(exc), row=csv_row.number, field=column))
-    if spec.schema == "grounding_row" and "roi_bbox_norm" in values:
-        values["roi_bbox_norm"], note = _roi_box(values["roi_bbox_norm"])
-        if note:
-            notes["roi_bbox_norm"] = note
-    return values, failed, notes, row_problems
+            values.append(text)
+            failed.append((i, str(exc)))
+    return values, failed
 
 
 def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, number: int) -> list[Problem]:
@@ -244,7 +284,7 @@ def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, n
 def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
     path = root / rel
     try:
-        table = read_csv(path, rel, required=spec.columns)
+        table = read_csv_records(path, rel, required=spec.columns)
     except DataError as exc:
         out.problems.extend(exc.problems)
         out.rows[rel] = []
@@ -256,7 +296,7 @@ def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
             out.problems.append(
                 Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
             )
-    rows, problems = _coerce_table(table, spec)
+    rows, problems, out.columns[rel] = _coerce_table(table, spec)
     out.rows[rel] = rows
     out.problems.extend(problems)
 
@@ -321,15 +361,26 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
 # *accept* rows; every row they refuse goes to jsonschema for the verdict and the messages
 # (tests/test_schemas.py checks the two agree).
 def rows_accepted(schema: str, rows: list[dict[str, Any]]) -> list[bool]:
-    """Which ``rows`` ``schemas/<schema>.schema.json`` accepts: column by column when the schema is
-    a flat object schema (a value shared by many rows is judged once), else row by row; a False
-    row is described by ``jsonschema`` (:func:`_row_problems`)."""
+    """Which ``rows`` ``schemas/<schema>.schema.json`` accepts (:func:`rows_refused`); a False row is
+    described by ``jsonschema`` (:func:`_row_problems`)."""
+    bad = set(rows_refused(schema, rows))
+    return [i not in bad for i in range(len(rows))]
+
+
+def rows_refused(
+    schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None, text: Collection[str] = ()
+) -> list[int]:
+    """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
+    column by column when the schema is a flat object schema (a value shared by many rows is judged
+    once; ``columns``: the rows' columns, when every row has exactly those keys, ``text`` naming those
+    holding strings only), else row by row. Such a row is described by ``jsonschema`` (:func:`_row_problems`)."""
     checker = compiled(schema)
     if checker is not None:
-        bad = set(checker.invalid_rows(rows))
-        return [i not in bad for i in range(len(rows))]
+        if columns is not None:
+            return checker.invalid_in_columns(columns, len(rows), text)
+        return checker.invalid_rows(rows)
     accept = predicate(schema)
-    return [accept is not None and accept(v) for v in rows]
+    return [i for i, v in enumerate(rows) if accept is None or not accept(v)]
 
 
 def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:

@@ -234,9 +234,11 @@ def roi_geometry_issue(bbox: Iterable[float]) -> str | None:
     box = tuple(bbox)
     if len(box) != 4:
         return f"a box has 4 values [x0, y0, x1, y1], got {len(box)}"
+    x0, y0, x1, y1 = box
+    if type(x0) is type(y0) is type(x1) is type(y1) is float and 0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0:
+        return None  # the usual box, as the reader types it; every other one is judged below
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in box):
         return f"box values must be finite numbers, got {list(box)}"
-    x0, y0, x1, y1 = box
     for name, value in zip(("x0", "y0", "x1", "y1"), box):
         if not 0.0 <= value <= 1.0:
             return f"{name} = {value} is outside [0, 1] (coordinates are normalised)"

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
+from medvigil.files.gc_pause import paused_gc
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release import read_release
 from medvigil.suites.medvigil.release_records import Release
@@ -160,11 +161,12 @@ def validate_release(
         )
         return ValidationReport(root, None, [problem], {}, unusable=True)
     scoring = scope == "scoring"
-    read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
-    checker = _Checker(
-        read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring
-    )
-    checker.run()
+    with paused_gc(keep=True):  # tens of thousands of acyclic rows and records: collections would only rescan them
+        read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
+        checker = _Checker(
+            read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring
+        )
+        checker.run()
     problems = read.problems + checker.problems
     if scoring:
         blocking = {id(p) for p in checker.blocks_scoring}
@@ -177,7 +179,7 @@ def validate_release(
     release = read.release
     release.warnings = [p for p in problems if p.severity != "error"]
     probe_rows = {
-        rel: {row.number: row.values.get("probe_id") for row in read.rows.get(rel, [])}
+        rel: dict(zip((row.number for row in read.rows.get(rel, [])), read.column(rel, "probe_id")))
         for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN)
     }
     return ValidationReport(

@@ -4,6 +4,7 @@ read."""
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.validation_base import (
@@ -111,7 +112,13 @@ class FileChecks(CheckerBase):
         cases = list(release.cases.values())
         tier_of = {c.case_id: c.risk_tier for c in cases}
         source_of = {c.case_id: c.source for c in cases}
-        kinds = Counter(p.probe_kind for p in release.probes_mcq)
+        kinds = Counter(map(attrgetter("probe_kind"), release.probes_mcq))
+        probe_tiers: Counter[str | None] = Counter()
+        probe_sources: Counter[str] = Counter()
+        for cid, n in Counter(map(attrgetter("case_id"), release.probes_mcq)).items():  # probes per case
+            probe_tiers[tier_of.get(cid)] += n
+            if cid in source_of:
+                probe_sources[source_of[cid]] += n
         self.counts.update(
             {
                 "synthetic": release.synthetic,
@@ -125,12 +132,8 @@ class FileChecks(CheckerBase):
                 "usable_roi": sum(c.roi_usable for c in cases),
                 "probes_mcq": len(release.probes_mcq),
                 "probes_mcq_by_kind": {k: kinds[k] for k in [*rf.PROBE_KINDS, *sorted(kinds)] if kinds.get(k)},
-                "probes_mcq_by_tier": {
-                    t: n for t in rf.TIERS if (n := sum(tier_of.get(p.case_id) == t for p in release.probes_mcq))
-                },
-                "probes_mcq_by_source": dict(
-                    sorted(Counter(source_of[p.case_id] for p in release.probes_mcq if p.case_id in source_of).items())
-                ),
+                "probes_mcq_by_tier": {t: n for t in rf.TIERS if (n := probe_tiers[t])},
+                "probes_mcq_by_source": dict(sorted(probe_sources.items())),
                 "probes_open": len(release.probes_open),
                 "triplets": len(release.triplets),
                 "pointers": len(release.pointers),

@@ -13,9 +13,11 @@ from medvigil.suites.medvigil.validation_base import (
 
 class IdChecks(CheckerBase):
     def _unique(self, rel: str, key: str, *, severity: str = "error") -> None:
+        values = self.read.column(rel, key)  # ids are never coerced: strings (or None)
+        if len(set(values)) == len(values):
+            return  # no value repeats
         first: dict[str, int] = {}
-        for row in self.rows.get(rel, []):
-            value = row.values.get(key)
+        for row, value in zip(self.rows.get(rel, []), values):
             if not isinstance(value, str) or not value:
                 continue
             if value in first:
@@ -51,8 +53,10 @@ class IdChecks(CheckerBase):
             return  # missing or unreadable manifest: already reported, nothing to refer to
         files = [rf.GROUNDING, rf.PROBES_MCQ, rf.PROBES_OPEN, rf.TRIPLETS, *self.pointer_files()]
         for rel in files:
-            for row in self.rows.get(rel, []):
-                cid = row.values.get("case_id")
+            cids = self.read.column(rel, "case_id")
+            if set(cids) <= self.manifest.keys():
+                continue  # every case is known
+            for row, cid in zip(self.rows.get(rel, []), cids):
                 if isinstance(cid, str) and cid and cid not in self.manifest:
                     self.error(rel, f"case_id {cid!r} is not in {rf.MANIFEST}", row.number, "case_id", scoring=rel == rf.PROBES_MCQ)
         if rf.TRIPLETS in self.readable and "case_id" not in self.read.headers[rf.TRIPLETS]:
@@ -65,7 +69,7 @@ class IdChecks(CheckerBase):
                     field="case_id",
                 )
         if rf.GROUNDING in self.readable:
-            grounded = {row.values.get("case_id") for row in self.rows[rf.GROUNDING]}
+            grounded = set(self.read.column(rf.GROUNDING, "case_id"))
             for cid, row in self.manifest.items():
                 if cid not in grounded:
                     self.error(
@@ -88,7 +92,7 @@ class IdChecks(CheckerBase):
                     "source_dataset",
                 )
         # any pointer row counts here, valid or not: a broken row is reported on its own
-        pointers = {row.values.get("case_id") for rel in self.pointer_files() for row in self.rows[rel]}
+        pointers = {cid for rel in self.pointer_files() for cid in self.read.column(rel, "case_id")}
         unpointed = [c.case_id for c in self.release.cases.values() if c.credentialed and c.case_id not in pointers]
         if unpointed:
             self.warn(

@@ -23,8 +23,8 @@ class ImageChecks(CheckerBase):
         """(image_file as written, file, row, case_id) for every image reference."""
         refs = []
         for rel in (rf.MANIFEST, rf.PROBES_MCQ, rf.PROBES_OPEN):
-            for row in self.rows.get(rel, []):
-                image, cid = row.values.get("image_file"), row.values.get("case_id")
+            columns = self.read.column(rel, "image_file"), self.read.column(rel, "case_id")
+            for row, image, cid in zip(self.rows.get(rel, []), *columns):
                 if isinstance(image, str) and image and isinstance(cid, str):
                     refs.append((image, rel, row.number, cid))
         return refs
@@ -58,7 +58,9 @@ class ImageChecks(CheckerBase):
                 unsafe[image].append(Problem(rel, "", row=number))
                 continue
             try:
-                path = self._resolve(image, rel, number)
+                path = self._resolved.get(image)  # (the usual case: resolved for an earlier row)
+                if not isinstance(path, Path):
+                    path = self._resolve(image, rel, number)
             except DataError as exc:
                 unsafe[image] = list(exc.problems)
                 lexical = self._lexical(image)
@@ -162,26 +164,23 @@ class ImageChecks(CheckerBase):
 
     def _check_probe_image_choice(self, original_of: dict[str, Path]) -> None:
         """Text probes show the case's original image; image-variant probes a perturbed one."""
-        for row in self.valid_rows(rf.PROBES_MCQ):
-            v = row.values
-            if v["image_file"] is None or v["case_id"] not in original_of:
+        columns = self.read.valid_columns(rf.PROBES_MCQ, ("image_file", "case_id", "probe_kind"))
+        for row, image, cid, kind in zip(self.valid_rows(rf.PROBES_MCQ), *columns):
+            if image is None or cid not in original_of:
                 continue
-            try:
-                path = self._resolve(v["image_file"], rf.PROBES_MCQ, row.number)
-            except DataError:
-                continue  # already reported
-            original = original_of[v["case_id"]]
-            if v["probe_kind"] in rf.IMAGE_PROBE_KINDS and path == original:
+            path = self._resolved.get(image)
+            if not isinstance(path, Path):
+                try:
+                    path = self._resolve(image, rf.PROBES_MCQ, row.number)
+                except DataError:
+                    continue  # already reported
+            original = original_of[cid]
+            if kind in rf.IMAGE_PROBE_KINDS and path == original:
+                self.warn(rf.PROBES_MCQ, f"{kind} probe shows the unperturbed image of its case", row.number, "image_file")
+            elif kind in rf.TEXT_PROBE_KINDS and path != original:
                 self.warn(
                     rf.PROBES_MCQ,
-                    f"{v['probe_kind']} probe shows the unperturbed image of its case",
-                    row.number,
-                    "image_file",
-                )
-            elif v["probe_kind"] in rf.TEXT_PROBE_KINDS and path != original:
-                self.warn(
-                    rf.PROBES_MCQ,
-                    f"{v['probe_kind']} probe shows {v['image_file']!r}, not its case's original image",
+                    f"{kind} probe shows {image!r}, not its case's original image",
                     row.number,
                     "image_file",
                 )

@@ -5,6 +5,10 @@ baseline."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import compress, count, repeat
+from operator import eq, is_, ne, not_
+from typing import Any
 
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_csv import Row
@@ -15,24 +19,37 @@ from medvigil.suites.medvigil.validation_base import (
     CheckerBase,
     _listed,
     _norm,
+    _norm_all,
 )
+
+# The correct letter each probe kind keeps (lr_flip: unless its case is laterality-dependent),
+# as _check_letter says, for finding the rows it may have something to say about
+_USUAL_LETTER = {**rf.FIXED_CORRECT_LETTER, "roi_only": "A", "lr_flip": "A"}
+_MCQ_CHECKED = ("case_id", "probe_kind", "correct_letter", "image_file", *_CHOICE_COLUMNS)
+
+
+def _where(flags: Iterable[Any]) -> set[int]:
+    """Positions of the true ``flags``."""
+    return set(compress(count(), flags))
 
 
 class ProbeChecks(CheckerBase):
-    def _kinds_by_case(self) -> dict[str, list[tuple[str, str]]]:
-        out: dict[str, list[tuple[str, str]]] = {}
+    def _roi_probes_by_case(self) -> dict[str, set[str]]:
+        """Case id -> the ids of its ROI probes (MCQ and open)."""
+        out: dict[str, set[str]] = {}
         for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN):
-            for row in self.valid_rows(rel):
-                out.setdefault(row.values["case_id"], []).append((row.values["probe_kind"], row.values["probe_id"]))
+            for kind, cid, pid in zip(*self.read.valid_columns(rel, ("probe_kind", "case_id", "probe_id"))):
+                if kind in ROI_PROBE_KINDS:
+                    out.setdefault(cid, set()).add(pid)
         return out
 
     def check_roi(self) -> None:
-        kinds = self._kinds_by_case()
+        roi_probes_of = self._roi_probes_by_case()
         for row in self.valid_rows(rf.GROUNDING):
             cid = row.values["case_id"]
             box = row.values["roi_bbox_norm"]
             reason = row.notes.get("roi_bbox_norm") or (roi_issue(box) if box is not None else None)
-            roi_probes = sorted({pid for kind, pid in kinds.get(cid, []) if kind in ROI_PROBE_KINDS})
+            roi_probes = sorted(roi_probes_of.get(cid, ()))
             if box is None and reason is None:
                 if roi_probes:
                     self.error(
@@ -63,71 +80,108 @@ class ProbeChecks(CheckerBase):
 
     def check_mcq(self) -> None:
         rel = rf.PROBES_MCQ
-        per_case: Counter[str] = Counter()
-        reported_overflow: set[str] = set()
-        totals = Counter(
-            row.values.get("case_id") for row in self.rows.get(rel, []) if isinstance(row.values.get("case_id"), str)
-        )
-        for row in self.rows.get(rel, []):
-            cid = row.values.get("case_id")
-            if not isinstance(cid, str):
-                continue
-            per_case[cid] += 1
-            if per_case[cid] > rf.MAX_PROBES_PER_CASE and cid not in reported_overflow:
-                reported_overflow.add(cid)
-                self.warn(
-                    rel,
-                    f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
-                    row.number,
-                    "case_id",
-                )
+        rows = self.rows.get(rel, [])
+        all_cids = self.read.column(rel, "case_id")
+        totals = Counter(cid for cid in all_cids if isinstance(cid, str))
+        crowded = {cid for cid, n in totals.items() if n > rf.MAX_PROBES_PER_CASE}
+        if crowded:  # warned at the case's first row over the limit
+            per_case: Counter[str] = Counter()
+            for row, cid in zip(rows, all_cids):
+                if isinstance(cid, str) and cid in crowded:
+                    per_case[cid] += 1
+                    if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
+                        self.warn(
+                            rel,
+                            f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
+                            row.number,
+                            "case_id",
+                        )
 
-        originals: dict[str, Row] = {}
-        kinds_seen: dict[tuple[str, str], list[int]] = {}
-        for row in self.valid_rows(rel):
-            v = row.values
-            kinds_seen.setdefault((v["case_id"], v["probe_kind"]), []).append(row.number)
-            if v["probe_kind"] == "original":
-                originals.setdefault(v["case_id"], row)
-        for (cid, kind), numbers in kinds_seen.items():
-            limit = 2 if kind == "halluc_trap" else 1
-            if len(numbers) > limit:
+        valid = self.valid_rows(rel)
+        cids, kinds, letters, images, *choices = self.read.valid_columns(rel, _MCQ_CHECKED)
+        pairs = Counter(zip(cids, kinds))  # (case, kind) in order of first appearance
+        repeated = {pair for pair, n in pairs.items() if n > (2 if pair[1] == "halluc_trap" else 1)}
+        if repeated:
+            numbers: dict[tuple[str, str], list[int]] = {}
+            for pair, row in zip(zip(cids, kinds), valid):
+                if pair in repeated:
+                    numbers.setdefault(pair, []).append(row.number)
+            for (cid, kind), found in ((pair, numbers[pair]) for pair in pairs if pair in repeated):
+                limit = 2 if kind == "halluc_trap" else 1
                 self.warn(
                     rel,
-                    f"case {cid!r} has {len(numbers)} {kind} probes (rows {', '.join(map(str, numbers))}); "
+                    f"case {cid!r} has {len(found)} {kind} probes (rows {', '.join(map(str, found))}); "
                     f"expected at most {limit}",
-                    numbers[limit],
+                    found[limit],
                     "probe_kind",
                 )
 
-        for row in self.valid_rows(rel):
-            self._check_options(row)
-            self._check_letter(row)
-            self._check_probe_image_field(rel, row)
-            v = row.values
-            if v["probe_kind"] in rf.IMAGE_PROBE_KINDS:
-                original = originals.get(v["case_id"])
-                if original is None:
-                    self.warn(
-                        rel,
-                        f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} "
-                        "to inherit its options from",
-                        row.number,
-                        "probe_kind",
-                    )
-                    continue
-                for letter in rf.LETTERS:
-                    mine, theirs = v[f"choice_{letter}"], original.values[f"choice_{letter}"]
-                    if mine != theirs:
-                        self.warn(
-                            rel,
-                            f"{v['probe_kind']} probes inherit the options of the case's original probe "
-                            f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
-                            f"{mine!r} here but {theirs!r} there",
-                            row.number,
-                            f"choice_{letter}",
-                        )
-                        break
+        original_at: dict[str, int] = {}  # case -> position of its first original probe
+        for i in sorted(_where(map(eq, kinds, repeat("original")))):
+            original_at.setdefault(cids[i], i)
+        originals = {cid: valid[i] for cid, i in original_at.items()}
+        checks = self._mcq_rows_to_check(cids, kinds, letters, images, choices, original_at)
+        options_rows, letter_rows, image_rows, inherit_rows = checks
+        for i in sorted(set().union(*checks)):
+            row = valid[i]
+            if i in options_rows:
+                self._check_options(row)
+            if i in letter_rows:
+                self._check_letter(row)
+            if i in image_rows:
+                self._check_probe_image_field(rel, row)
+            if i in inherit_rows:
+                self._check_inherited_options(row, originals)
+
+    def _mcq_rows_to_check(
+        self, cids: Sequence[str], kinds: Sequence[str], letters: Sequence[str], images: Sequence[str | None],
+        choices: list[Sequence[str]], original_at: dict[str, int],
+    ) -> tuple[set[int], set[int], set[int], set[int]]:
+        """For each row check of :meth:`check_mcq` (options, letter, image, inherited options), the
+        positions of the valid rows that may fail it, found column by column; the others pass it."""
+        keys = list(map(_norm_all, choices))  # distinct and non-empty (so the correct one is not empty either)
+        options_rows = _where(map(ne, map(len, map(set, zip(*keys))), repeat(len(rf.LETTERS))))
+        options_rows.update(*(_where(map(not_, a)) for a in keys if "" in a))
+        # the usual letter of the kind; lr_flip of a laterality-dependent case: any letter
+        letter_rows = _where(map(ne, letters, map(_USUAL_LETTER.get, kinds, letters)))
+        lateral = {cid for cid, row in self.grounding.items() if row.values["laterality_dependent"]}
+        letter_rows.update(i for i in _where(map(eq, kinds, repeat("lr_flip"))) if cids[i] in lateral)
+        # an image unless the kind has none
+        image_rows = _where(map(ne, map(rf.NO_IMAGE_PROBE_KINDS.__contains__, kinds), map(is_, images, repeat(None))))
+        options = list(zip(*choices))  # those of the case's original probe
+        inherit_rows = {
+            i
+            for i in _where(map(rf.IMAGE_PROBE_KINDS.__contains__, kinds))
+            if cids[i] not in original_at or options[i] != options[original_at[cids[i]]]
+        }
+        return options_rows, letter_rows, image_rows, inherit_rows
+
+    def _check_inherited_options(self, row: Row, originals: dict[str, Row]) -> None:
+        rel = rf.PROBES_MCQ
+        v = row.values
+        if v["probe_kind"] not in rf.IMAGE_PROBE_KINDS:
+            return  # only image variants inherit options
+        original = originals.get(v["case_id"])
+        if original is None:
+            self.warn(
+                rel,
+                f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} to inherit its options from",
+                row.number,
+                "probe_kind",
+            )
+            return
+        for letter, column in zip(rf.LETTERS, _CHOICE_COLUMNS):
+            mine, theirs = v[column], original.values[column]
+            if mine != theirs:
+                self.warn(
+                    rel,
+                    f"{v['probe_kind']} probes inherit the options of the case's original probe "
+                    f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
+                    f"{mine!r} here but {theirs!r} there",
+                    row.number,
+                    column,
+                )
+                break
 
     def _check_options(self, row: Row) -> None:
         v = row.values

@@ -5,6 +5,8 @@ also stop scoring) and the small text helpers of their messages."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,33 @@ _CHOICE_COLUMNS = tuple(f"choice_{letter}" for letter in rf.LETTERS)
 def _norm(text: str) -> str:
     """Comparison form of an option or answer: whitespace collapsed, case folded."""
     return " ".join(text.split()).casefold()
+
+
+_SPACES_BUT_SPACE = [c for c in map(chr, range(128)) if c.isspace() and c != " "]  # ASCII
+_SPACE_BUT_SPACE = re.compile(r"[^\S ]")
+
+
+def _collapsed(joined: str) -> bool:
+    """Whether no text of NUL-joined ``joined`` has whitespace ``_norm`` would change (any but a
+    space, two spaces, a space at either end)."""
+    if "  " in joined or " \0" in joined or "\0 " in joined or joined.startswith(" ") or joined.endswith(" "):
+        return False
+    if joined.isascii():
+        return not any(c in joined for c in _SPACES_BUT_SPACE)
+    return _SPACE_BUT_SPACE.search(joined) is None
+
+
+def _norm_all(texts: Sequence[str]) -> list[str]:
+    """``[_norm(text) for text in texts]`` in a few passes over the texts joined by NUL (neither
+    whitespace nor changed by casefold): when no text has whitespace to collapse, each text's form
+    is its casefold; else each is its part of the collapsed whole, less the one space the collapse
+    can leave at either end. Texts holding NUL are normalised one by one."""
+    joined = "\0".join(texts)
+    if joined.count("\0") != len(texts) - 1:
+        return list(map(_norm, texts))
+    if _collapsed(joined):
+        return joined.casefold().split("\0")
+    return list(map(str.strip, " ".join(joined.split()).casefold().split("\0"), repeat(" ")))
 
 
 def _listed(ids: list[str]) -> str:
