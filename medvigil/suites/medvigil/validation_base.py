@@ -36,13 +36,19 @@ _SPACES_BUT_SPACE = [c for c in map(chr, range(128)) if c.isspace() and c != " "
 _SPACE_BUT_SPACE = re.compile(r"[^\S ]")
 
 
+_NUL_AS_SPACE = bytes.maketrans(b"\0", b" ")
+
+
 def _collapsed(joined: str) -> bool:
     """Whether no text of NUL-joined ``joined`` has whitespace ``_norm`` would change (any but a
-    space, two spaces, a space at either end)."""
+    space, two spaces, a space at either end; an empty text may be reported too)."""
+    if joined.isascii():  # as bytes, NULs as spaces: one search finds a space next to a space or an end
+        spaced = joined.encode("ascii").translate(_NUL_AS_SPACE)
+        return not (
+            b"  " in spaced or spaced.startswith(b" ") or spaced.endswith(b" ") or any(c in joined for c in _SPACES_BUT_SPACE)
+        )
     if "  " in joined or " \0" in joined or "\0 " in joined or joined.startswith(" ") or joined.endswith(" "):
         return False
-    if joined.isascii():
-        return not any(c in joined for c in _SPACES_BUT_SPACE)
     return _SPACE_BUT_SPACE.search(joined) is None
 
 
