@@ -20,6 +20,7 @@ reader, :mod:`medvigil.records.log_columns`, and comes here for any file it decl
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,7 +28,6 @@ from pathlib import Path
 from medvigil.errors import DataError, Problem
 from medvigil.files.gc_pause import paused_gc
 from medvigil.files.input_files import loads_json, open_regular, read_json
-from medvigil.files.json_decode import loads_exact
 from medvigil.files.jsonl_bulk import first_object_entry, record_block
 from medvigil.files.mapped_lines import mapped
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
@@ -123,7 +123,7 @@ def _whole_file(path: Path, file: str) -> list[dict] | None:
     block[:0] = b"["
     block += b"]"
     try:
-        found = loads_exact(block)  # json.loads's result (the decoder _record_fast uses), on the records alone
+        found = json.loads(block)  # the decoder _record_fast uses, on the records alone
     except (ValueError, RecursionError):
         return None
     if len(found) != n or not all(type(record) is dict for record in found):
