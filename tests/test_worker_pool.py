@@ -89,6 +89,26 @@ def test_score_with_workers_ends_quietly(tmp_path):
     assert json.loads((tmp_path / "s.json").read_text())["inputs"]["n_records"] == 48
 
 
+_LEFT_AT_ONCE = """
+from medvigil.cli import _sigterm_as_exception
+from medvigil.files.worker_pool import in_workers
+with _sigterm_as_exception():
+    for _ in range(200):
+        with in_workers(lambda x: x, [1, 2, 3, 4]) as results:
+            next(results)
+"""
+
+
+def test_workers_end_when_the_pool_is_left_at_once():
+    """The block left after one result, under the CLI's SIGTERM handler: the workers that had not
+    run yet when they were stopped end too (a SIGTERM caught before a worker first ran used to be
+    lost, and the pool waited for it for ever), and quietly."""
+    done = subprocess.run([sys.executable, "-c", _LEFT_AT_ONCE], capture_output=True, text=True,
+                          env={**os.environ, ENV: "4"}, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def _score(files: list[Path], release: Path, out: Path, workers: str) -> subprocess.CompletedProcess:
     env = {**os.environ, ENV: workers}
     return subprocess.run([sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", "--release", str(release),

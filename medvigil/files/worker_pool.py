@@ -92,13 +92,33 @@ def _taken(path: str | None) -> Any:
 def _quiet_worker() -> None:
     """A worker is stopped by its parent: SIGTERM ends it (not the CLI's handler, inherited with
     the fork), and Ctrl-C is the parent's to handle. It yields the CPU to the parent, whose work
-    meanwhile (loading a release) is on the command's serial path."""
+    meanwhile (loading a release) is on the command's serial path. SIGTERM comes blocked from the
+    fork (:func:`_sigterm_held`): one sent before this ran is delivered now, and ends the worker."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     try:
         os.nice(_NICENESS)
     except OSError:  # not allowed here: run at the parent's priority
         pass
+
+
+@contextmanager
+def _sigterm_held() -> Iterator[None]:
+    """SIGTERM blocked in this thread while it forks the workers (the pool's threads, which fork
+    replacements, are started meanwhile and keep it blocked), so that a worker inherits it blocked.
+    Otherwise a SIGTERM that reaches a worker before the worker first runs (the pool left at once,
+    a busy machine) is caught by the inherited handler and then dropped with the signals pending
+    at the fork (CPython clears them in the child): the worker never ends and the pool waits for it."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextmanager
@@ -118,7 +138,8 @@ def in_workers(task: Callable[[T], Any], items: Iterable[T], *, progress: str | 
                 # private (mode 0700): only this command's workers write the pickles read back
                 folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="medvigil-workers-"))
                 _task, _folder = task, folder
-                pool = stack.enter_context(multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker))
+                with _sigterm_held():
+                    pool = stack.enter_context(multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker))
             except OSError:  # no temporary folder or no fork here: read in-process
                 pool = None
             finally:
