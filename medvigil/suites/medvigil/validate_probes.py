@@ -5,10 +5,7 @@ baseline."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from itertools import compress, count, repeat
-from operator import eq, is_, ne, not_
-from typing import Any
+from collections.abc import Sequence
 
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_csv import Row
@@ -28,9 +25,6 @@ _USUAL_LETTER = {**rf.FIXED_CORRECT_LETTER, "roi_only": "A", "lr_flip": "A"}
 _MCQ_CHECKED = ("case_id", "probe_kind", "correct_letter", "image_file", *_CHOICE_COLUMNS)
 
 
-def _where(flags: Iterable[Any]) -> set[int]:
-    """Positions of the true ``flags``."""
-    return set(compress(count(), flags))
 
 
 class ProbeChecks(CheckerBase):
@@ -117,7 +111,7 @@ class ProbeChecks(CheckerBase):
                 )
 
         original_at: dict[str, int] = {}  # case -> position of its first original probe
-        for i in sorted(_where(map(eq, kinds, repeat("original")))):
+        for i in (i for i, kind in enumerate(kinds) if kind == "original"):
             original_at.setdefault(cids[i], i)
         originals = {cid: valid[i] for cid, i in original_at.items()}
         checks = self._mcq_rows_to_check(cids, kinds, letters, images, choices, original_at)
@@ -140,19 +134,18 @@ class ProbeChecks(CheckerBase):
         """For each row check of :meth:`check_mcq` (options, letter, image, inherited options), the
         positions of the valid rows that may fail it, found column by column; the others pass it."""
         keys = list(map(_norm_all, choices))  # distinct and non-empty (so the correct one is not empty either)
-        options_rows = _where(map(ne, map(len, map(set, zip(*keys))), repeat(len(rf.LETTERS))))
-        options_rows.update(*(_where(map(not_, a)) for a in keys if "" in a))
+        options_rows = {i for i, row in enumerate(zip(*keys)) if "" in row or len(set(row)) != len(rf.LETTERS)}
         # the usual letter of the kind; lr_flip of a laterality-dependent case: any letter
-        letter_rows = _where(map(ne, letters, map(_USUAL_LETTER.get, kinds, letters)))
+        letter_rows = {i for i, (kind, letter) in enumerate(zip(kinds, letters)) if _USUAL_LETTER.get(kind, letter) != letter}
         lateral = {cid for cid, row in self.grounding.items() if row.values["laterality_dependent"]}
-        letter_rows.update(i for i in _where(map(eq, kinds, repeat("lr_flip"))) if cids[i] in lateral)
+        letter_rows.update(i for i, (kind, cid) in enumerate(zip(kinds, cids)) if kind == "lr_flip" and cid in lateral)
         # an image unless the kind has none
-        image_rows = _where(map(ne, map(rf.NO_IMAGE_PROBE_KINDS.__contains__, kinds), map(is_, images, repeat(None))))
+        image_rows = {i for i, (kind, image) in enumerate(zip(kinds, images)) if (kind in rf.NO_IMAGE_PROBE_KINDS) != (image is None)}
         options = list(zip(*choices))  # those of the case's original probe
         inherit_rows = {
             i
-            for i in _where(map(rf.IMAGE_PROBE_KINDS.__contains__, kinds))
-            if cids[i] not in original_at or options[i] != options[original_at[cids[i]]]
+            for i, kind in enumerate(kinds)
+            if kind in rf.IMAGE_PROBE_KINDS and (cids[i] not in original_at or options[i] != options[original_at[cids[i]]])
         }
         return options_rows, letter_rows, image_rows, inherit_rows
 
