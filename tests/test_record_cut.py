@@ -120,3 +120,22 @@ def test_wrong_argument_types_are_errors():
         compiled(b"{}", 0, 2, "mcs", b"\n", bytearray())
     with pytest.raises(TypeError):
         compiled(b"{}", 0, 2, None, b"\n", b"not a bytearray")
+
+
+@needs_compiled
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(_FRAGMENTS, max_size=30).map("".join), needle=st.sampled_from(['"mcs"', '"', "", "mcs", '}, "', "é"]),
+       pos=st.integers(0, 40), width=st.integers(0, 40))
+def test_the_compiled_search_finds_what_the_buffer_search_finds(text, needle, pos, width):
+    data, needle = text.encode(), needle.encode()
+    pos = min(pos, len(data))
+    stop = min(pos + width, len(data))
+    assert jsonl_bulk._compiled_find(data, pos, stop, needle) == data.find(needle, pos, stop)
+    assert jsonl_bulk.holds(data, needle, pos, stop) == (data.find(needle, pos, stop) >= 0)
+
+
+@needs_compiled
+@pytest.mark.parametrize("pos, stop", [(-1, 3), (4, 3), (0, 10**6)])
+def test_a_search_outside_the_data_is_an_error(pos, stop):
+    with pytest.raises(ValueError):
+        jsonl_bulk._compiled_find(b"{}\n{}", pos, stop, b"}")

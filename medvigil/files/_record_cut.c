@@ -9,7 +9,13 @@
  * file, which decides (it also knows the rules that need a JSON parse). Both give the same
  * bytes whenever this one answers (tests/test_record_cut.py). The bytes are only searched and
  * copied, never decoded: the caller checks UTF-8 and forbidden keys beforehand.
+ *
+ * find(data, pos, stop, needle) -> int
+ *
+ * data.find(needle, pos, stop) by glibc's memmem: several times faster than CPython's search
+ * on JSON text, whose most frequent byte, '"', ends the needles searched for.
  */
+#define _GNU_SOURCE /* memmem */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
@@ -126,8 +132,30 @@ done:
     return PyLong_FromSsize_t(declined ? -1 : appended);
 }
 
+static PyObject *find(PyObject *module, PyObject *args)
+{
+    Py_buffer data, needle;
+    Py_ssize_t pos, stop, found = -1;
+    if (!PyArg_ParseTuple(args, "y*nny*", &data, &pos, &stop, &needle))
+        return NULL;
+    if (pos < 0 || stop < pos || stop > data.len) {
+        PyBuffer_Release(&data);
+        PyBuffer_Release(&needle);
+        PyErr_SetString(PyExc_ValueError, "need 0 <= pos <= stop <= len(data)");
+        return NULL;
+    }
+    const char *from = (const char *)data.buf + pos;
+    const char *at = memmem(from, (size_t)(stop - pos), needle.buf, (size_t)needle.len);
+    if (at != NULL)
+        found = at - (const char *)data.buf;
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&needle);
+    return PyLong_FromSsize_t(found);
+}
+
 static PyMethodDef methods[] = {
     {"cut", cut, METH_VARARGS, "cut(data, pos, stop, key, separator, block) -> records appended, or -1"},
+    {"find", find, METH_VARARGS, "find(data, pos, stop, needle) -> data.find(needle, pos, stop)"},
     {NULL, NULL, 0, NULL},
 };
 

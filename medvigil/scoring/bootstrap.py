@@ -86,9 +86,22 @@ def resample_counts(
     The case-clustered resamples of Appendix M as one count matrix.
 
     Each row sums to ``n_clusters``; the rows are the :func:`resample_indices` draws
-    counted with one ``np.bincount``.
+    counted with one ``np.bincount``. The last matrix of at most :data:`_KEPT_BYTES` is kept and
+    handed out again, read-only, for the same arguments (a stress suite scores every model of
+    the same cases with the same seed).
     """
-    return count_rows(resample_indices(n_clusters, n_resamples, seed), n_clusters, dtype)
+    key = (int(n_clusters), int(n_resamples), seed, np.dtype(dtype).str)
+    if _kept.get("key") == key:
+        return _kept["counts"]
+    counts = count_rows(resample_indices(n_clusters, n_resamples, seed), n_clusters, dtype)
+    if counts.nbytes <= _KEPT_BYTES and isinstance(seed, (int, np.integer)):
+        counts.flags.writeable = False
+        _kept.update(key=key, counts=counts)
+    return counts
+
+
+_KEPT_BYTES = 64 << 20
+_kept: dict = {}  # resample_counts' last matrix and its arguments
 
 
 def count_rows(indices: np.ndarray, n_clusters: int, dtype=np.float32) -> np.ndarray:
