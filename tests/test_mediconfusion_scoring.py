@@ -494,3 +494,29 @@ def test_cli_medvigil_suite_end_to_end(tmp_path, capsys):
     assert data["suite"] == "medvigil" and "always-a" in data["models"]
     metrics = data["models"]["always-a"]["metrics"]
     assert metrics["sfr"] == 100.0 and metrics["acc_orig"] == 100.0 and metrics["mcs"] == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.lists(st.sampled_from([*CATEGORIES[:4], "Dental", ["x"]]), max_size=4).map(tuple),
+                          st.lists(st.sampled_from(CATEGORIES[:4]), max_size=4), st.just("Cardiac")), max_size=6))
+def test_category_matrix_counts_or_names_the_first_bad_entry(categories):
+    """The counting in one call gives what the per-entry loop gives, and the same first error."""
+    index = {name: j for j, name in enumerate(CATEGORIES)}
+    expected = np.zeros((len(categories), len(CATEGORIES)), dtype=np.int64)
+    error = None  # (type, start of the message or None: a value that cannot be hashed)
+    for i, cats in enumerate(categories):
+        if isinstance(cats, str):
+            error = (TypeError, f"categories[{i}] must be a list")
+            break
+        bad = [c for c in cats if not isinstance(c, str) or c not in index]
+        if bad:
+            error = (TypeError, None) if isinstance(bad[0], list) else (ValueError, f"categories[{i}] has unknown")
+            break
+        for c in cats:
+            expected[i, index[c]] += 1
+    if error is None:
+        assert (category_matrix(categories, CATEGORIES) == expected).all()
+        return
+    with pytest.raises(error[0]) as raised:
+        category_matrix(categories, CATEGORIES)
+    assert error[1] is None or str(raised.value).startswith(error[1])

@@ -44,7 +44,7 @@ from medvigil.scoring.letters import decode_letters
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
-from medvigil.suites.mediconfusion.record_scoring import pair_slots, score_records
+from medvigil.suites.mediconfusion.record_scoring import pair_slots, score_records, score_slots
 from medvigil.suites.mediconfusion.release import Release, read_release
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore
 
@@ -78,6 +78,8 @@ class MediConfusionRun:
     category_names: tuple[str, ...]
     official_pair_scores: Mapping[str, dict] = field(repr=False, default_factory=dict)
     files: tuple[str, ...] = ()  # the files holding the records (``path`` joins them)
+    # the records found in pairs (pair_slots, no problem found), when the reader has them already
+    slots: Mapping[str, Mapping[str, dict]] | None = field(repr=False, default=None)
 
     @property
     def n_pairs(self) -> int:
@@ -85,6 +87,8 @@ class MediConfusionRun:
 
     def score(self, *, confusion_denominator: str = "both_valid") -> MediConfusionScore:
         """Score the run's records (pairs in file order)."""
+        if self.slots is not None:
+            return score_slots(self.slots, confusion_denominator=confusion_denominator, category_names=self.category_names)
         return score_records(
             self.records, confusion_denominator=confusion_denominator, category_names=self.category_names
         )
@@ -355,8 +359,9 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
         groups.setdefault(key, []).append(record)
         files.setdefault(key, {})[origin] = None
     where = ", ".join(map(str, paths))
+    slots = {key: pair_slots(recs) for key, recs in groups.items()}
     problems = [Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
-                for (model, mode), recs in groups.items() for message in pair_slots(recs)[1]]
+                for (model, mode), (_, found) in slots.items() for message in found]
     if problems:
         raise DataError(problems)
     names = category_names(release)
@@ -375,5 +380,6 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
             pair_ids=pair_ids,
             missing_pairs=tuple(p for p in release.pairs if p not in present),
             category_names=names,
+            slots=slots[(model, mode)][0],
         ))
     return runs

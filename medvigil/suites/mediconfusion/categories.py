@@ -8,6 +8,7 @@ products with the matrix of :func:`category_matrix`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -37,16 +38,23 @@ def category_matrix(categories: Sequence[Sequence[str]], names: Sequence[str]) -
     Raises ``ValueError`` for a category not in ``names``.
     """
     index = {name: j for j, name in enumerate(names)}
-    rows: list[int] = []
-    cols: list[int] = []
+    n = len(categories)
+    out = np.zeros((n, len(names)), dtype=np.int64)
+    if set(map(type, categories)) <= {list, tuple}:
+        flat = list(chain.from_iterable(categories))
+        try:  # every category known: one lookup each, counted in one call
+            cols = np.fromiter(map(index.__getitem__, flat), dtype=np.intp, count=len(flat))
+        except (KeyError, TypeError):
+            cols = None  # the loop below names the first bad entry
+        if cols is not None:
+            rows = np.repeat(np.arange(n, dtype=np.intp), np.fromiter(map(len, categories), dtype=np.intp, count=n))
+            np.add.at(out, (rows, cols), 1)
+            return out
     for i, cats in enumerate(categories):
         if isinstance(cats, str):
             raise TypeError(f"categories[{i}] must be a list of strings, got a string {cats!r}")
         for cat in cats:
             if cat not in index:
                 raise ValueError(f"categories[{i}] has unknown category {cat!r}; known: {', '.join(names)}")
-            rows.append(i)
-            cols.append(index[cat])
-    out = np.zeros((len(categories), len(names)), dtype=np.int64)
-    np.add.at(out, (np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)), 1)
+            out[i, index[cat]] += 1
     return out

@@ -12,7 +12,7 @@ from typing import Any
 
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
-__all__ = ["pair_slots", "score_records", "score_records_by_run"]
+__all__ = ["pair_slots", "score_records", "score_records_by_run", "score_slots"]
 
 def _image_of(record: Mapping[str, Any]) -> str:
     extra = record.get("extra") or {}
@@ -72,23 +72,34 @@ def score_records(
     by_pair, problems = pair_slots(records)
     if problems:
         raise ValueError(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
+    return score_slots(by_pair, confusion_denominator=confusion_denominator, category_names=category_names)
+
+
+def _categories(record: Mapping[str, Any]) -> list[str]:
+    value = (record.get("extra") or {}).get("categories")
+    if value is None:
+        return [] if record.get("category") is None else [record["category"]]
+    return list(value)
+
+
+def score_slots(
+    by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    *,
+    confusion_denominator: str = "both_valid",
+    category_names: Sequence[str] | None = None,
+) -> MediConfusionScore:
+    """:func:`score_records` of one run's records already found in pairs by :func:`pair_slots`
+    (which found no problem): each pair's ``im1`` and ``im2`` record."""
     ids = list(by_pair)
     im1 = [by_pair[p]["im1"] for p in ids]
     im2 = [by_pair[p]["im2"] for p in ids]
-
-    def cats(rec: Mapping[str, Any]) -> list[str]:
-        value = (rec.get("extra") or {}).get("categories")
-        if value is None:
-            return [] if rec.get("category") is None else [rec["category"]]
-        return list(value)
-
     return score_pairs(
         [r.get("predicted_letter") for r in im1],
         [r.get("predicted_letter") for r in im2],
         [r["correct_letter"] for r in im1],
         [r["correct_letter"] for r in im2],
-        [cats(r) for r in im1],
-        [cats(r) for r in im2],
+        [_categories(r) for r in im1],
+        [_categories(r) for r in im2],
         pair_ids=ids,
         category_names=category_names,
         confusion_denominator=confusion_denominator,
