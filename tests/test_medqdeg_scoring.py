@@ -343,3 +343,43 @@ def test_vectorised_scale():
     counts, invalid = vote_counts(trials, 4)
     c = perceived_confidence(counts, 4, invalid)
     assert c.shape == (n,) and np.all((0 <= c) & (c <= 1))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["clean", "gaussian_noise", "motion blur", "low_dose", "a b"]), st.integers(0, 2),
+                          st.sampled_from([None, "", "CT", "(unlabelled)", "MRI"]), st.integers(0, 3),
+                          st.sampled_from(list("AB") + [None])),
+                min_size=1, max_size=25))
+def test_breakdowns_group_the_samples_they_name(rows):
+    """Every breakdown key holds exactly the samples that carry it (checked against grouping by
+    hand): degradation x severity, modality (missing and empty labels together), category."""
+    from medvigil.suites.medqdeg.breakdowns import UNLABELLED, category_of
+
+    degs, sevs, mods, items, answers = map(list, zip(*rows))
+    items = [f"{d}|{s}|{i}" if s else f"q{i}" for d, s, i in zip(degs, sevs, items)]
+    if len(set(i for i, s in zip(items, sevs) if s == 0)) < sum(s == 0 for s in sevs):
+        return  # two L0 docs of one item: refused, tested above
+    counts, invalid = vote_counts([[a] * 3 for a in answers], 4)
+    r = score_groups(counts, invalid, 4, ["A"] * len(rows), degs, sevs, items=items, modality=mods)
+    assert r["overall"]["n"] == len(rows)  # all-invalid samples are kept (all_invalid="zero")
+    joint = {}
+    for d, s, *_ in rows:
+        joint.setdefault(d, {}).setdefault(f"L{s}", 0)
+        joint[d][f"L{s}"] += 1
+    assert {d: {lv: v["n"] for lv, v in levels.items()} for d, levels in r["by_degradation_severity"].items()} == \
+        {d: dict(sorted(joint[d].items())) for d in sorted(joint)}
+    assert list(r["by_degradation_severity"]) == sorted(joint)
+    by_mod = {}
+    for _, s, m, *_ in rows:
+        key = UNLABELLED if m in (None, "") else m
+        by_mod.setdefault(key, {}).setdefault(s, 0)
+        by_mod[key][s] += 1
+    assert sorted(r["by_modality"]) == sorted(by_mod)
+    for key, entry in r["by_modality"].items():
+        assert entry.get("L0", {}).get("n", 0) == by_mod[key].get(0, 0)
+        assert entry.get("L1&L2", {}).get("n", 0) == by_mod[key].get(1, 0) + by_mod[key].get(2, 0)
+    cats = {}
+    for d, s, *_ in rows:
+        if s:
+            cats[category_of(d)] = cats.get(category_of(d), 0) + 1
+    assert {c: e["L1&L2"]["n"] for c, e in r["by_category"].items()} == cats

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from medvigil.scoring.table import factorize
+from medvigil.scoring.table import Categorical, factorize
 from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_dke
 from medvigil.suites.medqdeg.categories import CATEGORY_OF
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
@@ -73,7 +73,12 @@ def _stats(conf: np.ndarray, acc: np.ndarray) -> dict[str, float]:
     return {"n": n, "accuracy": ma, "mean_confidence": mc, "calibration_shift": mc - ma}
 
 
-def _group_stats(keys: Sequence[str], conf: np.ndarray, acc: np.ndarray) -> dict[str, dict[str, float]]:
+def _groups(keys: Sequence[Any] | Categorical) -> Categorical:
+    """``keys`` as text codes with sorted levels (given as codes already: no object per row)."""
+    return factorize(keys) if isinstance(keys, Categorical) else factorize([str(x) for x in keys])
+
+
+def _group_stats(keys: Sequence[str] | Categorical, conf: np.ndarray, acc: np.ndarray) -> dict[str, dict[str, float]]:
     groups = factorize(keys)  # levels sorted, as np.unique would
     uniq, inverse = groups.levels, groups.codes
     n = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
@@ -121,7 +126,7 @@ def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray
     the level whose item has an L0 doc of ``acc(doc) - acc(L0 doc of the item)``;
     ``"n_paired"`` counts those docs and ``"n_unpaired"`` the docs left out (no L0 doc).
     """
-    groups = factorize([str(x) for x in keys])
+    groups = _groups(keys)
     out: dict[str, dict[str, Any]] = {}
     for code, key in enumerate(groups.levels):
         mine = groups.codes == code
@@ -138,6 +143,23 @@ def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray
                            "n_unpaired": int((sel & ~paired).sum())}
         out[str(key)] = entry
     return out
+
+
+def _joint_keys(deg: Categorical, sev: np.ndarray) -> Categorical:
+    """``"<degradation>\x1f<severity>"`` of every sample, as codes (a level per pair present)."""
+    pair = deg.codes.astype(np.int64) * len(SEVERITIES) + sev
+    present = np.flatnonzero(np.bincount(pair, minlength=len(deg.levels) * len(SEVERITIES)))
+    lut = np.full(len(deg.levels) * len(SEVERITIES), -1, dtype=np.int32)
+    lut[present] = np.arange(present.size, dtype=np.int32)
+    levels = tuple(f"{deg.levels[p // len(SEVERITIES)]}\x1f{p % len(SEVERITIES)}" for p in present.tolist())
+    return Categorical(lut[pair], levels)
+
+
+def _labelled(values: Sequence[Any]) -> Categorical:
+    """``values`` as text codes, a missing or empty label as :data:`UNLABELLED`."""
+    raw = factorize([None if v is None else str(v) for v in values], sort=False)
+    levels = tuple(UNLABELLED if v == "" else str(v) for v in raw.levels) + (UNLABELLED,)
+    return Categorical(np.where(raw.codes < 0, len(levels) - 1, raw.codes).astype(np.int32), levels)
 
 
 def score_groups(
@@ -170,8 +192,8 @@ def score_groups(
     acc = sample_accuracy(counts, correct, invalid, accuracy_rule=accuracy_rule)
     n = conf.shape[0]
     sev = np.asarray(severity, dtype=np.int64).reshape(-1)
-    deg = np.asarray([str(d) for d in degradation], dtype=object)
-    if sev.shape != (n,) or deg.shape != (n,):
+    deg = factorize([str(d) for d in degradation])
+    if sev.shape != (n,) or deg.codes.shape != (n,):
         raise ValueError("degradation and severity need one entry per sample")
     for name, column in (("items", items), ("modality", modality), ("capability", capability)):
         if column is not None and len(column) != n:
@@ -181,7 +203,7 @@ def score_groups(
     keep = ~np.isnan(conf)
     excluded = int((~keep).sum())
     if excluded:
-        conf, acc, sev, deg = conf[keep], acc[keep], sev[keep], deg[keep]
+        conf, acc, sev, deg = conf[keep], acc[keep], sev[keep], deg.take(keep)
         items, modality, capability = ([c[i] for i in np.flatnonzero(keep)] if c is not None else None
                                        for c in (items, modality, capability))
         n = int(keep.sum())
@@ -191,10 +213,10 @@ def score_groups(
         "mean_confidence": float(conf.mean()) if n else float("nan"),
         "calibration_shift": calibration_shift(conf, acc),
     }
-    by_sev = {int(s): stats for s, stats in _group_stats([str(s) for s in sev.tolist()], conf, acc).items()}  # one digit each
-    by_deg = _group_stats(deg.tolist(), conf, acc)
+    by_sev = {int(s): stats for s, stats in _group_stats(Categorical(sev, ("0", "1", "2")), conf, acc).items()}  # one digit each
+    by_deg = _group_stats(deg, conf, acc)
     joint = {}
-    for key, stats in _group_stats([f"{d}\x1f{s}" for d, s in zip(deg.tolist(), sev.tolist())], conf, acc).items():
+    for key, stats in _group_stats(_joint_keys(deg, sev), conf, acc).items():
         d, s = key.split("\x1f")
         joint.setdefault(d, {})[int(s)] = stats
     drops = severity_drops({s: v["accuracy"] for s, v in by_sev.items()}) if 0 in by_sev else {}
@@ -217,16 +239,16 @@ def score_groups(
         return out
     base = paired_baseline(items, sev, acc)
     degraded = sev != 0
-    by_type = paired_breakdown(deg[degraded], sev[degraded], conf[degraded], acc[degraded], base[degraded])
+    by_type = paired_breakdown(deg.take(degraded), sev[degraded], conf[degraded], acc[degraded], base[degraded])
     out["drops_by_degradation"] = {
         d: {f"{lv}-L0": e[lv][f"{lv}-L0"] for lv in ("L1", "L2") if lv in e} | {"n_paired": sum(e[lv]["n_paired"] for lv in ("L1", "L2") if lv in e)}
         for d, e in by_type.items()
     }
-    cat = np.asarray([category_of(d) for d in deg[degraded]], dtype=object)
+    cat = Categorical(deg.codes[degraded], tuple(category_of(d) for d in deg.levels))
     out["by_category"] = paired_breakdown(cat, sev[degraded], conf[degraded], acc[degraded], base[degraded])
-    out["paired_drops"] = paired_breakdown(np.full(n, "all"), sev, conf, acc, base).get("all", {})
+    out["paired_drops"] = paired_breakdown(Categorical(np.zeros(n, np.int32), ("all",)), sev, conf, acc, base).get("all", {})
     if modality is not None:
-        out["by_modality"] = paired_breakdown([UNLABELLED if m in (None, "") else m for m in modality], sev, conf, acc, base)
+        out["by_modality"] = paired_breakdown(_labelled(modality), sev, conf, acc, base)
     if capability is not None and any(c not in (None, "") for c in capability):
         caps = [UNLABELLED if c in (None, "") else str(c) for c in capability]
         out["by_capability"] = paired_breakdown(caps, sev, conf, acc, base)
