@@ -481,11 +481,13 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
         if q < 0:
             continue
         mine = cases[c]["orig"].get("predicted_letter")
-        for name in {(p.get("extra") or {}).get("phenomenon") or p.get("probe_kind") for p in cases[c]["para"]}:
-            flips = [p.get("predicted_letter") != mine for p in cases[c]["para"]
-                     if ((p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")) == name]
+        flipped: dict[Any, bool] = {}  # per phenomenon of the case's paraphrases: did any flip?
+        for p in cases[c]["para"]:
+            name = (p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")
+            flipped[name] = flipped.get(name, False) or p.get("predicted_letter") != mine
+        for name, flip in flipped.items():
             tally = by_phen.setdefault(str(name), [0, 0])
-            tally[0] += any(flips)
+            tally[0] += flip
             tally[1] += 1
     out["flip_rate_by_phenomenon"] = {k: {"flip_rate": _rate(h, n), "n": n} for k, (h, n) in sorted(by_phen.items())}
 
