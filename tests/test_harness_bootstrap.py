@@ -440,3 +440,17 @@ def test_official_bootstrap_ci_through_medvigil_score(official_run, tmp_path):
             interval["low"] = math.nan if interval["low"] is None else interval["low"]
             interval["high"] = math.nan if interval["high"] is None else interval["high"]
     _assert_equals_official(models, official)
+
+
+def test_resampled_sums_drawn_and_multiplied_apart_equal_the_serial_loop():
+    """harness_resampled_sums (draws here, counts and products in a helper thread) gives each
+    frame's sums of the serial loop over harness_resample_counts, empty frames zeros."""
+    from medvigil.scoring.bootstrap import harness_resampled_sums, resampled_sums
+
+    rng = np.random.default_rng(0)
+    frames = [rng.integers(0, 5, size=(n, 3)).astype(np.float32) for n in (7, 0, 300, 1, 2000)]
+    got = harness_resampled_sums(frames, n_resamples=90, seed=5)
+    expected = [np.zeros((90, 3)) for _ in frames]
+    for f, b0, counts in harness_resample_counts([len(x) for x in frames], n_resamples=90, seed=5):
+        expected[f][b0 : b0 + counts.shape[0]] = resampled_sums(frames[f], counts)
+    assert all(np.array_equal(g, e) for g, e in zip(got, expected))

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 import numpy as np
@@ -46,6 +48,7 @@ __all__ = [
     "count_rows",
     "harness_resample_counts",
     "harness_resample_indices",
+    "harness_resampled_sums",
     "one_blas_thread",
     "percentile_interval",
     "resample_counts",
@@ -223,6 +226,44 @@ def harness_resample_counts(
     (:func:`count_rows` of those resamples' draws); empty frames yield nothing. The draws are
     the same (one stream, frame after frame), never all held at once.
     """
+    for f, b0, indices in _harness_draws(frame_sizes, n_resamples, seed):
+        yield f, b0, count_rows(indices, frame_sizes[f])
+
+
+def harness_resampled_sums(
+    per_cluster: Sequence[np.ndarray], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
+) -> list[np.ndarray]:
+    """:func:`resampled_sums` of each frame's per-cluster sums (``(n_f, ...)``, frames in stream
+    order) over that frame's :func:`harness_resample_counts` resamples: ``(n_resamples, ...)``
+    float64 each (zeros for an empty frame).
+
+    The stream is one sequence, drawn here; the draws are counted and multiplied by a helper
+    thread meanwhile (numpy and BLAS release the GIL), at most :data:`_IN_FLIGHT` blocks behind.
+    The sums are those of the serial loop: each block writes its own rows.
+    """
+    sizes = [int(p.shape[0]) for p in per_cluster]
+    out = [np.zeros((n_resamples,) + p.shape[1:]) for p in per_cluster]
+
+    def add(f: int, b0: int, indices: np.ndarray) -> None:
+        out[f][b0 : b0 + indices.shape[0]] = resampled_sums(per_cluster[f], count_rows(indices, sizes[f]))
+
+    with one_blas_thread(), ThreadPoolExecutor(1) as helper:
+        pending: deque = deque()
+        for block in _harness_draws(sizes, n_resamples, seed):
+            pending.append(helper.submit(add, *block))
+            if len(pending) > _IN_FLIGHT:
+                pending.popleft().result()
+        for done in pending:
+            done.result()
+    return out
+
+
+_IN_FLIGHT = 4  # blocks of draws waiting for the helper thread (2**17 indices each)
+
+
+def _harness_draws(frame_sizes: Sequence[int], n_resamples: int, seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``(frame, first resample, (b, frame size) uint32 indices)``: the stream of
+    :func:`harness_resample_indices`, a block of resamples at a time; empty frames draw nothing."""
     if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     stream = CPythonRandomStream(seed)
@@ -230,7 +271,7 @@ def harness_resample_counts(
         rows = max(1, _BLOCK // max(n, 1))
         for b0 in range(0, n_resamples if n else 0, rows):
             b = min(rows, n_resamples - b0)
-            yield f, b0, count_rows(stream.choice_indices(n, b * n, np.uint32).reshape(b, n), n)
+            yield f, b0, stream.choice_indices(n, b * n, np.uint32).reshape(b, n)
 
 
 def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np.ndarray:

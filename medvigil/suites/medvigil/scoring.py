@@ -44,7 +44,7 @@ from medvigil import __version__
 from medvigil.scoring.bootstrap import (
     DEFAULT_N_RESAMPLES,
     DEFAULT_SEED,
-    harness_resample_counts,
+    harness_resampled_sums,
     one_blas_thread,
     resample_counts,
     resampled_sums,
@@ -282,12 +282,9 @@ def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, counts=No
     else:
         order = feats.stream_order
         sums = np.zeros((n_resamples,) + stat.shape[1:])
-        per_model = {}
-        for f, b0, counts in harness_resample_counts([len(feats.frames[m]) for m in order], n_resamples, seed):
-            m = order[f]
-            if m not in per_model:
-                per_model = {m: stat[feats.frames[m], m]}  # one model's cases at a time
-            sums[b0 : b0 + counts.shape[0], m] = resampled_sums(per_model[m], counts)
+        per_model = harness_resampled_sums([stat[feats.frames[m], m] for m in order], n_resamples, seed)
+        for m, model_sums in zip(order, per_model):
+            sums[:, m] = model_sums
     return metrics_from_sums(sums, lay, weights, normalise, quirks)["metrics"]
 
 
