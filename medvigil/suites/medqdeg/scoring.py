@@ -108,19 +108,21 @@ def _score_model(recs: Sequence[Mapping[str, Any]], n_options: int | None, **rul
     trials, ks, gold, degs, sevs, items, mods, caps = [], [], [], [], [], [], [], []
     for r in recs:
         extra = r.get("extra") or {}
-        votes = extra.get("votes", [r.get("predicted_letter")])
+        votes = extra["votes"] if "votes" in extra else [r.get("predicted_letter")]
         if not isinstance(votes, list):
             raise TypeError(f"record {r.get('probe_id')!r}: extra.votes must be a list of letters")
         k = extra.get("n_options", n_options)
         if k is None:
             raise ValueError(f"record {r.get('probe_id')!r}: the number of options is unknown (extra.n_options)")
-        d, s = _degradation_of(r)
+        sev, deg = extra.get("severity"), extra.get("degradation")
+        if type(sev) is not int or type(deg) is not str or not deg:  # (our task pack's records: read as they are)
+            deg, sev = _degradation_of(r)
         trials.append(votes)
-        ks.append(int(k))
+        ks.append(k if type(k) is int else int(k))
         gold.append(r["correct_letter"])
-        degs.append(d)
-        sevs.append(s)
-        items.append(extra.get("item_id", r.get("probe_id")))
+        degs.append(deg)
+        sevs.append(sev)
+        items.append(extra["item_id"] if "item_id" in extra else r.get("probe_id"))
         mods.append(r.get("modality"))
         caps.append(extra.get("capability"))
     counts, invalid = vote_counts(trials, np.asarray(ks))
