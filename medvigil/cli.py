@@ -18,6 +18,7 @@ import threading
 
 from medvigil import __version__
 from medvigil.errors import DataError
+from medvigil.files import held_signals
 
 MAX_PRINTED_PROBLEMS = 25
 
@@ -99,7 +100,8 @@ def _raise_now_or_soon(kind: type[BaseException], frame) -> None:
     """Raise ``kind``, unless the signal arrived during an import or a ``__del__``: an exception
     raised there can be lost (a C extension's module initialisation calling Python code, an
     import lock's weakref callback), and the command would run on. Then it is raised from a
-    timer, a moment later, once the import is over."""
+    timer, a moment later, once the import is over. During steps a writer holds (making a staging
+    folder, moving outputs into place) it is raised when they are done (:func:`held_signals.held`)."""
     global _pending
     if _inside_import(frame) and hasattr(signal, "setitimer"):
         _pending = kind
@@ -107,7 +109,8 @@ def _raise_now_or_soon(kind: type[BaseException], frame) -> None:
         signal.setitimer(signal.ITIMER_REAL, _RETRY_S)
         return
     _pending = None
-    raise kind()
+    if not held_signals.deferred(kind):
+        raise kind()
 
 
 def _inside_import(frame) -> bool:

@@ -3,7 +3,9 @@
 A folder is written into a hidden sibling (``.NAME.staging-PID-XXXX``, same file system)
 and renamed onto its final name only when the writer returns; on any error (and on SIGINT or SIGTERM,
 which :mod:`medvigil.cli` turns into exceptions) the staging folder is removed and the
-previous output, if any, is untouched. Both writers take the command's ``inputs`` and
+previous output, if any, is untouched. Making a staging folder and moving outputs into place run
+with those signals held (:func:`medvigil.files.held_signals.held`), so no moment between two of
+their steps leaves a folder nobody removes. Both writers take the command's ``inputs`` and
 refuse (:func:`medvigil.files.output_guard.refuse_overlap`) an output that is, contains or lies
 inside one of them, before creating anything and again before committing.
 """
@@ -17,6 +19,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from medvigil.files.held_signals import held
 from medvigil.files.output_guard import Inputs, refuse_overlap
 
 
@@ -35,22 +38,32 @@ def staged_folder(out: str | os.PathLike, *, inputs: Inputs, replace: bool = Fal
     refuse_overlap({option: out}, inputs, replace=replace)
     _refuse_existing(out, replace)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-{os.getpid()}-", dir=out.parent))
+    tmp = None
     try:
+        with held():  # named as soon as made: the finally below removes it whenever a signal lands
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-{os.getpid()}-", dir=out.parent))
         yield tmp
         refuse_overlap({option: out}, inputs, replace=replace)
         _refuse_existing(out, replace, during=True)
-        if out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
-            os.replace(out, old / out.name)
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
+        with held():  # never the old output moved aside and the new one not yet in
+            _move_in(tmp, out)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            with held():  # a second Ctrl-C does not cut the removal short
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _move_in(tmp: Path, out: Path) -> None:
+    """Rename ``tmp`` onto ``out``; an existing ``out`` is moved aside first, then deleted."""
+    if out.is_dir() and not any(out.iterdir()):
+        out.rmdir()
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
+        os.replace(out, old / out.name)
+        os.replace(tmp, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, out)
 
 
 def _refuse_existing(out: Path, replace: bool, during: bool = False) -> None:
@@ -72,14 +85,17 @@ def write_text_atomic(path: str | os.PathLike, text: str, *, inputs: Inputs, opt
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise FileNotFoundError(f"output folder does not exist: {directory}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    tmp = None
     try:
+        with held():  # named as soon as made: the except below removes it whenever a signal lands
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise

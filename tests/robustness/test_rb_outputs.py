@@ -141,6 +141,66 @@ def test_sigterm_removes_the_partial_folder_of_sample(tmp_path):
     assert list(parent.iterdir()) == [] and not leftovers(parent)
 
 
+def _sigterm_once_after(monkeypatch, call: str, marker: str) -> None:
+    """``os.CALL`` (mkdir, open, rename, replace) sends this process SIGTERM right after its first call
+    naming a path that contains ``marker``: the signal lands at that moment whatever the load."""
+    real, fired = getattr(os, call), []
+
+    def then_sigterm(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if not fired and marker in " ".join(map(str, args)):
+            fired.append(args)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return result
+
+    monkeypatch.setattr(os, call, then_sigterm)
+
+
+@pytest.mark.parametrize("folder", ["rel", "cred"])
+def test_sigterm_just_after_sample_makes_a_partial_folder_removes_it(capsys, monkeypatch, tmp_path, folder):
+    from medvigil.cli import main
+
+    # the moment the test above hit about once in a dozen runs on a busy machine
+    parent = tmp_path / "outs"
+    _sigterm_once_after(monkeypatch, "mkdir", f".{folder}.partial-")
+    assert main(["sample", "--out", str(parent / "rel"), "--credentialed-out", str(parent / "cred"), "--cases", "5"]) == 143
+    assert list(parent.iterdir()) == []
+
+
+def test_sigterm_between_the_two_moves_of_sample_waits_until_both_outputs_are_in(capsys, monkeypatch, tmp_path):
+    from medvigil.cli import main
+
+    parent = tmp_path / "outs"
+    _sigterm_once_after(monkeypatch, "rename", ".cred.partial-")
+    assert main(["sample", "--out", str(parent / "rel"), "--credentialed-out", str(parent / "cred"), "--cases", "5"]) == 143
+    assert sorted(p.name for p in parent.iterdir()) == ["cred", "rel"] and (parent / "rel" / "RELEASE_DIGEST").is_file()
+
+
+@pytest.mark.parametrize("call, marker, kept", [("mkdir", ".out.staging-", "old.txt"), ("mkdir", ".out.old-", "new.txt"),
+                                               ("replace", ".out.old-", "new.txt")])
+def test_sigterm_just_after_a_staging_step_leaves_the_old_or_the_new_output_whole(monkeypatch, tmp_path, call, marker, kept):
+    from medvigil.cli import Terminated, _sigterm_as_exception
+    from medvigil.files.atomic_output import staged_folder
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.txt").write_text("old")
+    _sigterm_once_after(monkeypatch, call, marker)
+    with pytest.raises(Terminated), _sigterm_as_exception(), staged_folder(out, inputs=(), replace=True) as tmp:
+        (tmp / "new.txt").write_text("new")
+    assert [p.name for p in tmp_path.iterdir()] == ["out"] and [p.name for p in out.iterdir()] == [kept]
+
+
+def test_sigterm_just_after_write_text_atomic_makes_its_temporary_file_removes_it(monkeypatch, tmp_path):
+    from medvigil.cli import Terminated, _sigterm_as_exception
+    from medvigil.files.atomic_output import write_text_atomic
+
+    _sigterm_once_after(monkeypatch, "open", ".scores.json.")
+    with pytest.raises(Terminated), _sigterm_as_exception():
+        write_text_atomic(tmp_path / "scores.json", "{}", inputs=())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sigterm_handler_is_restored_after_a_command(capsys, tmp_path):
     from medvigil.cli import main
 

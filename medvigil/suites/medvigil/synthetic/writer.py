@@ -28,6 +28,7 @@ from PIL import Image
 
 from medvigil import __version__
 from medvigil.files.digest import release_digest
+from medvigil.files.held_signals import held
 from medvigil.images.imaging import decode_image, encode_jpeg, render_variant, to_published
 from medvigil.suites.medvigil.release_format import (
     CLINICIAN_BASELINE,
@@ -158,19 +159,23 @@ def _prepare(path: Path, force: bool, what: str) -> None:
             raise FileExistsError(f"refusing to replace {resolved} (root, home or current directory)")
 
 
-def _temp_sibling(path: Path, tag: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{tag}-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
-    return tmp
+def _sibling(path: Path, tag: str) -> Path:
+    """The hidden sibling ``.NAME.TAG-PID`` of ``path``: named before it is made, so its cleanup can be set first."""
+    return path.parent / f".{path.name}.{tag}-{os.getpid()}"
+
+
+def _make_empty(folder: Path) -> None:
+    """Make ``folder`` (and its parents), removing a stale one left by a dead process with this pid."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir()
 
 
 def _commit(tmp: Path, path: Path) -> None:
     """Move ``tmp`` to ``path``, replacing an existing directory only after the new one is complete."""
     if path.exists():
-        old = path.parent / f".{path.name}.old-{os.getpid()}"
+        old = _sibling(path, "old")
         if old.exists():
             shutil.rmtree(old)
         path.rename(old)
@@ -247,22 +252,25 @@ def generate_release(
         _prepare(cred_root, force, "credentialed-out directory")
     _prepare(root, force, "output directory")
 
-    tmp = _temp_sibling(root, "partial")
-    cred_tmp = _temp_sibling(cred_root, "partial") if cred_root is not None else None
+    tmp = _sibling(root, "partial")
+    cred_tmp = _sibling(cred_root, "partial") if cred_root is not None else None
+    partials = [folder for folder in (tmp, cred_tmp) if folder is not None]
     try:
+        for folder in partials:  # made inside the try: a Ctrl-C or SIGTERM just after a mkdir removes it too
+            _make_empty(folder)
         summary = _write(tmp, cases, seed, cred_tmp, progress, jobs)
         summary.digest = release_digest(tmp)
         (tmp / DIGEST_FILE).write_text(summary.digest + "\n", encoding="utf-8")
+        with held():  # the outputs are moved in whole: a signal meanwhile is raised once they are
+            if cred_root is not None and cred_tmp is not None:
+                _commit(cred_tmp, cred_root)
+            _commit(tmp, root)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if cred_tmp is not None:
-            shutil.rmtree(cred_tmp, ignore_errors=True)
+        with held():  # a second Ctrl-C does not cut the removal short
+            for folder in partials:
+                shutil.rmtree(folder, ignore_errors=True)
         raise
-    if cred_root is not None and cred_tmp is not None:
-        _commit(cred_tmp, cred_root)
-        summary.credentialed_root = cred_root
-    _commit(tmp, root)
-    summary.root = root
+    summary.root, summary.credentialed_root = root, cred_root
     return summary
 
 
