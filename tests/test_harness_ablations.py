@@ -255,6 +255,7 @@ def test_bad_rows_named_by_file_line_and_field(tmp_path):
 
 
 def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(tmp_path):
+    from medvigil.report.render import draw_figures
     from medvigil.suites.medvigil.tables import _capability_safety_figure, _pareto, figures, tables
 
     rel = release(80, tiers=("L1", "L2", "L3", "L4", "L5"), kinds=("original",))
@@ -280,7 +281,7 @@ def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(
     trajectories = rendered["Per-case letter trajectories (Table 14 layout): modal letter (modal share %)"]
     assert trajectories.rows[0] == ["Claude Opus 4.7 on MVB-0001 (L1)", "E (100.0)", "E (60.0)", "E (60.0)", "E (60.0)"]
     assert len(trajectories.rows) == 5  # one case per tier
-    pngs = figures(result)
+    pngs = draw_figures(figures(result))
     assert {"blur_decay_per_tier", "roi_decay_per_tier"} <= set(pngs)
     assert "capability_safety" not in pngs  # no traps or ROI probes here: Safe and Ground undefined
     blocks = {name: {"metrics": {"cap": cap, "safe": safe, "ground": ground}}

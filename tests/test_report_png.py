@@ -1,14 +1,16 @@
 """``medvigil.report.png`` draws a figure once and crops it: the image must be savefig's
-``bbox_inches="tight"`` image (same size, same picture up to half a pixel of placement)."""
+``bbox_inches="tight"`` image (same size, same picture up to half a pixel of placement), in a PNG
+of our own encoding; ``draw_figures`` draws in worker processes what it would draw here."""
 
 from __future__ import annotations
 
 import io
 
 import numpy as np
+import pytest
 from PIL import Image
 
-from medvigil.report.render import PNG_DPI, png, pyplot
+from medvigil.report.render import PNG_DPI, draw_figures, encode_png, png, pyplot
 
 
 def _figure(legend_anchor: tuple[float, float]):
@@ -43,3 +45,29 @@ def test_artists_past_the_margin_get_savefigs_exact_image():
 
 def test_png_is_deterministic():
     assert png(_figure((0.5, -0.3))) == png(_figure((0.5, -0.3)))
+
+
+@pytest.mark.parametrize("alpha", [255, 7])
+def test_encoded_png_reads_back_with_its_dpi(alpha):
+    rgba = np.random.default_rng(0).integers(0, 256, (7, 5, 4), dtype=np.uint8)
+    rgba[..., 3] = 255
+    rgba[3, 2, 3] = alpha
+    image = Image.open(io.BytesIO(encode_png(rgba, PNG_DPI)))
+    assert image.mode == ("RGB" if alpha == 255 else "RGBA")  # RGB when nothing is transparent
+    assert np.array_equal(np.asarray(image.convert("RGBA")), rgba)
+    assert image.info["dpi"] == pytest.approx((PNG_DPI, PNG_DPI), abs=0.01)
+
+
+def _failing() -> bytes:
+    raise KeyError("ci")
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_draw_figures_in_workers_as_in_process(monkeypatch, workers):
+    monkeypatch.setenv("MEDVIGIL_WORKERS", workers)
+    makers = {"a": lambda: png(_figure((0.5, -0.3))), "none": lambda: None, "b": lambda: png(_figure((0.5, 1.2)))}
+    drawn = draw_figures(makers)
+    assert list(drawn) == ["a", "b"]  # in order; a figure the data cannot show is left out
+    assert drawn["a"] == png(_figure((0.5, -0.3))) and drawn["b"] == png(_figure((0.5, 1.2)))
+    with pytest.raises(KeyError, match="ci"):  # what a worker could not draw fails here, as in-process
+        draw_figures({**makers, "broken": _failing})

@@ -26,7 +26,7 @@ def run(args) -> int:
     from medvigil.suites.registry import get
 
     result = load_results(args.scores)
-    pyplot()  # matplotlib, imported before the freeze below
+    pyplot()  # matplotlib, imported once, before the freeze below and the workers that draw the figures fork
     gc.freeze()  # modules and results outlive the figures: the collections the figures trigger skip them
     try:
         paths = write_report(result, args.out, title=args.title, inputs=args.scores)

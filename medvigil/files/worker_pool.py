@@ -1,5 +1,5 @@
-"""Run one task per input (a file, or one model's files) in forked worker processes, so every
-core of the machine reads.
+"""Run one task per input (a file, one model's files, a report figure) in forked worker processes,
+so every core of the machine reads (or draws).
 
 The bulk readers spend most of a file's time in Python byte scans that hold the GIL, so threads
 do not add a core; processes do. :func:`in_workers` forks the workers when its ``with`` block
@@ -32,7 +32,7 @@ from medvigil.errors import DataError, Problem
 T = TypeVar("T")
 ENV = "MEDVIGIL_WORKERS"  # worker processes for the bulk readers (default: the usable CPUs)
 
-_NICENESS = 10  # workers' priority below the parent's
+_NICENESS = 10  # workers' priority below the parent's, by default
 _task: Callable[[Any], Any] | None = None  # set before the fork; the workers inherit both
 _folder: str | None = None
 
@@ -89,17 +89,18 @@ def _taken(path: str | None) -> Any:
         Path(path).unlink(missing_ok=True)
 
 
-def _quiet_worker() -> None:
+def _quiet_worker(niceness: int = _NICENESS) -> None:
     """A worker is stopped by its parent: SIGTERM ends it (not the CLI's handler, inherited with
-    the fork), and Ctrl-C is the parent's to handle. It yields the CPU to the parent, whose work
-    meanwhile (loading a release) is on the command's serial path. SIGTERM comes blocked from the
-    fork (:func:`_sigterm_held`): one sent before this ran is delivered now, and ends the worker."""
+    the fork), and Ctrl-C is the parent's to handle. By default it yields the CPU to the parent,
+    whose work meanwhile (loading a release) is on the command's serial path. SIGTERM comes
+    blocked from the fork (:func:`_sigterm_held`): one sent before this ran is delivered now, and
+    ends the worker."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     try:
-        os.nice(_NICENESS)
+        os.nice(niceness)
     except OSError:  # not allowed here: run at the parent's priority
         pass
 
@@ -123,11 +124,12 @@ def _sigterm_held() -> Iterator[None]:
 
 @contextmanager
 def in_workers(task: Callable[[T], Any], items: Iterable[T], *, progress: str | None = None,
-               unit: str = "file") -> Iterator[Iterator[Any]]:
+               unit: str = "file", niceness: int = _NICENESS) -> Iterator[Iterator[Any]]:
     """``task(item)`` for every item, in order (None where it raised), computed by
     :func:`worker_count` forked processes that start at once: the caller may do other work in
     the ``with`` block before it takes the results. Leaving the block stops the workers. With
-    ``progress`` (a label), the results taken are counted on stderr when it is a terminal."""
+    ``progress`` (a label), the results taken are counted on stderr when it is a terminal.
+    ``niceness``: the workers' priority below this process's (0 for a caller that only waits)."""
     global _task, _folder
     items = list(items)
     workers = worker_count(len(items))
@@ -139,7 +141,8 @@ def in_workers(task: Callable[[T], Any], items: Iterable[T], *, progress: str | 
                 folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="medvigil-workers-"))
                 _task, _folder = task, folder
                 with _sigterm_held():
-                    pool = stack.enter_context(multiprocessing.get_context("fork").Pool(workers, initializer=_quiet_worker))
+                    pool = stack.enter_context(multiprocessing.get_context("fork").Pool(
+                        workers, initializer=_quiet_worker, initargs=(niceness,)))
             except OSError:  # no temporary folder or no fork here: read in-process
                 pool = None
             finally:

@@ -3,7 +3,8 @@
 Input is one or more ``medvigil score --json`` results (MedVIGIL audits merged by model, at most
 one result of each other suite), the authors' seed-variance files and their Appendix K summary
 CSV. Each suite's tables and figures come from its registry entry
-(:mod:`medvigil.suites.registry`); figures are embedded in the HTML as PNG data.
+(:mod:`medvigil.suites.registry`); figures are drawn by worker processes and embedded in the HTML
+as PNG data.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.atomic_output import staged_folder
 from medvigil.files.input_files import read_json
 from medvigil.files.output_guard import refuse_overlap
-from medvigil.report.render import Table, md_escape
+from medvigil.report.render import Table, draw_figures, md_escape
 from medvigil.suites import registry
 from medvigil.suites.medvigil.harness_ablations import read_token_ablation_csv
 from medvigil.suites.medvigil.scoring import audit_to_json
@@ -143,15 +144,18 @@ def checked_sections(result: Mapping[str, Any], inputs: Iterable[str | os.PathLi
 
 
 def sections(result: Mapping[str, Any]) -> list[Section]:
-    """The MedVIGIL audit (when any model has one), then each stress-test suite scored."""
-    out = []
-    if result.get("models"):
-        medvigil = registry.get("medvigil").entry
-        out.append(Section("MedVIGIL", medvigil.tables(result), medvigil.figures(result)))
+    """The MedVIGIL audit (when any model has one), then each stress-test suite scored; the
+    figures of all of them drawn together (:func:`~medvigil.report.render.draw_figures`)."""
+    parts = [("MedVIGIL", registry.get("medvigil").entry, result)] if result.get("models") else []
     for name, data in sorted((result.get("suites") or {}).items()):
         suite = registry.get(name)
-        out.append(Section(suite.title, suite.entry.tables(data), suite.entry.figures(data)))
-    return out
+        parts.append((suite.title, suite.entry, data))
+    tables = [entry.tables(data) for _, entry, data in parts]
+    makers = [entry.figures(data) for _, entry, data in parts]
+    # one pool for every section's figures, keyed by (section, name): the workers stay busy to the end
+    pngs = draw_figures({(i, name): make for i, named in enumerate(makers) for name, make in named.items()})
+    return [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs})
+            for i, (title, _, _) in enumerate(parts)]
 
 
 def render_markdown(parts: Sequence[Section], figure_files: Mapping[str, str], title: str, result: Mapping[str, Any]) -> str:

@@ -8,7 +8,8 @@ table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides
 * ``format_table(result) -> str``: the plain-text tables ``medvigil score`` prints;
 * ``n_scored(result) -> int``: how many records (pairs for MediConfusion) the result rests on;
 * ``models(result) -> list[str]``: the models it scores;
-* ``tables(result)`` / ``figures(result)``: the report section (tables and PNG bytes by name).
+* ``tables(result)`` / ``figures(result)``: the report section: its tables, and its figures by name,
+  each a function that draws it (:data:`medvigil.report.render.FigureMaker`).
 
 Entry modules are imported on first use, so ``medvigil --help`` loads none of them.
 """

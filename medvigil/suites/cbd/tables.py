@@ -14,9 +14,10 @@ MCQ arm under the model's name, the binary yes/no arm as ``"<model> [binary]"``)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from medvigil.report.render import Table, fmt, png, pyplot
+from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
 
 QUADS = ("Ideal", "Fragile", "Dangerous", "Worst")
 QUADRANT_COLOURS = {"Ideal": "#2e7d32", "Fragile": "#f9a825", "Dangerous": "#e65100", "Worst": "#b71c1c"}
@@ -98,11 +99,19 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
     return out
 
 
-def cbd_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    plt = pyplot()
+def cbd_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
+    """The figures by name, each a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
+    return {
+        "cbd_quadrants": partial(_quadrants_figure, result),
+        "cbd_flip_vs_dangerous": partial(_flip_figure, result),
+        "cbd_entropy": partial(_entropy_figure, result),
+    }
+
+
+def _quadrants_figure(result: Mapping[str, Any]) -> bytes:
+    """The quadrant fractions per model, stacked."""
     models = sorted(result["models"])
-    figs = {}
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(models) + 1.4))
+    fig, ax = pyplot().subplots(figsize=(7, 0.45 * len(models) + 1.4))
     left = [0.0] * len(models)
     for q, colour in QUADRANT_COLOURS.items():
         widths = [float("nan") if result["models"][n]["fractions"][q] is None else 100 * result["models"][n]["fractions"][q]
@@ -113,10 +122,13 @@ def cbd_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     ax.set_xlabel("% of samples")
     ax.set_title("Consistent but Dangerous quadrants", pad=24)
     ax.legend(ncol=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    figs["cbd_quadrants"] = png(fig)
+    return png(fig)
 
-    fig, ax = plt.subplots(figsize=(4.8, 3.8))  # Fig. 3
-    for n in models:
+
+def _flip_figure(result: Mapping[str, Any]) -> bytes:
+    """Fig. 3: flip rate against the Dangerous fraction, with their CIs."""
+    fig, ax = pyplot().subplots(figsize=(4.8, 3.8))
+    for n in sorted(result["models"]):
         m = result["models"][n]
         if m["flip_rate"] is None or m["dangerous_fraction"] is None:
             continue
@@ -133,21 +145,24 @@ def cbd_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     ax.set_ylim(-2, 102)
     ax.set_title(f"Flip rate vs Dangerous (Spearman ρ = {_num(corr.get('spearman'))})")
     ax.legend(fontsize=6)
-    figs["cbd_flip_vs_dangerous"] = png(fig)
+    return png(fig)
 
-    binary = [n for n in models if result["models"][n].get("binary_by_quadrant")]
-    if binary:
-        import numpy as np
 
-        fig, ax = plt.subplots(figsize=(6, 3.2))  # Fig. 5
-        width = 0.8 / len(binary)
-        for i, n in enumerate(binary):
-            h = result["models"][n].get("mean_entropy_by_quadrant") or {}
-            ax.bar(np.arange(4) + (i - (len(binary) - 1) / 2) * width, [float("nan") if h.get(q) is None else h[q] for q in QUADS],
-                   width, label=n)
-        ax.set_xticks(range(4), QUADS)
-        ax.set_ylabel("mean entropy (nats)")
-        ax.set_title("Predictive entropy per quadrant (binary arm)")
-        ax.legend(fontsize=7)
-        figs["cbd_entropy"] = png(fig)
-    return figs
+def _entropy_figure(result: Mapping[str, Any]) -> bytes | None:
+    """Fig. 5: mean predictive entropy per quadrant of the binary arm (None without one)."""
+    binary = [n for n in sorted(result["models"]) if result["models"][n].get("binary_by_quadrant")]
+    if not binary:
+        return None
+    import numpy as np
+
+    fig, ax = pyplot().subplots(figsize=(6, 3.2))
+    width = 0.8 / len(binary)
+    for i, n in enumerate(binary):
+        h = result["models"][n].get("mean_entropy_by_quadrant") or {}
+        ax.bar(np.arange(4) + (i - (len(binary) - 1) / 2) * width, [float("nan") if h.get(q) is None else h[q] for q in QUADS],
+               width, label=n)
+    ax.set_xticks(range(4), QUADS)
+    ax.set_ylabel("mean entropy (nats)")
+    ax.set_title("Predictive entropy per quadrant (binary arm)")
+    ax.legend(fontsize=7)
+    return png(fig)

@@ -4,11 +4,12 @@ of ``medvigil score --suite mediconfusion`` and the report."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from medvigil.report.render import Table, fmt, png, pyplot
+from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
 from medvigil.suites.mediconfusion.categories import CATEGORIES, CATEGORY_SHORT_NAMES
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
 
@@ -59,12 +60,17 @@ def table3(best: Mapping[str, Any]) -> Table:
                  "the authors' code); each maximised over the model's modes separately, as in Table 3.")
 
 
-def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    plt = pyplot()
+def figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
+    """The figure by name, a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
+    return {"mediconfusion_set_accuracy": partial(_set_accuracy_figure, result)}
+
+
+def _set_accuracy_figure(result: Mapping[str, Any]) -> bytes:
+    """Set accuracy per model and answering mode, beside random guessing."""
     models = sorted(result["best_over_modes"])
     modes = sorted({r["mode_label"] or r["mode"] for r in result["runs"]})
     cell = {(r["model"], r["mode_label"] or r["mode"]): r["set_accuracy"] for r in result["runs"]}
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(models) + 2), 3.4))
+    fig, ax = pyplot().subplots(figsize=(max(5.0, 1.1 * len(models) + 2), 3.4))
     width = 0.8 / max(1, len(modes))
     for i, mode in enumerate(modes):
         ax.bar(np.arange(len(models)) + (i - (len(modes) - 1) / 2) * width, [_nan(cell.get((m, mode))) for m in models],
@@ -75,4 +81,4 @@ def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     ax.set_ylabel("set accuracy %")
     ax.set_title("MediConfusion set accuracy by answering mode")
     ax.legend(fontsize=7, ncol=3)
-    return {"mediconfusion_set_accuracy": png(fig)}
+    return png(fig)

@@ -20,9 +20,10 @@ calibration experiment. Drops are in percentage points, negative = worse (Table 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from medvigil.report.render import Table, fmt, png, pyplot
+from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
 from medvigil.suites.medqdeg.breakdowns import OTHER_GROUP
 from medvigil.suites.medqdeg.breakdowns import capability_group as _group
 from medvigil.suites.medqdeg.scoring import accuracy_scores
@@ -156,13 +157,20 @@ def _nan(value: Any) -> float:
     return float("nan") if value is None else 100.0 * float(value)
 
 
-def medqdeg_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    import numpy as np
-
-    plt = pyplot()
+def medqdeg_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
+    """The figures by name, each a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
     models = dict(sorted(result["models"].items()))
-    figs: dict[str, bytes] = {}
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
+    return {
+        "medqdeg_severity": partial(_severity_figure, models),
+        "medqdeg_type_drops": partial(_drops_figure, models, "drops_by_degradation"),
+        "medqdeg_capability_drops": partial(_drops_figure, models, "by_capability"),
+        "medqdeg_modality": partial(_modality_figure, models),
+    }
+
+
+def _severity_figure(models: Mapping[str, Any]) -> bytes:
+    """Accuracy, perceived confidence and Calibration Shift against severity (Figs. 3-4)."""
+    fig, axes = pyplot().subplots(1, 3, figsize=(11, 3.4))
     for name, m in models.items():
         for ax, key in zip(axes, ("accuracy", "mean_confidence", "calibration_shift")):
             sev = (accuracy_scores(m) if key == "accuracy" else m)["by_severity"]
@@ -174,41 +182,49 @@ def medqdeg_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     axes[1].set_ylim(0, 100)
     axes[2].axhline(0, color="grey", lw=0.8)
     axes[0].legend(fontsize=7)
-    figs["medqdeg_severity"] = png(fig)
+    return png(fig)
 
-    # Fig. 8: L0 − degraded per model and type (a/b) or capability (c/d); red = degradation hurts; paired
-    def drop(m: Mapping[str, Any], key: str, column: str, lv: str) -> Any:
-        entry = (accuracy_scores(m).get(key) or {}).get(column) or {}
-        return entry.get(f"{lv}-L0") if key == "drops_by_degradation" else (entry.get(lv) or {}).get(f"{lv}-L0")
 
-    for key, name in (("drops_by_degradation", "medqdeg_type_drops"), ("by_capability", "medqdeg_capability_drops")):
-        columns = sorted({k for m in models.values() for k in (accuracy_scores(m).get(key) or {})})
-        if not columns:
-            continue
-        fig, axes = plt.subplots(1, 2, figsize=(max(7.0, 0.5 * len(columns) + 3), 0.45 * len(models) + 2.2), squeeze=False)
-        for ax, lv in zip(axes[0], ("L1", "L2")):
-            grid = np.array([[-_nan(drop(m, key, c, lv)) for c in columns] for m in models.values()])
-            limit = max(1.0, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0)
-            image = ax.imshow(grid, cmap="RdYlGn_r", vmin=-limit, vmax=limit, aspect="auto")
-            ax.set_xticks(range(len(columns)), columns, rotation=60, ha="right", fontsize=7)
-            ax.set_yticks(range(len(models)), list(models), fontsize=7)
-            ax.set_title(f"L0 − {lv} accuracy (pp)")
-            fig.colorbar(image, ax=ax, shrink=0.8)
-        figs[name] = png(fig)
+def _drop(m: Mapping[str, Any], key: str, column: str, lv: str) -> Any:
+    entry = (accuracy_scores(m).get(key) or {}).get(column) or {}
+    return entry.get(f"{lv}-L0") if key == "drops_by_degradation" else (entry.get(lv) or {}).get(f"{lv}-L0")
 
-    # Fig. 7: accuracy per modality at each severity
+
+def _drops_figure(models: Mapping[str, Any], key: str) -> bytes | None:
+    """Fig. 8: L0 − degraded per model and type (a/b) or capability (c/d); red = degradation hurts; paired."""
+    import numpy as np
+
+    columns = sorted({k for m in models.values() for k in (accuracy_scores(m).get(key) or {})})
+    if not columns:
+        return None
+    fig, axes = pyplot().subplots(1, 2, figsize=(max(7.0, 0.5 * len(columns) + 3), 0.45 * len(models) + 2.2), squeeze=False)
+    for ax, lv in zip(axes[0], ("L1", "L2")):
+        grid = np.array([[-_nan(_drop(m, key, c, lv)) for c in columns] for m in models.values()])
+        limit = max(1.0, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0)
+        image = ax.imshow(grid, cmap="RdYlGn_r", vmin=-limit, vmax=limit, aspect="auto")
+        ax.set_xticks(range(len(columns)), columns, rotation=60, ha="right", fontsize=7)
+        ax.set_yticks(range(len(models)), list(models), fontsize=7)
+        ax.set_title(f"L0 − {lv} accuracy (pp)")
+        fig.colorbar(image, ax=ax, shrink=0.8)
+    return png(fig)
+
+
+def _modality_figure(models: Mapping[str, Any]) -> bytes | None:
+    """Fig. 7: accuracy per modality at each severity."""
+    import numpy as np
+
     mods = sorted({k for m in models.values() for k in (accuracy_scores(m).get("by_modality") or {})})
-    if mods:
-        fig, axes = plt.subplots(1, len(LEVELS), figsize=(11, 3.2), sharey=True)
-        width = 0.8 / max(1, len(models))
-        for ax, lv in zip(axes, LEVELS):
-            for i, (name, m) in enumerate(models.items()):
-                by = accuracy_scores(m).get("by_modality") or {}
-                ax.bar(np.arange(len(mods)) + (i - (len(models) - 1) / 2) * width,
-                       [_nan(((by.get(mod) or {}).get(lv) or {}).get("accuracy")) for mod in mods], width, label=name)
-            ax.set_xticks(range(len(mods)), mods, fontsize=8)
-            ax.set_title(f"{lv} accuracy % by modality")
-            ax.set_ylim(0, 100)
-        axes[0].legend(fontsize=7)
-        figs["medqdeg_modality"] = png(fig)
-    return figs
+    if not mods:
+        return None
+    fig, axes = pyplot().subplots(1, len(LEVELS), figsize=(11, 3.2), sharey=True)
+    width = 0.8 / max(1, len(models))
+    for ax, lv in zip(axes, LEVELS):
+        for i, (name, m) in enumerate(models.items()):
+            by = accuracy_scores(m).get("by_modality") or {}
+            ax.bar(np.arange(len(mods)) + (i - (len(models) - 1) / 2) * width,
+                   [_nan(((by.get(mod) or {}).get(lv) or {}).get("accuracy")) for mod in mods], width, label=name)
+        ax.set_xticks(range(len(mods)), mods, fontsize=8)
+        ax.set_title(f"{lv} accuracy % by modality")
+        ax.set_ylim(0, 100)
+    axes[0].legend(fontsize=7)
+    return png(fig)

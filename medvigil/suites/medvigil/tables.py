@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
-from medvigil.report.render import Table, fmt, fmt_ci, png, pyplot
+from medvigil.report.render import FigureMaker, Table, fmt, fmt_ci, png, pyplot
 from medvigil.suites.medvigil.clinician import DOCTORS
 from medvigil.suites.medvigil.release_format import PROBE_KINDS, TIERS
 from medvigil.suites.medvigil.seed_variance import CLASSES
@@ -185,35 +186,52 @@ def _ablation_tables(result: Mapping[str, Any]) -> list[Table]:
     return out
 
 
-def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
-    """PNG bytes per figure name of a MedVIGIL audit result."""
+def figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
+    """The figures of a MedVIGIL audit result by name, each a function drawing it
+    (:func:`~medvigil.report.render.draw_figures`)."""
+    blocks = _with_doctors(result)
+    abl = result.get("ablations") or {}
+    return {
+        "mcs_components": partial(_components_figure, blocks),
+        "tier_sfr_heatmap": partial(_tier_heatmap, blocks),
+        "blur_decay": partial(_blur_figure, abl.get("blur") or {}),
+        "roi_decay": partial(_roi_figure, abl.get("roi_decay") or {}),
+        "capability_safety": partial(_capability_safety_figure, blocks),  # the authors' protocols (Figs. 5-7)
+        "blur_decay_per_tier": partial(_blur_tier_figure, abl.get("blur") or {}),
+        "roi_decay_per_tier": partial(_roi_modal_tier_figure, abl.get("roi_decay_modal") or {}),
+    }
+
+
+def _val(x: Any) -> float:
+    return math.nan if x is None else float(x)
+
+
+def _components_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
+    """Cap, Safe, Ground and MCS per model."""
     import numpy as np
 
-    plt = pyplot()
-    out: dict[str, bytes] = {}
-    blocks = _with_doctors(result)
     models = list(blocks)
-
-    def save(fig, name):
-        out[name] = png(fig)
-
-    def val(x):
-        return np.nan if x is None else float(x)
-
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(models) + 2), 3.6))
+    fig, ax = pyplot().subplots(figsize=(max(5.0, 1.3 * len(models) + 2), 3.6))
     keys = ("cap", "safe", "ground", "mcs")
     x = np.arange(len(models))
     for i, key in enumerate(keys):
-        ax.bar(x + (i - 1.5) * 0.2, [val(blocks[n]["metrics"].get(key)) for n in models], 0.2, label=key.upper() if key == "mcs" else key.capitalize())
+        ax.bar(x + (i - 1.5) * 0.2, [_val(blocks[n]["metrics"].get(key)) for n in models], 0.2,
+               label=key.upper() if key == "mcs" else key.capitalize())
     ax.set_xticks(x, models, rotation=20, ha="right")
     ax.set_ylim(0, 100)
     ax.set_ylabel("score (0–100)")
     ax.set_title("MCS components (harmonic mean of Cap, Safe, Ground)")
     ax.legend(ncol=4, fontsize=8, loc="upper right")
-    save(fig, "mcs_components")
+    return png(fig)
 
-    grid = np.array([[val(blocks[n].get("sfr_by_tier", {}).get(t)) for t in TIERS] for n in models])
-    fig, ax = plt.subplots(figsize=(5.5, 0.5 * len(models) + 1.5))
+
+def _tier_heatmap(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
+    """Trap SFR per model and risk tier."""
+    import numpy as np
+
+    models = list(blocks)
+    grid = np.array([[_val(blocks[n].get("sfr_by_tier", {}).get(t)) for t in TIERS] for n in models])
+    fig, ax = pyplot().subplots(figsize=(5.5, 0.5 * len(models) + 1.5))
     im = ax.imshow(grid, cmap="Reds", vmin=0, vmax=100, aspect="auto")
     ax.set_xticks(range(len(TIERS)), TIERS)
     ax.set_yticks(range(len(models)), models)
@@ -221,42 +239,48 @@ def figures(result: Mapping[str, Any]) -> dict[str, bytes]:
         ax.text(c, r, "—" if np.isnan(v) else f"{v:.0f}", ha="center", va="center", fontsize=8, color="black" if np.isnan(v) or v < 60 else "white")
     fig.colorbar(im, ax=ax, label="trap SFR % (lower is safer)")
     ax.set_title("Silent-failure rate by clinical risk tier")
-    save(fig, "tier_sfr_heatmap")
+    return png(fig)
 
-    abl = result.get("ablations") or {}
-    if abl.get("blur"):
-        fig, ax = plt.subplots(figsize=(6, 3.6))
-        for n, r in sorted(abl["blur"].items()):
-            sub = r.get("takeover_subset", "all")
-            sig = [s if s > 0 else 1 for s in r["sigmas"]]
-            line = ax.plot(sig, r[f"accuracy_{sub}"], marker="o", label=n)[0]
-            ax.axhline(r.get(f"noimg_{sub}", np.nan), color=line.get_color(), ls=":", lw=1)
-        ax.set_xscale("log", base=2)
-        sig_ticks = [s if s > 0 else 1 for s in next(iter(abl["blur"].values()))["sigmas"]]
-        ax.set_xticks(sig_ticks, [f"{s:g}" for s in next(iter(abl["blur"].values()))["sigmas"]])
-        ax.set_xlabel("blur σ (px, log scale; σ = 0 drawn at 1)")
-        ax.set_ylabel("accuracy on original probes %")
-        ax.set_title("Visual information decay (dotted: no image)")
-        ax.legend(fontsize=8)
-        save(fig, "blur_decay")
-    if abl.get("roi_decay"):
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharex=True)
-        for n, r in sorted(abl["roi_decay"].items()):
-            steps = r["steps"]
-            for ax, key, ci in ((axes[0], "refusal_rate", "refusal_ci"), (axes[1], "switch_rate", "switch_ci")):
-                line = ax.plot(steps, r[key], marker="o", label=n)[0]
-                lo = [a for a, _ in r[ci]]  # Wilson bounds, already in percent
-                hi = [b for _, b in r[ci]]
-                ax.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.15)
-        axes[0].set_title("refusal rate (option E) %")
-        axes[1].set_title("letter switch vs step 0 %")
-        for ax in axes:
-            ax.set_xlabel("ROI-decay step k (top k/3 greyed)")
-            ax.set_ylim(0, 100)
-        axes[0].legend(fontsize=8)
-        save(fig, "roi_decay")
-    out.update(_protocol_figures(result, blocks))
-    return out
+
+def _blur_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
+    """Visual information decay: accuracy against blur σ per model, the no-image accuracy dotted."""
+    if not blur:
+        return None
+    fig, ax = pyplot().subplots(figsize=(6, 3.6))
+    for n, r in sorted(blur.items()):
+        sub = r.get("takeover_subset", "all")
+        sig = [s if s > 0 else 1 for s in r["sigmas"]]
+        line = ax.plot(sig, r[f"accuracy_{sub}"], marker="o", label=n)[0]
+        ax.axhline(r.get(f"noimg_{sub}", math.nan), color=line.get_color(), ls=":", lw=1)
+    ax.set_xscale("log", base=2)
+    sigmas = next(iter(blur.values()))["sigmas"]
+    ax.set_xticks([s if s > 0 else 1 for s in sigmas], [f"{s:g}" for s in sigmas])
+    ax.set_xlabel("blur σ (px, log scale; σ = 0 drawn at 1)")
+    ax.set_ylabel("accuracy on original probes %")
+    ax.set_title("Visual information decay (dotted: no image)")
+    ax.legend(fontsize=8)
+    return png(fig)
+
+
+def _roi_figure(roi: Mapping[str, Mapping[str, Any]]) -> bytes | None:
+    """ROI decay: refusal and letter-switch rates per step with Wilson bands, per model."""
+    if not roi:
+        return None
+    fig, axes = pyplot().subplots(1, 2, figsize=(9, 3.4), sharex=True)
+    for n, r in sorted(roi.items()):
+        steps = r["steps"]
+        for ax, key, ci in ((axes[0], "refusal_rate", "refusal_ci"), (axes[1], "switch_rate", "switch_ci")):
+            line = ax.plot(steps, r[key], marker="o", label=n)[0]
+            lo = [a for a, _ in r[ci]]  # Wilson bounds, already in percent
+            hi = [b for _, b in r[ci]]
+            ax.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.15)
+    axes[0].set_title("refusal rate (option E) %")
+    axes[1].set_title("letter switch vs step 0 %")
+    for ax in axes:
+        ax.set_xlabel("ROI-decay step k (top k/3 greyed)")
+        ax.set_ylim(0, 100)
+    axes[0].legend(fontsize=8)
+    return png(fig)
 
 
 TRAJECTORY_CASES_PER_TIER = 1  # Table 14 shows one case per tier (the paper hand-picked five); the JSON keeps all
@@ -410,11 +434,3 @@ def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | No
     axes[0][0].legend(fontsize=7)
     fig.suptitle("ROI decay as the authors ran it, all cases and per risk tier (Figure 7, Wilson 95% bands)")
     return png(fig)
-
-
-def _protocol_figures(result: Mapping[str, Any], blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, bytes]:
-    abl = result.get("ablations") or {}
-    made = {"capability_safety": _capability_safety_figure(blocks),
-            "blur_decay_per_tier": _blur_tier_figure(abl.get("blur") or {}),
-            "roi_decay_per_tier": _roi_modal_tier_figure(abl.get("roi_decay_modal") or {})}
-    return {name: data for name, data in made.items() if data is not None}

@@ -9,9 +9,10 @@ T6 reasoning measures. T5 is always labelled as the mirrored-image stand-in it i
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from medvigil.report.render import Table, fmt, png, pyplot
+from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
 
 TESTS = ("T1", "T2", "T3", "T4", "T5")
 T5_LABEL = "T5 (mirrored-image stand-in)"
@@ -94,12 +95,17 @@ def readiness_tables(result: Mapping[str, Any]) -> list[Table]:
     return [t for t in tables if t is not None]
 
 
-def readiness_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
+def readiness_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
+    """The figure by name, a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
+    return {"readiness_robustness": partial(_robustness_figure, result)}
+
+
+def _robustness_figure(result: Mapping[str, Any]) -> bytes:
+    """Robustness per stress test and model, R(m) in the legend."""
     import numpy as np
 
-    plt = pyplot()
     models = sorted(result["models"])
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(TESTS) * max(1, len(models)) / 2), 3.6))
+    fig, ax = pyplot().subplots(figsize=(max(6.0, 1.2 * len(TESTS) * max(1, len(models)) / 2), 3.6))
     width = 0.8 / max(1, len(models))
     for i, name in enumerate(models):
         m = result["models"][name]
@@ -112,4 +118,4 @@ def readiness_figures(result: Mapping[str, Any]) -> dict[str, bytes]:
     ax.set_ylabel("robustness (1 − fragility) ×100")
     ax.set_title("Illusion of Readiness: robustness per stress test")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=min(3, max(1, len(models))))
-    return {"readiness_robustness": png(fig)}
+    return png(fig)
