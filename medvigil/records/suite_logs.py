@@ -78,9 +78,9 @@ def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key
         file = str(path)
         found = read_samples([path])
         if {r.get("suite") for r in found} <= {suite}:
-            keys = list(map(key, found))
-            if len(set(keys)) == len(keys) and seen.keys().isdisjoint(keys):  # the usual file: no problem below
-                seen.update(dict.fromkeys(keys, file))
+            keys = set(map(key, found))
+            if len(keys) == len(found) and keys.isdisjoint(seen):  # the usual file: no problem below
+                seen.update(dict.fromkeys(keys, file))  # (from the set: each key hashed once)
                 records += found
                 continue
         for row, record in enumerate(found, start=1):

@@ -28,7 +28,7 @@ def encode_letters(letters: Iterable[Any], *, name: str = "letters") -> np.ndarr
     >>> encode_letters(["A", "", None, "C"]).tolist()
     [0, -1, -1, 2]
     """
-    values = list(letters)
+    values = letters if type(letters) is list else list(letters)
     if not values:
         return np.empty(0, dtype=np.int8)
     try:  # every value a letter, "" or None: one lookup each

@@ -45,6 +45,7 @@ Everything is vectorised over samples (votes as an (n, K) count matrix).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -95,14 +96,14 @@ def vote_counts(trials: Iterable[Sequence[Any]], n_options: Any) -> tuple[np.nda
         ``(counts, invalid)``: an (n, max K) integer matrix of votes per option and the
         number of invalid trials per sample.
     """
-    rows = [list(t) for t in trials]
+    rows = [t if type(t) is list else list(t) for t in trials]
     n = len(rows)
     k = _options_vector(n_options, n)
     width = int(k.max()) if n else 0
-    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=n)
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
     if n and lengths.min() == 0:
         raise ValueError(f"sample {int(np.argmin(lengths))} has no trials")
-    codes = encode_letters([a for r in rows for a in r], name="trials") if n else np.zeros(0, np.int8)
+    codes = encode_letters(list(chain.from_iterable(rows)), name="trials") if n else np.zeros(0, np.int8)
     sample = np.repeat(np.arange(n), lengths)
     bad = codes >= k[sample]
     if np.any(bad):
