@@ -220,7 +220,7 @@ def make_record(doc: Mapping[str, Any], response: str | None, attempts: list[str
 
 def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     out = list(records)
-    conditions = (*ARMS.values(), *BINARY_ARMS.values())
+    conditions = frozenset((*ARMS.values(), *BINARY_ARMS.values()))
     for r in out:
         if r.get("suite") != SUITE or not isinstance((r.get("extra") or {}).get("paraphrase_index"), int) \
                 or r.get("condition") not in conditions:
@@ -254,7 +254,8 @@ def binary_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
 
 def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invalid: str) -> dict[str, dict[str, Any]]:
     """:func:`quadrant_table` or :func:`binary_table` (``arms``) of records :func:`_check` passed."""
-    return score_records([r for r in checked if r["condition"] in arms.values()], original_kind=ORIGINAL_KIND,
+    wanted = frozenset(arms.values())
+    return score_records([r for r in checked if r["condition"] in wanted], original_kind=ORIGINAL_KIND,
                          paraphrase_kinds=PARAPHRASE_KINDS, image_condition=arms["image"],
                          text_only_condition=arms["noimg"], invalid=invalid)
 
@@ -550,7 +551,8 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
         first.setdefault(str(r["model"]), len(first))
     models: dict[str, dict[str, Any]] = {}
     for arm, arms in (("generative", ARMS), ("binary", BINARY_ARMS)):
-        mine = [r for r in records if r["condition"] in arms.values()]
+        wanted = frozenset(arms.values())
+        mine = [r for r in records if r["condition"] in wanted]
         if not mine:
             continue
         by_model: dict[str, list[Mapping[str, Any]]] = {}
