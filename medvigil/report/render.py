@@ -151,7 +151,7 @@ def encode_png(pixels, dpi: float, level: int = PNG_LEVEL) -> bytes:
     from PIL import Image
 
     opaque = bool((pixels[..., 3] == 255).all())
-    image = Image.fromarray(np.ascontiguousarray(pixels[..., :3] if opaque else pixels), "RGB" if opaque else "RGBA")
+    image = Image.fromarray(np.ascontiguousarray(pixels[..., :3] if opaque else pixels))  # RGB or RGBA by shape
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=level, dpi=(dpi, dpi))
     return out.getvalue()
