@@ -114,10 +114,11 @@ def _nested_names(type_, pa) -> set[str]:
     return set()
 
 
-def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | None:
-    """The records of ``block`` (one per line) as :class:`FileColumns`, or None unless the schema
-    accepts every one and the MedVIGIL scoring path takes them as they are."""
-    import numpy as np
+def checked_table(block: bytes | bytearray, n: int, suite: str):
+    """The records of ``block`` (one per line) parsed by arrow as a table whose every record
+    ``schemas/probe_record.schema.json`` accepts, all of ``suite``, none of a CircularEval rotation
+    or ROI-decay sample (collapsed and voted on as dicts), with the key counts of the block (null or
+    missing, for the caller's own fields); or None."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
@@ -135,7 +136,7 @@ def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | No
     table = table.combine_chunks()
     col = table.column
     suites, _ = dictionary_codes(col("suite"), pc)
-    if suites != [_SUITE] or col("suite").null_count:
+    if suites != [suite] or col("suite").null_count:
         return None
     for name in _NON_EMPTY + ("correct_letter", "parse_status"):
         if col(name).null_count:
@@ -158,18 +159,36 @@ def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | No
         return None  # optional, not null
     if "retries" in table.column_names and col("retries").null_count < n and pc.min(col("retries")).as_py() < 0:
         return None
+    if "condition" in table.column_names:
+        conditions, _ = dictionary_codes(col("condition"), pc)
+        if any(c == "circular" or c.startswith("roi_decay:") for c in conditions):
+            return None  # rotations are collapsed and ROI-decay samples voted on the records themselves
+    if "risk_tier" in table.column_names and not set(dictionary_codes(col("risk_tier"), pc)[0]) <= set(TIERS):
+        return None
+    for name, allow_null in (("correct_letter", False), ("predicted_letter", True)):
+        if _letters(*dictionary_codes(col(name), pc), allow_null=allow_null) is None:
+            return None
+    if not set(dictionary_codes(col("parse_status"), pc)[0]) <= set(PARSE_STATUSES):
+        return None
+    return table, keys
+
+
+def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | None:
+    """The records of ``block`` (one per line) as :class:`FileColumns`, or None unless the schema
+    accepts every one (:func:`checked_table`) and the MedVIGIL scoring path takes them as they are."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    checked = checked_table(block, n, _SUITE)
+    if checked is None:
+        return None
+    table, _ = checked
+    col = table.column
     coded = {name: dictionary_codes(col(name), pc) if name in table.column_names else ([], np.full(n, -1, dtype=np.int32))
              for name in CODED}
-    conditions = coded["condition"][0]
-    if any(c == "circular" or c.startswith("roi_decay:") for c in conditions):
-        return None  # rotations are collapsed and ROI-decay samples voted on the records themselves
-    if not set(coded["risk_tier"][0]) <= set(TIERS):
-        return None
     gold = _letters(*dictionary_codes(col("correct_letter"), pc), allow_null=False)
     pred = _letters(*dictionary_codes(col("predicted_letter"), pc), allow_null=True)
     statuses, status_codes = dictionary_codes(col("parse_status"), pc)
-    if gold is None or pred is None or not set(statuses) <= set(PARSE_STATUSES):
-        return None
     status = np.array([PARSE_STATUSES.index(s) for s in statuses] + [0], dtype=np.int8)[status_codes]
     if ((status == 0) != (pred >= 0)).any():
         return None  # a letter exactly when the answer parsed (RecordTable's rule)

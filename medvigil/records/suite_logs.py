@@ -100,15 +100,20 @@ def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key
     return records
 
 
+ColumnScore = Callable[[list[Path], str], "tuple[int, dict] | None"]  # (one model's files, its name) -> (records, scores)
+
+
 def score_logs(suite: str, files: list[Path], skipped: list[dict[str, str]], score: Callable[[list[dict]], dict],
                options: Mapping[str, Any], key: RecordKey = probe_key,
-               combine: Callable[[list[dict]], dict] | None = None) -> dict[str, Any]:
+               combine: Callable[[list[dict]], dict] | None = None, columnar: ColumnScore | None = None) -> dict[str, Any]:
     """Read ``files`` and score their records with ``score``: the stress suites' result shape
     (files read, files skipped with the reason, record count, options, then the scores).
 
     With ``combine`` (``score`` of every model's records, in the order of the models' first
-    files, to ``score`` of all of them), each model is read and scored apart, by the workers."""
-    scored = _model_by_model(suite, files, score, key, combine) if combine is not None else None
+    files, to ``score`` of all of them), each model is read and scored apart, by the workers;
+    ``columnar`` is then tried first on each model's files (the record count and ``score`` of
+    its records computed from columns, or None: they are read as dicts)."""
+    scored = _model_by_model(suite, files, score, key, combine, columnar) if combine is not None else None
     if scored is None:
         scored = _all_at_once(suite, files, score, key)
     n_records, scores = scored
@@ -140,13 +145,28 @@ def _all_at_once(suite: str, files: list[Path], score: Callable[[list[dict]], di
 
 
 def _model_by_model(suite: str, files: list[Path], score: Callable[[list[dict]], dict], key: RecordKey,
-                    combine: Callable[[list[dict]], dict]) -> tuple[int, dict] | None:
-    """:func:`_all_at_once` one model at a time, in the workers; None when a model's files cannot
-    be named, read or scored (the caller then reads them all at once)."""
-    parts = per_model(lambda group: _all_at_once(suite, group, score, key), files)
+                    combine: Callable[[list[dict]], dict], columnar: ColumnScore | None) -> tuple[int, dict] | None:
+    """:func:`_all_at_once` one model at a time (or ``columnar`` where it answers), in the workers;
+    None when a model's files cannot be named, read or scored (the caller then reads them all at once)."""
+
+    def one_model(group: list[Path]) -> tuple[int, dict]:
+        return _from_columns(columnar, group) or _all_at_once(suite, group, score, key)
+
+    parts = per_model(one_model, files)
     if not parts:
         return None
     return sum(n for n, _ in parts), combine([scores for _, scores in parts])
+
+
+def _from_columns(columnar: ColumnScore | None, group: list[Path]) -> tuple[int, dict] | None:
+    """``columnar`` of one model's files, or None (none given, it declined, or it could not score:
+    the dict reader then says why)."""
+    if columnar is None:
+        return None
+    try:
+        return columnar(group, model_name(Path(group[0])))
+    except (ValueError, TypeError, KeyError, DataError):
+        return None
 
 
 def per_model(task: Callable[[list[Path]], T], files: Sequence[str | Path]) -> list[T] | None:
