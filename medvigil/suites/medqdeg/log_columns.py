@@ -20,6 +20,7 @@ from typing import Any
 
 from medvigil.files.jsonl_bulk import record_block
 from medvigil.files.mapped_lines import mapped
+from medvigil.records.arrow_codes import numbers
 from medvigil.records.lmms_eval_logs import RECORD_KEY
 from medvigil.records.log_columns import checked_table
 from medvigil.suites.medqdeg.breakdowns import SEVERITIES, score_groups
@@ -40,6 +41,7 @@ def _file_table(path: str | Path):
 def model_scores(files: Sequence[str | Path], model: str, **rules: str) -> tuple[int, dict[str, Any]] | None:
     """The record count and ``score_records`` of one model's MedQ-Deg logs (``rules``: its
     accuracy_rule, invalid_policy, all_invalid), or None: read the files as dicts."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -59,12 +61,12 @@ def model_scores(files: Sequence[str | Path], model: str, **rules: str) -> tuple
     column = {name: pc.struct_field(extra, name) for name in _EXTRA}
     if any(c.null_count for c in column.values()):
         return None
-    kinds = (pa.types.is_list(fields["votes"]), pa.types.is_integer(fields["n_options"]), pa.types.is_integer(fields["severity"]),
+    kinds = (pa.types.is_list(fields["votes"]), pa.types.is_int64(fields["n_options"]), pa.types.is_int64(fields["severity"]),
              pa.types.is_string(fields["degradation"]), pa.types.is_string(fields["experiment"]), pa.types.is_string(fields["item_id"]))
     if not all(kinds) or not pa.types.is_string(fields["votes"].value_type):
         return None
     votes = column["votes"]
-    ks, severity = column["n_options"].to_numpy(), column["severity"].to_numpy()
+    ks, severity = (numbers(column[name].combine_chunks(), np.int64) for name in ("n_options", "severity"))
     if pc.min(pc.list_value_length(votes)).as_py() < 1 or ks.min() < 2 or ks.max() > 26:
         return None
     if severity.min() < min(SEVERITIES) or severity.max() > max(SEVERITIES):
