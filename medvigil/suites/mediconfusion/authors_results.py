@@ -44,9 +44,9 @@ from medvigil.scoring.letters import decode_letters
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
-from medvigil.suites.mediconfusion.record_scoring import pair_slots, score_records, score_slots
+from medvigil.suites.mediconfusion.record_scoring import pair_inputs, pair_slots, score_records
 from medvigil.suites.mediconfusion.release import Release, read_release
-from medvigil.suites.mediconfusion.scoring import MediConfusionScore
+from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
 __all__ = [
     "MediConfusionRun",
@@ -78,8 +78,8 @@ class MediConfusionRun:
     category_names: tuple[str, ...]
     official_pair_scores: Mapping[str, dict] = field(repr=False, default_factory=dict)
     files: tuple[str, ...] = ()  # the files holding the records (``path`` joins them)
-    # the records found in pairs (pair_slots, no problem found), when the reader has them already
-    slots: Mapping[str, Mapping[str, dict]] | None = field(repr=False, default=None)
+    # score_pairs' inputs (pair_inputs), when the reader has the records' pairs already
+    pairs: Mapping[str, list] | None = field(repr=False, default=None)
 
     @property
     def n_pairs(self) -> int:
@@ -87,8 +87,8 @@ class MediConfusionRun:
 
     def score(self, *, confusion_denominator: str = "both_valid") -> MediConfusionScore:
         """Score the run's records (pairs in file order)."""
-        if self.slots is not None:
-            return score_slots(self.slots, confusion_denominator=confusion_denominator, category_names=self.category_names)
+        if self.pairs is not None:
+            return score_pairs(**self.pairs, confusion_denominator=confusion_denominator, category_names=self.category_names)
         return score_records(
             self.records, confusion_denominator=confusion_denominator, category_names=self.category_names
         )
@@ -380,6 +380,6 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
             pair_ids=pair_ids,
             missing_pairs=tuple(p for p in release.pairs if p not in present),
             category_names=names,
-            slots=slots[(model, mode)][0],
+            pairs=pair_inputs(slots[(model, mode)][0]),
         ))
     return runs

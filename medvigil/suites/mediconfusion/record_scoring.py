@@ -12,7 +12,7 @@ from typing import Any
 
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
-__all__ = ["pair_slots", "score_records", "score_records_by_run", "score_slots"]
+__all__ = ["pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
 
 def _image_of(record: Mapping[str, Any]) -> str:
     extra = record.get("extra") or {}
@@ -72,7 +72,7 @@ def score_records(
     by_pair, problems = pair_slots(records)
     if problems:
         raise ValueError(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
-    return score_slots(by_pair, confusion_denominator=confusion_denominator, category_names=category_names)
+    return score_pairs(**pair_inputs(by_pair), category_names=category_names, confusion_denominator=confusion_denominator)
 
 
 def _categories(record: Mapping[str, Any]) -> list[str]:
@@ -82,28 +82,22 @@ def _categories(record: Mapping[str, Any]) -> list[str]:
     return list(value)
 
 
-def score_slots(
-    by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]],
-    *,
-    confusion_denominator: str = "both_valid",
-    category_names: Sequence[str] | None = None,
-) -> MediConfusionScore:
-    """:func:`score_records` of one run's records already found in pairs by :func:`pair_slots`
-    (which found no problem): each pair's ``im1`` and ``im2`` record."""
+def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, list]:
+    """The arguments of :func:`~medvigil.suites.mediconfusion.scoring.score_pairs` for one run's
+    records found in pairs by :func:`pair_slots` (which found no problem): each pair's answers,
+    correct letters and categories of ``im1`` and ``im2``, and the pair ids, in order."""
     ids = list(by_pair)
     im1 = [by_pair[p]["im1"] for p in ids]
     im2 = [by_pair[p]["im2"] for p in ids]
-    return score_pairs(
-        [r.get("predicted_letter") for r in im1],
-        [r.get("predicted_letter") for r in im2],
-        [r["correct_letter"] for r in im1],
-        [r["correct_letter"] for r in im2],
-        [_categories(r) for r in im1],
-        [_categories(r) for r in im2],
-        pair_ids=ids,
-        category_names=category_names,
-        confusion_denominator=confusion_denominator,
-    )
+    return {
+        "pred1": [r.get("predicted_letter") for r in im1],
+        "pred2": [r.get("predicted_letter") for r in im2],
+        "gold1": [r["correct_letter"] for r in im1],
+        "gold2": [r["correct_letter"] for r in im2],
+        "categories1": [_categories(r) for r in im1],
+        "categories2": [_categories(r) for r in im2],
+        "pair_ids": ids,
+    }
 
 
 def score_records_by_run(
