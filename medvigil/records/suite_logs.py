@@ -165,7 +165,7 @@ def _from_columns(columnar: ColumnScore | None, group: list[Path]) -> tuple[int,
         return None
     try:
         return columnar(group, model_name(Path(group[0])))
-    except (ValueError, TypeError, KeyError, DataError):
+    except Exception:  # advisory, like a worker's result: the dict reader decides and describes
         return None
 
 
