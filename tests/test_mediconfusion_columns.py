@@ -109,3 +109,15 @@ def test_a_changed_field_is_declined_or_read_the_same(tmp_path_factory, changes,
     if got is not None:
         assert expected is not None, "the columnar path read logs the dict reader refuses"
         assert _canonical(got) == _canonical(expected)
+
+
+def test_a_failing_columnar_attempt_leaves_the_runs_to_the_dict_reader(tmp_path, monkeypatch):
+    from medvigil.suites.mediconfusion import entry
+
+    paths = _write(tmp_path / "run", {mode: _records(mode) for mode in MODES})
+
+    def broken(paths, release):
+        raise NotImplementedError("an arrow kernel this pyarrow lacks")
+
+    monkeypatch.setattr(entry, "runs_from_columns", broken)
+    assert _canonical(entry._scored_at_once(paths, RELEASE, "both_valid")) == _canonical(_by_dicts(paths))

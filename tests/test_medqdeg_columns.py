@@ -111,3 +111,12 @@ def test_a_changed_field_is_declined_or_scored_the_same(tmp_path_factory, change
     if got is not None:  # the columnar path answered: the dict path agrees and scores the same
         assert expected is not None, "the columnar path scored logs the dict path refuses"
         assert _canonical((got[0], got[1]["models"])) == _canonical(expected)
+
+
+def test_a_failing_columnar_attempt_leaves_the_model_to_the_dict_reader(tmp_path):
+    paths = _write(tmp_path / "run", _records())
+
+    def broken(group, model):
+        raise NotImplementedError("an arrow kernel this pyarrow lacks")
+
+    assert _from_columns(broken, paths) is None
