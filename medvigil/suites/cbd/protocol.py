@@ -270,7 +270,10 @@ def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "e
     for r in _check(records):
         if r["condition"] != ARMS["image"]:
             continue
-        case = cases.setdefault(str(r["case_id"]), {"para": []})
+        cid = str(r["case_id"])
+        case = cases.get(cid)
+        if case is None:  # (a new case's slots made once, not for every record)
+            case = cases[cid] = {"para": []}
         if r["probe_kind"] == ORIGINAL_KIND:
             if "orig" in case:
                 raise ValueError(f"case {r['case_id']!r} has two original image records (field 'probe_kind')")
@@ -446,7 +449,10 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
 def _cases(records: Sequence[Mapping[str, Any]], image: str, text: str) -> dict[str, dict[str, Any]]:
     cases: dict[str, dict[str, Any]] = {}
     for r in records:
-        case = cases.setdefault(str(r["case_id"]), {"para": []})
+        cid = str(r["case_id"])
+        case = cases.get(cid)
+        if case is None:  # (a new case's slots made once, not for every record)
+            case = cases[cid] = {"para": []}
         cond, kind = r["condition"], r.get("probe_kind")
         if cond == image and kind == ORIGINAL_KIND:
             case["orig"] = r

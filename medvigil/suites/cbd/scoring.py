@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -75,9 +76,10 @@ def _paraphrase_matrix(paraphrases: Sequence[Sequence[Any]], n: int) -> np.ndarr
             raise ValueError(f"sample {i} has no paraphrase prediction; consistency (Eq. 1) needs at least one")
     width = max((len(r) for r in rows), default=0)
     out = np.full((n, width), _PAD, dtype=np.int16)
-    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=n)
-    flat = _codes([a for r in rows for a in r], "paraphrase_predictions")
-    out[np.repeat(np.arange(n), lengths), np.concatenate([np.arange(k) for k in lengths]) if n else []] = flat
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
+    flat = _codes(list(chain.from_iterable(rows)), "paraphrase_predictions")
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)  # each answer's row start in flat
+    out[np.repeat(np.arange(n), lengths), np.arange(flat.size) - starts] = flat
     return out
 
 
@@ -245,7 +247,10 @@ def score_records(
     for r in records:
         if r.get("suite") != "cbd":
             raise ValueError(f"record {r.get('probe_id')!r} has suite {r.get('suite')!r}, not 'cbd'")
-        case = by_model.setdefault(str(r["model"]), {}).setdefault(str(r["case_id"]), {"para": []})
+        cases, cid = by_model.setdefault(str(r["model"]), {}), str(r["case_id"])
+        case = cases.get(cid)
+        if case is None:  # (a new case's slots made once, not for every record)
+            case = cases[cid] = {"para": []}
         cond = r.get("condition", "default")
         kind = r.get("probe_kind")
         if kind == original_kind and cond == image_condition:
