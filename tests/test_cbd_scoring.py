@@ -248,8 +248,8 @@ def test_score_records():
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["A", "B", "C", None, ""]), min_size=1, max_size=5), max_size=8))
 def test_paraphrase_matrix_places_each_answer_in_its_row_and_column(rows):
-    from medvigil.suites.cbd.scoring import _PAD, _paraphrase_matrix
     from medvigil.scoring.letters import encode_letters
+    from medvigil.suites.cbd.scoring import _PAD, _paraphrase_matrix
 
     got = _paraphrase_matrix(rows, len(rows))
     assert got.shape == (len(rows), max((len(r) for r in rows), default=0))
