@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from record_changes import DELETE, change_field
 
 from medvigil.errors import DataError
 from medvigil.suites.mediconfusion.authors_results import runs_from_lmms_eval
@@ -87,20 +88,12 @@ _EXTRA = ["image", "categories", "votes", "margin", "other"]
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(changes=st.lists(st.tuples(st.sampled_from(MODES), st.integers(0, 9), st.sampled_from(_TOP + [f"extra.{k}" for k in _EXTRA]),
-                                  st.one_of(st.just("<delete>"), _ODD)), min_size=1, max_size=3),
+                                  st.one_of(st.just(DELETE), _ODD)), min_size=1, max_size=3),
        duplicate=st.booleans())
 def test_a_changed_field_is_declined_or_read_the_same(tmp_path_factory, changes, duplicate):
     by_mode = {mode: _records(mode) for mode in MODES}
     for mode, index, field, value in changes:
-        target = by_mode[mode][index]
-        if field.startswith("extra."):
-            if not isinstance(target.get("extra"), dict):
-                continue
-            target, field = target["extra"], field.split(".", 1)[1]
-        if value == "<delete>":
-            target.pop(field, None)
-        else:
-            target[field] = copy.deepcopy(value)
+        change_field(by_mode[mode][index], field, value)
     if duplicate:
         by_mode["mc"].append(copy.deepcopy(by_mode["mc"][0]))
     paths = _write(tmp_path_factory.mktemp("run"), by_mode)

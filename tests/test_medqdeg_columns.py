@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from record_changes import DELETE, change_field
 
 from medvigil.errors import DataError
 from medvigil.records.suite_logs import _from_columns, read_suite_records
@@ -89,20 +90,12 @@ _EXTRA = ["votes", "n_options", "severity", "degradation", "experiment", "item_i
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(changes=st.lists(st.tuples(st.integers(0, len(ROWS) - 1), st.sampled_from(_TOP + [f"extra.{k}" for k in _EXTRA]),
-                                  st.one_of(st.just("<delete>"), _ODD)), min_size=1, max_size=3),
+                                  st.one_of(st.just(DELETE), _ODD)), min_size=1, max_size=3),
        duplicate=st.booleans())
 def test_a_changed_field_is_declined_or_scored_the_same(tmp_path_factory, changes, duplicate):
     records = _records()
     for index, field, value in changes:
-        target = records[index]
-        if field.startswith("extra."):
-            if not isinstance(target.get("extra"), dict):
-                continue
-            target, field = target["extra"], field.split(".", 1)[1]
-        if value == "<delete>":
-            target.pop(field, None)
-        else:
-            target[field] = copy.deepcopy(value)
+        change_field(records[index], field, value)
     if duplicate:
         records.append(copy.deepcopy(records[0]))
     paths = _write(tmp_path_factory.mktemp("run"), records)

@@ -205,3 +205,12 @@ def file_columns(path: str | Path, model: str) -> FileColumns | None:
     with mapped(path, str(path)) as data:
         cut = None if data is None else record_block(data)
     return None if cut is None else columns_of(*cut, model)
+
+
+def suite_file_table(path: str | Path, suite: str):
+    """One stress-suite log's records cut out as the whole-file dict reader cuts them (any key's
+    first object; a log holding ``"mcs"`` declined) and checked by :func:`checked_table`, or None."""
+    with mapped(path, str(path)) as data:
+        cut = None if data is None else cut_records(data, None, b"\n", refuse=b'"' + KEY + b'"')
+    return None if cut is None else checked_table(*cut, suite)
+

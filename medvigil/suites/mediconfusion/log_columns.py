@@ -17,15 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from medvigil.files.jsonl_bulk import record_block
-from medvigil.files.mapped_lines import mapped
-from medvigil.records.lmms_eval_logs import RECORD_KEY, model_name
-from medvigil.records.log_columns import checked_table
+from medvigil.records.lmms_eval_logs import model_name
+from medvigil.records.log_columns import suite_file_table
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN
-from medvigil.suites.mediconfusion.authors_results import MediConfusionRun, category_names
+from medvigil.suites.mediconfusion.authors_results import IMAGES, MediConfusionRun, category_names
 from medvigil.suites.mediconfusion.release import Release
 
-IMAGES = ("im1", "im2")
 _FIELDS = ("case_id", "probe_id", "condition", "predicted_letter", "correct_letter", "category")
 
 
@@ -103,9 +100,7 @@ def _file_rows(path: str | Path) -> dict[str, list] | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    with mapped(path, str(path)) as data:
-        cut = None if data is None else record_block(data, None, b"\n", refuse=f'"{RECORD_KEY}"'.encode())
-    checked = None if cut is None else checked_table(*cut, "mediconfusion")
+    checked = suite_file_table(path, "mediconfusion")
     if checked is None:
         return None
     table, _ = checked

@@ -18,24 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from medvigil.files.jsonl_bulk import record_block
-from medvigil.files.mapped_lines import mapped
 from medvigil.records.arrow_codes import numbers
-from medvigil.records.lmms_eval_logs import RECORD_KEY
-from medvigil.records.log_columns import checked_table
+from medvigil.records.log_columns import LETTERS, suite_file_table
 from medvigil.suites.medqdeg.breakdowns import SEVERITIES, score_groups
 from medvigil.suites.medqdeg.sample_scores import vote_counts
 from medvigil.suites.medqdeg.scoring import EXPERIMENTS
 
 _EXTRA = ("votes", "n_options", "severity", "degradation", "experiment", "item_id")  # each present and not null
-_LETTERS = frozenset(chr(c) for c in range(ord("A"), ord("Z") + 1))
-
-
-def _file_table(path: str | Path):
-    """One log's records as a checked arrow table, or None."""
-    with mapped(path, str(path)) as data:
-        cut = None if data is None else record_block(data, None, b"\n", refuse=f'"{RECORD_KEY}"'.encode())
-    return None if cut is None else checked_table(*cut, "medqdeg")
 
 
 def model_scores(files: Sequence[str | Path], model: str, **rules: str) -> tuple[int, dict[str, Any]] | None:
@@ -45,7 +34,7 @@ def model_scores(files: Sequence[str | Path], model: str, **rules: str) -> tuple
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tables = [_file_table(path) for path in files]
+    tables = [suite_file_table(path, "medqdeg") for path in files]
     if not tables or any(t is None for t in tables):
         return None
     try:
@@ -71,7 +60,7 @@ def model_scores(files: Sequence[str | Path], model: str, **rules: str) -> tuple
         return None
     if severity.min() < min(SEVERITIES) or severity.max() > max(SEVERITIES):
         return None
-    if not set(pc.unique(pc.list_flatten(votes)).to_pylist()) <= _LETTERS | {None}:
+    if not set(pc.unique(pc.list_flatten(votes)).to_pylist()) <= set(LETTERS) | {None}:
         return None  # ('A\n' passes the schema's letter pattern but not here: the dicts decide)
     degradations, experiments = column["degradation"].to_pylist(), column["experiment"].to_pylist()
     if "" in set(degradations) or not set(experiments) <= set(EXPERIMENTS):
