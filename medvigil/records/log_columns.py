@@ -95,7 +95,7 @@ def _declared(pa):
     return pa.schema(list(types.items()))
 
 
-def _letters(levels: list, codes, allow_null: bool):
+def coded_letters(levels: list, codes, allow_null: bool):
     """int8 letter codes, or None when a value is not one capital letter (or null where not allowed)."""
     import numpy as np
 
@@ -166,7 +166,7 @@ def checked_table(block: bytes | bytearray, n: int, suite: str):
     if "risk_tier" in table.column_names and not set(dictionary_codes(col("risk_tier"), pc)[0]) <= set(TIERS):
         return None
     for name, allow_null in (("correct_letter", False), ("predicted_letter", True)):
-        if _letters(*dictionary_codes(col(name), pc), allow_null=allow_null) is None:
+        if coded_letters(*dictionary_codes(col(name), pc), allow_null=allow_null) is None:
             return None
     if not set(dictionary_codes(col("parse_status"), pc)[0]) <= set(PARSE_STATUSES):
         return None
@@ -186,8 +186,8 @@ def columns_of(block: bytes | bytearray, n: int, model: str) -> FileColumns | No
     col = table.column
     coded = {name: dictionary_codes(col(name), pc) if name in table.column_names else ([], np.full(n, -1, dtype=np.int32))
              for name in CODED}
-    gold = _letters(*dictionary_codes(col("correct_letter"), pc), allow_null=False)
-    pred = _letters(*dictionary_codes(col("predicted_letter"), pc), allow_null=True)
+    gold = coded_letters(*dictionary_codes(col("correct_letter"), pc), allow_null=False)
+    pred = coded_letters(*dictionary_codes(col("predicted_letter"), pc), allow_null=True)
     statuses, status_codes = dictionary_codes(col("parse_status"), pc)
     status = np.array([PARSE_STATUSES.index(s) for s in statuses] + [0], dtype=np.int8)[status_codes]
     if ((status == 0) != (pred >= 0)).any():

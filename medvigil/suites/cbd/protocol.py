@@ -39,13 +39,27 @@ import logging
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
 from medvigil.records.suite_logs import side_by_side
-from medvigil.suites.cbd.scoring import QUADRANTS, bootstrap_rates, classify, quadrant_scores, rate_correlation, score_records
+from medvigil.scoring.letters import encode_letters
+from medvigil.suites.cbd.scoring import (
+    QUADRANTS,
+    bootstrap_rates,
+    classify_codes,
+    flag_scores,
+    flip_rate_by_phenomenon,
+    paraphrase_rows,
+    quadrant_scores,
+    rate_correlation,
+    score_records,
+)
 from medvigil.suites.cbd.scoring import QUADRANTS as names
 from medvigil.suites.medvigil.release_format import SAFE_LETTER
 
@@ -469,6 +483,52 @@ def _rate(hits: int, n: int) -> float | None:
     return hits / n if n else None
 
 
+@dataclass
+class ArmSamples:
+    """One model's samples of one arm as letter codes (``A`` = 0, invalid = -1), in the order of
+    their sorted case ids: the (image, q) answer, the text-only answer, the gold, and every
+    paraphrase answer sample by sample (``lengths[i]`` of them for sample ``i``) with its phenomenon."""
+
+    ids: list[str]
+    orig: np.ndarray
+    text: np.ndarray
+    gold: np.ndarray
+    para: np.ndarray
+    lengths: np.ndarray
+    phenomena: list[str]
+
+
+def letter_codes(letters: Sequence[Any]) -> np.ndarray:
+    return encode_letters(letters, name="predicted_letter").astype(np.int16)
+
+
+def arm_details(samples: ArmSamples, groups: Mapping[str, Sequence[str | None]], *, invalid: str, n_resamples: int,
+                seed: int) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """:func:`sample_details` of one arm's samples but the binary arm's own checks, and the samples'
+    :func:`classify_codes` flags. ``groups``: ``label`` and ``finding`` (one value per sample, None =
+    none) to split by."""
+    flags = classify_codes(samples.orig, paraphrase_rows(samples.para, samples.lengths), samples.text, invalid=invalid)
+    quad = flags["quadrant"]
+    out: dict[str, Any] = {"ci": bootstrap_rates(quad, samples.ids, n_resamples=n_resamples, seed=seed)}
+    para_sample = np.repeat(np.arange(len(samples.ids)), samples.lengths)
+    out["flip_rate_by_phenomenon"] = flip_rate_by_phenomenon(quad, samples.orig, para_sample, samples.para, samples.phenomena)
+    for name, values in groups.items():
+        by: dict[str, list[int]] = {}
+        for k, value in enumerate(values):
+            if value is not None:
+                by.setdefault(value, []).append(k)
+        out[f"by_{name}"] = {g: _subset_scores(samples, np.asarray(ks), para_sample, invalid) for g, ks in sorted(by.items())}
+    return out, flags
+
+
+def _subset_scores(samples: ArmSamples, ks: np.ndarray, para_sample: np.ndarray, invalid: str) -> dict[str, Any]:
+    """:func:`quadrant_scores` of the samples at ``ks`` (with their gold)."""
+    taken = np.isin(para_sample, ks)
+    flags = classify_codes(samples.orig[ks], paraphrase_rows(samples.para[taken], samples.lengths[ks]), samples.text[ks],
+                           invalid=invalid)
+    return flag_scores(flags, invalid, samples.orig[ks], samples.gold[ks])
+
+
 def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, *, invalid: str = "exclude",
                    n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """For one model and arm: case-clustered bootstrap CIs of flip rate and Dangerous fraction,
@@ -479,40 +539,19 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
     cases = _cases(records, image, text)
     ids = sorted(c for c, v in cases.items() if "orig" in v and "text" in v and v["para"])
     orig = [cases[c]["orig"] for c in ids]
-    flags = classify([r.get("predicted_letter") for r in orig], [[p.get("predicted_letter") for p in cases[c]["para"]] for c in ids],
-                     [cases[c]["text"].get("predicted_letter") for c in ids], invalid=invalid)
+    paras = [p for c in ids for p in cases[c]["para"]]
+    lengths = np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids))
+    samples = ArmSamples(ids, letter_codes([r.get("predicted_letter") for r in orig]),
+                         letter_codes([cases[c]["text"].get("predicted_letter") for c in ids]),
+                         letter_codes([r["correct_letter"] for r in orig]), letter_codes([p.get("predicted_letter") for p in paras]),
+                         lengths, [str((p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")) for p in paras])
+    groups = {}
+    for name in ("label", "finding"):
+        values = [(r.get("extra") or {}).get(name) for r in orig]
+        if any(values):
+            groups[name] = [None if v is None else str(v) for v in values]
+    out, flags = arm_details(samples, groups, invalid=invalid, n_resamples=n_resamples, seed=seed)
     quad = flags["quadrant"]
-    out: dict[str, Any] = {"ci": bootstrap_rates(quad, ids, n_resamples=n_resamples, seed=seed)}
-    by_phen: dict[str, list[int]] = {}
-    for c, q in zip(ids, quad):
-        if q < 0:
-            continue
-        mine = cases[c]["orig"].get("predicted_letter")
-        flipped: dict[Any, bool] = {}  # per phenomenon of the case's paraphrases: did any flip?
-        for p in cases[c]["para"]:
-            name = (p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")
-            flipped[name] = flipped.get(name, False) or p.get("predicted_letter") != mine
-        for name, flip in flipped.items():
-            tally = by_phen.setdefault(str(name), [0, 0])
-            tally[0] += flip
-            tally[1] += 1
-    out["flip_rate_by_phenomenon"] = {k: {"flip_rate": _rate(h, n), "n": n} for k, (h, n) in sorted(by_phen.items())}
-
-    def split(key) -> dict[str, Any]:
-        groups: dict[str, list[int]] = {}
-        for k, c in enumerate(ids):
-            value = key(cases[c]["orig"])
-            if value is not None:
-                groups.setdefault(str(value), []).append(k)
-        return {g: quadrant_scores([orig[k].get("predicted_letter") for k in ks],
-                                   [[p.get("predicted_letter") for p in cases[ids[k]]["para"]] for k in ks],
-                                   [cases[ids[k]]["text"].get("predicted_letter") for k in ks],
-                                   [orig[k]["correct_letter"] for k in ks], invalid=invalid) for g, ks in sorted(groups.items())}
-
-    if any((r.get("extra") or {}).get("label") for r in orig):
-        out["by_label"] = split(lambda r: (r.get("extra") or {}).get("label"))
-    if any((r.get("extra") or {}).get("finding") for r in orig):
-        out["by_finding"] = split(lambda r: (r.get("extra") or {}).get("finding"))
     if image != BINARY_ARMS["image"]:
         return out
 
@@ -569,7 +608,7 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
             name = model if arm == "generative" else f"{model} [binary]"
             models[name] = {**table[model], "arm": arm, **sample_details(by_model.get(model, []), arms["image"], arms["noimg"],
                                                                          invalid=invalid, n_resamples=n_resamples, seed=seed)}
-    return {"models": models, "correlation": _correlation(models)}
+    return configurations(models)
 
 
 def combine_results(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -577,7 +616,12 @@ def combine_results(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     result, in the order of the sets' first records: the configurations side by side (every
     generative one first), the correlation taken across all of them."""
     merged = side_by_side(parts)
-    models = dict(sorted(merged.items(), key=lambda item: item[1]["arm"] != "generative"))  # stable: set order within an arm
+    return configurations(dict(sorted(merged.items(), key=lambda item: item[1]["arm"] != "generative")))  # stable: set order within an arm
+
+
+def configurations(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The suite result of the model configurations ``models`` (name -> quadrant table, ``arm`` and
+    :func:`sample_details`), in that order, with their flip-rate vs Dangerous-fraction correlation."""
     return {"models": models, "correlation": _correlation(models)}
 
 

@@ -46,6 +46,10 @@ from medvigil.scoring.stats import spearman
 
 __all__ = [
     "INVALID_POLICIES",
+    "classify_codes",
+    "flag_scores",
+    "flip_rate_by_phenomenon",
+    "paraphrase_rows",
     "bootstrap_rates",
     "rate_correlation",
     "QUADRANTS",
@@ -74,10 +78,15 @@ def _paraphrase_matrix(paraphrases: Sequence[Sequence[Any]], n: int) -> np.ndarr
             raise TypeError(f"paraphrase predictions[{i}] must be a list of letters, got a string")
         if not row:
             raise ValueError(f"sample {i} has no paraphrase prediction; consistency (Eq. 1) needs at least one")
-    width = max((len(r) for r in rows), default=0)
-    out = np.full((n, width), _PAD, dtype=np.int16)
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-    flat = _codes(list(chain.from_iterable(rows)), "paraphrase_predictions")
+    return paraphrase_rows(_codes(list(chain.from_iterable(rows)), "paraphrase_predictions"), lengths)
+
+
+def paraphrase_rows(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The (samples x most paraphrases) code matrix of answers given sample by sample (``flat``,
+    ``lengths[i]`` of them for sample ``i``), short rows padded."""
+    n = lengths.shape[0]
+    out = np.full((n, int(lengths.max()) if n else 0), _PAD, dtype=np.int16)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)  # each answer's row start in flat
     out[np.repeat(np.arange(n), lengths), np.arange(flat.size) - starts] = flat
     return out
@@ -92,14 +101,25 @@ def classify(
 ) -> dict[str, np.ndarray]:
     """Per-sample flags: ``consistent``, ``image_reliant``, ``evaluable`` and
     ``quadrant`` (index into :data:`QUADRANTS`, -1 when not evaluable)."""
-    if invalid not in INVALID_POLICIES:
-        raise ValueError(f"invalid must be one of {', '.join(INVALID_POLICIES)}, got {invalid!r}")
+    _check_policy(invalid)
     orig = _codes(predictions, "predictions")
     n = orig.shape[0]
     text = _codes(text_only_predictions, "text_only_predictions")
     if text.shape[0] != n:
         raise ValueError(f"text_only_predictions must have one entry per sample ({n}), got {text.shape[0]}")
-    para = _paraphrase_matrix(paraphrase_predictions, n)
+    return classify_codes(orig, _paraphrase_matrix(paraphrase_predictions, n), text, invalid=invalid)
+
+
+def _check_policy(invalid: str) -> None:
+    if invalid not in INVALID_POLICIES:
+        raise ValueError(f"invalid must be one of {', '.join(INVALID_POLICIES)}, got {invalid!r}")
+
+
+def classify_codes(orig: np.ndarray, para: np.ndarray, text: np.ndarray, *, invalid: str = "exclude") -> dict[str, np.ndarray]:
+    """:func:`classify` of letter codes (``A`` = 0, invalid = -1): ``orig`` and ``text`` one per
+    sample, ``para`` (samples x paraphrases) padded with -2 (:func:`paraphrase_rows`)."""
+    _check_policy(invalid)
+    n = orig.shape[0]
     consistent = np.all((para == orig[:, None]) | (para == _PAD), axis=1)
     image_reliant = orig != text
     if invalid == "exclude":
@@ -174,6 +194,21 @@ def quadrant_scores(
     mean entropy (needs ``probabilities``: (n, classes), or (n,) for two classes).
     Fractions are over the evaluable samples; undefined values are ``None``."""
     flags = classify(predictions, paraphrase_predictions, text_only_predictions, invalid=invalid)
+    gold = orig = None
+    if references is not None:
+        gold = encode_letters(references, name="references")
+        if gold.shape[0] != flags["quadrant"].shape[0]:
+            raise ValueError("references must have one entry per sample")
+        if np.any(gold < 0):
+            raise ValueError("references must be letters, not empty/None")
+        orig = encode_letters(predictions, name="predictions")
+    return flag_scores(flags, invalid, orig, gold, probabilities)
+
+
+def flag_scores(flags: Mapping[str, np.ndarray], invalid: str, orig: np.ndarray | None = None, gold: np.ndarray | None = None,
+                probabilities: Any = None) -> dict[str, Any]:
+    """:func:`quadrant_scores` from :func:`classify_codes`'s flags (``invalid`` the policy they were
+    made with), the (image, q) letter codes ``orig`` and the gold codes ``gold`` (accuracy)."""
     quad = flags["quadrant"]
     ev = flags["evaluable"]
     n_ev = int(ev.sum())
@@ -189,13 +224,7 @@ def quadrant_scores(
         "image_reliance_rate": float((counts[0] + counts[1]) / n_ev) if n_ev else None,
         "invalid_policy": invalid,
     }
-    if references is not None:
-        gold = encode_letters(references, name="references")
-        if gold.shape[0] != quad.shape[0]:
-            raise ValueError("references must have one entry per sample")
-        if np.any(gold < 0):
-            raise ValueError("references must be letters, not empty/None")
-        orig = encode_letters(predictions, name="predictions")
+    if gold is not None:
         correct = (orig == gold).astype(np.float64)
         hits = np.bincount(quad[ev].astype(np.intp), weights=correct[ev], minlength=4) if n_ev else np.zeros(4)
         out["accuracy_by_quadrant"] = {q: (float(hits[i] / counts[i]) if counts[i] else None) for i, q in enumerate(QUADRANTS)}
@@ -291,6 +320,25 @@ def score_records(
             invalid=invalid,
         )
     return out
+
+
+def flip_rate_by_phenomenon(quadrant: np.ndarray, orig: np.ndarray, para_sample: np.ndarray, para_answer: np.ndarray,
+                            para_phenomenon: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Eq. 3 per linguistic phenomenon: of the evaluable samples with a paraphrase of phenomenon
+    ``p``, the share where one of those paraphrases changes the answer. One entry per paraphrase
+    answer: its sample (index into ``quadrant`` and the letter codes ``orig``), its letter code
+    and its phenomenon; names in sorted order."""
+    if not len(para_phenomenon):
+        return {}
+    names, phen = np.unique(np.asarray(para_phenomenon, dtype=str), return_inverse=True)
+    sample = np.asarray(para_sample, dtype=np.int64)
+    kept = quadrant[sample] >= 0
+    pair = sample[kept] * len(names) + phen.reshape(-1)[kept]  # (sample, phenomenon)
+    flips = np.bincount(pair, weights=(para_answer[kept] != orig[sample[kept]]), minlength=1)
+    asked = np.bincount(pair, minlength=1) > 0
+    hits = np.bincount(np.flatnonzero(asked) % len(names), weights=flips[asked] > 0, minlength=len(names))
+    n = np.bincount(np.flatnonzero(asked) % len(names), minlength=len(names))
+    return {str(name): {"flip_rate": float(hits[i] / n[i]), "n": int(n[i])} for i, name in enumerate(names.tolist()) if n[i]}
 
 
 # -- statistics over samples and models (Sec. 3.4, Fig. 3) -----------------------------------
