@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.bulk_memory import heap_kept
 
 T = TypeVar("T")
 ENV = "MEDVIGIL_WORKERS"  # worker processes for the bulk readers (default: the usable CPUs)
@@ -103,6 +104,7 @@ def _quiet_worker(niceness: int = _NICENESS) -> None:
         os.nice(niceness)
     except OSError:  # not allowed here: run at the parent's priority
         pass
+    heap_kept()  # one task's buffers reused by the next
 
 
 @contextmanager
