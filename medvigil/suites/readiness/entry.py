@@ -1,7 +1,8 @@
 """Illusion of Readiness in the suite registry: score lmms-eval logs of the ``readiness_*`` tasks.
 
 The records carry the gold and the arm, so no release is read; scored by
-:func:`medvigil.suites.readiness.protocol.readiness_from_records` (T1-T5 and R(m); T6 measures).
+:func:`medvigil.suites.readiness.protocol.readiness_from_records` (T1-T5 and R(m); T6 measures),
+from arrow columns where the logs allow (:mod:`medvigil.suites.readiness.log_columns`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, side_by_side, table_text
+from medvigil.suites.readiness.log_columns import model_result
 from medvigil.suites.readiness.protocol import readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
 from medvigil.suites.readiness.tables import readiness_tables as tables
@@ -28,7 +30,7 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
     settings = {**DEFAULTS, **options}
     return score_logs("readiness", find_samples(files, "readiness", TASKS), [],
                       lambda records: {"models": readiness_from_records(records, **settings)}, options,
-                      combine=combine_models)
+                      combine=combine_models, columnar=lambda group, model: model_result(group, model, **settings))
 
 
 def combine_models(parts: list[dict[str, Any]]) -> dict[str, Any]:

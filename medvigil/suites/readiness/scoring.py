@@ -38,7 +38,8 @@ changes, tag compliance, thinking-answer agreement).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,8 @@ __all__ = [
     "fragility_t3",
     "fragility_t4",
     "fragility_t5",
+    "model_scores",
+    "ModelRows",
     "parse_cot",
     "reasoning_audit",
     "robustness_score",
@@ -188,10 +191,40 @@ def robustness_score(fragility: Any) -> np.ndarray:
 # -- from probe records ----------------------------------------------------------------
 
 
-def _accuracy(records: list[Mapping[str, Any]]) -> float:
-    if not records:
+@dataclass
+class ModelRows:
+    """One model's records as arrays, in record order: each record's condition, case (an index
+    into ``cases``), benchmark (``str(source_dataset)``), whether it is answered right
+    (``predicted_letter == correct_letter``; a parse failure is wrong) and whether it flags its
+    case visually required (``text_only_answerable`` false), and the number of options it showed
+    (``extra.options_shown``, 5 without; NaN where that is not a list: an error for a T2 item)."""
+
+    conditions: list[str]
+    case: np.ndarray
+    n_cases: int
+    source: list[str]
+    correct: np.ndarray
+    visreq: np.ndarray
+    n_shown: np.ndarray
+
+
+def _rows_of(recs: list[Mapping[str, Any]]) -> ModelRows:
+    """The :class:`ModelRows` of one model's record dicts."""
+    cases: dict[str, int] = {}
+    case = [cases.setdefault(str(r["case_id"]), len(cases)) for r in recs]
+    return ModelRows([r.get("condition", "default") for r in recs], np.array(case, dtype=np.int64), len(cases),
+                     [str(r.get("source_dataset")) for r in recs],
+                     np.array([r.get("predicted_letter") == r["correct_letter"] for r in recs], dtype=bool),
+                     np.array([r.get("text_only_answerable") is False for r in recs], dtype=bool),
+                     np.array([_n_shown(r) for r in recs], dtype=np.float64))
+
+
+def _n_shown(record: Mapping[str, Any]) -> float:
+    shown = (record.get("extra") or {}).get("options_shown") or "ABCDE"
+    try:
+        return float(len(shown))
+    except TypeError:
         return float("nan")
-    return 100.0 * sum(r.get("predicted_letter") == r["correct_letter"] for r in records) / len(records)
 
 
 def score_records(
@@ -225,99 +258,128 @@ def score_records(
         if r.get("suite") != "readiness":
             raise ValueError(f"record {r.get('probe_id')!r} has suite {r.get('suite')!r}, not 'readiness'")
         by_model.setdefault(str(r["model"]), []).append(r)
-    c = {**READINESS_CONDITIONS, **conditions}
     out = {}
     for model, recs in by_model.items():
-        cond: dict[str, list[Mapping[str, Any]]] = {}
-        for r in recs:
-            cond.setdefault(r.get("condition", "default"), []).append(r)
-        visreq_ids = {str(r["case_id"]) for r in recs if r.get("text_only_answerable") is False}
 
-        def pick(name: str, within: set[str] | None = None, cond=cond) -> list[Mapping[str, Any]]:
-            rows = cond.get(c[name], [])
-            return rows if within is None else [r for r in rows if str(r["case_id"]) in within]
+        def audit(direct: np.ndarray, cot: np.ndarray, recs=recs) -> dict[str, Any]:
+            return reasoning_audit([recs[i] for i in np.flatnonzero(direct)], [recs[i] for i in np.flatnonzero(cot)])
 
-        def ids(rows: list[Mapping[str, Any]]) -> set[str]:
-            return {str(r["case_id"]) for r in rows}
+        out[model] = model_scores(_rows_of(recs), audit, conditions=conditions, chance=chance, t4_weights=t4_weights,
+                                  allow_partial=allow_partial)
+    return out
 
-        scope = visreq_ids or None
-        acc: dict[str, Any] = {}
-        f: dict[str, float | None] = dict.fromkeys(STRESS_TESTS)
 
-        img, text = pick("image"), pick("text")
-        benches = sorted({str(r.get("source_dataset")) for r in img} & {str(r.get("source_dataset")) for r in text})
-        if benches:
-            a_img = [_accuracy([r for r in img if str(r.get("source_dataset")) == b]) for b in benches]
-            a_txt = [_accuracy([r for r in text if str(r.get("source_dataset")) == b]) for b in benches]
-            n_b = [sum(str(r.get("source_dataset")) == b for r in img) for b in benches]
-            acc["T1"] = {b: {"image": ai, "text": at, "n": n} for b, ai, at, n in zip(benches, a_img, a_txt, n_b)}
-            f["T1"] = float(fragility_t1(a_img, a_txt, n_b))
-        t2_rows = pick("text", visreq_ids) if visreq_ids else []
-        if t2_rows:
-            c2 = chance if chance is not None else float(np.mean([100.0 / len((r.get("extra") or {}).get("options_shown") or "ABCDE")
-                                                                  for r in t2_rows]))
-            acc["T2"] = {"text_visually_required": _accuracy(t2_rows), "n": len(t2_rows), "chance": c2}
-            f["T2"] = float(fragility_t2(acc["T2"]["text_visually_required"], c2))
-        reord = pick("text_reordered", scope)
-        if reord:
-            base = pick("text", ids(reord))
-            acc["T3"] = {"text_orig": _accuracy(base), "text_reordered": _accuracy(reord), "n": len(reord)}
-            if base:
-                f["T3"] = float(fragility_t3(acc["T3"]["text_orig"], acc["T3"]["text_reordered"]))
-        img_reord = pick("image_reordered", scope)
-        if img_reord:  # Ext. Data Table 4 image columns (not in f3)
-            acc.setdefault("T3", {}).update(image_orig=_accuracy(pick("image", ids(img_reord))),
-                                            image_reordered=_accuracy(img_reord), n_image=len(img_reord))
-        table5 = {}  # Ext. Data Table 5: each variant against its base on the same items
-        for mode, base_name in (("text", "text"), ("image", "image")):
-            for variant in ("unk", *(f"{n}r" for n in REPLACED)):
-                rows = pick(f"{mode}_{variant}", scope)
-                if rows:
-                    table5[f"{mode}_{variant}"] = {"base": _accuracy(pick(base_name, ids(rows))), "accuracy": _accuracy(rows),
-                                                   "n": len(rows)}
-        if table5:
-            acc["T4_variants"] = table5
-        t4r, i4r, tunk = pick("text_4r", scope), pick("image_4r", scope), pick("text_unk", scope)
-        if t4r and i4r and tunk:
-            tb, ib, tbu = pick("text", ids(t4r)), pick("image", ids(i4r)), pick("text", ids(tunk))
-            acc["T4"] = {
-                "text_base": _accuracy(tb),
-                "text_4r": _accuracy(t4r),
-                "image_base": _accuracy(ib),
-                "image_4r": _accuracy(i4r),
-                "text_base_unk": _accuracy(tbu),
-                "text_unk": _accuracy(tunk),
-            }
-            if tb and ib and tbu:
-                a = acc["T4"]
-                f["T4"] = float(
-                    fragility_t4(a["text_base"], a["text_4r"], a["image_base"], a["image_4r"], a["text_unk"], a["text_base_unk"], t4_weights)
-                )
-        subst = pick("image_subst")
-        if subst:
-            orig = pick("image", ids(subst))
-            acc["T5"] = {"original": _accuracy(orig), "substituted": _accuracy(subst), "n": len(subst)}
-            if orig:
-                f["T5"] = float(fragility_t5(acc["T5"]["original"], acc["T5"]["substituted"]))
-        cot = pick("cot")
-        if cot:
-            acc["T6"] = reasoning_audit(pick("image", ids(cot)), cot)
-        present = [v for v in f.values() if v is not None]
-        missing = [t for t, v in f.items() if v is None]
-        if not missing:
-            R: float | None = float(robustness_score(np.array([f[t] for t in STRESS_TESTS])))
-        elif allow_partial and present:
-            R = float(np.mean([1.0 - v for v in present]))
-        else:
-            R = None
-        out[model] = {
-            "accuracies": acc,
-            "fragility": f,
-            "robustness": {t: (None if v is None else 1.0 - v) for t, v in f.items()},
-            "R": R,
-            "missing_tests": missing,
-            "partial": bool(missing) and R is not None,
+def model_scores(rows: ModelRows, cot_audit: Callable[[np.ndarray, np.ndarray], dict[str, Any]] | None, *,
+                 conditions: Mapping[str, str] = READINESS_CONDITIONS, chance: float | None = None,
+                 t4_weights: Sequence[float] = T4_WEIGHTS, allow_partial: bool = False) -> dict[str, Any]:
+    """:func:`score_records` of one model's :class:`ModelRows`; ``cot_audit(direct, cot)`` gives T6
+    from the masks of the base and CoT records (:func:`reasoning_audit`; None: no CoT records)."""
+    c = {**READINESS_CONDITIONS, **conditions}
+    level = {name: i for i, name in enumerate(dict.fromkeys(rows.conditions))}
+    cond = np.array([level[x] for x in rows.conditions], dtype=np.int64)
+    everywhere = np.ones(rows.n_cases, dtype=bool)
+    visreq_ids = _ids(rows, rows.visreq)
+
+    def pick(name: str, within: np.ndarray | None = None) -> np.ndarray:
+        mask = cond == level.get(c[name], -1)
+        return mask if within is None else mask & within[rows.case]
+
+    def ids(mask: np.ndarray) -> np.ndarray:
+        return _ids(rows, mask)
+
+    def accuracy(mask: np.ndarray) -> float:
+        n = int(mask.sum())
+        return 100.0 * int(rows.correct[mask].sum()) / n if n else float("nan")
+
+    scope = visreq_ids if visreq_ids.any() else everywhere
+    acc: dict[str, Any] = {}
+    f: dict[str, float | None] = dict.fromkeys(STRESS_TESTS)
+
+    img, text = pick("image"), pick("text")
+    source = np.array(rows.source, dtype=object)
+    benches = sorted(set(source[img].tolist()) & set(source[text].tolist()))
+    if benches:
+        a_img = [accuracy(img & (source == b)) for b in benches]
+        a_txt = [accuracy(text & (source == b)) for b in benches]
+        n_b = [int((img & (source == b)).sum()) for b in benches]
+        acc["T1"] = {b: {"image": ai, "text": at, "n": n} for b, ai, at, n in zip(benches, a_img, a_txt, n_b)}
+        f["T1"] = float(fragility_t1(a_img, a_txt, n_b))
+    t2_rows = pick("text", visreq_ids)
+    if t2_rows.any():
+        shown = rows.n_shown[t2_rows]
+        if np.isnan(shown).any():
+            raise ValueError("extra.options_shown of a visually-required text-only record must be a list of options")
+        c2 = chance if chance is not None else float(np.mean((100.0 / shown).tolist()))
+        acc["T2"] = {"text_visually_required": accuracy(t2_rows), "n": int(t2_rows.sum()), "chance": c2}
+        f["T2"] = float(fragility_t2(acc["T2"]["text_visually_required"], c2))
+    reord = pick("text_reordered", scope)
+    if reord.any():
+        base = pick("text", ids(reord))
+        acc["T3"] = {"text_orig": accuracy(base), "text_reordered": accuracy(reord), "n": int(reord.sum())}
+        if base.any():
+            f["T3"] = float(fragility_t3(acc["T3"]["text_orig"], acc["T3"]["text_reordered"]))
+    img_reord = pick("image_reordered", scope)
+    if img_reord.any():  # Ext. Data Table 4 image columns (not in f3)
+        acc.setdefault("T3", {}).update(image_orig=accuracy(pick("image", ids(img_reord))),
+                                        image_reordered=accuracy(img_reord), n_image=int(img_reord.sum()))
+    table5 = {}  # Ext. Data Table 5: each variant against its base on the same items
+    for mode, base_name in (("text", "text"), ("image", "image")):
+        for variant in ("unk", *(f"{n}r" for n in REPLACED)):
+            variant_rows = pick(f"{mode}_{variant}", scope)
+            if variant_rows.any():
+                table5[f"{mode}_{variant}"] = {"base": accuracy(pick(base_name, ids(variant_rows))),
+                                               "accuracy": accuracy(variant_rows), "n": int(variant_rows.sum())}
+    if table5:
+        acc["T4_variants"] = table5
+    t4r, i4r, tunk = pick("text_4r", scope), pick("image_4r", scope), pick("text_unk", scope)
+    if t4r.any() and i4r.any() and tunk.any():
+        tb, ib, tbu = pick("text", ids(t4r)), pick("image", ids(i4r)), pick("text", ids(tunk))
+        acc["T4"] = {
+            "text_base": accuracy(tb),
+            "text_4r": accuracy(t4r),
+            "image_base": accuracy(ib),
+            "image_4r": accuracy(i4r),
+            "text_base_unk": accuracy(tbu),
+            "text_unk": accuracy(tunk),
         }
+        if tb.any() and ib.any() and tbu.any():
+            a = acc["T4"]
+            f["T4"] = float(
+                fragility_t4(a["text_base"], a["text_4r"], a["image_base"], a["image_4r"], a["text_unk"], a["text_base_unk"], t4_weights)
+            )
+    subst = pick("image_subst")
+    if subst.any():
+        orig = pick("image", ids(subst))
+        acc["T5"] = {"original": accuracy(orig), "substituted": accuracy(subst), "n": int(subst.sum())}
+        if orig.any():
+            f["T5"] = float(fragility_t5(acc["T5"]["original"], acc["T5"]["substituted"]))
+    cot = pick("cot")
+    if cot.any():
+        if cot_audit is None:
+            raise ValueError("chain-of-thought records need their dicts for T6 (reasoning_audit)")
+        acc["T6"] = cot_audit(pick("image", ids(cot)), cot)
+    present = [v for v in f.values() if v is not None]
+    missing = [t for t, v in f.items() if v is None]
+    if not missing:
+        R: float | None = float(robustness_score(np.array([f[t] for t in STRESS_TESTS])))
+    elif allow_partial and present:
+        R = float(np.mean([1.0 - v for v in present]))
+    else:
+        R = None
+    return {
+        "accuracies": acc,
+        "fragility": f,
+        "robustness": {t: (None if v is None else 1.0 - v) for t, v in f.items()},
+        "R": R,
+        "missing_tests": missing,
+        "partial": bool(missing) and R is not None,
+    }
+
+
+def _ids(rows: ModelRows, mask: np.ndarray) -> np.ndarray:
+    """The cases (a mask over them) of the records in ``mask``."""
+    out = np.zeros(rows.n_cases, dtype=bool)
+    out[rows.case[mask]] = True
     return out
 
 
