@@ -152,6 +152,11 @@ def _model_by_model(suite: str, files: list[Path], score: Callable[[list[dict]],
     def one_model(group: list[Path]) -> tuple[int, dict]:
         return _from_columns(columnar, group) or _all_at_once(suite, group, score, key)
 
+    if columnar is not None:
+        from medvigil.records.log_columns import parser_modules
+
+        parser_modules()  # imported once here, before the fork, not once per worker
+
     parts = per_model(one_model, files)
     if not parts:
         return None

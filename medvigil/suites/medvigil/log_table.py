@@ -89,8 +89,9 @@ def read_log_columns(paths: list[Path], *, meanwhile: Callable[[], Any] | None =
     from medvigil.files.bulk_memory import release_freed, returned_memory
     from medvigil.files.worker_pool import in_workers
     from medvigil.records.lmms_eval_logs import model_name, read_samples
-    from medvigil.records.log_columns import file_columns
+    from medvigil.records.log_columns import file_columns, parser_modules
 
+    parser_modules()  # imported once here, before the fork, not once per worker
     names = [model_name(p) for p in paths]
     parts: list[dict[str, Any]] = []
     one_by_one: list[dict] = []
