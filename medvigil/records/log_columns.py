@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import mmap
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -216,7 +217,20 @@ def file_columns(path: str | Path, model: str) -> FileColumns | None:
 def suite_file_table(path: str | Path, suite: str):
     """One stress-suite log's records cut out as the whole-file dict reader cuts them (any key's
     first object; a log holding ``"mcs"`` declined) and checked by :func:`checked_table`, or None."""
-    with mapped(path, str(path)) as data:
-        cut = None if data is None else cut_records(data, None, b"\n", refuse=b'"' + KEY + b'"')
-    return None if cut is None else checked_table(*cut, suite)
+    return suite_files_table([path], suite)
 
+
+def suite_files_table(paths: Sequence[str | Path], suite: str):
+    """:func:`suite_file_table` of several logs as one table: their records cut out, joined in
+    file order and checked in one pass (a model's arms, for instance), or None when any is declined."""
+    blocks, n = [], 0
+    for path in paths:
+        with mapped(path, str(path)) as data:
+            cut = None if data is None else cut_records(data, None, b"\n", refuse=b'"' + KEY + b'"')
+        if cut is None or cut[1] == 0:
+            return None  # (an empty log: read_samples says so)
+        blocks.append(cut[0])
+        n += cut[1]
+    if not blocks:
+        return None
+    return checked_table(blocks[0] if len(blocks) == 1 else b"\n".join(blocks), n, suite)

@@ -3,7 +3,7 @@
 The accelerated twin of reading the logs with :func:`medvigil.records.suite_logs.read_suite_records`
 and scoring the records with :func:`medvigil.suites.cbd.protocol.suite_result`: each file's records
 are cut out and checked against the record schema as arrow columns
-(:func:`medvigil.records.log_columns.suite_file_table`), and the samples are put together from
+(:func:`medvigil.records.log_columns.suite_files_table`), and the samples are put together from
 codes and scored by the same kernels (:func:`medvigil.suites.cbd.protocol.arm_details`). Only the
 generative arm in its plainest shape is taken: conditions ``default`` and ``noimg``, probe kinds
 ``original`` / ``tcf`` / ``paraphrase`` (``noimg`` only ``original``), every case with its one
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.records.arrow_codes import dictionary_codes
-from medvigil.records.log_columns import coded_letters, suite_file_table
+from medvigil.records.log_columns import coded_letters, suite_files_table
 from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, ArmSamples, arm_details, configurations
 from medvigil.suites.cbd.scoring import flag_scores
 
@@ -35,13 +35,10 @@ def model_result(files: Sequence[str | Path], model: str, *, invalid: str, n_res
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tables = [suite_file_table(path, "cbd") for path in files]
-    if not tables or any(t is None for t in tables):
+    checked = suite_files_table(files, "cbd")
+    if checked is None:
         return None
-    try:
-        table = pa.concat_tables([t for t, _ in tables], promote_options="permissive").combine_chunks()
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
+    table = checked[0]
     n = table.num_rows
     names = set(table.column_names)
     if not {"condition", "extra"} <= names or table.column("condition").null_count or table.column("extra").null_count:

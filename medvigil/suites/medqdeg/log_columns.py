@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.records.arrow_codes import numbers
-from medvigil.records.log_columns import LETTERS, suite_file_table
+from medvigil.records.log_columns import LETTERS, suite_files_table
 from medvigil.suites.medqdeg.breakdowns import SEVERITIES, score_groups
 from medvigil.suites.medqdeg.sample_scores import vote_counts
 from medvigil.suites.medqdeg.scoring import EXPERIMENTS
@@ -34,13 +34,10 @@ def model_scores(files: Sequence[str | Path], model: str, **rules: str) -> tuple
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tables = [suite_file_table(path, "medqdeg") for path in files]
-    if not tables or any(t is None for t in tables):
+    checked = suite_files_table(files, "medqdeg")
+    if checked is None:
         return None
-    try:
-        table = pa.concat_tables([t for t, _ in tables], promote_options="permissive").combine_chunks()
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
+    table = checked[0]
     if "extra" not in table.column_names or not pa.types.is_struct(table.schema.field("extra").type):
         return None
     extra = table.column("extra")

@@ -3,7 +3,7 @@
 The accelerated twin of reading the logs with :func:`medvigil.records.suite_logs.read_suite_records`
 and scoring the records with :func:`medvigil.suites.readiness.protocol.readiness_from_records`: each
 file's records are cut out and checked against the record schema as arrow columns
-(:func:`medvigil.records.log_columns.suite_file_table`), and the arrays the scoring reads
+(:func:`medvigil.records.log_columns.suite_files_table`), and the arrays the scoring reads
 (:class:`medvigil.suites.readiness.scoring.ModelRows`) are taken from the columns for the same
 kernel (:func:`~medvigil.suites.readiness.scoring.model_scores`). Declined, for the dicts to
 read: chain-of-thought records (T6 reads their answers' texts), a probe answered twice in one
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.records.arrow_codes import dictionary_codes
-from medvigil.records.log_columns import coded_letters, suite_file_table
+from medvigil.records.log_columns import coded_letters, suite_files_table
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, ModelRows, model_scores
 
 _DEFAULT = "default"  # the condition of a record without one (the dicts' rule)
@@ -31,13 +31,10 @@ def model_result(files: Sequence[str | Path], model: str, *, allow_partial: bool
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tables = [suite_file_table(path, "readiness") for path in files]
-    if not tables or any(t is None for t in tables):
+    checked = suite_files_table(files, "readiness")
+    if checked is None:
         return None
-    try:
-        table = pa.concat_tables([t for t, _ in tables], promote_options="permissive").combine_chunks()
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
+    table = checked[0]
     n = table.num_rows
     column = table.column
     names = set(table.column_names)
