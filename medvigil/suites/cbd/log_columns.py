@@ -88,14 +88,24 @@ def model_result(files: Sequence[str | Path], model: str, *, invalid: str, n_res
     text_rows = np.flatnonzero(is_text)[np.argsort(sample[is_text])]
     para_rows = np.flatnonzero(is_para)[np.argsort(sample[is_para], kind="stable")]  # record order within a sample
     fallback = [kinds[k] for k in kind[para_rows].tolist()]  # a paraphrase without a phenomenon: its kind (the dicts' rule)
-    named = strings["phenomenon"].take(para_rows).to_pylist() if "phenomenon" in strings else fallback
+    named = _values_at(strings["phenomenon"], para_rows) if "phenomenon" in strings else fallback
     samples = ArmSamples([ids[i] for i in order], pred[orig_rows], pred[text_rows], gold[orig_rows], pred[para_rows],
                          np.bincount(sample[is_para], minlength=len(ids)), [p or k for p, k in zip(named, fallback)])
     groups = {}
     for name in _GROUPS:
-        values = strings[name].take(orig_rows).to_pylist() if name in strings else []
+        values = _values_at(strings[name], orig_rows) if name in strings else []
         if any(values):
             groups[name] = values
     details, flags = arm_details(samples, groups, invalid=invalid, n_resamples=n_resamples, seed=seed)
     entry = {**flag_scores(flags, invalid, samples.orig, samples.gold), "arm": "generative", **details}
     return n, configurations({model: entry})
+
+
+def _values_at(column, rows) -> list:
+    """The values of a string (or all-null) column at ``rows``, None for a null (by codes: arrow's
+    ``take`` of numpy indices would import pandas)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    levels, codes = dictionary_codes(column, pc)
+    return np.array([*levels, None], dtype=object)[codes[rows]].tolist()
