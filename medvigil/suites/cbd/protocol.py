@@ -498,8 +498,9 @@ class ArmSamples:
     phenomena: list[str]
 
 
-def letter_codes(letters: Sequence[Any]) -> np.ndarray:
-    return encode_letters(letters, name="predicted_letter").astype(np.int16)
+def letter_codes(letters: Sequence[Any], name: str) -> np.ndarray:
+    """int16 letter codes of ``letters`` (a bad one is named as ``name[i]``)."""
+    return encode_letters(letters, name=name).astype(np.int16)
 
 
 def arm_details(samples: ArmSamples, groups: Mapping[str, Sequence[str | None]], *, invalid: str, n_resamples: int,
@@ -541,9 +542,10 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
     orig = [cases[c]["orig"] for c in ids]
     paras = [p for c in ids for p in cases[c]["para"]]
     lengths = np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids))
-    samples = ArmSamples(ids, letter_codes([r.get("predicted_letter") for r in orig]),
-                         letter_codes([cases[c]["text"].get("predicted_letter") for c in ids]),
-                         letter_codes([r["correct_letter"] for r in orig]), letter_codes([p.get("predicted_letter") for p in paras]),
+    samples = ArmSamples(ids, letter_codes([r.get("predicted_letter") for r in orig], "predictions"),
+                         letter_codes([cases[c]["text"].get("predicted_letter") for c in ids], "text_only_predictions"),
+                         letter_codes([r["correct_letter"] for r in orig], "references"),
+                         letter_codes([p.get("predicted_letter") for p in paras], "paraphrase_predictions"),
                          lengths, [str((p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")) for p in paras])
     groups = {}
     for name in ("label", "finding"):
