@@ -145,6 +145,7 @@ class CPythonRandomStream:
             "bit_generator": "MT19937",
             "state": {"key": np.array(internal[:-1], dtype=np.uint32), "pos": int(internal[-1])},
         }
+        self._raw = np.random.Generator(self._bitgen)
         # the last block of 32-bit words generated and how many of them are consumed: a read
         # ahead is a view of it, so leftovers are never copied in front of a new block
         self._block = np.empty(0, dtype=np.uint32)
@@ -153,8 +154,8 @@ class CPythonRandomStream:
     def _words(self, n: int) -> np.ndarray:
         """The next ``n`` or fewer unconsumed words (the rest of the last block first), not consumed."""
         if self._used == self._block.size:
-            # MT19937's raw 32-bit outputs (numpy hands them as uint64; 30% faster than integers())
-            self._block, self._used = self._bitgen.random_raw(n).astype(np.uint32), 0
+            # the full 32-bit range takes one MT19937 output per value, as uint32
+            self._block, self._used = self._raw.integers(0, 2**32, size=n, dtype=np.uint32), 0
         return self._block[self._used : self._used + n]
 
     def getrandbits32(self, size: int) -> np.ndarray:
