@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lmms_run_files import write_run
 from record_changes import DELETE, change_field
 
 from medvigil.errors import DataError
@@ -62,19 +63,11 @@ def _records(k: int = 0) -> list[dict]:
 
 def _write(folder: Path, records: list[dict], *, split: bool = False) -> list[Path]:
     """The records as one lmms-eval run: ``cbd_quadrants``, or (``split``) ``cbd_image`` + ``cbd_noimg``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = "20260101_000000"
-    (folder / f"{stamp}_results.json").write_text(json.dumps({"config": {"model": "toy", "model_args": "seed=1"}}))
     files = {"cbd_quadrants": records}
     if split:
         noimg = [r for r in records if isinstance(r, dict) and r.get("condition") == "noimg"]
         files = {"cbd_image": [r for r in records if not any(r is x for x in noimg)], "cbd_noimg": noimg}
-    paths = []
-    for task, mine in files.items():
-        path = folder / f"{stamp}_samples_{task}.jsonl"
-        path.write_text("".join(json.dumps({"doc_id": i, "frac_ideal": r, "flip_rate": r}) + "\n" for i, r in enumerate(mine)))
-        paths.append(path)
-    return paths
+    return write_run(folder, files, ("frac_ideal", "flip_rate"))
 
 
 def _by_dicts(paths: list[Path], options: dict):
@@ -154,3 +147,16 @@ def test_a_case_without_its_text_only_answer_is_declined(tmp_path):
     paths = _write(tmp_path / "run", records)
     assert model_result(paths, MODEL, **SETTINGS) is None
     assert _by_dicts(paths, SETTINGS) is None  # the dict path names the case
+
+
+def test_a_bad_log_through_the_command_names_file_row_and_field_and_writes_nothing(tmp_path, capsys):
+    from medvigil.cli import main
+
+    records = _records()
+    records[5]["extra"]["paraphrase_index"] = -3  # the columns decline it; the dict reader names it
+    (path,) = _write(tmp_path / "run", records)
+    out = tmp_path / "scores.json"
+    assert main(["score", "--suite", "cbd", str(tmp_path / "run"), "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}, row 6, field 'extra.paraphrase_index': must be an integer >= 0, got -3" in err
+    assert not out.exists()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lmms_run_files import write_run
 from record_changes import DELETE, change_field
 
 from medvigil.errors import DataError
@@ -46,14 +47,8 @@ def _records(mode: str) -> list[dict]:
 
 
 def _write(folder: Path, by_mode: dict[str, list[dict]]) -> list[str]:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "20260101_000000_results.json").write_text(json.dumps({"config": {"model": "toy", "model_args": ""}}))
-    paths = []
-    for mode, records in by_mode.items():
-        path = folder / f"20260101_000000_samples_mediconfusion_{mode}.jsonl"
-        path.write_text("".join(json.dumps({"doc_id": i, "set_acc": r, "indiv_acc": r}) + "\n" for i, r in enumerate(records)))
-        paths.append(str(path))
-    return paths
+    return [str(path) for path in write_run(folder, {f"mediconfusion_{mode}": records for mode, records in by_mode.items()},
+                                            ("set_acc", "indiv_acc"), model_args="")]
 
 
 def _by_dicts(paths: list[str]):

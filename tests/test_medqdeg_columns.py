@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lmms_run_files import write_run
 from record_changes import DELETE, change_field
 
 from medvigil.errors import DataError
@@ -44,17 +45,11 @@ def _records() -> list[dict]:
 
 def _write(folder: Path, records: list[dict]) -> list[Path]:
     """The records as one lmms-eval run: one samples file per severity (records in order)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = "20260101_000000"
-    (folder / f"{stamp}_results.json").write_text(json.dumps({"config": {"model": "toy", "model_args": "seed=1"}}))
-    paths = []
-    for level in (0, 1, 2):
-        mine = [r for r in records if isinstance(r.get("extra"), dict) and r["extra"].get("severity") == level] if level else \
-            [r for r in records if not (isinstance(r.get("extra"), dict) and r["extra"].get("severity") in (1, 2))]
-        path = folder / f"{stamp}_samples_medqdeg_L{level}.jsonl"
-        path.write_text("".join(json.dumps({"doc_id": i, "accuracy": r, "calibration_shift": r}) + "\n" for i, r in enumerate(mine)))
-        paths.append(path)
-    return paths
+    def level_of(r):
+        return r["extra"].get("severity") if isinstance(r.get("extra"), dict) and r["extra"].get("severity") in (1, 2) else 0
+
+    return write_run(folder, {f"medqdeg_L{level}": [r for r in records if level_of(r) == level] for level in (0, 1, 2)},
+                     ("accuracy", "calibration_shift"))
 
 
 def _by_dicts(paths: list[Path]):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lmms_run_files import write_run
 from record_changes import DELETE, change_field
 
 from medvigil.errors import DataError
@@ -61,15 +62,7 @@ def _records() -> dict[str, list[dict]]:
 
 
 def _write(folder: Path, arms: dict[str, list]) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    stamp = "20260101_000000"
-    (folder / f"{stamp}_results.json").write_text(json.dumps({"config": {"model": "toy", "model_args": "seed=1"}}))
-    paths = []
-    for arm, records in arms.items():
-        path = folder / f"{stamp}_samples_{arm}.jsonl"
-        path.write_text("".join(json.dumps({"doc_id": i, "acc": r, "acc_visreq": r}) + "\n" for i, r in enumerate(records)))
-        paths.append(path)
-    return paths
+    return write_run(folder, arms, ("acc", "acc_visreq"))
 
 
 def _by_dicts(paths: list[Path], allow_partial: bool = False):
@@ -143,3 +136,17 @@ def test_a_changed_field_is_declined_or_scored_the_same(tmp_path_factory, change
     if got is not None:  # the columnar path answered: the dict path agrees and scores the same
         assert expected is not None, "the columnar path scored logs the dict path refuses"
         assert _canonical(got) == _canonical(expected)
+
+
+def test_a_bad_log_through_the_command_names_file_row_and_field_and_writes_nothing(tmp_path, capsys):
+    from medvigil.cli import main
+
+    arms = _records()
+    arms["readiness_text_4r"][1]["extra"]["laterality_dependent"] = "yes"  # the columns decline it; the dicts name it
+    paths = _write(tmp_path / "run", arms)
+    out = tmp_path / "scores.json"
+    assert main(["score", "--suite", "readiness", str(tmp_path / "run"), "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    bad = next(p for p in paths if p.name.endswith("_readiness_text_4r.jsonl"))
+    assert f"{bad}, row 2, field 'extra.laterality_dependent': must be true, false or null, got 'yes'" in err
+    assert not out.exists()

@@ -21,6 +21,7 @@ from medvigil.records.lmms_eval_logs import model_name
 from medvigil.records.log_columns import suite_file_table
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN
 from medvigil.suites.mediconfusion.authors_results import IMAGES, MediConfusionRun, category_names
+from medvigil.suites.mediconfusion.record_scoring import categories_of, image_named
 from medvigil.suites.mediconfusion.release import Release
 
 _FIELDS = ("case_id", "probe_id", "condition", "predicted_letter", "correct_letter", "category")
@@ -68,10 +69,7 @@ def _pairs(mine: list[int], rows: dict[str, list], case_ids: list[str]) -> dict[
     lacks an image or has one twice (``pair_slots``' problems)."""
     by_pair: dict[str, dict[str, int]] = {}
     for i in mine:
-        image = rows["image"][i]
-        if image is None:
-            probe = str(rows["probe_id"][i])
-            image = probe.rsplit(":", 1)[-1] if ":" in probe else None
+        image = image_named(rows["image"][i], rows["probe_id"][i])
         if image not in IMAGES:
             return None
         slot = by_pair.setdefault(case_ids[i], {})
@@ -84,9 +82,7 @@ def _pairs(mine: list[int], rows: dict[str, list], case_ids: list[str]) -> dict[
     first, second = [by_pair[p]["im1"] for p in ids], [by_pair[p]["im2"] for p in ids]
 
     def categories(i: int) -> list:
-        if rows["categories"][i] is not None:
-            return list(rows["categories"][i])
-        return [] if rows["category"][i] is None else [rows["category"][i]]
+        return categories_of(rows["categories"][i], rows["category"][i])
 
     return {
         "pred1": [rows["predicted_letter"][i] for i in first], "pred2": [rows["predicted_letter"][i] for i in second],

@@ -12,14 +12,26 @@ from typing import Any
 
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
-__all__ = ["pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
+__all__ = ["categories_of", "image_named", "pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
+
+def image_named(image: Any, probe_id: Any) -> Any:
+    """Which image of its pair a record answers: ``extra.image``, else the ``:im1`` / ``:im2`` tail
+    of its probe id (None when neither says; any other value is returned as it is)."""
+    if image is None:
+        probe = str(probe_id)
+        image = probe.rsplit(":", 1)[-1] if ":" in probe else None
+    return image
+
+
+def categories_of(categories: Any, category: Any) -> list:
+    """An image's categories: ``extra.categories`` (a list), else its ``category`` alone, else none."""
+    if categories is None:
+        return [] if category is None else [category]
+    return list(categories)
+
 
 def _image_of(record: Mapping[str, Any]) -> str:
-    extra = record.get("extra") or {}
-    image = extra.get("image")
-    if image is None:
-        probe_id = str(record.get("probe_id", ""))
-        image = probe_id.rsplit(":", 1)[-1] if ":" in probe_id else None
+    image = image_named((record.get("extra") or {}).get("image"), record.get("probe_id", ""))
     if image not in ("im1", "im2"):
         raise ValueError(
             f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
@@ -76,10 +88,7 @@ def score_records(
 
 
 def _categories(record: Mapping[str, Any]) -> list[str]:
-    value = (record.get("extra") or {}).get("categories")
-    if value is None:
-        return [] if record.get("category") is None else [record["category"]]
-    return list(value)
+    return categories_of((record.get("extra") or {}).get("categories"), record.get("category"))
 
 
 def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, list]:

@@ -39,14 +39,12 @@ def model_result(files: Sequence[str | Path], model: str, *, allow_partial: bool
     column = table.column
     names = set(table.column_names)
 
-    levels, codes = dictionary_codes(column("condition"), pc) if "condition" in names else ([], np.full(n, -1, dtype=np.int32))
-    levels = [*levels, _DEFAULT]  # a missing condition (null: checked_table refuses a written null) is "default"
-    if READINESS_CONDITIONS["cot"] in levels:
+    absent = ([], np.full(n, -1, dtype=np.int32))
+    # a missing condition is "default" (a written null is refused by checked_table), a missing source "None" (str(None))
+    conditions, condition = _distinct(*(dictionary_codes(column("condition"), pc) if "condition" in names else absent), _DEFAULT)
+    if READINESS_CONDITIONS["cot"] in conditions:
         return None
-    codes = np.where(codes < 0, len(levels) - 1, codes)
-    conditions = np.array(levels, dtype=object)[codes]
     _, probe = dictionary_codes(column("probe_id"), pc)
-    condition = np.array([levels.index(v) for v in levels], dtype=np.int64)[codes]  # "default" written or not: one
     if np.unique(condition * (int(probe.max()) + 1) + probe).size != n:
         return None  # a probe answered twice under one condition: the dict scoring says which
 
@@ -66,10 +64,19 @@ def model_result(files: Sequence[str | Path], model: str, *, allow_partial: bool
         return None
 
     _, case = dictionary_codes(column("case_id"), pc)
-    source = [str(v) for v in column("source_dataset").to_pylist()] if "source_dataset" in names else ["None"] * n
+    sources, source = _distinct(*(dictionary_codes(column("source_dataset"), pc) if "source_dataset" in names else absent), "None")
     gold = coded_letters(*dictionary_codes(column("correct_letter"), pc), allow_null=False)
     pred = coded_letters(*dictionary_codes(column("predicted_letter"), pc), allow_null=True)
-    flags = column("text_only_answerable").to_pylist() if "text_only_answerable" in names else [None] * n
-    rows = ModelRows(conditions.tolist(), case.astype(np.int64), int(case.max()) + 1, source, pred == gold,
-                     np.array([v is False for v in flags], dtype=bool), shown)
+    flags, flag_codes = dictionary_codes(column("text_only_answerable"), pc) if "text_only_answerable" in names else absent
+    visreq = np.array([v is False for v in flags] + [False])[flag_codes]  # (a null: not flagged)
+    rows = ModelRows(conditions, condition, sources, source, case.astype(np.int64), int(case.max()) + 1, pred == gold, visreq, shown)
     return n, {"models": {model: model_scores(rows, None, allow_partial=allow_partial)}}
+
+
+def _distinct(levels: list, codes, missing: str):
+    """``(levels, codes)`` with a null code (-1) read as the value ``missing``, each value once."""
+    import numpy as np
+
+    named = [*levels, missing]
+    distinct = list(dict.fromkeys(named))
+    return distinct, np.array([distinct.index(v) for v in named], dtype=np.int64)[codes]

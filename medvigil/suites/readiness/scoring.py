@@ -193,27 +193,37 @@ def robustness_score(fragility: Any) -> np.ndarray:
 
 @dataclass
 class ModelRows:
-    """One model's records as arrays, in record order: each record's condition, case (an index
-    into ``cases``), benchmark (``str(source_dataset)``), whether it is answered right
-    (``predicted_letter == correct_letter``; a parse failure is wrong) and whether it flags its
-    case visually required (``text_only_answerable`` false), and the number of options it showed
-    (``extra.options_shown``, 5 without; NaN where that is not a list: an error for a T2 item)."""
+    """One model's records as arrays, in record order: each record's condition and benchmark
+    (``str(source_dataset)``) as codes into the distinct ``conditions`` and ``sources``, its case
+    (an index below ``n_cases``), whether it is answered right (``predicted_letter ==
+    correct_letter``; a parse failure is wrong) and whether it flags its case visually required
+    (``text_only_answerable`` false), and the number of options it showed (``extra.options_shown``,
+    5 without; NaN where that is not a list: an error for a T2 item)."""
 
     conditions: list[str]
+    condition: np.ndarray
+    sources: list[str]
+    source: np.ndarray
     case: np.ndarray
     n_cases: int
-    source: list[str]
     correct: np.ndarray
     visreq: np.ndarray
     n_shown: np.ndarray
 
 
+def _codes(values: Iterable[Any]) -> tuple[list, np.ndarray]:
+    """The distinct ``values`` in order of first appearance and each value's index among them."""
+    seen: dict[Any, int] = {}
+    codes = [seen.setdefault(v, len(seen)) for v in values]
+    return list(seen), np.array(codes, dtype=np.int64)
+
+
 def _rows_of(recs: list[Mapping[str, Any]]) -> ModelRows:
     """The :class:`ModelRows` of one model's record dicts."""
-    cases: dict[str, int] = {}
-    case = [cases.setdefault(str(r["case_id"]), len(cases)) for r in recs]
-    return ModelRows([r.get("condition", "default") for r in recs], np.array(case, dtype=np.int64), len(cases),
-                     [str(r.get("source_dataset")) for r in recs],
+    conditions, condition = _codes(r.get("condition", "default") for r in recs)
+    sources, source = _codes(str(r.get("source_dataset")) for r in recs)
+    cases, case = _codes(str(r["case_id"]) for r in recs)
+    return ModelRows(conditions, condition, sources, source, case, len(cases),
                      np.array([r.get("predicted_letter") == r["correct_letter"] for r in recs], dtype=bool),
                      np.array([r.get("text_only_answerable") is False for r in recs], dtype=bool),
                      np.array([_n_shown(r) for r in recs], dtype=np.float64))
@@ -275,8 +285,8 @@ def model_scores(rows: ModelRows, cot_audit: Callable[[np.ndarray, np.ndarray], 
     """:func:`score_records` of one model's :class:`ModelRows`; ``cot_audit(direct, cot)`` gives T6
     from the masks of the base and CoT records (:func:`reasoning_audit`; None: no CoT records)."""
     c = {**READINESS_CONDITIONS, **conditions}
-    level = {name: i for i, name in enumerate(dict.fromkeys(rows.conditions))}
-    cond = np.array([level[x] for x in rows.conditions], dtype=np.int64)
+    level = {name: i for i, name in enumerate(rows.conditions)}
+    cond = rows.condition
     everywhere = np.ones(rows.n_cases, dtype=bool)
     visreq_ids = _ids(rows, rows.visreq)
 
@@ -296,12 +306,12 @@ def model_scores(rows: ModelRows, cot_audit: Callable[[np.ndarray, np.ndarray], 
     f: dict[str, float | None] = dict.fromkeys(STRESS_TESTS)
 
     img, text = pick("image"), pick("text")
-    source = np.array(rows.source, dtype=object)
-    benches = sorted(set(source[img].tolist()) & set(source[text].tolist()))
+    bench = {name: i for i, name in enumerate(rows.sources)}
+    benches = sorted({rows.sources[i] for i in np.unique(rows.source[img])} & {rows.sources[i] for i in np.unique(rows.source[text])})
     if benches:
-        a_img = [accuracy(img & (source == b)) for b in benches]
-        a_txt = [accuracy(text & (source == b)) for b in benches]
-        n_b = [int((img & (source == b)).sum()) for b in benches]
+        a_img = [accuracy(img & (rows.source == bench[b])) for b in benches]
+        a_txt = [accuracy(text & (rows.source == bench[b])) for b in benches]
+        n_b = [int((img & (rows.source == bench[b])).sum()) for b in benches]
         acc["T1"] = {b: {"image": ai, "text": at, "n": n} for b, ai, at, n in zip(benches, a_img, a_txt, n_b)}
         f["T1"] = float(fragility_t1(a_img, a_txt, n_b))
     t2_rows = pick("text", visreq_ids)
