@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -21,6 +22,12 @@ from medvigil.errors import DataError
 from medvigil.files import held_signals
 
 MAX_PRINTED_PROBLEMS = 25
+
+# The commands spread their work over processes, one per core, and run every matrix product on
+# one BLAS thread (medvigil.scoring.bootstrap.one_blas_thread). OpenBLAS still starts a thread per
+# core when numpy loads, and those spin for cores the processes hold: 0.1-0.5 s of CPU per score
+# command (benchmarks/README.md). One thread from the start, unless the user set it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # subcommand name -> module under medvigil.commands
 COMMANDS = {
