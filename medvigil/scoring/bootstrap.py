@@ -21,9 +21,11 @@ model, draws ``random.choice(case_ids)`` ``len(case_ids)`` times per resample, t
 continuing from one model to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``
 and, for ``n < 2**32``, ``_randbelow(n)`` takes the top ``k = n.bit_length()`` bits of the next
 32-bit Mersenne Twister output, rejecting values ``>= n``. :class:`CPythonRandomStream` starts
-numpy's MT19937 from the exact state of ``random.Random(seed)`` and applies that shift and
-rejection to blocks of raw outputs, so the draws equal CPython's one by one (tested against
-``random`` itself) at numpy speed.
+from the exact state of ``random.Random(seed)`` and draws in blocks: in C where the install
+built ``medvigil/scoring/_mt_draws.c`` (the twist and tempering in vector code, each resample's
+draws counted as they are drawn), else with numpy's MT19937 and that shift and rejection applied
+to blocks of raw outputs. Either way the draws equal CPython's one by one (tested against
+``random`` itself, and the two paths against each other).
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ from typing import TypeVar
 import numpy as np
 
 from medvigil.scoring.stats import percentile_interval
+
+try:  # CPython's stream drawn in C (medvigil/scoring/_mt_draws.c)
+    from medvigil.scoring import _mt_draws as _compiled_draws
+except ImportError:  # built without a C compiler: numpy's MT19937 (CPythonRandomStream)
+    _compiled_draws = None
 
 __all__ = [
     "DEFAULT_N_RESAMPLES",
@@ -130,16 +137,24 @@ class CPythonRandomStream:
     """The stream of ``random.Random(seed)`` (CPython's Mersenne Twister), drawn in blocks.
 
     ``choice_indices(n, size)`` returns exactly the indices that ``size`` successive
-    ``rng.choice(seq)`` calls with ``len(seq) == n`` would pick, and leaves the stream where
-    CPython's would be: 32-bit words read ahead but not consumed are kept for the next call.
+    ``rng.choice(seq)`` calls with ``len(seq) == n`` would pick, ``choice_counts(n, rows)`` the
+    same draws for ``rows`` resamples of ``n`` as multiplicities, and both leave the stream where
+    CPython's would be. With the compiled draws (``compiled=True`` and the extension built) the
+    state is CPython's own, 624 words and a position, and a call consumes exactly the words
+    CPython's would; otherwise numpy's MT19937 runs from that state, and 32-bit words read ahead
+    but not consumed are kept for the next call.
     """
 
     _WORD_BITS = 32
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, compiled: bool = True):
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
             raise TypeError(f"seed must be an integer, got {seed!r}")
         _, internal, _ = random.Random(int(seed)).getstate()  # 624 state words + position
+        self._mt = None
+        if compiled and _compiled_draws is not None:
+            self._mt, self._pos = np.array(internal[:-1], dtype=np.uint32), int(internal[-1])
+            return
         self._bitgen = np.random.MT19937()
         self._bitgen.state = {
             "bit_generator": "MT19937",
@@ -151,6 +166,11 @@ class CPythonRandomStream:
         self._block = np.empty(0, dtype=np.uint32)
         self._used = 0
 
+    @property
+    def compiled(self) -> bool:
+        """Whether the draws are the compiled ones."""
+        return self._mt is not None
+
     def _words(self, n: int) -> np.ndarray:
         """The next ``n`` or fewer unconsumed words (the rest of the last block first), not consumed."""
         if self._used == self._block.size:
@@ -161,6 +181,9 @@ class CPythonRandomStream:
     def getrandbits32(self, size: int) -> np.ndarray:
         """``size`` values of ``getrandbits(32)``, consumed."""
         out = np.empty(int(size), dtype=np.uint32)
+        if self._mt is not None:
+            self._pos = _compiled_draws.words(self._mt, self._pos, out)
+            return out
         done = 0
         while done < size:
             words = self._words(min(int(size) - done, _WORDS))
@@ -169,19 +192,25 @@ class CPythonRandomStream:
             self._used += words.size
         return out
 
+    def _checked(self, n: int, size: int) -> tuple[int, int]:
+        if not isinstance(n, (int, np.integer)) or not 1 <= n < 2**self._WORD_BITS:
+            raise ValueError(f"n must be an integer in [1, 2**32), got {n!r}")
+        if size < 0:
+            raise ValueError(f"size must be >= 0, got {size!r}")
+        return int(n), int(size)
+
     def choice_indices(self, n: int, size: int, dtype=np.int64) -> np.ndarray:
         """``size`` successive ``_randbelow(n)`` values (``random.choice`` over ``n`` items).
 
         ``dtype=np.uint32`` holds every index in half the memory of the default int64.
         """
-        if not isinstance(n, (int, np.integer)) or not 1 <= n < 2**self._WORD_BITS:
-            raise ValueError(f"n must be an integer in [1, 2**32), got {n!r}")
-        if size < 0:
-            raise ValueError(f"size must be >= 0, got {size!r}")
-        n, size = int(n), int(size)
+        n, size = self._checked(n, size)
+        out = np.empty(size, dtype=np.uint32)
+        if self._mt is not None:
+            self._pos = _compiled_draws.choices(self._mt, self._pos, n, out)
+            return out.astype(dtype, copy=False)
         shift = np.uint32(self._WORD_BITS - n.bit_length())
         accept_rate = n / 2 ** n.bit_length()  # > 1/2
-        out = np.empty(size, dtype=np.uint32)
         done = 0
         while done < size:
             need = size - done
@@ -193,6 +222,16 @@ class CPythonRandomStream:
             # consumed: the whole block, or up to the word that completes the request
             self._used += int(picked[-1]) + 1 if done == size else words.size
         return out.astype(dtype, copy=False)
+
+    def choice_counts(self, n: int, rows: int) -> np.ndarray:
+        """``(rows, n)`` float32 multiplicities: row ``r`` counts the ``n`` values of resample ``r``,
+        the resamples drawn one after the other (:func:`count_rows` of ``choice_indices(n, rows * n)``)."""
+        n, rows = self._checked(n, rows)
+        if self._mt is not None:
+            out = np.empty((rows, n), dtype=np.float32)
+            self._pos = _compiled_draws.counts(self._mt, self._pos, n, out)
+            return out
+        return count_rows(self.choice_indices(n, rows * n, np.uint32).reshape(rows, n), n)
 
 
 def harness_resample_indices(
@@ -226,8 +265,7 @@ def harness_resample_counts(
     (:func:`count_rows` of those resamples' draws); empty frames yield nothing. The draws are
     the same (one stream, frame after frame), never all held at once.
     """
-    for f, b0, indices in _harness_draws(frame_sizes, n_resamples, seed):
-        yield f, b0, count_rows(indices, frame_sizes[f])
+    yield from _harness_draws(frame_sizes, n_resamples, seed)
 
 
 def harness_resampled_sums(
@@ -237,15 +275,16 @@ def harness_resampled_sums(
     order) over that frame's :func:`harness_resample_counts` resamples: ``(n_resamples, ...)``
     float64 each (zeros for an empty frame).
 
-    The stream is one sequence, drawn here; the draws are counted and multiplied by a helper
-    thread meanwhile (numpy and BLAS release the GIL), at most :data:`_IN_FLIGHT` blocks behind.
+    The stream is one sequence, drawn and counted here; the counts are multiplied by a helper
+    thread meanwhile (the compiled draws, numpy and BLAS release the GIL), at most
+    :data:`_IN_FLIGHT` blocks behind.
     The sums are those of the serial loop: each block writes its own rows.
     """
     sizes = [int(p.shape[0]) for p in per_cluster]
     out = [np.zeros((n_resamples,) + p.shape[1:]) for p in per_cluster]
 
-    def add(f: int, b0: int, indices: np.ndarray) -> None:
-        out[f][b0 : b0 + indices.shape[0]] = resampled_sums(per_cluster[f], count_rows(indices, sizes[f]))
+    def add(f: int, b0: int, counts: np.ndarray) -> None:
+        out[f][b0 : b0 + counts.shape[0]] = resampled_sums(per_cluster[f], counts)
 
     with one_blas_thread(), ThreadPoolExecutor(1) as helper:
         pending: deque = deque()
@@ -262,8 +301,8 @@ _IN_FLIGHT = 4  # blocks of draws waiting for the helper thread (2**17 indices e
 
 
 def _harness_draws(frame_sizes: Sequence[int], n_resamples: int, seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(frame, first resample, (b, frame size) uint32 indices)``: the stream of
-    :func:`harness_resample_indices`, a block of resamples at a time; empty frames draw nothing."""
+    """``(frame, first resample, (b, frame size) float32 counts)``: the stream of
+    :func:`harness_resample_indices`, a block of resamples at a time, counted; empty frames draw nothing."""
     if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     stream = CPythonRandomStream(seed)
@@ -271,7 +310,7 @@ def _harness_draws(frame_sizes: Sequence[int], n_resamples: int, seed: int) -> I
         rows = max(1, _BLOCK // max(n, 1))
         for b0 in range(0, n_resamples if n else 0, rows):
             b = min(rows, n_resamples - b0)
-            yield f, b0, stream.choice_indices(n, b * n, np.uint32).reshape(b, n)
+            yield f, b0, stream.choice_counts(n, b)
 
 
 def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np.ndarray:
