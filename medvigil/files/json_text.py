@@ -6,6 +6,8 @@ import json
 import math
 from typing import Any
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode  # one encoder for every value (json.dumps builds one per call)
+
 
 def finite(value: Any) -> Any:
     """``value`` with NaN/inf replaced by None (and keys made strings), so it is strict JSON."""
@@ -23,9 +25,9 @@ def json_text(value: Any, depth: int = 3, indent: str = "") -> str:
     the C encoder on one line (``indent=`` everywhere takes the pure-Python encoder, several
     times slower on an 18-model audit)."""
     if depth == 0 or not isinstance(value, (dict, list)) or not value:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        return _ENCODE(value)
     inner = indent + "  "
     if isinstance(value, dict):
-        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {json_text(v, depth - 1, inner)}" for k, v in value.items()]
+        items = [f"{inner}{_ENCODE(str(k))}: {json_text(v, depth - 1, inner)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + f"\n{indent}}}"
     return "[\n" + ",\n".join(f"{inner}{json_text(v, depth - 1, inner)}" for v in value) + f"\n{indent}]"
