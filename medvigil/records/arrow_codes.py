@@ -11,6 +11,13 @@ from typing import Any
 import numpy as np
 
 
+def parser_modules() -> None:
+    """Import arrow's JSON parser and compute functions (for a caller about to fork its workers:
+    imported once before the fork, not once per worker, about 0.08 s of CPU each)."""
+    import pyarrow.compute  # noqa: F401
+    import pyarrow.json  # noqa: F401
+
+
 def numbers(array, dtype) -> np.ndarray:
     """A null-free arrow array of fixed-width values as numpy, without a copy."""
     return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array) + array.offset)[array.offset :]

@@ -115,12 +115,6 @@ def _nested_names(type_, pa) -> set[str]:
     return set()
 
 
-def parser_modules() -> None:
-    """Import what :func:`checked_table` parses with (for a caller about to fork its workers)."""
-    import pyarrow.compute  # noqa: F401
-    import pyarrow.json  # noqa: F401
-
-
 def checked_table(block: bytes | bytearray, n: int, suite: str):
     """The records of ``block`` (one per line) parsed by arrow as a table whose every record
     ``schemas/probe_record.schema.json`` accepts, all of ``suite``, none of a CircularEval rotation

@@ -153,9 +153,9 @@ def _model_by_model(suite: str, files: list[Path], score: Callable[[list[dict]],
         return _from_columns(columnar, group) or _all_at_once(suite, group, score, key)
 
     if columnar is not None:
-        from medvigil.records.log_columns import parser_modules
+        from medvigil.records.arrow_codes import parser_modules
 
-        parser_modules()  # imported once here, before the fork, not once per worker
+        parser_modules()
 
     parts = per_model(one_model, files)
     if not parts:

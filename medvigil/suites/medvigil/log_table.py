@@ -88,10 +88,11 @@ def read_log_columns(paths: list[Path], *, meanwhile: Callable[[], Any] | None =
     every file with ``read_samples``)."""
     from medvigil.files.bulk_memory import release_freed, returned_memory
     from medvigil.files.worker_pool import in_workers
+    from medvigil.records.arrow_codes import parser_modules
     from medvigil.records.lmms_eval_logs import model_name, read_samples
-    from medvigil.records.log_columns import file_columns, parser_modules
+    from medvigil.records.log_columns import file_columns
 
-    parser_modules()  # imported once here, before the fork, not once per worker
+    parser_modules()
     names = [model_name(p) for p in paths]
     parts: list[dict[str, Any]] = []
     one_by_one: list[dict] = []
