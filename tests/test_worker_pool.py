@@ -37,6 +37,21 @@ def test_results_in_order_and_none_where_a_task_raised(monkeypatch, workers):
     assert any(g and g[1] for g in got) == (workers != "1")  # forked workers did the work
 
 
+@pytest.mark.parametrize("imports", [(), ("colorsys",)])
+def test_the_modules_named_are_imported_before_the_fork(imports):
+    """What a task names in ``imports`` the workers inherit: none of them imports it on its first
+    item (a fresh interpreter, where nothing else imported the module)."""
+    code = (
+        "import sys; from medvigil.files.worker_pool import in_workers\n"
+        f"with in_workers(lambda i: 'colorsys' in sys.modules, range(4), imports={imports!r}) as found:\n"
+        "    print(list(found), 'colorsys' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, ENV: "2"})
+    assert proc.returncode == 0, proc.stderr[-500:]
+    expected = bool(imports)
+    assert proc.stdout.split() == [f"[{expected},", f"{expected},", f"{expected},", f"{expected}]", str(expected)]
+
+
 def test_closures_are_inherited_not_pickled(monkeypatch):
     monkeypatch.setenv(ENV, "2")
     unpicklable = {"lock": __import__("threading").Lock(), "k": 10}

@@ -10,12 +10,7 @@ from typing import Any
 
 import numpy as np
 
-
-def parser_modules() -> None:
-    """Import arrow's JSON parser and compute functions (for a caller about to fork its workers:
-    imported once before the fork, not once per worker, about 0.08 s of CPU each)."""
-    import pyarrow.compute  # noqa: F401
-    import pyarrow.json  # noqa: F401
+PARSER_MODULES = ("pyarrow.json", "pyarrow.compute")  # what the bulk readers' workers parse and check with
 
 
 def numbers(array, dtype) -> np.ndarray:

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from medvigil.errors import DataError, Problem
 from medvigil.files.gc_pause import paused_gc
 from medvigil.files.json_text import finite
+from medvigil.records.arrow_codes import PARSER_MODULES
 from medvigil.records.lmms_eval_logs import SAMPLES, model_name, read_samples
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]
@@ -152,12 +153,7 @@ def _model_by_model(suite: str, files: list[Path], score: Callable[[list[dict]],
     def one_model(group: list[Path]) -> tuple[int, dict]:
         return _from_columns(columnar, group) or _all_at_once(suite, group, score, key)
 
-    if columnar is not None:
-        from medvigil.records.arrow_codes import parser_modules
-
-        parser_modules()
-
-    parts = per_model(one_model, files)
+    parts = per_model(one_model, files, imports=PARSER_MODULES if columnar is not None else ())
     if not parts:
         return None
     return sum(n for n, _ in parts), combine([scores for _, scores in parts])
@@ -174,10 +170,11 @@ def _from_columns(columnar: ColumnScore | None, group: list[Path]) -> tuple[int,
         return None
 
 
-def per_model(task: Callable[[list[Path]], T], files: Sequence[str | Path]) -> list[T] | None:
+def per_model(task: Callable[[list[Path]], T], files: Sequence[str | Path], *, imports: Sequence[str] = ()) -> list[T] | None:
     """``task(files of one model)`` for every model (named by its results file, in the order of
-    the models' first files), run by the worker processes (:mod:`medvigil.files.worker_pool`);
-    None when a model cannot be named or its task raised (describe the problems in one call then)."""
+    the models' first files), run by the worker processes (:mod:`medvigil.files.worker_pool`, which
+    imports ``imports`` before forking them); None when a model cannot be named or its task raised
+    (describe the problems in one call then)."""
     from medvigil.files.worker_pool import in_workers
 
     try:
@@ -187,7 +184,8 @@ def per_model(task: Callable[[list[Path]], T], files: Sequence[str | Path]) -> l
     groups: dict[str, list] = {}
     for path, name in zip(files, names):
         groups.setdefault(name, []).append(path)
-    with in_workers(task, groups.values(), progress="reading and scoring, a model at a time", unit="model") as results:
+    with in_workers(task, groups.values(), progress="reading and scoring, a model at a time", unit="model",
+                    imports=imports) as results:
         parts = list(results)
     return None if any(part is None for part in parts) else parts
 

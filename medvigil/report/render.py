@@ -90,19 +90,13 @@ def draw_figures(makers: Mapping[Key, FigureMaker]) -> dict[Key, bytes]:
     """
     from medvigil.files.worker_pool import in_workers
 
-    _drawing_modules()  # imported once here, before the fork, not once per worker
     keys, drawers = list(makers), list(makers.values())
-    with in_workers(lambda i: drawers[i](), range(len(drawers)), niceness=0) as drawn:
+    with in_workers(lambda i: drawers[i](), range(len(drawers)), niceness=0, imports=_DRAWING_MODULES) as drawn:
         pngs = [data if data is not None else make() for make, data in zip(drawers, drawn)]
     return {key: data for key, data in zip(keys, pngs) if data is not None}
 
 
-def _drawing_modules() -> None:
-    """Import what the figures are drawn and encoded with."""
-    import matplotlib.backends.backend_agg  # noqa: F401
-    import matplotlib.figure  # noqa: F401
-    import matplotlib.transforms  # noqa: F401
-    import PIL.Image  # noqa: F401
+_DRAWING_MODULES = ("matplotlib.backends.backend_agg", "matplotlib.figure", "matplotlib.transforms", "PIL.Image")
 
 
 PNG_DPI = 110

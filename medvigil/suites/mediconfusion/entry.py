@@ -14,6 +14,7 @@ from typing import Any
 
 from medvigil.files.gc_pause import paused_gc
 from medvigil.files.json_text import finite
+from medvigil.records.arrow_codes import PARSER_MODULES
 from medvigil.records.lmms_eval_logs import is_samples_file
 from medvigil.records.suite_logs import per_model
 from medvigil.suites.mediconfusion.authors_results import MediConfusionRun, read_release, read_results, runs_from_lmms_eval
@@ -76,7 +77,7 @@ def _scored_logs(logs: list[str], release: Release, confusion_denominator: str) 
     worker processes (:mod:`medvigil.files.worker_pool`), in the order of the runs' first files.
     When a model's logs cannot be named, read or scored there, all the logs are read in one call
     (:func:`_scored_at_once`), which describes the problems (naming file, line and field)."""
-    parts = per_model(lambda group: _scored_at_once(group, release, confusion_denominator), logs)
+    parts = per_model(lambda group: _scored_at_once(group, release, confusion_denominator), logs, imports=PARSER_MODULES)
     if parts is None:
         parts = [_scored_at_once(logs, release, confusion_denominator)]
     first_file = {path: i for i, path in reversed(list(enumerate(map(str, logs))))}

@@ -66,7 +66,7 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
 from medvigil.files.worker_pool import in_workers
-from medvigil.records.arrow_codes import parser_modules
+from medvigil.records.arrow_codes import PARSER_MODULES
 from medvigil.suites.medvigil.harness_codes import ReleaseIndex, parsed_table, read_coded, unique_paths
 from medvigil.suites.medvigil.harness_rows import (  # the reader's public types are re-exported here
     HARNESS_SUFFIX,
@@ -156,9 +156,8 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         models[m] = f
     coded = not as_dicts and release is not None and isinstance(condition, str)
     paths_once = unique_paths(files)
-    if coded:
-        parser_modules()
-    with in_workers(parsed_table, paths_once, progress="reading result files") if coded else nullcontext() as tables:
+    workers = in_workers(parsed_table, paths_once, progress="reading result files", imports=PARSER_MODULES)
+    with workers if coded else nullcontext() as tables:
         cases, probes = release_lookup(release() if callable(release) else release)
         ref = Reference(cases, probes)
         if coded and cases is not None and probes is not None:

@@ -88,16 +88,16 @@ def read_log_columns(paths: list[Path], *, meanwhile: Callable[[], Any] | None =
     every file with ``read_samples``)."""
     from medvigil.files.bulk_memory import release_freed, returned_memory
     from medvigil.files.worker_pool import in_workers
-    from medvigil.records.arrow_codes import parser_modules
+    from medvigil.records.arrow_codes import PARSER_MODULES
     from medvigil.records.lmms_eval_logs import model_name, read_samples
     from medvigil.records.log_columns import file_columns
 
-    parser_modules()
     names = [model_name(p) for p in paths]
     parts: list[dict[str, Any]] = []
     one_by_one: list[dict] = []
     problems = []
-    with returned_memory(), in_workers(lambda job: file_columns(*job), zip(paths, names), progress="reading lmms-eval logs") as read:
+    with returned_memory(), in_workers(lambda job: file_columns(*job), zip(paths, names), progress="reading lmms-eval logs",
+                                             imports=PARSER_MODULES) as read:
         if meanwhile is not None:
             meanwhile()
         for path, name, columns in zip(paths, names, read):
