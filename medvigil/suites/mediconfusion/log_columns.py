@@ -29,65 +29,97 @@ _FIELDS = ("case_id", "probe_id", "condition", "predicted_letter", "correct_lett
 
 def runs_from_columns(paths: Sequence[str | Path], release: Release) -> list[MediConfusionRun] | None:
     """The runs of :func:`~medvigil.suites.mediconfusion.authors_results.runs_from_lmms_eval`, or None."""
-    rows: dict[str, list] = {name: [] for name in (*_FIELDS, "image", "categories", "margin", "model", "origin")}
-    for index, path in enumerate(paths):
+    import numpy as np
+
+    rows: dict[str, list] = {name: [] for name in (*_FIELDS, "image", "categories", "margin")}
+    models, sizes = [], []
+    for path in paths:
         found = _file_rows(path)
         if found is None:
             return None
         for name, values in found.items():
             rows[name] += values
-        n = len(found["case_id"])
-        rows["model"] += [model_name(Path(path))] * n
-        rows["origin"] += [index] * n
-    case_ids = [str(c) for c in rows["case_id"]]
+        models.append(model_name(Path(path)))
+        sizes.append(len(found["case_id"]))
+    case_ids = rows["case_id"]  # strings: the parse declared them so
     if not set(case_ids) <= release.pairs.keys():
         return None  # the dict reader names the pairs outside the release
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, key in enumerate(zip(rows["model"], ("default" if c is None else c for c in rows["condition"]))):
-        groups.setdefault(key, []).append(i)
+    pair_levels, case = _codes(case_ids)
+    model_levels, model_of_file = _codes(models)
+    origin = np.repeat(np.arange(len(paths)), sizes)
+    mode_levels, mode = _codes(["default" if c is None else c for c in rows["condition"]])
+    image = _image_codes(rows["image"], rows["probe_id"])
+    if image is None:
+        return None  # a record whose image cannot be told: the dict reader says which
+    # a run per (model, mode), in order of its first record
+    run_of = np.asarray(model_of_file, dtype=np.int64)[origin] * len(mode_levels) + mode
+    distinct, first = np.unique(run_of, return_index=True)
     names = category_names(release)
     runs = []
-    for (model, mode), mine in groups.items():
-        pairs = _pairs(mine, rows, case_ids)
+    for key in distinct[np.argsort(first, kind="stable")].tolist():
+        mine = np.flatnonzero(run_of == key)
+        pairs = _pairs(mine, case[mine], image[mine], len(pair_levels), rows, pair_levels)
         if pairs is None:
             return None
-        files = [str(paths[i]) for i in dict.fromkeys(rows["origin"][i] for i in mine)]
+        in_files = np.unique(origin[mine], return_index=True)
+        files = [str(paths[i]) for i in in_files[0][np.argsort(in_files[1], kind="stable")].tolist()]
         present = set(pairs["pair_ids"])
-        margins = {rows["margin"][i] for i in mine} - {None}
+        margin = rows["margin"]
+        margins = {margin[i] for i in mine.tolist()} - {None}
         runs.append(MediConfusionRun(
-            path=", ".join(files), files=tuple(files), model=model, mode=mode,
+            path=", ".join(files), files=tuple(files), model=model_levels[key // len(mode_levels)],
+            mode=mode_levels[key % len(mode_levels)],
             margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN, records=(),
-            pair_ids=tuple(dict.fromkeys(case_ids[i] for i in mine)),
+            pair_ids=tuple(pairs["pair_ids"]),
             missing_pairs=tuple(p for p in release.pairs if p not in present),
             category_names=names, pairs=pairs,
         ))
     return runs
 
 
-def _pairs(mine: list[int], rows: dict[str, list], case_ids: list[str]) -> dict[str, list] | None:
-    """``pair_inputs`` of one run's rows, or None when a record's image cannot be told or a pair
-    lacks an image or has one twice (``pair_slots``' problems)."""
-    by_pair: dict[str, dict[str, int]] = {}
-    for i in mine:
-        image = image_named(rows["image"][i], rows["probe_id"][i])
-        if image not in IMAGES:
-            return None
-        slot = by_pair.setdefault(case_ids[i], {})
-        if image in slot:
-            return None
-        slot[image] = i
-    if any(len(slot) != 2 for slot in by_pair.values()):
+def _codes(values: list) -> tuple[list, Any]:
+    """``(distinct values in order of first appearance, int64 code per value)``."""
+    import numpy as np
+
+    levels = list(dict.fromkeys(values))
+    position = {v: i for i, v in enumerate(levels)}
+    return levels, np.fromiter(map(position.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _image_codes(images: list, probe_ids: list) -> Any:
+    """0 for ``im1``, 1 for ``im2`` per record (:func:`image_named`), or None when one is neither."""
+    import numpy as np
+
+    if None in images:
+        images = [image_named(image, pid) for image, pid in zip(images, probe_ids)]
+    code = dict(zip(IMAGES, range(len(IMAGES))))
+    found = np.fromiter((code.get(image, -1) if isinstance(image, str) else -1 for image in images), dtype=np.int64,
+                        count=len(images))
+    return None if (found < 0).any() else found
+
+
+def _pairs(mine: Any, case: Any, image: Any, n_pairs: int, rows: dict[str, list], pair_levels: list) -> dict[str, list] | None:
+    """``pair_inputs`` of one run's rows (``mine``, in row order, with their pair and image codes),
+    pairs in order of their first record; None when a pair lacks an image or has one twice
+    (``pair_slots``' problems)."""
+    import numpy as np
+
+    per_slot = np.bincount(case * 2 + image, minlength=2 * n_pairs).reshape(n_pairs, 2)
+    used = per_slot.any(axis=1)
+    if (per_slot[used] != 1).any():
         return None
-    ids = list(by_pair)
-    first, second = [by_pair[p]["im1"] for p in ids], [by_pair[p]["im2"] for p in ids]
-
-    def categories(i: int) -> list:
-        return categories_of(rows["categories"][i], rows["category"][i])
-
+    distinct, first = np.unique(case, return_index=True)
+    order = distinct[np.argsort(first, kind="stable")]
+    row_of = np.empty((n_pairs, 2), dtype=np.int64)
+    row_of[case, image] = mine  # one row per slot (checked above)
+    im1, im2 = row_of[order, 0].tolist(), row_of[order, 1].tolist()
+    pred, gold, cats, cat = rows["predicted_letter"], rows["correct_letter"], rows["categories"], rows["category"]
     return {
-        "pred1": [rows["predicted_letter"][i] for i in first], "pred2": [rows["predicted_letter"][i] for i in second],
-        "gold1": [rows["correct_letter"][i] for i in first], "gold2": [rows["correct_letter"][i] for i in second],
-        "categories1": [categories(i) for i in first], "categories2": [categories(i) for i in second], "pair_ids": ids,
+        "pred1": [pred[i] for i in im1], "pred2": [pred[i] for i in im2],
+        "gold1": [gold[i] for i in im1], "gold2": [gold[i] for i in im2],
+        "categories1": [categories_of(cats[i], cat[i]) for i in im1],
+        "categories2": [categories_of(cats[i], cat[i]) for i in im2],
+        "pair_ids": [pair_levels[c] for c in order.tolist()],
     }
 
 
