@@ -128,7 +128,7 @@ def _recode(cat: Categorical, order: Sequence[str] | None, sort: bool) -> Catego
     codes = cat.codes
     used = cat.used_codes()
     if not sort:  # codes in order of first appearance
-        used = _by_first_appearance(codes, used.size)
+        used = in_order_of_appearance(codes, used.size)
     levels = _levels(list(dict.fromkeys(cat.levels[c] for c in used.tolist() if c >= 0)), order, sort)
     position = {v: i for i, v in enumerate(levels)}
     lut = np.array([position.get(v, -1) for v in cat.levels] + [-1], dtype=np.int32)  # last slot: -1 stays missing
@@ -137,11 +137,12 @@ def _recode(cat: Categorical, order: Sequence[str] | None, sort: bool) -> Catego
     return Categorical(lut[codes] if len(codes) else np.zeros(0, dtype=np.int32), levels)
 
 
-def _by_first_appearance(codes: np.ndarray, n_distinct: int) -> np.ndarray:
-    """The ``n_distinct`` distinct values of ``codes`` in order of first appearance, found in the
-    shortest prefix (growing fourfold) that holds them all: the first rows of a table usually do
-    (a model's file holds every probe), and sorting them costs a fraction of sorting every row."""
-    size = 1024
+def in_order_of_appearance(codes: np.ndarray, n_distinct: int | None = None) -> np.ndarray:
+    """The distinct values of the integer array ``codes`` in order of first appearance. Given
+    their number (``n_distinct``), they are found in the shortest prefix (growing fourfold) that
+    holds them all: the first rows of a table usually do (a model's file holds every probe), and
+    sorting them costs a fraction of sorting every row."""
+    size = 1024 if n_distinct is not None else codes.size
     while True:
         head = codes[:size]
         distinct, first = np.unique(head, return_index=True)

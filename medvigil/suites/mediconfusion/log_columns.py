@@ -19,6 +19,7 @@ from typing import Any
 
 from medvigil.records.lmms_eval_logs import model_name
 from medvigil.records.log_columns import suite_file_table
+from medvigil.scoring.table import in_order_of_appearance
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN
 from medvigil.suites.mediconfusion.authors_results import IMAGES, MediConfusionRun, category_names
 from medvigil.suites.mediconfusion.record_scoring import categories_of, image_named
@@ -52,17 +53,15 @@ def runs_from_columns(paths: Sequence[str | Path], release: Release) -> list[Med
     if image is None:
         return None  # a record whose image cannot be told: the dict reader says which
     # a run per (model, mode), in order of its first record
-    run_of = np.asarray(model_of_file, dtype=np.int64)[origin] * len(mode_levels) + mode
-    distinct, first = np.unique(run_of, return_index=True)
+    run_of = model_of_file[origin] * len(mode_levels) + mode
     names = category_names(release)
     runs = []
-    for key in distinct[np.argsort(first, kind="stable")].tolist():
+    for key in in_order_of_appearance(run_of).tolist():
         mine = np.flatnonzero(run_of == key)
         pairs = _pairs(mine, case[mine], image[mine], len(pair_levels), rows, pair_levels)
         if pairs is None:
             return None
-        in_files = np.unique(origin[mine], return_index=True)
-        files = [str(paths[i]) for i in in_files[0][np.argsort(in_files[1], kind="stable")].tolist()]
+        files = [str(paths[i]) for i in in_order_of_appearance(origin[mine]).tolist()]
         present = set(pairs["pair_ids"])
         margin = rows["margin"]
         margins = {margin[i] for i in mine.tolist()} - {None}
@@ -108,8 +107,7 @@ def _pairs(mine: Any, case: Any, image: Any, n_pairs: int, rows: dict[str, list]
     used = per_slot.any(axis=1)
     if (per_slot[used] != 1).any():
         return None
-    distinct, first = np.unique(case, return_index=True)
-    order = distinct[np.argsort(first, kind="stable")]
+    order = in_order_of_appearance(case)
     row_of = np.empty((n_pairs, 2), dtype=np.int64)
     row_of[case, image] = mine  # one row per slot (checked above)
     im1, im2 = row_of[order, 0].tolist(), row_of[order, 1].tolist()
