@@ -86,8 +86,9 @@ static int ready(stream *s)
     return N - s->pos;
 }
 
-/* Up to `need` values of _randbelow(n) from the outputs left, written to `to`; consumes the words
- * read (all that are left, or up to the one giving the last value). Returns how many were written. */
+/* Up to `need` values of _randbelow(n) from the outputs left, written to `to` (room for N: a rejected
+ * word's value may land past the last one kept); consumes the words read (all that are left, or up
+ * to the one giving the last value). Returns how many were kept. */
 static Py_ssize_t draw(stream *s, uint32_t n, int shift, uint32_t *to, Py_ssize_t need)
 {
     int left = ready(s), i = 0;
@@ -184,19 +185,14 @@ static PyObject *choices(PyObject *module, PyObject *args)
     if (parse(args, 1, &state, &pos, &n, &out, "I") < 0)
         return NULL;
     stream s = {.mt = state.buf, .pos = (int)pos};
-    uint32_t *to = out.buf;
+    uint32_t *to = out.buf, values[N];
     Py_ssize_t size = out.len / 4, done = 0;
     int shift = 32 - bit_length((uint32_t)n);
-    uint32_t spare[N]; /* the last run: a rejected word's value may follow the last one needed */
     Py_BEGIN_ALLOW_THREADS
     while (done < size) {
-        if (size - done >= N) {
-            done += draw(&s, (uint32_t)n, shift, to + done, size - done);
-        } else {
-            Py_ssize_t got = draw(&s, (uint32_t)n, shift, spare, size - done);
-            memcpy(to + done, spare, (size_t)got * 4);
-            done += got;
-        }
+        Py_ssize_t got = draw(&s, (uint32_t)n, shift, values, size - done);
+        memcpy(to + done, values, (size_t)got * 4);
+        done += got;
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&state);
@@ -218,26 +214,22 @@ static PyObject *counts(PyObject *module, PyObject *args)
         return NULL;
     }
     stream s = {.mt = state.buf, .pos = (int)pos};
-    float *count = out.buf;
-    Py_ssize_t size = out.len / 4, done = 0, row_start = 0, row_end = (Py_ssize_t)n;
+    float *row = out.buf; /* the resample being counted */
+    Py_ssize_t size = out.len / 4, done = 0, room = (Py_ssize_t)n; /* draws the row still takes */
     int shift = 32 - bit_length((uint32_t)n);
-    uint32_t values[N + 1];
+    uint32_t values[N];
     Py_BEGIN_ALLOW_THREADS
-    memset(count, 0, (size_t)size * 4);
+    memset(row, 0, (size_t)size * 4);
     while (done < size) {
-        Py_ssize_t got = draw(&s, (uint32_t)n, shift, values, size - done), i = 0;
-        while (i < got) { /* the values of this run, a row at a time */
-            Py_ssize_t upto = got - i < row_end - done ? got : i + (row_end - done);
-            float *row = count + row_start;
-            Py_ssize_t first = i;
-            for (; i < upto; i++)
-                row[values[i]] += 1.0f;
-            done += i - first;
-            if (done == row_end) {
-                row_start = row_end;
-                row_end += (Py_ssize_t)n;
+        Py_ssize_t got = draw(&s, (uint32_t)n, shift, values, size - done);
+        for (Py_ssize_t i = 0; i < got; i++) {
+            row[values[i]] += 1.0f;
+            if (--room == 0) {
+                row += n;
+                room = (Py_ssize_t)n;
             }
         }
+        done += got;
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&state);

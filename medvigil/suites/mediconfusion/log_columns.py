@@ -19,7 +19,7 @@ from typing import Any
 
 from medvigil.records.lmms_eval_logs import model_name
 from medvigil.records.log_columns import suite_file_table
-from medvigil.scoring.table import in_order_of_appearance
+from medvigil.scoring.table import factorize, in_order_of_appearance
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN
 from medvigil.suites.mediconfusion.authors_results import IMAGES, MediConfusionRun, category_names
 from medvigil.suites.mediconfusion.record_scoring import categories_of, image_named
@@ -45,20 +45,20 @@ def runs_from_columns(paths: Sequence[str | Path], release: Release) -> list[Med
     case_ids = rows["case_id"]  # strings: the parse declared them so
     if not set(case_ids) <= release.pairs.keys():
         return None  # the dict reader names the pairs outside the release
-    pair_levels, case = _codes(case_ids)
-    model_levels, model_of_file = _codes(models)
+    pair = factorize(case_ids, sort=False)  # per record; levels in order of first appearance
+    mode = factorize(["default" if c is None else c for c in rows["condition"]], sort=False)
+    model = factorize(models, sort=False)  # per file
     origin = np.repeat(np.arange(len(paths)), sizes)
-    mode_levels, mode = _codes(["default" if c is None else c for c in rows["condition"]])
     image = _image_codes(rows["image"], rows["probe_id"])
     if image is None:
         return None  # a record whose image cannot be told: the dict reader says which
     # a run per (model, mode), in order of its first record
-    run_of = model_of_file[origin] * len(mode_levels) + mode
+    run_of = model.codes.astype(np.int64)[origin] * len(mode.levels) + mode.codes
     names = category_names(release)
     runs = []
     for key in in_order_of_appearance(run_of).tolist():
         mine = np.flatnonzero(run_of == key)
-        pairs = _pairs(mine, case[mine], image[mine], len(pair_levels), rows, pair_levels)
+        pairs = _pairs(mine, pair.codes[mine], image[mine], pair.levels, rows)
         if pairs is None:
             return None
         files = [str(paths[i]) for i in in_order_of_appearance(origin[mine]).tolist()]
@@ -66,8 +66,8 @@ def runs_from_columns(paths: Sequence[str | Path], release: Release) -> list[Med
         margin = rows["margin"]
         margins = {margin[i] for i in mine.tolist()} - {None}
         runs.append(MediConfusionRun(
-            path=", ".join(files), files=tuple(files), model=model_levels[key // len(mode_levels)],
-            mode=mode_levels[key % len(mode_levels)],
+            path=", ".join(files), files=tuple(files), model=model.levels[key // len(mode.levels)],
+            mode=mode.levels[key % len(mode.levels)],
             margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN, records=(),
             pair_ids=tuple(pairs["pair_ids"]),
             missing_pairs=tuple(p for p in release.pairs if p not in present),
@@ -76,33 +76,25 @@ def runs_from_columns(paths: Sequence[str | Path], release: Release) -> list[Med
     return runs
 
 
-def _codes(values: list) -> tuple[list, Any]:
-    """``(distinct values in order of first appearance, int64 code per value)``."""
-    import numpy as np
-
-    levels = list(dict.fromkeys(values))
-    position = {v: i for i, v in enumerate(levels)}
-    return levels, np.fromiter(map(position.__getitem__, values), dtype=np.int64, count=len(values))
-
-
 def _image_codes(images: list, probe_ids: list) -> Any:
     """0 for ``im1``, 1 for ``im2`` per record (:func:`image_named`), or None when one is neither."""
     import numpy as np
 
     if None in images:
         images = [image_named(image, pid) for image, pid in zip(images, probe_ids)]
-    code = dict(zip(IMAGES, range(len(IMAGES))))
-    found = np.fromiter((code.get(image, -1) if isinstance(image, str) else -1 for image in images), dtype=np.int64,
-                        count=len(images))
-    return None if (found < 0).any() else found
+    named = factorize(images, sort=False)
+    if not set(named.levels) <= set(IMAGES) or (named.codes < 0).any():
+        return None
+    return np.array([IMAGES.index(v) for v in named.levels], dtype=np.int64)[named.codes]
 
 
-def _pairs(mine: Any, case: Any, image: Any, n_pairs: int, rows: dict[str, list], pair_levels: list) -> dict[str, list] | None:
+def _pairs(mine: Any, case: Any, image: Any, pair_ids: Sequence[str], rows: dict[str, list]) -> dict[str, list] | None:
     """``pair_inputs`` of one run's rows (``mine``, in row order, with their pair and image codes),
     pairs in order of their first record; None when a pair lacks an image or has one twice
     (``pair_slots``' problems)."""
     import numpy as np
 
+    n_pairs = len(pair_ids)
     per_slot = np.bincount(case * 2 + image, minlength=2 * n_pairs).reshape(n_pairs, 2)
     used = per_slot.any(axis=1)
     if (per_slot[used] != 1).any():
@@ -117,7 +109,7 @@ def _pairs(mine: Any, case: Any, image: Any, n_pairs: int, rows: dict[str, list]
         "gold1": [gold[i] for i in im1], "gold2": [gold[i] for i in im2],
         "categories1": [categories_of(cats[i], cat[i]) for i in im1],
         "categories2": [categories_of(cats[i], cat[i]) for i in im2],
-        "pair_ids": [pair_levels[c] for c in order.tolist()],
+        "pair_ids": [pair_ids[c] for c in order.tolist()],
     }
 
 
