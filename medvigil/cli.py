@@ -37,6 +37,7 @@ COMMANDS = {
     "publish": "publish",
     "reconstruct": "reconstruct",
     "score": "score",
+    "compare": "compare",
     "report": "report",
     "judge": "judge",
     "serve-baseline": "serve_baseline",

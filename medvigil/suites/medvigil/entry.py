@@ -23,11 +23,11 @@ from medvigil.suites.medvigil.clinician import release_clinician_scores
 from medvigil.suites.medvigil.model_outputs import read_model_outputs
 from medvigil.suites.medvigil.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release_loading import load_for_scoring
-from medvigil.suites.medvigil.scoring import audit
+from medvigil.suites.medvigil.scoring import audit, compare_models
 from medvigil.suites.medvigil.tables import figures, tables
 from medvigil.suites.medvigil.triplets import release_triplet_report
 
-__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
 _SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in the JSON
 
@@ -42,6 +42,42 @@ def score(
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
     model and kind, and the rows left out.
     """
+    records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
+    result = audit(records, **audit_options)
+    error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
+    handling = result["params"]["error_rows"]
+    for model, kinds in error_rows.items():
+        listed = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+        print(f"note: {model}: {sum(kinds.values())} error row(s) (failed calls; {handling}): {listed}", file=sys.stderr)
+    if reference is not None and reference.kind == "release":
+        weights = (result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS)
+        clinician = release_clinician_scores(reference.location, weights=weights)
+        if clinician is not None:
+            result["clinician"] = clinician  # the Doctors row of the report (Table 10)
+        with_triplets = [b for b in result["models"].values()
+                         if (b.get("counts") or {}).get("triplets_complete", 0) + (b.get("counts") or {}).get("triplets_incomplete", 0)]
+        if with_triplets:  # TR-coh of models with triplet arms: what stayed unasked
+            result["triplets"] = release_triplet_report(reference.location)
+            for block in with_triplets:
+                block["counts"]["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
+    result["inputs"] = {
+        "release": None if reference is None else reference.location,
+        "release_kind": None if reference is None else reference.kind,
+        "gold_letters": "release probes_mcq" if reference is not None and reference.probes_mcq is not None else "result rows",
+        "files": [str(f) for f in files],
+        "n_records": len(records),
+        "error_rows": error_rows,
+        "error_row_handling": handling,
+        "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
+        "warnings": warnings,
+        "release_warnings": [p.to_dict() for p in ([] if reference is None else reference.warnings)],
+    }
+    return finite(result)
+
+
+def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool):
+    """The records of ``files`` (read by :func:`read_model_outputs`), the release they were read
+    against (or None) and the warnings, printed on stderr (all of them are returned)."""
     # the release is loaded while worker processes read the files (medvigil.files.worker_pool);
     # lmms-eval logs carry every field scoring needs, so their problems come first, as when
     # read in turn, and a release's problems come first otherwise
@@ -73,36 +109,25 @@ def score(
         print(f"warning: {warning}", file=sys.stderr)
     if len(warnings) > _SHOWN_WARNINGS:
         print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)", file=sys.stderr)
-    result = audit(records, **audit_options)
-    error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
-    handling = result["params"]["error_rows"]
-    for model, kinds in error_rows.items():
-        listed = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
-        print(f"note: {model}: {sum(kinds.values())} error row(s) (failed calls; {handling}): {listed}", file=sys.stderr)
-    if reference is not None and reference.kind == "release":
-        weights = (result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS)
-        clinician = release_clinician_scores(reference.location, weights=weights)
-        if clinician is not None:
-            result["clinician"] = clinician  # the Doctors row of the report (Table 10)
-        with_triplets = [b for b in result["models"].values()
-                         if (b.get("counts") or {}).get("triplets_complete", 0) + (b.get("counts") or {}).get("triplets_incomplete", 0)]
-        if with_triplets:  # TR-coh of models with triplet arms: what stayed unasked
-            result["triplets"] = release_triplet_report(reference.location)
-            for block in with_triplets:
-                block["counts"]["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
-    result["inputs"] = {
+    return records, reference, warnings
+
+
+def compare(
+    files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
+    **compare_options,
+) -> dict:
+    """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.compare_models`),
+    the files read as :func:`score` reads them."""
+    records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
+    result = compare_models(records, **compare_options)
+    return {"suite": "medvigil", **result, "inputs": {
         "release": None if reference is None else reference.location,
-        "release_kind": None if reference is None else reference.kind,
-        "gold_letters": "release probes_mcq" if reference is not None and reference.probes_mcq is not None else "result rows",
         "files": [str(f) for f in files],
         "n_records": len(records),
-        "error_rows": error_rows,
-        "error_row_handling": handling,
+        "error_rows": {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())},
         "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
         "warnings": warnings,
-        "release_warnings": [p.to_dict() for p in release_warnings],
-    }
-    return finite(result)
+    }}
 
 
 def format_table(result: dict) -> str:

@@ -49,7 +49,14 @@ from medvigil.scoring.bootstrap import (
     resample_counts,
     resampled_sums,
 )
-from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
+from medvigil.scoring.paired import (
+    DEFAULT_COMPARE_RESAMPLES,
+    P_VALUE_METHODS,
+    pair_rows,
+    percentile_floor_note,
+    with_holm,
+)
+from medvigil.scoring.stats import percentile_interval
 from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.ablations import run_ablations
 from medvigil.suites.medvigil.axes import (
@@ -314,60 +321,89 @@ def _present_models(tab: RecordTable) -> list[int]:
     return np.flatnonzero(np.bincount(tab.model.codes, minlength=len(tab.model.levels)) > 0).tolist()
 
 
+DEFAULT_COMPARE_METRICS = ("mcs", "cap", "safe", "ground", "sfr_w", "vgr")
+
+
 def compare_models(
     records: RecordTable | Iterable[Mapping[str, Any]],
-    model_a: str,
-    model_b: str,
     *,
-    metrics: Sequence[str] = ("mcs", "cap", "safe", "ground", "sfr_w", "vgr"),
+    metrics: Sequence[str] = DEFAULT_COMPARE_METRICS,
     weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
     normalise: str | None = None,
     harness_compatible: bool = False,
-    n_resamples: int = DEFAULT_N_RESAMPLES,
+    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    ci_level: float = 0.95,
+    p_value: str = "normal",
     condition: str = "default",
-) -> dict[str, dict[str, float]]:
-    """Paired case-clustered bootstrap of ``metric(model_a) - metric(model_b)`` (Appendix M).
+) -> dict[str, Any]:
+    """Every pair of models compared with a paired case-clustered bootstrap (:mod:`medvigil.scoring.paired`).
 
-    Both models are scored on the same case resamples (the same rows of ``W``), so the
-    difference's interval reflects the pairing; this holds with ``harness_compatible`` too
-    (the official scripts have no paired comparison, so its per-model ``random`` stream is
-    not used here, only its counting rules). The p-value is two-sided for "no
-    difference" (:func:`medvigil.scoring.stats.bootstrap_p_value`).
+    Models are taken in the order of their names; for each pair ``(a, b)`` (``a`` first) and
+    metric the row holds ``delta = metric(b) - metric(a)``, its 95% interval, the two-sided p
+    (``p_value``: :data:`medvigil.scoring.paired.P_VALUE_METHODS`) and
+    ``p_holm`` (Holm over all pairs x metrics), and ``n_probes`` / ``n_cases``: the probes
+    (by ``probe_id``; ``(case_id, probe_kind)`` in records without one) both models answered, on which both are scored, and their cases,
+    which are resampled (``n_resamples`` draws of ``resample_counts(n_cases, n_resamples, seed)``,
+    shared by every pair with the same shared probes: with equal probe sets, one matrix for all).
+    The counting rules are the audit's (``harness_compatible`` included); the resampling is always
+    the paired one (the official scripts have no paired comparison).
 
-    Returns ``{metric: {"a", "b", "diff", "ci_low", "ci_high", "p_value", "n_finite"}}``.
+    Returns ``{"models": {name: {"n_probes"}}, "pairs": [row, ...]}``, rows by metric, then pair.
     """
-    w, point_norm, boot_norm, method = _check_params(weights, normalise, harness_compatible, n_resamples, seed, ci_level)
+    w, point_norm, boot_norm, _ = _check_params(weights, normalise, harness_compatible, n_resamples, seed, 0.95)
     if n_resamples < 1:
         raise ValueError("compare_models needs n_resamples >= 1")
+    if p_value not in P_VALUE_METHODS:
+        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, got {p_value!r}")
     unknown = [k for k in metrics if k not in METRIC_KEYS]
-    if unknown:
-        raise ValueError(f"unknown metric(s) {unknown}; available: {', '.join(METRIC_KEYS)}")
+    if unknown or not metrics:
+        raise ValueError(f"unknown metric(s) {unknown or '(none given)'}; available: {', '.join(METRIC_KEYS)}")
     tab = _condition_table(as_table(records), condition)
-    for name in (model_a, model_b):
-        if tab.model.code_of(name) < 0 or not (tab.model.codes == tab.model.code_of(name)).any():
-            raise ValueError(f"model {name!r} has no {condition!r} records; models: {', '.join(tab.model.levels)}")
-    if model_a == model_b:
-        raise ValueError("model_a and model_b must differ")
-    sc = _score(tab, w, point_norm, harness_compatible)
-    a, b = tab.model.code_of(model_a), tab.model.code_of(model_b)
-    boot = _bootstrap(sc.feats, w, boot_norm, n_resamples, seed, paired=True)
-    out = {}
-    for key in metrics:
-        d = boot[key][:, a] - boot[key][:, b]
-        lo, hi = percentile_interval(d, ci_level, method)
-        pa, pb = _py(sc.point["metrics"][key][a]), _py(sc.point["metrics"][key][b])
-        out[key] = {
-            "a": pa,
-            "b": pb,
-            "diff": pa - pb,
-            "ci_low": _py(lo),
-            "ci_high": _py(hi),
-            "p_value": _py(bootstrap_p_value(d)),
-            "n_finite": int(np.isfinite(d).sum()),
-        }
-    return out
+    present = sorted(_present_models(tab), key=lambda m: tab.model.levels[m])
+    if len(present) < 2:
+        raise ValueError(f"comparing needs records of at least two models under condition {condition!r}, "
+                         f"got {len(present)}")
+    names = tab.model.levels
+    # a probe: its probe_id, or (case, probe kind) in records without one; has[m, p]: model m answered p
+    if tab.probe is not None:
+        probe = tab.probe.codes
+    else:
+        probe = tab.case.codes.astype(np.int64) * len(tab.probe_kind.levels) + tab.probe_kind.codes
+    keys, probe = np.unique(probe, return_inverse=True)
+    has = np.zeros((len(names), keys.size), dtype=bool)
+    has[tab.model.codes, probe] = True
+    pairs = [(a, b) for i, a in enumerate(present) for b in present[i + 1 :]]
+    groups: dict[bytes, tuple[np.ndarray, list]] = {}  # pairs that share the same probes
+    for pair in pairs:
+        shared = has[pair[0]] & has[pair[1]]
+        groups.setdefault(np.packbits(shared).tobytes(), (shared, []))[1].append(pair)
+    found: dict[tuple, dict] = {}
+    for shared, group in groups.values():
+        members = np.unique(np.array(group))
+        rows = np.isin(tab.model.codes, members) & shared[probe]
+        counts = {"n_probes": int(shared.sum()), "n_cases": 0}
+        if counts["n_probes"]:
+            sc = _score(tab if rows.all() else tab.select(rows), w, point_norm, harness_compatible)
+            boot = _bootstrap(sc.feats, w, boot_norm, n_resamples, seed, paired=True)
+            counts["n_cases"] = len(sc.feats.cases)
+        for key in metrics:
+            if counts["n_probes"]:
+                out = pair_rows(names, group, key, sc.point["metrics"][key], boot[key], p_value=p_value)
+            else:
+                out = [{"a": names[a], "b": names[b], "metric": key, "delta": None, "ci95": [None, None], "p": None}
+                       for a, b in group]
+            for pair, row in zip(group, out):
+                found[key, pair] = {**row, **counts}
+    rows = with_holm([found[key, pair] for key in metrics for pair in pairs])
+    note = percentile_floor_note(n_resamples, len(rows)) if p_value == "percentile" else None
+    return {
+        "params": {"metrics": list(metrics), "n_resamples": int(n_resamples), "seed": int(seed), "p_value": p_value,
+                   "ci_level": 0.95, "ci_method": "percentile", "harness_compatible": harness_compatible,
+                   "condition": condition, "weights": [float(x) for x in w], "normalise": point_norm},
+        "models": {names[m]: {"n_probes": int(has[m].sum())} for m in present},
+        "pairs": rows,
+        "warnings": [note] if note else [],
+    }
 
 
 def audit(
