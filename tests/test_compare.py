@@ -228,3 +228,26 @@ def test_18_models_300_cases_1000_resamples_in_under_10_s_of_cpu(tmp_path):
     result = compare_models(records, n_resamples=1000)
     assert time.process_time() - start < 10.0
     assert len(result["pairs"]) == 153 * 6
+
+
+def test_report_draws_the_mcs_significance_matrix(authors, tmp_path, capsys):
+    release, files = authors
+    scores, compared = tmp_path / "scores.json", tmp_path / "compared.json"
+    assert main(["score", "--suite", "medvigil", "--release", str(release), *map(str, files[:3]),
+                 "--n-resamples", "50", "--json", str(scores)]) == 0
+    assert main(["compare", "--suite", "medvigil", "--release", str(release), *map(str, files[:3]),
+                 "--json", str(compared)]) == 0
+    assert main(["report", str(scores), str(compared), "--out", str(tmp_path / "report")]) == 0
+    text = (tmp_path / "report" / "report.md").read_text()
+    names = [f.name.removesuffix("__mcq.jsonl") for f in files[:3]]
+    assert "## Paired comparisons" in text and "pairwise MCS differences" in text
+    assert "| Model | " + " | ".join(names) + " |" in text
+    pairs = json.loads(compared.read_text())["pairs"]
+    first = _row({"pairs": pairs}, names[0], names[1])
+    star = "\\*" if first["p_holm"] < 0.05 else ""
+    assert f"| {names[1]} | {first['delta']:+.1f}{star} |  |" in text  # row b, column a: b - a
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"suite": "medvigil", "models": {}, "pairs": [{"a": "x"}]}))
+    capsys.readouterr()
+    assert main(["report", str(broken), "--out", str(tmp_path / "again")]) == 2
+    assert "pairs[0]" in capsys.readouterr().err and not (tmp_path / "again").exists()

@@ -22,6 +22,7 @@ from medvigil.files.atomic_output import staged_folder
 from medvigil.files.input_files import read_json
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.report.render import Table, draw_figures, md_escape
+from medvigil.report.significance import comparison_tables
 from medvigil.suites import registry
 from medvigil.suites.medvigil.harness_ablations import read_token_ablation_csv
 from medvigil.suites.medvigil.scoring import audit_to_json
@@ -29,7 +30,8 @@ from medvigil.suites.medvigil.seed_variance import add_seed_variance
 
 
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
-    """Merge ``medvigil score --json`` files into one result.
+    """Merge ``medvigil score --json`` files (and ``medvigil compare --json`` ones, at most one per
+    suite, under ``result["comparisons"]``) into one result.
 
     MedVIGIL audits merge by model (a model named twice is an error); the other suites
     (``mediconfusion``, ``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``,
@@ -54,6 +56,9 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             _add_seed_variance(merged, data, path, problems)  # the authors' seed-variance probe file
             continue
         suite = data.get("suite") if isinstance(data, dict) else None
+        if isinstance(data, dict) and isinstance(data.get("pairs"), list):  # a `medvigil compare --json` result
+            _add_comparison(merged, data, path, problems)
+            continue
         body = "best_over_modes" if suite == "mediconfusion" else "models"
         if suite not in ("medvigil", *registry.REPORT_SUITES) or not isinstance(data.get(body), dict):
             problems.append(Problem(str(path), "not a `medvigil score --json` result of suite medvigil, "
@@ -85,7 +90,8 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
         merged["warnings"] += data.get("warnings", [])
     if problems:
         raise DataError(problems)
-    if not merged["models"] and not any(registry.get(suite).entry.models(r) for suite, r in merged["suites"].items()):
+    if not merged["models"] and not merged.get("comparisons") and not any(
+            registry.get(suite).entry.models(r) for suite, r in merged["suites"].items()):
         raise DataError(Problem("<inputs>", "no models to report"))
     return merged
 
@@ -154,8 +160,11 @@ def sections(result: Mapping[str, Any]) -> list[Section]:
     makers = [entry.figures(data) for _, entry, data in parts]
     # one pool for every section's figures, keyed by (section, name): the workers stay busy to the end
     pngs = draw_figures({(i, name): make for i, named in enumerate(makers) for name, make in named.items()})
-    return [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs})
-            for i, (title, _, _) in enumerate(parts)]
+    out = [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs})
+           for i, (title, _, _) in enumerate(parts)]
+    if result.get("comparisons"):
+        out.append(Section("Paired comparisons", comparison_tables(result["comparisons"]), {}))
+    return out
 
 
 def render_markdown(parts: Sequence[Section], figure_files: Mapping[str, str], title: str, result: Mapping[str, Any]) -> str:
@@ -221,6 +230,35 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     if result.get("models"):
         paths["scores"] = out_dir / "scores.json"
     return paths
+
+
+def _add_comparison(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
+    """One suite's ``medvigil compare --json`` result into ``merged["comparisons"]``, its shape checked."""
+    suite = data.get("suite")
+    if suite not in registry.SUITES or not isinstance(data.get("models"), dict):
+        problems.append(Problem(str(path), "not a `medvigil compare --json` result (expected 'suite', 'models' and "
+                                "'pairs')", field="suite"))
+        return
+    for i, row in enumerate(data["pairs"]):
+        if not (isinstance(row, dict) and set(row) >= COMPARE_KEYS and row.get("a") in data["models"]
+                and row.get("b") in data["models"] and _number_or_null(row.get("delta"))
+                and _number_or_null(row.get("p_holm")) and isinstance(row.get("n_probes"), int)):
+            problems.append(Problem(str(path), f"must be an object with {', '.join(sorted(COMPARE_KEYS))} (numbers or "
+                                    "null), naming models of 'models'", field=f"pairs[{i}]"))
+            return
+    comparisons = merged.setdefault("comparisons", {})
+    if suite in comparisons:
+        problems.append(Problem(str(path), f"a second {suite} comparison; compare every model of a suite in one "
+                                "`medvigil compare` call", field="suite"))
+        return
+    comparisons[suite] = data
+
+
+COMPARE_KEYS = frozenset({"a", "b", "metric", "delta", "ci95", "p", "p_holm", "n_probes"})
+
+
+def _number_or_null(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
