@@ -31,15 +31,16 @@ ch. 6 and 16). For every pair ``(a, b)`` and metric:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence, Set
 from typing import Any
 
 import numpy as np
 
+from medvigil.scoring.bootstrap import resample_counts, resampled_sums
 from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
 
-__all__ = ["DEFAULT_COMPARE_RESAMPLES", "P_VALUE_METHODS", "holm", "pair_rows", "paired_p_value", "percentile_floor_note",
-           "with_holm"]
+__all__ = ["DEFAULT_COMPARE_RESAMPLES", "P_VALUE_METHODS", "compare_units", "holm", "pair_rows", "paired_p_value",
+           "percentile_floor_note", "with_holm"]
 
 DEFAULT_COMPARE_RESAMPLES = 1000  # percentile tails of a 95% interval rest on 25 resamples each
 P_VALUE_METHODS = ("normal", "percentile")
@@ -158,3 +159,72 @@ def with_holm(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _value(x: float) -> float | None:
     x = float(x)
     return x if np.isfinite(x) else None
+
+
+UnitSums = Callable[[str, "Set[Hashable] | None"], "tuple[Sequence[str], np.ndarray]"]
+
+
+def compare_units(
+    keys: Mapping[str, Set[Hashable]],
+    unit_sums: UnitSums,
+    statistic: Callable[[np.ndarray], Mapping[str, np.ndarray]],
+    metrics: Sequence[str],
+    *,
+    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
+    seed: int = 0,
+    p_value: str = "normal",
+) -> dict[str, Any]:
+    """Every pair of models compared on the records both have, resampling their units (cases) jointly.
+
+    ``keys[model]``: the keys of the model's records (what two models must share to be compared
+    on it). ``unit_sums(model, shared)``: from the model's records whose key is in ``shared``
+    (None: all of them), the unit ids and their ``(units, F)`` sums. ``statistic`` maps sums of
+    shape ``(..., F)`` to ``{metric: (...)}`` (ratios of sums, so a resample is scored like the
+    whole). Pairs with the same shared keys share one :func:`resample_counts` matrix over their
+    units; with equal record sets, every pair shares one. Models are taken in name order; the
+    rows are :func:`pair_rows`' plus ``n_probes`` (shared records) and ``n_cases`` (their units),
+    Holm-adjusted over all of them (:func:`with_holm`).
+    """
+    if p_value not in P_VALUE_METHODS:
+        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, got {p_value!r}")
+    names = sorted(keys)
+    if len(names) < 2:
+        raise ValueError(f"comparing needs at least two models, got {len(names)}")
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    groups: dict[frozenset, list] = {}
+    for a, b in pairs:
+        groups.setdefault(frozenset(keys[a] & keys[b]), []).append((a, b))
+    found: dict[tuple, dict] = {}
+    for shared, group in groups.items():
+        members = sorted({m for pair in group for m in pair})
+        local = {m: i for i, m in enumerate(members)}
+        counts = {"n_probes": len(shared), "n_cases": 0}
+        point = boot = None
+        if shared:
+            per_model = [unit_sums(m, None if keys[m] == shared else shared) for m in members]
+            units = sorted({u for ids, _ in per_model for u in ids})
+            at = {u: i for i, u in enumerate(units)}
+            width = per_model[0][1].shape[1]
+            tensor = np.zeros((len(units), len(members), width))
+            for j, (ids, sums) in enumerate(per_model):
+                tensor[[at[u] for u in ids], j] = sums
+            counts["n_cases"] = len(units)
+            point = statistic(tensor.sum(axis=0))
+            boot = statistic(resampled_sums(tensor, resample_counts(len(units), n_resamples, seed)))
+        local_pairs = [(local[a], local[b]) for a, b in group]
+        for metric in metrics:
+            if point is not None:
+                rows = pair_rows(members, local_pairs, metric, point[metric], boot[metric], p_value=p_value)
+            else:
+                rows = [{"a": a, "b": b, "metric": metric, "delta": None, "ci95": [None, None], "p": None} for a, b in group]
+            for pair, row in zip(group, rows):
+                found[metric, pair] = {**row, **counts}
+    rows = with_holm([found[metric, pair] for metric in metrics for pair in pairs])
+    note = percentile_floor_note(n_resamples, len(rows)) if p_value == "percentile" else None
+    return {
+        "params": {"metrics": list(metrics), "n_resamples": int(n_resamples), "seed": int(seed), "p_value": p_value,
+                   "ci_level": 0.95, "ci_method": "percentile"},
+        "models": {m: {"n_probes": len(keys[m])} for m in names},
+        "pairs": rows,
+        "warnings": [note] if note else [],
+    }

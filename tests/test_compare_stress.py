@@ -1,0 +1,92 @@
+"""``medvigil compare`` on the stress suites where a paired design exists (issue #32).
+
+The logs are written in lmms-eval's layout from each task pack's own docs and record hook, for
+several models answering the same cases; the point values are checked against ``medvigil score``
+on the same logs, and the paired tests against an identical copy and a clearly different model.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from lmms_run_files import write_run
+
+from medvigil.cli import main
+from medvigil.suites import registry
+from medvigil.suites.cbd.protocol import make_record, plan_docs
+
+OPTIONS = ["Yes", "No", "Cannot tell", "Both", "Insufficient visual evidence"]
+
+
+# ---------------------------------------------------------------------------------- CbD
+def _cbd_rows(n_cases: int) -> list[dict]:
+    rows = []
+    for c in range(n_cases):
+        case = f"c{c:03d}"
+        for kind, text in (("original", f"Is there a finding {c}?"), ("tcf", f"Does the image show finding {c}?")):
+            rows.append({"probe_id": f"{case}-{kind}", "probe_kind": kind, "case_id": case, "question": text,
+                         "options": OPTIONS, "correct_letter": "A", "finding": "", "safe_letter": "E", "risk_tier": "L1",
+                         "source_dataset": "toy", "modality": "CT", "text_only_answerable": False})
+    return rows
+
+
+def _cbd_run(folder: Path, rows: list[dict], model_args: str, p_stable: float, seed: int) -> list[Path]:
+    """One model's ``cbd_quadrants`` log: per case, with probability ``p_stable`` the paraphrase
+    keeps the image answer and the text-only answer differs (Ideal), else a random mix."""
+    rng = random.Random(seed)
+    by_case: dict[str, bool] = {}
+    records = []
+    for i, overrides in plan_docs(rows, ["image", "noimg"]):
+        doc = {**rows[i], **overrides}
+        stable = by_case.setdefault(doc["case_id"], rng.random() < p_stable)
+        if doc["condition"] == "noimg":
+            answer = "B" if stable else rng.choice("AB")
+        else:
+            answer = "A" if stable or doc["paraphrase_index"] == 0 else rng.choice("AB")
+        records.append(make_record(doc, answer))
+    return write_run(folder, {"cbd_quadrants": records}, ("frac_ideal", "flip_rate"), model_args=model_args)
+
+
+@pytest.fixture(scope="module")
+def cbd_logs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cbd")
+    rows = _cbd_rows(150)
+    return {
+        "weak": _cbd_run(root / "weak", rows, "seed=1", 0.3, 1),
+        "strong": _cbd_run(root / "strong", rows, "seed=2", 0.8, 2),
+        "twin": _cbd_run(root / "twin", rows, "seed=3", 0.3, 1),  # the weak model's answers again
+    }
+
+
+def _compare(tmp_path: Path, suite: str, files, *extra) -> dict:
+    out = tmp_path / f"{suite}-{len(list(tmp_path.glob('*.json')))}.json"
+    assert main(["compare", "--suite", suite, *map(str, files), "--json", str(out), *extra]) == 0
+    return json.loads(out.read_text())
+
+
+def _row(result, a, b, metric):
+    (row,) = [r for r in result["pairs"] if (r["a"], r["b"], r["metric"]) == (a, b, metric)]
+    return row
+
+
+def test_cbd_quadrant_fractions_paired(cbd_logs, tmp_path):
+    files = [p for paths in cbd_logs.values() for p in paths]
+    result = _compare(tmp_path, "cbd", files)
+    weak, strong, twin = "toy(seed=1)", "toy(seed=2)", "toy(seed=3)"
+    assert set(result["models"]) == {weak, strong, twin}
+    assert len(result["pairs"]) == 3 * 4 and {r["metric"] for r in result["pairs"]} == {"ideal", "fragile", "dangerous", "worst"}
+    scored = registry.score("cbd", [str(f) for f in files])["models"]
+    for a, b in ((weak, strong), (strong, twin), (weak, twin)):
+        for metric in ("ideal", "fragile", "dangerous", "worst"):
+            row = _row(result, a, b, metric)
+            own = {m: scored[m]["fractions"][metric.capitalize()] for m in (a, b)}
+            assert row["delta"] == pytest.approx(100 * (own[b] - own[a]), abs=1e-9)  # `score`'s fractions, in pp
+            assert row["n_cases"] == 150
+    for metric in ("ideal", "fragile", "dangerous", "worst"):
+        same = _row(result, weak, twin, metric)
+        assert same["delta"] == 0.0 and same["ci95"] == [0.0, 0.0] and same["p"] >= 0.5
+    gap = _row(result, weak, strong, "ideal")
+    assert gap["delta"] > 20 and gap["ci95"][0] > 0 and gap["p_holm"] < 0.05
