@@ -90,3 +90,58 @@ def test_cbd_quadrant_fractions_paired(cbd_logs, tmp_path):
         assert same["delta"] == 0.0 and same["ci95"] == [0.0, 0.0] and same["p"] >= 0.5
     gap = _row(result, weak, strong, "ideal")
     assert gap["delta"] > 20 and gap["ci95"][0] > 0 and gap["p_holm"] < 0.05
+
+
+# ------------------------------------------------------------------------------ MedQ-Deg
+def _medqdeg_run(folder: Path, n_items: int, model_args: str, p_clean: float, p_degraded: float, seed: int) -> list[Path]:
+    """One model's calibration logs: per item an L0 doc and one doc per degradation at L1 and L2,
+    T = 10 trials each, each trial right with ``p_clean`` (L0) or ``p_degraded`` (L1, L2)."""
+    from medvigil.suites.medqdeg.protocol import record
+
+    rng = random.Random(seed)
+    by_level: dict[int, list] = {0: [], 1: [], 2: []}
+    for i in range(n_items):
+        item = f"q{i:03d}"
+        for kind, level in (("clean", 0), ("gaussian_noise", 1), ("motion_blur", 1), ("gaussian_noise", 2), ("low_dose", 2)):
+            p = p_clean if level == 0 else p_degraded
+            doc = {"probe_id": item, "case_id": item, "probe_kind": "original", "question": "Is it there?",
+                   "options": ["yes", "no", "maybe", "refuse"], "correct_letter": "A", "image_file": f"images/{item}.png",
+                   "modality": "CT", "capability": "Diagnosis", "degradation": kind, "severity": level,
+                   "experiment": "calibration", "risk_tier": None, "source_dataset": "toy"}
+            by_level[level].append(record(doc, ["A" if rng.random() < p else rng.choice("BCD") for _ in range(10)]))
+    return write_run(folder, {f"medqdeg_L{lv}": recs for lv, recs in by_level.items()}, ("accuracy", "calibration_shift"),
+                     model_args=model_args)
+
+
+@pytest.fixture(scope="module")
+def medqdeg_logs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("medqdeg")
+    return {
+        "robust": _medqdeg_run(root / "robust", 120, "seed=1", 0.8, 0.78, 1),
+        "fragile": _medqdeg_run(root / "fragile", 120, "seed=2", 0.8, 0.5, 2),
+        "twin": _medqdeg_run(root / "twin", 120, "seed=3", 0.8, 0.78, 1),  # the robust model's answers again
+    }
+
+
+def test_medqdeg_accuracy_drop_paired(medqdeg_logs, tmp_path):
+    from medvigil.suites.medqdeg.scoring import accuracy_scores
+
+    files = [p for paths in medqdeg_logs.values() for p in paths]
+    result = _compare(tmp_path, "medqdeg", files, "--metrics", "drop_l12,drop_l1,drop_l2,accuracy_l0")
+    robust, fragile, twin = "toy(seed=1)", "toy(seed=2)", "toy(seed=3)"
+    scored = registry.score("medqdeg", [str(f) for f in files])["models"]
+    for a, b in ((robust, fragile), (fragile, twin), (robust, twin)):
+        paired = {m: accuracy_scores(scored[m])["paired_drops"] for m in (a, b)}
+        for metric, level in (("drop_l12", "L1&L2"), ("drop_l1", "L1"), ("drop_l2", "L2")):
+            row = _row(result, a, b, metric)
+            own = {m: paired[m][level][f"{level}-L0"] for m in (a, b)}
+            assert row["delta"] == pytest.approx(100 * (own[b] - own[a]), abs=1e-9)  # `score`'s drops, in pp
+            assert row["n_cases"] == 120 and row["n_probes"] == 600
+        l0 = _row(result, a, b, "accuracy_l0")
+        assert l0["delta"] == pytest.approx(100 * (scored[b]["by_severity"]["L0"]["accuracy"]
+                                                   - scored[a]["by_severity"]["L0"]["accuracy"]), abs=1e-9)
+    for metric in ("drop_l12", "drop_l1", "drop_l2", "accuracy_l0"):
+        same = _row(result, robust, twin, metric)
+        assert same["delta"] == 0.0 and same["ci95"] == [0.0, 0.0] and same["p"] >= 0.5
+    gap = _row(result, robust, fragile, "drop_l12")
+    assert gap["delta"] < -20 and gap["ci95"][1] < 0 and gap["p_holm"] < 0.05
