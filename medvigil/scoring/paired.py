@@ -32,15 +32,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence, Set
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
-from medvigil.scoring.bootstrap import resample_counts, resampled_sums
+from medvigil.scoring.bootstrap import count_rows, resample_indices, resampled_sums
 from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
 
-__all__ = ["DEFAULT_COMPARE_RESAMPLES", "P_VALUE_METHODS", "compare_units", "holm", "pair_rows", "paired_p_value",
-           "percentile_floor_note", "with_holm"]
+__all__ = ["DEFAULT_COMPARE_RESAMPLES", "P_VALUE_METHODS", "PairedScores", "UnitSums", "compare_units", "holm", "pair_rows",
+           "paired_p_value", "percentile_floor_note", "with_holm"]
 
 DEFAULT_COMPARE_RESAMPLES = 1000  # percentile tails of a 95% interval rest on 25 resamples each
 P_VALUE_METHODS = ("normal", "percentile")
@@ -161,13 +162,41 @@ def _value(x: float) -> float | None:
     return x if np.isfinite(x) else None
 
 
-UnitSums = Callable[[str, "Set[Hashable] | None"], "tuple[Sequence[str], np.ndarray]"]
+class PairedScores(Protocol):
+    """One model's metrics on the records it is compared on, for :func:`compare_units`."""
+
+    units: Sequence[str]  # the units (cases, items) its records belong to
+
+    def point(self) -> Mapping[str, float]:
+        """Each metric on all its records."""
+
+    def resampled(self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray) -> Mapping[str, np.ndarray]:
+        """Each metric on ``B`` resamples of the group's units: ``draws`` ``(B, U)`` unit indices,
+        ``counts`` their ``(B, U)`` multiplicities, ``at[u]`` this model's position of unit ``u``
+        in :attr:`units` (-1: it has none). Returns ``{metric: (B,)}``."""
+
+
+@dataclass(frozen=True)
+class UnitSums:
+    """:class:`PairedScores` from per-unit sums: ``statistic`` maps sums ``(..., F)`` to ``{metric:
+    (...)}`` (ratios of sums, so a resample is scored like the whole), evaluated on ``counts @ sums``."""
+
+    units: Sequence[str]
+    sums: np.ndarray  # (units, F)
+    statistic: Callable[[np.ndarray], Mapping[str, np.ndarray]]
+
+    def point(self) -> Mapping[str, float]:
+        return {k: float(v) for k, v in self.statistic(self.sums.sum(axis=0)).items()}
+
+    def resampled(self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray) -> Mapping[str, np.ndarray]:
+        aligned = np.zeros((at.size, self.sums.shape[1]))
+        aligned[at >= 0] = self.sums[at[at >= 0]]
+        return self.statistic(resampled_sums(aligned, counts))
 
 
 def compare_units(
     keys: Mapping[str, Set[Hashable]],
-    unit_sums: UnitSums,
-    statistic: Callable[[np.ndarray], Mapping[str, np.ndarray]],
+    scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
     metrics: Sequence[str],
     *,
     n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
@@ -177,12 +206,11 @@ def compare_units(
     """Every pair of models compared on the records both have, resampling their units (cases) jointly.
 
     ``keys[model]``: the keys of the model's records (what two models must share to be compared
-    on it). ``unit_sums(model, shared)``: from the model's records whose key is in ``shared``
-    (None: all of them), the unit ids and their ``(units, F)`` sums. ``statistic`` maps sums of
-    shape ``(..., F)`` to ``{metric: (...)}`` (ratios of sums, so a resample is scored like the
-    whole). Pairs with the same shared keys share one :func:`resample_counts` matrix over their
-    units; with equal record sets, every pair shares one. Models are taken in name order; the
-    rows are :func:`pair_rows`' plus ``n_probes`` (shared records) and ``n_cases`` (their units),
+    on it). ``scores_on(model, shared)``: the model's :class:`PairedScores` on its records whose key
+    is in ``shared`` (None: all of them). Pairs with the same shared keys share one resample of
+    their units (:func:`resample_indices` of ``seed``; with equal record sets every pair shares
+    one), so each resampled delta is paired. Models are taken in name order; the rows are
+    :func:`pair_rows`' plus ``n_probes`` (shared records) and ``n_cases`` (their units),
     Holm-adjusted over all of them (:func:`with_holm`).
     """
     if p_value not in P_VALUE_METHODS:
@@ -201,16 +229,20 @@ def compare_units(
         counts = {"n_probes": len(shared), "n_cases": 0}
         point = boot = None
         if shared:
-            per_model = [unit_sums(m, None if keys[m] == shared else shared) for m in members]
-            units = sorted({u for ids, _ in per_model for u in ids})
-            at = {u: i for i, u in enumerate(units)}
-            width = per_model[0][1].shape[1]
-            tensor = np.zeros((len(units), len(members), width))
-            for j, (ids, sums) in enumerate(per_model):
-                tensor[[at[u] for u in ids], j] = sums
+            scores = [scores_on(m, None if keys[m] == shared else shared) for m in members]
+            units = sorted({u for s in scores for u in s.units})
+            draws = resample_indices(len(units), n_resamples, seed)
+            multiplicities = count_rows(draws, len(units))
+            at_unit = {u: i for i, u in enumerate(units)}
+            point, boot = {}, {}
+            for j, s in enumerate(scores):
+                at = np.full(len(units), -1, dtype=np.int64)
+                at[[at_unit[u] for u in s.units]] = np.arange(len(s.units))
+                values, resampled = s.point(), s.resampled(at, draws, multiplicities)
+                for metric in metrics:
+                    point.setdefault(metric, np.full(len(members), np.nan))[j] = values[metric]
+                    boot.setdefault(metric, np.full((n_resamples, len(members)), np.nan))[:, j] = resampled[metric]
             counts["n_cases"] = len(units)
-            point = statistic(tensor.sum(axis=0))
-            boot = statistic(resampled_sums(tensor, resample_counts(len(units), n_resamples, seed)))
         local_pairs = [(local[a], local[b]) for a, b in group]
         for metric in metrics:
             if point is not None:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
-from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, compare_units
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums, compare_units
 from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, _check, letter_codes
 from medvigil.suites.cbd.scoring import QUADRANTS, classify_codes, paraphrase_rows
 
@@ -43,11 +43,11 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
             by_model.setdefault(str(r["model"]), []).append(r)
     keys = {m: {_key(r) for r in recs} for m, recs in by_model.items()}
 
-    def unit_sums(model: str, shared) -> tuple[list[str], np.ndarray]:
+    def scores_on(model: str, shared) -> UnitSums:
         recs = by_model[model] if shared is None else [r for r in by_model[model] if _key(r) in shared]
-        return case_quadrants(recs, model, invalid, complete=shared is None)
+        return UnitSums(*case_quadrants(recs, model, invalid, complete=shared is None), fractions)
 
-    result = compare_units(keys, unit_sums, fractions, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(invalid=invalid, unit="percentage points", arm="generative")
     return {"suite": "cbd", **result, "inputs": {"files": [str(p) for p in kept], "skipped_files": skipped,
                                                  "n_records": len(records)}}

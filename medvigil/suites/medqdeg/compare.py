@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
-from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, compare_units
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums, compare_units
 from medvigil.scoring.table import factorize
 from medvigil.suites.medqdeg.breakdowns import paired_baseline
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
@@ -51,11 +51,11 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     keys = {m: {record_key(r)[1:] for r in recs} for m, recs in chosen.items()}
     rules = {"accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid}
 
-    def unit_sums(model: str, shared) -> tuple[list[str], np.ndarray]:
+    def scores_on(model: str, shared) -> UnitSums:
         recs = chosen[model] if shared is None else [r for r in chosen[model] if record_key(r)[1:] in shared]
-        return item_sums(recs, **rules)
+        return UnitSums(*item_sums(recs, **rules), drops)
 
-    result = compare_units(keys, unit_sums, drops, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(rules, unit="percentage points",
                             experiment={m: "accuracy" if "accuracy" in by_model[m] else "calibration" for m in sorted(chosen)})
     return {"suite": "medqdeg", **result, "inputs": {"files": [str(f) for f in files], "n_records": len(records)}}
