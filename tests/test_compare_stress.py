@@ -145,3 +145,70 @@ def test_medqdeg_accuracy_drop_paired(medqdeg_logs, tmp_path):
         assert same["delta"] == 0.0 and same["ci95"] == [0.0, 0.0] and same["p"] >= 0.5
     gap = _row(result, robust, fragile, "drop_l12")
     assert gap["delta"] < -20 and gap["ci95"][1] < 0 and gap["p_holm"] < 0.05
+
+
+# ---------------------------------------------------------------------------- Readiness
+def _readiness_hooks():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "tasks" / "readiness" / "utils.py"
+    spec = importlib.util.spec_from_file_location("readiness_task_utils_compare", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _readiness_run(folder: Path, n_cases: int, model_args: str, p_image: float, p_text: float, seed: int) -> list[Path]:
+    """One model's logs of every arm but chain-of-thought: each answer right with ``p_image`` when
+    the arm shows the image, ``p_text`` when not (a seeded draw per record), else a wrong letter."""
+    from medvigil.suites.readiness.protocol import ARMS, arm_docs
+
+    rows = []
+    for i in range(n_cases):
+        case, source = f"C{i:03d}", ("VQA-RAD", "SLAKE")[i % 2]
+        base = {"case_id": case, "options": [f"item{i}{c}" for c in "abcd"] + ["Insufficient visual evidence"],
+                "correct_letter": "A", "source_dataset": source, "safe_letter": "E", "text_only_answerable": i % 5 == 0,
+                "laterality_dependent": i % 3 == 0, "risk_tier": "L1", "modality": "CT"}
+        rows.append({**base, "probe_id": f"{case}-original", "probe_kind": "original"})
+        if i % 3 == 0:
+            rows.append({**base, "probe_id": f"{case}-lr_flip", "probe_kind": "lr_flip", "correct_letter": "B"})
+    rng, record = random.Random(seed), _readiness_hooks()._record
+    arms = {}
+    for arm in (a for a in ARMS if a != "readiness_cot"):
+        out = []
+        for i, overrides in arm_docs(arm, rows):
+            doc = {**rows[i], **overrides}
+            p = p_text if str(doc["condition"]).startswith("noimg") else p_image
+            gold = doc["correct_letter"]
+            out.append(record(doc, gold if rng.random() < p else rng.choice([x for x in "ABCD" if x != gold])))
+        arms[arm] = out
+    return write_run(folder, arms, ("acc", "acc_visreq"), model_args=model_args)
+
+
+@pytest.fixture(scope="module")
+def readiness_logs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("readiness")
+    return {
+        "grounded": _readiness_run(root / "grounded", 90, "seed=1", 0.85, 0.25, 1),
+        "shortcut": _readiness_run(root / "shortcut", 90, "seed=2", 0.85, 0.8, 2),
+        "twin": _readiness_run(root / "twin", 90, "seed=3", 0.85, 0.25, 1),  # the grounded model's answers again
+    }
+
+
+def test_readiness_r_paired(readiness_logs, tmp_path):
+    files = [p for paths in readiness_logs.values() for p in paths]
+    result = _compare(tmp_path, "readiness", files, "--metrics", "r,r_t2", "--resamples", "300")
+    grounded, shortcut, twin = "toy(seed=1)", "toy(seed=2)", "toy(seed=3)"
+    scored = registry.score("readiness", [str(f) for f in files])["models"]
+    assert all(scored[m]["R"] is not None for m in (grounded, shortcut, twin))
+    for a, b in ((grounded, shortcut), (shortcut, twin), (grounded, twin)):
+        row = _row(result, a, b, "r")
+        assert row["delta"] == pytest.approx(100 * (scored[b]["R"] - scored[a]["R"]), abs=1e-9)  # `score`'s R(m)
+        t2 = _row(result, a, b, "r_t2")
+        assert t2["delta"] == pytest.approx(100 * (scored[b]["robustness"]["T2"] - scored[a]["robustness"]["T2"]), abs=1e-9)
+        assert row["n_cases"] == 90
+    for metric in ("r", "r_t2"):
+        same = _row(result, grounded, twin, metric)
+        assert same["delta"] == 0.0 and same["ci95"] == [0.0, 0.0] and same["p"] >= 0.5
+    gap = _row(result, grounded, shortcut, "r_t2")  # answering visually-required items without the image (T2)
+    assert gap["delta"] < -40 and gap["ci95"][1] < 0 and gap["p_holm"] < 0.05

@@ -27,7 +27,7 @@ from medvigil.files.json_text import finite, json_text
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.suites import registry
 
-COMPARE_SUITES = ("medvigil", "medqdeg", "cbd")
+COMPARE_SUITES = ("medvigil", "medqdeg", "readiness", "cbd")
 
 
 def _metric_list(text: str) -> tuple[str, ...]:
@@ -53,7 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("files", nargs="+", metavar="FILE", help="result files, as `medvigil score` takes them")
     parser.add_argument("--metrics", type=_metric_list, metavar="M1,M2,...",
                         help="metrics to compare (medvigil default: mcs,cap,safe,ground,sfr_w,vgr, any key of the audit's "
-                             "metrics; medqdeg default: drop_l12,drop_l1,drop_l2, also accuracy_l0; cbd default: ideal,fragile,dangerous,worst, also flip_rate)")
+                             "metrics; medqdeg default: drop_l12,drop_l1,drop_l2, also accuracy_l0; readiness default: r, also r_t1..r_t5; cbd default: ideal,fragile,dangerous,worst, also flip_rate)")
     parser.add_argument("--resamples", type=int_range(1), default=DEFAULT_COMPARE_RESAMPLES,
                         help=f"bootstrap resamples of the cases (default {DEFAULT_COMPARE_RESAMPLES})")
     parser.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (default 20260505, Appendix M's)")
@@ -75,6 +75,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                          help="unparsable answers are an extra entropy bin (default) or dropped")
     medqdeg.add_argument("--all-invalid", choices=("zero", "exclude", "extra_bin"), default="zero",
                          help="a sample whose T trials are all invalid: confidence 0 (default), left out, or --invalid-policy's")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="readiness: R(m) over the tests present (not the paper's R) instead of leaving it empty")
     cbd = parser.add_argument_group("cbd options (as for `medvigil score`)")
     cbd.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
                      help="samples with an unparsable answer are excluded (default) or the failure counts as an answer")
@@ -91,6 +93,7 @@ def suite_options(args: argparse.Namespace) -> dict:
                      "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
         "medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy,
                     "all_invalid": args.all_invalid},
+        "readiness": {"allow_partial": args.allow_partial},
         "cbd": {"invalid": args.cbd_invalid},
     }[args.suite] | common
 
