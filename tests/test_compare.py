@@ -21,6 +21,7 @@ import pytest
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.cli import main
+from medvigil.records.schema_validation import problems_for
 from medvigil.scoring.paired import holm, pair_rows, paired_p_value, percentile_floor_note
 from medvigil.scoring.stats import bootstrap_p_value
 from medvigil.suites import registry
@@ -125,6 +126,7 @@ def test_a_clear_gap_is_significant(authors, tmp_path):
     assert mcs[high] - mcs[low] > 10  # the generator's models are apart
     result = _compare(tmp_path, release, files)
     assert set(result) >= {"pairs", "models", "params"} and all(set(r) == PAIR_KEYS for r in result["pairs"])
+    assert not problems_for("compare_result", result, "compare.json")  # schemas/compare_result.schema.json
     assert len(result["pairs"]) == 15 * 6  # 6 models: 15 pairs x the 6 default metrics
     a, b = sorted((low, high))
     row = _row(result, a, b)
@@ -250,4 +252,9 @@ def test_report_draws_the_mcs_significance_matrix(authors, tmp_path, capsys):
     broken.write_text(json.dumps({"suite": "medvigil", "models": {}, "pairs": [{"a": "x"}]}))
     capsys.readouterr()
     assert main(["report", str(broken), "--out", str(tmp_path / "again")]) == 2
-    assert "pairs[0]" in capsys.readouterr().err and not (tmp_path / "again").exists()
+    assert "field 'b': 'b' is a required property" in capsys.readouterr().err and not (tmp_path / "again").exists()
+    data = json.loads(compared.read_text())
+    data["pairs"][0]["p_holm"] = 2
+    broken.write_text(json.dumps(data))
+    assert main(["report", str(broken), "--out", str(tmp_path / "again")]) == 2
+    assert "field 'pairs.0.p_holm'" in capsys.readouterr().err and not (tmp_path / "again").exists()

@@ -15,6 +15,7 @@ import pytest
 from lmms_run_files import write_run
 
 from medvigil.cli import main
+from medvigil.records.schema_validation import problems_for
 from medvigil.suites import registry
 from medvigil.suites.cbd.protocol import make_record, plan_docs
 
@@ -64,7 +65,9 @@ def cbd_logs(tmp_path_factory):
 def _compare(tmp_path: Path, suite: str, files, *extra) -> dict:
     out = tmp_path / f"{suite}-{len(list(tmp_path.glob('*.json')))}.json"
     assert main(["compare", "--suite", suite, *map(str, files), "--json", str(out), *extra]) == 0
-    return json.loads(out.read_text())
+    result = json.loads(out.read_text())
+    assert not problems_for("compare_result", result, str(out))  # schemas/compare_result.schema.json
+    return result
 
 
 def _row(result, a, b, metric):

@@ -21,6 +21,7 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.atomic_output import staged_folder
 from medvigil.files.input_files import read_json
 from medvigil.files.output_guard import refuse_overlap
+from medvigil.records.schema_validation import problems_for
 from medvigil.report.render import Table, draw_figures, md_escape
 from medvigil.report.significance import comparison_tables
 from medvigil.suites import registry
@@ -233,32 +234,21 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
 
 
 def _add_comparison(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
-    """One suite's ``medvigil compare --json`` result into ``merged["comparisons"]``, its shape checked."""
-    suite = data.get("suite")
-    if suite not in registry.SUITES or not isinstance(data.get("models"), dict):
-        problems.append(Problem(str(path), "not a `medvigil compare --json` result (expected 'suite', 'models' and "
-                                "'pairs')", field="suite"))
+    """One suite's ``medvigil compare --json`` result into ``merged["comparisons"]``, checked against
+    ``schemas/compare_result.schema.json`` (and every pair naming models of ``models``)."""
+    found = problems_for("compare_result", data, str(path))
+    if not found:
+        found = [Problem(str(path), f"names a model not in 'models' ({row['a']!r} or {row['b']!r})", field=f"pairs.{i}")
+                 for i, row in enumerate(data["pairs"]) if row["a"] not in data["models"] or row["b"] not in data["models"]]
+    if found:
+        problems.extend(found)
         return
-    for i, row in enumerate(data["pairs"]):
-        if not (isinstance(row, dict) and set(row) >= COMPARE_KEYS and row.get("a") in data["models"]
-                and row.get("b") in data["models"] and _number_or_null(row.get("delta"))
-                and _number_or_null(row.get("p_holm")) and isinstance(row.get("n_probes"), int)):
-            problems.append(Problem(str(path), f"must be an object with {', '.join(sorted(COMPARE_KEYS))} (numbers or "
-                                    "null), naming models of 'models'", field=f"pairs[{i}]"))
-            return
     comparisons = merged.setdefault("comparisons", {})
-    if suite in comparisons:
-        problems.append(Problem(str(path), f"a second {suite} comparison; compare every model of a suite in one "
+    if data["suite"] in comparisons:
+        problems.append(Problem(str(path), f"a second {data['suite']} comparison; compare every model of a suite in one "
                                 "`medvigil compare` call", field="suite"))
         return
-    comparisons[suite] = data
-
-
-COMPARE_KEYS = frozenset({"a", "b", "metric", "delta", "ci95", "p", "p_holm", "n_probes"})
-
-
-def _number_or_null(value: Any) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+    comparisons[data["suite"]] = data
 
 
 def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
