@@ -258,3 +258,13 @@ def test_report_draws_the_mcs_significance_matrix(authors, tmp_path, capsys):
     broken.write_text(json.dumps(data))
     assert main(["report", str(broken), "--out", str(tmp_path / "again")]) == 2
     assert "field 'pairs.0.p_holm'" in capsys.readouterr().err and not (tmp_path / "again").exists()
+
+
+def test_json_never_replaces_or_lands_in_an_input(authors, tmp_path, capsys):
+    release, files = authors
+    before = files[0].read_bytes()
+    assert main(["compare", "--suite", "medvigil", "--release", str(release), *map(str, files[:2]), "--json", str(files[0])]) == 2
+    assert "field '--json'" in capsys.readouterr().err and files[0].read_bytes() == before
+    inside = release / "compare.json"
+    assert main(["compare", "--suite", "medvigil", "--release", str(release), *map(str, files[:2]), "--json", str(inside)]) == 2
+    assert "lies inside" in capsys.readouterr().err and not inside.exists()
