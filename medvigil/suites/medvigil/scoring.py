@@ -49,13 +49,7 @@ from medvigil.scoring.bootstrap import (
     resample_counts,
     resampled_sums,
 )
-from medvigil.scoring.paired import (
-    DEFAULT_COMPARE_RESAMPLES,
-    P_VALUE_METHODS,
-    pair_rows,
-    percentile_floor_note,
-    with_holm,
-)
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, compare_units
 from medvigil.scoring.stats import percentile_interval
 from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.ablations import run_ablations
@@ -336,74 +330,74 @@ def compare_models(
     p_value: str = "normal",
     condition: str = "default",
 ) -> dict[str, Any]:
-    """Every pair of models compared with a paired case-clustered bootstrap (:mod:`medvigil.scoring.paired`).
+    """Every pair of models compared with a paired case-clustered bootstrap
+    (:func:`medvigil.scoring.paired.compare_units`).
 
     Models are taken in the order of their names; for each pair ``(a, b)`` (``a`` first) and
     metric the row holds ``delta = metric(b) - metric(a)``, its 95% interval, the two-sided p
-    (``p_value``: :data:`medvigil.scoring.paired.P_VALUE_METHODS`) and
-    ``p_holm`` (Holm over all pairs x metrics), and ``n_probes`` / ``n_cases``: the probes
-    (by ``probe_id``; ``(case_id, probe_kind)`` in records without one) both models answered, on which both are scored, and their cases,
-    which are resampled (``n_resamples`` draws of ``resample_counts(n_cases, n_resamples, seed)``,
-    shared by every pair with the same shared probes: with equal probe sets, one matrix for all).
-    The counting rules are the audit's (``harness_compatible`` included); the resampling is always
-    the paired one (the official scripts have no paired comparison).
+    (``p_value``: :data:`medvigil.scoring.paired.P_VALUE_METHODS`), ``p_holm`` (Holm over all
+    pairs x metrics) and ``n_probes`` / ``n_cases``: the probes both models answered (by
+    ``probe_id``; ``(case_id, probe_kind)`` in records without one), on which both are scored,
+    and their cases, which are resampled jointly. Each model is scored as the audit scores it
+    (its per-case feature sums, the counting rules of ``harness_compatible`` included); the
+    resampling is always the paired one (the official scripts have no paired comparison).
 
-    Returns ``{"models": {name: {"n_probes"}}, "pairs": [row, ...]}``, rows by metric, then pair.
+    Returns ``{"params", "models": {name: {"n_probes"}}, "pairs": [row, ...], "warnings"}``, rows
+    by metric, then pair.
     """
     w, point_norm, boot_norm, _ = _check_params(weights, normalise, harness_compatible, n_resamples, seed, 0.95)
     if n_resamples < 1:
         raise ValueError("compare_models needs n_resamples >= 1")
-    if p_value not in P_VALUE_METHODS:
-        raise ValueError(f"p_value must be one of {P_VALUE_METHODS}, got {p_value!r}")
     unknown = [k for k in metrics if k not in METRIC_KEYS]
     if unknown or not metrics:
         raise ValueError(f"unknown metric(s) {unknown or '(none given)'}; available: {', '.join(METRIC_KEYS)}")
     tab = _condition_table(as_table(records), condition)
-    present = sorted(_present_models(tab), key=lambda m: tab.model.levels[m])
-    if len(present) < 2:
-        raise ValueError(f"comparing needs records of at least two models under condition {condition!r}, "
-                         f"got {len(present)}")
     names = tab.model.levels
-    # a probe: its probe_id, or (case, probe kind) in records without one; has[m, p]: model m answered p
+    # a probe: its probe_id, or (case, probe kind) in records without one
     if tab.probe is not None:
-        probe = tab.probe.codes
+        probe = tab.probe.codes.astype(np.int64)
     else:
         probe = tab.case.codes.astype(np.int64) * len(tab.probe_kind.levels) + tab.probe_kind.codes
-    keys, probe = np.unique(probe, return_inverse=True)
-    has = np.zeros((len(names), keys.size), dtype=bool)
-    has[tab.model.codes, probe] = True
-    pairs = [(a, b) for i, a in enumerate(present) for b in present[i + 1 :]]
-    groups: dict[bytes, tuple[np.ndarray, list]] = {}  # pairs that share the same probes
-    for pair in pairs:
-        shared = has[pair[0]] & has[pair[1]]
-        groups.setdefault(np.packbits(shared).tobytes(), (shared, []))[1].append(pair)
-    found: dict[tuple, dict] = {}
-    for shared, group in groups.values():
-        members = np.unique(np.array(group))
-        rows = np.isin(tab.model.codes, members) & shared[probe]
-        counts = {"n_probes": int(shared.sum()), "n_cases": 0}
-        if counts["n_probes"]:
-            sc = _score(tab if rows.all() else tab.select(rows), w, point_norm, harness_compatible)
-            boot = _bootstrap(sc.feats, w, boot_norm, n_resamples, seed, paired=True)
-            counts["n_cases"] = len(sc.feats.cases)
-        for key in metrics:
-            if counts["n_probes"]:
-                out = pair_rows(names, group, key, sc.point["metrics"][key], boot[key], p_value=p_value)
-            else:
-                out = [{"a": names[a], "b": names[b], "metric": key, "delta": None, "ci95": [None, None], "p": None}
-                       for a, b in group]
-            for pair, row in zip(group, out):
-                found[key, pair] = {**row, **counts}
-    rows = with_holm([found[key, pair] for key in metrics for pair in pairs])
-    note = percentile_floor_note(n_resamples, len(rows)) if p_value == "percentile" else None
-    return {
-        "params": {"metrics": list(metrics), "n_resamples": int(n_resamples), "seed": int(seed), "p_value": p_value,
-                   "ci_level": 0.95, "ci_method": "percentile", "harness_compatible": harness_compatible,
-                   "condition": condition, "weights": [float(x) for x in w], "normalise": point_norm},
-        "models": {names[m]: {"n_probes": int(has[m].sum())} for m in present},
-        "pairs": rows,
-        "warnings": [note] if note else [],
-    }
+    keys = {names[m]: frozenset(np.unique(probe[tab.model.codes == m]).tolist()) for m in _present_models(tab)}
+
+    def scores_on(model: str, shared) -> _ModelScores:
+        code = names.index(model)
+        rows = tab.model.codes == code
+        if shared is not None:
+            rows &= np.isin(probe, np.fromiter(shared, dtype=np.int64, count=len(shared)))
+        sc = _score(tab.select(rows), w, point_norm, harness_compatible)
+        lay = sc.feats.layout
+        return _ModelScores(sc.feats.cases, sc.feats.tensor[:, code, : lay.n_stat],
+                            {k: _py(sc.point["metrics"][k][code]) for k in METRIC_KEYS}, lay, w, boot_norm,
+                            "bootstrap" if harness_compatible else None)
+
+    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result["params"].update(harness_compatible=harness_compatible, condition=condition, weights=[float(x) for x in w],
+                            normalise=point_norm, normalise_bootstrap=boot_norm)
+    return result
+
+
+@dataclass(frozen=True)
+class _ModelScores:
+    """One model's metrics for :func:`compare_models` (:class:`medvigil.scoring.paired.PairedScores`):
+    the audit's point values, and the metrics of resampled per-case feature sums (as :func:`_bootstrap`)."""
+
+    units: tuple[str, ...]
+    stat: np.ndarray  # (cases, n_stat) per-case feature sums
+    values: dict[str, float]
+    layout: Layout
+    weights: np.ndarray
+    normalise: str
+    quirks: str | None
+
+    def point(self) -> dict[str, float]:
+        return self.values
+
+    def resampled(self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray) -> dict[str, np.ndarray]:
+        aligned = np.zeros((at.size, self.stat.shape[1]))
+        aligned[at >= 0] = self.stat[at[at >= 0]]
+        sums = resampled_sums(aligned, counts)
+        return metrics_from_sums(sums, self.layout, self.weights, self.normalise, self.quirks)["metrics"]
 
 
 def audit(
