@@ -268,3 +268,17 @@ def test_json_never_replaces_or_lands_in_an_input(authors, tmp_path, capsys):
     inside = release / "compare.json"
     assert main(["compare", "--suite", "medvigil", "--release", str(release), *map(str, files[:2]), "--json", str(inside)]) == 2
     assert "lies inside" in capsys.readouterr().err and not inside.exists()
+
+
+def test_harness_counting_rules_give_the_harness_points(authors, tmp_path):
+    """--harness-compatible: error rows dropped for both models (the official scripts' rules); the
+    deltas are those of `score --harness-compatible`, the resampling stays paired."""
+    release, files = authors
+    result = _compare(tmp_path, release, files[:2], "--harness-compatible", "--metrics", "mcs,sfr_w,pcons")
+    own = registry.score("medvigil", [str(f) for f in files[:2]], release=str(release), n_resamples=0,
+                         harness_compatible=True)["models"]
+    a, b = (f.name.removesuffix("__mcq.jsonl") for f in files[:2])
+    for metric in ("mcs", "sfr_w", "pcons"):
+        row = _row(result, a, b, metric)
+        assert row["delta"] == pytest.approx(own[b]["metrics"][metric] - own[a]["metrics"][metric], abs=1e-9)
+    assert result["params"]["harness_compatible"] is True

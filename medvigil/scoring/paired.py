@@ -179,14 +179,17 @@ class PairedScores(Protocol):
 @dataclass(frozen=True)
 class UnitSums:
     """:class:`PairedScores` from per-unit sums: ``statistic`` maps sums ``(..., F)`` to ``{metric:
-    (...)}`` (ratios of sums, so a resample is scored like the whole), evaluated on ``counts @ sums``."""
+    (...)}`` (ratios of sums, so a resample is scored like the whole), evaluated on ``counts @ sums``;
+    ``point_statistic`` (default ``statistic``) on the total, where the point rules differ."""
 
     units: Sequence[str]
     sums: np.ndarray  # (units, F)
     statistic: Callable[[np.ndarray], Mapping[str, np.ndarray]]
+    point_statistic: Callable[[np.ndarray], Mapping[str, np.ndarray]] | None = None
 
     def point(self) -> Mapping[str, float]:
-        return {k: float(v) for k, v in self.statistic(self.sums.sum(axis=0)).items()}
+        values = (self.point_statistic or self.statistic)(self.sums.sum(axis=0))
+        return {k: float(v) for k, v in values.items()}
 
     def resampled(self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray) -> Mapping[str, np.ndarray]:
         aligned = np.zeros((at.size, self.sums.shape[1]))

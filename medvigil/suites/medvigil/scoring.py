@@ -49,7 +49,7 @@ from medvigil.scoring.bootstrap import (
     resample_counts,
     resampled_sums,
 )
-from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, compare_units
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums, compare_units
 from medvigil.scoring.stats import percentile_interval
 from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.ablations import run_ablations
@@ -360,44 +360,27 @@ def compare_models(
         probe = tab.case.codes.astype(np.int64) * len(tab.probe_kind.levels) + tab.probe_kind.codes
     keys = {names[m]: frozenset(np.unique(probe[tab.model.codes == m]).tolist()) for m in _present_models(tab)}
 
-    def scores_on(model: str, shared) -> _ModelScores:
+    def scores_on(model: str, shared) -> UnitSums:
+        """The model as the audit scores it: its per-case feature sums on the probes compared."""
         code = names.index(model)
         rows = tab.model.codes == code
         if shared is not None:
             rows &= np.isin(probe, np.fromiter(shared, dtype=np.int64, count=len(shared)))
-        sc = _score(tab.select(rows), w, point_norm, harness_compatible)
-        lay = sc.feats.layout
-        return _ModelScores(sc.feats.cases, sc.feats.tensor[:, code, : lay.n_stat],
-                            {k: _py(sc.point["metrics"][k][code]) for k in METRIC_KEYS}, lay, w, boot_norm,
-                            "bootstrap" if harness_compatible else None)
+        feats = case_features(tab.select(rows), harness_compatible)
+        lay = feats.layout
+
+        def point(sums):
+            return metrics_from_sums(sums, lay, w, point_norm, "aggregate" if harness_compatible else None)["metrics"]
+
+        def resampled(sums):
+            return metrics_from_sums(sums, lay, w, boot_norm, "bootstrap" if harness_compatible else None)["metrics"]
+
+        return UnitSums(feats.cases, feats.tensor[:, code, : lay.n_stat], resampled, point)
 
     result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(harness_compatible=harness_compatible, condition=condition, weights=[float(x) for x in w],
                             normalise=point_norm, normalise_bootstrap=boot_norm)
     return result
-
-
-@dataclass(frozen=True)
-class _ModelScores:
-    """One model's metrics for :func:`compare_models` (:class:`medvigil.scoring.paired.PairedScores`):
-    the audit's point values, and the metrics of resampled per-case feature sums (as :func:`_bootstrap`)."""
-
-    units: tuple[str, ...]
-    stat: np.ndarray  # (cases, n_stat) per-case feature sums
-    values: dict[str, float]
-    layout: Layout
-    weights: np.ndarray
-    normalise: str
-    quirks: str | None
-
-    def point(self) -> dict[str, float]:
-        return self.values
-
-    def resampled(self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray) -> dict[str, np.ndarray]:
-        aligned = np.zeros((at.size, self.stat.shape[1]))
-        aligned[at >= 0] = self.stat[at[at >= 0]]
-        sums = resampled_sums(aligned, counts)
-        return metrics_from_sums(sums, self.layout, self.weights, self.normalise, self.quirks)["metrics"]
 
 
 def audit(
