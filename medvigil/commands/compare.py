@@ -6,7 +6,10 @@ checks). For every pair ``(a, b)`` of models (names in order, ``a`` first) and e
 of the cases drawn jointly for both models (one resample matrix shared by every pair), a
 two-sided p-value and the Holm-adjusted p over all pairs x metrics
 (:mod:`medvigil.scoring.paired`). Models with different probe sets are compared on their shared
-probes; ``n_probes`` / ``n_cases`` state how many.
+probes; ``n_probes`` / ``n_cases`` state how many. Suites: ``medvigil`` (the audit's metrics,
+cases resampled), and the stress suites where a paired design exists: ``medqdeg`` (accuracy drop
+from L0, items), ``readiness`` (R(m) and r_i, cases), ``cbd`` (quadrant fractions, cases); each
+suite's ``compare.py`` says how its metrics are resampled.
 
 JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "ci95": [lo, hi],
 "p", "p_holm", "n_probes", "n_cases"}, ...], "warnings", "inputs"}``; ``medvigil report`` takes it
@@ -61,13 +64,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         help="two-sided p: normal (bootstrap standard error, Wald; default) or percentile (share of "
                              "resampled deltas on either side of 0, never below 2/(B+1))")
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
-    parser.add_argument("--allow-empty", action="store_true", help="as for `medvigil score`")
     medvigil = parser.add_argument_group("medvigil options (as for `medvigil score`)")
     medvigil.add_argument("--harness-compatible", action="store_true",
                           help="the official harness's counting rules (error rows dropped, ...); the resampling stays paired")
     medvigil.add_argument("--condition", default="default", help="condition compared (default: default)")
     medvigil.add_argument("--skip-invalid-rows", action="store_true",
                           help="leave out result rows that fail their checks (counted and listed as warnings)")
+    medvigil.add_argument("--allow-empty", action="store_true", help="an empty result file is a warning, not an error")
     medqdeg = parser.add_argument_group("medqdeg options (as for `medvigil score`)")
     medqdeg.add_argument("--accuracy-rule", choices=("trial_mean", "plurality"), default="trial_mean",
                          help="accuracy as the mean over the T trials (default) or of the plurality answer")
@@ -75,8 +78,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                          help="unparsable answers are an extra entropy bin (default) or dropped")
     medqdeg.add_argument("--all-invalid", choices=("zero", "exclude", "extra_bin"), default="zero",
                          help="a sample whose T trials are all invalid: confidence 0 (default), left out, or --invalid-policy's")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="readiness: R(m) over the tests present (not the paper's R) instead of leaving it empty")
+    readiness = parser.add_argument_group("readiness options (as for `medvigil score`)")
+    readiness.add_argument("--allow-partial", action="store_true",
+                           help="R(m) over the tests present (not the paper's R) instead of leaving it empty")
     cbd = parser.add_argument_group("cbd options (as for `medvigil score`)")
     cbd.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
                      help="samples with an unparsable answer are excluded (default) or the failure counts as an answer")
