@@ -41,6 +41,9 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     for r in records:
         if r["condition"] in ARMS.values():
             by_model.setdefault(str(r["model"]), []).append(r)
+    if not by_model and records:
+        raise ValueError("no record of the generative arm (cbd_image + cbd_noimg, or cbd_quadrants); the binary arm "
+                         "(cbd_binary) is not compared")
     keys = {m: {_key(r) for r in recs} for m, recs in by_model.items()}
 
     def scores_on(model: str, shared) -> UnitSums:
