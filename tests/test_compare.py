@@ -22,7 +22,7 @@ from shared_paths import AUTHORS_TOOL
 
 from medvigil.cli import main
 from medvigil.records.schema_validation import problems_for
-from medvigil.scoring.paired import holm, pair_rows, paired_p_value, percentile_floor_note
+from medvigil.scoring.paired import UnitSums, compare_units, holm, pair_rows, paired_p_value, percentile_floor_note
 from medvigil.scoring.stats import bootstrap_p_value
 from medvigil.suites import registry
 from medvigil.suites.medvigil.scoring import compare_models
@@ -74,6 +74,32 @@ def test_pair_rows_are_b_minus_a_on_the_same_resamples():
 def test_percentile_floor_is_stated():
     assert percentile_floor_note(1000, 2) is None  # 2 * 2/1001 < 0.05
     assert "at least 6120 resamples" in percentile_floor_note(1000, 153)
+
+
+def test_compare_units_pairs_on_shared_records_with_one_resample_per_shared_set():
+    """Records are (unit, i) keys with a 0/1 value; the metric is the mean value in percent."""
+    values = {"x": {("u1", 0): 1, ("u1", 1): 0, ("u2", 0): 1, ("u3", 0): 0},
+              "y": {("u1", 0): 1, ("u1", 1): 1, ("u2", 0): 0},  # no ("u3", 0)
+              "z": {("u1", 0): 0, ("u1", 1): 1, ("u2", 0): 1, ("u3", 0): 1}}
+
+    def scores_on(model, shared):
+        kept = {k: v for k, v in values[model].items() if shared is None or k in shared}
+        units = sorted({u for u, _ in kept})
+        sums = np.array([[sum(v for (u2, _), v in kept.items() if u2 == u), sum(1 for u2, _ in kept if u2 == u)]
+                         for u in units], dtype=float)
+        return UnitSums(units, sums, lambda s: {"mean": 100 * s[..., 0] / s[..., 1]})
+
+    out = compare_units({m: set(v) for m, v in values.items()}, scores_on, ["mean"], n_resamples=200, seed=1)
+    rows = {(r["a"], r["b"]): r for r in out["pairs"]}
+    assert out["models"] == {"x": {"n_probes": 4}, "y": {"n_probes": 3}, "z": {"n_probes": 4}}
+    assert (rows["x", "y"]["n_probes"], rows["x", "y"]["n_cases"]) == (3, 2)  # u3 is not shared
+    assert rows["x", "y"]["delta"] == pytest.approx(100 * 2 / 3 - 100 * 2 / 3)
+    assert (rows["x", "z"]["n_probes"], rows["x", "z"]["n_cases"]) == (4, 3)
+    assert rows["x", "z"]["delta"] == pytest.approx(75.0 - 50.0)
+    assert rows["y", "z"]["delta"] == pytest.approx(0.0)  # y 1,1,0 and z 0,1,1 on the shared three
+    assert all(r["p_holm"] >= r["p"] for r in out["pairs"])
+    with pytest.raises(ValueError, match="at least two models"):
+        compare_units({"x": set()}, scores_on, ["mean"])
 
 
 # ------------------------------------------------------------ authors'-shape files
