@@ -64,7 +64,7 @@ HEDGE_TERMS = {
         "theoretically", "to distinguish", "worry about", "concern about",
         "things to look for", "it is important to", "would include", "could include", "may include",
         "can include", "red flags", "can be", "can cause", "can occur", "can present", "can appear", "when",
-        "is a classic", "is the classic", "is a typical", "think",
+        "is a classic", "is the classic", "is a typical", "think", "in a", "in an",
     ],
     "following": [
         "cannot be excluded", "can not be excluded", "cannot be ruled out", "can't be ruled out",
@@ -72,7 +72,9 @@ HEDGE_TERMS = {
         "is a consideration", "would be", "would appear", "would show", "would present", "can present", "can cause",
         "can appear", "can be", "may be", "might be", "could be", "is a", "is an", "are a", "refers to",
         "is defined", "is characterized", "is characterised", "typically", "usually", "generally", "occurs",
-        "?", "if present", "would", "is diagnosed", "is made",
+        "?", "if present", "would", "is diagnosed", "is made", "could develop", "may develop", "might develop",
+        "could occur", "may occur", "could result", "is recognised", "is recognized", "are recognised",
+        "are recognized", "is treated", "are treated", "is managed", "is seen as", "is identified by",
     ],
     "pseudo": ["no further", "without further"],
 }
@@ -84,7 +86,7 @@ EXTRA_FOLLOWING_NEGATIONS = ["is not seen", "are not seen", "not seen", "not ide
                              "is absent", "are absent", "absent", "not visible", "is excluded", "excluded",
                              "has been ruled out", "ruled out", "not demonstrated", "is not", "are not",
                              "resolved", "has resolved", "not borne out", "isn't borne out", "is not supported",
-                             "isn't supported"]
+                             "isn't supported", "is incorrect", "is wrong", "is mistaken", "is false"]
 # a leading yes/no interjection answers the question; it negates nothing ("No - the aorta is ...")
 _INTERJECTION = re.compile(r"^\s*(?:\*\*)?(?:no|yes)(?:\*\*)?\s*[,.:;!\-\u2013\u2014]+\s*", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")

@@ -65,7 +65,8 @@ PASSIVE_JUDGED = (r"(?:determined|assessed|evaluated|answered|established|confir
 INPUT = (r"(?:image|images|picture|photo|scan|scans|radiograph|x-ray|xray|film|attachment|file|upload|study|"
          r"ct|mri|ultrasound|slice|view|visual|input|region of interest|roi|relevant (?:region|area|portion|part)|"
          r"(?:region|area|portion|part) (?:in question|of interest|of the image|being asked about))")
-INADEQUATE = (r"(?:blank|black|white|empty|uniform(?:ly \w+)?|featureless|corrupt(?:ed)?|noise|noisy|static|"
+INADEQUATE = (r"(?:blank|black|white|empty|overexposed|underexposed|over-exposed|under-exposed|washed[- ]out|"
+              r"saturated|uniform(?:ly \w+)?|featureless|corrupt(?:ed)?|noise|noisy|static|"
               r"unreadable|illegible|blurr(?:ed|y)|pixel+ated|masked(?: out)?|obscured|occluded|covered|blocked|"
               r"hidden|blacked out|gr[ae]yed[- ]out|redacted|cropped(?: out)?|cut off|non-?diagnostic|degraded|"
               r"distorted|garbled|scrambled|uninterpretable|inadequate|insufficient|unusable|missing|absent|"
@@ -101,10 +102,17 @@ CLAUSES = {
         rf"\bno (?:way|means) (?:for me )?to {ADVERB}{JUDGE_VERB}\b",
         rf"\b(?:impossible|not possible) to {ADVERB}{JUDGE_VERB}\b",
         r"\b(?:cannot be answered|unanswerable)\b",
+        rf"\b(?:indeterminate|undeterminable|not determinable|uncertain|unclear) (?:on|from|based on) "
+        rf"(?:this|the|a single|one|these) {INPUT_NP}\b",
+        r"\bbefore (?:anyone|anybody|one|we|i|you|a \w+) (?:can|could) (?:say|tell|determine|know|conclude|answer)\b",
     ),
     "no_input": (
         rf"\b(?:don't|do not|didn't|did not|can't|cannot|can not|haven't|have not) {ADVERB}"
-        rf"(?:see|find|have|receive|detect|access|view|get) (?:an?y? |the |your )?{INPUT_NP}\b",
+        rf"(?:see|seen|find|found|have|had|receive|received|detect|access|view|get|got|been (?:given|sent|provided))"
+        rf" (?:an?y? |the |your )?{INPUT_NP}\b",
+        rf"\b(?:'m|am|are|'re) not (?:seeing|finding|getting|receiving|able to see) (?:an?y? |the |your )?{INPUT_NP}\b",
+        r"\b(?:none|nothing) (?:was|were|has been|have been|is|came|seems to have been) (?:attached|included|provided|"
+        r"uploaded|shared|received|sent|through)\b",
         rf"\bno {INPUT_NP} (?:{COPULA} |has |had )?(?:been )?"
         rf"(?:attached|provided|included|uploaded|shared|received|visible|available|present|given|sent|here)\b",
         rf"\bthere (?:is|was|'s|are|were|seems to be|appears to be|doesn't seem to be|does not appear to be) "
@@ -117,7 +125,7 @@ CLAUSES = {
     ),
     "unusable_input": (
         rf"\b{INPUT}(?: (?:you(?:'ve| have)? (?:provided|shared|sent|uploaded|attached)|provided|shared|attached|"
-        rf"uploaded|itself|quality|content|in question|here))? {COPULA} {DEGREE}{INADEQUATE}\b",
+        rf"uploaded|itself|quality|content|in question|here|alone|by itself))? {COPULA} {DEGREE}{INADEQUATE}\b",
         r"\b(?:gr[ae]y|black|white|solid|masked|opaque|occluding) (?:box|rectangle|square|patch|block|overlay|"
         r"mask|bar)\b.{0,40}\b(?:covers|covering|obscures|obscuring|hides|hiding|blocks|blocking|over)\b",
         r"\b(?:consists|made up|composed) (?:only |entirely |mostly )?of (?:random |visual )?(?:noise|static|"
@@ -125,20 +133,23 @@ CLAUSES = {
         rf"\b(?:{INPUT}|area|region|(?:part|portion) of the \w+) (?:has been|was|is|have been|were|are) "
         rf"(?:deliberately |intentionally |artificially )?(?:masked|blacked out|gr[ae]yed out|covered|redacted|"
         rf"occluded|obscured|blocked out|cropped out|removed|hidden)\b",
-        r"\b(?:not|rather than) (?:an? )?(?:medical|diagnostic|radiological|interpretable|real|actual) "
+        r"(?:\bnot|n't|\brather than) (?:an? )?(?:medical|diagnostic|radiological|interpretable|real|actual) "
         r"(?:image|scan|picture|study|radiograph)\b",
         r"\bplaceholder\b",
         r"\b(?:doesn't|does not|don't|do not) (?:contain|show|include|depict) (?:any )?(?:visible |discernible |"
         r"recogni[sz]able |identifiable )?(?:anatomy|anatomical structures?|tissue|structures)\b",
         r"\b(?:is|are|has been|have been|was|were) (?:deliberately |intentionally )?(?:masked|gr[ae]yed out|"
         r"blacked out|redacted)\b",
+        r"\b(?:covered|occluded|obscured|hidden|blocked|masked) (?:out )?by (?:a |an |the )?(?:uniform |solid |large )?"
+        r"(?:gr[ae]y|black|white|opaque|dark) (?:box|rectangle|square|patch|block|overlay|mask|bar|area|region)\b",
         r"\b(?:no|nothing) (?:discernible|visible|recognizable|recognisable|interpretable|identifiable|usable) "
         r"(?:anatomy|structures?|content|features|detail|information|tissue)\b",
         r"\b(?:no|any) (?:anatomy|anatomical structures?|structures|content|features) (?:is |are )?"
         r"(?:visible|discernible|identifiable|recogni[sz]able)\b",
     ),
     "insufficient": (
-        rf"\b(?:insufficient|not enough|not sufficient|inadequate|too little) {ADVERB}{EVIDENCE}\b",
+        rf"\b(?:insufficient|not enough|not sufficient|inadequate|too little) (?:[\w-]+ (?:and |or )?){{0,3}}?"
+        rf"{EVIDENCE}\b",
         rf"\b(?:isn't|is not|aren't|are not|wasn't|was not) (?:enough|sufficient|adequate) {ADVERB}{EVIDENCE}\b",
         rf"\b(?:gives|provides|offers|contains|carries|has) no {EVIDENCE}\b",
         r"\b(?:doesn't|does not|don't|do not) (?:give|provide|offer) (?:me|us) (?:enough|sufficient)\b",
@@ -174,6 +185,8 @@ CLAUSES = {
         r"\b(?:false|incorrect|mistaken|wrong|flawed|faulty|erroneous|invalid) (?:premise|assumption|presupposition)\b",
         r"\bcontrary to (?:the|what|your)\b",
         r"\b(?:i|we) (?:need|have|want|must) to (?:correct|clarify|challenge|push back on)\b",
+        r"\b(?:push back on|reject|dispute|challenge|correct) (?:the|this|your|that) (?:question's )?"
+        r"(?:premise|assumption|presupposition)\b",
     ),
     "deferral": (
         rf"\b(?:defer|leave|refer) (?:this|that|the|it)(?: \w+)? to {CLINICIAN}",
@@ -188,6 +201,8 @@ CLAUSES = {
         r"[^.;:]{1,60}? to (?:determine|assess|answer|tell|establish|say|evaluate|judge|characteri[sz]e|know)\b",
         r"\b(?:would|will) be (?:needed|required|necessary) to (?:determine|assess|answer|tell|establish|say|"
         r"evaluate|judge|characteri[sz]e|know)\b",
+        r"\b(?:needs|requires|need|require) (?:a |an )?[^.;:]{1,40}? to (?:determine|assess|answer|tell|establish|"
+        r"evaluate|judge|characteri[sz]e)\b",
         r"\b(?:a |any )?(?:definitive|definite|reliable|accurate|meaningful|confident) (?:answer|diagnosis|"
         r"assessment|determination|interpretation|read|reading|measurement) (?:here |in this case )?"
         r"(?:would |will )?(?:require|requires|need|needs|is not possible|isn't possible|cannot be)\b",
