@@ -53,6 +53,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         help=f"offline judge (default {DEFAULT_JUDGE}; authors-rule reproduces the authors' numbers)")
     parser.add_argument("--llm", metavar="ENDPOINT", help="OpenAI-compatible API base URL, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--llm-model", default=None, help="model name sent to the endpoint (default gpt-4o)")
+    parser.add_argument("--llm-timeout", type=float, default=None, metavar="SECONDS",
+                        help="per-request timeout (default 60)")
+    parser.add_argument("--llm-deadline", type=float, default=None, metavar="SECONDS",
+                        help="overall time for all LLM requests (default 3600); later samples are marked failed")
+    parser.add_argument("--llm-attempts", type=int, default=None, help="tries per request, with backoff (default 3)")
     parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
     parser.set_defaults(func=run)
     return parser
@@ -137,16 +142,20 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
         if behaviour and behaviour not in EXPECTED_BEHAVIOURS:
             row["unknown_expected_behavior"] = True
         if llm is not None:
-            refusal, critical, raw = llm.ask(s["question"], s["answer"])
-            row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=raw)
+            refusal, critical, asked = llm.ask(s["question"], s["answer"])
+            row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=asked.raw)
+            if asked.error:
+                row["llm_error"] = asked.error
             if j.method == "fallback" and s.get("probe_kind"):  # where the authors' scorer asks its LLM
                 from medvigil.suites.medvigil.llm_judge import verdict_message
 
                 message = verdict_message(s["probe_kind"], s["question"], s["answer"], "; ".join(s["_expected"]),
                                           s.get("halluc_explanation", ""))
-                verdict, raw_verdict = llm.ask_verdict(message)
+                verdict, asked_verdict = llm.ask_verdict(message)
                 row.update(rule_verdict=j.verdict, verdict=verdict or "hedged",
-                           verdict_method="llm" if verdict else "llm_failed", llm_verdict_raw=raw_verdict)
+                           verdict_method="llm" if verdict else "llm_failed", llm_verdict_raw=asked_verdict.raw)
+                if asked_verdict.error:
+                    row["llm_verdict_error"] = asked_verdict.error
         rows.append(row)
     return rows
 
@@ -247,17 +256,28 @@ def run(args: argparse.Namespace) -> int:
     samples = read_answers(args.answers)
     llm = None
     if args.llm:
-        from medvigil.suites.medvigil.llm_judge import DEFAULT_MODEL, LLMJudge
+        from medvigil.suites.medvigil import llm_judge
 
-        llm = LLMJudge(args.llm, model=args.llm_model or DEFAULT_MODEL)
-    try:
-        rows = judge_samples(samples, llm, args.judge)
-    except OSError as exc:
-        print(f"error: LLM judge: {exc}", file=sys.stderr)
+        for name in ("llm_timeout", "llm_deadline", "llm_attempts"):
+            value = getattr(args, name)
+            if value is not None and not value > 0:
+                print(f"error: --{name.replace('_', '-')} must be positive", file=sys.stderr)
+                return 2
+        llm = llm_judge.LLMJudge(args.llm, model=args.llm_model or llm_judge.DEFAULT_MODEL,
+                                 timeout=args.llm_timeout or llm_judge.DEFAULT_TIMEOUT,
+                                 deadline=args.llm_deadline or llm_judge.DEFAULT_DEADLINE,
+                                 attempts=args.llm_attempts or llm_judge.DEFAULT_ATTEMPTS)
+    rows = judge_samples(samples, llm, args.judge)
+    failed = sum("llm_error" in r or "llm_verdict_error" in r for r in rows)
+    if llm is not None and failed == len(rows):
+        first = next(r.get("llm_error") or r.get("llm_verdict_error") for r in rows) if rows else ""
+        print(f"error: LLM judge: every request failed, nothing written; first error: {first}", file=sys.stderr)
         return 2
     from medvigil.suites.medvigil.judge_validation import validation
 
     result = {"answers": str(args.answers), "judge": args.judge, "samples": rows, "summary": summarise(rows)}
+    if llm is not None:
+        result["llm_failed"] = failed
     checked = validation(rows)
     if checked:
         result["validation"] = checked
@@ -269,6 +289,9 @@ def run(args: argparse.Namespace) -> int:
         write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
     print(f"judge: {args.judge}")
     print(format_summary(result["summary"]))
+    if llm is not None and failed:
+        print(f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
+              "their LLM labels are null, their verdicts hedged/llm_failed")
     if checked:
         print("\n" + format_validation(checked))
     if args.json:
