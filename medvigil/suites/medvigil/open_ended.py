@@ -186,6 +186,19 @@ def gold_match(answer: str, expected: Sequence[str]) -> str | None:
 
 JUDGES = ("grammar", "authors-rule")
 DEFAULT_JUDGE = "grammar"
+# how reports name who judged an open-ended record (``extra.open_judge``)
+JUDGE_DESCRIPTIONS = {
+    "grammar": "grammar (refusal grammar + NegEx, validated on a held-out labelled set)",
+    "authors-rule": "authors-rule (the MedVIGIL authors' phrase rule)",
+    "authors-llm": "the authors' LLM verdicts (their judged files)",
+}
+
+
+def open_judges(records, condition: str) -> list[str]:
+    """The judges named by the open-ended records (dicts) of ``condition``, sorted; [] for none."""
+    rows = records if isinstance(records, list) else (getattr(records, "records", None) or [])
+    return sorted({(r.get("extra") or {}).get("open_judge") for r in rows
+                   if isinstance(r, dict) and r.get("condition") == condition} - {None})
 
 
 @dataclass(frozen=True)
