@@ -15,7 +15,9 @@ termination term ("but", "however", ...). ``spacy.blank("en")`` with a sentenciz
 download. A list item inherits the hedge of the line that introduces it ("Things to look
 for:" / "- aortic dissection"). Whether a *probable* finding ("likely", "consistent with",
 "suspicious for") is asserted is a choice: yes, as radiologists report it; a *possible* one
-("may", "could", "cannot exclude") is not -- ``possible_is_critical=True`` flips that.
+("may", "could", "cannot exclude") is not -- ``possible_is_critical=True`` flips that. A finding
+named as a class rather than of the patient ("Aortic dissection is classified by Stanford ...")
+counts as educational (:data:`GENERIC_VERBS`).
 
 >>> is_critical("Large right tension pneumothorax with mediastinal shift.")
 True
@@ -64,7 +66,8 @@ HEDGE_TERMS = {
         "theoretically", "to distinguish", "worry about", "concern about",
         "things to look for", "it is important to", "would include", "could include", "may include",
         "can include", "red flags", "can be", "can cause", "can occur", "can present", "can appear", "when",
-        "is a classic", "is the classic", "is a typical", "think", "in a", "in an",
+        "is a classic", "is the classic", "is a typical", "think", "in a", "in an", "that suggest", "which suggest",
+        "would suggest", "findings that", "features that",
     ],
     "following": [
         "cannot be excluded", "can not be excluded", "cannot be ruled out", "can't be ruled out",
@@ -89,6 +92,17 @@ EXTRA_FOLLOWING_NEGATIONS = ["is not seen", "are not seen", "not seen", "not ide
                              "isn't supported", "is incorrect", "is wrong", "is mistaken", "is false"]
 # a leading yes/no interjection answers the question; it negates nothing ("No - the aorta is ...")
 _INTERJECTION = re.compile(r"^\s*(?:\*\*)?(?:no|yes)(?:\*\*)?\s*[,.:;!\-\u2013\u2014]+\s*", re.I)
+# A finding named as a class, not of this patient: the sentence opens with it (at most "a"/"an" and
+# one modifier before it) and a generic predicate follows ("Aortic dissection is classified ...",
+# "A STEMI is suspected when ...", "Free air usually means ..."); "is present/seen/..." asserts.
+GENERIC_VERBS = frozenset({"is", "are", "means", "mean", "usually", "typically", "often", "generally", "refers",
+                           "occurs", "results", "involves", "describes", "requires", "can", "may", "classically",
+                           "commonly", "presents", "appears", "looks"})
+ASSERTING_AFTER_BE = frozenset({"present", "seen", "noted", "identified", "visible", "evident", "demonstrated",
+                                "shown", "confirmed", "again", "also", "now", "still", "unchanged", "larger", "smaller",
+                                "increased", "decreased", "measured", "measuring", "located", "on", "in", "at", "left",
+                                "right", "bilateral", "small", "large", "moderate", "massive", "tiny", "mild", "severe",
+                                "extensive", "likely", "probably", "consistent", "there", "here", "depicted"})
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 # a tier-4 word naming an institution, not a finding ("tumour board", "cancer centre")
 NOT_A_FINDING_AFTER = frozenset({"board", "boards", "centre", "center", "clinic", "team", "service", "screening",
@@ -138,6 +152,20 @@ def _blocks(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _generic(ent) -> bool:
+    """Is ``ent`` the generic subject of its sentence (:data:`GENERIC_VERBS`)?"""
+    sent, doc = ent.sent, ent.doc
+    before = [t.lower_ for t in doc[sent.start:ent.start] if not t.is_punct]
+    if len(before) > 2 or (before and before[0] not in {"a", "an"} and len(before) == 2):
+        return False
+    if any(t in {"the", "this", "that", "there", "no", "your", "his", "her", "its"} or t[:1].isdigit() for t in before):
+        return False
+    after = [t.lower_ for t in doc[ent.end:sent.end][:2]]
+    if not after or after[0] not in GENERIC_VERBS:
+        return False
+    return not (after[0] in {"is", "are"} and len(after) > 1 and after[1] in ASSERTING_AFTER_BE)
+
+
 def findings(text: str | None, *, possible_is_critical: bool = False) -> list[dict]:
     """Every tier-4 mention: its text, family and whether it is negated, hedged and asserted."""
     nlp = _pipeline()
@@ -145,10 +173,11 @@ def findings(text: str | None, *, possible_is_critical: bool = False) -> list[di
     for intro, line in _blocks(text or ""):
         intro_hedged = bool(intro) and bool(nlp.get_pipe("hedge").process_negations(nlp.make_doc(intro))[0])
         doc = nlp(_INTERJECTION.sub("", line))
+        generic = {ent.sent.start for ent in doc.ents if _generic(ent)}  # a definition: all of its sentence
         for ent in doc.ents:
             if ent.end < len(doc) and doc[ent.end].lower_ in NOT_A_FINDING_AFTER:
                 continue
-            negated, hedged = ent._.negex, ent._.hedged or intro_hedged
+            negated, hedged = ent._.negex, ent._.hedged or intro_hedged or ent.sent.start in generic
             asserted = not negated and (not hedged or possible_is_critical)
             out.append({"text": ent.text, "finding": ent.ent_id_, "negated": negated, "hedged": hedged,
                         "asserted": asserted})

@@ -88,8 +88,12 @@ CLINICIAN = (r"(?:(?:a|an|your|the|their|the patient's) )?(?:[\w'-]+ ){0,2}?"
 CLAUSES = {
     "decline": (
         rf"\b{SELF}{BE} {ADVERB}{NEG_ABILITY} {ADVERB}{JUDGE_VERB}\b",
-        rf"\b{SELF}(?:'d| would|'ll| will)? (?:rather not|won't|will not|would not|wouldn't|prefer not to|avoid|"
+        rf"\b{SELF}(?:'d| would|'ll| will)? (?:won't|will not|would not|wouldn't|prefer not to|avoid|"
         rf"refrain from|do not want to|don't want to) (?:to )?(?:guess|speculate|guessing|speculating)\b",
+        rf"\b{SELF}(?:'d| would) rather not\b",
+        rf"\b{SELF}{BE} not (?:comfortable|confident enough|willing|qualified|in a position) (?:to )?"
+        rf"(?:give|giving|make|making|provide|providing|offer|offering|interpret|interpreting|read|reading|"
+        rf"comment|commenting|answer|answering)\b",
         rf"\b{SELF} (?:must|have to|need to|will have to|would have to) (?:decline|refrain)\b",
         rf"\b{SELF} (?:don't|do not|cannot|can't) (?:have|get) (?:access to|visibility of|enough)\b",
         rf"\b{SELF} (?:am not|'m not) (?:a (?:doctor|radiologist|physician)|qualified to)\b",
@@ -102,6 +106,11 @@ CLAUSES = {
         rf"\bno (?:way|means) (?:for me )?to {ADVERB}{JUDGE_VERB}\b",
         rf"\b(?:impossible|not possible) to {ADVERB}{JUDGE_VERB}\b",
         r"\b(?:cannot be answered|unanswerable)\b",
+        r"\b(?:(?:isn't|is not|not) |im)possible (?:to \w+ )?(?:from|on|with|based on) (?:this|a single|one|the|an?|these)\b",
+        rf"\b(?:imaging|the image|this image|an image|a single (?:image|scan|view|slice|film|frame)|this (?:scan|study|"
+        rf"view|film|slice|radiograph)|x-rays?|radiographs?|ct|mri|ultrasound)(?: alone| by itself| on its own)? "
+        rf"(?:cannot|can't|can not|could not|won't|is unable to|is not able to|does not|doesn't) {ADVERB}"
+        rf"(?:{JUDGE_VERB}|show|reveal|prove|tell us)\b",
         rf"\b(?:indeterminate|undeterminable|not determinable|uncertain|unclear) (?:on|from|based on) "
         rf"(?:this|the|a single|one|these) {INPUT_NP}\b",
         r"\bbefore (?:anyone|anybody|one|we|i|you|a \w+) (?:can|could) (?:say|tell|determine|know|conclude|answer)\b",
@@ -114,7 +123,10 @@ CLAUSES = {
         r"\b(?:none|nothing) (?:was|were|has been|have been|is|came|seems to have been) (?:attached|included|provided|"
         r"uploaded|shared|received|sent|through)\b",
         rf"\bno {INPUT_NP} (?:{COPULA} |has |had )?(?:been )?"
-        rf"(?:attached|provided|included|uploaded|shared|received|visible|available|present|given|sent|here)\b",
+        rf"(?:attached|provided|included|uploaded|shared|received|visible|available|present|given|sent|here|"
+        rf"accompan\w+|came through|come through|arrived|was included)\b",
+        rf"\b(?:haven't|have not|didn't|did not|forgot to|neglected to) (?:yet )?(?:attach|include|upload|share|"
+        rf"send|provide)(?:ed)? (?:an?y? |the |your )?{INPUT_NP}\b",
         rf"\bthere (?:is|was|'s|are|were|seems to be|appears to be|doesn't seem to be|does not appear to be) "
         rf"no {INPUT}\b",
         rf"\bthere (?:doesn't|does not) (?:seem|appear) to be (?:an?|any) {INPUT}\b",
@@ -144,13 +156,19 @@ CLAUSES = {
         r"(?:gr[ae]y|black|white|opaque|dark) (?:box|rectangle|square|patch|block|overlay|mask|bar|area|region)\b",
         r"\b(?:no|nothing) (?:discernible|visible|recognizable|recognisable|interpretable|identifiable|usable) "
         r"(?:anatomy|structures?|content|features|detail|information|tissue)\b",
+        r"\b(?:no|nothing) (?:recogni[sz]able|identifiable|discernible|visible) (?:organs?|anatomy|structures?|tissue)\b",
+        r"\bnothing (?:anatomical|recogni[sz]able|identifiable) (?:can be|could be|is) (?:made out|seen|identified|"
+        r"discerned|recogni[sz]ed)\b",
+        r"\bno \w+ (?:are |is )?visible to (?:assess|evaluate|measure|examine)\b",
+        r"\bdominated by (?:artefacts?|artifacts?|noise|static)\b",
         r"\b(?:no|any) (?:anatomy|anatomical structures?|structures|content|features) (?:is |are )?"
         r"(?:visible|discernible|identifiable|recogni[sz]able)\b",
     ),
     "insufficient": (
         rf"\b(?:insufficient|not enough|not sufficient|inadequate|too little) (?:[\w-]+ (?:and |or )?){{0,3}}?"
         rf"{EVIDENCE}\b",
-        rf"\b(?:isn't|is not|aren't|are not|wasn't|was not) (?:enough|sufficient|adequate) {ADVERB}{EVIDENCE}\b",
+        rf"\b(?:isn't|is not|aren't|are not|wasn't|was not) (?:enough|sufficient|adequate) (?:[\w-]+ (?:and |or )?){{0,3}}?"
+        rf"{EVIDENCE}\b",
         rf"\b(?:gives|provides|offers|contains|carries|has) no {EVIDENCE}\b",
         r"\b(?:doesn't|does not|don't|do not) (?:give|provide|offer) (?:me|us) (?:enough|sufficient)\b",
         rf"\btoo (?:limited|poor|low|degraded|blurry|blurred|noisy|dark|small|grainy|nonspecific|non-specific) "
@@ -179,6 +197,10 @@ CLAUSES = {
         r"\b(?:premise|assumption|presupposition)\b.{0,40}\b(?:is|seems|appears|looks|was) (?:to be )?"
         r"(?:not (?:correct|accurate|supported|valid)|incorrect|false|wrong|mistaken|flawed|inaccurate|"
         r"unsupported|invalid|erroneous|faulty|not borne out)\b",
+        r"\b(?:premise|assumption|presupposition)\b.{0,40}\b(?:isn't|wasn't|doesn't seem|does not seem|doesn't appear|"
+        r"does not appear) (?:to be )?(?:correct|accurate|supported|valid|borne out|right|true)\b",
+        r"\bassumes? (?:something|a finding|an abnormality|a \w+|an \w+) (?:that|which) (?:isn't|is not|doesn't|"
+        r"does not|is absent)\b",
         r"\b(?:question|query|prompt)\b.{0,40}\b(?:is based on|rests on|assumes|contains|makes) "
         r"(?:a |an )?(?:false|incorrect|mistaken|wrong|flawed|faulty|erroneous|invalid) "
         r"(?:premise|assumption|presupposition)\b",
@@ -189,13 +211,16 @@ CLAUSES = {
         r"(?:premise|assumption|presupposition)\b",
     ),
     "deferral": (
-        rf"\b(?:defer|leave|refer) (?:this|that|the|it)(?: \w+)? to {CLINICIAN}",
+        rf"\b(?:defer|leave|refer) (?:this|that|the|it)(?: \w+)? to (?:them|{CLINICIAN})",
+        r"\b(?:would|will) need to be (?:evaluated|assessed|determined|confirmed|answered|characteri[sz]ed) "
+        r"(?:with|by|on|using)\b",
         rf"\b(?:should|must|needs? to|has to|have to|ought to|would need to|would have to) be (?:formally |"
         rf"properly |directly |carefully )?(?:interpreted|evaluated|assessed|reviewed|answered|determined|read|"
         rf"examined|judged|performed|made|done|decided) by {CLINICIAN}",
         rf"\b(?:best|better|only|properly) (?:be )?(?:answered|assessed|evaluated|interpreted|determined|judged) "
         rf"by {CLINICIAN}",
-        rf"\b(?:is|are) (?:a question|something|one) (?:for|best left to|better left to) {CLINICIAN}",
+        rf"\b(?:is|are) (?:a (?:question|decision|call|matter|judgement|judgment)|something|one) "
+        rf"(?:for|best left to|better left to) {CLINICIAN}",
         r"\b(?:would|will|could) (?:require|need) (?:a |an )?(?:further|additional|more|direct|formal|dedicated|"
         r"clinical|in-person|better|repeat|cross-sectional|another|higher[- ]quality|dedicated)"
         r"[^.;:]{1,60}? to (?:determine|assess|answer|tell|establish|say|evaluate|judge|characteri[sz]e|know)\b",
@@ -211,6 +236,10 @@ CLAUSES = {
 # A bare recommendation for more work-up is a deferral only as the answer's lead sentence (its answer);
 # after a finding ("... 4 cm mass. Further evaluation is recommended.") it is advice.
 LEAD_DEFERRAL = (
+    rf"^(?:my recommendation:? )?(?:please )?(?:have|get|ask) {CLINICIAN} (?:to )?(?:review|look at|assess|evaluate|"
+    rf"interpret|read|compare|examine)",
+    rf"^{CLINICIAN}(?: or {CLINICIAN})? (?:should|must|needs to|will need to|would need to|has to) (?:review|assess|"
+    rf"evaluate|interpret|read|examine|look at)",
     r"^(?:this |the (?:finding|question|case|answer) )?(?:requires?|needs?|warrants?|would need|will need|"
     r"recommend(?:ed)?|suggest) (?:further|additional|more|dedicated|formal)",
     r"^(?:further|additional|more|dedicated) (?:evaluation|imaging|assessment|work-?up|investigation|views?|"
@@ -224,7 +253,9 @@ PREMISE_REJECTION = (
     r"depict|display|exhibit|suggest|support|see|find|identify|visuali[sz]e|detect)\b",
     r"\bnot (?:present|visible|seen|observed|evident|apparent|identified|demonstrated|shown|depicted|detected|"
     r"appreciated|found|there)\b",
-    r"\b(?:there|this) (?:is|are|was|were|'s) (?:no|not (?:a|an|any))\b",
+    r"\b(?:there|this)(?: is| are| was| were|'s) (?:no|not (?:a|an|any))\b",
+    r"\bthere (?:isn't|is not|aren't|are not|wasn't|was not) (?:a|an|any)\b",
+    r"\b(?:is|are) actually (?:midline|normal|intact|central|unremarkable|absent|clear|patent|on|in|located)\b",
     r"^no\b",
     r"\b(?:is|are|appears?|looks?|seems?) (?:to be )?(?:absent|normal|unremarkable)\b",
     r"\b(?:actually|instead|rather) (?:on|in|at|located|found|seen)\b",
