@@ -9,8 +9,8 @@ out of the distribution, which ``scipy.stats.bootstrap`` has no option for. ``by
 the judge flagged against how many are labelled positive, the misses a precision/recall pair
 hides (e.g. 1 false critical among 16 negated findings).
 
->>> summary = validation([{"label_is_refusal": True, "is_refusal": True},
-...                       {"label_is_refusal": False, "is_refusal": False}], n_resamples=50)
+>>> summary = validation([{"label_is_refusal": True, "is_refusal": True, "is_critical": False},
+...                       {"label_is_refusal": False, "is_refusal": False, "is_critical": False}], n_resamples=50)
 >>> summary["all"]["refusal"]["precision"], summary["all"]["refusal"]["recall"]
 (1.0, 1.0)
 """

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _APOS = "['\u2019]"
 
@@ -217,7 +217,12 @@ def judge(answer: str | None, *, probe_kind: str = "", expected_behavior: str = 
         return _grammar_judge(answer or "", probe_kind, expected_behavior, expected, degraded)
     if judge_name != "authors-rule":
         raise ValueError(f"unknown open-ended judge {judge_name!r}; one of {', '.join(JUDGES)}")
-    text = answer or ""
+    return replace(_authors_judge(answer or "", probe_kind, expected_behavior, expected, degraded), judge=judge_name)
+
+
+def _authors_judge(text: str, probe_kind: str, expected_behavior: str, expected: Sequence[str],
+                   degraded: bool) -> Judgement:
+    """The authors' rule and verdict heuristic (module docstring)."""
     refused, critical = is_refusal(text), is_critical(text)
     refuse = should_refuse(probe_kind, expected_behavior, degraded)
     if not text.strip():
