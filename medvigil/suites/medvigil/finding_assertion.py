@@ -61,7 +61,7 @@ HEDGE_TERMS = {
         "not excluded", "rule out", "to rule out", "r/o", "differential", "differential diagnosis",
         "differentials", "consider", "considerations", "if", "whether", "in case", "such as", "e.g.",
         "for example", "for instance", "look for", "looking for",
-        "check for", "screen for", "evaluate for", "assess for", "signs of", "features of", "causes of",
+        "check for", "screen for", "evaluate for", "assess for",
         "risk of", "risk factors for", "in general", "generally", "typically", "classically", "hypothetically",
         "theoretically", "to distinguish", "worry about", "concern about",
         "things to look for", "it is important to", "would include", "could include", "may include",
@@ -73,7 +73,7 @@ HEDGE_TERMS = {
         "cannot be excluded", "can not be excluded", "cannot be ruled out", "can't be ruled out",
         "is not excluded", "not excluded", "is possible", "are possible", "is a possibility", "should be considered",
         "is a consideration", "would be", "would appear", "would show", "would present", "can present", "can cause",
-        "can appear", "can be", "may be", "might be", "could be", "is a", "is an", "are a", "refers to",
+        "can appear", "can be", "may be", "might be", "could be", "refers to",
         "is defined", "is characterized", "is characterised", "typically", "usually", "generally", "occurs",
         "?", "if present", "would", "is diagnosed", "is made", "could develop", "may develop", "might develop",
         "could occur", "may occur", "could result", "is recognised", "is recognized", "are recognised",
@@ -95,6 +95,9 @@ _INTERJECTION = re.compile(r"^\s*(?:\*\*)?(?:no|yes)(?:\*\*)?\s*[,.:;!\-\u2013\u
 # A finding named as a class, not of this patient: the sentence opens with it (at most "a"/"an" and
 # one modifier before it) and a generic predicate follows ("Aortic dissection is classified ...",
 # "A STEMI is suspected when ...", "Free air usually means ..."); "is present/seen/..." asserts.
+# a sentence opening with a class word lists or defines ("Signs of X include ...", "Causes of ...")
+GENERIC_OPENERS = frozenset({"signs", "sign", "features", "feature", "causes", "cause", "symptoms", "complications",
+                             "risk", "examples", "red", "findings", "things", "characteristics", "types"})
 GENERIC_VERBS = frozenset({"is", "are", "means", "mean", "usually", "typically", "often", "generally", "refers",
                            "occurs", "results", "involves", "describes", "requires", "can", "may", "classically",
                            "commonly", "presents", "appears", "looks"})
@@ -104,8 +107,9 @@ ASSERTING_AFTER_BE = frozenset({"present", "seen", "noted", "identified", "visib
                                 "right", "bilateral", "small", "large", "moderate", "massive", "tiny", "mild", "severe",
                                 "extensive", "likely", "probably", "consistent", "there", "here", "depicted"})
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
-# a tier-4 word naming an institution, not a finding ("tumour board", "cancer centre")
+# a tier-4 word naming an institution or a concept, not a finding ("tumour board", "tumour grade")
 NOT_A_FINDING_AFTER = frozenset({"board", "boards", "centre", "center", "clinic", "team", "service", "screening",
+                                 "grade", "grading", "staging", "markers", "marker", "risk", "surveillance",
                                  "specialist", "registry"})
 
 
@@ -156,6 +160,10 @@ def _generic(ent) -> bool:
     """Is ``ent`` the generic subject of its sentence (:data:`GENERIC_VERBS`)?"""
     sent, doc = ent.sent, ent.doc
     before = [t.lower_ for t in doc[sent.start:ent.start] if not t.is_punct]
+    if any(t in GENERIC_OPENERS for t in before[:2]) and ({"of", "include", "includes", "for", "that"} & set(before)):
+        return True
+    if before in (["in"], ["in", "a"], ["in", "an"]) and ent.end < sent.end and doc[ent.end].text == ",":
+        return True  # "In tamponade, fluid ..."
     if len(before) > 2 or (before and before[0] not in {"a", "an"} and len(before) == 2):
         return False
     if any(t in {"the", "this", "that", "there", "no", "your", "his", "her", "its"} or t[:1].isdigit() for t in before):

@@ -61,7 +61,8 @@ JUDGE_VERB = (r"(?:see|view|visuali[sz]e|identify|determine|assess|evaluate|inte
 PASSIVE_JUDGED = (r"(?:determined|assessed|evaluated|answered|established|confirmed|identified|measured|seen|"
                   r"interpreted|commented on|made|given|visuali[sz]ed|characteri[sz]ed|localized|localised|"
                   r"quantified|graded|judged|verified|estimated|appreciated|read|told|said|discerned|known|distinguished|"
-                  r"decided|differentiated|inferred|deduced|predicted|staged|dated|calculated|ascertained)")
+                  r"decided|differentiated|inferred|deduced|predicted|staged|dated|calculated|ascertained|derived|"
+                  r"extracted|obtained|gleaned|drawn|concluded)")
 INPUT = (r"(?:image|images|picture|photo|scan|scans|radiograph|x-ray|xray|film|attachment|file|upload|study|"
          r"ct|mri|ultrasound|slice|view|visual|input|region of interest|roi|relevant (?:region|area|portion|part)|"
          r"(?:region|area|portion|part) (?:in question|of interest|of the image|being asked about))")
@@ -132,6 +133,9 @@ CLAUSES = {
         rf"\bthere (?:doesn't|does not) (?:seem|appear) to be (?:an?|any) {INPUT}\b",
         rf"\b{INPUT} (?:did not|didn't|failed to|does not|doesn't|did not seem to|didn't seem to) "
         rf"(?:come through|load|upload|attach|open|display|render|transmit)\b",
+        rf"\b{INPUT} (?:didn't|did not|doesn't|does not|wasn't|was not|hasn't|has not|hadn't|had not|never) "
+        rf"(?:get |been |seem to (?:have )?(?:been |gotten )?)?(?:attached|uploaded|included|sent|shared|loaded|"
+        rf"received|transmitted)\b",
         rf"\b(?:without|lacking|absent) (?:an?|the|any) {INPUT}\b",
         rf"\bonly (?:the )?(?:text|question)\b.{{0,30}}\b(?:no|without) (?:an? )?{INPUT}\b",
     ),
@@ -161,6 +165,11 @@ CLAUSES = {
         r"discerned|recogni[sz]ed)\b",
         r"\bno \w+ (?:are |is )?visible to (?:assess|evaluate|measure|examine)\b",
         r"\bdominated by (?:artefacts?|artifacts?|noise|static)\b",
+        r"\b(?:pure|just|only|mostly|entirely|nothing but) (?:speckle |random |visual |background )?(?:noise|static)\b",
+        r"\bno (?:[\w-]+ )?(?:anatomy|structures?|organs?|tissue) (?:is |are )?(?:identifiable|visible|discernible|"
+        r"recogni[sz]able)\b",
+        rf"\b{INPUT} not (?:interpretable|readable|usable|diagnostic|legible|viewable)\b",
+        r"\b(?:corrupt(?:ed)?|empty|blank|unreadable|damaged|broken)(?: or \w+)? (?:frame|file|image|picture|scan)\b",
         r"\b(?:no|any) (?:anatomy|anatomical structures?|structures|content|features) (?:is |are )?"
         r"(?:visible|discernible|identifiable|recogni[sz]able)\b",
     ),
@@ -211,6 +220,8 @@ CLAUSES = {
         r"(?:premise|assumption|presupposition)\b",
     ),
     "deferral": (
+        rf"\b{SELF}(?:'d| would|'ll| will)? (?:have to |need to |must )?defer\b",
+        r"\bcan only be (?:diagnosed|determined|assessed|made|confirmed|answered|evaluated|judged) by\b",
         rf"\b(?:defer|leave|refer) (?:this|that|the|it)(?: \w+)? to (?:them|{CLINICIAN})",
         r"\b(?:would|will) need to be (?:evaluated|assessed|determined|confirmed|answered|characteri[sz]ed) "
         r"(?:with|by|on|using)\b",
@@ -219,7 +230,7 @@ CLAUSES = {
         rf"examined|judged|performed|made|done|decided) by {CLINICIAN}",
         rf"\b(?:best|better|only|properly) (?:be )?(?:answered|assessed|evaluated|interpreted|determined|judged) "
         rf"by {CLINICIAN}",
-        rf"\b(?:is|are) (?:a (?:question|decision|call|matter|judgement|judgment)|something|one) "
+        rf"(?:\b(?:is|are)|'s) (?:a (?:question|decision|call|matter|judgement|judgment)|something|one) "
         rf"(?:for|best left to|better left to) {CLINICIAN}",
         r"\b(?:would|will|could) (?:require|need) (?:a |an )?(?:further|additional|more|direct|formal|dedicated|"
         r"clinical|in-person|better|repeat|cross-sectional|another|higher[- ]quality|dedicated)"
@@ -255,6 +266,10 @@ PREMISE_REJECTION = (
     r"appreciated|found|there)\b",
     r"\b(?:there|this)(?: is| are| was| were|'s) (?:no|not (?:a|an|any))\b",
     r"\bthere (?:isn't|is not|aren't|are not|wasn't|was not) (?:a|an|any)\b",
+    r"\b(?:shows?|contains?|has|have|demonstrates?|reveals?|see|find|identify) no\b",
+    r"\bneither\b",
+    r"\b(?:isn't|is not|aren't|are not|wasn't|was not) (?:\w+ly )?\w+(?:ed|en)\b",
+    r"\b(?:is|are) (?:fully |completely )?(?:intact|expanded|re-?expanded|patent)\b",
     r"\b(?:is|are) actually (?:midline|normal|intact|central|unremarkable|absent|clear|patent|on|in|located)\b",
     r"^no\b",
     r"\b(?:is|are|appears?|looks?|seems?) (?:to be )?(?:absent|normal|unremarkable)\b",
