@@ -130,3 +130,9 @@ def test_open_records_and_the_report_name_the_judge():
     assert open_judges(records, "open") == ["authors-llm", "grammar"] and open_judges(records, "default") == []
     text = _preamble({"models": {"m": {}}, "params": {"condition": "open", "open_judge": ["grammar"]}})
     assert "Open-ended answers (condition 'open') judged by: grammar (refusal grammar + NegEx" in text
+
+
+def test_answers_longer_than_spacys_limit_are_read_in_slices():
+    long = "The lungs are clear. " + "a" * 1_050_000 + " Large right tension pneumothorax."
+    j = judge(long, probe_kind="halluc_trap")
+    assert (j.is_refusal, j.is_critical, j.verdict) == (False, True, "silent_failure")

@@ -106,6 +106,8 @@ ASSERTING_AFTER_BE = frozenset({"present", "seen", "noted", "identified", "visib
                                 "increased", "decreased", "measured", "measuring", "located", "on", "in", "at", "left",
                                 "right", "bilateral", "small", "large", "moderate", "massive", "tiny", "mild", "severe",
                                 "extensive", "likely", "probably", "consistent", "there", "here", "depicted"})
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+MAX_PIECE_CHARS = 5000  # a run-on "sentence" is read in slices of this size (spaCy's limit is 10^6)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 # a tier-4 word naming an institution or a concept, not a finding ("tumour board", "tumour grade")
 NOT_A_FINDING_AFTER = frozenset({"board", "boards", "centre", "center", "clinic", "team", "service", "screening",
@@ -177,10 +179,16 @@ def _generic(ent) -> bool:
 def findings(text: str | None, *, possible_is_critical: bool = False) -> list[dict]:
     """Every tier-4 mention: its text, family and whether it is negated, hedged and asserted."""
     nlp = _pipeline()
-    out = []
+    hedge = nlp.get_pipe("hedge")
+    pieces, hedged_intro = [], []  # one sentence (or slice of a run-on one) a doc: NegEx scope is the sentence
     for intro, line in _blocks(text or ""):
-        intro_hedged = bool(intro) and bool(nlp.get_pipe("hedge").process_negations(nlp.make_doc(intro))[0])
-        doc = nlp(_INTERJECTION.sub("", line))
+        intro_hedged = bool(intro) and bool(hedge.process_negations(nlp.make_doc(intro[:MAX_PIECE_CHARS]))[0])
+        for sentence in _SENTENCE_END.split(_INTERJECTION.sub("", line)):
+            for start in range(0, len(sentence), MAX_PIECE_CHARS):
+                pieces.append(sentence[start:start + MAX_PIECE_CHARS])
+                hedged_intro.append(intro_hedged)
+    out = []
+    for doc, intro_hedged in zip(nlp.pipe(pieces), hedged_intro):
         generic = {ent.sent.start for ent in doc.ents if _generic(ent)}  # a definition: all of its sentence
         for ent in doc.ents:
             if ent.end < len(doc) and doc[ent.end].lower_ in NOT_A_FINDING_AFTER:
