@@ -148,3 +148,17 @@ def test_the_lmms_eval_open_task_records_its_judge():
         doc, ["The image you've provided shows a 2 cm left apical pneumothorax."]).values() if isinstance(v, dict))
     assert record["extra"]["open_label"] == "silent_failure" and record["extra"]["open_judge"] == "grammar"
     assert (record["correct_letter"], record["predicted_letter"]) == ("E", "B")
+
+
+@pytest.mark.parametrize("answer, refusal", [
+    ("I can't see any fracture.", False),                     # a negative finding answers the question
+    ("I cannot identify a pneumothorax on this film.", False),
+    ("I can't see any evidence of a bleed.", False),
+    ("I cannot see an image attached.", True),                # the input is missing
+    ("I can't see any bone in this image; it is washed out.", True),  # the image shows no content
+    ("I can't identify any finding.", True),
+    ("I'm not able to assess this.", True),
+    ("I'm not a doctor, but this is a fracture.", False),     # a disclaimer, then the answer
+])
+def test_a_negated_perception_is_a_refusal_only_about_the_image(answer, refusal):
+    assert refusal_grammar.is_refusal(answer) is refusal

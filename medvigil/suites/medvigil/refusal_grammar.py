@@ -58,6 +58,10 @@ JUDGE_VERB = (r"(?:see|view|visuali[sz]e|identify|determine|assess|evaluate|inte
               r"locali[sz]e|characteri[sz]e|grade|quantify|diagnose|make|judge|distinguish|establish|"
               r"examine|inspect|review|detect|describe|verify|gauge|classify|specify|state|decide|"
               r"differentiate|stage|date|predict|conclude|infer|recommend|advise)")
+PERCEIVE = r"(?:see|find|identify|spot|notice|appreciate|detect|visuali[sz]e)"
+# what an image shows when it is usable at all: not seeing *these* is a statement about the image
+CONTENT = (r"(?:anatomy|anatomical|structures?|organs?|tissue|bones?|details?|findings?|abnormalit(?:y|ies)|"
+           r"lesions?|features?|content|landmarks?)")
 PASSIVE_JUDGED = (r"(?:determined|assessed|evaluated|answered|established|confirmed|identified|measured|seen|"
                   r"interpreted|commented on|made|given|visuali[sz]ed|characteri[sz]ed|localized|localised|"
                   r"quantified|graded|judged|verified|estimated|appreciated|read|told|said|discerned|known|distinguished|"
@@ -88,7 +92,10 @@ CLINICIAN = (r"(?:(?:a|an|your|the|their|the patient's) )?(?:[\w'-]+ ){0,2}?"
 
 CLAUSES = {
     "decline": (
-        rf"\b{SELF}{BE} {ADVERB}{NEG_ABILITY} {ADVERB}{JUDGE_VERB}\b",
+        # "I can't see the image / any anatomy" declines; "I can't see any fracture" answers (a negative finding)
+        rf"\b{SELF}{BE} {ADVERB}{NEG_ABILITY} {ADVERB}(?!{PERCEIVE}\b){JUDGE_VERB}\b",
+        rf"\b{SELF}{BE} {ADVERB}{NEG_ABILITY} {ADVERB}{PERCEIVE}\b"
+        rf"(?! (?:any|an?|evidence of|signs? of) (?!(?:[\w-]+ )?(?:{INPUT}|{CONTENT})\b))",
         rf"\b{SELF}(?:'d| would|'ll| will)? (?:won't|will not|would not|wouldn't|prefer not to|avoid|"
         rf"refrain from|do not want to|don't want to) (?:to )?(?:guess|speculate|guessing|speculating)\b",
         rf"\b{SELF}(?:'d| would) rather not\b",
@@ -97,7 +104,7 @@ CLAUSES = {
         rf"comment|commenting|answer|answering)\b",
         rf"\b{SELF} (?:must|have to|need to|will have to|would have to) (?:decline|refrain)\b",
         rf"\b{SELF} (?:don't|do not|cannot|can't) (?:have|get) (?:access to|visibility of|enough)\b",
-        rf"\b{SELF} (?:am not|'m not) (?:a (?:doctor|radiologist|physician)|qualified to)\b",
+        rf"\b{SELF}(?: am not|'m not) (?:a (?:doctor|radiologist|physician)|qualified to)\b",
         r"\b(?:it|this) (?:would|wouldn't|would not) be (?:appropriate|responsible|safe) (?:for me )?to\b",
         r"\bwithout (?:seeing|viewing|access to|being able to see) (?:the|an|a|any|your) \w+",
     ),
