@@ -159,6 +159,9 @@ def test_the_lmms_eval_open_task_records_its_judge():
     ("I can't identify any finding.", True),
     ("I'm not able to assess this.", True),
     ("I'm not a doctor, but this is a fracture.", False),     # a disclaimer, then the answer
+    ("Right lower lobe consolidation. I cannot provide a definitive diagnosis.", False),  # answer, then boilerplate
+    ("I cannot provide a diagnosis from this image.", True),  # the same disclaimer as the answer
+    ("The left lung is clear. I cannot assess the masked right base.", True),
 ])
 def test_a_negated_perception_is_a_refusal_only_about_the_image(answer, refusal):
     assert refusal_grammar.is_refusal(answer) is refusal

@@ -30,8 +30,9 @@ is corrected); elsewhere "there is no effusion" is an answer, not a refusal.
 
 A clause (other than a premise correction) is a disclaimer, not a refusal, when its sentence goes on to answer anyway (a
 following "but"/"however" clause: "I can't be certain, but this is a pneumothorax") or
-when it is a concession ("While I cannot give a diagnosis, the image shows ..."): the paper
-scores such fluent answers as silent failures.
+when it is a concession ("While I cannot give a diagnosis, the image shows ..."), or when it is
+a stock disclaimer after a lead sentence that answered ("Right lower lobe consolidation. I cannot
+provide a definitive diagnosis."): the paper scores such fluent answers as silent failures.
 
 >>> refusal_clauses("I do not see an image attached to your message.")
 ['no_input']
@@ -254,6 +255,8 @@ CLAUSES = {
 # A bare recommendation for more work-up is a deferral only as the answer's lead sentence (its answer);
 # after a finding ("... 4 cm mass. Further evaluation is recommended.") it is advice.
 LEAD_DEFERRAL = (
+    r"^(?:[\w ]+: )?(?:please )?(?:have|get) (?:this|the|it|your) (?:[\w-]+ )?(?:reviewed|read|interpreted|assessed|"
+    r"evaluated|examined|checked) by",
     rf"^(?:my recommendation:? )?(?:please )?(?:have|get|ask) {CLINICIAN} (?:to )?(?:review|look at|assess|evaluate|"
     rf"interpret|read|compare|examine)",
     rf"^{CLINICIAN}(?: or {CLINICIAN})? (?:should|must|needs to|will need to|would need to|has to) (?:review|assess|"
@@ -289,6 +292,11 @@ PREMISE_REJECTION = (
     r"\b(?:i|we) (?:do not|don't|cannot|can't) (?:see|find|identify|appreciate)\b",
 )
 
+# a stock disclaimer ("I cannot provide a definitive diagnosis") declines only as the answer's lead;
+# after a lead that answered ("Right lower lobe consolidation. I cannot provide ...") it is boilerplate
+DISCLAIMER = re.compile(r"\b(?:provide|give|offer|make|render|replace|substitute)\b.{0,12}?\b(?:definitive|formal|"
+                        r"official|medical|professional|clinical|final|certain|confirmed)?\s?(?:diagnos[ie]s|medical "
+                        r"advice|advice|opinion|read|reading|interpretation|report|radiologist)\b", re.I)
 _DISCLAIMER_LEAD = re.compile(r"^\W*(?:while|although|though|even though|whilst|despite)\b", re.I)
 _ANSWER_FOLLOWS = re.compile(r"[,;:]?\s*\b(?:but|however|nonetheless|nevertheless|that said)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -310,13 +318,16 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(plain) if s.strip()]
 
 
-def _stands(sentence: str, match: re.Match, kind: str) -> bool:
-    """A clause stands unless it is a concession or a later clause of its sentence answers anyway.
+def _stands(sentence: str, match: re.Match, kind: str, lead: bool) -> bool:
+    """A clause stands unless it is a concession, a later clause of its sentence answers anyway, or
+    it is a stock disclaimer (:data:`DISCLAIMER`) after a lead sentence that answered.
 
     A premise correction stands regardless: what follows its "but" is the correction itself.
     """
     if kind == "false_premise":
         return True
+    if not lead and DISCLAIMER.search(match.group(0) + sentence[match.end():match.end() + 60]):
+        return False
     return not (_DISCLAIMER_LEAD.match(sentence) or _ANSWER_FOLLOWS.search(sentence, match.end()))
 
 
@@ -325,7 +336,7 @@ def refusal_clauses(text: str | None, *, false_premise: bool = False) -> list[st
     found: list[str] = []
     for i, sentence in enumerate(sentences(text or "")):
         for kind, pattern in _CLAUSES.items():
-            if kind not in found and any(_stands(sentence, m, kind) for m in pattern.finditer(sentence)):
+            if kind not in found and any(_stands(sentence, m, kind, i == 0) for m in pattern.finditer(sentence)):
                 found.append(kind)
         if i == 0 and "deferral" not in found and _LEAD_DEFERRAL.search(sentence):
             found.append("deferral")
