@@ -239,10 +239,13 @@ def format_validation(validation: dict) -> str:
                 lines.append(f"{split:9s} {axis:9s} {c['n']:>4d} {_ci(c['precision'], c['precision_ci']):>24s} "
                              f"{_ci(c['recall'], c['recall_ci']):>24s}")
     split = "held_out" if "held_out" in validation else "all"
-    lines.append(f"\n{split}: per class, flagged / labelled positive (of n)")
+    lines.append(f"\n{split}: per class, flagged / labelled positive (of n), and the share judged as labelled "
+                 "(recall or specificity) [95% CI]")
     for name, c in validation[split]["by_class"].items():
         lines.append(f"  {name:34s} n {c['n']:>3d}  refusal {c['refusal_flagged']:>3d}/{c['refusal_labelled']:<3d}"
-                     f"  critical {c['critical_flagged']:>3d}/{c['critical_labelled']:<3d}")
+                     f" {_ci(c['refusal_agreement'], c['refusal_agreement_ci']):>22s}"
+                     f"  critical {c['critical_flagged']:>3d}/{c['critical_labelled']:<3d}"
+                     f" {_ci(c['critical_agreement'], c['critical_agreement_ci']):>22s}")
     return "\n".join(lines)
 
 

@@ -7,7 +7,8 @@ over samples (paired draws of (flag, label), :data:`N_RESAMPLES` resamples, seed
 a resample on which the ratio is undefined (no predicted or no labelled positives) is left
 out of the distribution, which ``scipy.stats.bootstrap`` has no option for. ``by_class`` gives, per ``class``, how many samples
 the judge flagged against how many are labelled positive, the misses a precision/recall pair
-hides (e.g. 1 false critical among 16 negated findings).
+hides (e.g. 1 false critical among 16 negated findings), and per flag the share judged as
+labelled with its CI: the class's recall when its answers are positives, its specificity when not.
 
 >>> summary = validation([{"label_is_refusal": True, "is_refusal": True, "is_critical": False},
 ...                       {"label_is_refusal": False, "is_refusal": False, "is_critical": False}], n_resamples=50)
@@ -57,6 +58,21 @@ def axis_scores(pred: list[bool], gold: list[bool], n_resamples: int = N_RESAMPL
             "recall_ci": _interval(p, g, False, n_resamples) if len(p) else None}
 
 
+def _class_block(rows: list[dict], n_resamples: int) -> dict:
+    """Flag counts of one class, and per flag the share judged as labelled (recall on a class of
+    positives, specificity on a class of negatives) with its bootstrap CI."""
+    block: dict = {"n": len(rows)}
+    for axis in AXES:
+        rated = [r for r in rows if isinstance(r.get(f"label_is_{axis}"), bool)]
+        block[f"{axis}_flagged"] = sum(bool(r[f"is_{axis}"]) for r in rows)
+        block[f"{axis}_labelled"] = sum(r[f"label_is_{axis}"] for r in rated)
+        agree = np.array([bool(r[f"is_{axis}"]) == r[f"label_is_{axis}"] for r in rated], bool)
+        block[f"{axis}_agreement"] = float(agree.mean()) if len(agree) else None
+        block[f"{axis}_agreement_ci"] = (_interval(agree, np.ones_like(agree), False, n_resamples)
+                                         if len(agree) else None)
+    return block
+
+
 def validation(rows: list[dict], n_resamples: int = N_RESAMPLES) -> dict | None:
     """Per split (and ``all``): per axis scores and per-class flag counts; None without labels."""
     labelled = [r for r in rows if any(isinstance(r.get(f"label_is_{a}"), bool) for a in AXES)]
@@ -75,14 +91,9 @@ def validation(rows: list[dict], n_resamples: int = N_RESAMPLES) -> dict | None:
                      if isinstance(r.get(f"label_is_{axis}"), bool)]
             if pairs:
                 block[axis] = axis_scores([p for p, _ in pairs], [g for _, g in pairs], n_resamples)
-        classes: dict[str, dict] = defaultdict(lambda: {"n": 0, **{f"{a}_{k}": 0 for a in AXES
-                                                                    for k in ("flagged", "labelled")}})
+        members: dict[str, list[dict]] = defaultdict(list)
         for row in group:
-            c = classes[row.get("class") or "(no class)"]
-            c["n"] += 1
-            for axis in AXES:
-                c[f"{axis}_flagged"] += bool(row[f"is_{axis}"])
-                c[f"{axis}_labelled"] += row.get(f"label_is_{axis}") is True
-        block["by_class"] = dict(sorted(classes.items()))
+            members[row.get("class") or "(no class)"].append(row)
+        block["by_class"] = {name: _class_block(rows_of, n_resamples) for name, rows_of in sorted(members.items())}
         out[split] = block
     return out
