@@ -360,6 +360,7 @@ BINARY_ARMS = {"image": "binary", "noimg": "binary:noimg", "null": "binary:null"
 BINARY_CHOICES = ("yes", "no")  # A = yes, B = no in the records
 BINARY_TEMPLATE = "{q}\nProposed answer: {candidate}\nIs the proposed answer correct? Answer yes or no."
 NULL_IMAGE_SIZE = (224, 224)  # Sec. 5: "a null-image test (black 224x224)"
+N_SWAPS = 5  # Sec. 5: "an image-swap test ... (5 random replacement images per sample)"
 _ROW_FIELDS = ("case_id", "risk_tier", "source_dataset", "modality", "text_only_answerable", "finding")
 
 
@@ -386,8 +387,9 @@ def binary_candidate(row: Mapping[str, Any], seed: int = SEED) -> tuple[str, boo
 def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, checks: bool = True) -> list[tuple[int, dict]]:
     """The binary arm's docs as ``(row index whose image is shown, overrides)``: the image arm
     (q and every q'), the text-only arm (q), and with ``checks`` the null-image and image-swap
-    docs of q. The swap doc shows the image of another case (the first other case by
-    ``sha256(seed:swap:case:other)``), with this case's question and label."""
+    docs of q. The swap docs (:data:`N_SWAPS` per sample, probe ids ``<q's id>:swap<k>``) show the
+    images of other cases (the first ones by ``sha256(seed:swap:case:other)``), with this case's
+    question and label."""
     plans = plan_docs(rows, ["image", "noimg"])
     originals = sorted({i for i, _ in plans})
     out = []
@@ -397,14 +399,15 @@ def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, che
         arm = "image" if o["condition"] == ARMS["image"] else "noimg"
         doc = {**o, **{f: row.get(f) for f in _ROW_FIELDS}, "question": BINARY_TEMPLATE.format(q=o["question"], candidate=candidate),
                "choices": list(BINARY_CHOICES), "correct_letter": "A" if yes else "B", "condition": BINARY_ARMS[arm],
-               "binary_candidate": candidate, "binary_label": BINARY_CHOICES[0 if yes else 1], "swap_from": ""}
+               "binary_candidate": candidate, "binary_label": BINARY_CHOICES[0 if yes else 1], "swap_from": "", "swap_index": -1}
         out.append((i, doc))
         if checks and arm == "image" and o["paraphrase_index"] == 0:
             out.append((i, {**doc, "condition": BINARY_ARMS["null"]}))
             donors = [j for j in originals if str(rows[j]["case_id"]) != str(row["case_id"])]
-            if donors:
-                j = min(donors, key=lambda k: _hash(seed, "swap", row["case_id"], rows[k]["case_id"]))
-                out.append((j, {**doc, "condition": BINARY_ARMS["swap"], "swap_from": str(rows[j]["case_id"])}))
+            donors.sort(key=lambda k: _hash(seed, "swap", row["case_id"], rows[k]["case_id"]))
+            for n, j in enumerate(donors[:N_SWAPS]):
+                out.append((j, {**doc, "condition": BINARY_ARMS["swap"], "probe_id": f"{doc['probe_id']}:swap{n}",
+                                "swap_from": str(rows[j]["case_id"]), "swap_index": n}))
     return out
 
 
@@ -453,7 +456,7 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
                            candidate=doc["binary_candidate"], label=doc["binary_label"], arm="binary",
                            question=str(doc["question"]).split("\nProposed answer:")[0])
     if doc.get("swap_from"):
-        record["extra"]["swap_from"] = doc["swap_from"]
+        record["extra"].update(swap_from=doc["swap_from"], swap_index=int(doc["swap_index"]))
     return record
 
 
@@ -474,8 +477,10 @@ def _cases(records: Sequence[Mapping[str, Any]], image: str, text: str) -> dict[
             case["para"].append(r)
         elif cond == text:
             case["text"] = r
-        elif cond in (BINARY_ARMS["null"], BINARY_ARMS["swap"]):
+        elif cond == BINARY_ARMS["null"]:
             case[cond] = r
+        elif cond == BINARY_ARMS["swap"]:
+            case.setdefault(cond, []).append(r)
     return cases
 
 
@@ -563,11 +568,15 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
         py_img = [cases[c]["orig"]["extra"]["p_yes"] for c in mine]
         py_txt = [cases[c]["text"]["extra"]["p_yes"] for c in mine]
         entry: dict[str, Any] = {"n": len(mine), "mean_p_yes_image": _mean(py_img), "mean_p_yes_text": _mean(py_txt)}
-        for check in ("null", "swap"):
-            asked = [c for c in mine if BINARY_ARMS[check] in cases[c]]
-            same = sum(cases[c][BINARY_ARMS[check]].get("predicted_letter") == cases[c]["orig"].get("predicted_letter") for c in asked)
-            entry[f"{check}_invariant"] = _rate(same, len(asked))
-            entry[f"n_{check}"] = len(asked)
+        null = [c for c in mine if BINARY_ARMS["null"] in cases[c]]
+        entry["null_invariant"] = _rate(sum(_same(cases[c], cases[c][BINARY_ARMS["null"]]) for c in null), len(null))
+        entry["n_null"] = len(null)
+        swapped = [c for c in mine if cases[c].get(BINARY_ARMS["swap"])]
+        entry["swap_invariant"] = _rate(sum(all(_same(cases[c], r) for r in cases[c][BINARY_ARMS["swap"]]) for c in swapped),
+                                        len(swapped))
+        each = [_same(cases[c], r) for c in swapped for r in cases[c][BINARY_ARMS["swap"]]]
+        entry["swap_invariant_per_image"] = _rate(sum(each), len(each))
+        entry["n_swap"], entry["n_swap_images"] = len(swapped), len(each)
         if mine:
             c = mine[0]
             o, t = cases[c]["orig"], cases[c]["text"]
@@ -577,7 +586,45 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
                                 "p_yes_image": o["extra"]["p_yes"], "p_yes_text": t["extra"]["p_yes"], "gt": o["extra"]["label"]}
         per_q[q_name] = entry
     out["binary_by_quadrant"] = per_q
+    out["kl_check"] = kl_check([cases[c]["orig"]["extra"]["p_yes"] for c in ids],
+                               [cases[c]["text"]["extra"]["p_yes"] for c in ids], [names[q] if q >= 0 else None for q in quad])
     return out
+
+
+def _same(case: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
+    return record.get("predicted_letter") == case["orig"].get("predicted_letter")
+
+
+def binary_kl(p_image: Any, p_text: Any) -> np.ndarray:
+    """KL(P_image || P_text) in nats between the yes/no distributions of q with and without the
+    image (Sec. 5), per sample; 0 log 0 = 0."""
+    from scipy.special import rel_entr
+
+    p, q = np.asarray(p_image, dtype=float), np.asarray(p_text, dtype=float)
+    return rel_entr(p, q) + rel_entr(1.0 - p, 1.0 - q)
+
+
+def kl_check(p_image: Sequence[float], p_text: Sequence[float], quadrants: Sequence[str | None]) -> dict[str, Any]:
+    """Sec. 5's image-reliance check: the KL divergence between the image-conditioned and the
+    text-only yes/no distributions of each sample, its mean per quadrant, and the AUROC of a low
+    KL for detecting Dangerous samples, against Ideal samples (the paper's comparison, "mean KL:
+    Dangerous vs. Ideal") and against all other samples; ``None`` without samples of both kinds.
+    AUROC is the Mann-Whitney U of Dangerous samples' −KL over the others' (ties count one half)."""
+    from scipy.stats import mannwhitneyu
+
+    kl = binary_kl(p_image, p_text)
+    quad = np.array([q or "" for q in quadrants], dtype=object)
+
+    def auroc(negatives: np.ndarray) -> float | None:
+        pos, neg = -kl[quad == "Dangerous"], -kl[negatives]
+        if not (pos.size and neg.size):
+            return None
+        return float(mannwhitneyu(pos, neg).statistic / (pos.size * neg.size))
+
+    return {"mean_kl": {q: _mean(kl[quad == q].tolist()) for q in names},
+            "auroc_dangerous_vs_ideal": auroc(quad == "Ideal"),
+            "auroc_dangerous_vs_rest": auroc((quad != "Dangerous") & (quad != "")),
+            "n": int((quad != "").sum())}
 
 
 def _mean(values: Sequence[float]) -> float | None:
