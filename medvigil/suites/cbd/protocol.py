@@ -29,6 +29,13 @@ is about its image, so the frames add no information; their words are chosen to 
 option text of the release (a frame saying "image" or "answer" would lean towards the
 insufficient-evidence option E, "... needed to answer is not visible in this image").
 
+**Supplied paraphrase sets** (``paraphrases="supplied"``; the task pack reads ``CBD_PARAPHRASES``):
+the paper evaluates PSF-Med's documented paraphrases, which are not published with MedVIGIL. A
+user who has them gives them as rows of ``probe_kind`` ``paraphrase`` (through the adapter's
+``kind`` column) beside each case's ``original`` row; the set of a case is then ``q`` and those
+rows (and a ``tcf`` row), in row order, with no template: the paper's protocol on the paper's
+paraphrases. The default ``"templates"`` is the set above, our stand-in.
+
 Text-only arm: the original question only, image withheld (Sec. 3.2 "a standard forward pass
 with the image omitted entirely"; Sec. 5 "exactly one additional forward pass per sample").
 """
@@ -132,6 +139,9 @@ TEMPLATES = (
 PHENOMENA = {"original": None, "tcf": "syntactic restructuring", "lexical": "lexical substitution",
              "frame_prefix": "syntactic restructuring", "frame_suffix": "syntactic restructuring", "negation": "negation",
              "scope": "scope quantification", "specificity": "specificity modulation"}
+SUPPLIED_KIND = "paraphrase"  # probe_kind of a supplied paraphrase row (paraphrases="supplied")
+PARAPHRASE_SETS = ("templates", "supplied")
+PARAPHRASES_ENV = "CBD_PARAPHRASES"
 SOURCES = (ORIGINAL_KIND, RELEASE_PARAPHRASE_KIND) + tuple(name for name, _ in TEMPLATES)
 
 
@@ -158,22 +168,58 @@ def _field(row: Mapping, name: str, where: str):
     return row[name]
 
 
-def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str]) -> list[tuple[int, dict]]:
+def paraphrase_setting(env: Mapping[str, str] | None = None) -> str:
+    """``CBD_PARAPHRASES``: ``templates`` (default) or ``supplied``."""
+    import os
+
+    value = ((os.environ if env is None else env).get(PARAPHRASES_ENV) or "templates").strip()
+    if value not in PARAPHRASE_SETS:
+        raise ValueError(f"{PARAPHRASES_ENV} must be one of {', '.join(PARAPHRASE_SETS)}, got {value!r}")
+    return value
+
+
+def _supplied_plans(rows: Sequence[Mapping[str, Any]], case: str, i: int, extra: list[Mapping[str, Any]],
+                    arms: list[str]) -> list[tuple[int, dict]]:
+    """A case's docs with its supplied paraphrase rows (``extra``, in row order) as the set."""
+    orig = rows[i]
+    if not extra:
+        raise ValueError(f"case {case!r}: no supplied paraphrase (rows of field 'probe_kind' {SUPPLIED_KIND!r}) "
+                         f"with {PARAPHRASES_ENV}=supplied")
+    for para in extra:
+        for name in ("options", "correct_letter"):
+            if list(_field(para, name, f"case {case} paraphrase")) != list(_field(orig, name, f"case {case} original")):
+                raise ValueError(f"case {case!r}: paraphrase {para.get('probe_id')!r} changes field {name!r}; "
+                                 "a paraphrase must keep it")
+    items = [(0, ORIGINAL_KIND, orig)] + [(k, "supplied", para) for k, para in enumerate(extra, start=1)]
+    return [(i, {"probe_id": row["probe_id"], "probe_kind": ORIGINAL_KIND if index == 0 else SUPPLIED_KIND,
+                 "question": str(_field(row, "question", f"case {case}")).strip(), "condition": ARMS[arm],
+                 "paraphrase_index": index, "paraphrase_source": source})
+            for arm in arms for index, source, row in items[: 1 if arm == "noimg" else None]]
+
+
+def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrases: str = "templates") -> list[tuple[int, dict]]:
     """The docs of the given arms as ``(row index of the case's original probe, overrides)``.
 
     ``rows`` are MedVIGIL ``mcq`` rows (``probe_id``, ``probe_kind``, ``case_id``, ``question``,
     ``options``, ``correct_letter``, optionally ``image_status``); images are not needed here.
     Cases whose image is withheld are skipped (both arms, so every sample keeps both).
+    ``paraphrases``: the paraphrase set of a case, ``templates`` or ``supplied`` (module docstring).
     """
     arms = list(arms)
     for arm in arms:
         if arm not in ARMS:
             raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+    if paraphrases not in PARAPHRASE_SETS:
+        raise ValueError(f"paraphrases must be one of {', '.join(PARAPHRASE_SETS)}, got {paraphrases!r}")
     originals: dict[str, int] = {}
     tcf: dict[str, Mapping] = {}
+    supplied: dict[str, list[Mapping[str, Any]]] = {}
     withheld: set[str] = set()
     for i, row in enumerate(rows):
         kind = _field(row, "probe_kind", f"mcq row {i}")
+        if paraphrases == "supplied" and kind in (RELEASE_PARAPHRASE_KIND, SUPPLIED_KIND):
+            supplied.setdefault(str(_field(row, "case_id", f"mcq row {i}")), []).append(row)
+            continue
         if kind not in (ORIGINAL_KIND, RELEASE_PARAPHRASE_KIND):
             continue
         case = str(_field(row, "case_id", f"mcq row {i}"))
@@ -188,6 +234,9 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str]) -> list[tu
     plans: list[tuple[int, dict]] = []
     for case, i in originals.items():
         if case in withheld:
+            continue
+        if paraphrases == "supplied":
+            plans += _supplied_plans(rows, case, i, supplied.get(case, []), arms)
             continue
         orig = rows[i]
         para = tcf.get(case)  # other datasets (the adapter) have no release paraphrase: templates only
@@ -212,7 +261,8 @@ def load_docs(arms: Iterable[str]):
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status")
                if c in data.column_names]
-    plans = plan_docs(data.select_columns(columns).to_list(), arms)
+    setting = paraphrase_setting()
+    plans = plan_docs(data.select_columns(columns).to_list(), arms, setting)
     if not plans:
         raise ValueError("cbd: the mcq config yields no askable case (all images withheld, or no original probes)")
     overrides = [o for _, o in plans]
@@ -384,13 +434,14 @@ def binary_candidate(row: Mapping[str, Any], seed: int = SEED) -> tuple[str, boo
     return str(options[letters.index(letter)]), yes
 
 
-def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, checks: bool = True) -> list[tuple[int, dict]]:
+def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, checks: bool = True,
+                     paraphrases: str = "templates") -> list[tuple[int, dict]]:
     """The binary arm's docs as ``(row index whose image is shown, overrides)``: the image arm
     (q and every q'), the text-only arm (q), and with ``checks`` the null-image and image-swap
     docs of q. The swap docs (:data:`N_SWAPS` per sample, probe ids ``<q's id>:swap<k>``) show the
     images of other cases (the first ones by ``sha256(seed:swap:case:other)``), with this case's
     question and label."""
-    plans = plan_docs(rows, ["image", "noimg"])
+    plans = plan_docs(rows, ["image", "noimg"], paraphrases)
     originals = sorted({i for i, _ in plans})
     out = []
     for i, o in plans:
@@ -418,7 +469,7 @@ def load_binary_docs(*, checks: bool = True):
     columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status",
                            "safe_letter", *_ROW_FIELDS) if c in data.column_names]
     rows = [{"safe_letter": SAFE_LETTER, **r} for r in data.select_columns(list(dict.fromkeys(columns))).to_list()]
-    plans = plan_binary_docs(rows, checks=checks)
+    plans = plan_binary_docs(rows, checks=checks, paraphrases=paraphrase_setting())
     if not plans:
         raise ValueError("cbd: the mcq config yields no askable case (all images withheld, or no original probes)")
     overrides = [o for _, o in plans]
