@@ -132,29 +132,6 @@ def test_log_line_holds_the_record_once_and_scoring_keys_elsewhere(runs):
     assert table["acc_halluc_trap"] == pytest.approx(block["accuracy"]["halluc_trap"], nan_ok=True)
 
 
-def test_real_logs_take_the_columnar_reader(runs):
-    """lmms-eval's own log lines are the shape the columnar reader takes (a change in lmms-eval's
-    writer would otherwise send every log silently down the slower record-by-record path), and
-    the table equals the one of the reference reader's records."""
-    import numpy as np
-
-    from medvigil.records.lmms_eval_logs import read_samples
-    from medvigil.records.log_columns import file_columns
-    from medvigil.scoring.table import RecordTable
-    from medvigil.suites.medvigil.log_table import read_log_columns
-    from medvigil.suites.medvigil.release_format import with_canonical_source
-
-    paths = [_samples(runs[name]) for name in ("constant", "blind", "grounded", "api")]
-    assert all(file_columns(p, "m") is not None for p in paths)
-    table = read_log_columns(paths).table
-    reference = RecordTable.from_records([with_canonical_source(r) for r in read_samples(paths)], source="<records>")
-    for name in ("model", "probe", "case", "probe_kind", "risk_tier", "source_dataset", "modality", "text_only"):
-        assert getattr(table, name).levels == getattr(reference, name).levels
-        assert np.array_equal(getattr(table, name).codes, getattr(reference, name).codes)
-    for name in ("gold", "pred", "status"):
-        assert np.array_equal(getattr(table, name), getattr(reference, name))
-
-
 def test_rescoring_log_and_harness_file_agree(runs, built, tmp_path):
     """The lmms-eval log and an official-format file of the same answers score identically."""
     from medvigil.records.lmms_eval_logs import read_samples

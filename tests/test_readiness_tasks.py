@@ -192,13 +192,6 @@ def _table(out: Path) -> dict:
     return {task: {k.split(",")[0]: v for k, v in metrics.items()} for task, metrics in json.loads(results.read_text())["results"].items()}
 
 
-def test_real_logs_are_decoded_whole(runs):
-    from test_whole_file_logs import assert_decoded_whole
-
-    for out in runs.values():
-        assert_decoded_whole(sorted(out.rglob("*_samples_readiness_*.jsonl")))
-
-
 def _records(out: Path) -> list[dict]:
     from medvigil.records.lmms_eval_logs import read_samples  # validates every record against the schema
 
@@ -301,17 +294,6 @@ def test_grounded_is_blind_without_the_image_and_follows_the_mirror(runs):
     # chance (with the seeded base order blind has no gold-at-A prior to exploit: T2 fragility 0 for both)
     assert g["accuracies"]["T5"]["substituted"] == 100.0 > b["accuracies"]["T5"]["substituted"]
     assert b["fragility"]["T2"] == 0.0
-
-
-def test_models_scored_apart_as_together(runs, monkeypatch, tmp_path):
-    from test_model_by_model import assert_apart_as_together
-
-    from medvigil.records.suite_logs import find_samples
-    from medvigil.suites.readiness import entry
-
-    files = find_samples(list(runs.values()), "readiness", entry.TASKS)
-    assert_apart_as_together("readiness", files, lambda records: {"models": readiness_from_records(records, **entry.DEFAULTS)},
-                             entry.combine_models, monkeypatch, tmp_path)
 
 
 def test_duplicate_logs_are_refused(runs):

@@ -42,9 +42,8 @@ def score(
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
     model and kind, and the rows left out.
     """
-    # the release is loaded while worker processes read the files (medvigil.files.worker_pool);
-    # lmms-eval logs carry every field scoring needs, so their problems come first, as when
-    # read in turn, and a release's problems come first otherwise
+    # lmms-eval logs carry every field scoring needs, so their problems come first, and a
+    # release's problems come first otherwise
     logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
     loaded: dict = {}
 

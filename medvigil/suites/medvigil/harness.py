@@ -32,19 +32,12 @@ failure; ``harness_compatible``: dropped, as ``bench_aggregate.py`` and ``bootst
 keep ``status == "ok"`` rows only). This reader counts them per model and probe kind
 (``HarnessRecords.error_rows``).
 
-Speed: :func:`read_harness_table` (what ``medvigil score`` uses) reads a file in one columnar
-pass with pyarrow, the schema's fields with declared types and the others unparsed, checks the
-columns (:func:`~medvigil.suites.medvigil.harness_rows.bulk_columns`) and builds the audit's table without a dict per row. A file the
-column checks do not accept in full is read row by row, as :func:`read_harness_files` reads
-every file: one ``json.loads`` for all its lines, rows checked with the compiled form of the row
-schema (:func:`medvigil.records.schema_columns.predicate`), and only rows it does not accept go through
-``jsonschema``, to describe what is wrong. Both paths give the same problems and the same
-records (tests/test_harness_bulk.py). With a release that gives the MCQ probes (the usual
-``medvigil score --release``), a file read in bulk goes straight to integer codes
-(:func:`~medvigil.suites.medvigil.harness_codes._coded`: each row's position in the release's probe list, its letter and status; no
-Python string per row); the files are parsed by worker processes while the release loads
-(:mod:`medvigil.files.worker_pool`); a file with a row to describe is read as above, in the main
-process.
+Every file is read the same way (:func:`~medvigil.suites.medvigil.harness_rows.file_rows`):
+decoded as UTF-8 line by line, one JSON object per line, each row checked against the row schema
+(its compiled form, :func:`medvigil.records.schema_columns.predicate`, and ``jsonschema`` to
+describe a row it does not accept). :func:`read_harness_table` (what ``medvigil score`` uses)
+gathers the rows as columns of one :class:`~medvigil.scoring.table.RecordTable`;
+:func:`read_harness_files` gives the same rows as probe-record dicts.
 
 Problems name the file, the 1-based line and the field: bytes that are not UTF-8, lines that
 are not JSON objects, schema violations, a letter that is not one capital letter, a case or
@@ -59,21 +52,16 @@ Nothing is dropped without being counted.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
-from medvigil.files.worker_pool import in_workers
-from medvigil.records.arrow_codes import PARSER_MODULES
-from medvigil.suites.medvigil.harness_codes import ReleaseIndex, parsed_table, read_coded, unique_paths
 from medvigil.suites.medvigil.harness_rows import (  # the reader's public types are re-exported here
     HARNESS_SUFFIX,
     HarnessColumns,
     HarnessRecords,
     Reference,
-    bulk_columns,
     bump,
     convert_columns,
     drop_duplicates,
@@ -133,14 +121,8 @@ def read_harness_table(
     allow_empty: bool = False,
     condition: str = "default",
 ) -> HarnessColumns:
-    """As :func:`read_harness_files`, straight into columns (no dict per row): the scoring path.
-
-    A file whose rows the columnar checks accept is read in bulk (:func:`bulk_columns`); any
-    other file row by row, exactly as :func:`read_harness_files` reads it (same problems). With a
-    release, worker processes parse the files while it is looked up (``release`` may be a
-    function that loads it: it is called then), and with its MCQ probes the parsed files are
-    turned into codes (:func:`read_coded`).
-    """
+    """As :func:`read_harness_files`, into columns (no dict per row): the scoring path.
+    ``release`` may also be a function that loads it."""
     return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False)
 
 
@@ -154,30 +136,21 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         if m in models and models[m].resolve() != f.resolve():
             raise ValueError(f"two harness files for model {m!r}: {str(models[m])!r} and {str(f)!r}")
         models[m] = f
-    coded = not as_dicts and release is not None and isinstance(condition, str)
-    paths_once = unique_paths(files)
-    workers = in_workers(parsed_table, paths_once, progress="reading result files", imports=PARSER_MODULES)
-    with workers if coded else nullcontext() as tables:
-        cases, probes = release_lookup(release() if callable(release) else release)
-        ref = Reference(cases, probes)
-        if coded and cases is not None and probes is not None:
-            index = ReleaseIndex(ref)
-            if index.usable:
-                return read_coded(paths_once, tables, ref, index, strict=strict, allow_empty=allow_empty,
-                                  condition=condition)
+    first_spelt = {f.resolve(): f for f in reversed(files)}
+    paths_once = [first_spelt[r] for r in dict.fromkeys(f.resolve() for f in files)]  # each file once, in order
+    cases, probes = release_lookup(release() if callable(release) else release)
+    ref = Reference(cases, probes)
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
-    pool: dict[str, str] = {}  # one object per distinct string read in bulk
     parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
     for path in paths_once:  # each file once, spelt as it first appears
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
         data = read_bytes(path, file)  # a regular file, bounded in size
-        bulk = None if as_dicts else bulk_columns(data, pool)
-        cols, lines, rows, file_problems = file_rows(data, bulk, model, file, out, fatal, as_dicts=as_dicts,
+        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts,
                                                       allow_empty=allow_empty)
         del data
         for pid, st, gold in zip(cols["probe_id"], cols["status"], cols["correct_letter"]):
@@ -262,14 +235,6 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         source="harness result files",
     )
     return HarnessColumns(table, out)
-
-
-# --------------------------------------------------------------------------- coded path
-# With a release that gives the MCQ probes, a file read in bulk becomes integer codes straight
-# from its arrow columns: each row's position in the release's probe list (case, kind and gold
-# follow from it), its letter and its status. A file with any row to describe (unknown or
-# disagreeing ids, a bad letter, a repeated probe) or not read in bulk is read as
-# :func:`_read` reads it, so the problems are the same.
 
 
 def read_harness_file(

@@ -6,13 +6,12 @@ rows, duplicates, error rows) shared by both read paths (see :mod:`medvigil.suit
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
-from medvigil.files.jsonl_bulk import KeyCounts
+from medvigil.files.input_files import RepeatedKey, no_repeated_keys
 from medvigil.records.schema_columns import predicate
 from medvigil.suites.medvigil.release_format import HARNESS_OK_STATUS, source_label
 
@@ -103,9 +102,9 @@ def _decode_file(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[Pr
     numbered = [(n, text) for n, text in numbered if text.strip()]
     values: list[Any] | None = None
     if numbered:
-        try:  # one decoder call for the whole file; falls back per line to say where
-            values = json.loads("[" + ",".join(text for _, text in numbered) + "]")
-        except ValueError:
+        try:  # one decoder call for the whole file; line by line to say where a problem is
+            values = json.loads("[" + ",".join(text for _, text in numbered) + "]", object_pairs_hook=no_repeated_keys)
+        except (ValueError, RepeatedKey):
             values = None
         if values is not None and len(values) != len(numbered):
             values = None  # a line held more than one value: judge line by line
@@ -113,7 +112,9 @@ def _decode_file(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[Pr
         out = []
         for n, text in numbered:
             try:
-                out.append((n, json.loads(text)))
+                out.append((n, json.loads(text, object_pairs_hook=no_repeated_keys)))
+            except RepeatedKey as exc:
+                problems.append(exc.problem(file, n))
             except ValueError as exc:
                 column = getattr(exc, "colno", None)
                 message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
@@ -142,112 +143,7 @@ def _schema_problems(rows: list[tuple[int, Any]], file: str) -> tuple[list[tuple
     return good, problems
 
 
-# --------------------------------------------------------------------------- bulk path
-
-
 FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
-
-
-_REQUIRED = ("probe_id", "case_id", "probe_kind", "status")
-
-
-# the row schema's fields other than raw (string, object or null), read with declared types
-_DECLARED = FIELDS + ("model", "raw_response", "response", "error", "model_answer", "retries")
-
-
-_BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")  # (starts with a literal: scanned fast)
-
-
-
-def bulk_columns(data: bytes, pool: dict[str, str] | None = None) -> dict[str, list] | None:
-    """The row fields of a file read in one columnar pass (pyarrow), or None to read it row by row.
-
-    The columns of :func:`bulk_table` as lists; equal strings share one object across files
-    through ``pool`` (ids repeat in every model's file).
-    """
-    table = bulk_table(data)
-    if table is None:
-        return None
-    import pyarrow.compute as pc
-
-    pool = {} if pool is None else pool
-    return {name: interned(table.column(name), pool, pc) for name in FIELDS}
-
-
-def bulk_table(data: bytes):
-    """The row fields of a file as a pyarrow table (one columnar pass), or None to read it row by row.
-
-    Returns a table only when every row is one the row schema accepts, so the bulk path never
-    accepts what ``jsonschema`` would reject: pyarrow reads the schema's fields with their types
-    declared (a value of another type fails the read), the other fields unparsed; lengths, the
-    letter enum, ``retries >= 0`` and the ``status == "ok"`` rule are checked on the columns. A
-    null is a JSON null or a key not written: with no ``null`` in the bytes it is a key not
-    written, else keys are counted in the bytes to tell which. Anything unusual (blank lines, a
-    byte-order mark, a ``raw`` field, a null whose meaning the counts do not settle) sends the
-    file down the row-by-row path, which describes each bad row. Agreement with the schema is
-    tested in tests/test_harness_bulk.py.
-    """
-    if not data.startswith(b"{") or _BLANK_LINE.search(data):
-        return None  # (pyarrow 26 crashes on a file whose first value is not an object, e.g. 'null')
-    if b'"raw"' in data:
-        return None  # string or object: not one declared type
-    n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
-    import io
-
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.json as pj
-
-    declared = pa.schema([(name, pa.int64() if name == "retries" else pa.string()) for name in _DECLARED])
-    options = pj.ParseOptions(explicit_schema=declared, unexpected_field_behavior="ignore")
-    try:
-        # the system allocator: memory arrow frees goes back to the one the Python objects use;
-        # one thread per file (the files are parsed in worker processes, see harness_codes.parsed_table)
-        table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(use_threads=False), parse_options=options,
-                             memory_pool=pa.system_memory_pool())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):  # a type or parse problem: the row path says where
-        return None
-    n = table.num_rows
-    if n != n_lines:
-        return None  # a line held several objects (or none)
-    for name in _REQUIRED:
-        col = table.column(name)
-        if col.null_count or pc.min(pc.utf8_length(col)).as_py() < 1:
-            return None
-    # (Python values are never turned into arrow ones: with pandas installed, pyarrow imports it to do that)
-    ok = is_ok(table.column("status"), pc)
-    # with more braces than rows, any key may also be a nested object's (the row fields are undeclared there)
-    keys = KeyCounts(data, n, nested=() if data.count(b"{") == n else None)
-    for name in ("model_letter", "correct_letter", "model", "retries"):
-        nulls = table.column(name).null_count
-        if not nulls:
-            continue
-        if keys.nulls_are_missing(name, nulls):
-            if name in FIELDS and pc.any(pc.and_(ok, pc.is_null(table.column(name)))).as_py():
-                return None  # an answered row without the key
-        elif not (name == "model_letter" and keys.all_written(name, nulls)):
-            return None  # JSON nulls: allowed only as model_letter (a parse failure)
-    if not set(pc.unique(table.column("correct_letter")).to_pylist()) <= {"A", "B", "C", "D", "E", None}:
-        return None
-    retries = table.column("retries")
-    if retries.null_count < n and pc.min(retries).as_py() < 0:
-        return None
-    return table.select(list(FIELDS)).combine_chunks()  # one chunk per column
-
-
-def is_ok(status, pc):
-    """``status == "ok"`` per row (a pattern, not a Python value: turning one into arrow imports pandas)."""
-    return pc.match_substring_regex(status, pattern=f"^{HARNESS_OK_STATUS}$")
-
-
-def interned(column, pool: dict[str, str], pc) -> list:
-    """A string column as a list whose equal values are one object (``pool`` maps each to it)."""
-    encoded = pc.dictionary_encode(column, null_encoding="encode").combine_chunks()
-    values = [None if v is None else pool.setdefault(v, v) for v in encoded.dictionary.to_pylist()]
-    return [values[i] for i in encoded.indices.to_pylist()]  # (to_numpy would import pandas)
-
-
-# --------------------------------------------------------------------------- conversion
 
 
 def letter_of(value: Any, status: str) -> tuple[str, str | None, bool]:
@@ -402,13 +298,10 @@ def _rows_to_columns(good: list[tuple[int, dict]]) -> tuple[dict[str, list], lis
     return {name: [row.get(name) for _, row in good] for name in FIELDS}, [line for line, _ in good]
 
 
-def file_rows(data: bytes, bulk: dict[str, list] | None, model: str, file: str, out: HarnessRecords,
+def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
                fatal: list[Problem], *, as_dicts: bool, allow_empty: bool):
-    """``(columns, lines, rows or None, problems)`` of one file: ``bulk`` columns, or its rows read
-    one by one (decoded, checked against the row schema); blank lines, an empty file and invalid
-    rows are counted in ``out``."""
-    if bulk is not None:  # (at least one row, every one accepted)
-        return bulk, list(range(1, len(bulk["probe_id"]) + 1)), None, []
+    """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
+    checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``."""
     decoded, file_problems, blank, warnings = _decode_file(data, file)
     out.warnings += warnings
     if blank:

@@ -20,7 +20,6 @@ from medvigil.suites.medvigil.release_format import with_canonical_source
 
 if TYPE_CHECKING:
     from medvigil.suites.medvigil.harness_rows import HarnessColumns
-    from medvigil.suites.medvigil.log_table import LogColumns
 
 
 class ModelRecords(list):
@@ -34,22 +33,16 @@ class ModelRecords(list):
 
 def read_model_outputs(
     paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False,
-) -> ModelRecords | HarnessColumns | LogColumns:
+) -> ModelRecords | HarnessColumns:
     """Records of every file; ``release`` as :func:`medvigil.suites.medvigil.harness.read_harness_files` takes it.
 
     When every file is a harness result file (the authors' ``<model>__mcq.jsonl``), the result
     is :func:`medvigil.suites.medvigil.harness.read_harness_table`'s: the records as columns (what
     :func:`medvigil.suites.medvigil.scoring.audit` takes), with the same bookkeeping attributes.
-    When every file is an lmms-eval log, it is
-    :func:`medvigil.suites.medvigil.log_table.read_log_columns`'s (records as columns; the files
-    the columnar reader declines read record by record) unless CircularEval rotations need the
-    record-by-record reader for every file. ``release`` may be a function that loads it: it is
-    called while worker processes read the files (the logs need no release: it is loaded for the
-    caller), or else before reading.
+    ``release`` may be a function that loads it: it is called before the result files are read.
     """
     from medvigil.suites.medvigil.harness import read_harness_files, read_harness_table
     from medvigil.suites.medvigil.harness_ablations import expand_ablation_paths, read_ablation_files
-    from medvigil.suites.medvigil.log_table import read_log_columns
 
     paths = [Path(p) for p in paths]
     lmms = [p for p in paths if p.is_file() and is_samples_file(p)]
@@ -57,10 +50,6 @@ def read_model_outputs(
     ablation, harness = expand_ablation_paths(harness)
     if harness and not lmms and not ablation:
         return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty)
-    if lmms and not harness and not ablation:
-        columns = read_log_columns(lmms, meanwhile=release if callable(release) else None)
-        if columns is not None:
-            return columns
     if callable(release):
         release = release()
     out = ModelRecords()

@@ -54,7 +54,6 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.csvio import read_csv_records
 from medvigil.files.digest import release_digest
-from medvigil.files.gc_pause import paused_gc
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release_csv import (
     _SPECS,
@@ -104,8 +103,7 @@ def read_release(
     if not root.is_dir():
         raise NotADirectoryError(f"release path {str(root)!r} is not a folder")
 
-    with paused_gc(keep=True):  # many acyclic rows: collections would only rescan them
-        return _read(root, required_files, digest)
+    return _read(root, required_files, digest)
 
 
 def _read(root: Path, required_files: tuple[str, ...], digest: bool) -> ReadResult:

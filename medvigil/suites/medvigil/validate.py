@@ -48,7 +48,6 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
-from medvigil.files.gc_pause import paused_gc
 from medvigil.suites.medvigil import release_format as rf
 from medvigil.suites.medvigil.release import read_release
 from medvigil.suites.medvigil.release_records import Release
@@ -161,12 +160,11 @@ def validate_release(
         )
         return ValidationReport(root, None, [problem], {}, unusable=True)
     scoring = scope == "scoring"
-    with paused_gc(keep=True):  # tens of thousands of acyclic rows and records: collections would only rescan them
-        read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
-        checker = _Checker(
-            read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring
-        )
-        checker.run()
+    read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
+    checker = _Checker(
+        read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring
+    )
+    checker.run()
     problems = read.problems + checker.problems
     if scoring:
         blocking = {id(p) for p in checker.blocks_scoring}

@@ -1,10 +1,9 @@
-"""The bulk paths agree with the documented contract.
+"""The readers' one place of validation keeps its contract.
 
 * :mod:`medvigil.records.schema_columns` (column-wise checks) rejects exactly the records that
   ``jsonschema`` rejects under the same schema, and the problems then name the same fields;
-* :mod:`medvigil.files.jsonl_bulk` takes out of an lmms-eval samples line exactly the record that
-  parsing the whole line gives, or declines;
-* the lmms-eval log reader keeps naming file, line and field;
+* the lmms-eval log reader and the harness reader name file, line and field: bytes that are not
+  UTF-8, a key twice in one object, lines that are not JSON;
 * ``medvigil score`` loads only what it needs.
 """
 
@@ -21,8 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from medvigil.errors import DataError
-from medvigil.files.jsonl_bulk import first_object_entry
-from medvigil.records.lmms_eval_logs import _record_fast, _record_of, read_samples
+from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.records.schema_columns import compile_schema, compiled
 from medvigil.records.schema_validation import problems_for, problems_for_records
 
@@ -54,44 +52,6 @@ def sample_line(record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), **lead) -
     line.update({m: record for m in metrics})
     line["input"] = "Reply with exactly one capital letter.\nOptions:\nA. CT\nB. MRI {not JSON} \"quoted\""
     return json.dumps(line) + "\n"
-
-
-def same_outcome(reference, fast):
-    """Run the reference reader and a fast one: when the reference raises, the fast one raises the
-    same problems (None is returned); else ``(reference's result, fast one's result)``."""
-    try:
-        expected = reference()
-    except DataError as exc:
-        with pytest.raises(DataError) as err:
-            fast()
-        assert [str(p) for p in err.value.problems] == [str(p) for p in exc.problems]
-        return None
-    return expected, fast()
-
-
-def line_shapes(line, key: str) -> dict:
-    """Hostile shapes of one log line, shared by the tests of every bulk log reader: ``line(record,
-    **lead)`` writes a line holding ``record`` under ``key`` (and other metric keys)."""
-    return {
-        "truncated line": lambda r: line(r)[:300] + "\n",
-        "CRLF": lambda r: line(r).replace("\n", "\r\n"),
-        "spaces before": lambda r: "  " + line(r),
-        "compact separators": lambda r: json.dumps({"doc_id": 0, key: r}, separators=(",", ":")) + "\n",
-        "API token counts first": lambda r: line(r, token_counts=[{"input_tokens": 35, "output_tokens": 1}]),
-        "brace in a string first": lambda r: line(r, filtered_resps=["{x}"]),
-        "whitespace line": lambda r: line(r) + " \n",
-        "not an object": lambda r: line(r) + "[1, 2]\n",
-        "no record": lambda r: json.dumps({"doc_id": 9, "acc": 1}) + "\n",
-        "NaN": lambda r: line(dict(r, retries=float("nan"))),
-        "key twice": lambda r: line(r).replace(f'"suite": "{r["suite"]}"', f'"suite": "{r["suite"]}", "suite": "cbd"', 1),
-        "escaped key": lambda r: line(r).replace('"parse_status"', '"parse\\u005fstatus"', 1),
-        "letter with newline": lambda r: line(dict(r, predicted_letter="A\n")),
-        "extra list": lambda r: line(dict(r, extra=["x"])),
-        "other suite": lambda r: line(dict(r, suite="cbd")),
-        "rotations": lambda r: line(dict(r, condition="circular", extra={"rotation": 0, "n_options": 5})),
-        "surrogate": lambda r: line(dict(r, raw_response="\ud800")),
-        "big integer": lambda r: line(dict(r, retries=2**70)),
-    }
 
 
 # ---------------------------------------------------------------- schema agreement
@@ -167,34 +127,6 @@ def test_unsupported_keywords_fall_back_to_jsonschema():
 # ---------------------------------------------------------------- one record out of a line
 
 
-@pytest.mark.parametrize("line", [
-    sample_line(RECORD),
-    sample_line(RECORD, filtered_resps=["(0.0, True)", "{x}"]),   # a brace inside a string before the record
-    sample_line(dict(RECORD, raw_response='he said "A" {B}\\')),
-    sample_line({**RECORD, "suite": "mediconfusion"}, metrics=("set_acc", "indiv_acc")),  # no mcs key
-    sample_line(RECORD, doc={"mcs": {"suite": "medvigil", "probe_id": "decoy"}}),  # a nested mcs before the record
-    sample_line(RECORD, metrics=("set_acc", "mcs")),             # record-like object first, mcs later
-    json.dumps({"doc_id": 0, "mcs": RECORD}, separators=(",", ":")) + "\n",  # another writer's separators
-    json.dumps({"mcs": RECORD}) + "   \n",
-    json.dumps({'a"b': 1, "mcs": RECORD}),
-    json.dumps({"a\\": "x", "mcs": RECORD}),
-    json.dumps({"mcs": 3, "acc": RECORD}),
-])
-def test_fast_record_is_the_whole_line_record_or_declines(line):
-    fast = _record_fast(line)
-    if fast is not None:
-        assert fast == _record_of(json.loads(line))
-
-
-def test_fast_path_is_taken_on_lmms_eval_lines_and_declines_bad_ones():
-    assert _record_fast(sample_line(RECORD)) == RECORD
-    assert _record_fast(sample_line({**RECORD, "suite": "cbd"}, metrics=("frac_ideal",))) == {**RECORD, "suite": "cbd"}
-    assert _record_fast(sample_line(RECORD)[:400]) is None  # truncated line
-    assert _record_fast(sample_line(RECORD, doc={"mcs": {"suite": "x", "probe_id": "decoy"}})) is None
-    assert first_object_entry('{"a": 1, "b": "no object"}') is None
-    assert first_object_entry('[{"mcs": {}}]') is None
-
-
 def _log(folder: Path, lines: list[str], task: str = "medvigil_mcq") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "20260101_000000_results.json").write_text(json.dumps({"config": {"model": "constant", "model_args": "letter=A"}}))
@@ -228,8 +160,7 @@ def test_reader_gives_the_records_with_the_run_model(tmp_path):
 
 def test_score_command_loads_only_what_it_needs(tmp_path):
     """``medvigil score`` of lmms-eval logs: no datasets, matplotlib, scipy, jsonschema, pandas,
-    PIL, lmms_eval or torch in the process (the modules present at exit); pyarrow reads the logs
-    in columns (:mod:`medvigil.records.log_columns`)."""
+    PIL, lmms_eval or torch in the process (the modules present at exit)."""
     kinds = {"original": "A", "tcf": "A", "halluc_trap": "E", "lr_flip": "A"}
     records = [dict(RECORD, probe_id=f"MVB-{c:04d}-{k}", case_id=f"MVB-{c:04d}", probe_kind=k, correct_letter=gold,
                     predicted_letter="A") for c in range(1, 5) for k, gold in kinds.items()]
@@ -244,48 +175,69 @@ def test_score_command_loads_only_what_it_needs(tmp_path):
     assert json.loads(proc.stdout)["models"]["constant(letter=A)"]["metrics"]
     loaded = set(ast.literal_eval(proc.stderr.split("LOADED", 1)[1].strip()))
     assert not loaded & {"datasets", "matplotlib", "scipy", "jsonschema", "pandas", "PIL", "lmms_eval", "torch"}, loaded
-    assert "pyarrow" in loaded  # the columnar path was taken
 
 
 
-@pytest.mark.parametrize(
-    ("rows", "nested", "missing", "written"),
-    [
-        ([{"a": 1}, {}], (), True, False),                                # a key not written, no null anywhere
-        ([{"a": 1}, {"a": None}], (), False, True),                        # a JSON null
-        ([{"a": 1}, {"b": None}], (), True, False),                        # a null elsewhere, the key not written
-        ([{"a": None}, {"b": {"a": 1}}], None, False, False),               # a nested "a" counts: no row-level answer
-        ([{"a": None}, {"b": "a"}], (), False, False),                     # a string value "a" is not a key
-        ([{"a": None}, {"\\u0061": None}], (), False, False),              # a key spelt with an escape: unsettled
-    ],
-)
-def test_key_counts_tell_missing_keys_from_json_nulls(rows, nested, missing, written):
-    from medvigil.files.jsonl_bulk import KeyCounts
-
-    text = "\n".join(json.dumps(r) for r in rows).replace("\\\\u", "\\u").encode()
-    nulls = sum(r.get("a") is None for r in rows)
-    keys = KeyCounts(text, len(rows), nested=nested)
-    assert keys.nulls_are_missing("a", nulls) is missing
-    assert keys.all_written("a", nulls) is written
 
 
-def test_paused_gc_keep_moves_what_was_built_to_the_oldest_generation():
-    import gc
+# ---------------------------------------------------------------- strict input, one reader per format
 
-    from medvigil.files.gc_pause import paused_gc
+HARNESS_ROW = {"probe_id": "MVB-0001-original", "case_id": "MVB-0001", "probe_kind": "original", "status": "ok",
+               "model_letter": "A", "correct_letter": "A", "model_answer": "A"}
 
-    enabled = gc.isenabled()
-    with paused_gc(keep=True):
-        assert not gc.isenabled()
-        kept = [[i] for i in range(1000)]
-    assert gc.isenabled() == enabled and gc.get_count()[0] < 100
-    oldest = {id(o) for o in gc.get_objects(generation=2)}
-    assert all(id(item) in oldest for item in kept)
-    frozen = [[]]
-    gc.freeze()  # a caller's frozen objects stay frozen
-    try:
-        with paused_gc(keep=True):
-            frozen.append([])
-        assert id(frozen) not in {id(o) for o in gc.get_objects()}  # (frozen objects are in no generation)
-    finally:
-        gc.unfreeze()
+
+def _harness_file(folder: Path, lines: list[bytes]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "toy__mcq.jsonl"
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def _row(i: int, **changes) -> bytes:
+    row = dict(HARNESS_ROW, probe_id=f"MVB-{i:04d}-original", case_id=f"MVB-{i:04d}", **changes)
+    return (json.dumps(row) + "\n").encode()
+
+
+@pytest.mark.parametrize("as_table", [False, True], ids=["dicts", "table"])
+def test_harness_reader_refuses_a_non_utf8_byte_with_file_and_line(tmp_path, as_table):
+    from medvigil.suites.medvigil.harness import read_harness_files, read_harness_table
+
+    path = _harness_file(tmp_path, [_row(1), _row(2), _row(3).replace(b'"A"}', b'"A\xff"}'), _row(4)])
+    with pytest.raises(DataError) as err:
+        (read_harness_table if as_table else read_harness_files)([path])
+    (problem,) = err.value.problems
+    assert (problem.file, problem.row) == (str(path), 3) and "not valid UTF-8: byte 0xff" in problem.message
+
+
+def test_score_command_refuses_a_non_utf8_result_file(tmp_path):
+    """The regression of issue #28: a 0xff byte on line 3 of a result file exits non-zero, naming it."""
+    path = _harness_file(tmp_path / "results", [_row(1), _row(2), b'{"probe_id": "MVB-0003-orig\xffinal"}\n'])
+    proc = subprocess.run([sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", "--harness-compatible",
+                           "--n-resamples", "10", str(path), "--json", str(tmp_path / "out.json")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert f"{path}" in proc.stderr and "row 3" in proc.stderr and "0xff" in proc.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_harness_reader_refuses_a_key_twice(tmp_path):
+    from medvigil.suites.medvigil.harness import read_harness_files
+
+    twice = _row(2).replace(b'"status": "ok"', b'"status": "ok", "status": "error: x"')
+    path = _harness_file(tmp_path, [_row(1), twice])
+    with pytest.raises(DataError) as err:
+        read_harness_files([path])
+    (problem,) = err.value.problems
+    assert (problem.row, problem.field) == (2, "status") and "appears twice" in problem.message
+
+
+def test_log_reader_refuses_a_key_twice_and_bad_bytes(tmp_path):
+    twice = sample_line(RECORD).replace('"suite": "medvigil"', '"suite": "medvigil", "suite": "cbd"', 1)
+    assert twice != sample_line(RECORD)
+    path = _log(tmp_path / "run", [sample_line(RECORD), twice])
+    path.write_bytes(path.read_bytes() + sample_line(RECORD).replace("MVB", "MV\u00e9", 1).encode("latin-1"))
+    with pytest.raises(DataError) as err:
+        read_samples([path])
+    found = [(p.row, p.field) for p in err.value.problems]
+    assert found == [(2, "suite"), (3, None)]
+    assert "appears twice" in err.value.problems[0].message and "not valid UTF-8" in err.value.problems[1].message
