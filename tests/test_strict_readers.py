@@ -38,9 +38,8 @@ GROUNDING_ROW = {"case_id": "MVB-0001", "roi_bbox_norm": [0.1, 0.2, 0.5, 0.75], 
 MCQ_ROW = {"probe_id": "MVB-0001__orig", "case_id": "MVB-0001", "probe_kind": "original", "question": "Q?",
            **{f"choice_{x}": f"option {x}" for x in "ABCDE"}, "correct_letter": "A", "image_file": None}
 # checked column-wise (medvigil.records.schema_columns); the release rows have arrays and oneOf
-BULK = {"probe_record": RECORD, "grounding_row": GROUNDING_ROW, "mcq_probe_row": MCQ_ROW}
-# harness rows have a conditional requirement (letters only when status is 'ok'): the harness
-# reader checks them with the accept-only row predicate (medvigil.records.schema_columns.predicate)
+# harness rows have a conditional requirement (letters only when status is 'ok'), compiled too
+BULK = {"probe_record": RECORD, "grounding_row": GROUNDING_ROW, "mcq_probe_row": MCQ_ROW, "harness_result_row": HARNESS_ROW}
 PREDICATE = {"harness_result_row": HARNESS_ROW}
 
 
@@ -182,7 +181,7 @@ def test_score_command_loads_only_what_it_needs(tmp_path):
 
 # ---------------------------------------------------------------- strict input, one reader per format
 
-HARNESS_ROW = {"probe_id": "MVB-0001-original", "case_id": "MVB-0001", "probe_kind": "original", "status": "ok",
+RESULT_ROW = {"probe_id": "MVB-0001-original", "case_id": "MVB-0001", "probe_kind": "original", "status": "ok",
                "model_letter": "A", "correct_letter": "A", "model_answer": "A"}
 
 
@@ -194,7 +193,7 @@ def _harness_file(folder: Path, lines: list[bytes]) -> Path:
 
 
 def _row(i: int, **changes) -> bytes:
-    row = dict(HARNESS_ROW, probe_id=f"MVB-{i:04d}-original", case_id=f"MVB-{i:04d}", **changes)
+    row = dict(RESULT_ROW, probe_id=f"MVB-{i:04d}-original", case_id=f"MVB-{i:04d}", **changes)
     return (json.dumps(row) + "\n").encode()
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from medvigil.errors import Problem
 from medvigil.files.input_files import RepeatedKey, no_repeated_keys
-from medvigil.records.schema_columns import predicate
+from medvigil.records.schema_columns import compiled
 from medvigil.suites.medvigil.release_format import HARNESS_OK_STATUS, source_label
 
 HARNESS_SUFFIX = "__mcq.jsonl"
@@ -22,6 +22,7 @@ _RAW_FIELDS = ("raw_response", "response", "raw", "model_answer")
 
 
 _SCHEMA = "harness_result_row"
+_CHECKER = compiled(_SCHEMA)  # the row schema as column checks
 
 
 class HarnessRecords(list):
@@ -75,8 +76,9 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
 # --------------------------------------------------------------------------- decoding
 
 
-def _decode_file(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[Problem], int, list[str]]:
-    """``([(line, value), ...], problems, blank lines, warnings)`` of one JSONL file's bytes."""
+def _decode_file(data: bytes, file: str) -> tuple[list[int], list[Any], list[Problem], int, list[str]]:
+    """``(line numbers, values, problems, blank lines, warnings)`` of one JSONL file's bytes: each
+    line UTF-8 and one JSON value with no key twice in an object."""
     warnings = []
     if data.startswith(b"\xef\xbb\xbf"):
         warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
@@ -93,54 +95,59 @@ def _decode_file(data: bytes, file: str) -> tuple[list[tuple[int, Any]], list[Pr
                 problems.append(
                     Problem(file, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}", row=number)
                 )
-                lines.append("")  # reported; keeps line numbers aligned, not counted as blank
-    bad = {p.row for p in problems}
-    numbered = [(n, text) for n, text in enumerate(lines, start=1) if n not in bad]
-    blank = sum(1 for _, text in numbered if not text.strip())
-    if lines and not lines[-1].strip() and (len(lines) not in bad):
-        blank -= 1  # the newline that ends the last line is not a blank line
-    numbered = [(n, text) for n, text in numbered if text.strip()]
+                lines.append(None)  # reported; keeps line numbers aligned, not counted as blank
+    if lines and lines[-1] is not None and not lines[-1].strip():
+        lines.pop()  # the newline that ends the last line is not a blank line
+    numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
+    blank = sum(1 for text in lines if text is not None) - len(numbers)
+    texts = [lines[n - 1] for n in numbers]
+    del lines
     values: list[Any] | None = None
-    if numbered:
+    if texts:
         try:  # one decoder call for the whole file; line by line to say where a problem is
-            values = json.loads("[" + ",".join(text for _, text in numbered) + "]", object_pairs_hook=no_repeated_keys)
+            values = json.loads("[" + ",".join(texts) + "]", object_pairs_hook=no_repeated_keys)
         except (ValueError, RepeatedKey):
             values = None
-        if values is not None and len(values) != len(numbered):
+        if values is not None and len(values) != len(texts):
             values = None  # a line held more than one value: judge line by line
     if values is None:
-        out = []
-        for n, text in numbered:
+        good_numbers, values = [], []
+        for n, text in zip(numbers, texts):
             try:
-                out.append((n, json.loads(text, object_pairs_hook=no_repeated_keys)))
+                values.append(json.loads(text, object_pairs_hook=no_repeated_keys))
+                good_numbers.append(n)
             except RepeatedKey as exc:
                 problems.append(exc.problem(file, n))
             except ValueError as exc:
                 column = getattr(exc, "colno", None)
                 message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
                 problems.append(Problem(file, message, row=n))
-        return out, problems, blank, warnings
-    return [(n, v) for (n, _), v in zip(numbered, values)], problems, blank, warnings
+        numbers = good_numbers
+    return numbers, values, problems, blank, warnings
 
 
-def _schema_problems(rows: list[tuple[int, Any]], file: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
-    """Rows that pass the harness-row schema, and the problems of the others."""
+def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[list[int], list[dict], list[Problem]]:
+    """The line numbers and rows that pass the harness-row schema, and the problems of the others
+    (the schema's compiled checks, then ``jsonschema`` on the rows they refuse, to describe them)."""
     from medvigil.records.schema_validation import problems_for
 
-    accept = predicate(_SCHEMA)
-    good, problems = [], []
-    for line, row in rows:
-        if not isinstance(row, dict):
-            problems.append(Problem(file, f"must be a JSON object, got {type(row).__name__}", row=line))
-        elif accept is not None and accept(row):
-            good.append((line, row))
-        else:
-            found = problems_for(_SCHEMA, row, file, line)
-            if found:
-                problems.extend(found)
-            else:
-                good.append((line, row))
-    return good, problems
+    problems: list[Problem] = []
+    if set(map(type, values)) - {dict}:
+        for n, row in zip(numbers, values):
+            if not isinstance(row, dict):
+                problems.append(Problem(file, f"must be a JSON object, got {type(row).__name__}", row=n))
+        keep = [i for i, row in enumerate(values) if isinstance(row, dict)]
+        numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
+    refused = set()
+    for i in _CHECKER.invalid_rows(values):
+        found = problems_for(_SCHEMA, values[i], file, numbers[i])
+        if found:
+            problems.extend(found)
+            refused.add(i)
+    if refused:
+        numbers = [n for i, n in enumerate(numbers) if i not in refused]
+        values = [v for i, v in enumerate(values) if i not in refused]
+    return numbers, values, sorted(problems, key=lambda p: p.row)
 
 
 FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
@@ -294,23 +301,19 @@ class HarnessColumns:
         return len(self.table)
 
 
-def _rows_to_columns(good: list[tuple[int, dict]]) -> tuple[dict[str, list], list[int]]:
-    return {name: [row.get(name) for _, row in good] for name in FIELDS}, [line for line, _ in good]
-
-
 def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
                fatal: list[Problem], *, as_dicts: bool, allow_empty: bool):
     """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
     checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``."""
-    decoded, file_problems, blank, warnings = _decode_file(data, file)
+    numbers, values, file_problems, blank, warnings = _decode_file(data, file)
     out.warnings += warnings
     if blank:
         bump(out.skipped, model, "blank_line", blank)
-    good, schema_problems = _schema_problems(decoded, file)
-    del decoded  # one file's raw rows in memory at a time
+    lines, good, schema_problems = _schema_problems(numbers, values, file)
+    del numbers, values  # one file's raw rows in memory at a time
     file_problems += schema_problems
-    cols, lines = _rows_to_columns(good)
-    rows = [row for _, row in good] if as_dicts else None
+    cols = {name: [row.get(name) for row in good] for name in FIELDS}
+    rows = good if as_dicts else None
     del good
     if not lines and not file_problems:
         empty = Problem(file, "has no result rows: nothing to score for model " + repr(model))
