@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +99,12 @@ def _decode_file(data: bytes, file: str) -> tuple[list[int], list[Any], list[Pro
                 lines.append(None)  # reported; keeps line numbers aligned, not counted as blank
     if lines and lines[-1] is not None and not lines[-1].strip():
         lines.pop()  # the newline that ends the last line is not a blank line
-    numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
-    blank = sum(1 for text in lines if text is not None) - len(numbers)
-    texts = [lines[n - 1] for n in numbers]
+    if not problems and all(map(str.strip, lines)):  # the usual file: every line holds something
+        numbers, texts, blank = list(range(1, len(lines) + 1)), lines, 0
+    else:
+        numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
+        blank = sum(1 for text in lines if text is not None) - len(numbers)
+        texts = [lines[n - 1] for n in numbers]
     del lines
     values: list[Any] | None = None
     if texts:
@@ -312,7 +316,7 @@ def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
     lines, good, schema_problems = _schema_problems(numbers, values, file)
     del numbers, values  # one file's raw rows in memory at a time
     file_problems += schema_problems
-    cols = {name: [row.get(name) for row in good] for name in FIELDS}
+    cols = {name: list(map(dict.get, good, repeat(name))) for name in FIELDS}
     rows = good if as_dicts else None
     del good
     if not lines and not file_problems:
