@@ -16,6 +16,8 @@ from medvigil.builders.medvigil.builder import DATE_PUBLISHED
 from medvigil.suites.medvigil import variants
 from medvigil.suites.medvigil.release_loading import load_release
 
+SLOW_FIXTURES = {"cache"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 
 @pytest.fixture(scope="module")
 def release_dir(tmp_path_factory):

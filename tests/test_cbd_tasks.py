@@ -21,6 +21,8 @@ import pytest
 from medvigil.pipeline import offline_env
 from medvigil.suites.cbd import protocol as cbd_protocol
 
+SLOW_FIXTURES = {"runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
 CASES = 12

@@ -12,6 +12,8 @@ from medvigil.files.digest import file_sha256
 from medvigil.hub import croissant
 from medvigil.suites.medvigil.export import build
 
+SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):

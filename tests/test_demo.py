@@ -12,6 +12,8 @@ import pytest
 
 from medvigil.pipeline import ModelSpec, run_demo
 
+SLOW_FIXTURES = {"demo"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 pytest.importorskip("lmms_eval")
 
 

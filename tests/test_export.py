@@ -20,6 +20,8 @@ from medvigil.suites.medvigil.publish_check import LOCAL_ONLY_MARKER, check_publ
 from medvigil.suites.medvigil.release_format import LETTERS, SAFE_LETTER
 from medvigil.suites.medvigil.release_loading import load_release
 
+SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 CASES = 12
 
 

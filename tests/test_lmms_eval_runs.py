@@ -20,6 +20,8 @@ import pytest
 
 from medvigil.pipeline import ModelSpec, offline_env
 
+SLOW_FIXTURES = {"built", "runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
 CASES = 20

@@ -17,6 +17,8 @@ from medvigil.records.schema_validation import check_records
 from medvigil.suites.mediconfusion import modes
 from medvigil.suites.mediconfusion.record_scoring import score_records
 
+SLOW_FIXTURES = {"lmms_run"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
 FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"

@@ -22,6 +22,8 @@ from medvigil.suites.medqdeg import degradations as D
 from medvigil.suites.medqdeg import protocol as M
 from medvigil.suites.medqdeg.scoring import score_records
 
+SLOW_FIXTURES = {"built", "runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
 CASES = 6

@@ -40,6 +40,8 @@ from medvigil.suites.readiness.protocol import (
 )
 from medvigil.suites.readiness.scoring import fragilities, robustness_score
 
+SLOW_FIXTURES = {"runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 ROOT = Path(__file__).resolve().parents[1]
 CASES, SEED = 12, 2  # seed 2: one text-answerable item and several laterality-dependent ones
 MODELS = ("blind", "grounded")

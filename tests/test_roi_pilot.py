@@ -21,6 +21,8 @@ from medvigil.pipeline import offline_env
 from medvigil.suites.medvigil.ablations import modal_letter
 from medvigil.suites.medvigil.roi_pilot import PILOT_SEED, select_pilot_cases
 
+SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 ROOT = Path(__file__).resolve().parents[1]
 BOX = [0.2, 0.2, 0.6, 0.7]
 

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from medvigil.suites.medvigil.release_format import DEFAULT_MAX_PIXELS  # not image_checks: Pillow is loaded only to decode
+from medvigil.constants import DEFAULT_MAX_PIXELS  # not image_checks: Pillow is loaded only to decode
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 

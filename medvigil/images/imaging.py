@@ -49,9 +49,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
-from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import read_bytes
-from medvigil.suites.medvigil.release_format import (
+from medvigil.constants import (
     DEFAULT_MAX_PIXELS,
     GREY,
     JPEG_QUALITY,
@@ -59,6 +57,8 @@ from medvigil.suites.medvigil.release_format import (
     ROI_DECAY_STEPS,
     ROI_UNUSABLE_COVERAGE,
 )
+from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import read_bytes
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",

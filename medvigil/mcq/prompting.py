@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from medvigil.suites.medvigil.release_format import LETTERS, SYSTEM_PROMPT
+from medvigil.constants import LETTERS, SYSTEM_PROMPT
 
 _STANDALONE = {
     True: re.compile(r"(?<![A-Za-z0-9])([A-E])(?![A-Za-z0-9])"),

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from medvigil.constants import TIERS
 from medvigil.errors import DataError, Problem
-from medvigil.suites.medvigil.release_format import TIERS
 
 __all__ = [
     "PARSE_STATUSES",

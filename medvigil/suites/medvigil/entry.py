@@ -27,7 +27,7 @@ from medvigil.suites.medvigil.scoring import audit
 from medvigil.suites.medvigil.tables import figures, tables
 from medvigil.suites.medvigil.triplets import release_triplet_report
 
-__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = ["add_seed_variance", "figures", "format_table", "models", "n_scored", "read_token_ablation_csv", "score", "tables"]
 
 _SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in the JSON
 
@@ -125,3 +125,18 @@ def n_scored(result: dict) -> int:
 
 
 models = result_models
+
+
+# the report's MedVIGIL-only inputs, reached through the registry (medvigil.report.document)
+def add_seed_variance(into: dict, data: dict, path: Path, problems: list) -> None:
+    """Re-score one model's seed-variance probe file into ``into`` (:mod:`medvigil.suites.medvigil.seed_variance`)."""
+    from medvigil.suites.medvigil.seed_variance import add_seed_variance as add
+
+    add(into, data, path, problems)
+
+
+def read_token_ablation_csv(path: Path) -> dict:
+    """The authors' per-(model, step) Appendix K CSV (:mod:`medvigil.suites.medvigil.harness_ablations`)."""
+    from medvigil.suites.medvigil.harness_ablations import read_token_ablation_csv as read
+
+    return read(path)

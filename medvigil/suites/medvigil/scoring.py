@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from medvigil import __version__
+from medvigil.files.json_text import dumps
 from medvigil.scoring.bootstrap import (
     DEFAULT_N_RESAMPLES,
     DEFAULT_SEED,
@@ -525,18 +526,7 @@ def audit(
 
 def audit_to_json(result: Mapping[str, Any], **kwargs) -> str:
     """Serialise an :func:`audit` result as strict JSON (NaN and infinities -> ``null``)."""
-    import json
-
-    def clean(x):
-        if isinstance(x, float) and not math.isfinite(x):
-            return None
-        if isinstance(x, dict):
-            return {k: clean(v) for k, v in x.items()}
-        if isinstance(x, (list, tuple)):
-            return [clean(v) for v in x]
-        return x
-
-    return json.dumps(clean(result), allow_nan=False, **kwargs)
+    return dumps(result, **kwargs)
 
 
 def score_columns(
