@@ -143,6 +143,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
+    pool: dict[str, str] = {}  # one string object per distinct column value across files
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
     parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
@@ -150,7 +151,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
         data = read_bytes(path, file)  # a regular file, bounded in size
-        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts,
+        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts, pool=pool,
                                                       allow_empty=allow_empty)
         del data
         for pid, st, gold in zip(cols["probe_id"], cols["status"], cols["correct_letter"]):

@@ -306,9 +306,10 @@ class HarnessColumns:
 
 
 def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
-               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool):
+               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str]):
     """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
-    checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``."""
+    checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``.
+    Equal column values share one string object through ``pool`` (ids repeat in every model's file)."""
     numbers, values, file_problems, blank, warnings = _decode_file(data, file)
     out.warnings += warnings
     if blank:
@@ -316,7 +317,7 @@ def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
     lines, good, schema_problems = _schema_problems(numbers, values, file)
     del numbers, values  # one file's raw rows in memory at a time
     file_problems += schema_problems
-    cols = {name: list(map(dict.get, good, repeat(name))) for name in FIELDS}
+    cols = {name: list(map(pool.setdefault, *[list(map(dict.get, good, repeat(name)))] * 2)) for name in FIELDS}
     rows = good if as_dicts else None
     del good
     if not lines and not file_problems:
