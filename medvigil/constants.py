@@ -4,7 +4,7 @@ with their accepted spellings (paper Tables 5-6, Eq. 3, Appendix L; spec:
 docs/medvigil-release-format.md).
 
 Shared rooms (``mcq/``, ``images/``, ``scoring/``, ``files/``) and the suites import these from
-here; ``medvigil.suites.medvigil.release_format`` re-exports them beside the release's own layout.
+here; ``medvigil.suites.medvigil.release.release_format`` re-exports them beside the release's own layout.
 """
 
 from __future__ import annotations

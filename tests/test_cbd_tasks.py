@@ -33,7 +33,7 @@ SAMPLED = ("grounded", "temperature=1,seed=0")  # run "sampled": cbd_binary only
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("cbd_runs")

@@ -29,8 +29,8 @@ from shared_paths import AUTHORS_MIRROR, AUTHORS_TOOL
 
 from medvigil.scoring import bootstrap
 from medvigil.scoring.bootstrap import CPythonRandomStream, harness_resample_counts, harness_resample_indices
-from medvigil.suites.medvigil.case_features import harness_frames
-from medvigil.suites.medvigil.scoring import audit, audit_to_json
+from medvigil.suites.medvigil.scoring.case_features import harness_frames
+from medvigil.suites.medvigil.scoring.scoring import audit, audit_to_json
 
 AUTHORS_SCRIPTS = ("scripts/bench_aggregate.py", "analysis/recompute_mcs.py", "analysis/bootstrap_mcs.py")
 # axis name in bootstrap_ci.csv -> our metric key

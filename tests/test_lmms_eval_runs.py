@@ -34,7 +34,7 @@ LMMS_EVAL_COMMAND = (
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("lmms_runs")
@@ -117,7 +117,7 @@ def test_log_line_holds_the_record_once_and_scoring_keys_elsewhere(runs):
     """The record is logged under the first metric only; every other metric carries its scoring
     key, and lmms-eval's aggregates from those keys equal the audit of the logged records."""
     from medvigil.records.lmms_eval_logs import RECORD_KEY, read_samples
-    from medvigil.suites.medvigil.scoring import audit
+    from medvigil.suites.medvigil.scoring.scoring import audit
     from medvigil.tasks.medvigil.utils import METRICS, scoring_key
 
     lines = [json.loads(line) for line in _samples(runs["grounded"]).open()]
@@ -137,8 +137,8 @@ def test_log_line_holds_the_record_once_and_scoring_keys_elsewhere(runs):
 def test_rescoring_log_and_harness_file_agree(runs, built, tmp_path):
     """The lmms-eval log and an official-format file of the same answers score identically."""
     from medvigil.records.lmms_eval_logs import read_samples
-    from medvigil.suites.medvigil.harness import read_harness_files
-    from medvigil.suites.medvigil.scoring import audit
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
+    from medvigil.suites.medvigil.scoring.scoring import audit
 
     log_records = read_samples([_samples(runs["grounded"])])
     assert {r["model"] for r in log_records} == {"grounded"}

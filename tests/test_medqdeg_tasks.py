@@ -33,7 +33,7 @@ RUNS = {"fixed": ("", 3), "sampled": ("temperature=1,seed=0", 4)}  # grounded mo
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("medqdeg_runs")

@@ -167,7 +167,7 @@ def test_substitution_must_change_the_answer():
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     pytest.importorskip("lmms_eval")
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("readiness")

@@ -199,7 +199,7 @@ def _row(i: int, **changes) -> bytes:
 
 @pytest.mark.parametrize("as_table", [False, True], ids=["dicts", "table"])
 def test_harness_reader_refuses_a_non_utf8_byte_with_file_and_line(tmp_path, as_table):
-    from medvigil.suites.medvigil.harness import read_harness_files, read_harness_table
+    from medvigil.suites.medvigil.harness.harness import read_harness_files, read_harness_table
 
     path = _harness_file(tmp_path, [_row(1), _row(2), _row(3).replace(b'"A"}', b'"A\xff"}'), _row(4)])
     with pytest.raises(DataError) as err:
@@ -220,7 +220,7 @@ def test_score_command_refuses_a_non_utf8_result_file(tmp_path):
 
 
 def test_harness_reader_refuses_a_key_twice(tmp_path):
-    from medvigil.suites.medvigil.harness import read_harness_files
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
     twice = _row(2).replace(b'"status": "ok"', b'"status": "ok", "status": "error: x"')
     path = _harness_file(tmp_path, [_row(1), twice])

@@ -10,15 +10,15 @@ missing from the file, and the per-category breakdown; per model, the best over 
 ``probes_mcq.csv`` is used when present), a built dataset folder or a Hub repo id (resolved
 as ``MEDVIGIL_DATA`` is), and the FILEs are harness outputs
 (``results/baselines/<model>__mcq.jsonl``, error rows included) or lmms-eval
-``--log_samples`` files of the ``medvigil_*`` tasks, read by ``medvigil.suites.medvigil.model_outputs``
-and scored by ``medvigil.suites.medvigil.scoring.audit``. Release findings that do not touch scoring are
+``--log_samples`` files of the ``medvigil_*`` tasks, read by ``medvigil.suites.medvigil.harness.model_outputs``
+and scored by ``medvigil.suites.medvigil.scoring.scoring.audit``. Release findings that do not touch scoring are
 warnings (stderr and ``inputs.release_warnings`` in the JSON). Error rows (failed calls) are
 counted per model and kind (stderr, table, ``inputs.error_rows``): a failure by default,
 dropped with ``--harness-compatible``. A bad result row or an empty result file is an error;
 ``--skip-invalid-rows`` / ``--allow-empty`` leave them out instead, counted and reported.
 When ``--release`` is a release folder, its ``clinician_baseline.csv`` is scored too
-(:mod:`medvigil.suites.medvigil.clinician`, the Doctors row of the report) and, for models with
-triplet arms, its triplets are matched to options (:func:`medvigil.suites.medvigil.triplets.release_triplet_report`)
+(:mod:`medvigil.suites.medvigil.scoring.clinician`, the Doctors row of the report) and, for models with
+triplet arms, its triplets are matched to options (:func:`medvigil.suites.medvigil.scoring.triplets.release_triplet_report`)
 and the unmatched ones counted in ``triplets`` and in those models' ``counts``.
 
 ``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run

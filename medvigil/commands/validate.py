@@ -50,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.suites.medvigil.validate import validate_release
+    from medvigil.suites.medvigil.validate.validate import validate_release
 
     if args.max_pixels <= 0:
         print(f"error: --max-pixels must be positive, got {args.max_pixels}", file=sys.stderr)

@@ -2,7 +2,7 @@
 
 Prompt: the probe question, a newline, ``Options:`` on its own line, then five lines
 ``A.`` .. ``E.`` with the option texts in stored order. The system message is
-:data:`medvigil.suites.medvigil.release_format.SYSTEM_PROMPT`.
+:data:`medvigil.suites.medvigil.release.release_format.SYSTEM_PROMPT`.
 
 Parser: strip the response and take the first *standalone* letter in {A..E}
 ("standalone" = not part of a longer word, so "B" in "Both" does not count).

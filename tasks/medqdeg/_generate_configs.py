@@ -24,7 +24,7 @@ EXPERIMENTS = {"calibration": ("medqdeg", TRIALS_CALIBRATION), "accuracy": ("med
 
 def _core():
     from medvigil.suites.medqdeg import protocol as medqdeg_protocol
-    from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+    from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
     return medqdeg_protocol.METRICS, SYSTEM_PROMPT
 

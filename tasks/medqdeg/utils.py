@@ -11,7 +11,7 @@ from __future__ import annotations
 from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import build_k_option_prompt
 from medvigil.suites.medqdeg.protocol import METRICS, plan_docs, record, render, responses_of, task_score, types_per_probe
-from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
 

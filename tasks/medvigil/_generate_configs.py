@@ -21,9 +21,9 @@ SYSTEM = _UTILS.SYSTEM_PROMPT
 # sigma = infinity (no image) is the medvigil_mcq_noimg task, which the blur group includes
 BLUR_SIGMAS = ("0", "2", "4", "8", "16", "32", "64")
 ROI_DECAY_STEPS = (0, 1, 2, 3)
-# Appendix K pilot (medvigil.suites.medvigil.roi_pilot): 5 samples at T = 0.7; 96 new tokens as the authors' runner
+# Appendix K pilot (medvigil.suites.medvigil.scoring.roi_pilot): 5 samples at T = 0.7; 96 new tokens as the authors' runner
 # gives non-reasoning models (bench_visual_token_ablation.py)
-_PILOT = importlib.import_module("medvigil.suites.medvigil.roi_pilot")
+_PILOT = importlib.import_module("medvigil.suites.medvigil.scoring.roi_pilot")
 PILOT_MAX_TOKENS = 96
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 from medvigil.suites.readiness.protocol import ARMS, SOURCES, arm_metrics
 from medvigil.tasks import task_yaml
 

@@ -15,7 +15,7 @@ from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import build_k_option_prompt, parse_option_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
-from medvigil.suites.medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
+from medvigil.suites.medvigil.release.release_format import SAFE_LETTER, SYSTEM_PROMPT
 from medvigil.suites.readiness.protocol import ARMS, COT_INSTRUCTION, COT_PREAMBLE, arm_accuracy, arm_count, arm_docs, arm_metrics
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, parse_cot
 

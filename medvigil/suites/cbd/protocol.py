@@ -60,7 +60,7 @@ from medvigil.suites.cbd.scoring import (
     score_records,
 )
 from medvigil.suites.cbd.scoring import QUADRANTS as names
-from medvigil.suites.medvigil.release_format import SAFE_LETTER
+from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
 
 log = logging.getLogger("medvigil.cbd")
 
