@@ -3,8 +3,7 @@
 Input is one or more ``medvigil score --json`` results (MedVIGIL audits merged by model, at most
 one result of each other suite), the authors' seed-variance files and their Appendix K summary
 CSV. Each suite's tables and figures come from its registry entry
-(:mod:`medvigil.suites.registry`); figures are drawn by worker processes and embedded in the HTML
-as PNG data.
+(:mod:`medvigil.suites.registry`); figures are embedded in the HTML as PNG data.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Report primitives every suite's tables and figures use: a table that renders as Markdown and
-HTML, number formatting, and matplotlib (Agg) figures as byte-stable PNGs, drawn in worker processes."""
+HTML, number formatting, and matplotlib (Agg) figures as byte-stable PNGs."""
 
 from __future__ import annotations
 

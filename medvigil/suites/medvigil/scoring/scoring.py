@@ -515,7 +515,7 @@ def audit(
                 normalise=point_norm,
             )
     if ablations:
-        # extras (sampled letters) live in the dicts; a columnar reader's result holds those it read one by one
+        # extras (sampled letters) live in the dicts; a table read from result files has none
         columnar = isinstance(records, RecordTable) or records_table(records) is not None
         dicts = getattr(records, "records", None) if columnar else records
         abl = run_ablations(full, harness_compatible=harness_compatible, reference_condition=condition, records=dicts)
