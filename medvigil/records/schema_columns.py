@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
-from itertools import chain, compress
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import is_, itemgetter
 from typing import Any
 
 from medvigil.schemas import load_schema
@@ -341,6 +341,8 @@ class ColumnChecker:
         if set(map(type, records)) - {dict}:
             bad = {i for i, r in enumerate(records) if not isinstance(r, dict)}
             rows = [r if isinstance(r, dict) else {} for r in records]
+        if not self.closed:  # other keys allowed: each property's column, absent values marked
+            return sorted(bad.union(self._refused_with_absent(rows)))
         keys = list(map(tuple, rows))
         shapes = set(keys)
         if len(shapes) > _FEW_SHAPES:  # records of many shapes: the rules property by property
@@ -354,6 +356,25 @@ class ColumnChecker:
             columns = {name: list(map(itemgetter(name), part)) for name in self.properties if name in shape}
             bad.update(where[j] for j in self.invalid_in_columns(columns, len(part), keys=shape))
         return sorted(bad)
+
+    def _refused_with_absent(self, rows: Sequence[dict]) -> set[int]:
+        """:meth:`invalid_rows` of dicts for a schema open to other keys: per property its column
+        (:data:`_MISSING` where a row lacks the key), the required keys and the if/then rule on them."""
+        columns = {name: list(map(dict.get, rows, repeat(name), repeat(_MISSING)))
+                   for name in self.properties.keys() | self.required}
+        bad: set[int] = set()
+        for name in self.required:
+            if _absent(columns[name]):
+                bad.update(i for i, v in enumerate(columns[name]) if v is _MISSING)
+        if self.required_when is not None:
+            key, value, needed = self.required_when
+            when = columns.get(key) or list(map(dict.get, rows, repeat(key), repeat(_MISSING)))
+            lacking = [columns.get(n) or list(map(dict.get, rows, repeat(n), repeat(_MISSING))) for n in needed]
+            without = set().union(*(compress(range(len(rows)), map(is_, col, repeat(_MISSING))) for col in lacking))
+            bad.update(i for i in without if _same(when[i], value))
+        for name, prop in self.properties.items():
+            bad.update(prop.refused(columns[name]))
+        return bad
 
     def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int, text: Collection[str] = (),
                            keys: Collection[str] | None = None) -> list[int]:
@@ -373,7 +394,12 @@ class ColumnChecker:
         return sorted(bad)
 
 
-_FEW_SHAPES = 8  # key sets judged one at a time as columns
+_FEW_SHAPES = 8
+
+
+def _absent(column: Sequence[Any]) -> bool:
+    """Whether a value of ``column`` is :data:`_MISSING` (by identity: no comparison of the values)."""
+    return any(map(is_, column, repeat(_MISSING)))  # key sets judged one at a time as columns
 
 
 def compile_schema(schema: Any) -> ColumnChecker | None:

@@ -154,9 +154,10 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts, pool=pool,
                                                       allow_empty=allow_empty)
         del data
-        for pid, st, gold in zip(cols["probe_id"], cols["status"], cols["correct_letter"]):
-            if gold is not None and st == HARNESS_OK_STATUS and pid not in golds:
-                golds[pid], gold_from[pid] = gold, len(parts)
+        if ref.probe_fields is None:  # without the release's gold letters an error row takes another file's
+            for pid, st, gold in zip(cols["probe_id"], cols["status"], cols["correct_letter"]):
+                if gold is not None and st == HARNESS_OK_STATUS and pid not in golds:
+                    golds[pid], gold_from[pid] = gold, len(parts)
         cols, lines, rows, row_problems = drop_duplicates(cols, lines, rows, model, file, out)
         parts.append((model, file, cols, lines, rows, file_problems, row_problems))
     # convert after every file is read: an error row's gold letter may come from a later file
@@ -171,12 +172,12 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
             late = [i for i, (g, pid) in enumerate(zip(cols["correct_letter"], cols["probe_id"]))
                     if g is None and gold_from.get(pid, k + 1) > k]
         late_set = set(late)
-        order.append((k, [i for i in range(len(lines)) if i not in late_set]))
+        order.append((k, [i for i in range(len(lines)) if i not in late_set] if late_set else list(range(len(lines)))))
         pending.append((k, late))
         # problems in the order the rows are read: the file's own, then row by row
         problems.extend(file_problems)
         problems.extend(sorted(row_problems + [p for i, p in found if i not in late_set], key=lambda p: p.row))
-        bad = sum(1 for i, ok in enumerate(conv["ok"]) if not ok and i not in late_set)
+        bad = sum(1 for i, ok in enumerate(conv["ok"]) if not ok and i not in late_set) if late_set else conv["ok"].count(False)
         if bad:
             bump(out.skipped, model, "invalid_row", bad)
         conv["late_problems"] = [(i, p) for i, p in found if i in late_set]
@@ -209,8 +210,14 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         if not whole:
             idx = [i for i in idx if ok[i]]
         status = conv["parse_status"]
-        for i in (i for i, st in enumerate(status) if st == "error") if whole else (i for i in idx if status[i] == "error"):
-            bump(out.error_rows, model, cols["probe_kind"][i])
+        if whole:  # (the few error rows found by the list's own search)
+            i = -1
+            for _ in range(status.count("error")):
+                i = status.index("error", i + 1)
+                bump(out.error_rows, model, cols["probe_kind"][i])
+        else:
+            for i in (i for i in idx if status[i] == "error"):
+                bump(out.error_rows, model, cols["probe_kind"][i])
         if as_dicts:
             out.extend(record(model, file, lines[i], rows[i], cols, conv, i, condition) for i in idx)
             continue
