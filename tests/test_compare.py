@@ -25,7 +25,7 @@ from medvigil.records.schema_validation import problems_for
 from medvigil.scoring.paired import UnitSums, compare_units, holm, pair_rows, paired_p_value, percentile_floor_note
 from medvigil.scoring.stats import bootstrap_p_value
 from medvigil.suites import registry
-from medvigil.suites.medvigil.scoring import compare_models
+from medvigil.suites.medvigil.scoring.scoring import compare_models
 
 needs_tool = pytest.mark.skipif(not AUTHORS_TOOL.exists(), reason="authors_format_release.py not available (MEDVIGIL_SHARED)")
 PAIR_KEYS = {"a", "b", "metric", "delta", "ci95", "p", "p_holm", "n_probes", "n_cases"}
@@ -248,7 +248,7 @@ def test_bad_input_exits_2_without_output(authors, tmp_path, capsys):
 def test_18_models_300_cases_1000_resamples_in_under_10_s_of_cpu(tmp_path):
     """The issue's bound, on the comparison itself (CPU time of this process: the reading is ``score``'s)."""
     subprocess.run([sys.executable, str(AUTHORS_TOOL), str(tmp_path)], check=True, capture_output=True)
-    from medvigil.suites.medvigil.harness import read_harness_table
+    from medvigil.suites.medvigil.harness.harness import read_harness_table
 
     files = sorted((tmp_path / "results" / "baselines").glob("*__mcq.jsonl"))
     records = read_harness_table(files, str(tmp_path / "data" / "medvigil_v1"))

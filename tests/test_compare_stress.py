@@ -12,7 +12,6 @@ import random
 from pathlib import Path
 
 import pytest
-from lmms_run_files import write_run
 
 from medvigil.cli import main
 from medvigil.records.schema_validation import problems_for
@@ -20,6 +19,20 @@ from medvigil.suites import registry
 from medvigil.suites.cbd.protocol import make_record, plan_docs
 
 OPTIONS = ["Yes", "No", "Cannot tell", "Both", "Insufficient visual evidence"]
+STAMP = "20260101_000000"
+
+
+def write_run(folder: Path, files: dict[str, list], keys: tuple[str, ...], *, model_args: str) -> list[Path]:
+    """One lmms-eval run of model ``toy``: ``<stamp>_results.json`` naming it, and per task a
+    ``<stamp>_samples_<task>.jsonl`` with each record under every metric key of ``keys``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{STAMP}_results.json").write_text(json.dumps({"config": {"model": "toy", "model_args": model_args}}))
+    paths = []
+    for task, records in files.items():
+        path = folder / f"{STAMP}_samples_{task}.jsonl"
+        path.write_text("".join(json.dumps({"doc_id": i, **dict.fromkeys(keys, r)}) + "\n" for i, r in enumerate(records)))
+        paths.append(path)
+    return paths
 
 
 # ---------------------------------------------------------------------------------- CbD
@@ -166,15 +179,17 @@ def _readiness_run(folder: Path, n_cases: int, model_args: str, p_image: float, 
     the arm shows the image, ``p_text`` when not (a seeded draw per record), else a wrong letter."""
     from medvigil.suites.readiness.protocol import ARMS, arm_docs
 
+    pool = ["effusion", "nodule", "fracture", "mass", "edema", "pneumothorax", "cyst", "stone", "hernia", "abscess",
+            "aneurysm", "atelectasis"]
     rows = []
-    for i in range(n_cases):
+    for i in range(n_cases):  # one question, options rotating over a pool: T4 replacements and T5 donors exist
         case, source = f"C{i:03d}", ("VQA-RAD", "SLAKE")[i % 2]
-        base = {"case_id": case, "options": [f"item{i}{c}" for c in "abcd"] + ["Insufficient visual evidence"],
-                "correct_letter": "A", "source_dataset": source, "safe_letter": "E", "text_only_answerable": i % 5 == 0,
-                "laterality_dependent": i % 3 == 0, "risk_tier": "L1", "modality": "CT"}
-        rows.append({**base, "probe_id": f"{case}-original", "probe_kind": "original"})
-        if i % 3 == 0:
-            rows.append({**base, "probe_id": f"{case}-lr_flip", "probe_kind": "lr_flip", "correct_letter": "B"})
+        rows.append({"case_id": case, "probe_id": f"{case}-original", "probe_kind": "original",
+                     "question": "Which finding is shown?",
+                     "options": [pool[(i + k) % len(pool)] for k in range(4)] + ["Insufficient visual evidence"],
+                     "correct_letter": "A", "source_dataset": source, "safe_letter": "E",
+                     "text_only_answerable": i % 5 == 0, "laterality_dependent": False, "risk_tier": "L1",
+                     "modality": "CT"})
     rng, record = random.Random(seed), _readiness_hooks()._record
     arms = {}
     for arm in (a for a in ARMS if a != "readiness_cot"):
