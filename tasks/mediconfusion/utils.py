@@ -47,11 +47,11 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 from functools import lru_cache
 
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
+from medvigil.scoring import loglikelihood
 from medvigil.suites.mediconfusion import modes, prompts
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS
 from medvigil.suites.mediconfusion.data import load_config
@@ -283,26 +283,9 @@ def _likelihood_extra(choice: modes.LikelihoodChoice, run: dict) -> dict:
     }
 
 
-_LL_TEXT = re.compile(r"^\(\s*([^,()]+?)\s*,\s*(True|False|0|1)\s*\)$")
-
-
-def loglikelihood_value(result) -> float:
-    """The number of one loglikelihood result: a ``(value, is_greedy)`` pair or its ``str``.
-
-    lmms-eval 0.7.3 passes every model output through ``unwrap_generation_output``, which
-    turns anything that is not text into ``str(output)``, so ``(-0.5, True)`` arrives as the
-    string ``"(-0.5, True)"``; both forms are accepted.
-
-    >>> loglikelihood_value("(-10000.0, False)"), loglikelihood_value((0.25, True))
-    (-10000.0, 0.25)
-    """
-    if isinstance(result, (tuple, list)) and len(result) == 2:
-        return float(result[0])
-    if isinstance(result, str):
-        match = _LL_TEXT.match(result.strip())
-        if match:
-            return float(match.group(1))
-    raise ValueError(f"not a loglikelihood result (value, is_greedy): {result!r:.80}")
+#: one log-likelihood result (``(value, is_greedy)`` or, after lmms-eval 0.7.3's
+#: ``unwrap_generation_output``, its ``str``) -> its number; shared with CbD
+loglikelihood_value = loglikelihood.result_value
 
 
 def mediconfusion_gd_process_results(doc: dict, results: list) -> dict:
