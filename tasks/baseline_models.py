@@ -139,7 +139,9 @@ GroundedBaseline = _make_class("grounded") if "grounded" in POLICIES else None
 
 
 def manifests() -> list[ModelManifest]:
-    """Entry point payload for lmms-eval's model registry: the baselines and ``retry``."""
+    """Entry point payload for lmms-eval's model registry: the baselines, ``retry`` and
+    ``medvigil_llava_hf`` (lmms-eval's LLaVA-HF classes safe on text-only docs; chat, or simple
+    with ``--force_simple``)."""
     out = []
     for cls in (RandomBaseline, ConstantBaseline, BlindBaseline, GroundedBaseline):
         if cls is None:
@@ -152,6 +154,8 @@ def manifests() -> list[ModelManifest]:
             )
         )
     out.append(ModelManifest(model_id="medvigil_retry", simple_class_path="medvigil.tasks.retrying_model.RetryingLMM", aliases=("retry",)))
+    out.append(ModelManifest(model_id="medvigil_llava_hf", simple_class_path="medvigil.tasks.llava_hf_models.LlavaHfTextSafe",
+                             chat_class_path="medvigil.tasks.llava_hf_models.LlavaHfChatTextSafe"))
     return out
 
 
