@@ -51,6 +51,7 @@ from functools import lru_cache
 
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
+from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.scoring import loglikelihood
 from medvigil.suites.mediconfusion import modes, prompts
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS
@@ -259,7 +260,8 @@ def _record(doc: dict, votes, raw_response, extra: dict, run: dict) -> dict:
     )
 
 
-def _emit(record: dict) -> dict:
+def _emit(record: dict, doc: dict) -> dict:
+    with_sent_inputs(record, mediconfusion_doc_to_visual(doc), doc["condition"])
     return {name: record for name in METRIC_DIRECTIONS}
 
 
@@ -270,7 +272,7 @@ def mediconfusion_mc_process_results(doc: dict, results: list) -> dict:
     parser = MC_PARSER[doc.get("protocol", "authors")]
     record = _record(doc, modes.mc_votes(response, parser), response, {"parser": parser, **extra}, settings())
     record["retries"] = len(attempts) - 1 if attempts else 0
-    return _emit(record)
+    return _emit(record, doc)
 
 
 def _likelihood_extra(choice: modes.LikelihoodChoice, run: dict) -> dict:
@@ -292,7 +294,7 @@ def mediconfusion_gd_process_results(doc: dict, results: list) -> dict:
     run = settings()
     values = [loglikelihood_value(r) for r in results]
     choice = modes.gd_scores(values, value_kind=run["ll_kind"])
-    return _emit(_record(doc, choice.votes, None, {"loglikelihood": values, **_likelihood_extra(choice, run)}, run))
+    return _emit(_record(doc, choice.votes, None, {"loglikelihood": values, **_likelihood_extra(choice, run)}, run), doc)
 
 
 def mediconfusion_ps_process_results(doc: dict, results: list) -> dict:
@@ -302,7 +304,7 @@ def mediconfusion_ps_process_results(doc: dict, results: list) -> dict:
         values, mediconfusion_ps_doc_to_choice(doc), normalisation=run["ps_normalisation"], value_kind=run["ll_kind"]
     )
     extra = {"loglikelihood": values, "ps_normalisation": run["ps_normalisation"], **_likelihood_extra(choice, run)}
-    return _emit(_record(doc, choice.votes, None, extra, run))
+    return _emit(_record(doc, choice.votes, None, extra, run), doc)
 
 
 def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
@@ -316,7 +318,7 @@ def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
         extra["judge_settings"] = run["judge_settings"]
     if judged.reply is not None:
         extra["judge_reply"] = judged.reply
-    return _emit(_record(doc, judged.scores, response, extra, run))
+    return _emit(_record(doc, judged.scores, response, extra, run), doc)
 
 
 # ---------------------------------------------------------------- aggregation

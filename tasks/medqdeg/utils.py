@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import build_k_option_prompt
+from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.medqdeg.protocol import METRICS, plan_docs, record, render, responses_of, task_score, types_per_probe
 from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
@@ -70,6 +71,7 @@ def medqdeg_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = 
 def medqdeg_process_results(doc: dict, results: list) -> dict:
     """All ``T`` repeats arrive together (the ``strip_thinking`` filter keeps the list)."""
     rec = record(doc, responses_of(results))
+    with_sent_inputs(rec, medqdeg_doc_to_visual(doc), rec["condition"])
     return {name: rec for name in METRICS}
 
 

@@ -21,6 +21,7 @@ from medvigil.data_location import load_config
 from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
+from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
 
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
@@ -181,13 +182,20 @@ def load_roi_pilot_3(_pointer):
 
 # ---------------------------------------------------------------- prompt and image
 
+def _shown_image(doc: dict):
+    """The doc's image when its condition shows one (None: a text-only doc), untransformed."""
+    image = doc.get("image")
+    return None if image is None or doc.get("condition", "default") == "noimg" else image
+
+
 def medvigil_doc_to_visual(doc: dict) -> list:
     """The exact image the probe must show, transformed by the doc's condition."""
-    image = doc.get("image")
-    condition = doc.get("condition", "default")
-    if image is None or condition == "noimg":
+    image = _shown_image(doc)
+    if image is None:
         return []
     from medvigil.images import imaging
+
+    condition = doc.get("condition", "default")
 
     image = image.convert("RGB")
     kind, _, value = condition.partition(":")
@@ -222,7 +230,9 @@ def _record(doc: dict, response: str) -> dict:
     """The per-probe record, in *published* letters even when options were reordered."""
     letter = parse_letter(response)
     correct = doc["correct_letter"]
-    extra = {"condition_source": "lmms-eval"}
+    # what the adapter was handed (the transform itself is not redone here)
+    extra = {"condition_source": "lmms-eval",
+             **sent_inputs([] if _shown_image(doc) is None else [True], doc.get("condition", "default"))}
     # attempts are known when the model ran under `--model retry` (Appendix L protocol)
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
@@ -302,7 +312,7 @@ def medvigil_open_process_results(doc: dict, results: list) -> dict:
     correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
                                          doc.get("probe_kind", ""))
     record = _record({**doc, "correct_letter": correct, "options": None}, letter)
-    record.update(raw_response=response, extra={"condition_source": "lmms-eval", "open_label": label,
+    record.update(raw_response=response, extra={**record["extra"], "open_label": label,
                                                 "expected_behavior": doc["expected_behavior"]})
     return _metric_values(record)
 

@@ -15,6 +15,7 @@ from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import build_k_option_prompt, parse_option_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
+from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.release_format import SAFE_LETTER, SYSTEM_PROMPT
 from medvigil.suites.readiness.protocol import ARMS, COT_INSTRUCTION, COT_PREAMBLE, arm_accuracy, arm_count, arm_docs, arm_metrics
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, parse_cot
@@ -141,6 +142,7 @@ def readiness_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None 
 
 def _record(doc: dict, response: str) -> dict:
     extra = {"condition_source": "lmms-eval", "laterality_dependent": doc.get("laterality_dependent"),
+             **sent_inputs(readiness_doc_to_visual(doc), doc["condition"]),
              "options_shown": list(doc["options"]), **(doc.get("readiness") or {})}
     if _is_cot(doc):
         extra["cot"] = parse_cot(response, doc["options"])
