@@ -50,6 +50,14 @@ class BaselineLMM(lmms):
         # lmms-eval passes model_args as strings; policies validate their own types.
         self.policy = make_policy(self.policy_name, **_coerce(policy_params))
 
+    @property
+    def device(self):
+        """The policies compute on the CPU; lmms-eval's data-parallel evaluator gathers
+        per-rank counts on ``lm.device`` (gloo under ``torchrun`` / ``accelerate launch --cpu``)."""
+        import torch
+
+        return torch.device("cpu")
+
     def _doc(self, task: str, split: str, doc_id: int) -> dict:
         return self.task_dict[task][split][doc_id]
 
