@@ -23,7 +23,7 @@ def _load(level: int, experiment: str = "calibration"):
     plan = plan_docs(rows, level, types_per_probe())
     docs = data.select([p["row"] for p in plan])
     return docs.map(lambda _, i: {"degradation": plan[i]["degradation"], "severity": level, "experiment": experiment},
-                    with_indices=True, desc=f"medqdeg L{level} docs ({experiment})")
+                    with_indices=True, input_columns=["probe_id"], desc=f"medqdeg L{level} docs ({experiment})")
 
 
 def load_L0(_pointer):

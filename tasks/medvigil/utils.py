@@ -30,19 +30,27 @@ log = logging.getLogger("medvigil.tasks")
 
 # ---------------------------------------------------------------- data (process_docs)
 
+# Rows are chosen and tagged from their small columns only: a row-wise ``filter``/``map`` would
+# decode (and rewrite) every image of the config (3.3 GB peak for medvigil_mcq at 300 cases).
+
 def _with_condition(dataset, condition: str):
-    return dataset.map(lambda _: {"condition": condition}, desc=f"medvigil condition {condition}")
+    return dataset.add_column("condition", [condition] * len(dataset))
+
+
+def _keep(dataset, column: str, keep) -> object:
+    """The rows whose ``column`` value satisfies ``keep`` (reads that one column)."""
+    return dataset.select([i for i, value in enumerate(dataset[column]) if keep(value)])
 
 
 def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False):
     from medvigil.images import imaging
 
-    data = load_config(config)
+    data = _with_condition(load_config(config), condition)  # before any select: no index flattening
     # A probe whose credentialed image is withheld cannot be asked as an image probe;
     # asking it without the image would silently turn it into a no-image probe.
     withheld = sum(status == WITHHELD for status in data["image_status"])
     if withheld:
-        data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="medvigil skip withheld images")
+        data = _keep(data, "image_status", lambda status: status != WITHHELD)
         log.warning(
             "medvigil %s: skipped %d probe(s) whose credentialed image is withheld; run `medvigil reconstruct` "
             "and a --local-only build to include them",
@@ -50,10 +58,10 @@ def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, nee
             withheld,
         )
     if kinds is not None:
-        data = data.filter(lambda row: row["probe_kind"] in kinds, desc="medvigil probe kinds")
+        data = _keep(data, "probe_kind", lambda kind: kind in kinds)
     if need_roi:
-        data = data.filter(lambda row: row["roi_bbox"] is not None and imaging.roi_usable(row["roi_bbox"]), desc="medvigil usable ROI")
-    return _with_condition(data, condition)
+        data = _keep(data, "roi_bbox", lambda bbox: bbox is not None and imaging.roi_usable(bbox))
+    return data
 
 
 def load_mcq(_pointer):
@@ -85,7 +93,7 @@ def load_triplets(_pointer):
         log.warning("medvigil triplets: skipped %d triplet(s): %s", count, reason)
     overrides = [{k: r[k] for k in ("probe_id", "probe_kind", "question", "correct_letter")} for r in made.rows]
     data = originals.select([r["row"] for r in made.rows])
-    return data.map(lambda _, i: overrides[i], with_indices=True, desc="medvigil triplet arms")
+    return data.map(lambda _, i: overrides[i], with_indices=True, input_columns=["probe_id"], desc="medvigil triplet arms")
 
 
 def load_open(_pointer):
@@ -115,7 +123,7 @@ def _load_roi_pilot(step: int):
     if withheld:
         log.warning("medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld))
     chosen = [i for i in chosen if i not in set(withheld)]
-    return _with_condition(data.select(chosen), f"roi_decay:{step}")
+    return _with_condition(data, f"roi_decay:{step}").select(chosen)
 
 
 # one loader per generated YAML (see _generate_configs.py); names are referenced there

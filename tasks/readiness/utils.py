@@ -30,7 +30,7 @@ def _load(arm: str):
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     withheld = sum(status == WITHHELD for status in data["image_status"])
     if withheld:  # the same items in every arm: a withheld image removes the item everywhere
-        data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="readiness skip withheld images")
+        data = data.select([i for i, status in enumerate(data["image_status"]) if status != WITHHELD])
         log.warning("readiness %s: skipped %d probe(s) whose credentialed image is withheld", arm, withheld)
     # MedVIGIL stores the safe action at E; adapted rows say their own (or none)
     rows = [{"safe_letter": SAFE_LETTER, **row} for row in data.remove_columns(["image"]).to_list()]
@@ -39,7 +39,8 @@ def _load(arm: str):
         raise ValueError(f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r})")
     overrides = [o for _, o in made]
     data = data.select([i for i, _ in made])
-    return data.map(lambda _, i: overrides[i], with_indices=True, desc=f"readiness arm {arm}")
+    # input_columns: the images are neither decoded nor rewritten (unless an arm overrides them)
+    return data.map(lambda _, i: overrides[i], with_indices=True, input_columns=["probe_id"], desc=f"readiness arm {arm}")
 
 
 # one loader per arm of medvigil.suites.readiness.protocol.ARMS (names used by _generate_configs.py)
