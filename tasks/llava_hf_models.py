@@ -10,7 +10,8 @@ with the *previous* doc's prompt and image.
 These subclasses send a doc without visuals as its prompt alone (the same chat template, no
 ``<image>`` token, no pixel values) and hand every doc with visuals to lmms-eval's own code
 unchanged, one request at a time (both classes run batch size 1 anyway), so no input can carry
-over from one doc to the next. Log-likelihoods keep lmms-eval's convention for this class, the
+over from one doc to the next. Log-likelihoods are computed here for every doc (0.7.3's method
+fails on image docs under transformers 5) and keep lmms-eval's convention for this class, the
 mean loss (read by :mod:`medvigil.scoring.loglikelihood`). ``--model medvigil_llava_hf`` is the
 chat class; add ``--force_simple`` for the simple one.
 """
@@ -59,30 +60,38 @@ class _TextOnly:
         return self.task_dict[task][split][doc_id]
 
     def loglikelihood(self, requests):
+        """lmms-eval's mean loss over the continuation tokens (its convention for this class).
+
+        Replaces 0.7.3's method, which also fails on docs *with* an image under transformers 5
+        (it measures the prompt length with a processor call without the image: "Found 1 <image>
+        tokens in the text but no images were passed"). The prompt is laid out as lmms-eval does:
+        one ``<image>`` per visual and a newline before the context, none for a text-only doc.
+        """
+        import torch
+
         out = []
         for request in requests:
             context, continuation, doc_to_visual, doc_id, task, split = request.args
-            if doc_to_visual(self._doc(task, split, doc_id)):
-                out.extend(super().loglikelihood([request]))
-                continue
-            out.append(self._text_loglikelihood(context, continuation))
+            doc = self._doc(task, split, doc_id)
+            continuation = continuation if isinstance(continuation, str) else continuation(doc)
+            visuals = list(doc_to_visual(doc) or [])
+            prefix = f"{' '.join(['<image>'] * len(visuals))}\n" if visuals else ""
+            messages = [{"role": "user", "content": prefix + context}, {"role": "assistant", "content": continuation}]
+            prompt = self._template(messages[:1], add_generation_prompt=True)
+            whole = self._template(messages, add_generation_prompt=False)
+            if visuals:
+                inputs = self._image_processor(text=[whole], images=visuals, return_tensors="pt").to(self._device, self.model.dtype)
+                n_prompt = self._image_processor(text=[prompt], images=visuals, return_tensors="pt")["input_ids"].shape[1]
+            else:
+                inputs = self.tokenizer(whole, return_tensors="pt", add_special_tokens=False).to(self._device)
+                n_prompt = len(self.tokenizer(prompt, add_special_tokens=False)["input_ids"])
+            labels = inputs["input_ids"].clone()
+            labels[:, :n_prompt] = -100
+            with torch.inference_mode():
+                outputs = self.model(**inputs, labels=labels)
+            greedy = outputs["logits"].argmax(dim=-1)[:, n_prompt - 1:-1]
+            out.append((float(outputs["loss"].item()), bool((greedy == inputs["input_ids"][:, n_prompt:]).all())))
         return out
-
-    def _text_loglikelihood(self, context: str, continuation: str) -> tuple[float, bool]:
-        """lmms-eval's mean loss over the continuation tokens, for a prompt without image."""
-        import torch
-
-        messages = [{"role": "user", "content": context}, {"role": "assistant", "content": continuation}]
-        prompt = self._template(messages[:1], add_generation_prompt=True)
-        whole = self._template(messages, add_generation_prompt=False)
-        inputs = self.tokenizer(whole, return_tensors="pt", add_special_tokens=False).to(self._device)
-        n_prompt = len(self.tokenizer(prompt, add_special_tokens=False)["input_ids"])
-        labels = inputs["input_ids"].clone()
-        labels[:, :n_prompt] = -100
-        with torch.inference_mode():
-            outputs = self.model(**inputs, labels=labels)
-        greedy = outputs["logits"].argmax(dim=-1)[:, n_prompt - 1:-1]
-        return float(outputs["loss"].item()), bool((greedy == inputs["input_ids"][:, n_prompt:]).all())
 
 
 class LlavaHfTextSafe(_TextOnly, LlavaHfSimple):
