@@ -37,6 +37,7 @@ FAMILIES = {
     "readiness": ["readiness_img", "readiness_text"],
     "cbd": ["cbd"],
 }
+LIMIT = 10
 QWEN_ARGS = "pretrained={},device=cpu,device_map=cpu,min_pixels=784,max_pixels=3136"
 LLAVA_ARGS = "pretrained={},device=cpu,device_map=cpu"
 
@@ -70,7 +71,8 @@ def lmms_eval(world, name: str, model: str, args: str, tasks, *extra: str, launc
     cmd += ["--model_args", args] if args else []
     done = subprocess.run(cmd, env=env or world.env, cwd=world.base, capture_output=True, text=True, timeout=1200)
     # lmms-eval 0.7.3 logs an evaluation error and still exits 0
-    assert done.returncode == 0 and "Error during evaluation" not in done.stderr, f"{name}:\n{done.stdout[-2000:]}{done.stderr[-5000:]}"
+    failed = done.returncode != 0 or "Error during evaluation" in done.stdout + done.stderr
+    assert not failed, f"{name}:\n{done.stdout[-3000:]}{done.stderr[-5000:]}"
     return out
 
 
@@ -102,14 +104,15 @@ def medvigil_score(world, suite: str, files, *extra: str) -> dict:
 @pytest.fixture(scope="module")
 def qwen_run(world):
     tasks = [t for family in FAMILIES.values() for t in family]
-    return lmms_eval(world, "qwen", "qwen2_5_vl", QWEN_ARGS.format(world.qwen), tasks, "--limit", "5")
+    # --limit 10 keeps whole MediConfusion pairs and circular rotation sets
+    return lmms_eval(world, "qwen", "qwen2_5_vl", QWEN_ARGS.format(world.qwen), tasks, "--limit", str(LIMIT))
 
 
 def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
     for tasks in FAMILIES.values():
         for task in tasks:
             rows = samples(qwen_run, task)
-            assert len(rows) == 5, task
+            assert len(rows) == LIMIT, task
             for row in rows:  # every record says what the adapter was handed
                 extra = record_of(row)["extra"]
                 assert isinstance(extra["images_sent"], int) and extra["image_variant"], task
@@ -125,9 +128,10 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
     (model,) = scored["models"]
     assert model.startswith("qwen2_5_vl")
     scored = medvigil_score(world, "mediconfusion", list(qwen_run.rglob("*_samples_mediconfusion_mc.jsonl")),
-                            "--release", str(world.mediconfusion_release), "--allow-partial")
+                            "--release", str(world.mediconfusion_release))
     assert scored["models"]
-    for suite in ("medqdeg", "readiness", "cbd"):
+    # (cbd's arms need whole cases, which --limit cuts; cbd_binary is scored after its own run below)
+    for suite in ("medqdeg", "readiness"):
         files = [p for t in FAMILIES[suite] for p in qwen_run.rglob(f"*_samples_{t}.jsonl")]
         assert medvigil_score(world, suite, files, "--allow-partial")
 
@@ -175,6 +179,8 @@ def test_cbd_binary_scores_the_same_from_losses_and_log_probabilities(world):
         # p(yes) is the softmax of the negated losses: the more likely continuation wins
         assert (rec["predicted_letter"] == "A") == (pair[0] <= pair[1])
     assert all(r["extra"]["images_sent"] == (r["condition"] != "binary:noimg") for r in records)
+    scored = medvigil_score(world, "cbd", list(run.rglob("*_samples_cbd_binary.jsonl")))
+    assert scored["n_records"] == len(records)
 
 
 # ---------------------------------------------------------------- data parallel with a baseline

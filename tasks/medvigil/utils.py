@@ -252,7 +252,8 @@ def _record(doc: dict, response: str) -> dict:
         extra.update(displayed_letter=letter, displayed_correct=correct, permutation=order)
         if doc.get("rotation") is not None:
             extra["rotation"] = doc["rotation"]
-        letter = to_published_letter(order, letter) if letter in order else letter
+        # an unparsed answer (None) stays unparsed
+        letter = to_published_letter(order, letter) if letter is not None and letter in order else letter
         correct = doc["published_correct_letter"]
     return probe_record("medvigil", doc, condition=doc.get("condition", "default"), correct_letter=correct,
                         predicted_letter=letter, raw_response=response, retries=len(attempts) - 1 if attempts else 0,
