@@ -35,7 +35,7 @@ FAMILIES = {
     "mediconfusion": ["mediconfusion_mc"],
     "medqdeg": ["medqdeg_L1"],
     "readiness": ["readiness_img", "readiness_text"],
-    "cbd": ["cbd"],
+    "cbd": ["cbd_image", "cbd_noimg"],
 }
 LIMIT = 10
 QWEN_ARGS = "pretrained={},device=cpu,device_map=cpu,min_pixels=784,max_pixels=3136"
@@ -112,7 +112,7 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
     for tasks in FAMILIES.values():
         for task in tasks:
             rows = samples(qwen_run, task)
-            assert len(rows) == LIMIT, task
+            assert 0 < len(rows) <= LIMIT, task  # (MediConfusion: 4 pairs, 8 docs)
             for row in rows:  # every record says what the adapter was handed
                 extra = record_of(row)["extra"]
                 assert isinstance(extra["images_sent"], int) and extra["image_variant"], task
@@ -129,11 +129,11 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
     assert model.startswith("qwen2_5_vl")
     scored = medvigil_score(world, "mediconfusion", list(qwen_run.rglob("*_samples_mediconfusion_mc.jsonl")),
                             "--release", str(world.mediconfusion_release))
-    assert scored["models"]
+    assert scored["runs"]
     # (cbd's arms need whole cases, which --limit cuts; cbd_binary is scored after its own run below)
     for suite in ("medqdeg", "readiness"):
         files = [p for t in FAMILIES[suite] for p in qwen_run.rglob(f"*_samples_{t}.jsonl")]
-        assert medvigil_score(world, suite, files, "--allow-partial")
+        assert medvigil_score(world, suite, files, "--allow-partial")["n_records"] == sum(len(samples(qwen_run, t)) for t in FAMILIES[suite])
 
 
 # ---------------------------------------------------------------- LLaVA-HF chat and simple: text-only docs
