@@ -16,7 +16,7 @@ from medvigil.mcq.prompting import build_k_option_prompt
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.cbd import protocol as cbd_protocol
-from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
 # ---------------------------------------------------------------- data (process_docs)
 
