@@ -166,7 +166,7 @@ def test_cbd_binary_scores_the_same_from_losses_and_log_probabilities(world):
     """lmms-eval's LLaVA-HF simple class logs the mean loss (positive); the same run's values
     handed over as log-probabilities (negated) give the same p(yes) and answers."""
     run = lmms_eval(world, "llava_cbd_binary", "medvigil_llava_hf", LLAVA_ARGS.format(world.llava), ["cbd_binary"],
-                    "--limit", "18", "--force_simple")  # two whole cases (9 docs each)
+                    "--force_simple")  # all 130 docs: --limit would cut a case's arms
     rows = samples(run, "cbd_binary")
     records = [record_of(r) for r in rows]
     values = [rec["extra"]["loglikelihoods"] for rec in records]
