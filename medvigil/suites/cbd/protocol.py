@@ -482,7 +482,7 @@ def p_yes(loglikelihoods: Sequence[Any]) -> float:
     log-probabilities are read and oriented by :func:`medvigil.scoring.loglikelihood.log_probabilities`,
     so an adapter returning the mean loss (lmms-eval's HF classes) gives the same p(yes)."""
     if len(loglikelihoods) != 2:
-        raise ValueError(f"need two log-likelihoods (yes, no), got {loglikelihoods!r}")
+        raise ValueError(f"need two finite log-likelihoods (yes, no), got {loglikelihoods!r}")
     (yes, no), _ = loglikelihood.log_probabilities(loglikelihoods)
     return 1.0 / (1.0 + math.exp(min(700.0, no - yes)))
 
