@@ -48,7 +48,7 @@ def world(tmp_path_factory):
 
     from medvigil.suites.mediconfusion.export import build as build_mediconfusion
     from medvigil.suites.mediconfusion.synthetic import write_sample
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("real_adapters")
