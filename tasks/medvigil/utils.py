@@ -21,6 +21,7 @@ from medvigil.data_location import load_config
 from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
+from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.harness.authors_runner import authors_blur, authors_letter, authors_prompt
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
@@ -30,19 +31,27 @@ log = logging.getLogger("medvigil.tasks")
 
 # ---------------------------------------------------------------- data (process_docs)
 
+# Rows are chosen and tagged from their small columns only: a row-wise ``filter``/``map`` would
+# decode (and rewrite) every image of the config (3.3 GB peak for medvigil_mcq at 300 cases).
+
 def _with_condition(dataset, condition: str):
-    return dataset.map(lambda _: {"condition": condition}, desc=f"medvigil condition {condition}")
+    return dataset.add_column("condition", [condition] * len(dataset))
+
+
+def _keep(dataset, column: str, keep) -> object:
+    """The rows whose ``column`` value satisfies ``keep`` (reads that one column)."""
+    return dataset.select([i for i, value in enumerate(dataset[column]) if keep(value)])
 
 
 def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False):
     from medvigil.images import imaging
 
-    data = load_config(config)
+    data = _with_condition(load_config(config), condition)  # before any select: no index flattening
     # A probe whose credentialed image is withheld cannot be asked as an image probe;
     # asking it without the image would silently turn it into a no-image probe.
     withheld = sum(status == WITHHELD for status in data["image_status"])
     if withheld:
-        data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="medvigil skip withheld images")
+        data = _keep(data, "image_status", lambda status: status != WITHHELD)
         log.warning(
             "medvigil %s: skipped %d probe(s) whose credentialed image is withheld; run `medvigil reconstruct` "
             "and a --local-only build to include them",
@@ -50,10 +59,10 @@ def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, nee
             withheld,
         )
     if kinds is not None:
-        data = data.filter(lambda row: row["probe_kind"] in kinds, desc="medvigil probe kinds")
+        data = _keep(data, "probe_kind", lambda kind: kind in kinds)
     if need_roi:
-        data = data.filter(lambda row: row["roi_bbox"] is not None and imaging.roi_usable(row["roi_bbox"]), desc="medvigil usable ROI")
-    return _with_condition(data, condition)
+        data = _keep(data, "roi_bbox", lambda bbox: bbox is not None and imaging.roi_usable(bbox))
+    return data
 
 
 def load_mcq(_pointer):
@@ -94,7 +103,7 @@ def load_triplets(_pointer):
         log.warning("medvigil triplets: skipped %d triplet(s): %s", count, reason)
     overrides = [{k: r[k] for k in ("probe_id", "probe_kind", "question", "correct_letter")} for r in made.rows]
     data = originals.select([r["row"] for r in made.rows])
-    return data.map(lambda _, i: overrides[i], with_indices=True, desc="medvigil triplet arms")
+    return data.map(lambda _, i: overrides[i], with_indices=True, input_columns=["probe_id"], desc="medvigil triplet arms")
 
 
 def load_open(_pointer):
@@ -128,7 +137,7 @@ def _load_roi_pilot(step: int):
     if withheld:
         log.warning("medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld))
     chosen = [i for i in chosen if i not in set(withheld)]
-    return _with_condition(data.select(chosen), f"roi_decay:{step}")
+    return _with_condition(data, f"roi_decay:{step}").select(chosen)
 
 
 # one loader per generated YAML (see _generate_configs.py); names are referenced there
@@ -223,14 +232,20 @@ def load_roi_pilot_3(_pointer):
 
 # ---------------------------------------------------------------- prompt and image
 
+def _shown_image(doc: dict):
+    """The doc's image when its condition shows one (None: a text-only doc), untransformed."""
+    image = doc.get("image")
+    return None if image is None or doc.get("condition", "default") == "noimg" else image
+
+
 def medvigil_doc_to_visual(doc: dict) -> list:
     """The exact image the probe must show, transformed by the doc's condition."""
-    image = doc.get("image")
-    condition = doc.get("condition", "default")
-    if image is None or condition == "noimg":
+    image = _shown_image(doc)
+    if image is None:
         return []
     from medvigil.images import imaging
 
+    condition = doc.get("condition", "default")
     kind, _, value = condition.partition(":")
     if kind == "blur" and doc.get("runner") == "authors":  # their PIL blur (bench_blur_sweep_make.py)
         return [authors_blur(image, float(value), image.format)]
@@ -280,7 +295,9 @@ def _record(doc: dict, response: str) -> dict:
     authors = doc.get("runner") == "authors"
     letter = authors_letter(response) if authors else parse_letter(response)
     correct = doc["correct_letter"]
-    extra = {"condition_source": "lmms-eval", **({"runner": "authors"} if authors else {})}
+    # what the adapter was handed (the transform itself is not redone here)
+    extra = {"condition_source": "lmms-eval", **({"runner": "authors"} if authors else {}),
+             **sent_inputs([] if _shown_image(doc) is None else [True], doc.get("condition", "default"))}
     # attempts are known when the model ran under `--model retry` (Appendix L protocol)
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
@@ -292,7 +309,8 @@ def _record(doc: dict, response: str) -> dict:
         extra.update(displayed_letter=letter, displayed_correct=correct, permutation=order)
         if doc.get("rotation") is not None:
             extra["rotation"] = doc["rotation"]
-        letter = to_published_letter(order, letter) if letter in order else letter
+        # an unparsed answer (None) stays unparsed
+        letter = to_published_letter(order, letter) if letter is not None and letter in order else letter
         correct = doc["published_correct_letter"]
     return probe_record("medvigil", doc, condition=doc.get("condition", "default"), correct_letter=correct,
                         predicted_letter=letter, raw_response=response, retries=len(attempts) - 1 if attempts else 0,
@@ -360,7 +378,7 @@ def medvigil_open_process_results(doc: dict, results: list) -> dict:
     correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
                                          doc.get("probe_kind", ""))
     record = _record({**doc, "correct_letter": correct, "options": None}, letter)
-    record.update(raw_response=response, extra={"condition_source": "lmms-eval", "open_label": label,
+    record.update(raw_response=response, extra={**record["extra"], "open_label": label,
                                                 "open_judge": DEFAULT_JUDGE,
                                                 "expected_behavior": doc["expected_behavior"]})
     return _metric_values(record)

@@ -54,6 +54,7 @@ import numpy as np
 from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
+from medvigil.scoring import loglikelihood
 from medvigil.scoring.letters import encode_letters
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
@@ -475,26 +476,15 @@ def load_binary_docs(*, checks: bool = True):
     return data.select([i for i, _ in plans]).map(lambda _, k: overrides[k], with_indices=True, desc="cbd binary docs")
 
 
-def _loglikelihood(value: Any) -> float:
-    """A log-likelihood from what lmms-eval hands ``process_results``: ``(ll, is_greedy)``, a
-    number, or (after its response filter) the string form of either."""
-    if isinstance(value, str):
-        import ast
-
-        try:
-            value = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            raise ValueError(f"not a log-likelihood: {value!r}") from None
-    return float(value[0] if isinstance(value, (list, tuple)) else value)
-
-
 def p_yes(loglikelihoods: Sequence[Any]) -> float:
     """p(yes) from the log-likelihoods of the continuations yes and no (softmax over the two;
-    lmms-eval hands ``(loglikelihood, is_greedy)`` per continuation)."""
-    values = [_loglikelihood(v) for v in loglikelihoods]
-    if len(values) != 2 or not all(math.isfinite(v) for v in values):
+    lmms-eval hands ``(loglikelihood, is_greedy)`` per continuation). Losses and
+    log-probabilities are read and oriented by :func:`medvigil.scoring.loglikelihood.log_probabilities`,
+    so an adapter returning the mean loss (lmms-eval's HF classes) gives the same p(yes)."""
+    if len(loglikelihoods) != 2:
         raise ValueError(f"need two finite log-likelihoods (yes, no), got {loglikelihoods!r}")
-    return 1.0 / (1.0 + math.exp(min(700.0, values[1] - values[0])))
+    (yes, no), _ = loglikelihood.log_probabilities(loglikelihoods)
+    return 1.0 / (1.0 + math.exp(min(700.0, no - yes)))
 
 
 def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) -> dict:
@@ -502,7 +492,7 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
     py = p_yes(loglikelihoods)
     record = make_record({**doc, "options": list(BINARY_CHOICES)}, "A" if py >= 0.5 else "B")
     record["raw_response"] = BINARY_CHOICES[0] if py >= 0.5 else BINARY_CHOICES[1]
-    record["extra"].update(p_yes=py, probabilities=[py, 1.0 - py], loglikelihoods=[_loglikelihood(v) for v in loglikelihoods],
+    record["extra"].update(p_yes=py, probabilities=[py, 1.0 - py], loglikelihoods=[loglikelihood.result_value(v) for v in loglikelihoods],
                            candidate=doc["binary_candidate"], label=doc["binary_label"], arm="binary",
                            question=str(doc["question"]).split("\nProposed answer:")[0])
     if doc.get("swap_from"):
