@@ -15,6 +15,7 @@ step, option order) is stored in each doc's ``condition`` column, so one
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from functools import lru_cache
 
 from medvigil.data_location import load_config
@@ -314,7 +315,13 @@ def _summary(key: tuple) -> dict:
     from medvigil.mcq.circular import collapse_circular
     from medvigil.suites.medvigil.scoring import audit
 
-    records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key])
+    cut: Counter = Counter()  # --limit keeps the first N docs: a circular group it cuts is left out
+    records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key],
+                                incomplete=cut)
+    if cut:
+        log.warning("medvigil: %d rotation(s) of circular groups cut by --limit left out of the aggregate", sum(cut.values()))
+    if not records:
+        return {"metrics": {}, "accuracy": {}}
     # every record of a task shares one condition; score that condition as the headline
     result = audit(records, n_resamples=0, strata=False, sensitivity=False, ablations=False, condition=records[0]["condition"])
     (model,) = result["models"].values()

@@ -271,7 +271,7 @@ def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invali
     wanted = frozenset(arms.values())
     return score_records([r for r in checked if r["condition"] in wanted], original_kind=ORIGINAL_KIND,
                          paraphrase_kinds=PARAPHRASE_KINDS, image_condition=arms["image"],
-                         text_only_condition=arms["noimg"], invalid=invalid)
+                         text_only_condition=arms["noimg"], invalid=invalid, incomplete="drop")
 
 
 def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, Any]:
