@@ -148,6 +148,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = registry.score(args.suite, args.files, release=args.release, **suite_options(args))
         table = suite.entry.format_table(result)
+        if "partial" in result:  # lmms-eval --limit: first line of the table, also on stderr
+            table = f"{result['partial']['statement']}\n\n{table}"
+            print(f"note: {result['partial']['statement']}", file=sys.stderr)
     except DataError:
         raise  # reported by medvigil.cli with one line per problem, exit 2
     except (ValueError, RuntimeError, FileNotFoundError) as exc:

@@ -68,4 +68,11 @@ def score(name: str, files: Iterable[str], *, release: str | None = None, **opti
         raise ValueError(f"suite {name} needs a release")
     if release is not None and suite.release == "unused":
         raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
-    return suite.entry.score([str(f) for f in files], release=release, **options)
+    from medvigil.records.run_coverage import run_coverage
+
+    files = [str(f) for f in files]
+    result = suite.entry.score(files, release=release, **options)
+    coverage = run_coverage(files, prefix=f"{name}_")  # lmms-eval --limit: say the scores rest on a slice
+    if coverage is not None:
+        result["partial"] = coverage
+    return result
