@@ -75,8 +75,41 @@ def is_samples_file(path: Path) -> bool:
     return bool(SAMPLES.match(path.name))
 
 
+RUN_LABELS: dict[str, str] = {}  # `medvigil score --label`: path (a samples file or a run folder; "" = all) -> name
+_NAME_ARGS = ("pretrained", "model", "model_version", "model_name")  # lmms-eval model_args naming the weights
+
+
+def run_label(samples_path: Path) -> str | None:
+    """The ``--label`` given for this samples file, its folder (or a parent) or every file."""
+    path = Path(samples_path).resolve()
+    for where, label in RUN_LABELS.items():
+        if not where or path == Path(where).resolve() or Path(where).resolve() in path.parents:
+            return label
+    return None
+
+
+def short_model_name(model: str, args: str) -> str:
+    """A run's default label: the weights its ``model_args`` name (``pretrained=Qwen/Qwen2.5-VL-7B-Instruct``
+    -> ``Qwen2.5-VL-7B-Instruct``), else ``model(args)`` (``constant(letter=A)``).
+
+    >>> short_model_name("qwen2_5_vl", "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056")
+    'Qwen2.5-VL-7B-Instruct'
+    >>> short_model_name("constant", "letter=A")
+    'constant(letter=A)'
+    """
+    pairs = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    for key in _NAME_ARGS:
+        value = pairs.get(key, "").strip().rstrip("/")
+        if value:
+            return value.rsplit("/", 1)[-1]
+    return f"{model}({args})" if args else model
+
+
 def model_name(samples_path: Path) -> str:
-    """``model(args)`` from the sibling ``<stamp>_results.json``."""
+    """The run's label (:data:`RUN_LABELS`), else :func:`short_model_name` of the sibling ``<stamp>_results.json``."""
+    label = run_label(samples_path)
+    if label is not None:
+        return label
     stamp = SAMPLES.match(samples_path.name).group("stamp")
     results = samples_path.with_name(f"{stamp}_results.json")
     if not results.exists():  # anything else there (a FIFO, a device) is refused by read_json
@@ -90,7 +123,7 @@ def model_name(samples_path: Path) -> str:
         raise DataError(Problem(str(results), f"config.model must be a string, got {type(model).__name__}", field="config.model"))
     if not model:
         raise DataError(Problem(str(results), "config.model is empty", field="config.model"))
-    return f"{model}({args})" if args else model
+    return short_model_name(model, args)
 
 
 _POOLED_LENGTH = 64  # longer strings (free-text answers) are rarely repeated: not pooled

@@ -89,7 +89,9 @@ def run_coverage(paths: Iterable[str | Path], prefix: str = "") -> dict[str, Any
 
         task = SAMPLES.match(path.name).group("task")
         counts = (data.get("n-samples") or {}).get(task) or {}
-        tasks[f"{task} ({path})" if task in tasks else task] = {
+        from medvigil.records.lmms_eval_logs import model_name
+
+        tasks[f"{task} ({model_name(path)})" if task in tasks else task] = {
             "file": str(path), "limit": limit, "probes": counts.get("effective"), "of": counts.get("original"),
             "cases": len(_case_ids(path)),
         }

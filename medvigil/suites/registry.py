@@ -69,8 +69,10 @@ def score(name: str, files: Iterable[str], *, release: str | None = None, **opti
     if release is not None and suite.release == "unused":
         raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
     from medvigil.records.run_coverage import run_coverage
+    from medvigil.records.run_labels import refuse_duplicate_runs
 
     files = [str(f) for f in files]
+    refuse_duplicate_runs(files, prefix=f"{name}_")  # two runs of one model: refused, naming both files
     result = suite.entry.score(files, release=release, **options)
     coverage = run_coverage(files, prefix=f"{name}_")  # lmms-eval --limit: say the scores rest on a slice
     if coverage is not None:
