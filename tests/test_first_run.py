@@ -1,0 +1,119 @@
+"""The first run and the daily run (issue #27): a run cut by lmms-eval's ``--limit`` is scored and
+says it is partial, runs carry labels, two runs of one model are refused naming both files.
+
+Fast tests on logs in lmms-eval 0.7.3's shape; the real ``--limit 8`` runs are in
+``test_first_run_lmms.py`` (slow).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from test_bulk_readers import RECORD, sample_line
+
+from medvigil.cli import main
+from medvigil.errors import DataError
+from medvigil.mcq.circular import collapse_circular
+from medvigil.records.lmms_eval_logs import read_samples, short_model_name
+from medvigil.records.run_coverage import run_coverage
+from medvigil.suites import registry
+
+CASES = ("MVB-0001", "MVB-0002", "MVB-0003")
+KINDS = ("original", "tcf", "negation")
+
+
+def _records(condition: str = "default", n: int = 8) -> list[dict]:
+    out = []
+    for case in CASES:
+        for kind in KINDS:
+            out.append(dict(RECORD, condition=condition, probe_id=f"{case}-{kind}", case_id=case, probe_kind=kind))
+    return out[:n]
+
+
+def _run(folder: Path, stamp: str, records: list[dict], *, task: str = "medvigil_mcq", limit: float | None = 8,
+         of: int = 318, model_args: str = "pretrained=Org/Tiny-VL-2B,device=cpu") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    results = {"config": {"model": "tiny_vl", "model_args": model_args, "limit": limit},
+               "n-samples": {task: {"original": of, "effective": len(records)}}}
+    (folder / f"{stamp}_results.json").write_text(json.dumps(results))
+    path = folder / f"{stamp}_samples_{task}.jsonl"
+    path.write_text("".join(sample_line(r, doc_id=i) for i, r in enumerate(records)))
+    return path
+
+
+def test_short_model_name():
+    assert short_model_name("qwen2_5_vl", "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=100") == "Qwen2.5-VL-7B-Instruct"
+    assert short_model_name("openai_compatible", "model_version=gpt-4o-2024-08-06") == "gpt-4o-2024-08-06"
+    assert short_model_name("llava_hf", "device=cpu,pretrained=/models/llava-1.5-7b-hf/") == "llava-1.5-7b-hf"
+    assert short_model_name("constant", "letter=A") == "constant(letter=A)"
+    assert short_model_name("blind", "") == "blind"
+
+
+def test_limited_run_says_partial(tmp_path):
+    path = _run(tmp_path / "run", "20260101_000000", _records())
+    coverage = run_coverage([tmp_path / "run"], prefix="medvigil_")
+    assert coverage["statement"] == "partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes (3 cases)"
+    assert coverage["tasks"]["medvigil_mcq"] == {"file": str(path), "limit": 8, "probes": 8, "of": 318, "cases": 3}
+    result = registry.score("medvigil", [str(path)], n_resamples=0)
+    assert result["partial"]["statement"] == coverage["statement"]
+    assert list(result["models"]) == ["Tiny-VL-2B"]  # the short default label
+    assert run_coverage([_run(tmp_path / "full", "20260101_000000", _records(), limit=None)]) is None
+
+
+def test_score_command_prints_partial(tmp_path, capsys):
+    path = _run(tmp_path / "run", "20260101_000000", _records())
+    out = tmp_path / "out.json"
+    assert main(["score", "--suite", "medvigil", "--n-resamples", "0", "--json", str(out), str(path)]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.startswith("partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes (3 cases)")
+    assert "note: partial run" in printed.err
+    assert json.loads(out.read_text())["partial"]["tasks"]["medvigil_mcq"]["cases"] == 3
+
+
+def test_circular_group_cut_by_limit(tmp_path):
+    rotations = [dict(RECORD, condition="circular", probe_id=f"{case}-original", case_id=case,
+                      extra={"condition_source": "lmms-eval", "rotation": r, "permutation": "ABCDE",
+                             "displayed_letter": "A", "displayed_correct": "A"})
+                 for case in CASES[:2] for r in range(5)][:8]  # one whole group, three rotations of the next
+    cut = Counter()
+    kept = collapse_circular(rotations, incomplete=cut)
+    assert [r["probe_id"] for r in kept] == ["MVB-0001-original"] and cut == {"lmms-eval-run": 3}
+    with pytest.raises(DataError, match="rotations \\[0, 1, 2\\], expected 0..4"):
+        collapse_circular(rotations)  # outside a limited run a missing rotation is an error
+    limited = _run(tmp_path / "limited", "20260101_000000", rotations, task="medvigil_mcq_circular", of=1590)
+    assert [r["probe_id"] for r in read_samples([limited])] == ["MVB-0001-original"]
+    full = _run(tmp_path / "full", "20260101_000000", rotations, task="medvigil_mcq_circular", limit=None)
+    with pytest.raises(DataError, match="rotations"):
+        read_samples([full])
+
+
+def test_two_runs_of_one_model_refused_naming_both(tmp_path, capsys):
+    first = _run(tmp_path / "runs", "20260101_000000", _records())
+    second = _run(tmp_path / "runs", "20260102_000000", _records(), model_args="pretrained=Org/Tiny-VL-2B,chat=1")
+    with pytest.raises(DataError) as err:
+        registry.score("medvigil", [str(first), str(second)], n_resamples=0)
+    (problem,) = err.value.problems
+    assert problem.file == str(second) and str(first) in problem.message and "--label" in problem.message
+    for suite, task in (("medqdeg", "medqdeg_L1"),):  # the stress suites too (run folders)
+        records = [dict(r, suite=suite, condition="L1") for r in _records()]
+        _run(tmp_path / suite, "20260101_000000", records, task=task)
+        _run(tmp_path / suite, "20260102_000000", records, task=task)
+        with pytest.raises(DataError, match="a second run of model 'Tiny-VL-2B' on task medqdeg_L1"):
+            registry.score(suite, [str(tmp_path / suite)])
+    # named apart: scored side by side
+    assert main(["score", "--suite", "medvigil", "--n-resamples", "0", "--json", "-", str(first), str(second),
+                 "--label", f"{second}=tiny-chat"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert sorted(result["models"]) == ["Tiny-VL-2B", "tiny-chat"]
+
+
+def test_label_checked():
+    from medvigil.records.run_labels import labelled
+
+    for bad in ("", "x=", "=name", "/no/such/folder=name"):
+        with pytest.raises(ValueError, match="--label"):
+            with labelled([bad]):
+                pass
