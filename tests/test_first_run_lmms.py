@@ -71,3 +71,18 @@ def test_limited_run_scores_and_says_partial(limited, suite, tasks, release, cap
         assert entry["probes"] == 8 and entry["of"] == n_samples[task]["original"] > 8 and entry["cases"] >= 1
     if suite == "cbd":  # the case the limit cut in half is left out and counted
         assert all(block["n_incomplete_cases"] >= 1 for block in out["models"].values())
+
+
+def test_wrong_data_location_is_lmms_evals_last_lines(limited):
+    """MEDVIGIL_DATA at a release folder (not a build): lmms-eval stops, exit 1, with what to do as its
+    last lines (not a bare BuilderConfig error, not wrapped in tenacity's RetryError)."""
+    env = offline_env(limited / "release")
+    env["HF_DATASETS_CACHE"] = str(limited / "hf-cache")
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medvigil_mcq,cbd_quadrants",
+           "--include_path", str(ROOT / "tasks"), "--output_path", str(limited / "bad"), "--limit", "2"]
+    proc = subprocess.run(cmd, env=env, cwd=limited, capture_output=True, text=True, timeout=900)
+    last = proc.stderr.strip().splitlines()[-3:]
+    assert proc.returncode != 0, proc.stderr[-2000:]
+    assert last[0].startswith("error: MEDVIGIL_DATA=") and "is a release folder" in last[0], last
+    assert last[1].strip() == f"medvigil build {limited / 'release'} --out BUILD"
+    assert "RetryError" not in proc.stderr
