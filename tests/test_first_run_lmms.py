@@ -86,3 +86,26 @@ def test_wrong_data_location_is_lmms_evals_last_lines(limited):
     assert last[0].startswith("error: MEDVIGIL_DATA=") and "is a release folder" in last[0], last
     assert last[1].strip() == f"medvigil build {limited / 'release'} --out BUILD"
     assert "RetryError" not in proc.stderr
+
+
+def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
+    """``--predict_only`` logs no per-probe record; ``medvigil score`` rebuilds it with the tasks' own
+    hooks (tasks/predictions.py) and scores the run exactly as the same run without it."""
+    env = offline_env(limited / "build", limited / "mc-build")
+    env["HF_DATASETS_CACHE"] = str(limited / "hf-cache")
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medvigil_mcq,cbd_quadrants",
+           "--include_path", str(ROOT / "tasks"), "--output_path", str(limited / "predicted"), "--log_samples",
+           "--predict_only", "--limit", "8"]
+    proc = subprocess.run(cmd, env=env, cwd=limited, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, proc.stderr[-4000:]
+    for name in ("MEDVIGIL_DATA", "MEDICONFUSION_DATA", "HF_DATASETS_CACHE"):
+        monkeypatch.setenv(name, env[name])
+    for suite, task, extra in (("medvigil", "medvigil_mcq", ["--n-resamples", "0"]), ("cbd", "cbd_quadrants", [])):
+        (predicted,) = (limited / "predicted").rglob(f"*_samples_{task}.jsonl")
+        scored = []
+        for path in (str(predicted), _samples(limited, task)):
+            assert main(["score", "--suite", suite, "--json", "-", path, *extra]) == 0
+            scored.append(json.loads(capsys.readouterr().out))
+        assert scored[0]["predict_only"] == [str(predicted)]
+        assert scored[0]["models"] == scored[1]["models"]
+        assert scored[0]["partial"]["tasks"][task]["probes"] == 8
