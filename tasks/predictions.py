@@ -53,14 +53,21 @@ def _yaml(path: Path) -> dict:
     return config
 
 
+def task_config(task: str) -> tuple[Path, dict] | None:
+    """The YAML file and the configuration (template merged) of a task of this pack, or None."""
+    found = sorted(TASKS_ROOT.glob(f"*/{task}.yaml"))
+    return (found[0], _yaml(found[0])) if len(found) == 1 else None
+
+
 def task_hooks(task: str) -> tuple[Any, Any, dict]:
     """``(process_docs, process_results, config)`` of an lmms-eval task of this pack."""
-    found = sorted(TASKS_ROOT.glob(f"*/{task}.yaml"))
-    if len(found) != 1:
+    found = task_config(task)
+    if found is None:
         raise DataError(Problem(task, "not a task of the medvigil task pack; cannot rebuild its --predict_only records",
                                 field="task"))
-    config = _yaml(found[0])
-    utils = importlib.import_module(f"medvigil.tasks.{found[0].parent.name}.utils")
+    path, config = found
+    found = [path]
+    utils = importlib.import_module(f"medvigil.tasks.{path.parent.name}.utils")
 
     def hook(name: str):
         value = config.get(name)

@@ -117,3 +117,25 @@ def test_label_checked():
         with pytest.raises(ValueError, match="--label"):
             with labelled([bad]):
                 pass
+
+
+def test_generation_settings_recorded_and_checked(tmp_path):
+    from medvigil.tasks.generation_settings import generation_report
+
+    records = _records()
+    records[0] = dict(records[0], predicted_letter=None, parse_status="parse_failure",
+                      raw_response="<think>The skull is visible, so A or")
+    path = _run(tmp_path / "run", "20260101_000000", records, limit=None)
+    results = json.loads((tmp_path / "run" / "20260101_000000_results.json").read_text())
+    results["configs"] = {"medvigil_mcq": {"generation_kwargs": {"max_new_tokens": 2048, "temperature": 0.0, "top_p": 1.0,
+                                                                 "num_beams": 1, "do_sample": False, "until": ["\n\n"]}}}
+    (tmp_path / "run" / "20260101_000000_results.json").write_text(json.dumps(results))
+    report = generation_report([path], prefix="medvigil_")
+    entry = report["tasks"]["medvigil_mcq"]
+    assert entry["protocol"]["max_new_tokens"] == 8 and entry["used"]["max_new_tokens"] == 2048
+    assert entry["differs"] == {"max_new_tokens": {"used": 2048, "protocol": 8}}  # 0 and 0.0 are the same temperature
+    assert entry["cut_while_thinking"] == 1
+    assert [w.split(":")[0] for w in report["warnings"]] == ["medvigil_mcq", "medvigil_mcq"]
+    assert "max_new_tokens 2048 (protocol 8)" in report["warnings"][0] and "reasoning block" in report["warnings"][1]
+    result = registry.score("medvigil", [str(path)], n_resamples=0)
+    assert result["generation"] == report

@@ -95,7 +95,7 @@ def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
     env["HF_DATASETS_CACHE"] = str(limited / "hf-cache")
     cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medvigil_mcq,cbd_quadrants",
            "--include_path", str(ROOT / "tasks"), "--output_path", str(limited / "predicted"), "--log_samples",
-           "--predict_only", "--limit", "8"]
+           "--predict_only", "--limit", "8", "--gen_kwargs", "max_new_tokens=4096"]
     proc = subprocess.run(cmd, env=env, cwd=limited, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, proc.stderr[-4000:]
     for name in ("MEDVIGIL_DATA", "MEDICONFUSION_DATA", "HF_DATASETS_CACHE"):
@@ -109,3 +109,8 @@ def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
         assert scored[0]["predict_only"] == [str(predicted)]
         assert scored[0]["models"] == scored[1]["models"]
         assert scored[0]["partial"]["tasks"][task]["probes"] == 8
+        # the --gen_kwargs override is recorded, with a warning (a reasoning model given room to think)
+        assert scored[0]["generation"]["tasks"][task]["differs"] == {"max_new_tokens": {"used": 4096, "protocol": 8}}
+        assert scored[1]["generation"]["tasks"][task]["differs"] == {} and not scored[1]["generation"]["warnings"]
+        (warning,) = scored[0]["generation"]["warnings"]
+        assert warning.startswith(f"{task}: generation settings differ from the protocol's: max_new_tokens 4096 (protocol 8)")

@@ -157,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
         if "partial" in result:  # lmms-eval --limit: first line of the table, also on stderr
             table = f"{result['partial']['statement']}\n\n{table}"
             print(f"note: {result['partial']['statement']}", file=sys.stderr)
+        for warning in (result.get("generation") or {}).get("warnings", []):
+            print(f"warning: {warning}", file=sys.stderr)
     except DataError:
         raise  # reported by medvigil.cli with one line per problem, exit 2
     except (ValueError, RuntimeError, FileNotFoundError) as exc:

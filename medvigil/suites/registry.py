@@ -70,6 +70,7 @@ def score(name: str, files: Iterable[str], *, release: str | None = None, **opti
         raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
     from medvigil.records.run_coverage import run_coverage
     from medvigil.records.run_labels import refuse_duplicate_runs
+    from medvigil.tasks.generation_settings import generation_report
     from medvigil.tasks.predictions import scorable
 
     files = [str(f) for f in files]
@@ -79,6 +80,9 @@ def score(name: str, files: Iterable[str], *, release: str | None = None, **opti
     if rebuilt:
         result = _renamed(result, rebuilt)
         result["predict_only"] = sorted(rebuilt.values())
+    generation = generation_report(files, prefix=f"{name}_")  # settings used vs the protocol's
+    if generation is not None:
+        result["generation"] = generation
     coverage = run_coverage(files, prefix=f"{name}_")  # lmms-eval --limit: say the scores rest on a slice
     if coverage is not None:
         result["partial"] = coverage
