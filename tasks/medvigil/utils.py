@@ -255,13 +255,39 @@ METRICS = tuple(METRIC_DIRECTIONS)
 RECORD_METRIC = METRICS[0]  # the metric key that logs the whole record (medvigil.records.lmms_eval_logs.RECORD_KEY)
 
 
+# the metric list of each kind of task (the YAML generator writes these): the template's for the main
+# conditions; the triplet arms, the open form, the blur sweep and ROI decay report a few
+TRIPLET_METRICS = ("tr_coh", "parse_failures")
+OPEN_METRICS = ("sfr", "sfr_w", "acc_roi_masked", "over_refusal", "overall", "acc_original", "acc_knowledge_only")
+SUMMARY_METRICS = ("overall", "acc_original", "refusal_rate", "parse_failures")
+DECAY_METRICS = ("acc_original", "refusal_rate", "parse_failures")
+TEMPLATE_METRICS = tuple(m for m in METRICS if m not in ("tr_coh", "over_refusal"))
+
+
+def task_metrics(record: dict) -> tuple[str, ...]:
+    """The metrics of the task that made ``record`` (from its condition and probe kind), so that
+    ``process_results`` hands lmms-eval only metrics it aggregates: any other shows as an empty
+    entry in results.json."""
+    condition = str(record.get("condition", ""))
+    if str(record.get("probe_kind", "")).startswith("triplet_"):
+        return TRIPLET_METRICS
+    if condition == "open":
+        return OPEN_METRICS
+    if condition.startswith("blur:"):
+        return SUMMARY_METRICS
+    if condition.startswith("roi_decay:"):
+        return DECAY_METRICS
+    return TEMPLATE_METRICS
+
+
 def _metric_values(record: dict) -> dict:
-    """What ``process_results`` hands lmms-eval: the whole record under the first metric (the one
-    re-scoring reads from the log) and, under every other metric, only the record's scoring key
-    (:func:`scoring_key`: its scoring fields without the raw response, about half of it), so a log
-    line does not repeat the whole record 26 times."""
+    """What ``process_results`` hands lmms-eval, for the task's metrics (:func:`task_metrics`): the whole
+    record under the first (the one re-scoring reads from the log: ``mcs`` in the main tasks) and, under
+    every other, only the record's scoring key (:func:`scoring_key`: its scoring fields without the raw
+    response, about half of it), so a log line does not repeat the whole record for every metric."""
     key = scoring_key(record)
-    return {name: record if name == RECORD_METRIC else key for name in METRICS}
+    names = task_metrics(record)
+    return {name: record if name == names[0] else key for name in names}
 
 
 def medvigil_process_results(doc: dict, results: list) -> dict:
