@@ -113,10 +113,12 @@ def test_two_runs_of_one_model_refused_naming_both(tmp_path, capsys):
 def test_label_checked():
     from medvigil.records.run_labels import labelled
 
-    for bad in ("", "x=", "=name", "/no/such/folder=name"):
+    for bad in ("", "  ", "/no/such/folder=name", "runs/x.jsonl=name"):
         with pytest.raises(ValueError, match="--label"):
             with labelled([bad]):
                 pass
+    with labelled(["qwen(pretrained=Org/M,device=cpu)"]) as mapping:  # a NAME with "=" in it
+        assert mapping == {"": "qwen(pretrained=Org/M,device=cpu)"}
 
 
 def test_generation_settings_recorded_and_checked(tmp_path):

@@ -42,11 +42,15 @@ def labelled(labels: Iterable[str]):
     PATH) in force for the readers while the block runs."""
     mapping: dict[str, str] = {}
     for value in labels:
-        where, sep, name = value.rpartition("=")
-        if not name.strip() or (sep and not where):
+        where, sep, name = value.partition("=")
+        if sep and not Path(where).exists():
+            if "/" in where or where.endswith(".jsonl"):
+                raise ValueError(f"--label {value!r}: {where} is no file or folder")
+            where, name = "", value  # a NAME with "=" in it, e.g. model(args)
+        elif not sep:
+            where, name = "", value
+        if not name.strip() or not (where or name == value):
             raise ValueError(f"--label must be NAME or PATH=NAME with a non-empty NAME, got {value!r}")
-        if where and not Path(where).exists():
-            raise ValueError(f"--label {value!r}: {where} is no file or folder")
         mapping[where] = name.strip()
     saved = dict(lmms_eval_logs.RUN_LABELS)
     lmms_eval_logs.RUN_LABELS.clear()
