@@ -141,3 +141,16 @@ def test_generation_settings_recorded_and_checked(tmp_path):
     assert "max_new_tokens 2048 (protocol 8)" in report["warnings"][0] and "reasoning block" in report["warnings"][1]
     result = registry.score("medvigil", [str(path)], n_resamples=0)
     assert result["generation"] == report
+
+
+def test_mediconfusion_pair_cut_by_limit():
+    from medvigil.suites.mediconfusion.record_scoring import pair_slots, score_records
+
+    records = [{"suite": "mediconfusion", "model": "m", "condition": "mc", "case_id": pair, "probe_id": f"{pair}:{im}",
+                "correct_letter": "A", "predicted_letter": "A", "extra": {"categories": ["Cerebral"]}}
+               for pair in ("p1", "p2") for im in ("im1", "im2")][:3]  # the limit cut pair p2 in half
+    with pytest.raises(ValueError, match="1 pair\\(s\\) lack one image record, e.g. 'p2'"):
+        score_records(records)
+    by_pair, problems = pair_slots(records, incomplete="drop")
+    assert list(by_pair) == ["p1"] and problems == []
+    assert score_records(records, incomplete="drop").n_pairs == 1

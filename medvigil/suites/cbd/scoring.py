@@ -272,7 +272,7 @@ def score_records(
     kind under ``image_condition``, and one ``original_kind`` record under
     ``text_only_condition`` (the text-only baseline). Cases missing a part raise
     ``ValueError``, or with ``incomplete="drop"`` (a run cut by lmms-eval's ``--limit``, which keeps
-    the first N docs) are left out and counted in ``n_incomplete_cases``.
+    the first N docs) are left out and counted in ``n_incomplete_cases`` (present when some were).
     """
     if incomplete not in ("error", "drop"):
         raise ValueError(f"incomplete must be 'error' or 'drop', got {incomplete!r}")
@@ -325,7 +325,8 @@ def score_records(
             probs,
             invalid=invalid,
         )
-        out[model]["n_incomplete_cases"] = len(cases) - len(ids)
+        if len(ids) < len(cases):
+            out[model]["n_incomplete_cases"] = len(cases) - len(ids)
     return out
 
 
