@@ -33,10 +33,11 @@ def _cut_while_thinking(path: Path) -> int:
     from medvigil.records.lmms_eval_logs import _record_of
 
     n = 0
+    openings = [o.encode() for o, _ in REASONING_TAGS]
     with open_regular(path, str(path)) as raw:
         for line in raw:
-            if not line.strip():
-                continue
+            if not any(o in line.lower() for o in openings):
+                continue  # (most lines: no reasoning block, nothing to parse)
             record = _record_of(json.loads(line)) or {}
             reply = str(record.get("raw_response") or "").lower()
             if record.get("predicted_letter") is None and any(o in reply and c not in reply for o, c in REASONING_TAGS):

@@ -55,7 +55,8 @@ def test_short_model_name():
 def test_limited_run_says_partial(tmp_path):
     path = _run(tmp_path / "run", "20260101_000000", _records())
     coverage = run_coverage([tmp_path / "run"], prefix="medvigil_")
-    assert coverage["statement"] == "partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes (3 cases)"
+    assert coverage["statement"] == ("partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes (3 cases); units the "
+                                     "limit cut (a circular group, a case's arms, a pair) are left out")
     assert coverage["tasks"]["medvigil_mcq"] == {"file": str(path), "limit": 8, "probes": 8, "of": 318, "cases": 3}
     result = registry.score("medvigil", [str(path)], n_resamples=0)
     assert result["partial"]["statement"] == coverage["statement"]

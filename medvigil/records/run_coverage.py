@@ -98,8 +98,10 @@ def run_coverage(paths: Iterable[str | Path], prefix: str = "") -> dict[str, Any
     if not tasks:
         return None
     limits = sorted({_number(t["limit"]) for t in tasks.values()})
-    parts = [f"{task} {t['probes']} of {t['of']} probes ({t['cases']} cases)" for task, t in tasks.items()]
-    statement = f"partial run (lmms-eval --limit {', '.join(limits)}): " + "; ".join(parts)
+    parts = [f"{task} {t['probes']} of {t['of']} probes ({t['cases']} case{'' if t['cases'] == 1 else 's'})"
+             for task, t in tasks.items()]
+    statement = (f"partial run (lmms-eval --limit {', '.join(limits)}): " + "; ".join(parts)
+                 + "; units the limit cut (a circular group, a case's arms, a pair) are left out")
     return {"partial": True, "statement": statement, "tasks": tasks}
 
 
