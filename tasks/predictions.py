@@ -81,17 +81,23 @@ def task_hooks(task: str) -> tuple[Any, Any, dict]:
 def _results(value: Any, output_type: str) -> list:
     """What lmms-eval hands ``process_results`` for a logged ``filtered_resps``."""
     if output_type in ("generate_until", "generate_visual_cot"):
-        return [value.strip()] if isinstance(value, str) else [str(v).strip() for v in value]
+        values = [value] if isinstance(value, str) or value is None else value
+        return ["" if v is None else str(v).strip() for v in values]
     return list(value) if isinstance(value, list) else [value]
 
 
 def rebuild(samples_path: Path, task: str, out_folder: Path) -> Path:
     """The samples file ``samples_path`` of a ``--predict_only`` run with each line's record, written to
     ``out_folder`` (with a copy of the run's results file); returns the new samples file."""
+    from medvigil.data_location import DataLocationExit
     from medvigil.records.run_coverage import results_file
 
     process_docs, process_results, config = task_hooks(task)
-    docs = process_docs(None)
+    try:
+        docs = process_docs(None)
+    except DataLocationExit as exc:
+        raise DataError(Problem(str(samples_path), "a --predict_only log: its records are rebuilt from the docs of the "
+                                                   f"build the run used, and {exc.error}", field="doc_id")) from None
     target_field = config.get("doc_to_target")
     file = str(samples_path)
     lines: list[str] = []
