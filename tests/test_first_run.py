@@ -155,3 +155,19 @@ def test_mediconfusion_pair_cut_by_limit():
     by_pair, problems = pair_slots(records, incomplete="drop")
     assert list(by_pair) == ["p1"] and problems == []
     assert score_records(records, incomplete="drop").n_pairs == 1
+
+
+def test_predict_only_logs_are_recognised(tmp_path):
+    from medvigil.tasks.predictions import _results, is_predict_only, task_config
+
+    normal = _run(tmp_path / "normal", "20260101_000000", _records())
+    bare = tmp_path / "bare" / "20260101_000000_samples_medvigil_mcq.jsonl"
+    bare.parent.mkdir()
+    bare.write_text(json.dumps({"doc_id": 0, "target": "A", "filtered_resps": "A", "bypass": [["A"], ["A"]]}) + "\n")
+    assert not is_predict_only(normal) and is_predict_only(bare)
+    # what lmms-eval hands process_results: stripped text, one per repeat; log-likelihood pairs as they are
+    assert _results(" B\n", "generate_until") == ["B"] and _results(["A ", None], "generate_until") == ["A", ""]
+    assert _results(["(-1.0, False)", "(0.0, True)"], "multiple_choice") == ["(-1.0, False)", "(0.0, True)"]
+    path, config = task_config("medvigil_mcq")
+    assert path.name == "medvigil_mcq.yaml" and config["process_results"] == "utils.medvigil_process_results"
+    assert config["generation_kwargs"]["max_new_tokens"] == 8 and task_config("no_such_task") is None
