@@ -144,10 +144,14 @@ def test_real_logs_take_the_columnar_reader(runs):
     from medvigil.suites.medvigil.log_table import read_log_columns
     from medvigil.suites.medvigil.release_format import with_canonical_source
 
+    from medvigil.records.run_labels import labelled
+
     paths = [_samples(runs[name]) for name in ("constant", "blind", "grounded", "api")]
     assert all(file_columns(p, "m") is not None for p in paths)
-    table = read_log_columns(paths).table
-    reference = RecordTable.from_records([with_canonical_source(r) for r in read_samples(paths)], source="<records>")
+    # the API run's default name is the model it asks for, "grounded", as the direct run's: named apart
+    with labelled([f"{paths[-1]}=grounded via openai"]):
+        table = read_log_columns(paths).table
+        reference = RecordTable.from_records([with_canonical_source(r) for r in read_samples(paths)], source="<records>")
     for name in ("model", "probe", "case", "probe_kind", "risk_tier", "source_dataset", "modality", "text_only"):
         assert getattr(table, name).levels == getattr(reference, name).levels
         assert np.array_equal(getattr(table, name).codes, getattr(reference, name).codes)
