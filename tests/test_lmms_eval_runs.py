@@ -140,11 +140,10 @@ def test_real_logs_take_the_columnar_reader(runs):
 
     from medvigil.records.lmms_eval_logs import read_samples
     from medvigil.records.log_columns import file_columns
+    from medvigil.records.run_labels import labelled
     from medvigil.scoring.table import RecordTable
     from medvigil.suites.medvigil.log_table import read_log_columns
     from medvigil.suites.medvigil.release_format import with_canonical_source
-
-    from medvigil.records.run_labels import labelled
 
     paths = [_samples(runs[name]) for name in ("constant", "blind", "grounded", "api")]
     assert all(file_columns(p, "m") is not None for p in paths)
