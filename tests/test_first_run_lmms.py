@@ -114,3 +114,12 @@ def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
         assert scored[1]["generation"]["tasks"][task]["differs"] == {} and not scored[1]["generation"]["warnings"]
         (warning,) = scored[0]["generation"]["warnings"]
         assert warning.startswith(f"{task}: generation settings differ from the protocol's: max_new_tokens 4096 (protocol 8)")
+
+
+def test_results_file_has_no_empty_entries(limited):
+    """Every task hands lmms-eval only the metrics it aggregates: no empty ``tr_coh`` / ``over_refusal``
+    (or other) entries in results.json."""
+    (results,) = (limited / "runs").rglob("*_results.json")
+    table = json.loads(results.read_text())["results"]
+    assert set(TASKS) <= set(table)
+    assert not [(task, key) for task, entries in table.items() for key, value in entries.items() if value == []]
