@@ -42,8 +42,9 @@ def _rows() -> list[dict]:
     rows = []
     for i in range(6):
         case, source = f"C{i}", ("VQA-RAD", "SLAKE")[i % 2]
-        options = [f"item{i}{c}" for c in "abcd"] + ["Insufficient visual evidence"]
-        base = {"case_id": case, "options": options, "correct_letter": "A", "source_dataset": source, "safe_letter": "E",
+        # the gold of case i+1 is case i's B option: each visually required case has a T5 donor
+        options = [f"dx{i}", f"dx{(i + 1) % 6}", f"item{i}c", f"item{i}d", "Insufficient visual evidence"]
+        base = {"case_id": case, "question": "What is the diagnosis?", "options": options, "correct_letter": "A", "source_dataset": source, "safe_letter": "E",
                 "text_only_answerable": i == 0, "laterality_dependent": i in (1, 2), "risk_tier": "L1", "modality": "CT"}
         rows.append({**base, "probe_id": f"{case}-original", "probe_kind": "original"})
         if i in (1, 2):
