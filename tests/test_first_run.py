@@ -12,7 +12,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_bulk_readers import RECORD, sample_line
 
 from medvigil.cli import main
 from medvigil.errors import DataError
@@ -21,7 +20,21 @@ from medvigil.records.lmms_eval_logs import read_samples, short_model_name
 from medvigil.records.run_coverage import run_coverage
 from medvigil.suites import registry
 
+RECORD = {"suite": "medvigil", "model": "lmms-eval-run", "condition": "default", "probe_id": "MVB-0001-original",
+          "case_id": "MVB-0001", "probe_kind": "original", "risk_tier": "L1", "source_dataset": "VQA-RAD", "modality": "CT",
+          "text_only_answerable": False, "correct_letter": "A", "predicted_letter": "A", "parse_status": "ok",
+          "raw_response": "A", "retries": 0, "extra": {"condition_source": "lmms-eval"}}
 CASES = ("MVB-0001", "MVB-0002", "MVB-0003")
+
+
+def sample_line(record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), **lead) -> str:
+    """One line in lmms-eval 0.7.3's ``--log_samples`` shape: the record under each metric key."""
+    line = {"doc_id": 0, "target": record.get("correct_letter"), "filtered_resps": "A", "token_counts": [None],
+            "doc_hash": "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b",
+            "input_media": ["images/MVB-0001.jpg"], **lead}
+    line.update({m: record for m in metrics})
+    line["input"] = "Reply with exactly one capital letter.\nOptions:\nA. CT\nB. MRI"
+    return json.dumps(line) + "\n"
 KINDS = ("original", "tcf", "negation")
 
 

@@ -27,7 +27,7 @@ TASKS = ("medvigil_mcq", "medvigil_mcq_circular", "cbd_binary", "cbd_quadrants",
 def limited(tmp_path_factory):
     from medvigil.suites.mediconfusion import export as mediconfusion_export
     from medvigil.suites.mediconfusion.synthetic import write_sample
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("first_run")

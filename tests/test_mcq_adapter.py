@@ -17,6 +17,8 @@ import pytest
 
 from medvigil.mcq.adapter import adapt, load_mcq, read_mapping
 
+SLOW_FIXTURES = {"run"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 ROOT = Path(__file__).resolve().parents[1]
 N, K = 8, 4
 GOLD = [1, 0, 1, 2, 3, 1, 0, 2]  # index of the gold option per item: B for items 0, 2, 5

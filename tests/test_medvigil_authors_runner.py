@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageFilter
 
-from medvigil.suites.medvigil.authors_runner import authors_blur, authors_letter, authors_prompt
+from medvigil.suites.medvigil.harness.authors_runner import authors_blur, authors_letter, authors_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 OPTIONS = ["Left pleural effusion", "Right pleural effusion", "No effusion", "Both sides",

@@ -27,11 +27,11 @@ import pytest
 
 from medvigil.scoring.stats import wilson_interval
 from medvigil.scoring.table import RecordTable
-from medvigil.suites.medvigil.ablations import takeover_point
-from medvigil.suites.medvigil.axes import capability, grounding, mcs_from_axes, safety, visual_grounding_gap, weighted_sfr
-from medvigil.suites.medvigil.release_format import TIERS
-from medvigil.suites.medvigil.scoring import audit
-from medvigil.suites.medvigil.sensitivity import sensitivity_table
+from medvigil.suites.medvigil.release.release_format import TIERS
+from medvigil.suites.medvigil.scoring.ablations import takeover_point
+from medvigil.suites.medvigil.scoring.axes import capability, grounding, mcs_from_axes, safety, visual_grounding_gap, weighted_sfr
+from medvigil.suites.medvigil.scoring.scoring import audit
+from medvigil.suites.medvigil.scoring.sensitivity import sensitivity_table
 
 # ----------------------------------------------------------------------------- paper data
 # Table 6: Original, TCF, Trap, NEG, SDR, Know-only, LR flip, ROI only, ROI masked

@@ -41,6 +41,8 @@ from medvigil.suites.readiness.protocol import (
 )
 from medvigil.suites.readiness.scoring import fragilities, robustness_score
 
+SLOW_FIXTURES = {"runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 ROOT = Path(__file__).resolve().parents[1]
 CASES, SEED = 12, 0  # seed 0: one text-answerable item and two items with a T5 donor
 MODELS = ("blind", "grounded")
@@ -209,7 +211,7 @@ def test_paper_prompts_verbatim():
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     pytest.importorskip("lmms_eval")
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("readiness")
@@ -249,12 +251,6 @@ def test_substitution_docs_show_the_donor_image(runs, monkeypatch):
         donor = doc["readiness"]["substituted_by"]
         assert doc["image"].tobytes() == own[donor["probe_id"]] != own[doc["probe_id"]]
 
-
-def test_real_logs_are_decoded_whole(runs):
-    from test_whole_file_logs import assert_decoded_whole
-
-    for out in runs.values():
-        assert_decoded_whole(sorted(out.rglob("*_samples_readiness_*.jsonl")))
 
 
 def _records(out: Path) -> list[dict]:
@@ -358,17 +354,6 @@ def test_grounded_is_blind_without_the_image_and_follows_the_substituted_image(r
     originals = {r["case_id"]: r for r in grounded["readiness_img"].values()}
     assert all(r["predicted_letter"] != originals[r["case_id"]]["predicted_letter"] for r in grounded["readiness_img_subst"].values())
     assert g["accuracies"]["T5"]["substituted"] == 100.0 > b["accuracies"]["T5"]["substituted"]
-
-
-def test_models_scored_apart_as_together(runs, monkeypatch, tmp_path):
-    from test_model_by_model import assert_apart_as_together
-
-    from medvigil.records.suite_logs import find_samples
-    from medvigil.suites.readiness import entry
-
-    files = find_samples(list(runs.values()), "readiness", entry.TASKS)
-    assert_apart_as_together("readiness", files, lambda records: {"models": readiness_from_records(records, **entry.DEFAULTS)},
-                             entry.combine_models, monkeypatch, tmp_path)
 
 
 def test_duplicate_logs_are_refused(runs):

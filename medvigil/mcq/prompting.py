@@ -2,7 +2,7 @@
 
 Prompt: the probe question, a newline, ``Options:`` on its own line, then five lines
 ``A.`` .. ``E.`` with the option texts in stored order. The system message is
-:data:`medvigil.suites.medvigil.release_format.SYSTEM_PROMPT`.
+:data:`medvigil.suites.medvigil.release.release_format.SYSTEM_PROMPT`.
 
 Parser: strip the response and take the first *standalone* letter in {A..E}
 ("standalone" = not part of a longer word, so "B" in "Both" does not count), after removing
@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from medvigil.constants import LETTERS, SYSTEM_PROMPT
 from medvigil.scoring.letters import read_option_letter
-from medvigil.suites.medvigil.release_format import LETTERS, SYSTEM_PROMPT
 
 MAX_PARSE_RETRIES = 3  # Appendix L: parse failures are retried up to three times
 

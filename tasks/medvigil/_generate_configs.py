@@ -21,9 +21,9 @@ SYSTEM = _UTILS.SYSTEM_PROMPT
 # sigma = infinity (no image) is the medvigil_mcq_noimg task, which the blur group includes
 BLUR_SIGMAS = ("0", "2", "4", "8", "16", "32", "64")
 ROI_DECAY_STEPS = (0, 1, 2, 3)
-# Appendix K pilot (medvigil.suites.medvigil.roi_pilot): 5 samples at T = 0.7; 96 new tokens as the authors' runner
+# Appendix K pilot (medvigil.suites.medvigil.scoring.roi_pilot): 5 samples at T = 0.7; 96 new tokens as the authors' runner
 # gives non-reasoning models (bench_visual_token_ablation.py)
-_PILOT = importlib.import_module("medvigil.suites.medvigil.roi_pilot")
+_PILOT = importlib.import_module("medvigil.suites.medvigil.scoring.roi_pilot")
 PILOT_MAX_TOKENS = 96
 
 
@@ -70,11 +70,11 @@ process_results: !function utils.medvigil_open_process_results
 """
 
 
-_RUNNER = importlib.import_module("medvigil.suites.medvigil.authors_runner")
+_RUNNER = importlib.import_module("medvigil.suites.medvigil.harness.authors_runner")
 
 
 def authors_task(name: str, loader: str, metrics=None) -> str:
-    """The authors' released runner (medvigil.suites.medvigil.authors_runner): their prompt, no system
+    """The authors' released runner (medvigil.suites.medvigil.harness.authors_runner): their prompt, no system
     message, 600 new tokens, their parser (in process_results, by the doc's ``runner``)."""
     return f"""{task_yaml.task(name, loader)}doc_to_text: !function utils.medvigil_authors_doc_to_text
 doc_to_messages: !function utils.medvigil_authors_doc_to_messages

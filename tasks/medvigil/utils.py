@@ -22,8 +22,8 @@ from medvigil.data_location import load_config
 from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
-from medvigil.suites.medvigil.authors_runner import authors_blur, authors_letter, authors_prompt
-from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.medvigil.harness.authors_runner import authors_blur, authors_letter, authors_prompt
+from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
 log = logging.getLogger("medvigil.tasks")
@@ -74,7 +74,7 @@ def load_mcq_circular(_pointer):
 
 
 def _authors(data):
-    """Mark docs for the authors' released runner (medvigil.suites.medvigil.authors_runner)."""
+    """Mark docs for the authors' released runner (medvigil.suites.medvigil.harness.authors_runner)."""
     return data.map(lambda _: {"runner": "authors"}, desc="medvigil authors' runner")
 
 
@@ -84,7 +84,7 @@ def load_mcq_authors(_pointer):
 
 def load_triplets(_pointer):
     """Anchor, T-CF and V-CF of every askable triplet over the case's original options (Eq. 7)."""
-    from medvigil.suites.medvigil.triplets import triplet_probes
+    from medvigil.suites.medvigil.scoring.triplets import triplet_probes
 
     originals = _load("mcq", "default", kinds=("original",))
     by_case = {case: {"options": options, "row": i} for i, (case, options) in enumerate(zip(originals["case_id"], originals["options"]))}
@@ -115,9 +115,9 @@ def _load_roi_decay(step: int):
 
 
 def _load_roi_pilot(step: int):
-    """The Appendix K pilot (:func:`medvigil.suites.medvigil.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
+    """The Appendix K pilot (:func:`medvigil.suites.medvigil.scoring.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
     20260506, credentialed CXR excluded) at ROI-decay step ``step``."""
-    from medvigil.suites.medvigil.roi_pilot import select_pilot_cases
+    from medvigil.suites.medvigil.scoring.roi_pilot import select_pilot_cases
 
     data = load_config("mcq")
     keep = [i for i, kind in enumerate(data["probe_kind"]) if kind == "original"]
@@ -355,7 +355,7 @@ def medvigil_process_results(doc: dict, results: list) -> dict:
 def medvigil_roi_pilot_process_results(doc: dict, results: list) -> dict:
     """Appendix K: the ``repeats`` sampled answers arrive together; the record is their modal vote."""
     from medvigil.suites.medqdeg.protocol import responses_of
-    from medvigil.suites.medvigil.roi_pilot import modal_record
+    from medvigil.suites.medvigil.scoring.roi_pilot import modal_record
 
     responses = responses_of(results)
     record = modal_record(_record(doc, responses[0]), responses, [parse_letter(r) for r in responses])
@@ -380,8 +380,8 @@ def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
 
 
 def medvigil_open_process_results(doc: dict, results: list) -> dict:
-    """Open answers scored by the default open-ended judge (medvigil.suites.medvigil.open_ended)."""
-    from medvigil.suites.medvigil.open_ended import DEFAULT_JUDGE, open_letters
+    """Open answers scored by the default open-ended judge (medvigil.suites.medvigil.scoring.open_ended)."""
+    from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_letters
 
     response = results[0] if results else ""
     correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
@@ -398,7 +398,7 @@ def medvigil_open_process_results(doc: dict, results: list) -> dict:
 @lru_cache(maxsize=16)
 def _summary(key: tuple) -> dict:
     from medvigil.mcq.circular import collapse_circular
-    from medvigil.suites.medvigil.scoring import audit
+    from medvigil.suites.medvigil.scoring.scoring import audit
 
     cut: Counter = Counter()  # --limit keeps the first N docs: a circular group it cuts is left out
     records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key],

@@ -18,7 +18,7 @@ from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
-from medvigil.suites.medvigil.release_format import SAFE_LETTER
+from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
 from medvigil.suites.readiness.protocol import ARMS, arm_accuracy, arm_count, arm_docs, arm_metrics, mc_prompt, substitution_donors
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, parse_cot
 

@@ -54,7 +54,6 @@ import numpy as np
 from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
-from medvigil.records.suite_logs import side_by_side
 from medvigil.scoring.letters import encode_letters
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
@@ -68,7 +67,7 @@ from medvigil.suites.cbd.scoring import (
     score_records,
 )
 from medvigil.suites.cbd.scoring import QUADRANTS as names
-from medvigil.suites.medvigil.release_format import SAFE_LETTER
+from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
 
 log = logging.getLogger("medvigil.cbd")
 
@@ -714,14 +713,6 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
             models[name] = {**table[model], "arm": arm, **sample_details(by_model.get(model, []), arms["image"], arms["noimg"],
                                                                          invalid=invalid, n_resamples=n_resamples, seed=seed)}
     return configurations(models)
-
-
-def combine_results(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """:func:`suite_result` of several sets of records with no model in common, from each set's
-    result, in the order of the sets' first records: the configurations side by side (every
-    generative one first), the correlation taken across all of them."""
-    merged = side_by_side(parts)
-    return configurations(dict(sorted(merged.items(), key=lambda item: item[1]["arm"] != "generative")))  # stable: set order within an arm
 
 
 def configurations(models: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -69,7 +69,7 @@ from typing import Any
 
 from medvigil.errors import DataError
 from medvigil.records.lmms_eval_logs import read_samples
-from medvigil.suites.medvigil.release_format import SOURCE_LICENCES, source_label
+from medvigil.suites.medvigil.release.release_format import SOURCE_LICENCES, source_label
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, score_records
 
 SEED = 0  # perturbation seed; recorded in every record's extra
