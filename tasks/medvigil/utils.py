@@ -15,6 +15,7 @@ step, option order) is stored in each doc's ``condition`` column, so one
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from functools import lru_cache
 
 from medvigil.data_location import load_config
@@ -330,13 +331,39 @@ METRICS = tuple(METRIC_DIRECTIONS)
 RECORD_METRIC = METRICS[0]  # the metric key that logs the whole record (medvigil.records.lmms_eval_logs.RECORD_KEY)
 
 
+# the metric list of each kind of task (the YAML generator writes these): the template's for the main
+# conditions; the triplet arms, the open form, the blur sweep and ROI decay report a few
+TRIPLET_METRICS = ("tr_coh", "parse_failures")
+OPEN_METRICS = ("sfr", "sfr_w", "acc_roi_masked", "over_refusal", "overall", "acc_original", "acc_knowledge_only")
+SUMMARY_METRICS = ("overall", "acc_original", "refusal_rate", "parse_failures")
+DECAY_METRICS = ("acc_original", "refusal_rate", "parse_failures")
+TEMPLATE_METRICS = tuple(m for m in METRICS if m not in ("tr_coh", "over_refusal"))
+
+
+def task_metrics(record: dict) -> tuple[str, ...]:
+    """The metrics of the task that made ``record`` (from its condition and probe kind), so that
+    ``process_results`` hands lmms-eval only metrics it aggregates: any other shows as an empty
+    entry in results.json."""
+    condition = str(record.get("condition", ""))
+    if str(record.get("probe_kind", "")).startswith("triplet_"):
+        return TRIPLET_METRICS
+    if condition == "open":
+        return OPEN_METRICS
+    if condition.startswith("blur:"):
+        return SUMMARY_METRICS
+    if condition.startswith("roi_decay:"):
+        return DECAY_METRICS
+    return TEMPLATE_METRICS
+
+
 def _metric_values(record: dict) -> dict:
-    """What ``process_results`` hands lmms-eval: the whole record under the first metric (the one
-    re-scoring reads from the log) and, under every other metric, only the record's scoring key
-    (:func:`scoring_key`: its scoring fields without the raw response, about half of it), so a log
-    line does not repeat the whole record 26 times."""
+    """What ``process_results`` hands lmms-eval, for the task's metrics (:func:`task_metrics`): the whole
+    record under the first (the one re-scoring reads from the log: ``mcs`` in the main tasks) and, under
+    every other, only the record's scoring key (:func:`scoring_key`: its scoring fields without the raw
+    response, about half of it), so a log line does not repeat the whole record for every metric."""
     key = scoring_key(record)
-    return {name: record if name == RECORD_METRIC else key for name in METRICS}
+    names = task_metrics(record)
+    return {name: record if name == names[0] else key for name in names}
 
 
 def medvigil_process_results(doc: dict, results: list) -> dict:
@@ -391,7 +418,13 @@ def _summary(key: tuple) -> dict:
     from medvigil.mcq.circular import collapse_circular
     from medvigil.suites.medvigil.scoring.scoring import audit
 
-    records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key])
+    cut: Counter = Counter()  # --limit keeps the first N docs: a circular group it cuts is left out
+    records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key],
+                                incomplete=cut)
+    if cut:
+        log.warning("medvigil: %d rotation(s) of circular groups cut by --limit left out of the aggregate", sum(cut.values()))
+    if not records:
+        return {"metrics": {}, "accuracy": {}}
     # every record of a task shares one condition; score that condition as the headline
     result = audit(records, n_resamples=0, strata=False, sensitivity=False, ablations=False, condition=records[0]["condition"])
     (model,) = result["models"].values()

@@ -316,12 +316,15 @@ def binary_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
     return _arm_table(_check(records), BINARY_ARMS, invalid)
 
 
-def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invalid: str) -> dict[str, dict[str, Any]]:
-    """:func:`quadrant_table` or :func:`binary_table` (``arms``) of records :func:`_check` passed."""
+def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invalid: str,
+               incomplete: str = "drop") -> dict[str, dict[str, Any]]:
+    """:func:`quadrant_table` or :func:`binary_table` (``arms``) of records :func:`_check` passed; a case
+    lacking a part is left out and counted (lmms-eval's aggregate of a run cut by ``--limit``) or, with
+    ``incomplete="error"``, an error (:func:`medvigil.suites.cbd.scoring.score_records`)."""
     wanted = frozenset(arms.values())
     return score_records([r for r in checked if r["condition"] in wanted], original_kind=ORIGINAL_KIND,
                          paraphrase_kinds=PARAPHRASE_KINDS, image_condition=arms["image"],
-                         text_only_condition=arms["noimg"], invalid=invalid)
+                         text_only_condition=arms["noimg"], invalid=invalid, incomplete=incomplete)
 
 
 def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, Any]:
@@ -344,13 +347,14 @@ def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "e
             case["orig"] = r
         elif r["probe_kind"] in PARAPHRASE_KINDS:
             case["para"].append(r)
-    for cid, case in cases.items():
-        if "orig" not in case or not case["para"]:
-            raise ValueError(f"case {cid!r} lacks its original or paraphrase image records (field 'probe_kind')")
-    origs = [c["orig"]["predicted_letter"] for c in cases.values()]
-    out = quadrant_scores(origs, [[p["predicted_letter"] for p in c["para"]] for c in cases.values()], origs,
-                          [c["orig"]["correct_letter"] for c in cases.values()], invalid=invalid)
-    return {k: out[k] for k in ("n_samples", "n_evaluable", "n_excluded", "flip_rate", "accuracy")}
+    # a case without its original or a paraphrase (cut by lmms-eval's --limit, which keeps the first N docs)
+    # is left out and counted
+    whole = [c for c in cases.values() if "orig" in c and c["para"]]
+    origs = [c["orig"]["predicted_letter"] for c in whole]
+    out = quadrant_scores(origs, [[p["predicted_letter"] for p in c["para"]] for c in whole], origs,
+                          [c["orig"]["correct_letter"] for c in whole], invalid=invalid)
+    cut = {"n_incomplete_cases": len(cases) - len(whole)} if len(whole) < len(cases) else {}
+    return {**{k: out[k] for k in ("n_samples", "n_evaluable", "n_excluded", "flip_rate", "accuracy")}, **cut}
 
 
 def _pct(value: float | None) -> float:
@@ -672,12 +676,13 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude", n_resamples: int = 1000,
-                 seed: int = 0) -> dict[str, Any]:
+                 seed: int = 0, incomplete: str = "error") -> dict[str, Any]:
     """What ``medvigil score --suite cbd`` reports: per model configuration (the generative
     arm under the model's name, the binary arm as ``"<model> [binary]"``; every generative
     configuration first, each arm's models in the order of their first record) the quadrant
     table plus :func:`sample_details`, and the flip-rate vs Dangerous-fraction correlation
-    across configurations (Fig. 3)."""
+    across configurations (Fig. 3). ``incomplete="drop"`` (runs cut by lmms-eval's ``--limit``) leaves out
+    the cases lacking a part, counted in ``n_incomplete_cases``; by default they are an error."""
 
     records = _check(records)
     first: dict[str, int] = {}
@@ -692,7 +697,7 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
         by_model: dict[str, list[Mapping[str, Any]]] = {}
         for r in mine:
             by_model.setdefault(str(r["model"]), []).append(r)
-        table = _arm_table(mine, arms, invalid)
+        table = _arm_table(mine, arms, invalid, incomplete)
         for model in sorted(table, key=first.__getitem__):
             name = model if arm == "generative" else f"{model} [binary]"
             models[name] = {**table[model], "arm": arm, **sample_details(by_model.get(model, []), arms["image"], arms["noimg"],
