@@ -20,6 +20,7 @@ import threading
 from medvigil import __version__
 from medvigil.errors import DataError
 from medvigil.files import held_signals
+from medvigil.files.output_guard import refuse_declared
 
 MAX_PRINTED_PROBLEMS = 25
 
@@ -160,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
+        refuse_declared(args)  # no output may be, hold or lie inside an input the command declared
         with _sigterm_as_exception():
             return int(args.func(args) or 0)
     except DataError as exc:

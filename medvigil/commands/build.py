@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 from medvigil.commands.arg_types import int_range
+from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -76,6 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="leave out probes whose rows have errors (listed and counted) instead of refusing the release",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('release', 'reconstructed'), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

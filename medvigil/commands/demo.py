@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from medvigil.commands.arg_types import int_range
+from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers) -> None:
@@ -19,6 +20,7 @@ def add_parser(subparsers) -> None:
                    help="MedVIGIL tasks only: skip the Readiness, CbD and MedQ-Deg runs and report sections")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=run)
+    declare(p, inputs=(), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args) -> int:

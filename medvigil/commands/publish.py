@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from medvigil.errors import DataError
+from medvigil.files.output_guard import declare
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
@@ -46,6 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "contain one of their files (repeatable; the release's pointer checksums are always checked)",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('out', 'credentialed'), outputs=())  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:
