@@ -156,8 +156,17 @@ def _sigterm_as_exception():
         _pending = None
 
 
+def _printable_streams() -> None:
+    """Characters the terminal's encoding lacks (``PYTHONIOENCODING=ascii``: the tables' ↓, −, names
+    in any script) are printed as ``\\u2193`` escapes instead of failing the command."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _printable_streams()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
