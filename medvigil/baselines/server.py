@@ -3,9 +3,10 @@
 It exists so the path users take with hosted models (lmms-eval's ``openai`` adapter,
 images sent as base64 data URLs) is exercised end to end on this machine. It binds to
 loopback only, answers every request (400/404/408/411/413 for bad ones, 500 if a policy
-fails; never a dropped connection), accepts a backlog of :data:`LISTEN_BACKLOG` connections
-with one thread each, decodes posted images under the project's pixel budget
-(:func:`medvigil.images.imaging.decode_image`) and at most :data:`DECODE_SLOTS` at a time. ``model`` in the request selects the policy: ``random``, ``constant``,
+fails; never a dropped connection), accepts a backlog of :data:`LISTEN_BACKLOG` connections,
+keeps idle ones in one selector and answers requests with a fixed pool of threads (:class:`_Server`),
+decodes posted images under the project's pixel budget counted over the whole request
+(:func:`decode_request_images`) and holds decoded images for at most :data:`DECODE_SLOTS` requests at a time. ``model`` in the request selects the policy: ``random``, ``constant``,
 ``blind`` or ``grounded``; a suffix ``:KEY=VALUE`` passes a parameter
 (``constant:letter=E``, ``random:seed=3``).
 """
@@ -14,24 +15,32 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
+import selectors
+import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from PIL import Image
 
 from medvigil.baselines.registry import POLICIES, make_policy
 from medvigil.errors import DataError
 from medvigil.files.input_files import loads_json
-from medvigil.images.imaging import decode_image
+from medvigil.images.imaging import DEFAULT_MAX_PIXELS, decode_image
 
 LOOPBACK = "127.0.0.1"
 MAX_BODY_BYTES = 64 * 1024 * 1024
 MAX_IMAGES = 16  # per request
+REQUEST_MAX_PIXELS = DEFAULT_MAX_PIXELS  # all the images of one request together (one image may use it all)
 LISTEN_BACKLOG = 1024  # pending connections the kernel queues (the standard library's default is 5)
-DECODE_SLOTS = 2  # images decoded at once: bounds memory when many clients post large images
+DECODE_SLOTS = 2  # requests holding decoded images at once: bounds memory when many clients post large images
 READ_TIMEOUT_SECONDS = 30  # a client that stops sending its body gets 408
+WORKERS = 32  # requests answered at once (threads); further ready requests wait their turn
+MAX_WAITING = 4096  # accepted connections that have sent nothing yet
+IDLE_SECONDS = 30  # how long such a connection may wait
 _decode_slots = threading.BoundedSemaphore(DECODE_SLOTS)
 
 
@@ -55,21 +64,36 @@ def _policy_from_model(model: str):
         raise RequestError(str(exc)) from exc
 
 
-def _decode_data_url(url: str) -> Image.Image:
+def _image_bytes(url: str) -> bytes:
     if not url.startswith("data:") or ";base64," not in url:
         raise RequestError("only base64 data: URLs are accepted for images (no network fetches)")
     try:
-        raw = base64.b64decode(url.split(";base64,", 1)[1], validate=True)
-        with _decode_slots:
-            return decode_image(raw, name="image in request")  # the project's pixel budget applies
+        return base64.b64decode(url.split(";base64,", 1)[1], validate=True)
     except binascii.Error as exc:
         raise RequestError(f"undecodable image in request: {exc}") from exc
-    except DataError as exc:
-        raise RequestError(str(exc)) from exc
 
 
-def split_messages(messages: list) -> tuple[str, list[Image.Image]]:
-    """Return the user text (system turns excluded) and the attached images, in order."""
+def decode_request_images(encoded: list[bytes]) -> list[Image.Image]:
+    """Decode a request's images under ONE pixel budget for the whole request
+    (:data:`REQUEST_MAX_PIXELS`): each image may use what the ones before it left, checked from its
+    header before its pixels are allocated (:func:`medvigil.images.imaging.decode_image`)."""
+    images, left = [], REQUEST_MAX_PIXELS
+    for n, raw in enumerate(encoded, start=1):
+        if left < 1:
+            raise RequestError(f"image {n} of the request: the images before it used up the {REQUEST_MAX_PIXELS:,} "
+                               f"pixels the request's images may hold in all")
+        try:
+            image = decode_image(raw, name=f"image {n} of the request", max_pixels=left)
+        except DataError as exc:
+            used = f" ({REQUEST_MAX_PIXELS - left:,} used by the images before it)" if n > 1 else ""
+            raise RequestError(f"{exc}; the request's images may hold {REQUEST_MAX_PIXELS:,} pixels in all{used}") from exc
+        left -= image.width * image.height
+        images.append(image)
+    return images
+
+
+def split_messages(messages: list) -> tuple[str, list[bytes]]:
+    """Return the user text (system turns excluded) and the attached images (still encoded), in order."""
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty list")
     texts, images = [], []
@@ -94,7 +118,7 @@ def split_messages(messages: list) -> tuple[str, list[Image.Image]]:
                     raise RequestError("'image_url' must be an object with a string 'url'")
                 if len(images) >= MAX_IMAGES:
                     raise RequestError(f"at most {MAX_IMAGES} images per request")
-                images.append(_decode_data_url(url))
+                images.append(_image_bytes(url))
             else:
                 raise RequestError(f"unsupported content part type {part.get('type')!r}")
     return "\n".join(texts), images
@@ -104,11 +128,16 @@ def completion(body: dict) -> dict:
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise RequestError("'model' is required")
-    prompt, images = split_messages(body.get("messages"))
-    try:
-        text = _policy_from_model(model).answer(prompt, images)
-    except ValueError as exc:  # e.g. a prompt without an options block
-        raise RequestError(str(exc)) from exc
+    prompt, encoded = split_messages(body.get("messages"))
+    policy = _policy_from_model(model)
+    # decoded pixels are held by at most DECODE_SLOTS requests at once, from decoding to the answer
+    with _decode_slots if encoded else contextlib.nullcontext():
+        images = decode_request_images(encoded)
+        try:
+            text = policy.answer(prompt, images)
+        except ValueError as exc:  # e.g. a prompt without an options block
+            raise RequestError(str(exc)) from exc
+        del images
     return {
         "id": f"chatcmpl-medvigil-{abs(hash((model, prompt))) % 10**12}",
         "object": "chat.completion",
@@ -199,12 +228,84 @@ class _Handler(BaseHTTPRequestHandler):
         return body
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = LISTEN_BACKLOG
-    daemon_threads = True
+class _Server(HTTPServer):
+    """Connections wait in one selector until their first bytes arrive (an idle connection costs a
+    socket, no thread); then a worker of a fixed pool (:data:`WORKERS`) answers the request. At
+    most :data:`MAX_WAITING` connections wait (the oldest is answered 408 and closed to make room),
+    and each for at most :data:`IDLE_SECONDS`, so new clients are accepted however many idle ones
+    are held."""
 
-    def handle_error(self, request, client_address):  # a client that hung up: nothing to answer, no traceback
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(self, address, handler):
+        super().__init__(address, handler)
+        self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="medvigil-baseline")
+        self._waiting = selectors.DefaultSelector()
+        self._since: dict[socket.socket, float] = {}  # waiting connection -> when it was accepted
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._waiter = threading.Thread(target=self._wait_for_requests, daemon=True, name="medvigil-baseline-waiter")
+        self._waiter.start()
+
+    def process_request(self, request, client_address):  # (the accepting thread)
+        with self._lock:
+            if len(self._since) >= MAX_WAITING:
+                self._drop(min(self._since, key=self._since.get))
+            self._since[request] = time.monotonic()
+            self._waiting.register(request, selectors.EVENT_READ, client_address)
+
+    def _wait_for_requests(self) -> None:
+        while not self._stop.is_set():
+            ready = self._waiting.select(timeout=_POLL_SECONDS)  # (epoll sees sockets registered meanwhile)
+            with self._lock:
+                for key, _ in ready:
+                    if key.fileobj in self._since:
+                        del self._since[key.fileobj]
+                        self._waiting.unregister(key.fileobj)
+                        self._workers.submit(self._answer, key.fileobj, key.data)
+                stale = time.monotonic() - IDLE_SECONDS
+                for sock in [s for s, t in self._since.items() if t < stale]:
+                    self._drop(sock)
+
+    def _drop(self, sock: socket.socket) -> None:
+        """Answer a connection that sent nothing 408 and close it (the lock is held)."""
+        del self._since[sock]
+        self._waiting.unregister(sock)
+        with contextlib.suppress(OSError):
+            sock.setblocking(False)
+            sock.send(_IDLE_ANSWER)
+        self.shutdown_request(sock)
+
+    def _answer(self, request, client_address) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:  # a client that hung up: nothing to answer, no traceback
+            pass
+        finally:
+            self.shutdown_request(request)
+
+    def handle_error(self, request, client_address):  # (accept errors) no traceback
         return
+
+    def server_close(self) -> None:
+        self._stop.set()
+        self._waiter.join(timeout=5)
+        with self._lock:
+            for sock in list(self._since):
+                self._drop(sock)
+        self._waiting.close()
+        self._workers.shutdown(wait=False, cancel_futures=True)
+        super().server_close()
+
+
+def _idle_answer() -> bytes:
+    body = json.dumps({"error": {"message": f"no request received within {IDLE_SECONDS} s", "type": "timeout"}}).encode()
+    return (b"HTTP/1.0 408 Request Timeout\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+
+_IDLE_ANSWER = _idle_answer()
+_POLL_SECONDS = 0.2
 
 
 class BaselineServer:
