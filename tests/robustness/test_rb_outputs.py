@@ -111,7 +111,7 @@ def test_sample_refuses_overlapping_or_current_folder(capsys, tmp_path, monkeypa
 def _terminate_when_staging(cmd: list[str], parent, pattern: str, tmp_path) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     proc = subprocess.Popen([PYTHON, "-m", "medvigil", *map(str, cmd)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+                            text=True, env=env, preexec_fn=_default_signal_dispositions)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if any(pattern in p.name for p in parent.iterdir()):
@@ -241,6 +241,14 @@ except KeyboardInterrupt:
 """
 
 
+def _default_signal_dispositions() -> None:
+    """In the child, before exec: SIGINT and SIGTERM at their defaults, whatever this process inherited
+    (a job run in the background by a non-interactive shell ignores SIGINT, and Python keeps an
+    ignored SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("name, said", [("SIGTERM", "terminated"), ("SIGINT", "interrupted")])
 @pytest.mark.parametrize("trigger", ["Dropped()", "import self_signalling"])
 def test_a_signal_during_an_import_or_a_finaliser_still_stops_the_command(tmp_path, trigger, name, said):
@@ -248,7 +256,8 @@ def test_a_signal_during_an_import_or_a_finaliser_still_stops_the_command(tmp_pa
     # initialisation, as numpy.random's) is lost: the CLI raises it again once that is over
     (tmp_path / "self_signalling.py").write_text(f"import os, signal\nos.kill(os.getpid(), signal.{name})\nx = sum(range(100000))\n")
     probe = _SIGTERM_PROBE.replace("{trigger}", trigger).replace("{signal}", name)
-    done = subprocess.run([PYTHON, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([PYTHON, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=60,
+                          preexec_fn=_default_signal_dispositions)
     assert done.stdout.strip() == said, done.stdout + done.stderr
     assert "Exception ignored" not in done.stderr
 
