@@ -171,7 +171,7 @@ def _text(data: bytes, name: str, problems: list[Problem]) -> str:
 
 def _nul_problem(text: str, name: str) -> Problem:
     """Where the first NUL character of ``text`` is: its data row and column."""
-    message = "holds a NUL character (byte 0x00); release CSVs are plain text"
+    message = "holds a NUL byte (character 0x00); release CSVs are plain text"
     header: list[str] | None = None
     number = 0
     try:

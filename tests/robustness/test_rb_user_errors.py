@@ -79,7 +79,7 @@ def test_nul_in_a_csv_field_is_refused_without_a_digest(capsys, release_copy):
     cells[column] = cells[column][:4] + "\0" + cells[column][4:]
     probes.write_text("\n".join([header, ",".join(cells), rest]), encoding="utf-8")
     out, _ = run_cli(capsys, ["validate", rel], code=1, inputs=[rel])
-    assert "probes_mcq.csv, row 1, field 'question': holds a NUL character" in out
+    assert "probes_mcq.csv, row 1, field 'question': holds a NUL byte" in out
 
 
 @pytest.mark.parametrize("command", [["score", "--suite", "medvigil", "--n-resamples", "0"], ["tasks-path"]])
