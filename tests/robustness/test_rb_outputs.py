@@ -345,3 +345,18 @@ def test_every_argument_of_every_command_is_declared_or_not_a_path():
         dests = {a.dest for a in parser._actions if a.dest != "help"}
         undeclared = dests - declared - NOT_PATHS[name]
         assert not undeclared, f"{name}: declare {undeclared} as inputs/outputs or list them in NOT_PATHS"
+
+
+@pytest.mark.parametrize("kind", ["file", "dangling_link"])
+def test_force_never_replaces_a_file_with_an_output_folder(capsys, small_release, tmp_path, kind):
+    rel, cred = small_release
+    target = tmp_path / "notes.txt"
+    if kind == "file":
+        target.write_text("years of work")
+    else:
+        target.symlink_to(tmp_path / "nowhere")
+    run_cli(capsys, ["build", rel, "--out", target, "--force", "--config", "mcq"], says=["is not a folder"],
+            inputs=[target])
+    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", target, "--force"], says=["is not a folder"],
+            inputs=[target])
+    assert leftovers(tmp_path) == []
