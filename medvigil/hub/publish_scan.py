@@ -5,8 +5,9 @@ looked at, and so is everything those bytes decode to:
 
 - **Decoded contents.** Every text file and every Parquet cell (strings, binary cells, image
   cells, inside lists and structs) is scanned as bytes (:func:`scan_payload`): image signatures at
-  any offset, ``data:`` URIs and base64 runs (also wrapped in lines, as at 76 columns, with a
-  Markdown quote or indent), zip and gzip archives. What a run or an archive decodes to is
+  any offset, ``data:`` URIs, base64 runs (also wrapped in lines, as at 76 columns, with a
+  Markdown quote or indent) and hexadecimal runs, zip, gzip, bzip2 and xz archives; JSON files also
+  with their strings unescaped; Parquet files also with their key-value metadata. What a run or an archive decodes to is
   scanned the same way, :data:`MAX_DEPTH` levels deep and at most :data:`MAX_EXPANDED_BYTES`
   expanded per cell; a payload that expands beyond that is refused (it cannot be proved clean).
 - **Credentialed images** (:class:`CredentialedImages`): their SHA-256 (the source files the
@@ -57,14 +58,14 @@ SIGNATURES = (
     (b"DICM", "DICOM"),
     (b"WEBPVP8", "WebP"),
 )
-ARCHIVES = ((b"PK\x03\x04", "zip"), (b"\x1f\x8b\x08", "gzip"))
+ARCHIVES = ((b"PK\x03\x04", "zip"), (b"\x1f\x8b\x08", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
 MAX_DEPTH = 4  # base64 in a zip in base64 in a cell: three levels
 MAX_EXPANDED_BYTES = 64 << 20  # what one cell or file may decode to, in all
 PHASH_SIZE = 16  # imagehash.phash(hash_size=16): 256 bits
 # Re-derived copies of a credentialed X-ray (resized, cropped by a few pixels, re-encoded at
 # quality 70) were at most 12 bits away; distinct synthetic X-rays at least 38 (tests/robustness).
 PHASH_MAX_DISTANCE = 24
-MAX_IMAGES_PER_PAYLOAD = 16  # signatures decoded per payload (a JPEG may carry EXIF thumbnails)
+MAX_IMAGES_PER_PAYLOAD = 64  # signatures checked per payload (a JPEG may carry EXIF thumbnails); more: refused
 
 # One run of base64 text: unbroken, or lines of 40+ characters (the last one shorter), each line break
 # possibly followed by an indent or a Markdown quote; an optional data: URI prefix; 120+ characters.
@@ -73,6 +74,8 @@ _BASE64_RUN = re.compile(
     rb"((?:[A-Za-z0-9+/_-]{40,}={0,2}[ \t]*\r?\n[ \t>]*)+[A-Za-z0-9+/_-]+={0,2}|[A-Za-z0-9+/_-]{40,}={0,2})"
 )
 _MIN_BASE64 = 120
+# hexadecimal text of 60+ bytes (a SHA-256 is 32), possibly in lines
+_HEX_RUN = re.compile(rb"(?:[0-9A-Fa-f]{2}){60,}(?:[ \t]*\r?\n[ \t>]*(?:[0-9A-Fa-f]{2})+)*")
 _DATA_URI = re.compile(rb"data:image/[\w.+-]+[^,\s]*,", re.IGNORECASE)
 _SPACE = re.compile(rb"[\s>]+")
 
@@ -127,7 +130,13 @@ def image_signatures(data: bytes) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def _base64_payloads(data: bytes) -> Iterable[tuple[int, bytes]]:
+def _hex_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
+    for match in _HEX_RUN.finditer(data):
+        run = _SPACE.sub(b"", match.group(0))
+        yield match.start(), "hex text", bytes.fromhex(run[: len(run) // 2 * 2].decode("ascii"))
+
+
+def _base64_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
     for match in _BASE64_RUN.finditer(data):
         run = _SPACE.sub(b"", match.group(1))
         if len(run) < _MIN_BASE64:
@@ -136,7 +145,7 @@ def _base64_payloads(data: bytes) -> Iterable[tuple[int, bytes]]:
             decoded = base64.b64decode(run + b"=" * (-len(run) % 4), altchars=b"-_" if b"-" in run or b"_" in run else None)
         except (binascii.Error, ValueError):
             continue
-        yield match.start(), decoded
+        yield match.start(), "base64 text", decoded
 
 
 @dataclass(frozen=True)
@@ -179,22 +188,24 @@ def _scan(data: bytes, known: CredentialedImages, base: int, depth: int, budget:
     if whole is not None:
         yield Finding(base, "an image", whole, image=True)
         return
-    for n, (offset, fmt) in enumerate(image_signatures(data)):
-        if n >= MAX_IMAGES_PER_PAYLOAD:
-            break
+    signatures = image_signatures(data)
+    if len(signatures) > MAX_IMAGES_PER_PAYLOAD:  # decoys in front of an image must not exhaust the check
+        yield Finding(base, f"{len(signatures)} image signatures (more than {MAX_IMAGES_PER_PAYLOAD} are not checked "
+                            "one by one)", refuse=True)
+        return
+    for offset, fmt in signatures:
         start = offset - 128 if fmt == "DICOM" and offset >= 128 else offset  # DICM follows a 128-byte preamble
         why = _contained_match(data, start, known)
         if why is not None or (report and (not verify or (fmt != "DICOM" and _decoded(data[start:]) is not None))):
             yield Finding(base + start, f"{fmt} image", why, image=True)
     if depth >= MAX_DEPTH:
         return
-    for offset, payload in _base64_payloads(data):
+    for offset, label, payload in [*_base64_payloads(data), *_hex_payloads(data)]:
         if not budget.take(len(payload)):
-            yield Finding(base + offset, f"base64 text expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit",
-                          refuse=True)
+            yield Finding(base + offset, f"{label} expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit", refuse=True)
             return
         for inner in _scan(payload, known, base + offset, depth + 1, budget, True, verify):
-            yield Finding(inner.offset, f"base64 text decoding to {inner.what}", inner.why, inner.image, inner.refuse)
+            yield Finding(inner.offset, f"{label} decoding to {inner.what}", inner.why, inner.image, inner.refuse)
     for offset, kind, members in _archives(data, budget):
         if members is None:
             yield Finding(base + offset, f"{kind} archive expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit",
@@ -209,21 +220,24 @@ def _contained_match(data: bytes, start: int, known: CredentialedImages) -> str 
     """Whether the image at ``start`` is credentialed: its bytes up to the end of ``data`` or up to
     any of its possible ends (a JPEG end-of-image marker, a PNG ``IEND`` chunk), so bytes before
     or after it do not hide it; then its pixels (:meth:`CredentialedImages.match`)."""
-    for end in _image_ends(data, start):
+    ends = _image_ends(data, start)
+    if len(ends) > MAX_END_CANDIDATES:
+        return f"it cannot be checked: more than {MAX_END_CANDIDATES} possible image ends follow it"
+    for end in ends:
         if hashlib.sha256(data[start:end]).hexdigest() in known.sha256:
             return "its bytes are a credentialed image"
     return known.match(data[start:]) if start else None
 
 
 _ENDS = ((b"\xff\xd9", 2), (b"IEND\xaeB`\x82", 8))
-MAX_END_CANDIDATES = 64
+MAX_END_CANDIDATES = 256
 
 
 def _image_ends(data: bytes, start: int) -> list[int]:
     ends = []
     for marker, length in _ENDS:
         at = data.find(marker, start)
-        while at != -1 and len(ends) < MAX_END_CANDIDATES:
+        while at != -1 and len(ends) <= MAX_END_CANDIDATES:
             if at + length < len(data):
                 ends.append(at + length)
             at = data.find(marker, at + 1)
@@ -236,7 +250,7 @@ def _archives(data: bytes, budget: _Budget) -> Iterator[tuple[int, str, list[byt
     for magic, kind in ARCHIVES:
         start = data.find(magic)
         while start != -1:
-            members = _zip_members(data[start:], budget) if kind == "zip" else _gzip_member(data[start:], budget)
+            members = _zip_members(data[start:], budget) if kind == "zip" else _stream_member(kind, data[start:], budget)
             if members is not False:
                 yield start, kind, members
             if members is None:
@@ -262,11 +276,16 @@ def _zip_members(data: bytes, budget: _Budget) -> list[bytes] | None | bool:
         return False
 
 
-def _gzip_member(data: bytes, budget: _Budget) -> list[bytes] | None | bool:
-    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+def _stream_member(kind: str, data: bytes, budget: _Budget) -> list[bytes] | None | bool:
+    """The content of a gzip, bzip2 or xz stream at the start of ``data``, read no further than the budget."""
+    import bz2
+    import lzma
+
+    inflate = {"gzip": lambda: zlib.decompressobj(16 + zlib.MAX_WBITS), "bzip2": bz2.BZ2Decompressor,
+               "xz": lzma.LZMADecompressor}[kind]()
     try:
         content = inflate.decompress(data, max(budget.left, 0) + 1)
-    except zlib.error:
+    except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
         return False
     if not budget.take(len(content)):
         return None
@@ -294,6 +313,11 @@ def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list
     for match in _DATA_URI.finditer(data):
         problems.append(Problem(rel, "embedded image data: URI; a text file of the build must not carry images",
                                 row=_location(data, match.start())))
+    for text in _json_strings(rel, data) if not problems else ():  # escapes ("\/", "\u0041") undone: what a JSON reader gets
+        for found in scan_payload(text.encode("utf-8"), known):
+            problems.append(Problem(rel, f"a JSON string holds {found.what}"
+                                         + (f": {found.why} (credentialed)" if found.why else "")
+                                         + "; a text file of the build must not carry images"))
     if not problems:
         nul = data.find(b"\x00")
         if nul != -1:
@@ -305,6 +329,26 @@ def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list
                 problems.append(Problem(rel, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
                                              "binary content in a text file of the build", row=_location(data, exc.start)))
     return problems
+
+
+def _json_strings(rel: str, data: bytes) -> list[str]:
+    """Every string (keys too) of a JSON file holding an escape; none when it is not JSON."""
+    if not rel.endswith(".json") or b"\\" not in data:
+        return []
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return []
+    out, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            stack += item
+        elif isinstance(item, str) and len(item) >= 8:
+            out.append(item)
+    return out
 
 
 def credentialed_images(recorded_sha256: Iterable[str], folders: Iterable[Path | str]) -> CredentialedImages:
@@ -388,6 +432,11 @@ def parquet_problems(rel: str, path: Path, known: CredentialedImages) -> list[Pr
     except (ValueError, OSError):
         return []  # reported by publish_check.credentialed_problems
     problems = []
+    for key, value in (parquet.metadata.metadata or {}).items():  # key-value metadata: text, never images
+        for found in scan_payload(key + b"\0" + value, known):
+            problems.append(Problem(rel, f"the file's key-value metadata ({key[:40].decode('utf-8', 'replace')!r}) "
+                                         f"holds {found.what}" + (f": {found.why}" if found.why else "")
+                                         + "; only image columns may carry images", field="metadata"))
     first = 0
     for group in range(parquet.metadata.num_row_groups):
         table = parquet.read_row_group(group, use_threads=False)

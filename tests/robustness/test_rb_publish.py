@@ -209,3 +209,55 @@ def test_zip_bomb_in_a_cell_is_refused(capsys, build_copy):
     _forge_cell(build_copy, "question", lambda q: q + " " + base64.b64encode(buf.getvalue()).decode())
     run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
             says=["field 'question'", "scan limit"], inputs=[build_copy])
+
+
+def _xz_b64(data: bytes) -> str:
+    import lzma
+
+    return base64.b64encode(lzma.compress(data)).decode()
+
+
+MORE_HIDING_PLACES = {
+    "hex_in_question": ("question", lambda cxr: lambda q: f"{q} {cxr.hex()}"),
+    "xz_base64_in_question": ("question", lambda cxr: lambda q: f"{q} {_xz_b64(cxr)}"),
+    "decoy_signatures_before_it": ("image", lambda cxr: lambda im: {**im, "bytes": b"\xff\xd8\xff\0" * 70 + cxr}),
+    "in_the_image_path": ("image", lambda cxr: lambda im: {**im, "path": base64.b64encode(cxr).decode()}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE_HIDING_PLACES))
+def test_more_hiding_places_in_cells(capsys, small_release, build_copy, case):
+    column, change = MORE_HIDING_PLACES[case]
+    row = _forge_cell(build_copy, column, change(_credentialed_file(small_release).read_bytes()))
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["data/mcq/test-00000-of-00001.parquet", f"row {row}", f"field '{column}'"], inputs=[build_copy])
+
+
+def test_escaped_base64_in_a_json_file(capsys, small_release, build_copy):
+    import json
+
+    cxr = _credentialed_file(small_release).read_bytes()
+    info = json.loads((build_copy / "croissant.json").read_text(encoding="utf-8"))
+    info["x"] = base64.b64encode(cxr).decode()
+    text = json.dumps(info).replace("/", "\\/")  # JSON may escape every slash: the runs break in the raw text
+    (build_copy / "croissant.json").write_text(text, encoding="utf-8")
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["croissant.json", "a JSON string holds"], inputs=[build_copy])
+
+
+def test_an_image_in_the_parquet_metadata(capsys, small_release, build_copy):
+    import hashlib
+    import json
+
+    import pyarrow.parquet as pq
+
+    shard = sorted((build_copy / "data" / "mcq").glob("*.parquet"))[0]
+    table = pq.read_table(shard)
+    cxr = _credentialed_file(small_release).read_bytes()
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"notes": cxr}), shard)
+    info = json.loads((build_copy / "build_info.json").read_text())
+    for entry in info["shards"]:
+        entry["sha256"] = hashlib.sha256((build_copy / entry["path"]).read_bytes()).hexdigest()
+    (build_copy / "build_info.json").write_text(json.dumps(info, indent=2))
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["test-00000-of-00001.parquet", "field 'metadata'", "key-value metadata ('notes')"], inputs=[build_copy])
