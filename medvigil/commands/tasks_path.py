@@ -16,6 +16,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    if args.suite is not None and (args.suite.startswith(".") or "/" in args.suite or "\\" in args.suite):
+        raise DataError(Problem("tasks-path", f"a suite is a name, not a path: {args.suite[:80]!r}", field="--suite"))
     try:
         folder = tasks_dir(args.suite)
     except ValueError as exc:  # an unknown suite: tasks_dir names the known ones

@@ -28,6 +28,8 @@ def test_score_unknown_condition_is_an_error(capsys, tmp_path):
 
 def test_tasks_path_unknown_suite_is_an_error(capsys):
     run_cli(capsys, ["tasks-path", "--suite", "bogus"], says=["field '--suite'", "unknown suite 'bogus'", "medqdeg"])
+    for path in ("..", "../tasks/medqdeg", "medqdeg/..", "/etc"):
+        run_cli(capsys, ["tasks-path", "--suite", path], says=["field '--suite'", "a suite is a name, not a path"])
     out, _ = run_cli(capsys, ["tasks-path", "--suite", "medqdeg"], code=0)
     assert out.strip().endswith("medqdeg")
 
@@ -57,6 +59,18 @@ def test_huge_mediconfusion_vote_count(capsys, mc_sample, tmp_path):
             inputs=[bad, mc_sample])
     bad.write_text(json.dumps(mc_results(dataset, votes=(10, 0))))  # control
     run_cli(capsys, ["score", "--suite", "mediconfusion", bad, "--release", dataset], code=0, inputs=[bad, mc_sample])
+
+
+@pytest.mark.parametrize("suite", ["mediconfusion", "medqdeg"])
+def test_huge_integers_in_lmms_eval_logs(capsys, mc_sample, tmp_path, suite):
+    records = suite_records(suite)
+    if suite == "mediconfusion":
+        records[1]["extra"]["votes"] = {"A": 10**400, "B": 0}
+    else:
+        records[1]["retries"] = 10**400
+    log = write_log(tmp_path / "runs", suite, records)
+    release = ["--release", mc_sample / "data" / "dataset.json"] if suite == "mediconfusion" else []
+    run_cli(capsys, ["score", "--suite", suite, log, *release], says=[log.name, "row 2", "401 digits"], inputs=[log])
 
 
 def test_splits_json_nested_200k_deep(capsys, release_copy):
