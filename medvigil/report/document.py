@@ -64,7 +64,10 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
                 problems.append(Problem(str(path), f"a second {suite} result (the first is {suite_sources[suite]}); "
                                         f"score every model of a suite in one `medvigil score --suite {suite}` call", field="suite"))
             else:
-                merged["suites"][suite], suite_sources[suite] = data, str(path)
+                found = _suite_problems(data, str(path))
+                problems.extend(found)
+                if not found:
+                    merged["suites"][suite], suite_sources[suite] = data, str(path)
             continue
         for name, block in data["models"].items():
             found = _name_problems(name, str(path)) or _block_problems(block, str(path), f"models.{name}")
@@ -147,6 +150,30 @@ def _count(value: float) -> str | None:
     if not (float(value).is_integer() and 0 <= value <= MAX_COUNT):
         return f"must be a whole number in 0..{MAX_COUNT:,}"
     return None
+
+
+MAX_MAGNITUDE = 1e15  # beyond any count, percentage, divergence or p-value a suite result holds
+
+
+def _suite_problems(data: Any, file: str) -> list[Problem]:
+    """Numbers of a stress-test suite's result: finite and within +-:data:`MAX_MAGNITUDE`; counts (keys
+    ``n`` and ``n_*``) whole and non-negative. Settings (``options``, seeds) are not checked."""
+    problems: list[Problem] = []
+    stack = [(data, "")]
+    while stack and len(problems) < 25:
+        value, field = stack.pop()
+        key = field.rsplit(".", 1)[-1]
+        if isinstance(value, dict):
+            stack += [(v, f"{field}.{k}" if field else str(k)) for k, v in value.items()
+                      if k != "options" and "seed" not in str(k)]
+        elif isinstance(value, list):
+            stack += [(v, f"{field}[{i}]") for i, v in enumerate(value)]
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+                problems.append(Problem(file, f"implausible number {value!r:.40}", field=field))
+            elif (key == "n" or key.startswith("n_")) and (value < 0 or not float(value).is_integer()):
+                problems.append(Problem(file, f"a count must be a whole number >= 0, got {value!r:.40}", field=field))
+    return problems
 
 
 def _name_problems(name: str, file: str) -> list[Problem]:

@@ -76,3 +76,33 @@ def test_names_with_dollars_and_nested_braces_are_drawn_as_text(capsys, tmp_path
     out = _report(capsys, tmp_path, _scores(models), code=0)
     assert "{{{{" in (out / "report.md").read_text(encoding="utf-8")
     assert "{{{{" in (out / "report.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def deg_scores(tmp_path_factory):
+    from conftest import write_log
+
+    from medvigil.cli import main
+
+    base = tmp_path_factory.mktemp("deg")
+    write_log(base / "runs", "medqdeg")
+    assert main(["score", "--suite", "medqdeg", str(base / "runs"), "--json", str(base / "deg.json")]) == 0
+    return json.loads((base / "deg.json").read_text())
+
+
+SUITE_BAD = [
+    ("accuracy 1e308", lambda m: m["overall"].update(accuracy=1e308), "field 'models.grounded.overall.accuracy'"),
+    ("negative n", lambda m: m["overall"].update(n=-4), "field 'models.grounded.overall.n'"),
+    ("fractional n_excluded", lambda m: m.update(n_excluded_all_invalid=0.5), "field 'models.grounded.n_excluded_all_invalid'"),
+]
+
+
+@pytest.mark.parametrize(("name", "mutate", "named"), SUITE_BAD, ids=[b[0] for b in SUITE_BAD])
+def test_suite_results_with_implausible_numbers(capsys, tmp_path, deg_scores, name, mutate, named):
+    data = copy.deepcopy(deg_scores)
+    mutate(data["models"]["grounded"])
+    _report(capsys, tmp_path, data, says=[named])
+
+
+def test_suite_result_control(capsys, tmp_path, deg_scores):
+    _report(capsys, tmp_path, deg_scores, code=0)

@@ -116,7 +116,9 @@ def _condition_table(tab: RecordTable, condition: str) -> RecordTable:
         raise ValueError(f"MedVIGIL scoring reads suite 'medvigil' records only, got suites {sorted(suites)}")
     code = tab.condition.code_of(condition)
     mask = tab.condition.codes == code
-    if len(tab) and not mask.any():  # an unknown condition is an error, never an empty table
+    # a condition no record has is an error, never an empty table (but ablation-only records, with no
+    # "default" ones, are still audited for their ablations)
+    if len(tab) and not mask.any() and condition != "default":
         present = sorted(tab.condition.levels[c] for c in tab.condition.used_codes().tolist())
         raise DataError(Problem("score", f"no record has condition {condition!r}; the records' conditions: "
                                          f"{', '.join(map(repr, present))}", field="--condition"))
