@@ -56,3 +56,21 @@ def test_build_on_a_full_disk(small_release, small_disk, tmp_path):
     done = _build(small_release[0], disk / "built")
     assert done.returncode == 0, done.stderr[-2000:]
     assert (disk / "built" / "build_info.json").is_file()
+
+
+@pytest.mark.skipif(not shutil.which("mount"), reason="no mount command")
+@pytest.mark.parametrize(("argv", "control"), [
+    (["sample", "--out", "{disk}/rel", "--cases", "20"], ["sample", "--out", "{disk}/rel", "--cases", "2"]),
+    (["mediconfusion-sample", "--out", "{disk}/mc", "--pairs", "50"], ["mediconfusion-sample", "--out", "{disk}/mc", "--pairs", "2"]),
+])
+def test_writers_on_a_full_disk_leave_nothing(small_disk, argv, control):
+    disk = small_disk(600 << 10)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    done = subprocess.run([PYTHON, "-m", "medvigil", *(a.format(disk=disk) for a in argv)], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 2 and "No space left" in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert list(disk.iterdir()) == []
+    disk = small_disk(32 << 20)  # control: a small disk with room enough
+    done = subprocess.run([PYTHON, "-m", "medvigil", *(a.format(disk=disk) for a in control)], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
