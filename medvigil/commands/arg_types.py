@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+# bootstrap resamples a command accepts: a thousand times the papers' 500 (Appendix M), and the
+# resample table (resamples x cases) stays within memory; 10**11 asked for terabytes
+MAX_RESAMPLES = 500_000
+
 
 def int_range(low: int, high: int | None = None):
     """An ``int`` argument type accepting ``low <= value`` (``<= high`` when given)."""

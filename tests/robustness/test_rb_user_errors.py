@@ -106,3 +106,16 @@ def test_ascii_only_stdout(tmp_path, command):
     assert "Traceback" not in done.stderr
     if command[0] == "score":
         assert "\\u2193" in done.stdout  # SFR_w ↓
+
+
+def test_bootstrap_resamples_are_bounded(capsys, tmp_path, monkeypatch):
+    from medvigil.scoring import bootstrap
+
+    log = _medvigil_log(tmp_path / "runs")
+    with pytest.raises(SystemExit):  # argparse: a usage error, exit 2
+        run_cli(capsys, ["score", "--suite", "medvigil", log, "--n-resamples", str(10**11)])
+    assert "expected an integer in 0..500000" in capsys.readouterr().err
+    monkeypatch.setattr(bootstrap, "MAX_DRAWS", 100)  # 4 cases x 50 resamples = 200 draws
+    run_cli(capsys, ["score", "--suite", "medvigil", log, "--n-resamples", "50"], says=["field '--n-resamples'", "200 draws"],
+            inputs=[log])
+    run_cli(capsys, ["score", "--suite", "medvigil", log, "--n-resamples", "25"], code=0, inputs=[log])  # control
