@@ -16,7 +16,9 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import io
 import json
+import re
 import selectors
 import socket
 import threading
@@ -37,10 +39,12 @@ MAX_IMAGES = 16  # per request
 REQUEST_MAX_PIXELS = DEFAULT_MAX_PIXELS  # all the images of one request together (one image may use it all)
 LISTEN_BACKLOG = 1024  # pending connections the kernel queues (the standard library's default is 5)
 DECODE_SLOTS = 2  # requests holding decoded images at once: bounds memory when many clients post large images
-READ_TIMEOUT_SECONDS = 30  # a client that stops sending its body gets 408
+READ_TIMEOUT_SECONDS = 30  # a client that stops reading its answer is dropped
 WORKERS = 32  # requests answered at once (threads); further ready requests wait their turn
 MAX_WAITING = 4096  # accepted connections that have sent nothing yet
-IDLE_SECONDS = 30  # how long such a connection may wait
+IDLE_SECONDS = 30  # how long a connection may take to send its whole request
+MAX_HEAD_BYTES = 64 * 1024  # request line and headers
+MAX_BUFFERED_BYTES = 256 * 1024 * 1024  # bytes of unfinished requests held, all connections together
 _decode_slots = threading.BoundedSemaphore(DECODE_SLOTS)
 
 
@@ -151,9 +155,14 @@ def completion(body: dict) -> dict:
 class _Handler(BaseHTTPRequestHandler):
     server_version = "medvigil-baseline/1"
 
-    timeout = READ_TIMEOUT_SECONDS  # per-connection socket timeout (slow or stalled clients)
+    timeout = READ_TIMEOUT_SECONDS  # per-connection socket timeout (a client not reading its answer)
     # unparsable request lines still get a status line and a JSON error (not an HTTP/0.9 bare page)
     default_request_version = "HTTP/1.0"
+
+    def setup(self):  # the request was read whole by the server's selector (_Server): read it from there
+        super().setup()
+        self.rfile.close()
+        self.rfile = io.BytesIO(self.server.request_bytes(self.request))
 
     def send_error(self, code, message=None, explain=None):  # the parser's errors, answered as JSON
         short, long = self.responses.get(code, ("Error", ""))
@@ -209,11 +218,7 @@ class _Handler(BaseHTTPRequestHandler):
         if length == 0 or length > MAX_BODY_BYTES:
             self._error(413 if length else 400, f"request body must be 1..{MAX_BODY_BYTES} bytes, got {length}")
             return None
-        try:
-            raw = self.rfile.read(length)
-        except TimeoutError:
-            self._error(408, f"request body not received within {READ_TIMEOUT_SECONDS} s")
-            return None
+        raw = self.rfile.read(length)
         if len(raw) < length:
             self._error(400, f"request body ended after {len(raw)} of {length} bytes")
             return None
@@ -229,11 +234,13 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(HTTPServer):
-    """Connections wait in one selector until their first bytes arrive (an idle connection costs a
-    socket, no thread); then a worker of a fixed pool (:data:`WORKERS`) answers the request. At
-    most :data:`MAX_WAITING` connections wait (the oldest is answered 408 and closed to make room),
-    and each for at most :data:`IDLE_SECONDS`, so new clients are accepted however many idle ones
-    are held."""
+    """Connections are read in one selector thread, without blocking, until their request is whole
+    (the head, and the body its ``Content-Length`` announces), so an idle or trickling connection costs
+    a socket and its bytes, no thread; then a worker of a fixed pool (:data:`WORKERS`) answers it from
+    those bytes. Each connection has :data:`IDLE_SECONDS` from its acceptance to send its request, at
+    most :data:`MAX_WAITING` wait (the oldest is answered 408 to make room) and they buffer at most
+    :data:`MAX_BUFFERED_BYTES` together (503 beyond), so new clients are accepted however many idle or
+    slow ones are held."""
 
     request_queue_size = LISTEN_BACKLOG
 
@@ -242,16 +249,21 @@ class _Server(HTTPServer):
         self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="medvigil-baseline")
         self._waiting = selectors.DefaultSelector()
         self._since: dict[socket.socket, float] = {}  # waiting connection -> when it was accepted
+        self._received: dict[socket.socket, bytearray] = {}  # its bytes so far
+        self._buffered = 0
+        self._requests: dict[socket.socket, bytes] = {}  # whole requests handed to the workers
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._waiter = threading.Thread(target=self._wait_for_requests, daemon=True, name="medvigil-baseline-waiter")
         self._waiter.start()
 
     def process_request(self, request, client_address):  # (the accepting thread)
+        request.setblocking(False)
         with self._lock:
             if len(self._since) >= MAX_WAITING:
-                self._drop(min(self._since, key=self._since.get))
+                self._drop(min(self._since, key=self._since.get), _IDLE_ANSWER)
             self._since[request] = time.monotonic()
+            self._received[request] = bytearray()
             self._waiting.register(request, selectors.EVENT_READ, client_address)
 
     def _wait_for_requests(self) -> None:
@@ -260,28 +272,62 @@ class _Server(HTTPServer):
             with self._lock:
                 for key, _ in ready:
                     if key.fileobj in self._since:
-                        del self._since[key.fileobj]
-                        self._waiting.unregister(key.fileobj)
-                        self._workers.submit(self._answer, key.fileobj, key.data)
+                        self._receive(key.fileobj, key.data)
                 stale = time.monotonic() - IDLE_SECONDS
                 for sock in [s for s, t in self._since.items() if t < stale]:
-                    self._drop(sock)
+                    self._drop(sock, _IDLE_ANSWER)
 
-    def _drop(self, sock: socket.socket) -> None:
-        """Answer a connection that sent nothing 408 and close it (the lock is held)."""
+    def _receive(self, sock: socket.socket, client_address) -> None:
+        """Read what ``sock`` has sent; hand the request to a worker once it is whole (the lock is held)."""
+        try:
+            data = sock.recv(1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        buffer = self._received[sock]
+        if data:
+            if self._buffered + len(data) > MAX_BUFFERED_BYTES:
+                self._drop(sock, _BUSY_ANSWER)
+                return
+            buffer += data
+            self._buffered += len(data)
+        if data and not _request_is_whole(buffer):
+            return
+        if not buffer:  # closed without a byte: nothing to answer
+            self._forget(sock)
+            self.shutdown_request(sock)
+            return
+        self._forget(sock)
+        self._requests[sock] = bytes(buffer)
+        self._workers.submit(self._answer, sock, client_address)
+
+    def _forget(self, sock: socket.socket) -> None:
         del self._since[sock]
+        self._buffered -= len(self._received.pop(sock))
         self._waiting.unregister(sock)
+
+    def _drop(self, sock: socket.socket, answer: bytes) -> None:
+        """Answer a waiting connection ``answer`` and close it (the lock is held)."""
+        self._forget(sock)
         with contextlib.suppress(OSError):
-            sock.setblocking(False)
-            sock.send(_IDLE_ANSWER)
+            sock.send(answer)
         self.shutdown_request(sock)
+
+    def request_bytes(self, sock: socket.socket) -> bytes:
+        """The whole request read from ``sock`` (for its handler)."""
+        with self._lock:
+            return self._requests.pop(sock, b"")
 
     def _answer(self, request, client_address) -> None:
         try:
+            request.setblocking(True)
             self.finish_request(request, client_address)
         except Exception:  # a client that hung up: nothing to answer, no traceback
             pass
         finally:
+            with self._lock:
+                self._requests.pop(request, None)
             self.shutdown_request(request)
 
     def handle_error(self, request, client_address):  # (accept errors) no traceback
@@ -292,19 +338,36 @@ class _Server(HTTPServer):
         self._waiter.join(timeout=5)
         with self._lock:
             for sock in list(self._since):
-                self._drop(sock)
+                self._drop(sock, _IDLE_ANSWER)
         self._waiting.close()
         self._workers.shutdown(wait=False, cancel_futures=True)
         super().server_close()
 
 
-def _idle_answer() -> bytes:
-    body = json.dumps({"error": {"message": f"no request received within {IDLE_SECONDS} s", "type": "timeout"}}).encode()
-    return (b"HTTP/1.0 408 Request Timeout\r\nContent-Type: application/json\r\nConnection: close\r\n"
-            + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+_HEAD_END = b"\r\n\r\n"
+_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d{1,12})[ \t]*\r\n", re.IGNORECASE)
 
 
-_IDLE_ANSWER = _idle_answer()
+def _request_is_whole(buffer: bytearray) -> bool:
+    """Whether ``buffer`` holds a whole request: its head and the body its Content-Length announces.
+    A head too long, or without a usable length, is whole as it is: the handler answers it."""
+    end = buffer.find(_HEAD_END)
+    if end == -1:
+        return len(buffer) > MAX_HEAD_BYTES
+    length = _LENGTH.search(buffer, 0, end + 2)
+    if length is None or int(length.group(1)) > MAX_BODY_BYTES:
+        return True
+    return len(buffer) >= end + len(_HEAD_END) + int(length.group(1))
+
+
+def _answer_bytes(status: str, message: str, kind: str) -> bytes:
+    body = json.dumps({"error": {"message": message, "type": kind}}).encode()
+    return (f"HTTP/1.0 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+
+_IDLE_ANSWER = _answer_bytes("408 Request Timeout", f"no whole request received within {IDLE_SECONDS} s", "timeout")
+_BUSY_ANSWER = _answer_bytes("503 Service Unavailable", "too many bytes of unfinished requests held; retry", "server_busy")
 _POLL_SECONDS = 0.2
 
 

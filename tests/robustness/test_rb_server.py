@@ -236,3 +236,33 @@ def test_the_command_under_a_4_gb_cap_keeps_accepting_with_1000_idle_connections
             sock.close()
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+def test_new_clients_are_answered_while_1000_trickling_connections_are_held(server):
+    """Connections that sent part of a request (head unfinished, or a body shorter than announced)
+    hold no thread either: they wait in the selector like idle ones."""
+    socks = _idle_connections(server, 1000)
+    try:
+        for i, sock in enumerate(socks):
+            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" if i % 2 else
+                         b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 500\r\n\r\n{\"model\":")
+        start = time.monotonic()
+        assert [_post(server, _chat(PROMPT), timeout=30)[0] for _ in range(5)] == [200] * 5
+        assert time.monotonic() - start < 30
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_unfinished_requests_share_a_byte_budget(server, monkeypatch):
+    from medvigil.baselines import server as module
+
+    monkeypatch.setattr(module, "MAX_BUFFERED_BYTES", 4096)
+    host, port = server.httpd.server_address[:2]
+    with socket.create_connection((host, port), timeout=30) as hog:
+        hog.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 100000\r\n\r\n" + b" " * 8000)
+        data = b""
+        while chunk := hog.recv(4096):
+            data += chunk
+        assert data.startswith(b"HTTP/1.0 503")
+    assert _post(server, _chat(PROMPT))[0] == 200  # control: a request within the budget
