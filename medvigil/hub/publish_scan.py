@@ -385,7 +385,7 @@ def _file_phash(path: Path):
         head = handle.read(16)
     if not image_signatures(head) or image_signatures(head)[0][0] != 0:
         return None
-    return _phash(read_bytes(path, str(path), max_bytes=0))
+    return _phash(read_bytes(path, str(path)))  # bounded like every input (MEDVIGIL_MAX_INPUT_BYTES)
 
 
 def _recorded_checksums(path: Path) -> set[str]:
