@@ -325,7 +325,7 @@ NOT_PATHS = {
               "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid", "harness_compatible",
               "skip_invalid_rows"},
     "report": {"title"},
-    "judge": {"llm", "llm_model"},
+    "judge": {"llm", "llm_model", "llm_timeout", "llm_attempts", "llm_deadline", "judge"},
     "serve-baseline": {"port", "seconds"},
     "tasks-path": {"suite"},
     "demo": {"cases", "seed", "tasks", "n_resamples", "no_stress", "force"},
