@@ -150,13 +150,12 @@ def _base64_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing found in a payload: where (byte offset of the outermost payload), what, and
-    whether it is credentialed (``why`` set) or an image of any kind."""
+    """One thing found in a payload: where (byte offset of the outermost payload), what (an image,
+    credentialed when ``why`` is set), or a reason to refuse by itself (``refuse``)."""
 
     offset: int
     what: str
     why: str | None = None  # credentialed: the reason
-    image: bool = False  # an image (credentialed or not)
     refuse: bool = False  # a reason to refuse by itself (e.g. an archive too large to scan)
 
 
@@ -186,7 +185,7 @@ def _scan(data: bytes, known: CredentialedImages, base: int, depth: int, budget:
           report: bool, verify: bool) -> Iterator[Finding]:
     whole = known.match(data)
     if whole is not None:
-        yield Finding(base, "an image", whole, image=True)
+        yield Finding(base, "an image", whole)
         return
     signatures = image_signatures(data)
     if len(signatures) > MAX_IMAGES_PER_PAYLOAD:  # decoys in front of an image must not exhaust the check
@@ -197,7 +196,7 @@ def _scan(data: bytes, known: CredentialedImages, base: int, depth: int, budget:
         start = offset - 128 if fmt == "DICOM" and offset >= 128 else offset  # DICM follows a 128-byte preamble
         why = _contained_match(data, start, known)
         if why is not None or (report and (not verify or (fmt != "DICOM" and _decoded(data[start:]) is not None))):
-            yield Finding(base + start, f"{fmt} image", why, image=True)
+            yield Finding(base + start, f"{fmt} image", why)
     if depth >= MAX_DEPTH:
         return
     for offset, label, payload in [*_base64_payloads(data), *_hex_payloads(data)]:
@@ -205,7 +204,7 @@ def _scan(data: bytes, known: CredentialedImages, base: int, depth: int, budget:
             yield Finding(base + offset, f"{label} expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit", refuse=True)
             return
         for inner in _scan(payload, known, base + offset, depth + 1, budget, True, verify):
-            yield Finding(inner.offset, f"{label} decoding to {inner.what}", inner.why, inner.image, inner.refuse)
+            yield Finding(inner.offset, f"{label} decoding to {inner.what}", inner.why, refuse=inner.refuse)
     for offset, kind, members in _archives(data, budget):
         if members is None:
             yield Finding(base + offset, f"{kind} archive expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit",
@@ -213,7 +212,7 @@ def _scan(data: bytes, known: CredentialedImages, base: int, depth: int, budget:
             return
         for member in members:
             for inner in _scan(member, known, base + offset, depth + 1, budget, True, verify):
-                yield Finding(inner.offset, f"{kind} archive holding {inner.what}", inner.why, inner.image, inner.refuse)
+                yield Finding(inner.offset, f"{kind} archive holding {inner.what}", inner.why, refuse=inner.refuse)
 
 
 def _contained_match(data: bytes, start: int, known: CredentialedImages) -> str | None:
