@@ -344,20 +344,21 @@ class _Server(HTTPServer):
         super().server_close()
 
 
-_HEAD_END = b"\r\n\r\n"
-_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d{1,12})[ \t]*\r\n", re.IGNORECASE)
+_HEAD_ENDS = (b"\r\n\r\n", b"\n\n")  # (bare line feeds are accepted, as http.server does)
+_LENGTH = re.compile(rb"\ncontent-length:[ \t]*(\d{1,12})[ \t]*\r?\n", re.IGNORECASE)
 
 
 def _request_is_whole(buffer: bytearray) -> bool:
     """Whether ``buffer`` holds a whole request: its head and the body its Content-Length announces.
     A head too long, or without a usable length, is whole as it is: the handler answers it."""
-    end = buffer.find(_HEAD_END)
-    if end == -1:
+    ends = [(at, len(mark)) for mark in _HEAD_ENDS if (at := buffer.find(mark)) != -1]
+    if not ends:
         return len(buffer) > MAX_HEAD_BYTES
-    length = _LENGTH.search(buffer, 0, end + 2)
+    end, mark = min(ends)
+    length = _LENGTH.search(buffer, 0, end + mark)
     if length is None or int(length.group(1)) > MAX_BODY_BYTES:
         return True
-    return len(buffer) >= end + len(_HEAD_END) + int(length.group(1))
+    return len(buffer) >= end + mark + int(length.group(1))
 
 
 def _answer_bytes(status: str, message: str, kind: str) -> bytes:

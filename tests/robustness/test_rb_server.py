@@ -266,3 +266,10 @@ def test_unfinished_requests_share_a_byte_budget(server, monkeypatch):
             data += chunk
         assert data.startswith(b"HTTP/1.0 503")
     assert _post(server, _chat(PROMPT))[0] == 200  # control: a request within the budget
+
+
+def test_bare_line_feeds_are_read_as_a_whole_request(server):
+    body = _chat(PROMPT)
+    status, payload = _raw(server, b"POST /v1/chat/completions HTTP/1.0\nContent-Type: application/json\n"
+                           + f"Content-Length: {len(body)}\n\n".encode() + body)
+    assert status == 200 and payload["choices"][0]["message"]["content"] == "B"
