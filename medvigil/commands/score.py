@@ -41,7 +41,7 @@ import math
 import sys
 from pathlib import Path
 
-from medvigil.commands.arg_types import MAX_RESAMPLES, int_range
+from medvigil.commands.arg_types import MAX_RESAMPLES, MAX_SEED, int_range
 from medvigil.files.atomic_output import write_text_atomic
 from medvigil.files.json_text import json_text
 from medvigil.files.output_guard import declare, refuse_overlap
@@ -91,7 +91,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     )
     medvigil = parser.add_argument_group("medvigil audit options")
     medvigil.add_argument("--n-resamples", type=int_range(0, MAX_RESAMPLES), default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
-    medvigil.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
+    medvigil.add_argument("--seed", type=int_range(0, MAX_SEED), default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
     medvigil.add_argument(
         "--harness-compatible",
         action="store_true",

@@ -119,3 +119,15 @@ def test_bootstrap_resamples_are_bounded(capsys, tmp_path, monkeypatch):
     run_cli(capsys, ["score", "--suite", "medvigil", log, "--n-resamples", "50"], says=["field '--n-resamples'", "200 draws"],
             inputs=[log])
     run_cli(capsys, ["score", "--suite", "medvigil", log, "--n-resamples", "25"], code=0, inputs=[log])  # control
+
+
+@pytest.mark.parametrize("seed", [str(10**400), "-5"])
+def test_seeds_out_of_range_are_usage_errors(capsys, small_release, tmp_path, seed):
+    log = _medvigil_log(tmp_path / "runs")
+    for argv in (["build", small_release[0], "--out", tmp_path / "built", "--seed", seed],
+                 ["score", "--suite", "medvigil", log, "--seed", seed]):
+        with pytest.raises(SystemExit) as exit_:  # argparse: exit 2 before anything runs
+            run_cli(capsys, argv)
+        assert exit_.value.code == 2
+        assert "argument --seed: expected an integer in 0..9223372036854775807" in capsys.readouterr().err
+    assert not (tmp_path / "built").exists()
