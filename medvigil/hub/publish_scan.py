@@ -16,8 +16,9 @@ looked at, and so is everything those bytes decode to:
   with every file, every cell and every image found inside one *from its signature to the end*
   (so leading bytes do not hide it); and the perceptual hash of every decodable image under
   ``--credentialed`` (DCT hash of 16 x 16 bits, :data:`PHASH_SIZE`) is compared with the decoded pixels of
-  every image found (so trailing bytes, re-encoding, resizing do not hide it either): a
-  Hamming distance of at most :data:`PHASH_MAX_DISTANCE` of 256 bits is a near-duplicate.
+  every image found (so trailing bytes, re-encoding, resizing, blurring or a left-right flip do not
+  hide it either): a Hamming distance of at most :data:`PHASH_MAX_DISTANCE` of 256 bits from the
+  image or its mirror is a near-duplicate.
   Without ``--credentialed`` only checksums are known: a credentialed X-ray re-derived by
   ``medvigil reconstruct`` (new bytes) is recognised by its pixels only when its folder or the
   licensed copy is given.
@@ -364,27 +365,32 @@ def credentialed_images(recorded_sha256: Iterable[str], folders: Iterable[Path |
             if path.name == "RECONSTRUCTION.json":
                 known.sha256 |= _recorded_checksums(path)
                 continue
-            hashed = _file_phash(path)
-            if hashed is not None:
-                known.phashes.append(hashed)
+            known.phashes += _file_phashes(path)
     return known
 
 
-def _file_phash(path: Path):
+def _file_phashes(path: Path) -> list:
+    """Perceptual hashes of the image file ``path`` as it is and mirrored left-right (a re-derived copy
+    may be flipped, as the release's lr_flip probes are); none when it is no image."""
     import imagehash
+    from PIL import ImageOps
 
     from medvigil.reconstruct.mimic_cxr import dicom_to_image, is_dicom
 
     if is_dicom(path):
         try:
-            return imagehash.phash(dicom_to_image(path), hash_size=PHASH_SIZE)
+            image = dicom_to_image(path)
         except (ValueError, OSError):
-            return None
-    with open(path, "rb") as handle:
-        head = handle.read(16)
-    if not image_signatures(head) or image_signatures(head)[0][0] != 0:
-        return None
-    return _phash(read_bytes(path, str(path)))  # bounded like every input (MEDVIGIL_MAX_INPUT_BYTES)
+            return []
+    else:
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+        if not image_signatures(head) or image_signatures(head)[0][0] != 0:
+            return []
+        image = _decoded(read_bytes(path, str(path)))  # bounded like every input (MEDVIGIL_MAX_INPUT_BYTES)
+        if image is None:
+            return []
+    return [imagehash.phash(image, hash_size=PHASH_SIZE), imagehash.phash(ImageOps.mirror(image), hash_size=PHASH_SIZE)]
 
 
 def _recorded_checksums(path: Path) -> set[str]:

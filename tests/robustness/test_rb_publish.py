@@ -130,14 +130,17 @@ def _zip_b64(data: bytes) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def _rederived(small_release) -> bytes:
-    """A credentialed X-ray re-derived as reconstruct would (decoded, resized, re-encoded): new bytes."""
+def _rederived(small_release, variant: str = "resized") -> bytes:
+    """A credentialed X-ray re-derived as reconstruct would (decoded, resized, re-encoded; optionally
+    blurred or flipped as the perturbed probes are): new bytes."""
     from PIL import Image
 
     from medvigil.images import imaging
 
     img = Image.open(_credentialed_file(small_release)).convert("RGB")
-    return imaging.encode_jpeg(imaging.to_published(img.resize((img.width * 3 // 2, img.height * 3 // 2))), quality=70)
+    img = img.resize((img.width * 3 // 2, img.height * 3 // 2))
+    img = {"resized": img, "blurred": imaging.gaussian_blur(img, 4), "flipped": imaging.lr_flip(img)}[variant]
+    return imaging.encode_jpeg(imaging.to_published(img), quality=70)
 
 
 HIDDEN_IN_CELLS = {
@@ -183,9 +186,10 @@ def test_wrapped_base64_that_is_no_image_passes(capsys, build_copy):
     run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
 
 
-def test_rederived_xray_in_a_non_credentialed_case(capsys, small_release, build_copy):
+@pytest.mark.parametrize("variant", ["resized", "blurred", "flipped"])
+def test_rederived_xray_in_a_non_credentialed_case(capsys, small_release, build_copy, variant):
     cred = small_release[1]
-    row = _forge_cell(build_copy, "image", lambda im: {**im, "bytes": _rederived(small_release)})
+    row = _forge_cell(build_copy, "image", lambda im: {**im, "bytes": _rederived(small_release, variant)})
     # without --credentialed the build knows the withheld images by checksum only (README, "Licences and data")
     _, err = run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
     assert "note: without --credentialed" in err
