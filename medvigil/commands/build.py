@@ -2,7 +2,7 @@
 
 The folder holds Parquet shards per config (images embedded), a dataset card
 (``README.md``) with the datasheet, ``DATASHEET.md``, ``croissant.json`` and
-``build_info.json`` (digests, counts, skipped items). See :mod:`medvigil.suites.medvigil.export`.
+``build_info.json`` (digests, counts, skipped items). See :mod:`medvigil.suites.medvigil.export.export`.
 
 Credentialed images (MIMIC-CXR / CheXpert) never go into a normal build. To evaluate
 them locally, re-derive them from your licensed copy and make a separate local build::
@@ -81,7 +81,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
 
     try:
         report = build(

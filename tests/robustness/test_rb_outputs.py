@@ -322,7 +322,7 @@ NOT_PATHS = {
     "publish": {"repo", "private", "dry_run", "message"},
     "reconstruct": {"force"},
     "score": {"suite", "allow_empty", "margin", "confusion_denominator", "n_resamples", "seed", "condition",
-              "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid", "harness_compatible",
+              "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid", "harness_compatible", "weights",
               "skip_invalid_rows"},
     "report": {"title"},
     "judge": {"llm", "llm_model", "llm_timeout", "llm_attempts", "llm_deadline", "judge"},
