@@ -323,6 +323,7 @@ NOT_PATHS = {
     "reconstruct": {"force"},
     "score": {"suite", "allow_empty", "margin", "confusion_denominator", "n_resamples", "seed", "condition",
               "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid", "harness_compatible", "weights",
+              "label",  # PATH=NAME names one of the FILEs, already an input
               "skip_invalid_rows"},
     "report": {"title"},
     "judge": {"llm", "llm_model", "llm_timeout", "llm_attempts", "llm_deadline", "judge"},
