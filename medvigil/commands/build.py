@@ -29,7 +29,8 @@ import json
 import sys
 from pathlib import Path
 
-from medvigil.commands.arg_types import int_range
+from medvigil.commands.arg_types import MAX_SEED, int_range
+from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -54,7 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="mark the build as local-only (credentialed images inside); publish refuses it",
     )
     parser.add_argument("--config", action="append", dest="configs", metavar="NAME", help="build only this config (repeatable)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the mcq_shuffled permutations (default 0)")
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=0, help="seed of the mcq_shuffled permutations (default 0)")
     parser.add_argument(
         "--variant-source",
         choices=("render", "shipped"),
@@ -76,6 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="leave out probes whose rows have errors (listed and counted) instead of refusing the release",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('release', 'reconstructed'), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

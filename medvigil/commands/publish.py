@@ -4,8 +4,9 @@ Before any network call the folder is checked (:func:`medvigil.suites.medvigil.e
 it must be a normal ``medvigil build`` (not ``--local-only``), hold only the card,
 datasheet, Croissant, build info and Parquet shards with the recorded checksums, no
 row of a credentialed case may carry image bytes, no uploaded byte sequence (file, Parquet
-cell, embedded or base64 image) may equal a credentialed image (the release's pointer
-checksums and every file under ``--credentialed DIR``), and the text files may carry no image. ``--dry-run`` prints what would be
+cell, embedded, base64, zipped or wrapped image) may equal a credentialed image (the release's pointer
+checksums and every file under ``--credentialed DIR``) or, for the images under ``--credentialed DIR``,
+be a near-duplicate of its pixels, and the text files and text cells may carry no image. ``--dry-run`` prints what would be
 uploaded and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
 ``repo_type="dataset"``, then ``upload_folder``) and your saved Hub token.
 
@@ -19,6 +20,7 @@ import re
 from pathlib import Path
 
 from medvigil.errors import DataError
+from medvigil.files.output_guard import declare
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
@@ -46,9 +48,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "contain one of their files (repeatable; the release's pointer checksums are always checked)",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('out', 'credentialed'), outputs=())  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from medvigil.files.input_files import read_json
     from medvigil.hub.export_engine import BUILD_INFO
     from medvigil.suites.medvigil.export.publish_check import check_publishable
@@ -57,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise DataError(problems)
     info = read_json(args.out / BUILD_INFO, BUILD_INFO)  # checked above: a JSON object
+    if info.get("credentialed_case_ids") and not args.credentialed:
+        print("note: without --credentialed DIR only the checksums of the credentialed source files are known; an X-ray "
+              "re-derived from them (new bytes) is recognised by its pixels only when its folder or your licensed copy "
+              "is given", file=sys.stderr)
     rels = [p.relative_to(args.out).as_posix() for p in files]
     total = sum(p.stat().st_size for p in files)
     visibility = "private" if args.private else "public"

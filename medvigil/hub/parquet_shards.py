@@ -7,7 +7,9 @@ renamed once the shard count is known.
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,25 @@ DATA_DIR = "data"
 SPLIT = "test"
 DEFAULT_MAX_SHARD_BYTES = 256 * 1024 * 1024
 ROWS_PER_BATCH = 64  # rows per Parquet row group: at most this many images in memory
+
+
+FREE_SPACE_MARGIN = 8 << 20  # beyond the images: Parquet pages, footers, text columns, the card files
+
+
+def ensure_free_space(folder: Path, payload: int) -> None:
+    """Raise ``OSError(ENOSPC)`` unless ``folder``'s file system can take ``payload`` bytes more, with a margin.
+
+    Checked before every row handed to the Parquet writer: Arrow aborts the process (SIGABRT, no
+    clean-up) when a write fails inside it, so a full disk must be seen before Arrow writes. The
+    error unwinds like any other, and the staging folder is removed
+    (:func:`medvigil.files.atomic_output.staged_folder`).
+    """
+    need = payload + payload // 10 + FREE_SPACE_MARGIN
+    free = shutil.disk_usage(folder).free
+    if free < need:
+        raise OSError(errno.ENOSPC, f"not enough free disk space to write the build: about {need:,} bytes needed "
+                                    f"for the next rows, {free:,} free (free some space or choose another --out)",
+                      str(folder))
 
 
 def write_shards(
@@ -33,6 +54,7 @@ def write_shards(
 
     A shard is closed once the ``payload_size`` of the rows written to it reaches
     ``max_shard_bytes``; a config without rows still gets one (empty) shard with the schema.
+    Free space is checked before each row (:func:`ensure_free_space`).
     """
     from datasets.arrow_writer import ParquetWriter
 
@@ -47,18 +69,25 @@ def write_shards(
         partials.append(folder / f"shard-{len(partials):05d}.partial")
         return ParquetWriter(features=features, path=str(partials[-1]), writer_batch_size=ROWS_PER_BATCH)
 
+    pending = 0  # payload bytes not yet known to be on disk (the writer flushes every ROWS_PER_BATCH rows)
     for _key, row in rows:
         if writer is None:
             writer, shard_bytes = open_shard(), 0
+        size = payload_size(row)
+        pending += size
+        ensure_free_space(folder, pending)
         writer.write(features.encode_example(row))
         count += 1
-        shard_bytes += payload_size(row)
+        shard_bytes += size
         if shard_bytes >= max_shard_bytes:
             writer.finalize()
-            writer = None
+            writer, pending = None, 0
+        elif count % ROWS_PER_BATCH == 0:
+            pending = 0
     if writer is None and not partials:
         writer = open_shard()
     if writer is not None:
+        ensure_free_space(folder, pending)
         writer.finalize()
     shards = []
     for i, partial in enumerate(partials):
