@@ -3,6 +3,16 @@
 Shared by the MedVIGIL and MediConfusion exports: shards are
 ``<root>/data/<config>/test-NNNNN-of-MMMMM.parquet``, written under a ``.partial`` name and
 renamed once the shard count is known.
+
+Each distinct image is stored about once per shard. Many rows show the same image (a
+case's probes, the five rotations of a circular probe, the same probe in ``mcq``,
+``mcq_shuffled`` and ``open``); the bytes columns of image features are Parquet
+dictionary-encoded, so a row group stores each distinct image once in its dictionary page
+and every row only a small index. A dictionary spans one row group, so rows that share
+images (the rows of one case, by ``group_column``) are kept in the same row group. The
+stored table is the same as a plain one: readers (pyarrow, `datasets`, the Hub viewer)
+decode the dictionary transparently and see ``struct<bytes: binary, path: string>``
+columns, i.e. `datasets.Image()`.
 """
 
 from __future__ import annotations
@@ -18,7 +28,74 @@ from medvigil.hub.croissant import Shard
 DATA_DIR = "data"
 SPLIT = "test"
 DEFAULT_MAX_SHARD_BYTES = 256 * 1024 * 1024
-ROWS_PER_BATCH = 64  # rows per Parquet row group: at most this many images in memory
+ROWS_PER_BATCH = 64  # a row group closes at the next change of group_column once it holds this many rows
+MAX_ROWS_PER_GROUP = 16 * ROWS_PER_BATCH  # ... and at this many rows in any case (bounds memory)
+# Parquet falls back to plain encoding once a dictionary page passes its limit (1 MiB by
+# default); a row group's distinct images stay far below this one.
+DICTIONARY_PAGE_LIMIT = 1024 * 1024 * 1024
+
+
+def _image_columns(features) -> list[str]:
+    import datasets
+
+    return [name for name, feature in features.items() if isinstance(feature, datasets.Image)]
+
+
+def _column_options(features) -> dict[str, Any]:
+    """Per-column Parquet options: image bytes dictionary-encoded and uncompressed (JPEG/PNG are
+    compressed already), every other column dictionary-encoded where it helps and Snappy-compressed."""
+    compression = {leaf: "snappy" for field in features.arrow_schema for leaf in _leaf_paths(field.name, field.type)}
+    compression.update({f"{name}.bytes": "none" for name in _image_columns(features)})
+    return {"compression": compression, "use_dictionary": True, "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT,
+            "write_page_index": True}
+
+
+def _leaf_paths(path: str, pa_type) -> list[str]:
+    """Parquet leaf column paths of an Arrow field (``image.bytes``, ``options.list.element``)."""
+    import pyarrow as pa
+
+    if pa.types.is_struct(pa_type):
+        return [leaf for field in pa_type for leaf in _leaf_paths(f"{path}.{field.name}", field.type)]
+    if pa.types.is_list(pa_type) or pa.types.is_large_list(pa_type) or pa.types.is_fixed_size_list(pa_type):
+        return _leaf_paths(f"{path}.list.element", pa_type.value_type)
+    return [path]
+
+
+class _ShardWriter:
+    """One Parquet shard written a row group at a time."""
+
+    def __init__(self, path: Path, features) -> None:
+        import pyarrow.parquet as pq
+
+        self.features = features
+        self.schema = features.arrow_schema
+        self.images = _image_columns(features)
+        self.writer = pq.ParquetWriter(str(path), self.schema, **_column_options(features))
+        self.rows: list[dict] = []
+        self.group_images: set[bytes] = set()
+
+    def repeated_bytes(self, row: dict) -> int:
+        """Image bytes of ``row`` already stored in the open row group (they add only an index)."""
+        return sum(len(b) for b in self._image_bytes(row) if b in self.group_images)
+
+    def add(self, row: dict) -> None:
+        encoded = self.features.encode_example(row)
+        self.rows.append(encoded)
+        self.group_images.update(self._image_bytes(encoded))
+
+    def flush(self) -> None:
+        import pyarrow as pa
+
+        if self.rows:
+            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema), row_group_size=len(self.rows))
+        self.rows, self.group_images = [], set()
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+
+    def _image_bytes(self, row: dict) -> list[bytes]:
+        return [v["bytes"] for v in (row.get(c) for c in self.images) if isinstance(v, dict) and v.get("bytes")]
 
 
 def write_shards(
@@ -28,38 +105,45 @@ def write_shards(
     config: str,
     max_shard_bytes: int,
     payload_size: Callable[[dict], int],
+    group_column: str | None = None,
 ) -> tuple[int, list[Shard]]:
     """Stream ``(key, row)`` pairs into ``root/data/<config>/``; return the row count and shards.
 
-    A shard is closed once the ``payload_size`` of the rows written to it reaches
-    ``max_shard_bytes``; a config without rows still gets one (empty) shard with the schema.
+    Rows go into row groups of at least :data:`ROWS_PER_BATCH` rows, closed only where
+    ``group_column`` changes (so rows sharing images share a dictionary; every row is its own
+    group value when ``group_column`` is None), and at :data:`MAX_ROWS_PER_GROUP` rows at most.
+    A shard is closed once the ``payload_size`` of its rows reaches ``max_shard_bytes``, an
+    image already in the open row group counting only once; a config without rows still
+    gets one (empty) shard with the schema.
     """
-    from datasets.arrow_writer import ParquetWriter
-
-
     folder = root / DATA_DIR / config
     folder.mkdir(parents=True)
     partials: list[Path] = []
-    writer = None
+    writer: _ShardWriter | None = None
     shard_bytes = count = 0
+    last_group: object = None
 
-    def open_shard():
+    def open_shard() -> _ShardWriter:
         partials.append(folder / f"shard-{len(partials):05d}.partial")
-        return ParquetWriter(features=features, path=str(partials[-1]), writer_batch_size=ROWS_PER_BATCH)
+        return _ShardWriter(partials[-1], features)
 
     for _key, row in rows:
         if writer is None:
             writer, shard_bytes = open_shard(), 0
-        writer.write(features.encode_example(row))
+        group = row[group_column] if group_column else count
+        if len(writer.rows) >= MAX_ROWS_PER_GROUP or (len(writer.rows) >= ROWS_PER_BATCH and group != last_group):
+            writer.flush()
+        last_group = group
+        shard_bytes += payload_size(row) - writer.repeated_bytes(row)
+        writer.add(row)
         count += 1
-        shard_bytes += payload_size(row)
         if shard_bytes >= max_shard_bytes:
-            writer.finalize()
+            writer.close()
             writer = None
     if writer is None and not partials:
         writer = open_shard()
     if writer is not None:
-        writer.finalize()
+        writer.close()
     shards = []
     for i, partial in enumerate(partials):
         final = folder / f"{SPLIT}-{i:05d}-of-{len(partials):05d}.parquet"

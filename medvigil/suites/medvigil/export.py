@@ -228,7 +228,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
 
     features = {c: FEATURES[c] for c in opts["configs"]}
     counts, shards = write_configs(tmp, features, tallied, max_shard_bytes=opts["max_shard_bytes"],
-                                   payload_size=_payload_size)
+                                   payload_size=_payload_size, group_column="case_id")
     if "mcq" not in opts["configs"]:  # the card's composition table still needs the kinds
         kinds = Counter(p.probe_kind for p in release.probes_mcq)
     comparison = None
