@@ -6,7 +6,7 @@ datasheet, Croissant, build info and Parquet shards with the recorded checksums,
 row of a credentialed case may carry image bytes, no uploaded byte sequence (file, Parquet
 cell, embedded or base64 image) may equal a credentialed image (the release's pointer
 checksums and every file under ``--credentialed DIR``), and the text files may carry no image. ``--dry-run`` prints what would be
-uploaded and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
+uploaded (every file and the upload size per config) and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
 ``repo_type="dataset"``, then ``upload_folder``) and your saved Hub token.
 
 Exit status: 0 uploaded (or dry run), 2 refused (every reason printed).
@@ -27,6 +27,18 @@ def _repo_id(text: str) -> str:
     if not _REPO_ID.match(text) or ".." in text:
         raise argparse.ArgumentTypeError(f"expected a Hub repository id ORG/NAME, got {text!r}")
     return text
+
+
+def upload_size_per_config(files: list[Path], rels: list[str]) -> dict[str, int]:
+    """Bytes of the ``data/<config>/`` shards to upload, per config in path order."""
+    from medvigil.hub.parquet_shards import DATA_DIR
+
+    sizes: dict[str, int] = {}
+    for path, rel in sorted(zip(files, rels), key=lambda pair: pair[1]):
+        parts = rel.split("/")
+        if len(parts) == 3 and parts[0] == DATA_DIR:
+            sizes[parts[1]] = sizes.get(parts[1], 0) + path.stat().st_size
+    return sizes
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -65,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"build digest: {info.get('build_digest')}")
     for path, rel in zip(files, rels):
         print(f"  {path.stat().st_size:>14,}  {rel}")
+    print("per config (Parquet shards):")
+    for config, size in upload_size_per_config(files, rels).items():
+        print(f"  {size:>14,}  {config}")
     if args.dry_run:
         return 0
     from huggingface_hub import HfApi

@@ -73,6 +73,7 @@ class _ShardWriter:
         self.writer = pq.ParquetWriter(str(path), self.schema, **_column_options(features))
         self.rows: list[dict] = []
         self.group_images: set[bytes] = set()
+        self.table_bytes = 0
 
     def repeated_bytes(self, row: dict) -> int:
         """Image bytes of ``row`` already stored in the open row group (they add only an index)."""
@@ -87,7 +88,9 @@ class _ShardWriter:
         import pyarrow as pa
 
         if self.rows:
-            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema), row_group_size=len(self.rows))
+            table = pa.Table.from_pylist(self.rows, schema=self.schema)
+            self.table_bytes += table.nbytes
+            self.writer.write_table(table, row_group_size=len(self.rows))
         self.rows, self.group_images = [], set()
 
     def close(self) -> None:
@@ -119,6 +122,7 @@ def write_shards(
     folder = root / DATA_DIR / config
     folder.mkdir(parents=True)
     partials: list[Path] = []
+    table_bytes: list[int] = []
     writer: _ShardWriter | None = None
     shard_bytes = count = 0
     last_group: object = None
@@ -139,16 +143,19 @@ def write_shards(
         count += 1
         if shard_bytes >= max_shard_bytes:
             writer.close()
+            table_bytes.append(writer.table_bytes)
             writer = None
     if writer is None and not partials:
         writer = open_shard()
     if writer is not None:
         writer.close()
+        table_bytes.append(writer.table_bytes)
     shards = []
-    for i, partial in enumerate(partials):
+    for i, (partial, decoded) in enumerate(zip(partials, table_bytes, strict=True)):
         final = folder / f"{SPLIT}-{i:05d}-of-{len(partials):05d}.parquet"
         os.replace(partial, final)
-        shards.append(Shard(config, final.relative_to(root).as_posix(), file_sha256(final), final.stat().st_size))
+        shards.append(Shard(config, final.relative_to(root).as_posix(), file_sha256(final), final.stat().st_size,
+                            decoded))
     return count, shards
 
 
@@ -159,7 +166,8 @@ def checksum_lines(shards: Iterable[Shard]) -> str:
 
 def shards_to_json(shards: Iterable[Shard]) -> list[dict[str, Any]]:
     """The shards as ``build_info.json`` lists them."""
-    return [{"config": s.config, "path": s.path, "sha256": s.sha256, "size": s.size} for s in shards]
+    return [{"config": s.config, "path": s.path, "sha256": s.sha256, "size": s.size, "table_bytes": s.table_bytes}
+            for s in shards]
 
 
 def shards_line(shards: list[Shard]) -> str:
