@@ -42,12 +42,18 @@ def _image_columns(features) -> list[str]:
 
 
 def _column_options(features) -> dict[str, Any]:
-    """Per-column Parquet options: image bytes dictionary-encoded and uncompressed (JPEG/PNG are
-    compressed already), every other column dictionary-encoded where it helps and Snappy-compressed."""
-    compression = {leaf: "snappy" for field in features.arrow_schema for leaf in _leaf_paths(field.name, field.type)}
-    compression.update({f"{name}.bytes": "none" for name in _image_columns(features)})
-    return {"compression": compression, "use_dictionary": True, "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT,
-            "write_page_index": True}
+    """Per-column Parquet options: image bytes dictionary-encoded, uncompressed (JPEG/PNG are compressed
+    already) and without statistics; every other column dictionary-encoded and Snappy-compressed."""
+    leaves = [leaf for field in features.arrow_schema for leaf in _leaf_paths(field.name, field.type)]
+    image_bytes = {f"{name}.bytes" for name in _image_columns(features)}
+    return {
+        "compression": {leaf: "none" if leaf in image_bytes else "snappy" for leaf in leaves},
+        "use_dictionary": True,
+        "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT,
+        # min / max of image bytes would be further copies of images (in the footer and page index)
+        "write_statistics": [leaf for leaf in leaves if leaf not in image_bytes],
+        "write_page_index": True,
+    }
 
 
 def _leaf_paths(path: str, pa_type) -> list[str]:
