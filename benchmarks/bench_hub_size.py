@@ -6,8 +6,8 @@ resident memory of the whole process, and, once, the bytes of every config's Par
 next to the release's own bytes (issue #31: all six configs together at most 5x the release).
 
 ``--baseline-src DIR`` also runs the build of another checkout (``git archive <commit> | tar -x
--C DIR``; its modules come first on ``PYTHONPATH``), alternating with the current code run by
-run, so both see the same machine load.
+-C DIR``, plus its compiled extensions if it has any; its modules come first on ``PYTHONPATH``),
+alternating with the current code run by run, so both see the same machine load.
 
 Usage::
 
@@ -43,6 +43,26 @@ def _folder_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
 
 
+def _importable(src: Path, workdir: Path) -> Path:
+    """A folder that imports ``src``'s ``medvigil`` as installed: the package with the folders
+    ``setup.cfg`` maps into it (``medvigil.cards = cards`` ...) linked in place."""
+    import configparser
+
+    cfg = configparser.ConfigParser()
+    cfg.read(src / "setup.cfg")
+    mapped = dict(line.split("=") for line in cfg["options"]["package_dir"].split("\n") if "=" in line)
+    package = workdir / "baseline-path" / "medvigil"
+    shutil.rmtree(package.parent, ignore_errors=True)
+    package.mkdir(parents=True)
+    for entry in (src / "medvigil").iterdir():
+        (package / entry.name).symlink_to(entry)
+    for name, folder in mapped.items():
+        name, folder = name.strip(), folder.strip()
+        if name.startswith("medvigil."):
+            (package / name.split(".", 1)[1]).symlink_to(src / folder)
+    return package.parent
+
+
 def _timed_build(release: Path, out: Path, src: Path | None) -> dict:
     """One ``medvigil build`` under ``/usr/bin/time -v``: wall s, CPU s, peak RSS MB, bytes per config."""
     shutil.rmtree(out, ignore_errors=True)
@@ -50,6 +70,7 @@ def _timed_build(release: Path, out: Path, src: Path | None) -> dict:
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
     cmd = [TIME, "-v", sys.executable, "-m", "medvigil", "build", str(release), "--out", str(out), "--json"]
+    # python -m puts the working folder first on sys.path: run the baseline from its own folder
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=src or None, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"build failed:\n{done.stderr[-4000:]}")
@@ -76,7 +97,7 @@ def _timed_build(release: Path, out: Path, src: Path | None) -> dict:
 
 def run(cases: int, repeat: int, workdir: Path, baseline_src: Path | None) -> dict:
     release = _release(workdir, cases)
-    sides = {"current": None, **({"baseline": baseline_src} if baseline_src else {})}
+    sides = {"current": None, **({"baseline": _importable(baseline_src, workdir)} if baseline_src else {})}
     runs: dict[str, list[dict]] = {name: [] for name in sides}
     for i in range(repeat):
         for name, src in sides.items():
