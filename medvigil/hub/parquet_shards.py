@@ -53,6 +53,7 @@ def _column_options(features) -> dict[str, Any]:
         # min / max of image bytes would be further copies of images (in the footer and page index)
         "write_statistics": [leaf for leaf in leaves if leaf not in image_bytes],
         "write_page_index": True,
+        "use_content_defined_chunking": True,  # as `datasets` writes: stable pages for Hub (Xet) deduplication
     }
 
 
