@@ -12,7 +12,8 @@ import os
 import pyarrow.parquet as pq
 import pytest
 
-from medvigil.hub.parquet_shards import DATA_DIR, MAX_ROWS_PER_GROUP, ROWS_PER_BATCH, write_shards
+from medvigil.hub import parquet_shards
+from medvigil.hub.parquet_shards import DATA_DIR, ROWS_PER_BATCH, write_shards
 from medvigil.suites.medvigil.dataset_configs import CONFIG_NAMES, FEATURES
 from medvigil.suites.medvigil.export import build
 
@@ -185,11 +186,11 @@ def test_without_group_column_row_groups_hold_the_batch_size(tmp_path):
     assert [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)] == [64, 64, 64, 64, 44]
 
 
-def test_a_huge_case_is_cut_at_the_row_cap(tmp_path):
-    _, shards = write_shards(_rows(1, MAX_ROWS_PER_GROUP + 5, 64), _features(), tmp_path, "c", 10**9, _payload,
-                             group_column="case_id")
+def test_a_huge_case_is_cut_at_the_decoded_size_cap(tmp_path, monkeypatch):
+    monkeypatch.setattr(parquet_shards, "MAX_GROUP_BYTES", 100 * (64 + 16))  # 100 rows of _payload 80
+    _, shards = write_shards(_rows(1, 250, 64), _features(), tmp_path, "c", 10**9, _payload, group_column="case_id")
     pf = pq.ParquetFile(tmp_path / shards[0].path)
-    assert [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)] == [MAX_ROWS_PER_GROUP, 5]
+    assert [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)] == [100, 100, 50]
 
 
 def test_repeated_images_count_once_towards_the_shard_size(tmp_path):

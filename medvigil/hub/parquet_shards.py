@@ -29,7 +29,10 @@ DATA_DIR = "data"
 SPLIT = "test"
 DEFAULT_MAX_SHARD_BYTES = 256 * 1024 * 1024
 ROWS_PER_BATCH = 64  # a row group closes at the next change of group_column once it holds this many rows
-MAX_ROWS_PER_GROUP = 16 * ROWS_PER_BATCH  # ... and at this many rows in any case (bounds memory)
+# ... and once its rows decode to this many bytes in any case: `datasets`' own row-group target
+# (config.MAX_ROW_GROUP_SIZE); the Hub viewer reads a row group whole and refuses ones of about
+# 300 MB decoded. It also bounds the rows the writer holds in memory.
+MAX_GROUP_BYTES = 100 * 1000 * 1000
 # Parquet falls back to plain encoding once a dictionary page passes its limit (1 MiB by
 # default); a row group's distinct images stay far below this one.
 DICTIONARY_PAGE_LIMIT = 1024 * 1024 * 1024
@@ -80,16 +83,18 @@ class _ShardWriter:
         self.writer = pq.ParquetWriter(str(path), self.schema, **_column_options(features))
         self.rows: list[dict] = []
         self.group_images: set[bytes] = set()
+        self.group_payload = 0  # payload_size of the open row group's rows, repeated images included
         self.table_bytes = 0
 
     def repeated_bytes(self, row: dict) -> int:
         """Image bytes of ``row`` already stored in the open row group (they add only an index)."""
         return sum(len(b) for b in self._image_bytes(row) if b in self.group_images)
 
-    def add(self, row: dict) -> None:
+    def add(self, row: dict, payload: int) -> None:
         encoded = self.features.encode_example(row)
         self.rows.append(encoded)
         self.group_images.update(self._image_bytes(encoded))
+        self.group_payload += payload
 
     def flush(self) -> None:
         import pyarrow as pa
@@ -98,7 +103,7 @@ class _ShardWriter:
             table = pa.Table.from_pylist(self.rows, schema=self.schema)
             self.table_bytes += table.nbytes
             self.writer.write_table(table, row_group_size=len(self.rows))
-        self.rows, self.group_images = [], set()
+        self.rows, self.group_images, self.group_payload = [], set(), 0
 
     def close(self) -> None:
         self.flush()
@@ -121,7 +126,8 @@ def write_shards(
 
     Rows go into row groups of at least :data:`ROWS_PER_BATCH` rows, closed only where
     ``group_column`` changes (so rows sharing images share a dictionary; every row is its own
-    group value when ``group_column`` is None), and at :data:`MAX_ROWS_PER_GROUP` rows at most.
+    group value when ``group_column`` is None), and once their ``payload_size`` reaches
+    :data:`MAX_GROUP_BYTES` in any case.
     A shard is closed once the ``payload_size`` of its rows reaches ``max_shard_bytes``, an
     image already in the open row group counting only once; a config without rows still
     gets one (empty) shard with the schema.
@@ -142,11 +148,12 @@ def write_shards(
         if writer is None:
             writer, shard_bytes = open_shard(), 0
         group = row[group_column] if group_column else count
-        if len(writer.rows) >= MAX_ROWS_PER_GROUP or (len(writer.rows) >= ROWS_PER_BATCH and group != last_group):
+        if writer.group_payload >= MAX_GROUP_BYTES or (len(writer.rows) >= ROWS_PER_BATCH and group != last_group):
             writer.flush()
         last_group = group
-        shard_bytes += payload_size(row) - writer.repeated_bytes(row)
-        writer.add(row)
+        payload = payload_size(row)
+        shard_bytes += payload - writer.repeated_bytes(row)
+        writer.add(row, payload)
         count += 1
         if shard_bytes >= max_shard_bytes:
             writer.close()
