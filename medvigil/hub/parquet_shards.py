@@ -4,12 +4,12 @@ Shared by the MedVIGIL and MediConfusion exports: shards are
 ``<root>/data/<config>/test-NNNNN-of-MMMMM.parquet``, written under a ``.partial`` name and
 renamed once the shard count is known.
 
-Each distinct image is stored about once per shard. Many rows show the same image (a
-case's probes, the five rotations of a circular probe, the same probe in ``mcq``,
-``mcq_shuffled`` and ``open``); the bytes columns of image features are Parquet
-dictionary-encoded, so a row group stores each distinct image once in its dictionary page
-and every row only a small index. A dictionary spans one row group, so rows that share
-images (the rows of one case, by ``group_column``) are kept in the same row group. The
+Each distinct image is stored once per row group, and so about once per shard. Many rows
+show the same image (a case's probes, the five rotations of a circular probe); the bytes
+columns of image features are Parquet dictionary-encoded, so a row group stores each
+distinct image once in its dictionary page and every row only a small index. A dictionary
+spans one row group, so rows that share images (the rows of one case, by ``group_column``)
+are kept in the same row group. The
 stored table is the same as a plain one: readers (pyarrow, `datasets`, the Hub viewer)
 decode the dictionary transparently and see ``struct<bytes: binary, path: string>``
 columns, i.e. `datasets.Image()`.
