@@ -71,6 +71,17 @@ def test_every_config_is_about_the_size_of_its_distinct_images(built, release_di
     assert sum(s.size for s in report.shards) <= 5 * _folder_bytes(release_dir)
 
 
+@pytest.mark.slow
+def test_forty_case_release_builds_to_at_most_five_times_its_bytes(tmp_path):
+    """The issue's bar: 40 cases (14.8 MB) built to 320 MB when every row stored its image."""
+    from medvigil.suites.medvigil.synthetic import generate_release
+
+    generate_release(tmp_path / "release", cases=40, seed=0)
+    report = build(tmp_path / "release", tmp_path / "built")
+    assert report.rows["mcq_circular"] == 5 * report.rows["mcq"]
+    assert sum(s.size for s in report.shards) <= 5 * _folder_bytes(tmp_path / "release")
+
+
 def test_table_equals_the_one_the_plain_datasets_writer_stores(built, release_dir, tmp_path):
     """The same rows written by `datasets`' own Parquet writer (one image copy per row) read back equal."""
     from datasets.arrow_writer import ParquetWriter
