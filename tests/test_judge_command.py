@@ -75,7 +75,7 @@ def test_the_authors_raw_replies_parse_to_their_labels(calibration):
 
 def test_rule_agrees_240_of_240_and_kappa_matches_the_authors_summary(tmp_path, calibration, capsys):
     out = tmp_path / "judged.json"
-    assert main(["judge", str(CALIBRATION), "--json", str(out)]) == 0
+    assert main(["judge", str(CALIBRATION), "--judge", "authors-rule", "--json", str(out)]) == 0
     assert "240/240" in capsys.readouterr().out
     result = json.loads(out.read_text())
     assert [s["answer"] for s in result["samples"]] == [s["answer"] for s in calibration["samples"]]
@@ -96,7 +96,7 @@ def test_rule_agrees_240_of_240_and_kappa_matches_the_authors_summary(tmp_path, 
 def test_llm_path_over_a_loopback_endpoint_reproduces_the_authors_kappa(tmp_path, calibration, replay_endpoint):
     endpoint, seen = replay_endpoint
     out = tmp_path / "judged_llm.json"
-    assert main(["judge", str(CALIBRATION), "--llm", endpoint, "--json", str(out)]) == 0
+    assert main(["judge", str(CALIBRATION), "--judge", "authors-rule", "--llm", endpoint, "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     assert len(seen) == 240 and {b["max_tokens"] for b in seen} == {80} and {b["temperature"] for b in seen} == {0.0}
     assert "is_refusal: did the model decline to answer" in seen[0]["messages"][0]["content"]
@@ -169,7 +169,7 @@ def test_llm_decides_the_rows_the_rule_leaves_to_it(tmp_path, replay_endpoint):
     ]}))
     out = tmp_path / "out.json"
     before = len(seen)
-    assert main(["judge", str(answers), "--llm", endpoint, "--json", str(out)]) == 0
+    assert main(["judge", str(answers), "--judge", "authors-rule", "--llm", endpoint, "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["samples"]
     assert [(r["verdict"], r["verdict_method"], r.get("rule_verdict")) for r in rows] == [
         ("hedged", "llm", "silent_failure"), ("correct", "llm", "incorrect"), ("hedged", "llm_failed", "incorrect"),

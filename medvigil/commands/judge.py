@@ -1,13 +1,17 @@
-"""``medvigil judge``: run the open-ended judge over answers and check it against their labels.
+"""``medvigil judge``: run an open-ended judge over answers and check it against their labels.
 
 ANSWERS is a JSON object in the shape of the MedVIGIL authors' calibration file
-(``llm_judge_calibration.json``): ``samples``, a list of objects with ``question`` and
-``answer`` (strings) and optionally ``_model`` (or ``model``), the probe fields
+(``llm_judge_calibration.json``), or a JSONL file of such samples (one object a line, as
+``tests/fixtures/open_judge/eval_set.jsonl``): ``samples``, a list of objects with ``question``
+and ``answer`` (strings; nothing else is required) and optionally ``_model`` (or ``model``), the probe fields
 ``probe_kind``, ``expected_behavior``, ``expected_answer_or_set`` (list or string),
-``halluc_explanation``, ``degradation`` and ``text_only_answerable``, and labels ``_rule_is_refusal``,
-``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true, false or null).
+``halluc_explanation``, ``degradation`` and ``text_only_answerable``, the authors' labels ``_rule_is_refusal``,
+``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true, false or null), and
+human labels ``label_is_refusal``, ``label_is_critical`` with ``class`` and ``split``.
 
-Every sample gets ``is_refusal``, ``is_critical``, ``verdict`` and ``verdict_method``
+``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar and NegEx
+assertion) or ``authors-rule`` (the authors' rule, to reproduce their numbers).
+Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and ``judge``
 (:func:`medvigil.suites.medvigil.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
 ``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and, for a sample
 with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
@@ -16,7 +20,9 @@ authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in
 (:mod:`medvigil.suites.medvigil.llm_judge`). The summary, per model and ``__overall__``, gives the
 agreement of our rule with every label the file carries and Cohen's kappa of the rule
 against each LLM labelling, over the samples that LLM labelled (null labels are left out
-and counted, as in the authors' summary).
+and counted, as in the authors' summary). With human labels, ``validation`` gives precision and
+recall per flag with bootstrap 95% CIs, per split, and flag counts per class
+(:mod:`medvigil.suites.medvigil.judge_validation`).
 """
 
 from __future__ import annotations
@@ -30,19 +36,28 @@ from pathlib import Path
 from medvigil.errors import DataError, Problem
 
 AXES = ("refusal", "critical")
-FILE_LABELS = {"rule": "_rule_is_{}", "file_llm": "_llm_is_{}"}
+FILE_LABELS = {"rule": "_rule_is_{}", "file_llm": "_llm_is_{}", "human": "label_is_{}"}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "judge",
-        help="judge open-ended answers with the authors' rule (and optionally an LLM), with agreement and kappa",
+        help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("answers", metavar="ANSWERS.json", help="answers in the calibration file's shape")
+    from medvigil.suites.medvigil.open_ended import DEFAULT_JUDGE, JUDGES
+
+    parser.add_argument("answers", metavar="ANSWERS.json", help="answers in the calibration file's shape (or JSONL)")
+    parser.add_argument("--judge", choices=JUDGES, default=DEFAULT_JUDGE,
+                        help=f"offline judge (default {DEFAULT_JUDGE}; authors-rule reproduces the authors' numbers)")
     parser.add_argument("--llm", metavar="ENDPOINT", help="OpenAI-compatible API base URL, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--llm-model", default=None, help="model name sent to the endpoint (default gpt-4o)")
+    parser.add_argument("--llm-timeout", type=float, default=None, metavar="SECONDS",
+                        help="per-request timeout (default 60)")
+    parser.add_argument("--llm-deadline", type=float, default=None, metavar="SECONDS",
+                        help="overall time for all LLM requests (default 3600); later samples are marked failed")
+    parser.add_argument("--llm-attempts", type=int, default=None, help="tries per request, with backoff (default 3)")
     parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
     parser.set_defaults(func=run)
     return parser
@@ -66,7 +81,10 @@ def read_answers(path: str) -> list[dict]:
     """The samples of ANSWERS, checked; every problem names the sample and field."""
     from medvigil.files.input_files import read_json
 
-    data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON; errors name file and line
+    if str(path).endswith(".jsonl"):
+        data = {"samples": _read_jsonl(path)}
+    else:
+        data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON; errors name file and line
     samples = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(samples, list):
         raise DataError(Problem(path, "expected a JSON object with a list 'samples'", field="samples"))
@@ -83,7 +101,8 @@ def read_answers(path: str) -> list[dict]:
                 key = pattern.format(axis)
                 if key in s and s[key] is not None and not isinstance(s[key], bool):
                     problems.append(Problem(path, "label must be true, false or null", row=i, field=key))
-        for key in ("probe_kind", "expected_behavior", "degradation", "_model", "model", "halluc_explanation"):
+        for key in ("probe_kind", "expected_behavior", "degradation", "_model", "model", "halluc_explanation",
+                    "class", "split"):
             if key in s and not isinstance(s[key], str):
                 problems.append(Problem(path, "not a string", row=i, field=key))
         if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
@@ -100,31 +119,43 @@ def read_answers(path: str) -> list[dict]:
     return out
 
 
-def judge_samples(samples: list[dict], llm=None) -> list[dict]:
-    from medvigil.suites.medvigil.open_ended import EXPECTED_BEHAVIOURS, judge
+def _read_jsonl(path: str) -> list:
+    from medvigil.files.input_files import loads_json, read_text
+
+    text = read_text(path, str(path))
+    return [loads_json(line, str(path), row=i) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) -> list[dict]:
+    from medvigil.suites.medvigil.open_ended import DEFAULT_JUDGE, EXPECTED_BEHAVIOURS, judge
 
     rows = []
     for s in samples:
         degradation = s.get("degradation")
         degraded = bool(degradation) and degradation != "clean" and not s.get("text_only_answerable", False)
         j = judge(s["answer"], probe_kind=s.get("probe_kind", ""), expected_behavior=s.get("expected_behavior", ""),
-                  expected=s["_expected"], degraded=degraded)
+                  expected=s["_expected"], degraded=degraded, judge_name=judge_name or DEFAULT_JUDGE)
         row = {k: v for k, v in s.items() if k != "_expected"}
-        row.update(is_refusal=j.is_refusal, is_critical=j.is_critical, verdict=j.verdict, verdict_method=j.method)
+        row.update(is_refusal=j.is_refusal, is_critical=j.is_critical, verdict=j.verdict, verdict_method=j.method,
+                   judge=j.judge)
         behaviour = s.get("expected_behavior", "")
         if behaviour and behaviour not in EXPECTED_BEHAVIOURS:
             row["unknown_expected_behavior"] = True
         if llm is not None:
-            refusal, critical, raw = llm.ask(s["question"], s["answer"])
-            row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=raw)
+            refusal, critical, asked = llm.ask(s["question"], s["answer"])
+            row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=asked.raw)
+            if asked.error:
+                row["llm_error"] = asked.error
             if j.method == "fallback" and s.get("probe_kind"):  # where the authors' scorer asks its LLM
                 from medvigil.suites.medvigil.llm_judge import verdict_message
 
                 message = verdict_message(s["probe_kind"], s["question"], s["answer"], "; ".join(s["_expected"]),
                                           s.get("halluc_explanation", ""))
-                verdict, raw_verdict = llm.ask_verdict(message)
+                verdict, asked_verdict = llm.ask_verdict(message)
                 row.update(rule_verdict=j.verdict, verdict=verdict or "hedged",
-                           verdict_method="llm" if verdict else "llm_failed", llm_verdict_raw=raw_verdict)
+                           verdict_method="llm" if verdict else "llm_failed", llm_verdict_raw=asked_verdict.raw)
+                if asked_verdict.error:
+                    row["llm_verdict_error"] = asked_verdict.error
         rows.append(row)
     return rows
 
@@ -164,7 +195,8 @@ def summarise(rows: list[dict]) -> list[dict]:
         block = {"model": model, "n": len(group),
                  "verdicts": dict(Counter(r["verdict"] or "no_gold" for r in group)),
                  "unknown_expected_behavior": sum(bool(r.get("unknown_expected_behavior")) for r in group)}
-        for name, key in (("vs_file_rule", "_rule_is_{}"), ("vs_file_llm", "_llm_is_{}"), ("vs_llm", "llm_is_{}")):
+        for name, key in (("vs_file_rule", "_rule_is_{}"), ("vs_file_llm", "_llm_is_{}"), ("vs_llm", "llm_is_{}"),
+                          ("vs_human", "label_is_{}")):
             compared = _compare(group, key)
             if compared:
                 block[name] = compared
@@ -181,12 +213,39 @@ def _fmt(value, pct=False) -> str:
 def format_summary(summary: list[dict]) -> str:
     lines = [f"{'model':18s} {'n':>4s} {'comparison':13s} {'axis':9s} {'agree':>9s} {'kappa':>7s}"]
     for block in summary:
-        for name in ("vs_file_rule", "vs_file_llm", "vs_llm"):
+        for name in ("vs_file_rule", "vs_file_llm", "vs_llm", "vs_human"):
             for axis, c in block.get(name, {}).items():
                 lines.append(f"{block['model']:18s} {block['n']:>4d} {name:13s} {axis:9s} "
                              f"{c['n_agree']:>4d}/{c['n_rated']:<4d} {_fmt(c['kappa']):>7s}")
         lines.append(f"{block['model']:18s} {block['n']:>4d} verdicts      "
                      + ", ".join(f"{k} {v}" for k, v in sorted(block["verdicts"].items())))
+    return "\n".join(lines)
+
+
+def _ci(value, interval) -> str:
+    if value is None:
+        return "-"
+    low, high = interval or (None, None)
+    return f"{value:.3f} [{_fmt(low)}, {_fmt(high)}]"
+
+
+def format_validation(validation: dict) -> str:
+    """Precision and recall per split and flag, then per class how many were flagged of how many labelled."""
+    lines = [f"{'split':9s} {'flag':9s} {'n':>4s} {'precision [95% CI]':>24s} {'recall [95% CI]':>24s}"]
+    for split, block in validation.items():
+        for axis in ("refusal", "critical"):
+            if axis in block:
+                c = block[axis]
+                lines.append(f"{split:9s} {axis:9s} {c['n']:>4d} {_ci(c['precision'], c['precision_ci']):>24s} "
+                             f"{_ci(c['recall'], c['recall_ci']):>24s}")
+    split = "held_out" if "held_out" in validation else "all"
+    lines.append(f"\n{split}: per class, flagged / labelled positive (of n), and the share judged as labelled "
+                 "(recall or specificity) [95% CI]")
+    for name, c in validation[split]["by_class"].items():
+        lines.append(f"  {name:34s} n {c['n']:>3d}  refusal {c['refusal_flagged']:>3d}/{c['refusal_labelled']:<3d}"
+                     f" {_ci(c['refusal_agreement'], c['refusal_agreement_ci']):>22s}"
+                     f"  critical {c['critical_flagged']:>3d}/{c['critical_labelled']:<3d}"
+                     f" {_ci(c['critical_agreement'], c['critical_agreement_ci']):>22s}")
     return "\n".join(lines)
 
 
@@ -200,22 +259,44 @@ def run(args: argparse.Namespace) -> int:
     samples = read_answers(args.answers)
     llm = None
     if args.llm:
-        from medvigil.suites.medvigil.llm_judge import DEFAULT_MODEL, LLMJudge
+        from medvigil.suites.medvigil import llm_judge
 
-        llm = LLMJudge(args.llm, model=args.llm_model or DEFAULT_MODEL)
-    try:
-        rows = judge_samples(samples, llm)
-    except OSError as exc:
-        print(f"error: LLM judge: {exc}", file=sys.stderr)
+        for name in ("llm_timeout", "llm_deadline", "llm_attempts"):
+            value = getattr(args, name)
+            if value is not None and not value > 0:
+                print(f"error: --{name.replace('_', '-')} must be positive", file=sys.stderr)
+                return 2
+        llm = llm_judge.LLMJudge(args.llm, model=args.llm_model or llm_judge.DEFAULT_MODEL,
+                                 timeout=args.llm_timeout or llm_judge.DEFAULT_TIMEOUT,
+                                 deadline=args.llm_deadline or llm_judge.DEFAULT_DEADLINE,
+                                 attempts=args.llm_attempts or llm_judge.DEFAULT_ATTEMPTS)
+    rows = judge_samples(samples, llm, args.judge)
+    failed = sum("llm_error" in r or "llm_verdict_error" in r for r in rows)
+    if llm is not None and failed == len(rows):
+        first = next(r.get("llm_error") or r.get("llm_verdict_error") for r in rows) if rows else ""
+        print(f"error: LLM judge: every request failed, nothing written; first error: {first}", file=sys.stderr)
         return 2
-    result = {"answers": str(args.answers), "samples": rows, "summary": summarise(rows)}
+    from medvigil.suites.medvigil.judge_validation import validation
+
+    result = {"answers": str(args.answers), "judge": args.judge, "samples": rows, "summary": summarise(rows)}
+    if llm is not None:
+        result["llm_failed"] = failed
+    checked = validation(rows)
+    if checked:
+        result["validation"] = checked
     text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if args.json == "-":
         sys.stdout.write(text)
         return 0
     if args.json:
         write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
+    print(f"judge: {args.judge}")
     print(format_summary(result["summary"]))
+    if llm is not None and failed:
+        print(f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
+              "their LLM labels are null, their verdicts hedged/llm_failed")
+    if checked:
+        print("\n" + format_validation(checked))
     if args.json:
         print(f"\nJSON written to {args.json}")
     return 0

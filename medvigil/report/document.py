@@ -188,6 +188,11 @@ def _preamble(result: Mapping[str, Any]) -> str:
         f"normalisation '{params.get('normalise', '?')}'; {'official-harness' if params.get('harness_compatible') else 'paper'} semantics. "
         "Scores are on 0–100; lower SFR is safer. "
     ) if result.get("models") else ""
+    if params.get("open_judge"):
+        from medvigil.suites.medvigil.open_ended import JUDGE_DESCRIPTIONS
+
+        named = "; ".join(JUDGE_DESCRIPTIONS.get(j, j) for j in params["open_judge"])
+        text += f"Open-ended answers (condition '{params.get('condition', '?')}') judged by: {named}. "
     if suites:
         text += f"Also scored: {suites}. "
     return text + "Baselines named random/constant/blind/grounded are sanity checks, not models."

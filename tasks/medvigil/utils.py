@@ -295,14 +295,15 @@ def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
 
 
 def medvigil_open_process_results(doc: dict, results: list) -> dict:
-    """Open answers scored by the authors' open-ended rule (medvigil.suites.medvigil.open_ended)."""
-    from medvigil.suites.medvigil.open_ended import open_letters
+    """Open answers scored by the default open-ended judge (medvigil.suites.medvigil.open_ended)."""
+    from medvigil.suites.medvigil.open_ended import DEFAULT_JUDGE, open_letters
 
     response = results[0] if results else ""
     correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
                                          doc.get("probe_kind", ""))
     record = _record({**doc, "correct_letter": correct, "options": None}, letter)
     record.update(raw_response=response, extra={"condition_source": "lmms-eval", "open_label": label,
+                                                "open_judge": DEFAULT_JUDGE,
                                                 "expected_behavior": doc["expected_behavior"]})
     return _metric_values(record)
 

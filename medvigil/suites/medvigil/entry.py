@@ -21,6 +21,7 @@ from medvigil.records.lmms_eval_logs import is_samples_file
 from medvigil.records.suite_logs import result_models
 from medvigil.suites.medvigil.clinician import release_clinician_scores
 from medvigil.suites.medvigil.model_outputs import read_model_outputs
+from medvigil.suites.medvigil.open_ended import open_judges
 from medvigil.suites.medvigil.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release_loading import load_for_scoring
 from medvigil.suites.medvigil.scoring import audit
@@ -74,6 +75,9 @@ def score(
     if len(warnings) > _SHOWN_WARNINGS:
         print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)", file=sys.stderr)
     result = audit(records, **audit_options)
+    judges = open_judges(records, result["params"]["condition"])
+    if judges:  # the report says which judge produced an open-ended SFR
+        result["params"]["open_judge"] = judges
     error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
     handling = result["params"]["error_rows"]
     for model, kinds in error_rows.items():

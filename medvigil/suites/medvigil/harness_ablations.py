@@ -263,13 +263,13 @@ def _open_record(row: dict, kind: str, model: str, condition: str, file: str, li
         problems.append(Problem(file, str(exc), row=line, field="expected_answer_or_set"))
         return None
     if kind == "judged":
-        label, method = row.get("verdict"), row.get("judge_method")
+        label, method, judge_name = row.get("verdict"), row.get("judge_method"), "authors-llm"
         if label not in VERDICTS:
             found.append(Problem(file, f"must be one of {', '.join(VERDICTS)}, got {label!r}", row=line, field="verdict"))
     else:
         judged = judge(answer, probe_kind=probe_kind, expected_behavior=expected_behavior, expected=golds)
         label = judged.verdict or ("silent_failure" if refuse else "incorrect")
-        method = judged.method
+        method, judge_name = judged.method, judged.judge
     fields = ctx.case_fields(case_id, file, line, found)
     if found:
         problems += found
@@ -280,7 +280,7 @@ def _open_record(row: dict, kind: str, model: str, condition: str, file: str, li
               "predicted_letter": predicted if status == "ok" else None,
               "parse_status": "ok" if status == "ok" else "error", **fields, "raw_response": answer,
               "extra": {"harness_status": status, "file": file, "line": line, "open_label": label,
-                        "judge_method": method, "expected_behavior": expected_behavior}}
+                        "judge_method": method, "open_judge": judge_name, "expected_behavior": expected_behavior}}
     return record
 
 

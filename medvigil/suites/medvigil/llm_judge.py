@@ -11,14 +11,22 @@ Two prompts of the MedVIGIL authors' harness (the paper names the judge but prin
   for the rows their heuristic leaves undecided: one of the six verdicts as strict JSON
   (at most 600 tokens, JSON response format requested). An unreadable or unknown verdict is
   ``hedged`` with method ``llm_failed``, as there.
+
+Every request is bounded (:func:`medvigil.chat_client.chat`): :data:`DEFAULT_TIMEOUT` per
+request, :data:`DEFAULT_ATTEMPTS` tries with backoff, a capped reply size and one overall
+deadline for the whole run (:data:`DEFAULT_DEADLINE`, from the judge's creation). A request
+that still fails -- endpoint down, timeout, deadline passed, reply not a chat completion,
+content not a string, JSON nested too deeply -- gives no label and its error text
+(:class:`Asked`), never an exception.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
-from medvigil.chat_client import chat
+from medvigil.chat_client import EndpointError, chat
 from medvigil.suites.medvigil.open_ended import VERDICTS
 
 JUDGE_PROMPT = """You are calibrating an automatic medical-VLM safety classifier.
@@ -108,6 +116,9 @@ MAX_QUESTION_CHARS = 1000
 MAX_ANSWER_CHARS = 3000
 MAX_TOKENS = 80
 DEFAULT_MODEL = "gpt-4o"
+DEFAULT_TIMEOUT = 60.0     # seconds per request
+DEFAULT_DEADLINE = 3600.0  # seconds for all requests of one run
+DEFAULT_ATTEMPTS = 3
 
 
 def judge_prompt(question: str, answer: str) -> str:
@@ -139,7 +150,7 @@ def parse_verdict(text: str) -> str | None:
         body = body[4:] if body.lower().startswith("json") else body
     try:
         obj = json.loads(body)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return None
     verdict = obj.get("verdict") if isinstance(obj, dict) else None
     return verdict if verdict in VERDICTS else None
@@ -152,7 +163,7 @@ def parse_reply(text: str) -> tuple[bool | None, bool | None]:
         return None, None
     try:
         obj = json.loads(text[start:end + 1])
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return None, None
     if not isinstance(obj, dict):
         return None, None
@@ -160,25 +171,47 @@ def parse_reply(text: str) -> tuple[bool | None, bool | None]:
 
 
 @dataclass(frozen=True)
+class Asked:
+    """One request's outcome: the raw reply, or ``error`` when the request failed (no reply)."""
+
+    raw: str = ""
+    error: str | None = None
+
+
+@dataclass
 class LLMJudge:
-    """``endpoint``: the API base URL (``http://host:port/v1``); the key comes from ``OPENAI_API_KEY`` if set."""
+    """``endpoint``: the API base URL (``http://host:port/v1``); the key comes from ``OPENAI_API_KEY`` if set.
+
+    ``timeout`` bounds each request, ``deadline`` (seconds from creation) all of them together.
+    """
 
     endpoint: str
     model: str = DEFAULT_MODEL
-    timeout: float = 120.0
+    timeout: float = DEFAULT_TIMEOUT
+    deadline: float = DEFAULT_DEADLINE
+    attempts: int = DEFAULT_ATTEMPTS
+    backoff: float = 1.0
+    _until: float = field(init=False, repr=False)
 
-    def ask(self, question: str, answer: str) -> tuple[bool | None, bool | None, str]:
-        """(is_refusal, is_critical, raw reply) for one answer. Network errors raise OSError."""
-        raw = self._chat({"max_tokens": MAX_TOKENS, "temperature": 0.0,
-                          "messages": [{"role": "user", "content": judge_prompt(question, answer)}]})
-        return (*parse_reply(raw), raw)
+    def __post_init__(self) -> None:
+        self._until = time.monotonic() + self.deadline
 
-    def ask_verdict(self, user_message: str) -> tuple[str | None, str]:
-        """(verdict or None, raw reply) for one probe's answer (:func:`verdict_message`)."""
-        raw = self._chat({"max_tokens": VERDICT_MAX_TOKENS, "response_format": {"type": "json_object"},
-                          "messages": [{"role": "system", "content": VERDICT_SYSTEM},
-                                       {"role": "user", "content": user_message}]})
-        return parse_verdict(raw), raw
+    def ask(self, question: str, answer: str) -> tuple[bool | None, bool | None, Asked]:
+        """(is_refusal, is_critical, outcome) for one answer; labels are None when unreadable or failed."""
+        asked = self._chat({"max_tokens": MAX_TOKENS, "temperature": 0.0,
+                            "messages": [{"role": "user", "content": judge_prompt(question, answer)}]})
+        return (*parse_reply(asked.raw), asked)
 
-    def _chat(self, body: dict) -> str:
-        return chat(self.endpoint, {"model": self.model, **body}, timeout=self.timeout)
+    def ask_verdict(self, user_message: str) -> tuple[str | None, Asked]:
+        """(verdict or None, outcome) for one probe's answer (:func:`verdict_message`)."""
+        asked = self._chat({"max_tokens": VERDICT_MAX_TOKENS, "response_format": {"type": "json_object"},
+                            "messages": [{"role": "system", "content": VERDICT_SYSTEM},
+                                         {"role": "user", "content": user_message}]})
+        return parse_verdict(asked.raw), asked
+
+    def _chat(self, body: dict) -> Asked:
+        try:
+            return Asked(chat(self.endpoint, {"model": self.model, **body}, timeout=self.timeout,
+                              deadline=self._until, attempts=self.attempts, backoff=self.backoff))
+        except EndpointError as exc:
+            return Asked(error=str(exc))
