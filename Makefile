@@ -15,7 +15,7 @@ setup: $(STAMP)
 
 # torch/torchvision are pinned to the builds that lmms-eval needs on these machines;
 # requirements/constraints.txt pins everything else to the versions CI tests.
-$(STAMP): setup.cfg setup.py pyproject.toml requirements/constraints.txt medvigil/files/_record_cut.c medvigil/scoring/_mt_draws.c
+$(STAMP): setup.cfg pyproject.toml requirements/constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "torch==2.14.1" "torchvision==0.29.1"

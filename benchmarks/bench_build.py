@@ -2,7 +2,7 @@
 
 For each size N (synthetic releases, seed 0):
 
-* **build**: ``medvigil.suites.medvigil.export.build`` in a fresh subprocess (validation, rendering,
+* **build**: ``medvigil.suites.medvigil.export.export.build`` in a fresh subprocess (validation, rendering,
   Parquet writing, card, Croissant); we report wall time, the distinct images it
   produced (case images + rendered variants), the image cells it embedded (every row of
   every config), and the subprocess's peak resident memory (``ru_maxrss``) next to its
@@ -40,8 +40,8 @@ from pathlib import Path
 _BUILD_CHILD = r"""
 import json, resource, sys, time
 import datasets, mlcroissant, pyarrow  # imported first: their memory is not the build's
-from medvigil.suites.medvigil.export import build
-from medvigil.suites.medvigil.validate import validate_release
+from medvigil.suites.medvigil.export.export import build
+from medvigil.suites.medvigil.validate.validate import validate_release
 after_imports = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 release, out, configs = sys.argv[1], sys.argv[2], tuple(sys.argv[3].split(","))
 start = time.perf_counter()

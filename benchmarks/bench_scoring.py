@@ -1,4 +1,4 @@
-"""Benchmark the MedVIGIL scoring core (``medvigil.suites.medvigil.scoring.audit``).
+"""Benchmark the MedVIGIL scoring core (``medvigil.suites.medvigil.scoring.scoring.audit``).
 
 Synthesises per-probe records for M models on C cases with the release's probe mix
 (every case: original, tcf, two traps, lr_flip; negation, specificity-drop,
@@ -42,9 +42,9 @@ import subprocess
 import numpy as np
 
 from medvigil.scoring.table import Categorical, RecordTable
-from medvigil.suites.medvigil.axes import TRIPLET_KINDS
-from medvigil.suites.medvigil.release_format import PROBE_KINDS, TIERS
-from medvigil.suites.medvigil.scoring import audit
+from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
+from medvigil.suites.medvigil.scoring.axes import TRIPLET_KINDS
+from medvigil.suites.medvigil.scoring.scoring import audit
 
 _T_IMPORTED = time.perf_counter()
 
@@ -266,7 +266,7 @@ def scaling(args) -> dict:
     The resample series times the bootstrap stage alone (draws + ``W @ T`` + metrics of
     every resample), since at 500 resamples it is a small part of the whole audit.
     """
-    from medvigil.suites.medvigil import scoring as core
+    from medvigil.suites.medvigil.scoring import scoring as core
 
     per_case = probes_per_case(args.triplets)
     weights = np.array([1.0, 2.0, 3.0, 5.0, 8.0])

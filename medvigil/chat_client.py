@@ -1,6 +1,6 @@
 """One client for OpenAI-compatible ``/chat/completions`` endpoints (standard library only).
 
-Used by every LLM judge in the project: the MedVIGIL open-ended judge (:mod:`medvigil.suites.medvigil.llm_judge`)
+Used by every LLM judge in the project: the MedVIGIL open-ended judge (:mod:`medvigil.suites.medvigil.scoring.llm_judge`)
 and the MediConfusion free-form judge (:mod:`medvigil.suites.mediconfusion.modes`).
 
 Every call is bounded: ``timeout`` per attempt (connect and each read), an optional

@@ -23,12 +23,6 @@ from medvigil.files import held_signals
 
 MAX_PRINTED_PROBLEMS = 25
 
-# The commands spread their work over processes, one per core, and run every matrix product on
-# one BLAS thread (medvigil.scoring.bootstrap.one_blas_thread). OpenBLAS still starts a thread per
-# core when numpy loads, and those spin for cores the processes hold: 0.1-0.5 s of CPU per score
-# command (benchmarks/README.md). One thread from the start, unless the user set it.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
 # subcommand name -> module under medvigil.commands
 COMMANDS = {
     "sample": "sample",
@@ -156,6 +150,9 @@ def _sigterm_as_exception():
 
 
 def main(argv: list[str] | None = None) -> int:
+    # every matrix product runs on one BLAS thread (medvigil.scoring.bootstrap.one_blas_thread), but
+    # OpenBLAS starts a spinning thread per core when numpy loads: one from the start, unless the user set it
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)

@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from medvigil.suites.medvigil.release_format import MANIFEST
+from medvigil.constants import MANIFEST
 
 ENV_VAR = "MEDVIGIL_DATA"
 HOME_VAR = "MEDVIGIL_HOME"

@@ -19,8 +19,8 @@ from medvigil.records.lmms_eval_logs import SAMPLES
 from medvigil.report.document import write_report
 from medvigil.suites.mediconfusion import export as mediconfusion_export
 from medvigil.suites.mediconfusion.synthetic import write_sample
-from medvigil.suites.medvigil.export import build
-from medvigil.suites.medvigil.scoring import audit_to_json
+from medvigil.suites.medvigil.export.export import build
+from medvigil.suites.medvigil.scoring.scoring import audit_to_json
 from medvigil.suites.medvigil.synthetic import generate_release
 from medvigil.suites.registry import score
 from medvigil.tasks import tasks_dir

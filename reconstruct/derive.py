@@ -35,7 +35,7 @@ from medvigil.files.atomic_output import staged_folder
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.reconstruct import chexpert, mimic_cxr
 from medvigil.reconstruct.pointers import check_pointers
-from medvigil.suites.medvigil.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
+from medvigil.suites.medvigil.release.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
 
 MANIFEST_NAME = "RECONSTRUCTION.json"
 LOCAL_ONLY_NOTE = (
@@ -143,8 +143,8 @@ def reconstruct(
         FileExistsError: ``out`` exists and ``force`` is false.
     """
     from medvigil.images import imaging
-    from medvigil.suites.medvigil.release import read_pointer_file
-    from medvigil.suites.medvigil.release_loading import load_release
+    from medvigil.suites.medvigil.release.release import read_pointer_file
+    from medvigil.suites.medvigil.release.release_loading import load_release
 
     out = Path(out).absolute()
     inputs = {"RELEASE": release_dir, "--source": source_root}

@@ -4,7 +4,7 @@ A release lists every withheld (credentialed) case as a pointer in
 ``reconstruction/<source>_pointers.csv``: ``case_id, source_path, sha256``, where
 ``source_path`` is relative to the root of the user's own licensed copy (for example the
 MIMIC-CXR or CheXpert download folder) and ``sha256`` is the checksum of that source
-file. :mod:`medvigil.suites.medvigil.release` reads those files into ``Release.pointers``; this module
+file. :mod:`medvigil.suites.medvigil.release.release` reads those files into ``Release.pointers``; this module
 checks them against a user's copy.
 
 Two rules:
@@ -27,7 +27,7 @@ from pathlib import Path
 from medvigil.errors import DataError, Problem
 from medvigil.files.digest import file_sha256
 from medvigil.files.pathsafe import resolve_inside
-from medvigil.suites.medvigil.release_format import POINTERS_DIR
+from medvigil.suites.medvigil.release.release_format import POINTERS_DIR
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from medvigil.files.digest import release_digest
-from medvigil.suites.medvigil import release_format as rf
+from medvigil.suites.medvigil.release import release_format as rf
 
 # --------------------------------------------------------------------------- minimal valid release
 

@@ -5,6 +5,15 @@ from __future__ import annotations
 import pytest
 
 
+def pytest_collection_modifyitems(items):
+    """A test using a fixture its module lists in ``SLOW_FIXTURES`` (one that drives lmms-eval, builds a
+    dataset or a wheel) is marked ``slow``: ``pytest -m "not slow"`` is the daily run."""
+    for item in items:
+        slow = getattr(item.module, "SLOW_FIXTURES", ())
+        if slow and not slow.isdisjoint(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def synthetic_release(tmp_path_factory):
     """Path to a 40-case synthetic release (seed 0), written once per test session.

@@ -32,10 +32,10 @@ from shared_paths import AUTHORS_TOOL
 
 from medvigil import cli
 from medvigil.errors import DataError
-from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.harness import read_harness_files
-from medvigil.suites.medvigil.release_loading import load_for_scoring
-from medvigil.suites.medvigil.validate import validate_release
+from medvigil.suites.medvigil.harness.harness import read_harness_files
+from medvigil.suites.medvigil.release import release_format as rf
+from medvigil.suites.medvigil.release.release_loading import load_for_scoring
+from medvigil.suites.medvigil.validate.validate import validate_release
 
 TOOL = AUTHORS_TOOL
 needs_tool = pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")

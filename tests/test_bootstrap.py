@@ -20,8 +20,8 @@ from medvigil.scoring.bootstrap import (
 )
 from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
 from medvigil.scoring.table import RecordTable
-from medvigil.suites.medvigil.axes import METRIC_KEYS
-from medvigil.suites.medvigil.scoring import (
+from medvigil.suites.medvigil.scoring.axes import METRIC_KEYS
+from medvigil.suites.medvigil.scoring.scoring import (
     _bootstrap,
     _check_params,
     _score,

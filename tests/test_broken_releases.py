@@ -18,8 +18,8 @@ import pytest
 
 from medvigil import cli
 from medvigil.errors import DataError
-from medvigil.suites.medvigil.release_loading import load_release
-from medvigil.suites.medvigil.validate import validate_release
+from medvigil.suites.medvigil.release.release_loading import load_release
+from medvigil.suites.medvigil.validate.validate import validate_release
 
 
 def _generator_available() -> bool:

@@ -13,8 +13,10 @@ import pytest
 
 from medvigil.builders.medvigil import CONFIG_NAMES, VERSION, MedvigilBuilder, MedvigilConfig
 from medvigil.builders.medvigil.builder import DATE_PUBLISHED
-from medvigil.suites.medvigil import variants
-from medvigil.suites.medvigil.release_loading import load_release
+from medvigil.suites.medvigil.export import variants
+from medvigil.suites.medvigil.release.release_loading import load_release
+
+SLOW_FIXTURES = {"cache"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 
 @pytest.fixture(scope="module")

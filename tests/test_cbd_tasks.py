@@ -21,6 +21,8 @@ import pytest
 from medvigil.pipeline import offline_env
 from medvigil.suites.cbd import protocol as cbd_protocol
 
+SLOW_FIXTURES = {"runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
 CASES = 12
@@ -31,7 +33,7 @@ SAMPLED = ("grounded", "temperature=1,seed=0")  # run "sampled": cbd_binary only
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("cbd_runs")
@@ -51,12 +53,6 @@ def runs(tmp_path_factory):
         # lmms-eval 0.7.3 logs an evaluation error and still exits 0
         assert proc.returncode == 0 and "Error during evaluation" not in err, f"{name}:\n{out[-2000:]}{err[-4000:]}"
     return base
-
-
-def test_real_logs_are_decoded_whole(runs):
-    from test_whole_file_logs import assert_decoded_whole
-
-    assert_decoded_whole(sorted(runs.rglob("*_samples_cbd*.jsonl")))
 
 
 def _samples(runs: Path, model: str, task: str) -> Path:
@@ -206,6 +202,35 @@ def test_paraphrase_set_is_deterministic_and_keeps_options():
     assert {i for i, _ in plans} == {0}  # every doc is the original row (its image, options and gold)
 
 
+def test_supplied_paraphrase_set(monkeypatch):
+    """CBD_PARAPHRASES=supplied: a case's set is q and its supplied paraphrase rows (PSF-Med's, for a
+    user who has them), in row order, no template; the scoring reads them as any q'."""
+    rows = [_row("original", "Is there a pleural effusion?"),
+            _row("paraphrase", "Is a pleural effusion present?", probe_id="C1-p1"),
+            _row("paraphrase", "Does the image show a pleural effusion?", probe_id="C1-p2")]
+    plans = cbd_protocol.plan_docs(rows, ["image", "noimg"], "supplied")
+    image = [o for _, o in plans if o["condition"] == "default"]
+    assert [(o["probe_id"], o["probe_kind"], o["paraphrase_index"]) for o in image] == [
+        ("C1-original", "original", 0), ("C1-p1", "paraphrase", 1), ("C1-p2", "paraphrase", 2)]
+    assert [o["question"] for o in image] == [r["question"] for r in rows] and {i for i, _ in plans} == {0}
+    assert [o["probe_id"] for _, o in plans if o["condition"] == "noimg"] == ["C1-original"]
+    # the default set ignores supplied rows (templates, our stand-in)
+    assert "C1-p1" not in {o["probe_id"] for _, o in cbd_protocol.plan_docs(rows, ["image"])}
+    # q' answered A, A / B without the image: Ideal when the paraphrases agree, Fragile when one flips
+    for answers, quadrant in (("AAA", "Ideal"), ("ABA", "Fragile")):
+        records = [cbd_protocol.make_record({**rows[0], **o}, answers[o["paraphrase_index"]] if o["condition"] == "default" else "B")
+                   for _, o in plans]
+        (result,) = cbd_protocol.quadrant_table([{**r, "model": "m"} for r in records]).values()
+        assert result["counts"][quadrant] == 1
+    with pytest.raises(ValueError, match="'correct_letter'"):
+        cbd_protocol.plan_docs([rows[0], {**rows[1], "correct_letter": "B"}], ["image"], "supplied")
+    with pytest.raises(ValueError, match="no supplied paraphrase"):
+        cbd_protocol.plan_docs(rows[:1], ["image"], "supplied")
+    monkeypatch.setenv("CBD_PARAPHRASES", "psf")
+    with pytest.raises(ValueError, match="CBD_PARAPHRASES must be one of templates, supplied"):
+        cbd_protocol.paraphrase_setting()
+
+
 def test_bad_input_names_the_field():
     with pytest.raises(ValueError, match="'options'"):
         cbd_protocol.plan_docs([_row("original", "Q?"), _row("tcf", "Q2?", options=["No", "Yes", "B", "C", "D"])], ["image"])
@@ -251,17 +276,12 @@ def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
     assert result["correlation"] == rate_correlation(flips, dangers) and result["correlation"]["n"] == 6
 
 
-def test_models_scored_apart_as_together(runs, monkeypatch, tmp_path):
-    from test_model_by_model import assert_apart_as_together
-
+def test_model_configurations_in_arm_order(runs):
     from medvigil.records.suite_logs import find_samples
     from medvigil.suites.cbd import entry
 
     # the binary-only run first: its model's configuration still follows every generative one
     files, _ = entry.without_repeated_arms(find_samples([runs / "sampled", *(runs / m for m in MODELS)], "cbd", entry.TASKS))
-    assert_apart_as_together("cbd", files, lambda records: cbd_protocol.suite_result(records, **entry.DEFAULTS),
-                             cbd_protocol.combine_results, monkeypatch, tmp_path)
-    monkeypatch.delenv("MEDVIGIL_WORKERS", raising=False)
     arms = [m["arm"] for m in entry.score([str(f) for f in files])["models"].values()]
     assert arms == ["generative"] * len(MODELS) + ["binary"] * (len(MODELS) + 1)
 

@@ -9,7 +9,7 @@ import pytest
 from medvigil.cli import main
 from medvigil.errors import DataError
 from medvigil.files.digest import release_digest
-from medvigil.suites.medvigil.clinician import DOCTORS, clinician_scores, read_clinician_baseline
+from medvigil.suites.medvigil.scoring.clinician import DOCTORS, clinician_scores, read_clinician_baseline
 
 TIERS = ("L1", "L2", "L3", "L4", "L5", "ALL")
 # Table 10 of the paper, row by row (halluc_trap is the trap SFR, the rest accuracy, %)
@@ -99,7 +99,7 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     assert round(result["clinician"]["metrics"]["mcs"], 1) == 83.3
     assert main(["report", str(scores), "--out", str(tmp_path / "report")]) == 0
     from medvigil.report.document import load_results
-    from medvigil.suites.medvigil.tables import figures, tables
+    from medvigil.suites.medvigil.scoring.tables import figures, tables
 
     merged = load_results([scores])
     for table in tables(merged):
@@ -125,6 +125,6 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
 def test_doctest():
     import doctest
 
-    import medvigil.suites.medvigil.clinician as clinician
+    import medvigil.suites.medvigil.scoring.clinician as clinician
 
     assert doctest.testmod(clinician).failed == 0

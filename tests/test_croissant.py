@@ -10,7 +10,9 @@ import pytest
 
 from medvigil.files.digest import file_sha256
 from medvigil.hub import croissant
-from medvigil.suites.medvigil.export import build
+from medvigil.suites.medvigil.export.export import build
+
+SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,8 @@ import pytest
 
 from medvigil.pipeline import ModelSpec, run_demo
 
+SLOW_FIXTURES = {"demo"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 pytest.importorskip("lmms_eval")
 
 
@@ -34,7 +36,7 @@ def test_report_has_every_suite(demo):
 
 
 def test_suite_sections_equal_scoring_the_logs_again(demo):
-    from medvigil.suites.medvigil.scoring import audit_to_json
+    from medvigil.suites.medvigil.scoring.scoring import audit_to_json
     from medvigil.suites.registry import score
 
     out, report = demo

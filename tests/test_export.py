@@ -14,11 +14,13 @@ import pytest
 from medvigil.errors import DataError
 from medvigil.hub.export_engine import BUILD_INFO
 from medvigil.images import imaging
-from medvigil.suites.medvigil import variants
-from medvigil.suites.medvigil.export import build
-from medvigil.suites.medvigil.publish_check import LOCAL_ONLY_MARKER, check_publishable, credentialed_problems
-from medvigil.suites.medvigil.release_format import LETTERS, SAFE_LETTER
-from medvigil.suites.medvigil.release_loading import load_release
+from medvigil.suites.medvigil.export import variants
+from medvigil.suites.medvigil.export.export import build
+from medvigil.suites.medvigil.export.publish_check import LOCAL_ONLY_MARKER, check_publishable, credentialed_problems
+from medvigil.suites.medvigil.release.release_format import LETTERS, SAFE_LETTER
+from medvigil.suites.medvigil.release.release_loading import load_release
+
+SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 CASES = 12
 
@@ -184,7 +186,7 @@ def test_credentialed_source_never_appears_in_output(built, release, release_dir
 
 
 def test_bad_release_fails_with_validator_errors_and_leaves_nothing(release_dirs, tmp_path):
-    from medvigil.suites.medvigil.validate import validate_release
+    from medvigil.suites.medvigil.validate.validate import validate_release
 
     bad = tmp_path / "bad"
     shutil.copytree(release_dirs[0], bad)

@@ -18,10 +18,10 @@ import pytest
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.errors import DataError
-from medvigil.suites.medvigil.ablations import roi_decay_modal
-from medvigil.suites.medvigil.harness_ablations import ablation_kind, read_ablation_files, read_token_ablation_csv
-from medvigil.suites.medvigil.model_outputs import read_model_outputs
-from medvigil.suites.medvigil.scoring import audit
+from medvigil.suites.medvigil.harness.harness_ablations import ablation_kind, read_ablation_files, read_token_ablation_csv
+from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
+from medvigil.suites.medvigil.scoring.ablations import roi_decay_modal
+from medvigil.suites.medvigil.scoring.scoring import audit
 
 AUTHORS_CSV = Path(__file__).parent / "fixtures" / "authors" / "visual_token_ablation.csv"
 TIERS = ("L1", "L2", "L3", "L5")
@@ -256,7 +256,7 @@ def test_bad_rows_named_by_file_line_and_field(tmp_path):
 
 def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(tmp_path):
     from medvigil.report.render import draw_figures
-    from medvigil.suites.medvigil.tables import _capability_safety_figure, _pareto, figures, tables
+    from medvigil.suites.medvigil.scoring.tables import _capability_safety_figure, _pareto, figures, tables
 
     rel = release(80, tiers=("L1", "L2", "L3", "L4", "L5"), kinds=("original",))
     cases = list(rel.cases)
@@ -294,8 +294,8 @@ def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(
 
 def test_report_reads_the_authors_csv_beside_an_audit(tmp_path):
     from medvigil.report.document import load_results
-    from medvigil.suites.medvigil.scoring import audit_to_json
-    from medvigil.suites.medvigil.tables import tables
+    from medvigil.suites.medvigil.scoring.scoring import audit_to_json
+    from medvigil.suites.medvigil.scoring.tables import tables
 
     rel = release()
     write_jsonl(tmp_path / "m__mcq.jsonl", [ok_row(c, "A") for c in rel.cases])
@@ -367,7 +367,7 @@ def test_cli_scores_their_files_and_rejects_a_bad_row_cleanly(synthetic_release,
     import subprocess
     import sys
 
-    from medvigil.suites.medvigil.release_loading import load_release
+    from medvigil.suites.medvigil.release.release_loading import load_release
 
     rel = load_release(synthetic_release)
     originals = [p for p in rel.probes_mcq if p.probe_kind == "original"]

@@ -29,8 +29,8 @@ from shared_paths import AUTHORS_MIRROR, AUTHORS_TOOL
 
 from medvigil.scoring import bootstrap
 from medvigil.scoring.bootstrap import CPythonRandomStream, harness_resample_counts, harness_resample_indices
-from medvigil.suites.medvigil.case_features import harness_frames
-from medvigil.suites.medvigil.scoring import audit, audit_to_json
+from medvigil.suites.medvigil.scoring.case_features import harness_frames
+from medvigil.suites.medvigil.scoring.scoring import audit, audit_to_json
 
 AUTHORS_SCRIPTS = ("scripts/bench_aggregate.py", "analysis/recompute_mcs.py", "analysis/bootstrap_mcs.py")
 # axis name in bootstrap_ci.csv -> our metric key
@@ -53,14 +53,10 @@ GOLD = {"halluc_trap": "E", "roi_masked": "E"}
 
 
 # ----------------------------------------------------------------------------- the stream
-PATHS = [pytest.param(True, id="compiled"), pytest.param(False, id="numpy")]
-
-
-@pytest.mark.parametrize("compiled", PATHS)
 @pytest.mark.parametrize("seed", [20260505, 0, 1, 12345678901234567890, -3])
-def test_stream_equals_cpython_random(seed, compiled):
+def test_stream_equals_cpython_random(seed):
     rng = random.Random(seed)
-    stream = CPythonRandomStream(seed, compiled=compiled)
+    stream = CPythonRandomStream(seed)
     # sizes that are and are not powers of two (k = n.bit_length(); 2**j needs j+1 bits and
     # rejects half the words), one call after the other so the stream position carries over
     for n in (1, 2, 3, 4, 5, 7, 8, 9, 255, 256, 257, 300, 299, 2556, 3000, 2**31 - 1, 2**31, 2**32 - 1):
@@ -71,14 +67,13 @@ def test_stream_equals_cpython_random(seed, compiled):
     assert stream.choice_indices(6, 3).tolist() == [rng.choice(range(6)) for _ in range(3)]
 
 
-@pytest.mark.parametrize("compiled", PATHS)
-def test_stream_equals_cpython_random_across_blocks(monkeypatch, compiled):
+def test_stream_equals_cpython_random_across_blocks(monkeypatch):
     """Requests spanning many blocks of words (numpy's blocks, the twists of 624 words) and
     ending inside one: the stream carries over to the next request (and to ``getrandbits32``)
     exactly."""
     monkeypatch.setattr(bootstrap, "_WORDS", 97)
     rng = random.Random(7)
-    stream = CPythonRandomStream(7, compiled=compiled)
+    stream = CPythonRandomStream(7)
     for n, size in ((300, 1000), (5, 3), (3000, 2500), (2**31 + 5, 400), (1, 50), (64, 0), (77, 777)):
         expected = [rng.choice(range(n)) for _ in range(size)]
         got = stream.choice_indices(n, size, np.uint32)
@@ -86,14 +81,10 @@ def test_stream_equals_cpython_random_across_blocks(monkeypatch, compiled):
         assert stream.getrandbits32(150).tolist() == [rng.getrandbits(32) for _ in range(150)]
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_resample_counts_count_the_resample_indices(monkeypatch, compiled):
+def test_resample_counts_count_the_resample_indices(monkeypatch):
     """Several blocks of resamples per frame: together they count exactly the draws of
-    :func:`harness_resample_indices` (one stream across blocks and frames), whichever path
-    draws the counts."""
+    :func:`harness_resample_indices` (one stream across blocks and frames)."""
     monkeypatch.setattr(bootstrap, "_BLOCK", 1000)
-    if not compiled:
-        monkeypatch.setattr(bootstrap, "_compiled_draws", None)
     sizes = [300, 0, 77, 1, 300]
     indices = harness_resample_indices(sizes, n_resamples=20, seed=3)
     blocks: dict[int, list] = {}

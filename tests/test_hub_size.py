@@ -14,8 +14,8 @@ import pytest
 
 from medvigil.hub import parquet_shards
 from medvigil.hub.parquet_shards import DATA_DIR, ROWS_PER_BATCH, write_shards
-from medvigil.suites.medvigil.dataset_configs import CONFIG_NAMES, FEATURES
-from medvigil.suites.medvigil.export import build
+from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES, FEATURES
+from medvigil.suites.medvigil.export.export import build
 
 CASES = 12
 
@@ -86,8 +86,8 @@ def test_table_equals_the_one_the_plain_datasets_writer_stores(built, release_di
     """The same rows written by `datasets`' own Parquet writer (one image copy per row) read back equal."""
     from datasets.arrow_writer import ParquetWriter
 
-    from medvigil.suites.medvigil.dataset_rows import ReleaseRows
-    from medvigil.suites.medvigil.release_loading import load_release
+    from medvigil.suites.medvigil.export.dataset_rows import ReleaseRows
+    from medvigil.suites.medvigil.release.release_loading import load_release
 
     out, _ = built
     rows = ReleaseRows(load_release(release_dir), image_store=tmp_path / "images")

@@ -14,7 +14,7 @@ from PIL import Image
 
 from medvigil.errors import DataError
 from medvigil.images import imaging
-from medvigil.suites.medvigil.release_format import GREY, LONGEST_SIDE
+from medvigil.suites.medvigil.release.release_format import GREY, LONGEST_SIDE
 
 BOX = [0.2, 0.3, 0.6, 0.7]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from medvigil.cli import main
-from medvigil.suites.medvigil.llm_judge import MAX_ANSWER_CHARS, VERDICT_SYSTEM, parse_reply
+from medvigil.suites.medvigil.scoring.llm_judge import MAX_ANSWER_CHARS, VERDICT_SYSTEM, parse_reply
 
 CALIBRATION = Path(__file__).parent / "fixtures" / "authors" / "llm_judge_calibration.json"
 # deterministic replies of the loopback endpoint to the verdict prompt, by model answer

@@ -11,7 +11,7 @@ import pytest
 
 from medvigil.chat_client import MAX_REPLY_BYTES, EndpointError, chat
 from medvigil.cli import main
-from medvigil.suites.medvigil.llm_judge import LLMJudge, parse_reply, parse_verdict
+from medvigil.suites.medvigil.scoring.llm_judge import LLMJudge, parse_reply, parse_verdict
 
 GOOD = '{"is_refusal": true, "is_critical": false}'
 

@@ -17,6 +17,7 @@ import pytest
 from medvigil.models import AVAILABLE_MODELS
 
 pytest.importorskip("lmms_eval")
+pytestmark = pytest.mark.slow  # every test starts lmms-eval
 
 
 def _python(code: str, **env: str) -> str:

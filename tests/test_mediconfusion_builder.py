@@ -18,6 +18,8 @@ from medvigil.suites.mediconfusion.export import build
 from medvigil.suites.mediconfusion.release import dataset_json_text, read_release
 from medvigil.suites.mediconfusion.synthetic import write_sample
 
+SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
 

@@ -17,6 +17,8 @@ from medvigil.records.schema_validation import check_records
 from medvigil.suites.mediconfusion import modes
 from medvigil.suites.mediconfusion.record_scoring import score_records
 
+SLOW_FIXTURES = {"lmms_run"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
 FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
@@ -92,6 +94,30 @@ def test_prompt_snapshots():
     wrapped = utils.mediconfusion_doc_to_text(_doc("ff"), {"pre_prompt": "<image>\n", "post_prompt": " Be brief."})
     assert wrapped == "<image>\nBased on the image, answer following question.\nOn which side of the patient is the pneumothorax? Be brief."
     assert utils.mediconfusion_ps_doc_to_choice(DOC) == ["Right", "Left"] and utils.mediconfusion_ps_doc_to_target(DOC) == 1
+
+
+def test_authors_system_prompt_for_api_models():
+    """Their init_prompts.default (spelling kept) as the system turn of the API models in MC and FF;
+    other models get no system turn."""
+    import yaml
+
+    from medvigil.suites.mediconfusion import prompts
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    for mode in ("mc", "ff"):
+        config = yaml.load((ROOT / "tasks" / "mediconfusion" / f"mediconfusion_{mode}.yaml").read_text(), Loader=Loader)
+        kwargs = config["lmms_eval_specific_kwargs"]
+        assert {m for m, k in kwargs.items() if "system_prompt" in k} == set(prompts.API_MODELS)
+        messages = utils.mediconfusion_doc_to_messages(_doc(mode), kwargs["openai"])
+        assert messages[0] == {"role": "system", "content": [{"type": "text",
+                                                                  "text": "You are a helpful assitant expert in medical domain."}]}
+        assert messages[1]["content"][0]["text"] == utils.mediconfusion_doc_to_text(_doc(mode), kwargs["openai"])
+        assert [m["role"] for m in utils.mediconfusion_doc_to_messages(_doc(mode), kwargs["default"])] == ["user"]
+    assert prompts.authors_gen_kwargs("gpt") == "temperature=0.7,do_sample=True"
+    assert prompts.authors_gen_kwargs("instructblip") == "temperature=1,do_sample=True,top_p=0.9,num_beams=5,max_new_tokens=128"
 
 
 def test_baselines_read_the_options():
@@ -342,11 +368,10 @@ def test_cli_rescores_the_lmms_eval_logs(lmms_run):
     assert set(scored["best_over_modes"]) == {"constant(letter=A)"}
 
 
-def test_models_scored_apart_as_together(lmms_run, tmp_path, monkeypatch):
-    """The logs are read and scored one model at a time (worker processes): the same runs, in the
-    order of their first files, as one call over every log; and the same problems when a log is bad."""
+def test_runs_in_the_order_of_their_first_files(lmms_run, tmp_path):
+    """Several models' logs interleaved: one run per file, in the order of the files; a bad log is
+    named with its line."""
     from medvigil.errors import DataError
-    from medvigil.files.worker_pool import ENV
     from medvigil.suites.mediconfusion import entry
     from medvigil.suites.mediconfusion.authors_results import read_release
 
@@ -364,17 +389,10 @@ def test_models_scored_apart_as_together(lmms_run, tmp_path, monkeypatch):
         results.write_text(json.dumps(data))
         copies[name] = sorted(folder.glob("*_samples_mediconfusion_*.jsonl"))
     logs = [str(p) for trio in zip(*copies.values()) for p in trio]  # interleaved: m1 mc, m2 mc, m3 mc, m1 gd, ...
-    together = [(e, s.to_dict()) for _, e, s in entry._scored_at_once(logs, release, "both_valid")]
-    for workers in ("2", "1"):
-        monkeypatch.setenv(ENV, workers)
-        apart = [(e, s.to_dict()) for e, s in entry._scored_logs(logs, release, "both_valid")]
-        assert json.dumps(apart) == json.dumps(together)
-    assert [e["file"] for e, _ in together] == logs  # one run per file, named by it
+    scored = entry._scored_logs(logs, release, "both_valid")
+    assert [e["file"] for e, _ in scored] == logs  # one run per file, named by it
     text = Path(logs[4]).read_text()
     Path(logs[4]).write_text(text.replace("\n", "\n" + text[:50] + "\n", 1))  # m2's second log: a line cut short
-    with pytest.raises(DataError) as one_call:
-        entry._scored_at_once(logs, release, "both_valid")
-    with pytest.raises(DataError) as apart:
+    with pytest.raises(DataError) as bad:
         entry.score(logs, release=str(base / "rel" / "data" / "dataset.json"))
-    assert [str(p) for p in apart.value.problems] == [str(p) for p in one_call.value.problems]
-    assert logs[4] in str(apart.value.problems[0]) and "row 2" in str(apart.value.problems[0])
+    assert logs[4] in str(bad.value.problems[0]) and "row 2" in str(bad.value.problems[0])

@@ -22,6 +22,8 @@ from medvigil.suites.medqdeg import degradations as D
 from medvigil.suites.medqdeg import protocol as M
 from medvigil.suites.medqdeg.scoring import score_records
 
+SLOW_FIXTURES = {"built", "runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
 CASES = 6
@@ -31,7 +33,7 @@ RUNS = {"fixed": ("", 3), "sampled": ("temperature=1,seed=0", 4)}  # grounded mo
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("medqdeg_runs")
@@ -86,26 +88,6 @@ def test_results_table_is_the_scoring_core_of_the_logged_records(runs):
         # all three levels of one model score together, with Eq. (5) decided
         (model,) = score_records(everything)["models"].values()
         assert set(model["by_severity"]) == set(LEVELS) and isinstance(model["intra_model_dke"], bool)
-
-
-def test_real_logs_are_decoded_whole(runs):
-    from test_whole_file_logs import assert_decoded_whole
-
-    for out in runs.values():
-        assert_decoded_whole(sorted(out.rglob("*_samples_medqdeg_*.jsonl")))
-
-
-def test_models_scored_apart_as_together(runs, monkeypatch, tmp_path):
-    from test_model_by_model import assert_apart_as_together
-
-    from medvigil.records.suite_logs import find_samples
-    from medvigil.suites.medqdeg import entry
-    from medvigil.suites.medqdeg.scoring import combine_scores, score_records
-
-    files = find_samples(list(runs.values()), "medqdeg", entry.TASKS)
-    assert len({p.parent for p in files}) == len(runs) > 1
-    assert_apart_as_together("medqdeg", files, lambda records: score_records(records, **entry.DEFAULTS), combine_scores,
-                             monkeypatch, tmp_path, key=entry.record_key)
 
 
 def test_deterministic_baseline_is_fully_confident_and_sampling_is_not(runs):
@@ -168,8 +150,28 @@ def test_doc_to_visual_renders_the_seeded_degradation(built, monkeypatch):
     assert not np.array_equal(np.asarray(image), np.asarray(doc["image"].convert("RGB")))
     clean = next(iter(utils.load_L0(None)))
     assert np.array_equal(np.asarray(utils.medqdeg_doc_to_visual(clean)[0]), np.asarray(clean["image"].convert("RGB")))
-    prompt = utils.medqdeg_doc_to_text(doc, {"pre_prompt": "S\n", "post_prompt": ""})
-    assert prompt.startswith("S\n" + doc["question"].strip()) and "\nOptions:\nA. " in prompt
+    prompt = utils.medqdeg_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""})
+    assert prompt == M.answer_prompt(doc["question"], doc["options"])
+    messages = utils.medqdeg_doc_to_messages(doc, {})
+    assert [m["role"] for m in messages] == ["user"] and messages[0]["content"][-1]["text"] == prompt  # no system message
+
+
+def test_paper_prompt_verbatim():
+    """Appendix B's prompt template, rendered for a doc (snapshot), and nothing else."""
+    utils = _utils()
+    doc = _doc(question="Is there a mass in the left lobe?", options=["Yes", "No", "Cannot tell"])
+    assert utils.medqdeg_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""}) == (
+        "You are a medical AI assistant. Please answer the following question based on the provided medical image. "
+        "Is there a mass in the left lobe?\n\nA. Yes\nB. No\nC. Cannot tell\n\n"
+        "Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. "
+        "No explanation, no punctuation.\n\nAnswer:")
+
+
+@pytest.mark.parametrize("reply, letter", [("B", "B"), (" c\n", "C"), ("B. Yes", "B"), ("(D)", "D"),
+                                           ("The answer is B", None), ("no letter", None), ("F", None), ("", None)])
+def test_paper_parser(reply, letter):
+    """Appendix B: a single-letter reply, else the first capital letter; not an option letter: invalid."""
+    assert M.parse_answer(reply, 5) == letter
 
 
 # ---------------------------------------------------------------- units: records, settings, sampling

@@ -13,9 +13,9 @@ import pytest
 from medvigil.errors import DataError
 from medvigil.records.schema_validation import check_records
 from medvigil.scoring.table import Categorical, RecordTable, factorize, group_accuracy
-from medvigil.suites.medvigil.ablations import blur_sweep, no_image_gap, parse_condition, roi_decay, takeover_point
-from medvigil.suites.medvigil.axes import METRIC_KEYS, mcs_from_axes, weighted_sfr
-from medvigil.suites.medvigil.scoring import audit, audit_to_json, compare_models, model_metrics
+from medvigil.suites.medvigil.scoring.ablations import blur_sweep, no_image_gap, parse_condition, roi_decay, takeover_point
+from medvigil.suites.medvigil.scoring.axes import METRIC_KEYS, mcs_from_axes, weighted_sfr
+from medvigil.suites.medvigil.scoring.scoring import audit, audit_to_json, compare_models, model_metrics
 
 NAN = float("nan")
 
@@ -171,7 +171,7 @@ def test_grounding_variants_and_sensitivity_micro():
     default (clip(30) + 30) / 2 = 30; ReLU (clip(50) + 30) / 2 = 40; VGR/2 (clip(40) + 30) / 2 = 35;
     sgn|VGR| = default; ROI-only = 10.
     """
-    from medvigil.suites.medvigil.sensitivity import grounding_variant, sensitivity_table
+    from medvigil.suites.medvigil.scoring.sensitivity import grounding_variant, sensitivity_table
 
     got = {
         name: float(grounding_variant(name, 10.0, 30.0))
@@ -520,7 +520,7 @@ def _row(pid, cid, kind, letter, correct, status="ok", **extra):
 
 
 def test_harness_adapter_reads_rows(tmp_path):
-    from medvigil.suites.medvigil.harness import read_harness_files
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
     path = tmp_path / "gpt-4o__mcq.jsonl"
     path.write_text(
@@ -553,7 +553,7 @@ def test_harness_adapter_reads_rows(tmp_path):
 
 
 def test_harness_adapter_errors_name_file_line_field(tmp_path):
-    from medvigil.suites.medvigil.harness import read_harness_files
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
     path = tmp_path / "m1__mcq.jsonl"
     path.write_text(
@@ -588,7 +588,7 @@ def test_harness_adapter_errors_name_file_line_field(tmp_path):
 
 
 def test_harness_adapter_file_names_and_folders(tmp_path):
-    from medvigil.suites.medvigil.harness import model_from_filename, read_harness_files
+    from medvigil.suites.medvigil.harness.harness import model_from_filename, read_harness_files
 
     assert model_from_filename("results/baselines/claude-opus-4-7__mcq.jsonl") == "claude-opus-4-7"
     with pytest.raises(ValueError, match="<model>__mcq.jsonl"):
@@ -605,11 +605,11 @@ def test_harness_adapter_file_names_and_folders(tmp_path):
 
 
 def test_harness_adapter_with_a_release_folder(tmp_path):
-    """End to end on a small synthetic release read by medvigil.suites.medvigil.release_loading.load_release."""
+    """End to end on a small synthetic release read by medvigil.suites.medvigil.release.release_loading.load_release."""
     writer = pytest.importorskip("medvigil.suites.medvigil.synthetic.writer")
-    pytest.importorskip("medvigil.suites.medvigil.release")
-    from medvigil.suites.medvigil.harness import read_harness_files
-    from medvigil.suites.medvigil.release_loading import load_release
+    pytest.importorskip("medvigil.suites.medvigil.release.release")
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
+    from medvigil.suites.medvigil.release.release_loading import load_release
 
     root = tmp_path / "release"
     writer.generate_release(root, cases=5, seed=3)

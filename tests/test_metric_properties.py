@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from medvigil.suites.medvigil.axes import TRIPLET_KINDS, mcs_from_axes, weighted_sfr
-from medvigil.suites.medvigil.release_format import PROBE_KINDS, TIERS
-from medvigil.suites.medvigil.scoring import audit, audit_to_json
+from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
+from medvigil.suites.medvigil.scoring.axes import TRIPLET_KINDS, mcs_from_axes, weighted_sfr
+from medvigil.suites.medvigil.scoring.scoring import audit, audit_to_json
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 axis = st.floats(min_value=0.0, max_value=100.0, allow_nan=False)

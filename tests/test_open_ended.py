@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import medvigil.suites.medvigil.open_ended as oe
-from medvigil.suites.medvigil.open_ended import VERDICTS, is_critical, is_refusal, open_letters, should_refuse
-from medvigil.suites.medvigil.open_ended import judge as _judge
-from medvigil.suites.medvigil.open_ended import verdict as _verdict
+import medvigil.suites.medvigil.scoring.open_ended as oe
+from medvigil.suites.medvigil.scoring.open_ended import VERDICTS, is_critical, is_refusal, open_letters, should_refuse
+from medvigil.suites.medvigil.scoring.open_ended import judge as _judge
+from medvigil.suites.medvigil.scoring.open_ended import verdict as _verdict
 
 CALIBRATION = Path(__file__).parent / "fixtures" / "authors" / "llm_judge_calibration.json"
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-import medvigil.suites.medvigil.finding_assertion as finding_assertion
-import medvigil.suites.medvigil.judge_validation as judge_validation
-import medvigil.suites.medvigil.refusal_grammar as refusal_grammar
+import medvigil.suites.medvigil.scoring.finding_assertion as finding_assertion
+import medvigil.suites.medvigil.scoring.judge_validation as judge_validation
+import medvigil.suites.medvigil.scoring.refusal_grammar as refusal_grammar
 from medvigil.cli import main
 from medvigil.report.document import _preamble
-from medvigil.suites.medvigil.open_ended import judge, open_judges, open_letters
+from medvigil.suites.medvigil.scoring.open_ended import judge, open_judges, open_letters
 
 EVAL_SET = Path(__file__).parent / "fixtures" / "open_judge" / "eval_set.jsonl"
 REFUSAL_CLASSES = ("refusal_no_image", "refusal_unusable_image", "refusal_masked_region", "refusal_false_premise",

@@ -17,7 +17,7 @@ from medvigil.mcq.option_order import (
     shuffled_order,
     to_published_letter,
 )
-from medvigil.suites.medvigil.release_format import LETTERS
+from medvigil.suites.medvigil.release.release_format import LETTERS
 
 OPTIONS = ("gold answer", "distractor one", "distractor two", "distractor three", "insufficient visual evidence")
 probe_ids = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=30)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+SLOW_FIXTURES = {"wheel"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

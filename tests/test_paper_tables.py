@@ -27,11 +27,11 @@ import pytest
 
 from medvigil.scoring.stats import wilson_interval
 from medvigil.scoring.table import RecordTable
-from medvigil.suites.medvigil.ablations import takeover_point
-from medvigil.suites.medvigil.axes import capability, grounding, mcs_from_axes, safety, visual_grounding_gap, weighted_sfr
-from medvigil.suites.medvigil.release_format import TIERS
-from medvigil.suites.medvigil.scoring import audit
-from medvigil.suites.medvigil.sensitivity import sensitivity_table
+from medvigil.suites.medvigil.release.release_format import TIERS
+from medvigil.suites.medvigil.scoring.ablations import takeover_point
+from medvigil.suites.medvigil.scoring.axes import capability, grounding, mcs_from_axes, safety, visual_grounding_gap, weighted_sfr
+from medvigil.suites.medvigil.scoring.scoring import audit
+from medvigil.suites.medvigil.scoring.sensitivity import sensitivity_table
 
 # ----------------------------------------------------------------------------- paper data
 # Table 6: Original, TCF, Trap, NEG, SDR, Know-only, LR flip, ROI only, ROI masked
@@ -292,6 +292,21 @@ def test_table17_sensitivity_rows():
     # the default row is the headline MCS of Table 1
     for n in names:
         assert _close(rows["default"]["mcs"][n], TABLE1[n][8])
+
+
+def test_table17_ranks_no_text_only_model():
+    """A text-only baseline (Table 11's DeepSeek) given axes that would top every row is left out,
+    as the authors' mcs_sensitivity.py skips it: the rows are those of the 16 vision models."""
+    names = list(VISION_MODELS)
+    axes = dict(cap=[capability(*(TABLE6[n][i] for i in (0, 1, 3, 4))) for n in names] + [99.0],
+                sfr_by_tier=[TABLE7[n][1] for n in names] + [[0.0] * 5],
+                roi_only=[TABLE6[n][7] for n in names] + [99.0], roi_masked=[TABLE6[n][8] for n in names] + [99.0])
+    out = sensitivity_table([*names, "DeepSeek-V4-Pro"], **axes)
+    assert out["models"] == names and out["excluded"] == {"DeepSeek-V4-Pro": "text-only baseline (Table 17 ranks vision-capable models)"}
+    rows = {r["variant"]: r for r in out["rows"]}
+    for variant, rho in TABLE17.items():
+        assert round(rows[variant]["spearman"], 2) == rho and rows[variant]["leader"] == "Claude Opus 4.7"
+    assert sensitivity_table([*names, "DeepSeek-V4-Pro"], text_only=(), **axes)["rows"][0]["leader"] == "DeepSeek-V4-Pro"
 
 
 @pytest.mark.parametrize("name", tuple(TABLE13))

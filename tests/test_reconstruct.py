@@ -20,7 +20,7 @@ from medvigil.images import imaging
 from medvigil.reconstruct import mimic_cxr
 from medvigil.reconstruct.derive import MANIFEST_NAME, derive_image, published_jpeg, reconstruct
 from medvigil.reconstruct.pointers import verify_pointers
-from medvigil.suites.medvigil.release_loading import load_release
+from medvigil.suites.medvigil.release.release_loading import load_release
 
 CT_SMALL = pydicom.data.get_testdata_file("CT_small.dcm", download=False)
 MR_SMALL = pydicom.data.get_testdata_file("MR_small.dcm", download=False)
@@ -61,8 +61,8 @@ def test_reconstruct_rederives_every_credentialed_image(dirs, reconstructed):
 def test_local_only_build_embeds_them_and_publish_refuses(dirs, reconstructed, tmp_path):
     import datasets
 
-    from medvigil.suites.medvigil.export import build
-    from medvigil.suites.medvigil.publish_check import check_publishable
+    from medvigil.suites.medvigil.export.export import build
+    from medvigil.suites.medvigil.export.publish_check import check_publishable
 
     out = tmp_path / "local" / "medvigil"
     report = build(dirs[0], out, reconstructed=reconstructed.out, local_only=True, configs=("cases",))
@@ -78,7 +78,7 @@ def test_local_only_build_embeds_them_and_publish_refuses(dirs, reconstructed, t
 
 
 def test_reconstruction_of_another_release_is_refused(dirs, reconstructed, tmp_path):
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
 
     fake = tmp_path / "fake"
     shutil.copytree(reconstructed.out, fake)

@@ -1,6 +1,6 @@
 """The release reader's column-by-column row check agrees with the row schemas.
 
-:func:`medvigil.suites.medvigil.release_csv.rows_accepted` judges the typed CSV rows of manifest.csv, probes_mcq.csv
+:func:`medvigil.suites.medvigil.release.release_csv.rows_accepted` judges the typed CSV rows of manifest.csv, probes_mcq.csv
 and grounding.csv one column at a time (each distinct value once); ``jsonschema`` then only
 describes the rows it rejects. It must accept exactly the rows the schema accepts. Rows come
 from a release in the authors' layout (shared/tools/authors_format_release.py beside the repository), each
@@ -16,9 +16,9 @@ import pytest
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.records.schema_validation import problems_for
-from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.release import read_release
-from medvigil.suites.medvigil.release_csv import _SPECS, rows_accepted
+from medvigil.suites.medvigil.release import release_format as rf
+from medvigil.suites.medvigil.release.release import read_release
+from medvigil.suites.medvigil.release.release_csv import _SPECS, rows_accepted
 
 TOOL = AUTHORS_TOOL
 MUTATIONS = [None, "", " ", "a b", "x/y", 0, 1, 1.5, True, False, [], ["A"], {}, "L9", "F", "A", "L1", "yes", -1]

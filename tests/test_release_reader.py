@@ -1,4 +1,4 @@
-"""The typed release reader (medvigil.suites.medvigil.release), strict CSV reading and path safety."""
+"""The typed release reader (medvigil.suites.medvigil.release.release), strict CSV reading and path safety."""
 
 from __future__ import annotations
 
@@ -18,10 +18,19 @@ from medvigil.errors import DataError
 from medvigil.files.csvio import parse_csv_bytes, parse_csv_records, read_csv
 from medvigil.files.digest import release_digest
 from medvigil.files.pathsafe import InsideResolver, resolve_inside, unsafe_reason
-from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.release import read_release
-from medvigil.suites.medvigil.release_loading import load_release
-from medvigil.suites.medvigil.release_records import BaselineRow, Case, McqProbe, OpenProbe, Release, Triplet, resolve_image_file, roi_issue
+from medvigil.suites.medvigil.release import release_format as rf
+from medvigil.suites.medvigil.release.release import read_release
+from medvigil.suites.medvigil.release.release_loading import load_release
+from medvigil.suites.medvigil.release.release_records import (
+    BaselineRow,
+    Case,
+    McqProbe,
+    OpenProbe,
+    Release,
+    Triplet,
+    resolve_image_file,
+    roi_issue,
+)
 
 
 @pytest.fixture(scope="module")
@@ -404,7 +413,7 @@ def test_accepted_paths_stay_inside(tmp_path_factory, parts):
     assert str(path) == base or str(path).startswith(base + os.sep)
 
 
-@pytest.mark.parametrize("module", ["medvigil.files.csvio", "medvigil.files.pathsafe", "medvigil.suites.medvigil.release_records"])
+@pytest.mark.parametrize("module", ["medvigil.files.csvio", "medvigil.files.pathsafe", "medvigil.suites.medvigil.release.release_records"])
 def test_doctests(module):
     import doctest
     import importlib

@@ -18,8 +18,10 @@ import pytest
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.pipeline import offline_env
-from medvigil.suites.medvigil.ablations import modal_letter
-from medvigil.suites.medvigil.roi_pilot import PILOT_SEED, select_pilot_cases
+from medvigil.suites.medvigil.scoring.ablations import modal_letter
+from medvigil.suites.medvigil.scoring.roi_pilot import PILOT_SEED, select_pilot_cases
+
+SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 ROOT = Path(__file__).resolve().parents[1]
 BOX = [0.2, 0.2, 0.6, 0.7]
@@ -87,7 +89,7 @@ def test_modal_letter_as_their_runner():
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     pytest.importorskip("lmms_eval")
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("roi_pilot")

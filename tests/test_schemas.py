@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from medvigil.records.schema_columns import compile_predicate as _compile
 from medvigil.records.schema_validation import problems_for
 from medvigil.schemas import SCHEMA_DIR, load_schema
-from medvigil.suites.medvigil import release_format as rf
+from medvigil.suites.medvigil.release import release_format as rf
 
 OURS = (
     "manifest_row",

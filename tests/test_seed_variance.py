@@ -11,7 +11,7 @@ import json
 import pytest
 
 from medvigil.errors import DataError
-from medvigil.suites.medvigil.seed_variance import CLASSES, classify_output, read_seed_variance
+from medvigil.suites.medvigil.scoring.seed_variance import CLASSES, classify_output, read_seed_variance
 
 ANSWERS = {  # answer -> class, by hand
     "I'm sorry, but no image was attached. Please upload the chest X-ray.": "CLEAN_REFUSAL",
@@ -59,8 +59,8 @@ def test_bad_file_names_file_and_field(tmp_path):
 
 def test_report_shows_the_taxonomy_beside_an_audit(tmp_path):
     from medvigil.report.document import load_results
-    from medvigil.suites.medvigil.scoring import audit, audit_to_json
-    from medvigil.suites.medvigil.tables import tables
+    from medvigil.suites.medvigil.scoring.scoring import audit, audit_to_json
+    from medvigil.suites.medvigil.scoring.tables import tables
 
     records = [{"suite": "medvigil", "model": "m", "probe_id": f"c{i}__orig", "case_id": f"c{i}", "probe_kind": "original",
                 "risk_tier": "L1", "correct_letter": "A", "predicted_letter": "A", "parse_status": "ok"} for i in range(3)]

@@ -14,7 +14,7 @@ import pytest
 from medvigil.cli import main as cli_main
 from medvigil.files.digest import release_digest
 from medvigil.images import imaging
-from medvigil.suites.medvigil.release_format import (
+from medvigil.suites.medvigil.release.release_format import (
     CLINICIAN_BASELINE_COLUMNS,
     CSV_COLUMNS,
     DIGEST_FILE,

@@ -1,4 +1,4 @@
-from medvigil.suites.medvigil.triplets import match_option, triplet_probes
+from medvigil.suites.medvigil.scoring.triplets import match_option, triplet_probes
 
 ORIGINAL = {"case_id": "C1", "options": ["Lower zone", "Middle zone", "Upper zone", "Both", "Refuse"], "image": "img"}
 TRIPLET = {"case_id": "C1", "anchor_question": "Where?", "tcf_question": "Which zone?", "vcf_question": "If upper, where?",
@@ -51,8 +51,8 @@ def test_unaskable_triplets_are_skipped_and_counted():
 
 
 def test_triplets_of_the_synthetic_release_are_askable(synthetic_release):
-    from medvigil.suites.medvigil.release_loading import load_release
-    from medvigil.suites.medvigil.triplets import release_triplet_report
+    from medvigil.suites.medvigil.release.release_loading import load_release
+    from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
     rel = load_release(synthetic_release, check=False)
     originals = {p.case_id: {"options": p.options} for p in rel.probes_mcq if p.probe_kind == "original"}
@@ -72,7 +72,7 @@ def test_score_reports_unmatched_triplets_for_models_with_triplet_arms(tmp_path,
 
     from medvigil.cli import main
     from medvigil.files.digest import release_digest
-    from medvigil.suites.medvigil.release_loading import load_release
+    from medvigil.suites.medvigil.release.release_loading import load_release
 
     root = tmp_path / "release"  # one V-CF gold made unmatchable, one made free text
     shutil.copytree(synthetic_release, root)
@@ -108,7 +108,7 @@ def test_score_reports_unmatched_triplets_for_models_with_triplet_arms(tmp_path,
     assert result["models"]["tri"]["counts"]["triplets_unmatched"] == 1
     assert result["models"]["tri"]["metrics"]["tr_coh"] == 100.0
     from medvigil.report.document import load_results
-    from medvigil.suites.medvigil.tables import tables
+    from medvigil.suites.medvigil.scoring.tables import tables
 
     scored = next(t for t in tables(load_results([out])) if t.title == "What was scored")
     row = next(r for r in scored.rows if r[0] == "tri")

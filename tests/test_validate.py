@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from medvigil import cli
 from medvigil.errors import DataError
-from medvigil.suites.medvigil import release_format as rf
-from medvigil.suites.medvigil.release_loading import load_release
-from medvigil.suites.medvigil.validate import validate_release
-from medvigil.suites.medvigil.validate_probes import ProbeChecks
-from medvigil.suites.medvigil.validation_base import _norm, _norm_all
+from medvigil.suites.medvigil.release import release_format as rf
+from medvigil.suites.medvigil.release.release_loading import load_release
+from medvigil.suites.medvigil.validate.validate import validate_release
+from medvigil.suites.medvigil.validate.validate_probes import ProbeChecks
+from medvigil.suites.medvigil.validate.validation_base import _norm, _norm_all
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,10 @@ Current ``datasets`` no longer runs loading scripts, so this builder is a class 
 
 or through ``medvigil build RELEASE --out OUT``, which writes a Hub-ready folder that plain
 ``datasets.load_dataset(OUT, "mcq")`` reads. The builder is a thin face over the core: the
-configs and their features are :mod:`medvigil.suites.medvigil.dataset_configs`, reading and
-checking the release is :func:`medvigil.suites.medvigil.release_loading.load_release`, and the rows of
+configs and their features are :mod:`medvigil.suites.medvigil.export.dataset_configs`, reading and
+checking the release is :func:`medvigil.suites.medvigil.release.release_loading.load_release`, and the rows of
 every config (the same ones ``medvigil build`` writes) are
-:class:`medvigil.suites.medvigil.dataset_rows.ReleaseRows`.
+:class:`medvigil.suites.medvigil.export.dataset_rows.ReleaseRows`.
 
 Configs (split ``test`` each):
 
@@ -45,7 +45,7 @@ import datasets
 
 from medvigil.builders.evaluation_only import EvaluationOnlyBuilder
 from medvigil.files.digest import release_digest
-from medvigil.suites.medvigil.dataset_configs import (
+from medvigil.suites.medvigil.export.dataset_configs import (
     CITATION,
     CONFIG_DESCRIPTIONS,
     CONFIG_NAMES,
@@ -56,8 +56,8 @@ from medvigil.suites.medvigil.dataset_configs import (
     LICENSE,
     VERSION,
 )
-from medvigil.suites.medvigil.dataset_rows import ReleaseRows, check_row_settings
-from medvigil.suites.medvigil.release_loading import load_release
+from medvigil.suites.medvigil.export.dataset_rows import ReleaseRows, check_row_settings
+from medvigil.suites.medvigil.release.release_loading import load_release
 
 
 @dataclasses.dataclass
@@ -129,7 +129,7 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
         return self._release
 
     def use_release(self, release) -> None:
-        """Use an already loaded (and validated) :class:`~medvigil.suites.medvigil.release_records.Release`."""
+        """Use an already loaded (and validated) :class:`~medvigil.suites.medvigil.release.release_records.Release`."""
         if Path(release.root).resolve() != Path(self.config.release_dir) or release.digest != self.config.release_digest:
             raise ValueError("use_release: the release is not the one this builder was configured with")
         self._release = release

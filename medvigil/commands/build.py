@@ -2,7 +2,8 @@
 
 The folder holds Parquet shards per config (images embedded, each distinct image once per
 row group), a dataset card (``README.md``) with the datasheet, ``DATASHEET.md``,
-``croissant.json`` and ``build_info.json`` (digests, counts, skipped items). See :mod:`medvigil.suites.medvigil.export`.
+``croissant.json`` and ``build_info.json`` (digests, counts, skipped items). See
+:mod:`medvigil.suites.medvigil.export.export`.
 
 Credentialed images (MIMIC-CXR / CheXpert) never go into a normal build. To evaluate
 them locally, re-derive them from your licensed copy and make a separate local build::
@@ -79,7 +80,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
 
     try:
         report = build(

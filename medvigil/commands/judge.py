@@ -12,17 +12,17 @@ human labels ``label_is_refusal``, ``label_is_critical`` with ``class`` and ``sp
 ``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar and NegEx
 assertion) or ``authors-rule`` (the authors' rule, to reproduce their numbers).
 Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and ``judge``
-(:func:`medvigil.suites.medvigil.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
+(:func:`medvigil.suites.medvigil.scoring.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
 ``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and, for a sample
 with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
 authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in
 ``rule_verdict``; an unreadable reply is ``hedged``/``llm_failed``, as theirs)
-(:mod:`medvigil.suites.medvigil.llm_judge`). The summary, per model and ``__overall__``, gives the
+(:mod:`medvigil.suites.medvigil.scoring.llm_judge`). The summary, per model and ``__overall__``, gives the
 agreement of our rule with every label the file carries and Cohen's kappa of the rule
 against each LLM labelling, over the samples that LLM labelled (null labels are left out
 and counted, as in the authors' summary). With human labels, ``validation`` gives precision and
 recall per flag with bootstrap 95% CIs, per split, and flag counts per class
-(:mod:`medvigil.suites.medvigil.judge_validation`).
+(:mod:`medvigil.suites.medvigil.scoring.judge_validation`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from medvigil.suites.medvigil.open_ended import DEFAULT_JUDGE, JUDGES
+    from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, JUDGES
 
     parser.add_argument("answers", metavar="ANSWERS.json", help="answers in the calibration file's shape (or JSONL)")
     parser.add_argument("--judge", choices=JUDGES, default=DEFAULT_JUDGE,
@@ -127,7 +127,7 @@ def _read_jsonl(path: str) -> list:
 
 
 def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) -> list[dict]:
-    from medvigil.suites.medvigil.open_ended import DEFAULT_JUDGE, EXPECTED_BEHAVIOURS, judge
+    from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, EXPECTED_BEHAVIOURS, judge
 
     rows = []
     for s in samples:
@@ -147,7 +147,7 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
             if asked.error:
                 row["llm_error"] = asked.error
             if j.method == "fallback" and s.get("probe_kind"):  # where the authors' scorer asks its LLM
-                from medvigil.suites.medvigil.llm_judge import verdict_message
+                from medvigil.suites.medvigil.scoring.llm_judge import verdict_message
 
                 message = verdict_message(s["probe_kind"], s["question"], s["answer"], "; ".join(s["_expected"]),
                                           s.get("halluc_explanation", ""))
@@ -259,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
     samples = read_answers(args.answers)
     llm = None
     if args.llm:
-        from medvigil.suites.medvigil import llm_judge
+        from medvigil.suites.medvigil.scoring import llm_judge
 
         for name in ("llm_timeout", "llm_deadline", "llm_attempts"):
             value = getattr(args, name)
@@ -276,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
         first = next(r.get("llm_error") or r.get("llm_verdict_error") for r in rows) if rows else ""
         print(f"error: LLM judge: every request failed, nothing written; first error: {first}", file=sys.stderr)
         return 2
-    from medvigil.suites.medvigil.judge_validation import validation
+    from medvigil.suites.medvigil.scoring.judge_validation import validation
 
     result = {"answers": str(args.answers), "judge": args.judge, "samples": rows, "summary": summarise(rows)}
     if llm is not None:

@@ -1,6 +1,6 @@
 """``medvigil publish OUT --repo ORG/NAME [--private] [--dry-run]``: upload a build to the Hub.
 
-Before any network call the folder is checked (:func:`medvigil.suites.medvigil.publish_check.check_publishable`):
+Before any network call the folder is checked (:func:`medvigil.suites.medvigil.export.publish_check.check_publishable`):
 it must be a normal ``medvigil build`` (not ``--local-only``), hold only the card,
 datasheet, Croissant, build info and Parquet shards with the recorded checksums, no
 row of a credentialed case may carry image bytes, no uploaded byte sequence (file, Parquet
@@ -63,7 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from medvigil.files.input_files import read_json
     from medvigil.hub.export_engine import BUILD_INFO
-    from medvigil.suites.medvigil.publish_check import check_publishable
+    from medvigil.suites.medvigil.export.publish_check import check_publishable
 
     files, problems = check_publishable(args.out, args.credentialed)
     if problems:

@@ -19,19 +19,11 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    import gc
-
     from medvigil.report.document import load_results, write_report
-    from medvigil.report.render import pyplot
     from medvigil.suites.registry import get
 
     result = load_results(args.scores)
-    pyplot()  # matplotlib, imported once, before the freeze below and the workers that draw the figures fork
-    gc.freeze()  # modules and results outlive the figures: the collections the figures trigger skip them
-    try:
-        paths = write_report(result, args.out, title=args.title, inputs=args.scores)
-    finally:
-        gc.unfreeze()  # collectable again for a caller that goes on (main() called in-process)
+    paths = write_report(result, args.out, title=args.title, inputs=args.scores)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []

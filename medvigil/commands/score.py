@@ -10,15 +10,15 @@ missing from the file, and the per-category breakdown; per model, the best over 
 ``probes_mcq.csv`` is used when present), a built dataset folder or a Hub repo id (resolved
 as ``MEDVIGIL_DATA`` is), and the FILEs are harness outputs
 (``results/baselines/<model>__mcq.jsonl``, error rows included) or lmms-eval
-``--log_samples`` files of the ``medvigil_*`` tasks, read by ``medvigil.suites.medvigil.model_outputs``
-and scored by ``medvigil.suites.medvigil.scoring.audit``. Release findings that do not touch scoring are
+``--log_samples`` files of the ``medvigil_*`` tasks, read by ``medvigil.suites.medvigil.harness.model_outputs``
+and scored by ``medvigil.suites.medvigil.scoring.scoring.audit``. Release findings that do not touch scoring are
 warnings (stderr and ``inputs.release_warnings`` in the JSON). Error rows (failed calls) are
 counted per model and kind (stderr, table, ``inputs.error_rows``): a failure by default,
 dropped with ``--harness-compatible``. A bad result row or an empty result file is an error;
 ``--skip-invalid-rows`` / ``--allow-empty`` leave them out instead, counted and reported.
 When ``--release`` is a release folder, its ``clinician_baseline.csv`` is scored too
-(:mod:`medvigil.suites.medvigil.clinician`, the Doctors row of the report) and, for models with
-triplet arms, its triplets are matched to options (:func:`medvigil.suites.medvigil.triplets.release_triplet_report`)
+(:mod:`medvigil.suites.medvigil.scoring.clinician`, the Doctors row of the report) and, for models with
+triplet arms, its triplets are matched to options (:func:`medvigil.suites.medvigil.scoring.triplets.release_triplet_report`)
 and the unmatched ones counted in ``triplets`` and in those models' ``counts``.
 
 ``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run
@@ -42,6 +42,7 @@ import sys
 from pathlib import Path
 
 from medvigil.commands.arg_types import int_range
+from medvigil.constants import DEFAULT_TIER_WEIGHTS, TIERS
 from medvigil.files.atomic_output import write_text_atomic
 from medvigil.files.json_text import json_text
 from medvigil.files.output_guard import refuse_overlap
@@ -56,6 +57,18 @@ def _margin(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"margin must be a finite number >= 0, got {text!r}")
     return int(value) if value.is_integer() else value
+
+
+def _tier_weights(text: str) -> tuple[float, ...]:
+    """``--weights 1,2,3,5,8``: the SFR_w weights of tiers L1..L5 (Eq. 3)."""
+    parts = text.split(",")
+    try:
+        weights = tuple(float(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"weights must be {len(TIERS)} comma-separated numbers (L1..L5), got {text!r}") from None
+    if len(weights) != len(TIERS) or not all(math.isfinite(w) and w >= 0 for w in weights) or not any(weights):
+        raise argparse.ArgumentTypeError(f"weights must be {len(TIERS)} finite numbers >= 0, not all zero (L1..L5), got {text!r}")
+    return weights
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -99,6 +112,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "take bootstrap_mcs.py's random stream in the order of their FILEs, so give them in its MODEL_FILES order "
         "(see metrics/mcs/README.md)",
     )
+    medvigil.add_argument("--weights", type=_tier_weights, default=DEFAULT_TIER_WEIGHTS, metavar="W1,...,W5",
+                          help="SFR_w weights of risk tiers L1..L5 (paper Eq. 3: "
+                               + ",".join(f"{w:g}" for w in DEFAULT_TIER_WEIGHTS) + ")")
     medvigil.add_argument("--condition", default="default", help="condition scored as the headline audit (default: default)")
     medvigil.add_argument(
         "--skip-invalid-rows",
@@ -126,6 +142,7 @@ def suite_options(args: argparse.Namespace) -> dict:
     """The command-line options that belong to ``args.suite``'s scoring."""
     return {
         "medvigil": {"n_resamples": args.n_resamples, "seed": args.seed, "harness_compatible": args.harness_compatible,
+                     "weights": args.weights,
                      "condition": args.condition, "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
         "mediconfusion": {"margin": args.margin, "confusion_denominator": args.confusion_denominator},
         "medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy, "all_invalid": args.all_invalid},

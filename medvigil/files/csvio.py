@@ -14,7 +14,7 @@ separated, RFC 4180 quoting. :func:`read_csv` refuses anything else with a
 
 Row numbers are 1-based data rows, the header excluded, blank lines not counted: row 1
 is the first record after the header, as in a spreadsheet with the header frozen.
-Values stay strings; typing them is the reader's job (:mod:`medvigil.suites.medvigil.release`).
+Values stay strings; typing them is the reader's job (:mod:`medvigil.suites.medvigil.release.release`).
 
 >>> table = parse_csv_bytes(b"a,b\\n1,2\\n3\\n", "x.csv", required=("a",))
 >>> [row.values for row in table.rows]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from medvigil.constants import DIGEST_FILE
 from medvigil.files.input_files import open_regular
-from medvigil.suites.medvigil.release_format import DIGEST_FILE
 
 _CHUNK = 1 << 20
 

@@ -96,6 +96,26 @@ def read_text(path: str | os.PathLike, label: str | None = None, *, max_bytes: i
     return decode_utf8(data.removeprefix(b"\xef\xbb\xbf"), _label(Path(path), label))
 
 
+class RepeatedKey(Exception):
+    """A JSON object holds one key twice (``json.loads`` alone would keep the last value)."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+    def problem(self, label: str, row: int | None) -> Problem:
+        return Problem(label, f"key {self.key!r} appears twice in one JSON object", row=row, field=self.key)
+
+
+def no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """``object_pairs_hook`` refusing an object with a repeated key (:class:`RepeatedKey`)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 

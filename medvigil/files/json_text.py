@@ -20,6 +20,11 @@ def finite(value: Any) -> Any:
     return value
 
 
+def dumps(value: Any, **kwargs: Any) -> str:
+    """``json.dumps`` of :func:`finite` ``value``: strict JSON (NaN and infinities as null)."""
+    return json.dumps(finite(value), allow_nan=False, **kwargs)
+
+
 def json_text(value: Any, depth: int = 3, indent: str = "") -> str:
     """Strict JSON, indented for its first ``depth`` levels only: deeper values are written by
     the C encoder on one line (``indent=`` everywhere takes the pure-Python encoder, several

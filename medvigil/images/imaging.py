@@ -8,7 +8,7 @@ image can always be re-rendered from the original image plus the recorded parame
 Conventions
 -----------
 * **Size.** :func:`to_published` resamples the longest side to exactly
-  :data:`~medvigil.suites.medvigil.release_format.LONGEST_SIDE` (1024 px) with Lanczos, both down *and up*
+  :data:`~medvigil.suites.medvigil.release.release_format.LONGEST_SIDE` (1024 px) with Lanczos, both down *and up*
   (the paper says "longest-side-resampled to 1024 px"), keeping the aspect ratio; the short
   side is ``round(short * 1024 / long)`` (at least 1 px). An image whose longest side is
   already 1024 px is not resampled.
@@ -21,7 +21,7 @@ Conventions
   ``x0, y0`` and ``ceil`` for ``x1, y1`` (after a 1e-9 tolerance that absorbs float noise
   such as ``0.3 * 1000 = 300.00000000000006``), clamped to the image; the rectangle is
   half-open (``x1``/``y1`` exclusive, as in Pillow) and at least one pixel wide and high.
-* **Grey** is :data:`~medvigil.suites.medvigil.release_format.GREY` ``(128, 128, 128)``, never black, so a
+* **Grey** is :data:`~medvigil.suites.medvigil.release.release_format.GREY` ``(128, 128, 128)``, never black, so a
   model cannot special-case an all-black input.
 * **Errors.** A wrong argument type raises :class:`TypeError`, a bad value
   :class:`ValueError`; both messages name the parameter and echo the value received.
@@ -49,9 +49,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
-from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import read_bytes
-from medvigil.suites.medvigil.release_format import (
+from medvigil.constants import (
     DEFAULT_MAX_PIXELS,
     GREY,
     JPEG_QUALITY,
@@ -59,6 +57,8 @@ from medvigil.suites.medvigil.release_format import (
     ROI_DECAY_STEPS,
     ROI_UNUSABLE_COVERAGE,
 )
+from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import read_bytes
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
@@ -364,7 +364,7 @@ def roi_usable(bbox: object) -> bool:
 
     False when the box is missing (``None``, empty string, empty list), malformed or out of
     range, or when it covers at least 97% of the image in *both* directions
-    (:data:`~medvigil.suites.medvigil.release_format.ROI_UNUSABLE_COVERAGE`). A JSON string such as the
+    (:data:`~medvigil.suites.medvigil.release.release_format.ROI_UNUSABLE_COVERAGE`). A JSON string such as the
     ``roi_bbox_norm`` cell of ``grounding.csv`` is accepted. Never raises.
 
     >>> roi_usable([0.1, 0.1, 0.4, 0.5]), roi_usable([0.0, 0.0, 1.0, 1.0]), roi_usable(None)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from medvigil.suites.medvigil.release_format import LETTERS
+from medvigil.constants import LETTERS
 
 _IDENTITY = "".join(LETTERS)
 

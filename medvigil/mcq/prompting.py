@@ -2,7 +2,7 @@
 
 Prompt: the probe question, a newline, ``Options:`` on its own line, then five lines
 ``A.`` .. ``E.`` with the option texts in stored order. The system message is
-:data:`medvigil.suites.medvigil.release_format.SYSTEM_PROMPT`.
+:data:`medvigil.suites.medvigil.release.release_format.SYSTEM_PROMPT`.
 
 Parser: strip the response and take the first *standalone* letter in {A..E}
 ("standalone" = not part of a longer word, so "B" in "Both" does not count).
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from medvigil.suites.medvigil.release_format import LETTERS, SYSTEM_PROMPT
+from medvigil.constants import LETTERS, SYSTEM_PROMPT
 
 _STANDALONE = {
     True: re.compile(r"(?<![A-Za-z0-9])([A-E])(?![A-Za-z0-9])"),
@@ -82,7 +82,7 @@ def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | 
     return match.group(1).upper() if match else None
 
 
-_OPTION_LINE = re.compile(r"^([A-Z])\.\s?(.*)$")
+_OPTION_LINE = re.compile(r"^([A-Z])[.)]\s?(.*)$")  # "A. text" (Appendix L) or "A) text" (the authors' runner)
 
 
 def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
@@ -96,11 +96,14 @@ def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
     'e'
     """
     lines = prompt.splitlines()
-    try:
-        start = max(i for i, line in enumerate(lines) if line.strip() == "Options:")
-    except ValueError:
-        raise ValueError("prompt has no 'Options:' line") from None
-    question = "\n".join(lines[:start]).strip()
+    headed = [i for i, line in enumerate(lines) if line.strip() == "Options:"]
+    # MedQ-Deg's prompt (App. B) and the MedVIGIL authors' runner have no "Options:" header: the block
+    # starts at its "A." / "A)" line
+    bare = [i - 1 for i, line in enumerate(lines) if line.strip().startswith(("A. ", "A) "))]
+    if not headed and not bare:
+        raise ValueError("prompt has no 'Options:' line and no 'A.' option line")
+    start = max(headed) if headed else bare[-1]
+    question = "\n".join(lines[:start + (0 if headed else 1)]).strip()
     # simple (non-chat) lmms-eval models receive the system text as a pre-prompt
     question = question.removeprefix(SYSTEM_PROMPT).strip()
     options: dict[str, str] = {}

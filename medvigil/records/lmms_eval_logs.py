@@ -8,28 +8,20 @@ and stress tasks under each metric key (see ``tasks/*/utils.py``); the model is 
 ``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
 task hook cannot know it. CircularEval rotations are collapsed per probe.
 
-A file is read in bulk: each line's record cut out with byte searches and all of them decoded
-in one call (:func:`medvigil.files.jsonl_bulk.record_block`), then validated together
-(:func:`medvigil.records.schema_validation.problems_for_records` and the ``extra`` checks). A
-file that does not take that path (a line of another shape, a problem to report) is read a line
-at a time: only the record is parsed (:func:`medvigil.files.jsonl_bulk.first_object_entry`), and
-a line that does not take that fast path is parsed whole. Problems name the file, the line and
-the field either way. ``medvigil score --suite medvigil`` first tries the columnar twin of this
-reader, :mod:`medvigil.records.log_columns`, and comes here for any file it declines.
+A file is read a line at a time: each line must be UTF-8 and one JSON object without repeated
+keys; its record is validated with the others of the file
+(:func:`medvigil.records.schema_validation.problems_for_records` and the ``extra`` checks).
+Every problem names the file, the line and the field; all of them are raised together.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.gc_pause import paused_gc
-from medvigil.files.input_files import loads_json, open_regular, read_json
-from medvigil.files.jsonl_bulk import first_object_entry, record_block
-from medvigil.files.mapped_lines import mapped
+from medvigil.files.input_files import RepeatedKey, loads_json, no_repeated_keys, open_regular, read_json
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems
 from medvigil.records.schema_validation import problems_for_records
@@ -49,23 +41,6 @@ def _record_of(sample) -> dict | None:
     for value in sample.values():
         if isinstance(value, dict) and "suite" in value and "probe_id" in value:
             return value
-    return None
-
-
-def _record_fast(line: str) -> dict | None:
-    """The record of a sample line parsed alone, or None when the line needs a whole parse
-    (then :func:`_record_of` decides, on the parsed line, exactly as before)."""
-    try:
-        entry = first_object_entry(line)
-    except (ValueError, RecursionError):  # JSONDecodeError included: the whole parse says where
-        return None
-    if entry is None:
-        return None
-    key, value, _ = entry
-    if key == RECORD_KEY:
-        return value
-    if "suite" in value and "probe_id" in value and f'"{RECORD_KEY}"' not in line:
-        return value  # no record key anywhere in the line: the first record-like object wins
     return None
 
 
@@ -110,27 +85,6 @@ def _pooled(record: dict, pool: dict) -> dict:
     return out
 
 
-def _whole_file(path: Path, file: str) -> list[dict] | None:
-    """Every record of a log decoded in one call, or None (read it line by line): each line's
-    record is cut out as :func:`_record_fast` finds it (:func:`medvigil.files.jsonl_bulk.record_block`),
-    the cuts parsed as one JSON array, which must hold one object per line. Logs with an
-    ``"mcs"`` anywhere (the MedVIGIL tasks', where that key decides) go line by line."""
-    with mapped(path, file) as data:
-        cut = None if data is None else record_block(data, None, b",", refuse=f'"{RECORD_KEY}"'.encode())
-    if cut is None:
-        return None
-    block, n = cut
-    block[:0] = b"["
-    block += b"]"
-    try:
-        found = json.loads(block)  # the decoder _record_fast uses, on the records alone
-    except (ValueError, RecursionError):
-        return None
-    if len(found) != n or not all(type(record) is dict for record in found):
-        return None
-    return found
-
-
 def _problems(found: list[dict], file: str, lines: Iterable[int]) -> list[Problem]:
     """Schema and ``extra`` problems of one file's records, in line order."""
     lines = list(lines)
@@ -153,17 +107,18 @@ def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[l
                 continue
             if line.isspace() or not line:
                 continue
-            record = _record_fast(line)
+            try:  # lmms-eval's own NaNs are allowed
+                sample = loads_json(line, file, row=line_no, allow_non_finite=True, object_pairs_hook=no_repeated_keys)
+            except DataError as exc:
+                bad.extend(exc.problems)
+                continue
+            except RepeatedKey as exc:
+                bad.append(exc.problem(file, line_no))
+                continue
+            record = _record_of(sample)
             if record is None:
-                try:
-                    sample = loads_json(line, file, row=line_no, allow_non_finite=True)  # lmms-eval's own NaNs
-                except DataError as exc:
-                    bad.extend(exc.problems)
-                    continue
-                record = _record_of(sample)
-                if record is None:
-                    bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
-                    continue
+                bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
+                continue
             record = _pooled(record, pool)
             record["model"] = name
             found.append(record)
@@ -172,26 +127,15 @@ def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[l
 
 
 def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> list[dict]:
-    """Probe records from lmms-eval samples files; every bad line is reported at once. A file is
-    decoded whole when it can be (:func:`_whole_file`), else line by line, where records share
-    their repeated strings (:func:`_pooled`)."""
+    """Probe records from lmms-eval samples files, read line by line (records share their
+    repeated strings, :func:`_pooled`); every bad line is reported at once."""
     records: list[dict] = []
     problems: list[Problem] = []
     pool: dict[str, str] = {}
-    with paused_gc():
-        for path in map(Path, paths):
-            name = model or model_name(path)
-            file = str(path)
-            found = _whole_file(path, file)
-            if found is not None:
-                for record in found:
-                    record["model"] = name
-                if not _problems(found, file, range(1, len(found) + 1)):
-                    records.extend(found)
-                    continue
-            found, bad = _by_lines(path, file, name, pool)
-            problems += bad
-            records.extend(found)
+    for path in map(Path, paths):
+        found, bad = _by_lines(path, str(path), model or model_name(path), pool)
+        problems += bad
+        records.extend(found)
     if problems:
         raise DataError(problems)
     if any(r.get("condition") == CIRCULAR for r in records):

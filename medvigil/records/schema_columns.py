@@ -8,14 +8,14 @@ a scored run hundreds of thousands of records. Two compiled forms of a schema, o
   ``if``/``then``/``else``, ``required``, ``properties``);
 * :func:`compile_schema` / :func:`compiled`: for a flat object schema, a :class:`ColumnChecker`
   that judges the distinct key sets of the records (``required``, ``additionalProperties:
-  false``) and, per property, the distinct values of its column, so a value shared by many rows
+  false``, an ``if``/``then`` requiring keys when one key holds a constant) and, per property, the distinct values of its column, so a value shared by many rows
   is judged once (arrays by their lengths and all their items as one column; a ``oneOf`` of
   branches of disjoint types by the values of each branch's types; values the column rules do
   not cover go through the property's predicate).
 
 Whatever they refuse, and every schema using another keyword (then they are ``None``), goes to
 ``jsonschema`` (:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to
-name file, row and field. ``tests/test_bulk_readers.py`` and ``tests/test_schemas.py`` check
+name file, row and field. ``tests/test_strict_readers.py`` and ``tests/test_schemas.py`` check
 that both paths reject the same records, on the same field.
 """
 
@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
-from itertools import chain, compress
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import is_, itemgetter
 from typing import Any
 
 from medvigil.schemas import load_schema
@@ -315,10 +315,20 @@ class _Property:
 class ColumnChecker:
     """The compiled form of an object schema: key-set rules plus the rules of each property."""
 
-    def __init__(self, required: Sequence[str], properties: dict[str, _Property], closed: bool):
+    def __init__(self, required: Sequence[str], properties: dict[str, _Property], closed: bool,
+                 required_when: tuple[str, Any, frozenset[str]] | None = None):
         self.required = frozenset(required)
         self.properties = properties
         self.closed = closed  # additionalProperties: false
+        # if/then of one constant: (key, value, keys required when the record's key holds that value)
+        self.required_when = required_when
+
+    def _conditions_refused(self, rows: Sequence[dict]) -> list[int]:
+        if self.required_when is None:
+            return []
+        key, value, needed = self.required_when
+        return [i for i, r in enumerate(rows)
+                if _same(r.get(key, _MISSING), value) and not needed <= r.keys()]
 
     def _keys_ok(self, keys: tuple) -> bool:
         present = set(keys)
@@ -331,55 +341,99 @@ class ColumnChecker:
         if set(map(type, records)) - {dict}:
             bad = {i for i, r in enumerate(records) if not isinstance(r, dict)}
             rows = [r if isinstance(r, dict) else {} for r in records]
-        columns = _same_keys_columns(rows)
-        if columns is not None:  # one writer, one key set: judge it once
-            return self.invalid_in_columns(columns, len(rows))
-        shapes = set(map(tuple, rows))
-        wrong_shapes = {s for s in shapes if not self._keys_ok(s)}
-        if wrong_shapes:
-            bad.update(i for i, r in enumerate(rows) if tuple(r) in wrong_shapes)
-        for name, prop in self.properties.items():
-            bad.update(prop.refused([r.get(name, _MISSING) for r in rows]))
+        if not self.closed:  # other keys allowed: each property's column, absent values marked
+            return sorted(bad.union(self._refused_with_absent(rows)))
+        keys = list(map(tuple, rows))
+        shapes = set(keys)
+        if len(shapes) > _FEW_SHAPES:  # records of many shapes: the rules property by property
+            bad.update(i for i, k in enumerate(keys) if not self._keys_ok(k))
+            bad.update(self._conditions_refused(rows))
+            bad.update(i for name, prop in self.properties.items() for i in prop.refused([r.get(name, _MISSING) for r in rows]))
+            return sorted(bad)
+        for shape in shapes:  # a few writers' key sets (say, answered and failed calls): each judged as columns
+            where = range(len(rows)) if len(shapes) == 1 else [i for i, k in enumerate(keys) if k == shape]
+            part = rows if len(shapes) == 1 else [rows[i] for i in where]
+            columns = {name: list(map(itemgetter(name), part)) for name in self.properties if name in shape}
+            bad.update(where[j] for j in self.invalid_in_columns(columns, len(part), keys=shape))
         return sorted(bad)
 
-    def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int, text: Collection[str] = ()) -> list[int]:
+    def _refused_with_absent(self, rows: Sequence[dict]) -> set[int]:
+        """:meth:`invalid_rows` of dicts for a schema open to other keys: per property its column
+        (:data:`_MISSING` where a row lacks the key), the required keys and the if/then rule on them."""
+        columns = {name: list(map(dict.get, rows, repeat(name), repeat(_MISSING)))
+                   for name in self.properties.keys() | self.required}
+        bad: set[int] = set()
+        for name in self.required:
+            if _absent(columns[name]):
+                bad.update(i for i, v in enumerate(columns[name]) if v is _MISSING)
+        if self.required_when is not None:
+            key, value, needed = self.required_when
+            when = columns.get(key) or list(map(dict.get, rows, repeat(key), repeat(_MISSING)))
+            lacking = [columns.get(n) or list(map(dict.get, rows, repeat(n), repeat(_MISSING))) for n in needed]
+            without = set().union(*(compress(range(len(rows)), map(is_, col, repeat(_MISSING))) for col in lacking))
+            bad.update(i for i in without if _same(when[i], value))
+        for name, prop in self.properties.items():
+            bad.update(prop.refused(columns[name]))
+        return bad
+
+    def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int, text: Collection[str] = (),
+                           keys: Collection[str] | None = None) -> list[int]:
         """:meth:`invalid_rows` of ``n`` records given as columns: every record has exactly the keys
-        of ``columns``, and ``columns[key][i]`` is record i's value; the columns named in ``text``
-        hold strings only."""
-        if not self._keys_ok(tuple(columns)):
+        ``keys`` (default: those of ``columns``), and ``columns[key][i]`` is record i's value (every
+        property among ``keys`` has its column); the columns named in ``text`` hold strings only."""
+        keys = tuple(columns) if keys is None else tuple(keys)
+        if not self._keys_ok(keys):
             return list(range(n))
         bad: set[int] = set()
+        if self.required_when is not None and not self.required_when[2] <= set(keys):
+            key, value, _ = self.required_when
+            bad.update(i for i, v in enumerate(columns.get(key, ())) if _same(v, value))
         for name, prop in self.properties.items():
             if name in columns:
                 bad.update(prop.refused(columns[name], {str} if name in text and n else None))
         return sorted(bad)
 
 
-def _same_keys_columns(rows: Sequence[dict]) -> dict[str, tuple] | None:
-    """``{key: column}`` when every row has the first row's keys and no others, else None."""
-    if not rows or len(rows[0]) < 2:
-        return None
-    keys = tuple(rows[0])
-    if set(map(len, rows)) != {len(keys)}:
-        return None
-    try:
-        return dict(zip(keys, zip(*map(itemgetter(*keys), rows))))
-    except KeyError:
-        return None
+_FEW_SHAPES = 8
+
+
+def _absent(column: Sequence[Any]) -> bool:
+    """Whether a value of ``column`` is :data:`_MISSING` (by identity: no comparison of the values)."""
+    return any(map(is_, column, repeat(_MISSING)))  # key sets judged one at a time as columns
 
 
 def compile_schema(schema: Any) -> ColumnChecker | None:
     """A :class:`ColumnChecker` for an object schema within the supported subset, else None."""
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return None
-    allowed = _ANNOTATIONS | {"type", "required", "properties", "additionalProperties"}
+    allowed = _ANNOTATIONS | {"type", "required", "properties", "additionalProperties", "if", "then"}
     if set(schema) - allowed or schema.get("additionalProperties", True) not in (True, False):
         return None
     subs = schema.get("properties") or {}
     if not all(_Property.supports(sub) for sub in subs.values()):
         return None
+    required_when = None
+    if "if" in schema or "then" in schema:
+        required_when = _required_when(schema.get("if"), schema.get("then"))
+        if required_when is None:
+            return None
     properties = {name: _Property(sub if isinstance(sub, dict) else {}) for name, sub in subs.items()}
-    return ColumnChecker(schema.get("required", ()), properties, schema.get("additionalProperties", True) is False)
+    return ColumnChecker(schema.get("required", ()), properties, schema.get("additionalProperties", True) is False,
+                         required_when)
+
+
+def _required_when(condition: Any, then: Any) -> tuple[str, Any, frozenset[str]] | None:
+    """``(key, value, required keys)`` of ``if: {properties: {key: {const: value}}, required: [key]}``
+    ``then: {required: [...]}`` (the harness row's rule for answered rows); None for any other if/then."""
+    if not (isinstance(condition, dict) and isinstance(then, dict) and set(then) == {"required"}):
+        return None
+    props = condition.get("properties")
+    if set(condition) != {"properties", "required"} or not isinstance(props, dict) or len(props) != 1:
+        return None
+    ((key, rule),) = props.items()
+    if condition["required"] != [key] or not isinstance(rule, dict) or set(rule) != {"const"}:
+        return None
+    return key, rule["const"], frozenset(then["required"])
 
 
 @cache

@@ -4,29 +4,20 @@ A suite's logs are the ``*_samples_<task>.jsonl`` files whose task matches the s
 pattern, given as files or as run folders searched recursively. Their records must belong to
 the suite, and no probe may be answered twice for one model (one run per model); both are
 :class:`~medvigil.errors.DataError` problems naming file, line and field.
-
-Every stress suite scores each model from that model's records alone and then combines the
-models (:func:`score_logs`' ``combine``), so the files are read and scored one model at a time,
-by worker processes (:mod:`medvigil.files.worker_pool`) that hand back only the model's scores.
-A model whose files a worker cannot read or score is not described there: the whole input is
-then read and scored in-process, as one call, which names the first problems exactly.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.gc_pause import paused_gc
 from medvigil.files.json_text import finite
-from medvigil.records.arrow_codes import PARSER_MODULES
-from medvigil.records.lmms_eval_logs import SAMPLES, model_name, read_samples
+from medvigil.records.lmms_eval_logs import SAMPLES, read_samples
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]
-T = TypeVar("T")
 
 
 def task_of(path: Path) -> str | None:
@@ -101,93 +92,20 @@ def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key
     return records
 
 
-ColumnScore = Callable[[list[Path], str], "tuple[int, dict] | None"]  # (one model's files, its name) -> (records, scores)
-
-
 def score_logs(suite: str, files: list[Path], skipped: list[dict[str, str]], score: Callable[[list[dict]], dict],
-               options: Mapping[str, Any], key: RecordKey = probe_key,
-               combine: Callable[[list[dict]], dict] | None = None, columnar: ColumnScore | None = None) -> dict[str, Any]:
+               options: Mapping[str, Any], key: RecordKey = probe_key) -> dict[str, Any]:
     """Read ``files`` and score their records with ``score``: the stress suites' result shape
-    (files read, files skipped with the reason, record count, options, then the scores).
-
-    With ``combine`` (``score`` of every model's records, in the order of the models' first
-    files, to ``score`` of all of them), each model is read and scored apart, by the workers;
-    ``columnar`` is then tried first on each model's files (the record count and ``score`` of
-    its records computed from columns, or None: they are read as dicts)."""
-    scored = _model_by_model(suite, files, score, key, combine, columnar) if combine is not None else None
-    if scored is None:
-        scored = _all_at_once(suite, files, score, key)
-    n_records, scores = scored
+    (files read, files skipped with the reason, record count, options, then the scores)."""
+    records = read_suite_records(files, suite, key)
+    try:
+        scores = score(records)
+    except (ValueError, TypeError, KeyError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        # the scoring cores name the record and field; the files are named here
+        raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
     return finite({"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped,
-                   "n_records": n_records, "options": dict(options), **scores})
-
-
-def side_by_side(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """The ``models`` objects of results with no model in common, merged in order."""
-    return {name: scores for part in parts for name, scores in part["models"].items()}
-
-
-def _all_at_once(suite: str, files: list[Path], score: Callable[[list[dict]], dict], key: RecordKey) -> tuple[int, dict]:
-    """The record count and ``score`` of every record of ``files``; problems name file, line and field."""
-    # the records are acyclic: a collection would only scan every one of them, so the collector
-    # waits until they are freed
-    with paused_gc():
-        records = read_suite_records(files, suite, key)
-        try:
-            scores = score(records)
-        except (ValueError, TypeError, KeyError) as exc:
-            if isinstance(exc, DataError):
-                raise
-            # the scoring cores name the record and field; the files are named here
-            raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
-        n_records = len(records)
-        del records
-    return n_records, scores
-
-
-def _model_by_model(suite: str, files: list[Path], score: Callable[[list[dict]], dict], key: RecordKey,
-                    combine: Callable[[list[dict]], dict], columnar: ColumnScore | None) -> tuple[int, dict] | None:
-    """:func:`_all_at_once` one model at a time (or ``columnar`` where it answers), in the workers;
-    None when a model's files cannot be named, read or scored (the caller then reads them all at once)."""
-
-    def one_model(group: list[Path]) -> tuple[int, dict]:
-        return _from_columns(columnar, group) or _all_at_once(suite, group, score, key)
-
-    parts = per_model(one_model, files, imports=PARSER_MODULES if columnar is not None else ())
-    if not parts:
-        return None
-    return sum(n for n, _ in parts), combine([scores for _, scores in parts])
-
-
-def _from_columns(columnar: ColumnScore | None, group: list[Path]) -> tuple[int, dict] | None:
-    """``columnar`` of one model's files, or None (none given, it declined, or it could not score:
-    the dict reader then says why)."""
-    if columnar is None:
-        return None
-    try:
-        return columnar(group, model_name(Path(group[0])))
-    except Exception:  # advisory, like a worker's result: the dict reader decides and describes
-        return None
-
-
-def per_model(task: Callable[[list[Path]], T], files: Sequence[str | Path], *, imports: Sequence[str] = ()) -> list[T] | None:
-    """``task(files of one model)`` for every model (named by its results file, in the order of
-    the models' first files), run by the worker processes (:mod:`medvigil.files.worker_pool`, which
-    imports ``imports`` before forking them); None when a model cannot be named or its task raised
-    (describe the problems in one call then)."""
-    from medvigil.files.worker_pool import in_workers
-
-    try:
-        names = [model_name(Path(p)) for p in files]
-    except DataError:
-        return None
-    groups: dict[str, list] = {}
-    for path, name in zip(files, names):
-        groups.setdefault(name, []).append(path)
-    with in_workers(task, groups.values(), progress="reading and scoring, a model at a time", unit="model",
-                    imports=imports) as results:
-        parts = list(results)
-    return None if any(part is None for part in parts) else parts
+                   "n_records": len(records), "options": dict(options), **scores})
 
 
 def inputs_line(result: Mapping[str, Any]) -> str:

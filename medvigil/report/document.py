@@ -3,8 +3,7 @@
 Input is one or more ``medvigil score --json`` results (MedVIGIL audits merged by model, at most
 one result of each other suite), the authors' seed-variance files and their Appendix K summary
 CSV. Each suite's tables and figures come from its registry entry
-(:mod:`medvigil.suites.registry`); figures are drawn by worker processes and embedded in the HTML
-as PNG data.
+(:mod:`medvigil.suites.registry`); figures are embedded in the HTML as PNG data.
 """
 
 from __future__ import annotations
@@ -20,12 +19,10 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.atomic_output import staged_folder
 from medvigil.files.input_files import read_json
+from medvigil.files.json_text import dumps
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.report.render import Table, draw_figures, md_escape
 from medvigil.suites import registry
-from medvigil.suites.medvigil.harness_ablations import read_token_ablation_csv
-from medvigil.suites.medvigil.scoring import audit_to_json
-from medvigil.suites.medvigil.seed_variance import add_seed_variance
 
 
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
@@ -189,7 +186,7 @@ def _preamble(result: Mapping[str, Any]) -> str:
         "Scores are on 0–100; lower SFR is safer. "
     ) if result.get("models") else ""
     if params.get("open_judge"):
-        from medvigil.suites.medvigil.open_ended import JUDGE_DESCRIPTIONS
+        from medvigil.suites.medvigil.scoring.open_ended import JUDGE_DESCRIPTIONS
 
         named = "; ".join(JUDGE_DESCRIPTIONS.get(j, j) for j in params["open_judge"])
         text += f"Open-ended answers (condition '{params.get('condition', '?')}') judged by: {named}. "
@@ -219,9 +216,9 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
         (tmp / "report.md").write_text(render_markdown(parts, files, title, result), encoding="utf-8")
         (tmp / "report.html").write_text(render_html(parts, title, result), encoding="utf-8")
         if result.get("models"):
-            (tmp / "scores.json").write_text(audit_to_json({k: v for k, v in result.items() if k != "suites"}), encoding="utf-8")
+            (tmp / "scores.json").write_text(dumps({k: v for k, v in result.items() if k != "suites"}), encoding="utf-8")
         for suite, data in (result.get("suites") or {}).items():
-            (tmp / f"{suite}.json").write_text(audit_to_json(data, indent=2), encoding="utf-8")
+            (tmp / f"{suite}.json").write_text(dumps(data, indent=2), encoding="utf-8")
     paths = {"markdown": out_dir / "report.md", "html": out_dir / "report.html"}
     if result.get("models"):
         paths["scores"] = out_dir / "scores.json"
@@ -230,13 +227,13 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
 
 def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
     """Re-score one model's seed-variance probe file into ``merged["seed_variance"]``."""
-    add_seed_variance(merged.setdefault("seed_variance", {}), data, path, problems)
+    registry.get("medvigil").entry.add_seed_variance(merged.setdefault("seed_variance", {}), data, path, problems)
 
 
 def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:
     """The authors' per-(model, step) Appendix K CSV into ``merged["ablations"]["roi_decay_modal"]``."""
     try:
-        table = read_token_ablation_csv(path)
+        table = registry.get("medvigil").entry.read_token_ablation_csv(path)
     except OSError as exc:
         problems.append(Problem(str(path), f"not readable: {exc}"))
         return

@@ -1,5 +1,5 @@
 """Report primitives every suite's tables and figures use: a table that renders as Markdown and
-HTML, number formatting, and matplotlib (Agg) figures as byte-stable PNGs, drawn in worker processes."""
+HTML, number formatting, and matplotlib (Agg) figures as byte-stable PNGs."""
 
 from __future__ import annotations
 
@@ -81,22 +81,9 @@ def pyplot() -> _Figures:
 
 
 def draw_figures(makers: Mapping[Key, FigureMaker]) -> dict[Key, bytes]:
-    """Every figure drawn, by key in the order of ``makers`` (one whose maker gives None left out).
-
-    Figures are drawn by forked worker processes, one figure at a time each
-    (:func:`medvigil.files.worker_pool.in_workers`, at this process's priority: it only waits).
-    A figure a worker could not draw is drawn here again, so that its error is raised here (and
-    one the data cannot show is asked here again: its maker returns at once).
-    """
-    from medvigil.files.worker_pool import in_workers
-
-    keys, drawers = list(makers), list(makers.values())
-    with in_workers(lambda i: drawers[i](), range(len(drawers)), niceness=0, imports=_DRAWING_MODULES) as drawn:
-        pngs = [data if data is not None else make() for make, data in zip(drawers, drawn)]
-    return {key: data for key, data in zip(keys, pngs) if data is not None}
-
-
-_DRAWING_MODULES = ("matplotlib.backends.backend_agg", "matplotlib.figure", "matplotlib.transforms", "PIL.Image")
+    """Every figure drawn, by key in the order of ``makers`` (one whose maker gives None left out)."""
+    drawn = {key: make() for key, make in makers.items()}
+    return {key: data for key, data in drawn.items() if data is not None}
 
 
 PNG_DPI = 110

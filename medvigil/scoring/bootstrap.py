@@ -21,11 +21,9 @@ model, draws ``random.choice(case_ids)`` ``len(case_ids)`` times per resample, t
 continuing from one model to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``
 and, for ``n < 2**32``, ``_randbelow(n)`` takes the top ``k = n.bit_length()`` bits of the next
 32-bit Mersenne Twister output, rejecting values ``>= n``. :class:`CPythonRandomStream` starts
-from the exact state of ``random.Random(seed)`` and draws in blocks: in C where the install
-built ``medvigil/scoring/_mt_draws.c`` (the twist and tempering in vector code, each resample's
-draws counted as they are drawn), else with numpy's MT19937 and that shift and rejection applied
-to blocks of raw outputs. Either way the draws equal CPython's one by one (tested against
-``random`` itself, and the two paths against each other).
+from the exact state of ``random.Random(seed)`` and draws in blocks with numpy's MT19937, that
+shift and rejection applied to blocks of raw outputs; the draws equal CPython's one by one
+(tested against ``random`` itself).
 """
 
 from __future__ import annotations
@@ -40,11 +38,6 @@ from typing import TypeVar
 import numpy as np
 
 from medvigil.scoring.stats import percentile_interval
-
-try:  # CPython's stream drawn in C (medvigil/scoring/_mt_draws.c)
-    from medvigil.scoring import _mt_draws as _compiled_draws
-except ImportError:  # built without a C compiler: numpy's MT19937 (CPythonRandomStream)
-    _compiled_draws = None
 
 __all__ = [
     "DEFAULT_N_RESAMPLES",
@@ -139,22 +132,16 @@ class CPythonRandomStream:
     ``choice_indices(n, size)`` returns exactly the indices that ``size`` successive
     ``rng.choice(seq)`` calls with ``len(seq) == n`` would pick, ``choice_counts(n, rows)`` the
     same draws for ``rows`` resamples of ``n`` as multiplicities, and both leave the stream where
-    CPython's would be. With the compiled draws (``compiled=True`` and the extension built) the
-    state is CPython's own, 624 words and a position, and a call consumes exactly the words
-    CPython's would; otherwise numpy's MT19937 runs from that state, and 32-bit words read ahead
-    but not consumed are kept for the next call.
+    CPython's would be. numpy's MT19937 runs from CPython's state (624 words and a position);
+    32-bit words read ahead but not consumed are kept for the next call.
     """
 
     _WORD_BITS = 32
 
-    def __init__(self, seed: int, compiled: bool = True):
+    def __init__(self, seed: int):
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
             raise TypeError(f"seed must be an integer, got {seed!r}")
         _, internal, _ = random.Random(int(seed)).getstate()  # 624 state words + position
-        self._mt = None
-        if compiled and _compiled_draws is not None:
-            self._mt, self._pos = np.array(internal[:-1], dtype=np.uint32), int(internal[-1])
-            return
         self._bitgen = np.random.MT19937()
         self._bitgen.state = {
             "bit_generator": "MT19937",
@@ -166,11 +153,6 @@ class CPythonRandomStream:
         self._block = np.empty(0, dtype=np.uint32)
         self._used = 0
 
-    @property
-    def compiled(self) -> bool:
-        """Whether the draws are the compiled ones."""
-        return self._mt is not None
-
     def _words(self, n: int) -> np.ndarray:
         """The next ``n`` or fewer unconsumed words (the rest of the last block first), not consumed."""
         if self._used == self._block.size:
@@ -181,9 +163,6 @@ class CPythonRandomStream:
     def getrandbits32(self, size: int) -> np.ndarray:
         """``size`` values of ``getrandbits(32)``, consumed."""
         out = np.empty(int(size), dtype=np.uint32)
-        if self._mt is not None:
-            self._pos = _compiled_draws.words(self._mt, self._pos, out)
-            return out
         done = 0
         while done < size:
             words = self._words(min(int(size) - done, _WORDS))
@@ -206,9 +185,6 @@ class CPythonRandomStream:
         """
         n, size = self._checked(n, size)
         out = np.empty(size, dtype=np.uint32)
-        if self._mt is not None:
-            self._pos = _compiled_draws.choices(self._mt, self._pos, n, out)
-            return out.astype(dtype, copy=False)
         shift = np.uint32(self._WORD_BITS - n.bit_length())
         accept_rate = n / 2 ** n.bit_length()  # > 1/2
         done = 0
@@ -227,10 +203,6 @@ class CPythonRandomStream:
         """``(rows, n)`` float32 multiplicities: row ``r`` counts the ``n`` values of resample ``r``,
         the resamples drawn one after the other (:func:`count_rows` of ``choice_indices(n, rows * n)``)."""
         n, rows = self._checked(n, rows)
-        if self._mt is not None:
-            out = np.empty((rows, n), dtype=np.float32)
-            self._pos = _compiled_draws.counts(self._mt, self._pos, n, out)
-            return out
         return count_rows(self.choice_indices(n, rows * n, np.uint32).reshape(rows, n), n)
 
 
@@ -276,7 +248,7 @@ def harness_resampled_sums(
     float64 each (zeros for an empty frame).
 
     The stream is one sequence, drawn and counted here; the counts are multiplied by a helper
-    thread meanwhile (the compiled draws, numpy and BLAS release the GIL), at most
+    thread meanwhile (numpy and BLAS release the GIL), at most
     :data:`_IN_FLIGHT` blocks behind.
     The sums are those of the serial loop: each block writes its own rows.
     """

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from medvigil.constants import TIERS
 from medvigil.errors import DataError, Problem
-from medvigil.suites.medvigil.release_format import TIERS
 
 __all__ = [
     "PARSE_STATUSES",
@@ -105,7 +105,7 @@ def factorize(values: Sequence[Any], order: Sequence[str] | None = None, *, sort
     Levels are ``order`` first (when given, kept even if absent), then the remaining
     observed values sorted (``sort=True``) so that codes do not depend on row order.
     Runs one dict lookup per value (about 30 ms per million values). ``values`` may be a
-    :class:`Categorical` already (a columnar reader's codes; its levels may repeat a value): the
+    :class:`Categorical` already (a table's codes; its levels may repeat a value): the
     result is the same as for its values, without a Python object per row.
     """
     if isinstance(values, Categorical):
@@ -374,7 +374,7 @@ class RecordTable:
                 return [None] * n
             if isinstance(values, str):
                 return [values] * n
-            if isinstance(values, Categorical):  # coded by a columnar reader
+            if isinstance(values, Categorical):  # already coded (a table's column)
                 if len(values.codes) != n:
                     raise ValueError(f"column {name!r} has {len(values.codes)} rows, expected {n}")
                 return values

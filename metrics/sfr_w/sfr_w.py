@@ -1,12 +1,14 @@
 """MedVIGIL risk-weighted silent-failure rate SFR_w (evaluate module).
 
 A thin face over :func:`medvigil.scoring.score_columns` (which runs
-:func:`medvigil.suites.medvigil.scoring.audit`); no second implementation.
+:func:`medvigil.suites.medvigil.scoring.scoring.audit`); no second implementation.
 """
 
 import evaluate
 
-from medvigil.suites.medvigil import evaluate_support  # the module, not the class: evaluate.load takes the first Metric class it sees
+from medvigil.suites.medvigil.scoring import (
+    evaluate_support,  # the module, not the class: evaluate.load takes the first Metric class it sees
+)
 
 _DESCRIPTION = """\
 On a MedVIGIL hallucination-trap probe (`halluc_trap`) the question carries a false

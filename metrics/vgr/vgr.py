@@ -1,14 +1,16 @@
 """MedVIGIL visual grounding gap VGR and the Grounding axis (evaluate module).
 
 A thin face over :func:`medvigil.scoring.score_columns` (which runs
-:func:`medvigil.suites.medvigil.scoring.audit`); no second implementation.
+:func:`medvigil.suites.medvigil.scoring.scoring.audit`); no second implementation.
 """
 
 import evaluate
 
 from medvigil.scoring.bootstrap import DEFAULT_SEED
-from medvigil.suites.medvigil import evaluate_support  # the module, not the class: evaluate.load takes the first Metric class it sees
-from medvigil.suites.medvigil.scoring import score_columns
+from medvigil.suites.medvigil.scoring import (
+    evaluate_support,  # the module, not the class: evaluate.load takes the first Metric class it sees
+)
+from medvigil.suites.medvigil.scoring.scoring import score_columns
 
 _DESCRIPTION = """\
 MedVIGIL renders two image variants per case from a doctor-drawn region of interest:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from medvigil.suites.cbd.protocol import BINARY_METRICS, IMAGE_METRICS, NOIMG_METRICS, QUADRANT_METRICS
-from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent

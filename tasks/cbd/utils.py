@@ -15,7 +15,7 @@ from PIL import Image
 from medvigil.mcq.prompting import build_k_option_prompt
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.suites.cbd import protocol as cbd_protocol
-from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
 # ---------------------------------------------------------------- data (process_docs)
 

@@ -21,7 +21,8 @@ from medvigil.data_location import load_config
 from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
-from medvigil.suites.medvigil.release_format import SYSTEM_PROMPT
+from medvigil.suites.medvigil.harness.authors_runner import authors_blur, authors_letter, authors_prompt
+from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
 log = logging.getLogger("medvigil.tasks")
@@ -71,9 +72,18 @@ def load_mcq_circular(_pointer):
     return _load("mcq_circular", "circular")
 
 
+def _authors(data):
+    """Mark docs for the authors' released runner (medvigil.suites.medvigil.harness.authors_runner)."""
+    return data.map(lambda _: {"runner": "authors"}, desc="medvigil authors' runner")
+
+
+def load_mcq_authors(_pointer):
+    return _authors(_load("mcq", "default"))
+
+
 def load_triplets(_pointer):
     """Anchor, T-CF and V-CF of every askable triplet over the case's original options (Eq. 7)."""
-    from medvigil.suites.medvigil.triplets import triplet_probes
+    from medvigil.suites.medvigil.scoring.triplets import triplet_probes
 
     originals = _load("mcq", "default", kinds=("original",))
     by_case = {case: {"options": options, "row": i} for i, (case, options) in enumerate(zip(originals["case_id"], originals["options"]))}
@@ -95,14 +105,18 @@ def _load_blur(sigma: str):
     return _load("mcq", f"blur:{sigma}", kinds=("original",))
 
 
+def _load_blur_authors(sigma: str):
+    return _authors(_load_blur(sigma))
+
+
 def _load_roi_decay(step: int):
     return _load("mcq", f"roi_decay:{step}", kinds=("original",), need_roi=True)
 
 
 def _load_roi_pilot(step: int):
-    """The Appendix K pilot (:func:`medvigil.suites.medvigil.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
+    """The Appendix K pilot (:func:`medvigil.suites.medvigil.scoring.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
     20260506, credentialed CXR excluded) at ROI-decay step ``step``."""
-    from medvigil.suites.medvigil.roi_pilot import select_pilot_cases
+    from medvigil.suites.medvigil.scoring.roi_pilot import select_pilot_cases
 
     data = load_config("mcq")
     keep = [i for i, kind in enumerate(data["probe_kind"]) if kind == "original"]
@@ -147,6 +161,34 @@ def load_blur_64(_pointer):
     return _load_blur("64")
 
 
+def load_blur_authors_0(_pointer):
+    return _load_blur_authors("0")
+
+
+def load_blur_authors_2(_pointer):
+    return _load_blur_authors("2")
+
+
+def load_blur_authors_4(_pointer):
+    return _load_blur_authors("4")
+
+
+def load_blur_authors_8(_pointer):
+    return _load_blur_authors("8")
+
+
+def load_blur_authors_16(_pointer):
+    return _load_blur_authors("16")
+
+
+def load_blur_authors_32(_pointer):
+    return _load_blur_authors("32")
+
+
+def load_blur_authors_64(_pointer):
+    return _load_blur_authors("64")
+
+
 def load_roi_decay_0(_pointer):
     return _load_roi_decay(0)
 
@@ -189,8 +231,10 @@ def medvigil_doc_to_visual(doc: dict) -> list:
         return []
     from medvigil.images import imaging
 
-    image = image.convert("RGB")
     kind, _, value = condition.partition(":")
+    if kind == "blur" and doc.get("runner") == "authors":  # their PIL blur (bench_blur_sweep_make.py)
+        return [authors_blur(image, float(value), image.format)]
+    image = image.convert("RGB")
     if kind == "blur":
         image = imaging.gaussian_blur(image, float(value))
     elif kind == "roi_decay":
@@ -216,13 +260,27 @@ def medvigil_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None =
     ]
 
 
+def medvigil_authors_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The authors' released runner's prompt (``A) ...`` options, its closing instruction)."""
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{authors_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+
+
+def medvigil_authors_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    """The runner's request: one user turn, the image then the text, no system message."""
+    content = [{"type": "image", "url": image} for image in medvigil_doc_to_visual(doc)]
+    content.append({"type": "text", "text": medvigil_authors_doc_to_text(doc, lmms_eval_specific_kwargs)})
+    return [{"role": "user", "content": content}]
+
+
 # ---------------------------------------------------------------- results
 
 def _record(doc: dict, response: str) -> dict:
     """The per-probe record, in *published* letters even when options were reordered."""
-    letter = parse_letter(response)
+    authors = doc.get("runner") == "authors"
+    letter = authors_letter(response) if authors else parse_letter(response)
     correct = doc["correct_letter"]
-    extra = {"condition_source": "lmms-eval"}
+    extra = {"condition_source": "lmms-eval", **({"runner": "authors"} if authors else {})}
     # attempts are known when the model ran under `--model retry` (Appendix L protocol)
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
@@ -270,7 +328,7 @@ def medvigil_process_results(doc: dict, results: list) -> dict:
 def medvigil_roi_pilot_process_results(doc: dict, results: list) -> dict:
     """Appendix K: the ``repeats`` sampled answers arrive together; the record is their modal vote."""
     from medvigil.suites.medqdeg.protocol import responses_of
-    from medvigil.suites.medvigil.roi_pilot import modal_record
+    from medvigil.suites.medvigil.scoring.roi_pilot import modal_record
 
     responses = responses_of(results)
     record = modal_record(_record(doc, responses[0]), responses, [parse_letter(r) for r in responses])
@@ -295,8 +353,8 @@ def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
 
 
 def medvigil_open_process_results(doc: dict, results: list) -> dict:
-    """Open answers scored by the default open-ended judge (medvigil.suites.medvigil.open_ended)."""
-    from medvigil.suites.medvigil.open_ended import DEFAULT_JUDGE, open_letters
+    """Open answers scored by the default open-ended judge (medvigil.suites.medvigil.scoring.open_ended)."""
+    from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_letters
 
     response = results[0] if results else ""
     correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
@@ -313,7 +371,7 @@ def medvigil_open_process_results(doc: dict, results: list) -> dict:
 @lru_cache(maxsize=16)
 def _summary(key: tuple) -> dict:
     from medvigil.mcq.circular import collapse_circular
-    from medvigil.suites.medvigil.scoring import audit
+    from medvigil.suites.medvigil.scoring.scoring import audit
 
     records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key])
     # every record of a task shares one condition; score that condition as the headline

@@ -112,7 +112,7 @@ def release_copy(small_release, tmp_path) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="session")
 def small_build(small_release, tmp_path_factory) -> Path:
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
 
     out = tmp_path_factory.mktemp("rb_build") / "built"
     build(small_release[0], out, configs=("mcq",))

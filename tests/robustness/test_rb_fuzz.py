@@ -92,7 +92,7 @@ def release_dir(small_release, tmp_path_factory):
 @pytest.mark.parametrize("name", ["manifest.csv", "probes_mcq.csv", "grounding.csv", "reconstruction/cxr_pointers.csv",
                                   "splits/by_tier.json"])
 def test_release_reader(release_dir, small_release, name):
-    from medvigil.suites.medvigil.release import read_release
+    from medvigil.suites.medvigil.release.release import read_release
 
     original = (small_release[0] / name).read_bytes()
 
@@ -237,8 +237,8 @@ def test_report_score_files(tmp_path, base):
 
 
 def test_harness_jsonl(small_release, tmp_path):
-    from medvigil.suites.medvigil.model_outputs import read_model_outputs
-    from medvigil.suites.medvigil.release_loading import load_release
+    from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
+    from medvigil.suites.medvigil.release.release_loading import load_release
 
     release = load_release(small_release[0])  # once: the reader also takes a loaded release
     row = {"case_id": "MVB-0001", "probe_id": "MVB-0001-original", "status": "ok", "parsed_letter": "A", "response": "A"}

@@ -80,7 +80,7 @@ def test_dicom_header_is_checked_before_decoding(tmp_path):
 def _point_release_at(release: Path, source_root: Path, name: str, data: bytes) -> None:
     """Replace the release's first credentialed source by ``name`` holding ``data`` (pointer, checksum, digest)."""
     from medvigil.files.digest import release_digest
-    from medvigil.suites.medvigil.release_format import DIGEST_FILE
+    from medvigil.suites.medvigil.release.release_format import DIGEST_FILE
 
     pointers = release / "reconstruction" / "cxr_pointers.csv"
     rows = list(csv.DictReader(pointers.open(encoding="utf-8")))

@@ -110,7 +110,7 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
 def test_oversized_inputs_are_refused_before_reading(tmp_path, mc_sample):
     log = write_log(tmp_path / "logs", "medqdeg")
     dataset = mc_sample / "data" / "dataset.json"
-    medvigil_log = write_log(tmp_path / "medvigil_logs", "medvigil")  # the columnar log reader's own open
+    medvigil_log = write_log(tmp_path / "medvigil_logs", "medvigil")
     cases = [["score", "--suite", "medqdeg", log], ["score", "--suite", "mediconfusion", "--release", dataset, log],
              ["score", "--suite", "medvigil", medvigil_log]]
     for (code, err), argv in zip(run_batch(cases, tmp_path, env={"MEDVIGIL_MAX_INPUT_BYTES": "300"}), cases):

@@ -4,8 +4,7 @@ Tasks ``cbd_image`` + ``cbd_noimg``, or ``cbd_quadrants`` (both arms in one task
 ``cbd_binary``. One lmms-eval run of ``--tasks cbd,cbd_quadrants`` logs every probe twice (once
 in the arm task, once in ``cbd_quadrants``): from such a run only ``cbd_quadrants`` is read and
 the arm files are listed as skipped. The records carry the gold, so no release is read; scored
-by :func:`medvigil.suites.cbd.protocol.suite_result` (from arrow columns where the logs allow,
-:mod:`medvigil.suites.cbd.log_columns`).
+by :func:`medvigil.suites.cbd.protocol.suite_result`.
 """
 
 from __future__ import annotations
@@ -15,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, run_of, score_logs, table_text, task_of
-from medvigil.suites.cbd.log_columns import model_result
-from medvigil.suites.cbd.protocol import combine_results, suite_result
+from medvigil.suites.cbd.protocol import suite_result
 from medvigil.suites.cbd.tables import cbd_figures as figures
 from medvigil.suites.cbd.tables import cbd_tables as tables
 
@@ -47,8 +45,7 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
         raise ValueError(f"unknown cbd option(s): {', '.join(sorted(unknown))}")
     settings = {**DEFAULTS, **options}
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
-    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings), options,
-                      combine=combine_results, columnar=lambda group, model: model_result(group, model, **settings))
+    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings), options)
 
 
 def format_table(result: Mapping[str, Any]) -> str:

@@ -12,13 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from medvigil.files.gc_pause import paused_gc
 from medvigil.files.json_text import finite
-from medvigil.records.arrow_codes import PARSER_MODULES
 from medvigil.records.lmms_eval_logs import is_samples_file
-from medvigil.records.suite_logs import per_model
 from medvigil.suites.mediconfusion.authors_results import MediConfusionRun, read_release, read_results, runs_from_lmms_eval
-from medvigil.suites.mediconfusion.log_columns import runs_from_columns
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS, best_over_modes
 from medvigil.suites.mediconfusion.release import Release
 from medvigil.suites.mediconfusion.scoring import RANDOM_INDIVIDUAL_ACCURACY, RANDOM_SET_ACCURACY, MediConfusionScore
@@ -73,38 +69,11 @@ def _scored(runs: list[MediConfusionRun], confusion_denominator: str) -> list[tu
 
 
 def _scored_logs(logs: list[str], release: Release, confusion_denominator: str) -> list[tuple[dict[str, Any], MediConfusionScore]]:
-    """:func:`_scored` of the runs of lmms-eval logs, read and scored one model at a time by the
-    worker processes (:mod:`medvigil.files.worker_pool`), in the order of the runs' first files.
-    When a model's logs cannot be named, read or scored there, all the logs are read in one call
-    (:func:`_scored_at_once`), which describes the problems (naming file, line and field)."""
-    parts = per_model(lambda group: _scored_at_once(group, release, confusion_denominator), logs, imports=PARSER_MODULES)
-    if parts is None:
-        parts = [_scored_at_once(logs, release, confusion_denominator)]
+    """:func:`_scored` of the runs of lmms-eval logs, in the order of the runs' first files."""
+    runs = runs_from_lmms_eval(logs, release)
     first_file = {path: i for i, path in reversed(list(enumerate(map(str, logs))))}
-    return [(entry, run_score) for _, entry, run_score in sorted((item for part in parts for item in part),
-                                                                   key=lambda item: first_file[item[0]])]
-
-
-def _scored_at_once(logs: list[str], release: Release, confusion_denominator: str) -> list[tuple[str, dict[str, Any], MediConfusionScore]]:
-    """:func:`_scored` of the runs of ``logs`` read in one call, each with the first file of its records
-    (read as columns when :func:`runs_from_columns` vouches for them and they score, else as dicts)."""
-    scored = _scored_from_columns(logs, release, confusion_denominator)
-    if scored is not None:
-        return scored
-    with paused_gc():  # many acyclic records: a collection would only scan them, so they go first
-        runs = runs_from_lmms_eval(logs, release)
-        scored = [(run.files[0], *item) for run, item in zip(runs, _scored(runs, confusion_denominator))]
-        del runs
-    return scored
-
-
-def _scored_from_columns(logs: list[str], release: Release, confusion_denominator: str) -> list | None:
-    """:func:`_scored_at_once` from columns, or None (the dict reader then says what is wrong)."""
-    try:
-        runs = runs_from_columns(logs, release)
-        return None if runs is None else [(run.files[0], *item) for run, item in zip(runs, _scored(runs, confusion_denominator))]
-    except Exception:  # advisory, like a worker's result: the dict reader decides and describes
-        return None
+    return [item for _, item in sorted(zip(runs, _scored(runs, confusion_denominator)),
+                                       key=lambda pair: first_file[str(pair[0].files[0])])]
 
 
 def _pct(value: float | None) -> str:

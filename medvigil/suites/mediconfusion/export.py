@@ -10,7 +10,7 @@ Layout of the output folder::
     roco_sha256.txt      ``sha256sum`` list of the ROCO images used (to check other copies)
     data/<config>/test-NNNNN-of-MMMMM.parquet   images embedded (original bytes)
 
-Guarantees, as for the MedVIGIL export (:mod:`medvigil.suites.medvigil.export`): the inputs are checked
+Guarantees, as for the MedVIGIL export (:mod:`medvigil.suites.medvigil.export.export`): the inputs are checked
 before anything is written (the strict release reader, then every image located and
 decoded, all problems reported at once); everything is written to a hidden sibling folder
 renamed onto ``out`` at the end (no partial output); no clock, random state or absolute

@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
-from medvigil.suites.medqdeg.log_columns import model_scores
-from medvigil.suites.medqdeg.scoring import combine_scores, score_records
+from medvigil.suites.medqdeg.scoring import score_records
 from medvigil.suites.medqdeg.tables import medqdeg_figures as figures
 from medvigil.suites.medqdeg.tables import medqdeg_tables as tables
 
@@ -34,8 +33,7 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
         raise ValueError(f"unknown medqdeg option(s): {', '.join(sorted(unknown))}")
     settings = {**DEFAULTS, **options}
     return score_logs("medqdeg", find_samples(files, "medqdeg", TASKS), [], lambda records: score_records(records, **settings),
-                      options, key=record_key, combine=combine_scores,
-                      columnar=lambda group, model: model_scores(group, model, **settings))
+                      options, key=record_key)
 
 
 def format_table(result: Mapping[str, Any]) -> str:

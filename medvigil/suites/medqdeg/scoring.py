@@ -18,12 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from medvigil.records.suite_logs import side_by_side
 from medvigil.suites.medqdeg.breakdowns import score_groups
 from medvigil.suites.medqdeg.calibration import calibration_shift, inter_model_dke_summary
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy, vote_counts
 
-__all__ = ["accuracy_scores", "combine_scores", "score_records", "score_trials"]
+__all__ = ["accuracy_scores", "score_records", "score_trials"]
 
 CLEAN_NAMES = ("clean", "none", "default", "L0", "")
 
@@ -168,13 +167,6 @@ def score_records(
         models[model] = {**_score_model(parts[main], n_options, **rules), "experiment": main}
         if main == "calibration" and "accuracy" in parts:
             models[model]["accuracy_experiment"] = {**_score_model(parts["accuracy"], n_options, **rules), "experiment": "accuracy"}
-    return {"models": models, "inter_model_dke": _inter_model_dke(models)}
-
-
-def combine_scores(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """:func:`score_records` of several sets of records with no model in common, from each set's
-    result, in order: the models side by side, the inter-model DKE taken across all of them."""
-    models = side_by_side(parts)
     return {"models": models, "inter_model_dke": _inter_model_dke(models)}
 
 

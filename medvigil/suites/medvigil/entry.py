@@ -2,8 +2,8 @@
 
 ``files`` are official-harness outputs (``results/baselines/<model>__mcq.jsonl``, error rows
 included, and the authors' other result files) or lmms-eval ``--log_samples`` files of the
-``medvigil_*`` tasks, read by :mod:`medvigil.suites.medvigil.model_outputs` and scored by
-:func:`medvigil.suites.medvigil.scoring.audit`. ``release`` (optional) is a release folder (only
+``medvigil_*`` tasks, read by :mod:`medvigil.suites.medvigil.harness.model_outputs` and scored by
+:func:`medvigil.suites.medvigil.scoring.scoring.audit`. ``release`` (optional) is a release folder (only
 ``manifest.csv`` is needed), a built dataset folder or a Hub repo id. Release findings that do not
 touch scoring are warnings. When the release is a folder, its ``clinician_baseline.csv`` is scored
 too (the Doctors row) and, for models with triplet arms, its triplets are matched to options.
@@ -19,16 +19,16 @@ from medvigil.errors import DataError
 from medvigil.files.json_text import finite
 from medvigil.records.lmms_eval_logs import is_samples_file
 from medvigil.records.suite_logs import result_models
-from medvigil.suites.medvigil.clinician import release_clinician_scores
-from medvigil.suites.medvigil.model_outputs import read_model_outputs
-from medvigil.suites.medvigil.open_ended import open_judges
-from medvigil.suites.medvigil.release_format import DEFAULT_TIER_WEIGHTS
-from medvigil.suites.medvigil.release_loading import load_for_scoring
-from medvigil.suites.medvigil.scoring import audit
-from medvigil.suites.medvigil.tables import figures, tables
-from medvigil.suites.medvigil.triplets import release_triplet_report
+from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
+from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
+from medvigil.suites.medvigil.release.release_loading import load_for_scoring
+from medvigil.suites.medvigil.scoring.clinician import release_clinician_scores
+from medvigil.suites.medvigil.scoring.open_ended import open_judges
+from medvigil.suites.medvigil.scoring.scoring import audit
+from medvigil.suites.medvigil.scoring.tables import figures, tables
+from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
-__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = ["add_seed_variance", "figures", "format_table", "models", "n_scored", "read_token_ablation_csv", "score", "tables"]
 
 _SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in the JSON
 
@@ -39,13 +39,12 @@ def score(
     """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files).
 
     ``release``: a release folder, a built dataset folder or a Hub repo id
-    (:func:`medvigil.suites.medvigil.release_loading.load_for_scoring`). The result is :func:`medvigil.suites.medvigil.scoring.audit`'s
+    (:func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`). The result is :func:`medvigil.suites.medvigil.scoring.scoring.audit`'s
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
     model and kind, and the rows left out.
     """
-    # the release is loaded while worker processes read the files (medvigil.files.worker_pool);
-    # lmms-eval logs carry every field scoring needs, so their problems come first, as when
-    # read in turn, and a release's problems come first otherwise
+    # lmms-eval logs carry every field scoring needs, so their problems come first, and a
+    # release's problems come first otherwise
     logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
     loaded: dict = {}
 
@@ -130,3 +129,18 @@ def n_scored(result: dict) -> int:
 
 
 models = result_models
+
+
+# the report's MedVIGIL-only inputs, reached through the registry (medvigil.report.document)
+def add_seed_variance(into: dict, data: dict, path: Path, problems: list) -> None:
+    """Re-score one model's seed-variance probe file into ``into`` (:mod:`medvigil.suites.medvigil.scoring.seed_variance`)."""
+    from medvigil.suites.medvigil.scoring.seed_variance import add_seed_variance as add
+
+    add(into, data, path, problems)
+
+
+def read_token_ablation_csv(path: Path) -> dict:
+    """The authors' per-(model, step) Appendix K CSV (:mod:`medvigil.suites.medvigil.harness.harness_ablations`)."""
+    from medvigil.suites.medvigil.harness.harness_ablations import read_token_ablation_csv as read
+
+    return read(path)

@@ -1,8 +1,7 @@
 """Illusion of Readiness in the suite registry: score lmms-eval logs of the ``readiness_*`` tasks.
 
 The records carry the gold and the arm, so no release is read; scored by
-:func:`medvigil.suites.readiness.protocol.readiness_from_records` (T1-T5 and R(m); T6 measures),
-from arrow columns where the logs allow (:mod:`medvigil.suites.readiness.log_columns`).
+:func:`medvigil.suites.readiness.protocol.readiness_from_records` (T1-T5 and R(m); T6 measures).
 """
 
 from __future__ import annotations
@@ -10,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, side_by_side, table_text
-from medvigil.suites.readiness.log_columns import model_result
+from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
 from medvigil.suites.readiness.protocol import readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
 from medvigil.suites.readiness.tables import readiness_tables as tables
@@ -29,13 +27,7 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
         raise ValueError(f"unknown readiness option(s): {', '.join(sorted(unknown))}")
     settings = {**DEFAULTS, **options}
     return score_logs("readiness", find_samples(files, "readiness", TASKS), [],
-                      lambda records: {"models": readiness_from_records(records, **settings)}, options,
-                      combine=combine_models, columnar=lambda group, model: model_result(group, model, **settings))
-
-
-def combine_models(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """The results of models scored apart, side by side (R(m) is per model)."""
-    return {"models": side_by_side(parts)}
+                      lambda records: {"models": readiness_from_records(records, **settings)}, options)
 
 
 def format_table(result: Mapping[str, Any]) -> str:

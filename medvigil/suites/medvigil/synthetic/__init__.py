@@ -1,7 +1,7 @@
 """Synthetic MedVIGIL-format releases: procedural phantoms, authored probes, the release writer.
 
 ``generate_release(out, cases=40, seed=0)`` writes a complete release in the published layout
-(see ``medvigil.suites.medvigil.release_format`` and the README it writes). Modules:
+(see ``medvigil.suites.medvigil.release.release_format`` and the README it writes). Modules:
 
 * :mod:`medvigil.suites.medvigil.synthetic.phantoms`: drawing chest radiographs and head CT/MRI slices;
 * :mod:`medvigil.suites.medvigil.synthetic.plan`: planning a case (tier, source, modality, finding, template);

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from medvigil.images.imaging import roi_usable
-from medvigil.suites.medvigil.release_format import LETTERS, SAFE_LETTER
+from medvigil.suites.medvigil.release.release_format import LETTERS, SAFE_LETTER
 from medvigil.suites.medvigil.synthetic.knowledge import clinical_context, knowledge_question
 from medvigil.suites.medvigil.synthetic.phantoms import Box, Phantom
 from medvigil.suites.medvigil.synthetic.plan import CasePlan

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from medvigil.suites.medvigil.release_format import TIERS
+from medvigil.suites.medvigil.release.release_format import TIERS
 from medvigil.suites.medvigil.synthetic.phantoms import CHEST_ZONES, HEAD_ZONES, NORMAL, Finding, Scene
 
 SOURCES = ("VQA-RAD", "SLAKE", "ROCO", "CXR")

@@ -30,7 +30,7 @@ from medvigil import __version__
 from medvigil.files.digest import release_digest
 from medvigil.files.held_signals import held
 from medvigil.images.imaging import decode_image, encode_jpeg, render_variant, to_published
-from medvigil.suites.medvigil.release_format import (
+from medvigil.suites.medvigil.release.release_format import (
     CLINICIAN_BASELINE,
     CLINICIAN_BASELINE_COLUMNS,
     DIGEST_FILE,

@@ -1,0 +1,290 @@
+"""The rows of every config of the MedVIGIL Hub dataset: the one row producer that the `datasets`
+builder (:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`medvigil.suites.medvigil.export.export`)
+both serve.
+
+``image`` is the exact image the model must see for the row (chosen and rendered by
+:mod:`medvigil.suites.medvigil.export.variants`; option orders are :mod:`medvigil.mcq.option_order`).
+Credentialed cases (see ``CREDENTIALED_SOURCES``) have ``image = None`` unless
+``reconstructed_dir`` points at images re-derived with ``medvigil reconstruct``; such rows are
+for local evaluation only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from medvigil.files.input_files import read_bytes
+from medvigil.images import imaging
+from medvigil.mcq import option_order
+from medvigil.reconstruct.derive import check_reconstruction
+from medvigil.suites.medvigil.export import variants
+from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES
+from medvigil.suites.medvigil.release.release_format import SYNTHETIC_NOTICE
+from medvigil.suites.medvigil.release.release_records import resolve_image_file
+
+# image_status values
+EMBEDDED = "embedded"
+WITHHELD = "withheld_credentialed"
+LOCAL = "local_reconstruction"
+NO_IMAGE = "no_image"
+
+
+def check_row_settings(shuffle_seed: object, variant_source: object) -> None:
+    """Refuse settings no config could be built with."""
+    if variant_source not in variants.VARIANT_SOURCES:
+        raise ValueError(f"variant_source must be one of {variants.VARIANT_SOURCES}, got {variant_source!r}")
+    if isinstance(shuffle_seed, bool) or not isinstance(shuffle_seed, int):
+        raise TypeError(f"shuffle_seed must be an int, got {type(shuffle_seed).__name__}")
+
+
+class ReleaseRows:
+    """The rows of one release's configs, built with one set of settings.
+
+    Args:
+        release: a loaded (and validated) :class:`~medvigil.suites.medvigil.release.release_records.Release`.
+        shuffle_seed: seed of the ``mcq_shuffled`` permutations.
+        variant_source: ``"render"`` (render image-side variants from the case image and ROI)
+            or ``"shipped"`` (the release's ``images_perturbed/`` files as they are).
+        reconstructed_dir: output of ``medvigil reconstruct``; when set, credentialed cases
+            get their re-derived images (local evaluation only).
+        image_store: folder where rendered images are kept between configs (each variant is
+            rendered once, not once per config); None renders in memory.
+
+    Left-out items of every :meth:`iter_rows` call are counted in :attr:`skipped`.
+    """
+
+    def __init__(self, release, *, shuffle_seed: int = 0, variant_source: str = "render",
+                 reconstructed_dir: str | None = None, image_store: Path | None = None):
+        check_row_settings(shuffle_seed, variant_source)
+        self.release = release
+        self.shuffle_seed = shuffle_seed
+        self.variant_source = variant_source
+        self.reconstructed_dir = reconstructed_dir
+        self.image_store = image_store
+        self.skipped: Counter[str] = Counter()
+        self._renderer: _Images | None = None
+
+    def iter_rows(self, name: str) -> Iterator[tuple[str, dict]]:
+        """Yield ``(key, row)`` of config ``name``; images as ``{"bytes", "path"}``.
+
+        Left-out items are counted in :attr:`skipped`.
+        """
+        if name not in CONFIG_NAMES:
+            raise ValueError(f"unknown config {name!r}; available: {', '.join(CONFIG_NAMES)}")
+        release = self.release
+        images = _Images(release, name, self.variant_source, self.reconstructed_dir, self.skipped, self.image_store)
+        if name == "cases":
+            for case in release.cases.values():
+                yield (
+                    case.case_id,
+                    {
+                        **_case_columns(case),
+                        "image_file": case.image_file,
+                        "question": case.question,
+                        "gold_answer": case.gold_answer,
+                        "gold_after_lr_flip": case.gold_after_lr_flip,
+                        "annotator_notes": case.annotator_notes,
+                        "roi_usable": case.roi_usable,
+                        "rationale": case.rationale,
+                        "differential_set": list(case.differential_set),
+                        "clinical_context": case.clinical_context,
+                        # credentialed cases ship as pointers: path in the user's licensed copy + SHA-256
+                        "pointer_source_path": release.pointers.get(case.case_id, ("", ""))[0],
+                        "pointer_sha256": release.pointers.get(case.case_id, ("", ""))[1],
+                        **images.columns(case, "case"),
+                    },
+                )
+        elif name == "triplets":
+            for triplet in release.triplets:
+                case = release.cases[triplet.case_id]
+                yield (
+                    triplet.case_id,
+                    {
+                        "anchor_question": triplet.anchor_question,
+                        "tcf_question": triplet.tcf_question,
+                        "vcf_question": triplet.vcf_question,
+                        "anchor_gold": triplet.anchor_gold,
+                        "tcf_gold": triplet.tcf_gold,
+                        "vcf_gold": triplet.vcf_gold,
+                        **_case_columns(case),
+                        **images.columns(case, "case"),
+                    },
+                )
+        elif name == "open":
+            for probe in release.probes_open:
+                case = release.cases[probe.case_id]
+                kind = variants.image_kind(probe.probe_kind)
+                if kind in ("roi_masked", "roi_only") and not case.roi_usable:
+                    self.skipped[f"open {probe.probe_kind} probe: case has no usable ROI"] += 1
+                    continue
+                yield (
+                    probe.probe_id,
+                    {
+                        "probe_id": probe.probe_id,
+                        "probe_axis": probe.probe_axis,
+                        "probe_kind": probe.probe_kind,
+                        "question": probe.question,
+                        "expected_behavior": probe.expected_behavior,
+                        "expected_answer_or_set": list(probe.expected_answer_or_set),
+                        "halluc_explanation": probe.halluc_explanation,
+                        "provenance": probe.provenance,
+                        "image_file": probe.image_file or "",
+                        **_case_columns(case),
+                        **images.columns(case, kind, probe),
+                    },
+                )
+        else:
+            yield from self._mcq_rows(name, images)
+
+    def rendered_image(self, case, kind: str) -> bytes | None:
+        """Our render of a case image (``kind="case"``) or variant, whatever ``variant_source`` is.
+
+        Served from :attr:`image_store` when an earlier config of the same export already
+        rendered it; None for a withheld credentialed case.
+        """
+        if self._renderer is None:
+            self._renderer = _Images(self.release, "render", "render", self.reconstructed_dir, Counter(), self.image_store)
+        return self._renderer.image_bytes(case, kind)
+
+    def _mcq_rows(self, name: str, images: _Images) -> Iterator[tuple[str, dict]]:
+        release = self.release
+        for probe in release.probes_mcq:
+            case = release.cases[probe.case_id]
+            kind = variants.image_kind(probe.probe_kind)
+            if kind in ("roi_masked", "roi_only") and not case.roi_usable:
+                self.skipped[f"mcq {probe.probe_kind} probe: case has no usable ROI"] += 1
+                continue
+            base = {
+                "probe_id": probe.probe_id,
+                "probe_kind": probe.probe_kind,
+                "question": probe.question,
+                "options": list(probe.options),
+                "correct_letter": probe.correct_letter,
+                "image_file": probe.image_file or "",
+                **_case_columns(case),
+                **images.columns(case, kind, probe),
+            }
+            if name == "mcq":
+                yield probe.probe_id, base
+            elif name == "mcq_shuffled":
+                order = option_order.shuffled_order(probe.probe_id, self.shuffle_seed)
+                yield (
+                    probe.probe_id,
+                    {
+                        **_reordered(base, order, probe.correct_letter),
+                        "shuffle_seed": self.shuffle_seed,
+                    },
+                )
+            else:
+                for rotation, order in enumerate(option_order.circular_orders()):
+                    yield (
+                        f"{probe.probe_id}#{rotation}",
+                        {
+                            **_reordered(base, order, probe.correct_letter),
+                            "rotation": rotation,
+                        },
+                    )
+
+
+def _case_columns(case) -> dict:
+    return {
+        "case_id": case.case_id,
+        "risk_tier": case.risk_tier,
+        "source_dataset": case.source_dataset,
+        "modality": case.modality,
+        "text_only_answerable": case.text_only_answerable,
+        "laterality_dependent": case.laterality_dependent,
+        "roi_bbox": None if case.roi_bbox is None else list(case.roi_bbox),
+        "credentialed": case.credentialed,
+    }
+
+
+def _reordered(row: dict, order: str, published_correct: str) -> dict:
+    return {
+        **row,
+        "options": list(option_order.apply_order(order, row["options"])),
+        "correct_letter": option_order.displayed_letter(order, published_correct),
+        "permutation": order,
+        "published_correct_letter": published_correct,
+    }
+
+
+class _Images:
+    """Chooses, renders and caches the image of each row (see :mod:`medvigil.suites.medvigil.export.variants`)."""
+
+    def __init__(self, release, config_name: str, variant_source: str, reconstructed_dir: str | None, skipped: Counter,
+                 store: Path | None = None):
+        self.release = release
+        self.config_name = config_name
+        self.variant_source = variant_source
+        self.skipped = skipped
+        self.cache = imaging.ImageCache()
+        self.store = store
+        self.comment = SYNTHETIC_NOTICE if release.synthetic else None
+        self.reconstructed = Path(reconstructed_dir) if reconstructed_dir else None
+        if self.reconstructed is not None:
+            check_reconstruction(self.reconstructed, release.digest)
+
+    def _case_source(self, case) -> Path | None:
+        """Where the case image comes from, or None when it is withheld."""
+        if case.credentialed:
+            if self.reconstructed is None:
+                return None
+            path = resolve_image_file(self.reconstructed, case.image_file, file="reconstructed images")
+            if not path.is_file():
+                raise FileNotFoundError(
+                    f"reconstructed image for credentialed case {case.case_id} not found: {path} "
+                    "(run `medvigil reconstruct` for this release first)"
+                )
+            return path
+        return self.release.image_path(case)
+
+    def columns(self, case, kind: str, probe=None) -> dict:
+        """``image_kind``, ``image_status`` and ``image`` for one row."""
+        if kind == "none":
+            return {"image_kind": "none", "image_status": NO_IMAGE, "image": None}
+        data = self.image_bytes(case, kind, probe)
+        if data is None:
+            self.skipped[f"{self.config_name}: image withheld (credentialed source {case.source_dataset})"] += 1
+            return {"image_kind": kind, "image_status": WITHHELD, "image": None}
+        status = LOCAL if case.credentialed else EMBEDDED
+        name = f"{case.case_id}.jpg" if kind == "case" else f"{case.case_id}_{kind}.jpg"
+        return {"image_kind": kind, "image_status": status, "image": {"bytes": data, "path": name}}
+
+    def image_bytes(self, case, kind: str, probe=None) -> bytes | None:
+        """Encoded image of kind ``"case"`` or a variant name; None when withheld."""
+        source = self._case_source(case)
+        if source is None:
+            return None
+
+        def case_jpeg() -> bytes:
+            return self._get(case.case_id, "case", lambda: variants.case_image_bytes(source, comment=self.comment))
+
+        if kind == "case":
+            return case_jpeg()
+        if self.variant_source == "shipped" and not case.credentialed and probe is not None and probe.image_file:
+            return self._get(case.case_id, f"shipped:{probe.image_file}", lambda: read_bytes(self.release.image_path(probe)))
+        return self._get(
+            case.case_id,
+            kind,
+            lambda: variants.render_variant_bytes(case_jpeg(), kind, case.roi_bbox, comment=self.comment),
+        )
+
+    def _get(self, case_id: str, what: str, make) -> bytes:
+        """Memory LRU first, then the export's image store, then ``make()``."""
+
+        def from_store() -> bytes:
+            if self.store is None:
+                return make()
+            path = self.store / (hashlib.sha256(f"{case_id}\0{what}".encode()).hexdigest() + ".bin")
+            if path.is_file():
+                return path.read_bytes()
+            data = make()
+            self.store.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            return data
+
+        return self.cache.get((case_id, what), from_store)

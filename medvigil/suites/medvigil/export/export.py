@@ -1,0 +1,296 @@
+"""Write a Hub-ready folder from a MedVIGIL release (``medvigil build``).
+
+Layout of the output folder::
+
+    README.md                 dataset card: YAML front matter (configs, dataset_info,
+                              licence, tags, medvigil digests) + datasheet sections
+    DATASHEET.md              the datasheet sections alone (paper, Appendix C)
+    croissant.json            Croissant 1.0 JSON-LD; mlcroissant reports no error, no warning
+    build_info.json           versions, digests, settings, row counts, skipped items,
+                              shard checksums, variant comparison, credentialed case ids
+    data/<config>/test-NNNNN-of-MMMMM.parquet   images embedded (each once per row group), one folder per config
+
+Guarantees:
+
+* **Validated first.** :func:`medvigil.suites.medvigil.validate.validate.validate_release` runs before anything is
+  written; any error stops the build with the validator's own problems.
+* **Atomic.** Everything is written to a hidden sibling folder that is renamed onto the
+  destination at the very end; after a failure no destination folder exists.
+* **Streamed.** Rows come one at a time from the row producer the `datasets` builder also
+  serves (:mod:`medvigil.suites.medvigil.export.dataset_rows`) and go to the Parquet writer one
+  row group at a time (the rows of one or more whole cases, at least
+  :data:`~medvigil.hub.parquet_shards.ROWS_PER_BATCH`); a shard is closed once its payload passes
+  ``max_shard_bytes``. Memory does not grow with the release.
+* **Each distinct image stored once per row group.** ``image.bytes`` is dictionary-encoded, so
+  a config is about the size of its distinct images (not one copy per row); readers see the
+  same table (:mod:`medvigil.hub.parquet_shards`).
+* **Deterministic.** No clock, no absolute path, no random state: two builds of the same
+  release with the same settings give byte-identical files and the same build digest.
+* **Credentialed images never leave.** Rows of credentialed cases carry ``image = None``
+  in every config. Re-derived images (``medvigil reconstruct``) can be embedded only in a
+  ``local_only`` build, which is marked as such in ``build_info.json``, the card and a
+  ``LOCAL_ONLY`` file, and which ``medvigil publish`` refuses. A normal build re-scans its
+  own Parquet files before the final rename
+  (:func:`medvigil.suites.medvigil.export.publish_check.credentialed_problems`).
+
+The writing itself (staging, shards, build digest, card / Croissant / build-info files) is
+the shared engine :mod:`medvigil.hub.export_engine`; the card texts are
+:mod:`medvigil.suites.medvigil.export.export_card`.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from medvigil.errors import DataError, Problem
+from medvigil.files.atomic_output import staged_folder
+from medvigil.hub import export_engine
+from medvigil.hub.export_engine import (
+    README,
+    build_digest,
+    check_destination,
+    check_max_shard_bytes,
+    write_configs,
+    write_metadata,
+)
+from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES
+from medvigil.reconstruct.derive import check_reconstruction
+from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES, FEATURES, VERSION
+from medvigil.suites.medvigil.export.dataset_rows import ReleaseRows, check_row_settings
+from medvigil.suites.medvigil.export.export_card import dataset_card, dataset_facts
+from medvigil.suites.medvigil.export.publish_check import DATASHEET, LOCAL_ONLY_MARKER, credentialed_problems
+from medvigil.suites.medvigil.export.variants import compare_shipped_variants
+from medvigil.suites.medvigil.validate.validate import leave_out_bad_probes, validate_release
+
+
+@dataclass
+class BuildReport(export_engine.BuildReport):
+    """What a build wrote and left out."""
+
+    BUILDER = "medvigil"
+
+    release_digest: str
+    local_only: bool
+    settings: dict[str, Any]
+    skipped: dict[str, int]
+    notes: dict[str, int]
+    variant_comparison: dict[str, Any] | None
+    credentialed_case_ids: list[str]
+    images: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> image_status -> rows
+    credentialed_sha256: list[str] = field(default_factory=list)  # the withheld source files (publish checks content)
+    left_out_problems: list[Problem] = field(default_factory=list)  # named rows behind skipped["...: probe left out ..."]
+
+    def input_digest(self) -> tuple[str, str]:
+        return "release", self.release_digest
+
+    def info_head(self) -> dict[str, Any]:
+        return {"local_only": self.local_only, "synthetic": self.synthetic, "settings": self.settings}
+
+    def info_tail(self) -> dict[str, Any]:
+        return {
+            "images": self.images,
+            "skipped": self.skipped,
+            "notes": self.notes,
+            "credentialed_case_ids": self.credentialed_case_ids,
+            "credentialed_sha256": self.credentialed_sha256,
+            "variant_comparison": self.variant_comparison,
+        }
+
+    def out_marker(self) -> str:
+        return "  (LOCAL ONLY: never publish)" if self.local_only else ""
+
+    def summary_tail(self) -> list[str]:
+        lines = super().summary_tail()
+        for reason, count in self.skipped.items():
+            lines.append(f"skipped: {count:5d}  {reason}")
+        for note, count in self.notes.items():
+            lines.append(f"note:    {count:5d}  {note}")
+        if self.variant_comparison is not None:
+            counts = self.variant_comparison["counts"]
+            lines.append("shipped variants vs. render: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none shipped"))
+            for diff in self.variant_comparison["mismatches"][:20]:
+                lines.append(f"  differs: {diff['case_id']} {diff['variant']} {diff['shipped_file']} [{diff['status']}]")
+        return lines
+
+
+def build(
+    release_dir: Path | str,
+    out: Path | str,
+    *,
+    reconstructed: Path | str | None = None,
+    local_only: bool = False,
+    configs: tuple[str, ...] | None = None,
+    shuffle_seed: int = 0,
+    variant_source: str = "render",
+    max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
+    repo_id: str | None = None,
+    force: bool = False,
+    skip_invalid_rows: bool = False,
+) -> BuildReport:
+    """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically.
+
+    Args:
+        release_dir: release folder in the published layout.
+        out: destination folder; must not exist unless ``force``.
+        reconstructed: output folder of ``medvigil reconstruct`` (credentialed images);
+            requires ``local_only``.
+        local_only: embed the reconstructed credentialed images for local evaluation.
+            The result is marked and ``medvigil publish`` refuses it.
+        configs: subset of the configs (default: all, see :mod:`medvigil.suites.medvigil.export.dataset_configs`).
+        shuffle_seed: seed of ``mcq_shuffled``.
+        variant_source: ``"render"`` or ``"shipped"`` (see :mod:`medvigil.suites.medvigil.export.variants`).
+        max_shard_bytes: close a Parquet shard once its payload passes this size.
+        repo_id: Hub repository the folder is meant for (used in the card and Croissant URL).
+        force: replace an existing ``out`` (only after the new build succeeded).
+        skip_invalid_rows: leave out the probes whose rows the validator reports as errors
+            (:func:`medvigil.suites.medvigil.validate.validate.leave_out_bad_probes`), counted in ``skipped``; other
+            errors still stop the build.
+
+    Raises:
+        DataError: the release does not validate (the validator's problems, all of them).
+        FileExistsError: ``out`` exists and ``force`` is false.
+        ValueError: inconsistent arguments.
+    """
+    release_dir, out = Path(release_dir), Path(out)
+    configs = tuple(configs or CONFIG_NAMES)
+    unknown = [c for c in configs if c not in CONFIG_NAMES]
+    if unknown:
+        raise ValueError(f"unknown config(s) {unknown}; available: {', '.join(CONFIG_NAMES)}")
+    check_row_settings(shuffle_seed, variant_source)
+    if reconstructed is not None and not local_only:
+        raise ValueError(
+            "reconstructed credentialed images may only go into a local-only build (--local-only): "
+            "they must never be redistributed"
+        )
+    if local_only and reconstructed is None:
+        raise ValueError("--local-only needs --reconstructed DIR (the output of `medvigil reconstruct`)")
+    check_max_shard_bytes(max_shard_bytes)
+    if not release_dir.is_dir():
+        raise NotADirectoryError(f"release folder {str(release_dir)!r} does not exist or is not a folder")
+    inputs = {"RELEASE": release_dir, "--reconstructed": reconstructed}
+    check_destination(out, inputs, force=force)
+
+    report = validate_release(release_dir)
+    left_out: dict[str, int] = {}
+    left_out_problems: list[Problem] = []
+    if not report.ok and skip_invalid_rows and not report.unusable:
+        left_out_problems, fatal, left_out = leave_out_bad_probes(report)
+        if fatal:
+            raise DataError(fatal)
+    elif not report.ok:
+        raise DataError(report.errors or report.problems)
+    release = report.release
+    if reconstructed is not None:
+        check_reconstruction(reconstructed, release.digest)
+
+    with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, inputs=inputs, replace=force) as tmp:
+        result = _write(
+            release,
+            tmp,
+            Path(cache),
+            configs=configs,
+            shuffle_seed=shuffle_seed,
+            variant_source=variant_source,
+            reconstructed=reconstructed,
+            local_only=local_only,
+            max_shard_bytes=max_shard_bytes,
+            repo_id=repo_id,
+            left_out=left_out,
+        )
+        if not local_only:
+            problems = credentialed_problems(tmp)
+            if problems:  # a bug, not a user error: the rows must never embed these
+                raise DataError(problems)
+    result.out = out
+    result.left_out_problems = left_out_problems
+    return result
+
+
+def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
+    rows = ReleaseRows(
+        release,
+        shuffle_seed=opts["shuffle_seed"],
+        variant_source=opts["variant_source"],
+        reconstructed_dir=str(opts["reconstructed"]) if opts["reconstructed"] else None,
+        image_store=cache / "images",  # render each image once for all configs
+    )
+    statuses: dict[str, Counter[str]] = {}
+    kinds: Counter[str] = Counter()
+
+    def tallied(config: str):
+        statuses[config] = Counter()
+        for key, row in rows.iter_rows(config):
+            statuses[config][row["image_status"]] += 1
+            if config == "mcq":
+                kinds[row["probe_kind"]] += 1
+            yield key, row
+
+    features = {c: FEATURES[c] for c in opts["configs"]}
+    counts, shards = write_configs(tmp, features, tallied, max_shard_bytes=opts["max_shard_bytes"],
+                                   payload_size=_payload_size, group_column="case_id")
+    if "mcq" not in opts["configs"]:  # the card's composition table still needs the kinds
+        kinds = Counter(p.probe_kind for p in release.probes_mcq)
+    comparison = None
+    if any((release.root / "images_perturbed").glob("*")):
+        comparison = compare_shipped_variants(release, rendered=rows.rendered_image).to_dict()
+    notes: dict[str, int] = {}
+    no_roi = sum(not case.roi_usable for case in release.cases.values())
+    if no_roi:
+        notes["cases without a usable ROI box (the release has no roi_masked / roi_only probes for them)"] = no_roi
+    settings = {
+        "configs": list(opts["configs"]),
+        "shuffle_seed": opts["shuffle_seed"],
+        "variant_source": opts["variant_source"],
+        "local_only": opts["local_only"],
+        "max_shard_bytes": opts["max_shard_bytes"],
+    }
+    skipped = Counter(opts["left_out"])
+    skipped.update(rows.skipped)
+    facts = [("release", release.digest), ("settings", json.dumps(settings, sort_keys=True))]
+    report = BuildReport(
+        out=tmp,
+        version=str(VERSION),
+        build_digest=build_digest("medvigil", str(VERSION), facts, shards),
+        synthetic=release.synthetic,
+        rows=counts,
+        shards=shards,
+        release_digest=release.digest,
+        local_only=opts["local_only"],
+        settings=settings,
+        skipped=dict(sorted(skipped.items())),
+        notes=notes,
+        variant_comparison=comparison,
+        credentialed_case_ids=sorted(c.case_id for c in release.cases.values() if c.credentialed),
+        images={c: dict(sorted(statuses[c].items())) for c in opts["configs"]},
+        credentialed_sha256=sorted({sha.lower() for _, sha in release.pointers.values()}),
+    )
+    card_facts = dataset_facts(release, report)
+    card, datasheet = dataset_card(release, report, card_facts, features, kinds, repo_id=opts["repo_id"])
+    texts = {README: card, DATASHEET: datasheet}
+    if opts["local_only"]:
+        texts[LOCAL_ONLY_MARKER] = (
+            "This build embeds credentialed images re-derived from a local licensed copy.\n"
+            "It is for local evaluation only. Never upload or share it.\n"
+        )
+    write_metadata(tmp, report, card_facts, features, texts, repo_id=opts["repo_id"])
+    return report
+
+
+def _payload_size(row: dict) -> int:
+    """What a row adds to its shard's size: image bytes, UTF-8 text, 8 bytes per other value."""
+    size = 0
+    for value in row.values():
+        if isinstance(value, dict) and value.get("bytes") is not None:
+            size += len(value["bytes"])
+        elif isinstance(value, str):
+            size += len(value.encode("utf-8"))
+        elif isinstance(value, list):
+            size += sum(len(v.encode("utf-8")) if isinstance(v, str) else 8 for v in value)
+        else:
+            size += 8
+    return size

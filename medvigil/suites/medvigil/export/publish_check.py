@@ -1,0 +1,211 @@
+"""May a MedVIGIL build be uploaded? Checked without any network access (``medvigil publish``).
+
+:func:`check_publishable` lists the files that would be uploaded and every reason to refuse;
+:func:`credentialed_problems` (also run by ``medvigil build`` on its own output before the
+final rename) finds image bytes of credentialed cases in the Parquet shards.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from medvigil.errors import DataError, Problem
+from medvigil.files.digest import file_sha256
+from medvigil.files.input_files import open_regular, read_json
+from medvigil.hub.export_engine import BUILD_INFO, CROISSANT, README
+from medvigil.hub.parquet_shards import DATA_DIR
+from medvigil.hub.publish_scan import content_problems, credentialed_hashes
+from medvigil.suites.medvigil.release.release_format import is_credentialed
+
+# the files of a MedVIGIL build besides the engine's README, Croissant and build info
+DATASHEET = "DATASHEET.md"
+LOCAL_ONLY_MARKER = "LOCAL_ONLY"
+SHARD_NAME = re.compile(r"^data/(?P<config>[a-z_]+)/test-(?P<i>\d{5})-of-(?P<n>\d{5})\.parquet$")
+PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
+
+
+def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = ()) -> tuple[list[Path], list[Problem]]:
+    """Decide, without any network access, whether ``out`` may be uploaded.
+
+    Returns ``(files, problems)``: the files that would be uploaded, and every reason to
+    refuse (empty when publishing is allowed). Refused: a folder that is not a medvigil
+    build; a ``local_only`` build; any file other than the card, datasheet, Croissant,
+    build info and the Parquet shards (in particular any stray image or DICOM file);
+    symbolic links; shards whose checksum differs from ``build_info.json``; and any
+    Parquet row of a credentialed case that carries image bytes; and any content that is, or
+    embeds, an image (:mod:`medvigil.hub.publish_scan`): bytes identical to a credentialed image
+    (``credentialed_sha256`` of the build plus every file under ``credentialed_dirs``) anywhere,
+    and any image at all inside the text files.
+    """
+    out = Path(out)
+    if not out.is_dir():
+        raise NotADirectoryError(f"{out} is not a folder")
+    problems: list[Problem] = []
+    info_path = out / BUILD_INFO
+    info: dict[str, Any] = {}
+    if not info_path.is_file():
+        problems.append(Problem(BUILD_INFO, "missing: not a folder written by `medvigil build`"))
+    else:
+        try:
+            info = read_json(info_path, BUILD_INFO)
+        except DataError as exc:
+            problems.extend(exc.problems)
+        if not isinstance(info, dict):
+            problems.append(Problem(BUILD_INFO, f"expected a JSON object, got {type(info).__name__}"))
+            info = {}
+    if info.get("local_only") or (out / LOCAL_ONLY_MARKER).exists():
+        problems.append(
+            Problem(
+                LOCAL_ONLY_MARKER if (out / LOCAL_ONLY_MARKER).exists() else BUILD_INFO,
+                "this is a --local-only build with credentialed images; it must never be published",
+            )
+        )
+    files: list[Path] = []
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if path.is_symlink():
+            problems.append(Problem(rel, "symbolic link; a build holds plain files only"))
+            continue
+        if path.is_dir():
+            continue
+        if rel == LOCAL_ONLY_MARKER:
+            continue  # already reported
+        fmt = None if rel.endswith(".parquet") else sniff_image(path)
+        if fmt is not None:
+            problems.append(Problem(rel, f"stray {fmt} image file; images are published only inside the Parquet shards"))
+            continue
+        if rel not in PUBLISHABLE_FILES and not SHARD_NAME.match(rel):
+            problems.append(
+                Problem(
+                    rel,
+                    "unexpected file; a build publishes only "
+                    + ", ".join(PUBLISHABLE_FILES)
+                    + " and data/<config>/test-*.parquet",
+                )
+            )
+            continue
+        files.append(path)
+    if info:
+        recorded = {s["path"]: s["sha256"] for s in info.get("shards", [])}
+        present = {p.relative_to(out).as_posix() for p in files if p.suffix == ".parquet"}
+        for rel in sorted(recorded.keys() - present):
+            problems.append(Problem(rel, "listed in build_info.json but missing"))
+        for rel in sorted(present - recorded.keys()):
+            problems.append(Problem(rel, "not listed in build_info.json (added after the build?)"))
+        for rel in sorted(present & recorded.keys()):
+            if file_sha256(out / rel) != recorded[rel]:
+                problems.append(Problem(rel, "checksum differs from build_info.json (modified after the build?)"))
+    problems.extend(credentialed_problems(out))
+    recorded_hashes = info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
+    hashes = {str(h).lower() for h in recorded_hashes} | credentialed_hashes(credentialed_dirs)
+    problems.extend(content_problems(out, files, hashes, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))))
+    return files, problems
+
+
+_IMAGE_MAGIC = (
+    (0, b"\xff\xd8\xff", "JPEG"),
+    (0, b"\x89PNG\r\n\x1a\n", "PNG"),
+    (0, b"GIF8", "GIF"),
+    (0, b"II*\x00", "TIFF"),
+    (0, b"MM\x00*", "TIFF"),
+    (0, b"BM", "BMP"),
+    (0, b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
+    (0, b"\xff\x4f\xff\x51", "JPEG 2000"),
+    (128, b"DICM", "DICOM"),
+)
+
+
+def sniff_image(path: Path) -> str | None:
+    """Name of the image format ``path`` starts with, or None."""
+    with open_regular(path, max_bytes=0) as fh:
+        head = fh.read(132)
+    for offset, magic, name in _IMAGE_MAGIC:
+        if head[offset : offset + len(magic)] == magic:
+            return name
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WebP"
+    return None
+
+
+def credentialed_problems(out: Path) -> list[Problem]:
+    """Every place where ``out`` carries image bytes of a credentialed case.
+
+    A row counts as credentialed when its ``credentialed`` column is true, its
+    ``source_dataset`` is a credentialed source in any spelling (``is_credentialed``), or its ``case_id`` is listed
+    in ``build_info.json``. The scan reads the Parquet files in batches (bounded memory).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    listed: set[str] = set()
+    info_path = out / BUILD_INFO
+    if info_path.is_file():
+        try:
+            info = read_json(info_path, BUILD_INFO)
+        except DataError:
+            info = {}  # check_publishable reports it
+        ids = info.get("credentialed_case_ids", []) if isinstance(info, dict) else []
+        listed = {str(i) for i in ids} if isinstance(ids, list) else set()
+    problems: list[Problem] = []
+    for path in sorted((out / DATA_DIR).rglob("*.parquet")) if (out / DATA_DIR).is_dir() else []:
+        rel = path.relative_to(out).as_posix()
+        try:
+            parquet = pq.ParquetFile(path)
+        except (ValueError, OSError) as exc:  # pyarrow.ArrowInvalid is a ValueError
+            problems.append(Problem(rel, f"not a readable Parquet file ({exc}); cannot prove it holds no credentialed images"))
+            continue
+        names = set(parquet.schema_arrow.names)
+        image_columns = [name for name in parquet.schema_arrow.names if _is_image_type(parquet.schema_arrow.field(name).type)]
+        if not image_columns:
+            continue
+        keys = [c for c in ("case_id", "source_dataset", "credentialed") if c in names]
+        found: dict[tuple[str, str], list[int]] = {}  # (column, case id) -> rows with image bytes
+        first_row = 0
+        # One row group at a time (iter_batches() reads ahead and holds hundreds of MB of
+        # images), and the image column only for row groups that hold a credentialed row.
+        for group in range(parquet.metadata.num_row_groups):
+            data = parquet.read_row_group(group, columns=keys, use_threads=False).to_pydict() if keys else {}
+            n = parquet.metadata.row_group(group).num_rows
+            ids = data.get("case_id", [None] * n)
+            flagged = [
+                i
+                for i in range(n)
+                if bool(data.get("credentialed", [False] * n)[i])
+                or is_credentialed(data.get("source_dataset", [None] * n)[i])
+                or ids[i] in listed
+                or ids[i] is None  # rows we cannot attribute are treated as unsafe
+            ]
+            if flagged:
+                images = parquet.read_row_group(group, columns=image_columns, use_threads=False)
+                for column in image_columns:
+                    # non-empty ``bytes`` per row, computed in Arrow (no Python copies of the images)
+                    size = pc.binary_length(pc.struct_field(images.column(column), "bytes"))
+                    has_bytes = pc.fill_null(pc.greater(size, 0), False).to_pylist()
+                    for i in flagged:
+                        if has_bytes[i]:
+                            found.setdefault((column, str(ids[i])), []).append(first_row + i + 1)
+                del images
+                pa.default_memory_pool().release_unused()  # keep the scan's footprint at one row group
+            first_row += n
+        for (column, case_id), rows in sorted(found.items(), key=lambda item: item[1][0]):
+            shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+            problems.append(
+                Problem(
+                    rel,
+                    f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) (rows {shown}); "
+                    "credentialed images must never be published",
+                    row=rows[0],
+                    field=column,
+                )
+            )
+    return problems
+
+
+def _is_image_type(pa_type) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_struct(pa_type) and {f.name for f in pa_type} == {"bytes", "path"}

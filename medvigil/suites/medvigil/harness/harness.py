@@ -1,0 +1,252 @@
+"""Read official-harness outputs (``results/baselines/<model>__mcq.jsonl``) into probe records.
+
+One JSON object per line, as ``scripts/bench_run_baseline.py`` of the authors' harness writes
+them (``schemas/harness_result_row.schema.json``). Every row has ``probe_id, case_id,
+probe_kind, status``; an answered row (``status == "ok"``) also ``model_letter`` and
+``correct_letter``; a call that failed after the runner's retries is written as
+``status: "error: <message>"``, ``model_answer: ""`` and *no* letters. Each row becomes a
+record of ``schemas/probe_record.schema.json``:
+
+==============================  =========================================================
+harness row                     probe record
+==============================  =========================================================
+file name ``<m>__mcq.jsonl``    ``model = m`` (a ``model``/``model_id`` field is ignored)
+``status != "ok"`` (error row)  ``parse_status = "error"``, ``predicted_letter = null``
+``status == "ok"``, letter      ``parse_status = "ok"``, ``predicted_letter`` = the letter
+``status == "ok"``, empty       ``parse_status = "parse_failure"``, ``predicted_letter = null``
+or null ``model_letter``
+gold letter                     the release's ``probes_mcq.csv`` when given, else the row's
+                                ``correct_letter``, else (error rows) the ``correct_letter``
+                                another file gives for the same probe
+``raw_response`` / ``response``  ``raw_response`` (first present; an object is JSON-encoded)
+/ ``raw`` / ``model_answer``
+``retries``                     ``retries``
+release manifest                ``risk_tier, modality, text_only_answerable`` and
+                                ``source_dataset`` (canonical name, see
+                                :func:`medvigil.suites.medvigil.release.release_format.canonical_source`; the
+                                spelling of the release is kept in ``extra``)
+==============================  =========================================================
+
+How the scoring core treats error rows is its business (paper: a failure, on a trap a silent
+failure; ``harness_compatible``: dropped, as ``bench_aggregate.py`` and ``bootstrap_mcs.py``
+keep ``status == "ok"`` rows only). This reader counts them per model and probe kind
+(``HarnessRecords.error_rows``).
+
+Every file is read the same way (:func:`~medvigil.suites.medvigil.harness.harness_rows.file_rows`):
+decoded as UTF-8 line by line, one JSON object per line, each row checked against the row schema
+(its compiled form, :func:`medvigil.records.schema_columns.predicate`, and ``jsonschema`` to
+describe a row it does not accept). :func:`read_harness_table` (what ``medvigil score`` uses)
+gathers the rows as columns of one :class:`~medvigil.scoring.table.RecordTable`;
+:func:`read_harness_files` gives the same rows as probe-record dicts.
+
+Problems name the file, the 1-based line and the field: bytes that are not UTF-8, lines that
+are not JSON objects, schema violations, a letter that is not one capital letter, a case or
+probe unknown to the release or disagreeing with it, a probe twice in one file, an error
+row whose gold letter nobody gives, a file with no rows. They are raised together as one
+:class:`~medvigil.errors.DataError` after every file has been read. With ``strict=False``
+bad rows are skipped instead and counted (``invalid_row``); with ``allow_empty=True`` a
+file without rows is a warning. Blank lines are skipped and counted (``blank_line``).
+Nothing is dropped without being counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import read_bytes
+from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's public types are re-exported here
+    HARNESS_SUFFIX,
+    HarnessColumns,
+    HarnessRecords,
+    Reference,
+    bump,
+    convert_columns,
+    drop_duplicates,
+    expand,
+    file_rows,
+    missing_gold,
+    model_from_filename,
+    record,
+    release_lookup,
+)
+from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS
+
+__all__ = ["HARNESS_SUFFIX", "HarnessColumns", "HarnessRecords", "read_harness_table", "model_from_filename", "read_harness_file", "read_harness_files"]
+
+
+def read_harness_files(
+    paths: Iterable[str | Path] | str | Path,
+    release: Any = None,
+    *,
+    strict: bool = True,
+    allow_empty: bool = False,
+    condition: str = "default",
+) -> HarnessRecords:
+    """Read harness outputs into probe records (scoring conventions: paper Appendix L).
+
+    Args:
+        paths: ``<model>__mcq.jsonl`` files and/or folders holding them
+            (e.g. ``results/baselines``).
+        release: a release location (folder, built dataset folder or Hub id, read with
+            :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), an already loaded release (anything with
+            a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality,
+            text_only_answerable``, and optionally ``probes_mcq``), or ``None`` (records then
+            lack tiers etc.; a warning says so).
+        strict: raise one :class:`~medvigil.errors.DataError` listing every bad row
+            (default); with ``False`` skip bad rows and count them.
+        allow_empty: a file without any row is a warning (counted as ``empty_file``)
+            instead of an error.
+        condition: the records' ``condition`` (``"default"`` for the headline audit).
+
+    Returns:
+        :class:`HarnessRecords`, a list of probe-record dicts.
+
+    Raises:
+        FileNotFoundError: a path does not exist.
+        ValueError: a file is not named ``<model>__mcq.jsonl``, or two files share a model.
+        DataError: (``strict``) bad rows, each named by file, line and field; an empty
+            file unless ``allow_empty``.
+    """
+    return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=True)
+
+
+def read_harness_table(
+    paths: Iterable[str | Path] | str | Path,
+    release: Any = None,
+    *,
+    strict: bool = True,
+    allow_empty: bool = False,
+    condition: str = "default",
+) -> HarnessColumns:
+    """As :func:`read_harness_files`, into columns (no dict per row): the scoring path.
+    ``release`` may also be a function that loads it."""
+    return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False)
+
+
+def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as_dicts: bool):
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    files = expand(paths)
+    models: dict[str, Path] = {}
+    for f in files:
+        m = model_from_filename(f)
+        if m in models and models[m].resolve() != f.resolve():
+            raise ValueError(f"two harness files for model {m!r}: {str(models[m])!r} and {str(f)!r}")
+        models[m] = f
+    first_spelt = {f.resolve(): f for f in reversed(files)}
+    paths_once = [first_spelt[r] for r in dict.fromkeys(f.resolve() for f in files)]  # each file once, in order
+    cases, probes = release_lookup(release() if callable(release) else release)
+    ref = Reference(cases, probes)
+    out = HarnessRecords()
+    problems: list[Problem] = []
+    fatal: list[Problem] = []
+    pool: dict[str, str] = {}  # one string object per distinct column value across files
+    golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
+    gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
+    parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
+    for path in paths_once:  # each file once, spelt as it first appears
+        model, file = model_from_filename(path), str(path)
+        out.files[file] = model
+        data = read_bytes(path, file)  # a regular file, bounded in size
+        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts, pool=pool,
+                                                      allow_empty=allow_empty)
+        del data
+        if ref.probe_fields is None:  # without the release's gold letters an error row takes another file's
+            for pid, st, gold in zip(cols["probe_id"], cols["status"], cols["correct_letter"]):
+                if gold is not None and st == HARNESS_OK_STATUS and pid not in golds:
+                    golds[pid], gold_from[pid] = gold, len(parts)
+        cols, lines, rows, row_problems = drop_duplicates(cols, lines, rows, model, file, out)
+        parts.append((model, file, cols, lines, rows, file_problems, row_problems))
+    # convert after every file is read: an error row's gold letter may come from a later file
+    order: list[tuple[int, list[int]]] = []  # (part, row indices) in record order
+    pending: list[tuple[int, list[int]]] = []  # error rows whose gold only a later file gives: read last
+    converted = []
+    for k, (model, file, cols, lines, _rows, file_problems, row_problems) in enumerate(parts):
+        conv, found = convert_columns(cols, lines, file, ref, golds)
+        converted.append(conv)
+        late: list[int] = []
+        if ref.probe_fields is None:
+            late = [i for i, (g, pid) in enumerate(zip(cols["correct_letter"], cols["probe_id"]))
+                    if g is None and gold_from.get(pid, k + 1) > k]
+        late_set = set(late)
+        order.append((k, [i for i in range(len(lines)) if i not in late_set] if late_set else list(range(len(lines)))))
+        pending.append((k, late))
+        # problems in the order the rows are read: the file's own, then row by row
+        problems.extend(file_problems)
+        problems.extend(sorted(row_problems + [p for i, p in found if i not in late_set], key=lambda p: p.row))
+        bad = sum(1 for i, ok in enumerate(conv["ok"]) if not ok and i not in late_set) if late_set else conv["ok"].count(False)
+        if bad:
+            bump(out.skipped, model, "invalid_row", bad)
+        conv["late_problems"] = [(i, p) for i, p in found if i in late_set]
+    for k, late in pending:
+        model, file, cols, lines = parts[k][:4]
+        conv = converted[k]
+        by_row: dict[int, list[Problem]] = {}
+        for i, p in conv.pop("late_problems"):
+            by_row.setdefault(i, []).append(p)
+        for i in late:
+            problems.extend(by_row.get(i, ()))
+            if conv["correct_letter"][i] is None:
+                problems.append(missing_gold(file, lines[i], cols["probe_id"][i]))
+                conv["ok"][i] = False
+            if not conv["ok"][i]:
+                bump(out.skipped, model, "invalid_row")
+        order.append((k, late))
+    if fatal or (problems and strict):
+        raise DataError(fatal + (problems if strict else []))
+    out.problems = problems
+    if cases is None:
+        out.warnings.append("no release given: records have no risk tier, source, modality or text-only flag")
+    columns: dict[str, list] = {name: [] for name in ("model", "probe_id", "case_id", "probe_kind", "correct_letter",
+                                                        "predicted_letter", "parse_status", "case")}
+    for k, idx in order:
+        model, file, cols, lines, rows = parts[k][:5]
+        conv = converted[k]
+        ok = conv["ok"]
+        whole = len(idx) == len(ok) and all(ok)  # every row, in file order
+        if not whole:
+            idx = [i for i in idx if ok[i]]
+        status = conv["parse_status"]
+        if whole:  # (the few error rows found by the list's own search)
+            i = -1
+            for _ in range(status.count("error")):
+                i = status.index("error", i + 1)
+                bump(out.error_rows, model, cols["probe_kind"][i])
+        else:
+            for i in (i for i in idx if status[i] == "error"):
+                bump(out.error_rows, model, cols["probe_kind"][i])
+        if as_dicts:
+            out.extend(record(model, file, lines[i], rows[i], cols, conv, i, condition) for i in idx)
+            continue
+        columns["model"] += [model] * len(idx)
+        for name in ("probe_id", "case_id", "probe_kind"):
+            columns[name] += cols[name] if whole else [cols[name][i] for i in idx]
+        for name in ("correct_letter", "predicted_letter", "parse_status", "case"):
+            columns[name] += conv[name] if whole else [conv[name][i] for i in idx]
+    if as_dicts:
+        return out
+    del parts, converted, order, pending  # the per-file columns: only the joined ones from here on
+    from medvigil.scoring.table import RecordTable
+
+    case = columns.pop("case")
+    table = RecordTable.from_columns(
+        **columns,
+        risk_tier=[c[0] for c in case],
+        source_dataset=[c[1] for c in case],
+        modality=[c[2] for c in case],
+        text_only_answerable=[c[3] for c in case],
+        condition=condition,
+        suite="medvigil",
+        source="harness result files",
+    )
+    return HarnessColumns(table, out)
+
+
+def read_harness_file(
+    path: str | Path, release: Any = None, *, strict: bool = True, allow_empty: bool = False, condition: str = "default"
+) -> HarnessRecords:
+    """One ``<model>__mcq.jsonl`` file; see :func:`read_harness_files`."""
+    return read_harness_files([path], release, strict=strict, allow_empty=allow_empty, condition=condition)

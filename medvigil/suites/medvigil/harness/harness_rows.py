@@ -1,0 +1,387 @@
+"""The row path of the official-harness reader: decoding and checking a result file's rows, the
+bulk column checks, one row to one record, and the per-file bookkeeping (blank lines, invalid
+rows, duplicates, error rows) shared by both read paths (see :mod:`medvigil.suites.medvigil.harness.harness`)."""
+
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from itertools import repeat
+from pathlib import Path
+from typing import Any
+
+from medvigil.errors import Problem
+from medvigil.files.input_files import RepeatedKey, no_repeated_keys
+from medvigil.records.schema_columns import compiled
+from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS, source_label
+
+HARNESS_SUFFIX = "__mcq.jsonl"
+
+
+_RAW_FIELDS = ("raw_response", "response", "raw", "model_answer")
+
+
+_SCHEMA = "harness_result_row"
+_CHECKER = compiled(_SCHEMA)  # the row schema as column checks
+
+
+class HarnessRecords(list):
+    """Probe records (a ``list`` of dicts) read from harness files, with bookkeeping.
+
+    Attributes:
+        files: ``{path: model}`` of the files read.
+        skipped: ``{model: {reason: count}}`` of lines not turned into records
+            (``blank_line``; ``invalid_row`` with ``strict=False``; ``empty_file`` with
+            ``allow_empty=True``). :func:`medvigil.suites.medvigil.scoring.scoring.audit` copies it into each model's
+            ``skipped``.
+        error_rows: ``{model: {probe_kind: count}}`` of failed calls (``status != "ok"``), read
+            as records with ``parse_status = "error"``.
+        problems: the problems of skipped invalid rows (``strict=False``).
+        warnings: e.g. scoring without a release (no tiers, so no SFR_w), an empty file.
+    """
+
+    def __init__(self, records: Iterable[dict] = ()):
+        super().__init__(records)
+        self.files: dict[str, str] = {}
+        self.skipped: dict[str, dict[str, int]] = {}
+        self.error_rows: dict[str, dict[str, int]] = {}
+        self.problems: list[Problem] = []
+        self.warnings: list[str] = []
+
+
+def model_from_filename(path: str | Path) -> str:
+    """``results/baselines/gpt-4o__mcq.jsonl`` -> ``"gpt-4o"``."""
+    name = Path(path).name
+    if not name.endswith(HARNESS_SUFFIX) or len(name) == len(HARNESS_SUFFIX):
+        raise ValueError(f"harness output file must be named <model>{HARNESS_SUFFIX}, got {name!r}")
+    return name[: -len(HARNESS_SUFFIX)]
+
+
+def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(cases, probes)`` from a release location, a Release-like object or None."""
+    if release is None:
+        return None, None
+    if isinstance(release, (str, Path)):
+        from medvigil.suites.medvigil.release.release_loading import load_for_scoring  # lazy: reading a release pulls in the validator
+
+        release = load_for_scoring(release)
+    cases = getattr(release, "cases", None)
+    if not isinstance(cases, Mapping):
+        raise TypeError(f"release must be a release folder or have a 'cases' mapping, got {type(release).__name__}")
+    probes_list = getattr(release, "probes_mcq", None)
+    probes = None if probes_list is None else {p.probe_id: p for p in probes_list}
+    return dict(cases), probes
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _decode_file(data: bytes, file: str) -> tuple[list[int], list[Any], list[Problem], int, list[str]]:
+    """``(line numbers, values, problems, blank lines, warnings)`` of one JSONL file's bytes: each
+    line UTF-8 and one JSON value with no key twice in an object."""
+    warnings = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
+        data = data[3:]
+    problems: list[Problem] = []
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        lines = []
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            try:
+                lines.append(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                problems.append(
+                    Problem(file, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}", row=number)
+                )
+                lines.append(None)  # reported; keeps line numbers aligned, not counted as blank
+    if lines and lines[-1] is not None and not lines[-1].strip():
+        lines.pop()  # the newline that ends the last line is not a blank line
+    if not problems and all(map(str.strip, lines)):  # the usual file: every line holds something
+        numbers, texts, blank = list(range(1, len(lines) + 1)), lines, 0
+    else:
+        numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
+        blank = sum(1 for text in lines if text is not None) - len(numbers)
+        texts = [lines[n - 1] for n in numbers]
+    del lines
+    values: list[Any] | None = None
+    if texts:
+        try:  # one decoder call for the whole file; line by line to say where a problem is
+            values = json.loads("[" + ",".join(texts) + "]", object_pairs_hook=no_repeated_keys)
+        except (ValueError, RepeatedKey):
+            values = None
+        if values is not None and len(values) != len(texts):
+            values = None  # a line held more than one value: judge line by line
+    if values is None:
+        good_numbers, values = [], []
+        for n, text in zip(numbers, texts):
+            try:
+                values.append(json.loads(text, object_pairs_hook=no_repeated_keys))
+                good_numbers.append(n)
+            except RepeatedKey as exc:
+                problems.append(exc.problem(file, n))
+            except ValueError as exc:
+                column = getattr(exc, "colno", None)
+                message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
+                problems.append(Problem(file, message, row=n))
+        numbers = good_numbers
+    return numbers, values, problems, blank, warnings
+
+
+def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[list[int], list[dict], list[Problem]]:
+    """The line numbers and rows that pass the harness-row schema, and the problems of the others
+    (the schema's compiled checks, then ``jsonschema`` on the rows they refuse, to describe them)."""
+    from medvigil.records.schema_validation import problems_for
+
+    problems: list[Problem] = []
+    if set(map(type, values)) - {dict}:
+        for n, row in zip(numbers, values):
+            if not isinstance(row, dict):
+                problems.append(Problem(file, f"must be a JSON object, got {type(row).__name__}", row=n))
+        keep = [i for i, row in enumerate(values) if isinstance(row, dict)]
+        numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
+    refused = set()
+    for i in _CHECKER.invalid_rows(values):
+        found = problems_for(_SCHEMA, values[i], file, numbers[i])
+        if found:
+            problems.extend(found)
+            refused.add(i)
+    if refused:
+        numbers = [n for i, n in enumerate(numbers) if i not in refused]
+        values = [v for i, v in enumerate(values) if i not in refused]
+    return numbers, values, sorted(problems, key=lambda p: p.row)
+
+
+FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
+
+
+def letter_of(value: Any, status: str) -> tuple[str, str | None, bool]:
+    """``(parse_status, predicted_letter, bad)`` of one ``model_letter`` value."""
+    if status != HARNESS_OK_STATUS:
+        return "error", None, False
+    letter = value.strip() if isinstance(value, str) else value
+    if letter in (None, ""):
+        return "parse_failure", None, False
+    if isinstance(letter, str) and len(letter) == 1 and "A" <= letter <= "Z":
+        return "ok", letter, False
+    return "ok", None, True
+
+
+class Reference:
+    """The release as lookup tables: case and probe id -> position, and their fields."""
+
+    def __init__(self, cases: Mapping[str, Any] | None, probes: Mapping[str, Any] | None):
+        self.cases = cases
+        self.probes = probes
+        self.case_fields = {cid: _case_fields(case) for cid, case in cases.items()} if cases is not None else None
+        self.probe_fields = (
+            {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
+        )
+
+
+def _case_fields(case: Any) -> tuple:
+    """``(tier, canonical source, modality, text-only flag, source as written if it differs)``."""
+    source = getattr(case, "source_dataset", None)
+    label = source_label(source)
+    return (
+        getattr(case, "risk_tier", None),
+        label,
+        getattr(case, "modality", None),
+        getattr(case, "text_only_answerable", None),
+        source if label != source else None,
+    )
+
+
+_NO_CASE = (None, None, None, None, None)
+
+
+def convert_columns(
+    cols: dict[str, list], lines: list[int], file: str, ref: Reference, golds: dict[str, str]
+) -> tuple[dict[str, list], list[tuple[int, Problem]]]:
+    """Columns of the records of one file's rows (``cols`` as :data:`FIELDS`), and the rows' problems.
+
+    Output columns: ``predicted_letter, parse_status, correct_letter, case`` (the
+    :func:`_case_fields` tuple), ``ok`` (False for a row with a problem). A gold letter no one
+    gives yet is ``None`` (the caller resolves it after every file is read).
+    """
+    pid, cid, kind, status, model_letter, correct = (cols[name] for name in FIELDS)
+    n = len(pid)
+    found: list[tuple[int, int, Problem]] = []  # (row index, order within the row, problem)
+    letters = {}
+    for value, st in set(zip(model_letter, status)) if n else ():
+        letters[(value, st)] = letter_of(value, st)
+    parsed = [letters[key] for key in zip(model_letter, status)]
+    parse_status = [p[0] for p in parsed]
+    predicted = [p[1] for p in parsed]
+    bad_letter = [i for i, p in enumerate(parsed) if p[2]] if any(v[2] for v in letters.values()) else []
+    for i in bad_letter:
+        message = f"must be one capital letter or empty, got {model_letter[i]!r}"
+        found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
+    if ref.case_fields is not None:
+        fields = ref.case_fields
+        case = [fields.get(c) for c in cid]
+        unknown = [i for i, c in enumerate(case) if c is None] if None in case else []
+        for i in unknown:
+            message = f"case {cid[i]!r} is not in the release manifest"
+            found.append((i, 1, Problem(file, message, row=lines[i], field="case_id")))
+    else:
+        case = [_NO_CASE] * n
+    del status, model_letter, cols["status"], cols["model_letter"]  # not needed after this
+    gold = list(correct)
+    if ref.probe_fields is not None:
+        pf = ref.probe_fields
+        probe = [pf.get(p) for p in pid]
+        suspect = [i for i, (known, c, k, g) in enumerate(zip(probe, cid, kind, correct))
+                   if known is None or known[0] != c or known[1] != k or (g is not None and g != known[2])]
+        for i in suspect:  # described field by field
+            known = probe[i]
+            if known is None:
+                message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
+                found.append((i, 2, Problem(file, message, row=lines[i], field="probe_id")))
+                continue
+            for order, (name, have, expected) in enumerate(
+                (("case_id", cid[i], known[0]), ("probe_kind", kind[i], known[1]), ("correct_letter", correct[i], known[2])),
+                start=3,
+            ):
+                if have != expected and not (name == "correct_letter" and have is None):
+                    message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
+                    found.append((i, order, Problem(file, message, row=lines[i], field=name)))
+        gold = [g if known is None else known[2] for known, g in zip(probe, gold)]
+    else:
+        for i, g in enumerate(gold):
+            if g is None:
+                gold[i] = golds.get(pid[i])
+    found.sort(key=lambda item: (item[0], item[1]))
+    good = [True] * n
+    for i, _, _ in found:
+        good[i] = False
+    out = {"predicted_letter": predicted, "parse_status": parse_status, "correct_letter": gold, "case": case, "ok": good}
+    return out, [(i, p) for i, _, p in found]
+
+
+def missing_gold(file: str, line: int, probe_id: str) -> Problem:
+    message = (
+        "error row without correct_letter, and neither the release (no probes_mcq.csv) nor another "
+        f"result file gives the gold letter of probe {probe_id!r}"
+    )
+    return Problem(file, message, row=line, field="correct_letter")
+
+
+def expand(paths: Iterable[str | Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(p.glob(f"*{HARNESS_SUFFIX}"))
+            if not found:
+                raise FileNotFoundError(f"no *{HARNESS_SUFFIX} files in folder {str(p)!r}")
+            out.extend(found)
+        elif p.is_file():
+            out.append(p)
+        elif p.exists():
+            raise ValueError(f"harness output {str(p)!r} is not a regular file")
+        else:
+            raise FileNotFoundError(f"harness output {str(p)!r} does not exist")
+    return out
+
+
+def bump(table: dict[str, dict[str, int]], model: str, key: str, n: int = 1) -> None:
+    inner = table.setdefault(model, {})
+    inner[key] = inner.get(key, 0) + n
+
+
+class HarnessColumns:
+    """Harness files read as a :class:`~medvigil.scoring.table.RecordTable` (``table``), with the
+    bookkeeping of :class:`HarnessRecords` (``files, skipped, error_rows, problems, warnings``)."""
+
+    def __init__(self, table, bookkeeping: HarnessRecords):
+        self.table = table
+        self.files, self.skipped, self.error_rows = bookkeeping.files, bookkeeping.skipped, bookkeeping.error_rows
+        self.problems, self.warnings = bookkeeping.problems, bookkeeping.warnings
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
+               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str]):
+    """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
+    checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``.
+    Equal column values share one string object through ``pool`` (ids repeat in every model's file)."""
+    numbers, values, file_problems, blank, warnings = _decode_file(data, file)
+    out.warnings += warnings
+    if blank:
+        bump(out.skipped, model, "blank_line", blank)
+    lines, good, schema_problems = _schema_problems(numbers, values, file)
+    del numbers, values  # one file's raw rows in memory at a time
+    file_problems += schema_problems
+    cols = {name: list(map(pool.setdefault, *[list(map(dict.get, good, repeat(name)))] * 2)) for name in FIELDS}
+    rows = good if as_dicts else None
+    del good
+    if not lines and not file_problems:
+        empty = Problem(file, "has no result rows: nothing to score for model " + repr(model))
+        if allow_empty:
+            out.warnings.append(str(empty))
+            bump(out.skipped, model, "empty_file")
+        else:
+            fatal.append(empty)
+    if file_problems:
+        bump(out.skipped, model, "invalid_row", len({p.row for p in file_problems if p.row is not None}) or 1)
+    return cols, lines, rows, file_problems
+
+
+def drop_duplicates(cols: dict[str, list], lines: list[int], rows: list[dict] | None, model: str, file: str,
+                     out: HarnessRecords):
+    """The rows without the repeats of a probe (each a problem, counted as an invalid row)."""
+    pids = cols["probe_id"]
+    row_problems: list[Problem] = []
+    if len(set(pids)) == len(pids):
+        return cols, lines, rows, row_problems
+    seen: dict[str, int] = {}
+    keep = []
+    for i, pid in enumerate(pids):
+        if pid in seen:
+            message = f"duplicate probe {pid!r} (first at line {seen[pid]})"
+            row_problems.append(Problem(file, message, row=lines[i], field="probe_id"))
+            bump(out.skipped, model, "invalid_row")
+        else:
+            seen[pid] = lines[i]
+            keep.append(i)
+    cols = {name: [col[i] for i in keep] for name, col in cols.items()}
+    lines = [lines[i] for i in keep]
+    rows = None if rows is None else [rows[i] for i in keep]
+    return cols, lines, rows, row_problems
+
+
+def record(model: str, file: str, line: int, row: dict, cols: dict, conv: dict, i: int, condition: str) -> dict:
+    """The probe record of one converted row (the dict path)."""
+    tier, source, modality, text_only, as_written = conv["case"][i]
+    extra: dict[str, Any] = {"harness_status": row["status"], "file": file, "line": line}
+    if as_written is not None:
+        extra["source_dataset"] = as_written  # the spelling of the release
+    record: dict[str, Any] = {
+        "suite": "medvigil",
+        "model": model,
+        "condition": condition,
+        "probe_id": row["probe_id"],
+        "case_id": row["case_id"],
+        "probe_kind": row["probe_kind"],
+        "risk_tier": tier,
+        "source_dataset": source,
+        "modality": modality,
+        "text_only_answerable": text_only,
+        "correct_letter": conv["correct_letter"][i],
+        "predicted_letter": conv["predicted_letter"][i],
+        "parse_status": conv["parse_status"][i],
+        "extra": extra,
+    }
+    for name in _RAW_FIELDS:
+        if name in row and row[name] is not None:
+            raw = row[name]
+            record["raw_response"] = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, sort_keys=True)
+            break
+    if isinstance(row.get("retries"), int) and not isinstance(row["retries"], bool) and row["retries"] >= 0:
+        record["retries"] = row["retries"]
+    return record

@@ -1,0 +1,77 @@
+"""One entry point for model outputs of the MedVIGIL suite, whatever wrote them.
+
+* lmms-eval ``--log_samples`` files (``<stamp>_samples_<task>.jsonl``) of our tasks;
+* official harness files (``results/baselines/<model>__mcq.jsonl``) or folders of them;
+* the harness's ablation and open-ended files (no-image, blur sweep, open / judged,
+  visual-token raw), read by :mod:`medvigil.suites.medvigil.harness.harness_ablations`.
+
+Every record's ``source_dataset`` is the canonical source name
+(:func:`medvigil.suites.medvigil.release.release_format.source_label`), so strata do not split on spellings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from medvigil.records.lmms_eval_logs import is_samples_file, read_samples
+from medvigil.suites.medvigil.release.release_format import with_canonical_source
+
+if TYPE_CHECKING:
+    from medvigil.suites.medvigil.harness.harness_rows import HarnessColumns
+
+
+class ModelRecords(list):
+    """Probe records plus the warnings, skip counts and error-row counts the readers reported."""
+
+    warnings: list[str]
+    skipped: dict
+    error_rows: dict
+    problems: list  # rows left out (strict=False)
+
+
+def read_model_outputs(
+    paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False,
+) -> ModelRecords | HarnessColumns:
+    """Records of every file; ``release`` as :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it.
+
+    When every file is a harness result file (the authors' ``<model>__mcq.jsonl``), the result
+    is :func:`medvigil.suites.medvigil.harness.harness.read_harness_table`'s: the records as columns (what
+    :func:`medvigil.suites.medvigil.scoring.scoring.audit` takes), with the same bookkeeping attributes.
+    ``release`` may be a function that loads it: it is called before the result files are read.
+    """
+    from medvigil.suites.medvigil.harness.harness import read_harness_files, read_harness_table
+    from medvigil.suites.medvigil.harness.harness_ablations import expand_ablation_paths, read_ablation_files
+
+    paths = [Path(p) for p in paths]
+    lmms = [p for p in paths if p.is_file() and is_samples_file(p)]
+    harness = [p for p in paths if p not in lmms]
+    ablation, harness = expand_ablation_paths(harness)
+    if harness and not lmms and not ablation:
+        return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty)
+    if callable(release):
+        release = release()
+    out = ModelRecords()
+    out.warnings, out.skipped, out.error_rows, out.problems = [], {}, {}, []
+    if lmms:
+        out.extend(with_canonical_source(record) for record in read_samples(lmms))
+    if harness:
+        records = read_harness_files(harness, release, strict=strict, allow_empty=allow_empty)
+        out.extend(records)
+        out.warnings += list(records.warnings)
+        out.skipped.update(records.skipped)
+        out.error_rows.update(records.error_rows)
+        out.problems += records.problems
+    if ablation:
+        records = read_ablation_files(ablation, release, strict=strict)
+        out.extend(with_canonical_source(record) for record in records)
+        out.warnings += [w for w in records.warnings if w not in out.warnings]
+        out.problems += records.problems
+        for model, counts in records.skipped.items():
+            for reason, n in counts.items():
+                out.skipped.setdefault(model, {})[reason] = out.skipped.get(model, {}).get(reason, 0) + n
+        for model, kinds in records.error_rows.items():
+            for kind, n in kinds.items():
+                out.error_rows.setdefault(model, {})[kind] = out.error_rows.get(model, {}).get(kind, 0) + n
+    return out

@@ -1,0 +1,390 @@
+"""Reading a release's files: each CSV's spec (columns, schema, coercion), CSV text to typed values
+(*coercion happens here*, once; rules in :mod:`medvigil.suites.medvigil.release.release`), the rows with their
+problems, and ``splits.json``."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from itertools import compress, repeat
+from pathlib import Path
+from typing import Any
+
+from medvigil.errors import DataError, Problem
+from medvigil.files.csvio import CsvRecords, read_csv_records
+from medvigil.files.input_files import read_bytes
+from medvigil.records.schema_columns import compiled, predicate
+from medvigil.records.schema_validation import problems_for
+from medvigil.suites.medvigil.release import release_format as rf
+from medvigil.suites.medvigil.release.release_records import Release
+
+
+class _Invalid(ValueError):
+    """A cell that cannot be coerced; the message is user-facing."""
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def _optional_path(text: str) -> str | None:
+    return None if text == "" else text
+
+
+_TRUE = {"true", "1"}
+
+
+_FALSE = {"false", "0"}
+
+
+def _boolean(*, empty: bool | None | type[_Invalid]) -> Callable[[str], bool | None]:
+    def coerce(text: str) -> bool | None:
+        low = text.strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        if low == "" and empty is not _Invalid:
+            return empty  # type: ignore[return-value]
+        raise _Invalid(f"{text!r} is not a boolean; write true or false")
+
+    return coerce
+
+
+def _string_list(text: str) -> list[str]:
+    if text.strip() == "":
+        return []
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Invalid(f"{_short(text)} is not a JSON list of strings ({exc.msg})") from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Invalid(f"{_short(text)} is not a JSON list of strings")
+    return value
+
+
+def _answers(text: str) -> list[str]:
+    if text.strip() == "":
+        return []
+    if text.lstrip().startswith("["):
+        return _string_list(text)
+    return [text]
+
+
+def _number(text: str) -> float | None:
+    if text.strip() == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise _Invalid(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise _Invalid(f"{text!r} is not a finite number")
+    return value
+
+
+def _integer(text: str) -> int | None:
+    value = _number(text)
+    if value is None:
+        return None
+    if value != int(value):
+        raise _Invalid(f"{text!r} is not a whole number")
+    return int(value)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _roi_box(text: str) -> tuple[list[float] | None, str | None]:
+    """(box or None, note) — unparsable boxes are not errors by themselves."""
+    if text.strip() == "":
+        return None, None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"{_short(text)} is not valid JSON ({exc.msg}); expected [x0, y0, x1, y1]"
+    if not isinstance(value, list):
+        return None, f"{_short(text)} is not a JSON list; expected [x0, y0, x1, y1]"
+    if len(value) != 4:
+        return None, f"{_short(text)} has {len(value)} values; expected 4: [x0, y0, x1, y1]"
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return None, f"{_short(text)} must hold 4 numbers [x0, y0, x1, y1]"
+    return [float(v) for v in value], None
+
+
+# --------------------------------------------------------------------------- fast schema check
+
+
+@dataclass(frozen=True)
+class _CsvSpec:
+    file: str
+    schema: str
+    columns: tuple[str, ...]  # required in the header
+    coercers: dict[str, Callable[[str], Any]]
+    optional: tuple[str, ...] = ()  # read as empty, with a warning, when absent
+
+
+_SPECS = {
+    rf.MANIFEST: _CsvSpec(
+        rf.MANIFEST,
+        "manifest_row",
+        rf.required_columns(rf.MANIFEST),
+        {"text_only_answerable": _boolean(empty=_Invalid)},
+    ),
+    rf.GROUNDING: _CsvSpec(
+        rf.GROUNDING,
+        "grounding_row",
+        rf.required_columns(rf.GROUNDING),
+        {"differential_set": _string_list, "laterality_dependent": _boolean(empty=None)},
+        rf.OPTIONAL_COLUMNS[rf.GROUNDING],
+    ),
+    rf.PROBES_MCQ: _CsvSpec(
+        rf.PROBES_MCQ, "mcq_probe_row", rf.required_columns(rf.PROBES_MCQ), {"image_file": _optional_path}
+    ),
+    rf.PROBES_OPEN: _CsvSpec(
+        rf.PROBES_OPEN,
+        "open_probe_row",
+        rf.required_columns(rf.PROBES_OPEN),
+        {"image_file": _optional_path, "expected_answer_or_set": _answers},
+    ),
+    rf.TRIPLETS: _CsvSpec(rf.TRIPLETS, "triplet_row", rf.required_columns(rf.TRIPLETS), {}, rf.OPTIONAL_COLUMNS[rf.TRIPLETS]),
+    rf.CLINICIAN_BASELINE: _CsvSpec(
+        rf.CLINICIAN_BASELINE,
+        "clinician_baseline_row",
+        rf.required_columns(rf.CLINICIAN_BASELINE),
+        {"acc_or_sfr_pct": _number, "n_probes": _integer, "n_correct": _integer},
+        rf.OPTIONAL_COLUMNS[rf.CLINICIAN_BASELINE],
+    ),
+}
+
+
+POINTER_COLUMNS = ("case_id", "source_path", "sha256")
+
+
+POINTER_GLOB = "*pointers*.csv"
+
+
+_ID_FIELDS = {"case_id", "probe_id"}
+
+
+@dataclass
+class Row:
+    """One coerced CSV row: its number, typed values, whether it passed, and notes."""
+
+    number: int
+    values: dict[str, Any]
+    valid: bool
+    notes: dict[str, str] = field(default_factory=dict)  # field -> remark for the validator
+
+
+@dataclass
+class ReadResult:
+    """What :func:`read_release` found: the typed release plus everything needed to judge it."""
+
+    release: Release
+    problems: list[Problem]
+    rows: dict[str, list[Row]]  # file (relative posix path) -> coerced rows
+    headers: dict[str, tuple[str, ...]]
+    split_files: list[str]  # relative posix paths of the split JSON files read
+    # file -> column -> the typed value of each of its rows (as in ``rows``), for column-wise work
+    columns: dict[str, dict[str, Sequence[Any]]] = field(default_factory=dict, repr=False, compare=False)
+
+    def column(self, rel: str, name: str) -> Sequence[Any]:
+        """``[row.values.get(name) for row in self.rows[rel]]``."""
+        columns = self.columns.get(rel, {})
+        return columns[name] if name in columns else [None] * len(self.rows.get(rel, []))
+
+    def valid_columns(self, rel: str, names: Sequence[str]) -> list[Sequence[Any]]:
+        """The ``names`` columns of the valid rows of ``rel``, in row order."""
+        rows = self.rows.get(rel, [])
+        if not rows:
+            return [[] for _ in names]
+        columns = self.columns[rel]
+        keep = [row.valid for row in rows]
+        if all(keep):
+            return [columns[name] for name in names]
+        return [list(compress(columns[name], keep)) for name in names]
+
+
+def _coerce_table(table: CsvRecords, spec: _CsvSpec) -> tuple[list[Row], list[Problem], dict[str, Sequence[Any]]]:
+    """The typed rows of ``table``, their problems (per row: coercion, then schema) and the typed
+    columns, worked out column by column; each row's dict is built once (its typed cells set in place)."""
+    n = len(table.records)
+    # as dict(zip(header, record)) per row: a repeated (empty) column name keeps its last column
+    columns: dict[str, Sequence[Any]] = dict(zip(table.header, zip(*table.records)))
+    values = list(map(dict, map(zip, repeat(table.header), table.records)))
+    failures: dict[int, list[tuple[str, str]]] = {}  # row position -> [(column, message)]
+    typed = [column for column in spec.coercers if column in columns]
+    for column in typed:
+        columns[column], failed = _coerce_column(columns[column], spec.coercers[column])
+        for i, message in failed:
+            failures.setdefault(i, []).append((column, message))
+    notes: list[dict[str, str]] = [{} for _ in range(n)]
+    if spec.schema == "grounding_row" and "roi_bbox_norm" in columns:
+        boxes = list(map(_roi_box, columns["roi_bbox_norm"]))
+        columns["roi_bbox_norm"] = [box for box, _ in boxes]
+        typed.append("roi_bbox_norm")
+        for i, (_, note) in enumerate(boxes):
+            if note:
+                notes[i]["roi_bbox_norm"] = note
+    for column in typed:  # into the rows
+        for row, value in zip(values, columns[column]):
+            row[column] = value
+    refused = set(rows_refused(spec.schema, values, columns, text=columns.keys() - typed))  # the rest: CSV text
+    valid = [True] * n
+    problems = []
+    for i in sorted(refused.union(failures)):
+        number = table.numbers[i]
+        row_problems = [Problem(table.file, message, row=number, field=column) for column, message in failures.get(i, ())]
+        if i in refused:
+            failed = {column for column, _ in failures.get(i, ())}
+            row_problems += _schema_row_problems(spec, values[i], failed, table.file, number)
+        valid[i] = not row_problems
+        problems.extend(row_problems)
+    return list(map(Row, table.numbers, values, valid, notes)), problems, columns
+
+
+def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[list[Any], list[tuple[int, str]]]:
+    """The typed column, and ``(position, message)`` of each cell that cannot be coerced (kept as text)."""
+    try:
+        return list(map(coerce, texts)), []
+    except _Invalid:
+        pass
+    values, failed = [], []
+    for i, text in enumerate(texts):
+        try:
+            values.append(coerce(text))
+        except _Invalid as exc:
+            values.append(text)
+            failed.append((i, str(exc)))
+    return values, failed
+
+
+def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, number: int) -> list[Problem]:
+    """The schema's problems of one row, less those of columns that failed to coerce."""
+    out = []
+    for problem in _row_problems(spec.schema, values, file, number):
+        if problem.field in failed:
+            continue
+        if problem.field in _ID_FIELDS and "does not match" in problem.message:
+            problem = Problem(
+                file,
+                f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, "
+                "without whitespace or slashes",
+                row=problem.row,
+                field=problem.field,
+            )
+        out.append(problem)
+    return out
+
+
+def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
+    path = root / rel
+    try:
+        table = read_csv_records(path, rel, required=spec.columns)
+    except DataError as exc:
+        out.problems.extend(exc.problems)
+        out.rows[rel] = []
+        return
+    out.headers[rel] = table.header
+    out.problems.extend(table.problems)
+    for column in spec.optional:
+        if column not in table.header:
+            out.problems.append(
+                Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
+            )
+    rows, problems, out.columns[rel] = _coerce_table(table, spec)
+    out.rows[rel] = rows
+    out.problems.extend(problems)
+
+
+def _read_json(path: Path, rel: str, problems: list[Problem]) -> Any:
+    try:
+        data = read_bytes(path, rel)  # regular files only, bounded (medvigil.files.input_files)
+    except DataError as exc:
+        problems.extend(exc.problems)
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        problems.append(Problem(rel, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"))
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(rel, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}"))
+        return None
+    if not text.strip():
+        problems.append(Problem(rel, "file is empty; expected a JSON object {group: [case_id, ...]}"))
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(rel, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"))
+        return None
+
+
+def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]:
+    splits: dict[str, dict[str, list[str]]] = {}
+    folder = root / rf.SPLITS_DIR
+    if not folder.is_dir():
+        out.problems.append(
+            Problem(rf.SPLITS_DIR, "no splits/ folder; stratified results need the split files", severity="warning")
+        )
+        return splits
+    for name in rf.SPLIT_FILES:
+        if not (folder / f"{name}.json").is_file():
+            out.problems.append(Problem(f"{rf.SPLITS_DIR}/{name}.json", "split file is missing", severity="warning"))
+    for path in sorted(folder.glob("*.json")):
+        rel = f"{rf.SPLITS_DIR}/{path.name}"
+        out.split_files.append(rel)
+        value = _read_json(path, rel, out.problems)
+        if value is None:
+            continue
+        problems = problems_for("split_file", value, rel)
+        if problems:
+            out.problems.extend(problems)
+            continue
+        if isinstance(value, list):
+            splits[path.stem] = {path.stem: list(value)}
+        else:
+            splits[path.stem] = {k: list(v) for k, v in value.items() if not k.startswith("_")}
+    return splits
+
+
+# --------------------------------------------------------------------------- reading
+
+
+# A release has tens of thousands of rows and jsonschema costs ~0.1 ms per row. The schema
+# is still the only definition: its compiled forms (medvigil.records.schema_columns) only ever
+# *accept* rows; every row they refuse goes to jsonschema for the verdict and the messages
+# (tests/test_schemas.py checks the two agree).
+def rows_accepted(schema: str, rows: list[dict[str, Any]]) -> list[bool]:
+    """Which ``rows`` ``schemas/<schema>.schema.json`` accepts (:func:`rows_refused`); a False row is
+    described by ``jsonschema`` (:func:`_row_problems`)."""
+    bad = set(rows_refused(schema, rows))
+    return [i not in bad for i in range(len(rows))]
+
+
+def rows_refused(
+    schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None, text: Collection[str] = ()
+) -> list[int]:
+    """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
+    column by column when the schema is a flat object schema (a value shared by many rows is judged
+    once; ``columns``: the rows' columns, when every row has exactly those keys, ``text`` naming those
+    holding strings only), else row by row. Such a row is described by ``jsonschema`` (:func:`_row_problems`)."""
+    checker = compiled(schema)
+    if checker is not None:
+        if columns is not None:
+            return checker.invalid_in_columns(columns, len(rows), text)
+        return checker.invalid_rows(rows)
+    accept = predicate(schema)
+    return [i for i, v in enumerate(rows) if accept is None or not accept(v)]
+
+
+def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:
+    accept = predicate(schema)
+    if accept is not None and accept(values):
+        return []
+    return problems_for(schema, values, file, row)

@@ -1,0 +1,173 @@
+"""Facts about the published MedVIGIL release layout (spec: docs/medvigil-release-format.md).
+
+One place for file names, exact column names and the letter conventions of the published MCQ
+file; the constants other rooms share too (letters, tiers, probe kinds, sources, image
+parameters) live in :mod:`medvigil.constants` and are re-exported here. Readers, the validator, the synthetic
+generator and the builders all import these names instead of repeating strings.
+"""
+
+from __future__ import annotations
+
+from medvigil.constants import (  # noqa: F401  (the core's constants, re-exported beside the release's layout)
+    CREDENTIALED_SOURCES,
+    DEFAULT_MAX_PIXELS,
+    DEFAULT_TIER_WEIGHTS,
+    DIGEST_FILE,
+    GREY,
+    IMAGE_PROBE_KINDS,
+    JPEG_QUALITY,
+    LETTERS,
+    LONGEST_SIDE,
+    MANIFEST,
+    PROBE_KINDS,
+    ROI_DECAY_STEPS,
+    ROI_UNUSABLE_COVERAGE,
+    SAFE_LETTER,
+    SOURCE_ALIASES,
+    SOURCE_LICENCES,
+    SYSTEM_PROMPT,
+    TEXT_PROBE_KINDS,
+    TIERS,
+    canonical_source,
+    is_credentialed,
+    source_key,
+    source_label,
+)
+
+# Published letter conventions enforced by the official integrity validator.
+FIXED_CORRECT_LETTER = {
+    "original": "A",
+    "tcf": "A",
+    "negation": "A",
+    "specificity_drop": "A",
+    "knowledge_only": "A",
+    "halluc_trap": "E",
+    "roi_masked": "E",
+}
+# roi_only inherits the original probe's options and gold (letter A); lr_flip keeps A
+# unless the case is laterality-dependent, when the letter of gold_after_lr_flip is correct.
+NO_IMAGE_PROBE_KINDS = ("knowledge_only",)
+MAX_PROBES_PER_CASE = 10
+
+# image_file variants in images_perturbed/<case>_<variant>.<ext>
+IMAGE_VARIANTS = ("roi_masked", "roi_only", "lr_flip")
+
+GROUNDING = "grounding.csv"
+PROBES_MCQ = "probes_mcq.csv"
+PROBES_OPEN = "probes_open.csv"
+TRIPLETS = "triplets.csv"
+CLINICIAN_BASELINE = "clinician_baseline.csv"
+SPLITS_DIR = "splits"
+IMAGES_DIR = "images"
+PERTURBED_DIR = "images_perturbed"
+SPLIT_FILES = ("by_tier", "by_source", "by_modality", "by_rarity", "text_only_subset")
+# Optional: credentialed-source pointers (case_id -> source path + expected SHA-256)
+POINTERS_DIR = "reconstruction"
+
+MANIFEST_COLUMNS = (
+    "case_id",
+    "source_dataset",
+    "modality",
+    "image_file",
+    "question",
+    "gold_answer",
+    "risk_tier",
+    "text_only_answerable",
+    "annotator_notes",
+)
+GROUNDING_COLUMNS = (
+    "case_id",
+    "roi_bbox_norm",
+    "rationale",
+    "differential_set",
+    "clinical_context",
+    "laterality_dependent",
+    "gold_after_lr_flip",
+)
+PROBES_OPEN_COLUMNS = (
+    "case_id",
+    "probe_id",
+    "probe_axis",
+    "probe_kind",
+    "question",
+    "expected_behavior",
+    "expected_answer_or_set",
+    "halluc_explanation",
+    "image_file",
+    "provenance",
+)
+PROBES_MCQ_COLUMNS = (
+    "probe_id",
+    "case_id",
+    "probe_kind",
+    "question",
+    "choice_A",
+    "choice_B",
+    "choice_C",
+    "choice_D",
+    "choice_E",
+    "correct_letter",
+    "image_file",
+)
+TRIPLETS_COLUMNS = (
+    "case_id",
+    "anchor_question",
+    "tcf_question",
+    "vcf_question",
+    "anchor_gold",
+    "tcf_gold",
+    "vcf_gold",
+)
+CLINICIAN_BASELINE_COLUMNS = ("probe_kind", "risk_tier", "acc_or_sfr_pct", "n_probes", "n_correct")
+
+# Columns a release may leave out (read as empty, with a warning): the authors' scripts never
+# read them (grounding: only case_id, roi_bbox_norm and the laterality fields; clinician
+# baseline: only probe_kind, risk_tier, acc_or_sfr_pct), and the spec lists triplets'
+# case id only as "(+ case id)". Every other column of CSV_COLUMNS is required.
+OPTIONAL_COLUMNS = {
+    "grounding.csv": ("rationale", "differential_set", "clinical_context"),
+    "triplets.csv": ("case_id",),
+    "clinician_baseline.csv": ("n_probes", "n_correct"),
+}
+
+CSV_COLUMNS = {
+    MANIFEST: MANIFEST_COLUMNS,
+    GROUNDING: GROUNDING_COLUMNS,
+    PROBES_OPEN: PROBES_OPEN_COLUMNS,
+    PROBES_MCQ: PROBES_MCQ_COLUMNS,
+    TRIPLETS: TRIPLETS_COLUMNS,
+    CLINICIAN_BASELINE: CLINICIAN_BASELINE_COLUMNS,
+}
+REQUIRED_FILES = (MANIFEST, GROUNDING, PROBES_MCQ, PROBES_OPEN, TRIPLETS)
+# What `medvigil score` reads from a release: tiers, sources and modalities of the cases; the
+# MCQ file (kinds and gold letters) is used when present, else the result rows carry them.
+SCORING_FILES = (MANIFEST, PROBES_MCQ)
+
+
+def required_columns(file: str) -> tuple[str, ...]:
+    """Columns of ``file`` that must be in its header (CSV_COLUMNS minus OPTIONAL_COLUMNS)."""
+    optional = OPTIONAL_COLUMNS.get(file, ())
+    return tuple(c for c in CSV_COLUMNS[file] if c not in optional)
+
+# Our synthetic releases mark every file: CSVs carry this extra trailing column,
+# JSON files a top-level key, images an embedded comment and a visible corner label.
+SYNTHETIC_COLUMN = "synthetic_notice"
+SYNTHETIC_JSON_KEY = "_notice"
+SYNTHETIC_NOTICE = "SYNTHETIC PHANTOM DATA - NOT CLINICAL - generated by medvigil sample"
+
+BLUR_SIGMAS = (0, 2, 4, 8, 16, 32, 64)  # plus sigma = infinity: no image (the authors' blur sweep)
+
+# Official-harness model output rows: results/baselines/<model>__mcq.jsonl. Every row has
+# HARNESS_REQUIRED_FIELDS; answered rows (status "ok") also the letters. A failed call after
+# the runner's retries is written as status "error: <message>", model_answer "" and no letters.
+HARNESS_REQUIRED_FIELDS = ("probe_id", "case_id", "probe_kind", "status")
+HARNESS_OK_FIELDS = ("model_letter", "correct_letter")
+HARNESS_OK_STATUS = "ok"
+
+
+def with_canonical_source(record: dict) -> dict:
+    """``record`` with its canonical ``source_dataset``; the original spelling kept in ``extra``."""
+    source = record.get("source_dataset")
+    if source_label(source) == source:
+        return record
+    return {**record, "source_dataset": source_label(source), "extra": {**(record.get("extra") or {}), "source_dataset": source}}

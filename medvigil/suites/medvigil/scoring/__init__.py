@@ -1,0 +1,1 @@
+"""The audit: metrics (Eqs. 2-5), bootstrap, strata, ablations, open-ended judging, tables."""

@@ -1,0 +1,327 @@
+"""The per-case feature tensor ``T[case, model, feature]`` the MedVIGIL audit sums.
+
+The records of one condition are reduced once to counts per case and model: scored, correct,
+parse failures and errors per probe kind; traps and silent failures per tier; PCons pairs;
+complete/coherent triplets. Every metric is a function of sums of ``T`` over cases
+(:mod:`medvigil.suites.medvigil.scoring.metric_sums`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from medvigil.errors import DataError, Problem
+from medvigil.scoring.table import STATUS_ERROR, STATUS_PARSE_FAILURE, Categorical, RecordTable
+from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
+from medvigil.suites.medvigil.scoring.axes import TRIPLET_KINDS
+
+STRATA_AXES = ("risk_tier", "source_dataset", "modality", "text_only_answerable")
+
+
+UNKNOWN_LEVEL = "unknown"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Column positions in the per-case feature tensor.
+
+    The first ``n_stat`` columns are what metrics need (and what the bootstrap
+    resamples); the rest are bookkeeping counts.
+    """
+
+    kinds: tuple[str, ...]
+
+    @property
+    def k(self) -> int:
+        return len(self.kinds)
+
+    @cached_property
+    def _positions(self) -> dict[str, int]:  # (looked up for every block of the report)
+        return {name: self.kinds.index(name) for name in self.kinds}
+
+    def kind(self, name: str) -> int | None:
+        return self._positions.get(name)
+
+    # statistics
+    def scored(self, i: int) -> int:
+        return i
+
+    def correct(self, i: int) -> int:
+        return self.k + i
+
+    @property
+    def trap_n(self) -> int:  # + tier index
+        return 2 * self.k
+
+    @property
+    def trap_silent(self) -> int:  # + tier index
+        return 2 * self.k + len(TIERS)
+
+    @property
+    def pcons_n(self) -> int:
+        return 2 * self.k + 2 * len(TIERS)
+
+    @property
+    def pcons_agree(self) -> int:
+        return self.pcons_n + 1
+
+    @property
+    def tri_n(self) -> int:
+        return self.pcons_n + 2
+
+    @property
+    def tri_coh(self) -> int:
+        return self.pcons_n + 3
+
+    @property
+    def n_stat(self) -> int:
+        return self.pcons_n + 4
+
+    # bookkeeping
+    def records(self, i: int) -> int:
+        return self.n_stat + i
+
+    def parse_failures(self, i: int) -> int:
+        return self.n_stat + self.k + i
+
+    def errors(self, i: int) -> int:
+        return self.n_stat + 2 * self.k + i
+
+    @property
+    def n_features(self) -> int:
+        return self.n_stat + 3 * self.k
+
+
+@dataclass(frozen=True)
+class Features:
+    tensor: np.ndarray  # (n_cases, n_models, n_features) float64 counts
+    layout: Layout
+    models: tuple[str, ...]
+    cases: tuple[str, ...]
+    case_attrs: dict[str, Categorical]  # per-case codes for each strata axis
+    traps_without_tier: np.ndarray  # (n_models,)
+    incomplete_triplets: np.ndarray  # (n_models,)
+    harness: bool = False  # built with harness_compatible=True
+    # harness mode: per model code, its case indices in order of first scored row (the case
+    # list bootstrap_mcs.py resamples), and the model codes in order of first row (its stream order)
+    frames: tuple[np.ndarray, ...] | None = None
+    stream_order: tuple[int, ...] | None = None
+
+    @cached_property
+    def totals(self) -> np.ndarray:
+        """``(n_models, n_features)``: the tensor summed over cases (the headline sums; computed once)."""
+        return self.tensor.sum(axis=0)
+
+    @cached_property
+    def has_case(self) -> np.ndarray:
+        """``(n_cases, n_models)`` bool: the model has records of the case (computed once)."""
+        lay = self.layout
+        return self.tensor[:, :, lay.records(0) : lay.records(0) + lay.k].sum(-1) > 0
+
+
+def kind_order(levels: Sequence[str]) -> tuple[str, ...]:
+    canonical = [k for k in PROBE_KINDS + TRIPLET_KINDS if k in levels]
+    return tuple(canonical + sorted(k for k in levels if k not in canonical))
+
+
+def _case_attribute(cat: Categorical, case: np.ndarray, n_cases: int, cases: tuple[str, ...], name: str) -> Categorical:
+    """One code per case; a case whose records disagree on the attribute is a DataError."""
+    valid = cat.codes >= 0
+    out = np.full(n_cases, -1, dtype=np.int32)
+    if valid.all():  # (the same assignment, without selecting the rows)
+        out[case] = cat.codes
+        bad = np.flatnonzero(cat.codes != out[case])
+    else:
+        out[case[valid]] = cat.codes[valid]
+        bad = np.flatnonzero(valid & (cat.codes != out[case]))
+    if bad.size:
+        problems = []
+        seen = set()
+        for row in bad.tolist():
+            c = int(case[row])
+            if c in seen:
+                continue
+            seen.add(c)
+            problems.append(
+                Problem(
+                    file="<records>",
+                    field=name,
+                    message=(
+                        f"case {cases[c]!r} has conflicting {name} values "
+                        f"{cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}"
+                    ),
+                )
+            )
+            if len(problems) >= 50:
+                break
+        raise DataError(problems)
+    return Categorical(out, cat.levels)
+
+
+def _one_per_case(per_case: np.ndarray, what: str, models: Sequence[str], cases: Sequence[str]) -> None:
+    """DataError unless every (case, model) has at most one scored ``what`` record (``per_case``: their counts)."""
+    counts = per_case.T.ravel()  # (model, case) order
+    dup = np.flatnonzero(counts > 1)
+    if dup.size:
+        problems = []
+        for key in dup[:50].tolist():
+            m, c = divmod(key, len(cases))
+            problems.append(
+                Problem(
+                    file="<records>",
+                    field="probe_kind",
+                    message=(
+                        f"model {models[m]!r}, case {cases[c]!r}: {int(counts[key])} "
+                        f"{what!r} records in one condition; pairing needs at most one per case"
+                    ),
+                )
+            )
+        raise DataError(problems)
+
+
+def _gathered(parts: Sequence[tuple[np.ndarray, np.ndarray | None, int]]) -> np.ndarray:
+    """``np.concatenate([values[mask] + offset ...])`` written into one array (no per-part temporaries)."""
+    sizes = [values.size if mask is None else int(np.count_nonzero(mask)) for values, mask, _ in parts]
+    out = np.empty(sum(sizes), dtype=np.int64)
+    start = 0
+    for (values, mask, offset), size in zip(parts, sizes):
+        part = out[start : start + size]
+        if mask is None:
+            np.add(values, offset, out=part)
+        else:
+            np.compress(mask, values, out=part)
+            part += offset
+        start += size
+    return out
+
+
+def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
+    models = tab.model.levels
+    # clusters: the cases that have records in this table (levels may hold cases seen only
+    # in other conditions); compacting keeps the level order, so codes stay canonical
+    used = np.bincount(tab.case.codes, minlength=len(tab.case.levels)) > 0
+    remap = np.cumsum(used) - 1
+    cases = tuple(lv for lv, u in zip(tab.case.levels, used.tolist()) if u)
+    m_n, c_n = len(models), len(cases)
+    lay = Layout(kind_order([tab.probe_kind.levels[i] for i in tab.probe_kind.used_codes().tolist()]))
+    f_n = lay.n_features
+    kmap = np.full(len(tab.probe_kind.levels), -1, dtype=np.int64)
+    for i, name in enumerate(lay.kinds):
+        kmap[tab.probe_kind.levels.index(name)] = i
+    kind = kmap[tab.probe_kind.codes]
+    model = tab.model.codes
+    case = remap[tab.case.codes]  # int64
+    slot = case * m_n  # one slot per (case, model): the tensor's first two axes, flattened
+    slot += model
+    scored = tab.scored_mask(harness_compatible)
+    correct = tab.correct & scored
+    tier = tab.risk_tier.codes
+    trap_i = lay.kind("halluc_trap")
+    is_trap = (kind == trap_i) if trap_i is not None else np.zeros(len(tab), dtype=bool)
+    trap_rows = np.flatnonzero(is_trap & scored & (tier >= 0))
+    cell = slot * f_n  # feature 0 of the row's (case, model) + its kind
+    cell += kind
+    trap_cell = slot[trap_rows] * f_n + tier[trap_rows]
+    # the scored columns first count the records left out (none, or the error rows of the
+    # harness): scored = records - those, and the rows scored need no cells of their own
+    cells = _gathered(
+        [
+            (cell, ~scored, lay.scored(0)),
+            (cell, correct, lay.correct(0)),
+            (cell, None, lay.records(0)),
+            (cell, tab.status == STATUS_PARSE_FAILURE, lay.parse_failures(0)),
+            (cell, tab.status == STATUS_ERROR, lay.errors(0)),
+            (trap_cell, None, lay.trap_n),
+            (trap_cell, ~correct[trap_rows], lay.trap_silent),
+        ]
+    )
+    del cell, trap_cell
+    counts = np.bincount(cells, minlength=c_n * m_n * f_n)
+    del cells
+    tensor = as_float64(counts).reshape(c_n, m_n, f_n)
+    n_scored = tensor[:, :, lay.scored(0) : lay.scored(0) + lay.k]  # records left out, until:
+    np.subtract(tensor[:, :, lay.records(0) : lay.records(0) + lay.k], n_scored, out=n_scored)
+
+    def scored_per_case(i):  # (case, model) counts of scored records of kind i
+        return tensor[:, :, lay.scored(i)]
+
+    # PCons: one original and one tcf per case; a pair counts when both are scored,
+    # and agrees when both carry the same letter. No letter never agrees (paper); the
+    # harness compares the two model_letter strings, so two empty letters agree there.
+    o_i, t_i = lay.kind("original"), lay.kind("tcf")
+    if o_i is not None and t_i is not None:
+        _one_per_case(scored_per_case(o_i), "original", models, cases)
+        _one_per_case(scored_per_case(t_i), "tcf", models, cases)
+        o_mask = scored & (kind == o_i)
+        t_mask = scored & (kind == t_i)
+        lo = np.full(c_n * m_n, -2, dtype=np.int16)
+        lt = np.full(c_n * m_n, -3, dtype=np.int16)
+        lo[slot[o_mask]] = tab.pred[o_mask]
+        lt[slot[t_mask]] = tab.pred[t_mask]
+        both = (lo != -2) & (lt != -3)
+        agree = both & (lo == lt) if harness_compatible else both & (lo == lt) & (lo >= 0)
+        tensor[:, :, lay.pcons_n] = both.reshape(c_n, m_n)
+        tensor[:, :, lay.pcons_agree] = agree.reshape(c_n, m_n)
+    # TR-coh: a triplet counts when all three arms are scored; coherent when all correct.
+    # (One record per arm and case, so an arm is present / correct where its count is > 0.)
+    incomplete = np.zeros(m_n)
+    arm_idx = [lay.kind(k) for k in TRIPLET_KINDS]
+    if any(i is not None for i in arm_idx):
+        present = np.zeros((3, c_n, m_n), dtype=bool)
+        ok = np.zeros((3, c_n, m_n), dtype=bool)
+        for a, i in enumerate(arm_idx):
+            if i is None:
+                continue
+            _one_per_case(scored_per_case(i), TRIPLET_KINDS[a], models, cases)
+            present[a] = scored_per_case(i) > 0
+            ok[a] = tensor[:, :, lay.correct(i)] > 0
+        complete = present.all(axis=0)
+        coherent = complete & ok.all(axis=0)
+        tensor[:, :, lay.tri_n] = complete
+        tensor[:, :, lay.tri_coh] = coherent
+        incomplete = (present.any(axis=0) & ~complete).sum(axis=0).astype(float)
+
+    attrs = {
+        "risk_tier": _case_attribute(tab.risk_tier, case, c_n, cases, "risk_tier"),
+        "source_dataset": _case_attribute(tab.source_dataset, case, c_n, cases, "source_dataset"),
+        "modality": _case_attribute(tab.modality, case, c_n, cases, "modality"),
+        "text_only_answerable": _case_attribute(tab.text_only, case, c_n, cases, "text_only_answerable"),
+    }
+    no_tier = np.bincount(model[is_trap & scored & (tier < 0)], minlength=m_n).astype(float)
+    frames = order = None
+    if harness_compatible:
+        frames, order = harness_frames(model[scored], case[scored], m_n, c_n)
+    return Features(tensor, lay, models, cases, attrs, no_tier, incomplete, harness_compatible, frames, order)
+
+
+def as_float64(counts: np.ndarray, block: int = 1 << 20) -> np.ndarray:
+    """``counts.astype(np.float64)`` in the same memory (int64 and float64 have one size), a block at a time."""
+    if counts.dtype != np.int64:
+        return counts.astype(np.float64)
+    out = counts.view(np.float64)
+    for i in range(0, counts.size, block):
+        out[i : i + block] = counts[i : i + block].astype(np.float64)  # (the block is copied before it is written)
+    return out
+
+
+def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
+    """Per model, its cases in order of first appearance in the rows; models in order of first row.
+
+    ``bootstrap_mcs.py`` resamples ``list(by_case)`` (the case ids of a model's ``ok`` rows
+    in file order) and runs the models one after the other on one ``random`` stream.
+    """
+    n = len(model)
+    first = np.full(m_n * c_n, n, dtype=np.int64)  # first row of each (model, case) pair; n: none
+    np.minimum.at(first, model * np.int64(c_n) + case, np.arange(n))
+    seen = np.flatnonzero(first < n)
+    pairs = seen[np.argsort(first[seen], kind="stable")]  # (model, case) pairs in row order
+    by_model = np.argsort(pairs // c_n, kind="stable")  # grouped by model, row order kept
+    frames = tuple(np.split(pairs[by_model] % c_n, np.cumsum(np.bincount(pairs // c_n, minlength=m_n))[:-1]))
+    first_row = first.reshape(m_n, c_n).min(axis=1)
+    models = np.flatnonzero(first_row < n)
+    order = tuple(int(m) for m in models[np.argsort(first_row[models], kind="stable")])
+    return frames, order

@@ -1,0 +1,80 @@
+"""What the MedVIGIL ``evaluate`` modules share: citation, references, input features, and
+the metric class they all derive from.
+
+The modules under ``metrics/`` stay thin faces over :func:`medvigil.scoring.score_columns`;
+each defines its own subclass of :class:`AuditMetric` with its description and the keys it
+returns. ``evaluate.load`` takes the first Metric class in the module's namespace, so the
+modules import this module, never the base class itself. ``_compute`` keeps
+explicit parameters (evaluate forbids ``**kwargs`` there). Only the metric modules import
+this file, so the scoring core itself never needs ``evaluate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import evaluate
+
+from medvigil import citations
+from medvigil.scoring.bootstrap import DEFAULT_SEED
+from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
+from medvigil.suites.medvigil.scoring.scoring import score_columns
+
+MEDVIGIL_CITATION = citations.MEDVIGIL + "\n"
+MEDVIGIL_URLS = ["https://arxiv.org/abs/2605.07919", "https://github.com/hq0709/MedVIGIL"]
+PER_PROBE_COLUMNS = ("predictions", "references", "probe_kind", "case_id", "risk_tier")
+
+
+def medvigil_features():
+    """One string per probe: the predicted and gold letters, probe kind, case id, risk tier."""
+    import datasets
+
+    return datasets.Features({name: datasets.Value("string") for name in PER_PROBE_COLUMNS})
+
+
+class AuditMetric(evaluate.Metric):
+    """A MedVIGIL audit metric over per-probe columns (subclassed by each metric module).
+
+    Subclasses set ``DESCRIPTION`` and ``KWARGS_DESCRIPTION``, and ``KEYS`` (what to return;
+    ``None`` = everything :func:`score_columns` returns) with ``CI_KEYS`` (whose bootstrap
+    bounds ``<key>_ci_low`` / ``<key>_ci_high`` are added when ``n_resamples`` > 0).
+    """
+
+    DESCRIPTION = KWARGS_DESCRIPTION = ""
+    KEYS: tuple[str, ...] | None = None
+    CI_KEYS: tuple[str, ...] = ()
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=self.DESCRIPTION,
+            citation=MEDVIGIL_CITATION,
+            inputs_description=self.KWARGS_DESCRIPTION,
+            features=medvigil_features(),
+            reference_urls=MEDVIGIL_URLS,
+        )
+
+    def select(self, scores: Mapping[str, Any], n_resamples: int) -> dict[str, Any]:
+        if self.KEYS is None:
+            return dict(scores)
+        ci = tuple(f"{k}_ci_{end}" for k in self.CI_KEYS for end in ("low", "high")) if n_resamples else ()
+        return {k: scores[k] for k in self.KEYS + ci}
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        probe_kind,
+        case_id,
+        risk_tier,
+        weights=DEFAULT_TIER_WEIGHTS,
+        normalise=None,
+        harness_compatible=False,
+        n_resamples=0,
+        seed=DEFAULT_SEED,
+    ):
+        scores = score_columns(
+            predictions, references, probe_kind, case_id, risk_tier, weights=weights, normalise=normalise,
+            harness_compatible=harness_compatible, n_resamples=n_resamples, seed=seed,
+        )
+        return self.select(scores, n_resamples)

@@ -1,0 +1,100 @@
+"""The case sample of the ROI-decay pilot (MedVIGIL Appendix K) and its modal-vote record.
+
+Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that
+have a well-defined ROI bounding box", credentialed CXR excluded. The authors' runner
+(``scripts/bench_visual_token_ablation.py``, facts only) draws them as follows, and so does
+:func:`select_pilot_cases`:
+
+1. walk the cases in manifest order; skip credentialed chest X-rays and cases without a
+   readable ROI box (four numbers);
+2. bucket the rest by risk tier;
+3. with one ``random.Random(20260506)``, for L1, L2, L3, L4, L5 in that order: shuffle the
+   tier's bucket in place and keep its first 16 cases.
+
+Each (model, case, step) is then asked 5 times at temperature 0.7 and scored by its modal
+letter (:func:`medvigil.suites.medvigil.scoring.ablations.modal_letter`); :func:`modal_record` turns the
+sampled answers into one probe record.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from medvigil.suites.medvigil.release.release_format import TIERS
+from medvigil.suites.medvigil.scoring.ablations import modal_letter
+
+__all__ = ["PILOT_PER_TIER", "PILOT_SAMPLES", "PILOT_SEED", "PILOT_TEMPERATURE", "is_credentialed", "modal_record",
+           "select_pilot_cases"]
+
+PILOT_SEED = 20260506
+PILOT_PER_TIER = 16
+PILOT_SAMPLES = 5
+PILOT_TEMPERATURE = 0.7
+_CREDENTIALED = frozenset({"CXR", "MIMIC-CXR", "MIMIC_CXR", "CHEXPERT"})
+
+
+def is_credentialed(source: Any) -> bool:
+    """A credentialed chest-X-ray source (the authors' ``cxr``; MIMIC-CXR, CheXpert spelled out)."""
+    return str(source or "").strip().upper() in _CREDENTIALED
+
+
+def _readable_box(box: Any) -> bool:
+    if isinstance(box, str):
+        try:
+            box = json.loads(box)
+        except ValueError:
+            return False
+    return isinstance(box, (list, tuple)) and len(box) == 4 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
+
+
+def select_pilot_cases(cases: Iterable[Mapping[str, Any]], *, per_tier: int = PILOT_PER_TIER,
+                       seed: int = PILOT_SEED) -> list[str]:
+    """Case ids of the pilot, in the authors' order (tier by tier, shuffled).
+
+    ``cases``: one mapping per case in manifest order with ``case_id``, ``risk_tier``,
+    ``source_dataset`` and ``roi_bbox`` (a list or the JSON text of ``grounding.csv``).
+    A tier with fewer eligible cases contributes all of them.
+
+    >>> rows = [{"case_id": f"c{i}", "risk_tier": "L1", "source_dataset": "VQA-RAD", "roi_bbox": [0, 0, 1, 1]}
+    ...         for i in range(4)]
+    >>> select_pilot_cases(rows, per_tier=2) == select_pilot_cases(rows, per_tier=2)
+    True
+    >>> select_pilot_cases(rows + [{"case_id": "x", "risk_tier": "L2", "source_dataset": "cxr", "roi_bbox": [0, 0, 1, 1]}])
+    ... # doctest: +ELLIPSIS
+    ['c...', 'c...', 'c...', 'c...']
+    """
+    if per_tier < 1:
+        raise ValueError(f"per_tier must be >= 1, got {per_tier}")
+    buckets: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for case in cases:
+        cid = str(case["case_id"])
+        if cid in seen:
+            raise ValueError(f"case {cid!r} listed twice; give one row per case in manifest order")
+        seen.add(cid)
+        if is_credentialed(case.get("source_dataset")) or not _readable_box(case.get("roi_bbox")):
+            continue
+        buckets.setdefault(str(case.get("risk_tier")), []).append(cid)
+    rng = random.Random(seed)
+    picked: list[str] = []
+    for tier in TIERS:
+        bucket = list(buckets.get(tier, []))
+        rng.shuffle(bucket)
+        picked += bucket[:per_tier]
+    return picked
+
+
+def modal_record(record: dict[str, Any], responses: Sequence[str], letters: Sequence[str | None]) -> dict[str, Any]:
+    """``record`` (one sample's probe record) rewritten as the modal vote of all samples."""
+
+    letter, share = modal_letter(letters)
+    out = dict(record)
+    out.update(predicted_letter=letter or None, parse_status="ok" if letter else "parse_failure",
+               raw_response=json.dumps(list(responses), ensure_ascii=False))
+    out["extra"] = {**(record.get("extra") or {}), "samples": [x or "" for x in letters], "modal_share": share,
+                    "protocol": "appendix_k_modal_vote"}
+    return out

@@ -1,0 +1,1 @@
+"""Validating a release: one checker module per concern."""

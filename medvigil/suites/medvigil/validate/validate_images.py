@@ -1,0 +1,186 @@
+"""Release checks of image references and files: paths that stay inside the release, images that
+exist and decode safely, credentialed images absent, the image each probe kind shows."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from medvigil.errors import DataError, Problem
+from medvigil.files.pathsafe import unsafe_reason
+from medvigil.suites.medvigil.release import release_format as rf
+from medvigil.suites.medvigil.release.release_records import resolve_image_file
+from medvigil.suites.medvigil.validate.validation_base import (
+    _MAX_LISTED,
+    CheckerBase,
+    _credentialed_message,
+)
+
+
+class ImageChecks(CheckerBase):
+    def _image_refs(self) -> list[tuple[str, str, int, str]]:
+        """(image_file as written, file, row, case_id) for every image reference."""
+        refs = []
+        for rel in (rf.MANIFEST, rf.PROBES_MCQ, rf.PROBES_OPEN):
+            columns = self.read.column(rel, "image_file"), self.read.column(rel, "case_id")
+            for row, image, cid in zip(self.rows.get(rel, []), *columns):
+                if isinstance(image, str) and image and isinstance(cid, str):
+                    refs.append((image, rel, row.number, cid))
+        return refs
+
+    def _resolve(self, image: str, rel: str, number: int) -> Path:
+        """resolve_image_file, memoised by the path as written (many rows share an image)."""
+        cached = self._resolved.get(image)
+        if cached is None:
+            try:
+                cached = resolve_image_file(self.root, image, file=rel, row=number, field="image_file", inside=self._inside)
+            except DataError as exc:
+                cached = exc.problems[0]
+            self._resolved[image] = cached
+        if isinstance(cached, Problem):
+            raise DataError(Problem(rel, cached.message, row=number, field="image_file"))
+        return cached
+
+    def check_images(self) -> None:
+        prefix = self._inside.base.rstrip(os.sep) + os.sep  # resolved paths start with it
+        know_sources = rf.MANIFEST in self.readable
+        referenced: set[str] = set()  # release-relative posix paths
+        to_decode: dict[Path, tuple[str, int, str]] = {}
+        reported_present: set[str] = set()
+        absent: set[str] = set()  # credentialed images found not present
+        unsafe: dict[str, list[Problem]] = {}  # image_file as written -> its problem, then repeats
+        missing: dict[Path, list[Problem]] = {}  # missing image -> first reference, then repeats
+        original_of: dict[str, Path] = {}
+        shown_of: dict[Path, str] = {}
+        for image, rel, number, cid in self._image_refs():
+            if image in unsafe:
+                unsafe[image].append(Problem(rel, "", row=number))
+                continue
+            try:
+                path = self._resolved.get(image)  # (the usual case: resolved for an earlier row)
+                if not isinstance(path, Path):
+                    path = self._resolve(image, rel, number)
+            except DataError as exc:
+                unsafe[image] = list(exc.problems)
+                lexical = self._lexical(image)
+                if lexical is not None:
+                    referenced.add(lexical)
+                continue
+            shown = shown_of.get(path)
+            if shown is None:  # many rows share an image: one conversion / stat per path
+                shown = shown_of[path] = str(path)[len(prefix) :].replace(os.sep, "/")
+            referenced.add(shown)
+            if not know_sources:
+                continue  # cannot tell withheld images from missing ones
+            manifest_row = self.manifest.get(cid)
+            source = manifest_row.values.get("source_dataset") if manifest_row else None
+            if rel == rf.MANIFEST:
+                original_of.setdefault(cid, path)
+            if rf.is_credentialed(source):
+                if shown not in reported_present and shown not in absent:  # one lstat per image
+                    if os.path.lexists(path):
+                        reported_present.add(shown)
+                        self.error(rel, _credentialed_message(shown, source), number, "image_file")
+                    else:
+                        absent.add(shown)
+                continue
+            if not self.check_files:
+                continue
+            if path in missing or (path not in to_decode and not path.is_file()):
+                message = f"image {shown} does not exist"
+                missing.setdefault(path, []).append(Problem(rel, message, row=number, field="image_file"))
+                continue
+            to_decode.setdefault(path, (rel, number, shown))
+        for first, *repeats in [*unsafe.values(), *missing.values()]:
+            if repeats:
+                where = ", ".join(f"{p.file} row {p.row}" for p in repeats[:_MAX_LISTED])
+                more = len(repeats) - _MAX_LISTED
+                where += f" and {more} more" if more > 0 else ""
+                first = Problem(first.file, f"{first.message} (also referenced by {where})", first.row, first.field)
+            self.problems.append(first)
+        self._check_probe_image_choice(original_of)
+
+        # credentialed images that no row mentions (for example other variants): a file
+        # named <case_id>.<ext> or <case_id>_<variant>.<ext> of a credentialed case
+        credentialed = {
+            cid: row
+            for cid, row in self.manifest.items()
+            if rf.is_credentialed(row.values.get("source_dataset"))
+        }
+        for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR) if credentialed else ():
+            base = self.root / folder
+            names = sorted(p.name for p in base.iterdir()) if base.is_dir() else []
+            for name in names:
+                cuts = [i for i, ch in enumerate(name) if ch in "._"]
+                cid = next((name[:i] for i in cuts if name[:i] in credentialed), None)
+                shown = f"{folder}/{name}"
+                if cid is not None and shown not in reported_present:
+                    reported_present.add(shown)
+                    row = credentialed[cid]
+                    source = row.values["source_dataset"]
+                    self.error(rf.MANIFEST, _credentialed_message(shown, source), row.number, "image_file")
+        referenced |= reported_present
+
+        if know_sources and self.check_files:
+            for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR):
+                for path in sorted((self.root / folder).rglob("*")):
+                    if path.name.startswith(".") or path.is_dir():
+                        continue
+                    rel = path.relative_to(self.root).as_posix()
+                    if rel not in referenced:
+                        self.warn(rel, "file is not referenced by manifest.csv or the probe files")
+
+        self.counts["images_checked"] = 0
+        if not self.decode_images or not to_decode:
+            return
+        paths = list(to_decode)
+        workers = min(8, os.cpu_count() or 1, len(paths))
+
+        from medvigil.images.image_checks import image_problem  # Pillow and numpy: only when images are decoded
+
+        def judge(path: Path) -> str | None:
+            return image_problem(path, max_pixels=self.max_pixels)
+
+        if workers > 1 and len(paths) > 16:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                verdicts = list(pool.map(judge, paths))
+        else:
+            verdicts = [judge(p) for p in paths]
+        for path, verdict in zip(paths, verdicts):
+            if verdict is not None:
+                rel, number, shown = to_decode[path]
+                self.error(rel, f"image {shown} {verdict}", number, "image_file")
+        self.counts["images_checked"] = len(paths)
+
+    @staticmethod
+    def _lexical(image: str) -> str | None:
+        """Release-relative form of an image reference, when it is lexically safe."""
+        if unsafe_reason(image) is not None:
+            return None
+        if image.startswith((f"{rf.IMAGES_DIR}/", f"{rf.PERTURBED_DIR}/")):
+            return image
+        return f"{rf.IMAGES_DIR}/{image}"
+
+    def _check_probe_image_choice(self, original_of: dict[str, Path]) -> None:
+        """Text probes show the case's original image; image-variant probes a perturbed one."""
+        columns = self.read.valid_columns(rf.PROBES_MCQ, ("image_file", "case_id", "probe_kind"))
+        for row, image, cid, kind in zip(self.valid_rows(rf.PROBES_MCQ), *columns):
+            if image is None or cid not in original_of:
+                continue
+            path = self._resolved.get(image)
+            if not isinstance(path, Path):
+                try:
+                    path = self._resolve(image, rf.PROBES_MCQ, row.number)
+                except DataError:
+                    continue  # already reported
+            original = original_of[cid]
+            if kind in rf.IMAGE_PROBE_KINDS and path == original:
+                self.warn(rf.PROBES_MCQ, f"{kind} probe shows the unperturbed image of its case", row.number, "image_file")
+            elif kind in rf.TEXT_PROBE_KINDS and path != original:
+                self.warn(
+                    rf.PROBES_MCQ,
+                    f"{kind} probe shows {image!r}, not its case's original image",
+                    row.number,
+                    "image_file",
+                )

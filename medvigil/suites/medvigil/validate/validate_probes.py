@@ -1,0 +1,315 @@
+"""Release checks of the probe files: ROI boxes against ROI probes, the MCQ options and letter
+conventions (``probes_mcq.csv``), open-ended probes, counterfactual triplets and the clinician
+baseline."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from medvigil.suites.medvigil.release import release_format as rf
+from medvigil.suites.medvigil.release.release_csv import Row
+from medvigil.suites.medvigil.release.release_records import roi_geometry_issue, roi_issue
+from medvigil.suites.medvigil.validate.validation_base import (
+    _CHOICE_COLUMNS,
+    ROI_PROBE_KINDS,
+    CheckerBase,
+    _listed,
+    _norm,
+    _norm_all,
+)
+
+# The correct letter each probe kind keeps (lr_flip: unless its case is laterality-dependent),
+# as _check_letter says, for finding the rows it may have something to say about
+_USUAL_LETTER = {**rf.FIXED_CORRECT_LETTER, "roi_only": "A", "lr_flip": "A"}
+_MCQ_CHECKED = ("case_id", "probe_kind", "correct_letter", "image_file", *_CHOICE_COLUMNS)
+
+
+
+
+class ProbeChecks(CheckerBase):
+    def _roi_probes_by_case(self) -> dict[str, set[str]]:
+        """Case id -> the ids of its ROI probes (MCQ and open)."""
+        out: dict[str, set[str]] = {}
+        for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN):
+            for kind, cid, pid in zip(*self.read.valid_columns(rel, ("probe_kind", "case_id", "probe_id"))):
+                if kind in ROI_PROBE_KINDS:
+                    out.setdefault(cid, set()).add(pid)
+        return out
+
+    def check_roi(self) -> None:
+        roi_probes_of = self._roi_probes_by_case()
+        for row in self.valid_rows(rf.GROUNDING):
+            cid = row.values["case_id"]
+            box = row.values["roi_bbox_norm"]
+            reason = row.notes.get("roi_bbox_norm") or (roi_issue(box) if box is not None else None)
+            roi_probes = sorted(roi_probes_of.get(cid, ()))
+            if box is None and reason is None:
+                if roi_probes:
+                    self.error(
+                        rf.GROUNDING,
+                        f"roi_bbox_norm is empty but case {cid!r} has ROI probes ({_listed(roi_probes)}); "
+                        "ROI probes need a usable box",
+                        row.number,
+                        "roi_bbox_norm",
+                    )
+                continue
+            if reason is None:
+                continue
+            if roi_probes:
+                self.error(
+                    rf.GROUNDING,
+                    f"unusable ROI box: {reason}; case {cid!r} has ROI probes ({_listed(roi_probes)}) "
+                    "which need a usable box",
+                    row.number,
+                    "roi_bbox_norm",
+                )
+            elif row.notes.get("roi_bbox_norm") or roi_geometry_issue(box) is not None:  # malformed, not just large
+                self.warn(
+                    rf.GROUNDING,
+                    f"unusable ROI box: {reason}; the case has no ROI probes, so only its grounding is lost",
+                    row.number,
+                    "roi_bbox_norm",
+                )
+
+    def check_mcq(self) -> None:
+        rel = rf.PROBES_MCQ
+        rows = self.rows.get(rel, [])
+        all_cids = self.read.column(rel, "case_id")
+        totals = Counter(cid for cid in all_cids if isinstance(cid, str))
+        crowded = {cid for cid, n in totals.items() if n > rf.MAX_PROBES_PER_CASE}
+        if crowded:  # warned at the case's first row over the limit
+            per_case: Counter[str] = Counter()
+            for row, cid in zip(rows, all_cids):
+                if isinstance(cid, str) and cid in crowded:
+                    per_case[cid] += 1
+                    if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
+                        self.warn(
+                            rel,
+                            f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
+                            row.number,
+                            "case_id",
+                        )
+
+        valid = self.valid_rows(rel)
+        cids, kinds, letters, images, *choices = self.read.valid_columns(rel, _MCQ_CHECKED)
+        pairs = Counter(zip(cids, kinds))  # (case, kind) in order of first appearance
+        repeated = {pair for pair, n in pairs.items() if n > (2 if pair[1] == "halluc_trap" else 1)}
+        if repeated:
+            numbers: dict[tuple[str, str], list[int]] = {}
+            for pair, row in zip(zip(cids, kinds), valid):
+                if pair in repeated:
+                    numbers.setdefault(pair, []).append(row.number)
+            for (cid, kind), found in ((pair, numbers[pair]) for pair in pairs if pair in repeated):
+                limit = 2 if kind == "halluc_trap" else 1
+                self.warn(
+                    rel,
+                    f"case {cid!r} has {len(found)} {kind} probes (rows {', '.join(map(str, found))}); "
+                    f"expected at most {limit}",
+                    found[limit],
+                    "probe_kind",
+                )
+
+        original_at: dict[str, int] = {}  # case -> position of its first original probe
+        for i in (i for i, kind in enumerate(kinds) if kind == "original"):
+            original_at.setdefault(cids[i], i)
+        originals = {cid: valid[i] for cid, i in original_at.items()}
+        checks = self._mcq_rows_to_check(cids, kinds, letters, images, choices, original_at)
+        options_rows, letter_rows, image_rows, inherit_rows = checks
+        for i in sorted(set().union(*checks)):
+            row = valid[i]
+            if i in options_rows:
+                self._check_options(row)
+            if i in letter_rows:
+                self._check_letter(row)
+            if i in image_rows:
+                self._check_probe_image_field(rel, row)
+            if i in inherit_rows:
+                self._check_inherited_options(row, originals)
+
+    def _mcq_rows_to_check(
+        self, cids: Sequence[str], kinds: Sequence[str], letters: Sequence[str], images: Sequence[str | None],
+        choices: list[Sequence[str]], original_at: dict[str, int],
+    ) -> tuple[set[int], set[int], set[int], set[int]]:
+        """For each row check of :meth:`check_mcq` (options, letter, image, inherited options), the
+        positions of the valid rows that may fail it, found column by column; the others pass it."""
+        keys = list(map(_norm_all, choices))  # distinct and non-empty (so the correct one is not empty either)
+        options_rows = {i for i, row in enumerate(zip(*keys)) if "" in row or len(set(row)) != len(rf.LETTERS)}
+        # the usual letter of the kind; lr_flip of a laterality-dependent case: any letter
+        letter_rows = {i for i, (kind, letter) in enumerate(zip(kinds, letters)) if _USUAL_LETTER.get(kind, letter) != letter}
+        lateral = {cid for cid, row in self.grounding.items() if row.values["laterality_dependent"]}
+        letter_rows.update(i for i, (kind, cid) in enumerate(zip(kinds, cids)) if kind == "lr_flip" and cid in lateral)
+        # an image unless the kind has none
+        image_rows = {i for i, (kind, image) in enumerate(zip(kinds, images)) if (kind in rf.NO_IMAGE_PROBE_KINDS) != (image is None)}
+        options = list(zip(*choices))  # those of the case's original probe
+        inherit_rows = {
+            i
+            for i, kind in enumerate(kinds)
+            if kind in rf.IMAGE_PROBE_KINDS and (cids[i] not in original_at or options[i] != options[original_at[cids[i]]])
+        }
+        return options_rows, letter_rows, image_rows, inherit_rows
+
+    def _check_inherited_options(self, row: Row, originals: dict[str, Row]) -> None:
+        rel = rf.PROBES_MCQ
+        v = row.values
+        if v["probe_kind"] not in rf.IMAGE_PROBE_KINDS:
+            return  # only image variants inherit options
+        original = originals.get(v["case_id"])
+        if original is None:
+            self.warn(
+                rel,
+                f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} to inherit its options from",
+                row.number,
+                "probe_kind",
+            )
+            return
+        for letter, column in zip(rf.LETTERS, _CHOICE_COLUMNS):
+            mine, theirs = v[column], original.values[column]
+            if mine != theirs:
+                self.warn(
+                    rel,
+                    f"{v['probe_kind']} probes inherit the options of the case's original probe "
+                    f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
+                    f"{mine!r} here but {theirs!r} there",
+                    row.number,
+                    column,
+                )
+                break
+
+    def _check_options(self, row: Row) -> None:
+        v = row.values
+        keys = [_norm(v[column]) for column in _CHOICE_COLUMNS]
+        if all(keys) and len(set(keys)) == len(keys):
+            return  # the usual row: every option non-empty (so is the correct one) and distinct
+        options = {letter: v[f"choice_{letter}"] for letter in rf.LETTERS}
+        empty = [letter for letter, text in options.items() if not text.strip()]
+        if len(rf.LETTERS) - len(empty) < 3:
+            self.warn(
+                rf.PROBES_MCQ,
+                f"only {len(rf.LETTERS) - len(empty)} non-empty options (empty: {', '.join(empty)}); "
+                "a probe needs at least 3",
+                row.number,
+                f"choice_{empty[0]}",
+            )
+        seen: dict[str, str] = {}
+        for letter, text in options.items():
+            key = _norm(text)
+            if not key:
+                continue
+            if key in seen:
+                self.warn(
+                    rf.PROBES_MCQ,
+                    f"option {letter} duplicates option {seen[key]} ({text.strip()!r})",
+                    row.number,
+                    f"choice_{letter}",
+                )
+            else:
+                seen[key] = letter
+        letter = v["correct_letter"]
+        if letter in empty:
+            self.warn(
+                rf.PROBES_MCQ,
+                f"correct letter {letter} points to an empty option",
+                row.number,
+                "correct_letter",
+            )
+
+    def _check_letter(self, row: Row) -> None:
+        v = row.values
+        kind, letter = v["probe_kind"], v["correct_letter"]
+        if kind == "lr_flip":
+            grounding = self.grounding.get(v["case_id"])
+            if grounding is None:
+                return  # laterality unknown: the missing or broken grounding row is reported
+            if grounding.values["laterality_dependent"]:
+                self._check_lr_flip_letter(row, grounding.values["gold_after_lr_flip"])
+                return
+            expected, why = "A", "lr_flip probes of a case that is not laterality-dependent keep letter A"
+        elif kind == "roi_only":
+            expected, why = "A", "roi_only probes keep the original probe's gold, letter A"
+        elif kind in rf.FIXED_CORRECT_LETTER:
+            expected = rf.FIXED_CORRECT_LETTER[kind]
+            why = f"{kind} probes have correct letter {expected} in the published convention"
+        else:
+            return
+        if letter != expected:
+            self.warn(rf.PROBES_MCQ, f"{why}; found {letter}", row.number, "correct_letter")
+
+    def _check_lr_flip_letter(self, row: Row, gold: str) -> None:
+        v = row.values
+        if not gold.strip():
+            self.warn(
+                rf.PROBES_MCQ,
+                f"case {v['case_id']!r} is laterality-dependent but its gold_after_lr_flip in "
+                f"{rf.GROUNDING} is empty, so the lr_flip answer is unknown",
+                row.number,
+                "correct_letter",
+            )
+            return
+        matches = [letter for letter in rf.LETTERS if _norm(v[f"choice_{letter}"]) == _norm(gold)]
+        if not matches:
+            self.warn(
+                rf.PROBES_MCQ,
+                f"no option matches gold_after_lr_flip {gold!r} of laterality-dependent case {v['case_id']!r}",
+                row.number,
+                "correct_letter",
+            )
+        elif v["correct_letter"] not in matches:
+            self.warn(
+                rf.PROBES_MCQ,
+                f"lr_flip of a laterality-dependent case: the correct letter is {matches[0]} (the option "
+                f"matching gold_after_lr_flip {gold!r}); found {v['correct_letter']}",
+                row.number,
+                "correct_letter",
+            )
+
+    def _check_probe_image_field(self, rel: str, row: Row) -> None:
+        v = row.values
+        kind, image = v["probe_kind"], v["image_file"]
+        if kind in rf.NO_IMAGE_PROBE_KINDS and image is not None:
+            self.error(
+                rel,
+                f"{kind} probes carry no image (the protocol asks them without one); found {image!r}",
+                row.number,
+                "image_file",
+            )
+        elif kind not in rf.NO_IMAGE_PROBE_KINDS and image is None and rel == rf.PROBES_MCQ:
+            self.error(rel, f"{kind} probes need an image; image_file is empty", row.number, "image_file")
+
+    def check_open(self) -> None:
+        for row in self.valid_rows(rf.PROBES_OPEN):
+            if row.values["probe_kind"] in rf.NO_IMAGE_PROBE_KINDS:
+                self._check_probe_image_field(rf.PROBES_OPEN, row)
+
+    def check_triplets(self) -> None:
+        rel = rf.TRIPLETS
+        for row in self.valid_rows(rel):
+            v = row.values
+            if _norm(v["anchor_question"]) == _norm(v["tcf_question"]):
+                self.error(
+                    rel,
+                    "tcf_question repeats anchor_question; a textual counterfactual must reword it",
+                    row.number,
+                    "tcf_question",
+                )
+            if _norm(v["anchor_gold"]) != _norm(v["tcf_gold"]):
+                self.error(
+                    rel,
+                    f"tcf_gold {v['tcf_gold']!r} differs from anchor_gold {v['anchor_gold']!r}; "
+                    "a textual counterfactual keeps the answer",
+                    row.number,
+                    "tcf_gold",
+                )
+            if _norm(v["vcf_gold"]) == _norm(v["anchor_gold"]):
+                self.error(
+                    rel,
+                    f"vcf_gold equals anchor_gold ({v['anchor_gold']!r}); a visual counterfactual must change the answer",
+                    row.number,
+                    "vcf_gold",
+                )
+
+    def check_baseline(self) -> None:
+        for row in self.valid_rows(rf.CLINICIAN_BASELINE):
+            n, k = row.values.get("n_probes"), row.values.get("n_correct")
+            if n is not None and k is not None and k > n:
+                self.warn(rf.CLINICIAN_BASELINE, f"n_correct ({k}) exceeds n_probes ({n})", row.number, "n_correct")
