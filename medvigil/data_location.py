@@ -26,6 +26,18 @@ class DataNotFoundError(FileNotFoundError):
     """The built dataset is not where the configuration says."""
 
 
+class DataLocationExit(SystemExit):
+    """A :class:`DataNotFoundError` ending an lmms-eval run (raised by :func:`load_config`).
+
+    lmms-eval 0.7.3 loads a task's docs under a retry (tenacity) that wraps every ``Exception`` in
+    ``RetryError[...]``, logs that as its last line and exits 0. A ``SystemExit`` is not retried:
+    lmms-eval stops with the message as its last lines and exit status 1."""
+
+    def __init__(self, error: DataNotFoundError):
+        super().__init__(f"error: {error}")
+        self.error = error
+
+
 def default_build_dir(env: dict | None = None) -> Path:
     env = os.environ if env is None else env
     home = Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")
@@ -55,6 +67,10 @@ def resolve_data_location(env: dict | None = None) -> str:
         return str(folder)
     path = Path(value).expanduser()
     if path.exists():
+        if (path / MANIFEST).is_file():
+            raise DataNotFoundError(
+                f"{ENV_VAR}={value} is a release folder (it has {MANIFEST}), not a built dataset. Build it with\n"
+                f"  medvigil build {value} --out BUILD\nand set {ENV_VAR}=BUILD (the output of `medvigil build`).")
         if not (path / "README.md").is_file():
             raise DataNotFoundError(_how_to_fix(f"{ENV_VAR}={value} exists but has no README.md dataset card (is it a release, not a build?)"))
         return str(path.resolve())
@@ -89,8 +105,28 @@ def locate_release(value: str | Path) -> tuple[str, str]:
     raise DataNotFoundError(f"release {text!r} is neither an existing folder nor a Hub repo id (ORG/NAME)")
 
 
+def _check_config(location: str, config: str) -> None:
+    """A local build must hold ``config`` (its ``data/<config>`` folder)."""
+    path = Path(location)
+    if path.is_dir() and not (path / "data" / config).is_dir():
+        found = sorted(p.name for p in (path / "data").iterdir() if p.is_dir()) if (path / "data").is_dir() else []
+        raise DataNotFoundError(
+            f"{ENV_VAR}={location} holds no '{config}' config (it has: {', '.join(found) or 'none'}); is it a build of "
+            f"another dataset or of an older medvigil? Rebuild it with `medvigil build RELEASE --out {location}`")
+
+
 def load_config(config: str, split: str = "test", env: dict | None = None):
-    """Load one config of the built dataset (imports `datasets` lazily)."""
+    """Load one config of the built dataset (imports `datasets` lazily); for the lmms-eval task hooks.
+
+    Raises:
+        DataLocationExit: the data is not where ``MEDVIGIL_DATA`` says, with what to do (it ends the
+            lmms-eval run with that message as its last lines).
+    """
     import datasets
 
-    return datasets.load_dataset(resolve_data_location(env), config, split=split)
+    try:
+        location = resolve_data_location(env)
+        _check_config(location, config)
+    except DataNotFoundError as exc:
+        raise DataLocationExit(exc) from None
+    return datasets.load_dataset(location, config, split=split)

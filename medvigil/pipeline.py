@@ -10,10 +10,11 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from medvigil.constants import SAFE_LETTER
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.records.lmms_eval_logs import SAMPLES
 from medvigil.report.document import write_report
@@ -22,11 +23,13 @@ from medvigil.suites.mediconfusion.synthetic import write_sample
 from medvigil.suites.medvigil.export.export import build
 from medvigil.suites.medvigil.scoring.scoring import audit_to_json
 from medvigil.suites.medvigil.synthetic import generate_release
+from medvigil.suites.readiness.protocol import ARMS, arm_docs
 from medvigil.suites.registry import score
 from medvigil.tasks import tasks_dir
 
 DEFAULT_TASKS = ("medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_roi_decay", "medvigil_blur")  # blur includes noimg
 STRESS_TASKS = ("readiness", "cbd_quadrants")  # asked in each baseline's run beside the MedVIGIL tasks
+COT_ARM = "readiness_cot"  # its own task, not in the readiness group
 MEDICONFUSION_TASKS = ("mediconfusion",)  # the group: MC, GD, PS and FF modes on synthetic pairs
 MEDQDEG_REPEATS = 5  # T trials per degraded probe (perceived confidence needs repeats)
 DEMO_MARKER = ".medvigil-demo"  # `demo --force` replaces only a folder holding this file
@@ -112,6 +115,30 @@ def _task_of(path: Path) -> str:
     return match.group("task") if match else ""
 
 
+def _stress_tasks(built: Path, progress: Callable[[str], None]) -> tuple[str, ...]:
+    """STRESS_TASKS, with the readiness group spelled out as the arms this build can ask: a small
+    release may have no T5 donor image or too few distractors for 4R, and lmms-eval cannot run an
+    empty arm. Each arm left out is said, with the reason."""
+    import datasets
+
+    rows = [{"safe_letter": SAFE_LETTER, **row}
+            for row in datasets.load_dataset(str(built), "mcq", split="test").remove_columns("image").to_list()]
+    arms = []
+    for arm in (a for a in ARMS if a != COT_ARM):
+        try:
+            asked = bool(arm_docs(arm, rows))
+        except ValueError as exc:  # the arm's own message: which row and field, what is missing
+            progress(f"readiness arm {arm} left out: {exc}")
+            continue
+        if asked:
+            arms.append(arm)
+        else:
+            progress(f"readiness arm {arm} left out: no item of this build qualifies")
+    if len(arms) == len(ARMS) - 1:
+        return STRESS_TASKS
+    return tuple(task for name in STRESS_TASKS for task in (arms if name == "readiness" else (name,)))
+
+
 def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[ModelSpec] = BASELINES,
              tasks: Sequence[str] = DEFAULT_TASKS, n_resamples: int = 500, stress: bool = True,
              medqdeg_models: Sequence[ModelSpec] = MEDQDEG_MODELS, force: bool = False) -> Path:
@@ -152,7 +179,7 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     if stress:
         write_sample(mc_release, n_pairs=cases, seed=seed)
         mediconfusion_export.build(mc_release / "data" / "dataset.json", mc_release / "roco", mc_built)
-    run_tasks = tuple(tasks) + (STRESS_TASKS + MEDICONFUSION_TASKS if stress else ())
+    run_tasks = tuple(tasks) + (_stress_tasks(built, progress) + MEDICONFUSION_TASKS if stress else ())
     samples: list[Path] = []
     for spec in models:
         progress(f"lmms-eval --model {spec.model} {spec.args} on {len(run_tasks)} task(s)")

@@ -50,6 +50,14 @@ class BaselineLMM(lmms):
         # lmms-eval passes model_args as strings; policies validate their own types.
         self.policy = make_policy(self.policy_name, **_coerce(policy_params))
 
+    @property
+    def device(self):
+        """The policies compute on the CPU; lmms-eval's data-parallel evaluator gathers
+        per-rank counts on ``lm.device`` (gloo under ``torchrun`` / ``accelerate launch --cpu``)."""
+        import torch
+
+        return torch.device("cpu")
+
     def _doc(self, task: str, split: str, doc_id: int) -> dict:
         return self.task_dict[task][split][doc_id]
 
@@ -139,7 +147,9 @@ GroundedBaseline = _make_class("grounded") if "grounded" in POLICIES else None
 
 
 def manifests() -> list[ModelManifest]:
-    """Entry point payload for lmms-eval's model registry: the baselines and ``retry``."""
+    """Entry point payload for lmms-eval's model registry: the baselines, ``retry`` and
+    ``medvigil_llava_hf`` (lmms-eval's LLaVA-HF classes safe on text-only docs; chat, or simple
+    with ``--force_simple``)."""
     out = []
     for cls in (RandomBaseline, ConstantBaseline, BlindBaseline, GroundedBaseline):
         if cls is None:
@@ -152,6 +162,8 @@ def manifests() -> list[ModelManifest]:
             )
         )
     out.append(ModelManifest(model_id="medvigil_retry", simple_class_path="medvigil.tasks.retrying_model.RetryingLMM", aliases=("retry",)))
+    out.append(ModelManifest(model_id="medvigil_llava_hf", simple_class_path="medvigil.tasks.llava_hf_models.LlavaHfTextSafe",
+                             chat_class_path="medvigil.tasks.llava_hf_models.LlavaHfChatTextSafe"))
     return out
 
 

@@ -64,8 +64,13 @@ def _record(result: dict) -> dict:
 def test_utils_doctests():
     import doctest
 
-    result = doctest.testmod(utils)
-    assert result.attempted > 0 and result.failed == 0
+    from medvigil.scoring import loglikelihood
+
+    # the log-likelihood reader moved to the core (shared with CbD); its examples live there
+    for module in (utils, loglikelihood):
+        result = doctest.testmod(module)
+        assert result.failed == 0
+    assert doctest.testmod(loglikelihood).attempted > 0
 
 
 # ------------------------------------------------------------------ prompts (frozen)

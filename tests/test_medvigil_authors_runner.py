@@ -85,7 +85,7 @@ def test_runner_task_in_a_real_lmms_eval_run(tmp_path):
     pytest.importorskip("lmms_eval")
     from medvigil.pipeline import offline_env
     from medvigil.records.lmms_eval_logs import read_samples
-    from medvigil.suites.medvigil.export import build
+    from medvigil.suites.medvigil.export.export import build
     from medvigil.suites.medvigil.synthetic import generate_release
 
     generate_release(tmp_path / "release", cases=8, seed=1)

@@ -116,7 +116,8 @@ def test_pilot_task_samples_five_times_and_scores_the_modal_vote(built):
     logs = sorted(out.rglob("*_samples_medvigil_roi_decay_k*.jsonl"))
     assert len(logs) == 4
     for log in logs:
-        records = [json.loads(line)["mcs"] for line in log.read_text().splitlines() if line.strip()]
+        # the record is logged under the task's first metric (tasks/medvigil/utils.task_metrics)
+        records = [json.loads(line)["acc_original"] for line in log.read_text().splitlines() if line.strip()]
         assert {r["case_id"] for r in records} == expected
         for r in records:
             samples = r["extra"]["samples"]
@@ -133,6 +134,6 @@ def test_pilot_task_samples_five_times_and_scores_the_modal_vote(built):
     assert entry["steps"] == [0, 1, 2, 3] and entry["n"] == [len(expected)] * 4
     assert entry["switch_rate"][0] == 0.0 and entry["letter_stability"][0] == 100.0
     # the rates are the modal letters counted by hand from the logs
-    step3 = [json.loads(line)["mcs"] for line in logs[3].read_text().splitlines() if line.strip()]
+    step3 = [json.loads(line)["acc_original"] for line in logs[3].read_text().splitlines() if line.strip()]
     assert entry["refusal_rate"][3] == pytest.approx(100 * sum(r["predicted_letter"] == "E" for r in step3) / len(step3))
     assert set(entry["by_tier"]) <= {"L1", "L2", "L3", "L4", "L5"} and len(entry["trajectories"]) == len(expected)

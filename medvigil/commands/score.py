@@ -46,6 +46,7 @@ from medvigil.constants import DEFAULT_TIER_WEIGHTS, TIERS
 from medvigil.files.atomic_output import write_text_atomic
 from medvigil.files.json_text import json_text
 from medvigil.files.output_guard import refuse_overlap
+from medvigil.records.run_labels import labelled
 from medvigil.suites import registry
 
 
@@ -86,6 +87,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "tiers, so no SFR_w, and take gold letters from their rows) (other suites: not used)",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="result files to score (medqdeg/readiness/cbd: also run folders)")
+    parser.add_argument("--label", "--name", action="append", default=[], metavar="[PATH=]NAME",
+                        help="name the model of lmms-eval runs: NAME for every run, or PATH=NAME for the samples file or "
+                        "run folder PATH (repeat for several runs; default: the weights named by the run's pretrained= or "
+                        "model= argument, else model(args)); two runs of one model are refused unless named apart")
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
     parser.add_argument("--allow-empty", action="store_true",
                         help="accept empty input: a result file without rows is a warning, and no record to score at all "
@@ -163,8 +168,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.json != "-":
         refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
     try:
-        result = registry.score(args.suite, args.files, release=args.release, **suite_options(args))
+        with labelled(args.label):
+            result = registry.score(args.suite, args.files, release=args.release, **suite_options(args))
         table = suite.entry.format_table(result)
+        if "partial" in result:  # lmms-eval --limit: first line of the table, also on stderr
+            table = f"{result['partial']['statement']}\n\n{table}"
+            print(f"note: {result['partial']['statement']}", file=sys.stderr)
+        for warning in (result.get("generation") or {}).get("warnings", []):
+            print(f"warning: {warning}", file=sys.stderr)
     except DataError:
         raise  # reported by medvigil.cli with one line per problem, exit 2
     except (ValueError, RuntimeError, FileNotFoundError) as exc:

@@ -5,7 +5,9 @@ Prompt: the probe question, a newline, ``Options:`` on its own line, then five l
 :data:`medvigil.suites.medvigil.release.release_format.SYSTEM_PROMPT`.
 
 Parser: strip the response and take the first *standalone* letter in {A..E}
-("standalone" = not part of a longer word, so "B" in "Both" does not count).
+("standalone" = not part of a longer word, so "B" in "Both" does not count), after removing
+reasoning blocks, preferring an explicit final answer and skipping the article "A"
+(:func:`medvigil.scoring.letters.read_option_letter`, where these choices are documented).
 Appendix L says the response is lower-cased before matching a capital letter, which
 cannot both hold; we match upper-case letters by default (``case_sensitive=True``)
 so that the article "a" in free text is not read as option A. Pass
@@ -27,11 +29,8 @@ import re
 from collections.abc import Sequence
 
 from medvigil.constants import LETTERS, SYSTEM_PROMPT
+from medvigil.scoring.letters import read_option_letter
 
-_STANDALONE = {
-    True: re.compile(r"(?<![A-Za-z0-9])([A-E])(?![A-Za-z0-9])"),
-    False: re.compile(r"(?<![A-Za-z0-9])([A-Ea-e])(?![A-Za-z0-9])"),
-}
 MAX_PARSE_RETRIES = 3  # Appendix L: parse failures are retried up to three times
 
 
@@ -58,28 +57,17 @@ def build_k_option_prompt(question: str, options: Sequence[str]) -> str:
 
 
 def parse_option_letter(response: str | None, n_options: int) -> str | None:
-    """:func:`parse_letter` for K options: the first standalone capital among the first K letters.
+    """:func:`parse_letter` for K options (:func:`medvigil.scoring.letters.read_option_letter`).
 
     >>> parse_option_letter("D. maybe", 3) is None, parse_option_letter("so B", 3)
     (True, 'B')
     """
-    if response is None:
-        return None
-    if not isinstance(response, str):
-        raise TypeError(f"response must be a str or None, got {type(response).__name__}")
-    letters = "".join(chr(65 + i) for i in range(n_options))
-    match = re.search(rf"(?<![A-Za-z0-9])([{letters}])(?![A-Za-z0-9])", response.strip())
-    return match.group(1) if match else None
+    return read_option_letter(response, n_options)
 
 
 def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | None:
-    """Return the first standalone option letter in ``response``, or None (parse failure)."""
-    if response is None:
-        return None
-    if not isinstance(response, str):
-        raise TypeError(f"response must be a str or None, got {type(response).__name__}")
-    match = _STANDALONE[case_sensitive].search(response.strip())
-    return match.group(1).upper() if match else None
+    """The option letter (A-E) of a reply, or None (parse failure): :func:`medvigil.scoring.letters.read_option_letter`."""
+    return read_option_letter(response, len(LETTERS), case_sensitive=case_sensitive)
 
 
 _OPTION_LINE = re.compile(r"^([A-Z])[.)]\s?(.*)$")  # "A. text" (Appendix L) or "A) text" (the authors' runner)

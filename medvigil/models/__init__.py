@@ -13,6 +13,13 @@ with ``medvigil`` listed in ``LMMS_EVAL_PLUGINS`` it therefore adds our task fol
 ``medvigil tasks-path`` prints) to every ``TaskManager`` lmms-eval builds, once, and only if
 not already given with ``--include_path``.
 
+It also sets lmms-eval's image encoding for API adapters to JPEG (``LMMS_IMAGE_ENCODE_FORMAT``,
+unless already set): 0.7.3's OpenAI-compatible chat class re-encodes every image, as PNG by
+default, which turns a 156 KB radiograph JPEG into an 842 KB request (5.4x); JPEG at
+lmms-eval's default quality 85 keeps it at about 1.15x the source bytes, base64 included. Only
+the environment decides this (the task hands lmms-eval decoded images), so only the plugin can
+set the default; with ``--include_path`` set the variable yourself.
+
 Without that variable, importing this package imports nothing from lmms-eval, and
 ``import medvigil`` does not import this package. The same models are also registered
 through the ``lmms_eval.models`` entry point (setup.cfg), as ``medvigil_<name>`` with alias ``<name>``.
@@ -32,8 +39,9 @@ AVAILABLE_MODELS = {
     "retry": "RetryingLMM",
 }
 PLUGIN_NAME = "medvigil"
+IMAGE_ENCODING = {"LMMS_IMAGE_ENCODE_FORMAT": "JPEG"}  # read by lmms_eval.protocol.ChatMessages per request
 
-__all__ = ["AVAILABLE_MODELS", "add_task_folder_to_lmms_eval"]
+__all__ = ["AVAILABLE_MODELS", "add_task_folder_to_lmms_eval", "prefer_compact_images"]
 
 
 def add_task_folder_to_lmms_eval() -> str:
@@ -58,5 +66,12 @@ def add_task_folder_to_lmms_eval() -> str:
     return folder
 
 
+def prefer_compact_images() -> None:
+    """Default lmms-eval's API image encoding to JPEG (an explicit setting is kept)."""
+    for name, value in IMAGE_ENCODING.items():
+        os.environ.setdefault(name, value)
+
+
 if PLUGIN_NAME in os.environ.get("LMMS_EVAL_PLUGINS", "").split(","):
     add_task_folder_to_lmms_eval()
+    prefer_compact_images()

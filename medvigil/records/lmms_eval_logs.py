@@ -17,6 +17,7 @@ Every problem names the file, the line and the field; all of them are raised tog
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import RepeatedKey, loads_json, no_repeated_keys, open_regular, read_json
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems
+from medvigil.records.run_coverage import run_limit
 from medvigil.records.schema_validation import problems_for_records
 
 SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
@@ -48,8 +50,41 @@ def is_samples_file(path: Path) -> bool:
     return bool(SAMPLES.match(path.name))
 
 
+RUN_LABELS: dict[str, str] = {}  # `medvigil score --label`: path (a samples file or a run folder; "" = all) -> name
+_NAME_ARGS = ("pretrained", "model", "model_version", "model_name")  # lmms-eval model_args naming the weights
+
+
+def run_label(samples_path: Path) -> str | None:
+    """The ``--label`` given for this samples file, its folder (or a parent) or every file."""
+    path = Path(samples_path).resolve()
+    for where, label in RUN_LABELS.items():
+        if not where or path == Path(where).resolve() or Path(where).resolve() in path.parents:
+            return label
+    return None
+
+
+def short_model_name(model: str, args: str) -> str:
+    """A run's default label: the weights its ``model_args`` name (``pretrained=Qwen/Qwen2.5-VL-7B-Instruct``
+    -> ``Qwen2.5-VL-7B-Instruct``), else ``model(args)`` (``constant(letter=A)``).
+
+    >>> short_model_name("qwen2_5_vl", "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056")
+    'Qwen2.5-VL-7B-Instruct'
+    >>> short_model_name("constant", "letter=A")
+    'constant(letter=A)'
+    """
+    pairs = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    for key in _NAME_ARGS:
+        value = pairs.get(key, "").strip().rstrip("/")
+        if value:
+            return value.rsplit("/", 1)[-1]
+    return f"{model}({args})" if args else model
+
+
 def model_name(samples_path: Path) -> str:
-    """``model(args)`` from the sibling ``<stamp>_results.json``."""
+    """The run's label (:data:`RUN_LABELS`), else :func:`short_model_name` of the sibling ``<stamp>_results.json``."""
+    label = run_label(samples_path)
+    if label is not None:
+        return label
     stamp = SAMPLES.match(samples_path.name).group("stamp")
     results = samples_path.with_name(f"{stamp}_results.json")
     if not results.exists():  # anything else there (a FIFO, a device) is refused by read_json
@@ -63,7 +98,7 @@ def model_name(samples_path: Path) -> str:
         raise DataError(Problem(str(results), f"config.model must be a string, got {type(model).__name__}", field="config.model"))
     if not model:
         raise DataError(Problem(str(results), "config.model is empty", field="config.model"))
-    return f"{model}({args})" if args else model
+    return short_model_name(model, args)
 
 
 _POOLED_LENGTH = 64  # longer strings (free-text answers) are rarely repeated: not pooled
@@ -132,12 +167,17 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
     records: list[dict] = []
     problems: list[Problem] = []
     pool: dict[str, str] = {}
+    paths_read: list[Path] = []
     for path in map(Path, paths):
+        paths_read.append(path)
         found, bad = _by_lines(path, str(path), model or model_name(path), pool)
         problems += bad
         records.extend(found)
     if problems:
         raise DataError(problems)
     if any(r.get("condition") == CIRCULAR for r in records):
-        return collapse_circular(records)
+        # a run cut by lmms-eval's --limit may end inside a circular group: that group is left out
+        # (run_coverage says the run is partial); anywhere else a missing rotation is an error
+        limited = all(run_limit(Path(p)) is not None for p in paths_read)
+        return collapse_circular(records, incomplete=Counter() if limited else None)
     return records

@@ -21,6 +21,7 @@ from medvigil.files.atomic_output import staged_folder
 from medvigil.files.input_files import read_json
 from medvigil.files.json_text import dumps
 from medvigil.files.output_guard import refuse_overlap
+from medvigil.report.names import renamed, short_names
 from medvigil.report.render import Table, draw_figures, md_escape
 from medvigil.suites import registry
 
@@ -75,6 +76,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             merged["sources"][name] = str(path)
         for key in ("params", "sensitivity"):
             merged.setdefault(key, data.get(key))
+        merged.setdefault("notes", []).extend(run_notes(data))  # partial runs, changed generation settings
         if data.get("clinician") and not merged.get("clinician"):
             merged["clinician"] = data["clinician"]
         for kind, per_model in (data.get("ablations") or {}).items():
@@ -114,16 +116,34 @@ def _block_problems(block: Any, file: str, where: str) -> list[Problem]:
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}.note{color:#555;font-size:.85em}
-img{max-width:100%;border:1px solid #eee;margin:.5em 0}.warn{color:#8a4b00}"""
+img{max-width:100%;border:1px solid #eee;margin:.5em 0}.warn{color:#8a4b00}
+.scroll{max-width:100%;overflow-x:auto}p,li{overflow-wrap:anywhere}"""
 
 
 @dataclass(frozen=True)
 class Section:
-    """One suite's part of the report: its tables and figures (PNG bytes by name)."""
+    """One suite's part of the report: its tables and figures (PNG bytes by name), what the runs
+    behind it lacked (``notes``: a partial run, changed generation settings) and the figures
+    with nothing to show (``missing``), each said in a sentence."""
 
     title: str
     tables: Sequence[Table]
     pngs: Mapping[str, bytes]
+    notes: Sequence[str] = ()
+    missing: Sequence[str] = ()
+
+
+def run_notes(data: Mapping[str, Any]) -> list[str]:
+    """The sentences a score result carries about its runs: ``medvigil score``'s partial-run
+    statement and generation-settings warnings (or the ``notes`` of merged results)."""
+    notes = list(data.get("notes") or [])
+    partial = data.get("partial")
+    if isinstance(partial, dict) and partial.get("statement"):
+        notes.append(str(partial["statement"]))
+    generation = data.get("generation")
+    if isinstance(generation, dict):
+        notes += [str(w) for w in generation.get("warnings") or []]
+    return notes
 
 
 def checked_sections(result: Mapping[str, Any], inputs: Iterable[str | os.PathLike] = ()) -> list[Section]:
@@ -151,27 +171,49 @@ def sections(result: Mapping[str, Any]) -> list[Section]:
     makers = [entry.figures(data) for _, entry, data in parts]
     # one pool for every section's figures, keyed by (section, name): the workers stay busy to the end
     pngs = draw_figures({(i, name): make for i, named in enumerate(makers) for name, make in named.items()})
-    return [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs})
-            for i, (title, _, _) in enumerate(parts)]
+    return [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs},
+                    run_notes(data), [name for name in makers[i] if (i, name) not in pngs])
+            for i, (title, _, data) in enumerate(parts)]
 
 
-def render_markdown(parts: Sequence[Section], figure_files: Mapping[str, str], title: str, result: Mapping[str, Any]) -> str:
+def _missing_sentence(name: str) -> str:
+    return (f"Figure {name.replace('_', ' ')}: not drawn, its inputs do not hold what it plots (a partial run, arms that "
+            "were not run, or too few models).")
+
+
+def _legend(names: Mapping[str, str]) -> Table | None:
+    if not names:
+        return None
+    return Table("Model names", ("Shown as", "Model"), [(short, full) for full, short in names.items()],
+                 "Long model names are shown short in the tables and figures.")
+
+
+def render_markdown(parts: Sequence[Section], figure_files: Mapping[str, str], title: str, result: Mapping[str, Any],
+                    names: Mapping[str, str] | None = None) -> str:
     lines = [f"# {title}", "", _preamble(result), ""]
+    legend = _legend(names or {})
+    lines += [legend.markdown() + "\n"] if legend else []
     for section in parts:
-        lines += [f"## {section.title}", ""] + [t.markdown() + "\n" for t in section.tables]
+        lines += [f"## {section.title}", ""] + [f"**{md_escape(n)}**\n" for n in section.notes]
+        lines += [t.markdown() + "\n" for t in section.tables]
         lines += [f"![{name}]({figure_files[name]})\n" for name in section.pngs]
+        lines += [f"_{md_escape(_missing_sentence(name))}_\n" for name in section.missing]
     if result.get("warnings"):
         lines.append("## Warnings\n")
         lines += [f"- {md_escape(w)}" for w in result["warnings"]]
     return "\n".join(lines) + "\n"
 
 
-def render_html(parts: Sequence[Section], title: str, result: Mapping[str, Any]) -> str:
+def render_html(parts: Sequence[Section], title: str, result: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(_preamble(result))}</p>"]
+    legend = _legend(names or {})
+    body += [legend.html()] if legend else []
     for section in parts:
         body.append(f"<h2>{html.escape(section.title)}</h2>")
+        body += [f"<p class='warn'>{html.escape(n)}</p>" for n in section.notes]
         body += [t.html() for t in section.tables]
         body += [f"<img alt='{html.escape(n)}' src='data:image/png;base64,{base64.b64encode(b).decode()}'>" for n, b in section.pngs.items()]
+        body += [f"<p class='note'>{html.escape(_missing_sentence(n))}</p>" for n in section.missing]
     if result.get("warnings"):
         body.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{html.escape(w)}</li>" for w in result["warnings"]) + "</ul>")
     return f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
@@ -205,7 +247,8 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     refuse_overlap({"--out": out_dir}, inputs)
     if out_dir.exists() and any(out_dir.iterdir()):
         raise FileExistsError(f"{out_dir} exists and is not empty")
-    parts = checked_sections(result, inputs)
+    names = short_names(_model_names(result))
+    parts = checked_sections(renamed(result, names), inputs)  # tables and figures with the short names
     with staged_folder(out_dir, inputs=inputs) as tmp:
         (tmp / "figures").mkdir()
         files = {}
@@ -213,8 +256,8 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
             for name, data in section.pngs.items():
                 (tmp / "figures" / f"{name}.png").write_bytes(data)
                 files[name] = f"figures/{name}.png"
-        (tmp / "report.md").write_text(render_markdown(parts, files, title, result), encoding="utf-8")
-        (tmp / "report.html").write_text(render_html(parts, title, result), encoding="utf-8")
+        (tmp / "report.md").write_text(render_markdown(parts, files, title, result, names), encoding="utf-8")
+        (tmp / "report.html").write_text(render_html(parts, title, result, names), encoding="utf-8")
         if result.get("models"):
             (tmp / "scores.json").write_text(dumps({k: v for k, v in result.items() if k != "suites"}), encoding="utf-8")
         for suite, data in (result.get("suites") or {}).items():
@@ -223,6 +266,17 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     if result.get("models"):
         paths["scores"] = out_dir / "scores.json"
     return paths
+
+
+def _model_names(result: Mapping[str, Any]) -> list[str]:
+    """Every model the report names: the MedVIGIL audit's, then each suite's."""
+    names = list(result.get("models") or {})
+    for suite, data in sorted((result.get("suites") or {}).items()):
+        try:
+            names += registry.get(suite).entry.models(data)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            pass  # a result of an unexpected shape: checked_sections says so
+    return names
 
 
 def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:

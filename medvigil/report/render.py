@@ -42,7 +42,9 @@ class Table:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
         body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
         note = f"<p class='note'>{html.escape(self.note)}</p>" if self.note else ""
-        return f"<h3>{html.escape(self.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+        # a wide table scrolls inside its box: the page keeps its width
+        return (f"<h3>{html.escape(self.title)}</h3><div class='scroll'><table><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table></div>{note}")
 
 
 def fmt(value: Any, signed: bool = False) -> str:
@@ -101,9 +103,39 @@ class _Discard(io.RawIOBase):
         return len(data)
 
 
-def png(fig) -> bytes:
+def _finite(values) -> bool:
+    import numpy as np
+
+    try:
+        return bool(np.isfinite(np.asarray(values, dtype=float)).any())
+    except (TypeError, ValueError):
+        return True  # categorical data: something to show
+
+
+def shows_data(fig) -> bool:
+    """Whether any axes of ``fig`` shows a value: a plotted line, a bar or a scatter point at a finite
+    value, or an image with a finite pixel (reference lines such as ``axhline`` do not count)."""
+    import numpy as np
+    from matplotlib.patches import Rectangle
+
+    for ax in fig.axes:
+        if getattr(ax, "_colorbar", None) is not None:
+            continue  # a colorbar shows the scale, not data
+        if any(line.get_transform() == ax.transData and _finite(line.get_ydata()) for line in ax.lines):
+            return True
+        if any(isinstance(p, Rectangle) and _finite([p.get_height()]) and _finite([p.get_width()]) for p in ax.patches):
+            return True
+        if any(len(c.get_offsets()) and _finite(c.get_offsets()) for c in ax.collections):
+            return True
+        if any(_finite(np.ma.masked_invalid(image.get_array()).compressed()) for image in ax.images):
+            return True
+    return False
+
+
+def png(fig) -> bytes | None:
     """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")``
-    (no timestamp or software tag, so reruns are byte-identical).
+    (no timestamp or software tag, so reruns are byte-identical); None when it would be empty
+    (:func:`shows_data`: e.g. a partial run), so the report says so in a sentence instead.
 
     It is drawn once, on a canvas a margin larger than the figure, and the tight box is taken
     from that same drawing (savefig's "tight" draws twice: once to measure, once to paint). The
@@ -114,6 +146,8 @@ def png(fig) -> bytes:
     from matplotlib import rcParams
     from matplotlib.transforms import Affine2D, Bbox, TransformedBbox
 
+    if not shows_data(fig):
+        return None
     fig.set_dpi(PNG_DPI)  # savefig draws at this dpi; the tight box is measured at it too
     width, height = fig.get_size_inches()
     canvas = Bbox.from_extents(-_MARGIN_INCHES, -_MARGIN_INCHES, width + _MARGIN_INCHES, height + _MARGIN_INCHES)

@@ -1,18 +1,101 @@
-"""Option letters as small integer codes (``A`` = 0, invalid = -1), shared by the suites that score
-multiple-choice answers (MediConfusion, MedQ-Deg, Consistent-but-Dangerous).
+"""Option letters: read from a model's reply, and as small integer codes (``A`` = 0, invalid = -1),
+shared by the suites that score multiple-choice answers (MedVIGIL, MediConfusion, MedQ-Deg,
+Readiness, Consistent-but-Dangerous).
+
+Reading a reply (:func:`read_option_letter`), after the MedVIGIL paper's Appendix L rule (the first
+standalone capital letter among the options), with three choices of ours for replies that rule was
+not written for (reasoning models, free text):
+
+1. reasoning is removed first (:func:`strip_reasoning`): ``<think>...</think>`` and the like; an
+   unclosed opening tag (the token budget ran out while thinking) leaves no answer, and a lone
+   closing tag (models whose template opens the block) drops what precedes it;
+2. an explicit final answer (``answer is B``, ``Answer: (B)``, ``\boxed{B}``) wins, the last one
+   when there are several (a reply that weighs options before concluding);
+3. otherwise the first standalone letter, where ``A`` (or ``a``) used as an article (followed by a
+   space and a word, as in "A patient with...", "A 45-year-old") is not an option.
 
 >>> decode_letters(encode_letters(["B", None, "A"]))
 ['B', None, 'A']
+>>> read_option_letter("<think>maybe A</think>B", 5)
+'B'
+>>> read_option_letter("A patient with this finding needs (C).", 5)
+'C'
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["INVALID", "decode_letters", "encode_letters"]
+__all__ = ["INVALID", "REASONING_TAGS", "decode_letters", "encode_letters", "read_option_letter", "strip_reasoning"]
+
+#: (opening, closing) markers of a reasoning block, as reasoning models write them
+REASONING_TAGS = (("<think>", "</think>"), ("<thinking>", "</thinking>"), ("<reasoning>", "</reasoning>"),
+                  ("<analysis>", "</analysis>"), ("<|begin_of_thought|>", "<|end_of_thought|>"))
+
+
+def strip_reasoning(text: str) -> str:
+    """``text`` without its reasoning blocks (:data:`REASONING_TAGS`, any case).
+
+    >>> strip_reasoning("<think>A or B?</think> B")
+    ' B'
+    >>> strip_reasoning("<think>A is likely, but"), strip_reasoning("so A...</think>C")
+    ('', 'C')
+    """
+    for opening, closing in REASONING_TAGS:
+        o, c = re.escape(opening), re.escape(closing)
+        text = re.sub(rf"{o}.*?{c}", "", text, flags=re.S | re.I)
+        text = re.sub(rf"^.*?{c}", "", text, flags=re.S | re.I)  # the template opened the block
+        text = re.sub(rf"{o}.*$", "", text, flags=re.S | re.I)  # cut while thinking: no answer
+    return text
+
+
+# after "A" and a space: a word that makes it an article, i.e. not one that follows an option letter in
+# prose ("A or B", "A is wrong", "A and C", "A because...")
+_ARTICLE = re.compile(r"[ \t]+(?!(?:or|and|is|was|seems|appears|looks|fits|matches|would|could|might|may|because|"
+                      r"since|as|but|then|vs|versus|nor)\b)[A-Za-z0-9]", re.I)
+_MARKUP = re.compile(r"[*_`#]+")  # Markdown emphasis around a letter ("**B**")
+
+
+def _explicit(letters: str, flags: int) -> re.Pattern:
+    return re.compile(rf"\\boxed\{{\s*([{letters}])\s*\}}|\banswer\b\s*(?:is|:|=|-)?\s*(?:option\s+|choice\s+)?"
+                      rf"\(?([{letters}])\)?(?![A-Za-z0-9])", flags)
+
+
+def read_option_letter(response: str | None, n_options: int, *, case_sensitive: bool = True) -> str | None:
+    """The option letter a reply gives among the first ``n_options`` letters, or None (see the module text).
+
+    >>> read_option_letter("Answer: D. Maybe; no, the answer is B", 5), read_option_letter("D", 3)
+    ('B', None)
+    """
+    if response is None:
+        return None
+    if not isinstance(response, str):
+        raise TypeError(f"response must be a str or None, got {type(response).__name__}")
+    if not 1 <= n_options <= 26:
+        raise ValueError(f"n_options must be 1..26, got {n_options}")
+    letters = _ALPHABET[:n_options]
+    if not case_sensitive:
+        letters += letters.lower()
+    text = _MARKUP.sub("", strip_reasoning(response)).strip()
+    explicit = _explicit(letters, re.I if not case_sensitive else 0).findall(_answer_case(text, case_sensitive))
+    if explicit:
+        boxed, stated = explicit[-1]
+        return (boxed or stated).upper()
+    for match in re.finditer(rf"(?<![A-Za-z0-9])([{letters}])(?![A-Za-z0-9])", text):
+        letter = match.group(1)
+        if letter in "Aa" and _ARTICLE.match(text, match.end()):
+            continue  # the article: "A patient with...", "a 45-year-old"
+        return letter.upper()
+    return None
+
+
+def _answer_case(text: str, case_sensitive: bool) -> str:
+    """``text`` with the word "answer" in lower case (the letter keeps its case), for the explicit rule."""
+    return re.sub(r"(?i)\banswer\b", "answer", text) if case_sensitive else text
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INVALID = -1

@@ -68,4 +68,35 @@ def score(name: str, files: Iterable[str], *, release: str | None = None, **opti
         raise ValueError(f"suite {name} needs a release")
     if release is not None and suite.release == "unused":
         raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
-    return suite.entry.score([str(f) for f in files], release=release, **options)
+    from medvigil.records.run_coverage import run_coverage
+    from medvigil.records.run_labels import refuse_duplicate_runs
+    from medvigil.tasks.generation_settings import generation_report
+    from medvigil.tasks.predictions import scorable
+
+    files = [str(f) for f in files]
+    refuse_duplicate_runs(files, prefix=f"{name}_")  # two runs of one model: refused, naming both files
+    with scorable(files, prefix=f"{name}_") as (read, rebuilt):  # --predict_only logs: records rebuilt
+        result = suite.entry.score(read, release=release, **options)
+    if rebuilt:
+        result = _renamed(result, rebuilt)
+        result["predict_only"] = sorted(rebuilt.values())
+    generation = generation_report(files, prefix=f"{name}_")  # settings used vs the protocol's
+    if generation is not None:
+        result["generation"] = generation
+    coverage = run_coverage(files, prefix=f"{name}_")  # lmms-eval --limit: say the scores rest on a slice
+    if coverage is not None:
+        result["partial"] = coverage
+    return result
+
+
+def _renamed(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with every string naming a rebuilt file (or containing its path) naming the original."""
+    if isinstance(value, str):
+        for new, old in names.items():
+            value = value.replace(new, old)
+        return value
+    if isinstance(value, dict):
+        return {_renamed(k, names): _renamed(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, names) for v in value]
+    return value

@@ -14,6 +14,7 @@ from PIL import Image
 
 from medvigil.mcq.prompting import build_k_option_prompt
 from medvigil.mcq.retry import ATTEMPTS, doc_key
+from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.cbd import protocol as cbd_protocol
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
@@ -77,7 +78,7 @@ def cbd_binary_doc_to_target(doc: dict) -> int:
 
 def cbd_binary_process_results(doc: dict, results: list) -> dict:
     """``results``: one ``(loglikelihood, is_greedy)`` per continuation (yes, no)."""
-    record = cbd_protocol.make_binary_record(doc, results)
+    record = with_sent_inputs(cbd_protocol.make_binary_record(doc, results), cbd_doc_to_visual(doc), doc["condition"])
     return {name: record for name in cbd_protocol.BINARY_METRICS}
 
 
@@ -145,6 +146,7 @@ KINDS = {"quadrants": cbd_protocol.QUADRANT_METRICS, "image": cbd_protocol.IMAGE
 def _process(doc: dict, results: list, kind: str) -> dict:
     # the same record under each of the task's metric keys (read_samples finds it under any)
     record = cbd_protocol.make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
+    with_sent_inputs(record, cbd_doc_to_visual(doc), doc["condition"])
     return {name: record for name in KINDS[kind]}
 
 

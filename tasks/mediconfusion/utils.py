@@ -47,11 +47,12 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 from functools import lru_cache
 
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
+from medvigil.records.sent_inputs import with_sent_inputs
+from medvigil.scoring import loglikelihood
 from medvigil.suites.mediconfusion import modes, prompts
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS
 from medvigil.suites.mediconfusion.data import load_config
@@ -273,7 +274,8 @@ def _record(doc: dict, votes, raw_response, extra: dict, run: dict) -> dict:
     )
 
 
-def _emit(record: dict) -> dict:
+def _emit(record: dict, doc: dict) -> dict:
+    with_sent_inputs(record, mediconfusion_doc_to_visual(doc), doc["condition"])
     return {name: record for name in METRIC_DIRECTIONS}
 
 
@@ -284,7 +286,7 @@ def mediconfusion_mc_process_results(doc: dict, results: list) -> dict:
     parser = MC_PARSER[doc.get("protocol", "authors")]
     record = _record(doc, modes.mc_votes(response, parser), response, {"parser": parser, **extra}, settings())
     record["retries"] = len(attempts) - 1 if attempts else 0
-    return _emit(record)
+    return _emit(record, doc)
 
 
 def _likelihood_extra(choice: modes.LikelihoodChoice, run: dict) -> dict:
@@ -297,33 +299,16 @@ def _likelihood_extra(choice: modes.LikelihoodChoice, run: dict) -> dict:
     }
 
 
-_LL_TEXT = re.compile(r"^\(\s*([^,()]+?)\s*,\s*(True|False|0|1)\s*\)$")
-
-
-def loglikelihood_value(result) -> float:
-    """The number of one loglikelihood result: a ``(value, is_greedy)`` pair or its ``str``.
-
-    lmms-eval 0.7.3 passes every model output through ``unwrap_generation_output``, which
-    turns anything that is not text into ``str(output)``, so ``(-0.5, True)`` arrives as the
-    string ``"(-0.5, True)"``; both forms are accepted.
-
-    >>> loglikelihood_value("(-10000.0, False)"), loglikelihood_value((0.25, True))
-    (-10000.0, 0.25)
-    """
-    if isinstance(result, (tuple, list)) and len(result) == 2:
-        return float(result[0])
-    if isinstance(result, str):
-        match = _LL_TEXT.match(result.strip())
-        if match:
-            return float(match.group(1))
-    raise ValueError(f"not a loglikelihood result (value, is_greedy): {result!r:.80}")
+#: one log-likelihood result (``(value, is_greedy)`` or, after lmms-eval 0.7.3's
+#: ``unwrap_generation_output``, its ``str``) -> its number; shared with CbD
+loglikelihood_value = loglikelihood.result_value
 
 
 def mediconfusion_gd_process_results(doc: dict, results: list) -> dict:
     run = settings()
     values = [loglikelihood_value(r) for r in results]
     choice = modes.gd_scores(values, value_kind=run["ll_kind"])
-    return _emit(_record(doc, choice.votes, None, {"loglikelihood": values, **_likelihood_extra(choice, run)}, run))
+    return _emit(_record(doc, choice.votes, None, {"loglikelihood": values, **_likelihood_extra(choice, run)}, run), doc)
 
 
 def mediconfusion_ps_process_results(doc: dict, results: list) -> dict:
@@ -333,7 +318,7 @@ def mediconfusion_ps_process_results(doc: dict, results: list) -> dict:
         values, mediconfusion_ps_doc_to_choice(doc), normalisation=run["ps_normalisation"], value_kind=run["ll_kind"]
     )
     extra = {"loglikelihood": values, "ps_normalisation": run["ps_normalisation"], **_likelihood_extra(choice, run)}
-    return _emit(_record(doc, choice.votes, None, extra, run))
+    return _emit(_record(doc, choice.votes, None, extra, run), doc)
 
 
 def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
@@ -347,7 +332,7 @@ def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
         extra["judge_settings"] = run["judge_settings"]
     if judged.reply is not None:
         extra["judge_reply"] = judged.reply
-    return _emit(_record(doc, judged.scores, response, extra, run))
+    return _emit(_record(doc, judged.scores, response, extra, run), doc)
 
 
 # ---------------------------------------------------------------- aggregation
@@ -368,7 +353,7 @@ def _score(key: tuple):
         }
         for condition, case_id, probe_id, correct, predicted, cats in key
     ]
-    return score_records(records)
+    return score_records(records, incomplete="drop")  # --limit keeps the first N docs: a pair it cuts is left out
 
 
 def _metric(records: list, name: str) -> float:

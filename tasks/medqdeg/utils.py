@@ -9,6 +9,7 @@ each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the
 from __future__ import annotations
 
 from medvigil.mcq.adapter import load_mcq
+from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.medqdeg.protocol import METRICS, answer_prompt, plan_docs, record, render, responses_of, task_score, types_per_probe
 
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
@@ -20,7 +21,7 @@ def _load(level: int, experiment: str = "calibration"):
     plan = plan_docs(rows, level, types_per_probe())
     docs = data.select([p["row"] for p in plan])
     return docs.map(lambda _, i: {"degradation": plan[i]["degradation"], "severity": level, "experiment": experiment},
-                    with_indices=True, desc=f"medqdeg L{level} docs ({experiment})")
+                    with_indices=True, input_columns=["probe_id"], desc=f"medqdeg L{level} docs ({experiment})")
 
 
 def load_L0(_pointer):
@@ -68,6 +69,7 @@ def medqdeg_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = 
 def medqdeg_process_results(doc: dict, results: list) -> dict:
     """All ``T`` repeats arrive together (the ``strip_thinking`` filter keeps the list)."""
     rec = record(doc, responses_of(results))
+    with_sent_inputs(rec, medqdeg_doc_to_visual(doc), rec["condition"])
     return {name: rec for name in METRICS}
 
 

@@ -40,7 +40,7 @@ doc_to_target: correct_letter
 process_results: !function utils.medvigil_process_results
 {task_yaml.generation_kwargs(8)}
 {task_yaml.system_prompt_kwargs(SYSTEM)}
-{_metric_list(m for m in METRICS if m not in ("tr_coh", "over_refusal"))}
+{_metric_list(_UTILS.TEMPLATE_METRICS)}
 metadata:
   version: {VERSION}
 """
@@ -51,10 +51,11 @@ def task(name: str, loader: str, metrics=None) -> str:
     return task_yaml.task(name, loader) + extra
 
 
-SUMMARY_METRICS = ("overall", "acc_original", "refusal_rate", "parse_failures")
-TRIPLET_METRICS = ("tr_coh", "parse_failures")
-OPEN_METRICS = ("sfr", "sfr_w", "acc_roi_masked", "over_refusal", "overall", "acc_original", "acc_knowledge_only")
-DECAY_METRICS = ("acc_original", "refusal_rate", "parse_failures")
+# each task's metrics: process_results hands lmms-eval exactly these (utils.task_metrics)
+SUMMARY_METRICS = _UTILS.SUMMARY_METRICS
+TRIPLET_METRICS = _UTILS.TRIPLET_METRICS
+OPEN_METRICS = _UTILS.OPEN_METRICS
+DECAY_METRICS = _UTILS.DECAY_METRICS
 
 
 def open_task() -> str:

@@ -15,12 +15,14 @@ step, option order) is stored in each doc's ``condition`` column, so one
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from functools import lru_cache
 
 from medvigil.data_location import load_config
 from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
+from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.harness.authors_runner import authors_blur, authors_letter, authors_prompt
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
@@ -30,19 +32,27 @@ log = logging.getLogger("medvigil.tasks")
 
 # ---------------------------------------------------------------- data (process_docs)
 
+# Rows are chosen and tagged from their small columns only: a row-wise ``filter``/``map`` would
+# decode (and rewrite) every image of the config (3.3 GB peak for medvigil_mcq at 300 cases).
+
 def _with_condition(dataset, condition: str):
-    return dataset.map(lambda _: {"condition": condition}, desc=f"medvigil condition {condition}")
+    return dataset.add_column("condition", [condition] * len(dataset))
+
+
+def _keep(dataset, column: str, keep) -> object:
+    """The rows whose ``column`` value satisfies ``keep`` (reads that one column)."""
+    return dataset.select([i for i, value in enumerate(dataset[column]) if keep(value)])
 
 
 def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False):
     from medvigil.images import imaging
 
-    data = load_config(config)
+    data = _with_condition(load_config(config), condition)  # before any select: no index flattening
     # A probe whose credentialed image is withheld cannot be asked as an image probe;
     # asking it without the image would silently turn it into a no-image probe.
     withheld = sum(status == WITHHELD for status in data["image_status"])
     if withheld:
-        data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="medvigil skip withheld images")
+        data = _keep(data, "image_status", lambda status: status != WITHHELD)
         log.warning(
             "medvigil %s: skipped %d probe(s) whose credentialed image is withheld; run `medvigil reconstruct` "
             "and a --local-only build to include them",
@@ -50,10 +60,10 @@ def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, nee
             withheld,
         )
     if kinds is not None:
-        data = data.filter(lambda row: row["probe_kind"] in kinds, desc="medvigil probe kinds")
+        data = _keep(data, "probe_kind", lambda kind: kind in kinds)
     if need_roi:
-        data = data.filter(lambda row: row["roi_bbox"] is not None and imaging.roi_usable(row["roi_bbox"]), desc="medvigil usable ROI")
-    return _with_condition(data, condition)
+        data = _keep(data, "roi_bbox", lambda bbox: bbox is not None and imaging.roi_usable(bbox))
+    return data
 
 
 def load_mcq(_pointer):
@@ -94,7 +104,7 @@ def load_triplets(_pointer):
         log.warning("medvigil triplets: skipped %d triplet(s): %s", count, reason)
     overrides = [{k: r[k] for k in ("probe_id", "probe_kind", "question", "correct_letter")} for r in made.rows]
     data = originals.select([r["row"] for r in made.rows])
-    return data.map(lambda _, i: overrides[i], with_indices=True, desc="medvigil triplet arms")
+    return data.map(lambda _, i: overrides[i], with_indices=True, input_columns=["probe_id"], desc="medvigil triplet arms")
 
 
 def load_open(_pointer):
@@ -128,7 +138,7 @@ def _load_roi_pilot(step: int):
     if withheld:
         log.warning("medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld))
     chosen = [i for i in chosen if i not in set(withheld)]
-    return _with_condition(data.select(chosen), f"roi_decay:{step}")
+    return _with_condition(data, f"roi_decay:{step}").select(chosen)
 
 
 # one loader per generated YAML (see _generate_configs.py); names are referenced there
@@ -223,14 +233,20 @@ def load_roi_pilot_3(_pointer):
 
 # ---------------------------------------------------------------- prompt and image
 
+def _shown_image(doc: dict):
+    """The doc's image when its condition shows one (None: a text-only doc), untransformed."""
+    image = doc.get("image")
+    return None if image is None or doc.get("condition", "default") == "noimg" else image
+
+
 def medvigil_doc_to_visual(doc: dict) -> list:
     """The exact image the probe must show, transformed by the doc's condition."""
-    image = doc.get("image")
-    condition = doc.get("condition", "default")
-    if image is None or condition == "noimg":
+    image = _shown_image(doc)
+    if image is None:
         return []
     from medvigil.images import imaging
 
+    condition = doc.get("condition", "default")
     kind, _, value = condition.partition(":")
     if kind == "blur" and doc.get("runner") == "authors":  # their PIL blur (bench_blur_sweep_make.py)
         return [authors_blur(image, float(value), image.format)]
@@ -280,7 +296,9 @@ def _record(doc: dict, response: str) -> dict:
     authors = doc.get("runner") == "authors"
     letter = authors_letter(response) if authors else parse_letter(response)
     correct = doc["correct_letter"]
-    extra = {"condition_source": "lmms-eval", **({"runner": "authors"} if authors else {})}
+    # what the adapter was handed (the transform itself is not redone here)
+    extra = {"condition_source": "lmms-eval", **({"runner": "authors"} if authors else {}),
+             **sent_inputs([] if _shown_image(doc) is None else [True], doc.get("condition", "default"))}
     # attempts are known when the model ran under `--model retry` (Appendix L protocol)
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
@@ -292,7 +310,8 @@ def _record(doc: dict, response: str) -> dict:
         extra.update(displayed_letter=letter, displayed_correct=correct, permutation=order)
         if doc.get("rotation") is not None:
             extra["rotation"] = doc["rotation"]
-        letter = to_published_letter(order, letter) if letter in order else letter
+        # an unparsed answer (None) stays unparsed
+        letter = to_published_letter(order, letter) if letter is not None and letter in order else letter
         correct = doc["published_correct_letter"]
     return probe_record("medvigil", doc, condition=doc.get("condition", "default"), correct_letter=correct,
                         predicted_letter=letter, raw_response=response, retries=len(attempts) - 1 if attempts else 0,
@@ -312,13 +331,39 @@ METRICS = tuple(METRIC_DIRECTIONS)
 RECORD_METRIC = METRICS[0]  # the metric key that logs the whole record (medvigil.records.lmms_eval_logs.RECORD_KEY)
 
 
+# the metric list of each kind of task (the YAML generator writes these): the template's for the main
+# conditions; the triplet arms, the open form, the blur sweep and ROI decay report a few
+TRIPLET_METRICS = ("tr_coh", "parse_failures")
+OPEN_METRICS = ("sfr", "sfr_w", "acc_roi_masked", "over_refusal", "overall", "acc_original", "acc_knowledge_only")
+SUMMARY_METRICS = ("overall", "acc_original", "refusal_rate", "parse_failures")
+DECAY_METRICS = ("acc_original", "refusal_rate", "parse_failures")
+TEMPLATE_METRICS = tuple(m for m in METRICS if m not in ("tr_coh", "over_refusal"))
+
+
+def task_metrics(record: dict) -> tuple[str, ...]:
+    """The metrics of the task that made ``record`` (from its condition and probe kind), so that
+    ``process_results`` hands lmms-eval only metrics it aggregates: any other shows as an empty
+    entry in results.json."""
+    condition = str(record.get("condition", ""))
+    if str(record.get("probe_kind", "")).startswith("triplet_"):
+        return TRIPLET_METRICS
+    if condition == "open":
+        return OPEN_METRICS
+    if condition.startswith("blur:"):
+        return SUMMARY_METRICS
+    if condition.startswith("roi_decay:"):
+        return DECAY_METRICS
+    return TEMPLATE_METRICS
+
+
 def _metric_values(record: dict) -> dict:
-    """What ``process_results`` hands lmms-eval: the whole record under the first metric (the one
-    re-scoring reads from the log) and, under every other metric, only the record's scoring key
-    (:func:`scoring_key`: its scoring fields without the raw response, about half of it), so a log
-    line does not repeat the whole record 26 times."""
+    """What ``process_results`` hands lmms-eval, for the task's metrics (:func:`task_metrics`): the whole
+    record under the first (the one re-scoring reads from the log: ``mcs`` in the main tasks) and, under
+    every other, only the record's scoring key (:func:`scoring_key`: its scoring fields without the raw
+    response, about half of it), so a log line does not repeat the whole record for every metric."""
     key = scoring_key(record)
-    return {name: record if name == RECORD_METRIC else key for name in METRICS}
+    names = task_metrics(record)
+    return {name: record if name == names[0] else key for name in names}
 
 
 def medvigil_process_results(doc: dict, results: list) -> dict:
@@ -360,7 +405,7 @@ def medvigil_open_process_results(doc: dict, results: list) -> dict:
     correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
                                          doc.get("probe_kind", ""))
     record = _record({**doc, "correct_letter": correct, "options": None}, letter)
-    record.update(raw_response=response, extra={"condition_source": "lmms-eval", "open_label": label,
+    record.update(raw_response=response, extra={**record["extra"], "open_label": label,
                                                 "open_judge": DEFAULT_JUDGE,
                                                 "expected_behavior": doc["expected_behavior"]})
     return _metric_values(record)
@@ -373,7 +418,13 @@ def _summary(key: tuple) -> dict:
     from medvigil.mcq.circular import collapse_circular
     from medvigil.suites.medvigil.scoring.scoring import audit
 
-    records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key])
+    cut: Counter = Counter()  # --limit keeps the first N docs: a circular group it cuts is left out
+    records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key],
+                                incomplete=cut)
+    if cut:
+        log.warning("medvigil: %d rotation(s) of circular groups cut by --limit left out of the aggregate", sum(cut.values()))
+    if not records:
+        return {"metrics": {}, "accuracy": {}}
     # every record of a task shares one condition; score that condition as the headline
     result = audit(records, n_resamples=0, strata=False, sensitivity=False, ablations=False, condition=records[0]["condition"])
     (model,) = result["models"].values()

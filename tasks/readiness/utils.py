@@ -18,6 +18,7 @@ from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
+from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
 from medvigil.suites.readiness.protocol import ARMS, arm_accuracy, arm_count, arm_docs, arm_metrics, mc_prompt, substitution_donors
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, parse_cot
@@ -32,7 +33,7 @@ def _load(arm: str):
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     withheld = sum(status == WITHHELD for status in data["image_status"])
     if withheld:  # the same items in every arm: a withheld image removes the item everywhere
-        data = data.filter(lambda row: row["image_status"] != WITHHELD, desc="readiness skip withheld images")
+        data = data.select([i for i, status in enumerate(data["image_status"]) if status != WITHHELD])
         log.warning("readiness %s: skipped %d probe(s) whose credentialed image is withheld", arm, withheld)
     # MedVIGIL stores the safe action at E; adapted rows say their own (or none)
     rows = [{"safe_letter": SAFE_LETTER, **row} for row in data.remove_columns(["image"]).to_list()]
@@ -49,7 +50,8 @@ def _load(arm: str):
         images = data.select(donors).cast_column("image", Image(decode=False))["image"]
         overrides = [{**o, "image": image} for o, image in zip(overrides, images)]
     data = data.select([i for i, _ in made])
-    return data.map(lambda _, i: overrides[i], with_indices=True, desc=f"readiness arm {arm}")
+    # input_columns: the images are neither decoded nor rewritten (unless an arm overrides them)
+    return data.map(lambda _, i: overrides[i], with_indices=True, input_columns=["probe_id"], desc=f"readiness arm {arm}")
 
 
 # one loader per arm of medvigil.suites.readiness.protocol.ARMS (names used by _generate_configs.py)
@@ -150,6 +152,7 @@ def readiness_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None 
 
 def _record(doc: dict, response: str) -> dict:
     extra = {"condition_source": "lmms-eval", "laterality_dependent": doc.get("laterality_dependent"),
+             **sent_inputs(readiness_doc_to_visual(doc), doc["condition"]),
              "options_shown": list(doc["options"]), **(doc.get("readiness") or {})}
     if _is_cot(doc):
         extra["cot"] = parse_cot(response, doc["options"])

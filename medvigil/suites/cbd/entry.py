@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from medvigil.records.run_coverage import run_limit
 from medvigil.records.suite_logs import find_samples, n_records, result_models, run_of, score_logs, table_text, task_of
 from medvigil.suites.cbd.protocol import suite_result
 from medvigil.suites.cbd.tables import cbd_figures as figures
@@ -45,7 +46,11 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
         raise ValueError(f"unknown cbd option(s): {', '.join(sorted(unknown))}")
     settings = {**DEFAULTS, **options}
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
-    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings), options)
+    # runs cut by lmms-eval's --limit: the cases the limit cut are left out and counted
+    limited = bool(kept) and all(run_limit(path) is not None for path in kept)
+    incomplete = "drop" if limited else "error"
+    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings, incomplete=incomplete),
+                      options)
 
 
 def format_table(result: Mapping[str, Any]) -> str:

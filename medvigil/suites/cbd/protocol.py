@@ -54,6 +54,7 @@ import numpy as np
 from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
+from medvigil.scoring import loglikelihood
 from medvigil.scoring.letters import encode_letters
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
@@ -315,12 +316,15 @@ def binary_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
     return _arm_table(_check(records), BINARY_ARMS, invalid)
 
 
-def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invalid: str) -> dict[str, dict[str, Any]]:
-    """:func:`quadrant_table` or :func:`binary_table` (``arms``) of records :func:`_check` passed."""
+def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invalid: str,
+               incomplete: str = "drop") -> dict[str, dict[str, Any]]:
+    """:func:`quadrant_table` or :func:`binary_table` (``arms``) of records :func:`_check` passed; a case
+    lacking a part is left out and counted (lmms-eval's aggregate of a run cut by ``--limit``) or, with
+    ``incomplete="error"``, an error (:func:`medvigil.suites.cbd.scoring.score_records`)."""
     wanted = frozenset(arms.values())
     return score_records([r for r in checked if r["condition"] in wanted], original_kind=ORIGINAL_KIND,
                          paraphrase_kinds=PARAPHRASE_KINDS, image_condition=arms["image"],
-                         text_only_condition=arms["noimg"], invalid=invalid)
+                         text_only_condition=arms["noimg"], invalid=invalid, incomplete=incomplete)
 
 
 def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, Any]:
@@ -343,13 +347,14 @@ def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "e
             case["orig"] = r
         elif r["probe_kind"] in PARAPHRASE_KINDS:
             case["para"].append(r)
-    for cid, case in cases.items():
-        if "orig" not in case or not case["para"]:
-            raise ValueError(f"case {cid!r} lacks its original or paraphrase image records (field 'probe_kind')")
-    origs = [c["orig"]["predicted_letter"] for c in cases.values()]
-    out = quadrant_scores(origs, [[p["predicted_letter"] for p in c["para"]] for c in cases.values()], origs,
-                          [c["orig"]["correct_letter"] for c in cases.values()], invalid=invalid)
-    return {k: out[k] for k in ("n_samples", "n_evaluable", "n_excluded", "flip_rate", "accuracy")}
+    # a case without its original or a paraphrase (cut by lmms-eval's --limit, which keeps the first N docs)
+    # is left out and counted
+    whole = [c for c in cases.values() if "orig" in c and c["para"]]
+    origs = [c["orig"]["predicted_letter"] for c in whole]
+    out = quadrant_scores(origs, [[p["predicted_letter"] for p in c["para"]] for c in whole], origs,
+                          [c["orig"]["correct_letter"] for c in whole], invalid=invalid)
+    cut = {"n_incomplete_cases": len(cases) - len(whole)} if len(whole) < len(cases) else {}
+    return {**{k: out[k] for k in ("n_samples", "n_evaluable", "n_excluded", "flip_rate", "accuracy")}, **cut}
 
 
 def _pct(value: float | None) -> float:
@@ -475,26 +480,15 @@ def load_binary_docs(*, checks: bool = True):
     return data.select([i for i, _ in plans]).map(lambda _, k: overrides[k], with_indices=True, desc="cbd binary docs")
 
 
-def _loglikelihood(value: Any) -> float:
-    """A log-likelihood from what lmms-eval hands ``process_results``: ``(ll, is_greedy)``, a
-    number, or (after its response filter) the string form of either."""
-    if isinstance(value, str):
-        import ast
-
-        try:
-            value = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            raise ValueError(f"not a log-likelihood: {value!r}") from None
-    return float(value[0] if isinstance(value, (list, tuple)) else value)
-
-
 def p_yes(loglikelihoods: Sequence[Any]) -> float:
     """p(yes) from the log-likelihoods of the continuations yes and no (softmax over the two;
-    lmms-eval hands ``(loglikelihood, is_greedy)`` per continuation)."""
-    values = [_loglikelihood(v) for v in loglikelihoods]
-    if len(values) != 2 or not all(math.isfinite(v) for v in values):
+    lmms-eval hands ``(loglikelihood, is_greedy)`` per continuation). Losses and
+    log-probabilities are read and oriented by :func:`medvigil.scoring.loglikelihood.log_probabilities`,
+    so an adapter returning the mean loss (lmms-eval's HF classes) gives the same p(yes)."""
+    if len(loglikelihoods) != 2:
         raise ValueError(f"need two finite log-likelihoods (yes, no), got {loglikelihoods!r}")
-    return 1.0 / (1.0 + math.exp(min(700.0, values[1] - values[0])))
+    (yes, no), _ = loglikelihood.log_probabilities(loglikelihoods)
+    return 1.0 / (1.0 + math.exp(min(700.0, no - yes)))
 
 
 def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) -> dict:
@@ -502,7 +496,7 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
     py = p_yes(loglikelihoods)
     record = make_record({**doc, "options": list(BINARY_CHOICES)}, "A" if py >= 0.5 else "B")
     record["raw_response"] = BINARY_CHOICES[0] if py >= 0.5 else BINARY_CHOICES[1]
-    record["extra"].update(p_yes=py, probabilities=[py, 1.0 - py], loglikelihoods=[_loglikelihood(v) for v in loglikelihoods],
+    record["extra"].update(p_yes=py, probabilities=[py, 1.0 - py], loglikelihoods=[loglikelihood.result_value(v) for v in loglikelihoods],
                            candidate=doc["binary_candidate"], label=doc["binary_label"], arm="binary",
                            question=str(doc["question"]).split("\nProposed answer:")[0])
     if doc.get("swap_from"):
@@ -682,12 +676,13 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude", n_resamples: int = 1000,
-                 seed: int = 0) -> dict[str, Any]:
+                 seed: int = 0, incomplete: str = "error") -> dict[str, Any]:
     """What ``medvigil score --suite cbd`` reports: per model configuration (the generative
     arm under the model's name, the binary arm as ``"<model> [binary]"``; every generative
     configuration first, each arm's models in the order of their first record) the quadrant
     table plus :func:`sample_details`, and the flip-rate vs Dangerous-fraction correlation
-    across configurations (Fig. 3)."""
+    across configurations (Fig. 3). ``incomplete="drop"`` (runs cut by lmms-eval's ``--limit``) leaves out
+    the cases lacking a part, counted in ``n_incomplete_cases``; by default they are an error."""
 
     records = _check(records)
     first: dict[str, int] = {}
@@ -702,7 +697,7 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
         by_model: dict[str, list[Mapping[str, Any]]] = {}
         for r in mine:
             by_model.setdefault(str(r["model"]), []).append(r)
-        table = _arm_table(mine, arms, invalid)
+        table = _arm_table(mine, arms, invalid, incomplete)
         for model in sorted(table, key=first.__getitem__):
             name = model if arm == "generative" else f"{model} [binary]"
             models[name] = {**table[model], "arm": arm, **sample_details(by_model.get(model, []), arms["image"], arms["noimg"],

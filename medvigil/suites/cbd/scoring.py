@@ -262,6 +262,7 @@ def score_records(
     image_condition: str = "default",
     text_only_condition: str = "noimg",
     invalid: str = "exclude",
+    incomplete: str = "error",
 ) -> dict[str, dict[str, Any]]:
     """Quadrant scores per model from ``cbd`` probe records.
 
@@ -270,8 +271,11 @@ def score_records(
     optional ``extra.probabilities``), one or more records of a ``paraphrase_kinds``
     kind under ``image_condition``, and one ``original_kind`` record under
     ``text_only_condition`` (the text-only baseline). Cases missing a part raise
-    ``ValueError``.
+    ``ValueError``, or with ``incomplete="drop"`` (a run cut by lmms-eval's ``--limit``, which keeps
+    the first N docs) are left out and counted in ``n_incomplete_cases`` (present when some were).
     """
+    if incomplete not in ("error", "drop"):
+        raise ValueError(f"incomplete must be 'error' or 'drop', got {incomplete!r}")
     by_model: dict[str, dict[str, dict[str, Any]]] = {}
     for r in records:
         if r.get("suite") != "cbd":
@@ -296,11 +300,13 @@ def score_records(
         case[slot] = r
     out = {}
     for model, cases in by_model.items():
-        ids = list(cases)
-        for cid in ids:
+        ids = []
+        for cid in cases:
             missing = [s for s in ("orig", "text") if s not in cases[cid]] + ([] if cases[cid]["para"] else ["paraphrase"])
-            if missing:
+            if missing and incomplete == "error":
                 raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
+            if not missing:
+                ids.append(cid)
         origs = [cases[c]["orig"] for c in ids]
         rows = [_probability_row((r.get("extra") or {}).get("probabilities")) for r in origs]
         probs = None
@@ -319,6 +325,8 @@ def score_records(
             probs,
             invalid=invalid,
         )
+        if len(ids) < len(cases):
+            out[model]["n_incomplete_cases"] = len(cases) - len(ids)
     return out
 
 

@@ -39,6 +39,7 @@ import numpy as np
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import loads_json, read_text
 from medvigil.records.lmms_eval_logs import read_samples
+from medvigil.records.run_coverage import run_limit
 from medvigil.records.schema_validation import check_records
 from medvigil.scoring.letters import decode_letters
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
@@ -359,7 +360,9 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
         groups.setdefault(key, []).append(record)
         files.setdefault(key, {})[origin] = None
     where = ", ".join(map(str, paths))
-    slots = {key: pair_slots(recs) for key, recs in groups.items()}
+    # a run cut by lmms-eval's --limit may end inside a pair: that pair is left out (the score says the run is partial)
+    limited = all(run_limit(Path(p)) is not None for p in paths)
+    slots = {key: pair_slots(recs, incomplete="drop" if limited else "error") for key, recs in groups.items()}
     problems = [Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
                 for (model, mode), (_, found) in slots.items() for message in found]
     if problems:
@@ -367,7 +370,7 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     names = category_names(release)
     runs = []
     for (model, mode), recs in groups.items():
-        pair_ids = tuple(dict.fromkeys(str(r["case_id"]) for r in recs))
+        pair_ids = tuple(slots[(model, mode)][0])
         present = set(pair_ids)
         margins = {(r.get("extra") or {}).get("margin") for r in recs} - {None}
         runs.append(MediConfusionRun(

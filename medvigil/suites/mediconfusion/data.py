@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from medvigil.data_location import HOME_VAR, DataNotFoundError
+from medvigil.data_location import HOME_VAR, DataLocationExit, DataNotFoundError
 from medvigil.files.input_files import read_bytes
 
 ENV_VAR = "MEDICONFUSION_DATA"
@@ -119,4 +119,8 @@ def load_config(config: str, split: str = "test", env: Mapping[str, str] | None 
     """Load one config (``questions`` or ``pairs``) of the built dataset (imports ``datasets`` lazily)."""
     import datasets
 
-    return datasets.load_dataset(resolve_data_location(env), config, split=split)
+    try:
+        location = resolve_data_location(env)
+    except DataNotFoundError as exc:
+        raise DataLocationExit(exc) from None  # lmms-eval's last lines say what to do
+    return datasets.load_dataset(location, config, split=split)

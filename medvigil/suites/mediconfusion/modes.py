@@ -79,6 +79,7 @@ from difflib import get_close_matches
 
 from medvigil.chat_client import chat
 from medvigil.mcq.prompting import parse_letter
+from medvigil.scoring import loglikelihood
 from medvigil.scoring.letters import decode_letters
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
 
@@ -116,7 +117,7 @@ __all__ = [
 #: Votes given to a chosen option (the other gets 0), as in the authors' result files.
 VOTE = 10
 NORMALISATIONS = ("per_token", "per_char", "none")
-VALUE_KINDS = ("auto", "mean_nll", "sum_logprob")
+VALUE_KINDS = loglikelihood.VALUE_KINDS
 
 
 def letter_from_votes(votes: Sequence[float], margin: float = DEFAULT_MARGIN) -> str | None:
@@ -196,20 +197,8 @@ def _check_choice(name: str, value: str, allowed: Sequence[str]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
 
 
-def _kind(value: float, value_kind: str) -> str:
-    if not math.isfinite(value):
-        return "not finite"
-    if value_kind != "auto":
-        return value_kind
-    if value > 0:
-        return "mean_nll"
-    if value < 0:
-        return "sum_logprob"
-    return "certain"  # 0: probability 1 under both readings
-
-
 def _choose(scores: list, kinds: list, applied: str, notes: list) -> LikelihoodChoice:
-    if {"mean_nll", "sum_logprob"} <= set(kinds):
+    if loglikelihood.mixed(kinds):
         # auto read one value as a loss and another as a log-probability: not one model's output
         notes.append("values of both signs (a loss and a log-probability) for one image")
         scores = [None] * len(scores)
@@ -261,9 +250,9 @@ def prefix_scores(
     applied = normalisation
     notes: list[str] = []
     for value, text in zip(values, continuations):
-        kind = _kind(value, value_kind)
+        kind = loglikelihood.value_kind(value, value_kind)
         kinds.append(kind)
-        if kind == "not finite" or (kind == "mean_nll" and value < 0) or (kind == "sum_logprob" and value > 0):
+        if not loglikelihood.valid(value, kind):
             scores.append(None)
             notes.append(f"value {value!r} is not a valid {kind.replace('not finite', 'number')}")
         elif kind == "certain":
@@ -295,13 +284,13 @@ def gd_scores(values: Sequence[float], *, value_kind: str = "auto") -> Likelihoo
     kinds: list[str] = []
     notes: list[str] = []
     for value in values:
-        kind = _kind(value, value_kind)
+        kind = loglikelihood.value_kind(value, value_kind)
         kinds.append(kind)
-        if kind == "not finite" or (kind == "mean_nll" and value < 0) or (kind == "sum_logprob" and value > 0):
+        if not loglikelihood.valid(value, kind):
             scores.append(None)
             notes.append(f"value {value!r} is not a valid {kind.replace('not finite', 'number')}")
         else:
-            scores.append(-value if kind == "mean_nll" else value)
+            scores.append(loglikelihood.oriented(value, kind))
     return _choose(scores, kinds, "single_token", notes)
 
 

@@ -40,9 +40,11 @@ def _image_of(record: Mapping[str, Any]) -> str:
     return image
 
 
-def pair_slots(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, dict[str, Mapping[str, Any]]], list[str]]:
+def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error",
+               ) -> tuple[dict[str, dict[str, Mapping[str, Any]]], list[str]]:
     """``({pair: {"im1": record, "im2": record}}, problems)`` of one run's records: a record
-    whose image cannot be told, two records for one image, a pair lacking an image."""
+    whose image cannot be told, two records for one image, a pair lacking an image (with
+    ``incomplete="drop"``, for a run cut by lmms-eval's ``--limit``, such a pair is left out instead)."""
     by_pair: dict[str, dict[str, Mapping[str, Any]]] = {}
     problems: list[str] = []
     for record in records:
@@ -55,9 +57,13 @@ def pair_slots(records: Iterable[Mapping[str, Any]]) -> tuple[dict[str, dict[str
         if image in slot:
             problems.append(f"pair {record['case_id']!r} has two records for {image}")
         slot[image] = record
-    incomplete = [pid for pid, slot in by_pair.items() if len(slot) != 2]
-    if incomplete:
-        problems.append(f"{len(incomplete)} pair(s) lack one image record, e.g. {incomplete[0]!r}")
+    if incomplete not in ("error", "drop"):
+        raise ValueError(f"incomplete must be 'error' or 'drop', got {incomplete!r}")
+    halves = [pid for pid, slot in by_pair.items() if len(slot) != 2]
+    if halves and incomplete == "drop":
+        by_pair = {pid: slot for pid, slot in by_pair.items() if len(slot) == 2}
+    elif halves:
+        problems.append(f"{len(halves)} pair(s) lack one image record, e.g. {halves[0]!r}")
     return by_pair, problems
 
 
@@ -66,13 +72,14 @@ def score_records(
     *,
     confusion_denominator: str = "both_valid",
     category_names: Sequence[str] | None = None,
+    incomplete: str = "error",
 ) -> MediConfusionScore:
     """Score probe records of one run (one model, one condition) of the MediConfusion suite.
 
     Each pair (``case_id``) must have exactly one record per image (``extra.image`` or a
     ``probe_id`` ending ``:im1`` / ``:im2``); the image's categories are read from
     ``extra.categories`` (a list). ``predicted_letter`` ``None`` is an invalid answer.
-    Pairs are scored in order of first appearance.
+    Pairs are scored in order of first appearance. ``incomplete``: as :func:`pair_slots`.
     """
     records = list(records)
     runs = {(r.get("model"), r.get("condition", "default")) for r in records}
@@ -81,7 +88,7 @@ def score_records(
     for record in records:
         if record.get("suite") != "mediconfusion":
             raise ValueError(f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'mediconfusion'")
-    by_pair, problems = pair_slots(records)
+    by_pair, problems = pair_slots(records, incomplete=incomplete)
     if problems:
         raise ValueError(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
     return score_pairs(**pair_inputs(by_pair), category_names=category_names, confusion_denominator=confusion_denominator)

@@ -1,0 +1,62 @@
+"""One run per model and task: two lmms-eval runs of one model (a chat and a simple run, a re-run)
+in the input would answer each probe twice; they are refused up front, naming both files.
+
+A run's model is its label (:func:`medvigil.records.lmms_eval_logs.model_name`: ``medvigil score
+--label``, else the weights its ``model_args`` name); two runs with different labels are scored side
+by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import contextmanager
+from pathlib import Path
+
+from medvigil.errors import DataError, Problem
+from medvigil.records import lmms_eval_logs
+from medvigil.records.run_coverage import samples_files
+
+
+def refuse_duplicate_runs(paths: Iterable[str | Path], prefix: str = "") -> None:
+    """A :class:`DataError` per samples file whose task another run of the same model also answered."""
+    seen: dict[tuple[str, str], tuple[Path, str]] = {}
+    problems = []
+    for path in samples_files(paths, prefix):
+        match = lmms_eval_logs.SAMPLES.match(path.name)
+        run = (path.parent.resolve(), match.group("stamp"))
+        if lmms_eval_logs.run_label(path) is None and not (path.parent / f"{run[1]}_results.json").is_file():
+            continue  # the reader says what is missing
+        model, task = lmms_eval_logs.model_name(path), match.group("task")
+        first = seen.setdefault((model, task), (path, str(run)))
+        if first[1] != str(run):
+            problems.append(Problem(str(path), f"a second run of model {model!r} on task {task}: {first[0]} is another; "
+                                               "score the runs in separate calls or name them apart with "
+                                               "--label FILE_OR_FOLDER=NAME", field="model"))
+    if problems:
+        raise DataError(problems)
+
+
+@contextmanager
+def labelled(labels: Iterable[str]):
+    """``medvigil score --label`` values (``NAME``: every run; ``PATH=NAME``: the samples file or run folder
+    PATH) in force for the readers while the block runs."""
+    mapping: dict[str, str] = {}
+    for value in labels:
+        where, sep, name = value.partition("=")
+        if sep and not Path(where).exists():
+            if "/" in where or where.endswith(".jsonl"):
+                raise ValueError(f"--label {value!r}: {where} is no file or folder")
+            where, name = "", value  # a NAME with "=" in it, e.g. model(args)
+        elif not sep:
+            where, name = "", value
+        if not name.strip() or not (where or name == value):
+            raise ValueError(f"--label must be NAME or PATH=NAME with a non-empty NAME, got {value!r}")
+        mapping[where] = name.strip()
+    saved = dict(lmms_eval_logs.RUN_LABELS)
+    lmms_eval_logs.RUN_LABELS.clear()
+    lmms_eval_logs.RUN_LABELS.update(mapping)
+    try:
+        yield mapping
+    finally:
+        lmms_eval_logs.RUN_LABELS.clear()
+        lmms_eval_logs.RUN_LABELS.update(saved)

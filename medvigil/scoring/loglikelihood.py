@@ -1,0 +1,107 @@
+"""One reading of lmms-eval log-likelihood results, shared by every suite that scores them.
+
+lmms-eval's ``loglikelihood`` contract is "the log-probability of the continuation" (higher is
+better), but its HuggingFace model classes in 0.7.3 (``llava_hf``, ``llava``, ``qwen_vl``, ...)
+return ``outputs.loss``: the mean negative log-likelihood per continuation token (lower is
+better); see EvolvingLMMs-Lab/lmms-eval#370. Our baselines and API-style adapters return
+log-probabilities. The sign tells the two apart: a loss is never negative, a log-probability
+never positive, and 0 is probability 1 under both readings. So each value is read by its sign
+(``"auto"``) or by a declared kind (``"mean_nll"`` / ``"sum_logprob"``), and every score leaves
+here oriented one way: higher is more likely. Values of both signs in one request (yes/no, or
+one image's two options) come from no single model and cannot be told apart.
+
+Used by CbD's binary arm (:func:`medvigil.suites.cbd.protocol.p_yes`) and MediConfusion's GD and
+PS modes (:mod:`medvigil.suites.mediconfusion.modes`).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Sequence
+from typing import Any
+
+MEAN_NLL = "mean_nll"
+SUM_LOGPROB = "sum_logprob"
+VALUE_KINDS = ("auto", MEAN_NLL, SUM_LOGPROB)
+CERTAIN = "certain"  # a value of 0: probability 1 under both readings
+NOT_FINITE = "not finite"
+
+
+class MixedConventionError(ValueError):
+    """Values of one request read as a loss and as a log-probability."""
+
+
+def result_value(result: Any) -> float:
+    """The number of one lmms-eval log-likelihood result: ``(value, is_greedy)``, a bare number,
+    or (after lmms-eval's response filter) the ``str`` of either.
+
+    >>> result_value("(-10000.0, False)"), result_value((0.25, True)), result_value(-1)
+    (-10000.0, 0.25, -1.0)
+    """
+    if isinstance(result, str):
+        try:
+            result = ast.literal_eval(result.strip())
+        except (ValueError, SyntaxError):
+            raise ValueError(f"not a loglikelihood result (value, is_greedy): {result!r:.80}") from None
+    if isinstance(result, (list, tuple)) and result:
+        result = result[0]
+    if isinstance(result, bool) or not isinstance(result, (int, float)):
+        raise ValueError(f"not a loglikelihood result (value, is_greedy): {result!r:.80}")
+    return float(result)
+
+
+def check_kind(value_kind: str) -> str:
+    if value_kind not in VALUE_KINDS:
+        raise ValueError(f"log-likelihood kind must be one of {', '.join(VALUE_KINDS)}, got {value_kind!r}")
+    return value_kind
+
+
+def value_kind(value: float, declared: str = "auto") -> str:
+    """How ``value`` reads: ``mean_nll``, ``sum_logprob``, ``certain`` (0) or ``not finite``."""
+    check_kind(declared)
+    if not math.isfinite(value):
+        return NOT_FINITE
+    if declared != "auto":
+        return declared
+    if value > 0:
+        return MEAN_NLL
+    if value < 0:
+        return SUM_LOGPROB
+    return CERTAIN
+
+
+def mixed(kinds: Sequence[str]) -> bool:
+    """True when one request's values were read both as a loss and as a log-probability."""
+    return {MEAN_NLL, SUM_LOGPROB} <= set(kinds)
+
+
+def valid(value: float, kind: str) -> bool:
+    """A value agrees with its kind (a declared loss is >= 0, a declared log-probability <= 0)."""
+    if kind == NOT_FINITE:
+        return False
+    return not ((kind == MEAN_NLL and value < 0) or (kind == SUM_LOGPROB and value > 0))
+
+
+def oriented(value: float, kind: str) -> float:
+    """The score of a value read as ``kind``, higher = more likely (a loss is negated)."""
+    return -value if kind == MEAN_NLL else value
+
+
+def log_probabilities(results: Sequence[Any], declared: str = "auto") -> tuple[list[float], list[str]]:
+    """The scores of one request's continuations, higher = more likely, and how each was read.
+
+    Raises :class:`MixedConventionError` for values of both signs (under ``auto``) and
+    ``ValueError`` for a value that is not finite or disagrees with a declared kind.
+    """
+    values = [result_value(r) for r in results]
+    kinds = [value_kind(v, declared) for v in values]
+    if mixed(kinds):
+        raise MixedConventionError(
+            f"log-likelihood values {values} have both signs: a loss (> 0) and a log-probability (< 0) "
+            "cannot come from one model; check the adapter (lmms-eval's HF classes return losses)"
+        )
+    for value, kind in zip(values, kinds):
+        if not valid(value, kind):
+            raise ValueError(f"log-likelihood value {value!r} is not a valid {kind.replace(NOT_FINITE, 'number')}")
+    return [oriented(v, k) for v, k in zip(values, kinds)], kinds
