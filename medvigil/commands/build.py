@@ -1,8 +1,9 @@
 """``medvigil build RELEASE --out OUT``: validate a release and write a Hub-ready folder.
 
-The folder holds Parquet shards per config (images embedded), a dataset card
-(``README.md``) with the datasheet, ``DATASHEET.md``, ``croissant.json`` and
-``build_info.json`` (digests, counts, skipped items). See :mod:`medvigil.suites.medvigil.export.export`.
+The folder holds Parquet shards per config (images embedded, each distinct image once per
+row group), a dataset card (``README.md``) with the datasheet, ``DATASHEET.md``,
+``croissant.json`` and ``build_info.json`` (digests, counts, skipped items). See
+:mod:`medvigil.suites.medvigil.export.export`.
 
 Credentialed images (MIMIC-CXR / CheXpert) never go into a normal build. To evaluate
 them locally, re-derive them from your licensed copy and make a separate local build::

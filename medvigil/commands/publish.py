@@ -7,7 +7,7 @@ row of a credentialed case may carry image bytes, no uploaded byte sequence (fil
 cell, embedded, base64, zipped or wrapped image) may equal a credentialed image (the release's pointer
 checksums and every file under ``--credentialed DIR``) or, for the images under ``--credentialed DIR``,
 be a near-duplicate of its pixels, and the text files and text cells may carry no image. ``--dry-run`` prints what would be
-uploaded and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
+uploaded (every file and the upload size per config) and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
 ``repo_type="dataset"``, then ``upload_folder``) and your saved Hub token.
 
 Exit status: 0 uploaded (or dry run), 2 refused (every reason printed).
@@ -29,6 +29,18 @@ def _repo_id(text: str) -> str:
     if not _REPO_ID.match(text) or ".." in text:
         raise argparse.ArgumentTypeError(f"expected a Hub repository id ORG/NAME, got {text!r}")
     return text
+
+
+def upload_size_per_config(files: list[Path], rels: list[str]) -> dict[str, int]:
+    """Bytes of the ``data/<config>/`` shards to upload, per config in path order."""
+    from medvigil.hub.parquet_shards import DATA_DIR
+
+    sizes: dict[str, int] = {}
+    for path, rel in sorted(zip(files, rels), key=lambda pair: pair[1]):
+        parts = rel.split("/")
+        if len(parts) == 3 and parts[0] == DATA_DIR:
+            sizes[parts[1]] = sizes.get(parts[1], 0) + path.stat().st_size
+    return sizes
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -74,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"build digest: {info.get('build_digest')}")
     for path, rel in zip(files, rels):
         print(f"  {path.stat().st_size:>14,}  {rel}")
+    print("per config (Parquet shards):")
+    for config, size in upload_size_per_config(files, rels).items():
+        print(f"  {size:>14,}  {config}")
     if args.dry_run:
         return 0
     from huggingface_hub import HfApi
