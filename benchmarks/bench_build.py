@@ -13,7 +13,8 @@ For each size N (synthetic releases, seed 0):
   a fresh subprocess. Its images/s is what pure image work costs on this machine.
 
 Peak memory should stay flat as N grows: rows are streamed from the builder to the
-Parquet writer in batches of 64 and at most a handful of images are cached.
+Parquet writer a row group at a time (whole cases, at least 64 rows) and at most a handful of
+images are cached.
 
 Usage::
 

@@ -157,13 +157,13 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
         if not force:
             raise FileExistsError(f"{out} exists; pass --force to replace it")
         refuse_overlap({"--out": out}, (), replace=True)  # never the root, home or current folder
-        if out.is_dir() and any(out.iterdir()) and not (out / DEMO_MARKER).is_file():
+        if out.is_symlink() or not out.is_dir():  # a file (or a link) is never an earlier demo output
+            raise FileExistsError(f"{out} is not a folder written by `medvigil demo`; --force only replaces an earlier "
+                                  "demo output folder: remove it yourself or choose another --out")
+        if any(out.iterdir()) and not (out / DEMO_MARKER).is_file():
             raise FileExistsError(f"{out} is not a folder written by `medvigil demo` (no {DEMO_MARKER}); "
                                   "--force only replaces an earlier demo output: remove it yourself or choose another --out")
-        if out.is_dir():
-            shutil.rmtree(out)
-        else:
-            out.unlink()
+        shutil.rmtree(out)
     out.mkdir(parents=True)
     (out / DEMO_MARKER).write_text("written by `medvigil demo`; `medvigil demo --force` may replace this folder\n",
                                    encoding="utf-8")

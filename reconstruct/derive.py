@@ -147,7 +147,7 @@ def reconstruct(
     from medvigil.suites.medvigil.release.release_loading import load_release
 
     out = Path(out).absolute()
-    inputs = {"RELEASE": release_dir, "--source": source_root}
+    inputs = {"RELEASE": release_dir, "--source": source_root, "--pointers": pointers_file}
     refuse_overlap({"--out": out}, inputs, replace=force)
     if out.exists() and not force:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")

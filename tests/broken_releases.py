@@ -715,6 +715,17 @@ def _(root: Path) -> Expect:
     return Expect(f"{rf.SPLITS_DIR}/by_rarity.json", None, None, "not valid JSON")
 
 
+@broken("split_nested_200k_deep")
+def _(root: Path) -> Expect:
+    (root / rf.SPLITS_DIR / "by_tier.json").write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    return Expect(f"{rf.SPLITS_DIR}/by_tier.json", None, None, "nested too deeply")
+
+
+@broken("nul_byte_in_question")
+def _(root: Path) -> Expect:
+    return _set_cell(root, rf.PROBES_MCQ, "question", "What is\x00 shown?", "NUL byte", probe_kind="original")
+
+
 @broken("text_only_subset_mismatch")
 def _(root: Path) -> Expect:
     table = Table(root, rf.MANIFEST)

@@ -331,7 +331,8 @@ def test_conditions_split_and_other_suites_rejected():
     bad[0]["suite"] = "mediconfusion"
     with pytest.raises(ValueError, match="suite 'medvigil'"):
         audit(bad)
-    assert audit(micro_records(), condition="nothing", n_resamples=0)["models"] == {}
+    with pytest.raises(DataError, match="no record has condition 'nothing'"):  # was an empty audit (issue 29)
+        audit(micro_records(), condition="nothing", n_resamples=0)
 
 
 # ---------------------------------------------------------------------- table checks

@@ -287,8 +287,8 @@ def test_read_csv_labels_with_file_name(tmp_path):
         read_csv(tmp_path / "none.csv")
 
 
-# no "\r": csv.writer with lineterminator "\n" leaves a bare carriage return unquoted
-_cell = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=8)
+# no "\r": csv.writer with lineterminator "\n" leaves a bare carriage return unquoted; no NUL: refused (issue 29)
+_cell = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\0"), max_size=8)
 
 
 @settings(max_examples=80, deadline=None)

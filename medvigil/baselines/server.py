@@ -3,9 +3,10 @@
 It exists so the path users take with hosted models (lmms-eval's ``openai`` adapter,
 images sent as base64 data URLs) is exercised end to end on this machine. It binds to
 loopback only, answers every request (400/404/408/411/413 for bad ones, 500 if a policy
-fails; never a dropped connection), accepts a backlog of :data:`LISTEN_BACKLOG` connections
-with one thread each, decodes posted images under the project's pixel budget
-(:func:`medvigil.images.imaging.decode_image`) and at most :data:`DECODE_SLOTS` at a time. ``model`` in the request selects the policy: ``random``, ``constant``,
+fails; never a dropped connection), accepts a backlog of :data:`LISTEN_BACKLOG` connections,
+keeps idle ones in one selector and answers requests with a fixed pool of threads (:class:`_Server`),
+decodes posted images under the project's pixel budget counted over the whole request
+(:func:`decode_request_images`) and holds decoded images for at most :data:`DECODE_SLOTS` requests at a time. ``model`` in the request selects the policy: ``random``, ``constant``,
 ``blind`` or ``grounded``; a suffix ``:KEY=VALUE`` passes a parameter
 (``constant:letter=E``, ``random:seed=3``).
 """
@@ -14,24 +15,36 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import io
 import json
+import re
+import selectors
+import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from PIL import Image
 
 from medvigil.baselines.registry import POLICIES, make_policy
 from medvigil.errors import DataError
 from medvigil.files.input_files import loads_json
-from medvigil.images.imaging import decode_image
+from medvigil.images.imaging import DEFAULT_MAX_PIXELS, decode_image
 
 LOOPBACK = "127.0.0.1"
 MAX_BODY_BYTES = 64 * 1024 * 1024
 MAX_IMAGES = 16  # per request
+REQUEST_MAX_PIXELS = DEFAULT_MAX_PIXELS  # all the images of one request together (one image may use it all)
 LISTEN_BACKLOG = 1024  # pending connections the kernel queues (the standard library's default is 5)
-DECODE_SLOTS = 2  # images decoded at once: bounds memory when many clients post large images
-READ_TIMEOUT_SECONDS = 30  # a client that stops sending its body gets 408
+DECODE_SLOTS = 2  # requests holding decoded images at once: bounds memory when many clients post large images
+READ_TIMEOUT_SECONDS = 30  # a client that stops reading its answer is dropped
+WORKERS = 32  # requests answered at once (threads); further ready requests wait their turn
+MAX_WAITING = 4096  # accepted connections that have sent nothing yet
+IDLE_SECONDS = 30  # how long a connection may take to send its whole request
+MAX_HEAD_BYTES = 64 * 1024  # request line and headers
+MAX_BUFFERED_BYTES = 256 * 1024 * 1024  # bytes of unfinished requests held, all connections together
 _decode_slots = threading.BoundedSemaphore(DECODE_SLOTS)
 
 
@@ -55,21 +68,36 @@ def _policy_from_model(model: str):
         raise RequestError(str(exc)) from exc
 
 
-def _decode_data_url(url: str) -> Image.Image:
+def _image_bytes(url: str) -> bytes:
     if not url.startswith("data:") or ";base64," not in url:
         raise RequestError("only base64 data: URLs are accepted for images (no network fetches)")
     try:
-        raw = base64.b64decode(url.split(";base64,", 1)[1], validate=True)
-        with _decode_slots:
-            return decode_image(raw, name="image in request")  # the project's pixel budget applies
+        return base64.b64decode(url.split(";base64,", 1)[1], validate=True)
     except binascii.Error as exc:
         raise RequestError(f"undecodable image in request: {exc}") from exc
-    except DataError as exc:
-        raise RequestError(str(exc)) from exc
 
 
-def split_messages(messages: list) -> tuple[str, list[Image.Image]]:
-    """Return the user text (system turns excluded) and the attached images, in order."""
+def decode_request_images(encoded: list[bytes]) -> list[Image.Image]:
+    """Decode a request's images under ONE pixel budget for the whole request
+    (:data:`REQUEST_MAX_PIXELS`): each image may use what the ones before it left, checked from its
+    header before its pixels are allocated (:func:`medvigil.images.imaging.decode_image`)."""
+    images, left = [], REQUEST_MAX_PIXELS
+    for n, raw in enumerate(encoded, start=1):
+        if left < 1:
+            raise RequestError(f"image {n} of the request: the images before it used up the {REQUEST_MAX_PIXELS:,} "
+                               f"pixels the request's images may hold in all")
+        try:
+            image = decode_image(raw, name=f"image {n} of the request", max_pixels=left)
+        except DataError as exc:
+            used = f" ({REQUEST_MAX_PIXELS - left:,} used by the images before it)" if n > 1 else ""
+            raise RequestError(f"{exc}; the request's images may hold {REQUEST_MAX_PIXELS:,} pixels in all{used}") from exc
+        left -= image.width * image.height
+        images.append(image)
+    return images
+
+
+def split_messages(messages: list) -> tuple[str, list[bytes]]:
+    """Return the user text (system turns excluded) and the attached images (still encoded), in order."""
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty list")
     texts, images = [], []
@@ -94,7 +122,7 @@ def split_messages(messages: list) -> tuple[str, list[Image.Image]]:
                     raise RequestError("'image_url' must be an object with a string 'url'")
                 if len(images) >= MAX_IMAGES:
                     raise RequestError(f"at most {MAX_IMAGES} images per request")
-                images.append(_decode_data_url(url))
+                images.append(_image_bytes(url))
             else:
                 raise RequestError(f"unsupported content part type {part.get('type')!r}")
     return "\n".join(texts), images
@@ -104,11 +132,16 @@ def completion(body: dict) -> dict:
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise RequestError("'model' is required")
-    prompt, images = split_messages(body.get("messages"))
-    try:
-        text = _policy_from_model(model).answer(prompt, images)
-    except ValueError as exc:  # e.g. a prompt without an options block
-        raise RequestError(str(exc)) from exc
+    prompt, encoded = split_messages(body.get("messages"))
+    policy = _policy_from_model(model)
+    # decoded pixels are held by at most DECODE_SLOTS requests at once, from decoding to the answer
+    with _decode_slots if encoded else contextlib.nullcontext():
+        images = decode_request_images(encoded)
+        try:
+            text = policy.answer(prompt, images)
+        except ValueError as exc:  # e.g. a prompt without an options block
+            raise RequestError(str(exc)) from exc
+        del images
     return {
         "id": f"chatcmpl-medvigil-{abs(hash((model, prompt))) % 10**12}",
         "object": "chat.completion",
@@ -122,9 +155,14 @@ def completion(body: dict) -> dict:
 class _Handler(BaseHTTPRequestHandler):
     server_version = "medvigil-baseline/1"
 
-    timeout = READ_TIMEOUT_SECONDS  # per-connection socket timeout (slow or stalled clients)
+    timeout = READ_TIMEOUT_SECONDS  # per-connection socket timeout (a client not reading its answer)
     # unparsable request lines still get a status line and a JSON error (not an HTTP/0.9 bare page)
     default_request_version = "HTTP/1.0"
+
+    def setup(self):  # the request was read whole by the server's selector (_Server): read it from there
+        super().setup()
+        self.rfile.close()
+        self.rfile = io.BytesIO(self.server.request_bytes(self.request))
 
     def send_error(self, code, message=None, explain=None):  # the parser's errors, answered as JSON
         short, long = self.responses.get(code, ("Error", ""))
@@ -180,11 +218,7 @@ class _Handler(BaseHTTPRequestHandler):
         if length == 0 or length > MAX_BODY_BYTES:
             self._error(413 if length else 400, f"request body must be 1..{MAX_BODY_BYTES} bytes, got {length}")
             return None
-        try:
-            raw = self.rfile.read(length)
-        except TimeoutError:
-            self._error(408, f"request body not received within {READ_TIMEOUT_SECONDS} s")
-            return None
+        raw = self.rfile.read(length)
         if len(raw) < length:
             self._error(400, f"request body ended after {len(raw)} of {length} bytes")
             return None
@@ -199,12 +233,143 @@ class _Handler(BaseHTTPRequestHandler):
         return body
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = LISTEN_BACKLOG
-    daemon_threads = True
+class _Server(HTTPServer):
+    """Connections are read in one selector thread, without blocking, until their request is whole
+    (the head, and the body its ``Content-Length`` announces), so an idle or trickling connection costs
+    a socket and its bytes, no thread; then a worker of a fixed pool (:data:`WORKERS`) answers it from
+    those bytes. Each connection has :data:`IDLE_SECONDS` from its acceptance to send its request, at
+    most :data:`MAX_WAITING` wait (the oldest is answered 408 to make room) and they buffer at most
+    :data:`MAX_BUFFERED_BYTES` together (503 beyond), so new clients are accepted however many idle or
+    slow ones are held."""
 
-    def handle_error(self, request, client_address):  # a client that hung up: nothing to answer, no traceback
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(self, address, handler):
+        super().__init__(address, handler)
+        self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="medvigil-baseline")
+        self._waiting = selectors.DefaultSelector()
+        self._since: dict[socket.socket, float] = {}  # waiting connection -> when it was accepted
+        self._received: dict[socket.socket, bytearray] = {}  # its bytes so far
+        self._buffered = 0
+        self._requests: dict[socket.socket, bytes] = {}  # whole requests handed to the workers
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._waiter = threading.Thread(target=self._wait_for_requests, daemon=True, name="medvigil-baseline-waiter")
+        self._waiter.start()
+
+    def process_request(self, request, client_address):  # (the accepting thread)
+        request.setblocking(False)
+        with self._lock:
+            if len(self._since) >= MAX_WAITING:
+                self._drop(min(self._since, key=self._since.get), _IDLE_ANSWER)
+            self._since[request] = time.monotonic()
+            self._received[request] = bytearray()
+            self._waiting.register(request, selectors.EVENT_READ, client_address)
+
+    def _wait_for_requests(self) -> None:
+        while not self._stop.is_set():
+            ready = self._waiting.select(timeout=_POLL_SECONDS)  # (epoll sees sockets registered meanwhile)
+            with self._lock:
+                for key, _ in ready:
+                    if key.fileobj in self._since:
+                        self._receive(key.fileobj, key.data)
+                stale = time.monotonic() - IDLE_SECONDS
+                for sock in [s for s, t in self._since.items() if t < stale]:
+                    self._drop(sock, _IDLE_ANSWER)
+
+    def _receive(self, sock: socket.socket, client_address) -> None:
+        """Read what ``sock`` has sent; hand the request to a worker once it is whole (the lock is held)."""
+        try:
+            data = sock.recv(1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        buffer = self._received[sock]
+        if data:
+            if self._buffered + len(data) > MAX_BUFFERED_BYTES:
+                self._drop(sock, _BUSY_ANSWER)
+                return
+            buffer += data
+            self._buffered += len(data)
+        if data and not _request_is_whole(buffer):
+            return
+        if not buffer:  # closed without a byte: nothing to answer
+            self._forget(sock)
+            self.shutdown_request(sock)
+            return
+        self._forget(sock)
+        self._requests[sock] = bytes(buffer)
+        self._workers.submit(self._answer, sock, client_address)
+
+    def _forget(self, sock: socket.socket) -> None:
+        del self._since[sock]
+        self._buffered -= len(self._received.pop(sock))
+        self._waiting.unregister(sock)
+
+    def _drop(self, sock: socket.socket, answer: bytes) -> None:
+        """Answer a waiting connection ``answer`` and close it (the lock is held)."""
+        self._forget(sock)
+        with contextlib.suppress(OSError):
+            sock.send(answer)
+        self.shutdown_request(sock)
+
+    def request_bytes(self, sock: socket.socket) -> bytes:
+        """The whole request read from ``sock`` (for its handler)."""
+        with self._lock:
+            return self._requests.pop(sock, b"")
+
+    def _answer(self, request, client_address) -> None:
+        try:
+            request.setblocking(True)
+            self.finish_request(request, client_address)
+        except Exception:  # a client that hung up: nothing to answer, no traceback
+            pass
+        finally:
+            with self._lock:
+                self._requests.pop(request, None)
+            self.shutdown_request(request)
+
+    def handle_error(self, request, client_address):  # (accept errors) no traceback
         return
+
+    def server_close(self) -> None:
+        self._stop.set()
+        self._waiter.join(timeout=5)
+        with self._lock:
+            for sock in list(self._since):
+                self._drop(sock, _IDLE_ANSWER)
+        self._waiting.close()
+        self._workers.shutdown(wait=False, cancel_futures=True)
+        super().server_close()
+
+
+_HEAD_ENDS = (b"\r\n\r\n", b"\n\n")  # (bare line feeds are accepted, as http.server does)
+_LENGTH = re.compile(rb"\ncontent-length:[ \t]*(\d{1,12})[ \t]*\r?\n", re.IGNORECASE)
+
+
+def _request_is_whole(buffer: bytearray) -> bool:
+    """Whether ``buffer`` holds a whole request: its head and the body its Content-Length announces.
+    A head too long, or without a usable length, is whole as it is: the handler answers it."""
+    ends = [(at, len(mark)) for mark in _HEAD_ENDS if (at := buffer.find(mark)) != -1]
+    if not ends:
+        return len(buffer) > MAX_HEAD_BYTES
+    end, mark = min(ends)
+    length = _LENGTH.search(buffer, 0, end + mark)
+    if length is None or int(length.group(1)) > MAX_BODY_BYTES:
+        return True
+    return len(buffer) >= end + mark + int(length.group(1))
+
+
+def _answer_bytes(status: str, message: str, kind: str) -> bytes:
+    body = json.dumps({"error": {"message": message, "type": kind}}).encode()
+    return (f"HTTP/1.0 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+
+_IDLE_ANSWER = _answer_bytes("408 Request Timeout", f"no whole request received within {IDLE_SECONDS} s", "timeout")
+_BUSY_ANSWER = _answer_bytes("503 Service Unavailable", "too many bytes of unfinished requests held; retry", "server_busy")
+_POLL_SECONDS = 0.2
 
 
 class BaselineServer:

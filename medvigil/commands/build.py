@@ -1,8 +1,9 @@
 """``medvigil build RELEASE --out OUT``: validate a release and write a Hub-ready folder.
 
-The folder holds Parquet shards per config (images embedded), a dataset card
-(``README.md``) with the datasheet, ``DATASHEET.md``, ``croissant.json`` and
-``build_info.json`` (digests, counts, skipped items). See :mod:`medvigil.suites.medvigil.export.export`.
+The folder holds Parquet shards per config (images embedded, each distinct image once per
+row group), a dataset card (``README.md``) with the datasheet, ``DATASHEET.md``,
+``croissant.json`` and ``build_info.json`` (digests, counts, skipped items). See
+:mod:`medvigil.suites.medvigil.export.export`.
 
 Credentialed images (MIMIC-CXR / CheXpert) never go into a normal build. To evaluate
 them locally, re-derive them from your licensed copy and make a separate local build::
@@ -29,7 +30,8 @@ import json
 import sys
 from pathlib import Path
 
-from medvigil.commands.arg_types import int_range
+from medvigil.commands.arg_types import MAX_SEED, int_range
+from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -54,7 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="mark the build as local-only (credentialed images inside); publish refuses it",
     )
     parser.add_argument("--config", action="append", dest="configs", metavar="NAME", help="build only this config (repeatable)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the mcq_shuffled permutations (default 0)")
+    parser.add_argument("--seed", type=int_range(0, MAX_SEED), default=0, help="seed of the mcq_shuffled permutations (default 0)")
     parser.add_argument(
         "--variant-source",
         choices=("render", "shipped"),
@@ -76,6 +78,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="leave out probes whose rows have errors (listed and counted) instead of refusing the release",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('release', 'reconstructed'), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from medvigil.commands.arg_types import int_range
+from medvigil.commands.arg_types import MAX_RESAMPLES, int_range
+from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers) -> None:
@@ -14,11 +15,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--cases", type=int_range(1), default=40, help="synthetic cases (default 40)")
     p.add_argument("--seed", type=int_range(0), default=0)
     p.add_argument("--tasks", default=None, help="comma-separated lmms-eval tasks (default: mcq, noimg, shuffled, ROI decay, blur)")
-    p.add_argument("--n-resamples", type=int_range(0), default=500, help="bootstrap resamples (default 500, as the paper)")
+    p.add_argument("--n-resamples", type=int_range(0, MAX_RESAMPLES), default=500, help="bootstrap resamples (default 500, as the paper)")
     p.add_argument("--no-stress", action="store_true",
                    help="MedVIGIL tasks only: skip the Readiness, CbD and MedQ-Deg runs and report sections")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
     p.set_defaults(func=run)
+    declare(p, inputs=(), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args) -> int:

@@ -34,6 +34,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.output_guard import declare
 
 AXES = ("refusal", "critical")
 FILE_LABELS = {"rule": "_rule_is_{}", "file_llm": "_llm_is_{}", "human": "label_is_{}"}
@@ -60,6 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--llm-attempts", type=int, default=None, help="tries per request, with backoff (default 3)")
     parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
     parser.set_defaults(func=run)
+    declare(parser, inputs=('answers',), outputs=('json',))  # the output guard checks these (medvigil.cli)
     return parser
 
 

@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from medvigil.files.output_guard import declare
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -36,6 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="when the inputs are rejected, write every problem (e.g. every missing image) to FILE, one per line",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('dataset_json', 'images', 'checksums'), outputs=('out', 'problems_out'))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

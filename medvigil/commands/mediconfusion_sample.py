@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from medvigil.commands.arg_types import int_range
+from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--pairs", type=int_range(1, 9000), default=DEFAULT_PAIRS, help=f"number of pairs (default {DEFAULT_PAIRS}; even = balanced A/B)")
     parser.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0, help="random seed (default 0)")
     parser.set_defaults(func=run)
+    declare(parser, inputs=(), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,9 +4,10 @@ Before any network call the folder is checked (:func:`medvigil.suites.medvigil.e
 it must be a normal ``medvigil build`` (not ``--local-only``), hold only the card,
 datasheet, Croissant, build info and Parquet shards with the recorded checksums, no
 row of a credentialed case may carry image bytes, no uploaded byte sequence (file, Parquet
-cell, embedded or base64 image) may equal a credentialed image (the release's pointer
-checksums and every file under ``--credentialed DIR``), and the text files may carry no image. ``--dry-run`` prints what would be
-uploaded and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
+cell, embedded, base64, zipped or wrapped image) may equal a credentialed image (the release's pointer
+checksums and every file under ``--credentialed DIR``) or, for the images under ``--credentialed DIR``,
+be a near-duplicate of its pixels, and the text files and text cells may carry no image. ``--dry-run`` prints what would be
+uploaded (every file and the upload size per config) and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
 ``repo_type="dataset"``, then ``upload_folder``) and your saved Hub token.
 
 Exit status: 0 uploaded (or dry run), 2 refused (every reason printed).
@@ -19,6 +20,7 @@ import re
 from pathlib import Path
 
 from medvigil.errors import DataError
+from medvigil.files.output_guard import declare
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
@@ -27,6 +29,18 @@ def _repo_id(text: str) -> str:
     if not _REPO_ID.match(text) or ".." in text:
         raise argparse.ArgumentTypeError(f"expected a Hub repository id ORG/NAME, got {text!r}")
     return text
+
+
+def upload_size_per_config(files: list[Path], rels: list[str]) -> dict[str, int]:
+    """Bytes of the ``data/<config>/`` shards to upload, per config in path order."""
+    from medvigil.hub.parquet_shards import DATA_DIR
+
+    sizes: dict[str, int] = {}
+    for path, rel in sorted(zip(files, rels), key=lambda pair: pair[1]):
+        parts = rel.split("/")
+        if len(parts) == 3 and parts[0] == DATA_DIR:
+            sizes[parts[1]] = sizes.get(parts[1], 0) + path.stat().st_size
+    return sizes
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -46,9 +60,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "contain one of their files (repeatable; the release's pointer checksums are always checked)",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('out', 'credentialed'), outputs=())  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from medvigil.files.input_files import read_json
     from medvigil.hub.export_engine import BUILD_INFO
     from medvigil.suites.medvigil.export.publish_check import check_publishable
@@ -57,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise DataError(problems)
     info = read_json(args.out / BUILD_INFO, BUILD_INFO)  # checked above: a JSON object
+    if info.get("credentialed_case_ids") and not args.credentialed:
+        print("note: without --credentialed DIR only the checksums of the credentialed source files are known; an X-ray "
+              "re-derived from them (new bytes) is recognised by its pixels only when its folder or your licensed copy "
+              "is given", file=sys.stderr)
     rels = [p.relative_to(args.out).as_posix() for p in files]
     total = sum(p.stat().st_size for p in files)
     visibility = "private" if args.private else "public"
@@ -65,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"build digest: {info.get('build_digest')}")
     for path, rel in zip(files, rels):
         print(f"  {path.stat().st_size:>14,}  {rel}")
+    print("per config (Parquet shards):")
+    for config, size in upload_size_per_config(files, rels).items():
+        print(f"  {size:>14,}  {config}")
     if args.dry_run:
         return 0
     from huggingface_hub import HfApi

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from medvigil.files.output_guard import declare
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -34,6 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="pointer list (case_id, source_path, sha256) for a release without reconstruction/*pointers*.csv",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('release', 'source', 'pointers'), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from medvigil.files.output_guard import declare
+
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
@@ -17,6 +19,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--out", required=True, help="output folder (created; must not exist or be empty)")
     p.add_argument("--title", default="MedVIGIL trust report")
     p.set_defaults(func=run)
+    declare(p, inputs=('scores',), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args) -> int:

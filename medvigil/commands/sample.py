@@ -13,6 +13,7 @@ import os
 import sys
 
 from medvigil.commands.arg_types import int_range
+from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers) -> None:
@@ -38,6 +39,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--force", action="store_true", help="replace a non-empty --out (and --credentialed-out)")
     p.add_argument("--quiet", action="store_true", help="print only the digest")
     p.set_defaults(func=run)
+    declare(p, inputs=(), outputs=('out', 'credentialed_out'))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -41,11 +41,11 @@ import math
 import sys
 from pathlib import Path
 
-from medvigil.commands.arg_types import int_range
+from medvigil.commands.arg_types import MAX_RESAMPLES, MAX_SEED, int_range
 from medvigil.constants import DEFAULT_TIER_WEIGHTS, TIERS
 from medvigil.files.atomic_output import write_text_atomic
 from medvigil.files.json_text import json_text
-from medvigil.files.output_guard import refuse_overlap
+from medvigil.files.output_guard import declare, refuse_overlap
 from medvigil.records.run_labels import labelled
 from medvigil.suites import registry
 
@@ -108,8 +108,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="mediconfusion confusion score over pairs with two valid answers (paper, default) or over all pairs",
     )
     medvigil = parser.add_argument_group("medvigil audit options")
-    medvigil.add_argument("--n-resamples", type=int_range(0), default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
-    medvigil.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
+    medvigil.add_argument("--n-resamples", type=int_range(0, MAX_RESAMPLES), default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
+    medvigil.add_argument("--seed", type=int_range(0, MAX_SEED), default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
     medvigil.add_argument(
         "--harness-compatible",
         action="store_true",
@@ -140,6 +140,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     suites.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
                         help="cbd: samples with an unparsable answer are excluded (default) or the failure counts as an answer")
     parser.set_defaults(func=run)
+    declare(parser, inputs=('release', 'files'), outputs=('json',))  # the output guard checks these (medvigil.cli)
     return parser
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from medvigil.errors import DataError, Problem
 from medvigil.tasks import tasks_dir
 
 
@@ -15,5 +16,11 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    print(tasks_dir(args.suite))
+    if args.suite is not None and (args.suite.startswith(".") or "/" in args.suite or "\\" in args.suite):
+        raise DataError(Problem("tasks-path", f"a suite is a name, not a path: {args.suite[:80]!r}", field="--suite"))
+    try:
+        folder = tasks_dir(args.suite)
+    except ValueError as exc:  # an unknown suite: tasks_dir names the known ones
+        raise DataError(Problem("tasks-path", str(exc), field="--suite")) from None
+    print(folder)
     return 0

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from medvigil.constants import DEFAULT_MAX_PIXELS  # not image_checks: Pillow is loaded only to decode
+from medvigil.files.output_guard import declare
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 
@@ -47,6 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help=f"largest accepted declared image size in pixels (default {DEFAULT_MAX_PIXELS:,})",
     )
     parser.set_defaults(func=run)
+    declare(parser, inputs=('root',), outputs=())  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -67,6 +67,9 @@ def _move_in(tmp: Path, out: Path) -> None:
 
 
 def _refuse_existing(out: Path, replace: bool, during: bool = False) -> None:
+    if (out.exists() or out.is_symlink()) and not out.is_dir():  # --force replaces an earlier output folder, never a file
+        raise FileExistsError(f"{out} is not a folder (a file or a link); an output folder never replaces one "
+                              "(remove it yourself or choose another --out)")
     if replace or not out.exists():
         return
     if out.is_dir() and not any(out.iterdir()):

@@ -10,7 +10,8 @@ separated, RFC 4180 quoting. :func:`read_csv` refuses anything else with a
   still checked; a UTF-16 BOM stops reading);
 - an empty file, a header without a required column (the field names the column), a
   header naming a column twice;
-- a row with more or fewer fields than the header (that row is left out of the table).
+- a row with more or fewer fields than the header (that row is left out of the table);
+- a NUL character anywhere (the row and column are named).
 
 Row numbers are 1-based data rows, the header excluded, blank lines not counted: row 1
 is the first record after the header, as in a spreadsheet with the header frozen.
@@ -163,7 +164,32 @@ def _text(data: bytes, name: str, problems: list[Problem]) -> str:
         raise DataError(_decode_problem(data, exc, name)) from None
     if not text or text.isspace():  # (text.strip() would copy the text)
         raise DataError(Problem(name, "file is empty; expected a header row naming the columns"))
+    if "\0" in text:  # never text: refused whether or not a digest would catch it
+        raise DataError(_nul_problem(text, name))
     return text
+
+
+def _nul_problem(text: str, name: str) -> Problem:
+    """Where the first NUL character of ``text`` is: its data row and column."""
+    message = "holds a NUL byte (character 0x00); release CSVs are plain text"
+    header: list[str] | None = None
+    number = 0
+    try:
+        for record in csv.reader(io.StringIO(text, newline="")):
+            if not record:
+                continue
+            at = next((i for i, value in enumerate(record) if "\0" in value), None)
+            if header is None:
+                if at is not None:
+                    return Problem(name, f"header {message}")
+                header = record
+                continue
+            number += 1
+            if at is not None:
+                return Problem(name, message, row=number, field=header[at] if at < len(header) else None)
+    except csv.Error:
+        pass
+    return Problem(name, message)
 
 
 def _parse(

@@ -7,7 +7,8 @@ lists, source images) opens its file through this module, so that
   anything is read (``open`` with ``O_NONBLOCK`` never waits on a FIFO; ``fstat`` of the
   opened descriptor decides, so the file cannot be swapped between check and read);
 - a file larger than the limit is refused instead of filling memory
-  (:data:`MAX_INPUT_BYTES`, 1 GiB; ``MEDVIGIL_MAX_INPUT_BYTES`` overrides it);
+  (:data:`MAX_INPUT_BYTES`, 1 GiB; ``MEDVIGIL_MAX_INPUT_BYTES`` overrides it, read by
+  :func:`max_input_bytes` when a file is opened, so a bad value is a clear error, not a traceback);
 - bytes that are not UTF-8 and JSON that is not strict JSON (``NaN``, ``Infinity``,
   nesting deeper than the interpreter can follow) become a
   :class:`~medvigil.errors.DataError` naming the file and line.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import stat
 from collections.abc import Iterator
@@ -27,7 +29,24 @@ from typing import IO, Any
 
 from medvigil.errors import DataError, Problem
 
-MAX_INPUT_BYTES = int(os.environ.get("MEDVIGIL_MAX_INPUT_BYTES", str(1 << 30)))
+MAX_INPUT_BYTES = 1 << 30
+LIMIT_VARIABLE = "MEDVIGIL_MAX_INPUT_BYTES"
+
+
+def max_input_bytes() -> int:
+    """The input size limit: ``MEDVIGIL_MAX_INPUT_BYTES`` (a whole number of bytes such as
+    ``1000000000`` or ``1e9``; ``0`` = none) or :data:`MAX_INPUT_BYTES`."""
+    text = os.environ.get(LIMIT_VARIABLE)
+    if text is None:
+        return MAX_INPUT_BYTES
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0 and value.is_integer() and value < 2 ** 63):
+        raise DataError(Problem(LIMIT_VARIABLE, f"expected a whole number of bytes >= 0 such as 1000000000 or 1e9, "
+                                                f"got {text[:40]!r}", field="environment variable"))
+    return int(value)
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -44,10 +63,10 @@ def _kind(mode: int) -> str:
 @contextlib.contextmanager
 def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None) -> Iterator[IO[bytes]]:
     """Open ``path`` for binary reading after proving (on the open descriptor) it is a regular
-    file of at most ``max_bytes`` (default :data:`MAX_INPUT_BYTES`; ``0`` = no size limit)."""
+    file of at most ``max_bytes`` (default :func:`max_input_bytes`; ``0`` = no size limit)."""
     path = Path(path)
     name = _label(path, label)
-    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    limit = max_input_bytes() if max_bytes is None else max_bytes
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except IsADirectoryError:
@@ -72,7 +91,7 @@ def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes
 
 def read_bytes(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None) -> bytes:
     """All bytes of a regular file, refusing special files and files over the limit (see module doc)."""
-    limit = MAX_INPUT_BYTES if max_bytes is None else max_bytes
+    limit = max_input_bytes() if max_bytes is None else max_bytes
     with open_regular(path, label, max_bytes=limit) as handle:
         data = handle.read(limit + 1) if limit else handle.read()
     if limit and len(data) > limit:  # grew while we read it
@@ -120,6 +139,16 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+MAX_INT_DIGITS = 308  # an integer must fit a float (about 1.8e308): counts and scores are summed as floats
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"the integer {text[:12]}... has {len(text.lstrip('-'))} digits, more than a number "
+                         f"can hold here ({MAX_INT_DIGITS})")
+    return int(text)
+
+
 def loads_json(text: str, label: str, row: int | None = None, *, allow_non_finite: bool = False, **kwargs: Any) -> Any:
     """Strict ``json.loads``: ``NaN``/``Infinity`` and runaway nesting are DataErrors naming
     ``label`` and the line (``row`` for one line of a JSONL file).
@@ -128,13 +157,13 @@ def loads_json(text: str, label: str, row: int | None = None, *, allow_non_finit
     a stderr it could not compute); the reader must then check the numbers it uses."""
     try:
         if allow_non_finite:
-            return json.loads(text, **kwargs)
-        return json.loads(text, parse_constant=_no_constant, **kwargs)
+            return json.loads(text, parse_int=_bounded_int, **kwargs)
+        return json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int, **kwargs)
     except json.JSONDecodeError as exc:
         where = row if row is not None else exc.lineno
         column = f", column {exc.colno}"
         raise DataError(Problem(label, f"not valid JSON: {exc.msg} (line {where}{column})", row=where)) from None
-    except ValueError as exc:  # from _no_constant
+    except ValueError as exc:  # from _no_constant or _bounded_int
         raise DataError(Problem(label, f"not valid JSON: {exc}", row=row)) from None
     except RecursionError:
         raise DataError(Problem(label, "JSON nested too deeply to read", row=row)) from None

@@ -15,12 +15,19 @@ root, the home folder or a folder holding the current directory.
 
 Refusals are :class:`~medvigil.errors.DataError` s naming the output option, so the CLI
 prints them as ``error: OUT, field '--out': ...`` and exits 2 with nothing touched.
+
+Every command declares which of its arguments it reads and which it writes
+(:func:`declare`, next to its ``add_parser`` arguments); :func:`refuse_declared` is run by
+:func:`medvigil.cli.main` on those declarations before any command starts, so no writer can
+forget an input (``reconstruct --pointers``, ``demo --out``). A test checks that every
+argument of every command is declared or listed as not being a path.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
@@ -48,9 +55,9 @@ def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) 
     for label, path in labelled:
         source = _resolved(path)
         if target == source:
-            return f"is the same path as the {label} ({source}); writing it would overwrite that input"
+            return f"is the same path as the {label} ({source}); writing it would overwrite it"
         if source.is_relative_to(target):
-            return f"contains the {label} ({source}); replacing or writing it could destroy that input"
+            return f"contains the {label} ({source}); replacing or writing it could destroy it"
         if target.is_relative_to(source):
             return f"lies inside the {label} ({source}); outputs must be written outside every input"
     if replace and target.exists():
@@ -79,3 +86,52 @@ def refuse_overlap(outputs: Mapping[str, PathLike | None], inputs: Inputs, *, re
             problems.append(Problem(str(path), f"output {reason}", field=label))
     if problems:
         raise DataError(problems)
+
+
+STDOUT = "-"  # ``--json -``: standard output, not a file
+
+
+def declare(parser: argparse.ArgumentParser, *, inputs: Sequence[str] = (), outputs: Sequence[str] = ()) -> None:
+    """Record which argument destinations of ``parser`` are read (``inputs``) and written (``outputs``).
+
+    Call it after the arguments are added. A ``force`` argument, when the command has one, makes
+    every output a replacement (``replace=True``).
+    """
+    names = {a.dest: (a.option_strings[0] if a.option_strings else (a.metavar or a.dest).upper())
+             for a in parser._actions}
+    unknown = [d for d in (*inputs, *outputs) if d not in names]
+    if unknown:
+        raise ValueError(f"{parser.prog}: declared paths {unknown} are not arguments")
+    parser.set_defaults(guard_inputs=tuple(inputs), guard_outputs=tuple(outputs),
+                        guard_names={d: names[d] for d in (*inputs, *outputs)})
+
+
+def _values(args: argparse.Namespace, dest: str) -> list:
+    value = getattr(args, dest, None)
+    if value is None:
+        return []
+    values = value if isinstance(value, list | tuple) else [value]
+    return [v for v in values if v is not None and os.fspath(v) != STDOUT]
+
+
+def declared_paths(args: argparse.Namespace) -> tuple[dict, dict]:
+    """(inputs, outputs) of a parsed command line as ``{option: path}``."""
+    names = getattr(args, "guard_names", {})
+    inputs: dict[str, PathLike] = {}
+    for dest in getattr(args, "guard_inputs", ()):
+        values = _values(args, dest)
+        for value in values:
+            label = names.get(dest, dest)
+            inputs[label if len(values) == 1 else f"{label} {value}"] = value
+    outputs = {}
+    for dest in getattr(args, "guard_outputs", ()):
+        for value in _values(args, dest):
+            outputs[names.get(dest, dest)] = value
+    return inputs, outputs
+
+
+def refuse_declared(args: argparse.Namespace) -> None:
+    """:func:`refuse_overlap` on a command's declared outputs and inputs (``--force``: replacing)."""
+    inputs, outputs = declared_paths(args)
+    if outputs:
+        refuse_overlap(outputs, inputs, replace=bool(getattr(args, "force", False)))

@@ -84,7 +84,12 @@ def croissant_document(facts: DatasetFacts, features: Mapping[str, Any], shards:
 
 def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any], *, default: str,
                      split: str, data_dir: str) -> tuple[list[dict[str, Any]], Any]:
-    """``(configs, dataset_info)`` for the front matter; ``shards`` carry ``config`` and ``size``."""
+    """``(configs, dataset_info)`` for the front matter; ``shards`` carry ``config``, ``size`` and ``table_bytes``.
+
+    ``download_size`` is what the Hub serves (the Parquet files, each distinct image stored
+    once); ``num_bytes`` / ``dataset_size`` is the Arrow table ``load_dataset`` writes to its
+    cache, where every row holds its image bytes.
+    """
     import datasets
     from datasets.info import DatasetInfosDict
     from huggingface_hub import DatasetCardData
@@ -100,12 +105,28 @@ def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shard
     infos = DatasetInfosDict()
     for config, feats in features.items():
         size = sum(s.size for s in shards if s.config == config)
+        table_bytes = sum(s.table_bytes for s in shards if s.config == config)
         splits = datasets.SplitDict()
-        splits.add(datasets.SplitInfo(name=split, num_examples=rows[config], num_bytes=size))
-        infos[config] = datasets.DatasetInfo(features=feats, splits=splits, dataset_size=size, download_size=size)
+        splits.add(datasets.SplitInfo(name=split, num_examples=rows[config], num_bytes=table_bytes))
+        infos[config] = datasets.DatasetInfo(features=feats, splits=splits, dataset_size=table_bytes,
+                                             download_size=size)
     card_data = DatasetCardData()
     infos.to_dataset_card_data(card_data)
     return configs, card_data.to_dict()["dataset_info"]
+
+
+def size_rows(features: Iterable[str], shards: Iterable[Any]) -> list[tuple[str, str, str]]:
+    """``(config, download, decoded)`` per config: the Parquet bytes and the Arrow table bytes of its shards."""
+    shards = list(shards)
+    rows = []
+    for config in features:
+        mine = [s for s in shards if s.config == config]
+        rows.append((f"`{config}`", megabytes(sum(s.size for s in mine)), megabytes(sum(s.table_bytes for s in mine))))
+    return rows
+
+
+def megabytes(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

@@ -78,7 +78,8 @@ class Shard:
     config: str
     path: str  # relative POSIX path inside the export, e.g. data/mcq/test-00000-of-00001.parquet
     sha256: str
-    size: int
+    size: int  # bytes of the file (what is uploaded and downloaded)
+    table_bytes: int = 0  # bytes of the Arrow table it decodes to (what `load_dataset` caches)
 
 
 def _data_type(feature: Any) -> tuple[str, bool, str | None]:

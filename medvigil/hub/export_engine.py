@@ -7,7 +7,8 @@ facts (:class:`medvigil.hub.card_metadata.DatasetFacts`) and its card texts. The
 
     check_max_shard_bytes(n); check_destination(out, inputs, force=force)
     with staged_folder(out, inputs=inputs, replace=force) as tmp:   # renamed onto out at the end
-        rows, shards = write_configs(tmp, features, rows_of, max_shard_bytes=n, payload_size=size)
+        rows, shards = write_configs(tmp, features, rows_of, max_shard_bytes=n, payload_size=size,
+                                     group_column="case_id")
         digest = build_digest("<suite>", version, [("release", ...)], shards)
         write_metadata(tmp, report, facts, features, texts, repo_id=repo_id)
 
@@ -55,8 +56,14 @@ def write_configs(
     *,
     max_shard_bytes: int,
     payload_size: Callable[[dict], int],
+    group_column: str | None = None,
 ) -> tuple[dict[str, int], list[croissant.Shard]]:
-    """Stream ``rows_of(config)`` of every config into its Parquet shards; return row counts and shards."""
+    """Stream ``rows_of(config)`` of every config into its Parquet shards; return row counts and shards.
+
+    ``group_column`` names the column whose consecutive equal values share images (a case, a
+    pair): such rows share a Parquet row group, so each of their images is stored once
+    (:mod:`medvigil.hub.parquet_shards`).
+    """
     from tqdm.auto import tqdm
 
     rows: dict[str, int] = {}
@@ -64,7 +71,8 @@ def write_configs(
     for config, config_features in features.items():
         # progress on a terminal only (disable=None), so logs and tests stay clean
         stream = tqdm(rows_of(config), desc=f"build {config}", unit=" rows", disable=None, leave=False)
-        rows[config], config_shards = write_shards(stream, config_features, tmp, config, max_shard_bytes, payload_size)
+        rows[config], config_shards = write_shards(stream, config_features, tmp, config, max_shard_bytes, payload_size,
+                                                   group_column)
         shards.extend(config_shards)
     return rows, shards
 

@@ -1,20 +1,31 @@
 """Content checks of everything ``medvigil publish`` would upload (no names, no file starts).
 
 Credentialed pixels must not leave by any route, so every byte that would be uploaded is
-looked at:
+looked at, and so is everything those bytes decode to:
 
-- **Hashes.** The SHA-256 of every uploaded file, of every image cell of every Parquet
-  row, of every image found embedded in a text file (from its signature to the end of
-  the file) and of every base64 payload is compared with the SHA-256 of the credentialed
-  images: the source files the release points at (``credentialed_sha256`` in
-  ``build_info.json``) plus every file under the folders given with
-  ``publish --credentialed DIR`` (your licensed copy, ``medvigil reconstruct`` outputs,
-  whose ``RECONSTRUCTION.json`` checksums count too).
-- **Embedded images in text files.** The card, datasheet, Croissant and build info are
-  text: they must be UTF-8 without NUL bytes, and may not carry an image anywhere, as
-  raw bytes (a JPEG/PNG/GIF/TIFF/WebP/JPEG 2000/DICOM signature at any offset, e.g.
-  appended after the text) or as base64 (a ``data:`` URI or any long base64 run that
-  decodes to an image).
+- **Decoded contents.** Every text file and every Parquet cell (strings, binary cells, image
+  cells, inside lists and structs) is scanned as bytes (:func:`scan_payload`): image signatures at
+  any offset, ``data:`` URIs, base64 runs (also wrapped in lines, as at 76 columns, with a
+  Markdown quote or indent) and hexadecimal runs, zip, gzip, bzip2 and xz archives; JSON files also
+  with their strings unescaped; Parquet files also with their key-value metadata. What a run or an archive decodes to is
+  scanned the same way, :data:`MAX_DEPTH` levels deep and at most :data:`MAX_EXPANDED_BYTES`
+  expanded per cell; a payload that expands beyond that is refused (it cannot be proved clean).
+- **Credentialed images** (:class:`CredentialedImages`): their SHA-256 (the source files the
+  release points at, ``credentialed_sha256`` in ``build_info.json``, plus every file under
+  ``publish --credentialed DIR`` and the checksums its ``RECONSTRUCTION.json`` records) is compared
+  with every file, every cell and every image found inside one *from its signature to the end*
+  (so leading bytes do not hide it); and the perceptual hash of every decodable image under
+  ``--credentialed`` (DCT hash of 16 x 16 bits, :data:`PHASH_SIZE`) is compared with the decoded pixels of
+  every image found (so trailing bytes, re-encoding, resizing, blurring or a left-right flip do not
+  hide it either): a Hamming distance of at most :data:`PHASH_MAX_DISTANCE` of 256 bits from the
+  image or its mirror is a near-duplicate.
+  Without ``--credentialed`` only checksums are known: a credentialed X-ray re-derived by
+  ``medvigil reconstruct`` (new bytes) is recognised by its pixels only when its folder or the
+  licensed copy is given.
+- **Text files and text cells** may carry no image at all: the card, datasheet, Croissant and build
+  info must be UTF-8 without NUL bytes, and no image (credentialed or not) may hide in them or in a
+  string cell. Image cells hold images by design; they are refused when one matches a
+  credentialed image.
 """
 
 from __future__ import annotations
@@ -22,9 +33,13 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import io
 import json
 import re
-from collections.abc import Iterable
+import zipfile
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
@@ -44,8 +59,65 @@ SIGNATURES = (
     (b"DICM", "DICOM"),
     (b"WEBPVP8", "WebP"),
 )
-_BASE64_RUN = re.compile(rb"(?:data:[\w.+/-]*(?:;[\w.+-]+=[\w.+-]+)*;base64,)?([A-Za-z0-9+/_-]{120,}={0,2})")
+ARCHIVES = ((b"PK\x03\x04", "zip"), (b"\x1f\x8b\x08", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+MAX_DEPTH = 4  # base64 in a zip in base64 in a cell: three levels
+MAX_EXPANDED_BYTES = 64 << 20  # what one cell or file may decode to, in all
+PHASH_SIZE = 16  # imagehash.phash(hash_size=16): 256 bits
+# Re-derived copies of a credentialed X-ray (resized, cropped by a few pixels, re-encoded at
+# quality 70) were at most 12 bits away; distinct synthetic X-rays at least 38 (tests/robustness).
+PHASH_MAX_DISTANCE = 24
+MAX_IMAGES_PER_PAYLOAD = 64  # signatures checked per payload (a JPEG may carry EXIF thumbnails); more: refused
+
+# One run of base64 text: unbroken, or lines of 40+ characters (the last one shorter), each line break
+# possibly followed by an indent or a Markdown quote; an optional data: URI prefix; 120+ characters.
+_BASE64_RUN = re.compile(
+    rb"(?:data:[\w.+/-]*(?:;[\w.+-]+=[\w.+-]+)*;base64,)?"
+    rb"((?:[A-Za-z0-9+/_-]{40,}={0,2}[ \t]*\r?\n[ \t>]*)+[A-Za-z0-9+/_-]+={0,2}|[A-Za-z0-9+/_-]{40,}={0,2})"
+)
+_MIN_BASE64 = 120
+# hexadecimal text of 60+ bytes (a SHA-256 is 32), possibly in lines
+_HEX_RUN = re.compile(rb"(?:[0-9A-Fa-f]{2}){60,}(?:[ \t]*\r?\n[ \t>]*(?:[0-9A-Fa-f]{2})+)*")
 _DATA_URI = re.compile(rb"data:image/[\w.+-]+[^,\s]*,", re.IGNORECASE)
+_SPACE = re.compile(rb"[\s>]+")
+
+
+@dataclass
+class CredentialedImages:
+    """What publish knows of the credentialed images: checksums and perceptual hashes."""
+
+    sha256: set[str] = field(default_factory=set)
+    phashes: list = field(default_factory=list)  # imagehash.ImageHash of each decodable image
+
+    def match(self, data: bytes) -> str | None:
+        """Why ``data`` (an image from its signature on) is a credentialed image, or None."""
+        if hashlib.sha256(data).hexdigest() in self.sha256:
+            return "its bytes are a credentialed image"
+        if not self.phashes:
+            return None
+        found = _phash(data)
+        if found is None:
+            return None
+        distance = min(found - known for known in self.phashes)
+        if distance <= PHASH_MAX_DISTANCE:
+            return f"its pixels are a near-duplicate of a credentialed image (perceptual hash {distance}/256 bits away)"
+        return None
+
+
+def _decoded(data: bytes):
+    """The image ``data`` starts with, decoded (bounded by the one pixel budget), or None."""
+    from medvigil.images.imaging import decode_image
+
+    try:
+        return decode_image(data, "<cell>")
+    except (DataError, OSError):
+        return None
+
+
+def _phash(data: bytes):
+    import imagehash
+
+    image = _decoded(data)
+    return None if image is None else imagehash.phash(image, hash_size=PHASH_SIZE)
 
 
 def image_signatures(data: bytes) -> list[tuple[int, str]]:
@@ -59,113 +131,364 @@ def image_signatures(data: bytes) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def _base64_payloads(data: bytes) -> Iterable[tuple[int, bytes]]:
+def _hex_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
+    for match in _HEX_RUN.finditer(data):
+        run = _SPACE.sub(b"", match.group(0))
+        yield match.start(), "hex text", bytes.fromhex(run[: len(run) // 2 * 2].decode("ascii"))
+
+
+def _base64_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
     for match in _BASE64_RUN.finditer(data):
-        run = match.group(1)
+        run = _SPACE.sub(b"", match.group(1))
+        if len(run) < _MIN_BASE64:
+            continue
         try:
             decoded = base64.b64decode(run + b"=" * (-len(run) % 4), altchars=b"-_" if b"-" in run or b"_" in run else None)
         except (binascii.Error, ValueError):
             continue
-        yield match.start(), decoded
+        yield match.start(), "base64 text", decoded
 
 
-def text_file_problems(rel: str, data: bytes, credentialed: set[str]) -> list[Problem]:
+@dataclass(frozen=True)
+class Finding:
+    """One thing found in a payload: where (byte offset of the outermost payload), what (an image,
+    credentialed when ``why`` is set), or a reason to refuse by itself (``refuse``)."""
+
+    offset: int
+    what: str
+    why: str | None = None  # credentialed: the reason
+    refuse: bool = False  # a reason to refuse by itself (e.g. an archive too large to scan)
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.left = MAX_EXPANDED_BYTES
+
+    def take(self, n: int) -> bool:
+        self.left -= n
+        return self.left >= 0
+
+
+def scan_payload(data: bytes, known: CredentialedImages, *, report_images: bool = True,
+                 verify_images: bool = True) -> list[Finding]:
+    """Everything ``data`` carries: images (credentialed or not) at any offset and inside base64
+    runs and archives, recursively (see the module docstring).
+
+    ``report_images``: also report images that are not credentialed (False for image cells, which
+    hold one by design). ``verify_images``: report a signature as an image only when it decodes as
+    one (its few bytes also occur by chance in compressed data); False reports every signature
+    (text files, where no such bytes belong at all).
+    """
+    return list(_scan(data, known, 0, 0, _Budget(), report_images, verify_images))
+
+
+def _scan(data: bytes, known: CredentialedImages, base: int, depth: int, budget: _Budget,
+          report: bool, verify: bool) -> Iterator[Finding]:
+    whole = known.match(data)
+    if whole is not None:
+        yield Finding(base, "an image", whole)
+        return
+    signatures = image_signatures(data)
+    if len(signatures) > MAX_IMAGES_PER_PAYLOAD:  # decoys in front of an image must not exhaust the check
+        yield Finding(base, f"{len(signatures)} image signatures (more than {MAX_IMAGES_PER_PAYLOAD} are not checked "
+                            "one by one)", refuse=True)
+        return
+    for offset, fmt in signatures:
+        start = offset - 128 if fmt == "DICOM" and offset >= 128 else offset  # DICM follows a 128-byte preamble
+        why = _contained_match(data, start, known)
+        if why is not None or (report and (not verify or (fmt != "DICOM" and _decoded(data[start:]) is not None))):
+            yield Finding(base + start, f"{fmt} image", why)
+    if depth >= MAX_DEPTH:
+        return
+    for offset, label, payload in [*_base64_payloads(data), *_hex_payloads(data)]:
+        if not budget.take(len(payload)):
+            yield Finding(base + offset, f"{label} expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit", refuse=True)
+            return
+        for inner in _scan(payload, known, base + offset, depth + 1, budget, True, verify):
+            yield Finding(inner.offset, f"{label} decoding to {inner.what}", inner.why, refuse=inner.refuse)
+    for offset, kind, members in _archives(data, budget):
+        if members is None:
+            yield Finding(base + offset, f"{kind} archive expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit",
+                          refuse=True)
+            return
+        for member in members:
+            for inner in _scan(member, known, base + offset, depth + 1, budget, True, verify):
+                yield Finding(inner.offset, f"{kind} archive holding {inner.what}", inner.why, refuse=inner.refuse)
+
+
+def _contained_match(data: bytes, start: int, known: CredentialedImages) -> str | None:
+    """Whether the image at ``start`` is credentialed: its bytes up to the end of ``data`` or up to
+    any of its possible ends (a JPEG end-of-image marker, a PNG ``IEND`` chunk), so bytes before
+    or after it do not hide it; then its pixels (:meth:`CredentialedImages.match`)."""
+    ends = _image_ends(data, start)
+    if len(ends) > MAX_END_CANDIDATES:
+        return f"it cannot be checked: more than {MAX_END_CANDIDATES} possible image ends follow it"
+    for end in ends:
+        if hashlib.sha256(data[start:end]).hexdigest() in known.sha256:
+            return "its bytes are a credentialed image"
+    return known.match(data[start:]) if start else None
+
+
+_ENDS = ((b"\xff\xd9", 2), (b"IEND\xaeB`\x82", 8))
+MAX_END_CANDIDATES = 256
+
+
+def _image_ends(data: bytes, start: int) -> list[int]:
+    ends = []
+    for marker, length in _ENDS:
+        at = data.find(marker, start)
+        while at != -1 and len(ends) <= MAX_END_CANDIDATES:
+            if at + length < len(data):
+                ends.append(at + length)
+            at = data.find(marker, at + 1)
+    return ends
+
+
+def _archives(data: bytes, budget: _Budget) -> Iterator[tuple[int, str, list[bytes] | None]]:
+    """(offset, kind, member contents) of every readable zip or gzip archive in ``data``;
+    members None when they would exceed the budget."""
+    for magic, kind in ARCHIVES:
+        start = data.find(magic)
+        while start != -1:
+            members = _zip_members(data[start:], budget) if kind == "zip" else _stream_member(kind, data[start:], budget)
+            if members is not False:
+                yield start, kind, members
+            if members is None:
+                return
+            start = data.find(magic, start + 1)
+
+
+def _zip_members(data: bytes, budget: _Budget) -> list[bytes] | None | bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            infos = [i for i in archive.infolist() if not i.is_dir()]
+            if not budget.take(sum(i.file_size for i in infos)):
+                return None
+            out = []
+            for info in infos:
+                with archive.open(info) as member:  # file_size is declared: read one byte more to check it
+                    content = member.read(info.file_size + 1)
+                if len(content) > info.file_size:
+                    return None
+                out.append(content)
+            return out
+    except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, NotImplementedError):
+        return False
+
+
+def _stream_member(kind: str, data: bytes, budget: _Budget) -> list[bytes] | None | bool:
+    """The content of a gzip, bzip2 or xz stream at the start of ``data``, read no further than the budget."""
+    import bz2
+    import lzma
+
+    inflate = {"gzip": lambda: zlib.decompressobj(16 + zlib.MAX_WBITS), "bzip2": bz2.BZ2Decompressor,
+               "xz": lzma.LZMADecompressor}[kind]()
+    try:
+        content = inflate.decompress(data, max(budget.left, 0) + 1)
+    except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
+        return False
+    if not budget.take(len(content)):
+        return None
+    return [content] if content else False
+
+
+def _location(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list[Problem]:
     """Problems of one uploaded text file (UTF-8, no NUL, no embedded image, no credentialed bytes)."""
     problems = []
-    for offset, name in image_signatures(data):
-        line = data.count(b"\n", 0, offset) + 1
-        hit = " (the bytes of a credentialed image)" if hashlib.sha256(data[offset:]).hexdigest() in credentialed else ""
-        problems.append(Problem(rel, f"{name} image bytes embedded at byte offset {offset}{hit}; a text file of the "
-                                     "build must not carry images", row=line))
+    for found in scan_payload(data, known, verify_images=False):
+        line = _location(data, found.offset)
+        if found.refuse:
+            problems.append(Problem(rel, f"{found.what} at byte offset {found.offset}; cannot prove it holds no "
+                                         "credentialed image", row=line))
+        elif found.why is not None:
+            problems.append(Problem(rel, f"{found.what} at byte offset {found.offset}: {found.why} (credentialed); "
+                                         "credentialed images must never be published", row=line))
+        else:
+            problems.append(Problem(rel, f"{found.what} embedded at byte offset {found.offset}; a text file of the "
+                                         "build must not carry images", row=line))
     for match in _DATA_URI.finditer(data):
-        line = data.count(b"\n", 0, match.start()) + 1
-        problems.append(Problem(rel, "embedded image data: URI; a text file of the build must not carry images", row=line))
-    for offset, payload in _base64_payloads(data):
-        line = data.count(b"\n", 0, offset) + 1
-        digest = hashlib.sha256(payload).hexdigest()
-        if digest in credentialed:
-            problems.append(Problem(rel, "base64 text decodes to a credentialed image", row=line))
-        elif image_signatures(payload[:16]):
-            problems.append(Problem(rel, f"base64 text decodes to a {image_signatures(payload[:16])[0][1]} image; "
-                                         "a text file of the build must not carry images", row=line))
+        problems.append(Problem(rel, "embedded image data: URI; a text file of the build must not carry images",
+                                row=_location(data, match.start())))
+    for text in _json_strings(rel, data) if not problems else ():  # escapes ("\/", "\u0041") undone: what a JSON reader gets
+        for found in scan_payload(text.encode("utf-8"), known):
+            problems.append(Problem(rel, f"a JSON string holds {found.what}"
+                                         + (f": {found.why} (credentialed)" if found.why else "")
+                                         + "; a text file of the build must not carry images"))
     if not problems:
         nul = data.find(b"\x00")
         if nul != -1:
-            problems.append(Problem(rel, f"NUL byte at offset {nul}: not a text file", row=data.count(b"\n", 0, nul) + 1))
+            problems.append(Problem(rel, f"NUL byte at offset {nul}: not a text file", row=_location(data, nul)))
         else:
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError as exc:
                 problems.append(Problem(rel, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                                             "binary content in a text file of the build", row=data.count(b"\n", 0, exc.start) + 1))
+                                             "binary content in a text file of the build", row=_location(data, exc.start)))
     return problems
 
 
-def credentialed_hashes(folders: Iterable[Path | str]) -> set[str]:
-    """SHA-256 of every regular file under ``folders`` and of every file a ``RECONSTRUCTION.json`` records."""
-    out: set[str] = set()
-    for folder in map(Path, folders):
-        if not folder.is_dir():
-            raise NotADirectoryError(f"--credentialed {folder} is not a folder")
-        for path in folder.rglob("*"):
-            if path.is_symlink() or not path.is_file():
-                continue
-            out.add(file_sha256(path))
-            if path.name == "RECONSTRUCTION.json":
-                try:
-                    manifest = json.loads(read_bytes(path))
-                except (ValueError, DataError):
-                    continue
-                for case in manifest.get("cases", []) if isinstance(manifest, dict) else []:
-                    if isinstance(case, dict):
-                        out.update(str(v) for v in (case.get("files") or {}).values())
-                        out.add(str(case.get("source_sha256")))
+def _json_strings(rel: str, data: bytes) -> list[str]:
+    """Every string (keys too) of a JSON file holding an escape; none when it is not JSON."""
+    if not rel.endswith(".json") or b"\\" not in data:
+        return []
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        return []
+    out, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            stack += item
+        elif isinstance(item, str) and len(item) >= 8:
+            out.append(item)
     return out
 
 
-def parquet_problems(rel: str, path: Path, credentialed: set[str]) -> list[Problem]:
-    """Image cells (any row, any binary column) whose bytes are a credentialed image."""
+def credentialed_images(recorded_sha256: Iterable[str], folders: Iterable[Path | str]) -> CredentialedImages:
+    """The checksums ``recorded_sha256`` plus, under ``folders``: the SHA-256 of every regular file, the
+    checksums every ``RECONSTRUCTION.json`` records, and the perceptual hash of every decodable image."""
+    known = CredentialedImages({str(h).lower() for h in recorded_sha256})
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            raise NotADirectoryError(f"--credentialed {folder} is not a folder")
+        for path in sorted(folder.rglob("*")):
+            if path.is_symlink() or not path.is_file():
+                continue
+            known.sha256.add(file_sha256(path))
+            if path.name == "RECONSTRUCTION.json":
+                known.sha256 |= _recorded_checksums(path)
+                continue
+            known.phashes += _file_phashes(path)
+    return known
+
+
+def _file_phashes(path: Path) -> list:
+    """Perceptual hashes of the image file ``path`` as it is and mirrored left-right (a re-derived copy
+    may be flipped, as the release's lr_flip probes are); none when it is no image."""
+    import imagehash
+    from PIL import ImageOps
+
+    from medvigil.reconstruct.mimic_cxr import dicom_to_image, is_dicom
+
+    if is_dicom(path):
+        try:
+            image = dicom_to_image(path)
+        except (ValueError, OSError):
+            return []
+    else:
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+        if not image_signatures(head) or image_signatures(head)[0][0] != 0:
+            return []
+        image = _decoded(read_bytes(path, str(path)))  # bounded like every input (MEDVIGIL_MAX_INPUT_BYTES)
+        if image is None:
+            return []
+    return [imagehash.phash(image, hash_size=PHASH_SIZE), imagehash.phash(ImageOps.mirror(image), hash_size=PHASH_SIZE)]
+
+
+def _recorded_checksums(path: Path) -> set[str]:
+    try:
+        manifest = json.loads(read_bytes(path))
+    except (ValueError, DataError):
+        return set()
+    out = set()
+    for case in manifest.get("cases", []) if isinstance(manifest, dict) else []:
+        if isinstance(case, dict):
+            out.update(str(v) for v in (case.get("files") or {}).values())
+            out.add(str(case.get("source_sha256")))
+    return out
+
+
+def _cells(value, image: bool) -> Iterator[tuple[bytes, bool]]:
+    """(bytes, is an image cell) of every string or binary inside one Parquet value."""
+    if isinstance(value, dict):
+        if image or set(value) == {"bytes", "path"}:
+            if value.get("bytes"):
+                yield value["bytes"], True
+            if value.get("path"):
+                yield value["path"].encode("utf-8"), False
+            return
+        for inner in value.values():
+            yield from _cells(inner, False)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _cells(inner, False)
+    elif isinstance(value, str):
+        yield value.encode("utf-8"), False
+    elif isinstance(value, bytes):
+        yield value, False
+
+
+def parquet_problems(rel: str, path: Path, known: CredentialedImages) -> list[Problem]:
+    """Cells (any row, any column, nested values too) that are or carry a credentialed image, and
+    images hidden in cells that are not image cells."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if not credentialed:
-        return []
     try:
         parquet = pq.ParquetFile(path)
     except (ValueError, OSError):
         return []  # reported by publish_check.credentialed_problems
     problems = []
+    for key, value in (parquet.metadata.metadata or {}).items():  # key-value metadata: text, never images
+        for found in scan_payload(key + b"\0" + value, known):
+            problems.append(Problem(rel, f"the file's key-value metadata ({key[:40].decode('utf-8', 'replace')!r}) "
+                                         f"holds {found.what}" + (f": {found.why}" if found.why else "")
+                                         + "; only image columns may carry images", field="metadata"))
     first = 0
     for group in range(parquet.metadata.num_row_groups):
         table = parquet.read_row_group(group, use_threads=False)
         for name in table.column_names:
-            column = table.column(name)
-            kind = column.type
-            if pa.types.is_struct(kind) and "bytes" in {f.name for f in kind}:
-                values = column.combine_chunks().field("bytes").to_pylist()
-            elif pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
-                values = column.to_pylist()
-            else:
+            kind = table.schema.field(name).type
+            if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
                 continue
-            for i, value in enumerate(values):
-                if value and hashlib.sha256(value).hexdigest() in credentialed:
-                    problems.append(Problem(rel, "image bytes identical to a credentialed image", row=first + i + 1, field=name))
+            for i, value in enumerate(table.column(name).to_pylist()):
+                for cell, is_image in _cells(value, False):
+                    problems.extend(_cell_problems(rel, first + i + 1, name, cell, is_image, known))
         first += table.num_rows
         del table
     return problems
 
 
-def content_problems(out: Path, files: Iterable[Path], credentialed: set[str], text_files: Iterable[str]) -> list[Problem]:
+def _cell_problems(rel: str, row: int, column: str, cell: bytes, is_image: bool,
+                   known: CredentialedImages) -> list[Problem]:
+    if not is_image and len(cell) < 8:
+        return []
+    if is_image and not known.sha256 and not known.phashes:
+        return []
+    problems = []
+    for found in scan_payload(cell, known, report_images=not is_image):
+        if found.refuse:
+            problems.append(Problem(rel, f"{found.what}; cannot prove the cell holds no credentialed image",
+                                    row=row, field=column))
+        elif found.why is not None:
+            where = "the image cell" if found.what == "an image" else f"{found.what} at byte offset {found.offset}"
+            problems.append(Problem(rel, f"{where}: {found.why}; credentialed images must never be published",
+                                    row=row, field=column))
+        elif not is_image:
+            problems.append(Problem(rel, f"{found.what} at byte offset {found.offset} in a text cell; only image "
+                                         "columns may carry images", row=row, field=column))
+    return problems
+
+
+def content_problems(out: Path, files: Iterable[Path], known: CredentialedImages, text_files: Iterable[str]) -> list[Problem]:
     """Every content reason to refuse uploading ``files`` (see the module docstring)."""
     problems = []
     text_files = set(text_files)
     for path in files:
         rel = path.relative_to(out).as_posix()
-        if file_sha256(path) in credentialed:
+        if file_sha256(path) in known.sha256:
             problems.append(Problem(rel, "this file is byte-identical to a credentialed image"))
             continue
         if rel in text_files:
-            problems.extend(text_file_problems(rel, read_bytes(path, rel), credentialed))
+            problems.extend(text_file_problems(rel, read_bytes(path, rel), known))
         elif rel.endswith(".parquet"):
-            problems.extend(parquet_problems(rel, path, credentialed))
+            problems.extend(parquet_problems(rel, path, known))
     return problems

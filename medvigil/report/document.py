@@ -68,10 +68,13 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
                 problems.append(Problem(str(path), f"a second {suite} result (the first is {suite_sources[suite]}); "
                                         f"score every model of a suite in one `medvigil score --suite {suite}` call", field="suite"))
             else:
-                merged["suites"][suite], suite_sources[suite] = data, str(path)
+                found = _suite_problems(data, str(path))
+                problems.extend(found)
+                if not found:
+                    merged["suites"][suite], suite_sources[suite] = data, str(path)
             continue
         for name, block in data["models"].items():
-            found = _block_problems(block, str(path), f"models.{name}")
+            found = _name_problems(name, str(path)) or _block_problems(block, str(path), f"models.{name}")
             if found:
                 problems.extend(found)
                 continue
@@ -88,6 +91,16 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
         for kind, per_model in (data.get("ablations") or {}).items():
             merged.setdefault("ablations", {}).setdefault(kind, {}).update(per_model)
         merged["warnings"] += data.get("warnings", [])
+    for suite, data in merged["suites"].items():
+        names = list(registry.get(suite).entry.models(data))
+        problems += [p for name in names for p in _name_problems(str(name), suite_sources[suite])]
+        if len(names) > MAX_MODELS:
+            problems.append(Problem(suite_sources[suite], f"{len(names):,} models; a report shows at most {MAX_MODELS}",
+                                    field="models"))
+    if len(merged["models"]) > MAX_MODELS:
+        problems.append(Problem(", ".join(dict.fromkeys(merged["sources"].values())),
+                                f"{len(merged['models']):,} MedVIGIL models; a report shows at most {MAX_MODELS} "
+                                "(report fewer score files at once)", field="models"))
     if problems:
         raise DataError(problems)
     if not merged["models"] and not merged.get("comparisons") and not any(
@@ -97,27 +110,85 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
 
 
 NUMERIC_PARTS = ("metrics", "accuracy", "sfr_by_tier", "n_by_tier", "ci")  # numbers (or null) at every leaf
+COUNT_PARTS = ("counts", "n_cases", "n_by_tier")  # non-negative whole numbers at every leaf
+METRIC_BOUND = 100.0  # metrics are percentages (0-100) or percentage-point contrasts (VGR, -100..100)
+CI_SETTINGS = ("level", "n_resamples", "seed")  # the ci blocks' settings, not metric values
+MAX_COUNT = 10**12
+MAX_MODELS = 100  # models per report (tables and figures of every model; 10,000 took 91 s and 3.3 GB)
+MAX_NAME_CHARS = 200  # characters of a model name (a 100,000-character name exhausted memory in the figures)
 
 
 def _block_problems(block: Any, file: str, where: str) -> list[Problem]:
-    """Shape of one model's audit block: an object with a ``metrics`` object; numbers at the leaves."""
+    """Shape of one model's audit block: an object with a ``metrics`` object; numbers at the
+    leaves, metrics within +-:data:`METRIC_BOUND`, counts whole and non-negative."""
     if not isinstance(block, dict):
         return [Problem(file, f"must be an object, got {type(block).__name__}", field=where)]
     if not isinstance(block.get("metrics"), dict):
         return [Problem(file, "missing the 'metrics' object", field=f"{where}.metrics")]
     problems = []
 
-    def leaves(value: Any, field: str) -> None:
+    def leaves(value: Any, field: str, check) -> None:
         if isinstance(value, dict):
             for key, item in value.items():
-                leaves(item, f"{field}.{key}")
-        elif value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            problems.append(Problem(file, f"must be a number or null, got {value!r:.40}", field=field))
+                leaves(item, f"{field}.{key}", _count if key in CI_SETTINGS[1:] else check)
+        elif value is not None:
+            reason = check(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                else "must be a number or null"
+            if reason is not None:
+                problems.append(Problem(file, f"{reason}, got {value!r:.40}", field=field))
 
     for part in NUMERIC_PARTS:
         if part in block:
-            leaves(block[part], f"{where}.{part}")
+            leaves(block[part], f"{where}.{part}", _count if part in COUNT_PARTS else _metric)
+    for part in COUNT_PARTS:
+        if part in block and part not in NUMERIC_PARTS:
+            leaves(block[part], f"{where}.{part}", _count)
     return problems
+
+
+def _metric(value: float) -> str | None:
+    if not -METRIC_BOUND <= value <= METRIC_BOUND:  # (NaN fails too)
+        return f"must be a percentage within +-{METRIC_BOUND:g}"
+    return None
+
+
+def _count(value: float) -> str | None:
+    if not (float(value).is_integer() and 0 <= value <= MAX_COUNT):
+        return f"must be a whole number in 0..{MAX_COUNT:,}"
+    return None
+
+
+MAX_MAGNITUDE = 1e15  # beyond any count, percentage, divergence or p-value a suite result holds
+
+
+def _suite_problems(data: Any, file: str) -> list[Problem]:
+    """Numbers of a stress-test suite's result: finite and within +-:data:`MAX_MAGNITUDE`; counts (keys
+    ``n`` and ``n_*``) whole and non-negative. Settings (``options``, seeds) are not checked."""
+    problems: list[Problem] = []
+    stack = [(data, "")]
+    while stack and len(problems) < 25:
+        value, field = stack.pop()
+        key = field.rsplit(".", 1)[-1]
+        if isinstance(value, dict):
+            stack += [(v, f"{field}.{k}" if field else str(k)) for k, v in value.items()
+                      if k != "options" and "seed" not in str(k)]
+        elif isinstance(value, list):
+            stack += [(v, f"{field}[{i}]") for i, v in enumerate(value)]
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+                problems.append(Problem(file, f"implausible number {value!r:.40}", field=field))
+            elif (key == "n" or key.startswith("n_")) and (value < 0 or not float(value).is_integer()):
+                problems.append(Problem(file, f"a count must be a whole number >= 0, got {value!r:.40}", field=field))
+    return problems
+
+
+def _name_problems(name: str, file: str) -> list[Problem]:
+    if len(name) > MAX_NAME_CHARS:
+        return [Problem(file, f"model name of {len(name):,} characters ({name[:40]!r}...); at most {MAX_NAME_CHARS}",
+                        field="models")]
+    if not name.strip() or any(not c.isprintable() for c in name):
+        return [Problem(file, f"model name {name[:60]!r} is empty or holds control characters", field="models")]
+    return []
 
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}

@@ -65,9 +65,11 @@ class _Figures:
     (its import, backend switch and figure manager) for figures that are only saved as PNG."""
 
     def __init__(self) -> None:
+        from matplotlib import rcParams
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
+        rcParams["text.parse_math"] = False  # labels are model names from user data: "$" is a dollar, never mathtext
         self._figure, self._canvas = Figure, FigureCanvasAgg
 
     def subplots(self, nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs):

@@ -37,6 +37,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from medvigil.errors import DataError, Problem
 from medvigil.scoring.stats import percentile_interval
 
 __all__ = [
@@ -67,11 +68,18 @@ _BLOCK = 1 << 17
 _WORDS = 1 << 16
 
 
+MAX_DRAWS = 1 << 28  # cluster draws of one resample table (2 GiB of int64 indices)
+
+
 def _check(n_clusters: int, n_resamples: int) -> None:
     if not isinstance(n_clusters, (int, np.integer)) or n_clusters < 1:
         raise ValueError(f"n_clusters must be a positive integer, got {n_clusters!r}")
     if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    if int(n_clusters) * int(n_resamples) > MAX_DRAWS:  # the resample table is held whole
+        raise DataError(Problem("bootstrap", f"{n_resamples:,} resamples of {n_clusters:,} cases are "
+                                             f"{int(n_clusters) * int(n_resamples):,} draws, more than the {MAX_DRAWS:,} "
+                                             "held in memory at once; use fewer resamples", field="--n-resamples"))
 
 
 def resample_indices(n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:

@@ -102,7 +102,7 @@ def test_sample_refuses_overlapping_or_current_folder(capsys, tmp_path, monkeypa
     monkeypatch.chdir(folder)
     run_cli(capsys, ["sample", "--out", folder, "--force", "--cases", "5"], says=["current directory"], inputs=[folder])
     run_cli(capsys, ["sample", "--out", tmp_path / "r", "--credentialed-out", tmp_path / "r" / "c", "--cases", "5"],
-            says=["must not overlap"], absent=[tmp_path / "r"])
+            says=["field '--out'", "output --credentialed-out"], absent=[tmp_path / "r"])
 
 
 # ---------------------------------------------------------------- SIGTERM (class 10)
@@ -111,7 +111,7 @@ def test_sample_refuses_overlapping_or_current_folder(capsys, tmp_path, monkeypa
 def _terminate_when_staging(cmd: list[str], parent, pattern: str, tmp_path) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     proc = subprocess.Popen([PYTHON, "-m", "medvigil", *map(str, cmd)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+                            text=True, env=env, preexec_fn=_default_signal_dispositions)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if any(pattern in p.name for p in parent.iterdir()):
@@ -241,6 +241,14 @@ except KeyboardInterrupt:
 """
 
 
+def _default_signal_dispositions() -> None:
+    """In the child, before exec: SIGINT and SIGTERM at their defaults, whatever this process inherited
+    (a job run in the background by a non-interactive shell ignores SIGINT, and Python keeps an
+    ignored SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("name, said", [("SIGTERM", "terminated"), ("SIGINT", "interrupted")])
 @pytest.mark.parametrize("trigger", ["Dropped()", "import self_signalling"])
 def test_a_signal_during_an_import_or_a_finaliser_still_stops_the_command(tmp_path, trigger, name, said):
@@ -248,7 +256,8 @@ def test_a_signal_during_an_import_or_a_finaliser_still_stops_the_command(tmp_pa
     # initialisation, as numpy.random's) is lost: the CLI raises it again once that is over
     (tmp_path / "self_signalling.py").write_text(f"import os, signal\nos.kill(os.getpid(), signal.{name})\nx = sum(range(100000))\n")
     probe = _SIGTERM_PROBE.replace("{trigger}", trigger).replace("{signal}", name)
-    done = subprocess.run([PYTHON, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([PYTHON, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=60,
+                          preexec_fn=_default_signal_dispositions)
     assert done.stdout.strip() == said, done.stdout + done.stderr
     assert "Exception ignored" not in done.stderr
 
@@ -274,3 +283,81 @@ def test_sigterm_handler_defers_only_inside_imports_and_finalisers():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# ---------------------------------------------------------------- round 2 (issue 29): every declared input guarded
+
+
+def test_reconstruct_refuses_out_holding_its_pointers_csv(capsys, release_copy, tmp_path):
+    import shutil
+
+    rel, cred = release_copy
+    elsewhere = tmp_path / "mine"
+    elsewhere.mkdir()
+    pointers = elsewhere / "pointers.csv"
+    shutil.copy(rel / "reconstruction" / "cxr_pointers.csv", pointers)
+    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", elsewhere, "--force", "--pointers", pointers],
+            says=["field '--out'", "input --pointers"], inputs=[elsewhere, rel, cred])
+    # control: the same pointers with an output elsewhere still reconstruct
+    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", tmp_path / "recon", "--pointers", pointers], code=0,
+            inputs=[elsewhere, rel, cred])
+    assert any((tmp_path / "recon" / "images").iterdir())
+
+
+def test_demo_force_never_deletes_a_file(capsys, tmp_path):
+    precious = tmp_path / "thesis.tex"
+    precious.write_text("years of work")
+    run_cli(capsys, ["demo", "--out", precious, "--force"], says=["not a folder written by `medvigil demo`"], inputs=[precious])
+    link = tmp_path / "link"
+    link.symlink_to(precious)
+    run_cli(capsys, ["demo", "--out", link, "--force"], says=["not a folder written by `medvigil demo`"], inputs=[precious, link])
+
+
+# Arguments that are not paths, per command: every other argument must be declared an input or an output
+# (medvigil.files.output_guard.declare), so a new path option cannot escape the guard unnoticed.
+NOT_PATHS = {
+    "sample": {"cases", "seed", "jobs", "force", "quiet"},
+    "validate": {"json", "max_pixels", "images", "metadata_only"},
+    "build": {"configs", "seed", "variant_source", "max_shard_bytes", "repo", "force", "json", "local_only", "skip_invalid_rows"},
+    "publish": {"repo", "private", "dry_run", "message"},
+    "reconstruct": {"force"},
+    "score": {"suite", "allow_empty", "margin", "confusion_denominator", "n_resamples", "seed", "condition",
+              "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid", "harness_compatible", "weights",
+              "label",  # PATH=NAME names one of the FILEs, already an input
+              "skip_invalid_rows"},
+    "report": {"title"},
+    "judge": {"llm", "llm_model", "llm_timeout", "llm_attempts", "llm_deadline", "judge"},
+    "serve-baseline": {"port", "seconds"},
+    "tasks-path": {"suite"},
+    "demo": {"cases", "seed", "tasks", "n_resamples", "no_stress", "force"},
+    "mediconfusion-sample": {"pairs", "seed"},
+    "mediconfusion-build": {"repo_id", "force"},
+}
+
+
+def test_every_argument_of_every_command_is_declared_or_not_a_path():
+    from medvigil.cli import COMMANDS, build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert set(sub.choices) == set(COMMANDS)
+    for name, parser in sub.choices.items():
+        defaults = parser._defaults
+        declared = set(defaults.get("guard_inputs", ())) | set(defaults.get("guard_outputs", ()))
+        dests = {a.dest for a in parser._actions if a.dest != "help"}
+        undeclared = dests - declared - NOT_PATHS[name]
+        assert not undeclared, f"{name}: declare {undeclared} as inputs/outputs or list them in NOT_PATHS"
+
+
+@pytest.mark.parametrize("kind", ["file", "dangling_link"])
+def test_force_never_replaces_a_file_with_an_output_folder(capsys, small_release, tmp_path, kind):
+    rel, cred = small_release
+    target = tmp_path / "notes.txt"
+    if kind == "file":
+        target.write_text("years of work")
+    else:
+        target.symlink_to(tmp_path / "nowhere")
+    run_cli(capsys, ["build", rel, "--out", target, "--force", "--config", "mcq"], says=["is not a folder"],
+            inputs=[target])
+    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", target, "--force"], says=["is not a folder"],
+            inputs=[target])
+    assert leftovers(tmp_path) == []

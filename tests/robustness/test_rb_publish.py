@@ -31,7 +31,7 @@ def test_credentialed_bytes_appended_to_the_card(capsys, small_release, build_co
     with (build_copy / "README.md").open("ab") as fh:
         fh.write(cxr)
     run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["README.md", "JPEG image bytes embedded", "the bytes of a credentialed image"], inputs=[build_copy])
+            says=["README.md", "JPEG image at byte offset", "its bytes are a credentialed image"], inputs=[build_copy])
 
 
 def test_credentialed_image_as_a_data_uri(capsys, small_release, build_copy):
@@ -39,7 +39,7 @@ def test_credentialed_image_as_a_data_uri(capsys, small_release, build_copy):
     with (build_copy / "DATASHEET.md").open("a", encoding="utf-8") as fh:
         fh.write(f"\n![scan](data:image/jpeg;base64,{base64.b64encode(cxr).decode()})\n")
     run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["DATASHEET.md", "data: URI", "base64 text decodes to a credentialed image"], inputs=[build_copy])
+            says=["DATASHEET.md", "data: URI", "base64 text decoding to an image", "its bytes are a credentialed image"], inputs=[build_copy])
 
 
 def test_any_image_hidden_in_json_as_base64(capsys, build_copy):
@@ -53,7 +53,7 @@ def test_any_image_hidden_in_json_as_base64(capsys, build_copy):
     (build_copy / "croissant.json").write_text(text.replace('"name"', f'"x": "{base64.b64encode(buf.getvalue()).decode()}", "name"', 1),
                                                encoding="utf-8")
     run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["croissant.json", "base64 text decodes to a PNG image"], inputs=[build_copy])
+            says=["croissant.json", "base64 text decoding to PNG image embedded"], inputs=[build_copy])
 
 
 def test_binary_bytes_in_a_text_file(capsys, build_copy):
@@ -76,7 +76,7 @@ def test_parquet_cells_are_hashed(small_build, small_release, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from medvigil.hub.publish_scan import parquet_problems
+    from medvigil.hub.publish_scan import CredentialedImages, parquet_problems
 
     cxr = _credentialed_file(small_release).read_bytes()
     shard = sorted(small_build.rglob("*.parquet"))[0]
@@ -89,5 +89,179 @@ def test_parquet_cells_are_hashed(small_build, small_release, tmp_path):
     pq.write_table(table, forged)
     import hashlib
 
-    problems = parquet_problems("data/mcq/forged.parquet", forged, {hashlib.sha256(cxr).hexdigest()})
+    problems = parquet_problems("data/mcq/forged.parquet", forged, CredentialedImages({hashlib.sha256(cxr).hexdigest()}))
     assert [(p.row, p.field) for p in problems] == [(row + 1, "image")]
+
+
+# ---------------------------------------------------------------- round 2 (issue 29): decoded contents, containment, pixels
+
+
+def _forge_cell(build, column, change):
+    """Replace one non-credentialed row's ``column`` value of the mcq shard with ``change(value)``; the
+    build_info checksum is updated so only the content scan can object."""
+    import hashlib
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    shard = sorted((build / "data" / "mcq").glob("*.parquet"))[0]
+    table = pq.read_table(shard)
+    rows = table.to_pylist()
+    row = next(i for i, r in enumerate(rows) if not r["credentialed"] and r["image"] and r["image"]["bytes"])
+    rows[row][column] = change(rows[row][column])
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), shard)
+    info = json.loads((build / "build_info.json").read_text())
+    rel = shard.relative_to(build).as_posix()
+    for entry in info["shards"]:
+        if entry["path"] == rel:
+            entry["sha256"] = hashlib.sha256(shard.read_bytes()).hexdigest()
+    (build / "build_info.json").write_text(json.dumps(info, indent=2))
+    return row + 1
+
+
+def _zip_b64(data: bytes) -> str:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("scan.jpg", data)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _rederived(small_release, variant: str = "resized") -> bytes:
+    """A credentialed X-ray re-derived as reconstruct would (decoded, resized, re-encoded; optionally
+    blurred or flipped as the perturbed probes are): new bytes."""
+    from PIL import Image
+
+    from medvigil.images import imaging
+
+    img = Image.open(_credentialed_file(small_release)).convert("RGB")
+    img = img.resize((img.width * 3 // 2, img.height * 3 // 2))
+    img = {"resized": img, "blurred": imaging.gaussian_blur(img, 4), "flipped": imaging.lr_flip(img)}[variant]
+    return imaging.encode_jpeg(imaging.to_published(img), quality=70)
+
+
+HIDDEN_IN_CELLS = {
+    "data_uri_in_question": ("question", lambda cxr: lambda q: f"{q} data:image/jpeg;base64,{base64.b64encode(cxr).decode()}"),
+    "zip_base64_in_question": ("question", lambda cxr: lambda q: f"{q} {_zip_b64(cxr)}"),
+    "zip_base64_in_an_option": ("options", lambda cxr: lambda o: [*o[:-1], _zip_b64(cxr)]),
+    "one_trailing_byte": ("image", lambda cxr: lambda im: {**im, "bytes": cxr + b"\0"}),
+    "seven_leading_bytes": ("image", lambda cxr: lambda im: {**im, "bytes": b"\0" * 7 + cxr}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HIDDEN_IN_CELLS))
+def test_credentialed_jpeg_hidden_in_a_parquet_cell(capsys, small_release, build_copy, case):
+    column, change = HIDDEN_IN_CELLS[case]
+    row = _forge_cell(build_copy, column, change(_credentialed_file(small_release).read_bytes()))
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["data/mcq/test-00000-of-00001.parquet", f"row {row}", f"field '{column}'"], inputs=[build_copy])
+
+
+def test_a_forged_but_clean_cell_passes(capsys, build_copy):
+    """Control: rewriting a shard (checksum updated) with harmless text, and base64 that is no image."""
+    _forge_cell(build_copy, "question", lambda q: q + " " + base64.b64encode(bytes(range(256)) * 2).decode())
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
+
+
+def test_base64_wrapped_at_76_columns_in_the_datasheet(capsys, small_release, build_copy):
+    import textwrap
+
+    cxr = _credentialed_file(small_release).read_bytes()
+    wrapped = "\n".join("> " + line for line in textwrap.wrap(base64.b64encode(cxr).decode(), 76))
+    with (build_copy / "DATASHEET.md").open("a", encoding="utf-8") as fh:
+        fh.write(f"\n\nAppendix:\n\n{wrapped}\n")
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["DATASHEET.md", "base64 text decoding to an image", "credentialed"], inputs=[build_copy])
+
+
+def test_wrapped_base64_that_is_no_image_passes(capsys, build_copy):
+    import textwrap
+
+    text = "\n".join(textwrap.wrap(base64.b64encode(b"checksums " * 300).decode(), 76))
+    with (build_copy / "DATASHEET.md").open("a", encoding="utf-8") as fh:
+        fh.write(f"\n\n{text}\n")
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
+
+
+@pytest.mark.parametrize("variant", ["resized", "blurred", "flipped"])
+def test_rederived_xray_in_a_non_credentialed_case(capsys, small_release, build_copy, variant):
+    cred = small_release[1]
+    row = _forge_cell(build_copy, "image", lambda im: {**im, "bytes": _rederived(small_release, variant)})
+    # without --credentialed the build knows the withheld images by checksum only (README, "Licences and data")
+    _, err = run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
+    assert "note: without --credentialed" in err
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", cred],
+            says=[f"row {row}", "field 'image'", "near-duplicate of a credentialed image"], inputs=[build_copy, cred])
+
+
+def test_a_clean_build_passes_with_the_credentialed_folder(capsys, small_release, build_copy):
+    """Control of the perceptual hash: no image of the clean build is near a credentialed one."""
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", small_release[1]], code=0,
+            inputs=[build_copy, small_release[1]])
+
+
+def test_zip_bomb_in_a_cell_is_refused(capsys, build_copy):
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("zeros", b"\0" * (80 << 20))
+    _forge_cell(build_copy, "question", lambda q: q + " " + base64.b64encode(buf.getvalue()).decode())
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["field 'question'", "scan limit"], inputs=[build_copy])
+
+
+def _xz_b64(data: bytes) -> str:
+    import lzma
+
+    return base64.b64encode(lzma.compress(data)).decode()
+
+
+MORE_HIDING_PLACES = {
+    "hex_in_question": ("question", lambda cxr: lambda q: f"{q} {cxr.hex()}"),
+    "xz_base64_in_question": ("question", lambda cxr: lambda q: f"{q} {_xz_b64(cxr)}"),
+    "decoy_signatures_before_it": ("image", lambda cxr: lambda im: {**im, "bytes": b"\xff\xd8\xff\0" * 70 + cxr}),
+    "in_the_image_path": ("image", lambda cxr: lambda im: {**im, "path": base64.b64encode(cxr).decode()}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE_HIDING_PLACES))
+def test_more_hiding_places_in_cells(capsys, small_release, build_copy, case):
+    column, change = MORE_HIDING_PLACES[case]
+    row = _forge_cell(build_copy, column, change(_credentialed_file(small_release).read_bytes()))
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["data/mcq/test-00000-of-00001.parquet", f"row {row}", f"field '{column}'"], inputs=[build_copy])
+
+
+def test_escaped_base64_in_a_json_file(capsys, small_release, build_copy):
+    import json
+
+    cxr = _credentialed_file(small_release).read_bytes()
+    info = json.loads((build_copy / "croissant.json").read_text(encoding="utf-8"))
+    info["x"] = base64.b64encode(cxr).decode()
+    text = json.dumps(info).replace("/", "\\/")  # JSON may escape every slash: the runs break in the raw text
+    (build_copy / "croissant.json").write_text(text, encoding="utf-8")
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["croissant.json", "a JSON string holds"], inputs=[build_copy])
+
+
+def test_an_image_in_the_parquet_metadata(capsys, small_release, build_copy):
+    import hashlib
+    import json
+
+    import pyarrow.parquet as pq
+
+    shard = sorted((build_copy / "data" / "mcq").glob("*.parquet"))[0]
+    table = pq.read_table(shard)
+    cxr = _credentialed_file(small_release).read_bytes()
+    pq.write_table(table.replace_schema_metadata({**table.schema.metadata, b"notes": cxr}), shard)
+    info = json.loads((build_copy / "build_info.json").read_text())
+    for entry in info["shards"]:
+        entry["sha256"] = hashlib.sha256((build_copy / entry["path"]).read_bytes()).hexdigest()
+    (build_copy / "build_info.json").write_text(json.dumps(info, indent=2))
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+            says=["test-00000-of-00001.parquet", "field 'metadata'", "key-value metadata ('notes')"], inputs=[build_copy])

@@ -131,3 +131,145 @@ def test_200_concurrent_clients_are_all_answered(server):
         answers = list(pool.map(client, range(n)))
     assert time.monotonic() - start < 60
     assert answers == [(200, "B")] * n
+
+
+# ---------------------------------------------------------------- round 2 (issue 29): bounded per request and per connection
+
+
+def _png(size=(64, 64)) -> str:
+    from io import BytesIO
+
+    from PIL import Image
+
+    buf = BytesIO()
+    Image.new("L", size, 9).save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def _with_images(n: int) -> bytes:
+    return _chat([{"type": "text", "text": PROMPT}, *[{"type": "image_url", "image_url": {"url": _png()}}] * n])
+
+
+def test_the_pixel_budget_counts_every_image_of_a_request(server, monkeypatch):
+    """16 images of ~95 MP each once took 5.8 GB: the budget is per request, not per image (scaled
+    down here: a budget of 3 images of 64 x 64)."""
+    from medvigil.baselines import server as module
+
+    monkeypatch.setattr(module, "REQUEST_MAX_PIXELS", 3 * 64 * 64)
+    got, payload = _post(server, _with_images(4))
+    assert got == 400, payload
+    message = payload["error"]["message"]
+    assert "image 4 of the request" in message and "12,288 pixels the request's images may hold in all" in message
+    monkeypatch.setattr(module, "REQUEST_MAX_PIXELS", 3 * 64 * 64 - 1)  # the third image's header exceeds what is left
+    got, payload = _post(server, _with_images(3))
+    assert got == 400, payload
+    assert "image 3 of the request" in payload["error"]["message"]
+    assert "12,287 pixels in all (8,192 used by the images before it)" in payload["error"]["message"]
+    monkeypatch.setattr(module, "REQUEST_MAX_PIXELS", 3 * 64 * 64)
+    got, payload = _post(server, _with_images(3))  # control: within the budget
+    assert got == 200, payload
+
+
+def _idle_connections(server, n):
+    host, port = server.httpd.server_address[:2]
+    return [socket.create_connection((host, port), timeout=30) for _ in range(n)]
+
+
+def test_new_clients_are_answered_while_1000_idle_connections_are_held(server):
+    idle = _idle_connections(server, 1000)
+    try:
+        start = time.monotonic()
+        answers = [_post(server, _chat(PROMPT), timeout=30) for _ in range(5)]
+        assert [status for status, _ in answers] == [200] * 5
+        assert time.monotonic() - start < 30
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_idle_connections_get_408_after_the_idle_timeout_or_when_room_is_needed(server, monkeypatch):
+    from medvigil.baselines import server as module
+
+    monkeypatch.setattr(module, "MAX_WAITING", 10)
+    oldest = _idle_connections(server, 10)
+    newer = _idle_connections(server, 10)  # each pushes one of the oldest out
+    try:
+        for sock in oldest:
+            data = b""
+            while chunk := sock.recv(4096):
+                data += chunk
+            assert data.startswith(b"HTTP/1.0 408"), data[:100]
+        assert _post(server, _chat(PROMPT))[0] == 200  # control: a real request is answered
+        monkeypatch.setattr(module, "IDLE_SECONDS", 0.5)
+        for sock in newer:
+            assert sock.recv(4096).startswith(b"HTTP/1.0 408")
+    finally:
+        for sock in oldest + newer:
+            sock.close()
+
+
+def test_the_command_under_a_4_gb_cap_keeps_accepting_with_1000_idle_connections():
+    """The finding as a user meets it: ``medvigil serve-baseline`` under a 4 GB address-space cap
+    (a thread per idle connection once exhausted it)."""
+    import os
+    import resource
+    import subprocess
+    from types import SimpleNamespace
+    from urllib.parse import urlparse
+
+    from conftest import PYTHON
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    proc = subprocess.Popen([PYTHON, "-m", "medvigil", "serve-baseline", "--seconds", "120"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=limit,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    idle = []
+    try:
+        url = urlparse(proc.stdout.readline().strip())
+        served = SimpleNamespace(httpd=SimpleNamespace(server_address=(url.hostname, url.port)))
+        idle = _idle_connections(served, 1000)
+        assert [_post(served, _chat(PROMPT), timeout=30)[0] for _ in range(3)] == [200] * 3
+    finally:
+        for sock in idle:
+            sock.close()
+        proc.terminate()
+        proc.communicate(timeout=30)
+
+
+def test_new_clients_are_answered_while_1000_trickling_connections_are_held(server):
+    """Connections that sent part of a request (head unfinished, or a body shorter than announced)
+    hold no thread either: they wait in the selector like idle ones."""
+    socks = _idle_connections(server, 1000)
+    try:
+        for i, sock in enumerate(socks):
+            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" if i % 2 else
+                         b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 500\r\n\r\n{\"model\":")
+        start = time.monotonic()
+        assert [_post(server, _chat(PROMPT), timeout=30)[0] for _ in range(5)] == [200] * 5
+        assert time.monotonic() - start < 30
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_unfinished_requests_share_a_byte_budget(server, monkeypatch):
+    from medvigil.baselines import server as module
+
+    monkeypatch.setattr(module, "MAX_BUFFERED_BYTES", 4096)
+    host, port = server.httpd.server_address[:2]
+    with socket.create_connection((host, port), timeout=30) as hog:
+        hog.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 100000\r\n\r\n" + b" " * 8000)
+        data = b""
+        while chunk := hog.recv(4096):
+            data += chunk
+        assert data.startswith(b"HTTP/1.0 503")
+    assert _post(server, _chat(PROMPT))[0] == 200  # control: a request within the budget
+
+
+def test_bare_line_feeds_are_read_as_a_whole_request(server):
+    body = _chat(PROMPT)
+    status, payload = _raw(server, b"POST /v1/chat/completions HTTP/1.0\nContent-Type: application/json\n"
+                           + f"Content-Length: {len(body)}\n\n".encode() + body)
+    assert status == 200 and payload["choices"][0]["message"]["content"] == "B"

@@ -129,7 +129,7 @@ def build(
 def _write(source: RocoSource, tmp: Path, *, max_shard_bytes: int, repo_id: str | None) -> BuildReport:
     features = {c: FEATURES[c] for c in CONFIG_NAMES}
     rows, shards = write_configs(tmp, features, source.iter_rows, max_shard_bytes=max_shard_bytes,
-                                 payload_size=_payload_size)
+                                 payload_size=_payload_size, group_column="pair_id")
     report = BuildReport(
         out=tmp,
         version=str(VERSION),

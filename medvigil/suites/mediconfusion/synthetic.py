@@ -54,6 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
+from medvigil.files.atomic_output import staged_folder
 from medvigil.images import imaging
 from medvigil.suites.mediconfusion.release import FIELDS, Pair, dataset_json_text
 from medvigil.suites.medvigil.synthetic.phantoms import Finding, Scene, draw_phantom
@@ -325,15 +326,16 @@ def write_sample(out: Path | str, n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise FileExistsError(f"{out} exists and is not an empty folder")
     samples = make_pairs(n_pairs, seed)
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    for i, sample in enumerate(samples):
-        for slot, (image, rel) in enumerate(zip(sample.images, (sample.pair.im_1, sample.pair.im_2))):
-            target = out / ROCO_DIR / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(render_image(image, seed, i, slot))
-    pairs = [s.pair for s in samples]
-    (out / "data" / "dataset.json").write_text(dataset_json_text(pairs), encoding="utf-8")
-    (out / "data" / "dataset.csv").write_text(dataset_csv_text(pairs), encoding="utf-8")
-    (out / "README.md").write_text(_README.format(notice=SYNTHETIC_NOTICE, n=n_pairs, seed=seed), encoding="utf-8")
-    (out / "SYNTHETIC").write_text(SYNTHETIC_NOTICE + "\n", encoding="utf-8")
+    with staged_folder(out, inputs=()) as tmp:  # whole or not at all (a full disk leaves nothing behind)
+        (tmp / "data").mkdir()
+        for i, sample in enumerate(samples):
+            for slot, (image, rel) in enumerate(zip(sample.images, (sample.pair.im_1, sample.pair.im_2))):
+                target = tmp / ROCO_DIR / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(render_image(image, seed, i, slot))
+        pairs = [s.pair for s in samples]
+        (tmp / "data" / "dataset.json").write_text(dataset_json_text(pairs), encoding="utf-8")
+        (tmp / "data" / "dataset.csv").write_text(dataset_csv_text(pairs), encoding="utf-8")
+        (tmp / "README.md").write_text(_README.format(notice=SYNTHETIC_NOTICE, n=n_pairs, seed=seed), encoding="utf-8")
+        (tmp / "SYNTHETIC").write_text(SYNTHETIC_NOTICE + "\n", encoding="utf-8")
     return samples

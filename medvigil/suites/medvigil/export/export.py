@@ -8,7 +8,7 @@ Layout of the output folder::
     croissant.json            Croissant 1.0 JSON-LD; mlcroissant reports no error, no warning
     build_info.json           versions, digests, settings, row counts, skipped items,
                               shard checksums, variant comparison, credentialed case ids
-    data/<config>/test-NNNNN-of-MMMMM.parquet   images embedded, one folder per config
+    data/<config>/test-NNNNN-of-MMMMM.parquet   images embedded (each once per row group), one folder per config
 
 Guarantees:
 
@@ -17,9 +17,13 @@ Guarantees:
 * **Atomic.** Everything is written to a hidden sibling folder that is renamed onto the
   destination at the very end; after a failure no destination folder exists.
 * **Streamed.** Rows come one at a time from the row producer the `datasets` builder also
-  serves (:mod:`medvigil.suites.medvigil.export.dataset_rows`) and go to the Parquet writer in
-  batches of :data:`~medvigil.hub.parquet_shards.ROWS_PER_BATCH`; a shard is closed once its payload passes
+  serves (:mod:`medvigil.suites.medvigil.export.dataset_rows`) and go to the Parquet writer one
+  row group at a time (the rows of one or more whole cases, at least
+  :data:`~medvigil.hub.parquet_shards.ROWS_PER_BATCH`); a shard is closed once its payload passes
   ``max_shard_bytes``. Memory does not grow with the release.
+* **Each distinct image stored once per row group.** ``image.bytes`` is dictionary-encoded, so
+  a config is about the size of its distinct images (not one copy per row); readers see the
+  same table (:mod:`medvigil.hub.parquet_shards`).
 * **Deterministic.** No clock, no absolute path, no random state: two builds of the same
   release with the same settings give byte-identical files and the same build digest.
 * **Credentialed images never leave.** Rows of credentialed cases carry ``image = None``
@@ -228,7 +232,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
 
     features = {c: FEATURES[c] for c in opts["configs"]}
     counts, shards = write_configs(tmp, features, tallied, max_shard_bytes=opts["max_shard_bytes"],
-                                   payload_size=_payload_size)
+                                   payload_size=_payload_size, group_column="case_id")
     if "mcq" not in opts["configs"]:  # the card's composition table still needs the kinds
         kinds = Counter(p.probe_kind for p in release.probes_mcq)
     comparison = None

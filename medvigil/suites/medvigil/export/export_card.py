@@ -12,7 +12,7 @@ from importlib import resources
 from string import Template
 
 from medvigil.cards import CARDS_DIR
-from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table
+from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table, size_rows
 from medvigil.suites.medvigil.export.dataset_configs import (
     CITATION,
     COLUMN_DESCRIPTIONS,
@@ -205,6 +205,7 @@ def dataset_card(release, report, facts: DatasetFacts, features: dict, kinds: Co
             for config in features
         ),
         table_configs=markdown_table(("config", "rows", "one row per", "images"), config_rows),
+        table_sizes=markdown_table(("config", "download (Parquet)", "decoded (Arrow)"), size_rows(features, report.shards)),
         datasheet=datasheet.strip(),
     )
     return card.rstrip() + "\n", datasheet.rstrip() + "\n"

@@ -17,7 +17,7 @@ from medvigil.files.digest import file_sha256
 from medvigil.files.input_files import open_regular, read_json
 from medvigil.hub.export_engine import BUILD_INFO, CROISSANT, README
 from medvigil.hub.parquet_shards import DATA_DIR
-from medvigil.hub.publish_scan import content_problems, credentialed_hashes
+from medvigil.hub.publish_scan import content_problems, credentialed_images
 from medvigil.suites.medvigil.release.release_format import is_credentialed
 
 # the files of a MedVIGIL build besides the engine's README, Croissant and build info
@@ -37,8 +37,9 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
     symbolic links; shards whose checksum differs from ``build_info.json``; and any
     Parquet row of a credentialed case that carries image bytes; and any content that is, or
     embeds, an image (:mod:`medvigil.hub.publish_scan`): bytes identical to a credentialed image
-    (``credentialed_sha256`` of the build plus every file under ``credentialed_dirs``) anywhere,
-    and any image at all inside the text files.
+    (``credentialed_sha256`` of the build plus every file under ``credentialed_dirs``) anywhere, pixels
+    near-identical to an image under ``credentialed_dirs`` anywhere, and any image at all inside the text
+    files and text cells.
     """
     out = Path(out)
     if not out.is_dir():
@@ -100,8 +101,8 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
                 problems.append(Problem(rel, "checksum differs from build_info.json (modified after the build?)"))
     problems.extend(credentialed_problems(out))
     recorded_hashes = info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
-    hashes = {str(h).lower() for h in recorded_hashes} | credentialed_hashes(credentialed_dirs)
-    problems.extend(content_problems(out, files, hashes, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))))
+    known = credentialed_images(recorded_hashes, credentialed_dirs)
+    problems.extend(content_problems(out, files, known, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))))
     return files, problems
 
 

@@ -60,6 +60,8 @@ def _string_list(text: str) -> list[str]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _Invalid(f"{_short(text)} is not a JSON list of strings ({exc.msg})") from None
+    except RecursionError:
+        raise _Invalid(f"{_short(text)} is nested too deeply; expected a JSON list of strings") from None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _Invalid(f"{_short(text)} is not a JSON list of strings")
     return value
@@ -106,6 +108,8 @@ def _roi_box(text: str) -> tuple[list[float] | None, str | None]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"{_short(text)} is not valid JSON ({exc.msg}); expected [x0, y0, x1, y1]"
+    except RecursionError:
+        return None, f"{_short(text)} is nested too deeply; expected [x0, y0, x1, y1]"
     if not isinstance(value, list):
         return None, f"{_short(text)} is not a JSON list; expected [x0, y0, x1, y1]"
     if len(value) != 4:
@@ -322,6 +326,9 @@ def _read_json(path: Path, rel: str, problems: list[Problem]) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         problems.append(Problem(rel, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"))
+        return None
+    except RecursionError:
+        problems.append(Problem(rel, "JSON nested too deeply to read"))
         return None
 
 

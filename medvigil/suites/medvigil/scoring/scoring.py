@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from medvigil import __version__
+from medvigil.errors import DataError, Problem
 from medvigil.files.json_text import dumps
 from medvigil.scoring.bootstrap import (
     DEFAULT_N_RESAMPLES,
@@ -117,6 +118,12 @@ def _condition_table(tab: RecordTable, condition: str) -> RecordTable:
         raise ValueError(f"MedVIGIL scoring reads suite 'medvigil' records only, got suites {sorted(suites)}")
     code = tab.condition.code_of(condition)
     mask = tab.condition.codes == code
+    # a condition no record has is an error, never an empty table (but ablation-only records, with no
+    # "default" ones, are still audited for their ablations)
+    if len(tab) and not mask.any() and condition != "default":
+        present = sorted(tab.condition.levels[c] for c in tab.condition.used_codes().tolist())
+        raise DataError(Problem("score", f"no record has condition {condition!r}; the records' conditions: "
+                                         f"{', '.join(map(repr, present))}", field="--condition"))
     return tab if mask.all() else tab.select(mask)  # (every row: the table itself, no copy)
 
 
