@@ -27,7 +27,7 @@ from pathlib import Path
 from medvigil.commands.arg_types import int_range
 from medvigil.files.atomic_output import write_text_atomic
 from medvigil.files.json_text import finite, json_text
-from medvigil.files.output_guard import refuse_overlap
+from medvigil.files.output_guard import declare, refuse_overlap
 from medvigil.suites import registry
 
 COMPARE_SUITES = ("medvigil", "medqdeg", "readiness", "cbd")
@@ -85,6 +85,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     cbd.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
                      help="samples with an unparsable answer are excluded (default) or the failure counts as an answer")
     parser.set_defaults(func=run)
+    declare(parser, inputs=("release", "files"), outputs=("json",))  # the output guard checks these (medvigil.cli)
     return parser
 
 
