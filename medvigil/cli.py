@@ -32,6 +32,7 @@ COMMANDS = {
     "publish": "publish",
     "reconstruct": "reconstruct",
     "score": "score",
+    "compare": "compare",
     "report": "report",
     "judge": "judge",
     "serve-baseline": "serve_baseline",

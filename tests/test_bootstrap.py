@@ -179,11 +179,11 @@ def test_clustering_is_by_case():
 def test_paired_comparison_with_itself_is_zero():
     records = synthetic_records(n_models=2)
     twin = [dict(r, model="twin") for r in records if r["model"] == "model1"]
-    out = compare_models(records + twin, "model1", "twin", n_resamples=100)
-    for row in out.values():
-        if math.isnan(row["diff"]):
-            continue
-        assert row["diff"] == 0.0 and row["ci_low"] == 0.0 and row["ci_high"] == 0.0 and row["p_value"] == 1.0
+    out = compare_models(records + twin, n_resamples=100)
+    rows = [r for r in out["pairs"] if {r["a"], r["b"]} == {"model1", "twin"} and r["delta"] is not None]
+    assert rows
+    for row in rows:
+        assert row["delta"] == 0.0 and row["ci95"] == [0.0, 0.0] and row["p"] == 1.0
 
 
 def test_paired_comparison_uses_the_same_resamples():
@@ -195,8 +195,10 @@ def test_paired_comparison_uses_the_same_resamples():
     sc = _score(table, w, pn, False)
     boot = _bootstrap(sc.feats, w, bn, 50, 11)
     lo, hi = percentile_interval(boot["cap"][:, 1] - boot["cap"][:, 0])
-    out = compare_models(records, "model1", "model0", n_resamples=50, seed=11)
-    assert out["cap"]["ci_low"] == pytest.approx(float(lo)) and out["cap"]["ci_high"] == pytest.approx(float(hi))
+    out = compare_models(records, metrics=("cap",), n_resamples=50, seed=11)
+    (row,) = out["pairs"]
+    assert (row["a"], row["b"]) == ("model0", "model1")
+    assert row["ci95"] == [pytest.approx(float(lo)), pytest.approx(float(hi))]
 
 
 def test_cases_of_other_conditions_are_not_clusters():

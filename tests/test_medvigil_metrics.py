@@ -411,16 +411,22 @@ def test_bad_parameters():
 # ------------------------------------------------------------------- compare models
 def test_compare_models():
     records = micro_records()
-    better = _uniq([dict(r, model="b", predicted_letter=r["correct_letter"], parse_status="ok") for r in records])
-    both = _uniq(records + better)
-    out = compare_models(both, "b", "m", n_resamples=200)
+    for i, r in enumerate(records):  # the same probe ids for both models: the pair shares every probe
+        r["probe_id"] = f"p{i}"
+    better = [dict(r, model="b", predicted_letter=r["correct_letter"], parse_status="ok") for r in records]
+    both = records + better
+    out = compare_models(both, n_resamples=200)
+    assert {(r["n_probes"], r["n_cases"]) for r in out["pairs"]} == {(len(records), 2)}
+    mcs = next(r for r in out["pairs"] if r["metric"] == "mcs")
+    point = model_metrics(both)
     # b answers everything right: VGR 0 -> Ground (50 + 100) / 2 = 75 -> MCS = hm(100, 100, 75) = 90
-    assert out["mcs"]["a"] == pytest.approx(90.0) and out["mcs"]["diff"] == pytest.approx(90.0 - out["mcs"]["b"])
-    assert out["mcs"]["ci_low"] > 0 and out["mcs"]["p_value"] < 0.05
-    with pytest.raises(ValueError, match="differ"):
-        compare_models(both, "m", "m")
-    with pytest.raises(ValueError, match="no 'default' records"):
-        compare_models(both, "m", "zzz")
+    assert point["b"]["mcs"] == pytest.approx(90.0)
+    assert (mcs["a"], mcs["b"]) == ("b", "m") and mcs["delta"] == pytest.approx(point["m"]["mcs"] - 90.0)
+    assert mcs["ci95"][1] < 0 and mcs["p"] < 0.05
+    with pytest.raises(ValueError, match="at least two models"):
+        compare_models(records)
+    with pytest.raises(ValueError, match="unknown metric"):
+        compare_models(both, metrics=("mcs", "zzz"))
 
 
 # ----------------------------------------------------------------------- ablations

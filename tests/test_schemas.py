@@ -25,6 +25,7 @@ OURS = (
     "pointer_row",
     "harness_result_row",
     "score_summary",
+    "compare_result",
 )
 ROW_COLUMNS = {
     "manifest_row": rf.MANIFEST_COLUMNS,

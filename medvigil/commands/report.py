@@ -14,7 +14,8 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("scores", nargs="+",
                    help="JSON files written by `medvigil score --json FILE`: MedVIGIL audits (merged by model) and at most "
-                        "one result each of --suite mediconfusion, medqdeg, readiness, cbd")
+                        "one result each of --suite mediconfusion, medqdeg, readiness, cbd; and at most one "
+                        "`medvigil compare --json` result per suite (its significance matrix)")
     p.add_argument("--out", required=True, help="output folder (created; must not exist or be empty)")
     p.add_argument("--title", default="MedVIGIL trust report")
     p.set_defaults(func=run)
@@ -31,5 +32,6 @@ def run(args) -> int:
         print(f"{kind}: {path}")
     parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []
     parts += [f"{suite} {len(get(suite).entry.models(data))} model(s)" for suite, data in sorted(result["suites"].items())]
+    parts += [f"{suite} comparison of {len(data['models'])} model(s)" for suite, data in sorted(result.get("comparisons", {}).items())]
     print("reported: " + "; ".join(parts), file=sys.stderr)
     return 0

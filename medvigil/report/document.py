@@ -21,13 +21,16 @@ from medvigil.files.atomic_output import staged_folder
 from medvigil.files.input_files import read_json
 from medvigil.files.json_text import dumps
 from medvigil.files.output_guard import refuse_overlap
+from medvigil.records.schema_validation import problems_for
 from medvigil.report.names import renamed, short_names
 from medvigil.report.render import Table, draw_figures, md_escape
+from medvigil.report.significance import comparison_tables
 from medvigil.suites import registry
 
 
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
-    """Merge ``medvigil score --json`` files into one result.
+    """Merge ``medvigil score --json`` files (and ``medvigil compare --json`` ones, at most one per
+    suite, under ``result["comparisons"]``) into one result.
 
     MedVIGIL audits merge by model (a model named twice is an error); the other suites
     (``mediconfusion``, ``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``,
@@ -52,6 +55,9 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             _add_seed_variance(merged, data, path, problems)  # the authors' seed-variance probe file
             continue
         suite = data.get("suite") if isinstance(data, dict) else None
+        if isinstance(data, dict) and isinstance(data.get("pairs"), list):  # a `medvigil compare --json` result
+            _add_comparison(merged, data, path, problems)
+            continue
         body = "best_over_modes" if suite == "mediconfusion" else "models"
         if suite not in ("medvigil", *registry.REPORT_SUITES) or not isinstance(data.get(body), dict):
             problems.append(Problem(str(path), "not a `medvigil score --json` result of suite medvigil, "
@@ -97,7 +103,8 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
                                 "(report fewer score files at once)", field="models"))
     if problems:
         raise DataError(problems)
-    if not merged["models"] and not any(registry.get(suite).entry.models(r) for suite, r in merged["suites"].items()):
+    if not merged["models"] and not merged.get("comparisons") and not any(
+            registry.get(suite).entry.models(r) for suite, r in merged["suites"].items()):
         raise DataError(Problem("<inputs>", "no models to report"))
     return merged
 
@@ -242,9 +249,12 @@ def sections(result: Mapping[str, Any]) -> list[Section]:
     makers = [entry.figures(data) for _, entry, data in parts]
     # one pool for every section's figures, keyed by (section, name): the workers stay busy to the end
     pngs = draw_figures({(i, name): make for i, named in enumerate(makers) for name, make in named.items()})
-    return [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs},
-                    run_notes(data), [name for name in makers[i] if (i, name) not in pngs])
-            for i, (title, _, data) in enumerate(parts)]
+    out = [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs},
+                   run_notes(data), [name for name in makers[i] if (i, name) not in pngs])
+           for i, (title, _, data) in enumerate(parts)]
+    if result.get("comparisons"):
+        out.append(Section("Paired comparisons", comparison_tables(result["comparisons"]), {}, [], []))
+    return out
 
 
 def _missing_sentence(name: str) -> str:
@@ -339,14 +349,34 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     return paths
 
 
+def _add_comparison(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
+    """One suite's ``medvigil compare --json`` result into ``merged["comparisons"]``, checked against
+    ``schemas/compare_result.schema.json`` (and every pair naming models of ``models``)."""
+    found = problems_for("compare_result", data, str(path))
+    if not found:
+        found = [Problem(str(path), f"names a model not in 'models' ({row['a']!r} or {row['b']!r})", field=f"pairs.{i}")
+                 for i, row in enumerate(data["pairs"]) if row["a"] not in data["models"] or row["b"] not in data["models"]]
+    if found:
+        problems.extend(found)
+        return
+    comparisons = merged.setdefault("comparisons", {})
+    if data["suite"] in comparisons:
+        problems.append(Problem(str(path), f"a second {data['suite']} comparison; compare every model of a suite in one "
+                                "`medvigil compare` call", field="suite"))
+        return
+    comparisons[data["suite"]] = data
+
+
 def _model_names(result: Mapping[str, Any]) -> list[str]:
-    """Every model the report names: the MedVIGIL audit's, then each suite's."""
+    """Every model the report names: the MedVIGIL audit's, then each suite's, then each comparison's."""
     names = list(result.get("models") or {})
     for suite, data in sorted((result.get("suites") or {}).items()):
         try:
             names += registry.get(suite).entry.models(data)
         except (KeyError, TypeError, AttributeError, ValueError):
             pass  # a result of an unexpected shape: checked_sections says so
+    for comparison in (result.get("comparisons") or {}).values():  # (checked when loaded)
+        names += list(comparison["models"])
     return names
 
 

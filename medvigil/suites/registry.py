@@ -9,7 +9,9 @@ table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides
 * ``n_scored(result) -> int``: how many records (pairs for MediConfusion) the result rests on;
 * ``models(result) -> list[str]``: the models it scores;
 * ``tables(result)`` / ``figures(result)``: the report section: its tables, and its figures by name,
-  each a function that draws it (:data:`medvigil.report.render.FigureMaker`).
+  each a function that draws it (:data:`medvigil.report.render.FigureMaker`);
+* optionally ``compare(files, *, release=None, **options) -> dict``: every pair of models compared
+  with a paired case-clustered bootstrap (``medvigil compare``; :mod:`medvigil.scoring.paired`).
 
 Entry modules are imported on first use, so ``medvigil --help`` loads none of them.
 """
@@ -84,6 +86,34 @@ def score(name: str, files: Iterable[str], *, release: str | None = None, **opti
     if generation is not None:
         result["generation"] = generation
     coverage = run_coverage(files, prefix=f"{name}_")  # lmms-eval --limit: say the scores rest on a slice
+    if coverage is not None:
+        result["partial"] = coverage
+    return result
+
+
+def compare(name: str, files: Iterable[str], *, release: str | None = None, **options: Any) -> dict[str, Any]:
+    """Read ``files`` of suite ``name`` as :func:`score` reads them and compare every pair of models
+    (``medvigil compare``; the suite entry's ``compare``)."""
+    from medvigil.records.run_coverage import run_coverage
+    from medvigil.records.run_labels import refuse_duplicate_runs
+    from medvigil.tasks.predictions import scorable
+
+    suite = get(name)
+    if not hasattr(suite.entry, "compare"):
+        have = ", ".join(n for n, s in SUITES.items() if hasattr(s.entry, "compare"))
+        raise ValueError(f"suite {name} has no paired comparison; suites with one: {have}")
+    if release is None and suite.release == "required":
+        raise ValueError(f"suite {name} needs a release")
+    if release is not None and suite.release == "unused":
+        raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
+    files = [str(f) for f in files]
+    refuse_duplicate_runs(files, prefix=f"{name}_")
+    with scorable(files, prefix=f"{name}_") as (read, rebuilt):
+        result = suite.entry.compare(read, release=release, **options)
+    if rebuilt:
+        result = _renamed(result, rebuilt)
+        result["predict_only"] = sorted(rebuilt.values())
+    coverage = run_coverage(files, prefix=f"{name}_")  # lmms-eval --limit: the comparison rests on a slice
     if coverage is not None:
         result["partial"] = coverage
     return result

@@ -325,6 +325,8 @@ NOT_PATHS = {
               "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid", "harness_compatible", "weights",
               "label",  # PATH=NAME names one of the FILEs, already an input
               "skip_invalid_rows"},
+    "compare": {"suite", "metrics", "resamples", "seed", "p_value", "allow_empty", "harness_compatible", "condition",
+                "skip_invalid_rows", "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid"},
     "report": {"title"},
     "judge": {"llm", "llm_model", "llm_timeout", "llm_attempts", "llm_deadline", "judge"},
     "serve-baseline": {"port", "seconds"},

@@ -15,11 +15,12 @@ from typing import Any
 
 from medvigil.records.run_coverage import run_limit
 from medvigil.records.suite_logs import find_samples, n_records, result_models, run_of, score_logs, table_text, task_of
+from medvigil.suites.cbd.compare import compare
 from medvigil.suites.cbd.protocol import suite_result
 from medvigil.suites.cbd.tables import cbd_figures as figures
 from medvigil.suites.cbd.tables import cbd_tables as tables
 
-__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
 TASKS = r"cbd_(image|noimg|quadrants|binary)"
 BOTH_ARMS = "cbd_quadrants"

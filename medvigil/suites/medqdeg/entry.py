@@ -10,11 +10,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
+from medvigil.suites.medqdeg.compare import compare
 from medvigil.suites.medqdeg.scoring import score_records
 from medvigil.suites.medqdeg.tables import medqdeg_figures as figures
 from medvigil.suites.medqdeg.tables import medqdeg_tables as tables
 
-__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
 TASKS = r"medqdeg_(acc_)?L[0-2]"
 DEFAULTS = {"accuracy_rule": "trial_mean", "invalid_policy": "extra_bin", "all_invalid": "zero"}

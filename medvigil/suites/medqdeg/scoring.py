@@ -104,6 +104,13 @@ EXPERIMENTS = ("calibration", "accuracy")  # Section 3.4: T = 10 and T = 3 trial
 
 
 def _score_model(recs: Sequence[Mapping[str, Any]], n_options: int | None, **rules: str) -> dict[str, Any]:
+    counts, invalid, ks, gold, degs, sevs, items, mods, caps = record_columns(recs, n_options)
+    return score_groups(counts, invalid, ks, gold, degs, sevs, items=items, modality=mods, capability=caps, **rules)
+
+
+def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> tuple:
+    """One model's records as the columns :func:`score_groups` takes: vote counts, invalid counts,
+    options, gold, degradation, severity, item, modality, capability (see :func:`score_records`)."""
     trials, ks, gold, degs, sevs, items, mods, caps = [], [], [], [], [], [], [], []
     for r in recs:
         extra = r.get("extra") or {}
@@ -125,7 +132,7 @@ def _score_model(recs: Sequence[Mapping[str, Any]], n_options: int | None, **rul
         mods.append(r.get("modality"))
         caps.append(extra.get("capability"))
     counts, invalid = vote_counts(trials, np.asarray(ks))
-    return score_groups(counts, invalid, np.asarray(ks), gold, degs, sevs, items=items, modality=mods, capability=caps, **rules)
+    return counts, invalid, np.asarray(ks), gold, degs, sevs, items, mods, caps
 
 
 def score_records(

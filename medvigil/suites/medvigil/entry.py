@@ -24,11 +24,11 @@ from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release.release_loading import load_for_scoring
 from medvigil.suites.medvigil.scoring.clinician import release_clinician_scores
 from medvigil.suites.medvigil.scoring.open_ended import open_judges
-from medvigil.suites.medvigil.scoring.scoring import audit
+from medvigil.suites.medvigil.scoring.scoring import audit, compare_models
 from medvigil.suites.medvigil.scoring.tables import figures, tables
 from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
-__all__ = ["add_seed_variance", "figures", "format_table", "models", "n_scored", "read_token_ablation_csv", "score", "tables"]
+__all__ = ["add_seed_variance", "compare", "figures", "format_table", "models", "n_scored", "read_token_ablation_csv", "score", "tables"]
 
 _SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in the JSON
 
@@ -43,36 +43,7 @@ def score(
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
     model and kind, and the rows left out.
     """
-    # lmms-eval logs carry every field scoring needs, so their problems come first, and a
-    # release's problems come first otherwise
-    logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
-    loaded: dict = {}
-
-    def load_release():
-        """The release, loaded on the first call; with logs only, its problems wait for theirs."""
-        if not loaded:
-            try:
-                loaded["reference"] = load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
-            except DataError as exc:
-                if not logs_only:
-                    raise
-                loaded["error"] = exc
-        return loaded.get("reference")
-
-    records = read_model_outputs(files, None if release is None else load_release, strict=not skip_invalid_rows,
-                                 allow_empty=allow_empty)
-    if "error" in loaded:
-        raise loaded["error"]
-    reference = None if release is None else load_release()
-    if reference is not None:  # its cases and probes served the reading; the audit needs the memory
-        reference = replace(reference, cases={}, probes_mcq=None if reference.probes_mcq is None else [])
-    problems = list(getattr(records, "problems", []))
-    release_warnings = [] if reference is None else reference.warnings
-    warnings = [str(p) for p in release_warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]
-    for warning in warnings[:_SHOWN_WARNINGS]:
-        print(f"warning: {warning}", file=sys.stderr)
-    if len(warnings) > _SHOWN_WARNINGS:
-        print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)", file=sys.stderr)
+    records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
     result = audit(records, **audit_options)
     judges = open_judges(records, result["params"]["condition"])
     if judges:  # the report says which judge produced an open-ended SFR
@@ -103,9 +74,63 @@ def score(
         "error_row_handling": handling,
         "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
         "warnings": warnings,
-        "release_warnings": [p.to_dict() for p in release_warnings],
+        "release_warnings": [p.to_dict() for p in ([] if reference is None else reference.warnings)],
     }
     return finite(result)
+
+
+def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool):
+    """The records of ``files`` (read by :func:`read_model_outputs`), the release they were read
+    against (or None) and the warnings, printed on stderr (all of them are returned)."""
+    # lmms-eval logs carry every field scoring needs, so their problems come first, and a
+    # release's problems come first otherwise
+    logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
+    loaded: dict = {}
+
+    def load_release():
+        """The release, loaded on the first call; with logs only, its problems wait for theirs."""
+        if not loaded:
+            try:
+                loaded["reference"] = load_for_scoring(release, skip_invalid_rows=skip_invalid_rows)
+            except DataError as exc:
+                if not logs_only:
+                    raise
+                loaded["error"] = exc
+        return loaded.get("reference")
+
+    records = read_model_outputs(files, None if release is None else load_release, strict=not skip_invalid_rows,
+                                 allow_empty=allow_empty)
+    if "error" in loaded:
+        raise loaded["error"]
+    reference = None if release is None else load_release()
+    if reference is not None:  # its cases and probes served the reading; the audit needs the memory
+        reference = replace(reference, cases={}, probes_mcq=None if reference.probes_mcq is None else [])
+    problems = list(getattr(records, "problems", []))
+    release_warnings = [] if reference is None else reference.warnings
+    warnings = [str(p) for p in release_warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]
+    for warning in warnings[:_SHOWN_WARNINGS]:
+        print(f"warning: {warning}", file=sys.stderr)
+    if len(warnings) > _SHOWN_WARNINGS:
+        print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)", file=sys.stderr)
+    return records, reference, warnings
+
+
+def compare(
+    files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
+    **compare_options,
+) -> dict:
+    """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`),
+    the files read as :func:`score` reads them."""
+    records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
+    result = compare_models(records, **compare_options)
+    return {"suite": "medvigil", **result, "inputs": {
+        "release": None if reference is None else reference.location,
+        "files": [str(f) for f in files],
+        "n_records": len(records),
+        "error_rows": {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())},
+        "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
+        "warnings": warnings,
+    }}
 
 
 def format_table(result: dict) -> str:

@@ -10,11 +10,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
+from medvigil.suites.readiness.compare import compare
 from medvigil.suites.readiness.protocol import readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
 from medvigil.suites.readiness.tables import readiness_tables as tables
 
-__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
 TASKS = r"readiness_\w+"
 DEFAULTS = {"allow_partial": False}

@@ -51,7 +51,8 @@ from medvigil.scoring.bootstrap import (
     resample_counts,
     resampled_sums,
 )
-from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums, compare_units
+from medvigil.scoring.stats import percentile_interval
 from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS, PROBE_KINDS, TIERS
 from medvigil.suites.medvigil.scoring.ablations import run_ablations
@@ -322,60 +323,72 @@ def _present_models(tab: RecordTable) -> list[int]:
     return np.flatnonzero(np.bincount(tab.model.codes, minlength=len(tab.model.levels)) > 0).tolist()
 
 
+DEFAULT_COMPARE_METRICS = ("mcs", "cap", "safe", "ground", "sfr_w", "vgr")
+
+
 def compare_models(
     records: RecordTable | Iterable[Mapping[str, Any]],
-    model_a: str,
-    model_b: str,
     *,
-    metrics: Sequence[str] = ("mcs", "cap", "safe", "ground", "sfr_w", "vgr"),
+    metrics: Sequence[str] = DEFAULT_COMPARE_METRICS,
     weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
     normalise: str | None = None,
     harness_compatible: bool = False,
-    n_resamples: int = DEFAULT_N_RESAMPLES,
+    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    ci_level: float = 0.95,
+    p_value: str = "normal",
     condition: str = "default",
-) -> dict[str, dict[str, float]]:
-    """Paired case-clustered bootstrap of ``metric(model_a) - metric(model_b)`` (Appendix M).
+) -> dict[str, Any]:
+    """Every pair of models compared with a paired case-clustered bootstrap
+    (:func:`medvigil.scoring.paired.compare_units`).
 
-    Both models are scored on the same case resamples (the same rows of ``W``), so the
-    difference's interval reflects the pairing; this holds with ``harness_compatible`` too
-    (the official scripts have no paired comparison, so its per-model ``random`` stream is
-    not used here, only its counting rules). The p-value is two-sided for "no
-    difference" (:func:`medvigil.scoring.stats.bootstrap_p_value`).
+    Models are taken in the order of their names; for each pair ``(a, b)`` (``a`` first) and
+    metric the row holds ``delta = metric(b) - metric(a)``, its 95% interval, the two-sided p
+    (``p_value``: :data:`medvigil.scoring.paired.P_VALUE_METHODS`), ``p_holm`` (Holm over all
+    pairs x metrics) and ``n_probes`` / ``n_cases``: the probes both models answered (by
+    ``probe_id``; ``(case_id, probe_kind)`` in records without one), on which both are scored,
+    and their cases, which are resampled jointly. Each model is scored as the audit scores it
+    (its per-case feature sums, the counting rules of ``harness_compatible`` included); the
+    resampling is always the paired one (the official scripts have no paired comparison).
 
-    Returns ``{metric: {"a", "b", "diff", "ci_low", "ci_high", "p_value", "n_finite"}}``.
+    Returns ``{"params", "models": {name: {"n_probes"}}, "pairs": [row, ...], "warnings"}``, rows
+    by metric, then pair.
     """
-    w, point_norm, boot_norm, method = _check_params(weights, normalise, harness_compatible, n_resamples, seed, ci_level)
+    w, point_norm, boot_norm, _ = _check_params(weights, normalise, harness_compatible, n_resamples, seed, 0.95)
     if n_resamples < 1:
         raise ValueError("compare_models needs n_resamples >= 1")
     unknown = [k for k in metrics if k not in METRIC_KEYS]
-    if unknown:
-        raise ValueError(f"unknown metric(s) {unknown}; available: {', '.join(METRIC_KEYS)}")
+    if unknown or not metrics:
+        raise ValueError(f"unknown metric(s) {unknown or '(none given)'}; available: {', '.join(METRIC_KEYS)}")
     tab = _condition_table(as_table(records), condition)
-    for name in (model_a, model_b):
-        if tab.model.code_of(name) < 0 or not (tab.model.codes == tab.model.code_of(name)).any():
-            raise ValueError(f"model {name!r} has no {condition!r} records; models: {', '.join(tab.model.levels)}")
-    if model_a == model_b:
-        raise ValueError("model_a and model_b must differ")
-    sc = _score(tab, w, point_norm, harness_compatible)
-    a, b = tab.model.code_of(model_a), tab.model.code_of(model_b)
-    boot = _bootstrap(sc.feats, w, boot_norm, n_resamples, seed, paired=True)
-    out = {}
-    for key in metrics:
-        d = boot[key][:, a] - boot[key][:, b]
-        lo, hi = percentile_interval(d, ci_level, method)
-        pa, pb = _py(sc.point["metrics"][key][a]), _py(sc.point["metrics"][key][b])
-        out[key] = {
-            "a": pa,
-            "b": pb,
-            "diff": pa - pb,
-            "ci_low": _py(lo),
-            "ci_high": _py(hi),
-            "p_value": _py(bootstrap_p_value(d)),
-            "n_finite": int(np.isfinite(d).sum()),
-        }
-    return out
+    names = tab.model.levels
+    # a probe: its probe_id, or (case, probe kind) in records without one
+    if tab.probe is not None:
+        probe = tab.probe.codes.astype(np.int64)
+    else:
+        probe = tab.case.codes.astype(np.int64) * len(tab.probe_kind.levels) + tab.probe_kind.codes
+    keys = {names[m]: frozenset(np.unique(probe[tab.model.codes == m]).tolist()) for m in _present_models(tab)}
+
+    def scores_on(model: str, shared) -> UnitSums:
+        """The model as the audit scores it: its per-case feature sums on the probes compared."""
+        code = names.index(model)
+        rows = tab.model.codes == code
+        if shared is not None:
+            rows &= np.isin(probe, np.fromiter(shared, dtype=np.int64, count=len(shared)))
+        feats = case_features(tab.select(rows), harness_compatible)
+        lay = feats.layout
+
+        def point(sums):
+            return metrics_from_sums(sums, lay, w, point_norm, "aggregate" if harness_compatible else None)["metrics"]
+
+        def resampled(sums):
+            return metrics_from_sums(sums, lay, w, boot_norm, "bootstrap" if harness_compatible else None)["metrics"]
+
+        return UnitSums(feats.cases, feats.tensor[:, code, : lay.n_stat], resampled, point)
+
+    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result["params"].update(harness_compatible=harness_compatible, condition=condition, weights=[float(x) for x in w],
+                            normalise=point_norm, normalise_bootstrap=boot_norm)
+    return result
 
 
 def audit(

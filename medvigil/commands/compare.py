@@ -1,0 +1,154 @@
+"""``medvigil compare``: every pair of models, per metric, with a paired case-clustered bootstrap.
+
+The FILEs are read as ``medvigil score`` reads them (the same suite entry, the same readers and
+checks). For every pair ``(a, b)`` of models (names in order, ``a`` first) and each metric:
+``delta = b - a`` on the probes both models answered, its 95% percentile interval from resamples
+of the cases drawn jointly for both models (one resample matrix shared by every pair), a
+two-sided p-value and the Holm-adjusted p over all pairs x metrics
+(:mod:`medvigil.scoring.paired`). Models with different probe sets are compared on their shared
+probes; ``n_probes`` / ``n_cases`` state how many. Suites: ``medvigil`` (the audit's metrics,
+cases resampled), and the stress suites where a paired design exists: ``medqdeg`` (accuracy drop
+from L0, items), ``readiness`` (R(m) and r_i, cases), ``cbd`` (quadrant fractions, cases); each
+suite's ``compare.py`` says how its metrics are resampled.
+
+JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "ci95": [lo, hi],
+"p", "p_holm", "n_probes", "n_cases"}, ...], "warnings", "inputs"}``; ``medvigil report`` takes it
+beside the score results and draws the significance matrix. Output rules are ``score``'s: a table
+on stdout unless ``--json -``; ``--json OUT`` written atomically after every input was read; bad
+input exits 2 with an ``error:`` line per problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from medvigil.commands.arg_types import int_range
+from medvigil.files.atomic_output import write_text_atomic
+from medvigil.files.json_text import finite, json_text
+from medvigil.files.output_guard import declare, refuse_overlap
+from medvigil.suites import registry
+
+COMPARE_SUITES = ("medvigil", "medqdeg", "readiness", "cbd")
+
+
+def _metric_list(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated metric names, got {text!r}")
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a metric is named twice in {text!r}")
+    return names
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, P_VALUE_METHODS
+
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare every pair of models: delta, paired case-clustered bootstrap CI, p and Holm-adjusted p",
+        description=__doc__.split("\n\n")[0],
+    )
+    parser.add_argument("--suite", required=True, choices=COMPARE_SUITES, help="which suite the FILEs belong to")
+    parser.add_argument("--release", metavar="PATH", help="as for `medvigil score` (medvigil: release folder, built dataset "
+                        "folder or Hub repo id; optional)")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="result files, as `medvigil score` takes them")
+    parser.add_argument("--metrics", type=_metric_list, metavar="M1,M2,...",
+                        help="metrics to compare (medvigil default: mcs,cap,safe,ground,sfr_w,vgr, any key of the audit's "
+                             "metrics; medqdeg default: drop_l12,drop_l1,drop_l2, also accuracy_l0; readiness default: r, also r_t1..r_t5; cbd default: ideal,fragile,dangerous,worst, also flip_rate)")
+    parser.add_argument("--resamples", type=int_range(1), default=DEFAULT_COMPARE_RESAMPLES,
+                        help=f"bootstrap resamples of the cases (default {DEFAULT_COMPARE_RESAMPLES})")
+    parser.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (default 20260505, Appendix M's)")
+    parser.add_argument("--p-value", choices=P_VALUE_METHODS, default="normal",
+                        help="two-sided p: normal (bootstrap standard error, Wald; default) or percentile (share of "
+                             "resampled deltas on either side of 0, never below 2/(B+1))")
+    parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
+    medvigil = parser.add_argument_group("medvigil options (as for `medvigil score`)")
+    medvigil.add_argument("--harness-compatible", action="store_true",
+                          help="the official harness's counting rules (error rows dropped, ...); the resampling stays paired")
+    medvigil.add_argument("--condition", default="default", help="condition compared (default: default)")
+    medvigil.add_argument("--skip-invalid-rows", action="store_true",
+                          help="leave out result rows that fail their checks (counted and listed as warnings)")
+    medvigil.add_argument("--allow-empty", action="store_true", help="an empty result file is a warning, not an error")
+    medqdeg = parser.add_argument_group("medqdeg options (as for `medvigil score`)")
+    medqdeg.add_argument("--accuracy-rule", choices=("trial_mean", "plurality"), default="trial_mean",
+                         help="accuracy as the mean over the T trials (default) or of the plurality answer")
+    medqdeg.add_argument("--invalid-policy", choices=("extra_bin", "drop"), default="extra_bin",
+                         help="unparsable answers are an extra entropy bin (default) or dropped")
+    medqdeg.add_argument("--all-invalid", choices=("zero", "exclude", "extra_bin"), default="zero",
+                         help="a sample whose T trials are all invalid: confidence 0 (default), left out, or --invalid-policy's")
+    readiness = parser.add_argument_group("readiness options (as for `medvigil score`)")
+    readiness.add_argument("--allow-partial", action="store_true",
+                           help="R(m) over the tests present (not the paper's R) instead of leaving it empty")
+    cbd = parser.add_argument_group("cbd options (as for `medvigil score`)")
+    cbd.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
+                     help="samples with an unparsable answer are excluded (default) or the failure counts as an answer")
+    parser.set_defaults(func=run)
+    declare(parser, inputs=("release", "files"), outputs=("json",))  # the output guard checks these (medvigil.cli)
+    return parser
+
+
+def suite_options(args: argparse.Namespace) -> dict:
+    """The command-line options that belong to ``args.suite``'s comparison."""
+    common = {"n_resamples": args.resamples, "seed": args.seed, "p_value": args.p_value,
+              **({"metrics": args.metrics} if args.metrics else {})}
+    return {
+        "medvigil": {"harness_compatible": args.harness_compatible, "condition": args.condition,
+                     "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
+        "medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy,
+                    "all_invalid": args.all_invalid},
+        "readiness": {"allow_partial": args.allow_partial},
+        "cbd": {"invalid": args.cbd_invalid},
+    }[args.suite] | common
+
+
+def run(args: argparse.Namespace) -> int:
+    from medvigil.errors import DataError
+
+    suite = registry.get(args.suite)
+    if args.release is None and suite.release == "required":
+        print(f"error: --suite {args.suite} needs --release", file=sys.stderr)
+        return 2
+    inputs = {**({"--release": args.release} if args.release else {}), **{f"FILE {f}": f for f in args.files}}
+    if args.json and args.json != "-":
+        refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
+    try:
+        result = finite(registry.compare(args.suite, args.files, release=args.release, **suite_options(args)))
+    except DataError:
+        raise  # reported by medvigil.cli with one line per problem, exit 2
+    except (ValueError, RuntimeError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for warning in result.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
+    text = json_text(result) + "\n"
+    if args.json == "-":
+        sys.stdout.write(text)
+        return 0
+    if args.json:
+        write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
+    print(format_pairs(result))
+    if args.json:
+        print(f"\nJSON written to {args.json}")
+    return 0
+
+
+def format_pairs(result: dict) -> str:
+    """One line per pair and metric: delta = b - a, its 95% CI, p, Holm-adjusted p and the shared probes."""
+
+    def num(x, fmt="{:+.2f}"):
+        return "—" if x is None else fmt.format(x)
+
+    params = result.get("params", {})
+    lines = [f"Paired case-clustered bootstrap: {params.get('n_resamples')} resamples, seed {params.get('seed')}, "
+             f"{params.get('p_value')} p-values, Holm over {len(result['pairs'])} comparisons; delta = b - a",
+             f"{'a':<24} {'b':<24} {'metric':<8} {'delta':>8} {'95% CI':>18} {'p':>9} {'p_holm':>9} {'probes':>7}"]
+    for row in result["pairs"]:
+        lo, hi = row["ci95"]
+        mark = " *" if row["p_holm"] is not None and row["p_holm"] < 0.05 else ""
+        lines.append(f"{row['a']:<24} {row['b']:<24} {row['metric']:<8} {num(row['delta']):>8} "
+                     f"{'[' + num(lo) + ', ' + num(hi) + ']':>18} {num(row['p'], '{:.2g}'):>9} "
+                     f"{num(row['p_holm'], '{:.2g}'):>9} {row['n_probes']:>7}{mark}")
+    lines.append("* Holm-adjusted p < 0.05")
+    return "\n".join(lines)

@@ -1,0 +1,104 @@
+"""Paired comparison of Consistent-but-Dangerous models: the quadrant fractions (``medvigil compare``).
+
+The logs are found and read as ``medvigil score --suite cbd`` reads them (same files, the same
+record checks). Per model, the generative arm's samples (one per case: the (image, q) answer,
+its paraphrases and the text-only answer) are classified into the four quadrants of Sec. 3.1
+(:func:`medvigil.suites.cbd.scoring.classify_codes`, ``invalid`` as for ``score``). Each case
+contributes ``[evaluable, Ideal, Fragile, Dangerous, Worst]``; a fraction is a quadrant's count
+over the evaluable samples (ratio of sums, so a resample of cases is scored like the whole), in
+percent. Pairs are compared on the records both models have, their cases resampled jointly
+(:func:`medvigil.scoring.paired.compare_units`). The binary arm (``<model> [binary]``) is not
+compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from medvigil.records.suite_logs import find_samples, read_suite_records
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums, compare_units
+from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, _check, letter_codes
+from medvigil.suites.cbd.scoring import QUADRANTS, classify_codes, paraphrase_rows
+
+METRICS = ("ideal", "fragile", "dangerous", "worst", "flip_rate")  # flip rate = Fragile + Worst (Eq. 3)
+DEFAULT_METRICS = ("ideal", "fragile", "dangerous", "worst")
+
+
+def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = DEFAULT_METRICS, invalid: str = "exclude",
+            n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = 0, p_value: str = "normal") -> dict[str, Any]:
+    """Every pair of models' quadrant fractions (module docstring); ``metrics`` among :data:`METRICS`."""
+    from medvigil.suites.cbd.entry import TASKS, without_repeated_arms
+
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown or not metrics:
+        raise ValueError(f"unknown cbd metric(s) {unknown or '(none given)'}; available: {', '.join(METRICS)}")
+    kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
+    records = _check(read_suite_records(kept, "cbd"))
+    by_model: dict[str, list] = {}
+    for r in records:
+        if r["condition"] in ARMS.values():
+            by_model.setdefault(str(r["model"]), []).append(r)
+    if not by_model and records:
+        raise ValueError("no record of the generative arm (cbd_image + cbd_noimg, or cbd_quadrants); the binary arm "
+                         "(cbd_binary) is not compared")
+    keys = {m: {_key(r) for r in recs} for m, recs in by_model.items()}
+
+    def scores_on(model: str, shared) -> UnitSums:
+        recs = by_model[model] if shared is None else [r for r in by_model[model] if _key(r) in shared]
+        return UnitSums(*case_quadrants(recs, model, invalid, complete=shared is None), fractions)
+
+    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result["params"].update(invalid=invalid, unit="percentage points", arm="generative")
+    return {"suite": "cbd", **result, "inputs": {"files": [str(p) for p in kept], "skipped_files": skipped,
+                                                 "n_records": len(records)}}
+
+
+def _key(r) -> tuple:
+    return str(r["case_id"]), r["condition"], r.get("probe_kind"), r["probe_id"]
+
+
+def case_quadrants(records: list, model: str, invalid: str, complete: bool = True) -> tuple[list[str], np.ndarray]:
+    """Case ids and their ``(cases, 5)`` one-hot ``[evaluable, Ideal, Fragile, Dangerous, Worst]``.
+
+    A case without its (image, q), text-only or paraphrase records is an error, as in ``score``
+    (``complete``), or, on the records shared with another model, not a sample of the pair."""
+    cases: dict[str, dict] = {}
+    for r in records:
+        case = cases.setdefault(str(r["case_id"]), {"para": []})
+        if r["condition"] == ARMS["image"] and r.get("probe_kind") == ORIGINAL_KIND:
+            case["orig"] = r
+        elif r["condition"] == ARMS["image"] and r.get("probe_kind") in PARAPHRASE_KINDS:
+            case["para"].append(r)
+        elif r["condition"] == ARMS["noimg"] and r.get("probe_kind") == ORIGINAL_KIND:
+            case["text"] = r
+    ids = []
+    for cid, case in sorted(cases.items()):
+        missing = [s for s in ("orig", "text") if s not in case] + ([] if case["para"] else ["paraphrase"])
+        if missing and complete:
+            raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
+        if not missing:
+            ids.append(cid)
+    paras = [p for c in ids for p in cases[c]["para"]]
+    lengths = np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids))
+    flags = classify_codes(letter_codes([cases[c]["orig"].get("predicted_letter") for c in ids], "predictions"),
+                           paraphrase_rows(letter_codes([p.get("predicted_letter") for p in paras], "paraphrase_predictions"),
+                                           lengths),
+                           letter_codes([cases[c]["text"].get("predicted_letter") for c in ids], "text_only_predictions"),
+                           invalid=invalid)
+    sums = np.zeros((len(ids), 1 + len(QUADRANTS)))
+    ev = flags["evaluable"]
+    sums[:, 0] = ev
+    sums[np.flatnonzero(ev), 1 + flags["quadrant"][ev].astype(np.int64)] = 1.0
+    return ids, sums
+
+
+def fractions(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Quadrant fractions and flip rate in percent from ``(..., 5)`` sums (NaN without an evaluable sample)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = 100.0 * sums[..., 1:] / sums[..., :1]
+    out = {q.lower(): share[..., i] for i, q in enumerate(QUADRANTS)}
+    out["flip_rate"] = share[..., 1] + share[..., 3]
+    return out
