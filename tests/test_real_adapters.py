@@ -126,7 +126,7 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
     mcq_files = list(qwen_run.rglob("*_samples_medvigil_mcq.jsonl"))
     scored = medvigil_score(world, "medvigil", mcq_files, "--n-resamples", "0")
     (model,) = scored["models"]
-    assert model.startswith("qwen2_5_vl")
+    assert model == world.qwen.name  # the short run label: the checkpoint named by pretrained=
     scored = medvigil_score(world, "mediconfusion", list(qwen_run.rglob("*_samples_mediconfusion_mc.jsonl")),
                             "--release", str(world.mediconfusion_release))
     assert scored["runs"]
