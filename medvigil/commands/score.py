@@ -48,6 +48,7 @@ from medvigil.files.json_text import json_text
 from medvigil.files.output_guard import declare, refuse_overlap
 from medvigil.records.run_labels import labelled
 from medvigil.suites import registry
+from medvigil.suites.medvigil.scoring.open_ended import JUDGES
 
 
 def _margin(text: str) -> float:
@@ -120,6 +121,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     medvigil.add_argument("--weights", type=_tier_weights, default=DEFAULT_TIER_WEIGHTS, metavar="W1,...,W5",
                           help="SFR_w weights of risk tiers L1..L5 (paper Eq. 3: "
                                + ",".join(f"{w:g}" for w in DEFAULT_TIER_WEIGHTS) + ")")
+    medvigil.add_argument("--open-judge", choices=JUDGES, default=None,
+                          help="judge of the authors' __open.jsonl answers (default: authors-rule with "
+                               "--harness-compatible, as their numbers were made; else grammar)")
     medvigil.add_argument("--condition", default="default", help="condition scored as the headline audit (default: default)")
     medvigil.add_argument(
         "--skip-invalid-rows",
@@ -148,7 +152,7 @@ def suite_options(args: argparse.Namespace) -> dict:
     """The command-line options that belong to ``args.suite``'s scoring."""
     return {
         "medvigil": {"n_resamples": args.n_resamples, "seed": args.seed, "harness_compatible": args.harness_compatible,
-                     "weights": args.weights,
+                     "weights": args.weights, "open_judge": args.open_judge,
                      "condition": args.condition, "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
         "mediconfusion": {"margin": args.margin, "confusion_denominator": args.confusion_denominator},
         "medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy, "all_invalid": args.all_invalid},

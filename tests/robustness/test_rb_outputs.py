@@ -323,6 +323,7 @@ NOT_PATHS = {
     "reconstruct": {"force"},
     "score": {"suite", "allow_empty", "margin", "confusion_denominator", "n_resamples", "seed", "condition",
               "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid", "harness_compatible", "weights",
+              "open_judge",
               "label",  # PATH=NAME names one of the FILEs, already an input
               "skip_invalid_rows"},
     "compare": {"suite", "metrics", "resamples", "seed", "p_value", "allow_empty", "harness_compatible", "condition",

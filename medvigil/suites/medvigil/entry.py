@@ -23,7 +23,7 @@ from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release.release_loading import load_for_scoring
 from medvigil.suites.medvigil.scoring.clinician import release_clinician_scores
-from medvigil.suites.medvigil.scoring.open_ended import open_judges
+from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_judges
 from medvigil.suites.medvigil.scoring.scoring import audit, compare_models
 from medvigil.suites.medvigil.scoring.tables import figures, tables
 from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
@@ -34,16 +34,21 @@ _SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in t
 
 
 def score(
-    files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False, **audit_options
+    files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
+    open_judge: str | None = None, **audit_options
 ) -> dict:
     """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files).
 
     ``release``: a release folder, a built dataset folder or a Hub repo id
     (:func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`). The result is :func:`medvigil.suites.medvigil.scoring.scoring.audit`'s
     plus ``inputs``: where the release came from, its warnings, the files read, error rows per
-    model and kind, and the rows left out.
+    model and kind, and the rows left out. ``open_judge`` judges the authors' ``__open.jsonl``
+    answers (default: ``authors-rule`` with ``harness_compatible``, as their numbers were made,
+    else the default judge).
     """
-    records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
+    if open_judge is None:
+        open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
+    records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty, open_judge)
     result = audit(records, **audit_options)
     judges = open_judges(records, result["params"]["condition"])
     if judges:  # the report says which judge produced an open-ended SFR
@@ -79,7 +84,8 @@ def score(
     return finite(result)
 
 
-def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool):
+def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool,
+          open_judge: str = DEFAULT_JUDGE):
     """The records of ``files`` (read by :func:`read_model_outputs`), the release they were read
     against (or None) and the warnings, printed on stderr (all of them are returned)."""
     # lmms-eval logs carry every field scoring needs, so their problems come first, and a
@@ -99,7 +105,7 @@ def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_
         return loaded.get("reference")
 
     records = read_model_outputs(files, None if release is None else load_release, strict=not skip_invalid_rows,
-                                 allow_empty=allow_empty)
+                                 allow_empty=allow_empty, open_judge=open_judge)
     if "error" in loaded:
         raise loaded["error"]
     reference = None if release is None else load_release()

@@ -53,7 +53,7 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import open_regular, read_text
 from medvigil.suites.medvigil.harness.harness_rows import HarnessRecords, release_lookup
 from medvigil.suites.medvigil.scoring.ablations import modal_decay_entry
-from medvigil.suites.medvigil.scoring.open_ended import VERDICTS, judge, should_refuse, verdict_letters
+from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, VERDICTS, judge, should_refuse, verdict_letters
 
 __all__ = [
     "ABLATION_PATTERNS",
@@ -161,7 +161,8 @@ def _text(row: dict, name: str, file: str, line: int, problems: list[Problem], r
 class _Context:
     """Release lookups and the golds every file gives, shared by all files of one read."""
 
-    def __init__(self, release: Any):
+    def __init__(self, release: Any, open_judge: str):
+        self.open_judge = open_judge
         self.cases, self.probes = release_lookup(release)
         self.originals = {p.case_id: p for p in (self.probes or {}).values() if p.probe_kind == "original"}
         self.golds: dict[str, str] = {}
@@ -267,7 +268,8 @@ def _open_record(row: dict, kind: str, model: str, condition: str, file: str, li
         if label not in VERDICTS:
             found.append(Problem(file, f"must be one of {', '.join(VERDICTS)}, got {label!r}", row=line, field="verdict"))
     else:
-        judged = judge(answer, probe_kind=probe_kind, expected_behavior=expected_behavior, expected=golds)
+        judged = judge(answer, probe_kind=probe_kind, expected_behavior=expected_behavior, expected=golds,
+                       judge_name=ctx.open_judge)
         label = judged.verdict or ("silent_failure" if refuse else "incorrect")
         method, judge_name = judged.method, judged.judge
     fields = ctx.case_fields(case_id, file, line, found)
@@ -323,7 +325,8 @@ def _token_record(row: dict, file: str, line: int, ctx: _Context, problems: list
             "extra": {"modal_share": float(share), "samples": samples, "file": file, "line": line}}
 
 
-def read_ablation_files(paths: Iterable[str | Path], release: Any = None, *, strict: bool = True) -> HarnessRecords:
+def read_ablation_files(paths: Iterable[str | Path], release: Any = None, *, strict: bool = True,
+                        open_judge: str | None = None) -> HarnessRecords:
     """Probe records of the authors' ablation and open-ended files (module docstring).
 
     Args:
@@ -333,13 +336,16 @@ def read_ablation_files(paths: Iterable[str | Path], release: Any = None, *, str
             sources and golds); required for ``_visual_token_raw.jsonl``.
         strict: raise one :class:`~medvigil.errors.DataError` listing every bad row (default),
             or skip bad rows and count them (``invalid_row``).
+        open_judge: the offline judge of ``__open.jsonl`` answers (``JUDGES`` of
+            :mod:`medvigil.suites.medvigil.scoring.open_ended`; default its default judge);
+            ``__judged.jsonl`` keeps the authors' LLM verdicts.
     """
     files, other = expand_ablation_paths(paths)
     problems: list[Problem] = [Problem(str(p), "not an ablation result file of the authors' harness (expected "
                                        + ", ".join(ABLATION_PATTERNS) + ")") for p in other]
     if problems:
         raise DataError(problems)
-    ctx = _Context(release)
+    ctx = _Context(release, open_judge or DEFAULT_JUDGE)
     out = HarnessRecords()
     out.error_rows = getattr(out, "error_rows", {})  # {model: {probe_kind: failed calls}}, as the __mcq reader
     decoded = []

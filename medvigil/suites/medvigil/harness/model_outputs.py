@@ -33,6 +33,7 @@ class ModelRecords(list):
 
 def read_model_outputs(
     paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False,
+    open_judge: str | None = None,
 ) -> ModelRecords | HarnessColumns:
     """Records of every file; ``release`` as :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it.
 
@@ -64,7 +65,7 @@ def read_model_outputs(
         out.error_rows.update(records.error_rows)
         out.problems += records.problems
     if ablation:
-        records = read_ablation_files(ablation, release, strict=strict)
+        records = read_ablation_files(ablation, release, strict=strict, open_judge=open_judge)
         out.extend(with_canonical_source(record) for record in records)
         out.warnings += [w for w in records.warnings if w not in out.warnings]
         out.problems += records.problems
