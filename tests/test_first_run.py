@@ -157,6 +157,41 @@ def test_generation_settings_recorded_and_checked(tmp_path):
     assert result["generation"] == report
 
 
+def test_reasoning_variant_budget_is_its_protocol(tmp_path):
+    from medvigil.tasks.generation_settings import generation_report
+    from medvigil.tasks.predictions import task_config
+    from medvigil.tasks.task_yaml import REASONING_MAX_NEW_TOKENS
+
+    assert REASONING_MAX_NEW_TOKENS == 4096
+    for task in ("medvigil_mcq", "medvigil_mcq_noimg", "medvigil_mcq_shuffled", "medvigil_mcq_circular",
+                 "readiness_img", "medqdeg_L1", "medqdeg_acc_L0", "mediconfusion_mc", "mediconfusion_mc_medvigil"):
+        _, base = task_config(task)
+        _, variant = task_config(f"{task}_reasoning")
+        assert variant["generation_kwargs"]["max_new_tokens"] == 4096, task
+        assert base["generation_kwargs"]["max_new_tokens"] < 256, task
+        # the same docs, prompts and scoring; only the budget differs
+        same = {k: v for k, v in base.items() if k not in ("task", "generation_kwargs")}
+        assert {k: v for k, v in variant.items() if k not in ("task", "generation_kwargs")} == same, task
+        assert {k: v for k, v in variant["generation_kwargs"].items() if k != "max_new_tokens"} == \
+            {k: v for k, v in base["generation_kwargs"].items() if k != "max_new_tokens"}, task
+    assert task_config("readiness_cot_reasoning") is None and task_config("medvigil_open_reasoning") is None
+
+    records = _records()
+    path = _run(tmp_path / "run", "20260101_000000", records, task="medvigil_mcq_reasoning", limit=None)
+    results = json.loads((tmp_path / "run" / "20260101_000000_results.json").read_text())
+    results["configs"] = {"medvigil_mcq_reasoning": {"generation_kwargs": {
+        "max_new_tokens": 4096, "temperature": 0, "top_p": 1.0, "num_beams": 1, "do_sample": False}}}
+    (tmp_path / "run" / "20260101_000000_results.json").write_text(json.dumps(results))
+    report = generation_report([path], prefix="medvigil_")
+    entry = report["tasks"]["medvigil_mcq_reasoning"]
+    assert entry["used"]["max_new_tokens"] == entry["protocol"]["max_new_tokens"] == 4096 and entry["differs"] == {}
+    assert entry["reasoning_variant_of"] == {"task": "medvigil_mcq", "protocol": {
+        "max_new_tokens": 8, "temperature": 0, "top_p": 1.0, "num_beams": 1, "do_sample": False}}
+    assert report["warnings"] == []
+    result = registry.score("medvigil", [str(path)], n_resamples=0)  # read exactly like medvigil_mcq's log
+    assert result["generation"] == report and "partial" not in result
+
+
 def test_mediconfusion_pair_cut_by_limit():
     from medvigil.suites.mediconfusion.record_scoring import pair_slots, score_records
 
