@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -217,6 +218,11 @@ def test_reasoning_variant_budget_is_its_protocol(tmp_path):
         assert {k: v for k, v in variant["generation_kwargs"].items() if k != "max_new_tokens"} == \
             {k: v for k, v in base["generation_kwargs"].items() if k != "max_new_tokens"}, task
     assert task_config("readiness_cot_reasoning") is None and task_config("medvigil_open_reasoning") is None
+    from medvigil.suites.medqdeg.entry import TASKS as MEDQDEG_TASKS
+    from medvigil.suites.readiness.entry import TASKS as READINESS_TASKS
+
+    # each suite's scoring finds the variants' logs as its base tasks'
+    assert re.fullmatch(MEDQDEG_TASKS, "medqdeg_acc_L2_reasoning") and re.fullmatch(READINESS_TASKS, "readiness_img_reasoning")
 
     records = _records()
     path = _run(tmp_path / "run", "20260101_000000", records, task="medvigil_mcq_reasoning", limit=None)
