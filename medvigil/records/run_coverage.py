@@ -15,10 +15,11 @@ run's doc total and its docs carry ``case_id``; otherwise the statement gives th
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +133,8 @@ def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int
         return None, f"{task} is not a MedVIGIL-built task of this pack"
     location, source = _build_of(release)
     try:
-        with _data_at(location):
+        # the loaders' notes and progress bars belong to the run, not to the score's output
+        with _data_at(location), redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):
             docs = task_hooks(task)[0](None)
     except DataLocationExit as exc:
         return None, f"{source}: {exc.error}"
