@@ -200,6 +200,19 @@ def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, m
     assert coverage_module.total_cases("mediconfusion_mc", 8)[0] is None  # not MedVIGIL-built: its docs are pairs
 
 
+def test_cbd_reasoning_arms_repeated_by_their_quadrants_task(tmp_path):
+    from medvigil.records.suite_logs import find_samples
+    from medvigil.suites.cbd import entry
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for task in ("cbd_image", "cbd_quadrants_reasoning", "cbd_image_reasoning", "cbd_noimg_reasoning"):
+        (run / f"20260101_000000_samples_{task}.jsonl").write_text("")
+    kept, skipped = entry.without_repeated_arms(find_samples([run], "cbd", entry.TASKS))
+    assert sorted(p.name.split("_samples_")[1] for p in kept) == ["cbd_image.jsonl", "cbd_quadrants_reasoning.jsonl"]
+    assert {s["reason"] for s in skipped} == {"same run's cbd_quadrants_reasoning log holds these probes"}
+
+
 def test_reasoning_variant_budget_is_its_protocol(tmp_path):
     from medvigil.tasks.generation_settings import generation_report
     from medvigil.tasks.predictions import task_config
@@ -207,7 +220,8 @@ def test_reasoning_variant_budget_is_its_protocol(tmp_path):
 
     assert REASONING_MAX_NEW_TOKENS == 4096
     for task in ("medvigil_mcq", "medvigil_mcq_noimg", "medvigil_mcq_shuffled", "medvigil_mcq_circular",
-                 "readiness_img", "medqdeg_L1", "medqdeg_acc_L0", "mediconfusion_mc", "mediconfusion_mc_medvigil"):
+                 "readiness_img", "medqdeg_L1", "medqdeg_acc_L0", "mediconfusion_mc", "mediconfusion_mc_medvigil",
+                 "cbd_image", "cbd_noimg", "cbd_quadrants"):
         _, base = task_config(task)
         _, variant = task_config(f"{task}_reasoning")
         assert variant["generation_kwargs"]["max_new_tokens"] == 4096, task
