@@ -6,6 +6,10 @@ top-p 1, at most 8 new tokens); a run that changed them (a reasoning model given
 a sampled run) is scored, with a warning per changed setting. Replies that end inside a reasoning
 block (``<think>`` never closed: the token budget ran out while thinking) are parse failures and
 are counted, with the fix: a larger ``--gen_kwargs max_new_tokens=N``.
+
+A reasoning variant (``<task>_reasoning``, :func:`medvigil.tasks.task_yaml.reasoning_variant`) is
+its own protocol: its 4096-token budget is what its YAML ships, so it is no deviation; its entry
+also records the base task's protocol (``reasoning_variant_of``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from medvigil.files.input_files import open_regular
 from medvigil.scoring.letters import REASONING_TAGS
 from medvigil.tasks.predictions import task_config
+from medvigil.tasks.task_yaml import REASONING_MAX_NEW_TOKENS, reasoning_base, reasoning_name
 
 _SETTINGS = ("max_new_tokens", "temperature", "top_p", "num_beams", "do_sample")
 
@@ -65,6 +70,13 @@ def generation_report(paths: Iterable[str | Path], prefix: str = "") -> dict[str
                    if k in protocol and not _same(used.get(k), protocol[k])}
         entry = {"used": {k: used.get(k) for k in _SETTINGS if k in used}, "protocol": {k: protocol[k] for k in _SETTINGS
                  if k in protocol}, "differs": differs, "cut_while_thinking": _cut_while_thinking(path)}
+        base = reasoning_base(task)
+        base_config = task_config(base) if base else None
+        if base_config:
+            # a reasoning variant: its own budget is its protocol (no warning); the base task's is recorded beside it
+            base_protocol = base_config[1].get("generation_kwargs") or {}
+            entry["reasoning_variant_of"] = {"task": base, "protocol": {k: base_protocol[k] for k in _SETTINGS
+                                                                        if k in base_protocol}}
         tasks[task if task not in tasks else f"{task} ({path})"] = entry
         if differs and used:
             listed = ", ".join(f"{k} {v['used']} (protocol {v['protocol']})" for k, v in differs.items())
@@ -72,5 +84,9 @@ def generation_report(paths: Iterable[str | Path], prefix: str = "") -> dict[str
                             "comparable with the paper's")
         if entry["cut_while_thinking"]:
             warnings.append(f"{task}: {entry['cut_while_thinking']} repl(ies) ended inside a reasoning block (no answer, "
-                            "counted as parse failures); give a reasoning model more room: --gen_kwargs max_new_tokens=4096")
+                            "counted as parse failures); give a reasoning model more room: "
+                            + (f"--gen_kwargs max_new_tokens=N above {REASONING_MAX_NEW_TOKENS}" if base else
+                               f"the task {reasoning_name(task)} ({REASONING_MAX_NEW_TOKENS} new tokens) or "
+                               "--gen_kwargs max_new_tokens=4096" if task_config(reasoning_name(task)) else
+                               "--gen_kwargs max_new_tokens=4096"))
     return {"tasks": tasks, "warnings": warnings} if tasks else None

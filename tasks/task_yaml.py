@@ -95,6 +95,48 @@ metadata:
 """
 
 
+# Reasoning variants: a letter-answer task whose protocol budget is tiny (8 new tokens for MedVIGIL's
+# MCQ) leaves a thinking model no room before its answer. ``<task>_reasoning`` is the same task (docs,
+# prompts, scoring) with REASONING_MAX_NEW_TOKENS: 4096 holds the reasoning blocks of the common
+# thinking models on a short MCQ (Qwen3, DeepSeek-R1 distills, QwQ) while bounding a run's cost;
+# a reply still inside its reasoning block at the cap is a counted parse failure (generation_settings).
+REASONING_SUFFIX = "_reasoning"
+REASONING_MAX_NEW_TOKENS = 4096
+REASONING_BELOW = 256  # tasks whose protocol budget is below this many tokens get a reasoning variant
+
+
+def reasoning_name(name: str) -> str:
+    """The reasoning variant's task (or group) name of ``name``."""
+    return f"{name}{REASONING_SUFFIX}"
+
+
+def reasoning_base(name: str) -> str | None:
+    """The base task a reasoning variant's name comes from (None: not a reasoning variant)."""
+    return name.removesuffix(REASONING_SUFFIX) if name.endswith(REASONING_SUFFIX) else None
+
+
+def reasoning_variant(name: str, text: str, protocol_max_new_tokens: int, temperature: float = 0,
+                      do_sample: bool = False) -> str:
+    """The task file of ``name``'s reasoning variant, from the base task file ``text``: the same
+    file renamed, with :data:`REASONING_MAX_NEW_TOKENS` (and the protocol's other settings).
+    Only for tasks whose protocol budget is below :data:`REASONING_BELOW`."""
+    if protocol_max_new_tokens >= REASONING_BELOW:
+        raise ValueError(f"{name}: its protocol budget ({protocol_max_new_tokens} tokens) leaves room to think; "
+                         "no reasoning variant")
+    head = f"task: {name}\n"
+    if text.count(head) != 1:
+        raise ValueError(f"{name}: the task file must name the task once (task: {name})")
+    text = text.replace(head, f"task: {reasoning_name(name)}\n")
+    protocol = generation_kwargs(protocol_max_new_tokens, temperature=temperature, do_sample=do_sample)
+    reasoning = generation_kwargs(REASONING_MAX_NEW_TOKENS, temperature=temperature, do_sample=do_sample)
+    if protocol in text:  # the task file sets its own budget: replace it
+        return text.replace(protocol, reasoning)
+    if "generation_kwargs:" in text:
+        raise ValueError(f"{name}: the task file's generation_kwargs are not the protocol's "
+                         f"({protocol_max_new_tokens} tokens, temperature {temperature})")
+    return text + reasoning + "\n"  # the template's budget: override it
+
+
 def load_utils(folder: Path, module_name: str) -> ModuleType:
     """The suite's ``utils.py`` loaded from ``folder`` (it is not importable by name)."""
     spec = importlib.util.spec_from_file_location(module_name, folder / "utils.py")

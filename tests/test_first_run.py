@@ -8,6 +8,8 @@ Fast tests on logs in lmms-eval 0.7.3's shape; the real ``--limit 8`` runs are i
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -70,7 +72,9 @@ def test_limited_run_says_partial(tmp_path):
     coverage = run_coverage([tmp_path / "run"], prefix="medvigil_")
     assert coverage["statement"] == ("partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes (3 cases); units the "
                                      "limit cut (a circular group, a case's arms, a pair) are left out")
-    assert coverage["tasks"]["medvigil_mcq"] == {"file": str(path), "limit": 8, "probes": 8, "of": 318, "cases": 3}
+    entry = dict(coverage["tasks"]["medvigil_mcq"])
+    assert "holds no build" in entry.pop("cases_of_unknown")  # no build at hand: the total of cases is not given
+    assert entry == {"file": str(path), "limit": 8, "probes": 8, "of": 318, "cases": 3}
     result = registry.score("medvigil", [str(path)], n_resamples=0)
     assert result["partial"]["statement"] == coverage["statement"]
     assert list(result["models"]) == ["Tiny-VL-2B"]  # the short default label
@@ -155,6 +159,99 @@ def test_generation_settings_recorded_and_checked(tmp_path):
     assert "max_new_tokens 2048 (protocol 8)" in report["warnings"][0] and "reasoning block" in report["warnings"][1]
     result = registry.score("medvigil", [str(path)], n_resamples=0)
     assert result["generation"] == report
+
+
+def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, monkeypatch):
+    """The total of cases comes from the task's docs in the build the run used (--release when it is a
+    build, else MEDVIGIL_DATA); a build with another doc total, docs without case ids or no build at
+    all keep the cases-asked wording, and never say "of ? cases"."""
+    from medvigil.records import run_coverage as coverage_module
+    from medvigil.tasks import predictions
+
+    path = _run(tmp_path / "run", "20260101_000000", _records())
+    seen = []
+
+    def hooks(docs):
+        def process_docs(_pointer):
+            seen.append(os.environ.get("MEDVIGIL_DATA"))
+            return docs
+        return lambda task: (process_docs, None, {})
+
+    full = [{"case_id": f"c{i % 40}", "probe_id": f"p{i}"} for i in range(318)]
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "README.md").write_text("card")
+    monkeypatch.setenv("MEDVIGIL_DATA", str(tmp_path / "other-build"))
+    monkeypatch.setattr(predictions, "task_hooks", hooks(full))
+    coverage = run_coverage([path], prefix="medvigil_", release=str(build))  # --release preferred
+    assert seen == [str(build.resolve())] and os.environ["MEDVIGIL_DATA"] == str(tmp_path / "other-build")
+    assert "medvigil_mcq 8 of 318 probes, 3 of 40 cases;" in coverage["statement"]
+    entry = coverage["tasks"]["medvigil_mcq"]
+    assert entry["cases_of"] == 40 and entry["cases_of_source"] == f"--release {build}"
+    coverage = run_coverage([path], prefix="medvigil_")  # no --release: MEDVIGIL_DATA
+    assert seen[-1] == str(tmp_path / "other-build") and coverage["tasks"]["medvigil_mcq"]["cases_of"] == 40
+    assert coverage["tasks"]["medvigil_mcq"]["cases_of_source"] == f"MEDVIGIL_DATA={tmp_path / 'other-build'}"
+    assert registry.score("medvigil", [str(path)], n_resamples=0)["partial"] == coverage
+    for docs, why in ((full[:300], "has 300 docs, the run had 318"), ([{"probe_id": "p"}] * 318, "carry no case_id")):
+        monkeypatch.setattr(predictions, "task_hooks", hooks(docs))
+        coverage = run_coverage([path], prefix="medvigil_")
+        assert "8 of 318 probes (3 cases);" in coverage["statement"] and "?" not in coverage["statement"]
+        assert why in coverage["tasks"]["medvigil_mcq"]["cases_of_unknown"]
+    assert coverage_module.total_cases("mediconfusion_mc", 8)[0] is None  # not MedVIGIL-built: its docs are pairs
+
+
+def test_cbd_reasoning_arms_repeated_by_their_quadrants_task(tmp_path):
+    from medvigil.records.suite_logs import find_samples
+    from medvigil.suites.cbd import entry
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for task in ("cbd_image", "cbd_quadrants_reasoning", "cbd_image_reasoning", "cbd_noimg_reasoning"):
+        (run / f"20260101_000000_samples_{task}.jsonl").write_text("")
+    kept, skipped = entry.without_repeated_arms(find_samples([run], "cbd", entry.TASKS))
+    assert sorted(p.name.split("_samples_")[1] for p in kept) == ["cbd_image.jsonl", "cbd_quadrants_reasoning.jsonl"]
+    assert {s["reason"] for s in skipped} == {"same run's cbd_quadrants_reasoning log holds these probes"}
+
+
+def test_reasoning_variant_budget_is_its_protocol(tmp_path):
+    from medvigil.tasks.generation_settings import generation_report
+    from medvigil.tasks.predictions import task_config
+    from medvigil.tasks.task_yaml import REASONING_MAX_NEW_TOKENS
+
+    assert REASONING_MAX_NEW_TOKENS == 4096
+    for task in ("medvigil_mcq", "medvigil_mcq_noimg", "medvigil_mcq_shuffled", "medvigil_mcq_circular",
+                 "readiness_img", "medqdeg_L1", "medqdeg_acc_L0", "mediconfusion_mc", "mediconfusion_mc_medvigil",
+                 "cbd_image", "cbd_noimg", "cbd_quadrants"):
+        _, base = task_config(task)
+        _, variant = task_config(f"{task}_reasoning")
+        assert variant["generation_kwargs"]["max_new_tokens"] == 4096, task
+        assert base["generation_kwargs"]["max_new_tokens"] < 256, task
+        # the same docs, prompts and scoring; only the budget differs
+        same = {k: v for k, v in base.items() if k not in ("task", "generation_kwargs")}
+        assert {k: v for k, v in variant.items() if k not in ("task", "generation_kwargs")} == same, task
+        assert {k: v for k, v in variant["generation_kwargs"].items() if k != "max_new_tokens"} == \
+            {k: v for k, v in base["generation_kwargs"].items() if k != "max_new_tokens"}, task
+    assert task_config("readiness_cot_reasoning") is None and task_config("medvigil_open_reasoning") is None
+    from medvigil.suites.medqdeg.entry import TASKS as MEDQDEG_TASKS
+    from medvigil.suites.readiness.entry import TASKS as READINESS_TASKS
+
+    # each suite's scoring finds the variants' logs as its base tasks'
+    assert re.fullmatch(MEDQDEG_TASKS, "medqdeg_acc_L2_reasoning") and re.fullmatch(READINESS_TASKS, "readiness_img_reasoning")
+
+    records = _records()
+    path = _run(tmp_path / "run", "20260101_000000", records, task="medvigil_mcq_reasoning", limit=None)
+    results = json.loads((tmp_path / "run" / "20260101_000000_results.json").read_text())
+    results["configs"] = {"medvigil_mcq_reasoning": {"generation_kwargs": {
+        "max_new_tokens": 4096, "temperature": 0, "top_p": 1.0, "num_beams": 1, "do_sample": False}}}
+    (tmp_path / "run" / "20260101_000000_results.json").write_text(json.dumps(results))
+    report = generation_report([path], prefix="medvigil_")
+    entry = report["tasks"]["medvigil_mcq_reasoning"]
+    assert entry["used"]["max_new_tokens"] == entry["protocol"]["max_new_tokens"] == 4096 and entry["differs"] == {}
+    assert entry["reasoning_variant_of"] == {"task": "medvigil_mcq", "protocol": {
+        "max_new_tokens": 8, "temperature": 0, "top_p": 1.0, "num_beams": 1, "do_sample": False}}
+    assert report["warnings"] == []
+    result = registry.score("medvigil", [str(path)], n_resamples=0)  # read exactly like medvigil_mcq's log
+    assert result["generation"] == report and "partial" not in result
 
 
 def test_mediconfusion_pair_cut_by_limit():

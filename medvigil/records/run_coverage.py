@@ -6,16 +6,24 @@ records the limit (``config.limit``) and, per task, the docs it had and the docs
 scores rest on a slice of the task (the units that slice cut, a circular group or a CbD case,
 are left out by scoring and counted there). :func:`run_coverage` says so per task, with the
 cases the asked probes belong to, and as one sentence for the table, the JSON and the report,
-e.g. ``partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes (3 cases)``.
+e.g. ``partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes, 3 of 40 cases``. The total
+of cases comes from the build the run used (``--release`` when it is a build or a Hub repo id, else
+``MEDVIGIL_DATA``), read with the task's own ``process_docs`` and given only when that build has the
+run's doc total and its docs carry ``case_id``; otherwise the statement gives the cases asked alone
+(``8 of 318 probes (3 cases)``) and the JSON says why (``cases_of_unknown``).
 """
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from medvigil.errors import DataError
 from medvigil.files.input_files import open_regular, read_json
 
 SAMPLES_GLOB = "*_samples_*.jsonl"
@@ -76,10 +84,83 @@ def samples_files(paths: Iterable[str | Path], prefix: str) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def run_coverage(paths: Iterable[str | Path], prefix: str = "") -> dict[str, Any] | None:
+@contextmanager
+def _data_at(location: str | None) -> Iterator[None]:
+    """``MEDVIGIL_DATA`` set to ``location`` (unchanged when None), restored afterwards."""
+    from medvigil.data_location import ENV_VAR
+
+    if location is None:
+        yield
+        return
+    saved = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = location
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = saved
+
+
+def _build_of(release: str | None) -> tuple[str | None, str]:
+    """The build the totals are read from: ``--release`` when it is a build or a Hub repo id, else
+    ``MEDVIGIL_DATA`` (a release folder is not loadable by the task hooks: its build is), and how it
+    was chosen."""
+    from medvigil.data_location import ENV_VAR, DataNotFoundError, locate_release
+
+    if release is not None:
+        try:
+            kind, location = locate_release(release)
+        except DataNotFoundError:
+            kind, location = "", ""
+        if kind in ("build", "hub"):
+            return location, f"--release {release}"
+    return None, f"{ENV_VAR}={os.environ.get(ENV_VAR) or '(default build)'}"
+
+
+def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int | None, str]:
+    """The number of cases of ``task`` in the build the run used, and where it was read (or why it
+    cannot be known). The docs are loaded by the task's own ``process_docs`` from the build
+    (:func:`_build_of`); the count is given only when the docs carry ``case_id`` (MedVIGIL-built
+    tasks) and the build has as many docs as the run had (``n-samples.original``: else it is not
+    the run's build)."""
+    from medvigil.data_location import DataLocationExit, DataNotFoundError
+    from medvigil.tasks.predictions import task_config, task_hooks
+
+    found = task_config(task)
+    if found is None or found[0].parent.name == "mediconfusion":
+        return None, f"{task} is not a MedVIGIL-built task of this pack"
+    location, source = _build_of(release)
+    try:
+        # the loaders' notes and progress bars belong to the run, not to the score's output
+        with _data_at(location), redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):
+            docs = task_hooks(task)[0](None)
+    except DataLocationExit as exc:
+        return None, f"{source}: {exc.error}"
+    except (DataNotFoundError, DataError, OSError, ValueError) as exc:
+        return None, f"{source}: {exc}"
+    columns = getattr(docs, "column_names", None)
+    if columns is not None:
+        if "case_id" not in columns:
+            return None, f"{source}: the docs of {task} carry no case_id"
+        cases = docs.unique("case_id")
+    else:
+        if not all(isinstance(d, dict) and "case_id" in d for d in docs):
+            return None, f"{source}: the docs of {task} carry no case_id"
+        cases = {d["case_id"] for d in docs}
+    if isinstance(probes, int) and len(docs) != probes:
+        return None, f"{source}: its {task} has {len(docs)} docs, the run had {probes} (not the build the run used)"
+    return len({str(c) for c in cases}), source
+
+
+def run_coverage(paths: Iterable[str | Path], prefix: str = "", release: str | None = None) -> dict[str, Any] | None:
     """Per task of a limited run among ``paths``: the limit, probes asked of the task's probes and
-    the cases they belong to; None when no file comes from a limited run."""
+    the cases they belong to, of the task's cases when the build the run used is at hand
+    (:func:`total_cases`: ``release`` preferred, else ``MEDVIGIL_DATA``); None when no file comes
+    from a limited run."""
     tasks: dict[str, dict[str, Any]] = {}
+    totals: dict[str, tuple[int | None, str]] = {}
     for path in samples_files(paths, prefix):
         data = run_results(path) or {}
         limit = (data.get("config") or {}).get("limit")
@@ -91,14 +172,22 @@ def run_coverage(paths: Iterable[str | Path], prefix: str = "") -> dict[str, Any
         counts = (data.get("n-samples") or {}).get(task) or {}
         from medvigil.records.lmms_eval_logs import model_name
 
-        tasks[f"{task} ({model_name(path)})" if task in tasks else task] = {
-            "file": str(path), "limit": limit, "probes": counts.get("effective"), "of": counts.get("original"),
-            "cases": len(_case_ids(path)),
-        }
+        cases = _case_ids(path)
+        if task not in totals:
+            totals[task] = total_cases(task, counts.get("original"), release) if cases else (None, "no case ids")
+        total, source = totals[task]
+        entry = {"file": str(path), "limit": limit, "probes": counts.get("effective"), "of": counts.get("original"),
+                 "cases": len(cases)}
+        if total is not None and len(cases) <= total:
+            entry |= {"cases_of": total, "cases_of_source": source}
+        else:
+            entry["cases_of_unknown"] = source if total is None else f"{source}: {total} cases, fewer than the run's"
+        tasks[f"{task} ({model_name(path)})" if task in tasks else task] = entry
     if not tasks:
         return None
     limits = sorted({_number(t["limit"]) for t in tasks.values()})
-    parts = [f"{task} {t['probes']} of {t['of']} probes ({t['cases']} case{'' if t['cases'] == 1 else 's'})"
+    parts = [f"{task} {t['probes']} of {t['of']} probes, {t['cases']} of {t['cases_of']} cases" if "cases_of" in t else
+             f"{task} {t['probes']} of {t['of']} probes ({t['cases']} case{'' if t['cases'] == 1 else 's'})"
              for task, t in tasks.items()]
     statement = (f"partial run (lmms-eval --limit {', '.join(limits)}): " + "; ".join(parts)
                  + "; units the limit cut (a circular group, a case's arms, a pair) are left out")

@@ -85,7 +85,7 @@ def score(name: str, files: Iterable[str], *, release: str | None = None, **opti
     generation = generation_report(files, prefix=f"{name}_")  # settings used vs the protocol's
     if generation is not None:
         result["generation"] = generation
-    coverage = run_coverage(files, prefix=f"{name}_")  # lmms-eval --limit: say the scores rest on a slice
+    coverage = run_coverage(files, prefix=f"{name}_", release=release)  # lmms-eval --limit: say the scores rest on a slice
     if coverage is not None:
         result["partial"] = coverage
     return result
@@ -113,7 +113,7 @@ def compare(name: str, files: Iterable[str], *, release: str | None = None, **op
     if rebuilt:
         result = _renamed(result, rebuilt)
         result["predict_only"] = sorted(rebuilt.values())
-    coverage = run_coverage(files, prefix=f"{name}_")  # lmms-eval --limit: the comparison rests on a slice
+    coverage = run_coverage(files, prefix=f"{name}_", release=release)  # lmms-eval --limit: the comparison rests on a slice
     if coverage is not None:
         result["partial"] = coverage
     return result

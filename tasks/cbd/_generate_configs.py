@@ -23,7 +23,7 @@ doc_to_visual: !function utils.cbd_doc_to_visual
 doc_to_text: !function utils.cbd_doc_to_text
 doc_to_messages: !function utils.cbd_doc_to_messages
 doc_to_target: correct_letter
-{task_yaml.generation_kwargs(8)}
+{task_yaml.generation_kwargs(MAX_NEW_TOKENS)}
 {task_yaml.system_prompt_kwargs(SYSTEM_PROMPT)}
 metadata:
   version: {VERSION}
@@ -36,8 +36,13 @@ def task(name: str, loader: str, kind: str, metrics: dict) -> str:
 """
 
 
+# reasoning variants (task_yaml.reasoning_variant) of the letter-answer tasks at the protocol's 8 tokens
+MAX_NEW_TOKENS = 8
+REASONING_TASKS = ("cbd_image", "cbd_noimg", "cbd_quadrants")
+
+
 def files() -> dict[str, str]:
-    return {
+    out = {
         "_default_template_yaml": template(),
         "cbd_image.yaml": task("cbd_image", "load_image_arm", "image", IMAGE_METRICS),
         "cbd_noimg.yaml": task("cbd_noimg", "load_noimg_arm", "noimg", NOIMG_METRICS),
@@ -49,6 +54,11 @@ def files() -> dict[str, str]:
         # " yes" and " no"); image, text-only, null-image and image-swap docs in one task
         "cbd_binary.yaml": binary_task(),
     }
+    for base in REASONING_TASKS:
+        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(base, out[f"{base}.yaml"], MAX_NEW_TOKENS)
+    out["_cbd_reasoning.yaml"] = task_yaml.group("cbd_reasoning", [task_yaml.reasoning_name(t) for t in ("cbd_image", "cbd_noimg")],
+                                                 VERSION)
+    return out
 
 
 def binary_task() -> str:

@@ -109,6 +109,14 @@ def files() -> dict[str, str]:
     # Modes are different measurements, so a group runs them and pools nothing; the
     # paper's "best over modes" comes from `medvigil score` on the logged records.
     modes = ("mc", "gd", "ps", "ff")
+    # reasoning variants (task_yaml.reasoning_variant) of MC, whose budgets (32, 8) leave no room to think
+    for protocol in ("authors", "medvigil"):
+        base = f"mediconfusion_mc{'' if protocol == 'authors' else '_' + protocol}"
+        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(base, out[f"{base}.yaml"],
+                                                                                    prompts.MAX_NEW_TOKENS["mc", protocol])
+    out["_mediconfusion_reasoning.yaml"] = task_yaml.group(
+        "mediconfusion_reasoning", [task_yaml.reasoning_name(t) for t in ("mediconfusion_mc", "mediconfusion_mc_medvigil")],
+        VERSION)
     out["_mediconfusion.yaml"] = task_yaml.group("mediconfusion", [f"mediconfusion_{m}" for m in modes], VERSION)
     out["_mediconfusion_medvigil.yaml"] = task_yaml.group(
         "mediconfusion_medvigil", [f"mediconfusion_{m}_medvigil" for m in modes], VERSION

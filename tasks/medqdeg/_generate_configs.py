@@ -19,6 +19,8 @@ VERSION = "0.1"
 TRIALS_CALIBRATION = 10
 TRIALS_ACCURACY = 3
 LEVELS = (0, 1, 2)
+MAX_NEW_TOKENS = 8  # a letter
+TEMPERATURE = 1.0
 EXPERIMENTS = {"calibration": ("medqdeg", TRIALS_CALIBRATION), "accuracy": ("medqdeg_acc", TRIALS_ACCURACY)}
 
 
@@ -43,7 +45,7 @@ filter_list:
   - name: none
     filter:
       - function: strip_thinking
-{task_yaml.generation_kwargs(8, temperature=1.0, do_sample=True)}
+{task_yaml.generation_kwargs(MAX_NEW_TOKENS, temperature=TEMPERATURE, do_sample=True)}
 {task_yaml.prompt_kwargs()}
 {task_yaml.metric_list("medqdeg_aggregate_", metrics)}
 metadata:
@@ -64,6 +66,12 @@ def files() -> dict[str, str]:
             out[f"{prefix}_L{level}.yaml"] = task(level, experiment)
         # Severities are not interchangeable: the group reports each member and no pooled score.
         out[f"_{prefix}.yaml"] = task_yaml.group(prefix, [f"{prefix}_L{level}" for level in LEVELS], VERSION)
+        # reasoning variants (task_yaml.reasoning_variant): same T trials at temperature 1.0, 4096 tokens
+        variants = [task_yaml.reasoning_name(f"{prefix}_L{level}") for level in LEVELS]
+        for level, variant in zip(LEVELS, variants):
+            out[f"{variant}.yaml"] = task_yaml.reasoning_variant(f"{prefix}_L{level}", out[f"{prefix}_L{level}.yaml"],
+                                                                 MAX_NEW_TOKENS, temperature=TEMPERATURE, do_sample=True)
+        out[f"_{task_yaml.reasoning_name(prefix)}.yaml"] = task_yaml.group(task_yaml.reasoning_name(prefix), variants, VERSION)
     # Both experiments of Section 3.4 in one run.
     out["_medqdeg_paper.yaml"] = task_yaml.group("medqdeg_paper", [prefix for prefix, _ in EXPERIMENTS.values()], VERSION)
     return out

@@ -25,6 +25,9 @@ ROI_DECAY_STEPS = (0, 1, 2, 3)
 # gives non-reasoning models (bench_visual_token_ablation.py)
 _PILOT = importlib.import_module("medvigil.suites.medvigil.scoring.roi_pilot")
 PILOT_MAX_TOKENS = 96
+MAX_NEW_TOKENS = 8  # Appendix L: the letter-answer tasks' budget
+# the letter-answer tasks given a reasoning variant (<task>_reasoning, group medvigil_reasoning)
+REASONING_TASKS = ("medvigil_mcq", "medvigil_mcq_noimg", "medvigil_mcq_shuffled", "medvigil_mcq_circular")
 
 
 def _metric_list(names) -> str:
@@ -38,7 +41,7 @@ doc_to_text: !function utils.medvigil_doc_to_text
 doc_to_messages: !function utils.medvigil_doc_to_messages
 doc_to_target: correct_letter
 process_results: !function utils.medvigil_process_results
-{task_yaml.generation_kwargs(8)}
+{task_yaml.generation_kwargs(MAX_NEW_TOKENS)}
 {task_yaml.system_prompt_kwargs(SYSTEM)}
 {_metric_list(_UTILS.TEMPLATE_METRICS)}
 metadata:
@@ -127,6 +130,11 @@ def files() -> dict[str, str]:
     out["_medvigil_roi_decay_all.yaml"] = group(
         "medvigil_roi_decay_all", [f"medvigil_roi_decay_all_k{k}" for k in ROI_DECAY_STEPS], VERSION
     )
+    # reasoning variants (task_yaml.reasoning_variant): the letter-answer tasks at the protocol's 8 tokens
+    for base in REASONING_TASKS:
+        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(base, out[f"{base}.yaml"], MAX_NEW_TOKENS)
+    out["_medvigil_reasoning.yaml"] = group("medvigil_reasoning", [task_yaml.reasoning_name(t) for t in REASONING_TASKS],
+                                            VERSION)
     out["_medvigil.yaml"] = group(
         "medvigil",
         ["medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_mcq_circular", "medvigil_triplets", "medvigil_open",

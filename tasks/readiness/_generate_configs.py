@@ -60,6 +60,11 @@ def files() -> dict[str, str]:
            "_readiness_any.yaml": task_yaml.group("readiness_any", [n for n in ARMS if ARMS[n].perturbation != "substitution"],
                                                   VERSION)}
     out.update({f"{name}.yaml": task(name) for name in ARMS})
+    # reasoning variants (task_yaml.reasoning_variant) of the arms at the 64-token budget; readiness_cot has 1024
+    for name in stress:
+        out[f"{task_yaml.reasoning_name(name)}.yaml"] = task_yaml.reasoning_variant(name, out[f"{name}.yaml"], MAX_NEW_TOKENS)
+    out["_readiness_reasoning.yaml"] = task_yaml.group("readiness_reasoning", [task_yaml.reasoning_name(n) for n in stress],
+                                                       VERSION)
     return out
 
 

@@ -19,10 +19,11 @@ from medvigil.suites.cbd.compare import compare
 from medvigil.suites.cbd.protocol import suite_result
 from medvigil.suites.cbd.tables import cbd_figures as figures
 from medvigil.suites.cbd.tables import cbd_tables as tables
+from medvigil.tasks.task_yaml import reasoning_base, reasoning_name
 
 __all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
-TASKS = r"cbd_(image|noimg|quadrants|binary)"
+TASKS = r"cbd_(image|noimg|quadrants|binary)(_reasoning)?"  # _reasoning: the 4096-token variants (tasks/task_yaml.py)
 BOTH_ARMS = "cbd_quadrants"
 ARM_TASKS = ("cbd_image", "cbd_noimg")  # what cbd_quadrants repeats (cbd_binary is another arm)
 DEFAULTS = {"invalid": "exclude", "n_resamples": 1000, "seed": 0}
@@ -30,11 +31,18 @@ DEFAULTS = {"invalid": "exclude", "n_resamples": 1000, "seed": 0}
 
 def without_repeated_arms(files: list[Path]) -> tuple[list[Path], list[dict[str, str]]]:
     """Drop the arm files of runs that also logged ``cbd_quadrants``; the skipped files with the reason."""
-    runs_with_both = {run_of(p) for p in files if task_of(p) == BOTH_ARMS}
+    # a reasoning variant's arms are repeated by the same run's cbd_quadrants_reasoning
+    def base(p: Path) -> tuple[str | None, bool]:
+        task = task_of(p)
+        return (reasoning_base(task) or task), reasoning_base(task) is not None
+
+    runs_with_both = {(run_of(p), base(p)[1]) for p in files if base(p)[0] == BOTH_ARMS}
     kept, skipped = [], []
     for p in files:
-        if task_of(p) in ARM_TASKS and run_of(p) in runs_with_both:
-            skipped.append({"file": str(p), "reason": f"same run's {BOTH_ARMS} log holds these probes"})
+        task, reasoning = base(p)
+        if task in ARM_TASKS and (run_of(p), reasoning) in runs_with_both:
+            both = reasoning_name(BOTH_ARMS) if reasoning else BOTH_ARMS
+            skipped.append({"file": str(p), "reason": f"same run's {both} log holds these probes"})
         else:
             kept.append(p)
     return kept, skipped

@@ -17,7 +17,7 @@ from medvigil.suites.medqdeg.tables import medqdeg_tables as tables
 
 __all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
-TASKS = r"medqdeg_(acc_)?L[0-2]"
+TASKS = r"medqdeg_(acc_)?L[0-2](_reasoning)?"  # _reasoning: the 4096-token variants (tasks/task_yaml.py)
 DEFAULTS = {"accuracy_rule": "trial_mean", "invalid_policy": "extra_bin", "all_invalid": "zero"}
 
 
