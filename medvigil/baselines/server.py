@@ -323,7 +323,7 @@ class _Server(HTTPServer):
         try:
             request.setblocking(True)
             self.finish_request(request, client_address)
-        except Exception:  # a client that hung up: nothing to answer, no traceback
+        except OSError:  # a client that hung up (reset, broken pipe, timeout): nothing to answer
             pass
         finally:
             with self._lock:
