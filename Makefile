@@ -27,8 +27,9 @@ $(STAMP): setup.cfg pyproject.toml requirements/constraints.txt
 demo: setup
 	$(BIN)/python -m medvigil demo --out $(DEMO_OUT) --force
 
+# two workers (the machines have 2 cores); a module's tests stay in one worker (its fixtures built once)
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 bench: setup
 	$(BIN)/python benchmarks/bench_scoring.py --models 18 --cases 3000
