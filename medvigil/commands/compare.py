@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from medvigil.commands.arg_types import int_range
+from medvigil.commands.stress_options import add_stress_options, stress_options
 from medvigil.files.atomic_output import write_text_atomic
 from medvigil.files.json_text import finite, json_text
 from medvigil.files.output_guard import declare, refuse_overlap
@@ -71,19 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     medvigil.add_argument("--skip-invalid-rows", action="store_true",
                           help="leave out result rows that fail their checks (counted and listed as warnings)")
     medvigil.add_argument("--allow-empty", action="store_true", help="an empty result file is a warning, not an error")
-    medqdeg = parser.add_argument_group("medqdeg options (as for `medvigil score`)")
-    medqdeg.add_argument("--accuracy-rule", choices=("trial_mean", "plurality"), default="trial_mean",
-                         help="accuracy as the mean over the T trials (default) or of the plurality answer")
-    medqdeg.add_argument("--invalid-policy", choices=("extra_bin", "drop"), default="extra_bin",
-                         help="unparsable answers are an extra entropy bin (default) or dropped")
-    medqdeg.add_argument("--all-invalid", choices=("zero", "exclude", "extra_bin"), default="zero",
-                         help="a sample whose T trials are all invalid: confidence 0 (default), left out, or --invalid-policy's")
-    readiness = parser.add_argument_group("readiness options (as for `medvigil score`)")
-    readiness.add_argument("--allow-partial", action="store_true",
-                           help="R(m) over the tests present (not the paper's R) instead of leaving it empty")
-    cbd = parser.add_argument_group("cbd options (as for `medvigil score`)")
-    cbd.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
-                     help="samples with an unparsable answer are excluded (default) or the failure counts as an answer")
+    add_stress_options(parser)
     parser.set_defaults(func=run)
     declare(parser, inputs=("release", "files"), outputs=("json",))  # the output guard checks these (medvigil.cli)
     return parser
@@ -96,10 +85,7 @@ def suite_options(args: argparse.Namespace) -> dict:
     return {
         "medvigil": {"harness_compatible": args.harness_compatible, "condition": args.condition,
                      "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
-        "medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy,
-                    "all_invalid": args.all_invalid},
-        "readiness": {"allow_partial": args.allow_partial},
-        "cbd": {"invalid": args.cbd_invalid},
+        **stress_options(args),
     }[args.suite] | common
 
 

@@ -42,6 +42,7 @@ import sys
 from pathlib import Path
 
 from medvigil.commands.arg_types import MAX_RESAMPLES, MAX_SEED, int_range
+from medvigil.commands.stress_options import add_stress_options, stress_options
 from medvigil.constants import DEFAULT_TIER_WEIGHTS, TIERS
 from medvigil.files.atomic_output import write_text_atomic
 from medvigil.files.json_text import json_text
@@ -131,18 +132,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         help="leave out result rows that fail their checks (counted per model as invalid_row, listed as warnings), "
         "and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping",
     )
-    suites = parser.add_argument_group("medqdeg / readiness / cbd options")
-    suites.add_argument("--accuracy-rule", choices=("trial_mean", "plurality"), default="trial_mean",
-                        help="medqdeg: accuracy as the mean over the T trials (default) or of the plurality answer")
-    suites.add_argument("--invalid-policy", choices=("extra_bin", "drop"), default="extra_bin",
-                        help="medqdeg: unparsable answers are an extra entropy bin (default) or dropped")
-    suites.add_argument("--all-invalid", choices=("zero", "exclude", "extra_bin"), default="zero",
-                        help="medqdeg: a sample whose T trials are all invalid gets confidence 0 (default), is left out, "
-                             "or gets what --invalid-policy gives (extra_bin: confidence 1)")
-    suites.add_argument("--allow-partial", action="store_true",
-                        help="readiness: average R(m) over the tests present (not the paper's R) instead of leaving it empty")
-    suites.add_argument("--cbd-invalid", choices=("exclude", "as_answer"), default="exclude",
-                        help="cbd: samples with an unparsable answer are excluded (default) or the failure counts as an answer")
+    add_stress_options(parser)
     parser.set_defaults(func=run)
     declare(parser, inputs=('release', 'files'), outputs=('json',))  # the output guard checks these (medvigil.cli)
     return parser
@@ -155,9 +145,7 @@ def suite_options(args: argparse.Namespace) -> dict:
                      "weights": args.weights, "open_judge": args.open_judge,
                      "condition": args.condition, "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
         "mediconfusion": {"margin": args.margin, "confusion_denominator": args.confusion_denominator},
-        "medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy, "all_invalid": args.all_invalid},
-        "readiness": {"allow_partial": args.allow_partial},
-        "cbd": {"invalid": args.cbd_invalid},
+        **stress_options(args),
     }[args.suite]
 
 
