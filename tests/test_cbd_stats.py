@@ -113,12 +113,26 @@ def test_binary_plan_has_every_arm_and_check():
     swap = [(i, o) for i, o in plans if o["condition"] == "binary:swap"]
     for i, o in swap:  # the donor row's image, this case's question and label
         assert rows[i]["case_id"] != o["case_id"] and o["swap_from"] == rows[i]["case_id"]
+    assert [o["swap_index"] for _, o in swap] == [0, 0]  # one other case: one swap each
     c1 = [o for _, o in plans if o["case_id"] == "C1" and o["condition"] == "binary"]
     assert {o["paraphrase_source"] for o in c1} >= {"negation", "scope", "specificity"}
     neg = next(o for o in c1 if o["paraphrase_source"] == "negation")
     assert neg["question"].startswith("Is it untrue that there is no pleural effusion on this chest radiograph?\nProposed answer: ")
     assert neg["question"].endswith("Is the proposed answer correct? Answer yes or no.")
     assert {o["correct_letter"] for o in c1} == {"A" if c1[0]["binary_label"] == "yes" else "B"}
+
+
+def test_five_swap_images_per_sample():
+    """Sec. 5: five replacement images per sample, from five distinct other cases, in a seeded order."""
+    rows = [r for k in range(7) for r in _plan_rows()[:2] for r in [{**r, "case_id": f"C{k}", "probe_id": f"C{k}-{r['probe_kind']}"}]]
+    plans = cbd_protocol.plan_binary_docs(rows)
+    for case in {r["case_id"] for r in rows}:
+        swaps = [(i, o) for i, o in plans if o["case_id"] == case and o["condition"] == "binary:swap"]
+        assert [o["swap_index"] for _, o in swaps] == list(range(cbd_protocol.N_SWAPS)) == list(range(5))
+        donors = [o["swap_from"] for _, o in swaps]
+        assert len(set(donors)) == 5 and case not in donors and all(rows[i]["case_id"] == o["swap_from"] for i, o in swaps)
+    record = cbd_protocol.make_binary_record(swaps[3][1], [(-0.1, True), (-2.0, False)])
+    assert record["extra"]["swap_index"] == 3 and record["probe_id"] == f"{case}-original:swap3"
 
 
 def _binary_rec(case, cond, kind, p, label, phenomenon=None, source="original", model="m"):
@@ -140,6 +154,9 @@ def test_suite_result_binary_hand_case():
     recs.append(_binary_rec("c2", "binary:null", "original", 0.75, "yes"))  # unchanged (yes)
     recs.append(_binary_rec("c4", "binary:null", "original", 0.6, "no"))  # changed (no -> yes)
     recs.append(_binary_rec("c1", "binary:swap", "original", 0.4, "yes"))  # changed
+    for k, p in enumerate((0.9, 0.7, 0.6, 0.55, 0.3)):  # c2's five swaps: the last changes yes -> no
+        rec = _binary_rec("c2", "binary:swap", "original", p, "yes")
+        recs.append({**rec, "extra": {**rec["extra"], "swap_index": k}})
     out = cbd_protocol.suite_result(recs, n_resamples=100)
     m = out["models"]["m [binary]"]
     assert m["counts"] == {"Ideal": 1, "Fragile": 0, "Dangerous": 2, "Worst": 1} and m["arm"] == "binary"
@@ -150,6 +167,17 @@ def test_suite_result_binary_hand_case():
     assert b["Dangerous"]["mean_p_yes_image"] == pytest.approx(0.45) and b["Dangerous"]["mean_p_yes_text"] == pytest.approx(0.45)
     assert b["Dangerous"]["null_invariant"] == 0.5 and b["Dangerous"]["n_null"] == 2
     assert b["Ideal"]["swap_invariant"] == 0.0 and b["Worst"]["n_swap"] == 0 and b["Worst"]["swap_invariant"] is None
+    # c2 (Dangerous) changes under one of its five swaps: not invariant; 4 of its 5 swapped answers unchanged
+    assert b["Dangerous"]["swap_invariant"] == 0.0 and b["Dangerous"]["swap_invariant_per_image"] == 0.8
+    assert b["Dangerous"]["n_swap"] == 1 and b["Dangerous"]["n_swap_images"] == 5
+    # KL(image || text), nats: c1 0.9|0.2 -> 1.1457; c2 0.8|0.7 -> 0.0257; c4 0.1|0.2 -> 0.0367; c3 0.3|0.4 -> 0.0216.
+    # Low KL flags Dangerous: above Ideal's in both pairs (AUROC 1); against Ideal and Worst 2 of 4 pairs (0.5)
+    kl = m["kl_check"]
+    assert kl["mean_kl"]["Ideal"] == pytest.approx(0.9 * math.log(4.5) + 0.1 * math.log(0.125))
+    assert kl["mean_kl"]["Dangerous"] == pytest.approx((0.8 * math.log(8 / 7) + 0.2 * math.log(2 / 3)
+                                                        + 0.1 * math.log(0.5) + 0.9 * math.log(9 / 8)) / 2)
+    assert kl["auroc_dangerous_vs_ideal"] == 1.0 and kl["auroc_dangerous_vs_rest"] == 0.5 and kl["n"] == 4
+    assert kl["mean_kl"]["Fragile"] is None
     assert b["Ideal"]["example"] == {"case_id": "c1", "question": "Is there X in c1?", "image": "yes", "text": "no",
                                      "p_yes_image": 0.9, "p_yes_text": 0.2, "gt": "yes"}
     assert m["flip_rate_by_phenomenon"] == {"scope quantification": {"flip_rate": 0.25, "n": 4}}

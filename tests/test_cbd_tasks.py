@@ -202,6 +202,35 @@ def test_paraphrase_set_is_deterministic_and_keeps_options():
     assert {i for i, _ in plans} == {0}  # every doc is the original row (its image, options and gold)
 
 
+def test_supplied_paraphrase_set(monkeypatch):
+    """CBD_PARAPHRASES=supplied: a case's set is q and its supplied paraphrase rows (PSF-Med's, for a
+    user who has them), in row order, no template; the scoring reads them as any q'."""
+    rows = [_row("original", "Is there a pleural effusion?"),
+            _row("paraphrase", "Is a pleural effusion present?", probe_id="C1-p1"),
+            _row("paraphrase", "Does the image show a pleural effusion?", probe_id="C1-p2")]
+    plans = cbd_protocol.plan_docs(rows, ["image", "noimg"], "supplied")
+    image = [o for _, o in plans if o["condition"] == "default"]
+    assert [(o["probe_id"], o["probe_kind"], o["paraphrase_index"]) for o in image] == [
+        ("C1-original", "original", 0), ("C1-p1", "paraphrase", 1), ("C1-p2", "paraphrase", 2)]
+    assert [o["question"] for o in image] == [r["question"] for r in rows] and {i for i, _ in plans} == {0}
+    assert [o["probe_id"] for _, o in plans if o["condition"] == "noimg"] == ["C1-original"]
+    # the default set ignores supplied rows (templates, our stand-in)
+    assert "C1-p1" not in {o["probe_id"] for _, o in cbd_protocol.plan_docs(rows, ["image"])}
+    # q' answered A, A / B without the image: Ideal when the paraphrases agree, Fragile when one flips
+    for answers, quadrant in (("AAA", "Ideal"), ("ABA", "Fragile")):
+        records = [cbd_protocol.make_record({**rows[0], **o}, answers[o["paraphrase_index"]] if o["condition"] == "default" else "B")
+                   for _, o in plans]
+        (result,) = cbd_protocol.quadrant_table([{**r, "model": "m"} for r in records]).values()
+        assert result["counts"][quadrant] == 1
+    with pytest.raises(ValueError, match="'correct_letter'"):
+        cbd_protocol.plan_docs([rows[0], {**rows[1], "correct_letter": "B"}], ["image"], "supplied")
+    with pytest.raises(ValueError, match="no supplied paraphrase"):
+        cbd_protocol.plan_docs(rows[:1], ["image"], "supplied")
+    monkeypatch.setenv("CBD_PARAPHRASES", "psf")
+    with pytest.raises(ValueError, match="CBD_PARAPHRASES must be one of templates, supplied"):
+        cbd_protocol.paraphrase_setting()
+
+
 def test_bad_input_names_the_field():
     with pytest.raises(ValueError, match="'options'"):
         cbd_protocol.plan_docs([_row("original", "Q?"), _row("tcf", "Q2?", options=["No", "Yes", "B", "C", "D"])], ["image"])

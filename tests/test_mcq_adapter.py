@@ -58,6 +58,10 @@ def test_adapter_rows_and_errors(tmp_path):
     assert rows[0]["text_only_answerable"] is False and rows[0]["safe_letter"] is None and rows[0]["image_file"] == "toyvqa/q0"
     assert len(load_mcq({"MEDVIGIL_MCQ_ADAPTER": str(mapping)})) == N
     spec = json.loads(mapping.read_text())
+    kinds = tmp_path / "kinds.json"  # a "kind" column: paraphrase rows for CbD's supplied paraphrase sets
+    kinds.write_text(json.dumps({**spec, "columns": {**spec["columns"], "kind": "mod"}}))
+    with pytest.raises(ValueError, match="row 0: field 'kind' must be one of original, paraphrase, got 'X-ray'"):
+        adapt(read_mapping(kinds))
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**spec, "columns": {**spec["columns"], "answer": "gold"}}))
     with pytest.raises(ValueError, match=r"bad.json: field 'columns' names \['gold'\]"):

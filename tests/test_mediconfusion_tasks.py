@@ -96,6 +96,30 @@ def test_prompt_snapshots():
     assert utils.mediconfusion_ps_doc_to_choice(DOC) == ["Right", "Left"] and utils.mediconfusion_ps_doc_to_target(DOC) == 1
 
 
+def test_authors_system_prompt_for_api_models():
+    """Their init_prompts.default (spelling kept) as the system turn of the API models in MC and FF;
+    other models get no system turn."""
+    import yaml
+
+    from medvigil.suites.mediconfusion import prompts
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    for mode in ("mc", "ff"):
+        config = yaml.load((ROOT / "tasks" / "mediconfusion" / f"mediconfusion_{mode}.yaml").read_text(), Loader=Loader)
+        kwargs = config["lmms_eval_specific_kwargs"]
+        assert {m for m, k in kwargs.items() if "system_prompt" in k} == set(prompts.API_MODELS)
+        messages = utils.mediconfusion_doc_to_messages(_doc(mode), kwargs["openai"])
+        assert messages[0] == {"role": "system", "content": [{"type": "text",
+                                                                  "text": "You are a helpful assitant expert in medical domain."}]}
+        assert messages[1]["content"][0]["text"] == utils.mediconfusion_doc_to_text(_doc(mode), kwargs["openai"])
+        assert [m["role"] for m in utils.mediconfusion_doc_to_messages(_doc(mode), kwargs["default"])] == ["user"]
+    assert prompts.authors_gen_kwargs("gpt") == "temperature=0.7,do_sample=True"
+    assert prompts.authors_gen_kwargs("instructblip") == "temperature=1,do_sample=True,top_p=0.9,num_beams=5,max_new_tokens=128"
+
+
 def test_baselines_read_the_options():
     from medvigil.mcq.prompting import parse_mcq_prompt
 

@@ -82,12 +82,14 @@ def test_severity_table(report):
 def test_category_capability_modality_tables(report):
     md = (report / "report" / "report.md").read_text()
     (row,) = _table(md, "Accuracy by degradation category")
-    # Avg.: five degraded docs (1, 2/3, 0, 2/3, 0) = 46.7, drops (0, 0, -1, -1/3, -2/3)/5 = -40
     # Noise: (1, 2/3, 2/3) = 77.8, drops (0, 0, -1/3)/3 = -11.1; R&B: motion_blur q2 0 (-66.7); Artifacts 0 (-100)
-    assert row == ["toy", "46.7 (-40.0)", "—", "77.8 (-11.1)", "0.0 (-66.7)", "0.0 (-100.0)", "—"]
+    # Avg. = mean of the three cells (Table 3): (77.8 + 0 + 0)/3 = 25.9, drops (-11.1 - 66.7 - 100)/3 = -59.3
+    # (not the pooled five docs' 46.7 (-40.0))
+    assert row == ["toy", "25.9 (-59.3)", "—", "77.8 (-11.1)", "0.0 (-66.7)", "0.0 (-100.0)", "—"]
     cap = _table(md, "Accuracy by capability")
     # Diagnosis = q1: (1, 0, 2/3) = 55.6, drops (0, -1, -1/3)/3 = -44.4; Anatomical recognition = q2: (2/3, 0), (0, -2/3)/2
-    assert cap == [["toy", "46.7 (-40.0)", "33.3 (-33.3)", "55.6 (-44.4)", "33.3 (-33.3)", "55.6 (-44.4)"]]
+    # Avg. = mean of the two capability cells (Table 2): (55.6 + 33.3)/2 = 44.4, (-44.4 - 33.3)/2 = -38.9
+    assert cap == [["toy", "44.4 (-38.9)", "33.3 (-33.3)", "55.6 (-44.4)", "33.3 (-33.3)", "55.6 (-44.4)"]]
     assert "| Model | Avg. | Medical Perception | Clinical Reasoning | Anatomical recognition | Diagnosis |" in md
     mod = _table(md, "Accuracy by modality")
     assert mod == [["toy", "CT", "100.0", "50.0", "66.7", "-50.0", "-33.3"], ["toy", "X-ray", "66.7", "66.7", "0.0", "+0.0", "-66.7"]]
@@ -103,6 +105,26 @@ def test_type_table_and_figures(report):
         assert (report / "report" / "figures" / f"{name}.png").stat().st_size > 1000
     scores = json.loads((report / "deg.json").read_text())["models"]["toy"]
     assert scores["experiment"] == "calibration" and scores["accuracy_experiment"]["by_severity"]["L0"]["n"] == 2
+    avg = scores["accuracy_experiment"]["category_mean"]["L1&L2"]  # the score JSON carries the Avg. the report prints
+    assert avg["accuracy"] == pytest.approx(7 / 27) and avg["L1&L2-L0"] == pytest.approx(-16 / 27)
+    assert avg["cells"] == ["Noise", "Resolution & Blur", "Artifacts"]
+
+
+# Seed 002, GPT-5's rows: Table 3 (five category cells, drop from L0) and Table 2 (six capability cells).
+TABLE3_GPT5 = {"Intensity": (72.2, -4.0), "Noise": (66.2, -3.2), "Resolution & Blur": (67.5, -2.5),
+               "Artifacts": (63.1, -6.4), "Motion": (68.4, -4.8)}
+TABLE2_GPT5 = {"CU": (67.2, -4.3), "IP": (36.5, -0.9), "AR": (67.4, -4.4), "BS": (75.0, -6.0), "Diag.": (62.1, -2.9),
+               "Treat.": (78.8, -2.3)}
+
+
+@pytest.mark.parametrize("cells, avg, drop", [(TABLE3_GPT5, 67.5, -4.2), (TABLE2_GPT5, 64.5, -3.5)])
+def test_avg_is_the_mean_of_the_paper_cells(cells, avg, drop):
+    from medvigil.suites.medqdeg.breakdowns import cell_mean
+
+    entry = {k: {"L1&L2": {"accuracy": a / 100, "L1&L2-L0": d / 100}} for k, (a, d) in cells.items()}
+    mean = cell_mean(entry, list(cells))["L1&L2"]
+    assert round(100 * mean["accuracy"], 1) == avg and round(100 * mean["L1&L2-L0"], 1) == drop
+    assert mean["n_cells"] == len(cells)
 
 
 def test_inter_model_header(tmp_path):

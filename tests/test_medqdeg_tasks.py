@@ -150,8 +150,28 @@ def test_doc_to_visual_renders_the_seeded_degradation(built, monkeypatch):
     assert not np.array_equal(np.asarray(image), np.asarray(doc["image"].convert("RGB")))
     clean = next(iter(utils.load_L0(None)))
     assert np.array_equal(np.asarray(utils.medqdeg_doc_to_visual(clean)[0]), np.asarray(clean["image"].convert("RGB")))
-    prompt = utils.medqdeg_doc_to_text(doc, {"pre_prompt": "S\n", "post_prompt": ""})
-    assert prompt.startswith("S\n" + doc["question"].strip()) and "\nOptions:\nA. " in prompt
+    prompt = utils.medqdeg_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""})
+    assert prompt == M.answer_prompt(doc["question"], doc["options"])
+    messages = utils.medqdeg_doc_to_messages(doc, {})
+    assert [m["role"] for m in messages] == ["user"] and messages[0]["content"][-1]["text"] == prompt  # no system message
+
+
+def test_paper_prompt_verbatim():
+    """Appendix B's prompt template, rendered for a doc (snapshot), and nothing else."""
+    utils = _utils()
+    doc = _doc(question="Is there a mass in the left lobe?", options=["Yes", "No", "Cannot tell"])
+    assert utils.medqdeg_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""}) == (
+        "You are a medical AI assistant. Please answer the following question based on the provided medical image. "
+        "Is there a mass in the left lobe?\n\nA. Yes\nB. No\nC. Cannot tell\n\n"
+        "Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. "
+        "No explanation, no punctuation.\n\nAnswer:")
+
+
+@pytest.mark.parametrize("reply, letter", [("B", "B"), (" c\n", "C"), ("B. Yes", "B"), ("(D)", "D"),
+                                           ("The answer is B", None), ("no letter", None), ("F", None), ("", None)])
+def test_paper_parser(reply, letter):
+    """Appendix B: a single-letter reply, else the first capital letter; not an option letter: invalid."""
+    assert M.parse_answer(reply, 5) == letter
 
 
 # ---------------------------------------------------------------- units: records, settings, sampling

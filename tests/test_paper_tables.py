@@ -294,6 +294,21 @@ def test_table17_sensitivity_rows():
         assert _close(rows["default"]["mcs"][n], TABLE1[n][8])
 
 
+def test_table17_ranks_no_text_only_model():
+    """A text-only baseline (Table 11's DeepSeek) given axes that would top every row is left out,
+    as the authors' mcs_sensitivity.py skips it: the rows are those of the 16 vision models."""
+    names = list(VISION_MODELS)
+    axes = dict(cap=[capability(*(TABLE6[n][i] for i in (0, 1, 3, 4))) for n in names] + [99.0],
+                sfr_by_tier=[TABLE7[n][1] for n in names] + [[0.0] * 5],
+                roi_only=[TABLE6[n][7] for n in names] + [99.0], roi_masked=[TABLE6[n][8] for n in names] + [99.0])
+    out = sensitivity_table([*names, "DeepSeek-V4-Pro"], **axes)
+    assert out["models"] == names and out["excluded"] == {"DeepSeek-V4-Pro": "text-only baseline (Table 17 ranks vision-capable models)"}
+    rows = {r["variant"]: r for r in out["rows"]}
+    for variant, rho in TABLE17.items():
+        assert round(rows[variant]["spearman"], 2) == rho and rows[variant]["leader"] == "Claude Opus 4.7"
+    assert sensitivity_table([*names, "DeepSeek-V4-Pro"], text_only=(), **axes)["rows"][0]["leader"] == "DeepSeek-V4-Pro"
+
+
 @pytest.mark.parametrize("name", tuple(TABLE13))
 def test_table13_takeover_point(name):
     acc, noimg, drop, l_star = TABLE13[name]

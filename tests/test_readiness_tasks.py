@@ -7,8 +7,8 @@ items) and two lmms-eval subprocess runs of the ``readiness`` group, ``blind`` a
 * ``blind`` never reads the image, so each image arm answers exactly as its text twin
   (f1 = 0) and a substituted image cannot change its answer (T5);
 * ``grounded`` without an image *is* the blind prior, so every text-only arm matches blind
-  answer for answer (same f2, f3); with an image it reads the lesion side, so a mirrored
-  image changes its answer.
+  answer for answer (same f2, f3); with an image it reads the pixels, so another case's
+  image changes its answer to the distractor that image supports.
 """
 
 from __future__ import annotations
@@ -37,14 +37,22 @@ from medvigil.suites.readiness.protocol import (
     readiness_from_samples,
     reorder,
     replace_distractors,
+    substitution_donors,
 )
 from medvigil.suites.readiness.scoring import fragilities, robustness_score
 
 SLOW_FIXTURES = {"runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES, SEED = 12, 2  # seed 2: one text-answerable item and several laterality-dependent ones
+CASES, SEED = 12, 0  # seed 0: one text-answerable item and two items with a T5 donor
 MODELS = ("blind", "grounded")
+
+
+def _task_utils():
+    spec = importlib.util.spec_from_file_location("readiness_utils", ROOT / "tasks" / "readiness" / "utils.py")
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    return utils
 
 
 def _row(pid="P1-original", case="C1", options=("Left side", "Right side", "Both sides", "Midline", "Insufficient"), letter="A"):
@@ -75,7 +83,7 @@ def test_replacement_is_seeded_and_never_the_gold():
         replace_distractors(rows[0], pool, seed=1)["replaced"] != first["replaced"]
     gold = "Left side"
     assert first["options"][ord(first["correct_letter"]) - 65] == gold
-    assert to_published_letter(first["permutation"], first["correct_letter"]) == "A"
+    assert first["permutation"][ord(first["correct_letter"]) - 65] == "A"  # the stored gold letter
     assert len(set(first["replaced"])) == 4 and not set(first["replaced"]) & set(rows[0]["options"])
     # nothing sharing a word with the gold ("Right-sided pneumothorax" has no 'left'/'side' word; "Left side" is taken)
     assert all(not ({"left", "side"} & set(t.lower().split())) for t in first["replaced"])
@@ -90,9 +98,12 @@ def test_too_small_pool_names_the_field():
 def test_unknown_and_reorder():
     row = _row()
     base = base_order(row)
-    assert base == base_order({**row, "probe_id": "P1-lr_flip"})  # one order per case
-    assert sorted(base["options"]) == sorted(row["options"]) and base["options"][ord(base["correct_letter"]) - 65] == "Left side"
-    assert base["correct_letter"] != "A"  # seed 0 moves this gold off A (the stored order is not the base)
+    assert base["options"] == row["options"] and base["correct_letter"] == "A"  # the paper's original order: the source's
+    shuffled = base_order(row, base="seeded_shuffle")  # our stand-in variant: one seeded order per case
+    assert shuffled == base_order({**row, "probe_id": "P1-lr_flip"}, base="seeded_shuffle")
+    assert sorted(shuffled["options"]) == sorted(row["options"]) and shuffled["correct_letter"] != "A"
+    with pytest.raises(ValueError, match="base must be one of"):
+        base_order(row, base="sorted")
     unk = insert_unknown(row)
     assert unk["correct_letter"] == base["correct_letter"] and unk["options"].count(UNKNOWN) == 1
     assert [o for o in unk["options"] if o != UNKNOWN] == [o for o in base["options"] if o not in unk["replaced"]]  # in place
@@ -103,19 +114,20 @@ def test_unknown_and_reorder():
     assert to_published_letter(moved["permutation"], moved["correct_letter"]) == "A"
 
 
-def test_replacement_keeps_the_safe_option_and_nests():
+def test_4r_replaces_every_distractor_and_nests():
     rows = [{**_row(), "safe_letter": "E", "source_dataset": "S"},
             *({**_row(f"P{i}-original", f"C{i}", (f"opt{i} a", f"opt{i} b", f"opt{i} c", f"opt{i} d", "Insufficient")),
                "source_dataset": "S"} for i in range(2, 5))]
     pool = option_pool(rows)
     views = {n: replace_distractors(rows[0], pool, n) for n in (1, 2, 3, 4)}
     for n, v in views.items():
-        shown = set(v["options"])
-        assert "Insufficient" in shown and "Left side" in shown  # safe option and gold are never replaced
-        assert v["n_replaced"] == min(n, 3) and len(v["replaced"]) == min(n, 3)  # 4R = 3R with a safe option
-        assert v["options"][ord(v["safe_letter"]) - 65] == "Insufficient"
-    assert set(views[1]["replaced"]) < set(views[2]["replaced"]) < set(views[3]["replaced"])  # nested
+        assert "Left side" in v["options"] and v["n_replaced"] == n == len(v["replaced"])  # the gold is never replaced
+    assert "Insufficient" not in views[4]["options"]  # the paper's 4R: all four distractors, the safe option too
+    assert set(views[1]["replaced"]) < set(views[2]["replaced"]) < set(views[3]["replaced"]) < set(views[4]["replaced"])
     assert set(views[1]["replaced_texts"]) < set(views[2]["replaced_texts"])
+    kept = {n: replace_distractors(rows[0], pool, n, keep_safe=True) for n in (3, 4)}  # the stand-in variant: 4R = 3R
+    for v in kept.values():
+        assert v["n_replaced"] == 3 and v["options"][ord(v["safe_letter"]) - 65] == "Insufficient"
 
 
 def test_replacements_come_from_the_same_source():
@@ -133,7 +145,7 @@ def test_replacements_come_from_the_same_source():
 def test_generic_k_items():
     row = {"probe_id": "x", "case_id": "x", "probe_kind": "original", "options": ["yes", "no", "maybe"], "correct_letter": "B",
            "text_only_answerable": False}
-    base = base_order(row)
+    base = base_order(row, base="seeded_shuffle")
     assert len(base["permutation"]) == 3 and base["options"][ord(base["correct_letter"]) - 65] == "no"
     unk = insert_unknown(row)
     assert unk["options"].count(UNKNOWN) == 1 and "no" in unk["options"]
@@ -150,15 +162,47 @@ def test_bad_rows_name_the_field(bad, field):
         arm_docs("readiness_t9", [_row()])
 
 
-def test_substitution_must_change_the_answer():
-    original = {**_row(), "laterality_dependent": True}
-    flipped = {**original, "probe_id": "P1-lr_flip", "probe_kind": "lr_flip", "correct_letter": "B"}
-    ((index, doc),) = arm_docs("readiness_img_subst", [original, flipped])
-    assert index == 1 and doc["condition"] == "visual_substitution"
-    assert doc["options"][ord(doc["correct_letter"]) - 65] == "Right side"  # stored B, shown in the case's base order
-    assert doc["options"] == base_order(original)["options"]
-    with pytest.raises(ValueError, match="'correct_letter' is unchanged"):
-        arm_docs("readiness_img_subst", [original, {**flipped, "correct_letter": "A"}])
+def test_substitution_shows_another_case_supporting_a_distractor():
+    question = "On which side is the effusion?"
+    item = {**_row(), "question": question, "image_file": "images/C1.png"}
+    right = {**_row("P2-original", "C2", ("Right side", "Left side", "Midline", "Both sides", "Insufficient")),
+             "question": question, "image_file": "images/C2.png"}
+    other_question = {**_row("P3-original", "C3", ("Midline", "Left side", "Right side", "Both sides", "Insufficient")),
+                      "question": "Where is the mass?", "image_file": "images/C3.png"}
+    mirror = {**item, "probe_id": "P1-lr_flip", "probe_kind": "lr_flip", "correct_letter": "B"}
+    rows = [item, mirror, right, other_question]
+    docs = dict(arm_docs("readiness_img_subst", rows))
+    # C1 (gold "Left side") gets C2's image, whose gold "Right side" is a C1 distractor: B becomes the gold;
+    # C2 gets C1's image ("Left side"); C3 has no donor with its question; the mirror is never a T5 doc
+    assert set(docs) == {0, 2} and docs[0]["readiness"]["donor_row"] == 2 and docs[2]["readiness"]["donor_row"] == 0
+    doc = docs[0]
+    assert doc["condition"] == "visual_substitution" and doc["options"] == item["options"]  # question and options unchanged
+    assert doc["correct_letter"] == "B" and doc["readiness"]["original_letter"] == "A"
+    assert doc["readiness"]["substituted_by"] == {"case_id": "C2", "probe_id": "P2-original", "image_file": "images/C2.png"}
+    assert substitution_donors(rows) == ({0: 2, 2: 0}, 1)
+    # any question: C3 (gold "Midline", a C1 and C2 distractor) may donate too
+    assert set(substitution_donors(rows, donor_match="answer")[0]) == {0, 2, 3}
+    # the image arm marks the items T5 asks, for T5's original accuracy
+    marks = {i: d["readiness"]["t5_item"] for i, d in arm_docs("readiness_img", rows)}
+    assert marks == {0: True, 2: True, 3: False}
+
+
+def test_paper_prompts_verbatim():
+    """Appendix E's two multiple-choice prompts, as rendered for a doc (snapshot)."""
+    utils = _task_utils()
+    doc = {"question": "What is the diagnosis?", "options": ["Carcinoid syndrome", "Dermatomyositis", "Endocarditis"],
+           "condition": "default"}
+    assert utils.readiness_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""}) == (
+        "You are a helpful medical assistant that answers multiple choice questions about the provided image. "
+        "The following is a multiple choice question (with answers).\n"
+        "Question: What is the diagnosis?\nOptions:\nA. Carcinoid syndrome\nB. Dermatomyositis\nC. Endocarditis\n"
+        "Please only answer with the index and content of the option.")
+    cot = utils.readiness_doc_to_text({**doc, "condition": "default:cot"})
+    assert cot.endswith("C. Endocarditis\nLet us think step by step, enclosing the thought process within <thinking> and "
+                        "</thinking>.\nProvide answer with the index and content of the option, and place it within <answer> "
+                        "and </answer>.")
+    messages = utils.readiness_doc_to_messages(doc, {})
+    assert [m["role"] for m in messages] == ["user"]  # no system message
 
 
 # ---------------------------------------------------------------- real lmms-eval runs
@@ -194,6 +238,20 @@ def _table(out: Path) -> dict:
     return {task: {k.split(",")[0]: v for k, v in metrics.items()} for task, metrics in json.loads(results.read_text())["results"].items()}
 
 
+def test_substitution_docs_show_the_donor_image(runs, monkeypatch):
+    """The T5 docs lmms-eval is given carry the donor case's image, not the item's own."""
+    monkeypatch.setenv("MEDVIGIL_DATA", str(runs["blind"].parents[1] / "build" / "medvigil"))
+    utils = _task_utils()
+    from medvigil.mcq.adapter import load_mcq
+
+    own = {r["probe_id"]: r["image"].tobytes() for r in load_mcq() if r["probe_kind"] == "original" and r["image"] is not None}
+    docs = utils.load_readiness_img_subst(None)
+    assert len(docs) == 2
+    for doc in docs:
+        donor = doc["readiness"]["substituted_by"]
+        assert doc["image"].tobytes() == own[donor["probe_id"]] != own[doc["probe_id"]]
+
+
 def _records(out: Path) -> list[dict]:
     from medvigil.records.lmms_eval_logs import read_samples  # validates every record against the schema
 
@@ -217,16 +275,18 @@ def test_records_validate_and_cover_every_arm(runs):
         assert sum(r["text_only_answerable"] for r in arms["readiness_img"].values()) >= 1
         visreq = {p for p, r in arms["readiness_text"].items() if r["text_only_answerable"] is False}
         for arm, spec in ARMS.items():
-            if spec.scope == "visreq":
+            if spec.scope == "visreq" and spec.perturbation != "substitution":  # T5: the visreq items with a donor
                 assert set(arms[arm]) == visreq, arm
-        for r in arms["readiness_img"].values():  # base arms: the seeded order, not the stored gold-at-A
-            assert r["extra"]["permutation"] and r["correct_letter"] == "ABCDE"[r["extra"]["permutation"].index("A")]
-        assert {r["correct_letter"] for r in arms["readiness_img"].values()} != {"A"}
-        for n in (1, 2, 3, 4):  # the safe option (stored E) is never replaced: 4R replaces three
+        for r in arms["readiness_img"].values():  # base arms: the source's order (the paper's "original order")
+            assert r["extra"]["permutation"] == "ABCDE" and r["correct_letter"] == "A"
+        for n in (1, 2, 3, 4):  # every option but the gold is a distractor: 4R replaces four
             for r in arms[f"readiness_text_{n}r"].values():
-                assert r["extra"]["n_replaced"] == min(n, 3) and r["extra"]["options_shown"][ord(r["extra"]["safe_letter"]) - 65] \
-                    == arms["readiness_text"][r["probe_id"]]["extra"]["options_shown"][ord(arms["readiness_text"][r["probe_id"]]["extra"]["safe_letter"]) - 65]
-        assert len(arms["readiness_img_subst"]) >= 2
+                assert r["extra"]["n_replaced"] == n == len(r["extra"]["replaced"])
+        assert len(arms["readiness_img_subst"]) == 2
+        for r in arms["readiness_img_subst"].values():  # another case's image, whose gold is one of this item's distractors
+            donor = r["extra"]["substituted_by"]
+            assert donor["case_id"] != r["case_id"] and r["correct_letter"] != r["extra"]["original_letter"]
+            assert arms["readiness_img"][r["probe_id"]]["extra"]["t5_item"] is True
         for r in arms["readiness_text_4r"].values():  # the gold text is shown under the correct letter
             base = arms["readiness_text"][r["probe_id"]]
             gold = base["extra"]["options_shown"][ord(base["correct_letter"]) - 65]
@@ -241,7 +301,7 @@ def test_table_accuracies_equal_the_records(runs):
             rows = list(recs.values())
             assert table[arm]["acc"] == pytest.approx(arm_accuracy(rows))
             assert table[arm]["acc"] == pytest.approx(100 * sum(r["predicted_letter"] == r["correct_letter"] for r in rows) / len(rows))
-            for subset in ("acc_visreq", "acc_laterality", *(f"acc_{s}" for s in SOURCES)):
+            for subset in ("acc_visreq", "acc_t5", *(f"acc_{s}" for s in SOURCES)):
                 if subset in table[arm]:
                     assert _eq(table[arm][subset], arm_accuracy(rows, subset.removeprefix("acc_")))
 
@@ -256,7 +316,7 @@ def test_R_from_logs_equals_the_core_on_the_table(runs):
             t2_text=text["acc_visreq"], t3_text_orig=text["acc_visreq"], t3_text_reord=t["readiness_text_reord"]["acc"],
             t4_text_base=text["acc_visreq"], t4_text_4r=t["readiness_text_4r"]["acc"], t4_img_base=img["acc_visreq"],
             t4_img_4r=t["readiness_img_4r"]["acc"], t4_text_unk=t["readiness_text_unk"]["acc"],
-            t5_orig=img["acc_laterality"], t5_subst=t["readiness_img_subst"]["acc"])
+            t5_orig=img["acc_t5"], t5_subst=t["readiness_img_subst"]["acc"])
         (scored,) = readiness_from_samples([out]).values()
         assert [scored["fragility"][k] for k in ("T1", "T2", "T3", "T4", "T5")] == pytest.approx(list(f))
         assert scored["R"] == pytest.approx(float(robustness_score(f))), model
@@ -280,7 +340,7 @@ def test_blind_ignores_the_image(runs):
     assert t5["original"] + t5["substituted"] <= 100.0
 
 
-def test_grounded_is_blind_without_the_image_and_follows_the_mirror(runs):
+def test_grounded_is_blind_without_the_image_and_follows_the_substituted_image(runs):
     blind, grounded = _by_arm(_records(runs["blind"])), _by_arm(_records(runs["grounded"]))
     for arm, spec in ARMS.items():
         if not spec.image:
@@ -288,14 +348,11 @@ def test_grounded_is_blind_without_the_image_and_follows_the_mirror(runs):
     b = readiness_from_samples([runs["blind"]])["blind"]
     g = readiness_from_samples([runs["grounded"]])["grounded"]
     assert g["fragility"]["T2"] == b["fragility"]["T2"] and g["fragility"]["T3"] == b["fragility"]["T3"]
-    # the mirrored image moves the lesion to the other side; grounded reads the pixels, so
-    # some of its answers move with it (blind's cannot: test_blind_ignores_the_image)
+    # another case's image supports a distractor; grounded reads the pixels, so its answers move with
+    # the image (blind's cannot: test_blind_ignores_the_image)
     originals = {r["case_id"]: r for r in grounded["readiness_img"].values()}
-    assert any(r["predicted_letter"] != originals[r["case_id"]]["predicted_letter"] for r in grounded["readiness_img_subst"].values())
-    # it reads the mirrored side, so the substituted gold is its answer; blind's answers stay put, right only by
-    # chance (with the seeded base order blind has no gold-at-A prior to exploit: T2 fragility 0 for both)
+    assert all(r["predicted_letter"] != originals[r["case_id"]]["predicted_letter"] for r in grounded["readiness_img_subst"].values())
     assert g["accuracies"]["T5"]["substituted"] == 100.0 > b["accuracies"]["T5"]["substituted"]
-    assert b["fragility"]["T2"] == 0.0
 
 
 def test_duplicate_logs_are_refused(runs):
@@ -337,7 +394,7 @@ def test_report_has_the_readiness_section(runs, tmp_path, capsys):
     assert main(["report", str(scores), "--out", str(report)]) == 0
     md = (report / "report.md").read_text()
     assert "## Illusion of Readiness" in md and "R(m)" in md
-    assert md.count("T5 (mirrored-image stand-in)") >= 3  # every table with T5 says what it is
+    assert "mirrored" not in md  # T5 is the paper's substitution, no longer a stand-in
     result = json.loads(scores.read_text())
     for model, folder in runs.items():  # Ext. Data Table 5 and T6 rows equal the records
         arms = _by_arm(_records(folder))

@@ -20,12 +20,14 @@ read any Hugging Face dataset with an image, a question and K >= 2 options inste
         "capability": "task",            # optional (MedQ-Deg Table 2)
         "finding": "finding",            # optional (CbD per-finding split)
         "text_only_answerable": "text_ok",   # optional; default false: every item needs the image
-        "safe_option": "abstain_letter"  # optional: an option never replaced (Readiness) or proposed (CbD)
+        "safe_option": "abstain_letter", # optional: an option never replaced (Readiness) or proposed (CbD)
+        "kind": "row_kind"               # optional: "original" (default) or "paraphrase" (a paraphrase of its
+                                         # case's original, for CbD's CBD_PARAPHRASES=supplied; other packs skip it)
       },
       "defaults": {"modality": "X-ray"}  # optional constant values for absent columns
     }
 
-Every row becomes one ``original`` probe: ``probe_id``, ``case_id``, ``question``, ``options`` (K
+Every row becomes one probe (``original``, or ``paraphrase`` by the ``kind`` column): ``probe_id``, ``case_id``, ``question``, ``options`` (K
 texts), ``correct_letter`` (A..), ``image`` and ``image_file`` (the id: seeds and caches key on
 it), ``image_status``, ``modality``, ``source_dataset``, ``capability``, ``finding``,
 ``text_only_answerable``, ``laterality_dependent`` (false: no mirrored probe exists, so T5 is not
@@ -46,7 +48,8 @@ from medvigil.files.input_files import read_json
 
 ADAPTER_ENV = "MEDVIGIL_MCQ_ADAPTER"
 REQUIRED = ("image", "question", "options", "answer")
-OPTIONAL = ("id", "case", "modality", "capability", "finding", "text_only_answerable", "safe_option")
+OPTIONAL = ("id", "case", "modality", "capability", "finding", "text_only_answerable", "safe_option", "kind")
+KINDS = ("original", "paraphrase")  # probe_kind values a row may take
 LETTERS = string.ascii_uppercase
 
 
@@ -138,10 +141,13 @@ def adapt(spec: Mapping[str, Any]):
         probe = str(value(row, "id") if value(row, "id") is not None else i)
         safe = value(row, "safe_option")
         text_ok = value(row, "text_only_answerable")
+        kind = str(value(row, "kind") if value(row, "kind") is not None else "original")
+        if kind not in KINDS:
+            raise ValueError(f"{here}: field 'kind' must be one of {', '.join(KINDS)}, got {kind!r}")
         return {
             "probe_id": probe,
             "case_id": str(value(row, "case") if value(row, "case") is not None else probe),
-            "probe_kind": "original",
+            "probe_kind": kind,
             "question": question,
             "options": options,
             "correct_letter": _letter(value(row, "answer"), options, here),

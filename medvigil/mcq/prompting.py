@@ -82,7 +82,7 @@ def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | 
     return match.group(1).upper() if match else None
 
 
-_OPTION_LINE = re.compile(r"^([A-Z])\.\s?(.*)$")
+_OPTION_LINE = re.compile(r"^([A-Z])[.)]\s?(.*)$")  # "A. text" (Appendix L) or "A) text" (the authors' runner)
 
 
 def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
@@ -96,11 +96,14 @@ def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
     'e'
     """
     lines = prompt.splitlines()
-    try:
-        start = max(i for i, line in enumerate(lines) if line.strip() == "Options:")
-    except ValueError:
-        raise ValueError("prompt has no 'Options:' line") from None
-    question = "\n".join(lines[:start]).strip()
+    headed = [i for i, line in enumerate(lines) if line.strip() == "Options:"]
+    # MedQ-Deg's prompt (App. B) and the MedVIGIL authors' runner have no "Options:" header: the block
+    # starts at its "A." / "A)" line
+    bare = [i - 1 for i, line in enumerate(lines) if line.strip().startswith(("A. ", "A) "))]
+    if not headed and not bare:
+        raise ValueError("prompt has no 'Options:' line and no 'A.' option line")
+    start = max(headed) if headed else bare[-1]
+    question = "\n".join(lines[:start + (0 if headed else 1)]).strip()
     # simple (non-chat) lmms-eval models receive the system text as a pre-prompt
     question = question.removeprefix(SYSTEM_PROMPT).strip()
     options: dict[str, str] = {}

@@ -27,9 +27,15 @@ MODEL_STYLES = {
 
 def _style_kwargs(mode: str, protocol: str) -> str:
     per_model = MODEL_STYLES.get(mode, {}) if protocol == "authors" else {}
+    # the generating modes of the authors' protocol: their system prompt for the API models
+    system = protocol == "authors" and mode in ("mc", "ff")
+    if system:
+        per_model = {**{m: protocol for m in prompts.API_MODELS}, **per_model}
     lines = ["lmms_eval_specific_kwargs:"]
     for key, style in {"default": protocol, **per_model}.items():
         lines += [f"  {key}:", f"    prompt_style: {style}", '    pre_prompt: ""', '    post_prompt: ""']
+        if system and key in prompts.API_MODELS:
+            lines.append(f"    system_prompt: {task_yaml.quoted(prompts.AUTHORS_SYSTEM_PROMPT)}")
     return "\n".join(lines)
 
 
@@ -50,11 +56,12 @@ def _task(name: str, body: str) -> str:
 def _mode_files(protocol: str) -> dict[str, str]:
     suffix = "" if protocol == "authors" else f"_{protocol}"
     text = "doc_to_text: !function utils.mediconfusion_doc_to_text"
+    messages = "\ndoc_to_messages: !function utils.mediconfusion_doc_to_messages"
     out = {}
     out[f"mediconfusion_mc{suffix}.yaml"] = _task(
         f"mc{suffix}",
         f"""output_type: generate_until
-{text}
+{text}{messages}
 doc_to_target: correct_letter
 process_results: !function utils.mediconfusion_mc_process_results
 {task_yaml.generation_kwargs(prompts.MAX_NEW_TOKENS["mc", protocol])}
@@ -86,7 +93,7 @@ process_results: !function utils.mediconfusion_ps_process_results
     out[f"mediconfusion_ff{suffix}.yaml"] = _task(
         f"ff{suffix}",
         f"""output_type: generate_until
-{text}
+{text}{messages}
 doc_to_target: correct_letter
 process_results: !function utils.mediconfusion_ff_process_results
 {task_yaml.generation_kwargs(prompts.MAX_NEW_TOKENS["ff", protocol])}

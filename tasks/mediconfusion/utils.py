@@ -217,6 +217,20 @@ def mediconfusion_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None 
     return f"{kwargs.get('pre_prompt', '')}{text}{kwargs.get('post_prompt', '')}"
 
 
+def mediconfusion_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    """Chat form of the generating modes: the ``system_prompt`` the model's kwargs carry (the
+    authors' system prompt for the API models, :data:`medvigil.suites.mediconfusion.prompts.API_MODELS`)
+    as a system turn, then the prompt and the image, the order of their ``Models/gpt.py``; without
+    one, the image and then the prompt, as lmms-eval builds a chat turn from the text and visuals."""
+    kwargs = lmms_eval_specific_kwargs or {}
+    text = [{"type": "text", "text": mediconfusion_doc_to_text(doc, kwargs)}]
+    images = [{"type": "image", "url": image} for image in mediconfusion_doc_to_visual(doc)]
+    system = kwargs.get("system_prompt")
+    if not system:
+        return [{"role": "user", "content": images + text}]
+    return [{"role": "system", "content": [{"type": "text", "text": system}]}, {"role": "user", "content": text + images}]
+
+
 def mediconfusion_ps_doc_to_choice(doc: dict) -> list:
     """PS continuations: the two option texts."""
     return [doc["option_A"], doc["option_B"]]

@@ -24,13 +24,12 @@ EXPERIMENTS = {"calibration": ("medqdeg", TRIALS_CALIBRATION), "accuracy": ("med
 
 def _core():
     from medvigil.suites.medqdeg import protocol as medqdeg_protocol
-    from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
-    return medqdeg_protocol.METRICS, SYSTEM_PROMPT
+    return medqdeg_protocol.METRICS
 
 
 def template() -> str:
-    metrics, system = _core()
+    metrics = _core()
     # Section 3.4: T trials at temperature 1.0. The strip_thinking filter keeps all T
     # responses as one list (the default take_first filter would keep only the first).
     return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}output_type: generate_until
@@ -45,7 +44,7 @@ filter_list:
     filter:
       - function: strip_thinking
 {task_yaml.generation_kwargs(8, temperature=1.0, do_sample=True)}
-{task_yaml.system_prompt_kwargs(system)}
+{task_yaml.prompt_kwargs()}
 {task_yaml.metric_list("medqdeg_aggregate_", metrics)}
 metadata:
   version: {VERSION}

@@ -9,9 +9,7 @@ each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the
 from __future__ import annotations
 
 from medvigil.mcq.adapter import load_mcq
-from medvigil.mcq.prompting import build_k_option_prompt
-from medvigil.suites.medqdeg.protocol import METRICS, plan_docs, record, render, responses_of, task_score, types_per_probe
-from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
+from medvigil.suites.medqdeg.protocol import METRICS, answer_prompt, plan_docs, record, render, responses_of, task_score, types_per_probe
 
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
 
@@ -55,16 +53,16 @@ def medqdeg_doc_to_visual(doc: dict) -> list:
 
 
 def medqdeg_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The paper's prompt (Appendix B); ``pre_prompt`` / ``post_prompt`` are empty by default."""
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{build_k_option_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    return f"{kwargs.get('pre_prompt', '')}{answer_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
 
 
 def medqdeg_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
-    """Chat form: the Appendix L system message, then the degraded image and the question."""
-    kwargs = dict(lmms_eval_specific_kwargs or {}, pre_prompt="")
+    """Chat form: one user turn, the degraded image then the paper's prompt; no system message."""
     content = [{"type": "image", "url": image} for image in medqdeg_doc_to_visual(doc)]
-    content.append({"type": "text", "text": medqdeg_doc_to_text(doc, kwargs)})
-    return [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+    content.append({"type": "text", "text": medqdeg_doc_to_text(doc, lmms_eval_specific_kwargs)})
+    return [{"role": "user", "content": content}]
 
 
 def medqdeg_process_results(doc: dict, results: list) -> dict:

@@ -69,6 +69,19 @@ process_results: !function utils.medvigil_open_process_results
 """
 
 
+_RUNNER = importlib.import_module("medvigil.suites.medvigil.harness.authors_runner")
+
+
+def authors_task(name: str, loader: str, metrics=None) -> str:
+    """The authors' released runner (medvigil.suites.medvigil.harness.authors_runner): their prompt, no system
+    message, 600 new tokens, their parser (in process_results, by the doc's ``runner``)."""
+    return f"""{task_yaml.task(name, loader)}doc_to_text: !function utils.medvigil_authors_doc_to_text
+doc_to_messages: !function utils.medvigil_authors_doc_to_messages
+{task_yaml.generation_kwargs(_RUNNER.MAX_NEW_TOKENS)}
+{task_yaml.prompt_kwargs()}
+""" + (f"{_metric_list(metrics)}\n" if metrics else "")
+
+
 def roi_pilot_task(step: int) -> str:
     """Appendix K as the authors ran it: the 80-case pilot, 5 samples at T = 0.7, modal vote."""
     return f"""{task_yaml.task(f"medvigil_roi_decay_k{step}", f"load_roi_pilot_{step}")}process_results: !function utils.medvigil_roi_pilot_process_results
@@ -92,14 +105,20 @@ def files() -> dict[str, str]:
     out["medvigil_mcq_circular.yaml"] = task("medvigil_mcq_circular", "load_mcq_circular")
     out["medvigil_triplets.yaml"] = task("medvigil_triplets", "load_triplets", TRIPLET_METRICS)
     out["medvigil_open.yaml"] = open_task()
+    out["medvigil_mcq_authors.yaml"] = authors_task("medvigil_mcq_authors", "load_mcq_authors")
     for sigma in BLUR_SIGMAS:
         out[f"medvigil_blur_s{sigma}.yaml"] = task(f"medvigil_blur_s{sigma}", f"load_blur_{sigma}", SUMMARY_METRICS)
+        out[f"medvigil_blur_authors_s{sigma}.yaml"] = authors_task(f"medvigil_blur_authors_s{sigma}", f"load_blur_authors_{sigma}",
+                                                                   SUMMARY_METRICS)
     for step in ROI_DECAY_STEPS:
         out[f"medvigil_roi_decay_k{step}.yaml"] = roi_pilot_task(step)
         out[f"medvigil_roi_decay_all_k{step}.yaml"] = task(f"medvigil_roi_decay_all_k{step}", f"load_roi_decay_{step}",
                                                            DECAY_METRICS)
     out["_medvigil_blur.yaml"] = group(
         "medvigil_blur", [f"medvigil_blur_s{s}" for s in BLUR_SIGMAS] + ["medvigil_mcq_noimg"], VERSION
+    )
+    out["_medvigil_blur_authors.yaml"] = group(  # the authors' runner and PIL blur; sigma = inf: their --no-image run
+        "medvigil_blur_authors", [f"medvigil_blur_authors_s{s}" for s in BLUR_SIGMAS], VERSION
     )
     out["_medvigil_roi_decay.yaml"] = group(
         "medvigil_roi_decay", [f"medvigil_roi_decay_k{k}" for k in ROI_DECAY_STEPS], VERSION

@@ -21,6 +21,7 @@ from medvigil.data_location import load_config
 from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
+from medvigil.suites.medvigil.harness.authors_runner import authors_blur, authors_letter, authors_prompt
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
@@ -71,6 +72,15 @@ def load_mcq_circular(_pointer):
     return _load("mcq_circular", "circular")
 
 
+def _authors(data):
+    """Mark docs for the authors' released runner (medvigil.suites.medvigil.harness.authors_runner)."""
+    return data.map(lambda _: {"runner": "authors"}, desc="medvigil authors' runner")
+
+
+def load_mcq_authors(_pointer):
+    return _authors(_load("mcq", "default"))
+
+
 def load_triplets(_pointer):
     """Anchor, T-CF and V-CF of every askable triplet over the case's original options (Eq. 7)."""
     from medvigil.suites.medvigil.scoring.triplets import triplet_probes
@@ -93,6 +103,10 @@ def load_open(_pointer):
 
 def _load_blur(sigma: str):
     return _load("mcq", f"blur:{sigma}", kinds=("original",))
+
+
+def _load_blur_authors(sigma: str):
+    return _authors(_load_blur(sigma))
 
 
 def _load_roi_decay(step: int):
@@ -147,6 +161,34 @@ def load_blur_64(_pointer):
     return _load_blur("64")
 
 
+def load_blur_authors_0(_pointer):
+    return _load_blur_authors("0")
+
+
+def load_blur_authors_2(_pointer):
+    return _load_blur_authors("2")
+
+
+def load_blur_authors_4(_pointer):
+    return _load_blur_authors("4")
+
+
+def load_blur_authors_8(_pointer):
+    return _load_blur_authors("8")
+
+
+def load_blur_authors_16(_pointer):
+    return _load_blur_authors("16")
+
+
+def load_blur_authors_32(_pointer):
+    return _load_blur_authors("32")
+
+
+def load_blur_authors_64(_pointer):
+    return _load_blur_authors("64")
+
+
 def load_roi_decay_0(_pointer):
     return _load_roi_decay(0)
 
@@ -189,8 +231,10 @@ def medvigil_doc_to_visual(doc: dict) -> list:
         return []
     from medvigil.images import imaging
 
-    image = image.convert("RGB")
     kind, _, value = condition.partition(":")
+    if kind == "blur" and doc.get("runner") == "authors":  # their PIL blur (bench_blur_sweep_make.py)
+        return [authors_blur(image, float(value), image.format)]
+    image = image.convert("RGB")
     if kind == "blur":
         image = imaging.gaussian_blur(image, float(value))
     elif kind == "roi_decay":
@@ -216,13 +260,27 @@ def medvigil_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None =
     ]
 
 
+def medvigil_authors_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The authors' released runner's prompt (``A) ...`` options, its closing instruction)."""
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{authors_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+
+
+def medvigil_authors_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    """The runner's request: one user turn, the image then the text, no system message."""
+    content = [{"type": "image", "url": image} for image in medvigil_doc_to_visual(doc)]
+    content.append({"type": "text", "text": medvigil_authors_doc_to_text(doc, lmms_eval_specific_kwargs)})
+    return [{"role": "user", "content": content}]
+
+
 # ---------------------------------------------------------------- results
 
 def _record(doc: dict, response: str) -> dict:
     """The per-probe record, in *published* letters even when options were reordered."""
-    letter = parse_letter(response)
+    authors = doc.get("runner") == "authors"
+    letter = authors_letter(response) if authors else parse_letter(response)
     correct = doc["correct_letter"]
-    extra = {"condition_source": "lmms-eval"}
+    extra = {"condition_source": "lmms-eval", **({"runner": "authors"} if authors else {})}
     # attempts are known when the model ran under `--model retry` (Appendix L protocol)
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 from medvigil.suites.readiness.protocol import ARMS, SOURCES, arm_metrics
 from medvigil.tasks import task_yaml
 
@@ -16,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 VERSION = "0.1"
 # metric -> higher is better? (accuracy of the arm; parse failures are a diagnostic)
 # metric -> higher is better (the T1 item counts n_<source> have no direction; lmms-eval wants a bool)
-DIRECTIONS = {"acc": True, "acc_visreq": True, "acc_laterality": True, "parse_failures": False,
+DIRECTIONS = {"acc": True, "acc_visreq": True, "acc_t5": True, "parse_failures": False,
               **{f"acc_{s}": True for s in SOURCES}, **{f"n_{s}": True for s in SOURCES}}
 
 
@@ -27,13 +26,16 @@ doc_to_text: !function utils.readiness_doc_to_text
 doc_to_messages: !function utils.readiness_doc_to_messages
 doc_to_target: correct_letter
 process_results: !function utils.readiness_process_results
-{task_yaml.generation_kwargs(8)}
-{task_yaml.system_prompt_kwargs(SYSTEM_PROMPT)}
+{task_yaml.generation_kwargs(MAX_NEW_TOKENS)}
+{task_yaml.prompt_kwargs()}
 metadata:
   version: {VERSION}
 """
 
 
+# The paper's prompt asks for "the index and content of the option" (Appendix E) and gives no
+# token budget: room for a letter and an option text; the letter is read from the start.
+MAX_NEW_TOKENS = 64
 COT_ARM = "readiness_cot"
 COT_MAX_NEW_TOKENS = 1024  # room for the reasoning before the answer tag
 
@@ -54,7 +56,7 @@ def files() -> dict[str, str]:
     stress = [name for name in ARMS if name != COT_ARM]
     out = {"_default_template_yaml": template(), "_readiness.yaml": task_yaml.group("readiness", stress, VERSION),
            "_readiness_all.yaml": task_yaml.group("readiness_all", ["readiness", COT_ARM], VERSION),
-           # other datasets (medvigil.mcq.adapter) have no mirrored probe: every arm but T5's
+           # other datasets (medvigil.mcq.adapter) need not have T5 donors: every arm but T5's
            "_readiness_any.yaml": task_yaml.group("readiness_any", [n for n in ARMS if ARMS[n].perturbation != "substitution"],
                                                   VERSION)}
     out.update({f"{name}.yaml": task(name) for name in ARMS})

@@ -3,20 +3,23 @@
 Same pattern as tasks/medvigil: each task loads the one-row ``_pointer.jsonl`` and its
 ``process_docs`` swaps in the built MedVIGIL ``mcq`` rows (``MEDVIGIL_DATA``), turned into
 one arm by :func:`medvigil.suites.readiness.protocol.arm_docs`. The arm's condition travels in each
-doc, so one ``doc_to_visual`` serves every arm. Prompt (Appendix L of MedVIGIL, our
-baselines' format), parsing and scoring come from the core.
+doc, so one ``doc_to_visual`` serves every arm; a T5 doc carries its donor's image. Prompt
+(the paper's Appendix E, :func:`medvigil.suites.readiness.protocol.mc_prompt`), parsing and
+scoring come from the core.
 """
 
 from __future__ import annotations
 
 import logging
 
+from datasets import Image
+
 from medvigil.mcq.adapter import load_mcq
-from medvigil.mcq.prompting import build_k_option_prompt, parse_option_letter
+from medvigil.mcq.prompting import parse_option_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
-from medvigil.suites.medvigil.release.release_format import SAFE_LETTER, SYSTEM_PROMPT
-from medvigil.suites.readiness.protocol import ARMS, COT_INSTRUCTION, COT_PREAMBLE, arm_accuracy, arm_count, arm_docs, arm_metrics
+from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
+from medvigil.suites.readiness.protocol import ARMS, arm_accuracy, arm_count, arm_docs, arm_metrics, mc_prompt, substitution_donors
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, parse_cot
 
 WITHHELD = "withheld_credentialed"
@@ -35,8 +38,16 @@ def _load(arm: str):
     rows = [{"safe_letter": SAFE_LETTER, **row} for row in data.remove_columns(["image"]).to_list()]
     made = arm_docs(arm, rows)
     if not made:
-        raise ValueError(f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r})")
+        raise ValueError(f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r}"
+                         + (", with a T5 donor)" if ARMS[arm].perturbation == "substitution" else ")"))
+    if ARMS[arm].perturbation == "substitution":
+        log.warning("readiness %s: %d visually required item(s) have no donor image and are not asked",
+                    arm, substitution_donors(rows)[1])
     overrides = [o for _, o in made]
+    if ARMS[arm].perturbation == "substitution":  # T5: another case's image (its stored bytes), supporting a distractor
+        donors = [o["readiness"]["donor_row"] for o in overrides]
+        images = data.select(donors).cast_column("image", Image(decode=False))["image"]
+        overrides = [{**o, "image": image} for o, image in zip(overrides, images)]
     data = data.select([i for i, _ in made])
     return data.map(lambda _, i: overrides[i], with_indices=True, desc=f"readiness arm {arm}")
 
@@ -121,20 +132,18 @@ def _is_cot(doc: dict) -> bool:
 
 
 def readiness_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The paper's prompt (Appendix E), with its CoT instruction on the T6 arm; ``pre_prompt`` /
+    ``post_prompt`` (empty by default) for a user who wants to add to it."""
     kwargs = lmms_eval_specific_kwargs or {}
-    body = build_k_option_prompt(doc["question"], doc["options"])
-    if _is_cot(doc):  # T6: no one-letter system text; the reasoning instruction after the options
-        return f"{COT_PREAMBLE}\n{body}\n{COT_INSTRUCTION}"
+    body = mc_prompt(doc["question"], doc["options"], cot=_is_cot(doc))
     return f"{kwargs.get('pre_prompt', '')}{body}{kwargs.get('post_prompt', '')}"
 
 
 def readiness_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
-    kwargs = dict(lmms_eval_specific_kwargs or {}, pre_prompt="")  # system text as a real system turn
+    """One user turn, the image first (Appendix E: ``<Images>`` then the text); no system message."""
     content = [{"type": "image", "url": image} for image in readiness_doc_to_visual(doc)]
-    content.append({"type": "text", "text": readiness_doc_to_text(doc, kwargs)})
-    if _is_cot(doc):
-        return [{"role": "user", "content": content}]
-    return [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+    content.append({"type": "text", "text": readiness_doc_to_text(doc, lmms_eval_specific_kwargs)})
+    return [{"role": "user", "content": content}]
 
 
 # ---------------------------------------------------------------- results
@@ -170,9 +179,9 @@ def readiness_aggregate_acc_visreq(records: list) -> float:
     return arm_accuracy(records, "visreq")
 
 
-def readiness_aggregate_acc_laterality(records: list) -> float:
-    """T5 original (image arm): the laterality-dependent cases that get a substituted image."""
-    return arm_accuracy(records, "laterality")
+def readiness_aggregate_acc_t5(records: list) -> float:
+    """T5 original (image arm): the items the substitution arm asks with a donor's image."""
+    return arm_accuracy(records, "t5")
 
 
 def readiness_aggregate_parse_failures(records: list) -> float:

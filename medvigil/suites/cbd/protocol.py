@@ -29,6 +29,13 @@ is about its image, so the frames add no information; their words are chosen to 
 option text of the release (a frame saying "image" or "answer" would lean towards the
 insufficient-evidence option E, "... needed to answer is not visible in this image").
 
+**Supplied paraphrase sets** (``paraphrases="supplied"``; the task pack reads ``CBD_PARAPHRASES``):
+the paper evaluates PSF-Med's documented paraphrases, which are not published with MedVIGIL. A
+user who has them gives them as rows of ``probe_kind`` ``paraphrase`` (through the adapter's
+``kind`` column) beside each case's ``original`` row; the set of a case is then ``q`` and those
+rows (and a ``tcf`` row), in row order, with no template: the paper's protocol on the paper's
+paraphrases. The default ``"templates"`` is the set above, our stand-in.
+
 Text-only arm: the original question only, image withheld (Sec. 3.2 "a standard forward pass
 with the image omitted entirely"; Sec. 5 "exactly one additional forward pass per sample").
 """
@@ -131,6 +138,9 @@ TEMPLATES = (
 PHENOMENA = {"original": None, "tcf": "syntactic restructuring", "lexical": "lexical substitution",
              "frame_prefix": "syntactic restructuring", "frame_suffix": "syntactic restructuring", "negation": "negation",
              "scope": "scope quantification", "specificity": "specificity modulation"}
+SUPPLIED_KIND = "paraphrase"  # probe_kind of a supplied paraphrase row (paraphrases="supplied")
+PARAPHRASE_SETS = ("templates", "supplied")
+PARAPHRASES_ENV = "CBD_PARAPHRASES"
 SOURCES = (ORIGINAL_KIND, RELEASE_PARAPHRASE_KIND) + tuple(name for name, _ in TEMPLATES)
 
 
@@ -157,22 +167,58 @@ def _field(row: Mapping, name: str, where: str):
     return row[name]
 
 
-def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str]) -> list[tuple[int, dict]]:
+def paraphrase_setting(env: Mapping[str, str] | None = None) -> str:
+    """``CBD_PARAPHRASES``: ``templates`` (default) or ``supplied``."""
+    import os
+
+    value = ((os.environ if env is None else env).get(PARAPHRASES_ENV) or "templates").strip()
+    if value not in PARAPHRASE_SETS:
+        raise ValueError(f"{PARAPHRASES_ENV} must be one of {', '.join(PARAPHRASE_SETS)}, got {value!r}")
+    return value
+
+
+def _supplied_plans(rows: Sequence[Mapping[str, Any]], case: str, i: int, extra: list[Mapping[str, Any]],
+                    arms: list[str]) -> list[tuple[int, dict]]:
+    """A case's docs with its supplied paraphrase rows (``extra``, in row order) as the set."""
+    orig = rows[i]
+    if not extra:
+        raise ValueError(f"case {case!r}: no supplied paraphrase (rows of field 'probe_kind' {SUPPLIED_KIND!r}) "
+                         f"with {PARAPHRASES_ENV}=supplied")
+    for para in extra:
+        for name in ("options", "correct_letter"):
+            if list(_field(para, name, f"case {case} paraphrase")) != list(_field(orig, name, f"case {case} original")):
+                raise ValueError(f"case {case!r}: paraphrase {para.get('probe_id')!r} changes field {name!r}; "
+                                 "a paraphrase must keep it")
+    items = [(0, ORIGINAL_KIND, orig)] + [(k, "supplied", para) for k, para in enumerate(extra, start=1)]
+    return [(i, {"probe_id": row["probe_id"], "probe_kind": ORIGINAL_KIND if index == 0 else SUPPLIED_KIND,
+                 "question": str(_field(row, "question", f"case {case}")).strip(), "condition": ARMS[arm],
+                 "paraphrase_index": index, "paraphrase_source": source})
+            for arm in arms for index, source, row in items[: 1 if arm == "noimg" else None]]
+
+
+def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrases: str = "templates") -> list[tuple[int, dict]]:
     """The docs of the given arms as ``(row index of the case's original probe, overrides)``.
 
     ``rows`` are MedVIGIL ``mcq`` rows (``probe_id``, ``probe_kind``, ``case_id``, ``question``,
     ``options``, ``correct_letter``, optionally ``image_status``); images are not needed here.
     Cases whose image is withheld are skipped (both arms, so every sample keeps both).
+    ``paraphrases``: the paraphrase set of a case, ``templates`` or ``supplied`` (module docstring).
     """
     arms = list(arms)
     for arm in arms:
         if arm not in ARMS:
             raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+    if paraphrases not in PARAPHRASE_SETS:
+        raise ValueError(f"paraphrases must be one of {', '.join(PARAPHRASE_SETS)}, got {paraphrases!r}")
     originals: dict[str, int] = {}
     tcf: dict[str, Mapping] = {}
+    supplied: dict[str, list[Mapping[str, Any]]] = {}
     withheld: set[str] = set()
     for i, row in enumerate(rows):
         kind = _field(row, "probe_kind", f"mcq row {i}")
+        if paraphrases == "supplied" and kind in (RELEASE_PARAPHRASE_KIND, SUPPLIED_KIND):
+            supplied.setdefault(str(_field(row, "case_id", f"mcq row {i}")), []).append(row)
+            continue
         if kind not in (ORIGINAL_KIND, RELEASE_PARAPHRASE_KIND):
             continue
         case = str(_field(row, "case_id", f"mcq row {i}"))
@@ -187,6 +233,9 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str]) -> list[tu
     plans: list[tuple[int, dict]] = []
     for case, i in originals.items():
         if case in withheld:
+            continue
+        if paraphrases == "supplied":
+            plans += _supplied_plans(rows, case, i, supplied.get(case, []), arms)
             continue
         orig = rows[i]
         para = tcf.get(case)  # other datasets (the adapter) have no release paraphrase: templates only
@@ -211,7 +260,8 @@ def load_docs(arms: Iterable[str]):
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status")
                if c in data.column_names]
-    plans = plan_docs(data.select_columns(columns).to_list(), arms)
+    setting = paraphrase_setting()
+    plans = plan_docs(data.select_columns(columns).to_list(), arms, setting)
     if not plans:
         raise ValueError("cbd: the mcq config yields no askable case (all images withheld, or no original probes)")
     overrides = [o for _, o in plans]
@@ -359,6 +409,7 @@ BINARY_ARMS = {"image": "binary", "noimg": "binary:noimg", "null": "binary:null"
 BINARY_CHOICES = ("yes", "no")  # A = yes, B = no in the records
 BINARY_TEMPLATE = "{q}\nProposed answer: {candidate}\nIs the proposed answer correct? Answer yes or no."
 NULL_IMAGE_SIZE = (224, 224)  # Sec. 5: "a null-image test (black 224x224)"
+N_SWAPS = 5  # Sec. 5: "an image-swap test ... (5 random replacement images per sample)"
 _ROW_FIELDS = ("case_id", "risk_tier", "source_dataset", "modality", "text_only_answerable", "finding")
 
 
@@ -382,12 +433,14 @@ def binary_candidate(row: Mapping[str, Any], seed: int = SEED) -> tuple[str, boo
     return str(options[letters.index(letter)]), yes
 
 
-def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, checks: bool = True) -> list[tuple[int, dict]]:
+def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, checks: bool = True,
+                     paraphrases: str = "templates") -> list[tuple[int, dict]]:
     """The binary arm's docs as ``(row index whose image is shown, overrides)``: the image arm
     (q and every q'), the text-only arm (q), and with ``checks`` the null-image and image-swap
-    docs of q. The swap doc shows the image of another case (the first other case by
-    ``sha256(seed:swap:case:other)``), with this case's question and label."""
-    plans = plan_docs(rows, ["image", "noimg"])
+    docs of q. The swap docs (:data:`N_SWAPS` per sample, probe ids ``<q's id>:swap<k>``) show the
+    images of other cases (the first ones by ``sha256(seed:swap:case:other)``), with this case's
+    question and label."""
+    plans = plan_docs(rows, ["image", "noimg"], paraphrases)
     originals = sorted({i for i, _ in plans})
     out = []
     for i, o in plans:
@@ -396,14 +449,15 @@ def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, che
         arm = "image" if o["condition"] == ARMS["image"] else "noimg"
         doc = {**o, **{f: row.get(f) for f in _ROW_FIELDS}, "question": BINARY_TEMPLATE.format(q=o["question"], candidate=candidate),
                "choices": list(BINARY_CHOICES), "correct_letter": "A" if yes else "B", "condition": BINARY_ARMS[arm],
-               "binary_candidate": candidate, "binary_label": BINARY_CHOICES[0 if yes else 1], "swap_from": ""}
+               "binary_candidate": candidate, "binary_label": BINARY_CHOICES[0 if yes else 1], "swap_from": "", "swap_index": -1}
         out.append((i, doc))
         if checks and arm == "image" and o["paraphrase_index"] == 0:
             out.append((i, {**doc, "condition": BINARY_ARMS["null"]}))
             donors = [j for j in originals if str(rows[j]["case_id"]) != str(row["case_id"])]
-            if donors:
-                j = min(donors, key=lambda k: _hash(seed, "swap", row["case_id"], rows[k]["case_id"]))
-                out.append((j, {**doc, "condition": BINARY_ARMS["swap"], "swap_from": str(rows[j]["case_id"])}))
+            donors.sort(key=lambda k: _hash(seed, "swap", row["case_id"], rows[k]["case_id"]))
+            for n, j in enumerate(donors[:N_SWAPS]):
+                out.append((j, {**doc, "condition": BINARY_ARMS["swap"], "probe_id": f"{doc['probe_id']}:swap{n}",
+                                "swap_from": str(rows[j]["case_id"]), "swap_index": n}))
     return out
 
 
@@ -414,7 +468,7 @@ def load_binary_docs(*, checks: bool = True):
     columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status",
                            "safe_letter", *_ROW_FIELDS) if c in data.column_names]
     rows = [{"safe_letter": SAFE_LETTER, **r} for r in data.select_columns(list(dict.fromkeys(columns))).to_list()]
-    plans = plan_binary_docs(rows, checks=checks)
+    plans = plan_binary_docs(rows, checks=checks, paraphrases=paraphrase_setting())
     if not plans:
         raise ValueError("cbd: the mcq config yields no askable case (all images withheld, or no original probes)")
     overrides = [o for _, o in plans]
@@ -452,7 +506,7 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
                            candidate=doc["binary_candidate"], label=doc["binary_label"], arm="binary",
                            question=str(doc["question"]).split("\nProposed answer:")[0])
     if doc.get("swap_from"):
-        record["extra"]["swap_from"] = doc["swap_from"]
+        record["extra"].update(swap_from=doc["swap_from"], swap_index=int(doc["swap_index"]))
     return record
 
 
@@ -473,8 +527,10 @@ def _cases(records: Sequence[Mapping[str, Any]], image: str, text: str) -> dict[
             case["para"].append(r)
         elif cond == text:
             case["text"] = r
-        elif cond in (BINARY_ARMS["null"], BINARY_ARMS["swap"]):
+        elif cond == BINARY_ARMS["null"]:
             case[cond] = r
+        elif cond == BINARY_ARMS["swap"]:
+            case.setdefault(cond, []).append(r)
     return cases
 
 
@@ -562,11 +618,15 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
         py_img = [cases[c]["orig"]["extra"]["p_yes"] for c in mine]
         py_txt = [cases[c]["text"]["extra"]["p_yes"] for c in mine]
         entry: dict[str, Any] = {"n": len(mine), "mean_p_yes_image": _mean(py_img), "mean_p_yes_text": _mean(py_txt)}
-        for check in ("null", "swap"):
-            asked = [c for c in mine if BINARY_ARMS[check] in cases[c]]
-            same = sum(cases[c][BINARY_ARMS[check]].get("predicted_letter") == cases[c]["orig"].get("predicted_letter") for c in asked)
-            entry[f"{check}_invariant"] = _rate(same, len(asked))
-            entry[f"n_{check}"] = len(asked)
+        null = [c for c in mine if BINARY_ARMS["null"] in cases[c]]
+        entry["null_invariant"] = _rate(sum(_same(cases[c], cases[c][BINARY_ARMS["null"]]) for c in null), len(null))
+        entry["n_null"] = len(null)
+        swapped = [c for c in mine if cases[c].get(BINARY_ARMS["swap"])]
+        entry["swap_invariant"] = _rate(sum(all(_same(cases[c], r) for r in cases[c][BINARY_ARMS["swap"]]) for c in swapped),
+                                        len(swapped))
+        each = [_same(cases[c], r) for c in swapped for r in cases[c][BINARY_ARMS["swap"]]]
+        entry["swap_invariant_per_image"] = _rate(sum(each), len(each))
+        entry["n_swap"], entry["n_swap_images"] = len(swapped), len(each)
         if mine:
             c = mine[0]
             o, t = cases[c]["orig"], cases[c]["text"]
@@ -576,7 +636,45 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
                                 "p_yes_image": o["extra"]["p_yes"], "p_yes_text": t["extra"]["p_yes"], "gt": o["extra"]["label"]}
         per_q[q_name] = entry
     out["binary_by_quadrant"] = per_q
+    out["kl_check"] = kl_check([cases[c]["orig"]["extra"]["p_yes"] for c in ids],
+                               [cases[c]["text"]["extra"]["p_yes"] for c in ids], [names[q] if q >= 0 else None for q in quad])
     return out
+
+
+def _same(case: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
+    return record.get("predicted_letter") == case["orig"].get("predicted_letter")
+
+
+def binary_kl(p_image: Any, p_text: Any) -> np.ndarray:
+    """KL(P_image || P_text) in nats between the yes/no distributions of q with and without the
+    image (Sec. 5), per sample; 0 log 0 = 0."""
+    from scipy.special import rel_entr
+
+    p, q = np.asarray(p_image, dtype=float), np.asarray(p_text, dtype=float)
+    return rel_entr(p, q) + rel_entr(1.0 - p, 1.0 - q)
+
+
+def kl_check(p_image: Sequence[float], p_text: Sequence[float], quadrants: Sequence[str | None]) -> dict[str, Any]:
+    """Sec. 5's image-reliance check: the KL divergence between the image-conditioned and the
+    text-only yes/no distributions of each sample, its mean per quadrant, and the AUROC of a low
+    KL for detecting Dangerous samples, against Ideal samples (the paper's comparison, "mean KL:
+    Dangerous vs. Ideal") and against all other samples; ``None`` without samples of both kinds.
+    AUROC is the Mann-Whitney U of Dangerous samples' −KL over the others' (ties count one half)."""
+    from scipy.stats import mannwhitneyu
+
+    kl = binary_kl(p_image, p_text)
+    quad = np.array([q or "" for q in quadrants], dtype=object)
+
+    def auroc(negatives: np.ndarray) -> float | None:
+        pos, neg = -kl[quad == "Dangerous"], -kl[negatives]
+        if not (pos.size and neg.size):
+            return None
+        return float(mannwhitneyu(pos, neg).statistic / (pos.size * neg.size))
+
+    return {"mean_kl": {q: _mean(kl[quad == q].tolist()) for q in names},
+            "auroc_dangerous_vs_ideal": auroc(quad == "Ideal"),
+            "auroc_dangerous_vs_rest": auroc((quad != "Dangerous") & (quad != "")),
+            "n": int((quad != "").sum())}
 
 
 def _mean(values: Sequence[float]) -> float | None:

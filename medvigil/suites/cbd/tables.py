@@ -94,8 +94,16 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
                          ["Model", *(f"{q} null" for q in QUADS), *(f"{q} swap" for q in QUADS)],
                          [[n, *(pct(m["binary_by_quadrant"][q]["null_invariant"]) for q in QUADS),
                            *(pct(m["binary_by_quadrant"][q]["swap_invariant"]) for q in QUADS)] for n, m in binary.items()],
-                         "Null image: a black 224×224 image; swap: the image of another case (one per sample; the paper uses "
-                         "five). Text-reliant (Dangerous) samples should be invariant."))
+                         "Null image: a black 224×224 image; swap: the images of five other cases per sample (Sec. 5), a "
+                         "sample invariant when its answer is unchanged under all five. Text-reliant (Dangerous) samples "
+                         "should be invariant."))
+        out.append(Table("Binary arm: KL image-reliance check (Sec. 5; KL(image ‖ text) of the yes/no distributions, nats)",
+                         ["Model", *(f"mean KL {q}" for q in QUADS), "AUROC Dangerous vs Ideal", "AUROC Dangerous vs rest"],
+                         [[n, *(_num(((m.get("kl_check") or {}).get("mean_kl") or {}).get(q), 3) for q in QUADS),
+                           _num((m.get("kl_check") or {}).get("auroc_dangerous_vs_ideal"), 3),
+                           _num((m.get("kl_check") or {}).get("auroc_dangerous_vs_rest"), 3)] for n, m in binary.items()],
+                         "AUROC of a low KL for telling Dangerous samples from Ideal ones (the paper's comparison) and "
+                         "from all others; a text-reliant sample's distribution barely moves without the image."))
     return out
 
 

@@ -30,6 +30,18 @@ for MC whatever the model (``set_model_params``); FF uses each model's config, 1
 LLaVA, LLaVA-Med and Llama 3.2 (their ``vanilla.json`` and the default of their LLaVA
 ``ask_question``), which medvigil takes as the FF limit. medvigil 0.1 used 8 (MC) and 128 (FF).
 
+System prompt (:data:`AUTHORS_SYSTEM_PROMPT`): their ``init_prompts.default``, "You are a helpful
+assitant expert in medical domain." (their spelling), which ``set_init_prompt`` gives every model
+whose config has an ``init_prompt_id``; only their API clients send it (``Models/gpt.py`` as the
+system message, ``claude.py`` as ``system``, ``gemini.py`` as ``system_instruction``), in every
+generating mode. :data:`API_MODELS` are the lmms-eval models that get it.
+
+Free-form generation settings (:data:`AUTHORS_FF_GENERATION`): each model's own
+``configs/Models/<model>/vanilla.json`` (temperature, top-p, beams, new tokens); MC overrides
+them with temperature 0, one beam, no top-p and 32 tokens for every model. lmms-eval fixes a
+task's ``generation_kwargs`` for all models, so the FF task keeps greedy decoding and 100
+tokens and :func:`authors_gen_kwargs` gives the ``--gen_kwargs`` of a model's own settings.
+
 >>> render("mc", "authors", "Which side?", "Left", "Right").splitlines()[2:4]
 ['("A": Left)', '("B": Right)']
 >>> render("ps", "authors", "Which side?", "Left", "Right"), PS_DELIMITER["authors"]
@@ -38,7 +50,8 @@ LLaVA, LLaVA-Med and Llama 3.2 (their ``vanilla.json`` and the default of their 
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_STYLE", "MAX_NEW_TOKENS", "MODES", "PROMPTS", "PS_DELIMITER", "render", "styles"]
+__all__ = ["API_MODELS", "AUTHORS_FF_GENERATION", "AUTHORS_SYSTEM_PROMPT", "DEFAULT_STYLE", "MAX_NEW_TOKENS", "MODES",
+           "PROMPTS", "PS_DELIMITER", "authors_gen_kwargs", "render", "styles"]
 
 MODES = ("mc", "gd", "ps", "ff")
 DEFAULT_STYLE = "authors"
@@ -65,6 +78,43 @@ PROMPTS: dict[tuple[str, str], str] = {
 }
 #: (mode, protocol) -> max_new_tokens of the generating modes.
 MAX_NEW_TOKENS = {("mc", "authors"): 32, ("ff", "authors"): 100, ("mc", "medvigil"): 8, ("ff", "medvigil"): 128}
+#: their configs/prompts/answering.json init_prompts.default, character for character.
+AUTHORS_SYSTEM_PROMPT = "You are a helpful assitant expert in medical domain."
+#: lmms-eval models served by an API the authors sent the system prompt to (GPT-4o, Claude, Gemini).
+API_MODELS = ("gpt4v", "batch_gpt4", "openai", "claude", "gemini", "gemini_api")
+#: their configs/Models/<model>/vanilla.json: FF generation settings (None: not set, their default).
+AUTHORS_FF_GENERATION = {
+    "gpt": {"temperature": 0.7},  # GPT-4o (gpt4o deployment)
+    "claude": {"temperature": 0.2, "max_new_tokens": 2048},  # max_tokens=2048 in Models/claude.py
+    "gemini": {"temperature": 0.2},
+    "llava": {"temperature": 0.2, "top_p": None, "num_beams": 1, "max_new_tokens": 100},
+    "llava_med": {"temperature": 0.2, "top_p": None, "num_beams": 1, "max_new_tokens": 100},
+    "llama": {"temperature": 0.2, "top_p": None, "num_beams": 1, "max_new_tokens": 100},
+    "blip2": {"temperature": 1, "top_p": 0.9, "num_beams": 5, "max_new_tokens": 30},
+    "instructblip": {"temperature": 1, "top_p": 0.9, "num_beams": 5, "max_new_tokens": 128},
+    "molmo": {"temperature": 0.7, "top_p": None, "num_beams": 1, "max_new_tokens": 30},
+    "med_flamingo": {"temperature": 1, "top_p": 0.9, "num_beams": 5, "max_new_tokens": 10},
+    "radfm": {"max_new_tokens": 64},
+}
+
+
+def authors_gen_kwargs(model: str) -> str:
+    """lmms-eval ``--gen_kwargs`` for the FF task with ``model``'s own settings (a key of
+    :data:`AUTHORS_FF_GENERATION`); sampling on when the temperature is above 0, as theirs.
+
+    >>> authors_gen_kwargs("llava")
+    'temperature=0.2,do_sample=True,num_beams=1,max_new_tokens=100'
+    """
+    if model not in AUTHORS_FF_GENERATION:
+        raise ValueError(f"model must be one of {', '.join(AUTHORS_FF_GENERATION)}, got {model!r}")
+    settings = AUTHORS_FF_GENERATION[model]
+    parts = []
+    if "temperature" in settings:
+        parts += [f"temperature={settings['temperature']}", f"do_sample={settings['temperature'] > 0}"]
+    parts += [f"{k}={v}" for k, v in settings.items() if k != "temperature" and v is not None]
+    return ",".join(parts)
+
+
 #: protocol -> what goes between the PS context and the option (the authors score " " + option).
 PS_DELIMITER = {"authors": " ", "medvigil": ""}
 

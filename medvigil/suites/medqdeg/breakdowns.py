@@ -18,7 +18,7 @@ import numpy as np
 
 from medvigil.scoring.table import Categorical, factorize
 from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_dke
-from medvigil.suites.medqdeg.categories import CATEGORY_OF
+from medvigil.suites.medqdeg.categories import CATEGORY_OF, TABLE3_COLUMNS
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "SEVERITIES",
     "capability_group",
     "category_of",
+    "cell_mean",
     "paired_baseline",
     "paired_breakdown",
     "score_groups",
@@ -145,6 +146,23 @@ def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray
     return out
 
 
+def cell_mean(cells: Mapping[str, Mapping[str, Any]], columns: Sequence[str], level: str = "L1&L2") -> dict[str, Any] | None:
+    """Tables 2-3's "Avg." of one row: the plain mean of the row's cells at ``level``, accuracy and
+    paired drop alike (seed 002, Table 3: GPT-5 67.5 (↓4.2) = mean of its five category cells 72.2,
+    66.2, 67.5, 63.1, 68.4 (↓4.0, 3.2, 2.5, 6.4, 4.8); Table 2: 64.5 = mean of its six capability
+    cells). Not the pooled accuracy of the row's docs, which weighs each cell by its number of
+    docs. A column the row has no doc for is left out (``n_cells`` counts the cells averaged);
+    None when none has one."""
+    present = [c for c in columns if (cells.get(c) or {}).get(level)]
+    if not present:
+        return None
+    entries = [cells[c][level] for c in present]
+    drops = [e.get(f"{level}-L0") for e in entries]
+    return {level: {"accuracy": float(np.mean([e["accuracy"] for e in entries])),
+                    f"{level}-L0": float(np.mean(drops)) if None not in drops else None,
+                    "n_cells": len(present), "cells": present}}
+
+
 def _joint_keys(deg: Categorical, sev: np.ndarray) -> Categorical:
     """``"<degradation>\x1f<severity>"`` of every sample, as codes (a level per pair present)."""
     pair = deg.codes.astype(np.int64) * len(SEVERITIES) + sev
@@ -246,6 +264,7 @@ def score_groups(
     }
     cat = Categorical(deg.codes[degraded], tuple(category_of(d) for d in deg.levels))
     out["by_category"] = paired_breakdown(cat, sev[degraded], conf[degraded], acc[degraded], base[degraded])
+    out["category_mean"] = cell_mean(out["by_category"], TABLE3_COLUMNS)
     out["paired_drops"] = paired_breakdown(Categorical(np.zeros(n, np.int32), ("all",)), sev, conf, acc, base).get("all", {})
     if modality is not None:
         out["by_modality"] = paired_breakdown(_labelled(modality), sev, conf, acc, base)
@@ -253,4 +272,5 @@ def score_groups(
         caps = [UNLABELLED if c in (None, "") else str(c) for c in capability]
         out["by_capability"] = paired_breakdown(caps, sev, conf, acc, base)
         out["by_capability_group"] = paired_breakdown([capability_group(c) for c in caps], sev, conf, acc, base)
+        out["capability_mean"] = cell_mean(out["by_capability"], sorted(set(caps) - {UNLABELLED}))
     return out

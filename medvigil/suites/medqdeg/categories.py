@@ -14,3 +14,4 @@ CATEGORIES = {
     "Resolution & Blur": ("low_resolution", "motion_blur", "gaussian_blur", "bubble"),
 }
 CATEGORY_OF = {kind: category for category, kinds in CATEGORIES.items() for kind in kinds}
+TABLE3_COLUMNS = ("Intensity", "Noise", "Resolution & Blur", "Artifacts", "Motion")  # Table 3's column order

@@ -15,6 +15,14 @@ import here).
 * **Records** (:func:`record`): one per doc, suite ``medqdeg``, condition ``L0``/``L1``/
   ``L2``; ``extra`` holds the ``T`` votes, ``K`` (``n_options``), the degradation, severity,
   seed and parameters so every image can be re-rendered.
+* **Prompt** (:func:`answer_prompt`): Appendix B's template, verbatim, as the one user turn
+  after the degraded image, no system message. The template's code block wraps its first
+  sentence at the page width (read as a space); its ``{option_text}`` is not spelled out:
+  one ``A. text`` line per option. The "Constraint: ..." sentence and "Answer:" printed
+  under the block are read as the rest of the prompt (they address the model).
+* **Parser** (:func:`parse_answer`): Appendix B's priority rule: (1) the reply is a single
+  letter; (2) the first capital letter in the reply; (3) none: invalid. A letter that is
+  not one of the K options is invalid.
 * **Scores** (:func:`task_score`): :func:`medvigil.suites.medqdeg.scoring.score_records`
   (accuracy ``trial_mean``, invalid answers an extra entropy bin: the spec defaults).
 
@@ -36,7 +44,6 @@ import numpy as np
 from PIL import Image
 
 from medvigil.images import imaging
-from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
 from medvigil.suites.medqdeg import degradations
 from medvigil.suites.medqdeg.scoring import score_records
@@ -49,6 +56,45 @@ TYPES_PER_PROBE = 3  # Section 3.3
 TYPES_ENV, CT_ENV = "MEDQDEG_TYPES_PER_PROBE", "MEDQDEG_CT_WORK_SIZE"
 WITHOUT_IMAGE = ("withheld_credentialed", "no_image")  # image_status values with no image in the build
 METRICS = {"accuracy": True, "mean_confidence": None, "calibration_shift": False}  # metric -> higher is better
+# Appendix B "Prompt template", verbatim (see the module docstring for how it is read).
+PROMPT_HEAD = "You are a medical AI assistant. Please answer the following question based on the provided medical image."
+PROMPT_TAIL = ("Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. "
+               "No explanation, no punctuation.\n\nAnswer:")
+
+
+def answer_prompt(question: str, options: Sequence[str]) -> str:
+    """The paper's prompt for one question (Appendix B).
+
+    >>> print(answer_prompt("Is there a mass?", ["Yes", "No"]))
+    You are a medical AI assistant. Please answer the following question based on the provided medical image. Is there a mass?
+    <BLANKLINE>
+    A. Yes
+    B. No
+    <BLANKLINE>
+    Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. No explanation, no punctuation.
+    <BLANKLINE>
+    Answer:
+    """
+    option_text = "\n".join(f"{chr(65 + i)}. {str(text).strip()}" for i, text in enumerate(options))
+    return f"{PROMPT_HEAD} {str(question).strip()}\n\n{option_text}\n\n{PROMPT_TAIL}"
+
+
+def parse_answer(response: str | None, n_options: int) -> str | None:
+    """Appendix B's matching rule: the reply as a single letter, else its first capital letter;
+    None (invalid) without one or when it is not among the first ``n_options`` letters.
+
+    >>> parse_answer(" b ", 5), parse_answer("The answer is B", 5), parse_answer("(C) cyst", 5), parse_answer("none", 5)
+    ('B', None, 'C', None)
+    """
+    if response is None:
+        return None
+    text = response.strip()
+    if len(text) == 1 and text.isalpha():
+        letter = text.upper()
+    else:
+        first = next((c for c in text if "A" <= c <= "Z"), None)
+        letter = first
+    return letter if letter is not None and ord(letter) - 65 < n_options else None
 
 
 def types_per_probe(env: Mapping[str, str] | None = None) -> int | None:
@@ -148,7 +194,7 @@ def responses_of(results: Sequence[Any]) -> list[str]:
 
 def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The per-probe record of one doc answered ``T = len(responses)`` times."""
-    votes = [parse_option_letter(r, len(doc["options"])) for r in responses]
+    votes = [parse_answer(r, len(doc["options"])) for r in responses]
     letter = _plurality(votes)
     kind, level = doc["degradation"], int(doc["severity"])
     extra = {

@@ -26,10 +26,11 @@ from typing import Any
 from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
 from medvigil.suites.medqdeg.breakdowns import OTHER_GROUP
 from medvigil.suites.medqdeg.breakdowns import capability_group as _group
+from medvigil.suites.medqdeg.categories import TABLE3_COLUMNS
 from medvigil.suites.medqdeg.scoring import accuracy_scores
 
 LEVELS = ("L0", "L1", "L2")
-CATEGORY_ORDER = ("Intensity", "Noise", "Resolution & Blur", "Artifacts", "Motion")  # Table 3 columns
+CATEGORY_ORDER = TABLE3_COLUMNS
 GROUP_ORDER = ("Medical Perception", "Clinical Reasoning", OTHER_GROUP)
 
 
@@ -74,13 +75,14 @@ def severity_table(models: Mapping[str, Any]) -> Table:
 
 
 def category_table(models: Mapping[str, Any]) -> Table:
-    rows = [[name, with_drop(accuracy_scores(m).get("paired_drops"))]
+    rows = [[name, with_drop(accuracy_scores(m).get("category_mean"))]
             + [with_drop((accuracy_scores(m).get("by_category") or {}).get(c)) for c in CATEGORY_ORDER]
             for name, m in models.items()]
     return Table("Accuracy by degradation category at L1&L2 (Table 3 layout; %, paired drop from L0 in pp)",
                  ["Model", "Avg.", *CATEGORY_ORDER], rows,
                  "Each cell: accuracy over the L1 and L2 docs of the category (drop = mean of accuracy − the same "
-                 "question's L0 accuracy). Categories follow Table 5's parent categories.")
+                 "question's L0 accuracy). Avg.: the plain mean of the row's category cells, as in Table 3 "
+                 "(not the pooled accuracy of its docs). Categories follow Table 5's parent categories.")
 
 
 def capability_table(models: Mapping[str, Any]) -> Table | None:
@@ -89,14 +91,14 @@ def capability_table(models: Mapping[str, Any]) -> Table | None:
     if not caps:
         return None
     groups = [g for g in GROUP_ORDER if any(_group(c) == g for c in caps)]
-    rows = [[name, with_drop(accuracy_scores(m).get("paired_drops"))]
+    rows = [[name, with_drop(accuracy_scores(m).get("capability_mean"))]
             + [with_drop((accuracy_scores(m).get("by_capability_group") or {}).get(g)) for g in groups]
             + [with_drop((accuracy_scores(m).get("by_capability") or {}).get(c)) for c in caps]
             for name, m in models.items()]
     return Table("Accuracy by capability at L1&L2 (Table 2 layout; %, paired drop from L0 in pp)",
                  ["Model", "Avg.", *groups, *caps], rows,
-                 "High-level capabilities (Section 3.1) pool their mid-level tasks; names outside the six of "
-                 "Table 2 are 'other'.")
+                 "Avg.: the plain mean of the row's mid-level capability cells, as in Table 2. High-level "
+                 "capabilities (Section 3.1) pool their mid-level tasks' docs; names outside the six of Table 2 are 'other'.")
 
 
 def modality_table(models: Mapping[str, Any]) -> Table | None:

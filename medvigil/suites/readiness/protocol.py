@@ -11,34 +11,45 @@ Each arm is one record condition of :data:`medvigil.suites.readiness.scoring.REA
 =========================  ========================  ======================================
 task                       condition                 items, perturbation (paper section)
 =========================  ========================  ======================================
-readiness_img              default                   all, image + text, base order (T1, T3-T5 base)
-readiness_text             noimg                     all, image removed, base order (T1-T4 base)
-readiness_{text,img}_reord noimg|default:shuffled    visually required, base order permuted (T3)
+readiness_img              default                   all, image + text, original order (T1, T3-T5 base)
+readiness_text             noimg                     all, image removed, original order (T1-T4 base)
+readiness_{text,img}_reord noimg|default:shuffled    visually required, options reordered (T3)
 readiness_{text,img}_{n}r  ...:distractors_{n}r      visually required, n = 1..4 distractors replaced (T4)
 readiness_{text,img}_unk   ...:unknown               visually required, one distractor -> "Unknown" (T4)
-readiness_img_subst        visual_substitution       laterality-dependent, mirrored image (T5 stand-in)
+readiness_img_subst        visual_substitution       visually required with a donor, another case's image (T5)
 readiness_cot              default:cot               visually required, image + text, CoT prompt (T6)
 =========================  ========================  ======================================
 
-* **Base order**: every arm starts from one seeded shuffle of the item's options
-  (:func:`base_order`, keyed by case id and seed), not the stored order: MedVIGIL stores
-  the gold at A, which would reward a letter prior and make T3/T4 partly measure it.
+* **Prompts** (Appendix E, "Multiple Choice Prompt" and "... with CoT"), verbatim, as the one
+  user turn after the image, no system message: :func:`mc_prompt`. The code blocks wrap long
+  lines at the page width; a line break inside a sentence is read as that wrap (a space),
+  one between sentences is kept.
+* **Original order** (T3 "before reordering", every base arm): the options in the order the
+  source stores them (``base="source"``). ``base="seeded_shuffle"`` is our earlier stand-in,
+  one seeded shuffle per case (:func:`base_order`), for sources that store the gold at a fixed
+  letter (MedVIGIL: A), where the source order rewards a letter prior; not the paper's protocol.
 * "Visually required" (T2-T4, T6; the paper's 175 NEJM items) = ``text_only_answerable``
   false.
-* **nR** (T4): ``n`` seeded distractors of the base order (never the gold, never the
-  safe option) are replaced by option texts of *other items of the same source dataset*
-  drawn by a seeded hash (never a text of the item, nor one sharing a content word with
-  the gold); then the options are shuffled again, as the paper says the gold's label "may
-  shift due to shuffling". ``n`` is capped at the replaceable distractors (MedVIGIL: 3,
-  so 4R = 3R there; recorded as ``n_replaced``). 1R ⊂ 2R ⊂ 3R (nested positions and
-  texts).
-* **UNK** replaces one seeded replaceable distractor of the base order with
-  ``"Unknown"`` in place (so its base is the base arm).
-* **Reorder** (T3) permutes the base order by a second seeded shuffle.
-* **T5 stand-in**: the ``lr_flip`` image of a laterality-dependent case is the original
-  mirrored, so the answer becomes the distractor ``gold_after_lr_flip`` (true by
-  construction on synthetic data); the paper substitutes a different patient's image
-  supporting a distractor. Tables label T5 as this stand-in.
+* **nR** (T4): ``n`` seeded distractors of the base order (never the gold) are replaced by
+  option texts of *other items of the same source dataset* drawn by a seeded hash (never a
+  text of the item, nor one sharing a content word with the gold); then the options are
+  shuffled again, as the paper says the gold's label "may shift due to shuffling". Every
+  option but the gold is a distractor (Sec. 2: "1-4 distractor options" of five), so with
+  five options 4R replaces all four, the safe option included; ``keep_safe=True`` (our
+  earlier stand-in, where 4R = 3R) never replaces ``safe_letter``. 1R ⊂ 2R ⊂ 3R ⊂ 4R
+  (nested positions and texts).
+* **UNK** replaces one seeded distractor of the base order with ``"Unknown"`` in place (so
+  its base is the base arm).
+* **Reorder** (T3) permutes the base order by a seeded shuffle.
+* **T5** (Sec. 2, Stress Test 5): the item's image is replaced by *another case's* image that
+  supports one of the item's distractors, question and options unchanged, so that distractor
+  becomes the gold. The donor is an ``original`` probe of another case whose gold option
+  text is one of the item's distractor texts (case-insensitive) and, with
+  ``donor_match="question"`` (default), whose question is the same text, so that its image
+  answers the item's question with that distractor (``"answer"``: any question). Among
+  donors one is drawn by a seeded hash. Items without a donor are not asked (counted by
+  :func:`substitution_donors`). The paper hand-curated 40 NEJM items; this is that rule
+  made mechanical.
 * **T6** asks the paper's chain-of-thought prompt (Appendix E) on the image + text items;
   :func:`medvigil.suites.readiness.scoring.reasoning_audit` compares it with the base arm.
 
@@ -65,20 +76,24 @@ SEED = 0  # perturbation seed; recorded in every record's extra
 UNKNOWN = "Unknown"  # T4 'Unknown' insertion (paper Sec. 2, Stress Test 4)
 MAX_REPLACED = 4  # T4: 1R-4R
 ALPHABET = string.ascii_uppercase
-# T6 chain-of-thought prompt: the instructions of the paper's Appendix E in our own words.
-COT_PREAMBLE = ("You are a medical assistant answering a multiple-choice question about the image provided. "
-                "Here is the question and its options.")
-COT_INSTRUCTION = ("Reason step by step and write your reasoning between <thinking> and </thinking>. Then give the letter "
-                   "and the text of the option you choose between <answer> and </answer>.")
+# Appendix E "Multiple Choice Prompt" / "Multiple Choice Prompt with CoT", verbatim (see mc_prompt).
+MC_PREAMBLE = ("You are a helpful medical assistant that answers multiple choice questions about the provided image. "
+               "The following is a multiple choice question (with answers).")
+MC_INSTRUCTION = "Please only answer with the index and content of the option."
+COT_INSTRUCTION = ("Let us think step by step, enclosing the thought process within <thinking> and </thinking>.\n"
+                   "Provide answer with the index and content of the option, and place it within <answer> and </answer>.")
+BASES = ("source", "seeded_shuffle")  # original order: the paper's (source) or our stand-in
+DONOR_MATCHES = ("question", "answer")  # T5 donor: same question and a distractor as gold, or the latter only
 
 __all__ = ["ARMS", "SEED", "SOURCES", "UNKNOWN", "Arm", "arm_accuracy", "arm_count", "arm_metrics", "arm_docs", "base_order",
-           "main", "readiness_from_records", "readiness_from_samples", "replace_distractors", "insert_unknown", "reorder"]
+           "main", "mc_prompt", "readiness_from_records", "readiness_from_samples", "replace_distractors", "insert_unknown",
+           "reorder", "substitution_donors"]
 
 
 @dataclass(frozen=True)
 class Arm:
     condition: str  # record condition (key of READINESS_CONDITIONS)
-    scope: str  # "all" | "visreq" | "laterality"
+    scope: str  # "all" | "visreq"
     image: bool
     perturbation: str  # "none" | "reorder" | "replace" | "unknown" | "substitution" | "cot"
     tests: tuple[str, ...]
@@ -98,7 +113,7 @@ def _arms() -> dict[str, Arm]:
         arms[f"readiness_img_{n}r"] = Arm(c[f"image_{n}r"], "visreq", True, "replace", ("T4",), n)
     arms["readiness_text_unk"] = Arm(c["text_unk"], "visreq", False, "unknown", ("T4",))
     arms["readiness_img_unk"] = Arm(c["image_unk"], "visreq", True, "unknown", ("T4",))
-    arms["readiness_img_subst"] = Arm(c["image_subst"], "laterality", True, "substitution", ("T5",))
+    arms["readiness_img_subst"] = Arm(c["image_subst"], "visreq", True, "substitution", ("T5",))
     arms["readiness_cot"] = Arm(c["cot"], "visreq", True, "cot", ("T6",))
     return arms
 
@@ -159,11 +174,31 @@ def _view(row: Mapping[str, Any], order: str) -> dict[str, Any]:
     return out
 
 
-def base_order(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
-    """The base arms' view: the options in one seeded order per case (the same for a case's
-    original and mirrored probes), ``permutation`` = stored letters in displayed order."""
+def mc_prompt(question: str, options: Sequence[str], *, cot: bool = False) -> str:
+    """The paper's multiple-choice prompt (Appendix E), with the CoT instruction when ``cot``.
+
+    >>> print(mc_prompt("Which side?", ["Left", "Right"]))
+    You are a helpful medical assistant that answers multiple choice questions about the provided image. The following is a multiple choice question (with answers).
+    Question: Which side?
+    Options:
+    A. Left
+    B. Right
+    Please only answer with the index and content of the option.
+    """
+    lines = [MC_PREAMBLE, f"Question: {str(question).strip()}", "Options:"]
+    lines += [f"{ALPHABET[i]}. {str(text).strip()}" for i, text in enumerate(options)]
+    return "\n".join([*lines, COT_INSTRUCTION if cot else MC_INSTRUCTION])
+
+
+def base_order(row: Mapping[str, Any], seed: int = SEED, base: str = "source") -> dict[str, Any]:
+    """The base arms' view, ``permutation`` = stored letters in displayed order: the source's
+    order (``base="source"``, the paper's "original order") or one seeded order per case
+    (``"seeded_shuffle"``, our stand-in for sources that store the gold at one letter)."""
     _check_row(row)
-    return _view(row, seeded_permutation(len(row["options"]), seed, row["case_id"], "base"))
+    if base not in BASES:
+        raise ValueError(f"base must be one of {BASES}, got {base!r}")
+    k = len(row["options"])
+    return _view(row, letters(k) if base == "source" else seeded_permutation(k, seed, row["case_id"], "base"))
 
 
 def _compose(outer: str, inner: str) -> str:
@@ -171,34 +206,35 @@ def _compose(outer: str, inner: str) -> str:
     return "".join(inner[ALPHABET.index(x)] for x in outer)
 
 
-def reorder(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
-    """T3: the base view's options permuted once more (seeded, salted per arm)."""
-    base = base_order(row, seed)
+def reorder(row: Mapping[str, Any], seed: int = SEED, base_kind: str = "source") -> dict[str, Any]:
+    """T3: the base view's options permuted by a seeded shuffle (salted per arm)."""
+    base = base_order(row, seed, base_kind)
     k = len(row["options"])
     again = seeded_permutation(k, seed, row["probe_id"], "reordered")
     return {**_view(row, _compose(again, base["permutation"])), "base_permutation": base["permutation"]}
 
 
-def _replaceable(view: Mapping[str, Any]) -> list[str]:
-    return [x for x in letters(len(view["options"])) if x not in (view["correct_letter"], view.get("safe_letter"))]
+def _replaceable(view: Mapping[str, Any], keep_safe: bool) -> list[str]:
+    kept = (view["correct_letter"], view.get("safe_letter") if keep_safe else None)
+    return [x for x in letters(len(view["options"])) if x not in kept]
 
 
 def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n: int = MAX_REPLACED,
-                        seed: int = SEED) -> dict[str, Any]:
+                        seed: int = SEED, base_kind: str = "source", keep_safe: bool = False) -> dict[str, Any]:
     """T4 nR: ``n`` distractors of the base view replaced by texts of other items, then shuffled.
 
     ``pool`` maps an option text to the case ids using it, over the items of the row's
-    source dataset (:func:`option_pool`). Positions: the replaceable distractors (not the
-    gold, not the safe option) ranked by ``sha256(seed:nr:case:letter)``, the first ``n``
+    source dataset (:func:`option_pool`). Positions: the distractors (not the gold; with
+    ``keep_safe`` not the safe option either) ranked by ``sha256(seed:nr:case:letter)``, the first ``n``
     (capped at the replaceable count). Texts: eligible when another case uses it, it is
     none of this item's options, and it shares no content word with the gold; ranked by
-    ``sha256(seed:4r:probe_id:text)``, the first with pairwise distinct texts. So 1R ⊂ 2R ⊂ 3R.
+    ``sha256(seed:4r:probe_id:text)``, the first with pairwise distinct texts. So 1R ⊂ ... ⊂ 4R.
     """
     if not 1 <= n <= MAX_REPLACED:
         raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
-    base = base_order(row, seed)
+    base = base_order(row, seed, base_kind)
     gold = base["options"][ALPHABET.index(base["correct_letter"])]
-    positions = sorted(_replaceable(base), key=lambda x: _key(seed, "nr", row["case_id"], x))
+    positions = sorted(_replaceable(base, keep_safe), key=lambda x: _key(seed, "nr", row["case_id"], x))
     n_used = min(n, len(positions))
     taken = {str(o).strip().lower() for o in row["options"]}
     gold_words = _words(gold)
@@ -228,12 +264,13 @@ def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n:
     return out
 
 
-def insert_unknown(row: Mapping[str, Any], seed: int = SEED) -> dict[str, Any]:
-    """T4 UNK: one seeded replaceable distractor of the base view becomes ``"Unknown"`` in place."""
-    base = base_order(row, seed)
+def insert_unknown(row: Mapping[str, Any], seed: int = SEED, base_kind: str = "source",
+                   keep_safe: bool = False) -> dict[str, Any]:
+    """T4 UNK: one seeded distractor of the base view becomes ``"Unknown"`` in place."""
+    base = base_order(row, seed, base_kind)
     if any(str(o).strip().lower() == UNKNOWN.lower() for o in row["options"]):
         raise ValueError(f"probe row {row['probe_id']!r}: field 'options' already holds {UNKNOWN!r}")
-    choices = _replaceable(base)
+    choices = _replaceable(base, keep_safe)
     if not choices:
         raise ValueError(f"probe row {row['probe_id']!r}: field 'options' has no distractor to replace (only gold and safe option)")
     letter = min(choices, key=lambda x: _key(seed, "unknown", row["probe_id"], x))
@@ -255,58 +292,91 @@ def option_pool(rows: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
 def _in_scope(row: Mapping[str, Any], scope: str) -> bool:
     if scope == "all":
         return True
-    if scope == "visreq":
-        if row.get("text_only_answerable") is None:
-            raise ValueError(f"probe row {row.get('probe_id')!r}: field 'text_only_answerable' is required for T2-T4 and T6")
-        return row["text_only_answerable"] is False
-    if row.get("laterality_dependent") is None:
-        raise ValueError(f"probe row {row.get('probe_id')!r}: field 'laterality_dependent' is required for T5")
-    return bool(row["laterality_dependent"])
+    if row.get("text_only_answerable") is None:
+        raise ValueError(f"probe row {row.get('probe_id')!r}: field 'text_only_answerable' is required for T2-T6")
+    return row["text_only_answerable"] is False
 
 
-def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED) -> list[tuple[int, dict[str, Any]]]:
+def _norm(text: Any) -> str:
+    return " ".join(str(text).split()).lower()
+
+
+def substitution_donors(rows: Sequence[Mapping[str, Any]], seed: int = SEED, donor_match: str = "question"
+                        ) -> tuple[dict[int, int], int]:
+    """T5: for each visually-required ``original`` row that has one, the index of its donor row
+    (module docstring), and the number of visually-required items left without a donor."""
+    if donor_match not in DONOR_MATCHES:
+        raise ValueError(f"donor_match must be one of {DONOR_MATCHES}, got {donor_match!r}")
+    originals = [(i, r) for i, r in enumerate(rows) if r.get("probe_kind") == "original"]
+    by_gold: dict[str, list[int]] = {}
+    for i, r in originals:
+        _check_row(r)
+        by_gold.setdefault(_norm(r["options"][ALPHABET.index(r["correct_letter"])]), []).append(i)
+    donors, missing = {}, 0
+    for i, row in originals:
+        if not _in_scope(row, "visreq"):
+            continue
+        gold = ALPHABET.index(row["correct_letter"])
+        found = [j for k, text in enumerate(row["options"]) if k != gold for j in by_gold.get(_norm(text), ())
+                 if rows[j]["case_id"] != row["case_id"]
+                 and (donor_match == "answer" or _norm(rows[j].get("question", "")) == _norm(row.get("question", "")))]
+        if found:
+            donors[i] = min(found, key=lambda j: _key(seed, "subst", row["probe_id"], rows[j]["case_id"]))
+        else:
+            missing += 1
+    return donors, missing
+
+
+def _substituted(row: Mapping[str, Any], donor: Mapping[str, Any], seed: int, base_kind: str) -> dict[str, Any]:
+    """The base view of ``row`` whose gold is now the distractor the donor's image supports."""
+    base = base_order(row, seed, base_kind)
+    supported = _norm(donor["options"][ALPHABET.index(donor["correct_letter"])])
+    letter = next(ALPHABET[k] for k, text in enumerate(base["options"]) if _norm(text) == supported)
+    return {**base, "correct_letter": letter, "original_letter": base["correct_letter"],
+            "substituted_by": {"case_id": donor["case_id"], "probe_id": donor["probe_id"],
+                               "image_file": donor.get("image_file")}}
+
+
+def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED, *, base: str = "source",
+             keep_safe: bool = False, donor_match: str = "question") -> list[tuple[int, dict[str, Any]]]:
     """``(row index, overrides)`` for every row the arm asks.
 
     Rows need ``probe_id``, ``case_id``, ``probe_kind``, ``options`` (K >= 2 texts),
-    ``correct_letter``, and as the arm needs ``text_only_answerable``,
-    ``laterality_dependent``, ``source_dataset`` and optionally ``safe_letter`` (an option
-    that is never replaced). The overrides replace ``options``/``correct_letter`` and add
-    ``condition`` and ``readiness`` (arm name, seed, permutation, replaced texts).
+    ``correct_letter``, and as the arm needs ``text_only_answerable``, ``question`` (T5),
+    ``source_dataset`` and optionally ``safe_letter``. The overrides replace
+    ``options``/``correct_letter`` and add ``condition`` and ``readiness`` (arm name, seed,
+    permutation, replaced texts; T5: ``substituted_by`` and ``donor_row``, the row whose image
+    the doc shows). ``base``, ``keep_safe`` and ``donor_match`` choose the variants of the
+    module docstring (defaults: the paper's protocol).
     """
     if arm not in ARMS:
         raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
     spec = ARMS[arm]
+    if spec.perturbation == "substitution":
+        donors, _ = substitution_donors(rows, seed, donor_match)
+        return [(i, _overrides(arm, rows[i], {**_substituted(rows[i], rows[j], seed, base), "donor_row": j}, seed))
+                for i, j in donors.items()]
     originals = [(i, r) for i, r in enumerate(rows) if r.get("probe_kind") == "original"]
     out = []
-    if spec.perturbation == "substitution":
-        original_letter = {r["case_id"]: r["correct_letter"] for _, r in originals}
-        for i, row in enumerate(rows):
-            if row.get("probe_kind") != "lr_flip" or not _in_scope(row, spec.scope):
-                continue
-            _check_row(row)
-            if row["case_id"] not in original_letter:
-                raise ValueError(f"probe row {row['probe_id']!r}: field 'case_id' has no original probe to substitute")
-            if row["correct_letter"] == original_letter[row["case_id"]]:
-                raise ValueError(f"probe row {row['probe_id']!r}: field 'correct_letter' is unchanged by the mirrored image; "
-                                 "a laterality-dependent case must change its answer")
-            out.append((i, _overrides(arm, row, base_order(row, seed), seed)))
-        return out
     pools: dict[Any, dict[str, set[str]]] = {}
     if spec.perturbation == "replace":
         for source in {r.get("source_dataset") for _, r in originals}:
             pools[source] = option_pool(r for _, r in originals if r.get("source_dataset") == source)
+    t5_items = set(substitution_donors(rows, seed, donor_match)[0]) if arm == "readiness_img" else set()
     for i, row in originals:
         if not _in_scope(row, spec.scope):
             continue
         _check_row(row)
         if spec.perturbation == "reorder":
-            change = reorder(row, seed)
+            change = reorder(row, seed, base)
         elif spec.perturbation == "replace":
-            change = replace_distractors(row, pools[row.get("source_dataset")], spec.n_replaced, seed)
+            change = replace_distractors(row, pools[row.get("source_dataset")], spec.n_replaced, seed, base, keep_safe)
         elif spec.perturbation == "unknown":
-            change = insert_unknown(row, seed)
+            change = insert_unknown(row, seed, base, keep_safe)
         else:
-            change = base_order(row, seed)
+            change = base_order(row, seed, base)
+        if arm == "readiness_img":  # T5's original accuracy is read on the items the substitution arm asks
+            change = {**change, "t5_item": i in t5_items}
         out.append((i, _overrides(arm, row, change, seed)))
     return out
 
@@ -327,21 +397,21 @@ SOURCES = {re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"): name for name in
 def _subset(records: Iterable[Mapping[str, Any]], subset: str) -> list[Mapping[str, Any]]:
     if subset in SOURCES:
         return [r for r in records if source_label(r.get("source_dataset")) == SOURCES[subset]]
-    if subset not in ("all", "visreq", "laterality"):
-        raise ValueError(f"subset must be all, visreq, laterality or one of {', '.join(SOURCES)}; got {subset!r}")
+    if subset not in ("all", "visreq", "t5"):
+        raise ValueError(f"subset must be all, visreq, t5 or one of {', '.join(SOURCES)}; got {subset!r}")
     return [r for r in records if subset == "all"
             or (subset == "visreq" and r.get("text_only_answerable") is False)
-            or (subset == "laterality" and (r.get("extra") or {}).get("laterality_dependent") is True)]
+            or (subset == "t5" and (r.get("extra") or {}).get("t5_item") is True)]
 
 
 def arm_metrics(arm: str) -> tuple[str, ...]:
     """Metric names of an arm's task: accuracy of the arm, plus what the fragilities read
     from the two base arms (T1 per-benchmark accuracies and counts, T2/T4 visually
-    required, T5 original on the laterality-dependent cases)."""
+    required, T5 original on the items the substitution arm asks)."""
     if arm not in ARMS:
         raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
     t1 = tuple(f"{p}_{s}" for s in SOURCES for p in ("acc", "n"))
-    extra = {"readiness_img": ("acc_visreq", "acc_laterality", *t1), "readiness_text": ("acc_visreq", *t1)}
+    extra = {"readiness_img": ("acc_visreq", "acc_t5", *t1), "readiness_text": ("acc_visreq", *t1)}
     return ("acc", *extra.get(arm, ()), "parse_failures")
 
 
@@ -351,7 +421,7 @@ def arm_count(records: Iterable[Mapping[str, Any]], subset: str = "all") -> floa
 
 
 def arm_accuracy(records: Iterable[Mapping[str, Any]], subset: str = "all") -> float:
-    """Accuracy in percent (parse failures wrong) over ``subset``: all | visreq | laterality | a
+    """Accuracy in percent (parse failures wrong) over ``subset``: all | visreq | t5 | a
     source slug (:data:`SOURCES`); NaN when the subset is empty."""
     rows = _subset(records, subset)
     if not rows:

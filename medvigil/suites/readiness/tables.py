@@ -3,7 +3,7 @@
 From a :func:`medvigil.suites.readiness.protocol.readiness_from_records` result: robustness per stress
 test and R(m) (Sec. 2, Appendix A), the accuracies behind T2/T5 (Ext. Data Tables 3, 6), format
 perturbation (Ext. Data Table 4), distractor variants Base/UNK/1R-4R (Ext. Data Table 5) and the
-T6 reasoning measures. T5 is always labelled as the mirrored-image stand-in it is here.
+T6 reasoning measures.
 """
 
 from __future__ import annotations
@@ -15,14 +15,9 @@ from typing import Any
 from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
 
 TESTS = ("T1", "T2", "T3", "T4", "T5")
-T5_LABEL = "T5 (mirrored-image stand-in)"
-STAND_IN_NOTE = ("T5 here mirrors the image of a laterality-dependent case (the answer moves to the other side); "
-                 "the paper substitutes another image that supports a distractor.")
+T5_NOTE = ("T5: each item shown with another case's image, one that supports a distractor (Stress Test 5); "
+           "the original accuracy is the image arm's on the same items.")
 VARIANTS = ("unk", "1r", "2r", "3r", "4r")
-
-
-def _label(test: str) -> str:
-    return T5_LABEL if test == "T5" else test
 
 
 def robustness_table(models: Mapping[str, Any]) -> Table:
@@ -31,10 +26,10 @@ def robustness_table(models: Mapping[str, Any]) -> Table:
                ", ".join(m.get("missing_tests") or []) or "—"]
             for name, m in models.items()]
     return Table("Illusion of Readiness: robustness per stress test and R(m) (×100)",
-                 ["Model", *map(_label, TESTS), "R(m)", "tests missing"], rows,
+                 ["Model", *TESTS, "R(m)", "tests missing"], rows,
                  "Robustness = 1 − fragility; R(m) = mean over T1–T5 (seed 003, Sec. 2). Higher is more robust, but a model "
                  "at chance has nothing to lose and scores as robust: read R(m) beside the accuracies. "
-                 "A test is missing when its arms were not run; R(m) is then empty unless --allow-partial. " + STAND_IN_NOTE)
+                 "A test is missing when its arms were not run; R(m) is then empty unless --allow-partial.")
 
 
 def accuracy_table(models: Mapping[str, Any]) -> Table:
@@ -43,8 +38,8 @@ def accuracy_table(models: Mapping[str, Any]) -> Table:
         a = m["accuracies"]
         rows.append([name, fmt((a.get("T2") or {}).get("text_visually_required")), fmt((a.get("T5") or {}).get("original")),
                      fmt((a.get("T5") or {}).get("substituted"))])
-    return Table("Readiness accuracies: text only on visually required items (T2) and the T5 mirrored-image stand-in (%)",
-                 ["Model", "text-only (vis. req.)", f"{T5_LABEL} original", f"{T5_LABEL} substituted"], rows, STAND_IN_NOTE)
+    return Table("Readiness accuracies: text only on visually required items (T2) and visual substitution (T5, Ext. Data "
+                 "Table 6; %)", ["Model", "text-only (vis. req.)", "T5 original", "T5 substituted"], rows, T5_NOTE)
 
 
 def format_table(models: Mapping[str, Any]) -> Table:
@@ -53,7 +48,7 @@ def format_table(models: Mapping[str, Any]) -> Table:
             for name, m in models.items()]
     return Table("T3 format perturbation (Ext. Data Table 4 layout; %)",
                  ["Model", "Text (orig)", "Text (reord)", "Img+Txt (orig)", "Img+Txt (reord)"], rows,
-                 "Orig = the base arm's seeded option order on the same items; reord = that order permuted again.")
+                 "Orig = the options in the source's order on the same items; reord = that order permuted by a seeded shuffle.")
 
 
 def distractor_table(models: Mapping[str, Any]) -> Table:
@@ -113,7 +108,7 @@ def _robustness_figure(result: Mapping[str, Any]) -> bytes:
         ax.bar(np.arange(len(TESTS)) + (i - (len(models) - 1) / 2) * width,
                [float("nan") if m["robustness"].get(t) is None else 100 * m["robustness"][t] for t in TESTS], width,
                label=f"{name} (R = {r})")
-    ax.set_xticks(range(len(TESTS)), ["T1", "T2", "T3", "T4", "T5\n(mirrored-image\nstand-in)"])
+    ax.set_xticks(range(len(TESTS)), list(TESTS))
     ax.set_ylim(0, 100)
     ax.set_ylabel("robustness (1 − fragility) ×100")
     ax.set_title("Illusion of Readiness: robustness per stress test")

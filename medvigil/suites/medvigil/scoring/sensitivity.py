@@ -15,11 +15,16 @@ Grounding transforms (Table 17 wording -> what is computed):
 * ``roi_only``: ``Ground = Acc_ROI-only`` ("no VGR component, no clip"). Reading it as
   ``Ground = Acc_ROI-only`` alone reproduces the paper's Spearman 0.99 from Tables 6/7;
   averaging it with ROI-masked accuracy would give 0.92.
+
+Table 17 ranks the vision-capable models only ("Spearman is over the 16 vision-capable
+models"): the text-only baselines of Table 11 are left out of every row, as the authors'
+``analysis/mcs_sensitivity.py`` skips ``deepseek-v4-flash`` and ``deepseek-v4-pro``
+(:data:`TEXT_ONLY_BASELINES`; another text-only model is named with ``text_only``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,7 +33,10 @@ from medvigil.scoring.stats import spearman, top_k_overlap
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.scoring.axes import mcs_from_axes, weighted_sfr
 
-__all__ = ["GROUNDING_TRANSFORMS", "WEIGHT_SCHEMES", "grounding_variant", "sensitivity_table"]
+__all__ = ["GROUNDING_TRANSFORMS", "TEXT_ONLY_BASELINES", "WEIGHT_SCHEMES", "grounding_variant", "sensitivity_table"]
+
+# Appendix I, Table 11: the two text-only DeepSeek baselines (the API took no image).
+TEXT_ONLY_BASELINES = frozenset({"deepseek-v4-flash", "deepseek-v4-pro"})
 
 WEIGHT_SCHEMES: Mapping[str, tuple[float, ...]] = {
     "default": DEFAULT_TIER_WEIGHTS,
@@ -77,6 +85,7 @@ def sensitivity_table(
     top_k: int = 5,
     weight_schemes: Mapping[str, Sequence[float]] = WEIGHT_SCHEMES,
     transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
+    text_only: Iterable[str] = TEXT_ONLY_BASELINES,
 ) -> dict[str, Any]:
     """Table 17: MCS ranking under alternative weights and Grounding transforms.
 
@@ -90,8 +99,10 @@ def sensitivity_table(
         top_k: size of the compared top set (Table 17: 5).
         weight_schemes: name -> five weights; must contain ``"default"``, the reference.
         transforms: Grounding transforms evaluated with the default weights.
+        text_only: names of text-only models (matched case-insensitively), left out.
 
-    Models whose default MCS is NaN are left out (listed under ``"excluded"``).
+    Text-only models and models whose default MCS is NaN are left out (listed under
+    ``"excluded"`` with the reason).
 
     Returns:
         ``{"models": [...], "rows": [{"variant", "kind", "definition", "spearman",
@@ -111,8 +122,11 @@ def sensitivity_table(
         return np.asarray(mcs_from_axes(cap, safe, grounding_variant(transform, ro, rm)), dtype=float).reshape(-1)
 
     reference = score(weight_schemes["default"], "default")
-    keep = np.isfinite(reference)
-    excluded = {n: "default MCS is NaN" for n, k in zip(names, keep) if not k}
+    blind = {str(n).lower() for n in text_only}
+    vision = np.array([n.lower() not in blind for n in names], dtype=bool)
+    keep = np.isfinite(reference) & vision
+    excluded = {n: "text-only baseline (Table 17 ranks vision-capable models)" if not v else "default MCS is NaN"
+                for n, k, v in zip(names, keep, vision) if not k}
     kept = [n for n, k in zip(names, keep) if k]
     ref = reference[keep]
     variants = [(name, "weights", tuple(float(x) for x in w), "default") for name, w in weight_schemes.items()]

@@ -142,7 +142,8 @@ def _sensitivity_tables(result: Mapping[str, Any]) -> list[Table]:
         rows.append([str(v.get("variant", "")), str(v.get("definition", "")), rho,
                      f"{v.get('top_k_overlap', '—')}/{v.get('top_k', '—')}", str(v.get("leader", "—"))])
     return [Table("MCS sensitivity (Table 17 layout)", ["Variant", "Definition", "Spearman", "Top-k", "Leader"], rows,
-                  "Spearman rank correlation of MCS against the default scoring, over the reported models.")]
+                  "Spearman rank correlation of MCS against the default scoring, over the vision-capable models"
+                  + (f" (left out: {', '.join(sorted(sens['excluded']))})" if sens.get("excluded") else "") + ".")]
 
 
 def _ablation_tables(result: Mapping[str, Any]) -> list[Table]:
