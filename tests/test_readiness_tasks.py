@@ -252,7 +252,6 @@ def test_substitution_docs_show_the_donor_image(runs, monkeypatch):
         assert doc["image"].tobytes() == own[donor["probe_id"]] != own[doc["probe_id"]]
 
 
-
 def _records(out: Path) -> list[dict]:
     from medvigil.records.lmms_eval_logs import read_samples  # validates every record against the schema
 

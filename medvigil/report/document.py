@@ -309,9 +309,7 @@ def _preamble(result: Mapping[str, Any]) -> str:
         "Scores are on 0–100; lower SFR is safer. "
     ) if result.get("models") else ""
     if params.get("open_judge"):
-        from medvigil.suites.medvigil.scoring.open_ended import JUDGE_DESCRIPTIONS
-
-        named = "; ".join(JUDGE_DESCRIPTIONS.get(j, j) for j in params["open_judge"])
+        named = "; ".join(map(registry.get("medvigil").entry.judge_description, params["open_judge"]))
         text += f"Open-ended answers (condition '{params.get('condition', '?')}') judged by: {named}. "
     if suites:
         text += f"Also scored: {suites}. "

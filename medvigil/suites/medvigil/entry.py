@@ -28,7 +28,8 @@ from medvigil.suites.medvigil.scoring.scoring import audit, compare_models
 from medvigil.suites.medvigil.scoring.tables import figures, tables
 from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
-__all__ = ["add_seed_variance", "compare", "figures", "format_table", "models", "n_scored", "read_token_ablation_csv", "score", "tables"]
+__all__ = ["add_seed_variance", "compare", "figures", "format_table", "judge_description", "models", "n_scored",
+           "read_token_ablation_csv", "score", "tables"]
 
 _SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in the JSON
 
@@ -175,3 +176,10 @@ def read_token_ablation_csv(path: Path) -> dict:
     from medvigil.suites.medvigil.harness.harness_ablations import read_token_ablation_csv as read
 
     return read(path)
+
+
+def judge_description(name: str) -> str:
+    """What the open-ended judge ``name`` is, for the report's preamble (its name when unknown)."""
+    from medvigil.suites.medvigil.scoring.open_ended import JUDGE_DESCRIPTIONS
+
+    return JUDGE_DESCRIPTIONS.get(name, name)
