@@ -31,7 +31,7 @@ The generated release has no images (as the authors' harness keeps them apart), 
 
     python benchmarks/bench_commands.py --scales 1 10                       # the 300- and 3,000-case tables
     python benchmarks/bench_commands.py --scales 1 10 100 --only score-harness validate   # scaling
-    python benchmarks/bench_commands.py --scales 1 --authors-repo /work/.mirror/hq0709+MedVIGIL/repo
+    python benchmarks/bench_commands.py --scales 1 --authors-repo "$MEDVIGIL_AUTHORS_MIRROR"
 """
 
 from __future__ import annotations
