@@ -1,10 +1,8 @@
-"""The MedVIGIL metric axes and composites (paper Section 5, Eqs. 2-5), on the 0-100 scale.
+"""The MedVIGIL metric axes and composites (paper Section 5, Eqs. 2-5), on the 0-100 scale, as
+functions of numbers or numpy arrays; and the names of the metrics and probe kinds they read.
 
 SFR_w (Eq. 3) ``sum_k w_k SFR_Lk / sum_k w_k`` with ``w = (1, 2, 3, 5, 8)``; Cap, Safe, Ground
-(Eq. 4) and MCS, their harmonic mean (Eq. 5); VGR ``Acc(roi_only) - Acc(roi_masked)`` (Section
-5.2). Plain functions of numbers or numpy arrays, used by the audit
-(:mod:`medvigil.suites.medvigil.scoring.scoring`), the sensitivity table and the clinician row; also the
-names of the metrics and probe kinds they read.
+(Eq. 4) and MCS, their harmonic mean (Eq. 5); VGR ``Acc(roi_only) - Acc(roi_masked)`` (Section 5.2).
 """
 
 from __future__ import annotations
@@ -19,50 +17,13 @@ from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 # probes_mcq.csv has no triplet kinds; records scoring triplets.csv use these names and
 # share the case id of their triplet.
 TRIPLET_KINDS = ("triplet_anchor", "triplet_tcf", "triplet_vcf")
-
-
 # Kinds averaged by the Overall column (Table 1): the nine headline probe families.
 HEADLINE_KINDS = PROBE_KINDS
-
-
 # metric key -> probe kind whose accuracy it is
-KIND_METRICS = {
-    "acc_orig": "original",
-    "pr": "tcf",
-    "neg": "negation",
-    "sdr": "specificity_drop",
-    "lpa": "knowledge_only",
-    "lr_flip": "lr_flip",
-    "roi_only": "roi_only",
-    "roi_masked": "roi_masked",
-}
-
-
-METRIC_KEYS = (
-    "overall",
-    "acc_orig",
-    "pr",
-    "neg",
-    "sdr",
-    "lpa",
-    "lr_flip",
-    "roi_only",
-    "roi_masked",
-    "sfr",
-    "sfr_w",
-    "vgr",
-    "pcons",
-    "tr_coh",
-    "cap",
-    "safe",
-    "ground",
-    "mcs",
-)
-
-
+KIND_METRICS = {"acc_orig": "original", "pr": "tcf", "neg": "negation", "sdr": "specificity_drop", "lpa": "knowledge_only",
+                "lr_flip": "lr_flip", "roi_only": "roi_only", "roi_masked": "roi_masked"}
+METRIC_KEYS = ("overall", *KIND_METRICS, "sfr", "sfr_w", "vgr", "pcons", "tr_coh", "cap", "safe", "ground", "mcs")
 CI_KEYS = METRIC_KEYS  # every headline metric gets a bootstrap interval
-
-
 NORMALISE_CHOICES = ("present", "all", "strict")
 
 

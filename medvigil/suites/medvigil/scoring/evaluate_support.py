@@ -1,12 +1,10 @@
-"""What the MedVIGIL ``evaluate`` modules share: citation, references, input features, and
-the metric class they all derive from.
+"""What the MedVIGIL ``evaluate`` modules share: citation, references, input features, and the
+metric class they derive from (:class:`AuditMetric`, over :func:`~medvigil.suites.medvigil.scoring.scoring.score_columns`).
 
-The modules under ``metrics/`` stay thin faces over :func:`medvigil.scoring.score_columns`;
-each defines its own subclass of :class:`AuditMetric` with its description and the keys it
-returns. ``evaluate.load`` takes the first Metric class in the module's namespace, so the
-modules import this module, never the base class itself. ``_compute`` keeps
-explicit parameters (evaluate forbids ``**kwargs`` there). Only the metric modules import
-this file, so the scoring core itself never needs ``evaluate``.
+``evaluate.load`` takes the first Metric class in a module's namespace, so the modules under
+``metrics/`` import this module, never the base class itself, and each defines its own subclass.
+``_compute`` keeps explicit parameters (evaluate forbids ``**kwargs`` there). Only the metric
+modules import this file, so the scoring core never needs ``evaluate``.
 """
 
 from __future__ import annotations
@@ -60,19 +58,8 @@ class AuditMetric(evaluate.Metric):
         ci = tuple(f"{k}_ci_{end}" for k in self.CI_KEYS for end in ("low", "high")) if n_resamples else ()
         return {k: scores[k] for k in self.KEYS + ci}
 
-    def _compute(
-        self,
-        predictions,
-        references,
-        probe_kind,
-        case_id,
-        risk_tier,
-        weights=DEFAULT_TIER_WEIGHTS,
-        normalise=None,
-        harness_compatible=False,
-        n_resamples=0,
-        seed=DEFAULT_SEED,
-    ):
+    def _compute(self, predictions, references, probe_kind, case_id, risk_tier, weights=DEFAULT_TIER_WEIGHTS, normalise=None,
+                 harness_compatible=False, n_resamples=0, seed=DEFAULT_SEED):
         scores = score_columns(
             predictions, references, probe_kind, case_id, risk_tier, weights=weights, normalise=normalise,
             harness_compatible=harness_compatible, n_resamples=n_resamples, seed=seed,

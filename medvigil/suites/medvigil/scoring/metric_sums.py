@@ -19,9 +19,6 @@ def ratio(num, den):
         return np.where(den > 0, 100.0 * num / np.where(den > 0, den, 1.0), np.nan)
 
 
-HARNESS_QUIRKS = (None, "aggregate", "bootstrap")
-
-
 def metrics_from_sums(
     s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None
 ) -> dict[str, Any]:
@@ -75,8 +72,8 @@ def harness_axes(cap, safe, vgr, roi_masked, harness: str):
     * MCS, ``"bootstrap"`` (``bootstrap_mcs.py``): NaN as soon as one axis is 0 (it tests
       ``if cap and safe and ground``), so that resample is left out of the interval.
     """
-    if harness not in HARNESS_QUIRKS[1:]:
-        raise ValueError(f"harness must be one of {HARNESS_QUIRKS[1:]}, got {harness!r}")
+    if harness not in ("aggregate", "bootstrap"):
+        raise ValueError(f"harness must be one of ('aggregate', 'bootstrap'), got {harness!r}")
     vgr = np.asarray(vgr, dtype=float)
     clipped = np.where(np.isnan(vgr), 100.0, np.clip(vgr + 50.0, 0.0, 100.0))
     ground = (clipped + roi_masked) / 2.0

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from medvigil.report.render import FigureMaker, Table, fmt, fmt_ci, png, pyplot
 from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
 from medvigil.suites.medvigil.scoring.clinician import DOCTORS
@@ -21,19 +23,21 @@ KIND_LABELS = {
 }
 
 
-def _models_by_mcs(result: Mapping[str, Any]) -> list[str]:
-    def key(name: str) -> tuple[float, str]:
+def _with_doctors(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Model blocks by MCS, after the clinician reference row when the release has one (Table 1)."""
+
+    def by_mcs(name: str) -> tuple[float, str]:
         value = result["models"][name]["metrics"].get("mcs")
         return (-(value if isinstance(value, (int, float)) and not math.isnan(value) else -1.0), name)
 
-    return sorted(result["models"], key=key)
-
-
-def _with_doctors(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """Model blocks by MCS, after the clinician reference row when the release has one (Table 1)."""
     blocks = {DOCTORS: result["clinician"]} if result.get("clinician") else {}
-    blocks.update((name, result["models"][name]) for name in _models_by_mcs(result))
+    blocks.update((name, result["models"][name]) for name in sorted(result["models"], key=by_mcs))
     return blocks
+
+
+def _metrics(block: Mapping[str, Any], *keys: str) -> list[str]:
+    """The formatted metrics ``keys`` of a model block (VGR signed)."""
+    return [fmt(block["metrics"].get(k), signed=k == "vgr") for k in keys]
 
 
 def _clinician_table(result: Mapping[str, Any]) -> list[Table]:
@@ -59,18 +63,14 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
         Table(
             "Headline results (Table 1 layout; %, VGR in pp)",
             ["Model", "Overall", "Original", "SFR ↓", "VGR", "PR", "NEG", "SDR", "LPA ↑", "MCS ↑"],
-            [[n, fmt(b["metrics"].get("overall")), fmt(b["metrics"].get("acc_orig")), fmt(b["metrics"].get("sfr")),
-              fmt(b["metrics"].get("vgr"), signed=True), fmt(b["metrics"].get("pr")), fmt(b["metrics"].get("neg")),
-              fmt(b["metrics"].get("sdr")), fmt(b["metrics"].get("lpa")), fmt(b["metrics"].get("mcs"))] for n, b in m.items()],
+            [[n, *_metrics(b, "overall", "acc_orig", "sfr", "vgr", "pr", "neg", "sdr", "lpa", "mcs")] for n, b in m.items()],
             "MCS = harmonic mean of Cap, Safe = 100 − SFR_w, Ground (Eq. 4–5). Sorted by MCS; Doctors is the "
             "release's clinician reference baseline (Appendix G), a calibration anchor, not a model.",
         ),
         Table(
             "MCS components",
             ["Model", "Cap", "Safe", "Ground", "SFR_w ↓", "PCons", "TR-coh", "MCS"],
-            [[n, fmt(b["metrics"].get("cap")), fmt(b["metrics"].get("safe")), fmt(b["metrics"].get("ground")),
-              fmt(b["metrics"].get("sfr_w")), fmt(b["metrics"].get("pcons")), fmt(b["metrics"].get("tr_coh")),
-              fmt(b["metrics"].get("mcs"))] for n, b in m.items()],
+            [[n, *_metrics(b, "cap", "safe", "ground", "sfr_w", "pcons", "tr_coh", "mcs")] for n, b in m.items()],
         ),
         Table(
             "Accuracy by probe kind (Table 6 layout; %)",
@@ -209,8 +209,6 @@ def _val(x: Any) -> float:
 
 def _components_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
     """Cap, Safe, Ground and MCS per model."""
-    import numpy as np
-
     models = list(blocks)
     fig, ax = pyplot().subplots(figsize=(max(5.0, 1.3 * len(models) + 2), 3.6))
     keys = ("cap", "safe", "ground", "mcs")
@@ -228,8 +226,6 @@ def _components_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
 
 def _tier_heatmap(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
     """Trap SFR per model and risk tier."""
-    import numpy as np
-
     models = list(blocks)
     grid = np.array([[_val(blocks[n].get("sfr_by_tier", {}).get(t)) for t in TIERS] for n in models])
     fig, ax = pyplot().subplots(figsize=(5.5, 0.5 * len(models) + 1.5))
@@ -346,8 +342,6 @@ def _pareto(xs: Sequence[float], ys: Sequence[float]) -> list[int]:
 
 def _capability_safety_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     """Figure 5: Capability vs Safety (size = Grounding) and Safety vs Grounding (size = Capability)."""
-    import numpy as np
-
     pts = [(n, b["metrics"].get("cap"), b["metrics"].get("safe"), b["metrics"].get("ground")) for n, b in blocks.items()]
     pts = [(n, float(a), float(s), float(g)) for n, a, s, g in pts
            if all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a, s, g))]

@@ -3,7 +3,7 @@
 ``triplets.csv`` gives the anchor, T-CF and V-CF questions with their gold *answers* but
 no options. To ask them in the MCQ form, each arm reuses the five options of the case's
 ``original`` probe (the anchor is the original probe) and its correct letter is the option
-its gold names, found in two stages (:data:`MATCH_STAGES`):
+its gold names, found in two stages:
 
 1. ``text``: the option whose normalised text (Unicode folded to ASCII, lower case,
    punctuation dropped, whitespace collapsed) equals the gold's;
@@ -31,7 +31,6 @@ from medvigil.suites.medvigil.release.release_format import LETTERS
 from medvigil.suites.medvigil.scoring.open_ended import gold_match
 
 ARMS = (("triplet_anchor", "anchor"), ("triplet_tcf", "tcf"), ("triplet_vcf", "vcf"))
-MATCH_STAGES = ("text", "matcher")
 NO_ORIGINAL = "no original probe for the case (e.g. image withheld)"
 
 
@@ -42,7 +41,6 @@ def normalise(text: str) -> str:
 
 def match_option(gold: str, options: Sequence[str]) -> tuple[str | None, str]:
     """(letter, stage) of the option ``gold`` names; (None, why) when none or several do."""
-
     want = normalise(gold)
     if not want:
         return None, "empty gold"
