@@ -65,9 +65,8 @@ def parse_condition(condition: str) -> tuple[str, float | int | None]:
 
 def _conditions(tab: RecordTable, family: str) -> dict[Any, int]:
     """Parameter -> condition code for every condition of ``family`` present in ``tab``."""
-    used = tab.condition.used_codes().tolist()
     out = {}
-    for code in used:
+    for code in tab.condition.used_codes().tolist():
         fam, param = parse_condition(tab.condition.levels[code])
         if fam == family and param is not None:
             out[param] = code
@@ -92,13 +91,11 @@ def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_c
     orig = tab.probe_kind.codes == tab.probe_kind.code_of("original")
     m_n = len(tab.model.levels)
     out = {}
-    accs = {}
-    for name, mask in (("orig_vision", vis & orig), ("orig_noimg", blind & orig), ("overall_vision", vis), ("overall_noimg", blind)):
-        acc, _, n = group_accuracy(tab.correct, scored & mask, tab.model.codes, m_n)
-        accs[name] = (acc, n)
+    accs = {name: group_accuracy(tab.correct, scored & mask, tab.model.codes, m_n)
+            for name, mask in (("orig_vision", vis & orig), ("orig_noimg", blind & orig), ("overall_vision", vis), ("overall_noimg", blind))}
     for m in present_models(tab, blind):
-        row = {key: float(acc[m]) for key, (acc, _) in accs.items()}
-        row.update({f"n_{key}": int(n[m]) for key, (_, n) in accs.items()})
+        row = {key: float(acc[m]) for key, (acc, _, _) in accs.items()}
+        row.update({f"n_{key}": int(n[m]) for key, (_, _, n) in accs.items()})
         row["delta_orig"] = row["orig_vision"] - row["orig_noimg"]
         row["delta_overall"] = row["overall_vision"] - row["overall_noimg"]
         out[tab.model.levels[m]] = row

@@ -91,25 +91,15 @@ def _case_attribute(cat: Categorical, case: np.ndarray, n_cases: int, cases: tup
     """One code per case; a case whose records disagree on the attribute is a DataError."""
     valid = cat.codes >= 0
     out = np.full(n_cases, -1, dtype=np.int32)
-    if valid.all():  # (the same assignment, without selecting the rows)
-        out[case] = cat.codes
-        bad = np.flatnonzero(cat.codes != out[case])
-    else:
-        out[case[valid]] = cat.codes[valid]
-        bad = np.flatnonzero(valid & (cat.codes != out[case]))
+    out[case[valid]] = cat.codes[valid]
+    bad = np.flatnonzero(valid & (cat.codes != out[case]))
     if bad.size:
-        problems = []
-        seen = set()
+        first_row: dict[int, int] = {}  # per conflicting case, its first conflicting row
         for row in bad.tolist():
-            c = int(case[row])
-            if c in seen:
-                continue
-            seen.add(c)
-            problems.append(Problem(file="<records>", field=name, message=f"case {cases[c]!r} has conflicting {name} values "
-                                                                          f"{cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}"))
-            if len(problems) >= 50:
-                break
-        raise DataError(problems)
+            first_row.setdefault(int(case[row]), row)
+        raise DataError([Problem(file="<records>", field=name, message=f"case {cases[c]!r} has conflicting {name} values "
+                                                                       f"{cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}")
+                         for c, row in list(first_row.items())[:50]])
     return Categorical(out, cat.levels)
 
 

@@ -314,21 +314,10 @@ def compare_models(records: Records, *, metrics: Sequence[str] = DEFAULT_COMPARE
     return result
 
 
-def audit(
-    records: Records,
-    *,
-    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
-    normalise: str | None = None,
-    harness_compatible: bool = False,
-    n_resamples: int = DEFAULT_N_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    ci_level: float = 0.95,
-    strata: bool = True,
-    sensitivity: bool = True,
-    ablations: bool = True,
-    condition: str = "default",
-    source: str = "<records>",
-) -> dict[str, Any]:
+def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
+          harness_compatible: bool = False, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED, ci_level: float = 0.95,
+          strata: bool = True, sensitivity: bool = True, ablations: bool = True, condition: str = "default",
+          source: str = "<records>") -> dict[str, Any]:
     """Full MedVIGIL audit of per-probe records: every metric, strata, CIs, ablations.
 
     Args:
@@ -449,20 +438,10 @@ def audit_to_json(result: Mapping[str, Any], **kwargs) -> str:
     return dumps(result, **kwargs)
 
 
-def score_columns(
-    predictions: Sequence[str | None],
-    references: Sequence[str],
-    probe_kind: Sequence[str],
-    case_id: Sequence[str],
-    risk_tier: Sequence[str | None],
-    *,
-    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
-    normalise: str | None = None,
-    harness_compatible: bool = False,
-    n_resamples: int = 0,
-    seed: int = DEFAULT_SEED,
-    ci_level: float = 0.95,
-) -> dict[str, float]:
+def score_columns(predictions: Sequence[str | None], references: Sequence[str], probe_kind: Sequence[str], case_id: Sequence[str],
+                  risk_tier: Sequence[str | None], *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
+                  harness_compatible: bool = False, n_resamples: int = 0, seed: int = DEFAULT_SEED,
+                  ci_level: float = 0.95) -> dict[str, float]:
     """Score one model given per-probe columns; a flat ``{name: float}`` (the evaluate modules' output).
 
     ``predictions`` are parsed letters; ``""`` or ``None`` marks a parse failure (wrong,

@@ -259,6 +259,12 @@ def _blur_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     return png(fig)
 
 
+def _with_band(ax, steps, rates: Mapping[str, Any], key: str, label: str, alpha: float) -> None:
+    """``rates[key_rate]`` against ``steps`` with its Wilson band ``rates[key_ci]`` (already in percent)."""
+    line = ax.plot(steps, rates[f"{key}_rate"], marker="o", label=label)[0]
+    ax.fill_between(steps, [a for a, _ in rates[f"{key}_ci"]], [b for _, b in rates[f"{key}_ci"]], color=line.get_color(), alpha=alpha)
+
+
 def _roi_figure(roi: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     """ROI decay: refusal and letter-switch rates per step with Wilson bands, per model."""
     if not roi:
@@ -266,11 +272,8 @@ def _roi_figure(roi: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     fig, axes = pyplot().subplots(1, 2, figsize=(9, 3.4), sharex=True)
     for n, r in sorted(roi.items()):
         steps = r["steps"]
-        for ax, key, ci in ((axes[0], "refusal_rate", "refusal_ci"), (axes[1], "switch_rate", "switch_ci")):
-            line = ax.plot(steps, r[key], marker="o", label=n)[0]
-            lo = [a for a, _ in r[ci]]  # Wilson bounds, already in percent
-            hi = [b for _, b in r[ci]]
-            ax.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.15)
+        for ax, key in zip(axes, ("refusal", "switch")):
+            _with_band(ax, steps, r, key, n, alpha=0.15)
     axes[0].set_title("refusal rate (option E) %")
     axes[1].set_title("letter switch vs step 0 %")
     for ax in axes:
@@ -416,10 +419,7 @@ def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | No
             if not t:
                 continue
             for row, key in enumerate(("refusal", "switch")):
-                ax = axes[row][col]
-                line = ax.plot(t["steps"], t[f"{key}_rate"], marker="o", label=name)[0]
-                ax.fill_between(t["steps"], [a for a, _ in t[f"{key}_ci"]], [b for _, b in t[f"{key}_ci"]],
-                                color=line.get_color(), alpha=0.12)
+                _with_band(axes[row][col], t["steps"], t, key, name, alpha=0.12)
         axes[0][col].set_title("all cases" if tier == "all" else tier)
         axes[1][col].set_xlabel("ROI-mask step k")
         axes[1][col].set_xticks(range(4))

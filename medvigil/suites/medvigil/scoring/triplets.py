@@ -56,11 +56,8 @@ def match_option(gold: str, options: Sequence[str]) -> tuple[str | None, str]:
 @dataclass
 class TripletProbes:
     rows: list[dict] = field(default_factory=list)
-    skipped: dict[str, int] = field(default_factory=dict)
+    skipped: Counter = field(default_factory=Counter)  # reason -> triplets skipped
     matched_by: Counter = field(default_factory=Counter)  # (stage) -> arms matched at that stage
-
-    def skip(self, reason: str) -> None:
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
 def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]) -> TripletProbes:
@@ -75,14 +72,14 @@ def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]
     for t in triplets:
         original = originals.get(t["case_id"])
         if original is None:
-            out.skip(NO_ORIGINAL)
+            out.skipped[NO_ORIGINAL] += 1
             continue
         options = list(original["options"])
         found = {arm: match_option(t[f"{arm}_gold"], options) for _, arm in ARMS}
         failed = {arm: why for arm, (letter, why) in found.items() if letter is None}
         if failed:  # one reason per skipped triplet, naming the arms
-            out.skip("; ".join(f"{why} ({', '.join(a for a, w in failed.items() if w == why)})"
-                               for why in sorted(set(failed.values()))))
+            out.skipped["; ".join(f"{why} ({', '.join(a for a, w in failed.items() if w == why)})"
+                                  for why in sorted(set(failed.values())))] += 1
             continue
         out.matched_by.update(stage for _, stage in found.values())
         for kind, arm in ARMS:
