@@ -67,16 +67,10 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
             "MCS = harmonic mean of Cap, Safe = 100 − SFR_w, Ground (Eq. 4–5). Sorted by MCS; Doctors is the "
             "release's clinician reference baseline (Appendix G), a calibration anchor, not a model.",
         ),
-        Table(
-            "MCS components",
-            ["Model", "Cap", "Safe", "Ground", "SFR_w ↓", "PCons", "TR-coh", "MCS"],
-            [[n, *_metrics(b, "cap", "safe", "ground", "sfr_w", "pcons", "tr_coh", "mcs")] for n, b in m.items()],
-        ),
-        Table(
-            "Accuracy by probe kind (Table 6 layout; %)",
-            ["Model"] + [KIND_LABELS[k] for k in PROBE_KINDS],
-            [[n] + [fmt(b.get("accuracy", {}).get(k)) for k in PROBE_KINDS] for n, b in m.items()],
-        ),
+        Table("MCS components", ["Model", "Cap", "Safe", "Ground", "SFR_w ↓", "PCons", "TR-coh", "MCS"],
+              [[n, *_metrics(b, "cap", "safe", "ground", "sfr_w", "pcons", "tr_coh", "mcs")] for n, b in m.items()]),
+        Table("Accuracy by probe kind (Table 6 layout; %)", ["Model"] + [KIND_LABELS[k] for k in PROBE_KINDS],
+              [[n] + [fmt(b.get("accuracy", {}).get(k)) for k in PROBE_KINDS] for n, b in m.items()]),
     ]
     tier_rows = []
     for n, b in m.items():
@@ -84,11 +78,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
         orig = [fmt((tiers.get(t) or {}).get("accuracy", {}).get("original")) for t in TIERS]
         sfr = [fmt(b.get("sfr_by_tier", {}).get(t)) for t in TIERS]
         tier_rows.append([n] + orig + sfr + [fmt(b["metrics"].get("sfr_w"))])
-    out.append(Table(
-        "Clinical risk tiers (Table 7 layout): original accuracy and trap SFR by tier",
-        ["Model"] + [f"Orig {t}" for t in TIERS] + [f"SFR {t}" for t in TIERS] + ["SFR_w ↓"],
-        tier_rows,
-    ))
+    out.append(Table("Clinical risk tiers (Table 7 layout): original accuracy and trap SFR by tier",
+                     ["Model"] + [f"Orig {t}" for t in TIERS] + [f"SFR {t}" for t in TIERS] + ["SFR_w ↓"], tier_rows))
     sources = sorted({level for b in m.values() for level in ((b.get("strata") or {}).get("source_dataset") or {})})
     if sources:
         out.append(Table(
@@ -102,8 +93,7 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
     if any(b.get("ci") for b in m.values()):
         params = result.get("params") or {}
         out.append(Table(
-            "Case-clustered bootstrap 95% CIs (Table 16 layout)",
-            ["Model", "Cap", "Safe", "Ground", "MCS"],
+            "Case-clustered bootstrap 95% CIs (Table 16 layout)", ["Model", "Cap", "Safe", "Ground", "MCS"],
             [[n] + [fmt_ci(b["metrics"].get(k), (b.get("ci") or {}).get(k)) for k in ("cap", "safe", "ground", "mcs")] for n, b in m.items()],
             f"{params.get('n_resamples', '?')} resamples of case ids, seed {params.get('seed', '?')}.",
         ))
@@ -122,12 +112,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
                        str(c.get("n_error", "—")), skipped, str(b.get("n_cases", "—"))])
     if result.get("clinician"):
         counts.insert(0, [next(iter(m))] + ["—"] * 6)  # the Doctors row comes first in m
-    out.append(Table(
-        "What was scored",
-        ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
-        counts,
-        "Parse failures and errors count as wrong, and as silent failures on traps (paper semantics).",
-    ))
+    out.append(Table("What was scored", ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
+                     counts, "Parse failures and errors count as wrong, and as silent failures on traps (paper semantics)."))
     return out
 
 
@@ -164,27 +150,21 @@ def _ablation_tables(result: Mapping[str, Any]) -> list[Table]:
             l_star = r.get("takeover_sigma")
             rows.append([n] + [fmt(x) for x in curve] + [fmt(r.get(f"noimg_{r.get('takeover_subset', 'all')}")), fmt(r.get("drop")),
                                                          "—" if l_star is None else f"{l_star:g}"])
-        out.append(Table(
-            "Visual information decay (Table 13 layout; accuracy %)",
-            ["Model"] + [f"σ={s:g}" for s in sigmas] + ["no-img", "drop", "L*"],
-            rows,
-            "L* is the smallest σ at which at least 80% of the visual contribution is lost.",
-        ))
+        out.append(Table("Visual information decay (Table 13 layout; accuracy %)",
+                         ["Model"] + [f"σ={s:g}" for s in sigmas] + ["no-img", "drop", "L*"], rows,
+                         "L* is the smallest σ at which at least 80% of the visual contribution is lost."))
     if abl.get("roi_decay"):
-        rows = []
-        for n, r in sorted(abl["roi_decay"].items()):
-            for i, step in enumerate(r["steps"]):
-                lo, hi = r["refusal_ci"][i]
-                slo, shi = r["switch_ci"][i]
-                rows.append([n, str(step), f"{fmt(r['refusal_rate'][i])} [{fmt(lo)}, {fmt(hi)}]",
-                             f"{fmt(r['switch_rate'][i])} [{fmt(slo)}, {fmt(shi)}]", str(r["n"][i])])
-        out.append(Table(
-            "ROI decay (Appendix K): refusal and letter-switch rates with Wilson 95% CIs",
-            ["Model", "step k", "refusal % [CI]", "switch vs step 0 % [CI]", "n"],
-            rows,
-            "Step k greys the top k/3 of the ROI; step 3 equals ROI-masked.",
-        ))
+        rows = [[n, str(step), _rate_ci(r, "refusal", i), _rate_ci(r, "switch", i), str(r["n"][i])]
+                for n, r in sorted(abl["roi_decay"].items()) for i, step in enumerate(r["steps"])]
+        out.append(Table("ROI decay (Appendix K): refusal and letter-switch rates with Wilson 95% CIs",
+                         ["Model", "step k", "refusal % [CI]", "switch vs step 0 % [CI]", "n"], rows,
+                         "Step k greys the top k/3 of the ROI; step 3 equals ROI-masked."))
     return out
+
+
+def _rate_ci(r: Mapping[str, Any], key: str, i: int) -> str:
+    """The ``key`` rate at step ``i`` with its Wilson interval."""
+    return fmt_ci(r[f"{key}_rate"][i], dict(zip(("low", "high"), r[f"{key}_ci"][i])))
 
 
 def figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
@@ -307,8 +287,7 @@ def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
     rows, tier_rows, traj_rows = [], [], []
     for name, r in sorted(modal.items()):
         for i, step in enumerate(r["steps"]):
-            rows.append([name, str(step), str(r["n"][i]), fmt_ci(r["refusal_rate"][i], dict(zip(("low", "high"), r["refusal_ci"][i]))),
-                         fmt_ci(r["switch_rate"][i], dict(zip(("low", "high"), r["switch_ci"][i]))),
+            rows.append([name, str(step), str(r["n"][i]), _rate_ci(r, "refusal", i), _rate_ci(r, "switch", i),
                          fmt(r["letter_stability"][i]), fmt(r["mean_modal_share"][i])])
         for tier, t in sorted((r.get("by_tier") or {}).items()):
             tier_rows.append([name, tier, str(max(t["n"], default=0))]
