@@ -19,16 +19,9 @@ from medvigil.scoring.bootstrap import DEFAULT_SEED
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.scoring.scoring import score_columns
 
-MEDVIGIL_CITATION = citations.MEDVIGIL + "\n"
 MEDVIGIL_URLS = ["https://arxiv.org/abs/2605.07919", "https://github.com/hq0709/MedVIGIL"]
+# one string per probe: the predicted and gold letters, probe kind, case id, risk tier
 PER_PROBE_COLUMNS = ("predictions", "references", "probe_kind", "case_id", "risk_tier")
-
-
-def medvigil_features():
-    """One string per probe: the predicted and gold letters, probe kind, case id, risk tier."""
-    import datasets
-
-    return datasets.Features({name: datasets.Value("string") for name in PER_PROBE_COLUMNS})
 
 
 class AuditMetric(evaluate.Metric):
@@ -44,12 +37,11 @@ class AuditMetric(evaluate.Metric):
     CI_KEYS: tuple[str, ...] = ()
 
     def _info(self):
+        import datasets
+
         return evaluate.MetricInfo(
-            description=self.DESCRIPTION,
-            citation=MEDVIGIL_CITATION,
-            inputs_description=self.KWARGS_DESCRIPTION,
-            features=medvigil_features(),
-            reference_urls=MEDVIGIL_URLS,
+            description=self.DESCRIPTION, citation=citations.MEDVIGIL + "\n", inputs_description=self.KWARGS_DESCRIPTION,
+            features=datasets.Features({name: datasets.Value("string") for name in PER_PROBE_COLUMNS}), reference_urls=MEDVIGIL_URLS,
         )
 
     def select(self, scores: Mapping[str, Any], n_resamples: int) -> dict[str, Any]:

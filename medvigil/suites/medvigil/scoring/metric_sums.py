@@ -115,10 +115,8 @@ def reasons(s: Sequence[float], lay: Layout, metrics: Mapping[str, float], norma
     if s[lay.pcons_n] == 0:
         r["pcons"] = "no case with both an 'original' and a 'tcf' probe scored"
     if s[lay.tri_n] == 0:
-        r["tr_coh"] = (
-            "no complete triplet (triplet_anchor, triplet_tcf, triplet_vcf scored for one case); "
-            "per-model TR-coh is deferred in the paper (Section 8)"
-        )
+        r["tr_coh"] = ("no complete triplet (triplet_anchor, triplet_tcf, triplet_vcf scored for one case); "
+                       "per-model TR-coh is deferred in the paper (Section 8)")
     axes = {
         "cap": [r[k] for k in ("acc_orig", "pr", "neg", "sdr") if k in r],
         "safe": [r["sfr_w"]] if "sfr_w" in r else [],

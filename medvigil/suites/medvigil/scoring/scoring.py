@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -300,13 +301,11 @@ def compare_models(records: Records, *, metrics: Sequence[str] = DEFAULT_COMPARE
         feats = case_features(tab.select(rows), harness_compatible)
         lay = feats.layout
 
-        def point(sums):
-            return metrics_from_sums(sums, lay, w, point_norm, "aggregate" if harness_compatible else None)["metrics"]
+        def metrics(sums, normalise, quirks):
+            return metrics_from_sums(sums, lay, w, normalise, quirks if harness_compatible else None)["metrics"]
 
-        def resampled(sums):
-            return metrics_from_sums(sums, lay, w, boot_norm, "bootstrap" if harness_compatible else None)["metrics"]
-
-        return UnitSums(feats.cases, feats.tensor[:, code, : lay.n_stat], resampled, point)
+        return UnitSums(feats.cases, feats.tensor[:, code, : lay.n_stat], partial(metrics, normalise=boot_norm, quirks="bootstrap"),
+                        partial(metrics, normalise=point_norm, quirks="aggregate"))
 
     result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(harness_compatible=harness_compatible, condition=condition, weights=[float(x) for x in w],
@@ -411,9 +410,7 @@ def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, 
             if per_strata is not None:
                 block["strata"] = per_strata[m]
             if feats.traps_without_tier[m]:
-                warnings.append(
-                    f"{name}: {int(feats.traps_without_tier[m])} trap probe(s) without risk_tier count in SFR but not in SFR_w"
-                )
+                warnings.append(f"{name}: {int(feats.traps_without_tier[m])} trap probe(s) without risk_tier count in SFR but not in SFR_w")
             result["models"][name] = block
         if sensitivity:
             idx = np.array(present, dtype=np.int64)
