@@ -38,7 +38,9 @@ class Layout:
         self.trap_n = 2 * k  # + tier index
         self.trap_silent = 2 * k + len(TIERS)  # + tier index
         self.pcons_n = 2 * k + 2 * len(TIERS)
-        self.pcons_agree, self.tri_n, self.tri_coh, self.n_stat = range(self.pcons_n + 1, self.pcons_n + 5)
+        self.pcons_agree = self.pcons_n + 1
+        self.tri_n, self.tri_coh = self.pcons_n + 2, self.pcons_n + 3
+        self.n_stat = self.pcons_n + 4
         self.n_features = self.n_stat + 3 * k
 
     def kind(self, name: str) -> int | None:
@@ -97,9 +99,11 @@ def _case_attribute(cat: Categorical, case: np.ndarray, n_cases: int, cases: tup
         first_row: dict[int, int] = {}  # per conflicting case, its first conflicting row
         for row in bad.tolist():
             first_row.setdefault(int(case[row]), row)
-        raise DataError([Problem(file="<records>", field=name, message=f"case {cases[c]!r} has conflicting {name} values "
-                                                                       f"{cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}")
-                         for c, row in list(first_row.items())[:50]])
+        raise DataError([
+            Problem(file="<records>", field=name,
+                    message=f"case {cases[c]!r} has conflicting {name} values {cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}")
+            for c, row in list(first_row.items())[:50]
+        ])
     return Categorical(out, cat.levels)
 
 
@@ -111,9 +115,8 @@ def _one_per_case(per_case: np.ndarray, what: str, models: Sequence[str], cases:
         problems = []
         for key in dup[:50].tolist():
             m, c = divmod(key, len(cases))
-            problems.append(Problem(file="<records>", field="probe_kind",
-                                    message=f"model {models[m]!r}, case {cases[c]!r}: {int(counts[key])} {what!r} records "
-                                            "in one condition; pairing needs at most one per case"))
+            problems.append(Problem(file="<records>", field="probe_kind", message=f"model {models[m]!r}, case {cases[c]!r}: "
+                                    f"{int(counts[key])} {what!r} records in one condition; pairing needs at most one per case"))
         raise DataError(problems)
 
 

@@ -11,9 +11,11 @@ Equations (MedVIGIL, arXiv:2605.07919), all on the 0-100 scale:
 * SFR_w (Eq. 3): ``sum_k w_k SFR_Lk / sum_k w_k`` with ``w = (1, 2, 3, 5, 8)``;
 * VGR (Section 5.2): ``Acc(roi_only) - Acc(roi_masked)`` in percentage points;
 * PCons (Appendix D.1 / O): share of cases whose ``original`` and ``tcf`` letters agree,
-  over the cases with both probes scored; a missing letter never agrees;
-* TR-coh (Eq. 7): share of complete triplets (``triplet_anchor``, ``triplet_tcf``,
-  ``triplet_vcf`` of one case id) with all three arms correct;
+  over the cases with both probes scored; a missing letter (parse failure, or an error row
+  under paper semantics) never agrees;
+* TR-coh (Eq. 7): share of complete triplets (``triplet_anchor``, ``triplet_tcf``, ``triplet_vcf``
+  of one case id) with all three arms correct; a triplet missing an arm is left out (and counted
+  as incomplete);
 * Cap, Safe, Ground (Eq. 4) and MCS, their harmonic mean (Eq. 5).
 
 Counting semantics (``parse_status``) are described in :mod:`medvigil.scoring.table`;
@@ -286,6 +288,7 @@ def compare_models(records: Records, *, metrics: Sequence[str] = DEFAULT_COMPARE
         raise ValueError(f"unknown metric(s) {unknown or '(none given)'}; available: {', '.join(METRIC_KEYS)}")
     tab = _condition_table(as_table(records), condition)
     names = tab.model.levels
+    # a probe: its probe_id, or (case, probe kind) in records without one
     if tab.probe is not None:
         probe = tab.probe.codes.astype(np.int64)
     else:
@@ -301,11 +304,11 @@ def compare_models(records: Records, *, metrics: Sequence[str] = DEFAULT_COMPARE
         feats = case_features(tab.select(rows), harness_compatible)
         lay = feats.layout
 
-        def metrics(sums, normalise, quirks):
+        def values(sums, normalise, quirks):
             return metrics_from_sums(sums, lay, w, normalise, quirks if harness_compatible else None)["metrics"]
 
-        return UnitSums(feats.cases, feats.tensor[:, code, : lay.n_stat], partial(metrics, normalise=boot_norm, quirks="bootstrap"),
-                        partial(metrics, normalise=point_norm, quirks="aggregate"))
+        return UnitSums(feats.cases, feats.tensor[:, code, : lay.n_stat], partial(values, normalise=boot_norm, quirks="bootstrap"),
+                        partial(values, normalise=point_norm, quirks="aggregate"))
 
     result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(harness_compatible=harness_compatible, condition=condition, weights=[float(x) for x in w],
