@@ -91,8 +91,8 @@ def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_c
     orig = tab.probe_kind.codes == tab.probe_kind.code_of("original")
     m_n = len(tab.model.levels)
     out = {}
-    accs = {name: group_accuracy(tab.correct, scored & mask, tab.model.codes, m_n)
-            for name, mask in (("orig_vision", vis & orig), ("orig_noimg", blind & orig), ("overall_vision", vis), ("overall_noimg", blind))}
+    masks = {"orig_vision": vis & orig, "orig_noimg": blind & orig, "overall_vision": vis, "overall_noimg": blind}
+    accs = {name: group_accuracy(tab.correct, scored & mask, tab.model.codes, m_n) for name, mask in masks.items()}
     for m in present_models(tab, blind):
         row = {key: float(acc[m]) for key, (acc, _, _) in accs.items()}
         row.update({f"n_{key}": int(n[m]) for key, (_, _, n) in accs.items()})
@@ -102,9 +102,8 @@ def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_c
     return out
 
 
-def takeover_point(
-    sigmas: Sequence[float], accuracy: Sequence[float], accuracy_noimg: float, threshold: float = TAKEOVER_THRESHOLD
-) -> tuple[float | None, str | None]:
+def takeover_point(sigmas: Sequence[float], accuracy: Sequence[float], accuracy_noimg: float,
+                   threshold: float = TAKEOVER_THRESHOLD) -> tuple[float | None, str | None]:
     """Language-takeover point L*, Section 6.3 / Appendix J.
 
     ``L*`` is the smallest blur ``sigma > 0`` at which the residual visual contribution
@@ -212,9 +211,8 @@ def blur_sweep(tab: RecordTable, *, probe_kinds: Sequence[str] = ("original",), 
     return out
 
 
-def roi_decay(
-    tab: RecordTable, *, harness_compatible: bool = False, safe_letter: str = SAFE_LETTER, z: float = Z_95
-) -> dict[str, dict[str, Any]]:
+def roi_decay(tab: RecordTable, *, harness_compatible: bool = False, safe_letter: str = SAFE_LETTER,
+              z: float = Z_95) -> dict[str, dict[str, Any]]:
     """Visual-token ROI ablation, Appendix K (Figure 7).
 
     Per model and step ``k`` (conditions ``roi_decay:<k>``): the refusal rate (share of
@@ -241,10 +239,8 @@ def roi_decay(
             key = int(np.flatnonzero(counts > 1)[0])
             mc, rest = divmod(key, c_n * k_n)
             cc, kc = divmod(rest, k_n)
-            raise ValueError(
-                f"roi_decay:{step}: model {tab.model.levels[mc]!r}, case {tab.case.levels[cc]!r}, kind "
-                f"{tab.probe_kind.levels[kc]!r} answered {int(counts[key])} times; steps are paired one to one"
-            )
+            raise ValueError(f"roi_decay:{step}: model {tab.model.levels[mc]!r}, case {tab.case.levels[cc]!r}, kind "
+                             f"{tab.probe_kind.levels[kc]!r} answered {int(counts[key])} times; steps are paired one to one")
         arr = np.full(size, -9, dtype=np.int16)  # -9: not asked at this step
         arr[slot[mask]] = tab.pred[mask]
         letters[step] = arr

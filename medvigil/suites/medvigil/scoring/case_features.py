@@ -166,15 +166,12 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     # harness compares the two model_letter strings, so two empty letters agree there.
     o_i, t_i = lay.kind("original"), lay.kind("tcf")
     if o_i is not None and t_i is not None:
-        _one_per_case(scored_per_case(o_i), "original", models, cases)
-        _one_per_case(scored_per_case(t_i), "tcf", models, cases)
-        o_mask = scored & (kind == o_i)
-        t_mask = scored & (kind == t_i)
-        lo = np.full(c_n * m_n, -2, dtype=np.int16)
-        lt = np.full(c_n * m_n, -3, dtype=np.int16)
-        lo[slot[o_mask]] = tab.pred[o_mask]
-        lt[slot[t_mask]] = tab.pred[t_mask]
-        both = (lo != -2) & (lt != -3)
+        lo, lt = (np.full(c_n * m_n, -2, dtype=np.int16) for _ in range(2))  # -2: not scored (NO_LETTER is -1)
+        for letters, i, name in ((lo, o_i, "original"), (lt, t_i, "tcf")):
+            _one_per_case(scored_per_case(i), name, models, cases)
+            mask = scored & (kind == i)
+            letters[slot[mask]] = tab.pred[mask]
+        both = (lo != -2) & (lt != -2)
         agree = both & (lo == lt) if harness_compatible else both & (lo == lt) & (lo >= 0)
         tensor[:, :, lay.pcons_n] = both.reshape(c_n, m_n)
         tensor[:, :, lay.pcons_agree] = agree.reshape(c_n, m_n)

@@ -19,9 +19,7 @@ def ratio(num, den):
         return np.where(den > 0, 100.0 * num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def metrics_from_sums(
-    s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None
-) -> dict[str, Any]:
+def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None) -> dict[str, Any]:
     """All metrics from summed features ``s`` of shape ``(..., n_stat or more)``.
 
     ``harness`` copies the official scripts' arithmetic where it departs from Eqs. 4-5
@@ -37,15 +35,10 @@ def metrics_from_sums(
 
     accuracy = {name: acc(name) for name in lay.kinds}
     head = [lay.kind(k) for k in HEADLINE_KINDS if lay.kind(k) is not None]
-    if head:
-        overall = ratio(s[..., [lay.correct(i) for i in head]].sum(-1), s[..., [lay.scored(i) for i in head]].sum(-1))
-    else:
-        overall = nan
+    overall = ratio(s[..., [lay.correct(i) for i in head]].sum(-1), s[..., [lay.scored(i) for i in head]].sum(-1)) if head else nan
     n_tier = s[..., lay.trap_n : lay.trap_n + len(TIERS)]
     sfr_tier = ratio(s[..., lay.trap_silent : lay.trap_silent + len(TIERS)], n_tier)
-    out: dict[str, Any] = {"overall": overall}
-    for key, kind in KIND_METRICS.items():
-        out[key] = accuracy.get(kind, nan)
+    out: dict[str, Any] = {"overall": overall, **{key: accuracy.get(kind, nan) for key, kind in KIND_METRICS.items()}}
     out["sfr"] = 100.0 - accuracy["halluc_trap"] if "halluc_trap" in accuracy else nan
     out["sfr_w"] = np.asarray(weighted_sfr(sfr_tier, weights, normalise, n_by_tier=n_tier), dtype=float)
     out["vgr"] = out["roi_only"] - out["roi_masked"]

@@ -456,13 +456,12 @@ def score_columns(predictions: Sequence[str | None], references: Sequence[str], 
             raise ValueError(f"{name} has {len(col)} entries but references has {n}")
     for i, p in enumerate(predictions):
         if p not in (None, "") and not (isinstance(p, str) and len(p) == 1 and "A" <= p <= "Z"):
-            raise ValueError(
-                f"predictions[{i}] = {p!r}: expected one capital letter A-Z, or '' for a response with no letter "
-                "(parse model output with the MedVIGIL letter parser first)"
-            )
+            raise ValueError(f"predictions[{i}] = {p!r}: expected one capital letter A-Z, or '' for a response with no letter "
+                             "(parse model output with the MedVIGIL letter parser first)")
     table = RecordTable.from_columns(
         model="model", case_id=list(case_id), probe_kind=list(probe_kind), correct_letter=list(references),
-        predicted_letter=[p or None for p in predictions], risk_tier=[None if t in (None, "") else t for t in risk_tier], source="<evaluate inputs>",
+        predicted_letter=[p or None for p in predictions], risk_tier=[None if t in (None, "") else t for t in risk_tier],
+        source="<evaluate inputs>",
     )
     result = audit(table, weights=weights, normalise=normalise, harness_compatible=harness_compatible, n_resamples=n_resamples,
                    seed=seed, ci_level=ci_level, strata=False, sensitivity=False, ablations=False)

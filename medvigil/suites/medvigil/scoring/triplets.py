@@ -83,14 +83,8 @@ def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]
             continue
         out.matched_by.update(stage for _, stage in found.values())
         for kind, arm in ARMS:
-            row = dict(original)
-            row.update(
-                probe_id=f"{t['case_id']}-{kind}",
-                probe_kind=kind,
-                question=t[f"{arm}_question"],
-                correct_letter=found[arm][0],
-            )
-            out.rows.append(row)
+            out.rows.append({**original, "probe_id": f"{t['case_id']}-{kind}", "probe_kind": kind,
+                             "question": t[f"{arm}_question"], "correct_letter": found[arm][0]})
     return out
 
 
