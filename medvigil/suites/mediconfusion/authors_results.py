@@ -1,29 +1,18 @@
-"""Read the MediConfusion authors' result files into probe records.
+"""Read the MediConfusion authors' result files (``MShahabSepehri/MediConfusion``) into probe records.
 
-Formats (repository ``MShahabSepehri/MediConfusion``):
-
-* ``data/dataset.json`` (the *release*), read and validated by
-  :func:`medvigil.suites.mediconfusion.release.read_release` (re-exported here): ``{pair_id:
-  {"question", "option_A", "option_B", "im_1_correct", "im_2_correct", "category_1",
-  "category_2", ...}}``.
 * ``Results/<model>_<mode>.json`` (a *run*): ``{pair_id: {"answer": {"im1": {"A": votes,
   "B": votes, "full_answer": text}, "im2": {...}}, "score": {block: {category: n, ...,
-  "total": n}}}}``. ``mode`` is one of ``mc``, ``greedy``, ``prefix``, ``gpt4``
-  (paper: MC, GD, PS, FF).
+  "total": n}}}}``; ``mode`` is ``mc``, ``greedy``, ``prefix`` or ``gpt4`` (paper: MC, GD, PS, FF).
 * ``Results/<model>_<mode>_scores.json``: the run's totals, ``{block: {category: n}}``.
+* ``data/dataset.json`` (the release): :func:`~medvigil.suites.mediconfusion.release.read_release`.
 
-Each image becomes one record of ``schemas/probe_record.schema.json``: suite
-``mediconfusion``, ``case_id`` = pair id (the bootstrap cluster), ``probe_id`` =
-``"<pair>:im1"`` / ``"<pair>:im2"``, ``condition`` = the mode, ``predicted_letter`` from
-the authors' vote rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`, margin 3)
-and the votes, margin and category list in ``extra``. The ``full_answer`` text is kept
-as ``raw_response`` but never re-parsed: the vote counts reproduce the official totals.
-
-Bad input raises :class:`medvigil.errors.DataError` listing every problem found, each
-naming the file, the pair's 1-based position in the file (``row``) and the JSON path
-(``field``). A pair in a run but not in the release is an error; pairs of the release
-missing from a run are reported in :attr:`MediConfusionRun.missing_pairs` (partial runs
-are legitimate and are scored on the pairs present).
+Each image becomes one ``probe_record`` (``case_id`` = pair id, ``probe_id`` = ``"<pair>:im1"``,
+``condition`` = the mode) whose ``predicted_letter`` comes from the vote counts by the authors'
+rule (margin 3); ``full_answer`` is kept as ``raw_response`` but never re-parsed, so the official
+totals are reproduced. Bad input raises one :class:`medvigil.errors.DataError` listing every
+problem (file, 1-based pair position, JSON path). A pair not in the release is an error; release
+pairs absent from a run are listed in :attr:`MediConfusionRun.missing_pairs` (partial runs are
+scored on the pairs present).
 """
 
 from __future__ import annotations
@@ -49,15 +38,8 @@ from medvigil.suites.mediconfusion.record_scoring import pair_inputs, pair_slots
 from medvigil.suites.mediconfusion.release import Release, read_release
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
-__all__ = [
-    "MediConfusionRun",
-    "category_names",
-    "parse_run_name",
-    "read_release",
-    "read_results",
-    "read_score_file",
-    "runs_from_lmms_eval",
-]
+__all__ = ["MediConfusionRun", "category_names", "parse_run_name", "read_release", "read_results", "read_score_file",
+           "runs_from_lmms_eval"]
 
 SOURCE_DATASET = "ROCO"  # the images of every pair come from ROCO (paper Sec. 2)
 PROBE_KIND = "confusing_pair"
@@ -90,9 +72,7 @@ class MediConfusionRun:
         """Score the run's records (pairs in file order)."""
         if self.pairs is not None:
             return score_pairs(**self.pairs, confusion_denominator=confusion_denominator, category_names=self.category_names)
-        return score_records(
-            self.records, confusion_denominator=confusion_denominator, category_names=self.category_names
-        )
+        return score_records(self.records, confusion_denominator=confusion_denominator, category_names=self.category_names)
 
     def official_totals(self) -> dict[str, dict[str, int]]:
         """Sum of the authors' per-pair ``score`` blocks over the pairs of this file."""
@@ -114,7 +94,6 @@ def category_names(release: Release) -> tuple[str, ...]:
 
 def _load_json_object(path: str | Path) -> tuple[str, dict]:
     name = str(path)
-
     text = read_text(path, name)  # regular file, bounded, UTF-8; FileNotFoundError propagates
     duplicates: list[str] = []
 
@@ -125,7 +104,6 @@ def _load_json_object(path: str | Path) -> tuple[str, dict]:
                 duplicates.append(key)
             out[key] = value
         return out
-
 
     data = loads_json(text, name, object_pairs_hook=no_duplicates)
     if duplicates:  # json.loads would silently keep the last of two equal keys
@@ -184,31 +162,18 @@ def read_score_file(path: str | Path) -> dict[str, dict[str, int]]:
     return blocks
 
 
-def read_results(
-    path: str | Path,
-    release: Release,
-    *,
-    model: str | None = None,
-    mode: str | None = None,
-    margin: float = DEFAULT_MARGIN,
-    validate: bool = True,
-) -> MediConfusionRun:
+def read_results(path: str | Path, release: Release, *, model: str | None = None, mode: str | None = None,
+                 margin: float = DEFAULT_MARGIN, validate: bool = True) -> MediConfusionRun:
     """Read one authors' per-sample result file into probe records.
 
-    Args:
-        path: the result file.
-        release: the pairs (:func:`medvigil.suites.mediconfusion.release.read_release`, re-exported
-            here as :func:`read_release`); every pair of the file must be in it.
-        model, mode: override the names parsed by :func:`parse_run_name`.
-        margin: the vote margin (authors: 3).
-        validate: check every record against ``probe_record.schema.json``.
+    Every pair of the file must be in ``release``; ``model``/``mode`` override the names parsed by
+    :func:`parse_run_name`; ``validate`` checks every record against ``probe_record.schema.json``.
     """
     parsed_model, parsed_mode = parse_run_name(path)
     model = model or parsed_model
     mode = mode or parsed_mode
     name, data = _load_json_object(path)
     problems: list[Problem] = []
-    votes: list[list[float]] = []
     kept: list[tuple[str, str, dict]] = []  # (pair id, image, answer dict)
     official: dict[str, dict] = {}
     for row, (pid, entry) in enumerate(data.items(), start=1):
@@ -226,99 +191,63 @@ def read_results(
         if not isinstance(answer, dict):
             problems.append(Problem(name, f"pair {pid!r} has no 'answer' object", row, f"{pid}.answer"))
             continue
-        pair_ok = True
-        pair_items = []
         for image in IMAGES:
             ans = answer.get(image)
             where = f"{pid}.answer.{image}"
             if not isinstance(ans, dict):
                 problems.append(Problem(name, f"pair {pid!r} has no {image!r} answer object", row, where))
-                pair_ok = False
                 continue
             for letter in OPTION_LETTERS:
+                value = ans.get(letter)
                 if letter not in ans:
-                    problems.append(Problem(name, f"missing vote count {letter!r}", row, f"{where}.{letter}"))
-                    pair_ok = False
-                elif not _is_number(ans[letter]):
-                    problems.append(Problem(name, f"vote count must be a finite number, got {ans[letter]!r}", row, f"{where}.{letter}"))
-                    pair_ok = False
-                elif ans[letter] < 0:  # a negative count would flip the margin rule's answer
-                    problems.append(Problem(name, f"vote count must be >= 0, got {ans[letter]!r}", row, f"{where}.{letter}"))
-                    pair_ok = False
+                    message = f"missing vote count {letter!r}"
+                elif not _is_number(value):
+                    message = f"vote count must be a finite number, got {value!r}"
+                elif value < 0:  # a negative count would flip the margin rule's answer
+                    message = f"vote count must be >= 0, got {value!r}"
+                else:
+                    continue
+                problems.append(Problem(name, message, row, f"{where}.{letter}"))
             text = ans.get("full_answer")
             if text is not None and not isinstance(text, str):
                 problems.append(Problem(name, f"full_answer must be a string or null, got {type(text).__name__}", row, f"{where}.full_answer"))
-                pair_ok = False
-            pair_items.append((image, ans))
+            kept.append((pid, image, ans))
         if "score" in entry:
             blocks = _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
-            if blocks is None:
-                pair_ok = False
-            else:
+            if blocks is not None:
                 official[pid] = blocks
-        if pair_ok:
-            for image, ans in pair_items:
-                kept.append((pid, image, ans))
-                votes.append([float(ans[letter]) for letter in OPTION_LETTERS])
-    if problems:
+    if problems:  # kept and official are used only when the whole file is valid
         raise DataError(problems)
 
+    votes = [[float(ans[letter]) for letter in OPTION_LETTERS] for _, _, ans in kept]
     letters = decode_letters(vote_answers(np.asarray(votes, dtype=np.float64).reshape(-1, 2), margin=margin))
     records = []
     for (pid, image, ans), letter in zip(kept, letters):
         info = release.pairs[pid]
         cats = list(info.categories(image))
         text = ans.get("full_answer")
-        if letter is not None:
-            status = "ok"
-        else:
-            status = "error" if text is None else "parse_failure"
-        extra = {
-            "image": image,
-            "votes": {letter_: ans[letter_] for letter_ in OPTION_LETTERS},
-            "margin": margin,
-            "categories": cats,
-            "mode_label": MODE_LABELS.get(mode),
-        }
+        status = "ok" if letter is not None else "error" if text is None else "parse_failure"
+        extra = {"image": image, "votes": {x: ans[x] for x in OPTION_LETTERS}, "margin": margin, "categories": cats,
+                 "mode_label": MODE_LABELS.get(mode)}
         for key, value in ans.items():  # keep other fields of the authors' answer (e.g. gpt_reason)
             if key not in (*OPTION_LETTERS, "full_answer"):
                 extra[f"answer_{key}"] = value
-        records.append(
-            {
-                "suite": "mediconfusion",
-                "model": model,
-                "condition": mode,
-                "probe_id": f"{pid}:{image}",
-                "case_id": pid,
-                "probe_kind": PROBE_KIND,
-                "risk_tier": None,
-                "source_dataset": SOURCE_DATASET,
-                "modality": None,
-                "text_only_answerable": False,
-                "category": "; ".join(cats) if cats else None,
-                "correct_letter": info.correct(image),
-                "predicted_letter": letter,
-                "parse_status": status,
-                "raw_response": text,
-                "extra": extra,
-            }
-        )
+        records.append({
+            "suite": "mediconfusion", "model": model, "condition": mode, "probe_id": f"{pid}:{image}", "case_id": pid,
+            "probe_kind": PROBE_KIND, "risk_tier": None, "source_dataset": SOURCE_DATASET, "modality": None,
+            "text_only_answerable": False, "category": "; ".join(cats) if cats else None,
+            "correct_letter": info.correct(image), "predicted_letter": letter, "parse_status": status,
+            "raw_response": text, "extra": extra,
+        })
     if validate:
         check_records("probe_record", records, file=name)
     present = {pid for pid, _, _ in kept}
     return MediConfusionRun(
-        path=name,
-        model=model,
-        mode=mode,
-        margin=margin,
-        records=tuple(records),
+        path=name, model=model, mode=mode, margin=margin, records=tuple(records),
         pair_ids=tuple(dict.fromkeys(pid for pid, _, _ in kept)),
         missing_pairs=tuple(pid for pid in release.pairs if pid not in present),
-        category_names=category_names(release),
-        official_pair_scores=official,
-        files=(name,),
+        category_names=category_names(release), official_pair_scores=official, files=(name,),
     )
-
 
 
 def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[MediConfusionRun]:
