@@ -39,49 +39,18 @@ _bool = datasets.Value("bool")
 _cats = datasets.List(_str)
 
 FEATURES: dict[str, datasets.Features] = {
-    "questions": datasets.Features(
-        {
-            "pair_id": _str,
-            "image_key": _str,
-            "image": datasets.Image(),
-            "image_path": _str,
-            "question": _str,
-            "option_A": _str,
-            "option_B": _str,
-            "correct_letter": _str,
-            "categories": _cats,
-            "caption": _str,
-            "BiomedCLIP_sim": _f64,
-            "DINO_sim": _f64,
-            "synthetic": _bool,
-        }
-    ),
-    "pairs": datasets.Features(
-        {
-            "pair_id": _str,
-            "image_1": datasets.Image(),
-            "image_2": datasets.Image(),
-            "im_1": _str,
-            "im_2": _str,
-            "im_1_local": _i64,
-            "im_2_local": _i64,
-            "cap_1": _str,
-            "cap_2": _str,
-            "category_1": _cats,
-            "category_2": _cats,
-            "BiomedCLIP_sim": _f64,
-            "DINO_sim": _f64,
-            "question": _str,
-            "option_A": _str,
-            "option_B": _str,
-            "im_1_correct": _str,
-            "im_2_correct": _str,
-            "AI_question": _str,
-            "AI_option_A": _str,
-            "AI_option_B": _str,
-            "synthetic": _bool,
-        }
-    ),
+    "questions": datasets.Features({
+        "pair_id": _str, "image_key": _str, "image": datasets.Image(), "image_path": _str, "question": _str,
+        "option_A": _str, "option_B": _str, "correct_letter": _str, "categories": _cats, "caption": _str,
+        "BiomedCLIP_sim": _f64, "DINO_sim": _f64, "synthetic": _bool,
+    }),
+    "pairs": datasets.Features({
+        "pair_id": _str, "image_1": datasets.Image(), "image_2": datasets.Image(), "im_1": _str, "im_2": _str,
+        "im_1_local": _i64, "im_2_local": _i64, "cap_1": _str, "cap_2": _str, "category_1": _cats, "category_2": _cats,
+        "BiomedCLIP_sim": _f64, "DINO_sim": _f64, "question": _str, "option_A": _str, "option_B": _str,
+        "im_1_correct": _str, "im_2_correct": _str, "AI_question": _str, "AI_option_A": _str, "AI_option_B": _str,
+        "synthetic": _bool,
+    }),
 }
 
 CONFIG_DESCRIPTIONS = {

@@ -12,26 +12,15 @@ from typing import Any
 
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
-__all__ = ["categories_of", "image_named", "pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
-
-def image_named(image: Any, probe_id: Any) -> Any:
-    """Which image of its pair a record answers: ``extra.image``, else the ``:im1`` / ``:im2`` tail
-    of its probe id (None when neither says; any other value is returned as it is)."""
-    if image is None:
-        probe = str(probe_id)
-        image = probe.rsplit(":", 1)[-1] if ":" in probe else None
-    return image
-
-
-def categories_of(categories: Any, category: Any) -> list:
-    """An image's categories: ``extra.categories`` (a list), else its ``category`` alone, else none."""
-    if categories is None:
-        return [] if category is None else [category]
-    return list(categories)
+__all__ = ["pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
 
 
 def _image_of(record: Mapping[str, Any]) -> str:
-    image = image_named((record.get("extra") or {}).get("image"), record.get("probe_id", ""))
+    """Which image of its pair a record answers: ``extra.image``, else its probe id's ``:im1`` / ``:im2`` tail."""
+    image = (record.get("extra") or {}).get("image")
+    if image is None:
+        probe = str(record.get("probe_id", ""))
+        image = probe.rsplit(":", 1)[-1] if ":" in probe else None
     if image not in ("im1", "im2"):
         raise ValueError(
             f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
@@ -67,13 +56,8 @@ def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error
     return by_pair, problems
 
 
-def score_records(
-    records: Iterable[Mapping[str, Any]],
-    *,
-    confusion_denominator: str = "both_valid",
-    category_names: Sequence[str] | None = None,
-    incomplete: str = "error",
-) -> MediConfusionScore:
+def score_records(records: Iterable[Mapping[str, Any]], *, confusion_denominator: str = "both_valid",
+                  category_names: Sequence[str] | None = None, incomplete: str = "error") -> MediConfusionScore:
     """Score probe records of one run (one model, one condition) of the MediConfusion suite.
 
     Each pair (``case_id``) must have exactly one record per image (``extra.image`` or a
@@ -95,7 +79,11 @@ def score_records(
 
 
 def _categories(record: Mapping[str, Any]) -> list[str]:
-    return categories_of((record.get("extra") or {}).get("categories"), record.get("category"))
+    """An image's categories: ``extra.categories`` (a list), else its ``category`` alone, else none."""
+    categories = (record.get("extra") or {}).get("categories")
+    if categories is None:
+        return [] if record.get("category") is None else [record["category"]]
+    return list(categories)
 
 
 def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, list]:
@@ -116,9 +104,7 @@ def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[
     }
 
 
-def score_records_by_run(
-    records: Iterable[Mapping[str, Any]], **kwargs: Any
-) -> dict[tuple[str, str], MediConfusionScore]:
+def score_records_by_run(records: Iterable[Mapping[str, Any]], **kwargs: Any) -> dict[tuple[str, str], MediConfusionScore]:
     """Split records by (model, condition) and score each run with :func:`score_records`."""
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for record in records:
