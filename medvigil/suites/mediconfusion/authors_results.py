@@ -299,19 +299,12 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     names = category_names(release)
     runs = []
     for (model, mode), recs in groups.items():
-        pair_ids = tuple(slots[(model, mode)][0])
-        present = set(pair_ids)
+        by_pair = slots[(model, mode)][0]
+        run_files = tuple(str(paths[i]) for i in files[(model, mode)])
         margins = {(r.get("extra") or {}).get("margin") for r in recs} - {None}
         runs.append(MediConfusionRun(
-            path=", ".join(str(paths[i]) for i in files[(model, mode)]),
-            files=tuple(str(paths[i]) for i in files[(model, mode)]),
-            model=model,
-            mode=mode,
-            margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN,
-            records=tuple(recs),
-            pair_ids=pair_ids,
-            missing_pairs=tuple(p for p in release.pairs if p not in present),
-            category_names=names,
-            pairs=pair_inputs(slots[(model, mode)][0]),
+            path=", ".join(run_files), files=run_files, model=model, mode=mode,
+            margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN, records=tuple(recs), pair_ids=tuple(by_pair),
+            missing_pairs=tuple(p for p in release.pairs if p not in by_pair), category_names=names, pairs=pair_inputs(by_pair),
         ))
     return runs

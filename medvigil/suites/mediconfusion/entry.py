@@ -37,18 +37,16 @@ def score(files: list[str], *, release: str, margin: float = 3, confusion_denomi
         modes = by_model.setdefault(entry["model"], {})
         key = entry["mode"] if entry["mode"] not in modes else f"{entry['mode']} ({Path(entry['file']).name})"
         modes[key] = run_score
-    return finite(
-        {
-            "suite": "mediconfusion",
-            "release": release.path,
-            "n_release_pairs": len(release.pairs),
-            "margin": margin,
-            "confusion_denominator": confusion_denominator,
-            "random_guessing": {"set_accuracy": RANDOM_SET_ACCURACY, "individual_accuracy": RANDOM_INDIVIDUAL_ACCURACY},
-            "runs": [entry for entry, _ in scored],
-            "best_over_modes": {model: best_over_modes(modes) for model, modes in by_model.items()},
-        }
-    )
+    return finite({
+        "suite": "mediconfusion",
+        "release": release.path,
+        "n_release_pairs": len(release.pairs),
+        "margin": margin,
+        "confusion_denominator": confusion_denominator,
+        "random_guessing": {"set_accuracy": RANDOM_SET_ACCURACY, "individual_accuracy": RANDOM_INDIVIDUAL_ACCURACY},
+        "runs": [entry for entry, _ in scored],
+        "best_over_modes": {model: best_over_modes(modes) for model, modes in by_model.items()},
+    })
 
 
 def _scored(runs: list[MediConfusionRun], confusion_denominator: str) -> list[tuple[dict[str, Any], MediConfusionScore]]:
@@ -56,15 +54,9 @@ def _scored(runs: list[MediConfusionRun], confusion_denominator: str) -> list[tu
     out = []
     for run in runs:
         run_score = run.score(confusion_denominator=confusion_denominator)
-        out.append(({
-            "file": run.path,
-            "model": run.model,
-            "mode": run.mode,
-            "mode_label": MODE_LABELS.get(run.mode),
-            "n_missing_pairs": len(run.missing_pairs),
-            "missing_pairs": list(run.missing_pairs),
-            **run_score.to_dict(),
-        }, run_score))
+        out.append(({"file": run.path, "model": run.model, "mode": run.mode, "mode_label": MODE_LABELS.get(run.mode),
+                     "n_missing_pairs": len(run.missing_pairs), "missing_pairs": list(run.missing_pairs),
+                     **run_score.to_dict()}, run_score))
     return out
 
 

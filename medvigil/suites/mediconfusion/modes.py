@@ -5,25 +5,17 @@ authors' rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the o
 at least the margin, 3, else invalid), the same rule as for the authors' result files. Prompts
 and token limits: :mod:`medvigil.suites.mediconfusion.prompts`.
 
-=====  =========================  ==========================================================
-mode   model output               votes
-=====  =========================  ==========================================================
-MC     generated text             10 for the letter the parser finds, 0 for the other
-                                  (:func:`mc_votes`): ``authors`` (default, their
-                                  ``clean_up_manual``; naming both letters is invalid) or
-                                  ``first_letter`` (medvigil 0.1); none found: 0/0 (invalid)
-GD     log-likelihood of "A"/"B"  10 for the more likely letter, 0 for the other; a tie or
-       after the GD prompt        unusable scores: 0/0 (invalid)
-PS     log-likelihood of each     as GD, on the normalised scores (:func:`prefix_scores`)
-       option text after the
-       question (no options)
-FF     generated text             the judge's 1-10 closeness score of the response to each
-                                  option (:func:`judge_response`); a gap < 3 is invalid
-                                  (paper Appendix A.4). Judges: an LLM behind any
-                                  OpenAI-compatible endpoint with the paper's prompt at
-                                  T = 0.7 (the authors' GPT-4o protocol, :func:`endpoint_judge`),
-                                  or offline the deterministic :func:`token_f1_judge`
-=====  =========================  ==========================================================
+* MC (generated text): 10 votes for the letter the parser finds, 0 for the other (:func:`mc_votes`;
+  parser ``authors``, their ``clean_up_manual``, default, naming both letters is invalid, or
+  ``first_letter``, medvigil 0.1); no letter: 0/0 (invalid).
+* GD (log-likelihood of "A" / "B" after the GD prompt): 10 for the likelier letter (:func:`gd_scores`);
+  a tie or unusable scores: 0/0.
+* PS (log-likelihood of each option text after the question, no options shown): as GD on the
+  normalised scores (:func:`prefix_scores`).
+* FF (generated text): the judge's 1-10 closeness score of the response to each option
+  (:func:`judge_response`); a gap < 3 is invalid (paper Appendix A.4). Judges: an LLM behind any
+  OpenAI-compatible endpoint with the paper's prompt at T = 0.7 (the authors' GPT-4o protocol,
+  :func:`endpoint_judge`), or offline the deterministic :func:`token_f1_judge`.
 
 Log-likelihood values (GD, PS): lmms-eval's contract says "log-probability of the continuation",
 but its HuggingFace models in 0.7.3 (``llava``, ``llava_hf``, ``qwen_vl``, ...) return
@@ -204,14 +196,8 @@ def _likelihood_choice(values: Sequence[float], continuations: Sequence[str], va
 
 def prefix_scores(values: Sequence[float], continuations: Sequence[str], *, normalisation: str = "per_token",
                   value_kind: str = "auto") -> LikelihoodChoice:
-    """PS votes for options A and B from their log-likelihood values (see the module docstring).
-
-    Args:
-        values: the model's value for each option's continuation, in option order.
-        continuations: the option texts scored (their lengths serve ``per_char``).
-        normalisation: ``per_token`` (default), ``per_char`` or ``none``.
-        value_kind: ``auto`` (default), ``mean_nll`` or ``sum_logprob``.
-    """
+    """PS votes for options A and B from the model's value for each option's continuation (the
+    option texts, whose lengths serve ``per_char``); see the module docstring."""
     _check_choice("normalisation", normalisation, NORMALISATIONS)
     return _likelihood_choice(values, continuations, value_kind, normalisation)
 
@@ -251,17 +237,13 @@ def _tokens(text: str) -> set[str]:
 def token_f1_judge(question: str, option_a: str, option_b: str, response: str) -> tuple[int, int]:
     """The default free-form judge: token-set F1 between response and option, scaled to 1..10.
 
-    Definition: text is lower-cased, accents removed, split into runs of letters and digits,
-    and function words dropped (negations are kept). Response words that echo the question
-    and appear in neither option are dropped too. For each option, with ``R`` the response
-    words and ``O`` the option words: ``precision = |R & O| / |R|``, ``recall = |R & O| / |O|``,
-    ``F1 = 2PR / (P + R)`` (0 when nothing is shared); when exactly one of ``R`` and ``O``
-    holds a negation (no, not, without, absent, absence, none, never, negative, nor), F1 is
-    multiplied by :data:`NEGATION_FACTOR` (0.5), so "No effacement" and "Effacement" stay
-    apart although they share most words. The score is ``1 + floor(9 * F1 + 0.5)``: an
-    integer from 1 (nothing shared) to 10 (same words), on the scale of the paper's GPT-4
-    judge (Appendix A.4). Deterministic and offline. Every option of the real release, given
-    verbatim as the response, is judged as that option.
+    Words: lower-cased, accents removed, runs of letters and digits, function words dropped
+    (negations kept); response words echoing the question and in neither option are dropped. With
+    ``W`` the response words and ``O`` the option's: ``P = |W & O| / |W|``, ``R = |W & O| / |O|``,
+    ``F1 = 2PR / (P + R)`` (0 when nothing is shared), times :data:`NEGATION_FACTOR` (0.5) when
+    exactly one of them holds a negation (so "No effacement" and "Effacement" stay apart). Score
+    ``1 + floor(9 * F1 + 0.5)``, 1 to 10 as the paper's GPT-4 judge (Appendix A.4). Every option
+    of the real release, given verbatim as the response, is judged as that option.
 
     >>> token_f1_judge("Is the lesion bright or dark?", "Bright (hyperdense)", "Dark (hypodense)", "hyperdense bleed")
     (6, 1)
@@ -360,19 +342,15 @@ class JudgeScores(tuple):
 
 def judge_response(question: str, option_a: str, option_b: str, response: str | None, *,
                    judge: str = "token_f1", margin: float = DEFAULT_MARGIN) -> JudgeResult:
-    """Score a free-form response against both options and apply the gap rule.
-
-    Raises:
-        ValueError: the judge returned something other than two numbers in [1, 10].
-    """
+    """Score a free-form response against both options and apply the gap rule (ValueError unless the
+    judge returns two numbers in [1, 10])."""
     returned = get_judge(judge)(question, option_a, option_b, response or "")
     scores = tuple(returned)
-    if len(scores) != 2 or not all(
-        isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and 1 <= s <= 10 for s in scores
-    ):
+    in_range = all(isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and 1 <= s <= 10 for s in scores)
+    if len(scores) != 2 or not in_range:
         raise ValueError(f"judge {judge!r} must return two scores in [1, 10], got {scores!r}")
-    letter = letter_from_votes(scores, margin)
-    return JudgeResult(scores=scores, letter=letter, judge=judge, reply=getattr(returned, "reply", None))  # type: ignore[arg-type]
+    return JudgeResult(scores=scores, letter=letter_from_votes(scores, margin), judge=judge,  # type: ignore[arg-type]
+                       reply=getattr(returned, "reply", None))
 
 
 # The paper's GPT-4o judge (Appendix A.4; the authors' configs/prompts/answering.json).

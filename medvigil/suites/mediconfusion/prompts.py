@@ -25,21 +25,14 @@ PS     ``medvigil``     medvigil 0.1: the bare question, the option without a le
 FF     ``medvigil``     medvigil 0.1: ``Based on the image, answer the following question.``
 =====  ===============  ===================================================================
 
-Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 new tokens (and temperature 0)
-for MC whatever the model (``set_model_params``); FF uses each model's config, 100 for
-LLaVA, LLaVA-Med and Llama 3.2 (their ``vanilla.json`` and the default of their LLaVA
-``ask_question``), which medvigil takes as the FF limit. medvigil 0.1 used 8 (MC) and 128 (FF).
-
-System prompt (:data:`AUTHORS_SYSTEM_PROMPT`): their ``init_prompts.default``, "You are a helpful
-assitant expert in medical domain." (their spelling), which ``set_init_prompt`` gives every model
-whose config has an ``init_prompt_id``; only their API clients send it (``Models/gpt.py`` as the
-system message, ``claude.py`` as ``system``, ``gemini.py`` as ``system_instruction``), in every
-generating mode. :data:`API_MODELS` are the lmms-eval models that get it.
-
-Free-form generation settings (:data:`AUTHORS_FF_GENERATION`): each model's own
-``configs/Models/<model>/vanilla.json`` (temperature, top-p, beams, new tokens); MC overrides
-them with temperature 0, one beam, no top-p and 32 tokens for every model. lmms-eval fixes a
-task's ``generation_kwargs`` for all models, so the FF task keeps greedy decoding and 100
+Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 new tokens and temperature 0 for MC
+whatever the model (``set_model_params``); FF uses each model's config, 100 for LLaVA, LLaVA-Med
+and Llama 3.2 (their ``vanilla.json`` and their LLaVA ``ask_question`` default), medvigil's FF
+limit. medvigil 0.1 used 8 (MC) and 128 (FF). Their system prompt (:data:`AUTHORS_SYSTEM_PROMPT`,
+``init_prompts.default``, their spelling) is sent only by their API clients (``Models/gpt.py``,
+``claude.py``, ``gemini.py``), in every generating mode: :data:`API_MODELS`. FF generation
+settings (:data:`AUTHORS_FF_GENERATION`) are each model's ``configs/Models/<model>/vanilla.json``;
+lmms-eval fixes one ``generation_kwargs`` per task, so the FF task keeps greedy decoding and 100
 tokens and :func:`authors_gen_kwargs` gives the ``--gen_kwargs`` of a model's own settings.
 
 >>> render("mc", "authors", "Which side?", "Left", "Right").splitlines()[2:4]
@@ -125,13 +118,10 @@ def styles(mode: str) -> list[str]:
 
 
 def render(mode: str, style: str, question: str, option_a: str, option_b: str) -> str:
-    """The prompt of ``mode`` in ``style`` for one question.
+    """The prompt of ``mode`` in ``style`` for one question (ValueError naming the choices if unknown).
 
     The authors' styles insert the texts as they are (their ``str.format``); the medvigil
     styles strip surrounding whitespace, as medvigil 0.1 did.
-
-    Raises:
-        ValueError: unknown mode or style (naming the choices).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")

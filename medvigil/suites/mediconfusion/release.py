@@ -2,28 +2,17 @@
 
 Layout (repository ``MShahabSepehri/MediConfusion``, 176 pairs, 352 images): a JSON object
 keyed by pair id (``"10001"`` ...), each value an object with exactly these fields:
+``im_1``/``im_2`` (ROCO image path relative to the ROCO data root, e.g.
+``train/radiology/images/ROCO_28778.jpg``), ``im_1_local``/``im_2_local`` (the authors' integer
+image id, one per path), ``cap_1``/``cap_2`` (the ROCO captions), ``category_1``/``category_2``
+(non-empty lists of :data:`~medvigil.suites.mediconfusion.categories.CATEGORIES`),
+``BiomedCLIP_sim``/``DINO_sim`` (cosine similarities of the two images; paper Sec. 2: a pair is
+confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75), ``question``/``option_A``/``option_B``
+(shared by both images), ``im_1_correct``/``im_2_correct`` (``A``/``B``, different) and
+``AI_question``/``AI_option_A``/``AI_option_B`` (the LLM's question before radiologist revision).
 
-==================================  ==========================================================
-field                               value
-==================================  ==========================================================
-``im_1``, ``im_2``                  ROCO image path relative to the ROCO data root, e.g.
-                                    ``train/radiology/images/ROCO_28778.jpg``
-``im_1_local``, ``im_2_local``      the authors' integer image id (one id per image path)
-``cap_1``, ``cap_2``                the ROCO captions
-``category_1``, ``category_2``      non-empty lists of categories
-                                    (:data:`medvigil.suites.mediconfusion.categories.CATEGORIES`)
-``BiomedCLIP_sim``, ``DINO_sim``    cosine similarities of the two images (paper Sec. 2:
-                                    a pair is confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75)
-``question``, ``option_A``,         the two-option question shared by both images
-``option_B``
-``im_1_correct``, ``im_2_correct``  the correct letter for each image: ``A``/``B``, different
-``AI_question``, ``AI_option_A``,   the LLM-generated question before radiologist revision
-``AI_option_B``
-==================================  ==========================================================
-
-Images: ``im_1``/``im_2`` are paths inside the ROCO data folder (the authors'
-``--local_image_address False`` reads them under ``<data_path>/roco-dataset/data/``); their
-download script instead saves each image as ``data/images/<im_local>.jpg`` (:func:`authors_image_name`).
+The authors' ``--local_image_address False`` reads the images under ``<data_path>/roco-dataset/data/``;
+their download script instead saves each as ``data/images/<im_local>.jpg`` (:func:`authors_image_name`).
 medvigil's synthetic releases add one optional field, ``synthetic`` (``true``). The CSV form
 (``data/dataset.csv``) has the same columns plus ``id`` (the pair id) and a leading unnamed
 pandas index column; its category cells are Python list literals (``['Cerebral', 'Vascular']``).
