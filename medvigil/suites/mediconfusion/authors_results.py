@@ -18,6 +18,7 @@ scored on the pairs present).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,13 +77,11 @@ class MediConfusionRun:
 
     def official_totals(self) -> dict[str, dict[str, int]]:
         """Sum of the authors' per-pair ``score`` blocks over the pairs of this file."""
-        out: dict[str, dict[str, int]] = {}
+        out: dict[str, Counter] = {}
         for blocks in self.official_pair_scores.values():
             for block, counts in blocks.items():
-                acc = out.setdefault(block, {})
-                for cat, n in counts.items():
-                    acc[cat] = acc.get(cat, 0) + n
-        return out
+                out.setdefault(block, Counter()).update(counts)
+        return {block: dict(counts) for block, counts in out.items()}
 
 
 def category_names(release: Release) -> tuple[str, ...]:
@@ -135,31 +134,28 @@ def parse_run_name(path: str | Path) -> tuple[str, str]:
     return stem, "default"
 
 
-def _check_score_blocks(value: Any, name: str, row: int | None, where: str, problems: list[Problem]) -> dict | None:
+def _check_score_blocks(value: Any, name: str, row: int | None, where: str, problems: list[Problem]) -> None:
+    """The problems of an authors' score object, ``{block: {category: n}}``."""
     if not isinstance(value, dict):
         problems.append(Problem(name, f"{where} must be an object of score blocks, got {type(value).__name__}", row, where))
-        return None
-    ok = True
+        return
     for block, counts in value.items():
         if not isinstance(counts, dict):
             problems.append(Problem(name, f"block {block!r} must map categories to counts", row, f"{where}.{block}"))
-            ok = False
             continue
         for cat, n in counts.items():
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                 problems.append(Problem(name, f"count must be an integer >= 0, got {n!r}", row, f"{where}.{block}.{cat}"))
-                ok = False
-    return value if ok else None
 
 
 def read_score_file(path: str | Path) -> dict[str, dict[str, int]]:
     """Read an authors' ``*_scores.json`` (``{block: {category: n, ..., "total": n}}``)."""
     name, data = _load_json_object(path)
     problems: list[Problem] = []
-    blocks = _check_score_blocks(data, name, None, "score", problems)
+    _check_score_blocks(data, name, None, "score", problems)
     if problems:
         raise DataError(problems)
-    return blocks
+    return data
 
 
 def read_results(path: str | Path, release: Release, *, model: str | None = None, mode: str | None = None,
@@ -213,9 +209,8 @@ def read_results(path: str | Path, release: Release, *, model: str | None = None
                 problems.append(Problem(name, f"full_answer must be a string or null, got {type(text).__name__}", row, f"{where}.full_answer"))
             kept.append((pid, image, ans))
         if "score" in entry:
-            blocks = _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
-            if blocks is not None:
-                official[pid] = blocks
+            _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
+            official[pid] = entry["score"]
     if problems:  # kept and official are used only when the whole file is valid
         raise DataError(problems)
 

@@ -118,9 +118,6 @@ def _payload_size(row: dict) -> int:
     return sum(len(v["bytes"]) for v in row.values() if isinstance(v, dict) and v.get("bytes")) + 1024
 
 
-# --------------------------------------------------------------------------- metadata
-
-
 def dataset_facts(report: BuildReport) -> DatasetFacts:
     """Card and Croissant facts of a build."""
     description = f"{DESCRIPTION} Source digest sha256:{report.source_digest}; build digest sha256:{report.build_digest}."

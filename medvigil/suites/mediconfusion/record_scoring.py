@@ -15,18 +15,13 @@ from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pair
 __all__ = ["pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
 
 
-def _image_of(record: Mapping[str, Any]) -> str:
+def _image_of(record: Mapping[str, Any]) -> str | None:
     """Which image of its pair a record answers: ``extra.image``, else its probe id's ``:im1`` / ``:im2`` tail."""
     image = (record.get("extra") or {}).get("image")
     if image is None:
         probe = str(record.get("probe_id", ""))
         image = probe.rsplit(":", 1)[-1] if ":" in probe else None
-    if image not in ("im1", "im2"):
-        raise ValueError(
-            f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
-            "(need extra.image or a probe_id ending in ':im1' / ':im2')"
-        )
-    return image
+    return image if image in ("im1", "im2") else None
 
 
 def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error",
@@ -37,10 +32,10 @@ def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error
     by_pair: dict[str, dict[str, Mapping[str, Any]]] = {}
     problems: list[str] = []
     for record in records:
-        try:
-            image = _image_of(record)
-        except ValueError as exc:
-            problems.append(str(exc))
+        image = _image_of(record)
+        if image is None:
+            problems.append(f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
+                            "(need extra.image or a probe_id ending in ':im1' / ':im2')")
             continue
         slot = by_pair.setdefault(str(record["case_id"]), {})
         if image in slot:

@@ -173,9 +173,6 @@ def authors_image_name(local: int) -> str:
     return f"{local}.jpg"
 
 
-# --------------------------------------------------------------------------- checks
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -267,18 +264,14 @@ def _check_image_ids(name: str, pairs: Mapping[str, Pair], problems: list[Proble
         for k, key in enumerate(IMAGE_KEYS, start=1):
             path, local = pair.image_path(key), pair.image_local(key)
             field = f"{pair.pair_id}.im_{k}_local"
-            if path in id_of and id_of[path][0] != local:
-                other_id, other_pair = id_of[path]
-                problems.append(
-                    Problem(name, f"image {path!r} has im_local {local} here but {other_id} in pair {other_pair!r}", pair.row, field)
-                )
-            if local in path_of and path_of[local][0] != path:
-                other_path, other_pair = path_of[local]
-                problems.append(
-                    Problem(name, f"im_local {local} names {path!r} here but {other_path!r} in pair {other_pair!r}", pair.row, field)
-                )
-            id_of.setdefault(path, (local, pair.pair_id))
-            path_of.setdefault(local, (path, pair.pair_id))
+            other_id, other_pair = id_of.setdefault(path, (local, pair.pair_id))  # the first pair naming it
+            if other_id != local:
+                problems.append(Problem(name, f"image {path!r} has im_local {local} here but {other_id} in pair {other_pair!r}",
+                                        pair.row, field))
+            other_path, other_pair = path_of.setdefault(local, (path, pair.pair_id))
+            if other_path != path:
+                problems.append(Problem(name, f"im_local {local} names {path!r} here but {other_path!r} in pair {other_pair!r}",
+                                        pair.row, field))
 
 
 def _build(name: str, entries: list[tuple[int, str, Mapping[str, Any]]], problems: list[Problem]) -> Release:
@@ -300,9 +293,6 @@ def _build(name: str, entries: list[tuple[int, str, Mapping[str, Any]]], problem
     if not pairs:
         raise DataError(Problem(name, "file holds no pairs"))
     return Release(path=name, pairs=pairs)
-
-
-# --------------------------------------------------------------------------- JSON
 
 
 class _JsonObject(dict):
@@ -343,8 +333,6 @@ def _json_type(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-# --------------------------------------------------------------------------- CSV
-
 def _csv_value(key: str, text: str) -> Any:
     """Type one CSV cell; a cell that does not parse is returned as the raw string (reported later)."""
     if key in _LOCAL_FIELDS:
@@ -378,9 +366,6 @@ def _read_csv(path: Path, name: str) -> Release:
         pid = str(values.get("id", "")).strip()
         entries.append((csv_row.number, pid, values))
     return _build(name, entries, problems)
-
-
-# --------------------------------------------------------------------------- API
 
 
 def read_release(path: str | Path, name: str | None = None) -> Release:

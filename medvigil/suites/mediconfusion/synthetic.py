@@ -76,7 +76,6 @@ class SamplePair:
     images: tuple[_Image, _Image]
 
 
-# --------------------------------------------------------------------------- templates
 # Each template draws (question, {answer text: image}, categories) from a seeded rng; the two
 # answers become option A / option B in a seeded order.
 
@@ -102,17 +101,13 @@ def _chest_zone(rng):
 def _chest_kind(rng):
     side = _pick(rng, ("right", "left"))
     if rng.integers(0, 2):
-        images = {
-            "Pleural effusion": _Image("chest", "X-ray", "effusion", side, "lower", "large"),
-            "Pneumothorax": _Image("chest", "X-ray", "pneumothorax", side, "upper", "large"),
-        }
+        images = {"Pleural effusion": _Image("chest", "X-ray", "effusion", side, "lower", "large"),
+                  "Pneumothorax": _Image("chest", "X-ray", "pneumothorax", side, "upper", "large")}
         question = f"What abnormality is seen in the {side} hemithorax?"
     else:
         zone = _pick(rng, ("upper", "lower"))
-        images = {
-            "Solitary pulmonary nodule": _Image("chest", "X-ray", "nodule", side, zone, "large"),
-            "Airspace consolidation": _Image("chest", "X-ray", "consolidation", side, zone, "large"),
-        }
+        images = {"Solitary pulmonary nodule": _Image("chest", "X-ray", "nodule", side, zone, "large"),
+                  "Airspace consolidation": _Image("chest", "X-ray", "consolidation", side, zone, "large")}
         question = f"What is the lesion in the {zone} zone of the {side} lung?"
     return question, images, ["Pulmonary"]
 
@@ -125,22 +120,21 @@ def _head_side(rng):
     return f"Which cerebral hemisphere contains the {kind}?", images, ["Cerebral"]
 
 
-def _ct_density(rng):
-    side, zone, size = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital")), "large"
-    images = {
-        "Hyperdense (bright)": _Image("head", "CT", "haemorrhage", side, zone, size),
-        "Hypodense (dark)": _Image("head", "CT", "infarct", side, zone, size),
-    }
-    return "How does the lesion appear relative to the brain parenchyma on this CT?", images, ["Cerebral", "Vascular"]
+def _lesion_look(modality: str, question: str, kinds: dict[str, str]):
+    """A template: one head lesion site, two kinds of lesion told apart by how they look (``kinds``: answer -> kind)."""
+
+    def template(rng):
+        side, zone = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital"))
+        images = {answer: _Image("head", modality, kind, side, zone, "large") for answer, kind in kinds.items()}
+        return question, images, ["Cerebral", "Vascular"]
+
+    return template
 
 
-def _mri_signal(rng):
-    side, zone, size = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital")), "large"
-    images = {
-        "High signal (bright)": _Image("head", "MRI", "infarct", side, zone, size),
-        "Low signal (dark)": _Image("head", "MRI", "haemorrhage", side, zone, size),
-    }
-    return "What is the signal intensity of the lesion on this T2-weighted MRI?", images, ["Cerebral", "Vascular"]
+_ct_density = _lesion_look("CT", "How does the lesion appear relative to the brain parenchyma on this CT?",
+                           {"Hyperdense (bright)": "haemorrhage", "Hypodense (dark)": "infarct"})
+_mri_signal = _lesion_look("MRI", "What is the signal intensity of the lesion on this T2-weighted MRI?",
+                           {"High signal (bright)": "infarct", "Low signal (dark)": "haemorrhage"})
 
 
 def _head_lobe(rng):
@@ -153,19 +147,14 @@ def _head_lobe(rng):
 def _head_mass(rng):
     modality = _pick(rng, ("CT", "MRI"))
     side, zone = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital"))
-    images = {
-        "A mass with surrounding oedema": _Image("head", modality, "mass", side, zone, "large"),
-        "No focal lesion": _Image("head", modality, "normal", None, None, None),
-    }
+    images = {"A mass with surrounding oedema": _Image("head", modality, "mass", side, zone, "large"),
+              "No focal lesion": _Image("head", modality, "normal", None, None, None)}
     return "What does this head slice show?", images, ["Cerebral", "Head and Neck"]
 
 
 #: Pair templates by name, in the order pairs cycle through them.
 TEMPLATES = {"chest_side": _chest_side, "head_side": _head_side, "ct_density": _ct_density, "chest_zone": _chest_zone,
              "mri_signal": _mri_signal, "chest_kind": _chest_kind, "head_lobe": _head_lobe, "head_mass": _head_mass}
-
-
-# --------------------------------------------------------------------------- pairs
 
 
 def _check_args(n_pairs: object, seed: object) -> tuple[int, int]:
