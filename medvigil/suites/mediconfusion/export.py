@@ -17,6 +17,7 @@ are the authors' (MIT). A synthetic build (medvigil's phantoms) contains no ROCO
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -105,10 +106,8 @@ def _write(source: RocoSource, tmp: Path, *, max_shard_bytes: int, repo_id: str 
         source_digest=source.source_digest, n_images=len(source.located),
     )
     facts = dataset_facts(report)
-    texts = {
-        README: dataset_card(source.release, report, facts, features, repo_id=repo_id),
-        CHECKSUMS: checksum_text(source.located.values()),
-    }
+    texts = {README: dataset_card(source.release, report, facts, features, repo_id=repo_id),
+             CHECKSUMS: checksum_text(source.located.values())}
     write_metadata(tmp, report, facts, features, texts, repo_id=repo_id)
     return report
 
@@ -247,10 +246,7 @@ $citation
 
 def dataset_card(release, report: BuildReport, facts: DatasetFacts, features: dict, *, repo_id: str | None) -> str:
     """README.md text of a build."""
-    counts = {c: 0 for c in CATEGORIES}
-    for pair, key in release.images():
-        for cat in pair.categories(key):
-            counts[cat] += 1
+    images = Counter(cat for pair, key in release.images() for cat in pair.categories(key))  # categories: CATEGORIES only
     if report.synthetic:
         notice = (
             f"> **Synthetic data.** {SYNTHETIC_NOTICE}. Procedural phantom images and templated questions in "
@@ -264,21 +260,13 @@ def dataset_card(release, report: BuildReport, facts: DatasetFacts, features: di
     else:
         notice = "> **Licence: CC BY-NC-SA 4.0 (images, from ROCO) — non-commercial use only.** Annotations: MIT."
         creation = ""
+    configs = [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], CONFIG_DESCRIPTIONS[c]) for c in features]
     return _CARD.substitute(
         front_matter=front_matter(facts, features, report.rows, report.shards),
-        title="MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
-        notice=notice,
-        homepage=HOMEPAGE,
-        load_path=repo_id or "path/to/this/folder",
-        table_configs=markdown_table(
-            ("config", "rows", "one row per"), [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], CONFIG_DESCRIPTIONS[c]) for c in features]
-        ),
+        title=facts.pretty_name, notice=notice, homepage=HOMEPAGE, load_path=repo_id or "path/to/this/folder",
+        table_configs=markdown_table(("config", "rows", "one row per"), configs),
         questions_columns=", ".join(f"`{c}`" for c in features.get("questions", {})),
-        table_categories=markdown_table(("category", "images"), [(c, n) for c, n in counts.items() if n]),
-        synthetic_creation=creation,
-        version=report.version,
-        date_published=DATE_PUBLISHED,
-        source_digest=report.source_digest,
-        build_digest=report.build_digest,
-        citation=CITATION,
+        table_categories=markdown_table(("category", "images"), [(c, images[c]) for c in CATEGORIES if images[c]]),
+        synthetic_creation=creation, version=report.version, date_published=DATE_PUBLISHED,
+        source_digest=report.source_digest, build_digest=report.build_digest, citation=CITATION,
     ).rstrip() + "\n"
