@@ -76,6 +76,13 @@ def _cell(count: int | str, rate: float | None) -> str:
     return f"{count:>5} ({_pct(rate)})"
 
 
+def _cells(counts: dict) -> str:
+    """The set, individual, confused and invalid cells of a run or a category."""
+    keys = (("set_correct", "set_accuracy"), ("individual_correct", "individual_accuracy"), ("confused", "confusion"),
+            ("invalid", "invalid_rate"))
+    return "  ".join(_cell(counts[count], counts[rate]) for count, rate in keys)
+
+
 def format_table(result: dict) -> str:
     """Render the result of :func:`score` as plain-text tables."""
     lines = [
@@ -87,13 +94,7 @@ def format_table(result: dict) -> str:
     head = f"{'model':<16} {'mode':<8} {'pairs':>5} {'missing':>7}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
     lines += [head, "-" * len(head)]
     for r in result["runs"]:
-        lines.append(
-            f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} {r['n_missing_pairs']:>7}  "
-            f"{_cell(r['set_correct'], r['set_accuracy'])}  "
-            f"{_cell(r['individual_correct'], r['individual_accuracy'])}  "
-            f"{_cell(r['confused'], r['confusion'])}  "
-            f"{_cell(r['invalid'], r['invalid_rate'])}"
-        )
+        lines.append(f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} {r['n_missing_pairs']:>7}  {_cells(r)}")
     rg = result["random_guessing"]
     lines.append(f"{'random guessing':<16} {'':<8} {'':>5} {'':>7}  {_cell('', rg['set_accuracy'])}  {_cell('', rg['individual_accuracy'])}")
     lines.append("Percentages: set and confused over pairs (confused: see header), individual and invalid over images.")
@@ -102,11 +103,7 @@ def format_table(result: dict) -> str:
         sub = f"  {'category':<18} {'images':>6}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
         lines += [sub, "  " + "-" * (len(sub) - 2)]
         for cat, c in r["per_category"].items():
-            lines.append(
-                f"  {cat:<18} {c['images']:>6}  {_cell(c['set_correct'], c['set_accuracy'])}  "
-                f"{_cell(c['individual_correct'], c['individual_accuracy'])}  "
-                f"{_cell(c['confused'], c['confusion'])}  {_cell(c['invalid'], c['invalid_rate'])}"
-            )
+            lines.append(f"  {cat:<18} {c['images']:>6}  {_cells(c)}")
     if any(len(b["modes"]) > 1 for b in result["best_over_modes"].values()):
         lines += ["", "Best over modes (Table 1 'Best')"]
         for model, b in result["best_over_modes"].items():

@@ -28,18 +28,8 @@ from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_tabl
 from medvigil.hub.export_engine import README, build_digest, check_destination, check_max_shard_bytes, write_configs, write_metadata
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES, shards_line
 from medvigil.reconstruct.roco import checksum_text
+from medvigil.suites.mediconfusion import dataset_configs as configs
 from medvigil.suites.mediconfusion.categories import CATEGORIES
-from medvigil.suites.mediconfusion.dataset_configs import (
-    CITATION,
-    COLUMN_DESCRIPTIONS,
-    CONFIG_DESCRIPTIONS,
-    CONFIG_NAMES,
-    DATE_PUBLISHED,
-    DESCRIPTION,
-    FEATURES,
-    HOMEPAGE,
-    VERSION,
-)
 from medvigil.suites.mediconfusion.dataset_rows import RocoSource
 from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
 
@@ -97,12 +87,12 @@ def build(dataset_json: Path | str, images_dir: Path | str, out: Path | str, *, 
 
 
 def _write(source: RocoSource, tmp: Path, *, max_shard_bytes: int, repo_id: str | None) -> BuildReport:
-    features = {c: FEATURES[c] for c in CONFIG_NAMES}
+    features = {c: configs.FEATURES[c] for c in configs.CONFIG_NAMES}
     rows, shards = write_configs(tmp, features, source.iter_rows, max_shard_bytes=max_shard_bytes,
                                  payload_size=_payload_size, group_column="pair_id")
     report = BuildReport(
-        out=tmp, version=str(VERSION), synthetic=source.release.synthetic, rows=rows, shards=shards,
-        build_digest=build_digest("mediconfusion", str(VERSION), [("source", source.source_digest)], shards),
+        out=tmp, version=str(configs.VERSION), synthetic=source.release.synthetic, rows=rows, shards=shards,
+        build_digest=build_digest("mediconfusion", str(configs.VERSION), [("source", source.source_digest)], shards),
         source_digest=source.source_digest, n_images=len(source.located),
     )
     facts = dataset_facts(report)
@@ -119,7 +109,7 @@ def _payload_size(row: dict) -> int:
 
 def dataset_facts(report: BuildReport) -> DatasetFacts:
     """Card and Croissant facts of a build."""
-    description = f"{DESCRIPTION} Source digest sha256:{report.source_digest}; build digest sha256:{report.build_digest}."
+    description = f"{configs.DESCRIPTION} Source digest sha256:{report.source_digest}; build digest sha256:{report.build_digest}."
     if report.synthetic:
         description += f" {SYNTHETIC_NOTICE}: phantom images, no ROCO data."
     else:
@@ -129,9 +119,9 @@ def dataset_facts(report: BuildReport) -> DatasetFacts:
         pretty_name="MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
         description=description,
         version=report.version,
-        date_published=DATE_PUBLISHED,
-        homepage=HOMEPAGE,
-        citation=CITATION,
+        date_published=configs.DATE_PUBLISHED,
+        homepage=configs.HOMEPAGE,
+        citation=configs.CITATION,
         licences=[SYNTHETIC_LICENCE] if report.synthetic else [ROCO_LICENCE, ANNOTATION_LICENCE],
         keywords=["medical imaging", "radiology", "visual question answering", "reliability", "evaluation"],
         creators=["MediConfusion authors (Sepehri, Fabian, Soltanolkotabi, Soltanolkotabi)"],
@@ -139,7 +129,7 @@ def dataset_facts(report: BuildReport) -> DatasetFacts:
         tags=["medical", "radiology", "reliability", "evaluation"] + (["synthetic"] if report.synthetic else ["non-commercial"]),
         size_category="n<1K",
         default_config="questions",
-        column_descriptions=COLUMN_DESCRIPTIONS,
+        column_descriptions=configs.COLUMN_DESCRIPTIONS,
         rai=_RAI,
         digests_key="mediconfusion",
         digests={"version": report.version, "source_digest": report.source_digest, "build_digest": report.build_digest,
@@ -260,13 +250,14 @@ def dataset_card(release, report: BuildReport, facts: DatasetFacts, features: di
     else:
         notice = "> **Licence: CC BY-NC-SA 4.0 (images, from ROCO) — non-commercial use only.** Annotations: MIT."
         creation = ""
-    configs = [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], CONFIG_DESCRIPTIONS[c]) for c in features]
+    config_rows = [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], configs.CONFIG_DESCRIPTIONS[c])
+                   for c in features]
     return _CARD.substitute(
         front_matter=front_matter(facts, features, report.rows, report.shards),
-        title=facts.pretty_name, notice=notice, homepage=HOMEPAGE, load_path=repo_id or "path/to/this/folder",
-        table_configs=markdown_table(("config", "rows", "one row per"), configs),
+        title=facts.pretty_name, notice=notice, homepage=configs.HOMEPAGE, load_path=repo_id or "path/to/this/folder",
+        table_configs=markdown_table(("config", "rows", "one row per"), config_rows),
         questions_columns=", ".join(f"`{c}`" for c in features.get("questions", {})),
         table_categories=markdown_table(("category", "images"), [(c, images[c]) for c in CATEGORIES if images[c]]),
-        synthetic_creation=creation, version=report.version, date_published=DATE_PUBLISHED,
-        source_digest=report.source_digest, build_digest=report.build_digest, citation=CITATION,
+        synthetic_creation=creation, version=report.version, date_published=configs.DATE_PUBLISHED,
+        source_digest=report.source_digest, build_digest=report.build_digest, citation=configs.CITATION,
     ).rstrip() + "\n"
