@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import loads_json, read_text
+from medvigil.files.input_files import read_json
 from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.records.run_coverage import run_limit
 from medvigil.records.schema_validation import check_records
@@ -36,7 +36,7 @@ from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
 from medvigil.suites.mediconfusion.record_scoring import pair_inputs, pair_slots, score_records
-from medvigil.suites.mediconfusion.release import Release, read_release
+from medvigil.suites.mediconfusion.release import IMAGE_KEYS, Release, read_release
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
 __all__ = ["MediConfusionRun", "category_names", "parse_run_name", "read_release", "read_results", "read_score_file",
@@ -44,7 +44,6 @@ __all__ = ["MediConfusionRun", "category_names", "parse_run_name", "read_release
 
 SOURCE_DATASET = "ROCO"  # the images of every pair come from ROCO (paper Sec. 2)
 PROBE_KIND = "confusing_pair"
-IMAGES = ("im1", "im2")
 PAIR_FIELDS = ("answer", "score")  # the fields of one pair in a result file
 
 
@@ -87,13 +86,12 @@ class MediConfusionRun:
 def category_names(release: Release) -> tuple[str, ...]:
     """The category columns for a release: :data:`CATEGORIES` (the authors' order) when
     every category of the release is one of them, else the sorted categories seen."""
-    seen = {c for p in release.pairs.values() for key in IMAGES for c in p.categories(key)}
+    seen = {c for p in release.pairs.values() for key in IMAGE_KEYS for c in p.categories(key)}
     return CATEGORIES if seen <= set(CATEGORIES) else tuple(sorted(seen))
 
 
 def _load_json_object(path: str | Path) -> tuple[str, dict]:
     name = str(path)
-    text = read_text(path, name)  # regular file, bounded, UTF-8; FileNotFoundError propagates
     duplicates: list[str] = []
 
     def no_duplicates(items: list[tuple[str, Any]]) -> dict:
@@ -104,7 +102,7 @@ def _load_json_object(path: str | Path) -> tuple[str, dict]:
             out[key] = value
         return out
 
-    data = loads_json(text, name, object_pairs_hook=no_duplicates)
+    data = read_json(path, name, object_pairs_hook=no_duplicates)  # regular file, bounded, UTF-8; FileNotFoundError propagates
     if duplicates:  # json.loads would silently keep the last of two equal keys
         raise DataError([Problem(name, f"duplicate key {key!r}", None, key) for key in dict.fromkeys(duplicates)])
     if not isinstance(data, dict):
@@ -126,8 +124,7 @@ def parse_run_name(path: str | Path) -> tuple[str, str]:
     uses the part after the last ``__``. A name without a known mode suffix gives
     ``(stem, "default")``.
     """
-    stem = Path(path).name.removesuffix(".json")
-    stem = stem.rsplit("__", 1)[-1]
+    stem = Path(path).name.removesuffix(".json").rsplit("__", 1)[-1]
     for mode in MODE_LABELS:
         if stem.endswith("_" + mode) and len(stem) > len(mode) + 1:
             return stem[: -len(mode) - 1], mode
@@ -187,7 +184,7 @@ def read_results(path: str | Path, release: Release, *, model: str | None = None
         if not isinstance(answer, dict):
             problems.append(Problem(name, f"pair {pid!r} has no 'answer' object", row, f"{pid}.answer"))
             continue
-        for image in IMAGES:
+        for image in IMAGE_KEYS:
             ans = answer.get(image)
             where = f"{pid}.answer.{image}"
             if not isinstance(ans, dict):

@@ -85,18 +85,12 @@ def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[
     """The arguments of :func:`~medvigil.suites.mediconfusion.scoring.score_pairs` for one run's
     records found in pairs by :func:`pair_slots` (which found no problem): each pair's answers,
     correct letters and categories of ``im1`` and ``im2``, and the pair ids, in order."""
-    ids = list(by_pair)
-    im1 = [by_pair[p]["im1"] for p in ids]
-    im2 = [by_pair[p]["im2"] for p in ids]
-    return {
-        "pred1": [r.get("predicted_letter") for r in im1],
-        "pred2": [r.get("predicted_letter") for r in im2],
-        "gold1": [r["correct_letter"] for r in im1],
-        "gold2": [r["correct_letter"] for r in im2],
-        "categories1": [_categories(r) for r in im1],
-        "categories2": [_categories(r) for r in im2],
-        "pair_ids": ids,
-    }
+    inputs: dict[str, list] = {"pair_ids": list(by_pair)}
+    for n, image in enumerate(("im1", "im2"), start=1):
+        records = [slot[image] for slot in by_pair.values()]
+        inputs |= {f"pred{n}": [r.get("predicted_letter") for r in records], f"gold{n}": [r["correct_letter"] for r in records],
+                   f"categories{n}": [_categories(r) for r in records]}
+    return inputs
 
 
 def score_records_by_run(records: Iterable[Mapping[str, Any]], **kwargs: Any) -> dict[tuple[str, str], MediConfusionScore]:

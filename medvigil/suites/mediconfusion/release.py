@@ -163,9 +163,7 @@ class Release:
 
     def images(self) -> Iterable[tuple[Pair, str]]:
         """``(pair, image_key)`` for every image of every pair, in file order."""
-        for pair in self.pairs.values():
-            for key in IMAGE_KEYS:
-                yield pair, key
+        return ((pair, key) for pair in self.pairs.values() for key in IMAGE_KEYS)
 
 
 def authors_image_name(local: int) -> str:
@@ -317,11 +315,8 @@ def _read_json(path: Path, name: str) -> Release:
         if not isinstance(value, _JsonObject):
             problems.append(Problem(name, f"pair {pid!r} must be an object, got {_json_type(value)}", row, pid))
             continue
-        seen: set[str] = set()
-        for key, _ in value.ordered:
-            if key in seen:
-                problems.append(Problem(name, "field given twice in this pair", row, f"{pid}.{key}"))
-            seen.add(key)
+        keys = [key for key, _ in value.ordered]
+        problems += [Problem(name, "field given twice in this pair", row, f"{pid}.{key}") for i, key in enumerate(keys) if key in keys[:i]]
         entries.append((row, pid, value))
     return _build(name, entries, problems)
 
@@ -337,14 +332,9 @@ def _csv_value(key: str, text: str) -> Any:
     """Type one CSV cell; a cell that does not parse is returned as the raw string (reported later)."""
     if key in _LOCAL_FIELDS:
         return int(text) if re.fullmatch(r"\d+", text.strip()) else text
-    if key in _SIM_FIELDS:
-        try:
-            return float(text)
-        except ValueError:
-            return text
-    if key in _CATEGORY_FIELDS:
-        try:
-            return ast.literal_eval(text)  # literals only: lists of strings, never code
+    if key in _SIM_FIELDS or key in _CATEGORY_FIELDS:
+        try:  # literal_eval: literals only (lists of strings), never code
+            return float(text) if key in _SIM_FIELDS else ast.literal_eval(text)
         except (ValueError, SyntaxError):
             return text
     if key == "synthetic":
