@@ -1,16 +1,9 @@
-"""The configs of the MediConfusion Hub dataset: names, features, descriptions and the dataset's identity.
+"""The configs of the MediConfusion Hub dataset (names, features, descriptions, identity): one schema
+for the `datasets` builder and the Hub export; rows: :mod:`medvigil.suites.mediconfusion.dataset_rows`.
 
-One place for the schema that the `datasets` builder (:mod:`medvigil.builders.mediconfusion`)
-and the Hub export (:mod:`medvigil.suites.mediconfusion.export`) both serve; the rows of every
-config come from :mod:`medvigil.suites.mediconfusion.dataset_rows`.
-
-Configs (split ``test`` each):
-
-============= ===================================================================
-``questions`` one row per image (352 for the real release): the question as asked
-              about that image, its correct letter and categories (default)
-``pairs``     one row per pair (176): every field of ``dataset.json`` and both images
-============= ===================================================================
+Configs (split ``test`` each): ``questions`` (default), one row per image (352 for the real release):
+the question as asked about that image, its correct letter and categories; ``pairs``, one row per
+pair (176): every field of ``dataset.json`` and both images.
 """
 
 from __future__ import annotations

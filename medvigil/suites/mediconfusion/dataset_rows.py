@@ -1,12 +1,8 @@
-"""The rows of every config of the MediConfusion Hub dataset: the one row producer that the
-`datasets` builder (:mod:`medvigil.builders.mediconfusion`) and the Hub export
-(:mod:`medvigil.suites.mediconfusion.export`) both serve.
+"""The rows of every config of the MediConfusion Hub dataset, for both the `datasets` builder and the export.
 
-:meth:`RocoSource.open` reads the authors' ``dataset.json`` strictly
-(:mod:`medvigil.suites.mediconfusion.release`) and finds and checks every image in the user's
-ROCO copy (:mod:`medvigil.reconstruct.roco`; every missing or broken image is reported at
-once). Images are embedded as the original file bytes (never re-encoded), with the
-ROCO-relative path as the image's ``path``.
+:meth:`RocoSource.open` reads the authors' ``dataset.json`` strictly and finds and checks every image
+in the user's ROCO copy (:mod:`medvigil.reconstruct.roco`; all missing or broken images at once).
+Images are embedded as the original file bytes, with the ROCO-relative path as the image's ``path``.
 """
 
 from __future__ import annotations

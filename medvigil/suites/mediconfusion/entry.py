@@ -1,12 +1,10 @@
 """MediConfusion in the suite registry: score result files against the authors' ``dataset.json``.
 
-``files`` are the authors' per-sample result files (``Results/<model>_<mode>.json``) or
-lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks (one run per model and mode).
-Per run: the file(s) holding its records (``file``; several joined by ", "), set, individual,
-confused and invalid counts and rates, pairs scored, pairs of the release missing from the
-run, and the per-category breakdown; per model, the best over modes.
+``files``: the authors' per-sample result files (``Results/<model>_<mode>.json``) or lmms-eval
+``--log_samples`` files of the ``mediconfusion_*`` tasks (one run per model and mode). Per run: its
+file(s) (``file``, joined by ", "), counts and rates, pairs scored and missing, per category; per
+model, the best over modes.
 """
-
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,8 +1,4 @@
-"""MediConfusion results over evaluation modes: mode labels and the best over modes.
-
-**Best over modes** (paper Table 1 "Best", Table 3): each model's best set and best individual
-accuracy over the evaluation techniques (MC, GD, PS, FF), each maximised on its own.
-"""
+"""MediConfusion results over evaluation modes: mode labels and the best over modes (Table 1 "Best", Table 3)."""
 
 from __future__ import annotations
 

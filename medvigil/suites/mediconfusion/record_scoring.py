@@ -55,10 +55,8 @@ def score_records(records: Iterable[Mapping[str, Any]], *, confusion_denominator
                   category_names: Sequence[str] | None = None, incomplete: str = "error") -> MediConfusionScore:
     """Score probe records of one run (one model, one condition) of the MediConfusion suite.
 
-    Each pair (``case_id``) must have exactly one record per image (``extra.image`` or a
-    ``probe_id`` ending ``:im1`` / ``:im2``); the image's categories are read from
-    ``extra.categories`` (a list). ``predicted_letter`` ``None`` is an invalid answer.
-    Pairs are scored in order of first appearance. ``incomplete``: as :func:`pair_slots`.
+    Each pair (``case_id``) needs one record per image (:func:`pair_slots`; ``incomplete`` as there);
+    ``predicted_letter`` ``None`` is an invalid answer. Pairs are scored in order of first appearance.
     """
     records = list(records)
     runs = {(r.get("model"), r.get("condition", "default")) for r in records}

@@ -182,18 +182,16 @@ def _split(rng: np.random.Generator) -> str:
 def make_pairs(n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
     """The release entries of ``n_pairs`` synthetic pairs (no images drawn)."""
     n_pairs, seed = _check_args(n_pairs, seed)
-    names = list(TEMPLATES)
+    templates = list(TEMPLATES.values())
     out = []
     for i in range(n_pairs):
         rng = np.random.default_rng([seed, i])
-        template = names[i % len(names)]
-        question, answers, categories = TEMPLATES[template](rng)
+        question, answers, categories = templates[i % len(templates)](rng)
         texts = list(answers)
         if rng.integers(0, 2):
             texts.reverse()  # option order independent of the template's listing
         option_a, option_b = texts
-        first = _im1_letter(seed, i)
-        second = "B" if first == "A" else "A"
+        first, second = ("A", "B") if _im1_letter(seed, i) == "A" else ("B", "A")
         by_letter = {"A": option_a, "B": option_b}
         images = (answers[by_letter[first]], answers[by_letter[second]])
         ids = (FIRST_IMAGE_ID + 2 * i, FIRST_IMAGE_ID + 2 * i + 1)
