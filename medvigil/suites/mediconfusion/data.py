@@ -54,12 +54,8 @@ def is_built_folder(path: Path) -> bool:
 
 
 def resolve_data_location(env: Mapping[str, str] | None = None) -> str:
-    """A local built folder or a Hub repo id for ``datasets.load_dataset`` (``env``: default ``os.environ``).
-
-    Raises:
-        DataNotFoundError: nothing usable where the configuration points (the message quotes
-            :data:`BUILD_HINT`).
-    """
+    """A local built folder or a Hub repo id for ``datasets.load_dataset`` (``env``: default ``os.environ``);
+    DataNotFoundError, quoting :data:`BUILD_HINT`, when nothing usable is where the configuration points."""
     env = os.environ if env is None else env
     default = default_build_dir(env)
 

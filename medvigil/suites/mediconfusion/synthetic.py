@@ -249,11 +249,7 @@ Build a Hub-ready folder with
 
 
 def write_sample(out: Path | str, n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
-    """Write the synthetic release into ``out`` (created; must be absent or empty).
-
-    Raises:
-        FileExistsError: ``out`` exists and is not an empty folder.
-    """
+    """Write the synthetic release into ``out`` (created; FileExistsError unless absent or an empty folder)."""
     n_pairs, seed = _check_args(n_pairs, seed)
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
