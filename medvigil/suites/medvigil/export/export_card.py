@@ -64,11 +64,8 @@ _RAI = {
 
 def _licences_present(release) -> list[str]:
     present = {case.source for case in release.cases.values()}
-    return [
-        licence
-        for source, (licence, how) in SOURCE_LICENCES.items()
-        if how == "direct" and source in present and licence in _HF_LICENCE_IDS
-    ]
+    return [licence for source, (licence, how) in SOURCE_LICENCES.items()
+            if how == "direct" and source in present and licence in _HF_LICENCE_IDS]
 
 
 def dataset_facts(release, report) -> DatasetFacts:
@@ -95,13 +92,8 @@ def dataset_facts(release, report) -> DatasetFacts:
         column_descriptions=COLUMN_DESCRIPTIONS,
         rai=_RAI,
         digests_key="medvigil",
-        digests={
-            "version": report.version,
-            "release_digest": report.release_digest,
-            "build_digest": report.build_digest,
-            "local_only": report.local_only,
-            "synthetic": release.synthetic,
-        },
+        digests={"version": report.version, "release_digest": report.release_digest, "build_digest": report.build_digest,
+                 "local_only": report.local_only, "synthetic": release.synthetic},
     )
 
 
@@ -121,8 +113,6 @@ def _changelog() -> str:
     return "\n".join("###" + line if line.startswith("#") else line for line in text.strip().splitlines())
 
 
-
-
 def dataset_card(release, report, facts: DatasetFacts, features: dict, kinds: Counter, *,
                  repo_id: str | None) -> tuple[str, str]:
     """``(README.md, DATASHEET.md)`` texts, from the templates in ``cards/``."""
@@ -131,24 +121,16 @@ def dataset_card(release, report, facts: DatasetFacts, features: dict, kinds: Co
     tiers = Counter(c.risk_tier for c in cases)
     sources = Counter(c.source for c in cases)  # canonical names: cxr, MIMIC-CXR, CheXpert -> CXR
     mcq_total = report.rows.get("mcq", len(release.probes_mcq))
-    kind_rows = [(k, kinds.get(k, 0)) for k in PROBE_KINDS if kinds.get(k, 0)] + [
-        (k, n) for k, n in sorted(kinds.items()) if k not in PROBE_KINDS
-    ]
-    licence_rows = []
-    for source, (licence, how) in SOURCE_LICENCES.items():
-        licence_rows.append(
-            (source, licence, "direct" if how == "direct" else "reconstruct (pointer only)", sources.get(source, 0))
-        )
-    for source in sorted(set(sources) - set(SOURCE_LICENCES)):
-        licence_rows.append((source, "unknown", "unknown", sources[source]))
-    skipped_rows = [(reason, n) for reason, n in report.skipped.items()] + [(note, n) for note, n in report.notes.items()]
+    kind_rows = [(k, kinds[k]) for k in PROBE_KINDS if kinds.get(k, 0)] + [(k, n) for k, n in sorted(kinds.items()) if k not in PROBE_KINDS]
+    licence_rows = [(source, licence, "direct" if how == "direct" else "reconstruct (pointer only)", sources.get(source, 0))
+                    for source, (licence, how) in SOURCE_LICENCES.items()]
+    licence_rows += [(source, "unknown", "unknown", sources[source]) for source in sorted(set(sources) - set(SOURCE_LICENCES))]
+    skipped_rows = [*report.skipped.items(), *report.notes.items()]
     synthetic_collection = (
         f"\n**This build was made from a synthetic release** ({SYNTHETIC_NOTICE}): procedurally generated "
         "phantom images and templated questions in the published layout. No clinician authored them; the "
         "paragraph above describes the real release."
-        if release.synthetic
-        else ""
-    )
+    ) if release.synthetic else ""
     datasheet = Template((CARDS_DIR / "medvigil_datasheet.md").read_text(encoding="utf-8")).substitute(
         n_cases=len(cases),
         n_credentialed=len(credentialed),
@@ -179,23 +161,12 @@ def dataset_card(release, report, facts: DatasetFacts, features: dict, kinds: Co
     )
     notices = []
     if report.local_only:
-        notices.append(
-            "> **LOCAL ONLY.** This build embeds credentialed images re-derived from a local licensed copy. "
-            "It is for local evaluation only: never upload or share it (`medvigil publish` refuses it)."
-        )
+        notices.append("> **LOCAL ONLY.** This build embeds credentialed images re-derived from a local licensed copy. "
+                       "It is for local evaluation only: never upload or share it (`medvigil publish` refuses it).")
     if release.synthetic:
         notices.append(f"> **Synthetic data.** {SYNTHETIC_NOTICE}. Not clinical data; for testing the toolchain.")
-    config_rows = []
-    for config in features:
-        statuses = report.images.get(config, {})
-        config_rows.append(
-            (
-                f"`{config}`" + (" (default)" if config == "mcq" else ""),
-                report.rows[config],
-                CONFIG_DESCRIPTIONS[config],
-                ", ".join(f"{k} {v}" for k, v in statuses.items()),
-            )
-        )
+    config_rows = [(f"`{config}`" + (" (default)" if config == "mcq" else ""), report.rows[config], CONFIG_DESCRIPTIONS[config],
+                    ", ".join(f"{k} {v}" for k, v in report.images.get(config, {}).items())) for config in features]
     card = Template((CARDS_DIR / "medvigil_dataset_card.md").read_text(encoding="utf-8")).substitute(
         front_matter=front_matter(facts, features, report.rows, report.shards),
         notice="\n\n".join(notices) if notices else f"Version {report.version}, release digest `{report.release_digest[:16]}…`.",
