@@ -1,18 +1,11 @@
 """One synthetic case expanded into the rows it contributes to every release file.
 
-A case is a pure function of ``(seed, index)``: :func:`medvigil.suites.medvigil.synthetic.plan.plan_case`
-plans it, the phantom is drawn, and :func:`author_case` writes the question layer
-(:mod:`~medvigil.suites.medvigil.synthetic.questions`), the two false-premise traps
-(:mod:`~medvigil.suites.medvigil.synthetic.traps`), the knowledge-only question and clinical context
-(:mod:`~medvigil.suites.medvigil.synthetic.knowledge`), then the nine probe kinds, the open-ended
-variants, the counterfactual triplet and the grounding fields, all from the case's plan stream.
-
-Published letter conventions hold for every probe: the gold is option A; option E is the
-probe-specific safe action (a premise correction for traps, an insufficient-evidence refusal for
-the original probe and its paraphrase, specificity drop and image variants, a plain refusal for
-negation and knowledge-only probes); ``halluc_trap`` and ``roi_masked`` are answered by E;
-image-variant probes inherit the original probe's five options unchanged; ``lr_flip`` is answered
-by the letter holding ``gold_after_lr_flip`` (A unless the case is laterality-dependent).
+:func:`author_case` writes, from the case's plan stream, the question layer (:mod:`.questions`), the
+two false-premise traps (:mod:`.traps`), the knowledge-only question and clinical context
+(:mod:`.knowledge`), then the nine probe kinds, the open-ended variants, the triplet and the grounding.
+Published letter conventions: the gold is A and E the probe-specific safe action; ``halluc_trap`` and
+``roi_masked`` are answered by E; image variants inherit the original probe's options; ``lr_flip`` is
+answered by the letter holding ``gold_after_lr_flip`` (A unless the case is laterality-dependent).
 """
 
 from __future__ import annotations
@@ -47,7 +40,6 @@ class CaseRecords:
 
     plan: CasePlan
     roi: Box
-    roi_usable: bool
     manifest: dict
     grounding: dict
     mcq: list = field(default_factory=list)
@@ -100,8 +92,7 @@ class _ProbeRows:
         self.mcq: list = []
         self.open: list = []
 
-    def add(self, kind, question, options, letter, image_file, *, pid=None, behaviour="answer", answers=None,
-            explanation=""):
+    def add(self, kind, question, options, letter, image_file, *, pid=None, behaviour="answer", answers=None, explanation=""):
         _check_options(options, question)
         cid = self.case_id
         pid = pid or f"{cid}-{kind}"
@@ -119,8 +110,7 @@ class _ProbeRows:
         })
 
 
-def _add_text_probes(rows: _ProbeRows, a: Authored, traps: list[Trap], know_qa: QA, opts: _OptionSets,
-                     image_rel: str) -> None:
+def _add_text_probes(rows: _ProbeRows, a: Authored, traps: list[Trap], know_qa: QA, opts: _OptionSets, image_rel: str) -> None:
     """original, tcf, negation, specificity_drop, knowledge_only and the halluc_trap probes."""
     gold = a.original.gold
     rows.add("original", a.original.question, opts.original, "A", image_rel, answers=answer_variants(gold))
@@ -167,11 +157,9 @@ def _manifest_row(plan: CasePlan, a: Authored, image_name: str) -> dict:
         + f"; native_size={plan.scene.width}x{plan.scene.height}"
         + ("; credentialed source: image withheld, see reconstruction/cxr_pointers.csv" if plan.credentialed else "")
     )
-    return {
-        "case_id": plan.case_id, "source_dataset": plan.source, "modality": plan.scene.modality,
-        "image_file": image_name, "question": a.original.question, "gold_answer": a.original.gold,
-        "risk_tier": plan.tier, "text_only_answerable": _bool(a.text_only), "annotator_notes": notes,
-    }
+    return {"case_id": plan.case_id, "source_dataset": plan.source, "modality": plan.scene.modality, "image_file": image_name,
+            "question": a.original.question, "gold_answer": a.original.gold, "risk_tier": plan.tier,
+            "text_only_answerable": _bool(a.text_only), "annotator_notes": notes}
 
 
 def _grounding_row(plan: CasePlan, a: Authored, context: str) -> dict:
@@ -215,6 +203,6 @@ def author_case(plan: CasePlan, phantom: Phantom, rng: np.random.Generator, imag
     rows = _ProbeRows(plan.case_id)
     _add_text_probes(rows, a, traps, know_qa, opts, f"images/{image_name}")
     variants = _add_image_probes(rows, a, opts, usable, image_ext)
-    return CaseRecords(plan=plan, roi=a.roi, roi_usable=usable, manifest=_manifest_row(plan, a, image_name),
+    return CaseRecords(plan=plan, roi=a.roi, manifest=_manifest_row(plan, a, image_name),
                        grounding=_grounding_row(plan, a, context), mcq=rows.mcq, open=rows.open,
                        triplet=_triplet_row(plan, a), variants=variants)

@@ -1,11 +1,9 @@
 """The question layer of a synthetic case: one authoring function per question template.
 
-:func:`author_questions` writes, from the plan and the drawn phantom, the original question with
-its gold and three distractors, the textual-counterfactual (tcf) rewording, the negation, the
-specificity-drop question, the ROI box, rationale and differential, the laterality flag and the
-visual counterfactual, so every gold answer, ROI box and counterfactual is true by construction.
-Whole-image templates (L1: modality, region) ask about the image as a whole; every other template
-asks about the (present or absent) finding at one side and zone.
+From the plan and the drawn phantom, :func:`author_questions` writes the original question (gold and
+three distractors), its textual counterfactual, negation and specificity drop, the ROI box, rationale,
+differential, laterality flag and visual counterfactual, each true by construction. L1 templates
+(modality, region) ask about the whole image, every other one about the (present or absent) finding.
 """
 
 from __future__ import annotations
@@ -135,8 +133,6 @@ def _yes_no_distractors(gold: str, other: str) -> tuple[str, str, str]:
 
 
 # --------------------------------------------------------------------------- whole-image templates (L1)
-
-
 def _ask_modality(a: _Asked, rng: np.random.Generator) -> Authored:
     modality = a.modality
     view = "frontal" if a.anatomy == "chest" else "axial"
@@ -150,15 +146,10 @@ def _ask_modality(a: _Asked, rng: np.random.Generator) -> Authored:
     return Authored(
         original=QA(f"What imaging modality was used to acquire this {view} image?", gold, distractors),
         tcf_question=f"Which imaging technique produced this {view} image?",
-        negation=QA(
-            f"Is it true that this image was not acquired with {gold}?",
-            f"No, it was acquired with {gold}",
-            tuple(f"Yes, it was acquired with {d}" for d in distractors),
-        ),
-        sdrop_question="What imaging modality was used to acquire this image?",
-        roi=(0.0, 0.0, 1.0, 1.0),
-        rationale=f"The image is {cue}, which identifies it as {MODALITY_NP[modality]}.",
-        differential=list(_MODALITY_POOL[:3]),
+        negation=QA(f"Is it true that this image was not acquired with {gold}?", f"No, it was acquired with {gold}",
+                    tuple(f"Yes, it was acquired with {d}" for d in distractors)),
+        sdrop_question="What imaging modality was used to acquire this image?", roi=(0.0, 0.0, 1.0, 1.0),
+        rationale=f"The image is {cue}, which identifies it as {MODALITY_NP[modality]}.", differential=list(_MODALITY_POOL[:3]),
     )
 
 
@@ -170,13 +161,9 @@ def _ask_region(a: _Asked, rng: np.random.Generator) -> Authored:
     return Authored(
         original=QA(f"What part of the body does this {what} show?", gold, distractors),
         tcf_question=f"Which body region is shown in this {what}?",
-        negation=QA(
-            f"Is it true that this {what} does not show the {gold.lower()}?",
-            f"No, it shows the {gold.lower()}",
-            tuple(f"Yes, it shows the {d.lower()}" for d in distractors),
-        ),
-        sdrop_question="What part of the body does this image show?",
-        roi=a.phantom.body_box,
+        negation=QA(f"Is it true that this {what} does not show the {gold.lower()}?", f"No, it shows the {gold.lower()}",
+                    tuple(f"Yes, it shows the {d.lower()}" for d in distractors)),
+        sdrop_question="What part of the body does this image show?", roi=a.phantom.body_box,
         rationale=f"The image shows the {gold.lower()}: "
         + ("both lungs, ribs, the mediastinum and the heart." if anatomy == "chest" else
            "the skull vault, both cerebral hemispheres and the lateral ventricles."),
@@ -187,8 +174,6 @@ def _ask_region(a: _Asked, rng: np.random.Generator) -> Authored:
 
 
 # --------------------------------------------------------------------------- finding templates (L2-L5)
-
-
 def _site(a: _Asked, rng: np.random.Generator) -> _Site:
     """The finding's side and zone (drawn for a normal case) and the texts every finding template shares."""
     f, anatomy, kind = a.plan.finding, a.anatomy, a.kind
@@ -205,8 +190,7 @@ def _site(a: _Asked, rng: np.random.Generator) -> _Site:
         if not f.is_normal
         else f"No {NAME[kind]}: both {HALF[anatomy]}s appear normal and symmetric."
     )
-    differential = (DIFFERENTIAL[kind] if not f.is_normal
-                    else [f"normal {a.study}", f"subtle {NAME[kind]}", f"early {NAME[a.other]}"])
+    differential = DIFFERENTIAL[kind] if not f.is_normal else [f"normal {a.study}", f"subtle {NAME[kind]}", f"early {NAME[a.other]}"]
     return _Site(side, zone, loc, place(anatomy, other_side(side), zone), bright, rationale, differential)
 
 
@@ -241,8 +225,7 @@ def _ask_location(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         sdrop_question=f"In which {where} is the abnormality located?",
         roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip=cap(mirror),
-        vcf=(f"Hypothetically, if the {k_name} were in the {mirror} instead, in which {where} would it be located?",
-             cap(mirror)),
+        vcf=(f"Hypothetically, if the {k_name} were in the {mirror} instead, in which {where} would it be located?", cap(mirror)),
     )
 
 
@@ -291,8 +274,7 @@ def _ask_presence(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         vcf = (f"Hypothetically, if no {k_name} were present, would there be {k_a} in the {zone_pl} "
                f"on this {study}?", "No")
     return Authored(
-        original=QA(f"Is there {evidence}{k_a} in the {zone_pl} on this {study}?", gold,
-                    _yes_no_distractors(gold, a.other)),
+        original=QA(f"Is there {evidence}{k_a} in the {zone_pl} on this {study}?", gold, _yes_no_distractors(gold, a.other)),
         tcf_question=f"Does this {study} show {k_a} in the {zone_pl}?",
         negation=QA(f"Are the {zone_pl} on this {study} free of any {k_name}?", inv,
                     ("No" if inv == "Yes" else "Yes", f"No, there are {PLURAL[kind]} on both sides",
@@ -308,16 +290,14 @@ def _ask_presence_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authore
     k_name, k_a = NAME[kind], A_NAME[kind]
     evidence = "evidence of " if a.plan.tier == "L5" else ""
     return Authored(
-        original=QA(f"Is there {evidence}{k_a} in the {loc} on this {study}?", "Yes",
-                    _yes_no_distractors("Yes", a.other)),
+        original=QA(f"Is there {evidence}{k_a} in the {loc} on this {study}?", "Yes", _yes_no_distractors("Yes", a.other)),
         tcf_question=f"Does this {study} show {k_a} in the {loc}?",
         negation=QA(f"Is the {loc} on this {study} free of any {k_name}?", "No",
                     ("Yes", f"No, there are {PLURAL[kind]} on both sides", f"Yes, but {A_NAME[a.other]} is present")),
         sdrop_question=f"Is there {evidence}{k_a} on the {s.side} side on this {study}?",
         roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip="No",
-        vcf=(f"Hypothetically, if the {k_name} were in the {s.mirror} instead, would there be {k_a} in the {loc}?",
-             "No"),
+        vcf=(f"Hypothetically, if the {k_name} were in the {s.mirror} instead, would there be {k_a} in the {loc}?", "No"),
     )
 
 
@@ -350,8 +330,7 @@ def _ask_size(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
                     tuple(f"Yes, it is {d[:1].lower() + d[1:]}" for d in distractors)),
         sdrop_question=f"How large is the abnormality on this {study}?",
         roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
-        vcf=(f"Hypothetically, if the {k_name} were {other_size.lower()} instead, how large would it be?",
-             other_size),
+        vcf=(f"Hypothetically, if the {k_name} were {other_size.lower()} instead, how large would it be?", other_size),
     )
 
 
@@ -399,20 +378,10 @@ def _ask_urgent(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     )
 
 
-_WHOLE_IMAGE: dict[str, Callable[[_Asked, np.random.Generator], Authored]] = {
-    "modality": _ask_modality,
-    "region": _ask_region,
-}
+_WHOLE_IMAGE: dict[str, Callable[[_Asked, np.random.Generator], Authored]] = {"modality": _ask_modality, "region": _ask_region}
 _FINDING: dict[str, Callable[[_Asked, _Site, np.random.Generator], Authored]] = {
-    "side": _ask_side,
-    "location": _ask_location,
-    "zone": _ask_zone,
-    "presence": _ask_presence,
-    "presence_side": _ask_presence_side,
-    "kind": _ask_kind,
-    "size": _ask_size,
-    "appearance": _ask_appearance,
-    "urgent": _ask_urgent,
+    "side": _ask_side, "location": _ask_location, "zone": _ask_zone, "presence": _ask_presence, "presence_side": _ask_presence_side,
+    "kind": _ask_kind, "size": _ask_size, "appearance": _ask_appearance, "urgent": _ask_urgent,
 }
 
 

@@ -1,14 +1,11 @@
 """Write a synthetic release in the published MedVIGIL layout, case by case.
 
-The release is written into a temporary sibling directory and renamed into place at the end,
-so a failure never leaves a half-written release. Each case's images are encoded and written
-as soon as the case is drawn (nothing image-sized is kept), and CSV rows are streamed.
-
-Determinism: case ``i`` depends only on ``(seed, i)`` (:func:`medvigil.suites.medvigil.synthetic.plan.case_rngs`),
-files carry no time stamps, CSVs are written in a fixed column and row order, and JPEG encoding
-is fixed-parameter; so the same ``seed`` and ``cases`` give byte-identical files and the same
-:func:`medvigil.files.digest.release_digest` (with the same medvigil, numpy and Pillow versions). A
-release of N cases is also a prefix of a release of M > N cases, apart from the summary files.
+The release is written into a temporary sibling directory renamed into place at the end (a failure
+never leaves a half-written release); each case's images are written as soon as it is drawn and CSV
+rows are streamed. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), files carry no
+time stamps and JPEG encoding is fixed-parameter, so the same ``seed`` and ``cases`` give byte-identical
+files (with the same medvigil, numpy and Pillow versions), and a release of N cases is a prefix of one
+of M > N cases, apart from the summary files.
 """
 
 from __future__ import annotations
@@ -199,10 +196,8 @@ def _encode_source(img: Image.Image) -> bytes:
     exif = Image.Exif()
     exif[0x010E] = SYNTHETIC_NOTICE
     buf = io.BytesIO()
-    img.convert("L").save(
-        buf, format="JPEG", quality=SOURCE_JPEG_QUALITY, optimize=False, progressive=False,
-        comment=SYNTHETIC_NOTICE.encode(), exif=exif.tobytes(),
-    )
+    img.convert("L").save(buf, format="JPEG", quality=SOURCE_JPEG_QUALITY, optimize=False, progressive=False,
+                          comment=SYNTHETIC_NOTICE.encode(), exif=exif.tobytes())
     return buf.getvalue()
 
 
@@ -227,18 +222,12 @@ def generate_release(
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
 ) -> ReleaseSummary:
-    """Write a synthetic release of ``cases`` cases into ``out`` and return its summary.
+    """Write a synthetic release of ``cases`` cases (>= 1; all five tiers and four sources appear from 5
+    cases on) into ``out`` (absent or empty unless ``force``) and return its summary.
 
-    Args:
-        out: release directory; must not exist or be empty unless ``force``.
-        cases: number of cases (>= 1; all five tiers and four sources appear from 5 cases on).
-        seed: non-negative integer seed.
-        force: replace a non-empty ``out`` (and ``credentialed_out``).
-        credentialed_out: optional directory receiving the withheld CXR source files at the
-            paths recorded in ``reconstruction/cxr_pointers.csv``.
-        progress: optional callback ``(cases_done, cases_total)`` called after every case.
-        jobs: worker processes drawing and encoding cases (1 = in this process). The output
-            does not depend on it: cases are computed independently and written in order.
+    ``credentialed_out`` receives the withheld CXR source files at the paths of
+    ``reconstruction/cxr_pointers.csv``; ``progress(cases_done, cases_total)`` is called after every case;
+    ``jobs`` worker processes draw and encode the cases (the output does not depend on it).
     """
     cases = _check_count(cases, "cases", 1)
     seed = _check_count(seed, "seed", 0)
@@ -338,7 +327,8 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
         pointers_name: _CsvOut(tmp / POINTERS_DIR / POINTERS_FILE, POINTER_COLUMNS),
     }
     summary = ReleaseSummary(root=tmp, digest="", cases=n, seed=seed)
-    splits = {name: {} for name in ("by_tier", "by_source", "by_modality", "by_rarity")}
+    split_orders = {"by_tier": TIERS, "by_source": SOURCES, "by_modality": MODALITIES, "by_rarity": ("common", "rare")}
+    splits = {name: {} for name in split_orders}
     text_only: list = []
     reader = Counter()  # (kind, tier) -> n, ("ok", kind, tier) -> correct
     try:
@@ -372,10 +362,9 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
                     target.write_bytes(data)
                     summary.credentialed_files += 1
 
-            splits["by_tier"].setdefault(plan.tier, []).append(cid)
-            splits["by_source"].setdefault(plan.source, []).append(cid)
-            splits["by_modality"].setdefault(plan.scene.modality, []).append(cid)
-            splits["by_rarity"].setdefault(plan.rarity, []).append(cid)
+            for split, group in (("by_tier", plan.tier), ("by_source", plan.source), ("by_modality", plan.scene.modality),
+                                 ("by_rarity", plan.rarity)):
+                splits[split].setdefault(group, []).append(cid)
             if rec.manifest["text_only_answerable"] == "true":
                 text_only.append(cid)
             summary.tiers[plan.tier] += 1
@@ -402,10 +391,8 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
     finally:
         baseline.close()
 
-    _dump_json(tmp / SPLITS_DIR / "by_tier.json", _ordered(splits["by_tier"], TIERS))
-    _dump_json(tmp / SPLITS_DIR / "by_source.json", _ordered(splits["by_source"], SOURCES))
-    _dump_json(tmp / SPLITS_DIR / "by_modality.json", _ordered(splits["by_modality"], MODALITIES))
-    _dump_json(tmp / SPLITS_DIR / "by_rarity.json", _ordered(splits["by_rarity"], ("common", "rare")))
+    for name, order in split_orders.items():
+        _dump_json(tmp / SPLITS_DIR / f"{name}.json", _ordered(splits[name], order))
     _dump_json(tmp / SPLITS_DIR / "text_only_subset.json", {"text_only": text_only})
 
     summary.rows = {name: handle.rows for name, handle in outs.items()}
