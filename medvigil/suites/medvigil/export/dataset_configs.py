@@ -1,19 +1,6 @@
-"""The configs of the MedVIGIL Hub dataset: names, features, descriptions and the dataset's identity.
-
-One place for the schema that the `datasets` builder (:mod:`medvigil.builders.medvigil`) and the
-Hub export (:mod:`medvigil.suites.medvigil.export.export`) both serve; the rows of every config come
-from :mod:`medvigil.suites.medvigil.export.dataset_rows`.
-
-Configs (split ``test`` each):
-
-============== ================================================================
-``cases``      one row per case: fields of manifest + grounding, case image
-``mcq``        one row per MCQ probe, published letter order (default)
-``mcq_shuffled`` the same, options permuted per probe (seeded); letter remapped
-``mcq_circular`` five rows per probe, the five rotations of its options
-``open``       one row per open-ended probe
-``triplets``   one row per counterfactual triplet, with the case image
-============== ================================================================
+"""The configs of the MedVIGIL Hub dataset (split ``test`` each; :data:`CONFIG_DESCRIPTIONS`): names,
+features, descriptions and the dataset's identity, served by both the `datasets` builder
+(:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`.export`); rows come from :mod:`.dataset_rows`.
 """
 
 from __future__ import annotations

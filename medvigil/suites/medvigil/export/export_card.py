@@ -126,38 +126,24 @@ def dataset_card(release, report, facts: DatasetFacts, features: dict, kinds: Co
                     for source, (licence, how) in SOURCE_LICENCES.items()]
     licence_rows += [(source, "unknown", "unknown", sources[source]) for source in sorted(set(sources) - set(SOURCE_LICENCES))]
     skipped_rows = [*report.skipped.items(), *report.notes.items()]
+    source_rows = [(s, n, "withheld (credentialed)" if s in CREDENTIALED_SOURCES else "embedded") for s, n in sorted(sources.items())]
     synthetic_collection = (
         f"\n**This build was made from a synthetic release** ({SYNTHETIC_NOTICE}): procedurally generated "
         "phantom images and templated questions in the published layout. No clinician authored them; the "
         "paragraph above describes the real release."
     ) if release.synthetic else ""
     datasheet = Template((CARDS_DIR / "medvigil_datasheet.md").read_text(encoding="utf-8")).substitute(
-        n_cases=len(cases),
-        n_credentialed=len(credentialed),
-        n_mcq=mcq_total,
-        n_open=report.rows.get("open", len(release.probes_open)),
-        n_triplets=report.rows.get("triplets", len(release.triplets)),
+        n_cases=len(cases), n_credentialed=len(credentialed), n_mcq=mcq_total,
+        n_open=report.rows.get("open", len(release.probes_open)), n_triplets=report.rows.get("triplets", len(release.triplets)),
         table_probe_kinds=markdown_table(("probe kind", "probes"), kind_rows + [("**total**", sum(n for _, n in kind_rows))]),
         table_tiers=markdown_table(("tier", "cases"), [(t, tiers.get(t, 0)) for t in TIERS]),
-        table_sources=markdown_table(
-            ("source", "cases", "image"),
-            [(s, n, "withheld (credentialed)" if s in CREDENTIALED_SOURCES else "embedded") for s, n in sorted(sources.items())],
-        ),
+        table_sources=markdown_table(("source", "cases", "image"), source_rows),
         table_skipped=markdown_table(("reason", "count"), skipped_rows) if skipped_rows else "Nothing was left out.",
         table_licences=markdown_table(("source", "image licence (upstream)", "redistribution", "cases here"), licence_rows),
-        synthetic_collection=synthetic_collection,
-        longest_side=LONGEST_SIDE,
-        jpeg_quality=JPEG_QUALITY,
-        grey=str(GREY),
-        variant_source=report.settings["variant_source"],
-        variant_source_note=_VARIANT_SOURCE_NOTES[report.settings["variant_source"]],
-        shuffle_seed=report.settings["shuffle_seed"],
-        version=report.version,
-        date_published=DATE_PUBLISHED,
-        release_digest=report.release_digest,
-        build_digest=report.build_digest,
-        changelog=_changelog(),
-        citation=CITATION,
+        synthetic_collection=synthetic_collection, longest_side=LONGEST_SIDE, jpeg_quality=JPEG_QUALITY, grey=str(GREY),
+        variant_source=report.settings["variant_source"], variant_source_note=_VARIANT_SOURCE_NOTES[report.settings["variant_source"]],
+        shuffle_seed=report.settings["shuffle_seed"], version=report.version, date_published=DATE_PUBLISHED,
+        release_digest=report.release_digest, build_digest=report.build_digest, changelog=_changelog(), citation=CITATION,
     )
     notices = []
     if report.local_only:

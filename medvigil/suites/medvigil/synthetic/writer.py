@@ -103,12 +103,8 @@ class ReleaseSummary:
         lines.append(f"  {PERTURBED_DIR + '/':<40} {self.perturbed:>7} images")
         if self.credentialed_root is not None:
             lines.append(f"  withheld CXR sources in {self.credentialed_root}: {self.credentialed_files} files")
-        for title, counter, order in (
-            ("MCQ probes per kind", self.probe_kinds, PROBE_KINDS),
-            ("cases per tier", self.tiers, TIERS),
-            ("cases per source", self.sources, SOURCES),
-            ("cases per modality", self.modalities, MODALITIES),
-        ):
+        for title, counter, order in (("MCQ probes per kind", self.probe_kinds, PROBE_KINDS), ("cases per tier", self.tiers, TIERS),
+                                      ("cases per source", self.sources, SOURCES), ("cases per modality", self.modalities, MODALITIES)):
             lines.append(f"{title}:")
             lines += [f"  {key:<40} {counter.get(key, 0):>7}" for key in order]
         lines.append(f"release digest (sha256): {self.digest}")
@@ -314,18 +310,12 @@ def _case_outputs(seed: int, n: int, keep_source: bool, jobs: int):
 
 
 def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: int = 1) -> ReleaseSummary:
-    (tmp / IMAGES_DIR).mkdir()
-    (tmp / PERTURBED_DIR).mkdir()
-    (tmp / SPLITS_DIR).mkdir()
+    for folder in (IMAGES_DIR, PERTURBED_DIR, SPLITS_DIR):
+        (tmp / folder).mkdir()
     pointers_name = f"{POINTERS_DIR}/{POINTERS_FILE}"
-    outs = {
-        MANIFEST: _CsvOut(tmp / MANIFEST, MANIFEST_COLUMNS),
-        GROUNDING: _CsvOut(tmp / GROUNDING, GROUNDING_COLUMNS),
-        PROBES_MCQ: _CsvOut(tmp / PROBES_MCQ, PROBES_MCQ_COLUMNS),
-        PROBES_OPEN: _CsvOut(tmp / PROBES_OPEN, PROBES_OPEN_COLUMNS),
-        TRIPLETS: _CsvOut(tmp / TRIPLETS, TRIPLETS_COLUMNS),
-        pointers_name: _CsvOut(tmp / POINTERS_DIR / POINTERS_FILE, POINTER_COLUMNS),
-    }
+    columns = {MANIFEST: MANIFEST_COLUMNS, GROUNDING: GROUNDING_COLUMNS, PROBES_MCQ: PROBES_MCQ_COLUMNS,
+               PROBES_OPEN: PROBES_OPEN_COLUMNS, TRIPLETS: TRIPLETS_COLUMNS, pointers_name: POINTER_COLUMNS}
+    outs = {name: _CsvOut(tmp / name, file_columns) for name, file_columns in columns.items()}
     summary = ReleaseSummary(root=tmp, digest="", cases=n, seed=seed)
     split_orders = {"by_tier": TIERS, "by_source": SOURCES, "by_modality": MODALITIES, "by_rarity": ("common", "rare")}
     splits = {name: {} for name in split_orders}
