@@ -78,13 +78,10 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
     if info:
         recorded = {s["path"]: s["sha256"] for s in info.get("shards", [])}
         present = {p.relative_to(out).as_posix() for p in files if p.suffix == ".parquet"}
-        for rel in sorted(recorded.keys() - present):
-            problems.append(Problem(rel, "listed in build_info.json but missing"))
-        for rel in sorted(present - recorded.keys()):
-            problems.append(Problem(rel, "not listed in build_info.json (added after the build?)"))
-        for rel in sorted(present & recorded.keys()):
-            if file_sha256(out / rel) != recorded[rel]:
-                problems.append(Problem(rel, "checksum differs from build_info.json (modified after the build?)"))
+        problems += [Problem(rel, "listed in build_info.json but missing") for rel in sorted(recorded.keys() - present)]
+        problems += [Problem(rel, "not listed in build_info.json (added after the build?)") for rel in sorted(present - recorded.keys())]
+        problems += [Problem(rel, "checksum differs from build_info.json (modified after the build?)")
+                     for rel in sorted(present & recorded.keys()) if file_sha256(out / rel) != recorded[rel]]
     problems.extend(credentialed_problems(out))
     recorded_hashes = info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
     known = credentialed_images(recorded_hashes, credentialed_dirs)

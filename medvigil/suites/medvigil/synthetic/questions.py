@@ -9,7 +9,7 @@ differential, laterality flag and visual counterfactual, each true by constructi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -65,9 +65,9 @@ class Authored:
     tcf_question: str
     negation: QA
     sdrop_question: str
-    roi: Box
-    rationale: str
-    differential: list
+    roi: Box | None = None  # finding templates: the lesion's box unless given
+    rationale: str = ""  # finding templates: the site's
+    differential: list | None = None  # finding templates: the site's
     text_only: bool = False
     lat_dependent: bool = False
     gold_after_flip: str = ""
@@ -203,7 +203,6 @@ def _ask_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         negation=QA(f"Which side of the patient's {organ} is free of the {k_name}?", s.other_side_title,
                     (s.side_title, "Neither side", "Both sides")),
         sdrop_question=f"On which side of the patient is the abnormality on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip=s.other_side_title,
         vcf=(f"Hypothetically, if the {k_name} were on the patient's {other_side(s.side)} side instead, "
              f"on which side of the patient would it be?", s.other_side_title),
@@ -223,7 +222,6 @@ def _ask_location(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         negation=QA(f"Is the {k_name} located outside the {loc}?", f"No, it is in the {loc}",
                     tuple(f"Yes, it is in the {d.lower()}" for d in distractors)),
         sdrop_question=f"In which {where} is the abnormality located?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip=cap(mirror),
         vcf=(f"Hypothetically, if the {k_name} were in the {mirror} instead, in which {where} would it be located?", cap(mirror)),
     )
@@ -254,7 +252,6 @@ def _ask_zone(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         tcf_question=tcf,
         negation=QA(f"Is the {k_name} outside the {zone_np}?", f"No, it is in the {zone_np}", negated),
         sdrop_question=sdrop,
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         vcf=(f"Hypothetically, if the {k_name} were in the {zone_word(anatomy, other_zone)} instead, "
              f"where would it be?", cap(zone_word(anatomy, other_zone))),
     )
@@ -280,8 +277,7 @@ def _ask_presence(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
                     ("No" if inv == "Yes" else "Yes", f"No, there are {PLURAL[kind]} on both sides",
                      f"Yes, but {A_NAME[a.other]} is present")),
         sdrop_question=f"Is there {evidence}{k_a} on this {study}?",
-        roi=a.phantom.organ_box if f.is_normal else a.phantom.lesion_box,
-        rationale=s.rationale, differential=s.differential, vcf=vcf,
+        roi=a.phantom.organ_box if f.is_normal else None, vcf=vcf,
     )
 
 
@@ -295,7 +291,6 @@ def _ask_presence_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authore
         negation=QA(f"Is the {loc} on this {study} free of any {k_name}?", "No",
                     ("Yes", f"No, there are {PLURAL[kind]} on both sides", f"Yes, but {A_NAME[a.other]} is present")),
         sdrop_question=f"Is there {evidence}{k_a} on the {s.side} side on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip="No",
         vcf=(f"Hypothetically, if the {k_name} were in the {s.mirror} instead, would there be {k_a} in the {loc}?", "No"),
     )
@@ -312,7 +307,6 @@ def _ask_kind(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
                     tuple(f"Yes, it is {A_NAME[k]}" for k in others[:2])
                     + ((f"Yes, it is {A_NAME[others[2]]}",) if len(others) > 2 else ("Yes, it is hydrocephalus",))),
         sdrop_question=f"What is the most likely finding on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         vcf=(f"Hypothetically, if the abnormality were {A_NAME[a.other]} rather than {k_a}, what would be the "
              f"most likely finding?", TITLE[a.other]),
     )
@@ -329,7 +323,6 @@ def _ask_size(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         negation=QA(f"Is it false that the {k_name} is {size}?", f"No, it is {size}",
                     tuple(f"Yes, it is {d[:1].lower() + d[1:]}" for d in distractors)),
         sdrop_question=f"How large is the abnormality on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         vcf=(f"Hypothetically, if the {k_name} were {other_size.lower()} instead, how large would it be?", other_size),
     )
 
@@ -353,7 +346,6 @@ def _ask_appearance(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
                     (f"Yes, it appears {'darker' if bright else 'brighter'}", "Yes, it appears the same",
                      "Yes, it appears as alternating bands")),
         sdrop_question=f"Compared with the surrounding {tissue}, how does the abnormality appear?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         text_only=True,  # the named finding and modality give the appearance away
         vcf=(f"Hypothetically, if the lesion were {A_NAME[opp_kind]} rather than {A_NAME[a.kind]}, how would it "
              f"appear compared with the surrounding {tissue}?", opposite),
@@ -371,7 +363,6 @@ def _ask_urgent(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         negation=QA(f"Which side of the patient's {ORGAN[a.anatomy]} is free of the urgent finding?",
                     s.other_side_title, (s.side_title, "Neither side", "Both sides")),
         sdrop_question=f"What is the main finding on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip=flipped,
         vcf=(f"Hypothetically, if the {k_name} were on the patient's {other_side(side)} side instead, what "
              f"would be the most urgent finding?", flipped),
@@ -393,5 +384,7 @@ def author_questions(plan: CasePlan, phantom: Phantom, rng: np.random.Generator)
     if t in _WHOLE_IMAGE:
         return _WHOLE_IMAGE[t](asked, rng)
     if t in _FINDING:
-        return _FINDING[t](asked, _site(asked, rng), rng)
+        site = _site(asked, rng)
+        authored = _FINDING[t](asked, site, rng)
+        return replace(authored, roi=authored.roi or phantom.lesion_box, rationale=site.rationale, differential=site.differential)
     raise ValueError(f"unknown template {t!r}")
