@@ -208,16 +208,9 @@ def _ordered(groups: dict, order) -> dict:
     return {k: groups[k] for k in keys}
 
 
-def generate_release(
-    out: str | os.PathLike,
-    *,
-    cases: int = 40,
-    seed: int = 0,
-    force: bool = False,
-    credentialed_out: str | os.PathLike | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    jobs: int = 1,
-) -> ReleaseSummary:
+def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, force: bool = False,
+                     credentialed_out: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
+                     jobs: int = 1) -> ReleaseSummary:
     """Write a synthetic release of ``cases`` cases (>= 1; all five tiers and four sources appear from 5
     cases on) into ``out`` (absent or empty unless ``force``) and return its summary.
 
@@ -339,10 +332,8 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
                 outs[TRIPLETS].write(rec.triplet)
             for rel, data in out.files:
                 (tmp / rel).write_bytes(data)
-                if rel.startswith(IMAGES_DIR + "/"):
-                    summary.images += 1
-                else:
-                    summary.perturbed += 1
+            summary.images += sum(rel.startswith(IMAGES_DIR + "/") for rel, _ in out.files)
+            summary.perturbed += sum(rel.startswith(PERTURBED_DIR + "/") for rel, _ in out.files)
             if out.source is not None:
                 rel, sha, data = out.source
                 outs[pointers_name].write({"case_id": cid, "source_path": rel, "sha256": sha})
@@ -357,9 +348,8 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
                 splits[split].setdefault(group, []).append(cid)
             if rec.manifest["text_only_answerable"] == "true":
                 text_only.append(cid)
-            summary.tiers[plan.tier] += 1
-            summary.sources[plan.source] += 1
-            summary.modalities[plan.scene.modality] += 1
+            for counter, key in ((summary.tiers, plan.tier), (summary.sources, plan.source), (summary.modalities, plan.scene.modality)):
+                counter[key] += 1
             if progress is not None:
                 progress(i + 1, n)
     finally:
