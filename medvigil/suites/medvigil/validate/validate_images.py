@@ -55,9 +55,7 @@ class ImageChecks(CheckerBase):
                 unsafe[image].append(Problem(rel, "", row=number))
                 continue
             try:
-                path = self._resolved.get(image)  # (the usual case: resolved for an earlier row)
-                if not isinstance(path, Path):
-                    path = self._resolve(image, rel, number)
+                path = self._resolve(image, rel, number)
             except DataError as exc:
                 unsafe[image] = list(exc.problems)
                 lexical = self._lexical(image)
@@ -128,12 +126,8 @@ class ImageChecks(CheckerBase):
         workers = min(8, os.cpu_count() or 1, len(paths))
         from medvigil.images.image_checks import image_problem  # Pillow and numpy: only when images are decoded
 
-        judge = partial(image_problem, max_pixels=self.max_pixels)
-        if workers > 1 and len(paths) > 16:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                verdicts = list(pool.map(judge, paths))
-        else:
-            verdicts = [judge(p) for p in paths]
+        with ThreadPoolExecutor(max_workers=workers if len(paths) > 16 else 1) as pool:
+            verdicts = list(pool.map(partial(image_problem, max_pixels=self.max_pixels), paths))
         for path, verdict in zip(paths, verdicts):
             if verdict is not None:
                 rel, number, shown = to_decode[path]
@@ -155,12 +149,10 @@ class ImageChecks(CheckerBase):
         for row, image, cid, kind in zip(self.valid_rows(rf.PROBES_MCQ), *columns):
             if image is None or cid not in original_of:
                 continue
-            path = self._resolved.get(image)
-            if not isinstance(path, Path):
-                try:
-                    path = self._resolve(image, rf.PROBES_MCQ, row.number)
-                except DataError:
-                    continue  # already reported
+            try:
+                path = self._resolve(image, rf.PROBES_MCQ, row.number)
+            except DataError:
+                continue  # already reported
             original = original_of[cid]
             if kind in rf.IMAGE_PROBE_KINDS and path == original:
                 self.warn(rf.PROBES_MCQ, f"{kind} probe shows the unperturbed image of its case", row.number, "image_file")

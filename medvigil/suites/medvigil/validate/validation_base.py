@@ -64,10 +64,8 @@ def _listed(ids: list[str], show=repr) -> str:
 
 
 def _credentialed_message(shown: str, source: str) -> str:
-    return (
-        f"credentialed image {shown} is present in the release: source {source!r} is credentialed and its "
-        "images must never be redistributed; remove the file and ship a pointer instead"
-    )
+    return (f"credentialed image {shown} is present in the release: source {source!r} is credentialed and its "
+            "images must never be redistributed; remove the file and ship a pointer instead")
 
 
 class CheckerBase:
