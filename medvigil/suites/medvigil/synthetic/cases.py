@@ -53,7 +53,6 @@ class _OptionSets:
     """The five options of the original, negation and knowledge-only probes (drawn in this order)."""
 
     original: list
-    original_distractors: list  # options B-D of the original probe
     negation: list
     knowledge: list
 
@@ -66,13 +65,11 @@ def _bool(value: bool) -> str:
     return "true" if value else "false"
 
 
-def _options(rng: np.random.Generator, qa: QA, safe: str) -> tuple[list, list]:
+def _options(rng: np.random.Generator, qa: QA, safe: str) -> list:
     """Options A-E (gold at A, distractors in a construction-time shuffled order at B-D, safe at E)."""
-    order = [int(i) for i in rng.permutation(3)]
-    distractors = [qa.distractors[i] for i in order]
-    options = [qa.gold] + distractors + [safe]
+    options = [qa.gold] + [qa.distractors[int(i)] for i in rng.permutation(3)] + [safe]
     _check_options(options, qa.question)
-    return options, distractors
+    return options
 
 
 def _check_options(options: list, question: str) -> None:
@@ -129,9 +126,9 @@ def _add_image_probes(rows: _ProbeRows, a: Authored, opts: _OptionSets, usable: 
     """roi_masked and roi_only (when the ROI is usable) and lr_flip; returns the variant names."""
     cid, gold, flip_gold = rows.case_id, a.original.gold, _gold_after_flip(a)
     if a.lat_dependent:
-        if flip_gold not in opts.original_distractors:
+        if flip_gold not in opts.original[1:4]:
             raise RuntimeError(f"internal error: {cid} lr_flip gold {flip_gold!r} is not among options B-D")
-        flip_letter = LETTERS[1 + opts.original_distractors.index(flip_gold)]
+        flip_letter = LETTERS[opts.original.index(flip_gold, 1, 4)]
     else:
         flip_letter = "A"
     variants = []
@@ -193,11 +190,10 @@ def author_case(plan: CasePlan, phantom: Phantom, rng: np.random.Generator, imag
     know = knowledge_question(plan, rng)
     context = clinical_context(plan, rng)
     usable = roi_usable(list(a.roi))
-    original, original_distractors = _options(rng, a.original, SAFE_INSUFFICIENT)
-    negation, _ = _options(rng, a.negation, SAFE_REFUSE)
+    original = _options(rng, a.original, SAFE_INSUFFICIENT)
+    negation = _options(rng, a.negation, SAFE_REFUSE)
     know_qa = QA(know[0], know[1], tuple(know[2:]))
-    knowledge, _ = _options(rng, know_qa, SAFE_KNOWLEDGE)
-    opts = _OptionSets(original, original_distractors, negation, knowledge)
+    opts = _OptionSets(original, negation, _options(rng, know_qa, SAFE_KNOWLEDGE))
 
     image_name = f"{plan.case_id}.{image_ext}"
     rows = _ProbeRows(plan.case_id)

@@ -67,23 +67,17 @@ class ValidationReport:
         lines = [f"release: {self.root}" + ("  (synthetic)" if c.get("synthetic") else "")]
         if c.get("digest"):
             lines.append(f"digest:  {c['digest']}  [{c.get('digest_status', '')}]")
-        lines.append(
-            f"cases:   {c.get('cases', 0)}  (credentialed {c.get('credentialed_cases', 0)}, "
-            f"text-only answerable {c.get('text_only_answerable', 0)}, usable ROI {c.get('usable_roi', 0)})"
-        )
+        lines.append(f"cases:   {c.get('cases', 0)}  (credentialed {c.get('credentialed_cases', 0)}, "
+                     f"text-only answerable {c.get('text_only_answerable', 0)}, usable ROI {c.get('usable_roi', 0)})")
         for key, label in (("cases_by_tier", "tiers"), ("cases_by_source", "sources"), ("cases_by_modality", "modalities")):
             if c.get(key):
                 lines.append(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in c[key].items()))
         lines.append(f"probes:  mcq {c.get('probes_mcq', 0)}, open {c.get('probes_open', 0)}")
-        if c.get("probes_mcq_by_kind"):
-            lines.append("  mcq by kind: " + ", ".join(f"{k} {v}" for k, v in c["probes_mcq_by_kind"].items()))
-        for key, label in (("probes_mcq_by_tier", "tier"), ("probes_mcq_by_source", "source")):
+        for key, label in (("probes_mcq_by_kind", "kind"), ("probes_mcq_by_tier", "tier"), ("probes_mcq_by_source", "source")):
             if c.get(key):
                 lines.append(f"  mcq by {label}: " + ", ".join(f"{k} {v}" for k, v in c[key].items()))
-        lines.append(
-            f"triplets: {c.get('triplets', 0)}  pointers: {c.get('pointers', 0)}  "
-            f"images checked: {c.get('images_checked', 0)}  splits: {', '.join(c.get('splits', [])) or '-'}"
-        )
+        lines.append(f"triplets: {c.get('triplets', 0)}  pointers: {c.get('pointers', 0)}  "
+                     f"images checked: {c.get('images_checked', 0)}  splits: {', '.join(c.get('splits', [])) or '-'}")
         errors, warnings = self.errors, self.warnings
         lines.append(f"result:  {'OK' if self.ok else 'FAILED'} ({len(errors)} error(s), {len(warnings)} warning(s))")
         lines += [f"error: {p}" for p in errors]
