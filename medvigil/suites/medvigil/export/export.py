@@ -70,15 +70,13 @@ class BuildReport(export_engine.BuildReport):
 
     def summary_tail(self) -> list[str]:
         lines = super().summary_tail()
-        for reason, count in self.skipped.items():
-            lines.append(f"skipped: {count:5d}  {reason}")
-        for note, count in self.notes.items():
-            lines.append(f"note:    {count:5d}  {note}")
+        lines += [f"skipped: {count:5d}  {reason}" for reason, count in self.skipped.items()]
+        lines += [f"note:    {count:5d}  {note}" for note, count in self.notes.items()]
         if self.variant_comparison is not None:
             counts = self.variant_comparison["counts"]
             lines.append("shipped variants vs. render: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none shipped"))
-            for diff in self.variant_comparison["mismatches"][:20]:
-                lines.append(f"  differs: {diff['case_id']} {diff['variant']} {diff['shipped_file']} [{diff['status']}]")
+            lines += [f"  differs: {d['case_id']} {d['variant']} {d['shipped_file']} [{d['status']}]"
+                      for d in self.variant_comparison["mismatches"][:20]]
         return lines
 
 

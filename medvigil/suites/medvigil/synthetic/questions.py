@@ -82,22 +82,10 @@ class _Asked:
     phantom: Phantom
     others: list  # the other finding kinds of the same anatomy
     other: str  # one of them, drawn for distractors and counterfactuals
-
-    @property
-    def anatomy(self) -> str:
-        return self.plan.scene.anatomy
-
-    @property
-    def modality(self) -> str:
-        return self.plan.scene.modality
-
-    @property
-    def study(self) -> str:
-        return STUDY[self.modality]
-
-    @property
-    def kind(self) -> str:
-        return self.plan.asked_kind
+    anatomy: str
+    modality: str
+    study: str  # e.g. "chest radiograph"
+    kind: str  # the asked-about finding kind
 
 
 @dataclass(frozen=True)
@@ -111,14 +99,8 @@ class _Site:
     bright: bool  # the finding is brighter than the surrounding tissue
     rationale: str
     differential: list
-
-    @property
-    def side_title(self) -> str:
-        return cap(self.side) + " side"
-
-    @property
-    def other_side_title(self) -> str:
-        return cap(other_side(self.side)) + " side"
+    side_title: str  # "Right side"
+    other_side_title: str
 
 
 def _three_of(rng: np.random.Generator, pool: tuple, gold: str) -> tuple[str, ...]:
@@ -191,7 +173,8 @@ def _site(a: _Asked, rng: np.random.Generator) -> _Site:
         else f"No {NAME[kind]}: both {HALF[anatomy]}s appear normal and symmetric."
     )
     differential = DIFFERENTIAL[kind] if not f.is_normal else [f"normal {a.study}", f"subtle {NAME[kind]}", f"early {NAME[a.other]}"]
-    return _Site(side, zone, loc, place(anatomy, other_side(side), zone), bright, rationale, differential)
+    return _Site(side, zone, loc, place(anatomy, other_side(side), zone), bright, rationale, differential,
+                 cap(side) + " side", cap(other_side(side)) + " side")
 
 
 def _ask_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
@@ -379,7 +362,8 @@ _FINDING: dict[str, Callable[[_Asked, _Site, np.random.Generator], Authored]] = 
 def author_questions(plan: CasePlan, phantom: Phantom, rng: np.random.Generator) -> Authored:
     """The question layer of one case, drawn from the case's plan stream (see the module docstring)."""
     others = other_kinds(plan.asked_kind)
-    asked = _Asked(plan, phantom, others, pick(rng, others))
+    scene = plan.scene
+    asked = _Asked(plan, phantom, others, pick(rng, others), scene.anatomy, scene.modality, STUDY[scene.modality], plan.asked_kind)
     t = plan.template
     if t in _WHOLE_IMAGE:
         return _WHOLE_IMAGE[t](asked, rng)

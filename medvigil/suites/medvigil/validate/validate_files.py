@@ -14,7 +14,6 @@ class FileChecks(CheckerBase):
         if rf.MANIFEST not in self.readable:
             return
         all_ids = list(self.manifest)
-        known = set(all_ids)
         cases = self.release.cases
         attribute = {"by_tier": "risk_tier", "by_source": "source", "by_modality": "modality"}
         attribute_values = {attr: {getattr(c, attr) for c in cases.values()} for attr in attribute.values()}
@@ -23,7 +22,7 @@ class FileChecks(CheckerBase):
             where: dict[str, str] = {}
             for group, members in groups.items():
                 for cid in members:
-                    if cid not in known:
+                    if cid not in self.manifest:
                         self.warn(rel, f"case {cid!r} is not in {rf.MANIFEST}", field=group)
                         continue
                     if cid in where:
@@ -47,8 +46,7 @@ class FileChecks(CheckerBase):
                     self.warn(rel, f"{len(missing)} case(s) are in no group: {_listed(missing)}; "
                               f"the groups of a by_* split must partition the {len(all_ids)} cases")
             elif name == "text_only_subset":
-                flagged = [cid for cid, case in cases.items() if case.text_only_answerable]
-                missing = [cid for cid in flagged if cid not in where]
+                missing = [cid for cid, case in cases.items() if case.text_only_answerable and cid not in where]
                 if missing:
                     self.warn(rel, f"{_listed(missing)} flagged text_only_answerable in {rf.MANIFEST} but not in text_only_subset")
                 for cid, group in where.items():
