@@ -23,12 +23,11 @@ from medvigil.suites.medvigil.export.dataset_configs import (
 )
 from medvigil.suites.medvigil.release import release_format as rf
 
-# Hugging Face licence identifiers of the directly redistributed sources (paper, Table 5)
-_HF_LICENCE_IDS = {"CC0-1.0": "cc0-1.0", "CC-BY-SA-4.0": "cc-by-sa-4.0", "CC-BY-NC-SA-4.0": "cc-by-nc-sa-4.0"}
-_LICENCE_URLS = {
-    "CC0-1.0": "https://creativecommons.org/publicdomain/zero/1.0/",
-    "CC-BY-SA-4.0": "https://creativecommons.org/licenses/by-sa/4.0/",
-    "CC-BY-NC-SA-4.0": "https://creativecommons.org/licenses/by-nc-sa/4.0/",
+# Hugging Face licence identifier and URL of the directly redistributed sources' licences (paper, Table 5)
+_LICENCES = {
+    "CC0-1.0": ("cc0-1.0", "https://creativecommons.org/publicdomain/zero/1.0/"),
+    "CC-BY-SA-4.0": ("cc-by-sa-4.0", "https://creativecommons.org/licenses/by-sa/4.0/"),
+    "CC-BY-NC-SA-4.0": ("cc-by-nc-sa-4.0", "https://creativecommons.org/licenses/by-nc-sa/4.0/"),
 }
 _VARIANT_SOURCE_NOTES = {
     "render": "rendered by medvigil from the case image and ROI box; the release's images_perturbed/ files, "
@@ -56,7 +55,7 @@ _RAI = {
 def _licences_present(release) -> list[str]:
     present = {case.source for case in release.cases.values()}
     return [licence for source, (licence, how) in rf.SOURCE_LICENCES.items()
-            if how == "direct" and source in present and licence in _HF_LICENCE_IDS]
+            if how == "direct" and source in present and licence in _LICENCES]
 
 
 def dataset_facts(release, report) -> DatasetFacts:
@@ -72,7 +71,7 @@ def dataset_facts(release, report) -> DatasetFacts:
         date_published=DATE_PUBLISHED,
         homepage=HOMEPAGE,
         citation=CITATION,
-        licences=[(_HF_LICENCE_IDS[lic], _LICENCE_URLS[lic]) for lic in _licences_present(release)],
+        licences=[_LICENCES[lic] for lic in _licences_present(release)],
         keywords=["medical imaging", "visual question answering", "trustworthiness", "hallucination", "evaluation"],
         creators=["MedVIGIL authors"],
         task_categories=["visual-question-answering", "multiple-choice"],

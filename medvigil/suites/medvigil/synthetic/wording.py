@@ -30,11 +30,7 @@ ORGAN = {"chest": "lungs", "head": "brain"}
 HALF = {"chest": "lung", "head": "hemisphere"}
 TISSUE = {"chest": "lung", "head": "brain"}
 
-_APPEARANCE_WORDS = {
-    "X-ray": ("more opaque", "more lucent"),
-    "CT": ("hyperdense", "hypodense"),
-    "MRI": ("hyperintense", "hypointense"),
-}
+_APPEARANCE_WORDS = {"X-ray": ("more opaque", "more lucent"), "CT": ("hyperdense", "hypodense"), "MRI": ("hyperintense", "hypointense")}
 
 
 def cap(text: str) -> str:
