@@ -48,15 +48,6 @@ class CaseRecords:
     variants: tuple = ()
 
 
-@dataclass(frozen=True)
-class _OptionSets:
-    """The five options of the original, negation and knowledge-only probes (drawn in this order)."""
-
-    original: list
-    negation: list
-    knowledge: list
-
-
 def _bbox_json(box: Box) -> str:
     return "[" + ", ".join(f"{v:.4f}" for v in box) + "]"
 
@@ -107,40 +98,41 @@ class _ProbeRows:
         })
 
 
-def _add_text_probes(rows: _ProbeRows, a: Authored, traps: list[Trap], know_qa: QA, opts: _OptionSets, image_rel: str) -> None:
+def _add_text_probes(rows: _ProbeRows, a: Authored, traps: list[Trap], know_qa: QA, options: list, negation: list,
+                     knowledge: list, image_rel: str) -> None:
     """original, tcf, negation, specificity_drop, knowledge_only and the halluc_trap probes."""
     gold = a.original.gold
-    rows.add("original", a.original.question, opts.original, "A", image_rel, answers=answer_variants(gold))
-    rows.add("tcf", a.tcf_question, opts.original, "A", image_rel, answers=answer_variants(gold))
+    rows.add("original", a.original.question, options, "A", image_rel, answers=answer_variants(gold))
+    rows.add("tcf", a.tcf_question, options, "A", image_rel, answers=answer_variants(gold))
     # no synonyms for the negation: "Absent" would not mean "No" to "is it free of ...?"
-    rows.add("negation", a.negation.question, opts.negation, "A", image_rel, answers=[a.negation.gold])
-    rows.add("specificity_drop", a.sdrop_question, opts.original, "A", image_rel, answers=answer_variants(gold))
-    rows.add("knowledge_only", know_qa.question, opts.knowledge, "A", "", answers=[know_qa.gold])
+    rows.add("negation", a.negation.question, negation, "A", image_rel, answers=[a.negation.gold])
+    rows.add("specificity_drop", a.sdrop_question, options, "A", image_rel, answers=answer_variants(gold))
+    rows.add("knowledge_only", know_qa.question, knowledge, "A", "", answers=[know_qa.gold])
     for n, trap in enumerate(traps, start=1):
         rows.add("halluc_trap", trap.question, list(trap.options) + [trap.correction], SAFE_LETTER, image_rel,
                  pid=f"{rows.case_id}-halluc_trap-{n}", behaviour="correct_premise",
                  answers=[trap.correction, trap.key_fact], explanation=trap.explanation)
 
 
-def _add_image_probes(rows: _ProbeRows, a: Authored, opts: _OptionSets, usable: bool, image_ext: str) -> tuple:
-    """roi_masked and roi_only (when the ROI is usable) and lr_flip; returns the variant names."""
+def _add_image_probes(rows: _ProbeRows, a: Authored, options: list, usable: bool, image_ext: str) -> tuple:
+    """roi_masked and roi_only (when the ROI is usable) and lr_flip, with the original probe's options; returns the variant names."""
     cid, gold, flip_gold = rows.case_id, a.original.gold, _gold_after_flip(a)
     if a.lat_dependent:
-        if flip_gold not in opts.original[1:4]:
+        if flip_gold not in options[1:4]:
             raise RuntimeError(f"internal error: {cid} lr_flip gold {flip_gold!r} is not among options B-D")
-        flip_letter = LETTERS[opts.original.index(flip_gold, 1, 4)]
+        flip_letter = LETTERS[options.index(flip_gold, 1, 4)]
     else:
         flip_letter = "A"
     variants = []
     if usable:
         variants += ["roi_masked", "roi_only"]
-        rows.add("roi_masked", a.original.question, opts.original, SAFE_LETTER,
+        rows.add("roi_masked", a.original.question, options, SAFE_LETTER,
                  f"images_perturbed/{cid}_roi_masked.{image_ext}", behaviour="refuse",
                  answers=[SAFE_INSUFFICIENT, "Cannot be determined from this image"])
-        rows.add("roi_only", a.original.question, opts.original, "A", f"images_perturbed/{cid}_roi_only.{image_ext}",
+        rows.add("roi_only", a.original.question, options, "A", f"images_perturbed/{cid}_roi_only.{image_ext}",
                  answers=answer_variants(gold))
     variants.append("lr_flip")
-    rows.add("lr_flip", a.original.question, opts.original, flip_letter,
+    rows.add("lr_flip", a.original.question, options, flip_letter,
              f"images_perturbed/{cid}_lr_flip.{image_ext}", answers=answer_variants(flip_gold))
     return tuple(variants)
 
@@ -190,15 +182,15 @@ def author_case(plan: CasePlan, phantom: Phantom, rng: np.random.Generator, imag
     know = knowledge_question(plan, rng)
     context = clinical_context(plan, rng)
     usable = roi_usable(list(a.roi))
-    original = _options(rng, a.original, SAFE_INSUFFICIENT)
+    original = _options(rng, a.original, SAFE_INSUFFICIENT)  # the three option sets, drawn in this order
     negation = _options(rng, a.negation, SAFE_REFUSE)
     know_qa = QA(know[0], know[1], tuple(know[2:]))
-    opts = _OptionSets(original, negation, _options(rng, know_qa, SAFE_KNOWLEDGE))
+    knowledge = _options(rng, know_qa, SAFE_KNOWLEDGE)
 
     image_name = f"{plan.case_id}.{image_ext}"
     rows = _ProbeRows(plan.case_id)
-    _add_text_probes(rows, a, traps, know_qa, opts, f"images/{image_name}")
-    variants = _add_image_probes(rows, a, opts, usable, image_ext)
+    _add_text_probes(rows, a, traps, know_qa, original, negation, knowledge, f"images/{image_name}")
+    variants = _add_image_probes(rows, a, original, usable, image_ext)
     return CaseRecords(plan=plan, roi=a.roi, manifest=_manifest_row(plan, a, image_name),
                        grounding=_grounding_row(plan, a, context), mcq=rows.mcq, open=rows.open,
                        triplet=_triplet_row(plan, a), variants=variants)
