@@ -1,19 +1,11 @@
 """The case sample of the ROI-decay pilot (MedVIGIL Appendix K) and its modal-vote record.
 
-Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that
-have a well-defined ROI bounding box", credentialed CXR excluded. The authors' runner
-(``scripts/bench_visual_token_ablation.py``, facts only) draws them as follows, and so does
-:func:`select_pilot_cases`:
-
-1. walk the cases in manifest order; skip credentialed chest X-rays and cases without a
-   readable ROI box (four numbers);
-2. bucket the rest by risk tier;
-3. with one ``random.Random(20260506)``, for L1, L2, L3, L4, L5 in that order: shuffle the
-   tier's bucket in place and keep its first 16 cases.
-
-Each (model, case, step) is then asked 5 times at temperature 0.7 and scored by its modal
-letter (:func:`medvigil.suites.medvigil.scoring.ablations.modal_letter`); :func:`modal_record` turns the
-sampled answers into one probe record.
+Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that have a
+well-defined ROI bounding box", credentialed CXR excluded. As the authors'
+``scripts/bench_visual_token_ablation.py`` (facts only): skip credentialed chest X-rays and cases
+without a four-number ROI box, bucket by tier in manifest order, and with one ``random.Random(20260506)``
+shuffle each bucket L1..L5 in turn and keep its first 16. Each (model, case, step) is asked 5 times at
+T = 0.7 and scored by its modal letter (:func:`modal_record`).
 """
 
 from __future__ import annotations

@@ -222,13 +222,8 @@ def _score(tab: RecordTable, weights: np.ndarray, normalise: str, harness_compat
 
 
 def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, paired: bool = False):
-    """Bootstrap values ``{metric: (B, M)}`` of every model.
-
-    Paper semantics, or ``paired``: every model on the same resamples of all cases (``resample_counts``).
-    Harness-compatible: each model's own case list resampled with ``random.choice`` from one
-    CPython ``random`` stream seeded once and shared by the models in the order of their
-    first record (``bootstrap_mcs.py``).
-    """
+    """Bootstrap values ``{metric: (B, M)}``: paper semantics (or ``paired``) resample all cases for
+    every model alike; harness-compatible resamples each model's case list as ``bootstrap_mcs.py``."""
     lay = feats.layout
     # in the float32 that resampled_sums multiplies in (exact for these counts), converted once
     stat = np.ascontiguousarray(feats.tensor[:, :, : lay.n_stat], dtype=np.float32)
@@ -265,20 +260,13 @@ def compare_models(records: Records, *, metrics: Sequence[str] = DEFAULT_COMPARE
                    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
                    harness_compatible: bool = False, n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = DEFAULT_SEED,
                    p_value: str = "normal", condition: str = "default") -> dict[str, Any]:
-    """Every pair of models compared with a paired case-clustered bootstrap
-    (:func:`medvigil.scoring.paired.compare_units`).
+    """Every pair of models compared with a paired case-clustered bootstrap (:func:`compare_units`).
 
-    Models are taken in the order of their names; for each pair ``(a, b)`` (``a`` first) and
-    metric the row holds ``delta = metric(b) - metric(a)``, its 95% interval, the two-sided p
-    (``p_value``: :data:`medvigil.scoring.paired.P_VALUE_METHODS`), ``p_holm`` (Holm over all
-    pairs x metrics) and ``n_probes`` / ``n_cases``: the probes both models answered (by
-    ``probe_id``; ``(case_id, probe_kind)`` in records without one), on which both are scored,
-    and their cases, which are resampled jointly. Each model is scored as the audit scores it
-    (the counting rules of ``harness_compatible`` included); the resampling is always the
-    paired one (the official scripts have no paired comparison).
-
-    Returns ``{"params", "models": {name: {"n_probes"}}, "pairs": [row, ...], "warnings"}``, rows
-    by metric, then pair.
+    Per pair ``(a, b)`` (by name) and metric: ``delta = metric(b) - metric(a)``, its 95% interval, the
+    two-sided p (``p_value``), ``p_holm`` (Holm over pairs x metrics) and ``n_probes`` / ``n_cases``:
+    the probes both models answered (by ``probe_id``, else ``(case_id, probe_kind)``) and their cases,
+    resampled jointly. Each model is scored as the audit scores it; the resampling is always paired
+    (the official scripts have no paired comparison).
     """
     w, point_norm, boot_norm, _ = _check_params(weights, normalise, harness_compatible, n_resamples, seed, 0.95)
     if n_resamples < 1:
@@ -320,51 +308,27 @@ def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, 
           harness_compatible: bool = False, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED, ci_level: float = 0.95,
           strata: bool = True, sensitivity: bool = True, ablations: bool = True, condition: str = "default",
           source: str = "<records>") -> dict[str, Any]:
-    """Full MedVIGIL audit of per-probe records: every metric, strata, CIs, ablations.
+    """Full MedVIGIL audit of per-probe records (dicts of ``schemas/probe_record.schema.json`` or a
+    :class:`RecordTable`, suite ``medvigil`` only): every metric, strata, CIs, ablations.
 
-    Args:
-        records: probe records (dicts of ``schemas/probe_record.schema.json``) or a
-            :class:`~medvigil.scoring.table.RecordTable`. Only ``suite == "medvigil"``.
-        weights: SFR_w tier weights (Eq. 3), default ``(1, 2, 3, 5, 8)``.
-        normalise: SFR_w denominator when a tier has no traps (:func:`weighted_sfr`).
-            ``None`` picks the mode's default: ``"present"`` for paper semantics; for
-            ``harness_compatible`` ``"strict"`` for point estimates (``bench_aggregate.py``
-            returns NaN) and ``"present"`` inside the bootstrap (``bootstrap_mcs.py``
-            renormalises over the tiers present).
-        harness_compatible: reproduce the official harness where it differs from the
-            paper: error rows (``parse_status == "error"``, harness ``status != "ok"``)
-            are dropped instead of counted as wrong / silent; SFR_w as above; bootstrap
-            interval ends ``sorted[int(0.025 n)]`` and ``sorted[int(0.975 n) - 1]``
-            instead of interpolated 2.5 / 97.5 percentiles; the resamples are those of
-            ``bootstrap_mcs.py`` (each model's case list, cases in order of first record,
-            drawn with CPython's ``random.choice`` from one stream seeded once with
-            ``seed`` and continued across models in the order of their first record,
-            i.e. the order of the files given); PCons counts two empty letters as
-            agreement; Ground takes ``clip(VGR + 50)`` as 100 when VGR is undefined; MCS
-            is NaN when two axes are 0 (points) or when one axis is 0 (resamples, which
-            then leave the interval). Parse failures (an empty letter) are wrong in both
-            modes.
-        n_resamples, seed: case-clustered bootstrap (Appendix M: 500, 20260505); 0 skips it.
-        ci_level: interval coverage, default 0.95.
-        strata: add per-model strata by risk tier, source, modality, text-only flag
-            (every metric) and probe kind (accuracy), Appendix D.3.
-        sensitivity: add the Table 17 weight / Grounding sensitivity table.
-        ablations: add no-image gap, blur sweep and ROI-decay results when records of
-            conditions ``noimg``, ``blur:<sigma>``, ``roi_decay:<k>`` are present.
-        condition: the condition scored as the headline audit.
-        source: name used in data errors when ``records`` are dicts.
+    ``normalise`` is SFR_w's denominator when a tier has no traps (:func:`weighted_sfr`); ``None``
+    picks ``"present"``, or with ``harness_compatible`` ``"strict"`` for points (``bench_aggregate.py``
+    returns NaN) and ``"present"`` in the bootstrap (``bootstrap_mcs.py`` renormalises).
+    ``harness_compatible`` reproduces the official harness where it differs from the paper: error rows
+    (``parse_status == "error"``) are dropped instead of counted as wrong / silent; interval ends
+    ``sorted[int(0.025 n)]`` / ``sorted[int(0.975 n) - 1]``; the resamples of ``bootstrap_mcs.py``
+    (each model's case list, in order of first record, drawn with CPython's ``random.choice`` from one
+    stream seeded once and continued across models in the order of the files given); PCons counts two
+    empty letters as agreement; Ground takes ``clip(VGR + 50)`` as 100 when VGR is undefined; MCS is NaN
+    when two axes are 0 (points) or one is (resamples, which then leave the interval). Parse failures
+    (an empty letter) are wrong in both modes. ``n_resamples``, ``seed``: case-clustered bootstrap
+    (Appendix M: 500, 20260505; 0 skips it). ``strata``: per risk tier, source, modality, text-only
+    flag and probe kind (Appendix D.3); ``sensitivity``: Table 17; ``ablations``: conditions ``noimg``,
+    ``blur:<sigma>``, ``roi_decay:<k>`` when present. ``source`` names dict input in data errors.
 
-    Returns:
-        A JSON-serialisable dict (plain floats; NaN where undefined, with a reason)::
-
-            {"suite": "medvigil", "params": {...resolved parameters...},
-             "models": {model: {"metrics": {METRIC_KEYS...}, "accuracy": {probe_kind: acc},
-                                "sfr_by_tier": {"L1".."L5": sfr}, "reasons": {metric: why it is NaN},
-                                "counts": {...parse failures / errors per kind...}, "n_cases": int,
-                                "ci": {metric: {"low", "high", "level", "n_resamples", "seed"}},
-                                "skipped": {reason: count},          # when the input says
-                                "strata": {axis: {level: {...}}}}},   # strata=True
-             "sensitivity": {...}, "ablations": {...}, "warnings": [...]}
+    Returns a JSON-serialisable dict (NaN where undefined, with a reason): ``{"suite", "version",
+    "params", "models": {model: {"metrics", "accuracy", "sfr_by_tier", "reasons", "counts", "n_cases",
+    "ci", "skipped", "strata"}}, "sensitivity", "ablations", "warnings"}``.
     """
     w, point_norm, boot_norm, method = _check_params(weights, normalise, harness_compatible, n_resamples, seed, ci_level)
     full = as_table(records, source)

@@ -65,24 +65,13 @@ def sensitivity_table(models: Sequence[str], *, cap, sfr_by_tier, roi_only, roi_
                       text_only: Iterable[str] = TEXT_ONLY_BASELINES) -> dict[str, Any]:
     """Table 17: MCS ranking under alternative weights and Grounding transforms.
 
-    Args:
-        models: model names, one per row of the arrays.
-        cap: Capability per model (Eq. 4), held fixed.
-        sfr_by_tier: ``(n_models, 5)`` per-tier trap SFR (NaN where a tier has no traps).
-        roi_only, roi_masked: ROI-only / ROI-masked accuracy per model.
-        n_by_tier: optional trap counts per tier (presence for SFR_w normalisation).
-        normalise: SFR_w normalisation (:func:`~medvigil.suites.medvigil.scoring.axes.weighted_sfr`).
-        top_k: size of the compared top set (Table 17: 5).
-        weight_schemes: name -> five weights; must contain ``"default"``, the reference.
-        transforms: Grounding transforms evaluated with the default weights.
-        text_only: names of text-only models (matched case-insensitively), left out.
-
-    Text-only models and models whose default MCS is NaN are left out (listed under
-    ``"excluded"`` with the reason).
-
-    Returns:
-        ``{"models": [...], "rows": [{"variant", "kind", "definition", "spearman",
-        "top_k_overlap", "top_k", "leader", "mcs": {model: value}}], "excluded": {...}}``.
+    One entry per model in ``models``, ``cap`` (Eq. 4) held fixed, ``sfr_by_tier`` ``(n_models, 5)``
+    (NaN for a tier without traps), ``n_by_tier`` optional trap counts (tier presence for SFR_w's
+    ``normalise``). ``weight_schemes`` must contain the reference ``"default"``; ``transforms`` are
+    evaluated with its weights. Text-only models (``text_only``, case-insensitive) and models whose
+    default MCS is NaN are left out, listed under ``"excluded"`` with the reason.
+    Returns ``{"models", "rows": [{"variant", "kind", "definition", "weights", "spearman", "top_k_overlap",
+    "top_k", "leader", "mcs"}], "excluded"}``.
     """
     if "default" not in weight_schemes:
         raise ValueError("weight_schemes must contain the reference scheme 'default'")
