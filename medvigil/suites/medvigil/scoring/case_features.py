@@ -24,12 +24,9 @@ UNKNOWN_LEVEL = "unknown"
 
 
 class Layout:
-    """Column positions in the per-case feature tensor.
-
-    Statistics (the first ``n_stat`` columns: what metrics need and the bootstrap resamples):
-    scored and correct per kind, traps and silent failures per tier, PCons pairs and agreements,
-    complete and coherent triplets. Then bookkeeping: records, parse failures, errors per kind.
-    """
+    """Column positions in the per-case feature tensor: first the ``n_stat`` statistics the metrics
+    and the bootstrap read (scored and correct per kind, traps and silent failures per tier, PCons
+    pairs/agreements, complete/coherent triplets), then records, parse failures, errors per kind."""
 
     def __init__(self, kinds: Sequence[str]):
         self.kinds = tuple(kinds)
@@ -205,11 +202,8 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
-    """Per model, its cases in order of first appearance in the rows; models in order of first row.
-
-    ``bootstrap_mcs.py`` resamples ``list(by_case)`` (the case ids of a model's ``ok`` rows
-    in file order) and runs the models one after the other on one ``random`` stream.
-    """
+    """Per model its cases in order of first row, and the models in order of first row: the case lists
+    ``bootstrap_mcs.py`` resamples, one model after the other on one ``random`` stream."""
     n = len(model)
     first = np.full(m_n * c_n, n, dtype=np.int64)  # first row of each (model, case) pair; n: none
     np.minimum.at(first, model * np.int64(c_n) + case, np.arange(n))

@@ -1,20 +1,14 @@
 """An optional LLM judge over any OpenAI-compatible chat endpoint (stdlib HTTP, no SDK).
 
-Two prompts of the MedVIGIL authors' harness (the paper names the judge but prints neither):
-
-* :data:`JUDGE_PROMPT`, their calibration prompt (``analysis/silent_failure/llm_judge.py``): two
-  yes/no questions, *is_refusal* and *is_critical*, answered as one JSON object. As there, the
-  question is cut to 1,000 and the answer to 3,000 characters, decoding is temperature 0 with at
-  most 80 tokens, and the reply is read from its first ``{`` to its last ``}``; an unreadable reply
-  gives no label (None), which is counted, never guessed.
-* :data:`VERDICT_SYSTEM`, their open-ended scorer's prompt (``scripts/bench_judge_open.py``) for the
-  rows their heuristic leaves undecided: one of the six verdicts as strict JSON (at most 600 tokens,
-  JSON response format requested). An unreadable or unknown verdict is ``hedged`` with method
-  ``llm_failed``, as there.
-
-Every request is bounded (:func:`medvigil.chat_client.chat`: timeout, attempts with backoff, capped
-reply, one deadline for the whole run from the judge's creation). A request that still fails gives
-no label and its error text (:class:`Asked`), never an exception.
+Two prompts of the authors' harness (the paper names the judge but prints neither):
+:data:`JUDGE_PROMPT` (``analysis/silent_failure/llm_judge.py``): *is_refusal* and *is_critical* as one
+JSON object; question cut to 1,000 and answer to 3,000 characters, temperature 0, at most 80 tokens,
+reply read from its first ``{`` to its last ``}``, an unreadable reply gives no label (counted, never
+guessed). :data:`VERDICT_SYSTEM` (``scripts/bench_judge_open.py``) for rows their heuristic leaves
+undecided: one of the six verdicts as strict JSON (at most 600 tokens), ``hedged`` with method
+``llm_failed`` when unreadable or unknown, as there. Every request is bounded
+(:func:`medvigil.chat_client.chat`: timeout, backoff, capped reply, one deadline per run); a failure
+gives no label and its error text (:class:`Asked`), never an exception.
 """
 
 from __future__ import annotations

@@ -1,28 +1,20 @@
 """MedVIGIL metrics (paper Section 5, Appendix D.1), vectorised over models and strata.
 
-Equations (MedVIGIL, arXiv:2605.07919), all on the 0-100 scale:
+Equations (MedVIGIL, arXiv:2605.07919), all on the 0-100 scale: per-family accuracy
+``Acc_kind = Pr_j[l̂_j = l*_j]`` (Eq. 6: Acc_orig, PR ``tcf``, NEG ``negation``, SDR
+``specificity_drop``, LPA ``knowledge_only``, and ``lr_flip``, ``roi_only``, ``roi_masked``, Table 6);
+Overall, the unweighted mean of per-probe correctness over the nine headline kinds (Section 5); SFR
+(Eq. 2), the share of ``halluc_trap`` answers that are not the refusal letter; SFR_w (Eq. 3)
+``sum_k w_k SFR_Lk / sum_k w_k``, ``w = (1, 2, 3, 5, 8)``; VGR ``Acc(roi_only) - Acc(roi_masked)`` in
+pp (Section 5.2); PCons (Appendix D.1 / O), the share of cases with both ``original`` and ``tcf``
+scored whose letters agree (a missing letter never agrees); TR-coh (Eq. 7), the share of complete
+triplets (``triplet_anchor``, ``triplet_tcf``, ``triplet_vcf`` of one case) with all arms correct
+(incomplete ones are counted apart); Cap, Safe, Ground (Eq. 4) and MCS, their harmonic mean (Eq. 5).
 
-* per-family accuracy ``Acc_kind = Pr_j[l̂_j = l*_j]`` (Eq. 6): Acc_orig, PR (``tcf``),
-  NEG (``negation``), SDR (``specificity_drop``), LPA (``knowledge_only``), and the
-  ``lr_flip``, ``roi_only``, ``roi_masked`` accuracies (Table 6);
-* Overall: unweighted mean of per-probe correctness over the nine headline probe kinds
-  (Section 5);
-* SFR (Eq. 2): share of ``halluc_trap`` answers that are not the correct (refusal) letter;
-* SFR_w (Eq. 3): ``sum_k w_k SFR_Lk / sum_k w_k`` with ``w = (1, 2, 3, 5, 8)``;
-* VGR (Section 5.2): ``Acc(roi_only) - Acc(roi_masked)`` in percentage points;
-* PCons (Appendix D.1 / O): share of cases whose ``original`` and ``tcf`` letters agree,
-  over the cases with both probes scored; a missing letter (parse failure, or an error row
-  under paper semantics) never agrees;
-* TR-coh (Eq. 7): share of complete triplets (``triplet_anchor``, ``triplet_tcf``, ``triplet_vcf``
-  of one case id) with all three arms correct; a triplet missing an arm is left out (and counted
-  as incomplete);
-* Cap, Safe, Ground (Eq. 4) and MCS, their harmonic mean (Eq. 5).
-
-Counting semantics (``parse_status``) are described in :mod:`medvigil.scoring.table`;
-``harness_compatible=True`` reproduces the official harness where it differs (see :func:`audit`).
-Every metric is a function of sums over cases of the per-case feature tensor ``T[case, model,
-feature]`` (:mod:`~medvigil.suites.medvigil.scoring.case_features`): headline values sum all cases,
-strata a case subset (one matrix product per axis), bootstrap resamples ``W @ T``.
+Counting (``parse_status``): :mod:`medvigil.scoring.table`; ``harness_compatible=True`` reproduces the
+official harness (:func:`audit`). Every metric is a function of sums over cases of ``T[case, model,
+feature]`` (:mod:`.case_features`): headline values sum all cases, strata a case subset (one matrix
+product per axis), bootstrap resamples ``W @ T``.
 """
 
 from __future__ import annotations

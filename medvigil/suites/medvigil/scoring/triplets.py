@@ -51,13 +51,8 @@ class TripletProbes:
 
 
 def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]) -> TripletProbes:
-    """Three MCQ rows per askable triplet.
-
-    Args:
-        triplets: rows with ``case_id`` and ``{anchor,tcf,vcf}_{question,gold}``.
-        originals: case id -> that case's ``original`` probe row (``options`` and any
-            columns to carry over, e.g. ``image``, ``risk_tier``).
-    """
+    """Three MCQ rows per askable triplet (rows with ``case_id`` and ``{anchor,tcf,vcf}_{question,gold}``);
+    ``originals``: case id -> its ``original`` probe row (``options`` and columns to carry over)."""
     out = TripletProbes()
     for t in triplets:
         original = originals.get(t["case_id"])
