@@ -232,11 +232,8 @@ def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, paired: b
 
 def model_metrics(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
                   harness_compatible: bool = False, condition: str = "default") -> dict[str, dict[str, float]]:
-    """Point estimates of every MedVIGIL metric per model (Eqs. 2-7), no strata or CIs.
-
-    Returns ``{model: {metric: value}}`` with the keys of :data:`METRIC_KEYS` (0-100
-    scale, VGR in pp, NaN when a family is empty). See :func:`audit` for the arguments.
-    """
+    """``{model: {metric: value}}``: point estimates of :data:`METRIC_KEYS` (Eqs. 2-7; 0-100, VGR in pp,
+    NaN when a family is empty), no strata or CIs; arguments as :func:`audit`."""
     w, point_norm, _, _ = _check_params(weights, normalise, harness_compatible, 0, DEFAULT_SEED, 0.95)
     tab = _condition_table(as_table(records), condition)
     if len(tab) == 0:
@@ -398,13 +395,12 @@ def score_columns(predictions: Sequence[str | None], references: Sequence[str], 
                   risk_tier: Sequence[str | None], *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
                   harness_compatible: bool = False, n_resamples: int = 0, seed: int = DEFAULT_SEED,
                   ci_level: float = 0.95) -> dict[str, float]:
-    """Score one model given per-probe columns; a flat ``{name: float}`` (the evaluate modules' output).
+    """Score one model from per-probe columns (the evaluate modules' output), via :func:`audit`.
 
-    ``predictions`` are parsed letters; ``""`` or ``None`` marks a parse failure (wrong,
-    and a silent failure on a trap). ``risk_tier`` ``""`` or ``None`` means unknown.
-    Keys: every metric of :data:`METRIC_KEYS`, ``accuracy_<kind>`` for the nine probe
-    kinds, ``sfr_L1`` .. ``sfr_L5`` and, with ``n_resamples > 0``, ``<metric>_ci_low`` /
-    ``<metric>_ci_high`` for every metric. Computed by :func:`audit`.
+    ``predictions`` are parsed letters, ``""`` / ``None`` a parse failure (wrong; silent on a trap);
+    ``risk_tier`` ``""`` / ``None`` is unknown. Returns every :data:`METRIC_KEYS` metric,
+    ``accuracy_<kind>`` for the nine kinds, ``sfr_L1`` .. ``sfr_L5`` and, with ``n_resamples > 0``,
+    ``<metric>_ci_low`` / ``_ci_high``.
     """
     n = len(references)
     for name, col in (("predictions", predictions), ("probe_kind", probe_kind), ("case_id", case_id), ("risk_tier", risk_tier)):
@@ -425,11 +421,8 @@ def score_columns(predictions: Sequence[str | None], references: Sequence[str], 
         raise ValueError("no probes to score")
     block = result["models"]["model"]
     out: dict[str, float] = dict(block["metrics"])
-    for kind in PROBE_KINDS:
-        out[f"accuracy_{kind}"] = block["accuracy"].get(kind, math.nan)
-    for tier, value in block["sfr_by_tier"].items():
-        out[f"sfr_{tier}"] = value
+    out.update((f"accuracy_{kind}", block["accuracy"].get(kind, math.nan)) for kind in PROBE_KINDS)
+    out.update((f"sfr_{tier}", value) for tier, value in block["sfr_by_tier"].items())
     for key, interval in block.get("ci", {}).items():
-        out[f"{key}_ci_low"] = interval["low"]
-        out[f"{key}_ci_high"] = interval["high"]
+        out.update({f"{key}_ci_low": interval["low"], f"{key}_ci_high": interval["high"]})
     return {k: float(v) for k, v in out.items()}

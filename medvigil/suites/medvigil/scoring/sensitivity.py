@@ -1,18 +1,13 @@
 """MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17).
 
-Each variant recomputes MCS (Eq. 5) with Capability fixed (Eq. 4) and either other SFR_w
-weights (Eq. 3) or another Grounding transform (:data:`GROUNDING_TRANSFORMS`), then compares the
-model ranking with the default scoring: Spearman's rho (:func:`medvigil.scoring.stats.spearman`,
-equal to ``scipy.stats.spearmanr``), the overlap of the top-5 sets and the leader.
-
-``signed_abs_vgr`` is the default transform (``sgn(x)·|x| = x``), so its row always reproduces the
-default ranking (the paper's 1.00). ``roi_only`` read as ``Ground = Acc_ROI-only`` alone reproduces
-the paper's Spearman 0.99 from Tables 6/7; averaging it with ROI-masked accuracy would give 0.92.
-
-Table 17 ranks the vision-capable models only ("Spearman is over the 16 vision-capable models"):
-the text-only baselines of Table 11 are left out of every row, as the authors'
-``analysis/mcs_sensitivity.py`` skips ``deepseek-v4-flash`` and ``deepseek-v4-pro``
-(:data:`TEXT_ONLY_BASELINES`; another text-only model is named with ``text_only``).
+Each variant recomputes MCS (Eq. 5) with Capability fixed (Eq. 4) and other SFR_w weights (Eq. 3) or
+another Grounding transform (:data:`GROUNDING_TRANSFORMS`), and compares the ranking with the default:
+Spearman's rho (as ``scipy.stats.spearmanr``), top-5 overlap and the leader. ``signed_abs_vgr`` is the
+default transform (``sgn(x)·|x| = x``: the paper's 1.00); ``roi_only`` as ``Ground = Acc_ROI-only``
+reproduces the paper's 0.99 from Tables 6/7 (averaging with ROI-masked accuracy would give 0.92).
+Table 17 ranks "the 16 vision-capable models": the text-only baselines of Table 11
+(:data:`TEXT_ONLY_BASELINES`, as the authors' ``analysis/mcs_sensitivity.py`` skips them; others via
+``text_only``) are left out of every row.
 """
 
 from __future__ import annotations

@@ -197,9 +197,7 @@ def _components_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
         ax.bar(x + (i - 1.5) * 0.2, [_val(blocks[n]["metrics"].get(key)) for n in models], 0.2,
                label=key.upper() if key == "mcs" else key.capitalize())
     ax.set_xticks(x, models, rotation=20, ha="right")
-    ax.set_ylim(0, 100)
-    ax.set_ylabel("score (0–100)")
-    ax.set_title("MCS components (harmonic mean of Cap, Safe, Ground)")
+    ax.set(ylim=(0, 100), ylabel="score (0–100)", title="MCS components (harmonic mean of Cap, Safe, Ground)")
     ax.legend(ncol=4, fontsize=8, loc="upper right")
     return png(fig)
 
@@ -232,9 +230,8 @@ def _blur_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     ax.set_xscale("log", base=2)
     sigmas = next(iter(blur.values()))["sigmas"]
     ax.set_xticks([s if s > 0 else 1 for s in sigmas], [f"{s:g}" for s in sigmas])
-    ax.set_xlabel("blur σ (px, log scale; σ = 0 drawn at 1)")
-    ax.set_ylabel("accuracy on original probes %")
-    ax.set_title("Visual information decay (dotted: no image)")
+    ax.set(xlabel="blur σ (px, log scale; σ = 0 drawn at 1)", ylabel="accuracy on original probes %",
+           title="Visual information decay (dotted: no image)")
     ax.legend(fontsize=8)
     return png(fig)
 
@@ -257,8 +254,7 @@ def _roi_figure(roi: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     axes[0].set_title("refusal rate (option E) %")
     axes[1].set_title("letter switch vs step 0 %")
     for ax in axes:
-        ax.set_xlabel("ROI-decay step k (top k/3 greyed)")
-        ax.set_ylim(0, 100)
+        ax.set(xlabel="ROI-decay step k (top k/3 greyed)", ylim=(0, 100))
     axes[0].legend(fontsize=8)
     return png(fig)
 
@@ -352,10 +348,7 @@ def _capability_safety_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes 
         for (name, *_), x, y, s in zip(pts, xs, ys, sz):
             ax.scatter(x, y, s=30 + (s - sz.min()) / span * 300, alpha=0.85, edgecolor="white")
             ax.annotate(name, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7)
-        ax.set_xlim(0, 100)
-        ax.set_ylim(0, 100)
-        ax.set_xlabel(xl)
-        ax.set_ylabel(yl)
+        ax.set(xlim=(0, 100), ylim=(0, 100), xlabel=xl, ylabel=yl)
         ax.set_title(f"size ∝ {sl}; green: Pareto frontier", fontsize=9)
     fig.suptitle("MCS components in two projections (Figure 5)")
     return png(fig)
@@ -376,9 +369,8 @@ def _blur_tier_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
             ax.scatter([x_noimg], [t["noimg"]], marker="X", color=line.get_color())
         ax.set_xscale("log", base=2)
         ax.set_xticks(ticks + [x_noimg], [f"{s:g}" for s in r["sigmas"]] + ["∞"])
-        ax.set_ylim(0, 100)
+        ax.set(ylim=(0, 100), xlabel="blur σ (px; ∞ = no image)")
         ax.set_title(f"{name} ({r.get('takeover_subset', 'all').replace('_', ' ')})", fontsize=9)
-        ax.set_xlabel("blur σ (px; ∞ = no image)")
     axes[0][0].set_ylabel("accuracy %")
     axes[0][0].legend(fontsize=7)
     fig.suptitle("Visual information decay per risk tier (Figure 6)")
@@ -400,11 +392,9 @@ def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | No
             for row, key in enumerate(("refusal", "switch")):
                 _with_band(axes[row][col], t["steps"], t, key, name, alpha=0.12)
         axes[0][col].set_title("all cases" if tier == "all" else tier)
-        axes[1][col].set_xlabel("ROI-mask step k")
-        axes[1][col].set_xticks(range(4))
-    axes[0][0].set_ylabel("refusal % (modal E)")
+        axes[1][col].set(xlabel="ROI-mask step k", xticks=range(4))
+    axes[0][0].set(ylabel="refusal % (modal E)", ylim=(0, 100))
     axes[1][0].set_ylabel("switch vs step 0 %")
-    axes[0][0].set_ylim(0, 100)
     axes[0][0].legend(fontsize=7)
     fig.suptitle("ROI decay as the authors ran it, all cases and per risk tier (Figure 7, Wilson 95% bands)")
     return png(fig)
