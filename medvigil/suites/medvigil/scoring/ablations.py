@@ -173,9 +173,7 @@ def blur_sweep(tab: RecordTable, *, probe_kinds: Sequence[str] = ("original",), 
         blind_acc = entry[f"noimg_{use}"]
         entry["takeover_subset"] = use
         entry["drop"] = (curve[0] - blind_acc) if sigmas and sigmas[0] == 0.0 else float("nan")
-        l_star, reason = takeover_point(sigmas, curve, blind_acc, threshold)
-        entry["takeover_sigma"] = l_star
-        entry["takeover_reason"] = reason
+        entry["takeover_sigma"], entry["takeover_reason"] = takeover_point(sigmas, curve, blind_acc, threshold)
         entry["by_tier"] = {}
         for tier in tab.risk_tier.levels:
             rows, (acc_b, _, n_b) = tier_curves[(use, tier)]
@@ -219,8 +217,7 @@ def roi_decay(tab: RecordTable, *, harness_compatible: bool = False, safe_letter
         n = np.bincount(tab.model.codes[mask], minlength=m_n)
         k = np.bincount(tab.model.codes[mask & refusal], minlength=m_n)
         if 0 in letters:
-            a = letters[0].reshape(m_n, -1)
-            b = letters[step].reshape(m_n, -1)
+            a, b = letters[0].reshape(m_n, -1), letters[step].reshape(m_n, -1)
             both = (a != -9) & (b != -9)
             pairs = both.sum(axis=1)
             switched = (both & (a != b)).sum(axis=1)
@@ -230,9 +227,8 @@ def roi_decay(tab: RecordTable, *, harness_compatible: bool = False, safe_letter
     out = {}
     sweep = np.isin(tab.condition.codes, list(conds.values()))
     for m in present_models(tab, sweep):
-        entry: dict[str, Any] = {
-            key: [] for key in ("steps", "n", "refusal_rate", "refusal_ci", "switch_rate", "switch_ci", "n_switch_pairs")
-        }
+        entry: dict[str, Any] = {key: [] for key in ("steps", "n", "refusal_rate", "refusal_ci", "switch_rate", "switch_ci",
+                                                     "n_switch_pairs")}
         for step, (n, k, pairs, switched) in per_step.items():
             entry["steps"].append(step)
             entry["n"].append(int(n[m]))
@@ -313,10 +309,10 @@ def _modal_counts(cases: Mapping[int, Mapping[str, tuple[str, float | None]]], k
 def roi_decay_modal(records: Iterable[Mapping[str, Any]], *, harness_compatible: bool = False) -> dict[str, dict[str, Any]]:
     """The paper's ROI-decay protocol (Appendix K; the authors' ``visual_token_ablation.csv``).
 
-    One record per (model, case, step) whose ``predicted_letter`` is the modal letter and whose
-    ``extra`` holds ``modal_share`` (%) and/or ``samples``. Per model, overall and per tier: refusal,
-    switch from step 0, letter stability (100 − switch) and mean modal share, and per-case
-    ``trajectories`` (Table 14). An error counts as no letter, or is left out with ``harness_compatible``.
+    Records: one per (model, case, step), ``predicted_letter`` the modal letter, ``extra`` with
+    ``modal_share`` (%) and/or ``samples``. Per model, overall and per tier: refusal, switch from step 0,
+    letter stability (100 − switch), mean modal share, per-case ``trajectories`` (Table 14). An error is
+    no letter, or left out with ``harness_compatible``.
     """
     cells: dict[str, dict[int, dict[str, tuple[str, float | None]]]] = {}
     tiers: dict[str, dict[str, str | None]] = {}

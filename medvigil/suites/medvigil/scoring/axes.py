@@ -1,8 +1,5 @@
-"""The MedVIGIL metric axes and composites (paper Section 5, Eqs. 2-5), on the 0-100 scale, as
-functions of numbers or numpy arrays; and the names of the metrics and probe kinds they read.
-
-SFR_w (Eq. 3) ``sum_k w_k SFR_Lk / sum_k w_k`` with ``w = (1, 2, 3, 5, 8)``; Cap, Safe, Ground
-(Eq. 4) and MCS, their harmonic mean (Eq. 5); VGR ``Acc(roi_only) - Acc(roi_masked)`` (Section 5.2).
+"""The MedVIGIL metric axes and composites (paper Section 5, Eqs. 2-5; 0-100 scale) on numbers or
+numpy arrays, and the names of the metrics and probe kinds they read.
 """
 
 from __future__ import annotations
@@ -13,9 +10,8 @@ import numpy as np
 
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS, PROBE_KINDS, TIERS
 
-# Probe kinds of the counterfactual-triplet arms (Appendix B.3, Eq. 7). The released
-# probes_mcq.csv has no triplet kinds; records scoring triplets.csv use these names and
-# share the case id of their triplet.
+# the counterfactual-triplet arms (Appendix B.3, Eq. 7): not in probes_mcq.csv; records scoring
+# triplets.csv use these kinds and the case id of their triplet
 TRIPLET_KINDS = ("triplet_anchor", "triplet_tcf", "triplet_vcf")
 # Kinds averaged by the Overall column (Table 1): the nine headline probe families.
 HEADLINE_KINDS = PROBE_KINDS

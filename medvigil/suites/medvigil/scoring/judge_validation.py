@@ -64,8 +64,7 @@ def _class_block(rows: list[dict], n_resamples: int) -> dict:
         block[f"{axis}_labelled"] = sum(r[f"label_is_{axis}"] for r in rated)
         agree = np.array([bool(r[f"is_{axis}"]) == r[f"label_is_{axis}"] for r in rated], bool)
         block[f"{axis}_agreement"] = float(agree.mean()) if len(agree) else None
-        block[f"{axis}_agreement_ci"] = (_interval(agree, np.ones_like(agree), False, n_resamples)
-                                         if len(agree) else None)
+        block[f"{axis}_agreement_ci"] = _interval(agree, np.ones_like(agree), False, n_resamples) if len(agree) else None
     return block
 
 

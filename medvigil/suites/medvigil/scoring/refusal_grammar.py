@@ -296,11 +296,9 @@ def sentences(text: str) -> list[str]:
 
 
 def _stands(sentence: str, match: re.Match, kind: str, lead: bool) -> bool:
-    """A clause stands unless it is a concession, a later clause of its sentence answers anyway, or
-    it is a stock disclaimer (:data:`DISCLAIMER`) after a lead sentence that answered.
-
-    A premise correction stands regardless: what follows its "but" is the correction itself.
-    """
+    """A clause stands unless it is a concession, a later clause of its sentence answers anyway, or it
+    is a stock disclaimer (:data:`DISCLAIMER`) after a lead that answered. A premise correction always
+    stands: what follows its "but" is the correction itself."""
     if kind == "false_premise":
         return True
     if not lead and DISCLAIMER.search(match.group(0) + sentence[match.end():match.end() + 60]):

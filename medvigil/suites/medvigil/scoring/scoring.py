@@ -148,8 +148,7 @@ def _counts_block(s: Sequence[float], lay: Layout, feats: Features, j: int) -> d
 
 
 def _strata_levels(feats: Features) -> tuple[list[tuple[str, list[str]]], np.ndarray]:
-    """Per strata axis its levels (``unknown`` last when a case has none), and the one-hot
-    ``(levels, C)`` matrix of the cases with the axes' levels stacked in that order."""
+    """Per strata axis its levels (``unknown`` last when a case has none), and the one-hot ``(levels, C)`` matrix."""
     c_n = feats.tensor.shape[0]
     axes, rows, start = [], [], 0
     for axis in STRATA_AXES:
@@ -182,8 +181,7 @@ def _strata(feats: Features, weights: np.ndarray, normalise: str) -> list[dict[s
         sums = all_sums[start : start + len(levels)]
         n_cases = all_cases[start : start + len(levels)]
         start += len(levels)
-        # Within one tier SFR_w reduces to that tier's SFR only with "present"
-        # normalisation; Table 10's per-tier rows use exactly that unweighted SFR.
+        # within one tier SFR_w is that tier's SFR only with "present" (Table 10's per-tier rows)
         norm = "present" if axis == "risk_tier" else normalise
         point = _as_lists(metrics_from_sums(sums, lay, weights, norm, "aggregate" if feats.harness else None))
         rows = sums.tolist()
@@ -266,10 +264,8 @@ def compare_models(records: Records, *, metrics: Sequence[str] = DEFAULT_COMPARE
     tab = _condition_table(as_table(records), condition)
     names = tab.model.levels
     # a probe: its probe_id, or (case, probe kind) in records without one
-    if tab.probe is not None:
-        probe = tab.probe.codes.astype(np.int64)
-    else:
-        probe = tab.case.codes.astype(np.int64) * len(tab.probe_kind.levels) + tab.probe_kind.codes
+    probe = (tab.probe.codes.astype(np.int64) if tab.probe is not None
+             else tab.case.codes.astype(np.int64) * len(tab.probe_kind.levels) + tab.probe_kind.codes)
     keys = {names[m]: frozenset(np.unique(probe[tab.model.codes == m]).tolist()) for m in present_models(tab)}
 
     def scores_on(model: str, shared) -> UnitSums:
@@ -356,8 +352,7 @@ def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, 
         for m in present:
             name = feats.models[m]
             block = _model_block(point, (m,), totals[m], lay, point_norm, harness_compatible)
-            block["counts"] = _counts_block(totals[m], lay, feats, m)
-            block["n_cases"] = int(n_cases[m])
+            block.update(counts=_counts_block(totals[m], lay, feats, m), n_cases=int(n_cases[m]))
             if intervals:
                 block["ci"] = {k: {"low": float(lo[m]), "high": float(hi[m]), "level": float(ci_level),
                                    "n_resamples": int(n_resamples), "seed": int(seed)} for k, (lo, hi) in intervals.items()}

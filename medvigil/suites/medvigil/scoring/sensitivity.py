@@ -5,9 +5,8 @@ another Grounding transform (:data:`GROUNDING_TRANSFORMS`), and compares the ran
 Spearman's rho (as ``scipy.stats.spearmanr``), top-5 overlap and the leader. ``signed_abs_vgr`` is the
 default transform (``sgn(x)·|x| = x``: the paper's 1.00); ``roi_only`` as ``Ground = Acc_ROI-only``
 reproduces the paper's 0.99 from Tables 6/7 (averaging with ROI-masked accuracy would give 0.92).
-Table 17 ranks "the 16 vision-capable models": the text-only baselines of Table 11
-(:data:`TEXT_ONLY_BASELINES`, as the authors' ``analysis/mcs_sensitivity.py`` skips them; others via
-``text_only``) are left out of every row.
+Table 17 ranks "the 16 vision-capable models": every row leaves out the text-only baselines of Table 11
+(:data:`TEXT_ONLY_BASELINES`, skipped by the authors' ``analysis/mcs_sensitivity.py``; or ``text_only``).
 """
 
 from __future__ import annotations

@@ -103,6 +103,7 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
     counts = []
     for n, b in m.items():
         if b is result.get("clinician"):
+            counts.append([n] + ["—"] * 6)
             continue
         c = b.get("counts") or {}
         skipped = ", ".join(f"{k}: {v}" for k, v in (b.get("skipped") or {}).items()) or "0"
@@ -110,8 +111,6 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
             skipped += f"; triplets unmatched to options (not asked): {c['triplets_unmatched']}"
         counts.append([n, str(c.get("n_records", "—")), str(c.get("n_scored", "—")), str(c.get("n_parse_failure", "—")),
                        str(c.get("n_error", "—")), skipped, str(b.get("n_cases", "—"))])
-    if result.get("clinician"):
-        counts.insert(0, [next(iter(m))] + ["—"] * 6)  # the Doctors row comes first in m
     out.append(Table("What was scored", ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
                      counts, "Parse failures and errors count as wrong, and as silent failures on traps (paper semantics)."))
     return out
@@ -168,8 +167,7 @@ def _rate_ci(r: Mapping[str, Any], key: str, i: int) -> str:
 
 
 def figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
-    """The figures of a MedVIGIL audit result by name, each a function drawing it
-    (:func:`~medvigil.report.render.draw_figures`)."""
+    """The figures of an audit result by name, each a function drawing it (:func:`draw_figures`)."""
     blocks = _with_doctors(result)
     abl = result.get("ablations") or {}
     return {
@@ -275,8 +273,7 @@ def _seed_variance_tables(result: Mapping[str, Any]) -> list[Table]:
 
 
 def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
-    """Appendix K as the authors ran it (modal vote of repeated samples): summary, per tier, Table 14;
-    the seed-variance taxonomy when its files were given."""
+    """Appendix K as the authors ran it (modal vote): summary, per tier, Table 14; then seed variance."""
     modal = (result.get("ablations") or {}).get("roi_decay_modal") or {}
     if not modal:
         return _seed_variance_tables(result)
@@ -325,8 +322,7 @@ def _capability_safety_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes 
            if all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a, s, g))]
     if len(pts) < 2:
         return None
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4))
+    fig, axes = pyplot().subplots(1, 2, figsize=(10, 4.4))
     for ax, (xi, yi, si), (xl, yl, sl) in zip(axes, ((1, 2, 3), (2, 3, 1)),
                                               (("Capability", "Safety = 100 − SFR_w", "Grounding"),
                                                ("Safety = 100 − SFR_w", "Grounding", "Capability"))):
@@ -359,8 +355,7 @@ def _blur_tier_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     models = [(n, r) for n, r in sorted(blur.items()) if r.get("by_tier")]
     if not models:
         return None
-    plt = pyplot()
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.4), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(models), figsize=(4.2 * len(models), 3.4), squeeze=False)
     for ax, (name, r) in zip(axes[0], models):
         ticks = [s if s > 0 else 1 for s in r["sigmas"]]
         x_noimg = max(ticks) * 2
@@ -382,8 +377,7 @@ def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | No
     if not modal:
         return None
     tiers = ["all"] + sorted({t for r in modal.values() for t in (r.get("by_tier") or {})})
-    plt = pyplot()
-    fig, axes = plt.subplots(2, len(tiers), figsize=(3.0 * len(tiers) + 1, 5.2), sharex=True, sharey=True, squeeze=False)
+    fig, axes = pyplot().subplots(2, len(tiers), figsize=(3.0 * len(tiers) + 1, 5.2), sharex=True, sharey=True, squeeze=False)
     for col, tier in enumerate(tiers):
         for name, r in sorted(modal.items()):
             t = r if tier == "all" else (r.get("by_tier") or {}).get(tier)
