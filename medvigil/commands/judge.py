@@ -31,7 +31,6 @@ import argparse
 import json
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.output_guard import declare
@@ -252,7 +251,7 @@ def format_validation(validation: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.files.atomic_output import write_text_atomic
+    from medvigil.commands.arg_types import emit
     from medvigil.files.output_guard import refuse_overlap
 
     inputs = {"ANSWERS": args.answers}
@@ -286,19 +285,11 @@ def run(args: argparse.Namespace) -> int:
     checked = validation(rows)
     if checked:
         result["validation"] = checked
-    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    if args.json == "-":
-        sys.stdout.write(text)
-        return 0
-    if args.json:
-        write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
-    print(f"judge: {args.judge}")
-    print(format_summary(result["summary"]))
+    lines = [f"judge: {args.judge}", format_summary(result["summary"])]
     if llm is not None and failed:
-        print(f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
-              "their LLM labels are null, their verdicts hedged/llm_failed")
+        lines.append(f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
+                     "their LLM labels are null, their verdicts hedged/llm_failed")
     if checked:
-        print("\n" + format_validation(checked))
-    if args.json:
-        print(f"\nJSON written to {args.json}")
-    return 0
+        lines.append("\n" + format_validation(checked))
+    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return emit(text, "\n".join(lines), args.json, inputs)

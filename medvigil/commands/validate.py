@@ -22,31 +22,17 @@ EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "validate",
-        help="check a release folder (schemas, ids, letter conventions, images, splits, digest)",
-        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
-        epilog="Exit status: 0 valid (warnings allowed), 1 invalid, 2 unusable input.",
-    )
+    parser = subparsers.add_parser("validate", description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+                                   help="check a release folder (schemas, ids, letter conventions, images, splits, digest)",
+                                   epilog="Exit status: 0 valid (warnings allowed), 1 invalid, 2 unusable input.")
     parser.add_argument("root", metavar="DIR", type=Path, help="release folder (published MedVIGIL layout)")
     parser.add_argument("--json", action="store_true", help="print a JSON object {ok, counts, problems} instead")
-    parser.add_argument(
-        "--no-images",
-        dest="images",
-        action="store_false",
-        help="do not decode images (existence, path safety and the credentialed rule are still checked)",
-    )
-    parser.add_argument(
-        "--metadata-only",
-        action="store_true",
-        help="check the CSV/JSON files only; image files are not looked at (a credentialed image present is still an error)",
-    )
-    parser.add_argument(
-        "--max-pixels",
-        type=int,
-        default=DEFAULT_MAX_PIXELS,
-        help=f"largest accepted declared image size in pixels (default {DEFAULT_MAX_PIXELS:,})",
-    )
+    parser.add_argument("--no-images", dest="images", action="store_false",
+                        help="do not decode images (existence, path safety and the credentialed rule are still checked)")
+    parser.add_argument("--metadata-only", action="store_true", help="check the CSV/JSON files only; image files are not "
+                        "looked at (a credentialed image present is still an error)")
+    parser.add_argument("--max-pixels", type=int, default=DEFAULT_MAX_PIXELS,
+                        help=f"largest accepted declared image size in pixels (default {DEFAULT_MAX_PIXELS:,})")
     parser.set_defaults(func=run)
     declare(parser, inputs=('root',), outputs=())  # the output guard checks these (medvigil.cli)
 
@@ -72,6 +58,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(report.format())
-    if report.unusable:
-        return EXIT_UNUSABLE
-    return EXIT_OK if report.ok else EXIT_INVALID
+    return EXIT_UNUSABLE if report.unusable else EXIT_OK if report.ok else EXIT_INVALID

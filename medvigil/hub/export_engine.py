@@ -49,21 +49,12 @@ def check_destination(out: Path, inputs: Inputs, *, force: bool) -> None:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
 
 
-def write_configs(
-    tmp: Path,
-    features: Mapping[str, Any],
-    rows_of: Callable[[str], Rows],
-    *,
-    max_shard_bytes: int,
-    payload_size: Callable[[dict], int],
-    group_column: str | None = None,
-) -> tuple[dict[str, int], list[croissant.Shard]]:
+def write_configs(tmp: Path, features: Mapping[str, Any], rows_of: Callable[[str], Rows], *, max_shard_bytes: int,
+                  payload_size: Callable[[dict], int], group_column: str | None = None,
+                  ) -> tuple[dict[str, int], list[croissant.Shard]]:
     """Stream ``rows_of(config)`` of every config into its Parquet shards; return row counts and shards.
-
-    ``group_column`` names the column whose consecutive equal values share images (a case, a
-    pair): such rows share a Parquet row group, so each of their images is stored once
-    (:mod:`medvigil.hub.parquet_shards`).
-    """
+    Consecutive rows with one ``group_column`` value (a case, a pair) share a row group, so each of their
+    images is stored once (:mod:`medvigil.hub.parquet_shards`)."""
     from tqdm.auto import tqdm
 
     rows: dict[str, int] = {}
@@ -78,12 +69,8 @@ def write_configs(
 
 
 def build_digest(builder: str, version: str, facts: Sequence[tuple[str, str]], shards: Iterable[croissant.Shard]) -> str:
-    """SHA-256 identifying a build.
-
-    Lines hashed: ``<builder>-build <version>``, ``<name> <value>`` for every fact (e.g. the
-    input digest, the settings as sorted JSON), then ``<shard path>\\t<sha256>`` for every shard
-    in path order.
-    """
+    """SHA-256 identifying a build, of the lines ``<builder>-build <version>``, ``<name> <value>`` for every
+    fact (e.g. the input digest, the settings as sorted JSON), then ``<shard path>\\t<sha256>`` in path order."""
     head = f"{builder}-build {version}\n" + "".join(f"{name} {value}\n" for name, value in facts)
     return hashlib.sha256((head + checksum_lines(shards)).encode()).hexdigest()
 
@@ -123,16 +110,8 @@ class BuildReport:
 
     def to_dict(self) -> dict[str, Any]:
         name, digest = self.input_digest()
-        return {
-            "builder": self.BUILDER,
-            "version": self.version,
-            f"{name}_digest": digest,
-            "build_digest": self.build_digest,
-            **self.info_head(),
-            "rows": self.rows,
-            **self.info_tail(),
-            "shards": shards_to_json(self.shards),
-        }
+        return {"builder": self.BUILDER, "version": self.version, f"{name}_digest": digest, "build_digest": self.build_digest,
+                **self.info_head(), "rows": self.rows, **self.info_tail(), "shards": shards_to_json(self.shards)}
 
     def format(self) -> str:
         name, digest = self.input_digest()
@@ -148,15 +127,8 @@ class BuildReport:
         return "\n".join(lines + self.summary_tail())
 
 
-def write_metadata(
-    tmp: Path,
-    report: BuildReport,
-    facts: DatasetFacts,
-    features: Mapping[str, Any],
-    texts: Mapping[str, str],
-    *,
-    repo_id: str | None,
-) -> None:
+def write_metadata(tmp: Path, report: BuildReport, facts: DatasetFacts, features: Mapping[str, Any],
+                   texts: Mapping[str, str], *, repo_id: str | None) -> None:
     """Write ``croissant.json`` (which must validate cleanly), the suite's ``texts`` and ``build_info.json``."""
     (tmp / CROISSANT).write_text(croissant.dumps(croissant_document(facts, features, report.shards, repo_id=repo_id)),
                                  encoding="utf-8")
