@@ -21,8 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from medvigil.commands.arg_types import emit, int_range, result_inputs
-from medvigil.commands.stress_options import add_stress_options, stress_options
+from medvigil.commands.arg_types import add_stress_options, emit, int_range, result_inputs, stress_options
 from medvigil.files.json_text import finite, json_text
 from medvigil.files.output_guard import declare
 from medvigil.suites import registry
@@ -76,11 +75,9 @@ def suite_options(args: argparse.Namespace) -> dict:
     """The command-line options that belong to ``args.suite``'s comparison."""
     common = {"n_resamples": args.resamples, "seed": args.seed, "p_value": args.p_value,
               **({"metrics": args.metrics} if args.metrics else {})}
-    return {
-        "medvigil": {"harness_compatible": args.harness_compatible, "condition": args.condition,
-                     "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
-        **stress_options(args),
-    }[args.suite] | common
+    medvigil = {"harness_compatible": args.harness_compatible, "condition": args.condition,
+                "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty}
+    return {"medvigil": medvigil, **stress_options(args)}[args.suite] | common
 
 
 def run(args: argparse.Namespace) -> int:

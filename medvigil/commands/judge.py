@@ -41,11 +41,8 @@ FILE_LABELS = {"rule": "_rule_is_{}", "file_llm": "_llm_is_{}", "human": "label_
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
-        "judge",
-        help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "judge", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall")
     from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, JUDGES
 
     parser.add_argument("answers", metavar="ANSWERS.json", help="answers in the calibration file's shape (or JSONL)")
@@ -176,13 +173,10 @@ def _compare(rows: list[dict], key: str) -> dict | None:
         if not any(label in r for r in rows):
             continue
         ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
-        out[axis] = {
-            "n_rated": len(pairs), "n_unlabelled": len(rows) - len(pairs),
-            "n_agree": sum(a == b for a, b in pairs), "agreement": agreement(ours, theirs),
-            "kappa": cohen_kappa(ours, theirs),
-            "rule_rate": sum(ours) / len(pairs) if pairs else None,
-            "label_rate": sum(theirs) / len(pairs) if pairs else None,
-        }
+        out[axis] = {"n_rated": len(pairs), "n_unlabelled": len(rows) - len(pairs), "n_agree": sum(a == b for a, b in pairs),
+                     "agreement": agreement(ours, theirs), "kappa": cohen_kappa(ours, theirs),
+                     "rule_rate": sum(ours) / len(pairs) if pairs else None,
+                     "label_rate": sum(theirs) / len(pairs) if pairs else None}
     return out or None
 
 

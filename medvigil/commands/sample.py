@@ -17,12 +17,9 @@ from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser(
-        "sample",
-        help="write a synthetic release (phantom images) in the published MedVIGIL layout",
-        description="Write a procedurally generated synthetic MedVIGIL release (not clinical data) and "
-        "print its SHA-256 release digest. Same --seed and --cases give byte-identical files.",
-    )
+    p = subparsers.add_parser("sample", help="write a synthetic release (phantom images) in the published MedVIGIL layout",
+                              description="Write a procedurally generated synthetic MedVIGIL release (not clinical data) and "
+                              "print its SHA-256 release digest. Same --seed and --cases give byte-identical files.")
     p.add_argument("--out", required=True, metavar="DIR", help="release directory to create")
     p.add_argument("--cases", type=int_range(1), default=40, metavar="N", help="number of cases (default 40)")
     p.add_argument("--seed", type=int_range(0), default=0, metavar="S", help="random seed >= 0 (default 0)")

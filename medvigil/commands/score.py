@@ -29,8 +29,7 @@ import argparse
 import math
 import sys
 
-from medvigil.commands.arg_types import MAX_RESAMPLES, MAX_SEED, emit, int_range, result_inputs
-from medvigil.commands.stress_options import add_stress_options, stress_options
+from medvigil.commands.arg_types import MAX_RESAMPLES, MAX_SEED, add_stress_options, emit, int_range, result_inputs, stress_options
 from medvigil.constants import DEFAULT_TIER_WEIGHTS, TIERS
 from medvigil.files.json_text import json_text
 from medvigil.files.output_guard import declare

@@ -117,13 +117,8 @@ class BuildReport:
         name, digest = self.input_digest()
         labels = (f"{name} digest:", "build digest:")
         width = max(map(len, labels)) + 1
-        lines = [
-            f"built:   {self.out}" + self.out_marker(),
-            f"version: {self.version}",
-            labels[0].ljust(width) + digest,
-            labels[1].ljust(width) + self.build_digest,
-            "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items()),
-        ]
+        lines = [f"built:   {self.out}" + self.out_marker(), f"version: {self.version}", labels[0].ljust(width) + digest,
+                 labels[1].ljust(width) + self.build_digest, "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items())]
         return "\n".join(lines + self.summary_tail())
 
 

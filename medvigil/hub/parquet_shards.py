@@ -45,15 +45,11 @@ def _column_options(features) -> dict[str, Any]:
     already) and without statistics; every other column dictionary-encoded and Snappy-compressed."""
     leaves = [leaf for field in features.arrow_schema for leaf in _leaf_paths(field.name, field.type)]
     image_bytes = {f"{name}.bytes" for name in _image_columns(features)}
-    return {
-        "compression": {leaf: "none" if leaf in image_bytes else "snappy" for leaf in leaves},
-        "use_dictionary": True,
-        "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT,
-        # min / max of image bytes would be further copies of images (in the footer and page index)
-        "write_statistics": [leaf for leaf in leaves if leaf not in image_bytes],
-        "write_page_index": True,
-        "use_content_defined_chunking": True,  # as `datasets` writes: stable pages for Hub (Xet) deduplication
-    }
+    return {"compression": {leaf: "none" if leaf in image_bytes else "snappy" for leaf in leaves}, "use_dictionary": True,
+            "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT, "write_page_index": True,
+            # min / max of image bytes would be further copies of images (in the footer and page index)
+            "write_statistics": [leaf for leaf in leaves if leaf not in image_bytes],
+            "use_content_defined_chunking": True}  # as `datasets` writes: stable pages for Hub (Xet) deduplication
 
 
 def _leaf_paths(path: str, pa_type) -> list[str]:

@@ -1,4 +1,5 @@
-"""The trust report over every suite: Markdown and one self-contained HTML page.
+"""The trust report over every suite: Markdown and one self-contained HTML page (with the pairwise
+significance matrices of ``medvigil compare --json`` results).
 
 Input is one or more ``medvigil score --json`` results (MedVIGIL audits merged by model, at most
 one result of each other suite), the authors' seed-variance files and their Appendix K summary
@@ -23,8 +24,7 @@ from medvigil.files.json_text import dumps
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.records.schema_validation import problems_for
 from medvigil.report.names import renamed, short_names
-from medvigil.report.render import Table, draw_figures, md_escape
-from medvigil.report.significance import comparison_tables
+from medvigil.report.render import Table, draw_figures, fmt, md_escape
 from medvigil.suites import registry
 
 
@@ -52,7 +52,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             problems.extend(exc.problems)
             continue
         if isinstance(data, dict) and "suite" not in data and isinstance(data.get("raw"), dict):
-            _add_seed_variance(merged, data, path, problems)  # the authors' seed-variance probe file
+            registry.get("medvigil").entry.add_seed_variance(merged.setdefault("seed_variance", {}), data, path, problems)
             continue
         suite = data.get("suite") if isinstance(data, dict) else None
         if isinstance(data, dict) and isinstance(data.get("pairs"), list):  # a `medvigil compare --json` result
@@ -239,19 +239,14 @@ def checked_sections(result: Mapping[str, Any], inputs: Iterable[str | os.PathLi
 
 
 def sections(result: Mapping[str, Any]) -> list[Section]:
-    """The MedVIGIL audit (when any model has one), then each stress-test suite scored; the
-    figures of all of them drawn together (:func:`~medvigil.report.render.draw_figures`)."""
+    """The MedVIGIL audit (when any model has one), then each stress-test suite scored, then the comparisons."""
     parts = [("MedVIGIL", registry.get("medvigil").entry, result)] if result.get("models") else []
-    for name, data in sorted((result.get("suites") or {}).items()):
-        suite = registry.get(name)
-        parts.append((suite.title, suite.entry, data))
-    tables = [entry.tables(data) for _, entry, data in parts]
-    makers = [entry.figures(data) for _, entry, data in parts]
-    # one pool for every section's figures, keyed by (section, name): the workers stay busy to the end
-    pngs = draw_figures({(i, name): make for i, named in enumerate(makers) for name, make in named.items()})
-    out = [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs},
-                   run_notes(data), [name for name in makers[i] if (i, name) not in pngs])
-           for i, (title, _, data) in enumerate(parts)]
+    parts += [(registry.get(name).title, registry.get(name).entry, data) for name, data in sorted((result.get("suites") or {}).items())]
+    out = []
+    for title, entry, data in parts:
+        tables, makers = entry.tables(data), entry.figures(data)
+        pngs = draw_figures(makers)
+        out.append(Section(title, tables, pngs, run_notes(data), [name for name in makers if name not in pngs]))
     if result.get("comparisons"):
         out.append(Section("Paired comparisons", comparison_tables(result["comparisons"]), {}, [], []))
     return out
@@ -347,6 +342,50 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     return paths
 
 
+SIGNIFICANT = 0.05
+# the metric drawn as a matrix for each suite's comparison (the suite's headline)
+MATRIX_METRIC = {"medvigil": "mcs"}
+
+
+def significance_matrix(comparison: Mapping[str, Any], metric: str, title: str) -> Table | None:
+    """The pairwise significance matrix of ``metric`` in one ``medvigil compare --json`` result (None when it
+    compared no pair on it): cell (R, C) is ``metric(R) - metric(C)`` on the probes both answered (the result's
+    ``delta = b - a``, signed for the row), ``*`` when the Holm-adjusted p (all pairs x metrics) is below 0.05."""
+    rows = [r for r in comparison["pairs"] if r["metric"] == metric]
+    if not rows:
+        return None
+    names = list(comparison["models"])
+    cells: dict[tuple[str, str], str] = {}
+    for r in rows:
+        star = "*" if r["p_holm"] is not None and r["p_holm"] < SIGNIFICANT else ""
+        delta = r["delta"]
+        cells[r["b"], r["a"]] = fmt(delta, signed=True) + star
+        cells[r["a"], r["b"]] = fmt(None if delta is None else -delta, signed=True) + star
+    body = [[name] + ["" if name == other else cells.get((name, other), "—") for other in names] for name in names]
+    params = comparison.get("params") or {}
+    shared = sorted({r["n_probes"] for r in rows})
+    note = (f"Row minus column, {metric.upper()} on the probes both models answered "
+            f"({', '.join(map(str, shared))} probe(s)); * Holm-adjusted p < {SIGNIFICANT:g} over all "
+            f"{len(comparison['pairs'])} comparisons (paired case-clustered bootstrap, "
+            f"{params.get('n_resamples', '?')} resamples, seed {params.get('seed', '?')}, "
+            f"{params.get('p_value', '?')} p-values).")
+    return Table(title, ["Model"] + names, body, note)
+
+
+def comparison_tables(comparisons: Mapping[str, Mapping[str, Any]]) -> list[Table]:
+    """One matrix per suite compared, of that suite's headline metric."""
+    out = []
+    for suite, comparison in sorted(comparisons.items()):
+        compared = [r["metric"] for r in comparison["pairs"]]
+        if not compared:
+            continue
+        metric = MATRIX_METRIC.get(suite) if MATRIX_METRIC.get(suite) in compared else compared[0]
+        table = significance_matrix(comparison, metric, f"{suite}: pairwise {metric.upper()} differences")
+        if table is not None:
+            out.append(table)
+    return out
+
+
 def _add_comparison(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
     """One suite's ``medvigil compare --json`` result into ``merged["comparisons"]``, checked against
     ``schemas/compare_result.schema.json`` (and every pair naming models of ``models``)."""
@@ -376,11 +415,6 @@ def _model_names(result: Mapping[str, Any]) -> list[str]:
     for comparison in (result.get("comparisons") or {}).values():  # (checked when loaded)
         names += list(comparison["models"])
     return names
-
-
-def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
-    """Re-score one model's seed-variance probe file into ``merged["seed_variance"]``."""
-    registry.get("medvigil").entry.add_seed_variance(merged.setdefault("seed_variance", {}), data, path, problems)
 
 
 def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import io
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -55,9 +56,7 @@ def fmt(value: Any, signed: bool = False) -> str:
 
 
 def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
-    if not ci:
-        return fmt(point)
-    return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]"
+    return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]" if ci else fmt(point)
 
 
 class _Figures:
@@ -95,16 +94,6 @@ PNG_LEVEL = 3  # zlib level: plots a fifth larger than at Pillow's default (6) i
 _MARGIN_INCHES = 2.0  # canvas margin around the figure for what sticks out (labels, outside legends)
 
 
-class _Discard(io.RawIOBase):
-    """A binary file that drops what is written to it."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data) -> int:
-        return len(data)
-
-
 def _finite(values) -> bool:
     import numpy as np
 
@@ -135,14 +124,12 @@ def shows_data(fig) -> bool:
 
 
 def png(fig) -> bytes | None:
-    """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")``
-    (no timestamp or software tag, so reruns are byte-identical); None when it would be empty
-    (:func:`shows_data`: e.g. a partial run), so the report says so in a sentence instead.
+    """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")`` (no timestamp or
+    software tag: reruns are byte-identical); None when it would be empty (:func:`shows_data`, e.g. a partial run).
 
-    It is drawn once, on a canvas a margin larger than the figure, and the tight box is taken
-    from that same drawing (savefig's "tight" draws twice: once to measure, once to paint). The
-    crop lands on whole pixels, so the image may sit up to half a pixel off savefig's; when the
-    artists reach past the margin, the figure is drawn again with savefig's exact box.
+    It is drawn once, on a canvas a margin larger than the figure, and the tight box is taken from that
+    drawing (savefig's "tight" draws twice). The crop lands on whole pixels, up to half a pixel off savefig's;
+    when the artists reach past the margin, the figure is drawn again with savefig's exact box.
     """
     import numpy as np
     from matplotlib import rcParams
@@ -153,7 +140,8 @@ def png(fig) -> bytes | None:
     fig.set_dpi(PNG_DPI)  # savefig draws at this dpi; the tight box is measured at it too
     width, height = fig.get_size_inches()
     canvas = Bbox.from_extents(-_MARGIN_INCHES, -_MARGIN_INCHES, width + _MARGIN_INCHES, height + _MARGIN_INCHES)
-    fig.savefig(_Discard(), format="rgba", dpi=PNG_DPI, bbox_inches=canvas)  # the pixels stay in the renderer
+    with open(os.devnull, "wb") as discard:  # the pixels stay in the renderer
+        fig.savefig(discard, format="rgba", dpi=PNG_DPI, bbox_inches=canvas)
     renderer = fig.canvas.renderer  # the drawing's: its text layouts are cached (a new one would redo them)
     tight = fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"])
     pixels = np.asarray(renderer.buffer_rgba())  # rows x columns x RGBA
@@ -170,9 +158,8 @@ def png(fig) -> bytes | None:
 
 
 def encode_png(pixels, dpi: float, level: int = PNG_LEVEL) -> bytes:
-    """8-bit PNG of ``pixels`` (rows x columns x RGBA, uint8) with its dpi and nothing else (no
-    timestamp: reruns are byte-identical), by Pillow at zlib level ``level``; RGB when every
-    pixel is opaque (a quarter fewer bytes to compress)."""
+    """8-bit PNG of ``pixels`` (rows x columns x RGBA, uint8) with its dpi and nothing else, by Pillow at zlib
+    level ``level``; RGB when every pixel is opaque (a quarter fewer bytes to compress)."""
     import numpy as np
     from PIL import Image
 
@@ -181,5 +168,3 @@ def encode_png(pixels, dpi: float, level: int = PNG_LEVEL) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=level, dpi=(dpi, dpi))
     return out.getvalue()
-
-
