@@ -89,23 +89,9 @@ def record_set(config: str, features: Any, descriptions: Mapping[str, str] | Non
             "description": f"Records of the {config!r} config (split 'test').", "field": fields}
 
 
-def build_metadata(
-    *,
-    name: str,
-    description: str,
-    version: str,
-    date_published: str,
-    license: Sequence[str],
-    url: str,
-    cite_as: str,
-    keywords: Sequence[str],
-    creators: Sequence[str],
-    shards: Sequence[Shard],
-    features_by_config: Mapping[str, Any],
-    column_descriptions: Mapping[str, str] | None = None,
-    rai: Mapping[str, str] | None = None,
-) -> dict:
-    """The JSON-LD document (a plain dict); ``rai``: Croissant RAI properties without the ``rai:`` prefix."""
+def build_metadata(facts: Any, features_by_config: Mapping[str, Any], shards: Sequence[Shard], *, url: str) -> dict:
+    """The JSON-LD document (a plain dict) of a build, from its suite's
+    :class:`~medvigil.hub.card_metadata.DatasetFacts` (``rai``: properties without the ``rai:`` prefix)."""
     configs = list(features_by_config)
     missing = [c for c in configs if not any(s.config == c for s in shards)]
     if missing:
@@ -118,24 +104,15 @@ def build_metadata(
                       "description": f"All Parquet shards of the {config!r} config.", "encodingFormat": PARQUET_MIME,
                       "includes": f"data/{config}/*.parquet"} for config in configs]
     doc: dict[str, Any] = {
-        "@context": CONTEXT,
-        "@type": "sc:Dataset",
-        "name": name,
-        "description": description,
-        "conformsTo": CROISSANT_1_0,
-        "citeAs": cite_as,
-        "creator": [{"@type": "sc:Organization", "name": c} for c in creators],
-        "datePublished": date_published,
-        "keywords": list(keywords),
-        "license": list(license),
-        "url": url,
-        "version": version,
-        "isLiveDataset": False,
-        "distribution": distribution,
-        "recordSet": [record_set(config, features, column_descriptions) for config, features in features_by_config.items()],
+        "@context": CONTEXT, "@type": "sc:Dataset", "name": facts.name, "description": facts.description,
+        "conformsTo": CROISSANT_1_0, "citeAs": facts.citation,
+        "creator": [{"@type": "sc:Organization", "name": c} for c in facts.creators],
+        "datePublished": facts.date_published, "keywords": list(facts.keywords),
+        "license": [licence_url for _, licence_url in facts.licences], "url": url, "version": facts.version,
+        "isLiveDataset": False, "distribution": distribution,
+        "recordSet": [record_set(config, features, facts.column_descriptions) for config, features in features_by_config.items()],
     }
-    for key, value in (rai or {}).items():
-        doc[f"rai:{key}"] = value
+    doc.update({f"rai:{key}": value for key, value in facts.rai.items()})
     return doc
 
 

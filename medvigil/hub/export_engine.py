@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from medvigil.files.output_guard import Inputs, refuse_overlap
 from medvigil.hub import croissant
-from medvigil.hub.card_metadata import DatasetFacts, croissant_document
+from medvigil.hub.card_metadata import DatasetFacts
 from medvigil.hub.parquet_shards import checksum_lines, shards_line, shards_to_json, write_shards
 
 README = "README.md"
@@ -125,8 +125,8 @@ class BuildReport:
 def write_metadata(tmp: Path, report: BuildReport, facts: DatasetFacts, features: Mapping[str, Any],
                    texts: Mapping[str, str], *, repo_id: str | None) -> None:
     """Write ``croissant.json`` (which must validate cleanly), the suite's ``texts`` and ``build_info.json``."""
-    (tmp / CROISSANT).write_text(croissant.dumps(croissant_document(facts, features, report.shards, repo_id=repo_id)),
-                                 encoding="utf-8")
+    url = f"https://huggingface.co/datasets/{repo_id}" if repo_id else facts.homepage
+    (tmp / CROISSANT).write_text(croissant.dumps(croissant.build_metadata(facts, features, report.shards, url=url)), encoding="utf-8")
     errors, warnings = croissant.validate(tmp / CROISSANT)
     if errors or warnings:
         raise RuntimeError("croissant.json does not validate cleanly:\n" + "\n".join([*errors, *warnings]))

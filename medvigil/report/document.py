@@ -1,10 +1,8 @@
-"""The trust report over every suite: Markdown and one self-contained HTML page (with the pairwise
-significance matrices of ``medvigil compare --json`` results).
+"""The trust report over every suite: Markdown and one self-contained HTML page (figures embedded as PNG).
 
-Input is one or more ``medvigil score --json`` results (MedVIGIL audits merged by model, at most
-one result of each other suite), the authors' seed-variance files and their Appendix K summary
-CSV. Each suite's tables and figures come from its registry entry
-(:mod:`medvigil.suites.registry`); figures are embedded in the HTML as PNG data.
+Input: ``medvigil score --json`` results (MedVIGIL audits merged by model, at most one result of each other
+suite), ``medvigil compare --json`` results, the authors' seed-variance files and their Appendix K summary
+CSV. Each suite's tables and figures come from its registry entry (:mod:`medvigil.suites.registry`).
 """
 
 from __future__ import annotations
@@ -347,42 +345,31 @@ SIGNIFICANT = 0.05
 MATRIX_METRIC = {"medvigil": "mcs"}
 
 
-def significance_matrix(comparison: Mapping[str, Any], metric: str, title: str) -> Table | None:
-    """The pairwise significance matrix of ``metric`` in one ``medvigil compare --json`` result (None when it
-    compared no pair on it): cell (R, C) is ``metric(R) - metric(C)`` on the probes both answered (the result's
-    ``delta = b - a``, signed for the row), ``*`` when the Holm-adjusted p (all pairs x metrics) is below 0.05."""
-    rows = [r for r in comparison["pairs"] if r["metric"] == metric]
-    if not rows:
-        return None
-    names = list(comparison["models"])
-    cells: dict[tuple[str, str], str] = {}
-    for r in rows:
-        star = "*" if r["p_holm"] is not None and r["p_holm"] < SIGNIFICANT else ""
-        delta = r["delta"]
-        cells[r["b"], r["a"]] = fmt(delta, signed=True) + star
-        cells[r["a"], r["b"]] = fmt(None if delta is None else -delta, signed=True) + star
-    body = [[name] + ["" if name == other else cells.get((name, other), "—") for other in names] for name in names]
-    params = comparison.get("params") or {}
-    shared = sorted({r["n_probes"] for r in rows})
-    note = (f"Row minus column, {metric.upper()} on the probes both models answered "
-            f"({', '.join(map(str, shared))} probe(s)); * Holm-adjusted p < {SIGNIFICANT:g} over all "
-            f"{len(comparison['pairs'])} comparisons (paired case-clustered bootstrap, "
-            f"{params.get('n_resamples', '?')} resamples, seed {params.get('seed', '?')}, "
-            f"{params.get('p_value', '?')} p-values).")
-    return Table(title, ["Model"] + names, body, note)
-
-
 def comparison_tables(comparisons: Mapping[str, Mapping[str, Any]]) -> list[Table]:
-    """One matrix per suite compared, of that suite's headline metric."""
+    """The pairwise significance matrix of each suite compared (``medvigil compare --json``), of its headline
+    metric: cell (R, C) is ``metric(R) - metric(C)`` on the probes both answered (the result's
+    ``delta = b - a``, signed for the row), ``*`` when the Holm-adjusted p (all pairs x metrics) is below 0.05."""
     out = []
     for suite, comparison in sorted(comparisons.items()):
         compared = [r["metric"] for r in comparison["pairs"]]
         if not compared:
             continue
         metric = MATRIX_METRIC.get(suite) if MATRIX_METRIC.get(suite) in compared else compared[0]
-        table = significance_matrix(comparison, metric, f"{suite}: pairwise {metric.upper()} differences")
-        if table is not None:
-            out.append(table)
+        rows = [r for r in comparison["pairs"] if r["metric"] == metric]
+        names = list(comparison["models"])
+        cells: dict[tuple[str, str], str] = {}
+        for r in rows:
+            star = "*" if r["p_holm"] is not None and r["p_holm"] < SIGNIFICANT else ""
+            cells[r["b"], r["a"]] = fmt(r["delta"], signed=True) + star
+            cells[r["a"], r["b"]] = fmt(None if r["delta"] is None else -r["delta"], signed=True) + star
+        body = [[name] + ["" if name == other else cells.get((name, other), "—") for other in names] for name in names]
+        params = comparison.get("params") or {}
+        note = (f"Row minus column, {metric.upper()} on the probes both models answered "
+                f"({', '.join(map(str, sorted({r['n_probes'] for r in rows})))} probe(s)); * Holm-adjusted p < "
+                f"{SIGNIFICANT:g} over all {len(comparison['pairs'])} comparisons (paired case-clustered bootstrap, "
+                f"{params.get('n_resamples', '?')} resamples, seed {params.get('seed', '?')}, "
+                f"{params.get('p_value', '?')} p-values).")
+        out.append(Table(f"{suite}: pairwise {metric.upper()} differences", ["Model"] + names, body, note))
     return out
 
 
