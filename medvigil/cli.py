@@ -110,20 +110,14 @@ def _sigterm_as_exception():
         _pending = None
 
 
-def _printable_streams() -> None:
-    """Characters the terminal's encoding lacks (``PYTHONIOENCODING=ascii``: the tables' ↓, −, names
-    in any script) are printed as ``\\u2193`` escapes instead of failing the command."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
-
-
 def main(argv: list[str] | None = None) -> int:
     # every matrix product runs on one BLAS thread (medvigil.scoring.bootstrap.one_blas_thread), but
     # OpenBLAS starts a spinning thread per core when numpy loads: one from the start, unless the user set it
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = sys.argv[1:] if argv is None else list(argv)
-    _printable_streams()
+    for stream in (sys.stdout, sys.stderr):  # characters the terminal's encoding lacks (PYTHONIOENCODING=ascii: the
+        if hasattr(stream, "reconfigure"):  # tables' ↓, −, names in any script) print as \u2193 escapes, never fail
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:

@@ -1,10 +1,7 @@
-"""The core's shared constants: answer letters, risk tiers and their default weights, probe kinds,
-the MCQ system prompt, the published image parameters, release file names, and the source corpora
-with their accepted spellings (paper Tables 5-6, Eq. 3, Appendix L; spec:
-docs/medvigil-release-format.md).
-
-Shared rooms (``mcq/``, ``images/``, ``scoring/``, ``files/``) and the suites import these from
-here; ``medvigil.suites.medvigil.release.release_format`` re-exports them beside the release's own layout.
+"""The core's shared constants: answer letters, risk tiers and their default weights, probe kinds, the MCQ
+system prompt, the published image parameters, release file names, and the source corpora with their
+accepted spellings (paper Tables 5-6, Eq. 3, Appendix L; spec: docs/medvigil-release-format.md), for the
+shared rooms and the suites (``release_format`` re-exports them beside the release's own layout).
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
-"""The one Hub-export engine of every suite: destination checks, Parquet shards, build digest,
-build report, and the card / Croissant / build-info files, all inside a staging folder.
+"""The one Hub-export engine of every suite: destination checks, Parquet shards, build digest, build
+report, and the card / Croissant / build-info files, all inside a staging folder.
 
-A suite's export supplies only what is its own: its configs and their features, one row
-producer per config (the same one its `datasets` builder serves), its payload estimate, its
-facts (:class:`medvigil.hub.card_metadata.DatasetFacts`) and its card texts. The flow::
-
-    check_max_shard_bytes(n); check_destination(out, inputs, force=force)
-    with staged_folder(out, inputs=inputs, replace=force) as tmp:   # renamed onto out at the end
-        rows, shards = write_configs(tmp, features, rows_of, max_shard_bytes=n, payload_size=size,
-                                     group_column="case_id")
-        digest = build_digest("<suite>", version, [("release", ...)], shards)
-        write_metadata(tmp, report, facts, features, texts, repo_id=repo_id)
-
-No clock, random state or absolute path enters the files, so two builds of the same inputs
-with the same settings are byte-identical.
+A suite supplies its configs and features, one row producer per config (the one its `datasets` builder
+serves), its payload estimate, its :class:`~medvigil.hub.card_metadata.DatasetFacts` and card texts, and
+calls :func:`check_destination`, then inside ``staged_folder`` :func:`write_configs`, :func:`build_digest`
+and :func:`write_metadata`. No clock, random state or absolute path enters the files: two builds of the
+same inputs with the same settings are byte-identical.
 """
 
 from __future__ import annotations

@@ -79,11 +79,12 @@ class CredentialedImages:
         """Why ``data`` (an image from its signature on) is a credentialed image, or None."""
         if hashlib.sha256(data).hexdigest() in self.sha256:
             return "its bytes are a credentialed image"
-        if not self.phashes:
+        image = _decoded(data) if self.phashes else None
+        if image is None:
             return None
-        found = _phash(data)
-        if found is None:
-            return None
+        import imagehash
+
+        found = imagehash.phash(image, hash_size=PHASH_SIZE)
         distance = min(found - known for known in self.phashes)
         if distance <= PHASH_MAX_DISTANCE:
             return f"its pixels are a near-duplicate of a credentialed image (perceptual hash {distance}/256 bits away)"
@@ -98,13 +99,6 @@ def _decoded(data: bytes):
         return decode_image(data, "<cell>")
     except (DataError, OSError):
         return None
-
-
-def _phash(data: bytes):
-    import imagehash
-
-    image = _decoded(data)
-    return None if image is None else imagehash.phash(image, hash_size=PHASH_SIZE)
 
 
 def image_signatures(data: bytes) -> list[tuple[int, str]]:
@@ -146,9 +140,9 @@ class Finding:
     refuse: bool = False  # a reason to refuse by itself (e.g. an archive too large to scan)
 
 
+@dataclass
 class _Budget:
-    def __init__(self) -> None:
-        self.left = MAX_EXPANDED_BYTES
+    left: int = MAX_EXPANDED_BYTES
 
     def take(self, n: int) -> bool:
         self.left -= n
@@ -366,8 +360,8 @@ def _file_phashes(path: Path) -> list:
             return []
     else:
         with open(path, "rb") as handle:
-            head = handle.read(16)
-        if not image_signatures(head) or image_signatures(head)[0][0] != 0:
+            signatures = image_signatures(handle.read(16))
+        if not signatures or signatures[0][0] != 0:
             return []
         image = _decoded(read_bytes(path, str(path)))  # bounded like every input (MEDVIGIL_MAX_INPUT_BYTES)
         if image is None:

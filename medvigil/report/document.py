@@ -27,15 +27,11 @@ from medvigil.suites import registry
 
 
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
-    """Merge ``medvigil score --json`` files (and ``medvigil compare --json`` ones, at most one per
-    suite, under ``result["comparisons"]``) into one result.
-
-    MedVIGIL audits merge by model (a model named twice is an error); the other suites
-    (``mediconfusion``, ``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``,
-    one file per suite (their cross-model statistics need every model scored together).
-    The authors' seed-variance probe files (``{"model", "raw"}``) and their Appendix K
-    summary ``visual_token_ablation.csv`` are accepted too, beside an audit.
-    """
+    """Merge the report's inputs into one result. MedVIGIL audits merge by model (a model named twice is an
+    error); each other suite lands under ``result["suites"]`` from one file (its cross-model statistics need
+    every model scored together), and at most one ``medvigil compare --json`` per suite under
+    ``result["comparisons"]``; the authors' seed-variance files (``{"model", "raw"}``) and Appendix K
+    ``visual_token_ablation.csv`` go beside an audit."""
     merged: dict[str, Any] = {"suite": "medvigil", "models": {}, "sources": {}, "warnings": [], "suites": {}}
     suite_sources: dict[str, str] = {}
     problems: list[Problem] = []

@@ -9,6 +9,7 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 Key = TypeVar("Key")
@@ -59,28 +60,21 @@ def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
     return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]" if ci else fmt(point)
 
 
-class _Figures:
-    """``subplots`` as in pyplot, on a plain Agg :class:`~matplotlib.figure.Figure`: no pyplot
-    (its import, backend switch and figure manager) for figures that are only saved as PNG."""
+def _subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs):
+    from matplotlib import rcParams
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    def __init__(self) -> None:
-        from matplotlib import rcParams
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        rcParams["text.parse_math"] = False  # labels are model names from user data: "$" is a dollar, never mathtext
-        self._figure, self._canvas = Figure, FigureCanvasAgg
-
-    def subplots(self, nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs):
-        fig = self._figure(figsize=figsize)
-        self._canvas(fig)
-        return fig, fig.subplots(nrows, ncols, **kwargs)
+    rcParams["text.parse_math"] = False  # labels are model names from user data: "$" is a dollar, never mathtext
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(nrows, ncols, **kwargs)
 
 
-def pyplot() -> _Figures:
-    """The figure maker of the report's figures (imports matplotlib): ``pyplot().subplots(...)``
-    as ``matplotlib.pyplot.subplots``."""
-    return _Figures()
+def pyplot() -> SimpleNamespace:
+    """The figure maker of the report's figures: ``pyplot().subplots(...)`` as ``matplotlib.pyplot.subplots``, on a
+    plain Agg :class:`~matplotlib.figure.Figure` (no pyplot import, backend switch or figure manager: PNG only)."""
+    return SimpleNamespace(subplots=_subplots)
 
 
 def draw_figures(makers: Mapping[Key, FigureMaker]) -> dict[Key, bytes]:
