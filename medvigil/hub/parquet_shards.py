@@ -11,6 +11,7 @@ group. Readers (pyarrow, `datasets`, the Hub viewer) decode the dictionary trans
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import shutil
@@ -135,15 +136,14 @@ def write_shards(rows: Iterable[tuple[str, dict]], features, root: Path, config:
     """
     folder = root / DATA_DIR / config
     folder.mkdir(parents=True)
-    partials: list[Path] = []
-    table_bytes: list[int] = []
+    writers: list[_ShardWriter] = []  # under .partial names until the shard count is known
     writer: _ShardWriter | None = None
     shard_bytes = count = 0
     last_group: object = None
 
     def open_shard() -> _ShardWriter:
-        partials.append(folder / f"shard-{len(partials):05d}.partial")
-        return _ShardWriter(partials[-1], features)
+        writers.append(_ShardWriter(folder / f"shard-{len(writers):05d}.partial", features))
+        return writers[-1]
 
     for _key, row in rows:
         if writer is None:
@@ -158,19 +158,16 @@ def write_shards(rows: Iterable[tuple[str, dict]], features, root: Path, config:
         count += 1
         if shard_bytes >= max_shard_bytes:
             writer.close()
-            table_bytes.append(writer.table_bytes)
             writer = None
-    if writer is None and not partials:
+    if not writers:
         writer = open_shard()
     if writer is not None:
         writer.close()
-        table_bytes.append(writer.table_bytes)
     shards = []
-    for i, (partial, decoded) in enumerate(zip(partials, table_bytes, strict=True)):
-        final = folder / f"{SPLIT}-{i:05d}-of-{len(partials):05d}.parquet"
-        os.replace(partial, final)
-        shards.append(Shard(config, final.relative_to(root).as_posix(), file_sha256(final), final.stat().st_size,
-                            decoded))
+    for i, done in enumerate(writers):
+        final = folder / f"{SPLIT}-{i:05d}-of-{len(writers):05d}.parquet"
+        os.replace(done.path, final)
+        shards.append(Shard(config, final.relative_to(root).as_posix(), file_sha256(final), final.stat().st_size, done.table_bytes))
     return count, shards
 
 
@@ -181,8 +178,7 @@ def checksum_lines(shards: Iterable[Shard]) -> str:
 
 def shards_to_json(shards: Iterable[Shard]) -> list[dict[str, Any]]:
     """The shards as ``build_info.json`` lists them."""
-    return [{"config": s.config, "path": s.path, "sha256": s.sha256, "size": s.size, "table_bytes": s.table_bytes}
-            for s in shards]
+    return [dataclasses.asdict(s) for s in shards]  # config, path, sha256, size, table_bytes
 
 
 def shards_line(shards: list[Shard]) -> str:

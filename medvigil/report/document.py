@@ -75,8 +75,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             if name in merged["models"]:
                 problems.append(Problem(str(path), f"model {name!r} is also in {merged['sources'][name]}", field="models"))
                 continue
-            merged["models"][name] = block
-            merged["sources"][name] = str(path)
+            merged["models"][name], merged["sources"][name] = block, str(path)
         for key in ("params", "sensitivity"):
             merged.setdefault(key, data.get(key))
         merged.setdefault("notes", []).extend(run_notes(data))  # partial runs, changed generation settings
@@ -131,25 +130,18 @@ def _block_problems(block: Any, file: str, where: str) -> list[Problem]:
             if reason is not None:
                 problems.append(Problem(file, f"{reason}, got {value!r:.40}", field=field))
 
-    for part in NUMERIC_PARTS:
+    for part in dict.fromkeys(NUMERIC_PARTS + COUNT_PARTS):
         if part in block:
             leaves(block[part], f"{where}.{part}", _count if part in COUNT_PARTS else _metric)
-    for part in COUNT_PARTS:
-        if part in block and part not in NUMERIC_PARTS:
-            leaves(block[part], f"{where}.{part}", _count)
     return problems
 
 
 def _metric(value: float) -> str | None:
-    if not -METRIC_BOUND <= value <= METRIC_BOUND:  # (NaN fails too)
-        return f"must be a percentage within +-{METRIC_BOUND:g}"
-    return None
+    return None if -METRIC_BOUND <= value <= METRIC_BOUND else f"must be a percentage within +-{METRIC_BOUND:g}"  # (NaN too)
 
 
 def _count(value: float) -> str | None:
-    if not (float(value).is_integer() and 0 <= value <= MAX_COUNT):
-        return f"must be a whole number in 0..{MAX_COUNT:,}"
-    return None
+    return None if float(value).is_integer() and 0 <= value <= MAX_COUNT else f"must be a whole number in 0..{MAX_COUNT:,}"
 
 
 MAX_MAGNITUDE = 1e15  # beyond any count, percentage, divergence or p-value a suite result holds
