@@ -38,7 +38,7 @@ def _metric_list(text: str) -> tuple[str, ...]:
     return names
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, P_VALUE_METHODS
 
     parser = subparsers.add_parser("compare", description=__doc__.split("\n\n")[0],
@@ -68,7 +68,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     add_stress_options(parser)
     parser.set_defaults(func=run)
     declare(parser, inputs=("release", "files"), outputs=("json",))  # the output guard checks these (medvigil.cli)
-    return parser
 
 
 def suite_options(args: argparse.Namespace) -> dict:

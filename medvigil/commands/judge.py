@@ -41,7 +41,7 @@ COMPARISONS = {"vs_file_rule": "_rule_is_{}", "vs_file_llm": "_llm_is_{}", "vs_l
 FILE_LABELS = [pattern for name, pattern in COMPARISONS.items() if name != "vs_llm"]
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "judge", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall")
@@ -59,7 +59,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
     parser.set_defaults(func=run)
     declare(parser, inputs=('answers',), outputs=('json',))  # the output guard checks these (medvigil.cli)
-    return parser
 
 
 def _expected(value) -> list[str] | None:

@@ -1,26 +1,14 @@
 """``medvigil score``: score model outputs and print a table or write JSON.
 
-``--suite mediconfusion``: ``--release`` is the authors' ``dataset.json``; each FILE one of their per-sample
-result files (``Results/<model>_<mode>.json``) or an lmms-eval ``--log_samples`` file of the
-``mediconfusion_*`` tasks. Per run: set, individual, confused and invalid counts and rates, pairs scored and
-missing, the per-category breakdown; per model, the best over modes.
-
-``--suite medvigil``: ``--release`` is a release folder (``manifest.csv``; ``probes_mcq.csv`` when present),
-a built dataset folder or a Hub repo id (resolved as ``MEDVIGIL_DATA`` is); the FILEs are harness outputs
-(``results/baselines/<model>__mcq.jsonl``, error rows included) or lmms-eval ``--log_samples`` files of the
-``medvigil_*`` tasks. Release findings that do not touch scoring are warnings (stderr and
-``inputs.release_warnings``). Error rows (failed calls) are counted per model and kind: a failure by default,
-dropped with ``--harness-compatible``. A bad result row or an empty result file is an error;
-``--skip-invalid-rows`` / ``--allow-empty`` leave them out instead, counted and reported. A release folder's
-``clinician_baseline.csv`` is scored too (the Doctors row) and, for models with triplet arms, its triplets
-are matched to options, the unmatched ones counted in ``triplets`` and those models' ``counts``.
-
-``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run folders searched
-for them) of the ``tasks/medqdeg``, ``tasks/readiness`` and ``tasks/cbd`` packs; no ``--release``.
-
-Every suite is reached through :mod:`medvigil.suites.registry`; this module only maps the command line onto
-it. Output: a table on stdout, or JSON (:func:`medvigil.commands.arg_types.emit`); bad input exits 2 with an
-``error:`` line per problem.
+Per suite (README "Using it"): ``mediconfusion``: ``--release`` is the authors' ``dataset.json``, FILEs their
+``Results/<model>_<mode>.json`` or lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks.
+``medvigil``: ``--release`` is a release folder (then its ``clinician_baseline.csv`` is scored and its triplets
+matched to options), a built dataset folder or a Hub repo id; FILEs are harness outputs
+(``results/baselines/<model>__mcq.jsonl``, error rows included: a failure unless ``--harness-compatible``) or
+lmms-eval logs of the ``medvigil_*`` tasks; release findings that do not touch scoring are warnings.
+``medqdeg|readiness|cbd``: lmms-eval logs (or run folders searched for them), no ``--release``.
+Each suite is reached through :mod:`medvigil.suites.registry`. Output: a table, or JSON
+(:func:`~medvigil.commands.arg_types.emit`); bad input exits 2 with an ``error:`` line per problem.
 """
 
 from __future__ import annotations
@@ -60,7 +48,7 @@ def _tier_weights(text: str) -> tuple[float, ...]:
     return weights
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("score", help="score model outputs (MediConfusion result files or MedVIGIL harness outputs)",
                                    description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", required=True, choices=tuple(registry.SUITES), help="which suite the FILEs belong to")
@@ -103,7 +91,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     add_stress_options(parser)
     parser.set_defaults(func=run)
     declare(parser, inputs=('release', 'files'), outputs=('json',))  # the output guard checks these (medvigil.cli)
-    return parser
 
 
 def suite_options(args: argparse.Namespace) -> dict:
