@@ -115,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     # OpenBLAS starts a spinning thread per core when numpy loads: one from the start, unless the user set it
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = sys.argv[1:] if argv is None else list(argv)
-    for stream in (sys.stdout, sys.stderr):  # characters the terminal's encoding lacks (PYTHONIOENCODING=ascii: the
-        if hasattr(stream, "reconfigure"):  # tables' ↓, −, names in any script) print as \u2193 escapes, never fail
+    # characters the terminal's encoding lacks (PYTHONIOENCODING=ascii: the tables' ↓, −, names in any script) print as \u2193 escapes
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     parser = build_parser(argv)
     args = parser.parse_args(argv)

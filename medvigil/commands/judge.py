@@ -62,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _expected(value) -> list[str] | None:
-    """``expected_answer_or_set`` as a list of strings (a JSON list in a string too); None when it is none."""
+    """``expected_answer_or_set`` as a list of strings (a JSON list in a string too; [] when absent); None when malformed."""
     if value is None or value == "":
         return []
     if isinstance(value, str):
