@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from medvigil.constants import DEFAULT_MAX_PIXELS  # not image_checks: Pillow is loaded only to decode
+from medvigil.errors import Problem
 from medvigil.files.output_guard import declare
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
@@ -47,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         message = f"release folder {str(root)!r} " + ("does not exist" if not root.exists() else "is not a folder")
         if args.json:
-            problem = {"file": str(root), "row": None, "field": None, "severity": "error", "message": message}
-            print(json.dumps({"ok": False, "root": str(root), "counts": {}, "problems": [problem]}, indent=2))
+            problems = [Problem(str(root), message).to_dict()]
+            print(json.dumps({"ok": False, "root": str(root), "counts": {}, "problems": problems}, indent=2))
         else:
             print(f"error: {message}", file=sys.stderr)
         return EXIT_UNUSABLE
