@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
-from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums, compare_units
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
 from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, _check, letter_codes
-from medvigil.suites.cbd.scoring import QUADRANTS, classify_codes, paraphrase_rows
+from medvigil.suites.cbd.scoring import QUADRANTS, case_parts, classify_codes, paraphrase_rows
+from medvigil.suites.stress import check_metrics, compare_records
 
 METRICS = ("ideal", "fragile", "dangerous", "worst", "flip_rate")  # flip rate = Fragile + Worst (Eq. 3)
 DEFAULT_METRICS = ("ideal", "fragile", "dangerous", "worst")
@@ -32,9 +33,7 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     """Every pair of models' quadrant fractions (module docstring); ``metrics`` among :data:`METRICS`."""
     from medvigil.suites.cbd.entry import TASKS, without_repeated_arms
 
-    unknown = [m for m in metrics if m not in METRICS]
-    if unknown or not metrics:
-        raise ValueError(f"unknown cbd metric(s) {unknown or '(none given)'}; available: {', '.join(METRICS)}")
+    check_metrics("cbd", metrics, METRICS)
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
     records = _check(read_suite_records(kept, "cbd"))
     by_model: dict[str, list] = {}
@@ -44,13 +43,9 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     if not by_model and records:
         raise ValueError("no record of the generative arm (cbd_image + cbd_noimg, or cbd_quadrants); the binary arm "
                          "(cbd_binary) is not compared")
-    keys = {m: {_key(r) for r in recs} for m, recs in by_model.items()}
-
-    def scores_on(model: str, shared) -> UnitSums:
-        recs = by_model[model] if shared is None else [r for r in by_model[model] if _key(r) in shared]
-        return UnitSums(*case_quadrants(recs, model, invalid, complete=shared is None), fractions)
-
-    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result = compare_records(by_model, _key, lambda recs, model, whole: UnitSums(*case_quadrants(recs, model, invalid, whole),
+                                                                                 fractions),
+                             metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(invalid=invalid, unit="percentage points", arm="generative")
     return {"suite": "cbd", **result, "inputs": {"files": [str(p) for p in kept], "skipped_files": skipped,
                                                  "n_records": len(records)}}
@@ -65,22 +60,9 @@ def case_quadrants(records: list, model: str, invalid: str, complete: bool = Tru
 
     A case without its (image, q), text-only or paraphrase records is an error, as in ``score``
     (``complete``), or, on the records shared with another model, not a sample of the pair."""
-    cases: dict[str, dict] = {}
-    for r in records:
-        case = cases.setdefault(str(r["case_id"]), {"para": []})
-        if r["condition"] == ARMS["image"] and r.get("probe_kind") == ORIGINAL_KIND:
-            case["orig"] = r
-        elif r["condition"] == ARMS["image"] and r.get("probe_kind") in PARAPHRASE_KINDS:
-            case["para"].append(r)
-        elif r["condition"] == ARMS["noimg"] and r.get("probe_kind") == ORIGINAL_KIND:
-            case["text"] = r
-    ids = []
-    for cid, case in sorted(cases.items()):
-        missing = [s for s in ("orig", "text") if s not in case] + ([] if case["para"] else ["paraphrase"])
-        if missing and complete:
-            raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
-        if not missing:
-            ids.append(cid)
+    cases, ids = case_parts(records, model, original_kind=ORIGINAL_KIND, paraphrase_kinds=PARAPHRASE_KINDS,
+                            image_condition=ARMS["image"], text_only_condition=ARMS["noimg"], incomplete="error" if complete else "drop")
+    ids.sort()
     paras = [p for c in ids for p in cases[c]["para"]]
     lengths = np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids))
     flags = classify_codes(letter_codes([cases[c]["orig"].get("predicted_letter") for c in ids], "predictions"),

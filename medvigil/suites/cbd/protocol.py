@@ -59,6 +59,7 @@ from medvigil.scoring.letters import encode_letters
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
     bootstrap_rates,
+    case_parts,
     classify_codes,
     flag_scores,
     flip_rate_by_phenomenon,
@@ -333,20 +334,10 @@ def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "e
     Eq. 1 needs no text-only prediction; the core's :func:`quadrant_scores` is called with the
     image predictions in its text-only slot, and only the consistency-side outputs are kept.
     """
-    cases: dict[str, dict] = {}
-    for r in _check(records):
-        if r["condition"] != ARMS["image"]:
-            continue
-        cid = str(r["case_id"])
-        case = cases.get(cid)
-        if case is None:  # (a new case's slots made once, not for every record)
-            case = cases[cid] = {"para": []}
-        if r["probe_kind"] == ORIGINAL_KIND:
-            if "orig" in case:
-                raise ValueError(f"case {r['case_id']!r} has two original image records (field 'probe_kind')")
-            case["orig"] = r
-        elif r["probe_kind"] in PARAPHRASE_KINDS:
-            case["para"].append(r)
+    image_arm = [r for r in _check(records) if r["condition"] == ARMS["image"]]
+    cases, _ = case_parts(image_arm, str(image_arm[0]["model"]) if image_arm else "", original_kind=ORIGINAL_KIND,
+                          paraphrase_kinds=PARAPHRASE_KINDS, image_condition=ARMS["image"], text_only_condition=ARMS["noimg"],
+                          incomplete="drop")
     # a case without its original or a paraphrase (cut by lmms-eval's --limit, which keeps the first N docs)
     # is left out and counted
     whole = [c for c in cases.values() if "orig" in c and c["para"]]
@@ -507,27 +498,6 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
 # ---------------------------------------------------------------- suite result (score + report)
 
 
-def _cases(records: Sequence[Mapping[str, Any]], image: str, text: str) -> dict[str, dict[str, Any]]:
-    cases: dict[str, dict[str, Any]] = {}
-    for r in records:
-        cid = str(r["case_id"])
-        case = cases.get(cid)
-        if case is None:  # (a new case's slots made once, not for every record)
-            case = cases[cid] = {"para": []}
-        cond, kind = r["condition"], r.get("probe_kind")
-        if cond == image and kind == ORIGINAL_KIND:
-            case["orig"] = r
-        elif cond == image and kind in PARAPHRASE_KINDS:
-            case["para"].append(r)
-        elif cond == text:
-            case["text"] = r
-        elif cond == BINARY_ARMS["null"]:
-            case[cond] = r
-        elif cond == BINARY_ARMS["swap"]:
-            case.setdefault(cond, []).append(r)
-    return cases
-
-
 def _rate(hits: int, n: int) -> float | None:
     return hits / n if n else None
 
@@ -586,8 +556,9 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
     arm) and by ``extra.finding`` when records carry it, and for the binary arm p(yes) per
     quadrant (Table 3), one example per quadrant, and the null-image and image-swap checks."""
 
-    cases = _cases(records, image, text)
-    ids = sorted(c for c, v in cases.items() if "orig" in v and "text" in v and v["para"])
+    cases, ids = case_parts(records, str(records[0]["model"]) if records else "", original_kind=ORIGINAL_KIND,
+                            paraphrase_kinds=PARAPHRASE_KINDS, image_condition=image, text_only_condition=text, incomplete="drop")
+    ids.sort()
     orig = [cases[c]["orig"] for c in ids]
     paras = [p for c in ids for p in cases[c]["para"]]
     lengths = np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids))
@@ -613,7 +584,7 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
         py_txt = [cases[c]["text"]["extra"]["p_yes"] for c in mine]
         entry: dict[str, Any] = {"n": len(mine), "mean_p_yes_image": _mean(py_img), "mean_p_yes_text": _mean(py_txt)}
         null = [c for c in mine if BINARY_ARMS["null"] in cases[c]]
-        entry["null_invariant"] = _rate(sum(_same(cases[c], cases[c][BINARY_ARMS["null"]]) for c in null), len(null))
+        entry["null_invariant"] = _rate(sum(_same(cases[c], cases[c][BINARY_ARMS["null"]][-1]) for c in null), len(null))
         entry["n_null"] = len(null)
         swapped = [c for c in mine if cases[c].get(BINARY_ARMS["swap"])]
         entry["swap_invariant"] = _rate(sum(all(_same(cases[c], r) for r in cases[c][BINARY_ARMS["swap"]]) for c in swapped),

@@ -44,20 +44,8 @@ from medvigil.scoring.bootstrap import cluster_bootstrap, cluster_sums, percenti
 from medvigil.scoring.letters import encode_letters
 from medvigil.scoring.stats import spearman
 
-__all__ = [
-    "INVALID_POLICIES",
-    "classify_codes",
-    "flag_scores",
-    "flip_rate_by_phenomenon",
-    "paraphrase_rows",
-    "bootstrap_rates",
-    "rate_correlation",
-    "QUADRANTS",
-    "classify",
-    "predictive_entropy",
-    "quadrant_scores",
-    "score_records",
-]
+__all__ = ["INVALID_POLICIES", "QUADRANTS", "bootstrap_rates", "case_parts", "classify", "classify_codes", "flag_scores", "flip_rate_by_phenomenon",
+           "paraphrase_rows", "predictive_entropy", "quadrant_scores", "rate_correlation", "score_records"]
 
 QUADRANTS = ("Ideal", "Fragile", "Dangerous", "Worst")
 INVALID_POLICIES = ("exclude", "as_answer")
@@ -92,13 +80,8 @@ def paraphrase_rows(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return out
 
 
-def classify(
-    predictions: Sequence[Any],
-    paraphrase_predictions: Sequence[Sequence[Any]],
-    text_only_predictions: Sequence[Any],
-    *,
-    invalid: str = "exclude",
-) -> dict[str, np.ndarray]:
+def classify(predictions: Sequence[Any], paraphrase_predictions: Sequence[Sequence[Any]], text_only_predictions: Sequence[Any],
+             *, invalid: str = "exclude") -> dict[str, np.ndarray]:
     """Per-sample flags: ``consistent``, ``image_reliant``, ``evaluable`` and
     ``quadrant`` (index into :data:`QUADRANTS`, -1 when not evaluable)."""
     _check_policy(invalid)
@@ -180,15 +163,8 @@ def _none_if_nan(x: float) -> float | None:
     return None if math.isnan(x) else float(x)
 
 
-def quadrant_scores(
-    predictions: Sequence[Any],
-    paraphrase_predictions: Sequence[Sequence[Any]],
-    text_only_predictions: Sequence[Any],
-    references: Sequence[Any] | None = None,
-    probabilities: Any = None,
-    *,
-    invalid: str = "exclude",
-) -> dict[str, Any]:
+def quadrant_scores(predictions: Sequence[Any], paraphrase_predictions: Sequence[Sequence[Any]], text_only_predictions: Sequence[Any],
+                    references: Sequence[Any] | None = None, probabilities: Any = None, *, invalid: str = "exclude") -> dict[str, Any]:
     """Quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4),
     image-reliance rate, per-quadrant accuracy (needs ``references``) and per-quadrant
     mean entropy (needs ``probabilities``: (n, classes), or (n,) for two classes).
@@ -214,9 +190,7 @@ def flag_scores(flags: Mapping[str, np.ndarray], invalid: str, orig: np.ndarray 
     n_ev = int(ev.sum())
     counts = np.bincount(quad[ev].astype(np.intp), minlength=4) if n_ev else np.zeros(4, np.int64)
     out: dict[str, Any] = {
-        "n_samples": int(quad.shape[0]),
-        "n_evaluable": n_ev,
-        "n_excluded": int(quad.shape[0]) - n_ev,
+        "n_samples": int(quad.shape[0]), "n_evaluable": n_ev, "n_excluded": int(quad.shape[0]) - n_ev,
         "counts": {q: int(counts[i]) for i, q in enumerate(QUADRANTS)},
         "fractions": {q: (_none_if_nan(counts[i] / n_ev) if n_ev else None) for i, q in enumerate(QUADRANTS)},
         "flip_rate": float((counts[1] + counts[3]) / n_ev) if n_ev else None,
@@ -254,16 +228,9 @@ def _probability_row(value: Any) -> list[float] | None:
     raise ValueError(f"probabilities must be a list, a mapping letter -> p, or a number; got {type(value).__name__}")
 
 
-def score_records(
-    records: Iterable[Mapping[str, Any]],
-    *,
-    original_kind: str = "original",
-    paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"),
-    image_condition: str = "default",
-    text_only_condition: str = "noimg",
-    invalid: str = "exclude",
-    incomplete: str = "error",
-) -> dict[str, dict[str, Any]]:
+def score_records(records: Iterable[Mapping[str, Any]], *, original_kind: str = "original",
+                  paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"), image_condition: str = "default",
+                  text_only_condition: str = "noimg", invalid: str = "exclude", incomplete: str = "error") -> dict[str, dict[str, Any]]:
     """Quadrant scores per model from ``cbd`` probe records.
 
     Per ``case_id`` (the sample): one record of kind ``original_kind`` under
@@ -276,37 +243,15 @@ def score_records(
     """
     if incomplete not in ("error", "drop"):
         raise ValueError(f"incomplete must be 'error' or 'drop', got {incomplete!r}")
-    by_model: dict[str, dict[str, dict[str, Any]]] = {}
+    by_model: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
         if r.get("suite") != "cbd":
             raise ValueError(f"record {r.get('probe_id')!r} has suite {r.get('suite')!r}, not 'cbd'")
-        cases, cid = by_model.setdefault(str(r["model"]), {}), str(r["case_id"])
-        case = cases.get(cid)
-        if case is None:  # (a new case's slots made once, not for every record)
-            case = cases[cid] = {"para": []}
-        cond = r.get("condition", "default")
-        kind = r.get("probe_kind")
-        if kind == original_kind and cond == image_condition:
-            slot = "orig"
-        elif kind == original_kind and cond == text_only_condition:
-            slot = "text"
-        elif kind in paraphrase_kinds and cond == image_condition:
-            case["para"].append(r)
-            continue
-        else:
-            continue  # other probe kinds / conditions are not part of this suite's metrics
-        if slot in case:
-            raise ValueError(f"case {r['case_id']!r} of model {r['model']!r} has two {slot} records")
-        case[slot] = r
+        by_model.setdefault(str(r["model"]), []).append(r)
     out = {}
-    for model, cases in by_model.items():
-        ids = []
-        for cid in cases:
-            missing = [s for s in ("orig", "text") if s not in cases[cid]] + ([] if cases[cid]["para"] else ["paraphrase"])
-            if missing and incomplete == "error":
-                raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
-            if not missing:
-                ids.append(cid)
+    for model, recs in by_model.items():
+        cases, ids = case_parts(recs, model, original_kind=original_kind, paraphrase_kinds=paraphrase_kinds,
+                                image_condition=image_condition, text_only_condition=text_only_condition, incomplete=incomplete)
         origs = [cases[c]["orig"] for c in ids]
         rows = [_probability_row((r.get("extra") or {}).get("probabilities")) for r in origs]
         probs = None
@@ -317,17 +262,45 @@ def score_records(
                 if row is not None:
                     probs[i, : len(row)] = row
                     probs[i, len(row):] = 0.0
-        out[model] = quadrant_scores(
-            [r.get("predicted_letter") for r in origs],
-            [[p.get("predicted_letter") for p in cases[c]["para"]] for c in ids],
-            [cases[c]["text"].get("predicted_letter") for c in ids],
-            [r["correct_letter"] for r in origs],
-            probs,
-            invalid=invalid,
-        )
+        out[model] = quadrant_scores([r.get("predicted_letter") for r in origs],
+                                     [[p.get("predicted_letter") for p in cases[c]["para"]] for c in ids],
+                                     [cases[c]["text"].get("predicted_letter") for c in ids], [r["correct_letter"] for r in origs],
+                                     probs, invalid=invalid)
         if len(ids) < len(cases):
             out[model]["n_incomplete_cases"] = len(cases) - len(ids)
     return out
+
+
+def case_parts(records: Iterable[Mapping[str, Any]], model: str, *, original_kind: str = "original",
+               paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"), image_condition: str = "default",
+               text_only_condition: str = "noimg", incomplete: str = "error") -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """One model's records by case: ``orig`` (q with the image), ``text`` (q without), ``para`` (the
+    paraphrases with the image) and any other condition's records listed under it; and the ids of the
+    cases that have all three parts (:func:`score_records`' ``incomplete`` for the others)."""
+    cases: dict[str, dict[str, Any]] = {}
+    for r in records:
+        cid = str(r["case_id"])
+        case = cases.get(cid)
+        if case is None:  # (a new case's slots made once, not for every record)
+            case = cases[cid] = {"para": []}
+        cond, kind = r.get("condition", "default"), r.get("probe_kind")
+        if kind == original_kind and cond in (image_condition, text_only_condition):
+            slot = "orig" if cond == image_condition else "text"
+            if slot in case:
+                raise ValueError(f"case {r['case_id']!r} of model {model!r} has two {slot} records")
+            case[slot] = r
+        elif kind in paraphrase_kinds and cond == image_condition:
+            case["para"].append(r)
+        else:  # other probe kinds / conditions are not part of the quadrants
+            case.setdefault(cond, []).append(r)
+    ids = []
+    for cid, case in cases.items():
+        missing = [s for s in ("orig", "text") if s not in case] + ([] if case["para"] else ["paraphrase"])
+        if missing and incomplete == "error":
+            raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
+        if not missing:
+            ids.append(cid)
+    return cases, ids
 
 
 def flip_rate_by_phenomenon(quadrant: np.ndarray, orig: np.ndarray, para_sample: np.ndarray, para_answer: np.ndarray,
