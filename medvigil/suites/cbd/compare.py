@@ -20,8 +20,8 @@ import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
 from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
-from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, _check, letter_codes
-from medvigil.suites.cbd.scoring import QUADRANTS, case_parts, classify_codes, paraphrase_rows
+from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, _check, arm_codes, arm_flags
+from medvigil.suites.cbd.scoring import QUADRANTS, case_parts
 from medvigil.suites.stress import check_metrics, compare_records
 
 METRICS = ("ideal", "fragile", "dangerous", "worst", "flip_rate")  # flip rate = Fragile + Worst (Eq. 3)
@@ -63,13 +63,7 @@ def case_quadrants(records: list, model: str, invalid: str, complete: bool = Tru
     cases, ids = case_parts(records, model, original_kind=ORIGINAL_KIND, paraphrase_kinds=PARAPHRASE_KINDS,
                             image_condition=ARMS["image"], text_only_condition=ARMS["noimg"], incomplete="error" if complete else "drop")
     ids.sort()
-    paras = [p for c in ids for p in cases[c]["para"]]
-    lengths = np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids))
-    flags = classify_codes(letter_codes([cases[c]["orig"].get("predicted_letter") for c in ids], "predictions"),
-                           paraphrase_rows(letter_codes([p.get("predicted_letter") for p in paras], "paraphrase_predictions"),
-                                           lengths),
-                           letter_codes([cases[c]["text"].get("predicted_letter") for c in ids], "text_only_predictions"),
-                           invalid=invalid)
+    flags = arm_flags(arm_codes(cases, ids), invalid)
     sums = np.zeros((len(ids), 1 + len(QUADRANTS)))
     ev = flags["evaluable"]
     sums[:, 0] = ev
