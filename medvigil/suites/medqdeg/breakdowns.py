@@ -21,18 +21,8 @@ from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_d
 from medvigil.suites.medqdeg.categories import CATEGORY_OF, TABLE3_COLUMNS
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
 
-__all__ = [
-    "CAPABILITY_GROUPS",
-    "OTHER_GROUP",
-    "SEVERITIES",
-    "capability_group",
-    "category_of",
-    "cell_mean",
-    "paired_baseline",
-    "paired_breakdown",
-    "score_groups",
-    "severity_drops",
-]
+__all__ = ["CAPABILITY_GROUPS", "OTHER_GROUP", "SEVERITIES", "capability_group", "category_of", "cell_mean", "paired_baseline",
+           "paired_breakdown", "score_groups", "severity_drops"]
 
 SEVERITIES = (0, 1, 2)  # L0 (clean), L1 (mild), L2 (severe)
 UNLABELLED = "(unlabelled)"  # breakdown key of docs without a modality or capability label
@@ -85,15 +75,8 @@ def _group_stats(keys: Sequence[str] | Categorical, conf: np.ndarray, acc: np.nd
     n = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
     mc = np.bincount(inverse, weights=conf, minlength=len(uniq)) / n
     ma = np.bincount(inverse, weights=acc, minlength=len(uniq)) / n
-    return {
-        k: {
-            "n": int(n[i]),
-            "accuracy": float(ma[i]),
-            "mean_confidence": float(mc[i]),
-            "calibration_shift": float(mc[i] - ma[i]),
-        }
-        for i, k in enumerate(uniq)
-    }
+    return {k: {"n": int(n[i]), "accuracy": float(ma[i]), "mean_confidence": float(mc[i]), "calibration_shift": float(mc[i] - ma[i])}
+            for i, k in enumerate(uniq)}
 
 
 # Degraded level sets of the breakdowns: L1, L2, and Tables 2-3's pooled "L1&L2".
@@ -180,21 +163,9 @@ def _labelled(values: Sequence[Any]) -> Categorical:
     return Categorical(np.where(raw.codes < 0, len(levels) - 1, raw.codes).astype(np.int32), levels)
 
 
-def score_groups(
-    counts: Any,
-    invalid: Any,
-    n_options: Any,
-    correct: Any,
-    degradation: Sequence[str],
-    severity: Sequence[int],
-    *,
-    items: Sequence[Any] | None = None,
-    modality: Sequence[Any] | None = None,
-    capability: Sequence[Any] | None = None,
-    accuracy_rule: str = "trial_mean",
-    invalid_policy: str = "extra_bin",
-    all_invalid: str = "zero",
-) -> dict[str, Any]:
+def score_groups(counts: Any, invalid: Any, n_options: Any, correct: Any, degradation: Sequence[str], severity: Sequence[int], *,
+                 items: Sequence[Any] | None = None, modality: Sequence[Any] | None = None, capability: Sequence[Any] | None = None,
+                 accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin", all_invalid: str = "zero") -> dict[str, Any]:
     """Accuracy, mean confidence and Calibration Shift overall, by severity, by
     degradation and by (degradation, severity); drops from L0; the intra-model DKE flag.
 
@@ -225,12 +196,8 @@ def score_groups(
         items, modality, capability = ([c[i] for i in np.flatnonzero(keep)] if c is not None else None
                                        for c in (items, modality, capability))
         n = int(keep.sum())
-    overall = {
-        "n": n,
-        "accuracy": float(acc.mean()) if n else float("nan"),
-        "mean_confidence": float(conf.mean()) if n else float("nan"),
-        "calibration_shift": calibration_shift(conf, acc),
-    }
+    overall = {"n": n, "accuracy": float(acc.mean()) if n else float("nan"),
+               "mean_confidence": float(conf.mean()) if n else float("nan"), "calibration_shift": calibration_shift(conf, acc)}
     by_sev = {int(s): stats for s, stats in _group_stats(Categorical(sev, ("0", "1", "2")), conf, acc).items()}  # one digit each
     by_deg = _group_stats(deg, conf, acc)
     joint = {}
@@ -241,18 +208,10 @@ def score_groups(
     dke = None
     if 0 in by_sev and 2 in by_sev:
         dke = intra_model_dke(by_sev[0]["accuracy"], by_sev[2]["accuracy"], by_sev[0]["calibration_shift"], by_sev[2]["calibration_shift"])
-    out = {
-        "overall": overall,
-        "by_severity": {f"L{s}": v for s, v in by_sev.items()},
-        "by_degradation": by_deg,
-        "by_degradation_severity": {d: {f"L{s}": v for s, v in sorted(levels.items())} for d, levels in joint.items()},
-        "drops": drops,
-        "intra_model_dke": dke,
-        "accuracy_rule": accuracy_rule,
-        "invalid_policy": invalid_policy,
-        "all_invalid": all_invalid,
-        "n_excluded_all_invalid": excluded,
-    }
+    out = {"overall": overall, "by_severity": {f"L{s}": v for s, v in by_sev.items()}, "by_degradation": by_deg,
+           "by_degradation_severity": {d: {f"L{s}": v for s, v in sorted(levels.items())} for d, levels in joint.items()},
+           "drops": drops, "intra_model_dke": dke, "accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy,
+           "all_invalid": all_invalid, "n_excluded_all_invalid": excluded}
     if items is None:
         return out
     base = paired_baseline(items, sev, acc)

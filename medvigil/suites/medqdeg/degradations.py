@@ -44,24 +44,8 @@ from scipy import ndimage, signal
 
 from medvigil.suites.medqdeg.categories import CATEGORIES, CATEGORY_OF  # noqa: F401  (part of this module's names)
 
-__all__ = [
-    "GENERAL_KINDS",
-    "KINDS",
-    "LEVELS",
-    "MODALITY_KINDS",
-    "PARAMS",
-    "applicable_kinds",
-    "choose_kinds",
-    "ct_angles",
-    "degrade",
-    "degrade_image",
-    "modality_family",
-    "motion_kernel",
-    "movement_phase",
-    "parameters",
-    "seed_for",
-    "undersampling_mask",
-]
+__all__ = ["GENERAL_KINDS", "KINDS", "LEVELS", "MODALITY_KINDS", "PARAMS", "applicable_kinds", "choose_kinds", "ct_angles", "degrade",
+           "degrade_image", "modality_family", "motion_kernel", "movement_phase", "parameters", "seed_for", "undersampling_mask"]
 
 LEVELS = (0, 1, 2)
 LUMA = np.array([0.299, 0.587, 0.114])

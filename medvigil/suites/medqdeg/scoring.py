@@ -27,18 +27,9 @@ __all__ = ["accuracy_scores", "score_records", "score_trials"]
 CLEAN_NAMES = ("clean", "none", "default", "L0", "")
 
 
-def score_trials(
-    trials: Iterable[Sequence[Any]],
-    references: Sequence[Any],
-    n_options: Any,
-    degradations: Sequence[str] | None = None,
-    severities: Sequence[int] | None = None,
-    *,
-    accuracy_rule: str = "trial_mean",
-    invalid_policy: str = "extra_bin",
-    all_invalid: str = "zero",
-    items: Sequence[Any] | None = None,
-) -> dict[str, Any]:
+def score_trials(trials: Iterable[Sequence[Any]], references: Sequence[Any], n_options: Any, degradations: Sequence[str] | None = None,
+                 severities: Sequence[int] | None = None, *, accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin",
+                 all_invalid: str = "zero", items: Sequence[Any] | None = None) -> dict[str, Any]:
     """Calibration Shift of one model from raw trial answers.
 
     Returns ``n``, ``accuracy``, ``mean_confidence`` and ``calibration_shift`` (Eq. 4)
@@ -58,20 +49,12 @@ def score_trials(
         keep = ~np.isnan(conf)
         conf, acc = conf[keep], acc[keep]
         n = int(conf.shape[0])
-        return {
-            "n": n,
-            "accuracy": float(acc.mean()) if n else float("nan"),
-            "mean_confidence": float(conf.mean()) if n else float("nan"),
-            "calibration_shift": calibration_shift(conf, acc),
-            "accuracy_rule": accuracy_rule,
-            "invalid_policy": invalid_policy,
-            "all_invalid": all_invalid,
-            "n_excluded_all_invalid": int((~keep).sum()),
-        }
-    groups = score_groups(
-        counts, invalid, n_options, references, degradations, severities, items=items,
-        accuracy_rule=accuracy_rule, invalid_policy=invalid_policy, all_invalid=all_invalid,
-    )
+        return {"n": n, "accuracy": float(acc.mean()) if n else float("nan"),
+                "mean_confidence": float(conf.mean()) if n else float("nan"), "calibration_shift": calibration_shift(conf, acc),
+                "accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid,
+                "n_excluded_all_invalid": int((~keep).sum())}
+    groups = score_groups(counts, invalid, n_options, references, degradations, severities, items=items,
+                          accuracy_rule=accuracy_rule, invalid_policy=invalid_policy, all_invalid=all_invalid)
     return {**groups.pop("overall"), **groups}
 
 
@@ -94,10 +77,8 @@ def _degradation_of(record: Mapping[str, Any]) -> tuple[str, int]:
         level = level[1:] if level.upper().startswith("L") else level
         if level.isdigit():
             return deg, int(level)
-    raise ValueError(
-        f"record {record.get('probe_id')!r}: cannot read degradation and severity "
-        f"(need extra.degradation + extra.severity, or condition 'type:level'; got {condition!r})"
-    )
+    raise ValueError(f"record {record.get('probe_id')!r}: cannot read degradation and severity "
+                     f"(need extra.degradation + extra.severity, or condition 'type:level'; got {condition!r})")
 
 
 EXPERIMENTS = ("calibration", "accuracy")  # Section 3.4: T = 10 and T = 3 trials
@@ -135,14 +116,8 @@ def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> 
     return counts, invalid, np.asarray(ks), gold, degs, sevs, items, mods, caps
 
 
-def score_records(
-    records: Iterable[Mapping[str, Any]],
-    *,
-    n_options: int | None = None,
-    accuracy_rule: str = "trial_mean",
-    invalid_policy: str = "extra_bin",
-    all_invalid: str = "zero",
-) -> dict[str, Any]:
+def score_records(records: Iterable[Mapping[str, Any]], *, n_options: int | None = None, accuracy_rule: str = "trial_mean",
+                  invalid_policy: str = "extra_bin", all_invalid: str = "zero") -> dict[str, Any]:
     """Score MedQ-Deg probe records, per model, plus the inter-model DKE at each severity.
 
     Per record: ``extra.votes`` = the ``T`` trial answers (letters or null; default
@@ -183,9 +158,8 @@ def _inter_model_dke(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     for level in ("L0", "L1", "L2"):
         present = {m: s["by_severity"][level] for m, s in models.items() if level in s["by_severity"]}
         if len(present) >= 2:
-            inter[level] = inter_model_dke_summary(
-                {m: v["accuracy"] for m, v in present.items()}, {m: v["calibration_shift"] for m, v in present.items()}
-            )
+            inter[level] = inter_model_dke_summary({m: v["accuracy"] for m, v in present.items()},
+                                                   {m: v["calibration_shift"] for m, v in present.items()})
     return inter
 
 
