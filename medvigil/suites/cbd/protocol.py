@@ -48,7 +48,6 @@ from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
 from medvigil.scoring import loglikelihood
-from medvigil.scoring.letters import encode_letters
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
     bootstrap_rates,
@@ -56,6 +55,7 @@ from medvigil.suites.cbd.scoring import (
     classify_codes,
     flag_scores,
     flip_rate_by_phenomenon,
+    letter_codes,
     paraphrase_rows,
     quadrant_scores,
     rate_correlation,
@@ -284,23 +284,16 @@ def make_record(doc: Mapping[str, Any], response: str | None, attempts: list[str
 
 def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     out = list(records)
-    conditions = frozenset((*ARMS.values(), *BINARY_ARMS.values()))
+    conditions = (*ARMS.values(), *BINARY_ARMS.values())
     for r in out:
-        if r.get("suite") != SUITE or not isinstance((r.get("extra") or {}).get("paraphrase_index"), int) \
-                or r.get("condition") not in conditions:
-            _refuse(r)
+        if r.get("suite") != SUITE:
+            raise ValueError(f"record {r.get('probe_id')!r}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)")
+        if not isinstance((r.get("extra") or {}).get("paraphrase_index"), int):
+            raise ValueError(f"record {r.get('probe_id')!r}: field 'extra.paraphrase_index' is missing")
+        if r.get("condition") not in conditions:
+            raise ValueError(f"record {r.get('probe_id')!r}: field 'condition' is {r.get('condition')!r}, not one of "
+                             f"{', '.join(conditions)}")
     return out
-
-
-def _refuse(r: Mapping[str, Any]) -> None:
-    """Raise the error :func:`_check` finds in record ``r``."""
-    where = f"record {r.get('probe_id')!r}"
-    if r.get("suite") != SUITE:
-        raise ValueError(f"{where}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)")
-    if not isinstance((r.get("extra") or {}).get("paraphrase_index"), int):
-        raise ValueError(f"{where}: field 'extra.paraphrase_index' is missing")
-    raise ValueError(f"{where}: field 'condition' is {r.get('condition')!r}, not one of "
-                     f"{', '.join((*ARMS.values(), *BINARY_ARMS.values()))}")
 
 
 def quadrant_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, dict[str, Any]]:
@@ -491,11 +484,6 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
 
 def _rate(hits: int, n: int) -> float | None:
     return hits / n if n else None
-
-
-def letter_codes(letters: Sequence[Any], name: str) -> np.ndarray:
-    """int16 letter codes of ``letters`` (a bad one is named as ``name[i]``)."""
-    return encode_letters(letters, name=name).astype(np.int16)
 
 
 def arm_codes(cases: Mapping[str, Mapping[str, Any]], ids: Sequence[str]) -> dict[str, Any]:

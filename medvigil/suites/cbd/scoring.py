@@ -45,7 +45,7 @@ from medvigil.scoring.letters import encode_letters
 from medvigil.scoring.stats import spearman
 
 __all__ = ["INVALID_POLICIES", "QUADRANTS", "bootstrap_rates", "case_parts", "classify", "classify_codes", "flag_scores", "flip_rate_by_phenomenon",
-           "paraphrase_rows", "predictive_entropy", "quadrant_scores", "rate_correlation", "score_records"]
+           "letter_codes", "paraphrase_rows", "predictive_entropy", "quadrant_scores", "rate_correlation", "score_records"]
 
 QUADRANTS = ("Ideal", "Fragile", "Dangerous", "Worst")
 INVALID_POLICIES = ("exclude", "as_answer")
@@ -53,7 +53,8 @@ _PAD = -2
 _INVALID = -1
 
 
-def _codes(values: Any, name: str) -> np.ndarray:
+def letter_codes(values: Any, name: str) -> np.ndarray:
+    """int16 letter codes (``A`` = 0, invalid = -1) of ``values`` (a bad one is named as ``name[i]``)."""
     return encode_letters(values, name=name).astype(np.int16)
 
 
@@ -67,7 +68,7 @@ def _paraphrase_matrix(paraphrases: Sequence[Sequence[Any]], n: int) -> np.ndarr
         if not row:
             raise ValueError(f"sample {i} has no paraphrase prediction; consistency (Eq. 1) needs at least one")
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-    return paraphrase_rows(_codes(list(chain.from_iterable(rows)), "paraphrase_predictions"), lengths)
+    return paraphrase_rows(letter_codes(list(chain.from_iterable(rows)), "paraphrase_predictions"), lengths)
 
 
 def paraphrase_rows(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -85,9 +86,9 @@ def classify(predictions: Sequence[Any], paraphrase_predictions: Sequence[Sequen
     """Per-sample flags: ``consistent``, ``image_reliant``, ``evaluable`` and
     ``quadrant`` (index into :data:`QUADRANTS`, -1 when not evaluable)."""
     _check_policy(invalid)
-    orig = _codes(predictions, "predictions")
+    orig = letter_codes(predictions, "predictions")
     n = orig.shape[0]
-    text = _codes(text_only_predictions, "text_only_predictions")
+    text = letter_codes(text_only_predictions, "text_only_predictions")
     if text.shape[0] != n:
         raise ValueError(f"text_only_predictions must have one entry per sample ({n}), got {text.shape[0]}")
     return classify_codes(orig, _paraphrase_matrix(paraphrase_predictions, n), text, invalid=invalid)
@@ -233,13 +234,12 @@ def score_records(records: Iterable[Mapping[str, Any]], *, original_kind: str = 
                   text_only_condition: str = "noimg", invalid: str = "exclude", incomplete: str = "error") -> dict[str, dict[str, Any]]:
     """Quadrant scores per model from ``cbd`` probe records.
 
-    Per ``case_id`` (the sample): one record of kind ``original_kind`` under
-    ``image_condition`` (the image-conditioned prediction, its ``correct_letter`` and
-    optional ``extra.probabilities``), one or more records of a ``paraphrase_kinds``
-    kind under ``image_condition``, and one ``original_kind`` record under
-    ``text_only_condition`` (the text-only baseline). Cases missing a part raise
-    ``ValueError``, or with ``incomplete="drop"`` (a run cut by lmms-eval's ``--limit``, which keeps
-    the first N docs) are left out and counted in ``n_incomplete_cases`` (present when some were).
+    Per ``case_id`` (the sample): one ``original_kind`` record under ``image_condition`` (the
+    prediction, its ``correct_letter``, optional ``extra.probabilities``), one or more records of a
+    ``paraphrase_kinds`` kind under ``image_condition``, and one ``original_kind`` record under
+    ``text_only_condition``. Cases missing a part raise ``ValueError``, or with ``incomplete="drop"``
+    (a run cut by lmms-eval's ``--limit``, which keeps the first N docs) are left out and counted in
+    ``n_incomplete_cases`` (present when some were).
     """
     if incomplete not in ("error", "drop"):
         raise ValueError(f"incomplete must be 'error' or 'drop', got {incomplete!r}")

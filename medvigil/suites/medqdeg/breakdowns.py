@@ -1,12 +1,11 @@
 """MedQ-Deg breakdowns of one model's per-sample scores: by severity, degradation, category,
 modality and capability, with drops from L0 (Liu et al., seed 002, Tables 2, 3, 5, 6, Figs. 7, 8).
 
-* **Drops from L0 are paired on items** (Table 2, Table 3 and Fig. 8 print "drop from L0
-  to L1&L2" of a subset of docs): a degraded doc is compared with the L0 doc of the same
-  question, so a type that changes nothing has drop 0, whatever the other questions'
-  accuracy (:func:`paired_breakdown`). The by-severity drops (Table 6) are differences of
-  level accuracies, equal to the paired mean when every L0 question is asked with the
-  same number of types at each level.
+Drops from L0 are paired on items (Tables 2-3 and Fig. 8 print "drop from L0 to L1&L2" of a subset
+of docs): a degraded doc is compared with the L0 doc of the same question, so a type that changes
+nothing has drop 0 whatever the other questions' accuracy (:func:`paired_breakdown`). The
+by-severity drops (Table 6) are differences of level accuracies, equal to the paired mean when every
+L0 question is asked with the same number of types at each level.
 """
 
 from __future__ import annotations
@@ -84,12 +83,9 @@ DEGRADED_SETS = {"L1": (1,), "L2": (2,), "L1&L2": (1, 2)}
 
 
 def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray) -> np.ndarray:
-    """Per doc, the L0 accuracy of the same item (NaN when the item has no L0 doc).
-
-    Every drop from L0 is paired on items: a degraded doc is compared with the clean doc
-    of its own question, never with the mean over all L0 docs (which would mix in other
-    questions and, for modality-specific types, other modalities).
-    """
+    """Per doc, the L0 accuracy of the same item (NaN when the item has no L0 doc): a degraded doc is
+    compared with the clean doc of its own question, never with the mean over all L0 docs (which would
+    mix in other questions and, for modality-specific types, other modalities)."""
     by_item = factorize([str(i) for i in items])
     uniq, inverse = by_item.levels, by_item.codes
     clean = severity == 0
@@ -166,16 +162,12 @@ def _labelled(values: Sequence[Any]) -> Categorical:
 def score_groups(counts: Any, invalid: Any, n_options: Any, correct: Any, degradation: Sequence[str], severity: Sequence[int], *,
                  items: Sequence[Any] | None = None, modality: Sequence[Any] | None = None, capability: Sequence[Any] | None = None,
                  accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin", all_invalid: str = "zero") -> dict[str, Any]:
-    """Accuracy, mean confidence and Calibration Shift overall, by severity, by
-    degradation and by (degradation, severity); drops from L0; the intra-model DKE flag.
-
-    With ``items`` (the question id of each doc) also the paired breakdowns of
-    :func:`paired_breakdown` by degradation type, by category (Table 3), by ``modality``
-    (Fig. 7) and by ``capability`` (Table 2; its high-level group from
-    :data:`CAPABILITY_GROUPS`), and ``drops_by_degradation`` (Fig. 8a/b) paired on items.
-    ``intra_model_dke`` (Eq. 5) is ``None`` unless both L0 and L2 docs are present.
-    Samples whose trials are all invalid follow ``all_invalid`` (module docstring);
-    with ``"exclude"`` they are left out and counted in ``n_excluded_all_invalid``.
+    """Accuracy, mean confidence and Calibration Shift overall, by severity, by degradation and by
+    (degradation, severity); drops from L0; the intra-model DKE flag (Eq. 5; ``None`` without both L0
+    and L2 docs). With ``items`` (each doc's question id) also :func:`paired_breakdown` by degradation
+    type, category (Table 3), ``modality`` (Fig. 7) and ``capability`` (Table 2, its high-level group
+    from :data:`CAPABILITY_GROUPS`), and ``drops_by_degradation`` (Fig. 8a/b). Samples whose trials are
+    all invalid follow ``all_invalid`` (with ``"exclude"`` counted in ``n_excluded_all_invalid``).
     """
     conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid)
     acc = sample_accuracy(counts, correct, invalid, accuracy_rule=accuracy_rule)

@@ -1,14 +1,11 @@
 """MedQ-Deg scoring entry points: raw trial answers or probe records to accuracy, perceived
 confidence, Calibration Shift and the Dunning-Kruger flags (Liu et al., seed 002, Section 3.4).
 
-The definitions live where they are computed: Eqs. (2)-(3) and the choices for invalid trials in
-:mod:`~medvigil.suites.medqdeg.sample_scores`, Eqs. (4)-(6) in
-:mod:`~medvigil.suites.medqdeg.calibration`, the breakdowns and paired drops from L0 in
-:mod:`~medvigil.suites.medqdeg.breakdowns`.
-
-* **T**: Section 3.4 runs ``T = 3`` trials for the accuracy experiment and ``T = 10``
-  for the calibration experiment; records say which (``extra.experiment``) and
-  :func:`score_records` scores them apart.
+Eqs. (2)-(3) and the choices for invalid trials are in :mod:`~medvigil.suites.medqdeg.sample_scores`,
+Eqs. (4)-(6) in :mod:`~medvigil.suites.medqdeg.calibration`, the breakdowns and paired drops from L0
+in :mod:`~medvigil.suites.medqdeg.breakdowns`. Section 3.4 runs ``T = 3`` trials for the accuracy
+experiment and ``T = 10`` for the calibration one; records say which (``extra.experiment``) and
+:func:`score_records` scores them apart.
 """
 
 from __future__ import annotations
@@ -120,19 +117,14 @@ def score_records(records: Iterable[Mapping[str, Any]], *, n_options: int | None
                   invalid_policy: str = "extra_bin", all_invalid: str = "zero") -> dict[str, Any]:
     """Score MedQ-Deg probe records, per model, plus the inter-model DKE at each severity.
 
-    Per record: ``extra.votes`` = the ``T`` trial answers (letters or null; default
-    ``[predicted_letter]``), ``extra.n_options`` = ``K`` (default the ``n_options``
-    argument), ``extra.degradation`` + ``extra.severity`` (0-2) or a ``condition`` of
-    the form ``"type:level"`` (``"default"``/``"clean"`` = L0); optional
-    ``extra.item_id`` (the question a doc degrades; default ``probe_id``: drops from L0
-    pair docs of one item), ``modality`` and ``extra.capability`` (breakdowns), and
-    ``extra.experiment``: ``"calibration"`` (default; the T = 10 tasks) or
-    ``"accuracy"`` (the T = 3 tasks ``medqdeg_acc_L*``).
-
-    Per model, the scores of its calibration records (or, without any, of its accuracy
-    records) are the model's entry; when it has both, the accuracy records' scores are
-    under ``"accuracy_experiment"``, and the accuracy tables read them
-    (:func:`accuracy_scores`).
+    Per record: ``extra.votes``, the ``T`` trial answers (letters or null; default ``[predicted_letter]``),
+    ``extra.n_options`` = ``K`` (default ``n_options``), ``extra.degradation`` + ``extra.severity`` (0-2)
+    or a ``condition`` ``"type:level"`` (``"default"``/``"clean"`` = L0); optional ``extra.item_id`` (the
+    question a doc degrades, default ``probe_id``: drops from L0 pair docs of one item), ``modality``
+    and ``extra.capability`` (breakdowns), and ``extra.experiment``: ``"calibration"`` (default; T = 10)
+    or ``"accuracy"`` (T = 3, ``medqdeg_acc_L*``). A model's entry scores its calibration records (or,
+    without any, its accuracy records); with both, the accuracy records' scores are under
+    ``"accuracy_experiment"``, which the accuracy tables read (:func:`accuracy_scores`).
     """
     rules = {"accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid}
     by_model: dict[str, dict[str, list[Mapping[str, Any]]]] = {}
