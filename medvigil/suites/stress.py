@@ -25,9 +25,9 @@ def check_metrics(suite: str, metrics: Sequence[str], available: Sequence[str]) 
 
 def compare_records(by_model: Mapping[str, list], key: Callable[[Any], Hashable],
                     scores: Callable[[list, str, bool], PairedScores], metrics: Sequence[str], **options: Any) -> dict[str, Any]:
-    """:func:`medvigil.scoring.paired.compare_units` of each model's records, keyed by ``key``:
-    ``scores(records, model, whole)`` scores a model's records, all of them (``whole``) or those it
-    shares with another model."""
+    """Every pair of models compared on the records both have (same ``key``), their cases resampled
+    jointly (:func:`medvigil.scoring.paired.compare_units`); ``scores(records, model, whole)`` scores a
+    model's records, all of them (``whole``) or those it shares with another model."""
     keys = {m: {key(r) for r in recs} for m, recs in by_model.items()}
 
     def scores_on(model: str, shared) -> PairedScores:

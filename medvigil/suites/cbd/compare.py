@@ -6,9 +6,7 @@ its paraphrases and the text-only answer) are classified into the four quadrants
 (:func:`medvigil.suites.cbd.scoring.classify_codes`, ``invalid`` as for ``score``). Each case
 contributes ``[evaluable, Ideal, Fragile, Dangerous, Worst]``; a fraction is a quadrant's count
 over the evaluable samples (ratio of sums, so a resample of cases is scored like the whole), in
-percent. Pairs are compared on the records both models have, their cases resampled jointly
-(:func:`medvigil.scoring.paired.compare_units`). The binary arm (``<model> [binary]``) is not
-compared.
+percent. The binary arm (``<model> [binary]``) is not compared.
 """
 
 from __future__ import annotations

@@ -2,29 +2,23 @@
 
 Definitions of "Consistent but Dangerous" (seed 004, Sec. 3.1 and 3.4):
 
-* Eq. (1) **consistent**: the prediction for the image with the original question ``q``
-  is identical to the prediction for every paraphrase ``q'`` (strict: one disagreement
-  makes the sample inconsistent).
-* Eq. (2) **image-reliant**: the prediction for (image, ``q``) differs from the
-  text-only prediction (no image, ``q``).
-* Quadrants: **Ideal** = consistent and image-reliant; **Fragile** = inconsistent and
-  image-reliant; **Dangerous** = consistent and not image-reliant; **Worst** =
-  inconsistent and not image-reliant.
-* Eq. (3) **flip rate** = share of samples with at least one paraphrase disagreement
-  (= Fragile + Worst); Eq. (4) **Dangerous fraction** = Dangerous / samples.
-* **Per-quadrant accuracy**: accuracy of the (image, ``q``) prediction within each
-  quadrant (Table 2; an empty quadrant has none, shown "–").
-* **Predictive entropy** ``H = -sum_c p_c log p_c`` of the model's softmax over the
-  answer classes for (image, ``q``), natural log (nats, as the paper's KL values);
-  reported as the mean per quadrant (Fig. 5). Rows are renormalised to sum to 1.
+* Eq. (1) **consistent**: the prediction for (image, ``q``) equals the prediction for every
+  paraphrase ``q'`` (strict: one disagreement makes the sample inconsistent).
+* Eq. (2) **image-reliant**: the prediction for (image, ``q``) differs from the text-only one (no image, ``q``).
+* Quadrants: **Ideal** = consistent and image-reliant; **Fragile** = inconsistent and image-reliant;
+  **Dangerous** = consistent and not image-reliant; **Worst** = inconsistent and not image-reliant.
+* Eq. (3) **flip rate** = share of samples with at least one paraphrase disagreement (= Fragile +
+  Worst); Eq. (4) **Dangerous fraction** = Dangerous / samples.
+* **Per-quadrant accuracy** of the (image, ``q``) prediction (Table 2; an empty quadrant has none, "–").
+* **Predictive entropy** ``H = -sum_c p_c log p_c`` of the softmax over the answer classes for
+  (image, ``q``), in nats (as the paper's KL values), rows renormalised to sum 1; the mean per quadrant (Fig. 5).
 
-Choices (parameters): a prediction that could not be parsed (``None``/``""``) is not an
-answer the paper's equations cover. ``invalid="exclude"`` (default) leaves any sample
-with an invalid original, paraphrase or text-only prediction out of every fraction and
-reports how many (the paper scores "evaluable samples": LLaVA-Rad yields 78 of 98 on
-MIMIC "due to parsing differences"); ``invalid="as_answer"`` treats "invalid" as one
-more answer value (two invalid predictions agree, invalid differs from every letter).
-A sample needs at least one paraphrase.
+Choices (parameters): an unparsed prediction (``None``/``""``) is not an answer the paper's
+equations cover. ``invalid="exclude"`` (default) leaves a sample with an invalid original,
+paraphrase or text-only prediction out of every fraction and counts it (the paper scores
+"evaluable samples": LLaVA-Rad yields 78 of 98 on MIMIC "due to parsing differences");
+``invalid="as_answer"`` treats "invalid" as one more answer value (two invalid predictions agree,
+invalid differs from every letter). A sample needs at least one paraphrase.
 
 >>> r = quadrant_scores(["A", "A", "A", "A"], [["A"], ["B"], ["A"], ["B"]], ["B", "B", "A", "A"])
 >>> r["counts"], r["flip_rate"], r["dangerous_fraction"]

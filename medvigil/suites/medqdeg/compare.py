@@ -8,8 +8,7 @@ both (:func:`medvigil.suites.medqdeg.breakdowns.paired_breakdown`; negative = wo
 percentage points; ``accuracy_l0`` is the L0 accuracy. Accuracy follows ``accuracy_rule`` and
 samples with no valid trial follow ``all_invalid`` as in ``score``. Each item (the question a doc
 degrades) contributes the sums of those differences and their counts, so an item resample is
-scored like the whole; pairs are compared on the docs both models answered, their items
-resampled jointly (:func:`medvigil.scoring.paired.compare_units`).
+scored like the whole.
 """
 
 from __future__ import annotations

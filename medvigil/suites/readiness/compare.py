@@ -5,10 +5,8 @@ function of per-case sums (T3-T5 compare each perturbed arm with its base *on th
 arm's items*, T1 weights benchmarks by their items), so a resample is scored by the suite's own
 :func:`medvigil.suites.readiness.scoring.model_scores` on the records of the drawn cases, a case
 drawn twice contributing its records twice (as two cases). Values are ``100 R`` and ``100 r_i``
-(``r_i = 1 - f_i``) for the tests T1-T5; chain-of-thought records (T6) are not part of R and are
-left out. Pairs are compared on the records both models have, their cases resampled jointly
-(:func:`medvigil.scoring.paired.compare_units`). A resample where a test has no record (R
-undefined) is left out of the interval and p-value.
+(``r_i = 1 - f_i``) for T1-T5; chain-of-thought records (T6) are not part of R and are left out. A
+resample where a test has no record (R undefined) is left out of the interval and p-value.
 """
 
 from __future__ import annotations
