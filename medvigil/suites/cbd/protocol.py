@@ -297,10 +297,9 @@ def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def quadrant_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, dict[str, Any]]:
-    """Per model: quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4),
-    image-reliance rate and accuracy per quadrant (Table 2), from the records of both arms
-    (e.g. ``medvigil.records.lmms_eval_logs.read_samples`` of the ``cbd_image`` and ``cbd_noimg``
-    logs, or of ``cbd_quadrants``). All the arithmetic is :func:`medvigil.suites.cbd.scoring.score_records`."""
+    """Per model: quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4), image-reliance
+    rate and accuracy per quadrant (Table 2), from the records of both arms (the ``cbd_image`` and ``cbd_noimg``
+    logs, or ``cbd_quadrants``), by :func:`medvigil.suites.cbd.scoring.score_records`."""
     return _arm_table(_check(records), ARMS, invalid)
 
 
@@ -321,11 +320,9 @@ def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invali
 
 
 def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, Any]:
-    """Flip rate (Eq. 3) and accuracy of ``q`` from the image arm alone (one model).
-
-    Eq. 1 needs no text-only prediction; the core's :func:`quadrant_scores` is called with the
-    image predictions in its text-only slot, and only the consistency-side outputs are kept.
-    """
+    """Flip rate (Eq. 3) and accuracy of ``q`` from the image arm alone (one model): Eq. 1 needs no text-only
+    prediction, so :func:`quadrant_scores` gets the image predictions in its text-only slot and only the
+    consistency-side outputs are kept."""
     image_arm = [r for r in _check(records) if r["condition"] == ARMS["image"]]
     cases, _ = case_parts(image_arm, str(image_arm[0]["model"]) if image_arm else "", original_kind=ORIGINAL_KIND,
                           paraphrase_kinds=PARAPHRASE_KINDS, image_condition=ARMS["image"], text_only_condition=ARMS["noimg"],
