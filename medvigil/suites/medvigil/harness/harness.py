@@ -57,6 +57,7 @@ from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
+from medvigil.records.schema_columns import MISSING
 from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's public types are re-exported here
     HARNESS_SUFFIX,
     HarnessColumns,
@@ -143,7 +144,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
-    pool: dict[str, str] = {}  # one string object per distinct column value across files
+    pool: dict[Any, Any] = {MISSING: None}  # one string object per distinct column value across files; absent: None
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
     parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)

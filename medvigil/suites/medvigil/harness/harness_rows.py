@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -77,9 +76,9 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
 # --------------------------------------------------------------------------- decoding
 
 
-def _decode_file(data: bytes, file: str) -> tuple[list[int], list[Any], list[Problem], int, list[str]]:
-    """``(line numbers, values, problems, blank lines, warnings)`` of one JSONL file's bytes: each
-    line UTF-8 and one JSON value with no key twice in an object."""
+def _lines(data: bytes, file: str) -> tuple[list[int], list[str], list[Problem], int, list[str]]:
+    """``(line numbers, texts, problems, blank lines, warnings)`` of one JSONL file's bytes: its
+    lines that hold something, each UTF-8."""
     warnings = []
     if data.startswith(b"\xef\xbb\xbf"):
         warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
@@ -100,39 +99,39 @@ def _decode_file(data: bytes, file: str) -> tuple[list[int], list[Any], list[Pro
     if lines and lines[-1] is not None and not lines[-1].strip():
         lines.pop()  # the newline that ends the last line is not a blank line
     if not problems and all(map(str.strip, lines)):  # the usual file: every line holds something
-        numbers, texts, blank = list(range(1, len(lines) + 1)), lines, 0
-    else:
-        numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
-        blank = sum(1 for text in lines if text is not None) - len(numbers)
-        texts = [lines[n - 1] for n in numbers]
-    del lines
-    values: list[Any] | None = None
-    if texts:
-        try:  # one decoder call for the whole file; line by line to say where a problem is
-            values = json.loads("[" + ",".join(texts) + "]", object_pairs_hook=no_repeated_keys)
-        except (ValueError, RepeatedKey):
-            values = None
-        if values is not None and len(values) != len(texts):
-            values = None  # a line held more than one value: judge line by line
-    if values is None:
-        good_numbers, values = [], []
-        for n, text in zip(numbers, texts):
-            try:
-                values.append(json.loads(text, object_pairs_hook=no_repeated_keys))
-                good_numbers.append(n)
-            except RepeatedKey as exc:
-                problems.append(exc.problem(file, n))
-            except ValueError as exc:
-                column = getattr(exc, "colno", None)
-                message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
-                problems.append(Problem(file, message, row=n))
-        numbers = good_numbers
-    return numbers, values, problems, blank, warnings
+        return list(range(1, len(lines) + 1)), lines, problems, 0, warnings
+    numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
+    blank = sum(1 for text in lines if text is not None) - len(numbers)
+    return numbers, [lines[n - 1] for n in numbers], problems, blank, warnings
 
 
-def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[list[int], list[dict], list[Problem]]:
-    """The line numbers and rows that pass the harness-row schema, and the problems of the others
-    (the schema's compiled checks, then ``jsonschema`` on the rows they refuse, to describe them)."""
+def _decode(numbers: list[int], texts: list[str], file: str, problems: list[Problem]) -> tuple[list[int], list[Any]]:
+    """The line numbers and values of the lines that are one JSON value with no key twice in an
+    object; the others' problems go to ``problems``."""
+    try:  # one decoder call for many lines; line by line to say where a problem is
+        values = json.loads("[" + ",".join(texts) + "]", object_pairs_hook=no_repeated_keys)
+        if len(values) == len(texts):  # else a line held more than one value
+            return numbers, values
+    except (ValueError, RepeatedKey):
+        pass
+    good_numbers, values = [], []
+    for n, text in zip(numbers, texts):
+        try:
+            values.append(json.loads(text, object_pairs_hook=no_repeated_keys))
+            good_numbers.append(n)
+        except RepeatedKey as exc:
+            problems.append(exc.problem(file, n))
+        except ValueError as exc:
+            column = getattr(exc, "colno", None)
+            message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
+            problems.append(Problem(file, message, row=n))
+    return good_numbers, values
+
+
+def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[list[int], dict[str, list], list[dict], list[Problem]]:
+    """The line numbers, :data:`FIELDS` columns (``MISSING`` where absent) and rows that pass the harness-row
+    schema, and the problems of the others (the schema's compiled checks, then ``jsonschema`` on the rows
+    they refuse, to describe them)."""
     from medvigil.records.schema_validation import problems_for
 
     problems: list[Problem] = []
@@ -142,16 +141,19 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
                 problems.append(Problem(file, f"must be a JSON object, got {type(row).__name__}", row=n))
         keep = [i for i, row in enumerate(values) if isinstance(row, dict)]
         numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
+    columns = _CHECKER.columns_of(values)
     refused = set()
-    for i in _CHECKER.invalid_rows(values):
+    for i in _CHECKER.invalid_in_open_columns(columns, len(values)):
         found = problems_for(_SCHEMA, values[i], file, numbers[i])
         if found:
             problems.extend(found)
             refused.add(i)
+    columns = {name: columns[name] for name in FIELDS}
     if refused:
-        numbers = [n for i, n in enumerate(numbers) if i not in refused]
-        values = [v for i, v in enumerate(values) if i not in refused]
-    return numbers, values, sorted(problems, key=lambda p: p.row)
+        keep = [i for i in range(len(values)) if i not in refused]
+        numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
+        columns = {name: [col[i] for i in keep] for name, col in columns.items()}
+    return numbers, columns, values, sorted(problems, key=lambda p: p.row)
 
 
 FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
@@ -305,21 +307,34 @@ class HarnessColumns:
         return len(self.table)
 
 
+_CHUNK = 2000  # rows decoded and checked at a time: their dicts are freed young
+
+
 def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
                fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str]):
     """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
     checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``.
     Equal column values share one string object through ``pool`` (ids repeat in every model's file)."""
-    numbers, values, file_problems, blank, warnings = _decode_file(data, file)
+    numbers, texts, file_problems, blank, warnings = _lines(data, file)
     out.warnings += warnings
     if blank:
         bump(out.skipped, model, "blank_line", blank)
-    lines, good, schema_problems = _schema_problems(numbers, values, file)
-    del numbers, values  # one file's raw rows in memory at a time
+    cols: dict[str, list] = {name: [] for name in FIELDS}
+    lines: list[int] = []
+    rows: list[dict] | None = [] if as_dicts else None
+    schema_problems: list[Problem] = []
+    for start in range(0, len(texts), _CHUNK):
+        good_lines, values = _decode(numbers[start:start + _CHUNK], texts[start:start + _CHUNK], file, file_problems)
+        good_lines, columns, good, found = _schema_problems(good_lines, values, file)
+        del values
+        schema_problems += found
+        lines += good_lines
+        for name, column in columns.items():
+            cols[name] += map(pool.setdefault, column, column)  # pool: MISSING -> None
+        if as_dicts:
+            rows += good
+    del texts, numbers
     file_problems += schema_problems
-    cols = {name: list(map(pool.setdefault, *[list(map(dict.get, good, repeat(name)))] * 2)) for name in FIELDS}
-    rows = good if as_dicts else None
-    del good
     if not lines and not file_problems:
         empty = Problem(file, "has no result rows: nothing to score for model " + repr(model))
         if allow_empty:
