@@ -24,6 +24,8 @@ import math
 import os
 import stat
 from collections.abc import Iterator
+from itertools import chain, compress, repeat
+from operator import is_
 from pathlib import Path
 from typing import IO, Any
 
@@ -133,6 +135,31 @@ def no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
         seen: set[str] = set()
         raise RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
     return out
+
+
+_WHITESPACE = str.maketrans("", "", " \t\r\n")
+
+
+def loads_keys_once(text: str) -> Any:
+    """``json.loads(text, object_pairs_hook=no_repeated_keys)``, with the C decoder alone when it proves
+    no key is repeated: every key in ``text`` is a string followed by optional whitespace and ``:``, so
+    without whitespace ``text`` holds at least as many ``":`` as keys (a string value holding one only
+    adds), and exactly as many as the decoded objects have only if no key was repeated. Otherwise the
+    hook decodes ``text`` again and names the repeated key (:class:`RepeatedKey`), if any."""
+    value = json.loads(text)
+    most = text.translate(_WHITESPACE).count('":')
+    count, level = 0, [value]
+    while level:  # the keys of the decoded objects, depth by depth, until they are as many
+        types = list(map(type, level))
+        objects = list(compress(level, map(is_, types, repeat(dict))))
+        count += sum(map(len, objects))
+        if count >= most:
+            break
+        arrays = compress(level, map(is_, types, repeat(list)))
+        level = list(chain(chain.from_iterable(map(dict.values, objects)), chain.from_iterable(arrays)))
+    if count != most:
+        value = json.loads(text, object_pairs_hook=no_repeated_keys)
+    return value
 
 
 def _no_constant(name: str) -> Any:

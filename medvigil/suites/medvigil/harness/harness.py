@@ -27,31 +27,24 @@ release manifest                ``risk_tier, modality, text_only_answerable`` an
                                 spelling of the release is kept in ``extra``)
 ==============================  =========================================================
 
-How the scoring core treats error rows is its business (paper: a failure, on a trap a silent
-failure; ``harness_compatible``: dropped, as ``bench_aggregate.py`` and ``bootstrap_mcs.py``
-keep ``status == "ok"`` rows only). This reader counts them per model and probe kind
-(``HarnessRecords.error_rows``).
+Error rows are counted per model and probe kind (``HarnessRecords.error_rows``); the scoring
+core scores them as failures (paper) or drops them (``harness_compatible``, as
+``bench_aggregate.py`` and ``bootstrap_mcs.py`` keep ``status == "ok"`` rows only).
 
-Every file is read the same way (:func:`~medvigil.suites.medvigil.harness.harness_rows.file_rows`):
-decoded as UTF-8 line by line, one JSON object per line, each row checked against the row schema
-(its compiled form, :func:`medvigil.records.schema_columns.predicate`, and ``jsonschema`` to
-describe a row it does not accept). :func:`read_harness_table` (what ``medvigil score`` uses)
-gathers the rows as columns of one :class:`~medvigil.scoring.table.RecordTable`;
-:func:`read_harness_files` gives the same rows as probe-record dicts.
-
-Problems name the file, the 1-based line and the field: bytes that are not UTF-8, lines that
-are not JSON objects, schema violations, a letter that is not one capital letter, a case or
-probe unknown to the release or disagreeing with it, a probe twice in one file, an error
-row whose gold letter nobody gives, a file with no rows. They are raised together as one
-:class:`~medvigil.errors.DataError` after every file has been read. With ``strict=False``
-bad rows are skipped instead and counted (``invalid_row``); with ``allow_empty=True`` a
-file without rows is a warning. Blank lines are skipped and counted (``blank_line``).
-Nothing is dropped without being counted.
+Every file is read by :func:`~medvigil.suites.medvigil.harness.harness_rows.file_rows`: UTF-8,
+one JSON object per line with no key twice, each row checked against the row schema. Problems
+name file, 1-based line and field (also: a letter that is not one capital letter, a case or
+probe unknown to the release or disagreeing with it, a probe twice in one file, an error row
+whose gold letter nobody gives, a file with no rows); they are raised together as one
+:class:`~medvigil.errors.DataError` after every file is read. ``strict=False`` skips and counts
+bad rows (``invalid_row``); ``allow_empty=True`` makes a file without rows a warning; blank lines
+are skipped and counted (``blank_line``). Nothing is dropped without being counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -235,10 +228,10 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     case = columns.pop("case")
     table = RecordTable.from_columns(
         **columns,
-        risk_tier=[c[0] for c in case],
-        source_dataset=[c[1] for c in case],
-        modality=[c[2] for c in case],
-        text_only_answerable=[c[3] for c in case],
+        risk_tier=list(map(itemgetter(0), case)),
+        source_dataset=list(map(itemgetter(1), case)),
+        modality=list(map(itemgetter(2), case)),
+        text_only_answerable=list(map(itemgetter(3), case)),
         condition=condition,
         suite="medvigil",
         source="harness result files",

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from itertools import compress
+from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
-from medvigil.files.input_files import RepeatedKey, no_repeated_keys
+from medvigil.files.input_files import RepeatedKey, loads_keys_once, no_repeated_keys
 from medvigil.records.schema_columns import compiled
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS, source_label
 
@@ -109,7 +111,7 @@ def _decode(numbers: list[int], texts: list[str], file: str, problems: list[Prob
     """The line numbers and values of the lines that are one JSON value with no key twice in an
     object; the others' problems go to ``problems``."""
     try:  # one decoder call for many lines; line by line to say where a problem is
-        values = json.loads("[" + ",".join(texts) + "]", object_pairs_hook=no_repeated_keys)
+        values = loads_keys_once("[" + ",".join(texts) + "]")
         if len(values) == len(texts):  # else a line held more than one value
             return numbers, values
     except (ValueError, RepeatedKey):
@@ -181,6 +183,7 @@ class Reference:
         self.probe_fields = (
             {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
         )
+        self.probe_gold = {pid: p.correct_letter for pid, p in probes.items()} if probes is not None else None
 
 
 def _case_fields(case: Any) -> tuple:
@@ -214,16 +217,16 @@ def convert_columns(
     letters = {}
     for value, st in set(zip(model_letter, status)) if n else ():
         letters[(value, st)] = letter_of(value, st)
-    parsed = [letters[key] for key in zip(model_letter, status)]
-    parse_status = [p[0] for p in parsed]
-    predicted = [p[1] for p in parsed]
+    parsed = list(map(letters.__getitem__, zip(model_letter, status)))
+    parse_status = list(map(itemgetter(0), parsed))
+    predicted = list(map(itemgetter(1), parsed))
     bad_letter = [i for i, p in enumerate(parsed) if p[2]] if any(v[2] for v in letters.values()) else []
     for i in bad_letter:
         message = f"must be one capital letter or empty, got {model_letter[i]!r}"
         found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
     if ref.case_fields is not None:
         fields = ref.case_fields
-        case = [fields.get(c) for c in cid]
+        case = list(map(fields.get, cid))
         unknown = [i for i, c in enumerate(case) if c is None] if None in case else []
         for i in unknown:
             message = f"case {cid[i]!r} is not in the release manifest"
@@ -234,10 +237,8 @@ def convert_columns(
     gold = list(correct)
     if ref.probe_fields is not None:
         pf = ref.probe_fields
-        probe = [pf.get(p) for p in pid]
-        suspect = [i for i, (known, c, k, g) in enumerate(zip(probe, cid, kind, correct))
-                   if known is None or known[0] != c or known[1] != k or (g is not None and g != known[2])]
-        for i in suspect:  # described field by field
+        probe = list(map(pf.get, pid))
+        for i in compress(range(n), map(ne, probe, zip(cid, kind, correct))):  # described field by field
             known = probe[i]
             if known is None:
                 message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
@@ -250,7 +251,7 @@ def convert_columns(
                 if have != expected and not (name == "correct_letter" and have is None):
                     message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
                     found.append((i, order, Problem(file, message, row=lines[i], field=name)))
-        gold = [g if known is None else known[2] for known, g in zip(probe, gold)]
+        gold = list(map(ref.probe_gold.get, pid, gold))  # the release's, else the row's
     else:
         for i, g in enumerate(gold):
             if g is None:
@@ -307,7 +308,9 @@ class HarnessColumns:
         return len(self.table)
 
 
-_CHUNK = 2000  # rows decoded and checked at a time: their dicts are freed young
+# Rows decoded and checked at a time: a few hundred, so that their dicts are freed before the
+# collector's youngest generation fills (700 allocations) and it never walks them.
+_CHUNK = 300
 
 
 def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
