@@ -66,11 +66,6 @@ def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) 
     return None
 
 
-def overlap_reason(out: PathLike, inputs: Inputs, *, replace: bool = False) -> str | None:
-    """Why writing ``out`` could destroy an input (None when it cannot)."""
-    return _reason(out, _labelled(inputs), replace)
-
-
 def refuse_overlap(outputs: Mapping[str, PathLike | None], inputs: Inputs, *, replace: bool = False) -> None:
     """Raise :class:`DataError` when any output (option -> path) overlaps any input.
 

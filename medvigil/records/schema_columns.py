@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
 from itertools import chain, compress, repeat
-from operator import is_, itemgetter
+from operator import ge, is_, itemgetter, le
 from typing import Any
 
 from medvigil.schemas import load_schema
@@ -60,6 +60,13 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+_BOUNDS = {  # keyword -> (values it applies to, their measure, comparison with the bound)
+    "minLength": (lambda v: isinstance(v, str), len, ge), "maxLength": (lambda v: isinstance(v, str), len, le),
+    "minItems": (lambda v: isinstance(v, list), len, ge), "maxItems": (lambda v: isinstance(v, list), len, le),
+    "minimum": (_is_number, lambda v: v, ge), "maximum": (_is_number, lambda v: v, le),
+}
+
+
 def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
     """A predicate that is True only for instances valid under ``schema``; None if the schema uses a
     keyword outside the supported subset (then jsonschema judges). It only ever *accepts*: a value
@@ -89,23 +96,9 @@ def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
         elif key == "pattern":
             regex = re.compile(value)
             checks.append(lambda v, regex=regex: not isinstance(v, str) or regex.search(v) is not None)
-        elif key in ("minLength", "maxLength"):
-            bound = value
-            if key == "minLength":
-                checks.append(lambda v, b=bound: not isinstance(v, str) or len(v) >= b)
-            else:
-                checks.append(lambda v, b=bound: not isinstance(v, str) or len(v) <= b)
-        elif key in ("minimum", "maximum"):
-            number = JSON_TYPES["number"]
-            if key == "minimum":
-                checks.append(lambda v, b=value, n=number: not n(v) or v >= b)
-            else:
-                checks.append(lambda v, b=value, n=number: not n(v) or v <= b)
-        elif key in ("minItems", "maxItems"):
-            if key == "minItems":
-                checks.append(lambda v, b=value: not isinstance(v, list) or len(v) >= b)
-            else:
-                checks.append(lambda v, b=value: not isinstance(v, list) or len(v) <= b)
+        elif key in _BOUNDS:
+            kind, size, compare = _BOUNDS[key]
+            checks.append(lambda v, b=value, k=kind, s=size, c=compare: not k(v) or c(s(v), b))
         elif key == "items":
             item = compile_predicate(value)
             if item is None:
@@ -156,26 +149,11 @@ def _all_of(checks: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
 
 
 def _one_of(options: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
-    def check(v: Any) -> bool:
-        found = 0
-        for option in options:
-            if option(v):
-                found += 1
-        return found == 1
-
-    return check
+    return lambda v: sum(option(v) for option in options) == 1
 
 
 def _properties_check(props: tuple[tuple[str, Callable[[Any], bool]], ...]) -> Callable[[Any], bool]:
-    def check(v: Any) -> bool:
-        if not isinstance(v, dict):
-            return True
-        for name, one in props:
-            if name in v and not one(v[name]):
-                return False
-        return True
-
-    return check
+    return lambda v: not isinstance(v, dict) or all(one(v[name]) for name, one in props if name in v)
 
 
 @cache
@@ -189,6 +167,10 @@ _PY_TYPES = {"string": (str,), "boolean": (bool,), "null": (type(None),), "objec
 _VALUE_KEYWORDS = {"enum", "pattern", "minLength", "maxLength", "minimum", "maximum"}
 _NUMERIC_TYPES = {bool, int, float}
 _DISTINCT_TYPES = {str, type(None), object, *_NUMERIC_TYPES}  # hashable; object: the type of MISSING
+
+
+_BOUND_ATTRIBUTES = {"minLength": "min_len", "maxLength": "max_len", "minimum": "minimum", "maximum": "maximum",
+                     "minItems": "min_items", "maxItems": "max_items"}
 
 
 class _Property:
@@ -212,18 +194,8 @@ class _Property:
                 self.enum = list(value)
             elif key == "pattern":
                 self.pattern = re.compile(value)
-            elif key == "minLength":
-                self.min_len = value
-            elif key == "maxLength":
-                self.max_len = value
-            elif key == "minimum":
-                self.minimum = value
-            elif key == "maximum":
-                self.maximum = value
-            elif key == "minItems":
-                self.min_items = value
-            elif key == "maxItems":
-                self.max_items = value
+            elif key in _BOUND_ATTRIBUTES:
+                setattr(self, _BOUND_ATTRIBUTES[key], value)
             elif key == "items" and isinstance(value, dict):
                 items = _Property(value)
                 if not items.nested:

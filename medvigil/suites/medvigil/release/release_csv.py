@@ -25,10 +25,6 @@ class _Invalid(ValueError):
     """A cell that cannot be coerced; the message is user-facing."""
 
 
-def _identity(text: str) -> str:
-    return text
-
-
 def _optional_path(text: str) -> str | None:
     return None if text == "" else text
 
