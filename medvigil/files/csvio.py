@@ -41,10 +41,9 @@ UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 @dataclass(frozen=True)
 class CsvRow:
-    """One data record: its 1-based row number, first physical line, and values by column."""
+    """One data record: its 1-based row number and values by column."""
 
     number: int
-    line: int
     values: dict[str, str]
 
 
@@ -74,10 +73,9 @@ def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[st
 
 def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvTable:
     """Parse CSV ``data`` (see :func:`read_csv`)."""
-    problems: list[Problem] = []
-    header, rows, problems = _parse(_text(data, name, problems), name, tuple(required), problems)
-    return CsvTable(name, header, [CsvRow(number, line, dict(zip(header, record))) for number, line, record in rows],
-                    problems)
+    table = parse_csv_records(data, name, required=required)
+    rows = [CsvRow(number, dict(zip(table.header, record))) for number, record in zip(table.numbers, table.records)]
+    return CsvTable(name, table.header, rows, table.problems)
 
 
 @dataclass
@@ -100,8 +98,7 @@ def read_csv_records(path: Path | str, name: str | None = None, *, required: Ite
 
 def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvRecords:
     """Parse CSV ``data`` into :class:`CsvRecords`: in one pass of the reader when every record is
-    well formed (the usual file), else record by record as :func:`parse_csv_bytes` does, which
-    locates each problem (row and line)."""
+    well formed (the usual file), else record by record, which locates each problem (row and line)."""
     required = tuple(required)
     problems: list[Problem] = []
     text = _text(data, name, problems)
@@ -124,7 +121,7 @@ def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -
                 body = [record for record in body if record]  # blank lines
             return CsvRecords(name, tuple(header), body, list(range(1, len(body) + 1)), problems + minor)
     header, rows, problems = _parse(text, name, required, problems)
-    return CsvRecords(name, header, [record for _, _, record in rows], [number for number, _, _ in rows], problems)
+    return CsvRecords(name, header, [record for _, record in rows], [number for number, _ in rows], problems)
 
 
 def _plain_records(text: str) -> list[list[str]] | None:
@@ -194,11 +191,11 @@ def _nul_problem(text: str, name: str) -> Problem:
 
 def _parse(
     text: str, name: str, required: tuple[str, ...], problems: list[Problem]
-) -> tuple[tuple[str, ...], list[tuple[int, int, list[str]]], list[Problem]]:
-    """``(header, [(row number, first line, record)], problems)``, record by record."""
+) -> tuple[tuple[str, ...], list[tuple[int, list[str]]], list[Problem]]:
+    """``(header, [(row number, record)], problems)``, record by record."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
-    rows: list[tuple[int, int, list[str]]] = []
+    rows: list[tuple[int, list[str]]] = []
     number = 0
     line = 1
     try:
@@ -216,15 +213,10 @@ def _parse(
             number += 1
             if len(record) != len(header):
                 noun = "field" if len(record) == 1 else "fields"
-                problems.append(
-                    Problem(
-                        name,
-                        f"has {len(record)} {noun} but the header has {len(header)} (line {first_line})",
-                        row=number,
-                    )
-                )
+                message = f"has {len(record)} {noun} but the header has {len(header)} (line {first_line})"
+                problems.append(Problem(name, message, row=number))
                 continue
-            rows.append((number, first_line, record))
+            rows.append((number, record))
     except csv.Error as exc:
         problems.append(
             Problem(name, f"malformed CSV near line {line}: {exc}", row=(number + 1) if header is not None else None)
