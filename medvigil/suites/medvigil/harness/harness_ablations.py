@@ -51,7 +51,7 @@ from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import open_regular, read_text
-from medvigil.suites.medvigil.harness.harness_rows import HarnessRecords, bump, release_lookup
+from medvigil.suites.medvigil.harness.harness_rows import HarnessRecords, bump, letter_of, release_lookup
 from medvigil.suites.medvigil.scoring.ablations import modal_decay_entry
 from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, VERDICTS, judge, should_refuse, verdict_letters
 
@@ -209,17 +209,10 @@ def _mcq_record(row: dict, kind: str, model: str, condition: str, file: str, lin
     if not gold:
         found.append(Problem(file, f"no gold letter for probe {probe_id!r}: the row has none (an error row) and neither the "
                              "release (probes_mcq.csv) nor another row gives it", row=line, field="correct_letter"))
-    predicted, parse_status = None, "error"
-    if status == "ok":
-        letter = row.get("model_letter")
-        letter = letter.strip() if isinstance(letter, str) else letter
-        if letter in (None, ""):
-            parse_status = "parse_failure"
-        elif isinstance(letter, str) and len(letter) == 1 and "A" <= letter <= "Z":
-            predicted, parse_status = letter, "ok"
-        else:
-            found.append(Problem(file, f"must be one capital letter or empty, got {row.get('model_letter')!r}",
-                                 row=line, field="model_letter"))
+    parse_status, predicted, bad_letter = letter_of(row.get("model_letter"), status)
+    if bad_letter:
+        found.append(Problem(file, f"must be one capital letter or empty, got {row.get('model_letter')!r}",
+                             row=line, field="model_letter"))
     fields = ctx.case_fields(case_id, file, line, found)
     if found:
         problems += found
