@@ -68,7 +68,7 @@ from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's publ
 )
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS
 
-__all__ = ["HARNESS_SUFFIX", "HarnessColumns", "HarnessRecords", "read_harness_table", "model_from_filename", "read_harness_file", "read_harness_files"]
+__all__ = ["HARNESS_SUFFIX", "HarnessColumns", "HarnessRecords", "read_harness_table", "model_from_filename", "read_harness_files"]
 
 
 def read_harness_files(
@@ -82,21 +82,15 @@ def read_harness_files(
     """Read harness outputs into probe records (scoring conventions: paper Appendix L).
 
     Args:
-        paths: ``<model>__mcq.jsonl`` files and/or folders holding them
-            (e.g. ``results/baselines``).
+        paths: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g. ``results/baselines``).
         release: a release location (folder, built dataset folder or Hub id, read with
-            :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), an already loaded release (anything with
-            a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality,
-            text_only_answerable``, and optionally ``probes_mcq``), or ``None`` (records then
-            lack tiers etc.; a warning says so).
-        strict: raise one :class:`~medvigil.errors.DataError` listing every bad row
-            (default); with ``False`` skip bad rows and count them.
-        allow_empty: a file without any row is a warning (counted as ``empty_file``)
-            instead of an error.
+            :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), a loaded release
+            (a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality, text_only_answerable``,
+            optionally ``probes_mcq``), or ``None`` (records then lack tiers etc.; a warning says so).
+        strict: raise one :class:`~medvigil.errors.DataError` listing every bad row (default), or
+            skip bad rows and count them.
+        allow_empty: a file without any row is a warning (counted as ``empty_file``), not an error.
         condition: the records' ``condition`` (``"default"`` for the headline audit).
-
-    Returns:
-        :class:`HarnessRecords`, a list of probe-record dicts.
 
     Raises:
         FileNotFoundError: a path does not exist.
@@ -237,10 +231,3 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         source="harness result files",
     )
     return HarnessColumns(table, out)
-
-
-def read_harness_file(
-    path: str | Path, release: Any = None, *, strict: bool = True, allow_empty: bool = False, condition: str = "default"
-) -> HarnessRecords:
-    """One ``<model>__mcq.jsonl`` file; see :func:`read_harness_files`."""
-    return read_harness_files([path], release, strict=strict, allow_empty=allow_empty, condition=condition)

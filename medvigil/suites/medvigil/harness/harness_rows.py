@@ -28,19 +28,11 @@ _CHECKER = compiled(_SCHEMA)  # the row schema as column checks
 
 
 class HarnessRecords(list):
-    """Probe records (a ``list`` of dicts) read from harness files, with bookkeeping.
-
-    Attributes:
-        files: ``{path: model}`` of the files read.
-        skipped: ``{model: {reason: count}}`` of lines not turned into records
-            (``blank_line``; ``invalid_row`` with ``strict=False``; ``empty_file`` with
-            ``allow_empty=True``). :func:`medvigil.suites.medvigil.scoring.scoring.audit` copies it into each model's
-            ``skipped``.
-        error_rows: ``{model: {probe_kind: count}}`` of failed calls (``status != "ok"``), read
-            as records with ``parse_status = "error"``.
-        problems: the problems of skipped invalid rows (``strict=False``).
-        warnings: e.g. scoring without a release (no tiers, so no SFR_w), an empty file.
-    """
+    """Probe records (a ``list`` of dicts) read from harness files, with bookkeeping: ``files``
+    (``{path: model}``), ``skipped`` (``{model: {reason: count}}``: ``blank_line``, ``invalid_row``,
+    ``empty_file``; the audit copies it into each model's ``skipped``), ``error_rows`` (``{model:
+    {probe_kind: count}}`` of failed calls), ``problems`` (of skipped invalid rows, ``strict=False``)
+    and ``warnings`` (e.g. no release: no tiers, so no SFR_w)."""
 
     def __init__(self, records: Iterable[dict] = ()):
         super().__init__(records)
