@@ -1,19 +1,12 @@
 """Open input files safely: regular files only, bounded reads, decoding errors with a location.
 
-Every reader of user data (release CSV/JSON, result files, logs, score files, checksum
-lists, source images) opens its file through this module, so that
-
-- a symbolic link to ``/dev/zero``, a FIFO, a socket or a device is refused *before*
-  anything is read (``open`` with ``O_NONBLOCK`` never waits on a FIFO; ``fstat`` of the
-  opened descriptor decides, so the file cannot be swapped between check and read);
-- a file larger than the limit is refused instead of filling memory
-  (:data:`MAX_INPUT_BYTES`, 1 GiB; ``MEDVIGIL_MAX_INPUT_BYTES`` overrides it, read by
-  :func:`max_input_bytes` when a file is opened, so a bad value is a clear error, not a traceback);
-- bytes that are not UTF-8 and JSON that is not strict JSON (``NaN``, ``Infinity``,
-  nesting deeper than the interpreter can follow) become a
-  :class:`~medvigil.errors.DataError` naming the file and line.
-
-A missing file still raises :class:`FileNotFoundError` (the CLI prints it).
+Every reader of user data opens its file here, so that a symbolic link to ``/dev/zero``, a FIFO, a
+socket or a device is refused before anything is read (``O_NONBLOCK``: a FIFO never blocks the
+open; ``fstat`` of the opened descriptor decides, so the file cannot be swapped in between); a file
+over :func:`max_input_bytes` (1 GiB, or ``MEDVIGIL_MAX_INPUT_BYTES``) is refused instead of filling
+memory; and bytes that are not UTF-8 or JSON that is not strict (``NaN``, ``Infinity``, nesting too
+deep) are a :class:`~medvigil.errors.DataError` naming file and line. A missing file still raises
+:class:`FileNotFoundError` (the CLI prints it).
 """
 
 from __future__ import annotations
