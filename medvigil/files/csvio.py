@@ -1,21 +1,12 @@
-"""Strict CSV reading for release files.
+"""Strict CSV reading for release files: UTF-8 without a byte-order mark, one header row, comma
+separated, RFC 4180 quoting. Anything else is a :class:`~medvigil.errors.Problem` that says where:
+bytes that are not UTF-8 (byte offset and data row); a byte-order mark (UTF-8: reported and
+skipped; UTF-16: reading stops); an empty file, a missing required column, a column named twice; a
+row with more or fewer fields than the header (left out); a NUL character (row and column).
 
-The published release is UTF-8 CSV without a byte-order mark, one header row, comma
-separated, RFC 4180 quoting. :func:`read_csv` refuses anything else with a
-:class:`~medvigil.errors.Problem` that says where:
-
-- bytes that are not UTF-8 (the message gives the byte offset; the row is the data row
-  holding that byte);
-- a byte-order mark (a UTF-8 BOM is reported and then skipped, so the rest of the file is
-  still checked; a UTF-16 BOM stops reading);
-- an empty file, a header without a required column (the field names the column), a
-  header naming a column twice;
-- a row with more or fewer fields than the header (that row is left out of the table);
-- a NUL character anywhere (the row and column are named).
-
-Row numbers are 1-based data rows, the header excluded, blank lines not counted: row 1
-is the first record after the header, as in a spreadsheet with the header frozen.
-Values stay strings; typing them is the reader's job (:mod:`medvigil.suites.medvigil.release.release`).
+Row numbers are 1-based data rows, the header excluded, blank lines not counted (as in a
+spreadsheet with the header frozen). Values stay strings; the reader types them
+(:mod:`medvigil.suites.medvigil.release.release`).
 
 >>> table = parse_csv_bytes(b"a,b\\n1,2\\n3\\n", "x.csv", required=("a",))
 >>> [row.values for row in table.rows]

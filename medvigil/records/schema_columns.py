@@ -1,22 +1,14 @@
 """The one compiler of our JSON Schemas into fast checks that only ever *accept*.
 
-``jsonschema`` validates one record in about 150 µs; a release has tens of thousands of rows and
-a scored run hundreds of thousands of records. Two compiled forms of a schema, one mechanism:
-
-* :func:`compile_predicate` / :func:`predicate`: a per-value predicate for the keyword subset our
-  schemas use (``type``, ``enum``, ``const``, ``pattern``, lengths, bounds, ``items``, ``oneOf``,
-  ``if``/``then``/``else``, ``required``, ``properties``);
-* :func:`compile_schema` / :func:`compiled`: for a flat object schema, a :class:`ColumnChecker`
-  that judges the distinct key sets of the records (``required``, ``additionalProperties:
-  false``, an ``if``/``then`` requiring keys when one key holds a constant) and, per property, the distinct values of its column, so a value shared by many rows
-  is judged once (arrays by their lengths and all their items as one column; a ``oneOf`` of
-  branches of disjoint types by the values of each branch's types; values the column rules do
-  not cover go through the property's predicate).
-
-Whatever they refuse, and every schema using another keyword (then they are ``None``), goes to
-``jsonschema`` (:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to
-name file, row and field. ``tests/test_strict_readers.py`` and ``tests/test_schemas.py`` check
-that both paths reject the same records, on the same field.
+``jsonschema`` takes about 150 µs a record; a release has tens of thousands of rows and a scored run
+hundreds of thousands of records. :func:`compile_predicate` / :func:`predicate` give a per-value
+predicate for the keyword subset our schemas use; :func:`compile_schema` / :func:`compiled` give, for
+a flat object schema, a :class:`ColumnChecker` judging the records' key sets (``required``,
+``additionalProperties: false``, an ``if``/``then`` requiring keys when one key holds a constant)
+and each property's column, a value shared by many rows once. Whatever they refuse, and every
+schema using another keyword (then they are ``None``), goes to ``jsonschema``
+(:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to name file, row and
+field; ``tests/test_strict_readers.py`` and ``tests/test_schemas.py`` check both paths agree.
 """
 
 from __future__ import annotations
