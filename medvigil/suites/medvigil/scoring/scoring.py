@@ -59,8 +59,7 @@ def records_table(records: Any) -> RecordTable | None:
 
 
 def as_table(records: Records, source: str = "<records>") -> RecordTable:
-    """``records`` as a :class:`RecordTable`: itself, a reader's columnar result's ``table``
-    (e.g. :class:`medvigil.suites.medvigil.harness.harness.HarnessColumns`), or built from dicts."""
+    """``records`` as a :class:`RecordTable`: itself, a columnar result's ``table`` (``HarnessColumns``), or built from dicts."""
     if isinstance(records, RecordTable):
         return records
     table = records_table(records)
@@ -113,8 +112,7 @@ def _as_lists(point: Mapping[str, Any]) -> dict[str, Any]:
 
 def _model_block(point: Mapping[str, Any], idx: tuple, s: Sequence[float], lay: Layout, normalise: str,
                  harness: bool = False) -> dict[str, Any]:
-    """Metrics, accuracies, tier SFRs and NaN reasons of one group: ``point`` (:func:`_as_lists`)
-    at ``idx``; ``s`` is the group's summed feature row."""
+    """Metrics, accuracies, tier SFRs and NaN reasons of one group: ``point`` at ``idx``, ``s`` its summed features."""
 
     def at(x):
         for i in idx:
@@ -212,8 +210,7 @@ def _score(tab: RecordTable, weights: np.ndarray, normalise: str, harness_compat
 
 
 def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, paired: bool = False):
-    """Bootstrap values ``{metric: (B, M)}``: paper semantics (or ``paired``) resample all cases for
-    every model alike; harness-compatible resamples each model's case list as ``bootstrap_mcs.py``."""
+    """``{metric: (B, M)}`` on resamples of all cases (paper, or ``paired``) or of each model's cases (``bootstrap_mcs.py``)."""
     lay = feats.layout
     # in the float32 that resampled_sums multiplies in (exact for these counts), converted once
     stat = np.ascontiguousarray(feats.tensor[:, :, : lay.n_stat], dtype=np.float32)
