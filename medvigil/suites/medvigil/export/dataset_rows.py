@@ -38,17 +38,9 @@ def check_row_settings(shuffle_seed: object, variant_source: object) -> None:
 
 
 class ReleaseRows:
-    """The rows of one (validated) release's configs, built with one set of settings.
-
-    Args:
-        shuffle_seed: seed of the ``mcq_shuffled`` permutations.
-        variant_source: ``"render"`` (image-side variants rendered from the case image and ROI)
-            or ``"shipped"`` (the release's ``images_perturbed/`` files as they are).
-        reconstructed_dir: output of ``medvigil reconstruct``: credentialed cases get their re-derived images.
-        image_store: folder keeping rendered images between configs (each rendered once); None: in memory.
-
-    Left-out items of every :meth:`iter_rows` call are counted in :attr:`skipped`.
-    """
+    """The rows of one validated release's configs, for one set of settings. ``variant_source``: ``"render"``
+    or ``"shipped"`` (:mod:`.variants`); ``reconstructed_dir``: re-derived credentialed images; ``image_store``:
+    folder keeping renders between configs (None: memory). Left-out items are counted in :attr:`skipped`."""
 
     def __init__(self, release, *, shuffle_seed: int = 0, variant_source: str = "render",
                  reconstructed_dir: str | None = None, image_store: Path | None = None):

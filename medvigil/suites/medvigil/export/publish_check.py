@@ -28,14 +28,11 @@ PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
 
 
 def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = ()) -> tuple[list[Path], list[Problem]]:
-    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: publishing is allowed).
+    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed).
 
-    Refused: a folder that is not a medvigil build; a ``local_only`` build; any file other than the card,
-    datasheet, Croissant, build info and the Parquet shards (stray images, DICOM); symbolic links; shards
-    whose checksum differs from ``build_info.json``; Parquet rows of credentialed cases with image bytes;
-    and (:mod:`medvigil.hub.publish_scan`) bytes identical to a credentialed image (``credentialed_sha256``
-    of the build and every file under ``credentialed_dirs``) anywhere, pixels near-identical to an image
-    under ``credentialed_dirs`` anywhere, and any image at all inside the text files and text cells.
+    Refused: not a medvigil build; ``local_only``; any other file than card, datasheet, Croissant, build info and
+    shards; symbolic links; shards whose checksum differs; credentialed rows with image bytes; and
+    (:mod:`medvigil.hub.publish_scan`) bytes or pixels of a credentialed image, or any image in text.
     """
     out = Path(out)
     if not out.is_dir():

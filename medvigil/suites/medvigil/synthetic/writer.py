@@ -1,11 +1,7 @@
-"""Write a synthetic release in the published MedVIGIL layout, case by case.
-
-The release is written into a temporary sibling directory renamed into place at the end (a failure
-never leaves a half-written release); each case's images are written as soon as it is drawn and CSV
-rows are streamed. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), files carry no
-time stamps and JPEG encoding is fixed-parameter, so the same ``seed`` and ``cases`` give byte-identical
-files (with the same medvigil, numpy and Pillow versions), and a release of N cases is a prefix of one
-of M > N cases, apart from the summary files.
+"""Write a synthetic release in the published MedVIGIL layout, case by case, into a temporary sibling renamed
+into place at the end. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), files carry no time
+stamps and JPEG encoding is fixed-parameter: the same ``seed`` and ``cases`` give byte-identical files, and a
+release of N cases is a prefix of one of M > N cases, apart from the summary files.
 """
 
 from __future__ import annotations
@@ -188,12 +184,9 @@ def _ordered(groups: dict, order) -> dict:
 def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, force: bool = False,
                      credentialed_out: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
                      jobs: int = 1) -> ReleaseSummary:
-    """Write a synthetic release of ``cases`` cases (>= 1; all five tiers and four sources appear from 5
-    cases on) into ``out`` (absent or empty unless ``force``) and return its summary.
-
-    ``credentialed_out`` receives the withheld CXR source files at the paths of
-    ``reconstruction/cxr_pointers.csv``; ``progress(cases_done, cases_total)`` is called after every case;
-    ``jobs`` worker processes draw and encode the cases (the output does not depend on it).
+    """Write ``cases`` cases (>= 1; all tiers and sources appear from 5 on) into ``out`` (absent or empty unless
+    ``force``). ``credentialed_out`` receives the withheld CXR source files at the paths of ``cxr_pointers.csv``;
+    ``progress(done, total)`` is called per case; ``jobs`` worker processes do not change the output.
     """
     cases = _check_count(cases, "cases", 1)
     seed = _check_count(seed, "seed", 0)
