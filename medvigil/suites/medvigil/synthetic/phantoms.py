@@ -1,11 +1,8 @@
 """Procedural phantoms: chest radiographs and axial head CT/MRI slices with known lesions (not clinical data).
 
-Each phantom is drawn with numpy from a :class:`Scene` (what to draw) and a seeded
-:class:`numpy.random.Generator` (geometry jitter, texture, noise), at its *native* size as 8-bit greyscale;
-the release writer derives the published form (:func:`medvigil.images.imaging.to_published`).
-
-Sides are the patient's, radiological convention: the **patient's right is on the image left** (x < 0.5).
-Head slices are axial, anterior at the top. What a pixel heuristic can rely on:
+Drawn with numpy from a :class:`Scene` and a seeded generator at *native* size, 8-bit greyscale. Sides are the
+patient's: the **patient's right is on the image left** (x < 0.5); head slices are axial, anterior at the top.
+What a pixel heuristic can rely on:
 
 * The anatomy is mirror-symmetric (every shape is a function of ``|x - 0.5|``); only the lesion, the
   per-pixel noise and the corner label break the symmetry, so comparing the ROI with its mirror box
@@ -20,8 +17,7 @@ Head slices are axial, anterior at the top. What a pixel heuristic can rely on:
 * The "SYNTHETIC" corner label (grey 215) lies in the top :data:`LABEL_BAND` (7%) of the rows, outside the
   anatomy: skip those rows when comparing the two halves of a whole image.
 
-Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws are used, so the pixels do not
-depend on platform math libraries.
+Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws: pixels do not depend on platform libm.
 """
 
 from __future__ import annotations
@@ -259,9 +255,8 @@ def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
         centre = rib_y0 + rib_step * k + 0.8 * (xm - 0.07) ** 2
         ribs = np.maximum(ribs, _band_alpha(y - centre, 0.0085, 2.0 / h) * lateral)
     clav_line = 0.152 - 0.12 * (xm - 0.04)
-    clavicle = _band_alpha(y - clav_line, 0.0065, 2.0 / h) * np.clip((xm - 0.03) * w / 3.0, 0, 1) * np.clip(
-        (0.3 - xm) * w / 3.0, 0, 1
-    )
+    clavicle = (_band_alpha(y - clav_line, 0.0065, 2.0 / h) * np.clip((xm - 0.03) * w / 3.0, 0, 1)
+                * np.clip((0.3 - xm) * w / 3.0, 0, 1))
 
     lung_tex = _smooth_field(rng, h, w, 12, 6)
     soft_tex = _smooth_field(rng, h, w, 24, 4)
@@ -362,11 +357,8 @@ def _draw_head(scene: Scene, rng: np.random.Generator) -> Phantom:
     vent = _ellipse_alpha(xm, y, 0.048, cy - 0.02, 0.032, 0.105, 1.5, w, h)
     falx = _band_alpha(xm, 0.004, 1.5 / w) * (1 - vent) * inner
 
-    levels = (
-        dict(scalp=88.0, skull=238.0, brain=92.0, cortex=102.0, vent=30.0, falx=140.0)
-        if ct
-        else dict(scalp=196.0, skull=28.0, brain=104.0, cortex=122.0, vent=228.0, falx=60.0)
-    )
+    levels = (dict(scalp=88.0, skull=238.0, brain=92.0, cortex=102.0, vent=30.0, falx=140.0) if ct
+              else dict(scalp=196.0, skull=28.0, brain=104.0, cortex=122.0, vent=228.0, falx=60.0))
     tex = _smooth_field(rng, h, w, 10, 5)
 
     img = np.full((h, w), 6.0)

@@ -144,16 +144,7 @@ class _Checker(IdChecks, ProbeChecks, FileChecks, ImageChecks):
     """Cross-file checks over one :class:`ReadResult`, one mixin per concern; findings go to ``problems``."""
 
     def run(self) -> None:
-        self.check_unique_ids()
-        self.check_references()
-        self.check_sources_and_pointers()
-        self.check_roi()
-        self.check_mcq()
-        self.check_open()
-        self.check_triplets()
-        self.check_splits()
-        self.check_baseline()
-        if self.check_refs:
-            self.check_images()
-        self.check_digest()
-        self.count()
+        checks = [self.check_unique_ids, self.check_references, self.check_sources_and_pointers, self.check_roi, self.check_mcq,
+                  self.check_open, self.check_triplets, self.check_splits, self.check_baseline]
+        for check in [*checks, *([self.check_images] if self.check_refs else []), self.check_digest, self.count]:
+            check()
