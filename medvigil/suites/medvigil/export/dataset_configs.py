@@ -1,7 +1,5 @@
-"""The configs of the MedVIGIL Hub dataset (split ``test`` each; :data:`CONFIG_DESCRIPTIONS`): names,
-features, descriptions and the dataset's identity, served by both the `datasets` builder
-(:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`.export`); rows come from :mod:`.dataset_rows`.
-"""
+"""The configs of the MedVIGIL Hub dataset (split ``test`` each): names, features, descriptions and the dataset's
+identity, for the `datasets` builder and the Hub export."""
 
 from __future__ import annotations
 

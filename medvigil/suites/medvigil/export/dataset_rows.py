@@ -1,9 +1,6 @@
-"""The rows of every config of the MedVIGIL Hub dataset, served to both the `datasets` builder
-(:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`.export`).
-
-``image`` is the exact image the model must see for the row (:mod:`.variants`; option orders are
-:mod:`medvigil.mcq.option_order`). Credentialed cases have ``image = None`` unless ``reconstructed_dir``
-holds images re-derived with ``medvigil reconstruct`` (local evaluation only).
+"""The rows of every config of the MedVIGIL Hub dataset, for the `datasets` builder and the Hub export. ``image``
+is the exact image the model must see (:mod:`.variants`); credentialed cases have ``image = None`` unless
+``reconstructed_dir`` holds images re-derived with ``medvigil reconstruct`` (local evaluation only).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C).
-
-What is MedVIGIL's own: licences of the directly redistributed sources, the datasheet's
-tables (probe kinds, tiers, sources, what was left out), the notices of local-only and
-synthetic builds. Front matter and Croissant are assembled by :mod:`medvigil.hub.card_metadata`.
-"""
+"""The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C); front matter and
+Croissant are assembled by :mod:`medvigil.hub.card_metadata`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Release checks of the probe files: ROI boxes against ROI probes, the MCQ options and letter
-conventions (``probes_mcq.csv``), open-ended probes, counterfactual triplets and the clinician
-baseline."""
+"""Release checks of the probe files: ROI boxes, MCQ options and letter conventions, open probes, triplets, baseline."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What every release check shares: the checker's state over one read release (rows, manifest and
-grounding by case, what was readable), how findings are recorded (errors, warnings, errors that
-also stop scoring) and the small text helpers of their messages."""
+"""What every release check shares: the checker's state over one read release, how findings are recorded and
+the text helpers of their messages."""
 
 from __future__ import annotations
 
