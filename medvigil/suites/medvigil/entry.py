@@ -77,8 +77,7 @@ def score(
 
 
 def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool, open_judge: str = DEFAULT_JUDGE):
-    """The records of ``files``, the release they were read against (or None) and the warnings, printed
-    on stderr (all of them are returned)."""
+    """``(records, release or None, warnings)`` of ``files``; the warnings are also printed on stderr."""
     # lmms-eval logs carry every field scoring needs, so their problems come first, and a
     # release's problems come first otherwise
     logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
@@ -114,8 +113,7 @@ def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_
 
 def compare(files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
             **compare_options) -> dict:
-    """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`),
-    the files read as :func:`score` reads them."""
+    """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`)."""
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
     result = compare_models(records, **compare_options)
     return {"suite": "medvigil", **result, "inputs": {

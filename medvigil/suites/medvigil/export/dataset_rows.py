@@ -96,8 +96,7 @@ class ReleaseRows:
             yield probe, case, kind
 
     def rendered_image(self, case, kind: str) -> bytes | None:
-        """Our render of a case image (``kind="case"``) or variant, whatever ``variant_source`` is
-        (from :attr:`image_store` when an earlier config rendered it); None for a withheld credentialed case."""
+        """Our render of the case image or a variant, whatever ``variant_source`` is; None when withheld."""
         if self._renderer is None:
             self._renderer = _Images(self.release, "render", "render", self.reconstructed_dir, Counter(), self.image_store)
         return self._renderer.image_bytes(case, kind)

@@ -177,7 +177,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
 
 
 def _payload_size(row: dict) -> int:
-    """What a row adds to its shard's size: image bytes, UTF-8 text, 8 bytes per other value."""
+    """What a row adds to its shard: image bytes, UTF-8 text, 8 bytes per other value."""
     size = 0
     for value in row.values():
         if isinstance(value, dict) and value.get("bytes") is not None:

@@ -50,8 +50,7 @@ def is_published_form(data: bytes) -> bool:
 
 
 def case_image_bytes(path: Path, *, comment: str | None = None) -> bytes:
-    """Published-form JPEG bytes of a case image file; ``comment`` labels re-encoded images (e.g. the
-    synthetic-data notice), bytes that pass through unchanged keep their own labels."""
+    """Published-form JPEG bytes of a case image file; ``comment`` labels re-encoded images only."""
     data = read_bytes(path)
     if is_published_form(data):
         return data
@@ -67,8 +66,6 @@ def render_variant_bytes(case_jpeg: bytes, variant: str, bbox: Iterable[float] |
 
 
 # --------------------------------------------------------------------------- comparison
-
-
 @dataclass(frozen=True)
 class VariantDifference:
     """Our render of one (case, variant) against the file the release ships."""
@@ -106,8 +103,7 @@ class VariantComparison:
 
 
 def compare_images(ours: Image.Image, theirs: Image.Image) -> dict:
-    """Pixel-difference statistics of two RGB images of the same size (the 99th percentile: the smallest
-    8-bit absolute difference at or below which 99% of them lie, read off their histogram)."""
+    """Pixel-difference statistics of two same-size RGB images (percentile read off the difference histogram)."""
     a = np.asarray(ours.convert("RGB"), dtype=np.uint8)
     b = np.asarray(theirs.convert("RGB"), dtype=np.uint8)
     diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8

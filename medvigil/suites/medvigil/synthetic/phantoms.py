@@ -110,8 +110,6 @@ class Phantom:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
 def _grid(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     xs = (np.arange(width, dtype=np.float64) + 0.5) / width
     ys = (np.arange(height, dtype=np.float64) + 0.5) / height
@@ -131,8 +129,7 @@ def _band_alpha(dist: np.ndarray, half_width: float, edge: float) -> np.ndarray:
 
 
 def _smooth_field(rng: np.random.Generator, height: int, width: int, cell: int, amp: int) -> np.ndarray:
-    """Smooth random texture in [-amp, amp]: integer values on a ``cell``-pixel grid, bilinearly
-    interpolated (separable, plain float arithmetic, so exact and platform-independent)."""
+    """Smooth texture in [-amp, amp]: integers on a ``cell``-pixel grid, bilinearly interpolated (exact float arithmetic)."""
     gh, gw = height // cell + 2, width // cell + 2
     coarse = rng.integers(-amp, amp + 1, size=(gh, gw)).astype(np.float64)
     ty = np.arange(height, dtype=np.float64) / cell
@@ -229,8 +226,6 @@ def _phantom(img: np.ndarray, rng: np.random.Generator, lesion: np.ndarray | Non
 
 
 # --------------------------------------------------------------------------- chest
-
-
 def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
     w, h = scene.width, scene.height
     x, y = _grid(w, h)
@@ -330,8 +325,6 @@ def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
 
 
 # --------------------------------------------------------------------------- head
-
-
 _HEAD_ZONE_POS = {  # (lateral offset from the midline, vertical offset from the centre)
     "frontal": (0.16, -0.21),
     "parietal": (0.2, 0.0),

@@ -85,8 +85,7 @@ class ReleaseSummary:
 
 
 class _CsvOut:
-    """A CSV file written row by row: UTF-8 (no BOM), ``\\n`` line ends, QUOTE_MINIMAL,
-    the given columns then the synthetic-notice column."""
+    """A CSV file written row by row (UTF-8, ``\\n``, QUOTE_MINIMAL): the columns, then the synthetic notice."""
 
     def __init__(self, path: Path, columns: tuple):
         path.parent.mkdir(parents=True, exist_ok=True)
