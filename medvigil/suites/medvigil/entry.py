@@ -1,12 +1,9 @@
 """MedVIGIL in the suite registry: score result files against a release; the report's tables.
 
-``files`` are official-harness outputs (``results/baselines/<model>__mcq.jsonl``, error rows
-included, and the authors' other result files) or lmms-eval ``--log_samples`` files of the
-``medvigil_*`` tasks, read by :mod:`medvigil.suites.medvigil.harness.model_outputs` and scored by
-:func:`medvigil.suites.medvigil.scoring.scoring.audit`. ``release`` (optional) is a release folder (only
-``manifest.csv`` is needed), a built dataset folder or a Hub repo id. Release findings that do not
-touch scoring are warnings. When the release is a folder, its ``clinician_baseline.csv`` is scored
-too (the Doctors row) and, for models with triplet arms, its triplets are matched to options.
+``files``: official-harness outputs or lmms-eval ``--log_samples`` files of the ``medvigil_*`` tasks
+(:mod:`medvigil.suites.medvigil.harness.model_outputs`). ``release`` (optional): a release folder, a built
+dataset folder or a Hub repo id; a folder's ``clinician_baseline.csv`` is scored too (the Doctors row) and its
+triplets are matched for models with triplet arms. Release findings that do not touch scoring are warnings.
 """
 
 from __future__ import annotations
@@ -38,12 +35,9 @@ def score(
     files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
     open_judge: str | None = None, **audit_options
 ) -> dict:
-    """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files): the result of
-    :func:`medvigil.suites.medvigil.scoring.scoring.audit` plus ``inputs`` (where the release came from, its
-    warnings, the files read, error rows per model and kind, the rows left out). ``open_judge`` judges the
-    authors' ``__open.jsonl`` answers (default: ``authors-rule`` with ``harness_compatible``, as their
-    numbers were made, else the default judge).
-    """
+    """:func:`medvigil.suites.medvigil.scoring.scoring.audit` of ``files`` plus ``inputs`` (release, warnings, files,
+    error rows, rows left out). ``open_judge`` judges ``__open.jsonl`` answers (default: ``authors-rule`` with
+    ``harness_compatible``, as the authors' numbers were made, else the default judge)."""
     if open_judge is None:
         open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty, open_judge)
@@ -83,8 +77,7 @@ def score(
 
 
 def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool, open_judge: str = DEFAULT_JUDGE):
-    """The records of ``files``, the release they were read against (or None) and the warnings, printed
-    on stderr (all of them are returned)."""
+    """``(records, release or None, warnings)`` of ``files``; the warnings are also printed on stderr."""
     # lmms-eval logs carry every field scoring needs, so their problems come first, and a
     # release's problems come first otherwise
     logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
@@ -120,8 +113,7 @@ def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_
 
 def compare(files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
             **compare_options) -> dict:
-    """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`),
-    the files read as :func:`score` reads them."""
+    """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`)."""
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
     result = compare_models(records, **compare_options)
     return {"suite": "medvigil", **result, "inputs": {

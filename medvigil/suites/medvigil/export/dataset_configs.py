@@ -1,13 +1,15 @@
-"""The configs of the MedVIGIL Hub dataset (split ``test`` each; :data:`CONFIG_DESCRIPTIONS`): names,
-features, descriptions and the dataset's identity, served by both the `datasets` builder
-(:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`.export`); rows come from :mod:`.dataset_rows`.
-"""
+"""The configs of the MedVIGIL Hub dataset (split ``test`` each): names, features, descriptions and the dataset's
+identity, for the `datasets` builder and the Hub export."""
 
 from __future__ import annotations
+
+import json
+from string import Template
 
 import datasets
 
 from medvigil import citations
+from medvigil.cards import CARDS_DIR
 from medvigil.suites.medvigil.release.release_format import PROBE_KINDS
 
 VERSION = datasets.Version("1.0.0")
@@ -68,48 +70,7 @@ CONFIG_DESCRIPTIONS = {
     "triplets": "one row per counterfactual triplet (anchor, T-CF, V-CF) with the case image",
 }
 
-# Croissant field descriptions, per column name
-COLUMN_DESCRIPTIONS = {
-    "probe_id": "Probe identifier (immutable).",
-    "case_id": "Case identifier (immutable).",
-    "probe_kind": "Probe family: " + ", ".join(PROBE_KINDS) + ".",
-    "question": "Question text shown to the model (already perturbed for non-original probes).",
-    "options": "The five option texts, displayed as A..E in this order.",
-    "correct_letter": "Correct letter in the displayed order.",
-    "published_correct_letter": "Correct letter in the published order.",
-    "permutation": "Published letters in displayed order (e.g. CAEBD: displayed A is published C).",
-    "shuffle_seed": "Seed of the per-probe option permutation.",
-    "rotation": "CircularEval rotation index 0..4 (0 = published order).",
-    "image_file": "Image path as written in the release (relative).",
-    "risk_tier": "Clinical risk tier L1 (meta) .. L5 (time-critical).",
-    "source_dataset": "Source corpus as the release spells it: VQA-RAD, SLAKE, ROCO or CXR (credentialed), or a "
-    "spelling such as vqa-rad, cxr, MIMIC-CXR, CheXpert.",
-    "modality": "Imaging modality.",
-    "text_only_answerable": "Whether the question is answerable from its wording alone.",
-    "laterality_dependent": "Whether the gold answer changes under a left-right flip.",
-    "roi_bbox": "Region of interest [x0, y0, x1, y1], normalised to the image size; null when missing.",
-    "roi_usable": "Whether the ROI box can drive the ROI probes.",
-    "credentialed": "Whether the case comes from a credentialed source (image withheld).",
-    "image_kind": "Which image the row shows: case, roi_masked, roi_only, lr_flip or none.",
-    "image_status": "embedded, withheld_credentialed, local_reconstruction or no_image.",
-    "image": "The exact image the model must see (JPEG); null when none or withheld.",
-    "gold_answer": "Doctor-finalised gold answer of the case question.",
-    "gold_after_lr_flip": "Gold answer after a left-right flip (differs only for laterality-dependent cases).",
-    "annotator_notes": "Annotator notes from the manifest.",
-    "rationale": "Answer rationale (grounding layer).",
-    "differential_set": "Plausible alternatives (grounding layer).",
-    "clinical_context": "Clinical context summary (grounding layer).",
-    "probe_axis": "Open-ended probe axis.",
-    "expected_behavior": "Expected behaviour for the open-ended probe (answer, refuse, correct the premise, ...).",
-    "expected_answer_or_set": "Accepted answers for the open-ended probe.",
-    "halluc_explanation": "Why the premise of a hallucination trap is false.",
-    "provenance": "Provenance of the open-ended probe.",
-    "anchor_question": "Triplet anchor question (the original probe).",
-    "tcf_question": "Textual counterfactual: reworded anchor, same gold.",
-    "vcf_question": "Visual counterfactual: anchor with a hypothetical condition, different gold.",
-    "anchor_gold": "Gold answer of the anchor.",
-    "tcf_gold": "Gold answer of the textual counterfactual (equals the anchor gold).",
-    "vcf_gold": "Gold answer of the visual counterfactual (differs from the anchor gold).",
-    "pointer_source_path": "Credentialed cases: path of the source image in the licensed copy (MIMIC-CXR / CheXpert).",
-    "pointer_sha256": "Credentialed cases: SHA-256 of that source file, checked by `medvigil reconstruct`.",
-}
+# Croissant field descriptions, per column name (template in ``cards/``)
+COLUMN_DESCRIPTIONS: dict[str, str] = json.loads(
+    Template((CARDS_DIR / "medvigil_columns.json").read_text(encoding="utf-8")).substitute(probe_kinds=", ".join(PROBE_KINDS))
+)

@@ -1,9 +1,6 @@
-"""The rows of every config of the MedVIGIL Hub dataset, served to both the `datasets` builder
-(:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`.export`).
-
-``image`` is the exact image the model must see for the row (:mod:`.variants`; option orders are
-:mod:`medvigil.mcq.option_order`). Credentialed cases have ``image = None`` unless ``reconstructed_dir``
-holds images re-derived with ``medvigil reconstruct`` (local evaluation only).
+"""The rows of every config of the MedVIGIL Hub dataset, for the `datasets` builder and the Hub export. ``image``
+is the exact image the model must see (:mod:`.variants`); credentialed cases have ``image = None`` unless
+``reconstructed_dir`` holds images re-derived with ``medvigil reconstruct`` (local evaluation only).
 """
 
 from __future__ import annotations
@@ -38,17 +35,9 @@ def check_row_settings(shuffle_seed: object, variant_source: object) -> None:
 
 
 class ReleaseRows:
-    """The rows of one (validated) release's configs, built with one set of settings.
-
-    Args:
-        shuffle_seed: seed of the ``mcq_shuffled`` permutations.
-        variant_source: ``"render"`` (image-side variants rendered from the case image and ROI)
-            or ``"shipped"`` (the release's ``images_perturbed/`` files as they are).
-        reconstructed_dir: output of ``medvigil reconstruct``: credentialed cases get their re-derived images.
-        image_store: folder keeping rendered images between configs (each rendered once); None: in memory.
-
-    Left-out items of every :meth:`iter_rows` call are counted in :attr:`skipped`.
-    """
+    """The rows of one validated release's configs, for one set of settings. ``variant_source``: ``"render"``
+    or ``"shipped"`` (:mod:`.variants`); ``reconstructed_dir``: re-derived credentialed images; ``image_store``:
+    folder keeping renders between configs (None: memory). Left-out items are counted in :attr:`skipped`."""
 
     def __init__(self, release, *, shuffle_seed: int = 0, variant_source: str = "render",
                  reconstructed_dir: str | None = None, image_store: Path | None = None):
@@ -107,8 +96,7 @@ class ReleaseRows:
             yield probe, case, kind
 
     def rendered_image(self, case, kind: str) -> bytes | None:
-        """Our render of a case image (``kind="case"``) or variant, whatever ``variant_source`` is
-        (from :attr:`image_store` when an earlier config rendered it); None for a withheld credentialed case."""
+        """Our render of the case image or a variant, whatever ``variant_source`` is; None when withheld."""
         if self._renderer is None:
             self._renderer = _Images(self.release, "render", "render", self.reconstructed_dir, Counter(), self.image_store)
         return self._renderer.image_bytes(case, kind)

@@ -1,18 +1,10 @@
 """Write a Hub-ready folder from a MedVIGIL release (``medvigil build``).
 
-Output: ``README.md`` (the card: YAML front matter + datasheet), ``DATASHEET.md`` (paper, Appendix C),
-``croissant.json`` (Croissant 1.0; mlcroissant reports no error, no warning), ``build_info.json``
-(versions, digests, settings, row counts, skipped items, shard checksums, variant comparison,
-credentialed case ids) and ``data/<config>/test-NNNNN-of-MMMMM.parquet``.
-
-The release is validated first (any error stops the build). Rows are streamed from the row producer
-the `datasets` builder also serves (:mod:`.dataset_rows`), one row group (whole cases) at a time, each
-distinct image stored once per row group; the shared engine :mod:`medvigil.hub.export_engine` writes
-atomically and deterministically (same release and settings: byte-identical files, same build
-digest). Credentialed images never leave: their rows carry ``image = None`` unless re-derived images
-go into a ``local_only`` build (marked in ``build_info.json``, the card and a ``LOCAL_ONLY`` file,
-refused by ``medvigil publish``); a normal build re-scans its own Parquet files before the final rename
-(:func:`.publish_check.credentialed_problems`).
+Output: ``README.md`` (card), ``DATASHEET.md`` (paper, Appendix C), ``croissant.json``, ``build_info.json``
+and ``data/<config>/test-NNNNN-of-MMMMM.parquet``, written atomically and deterministically by
+:mod:`medvigil.hub.export_engine` from the rows of :mod:`.dataset_rows`. Any validation error stops the
+build. Credentialed images never leave: ``image = None`` unless re-derived images go into a ``local_only``
+build (marked, refused by ``medvigil publish``); a normal build re-scans its own shards before the final rename.
 """
 
 from __future__ import annotations
@@ -85,24 +77,11 @@ def build(
     configs: tuple[str, ...] | None = None, shuffle_seed: int = 0, variant_source: str = "render",
     max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES, repo_id: str | None = None, force: bool = False, skip_invalid_rows: bool = False,
 ) -> BuildReport:
-    """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically.
-
-    Args:
-        out: destination folder; must not exist unless ``force`` (replaced only after the new build succeeded).
-        reconstructed: output folder of ``medvigil reconstruct``; embedded only with ``local_only``
-            (the result is marked and ``medvigil publish`` refuses it).
-        configs: subset of :data:`.dataset_configs.CONFIG_NAMES` (default: all).
-        shuffle_seed: seed of ``mcq_shuffled``; ``variant_source``: ``"render"`` or ``"shipped"`` (:mod:`.variants`).
-        max_shard_bytes: close a Parquet shard once its payload passes this size.
-        repo_id: Hub repository the folder is meant for (card and Croissant URL).
-        skip_invalid_rows: leave out the probes whose rows the validator reports as errors
-            (:func:`medvigil.suites.medvigil.validate.validate.leave_out_bad_probes`), counted in ``skipped``;
-            other errors still stop the build.
-
-    Raises:
-        DataError: the release does not validate (the validator's problems, all of them).
-        FileExistsError: ``out`` exists and ``force`` is false.
-        ValueError: inconsistent arguments.
+    """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically (an existing ``out`` only with
+    ``force``, replaced after success). ``reconstructed`` images need ``local_only``; ``configs`` default to all;
+    ``max_shard_bytes`` closes a shard; ``repo_id`` goes into the card and Croissant; ``skip_invalid_rows`` leaves
+    out the probes of invalid rows (:func:`.validate.leave_out_bad_probes`). Raises DataError when the release does not
+    validate, FileExistsError, ValueError on inconsistent arguments.
     """
     release_dir, out = Path(release_dir), Path(out)
     configs = tuple(configs or CONFIG_NAMES)
@@ -198,7 +177,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
 
 
 def _payload_size(row: dict) -> int:
-    """What a row adds to its shard's size: image bytes, UTF-8 text, 8 bytes per other value."""
+    """What a row adds to its shard: image bytes, UTF-8 text, 8 bytes per other value."""
     size = 0
     for value in row.values():
         if isinstance(value, dict) and value.get("bytes") is not None:

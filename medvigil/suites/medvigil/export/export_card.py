@@ -1,12 +1,9 @@
-"""The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C).
-
-What is MedVIGIL's own: licences of the directly redistributed sources, the datasheet's
-tables (probe kinds, tiers, sources, what was left out), the notices of local-only and
-synthetic builds. Front matter and Croissant are assembled by :mod:`medvigil.hub.card_metadata`.
-"""
+"""The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C); front matter and
+Croissant are assembled by :mod:`medvigil.hub.card_metadata`."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from importlib import resources
 from string import Template
@@ -35,21 +32,9 @@ _VARIANT_SOURCE_NOTES = {
     "shipped": "the release's own images_perturbed/ files, embedded unchanged",
 }
 
-# Croissant RAI properties of the dataset
-_RAI = {
-    "dataCollection": "Cases drawn from VQA-RAD, SLAKE, ROCO and MIMIC-CXR/CheXpert; three-stage pipeline "
-    "by four board-certified radiologists (screening, parallel annotation, adjudication).",
-    "dataPreprocessingProtocol": f"RGB, longest side {rf.LONGEST_SIDE} px (Lanczos), JPEG quality {rf.JPEG_QUALITY}; "
-    f"ROI variants filled with grey {rf.GREY}; lr_flip is a horizontal mirror.",
-    "dataUseCases": "Evaluation and auditing of medical vision-language models only.",
-    "dataLimitations": "Not a clinical-deployment licence; 300-case scale; single human reference rater; "
-    "possible pretraining overlap with public sources.",
-    "dataBiases": "Risk tiers are unevenly represented (L3 and L1 dominate); four source corpora only.",
-    "personalSensitiveInformation": "De-identified public images; credentialed chest radiographs are "
-    "not redistributed (pointers and reconstruction only).",
-    "dataReleaseMaintenancePlan": "Immutable case ids; corrections as new manifest versions with a digest "
-    "bump and a changelog entry.",
-}
+# Croissant RAI properties of the dataset (template in ``cards/``)
+_RAI = json.loads(Template((CARDS_DIR / "medvigil_rai.json").read_text(encoding="utf-8")).substitute(
+    longest_side=rf.LONGEST_SIDE, jpeg_quality=rf.JPEG_QUALITY, grey=rf.GREY))
 
 
 def _licences_present(release) -> list[str]:

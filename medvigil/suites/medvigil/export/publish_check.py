@@ -1,9 +1,5 @@
-"""May a MedVIGIL build be uploaded? Checked without any network access (``medvigil publish``).
-
-:func:`check_publishable` lists the files that would be uploaded and every reason to refuse;
-:func:`credentialed_problems` (also run by ``medvigil build`` on its own output before the
-final rename) finds image bytes of credentialed cases in the Parquet shards.
-"""
+"""May a MedVIGIL build be uploaded? Checked without any network access (``medvigil publish``); ``medvigil build``
+also runs :func:`credentialed_problems` on its own output before the final rename."""
 
 from __future__ import annotations
 
@@ -28,31 +24,16 @@ PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
 
 
 def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = ()) -> tuple[list[Path], list[Problem]]:
-    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: publishing is allowed).
+    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed).
 
-    Refused: a folder that is not a medvigil build; a ``local_only`` build; any file other than the card,
-    datasheet, Croissant, build info and the Parquet shards (stray images, DICOM); symbolic links; shards
-    whose checksum differs from ``build_info.json``; Parquet rows of credentialed cases with image bytes;
-    and (:mod:`medvigil.hub.publish_scan`) bytes identical to a credentialed image (``credentialed_sha256``
-    of the build and every file under ``credentialed_dirs``) anywhere, pixels near-identical to an image
-    under ``credentialed_dirs`` anywhere, and any image at all inside the text files and text cells.
+    Refused: not a medvigil build; ``local_only``; any other file than card, datasheet, Croissant, build info and
+    shards; symbolic links; shards whose checksum differs; credentialed rows with image bytes; and
+    (:mod:`medvigil.hub.publish_scan`) bytes or pixels of a credentialed image, or any image in text.
     """
     out = Path(out)
     if not out.is_dir():
         raise NotADirectoryError(f"{out} is not a folder")
-    problems: list[Problem] = []
-    info_path = out / BUILD_INFO
-    info: dict[str, Any] = {}
-    if not info_path.is_file():
-        problems.append(Problem(BUILD_INFO, "missing: not a folder written by `medvigil build`"))
-    else:
-        try:
-            info = read_json(info_path, BUILD_INFO)
-        except DataError as exc:
-            problems.extend(exc.problems)
-        if not isinstance(info, dict):
-            problems.append(Problem(BUILD_INFO, f"expected a JSON object, got {type(info).__name__}"))
-            info = {}
+    info, problems = _build_info(out)
     if info.get("local_only") or (out / LOCAL_ONLY_MARKER).exists():
         problems.append(Problem(LOCAL_ONLY_MARKER if (out / LOCAL_ONLY_MARKER).exists() else BUILD_INFO,
                                 "this is a --local-only build with credentialed images; it must never be published"))
@@ -89,6 +70,20 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
     return files, problems
 
 
+def _build_info(out: Path) -> tuple[dict[str, Any], list[Problem]]:
+    """``build_info.json`` of ``out`` (``{}`` when missing or unreadable) and its problems."""
+    info_path = out / BUILD_INFO
+    if not info_path.is_file():
+        return {}, [Problem(BUILD_INFO, "missing: not a folder written by `medvigil build`")]
+    try:
+        info = read_json(info_path, BUILD_INFO)
+    except DataError as exc:
+        return {}, list(exc.problems)
+    if not isinstance(info, dict):
+        return {}, [Problem(BUILD_INFO, f"expected a JSON object, got {type(info).__name__}")]
+    return info, []
+
+
 _IMAGE_MAGIC = (
     (0, b"\xff\xd8\xff", "JPEG"),
     (0, b"\x89PNG\r\n\x1a\n", "PNG"),
@@ -115,22 +110,14 @@ def sniff_image(path: Path) -> str | None:
 
 
 def credentialed_problems(out: Path) -> list[Problem]:
-    """Every place where ``out`` carries image bytes of a credentialed case: a row whose ``credentialed`` is
-    true, whose ``source_dataset`` is credentialed in any spelling, or whose ``case_id`` ``build_info.json``
-    lists. The Parquet files are read in batches (bounded memory)."""
+    """Every Parquet row of ``out`` with image bytes whose ``credentialed`` is true, ``source_dataset`` credentialed
+    in any spelling, or ``case_id`` listed in ``build_info.json`` (read one row group at a time)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    listed: set[str] = set()
-    info_path = out / BUILD_INFO
-    if info_path.is_file():
-        try:
-            info = read_json(info_path, BUILD_INFO)
-        except DataError:
-            info = {}  # check_publishable reports it
-        ids = info.get("credentialed_case_ids", []) if isinstance(info, dict) else []
-        listed = {str(i) for i in ids} if isinstance(ids, list) else set()
+    ids = _build_info(out)[0].get("credentialed_case_ids", [])  # check_publishable reports a bad build_info.json
+    listed = {str(i) for i in ids} if isinstance(ids, list) else set()
     problems: list[Problem] = []
     for path in sorted((out / DATA_DIR).rglob("*.parquet")) if (out / DATA_DIR).is_dir() else []:
         rel = path.relative_to(out).as_posix()

@@ -1,15 +1,9 @@
-"""The images a MedVIGIL probe shows, and an audit of a release's shipped variants.
+"""The images a MedVIGIL probe shows (paper, Appendix L), and an audit of a release's shipped variants.
 
-Per the paper (Appendix L), text-side probes attach the case image, image-side probes (``roi_masked``,
-``roi_only``, ``lr_flip``) a variant of it, ``knowledge_only`` probes none. Rendering is a pure function
-of (case image file, variant, ROI box): the case image in published form (:func:`case_image_bytes`: a
-JPEG, RGB, longest side 1024 px is kept byte for byte, anything else goes through
-:func:`medvigil.images.imaging.to_published` and ``encode_jpeg``, quality 92), then the variant
-(:func:`render_variant_bytes`: grey 128 fill of the ROI or of its complement, or a horizontal mirror).
-
-A release may also ship its own variants in ``images_perturbed/``; ``variant_source`` (``"render"``,
-the default, or ``"shipped"``) says which the builder embeds, and :func:`compare_shipped_variants`
-reports per-file pixel statistics of the two, so differences are visible in the build report.
+Text-side probes attach the case image in published form (:func:`case_image_bytes`), image-side probes
+(``roi_masked``, ``roi_only``, ``lr_flip``) a variant rendered from it (:func:`render_variant_bytes`),
+``knowledge_only`` probes none. ``variant_source`` says whether the builder embeds our render or the
+release's ``images_perturbed/`` files; :func:`compare_shipped_variants` reports how the two differ.
 """
 
 from __future__ import annotations
@@ -56,8 +50,7 @@ def is_published_form(data: bytes) -> bool:
 
 
 def case_image_bytes(path: Path, *, comment: str | None = None) -> bytes:
-    """Published-form JPEG bytes of a case image file; ``comment`` labels re-encoded images (e.g. the
-    synthetic-data notice), bytes that pass through unchanged keep their own labels."""
+    """Published-form JPEG bytes of a case image file; ``comment`` labels re-encoded images only."""
     data = read_bytes(path)
     if is_published_form(data):
         return data
@@ -73,8 +66,6 @@ def render_variant_bytes(case_jpeg: bytes, variant: str, bbox: Iterable[float] |
 
 
 # --------------------------------------------------------------------------- comparison
-
-
 @dataclass(frozen=True)
 class VariantDifference:
     """Our render of one (case, variant) against the file the release ships."""
@@ -112,8 +103,7 @@ class VariantComparison:
 
 
 def compare_images(ours: Image.Image, theirs: Image.Image) -> dict:
-    """Pixel-difference statistics of two RGB images of the same size (the 99th percentile: the smallest
-    8-bit absolute difference at or below which 99% of them lie, read off their histogram)."""
+    """Pixel-difference statistics of two same-size RGB images (percentile read off the difference histogram)."""
     a = np.asarray(ours.convert("RGB"), dtype=np.uint8)
     b = np.asarray(theirs.convert("RGB"), dtype=np.uint8)
     diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8
@@ -146,13 +136,8 @@ def compare_one(case_id: str, variant: str, ours_jpeg: bytes, shipped: Path, shi
 
 
 def compare_shipped_variants(release, *, comment: str | None = None, rendered=None) -> VariantComparison:
-    """Our render of every image-side probe's variant against the shipped file: one comparison per
-    distinct (case, variant, shipped file) among the probes naming a file under ``images_perturbed/``.
-    Cases whose image is not in the release (credentialed) are not compared.
-
-    ``rendered``: optional ``(case, variant) -> bytes`` giving our render (the export passes the
-    builder's, so nothing is rendered twice); by default it is rendered here.
-    """
+    """Our render against the shipped file, once per (case, variant, file under ``images_perturbed/``); credentialed
+    cases are not compared. ``rendered(case, variant) -> bytes`` reuses the builder's renders."""
     seen: set[tuple[str, str, str]] = set()
     out = VariantComparison()
     cache = imaging.ImageCache()

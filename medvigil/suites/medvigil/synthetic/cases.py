@@ -1,8 +1,4 @@
-"""One synthetic case expanded into the rows it contributes to every release file.
-
-:func:`author_case` writes, from the case's plan stream, the question layer (:mod:`.questions`), the
-two false-premise traps (:mod:`.traps`), the knowledge-only question and clinical context
-(:mod:`.knowledge`), then the nine probe kinds, the open-ended variants, the triplet and the grounding.
+"""One synthetic case expanded into the rows it contributes to every release file (:func:`author_case`).
 Published letter conventions: the gold is A and E the probe-specific safe action; ``halluc_trap`` and
 ``roi_masked`` are answered by E; image variants inherit the original probe's options; ``lr_flip`` is
 answered by the letter holding ``gold_after_lr_flip`` (A unless the case is laterality-dependent).

@@ -1,11 +1,8 @@
 """Procedural phantoms: chest radiographs and axial head CT/MRI slices with known lesions (not clinical data).
 
-Each phantom is drawn with numpy from a :class:`Scene` (what to draw) and a seeded
-:class:`numpy.random.Generator` (geometry jitter, texture, noise), at its *native* size as 8-bit greyscale;
-the release writer derives the published form (:func:`medvigil.images.imaging.to_published`).
-
-Sides are the patient's, radiological convention: the **patient's right is on the image left** (x < 0.5).
-Head slices are axial, anterior at the top. What a pixel heuristic can rely on:
+Drawn with numpy from a :class:`Scene` and a seeded generator at *native* size, 8-bit greyscale. Sides are the
+patient's: the **patient's right is on the image left** (x < 0.5); head slices are axial, anterior at the top.
+What a pixel heuristic can rely on:
 
 * The anatomy is mirror-symmetric (every shape is a function of ``|x - 0.5|``); only the lesion, the
   per-pixel noise and the corner label break the symmetry, so comparing the ROI with its mirror box
@@ -20,8 +17,7 @@ Head slices are axial, anterior at the top. What a pixel heuristic can rely on:
 * The "SYNTHETIC" corner label (grey 215) lies in the top :data:`LABEL_BAND` (7%) of the rows, outside the
   anatomy: skip those rows when comparing the two halves of a whole image.
 
-Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws are used, so the pixels do not
-depend on platform math libraries.
+Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws: pixels do not depend on platform libm.
 """
 
 from __future__ import annotations
@@ -114,8 +110,6 @@ class Phantom:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
 def _grid(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     xs = (np.arange(width, dtype=np.float64) + 0.5) / width
     ys = (np.arange(height, dtype=np.float64) + 0.5) / height
@@ -135,8 +129,7 @@ def _band_alpha(dist: np.ndarray, half_width: float, edge: float) -> np.ndarray:
 
 
 def _smooth_field(rng: np.random.Generator, height: int, width: int, cell: int, amp: int) -> np.ndarray:
-    """Smooth random texture in [-amp, amp]: integer values on a ``cell``-pixel grid, bilinearly
-    interpolated (separable, plain float arithmetic, so exact and platform-independent)."""
+    """Smooth texture in [-amp, amp]: integers on a ``cell``-pixel grid, bilinearly interpolated (exact float arithmetic)."""
     gh, gw = height // cell + 2, width // cell + 2
     coarse = rng.integers(-amp, amp + 1, size=(gh, gw)).astype(np.float64)
     ty = np.arange(height, dtype=np.float64) / cell
@@ -233,8 +226,6 @@ def _phantom(img: np.ndarray, rng: np.random.Generator, lesion: np.ndarray | Non
 
 
 # --------------------------------------------------------------------------- chest
-
-
 def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
     w, h = scene.width, scene.height
     x, y = _grid(w, h)
@@ -259,9 +250,8 @@ def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
         centre = rib_y0 + rib_step * k + 0.8 * (xm - 0.07) ** 2
         ribs = np.maximum(ribs, _band_alpha(y - centre, 0.0085, 2.0 / h) * lateral)
     clav_line = 0.152 - 0.12 * (xm - 0.04)
-    clavicle = _band_alpha(y - clav_line, 0.0065, 2.0 / h) * np.clip((xm - 0.03) * w / 3.0, 0, 1) * np.clip(
-        (0.3 - xm) * w / 3.0, 0, 1
-    )
+    clavicle = (_band_alpha(y - clav_line, 0.0065, 2.0 / h) * np.clip((xm - 0.03) * w / 3.0, 0, 1)
+                * np.clip((0.3 - xm) * w / 3.0, 0, 1))
 
     lung_tex = _smooth_field(rng, h, w, 12, 6)
     soft_tex = _smooth_field(rng, h, w, 24, 4)
@@ -335,8 +325,6 @@ def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
 
 
 # --------------------------------------------------------------------------- head
-
-
 _HEAD_ZONE_POS = {  # (lateral offset from the midline, vertical offset from the centre)
     "frontal": (0.16, -0.21),
     "parietal": (0.2, 0.0),
@@ -362,11 +350,8 @@ def _draw_head(scene: Scene, rng: np.random.Generator) -> Phantom:
     vent = _ellipse_alpha(xm, y, 0.048, cy - 0.02, 0.032, 0.105, 1.5, w, h)
     falx = _band_alpha(xm, 0.004, 1.5 / w) * (1 - vent) * inner
 
-    levels = (
-        dict(scalp=88.0, skull=238.0, brain=92.0, cortex=102.0, vent=30.0, falx=140.0)
-        if ct
-        else dict(scalp=196.0, skull=28.0, brain=104.0, cortex=122.0, vent=228.0, falx=60.0)
-    )
+    levels = (dict(scalp=88.0, skull=238.0, brain=92.0, cortex=102.0, vent=30.0, falx=140.0) if ct
+              else dict(scalp=196.0, skull=28.0, brain=104.0, cortex=122.0, vent=228.0, falx=60.0))
     tex = _smooth_field(rng, h, w, 10, 5)
 
     img = np.full((h, w), 6.0)

@@ -1,9 +1,6 @@
-"""Case planning for the synthetic release: everything decided before a case's image is drawn.
-
-:func:`plan_case` fixes the risk tier, source, modality, finding, question template and native
-image size from ``(seed, index)``: tiers cycle L1..L5; sources follow the paper's 2:1:1:1
-VQA-RAD:SLAKE:ROCO:CXR mix, rotated so every tier meets every source; modalities cycle CT, X-ray,
-MRI over the non-CXR cases.
+"""Case planning for the synthetic release: everything decided before a case's image is drawn. Tiers cycle
+L1..L5; sources follow the paper's 2:1:1:1 VQA-RAD:SLAKE:ROCO:CXR mix, rotated so every tier meets every
+source; modalities cycle CT, X-ray, MRI over the non-CXR cases.
 """
 
 from __future__ import annotations

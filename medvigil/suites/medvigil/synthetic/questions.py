@@ -1,9 +1,5 @@
-"""The question layer of a synthetic case: one authoring function per question template.
-
-From the plan and the drawn phantom, :func:`author_questions` writes the original question (gold and
-three distractors), its textual counterfactual, negation and specificity drop, the ROI box, rationale,
-differential, laterality flag and visual counterfactual, each true by construction. L1 templates
-(modality, region) ask about the whole image, every other one about the (present or absent) finding.
+"""The question layer of a synthetic case (:func:`author_questions`), one function per template, each answer
+true by construction. L1 templates (modality, region) ask about the whole image, the others about the finding.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""False-premise (``halluc_trap``) probes of a synthetic case.
-
-Each case gets two traps whose premise contradicts the image: for L1 a wrong modality and a wrong
-body region; for a normal case a finding that is absent; otherwise the finding on the wrong side
-and a wrong finding at the right place. Option E (the correct letter) corrects the premise.
+"""False-premise (``halluc_trap``) probes of a synthetic case: two per case, whose premise contradicts the image
+(L1: wrong modality and region; normal case: absent findings; otherwise the finding on the wrong side and a wrong
+finding at the right place). Option E (the correct letter) corrects the premise.
 """
 
 from __future__ import annotations

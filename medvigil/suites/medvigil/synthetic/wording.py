@@ -1,7 +1,5 @@
-"""Wording shared by the synthetic release's question, trap and probe authoring.
-
-Names of findings, studies and regions, and small phrase builders. Sides are always the
-patient's (radiological convention: patient's right = image left).
+"""Wording shared by the synthetic question, trap and probe authoring. Sides are always the patient's
+(radiological convention: patient's right = image left).
 """
 
 from __future__ import annotations
@@ -41,13 +39,13 @@ def other_side(side: str) -> str:
     return "left" if side == "right" else "right"
 
 
-def place(anatomy: str, side: str, zone: str) -> str:
-    """``right upper zone`` (chest) or ``left frontal lobe`` (head)."""
-    return f"{side} {zone} zone" if anatomy == "chest" else f"{side} {zone} lobe"
-
-
 def zone_word(anatomy: str, zone: str) -> str:
     return f"{zone} zone" if anatomy == "chest" else f"{zone} lobe"
+
+
+def place(anatomy: str, side: str, zone: str) -> str:
+    """``right upper zone`` (chest) or ``left frontal lobe`` (head)."""
+    return f"{side} {zone_word(anatomy, zone)}"
 
 
 def zones_of(anatomy: str) -> tuple:

@@ -1,11 +1,7 @@
-"""Write a synthetic release in the published MedVIGIL layout, case by case.
-
-The release is written into a temporary sibling directory renamed into place at the end (a failure
-never leaves a half-written release); each case's images are written as soon as it is drawn and CSV
-rows are streamed. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), files carry no
-time stamps and JPEG encoding is fixed-parameter, so the same ``seed`` and ``cases`` give byte-identical
-files (with the same medvigil, numpy and Pillow versions), and a release of N cases is a prefix of one
-of M > N cases, apart from the summary files.
+"""Write a synthetic release in the published MedVIGIL layout, case by case, into a temporary sibling renamed
+into place at the end. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), files carry no time
+stamps and JPEG encoding is fixed-parameter: the same ``seed`` and ``cases`` give byte-identical files, and a
+release of N cases is a prefix of one of M > N cases, apart from the summary files.
 """
 
 from __future__ import annotations
@@ -20,10 +16,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from string import Template
 
 from PIL import Image
 
 from medvigil import __version__
+from medvigil.cards import CARDS_DIR
 from medvigil.files.digest import release_digest
 from medvigil.files.held_signals import held
 from medvigil.images.imaging import decode_image, encode_jpeg, render_variant, to_published
@@ -87,8 +85,7 @@ class ReleaseSummary:
 
 
 class _CsvOut:
-    """A CSV file written row by row: UTF-8 (no BOM), ``\\n`` line ends, QUOTE_MINIMAL,
-    the given columns then the synthetic-notice column."""
+    """A CSV file written row by row (UTF-8, ``\\n``, QUOTE_MINIMAL): the columns, then the synthetic notice."""
 
     def __init__(self, path: Path, columns: tuple):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -186,12 +183,9 @@ def _ordered(groups: dict, order) -> dict:
 def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, force: bool = False,
                      credentialed_out: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
                      jobs: int = 1) -> ReleaseSummary:
-    """Write a synthetic release of ``cases`` cases (>= 1; all five tiers and four sources appear from 5
-    cases on) into ``out`` (absent or empty unless ``force``) and return its summary.
-
-    ``credentialed_out`` receives the withheld CXR source files at the paths of
-    ``reconstruction/cxr_pointers.csv``; ``progress(cases_done, cases_total)`` is called after every case;
-    ``jobs`` worker processes draw and encode the cases (the output does not depend on it).
+    """Write ``cases`` cases (>= 1; all tiers and sources appear from 5 on) into ``out`` (absent or empty unless
+    ``force``). ``credentialed_out`` receives the withheld CXR source files at the paths of ``cxr_pointers.csv``;
+    ``progress(done, total)`` is called per case; ``jobs`` worker processes do not change the output.
     """
     cases = _check_count(cases, "cases", 1)
     seed = _check_count(seed, "seed", 0)
@@ -357,72 +351,13 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
 
 
 def _readme(s: ReleaseSummary) -> str:
-    rows = "\n".join(f"| `{name}` | {n} |" for name, n in s.rows.items())
-    kinds = ", ".join(f"{k} {s.probe_kinds.get(k, 0)}" for k in rf.PROBE_KINDS)
-    tiers = ", ".join(f"{t} {s.tiers.get(t, 0)}" for t in rf.TIERS)
-    sources = ", ".join(f"{src} {s.sources.get(src, 0)}" for src in SOURCES)
-    return f"""# Synthetic MedVIGIL-format release (NOT clinical data)
-
-> {rf.SYNTHETIC_NOTICE}
-
-This folder is a **procedurally generated, synthetic** release in the published MedVIGIL v1
-layout, written by `medvigil sample` (medvigil {__version__}) with `--cases {s.cases} --seed {s.seed}`.
-Every image is a drawn phantom (chest radiographs; axial head CT and T2-weighted MRI slices) with a
-lesion of known kind, side, zone and size, or none. Questions, gold answers, options, traps, ROI
-boxes and counterfactuals are generated from the drawing, so each is true by construction. Nothing
-here comes from a patient; it must not be used to train or evaluate anything as if it were clinical.
-Source names (VQA-RAD, SLAKE, ROCO, CXR) only mimic the real release's source mix.
-
-## Contents
-
-| file | data rows |
-|---|---|
-{rows}
-
-- `images/`: {s.images} originals; `images_perturbed/`: {s.perturbed} variants (`<case>_<variant>.jpg`).
-- MCQ probes per kind: {kinds}.
-- Cases per tier: {tiers}. Cases per source: {sources}.
-- `splits/*.json`: `{{group: [case_id, ...]}}` partitions; the key `{rf.SYNTHETIC_JSON_KEY}` holds the notice
-  (readers ignore keys starting with `_`). `by_rarity` is by lesion kind: pneumothorax and
-  intracranial mass are "rare", all other kinds and normal cases "common".
-- `RELEASE_DIGEST`: `medvigil.files.digest.release_digest` of this folder (SHA-256 over sorted
-  `path<TAB>sha256` lines, the digest file excluded).
-
-## Conventions
-
-- Every CSV is UTF-8 without BOM, `\\n` line ends, minimal quoting, the published columns in order,
-  plus a trailing `{rf.SYNTHETIC_COLUMN}` column holding the notice. Booleans are `true` / `false`.
-- `manifest.csv` `image_file` is relative to `images/` (`MVB-0001.jpg`); `image_file` in the probe
-  files is relative to the release root (`images/MVB-0001.jpg`, `images_perturbed/MVB-0001_roi_masked.jpg`)
-  and empty for `knowledge_only` probes (no image attached).
-- Images: RGB, longest side resampled to {rf.LONGEST_SIDE} px (Lanczos), baseline JPEG quality {rf.JPEG_QUALITY}; each
-  carries the notice in a JPEG comment and in EXIF ImageDescription, and a visible "SYNTHETIC" corner label.
-  Variants are rendered from the decoded original with `medvigil.images.imaging` (`roi_masked`, `roi_only`, `lr_flip`).
-- Sides are the **patient's**, radiological convention: the patient's right is on the image left.
-- `roi_bbox_norm` is `[x0, y0, x1, y1]` with 4 decimals, normalised, origin top-left; it bounds the
-  lesion (plus a few pixels), or for normal cases the organ the question asks about. L1 modality
-  questions use the whole image, which is not a usable ROI, so their ROI probes are skipped.
-- Letters follow the published conventions: the gold is A; option E is the probe-specific safe action
-  (premise correction for traps; "insufficient visual evidence" for the original probe, its paraphrase,
-  specificity drop and image variants; a refusal for negation and knowledge-only probes);
-  `halluc_trap` and `roi_masked` are answered by E; image variants inherit the original probe's five
-  options unchanged; `lr_flip` is answered by the letter holding `gold_after_lr_flip`.
-- `triplets.csv` has a triplet for every case outside L1 (anchor = T-CF gold != V-CF gold).
-
-## Credentialed cases (CXR)
-
-CXR cases stand in for MIMIC-CXR / CheXpert: their images are **not** in `images/` or
-`images_perturbed/`. `reconstruction/{POINTERS_FILE}` lists, per case, a MIMIC-CXR-JPG-like
-`source_path` and the SHA-256 of that source file. `medvigil sample --credentialed-out DIR` writes
-those source files (native-size greyscale JPEG) so reconstruction can be exercised. The published
-image of a CXR case is derived exactly like the shipped originals: `to_published(safe_open_image(DIR/source_path))`
-encoded with `encode_jpeg` (functions of `medvigil.images.imaging`; the shipped originals also carry the
-notice as `comment=`), and its variants are rendered from that image with the case's ROI box.
-
-## Clinician baseline
-
-`clinician_baseline.csv` is **simulated**: a seeded construction-blind reader answers each probe
-correctly with the per-(probe kind, tier) rates reported for the paper's independent radiologist R4.
-No clinician read this release. `acc_or_sfr_pct` is the silent-failure rate for `halluc_trap` and
-accuracy otherwise.
-"""
+    """README.md of the release, from the template in ``cards/``."""
+    return Template((CARDS_DIR / "medvigil_synthetic_readme.md").read_text(encoding="utf-8")).substitute(
+        notice=rf.SYNTHETIC_NOTICE, version=__version__, cases=s.cases, seed=s.seed,
+        rows="\n".join(f"| `{name}` | {n} |" for name, n in s.rows.items()), images=s.images, perturbed=s.perturbed,
+        kinds=", ".join(f"{k} {s.probe_kinds.get(k, 0)}" for k in rf.PROBE_KINDS),
+        tiers=", ".join(f"{t} {s.tiers.get(t, 0)}" for t in rf.TIERS),
+        sources=", ".join(f"{src} {s.sources.get(src, 0)}" for src in SOURCES),
+        json_key=rf.SYNTHETIC_JSON_KEY, column=rf.SYNTHETIC_COLUMN, longest_side=rf.LONGEST_SIDE, jpeg_quality=rf.JPEG_QUALITY,
+        pointers_file=POINTERS_FILE,
+    )

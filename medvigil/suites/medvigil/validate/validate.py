@@ -1,17 +1,11 @@
-"""Integrity validation of a release folder (``medvigil validate DIR``).
+"""Integrity validation of a release folder (``medvigil validate DIR``): :func:`validate_release` reads it
+(:func:`medvigil.suites.medvigil.release.release.read_release`), then checks it as a whole, one mixin per concern.
+Warnings follow the authors' ``bench_validate_full.py`` (L6 splits, L8 options) and do not fail validation;
+a credentialed image present is always an error.
 
-:func:`validate_release` reads the release (:func:`medvigil.suites.medvigil.release.release.read_release`:
-encodings, headers, per-row schemas), then checks it as a whole, one mixin per concern: ids and
-references (:mod:`.validate_ids`), ROI boxes, MCQ options and letter conventions, triplets and the
-clinician baseline (:mod:`.validate_probes`), image paths and files (:mod:`.validate_images`), splits
-and ``RELEASE_DIGEST`` (:mod:`.validate_files`). Warnings follow the authors' ``bench_validate_full.py``
-(L6 splits, L8 options) and do not fail validation; a credentialed image present is always an error.
-
-``scope``: ``"full"`` (everything), ``"metadata"`` (no image file is looked at, except that a
-credentialed image present is still an error) or ``"scoring"`` (no image path or file is looked at;
-only ``manifest.csv`` is required, and only problems that stop ``medvigil score`` stay errors:
-unreadable or invalid rows of ``manifest.csv`` / ``probes_mcq.csv``, duplicate ids there, probes of
-unknown cases; every other finding becomes a warning).
+``scope``: ``"full"``; ``"metadata"`` (no image file is looked at); ``"scoring"`` (no image path or file; only
+``manifest.csv`` is required, and only problems that stop ``medvigil score`` stay errors: bad rows of
+``manifest.csv`` / ``probes_mcq.csv``, duplicate ids there, probes of unknown cases).
 """
 
 from __future__ import annotations
@@ -87,12 +81,8 @@ class ValidationReport:
 
 def validate_release(root: Path | str, *, images: bool = True, max_pixels: int = rf.DEFAULT_MAX_PIXELS,
                      scope: str = "full") -> ValidationReport:
-    """Every problem of the release at ``root``. ``images=False`` decodes no image (existence, path
-    safety and the credentialed-image rule are checked either way); ``max_pixels`` is the
-    decompression-bomb limit; ``scope`` as in the module docstring.
-
-    Raises:
-        FileNotFoundError, NotADirectoryError: ``root`` is not a folder.
+    """Every problem of the release at ``root``. ``images=False`` decodes no image (paths and the credentialed rule
+    are still checked); ``max_pixels``: decompression-bomb limit. FileNotFoundError / NotADirectoryError: no folder.
     """
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
@@ -127,12 +117,8 @@ SKIPPABLE_FILES = (rf.PROBES_MCQ, rf.PROBES_OPEN)
 
 
 def leave_out_bad_probes(report: ValidationReport) -> tuple[list[Problem], list[Problem], dict[str, int]]:
-    """Drop from ``report.release`` every probe whose row an error names (``--skip-invalid-rows``): an
-    error on one row of ``probes_mcq.csv`` / ``probes_open.csv`` costs only that probe; any other stays fatal.
-
-    Returns ``(left_out, fatal, counts)``: the errors whose probes were dropped, the errors that remain,
-    and ``{"<file>: probe left out (invalid row)": n}`` for the build report.
-    """
+    """Drop from ``report.release`` every probe whose probe-file row an error names (``--skip-invalid-rows``);
+    returns ``(left_out, fatal, counts)``: errors whose probes went, errors that remain, counts per file."""
     left_out, fatal = [], []
     drop: dict[str, set[str]] = {rel: set() for rel in SKIPPABLE_FILES}
     for problem in report.errors:
@@ -158,16 +144,7 @@ class _Checker(IdChecks, ProbeChecks, FileChecks, ImageChecks):
     """Cross-file checks over one :class:`ReadResult`, one mixin per concern; findings go to ``problems``."""
 
     def run(self) -> None:
-        self.check_unique_ids()
-        self.check_references()
-        self.check_sources_and_pointers()
-        self.check_roi()
-        self.check_mcq()
-        self.check_open()
-        self.check_triplets()
-        self.check_splits()
-        self.check_baseline()
-        if self.check_refs:
-            self.check_images()
-        self.check_digest()
-        self.count()
+        checks = [self.check_unique_ids, self.check_references, self.check_sources_and_pointers, self.check_roi, self.check_mcq,
+                  self.check_open, self.check_triplets, self.check_splits, self.check_baseline]
+        for check in [*checks, *([self.check_images] if self.check_refs else []), self.check_digest, self.count]:
+            check()

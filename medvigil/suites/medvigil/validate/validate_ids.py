@@ -1,5 +1,4 @@
-"""Release checks of identity: unique case and probe ids, references to known cases, a grounding row
-per case, known sources and reconstruction pointers."""
+"""Release checks of identity: unique ids, known cases, a grounding row per case, known sources and pointers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Release checks of image references and files: paths that stay inside the release, images that
-exist and decode safely, credentialed images absent, the image each probe kind shows."""
+"""Release checks of image references and files: safe paths, images that exist and decode, credentialed images
+absent, the image each probe kind shows."""
 
 from __future__ import annotations
 

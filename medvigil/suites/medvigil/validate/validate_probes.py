@@ -1,6 +1,4 @@
-"""Release checks of the probe files: ROI boxes against ROI probes, the MCQ options and letter
-conventions (``probes_mcq.csv``), open-ended probes, counterfactual triplets and the clinician
-baseline."""
+"""Release checks of the probe files: ROI boxes, MCQ options and letter conventions, open probes, triplets, baseline."""
 
 from __future__ import annotations
 
@@ -99,8 +97,7 @@ class ProbeChecks(CheckerBase):
         self, cids: Sequence[str], kinds: Sequence[str], letters: Sequence[str], images: Sequence[str | None],
         choices: list[Sequence[str]], original_at: dict[str, int],
     ) -> tuple[set[int], set[int], set[int], set[int]]:
-        """For each row check of :meth:`check_mcq` (options, letter, image, inherited options), the
-        positions of the valid rows that may fail it, found column by column; the others pass it."""
+        """Per row check of :meth:`check_mcq` (options, letter, image, inheritance): the valid rows that may fail it."""
         keys = list(map(_norm_all, choices))  # distinct and non-empty (so the correct one is not empty either)
         options_rows = {i for i, row in enumerate(zip(*keys)) if "" in row or len(set(row)) != len(rf.LETTERS)}
         # the usual letter of the kind; lr_flip of a laterality-dependent case: any letter

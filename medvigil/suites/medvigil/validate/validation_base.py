@@ -1,6 +1,5 @@
-"""What every release check shares: the checker's state over one read release (rows, manifest and
-grounding by case, what was readable), how findings are recorded (errors, warnings, errors that
-also stop scoring) and the small text helpers of their messages."""
+"""What every release check shares: the checker's state over one read release, how findings are recorded and
+the text helpers of their messages."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ _NUL_AS_SPACE = bytes.maketrans(b"\0", b" ")
 
 
 def _collapsed(joined: str) -> bool:
-    """Whether no text of NUL-joined ``joined`` has whitespace ``_norm`` would change (any but a
-    space, two spaces, a space at either end; an empty text may be reported too)."""
+    """Whether no text of NUL-joined ``joined`` has whitespace ``_norm`` would change (an empty text may count too)."""
     if joined.isascii():  # as bytes, NULs as spaces: one search finds a space next to a space or an end
         spaced = joined.encode("ascii").translate(_NUL_AS_SPACE)
         return not (
@@ -45,10 +43,8 @@ def _collapsed(joined: str) -> bool:
 
 
 def _norm_all(texts: Sequence[str]) -> list[str]:
-    """``[_norm(text) for text in texts]`` in a few passes over the texts joined by NUL (neither
-    whitespace nor changed by casefold): when no text has whitespace to collapse, each text's form
-    is its casefold; else each is its part of the collapsed whole, less the one space the collapse
-    can leave at either end. Texts holding NUL are normalised one by one."""
+    """``[_norm(text) for text in texts]`` in a few passes over the texts joined by NUL (neither whitespace nor
+    changed by casefold); texts holding NUL are normalised one by one."""
     joined = "\0".join(texts)
     if joined.count("\0") != len(texts) - 1:
         return list(map(_norm, texts))
