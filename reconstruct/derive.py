@@ -35,9 +35,9 @@ from medvigil.files.atomic_output import staged_folder
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.reconstruct import chexpert, mimic_cxr
 from medvigil.reconstruct.pointers import check_pointers
+from medvigil.suites.medvigil.export.reconstructed_folder import MANIFEST_NAME
 from medvigil.suites.medvigil.release.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
 
-MANIFEST_NAME = "RECONSTRUCTION.json"
 LOCAL_ONLY_NOTE = (
     "Re-derived from a credentialed source (MIMIC-CXR / CheXpert). Local evaluation only: never upload or share these files."
 )
@@ -70,34 +70,6 @@ def published_jpeg(path: Path, source_path: str | None = None) -> bytes:
     from medvigil.images import imaging
 
     return imaging.encode_jpeg(imaging.to_published(derive_image(path, source_path)))
-
-
-def check_reconstruction(folder: Path | str, release_digest: str) -> None:
-    """Refuse a folder that is not ``medvigil reconstruct`` output for this very release.
-
-    Raises:
-        DataError: no ``RECONSTRUCTION.json``, or it names another release digest.
-    """
-    folder = Path(folder)
-    manifest = folder / MANIFEST_NAME
-    if not manifest.is_file():
-        raise DataError(Problem(str(folder), f"no {MANIFEST_NAME}: not an output folder of `medvigil reconstruct`"))
-    from medvigil.files.input_files import read_json
-
-    label = f"{folder.name}/{MANIFEST_NAME}"
-    data = read_json(manifest, label)
-    if not isinstance(data, dict):
-        raise DataError(Problem(label, f"expected a JSON object, got {type(data).__name__}"))
-    recorded = data.get("release_digest")
-    if recorded != release_digest:
-        raise DataError(
-            Problem(
-                f"{folder.name}/{MANIFEST_NAME}",
-                f"reconstructed for release {recorded!r}, not for this release ({release_digest}); "
-                "run `medvigil reconstruct` again",
-                field="release_digest",
-            )
-        )
 
 
 @dataclass

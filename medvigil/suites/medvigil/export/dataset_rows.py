@@ -13,9 +13,9 @@ from pathlib import Path
 from medvigil.files.input_files import read_bytes
 from medvigil.images import imaging
 from medvigil.mcq import option_order
-from medvigil.reconstruct.derive import check_reconstruction
 from medvigil.suites.medvigil.export import variants
 from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES
+from medvigil.suites.medvigil.export.reconstructed_folder import check_reconstruction
 from medvigil.suites.medvigil.release.release_format import SYNTHETIC_NOTICE
 from medvigil.suites.medvigil.release.release_records import resolve_image_file
 

@@ -21,11 +21,11 @@ from medvigil.files.atomic_output import staged_folder
 from medvigil.hub import export_engine
 from medvigil.hub.export_engine import README, build_digest, check_destination, check_max_shard_bytes, write_configs, write_metadata
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES
-from medvigil.reconstruct.derive import check_reconstruction
 from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES, FEATURES, VERSION
 from medvigil.suites.medvigil.export.dataset_rows import ReleaseRows, check_row_settings
 from medvigil.suites.medvigil.export.export_card import dataset_card, dataset_facts
 from medvigil.suites.medvigil.export.publish_check import DATASHEET, LOCAL_ONLY_MARKER, credentialed_problems
+from medvigil.suites.medvigil.export.reconstructed_folder import check_reconstruction
 from medvigil.suites.medvigil.export.variants import compare_shipped_variants
 from medvigil.suites.medvigil.validate.validate import leave_out_bad_probes, validate_release
 
