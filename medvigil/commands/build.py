@@ -56,23 +56,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print build_info as JSON instead of the summary")
     parser.add_argument("--skip-invalid-rows", action="store_true",
                         help="leave out probes whose rows have errors (listed and counted) instead of refusing the release")
-    parser.set_defaults(func=run)
     declare(parser, inputs=('release', 'reconstructed'), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:
     from medvigil.suites.medvigil.export.export import build
 
-    try:
-        report = build(args.release, args.out, reconstructed=args.reconstructed, local_only=args.local_only,
-                       configs=tuple(args.configs) if args.configs else None, shuffle_seed=args.seed,
-                       variant_source=args.variant_source, max_shard_bytes=args.max_shard_bytes, repo_id=args.repo,
-                       force=args.force, skip_invalid_rows=args.skip_invalid_rows)
-    except ValueError as exc:
-        if type(exc) is not ValueError:  # DataError and friends: the CLI prints each problem
-            raise
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    report = build(args.release, args.out, reconstructed=args.reconstructed, local_only=args.local_only,
+                   configs=tuple(args.configs) if args.configs else None, shuffle_seed=args.seed,
+                   variant_source=args.variant_source, max_shard_bytes=args.max_shard_bytes, repo_id=args.repo,
+                   force=args.force, skip_invalid_rows=args.skip_invalid_rows)
     for problem in getattr(report, "left_out_problems", []):
         print(f"warning: probe left out: {problem}", file=sys.stderr)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())

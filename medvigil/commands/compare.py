@@ -66,7 +66,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                           help="leave out result rows that fail their checks (counted and listed as warnings)")
     medvigil.add_argument("--allow-empty", action="store_true", help="an empty result file is a warning, not an error")
     add_stress_options(parser)
-    parser.set_defaults(func=run)
     declare(parser, inputs=("release", "files"), outputs=("json",))  # the output guard checks these (medvigil.cli)
 
 

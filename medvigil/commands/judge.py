@@ -57,7 +57,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="overall time for all LLM requests (default 3600); later samples are marked failed")
     parser.add_argument("--llm-attempts", type=int, default=None, help="tries per request, with backoff (default 3)")
     parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
-    parser.set_defaults(func=run)
     declare(parser, inputs=('answers',), outputs=('json',))  # the output guard checks these (medvigil.cli)
 
 

@@ -53,7 +53,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--message", default=None, help="commit message (default: names the build digest)")
     parser.add_argument("--credentialed", action="append", type=Path, default=[], metavar="DIR", help="folder of credentialed images (your licensed copy, `medvigil reconstruct` output); nothing uploaded may "
         "contain one of their files (repeatable; the release's pointer checksums are always checked)")
-    parser.set_defaults(func=run)
     declare(parser, inputs=('out', 'credentialed'), outputs=())  # the output guard checks these (medvigil.cli)
 
 

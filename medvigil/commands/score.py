@@ -89,7 +89,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                           help="leave out result rows that fail their checks (counted per model as invalid_row, listed as "
                           "warnings), and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping")
     add_stress_options(parser)
-    parser.set_defaults(func=run)
     declare(parser, inputs=('release', 'files'), outputs=('json',))  # the output guard checks these (medvigil.cli)
 
 
