@@ -1,24 +1,10 @@
 """``medvigil build RELEASE --out OUT``: validate a release and write a Hub-ready folder.
 
-The folder holds Parquet shards per config (images embedded, each distinct image once per
-row group), a dataset card (``README.md``) with the datasheet, ``DATASHEET.md``,
-``croissant.json`` and ``build_info.json`` (digests, counts, skipped items). See
-:mod:`medvigil.suites.medvigil.export.export`.
-
-Credentialed images (MIMIC-CXR / CheXpert) never go into a normal build. To evaluate
-them locally, re-derive them from your licensed copy and make a separate local build::
-
-    medvigil reconstruct RELEASE --source ~/physionet/mimic-cxr --out ~/cxr-recon
-    medvigil build RELEASE --reconstructed ~/cxr-recon --local-only --out ~/medvigil-local
-    MEDVIGIL_DATA=~/medvigil-local lmms-eval --tasks medvigil_mcq ...
-
-The local build is marked (``LOCAL_ONLY`` file, ``local_only`` in ``build_info.json`` and
-the card) and ``medvigil publish`` refuses it.
-
-Validation warnings do not stop a build. ``--skip-invalid-rows`` gets past errors that
-concern single probes: a probe whose ``probes_mcq.csv`` / ``probes_open.csv`` row has an
-error is left out, listed on stderr and counted in ``build_info.json`` (``skipped``); any
-other error still stops the build.
+The folder is described in :mod:`medvigil.suites.medvigil.export.export`. Credentialed images
+(MIMIC-CXR / CheXpert) go only into a build made with ``--reconstructed DIR --local-only``
+(the output of ``medvigil reconstruct``), which is marked so and ``medvigil publish`` refuses.
+Validation warnings do not stop a build; ``--skip-invalid-rows`` leaves out (listed, counted)
+the probes whose rows have errors, any other error still stops it.
 
 Exit status: 0 built, 2 bad input (the release does not validate, OUT exists, ...).
 """

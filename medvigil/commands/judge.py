@@ -181,10 +181,8 @@ def summarise(rows: list[dict]) -> list[dict]:
     return summary
 
 
-def _fmt(value, pct=False) -> str:
-    if value is None:
-        return "-"
-    return f"{100 * value:.1f}" if pct else f"{value:.3f}"
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def format_summary(summary: list[dict]) -> str:
