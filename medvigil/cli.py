@@ -1,7 +1,7 @@
 """The ``medvigil`` command line: one entry point, one module per subcommand.
 
 Each module ``medvigil.commands.<name>`` (dashes as underscores) provides ``add_parser(subparsers)``
-(registering its arguments, with ``func=run``) and ``run(args) -> int``. ``medvigil COMMAND ...``
+(registering its arguments) and ``run(args) -> int``, which this module sets as the command's ``func``. ``medvigil COMMAND ...``
 imports that command's module alone; ``medvigil --help`` imports them all to list them.
 """
 
@@ -33,7 +33,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub.required = True
     only = argv[0] if argv and argv[0] in COMMANDS else None
     for name in COMMANDS if only is None else (only,):
-        importlib.import_module(f"medvigil.commands.{name.replace('-', '_')}").add_parser(sub)
+        module = importlib.import_module(f"medvigil.commands.{name.replace('-', '_')}")
+        module.add_parser(sub)
+        sub.choices[name].set_defaults(func=module.run)
     return parser
 
 
@@ -131,6 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         hidden = len(exc.problems) - MAX_PRINTED_PROBLEMS
         if hidden > 0:
             print(f"error: ... and {hidden} more problem(s) ({len(exc.problems)} in all)", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # a bad input a command found (its subclasses, bugs, keep their traceback)
+        if type(exc) is not ValueError:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # missing or existing files, permissions, a folder where a file was expected, a full disk
         print(f"error: {exc}", file=sys.stderr)

@@ -1,24 +1,10 @@
 """``medvigil build RELEASE --out OUT``: validate a release and write a Hub-ready folder.
 
-The folder holds Parquet shards per config (images embedded, each distinct image once per
-row group), a dataset card (``README.md``) with the datasheet, ``DATASHEET.md``,
-``croissant.json`` and ``build_info.json`` (digests, counts, skipped items). See
-:mod:`medvigil.suites.medvigil.export.export`.
-
-Credentialed images (MIMIC-CXR / CheXpert) never go into a normal build. To evaluate
-them locally, re-derive them from your licensed copy and make a separate local build::
-
-    medvigil reconstruct RELEASE --source ~/physionet/mimic-cxr --out ~/cxr-recon
-    medvigil build RELEASE --reconstructed ~/cxr-recon --local-only --out ~/medvigil-local
-    MEDVIGIL_DATA=~/medvigil-local lmms-eval --tasks medvigil_mcq ...
-
-The local build is marked (``LOCAL_ONLY`` file, ``local_only`` in ``build_info.json`` and
-the card) and ``medvigil publish`` refuses it.
-
-Validation warnings do not stop a build. ``--skip-invalid-rows`` gets past errors that
-concern single probes: a probe whose ``probes_mcq.csv`` / ``probes_open.csv`` row has an
-error is left out, listed on stderr and counted in ``build_info.json`` (``skipped``); any
-other error still stops the build.
+The folder is described in :mod:`medvigil.suites.medvigil.export.export`. Credentialed images
+(MIMIC-CXR / CheXpert) go only into a build made with ``--reconstructed DIR --local-only``
+(the output of ``medvigil reconstruct``), which is marked so and ``medvigil publish`` refuses.
+Validation warnings do not stop a build; ``--skip-invalid-rows`` leaves out (listed, counted)
+the probes whose rows have errors, any other error still stops it.
 
 Exit status: 0 built, 2 bad input (the release does not validate, OUT exists, ...).
 """
@@ -56,23 +42,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print build_info as JSON instead of the summary")
     parser.add_argument("--skip-invalid-rows", action="store_true",
                         help="leave out probes whose rows have errors (listed and counted) instead of refusing the release")
-    parser.set_defaults(func=run)
     declare(parser, inputs=('release', 'reconstructed'), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:
     from medvigil.suites.medvigil.export.export import build
 
-    try:
-        report = build(args.release, args.out, reconstructed=args.reconstructed, local_only=args.local_only,
-                       configs=tuple(args.configs) if args.configs else None, shuffle_seed=args.seed,
-                       variant_source=args.variant_source, max_shard_bytes=args.max_shard_bytes, repo_id=args.repo,
-                       force=args.force, skip_invalid_rows=args.skip_invalid_rows)
-    except ValueError as exc:
-        if type(exc) is not ValueError:  # DataError and friends: the CLI prints each problem
-            raise
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    report = build(args.release, args.out, reconstructed=args.reconstructed, local_only=args.local_only,
+                   configs=tuple(args.configs) if args.configs else None, shuffle_seed=args.seed,
+                   variant_source=args.variant_source, max_shard_bytes=args.max_shard_bytes, repo_id=args.repo,
+                   force=args.force, skip_invalid_rows=args.skip_invalid_rows)
     for problem in getattr(report, "left_out_problems", []):
         print(f"warning: probe left out: {problem}", file=sys.stderr)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())

@@ -1,15 +1,9 @@
 """``medvigil compare``: every pair of models, per metric, with a paired case-clustered bootstrap.
 
-The FILEs are read as ``medvigil score`` reads them (the same suite entry, the same readers and
-checks). For every pair ``(a, b)`` of models (names in order, ``a`` first) and each metric:
-``delta = b - a`` on the probes both models answered, its 95% percentile interval from resamples
-of the cases drawn jointly for both models (one resample matrix shared by every pair), a
-two-sided p-value and the Holm-adjusted p over all pairs x metrics
-(:mod:`medvigil.scoring.paired`). Models with different probe sets are compared on their shared
-probes; ``n_probes`` / ``n_cases`` state how many. Suites: ``medvigil`` (the audit's metrics,
-cases resampled), and the stress suites where a paired design exists: ``medqdeg`` (accuracy drop
-from L0, items), ``readiness`` (R(m) and r_i, cases), ``cbd`` (quadrant fractions, cases); each
-suite's ``compare.py`` says how its metrics are resampled.
+The FILEs are read as ``medvigil score`` reads them. For every pair ``(a, b)`` of models and each metric:
+``delta = b - a`` on the probes both answered, its 95% interval from resamples of the cases drawn jointly
+for both, a two-sided p and the Holm-adjusted p over all pairs x metrics (:mod:`medvigil.scoring.paired`;
+each suite's ``compare.py`` says how its metrics are resampled).
 
 JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "ci95": [lo, hi],
 "p", "p_holm", "n_probes", "n_cases"}, ...], "warnings", "inputs"}``; ``medvigil report`` takes it
@@ -66,7 +60,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                           help="leave out result rows that fail their checks (counted and listed as warnings)")
     medvigil.add_argument("--allow-empty", action="store_true", help="an empty result file is a warning, not an error")
     add_stress_options(parser)
-    parser.set_defaults(func=run)
     declare(parser, inputs=("release", "files"), outputs=("json",))  # the output guard checks these (medvigil.cli)
 
 

@@ -17,7 +17,6 @@ def add_parser(subparsers) -> None:
     p.add_argument("--no-stress", action="store_true",
                    help="MedVIGIL tasks only: skip the Readiness, CbD and MedQ-Deg runs and report sections")
     p.add_argument("--force", action="store_true", help="replace an existing output folder")
-    p.set_defaults(func=run)
     declare(p, inputs=(), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 

@@ -57,7 +57,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="overall time for all LLM requests (default 3600); later samples are marked failed")
     parser.add_argument("--llm-attempts", type=int, default=None, help="tries per request, with backoff (default 3)")
     parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
-    parser.set_defaults(func=run)
     declare(parser, inputs=('answers',), outputs=('json',))  # the output guard checks these (medvigil.cli)
 
 
@@ -182,10 +181,8 @@ def summarise(rows: list[dict]) -> list[dict]:
     return summary
 
 
-def _fmt(value, pct=False) -> str:
-    if value is None:
-        return "-"
-    return f"{100 * value:.1f}" if pct else f"{value:.3f}"
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def format_summary(summary: list[dict]) -> str:

@@ -27,7 +27,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--repo-id", metavar="ORG/NAME", help="Hub dataset repository the folder is meant for (card and Croissant URL)")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists (only after the new build succeeded)")
     parser.add_argument("--problems-out", type=Path, metavar="FILE", help="when the inputs are rejected, write every problem (e.g. every missing image) to FILE, one per line")
-    parser.set_defaults(func=run)
     declare(parser, inputs=('dataset_json', 'images', 'checksums'), outputs=('out', 'problems_out'))  # the output guard checks these (medvigil.cli)
 
 

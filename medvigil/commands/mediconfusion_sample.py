@@ -20,7 +20,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (must not exist or be empty)")
     parser.add_argument("--pairs", type=int_range(1, 9000), default=DEFAULT_PAIRS, help=f"number of pairs (default {DEFAULT_PAIRS}; even = balanced A/B)")
     parser.add_argument("--seed", type=int_range(0, 2**63 - 1), default=0, help="random seed (default 0)")
-    parser.set_defaults(func=run)
     declare(parser, inputs=(), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 

@@ -1,14 +1,9 @@
 """``medvigil publish OUT --repo ORG/NAME [--private] [--dry-run]``: upload a build to the Hub.
 
-Before any network call the folder is checked (:func:`medvigil.suites.medvigil.export.publish_check.check_publishable`):
-it must be a normal ``medvigil build`` (not ``--local-only``), hold only the card,
-datasheet, Croissant, build info and Parquet shards with the recorded checksums, no
-row of a credentialed case may carry image bytes, no uploaded byte sequence (file, Parquet
-cell, embedded, base64, zipped or wrapped image) may equal a credentialed image (the release's pointer
-checksums and every file under ``--credentialed DIR``) or, for the images under ``--credentialed DIR``,
-be a near-duplicate of its pixels, and the text files and text cells may carry no image. ``--dry-run`` prints what would be
-uploaded (every file and the upload size per config) and stops. The upload uses ``huggingface_hub`` (``create_repo`` with
-``repo_type="dataset"``, then ``upload_folder``) and your saved Hub token.
+Before any network call the folder is checked
+(:func:`medvigil.suites.medvigil.export.publish_check.check_publishable`, :mod:`medvigil.hub.publish_scan`).
+``--dry-run`` prints what would be uploaded (every file and the upload size per config) and stops.
+The upload uses ``huggingface_hub`` and your saved Hub token.
 
 Exit status: 0 uploaded (or dry run), 2 refused (every reason printed).
 """
@@ -53,7 +48,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--message", default=None, help="commit message (default: names the build digest)")
     parser.add_argument("--credentialed", action="append", type=Path, default=[], metavar="DIR", help="folder of credentialed images (your licensed copy, `medvigil reconstruct` output); nothing uploaded may "
         "contain one of their files (repeatable; the release's pointer checksums are always checked)")
-    parser.set_defaults(func=run)
     declare(parser, inputs=('out', 'credentialed'), outputs=())  # the output guard checks these (medvigil.cli)
 
 

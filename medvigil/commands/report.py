@@ -16,7 +16,6 @@ def add_parser(subparsers) -> None:
                         "`medvigil compare --json` result per suite (its significance matrix)")
     p.add_argument("--out", required=True, help="output folder (created; must not exist or be empty)")
     p.add_argument("--title", default="MedVIGIL trust report")
-    p.set_defaults(func=run)
     declare(p, inputs=('scores',), outputs=('out',))  # the output guard checks these (medvigil.cli)
 
 

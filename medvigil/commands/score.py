@@ -1,14 +1,7 @@
 """``medvigil score``: score model outputs and print a table or write JSON.
 
-Per suite (README "Using it"): ``mediconfusion``: ``--release`` is the authors' ``dataset.json``, FILEs their
-``Results/<model>_<mode>.json`` or lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks.
-``medvigil``: ``--release`` is a release folder (then its ``clinician_baseline.csv`` is scored and its triplets
-matched to options), a built dataset folder or a Hub repo id; FILEs are harness outputs
-(``results/baselines/<model>__mcq.jsonl``, error rows included: a failure unless ``--harness-compatible``) or
-lmms-eval logs of the ``medvigil_*`` tasks; release findings that do not touch scoring are warnings.
-``medqdeg|readiness|cbd``: lmms-eval logs (or run folders searched for them), no ``--release``.
-Each suite is reached through :mod:`medvigil.suites.registry`. Output: a table, or JSON
-(:func:`~medvigil.commands.arg_types.emit`); bad input exits 2 with an ``error:`` line per problem.
+What ``--release`` and the FILEs are, per suite: README "Using it" and the options' help. Each suite is
+reached through :mod:`medvigil.suites.registry`; bad input exits 2 with an ``error:`` line per problem.
 """
 
 from __future__ import annotations
@@ -89,7 +82,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                           help="leave out result rows that fail their checks (counted per model as invalid_row, listed as "
                           "warnings), and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping")
     add_stress_options(parser)
-    parser.set_defaults(func=run)
     declare(parser, inputs=('release', 'files'), outputs=('json',))  # the output guard checks these (medvigil.cli)
 
 

@@ -31,7 +31,6 @@ def add_parser(subparsers) -> None:
         "(select one with the request's model field, e.g. 'constant:letter=E').")
     p.add_argument("--port", type=_port, default=0, help="port to bind on 127.0.0.1 (0 = any free port)")
     p.add_argument("--seconds", type=_seconds, default=None, help="stop after this many seconds (default: run until interrupted)")
-    p.set_defaults(func=run)
 
 
 def run(args) -> int:

@@ -10,7 +10,6 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("tasks-path",
                               help="print the lmms-eval task folder (use: lmms-eval --include_path \"$(medvigil tasks-path)\")")
     p.add_argument("--suite", default=None, help="one suite's folder (default: all suites)")
-    p.set_defaults(func=run)
 
 
 def run(args) -> int:

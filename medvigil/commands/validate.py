@@ -34,7 +34,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "looked at (a credentialed image present is still an error)")
     parser.add_argument("--max-pixels", type=int, default=DEFAULT_MAX_PIXELS,
                         help=f"largest accepted declared image size in pixels (default {DEFAULT_MAX_PIXELS:,})")
-    parser.set_defaults(func=run)
     declare(parser, inputs=('root',), outputs=())  # the output guard checks these (medvigil.cli)
 
 

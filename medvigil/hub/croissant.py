@@ -1,12 +1,9 @@
 """Croissant 1.0 JSON-LD for an exported (Hub-ready) folder.
 
-``distribution``: one ``cr:FileObject`` per Parquet shard (relative ``contentUrl``, ``sha256``,
-``contentSize``) and per config one ``cr:FileSet`` whose ``includes`` glob covers its shards (record sets
-read from the FileSet, so a config split into several shards is still one record set). ``recordSet``: one
-per config, one ``cr:Field`` per column, typed from the config's :class:`datasets.Features` (strings
-``sc:Text``, integers ``sc:Integer``, floats ``sc:Float``, booleans ``sc:Boolean``, images
-``sc:ImageObject`` from the Parquet image struct's ``bytes``; lists the same with ``repeated: true``, as
-Croissant 1.0 has no ``isArray``). No clock or absolute path enters, so exports are byte-identical.
+One ``cr:FileObject`` per Parquet shard and per config one ``cr:FileSet`` covering its shards, which its
+record set reads (a config split into several shards is still one record set); lists are fields with
+``repeated: true``, as Croissant 1.0 has no ``isArray``. No clock or absolute path enters, so exports are
+byte-identical.
 """
 
 from __future__ import annotations

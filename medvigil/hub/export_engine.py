@@ -13,14 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from medvigil.files.output_guard import Inputs, refuse_overlap
 from medvigil.hub import croissant
 from medvigil.hub.card_metadata import DatasetFacts
-from medvigil.hub.parquet_shards import checksum_lines, shards_line, shards_to_json, write_shards
+from medvigil.hub.parquet_shards import checksum_lines, shards_line, write_shards
 
 README = "README.md"
 CROISSANT = "croissant.json"
@@ -103,7 +103,7 @@ class BuildReport:
     def to_dict(self) -> dict[str, Any]:
         name, digest = self.input_digest()
         return {"builder": self.BUILDER, "version": self.version, f"{name}_digest": digest, "build_digest": self.build_digest,
-                **self.info_head(), "rows": self.rows, **self.info_tail(), "shards": shards_to_json(self.shards)}
+                **self.info_head(), "rows": self.rows, **self.info_tail(), "shards": [asdict(s) for s in self.shards]}
 
     def format(self) -> str:
         name, digest = self.input_digest()

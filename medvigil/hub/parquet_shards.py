@@ -11,7 +11,6 @@ group. Readers (pyarrow, `datasets`, the Hub viewer) decode the dictionary trans
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import os
 import shutil
@@ -174,11 +173,6 @@ def write_shards(rows: Iterable[tuple[str, dict]], features, root: Path, config:
 def checksum_lines(shards: Iterable[Shard]) -> str:
     """``<shard path>\\t<sha256>`` of every shard, one a line in path order (hashed into build digests)."""
     return "".join(f"{shard.path}\t{shard.sha256}\n" for shard in sorted(shards, key=lambda s: s.path))
-
-
-def shards_to_json(shards: Iterable[Shard]) -> list[dict[str, Any]]:
-    """The shards as ``build_info.json`` lists them."""
-    return [dataclasses.asdict(s) for s in shards]  # config, path, sha256, size, table_bytes
 
 
 def shards_line(shards: list[Shard]) -> str:

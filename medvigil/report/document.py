@@ -186,9 +186,8 @@ img{max-width:100%;border:1px solid #eee;margin:.5em 0}.warn{color:#8a4b00}
 
 @dataclass(frozen=True)
 class Section:
-    """One suite's part of the report: its tables and figures (PNG bytes by name), what the runs
-    behind it lacked (``notes``: a partial run, changed generation settings) and the figures
-    with nothing to show (``missing``), each said in a sentence."""
+    """One suite's part of the report: tables, figures (PNG bytes by name), sentences about its runs
+    (``notes``: a partial run, changed generation settings) and the figures with nothing to show."""
 
     title: str
     tables: Sequence[Table]

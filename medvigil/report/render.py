@@ -56,6 +56,11 @@ def fmt(value: Any, signed: bool = False) -> str:
     return f"{value:+.1f}" if signed else f"{value:.1f}"
 
 
+def pct(value: Any, signed: bool = False) -> str:
+    """A fraction as a percentage, formatted by :func:`fmt`."""
+    return fmt(None if value is None else 100.0 * value, signed=signed)
+
+
 def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
     return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]" if ci else fmt(point)
 

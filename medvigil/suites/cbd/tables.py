@@ -17,14 +17,10 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
+from medvigil.report.render import FigureMaker, Table, pct, png, pyplot
 
 QUADS = ("Ideal", "Fragile", "Dangerous", "Worst")
 QUADRANT_COLOURS = {"Ideal": "#2e7d32", "Fragile": "#f9a825", "Dangerous": "#e65100", "Worst": "#b71c1c"}
-
-
-def pct(value: Any, signed: bool = False) -> str:
-    return fmt(None if value is None else 100.0 * value, signed=signed)
 
 
 def with_ci(value: Any, ci: Mapping[str, Any] | None) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
+from medvigil.report.render import FigureMaker, Table, fmt, pct, png, pyplot
 from medvigil.suites.medqdeg.breakdowns import OTHER_GROUP
 from medvigil.suites.medqdeg.breakdowns import capability_group as _group
 from medvigil.suites.medqdeg.categories import TABLE3_COLUMNS
@@ -32,10 +32,6 @@ from medvigil.suites.medqdeg.scoring import accuracy_scores
 LEVELS = ("L0", "L1", "L2")
 CATEGORY_ORDER = TABLE3_COLUMNS
 GROUP_ORDER = ("Medical Perception", "Clinical Reasoning", OTHER_GROUP)
-
-
-def pct(value: Any, signed: bool = False) -> str:
-    return fmt(None if value is None else 100.0 * value, signed=signed)
 
 
 def with_drop(entry: Mapping[str, Any] | None, level: str = "L1&L2") -> str:
