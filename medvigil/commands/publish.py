@@ -56,9 +56,10 @@ def run(args: argparse.Namespace) -> int:
 
     from medvigil.files.input_files import read_json
     from medvigil.hub.export_engine import BUILD_INFO
+    from medvigil.reconstruct.mimic_cxr import dicom_image_or_none
     from medvigil.suites.medvigil.export.publish_check import check_publishable
 
-    files, problems = check_publishable(args.out, args.credentialed)
+    files, problems = check_publishable(args.out, args.credentialed, dicom_image_or_none)
     if problems:
         raise DataError(problems)
     info = read_json(args.out / BUILD_INFO, BUILD_INFO)  # checked above: a JSON object

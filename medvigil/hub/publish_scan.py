@@ -32,9 +32,10 @@ import json
 import re
 import zipfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.digest import file_sha256
@@ -327,11 +328,17 @@ def _json_strings(rel: str, data: bytes) -> list[str]:
     return out
 
 
-def credentialed_images(recorded_sha256: Iterable[str], folders: Iterable[Path | str]) -> CredentialedImages:
+def credentialed_images(recorded_sha256: Iterable[str], folders: Iterable[Path | str],
+                        read_dicom: Callable[[Path], Any] | None = None) -> CredentialedImages:
     """The checksums ``recorded_sha256`` plus, under ``folders``: the SHA-256 of every regular file, the
-    checksums every ``RECONSTRUCTION.json`` records, and the perceptual hash of every decodable image."""
+    checksums every ``RECONSTRUCTION.json`` records, and the perceptual hash of every decodable image.
+    ``read_dicom(path)`` is the display image of a DICOM file, None for any other file (the CLI passes
+    the one of ``reconstruct/``; the core never imports it); it is required when folders are given."""
     known = CredentialedImages({str(h).lower() for h in recorded_sha256})
-    for folder in map(Path, folders):
+    folders = [Path(f) for f in folders]
+    if folders and read_dicom is None:
+        raise ValueError("credentialed folders need read_dicom: their DICOM files are compared by their pixels")
+    for folder in folders:
         if not folder.is_dir():
             raise NotADirectoryError(f"--credentialed {folder} is not a folder")
         for path in sorted(folder.rglob("*")):
@@ -341,24 +348,18 @@ def credentialed_images(recorded_sha256: Iterable[str], folders: Iterable[Path |
             if path.name == "RECONSTRUCTION.json":
                 known.sha256 |= _recorded_checksums(path)
                 continue
-            known.phashes += _file_phashes(path)
+            known.phashes += _file_phashes(path, read_dicom)
     return known
 
 
-def _file_phashes(path: Path) -> list:
+def _file_phashes(path: Path, read_dicom: Callable[[Path], Any]) -> list:
     """Perceptual hashes of the image file ``path`` as it is and mirrored left-right (a re-derived copy
     may be flipped, as the release's lr_flip probes are); none when it is no image."""
     import imagehash
     from PIL import ImageOps
 
-    from medvigil.reconstruct.mimic_cxr import dicom_to_image, is_dicom
-
-    if is_dicom(path):
-        try:
-            image = dicom_to_image(path)
-        except (ValueError, OSError):
-            return []
-    else:
+    image = read_dicom(path)
+    if image is None:
         with open(path, "rb") as handle:
             signatures = image_signatures(handle.read(16))
         if not signatures or signatures[0][0] != 0:

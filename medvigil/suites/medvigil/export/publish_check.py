@@ -4,7 +4,7 @@ also runs :func:`credentialed_problems` on its own output before the final renam
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,8 @@ SHARD_NAME = re.compile(r"^data/(?P<config>[a-z_]+)/test-(?P<i>\d{5})-of-(?P<n>\
 PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
 
 
-def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = ()) -> tuple[list[Path], list[Problem]]:
+def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = (),
+                      read_dicom: Callable[[Path], Any] | None = None) -> tuple[list[Path], list[Problem]]:
     """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed).
 
     Refused: not a medvigil build; ``local_only``; any other file than card, datasheet, Croissant, build info and
@@ -65,7 +66,7 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
                      for rel in sorted(present & recorded.keys()) if file_sha256(out / rel) != recorded[rel]]
     problems.extend(credentialed_problems(out))
     recorded_hashes = info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
-    known = credentialed_images(recorded_hashes, credentialed_dirs)
+    known = credentialed_images(recorded_hashes, credentialed_dirs, read_dicom)
     problems.extend(content_problems(out, files, known, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))))
     return files, problems
 
