@@ -27,10 +27,10 @@ from medvigil.hub import export_engine
 from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table
 from medvigil.hub.export_engine import README, build_digest, check_destination, check_max_shard_bytes, write_configs, write_metadata
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES, shards_line
-from medvigil.reconstruct.roco import checksum_text
 from medvigil.suites.mediconfusion import dataset_configs as configs
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.dataset_rows import RocoSource
+from medvigil.suites.mediconfusion.roco import checksum_text
 from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
 
 CHECKSUMS = "roco_sha256.txt"
