@@ -1,35 +1,31 @@
 """The four MediConfusion evaluation modes (paper Sec. 3.1): answer extraction and judges.
 
-Every mode turns a model's output for one image into *votes* for the two options, read by the
-authors' rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the option ahead by
-at least the margin, 3, else invalid), the same rule as for the authors' result files. Prompts
-and token limits: :mod:`medvigil.suites.mediconfusion.prompts`.
+Every mode turns a model's output for one image into *votes* for the two options, read by the authors'
+rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the option ahead by at least the
+margin, 3, else invalid). Prompts and token limits: :mod:`medvigil.suites.mediconfusion.prompts`.
 
-* MC (generated text): 10 votes for the letter the parser finds, 0 for the other (:func:`mc_votes`;
-  parser ``authors``, their ``clean_up_manual``, default, naming both letters is invalid, or
-  ``first_letter``, medvigil 0.1); no letter: 0/0 (invalid).
-* GD (log-likelihood of "A" / "B" after the GD prompt): 10 for the likelier letter (:func:`gd_scores`);
-  a tie or unusable scores: 0/0.
+* MC (generated text): 10 votes for the letter found (:func:`mc_votes`; parser ``authors``, their
+  ``clean_up_manual``, default, naming both letters is invalid, or ``first_letter``, medvigil 0.1).
+* GD (log-likelihood of "A" / "B" after the GD prompt): 10 for the likelier letter (:func:`gd_scores`).
 * PS (log-likelihood of each option text after the question, no options shown): as GD on the
-  normalised scores (:func:`prefix_scores`).
+  normalised scores (:func:`prefix_scores`). No letter, a tie or unusable scores: 0/0 (invalid).
 * FF (generated text): the judge's 1-10 closeness score of the response to each option
   (:func:`judge_response`); a gap < 3 is invalid (paper Appendix A.4). Judges: an LLM behind any
   OpenAI-compatible endpoint with the paper's prompt at T = 0.7 (the authors' GPT-4o protocol,
   :func:`endpoint_judge`), or offline the deterministic :func:`token_f1_judge`.
 
-Log-likelihood values (GD, PS): lmms-eval's contract says "log-probability of the continuation",
-but its HuggingFace models in 0.7.3 (``llava``, ``llava_hf``, ``qwen_vl``, ...) return
-``outputs.loss``, the mean NLL per continuation token (EvolvingLMMs-Lab/lmms-eval#370). A mean
-NLL is never negative and a log-probability never positive, so ``value_kind="auto"`` (default)
-reads each value by its sign (both signs for one image: invalid); ``"mean_nll"`` or
-``"sum_logprob"`` force one reading (a value of the wrong sign is then unusable).
+Log-likelihood values (GD, PS): lmms-eval's contract says "log-probability of the continuation", but
+its HuggingFace models in 0.7.3 (``llava``, ``llava_hf``, ``qwen_vl``, ...) return ``outputs.loss``,
+the mean NLL per continuation token (EvolvingLMMs-Lab/lmms-eval#370). ``value_kind="auto"`` (default)
+reads each value by its sign (a mean NLL is never negative, a log-probability never positive; both
+signs for one image: invalid); ``"mean_nll"`` or ``"sum_logprob"`` force one reading
+(a value of the wrong sign is then unusable).
 
-Prefix-score normalisation (PS; Xu et al., LVLM-eHub 2023, followed by the paper): the authors
-use the geometric mean of the option tokens' probabilities, i.e. the mean log-probability per
-token. ``normalisation``: ``"per_token"`` (default; a mean NLL ``v`` gives ``-v``; a total
-log-probability has no token count in lmms-eval, so it is used as is and the record says
-``normalisation_applied: "none"``), ``"per_char"`` (total log-probability / characters of the
-option, lm-eval's ``acc_norm``) or ``"none"``; both of these need total log-probabilities.
+PS normalisation (Xu et al., LVLM-eHub 2023, followed by the paper: geometric mean of the option
+tokens' probabilities, i.e. mean log-probability per token): ``"per_token"`` (default; a mean NLL
+``v`` gives ``-v``; a total log-probability, with no token count in lmms-eval, is used as is and the
+record says ``normalisation_applied: "none"``), ``"per_char"`` (total log-probability / characters,
+lm-eval's ``acc_norm``) or ``"none"``; both of these need total log-probabilities.
 
 >>> mc_votes('A") Left'), mc_votes("A or B"), mc_votes("A or B", "first_letter")
 ((10, 0), (0, 0), (10, 0))
