@@ -337,12 +337,9 @@ def _csv_value(key: str, text: str) -> Any:
 
 def _read_csv(path: Path, name: str) -> Release:
     table = read_csv(path, name, required=("id", *FIELDS))
-    problems = [
-        p
-        for p in table.problems
-        # the authors' CSV starts with pandas' unnamed index column: expected, not a problem
-        if not (table.header[:1] == ("",) and p.row is None and "empty column name at position 1" in p.message)
-    ]
+    # the authors' CSV starts with pandas' unnamed index column: expected, not a problem
+    index_column = table.header[:1] == ("",)
+    problems = [p for p in table.problems if not (index_column and p.row is None and "empty column name at position 1" in p.message)]
     entries = []
     for csv_row in table.rows:
         values = {k: _csv_value(k, v) for k, v in csv_row.values.items() if k != ""}
