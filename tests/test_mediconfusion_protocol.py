@@ -268,9 +268,9 @@ def test_bad_judge_settings_fail_before_inference(monkeypatch):
 
 def test_the_authors_image_layout_builds_the_same_dataset(tmp_path):
     """scripts/download.py saves every image as data/images/<im_local>.jpg (its default)."""
-    from medvigil.reconstruct.roco import image_layout
     from medvigil.suites.mediconfusion.export import build
     from medvigil.suites.mediconfusion.release import read_release
+    from medvigil.suites.mediconfusion.roco import image_layout
     from medvigil.suites.mediconfusion.synthetic import write_sample
 
     write_sample(tmp_path / "rel", n_pairs=4, seed=3)

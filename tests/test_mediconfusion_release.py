@@ -14,12 +14,6 @@ import pytest
 from PIL import Image
 
 from medvigil.errors import DataError
-from medvigil.reconstruct.roco import (
-    checksum_text,
-    locate_images,
-    read_checksums,
-    roco_data_root,
-)
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.release import (
     FIELDS,
@@ -27,6 +21,12 @@ from medvigil.suites.mediconfusion.release import (
     Pair,
     dataset_json_text,
     read_release,
+)
+from medvigil.suites.mediconfusion.roco import (
+    checksum_text,
+    locate_images,
+    read_checksums,
+    roco_data_root,
 )
 from medvigil.suites.mediconfusion.synthetic import (
     SYNTHETIC_NOTICE,

@@ -113,13 +113,9 @@ def _is_number(value: Any) -> bool:
 
 
 def parse_run_name(path: str | Path) -> tuple[str, str]:
-    """``(model, mode)`` from an authors' file name.
-
-    ``gpt_mc.json`` -> ``("gpt", "mc")``; ``llava_med_greedy.json`` ->
-    ``("llava_med", "greedy")``; the fixture form ``Results__claude__claude_mc.json``
-    uses the part after the last ``__``. A name without a known mode suffix gives
-    ``(stem, "default")``.
-    """
+    """``(model, mode)`` from an authors' file name: ``gpt_mc.json`` -> ``("gpt", "mc")``, ``llava_med_greedy.json``
+    -> ``("llava_med", "greedy")``; the fixture form ``Results__claude__claude_mc.json`` uses the part after the
+    last ``__``; without a known mode suffix ``(stem, "default")``."""
     stem = Path(path).name.removesuffix(".json").rsplit("__", 1)[-1]
     for mode in MODE_LABELS:
         if stem.endswith("_" + mode) and len(stem) > len(mode) + 1:
@@ -153,14 +149,11 @@ def read_score_file(path: str | Path) -> dict[str, dict[str, int]]:
 
 def read_results(path: str | Path, release: Release, *, model: str | None = None, mode: str | None = None,
                  margin: float = DEFAULT_MARGIN, validate: bool = True) -> MediConfusionRun:
-    """Read one authors' per-sample result file into probe records.
-
-    Every pair of the file must be in ``release``; ``model``/``mode`` override the names parsed by
-    :func:`parse_run_name`; ``validate`` checks every record against ``probe_record.schema.json``.
+    """Read one authors' per-sample result file into probe records. Every pair of the file must be in ``release``;
+    ``model``/``mode`` override :func:`parse_run_name`; ``validate`` checks the records against ``probe_record.schema.json``.
     """
     parsed_model, parsed_mode = parse_run_name(path)
-    model = model or parsed_model
-    mode = mode or parsed_mode
+    model, mode = model or parsed_model, mode or parsed_mode
     name, data = _load_json_object(path)
     problems: list[Problem] = []
     kept: list[tuple[str, str, dict]] = []  # (pair id, image, answer dict)
@@ -239,13 +232,9 @@ def read_results(path: str | Path, release: Release, *, model: str | None = None
 
 
 def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[MediConfusionRun]:
-    """Runs from lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks.
-
-    The records already carry gold letters, answers and categories; they are grouped into
-    one run per (model, mode), in the order of their first records, each naming the files
-    that hold its records; pairs of ``release`` absent from a run are listed as missing.
-    Every pair of a run must be in the release.
-    """
+    """Runs from lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks, whose records carry gold
+    letters, answers and categories: one run per (model, mode), in the order of their first records, each naming
+    the files holding its records. Every pair of a run must be in ``release``; its pairs absent are missing."""
     records: list[dict] = []
     origins: list[int] = []  # the file of each record (its index in paths)
     problems: list[Problem] = []
@@ -259,15 +248,11 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
         origins += [index] * len(found)
     if problems:
         raise DataError(problems)
-    problems = [
-        Problem(str(paths[0]) if len(paths) == 1 else ", ".join(map(str, paths)),
-                f"record {r['probe_id']!r} belongs to suite {r['suite']!r}, not mediconfusion", field="suite")
-        for r in records if r.get("suite") != "mediconfusion"
-    ]
-    problems += [
-        Problem(", ".join(map(str, paths)), f"pair {r['case_id']!r} is not in the release {release.path}", field="case_id")
-        for r in records if r.get("suite") == "mediconfusion" and str(r["case_id"]) not in release.pairs
-    ]
+    where = ", ".join(map(str, paths))
+    problems = [Problem(where, f"record {r['probe_id']!r} belongs to suite {r['suite']!r}, not mediconfusion", field="suite")
+                for r in records if r.get("suite") != "mediconfusion"]
+    problems += [Problem(where, f"pair {r['case_id']!r} is not in the release {release.path}", field="case_id")
+                 for r in records if r.get("suite") == "mediconfusion" and str(r["case_id"]) not in release.pairs]
     if problems:
         raise DataError(problems)
     groups: dict[tuple[str, str], list[dict]] = {}
@@ -276,7 +261,6 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
         key = (record["model"], record.get("condition", "default"))
         groups.setdefault(key, []).append(record)
         files.setdefault(key, {})[origin] = None
-    where = ", ".join(map(str, paths))
     # a run cut by lmms-eval's --limit may end inside a pair: that pair is left out (the score says the run is partial)
     limited = all(run_limit(Path(p)) is not None for p in paths)
     slots = {key: pair_slots(recs, incomplete="drop" if limited else "error") for key, recs in groups.items()}

@@ -11,17 +11,8 @@ import numpy as np
 __all__ = ["CATEGORIES", "CATEGORY_SHORT_NAMES", "category_matrix"]
 
 #: The nine categories, in the order of the authors' score files.
-CATEGORIES = (
-    "Cerebral",
-    "Vascular",
-    "Head and Neck",
-    "Spinal",
-    "Musculoskeletal",
-    "Cardiac",
-    "Gastrointestinal",
-    "Pulmonary",
-    "Nuclear Medicine",
-)
+CATEGORIES = ("Cerebral", "Vascular", "Head and Neck", "Spinal", "Musculoskeletal", "Cardiac", "Gastrointestinal", "Pulmonary",
+              "Nuclear Medicine")
 #: The paper's column names in Table 3.
 CATEGORY_SHORT_NAMES = {"Head and Neck": "Head & Neck", "Musculoskeletal": "Musculoskel.",
                         "Gastrointestinal": "Gastroint.", "Nuclear Medicine": "Nuclear Med."}

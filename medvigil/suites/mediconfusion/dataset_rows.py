@@ -1,7 +1,7 @@
 """The rows of every config of the MediConfusion Hub dataset, for both the `datasets` builder and the export.
 
 :meth:`RocoSource.open` reads the authors' ``dataset.json`` strictly and finds and checks every image
-in the user's ROCO copy (:mod:`medvigil.reconstruct.roco`; all missing or broken images at once).
+in the user's ROCO copy (:mod:`medvigil.suites.mediconfusion.roco`; all missing or broken images at once).
 Images are embedded as the original file bytes, with the ROCO-relative path as the image's ``path``.
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.files.input_files import read_bytes
-from medvigil.reconstruct.roco import locate_images, read_checksums
 from medvigil.suites.mediconfusion.dataset_configs import CONFIG_NAMES
 from medvigil.suites.mediconfusion.release import Release, read_release
+from medvigil.suites.mediconfusion.roco import locate_images, read_checksums
 
 
 def source_digest(release_bytes: bytes, located: dict) -> str:

@@ -8,11 +8,10 @@ Layout of the output folder::
     roco_sha256.txt      ``sha256sum`` list of the ROCO images used (to check other copies)
     data/<config>/test-NNNNN-of-MMMMM.parquet   images embedded (original bytes)
 
-Guarantees as for the MedVIGIL export: inputs checked before anything is written (all problems
-at once), no partial output, byte-identical rebuilds (shared engine :mod:`medvigil.hub.export_engine`;
-rows from :class:`medvigil.suites.mediconfusion.dataset_rows.RocoSource`). Licence: the images are
-ROCO's, **CC BY-NC-SA 4.0: non-commercial use only, attribution, share-alike**; the annotations
-are the authors' (MIT). A synthetic build (medvigil's phantoms) contains no ROCO image.
+As the MedVIGIL export (:mod:`medvigil.hub.export_engine`; rows from :class:`~medvigil.suites.mediconfusion.
+dataset_rows.RocoSource`): all input problems at once, no partial output, byte-identical rebuilds. Images:
+ROCO's, **CC BY-NC-SA 4.0: non-commercial use only, attribution, share-alike**; annotations: the authors'
+(MIT). A synthetic build (medvigil's phantoms) contains no ROCO image.
 """
 
 from __future__ import annotations
@@ -27,10 +26,10 @@ from medvigil.hub import export_engine
 from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table
 from medvigil.hub.export_engine import README, build_digest, check_destination, check_max_shard_bytes, write_configs, write_metadata
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES, shards_line
-from medvigil.reconstruct.roco import checksum_text
 from medvigil.suites.mediconfusion import dataset_configs as configs
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.dataset_rows import RocoSource
+from medvigil.suites.mediconfusion.roco import checksum_text
 from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
 
 CHECKSUMS = "roco_sha256.txt"
@@ -117,20 +116,13 @@ def dataset_facts(report: BuildReport) -> DatasetFacts:
     return DatasetFacts(
         name="mediconfusion-synthetic" if report.synthetic else "mediconfusion",
         pretty_name="MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
-        description=description,
-        version=report.version,
-        date_published=configs.DATE_PUBLISHED,
-        homepage=configs.HOMEPAGE,
-        citation=configs.CITATION,
-        licences=[SYNTHETIC_LICENCE] if report.synthetic else [ROCO_LICENCE, ANNOTATION_LICENCE],
+        description=description, version=report.version, date_published=configs.DATE_PUBLISHED, homepage=configs.HOMEPAGE,
+        citation=configs.CITATION, licences=[SYNTHETIC_LICENCE] if report.synthetic else [ROCO_LICENCE, ANNOTATION_LICENCE],
         keywords=["medical imaging", "radiology", "visual question answering", "reliability", "evaluation"],
         creators=["MediConfusion authors (Sepehri, Fabian, Soltanolkotabi, Soltanolkotabi)"],
         task_categories=["visual-question-answering", "multiple-choice"],
         tags=["medical", "radiology", "reliability", "evaluation"] + (["synthetic"] if report.synthetic else ["non-commercial"]),
-        size_category="n<1K",
-        default_config="questions",
-        column_descriptions=configs.COLUMN_DESCRIPTIONS,
-        rai=_RAI,
+        size_category="n<1K", default_config="questions", column_descriptions=configs.COLUMN_DESCRIPTIONS, rai=_RAI,
         digests_key="mediconfusion",
         digests={"version": report.version, "source_digest": report.source_digest, "build_digest": report.build_digest,
                  "synthetic": report.synthetic},

@@ -41,12 +41,8 @@ def best_over_modes(results: Mapping[str, Any]) -> dict[str, Any]:
         found = [(float(v), mode) for mode, m in metrics.items() if (v := get(m)) is not None and not math.isnan(v)]
         return max(found, key=lambda item: item[0]) if found else (None, None)  # max keeps the first of equals
 
-    out: dict[str, Any] = {
-        "modes": {
-            mode: {k: m.get(k) for k in ("set_accuracy", "individual_accuracy", "confusion") if k in m}
-            for mode, m in metrics.items()
-        }
-    }
+    keys = ("set_accuracy", "individual_accuracy", "confusion")
+    out: dict[str, Any] = {"modes": {mode: {k: m.get(k) for k in keys if k in m} for mode, m in metrics.items()}}
     out["best_set_accuracy"], out["best_set_mode"] = best(lambda m: m.get("set_accuracy"))
     out["best_individual_accuracy"], out["best_individual_mode"] = best(lambda m: m.get("individual_accuracy"))
     cats = [c for m in metrics.values() for c in (m.get("per_category") or {})]

@@ -1,35 +1,31 @@
 """The four MediConfusion evaluation modes (paper Sec. 3.1): answer extraction and judges.
 
-Every mode turns a model's output for one image into *votes* for the two options, read by the
-authors' rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the option ahead by
-at least the margin, 3, else invalid), the same rule as for the authors' result files. Prompts
-and token limits: :mod:`medvigil.suites.mediconfusion.prompts`.
+Every mode turns a model's output for one image into *votes* for the two options, read by the authors'
+rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the option ahead by at least the
+margin, 3, else invalid). Prompts and token limits: :mod:`medvigil.suites.mediconfusion.prompts`.
 
-* MC (generated text): 10 votes for the letter the parser finds, 0 for the other (:func:`mc_votes`;
-  parser ``authors``, their ``clean_up_manual``, default, naming both letters is invalid, or
-  ``first_letter``, medvigil 0.1); no letter: 0/0 (invalid).
-* GD (log-likelihood of "A" / "B" after the GD prompt): 10 for the likelier letter (:func:`gd_scores`);
-  a tie or unusable scores: 0/0.
+* MC (generated text): 10 votes for the letter found (:func:`mc_votes`; parser ``authors``, their
+  ``clean_up_manual``, default, naming both letters is invalid, or ``first_letter``, medvigil 0.1).
+* GD (log-likelihood of "A" / "B" after the GD prompt): 10 for the likelier letter (:func:`gd_scores`).
 * PS (log-likelihood of each option text after the question, no options shown): as GD on the
-  normalised scores (:func:`prefix_scores`).
+  normalised scores (:func:`prefix_scores`). No letter, a tie or unusable scores: 0/0 (invalid).
 * FF (generated text): the judge's 1-10 closeness score of the response to each option
   (:func:`judge_response`); a gap < 3 is invalid (paper Appendix A.4). Judges: an LLM behind any
   OpenAI-compatible endpoint with the paper's prompt at T = 0.7 (the authors' GPT-4o protocol,
   :func:`endpoint_judge`), or offline the deterministic :func:`token_f1_judge`.
 
-Log-likelihood values (GD, PS): lmms-eval's contract says "log-probability of the continuation",
-but its HuggingFace models in 0.7.3 (``llava``, ``llava_hf``, ``qwen_vl``, ...) return
-``outputs.loss``, the mean NLL per continuation token (EvolvingLMMs-Lab/lmms-eval#370). A mean
-NLL is never negative and a log-probability never positive, so ``value_kind="auto"`` (default)
-reads each value by its sign (both signs for one image: invalid); ``"mean_nll"`` or
-``"sum_logprob"`` force one reading (a value of the wrong sign is then unusable).
+Log-likelihood values (GD, PS): lmms-eval's contract says "log-probability of the continuation", but
+its HuggingFace models in 0.7.3 (``llava``, ``llava_hf``, ``qwen_vl``, ...) return ``outputs.loss``,
+the mean NLL per continuation token (EvolvingLMMs-Lab/lmms-eval#370). ``value_kind="auto"`` (default)
+reads each value by its sign (a mean NLL is never negative, a log-probability never positive; both
+signs for one image: invalid); ``"mean_nll"`` or ``"sum_logprob"`` force one reading
+(a value of the wrong sign is then unusable).
 
-Prefix-score normalisation (PS; Xu et al., LVLM-eHub 2023, followed by the paper): the authors
-use the geometric mean of the option tokens' probabilities, i.e. the mean log-probability per
-token. ``normalisation``: ``"per_token"`` (default; a mean NLL ``v`` gives ``-v``; a total
-log-probability has no token count in lmms-eval, so it is used as is and the record says
-``normalisation_applied: "none"``), ``"per_char"`` (total log-probability / characters of the
-option, lm-eval's ``acc_norm``) or ``"none"``; both of these need total log-probabilities.
+PS normalisation (Xu et al., LVLM-eHub 2023, followed by the paper: geometric mean of the option
+tokens' probabilities, i.e. mean log-probability per token): ``"per_token"`` (default; a mean NLL
+``v`` gives ``-v``; a total log-probability, with no token count in lmms-eval, is used as is and the
+record says ``normalisation_applied: "none"``), ``"per_char"`` (total log-probability / characters,
+lm-eval's ``acc_norm``) or ``"none"``; both of these need total log-probabilities.
 
 >>> mc_votes('A") Left'), mc_votes("A or B"), mc_votes("A or B", "first_letter")
 ((10, 0), (0, 0), (10, 0))
@@ -91,8 +87,6 @@ def _votes_for(best: int | None) -> tuple[int, int]:
     return tuple(VOTE if i == best else 0 for i in range(len(OPTION_LETTERS)))  # type: ignore[return-value]
 
 
-# --------------------------------------------------------------------------- MC
-
 # The words that name a letter in the authors' clean_up_manual (their two forms with a newline
 # can never match, since they replace newlines by spaces first).
 _AUTHORS_FORMS = {
@@ -103,11 +97,9 @@ _AUTHORS_FORMS = {
 
 
 def authors_letter(response: str | None) -> str | None:
-    """The letter the authors' MC parser reads, or None (invalid).
-
-    Newlines become spaces, the text is split at single spaces, and a letter counts when a word
-    is exactly ``A``, ``A:``, ``.A``, ``.A:``, ``A.``, ``A")``, ``("A":``, ``("A")`` or
-    ``("A").`` (likewise for B). Exactly one letter found: that letter; none, or both: invalid.
+    """The letter the authors' MC parser reads: the only letter (none or both: None, invalid) for which a word of
+    the text (split at single spaces, newlines as spaces) is exactly ``A``, ``A:``, ``.A``, ``.A:``, ``A.``,
+    ``A")``, ``("A":``, ``("A")`` or ``("A").`` (likewise for B).
 
     >>> authors_letter('A") Left'), authors_letter("The answer is B."), authors_letter("A or B")
     ('A', 'B', None)
@@ -122,18 +114,14 @@ def authors_letter(response: str | None) -> str | None:
 
 
 def mc_votes(response: str | None, parser: str = "authors") -> tuple[int, int]:
-    """Votes from a generated MC answer: 10 for the parsed letter, 0/0 when none is found.
-
-    ``parser``: ``"authors"`` (default, :func:`authors_letter`) or ``"first_letter"``
-    (medvigil 0.1: the first standalone capital letter, :func:`medvigil.mcq.prompting.parse_letter`,
-    so "A or B" reads as A; a letter other than A/B is invalid).
+    """Votes from a generated MC answer: 10 for the parsed letter, 0/0 when none is found. ``parser``: ``"authors"``
+    (:func:`authors_letter`) or ``"first_letter"`` (medvigil 0.1: the first standalone capital letter,
+    :func:`medvigil.mcq.prompting.parse_letter`, so "A or B" reads as A; a letter other than A/B is invalid).
     """
     _check_choice("parser", parser, MC_PARSERS)
     letter = authors_letter(response) if parser == "authors" else parse_letter(response)
     return _votes_for(OPTION_LETTERS.index(letter) if letter in OPTION_LETTERS else None)
 
-
-# --------------------------------------------------------------------------- GD and PS
 
 
 @dataclass(frozen=True)
@@ -203,15 +191,10 @@ def prefix_scores(values: Sequence[float], continuations: Sequence[str], *, norm
 
 
 def gd_scores(values: Sequence[float], *, value_kind: str = "auto") -> LikelihoodChoice:
-    """GD votes for letters A and B from the log-likelihoods of the one-token continuations.
-
-    One token each, so a mean NLL ``v`` and a log-probability ``-v`` say the same thing and
-    no normalisation applies (``normalisation_applied: "single_token"``).
-    """
+    """GD votes for letters A and B from the log-likelihoods of the one-token continuations (one token: a mean
+    NLL ``v`` and a log-probability ``-v`` say the same; ``normalisation_applied: "single_token"``)."""
     return _likelihood_choice(values, OPTION_LETTERS, value_kind, "single_token")
 
-
-# --------------------------------------------------------------------------- FF judges
 
 #: A judge: ``(question, option_A, option_B, response) -> (score_A, score_B)``, each 1..10.
 Judge = Callable[[str, str, str, str], Sequence[float]]
@@ -237,13 +220,12 @@ def _tokens(text: str) -> set[str]:
 def token_f1_judge(question: str, option_a: str, option_b: str, response: str) -> tuple[int, int]:
     """The default free-form judge: token-set F1 between response and option, scaled to 1..10.
 
-    Words: lower-cased, accents removed, runs of letters and digits, function words dropped
-    (negations kept); response words echoing the question and in neither option are dropped. With
-    ``W`` the response words and ``O`` the option's: ``P = |W & O| / |W|``, ``R = |W & O| / |O|``,
-    ``F1 = 2PR / (P + R)`` (0 when nothing is shared), times :data:`NEGATION_FACTOR` (0.5) when
-    exactly one of them holds a negation (so "No effacement" and "Effacement" stay apart). Score
-    ``1 + floor(9 * F1 + 0.5)``, 1 to 10 as the paper's GPT-4 judge (Appendix A.4). Every option
-    of the real release, given verbatim as the response, is judged as that option.
+    Words: lower-cased, accents removed, runs of letters and digits, function words dropped (negations
+    kept), and response words echoing the question but in neither option. With ``W`` the response words
+    and ``O`` the option's: ``F1 = 2PR / (P + R)``, ``P = |W & O| / |W|``, ``R = |W & O| / |O|`` (0 when
+    nothing is shared), times :data:`NEGATION_FACTOR` when exactly one of them holds a negation. Score
+    ``1 + floor(9 * F1 + 0.5)``, 1 to 10 as the paper's GPT-4 judge (Appendix A.4). Every option of the
+    real release, given verbatim as the response, is judged as that option.
 
     >>> token_f1_judge("Is the lesion bright or dark?", "Bright (hyperdense)", "Dark (hypodense)", "hyperdense bleed")
     (6, 1)
@@ -406,12 +388,8 @@ def parse_judge_reply(text: str) -> tuple[float, float]:
 
 
 def make_llm_judge(complete: Callable[[str, str], str], layout: str = "paper") -> Judge:
-    """Wrap ``complete(system_message, prompt) -> reply text`` as a judge using the paper's prompt.
-
-    Example (your own client)::
-
-        register_judge("gpt4o", make_llm_judge(lambda system, prompt: my_client(system, prompt)))
-    """
+    """Wrap ``complete(system_message, prompt) -> reply text`` as a judge using the paper's prompt, e.g.
+    ``register_judge("gpt4o", make_llm_judge(lambda system, prompt: my_client(system, prompt)))``."""
     if not callable(complete):
         raise TypeError(f"complete must be callable, got {type(complete).__name__}")
     _check_choice("layout", layout, tuple(JUDGE_PROMPT_LAYOUTS))
@@ -425,13 +403,10 @@ def make_llm_judge(complete: Callable[[str, str], str], layout: str = "paper") -
 
 def endpoint_judge(base_url: str, *, model: str = JUDGE_MODEL, temperature: float = JUDGE_TEMPERATURE,
                    api_key: str | None = None, layout: str = "paper", attempts: int = JUDGE_ATTEMPTS) -> Judge:
-    """The authors' FF judge through any OpenAI-compatible ``/chat/completions`` endpoint.
-
-    The paper's system message and prompt (``layout``), ``model`` (default ``gpt-4o``) at
-    ``temperature`` (default 0.7); ``base_url`` is the API root (``https://api.openai.com/v1``,
-    a vLLM server's ``.../v1``); up to ``attempts`` tries, like the authors' client (then a
-    RuntimeError naming the endpoint and the last error).
-    """
+    """The authors' FF judge (paper's system message and prompt ``layout``; ``gpt-4o`` at 0.7) through any
+    OpenAI-compatible ``/chat/completions`` endpoint; ``base_url`` is the API root (``https://api.openai.com/v1``,
+    a vLLM server's ``.../v1``); up to ``attempts`` tries, like the authors' client (then a RuntimeError
+    naming the endpoint and the last error)."""
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
         raise ValueError(f"judge endpoint must be an http(s) URL, got {base_url!r}")
 

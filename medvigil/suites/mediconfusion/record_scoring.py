@@ -53,11 +53,8 @@ def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error
 
 def score_records(records: Iterable[Mapping[str, Any]], *, confusion_denominator: str = "both_valid",
                   category_names: Sequence[str] | None = None, incomplete: str = "error") -> MediConfusionScore:
-    """Score probe records of one run (one model, one condition) of the MediConfusion suite.
-
-    Each pair (``case_id``) needs one record per image (:func:`pair_slots`; ``incomplete`` as there);
-    ``predicted_letter`` ``None`` is an invalid answer. Pairs are scored in order of first appearance.
-    """
+    """Score probe records of one run (one model, one condition): one record per image of each pair (``case_id``;
+    :func:`pair_slots`, ``incomplete`` as there); ``predicted_letter`` ``None`` is invalid. Pairs in order of first appearance."""
     records = list(records)
     runs = {(r.get("model"), r.get("condition", "default")) for r in records}
     if len(runs) > 1:

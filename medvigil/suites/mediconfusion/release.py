@@ -1,25 +1,23 @@
 """Strict reader of the MediConfusion release: the authors' ``data/dataset.json`` (or ``dataset.csv``).
 
-Layout (repository ``MShahabSepehri/MediConfusion``, 176 pairs, 352 images): a JSON object
-keyed by pair id (``"10001"`` ...), each value an object with exactly these fields:
-``im_1``/``im_2`` (ROCO image path relative to the ROCO data root, e.g.
-``train/radiology/images/ROCO_28778.jpg``), ``im_1_local``/``im_2_local`` (the authors' integer
-image id, one per path), ``cap_1``/``cap_2`` (the ROCO captions), ``category_1``/``category_2``
-(non-empty lists of :data:`~medvigil.suites.mediconfusion.categories.CATEGORIES`),
-``BiomedCLIP_sim``/``DINO_sim`` (cosine similarities of the two images; paper Sec. 2: a pair is
-confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75), ``question``/``option_A``/``option_B``
-(shared by both images), ``im_1_correct``/``im_2_correct`` (``A``/``B``, different) and
-``AI_question``/``AI_option_A``/``AI_option_B`` (the LLM's question before radiologist revision).
-
-The authors' ``--local_image_address False`` reads the images under ``<data_path>/roco-dataset/data/``;
-their download script instead saves each as ``data/images/<im_local>.jpg`` (:func:`authors_image_name`).
-medvigil's synthetic releases add one optional field, ``synthetic`` (``true``). The CSV form
-(``data/dataset.csv``) has the same columns plus ``id`` (the pair id) and a leading unnamed
+Layout (repository ``MShahabSepehri/MediConfusion``, 176 pairs, 352 images): a JSON object keyed by
+pair id (``"10001"`` ...), each value an object with exactly these fields: ``im_1``/``im_2`` (ROCO image
+path relative to the ROCO data root, e.g. ``train/radiology/images/ROCO_28778.jpg``),
+``im_1_local``/``im_2_local`` (the authors' integer image id, one per path), ``cap_1``/``cap_2`` (the
+ROCO captions), ``category_1``/``category_2`` (non-empty lists of
+:data:`~medvigil.suites.mediconfusion.categories.CATEGORIES`), ``BiomedCLIP_sim``/``DINO_sim`` (cosine
+similarities of the two images; paper Sec. 2: a pair is confusing when BiomedCLIP >= 0.9 and DINOv2 <=
+0.75), ``question``/``option_A``/``option_B`` (shared by both images), ``im_1_correct``/``im_2_correct``
+(``A``/``B``, different) and ``AI_question``/``AI_option_A``/``AI_option_B`` (the LLM's question before
+radiologist revision). The authors' ``--local_image_address False`` reads the images under
+``<data_path>/roco-dataset/data/``; their download script saves each as ``data/images/<im_local>.jpg``
+(:func:`authors_image_name`). medvigil's synthetic releases add the optional field ``synthetic`` (``true``).
+The CSV form (``data/dataset.csv``) has the same columns plus ``id`` (the pair id) and a leading unnamed
 pandas index column; its category cells are Python list literals (``['Cerebral', 'Vascular']``).
 
-Validation is strict: every problem in the file is collected into one
-:class:`~medvigil.errors.DataError`, each :class:`~medvigil.errors.Problem` naming the file, the
-pair's 1-based position (``row``) and ``<pair id>.<field>`` (``field``).
+Every problem in the file is collected into one :class:`~medvigil.errors.DataError`, each
+:class:`~medvigil.errors.Problem` naming the file, the pair's 1-based position (``row``) and
+``<pair id>.<field>`` (``field``).
 
 >>> import json, tempfile, pathlib
 >>> entry = dict(im_1="train/radiology/images/ROCO_00001.jpg", im_2="train/radiology/images/ROCO_00002.jpg",
@@ -76,6 +74,13 @@ _SIM_FIELDS = ("BiomedCLIP_sim", "DINO_sim")
 _LETTER_FIELDS = ("im_1_correct", "im_2_correct")
 _NONEMPTY_TEXT = ("question", "option_A", "option_B")
 _TEXT_FIELDS = ("cap_1", "cap_2", "AI_question", "AI_option_A", "AI_option_B")
+# (fields, test of a present value, problem) checked after the image ids and categories
+_VALUE_CHECKS = (
+    (_SIM_FIELDS, lambda v: _is_number(v) and -1.0 <= v <= 1.0, "must be a finite number in [-1, 1] (a cosine similarity), got {value!r}"),
+    (_LETTER_FIELDS, lambda v: v in OPTION_LETTERS, "must be 'A' or 'B', got {value!r}"),
+    (_NONEMPTY_TEXT, lambda v: isinstance(v, str) and v.strip(), "must be a non-empty string, got {value!r}"),
+    (_TEXT_FIELDS, lambda v: isinstance(v, str), "must be a string, got {type}"),
+)
 
 
 @dataclass(frozen=True)
@@ -223,22 +228,10 @@ def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], proble
             bad(key, f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {unknown}; known: {', '.join(CATEGORIES)}")
         if len(set(cats)) != len(cats):
             bad(key, f"lists a category twice: {cats!r}")
-    for key in _SIM_FIELDS:
-        value = entry.get(key)
-        if key in entry and (not _is_number(value) or not -1.0 <= value <= 1.0):
-            bad(key, f"must be a finite number in [-1, 1] (a cosine similarity), got {value!r}")
-    for key in _LETTER_FIELDS:
-        value = entry.get(key)
-        if key in entry and value not in OPTION_LETTERS:
-            bad(key, f"must be 'A' or 'B', got {value!r}")
-    for key in _NONEMPTY_TEXT:
-        value = entry.get(key)
-        if key in entry and (not isinstance(value, str) or not value.strip()):
-            bad(key, f"must be a non-empty string, got {value!r}")
-    for key in _TEXT_FIELDS:
-        value = entry.get(key)
-        if key in entry and not isinstance(value, str):
-            bad(key, f"must be a string, got {type(value).__name__}")
+    for keys, ok, message in _VALUE_CHECKS:
+        for key in keys:
+            if key in entry and not ok(entry[key]):
+                bad(key, message.format(value=entry[key], type=type(entry[key]).__name__))
     if "synthetic" in entry and not isinstance(entry["synthetic"], bool):
         bad("synthetic", f"must be true or false, got {entry['synthetic']!r}")
     if len(problems) > start:
@@ -344,12 +337,9 @@ def _csv_value(key: str, text: str) -> Any:
 
 def _read_csv(path: Path, name: str) -> Release:
     table = read_csv(path, name, required=("id", *FIELDS))
-    problems = [
-        p
-        for p in table.problems
-        # the authors' CSV starts with pandas' unnamed index column: expected, not a problem
-        if not (table.header[:1] == ("",) and p.row is None and "empty column name at position 1" in p.message)
-    ]
+    # the authors' CSV starts with pandas' unnamed index column: expected, not a problem
+    index_column = table.header[:1] == ("",)
+    problems = [p for p in table.problems if not (index_column and p.row is None and "empty column name at position 1" in p.message)]
     entries = []
     for csv_row in table.rows:
         values = {k: _csv_value(k, v) for k, v in csv_row.values.items() if k != ""}

@@ -1,26 +1,23 @@
 """MediConfusion scoring: set accuracy, individual accuracy, confusion, invalid answers.
 
-MediConfusion (Sepehri et al., NeurIPS 2024 workshop, seed 001) asks one two-option question
-about two images whose correct answers differ. Definitions (paper Sec. 3.1, Fig. 2, Table 1),
-counted as the authors' ``create_score_table`` / ``print_score`` (``utils/answering.py``) do:
+MediConfusion (Sepehri et al., NeurIPS 2024 workshop, seed 001) asks one two-option question about two images
+whose correct answers differ. Definitions (paper Sec. 3.1, Fig. 2, Table 1), counted as the authors'
+``create_score_table`` / ``print_score`` (``utils/answering.py``) do:
 
-* **Answer of an image**: the option ahead by at least ``margin`` votes (default 3), else
-  *invalid* (:func:`medvigil.suites.mediconfusion.answers.vote_answers`).
-* **Set score** of a pair: 1 iff both images are answered correctly; set accuracy = set
-  score / pairs. **Individual score**: one per correct image; individual accuracy =
-  individual score / (2 x pairs). **Invalid**: images with an invalid answer.
-* **Confused** pair: both answers valid and equal. The paper divides by "all pairs (we
-  exclude pairs where the model generated invalid answers or failed to answer)", the
-  authors' code by the pairs with two valid answers (their ``valids`` block): the default,
-  ``confusion_denominator="both_valid"``; ``"all_pairs"`` divides by every pair. Table 1
-  needs the first: BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are
-  not k/176 for any integer k.
-* **Per category**: a pair-level event (set, confused, both-valid) adds one to every
-  category occurrence of *both* images (a category on both images counts twice); an
-  image-level event (individual, invalid) to every category of *that* image. A category's
-  accuracy denominator is its occurrences over the images scored (Table 3: e.g. 73 vascular
-  images, GPT-4o 25/73 = 34.25 % set and 49/73 = 67.12 % individual); its confusion
-  denominator its occurrences over the both-valid pairs.
+* **Answer of an image**: the option ahead by at least ``margin`` votes (default 3), else *invalid*
+  (:func:`medvigil.suites.mediconfusion.answers.vote_answers`).
+* **Set score** of a pair: 1 iff both images are answered correctly; set accuracy = set score / pairs.
+  **Individual score**: one per correct image; individual accuracy = individual score / (2 x pairs).
+  **Invalid**: images with an invalid answer.
+* **Confused** pair: both answers valid and equal. The paper divides by "all pairs (we exclude pairs where the
+  model generated invalid answers or failed to answer)", the authors' code by the pairs with two valid answers
+  (their ``valids`` block): the default, ``confusion_denominator="both_valid"``; ``"all_pairs"`` divides by every
+  pair. Table 1 needs the first: BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are not k/176.
+* **Per category**: a pair-level event (set, confused, both-valid) adds one to every category occurrence of
+  *both* images (a category on both images counts twice); an image-level event (individual, invalid) to every
+  category of *that* image. A category's accuracy denominator is its occurrences over the images scored
+  (Table 3: e.g. 73 vascular images, GPT-4o 25/73 = 34.25 % set and 49/73 = 67.12 % individual); its
+  confusion denominator its occurrences over the both-valid pairs.
 * **Random guessing** (Table 1): two independent 50/50 answers: 50 % individual, 25 % set.
 
 Vectorised over pairs: category membership is an (n_pairs x n_categories) count matrix.
@@ -70,12 +67,8 @@ def _nan_to_none(value: float) -> float | None:
 
 @dataclass(frozen=True)
 class MediConfusionScore:
-    """Scores of one run (one model, one mode) over the pairs given.
-
-    ``per_pair[block]`` is an (n_pairs, n_categories + 1) integer array whose last
-    column is the ``total``; the authors' per-pair ``score`` blocks in the same shape.
-    ``totals`` and ``per_category`` are their column sums.
-    """
+    """Scores of one run (one model, one mode): ``per_pair[block]`` is an (n_pairs, n_categories + 1) integer array
+    (the authors' per-pair ``score`` blocks) whose last column is the ``total``; ``totals`` and ``per_category`` sum it."""
 
     pair_ids: tuple[str, ...]
     categories: tuple[str, ...]
@@ -149,26 +142,17 @@ class MediConfusionScore:
         """JSON-serialisable summary (rates are fractions in [0, 1]; undefined -> None)."""
         t = self.totals
         rates = self.category_rates()
-        per_category = {}
-        for cat, counts in self.per_category.items():
-            per_category[cat] = {
-                "images": int(self.category_images[cat]),
-                **{key: counts[block] for key, block in _COUNT_KEYS},
-                "both_valid": counts["valids"],
-                **{k: _nan_to_none(v) for k, v in rates[cat].items()},
-            }
+        per_category = {
+            cat: {"images": int(self.category_images[cat]), **{key: counts[block] for key, block in _COUNT_KEYS},
+                  "both_valid": counts["valids"], **{k: _nan_to_none(v) for k, v in rates[cat].items()}}
+            for cat, counts in self.per_category.items()
+        }
         return {
-            "n_pairs": self.n_pairs,
-            "n_images": 2 * self.n_pairs,
-            **{key: t[block] for key, block in _COUNT_KEYS},
-            "both_valid_pairs": t["valids"],
-            "set_accuracy": _nan_to_none(self.set_accuracy),
-            "individual_accuracy": _nan_to_none(self.individual_accuracy),
-            "confusion": _nan_to_none(self.confusion),
-            "confusion_denominator": self.confusion_denominator,
-            "invalid_rate": _nan_to_none(self.invalid_rate),
-            "precision": _nan_to_none(self.precision),
-            "per_category": per_category,
+            "n_pairs": self.n_pairs, "n_images": 2 * self.n_pairs, **{key: t[block] for key, block in _COUNT_KEYS},
+            "both_valid_pairs": t["valids"], "set_accuracy": _nan_to_none(self.set_accuracy),
+            "individual_accuracy": _nan_to_none(self.individual_accuracy), "confusion": _nan_to_none(self.confusion),
+            "confusion_denominator": self.confusion_denominator, "invalid_rate": _nan_to_none(self.invalid_rate),
+            "precision": _nan_to_none(self.precision), "per_category": per_category,
         }
 
 
@@ -181,14 +165,11 @@ def _as_codes(values: Any, name: str) -> np.ndarray:
 def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Sequence[Sequence[str]] | None = None,
                 categories2: Sequence[Sequence[str]] | None = None, *, pair_ids: Sequence[str] | None = None,
                 category_names: Sequence[str] | None = None, confusion_denominator: str = "both_valid") -> MediConfusionScore:
-    """Score MediConfusion pairs.
-
-    ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters with ``None`` or ``""`` for
-    invalid, or integer codes (``A`` = 0, invalid = -1) as :func:`vote_answers` returns;
-    ``gold1``/``gold2``: the correct letters; ``categories1``/``categories2`` (optional): each
-    image's list of categories; ``pair_ids``: default ``"0"``, ``"1"``, ...; ``category_names``:
-    default :data:`CATEGORIES` when every category given is one of them, else the sorted
-    categories seen.
+    """Score MediConfusion pairs. ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters (``None`` or ``""``:
+    invalid) or integer codes (``A`` = 0, invalid = -1) as :func:`vote_answers` returns; ``gold1``/``gold2``: the
+    correct letters; ``categories1``/``categories2`` (optional): each image's categories; ``pair_ids``: default
+    ``"0"``, ``"1"``, ...; ``category_names``: default :data:`CATEGORIES` when every category given is one of
+    them, else the sorted categories seen.
     """
     if confusion_denominator not in CONFUSION_DENOMINATORS:
         raise ValueError(f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, got {confusion_denominator!r}")
@@ -199,14 +180,11 @@ def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Seq
         raise ValueError(f"pred1, pred2, gold1, gold2 must have one entry per pair; got {len(p1)}, {len(p2)}, {len(g1)}, {len(g2)}")
     if np.any(g1 < 0) or np.any(g2 < 0):
         raise ValueError("gold1 and gold2 must be letters, not empty/None")
-    if pair_ids is None:
-        ids = tuple(str(i) for i in range(n))
-    else:
-        ids = tuple(str(p) for p in pair_ids)
-        if len(ids) != n:
-            raise ValueError(f"pair_ids has {len(ids)} entries for {n} pairs")
-        if len(set(ids)) != n:
-            raise ValueError("pair_ids must be unique")
+    ids = tuple(map(str, range(n) if pair_ids is None else pair_ids))
+    if len(ids) != n:
+        raise ValueError(f"pair_ids has {len(ids)} entries for {n} pairs")
+    if len(set(ids)) != n:
+        raise ValueError("pair_ids must be unique")
     if (categories1 is None) != (categories2 is None):
         raise ValueError("give both categories1 and categories2, or neither")
     if categories1 is None:
@@ -217,13 +195,11 @@ def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Seq
         seen = {c for cats in (*categories1, *categories2) for c in cats}
         category_names = CATEGORIES if seen <= set(CATEGORIES) else tuple(sorted(seen))
     names = tuple(category_names)
-    m1 = category_matrix(categories1, names)
-    m2 = category_matrix(categories2, names)
+    m1, m2 = category_matrix(categories1, names), category_matrix(categories2, names)
     both = m1 + m2
 
     valid1, valid2 = p1 >= 0, p2 >= 0
-    correct1 = (p1 == g1).astype(np.int64)  # invalid (-1) never equals a letter
-    correct2 = (p2 == g2).astype(np.int64)
+    correct1, correct2 = (p1 == g1).astype(np.int64), (p2 == g2).astype(np.int64)  # invalid (-1) never equals a letter
     invalid1, invalid2 = (~valid1).astype(np.int64), (~valid2).astype(np.int64)
     set_ok = correct1 * correct2
     valids = (valid1 & valid2).astype(np.int64)
@@ -231,11 +207,9 @@ def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Seq
     valid_pairs = valids * (1 - confused)
 
     def pair_level(x: np.ndarray) -> np.ndarray:
-        return np.column_stack([both * x[:, None], x]) if n else np.zeros((0, len(names) + 1), np.int64)
+        return np.column_stack([both * x[:, None], x])
 
     def image_level(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
-        if not n:
-            return np.zeros((0, len(names) + 1), np.int64)
         return np.column_stack([m1 * x1[:, None] + m2 * x2[:, None], x1 + x2])
 
     per_pair = {
@@ -254,10 +228,8 @@ def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Seq
 def score_rows(predictions: Sequence[Any], references: Sequence[Any], pair_ids: Sequence[Any],
                categories: Sequence[Sequence[str]] | None = None, *, category_names: Sequence[str] | None = None,
                confusion_denominator: str = "both_valid") -> MediConfusionScore:
-    """Score one row per image: the first row of a pair id is image 1, the second image 2.
-
-    Every pair id must occur exactly twice. ``categories`` (optional) is each image's
-    list of categories. Pairs are scored in order of first appearance.
+    """Score one row per image: the first row of a pair id (which must occur exactly twice) is image 1, the second
+    image 2; ``categories`` (optional): each image's categories. Pairs are scored in order of first appearance.
 
     >>> s = score_rows(["A", "A", "B", ""], ["A", "B", "B", "A"], ["p1", "p1", "p2", "p2"])
     >>> s.totals["set_score"], s.totals["invalid"], s.pair_ids
@@ -277,9 +249,6 @@ def score_rows(predictions: Sequence[Any], references: Sequence[Any], pair_ids: 
     im1, im2 = im1[pair_order], im2[pair_order]
     pred = encode_letters(predictions, name="predictions")
     gold = encode_letters(references, name="references")
-    cats1 = cats2 = None
-    if categories is not None:
-        cats1 = [list(categories[i]) for i in im1]
-        cats2 = [list(categories[i]) for i in im2]
+    cats1, cats2 = (None, None) if categories is None else ([list(categories[i]) for i in im] for im in (im1, im2))
     return score_pairs(pred[im1], pred[im2], gold[im1], gold[im2], cats1, cats2, pair_ids=[str(ids[i]) for i in im1],
                        category_names=category_names, confusion_denominator=confusion_denominator)

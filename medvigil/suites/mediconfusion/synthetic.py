@@ -1,27 +1,17 @@
 """Synthetic MediConfusion pairs in the authors' layout, with phantom images standing in for ROCO.
 
-Nothing here is clinical data. Each pair is two procedural phantoms
-(:mod:`medvigil.suites.medvigil.synthetic.phantoms`: chest radiographs, axial head CT and T2-weighted
-MRI slices) sharing one two-option question whose answer differs between the images. The
-:data:`TEMPLATES` follow failure patterns the paper names (Sec. 4.1): laterality and position
-(side, zone, lobe), lesion signal and density (bright vs dark on CT / T2 MRI), and which
-abnormality is present.
+Nothing here is clinical data. Each pair is two procedural phantoms (:mod:`medvigil.suites.medvigil.
+synthetic.phantoms`: chest radiographs, axial head CT and T2-weighted MRI) sharing one two-option
+question whose answer differs between the images; the :data:`TEMPLATES` follow failure patterns of the
+paper (Sec. 4.1): laterality and position, lesion signal and density, which abnormality is present.
 
-Layout written by :func:`write_sample` (the authors' release plus a stand-in ROCO folder)::
-
-    OUT/README.md, OUT/SYNTHETIC                    what this is; marker file
-    OUT/data/dataset.json, OUT/data/dataset.csv     authors' formats, every pair "synthetic": true
-    OUT/roco/<split>/radiology/images/ROCO_9NNNN.jpg   phantoms (JPEG COM + EXIF label "SYNTHETIC ...")
-
-Every file says it is synthetic (marker, README, ``synthetic: true`` and a ``[SYNTHETIC]``
-caption prefix in every pair, a burnt-in label and a JPEG comment in every image); image ids
-start at 90001, above the real ROCO ids. Balance: in each block of two pairs one has
-``im_1_correct = "A"`` and the other ``"B"`` (a seeded coin picks which), so an even number of
-pairs is balanced (the real file: 88 AB / 88 BA) and an always-A answerer scores 0 % set
-accuracy. Similarities are *invented*: ``BiomedCLIP_sim`` uniform in [0.90, 0.97], ``DINO_sim``
-in [0.33, 0.75] (the real file's ranges, within the paper's sim_med >= 0.9, sim_gen <= 0.75),
-rounded to 7 decimals. Pair ``i`` depends only on ``(seed, i)``: the same seed gives the same
-bytes, and ``--pairs 10`` is a prefix of ``--pairs 24``.
+:func:`write_sample` writes ``README.md`` and a ``SYNTHETIC`` marker, ``data/dataset.json`` and
+``data/dataset.csv`` (every pair ``"synthetic": true``, captions prefixed ``[SYNTHETIC]``) and
+``roco/<split>/radiology/images/ROCO_9NNNN.jpg`` (burnt-in label, JPEG comment), image ids from 90001,
+above the real ROCO ids. In each block of two pairs a seeded coin picks which has ``im_1_correct = "A"``,
+so an even number of pairs is balanced (the real file: 88 AB / 88 BA; always-A scores 0 % set accuracy). Invented similarities, rounded to
+7 decimals: ``BiomedCLIP_sim`` uniform in [0.90, 0.97], ``DINO_sim`` in [0.33, 0.75] (the real ranges).
+Pair ``i`` depends only on ``(seed, i)``: same seed, same bytes; ``--pairs 10`` is a prefix of ``--pairs 24``.
 """
 
 from __future__ import annotations

@@ -1,31 +1,21 @@
-"""ROCO: find the MediConfusion images in a user's own copy of ROCO and check them.
+"""Find and check the MediConfusion images in the user's own ROCO copy (never fetched here).
 
-MediConfusion's ``dataset.json`` names each image by its path inside the ROCO data folder
-(``train/radiology/images/ROCO_28778.jpg``; splits ``train``, ``validation``, ``test``).
-ROCO (Pelka et al., 2018; images from PubMed Central open-access articles, licence
-CC BY-NC-SA 4.0, non-commercial use only) is downloaded by the user; this module never
-fetches anything. ``roco_root`` may be the ROCO data folder itself (holding ``train/`` ...),
-the repository root holding ``data/train/`` ... (or ``roco-dataset/data/train/``), or a folder
-in the MediConfusion authors' layout, ``<im_local>.jpg`` files as their download script saves
-them (``data/images/``; give that folder, its ``data/`` parent or the repository root);
+ROCO (Pelka et al., 2018; PubMed Central open-access figures) is CC BY-NC-SA 4.0: non-commercial use
+only. ``dataset.json`` names each image by its path in the ROCO data folder (``train/radiology/images/
+ROCO_28778.jpg``; splits ``train``, ``validation``, ``test``). ``roco_root`` may be that folder, the
+repository root holding ``data/`` (or ``roco-dataset/data/``), or the authors' layout, ``<im_local>.jpg``
+as their download script saves them in ``data/images/`` (that folder, ``data/`` or the repository root);
 :func:`image_layout` decides which.
 
-:func:`locate_images` checks every image the release uses and reports *all* problems in one
-:class:`~medvigil.errors.DataError`, so a user fixes their copy in one pass:
+:func:`locate_images` reports *all* problems in one :class:`~medvigil.errors.DataError`: a path leaving
+the root (absolute, ``..``, backslash, a symlink pointing elsewhere; :func:`medvigil.files.pathsafe.resolve_inside`),
+a missing file, a file that does not decode (truncated, corrupt, not an image, a decompression bomb;
+:func:`medvigil.images.imaging.safe_open_image`), and with a checksum list a SHA-256 mismatch or no entry. Each problem names the release file, the first pair using the image (``row``, ``field`` =
+``<pair id>.im_1`` / ``.im_2``) and every pair that needs it.
 
-* the path would leave the ROCO root (absolute, ``..``, backslash, or a symbolic link that
-  points elsewhere; :func:`medvigil.files.pathsafe.resolve_inside`);
-* the file is missing;
-* the file does not decode as an image (truncated, corrupt, not an image, or a
-  decompression bomb; :func:`medvigil.images.imaging.safe_open_image`);
-* with a checksum list: the file's SHA-256 differs, or the list has no entry for it.
-
-Each problem names the release file, the first pair using the image (``row`` = its
-position, ``field`` = ``<pair id>.im_1`` / ``.im_2``) and every pair that needs it.
-
-Checksum lists use the ``sha256sum`` format, one ``<64 hex digits>  <path>`` line per image,
-paths relative to the ROCO data root (``sha256sum train/radiology/images/*.jpg`` run inside
-it writes one); ``medvigil mediconfusion-build`` writes ``roco_sha256.txt`` in this format.
+Checksum lists use the ``sha256sum`` format, ``<64 hex digits>  <path>`` per line, paths relative to
+the ROCO data root (as ``sha256sum train/radiology/images/*.jpg`` run inside it, or the
+``roco_sha256.txt`` of ``medvigil mediconfusion-build``).
 """
 
 from __future__ import annotations
@@ -37,11 +27,11 @@ from pathlib import Path
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.digest import file_sha256
+from medvigil.files.input_files import read_text
 from medvigil.files.pathsafe import resolve_inside
 
-__all__ = ["LICENCE", "LocatedImage", "checksum_text", "image_layout", "locate_images", "read_checksums", "roco_data_root"]
+__all__ = ["LocatedImage", "checksum_text", "image_layout", "locate_images", "read_checksums", "roco_data_root"]
 
-LICENCE = "CC-BY-NC-SA-4.0"
 ROCO_SPLITS = ("train", "validation", "test")
 _CHECKSUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
 
@@ -58,15 +48,8 @@ class LocatedImage:
 
 
 def roco_data_root(roco_root: Path | str) -> Path:
-    """The folder the release paths are relative to: ``roco_root`` or its ``data/`` subfolder.
-
-    ``roco_root`` itself when it holds a ``train``, ``validation`` or ``test`` folder, else
-    ``roco_root/data`` when that does, else ``roco_root`` (every image is then reported
-    missing, with the folder searched).
-
-    Raises:
-        NotADirectoryError: ``roco_root`` is not a folder.
-    """
+    """The folder the release paths are relative to: the first of ``roco_root``, ``roco_root/data`` and
+    ``roco_root/roco-dataset/data`` holding a split folder, else ``roco_root`` (NotADirectoryError if no folder)."""
     root = Path(roco_root)
     if not root.is_dir():
         raise NotADirectoryError(f"ROCO folder {str(root)!r} does not exist or is not a folder")
@@ -80,10 +63,8 @@ def image_layout(release, roco_root: Path | str) -> tuple[Path, str]:
     """``(folder, layout)`` of the user's images: ``"roco"`` (paths as in dataset.json, under
     :func:`roco_data_root`) when a ROCO split folder is found, else ``"authors"`` when
     ``roco_root``, its ``images/`` or its ``data/images/`` holds any ``<im_local>.jpg`` of the
-    release, else ``"roco"`` under ``roco_root`` (every image then reported missing).
-
-    Raises:
-        NotADirectoryError: ``roco_root`` is not a folder.
+    release, else ``"roco"`` under ``roco_root`` (every image then reported missing). NotADirectoryError if
+    ``roco_root`` is not a folder.
     """
     base = roco_data_root(roco_root)
     if any((base / split).is_dir() for split in ROCO_SPLITS):
@@ -97,17 +78,11 @@ def image_layout(release, roco_root: Path | str) -> tuple[Path, str]:
 
 
 def read_checksums(path: Path | str) -> dict[str, str]:
-    """Read a ``sha256sum``-format list: ``{relative path: lower-case hex digest}``.
-
-    Raises:
-        DataError: listing every malformed line and every path given twice.
-    """
-    path = Path(path)
-    name = path.name
+    """Read a ``sha256sum``-format list: ``{relative path: lower-case hex digest}`` (DataError listing every
+    malformed line and every path given twice)."""
+    name = Path(path).name
     out: dict[str, str] = {}
     problems: list[Problem] = []
-    from medvigil.files.input_files import read_text
-
     for number, line in enumerate(read_text(path, name).splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -146,21 +121,11 @@ def locate_images(
     checksums: Mapping[str, str] | None = None,
     decode: bool = True,
 ) -> dict[str, LocatedImage]:
-    """Find and check every image of ``release`` in the user's ROCO copy.
+    """``{relative path: LocatedImage}`` for every image of ``release``, in order of first use.
 
-    Args:
-        release: a :class:`medvigil.suites.mediconfusion.release.Release`.
-        roco_root: the ROCO data folder or the repository root (see :func:`roco_data_root`).
-        checksums: ``{relative path: sha256}`` (:func:`read_checksums`); when given, every
-            image must be listed and match.
-        decode: fully decode each image (default); ``False`` only checks existence and checksums.
-
-    Returns:
-        ``{relative path: LocatedImage}`` for every image, in order of first use.
-
-    Raises:
-        NotADirectoryError: ``roco_root`` is not a folder.
-        DataError: listing every unsafe, missing, undecodable or mismatching image.
+    ``roco_root``: see :func:`image_layout`; ``checksums`` (:func:`read_checksums`): when given, every image
+    must be listed and match; ``decode=False`` only checks existence and checksums. Raises
+    NotADirectoryError (``roco_root`` is not a folder) or DataError (every unusable image).
     """
     from medvigil.images import imaging
 
@@ -199,12 +164,8 @@ def locate_images(
                 problems.append(Problem(message=f"ROCO image {rel!r} (pair {pairs}) has no entry in the checksum list", **where))
                 continue
             if expected.lower() != digest:
-                problems.append(
-                    Problem(
-                        message=f"ROCO image {rel!r} (pair {pairs}): checksum mismatch, expected {expected.lower()}, found {digest}",
-                        **where,
-                    )
-                )
+                message = f"ROCO image {rel!r} (pair {pairs}): checksum mismatch, expected {expected.lower()}, found {digest}"
+                problems.append(Problem(message=message, **where))
                 continue
         found[rel] = LocatedImage(relpath=rel, path=path, sha256=digest, width=width, height=height)
     if problems:
