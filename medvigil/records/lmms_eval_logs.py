@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import RepeatedKey, loads_json, no_repeated_keys, open_regular, read_json
+from medvigil.files.input_files import loads_json, no_repeated_keys, open_regular, read_json
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems
 from medvigil.records.run_coverage import run_limit
@@ -144,9 +144,6 @@ def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[l
                 sample = loads_json(line, file, row=line_no, allow_non_finite=True, object_pairs_hook=no_repeated_keys)
             except DataError as exc:
                 bad.extend(exc.problems)
-                continue
-            except RepeatedKey as exc:
-                bad.append(exc.problem(file, line_no))
                 continue
             record = _record_of(sample)
             if record is None:
