@@ -158,6 +158,8 @@ def run_coverage(paths: Iterable[str | Path], prefix: str = "", release: str | N
     the cases they belong to, of the task's cases when the build the run used is at hand
     (:func:`total_cases`: ``release`` preferred, else ``MEDVIGIL_DATA``); None when no file comes
     from a limited run."""
+    from medvigil.records.lmms_eval_logs import SAMPLES, model_name
+
     tasks: dict[str, dict[str, Any]] = {}
     totals: dict[str, tuple[int | None, str]] = {}
     for path in samples_files(paths, prefix):
@@ -165,12 +167,8 @@ def run_coverage(paths: Iterable[str | Path], prefix: str = "", release: str | N
         limit = (data.get("config") or {}).get("limit")
         if limit is None:
             continue
-        from medvigil.records.lmms_eval_logs import SAMPLES
-
         task = SAMPLES.match(path.name).group("task")
         counts = (data.get("n-samples") or {}).get(task) or {}
-        from medvigil.records.lmms_eval_logs import model_name
-
         cases = _case_ids(path)
         if task not in totals:
             totals[task] = total_cases(task, counts.get("original"), release) if cases else (None, "no case ids")
