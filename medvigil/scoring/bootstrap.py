@@ -1,19 +1,11 @@
-"""Case-clustered bootstrap, vectorised (MedVIGIL Appendix M).
+"""Case-clustered bootstrap, vectorised (MedVIGIL Appendix M), shared by every suite.
 
-A resample draws ``n_clusters`` cluster ids with replacement. Instead of re-scoring the
-records of every resample, each resample is summarised by a count vector
-``w[c] = #times cluster c was drawn`` (a multinomial draw): stacking ``B`` of them gives a
-``(B, n_clusters)`` matrix ``W``. Any statistic built from per-cluster sums ``X`` (shape
-``(n_clusters, ...)``: correct counts, scored counts, ... per case) is then evaluated for
-all resamples at once from ``W @ X``. For MedVIGIL (500 resamples, 3,000 cases, 18
-models, ~40 sums each) that is one float32 matrix product.
-
-Draws come from ``numpy.random.default_rng(seed)``: ``rng.integers(0, C, size=(B, C))``,
-row ``b`` being the case indices of resample ``b`` (:func:`resample_indices`), so a naive
-loop over the same indices reproduces every resample exactly (tested).
-
-The API is generic so every suite shares it: :func:`resample_counts` and
-:func:`cluster_bootstrap` know nothing about MedVIGIL.
+Each resample is summarised by counts ``W[b, c]`` = times cluster (case) ``c`` was drawn, so any
+statistic of per-cluster sums ``X`` (correct counts, scored counts, ... per case) is evaluated for
+all resamples at once from ``W @ X``: for MedVIGIL (500 resamples, 3,000 cases, 18 models, ~40 sums
+each) one float32 matrix product. Draws come from ``numpy.random.default_rng(seed)``:
+``rng.integers(0, C, size=(B, C))``, row ``b`` being the case indices of resample ``b``
+(:func:`resample_indices`).
 
 Harness-compatible resampling (:class:`CPythonRandomStream`, :func:`harness_resample_indices`):
 the official ``analysis/bootstrap_mcs.py`` seeds the module-global ``random`` once and, per
@@ -71,11 +63,14 @@ _WORDS = 1 << 16
 MAX_DRAWS = 1 << 28  # cluster draws of one resample table (2 GiB of int64 indices)
 
 
+def _check_positive(value, name: str) -> None:
+    if not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
 def _check(n_clusters: int, n_resamples: int) -> None:
-    if not isinstance(n_clusters, (int, np.integer)) or n_clusters < 1:
-        raise ValueError(f"n_clusters must be a positive integer, got {n_clusters!r}")
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    _check_positive(n_clusters, "n_clusters")
+    _check_positive(n_resamples, "n_resamples")
     if int(n_clusters) * int(n_resamples) > MAX_DRAWS:  # the resample table is held whole
         raise DataError(Problem("bootstrap", f"{n_resamples:,} resamples of {n_clusters:,} cases are "
                                              f"{int(n_clusters) * int(n_resamples):,} draws, more than the {MAX_DRAWS:,} "
@@ -92,14 +87,9 @@ def resample_indices(n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, se
 def resample_counts(
     n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED, dtype=np.float32
 ) -> np.ndarray:
-    """``(n_resamples, n_clusters)`` multiplicities: ``W[b, c]`` = times cluster ``c`` is in resample ``b``.
-
-    The case-clustered resamples of Appendix M as one count matrix.
-
-    Each row sums to ``n_clusters``; the rows are the :func:`resample_indices` draws
-    counted with one ``np.bincount``. The last matrix of at most :data:`_KEPT_BYTES` is kept and
-    handed out again, read-only, for the same arguments (a stress suite scores every model of
-    the same cases with the same seed).
+    """``(n_resamples, n_clusters)`` multiplicities of the :func:`resample_indices` draws: ``W[b, c]`` = times
+    cluster ``c`` is in resample ``b``. The last matrix of at most :data:`_KEPT_BYTES` is kept and handed out
+    again, read-only, for the same arguments (a stress suite scores every model on the same cases and seed).
     """
     key = (int(n_clusters), int(n_resamples), seed, np.dtype(dtype).str)
     if _kept.get("key") == key:
@@ -219,13 +209,11 @@ def harness_resample_indices(
 ) -> list[np.ndarray]:
     """Resamples of ``bootstrap_mcs.py``: one shared ``random`` stream over several frames.
 
-    For each frame size ``n`` in order (one model's case list), a ``(n_resamples, n)`` array
-    whose row ``b`` holds the positions ``random.choice`` picks for resample ``b``; the
-    stream continues from one frame to the next. An empty frame draws nothing (the script
-    skips a model without cases) and gives a ``(n_resamples, 0)`` array.
+    For each frame size ``n`` in order (one model's case list), a ``(n_resamples, n)`` array whose
+    row ``b`` holds the positions ``random.choice`` picks for resample ``b``; the stream continues
+    from frame to frame. An empty frame (the script skips a model without cases) draws nothing.
     """
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    _check_positive(n_resamples, "n_resamples")
     stream = CPythonRandomStream(seed)
     out = []
     for n in frame_sizes:
@@ -241,11 +229,16 @@ def harness_resample_counts(
 ) -> Iterator[tuple[int, int, np.ndarray]]:
     """The resamples of :func:`harness_resample_indices` as multiplicities, a block of resamples at a time.
 
-    Yields ``(frame, first resample, counts)`` with ``counts`` of shape ``(b, frame size)``
-    (:func:`count_rows` of those resamples' draws); empty frames yield nothing. The draws are
-    the same (one stream, frame after frame), never all held at once.
+    Yields ``(frame, first resample, counts)`` with float32 ``counts`` of shape ``(b, frame size)``
+    (:func:`count_rows` of those resamples' draws); empty frames yield nothing. The draws are the
+    same (one stream, frame after frame), never all held at once.
     """
-    yield from _harness_draws(frame_sizes, n_resamples, seed)
+    _check_positive(n_resamples, "n_resamples")
+    stream = CPythonRandomStream(seed)
+    for f, n in enumerate(frame_sizes):
+        rows = max(1, _BLOCK // max(n, 1))
+        for b0 in range(0, n_resamples if n else 0, rows):
+            yield f, b0, stream.choice_counts(n, min(rows, n_resamples - b0))
 
 
 def harness_resampled_sums(
@@ -255,10 +248,8 @@ def harness_resampled_sums(
     order) over that frame's :func:`harness_resample_counts` resamples: ``(n_resamples, ...)``
     float64 each (zeros for an empty frame).
 
-    The stream is one sequence, drawn and counted here; the counts are multiplied by a helper
-    thread meanwhile (numpy and BLAS release the GIL), at most
-    :data:`_IN_FLIGHT` blocks behind.
-    The sums are those of the serial loop: each block writes its own rows.
+    The stream is drawn and counted here while a helper thread multiplies the counts (numpy and
+    BLAS release the GIL), at most :data:`_IN_FLIGHT` blocks behind; each block writes its own rows.
     """
     sizes = [int(p.shape[0]) for p in per_cluster]
     out = [np.zeros((n_resamples,) + p.shape[1:]) for p in per_cluster]
@@ -268,7 +259,7 @@ def harness_resampled_sums(
 
     with one_blas_thread(), ThreadPoolExecutor(1) as helper:
         pending: deque = deque()
-        for block in _harness_draws(sizes, n_resamples, seed):
+        for block in harness_resample_counts(sizes, n_resamples, seed):
             pending.append(helper.submit(add, *block))
             if len(pending) > _IN_FLIGHT:
                 pending.popleft().result()
@@ -280,26 +271,9 @@ def harness_resampled_sums(
 _IN_FLIGHT = 4  # blocks of draws waiting for the helper thread (2**17 indices each)
 
 
-def _harness_draws(frame_sizes: Sequence[int], n_resamples: int, seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(frame, first resample, (b, frame size) float32 counts)``: the stream of
-    :func:`harness_resample_indices`, a block of resamples at a time, counted; empty frames draw nothing."""
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    stream = CPythonRandomStream(seed)
-    for f, n in enumerate(frame_sizes):
-        rows = max(1, _BLOCK // max(n, 1))
-        for b0 in range(0, n_resamples if n else 0, rows):
-            b = min(rows, n_resamples - b0)
-            yield f, b0, stream.choice_counts(n, b)
-
-
 def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Sum the rows of ``values`` (shape ``(n, ...)``) per cluster id -> ``(n_clusters, ...)``.
-
-    Per-case sums are what the clustered bootstrap of Appendix M resamples.
-
-    Rows with cluster ``-1`` are ignored.
-    """
+    """Sum the rows of ``values`` (shape ``(n, ...)``) per cluster id -> ``(n_clusters, ...)``: the per-case
+    sums the clustered bootstrap of Appendix M resamples. Rows with cluster ``-1`` are ignored."""
     values = np.asarray(values, dtype=np.float64)
     keep = cluster >= 0
     tail = values.shape[1:]
@@ -313,10 +287,8 @@ def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np
 def one_blas_thread() -> contextlib.AbstractContextManager:
     """Context limiting BLAS to one thread while it is open (no-op without threadpoolctl).
 
-    The products here are small (about 1 GFLOP for 500 resamples x 3,000 cases x 18
-    models; ~20 ms on one core). A multi-threaded OpenBLAS spins waiting for cores that
-    other processes hold, and was measured 3-8x slower on a loaded 2-CPU machine, so
-    the scoring core runs its products single-threaded. Previous limits are restored.
+    The products here are small (about 1 GFLOP for 500 resamples x 3,000 cases x 18 models). A
+    multi-threaded OpenBLAS spins waiting for cores other processes hold: 3-8x slower on a loaded 2-CPU machine.
     """
     global _CONTROLLER
     if _CONTROLLER is None:
@@ -335,11 +307,8 @@ _CONTROLLER = None  # threadpoolctl's view of the loaded BLAS libraries (False: 
 
 
 def resampled_sums(per_cluster: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``counts @ per_cluster`` for ``per_cluster`` of shape ``(C, ...)`` -> ``(B, ...)``.
-
-    Computed in float32 (exact while every sum stays below 2**24, i.e. always for
-    counts of probes) and returned as float64.
-    """
+    """``counts @ per_cluster`` for ``per_cluster`` of shape ``(C, ...)`` -> ``(B, ...)`` float64, computed in
+    float32 (exact while every sum stays below 2**24, i.e. always for counts of probes)."""
     c = per_cluster.shape[0]
     if counts.shape[1] != c:
         raise ValueError(f"counts has {counts.shape[1]} clusters, per_cluster has {c}")
@@ -357,20 +326,12 @@ def cluster_bootstrap(
     seed: int = DEFAULT_SEED,
     counts: np.ndarray | None = None,
 ) -> T:
-    """Evaluate ``statistic`` on every case-clustered resample at once.
+    """``statistic(counts @ per_cluster)``: a statistic of per-cluster sums (:func:`cluster_sums`) on every
+    case-clustered resample at once.
 
-    Args:
-        statistic: maps resampled sums of shape ``(B, ...)`` to the statistic (array
-            with leading axis ``B``, or a dict of such arrays). It must be a function of
-            sums over clusters only, which covers accuracies, rates and any composite
-            of them (ratios of sums are recomputed per resample, not averaged).
-        per_cluster: ``(n_clusters, ...)`` per-cluster sums (see :func:`cluster_sums`).
-        n_resamples, seed: as in Appendix M (500, 20260505).
-        counts: a precomputed :func:`resample_counts` matrix, to reuse the same
-            resamples for several statistics (paired comparisons).
-
-    Returns:
-        ``statistic(counts @ per_cluster)``.
+    ``statistic`` maps resampled sums ``(B, ...)`` to arrays with leading axis ``B`` (or a dict of them);
+    ratios of sums are recomputed per resample, not averaged. ``counts`` (a :func:`resample_counts`
+    matrix) reuses the same resamples for several statistics.
     """
     if counts is None:
         counts = resample_counts(per_cluster.shape[0], n_resamples, seed)
