@@ -1,35 +1,23 @@
-"""The ``grounded`` baseline: a transparent pixel heuristic for our synthetic phantoms.
+"""The ``grounded`` baseline: a transparent pixel heuristic for our synthetic phantoms only (it knows
+nothing about real images), reading what a model receives (prompt text and image).
 
-It reads only what a model receives (prompt text and image) and works in two steps.
+1. **Image facts** (:func:`read_image`), from the conventions of :mod:`medvigil.suites.medvigil.synthetic.phantoms`:
 
-1. **Image facts** (:func:`read_image`), from the conventions documented in
-   :mod:`medvigil.suites.medvigil.synthetic.phantoms`:
+   * *Masked evidence*: a block of flat mid-grey (128 +- 3, local spread < 2). Covering most of the
+     image, the visible window is the ROI (ROI-only); a smaller block removed evidence (ROI-masked, ROI-decay).
+   * *Lesion*: the anatomy is left-right symmetric, so the smoothed image-minus-mirror difference peaks
+     at the lesion or its mirror; the lesion is the one with the stronger centre-versus-surround contrast.
+     Its sign gives brighter/darker, its position the patient side (image left = patient right) and
+     zone, its extent the size. In a ROI-only window it is the window's contrast against normal tissue.
+   * *Anatomy and modality*: lung fields are dark (about 55), brain mid-grey; CT ventricles are dark,
+     MRI (T2) ventricles bright.
 
-   * *Masked evidence*: pixels of exactly flat mid-grey (128 +- 3, local spread < 2) that
-     form a block. When they cover most of the image the visible window is the region of
-     interest (ROI-only); a smaller grey block means evidence was removed (ROI-masked or a
-     ROI-decay step).
-   * *Lesion*: the anatomy is left-right mirror-symmetric, so the smoothed difference
-     between the image and its mirror peaks at the lesion or at its mirror position; the one
-     with the stronger centre-versus-surround contrast is the lesion. Its contrast sign
-     gives brighter/darker, its position the patient side (image left = patient right),
-     the zone (upper/lower lung, frontal/parietal/occipital lobe) and its extent the size.
-     In a ROI-only window the lesion is the window's contrast against normal tissue.
-   * *Anatomy and modality*: lung fields are dark (about 55) where brain is mid-grey; CT
-     ventricles are dark and MRI (T2) ventricles bright.
+2. **Answering** (:func:`choose`): the safe option (found by its wording) when evidence is masked or the
+   question presupposes a finding the image contradicts (wrong side, zone, brightness, or no lesion);
+   otherwise the option whose words agree most with the facts, with yes/no polarity for presence
+   questions. Without an image, the ``blind`` lexical prior.
 
-2. **Answering** (:func:`choose`): the safe option (premise correction / insufficient
-   evidence / refusal, found by its wording) when evidence is masked or when a question
-   presupposes a finding the image contradicts (wrong side, zone, or a finding class of the
-   wrong brightness, or no lesion at all); otherwise the option whose words agree most with
-   the facts, with yes/no polarity for presence questions. Without an image it falls back to
-   the ``blind`` lexical prior.
-
-It is a sanity baseline for the synthetic release only: it knows nothing about real images.
-
-Optional ``temperature=`` (and ``seed=``) samples around the chosen letter so that repeated
-trials differ (MedQ-Deg confidence, :mod:`medvigil.baselines.sampling`); the default 0 is
-the deterministic policy above.
+``temperature=`` (and ``seed=``) samples around the chosen letter (:mod:`medvigil.baselines.sampling`).
 """
 
 from __future__ import annotations
@@ -136,12 +124,8 @@ def _zone(anatomy: str | None, y: float) -> str | None:
 
 
 def _is_window(grey: np.ndarray, band: int) -> bool:
-    """True when the only non-grey pixels form one filled rectangle (an ROI-only image).
-
-    The label band is ignored because ROI-only images grey the label out while ROI-masked
-    images keep it. A grey block *inside* the image (ROI-masked) leaves non-grey pixels all
-    around it, so their bounding box is not filled.
-    """
+    """True when the only non-grey pixels form one filled rectangle (an ROI-only image; a grey block inside
+    the image leaves non-grey pixels all around it). The label band is ignored: ROI-only images grey it out."""
     body = ~grey[band:]
     if grey[band:].mean() < 0.002 or not body.any():
         return False
@@ -173,11 +157,9 @@ def read_image(image: Image.Image) -> ImageFacts:
         normal = 55.0 if window.mean() < 78 else 100.0  # lung or brain background
         inner = window[window.shape[0] // 4 : -window.shape[0] // 4 or None, window.shape[1] // 4 : -window.shape[1] // 4 or None]
         core = float(np.median(inner)) if inner.size else float(window.mean())
-        lesion = abs(core - normal) > LESION_MIN_CONTRAST and window.size < 0.25 * a.size
-        if window.size >= 0.25 * a.size:  # an organ-sized window: read it like a whole image
-            anatomy, modality = _modality(a, ~grey)
-        if window.size < 0.25 * a.size:
-            anatomy, modality = None, None  # too little anatomy visible to tell
+        small = window.size < 0.25 * a.size  # too little anatomy visible to tell; else read it like a whole image
+        lesion = abs(core - normal) > LESION_MIN_CONTRAST and small
+        anatomy, modality = (None, None) if small else _modality(a, ~grey)
         return ImageFacts(
             anatomy=anatomy, modality=modality, lesion=lesion, y=cy if lesion else None,
             side=("right" if cx < 0.5 else "left") if lesion else None,
@@ -215,13 +197,9 @@ def read_image(image: Image.Image) -> ImageFacts:
 
 
 def _has_rim(a: np.ndarray, cy: int, cx: int, bright: bool) -> bool:
-    """A mass has a ring of other contrast around its core (CT: dark oedema; T2: brighter rim).
-
-    Radial profile of medians in 2-pixel rings from the lesion centre: the core is the first
-    ring, the background the outermost rings; a rim is a ring that leaves the band between
-    them by more than half the lesion threshold (darker than the background, or brighter
-    than the core).
-    """
+    """A mass has a ring of other contrast around its core (CT: dark oedema; T2: brighter rim): in the radial
+    profile of medians in 2-pixel rings, a ring darker than the background (outermost rings) or brighter
+    than the core (first ring) by more than half the lesion threshold."""
     h, w = a.shape
     yy, xx = np.ogrid[:h, :w]
     ring = (np.sqrt((yy - cy) ** 2 + (xx - cx) ** 2) // 2).astype(int)
@@ -401,8 +379,6 @@ class GroundedPolicy:
     name = "grounded"
 
     def __init__(self, temperature=0.0, seed: int = 0):
-        """``temperature > 0`` samples around the answer (:mod:`medvigil.baselines.sampling`);
-        the default 0 keeps the policy deterministic."""
         self.sampler = VoteSampler(temperature, seed)
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
