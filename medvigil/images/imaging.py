@@ -36,23 +36,9 @@ from medvigil.constants import (
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
 
-__all__ = [
-    "DEFAULT_MAX_PIXELS",
-    "BLUR_TRUNCATE",
-    "to_published",
-    "encode_jpeg",
-    "decode_image",
-    "safe_open_image",
-    "validate_bbox",
-    "roi_pixels",
-    "roi_usable",
-    "roi_masked",
-    "roi_only",
-    "roi_decay",
-    "lr_flip",
-    "gaussian_blur",
-    "render_variant",
-]
+__all__ = ["DEFAULT_MAX_PIXELS", "BLUR_TRUNCATE", "to_published", "encode_jpeg", "decode_image", "safe_open_image",
+           "validate_bbox", "roi_pixels", "roi_usable", "roi_masked", "roi_only", "roi_decay", "lr_flip", "gaussian_blur",
+           "render_variant"]
 
 #: Gaussian kernel half-width in units of sigma used by :func:`gaussian_blur`.
 BLUR_TRUNCATE = 3.0
@@ -60,8 +46,6 @@ BLUR_TRUNCATE = 3.0
 _EXIF_IMAGE_DESCRIPTION = 0x010E
 _TOLERANCE = 1e-9
 
-
-# --------------------------------------------------------------------------- argument checks
 
 
 def _check_image(img: object, name: str = "img") -> Image.Image:
@@ -119,8 +103,6 @@ def _check_size(size: object) -> tuple[int, int]:
         raise ValueError(f"size must be positive (width, height), got {size!r}")
     return width, height
 
-
-# --------------------------------------------------------------------------- published form
 
 
 def to_published(img: Image.Image, longest_side: int = LONGEST_SIDE) -> Image.Image:
@@ -186,8 +168,6 @@ def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | No
     _rgb(img).save(buf, format="JPEG", **options)
     return buf.getvalue()
 
-
-# --------------------------------------------------------------------------- safe decoding
 
 
 def _check_max_pixels(max_pixels: object) -> int:
@@ -273,8 +253,6 @@ def decode_image(data: bytes, name: str = "<bytes>", max_pixels: int = DEFAULT_M
     return _decode(io.BytesIO(bytes(data)), name, max_pixels)
 
 
-# --------------------------------------------------------------------------- ROI geometry
-
 
 def roi_pixels(bbox_norm: Sequence[float], size: tuple[int, int]) -> tuple[int, int, int, int]:
     """Integer pixel rectangle ``(x0, y0, x1, y1)`` (x1, y1 exclusive) of a normalised ROI box on an image of ``size``.
@@ -324,8 +302,6 @@ def roi_usable(bbox: object) -> bool:
         return False
     return not (x1 - x0 >= ROI_UNUSABLE_COVERAGE and y1 - y0 >= ROI_UNUSABLE_COVERAGE)
 
-
-# --------------------------------------------------------------------------- perturbations
 
 
 def roi_masked(img: Image.Image, bbox: Sequence[float]) -> Image.Image:

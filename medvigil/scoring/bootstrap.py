@@ -32,22 +32,9 @@ import numpy as np
 from medvigil.errors import DataError, Problem
 from medvigil.scoring.stats import percentile_interval
 
-__all__ = [
-    "DEFAULT_N_RESAMPLES",
-    "DEFAULT_SEED",
-    "CPythonRandomStream",
-    "cluster_bootstrap",
-    "cluster_sums",
-    "count_rows",
-    "harness_resample_counts",
-    "harness_resample_indices",
-    "harness_resampled_sums",
-    "one_blas_thread",
-    "percentile_interval",
-    "resample_counts",
-    "resample_indices",
-    "resampled_sums",
-]
+__all__ = ["DEFAULT_N_RESAMPLES", "DEFAULT_SEED", "CPythonRandomStream", "cluster_bootstrap", "cluster_sums", "count_rows",
+           "harness_resample_counts", "harness_resample_indices", "harness_resampled_sums", "one_blas_thread",
+           "percentile_interval", "resample_counts", "resample_indices", "resampled_sums"]
 
 DEFAULT_N_RESAMPLES = 500  # Appendix M
 DEFAULT_SEED = 20260505  # Appendix M

@@ -25,17 +25,8 @@ import numpy as np
 from medvigil.constants import TIERS
 from medvigil.errors import DataError, Problem
 
-__all__ = [
-    "PARSE_STATUSES",
-    "STATUS_ERROR",
-    "STATUS_OK",
-    "STATUS_PARSE_FAILURE",
-    "Categorical",
-    "RecordTable",
-    "factorize",
-    "group_accuracy",
-    "group_counts",
-]
+__all__ = ["PARSE_STATUSES", "STATUS_ERROR", "STATUS_OK", "STATUS_PARSE_FAILURE", "Categorical", "RecordTable", "factorize",
+           "group_accuracy", "group_counts"]
 
 STATUS_OK, STATUS_PARSE_FAILURE, STATUS_ERROR = 0, 1, 2
 PARSE_STATUSES = ("ok", "parse_failure", "error")
@@ -323,13 +314,11 @@ class RecordTable:
                 return [None] * n
             if isinstance(values, str):
                 return [values] * n
-            if isinstance(values, Categorical):  # already coded (a table's column)
-                if len(values.codes) != n:
-                    raise ValueError(f"column {name!r} has {len(values.codes)} rows, expected {n}")
-                return values
-            values = list(values) if not isinstance(values, list) else values
-            if len(values) != n:
-                raise ValueError(f"column {name!r} has {len(values)} rows, expected {n}")
+            if not isinstance(values, (Categorical, list)):  # a Categorical is already coded (a table's column)
+                values = list(values)
+            rows = len(values.codes) if isinstance(values, Categorical) else len(values)
+            if rows != n:
+                raise ValueError(f"column {name!r} has {rows} rows, expected {n}")
             return values
 
         cols = {"suite": suite, "model": model, "case_id": case_id, "probe_kind": probe_kind, "condition": condition,
@@ -393,21 +382,9 @@ class RecordTable:
             _flag(problems, probe.codes < 0, source, "probe_id", "must be a non-empty string, got None")
         if problems:
             raise DataError(problems)
-        table = cls(
-            suite=cats["suite"],
-            model=cats["model"],
-            condition=cond,
-            probe_kind=cats["probe_kind"],
-            risk_tier=tier,
-            source_dataset=cats["source_dataset"],
-            modality=cats["modality"],
-            text_only=text_only,
-            case=cats["case_id"],
-            gold=gold,
-            pred=pred,
-            status=status,
-            probe=probe,
-        )
+        table = cls(suite=cats["suite"], model=cats["model"], condition=cond, probe_kind=cats["probe_kind"], risk_tier=tier,
+                    source_dataset=cats["source_dataset"], modality=cats["modality"], text_only=text_only, case=cats["case_id"],
+                    gold=gold, pred=pred, status=status, probe=probe)
         table.check_unique_probes(source)
         return table
 
@@ -415,10 +392,9 @@ class RecordTable:
         """Raise :class:`DataError` when a ``(model, condition, probe_id)`` occurs twice."""
         if self.probe is None or len(self) == 0:
             return
-        key = (self.model.codes.astype(np.int64) * len(self.condition.levels) + self.condition.codes) * max(
-            len(self.probe.levels), 1
-        ) + self.probe.codes
-        space = len(self.model.levels) * len(self.condition.levels) * max(len(self.probe.levels), 1)
+        n_probes = max(len(self.probe.levels), 1)
+        key = (self.model.codes.astype(np.int64) * len(self.condition.levels) + self.condition.codes) * n_probes + self.probe.codes
+        space = len(self.model.levels) * len(self.condition.levels) * n_probes
         if space <= 4 * key.size and np.bincount(key, minlength=space).max() <= 1:
             return  # counted without sorting: no key twice (the sort below finds the rows of a duplicate)
         order = np.argsort(key, kind="stable")
