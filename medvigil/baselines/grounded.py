@@ -247,6 +247,11 @@ def _kind_fits(kind: str, facts: ImageFacts, modality: str | None) -> bool:
     return True
 
 
+def _premise_wrong(question: str, facts: ImageFacts, modality: str | None) -> bool:
+    """The question names another modality or region, or presupposes a finding the image contradicts."""
+    return _meta_contradicts(question, facts) or bool(_PRESUPPOSES.match(question) and _contradicts(question, facts, modality))
+
+
 def _contradicts(question: str, facts: ImageFacts, modality: str | None) -> bool:
     """Does a question that presupposes a finding disagree with the image?"""
     words = _words(question)
@@ -322,7 +327,7 @@ def describe(question: str, facts: ImageFacts) -> str:
     modality = facts.modality or _modality_from_text(question)
     if facts.masked:
         return "Insufficient visual evidence: the region needed to answer is not visible in this image."
-    if _meta_contradicts(question, facts) or (_PRESUPPOSES.match(question) and _contradicts(question, facts, modality)):
+    if _premise_wrong(question, facts, modality):
         return "The premise of this question is incorrect."
     truth = _yes_no(question, facts, modality)
     if truth is not None:
@@ -347,9 +352,7 @@ def choose(question: str, options: dict[str, str], facts: ImageFacts) -> str:
     if facts.anatomy is None and modality:
         anatomy = "chest" if modality == "X-ray" else "head"
         facts = replace(facts, anatomy=anatomy, zone=facts.zone or (_zone(anatomy, facts.y) if facts.y is not None else None))
-    if facts.masked and safe:
-        return safe[0]
-    if safe and (_meta_contradicts(question, facts) or (_PRESUPPOSES.match(question) and _contradicts(question, facts, modality))):
+    if safe and (facts.masked or _premise_wrong(question, facts, modality)):
         return safe[0]
 
     bare = {letter: text.strip(" .").lower() for letter, text in answers.items() if text.strip(" .").lower() in {"yes", "no"}}

@@ -7,15 +7,13 @@ each) one float32 matrix product. Draws come from ``numpy.random.default_rng(see
 ``rng.integers(0, C, size=(B, C))``, row ``b`` being the case indices of resample ``b``
 (:func:`resample_indices`).
 
-Harness-compatible resampling (:class:`CPythonRandomStream`, :func:`harness_resample_indices`):
-the official ``analysis/bootstrap_mcs.py`` seeds the module-global ``random`` once and, per
-model, draws ``random.choice(case_ids)`` ``len(case_ids)`` times per resample, the stream
-continuing from one model to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``
-and, for ``n < 2**32``, ``_randbelow(n)`` takes the top ``k = n.bit_length()`` bits of the next
-32-bit Mersenne Twister output, rejecting values ``>= n``. :class:`CPythonRandomStream` starts
-from the exact state of ``random.Random(seed)`` and draws in blocks with numpy's MT19937, that
-shift and rejection applied to blocks of raw outputs; the draws equal CPython's one by one
-(tested against ``random`` itself).
+Harness-compatible resampling (:func:`harness_resample_indices`): the official
+``analysis/bootstrap_mcs.py`` seeds the global ``random`` once and, per model, draws
+``random.choice(case_ids)`` ``len(case_ids)`` times per resample, the stream continuing from one model
+to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``; for ``n < 2**32``,
+``_randbelow(n)`` takes the top ``n.bit_length()`` bits of the next 32-bit Mersenne Twister output,
+rejecting values ``>= n``. :class:`CPythonRandomStream` applies that shift and rejection to blocks of
+numpy MT19937 outputs started from the state of ``random.Random(seed)``: CPython's draws, one by one.
 """
 
 from __future__ import annotations
@@ -39,14 +37,11 @@ __all__ = ["DEFAULT_N_RESAMPLES", "DEFAULT_SEED", "CPythonRandomStream", "cluste
 DEFAULT_N_RESAMPLES = 500  # Appendix M
 DEFAULT_SEED = 20260505  # Appendix M
 T = TypeVar("T")
-# Values handled at a time by the chunked loops below (memory stays flat), and 32-bit words
-# drawn at a time by CPythonRandomStream. Small enough that each step's temporaries are
-# recycled by the allocator instead of mapped afresh: the harness resampling alone ran 2x
-# faster than with 1 << 18 for both (18 models x 3,000 cases x 500 resamples).
+# Values handled at a time by the chunked loops (memory stays flat), and 32-bit words drawn at a time by
+# CPythonRandomStream: small enough that temporaries are recycled by the allocator instead of mapped afresh
+# (the harness resampling ran 2x faster than with 1 << 18 for both).
 _BLOCK = 1 << 17
 _WORDS = 1 << 16
-
-
 MAX_DRAWS = 1 << 28  # cluster draws of one resample table (2 GiB of int64 indices)
 
 
@@ -112,14 +107,8 @@ def _bincount_rows(indices: np.ndarray, n_clusters: int) -> np.ndarray:
 
 
 class CPythonRandomStream:
-    """The stream of ``random.Random(seed)`` (CPython's Mersenne Twister), drawn in blocks.
-
-    ``choice_indices(n, size)`` returns exactly the indices that ``size`` successive
-    ``rng.choice(seq)`` calls with ``len(seq) == n`` would pick, ``choice_counts(n, rows)`` the
-    same draws for ``rows`` resamples of ``n`` as multiplicities, and both leave the stream where
-    CPython's would be. numpy's MT19937 runs from CPython's state (624 words and a position);
-    32-bit words read ahead but not consumed are kept for the next call.
-    """
+    """The stream of ``random.Random(seed)`` (CPython's Mersenne Twister), drawn in blocks; both draws leave
+    the stream where CPython's would be (words read ahead but not consumed are kept for the next call)."""
 
     _WORD_BITS = 32
 
@@ -128,10 +117,8 @@ class CPythonRandomStream:
             raise TypeError(f"seed must be an integer, got {seed!r}")
         _, internal, _ = random.Random(int(seed)).getstate()  # 624 state words + position
         self._bitgen = np.random.MT19937()
-        self._bitgen.state = {
-            "bit_generator": "MT19937",
-            "state": {"key": np.array(internal[:-1], dtype=np.uint32), "pos": int(internal[-1])},
-        }
+        self._bitgen.state = {"bit_generator": "MT19937", "state": {"key": np.array(internal[:-1], dtype=np.uint32),
+                                                                    "pos": int(internal[-1])}}
         self._raw = np.random.Generator(self._bitgen)
         # the last block of 32-bit words generated and how many of them are consumed: a read
         # ahead is a view of it, so leftovers are never copied in front of a new block
@@ -164,10 +151,7 @@ class CPythonRandomStream:
         return int(n), int(size)
 
     def choice_indices(self, n: int, size: int, dtype=np.int64) -> np.ndarray:
-        """``size`` successive ``_randbelow(n)`` values (``random.choice`` over ``n`` items).
-
-        ``dtype=np.uint32`` holds every index in half the memory of the default int64.
-        """
+        """``size`` successive ``_randbelow(n)`` values: the indices ``size`` calls of ``random.choice`` over ``n`` items pick."""
         n, size = self._checked(n, size)
         out = np.empty(size, dtype=np.uint32)
         shift = np.uint32(self._WORD_BITS - n.bit_length())
