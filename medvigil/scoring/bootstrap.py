@@ -66,17 +66,15 @@ def resample_indices(n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, se
     return rng.integers(0, n_clusters, size=(n_resamples, n_clusters), dtype=np.int64)
 
 
-def resample_counts(
-    n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED, dtype=np.float32
-) -> np.ndarray:
-    """``(n_resamples, n_clusters)`` multiplicities of the :func:`resample_indices` draws: ``W[b, c]`` = times
+def resample_counts(n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """``(n_resamples, n_clusters)`` float32 multiplicities of the :func:`resample_indices` draws: ``W[b, c]`` = times
     cluster ``c`` is in resample ``b``. The last matrix of at most :data:`_KEPT_BYTES` is kept and handed out
     again, read-only, for the same arguments (a stress suite scores every model on the same cases and seed).
     """
-    key = (int(n_clusters), int(n_resamples), seed, np.dtype(dtype).str)
+    key = (int(n_clusters), int(n_resamples), seed)
     if _kept.get("key") == key:
         return _kept["counts"]
-    counts = count_rows(resample_indices(n_clusters, n_resamples, seed), n_clusters, dtype)
+    counts = count_rows(resample_indices(n_clusters, n_resamples, seed), n_clusters)
     if counts.nbytes <= _KEPT_BYTES and isinstance(seed, (int, np.integer)):
         counts.flags.writeable = False
         _kept.update(key=key, counts=counts)
@@ -87,10 +85,10 @@ _KEPT_BYTES = 64 << 20
 _kept: dict = {}  # resample_counts' last matrix and its arguments
 
 
-def count_rows(indices: np.ndarray, n_clusters: int, dtype=np.float32) -> np.ndarray:
-    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` multiplicities, one ``np.bincount`` per block of rows."""
+def count_rows(indices: np.ndarray, n_clusters: int) -> np.ndarray:
+    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` float32 multiplicities, one ``np.bincount`` per block of rows."""
     b = indices.shape[0]
-    counts = np.empty((b, n_clusters), dtype=dtype)
+    counts = np.empty((b, n_clusters), dtype=np.float32)
     rows = max(1, _BLOCK // max(indices.shape[1], n_clusters, 1))  # bounded temporaries
     for r0 in range(0, b, rows):
         counts[r0 : r0 + rows] = _bincount_rows(indices[r0 : r0 + rows], n_clusters)

@@ -106,7 +106,6 @@ def pair_rows(
     point: np.ndarray,
     boot: np.ndarray,
     *,
-    level: float = 0.95,
     p_value: str = "normal",
 ) -> list[dict[str, Any]]:
     """One row per pair ``(a, b)`` of model indices: ``{"a", "b", "metric", "delta", "ci95", "p"}`` (undefined: None).
@@ -123,7 +122,7 @@ def pair_rows(
     ia = np.array([a for a, _ in pairs], dtype=np.int64)
     ib = np.array([b for _, b in pairs], dtype=np.int64)
     deltas = boot[:, ib] - boot[:, ia]  # (B, pairs)
-    lo, hi = percentile_interval(deltas, level)
+    lo, hi = percentile_interval(deltas)
     delta = point[ib] - point[ia]
     p = paired_p_value(deltas, delta, p_value)
     return [{"a": names[a], "b": names[b], "metric": metric, "delta": _value(delta[i]), "ci95": [_value(lo[i]), _value(hi[i])],

@@ -42,8 +42,8 @@ def wilson_interval(successes, n, z: float = Z_95) -> tuple[np.ndarray, np.ndarr
     return lo, hi
 
 
-def percentile_interval(samples, level: float = 0.95, method: str = "percentile", axis: int = 0):
-    """Two-sided percentile interval of bootstrap ``samples`` along ``axis``.
+def percentile_interval(samples, level: float = 0.95, method: str = "percentile"):
+    """Two-sided percentile interval of bootstrap ``samples`` (resamples along the first axis).
 
     ``method="percentile"`` (paper, Appendix M): numpy's linearly interpolated
     ``(1-level)/2`` and ``(1+level)/2`` quantiles, i.e. 2.5 / 97.5 for 95%.
@@ -56,7 +56,7 @@ def percentile_interval(samples, level: float = 0.95, method: str = "percentile"
         raise ValueError(f"method must be one of {PERCENTILE_METHODS}, got {method!r}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    x = np.moveaxis(np.asarray(samples, dtype=np.float64), axis, 0)
+    x = np.asarray(samples, dtype=np.float64)
     alpha = (1.0 - level) / 2.0
     finite = np.isfinite(x)
     n = finite.sum(axis=0)
@@ -86,14 +86,14 @@ def _interp_sorted(xs: np.ndarray, pos: np.ndarray) -> np.ndarray:
         return np.where(frac > 0, a + (b - a) * frac, a)
 
 
-def bootstrap_p_value(diffs, axis: int = 0) -> np.ndarray:
+def bootstrap_p_value(diffs) -> np.ndarray:
     """Two-sided bootstrap p-value for "difference = 0" from resampled differences.
 
     ``p = min(1, 2 · (min(#{d* <= 0}, #{d* >= 0}) + 1) / (B + 1))`` over the ``B`` finite
     resamples (the ``+1`` keeps p > 0 with finitely many resamples; Davison & Hinkley
     1997, §4.4). NaN when no resample is finite.
     """
-    d = np.moveaxis(np.asarray(diffs, dtype=np.float64), axis, 0)
+    d = np.asarray(diffs, dtype=np.float64)  # resamples along the first axis
     finite = np.isfinite(d)
     b = finite.sum(axis=0)
     le = np.sum(finite & (d <= 0), axis=0)
