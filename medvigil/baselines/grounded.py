@@ -48,10 +48,8 @@ BRIGHT_KINDS = {
     "CT": {"haemorrhage": True, "hemorrhage": True, "mass": True, "infarct": False},
     "MRI": {"haemorrhage": False, "hemorrhage": False, "mass": True, "infarct": True},
 }
-KIND_WORDS = {"nodule", "consolidation", "effusion", "pneumothorax", "haemorrhage", "hemorrhage", "infarct", "mass"}
+KIND_WORDS = {kind for kinds in BRIGHT_KINDS.values() for kind in kinds}
 ZONES = ("upper", "lower", "frontal", "parietal", "occipital")
-
-
 REGION_WORDS = {
     "chest": {"chest", "lung", "lungs", "thorax", "thoracic", "radiograph"},
     "head": {"head", "brain", "skull", "intracranial", "cerebral", "lobe"},

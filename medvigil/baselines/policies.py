@@ -29,10 +29,6 @@ class Policy(Protocol):
 OPEN_REPLIES = ("Yes.", "No.", "I cannot determine this from the image.")
 
 
-def _letters(prompt: str) -> list[str]:
-    return sorted(parse_mcq_prompt(prompt)[1])
-
-
 class RandomPolicy:
     """Uniform guess over the prompt's option letters: a hash of (seed, prompt, each image's size and 8x8
     grey thumbnail at 4 bits), independent of request order, and different for the two images of a
@@ -46,7 +42,7 @@ class RandomPolicy:
         self.seed = seed
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
-        letters = _letters(prompt)
+        letters = sorted(parse_mcq_prompt(prompt)[1])
         return letters[self._draw(prompt, len(letters), images)]
 
     def _draw(self, text: str, n: int, images: Sequence[Image.Image] = ()) -> int:
