@@ -158,13 +158,10 @@ def read_image(image: Image.Image) -> ImageFacts:
         small = window.size < 0.25 * a.size  # too little anatomy visible to tell; else read it like a whole image
         lesion = abs(core - normal) > LESION_MIN_CONTRAST and small
         anatomy, modality = (None, None) if small else _modality(a, ~grey)
-        return ImageFacts(
-            anatomy=anatomy, modality=modality, lesion=lesion, y=cy if lesion else None,
-            side=("right" if cx < 0.5 else "left") if lesion else None,
-            zone=_zone(anatomy, cy) if lesion else None,
-            bright=(core > normal) if lesion else None,
-            large=(window.size > 0.012 * a.size) if lesion else None,
-        )
+        if not lesion:
+            return ImageFacts(anatomy=anatomy, modality=modality)
+        return ImageFacts(anatomy=anatomy, modality=modality, lesion=True, y=cy, side="right" if cx < 0.5 else "left",
+                          zone=_zone(anatomy, cy), bright=core > normal, large=window.size > 0.012 * a.size)
 
     masked = grey_share > 0.002
     mirror_ok = valid & valid[:, ::-1]
@@ -184,14 +181,8 @@ def read_image(image: Image.Image) -> ImageFacts:
     lx = max(candidates, key=lambda x: abs(contrast(x)))
     extent = float((left > peak / 2).mean()) * 0.5
     bright = contrast(lx) > 0
-    return ImageFacts(
-        anatomy=anatomy, modality=modality, masked=masked, lesion=True,
-        side="right" if lx < w / 2 else "left",
-        zone=_zone(anatomy, py / h),
-        bright=bright,
-        large=extent > 0.004,
-        rim=_has_rim(a, py, lx, bright),
-    )
+    return ImageFacts(anatomy=anatomy, modality=modality, masked=masked, lesion=True, side="right" if lx < w / 2 else "left",
+                      zone=_zone(anatomy, py / h), bright=bright, large=extent > 0.004, rim=_has_rim(a, py, lx, bright))
 
 
 def _has_rim(a: np.ndarray, cy: int, cx: int, bright: bool) -> bool:

@@ -25,14 +25,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
-from medvigil.constants import (
-    DEFAULT_MAX_PIXELS,
-    GREY,
-    JPEG_QUALITY,
-    LONGEST_SIDE,
-    ROI_DECAY_STEPS,
-    ROI_UNUSABLE_COVERAGE,
-)
+from medvigil.constants import DEFAULT_MAX_PIXELS, GREY, JPEG_QUALITY, LONGEST_SIDE, ROI_DECAY_STEPS, ROI_UNUSABLE_COVERAGE
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
 

@@ -18,13 +18,8 @@ from medvigil.mcq.prompting import parse_letter
 DEFAULT_MAX_RETRIES = 3  # Appendix L
 
 
-def ask_with_retries(
-    ask: Callable[[list[int]], Sequence[str]],
-    n: int,
-    *,
-    max_retries: int = DEFAULT_MAX_RETRIES,
-    retryable: Callable[[int], bool] = lambda _i: True,
-) -> list[list[str]]:
+def ask_with_retries(ask: Callable[[list[int]], Sequence[str]], n: int, *, max_retries: int = DEFAULT_MAX_RETRIES,
+                     retryable: Callable[[int], bool] = lambda _i: True) -> list[list[str]]:
     """Return every attempt per item; the last attempt of each is the final response.
 
     ``ask(indices)`` answers the items at ``indices`` (one batch call per round). Items for

@@ -287,14 +287,8 @@ def resampled_sums(per_cluster: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return out.astype(np.float64).reshape((counts.shape[0],) + per_cluster.shape[1:])
 
 
-def cluster_bootstrap(
-    statistic: Callable[[np.ndarray], T],
-    per_cluster: np.ndarray,
-    *,
-    n_resamples: int = DEFAULT_N_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    counts: np.ndarray | None = None,
-) -> T:
+def cluster_bootstrap(statistic: Callable[[np.ndarray], T], per_cluster: np.ndarray, *, n_resamples: int = DEFAULT_N_RESAMPLES,
+                      seed: int = DEFAULT_SEED, counts: np.ndarray | None = None) -> T:
     """``statistic(counts @ per_cluster)``: a statistic of per-cluster sums (:func:`cluster_sums`) on every
     case-clustered resample at once.
 

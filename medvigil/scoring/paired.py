@@ -99,15 +99,8 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
-def pair_rows(
-    names: Sequence[str],
-    pairs: Sequence[tuple[int, int]],
-    metric: str,
-    point: np.ndarray,
-    boot: np.ndarray,
-    *,
-    p_value: str = "normal",
-) -> list[dict[str, Any]]:
+def pair_rows(names: Sequence[str], pairs: Sequence[tuple[int, int]], metric: str, point: np.ndarray, boot: np.ndarray, *,
+              p_value: str = "normal") -> list[dict[str, Any]]:
     """One row per pair ``(a, b)`` of model indices: ``{"a", "b", "metric", "delta", "ci95", "p"}`` (undefined: None).
 
     ``point`` is ``(M,)`` (each model's value), ``boot`` ``(B, M)`` (the models' values on the same ``B``
@@ -177,15 +170,9 @@ class UnitSums:
         return self.statistic(resampled_sums(aligned, counts))
 
 
-def compare_units(
-    keys: Mapping[str, Set[Hashable]],
-    scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
-    metrics: Sequence[str],
-    *,
-    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
-    seed: int = 0,
-    p_value: str = "normal",
-) -> dict[str, Any]:
+def compare_units(keys: Mapping[str, Set[Hashable]], scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
+                  metrics: Sequence[str], *, n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = 0,
+                  p_value: str = "normal") -> dict[str, Any]:
     """Every pair of models compared on the records both have, resampling their units (cases) jointly.
 
     ``keys[model]``: the keys of the model's records (what two models must share to be compared

@@ -141,9 +141,7 @@ def group_counts(group: np.ndarray, n_groups: int, weights: np.ndarray | None = 
     return np.bincount(group[keep], weights=w, minlength=n_groups).astype(np.float64)
 
 
-def group_accuracy(
-    correct: np.ndarray, scored: np.ndarray, group: np.ndarray, n_groups: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def group_accuracy(correct: np.ndarray, scored: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Accuracy in percent per integer-coded group, ``100 * correct / scored``: the exact-match rate
     ``Pr_j[l̂_j = l*_j]`` of MedVIGIL Eq. 6 (and every suite's per-group accuracy).
 
@@ -164,14 +162,11 @@ def _flag(problems: list[Problem], mask: np.ndarray, source: str, field: str, me
     for row in rows[:_MAX_PROBLEMS].tolist():
         problems.append(Problem(file=source, row=row + 1, field=field, message=message))
     if rows.size > _MAX_PROBLEMS:
-        problems.append(
-            Problem(file=source, field=field, message=f"{message}: {rows.size - _MAX_PROBLEMS} more row(s) not listed")
-        )
+        problems.append(Problem(file=source, field=field, message=f"{message}: {rows.size - _MAX_PROBLEMS} more row(s) not listed"))
 
 
-def _letters(
-    values: Sequence[Any], field_name: str, source: str, allow_none: bool, problems: list[Problem]
-) -> tuple[np.ndarray, np.ndarray]:
+def _letters(values: Sequence[Any], field_name: str, source: str, allow_none: bool,
+             problems: list[Problem]) -> tuple[np.ndarray, np.ndarray]:
     """Letter column -> (int8 codes, given mask); NO_LETTER for None; invalid cells become problems."""
     try:
         cat = factorize(values, sort=False)
@@ -242,13 +237,8 @@ class RecordTable:
     def select(self, mask: np.ndarray) -> RecordTable:
         """Rows where ``mask`` is true (levels are kept, so codes stay comparable)."""
         idx = np.flatnonzero(mask)
-        return RecordTable(
-            **{name: getattr(self, name).take(idx) for name in _CATEGORICAL},
-            gold=self.gold[idx],
-            pred=self.pred[idx],
-            status=self.status[idx],
-            probe=None if self.probe is None else self.probe.take(idx),
-        )
+        return RecordTable(**{name: getattr(self, name).take(idx) for name in _CATEGORICAL}, gold=self.gold[idx],
+                           pred=self.pred[idx], status=self.status[idx], probe=None if self.probe is None else self.probe.take(idx))
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]], *, source: str = "<records>") -> RecordTable:
