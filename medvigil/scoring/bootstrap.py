@@ -173,9 +173,7 @@ class CPythonRandomStream:
         return count_rows(self.choice_indices(n, rows * n, np.uint32).reshape(rows, n), n)
 
 
-def harness_resample_indices(
-    frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
-) -> list[np.ndarray]:
+def harness_resample_indices(frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED) -> list[np.ndarray]:
     """Resamples of ``bootstrap_mcs.py``: one shared ``random`` stream over several frames.
 
     For each frame size ``n`` in order (one model's case list), a ``(n_resamples, n)`` array whose
@@ -193,9 +191,8 @@ def harness_resample_indices(
     return out
 
 
-def harness_resample_counts(
-    frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
-) -> Iterator[tuple[int, int, np.ndarray]]:
+def harness_resample_counts(frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES,
+                            seed: int = DEFAULT_SEED) -> Iterator[tuple[int, int, np.ndarray]]:
     """The resamples of :func:`harness_resample_indices` as multiplicities, a block of resamples at a time.
 
     Yields ``(frame, first resample, counts)`` with float32 ``counts`` of shape ``(b, frame size)``
@@ -210,9 +207,8 @@ def harness_resample_counts(
             yield f, b0, stream.choice_counts(n, min(rows, n_resamples - b0))
 
 
-def harness_resampled_sums(
-    per_cluster: Sequence[np.ndarray], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
-) -> list[np.ndarray]:
+def harness_resampled_sums(per_cluster: Sequence[np.ndarray], n_resamples: int = DEFAULT_N_RESAMPLES,
+                           seed: int = DEFAULT_SEED) -> list[np.ndarray]:
     """:func:`resampled_sums` of each frame's per-cluster sums (``(n_f, ...)``, frames in stream
     order) over that frame's :func:`harness_resample_counts` resamples: ``(n_resamples, ...)``
     float64 each (zeros for an empty frame).

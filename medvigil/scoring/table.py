@@ -273,22 +273,11 @@ class RecordTable:
 
     @classmethod
     def from_columns(
-        cls,
-        *,
-        model: Sequence[str] | str,
-        case_id: Sequence[str],
-        probe_kind: Sequence[str],
-        correct_letter: Sequence[str],
-        predicted_letter: Sequence[str | None],
-        parse_status: Sequence[str] | None = None,
-        probe_id: Sequence[str] | None = None,
-        risk_tier: Sequence[str | None] | None = None,
-        source_dataset: Sequence[str | None] | None = None,
-        modality: Sequence[str | None] | None = None,
-        text_only_answerable: Sequence[bool | None] | None = None,
-        condition: Sequence[str | None] | str | None = None,
-        suite: Sequence[str] | str = "medvigil",
-        source: str = "<columns>",
+        cls, *, model: Sequence[str] | str, case_id: Sequence[str], probe_kind: Sequence[str], correct_letter: Sequence[str],
+        predicted_letter: Sequence[str | None], parse_status: Sequence[str] | None = None, probe_id: Sequence[str] | None = None,
+        risk_tier: Sequence[str | None] | None = None, source_dataset: Sequence[str | None] | None = None,
+        modality: Sequence[str | None] | None = None, text_only_answerable: Sequence[bool | None] | None = None,
+        condition: Sequence[str | None] | str | None = None, suite: Sequence[str] | str = "medvigil", source: str = "<columns>",
     ) -> RecordTable:
         """Build a table from equal-length columns (field names as in the record schema).
 
