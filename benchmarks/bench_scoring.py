@@ -282,7 +282,7 @@ def scaling(args) -> dict:
             }
         )
     table = synthesise(args.models, 3000, seed=args.seed, triplets=args.triplets)
-    feats = core._score(table, weights, "present", False).feats
+    feats, _ = core._score(table, weights, "present", False)
     for b in (250, 500, 1000, 2000):
         rows["resamples"].append(
             {

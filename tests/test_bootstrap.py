@@ -109,11 +109,11 @@ def test_vectorised_bootstrap_equals_naive_rescoring(harness):
     records = synthetic_records()
     table = RecordTable.from_records(records)
     w, point_norm, boot_norm, _ = _check_params((1, 2, 3, 5, 8), None, harness, 8, DEFAULT_SEED, 0.95)
-    scored = _score(table, w, point_norm, harness)
+    feats, _ = _score(table, w, point_norm, harness)
     # paired: the shared draws of resample_indices, also in harness mode (whose own
     # per-model random stream is checked against the official procedure in test_harness_bootstrap.py)
-    boot = _bootstrap(scored.feats, w, boot_norm, 8, DEFAULT_SEED, paired=True)
-    cases = scored.feats.cases  # sorted case ids: the order resample indices refer to
+    boot = _bootstrap(feats, w, boot_norm, 8, DEFAULT_SEED, paired=True)
+    cases = feats.cases  # sorted case ids: the order resample indices refer to
     by_case: dict[str, list] = {}
     for r in records:
         by_case.setdefault(r["case_id"], []).append(r)
@@ -124,7 +124,7 @@ def test_vectorised_bootstrap_equals_naive_rescoring(harness):
             for r in by_case[cases[ci]]:
                 drawn.append(dict(r, case_id=f"{r['case_id']}#{j}", probe_id=f"{r['probe_id']}#{j}"))
         naive = model_metrics(drawn, harness_compatible=harness, normalise=boot_norm)
-        for m, name in enumerate(scored.feats.models):
+        for m, name in enumerate(feats.models):
             for key in METRIC_KEYS:
                 a, e = boot[key][b, m], naive[name][key]
                 assert (math.isnan(a) and math.isnan(e)) or a == pytest.approx(e, abs=1e-9), (b, name, key)
@@ -192,8 +192,8 @@ def test_paired_comparison_uses_the_same_resamples():
     records = synthetic_records(n_models=2)
     table = RecordTable.from_records(records)
     w, pn, bn, _ = _check_params((1, 2, 3, 5, 8), None, False, 50, 11, 0.95)
-    sc = _score(table, w, pn, False)
-    boot = _bootstrap(sc.feats, w, bn, 50, 11)
+    feats, _ = _score(table, w, pn, False)
+    boot = _bootstrap(feats, w, bn, 50, 11)
     lo, hi = percentile_interval(boot["cap"][:, 1] - boot["cap"][:, 0])
     out = compare_models(records, metrics=("cap",), n_resamples=50, seed=11)
     (row,) = out["pairs"]

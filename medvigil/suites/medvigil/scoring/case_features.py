@@ -20,68 +20,38 @@ from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
 from medvigil.suites.medvigil.scoring.axes import TRIPLET_KINDS
 
 STRATA_AXES = ("risk_tier", "source_dataset", "modality", "text_only_answerable")
-
-
 UNKNOWN_LEVEL = "unknown"
 
 
-@dataclass(frozen=True)
 class Layout:
     """Column positions in the per-case feature tensor.
 
-    The first ``n_stat`` columns are what metrics need (and what the bootstrap
-    resamples); the rest are bookkeeping counts.
+    Statistics (the first ``n_stat`` columns: what metrics need and the bootstrap resamples):
+    scored and correct per kind, traps and silent failures per tier, PCons pairs and agreements,
+    complete and coherent triplets. Then bookkeeping: records, parse failures, errors per kind.
     """
 
-    kinds: tuple[str, ...]
-
-    @property
-    def k(self) -> int:
-        return len(self.kinds)
-
-    @cached_property
-    def _positions(self) -> dict[str, int]:  # (looked up for every block of the report)
-        return {name: self.kinds.index(name) for name in self.kinds}
+    def __init__(self, kinds: Sequence[str]):
+        self.kinds = tuple(kinds)
+        self.k = k = len(self.kinds)
+        self._positions = {name: i for i, name in enumerate(self.kinds)}  # (looked up for every block of the report)
+        self.trap_n = 2 * k  # + tier index
+        self.trap_silent = 2 * k + len(TIERS)  # + tier index
+        self.pcons_n = 2 * k + 2 * len(TIERS)
+        self.pcons_agree = self.pcons_n + 1
+        self.tri_n, self.tri_coh = self.pcons_n + 2, self.pcons_n + 3
+        self.n_stat = self.pcons_n + 4
+        self.n_features = self.n_stat + 3 * k
 
     def kind(self, name: str) -> int | None:
         return self._positions.get(name)
 
-    # statistics
     def scored(self, i: int) -> int:
         return i
 
     def correct(self, i: int) -> int:
         return self.k + i
 
-    @property
-    def trap_n(self) -> int:  # + tier index
-        return 2 * self.k
-
-    @property
-    def trap_silent(self) -> int:  # + tier index
-        return 2 * self.k + len(TIERS)
-
-    @property
-    def pcons_n(self) -> int:
-        return 2 * self.k + 2 * len(TIERS)
-
-    @property
-    def pcons_agree(self) -> int:
-        return self.pcons_n + 1
-
-    @property
-    def tri_n(self) -> int:
-        return self.pcons_n + 2
-
-    @property
-    def tri_coh(self) -> int:
-        return self.pcons_n + 3
-
-    @property
-    def n_stat(self) -> int:
-        return self.pcons_n + 4
-
-    # bookkeeping
     def records(self, i: int) -> int:
         return self.n_stat + i
 
@@ -90,10 +60,6 @@ class Layout:
 
     def errors(self, i: int) -> int:
         return self.n_stat + 2 * self.k + i
-
-    @property
-    def n_features(self) -> int:
-        return self.n_stat + 3 * self.k
 
 
 @dataclass(frozen=True)
@@ -123,42 +89,21 @@ class Features:
         return self.tensor[:, :, lay.records(0) : lay.records(0) + lay.k].sum(-1) > 0
 
 
-def kind_order(levels: Sequence[str]) -> tuple[str, ...]:
-    canonical = [k for k in PROBE_KINDS + TRIPLET_KINDS if k in levels]
-    return tuple(canonical + sorted(k for k in levels if k not in canonical))
-
-
 def _case_attribute(cat: Categorical, case: np.ndarray, n_cases: int, cases: tuple[str, ...], name: str) -> Categorical:
     """One code per case; a case whose records disagree on the attribute is a DataError."""
     valid = cat.codes >= 0
     out = np.full(n_cases, -1, dtype=np.int32)
-    if valid.all():  # (the same assignment, without selecting the rows)
-        out[case] = cat.codes
-        bad = np.flatnonzero(cat.codes != out[case])
-    else:
-        out[case[valid]] = cat.codes[valid]
-        bad = np.flatnonzero(valid & (cat.codes != out[case]))
+    out[case[valid]] = cat.codes[valid]
+    bad = np.flatnonzero(valid & (cat.codes != out[case]))
     if bad.size:
-        problems = []
-        seen = set()
+        first_row: dict[int, int] = {}  # per conflicting case, its first conflicting row
         for row in bad.tolist():
-            c = int(case[row])
-            if c in seen:
-                continue
-            seen.add(c)
-            problems.append(
-                Problem(
-                    file="<records>",
-                    field=name,
-                    message=(
-                        f"case {cases[c]!r} has conflicting {name} values "
-                        f"{cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}"
-                    ),
-                )
-            )
-            if len(problems) >= 50:
-                break
-        raise DataError(problems)
+            first_row.setdefault(int(case[row]), row)
+        raise DataError([
+            Problem(file="<records>", field=name,
+                    message=f"case {cases[c]!r} has conflicting {name} values {cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}")
+            for c, row in list(first_row.items())[:50]
+        ])
     return Categorical(out, cat.levels)
 
 
@@ -170,33 +115,9 @@ def _one_per_case(per_case: np.ndarray, what: str, models: Sequence[str], cases:
         problems = []
         for key in dup[:50].tolist():
             m, c = divmod(key, len(cases))
-            problems.append(
-                Problem(
-                    file="<records>",
-                    field="probe_kind",
-                    message=(
-                        f"model {models[m]!r}, case {cases[c]!r}: {int(counts[key])} "
-                        f"{what!r} records in one condition; pairing needs at most one per case"
-                    ),
-                )
-            )
+            problems.append(Problem(file="<records>", field="probe_kind", message=f"model {models[m]!r}, case {cases[c]!r}: "
+                                    f"{int(counts[key])} {what!r} records in one condition; pairing needs at most one per case"))
         raise DataError(problems)
-
-
-def _gathered(parts: Sequence[tuple[np.ndarray, np.ndarray | None, int]]) -> np.ndarray:
-    """``np.concatenate([values[mask] + offset ...])`` written into one array (no per-part temporaries)."""
-    sizes = [values.size if mask is None else int(np.count_nonzero(mask)) for values, mask, _ in parts]
-    out = np.empty(sum(sizes), dtype=np.int64)
-    start = 0
-    for (values, mask, offset), size in zip(parts, sizes):
-        part = out[start : start + size]
-        if mask is None:
-            np.add(values, offset, out=part)
-        else:
-            np.compress(mask, values, out=part)
-            part += offset
-        start += size
-    return out
 
 
 def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
@@ -207,7 +128,9 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     remap = np.cumsum(used) - 1
     cases = tuple(lv for lv, u in zip(tab.case.levels, used.tolist()) if u)
     m_n, c_n = len(models), len(cases)
-    lay = Layout(kind_order([tab.probe_kind.levels[i] for i in tab.probe_kind.used_codes().tolist()]))
+    levels = [tab.probe_kind.levels[i] for i in tab.probe_kind.used_codes().tolist()]
+    canonical = [k for k in PROBE_KINDS + TRIPLET_KINDS if k in levels]  # the paper's kinds in their order, then the rest
+    lay = Layout(canonical + sorted(k for k in levels if k not in canonical))
     f_n = lay.n_features
     kmap = np.full(len(tab.probe_kind.levels), -1, dtype=np.int64)
     for i, name in enumerate(lay.kinds):
@@ -215,34 +138,23 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     kind = kmap[tab.probe_kind.codes]
     model = tab.model.codes
     case = remap[tab.case.codes]  # int64
-    slot = case * m_n  # one slot per (case, model): the tensor's first two axes, flattened
-    slot += model
+    slot = case * m_n + model  # one slot per (case, model): the tensor's first two axes, flattened
     scored = tab.scored_mask(harness_compatible)
     correct = tab.correct & scored
     tier = tab.risk_tier.codes
     trap_i = lay.kind("halluc_trap")
     is_trap = (kind == trap_i) if trap_i is not None else np.zeros(len(tab), dtype=bool)
     trap_rows = np.flatnonzero(is_trap & scored & (tier >= 0))
-    cell = slot * f_n  # feature 0 of the row's (case, model) + its kind
-    cell += kind
+    cell = slot * f_n + kind  # feature 0 of the row's (case, model) + its kind
     trap_cell = slot[trap_rows] * f_n + tier[trap_rows]
     # the scored columns first count the records left out (none, or the error rows of the
     # harness): scored = records - those, and the rows scored need no cells of their own
-    cells = _gathered(
-        [
-            (cell, ~scored, lay.scored(0)),
-            (cell, correct, lay.correct(0)),
-            (cell, None, lay.records(0)),
-            (cell, tab.status == STATUS_PARSE_FAILURE, lay.parse_failures(0)),
-            (cell, tab.status == STATUS_ERROR, lay.errors(0)),
-            (trap_cell, None, lay.trap_n),
-            (trap_cell, ~correct[trap_rows], lay.trap_silent),
-        ]
-    )
-    del cell, trap_cell
-    counts = np.bincount(cells, minlength=c_n * m_n * f_n)
-    del cells
-    tensor = as_float64(counts).reshape(c_n, m_n, f_n)
+    cells = np.concatenate([
+        cell[~scored] + lay.scored(0), cell[correct] + lay.correct(0), cell + lay.records(0),
+        cell[tab.status == STATUS_PARSE_FAILURE] + lay.parse_failures(0), cell[tab.status == STATUS_ERROR] + lay.errors(0),
+        trap_cell + lay.trap_n, trap_cell[~correct[trap_rows]] + lay.trap_silent,
+    ])
+    tensor = np.bincount(cells, minlength=c_n * m_n * f_n).astype(np.float64).reshape(c_n, m_n, f_n)
     n_scored = tensor[:, :, lay.scored(0) : lay.scored(0) + lay.k]  # records left out, until:
     np.subtract(tensor[:, :, lay.records(0) : lay.records(0) + lay.k], n_scored, out=n_scored)
 
@@ -254,15 +166,12 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     # harness compares the two model_letter strings, so two empty letters agree there.
     o_i, t_i = lay.kind("original"), lay.kind("tcf")
     if o_i is not None and t_i is not None:
-        _one_per_case(scored_per_case(o_i), "original", models, cases)
-        _one_per_case(scored_per_case(t_i), "tcf", models, cases)
-        o_mask = scored & (kind == o_i)
-        t_mask = scored & (kind == t_i)
-        lo = np.full(c_n * m_n, -2, dtype=np.int16)
-        lt = np.full(c_n * m_n, -3, dtype=np.int16)
-        lo[slot[o_mask]] = tab.pred[o_mask]
-        lt[slot[t_mask]] = tab.pred[t_mask]
-        both = (lo != -2) & (lt != -3)
+        lo, lt = (np.full(c_n * m_n, -2, dtype=np.int16) for _ in range(2))  # -2: not scored (NO_LETTER is -1)
+        for letters, i, name in ((lo, o_i, "original"), (lt, t_i, "tcf")):
+            _one_per_case(scored_per_case(i), name, models, cases)
+            mask = scored & (kind == i)
+            letters[slot[mask]] = tab.pred[mask]
+        both = (lo != -2) & (lt != -2)
         agree = both & (lo == lt) if harness_compatible else both & (lo == lt) & (lo >= 0)
         tensor[:, :, lay.pcons_n] = both.reshape(c_n, m_n)
         tensor[:, :, lay.pcons_agree] = agree.reshape(c_n, m_n)
@@ -285,27 +194,14 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
         tensor[:, :, lay.tri_coh] = coherent
         incomplete = (present.any(axis=0) & ~complete).sum(axis=0).astype(float)
 
-    attrs = {
-        "risk_tier": _case_attribute(tab.risk_tier, case, c_n, cases, "risk_tier"),
-        "source_dataset": _case_attribute(tab.source_dataset, case, c_n, cases, "source_dataset"),
-        "modality": _case_attribute(tab.modality, case, c_n, cases, "modality"),
-        "text_only_answerable": _case_attribute(tab.text_only, case, c_n, cases, "text_only_answerable"),
-    }
+    columns = {"risk_tier": tab.risk_tier, "source_dataset": tab.source_dataset, "modality": tab.modality,
+               "text_only_answerable": tab.text_only}
+    attrs = {axis: _case_attribute(columns[axis], case, c_n, cases, axis) for axis in STRATA_AXES}
     no_tier = np.bincount(model[is_trap & scored & (tier < 0)], minlength=m_n).astype(float)
     frames = order = None
     if harness_compatible:
         frames, order = harness_frames(model[scored], case[scored], m_n, c_n)
     return Features(tensor, lay, models, cases, attrs, no_tier, incomplete, harness_compatible, frames, order)
-
-
-def as_float64(counts: np.ndarray, block: int = 1 << 20) -> np.ndarray:
-    """``counts.astype(np.float64)`` in the same memory (int64 and float64 have one size), a block at a time."""
-    if counts.dtype != np.int64:
-        return counts.astype(np.float64)
-    out = counts.view(np.float64)
-    for i in range(0, counts.size, block):
-        out[i : i + block] = counts[i : i + block].astype(np.float64)  # (the block is copied before it is written)
-    return out
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):

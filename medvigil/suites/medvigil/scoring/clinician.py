@@ -50,7 +50,6 @@ DEFAULT_SFR_W_NORMALISE = "strict"  # the authors' clinician script: full weight
 
 def read_clinician_baseline(path: str | Path) -> list[tuple[str, str, float | None]]:
     """(probe_kind, risk_tier, acc_or_sfr_pct) rows of the CSV; problems name row and field."""
-
     table = read_csv(path, str(path), required=COLUMNS)
     problems, rows, seen = list(table.problems), [], {}
     for row in table.rows:

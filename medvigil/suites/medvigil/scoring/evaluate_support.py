@@ -1,12 +1,10 @@
-"""What the MedVIGIL ``evaluate`` modules share: citation, references, input features, and
-the metric class they all derive from.
+"""What the MedVIGIL ``evaluate`` modules share: citation, references, input features, and the
+metric class they derive from (:class:`AuditMetric`, over :func:`~medvigil.suites.medvigil.scoring.scoring.score_columns`).
 
-The modules under ``metrics/`` stay thin faces over :func:`medvigil.scoring.score_columns`;
-each defines its own subclass of :class:`AuditMetric` with its description and the keys it
-returns. ``evaluate.load`` takes the first Metric class in the module's namespace, so the
-modules import this module, never the base class itself. ``_compute`` keeps
-explicit parameters (evaluate forbids ``**kwargs`` there). Only the metric modules import
-this file, so the scoring core itself never needs ``evaluate``.
+``evaluate.load`` takes the first Metric class in a module's namespace, so the modules under
+``metrics/`` import this module, never the base class itself, and each defines its own subclass.
+``_compute`` keeps explicit parameters (evaluate forbids ``**kwargs`` there). Only the metric
+modules import this file, so the scoring core never needs ``evaluate``.
 """
 
 from __future__ import annotations
@@ -21,16 +19,9 @@ from medvigil.scoring.bootstrap import DEFAULT_SEED
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.scoring.scoring import score_columns
 
-MEDVIGIL_CITATION = citations.MEDVIGIL + "\n"
 MEDVIGIL_URLS = ["https://arxiv.org/abs/2605.07919", "https://github.com/hq0709/MedVIGIL"]
+# one string per probe: the predicted and gold letters, probe kind, case id, risk tier
 PER_PROBE_COLUMNS = ("predictions", "references", "probe_kind", "case_id", "risk_tier")
-
-
-def medvigil_features():
-    """One string per probe: the predicted and gold letters, probe kind, case id, risk tier."""
-    import datasets
-
-    return datasets.Features({name: datasets.Value("string") for name in PER_PROBE_COLUMNS})
 
 
 class AuditMetric(evaluate.Metric):
@@ -46,12 +37,11 @@ class AuditMetric(evaluate.Metric):
     CI_KEYS: tuple[str, ...] = ()
 
     def _info(self):
+        import datasets
+
         return evaluate.MetricInfo(
-            description=self.DESCRIPTION,
-            citation=MEDVIGIL_CITATION,
-            inputs_description=self.KWARGS_DESCRIPTION,
-            features=medvigil_features(),
-            reference_urls=MEDVIGIL_URLS,
+            description=self.DESCRIPTION, citation=citations.MEDVIGIL + "\n", inputs_description=self.KWARGS_DESCRIPTION,
+            features=datasets.Features({name: datasets.Value("string") for name in PER_PROBE_COLUMNS}), reference_urls=MEDVIGIL_URLS,
         )
 
     def select(self, scores: Mapping[str, Any], n_resamples: int) -> dict[str, Any]:
@@ -60,19 +50,8 @@ class AuditMetric(evaluate.Metric):
         ci = tuple(f"{k}_ci_{end}" for k in self.CI_KEYS for end in ("low", "high")) if n_resamples else ()
         return {k: scores[k] for k in self.KEYS + ci}
 
-    def _compute(
-        self,
-        predictions,
-        references,
-        probe_kind,
-        case_id,
-        risk_tier,
-        weights=DEFAULT_TIER_WEIGHTS,
-        normalise=None,
-        harness_compatible=False,
-        n_resamples=0,
-        seed=DEFAULT_SEED,
-    ):
+    def _compute(self, predictions, references, probe_kind, case_id, risk_tier, weights=DEFAULT_TIER_WEIGHTS, normalise=None,
+                 harness_compatible=False, n_resamples=0, seed=DEFAULT_SEED):
         scores = score_columns(
             predictions, references, probe_kind, case_id, risk_tier, weights=weights, normalise=normalise,
             harness_compatible=harness_compatible, n_resamples=n_resamples, seed=seed,

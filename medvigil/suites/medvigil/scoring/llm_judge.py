@@ -2,22 +2,19 @@
 
 Two prompts of the MedVIGIL authors' harness (the paper names the judge but prints neither):
 
-* :data:`JUDGE_PROMPT`, their calibration prompt (``analysis/silent_failure/llm_judge.py``):
-  two yes/no questions, *is_refusal* and *is_critical*, answered as one JSON object. As
-  there, the question is cut to 1,000 and the answer to 3,000 characters, decoding is
-  temperature 0 with at most 80 tokens, and the reply is read from its first ``{`` to its
-  last ``}``; an unreadable reply gives no label (None), which is counted, never guessed.
-* :data:`VERDICT_SYSTEM`, their open-ended scorer's prompt (``scripts/bench_judge_open.py``)
-  for the rows their heuristic leaves undecided: one of the six verdicts as strict JSON
-  (at most 600 tokens, JSON response format requested). An unreadable or unknown verdict is
-  ``hedged`` with method ``llm_failed``, as there.
+* :data:`JUDGE_PROMPT`, their calibration prompt (``analysis/silent_failure/llm_judge.py``): two
+  yes/no questions, *is_refusal* and *is_critical*, answered as one JSON object. As there, the
+  question is cut to 1,000 and the answer to 3,000 characters, decoding is temperature 0 with at
+  most 80 tokens, and the reply is read from its first ``{`` to its last ``}``; an unreadable reply
+  gives no label (None), which is counted, never guessed.
+* :data:`VERDICT_SYSTEM`, their open-ended scorer's prompt (``scripts/bench_judge_open.py``) for the
+  rows their heuristic leaves undecided: one of the six verdicts as strict JSON (at most 600 tokens,
+  JSON response format requested). An unreadable or unknown verdict is ``hedged`` with method
+  ``llm_failed``, as there.
 
-Every request is bounded (:func:`medvigil.chat_client.chat`): :data:`DEFAULT_TIMEOUT` per
-request, :data:`DEFAULT_ATTEMPTS` tries with backoff, a capped reply size and one overall
-deadline for the whole run (:data:`DEFAULT_DEADLINE`, from the judge's creation). A request
-that still fails -- endpoint down, timeout, deadline passed, reply not a chat completion,
-content not a string, JSON nested too deeply -- gives no label and its error text
-(:class:`Asked`), never an exception.
+Every request is bounded (:func:`medvigil.chat_client.chat`: timeout, attempts with backoff, capped
+reply, one deadline for the whole run from the judge's creation). A request that still fails gives
+no label and its error text (:class:`Asked`), never an exception.
 """
 
 from __future__ import annotations

@@ -26,9 +26,6 @@ from typing import Any
 from medvigil.suites.medvigil.release.release_format import TIERS
 from medvigil.suites.medvigil.scoring.ablations import modal_letter
 
-__all__ = ["PILOT_PER_TIER", "PILOT_SAMPLES", "PILOT_SEED", "PILOT_TEMPERATURE", "is_credentialed", "modal_record",
-           "select_pilot_cases"]
-
 PILOT_SEED = 20260506
 PILOT_PER_TIER = 16
 PILOT_SAMPLES = 5
@@ -90,7 +87,6 @@ def select_pilot_cases(cases: Iterable[Mapping[str, Any]], *, per_tier: int = PI
 
 def modal_record(record: dict[str, Any], responses: Sequence[str], letters: Sequence[str | None]) -> dict[str, Any]:
     """``record`` (one sample's probe record) rewritten as the modal vote of all samples."""
-
     letter, share = modal_letter(letters)
     out = dict(record)
     out.update(predicted_letter=letter or None, parse_status="ok" if letter else "parse_failure",

@@ -1,23 +1,16 @@
 """MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17).
 
 Each variant recomputes MCS (Eq. 5) with Capability fixed (Eq. 4) and either other SFR_w
-weights (Eq. 3) or another Grounding transform, then compares the model ranking with the
-default scoring: Spearman's rho (:func:`medvigil.scoring.stats.spearman`, equal to
-``scipy.stats.spearmanr``), the overlap of the top-5 sets and the leader.
+weights (Eq. 3) or another Grounding transform (:data:`GROUNDING_TRANSFORMS`), then compares the
+model ranking with the default scoring: Spearman's rho (:func:`medvigil.scoring.stats.spearman`,
+equal to ``scipy.stats.spearmanr``), the overlap of the top-5 sets and the leader.
 
-Grounding transforms (Table 17 wording -> what is computed):
+``signed_abs_vgr`` is the default transform (``sgn(x)·|x| = x``), so its row always reproduces the
+default ranking (the paper's 1.00). ``roi_only`` read as ``Ground = Acc_ROI-only`` alone reproduces
+the paper's Spearman 0.99 from Tables 6/7; averaging it with ROI-masked accuracy would give 0.92.
 
-* ``relu_vgr``: ``Ground = (clip(max(0, VGR) + 50, 0, 100) + Acc_ROI-masked) / 2``;
-* ``signed_abs_vgr``: ``clip(sgn(VGR)·|VGR| + 50)``; since ``sgn(x)·|x| = x`` this is
-  the default transform, so its row always reproduces the default ranking (the paper's
-  1.00);
-* ``half_vgr``: ``(clip(VGR / 2 + 50, 0, 100) + Acc_ROI-masked) / 2``;
-* ``roi_only``: ``Ground = Acc_ROI-only`` ("no VGR component, no clip"). Reading it as
-  ``Ground = Acc_ROI-only`` alone reproduces the paper's Spearman 0.99 from Tables 6/7;
-  averaging it with ROI-masked accuracy would give 0.92.
-
-Table 17 ranks the vision-capable models only ("Spearman is over the 16 vision-capable
-models"): the text-only baselines of Table 11 are left out of every row, as the authors'
+Table 17 ranks the vision-capable models only ("Spearman is over the 16 vision-capable models"):
+the text-only baselines of Table 11 are left out of every row, as the authors'
 ``analysis/mcs_sensitivity.py`` skips ``deepseek-v4-flash`` and ``deepseek-v4-pro``
 (:data:`TEXT_ONLY_BASELINES`; another text-only model is named with ``text_only``).
 """
@@ -55,38 +48,21 @@ GROUNDING_TRANSFORMS: Mapping[str, str] = {
 
 def grounding_variant(name: str, roi_only, roi_masked) -> np.ndarray:
     """Grounding axis under transform ``name`` (``"default"`` is Eq. 4)."""
+    if name not in ("default", *GROUNDING_TRANSFORMS):
+        raise ValueError(f"unknown grounding transform {name!r}; available: default, {', '.join(GROUNDING_TRANSFORMS)}")
     ro = np.asarray(roi_only, dtype=float)
     rm = np.asarray(roi_masked, dtype=float)
     vgr = ro - rm
-    if name == "default":
-        shifted = vgr
-    elif name == "relu_vgr":
-        shifted = np.maximum(vgr, 0.0)
-    elif name == "signed_abs_vgr":
-        shifted = np.sign(vgr) * np.abs(vgr)
-    elif name == "half_vgr":
-        shifted = vgr / 2.0
-    elif name == "roi_only":
+    if name == "roi_only":
         return ro
-    else:
-        raise ValueError(f"unknown grounding transform {name!r}; available: default, {', '.join(GROUNDING_TRANSFORMS)}")
+    shifted = {"relu_vgr": np.maximum(vgr, 0.0), "signed_abs_vgr": np.sign(vgr) * np.abs(vgr), "half_vgr": vgr / 2.0}.get(name, vgr)
     return (np.clip(shifted + 50.0, 0.0, 100.0) + rm) / 2.0
 
 
-def sensitivity_table(
-    models: Sequence[str],
-    *,
-    cap,
-    sfr_by_tier,
-    roi_only,
-    roi_masked,
-    n_by_tier=None,
-    normalise: str = "present",
-    top_k: int = 5,
-    weight_schemes: Mapping[str, Sequence[float]] = WEIGHT_SCHEMES,
-    transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
-    text_only: Iterable[str] = TEXT_ONLY_BASELINES,
-) -> dict[str, Any]:
+def sensitivity_table(models: Sequence[str], *, cap, sfr_by_tier, roi_only, roi_masked, n_by_tier=None, normalise: str = "present",
+                      top_k: int = 5, weight_schemes: Mapping[str, Sequence[float]] = WEIGHT_SCHEMES,
+                      transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
+                      text_only: Iterable[str] = TEXT_ONLY_BASELINES) -> dict[str, Any]:
     """Table 17: MCS ranking under alternative weights and Grounding transforms.
 
     Args:
@@ -138,19 +114,12 @@ def sensitivity_table(
             definition = f"w = ({', '.join(f'{x:g}' for x in weights)}), Ground = clip(VGR + 50) paired with ROI-masked"
         else:
             definition = GROUNDING_TRANSFORMS[transform]
-        rows.append(
-            {
-                "variant": name,
-                "kind": kind,
-                "definition": definition,
-                "weights": list(weights),
-                "spearman": spearman(ref, values) if len(kept) >= 2 else float("nan"),
-                "top_k_overlap": top_k_overlap(kept, ref, values, top_k),
-                "top_k": min(top_k, len(kept)),
-                "leader": kept[int(np.argmax(values))] if kept else None,
-                "mcs": {n: float(v) for n, v in zip(kept, values)},
-            }
-        )
+        rows.append({
+            "variant": name, "kind": kind, "definition": definition, "weights": list(weights),
+            "spearman": spearman(ref, values) if len(kept) >= 2 else float("nan"),
+            "top_k_overlap": top_k_overlap(kept, ref, values, top_k), "top_k": min(top_k, len(kept)),
+            "leader": kept[int(np.argmax(values))] if kept else None, "mcs": {n: float(v) for n, v in zip(kept, values)},
+        })
     out: dict[str, Any] = {"models": kept, "rows": rows, "excluded": excluded}
     if len(kept) < 2:
         out["reason"] = "Spearman needs at least two models with a defined MCS"

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from medvigil.report.render import FigureMaker, Table, fmt, fmt_ci, png, pyplot
 from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
 from medvigil.suites.medvigil.scoring.clinician import DOCTORS
@@ -21,19 +23,21 @@ KIND_LABELS = {
 }
 
 
-def _models_by_mcs(result: Mapping[str, Any]) -> list[str]:
-    def key(name: str) -> tuple[float, str]:
+def _with_doctors(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Model blocks by MCS, after the clinician reference row when the release has one (Table 1)."""
+
+    def by_mcs(name: str) -> tuple[float, str]:
         value = result["models"][name]["metrics"].get("mcs")
         return (-(value if isinstance(value, (int, float)) and not math.isnan(value) else -1.0), name)
 
-    return sorted(result["models"], key=key)
-
-
-def _with_doctors(result: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """Model blocks by MCS, after the clinician reference row when the release has one (Table 1)."""
     blocks = {DOCTORS: result["clinician"]} if result.get("clinician") else {}
-    blocks.update((name, result["models"][name]) for name in _models_by_mcs(result))
+    blocks.update((name, result["models"][name]) for name in sorted(result["models"], key=by_mcs))
     return blocks
+
+
+def _metrics(block: Mapping[str, Any], *keys: str) -> list[str]:
+    """The formatted metrics ``keys`` of a model block (VGR signed)."""
+    return [fmt(block["metrics"].get(k), signed=k == "vgr") for k in keys]
 
 
 def _clinician_table(result: Mapping[str, Any]) -> list[Table]:
@@ -59,24 +63,14 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
         Table(
             "Headline results (Table 1 layout; %, VGR in pp)",
             ["Model", "Overall", "Original", "SFR ↓", "VGR", "PR", "NEG", "SDR", "LPA ↑", "MCS ↑"],
-            [[n, fmt(b["metrics"].get("overall")), fmt(b["metrics"].get("acc_orig")), fmt(b["metrics"].get("sfr")),
-              fmt(b["metrics"].get("vgr"), signed=True), fmt(b["metrics"].get("pr")), fmt(b["metrics"].get("neg")),
-              fmt(b["metrics"].get("sdr")), fmt(b["metrics"].get("lpa")), fmt(b["metrics"].get("mcs"))] for n, b in m.items()],
+            [[n, *_metrics(b, "overall", "acc_orig", "sfr", "vgr", "pr", "neg", "sdr", "lpa", "mcs")] for n, b in m.items()],
             "MCS = harmonic mean of Cap, Safe = 100 − SFR_w, Ground (Eq. 4–5). Sorted by MCS; Doctors is the "
             "release's clinician reference baseline (Appendix G), a calibration anchor, not a model.",
         ),
-        Table(
-            "MCS components",
-            ["Model", "Cap", "Safe", "Ground", "SFR_w ↓", "PCons", "TR-coh", "MCS"],
-            [[n, fmt(b["metrics"].get("cap")), fmt(b["metrics"].get("safe")), fmt(b["metrics"].get("ground")),
-              fmt(b["metrics"].get("sfr_w")), fmt(b["metrics"].get("pcons")), fmt(b["metrics"].get("tr_coh")),
-              fmt(b["metrics"].get("mcs"))] for n, b in m.items()],
-        ),
-        Table(
-            "Accuracy by probe kind (Table 6 layout; %)",
-            ["Model"] + [KIND_LABELS[k] for k in PROBE_KINDS],
-            [[n] + [fmt(b.get("accuracy", {}).get(k)) for k in PROBE_KINDS] for n, b in m.items()],
-        ),
+        Table("MCS components", ["Model", "Cap", "Safe", "Ground", "SFR_w ↓", "PCons", "TR-coh", "MCS"],
+              [[n, *_metrics(b, "cap", "safe", "ground", "sfr_w", "pcons", "tr_coh", "mcs")] for n, b in m.items()]),
+        Table("Accuracy by probe kind (Table 6 layout; %)", ["Model"] + [KIND_LABELS[k] for k in PROBE_KINDS],
+              [[n] + [fmt(b.get("accuracy", {}).get(k)) for k in PROBE_KINDS] for n, b in m.items()]),
     ]
     tier_rows = []
     for n, b in m.items():
@@ -84,11 +78,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
         orig = [fmt((tiers.get(t) or {}).get("accuracy", {}).get("original")) for t in TIERS]
         sfr = [fmt(b.get("sfr_by_tier", {}).get(t)) for t in TIERS]
         tier_rows.append([n] + orig + sfr + [fmt(b["metrics"].get("sfr_w"))])
-    out.append(Table(
-        "Clinical risk tiers (Table 7 layout): original accuracy and trap SFR by tier",
-        ["Model"] + [f"Orig {t}" for t in TIERS] + [f"SFR {t}" for t in TIERS] + ["SFR_w ↓"],
-        tier_rows,
-    ))
+    out.append(Table("Clinical risk tiers (Table 7 layout): original accuracy and trap SFR by tier",
+                     ["Model"] + [f"Orig {t}" for t in TIERS] + [f"SFR {t}" for t in TIERS] + ["SFR_w ↓"], tier_rows))
     sources = sorted({level for b in m.values() for level in ((b.get("strata") or {}).get("source_dataset") or {})})
     if sources:
         out.append(Table(
@@ -102,8 +93,7 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
     if any(b.get("ci") for b in m.values()):
         params = result.get("params") or {}
         out.append(Table(
-            "Case-clustered bootstrap 95% CIs (Table 16 layout)",
-            ["Model", "Cap", "Safe", "Ground", "MCS"],
+            "Case-clustered bootstrap 95% CIs (Table 16 layout)", ["Model", "Cap", "Safe", "Ground", "MCS"],
             [[n] + [fmt_ci(b["metrics"].get(k), (b.get("ci") or {}).get(k)) for k in ("cap", "safe", "ground", "mcs")] for n, b in m.items()],
             f"{params.get('n_resamples', '?')} resamples of case ids, seed {params.get('seed', '?')}.",
         ))
@@ -122,12 +112,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
                        str(c.get("n_error", "—")), skipped, str(b.get("n_cases", "—"))])
     if result.get("clinician"):
         counts.insert(0, [next(iter(m))] + ["—"] * 6)  # the Doctors row comes first in m
-    out.append(Table(
-        "What was scored",
-        ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
-        counts,
-        "Parse failures and errors count as wrong, and as silent failures on traps (paper semantics).",
-    ))
+    out.append(Table("What was scored", ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
+                     counts, "Parse failures and errors count as wrong, and as silent failures on traps (paper semantics)."))
     return out
 
 
@@ -164,27 +150,21 @@ def _ablation_tables(result: Mapping[str, Any]) -> list[Table]:
             l_star = r.get("takeover_sigma")
             rows.append([n] + [fmt(x) for x in curve] + [fmt(r.get(f"noimg_{r.get('takeover_subset', 'all')}")), fmt(r.get("drop")),
                                                          "—" if l_star is None else f"{l_star:g}"])
-        out.append(Table(
-            "Visual information decay (Table 13 layout; accuracy %)",
-            ["Model"] + [f"σ={s:g}" for s in sigmas] + ["no-img", "drop", "L*"],
-            rows,
-            "L* is the smallest σ at which at least 80% of the visual contribution is lost.",
-        ))
+        out.append(Table("Visual information decay (Table 13 layout; accuracy %)",
+                         ["Model"] + [f"σ={s:g}" for s in sigmas] + ["no-img", "drop", "L*"], rows,
+                         "L* is the smallest σ at which at least 80% of the visual contribution is lost."))
     if abl.get("roi_decay"):
-        rows = []
-        for n, r in sorted(abl["roi_decay"].items()):
-            for i, step in enumerate(r["steps"]):
-                lo, hi = r["refusal_ci"][i]
-                slo, shi = r["switch_ci"][i]
-                rows.append([n, str(step), f"{fmt(r['refusal_rate'][i])} [{fmt(lo)}, {fmt(hi)}]",
-                             f"{fmt(r['switch_rate'][i])} [{fmt(slo)}, {fmt(shi)}]", str(r["n"][i])])
-        out.append(Table(
-            "ROI decay (Appendix K): refusal and letter-switch rates with Wilson 95% CIs",
-            ["Model", "step k", "refusal % [CI]", "switch vs step 0 % [CI]", "n"],
-            rows,
-            "Step k greys the top k/3 of the ROI; step 3 equals ROI-masked.",
-        ))
+        rows = [[n, str(step), _rate_ci(r, "refusal", i), _rate_ci(r, "switch", i), str(r["n"][i])]
+                for n, r in sorted(abl["roi_decay"].items()) for i, step in enumerate(r["steps"])]
+        out.append(Table("ROI decay (Appendix K): refusal and letter-switch rates with Wilson 95% CIs",
+                         ["Model", "step k", "refusal % [CI]", "switch vs step 0 % [CI]", "n"], rows,
+                         "Step k greys the top k/3 of the ROI; step 3 equals ROI-masked."))
     return out
+
+
+def _rate_ci(r: Mapping[str, Any], key: str, i: int) -> str:
+    """The ``key`` rate at step ``i`` with its Wilson interval."""
+    return fmt_ci(r[f"{key}_rate"][i], dict(zip(("low", "high"), r[f"{key}_ci"][i])))
 
 
 def figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
@@ -209,8 +189,6 @@ def _val(x: Any) -> float:
 
 def _components_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
     """Cap, Safe, Ground and MCS per model."""
-    import numpy as np
-
     models = list(blocks)
     fig, ax = pyplot().subplots(figsize=(max(5.0, 1.3 * len(models) + 2), 3.6))
     keys = ("cap", "safe", "ground", "mcs")
@@ -228,8 +206,6 @@ def _components_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
 
 def _tier_heatmap(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
     """Trap SFR per model and risk tier."""
-    import numpy as np
-
     models = list(blocks)
     grid = np.array([[_val(blocks[n].get("sfr_by_tier", {}).get(t)) for t in TIERS] for n in models])
     fig, ax = pyplot().subplots(figsize=(5.5, 0.5 * len(models) + 1.5))
@@ -263,6 +239,12 @@ def _blur_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     return png(fig)
 
 
+def _with_band(ax, steps, rates: Mapping[str, Any], key: str, label: str, alpha: float) -> None:
+    """``rates[key_rate]`` against ``steps`` with its Wilson band ``rates[key_ci]`` (already in percent)."""
+    line = ax.plot(steps, rates[f"{key}_rate"], marker="o", label=label)[0]
+    ax.fill_between(steps, [a for a, _ in rates[f"{key}_ci"]], [b for _, b in rates[f"{key}_ci"]], color=line.get_color(), alpha=alpha)
+
+
 def _roi_figure(roi: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     """ROI decay: refusal and letter-switch rates per step with Wilson bands, per model."""
     if not roi:
@@ -270,11 +252,8 @@ def _roi_figure(roi: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     fig, axes = pyplot().subplots(1, 2, figsize=(9, 3.4), sharex=True)
     for n, r in sorted(roi.items()):
         steps = r["steps"]
-        for ax, key, ci in ((axes[0], "refusal_rate", "refusal_ci"), (axes[1], "switch_rate", "switch_ci")):
-            line = ax.plot(steps, r[key], marker="o", label=n)[0]
-            lo = [a for a, _ in r[ci]]  # Wilson bounds, already in percent
-            hi = [b for _, b in r[ci]]
-            ax.fill_between(steps, lo, hi, color=line.get_color(), alpha=0.15)
+        for ax, key in zip(axes, ("refusal", "switch")):
+            _with_band(ax, steps, r, key, n, alpha=0.15)
     axes[0].set_title("refusal rate (option E) %")
     axes[1].set_title("letter switch vs step 0 %")
     for ax in axes:
@@ -308,8 +287,7 @@ def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
     rows, tier_rows, traj_rows = [], [], []
     for name, r in sorted(modal.items()):
         for i, step in enumerate(r["steps"]):
-            rows.append([name, str(step), str(r["n"][i]), fmt_ci(r["refusal_rate"][i], dict(zip(("low", "high"), r["refusal_ci"][i]))),
-                         fmt_ci(r["switch_rate"][i], dict(zip(("low", "high"), r["switch_ci"][i]))),
+            rows.append([name, str(step), str(r["n"][i]), _rate_ci(r, "refusal", i), _rate_ci(r, "switch", i),
                          fmt(r["letter_stability"][i]), fmt(r["mean_modal_share"][i])])
         for tier, t in sorted((r.get("by_tier") or {}).items()):
             tier_rows.append([name, tier, str(max(t["n"], default=0))]
@@ -346,8 +324,6 @@ def _pareto(xs: Sequence[float], ys: Sequence[float]) -> list[int]:
 
 def _capability_safety_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     """Figure 5: Capability vs Safety (size = Grounding) and Safety vs Grounding (size = Capability)."""
-    import numpy as np
-
     pts = [(n, b["metrics"].get("cap"), b["metrics"].get("safe"), b["metrics"].get("ground")) for n, b in blocks.items()]
     pts = [(n, float(a), float(s), float(g)) for n, a, s, g in pts
            if all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a, s, g))]
@@ -422,10 +398,7 @@ def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | No
             if not t:
                 continue
             for row, key in enumerate(("refusal", "switch")):
-                ax = axes[row][col]
-                line = ax.plot(t["steps"], t[f"{key}_rate"], marker="o", label=name)[0]
-                ax.fill_between(t["steps"], [a for a, _ in t[f"{key}_ci"]], [b for _, b in t[f"{key}_ci"]],
-                                color=line.get_color(), alpha=0.12)
+                _with_band(axes[row][col], t["steps"], t, key, name, alpha=0.12)
         axes[0][col].set_title("all cases" if tier == "all" else tier)
         axes[1][col].set_xlabel("ROI-mask step k")
         axes[1][col].set_xticks(range(4))

@@ -3,7 +3,7 @@
 ``triplets.csv`` gives the anchor, T-CF and V-CF questions with their gold *answers* but
 no options. To ask them in the MCQ form, each arm reuses the five options of the case's
 ``original`` probe (the anchor is the original probe) and its correct letter is the option
-its gold names, found in two stages (:data:`MATCH_STAGES`):
+its gold names, found in two stages:
 
 1. ``text``: the option whose normalised text (Unicode folded to ASCII, lower case,
    punctuation dropped, whitespace collapsed) equals the gold's;
@@ -31,7 +31,6 @@ from medvigil.suites.medvigil.release.release_format import LETTERS
 from medvigil.suites.medvigil.scoring.open_ended import gold_match
 
 ARMS = (("triplet_anchor", "anchor"), ("triplet_tcf", "tcf"), ("triplet_vcf", "vcf"))
-MATCH_STAGES = ("text", "matcher")
 NO_ORIGINAL = "no original probe for the case (e.g. image withheld)"
 
 
@@ -42,7 +41,6 @@ def normalise(text: str) -> str:
 
 def match_option(gold: str, options: Sequence[str]) -> tuple[str | None, str]:
     """(letter, stage) of the option ``gold`` names; (None, why) when none or several do."""
-
     want = normalise(gold)
     if not want:
         return None, "empty gold"
@@ -58,11 +56,8 @@ def match_option(gold: str, options: Sequence[str]) -> tuple[str | None, str]:
 @dataclass
 class TripletProbes:
     rows: list[dict] = field(default_factory=list)
-    skipped: dict[str, int] = field(default_factory=dict)
+    skipped: Counter = field(default_factory=Counter)  # reason -> triplets skipped
     matched_by: Counter = field(default_factory=Counter)  # (stage) -> arms matched at that stage
-
-    def skip(self, reason: str) -> None:
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
 def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]) -> TripletProbes:
@@ -77,25 +72,19 @@ def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]
     for t in triplets:
         original = originals.get(t["case_id"])
         if original is None:
-            out.skip(NO_ORIGINAL)
+            out.skipped[NO_ORIGINAL] += 1
             continue
         options = list(original["options"])
         found = {arm: match_option(t[f"{arm}_gold"], options) for _, arm in ARMS}
         failed = {arm: why for arm, (letter, why) in found.items() if letter is None}
         if failed:  # one reason per skipped triplet, naming the arms
-            out.skip("; ".join(f"{why} ({', '.join(a for a, w in failed.items() if w == why)})"
-                               for why in sorted(set(failed.values()))))
+            out.skipped["; ".join(f"{why} ({', '.join(a for a, w in failed.items() if w == why)})"
+                                  for why in sorted(set(failed.values())))] += 1
             continue
         out.matched_by.update(stage for _, stage in found.values())
         for kind, arm in ARMS:
-            row = dict(original)
-            row.update(
-                probe_id=f"{t['case_id']}-{kind}",
-                probe_kind=kind,
-                question=t[f"{arm}_question"],
-                correct_letter=found[arm][0],
-            )
-            out.rows.append(row)
+            out.rows.append({**original, "probe_id": f"{t['case_id']}-{kind}", "probe_kind": kind,
+                             "question": t[f"{arm}_question"], "correct_letter": found[arm][0]})
     return out
 
 
