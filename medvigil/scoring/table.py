@@ -302,9 +302,9 @@ class RecordTable:
 
         cols = {"suite": suite, "model": model, "case_id": case_id, "probe_kind": probe_kind, "condition": condition,
                 "risk_tier": risk_tier, "source_dataset": source_dataset, "modality": modality}
+        cols = {name: column(given, name) for name, given in cols.items()}
         cats: dict[str, Categorical] = {}
-        for name, given in cols.items():
-            values = column(given, name)
+        for name, values in cols.items():
             order = TIERS if name == "risk_tier" else None
             try:
                 cat = factorize(values, order=order)
