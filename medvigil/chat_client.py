@@ -1,7 +1,4 @@
-"""One client for OpenAI-compatible ``/chat/completions`` endpoints (standard library only).
-
-Used by every LLM judge in the project: the MedVIGIL open-ended judge (:mod:`medvigil.suites.medvigil.scoring.llm_judge`)
-and the MediConfusion free-form judge (:mod:`medvigil.suites.mediconfusion.modes`).
+"""One client for OpenAI-compatible ``/chat/completions`` endpoints (standard library only), for every LLM judge.
 
 Every call is bounded: ``timeout`` per attempt (connect and each read), an optional
 ``deadline`` (a :func:`time.monotonic` instant) past which no attempt starts or continues,
@@ -58,11 +55,8 @@ def _content(raw: bytes) -> str:
 
 def chat(base_url: str, body: dict, *, api_key: str | None = None, attempts: int = 1, timeout: float = 60.0,
          deadline: float | None = None, backoff: float = 1.0) -> str:
-    """The first choice's message text for the request ``body`` (``model``, ``messages``, ...).
-
-    ``base_url`` is the API root (``https://api.openai.com/v1``, a vLLM server's ``.../v1``);
-    ``api_key`` defaults to ``OPENAI_API_KEY`` when set. Up to ``attempts`` tries (module docstring).
-    """
+    """The first choice's message text for the request ``body`` (``model``, ``messages``, ...) at the API root
+    ``base_url`` (``https://api.openai.com/v1``, a vLLM server's ``.../v1``); ``api_key`` defaults to ``OPENAI_API_KEY``."""
     url = base_url.rstrip("/") + "/chat/completions"
     headers = {"Content-Type": "application/json"}
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")

@@ -1,10 +1,8 @@
 """The ``medvigil`` command line: one entry point, one module per subcommand.
 
-Each module in :mod:`medvigil.commands` listed in ``COMMANDS`` provides
-``add_parser(subparsers)`` (registering its arguments, with ``func=run``) and
-``run(args) -> int``. Modules are imported only when needed: ``medvigil COMMAND ...``
-imports that command's module alone (so ``medvigil score`` never loads what ``build`` or
-``validate`` need); ``medvigil --help`` imports them all to list them.
+Each module ``medvigil.commands.<name>`` (dashes as underscores) provides ``add_parser(subparsers)``
+(registering its arguments, with ``func=run``) and ``run(args) -> int``. ``medvigil COMMAND ...``
+imports that command's module alone; ``medvigil --help`` imports them all to list them.
 """
 
 from __future__ import annotations
@@ -23,58 +21,19 @@ from medvigil.files import held_signals
 from medvigil.files.output_guard import refuse_declared
 
 MAX_PRINTED_PROBLEMS = 25
-
-# subcommand name -> module under medvigil.commands
-COMMANDS = {
-    "sample": "sample",
-    "validate": "validate",
-    "build": "build",
-    "publish": "publish",
-    "reconstruct": "reconstruct",
-    "score": "score",
-    "compare": "compare",
-    "report": "report",
-    "judge": "judge",
-    "serve-baseline": "serve_baseline",
-    "tasks-path": "tasks_path",
-    "demo": "demo",
-    "mediconfusion-sample": "mediconfusion_sample",
-    "mediconfusion-build": "mediconfusion_build",
-}
-
-
-def _available_commands(only: str | None = None) -> dict:
-    found = {}
-    for name, module in COMMANDS.items():
-        if only is not None and name != only:
-            continue
-        try:
-            found[name] = importlib.import_module(f"medvigil.commands.{module}")
-        except ModuleNotFoundError as exc:
-            # Only a missing command module is tolerated (a command not built yet);
-            # a missing dependency inside an existing module is a real error.
-            if exc.name != f"medvigil.commands.{module}":
-                raise
-    return found
-
-
-def _command_in(argv: list[str]) -> str | None:
-    """The subcommand named by the first argument, when it is one (else every command is loaded)."""
-    return argv[0] if argv and argv[0] in COMMANDS else None
+COMMANDS = ("sample", "validate", "build", "publish", "reconstruct", "score", "compare", "report", "judge",
+            "serve-baseline", "tasks-path", "demo", "mediconfusion-sample", "mediconfusion-build")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv`` naming a command first, only that command is registered."""
-    parser = argparse.ArgumentParser(
-        prog="medvigil",
-        description="Audit medical vision-language models under broken evidence.",
-    )
+    parser = argparse.ArgumentParser(prog="medvigil", description="Audit medical vision-language models under broken evidence.")
     parser.add_argument("--version", action="version", version=f"medvigil {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    only = _command_in(argv) if argv is not None else None
-    for module in _available_commands(only).values():
-        module.add_parser(sub)
+    only = argv[0] if argv and argv[0] in COMMANDS else None
+    for name in COMMANDS if only is None else (only,):
+        importlib.import_module(f"medvigil.commands.{name.replace('-', '_')}").add_parser(sub)
     return parser
 
 
@@ -151,20 +110,15 @@ def _sigterm_as_exception():
         _pending = None
 
 
-def _printable_streams() -> None:
-    """Characters the terminal's encoding lacks (``PYTHONIOENCODING=ascii``: the tables' ↓, −, names
-    in any script) are printed as ``\\u2193`` escapes instead of failing the command."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
-
-
 def main(argv: list[str] | None = None) -> int:
     # every matrix product runs on one BLAS thread (medvigil.scoring.bootstrap.one_blas_thread), but
     # OpenBLAS starts a spinning thread per core when numpy loads: one from the start, unless the user set it
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = sys.argv[1:] if argv is None else list(argv)
-    _printable_streams()
+    # characters the terminal's encoding lacks (PYTHONIOENCODING=ascii: the tables' ↓, −, names in any script) print as \u2193 escapes
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:

@@ -1,10 +1,7 @@
-"""The core's shared constants: answer letters, risk tiers and their default weights, probe kinds,
-the MCQ system prompt, the published image parameters, release file names, and the source corpora
-with their accepted spellings (paper Tables 5-6, Eq. 3, Appendix L; spec:
-docs/medvigil-release-format.md).
-
-Shared rooms (``mcq/``, ``images/``, ``scoring/``, ``files/``) and the suites import these from
-here; ``medvigil.suites.medvigil.release.release_format`` re-exports them beside the release's own layout.
+"""The core's shared constants: answer letters, risk tiers and their default weights, probe kinds, the MCQ
+system prompt, the published image parameters, release file names, and the source corpora with their
+accepted spellings (paper Tables 5-6, Eq. 3, Appendix L; spec: docs/medvigil-release-format.md), for the
+shared rooms and the suites (``release_format`` re-exports them beside the release's own layout).
 """
 
 from __future__ import annotations
@@ -18,17 +15,8 @@ DEFAULT_TIER_WEIGHTS = (1.0, 2.0, 3.0, 5.0, 8.0)  # paper Eq. 3
 ROI_UNUSABLE_COVERAGE = 0.97  # an ROI covering >= 97% of both axes is unusable
 
 # probe_kind values of probes_mcq.csv, in the paper's column order (Table 6)
-PROBE_KINDS = (
-    "original",
-    "tcf",
-    "halluc_trap",
-    "negation",
-    "specificity_drop",
-    "knowledge_only",
-    "lr_flip",
-    "roi_only",
-    "roi_masked",
-)
+PROBE_KINDS = ("original", "tcf", "halluc_trap", "negation", "specificity_drop", "knowledge_only", "lr_flip", "roi_only",
+               "roi_masked")
 TEXT_PROBE_KINDS = ("original", "tcf", "negation", "specificity_drop", "knowledge_only", "halluc_trap")
 IMAGE_PROBE_KINDS = ("roi_masked", "roi_only", "lr_flip")
 
@@ -57,25 +45,13 @@ SOURCE_LICENCES = {
     "ROCO": ("CC-BY-NC-SA-4.0", "direct"),
     "CXR": ("PhysioNet credentialed (MIMIC-CXR) / Stanford CheXpert research use", "reconstruct"),
 }
-CREDENTIALED_SOURCES = frozenset(
-    name for name, (_, redistribution) in SOURCE_LICENCES.items() if redistribution == "reconstruct"
-)
+CREDENTIALED_SOURCES = frozenset(name for name, (_, redistribution) in SOURCE_LICENCES.items() if redistribution == "reconstruct")
 # Spellings met in the wild, keyed by the folded form of source_key(): the authors' code writes
 # vqa-rad / slake / roco / cxr; users write VQA_RAD, MIMIC-CXR, CheXpert, ... Both chest X-ray
 # corpora are the one credentialed source CXR. The data keeps the string as written;
 # strata, licences and the credentialed rule use canonical_source().
-SOURCE_ALIASES = {
-    "vqarad": "VQA-RAD",
-    "slake": "SLAKE",
-    "slakevqa": "SLAKE",
-    "roco": "ROCO",
-    "cxr": "CXR",
-    "mimiccxr": "CXR",
-    "mimiccxrjpg": "CXR",
-    "mimic": "CXR",
-    "chexpert": "CXR",
-    "chexpertplus": "CXR",
-}
+SOURCE_ALIASES = {"vqarad": "VQA-RAD", "slake": "SLAKE", "slakevqa": "SLAKE", "roco": "ROCO", "cxr": "CXR", "mimiccxr": "CXR",
+                  "mimiccxrjpg": "CXR", "mimic": "CXR", "chexpert": "CXR", "chexpertplus": "CXR"}
 
 
 def source_key(name: str) -> str:

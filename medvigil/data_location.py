@@ -1,12 +1,8 @@
 """Where the built MedVIGIL dataset is: one rule for the lmms-eval tasks and the CLI.
 
-Order: the ``MEDVIGIL_DATA`` environment variable (a local built folder, i.e. the output
-of ``medvigil build``, or a Hub dataset repo id ``ORG/NAME``), else the default local
-build folder ``$MEDVIGIL_HOME/datasets/medvigil`` (``MEDVIGIL_HOME`` defaults to
-``~/.cache/medvigil``). Nothing is fetched unless the value is a Hub repo id and the
-Hub is reachable; offline, a missing folder raises an error that says what to run.
-``medvigil score --release`` uses the same rules and also accepts a release folder
-(:func:`locate_release`).
+``MEDVIGIL_DATA`` (the output of ``medvigil build``, or a Hub dataset repo id ``ORG/NAME``), else
+``$MEDVIGIL_HOME/datasets/medvigil`` (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``). A missing
+folder raises an error that says what to run. ``medvigil score --release`` also accepts a release folder.
 """
 
 from __future__ import annotations
@@ -27,11 +23,9 @@ class DataNotFoundError(FileNotFoundError):
 
 
 class DataLocationExit(SystemExit):
-    """A :class:`DataNotFoundError` ending an lmms-eval run (raised by :func:`load_config`).
-
-    lmms-eval 0.7.3 loads a task's docs under a retry (tenacity) that wraps every ``Exception`` in
-    ``RetryError[...]``, logs that as its last line and exits 0. A ``SystemExit`` is not retried:
-    lmms-eval stops with the message as its last lines and exit status 1."""
+    """A :class:`DataNotFoundError` ending an lmms-eval run: lmms-eval 0.7.3 loads a task's docs under a
+    retry (tenacity) that wraps every ``Exception`` in ``RetryError[...]`` and exits 0; a ``SystemExit``
+    is not retried, so lmms-eval stops with the message as its last lines and exit status 1."""
 
     def __init__(self, error: DataNotFoundError):
         super().__init__(f"error: {error}")
@@ -45,11 +39,9 @@ def default_build_dir(env: dict | None = None) -> Path:
 
 
 def _how_to_fix(where: str) -> str:
-    return (
-        f"MedVIGIL data not found: {where}. Build it with\n"
-        f"  medvigil sample --out REL && medvigil build REL --out {default_build_dir()}\n"
-        f"or point {ENV_VAR} at a built folder (the output of `medvigil build`) or a Hub dataset repo id (ORG/NAME)."
-    )
+    return (f"MedVIGIL data not found: {where}. Build it with\n"
+            f"  medvigil sample --out REL && medvigil build REL --out {default_build_dir()}\n"
+            f"or point {ENV_VAR} at a built folder (the output of `medvigil build`) or a Hub dataset repo id (ORG/NAME).")
 
 
 def _hub_id(value: str) -> bool:
@@ -80,16 +72,8 @@ def resolve_data_location(env: dict | None = None) -> str:
 
 
 def locate_release(value: str | Path) -> tuple[str, str]:
-    """What ``medvigil score --release VALUE`` points at, by the same rules as ``MEDVIGIL_DATA``.
-
-    Returns ``("release", folder)`` for a folder in the published layout (it has
-    ``manifest.csv``), ``("build", folder)`` for the output of ``medvigil build`` (a dataset
-    card, no manifest) or ``("hub", repo_id)`` for a Hub dataset repo id.
-
-    Raises:
-        DataNotFoundError: none of these.
-    """
-
+    """What ``medvigil score --release VALUE`` points at: ``("release", folder)`` (it has ``manifest.csv``),
+    ``("build", folder)`` (a dataset card, no manifest) or ``("hub", repo_id)``; else DataNotFoundError."""
     text = str(value).strip()
     path = Path(text).expanduser()
     if text and path.is_dir():
@@ -97,9 +81,7 @@ def locate_release(value: str | Path) -> tuple[str, str]:
             return "release", str(path)
         if (path / "README.md").is_file():
             return "build", str(path.resolve())
-        raise DataNotFoundError(
-            f"{text} is neither a release folder (no {MANIFEST}) nor a built dataset folder (no README.md card)"
-        )
+        raise DataNotFoundError(f"{text} is neither a release folder (no {MANIFEST}) nor a built dataset folder (no README.md card)")
     if text and not path.exists() and _hub_id(text):
         return "hub", text
     raise DataNotFoundError(f"release {text!r} is neither an existing folder nor a Hub repo id (ORG/NAME)")
@@ -116,12 +98,8 @@ def _check_config(location: str, config: str) -> None:
 
 
 def load_config(config: str, split: str = "test", env: dict | None = None):
-    """Load one config of the built dataset (imports `datasets` lazily); for the lmms-eval task hooks.
-
-    Raises:
-        DataLocationExit: the data is not where ``MEDVIGIL_DATA`` says, with what to do (it ends the
-            lmms-eval run with that message as its last lines).
-    """
+    """One config of the built dataset, for the lmms-eval task hooks; :class:`DataLocationExit` when the
+    data is not where ``MEDVIGIL_DATA`` says."""
     import datasets
 
     try:

@@ -1,9 +1,6 @@
-"""Error types shared by every reader, validator and command.
-
-Every problem with user data is reported as a :class:`DataError` that names the file,
-the row (1-based data row, header excluded; ``None`` for whole-file problems) and the
-field, so a user can go straight to the offending cell.
-"""
+"""Error types shared by every reader, validator and command: every problem with user data is a
+:class:`DataError` naming the file, the row (1-based data row, header excluded; ``None`` for whole-file
+problems) and the field, so a user can go straight to the offending cell."""
 
 from __future__ import annotations
 
@@ -21,24 +18,15 @@ class Problem:
     severity: str = "error"  # "error" fails validation, "warning" does not
 
     def location(self) -> str:
-        parts = [self.file]
-        if self.row is not None:
-            parts.append(f"row {self.row}")
-        if self.field is not None:
-            parts.append(f"field {self.field!r}")
-        return ", ".join(parts)
+        row = f", row {self.row}" if self.row is not None else ""
+        field = f", field {self.field!r}" if self.field is not None else ""
+        return f"{self.file}{row}{field}"
 
     def __str__(self) -> str:
         return f"{self.location()}: {self.message}"
 
     def to_dict(self) -> dict:
-        return {
-            "file": self.file,
-            "row": self.row,
-            "field": self.field,
-            "severity": self.severity,
-            "message": self.message,
-        }
+        return {"file": self.file, "row": self.row, "field": self.field, "severity": self.severity, "message": self.message}
 
 
 class DataError(ValueError):
@@ -48,6 +36,5 @@ class DataError(ValueError):
         self.problems = [problems] if isinstance(problems, Problem) else list(problems)
         if not self.problems:
             raise ValueError("DataError needs at least one problem")
-        head = str(self.problems[0])
         more = len(self.problems) - 1
-        super().__init__(head if more == 0 else f"{head} (and {more} more problem(s))")
+        super().__init__(f"{self.problems[0]}" + (f" (and {more} more problem(s))" if more else ""))

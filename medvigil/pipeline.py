@@ -51,12 +51,7 @@ class ModelSpec:
         return "".join(c if c.isalnum() or c in "-_" else "_" for c in self.name)
 
 
-BASELINES = (
-    ModelSpec("constant", "letter=A"),
-    ModelSpec("random", "seed=0"),
-    ModelSpec("blind"),
-    ModelSpec("grounded"),
-)
+BASELINES = (ModelSpec("constant", "letter=A"), ModelSpec("random", "seed=0"), ModelSpec("blind"), ModelSpec("grounded"))
 # MedQ-Deg: the grounded reader sampling at temperature 1 against the deterministic text prior
 MEDQDEG_MODELS = (ModelSpec("grounded", "temperature=1,seed=0"), ModelSpec("blind"))
 
@@ -75,42 +70,28 @@ class Progress:
 
 
 def offline_env(data: Path, mediconfusion: Path | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    if mediconfusion is not None:
-        env["MEDICONFUSION_DATA"] = str(mediconfusion)
-    env.update(
-        MEDVIGIL_DATA=str(data),
-        HF_HUB_OFFLINE="1",
-        HF_DATASETS_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        HF_HUB_DISABLE_TELEMETRY="1",
-        TOKENIZERS_PARALLELISM="false",
-    )
-    return env
+    env = {**os.environ, **({"MEDICONFUSION_DATA": str(mediconfusion)} if mediconfusion is not None else {})}
+    return env | {"MEDVIGIL_DATA": str(data), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                  "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
 def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, log: Path, repeats: int = 1,
                   mediconfusion: Path | None = None) -> list[Path]:
     """Run lmms-eval once for ``spec``; return the samples files it wrote."""
     cmd = [sys.executable, "-m", "lmms_eval", "--model", spec.model, "--tasks", ",".join(tasks),
-           "--include_path", str(tasks_dir()), "--output_path", str(out), "--log_samples", "--batch_size", "1"]
-    if repeats > 1:
-        cmd += ["--repeats", str(repeats)]
-    if spec.args:
-        cmd += ["--model_args", spec.args]
+           "--include_path", str(tasks_dir()), "--output_path", str(out), "--log_samples", "--batch_size", "1",
+           *(["--repeats", str(repeats)] if repeats > 1 else []), *(["--model_args", spec.args] if spec.args else [])]
     with open(log, "w", encoding="utf-8") as fh:
         done = subprocess.run(cmd, env=offline_env(data, mediconfusion), stdout=fh, stderr=subprocess.STDOUT)
     samples = sorted(out.rglob("*_samples_*.jsonl"))
-    # lmms-eval 0.7.3 logs an evaluation error and still exits 0
-    failed = "Error during evaluation" in log.read_text(encoding="utf-8", errors="replace")
-    if done.returncode != 0 or failed or not samples:
-        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if done.returncode != 0 or "Error during evaluation" in text or not samples:  # lmms-eval 0.7.3 logs that and exits 0
+        tail = text.splitlines()[-15:]
         raise RuntimeError(f"lmms-eval failed for {spec.name} (exit {done.returncode}); log {log}:\n" + "\n".join(tail))
     return samples
 
 
 def _task_of(path: Path) -> str:
-
     match = SAMPLES.match(path.name)
     return match.group("task") if match else ""
 
@@ -150,7 +131,6 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     """
     import json
     import shutil
-
 
     out = Path(out)
     if out.exists():

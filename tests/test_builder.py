@@ -144,7 +144,7 @@ def test_variant_audit_reports_differences(release_dir, tmp_path):
     assert counts["missing_shipped"] == 1
     assert counts.get("differs", 0) + counts.get("size_differs", 0) == 1
     assert counts["match"] == len(comparison.differences) - 2
-    assert "| case | variant |" in comparison.table() and len(comparison.mismatches) == 2
+    assert len(comparison.mismatches) == 2
 
 
 def test_changelog_names_the_current_version():

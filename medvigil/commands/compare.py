@@ -13,22 +13,17 @@ suite's ``compare.py`` says how its metrics are resampled.
 
 JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "ci95": [lo, hi],
 "p", "p_holm", "n_probes", "n_cases"}, ...], "warnings", "inputs"}``; ``medvigil report`` takes it
-beside the score results and draws the significance matrix. Output rules are ``score``'s: a table
-on stdout unless ``--json -``; ``--json OUT`` written atomically after every input was read; bad
-input exits 2 with an ``error:`` line per problem.
+beside the score results and draws the significance matrix. Output rules are ``score``'s.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from medvigil.commands.arg_types import int_range
-from medvigil.commands.stress_options import add_stress_options, stress_options
-from medvigil.files.atomic_output import write_text_atomic
+from medvigil.commands.arg_types import add_stress_options, emit, int_range, result_inputs, stress_options
 from medvigil.files.json_text import finite, json_text
-from medvigil.files.output_guard import declare, refuse_overlap
+from medvigil.files.output_guard import declare
 from medvigil.suites import registry
 
 COMPARE_SUITES = ("medvigil", "medqdeg", "readiness", "cbd")
@@ -43,21 +38,19 @@ def _metric_list(text: str) -> tuple[str, ...]:
     return names
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, P_VALUE_METHODS
 
-    parser = subparsers.add_parser(
-        "compare",
-        help="compare every pair of models: delta, paired case-clustered bootstrap CI, p and Holm-adjusted p",
-        description=__doc__.split("\n\n")[0],
-    )
+    parser = subparsers.add_parser("compare", description=__doc__.split("\n\n")[0],
+                                   help="compare every pair of models: delta, paired case-clustered bootstrap CI, p and Holm-adjusted p")
     parser.add_argument("--suite", required=True, choices=COMPARE_SUITES, help="which suite the FILEs belong to")
     parser.add_argument("--release", metavar="PATH", help="as for `medvigil score` (medvigil: release folder, built dataset "
                         "folder or Hub repo id; optional)")
     parser.add_argument("files", nargs="+", metavar="FILE", help="result files, as `medvigil score` takes them")
     parser.add_argument("--metrics", type=_metric_list, metavar="M1,M2,...",
                         help="metrics to compare (medvigil default: mcs,cap,safe,ground,sfr_w,vgr, any key of the audit's "
-                             "metrics; medqdeg default: drop_l12,drop_l1,drop_l2, also accuracy_l0; readiness default: r, also r_t1..r_t5; cbd default: ideal,fragile,dangerous,worst, also flip_rate)")
+                             "metrics; medqdeg default: drop_l12,drop_l1,drop_l2, also accuracy_l0; readiness default: r, "
+                             "also r_t1..r_t5; cbd default: ideal,fragile,dangerous,worst, also flip_rate)")
     parser.add_argument("--resamples", type=int_range(1), default=DEFAULT_COMPARE_RESAMPLES,
                         help=f"bootstrap resamples of the cases (default {DEFAULT_COMPARE_RESAMPLES})")
     parser.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (default 20260505, Appendix M's)")
@@ -75,30 +68,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     add_stress_options(parser)
     parser.set_defaults(func=run)
     declare(parser, inputs=("release", "files"), outputs=("json",))  # the output guard checks these (medvigil.cli)
-    return parser
 
 
 def suite_options(args: argparse.Namespace) -> dict:
     """The command-line options that belong to ``args.suite``'s comparison."""
     common = {"n_resamples": args.resamples, "seed": args.seed, "p_value": args.p_value,
               **({"metrics": args.metrics} if args.metrics else {})}
-    return {
-        "medvigil": {"harness_compatible": args.harness_compatible, "condition": args.condition,
-                     "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
-        **stress_options(args),
-    }[args.suite] | common
+    medvigil = {"harness_compatible": args.harness_compatible, "condition": args.condition,
+                "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty}
+    return {"medvigil": medvigil, **stress_options(args)}[args.suite] | common
 
 
 def run(args: argparse.Namespace) -> int:
     from medvigil.errors import DataError
 
-    suite = registry.get(args.suite)
-    if args.release is None and suite.release == "required":
+    if args.release is None and registry.get(args.suite).release == "required":
         print(f"error: --suite {args.suite} needs --release", file=sys.stderr)
         return 2
-    inputs = {**({"--release": args.release} if args.release else {}), **{f"FILE {f}": f for f in args.files}}
-    if args.json and args.json != "-":
-        refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
+    inputs = result_inputs(args)
     try:
         result = finite(registry.compare(args.suite, args.files, release=args.release, **suite_options(args)))
     except DataError:
@@ -108,16 +95,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for warning in result.get("warnings", []):
         print(f"warning: {warning}", file=sys.stderr)
-    text = json_text(result) + "\n"
-    if args.json == "-":
-        sys.stdout.write(text)
-        return 0
-    if args.json:
-        write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
-    print(format_pairs(result))
-    if args.json:
-        print(f"\nJSON written to {args.json}")
-    return 0
+    return emit(json_text(result) + "\n", format_pairs(result), args.json, inputs)
 
 
 def format_pairs(result: dict) -> str:

@@ -7,10 +7,8 @@ from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser(
-        "demo",
-        help="sample a synthetic release, build it, run lmms-eval with the four baselines on every suite, score and report",
-    )
+    p = subparsers.add_parser("demo", help="sample a synthetic release, build it, run lmms-eval with the four baselines on "
+                              "every suite, score and report")
     p.add_argument("--out", default="demo_out", help="output folder (default: demo_out)")
     p.add_argument("--cases", type=int_range(1), default=40, help="synthetic cases (default 40)")
     p.add_argument("--seed", type=int_range(0), default=0)

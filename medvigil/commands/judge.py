@@ -31,22 +31,20 @@ import argparse
 import json
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.output_guard import declare
 
 AXES = ("refusal", "critical")
-FILE_LABELS = {"rule": "_rule_is_{}", "file_llm": "_llm_is_{}", "human": "label_is_{}"}
+# summary block -> the labels our rule is compared with (a pattern over the axis); all but vs_llm come with the file
+COMPARISONS = {"vs_file_rule": "_rule_is_{}", "vs_file_llm": "_llm_is_{}", "vs_llm": "llm_is_{}", "vs_human": "label_is_{}"}
+FILE_LABELS = [pattern for name, pattern in COMPARISONS.items() if name != "vs_llm"]
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "judge",
-        help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "judge", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall")
     from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, JUDGES
 
     parser.add_argument("answers", metavar="ANSWERS.json", help="answers in the calibration file's shape (or JSONL)")
@@ -54,18 +52,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                         help=f"offline judge (default {DEFAULT_JUDGE}; authors-rule reproduces the authors' numbers)")
     parser.add_argument("--llm", metavar="ENDPOINT", help="OpenAI-compatible API base URL, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--llm-model", default=None, help="model name sent to the endpoint (default gpt-4o)")
-    parser.add_argument("--llm-timeout", type=float, default=None, metavar="SECONDS",
-                        help="per-request timeout (default 60)")
+    parser.add_argument("--llm-timeout", type=float, default=None, metavar="SECONDS", help="per-request timeout (default 60)")
     parser.add_argument("--llm-deadline", type=float, default=None, metavar="SECONDS",
                         help="overall time for all LLM requests (default 3600); later samples are marked failed")
     parser.add_argument("--llm-attempts", type=int, default=None, help="tries per request, with backoff (default 3)")
     parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
     parser.set_defaults(func=run)
     declare(parser, inputs=('answers',), outputs=('json',))  # the output guard checks these (medvigil.cli)
-    return parser
 
 
-def _expected(value, where: Problem) -> list[str]:
+def _expected(value) -> list[str] | None:
+    """``expected_answer_or_set`` as a list of strings (a JSON list in a string too; [] when absent); None when malformed."""
     if value is None or value == "":
         return []
     if isinstance(value, str):
@@ -74,17 +71,16 @@ def _expected(value, where: Problem) -> list[str]:
         except json.JSONDecodeError:
             return [value]
         value = parsed if isinstance(parsed, list) else [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise DataError(where)
-    return value
+    return value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
 
 
 def read_answers(path: str) -> list[dict]:
     """The samples of ANSWERS, checked; every problem names the sample and field."""
-    from medvigil.files.input_files import read_json
+    from medvigil.files.input_files import loads_json, read_json, read_text
 
     if str(path).endswith(".jsonl"):
-        data = {"samples": _read_jsonl(path)}
+        lines = read_text(path, str(path)).splitlines()
+        data = {"samples": [loads_json(line, str(path), row=i) for i, line in enumerate(lines, 1) if line.strip()]}
     else:
         data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON; errors name file and line
     samples = data.get("samples") if isinstance(data, dict) else None
@@ -99,7 +95,7 @@ def read_answers(path: str) -> list[dict]:
             if not isinstance(s.get(key), str):
                 problems.append(Problem(path, "missing or not a string", row=i, field=key))
         for axis in AXES:
-            for pattern in FILE_LABELS.values():
+            for pattern in FILE_LABELS:
                 key = pattern.format(axis)
                 if key in s and s[key] is not None and not isinstance(s[key], bool):
                     problems.append(Problem(path, "label must be true, false or null", row=i, field=key))
@@ -109,23 +105,14 @@ def read_answers(path: str) -> list[dict]:
                 problems.append(Problem(path, "not a string", row=i, field=key))
         if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
             problems.append(Problem(path, "must be true or false", row=i, field="text_only_answerable"))
-        try:
-            expected = _expected(s.get("expected_answer_or_set"), Problem(
-                path, "must be a list of strings or a string", row=i, field="expected_answer_or_set"))
-        except DataError as exc:
-            problems.extend(exc.problems)
+        expected = _expected(s.get("expected_answer_or_set"))
+        if expected is None:
+            problems.append(Problem(path, "must be a list of strings or a string", row=i, field="expected_answer_or_set"))
             continue
         out.append({**s, "_expected": expected})
     if problems:
         raise DataError(problems)
     return out
-
-
-def _read_jsonl(path: str) -> list:
-    from medvigil.files.input_files import loads_json, read_text
-
-    text = read_text(path, str(path))
-    return [loads_json(line, str(path), row=i) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
 def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) -> list[dict]:
@@ -162,10 +149,6 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
     return rows
 
 
-def _model(row: dict) -> str:
-    return row.get("_model") or row.get("model") or "(unnamed)"
-
-
 def _compare(rows: list[dict], key: str) -> dict | None:
     """Our rule vs the labels under ``key`` (a format pattern over the axis)."""
     from medvigil.scoring.agreement import agreement, cohen_kappa
@@ -177,31 +160,24 @@ def _compare(rows: list[dict], key: str) -> dict | None:
         if not any(label in r for r in rows):
             continue
         ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
-        out[axis] = {
-            "n_rated": len(pairs), "n_unlabelled": len(rows) - len(pairs),
-            "n_agree": sum(a == b for a, b in pairs), "agreement": agreement(ours, theirs),
-            "kappa": cohen_kappa(ours, theirs),
-            "rule_rate": sum(ours) / len(pairs) if pairs else None,
-            "label_rate": sum(theirs) / len(pairs) if pairs else None,
-        }
+        out[axis] = {"n_rated": len(pairs), "n_unlabelled": len(rows) - len(pairs), "n_agree": sum(a == b for a, b in pairs),
+                     "agreement": agreement(ours, theirs), "kappa": cohen_kappa(ours, theirs),
+                     "rule_rate": sum(ours) / len(pairs) if pairs else None,
+                     "label_rate": sum(theirs) / len(pairs) if pairs else None}
     return out or None
 
 
 def summarise(rows: list[dict]) -> list[dict]:
     groups: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
-        groups[_model(row)].append(row)
+        groups[row.get("_model") or row.get("model") or "(unnamed)"].append(row)
     groups["__overall__"] = rows
     summary = []
     for model, group in groups.items():
         block = {"model": model, "n": len(group),
                  "verdicts": dict(Counter(r["verdict"] or "no_gold" for r in group)),
                  "unknown_expected_behavior": sum(bool(r.get("unknown_expected_behavior")) for r in group)}
-        for name, key in (("vs_file_rule", "_rule_is_{}"), ("vs_file_llm", "_llm_is_{}"), ("vs_llm", "llm_is_{}"),
-                          ("vs_human", "label_is_{}")):
-            compared = _compare(group, key)
-            if compared:
-                block[name] = compared
+        block.update({name: compared for name, key in COMPARISONS.items() if (compared := _compare(group, key))})
         summary.append(block)
     return summary
 
@@ -215,7 +191,7 @@ def _fmt(value, pct=False) -> str:
 def format_summary(summary: list[dict]) -> str:
     lines = [f"{'model':18s} {'n':>4s} {'comparison':13s} {'axis':9s} {'agree':>9s} {'kappa':>7s}"]
     for block in summary:
-        for name in ("vs_file_rule", "vs_file_llm", "vs_llm", "vs_human"):
+        for name in COMPARISONS:
             for axis, c in block.get(name, {}).items():
                 lines.append(f"{block['model']:18s} {block['n']:>4d} {name:13s} {axis:9s} "
                              f"{c['n_agree']:>4d}/{c['n_rated']:<4d} {_fmt(c['kappa']):>7s}")
@@ -252,7 +228,7 @@ def format_validation(validation: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medvigil.files.atomic_output import write_text_atomic
+    from medvigil.commands.arg_types import emit
     from medvigil.files.output_guard import refuse_overlap
 
     inputs = {"ANSWERS": args.answers}
@@ -286,19 +262,11 @@ def run(args: argparse.Namespace) -> int:
     checked = validation(rows)
     if checked:
         result["validation"] = checked
-    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    if args.json == "-":
-        sys.stdout.write(text)
-        return 0
-    if args.json:
-        write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
-    print(f"judge: {args.judge}")
-    print(format_summary(result["summary"]))
+    lines = [f"judge: {args.judge}", format_summary(result["summary"])]
     if llm is not None and failed:
-        print(f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
-              "their LLM labels are null, their verdicts hedged/llm_failed")
+        lines.append(f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
+                     "their LLM labels are null, their verdicts hedged/llm_failed")
     if checked:
-        print("\n" + format_validation(checked))
-    if args.json:
-        print(f"\nJSON written to {args.json}")
-    return 0
+        lines.append("\n" + format_validation(checked))
+    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return emit(text, "\n".join(lines), args.json, inputs)

@@ -8,10 +8,8 @@ from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser(
-        "report",
-        help="write a Markdown and HTML report (tables in the papers' layouts, figures) from `medvigil score --json` results",
-    )
+    p = subparsers.add_parser("report", help="write a Markdown and HTML report (tables in the papers' layouts, figures) from "
+                              "`medvigil score --json` results")
     p.add_argument("scores", nargs="+",
                    help="JSON files written by `medvigil score --json FILE`: MedVIGIL audits (merged by model) and at most "
                         "one result each of --suite mediconfusion, medqdeg, readiness, cbd; and at most one "

@@ -1,37 +1,14 @@
 """``medvigil score``: score model outputs and print a table or write JSON.
 
-``--suite mediconfusion``: ``--release`` is the authors' ``dataset.json`` and each FILE one
-of their per-sample result files (``Results/<model>_<mode>.json``) or an lmms-eval
-``--log_samples`` file of the ``mediconfusion_*`` tasks (one run per model and mode). Per run: set,
-individual, confused and invalid counts and rates, pairs scored, pairs of the release
-missing from the file, and the per-category breakdown; per model, the best over modes.
-
-``--suite medvigil``: ``--release`` is a release folder (only ``manifest.csv`` is needed;
-``probes_mcq.csv`` is used when present), a built dataset folder or a Hub repo id (resolved
-as ``MEDVIGIL_DATA`` is), and the FILEs are harness outputs
-(``results/baselines/<model>__mcq.jsonl``, error rows included) or lmms-eval
-``--log_samples`` files of the ``medvigil_*`` tasks, read by ``medvigil.suites.medvigil.harness.model_outputs``
-and scored by ``medvigil.suites.medvigil.scoring.scoring.audit``. Release findings that do not touch scoring are
-warnings (stderr and ``inputs.release_warnings`` in the JSON). Error rows (failed calls) are
-counted per model and kind (stderr, table, ``inputs.error_rows``): a failure by default,
-dropped with ``--harness-compatible``. A bad result row or an empty result file is an error;
-``--skip-invalid-rows`` / ``--allow-empty`` leave them out instead, counted and reported.
-When ``--release`` is a release folder, its ``clinician_baseline.csv`` is scored too
-(:mod:`medvigil.suites.medvigil.scoring.clinician`, the Doctors row of the report) and, for models with
-triplet arms, its triplets are matched to options (:func:`medvigil.suites.medvigil.scoring.triplets.release_triplet_report`)
-and the unmatched ones counted in ``triplets`` and in those models' ``counts``.
-
-``--suite medqdeg|readiness|cbd``: the FILEs are lmms-eval ``--log_samples`` files (or run
-folders searched for them) of the ``tasks/medqdeg``, ``tasks/readiness`` and ``tasks/cbd``
-packs; no ``--release`` (the records carry the gold).
-
-Every suite is reached through :mod:`medvigil.suites.registry` (its ``entry`` module reads,
-scores and formats); this module only maps the command line onto it.
-
-Output: a readable table on stdout, unless ``--json -`` (JSON on stdout, nothing else).
-``--json OUT`` also writes the JSON to OUT, atomically (temporary file + rename), and
-only after every input has been read and scored, so bad input leaves no partial output.
-Bad input exits with status 2 and an ``error:`` line per problem.
+Per suite (README "Using it"): ``mediconfusion``: ``--release`` is the authors' ``dataset.json``, FILEs their
+``Results/<model>_<mode>.json`` or lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks.
+``medvigil``: ``--release`` is a release folder (then its ``clinician_baseline.csv`` is scored and its triplets
+matched to options), a built dataset folder or a Hub repo id; FILEs are harness outputs
+(``results/baselines/<model>__mcq.jsonl``, error rows included: a failure unless ``--harness-compatible``) or
+lmms-eval logs of the ``medvigil_*`` tasks; release findings that do not touch scoring are warnings.
+``medqdeg|readiness|cbd``: lmms-eval logs (or run folders searched for them), no ``--release``.
+Each suite is reached through :mod:`medvigil.suites.registry`. Output: a table, or JSON
+(:func:`~medvigil.commands.arg_types.emit`); bad input exits 2 with an ``error:`` line per problem.
 """
 
 from __future__ import annotations
@@ -39,14 +16,11 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from pathlib import Path
 
-from medvigil.commands.arg_types import MAX_RESAMPLES, MAX_SEED, int_range
-from medvigil.commands.stress_options import add_stress_options, stress_options
+from medvigil.commands.arg_types import MAX_RESAMPLES, MAX_SEED, add_stress_options, emit, int_range, result_inputs, stress_options
 from medvigil.constants import DEFAULT_TIER_WEIGHTS, TIERS
-from medvigil.files.atomic_output import write_text_atomic
 from medvigil.files.json_text import json_text
-from medvigil.files.output_guard import declare, refuse_overlap
+from medvigil.files.output_guard import declare
 from medvigil.records.run_labels import labelled
 from medvigil.suites import registry
 from medvigil.suites.medvigil.scoring.open_ended import JUDGES
@@ -74,20 +48,14 @@ def _tier_weights(text: str) -> tuple[float, ...]:
     return weights
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "score",
-        help="score model outputs (MediConfusion result files or MedVIGIL harness outputs)",
-        description=__doc__.split("\n\n")[0],
-    )
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("score", help="score model outputs (MediConfusion result files or MedVIGIL harness outputs)",
+                                   description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", required=True, choices=tuple(registry.SUITES), help="which suite the FILEs belong to")
-    parser.add_argument(
-        "--release",
-        metavar="PATH",
-        help="mediconfusion: the authors' dataset.json (required); medvigil: a release folder, a built dataset folder "
-        "or a Hub repo id (optional: lmms-eval records carry tier and source; harness files without it have no "
-        "tiers, so no SFR_w, and take gold letters from their rows) (other suites: not used)",
-    )
+    parser.add_argument("--release", metavar="PATH",
+                        help="mediconfusion: the authors' dataset.json (required); medvigil: a release folder, a built dataset "
+                        "folder or a Hub repo id (optional: lmms-eval records carry tier and source; harness files without it "
+                        "have no tiers, so no SFR_w, and take gold letters from their rows) (other suites: not used)")
     parser.add_argument("files", nargs="+", metavar="FILE", help="result files to score (medqdeg/readiness/cbd: also run folders)")
     parser.add_argument("--label", "--name", action="append", default=[], metavar="[PATH=]NAME",
                         help="name the model of lmms-eval runs: NAME for every run, or PATH=NAME for the samples file or "
@@ -97,28 +65,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     parser.add_argument("--allow-empty", action="store_true",
                         help="accept empty input: a result file without rows is a warning, and no record to score at all "
                         "exits 0 (default: both are errors, exit 2)")
-    parser.add_argument(
-        "--margin",
-        type=_margin,
-        default=3,
-        help="mediconfusion vote margin: an answer is the option whose votes exceed the other's by at least this (default 3)",
-    )
-    parser.add_argument(
-        "--confusion-denominator",
-        choices=("both_valid", "all_pairs"),
-        default="both_valid",
-        help="mediconfusion confusion score over pairs with two valid answers (paper, default) or over all pairs",
-    )
+    parser.add_argument("--margin", type=_margin, default=3, help="mediconfusion vote margin: an answer is the option whose "
+                        "votes exceed the other's by at least this (default 3)")
+    parser.add_argument("--confusion-denominator", choices=("both_valid", "all_pairs"), default="both_valid",
+                        help="mediconfusion confusion score over pairs with two valid answers (paper, default) or over all pairs")
     medvigil = parser.add_argument_group("medvigil audit options")
-    medvigil.add_argument("--n-resamples", type=int_range(0, MAX_RESAMPLES), default=500, help="case-clustered bootstrap resamples (0 = none; paper: 500)")
-    medvigil.add_argument("--seed", type=int_range(0, MAX_SEED), default=20260505, help="bootstrap seed (paper Appendix M: 20260505)")
-    medvigil.add_argument(
-        "--harness-compatible",
-        action="store_true",
-        help="reproduce the official harness scripts where they differ from the paper, bootstrap included: the models "
-        "take bootstrap_mcs.py's random stream in the order of their FILEs, so give them in its MODEL_FILES order "
-        "(see metrics/mcs/README.md)",
-    )
+    medvigil.add_argument("--n-resamples", type=int_range(0, MAX_RESAMPLES), default=500,
+                          help="case-clustered bootstrap resamples (0 = none; paper: 500)")
+    medvigil.add_argument("--seed", type=int_range(0, MAX_SEED), default=20260505,
+                          help="bootstrap seed (paper Appendix M: 20260505)")
+    medvigil.add_argument("--harness-compatible", action="store_true",
+                          help="reproduce the official harness scripts where they differ from the paper, bootstrap included: "
+                          "the models take bootstrap_mcs.py's random stream in the order of their FILEs, so give them in its "
+                          "MODEL_FILES order (see metrics/mcs/README.md)")
     medvigil.add_argument("--weights", type=_tier_weights, default=DEFAULT_TIER_WEIGHTS, metavar="W1,...,W5",
                           help="SFR_w weights of risk tiers L1..L5 (paper Eq. 3: "
                                + ",".join(f"{w:g}" for w in DEFAULT_TIER_WEIGHTS) + ")")
@@ -126,24 +85,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                           help="judge of the authors' __open.jsonl answers (default: authors-rule with "
                                "--harness-compatible, as their numbers were made; else grammar)")
     medvigil.add_argument("--condition", default="default", help="condition scored as the headline audit (default: default)")
-    medvigil.add_argument(
-        "--skip-invalid-rows",
-        action="store_true",
-        help="leave out result rows that fail their checks (counted per model as invalid_row, listed as warnings), "
-        "and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping",
-    )
+    medvigil.add_argument("--skip-invalid-rows", action="store_true",
+                          help="leave out result rows that fail their checks (counted per model as invalid_row, listed as "
+                          "warnings), and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping")
     add_stress_options(parser)
     parser.set_defaults(func=run)
     declare(parser, inputs=('release', 'files'), outputs=('json',))  # the output guard checks these (medvigil.cli)
-    return parser
 
 
 def suite_options(args: argparse.Namespace) -> dict:
     """The command-line options that belong to ``args.suite``'s scoring."""
     return {
         "medvigil": {"n_resamples": args.n_resamples, "seed": args.seed, "harness_compatible": args.harness_compatible,
-                     "weights": args.weights, "open_judge": args.open_judge,
-                     "condition": args.condition, "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
+                     "weights": args.weights, "open_judge": args.open_judge, "condition": args.condition,
+                     "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
         "mediconfusion": {"margin": args.margin, "confusion_denominator": args.confusion_denominator},
         **stress_options(args),
     }[args.suite]
@@ -157,9 +112,7 @@ def run(args: argparse.Namespace) -> int:
         need = "needs" if suite.release == "required" else "does not take"
         print(f"error: --suite {args.suite} {need} --release", file=sys.stderr)
         return 2
-    inputs = {**({"--release": args.release} if args.release else {}), **{f"FILE {f}": f for f in args.files}}
-    if args.json and args.json != "-":
-        refuse_overlap({"--json": args.json}, inputs)  # before reading: nothing is written next to an input
+    inputs = result_inputs(args)
     try:
         with labelled(args.label):
             result = registry.score(args.suite, args.files, release=args.release, **suite_options(args))
@@ -177,13 +130,4 @@ def run(args: argparse.Namespace) -> int:
     if suite.entry.n_scored(result) == 0 and not args.allow_empty:
         raise DataError(Problem(", ".join(args.files), "no record to score in the input file(s) (empty or only skipped "
                                                       "lines); pass --allow-empty to accept an empty result"))
-    text = json_text(result) + "\n"
-    if args.json == "-":
-        sys.stdout.write(text)
-        return 0
-    if args.json:
-        write_text_atomic(Path(args.json), text, inputs=inputs, option="--json")
-    print(table)
-    if args.json:
-        print(f"\nJSON written to {args.json}")
-    return 0
+    return emit(json_text(result) + "\n", table, args.json, inputs)

@@ -16,37 +16,24 @@ import sys
 from pathlib import Path
 
 from medvigil.constants import DEFAULT_MAX_PIXELS  # not image_checks: Pillow is loaded only to decode
+from medvigil.errors import Problem
 from medvigil.files.output_guard import declare
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "validate",
-        help="check a release folder (schemas, ids, letter conventions, images, splits, digest)",
-        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
-        epilog="Exit status: 0 valid (warnings allowed), 1 invalid, 2 unusable input.",
-    )
+    parser = subparsers.add_parser("validate", description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+                                   help="check a release folder (schemas, ids, letter conventions, images, splits, digest)",
+                                   epilog="Exit status: 0 valid (warnings allowed), 1 invalid, 2 unusable input.")
     parser.add_argument("root", metavar="DIR", type=Path, help="release folder (published MedVIGIL layout)")
     parser.add_argument("--json", action="store_true", help="print a JSON object {ok, counts, problems} instead")
-    parser.add_argument(
-        "--no-images",
-        dest="images",
-        action="store_false",
-        help="do not decode images (existence, path safety and the credentialed rule are still checked)",
-    )
-    parser.add_argument(
-        "--metadata-only",
-        action="store_true",
-        help="check the CSV/JSON files only; image files are not looked at (a credentialed image present is still an error)",
-    )
-    parser.add_argument(
-        "--max-pixels",
-        type=int,
-        default=DEFAULT_MAX_PIXELS,
-        help=f"largest accepted declared image size in pixels (default {DEFAULT_MAX_PIXELS:,})",
-    )
+    parser.add_argument("--no-images", dest="images", action="store_false",
+                        help="do not decode images (existence, path safety and the credentialed rule are still checked)")
+    parser.add_argument("--metadata-only", action="store_true", help="check the CSV/JSON files only; image files are not "
+                        "looked at (a credentialed image present is still an error)")
+    parser.add_argument("--max-pixels", type=int, default=DEFAULT_MAX_PIXELS,
+                        help=f"largest accepted declared image size in pixels (default {DEFAULT_MAX_PIXELS:,})")
     parser.set_defaults(func=run)
     declare(parser, inputs=('root',), outputs=())  # the output guard checks these (medvigil.cli)
 
@@ -61,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         message = f"release folder {str(root)!r} " + ("does not exist" if not root.exists() else "is not a folder")
         if args.json:
-            problem = {"file": str(root), "row": None, "field": None, "severity": "error", "message": message}
-            print(json.dumps({"ok": False, "root": str(root), "counts": {}, "problems": [problem]}, indent=2))
+            problems = [Problem(str(root), message).to_dict()]
+            print(json.dumps({"ok": False, "root": str(root), "counts": {}, "problems": problems}, indent=2))
         else:
             print(f"error: {message}", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -72,6 +59,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(report.format())
-    if report.unusable:
-        return EXIT_UNUSABLE
-    return EXIT_OK if report.ok else EXIT_INVALID
+    return EXIT_UNUSABLE if report.unusable else EXIT_OK if report.ok else EXIT_INVALID

@@ -1,11 +1,6 @@
-"""Pieces of a Hub dataset card and its Croissant file shared by the MedVIGIL and MediConfusion exports.
-
-A suite states its :class:`DatasetFacts`; from them come the card's YAML front matter
-(:func:`front_matter`: licences, tags, the ``configs:`` entries so ``load_dataset(folder,
-config)`` finds the Parquet shards, the ``dataset_info`` block of features, rows and bytes per
-config, and the suite's digest block) and the Croissant document (:func:`croissant_document`).
-The Markdown tables of the card body are :func:`markdown_table`.
-"""
+"""Pieces of a Hub dataset card and its Croissant file shared by the MedVIGIL and MediConfusion exports:
+from a suite's :class:`DatasetFacts`, the card's YAML front matter (the ``configs:`` entries let
+``load_dataset(folder, config)`` find the Parquet shards) and the Croissant document (:func:`medvigil.hub.croissant.build_metadata`)."""
 
 from __future__ import annotations
 
@@ -13,7 +8,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from medvigil.hub import croissant
 from medvigil.hub.parquet_shards import DATA_DIR, SPLIT
 
 
@@ -46,68 +40,32 @@ def front_matter(facts: DatasetFacts, features: Mapping[str, Any], rows: Mapping
     """The YAML front matter of the card (without the ``---`` fences)."""
     import yaml
 
-    configs, dataset_info = configs_and_info(features, rows, shards, default=facts.default_config, split=SPLIT,
-                                             data_dir=DATA_DIR)
-    head: dict[str, Any] = {
-        "pretty_name": facts.pretty_name,
-        "license": [licence for licence, _ in facts.licences],
-        "language": list(facts.language),
-        "task_categories": list(facts.task_categories),
-        "tags": list(facts.tags),
-        "size_categories": [facts.size_category],
-        "configs": configs,
-        "dataset_info": dataset_info,
-        facts.digests_key: dict(facts.digests),
-    }
+    configs, dataset_info = configs_and_info(features, rows, shards, facts.default_config)
+    head = {"pretty_name": facts.pretty_name, "license": [licence for licence, _ in facts.licences],
+            "language": list(facts.language), "task_categories": list(facts.task_categories), "tags": list(facts.tags),
+            "size_categories": [facts.size_category], "configs": configs, "dataset_info": dataset_info,
+            facts.digests_key: dict(facts.digests)}
     return yaml.safe_dump(head, sort_keys=False, allow_unicode=True, width=1000).strip()
 
 
-def croissant_document(facts: DatasetFacts, features: Mapping[str, Any], shards: Sequence[croissant.Shard], *,
-                       repo_id: str | None) -> dict:
-    """The Croissant 1.0 document of a build (see :mod:`medvigil.hub.croissant`)."""
-    return croissant.build_metadata(
-        name=facts.name,
-        description=facts.description,
-        version=facts.version,
-        date_published=facts.date_published,
-        license=[url for _, url in facts.licences],
-        url=f"https://huggingface.co/datasets/{repo_id}" if repo_id else facts.homepage,
-        cite_as=facts.citation,
-        keywords=facts.keywords,
-        creators=facts.creators,
-        shards=shards,
-        features_by_config=features,
-        column_descriptions=facts.column_descriptions,
-        rai=facts.rai,
-    )
-
-
-def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any], *, default: str,
-                     split: str, data_dir: str) -> tuple[list[dict[str, Any]], Any]:
-    """``(configs, dataset_info)`` for the front matter; ``shards`` carry ``config``, ``size`` and ``table_bytes``.
-
-    ``download_size`` is what the Hub serves (the Parquet files, each distinct image stored
-    once); ``num_bytes`` / ``dataset_size`` is the Arrow table ``load_dataset`` writes to its
-    cache, where every row holds its image bytes.
-    """
+def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any],
+                     default: str) -> tuple[list[dict[str, Any]], Any]:
+    """``(configs, dataset_info)`` for the front matter. ``download_size`` is what the Hub serves (the Parquet
+    files, each distinct image stored once); ``num_bytes`` / ``dataset_size`` the Arrow table ``load_dataset``
+    caches, where every row holds its image bytes."""
     import datasets
     from datasets.info import DatasetInfosDict
     from huggingface_hub import DatasetCardData
 
     shards = list(shards)
-    configs = []
-    for config in features:
-        entry: dict[str, Any] = {"config_name": config}
-        if config == default:
-            entry["default"] = True
-        entry["data_files"] = [{"split": split, "path": f"{data_dir}/{config}/*.parquet"}]
-        configs.append(entry)
+    configs = [{"config_name": config, **({"default": True} if config == default else {}),
+                "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/{config}/*.parquet"}]} for config in features]
     infos = DatasetInfosDict()
     for config, feats in features.items():
         size = sum(s.size for s in shards if s.config == config)
         table_bytes = sum(s.table_bytes for s in shards if s.config == config)
         splits = datasets.SplitDict()
-        splits.add(datasets.SplitInfo(name=split, num_examples=rows[config], num_bytes=table_bytes))
+        splits.add(datasets.SplitInfo(name=SPLIT, num_examples=rows[config], num_bytes=table_bytes))
         infos[config] = datasets.DatasetInfo(features=feats, splits=splits, dataset_size=table_bytes,
                                              download_size=size)
     card_data = DatasetCardData()
@@ -118,11 +76,8 @@ def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shard
 def size_rows(features: Iterable[str], shards: Iterable[Any]) -> list[tuple[str, str, str]]:
     """``(config, download, decoded)`` per config: the Parquet bytes and the Arrow table bytes of its shards."""
     shards = list(shards)
-    rows = []
-    for config in features:
-        mine = [s for s in shards if s.config == config]
-        rows.append((f"`{config}`", megabytes(sum(s.size for s in mine)), megabytes(sum(s.table_bytes for s in mine))))
-    return rows
+    return [(f"`{config}`", megabytes(sum(s.size for s in shards if s.config == config)),
+             megabytes(sum(s.table_bytes for s in shards if s.config == config))) for config in features]
 
 
 def megabytes(n: int) -> str:

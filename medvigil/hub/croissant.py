@@ -1,22 +1,12 @@
 """Croissant 1.0 JSON-LD for an exported (Hub-ready) folder.
 
-The document describes what the export actually contains:
-
-* ``distribution``: one ``cr:FileObject`` per Parquet shard (relative ``contentUrl``,
-  ``sha256``, ``contentSize``) and, per config, one ``cr:FileSet`` whose ``includes``
-  glob covers that config's shards. Record sets read from the FileSet, so a config
-  split into several shards is still one record set; the FileObjects carry the
-  checksums.
-* ``recordSet``: one per config, one ``cr:Field`` per Parquet column. Types come from
-  the config's :class:`datasets.Features`: strings -> ``sc:Text``, integers ->
-  ``sc:Integer``, floats -> ``sc:Float``, booleans -> ``sc:Boolean``, images ->
-  ``sc:ImageObject`` (the ``bytes`` member of the Parquet image struct); lists are
-  the same types with ``repeated: true`` (Croissant 1.0 has no ``isArray``).
-
-:func:`validate` runs the mlcroissant reference validator and returns its errors and
-warnings; the export requires both lists to be empty. Everything here is a pure
-function of its arguments (no clock, no absolute paths), so two exports of the same
-release give byte-identical ``croissant.json`` files.
+``distribution``: one ``cr:FileObject`` per Parquet shard (relative ``contentUrl``, ``sha256``,
+``contentSize``) and per config one ``cr:FileSet`` whose ``includes`` glob covers its shards (record sets
+read from the FileSet, so a config split into several shards is still one record set). ``recordSet``: one
+per config, one ``cr:Field`` per column, typed from the config's :class:`datasets.Features` (strings
+``sc:Text``, integers ``sc:Integer``, floats ``sc:Float``, booleans ``sc:Boolean``, images
+``sc:ImageObject`` from the Parquet image struct's ``bytes``; lists the same with ``repeated: true``, as
+Croissant 1.0 has no ``isArray``). No clock or absolute path enters, so exports are byte-identical.
 """
 
 from __future__ import annotations
@@ -32,42 +22,17 @@ PARQUET_MIME = "application/x-parquet"
 
 # The @context of the Croissant 1.0 specification (section "Croissant vocabulary").
 CONTEXT: dict[str, Any] = {
-    "@language": "en",
-    "@vocab": "https://schema.org/",
-    "citeAs": "cr:citeAs",
-    "column": "cr:column",
-    "conformsTo": "dct:conformsTo",
-    "cr": "http://mlcommons.org/croissant/",
-    "rai": "http://mlcommons.org/croissant/RAI/",
-    "data": {"@id": "cr:data", "@type": "@json"},
-    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
-    "dct": "http://purl.org/dc/terms/",
-    "equivalentProperty": "cr:equivalentProperty",
-    "examples": {"@id": "cr:examples", "@type": "@json"},
-    "extract": "cr:extract",
-    "field": "cr:field",
-    "fileProperty": "cr:fileProperty",
-    "fileObject": "cr:fileObject",
-    "fileSet": "cr:fileSet",
-    "format": "cr:format",
-    "includes": "cr:includes",
-    "isLiveDataset": "cr:isLiveDataset",
-    "jsonPath": "cr:jsonPath",
-    "key": "cr:key",
-    "md5": "cr:md5",
-    "parentField": "cr:parentField",
-    "path": "cr:path",
-    "recordSet": "cr:recordSet",
-    "references": "cr:references",
-    "regex": "cr:regex",
-    "repeated": "cr:repeated",
-    "replace": "cr:replace",
-    "samplingRate": "cr:samplingRate",
-    "sc": "https://schema.org/",
-    "separator": "cr:separator",
-    "source": "cr:source",
-    "subField": "cr:subField",
-    "transform": "cr:transform",
+    "@language": "en", "@vocab": "https://schema.org/", "citeAs": "cr:citeAs", "column": "cr:column",
+    "conformsTo": "dct:conformsTo", "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/", "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"}, "dct": "http://purl.org/dc/terms/",
+    "equivalentProperty": "cr:equivalentProperty", "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract", "field": "cr:field", "fileProperty": "cr:fileProperty", "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet", "format": "cr:format", "includes": "cr:includes", "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath", "key": "cr:key", "md5": "cr:md5", "parentField": "cr:parentField", "path": "cr:path",
+    "recordSet": "cr:recordSet", "references": "cr:references", "regex": "cr:regex", "repeated": "cr:repeated",
+    "replace": "cr:replace", "samplingRate": "cr:samplingRate", "sc": "https://schema.org/",
+    "separator": "cr:separator", "source": "cr:source", "subField": "cr:subField", "transform": "cr:transform"
 }
 
 
@@ -114,96 +79,40 @@ def record_set(config: str, features: Any, descriptions: Mapping[str, str] | Non
         source: dict[str, Any] = {"fileSet": {"@id": f"parquet-{config}"}, "extract": {"column": column}}
         if json_path:
             source["transform"] = {"jsonPath": json_path}
-        field: dict[str, Any] = {
-            "@type": "cr:Field",
-            "@id": f"{config}/{column}",
-            "name": f"{config}/{column}",
-            "description": (descriptions or {}).get(column, f"Column {column!r} of config {config!r}."),
-            "dataType": data_type,
-            "source": source,
-        }
+        field: dict[str, Any] = {"@type": "cr:Field", "@id": f"{config}/{column}", "name": f"{config}/{column}",
+                                 "description": (descriptions or {}).get(column, f"Column {column!r} of config {config!r}."),
+                                 "dataType": data_type, "source": source}
         if repeated:
             field["repeated"] = True
         fields.append(field)
-    return {
-        "@type": "cr:RecordSet",
-        "@id": config,
-        "name": config,
-        "description": f"Records of the {config!r} config (split 'test').",
-        "field": fields,
-    }
+    return {"@type": "cr:RecordSet", "@id": config, "name": config,
+            "description": f"Records of the {config!r} config (split 'test').", "field": fields}
 
 
-def build_metadata(
-    *,
-    name: str,
-    description: str,
-    version: str,
-    date_published: str,
-    license: Sequence[str],
-    url: str,
-    cite_as: str,
-    keywords: Sequence[str],
-    creators: Sequence[str],
-    shards: Sequence[Shard],
-    features_by_config: Mapping[str, Any],
-    column_descriptions: Mapping[str, str] | None = None,
-    rai: Mapping[str, str] | None = None,
-) -> dict:
-    """Assemble the JSON-LD document (a plain dict, ready for ``json.dumps``).
-
-    Args:
-        rai: Croissant RAI properties without the ``rai:`` prefix
-            (e.g. ``{"dataCollection": "...", "dataLimitations": "..."}``).
-    """
+def build_metadata(facts: Any, features_by_config: Mapping[str, Any], shards: Sequence[Shard], *, url: str) -> dict:
+    """The JSON-LD document (a plain dict) of a build, from its suite's
+    :class:`~medvigil.hub.card_metadata.DatasetFacts` (``rai``: properties without the ``rai:`` prefix)."""
     configs = list(features_by_config)
     missing = [c for c in configs if not any(s.config == c for s in shards)]
     if missing:
         raise ValueError(f"configs without any shard: {missing}")
-    distribution: list[dict] = []
-    for shard in sorted(shards, key=lambda s: s.path):
-        distribution.append(
-            {
-                "@type": "cr:FileObject",
-                "@id": shard.path,
-                "name": shard.path,
-                "description": f"Parquet shard of the {shard.config!r} config.",
-                "contentUrl": shard.path,
-                "contentSize": f"{shard.size} B",
-                "encodingFormat": PARQUET_MIME,
-                "sha256": shard.sha256,
-            }
-        )
-    for config in configs:
-        distribution.append(
-            {
-                "@type": "cr:FileSet",
-                "@id": f"parquet-{config}",
-                "name": f"parquet-{config}",
-                "description": f"All Parquet shards of the {config!r} config.",
-                "encodingFormat": PARQUET_MIME,
-                "includes": f"data/{config}/*.parquet",
-            }
-        )
+    distribution = [{"@type": "cr:FileObject", "@id": shard.path, "name": shard.path,
+                     "description": f"Parquet shard of the {shard.config!r} config.", "contentUrl": shard.path,
+                     "contentSize": f"{shard.size} B", "encodingFormat": PARQUET_MIME, "sha256": shard.sha256}
+                    for shard in sorted(shards, key=lambda s: s.path)]
+    distribution += [{"@type": "cr:FileSet", "@id": f"parquet-{config}", "name": f"parquet-{config}",
+                      "description": f"All Parquet shards of the {config!r} config.", "encodingFormat": PARQUET_MIME,
+                      "includes": f"data/{config}/*.parquet"} for config in configs]
     doc: dict[str, Any] = {
-        "@context": CONTEXT,
-        "@type": "sc:Dataset",
-        "name": name,
-        "description": description,
-        "conformsTo": CROISSANT_1_0,
-        "citeAs": cite_as,
-        "creator": [{"@type": "sc:Organization", "name": c} for c in creators],
-        "datePublished": date_published,
-        "keywords": list(keywords),
-        "license": list(license),
-        "url": url,
-        "version": version,
-        "isLiveDataset": False,
-        "distribution": distribution,
-        "recordSet": [record_set(config, features, column_descriptions) for config, features in features_by_config.items()],
+        "@context": CONTEXT, "@type": "sc:Dataset", "name": facts.name, "description": facts.description,
+        "conformsTo": CROISSANT_1_0, "citeAs": facts.citation,
+        "creator": [{"@type": "sc:Organization", "name": c} for c in facts.creators],
+        "datePublished": facts.date_published, "keywords": list(facts.keywords),
+        "license": [licence_url for _, licence_url in facts.licences], "url": url, "version": facts.version,
+        "isLiveDataset": False, "distribution": distribution,
+        "recordSet": [record_set(config, features, facts.column_descriptions) for config, features in features_by_config.items()],
     }
-    for key, value in (rai or {}).items():
-        doc[f"rai:{key}"] = value
+    doc.update({f"rai:{key}": value for key, value in facts.rai.items()})
     return doc
 
 
@@ -213,13 +122,9 @@ def dumps(doc: Mapping) -> str:
 
 
 def validate(path_or_doc: Path | str | Mapping) -> tuple[list[str], list[str]]:
-    """Run the mlcroissant reference validator; return ``(errors, warnings)``, both sorted.
-
-    Warnings include those mlcroissant only logs (e.g. a non-standard ``@context``),
-    not just the ones it records as issues. Relative ``contentUrl`` and ``includes``
-    are resolved against the folder holding the JSON-LD file, so pass a path to check
-    an export in place.
-    """
+    """The mlcroissant reference validator's ``(errors, warnings)``, both sorted; warnings include those it
+    only logs (e.g. a non-standard ``@context``). Pass a path to check an export in place (relative
+    ``contentUrl`` and ``includes`` resolve against its folder); the export requires both lists empty."""
     import logging
 
     import mlcroissant

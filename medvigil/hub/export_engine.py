@@ -1,19 +1,11 @@
-"""The one Hub-export engine of every suite: destination checks, Parquet shards, build digest,
-build report, and the card / Croissant / build-info files, all inside a staging folder.
+"""The one Hub-export engine of every suite: destination checks, Parquet shards, build digest, build
+report, and the card / Croissant / build-info files, all inside a staging folder.
 
-A suite's export supplies only what is its own: its configs and their features, one row
-producer per config (the same one its `datasets` builder serves), its payload estimate, its
-facts (:class:`medvigil.hub.card_metadata.DatasetFacts`) and its card texts. The flow::
-
-    check_max_shard_bytes(n); check_destination(out, inputs, force=force)
-    with staged_folder(out, inputs=inputs, replace=force) as tmp:   # renamed onto out at the end
-        rows, shards = write_configs(tmp, features, rows_of, max_shard_bytes=n, payload_size=size,
-                                     group_column="case_id")
-        digest = build_digest("<suite>", version, [("release", ...)], shards)
-        write_metadata(tmp, report, facts, features, texts, repo_id=repo_id)
-
-No clock, random state or absolute path enters the files, so two builds of the same inputs
-with the same settings are byte-identical.
+A suite supplies its configs and features, one row producer per config (the one its `datasets` builder
+serves), its payload estimate, its :class:`~medvigil.hub.card_metadata.DatasetFacts` and card texts, and
+calls :func:`check_destination`, then inside ``staged_folder`` :func:`write_configs`, :func:`build_digest`
+and :func:`write_metadata`. No clock, random state or absolute path enters the files: two builds of the
+same inputs with the same settings are byte-identical.
 """
 
 from __future__ import annotations
@@ -27,7 +19,7 @@ from typing import Any, ClassVar
 
 from medvigil.files.output_guard import Inputs, refuse_overlap
 from medvigil.hub import croissant
-from medvigil.hub.card_metadata import DatasetFacts, croissant_document
+from medvigil.hub.card_metadata import DatasetFacts
 from medvigil.hub.parquet_shards import checksum_lines, shards_line, shards_to_json, write_shards
 
 README = "README.md"
@@ -49,21 +41,12 @@ def check_destination(out: Path, inputs: Inputs, *, force: bool) -> None:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
 
 
-def write_configs(
-    tmp: Path,
-    features: Mapping[str, Any],
-    rows_of: Callable[[str], Rows],
-    *,
-    max_shard_bytes: int,
-    payload_size: Callable[[dict], int],
-    group_column: str | None = None,
-) -> tuple[dict[str, int], list[croissant.Shard]]:
+def write_configs(tmp: Path, features: Mapping[str, Any], rows_of: Callable[[str], Rows], *, max_shard_bytes: int,
+                  payload_size: Callable[[dict], int], group_column: str | None = None,
+                  ) -> tuple[dict[str, int], list[croissant.Shard]]:
     """Stream ``rows_of(config)`` of every config into its Parquet shards; return row counts and shards.
-
-    ``group_column`` names the column whose consecutive equal values share images (a case, a
-    pair): such rows share a Parquet row group, so each of their images is stored once
-    (:mod:`medvigil.hub.parquet_shards`).
-    """
+    Consecutive rows with one ``group_column`` value (a case, a pair) share a row group, so each of their
+    images is stored once (:mod:`medvigil.hub.parquet_shards`)."""
     from tqdm.auto import tqdm
 
     rows: dict[str, int] = {}
@@ -78,12 +61,8 @@ def write_configs(
 
 
 def build_digest(builder: str, version: str, facts: Sequence[tuple[str, str]], shards: Iterable[croissant.Shard]) -> str:
-    """SHA-256 identifying a build.
-
-    Lines hashed: ``<builder>-build <version>``, ``<name> <value>`` for every fact (e.g. the
-    input digest, the settings as sorted JSON), then ``<shard path>\\t<sha256>`` for every shard
-    in path order.
-    """
+    """SHA-256 identifying a build, of the lines ``<builder>-build <version>``, ``<name> <value>`` for every
+    fact (e.g. the input digest, the settings as sorted JSON), then ``<shard path>\\t<sha256>`` in path order."""
     head = f"{builder}-build {version}\n" + "".join(f"{name} {value}\n" for name, value in facts)
     return hashlib.sha256((head + checksum_lines(shards)).encode()).hexdigest()
 
@@ -123,43 +102,23 @@ class BuildReport:
 
     def to_dict(self) -> dict[str, Any]:
         name, digest = self.input_digest()
-        return {
-            "builder": self.BUILDER,
-            "version": self.version,
-            f"{name}_digest": digest,
-            "build_digest": self.build_digest,
-            **self.info_head(),
-            "rows": self.rows,
-            **self.info_tail(),
-            "shards": shards_to_json(self.shards),
-        }
+        return {"builder": self.BUILDER, "version": self.version, f"{name}_digest": digest, "build_digest": self.build_digest,
+                **self.info_head(), "rows": self.rows, **self.info_tail(), "shards": shards_to_json(self.shards)}
 
     def format(self) -> str:
         name, digest = self.input_digest()
         labels = (f"{name} digest:", "build digest:")
         width = max(map(len, labels)) + 1
-        lines = [
-            f"built:   {self.out}" + self.out_marker(),
-            f"version: {self.version}",
-            labels[0].ljust(width) + digest,
-            labels[1].ljust(width) + self.build_digest,
-            "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items()),
-        ]
+        lines = [f"built:   {self.out}" + self.out_marker(), f"version: {self.version}", labels[0].ljust(width) + digest,
+                 labels[1].ljust(width) + self.build_digest, "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items())]
         return "\n".join(lines + self.summary_tail())
 
 
-def write_metadata(
-    tmp: Path,
-    report: BuildReport,
-    facts: DatasetFacts,
-    features: Mapping[str, Any],
-    texts: Mapping[str, str],
-    *,
-    repo_id: str | None,
-) -> None:
+def write_metadata(tmp: Path, report: BuildReport, facts: DatasetFacts, features: Mapping[str, Any],
+                   texts: Mapping[str, str], *, repo_id: str | None) -> None:
     """Write ``croissant.json`` (which must validate cleanly), the suite's ``texts`` and ``build_info.json``."""
-    (tmp / CROISSANT).write_text(croissant.dumps(croissant_document(facts, features, report.shards, repo_id=repo_id)),
-                                 encoding="utf-8")
+    url = f"https://huggingface.co/datasets/{repo_id}" if repo_id else facts.homepage
+    (tmp / CROISSANT).write_text(croissant.dumps(croissant.build_metadata(facts, features, report.shards, url=url)), encoding="utf-8")
     errors, warnings = croissant.validate(tmp / CROISSANT)
     if errors or warnings:
         raise RuntimeError("croissant.json does not validate cleanly:\n" + "\n".join([*errors, *warnings]))

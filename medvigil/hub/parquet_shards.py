@@ -1,22 +1,17 @@
-"""Writing a config's rows as the size-bounded Parquet shards of a Hub-ready export.
+"""A config's rows as the size-bounded Parquet shards of a Hub-ready export (MedVIGIL and MediConfusion):
+``<root>/data/<config>/test-NNNNN-of-MMMMM.parquet``, written under a ``.partial`` name and renamed once
+the shard count is known.
 
-Shared by the MedVIGIL and MediConfusion exports: shards are
-``<root>/data/<config>/test-NNNNN-of-MMMMM.parquet``, written under a ``.partial`` name and
-renamed once the shard count is known.
-
-Each distinct image is stored once per row group, and so about once per shard. Many rows
-show the same image (a case's probes, the five rotations of a circular probe); the bytes
-columns of image features are Parquet dictionary-encoded, so a row group stores each
-distinct image once in its dictionary page and every row only a small index. A dictionary
-spans one row group, so rows that share images (the rows of one case, by ``group_column``)
-are kept in the same row group. The
-stored table is the same as a plain one: readers (pyarrow, `datasets`, the Hub viewer)
-decode the dictionary transparently and see ``struct<bytes: binary, path: string>``
-columns, i.e. `datasets.Image()`.
+Many rows show the same image (a case's probes, the five rotations of a circular probe). Image bytes
+columns are dictionary-encoded, so a row group stores each distinct image once in its dictionary page and
+every row only a small index; rows sharing images (one case, by ``group_column``) are kept in one row
+group. Readers (pyarrow, `datasets`, the Hub viewer) decode the dictionary transparently and see
+``struct<bytes: binary, path: string>`` columns, i.e. `datasets.Image()`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import shutil
@@ -51,15 +46,11 @@ def _column_options(features) -> dict[str, Any]:
     already) and without statistics; every other column dictionary-encoded and Snappy-compressed."""
     leaves = [leaf for field in features.arrow_schema for leaf in _leaf_paths(field.name, field.type)]
     image_bytes = {f"{name}.bytes" for name in _image_columns(features)}
-    return {
-        "compression": {leaf: "none" if leaf in image_bytes else "snappy" for leaf in leaves},
-        "use_dictionary": True,
-        "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT,
-        # min / max of image bytes would be further copies of images (in the footer and page index)
-        "write_statistics": [leaf for leaf in leaves if leaf not in image_bytes],
-        "write_page_index": True,
-        "use_content_defined_chunking": True,  # as `datasets` writes: stable pages for Hub (Xet) deduplication
-    }
+    return {"compression": {leaf: "none" if leaf in image_bytes else "snappy" for leaf in leaves}, "use_dictionary": True,
+            "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT, "write_page_index": True,
+            # min / max of image bytes would be further copies of images (in the footer and page index)
+            "write_statistics": [leaf for leaf in leaves if leaf not in image_bytes],
+            "use_content_defined_chunking": True}  # as `datasets` writes: stable pages for Hub (Xet) deduplication
 
 
 def _leaf_paths(path: str, pa_type) -> list[str]:
@@ -124,12 +115,8 @@ FREE_SPACE_MARGIN = 8 << 20  # beyond the images: Parquet pages, footers, text c
 
 def ensure_free_space(folder: Path, payload: int) -> None:
     """Raise ``OSError(ENOSPC)`` unless ``folder``'s file system can take ``payload`` bytes more, with a margin.
-
-    Checked before every row group handed to the Parquet writer: Arrow aborts the process (SIGABRT, no
-    clean-up) when a write fails inside it, so a full disk must be seen before Arrow writes. The
-    error unwinds like any other, and the staging folder is removed
-    (:func:`medvigil.files.atomic_output.staged_folder`).
-    """
+    Checked before every row group: Arrow aborts the process (SIGABRT, no clean-up) when a write fails
+    inside it, while this error unwinds and the staging folder is removed."""
     need = payload + payload // 10 + FREE_SPACE_MARGIN
     free = shutil.disk_usage(folder).free
     if free < need:
@@ -138,37 +125,25 @@ def ensure_free_space(folder: Path, payload: int) -> None:
                       str(folder))
 
 
-def write_shards(
-    rows: Iterable[tuple[str, dict]],
-    features,
-    root: Path,
-    config: str,
-    max_shard_bytes: int,
-    payload_size: Callable[[dict], int],
-    group_column: str | None = None,
-) -> tuple[int, list[Shard]]:
+def write_shards(rows: Iterable[tuple[str, dict]], features, root: Path, config: str, max_shard_bytes: int,
+                 payload_size: Callable[[dict], int], group_column: str | None = None) -> tuple[int, list[Shard]]:
     """Stream ``(key, row)`` pairs into ``root/data/<config>/``; return the row count and shards.
 
-    Rows go into row groups of at least :data:`ROWS_PER_BATCH` rows, closed only where
-    ``group_column`` changes (so rows sharing images share a dictionary; every row is its own
-    group value when ``group_column`` is None), and once their ``payload_size`` reaches
-    :data:`MAX_GROUP_BYTES` in any case.
-    A shard is closed once the ``payload_size`` of its rows reaches ``max_shard_bytes``, an
-    image already in the open row group counting only once; a config without rows still
-    gets one (empty) shard with the schema. Free space is checked before each row group is
-    written (:func:`ensure_free_space`).
+    Row groups hold at least :data:`ROWS_PER_BATCH` rows and close only where ``group_column`` changes
+    (every row is its own group when it is None), or once their ``payload_size`` reaches
+    :data:`MAX_GROUP_BYTES`. A shard closes once its rows' ``payload_size`` reaches ``max_shard_bytes``, an
+    image already in the open row group counting once; a config without rows gets one empty shard.
     """
     folder = root / DATA_DIR / config
     folder.mkdir(parents=True)
-    partials: list[Path] = []
-    table_bytes: list[int] = []
+    writers: list[_ShardWriter] = []  # under .partial names until the shard count is known
     writer: _ShardWriter | None = None
     shard_bytes = count = 0
     last_group: object = None
 
     def open_shard() -> _ShardWriter:
-        partials.append(folder / f"shard-{len(partials):05d}.partial")
-        return _ShardWriter(partials[-1], features)
+        writers.append(_ShardWriter(folder / f"shard-{len(writers):05d}.partial", features))
+        return writers[-1]
 
     for _key, row in rows:
         if writer is None:
@@ -183,19 +158,16 @@ def write_shards(
         count += 1
         if shard_bytes >= max_shard_bytes:
             writer.close()
-            table_bytes.append(writer.table_bytes)
             writer = None
-    if writer is None and not partials:
+    if not writers:
         writer = open_shard()
     if writer is not None:
         writer.close()
-        table_bytes.append(writer.table_bytes)
     shards = []
-    for i, (partial, decoded) in enumerate(zip(partials, table_bytes, strict=True)):
-        final = folder / f"{SPLIT}-{i:05d}-of-{len(partials):05d}.parquet"
-        os.replace(partial, final)
-        shards.append(Shard(config, final.relative_to(root).as_posix(), file_sha256(final), final.stat().st_size,
-                            decoded))
+    for i, done in enumerate(writers):
+        final = folder / f"{SPLIT}-{i:05d}-of-{len(writers):05d}.parquet"
+        os.replace(done.path, final)
+        shards.append(Shard(config, final.relative_to(root).as_posix(), file_sha256(final), final.stat().st_size, done.table_bytes))
     return count, shards
 
 
@@ -206,8 +178,7 @@ def checksum_lines(shards: Iterable[Shard]) -> str:
 
 def shards_to_json(shards: Iterable[Shard]) -> list[dict[str, Any]]:
     """The shards as ``build_info.json`` lists them."""
-    return [{"config": s.config, "path": s.path, "sha256": s.sha256, "size": s.size, "table_bytes": s.table_bytes}
-            for s in shards]
+    return [dataclasses.asdict(s) for s in shards]  # config, path, sha256, size, table_bytes
 
 
 def shards_line(shards: list[Shard]) -> str:

@@ -1,31 +1,25 @@
 """Content checks of everything ``medvigil publish`` would upload (no names, no file starts).
 
-Credentialed pixels must not leave by any route, so every byte that would be uploaded is
-looked at, and so is everything those bytes decode to:
+Credentialed pixels must not leave by any route, so every uploaded byte is looked at, and everything
+those bytes decode to:
 
-- **Decoded contents.** Every text file and every Parquet cell (strings, binary cells, image
-  cells, inside lists and structs) is scanned as bytes (:func:`scan_payload`): image signatures at
-  any offset, ``data:`` URIs, base64 runs (also wrapped in lines, as at 76 columns, with a
-  Markdown quote or indent) and hexadecimal runs, zip, gzip, bzip2 and xz archives; JSON files also
-  with their strings unescaped; Parquet files also with their key-value metadata. What a run or an archive decodes to is
-  scanned the same way, :data:`MAX_DEPTH` levels deep and at most :data:`MAX_EXPANDED_BYTES`
-  expanded per cell; a payload that expands beyond that is refused (it cannot be proved clean).
-- **Credentialed images** (:class:`CredentialedImages`): their SHA-256 (the source files the
-  release points at, ``credentialed_sha256`` in ``build_info.json``, plus every file under
-  ``publish --credentialed DIR`` and the checksums its ``RECONSTRUCTION.json`` records) is compared
-  with every file, every cell and every image found inside one *from its signature to the end*
-  (so leading bytes do not hide it); and the perceptual hash of every decodable image under
-  ``--credentialed`` (DCT hash of 16 x 16 bits, :data:`PHASH_SIZE`) is compared with the decoded pixels of
-  every image found (so trailing bytes, re-encoding, resizing, blurring or a left-right flip do not
-  hide it either): a Hamming distance of at most :data:`PHASH_MAX_DISTANCE` of 256 bits from the
-  image or its mirror is a near-duplicate.
-  Without ``--credentialed`` only checksums are known: a credentialed X-ray re-derived by
-  ``medvigil reconstruct`` (new bytes) is recognised by its pixels only when its folder or the
-  licensed copy is given.
-- **Text files and text cells** may carry no image at all: the card, datasheet, Croissant and build
-  info must be UTF-8 without NUL bytes, and no image (credentialed or not) may hide in them or in a
-  string cell. Image cells hold images by design; they are refused when one matches a
-  credentialed image.
+- **Decoded contents.** Every text file and every Parquet cell (strings, binary and image cells, inside
+  lists and structs) is scanned as bytes (:func:`scan_payload`): image signatures at any offset, ``data:``
+  URIs, base64 runs (also wrapped in lines, quoted or indented) and hexadecimal runs, zip, gzip, bzip2 and
+  xz archives; JSON files also with their strings unescaped, Parquet files also their key-value metadata.
+  What these decode to is scanned the same way, :data:`MAX_DEPTH` levels deep and at most
+  :data:`MAX_EXPANDED_BYTES` per cell; a payload expanding beyond that is refused (it cannot be proved clean).
+- **Credentialed images** (:class:`CredentialedImages`): the SHA-256 of the release's sources
+  (``credentialed_sha256`` in ``build_info.json``), of every file under ``publish --credentialed DIR`` and
+  the checksums its ``RECONSTRUCTION.json`` records is compared with every file, every cell and every image
+  found inside one *from its signature to the end* (so leading bytes do not hide it); the perceptual hash
+  (DCT, :data:`PHASH_SIZE`) of every decodable image under ``--credentialed`` is compared with the pixels
+  of every image found, and a Hamming distance of at most :data:`PHASH_MAX_DISTANCE` of 256 bits from the
+  image or its mirror is a near-duplicate (so trailing bytes, re-encoding, resizing, blurring or a
+  left-right flip do not hide it). Without ``--credentialed`` only checksums are known: an X-ray re-derived
+  by ``medvigil reconstruct`` (new bytes) is recognised by its pixels only when its folder is given.
+- **Text files and text cells** carry no image at all: the card, datasheet, Croissant and build info must
+  be UTF-8 without NUL bytes. Image cells hold images by design; they are refused when one is credentialed.
 """
 
 from __future__ import annotations
@@ -48,15 +42,8 @@ from medvigil.files.input_files import read_bytes
 
 # signatures searched at ANY offset of a text file (a text file holds none of these bytes)
 SIGNATURES = (
-    (b"\xff\xd8\xff", "JPEG"),
-    (b"\x89PNG\r\n\x1a\n", "PNG"),
-    (b"GIF87a", "GIF"),
-    (b"GIF89a", "GIF"),
-    (b"II*\x00", "TIFF"),
-    (b"MM\x00*", "TIFF"),
-    (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
-    (b"\xff\x4f\xff\x51", "JPEG 2000"),
-    (b"DICM", "DICOM"),
+    (b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"GIF87a", "GIF"), (b"GIF89a", "GIF"), (b"II*\x00", "TIFF"),
+    (b"MM\x00*", "TIFF"), (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"), (b"\xff\x4f\xff\x51", "JPEG 2000"), (b"DICM", "DICOM"),
     (b"WEBPVP8", "WebP"),
 )
 ARCHIVES = ((b"PK\x03\x04", "zip"), (b"\x1f\x8b\x08", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
@@ -92,11 +79,12 @@ class CredentialedImages:
         """Why ``data`` (an image from its signature on) is a credentialed image, or None."""
         if hashlib.sha256(data).hexdigest() in self.sha256:
             return "its bytes are a credentialed image"
-        if not self.phashes:
+        image = _decoded(data) if self.phashes else None
+        if image is None:
             return None
-        found = _phash(data)
-        if found is None:
-            return None
+        import imagehash
+
+        found = imagehash.phash(image, hash_size=PHASH_SIZE)
         distance = min(found - known for known in self.phashes)
         if distance <= PHASH_MAX_DISTANCE:
             return f"its pixels are a near-duplicate of a credentialed image (perceptual hash {distance}/256 bits away)"
@@ -111,13 +99,6 @@ def _decoded(data: bytes):
         return decode_image(data, "<cell>")
     except (DataError, OSError):
         return None
-
-
-def _phash(data: bytes):
-    import imagehash
-
-    image = _decoded(data)
-    return None if image is None else imagehash.phash(image, hash_size=PHASH_SIZE)
 
 
 def image_signatures(data: bytes) -> list[tuple[int, str]]:
@@ -151,8 +132,7 @@ def _base64_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing found in a payload: where (byte offset of the outermost payload), what (an image,
-    credentialed when ``why`` is set), or a reason to refuse by itself (``refuse``)."""
+    """One thing found in a payload: where (byte offset in the outermost payload) and what."""
 
     offset: int
     what: str
@@ -160,9 +140,9 @@ class Finding:
     refuse: bool = False  # a reason to refuse by itself (e.g. an archive too large to scan)
 
 
+@dataclass
 class _Budget:
-    def __init__(self) -> None:
-        self.left = MAX_EXPANDED_BYTES
+    left: int = MAX_EXPANDED_BYTES
 
     def take(self, n: int) -> bool:
         self.left -= n
@@ -171,14 +151,10 @@ class _Budget:
 
 def scan_payload(data: bytes, known: CredentialedImages, *, report_images: bool = True,
                  verify_images: bool = True) -> list[Finding]:
-    """Everything ``data`` carries: images (credentialed or not) at any offset and inside base64
-    runs and archives, recursively (see the module docstring).
-
-    ``report_images``: also report images that are not credentialed (False for image cells, which
-    hold one by design). ``verify_images``: report a signature as an image only when it decodes as
-    one (its few bytes also occur by chance in compressed data); False reports every signature
-    (text files, where no such bytes belong at all).
-    """
+    """Everything ``data`` carries: images (credentialed or not) at any offset and inside base64 runs and
+    archives, recursively. ``report_images``: also images that are not credentialed (False for image cells).
+    ``verify_images``: a signature is an image only when it decodes as one (its few bytes also occur by
+    chance in compressed data); False reports every signature (text files, where none belongs)."""
     return list(_scan(data, known, 0, 0, _Budget(), report_images, verify_images))
 
 
@@ -384,8 +360,8 @@ def _file_phashes(path: Path) -> list:
             return []
     else:
         with open(path, "rb") as handle:
-            head = handle.read(16)
-        if not image_signatures(head) or image_signatures(head)[0][0] != 0:
+            signatures = image_signatures(handle.read(16))
+        if not signatures or signatures[0][0] != 0:
             return []
         image = _decoded(read_bytes(path, str(path)))  # bounded like every input (MEDVIGIL_MAX_INPUT_BYTES)
         if image is None:

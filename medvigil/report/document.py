@@ -1,9 +1,8 @@
-"""The trust report over every suite: Markdown and one self-contained HTML page.
+"""The trust report over every suite: Markdown and one self-contained HTML page (figures embedded as PNG).
 
-Input is one or more ``medvigil score --json`` results (MedVIGIL audits merged by model, at most
-one result of each other suite), the authors' seed-variance files and their Appendix K summary
-CSV. Each suite's tables and figures come from its registry entry
-(:mod:`medvigil.suites.registry`); figures are embedded in the HTML as PNG data.
+Input: ``medvigil score --json`` results (MedVIGIL audits merged by model, at most one result of each other
+suite), ``medvigil compare --json`` results, the authors' seed-variance files and their Appendix K summary
+CSV. Each suite's tables and figures come from its registry entry (:mod:`medvigil.suites.registry`).
 """
 
 from __future__ import annotations
@@ -23,21 +22,16 @@ from medvigil.files.json_text import dumps
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.records.schema_validation import problems_for
 from medvigil.report.names import renamed, short_names
-from medvigil.report.render import Table, draw_figures, md_escape
-from medvigil.report.significance import comparison_tables
+from medvigil.report.render import Table, draw_figures, fmt, md_escape
 from medvigil.suites import registry
 
 
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
-    """Merge ``medvigil score --json`` files (and ``medvigil compare --json`` ones, at most one per
-    suite, under ``result["comparisons"]``) into one result.
-
-    MedVIGIL audits merge by model (a model named twice is an error); the other suites
-    (``mediconfusion``, ``medqdeg``, ``readiness``, ``cbd``) land under ``result["suites"]``,
-    one file per suite (their cross-model statistics need every model scored together).
-    The authors' seed-variance probe files (``{"model", "raw"}``) and their Appendix K
-    summary ``visual_token_ablation.csv`` are accepted too, beside an audit.
-    """
+    """Merge the report's inputs into one result. MedVIGIL audits merge by model (a model named twice is an
+    error); each other suite lands under ``result["suites"]`` from one file (its cross-model statistics need
+    every model scored together), and at most one ``medvigil compare --json`` per suite under
+    ``result["comparisons"]``; the authors' seed-variance files (``{"model", "raw"}``) and Appendix K
+    ``visual_token_ablation.csv`` go beside an audit."""
     merged: dict[str, Any] = {"suite": "medvigil", "models": {}, "sources": {}, "warnings": [], "suites": {}}
     suite_sources: dict[str, str] = {}
     problems: list[Problem] = []
@@ -52,7 +46,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             problems.extend(exc.problems)
             continue
         if isinstance(data, dict) and "suite" not in data and isinstance(data.get("raw"), dict):
-            _add_seed_variance(merged, data, path, problems)  # the authors' seed-variance probe file
+            registry.get("medvigil").entry.add_seed_variance(merged.setdefault("seed_variance", {}), data, path, problems)
             continue
         suite = data.get("suite") if isinstance(data, dict) else None
         if isinstance(data, dict) and isinstance(data.get("pairs"), list):  # a `medvigil compare --json` result
@@ -81,8 +75,7 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             if name in merged["models"]:
                 problems.append(Problem(str(path), f"model {name!r} is also in {merged['sources'][name]}", field="models"))
                 continue
-            merged["models"][name] = block
-            merged["sources"][name] = str(path)
+            merged["models"][name], merged["sources"][name] = block, str(path)
         for key in ("params", "sensitivity"):
             merged.setdefault(key, data.get(key))
         merged.setdefault("notes", []).extend(run_notes(data))  # partial runs, changed generation settings
@@ -137,25 +130,18 @@ def _block_problems(block: Any, file: str, where: str) -> list[Problem]:
             if reason is not None:
                 problems.append(Problem(file, f"{reason}, got {value!r:.40}", field=field))
 
-    for part in NUMERIC_PARTS:
+    for part in dict.fromkeys(NUMERIC_PARTS + COUNT_PARTS):
         if part in block:
             leaves(block[part], f"{where}.{part}", _count if part in COUNT_PARTS else _metric)
-    for part in COUNT_PARTS:
-        if part in block and part not in NUMERIC_PARTS:
-            leaves(block[part], f"{where}.{part}", _count)
     return problems
 
 
 def _metric(value: float) -> str | None:
-    if not -METRIC_BOUND <= value <= METRIC_BOUND:  # (NaN fails too)
-        return f"must be a percentage within +-{METRIC_BOUND:g}"
-    return None
+    return None if -METRIC_BOUND <= value <= METRIC_BOUND else f"must be a percentage within +-{METRIC_BOUND:g}"  # (NaN too)
 
 
 def _count(value: float) -> str | None:
-    if not (float(value).is_integer() and 0 <= value <= MAX_COUNT):
-        return f"must be a whole number in 0..{MAX_COUNT:,}"
-    return None
+    return None if float(value).is_integer() and 0 <= value <= MAX_COUNT else f"must be a whole number in 0..{MAX_COUNT:,}"
 
 
 MAX_MAGNITUDE = 1e15  # beyond any count, percentage, divergence or p-value a suite result holds
@@ -239,19 +225,14 @@ def checked_sections(result: Mapping[str, Any], inputs: Iterable[str | os.PathLi
 
 
 def sections(result: Mapping[str, Any]) -> list[Section]:
-    """The MedVIGIL audit (when any model has one), then each stress-test suite scored; the
-    figures of all of them drawn together (:func:`~medvigil.report.render.draw_figures`)."""
+    """The MedVIGIL audit (when any model has one), then each stress-test suite scored, then the comparisons."""
     parts = [("MedVIGIL", registry.get("medvigil").entry, result)] if result.get("models") else []
-    for name, data in sorted((result.get("suites") or {}).items()):
-        suite = registry.get(name)
-        parts.append((suite.title, suite.entry, data))
-    tables = [entry.tables(data) for _, entry, data in parts]
-    makers = [entry.figures(data) for _, entry, data in parts]
-    # one pool for every section's figures, keyed by (section, name): the workers stay busy to the end
-    pngs = draw_figures({(i, name): make for i, named in enumerate(makers) for name, make in named.items()})
-    out = [Section(title, tables[i], {name: pngs[i, name] for name in makers[i] if (i, name) in pngs},
-                   run_notes(data), [name for name in makers[i] if (i, name) not in pngs])
-           for i, (title, _, data) in enumerate(parts)]
+    parts += [(registry.get(name).title, registry.get(name).entry, data) for name, data in sorted((result.get("suites") or {}).items())]
+    out = []
+    for title, entry, data in parts:
+        tables, makers = entry.tables(data), entry.figures(data)
+        pngs = draw_figures(makers)
+        out.append(Section(title, tables, pngs, run_notes(data), [name for name in makers if name not in pngs]))
     if result.get("comparisons"):
         out.append(Section("Paired comparisons", comparison_tables(result["comparisons"]), {}, [], []))
     return out
@@ -347,6 +328,39 @@ def write_report(result: Mapping[str, Any], out_dir: str | os.PathLike, title: s
     return paths
 
 
+SIGNIFICANT = 0.05
+# the metric drawn as a matrix for each suite's comparison (the suite's headline)
+MATRIX_METRIC = {"medvigil": "mcs"}
+
+
+def comparison_tables(comparisons: Mapping[str, Mapping[str, Any]]) -> list[Table]:
+    """The pairwise significance matrix of each suite compared (``medvigil compare --json``), of its headline
+    metric: cell (R, C) is ``metric(R) - metric(C)`` on the probes both answered (the result's
+    ``delta = b - a``, signed for the row), ``*`` when the Holm-adjusted p (all pairs x metrics) is below 0.05."""
+    out = []
+    for suite, comparison in sorted(comparisons.items()):
+        compared = [r["metric"] for r in comparison["pairs"]]
+        if not compared:
+            continue
+        metric = MATRIX_METRIC.get(suite) if MATRIX_METRIC.get(suite) in compared else compared[0]
+        rows = [r for r in comparison["pairs"] if r["metric"] == metric]
+        names = list(comparison["models"])
+        cells: dict[tuple[str, str], str] = {}
+        for r in rows:
+            star = "*" if r["p_holm"] is not None and r["p_holm"] < SIGNIFICANT else ""
+            cells[r["b"], r["a"]] = fmt(r["delta"], signed=True) + star
+            cells[r["a"], r["b"]] = fmt(None if r["delta"] is None else -r["delta"], signed=True) + star
+        body = [[name] + ["" if name == other else cells.get((name, other), "—") for other in names] for name in names]
+        params = comparison.get("params") or {}
+        note = (f"Row minus column, {metric.upper()} on the probes both models answered "
+                f"({', '.join(map(str, sorted({r['n_probes'] for r in rows})))} probe(s)); * Holm-adjusted p < "
+                f"{SIGNIFICANT:g} over all {len(comparison['pairs'])} comparisons (paired case-clustered bootstrap, "
+                f"{params.get('n_resamples', '?')} resamples, seed {params.get('seed', '?')}, "
+                f"{params.get('p_value', '?')} p-values).")
+        out.append(Table(f"{suite}: pairwise {metric.upper()} differences", ["Model"] + names, body, note))
+    return out
+
+
 def _add_comparison(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
     """One suite's ``medvigil compare --json`` result into ``merged["comparisons"]``, checked against
     ``schemas/compare_result.schema.json`` (and every pair naming models of ``models``)."""
@@ -376,11 +390,6 @@ def _model_names(result: Mapping[str, Any]) -> list[str]:
     for comparison in (result.get("comparisons") or {}).values():  # (checked when loaded)
         names += list(comparison["models"])
     return names
-
-
-def _add_seed_variance(merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]) -> None:
-    """Re-score one model's seed-variance probe file into ``merged["seed_variance"]``."""
-    registry.get("medvigil").entry.add_seed_variance(merged.setdefault("seed_variance", {}), data, path, problems)
 
 
 def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import html
 import io
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 Key = TypeVar("Key")
@@ -55,33 +57,24 @@ def fmt(value: Any, signed: bool = False) -> str:
 
 
 def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
-    if not ci:
-        return fmt(point)
-    return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]"
+    return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]" if ci else fmt(point)
 
 
-class _Figures:
-    """``subplots`` as in pyplot, on a plain Agg :class:`~matplotlib.figure.Figure`: no pyplot
-    (its import, backend switch and figure manager) for figures that are only saved as PNG."""
+def _subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs):
+    from matplotlib import rcParams
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    def __init__(self) -> None:
-        from matplotlib import rcParams
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        rcParams["text.parse_math"] = False  # labels are model names from user data: "$" is a dollar, never mathtext
-        self._figure, self._canvas = Figure, FigureCanvasAgg
-
-    def subplots(self, nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs):
-        fig = self._figure(figsize=figsize)
-        self._canvas(fig)
-        return fig, fig.subplots(nrows, ncols, **kwargs)
+    rcParams["text.parse_math"] = False  # labels are model names from user data: "$" is a dollar, never mathtext
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(nrows, ncols, **kwargs)
 
 
-def pyplot() -> _Figures:
-    """The figure maker of the report's figures (imports matplotlib): ``pyplot().subplots(...)``
-    as ``matplotlib.pyplot.subplots``."""
-    return _Figures()
+def pyplot() -> SimpleNamespace:
+    """The figure maker of the report's figures: ``pyplot().subplots(...)`` as ``matplotlib.pyplot.subplots``, on a
+    plain Agg :class:`~matplotlib.figure.Figure` (no pyplot import, backend switch or figure manager: PNG only)."""
+    return SimpleNamespace(subplots=_subplots)
 
 
 def draw_figures(makers: Mapping[Key, FigureMaker]) -> dict[Key, bytes]:
@@ -93,16 +86,6 @@ def draw_figures(makers: Mapping[Key, FigureMaker]) -> dict[Key, bytes]:
 PNG_DPI = 110
 PNG_LEVEL = 3  # zlib level: plots a fifth larger than at Pillow's default (6) in about 60% of its time
 _MARGIN_INCHES = 2.0  # canvas margin around the figure for what sticks out (labels, outside legends)
-
-
-class _Discard(io.RawIOBase):
-    """A binary file that drops what is written to it."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data) -> int:
-        return len(data)
 
 
 def _finite(values) -> bool:
@@ -135,14 +118,12 @@ def shows_data(fig) -> bool:
 
 
 def png(fig) -> bytes | None:
-    """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")``
-    (no timestamp or software tag, so reruns are byte-identical); None when it would be empty
-    (:func:`shows_data`: e.g. a partial run), so the report says so in a sentence instead.
+    """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")`` (no timestamp or
+    software tag: reruns are byte-identical); None when it would be empty (:func:`shows_data`, e.g. a partial run).
 
-    It is drawn once, on a canvas a margin larger than the figure, and the tight box is taken
-    from that same drawing (savefig's "tight" draws twice: once to measure, once to paint). The
-    crop lands on whole pixels, so the image may sit up to half a pixel off savefig's; when the
-    artists reach past the margin, the figure is drawn again with savefig's exact box.
+    It is drawn once, on a canvas a margin larger than the figure, and the tight box is taken from that
+    drawing (savefig's "tight" draws twice). The crop lands on whole pixels, up to half a pixel off savefig's;
+    when the artists reach past the margin, the figure is drawn again with savefig's exact box.
     """
     import numpy as np
     from matplotlib import rcParams
@@ -153,7 +134,8 @@ def png(fig) -> bytes | None:
     fig.set_dpi(PNG_DPI)  # savefig draws at this dpi; the tight box is measured at it too
     width, height = fig.get_size_inches()
     canvas = Bbox.from_extents(-_MARGIN_INCHES, -_MARGIN_INCHES, width + _MARGIN_INCHES, height + _MARGIN_INCHES)
-    fig.savefig(_Discard(), format="rgba", dpi=PNG_DPI, bbox_inches=canvas)  # the pixels stay in the renderer
+    with open(os.devnull, "wb") as discard:  # the pixels stay in the renderer
+        fig.savefig(discard, format="rgba", dpi=PNG_DPI, bbox_inches=canvas)
     renderer = fig.canvas.renderer  # the drawing's: its text layouts are cached (a new one would redo them)
     tight = fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"])
     pixels = np.asarray(renderer.buffer_rgba())  # rows x columns x RGBA
@@ -170,9 +152,8 @@ def png(fig) -> bytes | None:
 
 
 def encode_png(pixels, dpi: float, level: int = PNG_LEVEL) -> bytes:
-    """8-bit PNG of ``pixels`` (rows x columns x RGBA, uint8) with its dpi and nothing else (no
-    timestamp: reruns are byte-identical), by Pillow at zlib level ``level``; RGB when every
-    pixel is opaque (a quarter fewer bytes to compress)."""
+    """8-bit PNG of ``pixels`` (rows x columns x RGBA, uint8) with its dpi and nothing else, by Pillow at zlib
+    level ``level``; RGB when every pixel is opaque (a quarter fewer bytes to compress)."""
     import numpy as np
     from PIL import Image
 
@@ -181,5 +162,3 @@ def encode_png(pixels, dpi: float, level: int = PNG_LEVEL) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=level, dpi=(dpi, dpi))
     return out.getvalue()
-
-

@@ -65,41 +65,24 @@ def get(name: str) -> Suite:
 
 def score(name: str, files: Iterable[str], *, release: str | None = None, **options: Any) -> dict[str, Any]:
     """Read and score ``files`` of suite ``name`` (the one scoring entry point)."""
-    suite = get(name)
-    if release is None and suite.release == "required":
-        raise ValueError(f"suite {name} needs a release")
-    if release is not None and suite.release == "unused":
-        raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
-    from medvigil.records.run_coverage import run_coverage
-    from medvigil.records.run_labels import refuse_duplicate_runs
-    from medvigil.tasks.generation_settings import generation_report
-    from medvigil.tasks.predictions import scorable
-
-    files = [str(f) for f in files]
-    refuse_duplicate_runs(files, prefix=f"{name}_")  # two runs of one model: refused, naming both files
-    with scorable(files, prefix=f"{name}_") as (read, rebuilt):  # --predict_only logs: records rebuilt
-        result = suite.entry.score(read, release=release, **options)
-    if rebuilt:
-        result = _renamed(result, rebuilt)
-        result["predict_only"] = sorted(rebuilt.values())
-    generation = generation_report(files, prefix=f"{name}_")  # settings used vs the protocol's
-    if generation is not None:
-        result["generation"] = generation
-    coverage = run_coverage(files, prefix=f"{name}_", release=release)  # lmms-eval --limit: say the scores rest on a slice
-    if coverage is not None:
-        result["partial"] = coverage
-    return result
+    return _run(name, "score", files, release, options)
 
 
 def compare(name: str, files: Iterable[str], *, release: str | None = None, **options: Any) -> dict[str, Any]:
     """Read ``files`` of suite ``name`` as :func:`score` reads them and compare every pair of models
     (``medvigil compare``; the suite entry's ``compare``)."""
+    return _run(name, "compare", files, release, options)
+
+
+def _run(name: str, action: str, files: Iterable[str], release: str | None, options: dict[str, Any]) -> dict[str, Any]:
+    """The suite entry's ``action`` (score | compare) on ``files``, with what the files say about the run."""
     from medvigil.records.run_coverage import run_coverage
     from medvigil.records.run_labels import refuse_duplicate_runs
+    from medvigil.tasks.generation_settings import generation_report
     from medvigil.tasks.predictions import scorable
 
     suite = get(name)
-    if not hasattr(suite.entry, "compare"):
+    if action == "compare" and not hasattr(suite.entry, "compare"):
         have = ", ".join(n for n, s in SUITES.items() if hasattr(s.entry, "compare"))
         raise ValueError(f"suite {name} has no paired comparison; suites with one: {have}")
     if release is None and suite.release == "required":
@@ -107,13 +90,16 @@ def compare(name: str, files: Iterable[str], *, release: str | None = None, **op
     if release is not None and suite.release == "unused":
         raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
     files = [str(f) for f in files]
-    refuse_duplicate_runs(files, prefix=f"{name}_")
-    with scorable(files, prefix=f"{name}_") as (read, rebuilt):
-        result = suite.entry.compare(read, release=release, **options)
+    refuse_duplicate_runs(files, prefix=f"{name}_")  # two runs of one model: refused, naming both files
+    with scorable(files, prefix=f"{name}_") as (read, rebuilt):  # --predict_only logs: records rebuilt
+        result = getattr(suite.entry, action)(read, release=release, **options)
     if rebuilt:
         result = _renamed(result, rebuilt)
         result["predict_only"] = sorted(rebuilt.values())
-    coverage = run_coverage(files, prefix=f"{name}_", release=release)  # lmms-eval --limit: the comparison rests on a slice
+    generation = generation_report(files, prefix=f"{name}_") if action == "score" else None  # settings used vs the protocol's
+    if generation is not None:
+        result["generation"] = generation
+    coverage = run_coverage(files, prefix=f"{name}_", release=release)  # lmms-eval --limit: the results rest on a slice
     if coverage is not None:
         result["partial"] = coverage
     return result

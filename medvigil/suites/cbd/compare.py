@@ -6,9 +6,7 @@ its paraphrases and the text-only answer) are classified into the four quadrants
 (:func:`medvigil.suites.cbd.scoring.classify_codes`, ``invalid`` as for ``score``). Each case
 contributes ``[evaluable, Ideal, Fragile, Dangerous, Worst]``; a fraction is a quadrant's count
 over the evaluable samples (ratio of sums, so a resample of cases is scored like the whole), in
-percent. Pairs are compared on the records both models have, their cases resampled jointly
-(:func:`medvigil.scoring.paired.compare_units`). The binary arm (``<model> [binary]``) is not
-compared.
+percent. The binary arm (``<model> [binary]``) is not compared.
 """
 
 from __future__ import annotations
@@ -19,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
-from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums, compare_units
-from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, _check, letter_codes
-from medvigil.suites.cbd.scoring import QUADRANTS, classify_codes, paraphrase_rows
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
+from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, _check, arm_codes, arm_flags
+from medvigil.suites.cbd.scoring import QUADRANTS, case_parts
+from medvigil.suites.stress import check_metrics, compare_records
 
 METRICS = ("ideal", "fragile", "dangerous", "worst", "flip_rate")  # flip rate = Fragile + Worst (Eq. 3)
 DEFAULT_METRICS = ("ideal", "fragile", "dangerous", "worst")
@@ -32,9 +31,7 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     """Every pair of models' quadrant fractions (module docstring); ``metrics`` among :data:`METRICS`."""
     from medvigil.suites.cbd.entry import TASKS, without_repeated_arms
 
-    unknown = [m for m in metrics if m not in METRICS]
-    if unknown or not metrics:
-        raise ValueError(f"unknown cbd metric(s) {unknown or '(none given)'}; available: {', '.join(METRICS)}")
+    check_metrics("cbd", metrics, METRICS)
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
     records = _check(read_suite_records(kept, "cbd"))
     by_model: dict[str, list] = {}
@@ -44,13 +41,9 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     if not by_model and records:
         raise ValueError("no record of the generative arm (cbd_image + cbd_noimg, or cbd_quadrants); the binary arm "
                          "(cbd_binary) is not compared")
-    keys = {m: {_key(r) for r in recs} for m, recs in by_model.items()}
-
-    def scores_on(model: str, shared) -> UnitSums:
-        recs = by_model[model] if shared is None else [r for r in by_model[model] if _key(r) in shared]
-        return UnitSums(*case_quadrants(recs, model, invalid, complete=shared is None), fractions)
-
-    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result = compare_records(by_model, _key, lambda recs, model, whole: UnitSums(*case_quadrants(recs, model, invalid, whole),
+                                                                                 fractions),
+                             metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(invalid=invalid, unit="percentage points", arm="generative")
     return {"suite": "cbd", **result, "inputs": {"files": [str(p) for p in kept], "skipped_files": skipped,
                                                  "n_records": len(records)}}
@@ -65,29 +58,10 @@ def case_quadrants(records: list, model: str, invalid: str, complete: bool = Tru
 
     A case without its (image, q), text-only or paraphrase records is an error, as in ``score``
     (``complete``), or, on the records shared with another model, not a sample of the pair."""
-    cases: dict[str, dict] = {}
-    for r in records:
-        case = cases.setdefault(str(r["case_id"]), {"para": []})
-        if r["condition"] == ARMS["image"] and r.get("probe_kind") == ORIGINAL_KIND:
-            case["orig"] = r
-        elif r["condition"] == ARMS["image"] and r.get("probe_kind") in PARAPHRASE_KINDS:
-            case["para"].append(r)
-        elif r["condition"] == ARMS["noimg"] and r.get("probe_kind") == ORIGINAL_KIND:
-            case["text"] = r
-    ids = []
-    for cid, case in sorted(cases.items()):
-        missing = [s for s in ("orig", "text") if s not in case] + ([] if case["para"] else ["paraphrase"])
-        if missing and complete:
-            raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
-        if not missing:
-            ids.append(cid)
-    paras = [p for c in ids for p in cases[c]["para"]]
-    lengths = np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids))
-    flags = classify_codes(letter_codes([cases[c]["orig"].get("predicted_letter") for c in ids], "predictions"),
-                           paraphrase_rows(letter_codes([p.get("predicted_letter") for p in paras], "paraphrase_predictions"),
-                                           lengths),
-                           letter_codes([cases[c]["text"].get("predicted_letter") for c in ids], "text_only_predictions"),
-                           invalid=invalid)
+    cases, ids = case_parts(records, model, original_kind=ORIGINAL_KIND, paraphrase_kinds=PARAPHRASE_KINDS,
+                            image_condition=ARMS["image"], text_only_condition=ARMS["noimg"], incomplete="error" if complete else "drop")
+    ids.sort()
+    flags = arm_flags(arm_codes(cases, ids), invalid)
     sums = np.zeros((len(ids), 1 + len(QUADRANTS)))
     ev = flags["evaluable"]
     sums[:, 0] = ev

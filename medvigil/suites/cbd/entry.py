@@ -15,6 +15,7 @@ from typing import Any
 
 from medvigil.records.run_coverage import run_limit
 from medvigil.records.suite_logs import find_samples, n_records, result_models, run_of, score_logs, table_text, task_of
+from medvigil.suites import stress
 from medvigil.suites.cbd.compare import compare
 from medvigil.suites.cbd.protocol import suite_result
 from medvigil.suites.cbd.tables import cbd_figures as figures
@@ -50,10 +51,7 @@ def without_repeated_arms(files: list[Path]) -> tuple[list[Path], list[dict[str,
 
 def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
     """Find, read and score the logs; ``options``: invalid (exclude | as_answer), n_resamples, seed."""
-    unknown = set(options) - set(DEFAULTS)
-    if unknown:
-        raise ValueError(f"unknown cbd option(s): {', '.join(sorted(unknown))}")
-    settings = {**DEFAULTS, **options}
+    settings = stress.settings("cbd", options, DEFAULTS)
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
     # runs cut by lmms-eval's --limit: the cases the limit cut are left out and counted
     limited = bool(kept) and all(run_limit(path) is not None for path in kept)

@@ -1,40 +1,34 @@
 """Consistent but Dangerous (seed 004) on MedVIGIL data: docs, records and the quadrant table.
 
-The lmms-eval task pack ``tasks/cbd`` is a thin face over this module (no lmms-eval import
-here). A *sample* (Sec. 3.1) is one MedVIGIL case: its ``original`` MCQ probe asked with
-the image (``q``), with every paraphrase ``q'`` (Eq. 1), and once without the image (Eq. 2).
+The lmms-eval task pack ``tasks/cbd`` is a thin face over this module (no lmms-eval import here).
+A *sample* (Sec. 3.1) is one MedVIGIL case: its ``original`` MCQ probe asked with the image (``q``),
+with every paraphrase ``q'`` (Eq. 1), and once without the image (Eq. 2).
 
-Paraphrase set of a case, in a fixed order (``paraphrase_index``; the index of a template
-is the same for every case, a template that does not change the question is left out):
+Paraphrase set of a case, in a fixed order (``paraphrase_index``, the same for every case; a
+template that does not change the question is left out), its phenomenon in ``extra.phenomenon``
+(:data:`PHENOMENA`):
 
-0. ``original``: the release's original question ``q``.
+0. ``original``: the release's question ``q``.
 1. ``tcf``: the release's paraphrase probe (same options, same gold; checked).
-2. ``lexical``: whole-word synonym substitution (PSF-Med "lexical substitution", Sec. 3.3),
-   from the fixed table :data:`LEXICAL`; left out when no entry matches.
+2. ``lexical``: whole-word synonym substitution (PSF-Med "lexical substitution", Sec. 3.3) from :data:`LEXICAL`.
 3. ``frame_prefix``: "Looking at the study provided, q" (an adverbial frame; syntactic restructuring).
 4. ``frame_suffix``: "q Please choose the best option." (an instruction frame).
-5. ``negation``: a double negation that keeps the answer, for presence questions:
-   "Is there (evidence of) X ...?" -> "Is it untrue that there is no X ...?" (PSF-Med
-   "negation patterns"); left out for other questions.
-6. ``scope``: quantifier scope, "Is there a/an X" -> "Is there any X" (PSF-Med "scope
-   quantification"); left out when the question has no such article.
-7. ``specificity``: the study named less specifically, "this chest radiograph|brain MRI|
-   head CT|... " -> "this study" (PSF-Med "specificity modulation"); left out otherwise.
+5. ``negation``: "Is there (evidence of) X ...?" -> "Is it untrue that there is no X ...?", a double
+   negation keeping the answer (PSF-Med "negation patterns"); presence questions only.
+6. ``scope``: "Is there a/an X" -> "Is there any X" (PSF-Med "scope quantification").
+7. ``specificity``: "this chest radiograph|brain MRI|head CT|..." -> "this study" (PSF-Med
+   "specificity modulation").
 
-Each paraphrase's linguistic phenomenon is recorded (``extra.phenomenon``, :data:`PHENOMENA`).
-
-The rewordings are pure functions of the question text (no randomness, so no seed): rerunning
-gives the same prompts. Options and gold are never changed. Every question of the benchmark
-is about its image, so the frames add no information; their words are chosen to occur in no
-option text of the release (a frame saying "image" or "answer" would lean towards the
-insufficient-evidence option E, "... needed to answer is not visible in this image").
+The rewordings are pure functions of the question (no seed); options and gold never change.
+Every question is about its image, so the frames add no information; their words occur in no
+option text of the release (a frame saying "image" or "answer" would lean towards option E,
+"... needed to answer is not visible in this image").
 
 **Supplied paraphrase sets** (``paraphrases="supplied"``; the task pack reads ``CBD_PARAPHRASES``):
-the paper evaluates PSF-Med's documented paraphrases, which are not published with MedVIGIL. A
-user who has them gives them as rows of ``probe_kind`` ``paraphrase`` (through the adapter's
-``kind`` column) beside each case's ``original`` row; the set of a case is then ``q`` and those
-rows (and a ``tcf`` row), in row order, with no template: the paper's protocol on the paper's
-paraphrases. The default ``"templates"`` is the set above, our stand-in.
+the paper evaluates PSF-Med's documented paraphrases, not published with MedVIGIL. Given as rows
+of ``probe_kind`` ``paraphrase`` (the adapter's ``kind`` column) beside each case's ``original``
+row, a case's set is ``q`` and those rows (and a ``tcf`` row), in row order, with no template: the
+paper's protocol on the paper's paraphrases. The default ``"templates"`` is our stand-in above.
 
 Text-only arm: the original question only, image withheld (Sec. 3.2 "a standard forward pass
 with the image omitted entirely"; Sec. 5 "exactly one additional forward pass per sample").
@@ -46,7 +40,6 @@ import logging
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,13 +48,14 @@ from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
 from medvigil.scoring import loglikelihood
-from medvigil.scoring.letters import encode_letters
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
     bootstrap_rates,
+    case_parts,
     classify_codes,
     flag_scores,
     flip_rate_by_phenomenon,
+    letter_codes,
     paraphrase_rows,
     quadrant_scores,
     rate_correlation,
@@ -168,6 +162,12 @@ def _field(row: Mapping, name: str, where: str):
     return row[name]
 
 
+def _keeps_answer(para: Mapping, orig: Mapping, case: str, label: str, what: str) -> None:
+    for name in ("options", "correct_letter"):
+        if list(_field(para, name, f"case {case} {label}")) != list(_field(orig, name, f"case {case} original")):
+            raise ValueError(f"case {case!r}: {what} changes field {name!r}; a paraphrase must keep it")
+
+
 def paraphrase_setting(env: Mapping[str, str] | None = None) -> str:
     """``CBD_PARAPHRASES``: ``templates`` (default) or ``supplied``."""
     import os
@@ -186,10 +186,7 @@ def _supplied_plans(rows: Sequence[Mapping[str, Any]], case: str, i: int, extra:
         raise ValueError(f"case {case!r}: no supplied paraphrase (rows of field 'probe_kind' {SUPPLIED_KIND!r}) "
                          f"with {PARAPHRASES_ENV}=supplied")
     for para in extra:
-        for name in ("options", "correct_letter"):
-            if list(_field(para, name, f"case {case} paraphrase")) != list(_field(orig, name, f"case {case} original")):
-                raise ValueError(f"case {case!r}: paraphrase {para.get('probe_id')!r} changes field {name!r}; "
-                                 "a paraphrase must keep it")
+        _keeps_answer(para, orig, case, "paraphrase", f"paraphrase {para.get('probe_id')!r}")
     items = [(0, ORIGINAL_KIND, orig)] + [(k, "supplied", para) for k, para in enumerate(extra, start=1)]
     return [(i, {"probe_id": row["probe_id"], "probe_kind": ORIGINAL_KIND if index == 0 else SUPPLIED_KIND,
                  "question": str(_field(row, "question", f"case {case}")).strip(), "condition": ARMS[arm],
@@ -240,9 +237,8 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrase
             continue
         orig = rows[i]
         para = tcf.get(case)  # other datasets (the adapter) have no release paraphrase: templates only
-        for name in ("options", "correct_letter"):
-            if para is not None and list(_field(para, name, f"case {case} tcf")) != list(_field(orig, name, f"case {case} original")):
-                raise ValueError(f"case {case!r}: the tcf paraphrase changes field {name!r}; a paraphrase must keep it")
+        if para is not None:
+            _keeps_answer(para, orig, case, "tcf", "the tcf paraphrase")
         q = _field(orig, "question", f"case {case} original")
         for arm in arms:
             # text-only arm: q only (Sec. 3.2, Eq. 2); image arm: q and every q' (Eq. 1)
@@ -255,18 +251,22 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrase
     return plans
 
 
-def load_docs(arms: Iterable[str]):
-    """The docs of the given arms from the built MedVIGIL ``mcq`` config (``MEDVIGIL_DATA``)."""
+_COLUMNS = ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status")
 
+
+def _load(columns: Sequence[str], desc: str, plan):
+    """The docs ``plan(rows)`` makes of the built MedVIGIL ``mcq`` config (``MEDVIGIL_DATA``)."""
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
-    columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status")
-               if c in data.column_names]
-    setting = paraphrase_setting()
-    plans = plan_docs(data.select_columns(columns).to_list(), arms, setting)
+    plans = plan(data.select_columns([c for c in dict.fromkeys(columns) if c in data.column_names]).to_list())
     if not plans:
         raise ValueError("cbd: the mcq config yields no askable case (all images withheld, or no original probes)")
     overrides = [o for _, o in plans]
-    return data.select([i for i, _ in plans]).map(lambda _, k: overrides[k], with_indices=True, desc="cbd paraphrase set")
+    return data.select([i for i, _ in plans]).map(lambda _, k: overrides[k], with_indices=True, desc=desc)
+
+
+def load_docs(arms: Iterable[str]):
+    """The docs of the given arms from the built MedVIGIL ``mcq`` config (``MEDVIGIL_DATA``)."""
+    return _load(_COLUMNS, "cbd paraphrase set", lambda rows: plan_docs(rows, arms, paraphrase_setting()))
 
 
 def make_record(doc: Mapping[str, Any], response: str | None, attempts: list[str] | None = None) -> dict:
@@ -284,30 +284,22 @@ def make_record(doc: Mapping[str, Any], response: str | None, attempts: list[str
 
 def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     out = list(records)
-    conditions = frozenset((*ARMS.values(), *BINARY_ARMS.values()))
+    conditions = (*ARMS.values(), *BINARY_ARMS.values())
     for r in out:
-        if r.get("suite") != SUITE or not isinstance((r.get("extra") or {}).get("paraphrase_index"), int) \
-                or r.get("condition") not in conditions:
-            _refuse(r)
+        if r.get("suite") != SUITE:
+            raise ValueError(f"record {r.get('probe_id')!r}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)")
+        if not isinstance((r.get("extra") or {}).get("paraphrase_index"), int):
+            raise ValueError(f"record {r.get('probe_id')!r}: field 'extra.paraphrase_index' is missing")
+        if r.get("condition") not in conditions:
+            raise ValueError(f"record {r.get('probe_id')!r}: field 'condition' is {r.get('condition')!r}, not one of "
+                             f"{', '.join(conditions)}")
     return out
 
 
-def _refuse(r: Mapping[str, Any]) -> None:
-    """Raise the error :func:`_check` finds in record ``r``."""
-    where = f"record {r.get('probe_id')!r}"
-    if r.get("suite") != SUITE:
-        raise ValueError(f"{where}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)")
-    if not isinstance((r.get("extra") or {}).get("paraphrase_index"), int):
-        raise ValueError(f"{where}: field 'extra.paraphrase_index' is missing")
-    raise ValueError(f"{where}: field 'condition' is {r.get('condition')!r}, not one of "
-                     f"{', '.join((*ARMS.values(), *BINARY_ARMS.values()))}")
-
-
 def quadrant_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, dict[str, Any]]:
-    """Per model: quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4),
-    image-reliance rate and accuracy per quadrant (Table 2), from the records of both arms
-    (e.g. ``medvigil.records.lmms_eval_logs.read_samples`` of the ``cbd_image`` and ``cbd_noimg``
-    logs, or of ``cbd_quadrants``). All the arithmetic is :func:`medvigil.suites.cbd.scoring.score_records`."""
+    """Per model: quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4), image-reliance
+    rate and accuracy per quadrant (Table 2), from the records of both arms (the ``cbd_image`` and ``cbd_noimg``
+    logs, or ``cbd_quadrants``), by :func:`medvigil.suites.cbd.scoring.score_records`."""
     return _arm_table(_check(records), ARMS, invalid)
 
 
@@ -328,25 +320,13 @@ def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invali
 
 
 def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, Any]:
-    """Flip rate (Eq. 3) and accuracy of ``q`` from the image arm alone (one model).
-
-    Eq. 1 needs no text-only prediction; the core's :func:`quadrant_scores` is called with the
-    image predictions in its text-only slot, and only the consistency-side outputs are kept.
-    """
-    cases: dict[str, dict] = {}
-    for r in _check(records):
-        if r["condition"] != ARMS["image"]:
-            continue
-        cid = str(r["case_id"])
-        case = cases.get(cid)
-        if case is None:  # (a new case's slots made once, not for every record)
-            case = cases[cid] = {"para": []}
-        if r["probe_kind"] == ORIGINAL_KIND:
-            if "orig" in case:
-                raise ValueError(f"case {r['case_id']!r} has two original image records (field 'probe_kind')")
-            case["orig"] = r
-        elif r["probe_kind"] in PARAPHRASE_KINDS:
-            case["para"].append(r)
+    """Flip rate (Eq. 3) and accuracy of ``q`` from the image arm alone (one model): Eq. 1 needs no text-only
+    prediction, so :func:`quadrant_scores` gets the image predictions in its text-only slot and only the
+    consistency-side outputs are kept."""
+    image_arm = [r for r in _check(records) if r["condition"] == ARMS["image"]]
+    cases, _ = case_parts(image_arm, str(image_arm[0]["model"]) if image_arm else "", original_kind=ORIGINAL_KIND,
+                          paraphrase_kinds=PARAPHRASE_KINDS, image_condition=ARMS["image"], text_only_condition=ARMS["noimg"],
+                          incomplete="drop")
     # a case without its original or a paraphrase (cut by lmms-eval's --limit, which keeps the first N docs)
     # is left out and counted
     whole = [c for c in cases.values() if "orig" in c and c["para"]]
@@ -468,16 +448,8 @@ def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, che
 
 def load_binary_docs(*, checks: bool = True):
     """The binary arm's docs from the built ``mcq`` config (``MEDVIGIL_DATA``)."""
-
-    data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
-    columns = [c for c in ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status",
-                           "safe_letter", *_ROW_FIELDS) if c in data.column_names]
-    rows = [{"safe_letter": SAFE_LETTER, **r} for r in data.select_columns(list(dict.fromkeys(columns))).to_list()]
-    plans = plan_binary_docs(rows, checks=checks, paraphrases=paraphrase_setting())
-    if not plans:
-        raise ValueError("cbd: the mcq config yields no askable case (all images withheld, or no original probes)")
-    overrides = [o for _, o in plans]
-    return data.select([i for i, _ in plans]).map(lambda _, k: overrides[k], with_indices=True, desc="cbd binary docs")
+    return _load((*_COLUMNS, "safe_letter", *_ROW_FIELDS), "cbd binary docs", lambda rows: plan_binary_docs(
+        [{"safe_letter": SAFE_LETTER, **r} for r in rows], checks=checks, paraphrases=paraphrase_setting()))
 
 
 def p_yes(loglikelihoods: Sequence[Any]) -> float:
@@ -507,76 +479,29 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
 # ---------------------------------------------------------------- suite result (score + report)
 
 
-def _cases(records: Sequence[Mapping[str, Any]], image: str, text: str) -> dict[str, dict[str, Any]]:
-    cases: dict[str, dict[str, Any]] = {}
-    for r in records:
-        cid = str(r["case_id"])
-        case = cases.get(cid)
-        if case is None:  # (a new case's slots made once, not for every record)
-            case = cases[cid] = {"para": []}
-        cond, kind = r["condition"], r.get("probe_kind")
-        if cond == image and kind == ORIGINAL_KIND:
-            case["orig"] = r
-        elif cond == image and kind in PARAPHRASE_KINDS:
-            case["para"].append(r)
-        elif cond == text:
-            case["text"] = r
-        elif cond == BINARY_ARMS["null"]:
-            case[cond] = r
-        elif cond == BINARY_ARMS["swap"]:
-            case.setdefault(cond, []).append(r)
-    return cases
-
-
 def _rate(hits: int, n: int) -> float | None:
     return hits / n if n else None
 
 
-@dataclass
-class ArmSamples:
-    """One model's samples of one arm as letter codes (``A`` = 0, invalid = -1), in the order of
-    their sorted case ids: the (image, q) answer, the text-only answer, the gold, and every
-    paraphrase answer sample by sample (``lengths[i]`` of them for sample ``i``) with its phenomenon."""
-
-    ids: list[str]
-    orig: np.ndarray
-    text: np.ndarray
-    gold: np.ndarray
-    para: np.ndarray
-    lengths: np.ndarray
-    phenomena: list[str]
-
-
-def letter_codes(letters: Sequence[Any], name: str) -> np.ndarray:
-    """int16 letter codes of ``letters`` (a bad one is named as ``name[i]``)."""
-    return encode_letters(letters, name=name).astype(np.int16)
+def arm_codes(cases: Mapping[str, Mapping[str, Any]], ids: Sequence[str]) -> dict[str, Any]:
+    """Samples ``ids`` of :func:`medvigil.suites.cbd.scoring.case_parts` as letter codes (``A`` = 0, invalid = -1):
+    the (image, q) answer ``orig``, the text-only answer ``text``, the ``gold``, and every paraphrase answer
+    ``para`` sample by sample (``lengths[i]`` of them for sample ``i``) with its ``phenomena``."""
+    orig = [cases[c]["orig"] for c in ids]
+    paras = [p for c in ids for p in cases[c]["para"]]
+    return {"orig": letter_codes([r.get("predicted_letter") for r in orig], "predictions"),
+            "text": letter_codes([cases[c]["text"].get("predicted_letter") for c in ids], "text_only_predictions"),
+            "gold": letter_codes([r["correct_letter"] for r in orig], "references"),
+            "para": letter_codes([p.get("predicted_letter") for p in paras], "paraphrase_predictions"),
+            "lengths": np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids)),
+            "phenomena": [str((p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")) for p in paras]}
 
 
-def arm_details(samples: ArmSamples, groups: Mapping[str, Sequence[str | None]], *, invalid: str, n_resamples: int,
-                seed: int) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """:func:`sample_details` of one arm's samples but the binary arm's own checks, and the samples'
-    :func:`classify_codes` flags. ``groups``: ``label`` and ``finding`` (one value per sample, None =
-    none) to split by."""
-    flags = classify_codes(samples.orig, paraphrase_rows(samples.para, samples.lengths), samples.text, invalid=invalid)
-    quad = flags["quadrant"]
-    out: dict[str, Any] = {"ci": bootstrap_rates(quad, samples.ids, n_resamples=n_resamples, seed=seed)}
-    para_sample = np.repeat(np.arange(len(samples.ids)), samples.lengths)
-    out["flip_rate_by_phenomenon"] = flip_rate_by_phenomenon(quad, samples.orig, para_sample, samples.para, samples.phenomena)
-    for name, values in groups.items():
-        by: dict[str, list[int]] = {}
-        for k, value in enumerate(values):
-            if value is not None:
-                by.setdefault(value, []).append(k)
-        out[f"by_{name}"] = {g: _subset_scores(samples, np.asarray(ks), para_sample, invalid) for g, ks in sorted(by.items())}
-    return out, flags
-
-
-def _subset_scores(samples: ArmSamples, ks: np.ndarray, para_sample: np.ndarray, invalid: str) -> dict[str, Any]:
-    """:func:`quadrant_scores` of the samples at ``ks`` (with their gold)."""
-    taken = np.isin(para_sample, ks)
-    flags = classify_codes(samples.orig[ks], paraphrase_rows(samples.para[taken], samples.lengths[ks]), samples.text[ks],
-                           invalid=invalid)
-    return flag_scores(flags, invalid, samples.orig[ks], samples.gold[ks])
+def arm_flags(codes: Mapping[str, Any], invalid: str, ks: Any = slice(None)) -> dict[str, np.ndarray]:
+    """:func:`classify_codes` of the samples ``ks`` (all by default) of :func:`arm_codes`."""
+    para_sample = np.repeat(np.arange(codes["lengths"].size), codes["lengths"])
+    para = codes["para"][np.isin(para_sample, np.arange(codes["lengths"].size)[ks])]
+    return classify_codes(codes["orig"][ks], paraphrase_rows(para, codes["lengths"][ks]), codes["text"][ks], invalid=invalid)
 
 
 def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, *, invalid: str = "exclude",
@@ -585,24 +510,23 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
     the flip rate per paraphrase phenomenon, the quadrants split by ground-truth label (binary
     arm) and by ``extra.finding`` when records carry it, and for the binary arm p(yes) per
     quadrant (Table 3), one example per quadrant, and the null-image and image-swap checks."""
-
-    cases = _cases(records, image, text)
-    ids = sorted(c for c, v in cases.items() if "orig" in v and "text" in v and v["para"])
-    orig = [cases[c]["orig"] for c in ids]
-    paras = [p for c in ids for p in cases[c]["para"]]
-    lengths = np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids))
-    samples = ArmSamples(ids, letter_codes([r.get("predicted_letter") for r in orig], "predictions"),
-                         letter_codes([cases[c]["text"].get("predicted_letter") for c in ids], "text_only_predictions"),
-                         letter_codes([r["correct_letter"] for r in orig], "references"),
-                         letter_codes([p.get("predicted_letter") for p in paras], "paraphrase_predictions"),
-                         lengths, [str((p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")) for p in paras])
-    groups = {}
+    cases, ids = case_parts(records, str(records[0]["model"]) if records else "", original_kind=ORIGINAL_KIND,
+                            paraphrase_kinds=PARAPHRASE_KINDS, image_condition=image, text_only_condition=text, incomplete="drop")
+    ids.sort()
+    codes = arm_codes(cases, ids)
+    quad = arm_flags(codes, invalid)["quadrant"]
+    out: dict[str, Any] = {"ci": bootstrap_rates(quad, ids, n_resamples=n_resamples, seed=seed)}
+    para_sample = np.repeat(np.arange(len(ids)), codes["lengths"])
+    out["flip_rate_by_phenomenon"] = flip_rate_by_phenomenon(quad, codes["orig"], para_sample, codes["para"], codes["phenomena"])
     for name in ("label", "finding"):
-        values = [(r.get("extra") or {}).get(name) for r in orig]
-        if any(values):
-            groups[name] = [None if v is None else str(v) for v in values]
-    out, flags = arm_details(samples, groups, invalid=invalid, n_resamples=n_resamples, seed=seed)
-    quad = flags["quadrant"]
+        by: dict[str, list[int]] = {}
+        for k, c in enumerate(ids):
+            value = (cases[c]["orig"].get("extra") or {}).get(name)
+            if value is not None:
+                by.setdefault(str(value), []).append(k)
+        if any((cases[c]["orig"].get("extra") or {}).get(name) for c in ids):
+            out[f"by_{name}"] = {g: flag_scores(arm_flags(codes, invalid, np.asarray(ks)), invalid, codes["orig"][ks], codes["gold"][ks])
+                                 for g, ks in sorted(by.items())}
     if image != BINARY_ARMS["image"]:
         return out
 
@@ -613,7 +537,7 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
         py_txt = [cases[c]["text"]["extra"]["p_yes"] for c in mine]
         entry: dict[str, Any] = {"n": len(mine), "mean_p_yes_image": _mean(py_img), "mean_p_yes_text": _mean(py_txt)}
         null = [c for c in mine if BINARY_ARMS["null"] in cases[c]]
-        entry["null_invariant"] = _rate(sum(_same(cases[c], cases[c][BINARY_ARMS["null"]]) for c in null), len(null))
+        entry["null_invariant"] = _rate(sum(_same(cases[c], cases[c][BINARY_ARMS["null"]][-1]) for c in null), len(null))
         entry["n_null"] = len(null)
         swapped = [c for c in mine if cases[c].get(BINARY_ARMS["swap"])]
         entry["swap_invariant"] = _rate(sum(all(_same(cases[c], r) for r in cases[c][BINARY_ARMS["swap"]]) for c in swapped),
@@ -707,13 +631,6 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
 
 def configurations(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The suite result of the model configurations ``models`` (name -> quadrant table, ``arm`` and
-    :func:`sample_details`), in that order, with their flip-rate vs Dangerous-fraction correlation."""
-    return {"models": models, "correlation": _correlation(models)}
-
-
-def _correlation(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Flip rate vs Dangerous fraction across the configurations (by name)."""
-    names = sorted(models)
-    return rate_correlation([models[m]["flip_rate"] if models[m]["flip_rate"] is not None else math.nan for m in names],
-                            [models[m]["dangerous_fraction"] if models[m]["dangerous_fraction"] is not None else math.nan
-                             for m in names])
+    :func:`sample_details`), in that order, with their flip-rate vs Dangerous-fraction correlation (by name)."""
+    rates = [[math.nan if models[m][k] is None else models[m][k] for m in sorted(models)] for k in ("flip_rate", "dangerous_fraction")]
+    return {"models": models, "correlation": rate_correlation(*rates)}

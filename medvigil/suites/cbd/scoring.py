@@ -2,29 +2,23 @@
 
 Definitions of "Consistent but Dangerous" (seed 004, Sec. 3.1 and 3.4):
 
-* Eq. (1) **consistent**: the prediction for the image with the original question ``q``
-  is identical to the prediction for every paraphrase ``q'`` (strict: one disagreement
-  makes the sample inconsistent).
-* Eq. (2) **image-reliant**: the prediction for (image, ``q``) differs from the
-  text-only prediction (no image, ``q``).
-* Quadrants: **Ideal** = consistent and image-reliant; **Fragile** = inconsistent and
-  image-reliant; **Dangerous** = consistent and not image-reliant; **Worst** =
-  inconsistent and not image-reliant.
-* Eq. (3) **flip rate** = share of samples with at least one paraphrase disagreement
-  (= Fragile + Worst); Eq. (4) **Dangerous fraction** = Dangerous / samples.
-* **Per-quadrant accuracy**: accuracy of the (image, ``q``) prediction within each
-  quadrant (Table 2; an empty quadrant has none, shown "–").
-* **Predictive entropy** ``H = -sum_c p_c log p_c`` of the model's softmax over the
-  answer classes for (image, ``q``), natural log (nats, as the paper's KL values);
-  reported as the mean per quadrant (Fig. 5). Rows are renormalised to sum to 1.
+* Eq. (1) **consistent**: the prediction for (image, ``q``) equals the prediction for every
+  paraphrase ``q'`` (strict: one disagreement makes the sample inconsistent).
+* Eq. (2) **image-reliant**: the prediction for (image, ``q``) differs from the text-only one (no image, ``q``).
+* Quadrants: **Ideal** = consistent and image-reliant; **Fragile** = inconsistent and image-reliant;
+  **Dangerous** = consistent and not image-reliant; **Worst** = inconsistent and not image-reliant.
+* Eq. (3) **flip rate** = share of samples with at least one paraphrase disagreement (= Fragile +
+  Worst); Eq. (4) **Dangerous fraction** = Dangerous / samples.
+* **Per-quadrant accuracy** of the (image, ``q``) prediction (Table 2; an empty quadrant has none, "–").
+* **Predictive entropy** ``H = -sum_c p_c log p_c`` of the softmax over the answer classes for
+  (image, ``q``), in nats (as the paper's KL values), rows renormalised to sum 1; the mean per quadrant (Fig. 5).
 
-Choices (parameters): a prediction that could not be parsed (``None``/``""``) is not an
-answer the paper's equations cover. ``invalid="exclude"`` (default) leaves any sample
-with an invalid original, paraphrase or text-only prediction out of every fraction and
-reports how many (the paper scores "evaluable samples": LLaVA-Rad yields 78 of 98 on
-MIMIC "due to parsing differences"); ``invalid="as_answer"`` treats "invalid" as one
-more answer value (two invalid predictions agree, invalid differs from every letter).
-A sample needs at least one paraphrase.
+Choices (parameters): an unparsed prediction (``None``/``""``) is not an answer the paper's
+equations cover. ``invalid="exclude"`` (default) leaves a sample with an invalid original,
+paraphrase or text-only prediction out of every fraction and counts it (the paper scores
+"evaluable samples": LLaVA-Rad yields 78 of 98 on MIMIC "due to parsing differences");
+``invalid="as_answer"`` treats "invalid" as one more answer value (two invalid predictions agree,
+invalid differs from every letter). A sample needs at least one paraphrase.
 
 >>> r = quadrant_scores(["A", "A", "A", "A"], [["A"], ["B"], ["A"], ["B"]], ["B", "B", "A", "A"])
 >>> r["counts"], r["flip_rate"], r["dangerous_fraction"]
@@ -44,20 +38,8 @@ from medvigil.scoring.bootstrap import cluster_bootstrap, cluster_sums, percenti
 from medvigil.scoring.letters import encode_letters
 from medvigil.scoring.stats import spearman
 
-__all__ = [
-    "INVALID_POLICIES",
-    "classify_codes",
-    "flag_scores",
-    "flip_rate_by_phenomenon",
-    "paraphrase_rows",
-    "bootstrap_rates",
-    "rate_correlation",
-    "QUADRANTS",
-    "classify",
-    "predictive_entropy",
-    "quadrant_scores",
-    "score_records",
-]
+__all__ = ["INVALID_POLICIES", "QUADRANTS", "bootstrap_rates", "case_parts", "classify", "classify_codes", "flag_scores", "flip_rate_by_phenomenon",
+           "letter_codes", "paraphrase_rows", "predictive_entropy", "quadrant_scores", "rate_correlation", "score_records"]
 
 QUADRANTS = ("Ideal", "Fragile", "Dangerous", "Worst")
 INVALID_POLICIES = ("exclude", "as_answer")
@@ -65,7 +47,8 @@ _PAD = -2
 _INVALID = -1
 
 
-def _codes(values: Any, name: str) -> np.ndarray:
+def letter_codes(values: Any, name: str) -> np.ndarray:
+    """int16 letter codes (``A`` = 0, invalid = -1) of ``values`` (a bad one is named as ``name[i]``)."""
     return encode_letters(values, name=name).astype(np.int16)
 
 
@@ -79,7 +62,7 @@ def _paraphrase_matrix(paraphrases: Sequence[Sequence[Any]], n: int) -> np.ndarr
         if not row:
             raise ValueError(f"sample {i} has no paraphrase prediction; consistency (Eq. 1) needs at least one")
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-    return paraphrase_rows(_codes(list(chain.from_iterable(rows)), "paraphrase_predictions"), lengths)
+    return paraphrase_rows(letter_codes(list(chain.from_iterable(rows)), "paraphrase_predictions"), lengths)
 
 
 def paraphrase_rows(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -92,19 +75,14 @@ def paraphrase_rows(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return out
 
 
-def classify(
-    predictions: Sequence[Any],
-    paraphrase_predictions: Sequence[Sequence[Any]],
-    text_only_predictions: Sequence[Any],
-    *,
-    invalid: str = "exclude",
-) -> dict[str, np.ndarray]:
+def classify(predictions: Sequence[Any], paraphrase_predictions: Sequence[Sequence[Any]], text_only_predictions: Sequence[Any],
+             *, invalid: str = "exclude") -> dict[str, np.ndarray]:
     """Per-sample flags: ``consistent``, ``image_reliant``, ``evaluable`` and
     ``quadrant`` (index into :data:`QUADRANTS`, -1 when not evaluable)."""
     _check_policy(invalid)
-    orig = _codes(predictions, "predictions")
+    orig = letter_codes(predictions, "predictions")
     n = orig.shape[0]
-    text = _codes(text_only_predictions, "text_only_predictions")
+    text = letter_codes(text_only_predictions, "text_only_predictions")
     if text.shape[0] != n:
         raise ValueError(f"text_only_predictions must have one entry per sample ({n}), got {text.shape[0]}")
     return classify_codes(orig, _paraphrase_matrix(paraphrase_predictions, n), text, invalid=invalid)
@@ -180,15 +158,8 @@ def _none_if_nan(x: float) -> float | None:
     return None if math.isnan(x) else float(x)
 
 
-def quadrant_scores(
-    predictions: Sequence[Any],
-    paraphrase_predictions: Sequence[Sequence[Any]],
-    text_only_predictions: Sequence[Any],
-    references: Sequence[Any] | None = None,
-    probabilities: Any = None,
-    *,
-    invalid: str = "exclude",
-) -> dict[str, Any]:
+def quadrant_scores(predictions: Sequence[Any], paraphrase_predictions: Sequence[Sequence[Any]], text_only_predictions: Sequence[Any],
+                    references: Sequence[Any] | None = None, probabilities: Any = None, *, invalid: str = "exclude") -> dict[str, Any]:
     """Quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4),
     image-reliance rate, per-quadrant accuracy (needs ``references``) and per-quadrant
     mean entropy (needs ``probabilities``: (n, classes), or (n,) for two classes).
@@ -214,9 +185,7 @@ def flag_scores(flags: Mapping[str, np.ndarray], invalid: str, orig: np.ndarray 
     n_ev = int(ev.sum())
     counts = np.bincount(quad[ev].astype(np.intp), minlength=4) if n_ev else np.zeros(4, np.int64)
     out: dict[str, Any] = {
-        "n_samples": int(quad.shape[0]),
-        "n_evaluable": n_ev,
-        "n_excluded": int(quad.shape[0]) - n_ev,
+        "n_samples": int(quad.shape[0]), "n_evaluable": n_ev, "n_excluded": int(quad.shape[0]) - n_ev,
         "counts": {q: int(counts[i]) for i, q in enumerate(QUADRANTS)},
         "fractions": {q: (_none_if_nan(counts[i] / n_ev) if n_ev else None) for i, q in enumerate(QUADRANTS)},
         "flip_rate": float((counts[1] + counts[3]) / n_ev) if n_ev else None,
@@ -254,59 +223,29 @@ def _probability_row(value: Any) -> list[float] | None:
     raise ValueError(f"probabilities must be a list, a mapping letter -> p, or a number; got {type(value).__name__}")
 
 
-def score_records(
-    records: Iterable[Mapping[str, Any]],
-    *,
-    original_kind: str = "original",
-    paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"),
-    image_condition: str = "default",
-    text_only_condition: str = "noimg",
-    invalid: str = "exclude",
-    incomplete: str = "error",
-) -> dict[str, dict[str, Any]]:
+def score_records(records: Iterable[Mapping[str, Any]], *, original_kind: str = "original",
+                  paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"), image_condition: str = "default",
+                  text_only_condition: str = "noimg", invalid: str = "exclude", incomplete: str = "error") -> dict[str, dict[str, Any]]:
     """Quadrant scores per model from ``cbd`` probe records.
 
-    Per ``case_id`` (the sample): one record of kind ``original_kind`` under
-    ``image_condition`` (the image-conditioned prediction, its ``correct_letter`` and
-    optional ``extra.probabilities``), one or more records of a ``paraphrase_kinds``
-    kind under ``image_condition``, and one ``original_kind`` record under
-    ``text_only_condition`` (the text-only baseline). Cases missing a part raise
-    ``ValueError``, or with ``incomplete="drop"`` (a run cut by lmms-eval's ``--limit``, which keeps
-    the first N docs) are left out and counted in ``n_incomplete_cases`` (present when some were).
+    Per ``case_id`` (the sample): one ``original_kind`` record under ``image_condition`` (the
+    prediction, its ``correct_letter``, optional ``extra.probabilities``), one or more records of a
+    ``paraphrase_kinds`` kind under ``image_condition``, and one ``original_kind`` record under
+    ``text_only_condition``. Cases missing a part raise ``ValueError``, or with ``incomplete="drop"``
+    (a run cut by lmms-eval's ``--limit``, which keeps the first N docs) are left out and counted in
+    ``n_incomplete_cases`` (present when some were).
     """
     if incomplete not in ("error", "drop"):
         raise ValueError(f"incomplete must be 'error' or 'drop', got {incomplete!r}")
-    by_model: dict[str, dict[str, dict[str, Any]]] = {}
+    by_model: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
         if r.get("suite") != "cbd":
             raise ValueError(f"record {r.get('probe_id')!r} has suite {r.get('suite')!r}, not 'cbd'")
-        cases, cid = by_model.setdefault(str(r["model"]), {}), str(r["case_id"])
-        case = cases.get(cid)
-        if case is None:  # (a new case's slots made once, not for every record)
-            case = cases[cid] = {"para": []}
-        cond = r.get("condition", "default")
-        kind = r.get("probe_kind")
-        if kind == original_kind and cond == image_condition:
-            slot = "orig"
-        elif kind == original_kind and cond == text_only_condition:
-            slot = "text"
-        elif kind in paraphrase_kinds and cond == image_condition:
-            case["para"].append(r)
-            continue
-        else:
-            continue  # other probe kinds / conditions are not part of this suite's metrics
-        if slot in case:
-            raise ValueError(f"case {r['case_id']!r} of model {r['model']!r} has two {slot} records")
-        case[slot] = r
+        by_model.setdefault(str(r["model"]), []).append(r)
     out = {}
-    for model, cases in by_model.items():
-        ids = []
-        for cid in cases:
-            missing = [s for s in ("orig", "text") if s not in cases[cid]] + ([] if cases[cid]["para"] else ["paraphrase"])
-            if missing and incomplete == "error":
-                raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
-            if not missing:
-                ids.append(cid)
+    for model, recs in by_model.items():
+        cases, ids = case_parts(recs, model, original_kind=original_kind, paraphrase_kinds=paraphrase_kinds,
+                                image_condition=image_condition, text_only_condition=text_only_condition, incomplete=incomplete)
         origs = [cases[c]["orig"] for c in ids]
         rows = [_probability_row((r.get("extra") or {}).get("probabilities")) for r in origs]
         probs = None
@@ -317,17 +256,45 @@ def score_records(
                 if row is not None:
                     probs[i, : len(row)] = row
                     probs[i, len(row):] = 0.0
-        out[model] = quadrant_scores(
-            [r.get("predicted_letter") for r in origs],
-            [[p.get("predicted_letter") for p in cases[c]["para"]] for c in ids],
-            [cases[c]["text"].get("predicted_letter") for c in ids],
-            [r["correct_letter"] for r in origs],
-            probs,
-            invalid=invalid,
-        )
+        out[model] = quadrant_scores([r.get("predicted_letter") for r in origs],
+                                     [[p.get("predicted_letter") for p in cases[c]["para"]] for c in ids],
+                                     [cases[c]["text"].get("predicted_letter") for c in ids], [r["correct_letter"] for r in origs],
+                                     probs, invalid=invalid)
         if len(ids) < len(cases):
             out[model]["n_incomplete_cases"] = len(cases) - len(ids)
     return out
+
+
+def case_parts(records: Iterable[Mapping[str, Any]], model: str, *, original_kind: str = "original",
+               paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"), image_condition: str = "default",
+               text_only_condition: str = "noimg", incomplete: str = "error") -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """One model's records by case: ``orig`` (q with the image), ``text`` (q without), ``para`` (the
+    paraphrases with the image) and any other condition's records listed under it; and the ids of the
+    cases that have all three parts (:func:`score_records`' ``incomplete`` for the others)."""
+    cases: dict[str, dict[str, Any]] = {}
+    for r in records:
+        cid = str(r["case_id"])
+        case = cases.get(cid)
+        if case is None:  # (a new case's slots made once, not for every record)
+            case = cases[cid] = {"para": []}
+        cond, kind = r.get("condition", "default"), r.get("probe_kind")
+        if kind == original_kind and cond in (image_condition, text_only_condition):
+            slot = "orig" if cond == image_condition else "text"
+            if slot in case:
+                raise ValueError(f"case {r['case_id']!r} of model {model!r} has two {slot} records")
+            case[slot] = r
+        elif kind in paraphrase_kinds and cond == image_condition:
+            case["para"].append(r)
+        else:  # other probe kinds / conditions are not part of the quadrants
+            case.setdefault(cond, []).append(r)
+    ids = []
+    for cid, case in cases.items():
+        missing = [s for s in ("orig", "text") if s not in case] + ([] if case["para"] else ["paraphrase"])
+        if missing and incomplete == "error":
+            raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
+        if not missing:
+            ids.append(cid)
+    return cases, ids
 
 
 def flip_rate_by_phenomenon(quadrant: np.ndarray, orig: np.ndarray, para_sample: np.ndarray, para_answer: np.ndarray,

@@ -109,11 +109,8 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
 
 def cbd_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
     """The figures by name, each a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
-    return {
-        "cbd_quadrants": partial(_quadrants_figure, result),
-        "cbd_flip_vs_dangerous": partial(_flip_figure, result),
-        "cbd_entropy": partial(_entropy_figure, result),
-    }
+    return {"cbd_quadrants": partial(_quadrants_figure, result), "cbd_flip_vs_dangerous": partial(_flip_figure, result),
+            "cbd_entropy": partial(_entropy_figure, result)}
 
 
 def _quadrants_figure(result: Mapping[str, Any]) -> bytes:

@@ -1,34 +1,20 @@
-"""Read the MediConfusion authors' result files into probe records.
+"""Read the MediConfusion authors' result files (``MShahabSepehri/MediConfusion``) into probe records.
 
-Formats (repository ``MShahabSepehri/MediConfusion``):
-
-* ``data/dataset.json`` (the *release*), read and validated by
-  :func:`medvigil.suites.mediconfusion.release.read_release` (re-exported here): ``{pair_id:
-  {"question", "option_A", "option_B", "im_1_correct", "im_2_correct", "category_1",
-  "category_2", ...}}``.
-* ``Results/<model>_<mode>.json`` (a *run*): ``{pair_id: {"answer": {"im1": {"A": votes,
-  "B": votes, "full_answer": text}, "im2": {...}}, "score": {block: {category: n, ...,
-  "total": n}}}}``. ``mode`` is one of ``mc``, ``greedy``, ``prefix``, ``gpt4``
-  (paper: MC, GD, PS, FF).
-* ``Results/<model>_<mode>_scores.json``: the run's totals, ``{block: {category: n}}``.
-
-Each image becomes one record of ``schemas/probe_record.schema.json``: suite
-``mediconfusion``, ``case_id`` = pair id (the bootstrap cluster), ``probe_id`` =
-``"<pair>:im1"`` / ``"<pair>:im2"``, ``condition`` = the mode, ``predicted_letter`` from
-the authors' vote rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`, margin 3)
-and the votes, margin and category list in ``extra``. The ``full_answer`` text is kept
-as ``raw_response`` but never re-parsed: the vote counts reproduce the official totals.
-
-Bad input raises :class:`medvigil.errors.DataError` listing every problem found, each
-naming the file, the pair's 1-based position in the file (``row``) and the JSON path
-(``field``). A pair in a run but not in the release is an error; pairs of the release
-missing from a run are reported in :attr:`MediConfusionRun.missing_pairs` (partial runs
-are legitimate and are scored on the pairs present).
+``Results/<model>_<mode>.json`` (a *run*): ``{pair_id: {"answer": {"im1": {"A": votes, "B": votes,
+"full_answer": text}, "im2": {...}}, "score": {block: {category: n, ..., "total": n}}}}``, ``mode``
+``mc``, ``greedy``, ``prefix`` or ``gpt4`` (paper: MC, GD, PS, FF); ``..._scores.json``: the run's
+totals, ``{block: {category: n}}``. Each image becomes one ``probe_record`` (``case_id`` = pair id,
+``probe_id`` = ``"<pair>:im1"``, ``condition`` = the mode) whose ``predicted_letter`` comes from the
+vote counts by the authors' rule (margin 3); ``full_answer`` is kept as ``raw_response`` but never
+re-parsed, so the official totals are reproduced. Bad input raises one
+:class:`medvigil.errors.DataError` listing every problem (file, 1-based pair position, JSON path).
+A pair not in the release is an error; release pairs absent from a run are listed in
+:attr:`MediConfusionRun.missing_pairs` (partial runs are scored on the pairs present).
 """
-
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import loads_json, read_text
+from medvigil.files.input_files import read_json
 from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.records.run_coverage import run_limit
 from medvigil.records.schema_validation import check_records
@@ -46,22 +32,14 @@ from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
 from medvigil.suites.mediconfusion.record_scoring import pair_inputs, pair_slots, score_records
-from medvigil.suites.mediconfusion.release import Release, read_release
+from medvigil.suites.mediconfusion.release import IMAGE_KEYS, Release, read_release
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
-__all__ = [
-    "MediConfusionRun",
-    "category_names",
-    "parse_run_name",
-    "read_release",
-    "read_results",
-    "read_score_file",
-    "runs_from_lmms_eval",
-]
+__all__ = ["MediConfusionRun", "category_names", "parse_run_name", "read_release", "read_results", "read_score_file",
+           "runs_from_lmms_eval"]
 
 SOURCE_DATASET = "ROCO"  # the images of every pair come from ROCO (paper Sec. 2)
 PROBE_KIND = "confusing_pair"
-IMAGES = ("im1", "im2")
 PAIR_FIELDS = ("answer", "score")  # the fields of one pair in a result file
 
 
@@ -90,32 +68,26 @@ class MediConfusionRun:
         """Score the run's records (pairs in file order)."""
         if self.pairs is not None:
             return score_pairs(**self.pairs, confusion_denominator=confusion_denominator, category_names=self.category_names)
-        return score_records(
-            self.records, confusion_denominator=confusion_denominator, category_names=self.category_names
-        )
+        return score_records(self.records, confusion_denominator=confusion_denominator, category_names=self.category_names)
 
     def official_totals(self) -> dict[str, dict[str, int]]:
         """Sum of the authors' per-pair ``score`` blocks over the pairs of this file."""
-        out: dict[str, dict[str, int]] = {}
+        out: dict[str, Counter] = {}
         for blocks in self.official_pair_scores.values():
             for block, counts in blocks.items():
-                acc = out.setdefault(block, {})
-                for cat, n in counts.items():
-                    acc[cat] = acc.get(cat, 0) + n
-        return out
+                out.setdefault(block, Counter()).update(counts)
+        return {block: dict(counts) for block, counts in out.items()}
 
 
 def category_names(release: Release) -> tuple[str, ...]:
     """The category columns for a release: :data:`CATEGORIES` (the authors' order) when
     every category of the release is one of them, else the sorted categories seen."""
-    seen = {c for p in release.pairs.values() for key in IMAGES for c in p.categories(key)}
+    seen = {c for p in release.pairs.values() for key in IMAGE_KEYS for c in p.categories(key)}
     return CATEGORIES if seen <= set(CATEGORIES) else tuple(sorted(seen))
 
 
 def _load_json_object(path: str | Path) -> tuple[str, dict]:
     name = str(path)
-
-    text = read_text(path, name)  # regular file, bounded, UTF-8; FileNotFoundError propagates
     duplicates: list[str] = []
 
     def no_duplicates(items: list[tuple[str, Any]]) -> dict:
@@ -126,8 +98,7 @@ def _load_json_object(path: str | Path) -> tuple[str, dict]:
             out[key] = value
         return out
 
-
-    data = loads_json(text, name, object_pairs_hook=no_duplicates)
+    data = read_json(path, name, object_pairs_hook=no_duplicates)  # regular file, bounded, UTF-8; FileNotFoundError propagates
     if duplicates:  # json.loads would silently keep the last of two equal keys
         raise DataError([Problem(name, f"duplicate key {key!r}", None, key) for key in dict.fromkeys(duplicates)])
     if not isinstance(data, dict):
@@ -149,66 +120,49 @@ def parse_run_name(path: str | Path) -> tuple[str, str]:
     uses the part after the last ``__``. A name without a known mode suffix gives
     ``(stem, "default")``.
     """
-    stem = Path(path).name.removesuffix(".json")
-    stem = stem.rsplit("__", 1)[-1]
+    stem = Path(path).name.removesuffix(".json").rsplit("__", 1)[-1]
     for mode in MODE_LABELS:
         if stem.endswith("_" + mode) and len(stem) > len(mode) + 1:
             return stem[: -len(mode) - 1], mode
     return stem, "default"
 
 
-def _check_score_blocks(value: Any, name: str, row: int | None, where: str, problems: list[Problem]) -> dict | None:
+def _check_score_blocks(value: Any, name: str, row: int | None, where: str, problems: list[Problem]) -> None:
+    """The problems of an authors' score object, ``{block: {category: n}}``."""
     if not isinstance(value, dict):
         problems.append(Problem(name, f"{where} must be an object of score blocks, got {type(value).__name__}", row, where))
-        return None
-    ok = True
+        return
     for block, counts in value.items():
         if not isinstance(counts, dict):
             problems.append(Problem(name, f"block {block!r} must map categories to counts", row, f"{where}.{block}"))
-            ok = False
             continue
         for cat, n in counts.items():
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
                 problems.append(Problem(name, f"count must be an integer >= 0, got {n!r}", row, f"{where}.{block}.{cat}"))
-                ok = False
-    return value if ok else None
 
 
 def read_score_file(path: str | Path) -> dict[str, dict[str, int]]:
     """Read an authors' ``*_scores.json`` (``{block: {category: n, ..., "total": n}}``)."""
     name, data = _load_json_object(path)
     problems: list[Problem] = []
-    blocks = _check_score_blocks(data, name, None, "score", problems)
+    _check_score_blocks(data, name, None, "score", problems)
     if problems:
         raise DataError(problems)
-    return blocks
+    return data
 
 
-def read_results(
-    path: str | Path,
-    release: Release,
-    *,
-    model: str | None = None,
-    mode: str | None = None,
-    margin: float = DEFAULT_MARGIN,
-    validate: bool = True,
-) -> MediConfusionRun:
+def read_results(path: str | Path, release: Release, *, model: str | None = None, mode: str | None = None,
+                 margin: float = DEFAULT_MARGIN, validate: bool = True) -> MediConfusionRun:
     """Read one authors' per-sample result file into probe records.
 
-    Args:
-        path: the result file.
-        release: the pairs (:func:`medvigil.suites.mediconfusion.release.read_release`, re-exported
-            here as :func:`read_release`); every pair of the file must be in it.
-        model, mode: override the names parsed by :func:`parse_run_name`.
-        margin: the vote margin (authors: 3).
-        validate: check every record against ``probe_record.schema.json``.
+    Every pair of the file must be in ``release``; ``model``/``mode`` override the names parsed by
+    :func:`parse_run_name`; ``validate`` checks every record against ``probe_record.schema.json``.
     """
     parsed_model, parsed_mode = parse_run_name(path)
     model = model or parsed_model
     mode = mode or parsed_mode
     name, data = _load_json_object(path)
     problems: list[Problem] = []
-    votes: list[list[float]] = []
     kept: list[tuple[str, str, dict]] = []  # (pair id, image, answer dict)
     official: dict[str, dict] = {}
     for row, (pid, entry) in enumerate(data.items(), start=1):
@@ -226,99 +180,62 @@ def read_results(
         if not isinstance(answer, dict):
             problems.append(Problem(name, f"pair {pid!r} has no 'answer' object", row, f"{pid}.answer"))
             continue
-        pair_ok = True
-        pair_items = []
-        for image in IMAGES:
+        for image in IMAGE_KEYS:
             ans = answer.get(image)
             where = f"{pid}.answer.{image}"
             if not isinstance(ans, dict):
                 problems.append(Problem(name, f"pair {pid!r} has no {image!r} answer object", row, where))
-                pair_ok = False
                 continue
             for letter in OPTION_LETTERS:
+                value = ans.get(letter)
                 if letter not in ans:
-                    problems.append(Problem(name, f"missing vote count {letter!r}", row, f"{where}.{letter}"))
-                    pair_ok = False
-                elif not _is_number(ans[letter]):
-                    problems.append(Problem(name, f"vote count must be a finite number, got {ans[letter]!r}", row, f"{where}.{letter}"))
-                    pair_ok = False
-                elif ans[letter] < 0:  # a negative count would flip the margin rule's answer
-                    problems.append(Problem(name, f"vote count must be >= 0, got {ans[letter]!r}", row, f"{where}.{letter}"))
-                    pair_ok = False
+                    message = f"missing vote count {letter!r}"
+                elif not _is_number(value):
+                    message = f"vote count must be a finite number, got {value!r}"
+                elif value < 0:  # a negative count would flip the margin rule's answer
+                    message = f"vote count must be >= 0, got {value!r}"
+                else:
+                    continue
+                problems.append(Problem(name, message, row, f"{where}.{letter}"))
             text = ans.get("full_answer")
             if text is not None and not isinstance(text, str):
                 problems.append(Problem(name, f"full_answer must be a string or null, got {type(text).__name__}", row, f"{where}.full_answer"))
-                pair_ok = False
-            pair_items.append((image, ans))
+            kept.append((pid, image, ans))
         if "score" in entry:
-            blocks = _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
-            if blocks is None:
-                pair_ok = False
-            else:
-                official[pid] = blocks
-        if pair_ok:
-            for image, ans in pair_items:
-                kept.append((pid, image, ans))
-                votes.append([float(ans[letter]) for letter in OPTION_LETTERS])
-    if problems:
+            _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
+            official[pid] = entry["score"]
+    if problems:  # kept and official are used only when the whole file is valid
         raise DataError(problems)
 
+    votes = [[float(ans[letter]) for letter in OPTION_LETTERS] for _, _, ans in kept]
     letters = decode_letters(vote_answers(np.asarray(votes, dtype=np.float64).reshape(-1, 2), margin=margin))
     records = []
     for (pid, image, ans), letter in zip(kept, letters):
         info = release.pairs[pid]
         cats = list(info.categories(image))
         text = ans.get("full_answer")
-        if letter is not None:
-            status = "ok"
-        else:
-            status = "error" if text is None else "parse_failure"
-        extra = {
-            "image": image,
-            "votes": {letter_: ans[letter_] for letter_ in OPTION_LETTERS},
-            "margin": margin,
-            "categories": cats,
-            "mode_label": MODE_LABELS.get(mode),
-        }
+        status = "ok" if letter is not None else "error" if text is None else "parse_failure"
+        extra = {"image": image, "votes": {x: ans[x] for x in OPTION_LETTERS}, "margin": margin, "categories": cats,
+                 "mode_label": MODE_LABELS.get(mode)}
         for key, value in ans.items():  # keep other fields of the authors' answer (e.g. gpt_reason)
             if key not in (*OPTION_LETTERS, "full_answer"):
                 extra[f"answer_{key}"] = value
-        records.append(
-            {
-                "suite": "mediconfusion",
-                "model": model,
-                "condition": mode,
-                "probe_id": f"{pid}:{image}",
-                "case_id": pid,
-                "probe_kind": PROBE_KIND,
-                "risk_tier": None,
-                "source_dataset": SOURCE_DATASET,
-                "modality": None,
-                "text_only_answerable": False,
-                "category": "; ".join(cats) if cats else None,
-                "correct_letter": info.correct(image),
-                "predicted_letter": letter,
-                "parse_status": status,
-                "raw_response": text,
-                "extra": extra,
-            }
-        )
+        records.append({
+            "suite": "mediconfusion", "model": model, "condition": mode, "probe_id": f"{pid}:{image}", "case_id": pid,
+            "probe_kind": PROBE_KIND, "risk_tier": None, "source_dataset": SOURCE_DATASET, "modality": None,
+            "text_only_answerable": False, "category": "; ".join(cats) if cats else None,
+            "correct_letter": info.correct(image), "predicted_letter": letter, "parse_status": status,
+            "raw_response": text, "extra": extra,
+        })
     if validate:
         check_records("probe_record", records, file=name)
     present = {pid for pid, _, _ in kept}
     return MediConfusionRun(
-        path=name,
-        model=model,
-        mode=mode,
-        margin=margin,
-        records=tuple(records),
+        path=name, model=model, mode=mode, margin=margin, records=tuple(records),
         pair_ids=tuple(dict.fromkeys(pid for pid, _, _ in kept)),
         missing_pairs=tuple(pid for pid in release.pairs if pid not in present),
-        category_names=category_names(release),
-        official_pair_scores=official,
-        files=(name,),
+        category_names=category_names(release), official_pair_scores=official, files=(name,),
     )
-
 
 
 def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[MediConfusionRun]:
@@ -370,19 +287,12 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     names = category_names(release)
     runs = []
     for (model, mode), recs in groups.items():
-        pair_ids = tuple(slots[(model, mode)][0])
-        present = set(pair_ids)
+        by_pair = slots[(model, mode)][0]
+        run_files = tuple(str(paths[i]) for i in files[(model, mode)])
         margins = {(r.get("extra") or {}).get("margin") for r in recs} - {None}
         runs.append(MediConfusionRun(
-            path=", ".join(str(paths[i]) for i in files[(model, mode)]),
-            files=tuple(str(paths[i]) for i in files[(model, mode)]),
-            model=model,
-            mode=mode,
-            margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN,
-            records=tuple(recs),
-            pair_ids=pair_ids,
-            missing_pairs=tuple(p for p in release.pairs if p not in present),
-            category_names=names,
-            pairs=pair_inputs(slots[(model, mode)][0]),
+            path=", ".join(run_files), files=run_files, model=model, mode=mode,
+            margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN, records=tuple(recs), pair_ids=tuple(by_pair),
+            missing_pairs=tuple(p for p in release.pairs if p not in by_pair), category_names=names, pairs=pair_inputs(by_pair),
         ))
     return runs

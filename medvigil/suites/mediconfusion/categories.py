@@ -1,9 +1,5 @@
-"""The nine MediConfusion categories and the per-image category count matrix.
-
-Each image carries a list of categories (``category_1`` / ``category_2`` of the authors'
-``dataset.json``); per-category scores (:mod:`medvigil.suites.mediconfusion.scoring`) are matrix
-products with the matrix of :func:`category_matrix`.
-"""
+"""The nine MediConfusion categories and the per-image category count matrix that per-category
+scores (:mod:`medvigil.suites.mediconfusion.scoring`) multiply with."""
 
 from __future__ import annotations
 

@@ -1,14 +1,10 @@
 """Where the built MediConfusion dataset is: one rule for the lmms-eval tasks and the CLI.
 
-The same rule as :mod:`medvigil.data_location` (MedVIGIL), with a different variable and
-folder: the ``MEDICONFUSION_DATA`` environment variable (a local folder written by
-``medvigil mediconfusion-build``, or a Hub dataset repo id ``ORG/NAME``), else the default
-build folder ``$MEDVIGIL_HOME/datasets/mediconfusion`` (``MEDVIGIL_HOME`` defaults to
-``~/.cache/medvigil``). Nothing is fetched unless the value is a Hub repo id; offline, a
-missing folder raises :class:`~medvigil.data_location.DataNotFoundError` saying what to run.
-
-:func:`resolve_location` is the suite-independent form (variable name, folder name and
-build instructions are parameters); :mod:`medvigil.data_location` could delegate to it.
+As :mod:`medvigil.data_location` (MedVIGIL), with its own variable and folder: ``MEDICONFUSION_DATA``
+(a local folder written by ``medvigil mediconfusion-build``, or a Hub dataset repo id ``ORG/NAME``),
+else ``$MEDVIGIL_HOME/datasets/mediconfusion`` (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``).
+Nothing is fetched unless the value is a Hub repo id; offline, a missing folder raises
+:class:`~medvigil.data_location.DataNotFoundError` saying what to run.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -37,22 +33,14 @@ BUILD_HINT = (
 )
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
-__all__ = [
-    "ENV_VAR",
-    "DataNotFoundError",
-    "default_build_dir",
-    "is_built_folder",
-    "load_config",
-    "resolve_data_location",
-    "resolve_location",
-]
+__all__ = ["ENV_VAR", "DataNotFoundError", "default_build_dir", "is_built_folder", "load_config", "resolve_data_location"]
 
 
-def default_build_dir(suite_folder: str = SUITE_FOLDER, env: Mapping[str, str] | None = None) -> Path:
-    """``$MEDVIGIL_HOME/datasets/<suite_folder>`` (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``)."""
+def default_build_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$MEDVIGIL_HOME/datasets/mediconfusion`` (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``)."""
     env = os.environ if env is None else env
     home = Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")
-    return home / "datasets" / suite_folder
+    return home / "datasets" / SUITE_FOLDER
 
 
 def is_built_folder(path: Path) -> bool:
@@ -60,59 +48,36 @@ def is_built_folder(path: Path) -> bool:
     card = path / "README.md"
     if not card.is_file():
         return False
-
     text = read_bytes(card, str(card)).decode("utf-8", errors="replace")
     front = text.split("\n---", 1)[0] if text.startswith("---") else ""
     return "\nconfigs:" in front
 
 
-def resolve_location(
-    env_var: str,
-    suite_folder: str,
-    build_hint: str,
-    env: Mapping[str, str] | None = None,
-) -> str:
-    """Return a local built folder or a Hub repo id for ``datasets.load_dataset``.
-
-    Args:
-        env_var: the environment variable naming the data (e.g. ``MEDICONFUSION_DATA``).
-        suite_folder: the folder name under ``$MEDVIGIL_HOME/datasets`` used when unset.
-        build_hint: the shell commands that build the data; ``{default}`` is replaced by
-            the default build folder. Quoted in every error message.
-        env: the environment (default ``os.environ``).
-
-    Raises:
-        DataNotFoundError: nothing usable where the configuration points.
-    """
+def resolve_data_location(env: Mapping[str, str] | None = None) -> str:
+    """A local built folder or a Hub repo id for ``datasets.load_dataset`` (``env``: default ``os.environ``);
+    DataNotFoundError, quoting :data:`BUILD_HINT`, when nothing usable is where the configuration points."""
     env = os.environ if env is None else env
-    default = default_build_dir(suite_folder, env)
+    default = default_build_dir(env)
 
     def fail(where: str) -> DataNotFoundError:
         return DataNotFoundError(
-            f"{suite_folder} data not found: {where}. Build it with\n  {build_hint.format(default=default)}\n"
-            f"or point {env_var} at a built folder or a Hub dataset repo id (ORG/NAME)."
+            f"{SUITE_FOLDER} data not found: {where}. Build it with\n  {BUILD_HINT.format(default=default)}\n"
+            f"or point {ENV_VAR} at a built folder or a Hub dataset repo id (ORG/NAME)."
         )
 
-    value = (env.get(env_var) or "").strip()
+    value = (env.get(ENV_VAR) or "").strip()
     if not value:
         if not is_built_folder(default):
-            raise fail(f"{env_var} is not set and {default} holds no build")
+            raise fail(f"{ENV_VAR} is not set and {default} holds no build")
         return str(default)
     path = Path(value).expanduser()
     if path.exists():
         if not is_built_folder(path):
-            raise fail(
-                f"{env_var}={value} exists but has no dataset card with a 'configs:' block (is it a release, not a build?)"
-            )
+            raise fail(f"{ENV_VAR}={value} exists but has no dataset card with a 'configs:' block (is it a release, not a build?)")
         return str(path.resolve())
     if _REPO_ID.match(value) and not value.startswith((".", "/", "~")):
         return value
-    raise fail(f"{env_var}={value} is neither an existing folder nor a Hub repo id")
-
-
-def resolve_data_location(env: Mapping[str, str] | None = None) -> str:
-    """The built MediConfusion dataset (``MEDICONFUSION_DATA`` or the default build folder)."""
-    return resolve_location(ENV_VAR, SUITE_FOLDER, BUILD_HINT, env)
+    raise fail(f"{ENV_VAR}={value} is neither an existing folder nor a Hub repo id")
 
 
 def load_config(config: str, split: str = "test", env: Mapping[str, str] | None = None):

@@ -1,16 +1,9 @@
-"""The configs of the MediConfusion Hub dataset: names, features, descriptions and the dataset's identity.
+"""The configs of the MediConfusion Hub dataset (names, features, descriptions, identity): one schema
+for the `datasets` builder and the Hub export; rows: :mod:`medvigil.suites.mediconfusion.dataset_rows`.
 
-One place for the schema that the `datasets` builder (:mod:`medvigil.builders.mediconfusion`)
-and the Hub export (:mod:`medvigil.suites.mediconfusion.export`) both serve; the rows of every
-config come from :mod:`medvigil.suites.mediconfusion.dataset_rows`.
-
-Configs (split ``test`` each):
-
-============= ===================================================================
-``questions`` one row per image (352 for the real release): the question as asked
-              about that image, its correct letter and categories (default)
-``pairs``     one row per pair (176): every field of ``dataset.json`` and both images
-============= ===================================================================
+Configs (split ``test`` each): ``questions`` (default), one row per image (352 for the real release):
+the question as asked about that image, its correct letter and categories; ``pairs``, one row per
+pair (176): every field of ``dataset.json`` and both images.
 """
 
 from __future__ import annotations
@@ -39,49 +32,18 @@ _bool = datasets.Value("bool")
 _cats = datasets.List(_str)
 
 FEATURES: dict[str, datasets.Features] = {
-    "questions": datasets.Features(
-        {
-            "pair_id": _str,
-            "image_key": _str,
-            "image": datasets.Image(),
-            "image_path": _str,
-            "question": _str,
-            "option_A": _str,
-            "option_B": _str,
-            "correct_letter": _str,
-            "categories": _cats,
-            "caption": _str,
-            "BiomedCLIP_sim": _f64,
-            "DINO_sim": _f64,
-            "synthetic": _bool,
-        }
-    ),
-    "pairs": datasets.Features(
-        {
-            "pair_id": _str,
-            "image_1": datasets.Image(),
-            "image_2": datasets.Image(),
-            "im_1": _str,
-            "im_2": _str,
-            "im_1_local": _i64,
-            "im_2_local": _i64,
-            "cap_1": _str,
-            "cap_2": _str,
-            "category_1": _cats,
-            "category_2": _cats,
-            "BiomedCLIP_sim": _f64,
-            "DINO_sim": _f64,
-            "question": _str,
-            "option_A": _str,
-            "option_B": _str,
-            "im_1_correct": _str,
-            "im_2_correct": _str,
-            "AI_question": _str,
-            "AI_option_A": _str,
-            "AI_option_B": _str,
-            "synthetic": _bool,
-        }
-    ),
+    "questions": datasets.Features({
+        "pair_id": _str, "image_key": _str, "image": datasets.Image(), "image_path": _str, "question": _str,
+        "option_A": _str, "option_B": _str, "correct_letter": _str, "categories": _cats, "caption": _str,
+        "BiomedCLIP_sim": _f64, "DINO_sim": _f64, "synthetic": _bool,
+    }),
+    "pairs": datasets.Features({
+        "pair_id": _str, "image_1": datasets.Image(), "image_2": datasets.Image(), "im_1": _str, "im_2": _str,
+        "im_1_local": _i64, "im_2_local": _i64, "cap_1": _str, "cap_2": _str, "category_1": _cats, "category_2": _cats,
+        "BiomedCLIP_sim": _f64, "DINO_sim": _f64, "question": _str, "option_A": _str, "option_B": _str,
+        "im_1_correct": _str, "im_2_correct": _str, "AI_question": _str, "AI_option_A": _str, "AI_option_B": _str,
+        "synthetic": _bool,
+    }),
 }
 
 CONFIG_DESCRIPTIONS = {

@@ -1,12 +1,8 @@
-"""The rows of every config of the MediConfusion Hub dataset: the one row producer that the
-`datasets` builder (:mod:`medvigil.builders.mediconfusion`) and the Hub export
-(:mod:`medvigil.suites.mediconfusion.export`) both serve.
+"""The rows of every config of the MediConfusion Hub dataset, for both the `datasets` builder and the export.
 
-:meth:`RocoSource.open` reads the authors' ``dataset.json`` strictly
-(:mod:`medvigil.suites.mediconfusion.release`) and finds and checks every image in the user's
-ROCO copy (:mod:`medvigil.reconstruct.roco`; every missing or broken image is reported at
-once). Images are embedded as the original file bytes (never re-encoded), with the
-ROCO-relative path as the image's ``path``.
+:meth:`RocoSource.open` reads the authors' ``dataset.json`` strictly and finds and checks every image
+in the user's ROCO copy (:mod:`medvigil.reconstruct.roco`; all missing or broken images at once).
+Images are embedded as the original file bytes, with the ROCO-relative path as the image's ``path``.
 """
 
 from __future__ import annotations
@@ -34,17 +30,11 @@ def source_digest(release_bytes: bytes, located: dict) -> str:
 
 @dataclass
 class RocoSource:
-    """The authors' release with every image located in a ROCO copy.
-
-    Attributes:
-        release: the :class:`~medvigil.suites.mediconfusion.release.Release`.
-        located: ROCO-relative path -> located image (path, SHA-256).
-        source_digest: :func:`source_digest` of the release file and the images.
-    """
+    """The authors' release with every image located in a ROCO copy."""
 
     release: Release
-    located: dict[str, Any]
-    source_digest: str
+    located: dict[str, Any]  # ROCO-relative path -> located image (path, SHA-256)
+    source_digest: str  # source_digest() of the release file and the images
 
     @classmethod
     def open(cls, dataset_json: str | Path, images_dir: str | Path, checksums_file: str | Path | None = None) -> RocoSource:
@@ -71,17 +61,8 @@ class RocoSource:
         for pair, key in self.release.images():
             rel = pair.image_path(key)
             yield f"{pair.pair_id}:{key}", {
-                "pair_id": pair.pair_id,
-                "image_key": key,
-                "image": self._image(rel),
-                "image_path": rel,
-                "question": pair.question,
-                "option_A": pair.option_A,
-                "option_B": pair.option_B,
-                "correct_letter": pair.correct(key),
-                "categories": list(pair.categories(key)),
-                "caption": pair.caption(key),
-                "BiomedCLIP_sim": pair.BiomedCLIP_sim,
-                "DINO_sim": pair.DINO_sim,
-                "synthetic": pair.synthetic,
+                "pair_id": pair.pair_id, "image_key": key, "image": self._image(rel), "image_path": rel,
+                "question": pair.question, "option_A": pair.option_A, "option_B": pair.option_B,
+                "correct_letter": pair.correct(key), "categories": list(pair.categories(key)), "caption": pair.caption(key),
+                "BiomedCLIP_sim": pair.BiomedCLIP_sim, "DINO_sim": pair.DINO_sim, "synthetic": pair.synthetic,
             }

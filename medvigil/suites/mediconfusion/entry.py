@@ -1,12 +1,10 @@
 """MediConfusion in the suite registry: score result files against the authors' ``dataset.json``.
 
-``files`` are the authors' per-sample result files (``Results/<model>_<mode>.json``) or
-lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks (one run per model and mode).
-Per run: the file(s) holding its records (``file``; several joined by ", "), set, individual,
-confused and invalid counts and rates, pairs scored, pairs of the release missing from the
-run, and the per-category breakdown; per model, the best over modes.
+``files``: the authors' per-sample result files (``Results/<model>_<mode>.json``) or lmms-eval
+``--log_samples`` files of the ``mediconfusion_*`` tasks (one run per model and mode). Per run: its
+file(s) (``file``, joined by ", "), counts and rates, pairs scored and missing, per category; per
+model, the best over modes.
 """
-
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,18 +35,16 @@ def score(files: list[str], *, release: str, margin: float = 3, confusion_denomi
         modes = by_model.setdefault(entry["model"], {})
         key = entry["mode"] if entry["mode"] not in modes else f"{entry['mode']} ({Path(entry['file']).name})"
         modes[key] = run_score
-    return finite(
-        {
-            "suite": "mediconfusion",
-            "release": release.path,
-            "n_release_pairs": len(release.pairs),
-            "margin": margin,
-            "confusion_denominator": confusion_denominator,
-            "random_guessing": {"set_accuracy": RANDOM_SET_ACCURACY, "individual_accuracy": RANDOM_INDIVIDUAL_ACCURACY},
-            "runs": [entry for entry, _ in scored],
-            "best_over_modes": {model: best_over_modes(modes) for model, modes in by_model.items()},
-        }
-    )
+    return finite({
+        "suite": "mediconfusion",
+        "release": release.path,
+        "n_release_pairs": len(release.pairs),
+        "margin": margin,
+        "confusion_denominator": confusion_denominator,
+        "random_guessing": {"set_accuracy": RANDOM_SET_ACCURACY, "individual_accuracy": RANDOM_INDIVIDUAL_ACCURACY},
+        "runs": [entry for entry, _ in scored],
+        "best_over_modes": {model: best_over_modes(modes) for model, modes in by_model.items()},
+    })
 
 
 def _scored(runs: list[MediConfusionRun], confusion_denominator: str) -> list[tuple[dict[str, Any], MediConfusionScore]]:
@@ -56,15 +52,9 @@ def _scored(runs: list[MediConfusionRun], confusion_denominator: str) -> list[tu
     out = []
     for run in runs:
         run_score = run.score(confusion_denominator=confusion_denominator)
-        out.append(({
-            "file": run.path,
-            "model": run.model,
-            "mode": run.mode,
-            "mode_label": MODE_LABELS.get(run.mode),
-            "n_missing_pairs": len(run.missing_pairs),
-            "missing_pairs": list(run.missing_pairs),
-            **run_score.to_dict(),
-        }, run_score))
+        out.append(({"file": run.path, "model": run.model, "mode": run.mode, "mode_label": MODE_LABELS.get(run.mode),
+                     "n_missing_pairs": len(run.missing_pairs), "missing_pairs": list(run.missing_pairs),
+                     **run_score.to_dict()}, run_score))
     return out
 
 
@@ -84,6 +74,13 @@ def _cell(count: int | str, rate: float | None) -> str:
     return f"{count:>5} ({_pct(rate)})"
 
 
+def _cells(counts: dict) -> str:
+    """The set, individual, confused and invalid cells of a run or a category."""
+    keys = (("set_correct", "set_accuracy"), ("individual_correct", "individual_accuracy"), ("confused", "confusion"),
+            ("invalid", "invalid_rate"))
+    return "  ".join(_cell(counts[count], counts[rate]) for count, rate in keys)
+
+
 def format_table(result: dict) -> str:
     """Render the result of :func:`score` as plain-text tables."""
     lines = [
@@ -95,13 +92,7 @@ def format_table(result: dict) -> str:
     head = f"{'model':<16} {'mode':<8} {'pairs':>5} {'missing':>7}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
     lines += [head, "-" * len(head)]
     for r in result["runs"]:
-        lines.append(
-            f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} {r['n_missing_pairs']:>7}  "
-            f"{_cell(r['set_correct'], r['set_accuracy'])}  "
-            f"{_cell(r['individual_correct'], r['individual_accuracy'])}  "
-            f"{_cell(r['confused'], r['confusion'])}  "
-            f"{_cell(r['invalid'], r['invalid_rate'])}"
-        )
+        lines.append(f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} {r['n_missing_pairs']:>7}  {_cells(r)}")
     rg = result["random_guessing"]
     lines.append(f"{'random guessing':<16} {'':<8} {'':>5} {'':>7}  {_cell('', rg['set_accuracy'])}  {_cell('', rg['individual_accuracy'])}")
     lines.append("Percentages: set and confused over pairs (confused: see header), individual and invalid over images.")
@@ -110,11 +101,7 @@ def format_table(result: dict) -> str:
         sub = f"  {'category':<18} {'images':>6}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
         lines += [sub, "  " + "-" * (len(sub) - 2)]
         for cat, c in r["per_category"].items():
-            lines.append(
-                f"  {cat:<18} {c['images']:>6}  {_cell(c['set_correct'], c['set_accuracy'])}  "
-                f"{_cell(c['individual_correct'], c['individual_accuracy'])}  "
-                f"{_cell(c['confused'], c['confusion'])}  {_cell(c['invalid'], c['invalid_rate'])}"
-            )
+            lines.append(f"  {cat:<18} {c['images']:>6}  {_cells(c)}")
     if any(len(b["modes"]) > 1 for b in result["best_over_modes"].values()):
         lines += ["", "Best over modes (Table 1 'Best')"]
         for model, b in result["best_over_modes"].items():

@@ -2,29 +2,22 @@
 
 Layout of the output folder::
 
-    README.md            dataset card: YAML front matter (configs, dataset_info, licence, tags,
-                         digests) and the card sections (description, structure, creation,
-                         considerations incl. the ROCO licence, additional information)
+    README.md            dataset card (YAML front matter: configs, dataset_info, licence, tags, digests)
     croissant.json       Croissant 1.0 JSON-LD; mlcroissant reports no error and no warning
     build_info.json      versions, digests, row counts, shard checksums, whether synthetic
     roco_sha256.txt      ``sha256sum`` list of the ROCO images used (to check other copies)
     data/<config>/test-NNNNN-of-MMMMM.parquet   images embedded (original bytes)
 
-Guarantees, as for the MedVIGIL export (:mod:`medvigil.suites.medvigil.export.export`): the inputs are checked
-before anything is written (the strict release reader, then every image located and
-decoded, all problems reported at once); everything is written to a hidden sibling folder
-renamed onto ``out`` at the end (no partial output); no clock, random state or absolute
-path enters the files, so two builds of the same inputs are byte-identical. The writing is the
-shared engine :mod:`medvigil.hub.export_engine`; the rows are the ones the `datasets` builder
-serves (:class:`medvigil.suites.mediconfusion.dataset_rows.RocoSource`).
-
-Licence: the images are ROCO's (PubMed Central open-access figures), **CC BY-NC-SA 4.0:
-non-commercial use only, attribution, share-alike**; the annotations (``dataset.json``)
+Guarantees as for the MedVIGIL export: inputs checked before anything is written (all problems
+at once), no partial output, byte-identical rebuilds (shared engine :mod:`medvigil.hub.export_engine`;
+rows from :class:`medvigil.suites.mediconfusion.dataset_rows.RocoSource`). Licence: the images are
+ROCO's, **CC BY-NC-SA 4.0: non-commercial use only, attribution, share-alike**; the annotations
 are the authors' (MIT). A synthetic build (medvigil's phantoms) contains no ROCO image.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -32,28 +25,11 @@ from string import Template
 from medvigil.files.atomic_output import staged_folder
 from medvigil.hub import export_engine
 from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table
-from medvigil.hub.export_engine import (
-    README,
-    build_digest,
-    check_destination,
-    check_max_shard_bytes,
-    write_configs,
-    write_metadata,
-)
+from medvigil.hub.export_engine import README, build_digest, check_destination, check_max_shard_bytes, write_configs, write_metadata
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES, shards_line
 from medvigil.reconstruct.roco import checksum_text
+from medvigil.suites.mediconfusion import dataset_configs as configs
 from medvigil.suites.mediconfusion.categories import CATEGORIES
-from medvigil.suites.mediconfusion.dataset_configs import (
-    CITATION,
-    COLUMN_DESCRIPTIONS,
-    CONFIG_DESCRIPTIONS,
-    CONFIG_NAMES,
-    DATE_PUBLISHED,
-    DESCRIPTION,
-    FEATURES,
-    HOMEPAGE,
-    VERSION,
-)
 from medvigil.suites.mediconfusion.dataset_rows import RocoSource
 from medvigil.suites.mediconfusion.synthetic import SYNTHETIC_NOTICE
 
@@ -89,31 +65,15 @@ class BuildReport(export_engine.BuildReport):
         return [f"images:  {self.n_images} distinct ROCO files", shards_line(self.shards)]
 
 
-def build(
-    dataset_json: Path | str,
-    images_dir: Path | str,
-    out: Path | str,
-    *,
-    checksums_file: Path | str | None = None,
-    repo_id: str | None = None,
-    max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
-    force: bool = False,
-) -> BuildReport:
+def build(dataset_json: Path | str, images_dir: Path | str, out: Path | str, *, checksums_file: Path | str | None = None,
+          repo_id: str | None = None, max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES, force: bool = False) -> BuildReport:
     """Check the inputs and write the Hub-ready folder ``out`` atomically.
 
-    Args:
-        dataset_json: the authors' ``dataset.json`` (or ``dataset.csv``).
-        images_dir: the user's ROCO copy (data folder or repository root).
-        out: destination; must not exist unless ``force``.
-        checksums_file: optional ``sha256sum`` list every image must match.
-        repo_id: the Hub repository the folder is meant for (card and Croissant URL).
-        max_shard_bytes: close a Parquet shard once its payload passes this size.
-        force: replace an existing ``out`` (only after the new build succeeded).
-
-    Raises:
-        DataError: bad release or images (all problems at once).
-        FileExistsError: ``out`` exists and ``force`` is false.
-        NotADirectoryError: ``images_dir`` is not a folder.
+    ``dataset_json``: the authors' ``dataset.json`` (or ``.csv``); ``images_dir``: the user's ROCO
+    copy (data folder or repository root); ``checksums_file``: optional ``sha256sum`` list every
+    image must match; ``repo_id``: the Hub repository meant (card and Croissant URL); ``force``:
+    replace an existing ``out`` (only after the new build succeeded). Raises DataError (bad
+    release or images), FileExistsError (``out`` exists, no ``force``) or NotADirectoryError.
     """
     out = Path(out)
     check_max_shard_bytes(max_shard_bytes)
@@ -127,24 +87,17 @@ def build(
 
 
 def _write(source: RocoSource, tmp: Path, *, max_shard_bytes: int, repo_id: str | None) -> BuildReport:
-    features = {c: FEATURES[c] for c in CONFIG_NAMES}
+    features = {c: configs.FEATURES[c] for c in configs.CONFIG_NAMES}
     rows, shards = write_configs(tmp, features, source.iter_rows, max_shard_bytes=max_shard_bytes,
                                  payload_size=_payload_size, group_column="pair_id")
     report = BuildReport(
-        out=tmp,
-        version=str(VERSION),
-        build_digest=build_digest("mediconfusion", str(VERSION), [("source", source.source_digest)], shards),
-        synthetic=source.release.synthetic,
-        rows=rows,
-        shards=shards,
-        source_digest=source.source_digest,
-        n_images=len(source.located),
+        out=tmp, version=str(configs.VERSION), synthetic=source.release.synthetic, rows=rows, shards=shards,
+        build_digest=build_digest("mediconfusion", str(configs.VERSION), [("source", source.source_digest)], shards),
+        source_digest=source.source_digest, n_images=len(source.located),
     )
     facts = dataset_facts(report)
-    texts = {
-        README: dataset_card(source.release, report, facts, features, repo_id=repo_id),
-        CHECKSUMS: checksum_text(source.located.values()),
-    }
+    texts = {README: dataset_card(source.release, report, facts, features, repo_id=repo_id),
+             CHECKSUMS: checksum_text(source.located.values())}
     write_metadata(tmp, report, facts, features, texts, repo_id=repo_id)
     return report
 
@@ -154,16 +107,9 @@ def _payload_size(row: dict) -> int:
     return sum(len(v["bytes"]) for v in row.values() if isinstance(v, dict) and v.get("bytes")) + 1024
 
 
-# --------------------------------------------------------------------------- metadata
-
-
-def _licences(synthetic: bool) -> list[tuple[str, str]]:
-    return [SYNTHETIC_LICENCE] if synthetic else [ROCO_LICENCE, ANNOTATION_LICENCE]
-
-
 def dataset_facts(report: BuildReport) -> DatasetFacts:
     """Card and Croissant facts of a build."""
-    description = f"{DESCRIPTION} Source digest sha256:{report.source_digest}; build digest sha256:{report.build_digest}."
+    description = f"{configs.DESCRIPTION} Source digest sha256:{report.source_digest}; build digest sha256:{report.build_digest}."
     if report.synthetic:
         description += f" {SYNTHETIC_NOTICE}: phantom images, no ROCO data."
     else:
@@ -173,25 +119,21 @@ def dataset_facts(report: BuildReport) -> DatasetFacts:
         pretty_name="MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
         description=description,
         version=report.version,
-        date_published=DATE_PUBLISHED,
-        homepage=HOMEPAGE,
-        citation=CITATION,
-        licences=_licences(report.synthetic),
+        date_published=configs.DATE_PUBLISHED,
+        homepage=configs.HOMEPAGE,
+        citation=configs.CITATION,
+        licences=[SYNTHETIC_LICENCE] if report.synthetic else [ROCO_LICENCE, ANNOTATION_LICENCE],
         keywords=["medical imaging", "radiology", "visual question answering", "reliability", "evaluation"],
         creators=["MediConfusion authors (Sepehri, Fabian, Soltanolkotabi, Soltanolkotabi)"],
         task_categories=["visual-question-answering", "multiple-choice"],
         tags=["medical", "radiology", "reliability", "evaluation"] + (["synthetic"] if report.synthetic else ["non-commercial"]),
         size_category="n<1K",
         default_config="questions",
-        column_descriptions=COLUMN_DESCRIPTIONS,
+        column_descriptions=configs.COLUMN_DESCRIPTIONS,
         rai=_RAI,
         digests_key="mediconfusion",
-        digests={
-            "version": report.version,
-            "source_digest": report.source_digest,
-            "build_digest": report.build_digest,
-            "synthetic": report.synthetic,
-        },
+        digests={"version": report.version, "source_digest": report.source_digest, "build_digest": report.build_digest,
+                 "synthetic": report.synthetic},
     )
 
 
@@ -294,10 +236,7 @@ $citation
 
 def dataset_card(release, report: BuildReport, facts: DatasetFacts, features: dict, *, repo_id: str | None) -> str:
     """README.md text of a build."""
-    counts = {c: 0 for c in CATEGORIES}
-    for pair, key in release.images():
-        for cat in pair.categories(key):
-            counts[cat] += 1
+    images = Counter(cat for pair, key in release.images() for cat in pair.categories(key))  # categories: CATEGORIES only
     if report.synthetic:
         notice = (
             f"> **Synthetic data.** {SYNTHETIC_NOTICE}. Procedural phantom images and templated questions in "
@@ -311,21 +250,14 @@ def dataset_card(release, report: BuildReport, facts: DatasetFacts, features: di
     else:
         notice = "> **Licence: CC BY-NC-SA 4.0 (images, from ROCO) — non-commercial use only.** Annotations: MIT."
         creation = ""
+    config_rows = [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], configs.CONFIG_DESCRIPTIONS[c])
+                   for c in features]
     return _CARD.substitute(
         front_matter=front_matter(facts, features, report.rows, report.shards),
-        title="MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
-        notice=notice,
-        homepage=HOMEPAGE,
-        load_path=repo_id or "path/to/this/folder",
-        table_configs=markdown_table(
-            ("config", "rows", "one row per"), [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], CONFIG_DESCRIPTIONS[c]) for c in features]
-        ),
+        title=facts.pretty_name, notice=notice, homepage=configs.HOMEPAGE, load_path=repo_id or "path/to/this/folder",
+        table_configs=markdown_table(("config", "rows", "one row per"), config_rows),
         questions_columns=", ".join(f"`{c}`" for c in features.get("questions", {})),
-        table_categories=markdown_table(("category", "images"), [(c, n) for c, n in counts.items() if n]),
-        synthetic_creation=creation,
-        version=report.version,
-        date_published=DATE_PUBLISHED,
-        source_digest=report.source_digest,
-        build_digest=report.build_digest,
-        citation=CITATION,
+        table_categories=markdown_table(("category", "images"), [(c, images[c]) for c in CATEGORIES if images[c]]),
+        synthetic_creation=creation, version=report.version, date_published=configs.DATE_PUBLISHED,
+        source_digest=report.source_digest, build_digest=report.build_digest, citation=configs.CITATION,
     ).rstrip() + "\n"

@@ -1,8 +1,4 @@
-"""MediConfusion results over evaluation modes: mode labels and the best over modes.
-
-**Best over modes** (paper Table 1 "Best", Table 3): each model's best set and best individual
-accuracy over the evaluation techniques (MC, GD, PS, FF), each maximised on its own.
-"""
+"""MediConfusion results over evaluation modes: mode labels and the best over modes (Table 1 "Best", Table 3)."""
 
 from __future__ import annotations
 
@@ -31,28 +27,19 @@ def _metrics_of(value: Any) -> Mapping[str, Any]:
 def best_over_modes(results: Mapping[str, Any]) -> dict[str, Any]:
     """Each mode's accuracies and the best over modes (Table 1 "Best", Table 3).
 
-    ``results`` maps a mode name (``mc``, ``greedy``, ``prefix``, ``gpt4`` or any label)
-    to a :class:`MediConfusionScore` or a mapping with ``set_accuracy`` and
-    ``individual_accuracy`` (and optionally ``confusion`` and ``per_category``). The
-    best set accuracy and the best individual accuracy are maximised separately, as in
-    Table 1 (InstructBLIP: best set from MC, best individual from GD); per category
-    likewise (Table 3: "the best set and individual accuracies ... across all
-    evaluation techniques"). Ties go to the first mode in ``results`` order; modes
-    with an undefined (None/NaN) value are skipped.
+    ``results`` maps a mode name to a :class:`MediConfusionScore` or a mapping with
+    ``set_accuracy`` and ``individual_accuracy`` (optionally ``confusion``, ``per_category``).
+    Best set and best individual accuracy are maximised separately, as in Table 1 (InstructBLIP:
+    best set from MC, best individual from GD), per category likewise (Table 3). Ties go to the
+    first mode in ``results`` order; undefined (None/NaN) values are skipped.
     """
     if not results:
         raise ValueError("results must name at least one mode")
     metrics = {mode: _metrics_of(v) for mode, v in results.items()}
 
     def best(get) -> tuple[float | None, str | None]:
-        best_value, best_mode = None, None
-        for mode, m in metrics.items():
-            value = get(m)
-            if value is None or (isinstance(value, float) and math.isnan(value)):
-                continue
-            if best_value is None or value > best_value:
-                best_value, best_mode = float(value), mode
-        return best_value, best_mode
+        found = [(float(v), mode) for mode, m in metrics.items() if (v := get(m)) is not None and not math.isnan(v)]
+        return max(found, key=lambda item: item[0]) if found else (None, None)  # max keeps the first of equals
 
     out: dict[str, Any] = {
         "modes": {

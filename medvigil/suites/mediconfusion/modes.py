@@ -1,61 +1,35 @@
 """The four MediConfusion evaluation modes (paper Sec. 3.1): answer extraction and judges.
 
-The prompts and token limits are :mod:`medvigil.suites.mediconfusion.prompts`.
+Every mode turns a model's output for one image into *votes* for the two options, read by the
+authors' rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the option ahead by
+at least the margin, 3, else invalid), the same rule as for the authors' result files. Prompts
+and token limits: :mod:`medvigil.suites.mediconfusion.prompts`.
 
-Every mode turns a model's output for one image into *votes* for the two options, and the
-answer is read from the votes by the authors' rule
-(:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the option ahead by at least the
-margin, 3, else invalid), so all four modes share one decision rule with the authors'
-result files.
+* MC (generated text): 10 votes for the letter the parser finds, 0 for the other (:func:`mc_votes`;
+  parser ``authors``, their ``clean_up_manual``, default, naming both letters is invalid, or
+  ``first_letter``, medvigil 0.1); no letter: 0/0 (invalid).
+* GD (log-likelihood of "A" / "B" after the GD prompt): 10 for the likelier letter (:func:`gd_scores`);
+  a tie or unusable scores: 0/0.
+* PS (log-likelihood of each option text after the question, no options shown): as GD on the
+  normalised scores (:func:`prefix_scores`).
+* FF (generated text): the judge's 1-10 closeness score of the response to each option
+  (:func:`judge_response`); a gap < 3 is invalid (paper Appendix A.4). Judges: an LLM behind any
+  OpenAI-compatible endpoint with the paper's prompt at T = 0.7 (the authors' GPT-4o protocol,
+  :func:`endpoint_judge`), or offline the deterministic :func:`token_f1_judge`.
 
-=====  =========================  ==========================================================
-mode   model output               votes
-=====  =========================  ==========================================================
-MC     generated text             10 for the letter the parser finds, 0 for the other
-                                  (:func:`mc_votes`): ``authors`` (default, their
-                                  ``clean_up_manual``; naming both letters is invalid) or
-                                  ``first_letter`` (medvigil 0.1); none found: 0/0 (invalid)
-GD     log-likelihood of "A"/"B"  10 for the more likely letter, 0 for the other; a tie or
-       after the GD prompt        unusable scores: 0/0 (invalid)
-PS     log-likelihood of each     as GD, on the normalised scores (:func:`prefix_scores`)
-       option text after the
-       question (no options)
-FF     generated text             the judge's 1-10 closeness score of the response to each
-                                  option (:func:`judge_response`); a gap < 3 is invalid
-                                  (paper Appendix A.4). Judges: an LLM behind any
-                                  OpenAI-compatible endpoint with the paper's prompt at
-                                  T = 0.7 (the authors' GPT-4o protocol, :func:`endpoint_judge`),
-                                  or offline the deterministic :func:`token_f1_judge`
-=====  =========================  ==========================================================
+Log-likelihood values (GD, PS): lmms-eval's contract says "log-probability of the continuation",
+but its HuggingFace models in 0.7.3 (``llava``, ``llava_hf``, ``qwen_vl``, ...) return
+``outputs.loss``, the mean NLL per continuation token (EvolvingLMMs-Lab/lmms-eval#370). A mean
+NLL is never negative and a log-probability never positive, so ``value_kind="auto"`` (default)
+reads each value by its sign (both signs for one image: invalid); ``"mean_nll"`` or
+``"sum_logprob"`` force one reading (a value of the wrong sign is then unusable).
 
-Log-likelihood values (GD, PS)
-------------------------------
-lmms-eval's ``loglikelihood`` contract says "log-probability of the continuation" (higher
-is better), but its HuggingFace-based models in 0.7.3 (``llava``, ``llava_hf``, ``qwen_vl``,
-...) return ``outputs.loss``: the *mean negative log-likelihood per continuation token*
-(lower is better), and lmms-eval's own multiple-choice scoring takes the ``argmin``. The
-sign tells the two apart: a mean NLL is never negative, a log-probability never positive,
-and 0 means probability 1 in both. ``value_kind="auto"`` (default) reads each value by its
-sign (one image with values of both signs is invalid: no single model returns both);
-``"mean_nll"`` or ``"sum_logprob"`` force one reading (a value of the wrong sign is then
-unusable and the answer invalid). See EvolvingLMMs-Lab/lmms-eval#370.
-
-Prefix-score normalisation (PS)
--------------------------------
-Xu et al. (LVLM-eHub, 2023), followed by the paper, score each option by its normalised
-likelihood given image and question. The authors' code uses the geometric mean of the
-option tokens' probabilities, ``prod(p_i) ** (1/n)``, i.e. the per-token mean
-log-probability. ``normalisation``:
-
-* ``"per_token"`` (default, the authors'): mean log-probability per token. A mean NLL ``v``
-  gives ``-v`` exactly. A total log-probability cannot be divided by a token count
-  lmms-eval does not report; it is used as is and the record says
-  ``normalisation_applied: "none"``.
-* ``"per_char"``: total log-probability / number of characters of the option (lm-eval's
-  ``acc_norm``); needs total log-probabilities (a mean NLL is unusable here).
-* ``"none"``: total log-probability; needs total log-probabilities.
-
-GD options are single letters, so normalisation does not matter there.
+Prefix-score normalisation (PS; Xu et al., LVLM-eHub 2023, followed by the paper): the authors
+use the geometric mean of the option tokens' probabilities, i.e. the mean log-probability per
+token. ``normalisation``: ``"per_token"`` (default; a mean NLL ``v`` gives ``-v``; a total
+log-probability has no token count in lmms-eval, so it is used as is and the record says
+``normalisation_applied: "none"``), ``"per_char"`` (total log-probability / characters of the
+option, lm-eval's ``acc_norm``) or ``"none"``; both of these need total log-probabilities.
 
 >>> mc_votes('A") Left'), mc_votes("A or B"), mc_votes("A or B", "first_letter")
 ((10, 0), (0, 0), (10, 0))
@@ -76,6 +50,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import get_close_matches
+from importlib.metadata import entry_points
 
 from medvigil.chat_client import chat
 from medvigil.mcq.prompting import parse_letter
@@ -84,40 +59,19 @@ from medvigil.scoring.letters import decode_letters
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
 
 __all__ = [
-    "JUDGE_ENTRY_POINT_GROUP",
-    "JUDGE_PROMPT",
-    "JUDGE_PROMPT_CODE",
-    "JUDGE_PROMPT_LAYOUTS",
-    "JUDGE_SYSTEM_MESSAGE",
-    "NEGATION_FACTOR",
-    "NORMALISATIONS",
-    "VALUE_KINDS",
-    "VOTE",
-    "MC_PARSERS",
-    "JudgeResult",
-    "JudgeScores",
-    "LikelihoodChoice",
-    "authors_letter",
-    "available_judges",
-    "chat_completion",
-    "endpoint_judge",
-    "gd_scores",
-    "get_judge",
-    "judge_prompt",
-    "judge_response",
-    "letter_from_votes",
-    "make_llm_judge",
-    "mc_votes",
-    "parse_judge_reply",
-    "prefix_scores",
-    "register_judge",
-    "token_f1_judge",
+    "JUDGE_ENTRY_POINT_GROUP", "JUDGE_PROMPT", "JUDGE_PROMPT_CODE", "JUDGE_PROMPT_LAYOUTS", "JUDGE_SYSTEM_MESSAGE",
+    "NEGATION_FACTOR", "NORMALISATIONS", "VALUE_KINDS", "VOTE", "MC_PARSERS", "JudgeResult", "JudgeScores",
+    "LikelihoodChoice", "authors_letter", "available_judges", "endpoint_judge", "gd_scores", "get_judge",
+    "judge_prompt", "judge_response", "letter_from_votes", "make_llm_judge", "mc_votes", "parse_judge_reply",
+    "prefix_scores", "register_judge", "token_f1_judge",
 ]
 
 #: Votes given to a chosen option (the other gets 0), as in the authors' result files.
 VOTE = 10
 NORMALISATIONS = ("per_token", "per_char", "none")
 VALUE_KINDS = loglikelihood.VALUE_KINDS
+#: MC answer parsers: the authors' (default) and medvigil 0.1's.
+MC_PARSERS = ("authors", "first_letter")
 
 
 def letter_from_votes(votes: Sequence[float], margin: float = DEFAULT_MARGIN) -> str | None:
@@ -125,30 +79,35 @@ def letter_from_votes(votes: Sequence[float], margin: float = DEFAULT_MARGIN) ->
     return decode_letters(vote_answers([list(votes)], margin=margin))[0]
 
 
+def _check_choice(name: str, value: str, allowed: Sequence[str]) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def _votes_for(best: int | None) -> tuple[int, int]:
+    """VOTE for option ``best``, 0 for the other; 0/0 when ``best`` is None."""
+    return tuple(VOTE if i == best else 0 for i in range(len(OPTION_LETTERS)))  # type: ignore[return-value]
+
+
 # --------------------------------------------------------------------------- MC
 
-
-#: MC answer parsers: the authors' (default) and medvigil 0.1's.
-MC_PARSERS = ("authors", "first_letter")
-
-
-def _authors_forms(letter: str) -> frozenset[str]:
-    # the words that name a letter in the authors' clean_up_manual (their two forms with a
-    # newline can never match, since they replace newlines by spaces first)
-    return frozenset([letter, f"{letter}:", f".{letter}", f".{letter}:", f"{letter}.", f'{letter}")',
-                      f'("{letter}":', f'("{letter}")', f'("{letter}").'])
-
-
-_AUTHORS_FORMS = {letter: _authors_forms(letter) for letter in OPTION_LETTERS}
+# The words that name a letter in the authors' clean_up_manual (their two forms with a newline
+# can never match, since they replace newlines by spaces first).
+_AUTHORS_FORMS = {
+    letter: frozenset([letter, f"{letter}:", f".{letter}", f".{letter}:", f"{letter}.", f'{letter}")',
+                       f'("{letter}":', f'("{letter}")', f'("{letter}").'])
+    for letter in OPTION_LETTERS
+}
 
 
 def authors_letter(response: str | None) -> str | None:
     """The letter the authors' MC parser reads, or None (invalid).
 
-    Their rule: newlines become spaces, the text is split at single spaces, and a letter
-    counts when one of the words is exactly ``A``, ``A:``, ``.A``, ``.A:``, ``A.``,
-    ``A")``, ``("A":``, ``("A")`` or ``("A").`` (likewise for B). Exactly one letter
-    found: that letter; none, or both: invalid.
+    Newlines become spaces, the text is split at single spaces, and a letter counts when a word
+    is exactly ``A``, ``A:``, ``.A``, ``.A:``, ``A.``, ``A")``, ``("A":``, ``("A")`` or
+    ``("A").`` (likewise for B). Exactly one letter found: that letter; none, or both: invalid.
 
     >>> authors_letter('A") Left'), authors_letter("The answer is B."), authors_letter("A or B")
     ('A', 'B', None)
@@ -171,9 +130,7 @@ def mc_votes(response: str | None, parser: str = "authors") -> tuple[int, int]:
     """
     _check_choice("parser", parser, MC_PARSERS)
     letter = authors_letter(response) if parser == "authors" else parse_letter(response)
-    if letter not in OPTION_LETTERS:
-        return (0, 0)
-    return tuple(VOTE if letter == x else 0 for x in OPTION_LETTERS)  # type: ignore[return-value]
+    return _votes_for(OPTION_LETTERS.index(letter) if letter in OPTION_LETTERS else None)
 
 
 # --------------------------------------------------------------------------- GD and PS
@@ -190,87 +147,59 @@ class LikelihoodChoice:
     note: str | None = None
 
 
-def _check_choice(name: str, value: str, allowed: Sequence[str]) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
-
-
-def _choose(scores: list, kinds: list, applied: str, notes: list) -> LikelihoodChoice:
-    if loglikelihood.mixed(kinds):
-        # auto read one value as a loss and another as a log-probability: not one model's output
-        notes.append("values of both signs (a loss and a log-probability) for one image")
-        scores = [None] * len(scores)
-    usable = [s for s in scores if s is not None]
-    if len(usable) == len(scores) and len(set(usable)) == 1:
-        notes.append("tie")
-    if len(usable) != len(scores) or len(set(usable)) == 1:
-        votes: tuple = (0, 0)
-    else:
-        best = max(range(len(scores)), key=lambda i: scores[i])
-        votes = tuple(VOTE if i == best else 0 for i in range(len(scores)))
-    return LikelihoodChoice(
-        votes=votes,
-        scores=tuple(scores),
-        value_kinds=tuple(kinds),
-        normalisation_applied=applied,
-        note="; ".join(dict.fromkeys(notes)) or None,
-    )
-
-
-def _check_values(values: Sequence[float], value_kind: str) -> list[float]:
+def _likelihood_choice(values: Sequence[float], continuations: Sequence[str], value_kind: str,
+                       normalisation: str) -> LikelihoodChoice:
+    """Votes from one log-likelihood value per option; ``normalisation`` ``single_token`` is GD."""
     _check_choice("value_kind", value_kind, VALUE_KINDS)
     if len(values) != len(OPTION_LETTERS):
         raise ValueError(f"need one value per option ({len(OPTION_LETTERS)}), got {len(values)}")
-    return [float(v) for v in values]
-
-
-def prefix_scores(
-    values: Sequence[float],
-    continuations: Sequence[str],
-    *,
-    normalisation: str = "per_token",
-    value_kind: str = "auto",
-) -> LikelihoodChoice:
-    """PS votes for options A and B from their log-likelihood values (see the module docstring).
-
-    Args:
-        values: the model's value for each option's continuation, in option order.
-        continuations: the option texts scored (their lengths serve ``per_char``).
-        normalisation: ``per_token`` (default), ``per_char`` or ``none``.
-        value_kind: ``auto`` (default), ``mean_nll`` or ``sum_logprob``.
-    """
-    _check_choice("normalisation", normalisation, NORMALISATIONS)
-    values = _check_values(values, value_kind)
     if len(continuations) != len(values):
         raise ValueError(f"need one continuation per option, got {len(continuations)}")
     scores: list[float | None] = []
     kinds: list[str] = []
-    applied = normalisation
     notes: list[str] = []
-    for value, text in zip(values, continuations):
+    applied = normalisation
+    for value, text in zip(map(float, values), continuations):
         kind = loglikelihood.value_kind(value, value_kind)
         kinds.append(kind)
+        score = None
         if not loglikelihood.valid(value, kind):
-            scores.append(None)
             notes.append(f"value {value!r} is not a valid {kind.replace('not finite', 'number')}")
+        elif normalisation == "single_token":
+            score = loglikelihood.oriented(value, kind)
         elif kind == "certain":
-            scores.append(0.0)
+            score = 0.0
         elif kind == "mean_nll":
             if normalisation == "per_token":
-                scores.append(-value)
+                score = -value
             else:
-                scores.append(None)
                 notes.append(f"a mean per-token NLL cannot be normalised {normalisation!r} (no token count)")
         elif normalisation == "per_char":
-            scores.append(value / max(1, len(text)))
+            score = value / max(1, len(text))
         else:
             if normalisation == "per_token":
                 applied = "none"
                 notes.append("total log-probability used as is: lmms-eval reports no token count")
-            scores.append(value)
-    return _choose(scores, kinds, applied, notes)
+            score = value
+        scores.append(score)
+    if loglikelihood.mixed(kinds):
+        # auto read one value as a loss and another as a log-probability: not one model's output
+        notes.append("values of both signs (a loss and a log-probability) for one image")
+        scores = [None] * len(scores)
+    tie = None not in scores and len(set(scores)) == 1
+    if tie:
+        notes.append("tie")
+    best = None if tie or None in scores else max(range(len(scores)), key=lambda i: scores[i])
+    return LikelihoodChoice(votes=_votes_for(best), scores=tuple(scores), value_kinds=tuple(kinds),  # type: ignore[arg-type]
+                            normalisation_applied=applied, note="; ".join(dict.fromkeys(notes)) or None)
+
+
+def prefix_scores(values: Sequence[float], continuations: Sequence[str], *, normalisation: str = "per_token",
+                  value_kind: str = "auto") -> LikelihoodChoice:
+    """PS votes for options A and B from the model's value for each option's continuation (the
+    option texts, whose lengths serve ``per_char``); see the module docstring."""
+    _check_choice("normalisation", normalisation, NORMALISATIONS)
+    return _likelihood_choice(values, continuations, value_kind, normalisation)
 
 
 def gd_scores(values: Sequence[float], *, value_kind: str = "auto") -> LikelihoodChoice:
@@ -279,19 +208,7 @@ def gd_scores(values: Sequence[float], *, value_kind: str = "auto") -> Likelihoo
     One token each, so a mean NLL ``v`` and a log-probability ``-v`` say the same thing and
     no normalisation applies (``normalisation_applied: "single_token"``).
     """
-    values = _check_values(values, value_kind)
-    scores: list[float | None] = []
-    kinds: list[str] = []
-    notes: list[str] = []
-    for value in values:
-        kind = loglikelihood.value_kind(value, value_kind)
-        kinds.append(kind)
-        if not loglikelihood.valid(value, kind):
-            scores.append(None)
-            notes.append(f"value {value!r} is not a valid {kind.replace('not finite', 'number')}")
-        else:
-            scores.append(loglikelihood.oriented(value, kind))
-    return _choose(scores, kinds, "single_token", notes)
+    return _likelihood_choice(values, OPTION_LETTERS, value_kind, "single_token")
 
 
 # --------------------------------------------------------------------------- FF judges
@@ -302,14 +219,12 @@ Judge = Callable[[str, str, str, str], Sequence[float]]
 _WORD = re.compile(r"[a-z0-9]+")
 # Function words (and the words every radiology answer uses to point at the image) carry no
 # answer; negations are kept on purpose, so "effaced" and "not effaced" stay distinguishable.
-_STOP = frozenset(
-    [
-        *("a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or"),
-        *("is", "are", "was", "were", "be", "been", "being", "it", "its", "i", "we"),
-        *("this", "that", "these", "those", "there", "here", "which", "what", "where", "how"),
-        *("image", "shows", "showing", "shown", "seen", "visible", "see"),
-    ]
-)
+_STOP = frozenset([
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or",
+    "is", "are", "was", "were", "be", "been", "being", "it", "its", "i", "we",
+    "this", "that", "these", "those", "there", "here", "which", "what", "where", "how",
+    "image", "shows", "showing", "shown", "seen", "visible", "see",
+])
 _NEGATIONS = frozenset(["no", "not", "without", "absent", "absence", "none", "never", "negative", "nor"])
 NEGATION_FACTOR = 0.5  # F1 multiplier when exactly one of response and option is negated
 
@@ -322,17 +237,13 @@ def _tokens(text: str) -> set[str]:
 def token_f1_judge(question: str, option_a: str, option_b: str, response: str) -> tuple[int, int]:
     """The default free-form judge: token-set F1 between response and option, scaled to 1..10.
 
-    Definition: text is lower-cased, accents removed, split into runs of letters and digits,
-    and function words dropped (negations are kept). Response words that echo the question
-    and appear in neither option are dropped too. For each option, with ``R`` the response
-    words and ``O`` the option words: ``precision = |R & O| / |R|``, ``recall = |R & O| / |O|``,
-    ``F1 = 2PR / (P + R)`` (0 when nothing is shared); when exactly one of ``R`` and ``O``
-    holds a negation (no, not, without, absent, absence, none, never, negative, nor), F1 is
-    multiplied by :data:`NEGATION_FACTOR` (0.5), so "No effacement" and "Effacement" stay
-    apart although they share most words. The score is ``1 + floor(9 * F1 + 0.5)``: an
-    integer from 1 (nothing shared) to 10 (same words), on the scale of the paper's GPT-4
-    judge (Appendix A.4). Deterministic and offline. Every option of the real release, given
-    verbatim as the response, is judged as that option.
+    Words: lower-cased, accents removed, runs of letters and digits, function words dropped
+    (negations kept); response words echoing the question and in neither option are dropped. With
+    ``W`` the response words and ``O`` the option's: ``P = |W & O| / |W|``, ``R = |W & O| / |O|``,
+    ``F1 = 2PR / (P + R)`` (0 when nothing is shared), times :data:`NEGATION_FACTOR` (0.5) when
+    exactly one of them holds a negation (so "No effacement" and "Effacement" stay apart). Score
+    ``1 + floor(9 * F1 + 0.5)``, 1 to 10 as the paper's GPT-4 judge (Appendix A.4). Every option
+    of the real release, given verbatim as the response, is judged as that option.
 
     >>> token_f1_judge("Is the lesion bright or dark?", "Bright (hyperdense)", "Dark (hypodense)", "hyperdense bleed")
     (6, 1)
@@ -376,8 +287,6 @@ def register_judge(name: str, judge: Judge, *, overwrite: bool = False) -> None:
 
 
 def _entry_point_judges() -> dict:
-    from importlib.metadata import entry_points
-
     return {ep.name: ep for ep in entry_points(group=JUDGE_ENTRY_POINT_GROUP)}
 
 
@@ -431,28 +340,17 @@ class JudgeScores(tuple):
         return out
 
 
-def judge_response(
-    question: str,
-    option_a: str,
-    option_b: str,
-    response: str | None,
-    *,
-    judge: str = "token_f1",
-    margin: float = DEFAULT_MARGIN,
-) -> JudgeResult:
-    """Score a free-form response against both options and apply the gap rule.
-
-    Raises:
-        ValueError: the judge returned something other than two numbers in [1, 10].
-    """
+def judge_response(question: str, option_a: str, option_b: str, response: str | None, *,
+                   judge: str = "token_f1", margin: float = DEFAULT_MARGIN) -> JudgeResult:
+    """Score a free-form response against both options and apply the gap rule (ValueError unless the
+    judge returns two numbers in [1, 10])."""
     returned = get_judge(judge)(question, option_a, option_b, response or "")
     scores = tuple(returned)
-    if len(scores) != 2 or not all(
-        isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and 1 <= s <= 10 for s in scores
-    ):
+    in_range = all(isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and 1 <= s <= 10 for s in scores)
+    if len(scores) != 2 or not in_range:
         raise ValueError(f"judge {judge!r} must return two scores in [1, 10], got {scores!r}")
-    letter = letter_from_votes(scores, margin)
-    return JudgeResult(scores=scores, letter=letter, judge=judge, reply=getattr(returned, "reply", None))  # type: ignore[arg-type]
+    return JudgeResult(scores=scores, letter=letter_from_votes(scores, margin), judge=judge,  # type: ignore[arg-type]
+                       reply=getattr(returned, "reply", None))
 
 
 # The paper's GPT-4o judge (Appendix A.4; the authors' configs/prompts/answering.json).
@@ -525,46 +423,21 @@ def make_llm_judge(complete: Callable[[str, str], str], layout: str = "paper") -
     return judge
 
 
-def chat_completion(
-    base_url: str,
-    system: str,
-    prompt: str,
-    *,
-    model: str = JUDGE_MODEL,
-    temperature: float = JUDGE_TEMPERATURE,
-    api_key: str | None = None,
-    attempts: int = JUDGE_ATTEMPTS,
-    timeout: float = 60.0,
-) -> str:
-    """One system + user exchange with an OpenAI-compatible ``/chat/completions`` endpoint.
+def endpoint_judge(base_url: str, *, model: str = JUDGE_MODEL, temperature: float = JUDGE_TEMPERATURE,
+                   api_key: str | None = None, layout: str = "paper", attempts: int = JUDGE_ATTEMPTS) -> Judge:
+    """The authors' FF judge through any OpenAI-compatible ``/chat/completions`` endpoint.
 
-    ``base_url`` is the API root (``https://api.openai.com/v1``, a vLLM server's ``.../v1``).
-    Up to ``attempts`` tries, like the authors' client.
-
-    Raises:
-        RuntimeError: every attempt failed (naming the endpoint and the last error).
+    The paper's system message and prompt (``layout``), ``model`` (default ``gpt-4o``) at
+    ``temperature`` (default 0.7); ``base_url`` is the API root (``https://api.openai.com/v1``,
+    a vLLM server's ``.../v1``); up to ``attempts`` tries, like the authors' client (then a
+    RuntimeError naming the endpoint and the last error).
     """
-
-    body = {"model": model, "temperature": temperature,
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
-    return chat(base_url, body, api_key=api_key, attempts=attempts, timeout=timeout)
-
-
-def endpoint_judge(
-    base_url: str,
-    *,
-    model: str = JUDGE_MODEL,
-    temperature: float = JUDGE_TEMPERATURE,
-    api_key: str | None = None,
-    layout: str = "paper",
-    attempts: int = JUDGE_ATTEMPTS,
-) -> Judge:
-    """The authors' FF judge through any OpenAI-compatible endpoint: the paper's system message
-    and prompt (``layout``), ``model`` (default ``gpt-4o``) at ``temperature`` (default 0.7)."""
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
         raise ValueError(f"judge endpoint must be an http(s) URL, got {base_url!r}")
 
     def complete(system: str, prompt: str) -> str:
-        return chat_completion(base_url, system, prompt, model=model, temperature=temperature, api_key=api_key, attempts=attempts)
+        body = {"model": model, "temperature": temperature,
+                "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
+        return chat(base_url, body, api_key=api_key, attempts=attempts)
 
     return make_llm_judge(complete, layout)

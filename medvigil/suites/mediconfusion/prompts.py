@@ -4,42 +4,18 @@ The authors' strings are facts read from their repository (``MShahabSepehri/Medi
 commit 40a8b41: ``configs/prompts/answering.json``, ``utils/answering.py`` and the per-model
 ``Models/*.py``); they are reproduced character for character, including their quirks
 (FF says "answer following question", MC ends with ``#answer: ("`` so that the model
-continues with ``A")``). A *style* names one template of one mode:
+continues with ``A")``). A *style* names one template of one mode (:data:`PROMPTS`; fields
+``{question}``, ``{option_A}``, ``{option_B}``): ``authors`` (theirs for open models; for PS
+also ``authors_llava`` and ``authors_llama``, for MC ``authors_gpt``) or ``medvigil`` (medvigil 0.1).
 
-=====  ===============  ===================================================================
-mode   style            template (fields ``{question}``, ``{option_A}``, ``{option_B}``)
-=====  ===============  ===================================================================
-MC     ``authors``      their ``mc.default`` (open models): ``("A": ...)`` lines, ends ``#answer: ("``
-MC     ``authors_gpt``  their ``mc.gpt`` entry, also used for Gemini, Claude and LLaVA-Med:
-                        ``A: ...`` lines, ends ``Answer: ``
-GD     ``authors``      their ``greedy.default``: ``A: ...`` lines, ends ``Answer: ``; the
-                        answer is the likelier next token, ``A`` or ``B``
-PS     ``authors``      their ``prefix.default``, ``Question: {} Answer: {}``: the context is
-                        ``Question: <q> Answer:`` and the continuation ``" " + option``
-PS     ``authors_llava`` their LLaVA / LLaVA-Med implementation: the bare question as the user
-                        turn, the option as the answer
-PS     ``authors_llama`` their Llama 3.2 implementation: ``Question: <q>`` as the user turn
-FF     ``authors``      their ``gpt4.default``: ``Based on the image, answer following question.``
-MC/GD  ``medvigil``     medvigil 0.1: question, ``Options:``, ``A.``/``B.`` lines, closing line
-PS     ``medvigil``     medvigil 0.1: the bare question, the option without a leading space
-FF     ``medvigil``     medvigil 0.1: ``Based on the image, answer the following question.``
-=====  ===============  ===================================================================
-
-Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 new tokens (and temperature 0)
-for MC whatever the model (``set_model_params``); FF uses each model's config, 100 for
-LLaVA, LLaVA-Med and Llama 3.2 (their ``vanilla.json`` and the default of their LLaVA
-``ask_question``), which medvigil takes as the FF limit. medvigil 0.1 used 8 (MC) and 128 (FF).
-
-System prompt (:data:`AUTHORS_SYSTEM_PROMPT`): their ``init_prompts.default``, "You are a helpful
-assitant expert in medical domain." (their spelling), which ``set_init_prompt`` gives every model
-whose config has an ``init_prompt_id``; only their API clients send it (``Models/gpt.py`` as the
-system message, ``claude.py`` as ``system``, ``gemini.py`` as ``system_instruction``), in every
-generating mode. :data:`API_MODELS` are the lmms-eval models that get it.
-
-Free-form generation settings (:data:`AUTHORS_FF_GENERATION`): each model's own
-``configs/Models/<model>/vanilla.json`` (temperature, top-p, beams, new tokens); MC overrides
-them with temperature 0, one beam, no top-p and 32 tokens for every model. lmms-eval fixes a
-task's ``generation_kwargs`` for all models, so the FF task keeps greedy decoding and 100
+Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 new tokens and temperature 0 for MC
+whatever the model (``set_model_params``); FF uses each model's config, 100 for LLaVA, LLaVA-Med
+and Llama 3.2 (their ``vanilla.json`` and their LLaVA ``ask_question`` default), medvigil's FF
+limit. medvigil 0.1 used 8 (MC) and 128 (FF). Their system prompt (:data:`AUTHORS_SYSTEM_PROMPT`,
+``init_prompts.default``, their spelling) is sent only by their API clients (``Models/gpt.py``,
+``claude.py``, ``gemini.py``), in every generating mode: :data:`API_MODELS`. FF generation
+settings (:data:`AUTHORS_FF_GENERATION`) are each model's ``configs/Models/<model>/vanilla.json``;
+lmms-eval fixes one ``generation_kwargs`` per task, so the FF task keeps greedy decoding and 100
 tokens and :func:`authors_gen_kwargs` gives the ``--gen_kwargs`` of a model's own settings.
 
 >>> render("mc", "authors", "Which side?", "Left", "Right").splitlines()[2:4]
@@ -62,18 +38,22 @@ _OPTIONS_MEDVIGIL = "{question}\nOptions:\nA. {option_A}\nB. {option_B}\n" + _LE
 
 #: (mode, style) -> template.
 PROMPTS: dict[tuple[str, str], str] = {
+    # their mc.default (open models)
     ("mc", "authors"): _CHOOSE + '("A": {option_A})\n("B": {option_B})\n' + _LETTER
     + ' Your answer should be just one letter.\n#answer: ("',
+    # their mc.gpt, also used for Gemini, Claude and LLaVA-Med
     ("mc", "authors_gpt"): _CHOOSE + "A: {option_A}\nB: {option_B}\n" + _LETTER
     + " Your answer should be just one letter.\nAnswer: ",
     ("mc", "medvigil"): _OPTIONS_MEDVIGIL,
+    # their greedy.default: the answer is the likelier next token, A or B
     ("gd", "authors"): _CHOOSE + "A: {option_A}\nB: {option_B}\n" + _LETTER + "\nAnswer: ",
     ("gd", "medvigil"): _OPTIONS_MEDVIGIL,
+    # their prefix.default, "Question: {} Answer: {}": this context, then the continuation " " + option
     ("ps", "authors"): "Question: {question} Answer:",
-    ("ps", "authors_llava"): "{question}",
-    ("ps", "authors_llama"): "Question: {question}",
-    ("ps", "medvigil"): "{question}",
-    ("ff", "authors"): "Based on the image, answer following question.\n{question}",
+    ("ps", "authors_llava"): "{question}",  # their LLaVA / LLaVA-Med code: the bare question as the user turn
+    ("ps", "authors_llama"): "Question: {question}",  # their Llama 3.2 code: the user turn
+    ("ps", "medvigil"): "{question}",  # the option follows without a leading space
+    ("ff", "authors"): "Based on the image, answer following question.\n{question}",  # their gpt4.default
     ("ff", "medvigil"): "Based on the image, answer the following question.\n{question}",
 }
 #: (mode, protocol) -> max_new_tokens of the generating modes.
@@ -125,13 +105,10 @@ def styles(mode: str) -> list[str]:
 
 
 def render(mode: str, style: str, question: str, option_a: str, option_b: str) -> str:
-    """The prompt of ``mode`` in ``style`` for one question.
+    """The prompt of ``mode`` in ``style`` for one question (ValueError naming the choices if unknown).
 
     The authors' styles insert the texts as they are (their ``str.format``); the medvigil
     styles strip surrounding whitespace, as medvigil 0.1 did.
-
-    Raises:
-        ValueError: unknown mode or style (naming the choices).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")

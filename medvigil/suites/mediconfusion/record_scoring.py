@@ -12,32 +12,16 @@ from typing import Any
 
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
-__all__ = ["categories_of", "image_named", "pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
+__all__ = ["pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
 
-def image_named(image: Any, probe_id: Any) -> Any:
-    """Which image of its pair a record answers: ``extra.image``, else the ``:im1`` / ``:im2`` tail
-    of its probe id (None when neither says; any other value is returned as it is)."""
+
+def _image_of(record: Mapping[str, Any]) -> str | None:
+    """Which image of its pair a record answers: ``extra.image``, else its probe id's ``:im1`` / ``:im2`` tail."""
+    image = (record.get("extra") or {}).get("image")
     if image is None:
-        probe = str(probe_id)
+        probe = str(record.get("probe_id", ""))
         image = probe.rsplit(":", 1)[-1] if ":" in probe else None
-    return image
-
-
-def categories_of(categories: Any, category: Any) -> list:
-    """An image's categories: ``extra.categories`` (a list), else its ``category`` alone, else none."""
-    if categories is None:
-        return [] if category is None else [category]
-    return list(categories)
-
-
-def _image_of(record: Mapping[str, Any]) -> str:
-    image = image_named((record.get("extra") or {}).get("image"), record.get("probe_id", ""))
-    if image not in ("im1", "im2"):
-        raise ValueError(
-            f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
-            "(need extra.image or a probe_id ending in ':im1' / ':im2')"
-        )
-    return image
+    return image if image in ("im1", "im2") else None
 
 
 def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error",
@@ -48,10 +32,10 @@ def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error
     by_pair: dict[str, dict[str, Mapping[str, Any]]] = {}
     problems: list[str] = []
     for record in records:
-        try:
-            image = _image_of(record)
-        except ValueError as exc:
-            problems.append(str(exc))
+        image = _image_of(record)
+        if image is None:
+            problems.append(f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
+                            "(need extra.image or a probe_id ending in ':im1' / ':im2')")
             continue
         slot = by_pair.setdefault(str(record["case_id"]), {})
         if image in slot:
@@ -67,19 +51,12 @@ def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error
     return by_pair, problems
 
 
-def score_records(
-    records: Iterable[Mapping[str, Any]],
-    *,
-    confusion_denominator: str = "both_valid",
-    category_names: Sequence[str] | None = None,
-    incomplete: str = "error",
-) -> MediConfusionScore:
+def score_records(records: Iterable[Mapping[str, Any]], *, confusion_denominator: str = "both_valid",
+                  category_names: Sequence[str] | None = None, incomplete: str = "error") -> MediConfusionScore:
     """Score probe records of one run (one model, one condition) of the MediConfusion suite.
 
-    Each pair (``case_id``) must have exactly one record per image (``extra.image`` or a
-    ``probe_id`` ending ``:im1`` / ``:im2``); the image's categories are read from
-    ``extra.categories`` (a list). ``predicted_letter`` ``None`` is an invalid answer.
-    Pairs are scored in order of first appearance. ``incomplete``: as :func:`pair_slots`.
+    Each pair (``case_id``) needs one record per image (:func:`pair_slots`; ``incomplete`` as there);
+    ``predicted_letter`` ``None`` is an invalid answer. Pairs are scored in order of first appearance.
     """
     records = list(records)
     runs = {(r.get("model"), r.get("condition", "default")) for r in records}
@@ -95,30 +72,26 @@ def score_records(
 
 
 def _categories(record: Mapping[str, Any]) -> list[str]:
-    return categories_of((record.get("extra") or {}).get("categories"), record.get("category"))
+    """An image's categories: ``extra.categories`` (a list), else its ``category`` alone, else none."""
+    categories = (record.get("extra") or {}).get("categories")
+    if categories is None:
+        return [] if record.get("category") is None else [record["category"]]
+    return list(categories)
 
 
 def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, list]:
     """The arguments of :func:`~medvigil.suites.mediconfusion.scoring.score_pairs` for one run's
     records found in pairs by :func:`pair_slots` (which found no problem): each pair's answers,
     correct letters and categories of ``im1`` and ``im2``, and the pair ids, in order."""
-    ids = list(by_pair)
-    im1 = [by_pair[p]["im1"] for p in ids]
-    im2 = [by_pair[p]["im2"] for p in ids]
-    return {
-        "pred1": [r.get("predicted_letter") for r in im1],
-        "pred2": [r.get("predicted_letter") for r in im2],
-        "gold1": [r["correct_letter"] for r in im1],
-        "gold2": [r["correct_letter"] for r in im2],
-        "categories1": [_categories(r) for r in im1],
-        "categories2": [_categories(r) for r in im2],
-        "pair_ids": ids,
-    }
+    inputs: dict[str, list] = {"pair_ids": list(by_pair)}
+    for n, image in enumerate(("im1", "im2"), start=1):
+        records = [slot[image] for slot in by_pair.values()]
+        inputs |= {f"pred{n}": [r.get("predicted_letter") for r in records], f"gold{n}": [r["correct_letter"] for r in records],
+                   f"categories{n}": [_categories(r) for r in records]}
+    return inputs
 
 
-def score_records_by_run(
-    records: Iterable[Mapping[str, Any]], **kwargs: Any
-) -> dict[tuple[str, str], MediConfusionScore]:
+def score_records_by_run(records: Iterable[Mapping[str, Any]], **kwargs: Any) -> dict[tuple[str, str], MediConfusionScore]:
     """Split records by (model, condition) and score each run with :func:`score_records`."""
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for record in records:

@@ -2,43 +2,24 @@
 
 Layout (repository ``MShahabSepehri/MediConfusion``, 176 pairs, 352 images): a JSON object
 keyed by pair id (``"10001"`` ...), each value an object with exactly these fields:
+``im_1``/``im_2`` (ROCO image path relative to the ROCO data root, e.g.
+``train/radiology/images/ROCO_28778.jpg``), ``im_1_local``/``im_2_local`` (the authors' integer
+image id, one per path), ``cap_1``/``cap_2`` (the ROCO captions), ``category_1``/``category_2``
+(non-empty lists of :data:`~medvigil.suites.mediconfusion.categories.CATEGORIES`),
+``BiomedCLIP_sim``/``DINO_sim`` (cosine similarities of the two images; paper Sec. 2: a pair is
+confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75), ``question``/``option_A``/``option_B``
+(shared by both images), ``im_1_correct``/``im_2_correct`` (``A``/``B``, different) and
+``AI_question``/``AI_option_A``/``AI_option_B`` (the LLM's question before radiologist revision).
 
-==================================  ==========================================================
-field                               value
-==================================  ==========================================================
-``im_1``, ``im_2``                  ROCO image path relative to the ROCO data root, e.g.
-                                    ``train/radiology/images/ROCO_28778.jpg``
-``im_1_local``, ``im_2_local``      the authors' integer image id (one id per image path)
-``cap_1``, ``cap_2``                the ROCO captions
-``category_1``, ``category_2``      non-empty lists of categories
-                                    (:data:`medvigil.suites.mediconfusion.categories.CATEGORIES`)
-``BiomedCLIP_sim``, ``DINO_sim``    cosine similarities of the two images (paper Sec. 2:
-                                    a pair is confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75)
-``question``, ``option_A``,         the two-option question shared by both images
-``option_B``
-``im_1_correct``, ``im_2_correct``  the correct letter for each image: ``A``/``B``, different
-``AI_question``, ``AI_option_A``,   the LLM-generated question before radiologist revision
-``AI_option_B``
-==================================  ==========================================================
-
-Images: ``im_1``/``im_2`` are paths inside the ROCO data folder (the *ROCO layout*; the
-authors' ``--local_image_address False`` reads them under ``<data_path>/roco-dataset/data/``).
-The authors' download script instead saves every image as ``<im_local>.jpg`` in
-``data/images/`` (the *authors' layout*, their default): :func:`authors_image_name`.
-
+The authors' ``--local_image_address False`` reads the images under ``<data_path>/roco-dataset/data/``;
+their download script instead saves each as ``data/images/<im_local>.jpg`` (:func:`authors_image_name`).
 medvigil's synthetic releases add one optional field, ``synthetic`` (``true``). The CSV form
 (``data/dataset.csv``) has the same columns plus ``id`` (the pair id) and a leading unnamed
 pandas index column; its category cells are Python list literals (``['Cerebral', 'Vascular']``).
 
-Validation is strict and complete: every problem in the file is collected and one
-:class:`~medvigil.errors.DataError` lists them all. Each :class:`~medvigil.errors.Problem`
-names the file, the pair's 1-based position in the file (``row``) and ``<pair id>.<field>``
-(``field``); checks: JSON syntax, duplicate pair ids or fields, missing and unknown fields,
-types, ``id`` disagreeing with the key, letters other than ``A``/``B``, equal letters for the
-two images, equal options, equal images, unknown or repeated categories, similarities
-outside [-1, 1], image paths that could leave the ROCO root (absolute, ``..``, backslash,
-drive letter; :func:`medvigil.files.pathsafe.unsafe_reason`) or are not image files, and one
-image path with two different ``im_local`` ids (or one id for two paths) across pairs.
+Validation is strict: every problem in the file is collected into one
+:class:`~medvigil.errors.DataError`, each :class:`~medvigil.errors.Problem` naming the file, the
+pair's 1-based position (``row``) and ``<pair id>.<field>`` (``field``).
 
 >>> import json, tempfile, pathlib
 >>> entry = dict(im_1="train/radiology/images/ROCO_00001.jpg", im_2="train/radiology/images/ROCO_00002.jpg",
@@ -75,48 +56,18 @@ from medvigil.files.pathsafe import unsafe_reason
 from medvigil.suites.mediconfusion.answers import OPTION_LETTERS
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 
-__all__ = [
-    "AUTHORS_IMAGE_FOLDER",
-    "FIELDS",
-    "IMAGE_EXTENSIONS",
-    "IMAGE_KEYS",
-    "OPTIONAL_FIELDS",
-    "Pair",
-    "Release",
-    "authors_image_name",
-    "dataset_json_text",
-    "read_release",
-    "write_dataset_json",
-]
+__all__ = ["FIELDS", "IMAGE_EXTENSIONS", "IMAGE_KEYS", "OPTIONAL_FIELDS", "Pair", "Release", "authors_image_name",
+           "dataset_json_text", "read_release"]
 
 #: The fields of every pair, in the authors' order.
-FIELDS = (
-    "im_1",
-    "im_2",
-    "im_1_local",
-    "im_2_local",
-    "cap_1",
-    "cap_2",
-    "category_1",
-    "category_2",
-    "BiomedCLIP_sim",
-    "DINO_sim",
-    "question",
-    "option_A",
-    "option_B",
-    "im_1_correct",
-    "im_2_correct",
-    "AI_question",
-    "AI_option_A",
-    "AI_option_B",
-)
+FIELDS = ("im_1", "im_2", "im_1_local", "im_2_local", "cap_1", "cap_2", "category_1", "category_2", "BiomedCLIP_sim",
+          "DINO_sim", "question", "option_A", "option_B", "im_1_correct", "im_2_correct", "AI_question", "AI_option_A",
+          "AI_option_B")
 #: medvigil's own optional field: ``true`` on every pair of a synthetic release.
 OPTIONAL_FIELDS = ("synthetic",)
 #: The two images of a pair, as named in probe ids (``"10001:im1"``) and result files.
 IMAGE_KEYS = ("im1", "im2")
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png")
-#: Where the authors' ``scripts/download.py`` saves the images (its ``--save_path`` default).
-AUTHORS_IMAGE_FOLDER = "data/images"
 _PAIR_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 _PATH_FIELDS = ("im_1", "im_2")
 _LOCAL_FIELDS = ("im_1_local", "im_2_local")
@@ -212,9 +163,7 @@ class Release:
 
     def images(self) -> Iterable[tuple[Pair, str]]:
         """``(pair, image_key)`` for every image of every pair, in file order."""
-        for pair in self.pairs.values():
-            for key in IMAGE_KEYS:
-                yield pair, key
+        return ((pair, key) for pair in self.pairs.values() for key in IMAGE_KEYS)
 
 
 def authors_image_name(local: int) -> str:
@@ -222,15 +171,16 @@ def authors_image_name(local: int) -> str:
     return f"{local}.jpg"
 
 
-# --------------------------------------------------------------------------- checks
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], problems: list[Problem]) -> dict | None:
-    """Validate one pair's values (already typed); return the clean values or None."""
+    """Validate one pair's values (already typed); return the clean values or None.
+
+    Image paths must not leave the ROCO root (:func:`medvigil.files.pathsafe.unsafe_reason`);
+    relations between fields are checked only when every field is well typed.
+    """
     start = len(problems)
 
     def bad(key: str, message: str) -> None:
@@ -293,12 +243,8 @@ def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], proble
         bad("synthetic", f"must be true or false, got {entry['synthetic']!r}")
     if len(problems) > start:
         return None
-    # relations between fields (only checked when every field is well typed)
     if entry["im_1_correct"] == entry["im_2_correct"]:
-        bad(
-            "im_2_correct",
-            f"both images have correct answer {entry['im_1_correct']!r}; a confusing pair needs different answers",
-        )
+        bad("im_2_correct", f"both images have correct answer {entry['im_1_correct']!r}; a confusing pair needs different answers")
     if entry["option_A"].strip().casefold() == entry["option_B"].strip().casefold():
         bad("option_B", f"option_B repeats option_A ({entry['option_A']!r})")
     if entry["im_1"] == entry["im_2"]:
@@ -316,18 +262,14 @@ def _check_image_ids(name: str, pairs: Mapping[str, Pair], problems: list[Proble
         for k, key in enumerate(IMAGE_KEYS, start=1):
             path, local = pair.image_path(key), pair.image_local(key)
             field = f"{pair.pair_id}.im_{k}_local"
-            if path in id_of and id_of[path][0] != local:
-                other_id, other_pair = id_of[path]
-                problems.append(
-                    Problem(name, f"image {path!r} has im_local {local} here but {other_id} in pair {other_pair!r}", pair.row, field)
-                )
-            if local in path_of and path_of[local][0] != path:
-                other_path, other_pair = path_of[local]
-                problems.append(
-                    Problem(name, f"im_local {local} names {path!r} here but {other_path!r} in pair {other_pair!r}", pair.row, field)
-                )
-            id_of.setdefault(path, (local, pair.pair_id))
-            path_of.setdefault(local, (path, pair.pair_id))
+            other_id, other_pair = id_of.setdefault(path, (local, pair.pair_id))  # the first pair naming it
+            if other_id != local:
+                problems.append(Problem(name, f"image {path!r} has im_local {local} here but {other_id} in pair {other_pair!r}",
+                                        pair.row, field))
+            other_path, other_pair = path_of.setdefault(local, (path, pair.pair_id))
+            if other_path != path:
+                problems.append(Problem(name, f"im_local {local} names {path!r} here but {other_path!r} in pair {other_pair!r}",
+                                        pair.row, field))
 
 
 def _build(name: str, entries: list[tuple[int, str, Mapping[str, Any]]], problems: list[Problem]) -> Release:
@@ -341,10 +283,7 @@ def _build(name: str, entries: list[tuple[int, str, Mapping[str, Any]]], problem
         clean = _check_entry(name, row, pid, entry, problems)
         if clean is None:
             continue
-        clean["category_1"] = tuple(clean["category_1"])
-        clean["category_2"] = tuple(clean["category_2"])
-        clean["BiomedCLIP_sim"] = float(clean["BiomedCLIP_sim"])
-        clean["DINO_sim"] = float(clean["DINO_sim"])
+        clean |= {key: tuple(clean[key]) for key in _CATEGORY_FIELDS} | {key: float(clean[key]) for key in _SIM_FIELDS}
         pairs[pid] = Pair(pair_id=pid, row=row, **clean)
     _check_image_ids(name, pairs, problems)
     if problems:
@@ -352,9 +291,6 @@ def _build(name: str, entries: list[tuple[int, str, Mapping[str, Any]]], problem
     if not pairs:
         raise DataError(Problem(name, "file holds no pairs"))
     return Release(path=name, pairs=pairs)
-
-
-# --------------------------------------------------------------------------- JSON
 
 
 class _JsonObject(dict):
@@ -370,7 +306,6 @@ def _object_hook(items: list[tuple[str, Any]]) -> _JsonObject:
 
 
 def _read_json(path: Path, name: str) -> Release:
-
     data = read_json(path, name, object_pairs_hook=_object_hook)  # FileNotFoundError propagates
     if not isinstance(data, _JsonObject):
         raise DataError(Problem(name, f"expected a JSON object keyed by pair id, got {_json_type(data)}"))
@@ -380,11 +315,8 @@ def _read_json(path: Path, name: str) -> Release:
         if not isinstance(value, _JsonObject):
             problems.append(Problem(name, f"pair {pid!r} must be an object, got {_json_type(value)}", row, pid))
             continue
-        seen: set[str] = set()
-        for key, _ in value.ordered:
-            if key in seen:
-                problems.append(Problem(name, "field given twice in this pair", row, f"{pid}.{key}"))
-            seen.add(key)
+        keys = [key for key, _ in value.ordered]
+        problems += [Problem(name, "field given twice in this pair", row, f"{pid}.{key}") for i, key in enumerate(keys) if key in keys[:i]]
         entries.append((row, pid, value))
     return _build(name, entries, problems)
 
@@ -396,35 +328,21 @@ def _json_type(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-# --------------------------------------------------------------------------- CSV
-
-_CSV_INT = _LOCAL_FIELDS
-_CSV_FLOAT = _SIM_FIELDS
-_CSV_LIST = _CATEGORY_FIELDS
-
-
 def _csv_value(key: str, text: str) -> Any:
     """Type one CSV cell; a cell that does not parse is returned as the raw string (reported later)."""
-    if key in _CSV_INT:
+    if key in _LOCAL_FIELDS:
         return int(text) if re.fullmatch(r"\d+", text.strip()) else text
-    if key in _CSV_FLOAT:
-        try:
-            return float(text)
-        except ValueError:
-            return text
-    if key in _CSV_LIST:
-        try:
-            value = ast.literal_eval(text)  # literals only: lists of strings, never code
+    if key in _SIM_FIELDS or key in _CATEGORY_FIELDS:
+        try:  # literal_eval: literals only (lists of strings), never code
+            return float(text) if key in _SIM_FIELDS else ast.literal_eval(text)
         except (ValueError, SyntaxError):
             return text
-        return value
     if key == "synthetic":
         return {"true": True, "false": False}.get(text.strip().lower(), text)
     return text
 
 
 def _read_csv(path: Path, name: str) -> Release:
-
     table = read_csv(path, name, required=("id", *FIELDS))
     problems = [
         p
@@ -440,20 +358,11 @@ def _read_csv(path: Path, name: str) -> Release:
     return _build(name, entries, problems)
 
 
-# --------------------------------------------------------------------------- API
-
-
 def read_release(path: str | Path, name: str | None = None) -> Release:
     """Read and validate ``dataset.json`` or ``dataset.csv`` (chosen by suffix).
 
-    Args:
-        path: the file.
-        name: how problems name the file (default: its file name).
-
-    Raises:
-        FileNotFoundError: no such file.
-        DataError: listing every problem in the file.
-        ValueError: the suffix is neither ``.json`` nor ``.csv``.
+    ``name``: how problems name the file (default: its file name). Raises FileNotFoundError,
+    DataError (listing every problem in the file) or ValueError (neither ``.json`` nor ``.csv``).
     """
     path = Path(path)
     name = name or path.name
@@ -469,9 +378,3 @@ def dataset_json_text(pairs: Iterable[Pair]) -> str:
     """``dataset.json`` text in the authors' format (4-space indent, ASCII escapes, no final newline)."""
     return json.dumps({p.pair_id: p.to_json() for p in pairs}, indent=4)
 
-
-def write_dataset_json(pairs: Iterable[Pair], path: str | Path) -> Path:
-    """Write ``dataset.json`` (see :func:`dataset_json_text`); returns the path."""
-    path = Path(path)
-    path.write_text(dataset_json_text(pairs), encoding="utf-8")
-    return path

@@ -1,42 +1,29 @@
 """MediConfusion scoring: set accuracy, individual accuracy, confusion, invalid answers.
 
-MediConfusion (Sepehri et al., NeurIPS 2024 workshop, seed 001) asks one two-option
-question about two images whose correct answers differ. Definitions (paper Sec. 3.1,
-Fig. 2, Table 1) and the counting of the authors' scoring code (``create_score_table``
-and ``print_score`` in their ``utils/answering.py``), which the per-sample result files
-follow:
+MediConfusion (Sepehri et al., NeurIPS 2024 workshop, seed 001) asks one two-option question
+about two images whose correct answers differ. Definitions (paper Sec. 3.1, Fig. 2, Table 1),
+counted as the authors' ``create_score_table`` / ``print_score`` (``utils/answering.py``) do:
 
-* **Answer of an image** (authors' vote rule,
-  :func:`medvigil.suites.mediconfusion.answers.vote_answers`): the option ahead of every other
-  option by at least ``margin`` votes (default 3); otherwise the answer is *invalid*.
-* **Set score** of a pair: 1 iff both images are answered correctly. Set accuracy =
-  set score / pairs.
-* **Individual score**: one per correctly answered image. Individual accuracy =
-  individual score / (2 x pairs).
-* **Confused** pair: both answers valid and equal. Confusion score = confused pairs /
-  denominator, where the paper says "out of all pairs (we exclude pairs where the
-  model generated invalid answers or failed to answer)" and the authors' code divides
-  by the pairs whose two answers are both valid (their ``valids`` block). That is the
-  default, ``confusion_denominator="both_valid"``; ``"all_pairs"`` divides by every
-  pair. Table 1 needs the first: BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC
-  98.75 % = 158/160 are not k/176 for any integer k.
-* **Invalid**: images whose answer is invalid (counted per image).
-* **Per category**: each image carries a list of categories (``category_1`` /
-  ``category_2`` of ``dataset.json``). A pair-level event (set, confused, both-valid)
-  adds one to every category occurrence of *both* images (a category listed on both
-  images counts twice); an image-level event (individual, invalid) adds one to every
-  category of *that* image. A category's accuracy denominator is its number of
-  occurrences over the images scored (Table 3: e.g. 73 vascular images, GPT-4o
-  25/73 = 34.25 % set and 49/73 = 67.12 % individual); its confusion denominator is
-  its occurrences over the both-valid pairs (categories:
-  :mod:`medvigil.suites.mediconfusion.categories`).
-* **Best over modes** (Table 1 "Best"): :func:`medvigil.suites.mediconfusion.mode_summary.best_over_modes`.
-* **Random guessing** (Table 1): each of two independent 50/50 answers is right with
-  probability 1/2, so individual accuracy 50 % and set accuracy 1/4 = 25 %.
+* **Answer of an image**: the option ahead by at least ``margin`` votes (default 3), else
+  *invalid* (:func:`medvigil.suites.mediconfusion.answers.vote_answers`).
+* **Set score** of a pair: 1 iff both images are answered correctly; set accuracy = set
+  score / pairs. **Individual score**: one per correct image; individual accuracy =
+  individual score / (2 x pairs). **Invalid**: images with an invalid answer.
+* **Confused** pair: both answers valid and equal. The paper divides by "all pairs (we
+  exclude pairs where the model generated invalid answers or failed to answer)", the
+  authors' code by the pairs with two valid answers (their ``valids`` block): the default,
+  ``confusion_denominator="both_valid"``; ``"all_pairs"`` divides by every pair. Table 1
+  needs the first: BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are
+  not k/176 for any integer k.
+* **Per category**: a pair-level event (set, confused, both-valid) adds one to every
+  category occurrence of *both* images (a category on both images counts twice); an
+  image-level event (individual, invalid) to every category of *that* image. A category's
+  accuracy denominator is its occurrences over the images scored (Table 3: e.g. 73 vascular
+  images, GPT-4o 25/73 = 34.25 % set and 49/73 = 67.12 % individual); its confusion
+  denominator its occurrences over the both-valid pairs.
+* **Random guessing** (Table 1): two independent 50/50 answers: 50 % individual, 25 % set.
 
-Everything is vectorised over pairs: category membership is an (n_pairs x n_categories)
-count matrix and every block is one matrix product. Probe records are scored by
-:mod:`medvigil.suites.mediconfusion.record_scoring`.
+Vectorised over pairs: category membership is an (n_pairs x n_categories) count matrix.
 
 >>> s = score_pairs(["A", "A", None], ["B", "A", "B"], ["A", "A", "B"], ["B", "B", "A"])
 >>> s.totals["set_score"], s.totals["individual_score"], s.totals["confused"], s.totals["invalid"]
@@ -57,15 +44,8 @@ import numpy as np
 from medvigil.scoring.letters import encode_letters
 from medvigil.suites.mediconfusion.categories import CATEGORIES, category_matrix
 
-__all__ = [
-    "CONFUSION_DENOMINATORS",
-    "RANDOM_INDIVIDUAL_ACCURACY",
-    "RANDOM_SET_ACCURACY",
-    "SCORE_BLOCKS",
-    "MediConfusionScore",
-    "score_pairs",
-    "score_rows",
-]
+__all__ = ["CONFUSION_DENOMINATORS", "RANDOM_INDIVIDUAL_ACCURACY", "RANDOM_SET_ACCURACY", "SCORE_BLOCKS",
+           "MediConfusionScore", "score_pairs", "score_rows"]
 
 #: Blocks of the authors' score tables. ``valids`` = pairs with both answers valid;
 #: ``valid_pairs`` = pairs with both answers valid and not confused (the authors'
@@ -75,6 +55,9 @@ CONFUSION_DENOMINATORS = ("both_valid", "all_pairs")
 #: Random-guessing baselines of Table 1 (as fractions): 25.00 % set, 50.00 % individual.
 RANDOM_SET_ACCURACY = 0.25
 RANDOM_INDIVIDUAL_ACCURACY = 0.5
+# (key in to_dict, score block)
+_COUNT_KEYS = (("set_correct", "set_score"), ("individual_correct", "individual_score"), ("confused", "confused"),
+               ("invalid", "invalid"))
 
 
 def _ratio(num: float, den: float) -> float:
@@ -100,7 +83,6 @@ class MediConfusionScore:
     category_images: Mapping[str, int] = field(repr=False)
     confusion_denominator: str = "both_valid"
 
-    # -- counts ---------------------------------------------------------------------
     @property
     def n_pairs(self) -> int:
         return len(self.pair_ids)
@@ -114,28 +96,18 @@ class MediConfusionScore:
         sums = {block: arr[:, :-1].sum(axis=0) for block, arr in self.per_pair.items()}
         return {cat: {block: int(sums[block][j]) for block in sums} for j, cat in enumerate(self.categories)}
 
+    def _named(self, row: np.ndarray) -> dict[str, int]:
+        return dict(zip((*self.categories, "total"), map(int, row)))
+
     def blocks(self, names: Sequence[str] = SCORE_BLOCKS) -> dict[str, dict[str, int]]:
         """Totals in the authors' score-file shape: ``{block: {category: n, ..., "total": n}}``."""
-        out = {}
-        for block in names:
-            sums = self.per_pair[block].sum(axis=0)
-            entry = {cat: int(sums[j]) for j, cat in enumerate(self.categories)}
-            entry["total"] = int(sums[-1])
-            out[block] = entry
-        return out
+        return {block: self._named(self.per_pair[block].sum(axis=0)) for block in names}
 
     def pair_block(self, pair_id: str, names: Sequence[str] = SCORE_BLOCKS) -> dict[str, dict[str, int]]:
         """One pair's blocks in the authors' per-pair ``score`` shape."""
         i = self.pair_ids.index(pair_id)
-        out = {}
-        for block in names:
-            row = self.per_pair[block][i]
-            entry = {cat: int(row[j]) for j, cat in enumerate(self.categories)}
-            entry["total"] = int(row[-1])
-            out[block] = entry
-        return out
+        return {block: self._named(self.per_pair[block][i]) for block in names}
 
-    # -- rates ----------------------------------------------------------------------
     @property
     def set_accuracy(self) -> float:
         return _ratio(self.totals["set_score"], self.n_pairs)
@@ -181,20 +153,14 @@ class MediConfusionScore:
         for cat, counts in self.per_category.items():
             per_category[cat] = {
                 "images": int(self.category_images[cat]),
-                "set_correct": counts["set_score"],
-                "individual_correct": counts["individual_score"],
-                "confused": counts["confused"],
-                "invalid": counts["invalid"],
+                **{key: counts[block] for key, block in _COUNT_KEYS},
                 "both_valid": counts["valids"],
                 **{k: _nan_to_none(v) for k, v in rates[cat].items()},
             }
         return {
             "n_pairs": self.n_pairs,
             "n_images": 2 * self.n_pairs,
-            "set_correct": t["set_score"],
-            "individual_correct": t["individual_score"],
-            "confused": t["confused"],
-            "invalid": t["invalid"],
+            **{key: t[block] for key, block in _COUNT_KEYS},
             "both_valid_pairs": t["valids"],
             "set_accuracy": _nan_to_none(self.set_accuracy),
             "individual_accuracy": _nan_to_none(self.individual_accuracy),
@@ -212,37 +178,20 @@ def _as_codes(values: Any, name: str) -> np.ndarray:
     return encode_letters(values, name=name)
 
 
-def score_pairs(
-    pred1: Any,
-    pred2: Any,
-    gold1: Any,
-    gold2: Any,
-    categories1: Sequence[Sequence[str]] | None = None,
-    categories2: Sequence[Sequence[str]] | None = None,
-    *,
-    pair_ids: Sequence[str] | None = None,
-    category_names: Sequence[str] | None = None,
-    confusion_denominator: str = "both_valid",
-) -> MediConfusionScore:
+def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Sequence[Sequence[str]] | None = None,
+                categories2: Sequence[Sequence[str]] | None = None, *, pair_ids: Sequence[str] | None = None,
+                category_names: Sequence[str] | None = None, confusion_denominator: str = "both_valid") -> MediConfusionScore:
     """Score MediConfusion pairs.
 
-    Args:
-        pred1, pred2: the answer to image 1 / image 2 of each pair: letters with
-            ``None`` or ``""`` for an invalid answer, or integer codes (``A`` = 0,
-            invalid = -1) as returned by :func:`vote_answers`.
-        gold1, gold2: the correct letters (``im_1_correct`` / ``im_2_correct``).
-        categories1, categories2: per pair, the list of categories of image 1 / 2.
-            Omitted: no per-category breakdown.
-        pair_ids: identifiers, default ``"0"``, ``"1"``, ...
-        category_names: category columns; default :data:`CATEGORIES` when every
-            category given is one of them, else the sorted categories seen.
-        confusion_denominator: ``"both_valid"`` (paper and authors' code) or
-            ``"all_pairs"``.
+    ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters with ``None`` or ``""`` for
+    invalid, or integer codes (``A`` = 0, invalid = -1) as :func:`vote_answers` returns;
+    ``gold1``/``gold2``: the correct letters; ``categories1``/``categories2`` (optional): each
+    image's list of categories; ``pair_ids``: default ``"0"``, ``"1"``, ...; ``category_names``:
+    default :data:`CATEGORIES` when every category given is one of them, else the sorted
+    categories seen.
     """
     if confusion_denominator not in CONFUSION_DENOMINATORS:
-        raise ValueError(
-            f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, got {confusion_denominator!r}"
-        )
+        raise ValueError(f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, got {confusion_denominator!r}")
     p1, p2 = _as_codes(pred1, "pred1"), _as_codes(pred2, "pred2")
     g1, g2 = _as_codes(gold1, "gold1"), _as_codes(gold2, "gold2")
     n = len(p1)
@@ -298,24 +247,13 @@ def score_pairs(
         "valid_pairs": pair_level(valid_pairs),
     }
     images = both.sum(axis=0)
-    return MediConfusionScore(
-        pair_ids=ids,
-        categories=names,
-        per_pair=per_pair,
-        category_images={cat: int(images[j]) for j, cat in enumerate(names)},
-        confusion_denominator=confusion_denominator,
-    )
+    return MediConfusionScore(pair_ids=ids, categories=names, per_pair=per_pair, confusion_denominator=confusion_denominator,
+                              category_images={cat: int(images[j]) for j, cat in enumerate(names)})
 
 
-def score_rows(
-    predictions: Sequence[Any],
-    references: Sequence[Any],
-    pair_ids: Sequence[Any],
-    categories: Sequence[Sequence[str]] | None = None,
-    *,
-    category_names: Sequence[str] | None = None,
-    confusion_denominator: str = "both_valid",
-) -> MediConfusionScore:
+def score_rows(predictions: Sequence[Any], references: Sequence[Any], pair_ids: Sequence[Any],
+               categories: Sequence[Sequence[str]] | None = None, *, category_names: Sequence[str] | None = None,
+               confusion_denominator: str = "both_valid") -> MediConfusionScore:
     """Score one row per image: the first row of a pair id is image 1, the second image 2.
 
     Every pair id must occur exactly twice. ``categories`` (optional) is each image's
@@ -343,14 +281,5 @@ def score_rows(
     if categories is not None:
         cats1 = [list(categories[i]) for i in im1]
         cats2 = [list(categories[i]) for i in im2]
-    return score_pairs(
-        pred[im1],
-        pred[im2],
-        gold[im1],
-        gold[im2],
-        cats1,
-        cats2,
-        pair_ids=[str(ids[i]) for i in im1],
-        category_names=category_names,
-        confusion_denominator=confusion_denominator,
-    )
+    return score_pairs(pred[im1], pred[im2], gold[im1], gold[im2], cats1, cats2, pair_ids=[str(ids[i]) for i in im1],
+                       category_names=category_names, confusion_denominator=confusion_denominator)

@@ -1,47 +1,26 @@
 """Synthetic MediConfusion pairs in the authors' layout, with phantom images standing in for ROCO.
 
 Nothing here is clinical data. Each pair is two procedural phantoms
-(:mod:`medvigil.suites.medvigil.synthetic.phantoms`: chest radiographs, axial head CT and T2-weighted MRI
-slices) that share one two-option question whose answer differs between the images, as in
-the real benchmark. The templates follow failure patterns the paper names (Sec. 4.1):
-laterality and position (which side, which zone, which lobe), lesion signal and density
-(bright vs dark on CT / T2 MRI), and which abnormality is present.
-
-=====================  ===========================================  ======================
-template               the two images differ in                     categories
-=====================  ===========================================  ======================
-``chest_side``         side of one chest lesion                     Pulmonary
-``chest_zone``         upper vs lower zone of a lung nodule         Pulmonary
-``chest_kind``         effusion vs pneumothorax, or nodule vs       Pulmonary
-                       consolidation
-``head_side``          hemisphere of one head lesion (CT or MRI)    Cerebral
-``ct_density``         haemorrhage (hyperdense) vs infarct          Cerebral, Vascular
-                       (hypodense) on CT
-``mri_signal``         infarct (T2 bright) vs haemorrhage (T2 dark) Cerebral, Vascular
-``head_lobe``          frontal vs occipital lesion                  Cerebral
-``head_mass``          a mass with oedema vs a normal slice         Cerebral, Head and Neck
-=====================  ===========================================  ======================
+(:mod:`medvigil.suites.medvigil.synthetic.phantoms`: chest radiographs, axial head CT and T2-weighted
+MRI slices) sharing one two-option question whose answer differs between the images. The
+:data:`TEMPLATES` follow failure patterns the paper names (Sec. 4.1): laterality and position
+(side, zone, lobe), lesion signal and density (bright vs dark on CT / T2 MRI), and which
+abnormality is present.
 
 Layout written by :func:`write_sample` (the authors' release plus a stand-in ROCO folder)::
 
-    OUT/README.md                                   what this is (synthetic)
-    OUT/SYNTHETIC                                   marker file
-    OUT/data/dataset.json                           authors' format, every pair "synthetic": true
-    OUT/data/dataset.csv                            the same pairs in the authors' CSV form
+    OUT/README.md, OUT/SYNTHETIC                    what this is; marker file
+    OUT/data/dataset.json, OUT/data/dataset.csv     authors' formats, every pair "synthetic": true
     OUT/roco/<split>/radiology/images/ROCO_9NNNN.jpg   phantoms (JPEG COM + EXIF label "SYNTHETIC ...")
 
-Every file says it is synthetic: the marker file and README, ``synthetic: true`` and a
-``[SYNTHETIC]`` caption prefix in every pair, a burnt-in corner label and a JPEG comment in
-every image. Image ids start at 90001, above the ids of real ROCO images.
-
-Balance: pairs come in blocks of two; in each block one pair has ``im_1_correct = "A"`` and
-the other ``"B"`` (a seeded coin picks which), so an even number of pairs is exactly
-balanced (the real file: 88 AB / 88 BA) and an always-A answerer scores 0 % set accuracy.
-Similarities: ``BiomedCLIP_sim`` uniform in [0.90, 0.97] and ``DINO_sim`` in [0.33, 0.75]
-(the ranges of the real file, which satisfy the paper's selection rule sim_med >= 0.9,
-sim_gen <= 0.75), rounded to 7 decimals; they are *invented* numbers, not measurements.
-
-Determinism: pair ``i`` depends only on ``(seed, i)``, so the same seed gives the same
+Every file says it is synthetic (marker, README, ``synthetic: true`` and a ``[SYNTHETIC]``
+caption prefix in every pair, a burnt-in label and a JPEG comment in every image); image ids
+start at 90001, above the real ROCO ids. Balance: in each block of two pairs one has
+``im_1_correct = "A"`` and the other ``"B"`` (a seeded coin picks which), so an even number of
+pairs is balanced (the real file: 88 AB / 88 BA) and an always-A answerer scores 0 % set
+accuracy. Similarities are *invented*: ``BiomedCLIP_sim`` uniform in [0.90, 0.97], ``DINO_sim``
+in [0.33, 0.75] (the real file's ranges, within the paper's sim_med >= 0.9, sim_gen <= 0.75),
+rounded to 7 decimals. Pair ``i`` depends only on ``(seed, i)``: the same seed gives the same
 bytes, and ``--pairs 10`` is a prefix of ``--pairs 24``.
 """
 
@@ -79,18 +58,12 @@ class _Image:
     size: str | None
 
     def caption(self) -> str:
-        view = {
-            "X-ray": "frontal chest radiograph",
-            "CT": "axial non-contrast CT slice of the head",
-            "MRI": "axial T2-weighted MRI slice of the head",
-        }[self.modality]
+        view = {"X-ray": "frontal chest radiograph", "CT": "axial non-contrast CT slice of the head",
+                "MRI": "axial T2-weighted MRI slice of the head"}[self.modality]
         if self.kind == "normal":
             return f"{CAPTION_PREFIX}Phantom {view} with no focal lesion."
-        where = (
-            f"the {self.zone} zone of the patient's {self.side} lung"
-            if self.anatomy == "chest"
-            else f"the patient's {self.side} {self.zone} lobe"
-        )
+        where = (f"the {self.zone} zone of the patient's {self.side} lung" if self.anatomy == "chest"
+                 else f"the patient's {self.side} {self.zone} lobe")
         noun = {"effusion": "pleural effusion", "nodule": "pulmonary nodule"}.get(self.kind, self.kind)
         return f"{CAPTION_PREFIX}Phantom {view} showing a {self.size} {noun} in {where}."
 
@@ -103,7 +76,6 @@ class SamplePair:
     images: tuple[_Image, _Image]
 
 
-# --------------------------------------------------------------------------- templates
 # Each template draws (question, {answer text: image}, categories) from a seeded rng; the two
 # answers become option A / option B in a seeded order.
 
@@ -129,17 +101,13 @@ def _chest_zone(rng):
 def _chest_kind(rng):
     side = _pick(rng, ("right", "left"))
     if rng.integers(0, 2):
-        images = {
-            "Pleural effusion": _Image("chest", "X-ray", "effusion", side, "lower", "large"),
-            "Pneumothorax": _Image("chest", "X-ray", "pneumothorax", side, "upper", "large"),
-        }
+        images = {"Pleural effusion": _Image("chest", "X-ray", "effusion", side, "lower", "large"),
+                  "Pneumothorax": _Image("chest", "X-ray", "pneumothorax", side, "upper", "large")}
         question = f"What abnormality is seen in the {side} hemithorax?"
     else:
         zone = _pick(rng, ("upper", "lower"))
-        images = {
-            "Solitary pulmonary nodule": _Image("chest", "X-ray", "nodule", side, zone, "large"),
-            "Airspace consolidation": _Image("chest", "X-ray", "consolidation", side, zone, "large"),
-        }
+        images = {"Solitary pulmonary nodule": _Image("chest", "X-ray", "nodule", side, zone, "large"),
+                  "Airspace consolidation": _Image("chest", "X-ray", "consolidation", side, zone, "large")}
         question = f"What is the lesion in the {zone} zone of the {side} lung?"
     return question, images, ["Pulmonary"]
 
@@ -152,22 +120,21 @@ def _head_side(rng):
     return f"Which cerebral hemisphere contains the {kind}?", images, ["Cerebral"]
 
 
-def _ct_density(rng):
-    side, zone, size = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital")), "large"
-    images = {
-        "Hyperdense (bright)": _Image("head", "CT", "haemorrhage", side, zone, size),
-        "Hypodense (dark)": _Image("head", "CT", "infarct", side, zone, size),
-    }
-    return "How does the lesion appear relative to the brain parenchyma on this CT?", images, ["Cerebral", "Vascular"]
+def _lesion_look(modality: str, question: str, kinds: dict[str, str]):
+    """A template: one head lesion site, two kinds of lesion told apart by how they look (``kinds``: answer -> kind)."""
+
+    def template(rng):
+        side, zone = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital"))
+        images = {answer: _Image("head", modality, kind, side, zone, "large") for answer, kind in kinds.items()}
+        return question, images, ["Cerebral", "Vascular"]
+
+    return template
 
 
-def _mri_signal(rng):
-    side, zone, size = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital")), "large"
-    images = {
-        "High signal (bright)": _Image("head", "MRI", "infarct", side, zone, size),
-        "Low signal (dark)": _Image("head", "MRI", "haemorrhage", side, zone, size),
-    }
-    return "What is the signal intensity of the lesion on this T2-weighted MRI?", images, ["Cerebral", "Vascular"]
+_ct_density = _lesion_look("CT", "How does the lesion appear relative to the brain parenchyma on this CT?",
+                           {"Hyperdense (bright)": "haemorrhage", "Hypodense (dark)": "infarct"})
+_mri_signal = _lesion_look("MRI", "What is the signal intensity of the lesion on this T2-weighted MRI?",
+                           {"High signal (bright)": "infarct", "Low signal (dark)": "haemorrhage"})
 
 
 def _head_lobe(rng):
@@ -180,26 +147,14 @@ def _head_lobe(rng):
 def _head_mass(rng):
     modality = _pick(rng, ("CT", "MRI"))
     side, zone = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital"))
-    images = {
-        "A mass with surrounding oedema": _Image("head", modality, "mass", side, zone, "large"),
-        "No focal lesion": _Image("head", modality, "normal", None, None, None),
-    }
+    images = {"A mass with surrounding oedema": _Image("head", modality, "mass", side, zone, "large"),
+              "No focal lesion": _Image("head", modality, "normal", None, None, None)}
     return "What does this head slice show?", images, ["Cerebral", "Head and Neck"]
 
 
-TEMPLATES = {
-    "chest_side": _chest_side,
-    "head_side": _head_side,
-    "ct_density": _ct_density,
-    "chest_zone": _chest_zone,
-    "mri_signal": _mri_signal,
-    "chest_kind": _chest_kind,
-    "head_lobe": _head_lobe,
-    "head_mass": _head_mass,
-}
-
-
-# --------------------------------------------------------------------------- pairs
+#: Pair templates by name, in the order pairs cycle through them.
+TEMPLATES = {"chest_side": _chest_side, "head_side": _head_side, "ct_density": _ct_density, "chest_zone": _chest_zone,
+             "mri_signal": _mri_signal, "chest_kind": _chest_kind, "head_lobe": _head_lobe, "head_mass": _head_mass}
 
 
 def _check_args(n_pairs: object, seed: object) -> tuple[int, int]:
@@ -227,18 +182,16 @@ def _split(rng: np.random.Generator) -> str:
 def make_pairs(n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
     """The release entries of ``n_pairs`` synthetic pairs (no images drawn)."""
     n_pairs, seed = _check_args(n_pairs, seed)
-    names = list(TEMPLATES)
+    templates = list(TEMPLATES.values())
     out = []
     for i in range(n_pairs):
         rng = np.random.default_rng([seed, i])
-        template = names[i % len(names)]
-        question, answers, categories = TEMPLATES[template](rng)
+        question, answers, categories = templates[i % len(templates)](rng)
         texts = list(answers)
         if rng.integers(0, 2):
             texts.reverse()  # option order independent of the template's listing
         option_a, option_b = texts
-        first = _im1_letter(seed, i)
-        second = "B" if first == "A" else "A"
+        first, second = ("A", "B") if _im1_letter(seed, i) == "A" else ("B", "A")
         by_letter = {"A": option_a, "B": option_b}
         images = (answers[by_letter[first]], answers[by_letter[second]])
         ids = (FIRST_IMAGE_ID + 2 * i, FIRST_IMAGE_ID + 2 * i + 1)
@@ -246,26 +199,10 @@ def make_pairs(n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
         biomed = round(0.90 + 0.07 * float(rng.integers(0, 10**7)) / 10**7, 7)
         dino = round(0.33 + 0.42 * float(rng.integers(0, 10**7)) / 10**7, 7)
         pair = Pair(
-            pair_id=str(90001 + i),
-            row=i + 1,
-            im_1=paths[0],
-            im_2=paths[1],
-            im_1_local=ids[0],
-            im_2_local=ids[1],
-            cap_1=images[0].caption(),
-            cap_2=images[1].caption(),
-            category_1=tuple(categories),
-            category_2=tuple(categories),
-            BiomedCLIP_sim=biomed,
-            DINO_sim=dino,
-            question=question,
-            option_A=option_a,
-            option_B=option_b,
-            im_1_correct=first,
-            im_2_correct=second,
-            AI_question=question,
-            AI_option_A=option_a,
-            AI_option_B=option_b,
+            pair_id=str(90001 + i), row=i + 1, im_1=paths[0], im_2=paths[1], im_1_local=ids[0], im_2_local=ids[1],
+            cap_1=images[0].caption(), cap_2=images[1].caption(), category_1=tuple(categories), category_2=tuple(categories),
+            BiomedCLIP_sim=biomed, DINO_sim=dino, question=question, option_A=option_a, option_B=option_b,
+            im_1_correct=first, im_2_correct=second, AI_question=question, AI_option_A=option_a, AI_option_B=option_b,
             synthetic=True,
         )
         out.append(SamplePair(pair=pair, images=images))
@@ -274,7 +211,6 @@ def make_pairs(n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
 
 def render_image(image: _Image, seed: int, pair_index: int, slot: int) -> bytes:
     """JPEG bytes of one phantom (deterministic in ``(seed, pair_index, slot)``)."""
-
     width, height = IMAGE_SIZE[image.anatomy]
     finding = Finding(kind=image.kind, side=image.side, zone=image.zone, size=image.size)
     scene = Scene(anatomy=image.anatomy, modality=image.modality, finding=finding, width=width, height=height)
@@ -289,11 +225,8 @@ def dataset_csv_text(pairs: list[Pair]) -> str:
     writer.writerow(["", "id", *FIELDS, "synthetic"])
     for index, pair in enumerate(pairs):
         row = pair.to_json()
-        cells = []
-        for name in FIELDS:
-            value = row[name]
-            cells.append(repr(value) if isinstance(value, list) else value)
-        writer.writerow([index, pair.pair_id, *cells, "True" if pair.synthetic else "False"])
+        cells = [repr(row[name]) if isinstance(row[name], list) else row[name] for name in FIELDS]
+        writer.writerow([index, pair.pair_id, *cells, str(pair.synthetic)])
     return buf.getvalue()
 
 
@@ -316,11 +249,7 @@ Build a Hub-ready folder with
 
 
 def write_sample(out: Path | str, n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
-    """Write the synthetic release into ``out`` (created; must be absent or empty).
-
-    Raises:
-        FileExistsError: ``out`` exists and is not an empty folder.
-    """
+    """Write the synthetic release into ``out`` (created; FileExistsError unless absent or an empty folder)."""
     n_pairs, seed = _check_args(n_pairs, seed)
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):

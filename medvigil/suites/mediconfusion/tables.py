@@ -14,12 +14,12 @@ from medvigil.suites.mediconfusion.categories import CATEGORIES, CATEGORY_SHORT_
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
 
 
-def _pct(value: Any, signed: bool = False) -> str:
-    return fmt(None if value is None else 100.0 * value, signed=signed)
+def _pct(value: Any) -> str:
+    return fmt(None if value is None else 100.0 * value)
 
 
-def _nan(value: Any, scale: float = 100.0) -> float:
-    return float("nan") if value is None else scale * float(value)
+def _nan(value: Any) -> float:
+    return float("nan") if value is None else 100.0 * float(value)
 
 
 def tables(result: Mapping[str, Any]) -> list[Table]:

@@ -1,12 +1,11 @@
 """MedQ-Deg breakdowns of one model's per-sample scores: by severity, degradation, category,
 modality and capability, with drops from L0 (Liu et al., seed 002, Tables 2, 3, 5, 6, Figs. 7, 8).
 
-* **Drops from L0 are paired on items** (Table 2, Table 3 and Fig. 8 print "drop from L0
-  to L1&L2" of a subset of docs): a degraded doc is compared with the L0 doc of the same
-  question, so a type that changes nothing has drop 0, whatever the other questions'
-  accuracy (:func:`paired_breakdown`). The by-severity drops (Table 6) are differences of
-  level accuracies, equal to the paired mean when every L0 question is asked with the
-  same number of types at each level.
+Drops from L0 are paired on items (Tables 2-3 and Fig. 8 print "drop from L0 to L1&L2" of a subset
+of docs): a degraded doc is compared with the L0 doc of the same question, so a type that changes
+nothing has drop 0 whatever the other questions' accuracy (:func:`paired_breakdown`). The
+by-severity drops (Table 6) are differences of level accuracies, equal to the paired mean when every
+L0 question is asked with the same number of types at each level.
 """
 
 from __future__ import annotations
@@ -21,18 +20,8 @@ from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_d
 from medvigil.suites.medqdeg.categories import CATEGORY_OF, TABLE3_COLUMNS
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
 
-__all__ = [
-    "CAPABILITY_GROUPS",
-    "OTHER_GROUP",
-    "SEVERITIES",
-    "capability_group",
-    "category_of",
-    "cell_mean",
-    "paired_baseline",
-    "paired_breakdown",
-    "score_groups",
-    "severity_drops",
-]
+__all__ = ["CAPABILITY_GROUPS", "OTHER_GROUP", "SEVERITIES", "capability_group", "category_of", "cell_mean", "paired_baseline",
+           "paired_breakdown", "score_groups", "severity_drops"]
 
 SEVERITIES = (0, 1, 2)  # L0 (clean), L1 (mild), L2 (severe)
 UNLABELLED = "(unlabelled)"  # breakdown key of docs without a modality or capability label
@@ -85,15 +74,8 @@ def _group_stats(keys: Sequence[str] | Categorical, conf: np.ndarray, acc: np.nd
     n = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
     mc = np.bincount(inverse, weights=conf, minlength=len(uniq)) / n
     ma = np.bincount(inverse, weights=acc, minlength=len(uniq)) / n
-    return {
-        k: {
-            "n": int(n[i]),
-            "accuracy": float(ma[i]),
-            "mean_confidence": float(mc[i]),
-            "calibration_shift": float(mc[i] - ma[i]),
-        }
-        for i, k in enumerate(uniq)
-    }
+    return {k: {"n": int(n[i]), "accuracy": float(ma[i]), "mean_confidence": float(mc[i]), "calibration_shift": float(mc[i] - ma[i])}
+            for i, k in enumerate(uniq)}
 
 
 # Degraded level sets of the breakdowns: L1, L2, and Tables 2-3's pooled "L1&L2".
@@ -101,12 +83,9 @@ DEGRADED_SETS = {"L1": (1,), "L2": (2,), "L1&L2": (1, 2)}
 
 
 def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray) -> np.ndarray:
-    """Per doc, the L0 accuracy of the same item (NaN when the item has no L0 doc).
-
-    Every drop from L0 is paired on items: a degraded doc is compared with the clean doc
-    of its own question, never with the mean over all L0 docs (which would mix in other
-    questions and, for modality-specific types, other modalities).
-    """
+    """Per doc, the L0 accuracy of the same item (NaN when the item has no L0 doc): a degraded doc is
+    compared with the clean doc of its own question, never with the mean over all L0 docs (which would
+    mix in other questions and, for modality-specific types, other modalities)."""
     by_item = factorize([str(i) for i in items])
     uniq, inverse = by_item.levels, by_item.codes
     clean = severity == 0
@@ -180,31 +159,15 @@ def _labelled(values: Sequence[Any]) -> Categorical:
     return Categorical(np.where(raw.codes < 0, len(levels) - 1, raw.codes).astype(np.int32), levels)
 
 
-def score_groups(
-    counts: Any,
-    invalid: Any,
-    n_options: Any,
-    correct: Any,
-    degradation: Sequence[str],
-    severity: Sequence[int],
-    *,
-    items: Sequence[Any] | None = None,
-    modality: Sequence[Any] | None = None,
-    capability: Sequence[Any] | None = None,
-    accuracy_rule: str = "trial_mean",
-    invalid_policy: str = "extra_bin",
-    all_invalid: str = "zero",
-) -> dict[str, Any]:
-    """Accuracy, mean confidence and Calibration Shift overall, by severity, by
-    degradation and by (degradation, severity); drops from L0; the intra-model DKE flag.
-
-    With ``items`` (the question id of each doc) also the paired breakdowns of
-    :func:`paired_breakdown` by degradation type, by category (Table 3), by ``modality``
-    (Fig. 7) and by ``capability`` (Table 2; its high-level group from
-    :data:`CAPABILITY_GROUPS`), and ``drops_by_degradation`` (Fig. 8a/b) paired on items.
-    ``intra_model_dke`` (Eq. 5) is ``None`` unless both L0 and L2 docs are present.
-    Samples whose trials are all invalid follow ``all_invalid`` (module docstring);
-    with ``"exclude"`` they are left out and counted in ``n_excluded_all_invalid``.
+def score_groups(counts: Any, invalid: Any, n_options: Any, correct: Any, degradation: Sequence[str], severity: Sequence[int], *,
+                 items: Sequence[Any] | None = None, modality: Sequence[Any] | None = None, capability: Sequence[Any] | None = None,
+                 accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin", all_invalid: str = "zero") -> dict[str, Any]:
+    """Accuracy, mean confidence and Calibration Shift overall, by severity, by degradation and by
+    (degradation, severity); drops from L0; the intra-model DKE flag (Eq. 5; ``None`` without both L0
+    and L2 docs). With ``items`` (each doc's question id) also :func:`paired_breakdown` by degradation
+    type, category (Table 3), ``modality`` (Fig. 7) and ``capability`` (Table 2, its high-level group
+    from :data:`CAPABILITY_GROUPS`), and ``drops_by_degradation`` (Fig. 8a/b). Samples whose trials are
+    all invalid follow ``all_invalid`` (with ``"exclude"`` counted in ``n_excluded_all_invalid``).
     """
     conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid)
     acc = sample_accuracy(counts, correct, invalid, accuracy_rule=accuracy_rule)
@@ -225,12 +188,8 @@ def score_groups(
         items, modality, capability = ([c[i] for i in np.flatnonzero(keep)] if c is not None else None
                                        for c in (items, modality, capability))
         n = int(keep.sum())
-    overall = {
-        "n": n,
-        "accuracy": float(acc.mean()) if n else float("nan"),
-        "mean_confidence": float(conf.mean()) if n else float("nan"),
-        "calibration_shift": calibration_shift(conf, acc),
-    }
+    overall = {"n": n, "accuracy": float(acc.mean()) if n else float("nan"),
+               "mean_confidence": float(conf.mean()) if n else float("nan"), "calibration_shift": calibration_shift(conf, acc)}
     by_sev = {int(s): stats for s, stats in _group_stats(Categorical(sev, ("0", "1", "2")), conf, acc).items()}  # one digit each
     by_deg = _group_stats(deg, conf, acc)
     joint = {}
@@ -241,18 +200,10 @@ def score_groups(
     dke = None
     if 0 in by_sev and 2 in by_sev:
         dke = intra_model_dke(by_sev[0]["accuracy"], by_sev[2]["accuracy"], by_sev[0]["calibration_shift"], by_sev[2]["calibration_shift"])
-    out = {
-        "overall": overall,
-        "by_severity": {f"L{s}": v for s, v in by_sev.items()},
-        "by_degradation": by_deg,
-        "by_degradation_severity": {d: {f"L{s}": v for s, v in sorted(levels.items())} for d, levels in joint.items()},
-        "drops": drops,
-        "intra_model_dke": dke,
-        "accuracy_rule": accuracy_rule,
-        "invalid_policy": invalid_policy,
-        "all_invalid": all_invalid,
-        "n_excluded_all_invalid": excluded,
-    }
+    out = {"overall": overall, "by_severity": {f"L{s}": v for s, v in by_sev.items()}, "by_degradation": by_deg,
+           "by_degradation_severity": {d: {f"L{s}": v for s, v in sorted(levels.items())} for d, levels in joint.items()},
+           "drops": drops, "intra_model_dke": dke, "accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy,
+           "all_invalid": all_invalid, "n_excluded_all_invalid": excluded}
     if items is None:
         return out
     base = paired_baseline(items, sev, acc)

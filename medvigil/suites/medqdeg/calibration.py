@@ -65,11 +65,5 @@ def inter_model_dke_summary(accuracy: Mapping[str, float], shift: Mapping[str, f
         from medvigil.scoring.stats import spearman_test  # scipy's spearmanr without importing scipy
 
         rho, p_value = spearman_test(acc, dc)
-    return {
-        "pairs": pairs,
-        "n_pairs": len(pairs),
-        "n_pairs_compared": compared,
-        "fraction": len(pairs) / compared if compared else None,
-        "spearman_rho": rho,
-        "spearman_p": p_value,
-    }
+    return {"pairs": pairs, "n_pairs": len(pairs), "n_pairs_compared": compared, "fraction": len(pairs) / compared if compared else None,
+            "spearman_rho": rho, "spearman_p": p_value}

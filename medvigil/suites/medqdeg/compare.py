@@ -8,8 +8,7 @@ both (:func:`medvigil.suites.medqdeg.breakdowns.paired_breakdown`; negative = wo
 percentage points; ``accuracy_l0`` is the L0 accuracy. Accuracy follows ``accuracy_rule`` and
 samples with no valid trial follow ``all_invalid`` as in ``score``. Each item (the question a doc
 degrades) contributes the sums of those differences and their counts, so an item resample is
-scored like the whole; pairs are compared on the docs both models answered, their items
-resampled jointly (:func:`medvigil.scoring.paired.compare_units`).
+scored like the whole.
 """
 
 from __future__ import annotations
@@ -20,11 +19,12 @@ from typing import Any
 import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
-from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums, compare_units
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
 from medvigil.scoring.table import factorize
 from medvigil.suites.medqdeg.breakdowns import paired_baseline
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
 from medvigil.suites.medqdeg.scoring import EXPERIMENTS, record_columns
+from medvigil.suites.stress import check_metrics, compare_records
 
 METRICS = ("drop_l12", "drop_l1", "drop_l2", "accuracy_l0")
 DEFAULT_METRICS = ("drop_l12", "drop_l1", "drop_l2")
@@ -36,9 +36,7 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     """Every pair of models' accuracy drops (module docstring); ``metrics`` among :data:`METRICS`."""
     from medvigil.suites.medqdeg.entry import TASKS, record_key
 
-    unknown = [m for m in metrics if m not in METRICS]
-    if unknown or not metrics:
-        raise ValueError(f"unknown medqdeg metric(s) {unknown or '(none given)'}; available: {', '.join(METRICS)}")
+    check_metrics("medqdeg", metrics, METRICS)
     records = read_suite_records(find_samples(files, "medqdeg", TASKS), "medqdeg", key=record_key)
     by_model: dict[str, dict[str, list]] = {}
     for r in records:
@@ -48,14 +46,9 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
         by_model.setdefault(str(r["model"]), {}).setdefault(experiment, []).append(r)
     # the accuracy tables' records: the accuracy experiment when the model has one
     chosen = {m: parts.get("accuracy") or parts["calibration"] for m, parts in by_model.items()}
-    keys = {m: {record_key(r)[1:] for r in recs} for m, recs in chosen.items()}
     rules = {"accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid}
-
-    def scores_on(model: str, shared) -> UnitSums:
-        recs = chosen[model] if shared is None else [r for r in chosen[model] if record_key(r)[1:] in shared]
-        return UnitSums(*item_sums(recs, **rules), drops)
-
-    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result = compare_records(chosen, lambda r: record_key(r)[1:], lambda recs, model, whole: UnitSums(*item_sums(recs, **rules), drops),
+                             metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(rules, unit="percentage points",
                             experiment={m: "accuracy" if "accuracy" in by_model[m] else "calibration" for m in sorted(chosen)})
     return {"suite": "medqdeg", **result, "inputs": {"files": [str(f) for f in files], "n_records": len(records)}}

@@ -1,26 +1,23 @@
 """The 18 MedQ-Deg image degradations (Liu et al., seed 002, Section 3.2, Table 5, App. A.4).
 
-Every type follows the project spec ``docs/medqdeg-degradations.md`` ("the spec"): the numbered
-paragraph of each type gives its formula, its random draws (in order) and its L1 / L2
-parameters. The authors' numeric severities were not published, so every parameter here is
-the spec's *proposed default* (most fitted to the project page's L0/L1/L2 examples).
+Every type follows the project spec ``docs/medqdeg-degradations.md`` ("the spec"): each type's
+numbered paragraph gives its formula, its random draws (in order) and its L1 / L2 parameters. The
+authors' numeric severities were not published, so every parameter is the spec's *proposed
+default* (most fitted to the project page's L0/L1/L2 examples).
 
 Conventions (spec, "Conventions"):
 
-* ``degrade(x, kind, level, seed)``: ``x`` float32/float64 in [0, 1], shape (H, W) or
-  (H, W, 3); the result has the same shape and dtype and is clipped to [0, 1]. Level 0
-  returns a copy.
-* ``rng = numpy.random.default_rng(seed)``, drawn in the listed order at every level, so L1
-  and L2 of one image share angles, positions, masks and noise fields (nested draws); only
-  magnitudes change. :func:`seed_for` gives the recommended seed, the first 8 bytes of
-  ``sha256(image_id + kind)``.
-* Channels share the draws (grey RGB stays grey); gaussian_noise is independent per
-  channel and low_dose adds one luminance residual to every channel. Colour constants
-  become luminance (0.299, 0.587, 0.114) on 2-D input.
+* ``degrade(x, kind, level, seed)``: ``x`` float32/float64 in [0, 1], shape (H, W) or (H, W, 3); the
+  result has the same shape and dtype, clipped to [0, 1]. Level 0 returns a copy.
+* ``rng = numpy.random.default_rng(seed)``, drawn in the listed order at every level, so L1 and L2 of
+  one image share angles, positions, masks and noise fields (nested draws); only magnitudes change.
+  :func:`seed_for` gives the recommended seed, the first 8 bytes of ``sha256(image_id + kind)``.
+* Channels share the draws (grey RGB stays grey); gaussian_noise is independent per channel and
+  low_dose adds one luminance residual to every channel. Colour constants become luminance
+  (0.299, 0.587, 0.114) on 2-D input.
 * ``m = min(H, W)``, ``s = m / 512``; "px@512" parameters are multiplied by ``s``.
-* Where the spec lists several per-object draws (blood cells, dark spots), each quantity is
-  drawn as one vector over all objects, in the listed order; object_rotation's sign is
-  ``+1`` when ``rng.random() < 0.5``.
+* Several per-object draws (blood cells, dark spots) are drawn as one vector per quantity over all
+  objects, in the listed order; object_rotation's sign is ``+1`` when ``rng.random() < 0.5``.
 
 Applicability follows Table 5: nine general types apply to every modality, three each to
 CT, MRI and pathology only (see :data:`MODALITY_KINDS` and :func:`modality_family`).
@@ -44,24 +41,8 @@ from scipy import ndimage, signal
 
 from medvigil.suites.medqdeg.categories import CATEGORIES, CATEGORY_OF  # noqa: F401  (part of this module's names)
 
-__all__ = [
-    "GENERAL_KINDS",
-    "KINDS",
-    "LEVELS",
-    "MODALITY_KINDS",
-    "PARAMS",
-    "applicable_kinds",
-    "choose_kinds",
-    "ct_angles",
-    "degrade",
-    "degrade_image",
-    "modality_family",
-    "motion_kernel",
-    "movement_phase",
-    "parameters",
-    "seed_for",
-    "undersampling_mask",
-]
+__all__ = ["GENERAL_KINDS", "KINDS", "LEVELS", "MODALITY_KINDS", "PARAMS", "applicable_kinds", "choose_kinds", "ct_angles", "degrade",
+           "degrade_image", "modality_family", "motion_kernel", "movement_phase", "parameters", "seed_for", "undersampling_mask"]
 
 LEVELS = (0, 1, 2)
 LUMA = np.array([0.299, 0.587, 0.114])

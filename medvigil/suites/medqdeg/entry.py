@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
+from medvigil.suites import stress
 from medvigil.suites.medqdeg.compare import compare
 from medvigil.suites.medqdeg.scoring import score_records
 from medvigil.suites.medqdeg.tables import medqdeg_figures as figures
@@ -29,10 +30,7 @@ def record_key(record: Mapping[str, Any]) -> tuple:
 
 def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
     """Find, read and score the logs; ``options``: accuracy_rule, invalid_policy, all_invalid."""
-    unknown = set(options) - set(DEFAULTS)
-    if unknown:
-        raise ValueError(f"unknown medqdeg option(s): {', '.join(sorted(unknown))}")
-    settings = {**DEFAULTS, **options}
+    settings = stress.settings("medqdeg", options, DEFAULTS)
     return score_logs("medqdeg", find_samples(files, "medqdeg", TASKS), [], lambda records: score_records(records, **settings),
                       options, key=record_key)
 

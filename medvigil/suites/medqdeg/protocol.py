@@ -1,34 +1,28 @@
 """MedQ-Deg (seed 002) on MedVIGIL data: docs, degraded images, records and the scores.
 
-The lmms-eval task pack ``tasks/medqdeg`` is a thin face over this module (no lmms-eval
-import here).
+The lmms-eval task pack ``tasks/medqdeg`` is a thin face over this module (no lmms-eval import here).
 
-* **Docs** (:func:`plan_docs`): the ``original`` probes of the built ``mcq`` config whose
-  image is in the build (credentialed images withheld from the build and image-less probes
-  are skipped). L0 is one doc per probe (the clean pair; Section 3.3 builds L1/L2 from the
-  pool of unique L0 pairs). L1 and L2 have one doc per (probe, type) for the
-  :data:`TYPES_PER_PROBE` = 3 types (Section 3.3, "three modality-specific degradations")
-  chosen by :func:`medvigil.suites.medqdeg.degradations.choose_kinds` from the Table 5 types of the
-  probe's modality: the types with the smallest ``seed_for(image id, type)``.
-* **Image id** of a probe: its ``image_file`` (e.g. ``images/MVB-0001.jpg``); the seed of a
-  type is ``seed_for(image_id, type)``, the same at L1 and L2 (nested draws).
-* **Records** (:func:`record`): one per doc, suite ``medqdeg``, condition ``L0``/``L1``/
-  ``L2``; ``extra`` holds the ``T`` votes, ``K`` (``n_options``), the degradation, severity,
-  seed and parameters so every image can be re-rendered.
-* **Prompt** (:func:`answer_prompt`): Appendix B's template, verbatim, as the one user turn
-  after the degraded image, no system message. The template's code block wraps its first
-  sentence at the page width (read as a space); its ``{option_text}`` is not spelled out:
-  one ``A. text`` line per option. The "Constraint: ..." sentence and "Answer:" printed
-  under the block are read as the rest of the prompt (they address the model).
-* **Parser** (:func:`parse_answer`): Appendix B's priority rule: (1) the reply is a single
-  letter; (2) the first capital letter in the reply; (3) none: invalid. A letter that is
-  not one of the K options is invalid.
-* **Scores** (:func:`task_score`): :func:`medvigil.suites.medqdeg.scoring.score_records`
-  (accuracy ``trial_mean``, invalid answers an extra entropy bin: the spec defaults).
+* **Docs** (:func:`plan_docs`): the ``original`` probes of the built ``mcq`` config whose image is in
+  the build. L0 is one doc per probe (the clean pair; Section 3.3 builds L1/L2 from the pool of
+  unique L0 pairs); L1 and L2 one doc per (probe, type) for :data:`TYPES_PER_PROBE` = 3 types
+  (Section 3.3, "three modality-specific degradations"), chosen by
+  :func:`medvigil.suites.medqdeg.degradations.choose_kinds` among the Table 5 types of the probe's
+  modality: those with the smallest ``seed_for(image id, type)``, the same at L1 and L2 (nested
+  draws). The image id of a probe is its ``image_file`` (e.g. ``images/MVB-0001.jpg``).
+* **Records** (:func:`record`): one per doc, suite ``medqdeg``, condition ``L0``/``L1``/``L2``;
+  ``extra`` holds the ``T`` votes, ``K`` (``n_options``), the degradation, severity, seed and
+  parameters, so every image can be re-rendered.
+* **Prompt** (:func:`answer_prompt`): Appendix B's template, verbatim, the one user turn after the
+  degraded image, no system message. Its code block wraps the first sentence at the page width (a
+  space); ``{option_text}`` is one ``A. text`` line per option; the "Constraint: ..." sentence and
+  "Answer:" printed under the block are the rest of the prompt (they address the model).
+* **Parser** (:func:`parse_answer`): Appendix B's priority rule: (1) the reply is a single letter;
+  (2) the first capital letter in the reply; (3) none: invalid. A letter beyond the K options is invalid.
+* **Scores** (:func:`task_score`): :func:`medvigil.suites.medqdeg.scoring.score_records` (the spec defaults).
 
-Settings (environment, read when docs are built and images rendered; both are recorded
-in ``extra``): ``MEDQDEG_TYPES_PER_PROBE`` (default 3; ``all`` = every applicable type) and
-``MEDQDEG_CT_WORK_SIZE`` (default 512, the spec's CT working size; smaller is faster).
+Settings (environment, read when docs are built and images rendered; both recorded in ``extra``):
+``MEDQDEG_TYPES_PER_PROBE`` (default 3; ``all`` = every applicable type) and ``MEDQDEG_CT_WORK_SIZE``
+(default 512, the spec's CT working size; smaller is faster).
 """
 
 from __future__ import annotations
@@ -92,8 +86,7 @@ def parse_answer(response: str | None, n_options: int) -> str | None:
     if len(text) == 1 and text.isalpha():
         letter = text.upper()
     else:
-        first = next((c for c in text if "A" <= c <= "Z"), None)
-        letter = first
+        letter = next((c for c in text if "A" <= c <= "Z"), None)
     return letter if letter is not None and ord(letter) - 65 < n_options else None
 
 
@@ -197,19 +190,9 @@ def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, s
     votes = [parse_answer(r, len(doc["options"])) for r in responses]
     letter = _plurality(votes)
     kind, level = doc["degradation"], int(doc["severity"])
-    extra = {
-        "condition_source": "lmms-eval",
-        "degradation": kind,
-        "severity": level,
-        "votes": votes,
-        "responses": list(responses),
-        "trials": len(votes),
-        "n_options": len(doc["options"]),
-        "experiment": doc.get("experiment", "calibration"),
-        "item_id": doc["probe_id"],
-        "image_id": doc["image_file"],
-        "params": _params(kind, level, ct_work_size(env)),
-    }
+    extra = {"condition_source": "lmms-eval", "degradation": kind, "severity": level, "votes": votes, "responses": list(responses),
+             "trials": len(votes), "n_options": len(doc["options"]), "experiment": doc.get("experiment", "calibration"),
+             "item_id": doc["probe_id"], "image_id": doc["image_file"], "params": _params(kind, level, ct_work_size(env))}
     if doc.get("capability"):
         extra["capability"] = doc["capability"]
     if kind != CLEAN:

@@ -1,41 +1,31 @@
 """MedQ-Deg per-sample scores from ``T`` repeated answers: accuracy and perceived confidence.
 
-Definitions of MedQ-Deg (Liu et al., seed 002, Section 3.4), numbered as in the paper:
+Definitions (Liu et al., seed 002, Section 3.4), numbered as in the paper:
 
-* Eq. (2) accuracy ``Acc(f, D) = (1/|D|) sum_x 1[y_hat(x) = y*(x)]``; :func:`sample_accuracy`
-  gives each sample's summand.
-* Perceived confidence from ``T`` repeated answers (temperature 1.0; the paper uses
-  ``T = 10`` for the calibration experiment): the vote distribution
-  ``p_i(x) = (1/T) sum_t 1[y^(t) = i]`` over the ``K`` options, its entropy
-  ``H(x) = -sum_i p_i log p_i`` (``0 log 0 = 0``) and Eq. (3)
-  ``C(x) = 1 - H(x) / log K``, in [0, 1].
+* Eq. (2) accuracy ``Acc(f, D) = (1/|D|) sum_x 1[y_hat(x) = y*(x)]``; :func:`sample_accuracy` gives each summand.
+* Perceived confidence from ``T`` repeated answers (temperature 1.0; ``T = 10`` in the calibration
+  experiment): the vote distribution ``p_i(x) = (1/T) sum_t 1[y^(t) = i]`` over the ``K`` options,
+  its entropy ``H(x) = -sum_i p_i log p_i`` (``0 log 0 = 0``) and Eq. (3) ``C(x) = 1 - H(x) / log K`` in [0, 1].
 
-Choices where the paper is silent (project spec ``docs/medqdeg-degradations.md``; each is a
-parameter):
+Choices where the paper is silent (project spec ``docs/medqdeg-degradations.md``; each a parameter):
 
-* **K** is the number of answer options *of each question* (questions have 2 to 5+
-  options), so ``C`` is normalised per sample; ``K >= 2``.
-* **T** is the number of trials *of each sample* (valid + invalid); samples may differ.
-  With ``T = 1`` every ``C`` is 1.
-* **Log base**: natural logarithm; ``H / log K`` is the same in every base
-  (``log_b x = ln x / ln b`` and the ``1/ln b`` cancels), so the base does not matter.
+* **K** is the number of options *of each question* (2 to 5+), so ``C`` is normalised per sample; ``K >= 2``.
+* **T** is the number of trials *of each sample* (valid + invalid); with ``T = 1`` every ``C`` is 1.
+* **Log base**: natural; ``H / log K`` is the same in every base (the ``1/ln b`` cancels).
 * **Invalid trials** (no letter found; the paper counts them as incorrect, App. B):
-  ``invalid_policy="extra_bin"`` (default, spec) adds them as one more outcome in ``H``
-  and clips ``C`` to [0, 1] (so ``T`` invalid answers give ``C = 1``: consistently
-  unanswerable); ``"drop"`` renormalises ``p`` over the valid trials. Without invalid
-  trials both equal Eq. (3).
-* **A sample whose trials are all invalid** has voted for no option, so it shows no
-  confidence in any answer: ``all_invalid="zero"`` (default) sets ``C = 0`` (its
-  accuracy is 0 as well, so it adds 0 to Eq. 4; the literal extra-bin reading would give
-  ``C = 1`` and an always-refusing model ``Delta_calib = +1``); ``"exclude"`` leaves such
-  samples out of every score and counts them (``n_excluded_all_invalid``);
-  ``"extra_bin"`` keeps what ``invalid_policy`` gives.
-* **Which answer is y_hat** (Eq. 2 has one prediction, the experiment ``T``):
-  ``accuracy_rule="trial_mean"`` (default, spec) averages correctness over the trials,
-  ``p_{y*}(x)`` with invalid trials wrong; ``"plurality"`` takes the most voted letter,
-  ties to the lowest letter, no valid trial = wrong.
+  ``invalid_policy="extra_bin"`` (default, spec) adds them as one more outcome in ``H`` and clips
+  ``C`` to [0, 1] (``T`` invalid answers give ``C = 1``: consistently unanswerable); ``"drop"``
+  renormalises ``p`` over the valid trials. Without invalid trials both equal Eq. (3).
+* **A sample whose trials are all invalid** voted for no option, so shows no confidence in any
+  answer: ``all_invalid="zero"`` (default) sets ``C = 0`` (its accuracy is 0 too, so it adds 0 to
+  Eq. 4; the literal extra-bin reading would give ``C = 1`` and an always-refusing model
+  ``Delta_calib = +1``); ``"exclude"`` leaves such samples out of every score and counts them
+  (``n_excluded_all_invalid``); ``"extra_bin"`` keeps what ``invalid_policy`` gives.
+* **Which answer is y_hat** (Eq. 2 has one prediction, the experiment ``T``): ``accuracy_rule=
+  "trial_mean"`` (default, spec) averages correctness over the trials, ``p_{y*}(x)`` with invalid
+  trials wrong; ``"plurality"`` takes the most voted letter, ties to the lowest, no valid trial = wrong.
 
-Everything is vectorised over samples (votes as an (n, K) count matrix).
+Vectorised over samples (votes as an (n, K) count matrix).
 
 >>> counts, invalid = vote_counts([["A"] * 7 + ["B"] * 2 + ["C"]], n_options=4)
 >>> round(float(perceived_confidence(counts, 4, invalid)[0]), 4)   # spec example 1
@@ -52,14 +42,7 @@ import numpy as np
 
 from medvigil.scoring.letters import encode_letters
 
-__all__ = [
-    "ACCURACY_RULES",
-    "ALL_INVALID_RULES",
-    "INVALID_POLICIES",
-    "perceived_confidence",
-    "sample_accuracy",
-    "vote_counts",
-]
+__all__ = ["ACCURACY_RULES", "ALL_INVALID_RULES", "INVALID_POLICIES", "perceived_confidence", "sample_accuracy", "vote_counts"]
 
 ACCURACY_RULES = ("trial_mean", "plurality")
 INVALID_POLICIES = ("extra_bin", "drop")
@@ -86,16 +69,9 @@ def _options_vector(n_options: Any, n: int) -> np.ndarray:
 
 
 def vote_counts(trials: Iterable[Sequence[Any]], n_options: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Count each sample's trial answers.
-
-    Args:
-        trials: per sample, the ``T`` answers as letters (``None`` or ``""`` = invalid).
-        n_options: ``K``, a scalar or one per sample.
-
-    Returns:
-        ``(counts, invalid)``: an (n, max K) integer matrix of votes per option and the
-        number of invalid trials per sample.
-    """
+    """``(counts, invalid)`` of ``trials`` (per sample, the ``T`` answers as letters; ``None`` or ``""`` =
+    invalid) with ``n_options`` = ``K`` (a scalar or one per sample): an (n, max K) integer matrix of
+    votes per option and the number of invalid trials per sample."""
     rows = [t if type(t) is list else list(t) for t in trials]
     n = len(rows)
     k = _options_vector(n_options, n)
@@ -121,9 +97,8 @@ def _xlogx(p: np.ndarray) -> np.ndarray:
         return np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
 
 
-def perceived_confidence(
-    counts: Any, n_options: Any, invalid: Any = None, *, invalid_policy: str = "extra_bin", all_invalid: str = "zero"
-) -> np.ndarray:
+def perceived_confidence(counts: Any, n_options: Any, invalid: Any = None, *, invalid_policy: str = "extra_bin",
+                         all_invalid: str = "zero") -> np.ndarray:
     """Eq. (3): ``C(x) = 1 - H(x) / log K`` per sample, from vote counts.
 
     ``counts`` is (n, K_max) votes per option, ``invalid`` the invalid trials per

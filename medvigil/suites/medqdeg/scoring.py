@@ -1,14 +1,11 @@
 """MedQ-Deg scoring entry points: raw trial answers or probe records to accuracy, perceived
 confidence, Calibration Shift and the Dunning-Kruger flags (Liu et al., seed 002, Section 3.4).
 
-The definitions live where they are computed: Eqs. (2)-(3) and the choices for invalid trials in
-:mod:`~medvigil.suites.medqdeg.sample_scores`, Eqs. (4)-(6) in
-:mod:`~medvigil.suites.medqdeg.calibration`, the breakdowns and paired drops from L0 in
-:mod:`~medvigil.suites.medqdeg.breakdowns`.
-
-* **T**: Section 3.4 runs ``T = 3`` trials for the accuracy experiment and ``T = 10``
-  for the calibration experiment; records say which (``extra.experiment``) and
-  :func:`score_records` scores them apart.
+Eqs. (2)-(3) and the choices for invalid trials are in :mod:`~medvigil.suites.medqdeg.sample_scores`,
+Eqs. (4)-(6) in :mod:`~medvigil.suites.medqdeg.calibration`, the breakdowns and paired drops from L0
+in :mod:`~medvigil.suites.medqdeg.breakdowns`. Section 3.4 runs ``T = 3`` trials for the accuracy
+experiment and ``T = 10`` for the calibration one; records say which (``extra.experiment``) and
+:func:`score_records` scores them apart.
 """
 
 from __future__ import annotations
@@ -27,18 +24,9 @@ __all__ = ["accuracy_scores", "score_records", "score_trials"]
 CLEAN_NAMES = ("clean", "none", "default", "L0", "")
 
 
-def score_trials(
-    trials: Iterable[Sequence[Any]],
-    references: Sequence[Any],
-    n_options: Any,
-    degradations: Sequence[str] | None = None,
-    severities: Sequence[int] | None = None,
-    *,
-    accuracy_rule: str = "trial_mean",
-    invalid_policy: str = "extra_bin",
-    all_invalid: str = "zero",
-    items: Sequence[Any] | None = None,
-) -> dict[str, Any]:
+def score_trials(trials: Iterable[Sequence[Any]], references: Sequence[Any], n_options: Any, degradations: Sequence[str] | None = None,
+                 severities: Sequence[int] | None = None, *, accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin",
+                 all_invalid: str = "zero", items: Sequence[Any] | None = None) -> dict[str, Any]:
     """Calibration Shift of one model from raw trial answers.
 
     Returns ``n``, ``accuracy``, ``mean_confidence`` and ``calibration_shift`` (Eq. 4)
@@ -58,20 +46,12 @@ def score_trials(
         keep = ~np.isnan(conf)
         conf, acc = conf[keep], acc[keep]
         n = int(conf.shape[0])
-        return {
-            "n": n,
-            "accuracy": float(acc.mean()) if n else float("nan"),
-            "mean_confidence": float(conf.mean()) if n else float("nan"),
-            "calibration_shift": calibration_shift(conf, acc),
-            "accuracy_rule": accuracy_rule,
-            "invalid_policy": invalid_policy,
-            "all_invalid": all_invalid,
-            "n_excluded_all_invalid": int((~keep).sum()),
-        }
-    groups = score_groups(
-        counts, invalid, n_options, references, degradations, severities, items=items,
-        accuracy_rule=accuracy_rule, invalid_policy=invalid_policy, all_invalid=all_invalid,
-    )
+        return {"n": n, "accuracy": float(acc.mean()) if n else float("nan"),
+                "mean_confidence": float(conf.mean()) if n else float("nan"), "calibration_shift": calibration_shift(conf, acc),
+                "accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid,
+                "n_excluded_all_invalid": int((~keep).sum())}
+    groups = score_groups(counts, invalid, n_options, references, degradations, severities, items=items,
+                          accuracy_rule=accuracy_rule, invalid_policy=invalid_policy, all_invalid=all_invalid)
     return {**groups.pop("overall"), **groups}
 
 
@@ -94,10 +74,8 @@ def _degradation_of(record: Mapping[str, Any]) -> tuple[str, int]:
         level = level[1:] if level.upper().startswith("L") else level
         if level.isdigit():
             return deg, int(level)
-    raise ValueError(
-        f"record {record.get('probe_id')!r}: cannot read degradation and severity "
-        f"(need extra.degradation + extra.severity, or condition 'type:level'; got {condition!r})"
-    )
+    raise ValueError(f"record {record.get('probe_id')!r}: cannot read degradation and severity "
+                     f"(need extra.degradation + extra.severity, or condition 'type:level'; got {condition!r})")
 
 
 EXPERIMENTS = ("calibration", "accuracy")  # Section 3.4: T = 10 and T = 3 trials
@@ -135,29 +113,18 @@ def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> 
     return counts, invalid, np.asarray(ks), gold, degs, sevs, items, mods, caps
 
 
-def score_records(
-    records: Iterable[Mapping[str, Any]],
-    *,
-    n_options: int | None = None,
-    accuracy_rule: str = "trial_mean",
-    invalid_policy: str = "extra_bin",
-    all_invalid: str = "zero",
-) -> dict[str, Any]:
+def score_records(records: Iterable[Mapping[str, Any]], *, n_options: int | None = None, accuracy_rule: str = "trial_mean",
+                  invalid_policy: str = "extra_bin", all_invalid: str = "zero") -> dict[str, Any]:
     """Score MedQ-Deg probe records, per model, plus the inter-model DKE at each severity.
 
-    Per record: ``extra.votes`` = the ``T`` trial answers (letters or null; default
-    ``[predicted_letter]``), ``extra.n_options`` = ``K`` (default the ``n_options``
-    argument), ``extra.degradation`` + ``extra.severity`` (0-2) or a ``condition`` of
-    the form ``"type:level"`` (``"default"``/``"clean"`` = L0); optional
-    ``extra.item_id`` (the question a doc degrades; default ``probe_id``: drops from L0
-    pair docs of one item), ``modality`` and ``extra.capability`` (breakdowns), and
-    ``extra.experiment``: ``"calibration"`` (default; the T = 10 tasks) or
-    ``"accuracy"`` (the T = 3 tasks ``medqdeg_acc_L*``).
-
-    Per model, the scores of its calibration records (or, without any, of its accuracy
-    records) are the model's entry; when it has both, the accuracy records' scores are
-    under ``"accuracy_experiment"``, and the accuracy tables read them
-    (:func:`accuracy_scores`).
+    Per record: ``extra.votes``, the ``T`` trial answers (letters or null; default ``[predicted_letter]``),
+    ``extra.n_options`` = ``K`` (default ``n_options``), ``extra.degradation`` + ``extra.severity`` (0-2)
+    or a ``condition`` ``"type:level"`` (``"default"``/``"clean"`` = L0); optional ``extra.item_id`` (the
+    question a doc degrades, default ``probe_id``: drops from L0 pair docs of one item), ``modality``
+    and ``extra.capability`` (breakdowns), and ``extra.experiment``: ``"calibration"`` (default; T = 10)
+    or ``"accuracy"`` (T = 3, ``medqdeg_acc_L*``). A model's entry scores its calibration records (or,
+    without any, its accuracy records); with both, the accuracy records' scores are under
+    ``"accuracy_experiment"``, which the accuracy tables read (:func:`accuracy_scores`).
     """
     rules = {"accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid}
     by_model: dict[str, dict[str, list[Mapping[str, Any]]]] = {}
@@ -183,9 +150,8 @@ def _inter_model_dke(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     for level in ("L0", "L1", "L2"):
         present = {m: s["by_severity"][level] for m, s in models.items() if level in s["by_severity"]}
         if len(present) >= 2:
-            inter[level] = inter_model_dke_summary(
-                {m: v["accuracy"] for m, v in present.items()}, {m: v["calibration_shift"] for m, v in present.items()}
-            )
+            inter[level] = inter_model_dke_summary({m: v["accuracy"] for m, v in present.items()},
+                                                   {m: v["calibration_shift"] for m, v in present.items()})
     return inter
 
 

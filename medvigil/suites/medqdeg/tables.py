@@ -162,12 +162,9 @@ def _nan(value: Any) -> float:
 def medqdeg_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
     """The figures by name, each a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
     models = dict(sorted(result["models"].items()))
-    return {
-        "medqdeg_severity": partial(_severity_figure, models),
-        "medqdeg_type_drops": partial(_drops_figure, models, "drops_by_degradation"),
-        "medqdeg_capability_drops": partial(_drops_figure, models, "by_capability"),
-        "medqdeg_modality": partial(_modality_figure, models),
-    }
+    return {"medqdeg_severity": partial(_severity_figure, models),
+            "medqdeg_type_drops": partial(_drops_figure, models, "drops_by_degradation"),
+            "medqdeg_capability_drops": partial(_drops_figure, models, "by_capability"), "medqdeg_modality": partial(_modality_figure, models)}
 
 
 def _severity_figure(models: Mapping[str, Any]) -> bytes:

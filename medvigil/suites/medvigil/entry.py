@@ -38,14 +38,11 @@ def score(
     files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
     open_judge: str | None = None, **audit_options
 ) -> dict:
-    """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files).
-
-    ``release``: a release folder, a built dataset folder or a Hub repo id
-    (:func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`). The result is :func:`medvigil.suites.medvigil.scoring.scoring.audit`'s
-    plus ``inputs``: where the release came from, its warnings, the files read, error rows per
-    model and kind, and the rows left out. ``open_judge`` judges the authors' ``__open.jsonl``
-    answers (default: ``authors-rule`` with ``harness_compatible``, as their numbers were made,
-    else the default judge).
+    """Score MedVIGIL outputs (official harness JSONL or lmms-eval --log_samples files): the result of
+    :func:`medvigil.suites.medvigil.scoring.scoring.audit` plus ``inputs`` (where the release came from, its
+    warnings, the files read, error rows per model and kind, the rows left out). ``open_judge`` judges the
+    authors' ``__open.jsonl`` answers (default: ``authors-rule`` with ``harness_compatible``, as their
+    numbers were made, else the default judge).
     """
     if open_judge is None:
         open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
@@ -85,10 +82,9 @@ def score(
     return finite(result)
 
 
-def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool,
-          open_judge: str = DEFAULT_JUDGE):
-    """The records of ``files`` (read by :func:`read_model_outputs`), the release they were read
-    against (or None) and the warnings, printed on stderr (all of them are returned)."""
+def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool, open_judge: str = DEFAULT_JUDGE):
+    """The records of ``files``, the release they were read against (or None) and the warnings, printed
+    on stderr (all of them are returned)."""
     # lmms-eval logs carry every field scoring needs, so their problems come first, and a
     # release's problems come first otherwise
     logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
@@ -122,10 +118,8 @@ def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_
     return records, reference, warnings
 
 
-def compare(
-    files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
-    **compare_options,
-) -> dict:
+def compare(files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
+            **compare_options) -> dict:
     """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`),
     the files read as :func:`score` reads them."""
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)

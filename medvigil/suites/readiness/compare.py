@@ -5,10 +5,8 @@ function of per-case sums (T3-T5 compare each perturbed arm with its base *on th
 arm's items*, T1 weights benchmarks by their items), so a resample is scored by the suite's own
 :func:`medvigil.suites.readiness.scoring.model_scores` on the records of the drawn cases, a case
 drawn twice contributing its records twice (as two cases). Values are ``100 R`` and ``100 r_i``
-(``r_i = 1 - f_i``) for the tests T1-T5; chain-of-thought records (T6) are not part of R and are
-left out. Pairs are compared on the records both models have, their cases resampled jointly
-(:func:`medvigil.scoring.paired.compare_units`). A resample where a test has no record (R
-undefined) is left out of the interval and p-value.
+(``r_i = 1 - f_i``) for T1-T5; chain-of-thought records (T6) are not part of R and are left out. A
+resample where a test has no record (R undefined) is left out of the interval and p-value.
 """
 
 from __future__ import annotations
@@ -20,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
-from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, compare_units
+from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, STRESS_TESTS, ModelRows, _rows_of, model_scores
+from medvigil.suites.stress import check_metrics, compare_records
 
 METRICS = ("r", *(f"r_{t.lower()}" for t in STRESS_TESTS))
 DEFAULT_METRICS = ("r",)
@@ -32,21 +31,14 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     """Every pair of models' R(m) (and ``r_t1`` .. ``r_t5``); ``allow_partial`` as for ``score``."""
     from medvigil.suites.readiness.entry import TASKS
 
-    unknown = [m for m in metrics if m not in METRICS]
-    if unknown or not metrics:
-        raise ValueError(f"unknown readiness metric(s) {unknown or '(none given)'}; available: {', '.join(METRICS)}")
+    check_metrics("readiness", metrics, METRICS)
     records = read_suite_records(find_samples(files, "readiness", TASKS), "readiness")
     by_model: dict[str, list] = {}
     for r in records:
         if r.get("condition", "default") != READINESS_CONDITIONS["cot"]:
             by_model.setdefault(str(r["model"]), []).append(r)
-    keys = {m: {_key(r) for r in recs} for m, recs in by_model.items()}
-
-    def scores_on(model: str, shared) -> CaseReplay:
-        recs = by_model[model] if shared is None else [r for r in by_model[model] if _key(r) in shared]
-        return CaseReplay.of(recs, allow_partial)
-
-    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+    result = compare_records(by_model, _key, lambda recs, model, whole: CaseReplay.of(recs, allow_partial), metrics,
+                             n_resamples=n_resamples, seed=seed, p_value=p_value)
     result["params"].update(allow_partial=allow_partial, unit="R x 100 (and r_i x 100)", t6="left out (not part of R)")
     return {"suite": "readiness", **result, "inputs": {"files": [str(f) for f in files], "n_records": len(records)}}
 

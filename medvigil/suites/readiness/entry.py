@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
+from medvigil.suites import stress
 from medvigil.suites.readiness.compare import compare
 from medvigil.suites.readiness.protocol import readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
@@ -23,10 +24,7 @@ DEFAULTS = {"allow_partial": False}
 
 def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
     """Find, read and score the logs; ``options``: allow_partial (R(m) over the tests present)."""
-    unknown = set(options) - set(DEFAULTS)
-    if unknown:
-        raise ValueError(f"unknown readiness option(s): {', '.join(sorted(unknown))}")
-    settings = {**DEFAULTS, **options}
+    settings = stress.settings("readiness", options, DEFAULTS)
     return score_logs("readiness", find_samples(files, "readiness", TASKS), [],
                       lambda records: {"models": readiness_from_records(records, **settings)}, options)
 

@@ -1,12 +1,10 @@
 """Illusion of Readiness stress tests T1-T6 (Gu et al., seed 003) on multiple-choice items.
 
-The lmms-eval task pack ``tasks/readiness`` asks one *arm* per task; this module holds
-what the arms are, the seeded option perturbations, and R(m) from the per-probe records
-of a run. No lmms-eval import here; the metric itself is :mod:`medvigil.suites.readiness.scoring`.
-
-Items (paper Sec. 2): the ``original`` probe of every case whose image is available (one
-item per case). Items have ``K >= 2`` options (MedVIGIL: five, the safe action at E).
-Each arm is one record condition of :data:`medvigil.suites.readiness.scoring.READINESS_CONDITIONS`:
+The lmms-eval task pack ``tasks/readiness`` asks one *arm* per task; this module holds the arms,
+the seeded option perturbations, and R(m) from a run's records (the metric itself is
+:mod:`medvigil.suites.readiness.scoring`). Items (Sec. 2): the ``original`` probe of every case whose
+image is available, ``K >= 2`` options (MedVIGIL: five, the safe action at E). Each arm is one
+record condition of :data:`medvigil.suites.readiness.scoring.READINESS_CONDITIONS`:
 
 =========================  ========================  ======================================
 task                       condition                 items, perturbation (paper section)
@@ -20,41 +18,32 @@ readiness_img_subst        visual_substitution       visually required with a do
 readiness_cot              default:cot               visually required, image + text, CoT prompt (T6)
 =========================  ========================  ======================================
 
-* **Prompts** (Appendix E, "Multiple Choice Prompt" and "... with CoT"), verbatim, as the one
-  user turn after the image, no system message: :func:`mc_prompt`. The code blocks wrap long
-  lines at the page width; a line break inside a sentence is read as that wrap (a space),
-  one between sentences is kept.
-* **Original order** (T3 "before reordering", every base arm): the options in the order the
-  source stores them (``base="source"``). ``base="seeded_shuffle"`` is our earlier stand-in,
-  one seeded shuffle per case (:func:`base_order`), for sources that store the gold at a fixed
-  letter (MedVIGIL: A), where the source order rewards a letter prior; not the paper's protocol.
-* "Visually required" (T2-T4, T6; the paper's 175 NEJM items) = ``text_only_answerable``
-  false.
-* **nR** (T4): ``n`` seeded distractors of the base order (never the gold) are replaced by
-  option texts of *other items of the same source dataset* drawn by a seeded hash (never a
-  text of the item, nor one sharing a content word with the gold); then the options are
-  shuffled again, as the paper says the gold's label "may shift due to shuffling". Every
-  option but the gold is a distractor (Sec. 2: "1-4 distractor options" of five), so with
-  five options 4R replaces all four, the safe option included; ``keep_safe=True`` (our
-  earlier stand-in, where 4R = 3R) never replaces ``safe_letter``. 1R ⊂ 2R ⊂ 3R ⊂ 4R
-  (nested positions and texts).
-* **UNK** replaces one seeded distractor of the base order with ``"Unknown"`` in place (so
-  its base is the base arm).
+* **Prompts** (Appendix E, "Multiple Choice Prompt" and "... with CoT"), verbatim, the one user turn
+  after the image, no system message (:func:`mc_prompt`); a line break inside a sentence of the
+  code blocks is the page's wrap (a space), one between sentences is kept.
+* **Original order** (T3 "before reordering", every base arm): the source's order (``base="source"``).
+  ``base="seeded_shuffle"``, one seeded shuffle per case (:func:`base_order`), is our earlier
+  stand-in for sources storing the gold at a fixed letter (MedVIGIL: A); not the paper's protocol.
+* "Visually required" (T2-T4, T6; the paper's 175 NEJM items) = ``text_only_answerable`` false.
+* **nR** (T4): ``n`` seeded distractors of the base order (never the gold) replaced by option texts
+  of *other items of the same source dataset* (seeded hash; never a text of the item, nor one
+  sharing a content word with the gold), then shuffled again (the gold's label "may shift due to
+  shuffling"). Every option but the gold is a distractor (Sec. 2: "1-4 distractor options" of
+  five), so 4R replaces the safe option too; ``keep_safe=True`` (our earlier stand-in, 4R = 3R)
+  never replaces ``safe_letter``. 1R ⊂ 2R ⊂ 3R ⊂ 4R (nested positions and texts).
+* **UNK** replaces one seeded distractor of the base order with ``"Unknown"`` in place.
 * **Reorder** (T3) permutes the base order by a seeded shuffle.
-* **T5** (Sec. 2, Stress Test 5): the item's image is replaced by *another case's* image that
-  supports one of the item's distractors, question and options unchanged, so that distractor
-  becomes the gold. The donor is an ``original`` probe of another case whose gold option
-  text is one of the item's distractor texts (case-insensitive) and, with
-  ``donor_match="question"`` (default), whose question is the same text, so that its image
-  answers the item's question with that distractor (``"answer"``: any question). Among
-  donors one is drawn by a seeded hash. Items without a donor are not asked (counted by
-  :func:`substitution_donors`). The paper hand-curated 40 NEJM items; this is that rule
-  made mechanical.
-* **T6** asks the paper's chain-of-thought prompt (Appendix E) on the image + text items;
-  :func:`medvigil.suites.readiness.scoring.reasoning_audit` compares it with the base arm.
+* **T5** (Stress Test 5): the item's image replaced by *another case's* image supporting one of its
+  distractors, question and options unchanged, so that distractor becomes the gold. The donor is
+  an ``original`` probe of another case whose gold text is one of the item's distractor texts
+  (case-insensitive) and, with ``donor_match="question"`` (default), whose question is the same
+  (``"answer"``: any question); one is drawn by a seeded hash. Items without a donor are not asked
+  (counted by :func:`substitution_donors`). The paper hand-curated 40 NEJM items; this is that
+  rule made mechanical.
+* **T6** asks the CoT prompt on the image + text items
+  (:func:`medvigil.suites.readiness.scoring.reasoning_audit` compares it with the base arm).
 
-Records carry *displayed* letters (what the model saw); the permutation and replaced
-texts are in ``extra``.
+Records carry *displayed* letters (what the model saw); the permutation and replaced texts are in ``extra``.
 """
 
 from __future__ import annotations
@@ -67,7 +56,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from medvigil.errors import DataError
 from medvigil.records.lmms_eval_logs import read_samples
 from medvigil.suites.medvigil.release.release_format import SOURCE_LICENCES, source_label
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, score_records
@@ -86,7 +74,7 @@ BASES = ("source", "seeded_shuffle")  # original order: the paper's (source) or 
 DONOR_MATCHES = ("question", "answer")  # T5 donor: same question and a distractor as gold, or the latter only
 
 __all__ = ["ARMS", "SEED", "SOURCES", "UNKNOWN", "Arm", "arm_accuracy", "arm_count", "arm_metrics", "arm_docs", "base_order",
-           "main", "mc_prompt", "readiness_from_records", "readiness_from_samples", "replace_distractors", "insert_unknown",
+           "mc_prompt", "readiness_from_records", "readiness_from_samples", "replace_distractors", "insert_unknown",
            "reorder", "substitution_donors"]
 
 
@@ -223,12 +211,11 @@ def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n:
                         seed: int = SEED, base_kind: str = "source", keep_safe: bool = False) -> dict[str, Any]:
     """T4 nR: ``n`` distractors of the base view replaced by texts of other items, then shuffled.
 
-    ``pool`` maps an option text to the case ids using it, over the items of the row's
-    source dataset (:func:`option_pool`). Positions: the distractors (not the gold; with
-    ``keep_safe`` not the safe option either) ranked by ``sha256(seed:nr:case:letter)``, the first ``n``
-    (capped at the replaceable count). Texts: eligible when another case uses it, it is
-    none of this item's options, and it shares no content word with the gold; ranked by
-    ``sha256(seed:4r:probe_id:text)``, the first with pairwise distinct texts. So 1R ⊂ ... ⊂ 4R.
+    ``pool``: option text -> case ids using it, over the row's source dataset (:func:`option_pool`).
+    Positions: the distractors (with ``keep_safe`` not the safe option) ranked by
+    ``sha256(seed:nr:case:letter)``, the first ``n`` (at most all). Texts: used by another case, none
+    of this item's options, no content word shared with the gold; ranked by
+    ``sha256(seed:4r:probe_id:text)``, the first pairwise distinct ones. So 1R ⊂ ... ⊂ 4R.
     """
     if not 1 <= n <= MAX_REPLACED:
         raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
@@ -341,13 +328,11 @@ def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED, *, b
              keep_safe: bool = False, donor_match: str = "question") -> list[tuple[int, dict[str, Any]]]:
     """``(row index, overrides)`` for every row the arm asks.
 
-    Rows need ``probe_id``, ``case_id``, ``probe_kind``, ``options`` (K >= 2 texts),
-    ``correct_letter``, and as the arm needs ``text_only_answerable``, ``question`` (T5),
-    ``source_dataset`` and optionally ``safe_letter``. The overrides replace
-    ``options``/``correct_letter`` and add ``condition`` and ``readiness`` (arm name, seed,
-    permutation, replaced texts; T5: ``substituted_by`` and ``donor_row``, the row whose image
-    the doc shows). ``base``, ``keep_safe`` and ``donor_match`` choose the variants of the
-    module docstring (defaults: the paper's protocol).
+    Rows need ``probe_id``, ``case_id``, ``probe_kind``, ``options`` (K >= 2), ``correct_letter`` and, as
+    the arm needs, ``text_only_answerable``, ``question`` (T5), ``source_dataset``, ``safe_letter``. The
+    overrides replace ``options``/``correct_letter`` and add ``condition`` and ``readiness`` (arm, seed,
+    permutation, replaced texts; T5: ``substituted_by`` and ``donor_row``, whose image the doc shows).
+    ``base``, ``keep_safe``, ``donor_match``: the module docstring's variants (defaults: the paper's).
     """
     if arm not in ARMS:
         raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
@@ -460,24 +445,3 @@ def readiness_from_samples(paths: Iterable[str | Path], *, model: str | None = N
     if not files:
         raise ValueError(f"no readiness samples files (*_samples_readiness_*.jsonl) under {list(map(str, paths))}")
     return readiness_from_records(read_samples(files, model=model), **kwargs)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m medvigil.suites.readiness.protocol RUN_DIR...``: print f1..f5 and R(m) as JSON."""
-    import argparse
-    import json
-
-
-    parser = argparse.ArgumentParser(prog="python -m medvigil.suites.readiness.protocol", description=main.__doc__)
-    parser.add_argument("paths", nargs="+", help="lmms-eval output folders or *_samples_readiness_*.jsonl files")
-    args = parser.parse_args(argv)
-    try:
-        result = readiness_from_samples(args.paths)
-    except (ValueError, DataError) as exc:
-        parser.exit(2, f"error: {exc}\n")
-    print(json.dumps(result, indent=2, sort_keys=True))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

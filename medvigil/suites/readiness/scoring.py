@@ -44,24 +44,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "DEFAULT_CHANCE",
-    "READINESS_CONDITIONS",
-    "STRESS_TESTS",
-    "T4_WEIGHTS",
-    "fragilities",
-    "fragility_t1",
-    "fragility_t2",
-    "fragility_t3",
-    "fragility_t4",
-    "fragility_t5",
-    "model_scores",
-    "ModelRows",
-    "parse_cot",
-    "reasoning_audit",
-    "robustness_score",
-    "score_records",
-]
+__all__ = ["DEFAULT_CHANCE", "READINESS_CONDITIONS", "STRESS_TESTS", "T4_WEIGHTS", "ModelRows", "fragilities", "fragility_t1",
+           "fragility_t2", "fragility_t3", "fragility_t4", "fragility_t5", "model_scores", "parse_cot", "reasoning_audit",
+           "robustness_score", "score_records"]
 
 STRESS_TESTS = ("T1", "T2", "T3", "T4", "T5")
 T4_WEIGHTS = (0.5, 0.3, 0.2)
@@ -81,7 +66,6 @@ READINESS_CONDITIONS = {
     "image_subst": "visual_substitution",  # T5
     "cot": "default:cot",  # T6 chain-of-thought prompt, image + text
 }
-REPLACED = (1, 2, 3, 4)
 
 
 def _pct(x: Any, name: str) -> np.ndarray:
@@ -119,26 +103,16 @@ def fragility_t3(text_orig: Any, text_reordered: Any) -> np.ndarray:
     return _gap(_pct(text_orig, "text_orig"), _pct(text_reordered, "text_reordered"))
 
 
-def fragility_t4(
-    text_base: Any,
-    text_4r: Any,
-    img_base: Any,
-    img_4r: Any,
-    text_unk: Any,
-    text_base_unk: Any = None,
-    weights: Sequence[float] = T4_WEIGHTS,
-) -> np.ndarray:
+def fragility_t4(text_base: Any, text_4r: Any, img_base: Any, img_4r: Any, text_unk: Any, text_base_unk: Any = None,
+                 weights: Sequence[float] = T4_WEIGHTS) -> np.ndarray:
     """T4: weighted text-only loss (base -> 4R), image gain (base -> 4R), text gain with UNK."""
     if len(weights) != 3 or any(w < 0 for w in weights):
         raise ValueError(f"weights must be three non-negative numbers, got {weights!r}")
     tb = _pct(text_base, "text_base")
     tbu = tb if text_base_unk is None else _pct(text_base_unk, "text_base_unk")
     w1, w2, w3 = weights
-    return (
-        w1 * _gap(tb, _pct(text_4r, "text_4r"))
-        + w2 * _gap(_pct(img_4r, "img_4r"), _pct(img_base, "img_base"))
-        + w3 * _gap(_pct(text_unk, "text_unk"), tbu)
-    )
+    return (w1 * _gap(tb, _pct(text_4r, "text_4r")) + w2 * _gap(_pct(img_4r, "img_4r"), _pct(img_base, "img_base"))
+            + w3 * _gap(_pct(text_unk, "text_unk"), tbu))
 
 
 def fragility_t5(orig: Any, subst: Any) -> np.ndarray:
@@ -146,36 +120,14 @@ def fragility_t5(orig: Any, subst: Any) -> np.ndarray:
     return _gap(_pct(orig, "orig"), _pct(subst, "subst"))
 
 
-def fragilities(
-    *,
-    t1_img: Any,
-    t1_text: Any,
-    t1_n: Any,
-    t2_text: Any,
-    t3_text_orig: Any,
-    t3_text_reord: Any,
-    t4_text_base: Any,
-    t4_text_4r: Any,
-    t4_img_base: Any,
-    t4_img_4r: Any,
-    t4_text_unk: Any,
-    t5_orig: Any,
-    t5_subst: Any,
-    t4_text_base_unk: Any = None,
-    chance: float = DEFAULT_CHANCE,
-    t4_weights: Sequence[float] = T4_WEIGHTS,
-) -> np.ndarray:
+def fragilities(*, t1_img: Any, t1_text: Any, t1_n: Any, t2_text: Any, t3_text_orig: Any, t3_text_reord: Any, t4_text_base: Any,
+                t4_text_4r: Any, t4_img_base: Any, t4_img_4r: Any, t4_text_unk: Any, t5_orig: Any, t5_subst: Any,
+                t4_text_base_unk: Any = None, chance: float = DEFAULT_CHANCE, t4_weights: Sequence[float] = T4_WEIGHTS) -> np.ndarray:
     """``(f1, ..., f5)`` stacked on the last axis (shape (..., 5))."""
-    return np.stack(
-        np.broadcast_arrays(
-            fragility_t1(t1_img, t1_text, t1_n),
-            fragility_t2(t2_text, chance),
-            fragility_t3(t3_text_orig, t3_text_reord),
-            fragility_t4(t4_text_base, t4_text_4r, t4_img_base, t4_img_4r, t4_text_unk, t4_text_base_unk, t4_weights),
-            fragility_t5(t5_orig, t5_subst),
-        ),
-        axis=-1,
-    )
+    return np.stack(np.broadcast_arrays(
+        fragility_t1(t1_img, t1_text, t1_n), fragility_t2(t2_text, chance), fragility_t3(t3_text_orig, t3_text_reord),
+        fragility_t4(t4_text_base, t4_text_4r, t4_img_base, t4_img_4r, t4_text_unk, t4_text_base_unk, t4_weights),
+        fragility_t5(t5_orig, t5_subst)), axis=-1)
 
 
 def robustness_score(fragility: Any) -> np.ndarray:
@@ -237,31 +189,19 @@ def _n_shown(record: Mapping[str, Any]) -> float:
         return float("nan")
 
 
-def score_records(
-    records: Iterable[Mapping[str, Any]],
-    *,
-    conditions: Mapping[str, str] = READINESS_CONDITIONS,
-    chance: float | None = None,
-    t4_weights: Sequence[float] = T4_WEIGHTS,
-    allow_partial: bool = False,
-) -> dict[str, dict[str, Any]]:
+def score_records(records: Iterable[Mapping[str, Any]], *, conditions: Mapping[str, str] = READINESS_CONDITIONS,
+                  chance: float | None = None, t4_weights: Sequence[float] = T4_WEIGHTS,
+                  allow_partial: bool = False) -> dict[str, dict[str, Any]]:
     """R(m) per model from ``readiness`` probe records.
 
-    Items are ``case_id``s; accuracy is ``predicted_letter == correct_letter`` over the
-    records of a condition (a parse failure is wrong), in percent.
-
-    * T1: per ``source_dataset``, image (``conditions["image"]``) vs text-only
-      (``conditions["text"]``), weighted by the number of image+text items.
-    * T2: text-only accuracy on the visually-required items
-      (``text_only_answerable is False``), against ``chance``.
-    * T3, T4: each perturbed condition against its base condition *on the same items*
-      (the base restricted to the perturbed condition's case ids), within the
-      visually-required items when any are flagged (the paper reuses the 175 NEJM
-      visually-required items); T5 likewise for the substituted images.
-
-    A test whose conditions are absent gives ``None``; ``R`` is then ``None`` unless
-    ``allow_partial`` (then ``R`` averages the tests present and ``partial`` is true;
-    this is not the paper's R).
+    Items are ``case_id``s; accuracy is ``predicted_letter == correct_letter`` over the records of a
+    condition (a parse failure is wrong), in percent. T1: per ``source_dataset``, image vs text-only,
+    weighted by the image+text items. T2: text-only accuracy on the visually-required items
+    (``text_only_answerable is False``) against ``chance``. T3-T5: each perturbed condition against
+    its base condition *on the same items*, within the visually-required items when any are flagged
+    (the paper reuses the 175 NEJM visually-required items). A test whose conditions are absent gives
+    ``None``; ``R`` is then ``None`` unless ``allow_partial`` (the mean over the tests present,
+    ``partial`` true; not the paper's R).
     """
     by_model: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
@@ -334,7 +274,7 @@ def model_scores(rows: ModelRows, cot_audit: Callable[[np.ndarray, np.ndarray], 
                                         image_reordered=accuracy(img_reord), n_image=int(img_reord.sum()))
     table5 = {}  # Ext. Data Table 5: each variant against its base on the same items
     for mode, base_name in (("text", "text"), ("image", "image")):
-        for variant in ("unk", *(f"{n}r" for n in REPLACED)):
+        for variant in ("unk", "1r", "2r", "3r", "4r"):
             variant_rows = pick(f"{mode}_{variant}", scope)
             if variant_rows.any():
                 table5[f"{mode}_{variant}"] = {"base": accuracy(pick(base_name, ids(variant_rows))),
@@ -344,19 +284,11 @@ def model_scores(rows: ModelRows, cot_audit: Callable[[np.ndarray, np.ndarray], 
     t4r, i4r, tunk = pick("text_4r", scope), pick("image_4r", scope), pick("text_unk", scope)
     if t4r.any() and i4r.any() and tunk.any():
         tb, ib, tbu = pick("text", ids(t4r)), pick("image", ids(i4r)), pick("text", ids(tunk))
-        acc["T4"] = {
-            "text_base": accuracy(tb),
-            "text_4r": accuracy(t4r),
-            "image_base": accuracy(ib),
-            "image_4r": accuracy(i4r),
-            "text_base_unk": accuracy(tbu),
-            "text_unk": accuracy(tunk),
-        }
+        a = acc["T4"] = {"text_base": accuracy(tb), "text_4r": accuracy(t4r), "image_base": accuracy(ib), "image_4r": accuracy(i4r),
+                         "text_base_unk": accuracy(tbu), "text_unk": accuracy(tunk)}
         if tb.any() and ib.any() and tbu.any():
-            a = acc["T4"]
-            f["T4"] = float(
-                fragility_t4(a["text_base"], a["text_4r"], a["image_base"], a["image_4r"], a["text_unk"], a["text_base_unk"], t4_weights)
-            )
+            f["T4"] = float(fragility_t4(a["text_base"], a["text_4r"], a["image_base"], a["image_4r"], a["text_unk"], a["text_base_unk"],
+                                         t4_weights))
     subst = pick("image_subst")
     if subst.any():
         orig = pick("image", ids(subst))
@@ -376,14 +308,8 @@ def model_scores(rows: ModelRows, cot_audit: Callable[[np.ndarray, np.ndarray], 
         R = float(np.mean([1.0 - v for v in present]))
     else:
         R = None
-    return {
-        "accuracies": acc,
-        "fragility": f,
-        "robustness": {t: (None if v is None else 1.0 - v) for t, v in f.items()},
-        "R": R,
-        "missing_tests": missing,
-        "partial": bool(missing) and R is not None,
-    }
+    return {"accuracies": acc, "fragility": f, "robustness": {t: (None if v is None else 1.0 - v) for t, v in f.items()}, "R": R,
+            "missing_tests": missing, "partial": bool(missing) and R is not None}
 
 
 def _ids(rows: ModelRows, mask: np.ndarray) -> np.ndarray:
@@ -391,7 +317,6 @@ def _ids(rows: ModelRows, mask: np.ndarray) -> np.ndarray:
     out = np.zeros(rows.n_cases, dtype=bool)
     out[rows.case[mask]] = True
     return out
-
 
 
 # -- T6: reasoning signal ------------------------------------------------------------------
@@ -463,16 +388,8 @@ def reasoning_audit(direct: Sequence[Mapping[str, Any]], cot: Sequence[Mapping[s
     concluded = [a for a in audits if a.get("thinking_conclusion") is not None]
     pct = (lambda k, m: 100.0 * k / m if m else float("nan"))
     acc_direct, acc_cot = pct(sum(a for a, _ in right), n), pct(sum(b for _, b in right), n)
-    return {
-        "n": n,
-        "direct": acc_direct,
-        "cot": acc_cot,
-        "cot_minus_direct": acc_cot - acc_direct,
-        "answer_change": pct(changed, n),
-        "right_to_wrong": sum(a and not b for a, b in right),
-        "wrong_to_right": sum(b and not a for a, b in right),
-        "well_formed": pct(sum(bool(a.get("well_formed")) for a in audits), len(audits)),
-        "reasoning_answer_agreement": pct(sum(a["thinking_conclusion"] == a.get("answer") for a in concluded), len(concluded)),
-        "n_concluded": len(concluded),
-        "n_unpaired": len(cot) - n,
-    }
+    return {"n": n, "direct": acc_direct, "cot": acc_cot, "cot_minus_direct": acc_cot - acc_direct, "answer_change": pct(changed, n),
+            "right_to_wrong": sum(a and not b for a, b in right), "wrong_to_right": sum(b and not a for a, b in right),
+            "well_formed": pct(sum(bool(a.get("well_formed")) for a in audits), len(audits)),
+            "reasoning_answer_agreement": pct(sum(a["thinking_conclusion"] == a.get("answer") for a in concluded), len(concluded)),
+            "n_concluded": len(concluded), "n_unpaired": len(cot) - n}

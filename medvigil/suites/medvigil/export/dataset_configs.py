@@ -1,19 +1,6 @@
-"""The configs of the MedVIGIL Hub dataset: names, features, descriptions and the dataset's identity.
-
-One place for the schema that the `datasets` builder (:mod:`medvigil.builders.medvigil`) and the
-Hub export (:mod:`medvigil.suites.medvigil.export.export`) both serve; the rows of every config come
-from :mod:`medvigil.suites.medvigil.export.dataset_rows`.
-
-Configs (split ``test`` each):
-
-============== ================================================================
-``cases``      one row per case: fields of manifest + grounding, case image
-``mcq``        one row per MCQ probe, published letter order (default)
-``mcq_shuffled`` the same, options permuted per probe (seeded); letter remapped
-``mcq_circular`` five rows per probe, the five rotations of its options
-``open``       one row per open-ended probe
-``triplets``   one row per counterfactual triplet, with the case image
-============== ================================================================
+"""The configs of the MedVIGIL Hub dataset (split ``test`` each; :data:`CONFIG_DESCRIPTIONS`): names,
+features, descriptions and the dataset's identity, served by both the `datasets` builder
+(:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`.export`); rows come from :mod:`.dataset_rows`.
 """
 
 from __future__ import annotations
@@ -26,7 +13,6 @@ from medvigil.suites.medvigil.release.release_format import PROBE_KINDS
 VERSION = datasets.Version("1.0.0")
 DATE_PUBLISHED = "2026-11-22"  # date of VERSION; keep in step with CHANGELOG.md
 HOMEPAGE = "https://huggingface.co/datasets/jhq0709/MedVIGIL"
-HARNESS = "https://github.com/hq0709/MedVIGIL"
 CITATION = citations.MEDVIGIL
 DESCRIPTION = (
     "MedVIGIL: trust audit of medical vision-language models under broken evidence "
@@ -40,23 +26,12 @@ CONFIG_NAMES = ("mcq", "mcq_shuffled", "mcq_circular", "cases", "open", "triplet
 _str = datasets.Value("string")
 _bool = datasets.Value("bool")
 _CASE_COLUMNS = {
-    "case_id": _str,
-    "risk_tier": _str,
-    "source_dataset": _str,
-    "modality": _str,
-    "text_only_answerable": _bool,
-    "laterality_dependent": _bool,
-    "roi_bbox": datasets.List(datasets.Value("float64")),
-    "credentialed": _bool,
+    "case_id": _str, "risk_tier": _str, "source_dataset": _str, "modality": _str, "text_only_answerable": _bool,
+    "laterality_dependent": _bool, "roi_bbox": datasets.List(datasets.Value("float64")), "credentialed": _bool,
 }
 _IMAGE_COLUMNS = {"image_kind": _str, "image_status": _str, "image": datasets.Image()}
 _MCQ_COLUMNS = {
-    "probe_id": _str,
-    "probe_kind": _str,
-    "question": _str,
-    "options": datasets.List(_str),
-    "correct_letter": _str,
-    "image_file": _str,
+    "probe_id": _str, "probe_kind": _str, "question": _str, "options": datasets.List(_str), "correct_letter": _str, "image_file": _str,
 }
 _ORDER_COLUMNS = {"permutation": _str, "published_correct_letter": _str}
 
@@ -68,50 +43,20 @@ FEATURES: dict[str, datasets.Features] = {
     "mcq_circular": datasets.Features(
         {**_MCQ_COLUMNS, **_ORDER_COLUMNS, "rotation": datasets.Value("int32"), **_CASE_COLUMNS, **_IMAGE_COLUMNS}
     ),
-    "cases": datasets.Features(
-        {
-            **_CASE_COLUMNS,
-            "image_file": _str,
-            "question": _str,
-            "gold_answer": _str,
-            "gold_after_lr_flip": _str,
-            "annotator_notes": _str,
-            "roi_usable": _bool,
-            "rationale": _str,
-            "differential_set": datasets.List(_str),
-            "clinical_context": _str,
-            "pointer_source_path": _str,
-            "pointer_sha256": _str,
-            **_IMAGE_COLUMNS,
-        }
-    ),
-    "open": datasets.Features(
-        {
-            "probe_id": _str,
-            "probe_axis": _str,
-            "probe_kind": _str,
-            "question": _str,
-            "expected_behavior": _str,
-            "expected_answer_or_set": datasets.List(_str),
-            "halluc_explanation": _str,
-            "provenance": _str,
-            "image_file": _str,
-            **_CASE_COLUMNS,
-            **_IMAGE_COLUMNS,
-        }
-    ),
-    "triplets": datasets.Features(
-        {
-            "anchor_question": _str,
-            "tcf_question": _str,
-            "vcf_question": _str,
-            "anchor_gold": _str,
-            "tcf_gold": _str,
-            "vcf_gold": _str,
-            **_CASE_COLUMNS,
-            **_IMAGE_COLUMNS,
-        }
-    ),
+    "cases": datasets.Features({
+        **_CASE_COLUMNS, "image_file": _str, "question": _str, "gold_answer": _str, "gold_after_lr_flip": _str,
+        "annotator_notes": _str, "roi_usable": _bool, "rationale": _str, "differential_set": datasets.List(_str),
+        "clinical_context": _str, "pointer_source_path": _str, "pointer_sha256": _str, **_IMAGE_COLUMNS,
+    }),
+    "open": datasets.Features({
+        "probe_id": _str, "probe_axis": _str, "probe_kind": _str, "question": _str, "expected_behavior": _str,
+        "expected_answer_or_set": datasets.List(_str), "halluc_explanation": _str, "provenance": _str, "image_file": _str,
+        **_CASE_COLUMNS, **_IMAGE_COLUMNS,
+    }),
+    "triplets": datasets.Features({
+        **{column: _str for column in ("anchor_question", "tcf_question", "vcf_question", "anchor_gold", "tcf_gold", "vcf_gold")},
+        **_CASE_COLUMNS, **_IMAGE_COLUMNS,
+    }),
 }
 
 CONFIG_DESCRIPTIONS = {

@@ -1,12 +1,9 @@
-"""The rows of every config of the MedVIGIL Hub dataset: the one row producer that the `datasets`
-builder (:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`medvigil.suites.medvigil.export.export`)
-both serve.
+"""The rows of every config of the MedVIGIL Hub dataset, served to both the `datasets` builder
+(:mod:`medvigil.builders.medvigil`) and the Hub export (:mod:`.export`).
 
-``image`` is the exact image the model must see for the row (chosen and rendered by
-:mod:`medvigil.suites.medvigil.export.variants`; option orders are :mod:`medvigil.mcq.option_order`).
-Credentialed cases (see ``CREDENTIALED_SOURCES``) have ``image = None`` unless
-``reconstructed_dir`` points at images re-derived with ``medvigil reconstruct``; such rows are
-for local evaluation only.
+``image`` is the exact image the model must see for the row (:mod:`.variants`; option orders are
+:mod:`medvigil.mcq.option_order`). Credentialed cases have ``image = None`` unless ``reconstructed_dir``
+holds images re-derived with ``medvigil reconstruct`` (local evaluation only).
 """
 
 from __future__ import annotations
@@ -41,17 +38,14 @@ def check_row_settings(shuffle_seed: object, variant_source: object) -> None:
 
 
 class ReleaseRows:
-    """The rows of one release's configs, built with one set of settings.
+    """The rows of one (validated) release's configs, built with one set of settings.
 
     Args:
-        release: a loaded (and validated) :class:`~medvigil.suites.medvigil.release.release_records.Release`.
         shuffle_seed: seed of the ``mcq_shuffled`` permutations.
-        variant_source: ``"render"`` (render image-side variants from the case image and ROI)
+        variant_source: ``"render"`` (image-side variants rendered from the case image and ROI)
             or ``"shipped"`` (the release's ``images_perturbed/`` files as they are).
-        reconstructed_dir: output of ``medvigil reconstruct``; when set, credentialed cases
-            get their re-derived images (local evaluation only).
-        image_store: folder where rendered images are kept between configs (each variant is
-            rendered once, not once per config); None renders in memory.
+        reconstructed_dir: output of ``medvigil reconstruct``: credentialed cases get their re-derived images.
+        image_store: folder keeping rendered images between configs (each rendered once); None: in memory.
 
     Left-out items of every :meth:`iter_rows` call are counted in :attr:`skipped`.
     """
@@ -68,137 +62,82 @@ class ReleaseRows:
         self._renderer: _Images | None = None
 
     def iter_rows(self, name: str) -> Iterator[tuple[str, dict]]:
-        """Yield ``(key, row)`` of config ``name``; images as ``{"bytes", "path"}``.
-
-        Left-out items are counted in :attr:`skipped`.
-        """
+        """Yield ``(key, row)`` of config ``name``; images as ``{"bytes", "path"}``."""
         if name not in CONFIG_NAMES:
             raise ValueError(f"unknown config {name!r}; available: {', '.join(CONFIG_NAMES)}")
         release = self.release
         images = _Images(release, name, self.variant_source, self.reconstructed_dir, self.skipped, self.image_store)
         if name == "cases":
             for case in release.cases.values():
-                yield (
-                    case.case_id,
-                    {
-                        **_case_columns(case),
-                        "image_file": case.image_file,
-                        "question": case.question,
-                        "gold_answer": case.gold_answer,
-                        "gold_after_lr_flip": case.gold_after_lr_flip,
-                        "annotator_notes": case.annotator_notes,
-                        "roi_usable": case.roi_usable,
-                        "rationale": case.rationale,
-                        "differential_set": list(case.differential_set),
-                        "clinical_context": case.clinical_context,
-                        # credentialed cases ship as pointers: path in the user's licensed copy + SHA-256
-                        "pointer_source_path": release.pointers.get(case.case_id, ("", ""))[0],
-                        "pointer_sha256": release.pointers.get(case.case_id, ("", ""))[1],
-                        **images.columns(case, "case"),
-                    },
-                )
+                # credentialed cases ship as pointers: path in the user's licensed copy + SHA-256
+                source_path, sha256 = release.pointers.get(case.case_id, ("", ""))
+                yield case.case_id, {
+                    **_case_columns(case),
+                    **_fields(case, "image_file", "question", "gold_answer", "gold_after_lr_flip", "annotator_notes", "roi_usable",
+                              "rationale"),
+                    "differential_set": list(case.differential_set), "clinical_context": case.clinical_context,
+                    "pointer_source_path": source_path, "pointer_sha256": sha256, **images.columns(case, "case"),
+                }
         elif name == "triplets":
             for triplet in release.triplets:
                 case = release.cases[triplet.case_id]
-                yield (
-                    triplet.case_id,
-                    {
-                        "anchor_question": triplet.anchor_question,
-                        "tcf_question": triplet.tcf_question,
-                        "vcf_question": triplet.vcf_question,
-                        "anchor_gold": triplet.anchor_gold,
-                        "tcf_gold": triplet.tcf_gold,
-                        "vcf_gold": triplet.vcf_gold,
-                        **_case_columns(case),
-                        **images.columns(case, "case"),
-                    },
-                )
+                yield triplet.case_id, {
+                    **_fields(triplet, "anchor_question", "tcf_question", "vcf_question", "anchor_gold", "tcf_gold", "vcf_gold"),
+                    **_case_columns(case), **images.columns(case, "case"),
+                }
         elif name == "open":
-            for probe in release.probes_open:
-                case = release.cases[probe.case_id]
-                kind = variants.image_kind(probe.probe_kind)
-                if kind in ("roi_masked", "roi_only") and not case.roi_usable:
-                    self.skipped[f"open {probe.probe_kind} probe: case has no usable ROI"] += 1
-                    continue
-                yield (
-                    probe.probe_id,
-                    {
-                        "probe_id": probe.probe_id,
-                        "probe_axis": probe.probe_axis,
-                        "probe_kind": probe.probe_kind,
-                        "question": probe.question,
-                        "expected_behavior": probe.expected_behavior,
-                        "expected_answer_or_set": list(probe.expected_answer_or_set),
-                        "halluc_explanation": probe.halluc_explanation,
-                        "provenance": probe.provenance,
-                        "image_file": probe.image_file or "",
-                        **_case_columns(case),
-                        **images.columns(case, kind, probe),
-                    },
-                )
+            for probe, case, kind in self._probes(release.probes_open, "open"):
+                yield probe.probe_id, {
+                    **_fields(probe, "probe_id", "probe_axis", "probe_kind", "question", "expected_behavior"),
+                    "expected_answer_or_set": list(probe.expected_answer_or_set),
+                    "halluc_explanation": probe.halluc_explanation, "provenance": probe.provenance,
+                    "image_file": probe.image_file or "", **_case_columns(case), **images.columns(case, kind, probe),
+                }
         else:
             yield from self._mcq_rows(name, images)
 
-    def rendered_image(self, case, kind: str) -> bytes | None:
-        """Our render of a case image (``kind="case"``) or variant, whatever ``variant_source`` is.
+    def _probes(self, probes, file: str):
+        """``(probe, case, image kind)`` of every probe that can be shown (ROI probes need a usable ROI)."""
+        for probe in probes:
+            case = self.release.cases[probe.case_id]
+            kind = variants.image_kind(probe.probe_kind)
+            if kind in ("roi_masked", "roi_only") and not case.roi_usable:
+                self.skipped[f"{file} {probe.probe_kind} probe: case has no usable ROI"] += 1
+                continue
+            yield probe, case, kind
 
-        Served from :attr:`image_store` when an earlier config of the same export already
-        rendered it; None for a withheld credentialed case.
-        """
+    def rendered_image(self, case, kind: str) -> bytes | None:
+        """Our render of a case image (``kind="case"``) or variant, whatever ``variant_source`` is
+        (from :attr:`image_store` when an earlier config rendered it); None for a withheld credentialed case."""
         if self._renderer is None:
             self._renderer = _Images(self.release, "render", "render", self.reconstructed_dir, Counter(), self.image_store)
         return self._renderer.image_bytes(case, kind)
 
     def _mcq_rows(self, name: str, images: _Images) -> Iterator[tuple[str, dict]]:
-        release = self.release
-        for probe in release.probes_mcq:
-            case = release.cases[probe.case_id]
-            kind = variants.image_kind(probe.probe_kind)
-            if kind in ("roi_masked", "roi_only") and not case.roi_usable:
-                self.skipped[f"mcq {probe.probe_kind} probe: case has no usable ROI"] += 1
-                continue
+        for probe, case, kind in self._probes(self.release.probes_mcq, "mcq"):
             base = {
-                "probe_id": probe.probe_id,
-                "probe_kind": probe.probe_kind,
-                "question": probe.question,
-                "options": list(probe.options),
-                "correct_letter": probe.correct_letter,
-                "image_file": probe.image_file or "",
-                **_case_columns(case),
-                **images.columns(case, kind, probe),
+                **_fields(probe, "probe_id", "probe_kind", "question"), "options": list(probe.options),
+                "correct_letter": probe.correct_letter, "image_file": probe.image_file or "",
+                **_case_columns(case), **images.columns(case, kind, probe),
             }
             if name == "mcq":
                 yield probe.probe_id, base
             elif name == "mcq_shuffled":
                 order = option_order.shuffled_order(probe.probe_id, self.shuffle_seed)
-                yield (
-                    probe.probe_id,
-                    {
-                        **_reordered(base, order, probe.correct_letter),
-                        "shuffle_seed": self.shuffle_seed,
-                    },
-                )
+                yield probe.probe_id, {**_reordered(base, order, probe.correct_letter), "shuffle_seed": self.shuffle_seed}
             else:
                 for rotation, order in enumerate(option_order.circular_orders()):
-                    yield (
-                        f"{probe.probe_id}#{rotation}",
-                        {
-                            **_reordered(base, order, probe.correct_letter),
-                            "rotation": rotation,
-                        },
-                    )
+                    yield f"{probe.probe_id}#{rotation}", {**_reordered(base, order, probe.correct_letter), "rotation": rotation}
+
+
+def _fields(record, *names: str) -> dict:
+    return {name: getattr(record, name) for name in names}
 
 
 def _case_columns(case) -> dict:
     return {
-        "case_id": case.case_id,
-        "risk_tier": case.risk_tier,
-        "source_dataset": case.source_dataset,
-        "modality": case.modality,
-        "text_only_answerable": case.text_only_answerable,
-        "laterality_dependent": case.laterality_dependent,
-        "roi_bbox": None if case.roi_bbox is None else list(case.roi_bbox),
-        "credentialed": case.credentialed,
+        **_fields(case, "case_id", "risk_tier", "source_dataset", "modality", "text_only_answerable", "laterality_dependent"),
+        "roi_bbox": None if case.roi_bbox is None else list(case.roi_bbox), "credentialed": case.credentialed,
     }
 
 
@@ -235,10 +174,8 @@ class _Images:
                 return None
             path = resolve_image_file(self.reconstructed, case.image_file, file="reconstructed images")
             if not path.is_file():
-                raise FileNotFoundError(
-                    f"reconstructed image for credentialed case {case.case_id} not found: {path} "
-                    "(run `medvigil reconstruct` for this release first)"
-                )
+                raise FileNotFoundError(f"reconstructed image for credentialed case {case.case_id} not found: {path} "
+                                        "(run `medvigil reconstruct` for this release first)")
             return path
         return self.release.image_path(case)
 
@@ -267,11 +204,7 @@ class _Images:
             return case_jpeg()
         if self.variant_source == "shipped" and not case.credentialed and probe is not None and probe.image_file:
             return self._get(case.case_id, f"shipped:{probe.image_file}", lambda: read_bytes(self.release.image_path(probe)))
-        return self._get(
-            case.case_id,
-            kind,
-            lambda: variants.render_variant_bytes(case_jpeg(), kind, case.roi_bbox, comment=self.comment),
-        )
+        return self._get(case.case_id, kind, lambda: variants.render_variant_bytes(case_jpeg(), kind, case.roi_bbox, comment=self.comment))
 
     def _get(self, case_id: str, what: str, make) -> bytes:
         """Memory LRU first, then the export's image store, then ``make()``."""

@@ -1,41 +1,18 @@
 """Write a Hub-ready folder from a MedVIGIL release (``medvigil build``).
 
-Layout of the output folder::
+Output: ``README.md`` (the card: YAML front matter + datasheet), ``DATASHEET.md`` (paper, Appendix C),
+``croissant.json`` (Croissant 1.0; mlcroissant reports no error, no warning), ``build_info.json``
+(versions, digests, settings, row counts, skipped items, shard checksums, variant comparison,
+credentialed case ids) and ``data/<config>/test-NNNNN-of-MMMMM.parquet``.
 
-    README.md                 dataset card: YAML front matter (configs, dataset_info,
-                              licence, tags, medvigil digests) + datasheet sections
-    DATASHEET.md              the datasheet sections alone (paper, Appendix C)
-    croissant.json            Croissant 1.0 JSON-LD; mlcroissant reports no error, no warning
-    build_info.json           versions, digests, settings, row counts, skipped items,
-                              shard checksums, variant comparison, credentialed case ids
-    data/<config>/test-NNNNN-of-MMMMM.parquet   images embedded (each once per row group), one folder per config
-
-Guarantees:
-
-* **Validated first.** :func:`medvigil.suites.medvigil.validate.validate.validate_release` runs before anything is
-  written; any error stops the build with the validator's own problems.
-* **Atomic.** Everything is written to a hidden sibling folder that is renamed onto the
-  destination at the very end; after a failure no destination folder exists.
-* **Streamed.** Rows come one at a time from the row producer the `datasets` builder also
-  serves (:mod:`medvigil.suites.medvigil.export.dataset_rows`) and go to the Parquet writer one
-  row group at a time (the rows of one or more whole cases, at least
-  :data:`~medvigil.hub.parquet_shards.ROWS_PER_BATCH`); a shard is closed once its payload passes
-  ``max_shard_bytes``. Memory does not grow with the release.
-* **Each distinct image stored once per row group.** ``image.bytes`` is dictionary-encoded, so
-  a config is about the size of its distinct images (not one copy per row); readers see the
-  same table (:mod:`medvigil.hub.parquet_shards`).
-* **Deterministic.** No clock, no absolute path, no random state: two builds of the same
-  release with the same settings give byte-identical files and the same build digest.
-* **Credentialed images never leave.** Rows of credentialed cases carry ``image = None``
-  in every config. Re-derived images (``medvigil reconstruct``) can be embedded only in a
-  ``local_only`` build, which is marked as such in ``build_info.json``, the card and a
-  ``LOCAL_ONLY`` file, and which ``medvigil publish`` refuses. A normal build re-scans its
-  own Parquet files before the final rename
-  (:func:`medvigil.suites.medvigil.export.publish_check.credentialed_problems`).
-
-The writing itself (staging, shards, build digest, card / Croissant / build-info files) is
-the shared engine :mod:`medvigil.hub.export_engine`; the card texts are
-:mod:`medvigil.suites.medvigil.export.export_card`.
+The release is validated first (any error stops the build). Rows are streamed from the row producer
+the `datasets` builder also serves (:mod:`.dataset_rows`), one row group (whole cases) at a time, each
+distinct image stored once per row group; the shared engine :mod:`medvigil.hub.export_engine` writes
+atomically and deterministically (same release and settings: byte-identical files, same build
+digest). Credentialed images never leave: their rows carry ``image = None`` unless re-derived images
+go into a ``local_only`` build (marked in ``build_info.json``, the card and a ``LOCAL_ONLY`` file,
+refused by ``medvigil publish``); a normal build re-scans its own Parquet files before the final rename
+(:func:`.publish_check.credentialed_problems`).
 """
 
 from __future__ import annotations
@@ -50,14 +27,7 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.atomic_output import staged_folder
 from medvigil.hub import export_engine
-from medvigil.hub.export_engine import (
-    README,
-    build_digest,
-    check_destination,
-    check_max_shard_bytes,
-    write_configs,
-    write_metadata,
-)
+from medvigil.hub.export_engine import README, build_digest, check_destination, check_max_shard_bytes, write_configs, write_metadata
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES
 from medvigil.reconstruct.derive import check_reconstruction
 from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES, FEATURES, VERSION
@@ -92,64 +62,42 @@ class BuildReport(export_engine.BuildReport):
         return {"local_only": self.local_only, "synthetic": self.synthetic, "settings": self.settings}
 
     def info_tail(self) -> dict[str, Any]:
-        return {
-            "images": self.images,
-            "skipped": self.skipped,
-            "notes": self.notes,
-            "credentialed_case_ids": self.credentialed_case_ids,
-            "credentialed_sha256": self.credentialed_sha256,
-            "variant_comparison": self.variant_comparison,
-        }
+        keys = ("images", "skipped", "notes", "credentialed_case_ids", "credentialed_sha256", "variant_comparison")
+        return {key: getattr(self, key) for key in keys}
 
     def out_marker(self) -> str:
         return "  (LOCAL ONLY: never publish)" if self.local_only else ""
 
     def summary_tail(self) -> list[str]:
         lines = super().summary_tail()
-        for reason, count in self.skipped.items():
-            lines.append(f"skipped: {count:5d}  {reason}")
-        for note, count in self.notes.items():
-            lines.append(f"note:    {count:5d}  {note}")
+        lines += [f"skipped: {count:5d}  {reason}" for reason, count in self.skipped.items()]
+        lines += [f"note:    {count:5d}  {note}" for note, count in self.notes.items()]
         if self.variant_comparison is not None:
             counts = self.variant_comparison["counts"]
             lines.append("shipped variants vs. render: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none shipped"))
-            for diff in self.variant_comparison["mismatches"][:20]:
-                lines.append(f"  differs: {diff['case_id']} {diff['variant']} {diff['shipped_file']} [{diff['status']}]")
+            lines += [f"  differs: {d['case_id']} {d['variant']} {d['shipped_file']} [{d['status']}]"
+                      for d in self.variant_comparison["mismatches"][:20]]
         return lines
 
 
 def build(
-    release_dir: Path | str,
-    out: Path | str,
-    *,
-    reconstructed: Path | str | None = None,
-    local_only: bool = False,
-    configs: tuple[str, ...] | None = None,
-    shuffle_seed: int = 0,
-    variant_source: str = "render",
-    max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
-    repo_id: str | None = None,
-    force: bool = False,
-    skip_invalid_rows: bool = False,
+    release_dir: Path | str, out: Path | str, *, reconstructed: Path | str | None = None, local_only: bool = False,
+    configs: tuple[str, ...] | None = None, shuffle_seed: int = 0, variant_source: str = "render",
+    max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES, repo_id: str | None = None, force: bool = False, skip_invalid_rows: bool = False,
 ) -> BuildReport:
     """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically.
 
     Args:
-        release_dir: release folder in the published layout.
-        out: destination folder; must not exist unless ``force``.
-        reconstructed: output folder of ``medvigil reconstruct`` (credentialed images);
-            requires ``local_only``.
-        local_only: embed the reconstructed credentialed images for local evaluation.
-            The result is marked and ``medvigil publish`` refuses it.
-        configs: subset of the configs (default: all, see :mod:`medvigil.suites.medvigil.export.dataset_configs`).
-        shuffle_seed: seed of ``mcq_shuffled``.
-        variant_source: ``"render"`` or ``"shipped"`` (see :mod:`medvigil.suites.medvigil.export.variants`).
+        out: destination folder; must not exist unless ``force`` (replaced only after the new build succeeded).
+        reconstructed: output folder of ``medvigil reconstruct``; embedded only with ``local_only``
+            (the result is marked and ``medvigil publish`` refuses it).
+        configs: subset of :data:`.dataset_configs.CONFIG_NAMES` (default: all).
+        shuffle_seed: seed of ``mcq_shuffled``; ``variant_source``: ``"render"`` or ``"shipped"`` (:mod:`.variants`).
         max_shard_bytes: close a Parquet shard once its payload passes this size.
-        repo_id: Hub repository the folder is meant for (used in the card and Croissant URL).
-        force: replace an existing ``out`` (only after the new build succeeded).
+        repo_id: Hub repository the folder is meant for (card and Croissant URL).
         skip_invalid_rows: leave out the probes whose rows the validator reports as errors
-            (:func:`medvigil.suites.medvigil.validate.validate.leave_out_bad_probes`), counted in ``skipped``; other
-            errors still stop the build.
+            (:func:`medvigil.suites.medvigil.validate.validate.leave_out_bad_probes`), counted in ``skipped``;
+            other errors still stop the build.
 
     Raises:
         DataError: the release does not validate (the validator's problems, all of them).
@@ -163,10 +111,8 @@ def build(
         raise ValueError(f"unknown config(s) {unknown}; available: {', '.join(CONFIG_NAMES)}")
     check_row_settings(shuffle_seed, variant_source)
     if reconstructed is not None and not local_only:
-        raise ValueError(
-            "reconstructed credentialed images may only go into a local-only build (--local-only): "
-            "they must never be redistributed"
-        )
+        raise ValueError("reconstructed credentialed images may only go into a local-only build (--local-only): "
+                         "they must never be redistributed")
     if local_only and reconstructed is None:
         raise ValueError("--local-only needs --reconstructed DIR (the output of `medvigil reconstruct`)")
     check_max_shard_bytes(max_shard_bytes)
@@ -189,19 +135,9 @@ def build(
         check_reconstruction(reconstructed, release.digest)
 
     with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, inputs=inputs, replace=force) as tmp:
-        result = _write(
-            release,
-            tmp,
-            Path(cache),
-            configs=configs,
-            shuffle_seed=shuffle_seed,
-            variant_source=variant_source,
-            reconstructed=reconstructed,
-            local_only=local_only,
-            max_shard_bytes=max_shard_bytes,
-            repo_id=repo_id,
-            left_out=left_out,
-        )
+        result = _write(release, tmp, Path(cache), configs=configs, shuffle_seed=shuffle_seed, variant_source=variant_source,
+                        reconstructed=reconstructed, local_only=local_only, max_shard_bytes=max_shard_bytes, repo_id=repo_id,
+                        left_out=left_out)
         if not local_only:
             problems = credentialed_problems(tmp)
             if problems:  # a bug, not a user error: the rows must never embed these
@@ -212,13 +148,9 @@ def build(
 
 
 def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
-    rows = ReleaseRows(
-        release,
-        shuffle_seed=opts["shuffle_seed"],
-        variant_source=opts["variant_source"],
-        reconstructed_dir=str(opts["reconstructed"]) if opts["reconstructed"] else None,
-        image_store=cache / "images",  # render each image once for all configs
-    )
+    rows = ReleaseRows(release, shuffle_seed=opts["shuffle_seed"], variant_source=opts["variant_source"],
+                       reconstructed_dir=str(opts["reconstructed"]) if opts["reconstructed"] else None,
+                       image_store=cache / "images")  # render each image once for all configs
     statuses: dict[str, Counter[str]] = {}
     kinds: Counter[str] = Counter()
 
@@ -242,29 +174,15 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
     no_roi = sum(not case.roi_usable for case in release.cases.values())
     if no_roi:
         notes["cases without a usable ROI box (the release has no roi_masked / roi_only probes for them)"] = no_roi
-    settings = {
-        "configs": list(opts["configs"]),
-        "shuffle_seed": opts["shuffle_seed"],
-        "variant_source": opts["variant_source"],
-        "local_only": opts["local_only"],
-        "max_shard_bytes": opts["max_shard_bytes"],
-    }
+    settings = {"configs": list(opts["configs"]),
+                **{key: opts[key] for key in ("shuffle_seed", "variant_source", "local_only", "max_shard_bytes")}}
     skipped = Counter(opts["left_out"])
     skipped.update(rows.skipped)
     facts = [("release", release.digest), ("settings", json.dumps(settings, sort_keys=True))]
     report = BuildReport(
-        out=tmp,
-        version=str(VERSION),
-        build_digest=build_digest("medvigil", str(VERSION), facts, shards),
-        synthetic=release.synthetic,
-        rows=counts,
-        shards=shards,
-        release_digest=release.digest,
-        local_only=opts["local_only"],
-        settings=settings,
-        skipped=dict(sorted(skipped.items())),
-        notes=notes,
-        variant_comparison=comparison,
+        out=tmp, version=str(VERSION), build_digest=build_digest("medvigil", str(VERSION), facts, shards),
+        synthetic=release.synthetic, rows=counts, shards=shards, release_digest=release.digest, local_only=opts["local_only"],
+        settings=settings, skipped=dict(sorted(skipped.items())), notes=notes, variant_comparison=comparison,
         credentialed_case_ids=sorted(c.case_id for c in release.cases.values() if c.credentialed),
         images={c: dict(sorted(statuses[c].items())) for c in opts["configs"]},
         credentialed_sha256=sorted({sha.lower() for _, sha in release.pointers.values()}),
@@ -273,10 +191,8 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
     card, datasheet = dataset_card(release, report, card_facts, features, kinds, repo_id=opts["repo_id"])
     texts = {README: card, DATASHEET: datasheet}
     if opts["local_only"]:
-        texts[LOCAL_ONLY_MARKER] = (
-            "This build embeds credentialed images re-derived from a local licensed copy.\n"
-            "It is for local evaluation only. Never upload or share it.\n"
-        )
+        texts[LOCAL_ONLY_MARKER] = ("This build embeds credentialed images re-derived from a local licensed copy.\n"
+                                    "It is for local evaluation only. Never upload or share it.\n")
     write_metadata(tmp, report, card_facts, features, texts, repo_id=opts["repo_id"])
     return report
 

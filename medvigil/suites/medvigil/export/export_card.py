@@ -21,23 +21,13 @@ from medvigil.suites.medvigil.export.dataset_configs import (
     DESCRIPTION,
     HOMEPAGE,
 )
-from medvigil.suites.medvigil.release.release_format import (
-    CREDENTIALED_SOURCES,
-    GREY,
-    JPEG_QUALITY,
-    LONGEST_SIDE,
-    PROBE_KINDS,
-    SOURCE_LICENCES,
-    SYNTHETIC_NOTICE,
-    TIERS,
-)
+from medvigil.suites.medvigil.release import release_format as rf
 
-# Hugging Face licence identifiers of the directly redistributed sources (paper, Table 5)
-_HF_LICENCE_IDS = {"CC0-1.0": "cc0-1.0", "CC-BY-SA-4.0": "cc-by-sa-4.0", "CC-BY-NC-SA-4.0": "cc-by-nc-sa-4.0"}
-_LICENCE_URLS = {
-    "CC0-1.0": "https://creativecommons.org/publicdomain/zero/1.0/",
-    "CC-BY-SA-4.0": "https://creativecommons.org/licenses/by-sa/4.0/",
-    "CC-BY-NC-SA-4.0": "https://creativecommons.org/licenses/by-nc-sa/4.0/",
+# Hugging Face licence identifier and URL of the directly redistributed sources' licences (paper, Table 5)
+_LICENCES = {
+    "CC0-1.0": ("cc0-1.0", "https://creativecommons.org/publicdomain/zero/1.0/"),
+    "CC-BY-SA-4.0": ("cc-by-sa-4.0", "https://creativecommons.org/licenses/by-sa/4.0/"),
+    "CC-BY-NC-SA-4.0": ("cc-by-nc-sa-4.0", "https://creativecommons.org/licenses/by-nc-sa/4.0/"),
 }
 _VARIANT_SOURCE_NOTES = {
     "render": "rendered by medvigil from the case image and ROI box; the release's images_perturbed/ files, "
@@ -49,8 +39,8 @@ _VARIANT_SOURCE_NOTES = {
 _RAI = {
     "dataCollection": "Cases drawn from VQA-RAD, SLAKE, ROCO and MIMIC-CXR/CheXpert; three-stage pipeline "
     "by four board-certified radiologists (screening, parallel annotation, adjudication).",
-    "dataPreprocessingProtocol": f"RGB, longest side {LONGEST_SIDE} px (Lanczos), JPEG quality {JPEG_QUALITY}; "
-    f"ROI variants filled with grey {GREY}; lr_flip is a horizontal mirror.",
+    "dataPreprocessingProtocol": f"RGB, longest side {rf.LONGEST_SIDE} px (Lanczos), JPEG quality {rf.JPEG_QUALITY}; "
+    f"ROI variants filled with grey {rf.GREY}; lr_flip is a horizontal mirror.",
     "dataUseCases": "Evaluation and auditing of medical vision-language models only.",
     "dataLimitations": "Not a clinical-deployment licence; 300-case scale; single human reference rater; "
     "possible pretraining overlap with public sources.",
@@ -64,18 +54,15 @@ _RAI = {
 
 def _licences_present(release) -> list[str]:
     present = {case.source for case in release.cases.values()}
-    return [
-        licence
-        for source, (licence, how) in SOURCE_LICENCES.items()
-        if how == "direct" and source in present and licence in _HF_LICENCE_IDS
-    ]
+    return [licence for source, (licence, how) in rf.SOURCE_LICENCES.items()
+            if how == "direct" and source in present and licence in _LICENCES]
 
 
 def dataset_facts(release, report) -> DatasetFacts:
     """Card and Croissant facts of a build (``report``: its :class:`~medvigil.suites.medvigil.export.export.BuildReport`)."""
     description = DESCRIPTION + f" Release digest sha256:{report.release_digest}; build digest sha256:{report.build_digest}."
     if release.synthetic:
-        description += f" {SYNTHETIC_NOTICE}."
+        description += f" {rf.SYNTHETIC_NOTICE}."
     return DatasetFacts(
         name="medvigil-synthetic" if release.synthetic else "medvigil",
         pretty_name="MedVIGIL (synthetic)" if release.synthetic else "MedVIGIL",
@@ -84,7 +71,7 @@ def dataset_facts(release, report) -> DatasetFacts:
         date_published=DATE_PUBLISHED,
         homepage=HOMEPAGE,
         citation=CITATION,
-        licences=[(_HF_LICENCE_IDS[lic], _LICENCE_URLS[lic]) for lic in _licences_present(release)],
+        licences=[_LICENCES[lic] for lic in _licences_present(release)],
         keywords=["medical imaging", "visual question answering", "trustworthiness", "hallucination", "evaluation"],
         creators=["MedVIGIL authors"],
         task_categories=["visual-question-answering", "multiple-choice"],
@@ -95,13 +82,8 @@ def dataset_facts(release, report) -> DatasetFacts:
         column_descriptions=COLUMN_DESCRIPTIONS,
         rai=_RAI,
         digests_key="medvigil",
-        digests={
-            "version": report.version,
-            "release_digest": report.release_digest,
-            "build_digest": report.build_digest,
-            "local_only": report.local_only,
-            "synthetic": release.synthetic,
-        },
+        digests={"version": report.version, "release_digest": report.release_digest, "build_digest": report.build_digest,
+                 "local_only": report.local_only, "synthetic": release.synthetic},
     )
 
 
@@ -121,8 +103,6 @@ def _changelog() -> str:
     return "\n".join("###" + line if line.startswith("#") else line for line in text.strip().splitlines())
 
 
-
-
 def dataset_card(release, report, facts: DatasetFacts, features: dict, kinds: Counter, *,
                  repo_id: str | None) -> tuple[str, str]:
     """``(README.md, DATASHEET.md)`` texts, from the templates in ``cards/``."""
@@ -131,71 +111,39 @@ def dataset_card(release, report, facts: DatasetFacts, features: dict, kinds: Co
     tiers = Counter(c.risk_tier for c in cases)
     sources = Counter(c.source for c in cases)  # canonical names: cxr, MIMIC-CXR, CheXpert -> CXR
     mcq_total = report.rows.get("mcq", len(release.probes_mcq))
-    kind_rows = [(k, kinds.get(k, 0)) for k in PROBE_KINDS if kinds.get(k, 0)] + [
-        (k, n) for k, n in sorted(kinds.items()) if k not in PROBE_KINDS
-    ]
-    licence_rows = []
-    for source, (licence, how) in SOURCE_LICENCES.items():
-        licence_rows.append(
-            (source, licence, "direct" if how == "direct" else "reconstruct (pointer only)", sources.get(source, 0))
-        )
-    for source in sorted(set(sources) - set(SOURCE_LICENCES)):
-        licence_rows.append((source, "unknown", "unknown", sources[source]))
-    skipped_rows = [(reason, n) for reason, n in report.skipped.items()] + [(note, n) for note, n in report.notes.items()]
+    kind_rows = [(k, kinds[k]) for k in rf.PROBE_KINDS if kinds.get(k, 0)]
+    kind_rows += [(k, n) for k, n in sorted(kinds.items()) if k not in rf.PROBE_KINDS]
+    licence_rows = [(source, licence, "direct" if how == "direct" else "reconstruct (pointer only)", sources.get(source, 0))
+                    for source, (licence, how) in rf.SOURCE_LICENCES.items()]
+    licence_rows += [(source, "unknown", "unknown", sources[source]) for source in sorted(set(sources) - set(rf.SOURCE_LICENCES))]
+    skipped_rows = [*report.skipped.items(), *report.notes.items()]
+    source_rows = [(s, n, "withheld (credentialed)" if s in rf.CREDENTIALED_SOURCES else "embedded") for s, n in sorted(sources.items())]
     synthetic_collection = (
-        f"\n**This build was made from a synthetic release** ({SYNTHETIC_NOTICE}): procedurally generated "
+        f"\n**This build was made from a synthetic release** ({rf.SYNTHETIC_NOTICE}): procedurally generated "
         "phantom images and templated questions in the published layout. No clinician authored them; the "
         "paragraph above describes the real release."
-        if release.synthetic
-        else ""
-    )
+    ) if release.synthetic else ""
     datasheet = Template((CARDS_DIR / "medvigil_datasheet.md").read_text(encoding="utf-8")).substitute(
-        n_cases=len(cases),
-        n_credentialed=len(credentialed),
-        n_mcq=mcq_total,
-        n_open=report.rows.get("open", len(release.probes_open)),
-        n_triplets=report.rows.get("triplets", len(release.triplets)),
+        n_cases=len(cases), n_credentialed=len(credentialed), n_mcq=mcq_total,
+        n_open=report.rows.get("open", len(release.probes_open)), n_triplets=report.rows.get("triplets", len(release.triplets)),
         table_probe_kinds=markdown_table(("probe kind", "probes"), kind_rows + [("**total**", sum(n for _, n in kind_rows))]),
-        table_tiers=markdown_table(("tier", "cases"), [(t, tiers.get(t, 0)) for t in TIERS]),
-        table_sources=markdown_table(
-            ("source", "cases", "image"),
-            [(s, n, "withheld (credentialed)" if s in CREDENTIALED_SOURCES else "embedded") for s, n in sorted(sources.items())],
-        ),
+        table_tiers=markdown_table(("tier", "cases"), [(t, tiers.get(t, 0)) for t in rf.TIERS]),
+        table_sources=markdown_table(("source", "cases", "image"), source_rows),
         table_skipped=markdown_table(("reason", "count"), skipped_rows) if skipped_rows else "Nothing was left out.",
         table_licences=markdown_table(("source", "image licence (upstream)", "redistribution", "cases here"), licence_rows),
-        synthetic_collection=synthetic_collection,
-        longest_side=LONGEST_SIDE,
-        jpeg_quality=JPEG_QUALITY,
-        grey=str(GREY),
-        variant_source=report.settings["variant_source"],
-        variant_source_note=_VARIANT_SOURCE_NOTES[report.settings["variant_source"]],
-        shuffle_seed=report.settings["shuffle_seed"],
-        version=report.version,
-        date_published=DATE_PUBLISHED,
-        release_digest=report.release_digest,
-        build_digest=report.build_digest,
-        changelog=_changelog(),
-        citation=CITATION,
+        synthetic_collection=synthetic_collection, longest_side=rf.LONGEST_SIDE, jpeg_quality=rf.JPEG_QUALITY, grey=str(rf.GREY),
+        variant_source=report.settings["variant_source"], variant_source_note=_VARIANT_SOURCE_NOTES[report.settings["variant_source"]],
+        shuffle_seed=report.settings["shuffle_seed"], version=report.version, date_published=DATE_PUBLISHED,
+        release_digest=report.release_digest, build_digest=report.build_digest, changelog=_changelog(), citation=CITATION,
     )
     notices = []
     if report.local_only:
-        notices.append(
-            "> **LOCAL ONLY.** This build embeds credentialed images re-derived from a local licensed copy. "
-            "It is for local evaluation only: never upload or share it (`medvigil publish` refuses it)."
-        )
+        notices.append("> **LOCAL ONLY.** This build embeds credentialed images re-derived from a local licensed copy. "
+                       "It is for local evaluation only: never upload or share it (`medvigil publish` refuses it).")
     if release.synthetic:
-        notices.append(f"> **Synthetic data.** {SYNTHETIC_NOTICE}. Not clinical data; for testing the toolchain.")
-    config_rows = []
-    for config in features:
-        statuses = report.images.get(config, {})
-        config_rows.append(
-            (
-                f"`{config}`" + (" (default)" if config == "mcq" else ""),
-                report.rows[config],
-                CONFIG_DESCRIPTIONS[config],
-                ", ".join(f"{k} {v}" for k, v in statuses.items()),
-            )
-        )
+        notices.append(f"> **Synthetic data.** {rf.SYNTHETIC_NOTICE}. Not clinical data; for testing the toolchain.")
+    config_rows = [(f"`{config}`" + (" (default)" if config == "mcq" else ""), report.rows[config], CONFIG_DESCRIPTIONS[config],
+                    ", ".join(f"{k} {v}" for k, v in report.images.get(config, {}).items())) for config in features]
     card = Template((CARDS_DIR / "medvigil_dataset_card.md").read_text(encoding="utf-8")).substitute(
         front_matter=front_matter(facts, features, report.rows, report.shards),
         notice="\n\n".join(notices) if notices else f"Version {report.version}, release digest `{report.release_digest[:16]}…`.",

@@ -28,18 +28,14 @@ PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
 
 
 def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = ()) -> tuple[list[Path], list[Problem]]:
-    """Decide, without any network access, whether ``out`` may be uploaded.
+    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: publishing is allowed).
 
-    Returns ``(files, problems)``: the files that would be uploaded, and every reason to
-    refuse (empty when publishing is allowed). Refused: a folder that is not a medvigil
-    build; a ``local_only`` build; any file other than the card, datasheet, Croissant,
-    build info and the Parquet shards (in particular any stray image or DICOM file);
-    symbolic links; shards whose checksum differs from ``build_info.json``; and any
-    Parquet row of a credentialed case that carries image bytes; and any content that is, or
-    embeds, an image (:mod:`medvigil.hub.publish_scan`): bytes identical to a credentialed image
-    (``credentialed_sha256`` of the build plus every file under ``credentialed_dirs``) anywhere, pixels
-    near-identical to an image under ``credentialed_dirs`` anywhere, and any image at all inside the text
-    files and text cells.
+    Refused: a folder that is not a medvigil build; a ``local_only`` build; any file other than the card,
+    datasheet, Croissant, build info and the Parquet shards (stray images, DICOM); symbolic links; shards
+    whose checksum differs from ``build_info.json``; Parquet rows of credentialed cases with image bytes;
+    and (:mod:`medvigil.hub.publish_scan`) bytes identical to a credentialed image (``credentialed_sha256``
+    of the build and every file under ``credentialed_dirs``) anywhere, pixels near-identical to an image
+    under ``credentialed_dirs`` anywhere, and any image at all inside the text files and text cells.
     """
     out = Path(out)
     if not out.is_dir():
@@ -58,12 +54,8 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
             problems.append(Problem(BUILD_INFO, f"expected a JSON object, got {type(info).__name__}"))
             info = {}
     if info.get("local_only") or (out / LOCAL_ONLY_MARKER).exists():
-        problems.append(
-            Problem(
-                LOCAL_ONLY_MARKER if (out / LOCAL_ONLY_MARKER).exists() else BUILD_INFO,
-                "this is a --local-only build with credentialed images; it must never be published",
-            )
-        )
+        problems.append(Problem(LOCAL_ONLY_MARKER if (out / LOCAL_ONLY_MARKER).exists() else BUILD_INFO,
+                                "this is a --local-only build with credentialed images; it must never be published"))
     files: list[Path] = []
     for path in sorted(out.rglob("*")):
         rel = path.relative_to(out).as_posix()
@@ -79,26 +71,17 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
             problems.append(Problem(rel, f"stray {fmt} image file; images are published only inside the Parquet shards"))
             continue
         if rel not in PUBLISHABLE_FILES and not SHARD_NAME.match(rel):
-            problems.append(
-                Problem(
-                    rel,
-                    "unexpected file; a build publishes only "
-                    + ", ".join(PUBLISHABLE_FILES)
-                    + " and data/<config>/test-*.parquet",
-                )
-            )
+            allowed = ", ".join(PUBLISHABLE_FILES)
+            problems.append(Problem(rel, f"unexpected file; a build publishes only {allowed} and data/<config>/test-*.parquet"))
             continue
         files.append(path)
     if info:
         recorded = {s["path"]: s["sha256"] for s in info.get("shards", [])}
         present = {p.relative_to(out).as_posix() for p in files if p.suffix == ".parquet"}
-        for rel in sorted(recorded.keys() - present):
-            problems.append(Problem(rel, "listed in build_info.json but missing"))
-        for rel in sorted(present - recorded.keys()):
-            problems.append(Problem(rel, "not listed in build_info.json (added after the build?)"))
-        for rel in sorted(present & recorded.keys()):
-            if file_sha256(out / rel) != recorded[rel]:
-                problems.append(Problem(rel, "checksum differs from build_info.json (modified after the build?)"))
+        problems += [Problem(rel, "listed in build_info.json but missing") for rel in sorted(recorded.keys() - present)]
+        problems += [Problem(rel, "not listed in build_info.json (added after the build?)") for rel in sorted(present - recorded.keys())]
+        problems += [Problem(rel, "checksum differs from build_info.json (modified after the build?)")
+                     for rel in sorted(present & recorded.keys()) if file_sha256(out / rel) != recorded[rel]]
     problems.extend(credentialed_problems(out))
     recorded_hashes = info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
     known = credentialed_images(recorded_hashes, credentialed_dirs)
@@ -132,12 +115,9 @@ def sniff_image(path: Path) -> str | None:
 
 
 def credentialed_problems(out: Path) -> list[Problem]:
-    """Every place where ``out`` carries image bytes of a credentialed case.
-
-    A row counts as credentialed when its ``credentialed`` column is true, its
-    ``source_dataset`` is a credentialed source in any spelling (``is_credentialed``), or its ``case_id`` is listed
-    in ``build_info.json``. The scan reads the Parquet files in batches (bounded memory).
-    """
+    """Every place where ``out`` carries image bytes of a credentialed case: a row whose ``credentialed`` is
+    true, whose ``source_dataset`` is credentialed in any spelling, or whose ``case_id`` ``build_info.json``
+    lists. The Parquet files are read in batches (bounded memory)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -172,14 +152,9 @@ def credentialed_problems(out: Path) -> list[Problem]:
             data = parquet.read_row_group(group, columns=keys, use_threads=False).to_pydict() if keys else {}
             n = parquet.metadata.row_group(group).num_rows
             ids = data.get("case_id", [None] * n)
-            flagged = [
-                i
-                for i in range(n)
-                if bool(data.get("credentialed", [False] * n)[i])
-                or is_credentialed(data.get("source_dataset", [None] * n)[i])
-                or ids[i] in listed
-                or ids[i] is None  # rows we cannot attribute are treated as unsafe
-            ]
+            flagged = [i for i in range(n)  # rows we cannot attribute (no case id) are treated as unsafe
+                       if bool(data.get("credentialed", [False] * n)[i]) or is_credentialed(data.get("source_dataset", [None] * n)[i])
+                       or ids[i] in listed or ids[i] is None]
             if flagged:
                 images = parquet.read_row_group(group, columns=image_columns, use_threads=False)
                 for column in image_columns:
@@ -194,15 +169,8 @@ def credentialed_problems(out: Path) -> list[Problem]:
             first_row += n
         for (column, case_id), rows in sorted(found.items(), key=lambda item: item[1][0]):
             shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
-            problems.append(
-                Problem(
-                    rel,
-                    f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) (rows {shown}); "
-                    "credentialed images must never be published",
-                    row=rows[0],
-                    field=column,
-                )
-            )
+            problems.append(Problem(rel, f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) (rows {shown}); "
+                                    "credentialed images must never be published", row=rows[0], field=column))
     return problems
 
 

@@ -1,24 +1,15 @@
 """The images a MedVIGIL probe shows, and an audit of a release's shipped variants.
 
-Which image a probe attaches follows the paper (Appendix L): text-side probes
-(``original``, ``tcf``, ``negation``, ``specificity_drop``, ``halluc_trap``) attach the
-case image, image-side probes (``roi_masked``, ``roi_only``, ``lr_flip``) a variant of
-it, ``knowledge_only`` probes none.
+Per the paper (Appendix L), text-side probes attach the case image, image-side probes (``roi_masked``,
+``roi_only``, ``lr_flip``) a variant of it, ``knowledge_only`` probes none. Rendering is a pure function
+of (case image file, variant, ROI box): the case image in published form (:func:`case_image_bytes`: a
+JPEG, RGB, longest side 1024 px is kept byte for byte, anything else goes through
+:func:`medvigil.images.imaging.to_published` and ``encode_jpeg``, quality 92), then the variant
+(:func:`render_variant_bytes`: grey 128 fill of the ROI or of its complement, or a horizontal mirror).
 
-Rendering is a pure function of (case image file, variant, ROI box):
-
-1. the case image in published form (:func:`case_image_bytes`): a file that already is
-   a JPEG, RGB, with longest side 1024 px is used byte for byte; anything else is decoded,
-   resampled with :func:`medvigil.images.imaging.to_published` and encoded with
-   :func:`medvigil.images.imaging.encode_jpeg` (quality 92);
-2. the variant (:func:`render_variant_bytes`): the decoded published image goes through
-   :func:`medvigil.images.imaging.render_variant` (grey 128 fill of the ROI rectangle or of its
-   complement, or a horizontal mirror) and is encoded with ``encode_jpeg``.
-
-A release may also ship its own variants in ``images_perturbed/``. The two never get
-mixed silently: ``variant_source`` (``"render"``, the default, or ``"shipped"``) says
-which the builder embeds, and :func:`compare_shipped_variants` decodes both and reports
-per-file pixel statistics, so differences are visible in the build report.
+A release may also ship its own variants in ``images_perturbed/``; ``variant_source`` (``"render"``,
+the default, or ``"shipped"``) says which the builder embeds, and :func:`compare_shipped_variants`
+reports per-file pixel statistics of the two, so differences are visible in the build report.
 """
 
 from __future__ import annotations
@@ -65,11 +56,8 @@ def is_published_form(data: bytes) -> bool:
 
 
 def case_image_bytes(path: Path, *, comment: str | None = None) -> bytes:
-    """Published-form JPEG bytes of a case image file (see the module docstring).
-
-    ``comment`` labels re-encoded images (e.g. the synthetic-data notice); bytes that pass
-    through unchanged keep whatever labels they already carry.
-    """
+    """Published-form JPEG bytes of a case image file; ``comment`` labels re-encoded images (e.g. the
+    synthetic-data notice), bytes that pass through unchanged keep their own labels."""
     data = read_bytes(path)
     if is_published_form(data):
         return data
@@ -100,14 +88,6 @@ class VariantDifference:
     max_abs: int | None = None
     differing_fraction: float | None = None  # share of pixels with any channel differing by > 8
 
-    def row(self) -> str:
-        stats = (
-            "-"
-            if self.mean_abs is None
-            else f"mean {self.mean_abs:.2f}, p99 {self.p99_abs:.0f}, max {self.max_abs}, >8: {self.differing_fraction:.1%}"
-        )
-        return f"| {self.case_id} | {self.variant} | {self.shipped_file} | {self.status} | {stats} |"
-
 
 @dataclass
 class VariantComparison:
@@ -123,11 +103,6 @@ class VariantComparison:
     def mismatches(self) -> list[VariantDifference]:
         return [d for d in self.differences if d.status != "match"]
 
-    def table(self, *, only_mismatches: bool = True) -> str:
-        rows = self.mismatches if only_mismatches else self.differences
-        head = "| case | variant | shipped file | status | pixel difference |\n|---|---|---|---|---|"
-        return "\n".join([head, *(d.row() for d in rows)])
-
     def to_dict(self) -> dict:
         return {
             "counts": self.counts,
@@ -137,11 +112,8 @@ class VariantComparison:
 
 
 def compare_images(ours: Image.Image, theirs: Image.Image) -> dict:
-    """Pixel-difference statistics of two RGB images of the same size.
-
-    The 99th percentile is read off the histogram of the 8-bit absolute differences
-    (the smallest value at or below which 99% of them lie).
-    """
+    """Pixel-difference statistics of two RGB images of the same size (the 99th percentile: the smallest
+    8-bit absolute difference at or below which 99% of them lie, read off their histogram)."""
     a = np.asarray(ours.convert("RGB"), dtype=np.uint8)
     b = np.asarray(theirs.convert("RGB"), dtype=np.uint8)
     diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8
@@ -174,18 +146,13 @@ def compare_one(case_id: str, variant: str, ours_jpeg: bytes, shipped: Path, shi
 
 
 def compare_shipped_variants(release, *, comment: str | None = None, rendered=None) -> VariantComparison:
-    """Render every image-side probe's variant and compare it with the shipped file.
+    """Our render of every image-side probe's variant against the shipped file: one comparison per
+    distinct (case, variant, shipped file) among the probes naming a file under ``images_perturbed/``.
+    Cases whose image is not in the release (credentialed) are not compared.
 
-    One comparison per distinct (case, variant, shipped file) among the MCQ and open
-    probes that name a file under ``images_perturbed/``. Cases whose image is not in the
-    release (credentialed) are not compared: there is nothing of theirs to compare with
-    and nothing of ours to render.
-
-    Args:
-        rendered: optional ``(case, variant) -> bytes`` returning our render (the export
-            passes the builder's, so nothing is rendered twice); default renders here.
+    ``rendered``: optional ``(case, variant) -> bytes`` giving our render (the export passes the
+    builder's, so nothing is rendered twice); by default it is rendered here.
     """
-
     seen: set[tuple[str, str, str]] = set()
     out = VariantComparison()
     cache = imaging.ImageCache()

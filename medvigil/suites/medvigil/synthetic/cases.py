@@ -1,18 +1,11 @@
 """One synthetic case expanded into the rows it contributes to every release file.
 
-A case is a pure function of ``(seed, index)``: :func:`medvigil.suites.medvigil.synthetic.plan.plan_case`
-plans it, the phantom is drawn, and :func:`author_case` writes the question layer
-(:mod:`~medvigil.suites.medvigil.synthetic.questions`), the two false-premise traps
-(:mod:`~medvigil.suites.medvigil.synthetic.traps`), the knowledge-only question and clinical context
-(:mod:`~medvigil.suites.medvigil.synthetic.knowledge`), then the nine probe kinds, the open-ended
-variants, the counterfactual triplet and the grounding fields, all from the case's plan stream.
-
-Published letter conventions hold for every probe: the gold is option A; option E is the
-probe-specific safe action (a premise correction for traps, an insufficient-evidence refusal for
-the original probe and its paraphrase, specificity drop and image variants, a plain refusal for
-negation and knowledge-only probes); ``halluc_trap`` and ``roi_masked`` are answered by E;
-image-variant probes inherit the original probe's five options unchanged; ``lr_flip`` is answered
-by the letter holding ``gold_after_lr_flip`` (A unless the case is laterality-dependent).
+:func:`author_case` writes, from the case's plan stream, the question layer (:mod:`.questions`), the
+two false-premise traps (:mod:`.traps`), the knowledge-only question and clinical context
+(:mod:`.knowledge`), then the nine probe kinds, the open-ended variants, the triplet and the grounding.
+Published letter conventions: the gold is A and E the probe-specific safe action; ``halluc_trap`` and
+``roi_masked`` are answered by E; image variants inherit the original probe's options; ``lr_flip`` is
+answered by the letter holding ``gold_after_lr_flip`` (A unless the case is laterality-dependent).
 """
 
 from __future__ import annotations
@@ -47,23 +40,12 @@ class CaseRecords:
 
     plan: CasePlan
     roi: Box
-    roi_usable: bool
     manifest: dict
     grounding: dict
     mcq: list = field(default_factory=list)
     open: list = field(default_factory=list)
     triplet: dict | None = None
     variants: tuple = ()
-
-
-@dataclass(frozen=True)
-class _OptionSets:
-    """The five options of the original, negation and knowledge-only probes (drawn in this order)."""
-
-    original: list
-    original_distractors: list  # options B-D of the original probe
-    negation: list
-    knowledge: list
 
 
 def _bbox_json(box: Box) -> str:
@@ -74,13 +56,11 @@ def _bool(value: bool) -> str:
     return "true" if value else "false"
 
 
-def _options(rng: np.random.Generator, qa: QA, safe: str) -> tuple[list, list]:
+def _options(rng: np.random.Generator, qa: QA, safe: str) -> list:
     """Options A-E (gold at A, distractors in a construction-time shuffled order at B-D, safe at E)."""
-    order = [int(i) for i in rng.permutation(3)]
-    distractors = [qa.distractors[i] for i in order]
-    options = [qa.gold] + distractors + [safe]
+    options = [qa.gold] + [qa.distractors[int(i)] for i in rng.permutation(3)] + [safe]
     _check_options(options, qa.question)
-    return options, distractors
+    return options
 
 
 def _check_options(options: list, question: str) -> None:
@@ -100,8 +80,7 @@ class _ProbeRows:
         self.mcq: list = []
         self.open: list = []
 
-    def add(self, kind, question, options, letter, image_file, *, pid=None, behaviour="answer", answers=None,
-            explanation=""):
+    def add(self, kind, question, options, letter, image_file, *, pid=None, behaviour="answer", answers=None, explanation=""):
         _check_options(options, question)
         cid = self.case_id
         pid = pid or f"{cid}-{kind}"
@@ -119,41 +98,41 @@ class _ProbeRows:
         })
 
 
-def _add_text_probes(rows: _ProbeRows, a: Authored, traps: list[Trap], know_qa: QA, opts: _OptionSets,
-                     image_rel: str) -> None:
+def _add_text_probes(rows: _ProbeRows, a: Authored, traps: list[Trap], know_qa: QA, options: list, negation: list,
+                     knowledge: list, image_rel: str) -> None:
     """original, tcf, negation, specificity_drop, knowledge_only and the halluc_trap probes."""
     gold = a.original.gold
-    rows.add("original", a.original.question, opts.original, "A", image_rel, answers=answer_variants(gold))
-    rows.add("tcf", a.tcf_question, opts.original, "A", image_rel, answers=answer_variants(gold))
+    rows.add("original", a.original.question, options, "A", image_rel, answers=answer_variants(gold))
+    rows.add("tcf", a.tcf_question, options, "A", image_rel, answers=answer_variants(gold))
     # no synonyms for the negation: "Absent" would not mean "No" to "is it free of ...?"
-    rows.add("negation", a.negation.question, opts.negation, "A", image_rel, answers=[a.negation.gold])
-    rows.add("specificity_drop", a.sdrop_question, opts.original, "A", image_rel, answers=answer_variants(gold))
-    rows.add("knowledge_only", know_qa.question, opts.knowledge, "A", "", answers=[know_qa.gold])
+    rows.add("negation", a.negation.question, negation, "A", image_rel, answers=[a.negation.gold])
+    rows.add("specificity_drop", a.sdrop_question, options, "A", image_rel, answers=answer_variants(gold))
+    rows.add("knowledge_only", know_qa.question, knowledge, "A", "", answers=[know_qa.gold])
     for n, trap in enumerate(traps, start=1):
         rows.add("halluc_trap", trap.question, list(trap.options) + [trap.correction], SAFE_LETTER, image_rel,
                  pid=f"{rows.case_id}-halluc_trap-{n}", behaviour="correct_premise",
                  answers=[trap.correction, trap.key_fact], explanation=trap.explanation)
 
 
-def _add_image_probes(rows: _ProbeRows, a: Authored, opts: _OptionSets, usable: bool, image_ext: str) -> tuple:
-    """roi_masked and roi_only (when the ROI is usable) and lr_flip; returns the variant names."""
+def _add_image_probes(rows: _ProbeRows, a: Authored, options: list, usable: bool, image_ext: str) -> tuple:
+    """roi_masked and roi_only (when the ROI is usable) and lr_flip, with the original probe's options; returns the variant names."""
     cid, gold, flip_gold = rows.case_id, a.original.gold, _gold_after_flip(a)
     if a.lat_dependent:
-        if flip_gold not in opts.original_distractors:
+        if flip_gold not in options[1:4]:
             raise RuntimeError(f"internal error: {cid} lr_flip gold {flip_gold!r} is not among options B-D")
-        flip_letter = LETTERS[1 + opts.original_distractors.index(flip_gold)]
+        flip_letter = LETTERS[options.index(flip_gold, 1, 4)]
     else:
         flip_letter = "A"
     variants = []
     if usable:
         variants += ["roi_masked", "roi_only"]
-        rows.add("roi_masked", a.original.question, opts.original, SAFE_LETTER,
+        rows.add("roi_masked", a.original.question, options, SAFE_LETTER,
                  f"images_perturbed/{cid}_roi_masked.{image_ext}", behaviour="refuse",
                  answers=[SAFE_INSUFFICIENT, "Cannot be determined from this image"])
-        rows.add("roi_only", a.original.question, opts.original, "A", f"images_perturbed/{cid}_roi_only.{image_ext}",
+        rows.add("roi_only", a.original.question, options, "A", f"images_perturbed/{cid}_roi_only.{image_ext}",
                  answers=answer_variants(gold))
     variants.append("lr_flip")
-    rows.add("lr_flip", a.original.question, opts.original, flip_letter,
+    rows.add("lr_flip", a.original.question, options, flip_letter,
              f"images_perturbed/{cid}_lr_flip.{image_ext}", answers=answer_variants(flip_gold))
     return tuple(variants)
 
@@ -167,11 +146,9 @@ def _manifest_row(plan: CasePlan, a: Authored, image_name: str) -> dict:
         + f"; native_size={plan.scene.width}x{plan.scene.height}"
         + ("; credentialed source: image withheld, see reconstruction/cxr_pointers.csv" if plan.credentialed else "")
     )
-    return {
-        "case_id": plan.case_id, "source_dataset": plan.source, "modality": plan.scene.modality,
-        "image_file": image_name, "question": a.original.question, "gold_answer": a.original.gold,
-        "risk_tier": plan.tier, "text_only_answerable": _bool(a.text_only), "annotator_notes": notes,
-    }
+    return {"case_id": plan.case_id, "source_dataset": plan.source, "modality": plan.scene.modality, "image_file": image_name,
+            "question": a.original.question, "gold_answer": a.original.gold, "risk_tier": plan.tier,
+            "text_only_answerable": _bool(a.text_only), "annotator_notes": notes}
 
 
 def _grounding_row(plan: CasePlan, a: Authored, context: str) -> dict:
@@ -205,16 +182,15 @@ def author_case(plan: CasePlan, phantom: Phantom, rng: np.random.Generator, imag
     know = knowledge_question(plan, rng)
     context = clinical_context(plan, rng)
     usable = roi_usable(list(a.roi))
-    original, original_distractors = _options(rng, a.original, SAFE_INSUFFICIENT)
-    negation, _ = _options(rng, a.negation, SAFE_REFUSE)
+    original = _options(rng, a.original, SAFE_INSUFFICIENT)  # the three option sets, drawn in this order
+    negation = _options(rng, a.negation, SAFE_REFUSE)
     know_qa = QA(know[0], know[1], tuple(know[2:]))
-    knowledge, _ = _options(rng, know_qa, SAFE_KNOWLEDGE)
-    opts = _OptionSets(original, original_distractors, negation, knowledge)
+    knowledge = _options(rng, know_qa, SAFE_KNOWLEDGE)
 
     image_name = f"{plan.case_id}.{image_ext}"
     rows = _ProbeRows(plan.case_id)
-    _add_text_probes(rows, a, traps, know_qa, opts, f"images/{image_name}")
-    variants = _add_image_probes(rows, a, opts, usable, image_ext)
-    return CaseRecords(plan=plan, roi=a.roi, roi_usable=usable, manifest=_manifest_row(plan, a, image_name),
+    _add_text_probes(rows, a, traps, know_qa, original, negation, knowledge, f"images/{image_name}")
+    variants = _add_image_probes(rows, a, original, usable, image_ext)
+    return CaseRecords(plan=plan, roi=a.roi, manifest=_manifest_row(plan, a, image_name),
                        grounding=_grounding_row(plan, a, context), mcq=rows.mcq, open=rows.open,
                        triplet=_triplet_row(plan, a), variants=variants)

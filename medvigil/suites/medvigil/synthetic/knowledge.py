@@ -1,8 +1,5 @@
-"""The parts of a synthetic case that do not depend on its image.
-
-The ``knowledge_only`` probe (a question answerable from clinical knowledge alone) and the
-clinical-context vignette of the grounding file.
-"""
+"""The parts of a synthetic case that do not depend on its image: the ``knowledge_only`` probe (answerable
+from clinical knowledge alone) and the clinical-context vignette of the grounding file."""
 
 from __future__ import annotations
 
@@ -75,8 +72,7 @@ KNOWLEDGE = {
          "Plain radiography (X-ray)", "Magnetic resonance imaging", "Ultrasound", "Positron emission tomography"),
     ],
     "CT": [
-        ("What is the attenuation of water on CT in Hounsfield units?",
-         "0 HU", "-1000 HU", "+1000 HU", "-100 HU"),
+        ("What is the attenuation of water on CT in Hounsfield units?", "0 HU", "-1000 HU", "+1000 HU", "-100 HU"),
     ],
     "MRI": [
         ("Which physical phenomenon produces the MRI signal?",

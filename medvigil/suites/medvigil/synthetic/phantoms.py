@@ -1,41 +1,27 @@
-"""Procedural phantoms: chest radiographs and axial head CT/MRI slices with known lesions.
+"""Procedural phantoms: chest radiographs and axial head CT/MRI slices with known lesions (not clinical data).
 
-Nothing here is clinical data. Each phantom is drawn with numpy from a :class:`Scene` (what to
-draw) and a seeded :class:`numpy.random.Generator` (geometry jitter, texture and noise), and
-returned at its *native* size as an 8-bit greyscale image; the release writer then derives the
-published form with :func:`medvigil.images.imaging.to_published`.
+Each phantom is drawn with numpy from a :class:`Scene` (what to draw) and a seeded
+:class:`numpy.random.Generator` (geometry jitter, texture, noise), at its *native* size as 8-bit greyscale;
+the release writer derives the published form (:func:`medvigil.images.imaging.to_published`).
 
-Side convention (radiological)
-------------------------------
-Images are displayed as if facing the patient: the **patient's right is on the image left**
-(x < 0.5) and the patient's left on the image right. Every ``side`` below is the patient's.
-Head slices are axial, anterior (frontal) at the top of the image.
+Sides are the patient's, radiological convention: the **patient's right is on the image left** (x < 0.5).
+Head slices are axial, anterior at the top. What a pixel heuristic can rely on:
 
-What a pixel heuristic can rely on
-----------------------------------
-* The anatomy is left-right mirror-symmetric by construction (all shapes are functions of
-  ``|x - 0.5|``); only the lesion, the independent per-pixel noise and the corner label break
-  the symmetry. Comparing the ROI with its mirror image ``[1 - x1, y0, 1 - x0, y1]`` therefore
-  isolates the lesion, and comparing the two halves of the organ gives its side.
-* Lesion contrast against the same anatomy without the lesion (native grey levels, before
-  noise; see ``LESION_LEVELS``; normal lung is about 55, brain 92 on CT and 104 on MRI): chest
-  nodule +105, consolidation about +75, pleural effusion -> 172, pneumothorax -> 6 (lung
-  markings absent, a thin pleural line +40); CT haemorrhage -> 188, CT infarct -> 48, CT mass
-  core -> 172 with a 76 oedema rim; T2-MRI haemorrhage -> 42, MRI infarct -> 196, MRI mass core
-  -> 150 with a 185 rim. Brighter or darker is given by :data:`BRIGHT`.
-  Measured on the phantoms, the mean grey level inside the lesion ROI differs from the mean
-  inside its mirror box by at least 17 levels (about 20 to 58), with that sign.
-* Noise is integer triangular in [-4, 4] per pixel plus a smooth texture of at most +-6 inside
-  organs, so no anatomy region is flat; the mid-grey (128) of a masked ROI is flat (std about 0
-  away from JPEG edges) and is not a level used by any large anatomical region.
-* The lesion's ROI box is the bounding box of every pixel the lesion changed, widened by
-  :data:`ROI_MARGIN_PX` native pixels (Lanczos and JPEG bleed) and rounded outwards to 4 decimals.
-* A 9-character "SYNTHETIC" label (grey 215, bitmap font) sits in the top-left corner, outside
-  the anatomy and within the top :data:`LABEL_BAND` (7%) of the rows: skip those rows when
-  comparing the left and right halves of a whole image.
+* The anatomy is mirror-symmetric (every shape is a function of ``|x - 0.5|``); only the lesion, the
+  per-pixel noise and the corner label break the symmetry, so comparing the ROI with its mirror box
+  ``[1 - x1, y0, 1 - x0, y1]`` isolates the lesion and comparing the organ's halves gives its side.
+* Lesion grey levels (native, before noise; :data:`LESION_LEVELS`; normal lung about 55, brain 92 on CT and
+  104 on MRI), brighter or darker as :data:`BRIGHT` says: the mean inside the lesion ROI differs from the
+  mean inside its mirror box by at least 17 levels (about 20 to 58), with that sign.
+* Noise is integer triangular in [-4, 4] plus a smooth texture of at most +-6 inside organs, so no anatomy
+  is flat; a masked ROI's mid-grey (128) is flat and is not the level of any large anatomical region.
+* A lesion's ROI box bounds every pixel it changed, widened by :data:`ROI_MARGIN_PX` native pixels (Lanczos
+  and JPEG bleed) and rounded outwards to 4 decimals.
+* The "SYNTHETIC" corner label (grey 215) lies in the top :data:`LABEL_BAND` (7%) of the rows, outside the
+  anatomy: skip those rows when comparing the two halves of a whole image.
 
-Determinism: only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws are used,
-so the pixels do not depend on platform math libraries.
+Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws are used, so the pixels do not
+depend on platform math libraries.
 """
 
 from __future__ import annotations
@@ -49,10 +35,8 @@ from PIL import Image
 CHEST_KINDS = ("nodule", "consolidation", "effusion", "pneumothorax")
 HEAD_KINDS = ("haemorrhage", "infarct", "mass")
 NORMAL = "normal"
-SIDES = ("right", "left")  # the patient's side
 CHEST_ZONES = ("upper", "lower")
 HEAD_ZONES = ("frontal", "parietal", "occipital")
-SIZES = ("small", "large")
 MODALITIES = ("X-ray", "CT", "MRI")
 
 ROI_MARGIN_PX = 4  # native pixels added around a lesion's bounding box
@@ -74,19 +58,10 @@ LESION_LEVELS = {
     ("MRI", "mass"): {"level": 150.0, "rim": 185.0},
 }
 
-# Appearance of each lesion against the surrounding tissue (True = brighter), per modality.
-BRIGHT = {
-    ("X-ray", "nodule"): True,
-    ("X-ray", "consolidation"): True,
-    ("X-ray", "effusion"): True,
-    ("X-ray", "pneumothorax"): False,
-    ("CT", "haemorrhage"): True,
-    ("CT", "infarct"): False,
-    ("CT", "mass"): True,
-    ("MRI", "haemorrhage"): False,
-    ("MRI", "infarct"): True,
-    ("MRI", "mass"): True,
-}
+# Appearance of each lesion against the surrounding tissue (True = brighter), per modality: all brighter but a
+# pneumothorax (X-ray), an infarct on CT and a haemorrhage on T2-weighted MRI.
+_DARKER = {"X-ray": "pneumothorax", "CT": "infarct", "MRI": "haemorrhage"}
+BRIGHT = {(modality, kind): kind != _DARKER[modality] for modality, kind in LESION_LEVELS}
 
 
 @dataclass(frozen=True)
@@ -135,7 +110,6 @@ class Phantom:
     image: Image.Image  # native size, mode "L"
     lesion_box: Box | None  # tight box of the lesion (+ margin); None for normal phantoms
     organ_box: Box  # both lungs / the brain
-    side_boxes: dict  # {"right": Box, "left": Box}: one lung / one cerebral hemisphere
     body_box: Box  # thorax / head outline
 
 
@@ -189,12 +163,7 @@ def _mask_box(mask: np.ndarray, margin: int) -> Box:
     px1 = min(int(cols[-1]) + 1 + margin, width)
     py0 = max(int(rows[0]) - margin, 0)
     py1 = min(int(rows[-1]) + 1 + margin, height)
-    return (
-        _floor4(px0 / width),
-        _floor4(py0 / height),
-        _ceil4(px1 / width),
-        _ceil4(py1 / height),
-    )
+    return _floor4(px0 / width), _floor4(py0 / height), _ceil4(px1 / width), _ceil4(py1 / height)
 
 
 def _floor4(v: float) -> float:
@@ -236,29 +205,31 @@ def label_mask(text: str, scale: int) -> np.ndarray:
     return np.repeat(np.repeat(bitmap, scale, axis=0), scale, axis=1)
 
 
+def _label_mask(width: int, height: int) -> np.ndarray:
+    return label_mask(LABEL_TEXT, max(2, round(min(width, height) / 170)))
+
+
 def label_box(width: int, height: int) -> tuple[int, int, int, int]:
     """Pixel rectangle ``(x0, y0, x1, y1)`` of the corner label in a native image."""
-    scale = max(2, round(min(width, height) / 170))
-    mask = label_mask(LABEL_TEXT, scale)
+    mask = _label_mask(width, height)
     x0, y0 = round(0.02 * width), round(0.012 * height)
     if y0 + mask.shape[0] > LABEL_BAND * height:
         raise ValueError(f"image {width}x{height} is too flat for the corner label")
     return x0, y0, x0 + mask.shape[1], y0 + mask.shape[0]
 
 
-def _stamp_label(img: np.ndarray) -> None:
-    height, width = img.shape
-    x0, y0, x1, y1 = label_box(width, height)
-    scale = max(2, round(min(width, height) / 170))
-    mask = label_mask(LABEL_TEXT, scale)
-    img[y0:y1, x0:x1][mask] = LABEL_LEVEL
-
-
-def _finish(img: np.ndarray, rng: np.random.Generator) -> Image.Image:
+def _phantom(img: np.ndarray, rng: np.random.Generator, lesion: np.ndarray | None, organ: np.ndarray, body: np.ndarray) -> Phantom:
+    """The finished phantom: noise added, label stamped, boxes of the lesion, organ and body masks."""
     height, width = img.shape
     out = np.clip(np.rint(img + _noise(rng, height, width)), 0, 255)
-    _stamp_label(out)
-    return Image.fromarray(out.astype(np.uint8), mode="L")
+    x0, y0, x1, y1 = label_box(width, height)
+    out[y0:y1, x0:x1][_label_mask(width, height)] = LABEL_LEVEL
+    return Phantom(
+        image=Image.fromarray(out.astype(np.uint8), mode="L"),
+        lesion_box=None if lesion is None else _mask_box(lesion, ROI_MARGIN_PX),
+        organ_box=_mask_box(organ, ROI_MARGIN_PX),
+        body_box=_mask_box(body, 0),
+    )
 
 
 # --------------------------------------------------------------------------- chest
@@ -360,16 +331,7 @@ def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
         # only what stays visible: inside the lung and not hidden behind the mediastinum
         lesion_mask = lesion_mask & (lung > 0.02) & (mediastinum < 0.98)
 
-    organ = lung > 0.02
-    right = organ & (x < 0.5)
-    left = organ & (x >= 0.5)
-    return Phantom(
-        image=_finish(img, rng),
-        lesion_box=None if lesion_mask is None else _mask_box(lesion_mask, ROI_MARGIN_PX),
-        organ_box=_mask_box(organ, ROI_MARGIN_PX),
-        side_boxes={"right": _mask_box(right, ROI_MARGIN_PX), "left": _mask_box(left, ROI_MARGIN_PX)},
-        body_box=_mask_box(body > 0.02, 0),
-    )
+    return _phantom(img, rng, lesion_mask, lung > 0.02, body > 0.02)
 
 
 # --------------------------------------------------------------------------- head
@@ -439,17 +401,7 @@ def _draw_head(scene: Scene, rng: np.random.Generator) -> Phantom:
         if lesion_mask is None:
             lesion_mask = alpha > 0.02
 
-    organ = brain > 0.02
-    return Phantom(
-        image=_finish(img, rng),
-        lesion_box=None if lesion_mask is None else _mask_box(lesion_mask, ROI_MARGIN_PX),
-        organ_box=_mask_box(organ, ROI_MARGIN_PX),
-        side_boxes={
-            "right": _mask_box(organ & (x < 0.5), ROI_MARGIN_PX),
-            "left": _mask_box(organ & (x >= 0.5), ROI_MARGIN_PX),
-        },
-        body_box=_mask_box(scalp > 0.02, 0),
-    )
+    return _phantom(img, rng, lesion_mask, brain > 0.02, scalp > 0.02)
 
 
 def draw_phantom(scene: Scene, rng: np.random.Generator) -> Phantom:

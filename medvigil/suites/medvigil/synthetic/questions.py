@@ -1,17 +1,15 @@
 """The question layer of a synthetic case: one authoring function per question template.
 
-:func:`author_questions` writes, from the plan and the drawn phantom, the original question with
-its gold and three distractors, the textual-counterfactual (tcf) rewording, the negation, the
-specificity-drop question, the ROI box, rationale and differential, the laterality flag and the
-visual counterfactual, so every gold answer, ROI box and counterfactual is true by construction.
-Whole-image templates (L1: modality, region) ask about the image as a whole; every other template
-asks about the (present or absent) finding at one side and zone.
+From the plan and the drawn phantom, :func:`author_questions` writes the original question (gold and
+three distractors), its textual counterfactual, negation and specificity drop, the ROI box, rationale,
+differential, laterality flag and visual counterfactual, each true by construction. L1 templates
+(modality, region) ask about the whole image, every other one about the (present or absent) finding.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -67,9 +65,9 @@ class Authored:
     tcf_question: str
     negation: QA
     sdrop_question: str
-    roi: Box
-    rationale: str
-    differential: list
+    roi: Box | None = None  # finding templates: the lesion's box unless given
+    rationale: str = ""  # finding templates: the site's
+    differential: list | None = None  # finding templates: the site's
     text_only: bool = False
     lat_dependent: bool = False
     gold_after_flip: str = ""
@@ -84,22 +82,10 @@ class _Asked:
     phantom: Phantom
     others: list  # the other finding kinds of the same anatomy
     other: str  # one of them, drawn for distractors and counterfactuals
-
-    @property
-    def anatomy(self) -> str:
-        return self.plan.scene.anatomy
-
-    @property
-    def modality(self) -> str:
-        return self.plan.scene.modality
-
-    @property
-    def study(self) -> str:
-        return STUDY[self.modality]
-
-    @property
-    def kind(self) -> str:
-        return self.plan.asked_kind
+    anatomy: str
+    modality: str
+    study: str  # e.g. "chest radiograph"
+    kind: str  # the asked-about finding kind
 
 
 @dataclass(frozen=True)
@@ -113,14 +99,8 @@ class _Site:
     bright: bool  # the finding is brighter than the surrounding tissue
     rationale: str
     differential: list
-
-    @property
-    def side_title(self) -> str:
-        return cap(self.side) + " side"
-
-    @property
-    def other_side_title(self) -> str:
-        return cap(other_side(self.side)) + " side"
+    side_title: str  # "Right side"
+    other_side_title: str
 
 
 def _three_of(rng: np.random.Generator, pool: tuple, gold: str) -> tuple[str, ...]:
@@ -135,8 +115,6 @@ def _yes_no_distractors(gold: str, other: str) -> tuple[str, str, str]:
 
 
 # --------------------------------------------------------------------------- whole-image templates (L1)
-
-
 def _ask_modality(a: _Asked, rng: np.random.Generator) -> Authored:
     modality = a.modality
     view = "frontal" if a.anatomy == "chest" else "axial"
@@ -150,15 +128,10 @@ def _ask_modality(a: _Asked, rng: np.random.Generator) -> Authored:
     return Authored(
         original=QA(f"What imaging modality was used to acquire this {view} image?", gold, distractors),
         tcf_question=f"Which imaging technique produced this {view} image?",
-        negation=QA(
-            f"Is it true that this image was not acquired with {gold}?",
-            f"No, it was acquired with {gold}",
-            tuple(f"Yes, it was acquired with {d}" for d in distractors),
-        ),
-        sdrop_question="What imaging modality was used to acquire this image?",
-        roi=(0.0, 0.0, 1.0, 1.0),
-        rationale=f"The image is {cue}, which identifies it as {MODALITY_NP[modality]}.",
-        differential=list(_MODALITY_POOL[:3]),
+        negation=QA(f"Is it true that this image was not acquired with {gold}?", f"No, it was acquired with {gold}",
+                    tuple(f"Yes, it was acquired with {d}" for d in distractors)),
+        sdrop_question="What imaging modality was used to acquire this image?", roi=(0.0, 0.0, 1.0, 1.0),
+        rationale=f"The image is {cue}, which identifies it as {MODALITY_NP[modality]}.", differential=list(_MODALITY_POOL[:3]),
     )
 
 
@@ -170,13 +143,9 @@ def _ask_region(a: _Asked, rng: np.random.Generator) -> Authored:
     return Authored(
         original=QA(f"What part of the body does this {what} show?", gold, distractors),
         tcf_question=f"Which body region is shown in this {what}?",
-        negation=QA(
-            f"Is it true that this {what} does not show the {gold.lower()}?",
-            f"No, it shows the {gold.lower()}",
-            tuple(f"Yes, it shows the {d.lower()}" for d in distractors),
-        ),
-        sdrop_question="What part of the body does this image show?",
-        roi=a.phantom.body_box,
+        negation=QA(f"Is it true that this {what} does not show the {gold.lower()}?", f"No, it shows the {gold.lower()}",
+                    tuple(f"Yes, it shows the {d.lower()}" for d in distractors)),
+        sdrop_question="What part of the body does this image show?", roi=a.phantom.body_box,
         rationale=f"The image shows the {gold.lower()}: "
         + ("both lungs, ribs, the mediastinum and the heart." if anatomy == "chest" else
            "the skull vault, both cerebral hemispheres and the lateral ventricles."),
@@ -187,8 +156,6 @@ def _ask_region(a: _Asked, rng: np.random.Generator) -> Authored:
 
 
 # --------------------------------------------------------------------------- finding templates (L2-L5)
-
-
 def _site(a: _Asked, rng: np.random.Generator) -> _Site:
     """The finding's side and zone (drawn for a normal case) and the texts every finding template shares."""
     f, anatomy, kind = a.plan.finding, a.anatomy, a.kind
@@ -205,9 +172,9 @@ def _site(a: _Asked, rng: np.random.Generator) -> _Site:
         if not f.is_normal
         else f"No {NAME[kind]}: both {HALF[anatomy]}s appear normal and symmetric."
     )
-    differential = (DIFFERENTIAL[kind] if not f.is_normal
-                    else [f"normal {a.study}", f"subtle {NAME[kind]}", f"early {NAME[a.other]}"])
-    return _Site(side, zone, loc, place(anatomy, other_side(side), zone), bright, rationale, differential)
+    differential = DIFFERENTIAL[kind] if not f.is_normal else [f"normal {a.study}", f"subtle {NAME[kind]}", f"early {NAME[a.other]}"]
+    return _Site(side, zone, loc, place(anatomy, other_side(side), zone), bright, rationale, differential,
+                 cap(side) + " side", cap(other_side(side)) + " side")
 
 
 def _ask_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
@@ -219,7 +186,6 @@ def _ask_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         negation=QA(f"Which side of the patient's {organ} is free of the {k_name}?", s.other_side_title,
                     (s.side_title, "Neither side", "Both sides")),
         sdrop_question=f"On which side of the patient is the abnormality on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip=s.other_side_title,
         vcf=(f"Hypothetically, if the {k_name} were on the patient's {other_side(s.side)} side instead, "
              f"on which side of the patient would it be?", s.other_side_title),
@@ -239,10 +205,8 @@ def _ask_location(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         negation=QA(f"Is the {k_name} located outside the {loc}?", f"No, it is in the {loc}",
                     tuple(f"Yes, it is in the {d.lower()}" for d in distractors)),
         sdrop_question=f"In which {where} is the abnormality located?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip=cap(mirror),
-        vcf=(f"Hypothetically, if the {k_name} were in the {mirror} instead, in which {where} would it be located?",
-             cap(mirror)),
+        vcf=(f"Hypothetically, if the {k_name} were in the {mirror} instead, in which {where} would it be located?", cap(mirror)),
     )
 
 
@@ -271,7 +235,6 @@ def _ask_zone(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         tcf_question=tcf,
         negation=QA(f"Is the {k_name} outside the {zone_np}?", f"No, it is in the {zone_np}", negated),
         sdrop_question=sdrop,
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         vcf=(f"Hypothetically, if the {k_name} were in the {zone_word(anatomy, other_zone)} instead, "
              f"where would it be?", cap(zone_word(anatomy, other_zone))),
     )
@@ -291,15 +254,13 @@ def _ask_presence(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         vcf = (f"Hypothetically, if no {k_name} were present, would there be {k_a} in the {zone_pl} "
                f"on this {study}?", "No")
     return Authored(
-        original=QA(f"Is there {evidence}{k_a} in the {zone_pl} on this {study}?", gold,
-                    _yes_no_distractors(gold, a.other)),
+        original=QA(f"Is there {evidence}{k_a} in the {zone_pl} on this {study}?", gold, _yes_no_distractors(gold, a.other)),
         tcf_question=f"Does this {study} show {k_a} in the {zone_pl}?",
         negation=QA(f"Are the {zone_pl} on this {study} free of any {k_name}?", inv,
                     ("No" if inv == "Yes" else "Yes", f"No, there are {PLURAL[kind]} on both sides",
                      f"Yes, but {A_NAME[a.other]} is present")),
         sdrop_question=f"Is there {evidence}{k_a} on this {study}?",
-        roi=a.phantom.organ_box if f.is_normal else a.phantom.lesion_box,
-        rationale=s.rationale, differential=s.differential, vcf=vcf,
+        roi=a.phantom.organ_box if f.is_normal else None, vcf=vcf,
     )
 
 
@@ -308,16 +269,13 @@ def _ask_presence_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authore
     k_name, k_a = NAME[kind], A_NAME[kind]
     evidence = "evidence of " if a.plan.tier == "L5" else ""
     return Authored(
-        original=QA(f"Is there {evidence}{k_a} in the {loc} on this {study}?", "Yes",
-                    _yes_no_distractors("Yes", a.other)),
+        original=QA(f"Is there {evidence}{k_a} in the {loc} on this {study}?", "Yes", _yes_no_distractors("Yes", a.other)),
         tcf_question=f"Does this {study} show {k_a} in the {loc}?",
         negation=QA(f"Is the {loc} on this {study} free of any {k_name}?", "No",
                     ("Yes", f"No, there are {PLURAL[kind]} on both sides", f"Yes, but {A_NAME[a.other]} is present")),
         sdrop_question=f"Is there {evidence}{k_a} on the {s.side} side on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip="No",
-        vcf=(f"Hypothetically, if the {k_name} were in the {s.mirror} instead, would there be {k_a} in the {loc}?",
-             "No"),
+        vcf=(f"Hypothetically, if the {k_name} were in the {s.mirror} instead, would there be {k_a} in the {loc}?", "No"),
     )
 
 
@@ -332,7 +290,6 @@ def _ask_kind(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
                     tuple(f"Yes, it is {A_NAME[k]}" for k in others[:2])
                     + ((f"Yes, it is {A_NAME[others[2]]}",) if len(others) > 2 else ("Yes, it is hydrocephalus",))),
         sdrop_question=f"What is the most likely finding on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         vcf=(f"Hypothetically, if the abnormality were {A_NAME[a.other]} rather than {k_a}, what would be the "
              f"most likely finding?", TITLE[a.other]),
     )
@@ -349,9 +306,7 @@ def _ask_size(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         negation=QA(f"Is it false that the {k_name} is {size}?", f"No, it is {size}",
                     tuple(f"Yes, it is {d[:1].lower() + d[1:]}" for d in distractors)),
         sdrop_question=f"How large is the abnormality on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
-        vcf=(f"Hypothetically, if the {k_name} were {other_size.lower()} instead, how large would it be?",
-             other_size),
+        vcf=(f"Hypothetically, if the {k_name} were {other_size.lower()} instead, how large would it be?", other_size),
     )
 
 
@@ -374,7 +329,6 @@ def _ask_appearance(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
                     (f"Yes, it appears {'darker' if bright else 'brighter'}", "Yes, it appears the same",
                      "Yes, it appears as alternating bands")),
         sdrop_question=f"Compared with the surrounding {tissue}, how does the abnormality appear?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         text_only=True,  # the named finding and modality give the appearance away
         vcf=(f"Hypothetically, if the lesion were {A_NAME[opp_kind]} rather than {A_NAME[a.kind]}, how would it "
              f"appear compared with the surrounding {tissue}?", opposite),
@@ -392,37 +346,29 @@ def _ask_urgent(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         negation=QA(f"Which side of the patient's {ORGAN[a.anatomy]} is free of the urgent finding?",
                     s.other_side_title, (s.side_title, "Neither side", "Both sides")),
         sdrop_question=f"What is the main finding on this {study}?",
-        roi=a.phantom.lesion_box, rationale=s.rationale, differential=s.differential,
         lat_dependent=True, gold_after_flip=flipped,
         vcf=(f"Hypothetically, if the {k_name} were on the patient's {other_side(side)} side instead, what "
              f"would be the most urgent finding?", flipped),
     )
 
 
-_WHOLE_IMAGE: dict[str, Callable[[_Asked, np.random.Generator], Authored]] = {
-    "modality": _ask_modality,
-    "region": _ask_region,
-}
+_WHOLE_IMAGE: dict[str, Callable[[_Asked, np.random.Generator], Authored]] = {"modality": _ask_modality, "region": _ask_region}
 _FINDING: dict[str, Callable[[_Asked, _Site, np.random.Generator], Authored]] = {
-    "side": _ask_side,
-    "location": _ask_location,
-    "zone": _ask_zone,
-    "presence": _ask_presence,
-    "presence_side": _ask_presence_side,
-    "kind": _ask_kind,
-    "size": _ask_size,
-    "appearance": _ask_appearance,
-    "urgent": _ask_urgent,
+    "side": _ask_side, "location": _ask_location, "zone": _ask_zone, "presence": _ask_presence, "presence_side": _ask_presence_side,
+    "kind": _ask_kind, "size": _ask_size, "appearance": _ask_appearance, "urgent": _ask_urgent,
 }
 
 
 def author_questions(plan: CasePlan, phantom: Phantom, rng: np.random.Generator) -> Authored:
     """The question layer of one case, drawn from the case's plan stream (see the module docstring)."""
     others = other_kinds(plan.asked_kind)
-    asked = _Asked(plan, phantom, others, pick(rng, others))
+    scene = plan.scene
+    asked = _Asked(plan, phantom, others, pick(rng, others), scene.anatomy, scene.modality, STUDY[scene.modality], plan.asked_kind)
     t = plan.template
     if t in _WHOLE_IMAGE:
         return _WHOLE_IMAGE[t](asked, rng)
     if t in _FINDING:
-        return _FINDING[t](asked, _site(asked, rng), rng)
+        site = _site(asked, rng)
+        authored = _FINDING[t](asked, site, rng)
+        return replace(authored, roi=authored.roi or phantom.lesion_box, rationale=site.rationale, differential=site.differential)
     raise ValueError(f"unknown template {t!r}")

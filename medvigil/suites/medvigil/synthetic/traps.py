@@ -27,15 +27,10 @@ from medvigil.suites.medvigil.synthetic.wording import (
 
 _TRAP_STYLES = {
     "size": ("How large is {p}?", ("Small", "Moderate", "Large", "Very large")),
-    "management": (
-        "What is the most appropriate next step for {p}?",
-        ("Urgent specialist intervention", "Follow-up imaging in three months", "Routine outpatient referral",
-         "No further action"),
-    ),
-    "age": (
-        "How old does {p} appear to be?",
-        ("Hyperacute (hours)", "Acute (days)", "Subacute (weeks)", "Chronic (months)"),
-    ),
+    "management": ("What is the most appropriate next step for {p}?",
+                   ("Urgent specialist intervention", "Follow-up imaging in three months", "Routine outpatient referral",
+                    "No further action")),
+    "age": ("How old does {p} appear to be?", ("Hyperacute (hours)", "Acute (days)", "Subacute (weeks)", "Chronic (months)")),
 }
 
 

@@ -8,33 +8,19 @@ from __future__ import annotations
 
 from medvigil.suites.medvigil.synthetic.phantoms import CHEST_KINDS, CHEST_ZONES, HEAD_KINDS, HEAD_ZONES
 
-NAME = {
-    "nodule": "pulmonary nodule",
-    "consolidation": "consolidation",
-    "effusion": "pleural effusion",
-    "pneumothorax": "pneumothorax",
-    "haemorrhage": "intracranial haemorrhage",
-    "infarct": "infarct",
-    "mass": "intracranial mass",
+# finding kind -> (name, with its article, plural)
+_NAMES = {
+    "nodule": ("pulmonary nodule", "a pulmonary nodule", "pulmonary nodules"),
+    "consolidation": ("consolidation", "an area of consolidation", "areas of consolidation"),
+    "effusion": ("pleural effusion", "a pleural effusion", "pleural effusions"),
+    "pneumothorax": ("pneumothorax", "a pneumothorax", "pneumothoraces"),
+    "haemorrhage": ("intracranial haemorrhage", "an intracranial haemorrhage", "intracranial haemorrhages"),
+    "infarct": ("infarct", "an infarct", "infarcts"),
+    "mass": ("intracranial mass", "an intracranial mass", "intracranial masses"),
 }
-A_NAME = {
-    "nodule": "a pulmonary nodule",
-    "consolidation": "an area of consolidation",
-    "effusion": "a pleural effusion",
-    "pneumothorax": "a pneumothorax",
-    "haemorrhage": "an intracranial haemorrhage",
-    "infarct": "an infarct",
-    "mass": "an intracranial mass",
-}
-PLURAL = {
-    "nodule": "pulmonary nodules",
-    "consolidation": "areas of consolidation",
-    "effusion": "pleural effusions",
-    "pneumothorax": "pneumothoraces",
-    "haemorrhage": "intracranial haemorrhages",
-    "infarct": "infarcts",
-    "mass": "intracranial masses",
-}
+NAME = {kind: names[0] for kind, names in _NAMES.items()}
+A_NAME = {kind: names[1] for kind, names in _NAMES.items()}
+PLURAL = {kind: names[2] for kind, names in _NAMES.items()}
 TITLE = {k: v[0].upper() + v[1:] for k, v in NAME.items()}
 STUDY = {"X-ray": "chest radiograph", "CT": "head CT", "MRI": "brain MRI"}
 MODALITY_ANSWER = {"X-ray": "X-ray (plain radiograph)", "CT": "CT", "MRI": "MRI"}
@@ -44,11 +30,7 @@ ORGAN = {"chest": "lungs", "head": "brain"}
 HALF = {"chest": "lung", "head": "hemisphere"}
 TISSUE = {"chest": "lung", "head": "brain"}
 
-_APPEARANCE_WORDS = {
-    "X-ray": ("more opaque", "more lucent"),
-    "CT": ("hyperdense", "hypodense"),
-    "MRI": ("hyperintense", "hypointense"),
-}
+_APPEARANCE_WORDS = {"X-ray": ("more opaque", "more lucent"), "CT": ("hyperdense", "hypodense"), "MRI": ("hyperintense", "hypointense")}
 
 
 def cap(text: str) -> str:

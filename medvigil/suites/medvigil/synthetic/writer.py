@@ -1,14 +1,11 @@
 """Write a synthetic release in the published MedVIGIL layout, case by case.
 
-The release is written into a temporary sibling directory and renamed into place at the end,
-so a failure never leaves a half-written release. Each case's images are encoded and written
-as soon as the case is drawn (nothing image-sized is kept), and CSV rows are streamed.
-
-Determinism: case ``i`` depends only on ``(seed, i)`` (:func:`medvigil.suites.medvigil.synthetic.plan.case_rngs`),
-files carry no time stamps, CSVs are written in a fixed column and row order, and JPEG encoding
-is fixed-parameter; so the same ``seed`` and ``cases`` give byte-identical files and the same
-:func:`medvigil.files.digest.release_digest` (with the same medvigil, numpy and Pillow versions). A
-release of N cases is also a prefix of a release of M > N cases, apart from the summary files.
+The release is written into a temporary sibling directory renamed into place at the end (a failure
+never leaves a half-written release); each case's images are written as soon as it is drawn and CSV
+rows are streamed. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), files carry no
+time stamps and JPEG encoding is fixed-parameter, so the same ``seed`` and ``cases`` give byte-identical
+files (with the same medvigil, numpy and Pillow versions), and a release of N cases is a prefix of one
+of M > N cases, apart from the summary files.
 """
 
 from __future__ import annotations
@@ -30,32 +27,7 @@ from medvigil import __version__
 from medvigil.files.digest import release_digest
 from medvigil.files.held_signals import held
 from medvigil.images.imaging import decode_image, encode_jpeg, render_variant, to_published
-from medvigil.suites.medvigil.release.release_format import (
-    CLINICIAN_BASELINE,
-    CLINICIAN_BASELINE_COLUMNS,
-    DIGEST_FILE,
-    GROUNDING,
-    GROUNDING_COLUMNS,
-    IMAGES_DIR,
-    JPEG_QUALITY,
-    LONGEST_SIDE,
-    MANIFEST,
-    MANIFEST_COLUMNS,
-    PERTURBED_DIR,
-    POINTERS_DIR,
-    PROBE_KINDS,
-    PROBES_MCQ,
-    PROBES_MCQ_COLUMNS,
-    PROBES_OPEN,
-    PROBES_OPEN_COLUMNS,
-    SPLITS_DIR,
-    SYNTHETIC_COLUMN,
-    SYNTHETIC_JSON_KEY,
-    SYNTHETIC_NOTICE,
-    TIERS,
-    TRIPLETS,
-    TRIPLETS_COLUMNS,
-)
+from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.synthetic.cases import author_case
 from medvigil.suites.medvigil.synthetic.phantoms import MODALITIES, draw_phantom
 from medvigil.suites.medvigil.synthetic.plan import SOURCES, case_rngs, plan_case
@@ -102,16 +74,12 @@ class ReleaseSummary:
     def format(self) -> str:
         lines = [f"synthetic MedVIGIL release: {self.root}", f"  cases {self.cases}, seed {self.seed}", "files (data rows):"]
         lines += [f"  {name:<40} {n:>7}" for name, n in self.rows.items()]
-        lines.append(f"  {IMAGES_DIR + '/':<40} {self.images:>7} images")
-        lines.append(f"  {PERTURBED_DIR + '/':<40} {self.perturbed:>7} images")
+        lines.append(f"  {rf.IMAGES_DIR + '/':<40} {self.images:>7} images")
+        lines.append(f"  {rf.PERTURBED_DIR + '/':<40} {self.perturbed:>7} images")
         if self.credentialed_root is not None:
             lines.append(f"  withheld CXR sources in {self.credentialed_root}: {self.credentialed_files} files")
-        for title, counter, order in (
-            ("MCQ probes per kind", self.probe_kinds, PROBE_KINDS),
-            ("cases per tier", self.tiers, TIERS),
-            ("cases per source", self.sources, SOURCES),
-            ("cases per modality", self.modalities, MODALITIES),
-        ):
+        for title, counter, order in (("MCQ probes per kind", self.probe_kinds, rf.PROBE_KINDS), ("cases per tier", self.tiers, rf.TIERS),
+                                      ("cases per source", self.sources, SOURCES), ("cases per modality", self.modalities, MODALITIES)):
             lines.append(f"{title}:")
             lines += [f"  {key:<40} {counter.get(key, 0):>7}" for key in order]
         lines.append(f"release digest (sha256): {self.digest}")
@@ -128,10 +96,10 @@ class _CsvOut:
         self.rows = 0
         self._fh = open(path, "w", encoding="utf-8", newline="")
         self._writer = csv.writer(self._fh, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        self._writer.writerow(list(self.columns) + [SYNTHETIC_COLUMN])
+        self._writer.writerow(list(self.columns) + [rf.SYNTHETIC_COLUMN])
 
     def write(self, row: dict) -> None:
-        self._writer.writerow([row[c] for c in self.columns] + [SYNTHETIC_NOTICE])
+        self._writer.writerow([row[c] for c in self.columns] + [rf.SYNTHETIC_NOTICE])
         self.rows += 1
 
     def close(self) -> None:
@@ -197,17 +165,15 @@ def _pointer_path(seed: int, case: str) -> str:
 def _encode_source(img: Image.Image) -> bytes:
     """The withheld credentialed 'source file': native-size greyscale JPEG, quality 95."""
     exif = Image.Exif()
-    exif[0x010E] = SYNTHETIC_NOTICE
+    exif[0x010E] = rf.SYNTHETIC_NOTICE
     buf = io.BytesIO()
-    img.convert("L").save(
-        buf, format="JPEG", quality=SOURCE_JPEG_QUALITY, optimize=False, progressive=False,
-        comment=SYNTHETIC_NOTICE.encode(), exif=exif.tobytes(),
-    )
+    img.convert("L").save(buf, format="JPEG", quality=SOURCE_JPEG_QUALITY, optimize=False, progressive=False,
+                          comment=rf.SYNTHETIC_NOTICE.encode(), exif=exif.tobytes())
     return buf.getvalue()
 
 
 def _dump_json(path: Path, groups: dict) -> None:
-    payload = {SYNTHETIC_JSON_KEY: SYNTHETIC_NOTICE, **groups}
+    payload = {rf.SYNTHETIC_JSON_KEY: rf.SYNTHETIC_NOTICE, **groups}
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
@@ -217,28 +183,15 @@ def _ordered(groups: dict, order) -> dict:
     return {k: groups[k] for k in keys}
 
 
-def generate_release(
-    out: str | os.PathLike,
-    *,
-    cases: int = 40,
-    seed: int = 0,
-    force: bool = False,
-    credentialed_out: str | os.PathLike | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    jobs: int = 1,
-) -> ReleaseSummary:
-    """Write a synthetic release of ``cases`` cases into ``out`` and return its summary.
+def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, force: bool = False,
+                     credentialed_out: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
+                     jobs: int = 1) -> ReleaseSummary:
+    """Write a synthetic release of ``cases`` cases (>= 1; all five tiers and four sources appear from 5
+    cases on) into ``out`` (absent or empty unless ``force``) and return its summary.
 
-    Args:
-        out: release directory; must not exist or be empty unless ``force``.
-        cases: number of cases (>= 1; all five tiers and four sources appear from 5 cases on).
-        seed: non-negative integer seed.
-        force: replace a non-empty ``out`` (and ``credentialed_out``).
-        credentialed_out: optional directory receiving the withheld CXR source files at the
-            paths recorded in ``reconstruction/cxr_pointers.csv``.
-        progress: optional callback ``(cases_done, cases_total)`` called after every case.
-        jobs: worker processes drawing and encoding cases (1 = in this process). The output
-            does not depend on it: cases are computed independently and written in order.
+    ``credentialed_out`` receives the withheld CXR source files at the paths of
+    ``reconstruction/cxr_pointers.csv``; ``progress(cases_done, cases_total)`` is called after every case;
+    ``jobs`` worker processes draw and encode the cases (the output does not depend on it).
     """
     cases = _check_count(cases, "cases", 1)
     seed = _check_count(seed, "seed", 0)
@@ -260,7 +213,7 @@ def generate_release(
             _make_empty(folder)
         summary = _write(tmp, cases, seed, cred_tmp, progress, jobs)
         summary.digest = release_digest(tmp)
-        (tmp / DIGEST_FILE).write_text(summary.digest + "\n", encoding="utf-8")
+        (tmp / rf.DIGEST_FILE).write_text(summary.digest + "\n", encoding="utf-8")
         with held():  # the outputs are moved in whole: a signal meanwhile is raised once they are
             if cred_root is not None and cred_tmp is not None:
                 _commit(cred_tmp, cred_root)
@@ -290,7 +243,7 @@ def _build_case(seed: int, index: int, keep_source: bool) -> _CaseOutput:
     plan = plan_case(index, plan_rng)
     phantom = draw_phantom(plan.scene, image_rng)
     rec = author_case(plan, phantom, plan_rng, IMAGE_EXT)
-    tier_i = TIERS.index(plan.tier)
+    tier_i = rf.TIERS.index(plan.tier)
     reader = [float(reader_rng.random()) < READER_P_CORRECT[row["probe_kind"]][tier_i] for row in rec.mcq]
     files: list = []
     source = None
@@ -299,12 +252,12 @@ def _build_case(seed: int, index: int, keep_source: bool) -> _CaseOutput:
         source = (_pointer_path(seed, plan.case_id), hashlib.sha256(data).hexdigest(), data if keep_source else None)
     else:
         name = rec.manifest["image_file"]
-        original = encode_jpeg(to_published(phantom.image), comment=SYNTHETIC_NOTICE)
-        files.append((f"{IMAGES_DIR}/{name}", original))
-        decoded = decode_image(original, name=f"{IMAGES_DIR}/{name}")
+        original = encode_jpeg(to_published(phantom.image), comment=rf.SYNTHETIC_NOTICE)
+        files.append((f"{rf.IMAGES_DIR}/{name}", original))
+        decoded = decode_image(original, name=f"{rf.IMAGES_DIR}/{name}")
         for variant in rec.variants:
-            data = encode_jpeg(render_variant(decoded, variant, list(rec.roi)), comment=SYNTHETIC_NOTICE)
-            files.append((f"{PERTURBED_DIR}/{plan.case_id}_{variant}.{IMAGE_EXT}", data))
+            data = encode_jpeg(render_variant(decoded, variant, list(rec.roi)), comment=rf.SYNTHETIC_NOTICE)
+            files.append((f"{rf.PERTURBED_DIR}/{plan.case_id}_{variant}.{IMAGE_EXT}", data))
     return _CaseOutput(rec=rec, files=files, source=source, reader=reader)
 
 
@@ -325,20 +278,15 @@ def _case_outputs(seed: int, n: int, keep_source: bool, jobs: int):
 
 
 def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: int = 1) -> ReleaseSummary:
-    (tmp / IMAGES_DIR).mkdir()
-    (tmp / PERTURBED_DIR).mkdir()
-    (tmp / SPLITS_DIR).mkdir()
-    pointers_name = f"{POINTERS_DIR}/{POINTERS_FILE}"
-    outs = {
-        MANIFEST: _CsvOut(tmp / MANIFEST, MANIFEST_COLUMNS),
-        GROUNDING: _CsvOut(tmp / GROUNDING, GROUNDING_COLUMNS),
-        PROBES_MCQ: _CsvOut(tmp / PROBES_MCQ, PROBES_MCQ_COLUMNS),
-        PROBES_OPEN: _CsvOut(tmp / PROBES_OPEN, PROBES_OPEN_COLUMNS),
-        TRIPLETS: _CsvOut(tmp / TRIPLETS, TRIPLETS_COLUMNS),
-        pointers_name: _CsvOut(tmp / POINTERS_DIR / POINTERS_FILE, POINTER_COLUMNS),
-    }
+    for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR, rf.SPLITS_DIR):
+        (tmp / folder).mkdir()
+    pointers_name = f"{rf.POINTERS_DIR}/{POINTERS_FILE}"
+    columns = {rf.MANIFEST: rf.MANIFEST_COLUMNS, rf.GROUNDING: rf.GROUNDING_COLUMNS, rf.PROBES_MCQ: rf.PROBES_MCQ_COLUMNS,
+               rf.PROBES_OPEN: rf.PROBES_OPEN_COLUMNS, rf.TRIPLETS: rf.TRIPLETS_COLUMNS, pointers_name: POINTER_COLUMNS}
+    outs = {name: _CsvOut(tmp / name, file_columns) for name, file_columns in columns.items()}
     summary = ReleaseSummary(root=tmp, digest="", cases=n, seed=seed)
-    splits = {name: {} for name in ("by_tier", "by_source", "by_modality", "by_rarity")}
+    split_orders = {"by_tier": rf.TIERS, "by_source": SOURCES, "by_modality": MODALITIES, "by_rarity": ("common", "rare")}
+    splits = {name: {} for name in split_orders}
     text_only: list = []
     reader = Counter()  # (kind, tier) -> n, ("ok", kind, tier) -> correct
     try:
@@ -346,23 +294,21 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
             rec = out.rec
             plan = rec.plan
             cid = plan.case_id
-            outs[MANIFEST].write(rec.manifest)
-            outs[GROUNDING].write(rec.grounding)
+            outs[rf.MANIFEST].write(rec.manifest)
+            outs[rf.GROUNDING].write(rec.grounding)
             for row, correct in zip(rec.mcq, out.reader, strict=True):
-                outs[PROBES_MCQ].write(row)
+                outs[rf.PROBES_MCQ].write(row)
                 summary.probe_kinds[row["probe_kind"]] += 1
                 reader[(row["probe_kind"], plan.tier)] += 1
                 reader[("ok", row["probe_kind"], plan.tier)] += int(correct)
             for row in rec.open:
-                outs[PROBES_OPEN].write(row)
+                outs[rf.PROBES_OPEN].write(row)
             if rec.triplet is not None:
-                outs[TRIPLETS].write(rec.triplet)
+                outs[rf.TRIPLETS].write(rec.triplet)
             for rel, data in out.files:
                 (tmp / rel).write_bytes(data)
-                if rel.startswith(IMAGES_DIR + "/"):
-                    summary.images += 1
-                else:
-                    summary.perturbed += 1
+            summary.images += sum(rel.startswith(rf.IMAGES_DIR + "/") for rel, _ in out.files)
+            summary.perturbed += sum(rel.startswith(rf.PERTURBED_DIR + "/") for rel, _ in out.files)
             if out.source is not None:
                 rel, sha, data = out.source
                 outs[pointers_name].write({"case_id": cid, "source_path": rel, "sha256": sha})
@@ -372,26 +318,24 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
                     target.write_bytes(data)
                     summary.credentialed_files += 1
 
-            splits["by_tier"].setdefault(plan.tier, []).append(cid)
-            splits["by_source"].setdefault(plan.source, []).append(cid)
-            splits["by_modality"].setdefault(plan.scene.modality, []).append(cid)
-            splits["by_rarity"].setdefault(plan.rarity, []).append(cid)
+            for split, group in (("by_tier", plan.tier), ("by_source", plan.source), ("by_modality", plan.scene.modality),
+                                 ("by_rarity", plan.rarity)):
+                splits[split].setdefault(group, []).append(cid)
             if rec.manifest["text_only_answerable"] == "true":
                 text_only.append(cid)
-            summary.tiers[plan.tier] += 1
-            summary.sources[plan.source] += 1
-            summary.modalities[plan.scene.modality] += 1
+            for counter, key in ((summary.tiers, plan.tier), (summary.sources, plan.source), (summary.modalities, plan.scene.modality)):
+                counter[key] += 1
             if progress is not None:
                 progress(i + 1, n)
     finally:
         for handle in outs.values():
             handle.close()
 
-    baseline = _CsvOut(tmp / CLINICIAN_BASELINE, CLINICIAN_BASELINE_COLUMNS)
+    baseline = _CsvOut(tmp / rf.CLINICIAN_BASELINE, rf.CLINICIAN_BASELINE_COLUMNS)
     try:
-        for kind in PROBE_KINDS:
-            for tier in TIERS + ("ALL",):
-                tiers = TIERS if tier == "ALL" else (tier,)
+        for kind in rf.PROBE_KINDS:
+            for tier in rf.TIERS + ("ALL",):
+                tiers = rf.TIERS if tier == "ALL" else (tier,)
                 count = sum(reader[(kind, t)] for t in tiers)
                 correct = sum(reader[("ok", kind, t)] for t in tiers)
                 if count == 0:
@@ -402,26 +346,24 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
     finally:
         baseline.close()
 
-    _dump_json(tmp / SPLITS_DIR / "by_tier.json", _ordered(splits["by_tier"], TIERS))
-    _dump_json(tmp / SPLITS_DIR / "by_source.json", _ordered(splits["by_source"], SOURCES))
-    _dump_json(tmp / SPLITS_DIR / "by_modality.json", _ordered(splits["by_modality"], MODALITIES))
-    _dump_json(tmp / SPLITS_DIR / "by_rarity.json", _ordered(splits["by_rarity"], ("common", "rare")))
-    _dump_json(tmp / SPLITS_DIR / "text_only_subset.json", {"text_only": text_only})
+    for name, order in split_orders.items():
+        _dump_json(tmp / rf.SPLITS_DIR / f"{name}.json", _ordered(splits[name], order))
+    _dump_json(tmp / rf.SPLITS_DIR / "text_only_subset.json", {"text_only": text_only})
 
     summary.rows = {name: handle.rows for name, handle in outs.items()}
-    summary.rows[CLINICIAN_BASELINE] = baseline.rows
+    summary.rows[rf.CLINICIAN_BASELINE] = baseline.rows
     (tmp / "README.md").write_text(_readme(summary), encoding="utf-8")
     return summary
 
 
 def _readme(s: ReleaseSummary) -> str:
     rows = "\n".join(f"| `{name}` | {n} |" for name, n in s.rows.items())
-    kinds = ", ".join(f"{k} {s.probe_kinds.get(k, 0)}" for k in PROBE_KINDS)
-    tiers = ", ".join(f"{t} {s.tiers.get(t, 0)}" for t in TIERS)
+    kinds = ", ".join(f"{k} {s.probe_kinds.get(k, 0)}" for k in rf.PROBE_KINDS)
+    tiers = ", ".join(f"{t} {s.tiers.get(t, 0)}" for t in rf.TIERS)
     sources = ", ".join(f"{src} {s.sources.get(src, 0)}" for src in SOURCES)
     return f"""# Synthetic MedVIGIL-format release (NOT clinical data)
 
-> {SYNTHETIC_NOTICE}
+> {rf.SYNTHETIC_NOTICE}
 
 This folder is a **procedurally generated, synthetic** release in the published MedVIGIL v1
 layout, written by `medvigil sample` (medvigil {__version__}) with `--cases {s.cases} --seed {s.seed}`.
@@ -440,7 +382,7 @@ Source names (VQA-RAD, SLAKE, ROCO, CXR) only mimic the real release's source mi
 - `images/`: {s.images} originals; `images_perturbed/`: {s.perturbed} variants (`<case>_<variant>.jpg`).
 - MCQ probes per kind: {kinds}.
 - Cases per tier: {tiers}. Cases per source: {sources}.
-- `splits/*.json`: `{{group: [case_id, ...]}}` partitions; the key `{SYNTHETIC_JSON_KEY}` holds the notice
+- `splits/*.json`: `{{group: [case_id, ...]}}` partitions; the key `{rf.SYNTHETIC_JSON_KEY}` holds the notice
   (readers ignore keys starting with `_`). `by_rarity` is by lesion kind: pneumothorax and
   intracranial mass are "rare", all other kinds and normal cases "common".
 - `RELEASE_DIGEST`: `medvigil.files.digest.release_digest` of this folder (SHA-256 over sorted
@@ -449,11 +391,11 @@ Source names (VQA-RAD, SLAKE, ROCO, CXR) only mimic the real release's source mi
 ## Conventions
 
 - Every CSV is UTF-8 without BOM, `\\n` line ends, minimal quoting, the published columns in order,
-  plus a trailing `{SYNTHETIC_COLUMN}` column holding the notice. Booleans are `true` / `false`.
+  plus a trailing `{rf.SYNTHETIC_COLUMN}` column holding the notice. Booleans are `true` / `false`.
 - `manifest.csv` `image_file` is relative to `images/` (`MVB-0001.jpg`); `image_file` in the probe
   files is relative to the release root (`images/MVB-0001.jpg`, `images_perturbed/MVB-0001_roi_masked.jpg`)
   and empty for `knowledge_only` probes (no image attached).
-- Images: RGB, longest side resampled to {LONGEST_SIDE} px (Lanczos), baseline JPEG quality {JPEG_QUALITY}; each
+- Images: RGB, longest side resampled to {rf.LONGEST_SIDE} px (Lanczos), baseline JPEG quality {rf.JPEG_QUALITY}; each
   carries the notice in a JPEG comment and in EXIF ImageDescription, and a visible "SYNTHETIC" corner label.
   Variants are rendered from the decoded original with `medvigil.images.imaging` (`roi_masked`, `roi_only`, `lr_flip`).
 - Sides are the **patient's**, radiological convention: the patient's right is on the image left.

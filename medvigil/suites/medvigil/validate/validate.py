@@ -1,43 +1,16 @@
 """Integrity validation of a release folder (``medvigil validate DIR``).
 
-:func:`validate_release` reads the release with :func:`medvigil.suites.medvigil.release.release.read_release`
-(per-file encoding, header and per-row schema checks) and then judges it as a whole:
+:func:`validate_release` reads the release (:func:`medvigil.suites.medvigil.release.release.read_release`:
+encodings, headers, per-row schemas), then checks it as a whole, one mixin per concern: ids and
+references (:mod:`.validate_ids`), ROI boxes, MCQ options and letter conventions, triplets and the
+clinician baseline (:mod:`.validate_probes`), image paths and files (:mod:`.validate_images`), splits
+and ``RELEASE_DIGEST`` (:mod:`.validate_files`). Warnings follow the authors' ``bench_validate_full.py``
+(L6 splits, L8 options) and do not fail validation; a credentialed image present is always an error.
 
-- ids: case ids and probe ids are unique; every referenced case exists; every case has
-  a grounding row;
-- sources: any spelling :func:`medvigil.suites.medvigil.release.release_format.canonical_source` knows
-  (``vqa-rad``, ``slake``, ``roco``, ``cxr``, ``MIMIC-CXR``, ``CheXpert``, ...); another
-  source is a warning (its licence is unknown);
-- ROI boxes: inside the unit square with ``x0 < x1`` and ``y0 < y1``. A case whose box
-  is missing or unusable must not have ROI probes (error); a malformed box on a case
-  without ROI probes is only a warning;
-- MCQ options (warnings, as in the authors' ``bench_validate_full.py`` L8): at least three
-  non-empty options, no duplicate option texts, the correct option non-empty; the published
-  letter conventions (``FIXED_CORRECT_LETTER``; ``roi_only`` is A; ``lr_flip`` is A, or the
-  option matching ``gold_after_lr_flip`` when the case is laterality-dependent);
-  image-variant probes share the option set of the case's ``original`` probe; at most
-  ``MAX_PROBES_PER_CASE`` MCQ probes per case. Errors: ``knowledge_only`` probes have no
-  image and every other probe has one;
-- triplets: the textual counterfactual rewords the anchor and keeps its gold; the visual
-  counterfactual changes the gold;
-- splits (warnings, as in the authors' validator L6; the folder is optional): every
-  ``by_*`` file partitions the cases; ``text_only_subset`` is exactly the cases flagged
-  ``text_only_answerable``;
-- clinician baseline (warning): ``n_correct <= n_probes``;
-- images: every path stays inside the release; every image exists and decodes fully
-  and is not a decompression bomb; images of credentialed sources (``CREDENTIALED_SOURCES``)
-  are absent from ``images/`` and ``images_perturbed/`` (their presence is an error:
-  they must never be redistributed). Reconstruction pointers are not demanded: credentialed
-  cases without one are counted in a warning and ``medvigil reconstruct`` asks for them;
-- ``RELEASE_DIGEST``, when present, equals the digest of the folder.
-
-Every finding is a :class:`~medvigil.errors.Problem`; warnings do not fail validation.
-
-``scope`` says what the release is checked for: ``"full"`` (everything above),
-``"metadata"`` (no image file is looked at, except that a credentialed image present is
-still an error) or ``"scoring"`` (no image path or file is looked at; only ``manifest.csv``
-is required, and only problems that stop ``medvigil score`` stay errors: unreadable or
-invalid rows of ``manifest.csv`` / ``probes_mcq.csv``, duplicate ids there, probes of
+``scope``: ``"full"`` (everything), ``"metadata"`` (no image file is looked at, except that a
+credentialed image present is still an error) or ``"scoring"`` (no image path or file is looked at;
+only ``manifest.csv`` is required, and only problems that stop ``medvigil score`` stay errors:
+unreadable or invalid rows of ``manifest.csv`` / ``probes_mcq.csv``, duplicate ids there, probes of
 unknown cases; every other finding becomes a warning).
 """
 
@@ -84,67 +57,39 @@ class ValidationReport:
         return not self.unusable and not self.errors
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "root": str(self.root),
-            "counts": self.counts,
-            "problems": [p.to_dict() for p in self.problems],
-        }
+        return {"ok": self.ok, "root": str(self.root), "counts": self.counts, "problems": [p.to_dict() for p in self.problems]}
 
     def format(self) -> str:
         """Human report: summary counts, then one line per problem."""
         if self.unusable:
-            return "\n".join(
-                [f"release: {self.root}", "result:  UNUSABLE INPUT", *(f"error: {p}" for p in self.errors)]
-            )
+            return "\n".join([f"release: {self.root}", "result:  UNUSABLE INPUT", *(f"error: {p}" for p in self.errors)])
         c = self.counts
         lines = [f"release: {self.root}" + ("  (synthetic)" if c.get("synthetic") else "")]
         if c.get("digest"):
             lines.append(f"digest:  {c['digest']}  [{c.get('digest_status', '')}]")
-        lines.append(
-            f"cases:   {c.get('cases', 0)}  (credentialed {c.get('credentialed_cases', 0)}, "
-            f"text-only answerable {c.get('text_only_answerable', 0)}, usable ROI {c.get('usable_roi', 0)})"
-        )
-        for key, label in (
-            ("cases_by_tier", "tiers"),
-            ("cases_by_source", "sources"),
-            ("cases_by_modality", "modalities"),
-        ):
+        lines.append(f"cases:   {c.get('cases', 0)}  (credentialed {c.get('credentialed_cases', 0)}, "
+                     f"text-only answerable {c.get('text_only_answerable', 0)}, usable ROI {c.get('usable_roi', 0)})")
+        for key, label in (("cases_by_tier", "tiers"), ("cases_by_source", "sources"), ("cases_by_modality", "modalities")):
             if c.get(key):
                 lines.append(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in c[key].items()))
         lines.append(f"probes:  mcq {c.get('probes_mcq', 0)}, open {c.get('probes_open', 0)}")
-        if c.get("probes_mcq_by_kind"):
-            lines.append("  mcq by kind: " + ", ".join(f"{k} {v}" for k, v in c["probes_mcq_by_kind"].items()))
-        for key, label in (("probes_mcq_by_tier", "tier"), ("probes_mcq_by_source", "source")):
+        for key, label in (("probes_mcq_by_kind", "kind"), ("probes_mcq_by_tier", "tier"), ("probes_mcq_by_source", "source")):
             if c.get(key):
                 lines.append(f"  mcq by {label}: " + ", ".join(f"{k} {v}" for k, v in c[key].items()))
-        lines.append(
-            f"triplets: {c.get('triplets', 0)}  pointers: {c.get('pointers', 0)}  "
-            f"images checked: {c.get('images_checked', 0)}  splits: {', '.join(c.get('splits', [])) or '-'}"
-        )
+        lines.append(f"triplets: {c.get('triplets', 0)}  pointers: {c.get('pointers', 0)}  "
+                     f"images checked: {c.get('images_checked', 0)}  splits: {', '.join(c.get('splits', [])) or '-'}")
         errors, warnings = self.errors, self.warnings
-        verdict = "OK" if self.ok else "FAILED"
-        lines.append(f"result:  {verdict} ({len(errors)} error(s), {len(warnings)} warning(s))")
+        lines.append(f"result:  {'OK' if self.ok else 'FAILED'} ({len(errors)} error(s), {len(warnings)} warning(s))")
         lines += [f"error: {p}" for p in errors]
         lines += [f"warning: {p}" for p in warnings]
         return "\n".join(lines)
 
 
-def validate_release(
-    root: Path | str,
-    *,
-    images: bool = True,
-    max_pixels: int = rf.DEFAULT_MAX_PIXELS,
-    scope: str = "full",
-) -> ValidationReport:
-    """Check the release at ``root`` and return every problem found.
-
-    Args:
-        root: the release folder.
-        images: decode every image (turn off for a quick structural check; existence,
-            path safety and the credentialed-image rule are checked either way).
-        max_pixels: largest accepted declared image size (decompression-bomb limit).
-        scope: ``"full"``, ``"metadata"`` or ``"scoring"`` (module docstring).
+def validate_release(root: Path | str, *, images: bool = True, max_pixels: int = rf.DEFAULT_MAX_PIXELS,
+                     scope: str = "full") -> ValidationReport:
+    """Every problem of the release at ``root``. ``images=False`` decodes no image (existence, path
+    safety and the credentialed-image rule are checked either way); ``max_pixels`` is the
+    decompression-bomb limit; ``scope`` as in the module docstring.
 
     Raises:
         FileNotFoundError, NotADirectoryError: ``root`` is not a folder.
@@ -154,16 +99,11 @@ def validate_release(
     root = Path(root)
     if root.is_dir() and not any((root / name).is_file() for name in rf.REQUIRED_FILES):
         # Checked before reading: hashing an arbitrary folder (say, a home directory) is not on.
-        problem = Problem(
-            str(root),
-            "not a MedVIGIL release: none of " + ", ".join(rf.REQUIRED_FILES) + " is in this folder",
-        )
+        problem = Problem(str(root), "not a MedVIGIL release: none of " + ", ".join(rf.REQUIRED_FILES) + " is in this folder")
         return ValidationReport(root, None, [problem], {}, unusable=True)
     scoring = scope == "scoring"
     read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
-    checker = _Checker(
-        read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring
-    )
+    checker = _Checker(read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring)
     checker.run()
     problems = read.problems + checker.problems
     if scoring:
@@ -180,23 +120,18 @@ def validate_release(
         rel: dict(zip((row.number for row in read.rows.get(rel, [])), read.column(rel, "probe_id")))
         for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN)
     }
-    return ValidationReport(
-        root, release, problems, checker.counts, read_files=frozenset(read.headers), probe_rows=probe_rows
-    )
+    return ValidationReport(root, release, problems, checker.counts, read_files=frozenset(read.headers), probe_rows=probe_rows)
 
 
 SKIPPABLE_FILES = (rf.PROBES_MCQ, rf.PROBES_OPEN)
 
 
 def leave_out_bad_probes(report: ValidationReport) -> tuple[list[Problem], list[Problem], dict[str, int]]:
-    """Drop from ``report.release`` every probe whose row an error names (``--skip-invalid-rows``).
+    """Drop from ``report.release`` every probe whose row an error names (``--skip-invalid-rows``): an
+    error on one row of ``probes_mcq.csv`` / ``probes_open.csv`` costs only that probe; any other stays fatal.
 
-    An error located on one row of ``probes_mcq.csv`` or ``probes_open.csv`` costs only that
-    probe; any other error (a case, a whole file, the digest, a credentialed image) stays fatal.
-
-    Returns:
-        ``(left_out, fatal, counts)``: the errors whose probes were dropped, the errors that
-        remain, and ``{"<file>: probe left out (invalid row)": n}`` for the build report.
+    Returns ``(left_out, fatal, counts)``: the errors whose probes were dropped, the errors that remain,
+    and ``{"<file>: probe left out (invalid row)": n}`` for the build report.
     """
     left_out, fatal = [], []
     drop: dict[str, set[str]] = {rel: set() for rel in SKIPPABLE_FILES}

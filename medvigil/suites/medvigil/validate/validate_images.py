@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.pathsafe import unsafe_reason
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_records import resolve_image_file
-from medvigil.suites.medvigil.validate.validation_base import (
-    _MAX_LISTED,
-    CheckerBase,
-    _credentialed_message,
-)
+from medvigil.suites.medvigil.validate.validation_base import CheckerBase, _credentialed_message, _listed
 
 
 class ImageChecks(CheckerBase):
@@ -58,9 +55,7 @@ class ImageChecks(CheckerBase):
                 unsafe[image].append(Problem(rel, "", row=number))
                 continue
             try:
-                path = self._resolved.get(image)  # (the usual case: resolved for an earlier row)
-                if not isinstance(path, Path):
-                    path = self._resolve(image, rel, number)
+                path = self._resolve(image, rel, number)
             except DataError as exc:
                 unsafe[image] = list(exc.problems)
                 lexical = self._lexical(image)
@@ -94,20 +89,14 @@ class ImageChecks(CheckerBase):
             to_decode.setdefault(path, (rel, number, shown))
         for first, *repeats in [*unsafe.values(), *missing.values()]:
             if repeats:
-                where = ", ".join(f"{p.file} row {p.row}" for p in repeats[:_MAX_LISTED])
-                more = len(repeats) - _MAX_LISTED
-                where += f" and {more} more" if more > 0 else ""
+                where = _listed([f"{p.file} row {p.row}" for p in repeats], show=str)
                 first = Problem(first.file, f"{first.message} (also referenced by {where})", first.row, first.field)
             self.problems.append(first)
         self._check_probe_image_choice(original_of)
 
         # credentialed images that no row mentions (for example other variants): a file
         # named <case_id>.<ext> or <case_id>_<variant>.<ext> of a credentialed case
-        credentialed = {
-            cid: row
-            for cid, row in self.manifest.items()
-            if rf.is_credentialed(row.values.get("source_dataset"))
-        }
+        credentialed = {cid: row for cid, row in self.manifest.items() if rf.is_credentialed(row.values.get("source_dataset"))}
         for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR) if credentialed else ():
             base = self.root / folder
             names = sorted(p.name for p in base.iterdir()) if base.is_dir() else []
@@ -118,8 +107,7 @@ class ImageChecks(CheckerBase):
                 if cid is not None and shown not in reported_present:
                     reported_present.add(shown)
                     row = credentialed[cid]
-                    source = row.values["source_dataset"]
-                    self.error(rf.MANIFEST, _credentialed_message(shown, source), row.number, "image_file")
+                    self.error(rf.MANIFEST, _credentialed_message(shown, row.values["source_dataset"]), row.number, "image_file")
         referenced |= reported_present
 
         if know_sources and self.check_files:
@@ -136,17 +124,10 @@ class ImageChecks(CheckerBase):
             return
         paths = list(to_decode)
         workers = min(8, os.cpu_count() or 1, len(paths))
-
         from medvigil.images.image_checks import image_problem  # Pillow and numpy: only when images are decoded
 
-        def judge(path: Path) -> str | None:
-            return image_problem(path, max_pixels=self.max_pixels)
-
-        if workers > 1 and len(paths) > 16:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                verdicts = list(pool.map(judge, paths))
-        else:
-            verdicts = [judge(p) for p in paths]
+        with ThreadPoolExecutor(max_workers=workers if len(paths) > 16 else 1) as pool:
+            verdicts = list(pool.map(partial(image_problem, max_pixels=self.max_pixels), paths))
         for path, verdict in zip(paths, verdicts):
             if verdict is not None:
                 rel, number, shown = to_decode[path]
@@ -168,19 +149,12 @@ class ImageChecks(CheckerBase):
         for row, image, cid, kind in zip(self.valid_rows(rf.PROBES_MCQ), *columns):
             if image is None or cid not in original_of:
                 continue
-            path = self._resolved.get(image)
-            if not isinstance(path, Path):
-                try:
-                    path = self._resolve(image, rf.PROBES_MCQ, row.number)
-                except DataError:
-                    continue  # already reported
+            try:
+                path = self._resolve(image, rf.PROBES_MCQ, row.number)
+            except DataError:
+                continue  # already reported
             original = original_of[cid]
             if kind in rf.IMAGE_PROBE_KINDS and path == original:
                 self.warn(rf.PROBES_MCQ, f"{kind} probe shows the unperturbed image of its case", row.number, "image_file")
             elif kind in rf.TEXT_PROBE_KINDS and path != original:
-                self.warn(
-                    rf.PROBES_MCQ,
-                    f"{kind} probe shows {image!r}, not its case's original image",
-                    row.number,
-                    "image_file",
-                )
+                self.warn(rf.PROBES_MCQ, f"{kind} probe shows {image!r}, not its case's original image", row.number, "image_file")

@@ -10,21 +10,12 @@ from collections.abc import Sequence
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_csv import Row
 from medvigil.suites.medvigil.release.release_records import roi_geometry_issue, roi_issue
-from medvigil.suites.medvigil.validate.validation_base import (
-    _CHOICE_COLUMNS,
-    ROI_PROBE_KINDS,
-    CheckerBase,
-    _listed,
-    _norm,
-    _norm_all,
-)
+from medvigil.suites.medvigil.validate.validation_base import _CHOICE_COLUMNS, ROI_PROBE_KINDS, CheckerBase, _listed, _norm, _norm_all
 
 # The correct letter each probe kind keeps (lr_flip: unless its case is laterality-dependent),
 # as _check_letter says, for finding the rows it may have something to say about
 _USUAL_LETTER = {**rf.FIXED_CORRECT_LETTER, "roi_only": "A", "lr_flip": "A"}
 _MCQ_CHECKED = ("case_id", "probe_kind", "correct_letter", "image_file", *_CHOICE_COLUMNS)
-
-
 
 
 class ProbeChecks(CheckerBase):
@@ -46,31 +37,17 @@ class ProbeChecks(CheckerBase):
             roi_probes = sorted(roi_probes_of.get(cid, ()))
             if box is None and reason is None:
                 if roi_probes:
-                    self.error(
-                        rf.GROUNDING,
-                        f"roi_bbox_norm is empty but case {cid!r} has ROI probes ({_listed(roi_probes)}); "
-                        "ROI probes need a usable box",
-                        row.number,
-                        "roi_bbox_norm",
-                    )
+                    self.error(rf.GROUNDING, f"roi_bbox_norm is empty but case {cid!r} has ROI probes ({_listed(roi_probes)}); "
+                               "ROI probes need a usable box", row.number, "roi_bbox_norm")
                 continue
             if reason is None:
                 continue
             if roi_probes:
-                self.error(
-                    rf.GROUNDING,
-                    f"unusable ROI box: {reason}; case {cid!r} has ROI probes ({_listed(roi_probes)}) "
-                    "which need a usable box",
-                    row.number,
-                    "roi_bbox_norm",
-                )
+                self.error(rf.GROUNDING, f"unusable ROI box: {reason}; case {cid!r} has ROI probes ({_listed(roi_probes)}) "
+                           "which need a usable box", row.number, "roi_bbox_norm")
             elif row.notes.get("roi_bbox_norm") or roi_geometry_issue(box) is not None:  # malformed, not just large
-                self.warn(
-                    rf.GROUNDING,
-                    f"unusable ROI box: {reason}; the case has no ROI probes, so only its grounding is lost",
-                    row.number,
-                    "roi_bbox_norm",
-                )
+                self.warn(rf.GROUNDING, f"unusable ROI box: {reason}; the case has no ROI probes, so only its grounding is lost",
+                          row.number, "roi_bbox_norm")
 
     def check_mcq(self) -> None:
         rel = rf.PROBES_MCQ
@@ -84,12 +61,8 @@ class ProbeChecks(CheckerBase):
                 if isinstance(cid, str) and cid in crowded:
                     per_case[cid] += 1
                     if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
-                        self.warn(
-                            rel,
-                            f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
-                            row.number,
-                            "case_id",
-                        )
+                        self.warn(rel, f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
+                                  row.number, "case_id")
 
         valid = self.valid_rows(rel)
         cids, kinds, letters, images, *choices = self.read.valid_columns(rel, _MCQ_CHECKED)
@@ -102,13 +75,8 @@ class ProbeChecks(CheckerBase):
                     numbers.setdefault(pair, []).append(row.number)
             for (cid, kind), found in ((pair, numbers[pair]) for pair in pairs if pair in repeated):
                 limit = 2 if kind == "halluc_trap" else 1
-                self.warn(
-                    rel,
-                    f"case {cid!r} has {len(found)} {kind} probes (rows {', '.join(map(str, found))}); "
-                    f"expected at most {limit}",
-                    found[limit],
-                    "probe_kind",
-                )
+                self.warn(rel, f"case {cid!r} has {len(found)} {kind} probes (rows {', '.join(map(str, found))}); "
+                          f"expected at most {limit}", found[limit], "probe_kind")
 
         original_at: dict[str, int] = {}  # case -> position of its first original probe
         for i in (i for i, kind in enumerate(kinds) if kind == "original"):
@@ -156,24 +124,15 @@ class ProbeChecks(CheckerBase):
             return  # only image variants inherit options
         original = originals.get(v["case_id"])
         if original is None:
-            self.warn(
-                rel,
-                f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} to inherit its options from",
-                row.number,
-                "probe_kind",
-            )
+            self.warn(rel, f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} to inherit its options from",
+                      row.number, "probe_kind")
             return
         for letter, column in zip(rf.LETTERS, _CHOICE_COLUMNS):
             mine, theirs = v[column], original.values[column]
             if mine != theirs:
-                self.warn(
-                    rel,
-                    f"{v['probe_kind']} probes inherit the options of the case's original probe "
-                    f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
-                    f"{mine!r} here but {theirs!r} there",
-                    row.number,
-                    column,
-                )
+                self.warn(rel, f"{v['probe_kind']} probes inherit the options of the case's original probe "
+                          f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
+                          f"{mine!r} here but {theirs!r} there", row.number, column)
                 break
 
     def _check_options(self, row: Row) -> None:
@@ -184,35 +143,21 @@ class ProbeChecks(CheckerBase):
         options = {letter: v[f"choice_{letter}"] for letter in rf.LETTERS}
         empty = [letter for letter, text in options.items() if not text.strip()]
         if len(rf.LETTERS) - len(empty) < 3:
-            self.warn(
-                rf.PROBES_MCQ,
-                f"only {len(rf.LETTERS) - len(empty)} non-empty options (empty: {', '.join(empty)}); "
-                "a probe needs at least 3",
-                row.number,
-                f"choice_{empty[0]}",
-            )
+            self.warn(rf.PROBES_MCQ, f"only {len(rf.LETTERS) - len(empty)} non-empty options (empty: {', '.join(empty)}); "
+                      "a probe needs at least 3", row.number, f"choice_{empty[0]}")
         seen: dict[str, str] = {}
         for letter, text in options.items():
             key = _norm(text)
             if not key:
                 continue
             if key in seen:
-                self.warn(
-                    rf.PROBES_MCQ,
-                    f"option {letter} duplicates option {seen[key]} ({text.strip()!r})",
-                    row.number,
-                    f"choice_{letter}",
-                )
+                self.warn(rf.PROBES_MCQ, f"option {letter} duplicates option {seen[key]} ({text.strip()!r})", row.number,
+                          f"choice_{letter}")
             else:
                 seen[key] = letter
         letter = v["correct_letter"]
         if letter in empty:
-            self.warn(
-                rf.PROBES_MCQ,
-                f"correct letter {letter} points to an empty option",
-                row.number,
-                "correct_letter",
-            )
+            self.warn(rf.PROBES_MCQ, f"correct letter {letter} points to an empty option", row.number, "correct_letter")
 
     def _check_letter(self, row: Row) -> None:
         v = row.values
@@ -238,41 +183,22 @@ class ProbeChecks(CheckerBase):
     def _check_lr_flip_letter(self, row: Row, gold: str) -> None:
         v = row.values
         if not gold.strip():
-            self.warn(
-                rf.PROBES_MCQ,
-                f"case {v['case_id']!r} is laterality-dependent but its gold_after_lr_flip in "
-                f"{rf.GROUNDING} is empty, so the lr_flip answer is unknown",
-                row.number,
-                "correct_letter",
-            )
+            self.warn(rf.PROBES_MCQ, f"case {v['case_id']!r} is laterality-dependent but its gold_after_lr_flip in "
+                      f"{rf.GROUNDING} is empty, so the lr_flip answer is unknown", row.number, "correct_letter")
             return
         matches = [letter for letter in rf.LETTERS if _norm(v[f"choice_{letter}"]) == _norm(gold)]
         if not matches:
-            self.warn(
-                rf.PROBES_MCQ,
-                f"no option matches gold_after_lr_flip {gold!r} of laterality-dependent case {v['case_id']!r}",
-                row.number,
-                "correct_letter",
-            )
+            self.warn(rf.PROBES_MCQ, f"no option matches gold_after_lr_flip {gold!r} of laterality-dependent case {v['case_id']!r}",
+                      row.number, "correct_letter")
         elif v["correct_letter"] not in matches:
-            self.warn(
-                rf.PROBES_MCQ,
-                f"lr_flip of a laterality-dependent case: the correct letter is {matches[0]} (the option "
-                f"matching gold_after_lr_flip {gold!r}); found {v['correct_letter']}",
-                row.number,
-                "correct_letter",
-            )
+            self.warn(rf.PROBES_MCQ, f"lr_flip of a laterality-dependent case: the correct letter is {matches[0]} (the option "
+                      f"matching gold_after_lr_flip {gold!r}); found {v['correct_letter']}", row.number, "correct_letter")
 
     def _check_probe_image_field(self, rel: str, row: Row) -> None:
         v = row.values
         kind, image = v["probe_kind"], v["image_file"]
         if kind in rf.NO_IMAGE_PROBE_KINDS and image is not None:
-            self.error(
-                rel,
-                f"{kind} probes carry no image (the protocol asks them without one); found {image!r}",
-                row.number,
-                "image_file",
-            )
+            self.error(rel, f"{kind} probes carry no image (the protocol asks them without one); found {image!r}", row.number, "image_file")
         elif kind not in rf.NO_IMAGE_PROBE_KINDS and image is None and rel == rf.PROBES_MCQ:
             self.error(rel, f"{kind} probes need an image; image_file is empty", row.number, "image_file")
 
@@ -286,27 +212,13 @@ class ProbeChecks(CheckerBase):
         for row in self.valid_rows(rel):
             v = row.values
             if _norm(v["anchor_question"]) == _norm(v["tcf_question"]):
-                self.error(
-                    rel,
-                    "tcf_question repeats anchor_question; a textual counterfactual must reword it",
-                    row.number,
-                    "tcf_question",
-                )
+                self.error(rel, "tcf_question repeats anchor_question; a textual counterfactual must reword it", row.number, "tcf_question")
             if _norm(v["anchor_gold"]) != _norm(v["tcf_gold"]):
-                self.error(
-                    rel,
-                    f"tcf_gold {v['tcf_gold']!r} differs from anchor_gold {v['anchor_gold']!r}; "
-                    "a textual counterfactual keeps the answer",
-                    row.number,
-                    "tcf_gold",
-                )
+                self.error(rel, f"tcf_gold {v['tcf_gold']!r} differs from anchor_gold {v['anchor_gold']!r}; "
+                           "a textual counterfactual keeps the answer", row.number, "tcf_gold")
             if _norm(v["vcf_gold"]) == _norm(v["anchor_gold"]):
-                self.error(
-                    rel,
-                    f"vcf_gold equals anchor_gold ({v['anchor_gold']!r}); a visual counterfactual must change the answer",
-                    row.number,
-                    "vcf_gold",
-                )
+                self.error(rel, f"vcf_gold equals anchor_gold ({v['anchor_gold']!r}); a visual counterfactual must change the answer",
+                           row.number, "vcf_gold")
 
     def check_baseline(self) -> None:
         for row in self.valid_rows(rf.CLINICIAN_BASELINE):

@@ -16,14 +16,8 @@ from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_csv import ReadResult, Row
 
 ROI_PROBE_KINDS = ("roi_masked", "roi_only")
-
-
 _HEX64 = re.compile(r"\b(?:sha256:)?([0-9a-fA-F]{64})\b")
-
-
 _MAX_LISTED = 10  # ids listed in one message before "and N more"
-
-
 _CHOICE_COLUMNS = tuple(f"choice_{letter}" for letter in rf.LETTERS)
 
 
@@ -34,8 +28,6 @@ def _norm(text: str) -> str:
 
 _SPACES_BUT_SPACE = [c for c in map(chr, range(128)) if c.isspace() and c != " "]  # ASCII
 _SPACE_BUT_SPACE = re.compile(r"[^\S ]")
-
-
 _NUL_AS_SPACE = bytes.maketrans(b"\0", b" ")
 
 
@@ -65,25 +57,21 @@ def _norm_all(texts: Sequence[str]) -> list[str]:
     return list(map(str.strip, " ".join(joined.split()).casefold().split("\0"), repeat(" ")))
 
 
-def _listed(ids: list[str]) -> str:
-    shown = ", ".join(repr(i) for i in ids[:_MAX_LISTED])
+def _listed(ids: list[str], show=repr) -> str:
+    shown = ", ".join(map(show, ids[:_MAX_LISTED]))
     more = len(ids) - _MAX_LISTED
     return shown + (f" and {more} more" if more > 0 else "")
 
 
 def _credentialed_message(shown: str, source: str) -> str:
-    return (
-        f"credentialed image {shown} is present in the release: source {source!r} is credentialed and its "
-        "images must never be redistributed; remove the file and ship a pointer instead"
-    )
+    return (f"credentialed image {shown} is present in the release: source {source!r} is credentialed and its "
+            "images must never be redistributed; remove the file and ship a pointer instead")
 
 
 class CheckerBase:
     """Cross-file checks over one :class:`ReadResult`; findings go to ``problems``."""
 
-    def __init__(
-        self, read: ReadResult, root: Path, *, images: bool, max_pixels: int, files: bool = True, refs: bool = True
-    ):
+    def __init__(self, read: ReadResult, root: Path, *, images: bool, max_pixels: int, files: bool = True, refs: bool = True):
         self.read = read
         self.check_files = files  # look at image files (existence, decoding, unreferenced files)
         self.check_refs = refs  # image paths at all (safety, credentialed images present); not for scoring
@@ -111,9 +99,7 @@ class CheckerBase:
             if isinstance(cid, str) and cid and cid not in self.manifest:
                 self.manifest[cid] = row
 
-    def error(
-        self, file: str, message: str, row: int | None = None, field: str | None = None, *, scoring: bool = False
-    ) -> None:
+    def error(self, file: str, message: str, row: int | None = None, field: str | None = None, *, scoring: bool = False) -> None:
         problem = Problem(file, message, row=row, field=field)
         self.problems.append(problem)
         if scoring:
