@@ -230,6 +230,25 @@ def test_harness_reader_refuses_a_key_twice(tmp_path):
     assert (problem.row, problem.field) == (2, "status") and "appears twice" in problem.message
 
 
+@pytest.mark.parametrize("text, repeated", [
+    ('[{"a": {"b": 1, "b": 2}}]', "b"),  # nested
+    ('[{"a" : 1, "a": 2}]', "a"),  # whitespace before the colon
+    ('[{"a"\t:1,"a"\r\n:2}]', "a"),
+    ('[{"a": [{"b": 1, "b": 1}]}]', "b"),  # in an array
+    ('[{"a": "x\\":y", "b": {"c": {}}}]', None),  # a string holding '":' is not a key
+    ('[1, "a", null, {}]', None),
+])
+def test_keys_proven_once_without_the_hook(text, repeated):
+    from medvigil.files.input_files import RepeatedKey, loads_keys_once
+
+    if repeated is None:
+        assert loads_keys_once(text) == json.loads(text)
+    else:
+        with pytest.raises(RepeatedKey) as err:
+            loads_keys_once(text)
+        assert err.value.key == repeated
+
+
 def test_log_reader_refuses_a_key_twice_and_bad_bytes(tmp_path):
     twice = sample_line(RECORD).replace('"suite": "medvigil"', '"suite": "medvigil", "suite": "cbd"', 1)
     assert twice != sample_line(RECORD)

@@ -1,21 +1,12 @@
-"""Strict CSV reading for release files.
+"""Strict CSV reading for release files: UTF-8 without a byte-order mark, one header row, comma
+separated, RFC 4180 quoting. Anything else is a :class:`~medvigil.errors.Problem` that says where:
+bytes that are not UTF-8 (byte offset and data row); a byte-order mark (UTF-8: reported and
+skipped; UTF-16: reading stops); an empty file, a missing required column, a column named twice; a
+row with more or fewer fields than the header (left out); a NUL character (row and column).
 
-The published release is UTF-8 CSV without a byte-order mark, one header row, comma
-separated, RFC 4180 quoting. :func:`read_csv` refuses anything else with a
-:class:`~medvigil.errors.Problem` that says where:
-
-- bytes that are not UTF-8 (the message gives the byte offset; the row is the data row
-  holding that byte);
-- a byte-order mark (a UTF-8 BOM is reported and then skipped, so the rest of the file is
-  still checked; a UTF-16 BOM stops reading);
-- an empty file, a header without a required column (the field names the column), a
-  header naming a column twice;
-- a row with more or fewer fields than the header (that row is left out of the table);
-- a NUL character anywhere (the row and column are named).
-
-Row numbers are 1-based data rows, the header excluded, blank lines not counted: row 1
-is the first record after the header, as in a spreadsheet with the header frozen.
-Values stay strings; typing them is the reader's job (:mod:`medvigil.suites.medvigil.release.release`).
+Row numbers are 1-based data rows, the header excluded, blank lines not counted (as in a
+spreadsheet with the header frozen). Values stay strings; the reader types them
+(:mod:`medvigil.suites.medvigil.release.release`).
 
 >>> table = parse_csv_bytes(b"a,b\\n1,2\\n3\\n", "x.csv", required=("a",))
 >>> [row.values for row in table.rows]
@@ -41,10 +32,9 @@ UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 @dataclass(frozen=True)
 class CsvRow:
-    """One data record: its 1-based row number, first physical line, and values by column."""
+    """One data record: its 1-based row number and values by column."""
 
     number: int
-    line: int
     values: dict[str, str]
 
 
@@ -74,10 +64,9 @@ def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[st
 
 def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvTable:
     """Parse CSV ``data`` (see :func:`read_csv`)."""
-    problems: list[Problem] = []
-    header, rows, problems = _parse(_text(data, name, problems), name, tuple(required), problems)
-    return CsvTable(name, header, [CsvRow(number, line, dict(zip(header, record))) for number, line, record in rows],
-                    problems)
+    table = parse_csv_records(data, name, required=required)
+    rows = [CsvRow(number, dict(zip(table.header, record))) for number, record in zip(table.numbers, table.records)]
+    return CsvTable(name, table.header, rows, table.problems)
 
 
 @dataclass
@@ -100,8 +89,7 @@ def read_csv_records(path: Path | str, name: str | None = None, *, required: Ite
 
 def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvRecords:
     """Parse CSV ``data`` into :class:`CsvRecords`: in one pass of the reader when every record is
-    well formed (the usual file), else record by record as :func:`parse_csv_bytes` does, which
-    locates each problem (row and line)."""
+    well formed (the usual file), else record by record, which locates each problem (row and line)."""
     required = tuple(required)
     problems: list[Problem] = []
     text = _text(data, name, problems)
@@ -124,7 +112,7 @@ def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -
                 body = [record for record in body if record]  # blank lines
             return CsvRecords(name, tuple(header), body, list(range(1, len(body) + 1)), problems + minor)
     header, rows, problems = _parse(text, name, required, problems)
-    return CsvRecords(name, header, [record for _, _, record in rows], [number for number, _, _ in rows], problems)
+    return CsvRecords(name, header, [record for _, record in rows], [number for number, _ in rows], problems)
 
 
 def _plain_records(text: str) -> list[list[str]] | None:
@@ -194,11 +182,11 @@ def _nul_problem(text: str, name: str) -> Problem:
 
 def _parse(
     text: str, name: str, required: tuple[str, ...], problems: list[Problem]
-) -> tuple[tuple[str, ...], list[tuple[int, int, list[str]]], list[Problem]]:
-    """``(header, [(row number, first line, record)], problems)``, record by record."""
+) -> tuple[tuple[str, ...], list[tuple[int, list[str]]], list[Problem]]:
+    """``(header, [(row number, record)], problems)``, record by record."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
-    rows: list[tuple[int, int, list[str]]] = []
+    rows: list[tuple[int, list[str]]] = []
     number = 0
     line = 1
     try:
@@ -216,15 +204,10 @@ def _parse(
             number += 1
             if len(record) != len(header):
                 noun = "field" if len(record) == 1 else "fields"
-                problems.append(
-                    Problem(
-                        name,
-                        f"has {len(record)} {noun} but the header has {len(header)} (line {first_line})",
-                        row=number,
-                    )
-                )
+                message = f"has {len(record)} {noun} but the header has {len(header)} (line {first_line})"
+                problems.append(Problem(name, message, row=number))
                 continue
-            rows.append((number, first_line, record))
+            rows.append((number, record))
     except csv.Error as exc:
         problems.append(
             Problem(name, f"malformed CSV near line {line}: {exc}", row=(number + 1) if header is not None else None)

@@ -1,19 +1,12 @@
 """Open input files safely: regular files only, bounded reads, decoding errors with a location.
 
-Every reader of user data (release CSV/JSON, result files, logs, score files, checksum
-lists, source images) opens its file through this module, so that
-
-- a symbolic link to ``/dev/zero``, a FIFO, a socket or a device is refused *before*
-  anything is read (``open`` with ``O_NONBLOCK`` never waits on a FIFO; ``fstat`` of the
-  opened descriptor decides, so the file cannot be swapped between check and read);
-- a file larger than the limit is refused instead of filling memory
-  (:data:`MAX_INPUT_BYTES`, 1 GiB; ``MEDVIGIL_MAX_INPUT_BYTES`` overrides it, read by
-  :func:`max_input_bytes` when a file is opened, so a bad value is a clear error, not a traceback);
-- bytes that are not UTF-8 and JSON that is not strict JSON (``NaN``, ``Infinity``,
-  nesting deeper than the interpreter can follow) become a
-  :class:`~medvigil.errors.DataError` naming the file and line.
-
-A missing file still raises :class:`FileNotFoundError` (the CLI prints it).
+Every reader of user data opens its file here, so that a symbolic link to ``/dev/zero``, a FIFO, a
+socket or a device is refused before anything is read (``O_NONBLOCK``: a FIFO never blocks the
+open; ``fstat`` of the opened descriptor decides, so the file cannot be swapped in between); a file
+over :func:`max_input_bytes` (1 GiB, or ``MEDVIGIL_MAX_INPUT_BYTES``) is refused instead of filling
+memory; and bytes that are not UTF-8 or JSON that is not strict (``NaN``, ``Infinity``, nesting too
+deep) are a :class:`~medvigil.errors.DataError` naming file and line. A missing file still raises
+:class:`FileNotFoundError` (the CLI prints it).
 """
 
 from __future__ import annotations
@@ -24,6 +17,8 @@ import math
 import os
 import stat
 from collections.abc import Iterator
+from itertools import chain, compress, repeat
+from operator import is_
 from pathlib import Path
 from typing import IO, Any
 
@@ -133,6 +128,31 @@ def no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
         seen: set[str] = set()
         raise RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
     return out
+
+
+_WHITESPACE = str.maketrans("", "", " \t\r\n")
+
+
+def loads_keys_once(text: str) -> Any:
+    """``json.loads(text, object_pairs_hook=no_repeated_keys)``, with the C decoder alone when it proves
+    no key is repeated: every key in ``text`` is a string followed by optional whitespace and ``:``, so
+    without whitespace ``text`` holds at least as many ``":`` as keys (a string value holding one only
+    adds), and exactly as many as the decoded objects have only if no key was repeated. Otherwise the
+    hook decodes ``text`` again and names the repeated key (:class:`RepeatedKey`), if any."""
+    value = json.loads(text)
+    most = text.translate(_WHITESPACE).count('":')
+    count, level = 0, [value]
+    while level:  # the keys of the decoded objects, depth by depth, until they are as many
+        types = list(map(type, level))
+        objects = list(compress(level, map(is_, types, repeat(dict))))
+        count += sum(map(len, objects))
+        if count >= most:
+            break
+        arrays = compress(level, map(is_, types, repeat(list)))
+        level = list(chain(chain.from_iterable(map(dict.values, objects)), chain.from_iterable(arrays)))
+    if count != most:
+        value = json.loads(text, object_pairs_hook=no_repeated_keys)
+    return value
 
 
 def _no_constant(name: str) -> Any:

@@ -1,26 +1,16 @@
 """Refuse an output path that would touch an input: one check for every command that writes.
 
-``--force`` replaces an output folder, and even without it a command creates files and
-staging folders next to its output. :func:`refuse_overlap` is called by every writer
-before anything is created or read for writing, and again by
+:func:`refuse_overlap` runs before anything is written, and again in
 :func:`medvigil.files.atomic_output.staged_folder` and :func:`~medvigil.files.atomic_output.write_text_atomic`
-just before they commit. An output is refused when, after resolving symbolic links, it
+just before they commit. After resolving symbolic links, an output is refused when it is an input
+(``score --json runs/x_samples_t.jsonl``), contains one (``build rel --out .``) or lies inside an
+input folder (``reconstruct rel --source SRC --out SRC/recon``); and, when it replaces a folder
+(``replace=True``), when it is the file-system root, the home folder or holds the current directory.
+Refusals are :class:`~medvigil.errors.DataError` s naming the option (the CLI exits 2, nothing touched).
 
-- is an input (``score --json runs/x_samples_t.jsonl``),
-- contains an input (``build rel --out .`` or ``--out`` the parent of the release), or
-- lies inside an input folder (``reconstruct rel --source SRC --out SRC/recon``);
-
-and, when it replaces an existing folder (``replace=True``), when it is the file-system
-root, the home folder or a folder holding the current directory.
-
-Refusals are :class:`~medvigil.errors.DataError` s naming the output option, so the CLI
-prints them as ``error: OUT, field '--out': ...`` and exits 2 with nothing touched.
-
-Every command declares which of its arguments it reads and which it writes
-(:func:`declare`, next to its ``add_parser`` arguments); :func:`refuse_declared` is run by
-:func:`medvigil.cli.main` on those declarations before any command starts, so no writer can
-forget an input (``reconstruct --pointers``, ``demo --out``). A test checks that every
-argument of every command is declared or listed as not being a path.
+Every command declares the arguments it reads and writes (:func:`declare`); :func:`refuse_declared`
+checks them in :func:`medvigil.cli.main` before any command starts, so no writer can forget an
+input. A test checks that every path argument of every command is declared.
 """
 
 from __future__ import annotations
@@ -64,11 +54,6 @@ def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) 
         if target == Path(target.anchor) or target == _resolved(Path.home()) or _resolved(Path.cwd()).is_relative_to(target):
             return f"is the file-system root, the home folder or holds the current directory ({target}); refusing to replace it"
     return None
-
-
-def overlap_reason(out: PathLike, inputs: Inputs, *, replace: bool = False) -> str | None:
-    """Why writing ``out`` could destroy an input (None when it cannot)."""
-    return _reason(out, _labelled(inputs), replace)
 
 
 def refuse_overlap(outputs: Mapping[str, PathLike | None], inputs: Inputs, *, replace: bool = False) -> None:

@@ -1,17 +1,15 @@
 """Read lmms-eval ``--log_samples`` output of the medvigil tasks back into probe records.
 
-lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``.
-Every sample line of a medvigil or mediconfusion task carries our per-probe record: the
-MedVIGIL tasks under their first metric key ``mcs`` (the others hold its scoring key; logs of
-the earlier task pack hold the record under every key and read the same), the MediConfusion
-and stress tasks under each metric key (see ``tasks/*/utils.py``); the model is named from the results file's
-``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``), because the
-task hook cannot know it. CircularEval rotations are collapsed per probe.
+lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``. Every sample line
+of our tasks carries the per-probe record: the MedVIGIL tasks under their first metric key ``mcs``
+(logs of the earlier task pack under every key, read the same), the MediConfusion and stress tasks
+under each metric key (``tasks/*/utils.py``). The model is named from the results file's
+``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``): the task hook cannot know
+it. CircularEval rotations are collapsed per probe.
 
-A file is read a line at a time: each line must be UTF-8 and one JSON object without repeated
-keys; its record is validated with the others of the file
-(:func:`medvigil.records.schema_validation.problems_for_records` and the ``extra`` checks).
-Every problem names the file, the line and the field; all of them are raised together.
+Each line must be UTF-8 and one JSON object without repeated keys; the records of a file are
+validated together (:func:`medvigil.records.schema_validation.problems_for_records` and the
+``extra`` checks). Every problem names file, line and field; all are raised together.
 """
 
 from __future__ import annotations

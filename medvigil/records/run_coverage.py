@@ -1,15 +1,14 @@
 """How much of each task an lmms-eval run asked: the ``partial`` statement of ``medvigil score``.
 
-lmms-eval's ``--limit N`` keeps the first N docs of every task; its ``<stamp>_results.json``
-records the limit (``config.limit``) and, per task, the docs it had and the docs it asked
-(``n-samples``: ``original``, ``effective``). A samples file of such a run is *partial*: its
-scores rest on a slice of the task (the units that slice cut, a circular group or a CbD case,
-are left out by scoring and counted there). :func:`run_coverage` says so per task, with the
-cases the asked probes belong to, and as one sentence for the table, the JSON and the report,
+lmms-eval's ``--limit N`` keeps the first N docs of every task; ``<stamp>_results.json`` records the
+limit (``config.limit``) and per task the docs it had and asked (``n-samples``: ``original``,
+``effective``). Scores of such a *partial* run rest on a slice of the task (units the slice cut, a
+circular group or a CbD case, are left out and counted by scoring). :func:`run_coverage` says so per
+task, with the cases of the asked probes, and as one sentence for the table, the JSON and the report,
 e.g. ``partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes, 3 of 40 cases``. The total
 of cases comes from the build the run used (``--release`` when it is a build or a Hub repo id, else
-``MEDVIGIL_DATA``), read with the task's own ``process_docs`` and given only when that build has the
-run's doc total and its docs carry ``case_id``; otherwise the statement gives the cases asked alone
+``MEDVIGIL_DATA``), read with the task's own ``process_docs``, and is given only when that build has
+the run's doc total and its docs carry ``case_id``; otherwise the cases asked alone
 (``8 of 318 probes (3 cases)``) and the JSON says why (``cases_of_unknown``).
 """
 

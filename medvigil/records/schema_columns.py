@@ -1,22 +1,14 @@
 """The one compiler of our JSON Schemas into fast checks that only ever *accept*.
 
-``jsonschema`` validates one record in about 150 µs; a release has tens of thousands of rows and
-a scored run hundreds of thousands of records. Two compiled forms of a schema, one mechanism:
-
-* :func:`compile_predicate` / :func:`predicate`: a per-value predicate for the keyword subset our
-  schemas use (``type``, ``enum``, ``const``, ``pattern``, lengths, bounds, ``items``, ``oneOf``,
-  ``if``/``then``/``else``, ``required``, ``properties``);
-* :func:`compile_schema` / :func:`compiled`: for a flat object schema, a :class:`ColumnChecker`
-  that judges the distinct key sets of the records (``required``, ``additionalProperties:
-  false``, an ``if``/``then`` requiring keys when one key holds a constant) and, per property, the distinct values of its column, so a value shared by many rows
-  is judged once (arrays by their lengths and all their items as one column; a ``oneOf`` of
-  branches of disjoint types by the values of each branch's types; values the column rules do
-  not cover go through the property's predicate).
-
-Whatever they refuse, and every schema using another keyword (then they are ``None``), goes to
-``jsonschema`` (:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to
-name file, row and field. ``tests/test_strict_readers.py`` and ``tests/test_schemas.py`` check
-that both paths reject the same records, on the same field.
+``jsonschema`` takes about 150 µs a record; a release has tens of thousands of rows and a scored run
+hundreds of thousands of records. :func:`compile_predicate` / :func:`predicate` give a per-value
+predicate for the keyword subset our schemas use; :func:`compile_schema` / :func:`compiled` give, for
+a flat object schema, a :class:`ColumnChecker` judging the records' key sets (``required``,
+``additionalProperties: false``, an ``if``/``then`` requiring keys when one key holds a constant)
+and each property's column, a value shared by many rows once. Whatever they refuse, and every
+schema using another keyword (then they are ``None``), goes to ``jsonschema``
+(:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to name file, row and
+field; ``tests/test_strict_readers.py`` and ``tests/test_schemas.py`` check both paths agree.
 """
 
 from __future__ import annotations
@@ -25,13 +17,13 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
 from itertools import chain, compress, repeat
-from operator import is_, itemgetter
+from operator import ge, is_, itemgetter, le
 from typing import Any
 
 from medvigil.schemas import load_schema
 
 _ANNOTATIONS = {"$schema", "$id", "$comment", "title", "description", "default", "examples"}
-_MISSING = object()
+MISSING = object()
 
 
 def _is_integer(v: Any) -> bool:
@@ -58,6 +50,13 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     return a == b
+
+
+_BOUNDS = {  # keyword -> (values it applies to, their measure, comparison with the bound)
+    "minLength": (lambda v: isinstance(v, str), len, ge), "maxLength": (lambda v: isinstance(v, str), len, le),
+    "minItems": (lambda v: isinstance(v, list), len, ge), "maxItems": (lambda v: isinstance(v, list), len, le),
+    "minimum": (_is_number, lambda v: v, ge), "maximum": (_is_number, lambda v: v, le),
+}
 
 
 def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
@@ -89,23 +88,9 @@ def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
         elif key == "pattern":
             regex = re.compile(value)
             checks.append(lambda v, regex=regex: not isinstance(v, str) or regex.search(v) is not None)
-        elif key in ("minLength", "maxLength"):
-            bound = value
-            if key == "minLength":
-                checks.append(lambda v, b=bound: not isinstance(v, str) or len(v) >= b)
-            else:
-                checks.append(lambda v, b=bound: not isinstance(v, str) or len(v) <= b)
-        elif key in ("minimum", "maximum"):
-            number = JSON_TYPES["number"]
-            if key == "minimum":
-                checks.append(lambda v, b=value, n=number: not n(v) or v >= b)
-            else:
-                checks.append(lambda v, b=value, n=number: not n(v) or v <= b)
-        elif key in ("minItems", "maxItems"):
-            if key == "minItems":
-                checks.append(lambda v, b=value: not isinstance(v, list) or len(v) >= b)
-            else:
-                checks.append(lambda v, b=value: not isinstance(v, list) or len(v) <= b)
+        elif key in _BOUNDS:
+            kind, size, compare = _BOUNDS[key]
+            checks.append(lambda v, b=value, k=kind, s=size, c=compare: not k(v) or c(s(v), b))
         elif key == "items":
             item = compile_predicate(value)
             if item is None:
@@ -156,26 +141,11 @@ def _all_of(checks: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
 
 
 def _one_of(options: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
-    def check(v: Any) -> bool:
-        found = 0
-        for option in options:
-            if option(v):
-                found += 1
-        return found == 1
-
-    return check
+    return lambda v: sum(option(v) for option in options) == 1
 
 
 def _properties_check(props: tuple[tuple[str, Callable[[Any], bool]], ...]) -> Callable[[Any], bool]:
-    def check(v: Any) -> bool:
-        if not isinstance(v, dict):
-            return True
-        for name, one in props:
-            if name in v and not one(v[name]):
-                return False
-        return True
-
-    return check
+    return lambda v: not isinstance(v, dict) or all(one(v[name]) for name, one in props if name in v)
 
 
 @cache
@@ -188,7 +158,11 @@ _PY_TYPES = {"string": (str,), "boolean": (bool,), "null": (type(None),), "objec
              "integer": (int,), "number": (int, float)}  # a float 'integer' (1.0) is judged value by value
 _VALUE_KEYWORDS = {"enum", "pattern", "minLength", "maxLength", "minimum", "maximum"}
 _NUMERIC_TYPES = {bool, int, float}
-_DISTINCT_TYPES = {str, type(None), object, *_NUMERIC_TYPES}  # hashable; object: the type of _MISSING
+_DISTINCT_TYPES = {str, type(None), object, *_NUMERIC_TYPES}  # hashable; object: the type of MISSING
+
+
+_BOUND_ATTRIBUTES = {"minLength": "min_len", "maxLength": "max_len", "minimum": "minimum", "maximum": "maximum",
+                     "minItems": "min_items", "maxItems": "max_items"}
 
 
 class _Property:
@@ -212,18 +186,8 @@ class _Property:
                 self.enum = list(value)
             elif key == "pattern":
                 self.pattern = re.compile(value)
-            elif key == "minLength":
-                self.min_len = value
-            elif key == "maxLength":
-                self.max_len = value
-            elif key == "minimum":
-                self.minimum = value
-            elif key == "maximum":
-                self.maximum = value
-            elif key == "minItems":
-                self.min_items = value
-            elif key == "maxItems":
-                self.max_items = value
+            elif key in _BOUND_ATTRIBUTES:
+                setattr(self, _BOUND_ATTRIBUTES[key], value)
             elif key == "items" and isinstance(value, dict):
                 items = _Property(value)
                 if not items.nested:
@@ -248,14 +212,14 @@ class _Property:
         """True when every present value passes; False means: look value by value. ``types``: the
         types of the values when the caller knows them."""
         types = set(map(type, column)) if types is None else set(types)
-        missing = object in types  # the type of _MISSING
+        missing = object in types  # the type of MISSING
         types.discard(object)
         if self.nested or (self.types is not None and not types <= self.types):
             return False
         if self.branches is not None:
             return self._branches_ok(column, types, missing)
         if self.arrays and list in types:  # items and their number, for a column of arrays only
-            arrays = [v for v in column if v is not _MISSING] if missing else column
+            arrays = [v for v in column if v is not MISSING] if missing else column
             return types == {list} and self.enum is None and self._arrays_ok(arrays)
         if not self.has_values:
             return True
@@ -263,7 +227,7 @@ class _Property:
             return False  # 1 == True in a set; unhashable values: judge each
         if missing or not types <= {str} or (self.enum, self.pattern, self.minimum, self.maximum) != (None,) * 4:
             distinct = set(column)
-            distinct.discard(_MISSING)
+            distinct.discard(MISSING)
         else:
             distinct = column  # only string lengths to check: no need to drop repeats
         if self.enum is not None and not all(any(_same(v, a) for a in self.enum) for v in distinct):
@@ -307,9 +271,9 @@ class _Property:
         if self.column_ok(column, types):
             return []
         if types <= _DISTINCT_TYPES and len(types & _NUMERIC_TYPES) <= 1:  # 1 == 1.0 == True in a set
-            refused = {v for v in set(column) if v is not _MISSING and not self.ok(v)}
+            refused = {v for v in set(column) if v is not MISSING and not self.ok(v)}
             return [i for i, v in enumerate(column) if v in refused] if refused else []
-        return [i for i, v in enumerate(column) if v is not _MISSING and not self.ok(v)]
+        return [i for i, v in enumerate(column) if v is not MISSING and not self.ok(v)]
 
 
 class ColumnChecker:
@@ -328,7 +292,7 @@ class ColumnChecker:
             return []
         key, value, needed = self.required_when
         return [i for i, r in enumerate(rows)
-                if _same(r.get(key, _MISSING), value) and not needed <= r.keys()]
+                if _same(r.get(key, MISSING), value) and not needed <= r.keys()]
 
     def _keys_ok(self, keys: tuple) -> bool:
         present = set(keys)
@@ -342,13 +306,13 @@ class ColumnChecker:
             bad = {i for i, r in enumerate(records) if not isinstance(r, dict)}
             rows = [r if isinstance(r, dict) else {} for r in records]
         if not self.closed:  # other keys allowed: each property's column, absent values marked
-            return sorted(bad.union(self._refused_with_absent(rows)))
+            return sorted(bad.union(self.invalid_in_open_columns(self.columns_of(rows), len(rows))))
         keys = list(map(tuple, rows))
         shapes = set(keys)
         if len(shapes) > _FEW_SHAPES:  # records of many shapes: the rules property by property
             bad.update(i for i, k in enumerate(keys) if not self._keys_ok(k))
             bad.update(self._conditions_refused(rows))
-            bad.update(i for name, prop in self.properties.items() for i in prop.refused([r.get(name, _MISSING) for r in rows]))
+            bad.update(i for name, prop in self.properties.items() for i in prop.refused([r.get(name, MISSING) for r in rows]))
             return sorted(bad)
         for shape in shapes:  # a few writers' key sets (say, answered and failed calls): each judged as columns
             where = range(len(rows)) if len(shapes) == 1 else [i for i, k in enumerate(keys) if k == shape]
@@ -357,24 +321,27 @@ class ColumnChecker:
             bad.update(where[j] for j in self.invalid_in_columns(columns, len(part), keys=shape))
         return sorted(bad)
 
-    def _refused_with_absent(self, rows: Sequence[dict]) -> set[int]:
-        """:meth:`invalid_rows` of dicts for a schema open to other keys: per property its column
-        (:data:`_MISSING` where a row lacks the key), the required keys and the if/then rule on them."""
-        columns = {name: list(map(dict.get, rows, repeat(name), repeat(_MISSING)))
-                   for name in self.properties.keys() | self.required}
+    def columns_of(self, rows: Sequence[dict]) -> dict[str, list]:
+        """Per property and key the rules name, its values in ``rows`` (:data:`MISSING` where a row lacks the key)."""
+        names = self.properties.keys() | self.required
+        if self.required_when is not None:
+            names |= {self.required_when[0], *self.required_when[2]}
+        return {name: list(map(dict.get, rows, repeat(name), repeat(MISSING))) for name in names}
+
+    def invalid_in_open_columns(self, columns: dict[str, list], n: int) -> list[int]:
+        """:meth:`invalid_rows` of ``n`` dicts for a schema open to other keys, given as
+        :meth:`columns_of` them: the required keys, the if/then rule on them and each property's column."""
         bad: set[int] = set()
         for name in self.required:
             if _absent(columns[name]):
-                bad.update(i for i, v in enumerate(columns[name]) if v is _MISSING)
+                bad.update(i for i, v in enumerate(columns[name]) if v is MISSING)
         if self.required_when is not None:
             key, value, needed = self.required_when
-            when = columns.get(key) or list(map(dict.get, rows, repeat(key), repeat(_MISSING)))
-            lacking = [columns.get(n) or list(map(dict.get, rows, repeat(n), repeat(_MISSING))) for n in needed]
-            without = set().union(*(compress(range(len(rows)), map(is_, col, repeat(_MISSING))) for col in lacking))
-            bad.update(i for i in without if _same(when[i], value))
+            without = set().union(*(compress(range(n), map(is_, columns[k], repeat(MISSING))) for k in needed))
+            bad.update(i for i in without if _same(columns[key][i], value))
         for name, prop in self.properties.items():
             bad.update(prop.refused(columns[name]))
-        return bad
+        return sorted(bad)
 
     def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int, text: Collection[str] = (),
                            keys: Collection[str] | None = None) -> list[int]:
@@ -398,8 +365,8 @@ _FEW_SHAPES = 8
 
 
 def _absent(column: Sequence[Any]) -> bool:
-    """Whether a value of ``column`` is :data:`_MISSING` (by identity: no comparison of the values)."""
-    return any(map(is_, column, repeat(_MISSING)))  # key sets judged one at a time as columns
+    """Whether a value of ``column`` is :data:`MISSING` (by identity: no comparison of the values)."""
+    return any(map(is_, column, repeat(MISSING)))  # key sets judged one at a time as columns
 
 
 def compile_schema(schema: Any) -> ColumnChecker | None:

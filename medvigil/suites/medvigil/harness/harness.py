@@ -27,36 +27,30 @@ release manifest                ``risk_tier, modality, text_only_answerable`` an
                                 spelling of the release is kept in ``extra``)
 ==============================  =========================================================
 
-How the scoring core treats error rows is its business (paper: a failure, on a trap a silent
-failure; ``harness_compatible``: dropped, as ``bench_aggregate.py`` and ``bootstrap_mcs.py``
-keep ``status == "ok"`` rows only). This reader counts them per model and probe kind
-(``HarnessRecords.error_rows``).
+Error rows are counted per model and probe kind (``HarnessRecords.error_rows``); the scoring
+core scores them as failures (paper) or drops them (``harness_compatible``, as
+``bench_aggregate.py`` and ``bootstrap_mcs.py`` keep ``status == "ok"`` rows only).
 
-Every file is read the same way (:func:`~medvigil.suites.medvigil.harness.harness_rows.file_rows`):
-decoded as UTF-8 line by line, one JSON object per line, each row checked against the row schema
-(its compiled form, :func:`medvigil.records.schema_columns.predicate`, and ``jsonschema`` to
-describe a row it does not accept). :func:`read_harness_table` (what ``medvigil score`` uses)
-gathers the rows as columns of one :class:`~medvigil.scoring.table.RecordTable`;
-:func:`read_harness_files` gives the same rows as probe-record dicts.
-
-Problems name the file, the 1-based line and the field: bytes that are not UTF-8, lines that
-are not JSON objects, schema violations, a letter that is not one capital letter, a case or
-probe unknown to the release or disagreeing with it, a probe twice in one file, an error
-row whose gold letter nobody gives, a file with no rows. They are raised together as one
-:class:`~medvigil.errors.DataError` after every file has been read. With ``strict=False``
-bad rows are skipped instead and counted (``invalid_row``); with ``allow_empty=True`` a
-file without rows is a warning. Blank lines are skipped and counted (``blank_line``).
-Nothing is dropped without being counted.
+Every file is read by :func:`~medvigil.suites.medvigil.harness.harness_rows.file_rows`: UTF-8,
+one JSON object per line with no key twice, each row checked against the row schema. Problems
+name file, 1-based line and field (also: a letter that is not one capital letter, a case or
+probe unknown to the release or disagreeing with it, a probe twice in one file, an error row
+whose gold letter nobody gives, a file with no rows); they are raised together as one
+:class:`~medvigil.errors.DataError` after every file is read. ``strict=False`` skips and counts
+bad rows (``invalid_row``); ``allow_empty=True`` makes a file without rows a warning; blank lines
+are skipped and counted (``blank_line``). Nothing is dropped without being counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
+from medvigil.records.schema_columns import MISSING
 from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's public types are re-exported here
     HARNESS_SUFFIX,
     HarnessColumns,
@@ -74,7 +68,7 @@ from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's publ
 )
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS
 
-__all__ = ["HARNESS_SUFFIX", "HarnessColumns", "HarnessRecords", "read_harness_table", "model_from_filename", "read_harness_file", "read_harness_files"]
+__all__ = ["HARNESS_SUFFIX", "HarnessColumns", "HarnessRecords", "read_harness_table", "model_from_filename", "read_harness_files"]
 
 
 def read_harness_files(
@@ -88,21 +82,15 @@ def read_harness_files(
     """Read harness outputs into probe records (scoring conventions: paper Appendix L).
 
     Args:
-        paths: ``<model>__mcq.jsonl`` files and/or folders holding them
-            (e.g. ``results/baselines``).
+        paths: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g. ``results/baselines``).
         release: a release location (folder, built dataset folder or Hub id, read with
-            :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), an already loaded release (anything with
-            a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality,
-            text_only_answerable``, and optionally ``probes_mcq``), or ``None`` (records then
-            lack tiers etc.; a warning says so).
-        strict: raise one :class:`~medvigil.errors.DataError` listing every bad row
-            (default); with ``False`` skip bad rows and count them.
-        allow_empty: a file without any row is a warning (counted as ``empty_file``)
-            instead of an error.
+            :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), a loaded release
+            (a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality, text_only_answerable``,
+            optionally ``probes_mcq``), or ``None`` (records then lack tiers etc.; a warning says so).
+        strict: raise one :class:`~medvigil.errors.DataError` listing every bad row (default), or
+            skip bad rows and count them.
+        allow_empty: a file without any row is a warning (counted as ``empty_file``), not an error.
         condition: the records' ``condition`` (``"default"`` for the headline audit).
-
-    Returns:
-        :class:`HarnessRecords`, a list of probe-record dicts.
 
     Raises:
         FileNotFoundError: a path does not exist.
@@ -143,7 +131,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
-    pool: dict[str, str] = {}  # one string object per distinct column value across files
+    pool: dict[Any, Any] = {MISSING: None}  # one string object per distinct column value across files; absent: None
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
     parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
@@ -234,19 +222,12 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     case = columns.pop("case")
     table = RecordTable.from_columns(
         **columns,
-        risk_tier=[c[0] for c in case],
-        source_dataset=[c[1] for c in case],
-        modality=[c[2] for c in case],
-        text_only_answerable=[c[3] for c in case],
+        risk_tier=list(map(itemgetter(0), case)),
+        source_dataset=list(map(itemgetter(1), case)),
+        modality=list(map(itemgetter(2), case)),
+        text_only_answerable=list(map(itemgetter(3), case)),
         condition=condition,
         suite="medvigil",
         source="harness result files",
     )
     return HarnessColumns(table, out)
-
-
-def read_harness_file(
-    path: str | Path, release: Any = None, *, strict: bool = True, allow_empty: bool = False, condition: str = "default"
-) -> HarnessRecords:
-    """One ``<model>__mcq.jsonl`` file; see :func:`read_harness_files`."""
-    return read_harness_files([path], release, strict=strict, allow_empty=allow_empty, condition=condition)

@@ -51,7 +51,7 @@ from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import open_regular, read_text
-from medvigil.suites.medvigil.harness.harness_rows import HarnessRecords, release_lookup
+from medvigil.suites.medvigil.harness.harness_rows import HarnessRecords, bump, letter_of, release_lookup
 from medvigil.suites.medvigil.scoring.ablations import modal_decay_entry
 from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, VERDICTS, judge, should_refuse, verdict_letters
 
@@ -118,11 +118,6 @@ def expand_ablation_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list
     return ablation, other
 
 
-def _bump(table: dict, model: str, key: str, n: int = 1) -> None:
-    inner = table.setdefault(model, {})
-    inner[key] = inner.get(key, 0) + n
-
-
 def _rows(path: Path, out: HarnessRecords, model_for_blank: str) -> tuple[list[tuple[int, dict]], list[Problem]]:
     file, rows, problems = str(path), [], []
     try:
@@ -134,7 +129,7 @@ def _rows(path: Path, out: HarnessRecords, model_for_blank: str) -> tuple[list[t
         lines.pop()  # the newline that ends the last line
     for line, raw in enumerate(lines, start=1):
         if not raw.strip():
-            _bump(out.skipped, model_for_blank, "blank_line")
+            bump(out.skipped, model_for_blank, "blank_line")
             continue
         try:
             row = json.loads(raw)
@@ -214,17 +209,10 @@ def _mcq_record(row: dict, kind: str, model: str, condition: str, file: str, lin
     if not gold:
         found.append(Problem(file, f"no gold letter for probe {probe_id!r}: the row has none (an error row) and neither the "
                              "release (probes_mcq.csv) nor another row gives it", row=line, field="correct_letter"))
-    predicted, parse_status = None, "error"
-    if status == "ok":
-        letter = row.get("model_letter")
-        letter = letter.strip() if isinstance(letter, str) else letter
-        if letter in (None, ""):
-            parse_status = "parse_failure"
-        elif isinstance(letter, str) and len(letter) == 1 and "A" <= letter <= "Z":
-            predicted, parse_status = letter, "ok"
-        else:
-            found.append(Problem(file, f"must be one capital letter or empty, got {row.get('model_letter')!r}",
-                                 row=line, field="model_letter"))
+    parse_status, predicted, bad_letter = letter_of(row.get("model_letter"), status)
+    if bad_letter:
+        found.append(Problem(file, f"must be one capital letter or empty, got {row.get('model_letter')!r}",
+                             row=line, field="model_letter"))
     fields = ctx.case_fields(case_id, file, line, found)
     if found:
         problems += found
@@ -347,7 +335,6 @@ def read_ablation_files(paths: Iterable[str | Path], release: Any = None, *, str
         raise DataError(problems)
     ctx = _Context(release, open_judge or DEFAULT_JUDGE)
     out = HarnessRecords()
-    out.error_rows = getattr(out, "error_rows", {})  # {model: {probe_kind: failed calls}}, as the __mcq reader
     decoded = []
     for path in dict.fromkeys(files):
         if not path.is_file():
@@ -356,7 +343,7 @@ def read_ablation_files(paths: Iterable[str | Path], release: Any = None, *, str
         rows, found = _rows(path, out, model or "<token ablation>")
         problems += found
         if found:
-            _bump(out.skipped, model or "<token ablation>", "invalid_row", len(found))
+            bump(out.skipped, model or "<token ablation>", "invalid_row", len(found))
         decoded.append((path, kind, model, condition, rows))
         for _, row in rows:  # golds any answered row gives, for error rows elsewhere
             if row.get("status") == "ok" and isinstance(row.get("correct_letter"), str) and row["correct_letter"]:
@@ -376,7 +363,7 @@ def read_ablation_files(paths: Iterable[str | Path], release: Any = None, *, str
                 record = _mcq_record(row, kind, model, condition, file, line, ctx, found)
             if found or record is None:
                 problems += found
-                _bump(out.skipped, model or str(row.get("model")), "invalid_row")
+                bump(out.skipped, model or str(row.get("model")), "invalid_row")
                 continue
             key = (record["model"], record["condition"], record["probe_id"])
             if key in kept:
@@ -385,12 +372,12 @@ def read_ablation_files(paths: Iterable[str | Path], release: Any = None, *, str
                                             f"condition {record['condition']!r} is also in {origin[key]}", row=line,
                                             field="probe_id"))
                     continue
-                _bump(out.skipped, record["model"], "superseded_row")
+                bump(out.skipped, record["model"], "superseded_row")
                 if record["parse_status"] == "error" and kept[key]["parse_status"] != "error":
                     continue  # an answered row is never replaced by a failed call
             kept[key], origin[key] = record, file
             if record["parse_status"] == "error":
-                _bump(out.error_rows, record["model"], record["probe_kind"])
+                bump(out.error_rows, record["model"], record["probe_kind"])
     if problems and strict:
         raise DataError(problems)
     out.extend(kept.values())

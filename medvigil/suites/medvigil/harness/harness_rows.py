@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from itertools import repeat
+from itertools import compress
+from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
-from medvigil.files.input_files import RepeatedKey, no_repeated_keys
+from medvigil.files.input_files import RepeatedKey, loads_keys_once, no_repeated_keys
 from medvigil.records.schema_columns import compiled
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS, source_label
 
@@ -27,19 +28,11 @@ _CHECKER = compiled(_SCHEMA)  # the row schema as column checks
 
 
 class HarnessRecords(list):
-    """Probe records (a ``list`` of dicts) read from harness files, with bookkeeping.
-
-    Attributes:
-        files: ``{path: model}`` of the files read.
-        skipped: ``{model: {reason: count}}`` of lines not turned into records
-            (``blank_line``; ``invalid_row`` with ``strict=False``; ``empty_file`` with
-            ``allow_empty=True``). :func:`medvigil.suites.medvigil.scoring.scoring.audit` copies it into each model's
-            ``skipped``.
-        error_rows: ``{model: {probe_kind: count}}`` of failed calls (``status != "ok"``), read
-            as records with ``parse_status = "error"``.
-        problems: the problems of skipped invalid rows (``strict=False``).
-        warnings: e.g. scoring without a release (no tiers, so no SFR_w), an empty file.
-    """
+    """Probe records (a ``list`` of dicts) read from harness files, with bookkeeping: ``files``
+    (``{path: model}``), ``skipped`` (``{model: {reason: count}}``: ``blank_line``, ``invalid_row``,
+    ``empty_file``; the audit copies it into each model's ``skipped``), ``error_rows`` (``{model:
+    {probe_kind: count}}`` of failed calls), ``problems`` (of skipped invalid rows, ``strict=False``)
+    and ``warnings`` (e.g. no release: no tiers, so no SFR_w)."""
 
     def __init__(self, records: Iterable[dict] = ()):
         super().__init__(records)
@@ -77,9 +70,9 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
 # --------------------------------------------------------------------------- decoding
 
 
-def _decode_file(data: bytes, file: str) -> tuple[list[int], list[Any], list[Problem], int, list[str]]:
-    """``(line numbers, values, problems, blank lines, warnings)`` of one JSONL file's bytes: each
-    line UTF-8 and one JSON value with no key twice in an object."""
+def _lines(data: bytes, file: str) -> tuple[list[int], list[str], list[Problem], int, list[str]]:
+    """``(line numbers, texts, problems, blank lines, warnings)`` of one JSONL file's bytes: its
+    lines that hold something, each UTF-8."""
     warnings = []
     if data.startswith(b"\xef\xbb\xbf"):
         warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
@@ -100,39 +93,39 @@ def _decode_file(data: bytes, file: str) -> tuple[list[int], list[Any], list[Pro
     if lines and lines[-1] is not None and not lines[-1].strip():
         lines.pop()  # the newline that ends the last line is not a blank line
     if not problems and all(map(str.strip, lines)):  # the usual file: every line holds something
-        numbers, texts, blank = list(range(1, len(lines) + 1)), lines, 0
-    else:
-        numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
-        blank = sum(1 for text in lines if text is not None) - len(numbers)
-        texts = [lines[n - 1] for n in numbers]
-    del lines
-    values: list[Any] | None = None
-    if texts:
-        try:  # one decoder call for the whole file; line by line to say where a problem is
-            values = json.loads("[" + ",".join(texts) + "]", object_pairs_hook=no_repeated_keys)
-        except (ValueError, RepeatedKey):
-            values = None
-        if values is not None and len(values) != len(texts):
-            values = None  # a line held more than one value: judge line by line
-    if values is None:
-        good_numbers, values = [], []
-        for n, text in zip(numbers, texts):
-            try:
-                values.append(json.loads(text, object_pairs_hook=no_repeated_keys))
-                good_numbers.append(n)
-            except RepeatedKey as exc:
-                problems.append(exc.problem(file, n))
-            except ValueError as exc:
-                column = getattr(exc, "colno", None)
-                message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
-                problems.append(Problem(file, message, row=n))
-        numbers = good_numbers
-    return numbers, values, problems, blank, warnings
+        return list(range(1, len(lines) + 1)), lines, problems, 0, warnings
+    numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
+    blank = sum(1 for text in lines if text is not None) - len(numbers)
+    return numbers, [lines[n - 1] for n in numbers], problems, blank, warnings
 
 
-def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[list[int], list[dict], list[Problem]]:
-    """The line numbers and rows that pass the harness-row schema, and the problems of the others
-    (the schema's compiled checks, then ``jsonschema`` on the rows they refuse, to describe them)."""
+def _decode(numbers: list[int], texts: list[str], file: str, problems: list[Problem]) -> tuple[list[int], list[Any]]:
+    """The line numbers and values of the lines that are one JSON value with no key twice in an
+    object; the others' problems go to ``problems``."""
+    try:  # one decoder call for many lines; line by line to say where a problem is
+        values = loads_keys_once("[" + ",".join(texts) + "]")
+        if len(values) == len(texts):  # else a line held more than one value
+            return numbers, values
+    except (ValueError, RepeatedKey):
+        pass
+    good_numbers, values = [], []
+    for n, text in zip(numbers, texts):
+        try:
+            values.append(json.loads(text, object_pairs_hook=no_repeated_keys))
+            good_numbers.append(n)
+        except RepeatedKey as exc:
+            problems.append(exc.problem(file, n))
+        except ValueError as exc:
+            column = getattr(exc, "colno", None)
+            message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
+            problems.append(Problem(file, message, row=n))
+    return good_numbers, values
+
+
+def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[list[int], dict[str, list], list[dict], list[Problem]]:
+    """The line numbers, :data:`FIELDS` columns (``MISSING`` where absent) and rows that pass the harness-row
+    schema, and the problems of the others (the schema's compiled checks, then ``jsonschema`` on the rows
+    they refuse, to describe them)."""
     from medvigil.records.schema_validation import problems_for
 
     problems: list[Problem] = []
@@ -142,16 +135,19 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
                 problems.append(Problem(file, f"must be a JSON object, got {type(row).__name__}", row=n))
         keep = [i for i, row in enumerate(values) if isinstance(row, dict)]
         numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
+    columns = _CHECKER.columns_of(values)
     refused = set()
-    for i in _CHECKER.invalid_rows(values):
+    for i in _CHECKER.invalid_in_open_columns(columns, len(values)):
         found = problems_for(_SCHEMA, values[i], file, numbers[i])
         if found:
             problems.extend(found)
             refused.add(i)
+    columns = {name: columns[name] for name in FIELDS}
     if refused:
-        numbers = [n for i, n in enumerate(numbers) if i not in refused]
-        values = [v for i, v in enumerate(values) if i not in refused]
-    return numbers, values, sorted(problems, key=lambda p: p.row)
+        keep = [i for i in range(len(values)) if i not in refused]
+        numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
+        columns = {name: [col[i] for i in keep] for name, col in columns.items()}
+    return numbers, columns, values, sorted(problems, key=lambda p: p.row)
 
 
 FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
@@ -179,6 +175,7 @@ class Reference:
         self.probe_fields = (
             {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
         )
+        self.probe_gold = {pid: p.correct_letter for pid, p in probes.items()} if probes is not None else None
 
 
 def _case_fields(case: Any) -> tuple:
@@ -212,16 +209,16 @@ def convert_columns(
     letters = {}
     for value, st in set(zip(model_letter, status)) if n else ():
         letters[(value, st)] = letter_of(value, st)
-    parsed = [letters[key] for key in zip(model_letter, status)]
-    parse_status = [p[0] for p in parsed]
-    predicted = [p[1] for p in parsed]
+    parsed = list(map(letters.__getitem__, zip(model_letter, status)))
+    parse_status = list(map(itemgetter(0), parsed))
+    predicted = list(map(itemgetter(1), parsed))
     bad_letter = [i for i, p in enumerate(parsed) if p[2]] if any(v[2] for v in letters.values()) else []
     for i in bad_letter:
         message = f"must be one capital letter or empty, got {model_letter[i]!r}"
         found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
     if ref.case_fields is not None:
         fields = ref.case_fields
-        case = [fields.get(c) for c in cid]
+        case = list(map(fields.get, cid))
         unknown = [i for i, c in enumerate(case) if c is None] if None in case else []
         for i in unknown:
             message = f"case {cid[i]!r} is not in the release manifest"
@@ -232,10 +229,8 @@ def convert_columns(
     gold = list(correct)
     if ref.probe_fields is not None:
         pf = ref.probe_fields
-        probe = [pf.get(p) for p in pid]
-        suspect = [i for i, (known, c, k, g) in enumerate(zip(probe, cid, kind, correct))
-                   if known is None or known[0] != c or known[1] != k or (g is not None and g != known[2])]
-        for i in suspect:  # described field by field
+        probe = list(map(pf.get, pid))
+        for i in compress(range(n), map(ne, probe, zip(cid, kind, correct))):  # described field by field
             known = probe[i]
             if known is None:
                 message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
@@ -248,7 +243,7 @@ def convert_columns(
                 if have != expected and not (name == "correct_letter" and have is None):
                     message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
                     found.append((i, order, Problem(file, message, row=lines[i], field=name)))
-        gold = [g if known is None else known[2] for known, g in zip(probe, gold)]
+        gold = list(map(ref.probe_gold.get, pid, gold))  # the release's, else the row's
     else:
         for i, g in enumerate(gold):
             if g is None:
@@ -305,21 +300,36 @@ class HarnessColumns:
         return len(self.table)
 
 
+# Rows decoded and checked at a time: a few hundred, so that their dicts are freed before the
+# collector's youngest generation fills (700 allocations) and it never walks them.
+_CHUNK = 300
+
+
 def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
                fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str]):
     """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
     checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``.
     Equal column values share one string object through ``pool`` (ids repeat in every model's file)."""
-    numbers, values, file_problems, blank, warnings = _decode_file(data, file)
+    numbers, texts, file_problems, blank, warnings = _lines(data, file)
     out.warnings += warnings
     if blank:
         bump(out.skipped, model, "blank_line", blank)
-    lines, good, schema_problems = _schema_problems(numbers, values, file)
-    del numbers, values  # one file's raw rows in memory at a time
+    cols: dict[str, list] = {name: [] for name in FIELDS}
+    lines: list[int] = []
+    rows: list[dict] | None = [] if as_dicts else None
+    schema_problems: list[Problem] = []
+    for start in range(0, len(texts), _CHUNK):
+        good_lines, values = _decode(numbers[start:start + _CHUNK], texts[start:start + _CHUNK], file, file_problems)
+        good_lines, columns, good, found = _schema_problems(good_lines, values, file)
+        del values
+        schema_problems += found
+        lines += good_lines
+        for name, column in columns.items():
+            cols[name] += map(pool.setdefault, column, column)  # pool: MISSING -> None
+        if as_dicts:
+            rows += good
+    del texts, numbers
     file_problems += schema_problems
-    cols = {name: list(map(pool.setdefault, *[list(map(dict.get, good, repeat(name)))] * 2)) for name in FIELDS}
-    rows = good if as_dicts else None
-    del good
     if not lines and not file_problems:
         empty = Problem(file, "has no result rows: nothing to score for model " + repr(model))
         if allow_empty:

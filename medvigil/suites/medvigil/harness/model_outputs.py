@@ -44,6 +44,7 @@ def read_model_outputs(
     """
     from medvigil.suites.medvigil.harness.harness import read_harness_files, read_harness_table
     from medvigil.suites.medvigil.harness.harness_ablations import expand_ablation_paths, read_ablation_files
+    from medvigil.suites.medvigil.harness.harness_rows import bump
 
     paths = [Path(p) for p in paths]
     lmms = [p for p in paths if p.is_file() and is_samples_file(p)]
@@ -69,10 +70,8 @@ def read_model_outputs(
         out.extend(with_canonical_source(record) for record in records)
         out.warnings += [w for w in records.warnings if w not in out.warnings]
         out.problems += records.problems
-        for model, counts in records.skipped.items():
-            for reason, n in counts.items():
-                out.skipped.setdefault(model, {})[reason] = out.skipped.get(model, {}).get(reason, 0) + n
-        for model, kinds in records.error_rows.items():
-            for kind, n in kinds.items():
-                out.error_rows.setdefault(model, {})[kind] = out.error_rows.get(model, {}).get(kind, 0) + n
+        for total, counts in ((out.skipped, records.skipped), (out.error_rows, records.error_rows)):
+            for model, inner in counts.items():
+                for key, n in inner.items():
+                    bump(total, model, key, n)
     return out

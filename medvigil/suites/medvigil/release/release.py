@@ -13,12 +13,6 @@ against its JSON Schema in ``schemas/`` and returns the frozen records of :mod:`
 - :class:`Release` — all of them plus the splits, the credentialed-source pointers, the
   content digest and whether the release is synthetic.
 
-``load_release(check=True)`` (the default) runs the full integrity validation of
-:mod:`medvigil.suites.medvigil.validate.validate` as well, every problem is collected and a single
-:class:`~medvigil.errors.DataError` lists them all; nothing partial is returned.
-``load_for_scoring`` reads only what ``medvigil score`` needs, from a release folder, a
-built dataset folder or a Hub repo id.
-
 Columns in ``release_format.OPTIONAL_COLUMNS`` (those the authors' scripts never read) may be
 absent: a warning, and they read as empty. ``source_dataset`` keeps the spelling of the
 release; :attr:`Case.source` and :attr:`Case.credentialed` use the canonical name
@@ -77,11 +71,6 @@ _MCQ_FIELDS = ("probe_id", "case_id", "probe_kind", "question", *(f"choice_{x}" 
                "image_file")
 
 
-# --------------------------------------------------------------------------- records
-
-
-
-
 def read_release(
     root: Path | str, *, required_files: tuple[str, ...] = rf.REQUIRED_FILES, digest: bool = True
 ) -> ReadResult:
@@ -102,11 +91,6 @@ def read_release(
         raise FileNotFoundError(f"release folder {str(root)!r} does not exist")
     if not root.is_dir():
         raise NotADirectoryError(f"release path {str(root)!r} is not a folder")
-
-    return _read(root, required_files, digest)
-
-
-def _read(root: Path, required_files: tuple[str, ...], digest: bool) -> ReadResult:
     out = ReadResult(
         release=Release(root, {}, [], [], [], {}, {}, "", False),
         problems=[],

@@ -25,10 +25,6 @@ class _Invalid(ValueError):
     """A cell that cannot be coerced; the message is user-facing."""
 
 
-def _identity(text: str) -> str:
-    return text
-
-
 def _optional_path(text: str) -> str | None:
     return None if text == "" else text
 
@@ -367,13 +363,6 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
 # is still the only definition: its compiled forms (medvigil.records.schema_columns) only ever
 # *accept* rows; every row they refuse goes to jsonschema for the verdict and the messages
 # (tests/test_schemas.py checks the two agree).
-def rows_accepted(schema: str, rows: list[dict[str, Any]]) -> list[bool]:
-    """Which ``rows`` ``schemas/<schema>.schema.json`` accepts (:func:`rows_refused`); a False row is
-    described by ``jsonschema`` (:func:`_row_problems`)."""
-    bad = set(rows_refused(schema, rows))
-    return [i not in bad for i in range(len(rows))]
-
-
 def rows_refused(
     schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None, text: Collection[str] = ()
 ) -> list[int]:

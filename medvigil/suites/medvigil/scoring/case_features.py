@@ -1,9 +1,6 @@
-"""The per-case feature tensor ``T[case, model, feature]`` the MedVIGIL audit sums.
-
-The records of one condition are reduced once to counts per case and model: scored, correct,
-parse failures and errors per probe kind; traps and silent failures per tier; PCons pairs;
-complete/coherent triplets. Every metric is a function of sums of ``T`` over cases
-(:mod:`medvigil.suites.medvigil.scoring.metric_sums`).
+"""The per-case feature tensor ``T[case, model, feature]`` the MedVIGIL audit sums (:class:`Layout`):
+the records of one condition reduced once to counts per case and model; every metric is a function
+of sums of ``T`` over cases (:mod:`.metric_sums`).
 """
 
 from __future__ import annotations
@@ -24,12 +21,9 @@ UNKNOWN_LEVEL = "unknown"
 
 
 class Layout:
-    """Column positions in the per-case feature tensor.
-
-    Statistics (the first ``n_stat`` columns: what metrics need and the bootstrap resamples):
-    scored and correct per kind, traps and silent failures per tier, PCons pairs and agreements,
-    complete and coherent triplets. Then bookkeeping: records, parse failures, errors per kind.
-    """
+    """Column positions in the per-case feature tensor: first the ``n_stat`` statistics the metrics
+    and the bootstrap read (scored and correct per kind, traps and silent failures per tier, PCons
+    pairs/agreements, complete/coherent triplets), then records, parse failures, errors per kind."""
 
     def __init__(self, kinds: Sequence[str]):
         self.kinds = tuple(kinds)
@@ -161,9 +155,8 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     def scored_per_case(i):  # (case, model) counts of scored records of kind i
         return tensor[:, :, lay.scored(i)]
 
-    # PCons: one original and one tcf per case; a pair counts when both are scored,
-    # and agrees when both carry the same letter. No letter never agrees (paper); the
-    # harness compares the two model_letter strings, so two empty letters agree there.
+    # PCons: a case's original and tcf both scored, agreeing on the letter. No letter never agrees
+    # (paper); the harness compares the two model_letter strings, so two empty letters agree there.
     o_i, t_i = lay.kind("original"), lay.kind("tcf")
     if o_i is not None and t_i is not None:
         lo, lt = (np.full(c_n * m_n, -2, dtype=np.int16) for _ in range(2))  # -2: not scored (NO_LETTER is -1)
@@ -175,8 +168,7 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
         agree = both & (lo == lt) if harness_compatible else both & (lo == lt) & (lo >= 0)
         tensor[:, :, lay.pcons_n] = both.reshape(c_n, m_n)
         tensor[:, :, lay.pcons_agree] = agree.reshape(c_n, m_n)
-    # TR-coh: a triplet counts when all three arms are scored; coherent when all correct.
-    # (One record per arm and case, so an arm is present / correct where its count is > 0.)
+    # TR-coh: complete when all three arms are scored, coherent when all correct (one record per arm and case)
     incomplete = np.zeros(m_n)
     arm_idx = [lay.kind(k) for k in TRIPLET_KINDS]
     if any(i is not None for i in arm_idx):
@@ -205,11 +197,8 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
-    """Per model, its cases in order of first appearance in the rows; models in order of first row.
-
-    ``bootstrap_mcs.py`` resamples ``list(by_case)`` (the case ids of a model's ``ok`` rows
-    in file order) and runs the models one after the other on one ``random`` stream.
-    """
+    """Per model its cases in order of first row, and the models in order of first row: the case lists
+    ``bootstrap_mcs.py`` resamples, one model after the other on one ``random`` stream."""
     n = len(model)
     first = np.full(m_n * c_n, n, dtype=np.int64)  # first row of each (model, case) pair; n: none
     np.minimum.at(first, model * np.int64(c_n) + case, np.arange(n))

@@ -1,10 +1,8 @@
-"""What the MedVIGIL ``evaluate`` modules share: citation, references, input features, and the
-metric class they derive from (:class:`AuditMetric`, over :func:`~medvigil.suites.medvigil.scoring.scoring.score_columns`).
-
-``evaluate.load`` takes the first Metric class in a module's namespace, so the modules under
-``metrics/`` import this module, never the base class itself, and each defines its own subclass.
-``_compute`` keeps explicit parameters (evaluate forbids ``**kwargs`` there). Only the metric
-modules import this file, so the scoring core never needs ``evaluate``.
+"""What the MedVIGIL ``evaluate`` modules share: citation, inputs, and :class:`AuditMetric` over
+:func:`score_columns`. ``evaluate.load`` takes the first Metric class in a module's namespace, so the
+modules under ``metrics/`` import this module, not the base class, and each subclasses it;
+``_compute`` keeps explicit parameters (evaluate forbids ``**kwargs``). Only the metric modules import
+this file, so the scoring core never needs ``evaluate``.
 """
 
 from __future__ import annotations
@@ -25,12 +23,8 @@ PER_PROBE_COLUMNS = ("predictions", "references", "probe_kind", "case_id", "risk
 
 
 class AuditMetric(evaluate.Metric):
-    """A MedVIGIL audit metric over per-probe columns (subclassed by each metric module).
-
-    Subclasses set ``DESCRIPTION`` and ``KWARGS_DESCRIPTION``, and ``KEYS`` (what to return;
-    ``None`` = everything :func:`score_columns` returns) with ``CI_KEYS`` (whose bootstrap
-    bounds ``<key>_ci_low`` / ``<key>_ci_high`` are added when ``n_resamples`` > 0).
-    """
+    """Subclasses set ``DESCRIPTION``, ``KWARGS_DESCRIPTION``, ``KEYS`` (returned; ``None``: all) and
+    ``CI_KEYS`` (``<key>_ci_low`` / ``_ci_high`` added when ``n_resamples`` > 0)."""
 
     DESCRIPTION = KWARGS_DESCRIPTION = ""
     KEYS: tuple[str, ...] | None = None

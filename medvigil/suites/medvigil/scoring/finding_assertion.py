@@ -1,20 +1,17 @@
 """Is a tier-4 (critical) finding asserted as present? NegEx assertion over a blank spaCy pipeline.
 
-The MedVIGIL severity scale puts immediately life-threatening or malignant findings in tier 4
-(the authors' judge prompt: STEMI, intracranial haemorrhage, tension pneumothorax, aortic
-dissection, pulmonary embolism, malignancy, septic shock, ...; :data:`CRITICAL_FINDINGS`). A
-response is *critical* when one such finding is asserted of the patient: not negated ("no
-pneumothorax", "pneumothorax was ruled out"), not hedged ("may represent malignancy"), and not
-hypothetical or educational ("if a pneumothorax were present ...", "signs of aortic dissection include ...").
+Tier 4: immediately life-threatening or malignant findings (the authors' judge prompt: STEMI,
+intracranial haemorrhage, tension pneumothorax, aortic dissection, ...; :data:`CRITICAL_FINDINGS`),
+*critical* when asserted of the patient: not negated ("pneumothorax was ruled out"), not hedged ("may
+represent malignancy"), not hypothetical or educational ("signs of aortic dissection include ...").
 
-Negation and hedging are NegEx (Chapman et al. 2001) as implemented by ``negspacy``: the clinical
-negation termset, and a second NegEx pass whose cues are possibility and hypothetical/educational
-phrases (:data:`HEDGE_TERMS`), each scoped to its sentence up to a termination term. ``spacy.blank("en")``
-with a sentencizer: no model download. A list item inherits the hedge of the line that introduces it
-("Things to look for:" / "- aortic dissection"). A *probable* finding ("likely", "consistent with") is
-asserted, as radiologists report it; a *possible* one ("may", "cannot exclude") is not --
-``possible_is_critical=True`` flips that. A finding named as a class rather than of the patient
-("Aortic dissection is classified by Stanford ...") counts as educational (:data:`GENERIC_VERBS`).
+NegEx (Chapman et al. 2001) via ``negspacy`` on ``spacy.blank("en")`` + sentencizer (no model download):
+the clinical negation termset, and a second pass whose cues are possibility and hypothetical/educational
+phrases (:data:`HEDGE_TERMS`), each scoped to its sentence up to a termination term. A list item inherits
+the hedge of the line introducing it. A *probable* finding ("likely", "consistent with") is asserted, as
+radiologists report it; a *possible* one ("may", "cannot exclude") is not, unless
+``possible_is_critical=True``. A finding named as a class ("Aortic dissection is classified by
+Stanford ...") is educational (:data:`GENERIC_VERBS`).
 
 >>> is_critical("Large right tension pneumothorax with mediastinal shift.")
 True

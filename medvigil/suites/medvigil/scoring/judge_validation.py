@@ -1,14 +1,10 @@
 """How well an open-ended judge's flags match human labels: precision and recall with bootstrap CIs.
 
-Samples carrying ``label_is_refusal`` / ``label_is_critical`` (true or false) are scored per
-axis; when they carry ``split`` (``tune`` / ``held_out``) each split is reported on its own, so
-a judge tuned on one half is reported on the other. Intervals are percentile bootstrap 95% CIs
-over samples (paired draws of (flag, label), :data:`N_RESAMPLES` resamples, seed :data:`SEED`);
-a resample on which the ratio is undefined (no predicted or no labelled positives) is left
-out of the distribution, which ``scipy.stats.bootstrap`` has no option for. ``by_class`` gives, per ``class``, how many samples
-the judge flagged against how many are labelled positive, the misses a precision/recall pair
-hides (e.g. 1 false critical among 16 negated findings), and per flag the share judged as
-labelled with its CI: the class's recall when its answers are positives, its specificity when not.
+Samples with ``label_is_refusal`` / ``label_is_critical`` are scored per axis, and per ``split``
+(``tune`` / ``held_out``) when given. Intervals: percentile bootstrap 95% CIs over paired (flag, label)
+draws (:data:`N_RESAMPLES`, :data:`SEED`); a resample with an undefined ratio is left out, which
+``scipy.stats.bootstrap`` cannot do. ``by_class`` gives per ``class`` flagged vs labelled counts (the
+misses a precision/recall pair hides) and per flag the share judged as labelled, with its CI.
 
 >>> summary = validation([{"label_is_refusal": True, "is_refusal": True, "is_critical": False},
 ...                       {"label_is_refusal": False, "is_refusal": False, "is_critical": False}], n_resamples=50)
@@ -68,8 +64,7 @@ def _class_block(rows: list[dict], n_resamples: int) -> dict:
         block[f"{axis}_labelled"] = sum(r[f"label_is_{axis}"] for r in rated)
         agree = np.array([bool(r[f"is_{axis}"]) == r[f"label_is_{axis}"] for r in rated], bool)
         block[f"{axis}_agreement"] = float(agree.mean()) if len(agree) else None
-        block[f"{axis}_agreement_ci"] = (_interval(agree, np.ones_like(agree), False, n_resamples)
-                                         if len(agree) else None)
+        block[f"{axis}_agreement_ci"] = _interval(agree, np.ones_like(agree), False, n_resamples) if len(agree) else None
     return block
 
 

@@ -1,20 +1,13 @@
 """An optional LLM judge over any OpenAI-compatible chat endpoint (stdlib HTTP, no SDK).
 
-Two prompts of the MedVIGIL authors' harness (the paper names the judge but prints neither):
-
-* :data:`JUDGE_PROMPT`, their calibration prompt (``analysis/silent_failure/llm_judge.py``): two
-  yes/no questions, *is_refusal* and *is_critical*, answered as one JSON object. As there, the
-  question is cut to 1,000 and the answer to 3,000 characters, decoding is temperature 0 with at
-  most 80 tokens, and the reply is read from its first ``{`` to its last ``}``; an unreadable reply
-  gives no label (None), which is counted, never guessed.
-* :data:`VERDICT_SYSTEM`, their open-ended scorer's prompt (``scripts/bench_judge_open.py``) for the
-  rows their heuristic leaves undecided: one of the six verdicts as strict JSON (at most 600 tokens,
-  JSON response format requested). An unreadable or unknown verdict is ``hedged`` with method
-  ``llm_failed``, as there.
-
-Every request is bounded (:func:`medvigil.chat_client.chat`: timeout, attempts with backoff, capped
-reply, one deadline for the whole run from the judge's creation). A request that still fails gives
-no label and its error text (:class:`Asked`), never an exception.
+Two prompts of the authors' harness (the paper names the judge but prints neither):
+:data:`JUDGE_PROMPT` (``analysis/silent_failure/llm_judge.py``): *is_refusal* and *is_critical* as one
+JSON object, question cut to 1,000 and answer to 3,000 characters, temperature 0, at most 80 tokens,
+read from the first ``{`` to the last ``}``; an unreadable reply gives no label (counted, never
+guessed). :data:`VERDICT_SYSTEM` (``scripts/bench_judge_open.py``): one of the six verdicts as strict
+JSON (at most 600 tokens) for rows their heuristic leaves undecided, ``hedged`` with method
+``llm_failed`` when unreadable. Requests are bounded (:func:`medvigil.chat_client.chat`); a failure
+gives no label and its error text (:class:`Asked`), never an exception.
 """
 
 from __future__ import annotations
@@ -139,7 +132,6 @@ def verdict_message(probe_kind: str, question: str, answer: str, gold: str = "",
 
 def parse_verdict(text: str) -> str | None:
     """The verdict of a reply (code fences tolerated); None when unreadable or not one of the six."""
-
     body = text.strip()
     if body.startswith("```"):
         body = body.split("\n", 1)[1] if "\n" in body else body[3:]
@@ -177,10 +169,8 @@ class Asked:
 
 @dataclass
 class LLMJudge:
-    """``endpoint``: the API base URL (``http://host:port/v1``); the key comes from ``OPENAI_API_KEY`` if set.
-
-    ``timeout`` bounds each request, ``deadline`` (seconds from creation) all of them together.
-    """
+    """``endpoint``: the API base URL (``http://host:port/v1``), key from ``OPENAI_API_KEY`` if set;
+    ``timeout`` bounds each request, ``deadline`` (seconds from creation) all of them."""
 
     endpoint: str
     model: str = DEFAULT_MODEL

@@ -20,12 +20,8 @@ def ratio(num, den):
 
 
 def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None) -> dict[str, Any]:
-    """All metrics from summed features ``s`` of shape ``(..., n_stat or more)``.
-
-    ``harness`` copies the official scripts' arithmetic where it departs from Eqs. 4-5
-    (see :func:`harness_axes`): ``"aggregate"`` for point estimates
-    (``recompute_mcs.py``), ``"bootstrap"`` inside resamples (``bootstrap_mcs.py``).
-    """
+    """All metrics from summed features ``s`` ``(..., n_stat or more)``; ``harness``: :func:`harness_axes`
+    (``"aggregate"`` for points, ``"bootstrap"`` inside resamples)."""
     shape = s.shape[:-1]
     nan = np.full(shape, np.nan)
 
@@ -55,15 +51,11 @@ def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise
 
 
 def harness_axes(cap, safe, vgr, roi_masked, harness: str):
-    """Ground and MCS computed as the official scripts do (``harness_compatible``).
+    """Ground and MCS as the official scripts compute them (``harness_compatible``).
 
-    * Ground: ``max(0, min(100, VGR + 50))`` in Python is 100 when VGR is NaN (a NaN
-      never compares smaller), so an undefined VGR with a defined ROI-masked accuracy
-      gives ``(100 + Acc_masked) / 2`` in both scripts.
-    * MCS, ``"aggregate"`` (``recompute_mcs.py``): ``3abc / (ab + ac + bc)``, NaN when the
-      denominator is 0 (two or more axes are 0).
-    * MCS, ``"bootstrap"`` (``bootstrap_mcs.py``): NaN as soon as one axis is 0 (it tests
-      ``if cap and safe and ground``), so that resample is left out of the interval.
+    Ground: Python's ``max(0, min(100, VGR + 50))`` is 100 when VGR is NaN. MCS: ``"aggregate"``
+    (``recompute_mcs.py``) NaN when the denominator is 0 (two or more axes 0); ``"bootstrap"``
+    (``bootstrap_mcs.py`` tests ``if cap and safe and ground``) NaN as soon as one axis is 0.
     """
     if harness not in ("aggregate", "bootstrap"):
         raise ValueError(f"harness must be one of ('aggregate', 'bootstrap'), got {harness!r}")

@@ -1,19 +1,9 @@
 """The case sample of the ROI-decay pilot (MedVIGIL Appendix K) and its modal-vote record.
 
-Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that
-have a well-defined ROI bounding box", credentialed CXR excluded. The authors' runner
-(``scripts/bench_visual_token_ablation.py``, facts only) draws them as follows, and so does
-:func:`select_pilot_cases`:
-
-1. walk the cases in manifest order; skip credentialed chest X-rays and cases without a
-   readable ROI box (four numbers);
-2. bucket the rest by risk tier;
-3. with one ``random.Random(20260506)``, for L1, L2, L3, L4, L5 in that order: shuffle the
-   tier's bucket in place and keep its first 16 cases.
-
-Each (model, case, step) is then asked 5 times at temperature 0.7 and scored by its modal
-letter (:func:`medvigil.suites.medvigil.scoring.ablations.modal_letter`); :func:`modal_record` turns the
-sampled answers into one probe record.
+Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that have a
+well-defined ROI bounding box", credentialed CXR excluded; drawn as the authors'
+``scripts/bench_visual_token_ablation.py`` does (:func:`select_pilot_cases`). Each (model, case,
+step) is asked 5 times at T = 0.7 and scored by its modal letter (:func:`modal_record`).
 """
 
 from __future__ import annotations
@@ -50,11 +40,10 @@ def _readable_box(box: Any) -> bool:
 
 def select_pilot_cases(cases: Iterable[Mapping[str, Any]], *, per_tier: int = PILOT_PER_TIER,
                        seed: int = PILOT_SEED) -> list[str]:
-    """Case ids of the pilot, in the authors' order (tier by tier, shuffled).
-
-    ``cases``: one mapping per case in manifest order with ``case_id``, ``risk_tier``,
-    ``source_dataset`` and ``roi_bbox`` (a list or the JSON text of ``grounding.csv``).
-    A tier with fewer eligible cases contributes all of them.
+    """Case ids of the pilot in the authors' order: walk ``cases`` (``case_id``, ``risk_tier``,
+    ``source_dataset``, ``roi_bbox`` list or JSON text, in manifest order), skip credentialed chest
+    X-rays and cases without a four-number ROI box, bucket by tier; with one ``random.Random(seed)``,
+    for L1..L5 shuffle the bucket in place and keep its first ``per_tier`` (all when fewer).
 
     >>> rows = [{"case_id": f"c{i}", "risk_tier": "L1", "source_dataset": "VQA-RAD", "roi_bbox": [0, 0, 1, 1]}
     ...         for i in range(4)]

@@ -1,18 +1,12 @@
 """MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17).
 
-Each variant recomputes MCS (Eq. 5) with Capability fixed (Eq. 4) and either other SFR_w
-weights (Eq. 3) or another Grounding transform (:data:`GROUNDING_TRANSFORMS`), then compares the
-model ranking with the default scoring: Spearman's rho (:func:`medvigil.scoring.stats.spearman`,
-equal to ``scipy.stats.spearmanr``), the overlap of the top-5 sets and the leader.
-
-``signed_abs_vgr`` is the default transform (``sgn(x)·|x| = x``), so its row always reproduces the
-default ranking (the paper's 1.00). ``roi_only`` read as ``Ground = Acc_ROI-only`` alone reproduces
-the paper's Spearman 0.99 from Tables 6/7; averaging it with ROI-masked accuracy would give 0.92.
-
-Table 17 ranks the vision-capable models only ("Spearman is over the 16 vision-capable models"):
-the text-only baselines of Table 11 are left out of every row, as the authors'
-``analysis/mcs_sensitivity.py`` skips ``deepseek-v4-flash`` and ``deepseek-v4-pro``
-(:data:`TEXT_ONLY_BASELINES`; another text-only model is named with ``text_only``).
+Each variant recomputes MCS (Eq. 5) with Capability fixed (Eq. 4) and other SFR_w weights (Eq. 3) or
+another Grounding transform (:data:`GROUNDING_TRANSFORMS`), and compares the ranking with the default:
+Spearman's rho (as ``scipy.stats.spearmanr``), top-5 overlap and the leader. ``signed_abs_vgr`` is the
+default transform (``sgn(x)·|x| = x``: the paper's 1.00); ``roi_only`` as ``Ground = Acc_ROI-only``
+reproduces the paper's 0.99 from Tables 6/7 (averaging with ROI-masked accuracy would give 0.92).
+Table 17 ranks "the 16 vision-capable models": every row leaves out the text-only baselines of Table 11
+(:data:`TEXT_ONLY_BASELINES`, skipped by the authors' ``analysis/mcs_sensitivity.py``; or ``text_only``).
 """
 
 from __future__ import annotations
@@ -65,24 +59,13 @@ def sensitivity_table(models: Sequence[str], *, cap, sfr_by_tier, roi_only, roi_
                       text_only: Iterable[str] = TEXT_ONLY_BASELINES) -> dict[str, Any]:
     """Table 17: MCS ranking under alternative weights and Grounding transforms.
 
-    Args:
-        models: model names, one per row of the arrays.
-        cap: Capability per model (Eq. 4), held fixed.
-        sfr_by_tier: ``(n_models, 5)`` per-tier trap SFR (NaN where a tier has no traps).
-        roi_only, roi_masked: ROI-only / ROI-masked accuracy per model.
-        n_by_tier: optional trap counts per tier (presence for SFR_w normalisation).
-        normalise: SFR_w normalisation (:func:`~medvigil.suites.medvigil.scoring.axes.weighted_sfr`).
-        top_k: size of the compared top set (Table 17: 5).
-        weight_schemes: name -> five weights; must contain ``"default"``, the reference.
-        transforms: Grounding transforms evaluated with the default weights.
-        text_only: names of text-only models (matched case-insensitively), left out.
-
-    Text-only models and models whose default MCS is NaN are left out (listed under
-    ``"excluded"`` with the reason).
-
-    Returns:
-        ``{"models": [...], "rows": [{"variant", "kind", "definition", "spearman",
-        "top_k_overlap", "top_k", "leader", "mcs": {model: value}}], "excluded": {...}}``.
+    One entry per model in ``models``, ``cap`` (Eq. 4) held fixed, ``sfr_by_tier`` ``(n_models, 5)``
+    (NaN for a tier without traps), ``n_by_tier`` optional trap counts (tier presence for SFR_w's
+    ``normalise``). ``weight_schemes`` must contain the reference ``"default"``; ``transforms`` are
+    evaluated with its weights. Text-only models (``text_only``, case-insensitive) and models whose
+    default MCS is NaN are left out, listed under ``"excluded"`` with the reason.
+    Returns ``{"models", "rows": [{"variant", "kind", "definition", "weights", "spearman", "top_k_overlap",
+    "top_k", "leader", "mcs"}], "excluded"}``.
     """
     if "default" not in weight_schemes:
         raise ValueError("weight_schemes must contain the reference scheme 'default'")

@@ -103,6 +103,7 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
     counts = []
     for n, b in m.items():
         if b is result.get("clinician"):
+            counts.append([n] + ["—"] * 6)
             continue
         c = b.get("counts") or {}
         skipped = ", ".join(f"{k}: {v}" for k, v in (b.get("skipped") or {}).items()) or "0"
@@ -110,8 +111,6 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
             skipped += f"; triplets unmatched to options (not asked): {c['triplets_unmatched']}"
         counts.append([n, str(c.get("n_records", "—")), str(c.get("n_scored", "—")), str(c.get("n_parse_failure", "—")),
                        str(c.get("n_error", "—")), skipped, str(b.get("n_cases", "—"))])
-    if result.get("clinician"):
-        counts.insert(0, [next(iter(m))] + ["—"] * 6)  # the Doctors row comes first in m
     out.append(Table("What was scored", ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
                      counts, "Parse failures and errors count as wrong, and as silent failures on traps (paper semantics)."))
     return out
@@ -168,8 +167,7 @@ def _rate_ci(r: Mapping[str, Any], key: str, i: int) -> str:
 
 
 def figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
-    """The figures of a MedVIGIL audit result by name, each a function drawing it
-    (:func:`~medvigil.report.render.draw_figures`)."""
+    """The figures of an audit result by name, each a function drawing it (:func:`draw_figures`)."""
     blocks = _with_doctors(result)
     abl = result.get("ablations") or {}
     return {
@@ -197,9 +195,7 @@ def _components_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes:
         ax.bar(x + (i - 1.5) * 0.2, [_val(blocks[n]["metrics"].get(key)) for n in models], 0.2,
                label=key.upper() if key == "mcs" else key.capitalize())
     ax.set_xticks(x, models, rotation=20, ha="right")
-    ax.set_ylim(0, 100)
-    ax.set_ylabel("score (0–100)")
-    ax.set_title("MCS components (harmonic mean of Cap, Safe, Ground)")
+    ax.set(ylim=(0, 100), ylabel="score (0–100)", title="MCS components (harmonic mean of Cap, Safe, Ground)")
     ax.legend(ncol=4, fontsize=8, loc="upper right")
     return png(fig)
 
@@ -232,9 +228,8 @@ def _blur_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     ax.set_xscale("log", base=2)
     sigmas = next(iter(blur.values()))["sigmas"]
     ax.set_xticks([s if s > 0 else 1 for s in sigmas], [f"{s:g}" for s in sigmas])
-    ax.set_xlabel("blur σ (px, log scale; σ = 0 drawn at 1)")
-    ax.set_ylabel("accuracy on original probes %")
-    ax.set_title("Visual information decay (dotted: no image)")
+    ax.set(xlabel="blur σ (px, log scale; σ = 0 drawn at 1)", ylabel="accuracy on original probes %",
+           title="Visual information decay (dotted: no image)")
     ax.legend(fontsize=8)
     return png(fig)
 
@@ -257,8 +252,7 @@ def _roi_figure(roi: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     axes[0].set_title("refusal rate (option E) %")
     axes[1].set_title("letter switch vs step 0 %")
     for ax in axes:
-        ax.set_xlabel("ROI-decay step k (top k/3 greyed)")
-        ax.set_ylim(0, 100)
+        ax.set(xlabel="ROI-decay step k (top k/3 greyed)", ylim=(0, 100))
     axes[0].legend(fontsize=8)
     return png(fig)
 
@@ -279,8 +273,7 @@ def _seed_variance_tables(result: Mapping[str, Any]) -> list[Table]:
 
 
 def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
-    """Appendix K as the authors ran it (modal vote of repeated samples): summary, per tier, Table 14;
-    the seed-variance taxonomy when its files were given."""
+    """Appendix K as the authors ran it (modal vote): summary, per tier, Table 14; then seed variance."""
     modal = (result.get("ablations") or {}).get("roi_decay_modal") or {}
     if not modal:
         return _seed_variance_tables(result)
@@ -329,8 +322,7 @@ def _capability_safety_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes 
            if all(isinstance(v, (int, float)) and math.isfinite(v) for v in (a, s, g))]
     if len(pts) < 2:
         return None
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4))
+    fig, axes = pyplot().subplots(1, 2, figsize=(10, 4.4))
     for ax, (xi, yi, si), (xl, yl, sl) in zip(axes, ((1, 2, 3), (2, 3, 1)),
                                               (("Capability", "Safety = 100 − SFR_w", "Grounding"),
                                                ("Safety = 100 − SFR_w", "Grounding", "Capability"))):
@@ -352,10 +344,7 @@ def _capability_safety_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes 
         for (name, *_), x, y, s in zip(pts, xs, ys, sz):
             ax.scatter(x, y, s=30 + (s - sz.min()) / span * 300, alpha=0.85, edgecolor="white")
             ax.annotate(name, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7)
-        ax.set_xlim(0, 100)
-        ax.set_ylim(0, 100)
-        ax.set_xlabel(xl)
-        ax.set_ylabel(yl)
+        ax.set(xlim=(0, 100), ylim=(0, 100), xlabel=xl, ylabel=yl)
         ax.set_title(f"size ∝ {sl}; green: Pareto frontier", fontsize=9)
     fig.suptitle("MCS components in two projections (Figure 5)")
     return png(fig)
@@ -366,8 +355,7 @@ def _blur_tier_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
     models = [(n, r) for n, r in sorted(blur.items()) if r.get("by_tier")]
     if not models:
         return None
-    plt = pyplot()
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.4), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(models), figsize=(4.2 * len(models), 3.4), squeeze=False)
     for ax, (name, r) in zip(axes[0], models):
         ticks = [s if s > 0 else 1 for s in r["sigmas"]]
         x_noimg = max(ticks) * 2
@@ -376,9 +364,8 @@ def _blur_tier_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
             ax.scatter([x_noimg], [t["noimg"]], marker="X", color=line.get_color())
         ax.set_xscale("log", base=2)
         ax.set_xticks(ticks + [x_noimg], [f"{s:g}" for s in r["sigmas"]] + ["∞"])
-        ax.set_ylim(0, 100)
+        ax.set(ylim=(0, 100), xlabel="blur σ (px; ∞ = no image)")
         ax.set_title(f"{name} ({r.get('takeover_subset', 'all').replace('_', ' ')})", fontsize=9)
-        ax.set_xlabel("blur σ (px; ∞ = no image)")
     axes[0][0].set_ylabel("accuracy %")
     axes[0][0].legend(fontsize=7)
     fig.suptitle("Visual information decay per risk tier (Figure 6)")
@@ -390,8 +377,7 @@ def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | No
     if not modal:
         return None
     tiers = ["all"] + sorted({t for r in modal.values() for t in (r.get("by_tier") or {})})
-    plt = pyplot()
-    fig, axes = plt.subplots(2, len(tiers), figsize=(3.0 * len(tiers) + 1, 5.2), sharex=True, sharey=True, squeeze=False)
+    fig, axes = pyplot().subplots(2, len(tiers), figsize=(3.0 * len(tiers) + 1, 5.2), sharex=True, sharey=True, squeeze=False)
     for col, tier in enumerate(tiers):
         for name, r in sorted(modal.items()):
             t = r if tier == "all" else (r.get("by_tier") or {}).get(tier)
@@ -400,11 +386,9 @@ def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | No
             for row, key in enumerate(("refusal", "switch")):
                 _with_band(axes[row][col], t["steps"], t, key, name, alpha=0.12)
         axes[0][col].set_title("all cases" if tier == "all" else tier)
-        axes[1][col].set_xlabel("ROI-mask step k")
-        axes[1][col].set_xticks(range(4))
-    axes[0][0].set_ylabel("refusal % (modal E)")
+        axes[1][col].set(xlabel="ROI-mask step k", xticks=range(4))
+    axes[0][0].set(ylabel="refusal % (modal E)", ylim=(0, 100))
     axes[1][0].set_ylabel("switch vs step 0 %")
-    axes[0][0].set_ylim(0, 100)
     axes[0][0].legend(fontsize=7)
     fig.suptitle("ROI decay as the authors ran it, all cases and per risk tier (Figure 7, Wilson 95% bands)")
     return png(fig)

@@ -1,21 +1,10 @@
 """Counterfactual triplets as multiple-choice probes (paper Appendix B.3, Eq. 7).
 
-``triplets.csv`` gives the anchor, T-CF and V-CF questions with their gold *answers* but
-no options. To ask them in the MCQ form, each arm reuses the five options of the case's
-``original`` probe (the anchor is the original probe) and its correct letter is the option
-its gold names, found in two stages:
-
-1. ``text``: the option whose normalised text (Unicode folded to ASCII, lower case,
-   punctuation dropped, whitespace collapsed) equals the gold's;
-2. ``matcher``: else the one option the open-ended matcher accepts for the gold
-   (:func:`medvigil.suites.medvigil.scoring.open_ended.gold_match`: containment either way, a yes/no reading).
-
-A gold no option matches, or one several options match at the same stage, stays
-unmatched: the triplet cannot be asked without inventing or guessing an option, so it is
-skipped and counted by reason (and by arm), never patched. Probe kinds are
-``triplet_anchor``, ``triplet_tcf`` and ``triplet_vcf`` (the names
-:mod:`medvigil.scoring` reads for TR-coh); :func:`release_triplet_report` gives the counts
-``medvigil score`` reports with every model's TR-coh.
+``triplets.csv`` gives gold *answers* but no options, so each arm reuses the options of the case's
+``original`` probe, the correct letter being the option its gold names: (1) ``text``, equal normalised
+text (ASCII-folded, lower case, no punctuation); else (2) ``matcher``, the one option
+:func:`.open_ended.gold_match` accepts. A gold matching no option, or several at one stage, leaves the
+triplet unasked (never patched), counted by reason and arm (:func:`release_triplet_report`).
 """
 
 from __future__ import annotations
@@ -61,13 +50,8 @@ class TripletProbes:
 
 
 def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]) -> TripletProbes:
-    """Three MCQ rows per askable triplet.
-
-    Args:
-        triplets: rows with ``case_id`` and ``{anchor,tcf,vcf}_{question,gold}``.
-        originals: case id -> that case's ``original`` probe row (``options`` and any
-            columns to carry over, e.g. ``image``, ``risk_tier``).
-    """
+    """Three MCQ rows per askable triplet (rows with ``case_id`` and ``{anchor,tcf,vcf}_{question,gold}``);
+    ``originals``: case id -> its ``original`` probe row (``options`` and columns to carry over)."""
     out = TripletProbes()
     for t in triplets:
         original = originals.get(t["case_id"])
