@@ -1,8 +1,4 @@
 """Scoring MediConfusion probe records: each pair's two image records found, then scored.
-
-A run's records (one model, one condition) hold one record per image; :func:`pair_slots` finds
-the two images of each pair (``extra.image`` or a ``probe_id`` ending ``:im1`` / ``:im2``) and
-:func:`score_records` scores them with :func:`medvigil.suites.mediconfusion.scoring.score_pairs`.
 """
 
 from __future__ import annotations

@@ -1,26 +1,19 @@
 """MediConfusion scoring: set accuracy, individual accuracy, confusion, invalid answers.
 
-MediConfusion (Sepehri et al., NeurIPS 2024 workshop, seed 001) asks one two-option question about two images
-whose correct answers differ. Definitions (paper Sec. 3.1, Fig. 2, Table 1), counted as the authors'
+Definitions (Sepehri et al., NeurIPS 2024 workshop, Sec. 3.1, Fig. 2, Table 1), counted as the authors'
 ``create_score_table`` / ``print_score`` (``utils/answering.py``) do:
 
-* **Answer of an image**: the option ahead by at least ``margin`` votes (default 3), else *invalid*
-  (:func:`medvigil.suites.mediconfusion.answers.vote_answers`).
-* **Set score** of a pair: 1 iff both images are answered correctly; set accuracy = set score / pairs.
-  **Individual score**: one per correct image; individual accuracy = individual score / (2 x pairs).
-  **Invalid**: images with an invalid answer.
-* **Confused** pair: both answers valid and equal. The paper divides by "all pairs (we exclude pairs where the
-  model generated invalid answers or failed to answer)", the authors' code by the pairs with two valid answers
-  (their ``valids`` block): the default, ``confusion_denominator="both_valid"``; ``"all_pairs"`` divides by every
-  pair. Table 1 needs the first: BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are not k/176.
+* **Set score** of a pair: 1 iff both images are answered correctly (set accuracy: / pairs); **individual
+  score**: one per correct image (/ 2 x pairs); **invalid**: images with no answer by the vote margin.
+* **Confused** pair: both answers valid and equal, divided as the authors' code does by the pairs with two valid
+  answers (``confusion_denominator="both_valid"``, default; ``"all_pairs"``: every pair). Table 1 needs it:
+  BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are not k/176.
 * **Per category**: a pair-level event (set, confused, both-valid) adds one to every category occurrence of
   *both* images (a category on both images counts twice); an image-level event (individual, invalid) to every
   category of *that* image. A category's accuracy denominator is its occurrences over the images scored
   (Table 3: e.g. 73 vascular images, GPT-4o 25/73 = 34.25 % set and 49/73 = 67.12 % individual); its
   confusion denominator its occurrences over the both-valid pairs.
-* **Random guessing** (Table 1): two independent 50/50 answers: 50 % individual, 25 % set.
-
-Vectorised over pairs: category membership is an (n_pairs x n_categories) count matrix.
+* **Random guessing** (Table 1): 50 % individual, 25 % set.
 
 >>> s = score_pairs(["A", "A", None], ["B", "A", "B"], ["A", "A", "B"], ["B", "B", "A"])
 >>> s.totals["set_score"], s.totals["individual_score"], s.totals["confused"], s.totals["invalid"]
