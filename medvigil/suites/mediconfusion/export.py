@@ -59,11 +59,9 @@ def build(dataset_json: Path | str, images_dir: Path | str, out: Path | str, *, 
           repo_id: str | None = None, max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES, force: bool = False) -> BuildReport:
     """Check the inputs and write the Hub-ready folder ``out`` atomically.
 
-    ``dataset_json``: the authors' ``dataset.json`` (or ``.csv``); ``images_dir``: the user's ROCO
-    copy (data folder or repository root); ``checksums_file``: optional ``sha256sum`` list every
-    image must match; ``repo_id``: the Hub repository meant (card and Croissant URL); ``force``:
-    replace an existing ``out`` (only after the new build succeeded). Raises DataError (bad
-    release or images), FileExistsError (``out`` exists, no ``force``) or NotADirectoryError.
+    ``checksums_file``: optional ``sha256sum`` list every image must match; ``repo_id``: the Hub repository
+    meant (card and Croissant URL); ``force``: replace an existing ``out`` once the new build succeeded.
+    Raises DataError, FileExistsError (``out`` exists, no ``force``) or NotADirectoryError.
     """
     out = Path(out)
     check_max_shard_bytes(max_shard_bytes)

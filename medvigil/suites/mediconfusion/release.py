@@ -169,11 +169,8 @@ def _is_number(value: Any) -> bool:
 
 
 def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], problems: list[Problem]) -> dict | None:
-    """Validate one pair's values (already typed); return the clean values or None.
-
-    Image paths must not leave the ROCO root (:func:`medvigil.files.pathsafe.unsafe_reason`);
-    relations between fields are checked only when every field is well typed.
-    """
+    """Validate one pair's typed values (paths stay inside the ROCO root; relations between fields only when
+    every field is well typed); return the clean values or None."""
     start = len(problems)
 
     def bad(key: str, message: str) -> None:

@@ -159,10 +159,8 @@ def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Seq
                 categories2: Sequence[Sequence[str]] | None = None, *, pair_ids: Sequence[str] | None = None,
                 category_names: Sequence[str] | None = None, confusion_denominator: str = "both_valid") -> MediConfusionScore:
     """Score MediConfusion pairs. ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters (``None`` or ``""``:
-    invalid) or integer codes (``A`` = 0, invalid = -1) as :func:`vote_answers` returns; ``gold1``/``gold2``: the
-    correct letters; ``categories1``/``categories2`` (optional): each image's categories; ``pair_ids``: default
-    ``"0"``, ``"1"``, ...; ``category_names``: default :data:`CATEGORIES` when every category given is one of
-    them, else the sorted categories seen.
+    invalid) or :func:`vote_answers` codes; ``gold1``/``gold2``: the correct letters; ``pair_ids``: default ``"0"``,
+    ``"1"``, ...; ``category_names``: default :data:`CATEGORIES` if every category given is one, else those seen, sorted.
     """
     if confusion_denominator not in CONFUSION_DENOMINATORS:
         raise ValueError(f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, got {confusion_denominator!r}")

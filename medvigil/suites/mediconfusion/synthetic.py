@@ -1,9 +1,7 @@
 """Synthetic MediConfusion pairs in the authors' layout, with phantom images standing in for ROCO.
 
 Nothing here is clinical data. Each pair is two procedural phantoms sharing one two-option question whose
-answer differs; the :data:`TEMPLATES` follow the paper's failure patterns (Sec. 4.1).
-
-Image ids start at 90001, above the real ROCO ids. In each block of two pairs a seeded coin picks which
+answer differs; the :data:`TEMPLATES` follow the paper's failure patterns (Sec. 4.1). Image ids start at 90001, above the real ROCO ids. In each block of two pairs a seeded coin picks which
 has ``im_1_correct = "A"``, so an even number of pairs is balanced (the real file: 88 AB / 88 BA; always-A
 scores 0 % set accuracy). Pair ``i`` depends only on ``(seed, i)``: ``--pairs 10`` is a prefix of ``--pairs 24``.
 """
