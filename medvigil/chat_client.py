@@ -1,11 +1,8 @@
 """One client for OpenAI-compatible ``/chat/completions`` endpoints (standard library only), for every LLM judge.
 
-Every call is bounded: ``timeout`` per attempt (connect and each read), an optional
-``deadline`` (a :func:`time.monotonic` instant) past which no attempt starts or continues,
-at most :data:`MAX_REPLY_BYTES` of reply, and ``attempts`` tries with exponential backoff
-(``backoff`` seconds, doubling) on timeouts, connection errors, HTTP 429 and 5xx. A reply
-that is not JSON, nests too deeply, or whose message content is not a string (a list of
-parts, null) is an :class:`EndpointError` like any other failure: never a traceback.
+Every call is bounded (timeout per attempt, optional monotonic deadline, :data:`MAX_REPLY_BYTES`, retries
+with doubling backoff on timeouts, connection errors, HTTP 429 and 5xx); any failure, including a malformed
+reply, is an :class:`EndpointError`, never a traceback.
 """
 
 from __future__ import annotations

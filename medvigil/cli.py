@@ -1,8 +1,7 @@
 """The ``medvigil`` command line: one entry point, one module per subcommand.
 
-Each module ``medvigil.commands.<name>`` (dashes as underscores) provides ``add_parser(subparsers)``
-(registering its arguments) and ``run(args) -> int``, which this module sets as the command's ``func``. ``medvigil COMMAND ...``
-imports that command's module alone; ``medvigil --help`` imports them all to list them.
+Each ``medvigil.commands.<name>`` (dashes as underscores) provides ``add_parser(subparsers)`` and
+``run(args) -> int``; ``medvigil COMMAND ...`` imports that command's module alone.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Where the built MedVIGIL dataset is: one rule for the lmms-eval tasks and the CLI.
 
-``MEDVIGIL_DATA`` (the output of ``medvigil build``, or a Hub dataset repo id ``ORG/NAME``), else
-``$MEDVIGIL_HOME/datasets/medvigil`` (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``). A missing
-folder raises an error that says what to run. ``medvigil score --release`` also accepts a release folder.
+``MEDVIGIL_DATA`` (a build folder or a Hub repo id ``ORG/NAME``), else ``$MEDVIGIL_HOME/datasets/medvigil``
+(``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``). A missing folder raises an error that says what to run.
 """
 
 from __future__ import annotations

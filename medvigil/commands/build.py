@@ -1,10 +1,7 @@
 """``medvigil build RELEASE --out OUT``: validate a release and write a Hub-ready folder.
 
-The folder is described in :mod:`medvigil.suites.medvigil.export.export`. Credentialed images
-(MIMIC-CXR / CheXpert) go only into a build made with ``--reconstructed DIR --local-only``
-(the output of ``medvigil reconstruct``), which is marked so and ``medvigil publish`` refuses.
-Validation warnings do not stop a build; ``--skip-invalid-rows`` leaves out (listed, counted)
-the probes whose rows have errors, any other error still stops it.
+Credentialed images (MIMIC-CXR / CheXpert) go only into a ``--reconstructed DIR --local-only`` build,
+which ``medvigil publish`` refuses. Validation warnings do not stop a build.
 
 Exit status: 0 built, 2 bad input (the release does not validate, OUT exists, ...).
 """

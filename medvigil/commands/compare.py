@@ -6,8 +6,7 @@ for both, a two-sided p and the Holm-adjusted p over all pairs x metrics (:mod:`
 each suite's ``compare.py`` says how its metrics are resampled).
 
 JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "ci95": [lo, hi],
-"p", "p_holm", "n_probes", "n_cases"}, ...], "warnings", "inputs"}``; ``medvigil report`` takes it
-beside the score results and draws the significance matrix. Output rules are ``score``'s.
+"p", "p_holm", "n_probes", "n_cases"}, ...], "warnings", "inputs"}``; ``medvigil report`` draws it.
 """
 
 from __future__ import annotations

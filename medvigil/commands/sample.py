@@ -1,9 +1,4 @@
 """``medvigil sample``: write a procedurally generated synthetic release and print its digest.
-
-Example::
-
-    medvigil sample --out demo/release                      # 40 cases, seed 0
-    medvigil sample --out /tmp/big --cases 3000 --seed 7 --credentialed-out /tmp/cxr-sources
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
 """``medvigil validate DIR [--json]``: integrity check of a release folder.
 
-Exit status: 0 when there is no error (warnings allowed), 1 when validation fails,
-2 when the input is unusable (no such folder, or a folder that is not a release).
-
 ``--metadata-only`` checks the CSV and JSON files and never looks at image files (only a
 credentialed image that is present is still an error): for the metadata of the published
 release without its images, or result scoring. Reconstruction pointers are never demanded.

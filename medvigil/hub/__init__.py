@@ -1,3 +1,1 @@
-"""The one Hub export engine of every suite (:mod:`~medvigil.hub.export_engine`): Parquet shards,
-build digest and report, dataset-card pieces, Croissant metadata, and the content scan run before
-`medvigil publish` uploads anything."""
+"""The Hub export engine of every suite (:mod:`~medvigil.hub.export_engine`) and the content scan before `medvigil publish`."""

@@ -1,6 +1,5 @@
-"""Pieces of a Hub dataset card and its Croissant file shared by the MedVIGIL and MediConfusion exports:
-from a suite's :class:`DatasetFacts`, the card's YAML front matter (the ``configs:`` entries let
-``load_dataset(folder, config)`` find the Parquet shards) and the Croissant document (:func:`medvigil.hub.croissant.build_metadata`)."""
+"""From a suite's :class:`DatasetFacts`, a Hub card's YAML front matter (its ``configs:`` entries let
+``load_dataset(folder, config)`` find the Parquet shards) and Croissant document, for every suite's export."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Croissant 1.0 JSON-LD for an exported (Hub-ready) folder.
 
-One ``cr:FileObject`` per Parquet shard and per config one ``cr:FileSet`` covering its shards, which its
-record set reads (a config split into several shards is still one record set); lists are fields with
-``repeated: true``, as Croissant 1.0 has no ``isArray``. No clock or absolute path enters, so exports are
-byte-identical.
+One ``cr:FileObject`` per Parquet shard and per config one ``cr:FileSet`` read by one record set; lists
+are fields with ``repeated: true``, as Croissant 1.0 has no ``isArray``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The one Hub-export engine of every suite: destination checks, Parquet shards, build digest, build
 report, and the card / Croissant / build-info files, all inside a staging folder.
 
-A suite supplies its configs and features, one row producer per config (the one its `datasets` builder
-serves), its payload estimate, its :class:`~medvigil.hub.card_metadata.DatasetFacts` and card texts, and
-calls :func:`check_destination`, then inside ``staged_folder`` :func:`write_configs`, :func:`build_digest`
-and :func:`write_metadata`. No clock, random state or absolute path enters the files: two builds of the
-same inputs with the same settings are byte-identical.
+A suite calls :func:`check_destination`, then inside ``staged_folder`` :func:`write_configs`,
+:func:`build_digest` and :func:`write_metadata`. No clock, random state or absolute path enters the files:
+two builds of the same inputs with the same settings are byte-identical.
 """
 
 from __future__ import annotations

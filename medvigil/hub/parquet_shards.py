@@ -2,11 +2,9 @@
 ``<root>/data/<config>/test-NNNNN-of-MMMMM.parquet``, written under a ``.partial`` name and renamed once
 the shard count is known.
 
-Many rows show the same image (a case's probes, the five rotations of a circular probe). Image bytes
-columns are dictionary-encoded, so a row group stores each distinct image once in its dictionary page and
-every row only a small index; rows sharing images (one case, by ``group_column``) are kept in one row
-group. Readers (pyarrow, `datasets`, the Hub viewer) decode the dictionary transparently and see
-``struct<bytes: binary, path: string>`` columns, i.e. `datasets.Image()`.
+Many rows show the same image (a case's probes, a circular probe's rotations), so image bytes columns are
+dictionary-encoded (each distinct image stored once per row group) and rows sharing images (one
+``group_column`` value) are kept in one row group. Readers decode the dictionary transparently.
 """
 
 from __future__ import annotations

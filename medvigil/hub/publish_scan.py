@@ -1,25 +1,12 @@
 """Content checks of everything ``medvigil publish`` would upload (no names, no file starts).
 
-Credentialed pixels must not leave by any route, so every uploaded byte is looked at, and everything
-those bytes decode to:
-
-- **Decoded contents.** Every text file and every Parquet cell (strings, binary and image cells, inside
-  lists and structs) is scanned as bytes (:func:`scan_payload`): image signatures at any offset, ``data:``
-  URIs, base64 runs (also wrapped in lines, quoted or indented) and hexadecimal runs, zip, gzip, bzip2 and
-  xz archives; JSON files also with their strings unescaped, Parquet files also their key-value metadata.
-  What these decode to is scanned the same way, :data:`MAX_DEPTH` levels deep and at most
-  :data:`MAX_EXPANDED_BYTES` per cell; a payload expanding beyond that is refused (it cannot be proved clean).
-- **Credentialed images** (:class:`CredentialedImages`): the SHA-256 of the release's sources
-  (``credentialed_sha256`` in ``build_info.json``), of every file under ``publish --credentialed DIR`` and
-  the checksums its ``RECONSTRUCTION.json`` records is compared with every file, every cell and every image
-  found inside one *from its signature to the end* (so leading bytes do not hide it); the perceptual hash
-  (DCT, :data:`PHASH_SIZE`) of every decodable image under ``--credentialed`` is compared with the pixels
-  of every image found, and a Hamming distance of at most :data:`PHASH_MAX_DISTANCE` of 256 bits from the
-  image or its mirror is a near-duplicate (so trailing bytes, re-encoding, resizing, blurring or a
-  left-right flip do not hide it). Without ``--credentialed`` only checksums are known: an X-ray re-derived
-  by ``medvigil reconstruct`` (new bytes) is recognised by its pixels only when its folder is given.
-- **Text files and text cells** carry no image at all: the card, datasheet, Croissant and build info must
-  be UTF-8 without NUL bytes. Image cells hold images by design; they are refused when one is credentialed.
+Credentialed pixels must not leave by any route, so every uploaded byte is scanned, and everything it
+decodes to, :data:`MAX_DEPTH` levels deep and at most :data:`MAX_EXPANDED_BYTES` per cell (beyond: refused,
+it cannot be proved clean). What is scanned and refused: README.md, "publish checks content, decoded".
+Checksums are compared *from each image signature to the end* (leading bytes do not hide an image); the
+perceptual hash (:data:`PHASH_SIZE`, at most :data:`PHASH_MAX_DISTANCE` of 256 bits from the image or its
+mirror) catches re-encoded, resized, blurred or flipped copies. Without ``--credentialed`` only checksums
+are known: an X-ray re-derived by ``medvigil reconstruct`` (new bytes) is recognised only when its folder is given.
 """
 
 from __future__ import annotations

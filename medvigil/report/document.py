@@ -1,8 +1,7 @@
 """The trust report over every suite: Markdown and one self-contained HTML page (figures embedded as PNG).
 
-Input: ``medvigil score --json`` results (MedVIGIL audits merged by model, at most one result of each other
-suite), ``medvigil compare --json`` results, the authors' seed-variance files and their Appendix K summary
-CSV. Each suite's tables and figures come from its registry entry (:mod:`medvigil.suites.registry`).
+Input: ``medvigil score --json`` and ``compare --json`` results, the authors' seed-variance files and their
+Appendix K summary CSV; each suite's tables and figures come from its registry entry.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Short model names for the report's tables and figures, with a legend.
 
-lmms-eval names a run's model by its every argument (``qwen2_5_vl(pretrained=...,max_pixels=...)``);
-such a name swamps a figure's axis and widens a table past the page. Names longer than
-:data:`MAX_NAME` characters are shown short (the weights the arguments name, else the name cut
-with an ellipsis; made unique), and the report lists each short name with the full one.
+lmms-eval names a run's model by its every argument, which swamps a figure's axis; names longer than
+:data:`MAX_NAME` show the weights they name (else an ellipsis), and the report lists each with the full one.
 """
 
 from __future__ import annotations

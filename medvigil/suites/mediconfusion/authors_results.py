@@ -3,12 +3,9 @@
 ``Results/<model>_<mode>.json`` (a *run*): ``{pair_id: {"answer": {"im1": {"A": votes, "B": votes,
 "full_answer": text}, "im2": {...}}, "score": {block: {category: n, ..., "total": n}}}}``, ``mode``
 ``mc``, ``greedy``, ``prefix`` or ``gpt4`` (paper: MC, GD, PS, FF); ``..._scores.json``: the run's
-totals, ``{block: {category: n}}``. Each image becomes one ``probe_record`` (``case_id`` = pair id,
-``probe_id`` = ``"<pair>:im1"``, ``condition`` = the mode) whose ``predicted_letter`` comes from the
-vote counts by the authors' rule (margin 3); ``full_answer`` is kept as ``raw_response`` but never
-re-parsed, so the official totals are reproduced. Bad input raises one
-:class:`medvigil.errors.DataError` listing every problem (file, 1-based pair position, JSON path).
-A pair not in the release is an error; release pairs absent from a run are listed in
+totals, ``{block: {category: n}}``. Each image becomes one ``probe_record`` (``probe_id`` ``"<pair>:im1"``)
+whose letter comes from the vote counts by the authors' rule; ``full_answer`` is never re-parsed, so the
+official totals are reproduced. Release pairs absent from a run are listed in
 :attr:`MediConfusionRun.missing_pairs` (partial runs are scored on the pairs present).
 """
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Where the built MediConfusion dataset is: one rule for the lmms-eval tasks and the CLI.
 
-As :mod:`medvigil.data_location` (MedVIGIL), with its own variable and folder: ``MEDICONFUSION_DATA``
-(a local folder written by ``medvigil mediconfusion-build``, or a Hub dataset repo id ``ORG/NAME``),
-else ``$MEDVIGIL_HOME/datasets/mediconfusion`` (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``).
-Nothing is fetched unless the value is a Hub repo id; offline, a missing folder raises
-:class:`~medvigil.data_location.DataNotFoundError` saying what to run.
+As :mod:`medvigil.data_location`, with ``MEDICONFUSION_DATA`` (the output of ``medvigil mediconfusion-build``,
+or a Hub repo id) else ``$MEDVIGIL_HOME/datasets/mediconfusion``.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())

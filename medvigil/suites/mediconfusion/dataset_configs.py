@@ -1,9 +1,7 @@
 """The configs of the MediConfusion Hub dataset (names, features, descriptions, identity): one schema
 for the `datasets` builder and the Hub export; rows: :mod:`medvigil.suites.mediconfusion.dataset_rows`.
 
-Configs (split ``test`` each): ``questions`` (default), one row per image (352 for the real release):
-the question as asked about that image, its correct letter and categories; ``pairs``, one row per
-pair (176): every field of ``dataset.json`` and both images.
+Configs (split ``test``): ``questions`` (default), one row per image (352); ``pairs``, one row per pair (176).
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
 """The rows of every config of the MediConfusion Hub dataset, for both the `datasets` builder and the export.
-
-:meth:`RocoSource.open` reads the authors' ``dataset.json`` strictly and finds and checks every image
-in the user's ROCO copy (:mod:`medvigil.suites.mediconfusion.roco`; all missing or broken images at once).
 Images are embedded as the original file bytes, with the ROCO-relative path as the image's ``path``.
 """
 

@@ -1,9 +1,7 @@
 """MediConfusion in the suite registry: score result files against the authors' ``dataset.json``.
 
-``files``: the authors' per-sample result files (``Results/<model>_<mode>.json``) or lmms-eval
-``--log_samples`` files of the ``mediconfusion_*`` tasks (one run per model and mode). Per run: its
-file(s) (``file``, joined by ", "), counts and rates, pairs scored and missing, per category; per
-model, the best over modes.
+``files``: the authors' ``Results/<model>_<mode>.json`` or lmms-eval ``--log_samples`` files of the
+``mediconfusion_*`` tasks (one run per model and mode).
 """
 from __future__ import annotations
 

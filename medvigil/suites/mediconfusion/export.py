@@ -1,17 +1,8 @@
 """Write a Hub-ready MediConfusion folder (``medvigil mediconfusion-build``).
 
-Layout of the output folder::
-
-    README.md            dataset card (YAML front matter: configs, dataset_info, licence, tags, digests)
-    croissant.json       Croissant 1.0 JSON-LD; mlcroissant reports no error and no warning
-    build_info.json      versions, digests, row counts, shard checksums, whether synthetic
-    roco_sha256.txt      ``sha256sum`` list of the ROCO images used (to check other copies)
-    data/<config>/test-NNNNN-of-MMMMM.parquet   images embedded (original bytes)
-
-As the MedVIGIL export (:mod:`medvigil.hub.export_engine`; rows from :class:`~medvigil.suites.mediconfusion.
-dataset_rows.RocoSource`): all input problems at once, no partial output, byte-identical rebuilds. Images:
-ROCO's, **CC BY-NC-SA 4.0: non-commercial use only, attribution, share-alike**; annotations: the authors'
-(MIT). A synthetic build (medvigil's phantoms) contains no ROCO image.
+As the MedVIGIL export (:mod:`medvigil.hub.export_engine`), plus ``roco_sha256.txt`` (``sha256sum`` list of
+the ROCO images used). Images: ROCO's, **CC BY-NC-SA 4.0: non-commercial use only, attribution,
+share-alike**; annotations: the authors' (MIT). A synthetic build contains no ROCO image.
 """
 
 from __future__ import annotations
@@ -68,11 +59,9 @@ def build(dataset_json: Path | str, images_dir: Path | str, out: Path | str, *, 
           repo_id: str | None = None, max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES, force: bool = False) -> BuildReport:
     """Check the inputs and write the Hub-ready folder ``out`` atomically.
 
-    ``dataset_json``: the authors' ``dataset.json`` (or ``.csv``); ``images_dir``: the user's ROCO
-    copy (data folder or repository root); ``checksums_file``: optional ``sha256sum`` list every
-    image must match; ``repo_id``: the Hub repository meant (card and Croissant URL); ``force``:
-    replace an existing ``out`` (only after the new build succeeded). Raises DataError (bad
-    release or images), FileExistsError (``out`` exists, no ``force``) or NotADirectoryError.
+    ``checksums_file``: optional ``sha256sum`` list every image must match; ``repo_id``: the Hub repository
+    meant (card and Croissant URL); ``force``: replace an existing ``out`` once the new build succeeded.
+    Raises DataError, FileExistsError (``out`` exists, no ``force``) or NotADirectoryError.
     """
     out = Path(out)
     check_max_shard_bytes(max_shard_bytes)

@@ -27,11 +27,8 @@ def _metrics_of(value: Any) -> Mapping[str, Any]:
 def best_over_modes(results: Mapping[str, Any]) -> dict[str, Any]:
     """Each mode's accuracies and the best over modes (Table 1 "Best", Table 3).
 
-    ``results`` maps a mode name to a :class:`MediConfusionScore` or a mapping with
-    ``set_accuracy`` and ``individual_accuracy`` (optionally ``confusion``, ``per_category``).
-    Best set and best individual accuracy are maximised separately, as in Table 1 (InstructBLIP:
-    best set from MC, best individual from GD), per category likewise (Table 3). Ties go to the
-    first mode in ``results`` order; undefined (None/NaN) values are skipped.
+    Best set and best individual accuracy are maximised separately, as in Table 1 (InstructBLIP: best set from
+    MC, best individual from GD), per category likewise (Table 3). Ties go to the first mode; None/NaN are skipped.
     """
     if not results:
         raise ValueError("results must name at least one mode")

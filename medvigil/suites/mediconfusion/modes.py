@@ -1,31 +1,18 @@
 """The four MediConfusion evaluation modes (paper Sec. 3.1): answer extraction and judges.
 
-Every mode turns a model's output for one image into *votes* for the two options, read by the authors'
-rule (:func:`medvigil.suites.mediconfusion.answers.vote_answers`: the option ahead by at least the
-margin, 3, else invalid). Prompts and token limits: :mod:`medvigil.suites.mediconfusion.prompts`.
+Each mode turns one image's output into *votes* for the two options, read by the authors' margin rule
+(:func:`~medvigil.suites.mediconfusion.answers.vote_answers`). MC: 10 votes for the letter parsed
+(:func:`mc_votes`). GD: 10 for the likelier of "A" / "B" (:func:`gd_scores`). PS: the same on the option
+texts' normalised log-likelihoods (:func:`prefix_scores`; Xu et al., LVLM-eHub 2023: mean log-probability
+per token). FF: a judge's 1-10 closeness score per option (:func:`judge_response`; paper Appendix A.4), an
+LLM at T = 0.7 (the authors' GPT-4o protocol, :func:`endpoint_judge`) or offline :func:`token_f1_judge`.
 
-* MC (generated text): 10 votes for the letter found (:func:`mc_votes`; parser ``authors``, their
-  ``clean_up_manual``, default, naming both letters is invalid, or ``first_letter``, medvigil 0.1).
-* GD (log-likelihood of "A" / "B" after the GD prompt): 10 for the likelier letter (:func:`gd_scores`).
-* PS (log-likelihood of each option text after the question, no options shown): as GD on the
-  normalised scores (:func:`prefix_scores`). No letter, a tie or unusable scores: 0/0 (invalid).
-* FF (generated text): the judge's 1-10 closeness score of the response to each option
-  (:func:`judge_response`); a gap < 3 is invalid (paper Appendix A.4). Judges: an LLM behind any
-  OpenAI-compatible endpoint with the paper's prompt at T = 0.7 (the authors' GPT-4o protocol,
-  :func:`endpoint_judge`), or offline the deterministic :func:`token_f1_judge`.
-
-Log-likelihood values (GD, PS): lmms-eval's contract says "log-probability of the continuation", but
-its HuggingFace models in 0.7.3 (``llava``, ``llava_hf``, ``qwen_vl``, ...) return ``outputs.loss``,
-the mean NLL per continuation token (EvolvingLMMs-Lab/lmms-eval#370). ``value_kind="auto"`` (default)
-reads each value by its sign (a mean NLL is never negative, a log-probability never positive; both
-signs for one image: invalid); ``"mean_nll"`` or ``"sum_logprob"`` force one reading
-(a value of the wrong sign is then unusable).
-
-PS normalisation (Xu et al., LVLM-eHub 2023, followed by the paper: geometric mean of the option
-tokens' probabilities, i.e. mean log-probability per token): ``"per_token"`` (default; a mean NLL
-``v`` gives ``-v``; a total log-probability, with no token count in lmms-eval, is used as is and the
-record says ``normalisation_applied: "none"``), ``"per_char"`` (total log-probability / characters,
-lm-eval's ``acc_norm``) or ``"none"``; both of these need total log-probabilities.
+Why ``value_kind="auto"`` reads log-likelihoods by their sign: lmms-eval 0.7.3's HuggingFace models
+return ``outputs.loss``, a mean NLL per token, not the log-probability its contract names
+(EvolvingLMMs-Lab/lmms-eval#370); a mean NLL is never negative, a log-probability never positive
+(``"mean_nll"`` / ``"sum_logprob"`` force one reading). PS normalisation: ``"per_token"`` (a mean NLL ``v``
+gives ``-v``; a total log-probability, with no token count, is used as is: ``normalisation_applied: "none"``),
+``"per_char"`` (total / characters, lm-eval's ``acc_norm``) or ``"none"``.
 
 >>> mc_votes('A") Left'), mc_votes("A or B"), mc_votes("A or B", "first_letter")
 ((10, 0), (0, 0), (10, 0))

@@ -1,21 +1,14 @@
 """Prompts and token limits of the four MediConfusion modes: the authors' (default) and medvigil's.
 
-The authors' strings come from their repository (``MShahabSepehri/MediConfusion``, commit 40a8b41:
-``configs/prompts/answering.json``, ``utils/answering.py``, ``Models/*.py``), character for character
-with their quirks (FF says "answer following question"; MC ends with ``#answer: ("`` so that the model
-continues with ``A")``). A *style* names one template of one mode (:data:`PROMPTS`; fields ``{question}``,
-``{option_A}``, ``{option_B}``): ``authors`` (theirs for open models; also ``authors_llava`` and
-``authors_llama`` for PS, ``authors_gpt`` for MC) or ``medvigil`` (medvigil 0.1).
+The authors' strings (``MShahabSepehri/MediConfusion`` commit 40a8b41: ``configs/prompts/answering.json``,
+``utils/answering.py``, ``Models/*.py``) are kept character for character, quirks included (MC ends with
+``#answer: ("`` so that the model continues with ``A")``). A *style* names one template of one mode
+(:data:`PROMPTS`): ``authors`` (and variants) or ``medvigil`` (medvigil 0.1).
 
-Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 new tokens and temperature 0 for MC whatever
-the model (``set_model_params``); FF uses each model's config, 100 for LLaVA, LLaVA-Med and Llama 3.2
-(their ``vanilla.json`` and LLaVA ``ask_question`` default), medvigil's FF limit; medvigil 0.1 used 8
-(MC) and 128 (FF). Their system prompt (:data:`AUTHORS_SYSTEM_PROMPT`, ``init_prompts.default``, their
-spelling) is sent only by their API clients (``Models/gpt.py``, ``claude.py``, ``gemini.py``) in every
-generating mode: :data:`API_MODELS`. FF generation settings (:data:`AUTHORS_FF_GENERATION`) are each
-model's ``configs/Models/<model>/vanilla.json``; lmms-eval fixes one ``generation_kwargs`` per task, so
-the FF task keeps greedy decoding and 100 tokens and :func:`authors_gen_kwargs` gives the ``--gen_kwargs``
-of a model's own settings.
+Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 tokens at temperature 0 for MC; FF uses each
+model's config (100 for LLaVA, LLaVA-Med, Llama 3.2), but lmms-eval fixes one ``generation_kwargs`` per task,
+so the FF task keeps greedy decoding and 100 tokens (:func:`authors_gen_kwargs`: a model's own settings).
+Their system prompt (:data:`AUTHORS_SYSTEM_PROMPT`) is sent only by their API clients (:data:`API_MODELS`).
 
 >>> render("mc", "authors", "Which side?", "Left", "Right").splitlines()[2:4]
 ['("A": Left)', '("B": Right)']

@@ -1,8 +1,4 @@
 """Scoring MediConfusion probe records: each pair's two image records found, then scored.
-
-A run's records (one model, one condition) hold one record per image; :func:`pair_slots` finds
-the two images of each pair (``extra.image`` or a ``probe_id`` ending ``:im1`` / ``:im2``) and
-:func:`score_records` scores them with :func:`medvigil.suites.mediconfusion.scoring.score_pairs`.
 """
 
 from __future__ import annotations
@@ -77,9 +73,8 @@ def _categories(record: Mapping[str, Any]) -> list[str]:
 
 
 def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, list]:
-    """The arguments of :func:`~medvigil.suites.mediconfusion.scoring.score_pairs` for one run's
-    records found in pairs by :func:`pair_slots` (which found no problem): each pair's answers,
-    correct letters and categories of ``im1`` and ``im2``, and the pair ids, in order."""
+    """The arguments of :func:`~medvigil.suites.mediconfusion.scoring.score_pairs` for one run's records
+    paired by :func:`pair_slots` (which found no problem), in order."""
     inputs: dict[str, list] = {"pair_ids": list(by_pair)}
     for n, image in enumerate(("im1", "im2"), start=1):
         records = [slot[image] for slot in by_pair.values()]

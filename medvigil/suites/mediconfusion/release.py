@@ -1,23 +1,11 @@
 """Strict reader of the MediConfusion release: the authors' ``data/dataset.json`` (or ``dataset.csv``).
 
-Layout (repository ``MShahabSepehri/MediConfusion``, 176 pairs, 352 images): a JSON object keyed by
-pair id (``"10001"`` ...), each value an object with exactly these fields: ``im_1``/``im_2`` (ROCO image
-path relative to the ROCO data root, e.g. ``train/radiology/images/ROCO_28778.jpg``),
-``im_1_local``/``im_2_local`` (the authors' integer image id, one per path), ``cap_1``/``cap_2`` (the
-ROCO captions), ``category_1``/``category_2`` (non-empty lists of
-:data:`~medvigil.suites.mediconfusion.categories.CATEGORIES`), ``BiomedCLIP_sim``/``DINO_sim`` (cosine
-similarities of the two images; paper Sec. 2: a pair is confusing when BiomedCLIP >= 0.9 and DINOv2 <=
-0.75), ``question``/``option_A``/``option_B`` (shared by both images), ``im_1_correct``/``im_2_correct``
-(``A``/``B``, different) and ``AI_question``/``AI_option_A``/``AI_option_B`` (the LLM's question before
-radiologist revision). The authors' ``--local_image_address False`` reads the images under
-``<data_path>/roco-dataset/data/``; their download script saves each as ``data/images/<im_local>.jpg``
-(:func:`authors_image_name`). medvigil's synthetic releases add the optional field ``synthetic`` (``true``).
-The CSV form (``data/dataset.csv``) has the same columns plus ``id`` (the pair id) and a leading unnamed
-pandas index column; its category cells are Python list literals (``['Cerebral', 'Vascular']``).
-
-Every problem in the file is collected into one :class:`~medvigil.errors.DataError`, each
-:class:`~medvigil.errors.Problem` naming the file, the pair's 1-based position (``row``) and
-``<pair id>.<field>`` (``field``).
+Layout (``MShahabSepehri/MediConfusion``, 176 pairs, 352 images): a JSON object keyed by pair id, each
+value with exactly the fields of :data:`FIELDS` (``BiomedCLIP_sim``/``DINO_sim``: paper Sec. 2, a pair is
+confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75; ``AI_*``: the LLM's question before radiologist
+revision), plus the optional ``synthetic`` of medvigil's samples. The CSV form adds ``id`` and a leading
+pandas index column; its category cells are Python list literals. Every problem is collected into one
+:class:`~medvigil.errors.DataError` (``row``: the pair's 1-based position, ``field``: ``<pair id>.<field>``).
 
 >>> import json, tempfile, pathlib
 >>> entry = dict(im_1="train/radiology/images/ROCO_00001.jpg", im_2="train/radiology/images/ROCO_00002.jpg",
@@ -181,11 +169,8 @@ def _is_number(value: Any) -> bool:
 
 
 def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], problems: list[Problem]) -> dict | None:
-    """Validate one pair's values (already typed); return the clean values or None.
-
-    Image paths must not leave the ROCO root (:func:`medvigil.files.pathsafe.unsafe_reason`);
-    relations between fields are checked only when every field is well typed.
-    """
+    """Validate one pair's typed values (paths stay inside the ROCO root; relations between fields only when
+    every field is well typed); return the clean values or None."""
     start = len(problems)
 
     def bad(key: str, message: str) -> None:

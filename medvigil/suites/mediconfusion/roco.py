@@ -1,21 +1,11 @@
 """Find and check the MediConfusion images in the user's own ROCO copy (never fetched here).
 
 ROCO (Pelka et al., 2018; PubMed Central open-access figures) is CC BY-NC-SA 4.0: non-commercial use
-only. ``dataset.json`` names each image by its path in the ROCO data folder (``train/radiology/images/
-ROCO_28778.jpg``; splits ``train``, ``validation``, ``test``). ``roco_root`` may be that folder, the
-repository root holding ``data/`` (or ``roco-dataset/data/``), or the authors' layout, ``<im_local>.jpg``
-as their download script saves them in ``data/images/`` (that folder, ``data/`` or the repository root);
-:func:`image_layout` decides which.
-
-:func:`locate_images` reports *all* problems in one :class:`~medvigil.errors.DataError`: a path leaving
-the root (absolute, ``..``, backslash, a symlink pointing elsewhere; :func:`medvigil.files.pathsafe.resolve_inside`),
-a missing file, a file that does not decode (truncated, corrupt, not an image, a decompression bomb;
-:func:`medvigil.images.imaging.safe_open_image`), and with a checksum list a SHA-256 mismatch or no entry. Each problem names the release file, the first pair using the image (``row``, ``field`` =
-``<pair id>.im_1`` / ``.im_2``) and every pair that needs it.
-
-Checksum lists use the ``sha256sum`` format, ``<64 hex digits>  <path>`` per line, paths relative to
-the ROCO data root (as ``sha256sum train/radiology/images/*.jpg`` run inside it, or the
-``roco_sha256.txt`` of ``medvigil mediconfusion-build``).
+only. ``roco_root`` may be the ROCO data folder, a repository root holding it, or the authors' layout
+(``data/images/<im_local>.jpg``); :func:`image_layout` decides which. :func:`locate_images` reports *all*
+problems (unsafe path, missing file, undecodable image, SHA-256 mismatch) in one
+:class:`~medvigil.errors.DataError`. Checksum lists use the ``sha256sum`` format, paths relative to the
+ROCO data root (as the ``roco_sha256.txt`` of ``medvigil mediconfusion-build``).
 """
 
 from __future__ import annotations

@@ -1,26 +1,19 @@
 """MediConfusion scoring: set accuracy, individual accuracy, confusion, invalid answers.
 
-MediConfusion (Sepehri et al., NeurIPS 2024 workshop, seed 001) asks one two-option question about two images
-whose correct answers differ. Definitions (paper Sec. 3.1, Fig. 2, Table 1), counted as the authors'
+Definitions (Sepehri et al., NeurIPS 2024 workshop, Sec. 3.1, Fig. 2, Table 1), counted as the authors'
 ``create_score_table`` / ``print_score`` (``utils/answering.py``) do:
 
-* **Answer of an image**: the option ahead by at least ``margin`` votes (default 3), else *invalid*
-  (:func:`medvigil.suites.mediconfusion.answers.vote_answers`).
-* **Set score** of a pair: 1 iff both images are answered correctly; set accuracy = set score / pairs.
-  **Individual score**: one per correct image; individual accuracy = individual score / (2 x pairs).
-  **Invalid**: images with an invalid answer.
-* **Confused** pair: both answers valid and equal. The paper divides by "all pairs (we exclude pairs where the
-  model generated invalid answers or failed to answer)", the authors' code by the pairs with two valid answers
-  (their ``valids`` block): the default, ``confusion_denominator="both_valid"``; ``"all_pairs"`` divides by every
-  pair. Table 1 needs the first: BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are not k/176.
+* **Set score** of a pair: 1 iff both images are answered correctly (set accuracy: / pairs); **individual
+  score**: one per correct image (/ 2 x pairs); **invalid**: images with no answer by the vote margin.
+* **Confused** pair: both answers valid and equal, divided as the authors' code does by the pairs with two valid
+  answers (``confusion_denominator="both_valid"``, default; ``"all_pairs"``: every pair). Table 1 needs it:
+  BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are not k/176.
 * **Per category**: a pair-level event (set, confused, both-valid) adds one to every category occurrence of
   *both* images (a category on both images counts twice); an image-level event (individual, invalid) to every
   category of *that* image. A category's accuracy denominator is its occurrences over the images scored
   (Table 3: e.g. 73 vascular images, GPT-4o 25/73 = 34.25 % set and 49/73 = 67.12 % individual); its
   confusion denominator its occurrences over the both-valid pairs.
-* **Random guessing** (Table 1): two independent 50/50 answers: 50 % individual, 25 % set.
-
-Vectorised over pairs: category membership is an (n_pairs x n_categories) count matrix.
+* **Random guessing** (Table 1): 50 % individual, 25 % set.
 
 >>> s = score_pairs(["A", "A", None], ["B", "A", "B"], ["A", "A", "B"], ["B", "B", "A"])
 >>> s.totals["set_score"], s.totals["individual_score"], s.totals["confused"], s.totals["invalid"]
@@ -166,10 +159,8 @@ def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Seq
                 categories2: Sequence[Sequence[str]] | None = None, *, pair_ids: Sequence[str] | None = None,
                 category_names: Sequence[str] | None = None, confusion_denominator: str = "both_valid") -> MediConfusionScore:
     """Score MediConfusion pairs. ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters (``None`` or ``""``:
-    invalid) or integer codes (``A`` = 0, invalid = -1) as :func:`vote_answers` returns; ``gold1``/``gold2``: the
-    correct letters; ``categories1``/``categories2`` (optional): each image's categories; ``pair_ids``: default
-    ``"0"``, ``"1"``, ...; ``category_names``: default :data:`CATEGORIES` when every category given is one of
-    them, else the sorted categories seen.
+    invalid) or :func:`vote_answers` codes; ``gold1``/``gold2``: the correct letters; ``pair_ids``: default ``"0"``,
+    ``"1"``, ...; ``category_names``: default :data:`CATEGORIES` if every category given is one, else those seen, sorted.
     """
     if confusion_denominator not in CONFUSION_DENOMINATORS:
         raise ValueError(f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, got {confusion_denominator!r}")

@@ -1,17 +1,9 @@
 """Synthetic MediConfusion pairs in the authors' layout, with phantom images standing in for ROCO.
 
-Nothing here is clinical data. Each pair is two procedural phantoms (:mod:`medvigil.suites.medvigil.
-synthetic.phantoms`: chest radiographs, axial head CT and T2-weighted MRI) sharing one two-option
-question whose answer differs between the images; the :data:`TEMPLATES` follow failure patterns of the
-paper (Sec. 4.1): laterality and position, lesion signal and density, which abnormality is present.
-
-:func:`write_sample` writes ``README.md`` and a ``SYNTHETIC`` marker, ``data/dataset.json`` and
-``data/dataset.csv`` (every pair ``"synthetic": true``, captions prefixed ``[SYNTHETIC]``) and
-``roco/<split>/radiology/images/ROCO_9NNNN.jpg`` (burnt-in label, JPEG comment), image ids from 90001,
-above the real ROCO ids. In each block of two pairs a seeded coin picks which has ``im_1_correct = "A"``,
-so an even number of pairs is balanced (the real file: 88 AB / 88 BA; always-A scores 0 % set accuracy). Invented similarities, rounded to
-7 decimals: ``BiomedCLIP_sim`` uniform in [0.90, 0.97], ``DINO_sim`` in [0.33, 0.75] (the real ranges).
-Pair ``i`` depends only on ``(seed, i)``: same seed, same bytes; ``--pairs 10`` is a prefix of ``--pairs 24``.
+Nothing here is clinical data. Each pair is two procedural phantoms sharing one two-option question whose
+answer differs; the :data:`TEMPLATES` follow the paper's failure patterns (Sec. 4.1). Image ids start at 90001, above the real ROCO ids. In each block of two pairs a seeded coin picks which
+has ``im_1_correct = "A"``, so an even number of pairs is balanced (the real file: 88 AB / 88 BA; always-A
+scores 0 % set accuracy). Pair ``i`` depends only on ``(seed, i)``: ``--pairs 10`` is a prefix of ``--pairs 24``.
 """
 
 from __future__ import annotations
