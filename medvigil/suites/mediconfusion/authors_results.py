@@ -10,7 +10,6 @@ official totals are reproduced. Release pairs absent from a run are listed in
 """
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import numpy as np
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_json
 from medvigil.records.lmms_eval_logs import read_samples
+from medvigil.records.record_checks import is_number
 from medvigil.records.run_coverage import run_limit
 from medvigil.records.schema_validation import check_records
 from medvigil.scoring.letters import decode_letters
@@ -105,10 +105,6 @@ def _load_json_object(path: str | Path) -> tuple[str, dict]:
     return name, data
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def parse_run_name(path: str | Path) -> tuple[str, str]:
     """``(model, mode)`` from an authors' file name: ``gpt_mc.json`` -> ``("gpt", "mc")``, ``llava_med_greedy.json``
     -> ``("llava_med", "greedy")``; the fixture form ``Results__claude__claude_mc.json`` uses the part after the
@@ -180,7 +176,7 @@ def read_results(path: str | Path, release: Release, *, model: str | None = None
                 value = ans.get(letter)
                 if letter not in ans:
                     message = f"missing vote count {letter!r}"
-                elif not _is_number(value):
+                elif not is_number(value):
                     message = f"vote count must be a finite number, got {value!r}"
                 elif value < 0:  # a negative count would flip the margin rule's answer
                     message = f"vote count must be >= 0, got {value!r}"

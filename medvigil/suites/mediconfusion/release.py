@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.csvio import read_csv
 from medvigil.files.input_files import read_json
 from medvigil.files.pathsafe import unsafe_reason
+from medvigil.records.record_checks import is_number
 from medvigil.suites.mediconfusion.answers import OPTION_LETTERS
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 
@@ -64,7 +64,7 @@ _NONEMPTY_TEXT = ("question", "option_A", "option_B")
 _TEXT_FIELDS = ("cap_1", "cap_2", "AI_question", "AI_option_A", "AI_option_B")
 # (fields, test of a present value, problem) checked after the image ids and categories
 _VALUE_CHECKS = (
-    (_SIM_FIELDS, lambda v: _is_number(v) and -1.0 <= v <= 1.0, "must be a finite number in [-1, 1] (a cosine similarity), got {value!r}"),
+    (_SIM_FIELDS, lambda v: is_number(v) and -1.0 <= v <= 1.0, "must be a finite number in [-1, 1] (a cosine similarity), got {value!r}"),
     (_LETTER_FIELDS, lambda v: v in OPTION_LETTERS, "must be 'A' or 'B', got {value!r}"),
     (_NONEMPTY_TEXT, lambda v: isinstance(v, str) and v.strip(), "must be a non-empty string, got {value!r}"),
     (_TEXT_FIELDS, lambda v: isinstance(v, str), "must be a string, got {type}"),
@@ -162,10 +162,6 @@ class Release:
 def authors_image_name(local: int) -> str:
     """The file name the authors' download script gives an image: ``<im_local>.jpg``."""
     return f"{local}.jpg"
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], problems: list[Problem]) -> dict | None:
