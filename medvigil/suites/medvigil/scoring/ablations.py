@@ -1,14 +1,8 @@
 """Blind-input and visual-decay ablations (MedVIGIL Appendices I, J, K), by record ``condition``:
-
-* ``noimg``, image withheld (Appendix I): :func:`no_image_gap`;
-* ``blur:<sigma>``, Gaussian blur, sigma in {0, 2, 4, 8, 16, 32, 64} (Appendix J): :func:`blur_sweep`
-  with the language-takeover point L* (:func:`takeover_point`);
-* ``roi_decay:<k>``, the top ``k/3`` of the ROI greyed, k in 0..3 (Appendix K): :func:`roi_decay`;
-  for modal letters of repeated samples (``extra.samples`` / ``extra.modal_share``: the paper's 5
-  samples at T = 0.7) :func:`roi_decay_modal` gives the authors' summary.
-
-Counting follows :mod:`medvigil.scoring.table`: a parse failure or error is never correct and never a
-refusal; ``harness_compatible`` drops error rows.
+``noimg`` (Appendix I, :func:`no_image_gap`); ``blur:<sigma>``, sigma in {0, 2, ..., 64} (Appendix J,
+:func:`blur_sweep`, L* :func:`takeover_point`); ``roi_decay:<k>``, the top ``k/3`` of the ROI greyed
+(Appendix K, :func:`roi_decay`; :func:`roi_decay_modal` for modal letters of 5 samples at T = 0.7).
+Counting as :mod:`medvigil.scoring.table`.
 """
 
 from __future__ import annotations
@@ -91,12 +85,10 @@ def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_c
 
 def takeover_point(sigmas: Sequence[float], accuracy: Sequence[float], accuracy_noimg: float,
                    threshold: float = TAKEOVER_THRESHOLD) -> tuple[float | None, str | None]:
-    """Language-takeover point L*, Section 6.3 / Appendix J: the smallest ``sigma > 0`` whose residual
-    visual contribution ``acc(sigma) - acc_noimg`` is at most ``threshold`` (20%) of the clean one
-    ``acc(0) - acc_noimg`` (Table 13's wording; the main text's "drops below 20%" differs only at
-    equality). The first qualifying sigma counts even if accuracy recovers later; NaN points are
-    skipped. ``(None, reason)`` when there is no sigma = 0 point or no-image accuracy, when the clean
-    contribution is <= 0 (nothing to take over), or when the criterion is never met.
+    """Language-takeover point L*, Section 6.3 / Appendix J: the first ``sigma > 0`` whose visual contribution
+    ``acc(sigma) - acc_noimg`` is at most ``threshold`` (20%) of the clean one (Table 13's wording; the main
+    text's "drops below" differs only at equality), even if accuracy recovers later; NaN points skipped.
+    ``(None, reason)`` without a sigma = 0 point or no-image accuracy, a clean contribution <= 0, or no hit.
 
     >>> takeover_point([0, 2, 4, 8, 16, 32, 64], [59.1, 58.8, 50.3, 46.3, 34.5, 18.6, 14.9], 5.1)
     (64.0, None)

@@ -1,10 +1,8 @@
 """How well an open-ended judge's flags match human labels: precision and recall with bootstrap CIs.
 
-Samples with ``label_is_refusal`` / ``label_is_critical`` are scored per axis, and per ``split``
-(``tune`` / ``held_out``) when given. Intervals: percentile bootstrap 95% CIs over paired (flag, label)
-draws (:data:`N_RESAMPLES`, :data:`SEED`); a resample with an undefined ratio is left out, which
-``scipy.stats.bootstrap`` cannot do. ``by_class`` gives per ``class`` flagged vs labelled counts (the
-misses a precision/recall pair hides) and per flag the share judged as labelled, with its CI.
+Per axis (``label_is_refusal`` / ``label_is_critical``) and ``split`` when given. Percentile bootstrap 95%
+CIs over paired (flag, label) draws (:data:`N_RESAMPLES`, :data:`SEED`) leave out resamples with an
+undefined ratio, which ``scipy.stats.bootstrap`` cannot do. ``by_class``: flagged vs labelled per ``class``.
 
 >>> summary = validation([{"label_is_refusal": True, "is_refusal": True, "is_critical": False},
 ...                       {"label_is_refusal": False, "is_refusal": False, "is_critical": False}], n_resamples=50)
