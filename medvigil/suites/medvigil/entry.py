@@ -1,9 +1,8 @@
 """MedVIGIL in the suite registry: score result files against a release; the report's tables.
 
-``files``: official-harness outputs or lmms-eval ``--log_samples`` files of the ``medvigil_*`` tasks
-(:mod:`medvigil.suites.medvigil.harness.model_outputs`). ``release`` (optional): a release folder, a built
-dataset folder or a Hub repo id; a folder's ``clinician_baseline.csv`` is scored too (the Doctors row) and its
-triplets are matched for models with triplet arms. Release findings that do not touch scoring are warnings.
+``files``: official-harness outputs or lmms-eval ``--log_samples`` files (:mod:`medvigil.suites.medvigil.harness.model_outputs`).
+``release``: a release folder, built dataset folder or Hub repo id; a folder adds the Doctors row
+(``clinician_baseline.csv``) and triplets. Release findings that do not touch scoring are warnings.
 """
 
 from __future__ import annotations

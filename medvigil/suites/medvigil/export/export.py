@@ -1,10 +1,7 @@
-"""Write a Hub-ready folder from a MedVIGIL release (``medvigil build``).
-
-Output: ``README.md`` (card), ``DATASHEET.md`` (paper, Appendix C), ``croissant.json``, ``build_info.json``
-and ``data/<config>/test-NNNNN-of-MMMMM.parquet``, written atomically and deterministically by
-:mod:`medvigil.hub.export_engine` from the rows of :mod:`.dataset_rows`. Any validation error stops the
-build. Credentialed images never leave: ``image = None`` unless re-derived images go into a ``local_only``
-build (marked, refused by ``medvigil publish``); a normal build re-scans its own shards before the final rename.
+"""Write a Hub-ready folder from a MedVIGIL release (``medvigil build``): card, ``DATASHEET.md`` (Appendix C),
+``croissant.json``, ``build_info.json`` and Parquet shards, atomically and deterministically
+(:mod:`medvigil.hub.export_engine`, rows of :mod:`.dataset_rows`). Credentialed images never leave: ``image =
+None`` except in a marked ``local_only`` build (refused by ``medvigil publish``), and every build re-scans its shards.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Write a synthetic release in the published MedVIGIL layout, case by case, into a temporary sibling renamed
-into place at the end. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), files carry no time
-stamps and JPEG encoding is fixed-parameter: the same ``seed`` and ``cases`` give byte-identical files, and a
-release of N cases is a prefix of one of M > N cases, apart from the summary files.
+"""Write a synthetic release in the published layout, into a temporary sibling renamed into place at the end.
+Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), with no time stamps and fixed JPEG
+parameters: byte-identical for the same ``seed`` and ``cases``, and a prefix of any larger release but for summaries.
 """
 
 from __future__ import annotations
