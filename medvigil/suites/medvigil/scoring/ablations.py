@@ -245,10 +245,8 @@ def _add_rate(entry: dict[str, Any], key: str, count, n, z: float) -> None:
 
 
 def modal_letter(letters: Sequence[str | None]) -> tuple[str, float]:
-    """``(modal letter, modal share %)`` of repeated samples, as the authors' Appendix K runner.
-
-    Empty / missing letters never win but count in the share's denominator; a tie goes to
-    the letter sampled first; no letter at all gives ``("", 0.0)``.
+    """``(modal letter, modal share %)`` of repeated samples, as the authors' Appendix K runner: empty letters
+    never win but count in the share; ties go to the first sampled; no letter gives ``("", 0.0)``.
 
     >>> modal_letter(["B", "", "C", "C", "B"]), modal_letter([None, ""])
     (('B', 40.0), ('', 0.0))
@@ -299,12 +297,10 @@ def _modal_counts(cases: Mapping[int, Mapping[str, tuple[str, float | None]]], k
 
 
 def roi_decay_modal(records: Iterable[Mapping[str, Any]], *, harness_compatible: bool = False) -> dict[str, dict[str, Any]]:
-    """The paper's ROI-decay protocol (Appendix K; the authors' ``visual_token_ablation.csv``).
-
-    Records: one per (model, case, step), ``predicted_letter`` the modal letter, ``extra`` with
-    ``modal_share`` (%) and/or ``samples``. Per model, overall and per tier: refusal, switch from step 0,
-    letter stability (100 − switch), mean modal share, per-case ``trajectories`` (Table 14). An error is
-    no letter, or left out with ``harness_compatible``.
+    """The paper's ROI-decay protocol (Appendix K; the authors' ``visual_token_ablation.csv``) over one record per
+    (model, case, step) with the modal letter and ``extra.modal_share`` (%) / ``extra.samples``: per model, overall and
+    per tier, refusal, switch from step 0, stability (100 − switch), mean modal share, ``trajectories`` (Table 14).
+    An error is no letter (left out with ``harness_compatible``).
     """
     cells: dict[str, dict[int, dict[str, tuple[str, float | None]]]] = {}
     tiers: dict[str, dict[str, str | None]] = {}
