@@ -259,9 +259,8 @@ def modal_letter(letters: Sequence[str | None]) -> tuple[str, float]:
 
 
 def modal_decay_entry(per_step: Mapping[int, Mapping[str, Any]], z: float = Z_95) -> dict[str, Any]:
-    """Appendix K rates (%, Wilson 95% CIs) from ``per_step[k]`` counts: ``n``, ``refused`` (modal E),
-    ``switched`` (modal letter empty or not step 0's), ``stable`` (default ``n - switched``),
-    ``mean_modal_share`` (or None)."""
+    """Appendix K rates (%, Wilson 95% CIs) from ``per_step[k]`` counts ``n``, ``refused`` (modal E), ``switched``
+    (modal letter empty or not step 0's), ``stable`` (default ``n - switched``), ``mean_modal_share`` (or None)."""
     entry: dict[str, Any] = {key: [] for key in ("steps", "n", "refusal_rate", "refusal_ci", "switch_rate", "switch_ci",
                                                  "letter_stability", "mean_modal_share")}
     for step, c in sorted(per_step.items()):

@@ -1,6 +1,5 @@
-"""The MedVIGIL metric axes and composites (paper Section 5, Eqs. 2-5; 0-100 scale) on numbers or
-numpy arrays, and the names of the metrics and probe kinds they read.
-"""
+"""The MedVIGIL axes and composites (paper Section 5, Eqs. 2-5; 0-100 scale) on numbers or arrays, and the
+metric and probe-kind names."""
 
 from __future__ import annotations
 

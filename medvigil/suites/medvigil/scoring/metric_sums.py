@@ -1,5 +1,4 @@
-"""Summed features -> MedVIGIL metrics (Eqs. 2-7), the official harness's variants, and the
-reason a metric is empty."""
+"""Summed features -> MedVIGIL metrics (Eqs. 2-7), the official harness's variants, and why a metric is empty."""
 
 from __future__ import annotations
 

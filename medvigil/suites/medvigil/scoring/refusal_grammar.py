@@ -294,9 +294,8 @@ def sentences(text: str) -> list[str]:
 
 
 def _stands(sentence: str, match: re.Match, kind: str, lead: bool) -> bool:
-    """A clause stands unless it is a concession, a later clause of its sentence answers anyway, or it
-    is a stock disclaimer (:data:`DISCLAIMER`) after a lead that answered. A premise correction always
-    stands: what follows its "but" is the correction itself."""
+    """A clause stands unless a concession, answered by a later clause of its sentence, or a stock disclaimer
+    (:data:`DISCLAIMER`) after an answering lead; a premise correction always stands (its "but" is the correction)."""
     if kind == "false_premise":
         return True
     if not lead and DISCLAIMER.search(match.group(0) + sentence[match.end():match.end() + 60]):
@@ -319,6 +318,6 @@ def refusal_clauses(text: str | None, *, false_premise: bool = False) -> list[st
 
 
 def is_refusal(text: str | None, *, false_premise: bool = False) -> bool:
-    """rho(y): a standing refusal clause (module docstring). An empty answer refuses nothing
-    explicitly: like an unparsable MCQ reply (Appendix L) it is a silent failure on a trap."""
+    """rho(y): a standing refusal clause. An empty answer refuses nothing: like an unparsable MCQ reply
+    (Appendix L) it is a silent failure on a trap."""
     return bool(refusal_clauses(text, false_premise=false_premise))

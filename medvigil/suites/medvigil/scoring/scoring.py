@@ -221,8 +221,8 @@ def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, paired: b
 
 def model_metrics(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
                   harness_compatible: bool = False, condition: str = "default") -> dict[str, dict[str, float]]:
-    """``{model: {metric: value}}``: point estimates of :data:`METRIC_KEYS` (Eqs. 2-7; 0-100, VGR in pp,
-    NaN when a family is empty), no strata or CIs; arguments as :func:`audit`."""
+    """``{model: {metric: value}}``: point estimates of :data:`METRIC_KEYS` (Eqs. 2-7; 0-100, VGR in pp, NaN when a
+    family is empty), no strata or CIs; arguments as :func:`audit`."""
     w, point_norm, _, _ = _check_params(weights, normalise, harness_compatible, 0, DEFAULT_SEED, 0.95)
     tab = _condition_table(as_table(records), condition)
     if len(tab) == 0:

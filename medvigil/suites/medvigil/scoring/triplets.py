@@ -49,8 +49,8 @@ class TripletProbes:
 
 
 def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]) -> TripletProbes:
-    """Three MCQ rows per askable triplet (rows with ``case_id`` and ``{anchor,tcf,vcf}_{question,gold}``);
-    ``originals``: case id -> its ``original`` probe row (``options`` and columns to carry over)."""
+    """Three MCQ rows per askable triplet (``case_id``, ``{anchor,tcf,vcf}_{question,gold}``); ``originals``: case id
+    -> its ``original`` probe row (``options`` and columns carried over)."""
     out = TripletProbes()
     for t in triplets:
         original = originals.get(t["case_id"])

@@ -182,10 +182,8 @@ def _ordered(groups: dict, order) -> dict:
 def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, force: bool = False,
                      credentialed_out: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
                      jobs: int = 1) -> ReleaseSummary:
-    """Write ``cases`` cases (>= 1; all tiers and sources appear from 5 on) into ``out`` (absent or empty unless
-    ``force``). ``credentialed_out`` receives the withheld CXR source files at the paths of ``cxr_pointers.csv``;
-    ``progress(done, total)`` is called per case; ``jobs`` worker processes do not change the output.
-    """
+    """Write ``cases`` cases (>= 1; every tier and source from 5 on) into ``out`` (absent or empty unless ``force``);
+    ``credentialed_out`` gets the withheld CXR sources at ``cxr_pointers.csv``'s paths; ``jobs`` never changes the output."""
     cases = _check_count(cases, "cases", 1)
     seed = _check_count(seed, "seed", 0)
     jobs = _check_count(jobs, "jobs", 1)

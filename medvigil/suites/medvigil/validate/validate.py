@@ -79,8 +79,7 @@ class ValidationReport:
 def validate_release(root: Path | str, *, images: bool = True, max_pixels: int = rf.DEFAULT_MAX_PIXELS,
                      scope: str = "full") -> ValidationReport:
     """Every problem of the release at ``root``. ``images=False`` decodes no image (paths and the credentialed rule
-    are still checked); ``max_pixels``: decompression-bomb limit. FileNotFoundError / NotADirectoryError: no folder.
-    """
+    still checked); ``max_pixels``: decompression-bomb limit. FileNotFoundError / NotADirectoryError: no folder."""
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
     root = Path(root)
