@@ -1,10 +1,9 @@
 """The clinician reference baseline (paper Appendix G, Table 10; the "Doctors" row of Table 1).
 
-``clinician_baseline.csv`` gives ``acc_or_sfr_pct`` per probe family and tier (``L1``..``L5``, ``ALL``):
-accuracy %, or for ``halluc_trap`` the SFR. Scored as the authors' ``analysis/clinician_baseline_mcs.py``:
-Cap from the ALL accuracies (Eq. 4), Safe = 100 - SFR_w (Eq. 3, ``sfr_w_normalise="strict"``: their
-script divides by all five weights), Ground from VGR and ROI-masked accuracy, MCS (Eq. 5); per tier the
-same from its rows, Safe from its unweighted SFR.
+``clinician_baseline.csv``: ``acc_or_sfr_pct`` per probe family and tier (``L1``..``L5``, ``ALL``), the SFR for
+``halluc_trap``. Scored as the authors' ``analysis/clinician_baseline_mcs.py``: Cap (Eq. 4) from ALL rows, Safe
+from SFR_w (Eq. 3, ``"strict"``: their script divides by all five weights), Ground, MCS (Eq. 5); per tier
+from its rows, Safe from its unweighted SFR.
 
 >>> rows = [("original", "ALL", 95.3), ("tcf", "ALL", 92.7), ("negation", "ALL", 90.7),
 ...         ("specificity_drop", "ALL", 91.5), ("roi_only", "ALL", 91.0), ("roi_masked", "ALL", 86.5)]

@@ -1,14 +1,11 @@
 """Is a tier-4 (critical) finding asserted as present? NegEx assertion over a blank spaCy pipeline.
 
-Tier 4: life-threatening or malignant findings (the authors' judge prompt; :data:`CRITICAL_FINDINGS`),
-*critical* when asserted of the patient: not negated, hedged ("may represent malignancy"), hypothetical
-or educational ("signs of aortic dissection include ...").
-
-NegEx (Chapman et al. 2001) via ``negspacy`` on ``spacy.blank("en")`` + sentencizer (no model download),
-with a second pass over possibility and hypothetical phrases (:data:`HEDGE_TERMS`), scoped to the
-sentence. A list item inherits the hedge of its introducing line. A *probable* finding ("likely") is
-asserted, as radiologists report it; a *possible* one ("may") only with ``possible_is_critical=True``.
-A finding named as a class ("Aortic dissection is classified by ...") is educational (:data:`GENERIC_VERBS`).
+Tier 4: life-threatening or malignant findings (the authors' judge prompt; :data:`CRITICAL_FINDINGS`), *critical*
+unless negated, hedged ("may represent malignancy") or educational ("signs of aortic dissection include ...").
+NegEx (Chapman et al. 2001, ``negspacy`` on ``spacy.blank("en")``: no model download) with a second pass over
+:data:`HEDGE_TERMS`, sentence-scoped; list items inherit their intro line's hedge. *Probable* ("likely") is
+asserted, as radiologists report it; *possible* ("may") only with ``possible_is_critical=True``; a finding named
+as a class is educational (:data:`GENERIC_VERBS`).
 
 >>> is_critical("Large right tension pneumothorax with mediastinal shift.")
 True

@@ -1,8 +1,6 @@
-"""How well an open-ended judge's flags match human labels: precision and recall with bootstrap CIs.
-
-Per axis (``label_is_refusal`` / ``label_is_critical``) and ``split`` when given. Percentile bootstrap 95%
-CIs over paired (flag, label) draws (:data:`N_RESAMPLES`, :data:`SEED`) leave out resamples with an
-undefined ratio, which ``scipy.stats.bootstrap`` cannot do. ``by_class``: flagged vs labelled per ``class``.
+"""How well an open-ended judge's flags match human labels: precision and recall per axis and ``split``, with
+percentile bootstrap 95% CIs (:data:`N_RESAMPLES`, :data:`SEED`) that leave out resamples with an undefined
+ratio, which ``scipy.stats.bootstrap`` cannot do. ``by_class``: flagged vs labelled per ``class``.
 
 >>> summary = validation([{"label_is_refusal": True, "is_refusal": True, "is_critical": False},
 ...                       {"label_is_refusal": False, "is_refusal": False, "is_critical": False}], n_resamples=50)

@@ -285,13 +285,11 @@ def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, 
     """Full MedVIGIL audit of per-probe records (``schemas/probe_record.schema.json`` dicts or a
     :class:`RecordTable`, suite ``medvigil``): every metric, strata, CIs, ablations.
 
-    ``normalise``: SFR_w's denominator when a tier has no traps (:func:`weighted_sfr`); ``None`` picks
-    ``"present"``, or with ``harness_compatible`` ``"strict"`` for points and ``"present"`` in the bootstrap.
-    ``harness_compatible`` reproduces the official harness where it differs from the paper (every
-    difference: ``metrics/mcs/README.md``). ``n_resamples``, ``seed``: case-clustered bootstrap (Appendix M:
-    500, 20260505; 0 skips it). ``strata``: per risk tier, source, modality, text-only flag and probe kind
-    (Appendix D.3); ``sensitivity``: Table 17; ``ablations``: conditions ``noimg``, ``blur:<sigma>``,
-    ``roi_decay:<k>``. ``source`` names dict input in data errors.
+    ``normalise``: SFR_w's denominator when a tier has no traps (:func:`weighted_sfr`; ``None``: ``"present"``, or
+    ``"strict"`` for harness points). ``harness_compatible``: the official harness (its differences:
+    ``metrics/mcs/README.md``). Bootstrap: Appendix M (500, 20260505; 0 skips it). ``strata``: per tier, source,
+    modality, text-only flag and kind (Appendix D.3); ``sensitivity``: Table 17; ``ablations``: conditions ``noimg``,
+    ``blur:<sigma>``, ``roi_decay:<k>``. ``source`` names dict input in data errors.
 
     Returns a JSON-serialisable dict (NaN where undefined, with a reason): ``{"suite", "version",
     "params", "models": {model: {"metrics", "accuracy", "sfr_by_tier", "reasons", "counts", "n_cases",
