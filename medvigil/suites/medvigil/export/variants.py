@@ -135,8 +135,8 @@ def compare_one(case_id: str, variant: str, ours_jpeg: bytes, shipped: Path, shi
 
 
 def compare_shipped_variants(release, *, comment: str | None = None, rendered=None) -> VariantComparison:
-    """Our render against the shipped file, once per (case, variant, file under ``images_perturbed/``); credentialed
-    cases are not compared. ``rendered(case, variant) -> bytes`` reuses the builder's renders."""
+    """Our render against each shipped ``images_perturbed/`` file (credentialed cases skipped);
+    ``rendered(case, variant) -> bytes`` reuses the builder's renders."""
     seen: set[tuple[str, str, str]] = set()
     out = VariantComparison()
     cache = imaging.ImageCache()

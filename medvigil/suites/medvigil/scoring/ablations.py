@@ -63,8 +63,8 @@ def present_models(tab: RecordTable, mask: np.ndarray | slice = slice(None)) -> 
 
 def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_condition: str = "default",
                  noimg_condition: str = NOIMG) -> dict[str, dict[str, float]]:
-    """Matched no-image ablation, Appendix I: per model with ``noimg`` records, original accuracy and
-    Overall (kinds present) with and without the image, and ``Δorig = Acc_orig(vision) - Acc_orig(noimg)``."""
+    """Matched no-image ablation, Appendix I: per model, Acc_orig and Overall with and without the image,
+    and ``Δorig = Acc_orig(vision) - Acc_orig(noimg)``."""
     scored = tab.scored_mask(harness_compatible)
     vis = tab.condition.codes == tab.condition.code_of(vision_condition)
     blind = tab.condition.codes == tab.condition.code_of(noimg_condition)
@@ -334,8 +334,7 @@ def roi_decay_modal(records: Iterable[Mapping[str, Any]], *, harness_compatible:
 
 def run_ablations(tab: RecordTable, *, harness_compatible: bool = False, reference_condition: str = "default",
                   records: Iterable[Mapping[str, Any]] | None = None) -> dict[str, Any]:
-    """Every ablation whose condition occurs in ``tab``; ``records`` (the dicts behind it, if any) add
-    :func:`roi_decay_modal` for records that carry samples."""
+    """Every ablation whose condition occurs in ``tab``, plus :func:`roi_decay_modal` over ``records`` with samples."""
     out: dict[str, Any] = {}
     if tab.condition.code_of(NOIMG) >= 0 and (tab.condition.codes == tab.condition.code_of(NOIMG)).any():
         out["no_image"] = no_image_gap(tab, harness_compatible=harness_compatible, vision_condition=reference_condition)

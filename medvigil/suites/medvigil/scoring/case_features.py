@@ -194,8 +194,7 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
-    """Per model its cases in order of first row, and the models in order of first row: the case lists
-    ``bootstrap_mcs.py`` resamples, one model after the other on one ``random`` stream."""
+    """Each model's cases, and the models, in order of first row: what ``bootstrap_mcs.py`` resamples on one stream."""
     n = len(model)
     first = np.full(m_n * c_n, n, dtype=np.int64)  # first row of each (model, case) pair; n: none
     np.minimum.at(first, model * np.int64(c_n) + case, np.arange(n))

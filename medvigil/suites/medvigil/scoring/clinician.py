@@ -71,8 +71,7 @@ def read_clinician_baseline(path: str | Path) -> list[tuple[str, str, float | No
 
 def clinician_scores(rows: Iterable[Sequence | Mapping], *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
                      sfr_w_normalise: str = DEFAULT_SFR_W_NORMALISE) -> dict[str, Any]:
-    """A model-shaped block (``metrics``, ``accuracy``, ``sfr_by_tier``, ``strata``, ``per_tier``) from
-    (probe_kind, risk_tier, acc_or_sfr_pct) tuples or mappings (:func:`read_clinician_baseline`)."""
+    """A model-shaped block from (probe_kind, risk_tier, acc_or_sfr_pct) tuples or mappings (:func:`read_clinician_baseline`)."""
     if sfr_w_normalise not in NORMALISE_CHOICES:
         raise ValueError(f"sfr_w_normalise must be one of {NORMALISE_CHOICES}, got {sfr_w_normalise!r}")
     table: dict[tuple[str, str], float] = {}

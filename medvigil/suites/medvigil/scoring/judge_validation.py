@@ -51,8 +51,7 @@ def axis_scores(pred: list[bool], gold: list[bool], n_resamples: int = N_RESAMPL
 
 
 def _class_block(rows: list[dict], n_resamples: int) -> dict:
-    """Flag counts of one class, and per flag the share judged as labelled (recall on a class of
-    positives, specificity on a class of negatives) with its bootstrap CI."""
+    """Flag counts of one class, and per flag the share judged as labelled (recall or specificity) with its CI."""
     block: dict = {"n": len(rows)}
     for axis in AXES:
         rated = [r for r in rows if isinstance(r.get(f"label_is_{axis}"), bool)]

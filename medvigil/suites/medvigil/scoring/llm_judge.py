@@ -166,8 +166,7 @@ class Asked:
 
 @dataclass
 class LLMJudge:
-    """``endpoint``: the API base URL (``http://host:port/v1``), key from ``OPENAI_API_KEY`` if set;
-    ``timeout`` bounds each request, ``deadline`` (seconds from creation) all of them."""
+    """``endpoint``: API base URL (``http://host:port/v1``; key from ``OPENAI_API_KEY``); ``timeout`` per request, ``deadline`` (s) for all."""
 
     endpoint: str
     model: str = DEFAULT_MODEL

@@ -19,8 +19,7 @@ def ratio(num, den):
 
 
 def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None) -> dict[str, Any]:
-    """All metrics from summed features ``s`` ``(..., n_stat or more)``; ``harness``: :func:`harness_axes`
-    (``"aggregate"`` for points, ``"bootstrap"`` inside resamples)."""
+    """All metrics from summed features ``s`` ``(..., n_stat or more)``; ``harness``: see :func:`harness_axes`."""
     shape = s.shape[:-1]
     nan = np.full(shape, np.nan)
 
