@@ -34,9 +34,9 @@ def score(
     files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
     open_judge: str | None = None, **audit_options
 ) -> dict:
-    """:func:`medvigil.suites.medvigil.scoring.scoring.audit` of ``files`` plus ``inputs`` (release, warnings, files,
-    error rows, rows left out). ``open_judge`` judges ``__open.jsonl`` answers (default: ``authors-rule`` with
-    ``harness_compatible``, as the authors' numbers were made, else the default judge)."""
+    """``audit`` (:mod:`.scoring.scoring`) of ``files`` plus ``inputs`` (release, warnings, files, error rows, rows left
+    out). ``open_judge`` for ``__open.jsonl`` (default: ``authors-rule`` with ``harness_compatible``, as the authors'
+    numbers were made, else ``grammar``)."""
     if open_judge is None:
         open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty, open_judge)

@@ -1,11 +1,8 @@
-"""An optional LLM judge over any OpenAI-compatible chat endpoint (stdlib HTTP, no SDK).
-
-The authors' two prompts (the paper prints neither): :data:`JUDGE_PROMPT` (``analysis/silent_failure/llm_judge.py``:
-*is_refusal* and *is_critical*, question cut to 1,000 and answer to 3,000 characters, temperature 0, 80 tokens)
-and :data:`VERDICT_SYSTEM` (``scripts/bench_judge_open.py``: one of six verdicts, 600 tokens, ``hedged`` /
-``llm_failed`` when unreadable). An unreadable reply or failed request gives no label and its error
-(:class:`Asked`), never an exception or a guess.
-"""
+"""An optional LLM judge over any OpenAI-compatible chat endpoint (stdlib HTTP, no SDK), with the authors' two
+prompts (the paper prints neither): :data:`JUDGE_PROMPT` (``analysis/silent_failure/llm_judge.py``: *is_refusal*,
+*is_critical*; question cut to 1,000, answer to 3,000 characters; temperature 0, 80 tokens) and :data:`VERDICT_SYSTEM`
+(``scripts/bench_judge_open.py``: one of six verdicts, 600 tokens, ``hedged`` / ``llm_failed`` when unreadable).
+An unreadable reply or failed request gives no label and its error (:class:`Asked`), never an exception or a guess."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17).
-
-Each variant recomputes MCS (Eq. 5) with Cap fixed (Eq. 4) under other SFR_w weights (Eq. 3) or
-Grounding transforms (:data:`GROUNDING_TRANSFORMS`) and compares rankings: Spearman's rho, top-5 overlap,
-leader. ``roi_only`` (``Ground = Acc_ROI-only``) reproduces the paper's 0.99 (averaging with ROI-masked
-would give 0.92). Table 17 ranks "the 16 vision-capable models", without :data:`TEXT_ONLY_BASELINES`.
-"""
+"""MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17): MCS (Eq. 5) with Cap
+fixed (Eq. 4) under other SFR_w weights (Eq. 3) or :data:`GROUNDING_TRANSFORMS`, ranked against the default by
+Spearman's rho, top-5 overlap and leader. ``roi_only`` (``Ground = Acc_ROI-only``) reproduces the paper's 0.99
+(averaging with ROI-masked gives 0.92). Table 17 ranks "the 16 vision-capable models": no :data:`TEXT_ONLY_BASELINES`."""
 
 from __future__ import annotations
 
@@ -54,13 +51,10 @@ def sensitivity_table(models: Sequence[str], *, cap, sfr_by_tier, roi_only, roi_
                       top_k: int = 5, weight_schemes: Mapping[str, Sequence[float]] = WEIGHT_SCHEMES,
                       transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
                       text_only: Iterable[str] = TEXT_ONLY_BASELINES) -> dict[str, Any]:
-    """Table 17: MCS ranking under alternative weights and Grounding transforms.
-
-    ``cap`` (Eq. 4) fixed, ``sfr_by_tier`` ``(n_models, 5)``; ``weight_schemes`` must contain ``"default"``,
-    whose weights the ``transforms`` use. Text-only models and models with NaN default MCS go to ``"excluded"``.
-    Returns ``{"models", "rows": [{"variant", "kind", "definition", "weights", "spearman", "top_k_overlap",
-    "top_k", "leader", "mcs"}], "excluded"}``.
-    """
+    """Table 17: MCS ranking under alternative weights and Grounding transforms; ``cap`` (Eq. 4) fixed,
+    ``sfr_by_tier`` ``(n_models, 5)``, ``weight_schemes`` with ``"default"`` (whose weights ``transforms`` use).
+    Text-only models and NaN default MCS go to ``"excluded"``. Returns ``{"models", "rows": [{"variant", "kind",
+    "definition", "weights", "spearman", "top_k_overlap", "top_k", "leader", "mcs"}], "excluded"}``."""
     if "default" not in weight_schemes:
         raise ValueError("weight_schemes must contain the reference scheme 'default'")
     names = list(models)
