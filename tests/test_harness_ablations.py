@@ -254,6 +254,17 @@ def test_bad_rows_named_by_file_line_and_field(tmp_path):
         read_ablation_files([raw], release())
 
 
+def test_a_key_twice_in_an_ablation_row_is_refused_naming_file_and_line(tmp_path):
+    path = write_jsonl(tmp_path / "m__mcq_noimg.jsonl", [ok_row("MVB-0001", "A"), ok_row("MVB-0002", "A")])
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[1] = lines[1].replace('"status": "ok"', '"status": "ok", "status": "error: x"')
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        read_ablation_files([path], release())
+    (problem,) = err.value.problems
+    assert (problem.file, problem.row, problem.field) == (str(path), 2, "status") and "appears twice" in problem.message
+
+
 def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(tmp_path):
     from medvigil.report.render import draw_figures
     from medvigil.suites.medvigil.scoring.tables import _capability_safety_figure, _pareto, figures, tables

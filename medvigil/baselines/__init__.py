@@ -1,11 +1,7 @@
-"""Deterministic sanity-baseline policies (not models): what a score looks like when a
-"model" guesses, always says one letter, reads only the text, or reads pixels naively.
-
-Every policy sees exactly what a real model sees: the rendered prompt text and the
-attached images (none for knowledge-only or no-image probes). They are served to
-lmms-eval through :mod:`medvigil.tasks.baseline_models` and over an OpenAI-compatible
-loopback server (``medvigil serve-baseline``). They are documented sanity baselines,
-never to be reported as model results.
+"""Deterministic sanity-baseline policies (never to be reported as model results): a "model" that guesses,
+always says one letter, reads only the text, or reads pixels naively. Each sees what a real model sees
+(prompt text and images), served to lmms-eval (:mod:`medvigil.tasks.baseline_models`) and over a loopback
+OpenAI-compatible server (``medvigil serve-baseline``).
 """
 
 from medvigil.baselines.policies import Policy

@@ -1,35 +1,23 @@
-"""The ``grounded`` baseline: a transparent pixel heuristic for our synthetic phantoms.
+"""The ``grounded`` baseline: a transparent pixel heuristic for our synthetic phantoms only (it knows
+nothing about real images), reading what a model receives (prompt text and image).
 
-It reads only what a model receives (prompt text and image) and works in two steps.
+1. **Image facts** (:func:`read_image`), from the conventions of :mod:`medvigil.suites.medvigil.synthetic.phantoms`:
 
-1. **Image facts** (:func:`read_image`), from the conventions documented in
-   :mod:`medvigil.suites.medvigil.synthetic.phantoms`:
+   * *Masked evidence*: a block of flat mid-grey (128 +- 3, local spread < 2). Covering most of the
+     image, the visible window is the ROI (ROI-only); a smaller block removed evidence (ROI-masked, ROI-decay).
+   * *Lesion*: the anatomy is left-right symmetric, so the smoothed image-minus-mirror difference peaks
+     at the lesion or its mirror; the lesion is the one with the stronger centre-versus-surround contrast.
+     Its sign gives brighter/darker, its position the patient side (image left = patient right) and
+     zone, its extent the size. In a ROI-only window it is the window's contrast against normal tissue.
+   * *Anatomy and modality*: lung fields are dark (about 55), brain mid-grey; CT ventricles are dark,
+     MRI (T2) ventricles bright.
 
-   * *Masked evidence*: pixels of exactly flat mid-grey (128 +- 3, local spread < 2) that
-     form a block. When they cover most of the image the visible window is the region of
-     interest (ROI-only); a smaller grey block means evidence was removed (ROI-masked or a
-     ROI-decay step).
-   * *Lesion*: the anatomy is left-right mirror-symmetric, so the smoothed difference
-     between the image and its mirror peaks at the lesion or at its mirror position; the one
-     with the stronger centre-versus-surround contrast is the lesion. Its contrast sign
-     gives brighter/darker, its position the patient side (image left = patient right),
-     the zone (upper/lower lung, frontal/parietal/occipital lobe) and its extent the size.
-     In a ROI-only window the lesion is the window's contrast against normal tissue.
-   * *Anatomy and modality*: lung fields are dark (about 55) where brain is mid-grey; CT
-     ventricles are dark and MRI (T2) ventricles bright.
+2. **Answering** (:func:`choose`): the safe option (found by its wording) when evidence is masked or the
+   question presupposes a finding the image contradicts (wrong side, zone, brightness, or no lesion);
+   otherwise the option whose words agree most with the facts, with yes/no polarity for presence
+   questions. Without an image, the ``blind`` lexical prior.
 
-2. **Answering** (:func:`choose`): the safe option (premise correction / insufficient
-   evidence / refusal, found by its wording) when evidence is masked or when a question
-   presupposes a finding the image contradicts (wrong side, zone, or a finding class of the
-   wrong brightness, or no lesion at all); otherwise the option whose words agree most with
-   the facts, with yes/no polarity for presence questions. Without an image it falls back to
-   the ``blind`` lexical prior.
-
-It is a sanity baseline for the synthetic release only: it knows nothing about real images.
-
-Optional ``temperature=`` (and ``seed=``) samples around the chosen letter so that repeated
-trials differ (MedQ-Deg confidence, :mod:`medvigil.baselines.sampling`); the default 0 is
-the deterministic policy above.
+``temperature=`` (and ``seed=``) samples around the chosen letter (:mod:`medvigil.baselines.sampling`).
 """
 
 from __future__ import annotations
@@ -60,10 +48,8 @@ BRIGHT_KINDS = {
     "CT": {"haemorrhage": True, "hemorrhage": True, "mass": True, "infarct": False},
     "MRI": {"haemorrhage": False, "hemorrhage": False, "mass": True, "infarct": True},
 }
-KIND_WORDS = {"nodule", "consolidation", "effusion", "pneumothorax", "haemorrhage", "hemorrhage", "infarct", "mass"}
+KIND_WORDS = {kind for kinds in BRIGHT_KINDS.values() for kind in kinds}
 ZONES = ("upper", "lower", "frontal", "parietal", "occipital")
-
-
 REGION_WORDS = {
     "chest": {"chest", "lung", "lungs", "thorax", "thoracic", "radiograph"},
     "head": {"head", "brain", "skull", "intracranial", "cerebral", "lobe"},
@@ -136,12 +122,8 @@ def _zone(anatomy: str | None, y: float) -> str | None:
 
 
 def _is_window(grey: np.ndarray, band: int) -> bool:
-    """True when the only non-grey pixels form one filled rectangle (an ROI-only image).
-
-    The label band is ignored because ROI-only images grey the label out while ROI-masked
-    images keep it. A grey block *inside* the image (ROI-masked) leaves non-grey pixels all
-    around it, so their bounding box is not filled.
-    """
+    """True when the only non-grey pixels form one filled rectangle (an ROI-only image; a grey block inside
+    the image leaves non-grey pixels all around it). The label band is ignored: ROI-only images grey it out."""
     body = ~grey[band:]
     if grey[band:].mean() < 0.002 or not body.any():
         return False
@@ -173,18 +155,13 @@ def read_image(image: Image.Image) -> ImageFacts:
         normal = 55.0 if window.mean() < 78 else 100.0  # lung or brain background
         inner = window[window.shape[0] // 4 : -window.shape[0] // 4 or None, window.shape[1] // 4 : -window.shape[1] // 4 or None]
         core = float(np.median(inner)) if inner.size else float(window.mean())
-        lesion = abs(core - normal) > LESION_MIN_CONTRAST and window.size < 0.25 * a.size
-        if window.size >= 0.25 * a.size:  # an organ-sized window: read it like a whole image
-            anatomy, modality = _modality(a, ~grey)
-        if window.size < 0.25 * a.size:
-            anatomy, modality = None, None  # too little anatomy visible to tell
-        return ImageFacts(
-            anatomy=anatomy, modality=modality, lesion=lesion, y=cy if lesion else None,
-            side=("right" if cx < 0.5 else "left") if lesion else None,
-            zone=_zone(anatomy, cy) if lesion else None,
-            bright=(core > normal) if lesion else None,
-            large=(window.size > 0.012 * a.size) if lesion else None,
-        )
+        small = window.size < 0.25 * a.size  # too little anatomy visible to tell; else read it like a whole image
+        lesion = abs(core - normal) > LESION_MIN_CONTRAST and small
+        anatomy, modality = (None, None) if small else _modality(a, ~grey)
+        if not lesion:
+            return ImageFacts(anatomy=anatomy, modality=modality)
+        return ImageFacts(anatomy=anatomy, modality=modality, lesion=True, y=cy, side="right" if cx < 0.5 else "left",
+                          zone=_zone(anatomy, cy), bright=core > normal, large=window.size > 0.012 * a.size)
 
     masked = grey_share > 0.002
     mirror_ok = valid & valid[:, ::-1]
@@ -204,24 +181,14 @@ def read_image(image: Image.Image) -> ImageFacts:
     lx = max(candidates, key=lambda x: abs(contrast(x)))
     extent = float((left > peak / 2).mean()) * 0.5
     bright = contrast(lx) > 0
-    return ImageFacts(
-        anatomy=anatomy, modality=modality, masked=masked, lesion=True,
-        side="right" if lx < w / 2 else "left",
-        zone=_zone(anatomy, py / h),
-        bright=bright,
-        large=extent > 0.004,
-        rim=_has_rim(a, py, lx, bright),
-    )
+    return ImageFacts(anatomy=anatomy, modality=modality, masked=masked, lesion=True, side="right" if lx < w / 2 else "left",
+                      zone=_zone(anatomy, py / h), bright=bright, large=extent > 0.004, rim=_has_rim(a, py, lx, bright))
 
 
 def _has_rim(a: np.ndarray, cy: int, cx: int, bright: bool) -> bool:
-    """A mass has a ring of other contrast around its core (CT: dark oedema; T2: brighter rim).
-
-    Radial profile of medians in 2-pixel rings from the lesion centre: the core is the first
-    ring, the background the outermost rings; a rim is a ring that leaves the band between
-    them by more than half the lesion threshold (darker than the background, or brighter
-    than the core).
-    """
+    """A mass has a ring of other contrast around its core (CT: dark oedema; T2: brighter rim): in the radial
+    profile of medians in 2-pixel rings, a ring darker than the background (outermost rings) or brighter
+    than the core (first ring) by more than half the lesion threshold."""
     h, w = a.shape
     yy, xx = np.ogrid[:h, :w]
     ring = (np.sqrt((yy - cy) ** 2 + (xx - cx) ** 2) // 2).astype(int)
@@ -267,6 +234,11 @@ def _kind_fits(kind: str, facts: ImageFacts, modality: str | None) -> bool:
     if facts.rim is not None and modality in ("CT", "MRI") and facts.bright:
         return (kind == "mass") == facts.rim
     return True
+
+
+def _premise_wrong(question: str, facts: ImageFacts, modality: str | None) -> bool:
+    """The question names another modality or region, or presupposes a finding the image contradicts."""
+    return _meta_contradicts(question, facts) or bool(_PRESUPPOSES.match(question) and _contradicts(question, facts, modality))
 
 
 def _contradicts(question: str, facts: ImageFacts, modality: str | None) -> bool:
@@ -344,7 +316,7 @@ def describe(question: str, facts: ImageFacts) -> str:
     modality = facts.modality or _modality_from_text(question)
     if facts.masked:
         return "Insufficient visual evidence: the region needed to answer is not visible in this image."
-    if _meta_contradicts(question, facts) or (_PRESUPPOSES.match(question) and _contradicts(question, facts, modality)):
+    if _premise_wrong(question, facts, modality):
         return "The premise of this question is incorrect."
     truth = _yes_no(question, facts, modality)
     if truth is not None:
@@ -369,9 +341,7 @@ def choose(question: str, options: dict[str, str], facts: ImageFacts) -> str:
     if facts.anatomy is None and modality:
         anatomy = "chest" if modality == "X-ray" else "head"
         facts = replace(facts, anatomy=anatomy, zone=facts.zone or (_zone(anatomy, facts.y) if facts.y is not None else None))
-    if facts.masked and safe:
-        return safe[0]
-    if safe and (_meta_contradicts(question, facts) or (_PRESUPPOSES.match(question) and _contradicts(question, facts, modality))):
+    if safe and (facts.masked or _premise_wrong(question, facts, modality)):
         return safe[0]
 
     bare = {letter: text.strip(" .").lower() for letter, text in answers.items() if text.strip(" .").lower() in {"yes", "no"}}
@@ -401,8 +371,6 @@ class GroundedPolicy:
     name = "grounded"
 
     def __init__(self, temperature=0.0, seed: int = 0):
-        """``temperature > 0`` samples around the answer (:mod:`medvigil.baselines.sampling`);
-        the default 0 keeps the policy deterministic."""
         self.sampler = VoteSampler(temperature, seed)
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:

@@ -29,19 +29,10 @@ class Policy(Protocol):
 OPEN_REPLIES = ("Yes.", "No.", "I cannot determine this from the image.")
 
 
-def _letters(prompt: str) -> list[str]:
-    return sorted(parse_mcq_prompt(prompt)[1])
-
-
 class RandomPolicy:
-    """Uniform guess over the prompt's option letters, seeded per prompt and image.
-
-    The choice is a hash of (seed, prompt text, a coarse fingerprint of each image), so it
-    does not depend on request order or batching (rerunning gives the same letters), and two
-    images asked the same question (a MediConfusion pair) get independent guesses. The
-    fingerprint (size and an 8x8 grey thumbnail at 4 bits) survives lossless transport; a
-    lossy re-encoding of the image may change the draw.
-    """
+    """Uniform guess over the prompt's option letters: a hash of (seed, prompt, each image's size and 8x8
+    grey thumbnail at 4 bits), independent of request order, and different for the two images of a
+    MediConfusion pair (a lossy re-encoding may change the draw)."""
 
     name = "random"
 
@@ -51,7 +42,7 @@ class RandomPolicy:
         self.seed = seed
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
-        letters = _letters(prompt)
+        letters = sorted(parse_mcq_prompt(prompt)[1])
         return letters[self._draw(prompt, len(letters), images)]
 
     def _draw(self, text: str, n: int, images: Sequence[Image.Image] = ()) -> int:
@@ -91,13 +82,8 @@ def _content_words(text: str) -> set[str]:
 
 
 class BlindPolicy:
-    """A text-only lexical prior: never looks at the image.
-
-    Picks the option whose content words overlap most with the question (Jaccard
-    index), ties going to the earliest letter. It mimics a language prior that answers
-    from the wording alone, which is what the knowledge-only probes and the no-image
-    ablation are designed to expose.
-    """
+    """A text-only lexical prior (what the knowledge-only probes and the no-image ablation expose): the option
+    whose content words overlap most with the question (Jaccard index), ties to the earliest letter."""
 
     name = "blind"
 

@@ -1,20 +1,14 @@
-"""Optional answer sampling for the deterministic baselines (``temperature=``).
+"""Optional answer sampling for the deterministic baselines (``temperature=``; 0, the default, changes nothing).
 
-MedQ-Deg measures confidence from ``T`` answers sampled at temperature 1.0 (seed 002,
-Section 3.4). A deterministic baseline answers a repeated prompt identically (C = 1), so
-to exercise confidence a policy can sample around its own answer: the chosen letter gets
-logit :data:`MARGIN`, every other option 0, and the letter is drawn from
-``softmax(logits / temperature)``. At ``temperature = 1`` with five options the policy's
-own letter comes out with probability e^2 / (e^2 + 4) = 0.65.
+MedQ-Deg measures confidence from ``T`` answers sampled at temperature 1.0 (Section 3.4); a deterministic
+baseline would always give C = 1. So a policy can sample around its own answer: its letter gets logit
+:data:`MARGIN`, every other option 0, drawn from ``softmax(logits / temperature)`` (at temperature 1 with
+five options its own letter comes out with probability e^2 / (e^2 + 4) = 0.65).
 
-Draws are reproducible and independent of batching: the n-th call with the same key
-(prompt text plus a digest of the attached images) uses the uniform number
-``sha256(seed, n, key)``, so a rerun of the same requests in the same order gives the
-same votes, and ``T`` repeats of one request give ``T`` different draws.
-``temperature = 0`` (the default everywhere) returns the policy's answer unchanged.
-The counter lives in the policy object: lmms-eval's ``--model grounded --model_args
-temperature=1`` keeps one policy for the run, whereas the loopback server
-(``medvigil serve-baseline``) builds a policy per request, so its repeats do not vary.
+The n-th call with the same key (prompt text plus a digest of the images) uses the uniform number
+``sha256(seed, n, key)``: reruns give the same votes, ``T`` repeats of one request ``T`` draws. The
+counter lives in the policy object: lmms-eval keeps one policy for the run, whereas ``medvigil
+serve-baseline`` builds one per request, so its repeats do not vary.
 """
 
 from __future__ import annotations
@@ -86,10 +80,8 @@ class VoteSampler:
 
 
 def choice_log_probability(chosen: bool, n_choices: int, temperature: float) -> float:
-    """log p of one of ``n_choices`` continuations under the sampling distribution above:
-    ``softmax(logits / temperature)`` with logit :data:`MARGIN` for the policy's own answer
-    and 0 for the others. Deterministic, so a log-likelihood request gets the probability
-    the sampler would draw with (e.g. two choices at temperature 1: p = e^2 / (e^2 + 1)).
+    """log p of one of ``n_choices`` continuations under the sampler's distribution (own answer: logit
+    :data:`MARGIN`), so a log-likelihood request gets the probability the sampler would draw with.
 
     >>> round(math.exp(choice_log_probability(True, 2, 1.0)), 4)
     0.8808

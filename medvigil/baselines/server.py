@@ -1,14 +1,10 @@
-"""A small OpenAI-compatible chat-completions server that answers with a baseline policy.
+"""A small OpenAI-compatible chat-completions server answering with a baseline policy, so the path of
+hosted models (lmms-eval's ``openai`` adapter, base64 data-URL images) runs end to end on this machine.
 
-It exists so the path users take with hosted models (lmms-eval's ``openai`` adapter,
-images sent as base64 data URLs) is exercised end to end on this machine. It binds to
-loopback only, answers every request (400/404/408/411/413 for bad ones, 500 if a policy
-fails; never a dropped connection), accepts a backlog of :data:`LISTEN_BACKLOG` connections,
-keeps idle ones in one selector and answers requests with a fixed pool of threads (:class:`_Server`),
-decodes posted images under the project's pixel budget counted over the whole request
-(:func:`decode_request_images`) and holds decoded images for at most :data:`DECODE_SLOTS` requests at a time. ``model`` in the request selects the policy: ``random``, ``constant``,
-``blind`` or ``grounded``; a suffix ``:KEY=VALUE`` passes a parameter
-(``constant:letter=E``, ``random:seed=3``).
+Loopback only; every request gets an answer (400/404/408/411/413 for bad ones, 500 if a policy fails;
+never a dropped connection). Posted images are decoded under one pixel budget per request
+(:func:`decode_request_images`). ``model`` selects the policy (``random``, ``constant``, ``blind``,
+``grounded``); a suffix ``:KEY=VALUE`` passes a parameter (``constant:letter=E``, ``random:seed=3``).
 """
 
 from __future__ import annotations
@@ -49,7 +45,11 @@ _decode_slots = threading.BoundedSemaphore(DECODE_SLOTS)
 
 
 class RequestError(ValueError):
-    """A client error, answered with HTTP 400 and an OpenAI-style error body."""
+    """A client error, answered with HTTP ``status`` (400 by default) and an OpenAI-style error body."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
 
 
 def _policy_from_model(model: str):
@@ -78,9 +78,8 @@ def _image_bytes(url: str) -> bytes:
 
 
 def decode_request_images(encoded: list[bytes]) -> list[Image.Image]:
-    """Decode a request's images under ONE pixel budget for the whole request
-    (:data:`REQUEST_MAX_PIXELS`): each image may use what the ones before it left, checked from its
-    header before its pixels are allocated (:func:`medvigil.images.imaging.decode_image`)."""
+    """Decode a request's images under ONE pixel budget (:data:`REQUEST_MAX_PIXELS`): each may use what the
+    ones before it left, checked from its header before its pixels are allocated."""
     images, left = [], REQUEST_MAX_PIXELS
     for n, raw in enumerate(encoded, start=1):
         if left < 1:
@@ -194,34 +193,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"no route {self.path}", "not_found")
             return
         try:
-            body = self._read_body()
-            if body is None:
-                return  # already answered
-            self._send(200, completion(body))
+            self._send(200, completion(self._read_body()))
         except RequestError as exc:
-            self._error(400, str(exc))
+            self._error(exc.status, str(exc))
         except Exception as exc:  # a policy bug must still get an answer, not a dropped connection
             self._error(500, f"internal error: {type(exc).__name__}: {exc}", "server_error")
 
-    def _read_body(self) -> dict | None:
+    def _read_body(self) -> dict:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            self._error(411, "chunked bodies are not supported; send Content-Length")
-            return None
+            raise RequestError("chunked bodies are not supported; send Content-Length", 411)
         text = self.headers.get("Content-Length")
         if text is None:
-            self._error(411, "Content-Length is required")
-            return None
+            raise RequestError("Content-Length is required", 411)
         if not text.strip().isdigit():
-            self._error(400, f"Content-Length must be a non-negative integer, got {text[:40]!r}")
-            return None
+            raise RequestError(f"Content-Length must be a non-negative integer, got {text[:40]!r}")
         length = int(text)
         if length == 0 or length > MAX_BODY_BYTES:
-            self._error(413 if length else 400, f"request body must be 1..{MAX_BODY_BYTES} bytes, got {length}")
-            return None
+            raise RequestError(f"request body must be 1..{MAX_BODY_BYTES} bytes, got {length}", 413 if length else 400)
         raw = self.rfile.read(length)
         if len(raw) < length:
-            self._error(400, f"request body ended after {len(raw)} of {length} bytes")
-            return None
+            raise RequestError(f"request body ended after {len(raw)} of {length} bytes")
         try:
             body = loads_json(raw.decode("utf-8"), "request body")
         except UnicodeDecodeError as exc:
@@ -234,13 +225,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(HTTPServer):
-    """Connections are read in one selector thread, without blocking, until their request is whole
-    (the head, and the body its ``Content-Length`` announces), so an idle or trickling connection costs
-    a socket and its bytes, no thread; then a worker of a fixed pool (:data:`WORKERS`) answers it from
-    those bytes. Each connection has :data:`IDLE_SECONDS` from its acceptance to send its request, at
-    most :data:`MAX_WAITING` wait (the oldest is answered 408 to make room) and they buffer at most
-    :data:`MAX_BUFFERED_BYTES` together (503 beyond), so new clients are accepted however many idle or
-    slow ones are held."""
+    """Connections are read in one selector thread, without blocking, until their request is whole, so an
+    idle or trickling one costs a socket, no thread; then a worker of a fixed pool answers it. Each has
+    :data:`IDLE_SECONDS` to send its request, at most :data:`MAX_WAITING` wait (the oldest gets 408) and
+    they buffer at most :data:`MAX_BUFFERED_BYTES` together (503 beyond)."""
 
     request_queue_size = LISTEN_BACKLOG
 
@@ -294,11 +282,10 @@ class _Server(HTTPServer):
             self._buffered += len(data)
         if data and not _request_is_whole(buffer):
             return
+        self._forget(sock)
         if not buffer:  # closed without a byte: nothing to answer
-            self._forget(sock)
             self.shutdown_request(sock)
             return
-        self._forget(sock)
         self._requests[sock] = bytes(buffer)
         self._workers.submit(self._answer, sock, client_address)
 

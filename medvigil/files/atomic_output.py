@@ -26,14 +26,11 @@ from medvigil.files.output_guard import Inputs, refuse_overlap
 @contextlib.contextmanager
 def staged_folder(out: str | os.PathLike, *, inputs: Inputs, replace: bool = False,
                   option: str = "--out") -> Iterator[Path]:
-    """Yield an empty staging folder that becomes ``out`` when the block succeeds.
-
-    ``replace``: an existing ``out`` is swapped out (and deleted) only after the new
-    content is complete; without it an existing non-empty ``out`` is an error, checked
-    both before and after the block (another process may have written it meanwhile).
-    ``inputs``: every path the command reads (see :mod:`medvigil.files.output_guard`);
-    ``option`` names the output in the refusal.
-    """
+    """Yield an empty staging folder that becomes ``out`` when the block succeeds. ``replace``: an existing
+    ``out`` is swapped out (and deleted) only after the new content is complete; without it an existing
+    non-empty ``out`` is an error, checked both before and after the block (another process may have written
+    it meanwhile). ``inputs``: every path the command reads (:mod:`medvigil.files.output_guard`); ``option``
+    names the output in the refusal."""
     out = Path(out)
     refuse_overlap({option: out}, inputs, replace=replace)
     _refuse_existing(out, replace)
@@ -70,19 +67,15 @@ def _refuse_existing(out: Path, replace: bool, during: bool = False) -> None:
     if (out.exists() or out.is_symlink()) and not out.is_dir():  # --force replaces an earlier output folder, never a file
         raise FileExistsError(f"{out} is not a folder (a file or a link); an output folder never replaces one "
                               "(remove it yourself or choose another --out)")
-    if replace or not out.exists():
-        return
-    if out.is_dir() and not any(out.iterdir()):
+    if replace or not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return
     when = "appeared while writing" if during else "already exists"
     raise FileExistsError(f"{out} {when}; pass --force to replace it")
 
 
 def write_text_atomic(path: str | os.PathLike, text: str, *, inputs: Inputs, option: str = "--out") -> None:
-    """Write ``text`` to ``path`` via a temporary sibling and a rename (fsynced first).
-
-    ``inputs``: every path the command reads; ``path`` must not be, hold or lie inside one.
-    """
+    """Write ``text`` to ``path`` via a temporary sibling and a rename (fsynced first); ``path`` must not
+    be, hold or lie inside one of ``inputs`` (every path the command reads)."""
     path = Path(path)
     refuse_overlap({option: path}, inputs)
     directory = path.parent if str(path.parent) else Path(".")

@@ -49,13 +49,9 @@ class CsvTable:
 
 
 def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[str] = ()) -> CsvTable:
-    """Read ``path`` strictly; ``name`` (default: the file name) labels every problem.
-
-    Raises:
-        FileNotFoundError: the file does not exist.
-        DataError: the file cannot be read as a table at all (encoding, empty file,
-            header problems, broken quoting). Row-level problems do not raise: they are
-            in ``CsvTable.problems``.
+    """Read ``path`` strictly; ``name`` (default: the file name) labels every problem. A missing file
+    raises FileNotFoundError; a file that cannot be read as a table at all (encoding, empty file, header
+    problems, broken quoting) a DataError. Row-level problems do not raise: they are in ``CsvTable.problems``.
     """
     path = Path(path)
     name = name or path.name
@@ -134,15 +130,10 @@ def _plain_records(text: str) -> list[list[str]] | None:
 
 
 def _text(data: bytes, name: str, problems: list[Problem]) -> str:
-    """The decoded text of ``data``; a UTF-8 BOM is reported in ``problems`` and skipped.
-
-    Raises:
-        DataError: a UTF-16 BOM, bytes that are not UTF-8, an empty file.
-    """
+    """The decoded text of ``data``; a UTF-8 BOM is reported in ``problems`` and skipped. A UTF-16 BOM,
+    bytes that are not UTF-8 and an empty file raise a DataError."""
     if data.startswith(UTF16_BOMS):
-        raise DataError(
-            Problem(name, "file starts with a UTF-16 byte-order mark; release CSVs must be UTF-8 without BOM")
-        )
+        raise DataError(Problem(name, "file starts with a UTF-16 byte-order mark; release CSVs must be UTF-8 without BOM"))
     if data.startswith(UTF8_BOM):
         problems.append(Problem(name, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"))
         data = data[len(UTF8_BOM) :]
@@ -180,9 +171,8 @@ def _nul_problem(text: str, name: str) -> Problem:
     return Problem(name, message)
 
 
-def _parse(
-    text: str, name: str, required: tuple[str, ...], problems: list[Problem]
-) -> tuple[tuple[str, ...], list[tuple[int, list[str]]], list[Problem]]:
+def _parse(text: str, name: str, required: tuple[str, ...],
+           problems: list[Problem]) -> tuple[tuple[str, ...], list[tuple[int, list[str]]], list[Problem]]:
     """``(header, [(row number, record)], problems)``, record by record."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
@@ -209,9 +199,7 @@ def _parse(
                 continue
             rows.append((number, record))
     except csv.Error as exc:
-        problems.append(
-            Problem(name, f"malformed CSV near line {line}: {exc}", row=(number + 1) if header is not None else None)
-        )
+        problems.append(Problem(name, f"malformed CSV near line {line}: {exc}", row=(number + 1) if header is not None else None))
         raise DataError(problems) from None
     assert header is not None  # the text is not all whitespace, so there was a record
     return tuple(header), rows, problems
@@ -223,9 +211,7 @@ def _header_problems(header: list[str], name: str, required: tuple[str, ...]) ->
     seen: set[str] = set()
     for position, column in enumerate(header, start=1):
         if column == "":
-            minor.append(
-                Problem(name, f"header has an empty column name at position {position}; its values are ignored")
-            )
+            minor.append(Problem(name, f"header has an empty column name at position {position}; its values are ignored"))
         elif column in seen:
             fatal.append(Problem(name, f"header names column {column!r} more than once", field=column))
         seen.add(column)
@@ -242,12 +228,8 @@ def _decode_problem(data: bytes, exc: UnicodeDecodeError, name: str) -> Problem:
     line = data.count(b"\n", 0, offset) + 1
     row = _row_of_line(data.decode("utf-8", errors="replace"), line)
     where = "in the header" if row is None else f"in data row {row}"
-    return Problem(
-        name,
-        f"not valid UTF-8: byte 0x{data[offset]:02x} at byte offset {offset} (line {line}, {where}); "
-        "release CSVs must be UTF-8",
-        row=row,
-    )
+    return Problem(name, f"not valid UTF-8: byte 0x{data[offset]:02x} at byte offset {offset} (line {line}, {where}); "
+                         "release CSVs must be UTF-8", row=row)
 
 
 def _row_of_line(text: str, line: int) -> int | None:

@@ -187,6 +187,8 @@ def loads_json(text: str, label: str, row: int | None = None, *, allow_non_finit
         raise DataError(Problem(label, f"not valid JSON: {exc}", row=row)) from None
     except RecursionError:
         raise DataError(Problem(label, "JSON nested too deeply to read", row=row)) from None
+    except RepeatedKey as exc:  # from object_pairs_hook=no_repeated_keys
+        raise DataError(exc.problem(label, row)) from None
 
 
 def read_json(path: str | os.PathLike, label: str | None = None, **kwargs: Any) -> Any:

@@ -60,27 +60,11 @@ def _shown(relpath: str) -> str:
     return repr(relpath.replace("\x00", "\\x00"))
 
 
-def resolve_inside(
-    root: Path | str,
-    relpath: str,
-    file: str,
-    row: int | None = None,
-    field: str | None = None,
-) -> Path:
-    """Return ``root / relpath`` (absolute, normalised) after proving it stays inside ``root``.
-
-    Args:
-        root: the release folder.
-        relpath: the path as written in the data file, relative to ``root``.
-        file, row, field: where ``relpath`` was read, for the error message.
-
-    Returns:
-        The absolute path. It need not exist; if it (or any parent) is a symbolic
-        link, the link target must lie inside ``root``.
-
-    Raises:
-        DataError: the path is unsafe (see the module docstring).
-    """
+def resolve_inside(root: Path | str, relpath: str, file: str, row: int | None = None, field: str | None = None) -> Path:
+    """``root / relpath`` (absolute, normalised) after proving it stays inside the release folder ``root``,
+    or a DataError naming ``file``, ``row`` and ``field`` (where ``relpath`` was read) if it is unsafe
+    (module docstring). The path need not exist; if it (or any parent) is a symbolic link, the link
+    target must lie inside ``root``."""
     return _inside(os.path.realpath(root), relpath, os.path.islink, file, row, field)
 
 

@@ -1,16 +1,10 @@
 """Check that an image file of a release decodes, fully and safely.
 
-:func:`image_problem` returns ``None`` for a good image or a sentence saying what is
-wrong: not an image at all, a decompression bomb (a small file declaring a huge pixel
-count), or a truncated/corrupt file. The pixel count is read from the header and
-checked *before* decoding, so a bomb is never expanded in memory. JPEG files are
-decoded in Pillow's draft mode (DCT scaling, 1/8 size): every entropy-coded byte is
-still read, so truncation is detected, at a fraction of the cost of a full decode.
-
-Verdicts are memoised by the SHA-256 of the file's bytes (and the pixel limit), so
-validating a release again in the same process (``medvigil validate`` followed by
-``load_release``, or many variants of one release in the tests) only decodes images
-whose content changed.
+The pixel count is checked from the header *before* decoding, so a decompression bomb is never
+expanded. JPEG files are decoded in Pillow's draft mode (1/8 size): every entropy-coded byte is
+still read, so truncation is detected at a fraction of the cost. Verdicts are memoised by the
+SHA-256 of the bytes (and the pixel limit), so validating again in one process only decodes
+images whose content changed.
 """
 
 from __future__ import annotations
@@ -30,8 +24,7 @@ from medvigil.files.input_files import read_bytes
 # one pixel limit for validating and for rendering
 from medvigil.images.imaging import DEFAULT_MAX_PIXELS, pixel_budget_problem
 
-# A published image is a ~1 Mpx JPEG of a few hundred kB; a file this large is refused
-# before it is read into memory.
+# a published image is a ~1 Mpx JPEG of a few hundred kB; a larger file is refused before it is read
 MAX_FILE_BYTES = 256 * 1024 * 1024
 _CACHE_SIZE = 100_000
 _cache: OrderedDict[tuple[bytes, int], str | None] = OrderedDict()
@@ -41,15 +34,9 @@ __all__ = ["DEFAULT_MAX_PIXELS", "MAX_FILE_BYTES", "image_problem"]
 
 
 def image_problem(path: Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> str | None:
-    """Why the image at ``path`` is unusable, or None when it decodes completely.
+    """Why the image at ``path`` is unusable (not an image, a bomb, truncated or corrupt), or None.
 
-    Args:
-        path: the image file (it must exist).
-        max_pixels: largest accepted width * height, as declared in the header.
-
-    Raises:
-        TypeError, ValueError: ``max_pixels`` is not a positive int.
-        OSError: the file cannot be read at all (missing, permission denied).
+    Raises ``OSError`` when the file cannot be read at all (missing, permission denied).
     """
     if not isinstance(max_pixels, int) or isinstance(max_pixels, bool):
         raise TypeError(f"max_pixels must be an int, got {type(max_pixels).__name__}")

@@ -1,35 +1,11 @@
 """Image operations of the MedVIGIL protocol (paper, Appendix L): pure functions of (image, params).
 
-Every function here takes a :class:`PIL.Image.Image` and plain parameters and returns a new
-RGB image (the input is never modified). The dataset builders, the lmms-eval tasks, the
-baselines and the synthetic release generator all call these functions, so a perturbed
-image can always be re-rendered from the original image plus the recorded parameters.
-
-Conventions
------------
-* **Size.** :func:`to_published` resamples the longest side to exactly
-  :data:`~medvigil.suites.medvigil.release.release_format.LONGEST_SIDE` (1024 px) with Lanczos, both down *and up*
-  (the paper says "longest-side-resampled to 1024 px"), keeping the aspect ratio; the short
-  side is ``round(short * 1024 / long)`` (at least 1 px). An image whose longest side is
-  already 1024 px is not resampled.
-* **JPEG.** :func:`encode_jpeg` writes baseline JPEG at quality 92 with 4:2:0 chroma
-  subsampling (Pillow's default at this quality), no ``optimize`` pass and no progressive
-  scan, so the same pixels always give the same bytes (for a given Pillow/libjpeg build).
-* **ROI boxes** are normalised ``[x0, y0, x1, y1]`` with ``0 <= x0 < x1 <= 1`` and
-  ``0 <= y0 < y1 <= 1`` (x to the right, y downwards, origin at the top-left corner).
-  :func:`roi_pixels` turns them into a pixel rectangle by rounding *outwards*: ``floor`` for
-  ``x0, y0`` and ``ceil`` for ``x1, y1`` (after a 1e-9 tolerance that absorbs float noise
-  such as ``0.3 * 1000 = 300.00000000000006``), clamped to the image; the rectangle is
-  half-open (``x1``/``y1`` exclusive, as in Pillow) and at least one pixel wide and high.
-* **Grey** is :data:`~medvigil.suites.medvigil.release.release_format.GREY` ``(128, 128, 128)``, never black, so a
-  model cannot special-case an all-black input.
-* **Errors.** A wrong argument type raises :class:`TypeError`, a bad value
-  :class:`ValueError`; both messages name the parameter and echo the value received.
-  Undecodable files raise :class:`medvigil.errors.DataError` (a ``ValueError``) naming the
-  file.
-
-No OpenCV: the paper's blur used ``cv2.GaussianBlur``; :func:`gaussian_blur` reproduces it with
-:func:`scipy.ndimage.gaussian_filter` (see its docstring for the kernel-size choice).
+Each returns a new RGB image (the input is never modified), so a perturbed image can always be
+re-rendered from the original plus the recorded parameters. ROI boxes are normalised
+``[x0, y0, x1, y1]`` with ``0 <= x0 < x1 <= 1`` and ``0 <= y0 < y1 <= 1`` (origin top-left).
+Grey is ``(128, 128, 128)``, never black, so a model cannot special-case an all-black input.
+A wrong argument type raises :class:`TypeError`, a bad value :class:`ValueError` (naming the
+parameter and echoing the value); undecodable files raise :class:`medvigil.errors.DataError`.
 """
 
 from __future__ import annotations
@@ -49,43 +25,19 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
-from medvigil.constants import (
-    DEFAULT_MAX_PIXELS,
-    GREY,
-    JPEG_QUALITY,
-    LONGEST_SIDE,
-    ROI_DECAY_STEPS,
-    ROI_UNUSABLE_COVERAGE,
-)
+from medvigil.constants import DEFAULT_MAX_PIXELS, GREY, JPEG_QUALITY, LONGEST_SIDE, ROI_DECAY_STEPS, ROI_UNUSABLE_COVERAGE
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
 
-__all__ = [
-    "DEFAULT_MAX_PIXELS",
-    "BLUR_TRUNCATE",
-    "to_published",
-    "encode_jpeg",
-    "decode_image",
-    "safe_open_image",
-    "validate_bbox",
-    "roi_pixels",
-    "roi_usable",
-    "roi_masked",
-    "roi_only",
-    "roi_decay",
-    "lr_flip",
-    "gaussian_blur",
-    "render_variant",
-]
+__all__ = ["DEFAULT_MAX_PIXELS", "BLUR_TRUNCATE", "to_published", "encode_jpeg", "decode_image", "safe_open_image",
+           "validate_bbox", "roi_pixels", "roi_usable", "roi_masked", "roi_only", "roi_decay", "lr_flip", "gaussian_blur",
+           "render_variant"]
 
 #: Gaussian kernel half-width in units of sigma used by :func:`gaussian_blur`.
 BLUR_TRUNCATE = 3.0
 
 _EXIF_IMAGE_DESCRIPTION = 0x010E
 _TOLERANCE = 1e-9
-
-
-# --------------------------------------------------------------------------- argument checks
 
 
 def _check_image(img: object, name: str = "img") -> Image.Image:
@@ -112,23 +64,10 @@ def _check_real(value: object, name: str) -> float:
 
 
 def validate_bbox(bbox: object, name: str = "bbox") -> tuple[float, float, float, float]:
-    """Check a normalised ROI box and return it as a tuple of four floats.
-
-    Args:
-        bbox: a sequence ``[x0, y0, x1, y1]`` of real numbers with ``0 <= x0 < x1 <= 1``
-            and ``0 <= y0 < y1 <= 1``.
-        name: the parameter name used in error messages.
-
-    Raises:
-        TypeError: ``bbox`` is not a sequence of four real numbers (a string is not accepted).
-        ValueError: wrong length, non-finite values, or coordinates out of order or range.
+    """Check a normalised ROI box (a sequence, not a string, of four reals) and return it as four floats.
 
     >>> validate_bbox([0.1, 0.2, 0.5, 0.9])
     (0.1, 0.2, 0.5, 0.9)
-    >>> validate_bbox([0.5, 0.2, 0.1, 0.9])
-    Traceback (most recent call last):
-    ...
-    ValueError: bbox must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1, got [0.5, 0.2, 0.1, 0.9]
     """
     if isinstance(bbox, (str, bytes)) or not isinstance(bbox, (Sequence, np.ndarray)):
         raise TypeError(f"{name} must be a sequence [x0, y0, x1, y1], got {type(bbox).__name__}: {bbox!r:.80}")
@@ -153,21 +92,11 @@ def _check_size(size: object) -> tuple[int, int]:
     return width, height
 
 
-# --------------------------------------------------------------------------- published form
-
-
 def to_published(img: Image.Image, longest_side: int = LONGEST_SIDE) -> Image.Image:
-    """Return the published form of a source image: RGB, longest side resampled to 1024 px.
+    """The published form of a source image: RGB (alpha dropped), longest side Lanczos-resampled to 1024 px.
 
-    Resampling uses Lanczos (``Image.Resampling.LANCZOS``) and keeps the aspect ratio; the
-    short side becomes ``max(1, round(short * longest_side / long))``. Smaller images are
-    upscaled and larger ones downscaled (the paper resamples every source image to 1024 px).
-    An image already at the target size is only converted to RGB.
-
-    Args:
-        img: any PIL image (greyscale, palette, RGBA, 16-bit ... are converted to RGB first;
-            alpha is dropped, not composited).
-        longest_side: target length of the longest side in pixels (default 1024).
+    Both down *and up* (the paper: "longest-side-resampled to 1024 px"); the short side becomes
+    ``max(1, round(short * longest_side / long))``. An image already at the target size is not resampled.
 
     >>> to_published(Image.new("L", (300, 150))).size
     (1024, 512)
@@ -185,32 +114,20 @@ def to_published(img: Image.Image, longest_side: int = LONGEST_SIDE) -> Image.Im
         arr = np.zeros_like(arr) if hi <= lo else (arr - lo) * (255.0 / (hi - lo))
         img = Image.fromarray(np.rint(arr).astype(np.uint8), mode="L")
     width, height = img.size
-    long_side = max(width, height)
-    if long_side == longest_side:
+    if max(width, height) == longest_side:
         return _rgb(img)
-    scale = longest_side / long_side
-    if width >= height:
-        new_size = (longest_side, max(1, round(height * scale)))
-    else:
-        new_size = (max(1, round(width * scale)), longest_side)
-    if img.mode == "L":
-        # Pillow resamples every band alike, so resizing the grey band once and then
-        # copying it to R, G and B gives the same pixels as resizing RGB, three times faster.
+    scale = longest_side / max(width, height)
+    new_size = (longest_side, max(1, round(height * scale))) if width >= height else (max(1, round(width * scale)), longest_side)
+    if img.mode == "L":  # resizing the grey band once, then copying it to R, G, B: the same pixels, 3x faster
         return img.resize(new_size, Image.Resampling.LANCZOS).convert("RGB")
     return _rgb(img).resize(new_size, Image.Resampling.LANCZOS)
 
 
 def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | None = None) -> bytes:
-    """Encode an image as deterministic baseline JPEG bytes (quality 92 by default).
+    """Deterministic baseline JPEG bytes: quality 92 (Appendix L), 4:2:0, no ``optimize``, not progressive.
 
-    Settings are fixed so that the same pixels give the same bytes: baseline (not
-    progressive), no ``optimize`` pass, 4:2:0 chroma subsampling, no timestamps.
-
-    Args:
-        img: the image; converted to RGB first.
-        quality: libjpeg quality 1..95 (default 92, paper Appendix L).
-        comment: optional text written both as a JPEG ``COM`` marker and as the EXIF
-            ``ImageDescription`` tag (0x010E); used to label synthetic images.
+    The same pixels give the same bytes (for a given Pillow/libjpeg build). ``comment`` is written
+    both as a JPEG ``COM`` marker and as the EXIF ``ImageDescription`` tag (labels synthetic images).
 
     >>> data = encode_jpeg(Image.new("RGB", (8, 8), (128, 128, 128)))
     >>> data[:2] == b"\\xff\\xd8" and data == encode_jpeg(Image.new("RGB", (8, 8), (128, 128, 128)))
@@ -233,16 +150,17 @@ def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | No
     return buf.getvalue()
 
 
-# --------------------------------------------------------------------------- safe decoding
-
-
-def pixel_budget_problem(width: int, height: int, *, planes: int = 1, max_pixels: int = DEFAULT_MAX_PIXELS) -> str | None:
-    """Why an image declaring ``width`` x ``height`` (x ``planes`` frames or samples) must not be
-    decoded, or None. The one pixel budget of the project: every decoder (JPEG/PNG files, image
-    bytes in Parquet or in requests to ``serve-baseline``, DICOM) asks it before decoding."""
+def _check_max_pixels(max_pixels: object) -> int:
     max_pixels = _check_int(max_pixels, "max_pixels")
     if max_pixels < 1:
         raise ValueError(f"max_pixels must be >= 1, got {max_pixels}")
+    return max_pixels
+
+
+def pixel_budget_problem(width: int, height: int, *, planes: int = 1, max_pixels: int = DEFAULT_MAX_PIXELS) -> str | None:
+    """Why an image declaring ``width`` x ``height`` (x ``planes`` frames or samples) must not be decoded, or
+    None: the project's one pixel budget, asked by every decoder (files, Parquet, ``serve-baseline``, DICOM)."""
+    max_pixels = _check_max_pixels(max_pixels)
     if width <= 0 or height <= 0:
         return f"declares an empty image size {width}x{height}"
     total = width * height * max(1, planes)
@@ -255,8 +173,8 @@ def pixel_budget_problem(width: int, height: int, *, planes: int = 1, max_pixels
 
 @contextlib.contextmanager
 def _strict_loading():
-    """Truncated files fail to load even where a library (lmms-eval imports one that does) has
-    turned on Pillow's process-wide ``ImageFile.LOAD_TRUNCATED_IMAGES``; the setting is restored."""
+    """Truncated files fail to load even where a library (lmms-eval imports one) turned on Pillow's
+    process-wide ``ImageFile.LOAD_TRUNCATED_IMAGES``; the setting is restored."""
     with _LOADING:
         before, ImageFile.LOAD_TRUNCATED_IMAGES = ImageFile.LOAD_TRUNCATED_IMAGES, False
         try:
@@ -269,12 +187,9 @@ _LOADING = threading.Lock()
 
 
 def _decode(source, name: str, max_pixels: int) -> Image.Image:
-    max_pixels = _check_int(max_pixels, "max_pixels")
-    if max_pixels < 1:
-        raise ValueError(f"max_pixels must be >= 1, got {max_pixels}")
+    _check_max_pixels(max_pixels)
     try:
         with warnings.catch_warnings():
-            # We apply our own limit below; Pillow's warning threshold is not ours.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(source) as im:
                 reason = pixel_budget_problem(*im.size, max_pixels=max_pixels)
@@ -296,54 +211,32 @@ def _decode(source, name: str, max_pixels: int) -> Image.Image:
 
 
 def safe_open_image(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:
-    """Open and fully decode an image file as RGB, refusing oversized or broken files.
+    """Open and fully decode an image file as RGB, detached from the file.
 
-    The pixel count is checked from the header *before* decoding, so a decompression bomb
-    (a small file declaring a huge image) is rejected without allocating its pixels.
-    Pillow's global ``Image.MAX_IMAGE_PIXELS`` is left untouched.
-
-    Args:
-        path: the image file.
-        max_pixels: largest accepted ``width * height`` (default :data:`DEFAULT_MAX_PIXELS`).
-
-    Returns:
-        A fully loaded RGB image, detached from the file.
-
-    Raises:
-        FileNotFoundError: no such file.
-        medvigil.errors.DataError: (a ``ValueError``) the file is not an image, is truncated
-            or corrupt, or has more than ``max_pixels`` pixels; the message names the file.
+    The pixel count is checked from the header *before* decoding, so a decompression bomb is
+    rejected without allocating its pixels (Pillow's global ``MAX_IMAGE_PIXELS`` is untouched).
+    A missing file raises ``FileNotFoundError``; a non-image, truncated, corrupt or oversized one
+    :class:`~medvigil.errors.DataError` naming the file.
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r:.80}")
-
     name = os.fspath(path)
     return _decode(io.BytesIO(read_bytes(name, name)), name, max_pixels)
 
 
 def decode_image(data: bytes, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:
-    """Like :func:`safe_open_image` for encoded bytes (e.g. an image column of a Parquet file).
-
-    ``name`` is used in error messages in place of a file name.
-    """
+    """:func:`safe_open_image` of encoded bytes (e.g. a Parquet image cell); ``name`` stands for the file in errors."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}")
     return _decode(io.BytesIO(bytes(data)), name, max_pixels)
 
 
-# --------------------------------------------------------------------------- ROI geometry
-
-
 def roi_pixels(bbox_norm: Sequence[float], size: tuple[int, int]) -> tuple[int, int, int, int]:
-    """Integer pixel rectangle ``(x0, y0, x1, y1)`` of a normalised ROI box (x1, y1 exclusive).
+    """Integer pixel rectangle ``(x0, y0, x1, y1)`` (x1, y1 exclusive) of a normalised ROI box on an image of ``size``.
 
-    Rounds outwards so the rectangle always contains the normalised box: ``floor(x0 * W)``,
-    ``floor(y0 * H)``, ``ceil(x1 * W)``, ``ceil(y1 * H)`` (1e-9 tolerance against float noise),
-    clamped to ``[0, W]`` x ``[0, H]`` and at least one pixel in each direction.
-
-    Args:
-        bbox_norm: normalised ``[x0, y0, x1, y1]`` (see :func:`validate_bbox`).
-        size: image ``(width, height)`` in pixels, as ``PIL.Image.size``.
+    Rounds outwards so it contains the box: ``floor(x0 * W)``, ``floor(y0 * H)``, ``ceil(x1 * W)``,
+    ``ceil(y1 * H)`` (a 1e-9 tolerance absorbs float noise such as ``0.3 * 1000 = 300.00000000000006``),
+    clamped to the image and at least one pixel in each direction.
 
     >>> roi_pixels([0.25, 0.1, 0.5, 0.75], (1024, 1000))
     (256, 100, 512, 750)
@@ -360,12 +253,10 @@ def roi_pixels(bbox_norm: Sequence[float], size: tuple[int, int]) -> tuple[int, 
 
 
 def roi_usable(bbox: object) -> bool:
-    """Whether an ROI box can drive the ROI probes (``roi_masked`` / ``roi_only``).
+    """Whether an ROI box can drive the ROI probes; never raises.
 
-    False when the box is missing (``None``, empty string, empty list), malformed or out of
-    range, or when it covers at least 97% of the image in *both* directions
-    (:data:`~medvigil.suites.medvigil.release.release_format.ROI_UNUSABLE_COVERAGE`). A JSON string such as the
-    ``roi_bbox_norm`` cell of ``grounding.csv`` is accepted. Never raises.
+    False when the box is missing, malformed or out of range, or covers at least 97% of the image in
+    *both* directions (``ROI_UNUSABLE_COVERAGE``). A JSON string (a ``grounding.csv`` cell) is accepted.
 
     >>> roi_usable([0.1, 0.1, 0.4, 0.5]), roi_usable([0.0, 0.0, 1.0, 1.0]), roi_usable(None)
     (True, False, False)
@@ -389,14 +280,8 @@ def roi_usable(bbox: object) -> bool:
     return not (x1 - x0 >= ROI_UNUSABLE_COVERAGE and y1 - y0 >= ROI_UNUSABLE_COVERAGE)
 
 
-# --------------------------------------------------------------------------- perturbations
-
-
 def roi_masked(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
-    """Fill the ROI rectangle with mid-grey (128, 128, 128): the ``roi_masked`` variant.
-
-    The answer-relevant region is removed, so the safe answer becomes "insufficient visual
-    evidence" (option E). The rectangle is :func:`roi_pixels` of ``bbox``.
+    """The ``roi_masked`` variant: the :func:`roi_pixels` rectangle filled with grey (the safe answer becomes E).
 
     >>> out = roi_masked(Image.new("RGB", (10, 10), (0, 0, 0)), [0.0, 0.0, 0.5, 0.5])
     >>> out.getpixel((0, 0)), out.getpixel((5, 5))
@@ -408,9 +293,7 @@ def roi_masked(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
 
 
 def roi_only(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
-    """Keep the ROI rectangle and fill every pixel outside it with mid-grey: ``roi_only``.
-
-    Pixels inside :func:`roi_pixels` of ``bbox`` are unchanged.
+    """The ``roi_only`` variant: every pixel outside the :func:`roi_pixels` rectangle filled with grey.
 
     >>> out = roi_only(Image.new("RGB", (10, 10), (0, 0, 0)), [0.0, 0.0, 0.5, 0.5])
     >>> out.getpixel((0, 0)), out.getpixel((5, 5))
@@ -424,17 +307,10 @@ def roi_only(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
 
 
 def roi_decay(img: Image.Image, bbox: Sequence[float], step: int) -> Image.Image:
-    """Grey the top ``step/3`` of the ROI rectangle (visual-token ablation, paper Appendix K).
+    """Grey the top ``step/3`` (step 0..3) of the ROI rectangle (visual-token ablation, paper Appendix K).
 
-    With ``h = y1 - y0`` the ROI height in pixels, rows ``y0 .. y0 + round(h * step / 3) - 1``
-    are filled with mid-grey (``round`` is half-up, computed in integers as
-    ``(2 * h * step + 3) // 6``). Step 0 returns an unchanged copy; step 3 equals
-    :func:`roi_masked` pixel for pixel.
-
-    Args:
-        img: the image.
-        bbox: normalised ROI box.
-        step: 0, 1, 2 or 3.
+    Rows ``y0 .. y0 + round(h * step / 3) - 1`` of the ROI (height ``h`` px) are greyed, ``round`` half-up
+    in integers as ``(2 * h * step + 3) // 6``; step 3 equals :func:`roi_masked` pixel for pixel.
 
     >>> im = Image.new("RGB", (10, 10))
     >>> roi_decay(im, [0, 0, 1, 1], 3).tobytes() == roi_masked(im, [0, 0, 1, 1]).tobytes()
@@ -453,10 +329,7 @@ def roi_decay(img: Image.Image, bbox: Sequence[float], step: int) -> Image.Image
 
 
 def lr_flip(img: Image.Image) -> Image.Image:
-    """Mirror the image left-right (``ImageOps.mirror``): the ``lr_flip`` variant.
-
-    After a flip the patient's right side appears on the other side of the image, so the
-    gold answer changes exactly when the case is laterality-dependent.
+    """The ``lr_flip`` variant: mirrored left-right (the gold changes exactly for laterality-dependent cases).
 
     >>> im = Image.new("RGB", (2, 1)); im.putpixel((0, 0), (255, 0, 0))
     >>> lr_flip(im).getpixel((1, 0))
@@ -468,21 +341,11 @@ def lr_flip(img: Image.Image) -> Image.Image:
 def gaussian_blur(img: Image.Image, sigma: float, truncate: float = BLUR_TRUNCATE) -> Image.Image:
     """Isotropic Gaussian blur with standard deviation ``sigma`` pixels (blur sweep, Appendix J).
 
-    The paper used ``cv2.GaussianBlur`` with a ``(2k+1) x (2k+1)`` kernel; OpenCV is not a
-    dependency, so this applies the same separable Gaussian with
-    :func:`scipy.ndimage.gaussian_filter`: kernel radius ``k = int(truncate * sigma + 0.5)``
-    (``truncate = 3`` by default, i.e. the kernel spans about +-3 sigma, which keeps 99.7% of
-    the mass), border handling ``mode="mirror"`` (OpenCV's default ``BORDER_REFLECT_101``),
-    computed in float per channel and rounded half-to-even back to 8 bit. Results can differ
-    from OpenCV's fixed-point path by one grey level on some pixels.
-
-    ``sigma = 0`` returns an unchanged copy. The paper's ``sigma = infinity`` condition means
-    "no image" and is not a blur: pass it to the prompt builder, not here.
-
-    Args:
-        img: the image.
-        sigma: standard deviation in pixels, finite and >= 0 (paper sweep: 0, 2, 4, 8, 16, 32, 64).
-        truncate: kernel half-width in units of sigma, > 0.
+    The paper used ``cv2.GaussianBlur`` (a ``(2k+1) x (2k+1)`` kernel); OpenCV is not a dependency, so this
+    is the same separable Gaussian by :func:`scipy.ndimage.gaussian_filter`: radius ``k = int(truncate * sigma
+    + 0.5)`` (about +-3 sigma, 99.7% of the mass), ``mode="mirror"`` (OpenCV's ``BORDER_REFLECT_101``), float
+    per channel rounded half-to-even to 8 bit (at most one grey level from OpenCV's fixed-point path).
+    ``sigma = 0`` returns an unchanged copy; the paper's ``sigma = infinity`` means "no image", not a blur.
 
     >>> im = Image.new("RGB", (9, 9)); im.putpixel((4, 4), (255, 255, 255))
     >>> gaussian_blur(im, 0).tobytes() == im.tobytes(), gaussian_blur(im, 1).getpixel((4, 4))[0] < 255
@@ -513,12 +376,8 @@ FFT_BLUR_MIN_RADIUS = 24  # above this kernel radius the FFT path is faster than
 
 
 def _fft_gaussian(arr: np.ndarray, sigma: float, radius: int) -> np.ndarray:
-    """The same truncated, normalised Gaussian as ``ndimage.gaussian_filter`` with
-    ``mode="mirror"``, applied separably by FFT convolution: cost independent of sigma.
-
-    Padding uses numpy's ``reflect`` (edge pixel not repeated), which is scipy's ``mirror``;
-    when the radius exceeds the image the padding is repeated, as reflection does.
-    """
+    """The truncated, normalised Gaussian of ``ndimage.gaussian_filter(mode="mirror")`` by separable FFT
+    convolution (cost independent of sigma); numpy's ``reflect`` padding is scipy's ``mirror``."""
     from scipy.signal import fftconvolve
 
     x = np.arange(-radius, radius + 1, dtype=np.float64)
@@ -536,11 +395,7 @@ def _fft_gaussian(arr: np.ndarray, sigma: float, radius: int) -> np.ndarray:
 
 
 def render_variant(img: Image.Image, variant: str, bbox: Sequence[float] | None = None) -> Image.Image:
-    """Render one published image variant by name: ``roi_masked``, ``roi_only`` or ``lr_flip``.
-
-    ``bbox`` is required for the two ROI variants and must be usable (:func:`roi_usable`);
-    the published release skips ROI variants for cases without a usable box.
-    """
+    """Render a published variant by name (``roi_masked``, ``roi_only``, ``lr_flip``); ROI ones need a usable ``bbox``."""
     if not isinstance(variant, str):
         raise TypeError(f"variant must be a str, got {type(variant).__name__}: {variant!r}")
     if variant == "lr_flip":
@@ -555,9 +410,8 @@ def render_variant(img: Image.Image, variant: str, bbox: Sequence[float] | None 
 class ImageCache:
     """A small LRU of rendered or encoded images, ``get(key, make)`` calling ``make()`` on a miss.
 
-    Callers ask for the same image several times in a row (the probes of one case are adjacent
-    in the published files; lmms-eval asks a MedQ-Deg doc ``T`` times), so a handful of entries
-    renders each image once while memory stays flat as the data grows.
+    Callers ask for one image several times in a row (a case's probes are adjacent; lmms-eval asks
+    a MedQ-Deg doc ``T`` times), so a handful of entries renders each once with flat memory.
     """
 
     def __init__(self, maxsize: int = 16):

@@ -127,6 +127,10 @@ def adapt(spec: Mapping[str, Any]):
     def value(row: Mapping[str, Any], key: str) -> Any:
         return row[cols[key]] if key in cols else defaults.get(key)
 
+    def text(row: Mapping[str, Any], key: str, default: str | None = None) -> str | None:
+        v = value(row, key)
+        return default if v is None else str(v)
+
     def convert(row: Mapping[str, Any], i: int) -> dict[str, Any]:
         here = f"{where}: row {i}"
         options = list(row[option_cols[0]]) if len(option_cols) == 1 else [row[c] for c in option_cols]
@@ -138,15 +142,15 @@ def adapt(spec: Mapping[str, Any]):
         question = value(row, "question")
         if not isinstance(question, str) or not question.strip():
             raise ValueError(f"{here}: field 'question' is empty")
-        probe = str(value(row, "id") if value(row, "id") is not None else i)
+        probe = text(row, "id", str(i))
         safe = value(row, "safe_option")
         text_ok = value(row, "text_only_answerable")
-        kind = str(value(row, "kind") if value(row, "kind") is not None else "original")
+        kind = text(row, "kind", "original")
         if kind not in KINDS:
             raise ValueError(f"{here}: field 'kind' must be one of {', '.join(KINDS)}, got {kind!r}")
         return {
             "probe_id": probe,
-            "case_id": str(value(row, "case") if value(row, "case") is not None else probe),
+            "case_id": text(row, "case", probe),
             "probe_kind": kind,
             "question": question,
             "options": options,
@@ -154,10 +158,10 @@ def adapt(spec: Mapping[str, Any]):
             "image": value(row, "image"),
             "image_file": f"{name}/{probe}",
             "image_status": "embedded" if value(row, "image") is not None else "no_image",
-            "modality": None if value(row, "modality") is None else str(value(row, "modality")),
+            "modality": text(row, "modality"),
             "source_dataset": name,
-            "capability": None if value(row, "capability") is None else str(value(row, "capability")),
-            "finding": None if value(row, "finding") is None else str(value(row, "finding")),
+            "capability": text(row, "capability"),
+            "finding": text(row, "finding"),
             "text_only_answerable": bool(text_ok) if text_ok is not None else False,
             "laterality_dependent": False,
             "safe_letter": None if safe is None else _letter(safe, options, here),

@@ -1,9 +1,5 @@
-"""CircularEval collapse: a probe asked under all five option rotations counts as correct
-only when every rotation is answered correctly (the published-letter record of the first
-wrong rotation stands for the probe otherwise).
-
-Records must already be in *published* letters (see :mod:`medvigil.mcq.option_order`).
-"""
+"""CircularEval collapse: a probe asked under all five rotations is correct only when every rotation is
+(else the record of its first wrong rotation stands for it). Records are in *published* letters."""
 
 from __future__ import annotations
 

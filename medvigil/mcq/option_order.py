@@ -1,27 +1,17 @@
 """Option-order permutations for the MCQ probes: seeded shuffles and circular rotations.
 
-The published MedVIGIL file fixes the letter order at construction time: text probes
-have their gold at ``A`` and the safe action at ``E`` (spec, "Letter conventions").
-A model that always answers ``A`` is therefore right on every text probe. The two
-alternative orders here remove that shortcut without touching any answer text:
+In the published MedVIGIL file text probes have their gold at ``A`` and the safe action at ``E``
+(spec, "Letter conventions"), so always answering ``A`` is right on every text probe. Two orders
+remove that shortcut without touching any answer text:
 
-* **shuffled** -- one permutation per probe, derived from ``(seed, probe_id)`` only,
-  so it is reproducible on any machine and independent of row order. The safe
-  option moves like every other option.
-* **circular** -- the five rotations of a probe's options (CircularEval): rotation
-  ``r`` shows the published option ``LETTERS[(j + r) % 5]`` at displayed position
-  ``j``. A probe counts as solved only when all five rotations are.
+* **shuffled**: one permutation per probe from ``(seed, probe_id)`` only (any machine, any row order):
+  position ``i`` gets the key ``sha256(f"{seed}:{probe_id}:{i}")`` and the published letters sorted by
+  key give the displayed order, every one of the 120 orders equally likely;
+* **circular** (CircularEval): rotation ``r`` shows published option ``LETTERS[(j + r) % 5]`` at displayed
+  position ``j``; a probe counts as solved only when all five rotations are.
 
-An order is written as a five-letter string of *published* letters in *displayed*
-order: ``"CAEBD"`` means the model sees the published option C under letter A,
-published A under B, and so on. Given that string, :func:`to_published_letter`
-maps a model's displayed letter back to the published letter, which is what the
-scorer compares with the published ``correct_letter``.
-
-Definition of the shuffled order: position ``i`` (0..4) gets the key
-``sha256(f"{seed}:{probe_id}:{i}")``; the published letters sorted by key give the
-displayed order. Keys are distinct with overwhelming probability and behave as
-independent uniform draws, so every one of the 120 orders is equally likely.
+An order is a string of *published* letters in *displayed* order: ``"CAEBD"`` shows published C under
+A, published A under B, ...; :func:`to_published_letter` maps a displayed answer back for scoring.
 
 >>> order = shuffled_order("case_0001_original", seed=0)
 >>> sorted(order) == list(LETTERS)
@@ -59,16 +49,7 @@ def _check_letter(letter: str, name: str) -> str:
 
 
 def shuffled_order(probe_id: str, seed: int) -> str:
-    """Seeded permutation for one probe, as published letters in displayed order.
-
-    Args:
-        probe_id: the probe's identifier (the only per-row input, so the result
-            does not depend on file order).
-        seed: any integer; different seeds give independent permutations.
-
-    Returns:
-        A five-letter string, a permutation of ``"ABCDE"``.
-    """
+    """Seeded permutation of ``"ABCDE"`` for one probe (published letters in displayed order)."""
     if not isinstance(probe_id, str) or not probe_id:
         raise ValueError(f"probe_id must be a non-empty string, got {probe_id!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -107,11 +88,7 @@ def displayed_letter(order: str, published_letter: str) -> str:
 
 
 def to_published_letter(order: str, model_letter: str) -> str:
-    """Map a letter answered on the displayed order back to the published letter.
-
-    This is the inverse of :func:`displayed_letter`; the scorer applies it before
-    comparing with the published ``correct_letter``.
-    """
+    """The published letter of a letter answered on the displayed order (inverse of :func:`displayed_letter`)."""
     _check_order(order)
     _check_letter(model_letter, "model_letter")
     return order[LETTERS.index(model_letter)]

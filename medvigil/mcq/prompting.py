@@ -1,17 +1,10 @@
 """The MCQ prompt of the MedVIGIL paper (Appendix L) and its letter parser.
 
-Prompt: the probe question, a newline, ``Options:`` on its own line, then five lines
-``A.`` .. ``E.`` with the option texts in stored order. The system message is
-:data:`medvigil.suites.medvigil.release.release_format.SYSTEM_PROMPT`.
-
-Parser: strip the response and take the first *standalone* letter in {A..E}
-("standalone" = not part of a longer word, so "B" in "Both" does not count), after removing
-reasoning blocks, preferring an explicit final answer and skipping the article "A"
-(:func:`medvigil.scoring.letters.read_option_letter`, where these choices are documented).
-Appendix L says the response is lower-cased before matching a capital letter, which
-cannot both hold; we match upper-case letters by default (``case_sensitive=True``)
-so that the article "a" in free text is not read as option A. Pass
-``case_sensitive=False`` to also accept a lone lower-case letter.
+Prompt: the question, ``Options:`` on its own line, then lines ``A.`` .. ``E.`` with the option texts.
+Parser: the first *standalone* letter in {A..E} (not "B" in "Both"), as
+:func:`medvigil.scoring.letters.read_option_letter` documents. Appendix L lower-cases the response
+before matching a capital letter, which cannot both hold; we match upper-case letters by default so
+that the article "a" is not option A (``case_sensitive=False`` also accepts a lone lower-case letter).
 
 >>> build_mcq_prompt("Is there a nodule?", ["Yes", "No", "Cannot say", "Maybe", "Refuse"])
 'Is there a nodule?\\nOptions:\\nA. Yes\\nB. No\\nC. Cannot say\\nD. Maybe\\nE. Refuse'
@@ -30,8 +23,6 @@ from collections.abc import Sequence
 
 from medvigil.constants import LETTERS, SYSTEM_PROMPT
 from medvigil.scoring.letters import read_option_letter
-
-MAX_PARSE_RETRIES = 3  # Appendix L: parse failures are retried up to three times
 
 
 def build_mcq_prompt(question: str, options: Sequence[str]) -> str:
@@ -74,11 +65,8 @@ _OPTION_LINE = re.compile(r"^([A-Z])[.)]\s?(.*)$")  # "A. text" (Appendix L) or 
 
 
 def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
-    """Split an Appendix-L style prompt back into (question, {letter: option text}).
-
-    The inverse of :func:`build_mcq_prompt`, for baselines that, like a real model, see
-    only the rendered prompt. Any number of lettered options is accepted (MediConfusion
-    uses two). Raises ValueError when no ``Options:`` block is present.
+    """Split an Appendix-L style prompt (any number of options) back into (question, {letter: option text}),
+    for baselines that, like a real model, see only the rendered prompt. ValueError without an options block.
 
     >>> parse_mcq_prompt(build_mcq_prompt("Q?", ["a", "b", "c", "d", "e"]))[1]["E"]
     'e'

@@ -1,13 +1,8 @@
-"""The Appendix L retry protocol, independent of any harness.
+"""The retry protocol of MedVIGIL Appendix L ("Parser and retry"), independent of any harness.
 
-MedVIGIL, Appendix L ("Parser and retry"): an empty or non-letter response is a parse
-failure and is re-asked "up to three times with the same prompt and settings"; every
-attempt is logged next to the final accepted letter, and a failure that persists is
-scored as silent failure on traps and wrong elsewhere (see ``medvigil.scoring``).
-
-:func:`ask_with_retries` runs the protocol over a batch for any ``ask(indices)`` callable;
-:data:`ATTEMPTS` hands the attempt history from the model wrapper (which sees requests) to
-the task's ``process_results`` (which sees docs), keyed by :func:`doc_key`.
+A non-letter response is re-asked "up to three times with the same prompt and settings" and every
+attempt is logged. :data:`ATTEMPTS` hands the attempts from the model wrapper (which sees requests)
+to the task's ``process_results`` (which sees docs), keyed by :func:`doc_key`.
 """
 
 from __future__ import annotations
@@ -23,13 +18,8 @@ from medvigil.mcq.prompting import parse_letter
 DEFAULT_MAX_RETRIES = 3  # Appendix L
 
 
-def ask_with_retries(
-    ask: Callable[[list[int]], Sequence[str]],
-    n: int,
-    *,
-    max_retries: int = DEFAULT_MAX_RETRIES,
-    retryable: Callable[[int], bool] = lambda _i: True,
-) -> list[list[str]]:
+def ask_with_retries(ask: Callable[[list[int]], Sequence[str]], n: int, *, max_retries: int = DEFAULT_MAX_RETRIES,
+                     retryable: Callable[[int], bool] = lambda _i: True) -> list[list[str]]:
     """Return every attempt per item; the last attempt of each is the final response.
 
     ``ask(indices)`` answers the items at ``indices`` (one batch call per round). Items for
@@ -52,11 +42,8 @@ def ask_with_retries(
 
 
 def doc_key(doc: dict) -> str:
-    """A stable key for one evaluated doc: its non-null scalar and text fields.
-
-    Images and null fields are left out: lmms-eval hands ``process_results`` a doc
-    whose null image column has been removed.
-    """
+    """A stable key for one evaluated doc: its non-null scalar and text fields (lmms-eval hands
+    ``process_results`` a doc whose null image column has been removed)."""
     plain = {k: v for k, v in doc.items() if v is not None and isinstance(v, (str, int, float, bool, list, tuple))}
     blob = json.dumps(plain, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -1,28 +1,18 @@
 """lmms-eval plugin models: ``LMMS_EVAL_PLUGINS=medvigil lmms-eval --model grounded --tasks medvigil_mcq``.
 
-lmms-eval (0.7.3) reads ``LMMS_EVAL_PLUGINS=<pkg>``, imports ``<pkg>.models`` and registers
-each ``AVAILABLE_MODELS`` entry ``name: Class`` as ``--model name`` loaded from
-``<pkg>.models.<name>.<Class>``. The classes are the baselines of
-:mod:`medvigil.tasks.baseline_models` and the retry wrapper of
-:mod:`medvigil.tasks.retrying_model`; each submodule here only re-exports one of them.
+lmms-eval (0.7.3) imports ``<pkg>.models`` and registers each ``AVAILABLE_MODELS`` entry ``name: Class``
+as ``--model name`` loaded from ``<pkg>.models.<name>.<Class>``; each submodule re-exports one class of
+:mod:`medvigil.tasks.baseline_models` or :mod:`medvigil.tasks.retrying_model`. The same models are
+also registered through the ``lmms_eval.models`` entry point (setup.cfg) as ``medvigil_<name>``.
 
-lmms-eval also means to add the folder of ``<pkg>.tasks`` to its task path, but 0.7.3 does
-so only after it has built its ``TaskManager`` (``cli_evaluate_single`` in
-``lmms_eval/__main__.py``), so the tasks would not be found. When this package is imported
-with ``medvigil`` listed in ``LMMS_EVAL_PLUGINS`` it therefore adds our task folder (the one
-``medvigil tasks-path`` prints) to every ``TaskManager`` lmms-eval builds, once, and only if
-not already given with ``--include_path``.
+With ``medvigil`` in ``LMMS_EVAL_PLUGINS``, importing this package also (otherwise it imports nothing
+from lmms-eval):
 
-It also sets lmms-eval's image encoding for API adapters to JPEG (``LMMS_IMAGE_ENCODE_FORMAT``,
-unless already set): 0.7.3's OpenAI-compatible chat class re-encodes every image, as PNG by
-default, which turns a 156 KB radiograph JPEG into an 842 KB request (5.4x); JPEG at
-lmms-eval's default quality 85 keeps it at about 1.15x the source bytes, base64 included. Only
-the environment decides this (the task hands lmms-eval decoded images), so only the plugin can
-set the default; with ``--include_path`` set the variable yourself.
-
-Without that variable, importing this package imports nothing from lmms-eval, and
-``import medvigil`` does not import this package. The same models are also registered
-through the ``lmms_eval.models`` entry point (setup.cfg), as ``medvigil_<name>`` with alias ``<name>``.
+* adds our task folder to every ``TaskManager`` (unless given with ``--include_path``): 0.7.3 adds
+  the plugin's task folder only after building its ``TaskManager`` (``cli_evaluate_single``), too late;
+* defaults ``LMMS_IMAGE_ENCODE_FORMAT`` to JPEG: 0.7.3's OpenAI-compatible class re-encodes every
+  image, as PNG by default, turning a 156 KB radiograph JPEG into an 842 KB request (5.4x); JPEG at
+  quality 85 keeps about 1.15x. Only the environment decides this; with ``--include_path`` set it yourself.
 """
 
 from __future__ import annotations
@@ -47,7 +37,6 @@ __all__ = ["AVAILABLE_MODELS", "add_task_folder_to_lmms_eval", "prefer_compact_i
 def add_task_folder_to_lmms_eval() -> str:
     """Make lmms-eval's ``TaskManager`` index our task folder; returns the folder."""
     from lmms_eval.tasks import TaskManager
-
 
     folder = str(tasks_dir())
     if getattr(TaskManager, "_medvigil_task_folder", None) == folder:

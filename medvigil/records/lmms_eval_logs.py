@@ -20,10 +20,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import RepeatedKey, loads_json, no_repeated_keys, open_regular, read_json
+from medvigil.files.input_files import loads_json, no_repeated_keys, open_regular, read_json
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems
-from medvigil.records.run_coverage import run_limit
+from medvigil.records.run_coverage import results_file, run_limit
 from medvigil.records.schema_validation import problems_for_records
 
 SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
@@ -83,8 +83,7 @@ def model_name(samples_path: Path) -> str:
     label = run_label(samples_path)
     if label is not None:
         return label
-    stamp = SAMPLES.match(samples_path.name).group("stamp")
-    results = samples_path.with_name(f"{stamp}_results.json")
+    results = results_file(samples_path)
     if not results.exists():  # anything else there (a FIFO, a device) is refused by read_json
         raise DataError(Problem(str(samples_path), f"no {results.name} beside it to name the model", field="model"))
     data = read_json(results, str(results), allow_non_finite=True)  # lmms-eval writes NaN for missing stderrs
@@ -145,9 +144,6 @@ def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[l
             except DataError as exc:
                 bad.extend(exc.problems)
                 continue
-            except RepeatedKey as exc:
-                bad.append(exc.problem(file, line_no))
-                continue
             record = _record_of(sample)
             if record is None:
                 bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
@@ -165,9 +161,8 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
     records: list[dict] = []
     problems: list[Problem] = []
     pool: dict[str, str] = {}
-    paths_read: list[Path] = []
-    for path in map(Path, paths):
-        paths_read.append(path)
+    paths = list(map(Path, paths))
+    for path in paths:
         found, bad = _by_lines(path, str(path), model or model_name(path), pool)
         problems += bad
         records.extend(found)
@@ -176,6 +171,6 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
     if any(r.get("condition") == CIRCULAR for r in records):
         # a run cut by lmms-eval's --limit may end inside a circular group: that group is left out
         # (run_coverage says the run is partial); anywhere else a missing rotation is an error
-        limited = all(run_limit(Path(p)) is not None for p in paths_read)
+        limited = all(run_limit(p) is not None for p in paths)
         return collapse_circular(records, incomplete=Counter() if limited else None)
     return records

@@ -36,12 +36,7 @@ def probe_record(suite: str, doc: Mapping[str, Any], *, condition: str, predicte
         record[name] = identity[name] if name in identity else doc.get(name)
     if "category" in identity:
         record["category"] = identity["category"]
-    record.update(
-        correct_letter=doc["correct_letter"] if correct_letter is None else correct_letter,
-        predicted_letter=predicted_letter,
-        parse_status="ok" if predicted_letter is not None else "parse_failure",
-        raw_response=raw_response,
-        retries=retries,
-        extra=extra,
-    )
+    record.update(correct_letter=doc["correct_letter"] if correct_letter is None else correct_letter,
+                  predicted_letter=predicted_letter, parse_status="ok" if predicted_letter is not None else "parse_failure",
+                  raw_response=raw_response, retries=retries, extra=extra)
     return record

@@ -25,7 +25,8 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """A finite JSON number: an int (never a bool) or a finite float."""
     return _is_int(value) or (isinstance(value, float) and math.isfinite(value))  # every int is finite
 
 
@@ -59,10 +60,10 @@ def _mediconfusion(extra: Mapping[str, Any]) -> list[tuple[str, str]]:
     bad = []
     votes = extra.get("votes")
     if "votes" in extra:
-        if not isinstance(votes, Mapping) or not all(_is_number(v) and v >= 0 for v in votes.values()):
+        if not isinstance(votes, Mapping) or not all(is_number(v) and v >= 0 for v in votes.values()):
             bad.append(("votes", f"must map options to vote counts >= 0, got {votes!r:.80}"))
     margin = extra.get("margin")
-    if "margin" in extra and not (_is_number(margin) and margin >= 0):
+    if "margin" in extra and not (is_number(margin) and margin >= 0):
         bad.append(("margin", f"must be a finite number >= 0, got {margin!r:.40}"))
     return bad
 

@@ -15,7 +15,6 @@ the run's doc total and its docs carry ``case_id``; otherwise the cases asked al
 from __future__ import annotations
 
 import io
-import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError
-from medvigil.files.input_files import open_regular, read_json
+from medvigil.files.input_files import loads_json, open_regular, read_json
 
 SAMPLES_GLOB = "*_samples_*.jsonl"
 
@@ -58,10 +57,10 @@ def _case_ids(path: Path) -> set[str]:
 
     cases: set[str] = set()
     with open_regular(path, str(path)) as raw:
-        for line in raw:
+        for row, line in enumerate(raw, start=1):
             if not line.strip():
                 continue
-            sample = json.loads(line)
+            sample = loads_json(line, str(path), row, allow_non_finite=True)
             record = _record_of(sample) or sample.get("doc") or {}
             case = record.get("case_id") or record.get("pair_id") or record.get("sample_id")
             if case is not None:
@@ -158,6 +157,8 @@ def run_coverage(paths: Iterable[str | Path], prefix: str = "", release: str | N
     the cases they belong to, of the task's cases when the build the run used is at hand
     (:func:`total_cases`: ``release`` preferred, else ``MEDVIGIL_DATA``); None when no file comes
     from a limited run."""
+    from medvigil.records.lmms_eval_logs import SAMPLES, model_name
+
     tasks: dict[str, dict[str, Any]] = {}
     totals: dict[str, tuple[int | None, str]] = {}
     for path in samples_files(paths, prefix):
@@ -165,12 +166,8 @@ def run_coverage(paths: Iterable[str | Path], prefix: str = "", release: str | N
         limit = (data.get("config") or {}).get("limit")
         if limit is None:
             continue
-        from medvigil.records.lmms_eval_logs import SAMPLES
-
         task = SAMPLES.match(path.name).group("task")
         counts = (data.get("n-samples") or {}).get(task) or {}
-        from medvigil.records.lmms_eval_logs import model_name
-
         cases = _case_ids(path)
         if task not in totals:
             totals[task] = total_cases(task, counts.get("original"), release) if cases else (None, "no case ids")

@@ -42,10 +42,8 @@ def _field_of(error: jsonschema.ValidationError) -> str | None:
 
 def problems_for(name: str, record: Any, file: str, row: int | None = None) -> list[Problem]:
     """Validate one record against schema ``name``; return the problems (maybe empty)."""
-    out = []
-    for error in sorted(validator(name).iter_errors(record), key=lambda e: list(e.absolute_path)):
-        out.append(Problem(file=file, row=row, field=_field_of(error), message=error.message))
-    return out
+    errors = sorted(validator(name).iter_errors(record), key=lambda e: list(e.absolute_path))
+    return [Problem(file=file, row=row, field=_field_of(error), message=error.message) for error in errors]
 
 
 def problems_for_records(name: str, records: Sequence[Any], file: str, rows: Sequence[int] | None = None) -> list[Problem]:

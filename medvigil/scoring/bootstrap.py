@@ -1,29 +1,19 @@
-"""Case-clustered bootstrap, vectorised (MedVIGIL Appendix M).
+"""Case-clustered bootstrap, vectorised (MedVIGIL Appendix M), shared by every suite.
 
-A resample draws ``n_clusters`` cluster ids with replacement. Instead of re-scoring the
-records of every resample, each resample is summarised by a count vector
-``w[c] = #times cluster c was drawn`` (a multinomial draw): stacking ``B`` of them gives a
-``(B, n_clusters)`` matrix ``W``. Any statistic built from per-cluster sums ``X`` (shape
-``(n_clusters, ...)``: correct counts, scored counts, ... per case) is then evaluated for
-all resamples at once from ``W @ X``. For MedVIGIL (500 resamples, 3,000 cases, 18
-models, ~40 sums each) that is one float32 matrix product.
+Each resample is summarised by counts ``W[b, c]`` = times cluster (case) ``c`` was drawn, so any
+statistic of per-cluster sums ``X`` (correct counts, scored counts, ... per case) is evaluated for
+all resamples at once from ``W @ X``: for MedVIGIL (500 resamples, 3,000 cases, 18 models, ~40 sums
+each) one float32 matrix product. Draws come from ``numpy.random.default_rng(seed)``:
+``rng.integers(0, C, size=(B, C))``, row ``b`` being the case indices of resample ``b``
+(:func:`resample_indices`).
 
-Draws come from ``numpy.random.default_rng(seed)``: ``rng.integers(0, C, size=(B, C))``,
-row ``b`` being the case indices of resample ``b`` (:func:`resample_indices`), so a naive
-loop over the same indices reproduces every resample exactly (tested).
-
-The API is generic so every suite shares it: :func:`resample_counts` and
-:func:`cluster_bootstrap` know nothing about MedVIGIL.
-
-Harness-compatible resampling (:class:`CPythonRandomStream`, :func:`harness_resample_indices`):
-the official ``analysis/bootstrap_mcs.py`` seeds the module-global ``random`` once and, per
-model, draws ``random.choice(case_ids)`` ``len(case_ids)`` times per resample, the stream
-continuing from one model to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``
-and, for ``n < 2**32``, ``_randbelow(n)`` takes the top ``k = n.bit_length()`` bits of the next
-32-bit Mersenne Twister output, rejecting values ``>= n``. :class:`CPythonRandomStream` starts
-from the exact state of ``random.Random(seed)`` and draws in blocks with numpy's MT19937, that
-shift and rejection applied to blocks of raw outputs; the draws equal CPython's one by one
-(tested against ``random`` itself).
+Harness-compatible resampling (:func:`harness_resample_indices`): the official
+``analysis/bootstrap_mcs.py`` seeds the global ``random`` once and, per model, draws
+``random.choice(case_ids)`` ``len(case_ids)`` times per resample, the stream continuing from one model
+to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``; for ``n < 2**32``,
+``_randbelow(n)`` takes the top ``n.bit_length()`` bits of the next 32-bit Mersenne Twister output,
+rejecting values ``>= n``. :class:`CPythonRandomStream` applies that shift and rejection to blocks of
+numpy MT19937 outputs started from the state of ``random.Random(seed)``: CPython's draws, one by one.
 """
 
 from __future__ import annotations
@@ -40,42 +30,29 @@ import numpy as np
 from medvigil.errors import DataError, Problem
 from medvigil.scoring.stats import percentile_interval
 
-__all__ = [
-    "DEFAULT_N_RESAMPLES",
-    "DEFAULT_SEED",
-    "CPythonRandomStream",
-    "cluster_bootstrap",
-    "cluster_sums",
-    "count_rows",
-    "harness_resample_counts",
-    "harness_resample_indices",
-    "harness_resampled_sums",
-    "one_blas_thread",
-    "percentile_interval",
-    "resample_counts",
-    "resample_indices",
-    "resampled_sums",
-]
+__all__ = ["DEFAULT_N_RESAMPLES", "DEFAULT_SEED", "CPythonRandomStream", "cluster_bootstrap", "cluster_sums", "count_rows",
+           "harness_resample_counts", "harness_resample_indices", "harness_resampled_sums", "one_blas_thread",
+           "percentile_interval", "resample_counts", "resample_indices", "resampled_sums"]
 
 DEFAULT_N_RESAMPLES = 500  # Appendix M
 DEFAULT_SEED = 20260505  # Appendix M
 T = TypeVar("T")
-# Values handled at a time by the chunked loops below (memory stays flat), and 32-bit words
-# drawn at a time by CPythonRandomStream. Small enough that each step's temporaries are
-# recycled by the allocator instead of mapped afresh: the harness resampling alone ran 2x
-# faster than with 1 << 18 for both (18 models x 3,000 cases x 500 resamples).
+# Values handled at a time by the chunked loops (memory stays flat), and 32-bit words drawn at a time by
+# CPythonRandomStream: small enough that temporaries are recycled by the allocator instead of mapped afresh
+# (the harness resampling ran 2x faster than with 1 << 18 for both).
 _BLOCK = 1 << 17
 _WORDS = 1 << 16
-
-
 MAX_DRAWS = 1 << 28  # cluster draws of one resample table (2 GiB of int64 indices)
 
 
+def _check_positive(value, name: str) -> None:
+    if not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
 def _check(n_clusters: int, n_resamples: int) -> None:
-    if not isinstance(n_clusters, (int, np.integer)) or n_clusters < 1:
-        raise ValueError(f"n_clusters must be a positive integer, got {n_clusters!r}")
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    _check_positive(n_clusters, "n_clusters")
+    _check_positive(n_resamples, "n_resamples")
     if int(n_clusters) * int(n_resamples) > MAX_DRAWS:  # the resample table is held whole
         raise DataError(Problem("bootstrap", f"{n_resamples:,} resamples of {n_clusters:,} cases are "
                                              f"{int(n_clusters) * int(n_resamples):,} draws, more than the {MAX_DRAWS:,} "
@@ -89,22 +66,15 @@ def resample_indices(n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, se
     return rng.integers(0, n_clusters, size=(n_resamples, n_clusters), dtype=np.int64)
 
 
-def resample_counts(
-    n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED, dtype=np.float32
-) -> np.ndarray:
-    """``(n_resamples, n_clusters)`` multiplicities: ``W[b, c]`` = times cluster ``c`` is in resample ``b``.
-
-    The case-clustered resamples of Appendix M as one count matrix.
-
-    Each row sums to ``n_clusters``; the rows are the :func:`resample_indices` draws
-    counted with one ``np.bincount``. The last matrix of at most :data:`_KEPT_BYTES` is kept and
-    handed out again, read-only, for the same arguments (a stress suite scores every model of
-    the same cases with the same seed).
+def resample_counts(n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """``(n_resamples, n_clusters)`` float32 multiplicities of the :func:`resample_indices` draws: ``W[b, c]`` = times
+    cluster ``c`` is in resample ``b``. The last matrix of at most :data:`_KEPT_BYTES` is kept and handed out
+    again, read-only, for the same arguments (a stress suite scores every model on the same cases and seed).
     """
-    key = (int(n_clusters), int(n_resamples), seed, np.dtype(dtype).str)
+    key = (int(n_clusters), int(n_resamples), seed)
     if _kept.get("key") == key:
         return _kept["counts"]
-    counts = count_rows(resample_indices(n_clusters, n_resamples, seed), n_clusters, dtype)
+    counts = count_rows(resample_indices(n_clusters, n_resamples, seed), n_clusters)
     if counts.nbytes <= _KEPT_BYTES and isinstance(seed, (int, np.integer)):
         counts.flags.writeable = False
         _kept.update(key=key, counts=counts)
@@ -115,10 +85,10 @@ _KEPT_BYTES = 64 << 20
 _kept: dict = {}  # resample_counts' last matrix and its arguments
 
 
-def count_rows(indices: np.ndarray, n_clusters: int, dtype=np.float32) -> np.ndarray:
-    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` multiplicities, one ``np.bincount`` per block of rows."""
+def count_rows(indices: np.ndarray, n_clusters: int) -> np.ndarray:
+    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` float32 multiplicities, one ``np.bincount`` per block of rows."""
     b = indices.shape[0]
-    counts = np.empty((b, n_clusters), dtype=dtype)
+    counts = np.empty((b, n_clusters), dtype=np.float32)
     rows = max(1, _BLOCK // max(indices.shape[1], n_clusters, 1))  # bounded temporaries
     for r0 in range(0, b, rows):
         counts[r0 : r0 + rows] = _bincount_rows(indices[r0 : r0 + rows], n_clusters)
@@ -135,14 +105,8 @@ def _bincount_rows(indices: np.ndarray, n_clusters: int) -> np.ndarray:
 
 
 class CPythonRandomStream:
-    """The stream of ``random.Random(seed)`` (CPython's Mersenne Twister), drawn in blocks.
-
-    ``choice_indices(n, size)`` returns exactly the indices that ``size`` successive
-    ``rng.choice(seq)`` calls with ``len(seq) == n`` would pick, ``choice_counts(n, rows)`` the
-    same draws for ``rows`` resamples of ``n`` as multiplicities, and both leave the stream where
-    CPython's would be. numpy's MT19937 runs from CPython's state (624 words and a position);
-    32-bit words read ahead but not consumed are kept for the next call.
-    """
+    """The stream of ``random.Random(seed)`` (CPython's Mersenne Twister), drawn in blocks; both draws leave
+    the stream where CPython's would be (words read ahead but not consumed are kept for the next call)."""
 
     _WORD_BITS = 32
 
@@ -151,10 +115,8 @@ class CPythonRandomStream:
             raise TypeError(f"seed must be an integer, got {seed!r}")
         _, internal, _ = random.Random(int(seed)).getstate()  # 624 state words + position
         self._bitgen = np.random.MT19937()
-        self._bitgen.state = {
-            "bit_generator": "MT19937",
-            "state": {"key": np.array(internal[:-1], dtype=np.uint32), "pos": int(internal[-1])},
-        }
+        self._bitgen.state = {"bit_generator": "MT19937", "state": {"key": np.array(internal[:-1], dtype=np.uint32),
+                                                                    "pos": int(internal[-1])}}
         self._raw = np.random.Generator(self._bitgen)
         # the last block of 32-bit words generated and how many of them are consumed: a read
         # ahead is a view of it, so leftovers are never copied in front of a new block
@@ -187,10 +149,7 @@ class CPythonRandomStream:
         return int(n), int(size)
 
     def choice_indices(self, n: int, size: int, dtype=np.int64) -> np.ndarray:
-        """``size`` successive ``_randbelow(n)`` values (``random.choice`` over ``n`` items).
-
-        ``dtype=np.uint32`` holds every index in half the memory of the default int64.
-        """
+        """``size`` successive ``_randbelow(n)`` values: the indices ``size`` calls of ``random.choice`` over ``n`` items pick."""
         n, size = self._checked(n, size)
         out = np.empty(size, dtype=np.uint32)
         shift = np.uint32(self._WORD_BITS - n.bit_length())
@@ -214,18 +173,14 @@ class CPythonRandomStream:
         return count_rows(self.choice_indices(n, rows * n, np.uint32).reshape(rows, n), n)
 
 
-def harness_resample_indices(
-    frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
-) -> list[np.ndarray]:
+def harness_resample_indices(frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED) -> list[np.ndarray]:
     """Resamples of ``bootstrap_mcs.py``: one shared ``random`` stream over several frames.
 
-    For each frame size ``n`` in order (one model's case list), a ``(n_resamples, n)`` array
-    whose row ``b`` holds the positions ``random.choice`` picks for resample ``b``; the
-    stream continues from one frame to the next. An empty frame draws nothing (the script
-    skips a model without cases) and gives a ``(n_resamples, 0)`` array.
+    For each frame size ``n`` in order (one model's case list), a ``(n_resamples, n)`` array whose
+    row ``b`` holds the positions ``random.choice`` picks for resample ``b``; the stream continues
+    from frame to frame. An empty frame (the script skips a model without cases) draws nothing.
     """
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    _check_positive(n_resamples, "n_resamples")
     stream = CPythonRandomStream(seed)
     out = []
     for n in frame_sizes:
@@ -236,29 +191,30 @@ def harness_resample_indices(
     return out
 
 
-def harness_resample_counts(
-    frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
-) -> Iterator[tuple[int, int, np.ndarray]]:
+def harness_resample_counts(frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES,
+                            seed: int = DEFAULT_SEED) -> Iterator[tuple[int, int, np.ndarray]]:
     """The resamples of :func:`harness_resample_indices` as multiplicities, a block of resamples at a time.
 
-    Yields ``(frame, first resample, counts)`` with ``counts`` of shape ``(b, frame size)``
-    (:func:`count_rows` of those resamples' draws); empty frames yield nothing. The draws are
-    the same (one stream, frame after frame), never all held at once.
+    Yields ``(frame, first resample, counts)`` with float32 ``counts`` of shape ``(b, frame size)``
+    (:func:`count_rows` of those resamples' draws); empty frames yield nothing. The draws are the
+    same (one stream, frame after frame), never all held at once.
     """
-    yield from _harness_draws(frame_sizes, n_resamples, seed)
+    _check_positive(n_resamples, "n_resamples")
+    stream = CPythonRandomStream(seed)
+    for f, n in enumerate(frame_sizes):
+        rows = max(1, _BLOCK // max(n, 1))
+        for b0 in range(0, n_resamples if n else 0, rows):
+            yield f, b0, stream.choice_counts(n, min(rows, n_resamples - b0))
 
 
-def harness_resampled_sums(
-    per_cluster: Sequence[np.ndarray], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
-) -> list[np.ndarray]:
+def harness_resampled_sums(per_cluster: Sequence[np.ndarray], n_resamples: int = DEFAULT_N_RESAMPLES,
+                           seed: int = DEFAULT_SEED) -> list[np.ndarray]:
     """:func:`resampled_sums` of each frame's per-cluster sums (``(n_f, ...)``, frames in stream
     order) over that frame's :func:`harness_resample_counts` resamples: ``(n_resamples, ...)``
     float64 each (zeros for an empty frame).
 
-    The stream is one sequence, drawn and counted here; the counts are multiplied by a helper
-    thread meanwhile (numpy and BLAS release the GIL), at most
-    :data:`_IN_FLIGHT` blocks behind.
-    The sums are those of the serial loop: each block writes its own rows.
+    The stream is drawn and counted here while a helper thread multiplies the counts (numpy and
+    BLAS release the GIL), at most :data:`_IN_FLIGHT` blocks behind; each block writes its own rows.
     """
     sizes = [int(p.shape[0]) for p in per_cluster]
     out = [np.zeros((n_resamples,) + p.shape[1:]) for p in per_cluster]
@@ -268,7 +224,7 @@ def harness_resampled_sums(
 
     with one_blas_thread(), ThreadPoolExecutor(1) as helper:
         pending: deque = deque()
-        for block in _harness_draws(sizes, n_resamples, seed):
+        for block in harness_resample_counts(sizes, n_resamples, seed):
             pending.append(helper.submit(add, *block))
             if len(pending) > _IN_FLIGHT:
                 pending.popleft().result()
@@ -280,26 +236,9 @@ def harness_resampled_sums(
 _IN_FLIGHT = 4  # blocks of draws waiting for the helper thread (2**17 indices each)
 
 
-def _harness_draws(frame_sizes: Sequence[int], n_resamples: int, seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(frame, first resample, (b, frame size) float32 counts)``: the stream of
-    :func:`harness_resample_indices`, a block of resamples at a time, counted; empty frames draw nothing."""
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    stream = CPythonRandomStream(seed)
-    for f, n in enumerate(frame_sizes):
-        rows = max(1, _BLOCK // max(n, 1))
-        for b0 in range(0, n_resamples if n else 0, rows):
-            b = min(rows, n_resamples - b0)
-            yield f, b0, stream.choice_counts(n, b)
-
-
 def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Sum the rows of ``values`` (shape ``(n, ...)``) per cluster id -> ``(n_clusters, ...)``.
-
-    Per-case sums are what the clustered bootstrap of Appendix M resamples.
-
-    Rows with cluster ``-1`` are ignored.
-    """
+    """Sum the rows of ``values`` (shape ``(n, ...)``) per cluster id -> ``(n_clusters, ...)``: the per-case
+    sums the clustered bootstrap of Appendix M resamples. Rows with cluster ``-1`` are ignored."""
     values = np.asarray(values, dtype=np.float64)
     keep = cluster >= 0
     tail = values.shape[1:]
@@ -313,10 +252,8 @@ def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np
 def one_blas_thread() -> contextlib.AbstractContextManager:
     """Context limiting BLAS to one thread while it is open (no-op without threadpoolctl).
 
-    The products here are small (about 1 GFLOP for 500 resamples x 3,000 cases x 18
-    models; ~20 ms on one core). A multi-threaded OpenBLAS spins waiting for cores that
-    other processes hold, and was measured 3-8x slower on a loaded 2-CPU machine, so
-    the scoring core runs its products single-threaded. Previous limits are restored.
+    The products here are small (about 1 GFLOP for 500 resamples x 3,000 cases x 18 models). A
+    multi-threaded OpenBLAS spins waiting for cores other processes hold: 3-8x slower on a loaded 2-CPU machine.
     """
     global _CONTROLLER
     if _CONTROLLER is None:
@@ -335,11 +272,8 @@ _CONTROLLER = None  # threadpoolctl's view of the loaded BLAS libraries (False: 
 
 
 def resampled_sums(per_cluster: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``counts @ per_cluster`` for ``per_cluster`` of shape ``(C, ...)`` -> ``(B, ...)``.
-
-    Computed in float32 (exact while every sum stays below 2**24, i.e. always for
-    counts of probes) and returned as float64.
-    """
+    """``counts @ per_cluster`` for ``per_cluster`` of shape ``(C, ...)`` -> ``(B, ...)`` float64, computed in
+    float32 (exact while every sum stays below 2**24, i.e. always for counts of probes)."""
     c = per_cluster.shape[0]
     if counts.shape[1] != c:
         raise ValueError(f"counts has {counts.shape[1]} clusters, per_cluster has {c}")
@@ -349,28 +283,14 @@ def resampled_sums(per_cluster: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return out.astype(np.float64).reshape((counts.shape[0],) + per_cluster.shape[1:])
 
 
-def cluster_bootstrap(
-    statistic: Callable[[np.ndarray], T],
-    per_cluster: np.ndarray,
-    *,
-    n_resamples: int = DEFAULT_N_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    counts: np.ndarray | None = None,
-) -> T:
-    """Evaluate ``statistic`` on every case-clustered resample at once.
+def cluster_bootstrap(statistic: Callable[[np.ndarray], T], per_cluster: np.ndarray, *, n_resamples: int = DEFAULT_N_RESAMPLES,
+                      seed: int = DEFAULT_SEED, counts: np.ndarray | None = None) -> T:
+    """``statistic(counts @ per_cluster)``: a statistic of per-cluster sums (:func:`cluster_sums`) on every
+    case-clustered resample at once.
 
-    Args:
-        statistic: maps resampled sums of shape ``(B, ...)`` to the statistic (array
-            with leading axis ``B``, or a dict of such arrays). It must be a function of
-            sums over clusters only, which covers accuracies, rates and any composite
-            of them (ratios of sums are recomputed per resample, not averaged).
-        per_cluster: ``(n_clusters, ...)`` per-cluster sums (see :func:`cluster_sums`).
-        n_resamples, seed: as in Appendix M (500, 20260505).
-        counts: a precomputed :func:`resample_counts` matrix, to reuse the same
-            resamples for several statistics (paired comparisons).
-
-    Returns:
-        ``statistic(counts @ per_cluster)``.
+    ``statistic`` maps resampled sums ``(B, ...)`` to arrays with leading axis ``B`` (or a dict of them);
+    ratios of sums are recomputed per resample, not averaged. ``counts`` (a :func:`resample_counts`
+    matrix) reuses the same resamples for several statistics.
     """
     if counts is None:
         counts = resample_counts(per_cluster.shape[0], n_resamples, seed)

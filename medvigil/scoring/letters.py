@@ -117,22 +117,12 @@ def encode_letters(letters: Iterable[Any], *, name: str = "letters") -> np.ndarr
     try:  # every value a letter, "" or None: one lookup each
         return np.fromiter(map(_CODES.__getitem__, values), dtype=np.int8, count=len(values))
     except (KeyError, TypeError):
-        pass  # find the first bad value and say what it is
-    for i, value in enumerate(values):  # types first: np.array(..., str) would accept anything
+        pass  # a bad value: say which (types first)
+    for i, value in enumerate(values):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name}[{i}] must be a letter string or None, got {type(value).__name__}")
-    strings = np.array(["" if v is None else v for v in values], dtype=str)
-    uniq, inverse = np.unique(strings, return_inverse=True)  # validate each distinct value once
-    codes = np.empty(len(uniq), dtype=np.int8)
-    for j, value in enumerate(uniq.tolist()):
-        if value == "":
-            codes[j] = INVALID
-        elif len(value) == 1 and value in _ALPHABET:
-            codes[j] = ord(value) - 65
-        else:
-            i = int(np.flatnonzero(inverse == j)[0])
-            raise ValueError(f"{name}[{i}] must be one upper-case letter A-Z or empty/None, got {values[i]!r}")
-    return codes[inverse.reshape(-1)]
+    i = values.index(min(v for v in values if v not in _CODES))  # the smallest bad string, at its first row
+    raise ValueError(f"{name}[{i}] must be one upper-case letter A-Z or empty/None, got {values[i]!r}")
 
 
 def decode_letters(codes: Iterable[int]) -> list[str | None]:

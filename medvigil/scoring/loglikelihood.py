@@ -1,17 +1,11 @@
-"""One reading of lmms-eval log-likelihood results, shared by every suite that scores them.
+"""One reading of lmms-eval log-likelihood results (CbD's binary arm, MediConfusion's GD and PS modes).
 
-lmms-eval's ``loglikelihood`` contract is "the log-probability of the continuation" (higher is
-better), but its HuggingFace model classes in 0.7.3 (``llava_hf``, ``llava``, ``qwen_vl``, ...)
-return ``outputs.loss``: the mean negative log-likelihood per continuation token (lower is
-better); see EvolvingLMMs-Lab/lmms-eval#370. Our baselines and API-style adapters return
-log-probabilities. The sign tells the two apart: a loss is never negative, a log-probability
-never positive, and 0 is probability 1 under both readings. So each value is read by its sign
-(``"auto"``) or by a declared kind (``"mean_nll"`` / ``"sum_logprob"``), and every score leaves
-here oriented one way: higher is more likely. Values of both signs in one request (yes/no, or
-one image's two options) come from no single model and cannot be told apart.
-
-Used by CbD's binary arm (:func:`medvigil.suites.cbd.protocol.p_yes`) and MediConfusion's GD and
-PS modes (:mod:`medvigil.suites.mediconfusion.modes`).
+lmms-eval's ``loglikelihood`` contract is the log-probability of the continuation (higher is better),
+but its HuggingFace classes in 0.7.3 (``llava_hf``, ``llava``, ``qwen_vl``, ...) return ``outputs.loss``,
+the mean negative log-likelihood per token (EvolvingLMMs-Lab/lmms-eval#370). A loss is never negative,
+a log-probability never positive (0 is probability 1 under both), so each value is read by its sign
+(``"auto"``) or a declared kind, and every score leaves here oriented higher = more likely. Values of
+both signs in one request come from no single model.
 """
 
 from __future__ import annotations
@@ -51,15 +45,10 @@ def result_value(result: Any) -> float:
     return float(result)
 
 
-def check_kind(value_kind: str) -> str:
-    if value_kind not in VALUE_KINDS:
-        raise ValueError(f"log-likelihood kind must be one of {', '.join(VALUE_KINDS)}, got {value_kind!r}")
-    return value_kind
-
-
 def value_kind(value: float, declared: str = "auto") -> str:
     """How ``value`` reads: ``mean_nll``, ``sum_logprob``, ``certain`` (0) or ``not finite``."""
-    check_kind(declared)
+    if declared not in VALUE_KINDS:
+        raise ValueError(f"log-likelihood kind must be one of {', '.join(VALUE_KINDS)}, got {declared!r}")
     if not math.isfinite(value):
         return NOT_FINITE
     if declared != "auto":

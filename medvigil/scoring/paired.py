@@ -1,31 +1,24 @@
 """Paired model comparisons on the same cases: bootstrap deltas, intervals, p-values, Holm.
 
-Every pair of models is compared on the *same* case-clustered resamples (one resample matrix
-shared by all pairs; MedVIGIL Appendix M resamples cases), so each resample's delta
-``metric*(b) - metric*(a)`` keeps the correlation between the two models' answers on the same
-cases: the paired bootstrap of Efron & Tibshirani (1993, *An Introduction to the Bootstrap*,
-ch. 6 and 16). For every pair ``(a, b)`` and metric:
+Every pair of models is compared on the *same* case-clustered resamples (Appendix M), so each
+resampled delta ``metric*(b) - metric*(a)`` keeps the correlation between the two models' answers:
+the paired bootstrap of Efron & Tibshirani (1993, *An Introduction to the Bootstrap*, ch. 6 and 16).
+For every pair ``(a, b)`` and metric:
 
-* ``delta``: ``metric(b) - metric(a)``, the point values on the probes both models answered;
-* ``ci95``: the 2.5 and 97.5 percentiles of the ``B`` resampled deltas
-  (:func:`medvigil.scoring.stats.percentile_interval`: numpy's linear interpolation; resamples
-  where either value is undefined are left out);
+* ``delta``: ``metric(b) - metric(a)`` on the probes both models answered;
+* ``ci95``: the 2.5 and 97.5 percentiles (numpy's linear interpolation) of the resampled deltas,
+  resamples where either value is undefined left out;
 * ``p``: two-sided p-value of "delta = 0", by one of :data:`P_VALUE_METHODS`:
 
-  - ``"normal"`` (default): ``p = erfc(|delta| / (se* sqrt 2))``, i.e. ``2 Phi(-|z|)`` for
-    ``z = delta / se*``, with ``se*`` the standard deviation (``ddof=1``) of the finite resampled
-    deltas: the bootstrap estimate of the standard error (Efron & Tibshirani 1993, ch. 6) in a
-    two-sided Wald test (ch. 16). It resolves small p-values, which Holm's adjustment over
-    hundreds of comparisons needs (153 pairs of 18 models x metrics). ``se* = 0`` gives
-    ``p = 1`` when ``delta = 0`` (two identical models: every resampled delta is 0), else 0;
-  - ``"percentile"``: the achieved significance level of the resampled deltas,
-    ``p = min(1, 2 (min(#{d* <= 0}, #{d* >= 0}) + 1) / (B' + 1))`` over the ``B'`` finite ones
-    (:func:`medvigil.scoring.stats.bootstrap_p_value`; the ``+1`` keeps p > 0, Davison & Hinkley
-    1997, §4.4). Free of the normal approximation, but never below ``2 / (B' + 1)``: with ``m``
-    comparisons no Holm-adjusted p falls below 0.05 unless ``B' + 1 > 40 m``
-    (:func:`percentile_floor_note`). Two identical models give ``p = 1``;
-* ``p_holm``: Holm's (1979) step-down adjustment over all pairs x metrics of one comparison
-  (:func:`holm`), which controls the family-wise error rate without assuming independence.
+  - ``"normal"`` (default): ``p = erfc(|delta| / (se* sqrt 2))`` = ``2 Phi(-|delta / se*|)``, ``se*`` the
+    standard deviation (``ddof=1``) of the finite resampled deltas (Efron & Tibshirani ch. 6, a two-sided
+    Wald test, ch. 16). It resolves the small p-values Holm's adjustment over hundreds of comparisons
+    needs. ``se* = 0`` gives ``p = 1`` when ``delta = 0`` (identical models), else 0;
+  - ``"percentile"``: ``p = min(1, 2 (min(#{d* <= 0}, #{d* >= 0}) + 1) / (B' + 1))`` over the ``B'``
+    finite deltas (Davison & Hinkley 1997, §4.4): no normal approximation, but never below
+    ``2 / (B' + 1)``, so with ``m`` comparisons no Holm-adjusted p falls below 0.05 unless
+    ``B' + 1 > 40 m`` (:func:`percentile_floor_note`);
+* ``p_holm``: Holm's (1979) step-down adjustment over all pairs x metrics of one comparison (:func:`holm`).
 """
 
 from __future__ import annotations
@@ -106,23 +99,12 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
-def pair_rows(
-    names: Sequence[str],
-    pairs: Sequence[tuple[int, int]],
-    metric: str,
-    point: np.ndarray,
-    boot: np.ndarray,
-    *,
-    level: float = 0.95,
-    p_value: str = "normal",
-) -> list[dict[str, Any]]:
-    """One row per pair ``(a, b)`` of model indices: ``{"a", "b", "metric", "delta", "ci95", "p"}``.
+def pair_rows(names: Sequence[str], pairs: Sequence[tuple[int, int]], metric: str, point: np.ndarray, boot: np.ndarray, *,
+              p_value: str = "normal") -> list[dict[str, Any]]:
+    """One row per pair ``(a, b)`` of model indices: ``{"a", "b", "metric", "delta", "ci95", "p"}`` (undefined: None).
 
-    ``point`` is ``(M,)`` (each model's value), ``boot`` ``(B, M)``: the models' values on the
-    same ``B`` resamples (row ``r`` of every column is resample ``r``). ``delta = point[b] -
-    point[a]``; ``ci95`` and ``p`` come from the ``B`` paired deltas ``boot[:, b] - boot[:, a]``
-    (all pairs at once), ``p`` by ``p_value`` (:data:`P_VALUE_METHODS`). Undefined values are None
-    (JSON null).
+    ``point`` is ``(M,)`` (each model's value), ``boot`` ``(B, M)`` (the models' values on the same ``B``
+    resamples); ``ci95`` and ``p`` come from the paired deltas ``boot[:, b] - boot[:, a]``.
     """
     point = np.asarray(point, dtype=np.float64)
     boot = np.asarray(boot, dtype=np.float64)
@@ -133,20 +115,11 @@ def pair_rows(
     ia = np.array([a for a, _ in pairs], dtype=np.int64)
     ib = np.array([b for _, b in pairs], dtype=np.int64)
     deltas = boot[:, ib] - boot[:, ia]  # (B, pairs)
-    lo, hi = percentile_interval(deltas, level)
+    lo, hi = percentile_interval(deltas)
     delta = point[ib] - point[ia]
     p = paired_p_value(deltas, delta, p_value)
-    return [
-        {
-            "a": names[a],
-            "b": names[b],
-            "metric": metric,
-            "delta": _value(delta[i]),
-            "ci95": [_value(lo[i]), _value(hi[i])],
-            "p": _value(p[i]),
-        }
-        for i, (a, b) in enumerate(pairs)
-    ]
+    return [{"a": names[a], "b": names[b], "metric": metric, "delta": _value(delta[i]), "ci95": [_value(lo[i]), _value(hi[i])],
+             "p": _value(p[i])} for i, (a, b) in enumerate(pairs)]
 
 
 def with_holm(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -197,15 +170,9 @@ class UnitSums:
         return self.statistic(resampled_sums(aligned, counts))
 
 
-def compare_units(
-    keys: Mapping[str, Set[Hashable]],
-    scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
-    metrics: Sequence[str],
-    *,
-    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
-    seed: int = 0,
-    p_value: str = "normal",
-) -> dict[str, Any]:
+def compare_units(keys: Mapping[str, Set[Hashable]], scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
+                  metrics: Sequence[str], *, n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = 0,
+                  p_value: str = "normal") -> dict[str, Any]:
     """Every pair of models compared on the records both have, resampling their units (cases) jointly.
 
     ``keys[model]``: the keys of the model's records (what two models must share to be compared

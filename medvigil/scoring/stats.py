@@ -1,9 +1,7 @@
-"""Small statistics used by every suite: Wilson intervals, percentile intervals,
-bootstrap p-values and Spearman's rank correlation.
+"""Small statistics used by every suite: Wilson and percentile intervals, bootstrap p-values, Spearman.
 
-Everything is vectorised over leading array axes and imports only numpy (scipy costs
-about 0.7 s to import; :func:`spearman` reproduces ``scipy.stats.spearmanr`` exactly,
-which the tests check).
+Vectorised over leading axes, numpy only (scipy costs about 0.7 s to import; :func:`spearman`
+reproduces ``scipy.stats.spearmanr`` exactly).
 """
 
 from __future__ import annotations
@@ -12,15 +10,7 @@ import math
 
 import numpy as np
 
-__all__ = [
-    "Z_95",
-    "bootstrap_p_value",
-    "percentile_interval",
-    "rankdata",
-    "spearman",
-    "top_k_overlap",
-    "wilson_interval",
-]
+__all__ = ["Z_95", "bootstrap_p_value", "percentile_interval", "rankdata", "spearman", "top_k_overlap", "wilson_interval"]
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 PERCENTILE_METHODS = ("percentile", "harness")
@@ -52,8 +42,8 @@ def wilson_interval(successes, n, z: float = Z_95) -> tuple[np.ndarray, np.ndarr
     return lo, hi
 
 
-def percentile_interval(samples, level: float = 0.95, method: str = "percentile", axis: int = 0):
-    """Two-sided percentile interval of bootstrap ``samples`` along ``axis``.
+def percentile_interval(samples, level: float = 0.95, method: str = "percentile"):
+    """Two-sided percentile interval of bootstrap ``samples`` (resamples along the first axis).
 
     ``method="percentile"`` (paper, Appendix M): numpy's linearly interpolated
     ``(1-level)/2`` and ``(1+level)/2`` quantiles, i.e. 2.5 / 97.5 for 95%.
@@ -66,24 +56,20 @@ def percentile_interval(samples, level: float = 0.95, method: str = "percentile"
         raise ValueError(f"method must be one of {PERCENTILE_METHODS}, got {method!r}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    x = np.moveaxis(np.asarray(samples, dtype=np.float64), axis, 0)
+    x = np.asarray(samples, dtype=np.float64)
     alpha = (1.0 - level) / 2.0
     finite = np.isfinite(x)
     n = finite.sum(axis=0)
     xs = np.sort(np.where(finite, x, np.inf), axis=0)  # NaN/inf last
     if method == "harness":
-        lo_i = np.floor(alpha * n).astype(np.int64)
-        hi_i = np.floor((1.0 - alpha) * n).astype(np.int64) - 1
+        last = np.maximum(n - 1, 0)
+        lo_i = np.clip(np.floor(alpha * n).astype(np.int64), 0, last)
+        hi_i = np.clip(np.floor((1.0 - alpha) * n).astype(np.int64) - 1, 0, last)
+        lo = np.take_along_axis(xs, lo_i[None, ...], axis=0)[0]
+        hi = np.take_along_axis(xs, hi_i[None, ...], axis=0)[0]
     else:
-        lo_pos = alpha * (n - 1)
-        hi_pos = (1.0 - alpha) * (n - 1)
-        lo = _interp_sorted(xs, lo_pos)
-        hi = _interp_sorted(xs, hi_pos)
-        return np.where(n > 0, lo, np.nan), np.where(n > 0, hi, np.nan)
-    lo_i = np.clip(lo_i, 0, np.maximum(n - 1, 0))
-    hi_i = np.clip(hi_i, 0, np.maximum(n - 1, 0))
-    lo = np.take_along_axis(xs, lo_i[None, ...], axis=0)[0]
-    hi = np.take_along_axis(xs, hi_i[None, ...], axis=0)[0]
+        lo = _interp_sorted(xs, alpha * (n - 1))
+        hi = _interp_sorted(xs, (1.0 - alpha) * (n - 1))
     return np.where(n > 0, lo, np.nan), np.where(n > 0, hi, np.nan)
 
 
@@ -100,14 +86,14 @@ def _interp_sorted(xs: np.ndarray, pos: np.ndarray) -> np.ndarray:
         return np.where(frac > 0, a + (b - a) * frac, a)
 
 
-def bootstrap_p_value(diffs, axis: int = 0) -> np.ndarray:
+def bootstrap_p_value(diffs) -> np.ndarray:
     """Two-sided bootstrap p-value for "difference = 0" from resampled differences.
 
     ``p = min(1, 2 · (min(#{d* <= 0}, #{d* >= 0}) + 1) / (B + 1))`` over the ``B`` finite
     resamples (the ``+1`` keeps p > 0 with finitely many resamples; Davison & Hinkley
     1997, §4.4). NaN when no resample is finite.
     """
-    d = np.moveaxis(np.asarray(diffs, dtype=np.float64), axis, 0)
+    d = np.asarray(diffs, dtype=np.float64)  # resamples along the first axis
     finite = np.isfinite(d)
     b = finite.sum(axis=0)
     le = np.sum(finite & (d <= 0), axis=0)

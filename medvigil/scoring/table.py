@@ -1,23 +1,17 @@
 """Columnar view of per-probe records (``schemas/probe_record.schema.json``).
 
-Every metric in :mod:`medvigil.scoring` reads a :class:`RecordTable`: one row per
-scored probe record, each categorical field stored as integer codes into a tuple of
-levels, letters stored as small integers. Grouped statistics are then ``np.bincount``
-calls over combined codes instead of Python loops over records.
+A :class:`RecordTable` stores each categorical field as integer codes into a tuple of levels and
+letters as small integers, so grouped statistics are ``np.bincount`` calls, not loops over records.
 
-Semantics of the three ``parse_status`` values (paper Appendix L):
+The three ``parse_status`` values (paper Appendix L):
 
 * ``ok``: the response yielded a letter; ``correct`` is ``predicted == correct_letter``.
-* ``parse_failure``: no letter after the retries. Never correct, so it is a silent
-  failure on a trap (no refusal letter was chosen) and wrong on every other probe.
-* ``error``: the call itself failed (official harness ``status != "ok"``). Under the
-  paper's semantics it is scored exactly like a parse failure (the probe was part of the
-  audit and no letter was chosen). ``harness_compatible`` scoring drops error rows from
-  every denominator, as the official ``bench_aggregate.py`` keeps ``status == "ok"`` rows
-  only. :meth:`RecordTable.scored_mask` implements both.
-
-Shared with the other suites' scoring modules: :func:`factorize`,
-:func:`group_counts`, :func:`group_accuracy`.
+* ``parse_failure``: no letter after the retries. Never correct: a silent failure on a trap
+  (no refusal letter was chosen) and wrong on every other probe.
+* ``error``: the call itself failed (official harness ``status != "ok"``). The paper's semantics
+  score it like a parse failure; ``harness_compatible`` scoring drops it from every denominator,
+  as the official ``bench_aggregate.py`` keeps ``status == "ok"`` rows only
+  (:meth:`RecordTable.scored_mask`).
 """
 
 from __future__ import annotations
@@ -31,19 +25,8 @@ import numpy as np
 from medvigil.constants import TIERS
 from medvigil.errors import DataError, Problem
 
-__all__ = [
-    "PARSE_STATUSES",
-    "STATUS_ERROR",
-    "STATUS_OK",
-    "STATUS_PARSE_FAILURE",
-    "Categorical",
-    "RecordTable",
-    "code_letter",
-    "factorize",
-    "group_accuracy",
-    "group_counts",
-    "letter_code",
-]
+__all__ = ["PARSE_STATUSES", "STATUS_ERROR", "STATUS_OK", "STATUS_PARSE_FAILURE", "Categorical", "RecordTable", "factorize",
+           "group_accuracy", "group_counts"]
 
 STATUS_OK, STATUS_PARSE_FAILURE, STATUS_ERROR = 0, 1, 2
 PARSE_STATUSES = ("ok", "parse_failure", "error")
@@ -51,20 +34,9 @@ SUITES = ("medvigil", "mediconfusion", "medqdeg", "readiness", "cbd")
 DEFAULT_CONDITION = "default"
 NO_LETTER = -1  # predicted-letter code of a parse failure or an error
 _MISSING = object()
+_CATEGORICAL = ("suite", "model", "condition", "probe_kind", "risk_tier", "source_dataset", "modality", "text_only", "case")
 REQUIRED_FIELDS = ("suite", "model", "probe_id", "case_id", "probe_kind", "correct_letter", "predicted_letter", "parse_status")
 _MAX_PROBLEMS = 200  # rows listed per kind of problem; the number of further rows is reported
-
-
-def letter_code(letter: str) -> int:
-    """Return 0 for ``"A"`` ... 25 for ``"Z"`` (the schema's ``^[A-Z]$``)."""
-    if not (isinstance(letter, str) and len(letter) == 1 and "A" <= letter <= "Z"):
-        raise ValueError(f"letter must be one of A-Z, got {letter!r}")
-    return ord(letter) - 65
-
-
-def code_letter(code: int) -> str | None:
-    """Inverse of :func:`letter_code`; ``None`` for :data:`NO_LETTER`."""
-    return None if code < 0 else chr(65 + int(code))
 
 
 @dataclass(frozen=True)
@@ -169,16 +141,12 @@ def group_counts(group: np.ndarray, n_groups: int, weights: np.ndarray | None = 
     return np.bincount(group[keep], weights=w, minlength=n_groups).astype(np.float64)
 
 
-def group_accuracy(
-    correct: np.ndarray, scored: np.ndarray, group: np.ndarray, n_groups: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Accuracy in percent per integer-coded group: ``100 * correct / scored``.
+def group_accuracy(correct: np.ndarray, scored: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Accuracy in percent per integer-coded group, ``100 * correct / scored``: the exact-match rate
+    ``Pr_j[l̂_j = l*_j]`` of MedVIGIL Eq. 6 (and every suite's per-group accuracy).
 
-    The exact-match rate ``Pr_j[l̂_j = l*_j]`` of MedVIGIL Eq. 6 (and of every other
-    suite's per-group accuracy), computed with two ``np.bincount`` calls.
-
-    Rows with ``scored == False`` or ``group == -1`` are ignored. Returns
-    ``(accuracy, n_correct, n_scored)``; accuracy is NaN for a group with no scored row.
+    Rows not ``scored`` or in group -1 are ignored. Returns ``(accuracy, n_correct, n_scored)``;
+    accuracy is NaN for a group with no scored row.
     """
     g = np.where(scored, group, -1)
     n = group_counts(g, n_groups)
@@ -194,14 +162,11 @@ def _flag(problems: list[Problem], mask: np.ndarray, source: str, field: str, me
     for row in rows[:_MAX_PROBLEMS].tolist():
         problems.append(Problem(file=source, row=row + 1, field=field, message=message))
     if rows.size > _MAX_PROBLEMS:
-        problems.append(
-            Problem(file=source, field=field, message=f"{message}: {rows.size - _MAX_PROBLEMS} more row(s) not listed")
-        )
+        problems.append(Problem(file=source, field=field, message=f"{message}: {rows.size - _MAX_PROBLEMS} more row(s) not listed"))
 
 
-def _letters(
-    values: Sequence[Any], field_name: str, source: str, allow_none: bool, problems: list[Problem]
-) -> tuple[np.ndarray, np.ndarray]:
+def _letters(values: Sequence[Any], field_name: str, source: str, allow_none: bool,
+             problems: list[Problem]) -> tuple[np.ndarray, np.ndarray]:
     """Letter column -> (int8 codes, given mask); NO_LETTER for None; invalid cells become problems."""
     try:
         cat = factorize(values, sort=False)
@@ -248,15 +213,11 @@ class RecordTable:
 
     def __post_init__(self) -> None:
         n = len(self.gold)
-        for name in ("suite", "model", "condition", "probe_kind", "risk_tier", "source_dataset", "modality", "text_only", "case"):
+        for name in (*_CATEGORICAL, "pred", "status", "probe"):
             col = getattr(self, name)
-            if len(col.codes) != n:
-                raise ValueError(f"column {name!r} has {len(col.codes)} rows, expected {n}")
-        for name in ("pred", "status"):
-            if len(getattr(self, name)) != n:
-                raise ValueError(f"column {name!r} has {len(getattr(self, name))} rows, expected {n}")
-        if self.probe is not None and len(self.probe.codes) != n:
-            raise ValueError(f"column 'probe' has {len(self.probe.codes)} rows, expected {n}")
+            rows = len(col.codes) if isinstance(col, Categorical) else n if col is None else len(col)
+            if rows != n:
+                raise ValueError(f"column {name!r} has {rows} rows, expected {n}")
         if self.risk_tier.levels != TIERS:
             raise ValueError(f"risk_tier levels must be {TIERS}, got {self.risk_tier.levels}")
         if self.text_only.levels != ("false", "true"):
@@ -267,13 +228,8 @@ class RecordTable:
         return len(self.gold)
 
     def scored_mask(self, harness_compatible: bool = False) -> np.ndarray:
-        """Rows that enter denominators.
-
-        Paper semantics (default): every row, errors and parse failures included (they
-        are never correct). ``harness_compatible``: rows whose call did not fail
-        (``parse_status != "error"``), i.e. the harness's ``status == "ok"`` rows; an
-        empty letter in such a row is a parse failure and scored as wrong.
-        """
+        """Rows that enter denominators: every row (paper; errors and parse failures are never correct),
+        or, ``harness_compatible``, the rows whose call did not fail (the harness's ``status == "ok"``)."""
         if harness_compatible:
             return self.status != STATUS_ERROR
         return np.ones(len(self), dtype=bool)
@@ -281,48 +237,24 @@ class RecordTable:
     def select(self, mask: np.ndarray) -> RecordTable:
         """Rows where ``mask`` is true (levels are kept, so codes stay comparable)."""
         idx = np.flatnonzero(mask)
-        cats = {
-            name: getattr(self, name).take(idx)
-            for name in (
-                "suite",
-                "model",
-                "condition",
-                "probe_kind",
-                "risk_tier",
-                "source_dataset",
-                "modality",
-                "text_only",
-                "case",
-            )
-        }
-        return RecordTable(
-            **cats,
-            gold=self.gold[idx],
-            pred=self.pred[idx],
-            status=self.status[idx],
-            probe=None if self.probe is None else self.probe.take(idx),
-        )
+        return RecordTable(**{name: getattr(self, name).take(idx) for name in _CATEGORICAL}, gold=self.gold[idx],
+                           pred=self.pred[idx], status=self.status[idx], probe=None if self.probe is None else self.probe.take(idx))
 
-    # ------------------------------------------------------------------ builders
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]], *, source: str = "<records>") -> RecordTable:
-        """Build a table from probe-record dicts (``schemas/probe_record.schema.json``).
+        """Build a table from probe-record dicts, checking what scoring relies on.
 
-        Checks what scoring relies on: required fields present, letters ``A``-``Z``,
-        ``parse_status`` in the enum, ``predicted_letter`` non-null exactly when
-        ``parse_status == "ok"``, tiers in L1..L5, ``text_only_answerable`` boolean, no
-        duplicate ``(model, condition, probe_id)``. Every problem is collected and raised
-        as one :class:`~medvigil.errors.DataError` naming ``source``, the 1-based row and
-        the field. (Full JSON-Schema validation is :func:`medvigil.records.schema_validation.check_records`.)
+        Required fields present, letters ``A``-``Z``, ``parse_status`` in the enum, ``predicted_letter``
+        non-null exactly when ``parse_status == "ok"``, tiers in L1..L5, ``text_only_answerable`` boolean,
+        no duplicate ``(model, condition, probe_id)``. Every problem is raised in one
+        :class:`~medvigil.errors.DataError` naming ``source``, the 1-based row and the field (full
+        JSON-Schema validation is :func:`medvigil.records.schema_validation.check_records`).
         """
         records = records if isinstance(records, list) else list(records)
         problems: list[Problem] = []
         if not all(type(rec) is dict for rec in records):  # fast path; other mappings are fine too
-            for i, rec in enumerate(records):
-                if not isinstance(rec, Mapping):
-                    problems.append(
-                        Problem(file=source, row=i + 1, message=f"record must be an object, got {type(rec).__name__}")
-                    )
+            problems = [Problem(file=source, row=i + 1, message=f"record must be an object, got {type(rec).__name__}")
+                        for i, rec in enumerate(records) if not isinstance(rec, Mapping)]
         if problems:
             raise DataError(problems)
         cols: dict[str, list] = {}
@@ -341,30 +273,17 @@ class RecordTable:
 
     @classmethod
     def from_columns(
-        cls,
-        *,
-        model: Sequence[str] | str,
-        case_id: Sequence[str],
-        probe_kind: Sequence[str],
-        correct_letter: Sequence[str],
-        predicted_letter: Sequence[str | None],
-        parse_status: Sequence[str] | None = None,
-        probe_id: Sequence[str] | None = None,
-        risk_tier: Sequence[str | None] | None = None,
-        source_dataset: Sequence[str | None] | None = None,
-        modality: Sequence[str | None] | None = None,
-        text_only_answerable: Sequence[bool | None] | None = None,
-        condition: Sequence[str | None] | str | None = None,
-        suite: Sequence[str] | str = "medvigil",
-        source: str = "<columns>",
+        cls, *, model: Sequence[str] | str, case_id: Sequence[str], probe_kind: Sequence[str], correct_letter: Sequence[str],
+        predicted_letter: Sequence[str | None], parse_status: Sequence[str] | None = None, probe_id: Sequence[str] | None = None,
+        risk_tier: Sequence[str | None] | None = None, source_dataset: Sequence[str | None] | None = None,
+        modality: Sequence[str | None] | None = None, text_only_answerable: Sequence[bool | None] | None = None,
+        condition: Sequence[str | None] | str | None = None, suite: Sequence[str] | str = "medvigil", source: str = "<columns>",
     ) -> RecordTable:
         """Build a table from equal-length columns (field names as in the record schema).
 
-        A string for ``model``, ``condition`` or ``suite`` applies to every row. When
-        ``parse_status`` is omitted it is ``"ok"`` where a letter is given and
-        ``"parse_failure"`` where ``predicted_letter`` is ``None``. When ``probe_id`` is
-        omitted every row is taken as a distinct probe. Problems raise one
-        :class:`~medvigil.errors.DataError` (rows are 1-based).
+        A string for ``model``, ``condition`` or ``suite`` applies to every row. Without
+        ``parse_status`` a row is ``"ok"`` when it has a letter, else ``"parse_failure"``; without
+        ``probe_id`` every row is a distinct probe. Problems raise one :class:`~medvigil.errors.DataError`.
         """
         n = len(case_id.codes) if isinstance(case_id, Categorical) else len(case_id)
         problems: list[Problem] = []
@@ -374,25 +293,16 @@ class RecordTable:
                 return [None] * n
             if isinstance(values, str):
                 return [values] * n
-            if isinstance(values, Categorical):  # already coded (a table's column)
-                if len(values.codes) != n:
-                    raise ValueError(f"column {name!r} has {len(values.codes)} rows, expected {n}")
-                return values
-            values = list(values) if not isinstance(values, list) else values
-            if len(values) != n:
-                raise ValueError(f"column {name!r} has {len(values)} rows, expected {n}")
+            if not isinstance(values, (Categorical, list)):  # a Categorical is already coded (a table's column)
+                values = list(values)
+            rows = len(values.codes) if isinstance(values, Categorical) else len(values)
+            if rows != n:
+                raise ValueError(f"column {name!r} has {rows} rows, expected {n}")
             return values
 
-        cols = {
-            "suite": column(suite, "suite"),
-            "model": column(model, "model"),
-            "case_id": column(case_id, "case_id"),
-            "probe_kind": column(probe_kind, "probe_kind"),
-            "condition": column(condition, "condition"),
-            "risk_tier": column(risk_tier, "risk_tier"),
-            "source_dataset": column(source_dataset, "source_dataset"),
-            "modality": column(modality, "modality"),
-        }
+        cols = {"suite": suite, "model": model, "case_id": case_id, "probe_kind": probe_kind, "condition": condition,
+                "risk_tier": risk_tier, "source_dataset": source_dataset, "modality": modality}
+        cols = {name: column(given, name) for name, given in cols.items()}
         cats: dict[str, Categorical] = {}
         for name, values in cols.items():
             order = TIERS if name == "risk_tier" else None
@@ -411,13 +321,7 @@ class RecordTable:
                 _flag(problems, cat.codes == cat.levels.index(""), source, name, "must be a non-empty string")
         for i, lv in enumerate(cats["suite"].levels):
             if lv not in SUITES:
-                _flag(
-                    problems,
-                    cats["suite"].codes == i,
-                    source,
-                    "suite",
-                    f"unknown suite {lv!r}; expected one of {', '.join(SUITES)}",
-                )
+                _flag(problems, cats["suite"].codes == i, source, "suite", f"unknown suite {lv!r}; expected one of {', '.join(SUITES)}")
         tier = cats["risk_tier"]
         if tier.levels != TIERS:
             for i, lv in enumerate(tier.levels[len(TIERS) :], start=len(TIERS)):
@@ -441,9 +345,7 @@ class RecordTable:
                 if lv in PARSE_STATUSES:
                     lut[i] = PARSE_STATUSES.index(lv)
                 else:
-                    _flag(
-                        problems, st.codes == i, source, "parse_status", f"must be one of {', '.join(PARSE_STATUSES)}, got {lv!r}"
-                    )
+                    _flag(problems, st.codes == i, source, "parse_status", f"must be one of {', '.join(PARSE_STATUSES)}, got {lv!r}")
             _flag(problems, st.codes < 0, source, "parse_status", f"must be one of {', '.join(PARSE_STATUSES)}, got None")
             status = lut[st.codes]
             valid_status = np.isin(st.codes, [i for i, lv in enumerate(st.levels) if lv in PARSE_STATUSES])
@@ -459,21 +361,9 @@ class RecordTable:
             _flag(problems, probe.codes < 0, source, "probe_id", "must be a non-empty string, got None")
         if problems:
             raise DataError(problems)
-        table = cls(
-            suite=cats["suite"],
-            model=cats["model"],
-            condition=cond,
-            probe_kind=cats["probe_kind"],
-            risk_tier=tier,
-            source_dataset=cats["source_dataset"],
-            modality=cats["modality"],
-            text_only=text_only,
-            case=cats["case_id"],
-            gold=gold,
-            pred=pred,
-            status=status,
-            probe=probe,
-        )
+        table = cls(suite=cats["suite"], model=cats["model"], condition=cond, probe_kind=cats["probe_kind"], risk_tier=tier,
+                    source_dataset=cats["source_dataset"], modality=cats["modality"], text_only=text_only, case=cats["case_id"],
+                    gold=gold, pred=pred, status=status, probe=probe)
         table.check_unique_probes(source)
         return table
 
@@ -481,10 +371,9 @@ class RecordTable:
         """Raise :class:`DataError` when a ``(model, condition, probe_id)`` occurs twice."""
         if self.probe is None or len(self) == 0:
             return
-        key = (self.model.codes.astype(np.int64) * len(self.condition.levels) + self.condition.codes) * max(
-            len(self.probe.levels), 1
-        ) + self.probe.codes
-        space = len(self.model.levels) * len(self.condition.levels) * max(len(self.probe.levels), 1)
+        n_probes = max(len(self.probe.levels), 1)
+        key = (self.model.codes.astype(np.int64) * len(self.condition.levels) + self.condition.codes) * n_probes + self.probe.codes
+        space = len(self.model.levels) * len(self.condition.levels) * n_probes
         if space <= 4 * key.size and np.bincount(key, minlength=space).max() <= 1:
             return  # counted without sorting: no key twice (the sort below finds the rows of a duplicate)
         order = np.argsort(key, kind="stable")
@@ -493,24 +382,13 @@ class RecordTable:
         if dup.size:
             problems = []
             for j in dup[:_MAX_PROBLEMS].tolist():
-                row = int(order[j + 1])
-                first = int(order[j])
-                problems.append(
-                    Problem(
-                        file=source,
-                        row=row + 1,
-                        field="probe_id",
-                        message=(
-                            f"duplicate probe {self.probe.levels[self.probe.codes[row]]!r} for model "
-                            f"{self.model.levels[self.model.codes[row]]!r}, condition "
-                            f"{self.condition.levels[self.condition.codes[row]]!r} (also at row {first + 1})"
-                        ),
-                    )
-                )
+                row, first = int(order[j + 1]), int(order[j])
+                problems.append(Problem(file=source, row=row + 1, field="probe_id", message=(
+                    f"duplicate probe {self.probe.levels[self.probe.codes[row]]!r} for model "
+                    f"{self.model.levels[self.model.codes[row]]!r}, condition "
+                    f"{self.condition.levels[self.condition.codes[row]]!r} (also at row {first + 1})")))
             if dup.size > _MAX_PROBLEMS:
-                problems.append(
-                    Problem(file=source, field="probe_id", message=f"{dup.size - _MAX_PROBLEMS} more duplicate row(s) not listed")
-                )
+                problems.append(Problem(file=source, field="probe_id", message=f"{dup.size - _MAX_PROBLEMS} more duplicate row(s) not listed"))
             raise DataError(problems)
 
 
@@ -526,9 +404,5 @@ def _text_only_column(values: list | Categorical, source: str, problems: list[Pr
             if v is True or v is False or v is None:
                 codes[i] = lut[v]
             else:
-                problems.append(
-                    Problem(
-                        file=source, row=i + 1, field="text_only_answerable", message=f"must be true, false or null, got {v!r}"
-                    )
-                )
+                problems.append(Problem(file=source, row=i + 1, field="text_only_answerable", message=f"must be true, false or null, got {v!r}"))
     return Categorical(codes, ("false", "true"))

@@ -54,10 +54,8 @@ def _key(r) -> tuple:
 
 
 def case_quadrants(records: list, model: str, invalid: str, complete: bool = True) -> tuple[list[str], np.ndarray]:
-    """Case ids and their ``(cases, 5)`` one-hot ``[evaluable, Ideal, Fragile, Dangerous, Worst]``.
-
-    A case without its (image, q), text-only or paraphrase records is an error, as in ``score``
-    (``complete``), or, on the records shared with another model, not a sample of the pair."""
+    """Case ids and their ``(cases, 5)`` one-hot ``[evaluable, Ideal, Fragile, Dangerous, Worst]``; a case lacking
+    a part is an error, as in ``score`` (``complete``), or, on records shared with another model, left out."""
     cases, ids = case_parts(records, model, original_kind=ORIGINAL_KIND, paraphrase_kinds=PARAPHRASE_KINDS,
                             image_condition=ARMS["image"], text_only_condition=ARMS["noimg"], incomplete="error" if complete else "drop")
     ids.sort()

@@ -9,7 +9,7 @@ by :func:`medvigil.suites.cbd.protocol.suite_result`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +60,6 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
                       options)
 
 
-def format_table(result: Mapping[str, Any]) -> str:
-    return table_text(result, tables)
-
-
+format_table = partial(table_text, tables=tables)
 n_scored = n_records
 models = result_models

@@ -46,12 +46,9 @@ def inter_model_dke(acc1: Any, shift1: Any, acc2: Any, shift2: Any) -> Any:
 
 
 def inter_model_dke_summary(accuracy: Mapping[str, float], shift: Mapping[str, float]) -> dict[str, Any]:
-    """Eq. (6) over every ordered pair of models on one dataset.
-
-    Returns the pairs ``[f1, f2]`` satisfying Eq. (6) (``f1`` the less accurate), their
-    share among the pairs whose accuracies differ, and Spearman's rho (and p-value)
-    between accuracy and Delta_calib across models (``None`` with fewer than 3 models).
-    """
+    """Eq. (6) over every ordered pair of models on one dataset: the pairs ``[f1, f2]`` satisfying it (``f1`` the
+    less accurate), their share among pairs whose accuracies differ, and Spearman's rho (and p-value) between
+    accuracy and Delta_calib across models (``None`` with fewer than 3 models)."""
     if set(accuracy) != set(shift):
         raise ValueError("accuracy and shift must name the same models")
     names = list(accuracy)

@@ -136,12 +136,8 @@ def applicable_kinds(modality: str | None) -> tuple[str, ...]:
 
 
 def choose_kinds(image_id: str, modality: str | None, n: int | None = 3) -> tuple[str, ...]:
-    """The ``n`` applicable types with the smallest :func:`seed_for` (all of them for None).
-
-    Section 3.3 "randomly appl[ies] three modality-specific degradations" per QA pair; this
-    makes the choice a pure function of the image id, uniform over the applicable types and
-    nested (the first three of four are the three). Returned in spec order.
-    """
+    """The ``n`` applicable types with the smallest :func:`seed_for` (all for None), in spec order: Section 3.3's
+    "randomly appl[ies] three modality-specific degradations" as a pure, uniform and nested function of the image id."""
     kinds = applicable_kinds(modality)
     if n is None:
         return kinds
@@ -486,11 +482,8 @@ def _check_image(x: Any) -> np.ndarray:
 
 
 def degrade(x: np.ndarray, kind: str, level: int, seed: int, *, ct_work_size: int = CT_WORK_SIZE) -> np.ndarray:
-    """Apply MedQ-Deg type ``kind`` at ``level`` (0-2) with ``seed`` (see the module docstring).
-
-    ``ct_work_size`` is the spec's 512-pixel working size of the CT pipeline (types 1-3);
-    a smaller value trades fidelity for speed and is recorded by the callers that use it.
-    """
+    """Apply MedQ-Deg type ``kind`` at ``level`` (0-2) with ``seed`` (module docstring); ``ct_work_size``: the
+    spec's 512-pixel CT working size (types 1-3), smaller trades fidelity for speed (callers record it)."""
     _check_image(x)
     _check_kind(kind)
     level = _check_level(level)
@@ -514,10 +507,7 @@ def degrade(x: np.ndarray, kind: str, level: int, seed: int, *, ct_work_size: in
 
 
 def degrade_image(img: Image.Image, kind: str, level: int, seed: int, *, ct_work_size: int = CT_WORK_SIZE) -> Image.Image:
-    """PIL wrapper of :func:`degrade`: mode "L" stays greyscale, any other mode is read as RGB.
-
-    The result is 8-bit (mode "L" or "RGB"), rounded from the clipped float image.
-    """
+    """:func:`degrade` of a PIL image: mode "L" stays greyscale, any other is read as RGB; rounded to 8 bits."""
     if not isinstance(img, Image.Image):
         raise TypeError(f"img must be a PIL.Image.Image, got {type(img).__name__}")
     grey = img.mode == "L"

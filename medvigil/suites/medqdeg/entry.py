@@ -7,6 +7,7 @@ scored by :func:`medvigil.suites.medqdeg.scoring.score_records`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
@@ -35,9 +36,6 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
                       options, key=record_key)
 
 
-def format_table(result: Mapping[str, Any]) -> str:
-    return table_text(result, tables)
-
-
+format_table = partial(table_text, tables=tables)
 n_scored = n_records
 models = result_models

@@ -108,11 +108,8 @@ def ct_work_size(env: Mapping[str, str] | None = None) -> int:
 
 
 def plan_docs(rows: Sequence[Mapping[str, Any]], level: int, n_types: int | None = TYPES_PER_PROBE) -> list[dict[str, Any]]:
-    """Which (row, degradation, severity) docs a task asks; ``rows`` need ``probe_kind``,
-    ``image_status``, ``image_file`` and ``modality`` (no image column needed).
-
-    Returns ``{"row": index, "degradation": type, "severity": level}`` in row order.
-    """
+    """The docs a task asks, ``{"row": index, "degradation": type, "severity": level}`` in row order;
+    ``rows`` need ``probe_kind``, ``image_status``, ``image_file`` and ``modality`` (no image)."""
     if level not in degradations.LEVELS:
         raise ValueError(f"level must be 0, 1 or 2, got {level!r}")
     plan, skipped = [], Counter()
@@ -142,9 +139,8 @@ _CACHE = imaging.ImageCache()  # lmms-eval asks one doc T times in a row
 
 
 def working_image(image: Image.Image) -> Image.Image:
-    """The image the degradation reads: mode "L" when it is grey (a grey mode, or RGB with
-    three equal channels), else RGB. Degrading a grey image as RGB would give it colour
-    (gaussian_noise draws each channel independently)."""
+    """The image the degradation reads: mode "L" when grey (a grey mode, or three equal channels), else RGB
+    (degrading a grey image as RGB would colour it: gaussian_noise draws each channel independently)."""
     if image.mode in ("1", "L", "LA", "I", "I;16", "F"):
         return image.convert("L")
     rgb = image.convert("RGB")
@@ -153,8 +149,7 @@ def working_image(image: Image.Image) -> Image.Image:
 
 
 def render(doc: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Image.Image | None:
-    """The doc's image, degraded by its type and level (L0: unchanged), as RGB (a grey
-    image is degraded in one channel and stays grey)."""
+    """The doc's image degraded by its type and level (L0: unchanged), as RGB (a grey image stays grey)."""
     image = doc.get("image")
     if image is None:
         return None

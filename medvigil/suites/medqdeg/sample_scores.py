@@ -99,13 +99,8 @@ def _xlogx(p: np.ndarray) -> np.ndarray:
 
 def perceived_confidence(counts: Any, n_options: Any, invalid: Any = None, *, invalid_policy: str = "extra_bin",
                          all_invalid: str = "zero") -> np.ndarray:
-    """Eq. (3): ``C(x) = 1 - H(x) / log K`` per sample, from vote counts.
-
-    ``counts`` is (n, K_max) votes per option, ``invalid`` the invalid trials per
-    sample (default none). See the module docstring for ``invalid_policy`` and
-    ``all_invalid`` (samples without one valid trial: ``"zero"`` gives C = 0,
-    ``"exclude"`` NaN, ``"extra_bin"`` what ``invalid_policy`` gives).
-    """
+    """Eq. (3): ``C(x) = 1 - H(x) / log K`` per sample from (n, K_max) vote ``counts`` and ``invalid`` trials per
+    sample (default none); ``invalid_policy``, ``all_invalid`` as in the module docstring (``"exclude"``: NaN)."""
     _check_choice(all_invalid, ALL_INVALID_RULES, "all_invalid")
     conf = _confidence(counts, n_options, invalid, invalid_policy)
     if all_invalid == "extra_bin":
@@ -147,10 +142,7 @@ def _confidence(counts: Any, n_options: Any, invalid: Any, invalid_policy: str) 
 
 
 def sample_accuracy(counts: Any, correct: Any, invalid: Any = None, *, accuracy_rule: str = "trial_mean") -> np.ndarray:
-    """Per-sample correctness in [0, 1] (Eq. 2 summand); see ``accuracy_rule``.
-
-    ``correct`` are the gold letters (or integer codes, ``A`` = 0).
-    """
+    """Per-sample correctness in [0, 1] (Eq. 2 summand, by ``accuracy_rule``); ``correct``: gold letters or codes (A = 0)."""
     _check_choice(accuracy_rule, ACCURACY_RULES, "accuracy_rule")
     c = np.asarray(counts, dtype=np.float64)
     n = c.shape[0]

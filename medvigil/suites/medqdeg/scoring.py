@@ -27,11 +27,8 @@ CLEAN_NAMES = ("clean", "none", "default", "L0", "")
 def score_trials(trials: Iterable[Sequence[Any]], references: Sequence[Any], n_options: Any, degradations: Sequence[str] | None = None,
                  severities: Sequence[int] | None = None, *, accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin",
                  all_invalid: str = "zero", items: Sequence[Any] | None = None) -> dict[str, Any]:
-    """Calibration Shift of one model from raw trial answers.
-
-    Returns ``n``, ``accuracy``, ``mean_confidence`` and ``calibration_shift`` (Eq. 4)
-    over all samples; with ``degradations`` and ``severities`` also the breakdowns of
-    :func:`score_groups` (by severity, by degradation, drops, intra-model DKE).
+    """Calibration Shift of one model from raw trial answers: ``n``, ``accuracy``, ``mean_confidence`` and
+    ``calibration_shift`` (Eq. 4); with ``degradations`` and ``severities`` also :func:`score_groups`'s breakdowns.
 
     >>> r = score_trials([list("AAAAAAAABB"), list("AAAAAAAAAA")], ["A", "A"], 4)
     >>> round(r["calibration_shift"], 4), r["accuracy"]
@@ -87,8 +84,8 @@ def _score_model(recs: Sequence[Mapping[str, Any]], n_options: int | None, **rul
 
 
 def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> tuple:
-    """One model's records as the columns :func:`score_groups` takes: vote counts, invalid counts,
-    options, gold, degradation, severity, item, modality, capability (see :func:`score_records`)."""
+    """One model's records as :func:`score_groups`'s columns (counts, invalid, K, gold, degradation, severity,
+    item, modality, capability; fields as :func:`score_records`)."""
     trials, ks, gold, degs, sevs, items, mods, caps = [], [], [], [], [], [], [], []
     for r in recs:
         extra = r.get("extra") or {}
@@ -156,6 +153,5 @@ def _inter_model_dke(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def accuracy_scores(model: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The scores the accuracy tables read: the T = 3 accuracy experiment when the model
-    has one, else its main scores."""
+    """The scores the accuracy tables read: the T = 3 accuracy experiment if any, else the main scores."""
     return model.get("accuracy_experiment") or model

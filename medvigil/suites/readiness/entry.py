@@ -6,7 +6,7 @@ The records carry the gold and the arm, so no release is read; scored by
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
@@ -29,9 +29,6 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
                       lambda records: {"models": readiness_from_records(records, **settings)}, options)
 
 
-def format_table(result: Mapping[str, Any]) -> str:
-    return table_text(result, tables)
-
-
+format_table = partial(table_text, tables=tables)
 n_scored = n_records
 models = result_models

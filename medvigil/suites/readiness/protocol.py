@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.records.lmms_eval_logs import read_samples
+from medvigil.records.suite_logs import find_samples
 from medvigil.suites.medvigil.release.release_format import SOURCE_LICENCES, source_label
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, score_records
 
@@ -142,9 +143,8 @@ def _check_row(row: Mapping[str, Any]) -> None:
 
 
 def seeded_permutation(k: int, *salt: Any) -> str:
-    """A permutation of ``letters(k)`` (stored letters in displayed order): position ``i``
-    gets the key ``sha256(salt:i)`` and the letters sorted by key give the order (for
-    ``k = 5`` and salt ``(seed, probe_id)`` this is :func:`medvigil.mcq.option_order.shuffled_order`)."""
+    """``letters(k)`` sorted by ``sha256(salt:i)`` of position ``i`` (stored letters in displayed order; for
+    ``k = 5`` and salt ``(seed, probe_id)``, :func:`medvigil.mcq.option_order.shuffled_order`)."""
     return "".join(sorted(letters(k), key=lambda x: _key(*salt, letters(k).index(x))))
 
 
@@ -179,9 +179,8 @@ def mc_prompt(question: str, options: Sequence[str], *, cot: bool = False) -> st
 
 
 def base_order(row: Mapping[str, Any], seed: int = SEED, base: str = "source") -> dict[str, Any]:
-    """The base arms' view, ``permutation`` = stored letters in displayed order: the source's
-    order (``base="source"``, the paper's "original order") or one seeded order per case
-    (``"seeded_shuffle"``, our stand-in for sources that store the gold at one letter)."""
+    """The base arms' view (``permutation`` = stored letters in displayed order): the source's order
+    (``base="source"``, the paper's) or one seeded order per case (``"seeded_shuffle"``, module docstring)."""
     _check_row(row)
     if base not in BASES:
         raise ValueError(f"base must be one of {BASES}, got {base!r}")
@@ -212,10 +211,8 @@ def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n:
     """T4 nR: ``n`` distractors of the base view replaced by texts of other items, then shuffled.
 
     ``pool``: option text -> case ids using it, over the row's source dataset (:func:`option_pool`).
-    Positions: the distractors (with ``keep_safe`` not the safe option) ranked by
-    ``sha256(seed:nr:case:letter)``, the first ``n`` (at most all). Texts: used by another case, none
-    of this item's options, no content word shared with the gold; ranked by
-    ``sha256(seed:4r:probe_id:text)``, the first pairwise distinct ones. So 1R ⊂ ... ⊂ 4R.
+    Positions: the first ``n`` distractors (not the safe option with ``keep_safe``) by ``sha256(seed:nr:case:letter)``;
+    texts: the first pairwise distinct eligible ones (module docstring) by ``sha256(seed:4r:probe_id:text)``.
     """
     if not 1 <= n <= MAX_REPLACED:
         raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
@@ -334,9 +331,7 @@ def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED, *, b
     permutation, replaced texts; T5: ``substituted_by`` and ``donor_row``, whose image the doc shows).
     ``base``, ``keep_safe``, ``donor_match``: the module docstring's variants (defaults: the paper's).
     """
-    if arm not in ARMS:
-        raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
-    spec = ARMS[arm]
+    spec = _arm(arm)
     if spec.perturbation == "substitution":
         donors, _ = substitution_donors(rows, seed, donor_match)
         return [(i, _overrides(arm, rows[i], {**_substituted(rows[i], rows[j], seed, base), "donor_row": j}, seed))
@@ -366,6 +361,12 @@ def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED, *, b
     return out
 
 
+def _arm(arm: str) -> Arm:
+    if arm not in ARMS:
+        raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
+    return ARMS[arm]
+
+
 def _overrides(arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int) -> dict[str, Any]:
     info = {"arm": arm, "seed": seed, **{k: v for k, v in change.items() if k not in ("options", "correct_letter")}}
     return {"options": list(change["options"]), "correct_letter": change["correct_letter"],
@@ -390,11 +391,9 @@ def _subset(records: Iterable[Mapping[str, Any]], subset: str) -> list[Mapping[s
 
 
 def arm_metrics(arm: str) -> tuple[str, ...]:
-    """Metric names of an arm's task: accuracy of the arm, plus what the fragilities read
-    from the two base arms (T1 per-benchmark accuracies and counts, T2/T4 visually
-    required, T5 original on the items the substitution arm asks)."""
-    if arm not in ARMS:
-        raise ValueError(f"unknown readiness arm {arm!r}; available: {', '.join(ARMS)}")
+    """Metric names of an arm's task: its accuracy, plus what the fragilities read from the two base arms
+    (T1 per-benchmark accuracies and counts, T2/T4 visually required, T5 original on the substituted items)."""
+    _arm(arm)
     t1 = tuple(f"{p}_{s}" for s in SOURCES for p in ("acc", "n"))
     extra = {"readiness_img": ("acc_visreq", "acc_t5", *t1), "readiness_text": ("acc_visreq", *t1)}
     return ("acc", *extra.get(arm, ()), "parse_failures")
@@ -415,10 +414,8 @@ def arm_accuracy(records: Iterable[Mapping[str, Any]], subset: str = "all") -> f
 
 
 def readiness_from_records(records: Iterable[Mapping[str, Any]], **kwargs: Any) -> dict[str, dict[str, Any]]:
-    """f1..f5 and R(m) per model from the records of all arms (see score_records).
-
-    A probe answered twice in one condition (two runs' logs mixed) is an error.
-    """
+    """f1..f5 and R(m) per model from the records of all arms (:func:`score_records`); a probe answered twice
+    in one condition (two runs' logs mixed) is an error."""
     records = list(records)
     seen: set[tuple] = set()
     for r in records:
@@ -432,16 +429,4 @@ def readiness_from_records(records: Iterable[Mapping[str, Any]], **kwargs: Any) 
 
 def readiness_from_samples(paths: Iterable[str | Path], *, model: str | None = None, **kwargs: Any) -> dict[str, dict[str, Any]]:
     """R(m) from lmms-eval ``--log_samples`` files (or folders searched for them) of the readiness tasks."""
-
-    paths = [Path(p) for p in paths]
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(path.rglob("*_samples_readiness_*.jsonl"))
-        elif path.is_file() and re.fullmatch(r".+_samples_readiness_\w+\.jsonl", path.name):
-            files.append(path)
-        else:
-            raise ValueError(f"{path}: not a folder nor an lmms-eval samples file of a readiness task (*_samples_readiness_*.jsonl)")
-    if not files:
-        raise ValueError(f"no readiness samples files (*_samples_readiness_*.jsonl) under {list(map(str, paths))}")
-    return readiness_from_records(read_samples(files, model=model), **kwargs)
+    return readiness_from_records(read_samples(find_samples(paths, "readiness", r"readiness_\w+"), model=model), **kwargs)

@@ -145,22 +145,17 @@ def robustness_score(fragility: Any) -> np.ndarray:
 
 @dataclass
 class ModelRows:
-    """One model's records as arrays, in record order: each record's condition and benchmark
-    (``str(source_dataset)``) as codes into the distinct ``conditions`` and ``sources``, its case
-    (an index below ``n_cases``), whether it is answered right (``predicted_letter ==
-    correct_letter``; a parse failure is wrong) and whether it flags its case visually required
-    (``text_only_answerable`` false), and the number of options it showed (``extra.options_shown``,
-    5 without; NaN where that is not a list: an error for a T2 item)."""
+    """One model's records as arrays, in record order."""
 
-    conditions: list[str]
+    conditions: list[str]  # distinct conditions; ``condition`` holds codes into them
     condition: np.ndarray
-    sources: list[str]
+    sources: list[str]  # distinct ``str(source_dataset)`` (benchmarks); ``source`` holds codes into them
     source: np.ndarray
-    case: np.ndarray
+    case: np.ndarray  # an index below n_cases
     n_cases: int
-    correct: np.ndarray
-    visreq: np.ndarray
-    n_shown: np.ndarray
+    correct: np.ndarray  # predicted_letter == correct_letter (a parse failure is wrong)
+    visreq: np.ndarray  # text_only_answerable is False
+    n_shown: np.ndarray  # len(extra.options_shown), 5 without; NaN where not a list (an error for a T2 item)
 
 
 def _codes(values: Iterable[Any]) -> tuple[list, np.ndarray]:
@@ -194,14 +189,12 @@ def score_records(records: Iterable[Mapping[str, Any]], *, conditions: Mapping[s
                   allow_partial: bool = False) -> dict[str, dict[str, Any]]:
     """R(m) per model from ``readiness`` probe records.
 
-    Items are ``case_id``s; accuracy is ``predicted_letter == correct_letter`` over the records of a
-    condition (a parse failure is wrong), in percent. T1: per ``source_dataset``, image vs text-only,
-    weighted by the image+text items. T2: text-only accuracy on the visually-required items
-    (``text_only_answerable is False``) against ``chance``. T3-T5: each perturbed condition against
-    its base condition *on the same items*, within the visually-required items when any are flagged
-    (the paper reuses the 175 NEJM visually-required items). A test whose conditions are absent gives
-    ``None``; ``R`` is then ``None`` unless ``allow_partial`` (the mean over the tests present,
-    ``partial`` true; not the paper's R).
+    Items are ``case_id``s; accuracy (percent) is over a condition's records, a parse failure wrong. T1: per
+    ``source_dataset``, image vs text-only, weighted by the image+text items. T2: text-only accuracy on the
+    visually-required items against ``chance``. T3-T5: each perturbed condition against its base *on the
+    same items*, within the visually-required items when any are flagged (the paper's 175 NEJM items). A
+    test whose conditions are absent gives ``None``; ``R`` is then ``None`` unless ``allow_partial`` (the
+    mean over the tests present, ``partial`` true; not the paper's R).
     """
     by_model: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
@@ -326,8 +319,7 @@ _NAMED_LETTER = re.compile(r"(?:\(|\b(?:option|answer|choice)\s+)([A-Z])\b|(?<![
 
 
 def _mentions(text: str, options: Sequence[str]) -> list[tuple[int, str]]:
-    """(end position, letter) of every option named in ``text``: a letter written as an
-    option label ("B.", "(B)", "option B") or an option's text (case-insensitive)."""
+    """(end position, letter) of every option named in ``text``: a label ("B.", "(B)", "option B") or its text."""
     found = []
     for m in _NAMED_LETTER.finditer(text):
         letter = m.group(1) or m.group(2)
@@ -342,11 +334,9 @@ def _mentions(text: str, options: Sequence[str]) -> list[tuple[int, str]]:
 
 
 def parse_cot(response: str, options: Sequence[str]) -> dict[str, Any]:
-    """Read a chain-of-thought answer (Appendix E: thought in ``<thinking>``, answer in
-    ``<answer>``): the answer letter (first option named inside ``<answer>``; without the
-    tag, the last option named in the response), whether both tags are present, and the
-    option the thinking concludes with (the last one it names; ``None`` if it names none).
-    """
+    """A chain-of-thought answer (Appendix E: ``<thinking>``, ``<answer>``): the first option named in
+    ``<answer>`` (without it, the last one in the response), whether both tags are present, and the last
+    option the thinking names (``None`` if none)."""
     text = response or ""
     think, answer = (_TAG[n].search(text) for n in ("thinking", "answer"))
     if answer:

@@ -71,44 +71,24 @@ from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS
 __all__ = ["HARNESS_SUFFIX", "HarnessColumns", "HarnessRecords", "read_harness_table", "model_from_filename", "read_harness_files"]
 
 
-def read_harness_files(
-    paths: Iterable[str | Path] | str | Path,
-    release: Any = None,
-    *,
-    strict: bool = True,
-    allow_empty: bool = False,
-    condition: str = "default",
-) -> HarnessRecords:
+def read_harness_files(paths: Iterable[str | Path] | str | Path, release: Any = None, *, strict: bool = True,
+                       allow_empty: bool = False, condition: str = "default") -> HarnessRecords:
     """Read harness outputs into probe records (scoring conventions: paper Appendix L).
 
-    Args:
-        paths: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g. ``results/baselines``).
-        release: a release location (folder, built dataset folder or Hub id, read with
-            :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), a loaded release
-            (a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality, text_only_answerable``,
-            optionally ``probes_mcq``), or ``None`` (records then lack tiers etc.; a warning says so).
-        strict: raise one :class:`~medvigil.errors.DataError` listing every bad row (default), or
-            skip bad rows and count them.
-        allow_empty: a file without any row is a warning (counted as ``empty_file``), not an error.
-        condition: the records' ``condition`` (``"default"`` for the headline audit).
-
-    Raises:
-        FileNotFoundError: a path does not exist.
-        ValueError: a file is not named ``<model>__mcq.jsonl``, or two files share a model.
-        DataError: (``strict``) bad rows, each named by file, line and field; an empty
-            file unless ``allow_empty``.
+    ``paths``: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g. ``results/baselines``).
+    ``release``: a release location (folder, built dataset folder or Hub id, read with
+    :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), a loaded release (a ``cases``
+    mapping of objects with ``risk_tier, source_dataset, modality, text_only_answerable``, optionally
+    ``probes_mcq``), or ``None`` (records then lack tiers etc.; a warning says so). ``condition``: the
+    records' ``condition`` (``"default"`` for the headline audit). Raises FileNotFoundError (a path does
+    not exist), ValueError (a file not named ``<model>__mcq.jsonl``, or two files of one model) and
+    DataError (module docstring: ``strict`` and ``allow_empty``).
     """
     return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=True)
 
 
-def read_harness_table(
-    paths: Iterable[str | Path] | str | Path,
-    release: Any = None,
-    *,
-    strict: bool = True,
-    allow_empty: bool = False,
-    condition: str = "default",
-) -> HarnessColumns:
+def read_harness_table(paths: Iterable[str | Path] | str | Path, release: Any = None, *, strict: bool = True,
+                       allow_empty: bool = False, condition: str = "default") -> HarnessColumns:
     """As :func:`read_harness_files`, into columns (no dict per row): the scoring path.
     ``release`` may also be a function that loads it."""
     return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False)

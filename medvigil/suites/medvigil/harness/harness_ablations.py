@@ -43,14 +43,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import open_regular, read_text
+from medvigil.files.input_files import loads_json, no_repeated_keys, open_regular, read_text
 from medvigil.suites.medvigil.harness.harness_rows import HarnessRecords, bump, letter_of, release_lookup
 from medvigil.suites.medvigil.scoring.ablations import modal_decay_entry
 from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, VERDICTS, judge, should_refuse, verdict_letters
@@ -131,10 +130,10 @@ def _rows(path: Path, out: HarnessRecords, model_for_blank: str) -> tuple[list[t
         if not raw.strip():
             bump(out.skipped, model_for_blank, "blank_line")
             continue
-        try:
-            row = json.loads(raw)
-        except ValueError as exc:
-            problems.append(Problem(file, f"not valid JSON: {getattr(exc, 'msg', exc)}", row=line))
+        try:  # a key twice is refused, as by every reader; NaN is read, as before
+            row = loads_json(raw, file, row=line, allow_non_finite=True, object_pairs_hook=no_repeated_keys)
+        except DataError as exc:
+            problems += exc.problems
             continue
         if not isinstance(row, dict):
             problems.append(Problem(file, f"must be a JSON object, got {type(row).__name__}", row=line))
@@ -183,7 +182,7 @@ def _mcq_record(row: dict, kind: str, model: str, condition: str, file: str, lin
     if found:
         problems += found
         return None
-    probe = (ctx.probes or {}).get(probe_id) if ctx.probes is not None else None
+    probe = ctx.probes.get(probe_id) if ctx.probes is not None else None
     if ctx.probes is not None and probe is None:
         found.append(Problem(file, f"probe {probe_id!r} is not in the release probes_mcq.csv", row=line, field="probe_id"))
     if probe_kind is None:  # blur rows: the sweep asks original probes only
@@ -265,13 +264,11 @@ def _open_record(row: dict, kind: str, model: str, condition: str, file: str, li
         problems += found
         return None
     correct, predicted = verdict_letters(label, refuse)
-    record = {"suite": "medvigil", "model": model, "condition": condition, "probe_id": probe_id, "case_id": case_id,
-              "probe_kind": probe_kind, "correct_letter": correct,
-              "predicted_letter": predicted if status == "ok" else None,
-              "parse_status": "ok" if status == "ok" else "error", **fields, "raw_response": answer,
-              "extra": {"harness_status": status, "file": file, "line": line, "open_label": label,
-                        "judge_method": method, "open_judge": judge_name, "expected_behavior": expected_behavior}}
-    return record
+    return {"suite": "medvigil", "model": model, "condition": condition, "probe_id": probe_id, "case_id": case_id,
+            "probe_kind": probe_kind, "correct_letter": correct, "predicted_letter": predicted if status == "ok" else None,
+            "parse_status": "ok" if status == "ok" else "error", **fields, "raw_response": answer,
+            "extra": {"harness_status": status, "file": file, "line": line, "open_label": label,
+                      "judge_method": method, "open_judge": judge_name, "expected_behavior": expected_behavior}}
 
 
 def _token_record(row: dict, file: str, line: int, ctx: _Context, problems: list[Problem]) -> dict | None:
@@ -315,19 +312,12 @@ def _token_record(row: dict, file: str, line: int, ctx: _Context, problems: list
 
 def read_ablation_files(paths: Iterable[str | Path], release: Any = None, *, strict: bool = True,
                         open_judge: str | None = None) -> HarnessRecords:
-    """Probe records of the authors' ablation and open-ended files (module docstring).
-
-    Args:
-        paths: files named as their writers name them (:func:`ablation_kind`), or folders
-            searched for them.
-        release: as :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it (tiers,
-            sources and golds); required for ``_visual_token_raw.jsonl``.
-        strict: raise one :class:`~medvigil.errors.DataError` listing every bad row (default),
-            or skip bad rows and count them (``invalid_row``).
-        open_judge: the offline judge of ``__open.jsonl`` answers (``JUDGES`` of
-            :mod:`medvigil.suites.medvigil.scoring.open_ended`; default its default judge);
-            ``__judged.jsonl`` keeps the authors' LLM verdicts.
-    """
+    """Probe records of the authors' ablation and open-ended files (module docstring): ``paths`` are files
+    named as their writers name them (:func:`ablation_kind`) or folders holding them; ``release`` as
+    :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it, required for
+    ``_visual_token_raw.jsonl``; ``open_judge``: the offline judge of ``__open.jsonl`` answers (``JUDGES``
+    of :mod:`medvigil.suites.medvigil.scoring.open_ended`, default its default judge); ``__judged.jsonl``
+    keeps the authors' LLM verdicts."""
     files, other = expand_ablation_paths(paths)
     problems: list[Problem] = [Problem(str(p), "not an ablation result file of the authors' harness (expected "
                                        + ", ".join(ABLATION_PATTERNS) + ")") for p in other]
@@ -399,7 +389,6 @@ def read_token_ablation_csv(path: str | Path, *, ci_from: str = "percent") -> di
     """
     if ci_from not in ("percent", "counts"):
         raise ValueError(f"ci_from must be 'percent' or 'counts', got {ci_from!r}")
-
     file = str(path)
     problems: list[Problem] = []
     steps: dict[str, dict[int, dict[str, Any]]] = {}

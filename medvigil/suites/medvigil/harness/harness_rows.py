@@ -2,7 +2,6 @@
 bulk column checks, one row to one record, and the per-file bookkeeping (blank lines, invalid
 rows, duplicates, error rows) shared by both read paths (see :mod:`medvigil.suites.medvigil.harness.harness`)."""
 
-
 from __future__ import annotations
 
 import json
@@ -18,11 +17,7 @@ from medvigil.records.schema_columns import compiled
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS, source_label
 
 HARNESS_SUFFIX = "__mcq.jsonl"
-
-
 _RAW_FIELDS = ("raw_response", "response", "raw", "model_answer")
-
-
 _SCHEMA = "harness_result_row"
 _CHECKER = compiled(_SCHEMA)  # the row schema as column checks
 
@@ -172,9 +167,7 @@ class Reference:
         self.cases = cases
         self.probes = probes
         self.case_fields = {cid: _case_fields(case) for cid, case in cases.items()} if cases is not None else None
-        self.probe_fields = (
-            {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
-        )
+        self.probe_fields = {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
         self.probe_gold = {pid: p.correct_letter for pid, p in probes.items()} if probes is not None else None
 
 
@@ -182,21 +175,15 @@ def _case_fields(case: Any) -> tuple:
     """``(tier, canonical source, modality, text-only flag, source as written if it differs)``."""
     source = getattr(case, "source_dataset", None)
     label = source_label(source)
-    return (
-        getattr(case, "risk_tier", None),
-        label,
-        getattr(case, "modality", None),
-        getattr(case, "text_only_answerable", None),
-        source if label != source else None,
-    )
+    return (getattr(case, "risk_tier", None), label, getattr(case, "modality", None), getattr(case, "text_only_answerable", None),
+            source if label != source else None)
 
 
 _NO_CASE = (None, None, None, None, None)
 
 
-def convert_columns(
-    cols: dict[str, list], lines: list[int], file: str, ref: Reference, golds: dict[str, str]
-) -> tuple[dict[str, list], list[tuple[int, Problem]]]:
+def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Reference,
+                    golds: dict[str, str]) -> tuple[dict[str, list], list[tuple[int, Problem]]]:
     """Columns of the records of one file's rows (``cols`` as :data:`FIELDS`), and the rows' problems.
 
     Output columns: ``predicted_letter, parse_status, correct_letter, case`` (the
@@ -236,10 +223,8 @@ def convert_columns(
                 message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
                 found.append((i, 2, Problem(file, message, row=lines[i], field="probe_id")))
                 continue
-            for order, (name, have, expected) in enumerate(
-                (("case_id", cid[i], known[0]), ("probe_kind", kind[i], known[1]), ("correct_letter", correct[i], known[2])),
-                start=3,
-            ):
+            checks = (("case_id", cid[i], known[0]), ("probe_kind", kind[i], known[1]), ("correct_letter", correct[i], known[2]))
+            for order, (name, have, expected) in enumerate(checks, start=3):
                 if have != expected and not (name == "correct_letter" and have is None):
                     message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
                     found.append((i, order, Problem(file, message, row=lines[i], field=name)))
@@ -257,11 +242,8 @@ def convert_columns(
 
 
 def missing_gold(file: str, line: int, probe_id: str) -> Problem:
-    message = (
-        "error row without correct_letter, and neither the release (no probes_mcq.csv) nor another "
-        f"result file gives the gold letter of probe {probe_id!r}"
-    )
-    return Problem(file, message, row=line, field="correct_letter")
+    return Problem(file, "error row without correct_letter, and neither the release (no probes_mcq.csv) nor another "
+                         f"result file gives the gold letter of probe {probe_id!r}", row=line, field="correct_letter")
 
 
 def expand(paths: Iterable[str | Path]) -> list[Path]:

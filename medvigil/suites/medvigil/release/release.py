@@ -62,42 +62,29 @@ from medvigil.suites.medvigil.release.release_csv import (
 )
 from medvigil.suites.medvigil.release.release_records import BaselineRow, Case, McqProbe, OpenProbe, Release, Triplet, roi_geometry_issue
 
-__all__ = [
-    "read_release",
-]
+__all__ = ["read_release"]
 
 # probes_mcq.csv columns in the order of McqProbe's fields (the five options make its `options`)
 _MCQ_FIELDS = ("probe_id", "case_id", "probe_kind", "question", *(f"choice_{x}" for x in rf.LETTERS), "correct_letter",
                "image_file")
 
 
-def read_release(
-    root: Path | str, *, required_files: tuple[str, ...] = rf.REQUIRED_FILES, digest: bool = True
-) -> ReadResult:
+def read_release(root: Path | str, *, required_files: tuple[str, ...] = rf.REQUIRED_FILES, digest: bool = True) -> ReadResult:
     """Read and type every file of the release at ``root``; collect problems, never raise for data.
 
     Rows that fail coercion or their schema are left out of the records (but stay in
     ``ReadResult.rows`` with ``valid=False``). Integrity across files is not judged
     here: see :func:`medvigil.suites.medvigil.validate.validate.validate_release`. A missing file of
     ``required_files`` is an error, any other missing file a warning; ``digest=False`` skips
-    hashing the folder (``Release.digest`` stays empty).
-
-    Raises:
-        FileNotFoundError: ``root`` does not exist.
-        NotADirectoryError: ``root`` is not a folder.
+    hashing the folder (``Release.digest`` stays empty). Raises FileNotFoundError (``root`` does not
+    exist) or NotADirectoryError (``root`` is not a folder).
     """
     root = Path(root)
     if not root.exists():
         raise FileNotFoundError(f"release folder {str(root)!r} does not exist")
     if not root.is_dir():
         raise NotADirectoryError(f"release path {str(root)!r} is not a folder")
-    out = ReadResult(
-        release=Release(root, {}, [], [], [], {}, {}, "", False),
-        problems=[],
-        rows={},
-        headers={},
-        split_files=[],
-    )
+    out = ReadResult(release=Release(root, {}, [], [], [], {}, {}, "", False), problems=[], rows={}, headers={}, split_files=[])
     for rel, spec in _SPECS.items():
         if (root / rel).is_file():
             _read_table(root, rel, spec, out)
@@ -140,44 +127,18 @@ def _build_records(release: Release, read: ReadResult) -> None:
         box = g.get("roi_bbox_norm")
         box = tuple(box) if box is not None and roi_geometry_issue(box) is None else None
         release.cases[values["case_id"]] = Case(
-            case_id=values["case_id"],
-            source_dataset=values["source_dataset"],
-            modality=values["modality"],
-            image_file=values["image_file"],
-            question=values["question"],
-            gold_answer=values["gold_answer"],
-            risk_tier=values["risk_tier"],
-            text_only_answerable=values["text_only_answerable"],
-            annotator_notes=values["annotator_notes"],
-            roi_bbox=box,
-            rationale=g.get("rationale", ""),
-            differential_set=tuple(g.get("differential_set", ())),
-            clinical_context=g.get("clinical_context", ""),
-            laterality_dependent=bool(g.get("laterality_dependent")),
-            gold_after_lr_flip=g.get("gold_after_lr_flip", ""),
-            credentialed=rf.is_credentialed(values["source_dataset"]),
-        )
+            **{c: values[c] for c in rf.MANIFEST_COLUMNS}, roi_bbox=box, rationale=g.get("rationale", ""),
+            differential_set=tuple(g.get("differential_set", ())), clinical_context=g.get("clinical_context", ""),
+            laterality_dependent=bool(g.get("laterality_dependent")), gold_after_lr_flip=g.get("gold_after_lr_flip", ""),
+            credentialed=rf.is_credentialed(values["source_dataset"]))
     probe_id, case_id, kind, question, *options, letter, image = read.valid_columns(rf.PROBES_MCQ, _MCQ_FIELDS)
     release.probes_mcq = list(map(McqProbe, probe_id, case_id, kind, question, zip(*options), letter, image))
-    release.probes_open = [
-        OpenProbe(
-            case_id=v["case_id"],
-            probe_id=v["probe_id"],
-            probe_axis=v["probe_axis"],
-            probe_kind=v["probe_kind"],
-            question=v["question"],
-            expected_behavior=v["expected_behavior"],
-            expected_answer_or_set=tuple(v["expected_answer_or_set"]),
-            halluc_explanation=v["halluc_explanation"],
-            image_file=v["image_file"],
-            provenance=v["provenance"],
-        )
-        for v in _valid(rows, rf.PROBES_OPEN)
-    ]
+    release.probes_open = [OpenProbe(**{**{c: v[c] for c in rf.PROBES_OPEN_COLUMNS},
+                                        "expected_answer_or_set": tuple(v["expected_answer_or_set"])})
+                           for v in _valid(rows, rf.PROBES_OPEN)]
     release.triplets = _triplets(release, _valid(rows, rf.TRIPLETS))
-    release.clinician_baseline = [
-        BaselineRow(**{c: v.get(c) for c in rf.CLINICIAN_BASELINE_COLUMNS}) for v in _valid(rows, rf.CLINICIAN_BASELINE)
-    ]
+    release.clinician_baseline = [BaselineRow(**{c: v.get(c) for c in rf.CLINICIAN_BASELINE_COLUMNS})
+                                  for v in _valid(rows, rf.CLINICIAN_BASELINE)]
     for rel in sorted(rows):
         if rel.startswith(f"{rf.POINTERS_DIR}/"):
             for v in _valid(rows, rel):
@@ -186,11 +147,8 @@ def _build_records(release: Release, read: ReadResult) -> None:
 
 def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
     """``case_id -> (source_path, sha256)`` from a pointer CSV given outside the release
-    (``medvigil reconstruct --pointers``), checked like the release's own pointer files.
-
-    Raises:
-        DataError: unreadable file, missing column, invalid or duplicate rows (all listed).
-    """
+    (``medvigil reconstruct --pointers``), checked like the release's own pointer files: a DataError
+    lists an unreadable file, a missing column, invalid or duplicate rows."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"pointer file {str(path)!r} does not exist or is not a file")

@@ -30,8 +30,6 @@ def _optional_path(text: str) -> str | None:
 
 
 _TRUE = {"true", "1"}
-
-
 _FALSE = {"false", "0"}
 
 
@@ -115,9 +113,6 @@ def _roi_box(text: str) -> tuple[list[float] | None, str | None]:
     return [float(v) for v in value], None
 
 
-# --------------------------------------------------------------------------- fast schema check
-
-
 @dataclass(frozen=True)
 class _CsvSpec:
     file: str
@@ -127,46 +122,20 @@ class _CsvSpec:
     optional: tuple[str, ...] = ()  # read as empty, with a warning, when absent
 
 
-_SPECS = {
-    rf.MANIFEST: _CsvSpec(
-        rf.MANIFEST,
-        "manifest_row",
-        rf.required_columns(rf.MANIFEST),
-        {"text_only_answerable": _boolean(empty=_Invalid)},
-    ),
-    rf.GROUNDING: _CsvSpec(
-        rf.GROUNDING,
-        "grounding_row",
-        rf.required_columns(rf.GROUNDING),
-        {"differential_set": _string_list, "laterality_dependent": _boolean(empty=None)},
-        rf.OPTIONAL_COLUMNS[rf.GROUNDING],
-    ),
-    rf.PROBES_MCQ: _CsvSpec(
-        rf.PROBES_MCQ, "mcq_probe_row", rf.required_columns(rf.PROBES_MCQ), {"image_file": _optional_path}
-    ),
-    rf.PROBES_OPEN: _CsvSpec(
-        rf.PROBES_OPEN,
-        "open_probe_row",
-        rf.required_columns(rf.PROBES_OPEN),
-        {"image_file": _optional_path, "expected_answer_or_set": _answers},
-    ),
-    rf.TRIPLETS: _CsvSpec(rf.TRIPLETS, "triplet_row", rf.required_columns(rf.TRIPLETS), {}, rf.OPTIONAL_COLUMNS[rf.TRIPLETS]),
-    rf.CLINICIAN_BASELINE: _CsvSpec(
-        rf.CLINICIAN_BASELINE,
-        "clinician_baseline_row",
-        rf.required_columns(rf.CLINICIAN_BASELINE),
-        {"acc_or_sfr_pct": _number, "n_probes": _integer, "n_correct": _integer},
-        rf.OPTIONAL_COLUMNS[rf.CLINICIAN_BASELINE],
-    ),
-}
+def _spec(file: str, schema: str, coercers: dict[str, Callable[[str], Any]]) -> _CsvSpec:
+    return _CsvSpec(file, schema, rf.required_columns(file), coercers, rf.OPTIONAL_COLUMNS.get(file, ()))
 
 
+_SPECS = {spec.file: spec for spec in (
+    _spec(rf.MANIFEST, "manifest_row", {"text_only_answerable": _boolean(empty=_Invalid)}),
+    _spec(rf.GROUNDING, "grounding_row", {"differential_set": _string_list, "laterality_dependent": _boolean(empty=None)}),
+    _spec(rf.PROBES_MCQ, "mcq_probe_row", {"image_file": _optional_path}),
+    _spec(rf.PROBES_OPEN, "open_probe_row", {"image_file": _optional_path, "expected_answer_or_set": _answers}),
+    _spec(rf.TRIPLETS, "triplet_row", {}),
+    _spec(rf.CLINICIAN_BASELINE, "clinician_baseline_row", {"acc_or_sfr_pct": _number, "n_probes": _integer, "n_correct": _integer}),
+)}
 POINTER_COLUMNS = ("case_id", "source_path", "sha256")
-
-
 POINTER_GLOB = "*pointers*.csv"
-
-
 _ID_FIELDS = {"case_id", "probe_id"}
 
 
@@ -270,13 +239,8 @@ def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, n
         if problem.field in failed:
             continue
         if problem.field in _ID_FIELDS and "does not match" in problem.message:
-            problem = Problem(
-                file,
-                f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, "
-                "without whitespace or slashes",
-                row=problem.row,
-                field=problem.field,
-            )
+            problem = Problem(file, f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, without whitespace "
+                                    "or slashes", row=problem.row, field=problem.field)
         out.append(problem)
     return out
 
@@ -291,11 +255,8 @@ def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
         return
     out.headers[rel] = table.header
     out.problems.extend(table.problems)
-    for column in spec.optional:
-        if column not in table.header:
-            out.problems.append(
-                Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
-            )
+    out.problems += [Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
+                     for column in spec.optional if column not in table.header]
     rows, problems, out.columns[rel] = _coerce_table(table, spec)
     out.rows[rel] = rows
     out.problems.extend(problems)
@@ -332,9 +293,7 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
     splits: dict[str, dict[str, list[str]]] = {}
     folder = root / rf.SPLITS_DIR
     if not folder.is_dir():
-        out.problems.append(
-            Problem(rf.SPLITS_DIR, "no splits/ folder; stratified results need the split files", severity="warning")
-        )
+        out.problems.append(Problem(rf.SPLITS_DIR, "no splits/ folder; stratified results need the split files", severity="warning"))
         return splits
     for name in rf.SPLIT_FILES:
         if not (folder / f"{name}.json").is_file():
@@ -356,16 +315,12 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
     return splits
 
 
-# --------------------------------------------------------------------------- reading
-
-
 # A release has tens of thousands of rows and jsonschema costs ~0.1 ms per row. The schema
 # is still the only definition: its compiled forms (medvigil.records.schema_columns) only ever
 # *accept* rows; every row they refuse goes to jsonschema for the verdict and the messages
 # (tests/test_schemas.py checks the two agree).
-def rows_refused(
-    schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None, text: Collection[str] = ()
-) -> list[int]:
+def rows_refused(schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None,
+                 text: Collection[str] = ()) -> list[int]:
     """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
     column by column when the schema is a flat object schema (a value shared by many rows is judged
     once; ``columns``: the rows' columns, when every row has exactly those keys, ``text`` naming those

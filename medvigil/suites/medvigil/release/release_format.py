@@ -20,30 +20,20 @@ from medvigil.constants import (  # noqa: F401  (the core's constants, re-export
     LONGEST_SIDE,
     MANIFEST,
     PROBE_KINDS,
-    ROI_DECAY_STEPS,
     ROI_UNUSABLE_COVERAGE,
     SAFE_LETTER,
-    SOURCE_ALIASES,
     SOURCE_LICENCES,
     SYSTEM_PROMPT,
     TEXT_PROBE_KINDS,
     TIERS,
     canonical_source,
     is_credentialed,
-    source_key,
     source_label,
 )
 
 # Published letter conventions enforced by the official integrity validator.
-FIXED_CORRECT_LETTER = {
-    "original": "A",
-    "tcf": "A",
-    "negation": "A",
-    "specificity_drop": "A",
-    "knowledge_only": "A",
-    "halluc_trap": "E",
-    "roi_masked": "E",
-}
+FIXED_CORRECT_LETTER = {"original": "A", "tcf": "A", "negation": "A", "specificity_drop": "A", "knowledge_only": "A",
+                        "halluc_trap": "E", "roi_masked": "E"}
 # roi_only inherits the original probe's options and gold (letter A); lr_flip keeps A
 # unless the case is laterality-dependent, when the letter of gold_after_lr_flip is correct.
 NO_IMAGE_PROBE_KINDS = ("knowledge_only",)
@@ -64,60 +54,16 @@ SPLIT_FILES = ("by_tier", "by_source", "by_modality", "by_rarity", "text_only_su
 # Optional: credentialed-source pointers (case_id -> source path + expected SHA-256)
 POINTERS_DIR = "reconstruction"
 
-MANIFEST_COLUMNS = (
-    "case_id",
-    "source_dataset",
-    "modality",
-    "image_file",
-    "question",
-    "gold_answer",
-    "risk_tier",
-    "text_only_answerable",
-    "annotator_notes",
-)
-GROUNDING_COLUMNS = (
-    "case_id",
-    "roi_bbox_norm",
-    "rationale",
-    "differential_set",
-    "clinical_context",
-    "laterality_dependent",
-    "gold_after_lr_flip",
-)
-PROBES_OPEN_COLUMNS = (
-    "case_id",
-    "probe_id",
-    "probe_axis",
-    "probe_kind",
-    "question",
-    "expected_behavior",
-    "expected_answer_or_set",
-    "halluc_explanation",
-    "image_file",
-    "provenance",
-)
-PROBES_MCQ_COLUMNS = (
-    "probe_id",
-    "case_id",
-    "probe_kind",
-    "question",
-    "choice_A",
-    "choice_B",
-    "choice_C",
-    "choice_D",
-    "choice_E",
-    "correct_letter",
-    "image_file",
-)
-TRIPLETS_COLUMNS = (
-    "case_id",
-    "anchor_question",
-    "tcf_question",
-    "vcf_question",
-    "anchor_gold",
-    "tcf_gold",
-    "vcf_gold",
-)
+MANIFEST_COLUMNS = ("case_id", "source_dataset", "modality", "image_file", "question", "gold_answer", "risk_tier",
+                    "text_only_answerable", "annotator_notes")
+GROUNDING_COLUMNS = ("case_id", "roi_bbox_norm", "rationale", "differential_set", "clinical_context",
+                     "laterality_dependent", "gold_after_lr_flip")
+PROBES_OPEN_COLUMNS = ("case_id", "probe_id", "probe_axis", "probe_kind", "question", "expected_behavior",
+                       "expected_answer_or_set", "halluc_explanation", "image_file", "provenance")
+PROBES_MCQ_COLUMNS = ("probe_id", "case_id", "probe_kind", "question", "choice_A", "choice_B", "choice_C",
+                      "choice_D", "choice_E", "correct_letter", "image_file")
+TRIPLETS_COLUMNS = ("case_id", "anchor_question", "tcf_question", "vcf_question", "anchor_gold", "tcf_gold",
+                    "vcf_gold")
 CLINICIAN_BASELINE_COLUMNS = ("probe_kind", "risk_tier", "acc_or_sfr_pct", "n_probes", "n_correct")
 
 # Columns a release may leave out (read as empty, with a warning): the authors' scripts never

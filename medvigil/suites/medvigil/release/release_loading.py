@@ -17,22 +17,14 @@ from medvigil.suites.medvigil.validate.validate import validate_release
 
 
 def load_release(root: Path | str, *, check: bool = True) -> Release:
-    """Read the release at ``root`` into typed records.
+    """Read the release folder at ``root`` (published layout) into typed records; non-fatal findings
+    go to ``Release.warnings``.
 
-    Args:
-        root: the release folder (published layout).
-        check: run the full integrity validation (:func:`medvigil.suites.medvigil.validate.validate.validate_release`:
-            schemas, cross-file references, letter conventions, images, splits, digest)
-            and raise if anything is wrong. With ``check=False`` only the reading and
-            typing happen; rows that cannot be typed are skipped silently, so use it
-            only on a release you validated before.
-
-    Returns:
-        The :class:`Release`; its ``warnings`` hold non-fatal findings.
-
-    Raises:
-        FileNotFoundError, NotADirectoryError: ``root`` is not a folder.
-        DataError: (``check=True``) one or more errors, all listed in ``.problems``.
+    ``check`` runs the full validation (:func:`medvigil.suites.medvigil.validate.validate.validate_release`:
+    schemas, cross-file references, letter conventions, images, splits, digest) and raises a DataError
+    listing every error. With ``check=False`` only reading and typing happen and rows that cannot be
+    typed are skipped silently: use it only on a release you validated before. A ``root`` that is not
+    a folder raises FileNotFoundError or NotADirectoryError.
     """
     if not check:
         result = read_release(root)
@@ -75,11 +67,9 @@ def load_for_scoring(location: Path | str, *, skip_invalid_rows: bool = False) -
     folder or Hub id is resolved as ``MEDVIGIL_DATA`` is (:mod:`medvigil.data_location`) and
     its ``mcq`` config read. With ``skip_invalid_rows`` an error located on one row of
     ``manifest.csv`` / ``probes_mcq.csv`` is a warning instead: that case or probe is left out
-    (result rows that need it are then invalid rows themselves).
-
-    Raises:
-        DataError: the manifest or the MCQ file is unusable (every problem listed).
-        FileNotFoundError: ``location`` is neither a folder nor a Hub repo id.
+    (result rows that need it are then invalid rows themselves). Raises DataError (the manifest or
+    the MCQ file is unusable, every problem listed) or FileNotFoundError (``location`` is neither a
+    folder nor a Hub repo id).
     """
     kind, where = locate_release(location)
     if kind == "release":
@@ -88,9 +78,7 @@ def load_for_scoring(location: Path | str, *, skip_invalid_rows: bool = False) -
         if skip_invalid_rows and not report.unusable:
             left = [p for p in errors if p.row is not None]
             errors = [p for p in errors if p.row is None]
-            warnings = warnings + [
-                Problem(p.file, f"{p.message} (row left out)", p.row, p.field, "warning") for p in left
-            ]
+            warnings = warnings + [Problem(p.file, f"{p.message} (row left out)", p.row, p.field, "warning") for p in left]
         if report.unusable or errors:
             raise DataError(errors or report.errors)
         release = report.release

@@ -5,13 +5,13 @@ rule (:func:`resolve_image_file`) and the ROI box checks."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.pathsafe import InsideResolver, resolve_inside, unsafe_reason
+from medvigil.records.record_checks import is_number
 from medvigil.suites.medvigil.release import release_format as rf
 
 
@@ -135,11 +135,8 @@ class Release:
     warnings: list[Problem] = field(default_factory=list)
 
     def image_path(self, item: Case | McqProbe | OpenProbe) -> Path | None:
-        """Absolute path of the image of a case or probe (None when it has no image).
-
-        The path is resolved safely inside :attr:`root`; it may not exist (credentialed
-        cases ship without images).
-        """
+        """Absolute path of the image of a case or probe (None when it has no image), resolved safely
+        inside :attr:`root`; it may not exist (credentialed cases ship without images)."""
         if isinstance(item, Case):
             return resolve_image_file(self.root, item.image_file, file=rf.MANIFEST)
         if isinstance(item, (McqProbe, OpenProbe)):
@@ -174,24 +171,15 @@ class Release:
 # --------------------------------------------------------------------------- paths
 
 
-def resolve_image_file(
-    root: Path | str,
-    image_file: str,
-    *,
-    file: str = rf.MANIFEST,
-    row: int | None = None,
-    field: str = "image_file",
-    inside: InsideResolver | None = None,
-) -> Path:
+def resolve_image_file(root: Path | str, image_file: str, *, file: str = rf.MANIFEST, row: int | None = None,
+                       field: str = "image_file", inside: InsideResolver | None = None) -> Path:
     """Absolute path of ``image_file``, proven to stay inside ``root``.
 
     A path starting with ``images/`` or ``images_perturbed/`` is relative to the release
     root (the probe-file convention); any other path is relative to ``images/`` (the
     manifest convention). ``file``, ``row`` and ``field`` locate the value for errors;
     ``inside``, an :class:`~medvigil.files.pathsafe.InsideResolver` of ``root``, resolves many paths faster.
-
-    Raises:
-        DataError: the path is unsafe (absolute, ``..``, backslash, NUL, escaping link).
+    An unsafe path (absolute, ``..``, backslash, NUL, escaping link) raises a DataError.
     """
     if not isinstance(image_file, str) or not image_file.startswith((f"{rf.IMAGES_DIR}/", f"{rf.PERTURBED_DIR}/")):
         # Judge the path as written: "/etc/passwd" must not pass as "images//etc/passwd".
@@ -237,7 +225,7 @@ def roi_geometry_issue(bbox: Iterable[float]) -> str | None:
     x0, y0, x1, y1 = box
     if type(x0) is type(y0) is type(x1) is type(y1) is float and 0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0:
         return None  # the usual box, as the reader types it; every other one is judged below
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in box):
+    if not all(map(is_number, box)):
         return f"box values must be finite numbers, got {list(box)}"
     for name, value in zip(("x0", "y0", "x1", "y1"), box):
         if not 0.0 <= value <= 1.0:
@@ -247,6 +235,3 @@ def roi_geometry_issue(bbox: Iterable[float]) -> str | None:
     if y0 >= y1:
         return f"y0 ({y0}) must be smaller than y1 ({y1})"
     return None
-
-
-# --------------------------------------------------------------------------- coercion
