@@ -1,9 +1,8 @@
 """MedVIGIL in the suite registry: score result files against a release; the report's tables.
 
-``files``: official-harness outputs or lmms-eval ``--log_samples`` files of the ``medvigil_*`` tasks
-(:mod:`medvigil.suites.medvigil.harness.model_outputs`). ``release`` (optional): a release folder, a built
-dataset folder or a Hub repo id; a folder's ``clinician_baseline.csv`` is scored too (the Doctors row) and its
-triplets are matched for models with triplet arms. Release findings that do not touch scoring are warnings.
+``files``: official-harness outputs or lmms-eval ``--log_samples`` files (:mod:`medvigil.suites.medvigil.harness.model_outputs`).
+``release``: a release folder, built dataset folder or Hub repo id; a folder adds the Doctors row
+(``clinician_baseline.csv``) and triplets. Release findings that do not touch scoring are warnings.
 """
 
 from __future__ import annotations
@@ -35,9 +34,9 @@ def score(
     files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
     open_judge: str | None = None, **audit_options
 ) -> dict:
-    """:func:`medvigil.suites.medvigil.scoring.scoring.audit` of ``files`` plus ``inputs`` (release, warnings, files,
-    error rows, rows left out). ``open_judge`` judges ``__open.jsonl`` answers (default: ``authors-rule`` with
-    ``harness_compatible``, as the authors' numbers were made, else the default judge)."""
+    """``audit`` (:mod:`.scoring.scoring`) of ``files`` plus ``inputs`` (release, warnings, files, error rows, rows left
+    out). ``open_judge`` for ``__open.jsonl`` (default: ``authors-rule`` with ``harness_compatible``, as the authors'
+    numbers were made, else ``grammar``)."""
     if open_judge is None:
         open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty, open_judge)

@@ -1,5 +1,4 @@
-"""The configs of the MedVIGIL Hub dataset (split ``test`` each): names, features, descriptions and the dataset's
-identity, for the `datasets` builder and the Hub export."""
+"""The MedVIGIL Hub dataset's configs (split ``test`` each) and identity, for the `datasets` builder and the Hub export."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The rows of every config of the MedVIGIL Hub dataset, for the `datasets` builder and the Hub export. ``image``
-is the exact image the model must see (:mod:`.variants`); credentialed cases have ``image = None`` unless
-``reconstructed_dir`` holds images re-derived with ``medvigil reconstruct`` (local evaluation only).
-"""
+"""The rows of every MedVIGIL Hub dataset config. ``image`` is the exact image the model must see (:mod:`.variants`);
+credentialed cases have ``image = None`` unless ``reconstructed_dir`` holds re-derived images (local evaluation only)."""
 
 from __future__ import annotations
 
@@ -35,9 +33,8 @@ def check_row_settings(shuffle_seed: object, variant_source: object) -> None:
 
 
 class ReleaseRows:
-    """The rows of one validated release's configs, for one set of settings. ``variant_source``: ``"render"``
-    or ``"shipped"`` (:mod:`.variants`); ``reconstructed_dir``: re-derived credentialed images; ``image_store``:
-    folder keeping renders between configs (None: memory). Left-out items are counted in :attr:`skipped`."""
+    """The rows of one validated release's configs for one set of settings; left-out items are counted in :attr:`skipped`.
+    ``variant_source``: ``"render"`` or ``"shipped"``; ``image_store``: folder keeping renders between configs (None: memory)."""
 
     def __init__(self, release, *, shuffle_seed: int = 0, variant_source: str = "render",
                  reconstructed_dir: str | None = None, image_store: Path | None = None):

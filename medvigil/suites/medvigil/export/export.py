@@ -1,10 +1,7 @@
-"""Write a Hub-ready folder from a MedVIGIL release (``medvigil build``).
-
-Output: ``README.md`` (card), ``DATASHEET.md`` (paper, Appendix C), ``croissant.json``, ``build_info.json``
-and ``data/<config>/test-NNNNN-of-MMMMM.parquet``, written atomically and deterministically by
-:mod:`medvigil.hub.export_engine` from the rows of :mod:`.dataset_rows`. Any validation error stops the
-build. Credentialed images never leave: ``image = None`` unless re-derived images go into a ``local_only``
-build (marked, refused by ``medvigil publish``); a normal build re-scans its own shards before the final rename.
+"""Write a Hub-ready folder from a MedVIGIL release (``medvigil build``): card, ``DATASHEET.md`` (Appendix C),
+``croissant.json``, ``build_info.json`` and Parquet shards, atomically and deterministically
+(:mod:`medvigil.hub.export_engine`, rows of :mod:`.dataset_rows`). Credentialed images never leave: ``image =
+None`` except in a marked ``local_only`` build (refused by ``medvigil publish``), and every build re-scans its shards.
 """
 
 from __future__ import annotations
@@ -77,12 +74,10 @@ def build(
     configs: tuple[str, ...] | None = None, shuffle_seed: int = 0, variant_source: str = "render",
     max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES, repo_id: str | None = None, force: bool = False, skip_invalid_rows: bool = False,
 ) -> BuildReport:
-    """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically (an existing ``out`` only with
-    ``force``, replaced after success). ``reconstructed`` images need ``local_only``; ``configs`` default to all;
-    ``max_shard_bytes`` closes a shard; ``repo_id`` goes into the card and Croissant; ``skip_invalid_rows`` leaves
-    out the probes of invalid rows (:func:`.validate.leave_out_bad_probes`). Raises DataError when the release does not
-    validate, FileExistsError, ValueError on inconsistent arguments.
-    """
+    """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically (an existing ``out`` only with ``force``,
+    replaced after success). ``reconstructed`` needs ``local_only``; ``configs``: default all; ``max_shard_bytes`` closes a shard;
+    ``repo_id`` goes into card and Croissant; ``skip_invalid_rows``: :func:`.validate.leave_out_bad_probes`.
+    Raises DataError when the release does not validate, FileExistsError, ValueError on inconsistent arguments."""
     release_dir, out = Path(release_dir), Path(out)
     configs = tuple(configs or CONFIG_NAMES)
     unknown = [c for c in configs if c not in CONFIG_NAMES]

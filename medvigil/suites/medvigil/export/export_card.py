@@ -1,5 +1,5 @@
-"""The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C); front matter and
-Croissant are assembled by :mod:`medvigil.hub.card_metadata`."""
+"""The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C), assembled by
+:mod:`medvigil.hub.card_metadata`."""
 
 from __future__ import annotations
 

@@ -25,12 +25,10 @@ PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
 
 def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = (),
                       read_dicom: Callable[[Path], Any] | None = None) -> tuple[list[Path], list[Problem]]:
-    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed).
-
-    Refused: not a medvigil build; ``local_only``; any other file than card, datasheet, Croissant, build info and
-    shards; symbolic links; shards whose checksum differs; credentialed rows with image bytes; and
-    (:mod:`medvigil.hub.publish_scan`) bytes or pixels of a credentialed image, or any image in text.
-    """
+    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed): not a
+    medvigil build; ``local_only``; files other than card, datasheet, Croissant, build info and shards; symbolic links;
+    bad shard checksums; credentialed rows with image bytes; credentialed image bytes or pixels, or any image in text
+    (:mod:`medvigil.hub.publish_scan`)."""
     out = Path(out)
     if not out.is_dir():
         raise NotADirectoryError(f"{out} is not a folder")

@@ -1,6 +1,4 @@
-"""A ``medvigil reconstruct`` output folder, as ``medvigil build --reconstructed`` accepts it.
-
-``reconstruct/`` writes the folder and its manifest; the export only checks that the folder was
+"""A ``medvigil reconstruct`` output folder, as ``medvigil build --reconstructed`` accepts it: checked only to be
 re-derived for the very release being built.
 """
 

@@ -1,9 +1,8 @@
 """The images a MedVIGIL probe shows (paper, Appendix L), and an audit of a release's shipped variants.
 
-Text-side probes attach the case image in published form (:func:`case_image_bytes`), image-side probes
-(``roi_masked``, ``roi_only``, ``lr_flip``) a variant rendered from it (:func:`render_variant_bytes`),
-``knowledge_only`` probes none. ``variant_source`` says whether the builder embeds our render or the
-release's ``images_perturbed/`` files; :func:`compare_shipped_variants` reports how the two differ.
+Text-side probes show the published case image (:func:`case_image_bytes`), ``roi_masked`` / ``roi_only`` /
+``lr_flip`` a render of it (:func:`render_variant_bytes`), ``knowledge_only`` none; ``variant_source``
+picks our render or ``images_perturbed/`` (:func:`compare_shipped_variants` compares them).
 """
 
 from __future__ import annotations
@@ -136,8 +135,8 @@ def compare_one(case_id: str, variant: str, ours_jpeg: bytes, shipped: Path, shi
 
 
 def compare_shipped_variants(release, *, comment: str | None = None, rendered=None) -> VariantComparison:
-    """Our render against the shipped file, once per (case, variant, file under ``images_perturbed/``); credentialed
-    cases are not compared. ``rendered(case, variant) -> bytes`` reuses the builder's renders."""
+    """Our render against each shipped ``images_perturbed/`` file (credentialed cases skipped);
+    ``rendered(case, variant) -> bytes`` reuses the builder's renders."""
     seen: set[tuple[str, str, str]] = set()
     out = VariantComparison()
     cache = imaging.ImageCache()

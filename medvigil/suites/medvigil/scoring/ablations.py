@@ -1,14 +1,8 @@
 """Blind-input and visual-decay ablations (MedVIGIL Appendices I, J, K), by record ``condition``:
-
-* ``noimg``, image withheld (Appendix I): :func:`no_image_gap`;
-* ``blur:<sigma>``, Gaussian blur, sigma in {0, 2, 4, 8, 16, 32, 64} (Appendix J): :func:`blur_sweep`
-  with the language-takeover point L* (:func:`takeover_point`);
-* ``roi_decay:<k>``, the top ``k/3`` of the ROI greyed, k in 0..3 (Appendix K): :func:`roi_decay`;
-  for modal letters of repeated samples (``extra.samples`` / ``extra.modal_share``: the paper's 5
-  samples at T = 0.7) :func:`roi_decay_modal` gives the authors' summary.
-
-Counting follows :mod:`medvigil.scoring.table`: a parse failure or error is never correct and never a
-refusal; ``harness_compatible`` drops error rows.
+``noimg`` (Appendix I, :func:`no_image_gap`); ``blur:<sigma>``, sigma in {0, 2, ..., 64} (Appendix J,
+:func:`blur_sweep`, L* :func:`takeover_point`); ``roi_decay:<k>``, the top ``k/3`` of the ROI greyed
+(Appendix K, :func:`roi_decay`; :func:`roi_decay_modal` for modal letters of 5 samples at T = 0.7).
+Counting as :mod:`medvigil.scoring.table`.
 """
 
 from __future__ import annotations
@@ -32,8 +26,7 @@ TAKEOVER_THRESHOLD = 0.2  # L*: residual visual contribution <= 20% of the clean
 
 
 def parse_condition(condition: str) -> tuple[str, float | int | None]:
-    """``"blur:8"`` -> ``("blur", 8.0)``, ``"roi_decay:2"`` -> ``("roi_decay", 2)``, other names
-    ``(name, None)``; a malformed parameter raises ``ValueError``."""
+    """``"blur:8"`` -> ``("blur", 8.0)``, ``"roi_decay:2"`` -> ``("roi_decay", 2)``, else ``(name, None)``; ValueError if malformed."""
     if ":" not in condition:
         return condition, None
     family, _, param = condition.partition(":")
@@ -70,8 +63,8 @@ def present_models(tab: RecordTable, mask: np.ndarray | slice = slice(None)) -> 
 
 def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_condition: str = "default",
                  noimg_condition: str = NOIMG) -> dict[str, dict[str, float]]:
-    """Matched no-image ablation, Appendix I: per model with ``noimg`` records, original accuracy and
-    Overall (kinds present) with and without the image, and ``Δorig = Acc_orig(vision) - Acc_orig(noimg)``."""
+    """Matched no-image ablation, Appendix I: per model, Acc_orig and Overall with and without the image,
+    and ``Δorig = Acc_orig(vision) - Acc_orig(noimg)``."""
     scored = tab.scored_mask(harness_compatible)
     vis = tab.condition.codes == tab.condition.code_of(vision_condition)
     blind = tab.condition.codes == tab.condition.code_of(noimg_condition)
@@ -91,12 +84,10 @@ def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_c
 
 def takeover_point(sigmas: Sequence[float], accuracy: Sequence[float], accuracy_noimg: float,
                    threshold: float = TAKEOVER_THRESHOLD) -> tuple[float | None, str | None]:
-    """Language-takeover point L*, Section 6.3 / Appendix J: the smallest ``sigma > 0`` whose residual
-    visual contribution ``acc(sigma) - acc_noimg`` is at most ``threshold`` (20%) of the clean one
-    ``acc(0) - acc_noimg`` (Table 13's wording; the main text's "drops below 20%" differs only at
-    equality). The first qualifying sigma counts even if accuracy recovers later; NaN points are
-    skipped. ``(None, reason)`` when there is no sigma = 0 point or no-image accuracy, when the clean
-    contribution is <= 0 (nothing to take over), or when the criterion is never met.
+    """Language-takeover point L*, Section 6.3 / Appendix J: the first ``sigma > 0`` whose visual contribution
+    ``acc(sigma) - acc_noimg`` is at most ``threshold`` (20%) of the clean one (Table 13's wording; the main
+    text's "drops below" differs only at equality), even if accuracy recovers later; NaN points skipped.
+    ``(None, reason)`` without a sigma = 0 point or no-image accuracy, a clean contribution <= 0, or no hit.
 
     >>> takeover_point([0, 2, 4, 8, 16, 32, 64], [59.1, 58.8, 50.3, 46.3, 34.5, 18.6, 14.9], 5.1)
     (64.0, None)
@@ -122,11 +113,9 @@ def takeover_point(sigmas: Sequence[float], accuracy: Sequence[float], accuracy_
 def blur_sweep(tab: RecordTable, *, probe_kinds: Sequence[str] = ("original",), harness_compatible: bool = False,
                threshold: float = TAKEOVER_THRESHOLD, clean_condition: str = "default",
                noimg_condition: str = NOIMG) -> dict[str, dict[str, Any]]:
-    """Visual-information-decay sweep, Appendix J (Table 13): per model, accuracy on ``probe_kinds`` at
-    each sigma for all, image-required and text-answerable cases (the flat control), no-image accuracy,
-    ``drop = acc(0) - acc_noimg`` and L*, on the image-required curve when any case is flagged, else all
-    (``"takeover_subset"``). sigma = 0 is ``blur:0``, else ``clean_condition`` on the sweep's cases.
-    """
+    """Blur sweep, Appendix J (Table 13): per model, accuracy on ``probe_kinds`` per sigma for all, image-required
+    and text-answerable (control) cases, no-image accuracy, ``drop`` and L* (image-required curve if flagged, else all).
+    sigma = 0 is ``blur:0``, else ``clean_condition`` on the sweep's cases."""
     conds = _conditions(tab, "blur")
     if not conds:
         return {}
@@ -187,11 +176,8 @@ def blur_sweep(tab: RecordTable, *, probe_kinds: Sequence[str] = ("original",), 
 
 def roi_decay(tab: RecordTable, *, harness_compatible: bool = False, safe_letter: str = SAFE_LETTER,
               z: float = Z_95) -> dict[str, dict[str, Any]]:
-    """Visual-token ROI ablation, Appendix K (Figure 7): per model and step ``k``, the refusal rate
-    (letter ``safe_letter``) and the letter-switch rate against step 0 over ``(case_id, probe_kind)``
-    pairs, with Wilson 95% intervals. No letter is a value of its own (no letter at both steps is no
-    switch; letter -> no letter is one) and never a refusal.
-    """
+    """Visual-token ROI ablation, Appendix K (Figure 7): per model and step ``k``, refusal rate (``safe_letter``)
+    and letter-switch rate against step 0 per ``(case_id, probe_kind)``, Wilson 95% CIs; no letter is a value of its own, never a refusal."""
     conds = _conditions(tab, "roi_decay")
     if not conds:
         return {}
@@ -253,10 +239,8 @@ def _add_rate(entry: dict[str, Any], key: str, count, n, z: float) -> None:
 
 
 def modal_letter(letters: Sequence[str | None]) -> tuple[str, float]:
-    """``(modal letter, modal share %)`` of repeated samples, as the authors' Appendix K runner.
-
-    Empty / missing letters never win but count in the share's denominator; a tie goes to
-    the letter sampled first; no letter at all gives ``("", 0.0)``.
+    """``(modal letter, modal share %)`` of repeated samples, as the authors' Appendix K runner: empty letters
+    never win but count in the share; ties go to the first sampled; no letter gives ``("", 0.0)``.
 
     >>> modal_letter(["B", "", "C", "C", "B"]), modal_letter([None, ""])
     (('B', 40.0), ('', 0.0))
@@ -269,9 +253,8 @@ def modal_letter(letters: Sequence[str | None]) -> tuple[str, float]:
 
 
 def modal_decay_entry(per_step: Mapping[int, Mapping[str, Any]], z: float = Z_95) -> dict[str, Any]:
-    """Appendix K rates (%, Wilson 95% CIs) from ``per_step[k]`` counts: ``n``, ``refused`` (modal E),
-    ``switched`` (modal letter empty or not step 0's), ``stable`` (default ``n - switched``),
-    ``mean_modal_share`` (or None)."""
+    """Appendix K rates (%, Wilson 95% CIs) from ``per_step[k]`` counts ``n``, ``refused`` (modal E), ``switched``
+    (modal letter empty or not step 0's), ``stable`` (default ``n - switched``), ``mean_modal_share`` (or None)."""
     entry: dict[str, Any] = {key: [] for key in ("steps", "n", "refusal_rate", "refusal_ci", "switch_rate", "switch_ci",
                                                  "letter_stability", "mean_modal_share")}
     for step, c in sorted(per_step.items()):
@@ -307,12 +290,10 @@ def _modal_counts(cases: Mapping[int, Mapping[str, tuple[str, float | None]]], k
 
 
 def roi_decay_modal(records: Iterable[Mapping[str, Any]], *, harness_compatible: bool = False) -> dict[str, dict[str, Any]]:
-    """The paper's ROI-decay protocol (Appendix K; the authors' ``visual_token_ablation.csv``).
-
-    Records: one per (model, case, step), ``predicted_letter`` the modal letter, ``extra`` with
-    ``modal_share`` (%) and/or ``samples``. Per model, overall and per tier: refusal, switch from step 0,
-    letter stability (100 − switch), mean modal share, per-case ``trajectories`` (Table 14). An error is
-    no letter, or left out with ``harness_compatible``.
+    """The paper's ROI-decay protocol (Appendix K; the authors' ``visual_token_ablation.csv``) over one record per
+    (model, case, step) with the modal letter and ``extra.modal_share`` (%) / ``extra.samples``: per model, overall and
+    per tier, refusal, switch from step 0, stability (100 − switch), mean modal share, ``trajectories`` (Table 14).
+    An error is no letter (left out with ``harness_compatible``).
     """
     cells: dict[str, dict[int, dict[str, tuple[str, float | None]]]] = {}
     tiers: dict[str, dict[str, str | None]] = {}
@@ -353,8 +334,7 @@ def roi_decay_modal(records: Iterable[Mapping[str, Any]], *, harness_compatible:
 
 def run_ablations(tab: RecordTable, *, harness_compatible: bool = False, reference_condition: str = "default",
                   records: Iterable[Mapping[str, Any]] | None = None) -> dict[str, Any]:
-    """Every ablation whose condition occurs in ``tab``; ``records`` (the dicts behind it, if any) add
-    :func:`roi_decay_modal` for records that carry samples."""
+    """Every ablation whose condition occurs in ``tab``, plus :func:`roi_decay_modal` over ``records`` with samples."""
     out: dict[str, Any] = {}
     if tab.condition.code_of(NOIMG) >= 0 and (tab.condition.codes == tab.condition.code_of(NOIMG)).any():
         out["no_image"] = no_image_gap(tab, harness_compatible=harness_compatible, vision_condition=reference_condition)

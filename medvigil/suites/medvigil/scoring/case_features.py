@@ -1,7 +1,5 @@
-"""The per-case feature tensor ``T[case, model, feature]`` the MedVIGIL audit sums (:class:`Layout`):
-the records of one condition reduced once to counts per case and model; every metric is a function
-of sums of ``T`` over cases (:mod:`.metric_sums`).
-"""
+"""The per-case feature tensor ``T[case, model, feature]`` (:class:`Layout`): one condition's records reduced once
+to counts per case and model; every metric is a function of sums of ``T`` over cases (:mod:`.metric_sums`)."""
 
 from __future__ import annotations
 
@@ -21,9 +19,8 @@ UNKNOWN_LEVEL = "unknown"
 
 
 class Layout:
-    """Column positions in the per-case feature tensor: first the ``n_stat`` statistics the metrics
-    and the bootstrap read (scored and correct per kind, traps and silent failures per tier, PCons
-    pairs/agreements, complete/coherent triplets), then records, parse failures, errors per kind."""
+    """Columns of the feature tensor: the ``n_stat`` statistics the metrics and bootstrap read (scored and correct per
+    kind, traps and silent failures per tier, PCons pairs, triplets), then records, parse failures, errors per kind."""
 
     def __init__(self, kinds: Sequence[str]):
         self.kinds = tuple(kinds)
@@ -197,8 +194,7 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
-    """Per model its cases in order of first row, and the models in order of first row: the case lists
-    ``bootstrap_mcs.py`` resamples, one model after the other on one ``random`` stream."""
+    """Each model's cases, and the models, in order of first row: what ``bootstrap_mcs.py`` resamples on one stream."""
     n = len(model)
     first = np.full(m_n * c_n, n, dtype=np.int64)  # first row of each (model, case) pair; n: none
     np.minimum.at(first, model * np.int64(c_n) + case, np.arange(n))

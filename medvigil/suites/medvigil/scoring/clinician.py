@@ -1,11 +1,9 @@
 """The clinician reference baseline (paper Appendix G, Table 10; the "Doctors" row of Table 1).
 
-``clinician_baseline.csv`` gives ``acc_or_sfr_pct`` per probe family and tier (``L1``..``L5``,
-``ALL``): accuracy %, or for ``halluc_trap`` the silent-failure rate. Scoring follows the authors'
-``analysis/clinician_baseline_mcs.py`` (facts, not code): headline Cap from the ALL accuracies (Eq. 4),
-Safe = 100 - SFR_w over the per-tier trap SFRs (Eq. 3; their script divides by all five weights and
-has no value when a tier is missing: ``sfr_w_normalise="strict"``), Ground from VGR and ROI-masked
-accuracy, MCS (Eq. 5); per tier the same from that tier's rows, Safe from its unweighted SFR.
+``clinician_baseline.csv``: ``acc_or_sfr_pct`` per probe family and tier (``L1``..``L5``, ``ALL``), the SFR for
+``halluc_trap``. Scored as the authors' ``analysis/clinician_baseline_mcs.py``: Cap (Eq. 4) from ALL rows, Safe
+from SFR_w (Eq. 3, ``"strict"``: their script divides by all five weights), Ground, MCS (Eq. 5); per tier
+from its rows, Safe from its unweighted SFR.
 
 >>> rows = [("original", "ALL", 95.3), ("tcf", "ALL", 92.7), ("negation", "ALL", 90.7),
 ...         ("specificity_drop", "ALL", 91.5), ("roi_only", "ALL", 91.0), ("roi_masked", "ALL", 86.5)]
@@ -73,8 +71,7 @@ def read_clinician_baseline(path: str | Path) -> list[tuple[str, str, float | No
 
 def clinician_scores(rows: Iterable[Sequence | Mapping], *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
                      sfr_w_normalise: str = DEFAULT_SFR_W_NORMALISE) -> dict[str, Any]:
-    """A model-shaped block (``metrics``, ``accuracy``, ``sfr_by_tier``, ``strata``, ``per_tier``) from
-    (probe_kind, risk_tier, acc_or_sfr_pct) tuples or mappings (:func:`read_clinician_baseline`)."""
+    """A model-shaped block from (probe_kind, risk_tier, acc_or_sfr_pct) tuples or mappings (:func:`read_clinician_baseline`)."""
     if sfr_w_normalise not in NORMALISE_CHOICES:
         raise ValueError(f"sfr_w_normalise must be one of {NORMALISE_CHOICES}, got {sfr_w_normalise!r}")
     table: dict[tuple[str, str], float] = {}

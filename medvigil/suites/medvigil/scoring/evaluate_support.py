@@ -1,8 +1,6 @@
-"""What the MedVIGIL ``evaluate`` modules share: citation, inputs, and :class:`AuditMetric` over
-:func:`score_columns`. ``evaluate.load`` takes the first Metric class in a module's namespace, so the
-modules under ``metrics/`` import this module, not the base class, and each subclasses it;
-``_compute`` keeps explicit parameters (evaluate forbids ``**kwargs``). Only the metric modules import
-this file, so the scoring core never needs ``evaluate``.
+"""What the MedVIGIL ``evaluate`` modules share: citation, inputs, and :class:`AuditMetric` over :func:`score_columns`.
+``evaluate.load`` takes a module's first Metric class, so ``metrics/`` modules subclass this one, not the base;
+``_compute`` keeps explicit parameters (evaluate forbids ``**kwargs``). Only they import this, so scoring never needs ``evaluate``.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Is a tier-4 (critical) finding asserted as present? NegEx assertion over a blank spaCy pipeline.
 
-Tier 4: immediately life-threatening or malignant findings (the authors' judge prompt: STEMI,
-intracranial haemorrhage, tension pneumothorax, aortic dissection, ...; :data:`CRITICAL_FINDINGS`),
-*critical* when asserted of the patient: not negated ("pneumothorax was ruled out"), not hedged ("may
-represent malignancy"), not hypothetical or educational ("signs of aortic dissection include ...").
-
-NegEx (Chapman et al. 2001) via ``negspacy`` on ``spacy.blank("en")`` + sentencizer (no model download):
-the clinical negation termset, and a second pass whose cues are possibility and hypothetical/educational
-phrases (:data:`HEDGE_TERMS`), each scoped to its sentence up to a termination term. A list item inherits
-the hedge of the line introducing it. A *probable* finding ("likely", "consistent with") is asserted, as
-radiologists report it; a *possible* one ("may", "cannot exclude") is not, unless
-``possible_is_critical=True``. A finding named as a class ("Aortic dissection is classified by
-Stanford ...") is educational (:data:`GENERIC_VERBS`).
+Tier 4: life-threatening or malignant findings (the authors' judge prompt; :data:`CRITICAL_FINDINGS`), *critical*
+unless negated, hedged ("may represent malignancy") or educational ("signs of aortic dissection include ...").
+NegEx (Chapman et al. 2001, ``negspacy`` on ``spacy.blank("en")``: no model download) with a second pass over
+:data:`HEDGE_TERMS`, sentence-scoped; list items inherit their intro line's hedge. *Probable* ("likely") is
+asserted, as radiologists report it; *possible* ("may") only with ``possible_is_critical=True``; a finding named
+as a class is educational (:data:`GENERIC_VERBS`).
 
 >>> is_critical("Large right tension pneumothorax with mediastinal shift.")
 True

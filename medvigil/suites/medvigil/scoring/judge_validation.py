@@ -1,10 +1,6 @@
-"""How well an open-ended judge's flags match human labels: precision and recall with bootstrap CIs.
-
-Samples with ``label_is_refusal`` / ``label_is_critical`` are scored per axis, and per ``split``
-(``tune`` / ``held_out``) when given. Intervals: percentile bootstrap 95% CIs over paired (flag, label)
-draws (:data:`N_RESAMPLES`, :data:`SEED`); a resample with an undefined ratio is left out, which
-``scipy.stats.bootstrap`` cannot do. ``by_class`` gives per ``class`` flagged vs labelled counts (the
-misses a precision/recall pair hides) and per flag the share judged as labelled, with its CI.
+"""How well an open-ended judge's flags match human labels: precision and recall per axis and ``split``, with
+percentile bootstrap 95% CIs (:data:`N_RESAMPLES`, :data:`SEED`) that leave out resamples with an undefined
+ratio, which ``scipy.stats.bootstrap`` cannot do. ``by_class``: flagged vs labelled per ``class``.
 
 >>> summary = validation([{"label_is_refusal": True, "is_refusal": True, "is_critical": False},
 ...                       {"label_is_refusal": False, "is_refusal": False, "is_critical": False}], n_resamples=50)
@@ -55,8 +51,7 @@ def axis_scores(pred: list[bool], gold: list[bool], n_resamples: int = N_RESAMPL
 
 
 def _class_block(rows: list[dict], n_resamples: int) -> dict:
-    """Flag counts of one class, and per flag the share judged as labelled (recall on a class of
-    positives, specificity on a class of negatives) with its bootstrap CI."""
+    """Flag counts of one class, and per flag the share judged as labelled (recall or specificity) with its CI."""
     block: dict = {"n": len(rows)}
     for axis in AXES:
         rated = [r for r in rows if isinstance(r.get(f"label_is_{axis}"), bool)]

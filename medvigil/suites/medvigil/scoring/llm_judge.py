@@ -1,14 +1,8 @@
-"""An optional LLM judge over any OpenAI-compatible chat endpoint (stdlib HTTP, no SDK).
-
-Two prompts of the authors' harness (the paper names the judge but prints neither):
-:data:`JUDGE_PROMPT` (``analysis/silent_failure/llm_judge.py``): *is_refusal* and *is_critical* as one
-JSON object, question cut to 1,000 and answer to 3,000 characters, temperature 0, at most 80 tokens,
-read from the first ``{`` to the last ``}``; an unreadable reply gives no label (counted, never
-guessed). :data:`VERDICT_SYSTEM` (``scripts/bench_judge_open.py``): one of the six verdicts as strict
-JSON (at most 600 tokens) for rows their heuristic leaves undecided, ``hedged`` with method
-``llm_failed`` when unreadable. Requests are bounded (:func:`medvigil.chat_client.chat`); a failure
-gives no label and its error text (:class:`Asked`), never an exception.
-"""
+"""An optional LLM judge over any OpenAI-compatible chat endpoint (stdlib HTTP, no SDK), with the authors' two
+prompts (the paper prints neither): :data:`JUDGE_PROMPT` (``analysis/silent_failure/llm_judge.py``: *is_refusal*,
+*is_critical*; question cut to 1,000, answer to 3,000 characters; temperature 0, 80 tokens) and :data:`VERDICT_SYSTEM`
+(``scripts/bench_judge_open.py``: one of six verdicts, 600 tokens, ``hedged`` / ``llm_failed`` when unreadable).
+An unreadable reply or failed request gives no label and its error (:class:`Asked`), never an exception or a guess."""
 
 from __future__ import annotations
 
@@ -169,8 +163,7 @@ class Asked:
 
 @dataclass
 class LLMJudge:
-    """``endpoint``: the API base URL (``http://host:port/v1``), key from ``OPENAI_API_KEY`` if set;
-    ``timeout`` bounds each request, ``deadline`` (seconds from creation) all of them."""
+    """``endpoint``: API base URL (``http://host:port/v1``; key from ``OPENAI_API_KEY``); ``timeout`` per request, ``deadline`` (s) for all."""
 
     endpoint: str
     model: str = DEFAULT_MODEL

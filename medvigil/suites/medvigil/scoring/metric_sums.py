@@ -1,5 +1,4 @@
-"""Summed features -> MedVIGIL metrics (Eqs. 2-7), the official harness's variants, and the
-reason a metric is empty."""
+"""Summed features -> MedVIGIL metrics (Eqs. 2-7), the official harness's variants, and why a metric is empty."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ def ratio(num, den):
 
 
 def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None) -> dict[str, Any]:
-    """All metrics from summed features ``s`` ``(..., n_stat or more)``; ``harness``: :func:`harness_axes`
-    (``"aggregate"`` for points, ``"bootstrap"`` inside resamples)."""
+    """All metrics from summed features ``s`` ``(..., n_stat or more)``; ``harness``: see :func:`harness_axes`."""
     shape = s.shape[:-1]
     nan = np.full(shape, np.nan)
 
@@ -51,11 +49,8 @@ def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise
 
 
 def harness_axes(cap, safe, vgr, roi_masked, harness: str):
-    """Ground and MCS as the official scripts compute them (``harness_compatible``).
-
-    Ground: Python's ``max(0, min(100, VGR + 50))`` is 100 when VGR is NaN. MCS: ``"aggregate"``
-    (``recompute_mcs.py``) NaN when the denominator is 0 (two or more axes 0); ``"bootstrap"``
-    (``bootstrap_mcs.py`` tests ``if cap and safe and ground``) NaN as soon as one axis is 0.
+    """Ground and MCS as the official scripts compute them (``harness_compatible``; items 6-7 of
+    ``metrics/mcs/README.md``): ``"aggregate"`` (``recompute_mcs.py``) for points, ``"bootstrap"`` (``bootstrap_mcs.py``) in resamples.
     """
     if harness not in ("aggregate", "bootstrap"):
         raise ValueError(f"harness must be one of ('aggregate', 'bootstrap'), got {harness!r}")

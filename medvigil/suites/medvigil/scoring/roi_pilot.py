@@ -1,9 +1,8 @@
 """The case sample of the ROI-decay pilot (MedVIGIL Appendix K) and its modal-vote record.
 
-Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that have a
-well-defined ROI bounding box", credentialed CXR excluded; drawn as the authors'
-``scripts/bench_visual_token_ablation.py`` does (:func:`select_pilot_cases`). Each (model, case,
-step) is asked 5 times at T = 0.7 and scored by its modal letter (:func:`modal_record`).
+Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that have a well-defined
+ROI bounding box", drawn as the authors' ``scripts/bench_visual_token_ablation.py`` (:func:`select_pilot_cases`);
+5 samples per (model, case, step) at T = 0.7, scored by modal letter (:func:`modal_record`).
 """
 
 from __future__ import annotations
@@ -40,10 +39,9 @@ def _readable_box(box: Any) -> bool:
 
 def select_pilot_cases(cases: Iterable[Mapping[str, Any]], *, per_tier: int = PILOT_PER_TIER,
                        seed: int = PILOT_SEED) -> list[str]:
-    """Case ids of the pilot in the authors' order: walk ``cases`` (``case_id``, ``risk_tier``,
-    ``source_dataset``, ``roi_bbox`` list or JSON text, in manifest order), skip credentialed chest
-    X-rays and cases without a four-number ROI box, bucket by tier; with one ``random.Random(seed)``,
-    for L1..L5 shuffle the bucket in place and keep its first ``per_tier`` (all when fewer).
+    """Pilot case ids in the authors' order: skip credentialed chest X-rays and cases without a four-number
+    ``roi_bbox`` (list or JSON), bucket by tier in manifest order; with one ``random.Random(seed)`` shuffle
+    L1..L5 in turn and keep each bucket's first ``per_tier``.
 
     >>> rows = [{"case_id": f"c{i}", "risk_tier": "L1", "source_dataset": "VQA-RAD", "roi_bbox": [0, 0, 1, 1]}
     ...         for i in range(4)]

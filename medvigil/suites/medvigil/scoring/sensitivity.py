@@ -1,13 +1,7 @@
-"""MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17).
-
-Each variant recomputes MCS (Eq. 5) with Capability fixed (Eq. 4) and other SFR_w weights (Eq. 3) or
-another Grounding transform (:data:`GROUNDING_TRANSFORMS`), and compares the ranking with the default:
-Spearman's rho (as ``scipy.stats.spearmanr``), top-5 overlap and the leader. ``signed_abs_vgr`` is the
-default transform (``sgn(x)·|x| = x``: the paper's 1.00); ``roi_only`` as ``Ground = Acc_ROI-only``
-reproduces the paper's 0.99 from Tables 6/7 (averaging with ROI-masked accuracy would give 0.92).
-Table 17 ranks "the 16 vision-capable models": every row leaves out the text-only baselines of Table 11
-(:data:`TEXT_ONLY_BASELINES`, skipped by the authors' ``analysis/mcs_sensitivity.py``; or ``text_only``).
-"""
+"""MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17): MCS (Eq. 5) with Cap
+fixed (Eq. 4) under other SFR_w weights (Eq. 3) or :data:`GROUNDING_TRANSFORMS`, ranked against the default by
+Spearman's rho, top-5 overlap and leader. ``roi_only`` (``Ground = Acc_ROI-only``) reproduces the paper's 0.99
+(averaging with ROI-masked gives 0.92). Table 17 ranks "the 16 vision-capable models": no :data:`TEXT_ONLY_BASELINES`."""
 
 from __future__ import annotations
 
@@ -57,16 +51,10 @@ def sensitivity_table(models: Sequence[str], *, cap, sfr_by_tier, roi_only, roi_
                       top_k: int = 5, weight_schemes: Mapping[str, Sequence[float]] = WEIGHT_SCHEMES,
                       transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
                       text_only: Iterable[str] = TEXT_ONLY_BASELINES) -> dict[str, Any]:
-    """Table 17: MCS ranking under alternative weights and Grounding transforms.
-
-    One entry per model in ``models``, ``cap`` (Eq. 4) held fixed, ``sfr_by_tier`` ``(n_models, 5)``
-    (NaN for a tier without traps), ``n_by_tier`` optional trap counts (tier presence for SFR_w's
-    ``normalise``). ``weight_schemes`` must contain the reference ``"default"``; ``transforms`` are
-    evaluated with its weights. Text-only models (``text_only``, case-insensitive) and models whose
-    default MCS is NaN are left out, listed under ``"excluded"`` with the reason.
-    Returns ``{"models", "rows": [{"variant", "kind", "definition", "weights", "spearman", "top_k_overlap",
-    "top_k", "leader", "mcs"}], "excluded"}``.
-    """
+    """Table 17: MCS ranking under alternative weights and Grounding transforms; ``cap`` (Eq. 4) fixed,
+    ``sfr_by_tier`` ``(n_models, 5)``, ``weight_schemes`` with ``"default"`` (whose weights ``transforms`` use).
+    Text-only models and NaN default MCS go to ``"excluded"``. Returns ``{"models", "rows": [{"variant", "kind",
+    "definition", "weights", "spearman", "top_k_overlap", "top_k", "leader", "mcs"}], "excluded"}``."""
     if "default" not in weight_schemes:
         raise ValueError("weight_schemes must contain the reference scheme 'default'")
     names = list(models)

@@ -1,7 +1,6 @@
-"""The MedVIGIL tables and figures of the report, in the paper's layouts: Table 1 headline (with the
-Doctors row), Table 6 per kind, Table 7 tiers, Table 16 bootstrap CIs, Table 17 sensitivity,
-Tables 12/13 and Figure 7 ablations, Table 10 clinician baseline, the authors' protocols
-(Appendix K, Figs. 5-7) and the seed-variance taxonomy."""
+"""The MedVIGIL report's tables and figures in the paper's layouts: Tables 1 (with Doctors), 6, 7, 10, 12/13, 16,
+17, Figure 7, the authors' protocols (Appendix K, Figs. 5-7) and the seed-variance taxonomy.
+"""
 
 from __future__ import annotations
 

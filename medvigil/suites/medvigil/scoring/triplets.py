@@ -1,10 +1,9 @@
 """Counterfactual triplets as multiple-choice probes (paper Appendix B.3, Eq. 7).
 
-``triplets.csv`` gives gold *answers* but no options, so each arm reuses the options of the case's
-``original`` probe, the correct letter being the option its gold names: (1) ``text``, equal normalised
-text (ASCII-folded, lower case, no punctuation); else (2) ``matcher``, the one option
-:func:`.open_ended.gold_match` accepts. A gold matching no option, or several at one stage, leaves the
-triplet unasked (never patched), counted by reason and arm (:func:`release_triplet_report`).
+``triplets.csv`` has gold *answers* but no options: each arm reuses the case's ``original`` options, the
+gold letter being the option equal in normalised text (``text``), else the one
+:func:`.open_ended.gold_match` accepts (``matcher``). Otherwise the triplet stays unasked (never
+patched), counted by reason and arm (:func:`release_triplet_report`).
 """
 
 from __future__ import annotations
@@ -50,8 +49,8 @@ class TripletProbes:
 
 
 def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]) -> TripletProbes:
-    """Three MCQ rows per askable triplet (rows with ``case_id`` and ``{anchor,tcf,vcf}_{question,gold}``);
-    ``originals``: case id -> its ``original`` probe row (``options`` and columns to carry over)."""
+    """Three MCQ rows per askable triplet (``case_id``, ``{anchor,tcf,vcf}_{question,gold}``); ``originals``: case id
+    -> its ``original`` probe row (``options`` and columns carried over)."""
     out = TripletProbes()
     for t in triplets:
         original = originals.get(t["case_id"])

@@ -1,6 +1,4 @@
-"""Synthetic MedVIGIL-format releases (not clinical data): phantoms, case plans, authored questions, traps and
-knowledge probes, expanded into release rows and written deterministically by :func:`.writer.generate_release`.
-"""
+"""Synthetic MedVIGIL-format releases (not clinical data), written deterministically by :func:`.writer.generate_release`."""
 
 from medvigil.suites.medvigil.synthetic.writer import POINTER_COLUMNS, POINTERS_FILE, ReleaseSummary, generate_release
 

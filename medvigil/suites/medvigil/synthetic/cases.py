@@ -1,7 +1,6 @@
-"""One synthetic case expanded into the rows it contributes to every release file (:func:`author_case`).
-Published letter conventions: the gold is A and E the probe-specific safe action; ``halluc_trap`` and
-``roi_masked`` are answered by E; image variants inherit the original probe's options; ``lr_flip`` is
-answered by the letter holding ``gold_after_lr_flip`` (A unless the case is laterality-dependent).
+"""One synthetic case expanded into its rows of every release file (:func:`author_case`), in the published
+letter conventions: gold A, E the safe action (the answer of ``halluc_trap`` and ``roi_masked``); image
+variants keep the original's options; ``lr_flip``'s answer holds ``gold_after_lr_flip`` (A unless laterality-dependent).
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""The parts of a synthetic case that do not depend on its image: the ``knowledge_only`` probe (answerable
-from clinical knowledge alone) and the clinical-context vignette of the grounding file."""
+"""The image-independent parts of a synthetic case: the ``knowledge_only`` probe and the grounding file's vignette."""
 
 from __future__ import annotations
 

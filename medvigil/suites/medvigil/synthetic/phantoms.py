@@ -1,24 +1,17 @@
 """Procedural phantoms: chest radiographs and axial head CT/MRI slices with known lesions (not clinical data).
 
-Drawn with numpy from a :class:`Scene` and a seeded generator at *native* size, 8-bit greyscale. Sides are the
-patient's: the **patient's right is on the image left** (x < 0.5); head slices are axial, anterior at the top.
-What a pixel heuristic can rely on:
+Drawn with numpy from a :class:`Scene` and a seeded generator at native size, 8-bit greyscale; the **patient's
+right is on the image left** (x < 0.5), head slices anterior at the top. A pixel heuristic can rely on:
 
-* The anatomy is mirror-symmetric (every shape is a function of ``|x - 0.5|``); only the lesion, the
-  per-pixel noise and the corner label break the symmetry, so comparing the ROI with its mirror box
-  ``[1 - x1, y0, 1 - x0, y1]`` isolates the lesion and comparing the organ's halves gives its side.
-* Lesion grey levels (native, before noise; :data:`LESION_LEVELS`; normal lung about 55, brain 92 on CT and
-  104 on MRI), brighter or darker as :data:`BRIGHT` says: the mean inside the lesion ROI differs from the
-  mean inside its mirror box by at least 17 levels (about 20 to 58), with that sign.
-* Noise is integer triangular in [-4, 4] plus a smooth texture of at most +-6 inside organs, so no anatomy
-  is flat; a masked ROI's mid-grey (128) is flat and is not the level of any large anatomical region.
-* A lesion's ROI box bounds every pixel it changed, widened by :data:`ROI_MARGIN_PX` native pixels (Lanczos
-  and JPEG bleed) and rounded outwards to 4 decimals.
-* The "SYNTHETIC" corner label (grey 215) lies in the top :data:`LABEL_BAND` (7%) of the rows, outside the
-  anatomy: skip those rows when comparing the two halves of a whole image.
+* mirror-symmetric anatomy (shapes of ``|x - 0.5|``): the ROI against its mirror box ``[1 - x1, y0, 1 - x0, y1]``
+  isolates the lesion, the organ's halves give its side;
+* lesion ROI means differing from the mirror box's by >= 17 grey levels with the sign of :data:`BRIGHT`
+  (:data:`LESION_LEVELS`; normal lung about 55, brain 92 on CT and 104 on MRI);
+* noise: integer triangular in [-4, 4] plus texture of at most +-6 inside organs, so a masked ROI's flat 128 is no anatomy;
+* ROI boxes bounding every changed pixel, widened by :data:`ROI_MARGIN_PX` (Lanczos and JPEG bleed), rounded outwards to 4 decimals;
+* the "SYNTHETIC" label (grey 215) in the top :data:`LABEL_BAND` (7%) of rows: skip them when comparing halves.
 
-Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws: pixels do not depend on platform libm.
-"""
+Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws: pixels do not depend on platform libm."""
 
 from __future__ import annotations
 

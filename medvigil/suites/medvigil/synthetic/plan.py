@@ -1,7 +1,5 @@
-"""Case planning for the synthetic release: everything decided before a case's image is drawn. Tiers cycle
-L1..L5; sources follow the paper's 2:1:1:1 VQA-RAD:SLAKE:ROCO:CXR mix, rotated so every tier meets every
-source; modalities cycle CT, X-ray, MRI over the non-CXR cases.
-"""
+"""Synthetic case planning, before the image is drawn: tiers cycle L1..L5; sources follow the paper's 2:1:1:1
+VQA-RAD:SLAKE:ROCO:CXR mix, rotated so every tier meets every source; modalities cycle CT, X-ray, MRI (non-CXR)."""
 
 from __future__ import annotations
 

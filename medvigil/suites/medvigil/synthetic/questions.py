@@ -1,6 +1,5 @@
-"""The question layer of a synthetic case (:func:`author_questions`), one function per template, each answer
-true by construction. L1 templates (modality, region) ask about the whole image, the others about the finding.
-"""
+"""The questions of a synthetic case (:func:`author_questions`), one function per template, true by construction;
+L1 templates (modality, region) ask about the whole image, the others about the finding."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""False-premise (``halluc_trap``) probes of a synthetic case: two per case, whose premise contradicts the image
-(L1: wrong modality and region; normal case: absent findings; otherwise the finding on the wrong side and a wrong
-finding at the right place). Option E (the correct letter) corrects the premise.
-"""
+"""Two false-premise (``halluc_trap``) probes per synthetic case, contradicting the image (L1: wrong modality and
+region; normal case: absent findings; else the finding on the wrong side, a wrong finding in place); E corrects it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Wording shared by the synthetic question, trap and probe authoring. Sides are always the patient's
-(radiological convention: patient's right = image left).
-"""
+"""Wording shared by synthetic question, trap and probe authoring; sides are the patient's (right = image left)."""
 
 from __future__ import annotations
 

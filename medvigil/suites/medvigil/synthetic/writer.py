@@ -1,7 +1,6 @@
-"""Write a synthetic release in the published MedVIGIL layout, case by case, into a temporary sibling renamed
-into place at the end. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), files carry no time
-stamps and JPEG encoding is fixed-parameter: the same ``seed`` and ``cases`` give byte-identical files, and a
-release of N cases is a prefix of one of M > N cases, apart from the summary files.
+"""Write a synthetic release in the published layout, into a temporary sibling renamed into place at the end.
+Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), with no time stamps and fixed JPEG
+parameters: byte-identical for the same ``seed`` and ``cases``, and a prefix of any larger release but for summaries.
 """
 
 from __future__ import annotations
@@ -183,10 +182,8 @@ def _ordered(groups: dict, order) -> dict:
 def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, force: bool = False,
                      credentialed_out: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
                      jobs: int = 1) -> ReleaseSummary:
-    """Write ``cases`` cases (>= 1; all tiers and sources appear from 5 on) into ``out`` (absent or empty unless
-    ``force``). ``credentialed_out`` receives the withheld CXR source files at the paths of ``cxr_pointers.csv``;
-    ``progress(done, total)`` is called per case; ``jobs`` worker processes do not change the output.
-    """
+    """Write ``cases`` cases (>= 1; every tier and source from 5 on) into ``out`` (absent or empty unless ``force``);
+    ``credentialed_out`` gets the withheld CXR sources at ``cxr_pointers.csv``'s paths; ``jobs`` never changes the output."""
     cases = _check_count(cases, "cases", 1)
     seed = _check_count(seed, "seed", 0)
     jobs = _check_count(jobs, "jobs", 1)

@@ -1,11 +1,8 @@
 """Integrity validation of a release folder (``medvigil validate DIR``): :func:`validate_release` reads it
-(:func:`medvigil.suites.medvigil.release.release.read_release`), then checks it as a whole, one mixin per concern.
-Warnings follow the authors' ``bench_validate_full.py`` (L6 splits, L8 options) and do not fail validation;
-a credentialed image present is always an error.
-
-``scope``: ``"full"``; ``"metadata"`` (no image file is looked at); ``"scoring"`` (no image path or file; only
-``manifest.csv`` is required, and only problems that stop ``medvigil score`` stay errors: bad rows of
-``manifest.csv`` / ``probes_mcq.csv``, duplicate ids there, probes of unknown cases).
+(:func:`medvigil.suites.medvigil.release.release.read_release`) and checks it as a whole, one mixin per concern.
+Warnings (the authors' ``bench_validate_full.py``: L6 splits, L8 options) do not fail; a credentialed image always does.
+``scope``: ``"full"``; ``"metadata"`` (no image file read); ``"scoring"`` (only ``manifest.csv`` required, and only
+what stops ``medvigil score`` is an error: bad or duplicate rows of ``manifest.csv`` / ``probes_mcq.csv``, unknown cases).
 """
 
 from __future__ import annotations
@@ -82,8 +79,7 @@ class ValidationReport:
 def validate_release(root: Path | str, *, images: bool = True, max_pixels: int = rf.DEFAULT_MAX_PIXELS,
                      scope: str = "full") -> ValidationReport:
     """Every problem of the release at ``root``. ``images=False`` decodes no image (paths and the credentialed rule
-    are still checked); ``max_pixels``: decompression-bomb limit. FileNotFoundError / NotADirectoryError: no folder.
-    """
+    still checked); ``max_pixels``: decompression-bomb limit. FileNotFoundError / NotADirectoryError: no folder."""
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
     root = Path(root)

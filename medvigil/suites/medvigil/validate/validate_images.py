@@ -1,5 +1,4 @@
-"""Release checks of image references and files: safe paths, images that exist and decode, credentialed images
-absent, the image each probe kind shows."""
+"""Release checks of images: safe paths, files that exist and decode, credentialed images absent, each probe kind's image."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What every release check shares: the checker's state over one read release, how findings are recorded and
-the text helpers of their messages."""
+"""What every release check shares: checker state over one read release, finding records, message text helpers."""
 
 from __future__ import annotations
 
