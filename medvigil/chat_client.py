@@ -5,8 +5,6 @@ with doubling backoff on timeouts, connection errors, HTTP 429 and 5xx); any fai
 reply, is an :class:`EndpointError`, never a traceback.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import time

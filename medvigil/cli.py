@@ -4,8 +4,6 @@ Each ``medvigil.commands.<name>`` (dashes as underscores) provides ``add_parser(
 ``run(args) -> int``; ``medvigil COMMAND ...`` imports that command's module alone.
 """
 
-from __future__ import annotations
-
 import argparse
 import contextlib
 import importlib

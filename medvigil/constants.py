@@ -4,8 +4,6 @@ accepted spellings (paper Tables 5-6, Eq. 3, Appendix L; spec: docs/medvigil-rel
 shared rooms and the suites (``release_format`` re-exports them beside the release's own layout).
 """
 
-from __future__ import annotations
-
 import functools
 
 LETTERS = ("A", "B", "C", "D", "E")

@@ -4,8 +4,6 @@
 (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``). A missing folder raises an error that says what to run.
 """
 
-from __future__ import annotations
-
 import os
 import re
 from pathlib import Path

@@ -2,8 +2,6 @@
 :class:`DataError` naming the file, the row (1-based data row, header excluded; ``None`` for whole-file
 problems) and the field, so a user can go straight to the offending cell."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 

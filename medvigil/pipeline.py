@@ -4,8 +4,6 @@ lmms-eval runs in a subprocess (``python -m lmms_eval``) exactly as a user would
 with ``MEDVIGIL_DATA`` pointing at the build, so the core never imports lmms-eval.
 """
 
-from __future__ import annotations
-
 import os
 import subprocess
 import sys

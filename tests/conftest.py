@@ -9,7 +9,7 @@ def pytest_collection_modifyitems(items):
     """A test using a fixture its module lists in ``SLOW_FIXTURES`` (one that drives lmms-eval, builds a
     dataset or a wheel) is marked ``slow``: ``pytest -m "not slow"`` is the daily run."""
     for item in items:
-        slow = getattr(item.module, "SLOW_FIXTURES", ())
+        slow = getattr(getattr(item, "module", None), "SLOW_FIXTURES", ())
         if slow and not slow.isdisjoint(item.fixturenames):
             item.add_marker(pytest.mark.slow)
 

@@ -20,8 +20,6 @@ nothing about real images), reading what a model receives (prompt text and image
 ``temperature=`` (and ``seed=``) samples around the chosen letter (:mod:`medvigil.baselines.sampling`).
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace

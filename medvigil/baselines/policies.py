@@ -1,8 +1,6 @@
 """The text-only baseline policies ``random``, ``constant`` and ``blind`` (``grounded``, which
 reads pixels, is :mod:`medvigil.baselines.grounded`; all four are named in :mod:`medvigil.baselines.registry`)."""
 
-from __future__ import annotations
-
 import hashlib
 import re
 from collections.abc import Sequence

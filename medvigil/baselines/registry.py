@@ -1,7 +1,5 @@
 """The four baseline policies by name, and their command-line parameters."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 
 from medvigil.baselines.grounded import GroundedPolicy

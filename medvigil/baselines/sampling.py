@@ -11,8 +11,6 @@ counter lives in the policy object: lmms-eval keeps one policy for the run, wher
 serve-baseline`` builds one per request, so its repeats do not vary.
 """
 
-from __future__ import annotations
-
 import contextlib
 import hashlib
 import math

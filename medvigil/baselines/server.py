@@ -7,8 +7,6 @@ never a dropped connection). Posted images are decoded under one pixel budget pe
 ``grounded``); a suffix ``:KEY=VALUE`` passes a parameter (``constant:letter=E``, ``random:seed=3``).
 """
 
-from __future__ import annotations
-
 import base64
 import binascii
 import contextlib
@@ -371,7 +369,7 @@ class BaselineServer:
         host, port = self.httpd.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def __enter__(self) -> BaselineServer:
+    def __enter__(self) -> "BaselineServer":
         self.thread.start()
         return self
 

@@ -1,7 +1,5 @@
 """Argument types and output rules shared by the subcommands: a bad value is an argparse usage error naming it."""
 
-from __future__ import annotations
-
 import argparse
 import sys
 from pathlib import Path

@@ -6,8 +6,6 @@ which ``medvigil publish`` refuses. Validation warnings do not stop a build.
 Exit status: 0 built, 2 bad input (the release does not validate, OUT exists, ...).
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import sys

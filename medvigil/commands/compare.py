@@ -9,8 +9,6 @@ JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "c
 "p", "p_holm", "n_probes", "n_cases"}, ...], "warnings", "inputs"}``; ``medvigil report`` draws it.
 """
 
-from __future__ import annotations
-
 import argparse
 import sys
 

@@ -1,7 +1,5 @@
 """``medvigil demo``: the whole audit on the embedded synthetic release, end to end."""
 
-from __future__ import annotations
-
 from medvigil.commands.arg_types import MAX_RESAMPLES, int_range
 from medvigil.files.output_guard import declare
 

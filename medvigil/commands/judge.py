@@ -25,8 +25,6 @@ recall per flag with bootstrap 95% CIs, per split, and flag counts per class
 (:mod:`medvigil.suites.medvigil.scoring.judge_validation`).
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import sys

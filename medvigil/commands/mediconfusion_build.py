@@ -6,8 +6,6 @@ Croissant file that mlcroissant validates cleanly. ROCO images are CC BY-NC-SA 4
 the output is for non-commercial use only.
 """
 
-from __future__ import annotations
-
 import argparse
 import sys
 from pathlib import Path

@@ -1,7 +1,5 @@
 """``medvigil mediconfusion-sample --out DIR``: write synthetic MediConfusion pairs in the authors' layout."""
 
-from __future__ import annotations
-
 import argparse
 from pathlib import Path
 

@@ -8,8 +8,6 @@ The upload uses ``huggingface_hub`` and your saved Hub token.
 Exit status: 0 uploaded (or dry run), 2 refused (every reason printed).
 """
 
-from __future__ import annotations
-
 import argparse
 import re
 from pathlib import Path

@@ -7,8 +7,6 @@ published form under DIR2 (:mod:`medvigil.reconstruct.derive`). DIR2 holds crede
 Exit status: 0 done, 2 bad input (every problem printed).
 """
 
-from __future__ import annotations
-
 import argparse
 from pathlib import Path
 

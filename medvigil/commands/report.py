@@ -1,7 +1,5 @@
 """``medvigil report``: Markdown + self-contained HTML trust report from score results."""
 
-from __future__ import annotations
-
 import sys
 
 from medvigil.files.output_guard import declare

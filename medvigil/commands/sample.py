@@ -1,8 +1,6 @@
 """``medvigil sample``: write a procedurally generated synthetic release and print its digest.
 """
 
-from __future__ import annotations
-
 import argparse
 import os
 import sys

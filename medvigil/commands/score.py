@@ -4,8 +4,6 @@ What ``--release`` and the FILEs are, per suite: README "Using it" and the optio
 reached through :mod:`medvigil.suites.registry`; bad input exits 2 with an ``error:`` line per problem.
 """
 
-from __future__ import annotations
-
 import argparse
 import math
 import sys

@@ -1,7 +1,5 @@
 """``medvigil serve-baseline``: the baseline policies behind an OpenAI-compatible API on loopback."""
 
-from __future__ import annotations
-
 import argparse
 import math
 import sys

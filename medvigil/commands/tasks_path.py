@@ -1,7 +1,5 @@
 """``medvigil tasks-path``: print the folder to pass to ``lmms-eval --include_path``."""
 
-from __future__ import annotations
-
 from medvigil.errors import DataError, Problem
 from medvigil.tasks import tasks_dir
 

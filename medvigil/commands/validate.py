@@ -5,8 +5,6 @@ credentialed image that is present is still an error): for the metadata of the p
 release without its images, or result scoring. Reconstruction pointers are never demanded.
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import sys

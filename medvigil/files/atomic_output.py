@@ -10,8 +10,6 @@ refuse (:func:`medvigil.files.output_guard.refuse_overlap`) an output that is, c
 inside one of them, before creating anything and again before committing.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import shutil

@@ -15,8 +15,6 @@ spreadsheet with the header frozen). Values stay strings; the reader types them
 x.csv, row 2: has 1 field but the header has 2 (line 3)
 """
 
-from __future__ import annotations
-
 import csv
 import io
 from collections.abc import Iterable

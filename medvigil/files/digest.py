@@ -1,7 +1,5 @@
 """Content digest of a release folder (the version identity stored with every build)."""
 
-from __future__ import annotations
-
 import hashlib
 from pathlib import Path
 

@@ -12,8 +12,6 @@ kernel hands a signal to any thread not blocking it (numpy's BLAS starts some on
 which Python runs the handler in the main thread at once.
 """
 
-from __future__ import annotations
-
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager

@@ -9,8 +9,6 @@ deep) are a :class:`~medvigil.errors.DataError` naming file and line. A missing 
 :class:`FileNotFoundError` (the CLI prints it).
 """
 
-from __future__ import annotations
-
 import contextlib
 import json
 import math

@@ -1,7 +1,5 @@
 """Strict JSON for score results: NaN/inf become null, and the text is indented only near the top."""
 
-from __future__ import annotations
-
 import json
 import math
 from typing import Any

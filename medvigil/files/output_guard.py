@@ -13,8 +13,6 @@ checks them in :func:`medvigil.cli.main` before any command starts, so no writer
 input. A test checks that every path argument of every command is declared.
 """
 
-from __future__ import annotations
-
 import argparse
 import os
 from collections.abc import Iterable, Mapping, Sequence

@@ -23,8 +23,6 @@ Traceback (most recent call last):
 medvigil.errors.DataError: manifest.csv, row 4, field 'image_file': path '../../etc/passwd' contains a '..' component and could escape the release root
 """
 
-from __future__ import annotations
-
 import os
 import re
 from pathlib import Path

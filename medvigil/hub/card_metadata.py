@@ -1,8 +1,6 @@
 """From a suite's :class:`DatasetFacts`, a Hub card's YAML front matter (its ``configs:`` entries let
 ``load_dataset(folder, config)`` find the Parquet shards) and Croissant document, for every suite's export."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any

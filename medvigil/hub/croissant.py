@@ -4,8 +4,6 @@ One ``cr:FileObject`` per Parquet shard and per config one ``cr:FileSet`` read b
 are fields with ``repeated: true``, as Croissant 1.0 has no ``isArray``.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass

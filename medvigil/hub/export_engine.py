@@ -6,8 +6,6 @@ A suite calls :func:`check_destination`, then inside ``staged_folder`` :func:`wr
 two builds of the same inputs with the same settings are byte-identical.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence

@@ -7,8 +7,6 @@ dictionary-encoded (each distinct image stored once per row group) and rows shar
 ``group_column`` value) are kept in one row group. Readers decode the dictionary transparently.
 """
 
-from __future__ import annotations
-
 import errno
 import os
 import shutil

@@ -9,8 +9,6 @@ mirror) catches re-encoded, resized, blurred or flipped copies. Without ``--cred
 are known: an X-ray re-derived by ``medvigil reconstruct`` (new bytes) is recognised only when its folder is given.
 """
 
-from __future__ import annotations
-
 import base64
 import binascii
 import hashlib

@@ -7,8 +7,6 @@ SHA-256 of the bytes (and the pixel limit), so validating again in one process o
 images whose content changed.
 """
 
-from __future__ import annotations
-
 import hashlib
 import io
 import warnings

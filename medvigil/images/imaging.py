@@ -8,8 +8,6 @@ A wrong argument type raises :class:`TypeError`, a bad value :class:`ValueError`
 parameter and echoing the value); undecodable files raise :class:`medvigil.errors.DataError`.
 """
 
-from __future__ import annotations
-
 import contextlib
 import io
 import json

@@ -35,8 +35,6 @@ asked), ``safe_letter``, ``risk_tier`` (null). A bad mapping or row is a ``Value
 mapping file, the row and the field.
 """
 
-from __future__ import annotations
-
 import os
 import string
 from collections.abc import Mapping

@@ -22,8 +22,6 @@ True
 ['ABCDE', 'BCDEA', 'CDEAB']
 """
 
-from __future__ import annotations
-
 import hashlib
 from collections.abc import Sequence
 

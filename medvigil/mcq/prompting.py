@@ -16,8 +16,6 @@ True
 'C'
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 

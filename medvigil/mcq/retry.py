@@ -5,8 +5,6 @@ attempt is logged. :data:`ATTEMPTS` hands the attempts from the model wrapper (w
 to the task's ``process_results`` (which sees docs), keyed by :func:`doc_key`.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import threading

@@ -15,8 +15,6 @@ from lmms-eval):
   quality 85 keeps about 1.15x. Only the environment decides this; with ``--include_path`` set it yourself.
 """
 
-from __future__ import annotations
-
 import os
 
 from medvigil.tasks import tasks_dir

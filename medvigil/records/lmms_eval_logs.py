@@ -12,8 +12,6 @@ validated together (:func:`medvigil.records.schema_validation.problems_for_recor
 ``extra`` checks). Every problem names file, line and field; all are raised together.
 """
 
-from __future__ import annotations
-
 import re
 from collections import Counter
 from collections.abc import Iterable

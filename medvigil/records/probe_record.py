@@ -5,8 +5,6 @@ and the ``medvigil/*_tasks.py`` modules) differ only in what they put in ``extra
 how they read the letter; the record's fields, their order and the parse rule live here.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Any
 

@@ -7,8 +7,6 @@ or written by another tool is checked here, where it is read, and every bad fiel
 inside the scoring.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain

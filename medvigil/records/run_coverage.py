@@ -12,8 +12,6 @@ the run's doc total and its docs carry ``case_id``; otherwise the cases asked al
 (``8 of 318 probes (3 cases)``) and the JSON says why (``cases_of_unknown``).
 """
 
-from __future__ import annotations
-
 import io
 import os
 from collections.abc import Iterable, Iterator

@@ -6,8 +6,6 @@ A run's model is its label (:func:`medvigil.records.lmms_eval_logs.model_name`: 
 by side.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path

@@ -11,8 +11,6 @@ schema using another keyword (then they are ``None``), goes to ``jsonschema``
 field; ``tests/test_strict_readers.py`` and ``tests/test_schemas.py`` check both paths agree.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Collection, Sequence
 from functools import cache

@@ -6,8 +6,6 @@ Many records at once: :func:`problems_for_records` checks them in bulk
 describe them. ``jsonschema`` is imported only when a record is validated one by one.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -21,7 +19,7 @@ if TYPE_CHECKING:
 
 
 @cache
-def validator(name: str) -> jsonschema.protocols.Validator:
+def validator(name: str) -> "jsonschema.protocols.Validator":
     import jsonschema
 
     schema = load_schema(name)
@@ -30,7 +28,7 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
-def _field_of(error: jsonschema.ValidationError) -> str | None:
+def _field_of(error: "jsonschema.ValidationError") -> str | None:
     if error.validator == "required":
         # message looks like "'x' is a required property"
         return str(error.message).split("'")[1] if "'" in error.message else None

@@ -6,8 +6,6 @@ Every suite's ``process_results`` adds these fields to the record's ``extra`` fr
 text-only doc is visible as ``images_sent: 0``, ``image_variant: "none"``.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 
 NO_IMAGE = "none"

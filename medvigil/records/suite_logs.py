@@ -6,8 +6,6 @@ the suite, and no probe may be answered twice for one model (one run per model);
 :class:`~medvigil.errors.DataError` problems naming file, line and field.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path

@@ -4,8 +4,6 @@ Input: ``medvigil score --json`` and ``compare --json`` results, the authors' se
 Appendix K summary CSV; each suite's tables and figures come from its registry entry.
 """
 
-from __future__ import annotations
-
 import base64
 import html
 import os

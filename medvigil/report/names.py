@@ -4,8 +4,6 @@ lmms-eval names a run's model by its every argument, which swamps a figure's axi
 :data:`MAX_NAME` show the weights they name (else an ellipsis), and the report lists each with the full one.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any

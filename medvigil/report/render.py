@@ -1,8 +1,6 @@
 """Report primitives every suite's tables and figures use: a table that renders as Markdown and
 HTML, number formatting, and matplotlib (Agg) figures as byte-stable PNGs."""
 
-from __future__ import annotations
-
 import html
 import io
 import math

@@ -9,8 +9,6 @@ do we (``degenerate`` names the choice).
 0.5
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 
 

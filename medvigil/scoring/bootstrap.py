@@ -16,8 +16,6 @@ rejecting values ``>= n``. :class:`CPythonRandomStream` applies that shift and r
 numpy MT19937 outputs started from the state of ``random.Random(seed)``: CPython's draws, one by one.
 """
 
-from __future__ import annotations
-
 import contextlib
 import random
 from collections import deque

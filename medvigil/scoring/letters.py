@@ -22,8 +22,6 @@ not written for (reasoning models, free text):
 'C'
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable
 from typing import Any

@@ -8,8 +8,6 @@ a log-probability never positive (0 is probability 1 under both), so each value 
 both signs in one request come from no single model.
 """
 
-from __future__ import annotations
-
 import ast
 import math
 from collections.abc import Sequence

@@ -21,8 +21,6 @@ For every pair ``(a, b)`` and metric:
 * ``p_holm``: Holm's (1979) step-down adjustment over all pairs x metrics of one comparison (:func:`holm`).
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence, Set
 from dataclasses import dataclass

@@ -4,8 +4,6 @@ Vectorised over leading axes, numpy only (scipy costs about 0.7 s to import; :fu
 reproduces ``scipy.stats.spearmanr`` exactly).
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

@@ -14,8 +14,6 @@ The three ``parse_status`` values (paper Appendix L):
   (:meth:`RecordTable.scored_mask`).
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,7 +55,7 @@ class Categorical:
         except ValueError:
             return -1
 
-    def take(self, index: np.ndarray) -> Categorical:
+    def take(self, index: np.ndarray) -> "Categorical":
         return Categorical(self.codes[index], self.levels)
 
     def used_codes(self) -> np.ndarray:
@@ -234,14 +232,14 @@ class RecordTable:
             return self.status != STATUS_ERROR
         return np.ones(len(self), dtype=bool)
 
-    def select(self, mask: np.ndarray) -> RecordTable:
+    def select(self, mask: np.ndarray) -> "RecordTable":
         """Rows where ``mask`` is true (levels are kept, so codes stay comparable)."""
         idx = np.flatnonzero(mask)
         return RecordTable(**{name: getattr(self, name).take(idx) for name in _CATEGORICAL}, gold=self.gold[idx],
                            pred=self.pred[idx], status=self.status[idx], probe=None if self.probe is None else self.probe.take(idx))
 
     @classmethod
-    def from_records(cls, records: Iterable[Mapping[str, Any]], *, source: str = "<records>") -> RecordTable:
+    def from_records(cls, records: Iterable[Mapping[str, Any]], *, source: str = "<records>") -> "RecordTable":
         """Build a table from probe-record dicts, checking what scoring relies on.
 
         Required fields present, letters ``A``-``Z``, ``parse_status`` in the enum, ``predicted_letter``
@@ -278,7 +276,7 @@ class RecordTable:
         risk_tier: Sequence[str | None] | None = None, source_dataset: Sequence[str | None] | None = None,
         modality: Sequence[str | None] | None = None, text_only_answerable: Sequence[bool | None] | None = None,
         condition: Sequence[str | None] | str | None = None, suite: Sequence[str] | str = "medvigil", source: str = "<columns>",
-    ) -> RecordTable:
+    ) -> "RecordTable":
         """Build a table from equal-length columns (field names as in the record schema).
 
         A string for ``model``, ``condition`` or ``suite`` applies to every row. Without

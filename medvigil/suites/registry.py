@@ -16,8 +16,6 @@ table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides
 Entry modules are imported on first use, so ``medvigil --help`` loads none of them.
 """
 
-from __future__ import annotations
-
 import difflib
 import importlib
 from collections.abc import Iterable

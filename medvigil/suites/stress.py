@@ -1,8 +1,6 @@
 """What the three stress suites (medqdeg, readiness, cbd) share: their options, and every pair of
 models compared on the records both have (``medvigil compare``)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 

@@ -187,10 +187,15 @@ def test_new_clients_are_answered_while_1000_idle_connections_are_held(server):
             sock.close()
 
 
-def test_idle_connections_get_408_after_the_idle_timeout_or_when_room_is_needed(server, monkeypatch):
+def test_idle_connections_get_408_after_the_idle_timeout_or_when_room_is_needed(monkeypatch):
     from medvigil.baselines import server as module
 
     monkeypatch.setattr(module, "MAX_WAITING", 10)
+    with BaselineServer() as server:  # its own server: no connection of an earlier test is waiting (they would be the oldest)
+        _idle_connections_get_408(server, module, monkeypatch)
+
+
+def _idle_connections_get_408(server, module, monkeypatch) -> None:
     oldest = _idle_connections(server, 10)
     newer = _idle_connections(server, 10)  # each pushes one of the oldest out
     try:

@@ -9,8 +9,6 @@ over the evaluable samples (ratio of sums, so a resample of cases is scored like
 percent. The binary arm (``<model> [binary]``) is not compared.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 

@@ -7,8 +7,6 @@ the arm files are listed as skipped. The records carry the gold, so no release i
 by :func:`medvigil.suites.cbd.protocol.suite_result`.
 """
 
-from __future__ import annotations
-
 from functools import partial
 from pathlib import Path
 from typing import Any

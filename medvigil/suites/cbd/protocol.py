@@ -34,8 +34,6 @@ Text-only arm: the original question only, image withheld (Sec. 3.2 "a standard 
 with the image omitted entirely"; Sec. 5 "exactly one additional forward pass per sample").
 """
 
-from __future__ import annotations
-
 import hashlib
 import logging
 import math

@@ -25,8 +25,6 @@ invalid differs from every letter). A sample needs at least one paraphrase.
 ({'Ideal': 1, 'Fragile': 1, 'Dangerous': 1, 'Worst': 1}, 0.5, 0.25)
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain

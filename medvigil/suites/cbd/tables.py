@@ -11,8 +11,6 @@ MCQ arm under the model's name, the binary yes/no arm as ``"<model> [binary]"``)
   per quadrant and one example each (Table 3), null-image and image-swap invariance (Sec. 5).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from functools import partial
 from typing import Any

@@ -8,8 +8,6 @@ free-form mode, paper Appendix A.4). The answer is the option ahead of every oth
 [0, -1, 1]
 """
 
-from __future__ import annotations
-
 import math
 from typing import Any
 

@@ -8,7 +8,6 @@ whose letter comes from the vote counts by the authors' rule; ``full_answer`` is
 official totals are reproduced. Release pairs absent from a run are listed in
 :attr:`MediConfusionRun.missing_pairs` (partial runs are scored on the pairs present).
 """
-from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence

@@ -1,8 +1,6 @@
 """The nine MediConfusion categories and the per-image category count matrix that per-category
 scores (:mod:`medvigil.suites.mediconfusion.scoring`) multiply with."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from itertools import chain
 

@@ -12,8 +12,6 @@ True
 'someorg/mediconfusion-built'
 """
 
-from __future__ import annotations
-
 import os
 import re
 from collections.abc import Mapping

@@ -4,8 +4,6 @@ for the `datasets` builder and the Hub export; rows: :mod:`medvigil.suites.medic
 Configs (split ``test``): ``questions`` (default), one row per image (352); ``pairs``, one row per pair (176).
 """
 
-from __future__ import annotations
-
 import datasets
 
 from medvigil import citations

@@ -2,8 +2,6 @@
 Images are embedded as the original file bytes, with the ROCO-relative path as the image's ``path``.
 """
 
-from __future__ import annotations
-
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,7 +32,7 @@ class RocoSource:
     source_digest: str  # source_digest() of the release file and the images
 
     @classmethod
-    def open(cls, dataset_json: str | Path, images_dir: str | Path, checksums_file: str | Path | None = None) -> RocoSource:
+    def open(cls, dataset_json: str | Path, images_dir: str | Path, checksums_file: str | Path | None = None) -> "RocoSource":
         """Read ``dataset_json`` and locate its images under ``images_dir`` (checked against ``checksums_file``)."""
         json_path = Path(dataset_json)
         release = read_release(json_path)

@@ -3,7 +3,6 @@
 ``files``: the authors' ``Results/<model>_<mode>.json`` or lmms-eval ``--log_samples`` files of the
 ``mediconfusion_*`` tasks (one run per model and mode).
 """
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Any

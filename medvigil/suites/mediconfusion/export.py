@@ -5,8 +5,6 @@ the ROCO images used). Images: ROCO's, **CC BY-NC-SA 4.0: non-commercial use onl
 share-alike**; annotations: the authors' (MIT). A synthetic build contains no ROCO image.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path

@@ -1,7 +1,5 @@
 """MediConfusion results over evaluation modes: mode labels and the best over modes (Table 1 "Best", Table 3)."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping
 from typing import Any

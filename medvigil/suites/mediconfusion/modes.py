@@ -24,8 +24,6 @@ gives ``-v``; a total log-probability, with no token count, is used as is: ``nor
 (7, 1)
 """
 
-from __future__ import annotations
-
 import importlib
 import math
 import re

@@ -16,8 +16,6 @@ Their system prompt (:data:`AUTHORS_SYSTEM_PROMPT`) is sent only by their API cl
 ('Question: Which side? Answer:', ' ')
 """
 
-from __future__ import annotations
-
 __all__ = ["API_MODELS", "AUTHORS_FF_GENERATION", "AUTHORS_SYSTEM_PROMPT", "DEFAULT_STYLE", "MAX_NEW_TOKENS", "MODES",
            "PROMPTS", "PS_DELIMITER", "authors_gen_kwargs", "render", "styles"]
 

@@ -1,8 +1,6 @@
 """Scoring MediConfusion probe records: each pair's two image records found, then scored.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 

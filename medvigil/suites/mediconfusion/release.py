@@ -24,8 +24,6 @@ Traceback (most recent call last):
 medvigil.errors.DataError: dataset.json, row 1, field '1.im_2_correct': must be 'A' or 'B', got 'C'
 """
 
-from __future__ import annotations
-
 import ast
 import json
 import re

@@ -8,8 +8,6 @@ problems (unsafe path, missing file, undecodable image, SHA-256 mismatch) in one
 ROCO data root (as the ``roco_sha256.txt`` of ``medvigil mediconfusion-build``).
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass

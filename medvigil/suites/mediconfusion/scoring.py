@@ -22,8 +22,6 @@ Definitions (Sepehri et al., NeurIPS 2024 workshop, Sec. 3.1, Fig. 2, Table 1), 
 (0.5, 2)
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field

@@ -6,8 +6,6 @@ has ``im_1_correct = "A"``, so an even number of pairs is balanced (the real fil
 scores 0 % set accuracy). Pair ``i`` depends only on ``(seed, i)``: ``--pairs 10`` is a prefix of ``--pairs 24``.
 """
 
-from __future__ import annotations
-
 import csv
 import io
 from dataclasses import dataclass

@@ -1,8 +1,6 @@
 """The MediConfusion tables (Table 1 per mode and best over modes, Table 3 by category) and figure
 of ``medvigil score --suite mediconfusion`` and the report."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from functools import partial
 from typing import Any

@@ -8,8 +8,6 @@ by-severity drops (Table 6) are differences of level accuracies, equal to the pa
 L0 question is asked with the same number of types at each level.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any
 

@@ -12,8 +12,6 @@
   (negative = lower-accuracy models are more overconfident).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Any
 

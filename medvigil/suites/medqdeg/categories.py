@@ -2,8 +2,6 @@
 from the image operations (:mod:`medvigil.suites.medqdeg.degradations`, which need scipy) so that
 scoring can name categories without loading them."""
 
-from __future__ import annotations
-
 # Table 5 "Parent Category": the five top-level degradation categories (Section 3.2, Table 3).
 CATEGORIES = {
     "Artifacts": ("limited_angle", "sparse_view", "bias_field_artifact", "undersampling_artifact", "ghosting_artifact",

@@ -11,8 +11,6 @@ degrades) contributes the sums of those differences and their counts, so an item
 scored like the whole.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any
 

@@ -29,8 +29,6 @@ padding, equal to ``scipy.ndimage.convolve(mode='reflect')`` to ~1e-12; blood ce
 blended inside a box of 4 radii, outside which their weight is below 1e-16.
 """
 
-from __future__ import annotations
-
 import hashlib
 from collections.abc import Callable
 from typing import Any

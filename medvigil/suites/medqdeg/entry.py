@@ -4,8 +4,6 @@ The records carry the gold, the degradation and the trial answers, so no release
 scored by :func:`medvigil.suites.medqdeg.scoring.score_records`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from functools import partial
 from typing import Any

@@ -25,8 +25,6 @@ Settings (environment, read when docs are built and images rendered; both record
 (default 512, the spec's CT working size; smaller is faster).
 """
 
-from __future__ import annotations
-
 import logging
 import os
 import zlib

@@ -32,8 +32,6 @@ Vectorised over samples (votes as an (n, K) count matrix).
 0.4216
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Any

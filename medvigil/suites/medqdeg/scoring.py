@@ -8,8 +8,6 @@ experiment and ``T = 10`` for the calibration one; records say which (``extra.ex
 :func:`score_records` scores them apart.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 

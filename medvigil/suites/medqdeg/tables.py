@@ -17,8 +17,6 @@ Accuracy columns read the T = 3 accuracy experiment when a model has one
 calibration experiment. Drops are in percentage points, negative = worse (Table 6 sign).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from functools import partial
 from typing import Any

@@ -5,8 +5,6 @@
 (``clinician_baseline.csv``) and triplets. Release findings that do not touch scoring are warnings.
 """
 
-from __future__ import annotations
-
 import sys
 from dataclasses import replace
 from pathlib import Path

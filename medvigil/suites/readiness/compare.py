@@ -9,8 +9,6 @@ drawn twice contributing its records twice (as two cases). Values are ``100 R`` 
 resample where a test has no record (R undefined) is left out of the interval and p-value.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -60,7 +58,7 @@ class CaseReplay:
     allow_partial: bool
 
     @classmethod
-    def of(cls, records: list, allow_partial: bool) -> CaseReplay:
+    def of(cls, records: list, allow_partial: bool) -> "CaseReplay":
         rows = _rows_of(records)
         order = np.argsort(rows.case, kind="stable")
         size = np.bincount(rows.case, minlength=rows.n_cases)

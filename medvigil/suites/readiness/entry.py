@@ -4,8 +4,6 @@ The records carry the gold and the arm, so no release is read; scored by
 :func:`medvigil.suites.readiness.protocol.readiness_from_records` (T1-T5 and R(m); T6 measures).
 """
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 

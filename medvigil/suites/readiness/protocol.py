@@ -46,8 +46,6 @@ readiness_cot              default:cot               visually required, image + 
 Records carry *displayed* letters (what the model saw); the permutation and replaced texts are in ``extra``.
 """
 
-from __future__ import annotations
-
 import hashlib
 import re
 import string

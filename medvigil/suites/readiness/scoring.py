@@ -35,8 +35,6 @@ changes, tag compliance, thinking-answer agreement).
 0.8315
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass

@@ -6,8 +6,6 @@ perturbation (Ext. Data Table 4), distractor variants Base/UNK/1R-4R (Ext. Data 
 T6 reasoning measures.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from functools import partial
 from typing import Any

@@ -1,7 +1,5 @@
 """The MedVIGIL Hub dataset's configs (split ``test`` each) and identity, for the `datasets` builder and the Hub export."""
 
-from __future__ import annotations
-
 import json
 from string import Template
 

@@ -1,8 +1,6 @@
 """The rows of every MedVIGIL Hub dataset config. ``image`` is the exact image the model must see (:mod:`.variants`);
 credentialed cases have ``image = None`` unless ``reconstructed_dir`` holds re-derived images (local evaluation only)."""
 
-from __future__ import annotations
-
 import hashlib
 from collections import Counter
 from collections.abc import Iterator
@@ -98,7 +96,7 @@ class ReleaseRows:
             self._renderer = _Images(self.release, "render", "render", self.reconstructed_dir, Counter(), self.image_store)
         return self._renderer.image_bytes(case, kind)
 
-    def _mcq_rows(self, name: str, images: _Images) -> Iterator[tuple[str, dict]]:
+    def _mcq_rows(self, name: str, images: "_Images") -> Iterator[tuple[str, dict]]:
         for probe, case, kind in self._probes(self.release.probes_mcq, "mcq"):
             base = {
                 **_fields(probe, "probe_id", "probe_kind", "question"), "options": list(probe.options),

@@ -4,8 +4,6 @@
 None`` except in a marked ``local_only`` build (refused by ``medvigil publish``), and every build re-scans its shards.
 """
 
-from __future__ import annotations
-
 import json
 import tempfile
 from collections import Counter

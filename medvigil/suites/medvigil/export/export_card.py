@@ -1,8 +1,6 @@
 """The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C), assembled by
 :mod:`medvigil.hub.card_metadata`."""
 
-from __future__ import annotations
-
 import json
 from collections import Counter
 from importlib import resources

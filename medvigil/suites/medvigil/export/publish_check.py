@@ -1,8 +1,6 @@
 """May a MedVIGIL build be uploaded? Checked without any network access (``medvigil publish``); ``medvigil build``
 also runs :func:`credentialed_problems` on its own output before the final rename."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path

@@ -2,8 +2,6 @@
 re-derived for the very release being built.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem

@@ -5,8 +5,6 @@ Text-side probes show the published case image (:func:`case_image_bytes`), ``roi
 picks our render or ``images_perturbed/`` (:func:`compare_shipped_variants` compares them).
 """
 
-from __future__ import annotations
-
 import io
 from collections import Counter
 from collections.abc import Iterable

@@ -23,8 +23,6 @@ those files should follow the runner:
   for JPEG sources; sigma 0 is the original image.
 """
 
-from __future__ import annotations
-
 import io
 import re
 from collections.abc import Sequence

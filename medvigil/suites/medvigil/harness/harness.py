@@ -41,8 +41,6 @@ bad rows (``invalid_row``); ``allow_empty=True`` makes a file without rows a war
 are skipped and counted (``blank_line``). Nothing is dropped without being counted.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from operator import itemgetter
 from pathlib import Path

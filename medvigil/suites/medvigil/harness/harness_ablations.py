@@ -39,8 +39,6 @@ is read by :func:`read_token_ablation_csv` into the shape of
 :func:`medvigil.suites.medvigil.scoring.ablations.roi_decay_modal`.
 """
 
-from __future__ import annotations
-
 import csv
 import io
 import re

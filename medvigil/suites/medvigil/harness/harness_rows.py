@@ -2,8 +2,6 @@
 bulk column checks, one row to one record, and the per-file bookkeeping (blank lines, invalid
 rows, duplicates, error rows) shared by both read paths (see :mod:`medvigil.suites.medvigil.harness.harness`)."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Iterable, Mapping
 from itertools import compress

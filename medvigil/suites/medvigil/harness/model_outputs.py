@@ -9,8 +9,6 @@ Every record's ``source_dataset`` is the canonical source name
 (:func:`medvigil.suites.medvigil.release.release_format.source_label`), so strata do not split on spellings.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +32,7 @@ class ModelRecords(list):
 def read_model_outputs(
     paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False,
     open_judge: str | None = None,
-) -> ModelRecords | HarnessColumns:
+) -> "ModelRecords | HarnessColumns":
     """Records of every file; ``release`` as :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it.
 
     When every file is a harness result file (the authors' ``<model>__mcq.jsonl``), the result

@@ -40,8 +40,6 @@ files give it relative to the release root (``images/...``, ``images_perturbed/.
 :func:`medvigil.files.pathsafe.resolve_inside`.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any
 

@@ -2,8 +2,6 @@
 (*coercion happens here*, once; rules in :mod:`medvigil.suites.medvigil.release.release`), the rows with their
 problems, and ``splits.json``."""
 
-from __future__ import annotations
-
 import json
 import math
 from collections.abc import Callable, Collection, Sequence

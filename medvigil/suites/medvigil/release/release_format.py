@@ -6,8 +6,6 @@ parameters) live in :mod:`medvigil.constants` and are re-exported here. Readers,
 generator and the builders all import these names instead of repeating strings.
 """
 
-from __future__ import annotations
-
 from medvigil.constants import (  # noqa: F401  (the core's constants, re-exported beside the release's layout)
     CREDENTIALED_SOURCES,
     DEFAULT_MAX_PIXELS,

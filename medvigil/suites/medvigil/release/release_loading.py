@@ -2,8 +2,6 @@
 partial is returned) and :func:`load_for_scoring` (only what ``medvigil score`` needs, from a release
 folder, a built dataset folder or a Hub repo id)."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

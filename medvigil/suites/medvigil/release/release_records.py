@@ -3,8 +3,6 @@
 :class:`OpenProbe`, :class:`Triplet`, :class:`BaselineRow` and :class:`Release`, plus the image-path
 rule (:func:`resolve_image_file`) and the ROI box checks."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path

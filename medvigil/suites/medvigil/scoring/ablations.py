@@ -5,8 +5,6 @@
 Counting as :mod:`medvigil.scoring.table`.
 """
 
-from __future__ import annotations
-
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence

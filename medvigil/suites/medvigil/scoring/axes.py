@@ -1,8 +1,6 @@
 """The MedVIGIL axes and composites (paper Section 5, Eqs. 2-5; 0-100 scale) on numbers or arrays, and the
 metric and probe-kind names."""
 
-from __future__ import annotations
-
 import functools
 
 import numpy as np

@@ -1,8 +1,6 @@
 """The per-case feature tensor ``T[case, model, feature]`` (:class:`Layout`): one condition's records reduced once
 to counts per case and model; every metric is a function of sums of ``T`` over cases (:mod:`.metric_sums`)."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property

@@ -12,8 +12,6 @@ from its rows, Safe from its unweighted SFR.
 83.3
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path

@@ -3,8 +3,6 @@
 ``_compute`` keeps explicit parameters (evaluate forbids ``**kwargs``). Only they import this, so scoring never needs ``evaluate``.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Any
 

@@ -15,8 +15,6 @@ True
 True
 """
 
-from __future__ import annotations
-
 import re
 from functools import lru_cache
 

@@ -8,8 +8,6 @@ ratio, which ``scipy.stats.bootstrap`` cannot do. ``by_class``: flagged vs label
 (1.0, 1.0)
 """
 
-from __future__ import annotations
-
 from collections import defaultdict
 
 import numpy as np

@@ -4,8 +4,6 @@ prompts (the paper prints neither): :data:`JUDGE_PROMPT` (``analysis/silent_fail
 (``scripts/bench_judge_open.py``: one of six verdicts, 600 tokens, ``hedged`` / ``llm_failed`` when unreadable).
 An unreadable reply or failed request gives no label and its error (:class:`Asked`), never an exception or a guess."""
 
-from __future__ import annotations
-
 import json
 import time
 from dataclasses import dataclass, field

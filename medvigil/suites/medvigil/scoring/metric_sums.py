@@ -1,7 +1,5 @@
 """Summed features -> MedVIGIL metrics (Eqs. 2-7), the official harness's variants, and why a metric is empty."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any

@@ -28,8 +28,6 @@ True
 'correct'
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass

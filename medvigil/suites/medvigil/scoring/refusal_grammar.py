@@ -15,8 +15,6 @@ False
 True
 """
 
-from __future__ import annotations
-
 import re
 
 from medvigil.suites.medvigil.scoring.open_ended import any_of

@@ -5,8 +5,6 @@ ROI bounding box", drawn as the authors' ``scripts/bench_visual_token_ablation.p
 5 samples per (model, case, step) at T = 0.7, scored by modal letter (:func:`modal_record`).
 """
 
-from __future__ import annotations
-
 import json
 import random
 from collections.abc import Iterable, Mapping, Sequence

@@ -11,8 +11,6 @@ Every metric is a function of sums over cases of ``T[case, model, feature]`` (:m
 headline values sum all cases, strata a case subset (one matrix product per axis), resamples ``W @ T``.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial

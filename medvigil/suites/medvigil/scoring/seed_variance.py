@@ -6,8 +6,6 @@ reconstructed tier-4 one: a documented deviation.
 Input, one JSON per model: ``{"model": name (default: the file's stem), "raw": {prompt: [{"answer": text}, ...]}}``.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path

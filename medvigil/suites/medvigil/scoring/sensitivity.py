@@ -3,8 +3,6 @@ fixed (Eq. 4) under other SFR_w weights (Eq. 3) or :data:`GROUNDING_TRANSFORMS`,
 Spearman's rho, top-5 overlap and leader. ``roi_only`` (``Ground = Acc_ROI-only``) reproduces the paper's 0.99
 (averaging with ROI-masked gives 0.92). Table 17 ranks "the 16 vision-capable models": no :data:`TEXT_ONLY_BASELINES`."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 

@@ -2,8 +2,6 @@
 17, Figure 7, the authors' protocols (Appendix K, Figs. 5-7) and the seed-variance taxonomy.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial

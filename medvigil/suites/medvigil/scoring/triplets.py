@@ -6,8 +6,6 @@ gold letter being the option equal in normalised text (``text``), else the one
 patched), counted by reason and arm (:func:`release_triplet_report`).
 """
 
-from __future__ import annotations
-
 import re
 import unicodedata
 from collections import Counter

@@ -3,8 +3,6 @@ letter conventions: gold A, E the safe action (the answer of ``halluc_trap`` and
 variants keep the original's options; ``lr_flip``'s answer holds ``gold_after_lr_flip`` (A unless laterality-dependent).
 """
 
-from __future__ import annotations
-
 import json
 from dataclasses import dataclass, field
 

@@ -1,7 +1,5 @@
 """The image-independent parts of a synthetic case: the ``knowledge_only`` probe and the grounding file's vignette."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from medvigil.suites.medvigil.synthetic.plan import CasePlan, pick

@@ -13,8 +13,6 @@ right is on the image left** (x < 0.5), head slices anterior at the top. A pixel
 
 Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws: pixels do not depend on platform libm."""
 
-from __future__ import annotations
-
 import math
 from dataclasses import dataclass
 

@@ -1,8 +1,6 @@
 """The questions of a synthetic case (:func:`author_questions`), one function per template, true by construction;
 L1 templates (modality, region) ask about the whole image, the others about the finding."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 

@@ -1,8 +1,6 @@
 """Two false-premise (``halluc_trap``) probes per synthetic case, contradicting the image (L1: wrong modality and
 region; normal case: absent findings; else the finding on the wrong side, a wrong finding in place); E corrects it."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 import numpy as np

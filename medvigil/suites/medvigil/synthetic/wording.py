@@ -1,7 +1,5 @@
 """Wording shared by synthetic question, trap and probe authoring; sides are the patient's (right = image left)."""
 
-from __future__ import annotations
-
 from medvigil.suites.medvigil.synthetic.phantoms import CHEST_KINDS, CHEST_ZONES, HEAD_KINDS, HEAD_ZONES
 
 # finding kind -> (name, with its article, plural)

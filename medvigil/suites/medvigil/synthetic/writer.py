@@ -3,8 +3,6 @@ Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), with no time
 parameters: byte-identical for the same ``seed`` and ``cases``, and a prefix of any larger release but for summaries.
 """
 
-from __future__ import annotations
-
 import csv
 import hashlib
 import io

@@ -5,8 +5,6 @@ Warnings (the authors' ``bench_validate_full.py``: L6 splits, L8 options) do not
 what stops ``medvigil score`` is an error: bad or duplicate rows of ``manifest.csv`` / ``probes_mcq.csv``, unknown cases).
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

@@ -1,7 +1,5 @@
 """Release checks of the whole folder: split files, ``RELEASE_DIGEST``, and the counts of what was read."""
 
-from __future__ import annotations
-
 from collections import Counter
 from operator import attrgetter
 

@@ -1,7 +1,5 @@
 """Release checks of identity: unique ids, known cases, a grounding row per case, known sources and pointers."""
 
-from __future__ import annotations
-
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_csv import POINTER_GLOB
 from medvigil.suites.medvigil.validate.validation_base import CheckerBase, _listed

@@ -1,7 +1,5 @@
 """Release checks of images: safe paths, files that exist and decode, credentialed images absent, each probe kind's image."""
 
-from __future__ import annotations
-
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial

@@ -1,7 +1,5 @@
 """Release checks of the probe files: ROI boxes, MCQ options and letter conventions, open probes, triplets, baseline."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Sequence
 

@@ -1,7 +1,5 @@
 """What every release check shares: checker state over one read release, finding records, message text helpers."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 from itertools import repeat
