@@ -239,7 +239,8 @@ def test_score_records():
     assert out["m1"]["mean_entropy_by_quadrant"]["Ideal"] == pytest.approx(-(0.9 * math.log(0.9) + 0.1 * math.log(0.1)))
     with pytest.raises(ValueError, match="lacks its text"):
         score_records([r for r in recs if r["condition"] != "noimg"])
-    with pytest.raises(ValueError, match="two orig"):
+    with pytest.raises(ValueError, match="case 'c1' of model 'm1' has two 'original' records under condition 'default' "
+                                         r"\(fields 'probe_kind', 'condition'\)"):
         score_records(recs + [recs[0]])
     with pytest.raises(ValueError, match="suite"):
         score_records([{**recs[0], "suite": "medqdeg"}])

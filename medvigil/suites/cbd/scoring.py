@@ -279,7 +279,8 @@ def case_parts(records: Iterable[Mapping[str, Any]], model: str, *, original_kin
         if kind == original_kind and cond in (image_condition, text_only_condition):
             slot = "orig" if cond == image_condition else "text"
             if slot in case:
-                raise ValueError(f"case {r['case_id']!r} of model {model!r} has two {slot} records")
+                raise ValueError(f"case {r['case_id']!r} of model {model!r} has two {kind!r} records under condition "
+                                 f"{cond!r} (fields 'probe_kind', 'condition')")
             case[slot] = r
         elif kind in paraphrase_kinds and cond == image_condition:
             case["para"].append(r)
