@@ -149,7 +149,17 @@ HIDDEN_IN_CELLS = {
     "zip_base64_in_an_option": ("options", lambda cxr: lambda o: [*o[:-1], _zip_b64(cxr)]),
     "one_trailing_byte": ("image", lambda cxr: lambda im: {**im, "bytes": cxr + b"\0"}),
     "seven_leading_bytes": ("image", lambda cxr: lambda im: {**im, "bytes": b"\0" * 7 + cxr}),
+    "hex_in_question": ("question", lambda cxr: lambda q: f"{q} {cxr.hex()}"),
+    "xz_base64_in_question": ("question", lambda cxr: lambda q: f"{q} {_xz_b64(cxr)}"),
+    "decoy_signatures_before_it": ("image", lambda cxr: lambda im: {**im, "bytes": b"\xff\xd8\xff\0" * 70 + cxr}),
+    "in_the_image_path": ("image", lambda cxr: lambda im: {**im, "path": base64.b64encode(cxr).decode()}),
 }
+
+
+def _xz_b64(data: bytes) -> str:
+    import lzma
+
+    return base64.b64encode(lzma.compress(data)).decode()
 
 
 @pytest.mark.parametrize("case", sorted(HIDDEN_IN_CELLS))
@@ -215,28 +225,6 @@ def test_zip_bomb_in_a_cell_is_refused(capsys, build_copy):
             says=["field 'question'", "scan limit"], inputs=[build_copy])
 
 
-def _xz_b64(data: bytes) -> str:
-    import lzma
-
-    return base64.b64encode(lzma.compress(data)).decode()
-
-
-MORE_HIDING_PLACES = {
-    "hex_in_question": ("question", lambda cxr: lambda q: f"{q} {cxr.hex()}"),
-    "xz_base64_in_question": ("question", lambda cxr: lambda q: f"{q} {_xz_b64(cxr)}"),
-    "decoy_signatures_before_it": ("image", lambda cxr: lambda im: {**im, "bytes": b"\xff\xd8\xff\0" * 70 + cxr}),
-    "in_the_image_path": ("image", lambda cxr: lambda im: {**im, "path": base64.b64encode(cxr).decode()}),
-}
-
-
-@pytest.mark.parametrize("case", sorted(MORE_HIDING_PLACES))
-def test_more_hiding_places_in_cells(capsys, small_release, build_copy, case):
-    column, change = MORE_HIDING_PLACES[case]
-    row = _forge_cell(build_copy, column, change(_credentialed_file(small_release).read_bytes()))
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["data/mcq/test-00000-of-00001.parquet", f"row {row}", f"field '{column}'"], inputs=[build_copy])
-
-
 def test_escaped_base64_in_a_json_file(capsys, small_release, build_copy):
     import json
 
@@ -265,3 +253,32 @@ def test_an_image_in_the_parquet_metadata(capsys, small_release, build_copy):
     (build_copy / "build_info.json").write_text(json.dumps(info, indent=2))
     run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
             says=["test-00000-of-00001.parquet", "field 'metadata'", "key-value metadata ('notes')"], inputs=[build_copy])
+
+
+def test_credentialed_folders_without_a_dicom_reader_are_refused(tmp_path):
+    """The core never imports reconstruct/: the CLI hands publish its DICOM reader; a caller that gives
+    folders without one is refused, not silently left with byte checksums for its DICOM files."""
+    from medvigil.hub.publish_scan import credentialed_images
+
+    with pytest.raises(ValueError, match="need read_dicom"):
+        credentialed_images([], [tmp_path])
+    assert credentialed_images(["AB"], []).sha256 == {"ab"}  # without folders no reader is needed
+
+
+def test_an_xray_rederived_from_a_dicom_of_the_licensed_copy_is_refused(capsys, build_copy, tmp_path):
+    """The licensed copy holds DICOM files: publish compares their display pixels (the reader the CLI
+    hands it from reconstruct/) with every uploaded image; control: without the folder it passes."""
+    pydicom = pytest.importorskip("pydicom")
+    from medvigil.images import imaging
+    from medvigil.reconstruct.mimic_cxr import dicom_to_image
+
+    licensed = tmp_path / "licensed" / "files" / "p10" / "p10000032" / "s50414267"
+    licensed.mkdir(parents=True)
+    dicom = licensed / "02aa804e.dcm"
+    shutil.copy(pydicom.data.get_testdata_file("CT_small.dcm", download=False), dicom)
+    jpeg = imaging.encode_jpeg(imaging.to_published(dicom_to_image(dicom)), quality=80)
+    row = _forge_cell(build_copy, "image", lambda im: {**im, "bytes": jpeg})
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
+    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", tmp_path / "licensed"],
+            says=[f"row {row}", "field 'image'", "near-duplicate of a credentialed image"],
+            inputs=[build_copy, tmp_path / "licensed"])
