@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from lmms_runs import sample_line
 
 from medvigil.cli import main
 from medvigil.errors import DataError
@@ -29,14 +30,6 @@ RECORD = {"suite": "medvigil", "model": "lmms-eval-run", "condition": "default",
 CASES = ("MVB-0001", "MVB-0002", "MVB-0003")
 
 
-def sample_line(record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), **lead) -> str:
-    """One line in lmms-eval 0.7.3's ``--log_samples`` shape: the record under each metric key."""
-    line = {"doc_id": 0, "target": record.get("correct_letter"), "filtered_resps": "A", "token_counts": [None],
-            "doc_hash": "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b",
-            "input_media": ["images/MVB-0001.jpg"], **lead}
-    line.update({m: record for m in metrics})
-    line["input"] = "Reply with exactly one capital letter.\nOptions:\nA. CT\nB. MRI"
-    return json.dumps(line) + "\n"
 KINDS = ("original", "tcf", "negation")
 
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from lmms_runs import run_grounded
 
 from medvigil.cli import main
 from medvigil.pipeline import offline_env
@@ -29,12 +28,7 @@ def run(tmp_path_factory):
     base = tmp_path_factory.mktemp("reasoning")
     generate_release(base / "release", cases=20, seed=3)
     build(base / "release", base / "build")
-    env = offline_env(base / "build")
-    env["HF_DATASETS_CACHE"] = str(base / "hf-cache")
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", ",".join(TASKS), "--include_path",
-           str(ROOT / "tasks"), "--output_path", str(base / "runs"), "--log_samples", "--limit", "8"]
-    proc = subprocess.run(cmd, env=env, cwd=base, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, proc.stderr[-4000:]
+    run_grounded(base, offline_env(base / "build"), TASKS)
     return base
 
 

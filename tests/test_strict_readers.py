@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import lmms_runs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -44,13 +45,8 @@ PREDICATE = {"harness_result_row": HARNESS_ROW}
 
 
 def sample_line(record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), **lead) -> str:
-    """One line in lmms-eval 0.7.3's ``--log_samples`` shape: the record under each metric key."""
-    line = {"doc_id": 0, "target": record.get("correct_letter"), "filtered_resps": "A", "token_counts": [None],
-            "doc_hash": "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b",
-            "input_media": ["images/MVB-0001.jpg"], **lead}
-    line.update({m: record for m in metrics})
-    line["input"] = "Reply with exactly one capital letter.\nOptions:\nA. CT\nB. MRI {not JSON} \"quoted\""
-    return json.dumps(line) + "\n"
+    """A log line whose prompt holds braces and quotes (the key-count proof must not count them)."""
+    return lmms_runs.sample_line(record, metrics, text=lmms_runs.INPUT + ' {not JSON} "quoted"', **lead)
 
 
 # ---------------------------------------------------------------- schema agreement
