@@ -251,7 +251,8 @@ def test_bad_input_names_the_field():
     assert table["n_incomplete_cases"] == 1
     with pytest.raises(ValueError, match="lacks"):  # scoring a whole run: an error
         cbd_protocol.suite_result([record])
-    with pytest.raises(ValueError, match="two text"):  # e.g. the logs of `cbd` and `cbd_quadrants` together
+    # e.g. the logs of `cbd` and `cbd_quadrants` together
+    with pytest.raises(ValueError, match=r"has two 'original' records under condition 'noimg' \(fields 'probe_kind', 'condition'\)"):
         cbd_protocol.quadrant_table([record, record])
 
 
