@@ -86,7 +86,10 @@ def read_bytes(path: str | os.PathLike, label: str | None = None, *, max_bytes: 
     """All bytes of a regular file, refusing special files and files over the limit (see module doc)."""
     limit = max_input_bytes() if max_bytes is None else max_bytes
     with open_regular(path, label, max_bytes=limit) as handle:
-        data = handle.read(limit + 1) if limit else handle.read()
+        size = os.fstat(handle.fileno()).st_size  # a buffer of this size: one of the limit's size costs page faults
+        data = handle.read(size + 1)
+        if len(data) > size:  # it grew while we read it: the rest, up to the limit
+            data += handle.read(limit + 1 - len(data)) if limit else handle.read()
     if limit and len(data) > limit:  # grew while we read it
         raise DataError(Problem(_label(Path(path), label), f"is more than the {limit:,}-byte input limit"))
     return data
