@@ -4,7 +4,7 @@ folder, a built dataset folder or a Hub repo id)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from medvigil.data_location import locate_release
 from medvigil.errors import DataError, Problem
@@ -79,9 +79,10 @@ def load_for_scoring(location: Path | str, *, skip_invalid_rows: bool = False) -
             warnings = warnings + [Problem(p.file, f"{p.message} (row left out)", p.row, p.field, "warning") for p in left]
         if report.unusable or errors:
             raise DataError(errors or report.errors)
-        release = report.release
-        probes = release.probes_mcq if rf.PROBES_MCQ in report.read_files else None
-        return ScoringReference(str(where), kind, release.cases, probes, warnings)
+        probes = None
+        if rf.PROBES_MCQ in report.read.headers:
+            probes = list(map(_ScoringProbe, *report.read.valid_columns(rf.PROBES_MCQ, _ScoringProbe._fields)))
+        return ScoringReference(str(where), kind, report.release.cases, probes, warnings)
     return _reference_from_build(str(where), kind)
 
 
@@ -94,8 +95,7 @@ class _BuiltCase:
     text_only_answerable: bool
 
 
-@dataclass(frozen=True)
-class _BuiltProbe:
+class _ScoringProbe(NamedTuple):  # (a tuple: a release has tens of thousands of probes)
     probe_id: str
     case_id: str
     probe_kind: str
@@ -115,5 +115,5 @@ def _reference_from_build(where: str, kind: str) -> ScoringReference:
     probes = []
     for row in table.to_list():
         cases.setdefault(row["case_id"], _BuiltCase(**{k: row[k] for k in _BuiltCase.__dataclass_fields__}))
-        probes.append(_BuiltProbe(**{k: row[k] for k in _BuiltProbe.__dataclass_fields__}))
+        probes.append(_ScoringProbe(*(row[k] for k in _ScoringProbe._fields)))
     return ScoringReference(where, kind, cases, probes)

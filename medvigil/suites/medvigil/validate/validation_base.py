@@ -2,7 +2,7 @@
 
 import re
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +103,13 @@ class CheckerBase:
 
     def valid_rows(self, rel: str) -> list[Row]:
         return [row for row in self.rows.get(rel, []) if row.valid]
+
+    def numbers(self, rel: str, *, valid: bool = False) -> Sequence[int]:
+        """The row numbers of ``rel`` (of its valid rows), in order: no row made."""
+        rows = self.rows.get(rel)
+        if rows is None:
+            return []
+        return list(compress(rows.numbers, rows.valid)) if valid else rows.numbers
 
     def pointer_files(self) -> list[str]:
         return sorted(rel for rel in self.rows if rel.startswith(f"{rf.POINTERS_DIR}/"))
