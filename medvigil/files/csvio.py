@@ -75,13 +75,6 @@ class CsvColumns:
     problems: list[Problem] = field(default_factory=list)
 
 
-def read_csv_columns(path: Path | str, name: str | None = None, *, required: Iterable[str] = ()) -> CsvColumns:
-    """:func:`read_csv` as :class:`CsvColumns` (same problems, same exceptions)."""
-    path = Path(path)
-    name = name or path.name
-    return parse_csv_columns(read_bytes(path, name), name, required=required)
-
-
 def parse_csv_columns(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvColumns:
     """Parse CSV ``data`` into :class:`CsvColumns`: split at line breaks and commas when it holds no quote
     (the usual file), else in one pass of ``csv.reader``, else (a record of the wrong length, broken

@@ -40,12 +40,14 @@ files give it relative to the release root (``images/...``, ``images_perturbed/.
 :func:`medvigil.files.pathsafe.resolve_inside`.
 """
 
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.csvio import read_csv_columns
+from medvigil.files.csvio import parse_csv_columns
 from medvigil.files.digest import release_digest
+from medvigil.files.input_files import read_bytes
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_csv import (
     _SPECS,
@@ -57,6 +59,7 @@ from medvigil.suites.medvigil.release.release_csv import (
     _CsvSpec,
     _read_splits,
     _read_table,
+    text_key,
 )
 from medvigil.suites.medvigil.release.release_records import BaselineRow, Case, McqProbe, OpenProbe, Release, Triplet, roi_geometry_issue
 
@@ -154,27 +157,20 @@ def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
     if not path.is_file():
         raise FileNotFoundError(f"pointer file {str(path)!r} does not exist or is not a file")
     spec = _CsvSpec(str(path), "pointer_row", POINTER_COLUMNS, {})
-    table = read_csv_columns(path, str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
-    table_rows, problems = _coerce_table(table, spec)
+    table = parse_csv_columns(read_bytes(path, str(path)), str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
+    rows, problems = _coerce_table(table, spec)
     problems = [p for p in table.problems + problems if p.severity == "error"]
     pointers: dict[str, tuple[str, str]] = {}
     first: dict[str, int] = {}
-    for row in table_rows:
-        if not row.valid:
-            continue
-        cid = row.values["case_id"]
+    for number, cid, source_path, sha256 in compress(zip(rows.numbers, *(rows.columns[c] for c in POINTER_COLUMNS)), rows.valid):
         if cid in first:
-            problems.append(Problem(str(path), f"duplicate pointer for case {cid!r} (first at row {first[cid]})", row.number, "case_id"))
+            problems.append(Problem(str(path), f"duplicate pointer for case {cid!r} (first at row {first[cid]})", number, "case_id"))
             continue
-        first[cid] = row.number
-        pointers[cid] = (row.values["source_path"], row.values["sha256"])
+        first[cid] = number
+        pointers[cid] = (source_path, sha256)
     if problems:
         raise DataError(problems)
     return pointers
-
-
-def _question_key(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 def _triplets(release: Release, rows: list[dict[str, Any]]) -> list[Triplet]:
@@ -185,12 +181,12 @@ def _triplets(release: Release, rows: list[dict[str, Any]]) -> list[Triplet]:
     """
     by_question: dict[str, list[str]] = {}
     for case in release.cases.values():
-        by_question.setdefault(_question_key(case.question), []).append(case.case_id)
+        by_question.setdefault(text_key(case.question), []).append(case.case_id)
     out = []
     for v in rows:
         case_id = v.get("case_id")
         if case_id is None:
-            matches = by_question.get(_question_key(v["anchor_question"]), [])
+            matches = by_question.get(text_key(v["anchor_question"]), [])
             if len(matches) != 1:
                 continue
             case_id = matches[0]

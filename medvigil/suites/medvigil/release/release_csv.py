@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.csvio import CsvColumns, read_csv_columns
+from medvigil.files.csvio import CsvColumns, parse_csv_columns
 from medvigil.files.input_files import read_bytes
 from medvigil.records.schema_columns import compiled, predicate
 from medvigil.records.schema_validation import problems_for
@@ -87,6 +87,11 @@ def _integer(text: str) -> int | None:
     if value != int(value):
         raise _Invalid(f"{text!r} is not a whole number")
     return int(value)
+
+
+def text_key(text: str) -> str:
+    """Comparison form of a question, option or answer: whitespace collapsed, case folded."""
+    return " ".join(text.split()).casefold()
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -185,25 +190,19 @@ class ReadResult:
 
     def column(self, rel: str, name: str) -> Sequence[Any]:
         """``[row.values.get(name) for row in self.rows[rel]]``."""
-        rows = self.rows.get(rel)
-        if rows is None:
-            return []
-        return rows.columns[name] if name in rows.columns else [None] * len(rows)
+        rows = self.rows.get(rel) or Rows([], {}, [])
+        return rows.columns.get(name) or [None] * len(rows)
 
     def valid_columns(self, rel: str, names: Sequence[str]) -> list[Sequence[Any]]:
         """The ``names`` columns of the valid rows of ``rel``, in row order."""
-        rows = self.rows.get(rel)
-        if not rows:
-            return [[] for _ in names]
-        if all(rows.valid):
-            return [rows.columns[name] for name in names]
-        return [list(compress(rows.columns[name], rows.valid)) for name in names]
+        rows = self.rows.get(rel) or Rows([], {name: [] for name in names}, [])
+        every = all(rows.valid)
+        return [rows.columns[name] if every else list(compress(rows.columns[name], rows.valid)) for name in names]
 
 
 def _coerce_table(table: CsvColumns, spec: _CsvSpec) -> tuple[Rows, list[Problem]]:
     """The typed rows of ``table`` and their problems (per row: coercion, then schema), worked out
     column by column."""
-    n = len(table.numbers)
     # as dict(zip(header, record)) per row: a repeated (empty) column name keeps its last column
     columns: dict[str, Sequence[Any]] = dict(zip(table.header, table.columns))
     failures: dict[int, list[tuple[str, str]]] = {}  # row position -> [(column, message)]
@@ -218,7 +217,7 @@ def _coerce_table(table: CsvColumns, spec: _CsvSpec) -> tuple[Rows, list[Problem
         columns["roi_bbox_norm"] = [box for box, _ in boxes]
         typed.append("roi_bbox_norm")
         notes = {i: {"roi_bbox_norm": note} for i, (_, note) in enumerate(boxes) if note}
-    valid = [True] * n
+    valid = [True] * len(table.numbers)
     typed_rows = Rows(table.numbers, columns, valid, notes)  # (for the schema: the result is made once valid is known)
     refused = set(rows_refused(spec.schema, typed_rows, columns, text=columns.keys() - typed))  # the rest: CSV text
     problems = []
@@ -252,7 +251,7 @@ def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[
 def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, number: int) -> list[Problem]:
     """The schema's problems of one row, less those of columns that failed to coerce."""
     out = []
-    for problem in _row_problems(spec.schema, values, file, number):
+    for problem in problems_for(spec.schema, values, file, number):
         if problem.field in failed:
             continue
         if problem.field in _ID_FIELDS and "does not match" in problem.message:
@@ -265,7 +264,7 @@ def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, n
 def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
     path = root / rel
     try:
-        table = read_csv_columns(path, rel, required=spec.columns)
+        table = parse_csv_columns(read_bytes(path, rel), rel, required=spec.columns)
     except DataError as exc:
         out.problems.extend(exc.problems)
         out.rows[rel] = Rows([], {}, [])
@@ -340,7 +339,7 @@ def rows_refused(schema: str, rows: list[dict[str, Any]], columns: dict[str, Seq
     """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
     column by column when the schema is a flat object schema (a value shared by many rows is judged
     once; ``columns``: the rows' columns, when every row has exactly those keys, ``text`` naming those
-    holding strings only), else row by row. Such a row is described by ``jsonschema`` (:func:`_row_problems`)."""
+    holding strings only), else row by row. Such a row is described by ``jsonschema`` (:func:`~medvigil.records.schema_validation.problems_for`)."""
     checker = compiled(schema)
     if checker is not None:
         if columns is not None:
@@ -348,10 +347,3 @@ def rows_refused(schema: str, rows: list[dict[str, Any]], columns: dict[str, Seq
         return checker.invalid_rows(rows)
     accept = predicate(schema)
     return [i for i, v in enumerate(rows) if accept is None or not accept(v)]
-
-
-def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:
-    accept = predicate(schema)
-    if accept is not None and accept(values):
-        return []
-    return problems_for(schema, values, file, row)

@@ -139,7 +139,6 @@ class _Checker(IdChecks, ProbeChecks, FileChecks, ImageChecks):
     def run(self) -> None:
         checks = [self.check_unique_ids, self.check_references, self.check_sources_and_pointers, self.check_roi, self.check_mcq,
                   self.check_open, self.check_triplets, self.check_splits, self.check_baseline]
-        # scoring (no check_refs) looks at no image path and needs no counts
-        checks += [self.check_images, self.check_digest, self.count] if self.check_refs else [self.check_digest]
-        for check in checks:
+        last = [self.check_images, self.check_digest, self.count] if self.check_refs else [self.check_digest]  # scoring: no counts
+        for check in [*checks, *last]:
             check()

@@ -33,14 +33,13 @@ class IdChecks(CheckerBase):
         self._unique(rf.TRIPLETS, "case_id", severity="warning")
         seen: dict[str, str] = {}
         for rel in self.pointer_files():
-            for row in self.rows[rel]:
-                cid = row.values.get("case_id")
+            for number, cid in zip(self.numbers(rel), self.read.column(rel, "case_id")):
                 if not isinstance(cid, str) or not cid:
                     continue
                 if cid in seen:
-                    self.error(rel, f"duplicate pointer for case {cid!r} (first in {seen[cid]})", row.number, "case_id")
+                    self.error(rel, f"duplicate pointer for case {cid!r} (first in {seen[cid]})", number, "case_id")
                 else:
-                    seen[cid] = f"{rel} row {row.number}"
+                    seen[cid] = f"{rel} row {number}"
 
     def check_references(self) -> None:
         if rf.MANIFEST not in self.readable:

@@ -6,9 +6,9 @@ from itertools import combinations, compress
 from operator import eq, not_
 
 from medvigil.suites.medvigil.release import release_format as rf
-from medvigil.suites.medvigil.release.release_csv import Row
+from medvigil.suites.medvigil.release.release_csv import Row, text_key
 from medvigil.suites.medvigil.release.release_records import roi_geometry_issue, roi_issue
-from medvigil.suites.medvigil.validate.validation_base import _CHOICE_COLUMNS, ROI_PROBE_KINDS, CheckerBase, _listed, _norm, _norm_all
+from medvigil.suites.medvigil.validate.validation_base import _CHOICE_COLUMNS, ROI_PROBE_KINDS, CheckerBase, _listed, _norm_all
 
 # The correct letter each probe kind keeps (lr_flip: unless its case is laterality-dependent),
 # as _check_letter says, for finding the rows it may have something to say about
@@ -65,14 +65,14 @@ class ProbeChecks(CheckerBase):
         at = list(compress(range(len(rows)), rows.valid)) if rows else []  # valid row j is rows[at[j]]
         numbers = self.numbers(rel, valid=True)
         cids, kinds, letters, images, *choices, ids = self.read.valid_columns(rel, _MCQ_CHECKED)
-        pairs = Counter(zip(cids, kinds))  # (case, kind) in order of first appearance
+        pairs = Counter(zip(cids, kinds))  # (case, kind)
         repeated = {pair for pair, n in pairs.items() if n > (2 if pair[1] == "halluc_trap" else 1)}
         if repeated:
-            found_at: dict[tuple[str, str], list[int]] = {}
+            found_at: dict[tuple[str, str], list[int]] = {}  # in order of first appearance
             for pair, number in zip(zip(cids, kinds), numbers):
                 if pair in repeated:
                     found_at.setdefault(pair, []).append(number)
-            for (cid, kind), found in ((pair, found_at[pair]) for pair in pairs if pair in repeated):
+            for (cid, kind), found in found_at.items():
                 limit = 2 if kind == "halluc_trap" else 1
                 self.warn(rel, f"case {cid!r} has {len(found)} {kind} probes (rows {', '.join(map(str, found))}); "
                           f"expected at most {limit}", found[limit], "probe_kind")
@@ -108,12 +108,9 @@ class ProbeChecks(CheckerBase):
         letter_rows.update(i for i, (kind, cid) in enumerate(zip(kinds, cids)) if kind == "lr_flip" and cid in lateral)
         # an image unless the kind has none
         image_rows = {i for i, (kind, image) in enumerate(zip(kinds, images)) if (kind in rf.NO_IMAGE_PROBE_KINDS) != (image is None)}
-        options = list(zip(*choices))  # those of the case's original probe
-        inherit_rows = {
-            i
-            for i, kind in enumerate(kinds)
-            if kind in rf.IMAGE_PROBE_KINDS and (cids[i] not in original_at or options[i] != options[original_at[cids[i]]])
-        }
+        # those of the case's original probe
+        inherit_rows = {i for i, kind in enumerate(kinds) if kind in rf.IMAGE_PROBE_KINDS and (
+            cids[i] not in original_at or any(texts[i] != texts[original_at[cids[i]]] for texts in choices))}
         return options_rows, letter_rows, image_rows, inherit_rows
 
     def _check_inherited_options(self, i: int, original: int | None, numbers: Sequence[int], kinds: Sequence[str],
@@ -134,7 +131,7 @@ class ProbeChecks(CheckerBase):
 
     def _check_options(self, row: Row) -> None:
         v = row.values
-        keys = [_norm(v[column]) for column in _CHOICE_COLUMNS]
+        keys = [text_key(v[column]) for column in _CHOICE_COLUMNS]
         if all(keys) and len(set(keys)) == len(keys):
             return  # the usual row: every option non-empty (so is the correct one) and distinct
         options = {letter: v[f"choice_{letter}"] for letter in rf.LETTERS}
@@ -144,7 +141,7 @@ class ProbeChecks(CheckerBase):
                       "a probe needs at least 3", row.number, f"choice_{empty[0]}")
         seen: dict[str, str] = {}
         for letter, text in options.items():
-            key = _norm(text)
+            key = text_key(text)
             if not key:
                 continue
             if key in seen:
@@ -183,7 +180,7 @@ class ProbeChecks(CheckerBase):
             self.warn(rf.PROBES_MCQ, f"case {v['case_id']!r} is laterality-dependent but its gold_after_lr_flip in "
                       f"{rf.GROUNDING} is empty, so the lr_flip answer is unknown", row.number, "correct_letter")
             return
-        matches = [letter for letter in rf.LETTERS if _norm(v[f"choice_{letter}"]) == _norm(gold)]
+        matches = [letter for letter in rf.LETTERS if text_key(v[f"choice_{letter}"]) == text_key(gold)]
         if not matches:
             self.warn(rf.PROBES_MCQ, f"no option matches gold_after_lr_flip {gold!r} of laterality-dependent case {v['case_id']!r}",
                       row.number, "correct_letter")
@@ -208,12 +205,12 @@ class ProbeChecks(CheckerBase):
         rel = rf.TRIPLETS
         for row in self.valid_rows(rel):
             v = row.values
-            if _norm(v["anchor_question"]) == _norm(v["tcf_question"]):
+            if text_key(v["anchor_question"]) == text_key(v["tcf_question"]):
                 self.error(rel, "tcf_question repeats anchor_question; a textual counterfactual must reword it", row.number, "tcf_question")
-            if _norm(v["anchor_gold"]) != _norm(v["tcf_gold"]):
+            if text_key(v["anchor_gold"]) != text_key(v["tcf_gold"]):
                 self.error(rel, f"tcf_gold {v['tcf_gold']!r} differs from anchor_gold {v['anchor_gold']!r}; "
                            "a textual counterfactual keeps the answer", row.number, "tcf_gold")
-            if _norm(v["vcf_gold"]) == _norm(v["anchor_gold"]):
+            if text_key(v["vcf_gold"]) == text_key(v["anchor_gold"]):
                 self.error(rel, f"vcf_gold equals anchor_gold ({v['anchor_gold']!r}); a visual counterfactual must change the answer",
                            row.number, "vcf_gold")
 
