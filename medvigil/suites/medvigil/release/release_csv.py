@@ -218,7 +218,7 @@ def _coerce_table(table: CsvColumns, spec: _CsvSpec) -> tuple[Rows, list[Problem
         typed.append("roi_bbox_norm")
         notes = {i: {"roi_bbox_norm": note} for i, (_, note) in enumerate(boxes) if note}
     valid = [True] * len(table.numbers)
-    typed_rows = Rows(table.numbers, columns, valid, notes)  # (for the schema: the result is made once valid is known)
+    typed_rows = Rows(table.numbers, columns, valid, notes)  # a view for the schema check (the result gets the final validity)
     refused = set(rows_refused(spec.schema, typed_rows, columns, text=columns.keys() - typed))  # the rest: CSV text
     problems = []
     for i in sorted(refused.union(failures)):

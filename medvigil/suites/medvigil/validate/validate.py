@@ -2,7 +2,8 @@
 (:func:`medvigil.suites.medvigil.release.release.read_release`) and checks it as a whole, one mixin per concern.
 Warnings (the authors' ``bench_validate_full.py``: L6 splits, L8 options) do not fail; a credentialed image always does.
 ``scope``: ``"full"``; ``"metadata"`` (no image file read); ``"scoring"`` (only ``manifest.csv`` required, and only
-what stops ``medvigil score`` is an error: bad or duplicate rows of ``manifest.csv`` / ``probes_mcq.csv``, unknown cases).
+what stops ``medvigil score`` is an error: bad or duplicate rows of ``manifest.csv`` / ``probes_mcq.csv``, unknown cases;
+no counts, and the MCQ probes stay rows of ``ValidationReport.read``).
 """
 
 from dataclasses import dataclass, field
@@ -112,8 +113,8 @@ def leave_out_bad_probes(report: ValidationReport) -> tuple[list[Problem], list[
     returns ``(left_out, fatal, counts)``: errors whose probes went, errors that remain, counts per file."""
     left_out, fatal = [], []
     drop: dict[str, set[str]] = {rel: set() for rel in SKIPPABLE_FILES}
-    read = report.read.rows if report.read is not None else {}
-    probe_ids = {rel: dict(zip(read[rel].numbers, read[rel].columns.get("probe_id", ()))) for rel in SKIPPABLE_FILES if rel in read}
+    rows = report.read.rows if report.read is not None else {}
+    probe_ids = {rel: dict(zip(rows[rel].numbers, rows[rel].columns.get("probe_id", ()))) for rel in SKIPPABLE_FILES if rel in rows}
     for problem in report.errors:
         probe_id = probe_ids.get(problem.file, {}).get(problem.row) if problem.row is not None else None
         if problem.file in SKIPPABLE_FILES and probe_id:
