@@ -106,7 +106,8 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
-    pool: dict[str, str] = {}  # one string object per distinct id across files
+    pool = {i: i for i in ref.ids()}  # one string object per distinct id across files: the release's if it has it
+    last: dict[str, list] = {}  # the last file's id columns
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
     parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
@@ -114,7 +115,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
         data = read_bytes(path, file)  # a regular file, bounded in size
-        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts, pool=pool,
+        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts, pool=pool, last=last,
                                                       allow_empty=allow_empty)
         del data
         if ref.probe_fields is None:  # without the release's gold letters an error row takes another file's

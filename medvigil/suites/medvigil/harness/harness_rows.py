@@ -5,7 +5,7 @@ rows, duplicates, error rows) shared by both read paths (see :mod:`medvigil.suit
 import json
 import json.scanner
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import compress
+from itertools import chain, compress
 from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any
@@ -180,6 +180,7 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
 FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
 COLUMNS = ("probe_id", "case_id", "probe_kind", "answered", "model_letter", "correct_letter")  # a file's, as read
 _AS_NONE = {MISSING: None}
+_IDS = ("probe_id", "case_id", "probe_kind")
 
 
 def letter_of(value: Any, answered: bool) -> tuple[str, str | None, bool]:
@@ -203,6 +204,11 @@ class Reference:
         self.case_fields = {cid: _case_fields(case) for cid, case in cases.items()} if cases is not None else None
         self.probe_fields = {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
         self.probe_gold = {pid: p.correct_letter for pid, p in probes.items()} if probes is not None else None
+
+    def ids(self) -> list[str]:
+        """The release's probe, case and probe-kind ids (none without one)."""
+        probes = self.probes.values() if self.probes is not None else ()
+        return [*(self.cases or ()), *chain.from_iterable((p.probe_id, p.case_id, p.probe_kind) for p in probes)]
 
     def case_of(self, case_id: str | None) -> tuple:
         """:func:`_case_fields` of a case (all None without a release)."""
@@ -316,10 +322,12 @@ class HarnessColumns:
 
 
 def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
-               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str]):
+               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str], last: dict[str, list]):
     """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
     checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``.
-    Equal ids share one string object through ``pool`` (they repeat in every model's file)."""
+    Equal ids share one string object through ``pool`` (they repeat in every model's file); an id column
+    equal to the last file's (``last``, updated here: the harness writes every model's probes in one order)
+    is that file's list."""
     file_problems: list[Problem] = []
     cols: dict[str, list] = {name: [] for name in COLUMNS}
     lines: list[int] = []
@@ -332,14 +340,18 @@ def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
         del values
         schema_problems += found
         lines += good_lines
-        for name in ("probe_id", "case_id", "probe_kind"):
-            cols[name] += map(pool.setdefault, columns[name], columns[name])
+        for name in _IDS:
+            cols[name] += columns[name]
         cols["answered"] += map(HARNESS_OK_STATUS.__eq__, columns["status"])
         cols["model_letter"] += columns["model_letter"]  # one-letter strings are shared by Python itself
         cols["correct_letter"] += map(_AS_NONE.get, columns["correct_letter"], columns["correct_letter"])
         if as_dicts:
             rows += good
     file_problems += schema_problems
+    for name in _IDS:
+        same = cols[name] == last.get(name)
+        cols[name] = last[name] if same else list(map(pool.setdefault, cols[name], cols[name]))
+        last[name] = cols[name]
     if not lines and not file_problems:
         empty = Problem(file, "has no result rows: nothing to score for model " + repr(model))
         if allow_empty:
