@@ -113,8 +113,7 @@ def _plain_columns(text: str) -> tuple[list[str], list[list[str]]] | None:
             return None  # a lone CR or LF
     else:
         lines = text.split("\n")
-    if "" in lines:
-        lines = [line for line in lines if line]  # blank lines (and the line break ending the text)
+    lines = list(filter(None, lines))  # blank lines are no records (nor is what follows the last line break)
     if max(map(len, lines)) >= csv.field_size_limit():
         return None  # csv.reader refuses a field this long
     header, body = lines[0].split(","), lines[1:]
