@@ -218,7 +218,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         risk_tier=of_case(0),
         source_dataset=of_case(1),
         modality=of_case(2),
-        text_only_answerable=[fields[c][3] for c in case.codes.tolist()],
+        text_only_answerable=np.array([f[3] for f in fields], dtype=object)[case.codes].tolist(),
         condition=condition,
         suite="medvigil",
         source="harness result files",

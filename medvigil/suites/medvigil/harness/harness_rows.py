@@ -171,7 +171,7 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
         if found:
             problems.extend(found)
             refused.add(i)
-    columns = {name: columns.get(name, [MISSING] * len(values)) for name in FIELDS}
+    columns = {name: columns[name] if name in columns else [MISSING] * len(values) for name in FIELDS}
     if refused:
         keep = [i for i in range(len(values)) if i not in refused]
         numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
