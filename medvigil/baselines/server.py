@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from PIL import Image
 
-from medvigil.baselines.registry import POLICIES, make_policy
+from medvigil.baselines import POLICIES, make_policy
 from medvigil.errors import DataError
 from medvigil.files.input_files import loads_json
 from medvigil.images.imaging import DEFAULT_MAX_PIXELS, decode_image

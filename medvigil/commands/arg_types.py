@@ -55,13 +55,9 @@ def stress_options(args: argparse.Namespace) -> dict[str, dict]:
 
 
 def result_inputs(args: argparse.Namespace) -> dict[str, str]:
-    """The inputs of ``score`` / ``compare`` by option, checked against ``--json OUT`` before anything is read."""
-    from medvigil.files.output_guard import refuse_overlap
-
-    inputs = {**({"--release": args.release} if args.release else {}), **{f"FILE {f}": f for f in args.files}}
-    if args.json and args.json != "-":
-        refuse_overlap({"--json": args.json}, inputs)  # nothing is written next to an input
-    return inputs
+    """The inputs of ``score`` / ``compare`` by option (``--json OUT`` was checked against them before the
+    command ran, :func:`medvigil.files.output_guard.refuse_declared`; it is again before it is written)."""
+    return {**({"--release": args.release} if args.release else {}), **{f"FILE {f}": f for f in args.files}}
 
 
 def emit(text: str, table: str, json_out: str | None, inputs) -> int:

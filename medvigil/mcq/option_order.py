@@ -90,9 +90,3 @@ def to_published_letter(order: str, model_letter: str) -> str:
     _check_order(order)
     _check_letter(model_letter, "model_letter")
     return order[LETTERS.index(model_letter)]
-
-
-def inverse_order(order: str) -> str:
-    """The order that undoes ``order``: ``apply_order(inverse_order(o), apply_order(o, x)) == x``."""
-    _check_order(order)
-    return "".join(LETTERS[order.index(letter)] for letter in LETTERS)

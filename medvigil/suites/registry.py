@@ -76,6 +76,7 @@ def _run(name: str, action: str, files: Iterable[str], release: str | None, opti
     """The suite entry's ``action`` (score | compare) on ``files``, with what the files say about the run."""
     from medvigil.records.run_coverage import run_coverage
     from medvigil.records.run_labels import refuse_duplicate_runs
+    from medvigil.report.names import renamed
     from medvigil.tasks.generation_settings import generation_report
     from medvigil.tasks.predictions import scorable
 
@@ -92,7 +93,7 @@ def _run(name: str, action: str, files: Iterable[str], release: str | None, opti
     with scorable(files, prefix=f"{name}_") as (read, rebuilt):  # --predict_only logs: records rebuilt
         result = getattr(suite.entry, action)(read, release=release, **options)
     if rebuilt:
-        result = _renamed(result, rebuilt)
+        result = renamed(result, rebuilt)  # the rebuilt files' paths name the originals
         result["predict_only"] = sorted(rebuilt.values())
     generation = generation_report(files, prefix=f"{name}_") if action == "score" else None  # settings used vs the protocol's
     if generation is not None:
@@ -102,15 +103,3 @@ def _run(name: str, action: str, files: Iterable[str], release: str | None, opti
         result["partial"] = coverage
     return result
 
-
-def _renamed(value: Any, names: dict[str, str]) -> Any:
-    """``value`` with every string naming a rebuilt file (or containing its path) naming the original."""
-    if isinstance(value, str):
-        for new, old in names.items():
-            value = value.replace(new, old)
-        return value
-    if isinstance(value, dict):
-        return {_renamed(k, names): _renamed(v, names) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_renamed(v, names) for v in value]
-    return value
