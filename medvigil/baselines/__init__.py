@@ -11,12 +11,8 @@ from medvigil.baselines.policies import BlindPolicy, ConstantPolicy, Policy, Ran
 
 __all__ = ["POLICIES", "Policy", "make_policy"]
 
-POLICIES: dict[str, Callable[..., Policy]] = {
-    "random": RandomPolicy,
-    "constant": ConstantPolicy,
-    "blind": BlindPolicy,
-    "grounded": GroundedPolicy,
-}
+POLICIES: dict[str, Callable[..., Policy]] = {"random": RandomPolicy, "constant": ConstantPolicy, "blind": BlindPolicy,
+                                               "grounded": GroundedPolicy}
 PARAMETERS: dict[str, tuple[str, ...]] = {"random": ("seed",), "constant": ("letter",), "blind": (), "grounded": ("temperature", "seed")}
 
 

@@ -47,11 +47,8 @@ def add_stress_options(parser: argparse.ArgumentParser) -> None:
 
 def stress_options(args: argparse.Namespace) -> dict[str, dict]:
     """The parsed options of each stress suite, as its entry takes them."""
-    return {
-        "medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy, "all_invalid": args.all_invalid},
-        "readiness": {"allow_partial": args.allow_partial},
-        "cbd": {"invalid": args.cbd_invalid},
-    }
+    return {"medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy, "all_invalid": args.all_invalid},
+            "readiness": {"allow_partial": args.allow_partial}, "cbd": {"invalid": args.cbd_invalid}}
 
 
 def result_inputs(args: argparse.Namespace) -> dict[str, str]:

@@ -19,13 +19,8 @@ import os
 
 from medvigil.tasks import tasks_dir
 
-AVAILABLE_MODELS = {
-    "random": "RandomBaseline",
-    "constant": "ConstantBaseline",
-    "blind": "BlindBaseline",
-    "grounded": "GroundedBaseline",
-    "retry": "RetryingLMM",
-}
+AVAILABLE_MODELS = {"random": "RandomBaseline", "constant": "ConstantBaseline", "blind": "BlindBaseline",
+                    "grounded": "GroundedBaseline", "retry": "RetryingLMM"}
 PLUGIN_NAME = "medvigil"
 
 __all__ = ["AVAILABLE_MODELS", "add_task_folder_to_lmms_eval"]

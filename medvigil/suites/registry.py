@@ -29,7 +29,6 @@ class Suite:
     name: str
     title: str  # the report section's heading
     release: Literal["required", "optional", "unused"]  # what `--release` is to this suite
-    inputs: str  # what the FILE arguments are, for the CLI's help
 
     @property
     def entry(self) -> ModuleType:
@@ -37,16 +36,11 @@ class Suite:
 
 
 SUITES: dict[str, Suite] = {s.name: s for s in (
-    Suite("medvigil", "MedVIGIL", "optional",
-          "official-harness result files or lmms-eval logs of the medvigil_* tasks"),
-    Suite("mediconfusion", "MediConfusion: image pairs that share a question", "required",
-          "the authors' result files (Results/<model>_<mode>.json) or lmms-eval logs of the mediconfusion_* tasks"),
-    Suite("medqdeg", "MedQ-Deg: image degradation and calibration", "unused",
-          "lmms-eval logs (files or run folders) of the medqdeg_* tasks"),
-    Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused",
-          "lmms-eval logs (files or run folders) of the readiness_* tasks"),
-    Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused",
-          "lmms-eval logs (files or run folders) of the cbd_* tasks"),
+    Suite("medvigil", "MedVIGIL", "optional"),  # official-harness result files or lmms-eval logs
+    Suite("mediconfusion", "MediConfusion: image pairs that share a question", "required"),  # authors' Results/ or logs
+    Suite("medqdeg", "MedQ-Deg: image degradation and calibration", "unused"),  # lmms-eval logs (files or run folders)
+    Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused"),
+    Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused"),
 )}
 REPORT_SUITES = tuple(name for name in SUITES if name != "medvigil")  # sections beside the MedVIGIL audit
 

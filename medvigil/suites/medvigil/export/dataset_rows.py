@@ -144,13 +144,9 @@ def _case_columns(case) -> dict:
 
 
 def _reordered(row: dict, order: str, published_correct: str) -> dict:
-    return {
-        **row,
-        "options": list(option_order.apply_order(order, row["options"])),
-        "correct_letter": option_order.displayed_letter(order, published_correct),
-        "permutation": order,
-        "published_correct_letter": published_correct,
-    }
+    return {**row, "options": list(option_order.apply_order(order, row["options"])),
+            "correct_letter": option_order.displayed_letter(order, published_correct), "permutation": order,
+            "published_correct_letter": published_correct}
 
 
 class _Images:

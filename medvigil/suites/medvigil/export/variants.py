@@ -92,11 +92,8 @@ class VariantComparison:
         return [d for d in self.differences if d.status != "match"]
 
     def to_dict(self) -> dict:
-        return {
-            "counts": self.counts,
-            "tolerance": {"mean_abs": MEAN_ABS_TOLERANCE, "p99_abs": P99_ABS_TOLERANCE},
-            "mismatches": [d.__dict__ for d in self.mismatches],
-        }
+        return {"counts": self.counts, "tolerance": {"mean_abs": MEAN_ABS_TOLERANCE, "p99_abs": P99_ABS_TOLERANCE},
+                "mismatches": [d.__dict__ for d in self.mismatches]}
 
 
 def compare_images(ours: Image.Image, theirs: Image.Image) -> dict:
@@ -105,10 +102,9 @@ def compare_images(ours: Image.Image, theirs: Image.Image) -> dict:
     b = np.asarray(theirs.convert("RGB"), dtype=np.uint8)
     diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8
     counts = np.bincount(diff.ravel(), minlength=256)
-    cumulative = np.cumsum(counts)
     return {
         "mean_abs": float((counts * np.arange(256)).sum() / diff.size),
-        "p99_abs": float(np.searchsorted(cumulative, 0.99 * diff.size)),
+        "p99_abs": float(np.searchsorted(np.cumsum(counts), 0.99 * diff.size)),
         "max_abs": int(np.flatnonzero(counts)[-1]),
         "differing_fraction": float((diff.max(axis=2) > 8).mean()),
     }
