@@ -71,8 +71,7 @@ def _run(name: str, action: str, files: Iterable[str], release: str | None, opti
     from medvigil.records.run_coverage import run_coverage
     from medvigil.records.run_labels import refuse_duplicate_runs
     from medvigil.report.names import renamed
-    from medvigil.tasks.generation_settings import generation_report
-    from medvigil.tasks.predictions import scorable
+    from medvigil.task_pack import generation_report, scorable
 
     suite = get(name)
     if action == "compare" and not hasattr(suite.entry, "compare"):
