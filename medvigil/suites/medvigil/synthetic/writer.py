@@ -1,14 +1,14 @@
-"""Write a synthetic release in the published layout, into a staging folder renamed into place at the end.
+"""Write a synthetic release in the published layout, into a temporary sibling renamed into place at the end.
 Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), with no time stamps and fixed JPEG
 parameters: byte-identical for the same ``seed`` and ``cases``, and a prefix of any larger release but for summaries.
 """
 
-import contextlib
 import csv
 import hashlib
 import io
 import json
 import os
+import shutil
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,8 +19,8 @@ from PIL import Image
 
 from medvigil import __version__
 from medvigil.cards import CARDS_DIR
-from medvigil.files.atomic_output import staged_folder
 from medvigil.files.digest import release_digest
+from medvigil.files.held_signals import held
 from medvigil.images.imaging import decode_image, encode_jpeg, render_variant, to_published
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.synthetic.cases import author_case
@@ -121,6 +121,32 @@ def _prepare(path: Path, force: bool, what: str) -> None:
             raise FileExistsError(f"refusing to replace {resolved} (root, home or current directory)")
 
 
+def _sibling(path: Path, tag: str) -> Path:
+    """The hidden sibling ``.NAME.TAG-PID`` of ``path``: named before it is made, so its cleanup can be set first."""
+    return path.parent / f".{path.name}.{tag}-{os.getpid()}"
+
+
+def _make_empty(folder: Path) -> None:
+    """Make ``folder`` (and its parents), removing a stale one left by a dead process with this pid."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir()
+
+
+def _commit(tmp: Path, path: Path) -> None:
+    """Move ``tmp`` to ``path``, replacing an existing directory only after the new one is complete."""
+    if path.exists():
+        old = _sibling(path, "old")
+        if old.exists():
+            shutil.rmtree(old)
+        path.rename(old)
+        tmp.rename(path)
+        shutil.rmtree(old)
+    else:
+        tmp.rename(path)
+
+
 def _pointer_path(seed: int, case: str) -> str:
     """A MIMIC-CXR-JPG-like relative path, deterministic in (seed, case id)."""
     h = hashlib.sha256(f"medvigil-synthetic:{seed}:{case}".encode()).hexdigest()
@@ -168,13 +194,24 @@ def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, 
         _prepare(cred_root, force, "credentialed-out directory")
     _prepare(root, force, "output directory")
 
-    with contextlib.ExitStack() as staged:  # renamed into place at the end; a failure while writing leaves neither
-        cred_tmp = None if cred_root is None else staged.enter_context(
-            staged_folder(cred_root, inputs=(), replace=force, option="--credentialed-out"))
-        tmp = staged.enter_context(staged_folder(root, inputs=(), replace=force))
+    tmp = _sibling(root, "partial")
+    cred_tmp = _sibling(cred_root, "partial") if cred_root is not None else None
+    partials = [folder for folder in (tmp, cred_tmp) if folder is not None]
+    try:
+        for folder in partials:  # made inside the try: a Ctrl-C or SIGTERM just after a mkdir removes it too
+            _make_empty(folder)
         summary = _write(tmp, cases, seed, cred_tmp, progress, jobs)
         summary.digest = release_digest(tmp)
         (tmp / rf.DIGEST_FILE).write_text(summary.digest + "\n", encoding="utf-8")
+        with held():  # the outputs are moved in whole: a signal meanwhile is raised once they are
+            if cred_root is not None and cred_tmp is not None:
+                _commit(cred_tmp, cred_root)
+            _commit(tmp, root)
+    except BaseException:
+        with held():  # a second Ctrl-C does not cut the removal short
+            for folder in partials:
+                shutil.rmtree(folder, ignore_errors=True)
+        raise
     summary.root, summary.credentialed_root = root, cred_root
     return summary
 
