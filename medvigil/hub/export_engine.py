@@ -76,21 +76,11 @@ class BuildReport:
     rows: dict[str, int]
     shards: list[croissant.Shard]
 
+    # a suite's report also defines info_head() and info_tail() (its facts of build_info.json before
+    # ``rows`` and between ``rows`` and ``shards``) and out_marker() (appended to the summary's ``built:`` line)
     def input_digest(self) -> tuple[str, str]:
         """``(name, digest)`` of what was built from, e.g. ``("release", ...)``."""
         raise NotImplementedError
-
-    def info_head(self) -> dict[str, Any]:
-        """Suite facts of ``build_info.json`` listed before ``rows``."""
-        return {}
-
-    def info_tail(self) -> dict[str, Any]:
-        """Suite facts of ``build_info.json`` listed between ``rows`` and ``shards``."""
-        return {}
-
-    def out_marker(self) -> str:
-        """Appended to the ``built:`` line of the summary."""
-        return ""
 
     def summary_tail(self) -> list[str]:
         """Summary lines after ``rows:`` (the default: the shards line)."""
