@@ -12,13 +12,15 @@ validated together (:func:`medvigil.records.schema_validation.problems_for_recor
 ``extra`` checks). Every problem names file, line and field; all are raised together.
 """
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import loads_json, no_repeated_keys, open_regular, read_json
+from medvigil.files.input_files import RepeatedKey, loads_json, no_repeated_keys, open_regular, read_json
+from medvigil.files.input_files import _bounded_int as bounded_int
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems
 from medvigil.records.run_coverage import results_file, run_limit
@@ -97,22 +99,49 @@ def model_name(samples_path: Path) -> str:
 
 
 _POOLED_LENGTH = 64  # longer strings (free-text answers) are rarely repeated: not pooled
+_RECORD_START = '{"suite": '  # how json.dumps writes our tasks' records (tasks/*/utils.py: suite first)
+_FOLD = '"\\u0000"'  # stands for the record in its line: decodes to "\0", which only this text does
+_UNPOOLED = json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=no_repeated_keys)  # as loads_json decodes
 
 
-def _pooled(record: dict, pool: dict) -> dict:
-    """``record`` with its keys and short string values (and those of a nested object such as
-    ``extra``) taken from ``pool``: one object per distinct string across every file read,
-    where each decoded line would otherwise hold its own copy of every key and value."""
+def _decoder(pool: dict[str, str]) -> json.JSONDecoder:
+    """:data:`_UNPOOLED` with each object's keys and short string values taken from ``pool``: one object
+    per distinct string across every file read, where each line would hold its own copy of each."""
     get = pool.setdefault
-    out = {}
-    for key, value in record.items():
-        kind = type(value)
-        if kind is str and len(value) <= _POOLED_LENGTH:
-            value = get(value, value)
-        elif kind is dict:
-            value = _pooled(value, pool)
-        out[get(key, key)] = value
-    return out
+
+    def pooled(pairs: list[tuple[str, object]]) -> dict:
+        out = {get(k, k): get(v, v) if type(v) is str and len(v) <= _POOLED_LENGTH else v for k, v in pairs}
+        return out if len(out) == len(pairs) else no_repeated_keys(pairs)  # (which names the key given twice)
+
+    return json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=pooled)
+
+
+def _sample(line: str, decoder: json.JSONDecoder, file: str, row: int) -> object:
+    """One line decoded by ``decoder`` (:func:`_decoder`), its record once (:func:`_folded`); a line
+    it refuses is decoded by :func:`loads_json`, which names the problem (lmms-eval's NaNs are allowed)."""
+    try:
+        sample = _folded(line, decoder)
+        return decoder.decode(line) if sample is None else sample
+    except (ValueError, RepeatedKey, RecursionError):
+        return loads_json(line, file, row=row, allow_non_finite=True, object_pairs_hook=no_repeated_keys)
+
+
+def _folded(line: str, decoder: json.JSONDecoder) -> dict | None:
+    """The sample of ``line`` with its record decoded once, not once per metric key; None when that
+    is not proven equal to decoding ``line`` whole. The record's text is one JSON value; with each
+    copy replaced by :data:`_FOLD` (not in ``line``) the line must decode with as many top-level values
+    ``"\0"``: each copy was then a whole top-level value (a ``_FOLD`` inside a string ends it and
+    leaves ``\\u0000"`` outside), so ``line`` is that object with the record at those keys."""
+    start = line.find(_RECORD_START)
+    if start < 0 or _FOLD in line:
+        return None
+    record, end = decoder.raw_decode(line, start)
+    parts = line.split(line[start:end])
+    sample = _UNPOOLED.decode(_FOLD.join(parts))
+    keys = [key for key, value in sample.items() if value == "\0"]
+    if len(keys) != len(parts) - 1:
+        return None
+    return sample | dict.fromkeys(keys, record)
 
 
 def _problems(found: list[dict], file: str, lines: Iterable[int]) -> list[Problem]:
@@ -122,7 +151,7 @@ def _problems(found: list[dict], file: str, lines: Iterable[int]) -> list[Proble
     return sorted(bad, key=lambda p: p.row or 0)
 
 
-def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[list[dict], list[Problem]]:
+def _by_lines(path: Path, file: str, name: str, decoder: json.JSONDecoder) -> tuple[list[dict], list[Problem]]:
     """One file's records read a line at a time, and every problem of its lines."""
     found: list[dict] = []
     lines: list[int] = []
@@ -137,8 +166,8 @@ def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[l
                 continue
             if line.isspace() or not line:
                 continue
-            try:  # lmms-eval's own NaNs are allowed
-                sample = loads_json(line, file, row=line_no, allow_non_finite=True, object_pairs_hook=no_repeated_keys)
+            try:
+                sample = _sample(line, decoder, file, line_no)
             except DataError as exc:
                 bad.extend(exc.problems)
                 continue
@@ -146,7 +175,6 @@ def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[l
             if record is None:
                 bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
                 continue
-            record = _pooled(record, pool)
             record["model"] = name
             found.append(record)
             lines.append(line_no)
@@ -155,13 +183,13 @@ def _by_lines(path: Path, file: str, name: str, pool: dict[str, str]) -> tuple[l
 
 def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> list[dict]:
     """Probe records from lmms-eval samples files, read line by line (records share their
-    repeated strings, :func:`_pooled`); every bad line is reported at once."""
+    repeated strings, :func:`_decoder`); every bad line is reported at once."""
     records: list[dict] = []
     problems: list[Problem] = []
-    pool: dict[str, str] = {}
+    decoder = _decoder({})
     paths = list(map(Path, paths))
     for path in paths:
-        found, bad = _by_lines(path, str(path), model or model_name(path), pool)
+        found, bad = _by_lines(path, str(path), model or model_name(path), decoder)
         problems += bad
         records.extend(found)
     if problems:
