@@ -101,6 +101,7 @@ def model_name(samples_path: Path) -> str:
 _POOLED_LENGTH = 64  # longer strings (free-text answers) are rarely repeated: not pooled
 _RECORD_START = '{"suite": '  # how json.dumps writes our tasks' records (tasks/*/utils.py: suite first)
 _FOLD = '"\\u0000"'  # stands for the record in its line: decodes to "\0", which only this text does
+_NEXT_VALUE = re.compile(r', "[^"\\]*": ')  # what json.dumps writes between two values of an object
 _UNPOOLED = json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=no_repeated_keys)  # as loads_json decodes
 
 
@@ -128,20 +129,29 @@ def _sample(line: str, decoder: json.JSONDecoder, file: str, row: int) -> object
 
 def _folded(line: str, decoder: json.JSONDecoder) -> dict | None:
     """The sample of ``line`` with its record decoded once, not once per metric key; None when that
-    is not proven equal to decoding ``line`` whole. The record's text is one JSON value; with each
-    copy replaced by :data:`_FOLD` (not in ``line``) the line must decode with as many top-level values
-    ``"\0"``: each copy was then a whole top-level value (a ``_FOLD`` inside a string ends it and
-    leaves ``\\u0000"`` outside), so ``line`` is that object with the record at those keys."""
+    is not proven equal to decoding ``line`` whole. The record's text is one JSON value; with it and its
+    copies under the next keys replaced by :data:`_FOLD` (then the line's only ``"\\u000``) the line must
+    decode with as many top-level values ``"\0"``: each was then a whole top-level value (a ``_FOLD``
+    inside a string ends it and leaves ``\\u0000"`` outside), so ``line`` is that object with the record
+    at those keys."""
     start = line.find(_RECORD_START)
-    if start < 0 or _FOLD in line:
+    if line.find(_RECORD_START, start + 1) < 0:  # none, or logged once (MedVIGIL's tasks): nothing to fold
         return None
     record, end = decoder.raw_decode(line, start)
-    parts = line.split(line[start:end])
-    sample = _UNPOOLED.decode(_FOLD.join(parts))
-    keys = [key for key, value in sample.items() if value == "\0"]
-    if len(keys) != len(parts) - 1:
+    copy, parts, at = line[start:end], [], 0
+    while line.startswith(copy, start):
+        parts.append(line[at:start])
+        at = start + len(copy)
+        gap = _NEXT_VALUE.match(line, at)
+        if gap is None:
+            break
+        start = gap.end()
+    text = _FOLD.join([*parts, line[at:]])
+    if text.count('"\\u000') != len(parts):
         return None
-    return sample | dict.fromkeys(keys, record)
+    sample = _UNPOOLED.decode(text)
+    keys = [key for key, value in sample.items() if value == "\0"]
+    return sample | dict.fromkeys(keys, record) if len(keys) == len(parts) else None
 
 
 def _problems(found: list[dict], file: str, lines: Iterable[int]) -> list[Problem]:
