@@ -117,41 +117,25 @@ def _decoder(pool: dict[str, str]) -> json.JSONDecoder:
     return json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=pooled)
 
 
-def _sample(line: str, decoder: json.JSONDecoder, file: str, row: int) -> object:
-    """One line decoded by ``decoder`` (:func:`_decoder`), its record once (:func:`_folded`); a line
-    it refuses is decoded by :func:`loads_json`, which names the problem (lmms-eval's NaNs are allowed)."""
-    try:
-        sample = _folded(line, decoder)
-        return decoder.decode(line) if sample is None else sample
-    except (ValueError, RepeatedKey, RecursionError):
-        return loads_json(line, file, row=row, allow_non_finite=True, object_pairs_hook=no_repeated_keys)
-
-
-def _folded(line: str, decoder: json.JSONDecoder) -> dict | None:
-    """The sample of ``line`` with its record decoded once, not once per metric key; None when that
-    is not proven equal to decoding ``line`` whole. The record's text is one JSON value; with it and its
-    copies under the next keys replaced by :data:`_FOLD` (then the line's only ``"\\u000``) the line must
-    decode with as many top-level values ``"\0"``: each was then a whole top-level value (a ``_FOLD``
-    inside a string ends it and leaves ``\\u0000"`` outside), so ``line`` is that object with the record
-    at those keys."""
+def _folded(line: str, decoder: json.JSONDecoder) -> object:
+    """``line`` decoded by ``decoder``, a record repeated under the next keys decoded once: with its copies
+    replaced by :data:`_FOLD` (then the line's only ``"\\u000``) the line must decode with as many top-level
+    ``"\0"``, so each copy was a whole top-level value (a ``_FOLD`` inside a string would end it and leave
+    ``\\u0000"`` outside) and ``line`` is that object with the record at those keys; else it is decoded whole."""
     start = line.find(_RECORD_START)
     if line.find(_RECORD_START, start + 1) < 0:  # none, or logged once (MedVIGIL's tasks): nothing to fold
-        return None
+        return decoder.decode(line)
     record, end = decoder.raw_decode(line, start)
     copy, parts, at = line[start:end], [], 0
-    while line.startswith(copy, start):
+    while line.startswith(copy, start):  # (after the last copy start is -1: the line's last character)
         parts.append(line[at:start])
         at = start + len(copy)
         gap = _NEXT_VALUE.match(line, at)
-        if gap is None:
-            break
-        start = gap.end()
+        start = gap.end() if gap else -1
     text = _FOLD.join([*parts, line[at:]])
-    if text.count('"\\u000') != len(parts):
-        return None
-    sample = _UNPOOLED.decode(text)
+    sample = _UNPOOLED.decode(text) if text.count('"\\u000') == len(parts) else {}
     keys = [key for key, value in sample.items() if value == "\0"]
-    return sample | dict.fromkeys(keys, record) if len(keys) == len(parts) else None
+    return sample | dict.fromkeys(keys, record) if len(keys) == len(parts) else decoder.decode(line)
 
 
 def _problems(found: list[dict], file: str, lines: Iterable[int]) -> list[Problem]:
@@ -177,10 +161,13 @@ def _by_lines(path: Path, file: str, name: str, decoder: json.JSONDecoder) -> tu
             if line.isspace() or not line:
                 continue
             try:
-                sample = _sample(line, decoder, file, line_no)
-            except DataError as exc:
-                bad.extend(exc.problems)
-                continue
+                sample = _folded(line, decoder)
+            except (ValueError, RepeatedKey, RecursionError):  # loads_json names the problem (lmms-eval's NaNs allowed)
+                try:
+                    sample = loads_json(line, file, row=line_no, allow_non_finite=True, object_pairs_hook=no_repeated_keys)
+                except DataError as exc:
+                    bad.extend(exc.problems)
+                    continue
             record = _record_of(sample)
             if record is None:
                 bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
