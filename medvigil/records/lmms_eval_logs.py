@@ -12,6 +12,7 @@ validated together (:func:`medvigil.records.schema_validation.problems_for_recor
 ``extra`` checks). Every problem names file, line and field; all are raised together.
 """
 
+import io
 import json
 import re
 from collections import Counter
@@ -138,21 +139,15 @@ def _folded(line: str, decoder: json.JSONDecoder) -> object:
     return sample | dict.fromkeys(keys, record) if len(keys) == len(parts) else decoder.decode(line)
 
 
-def _problems(found: list[dict], file: str, lines: Iterable[int]) -> list[Problem]:
-    """Schema and ``extra`` problems of one file's records, in line order."""
-    lines = list(lines)
-    bad = problems_for_records("probe_record", found, file, lines) + extras_problems(found, file, lines)
-    return sorted(bad, key=lambda p: p.row or 0)
-
-
 def _by_lines(path: Path, file: str, name: str, decoder: json.JSONDecoder) -> tuple[list[dict], list[Problem]]:
     """One file's records read a line at a time, and every problem of its lines."""
     found: list[dict] = []
     lines: list[int] = []
     bad: list[Problem] = []
-    # a regular file within the input cap (medvigil.files.input_files), streamed line by line
+    # a regular file within the input cap (medvigil.files.input_files), streamed line by line through a
+    # buffer of many lines (lines of several kB cross the default 8 kB buffer's end: twice the time)
     with open_regular(path, file) as raw:
-        for line_no, data in enumerate(raw, start=1):
+        for line_no, data in enumerate(io.BufferedReader(raw.raw, 1 << 16), start=1):
             try:
                 line = data.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -175,7 +170,8 @@ def _by_lines(path: Path, file: str, name: str, decoder: json.JSONDecoder) -> tu
             record["model"] = name
             found.append(record)
             lines.append(line_no)
-    return found, sorted(bad + _problems(found, file, lines), key=lambda p: p.row or 0)
+    checked = problems_for_records("probe_record", found, file, lines) + extras_problems(found, file, lines)
+    return found, sorted(bad + checked, key=lambda p: p.row or 0)  # every problem in line order
 
 
 def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> list[dict]:
