@@ -226,6 +226,32 @@ def test_harness_reader_refuses_a_key_twice(tmp_path):
     assert (problem.row, problem.field) == (2, "status") and "appears twice" in problem.message
 
 
+def test_harness_reader_takes_one_object_per_line(tmp_path):
+    """Two rows on one line and one row over two lines make as many values as lines; each is refused at its line."""
+    from medvigil.suites.medvigil.harness.harness import read_harness_table
+
+    two = _row(2).rstrip(b"\n") + b", " + _row(3)
+    split = _row(4, note=[[1, 2]]).replace(b"[[1, 2]]", b"[[1\n2]]")  # the lines joined by a comma are one row
+    path = _harness_file(tmp_path, [_row(1), two, split, _row(5)])
+    with pytest.raises(DataError) as err:
+        read_harness_table([path])
+    assert [p.row for p in err.value.problems] == [2, 3, 4]
+    assert all("not valid JSON" in p.message for p in err.value.problems)
+
+
+def test_harness_reader_names_the_line_nested_too_deeply_and_reads_crlf_lines(tmp_path):
+    from medvigil.suites.medvigil.harness.harness import read_harness_table
+
+    deep = b'{"probe_id": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+    path = _harness_file(tmp_path, [_row(1), deep, _row(3)])
+    with pytest.raises(DataError) as err:
+        read_harness_table([path])
+    (problem,) = err.value.problems
+    assert problem.row == 2 and "nested too deeply" in problem.message
+    crlf = _harness_file(tmp_path / "crlf", [_row(i).replace(b"\n", b"\r\n") for i in (1, 2)])
+    assert len(read_harness_table([crlf])) == 2
+
+
 @pytest.mark.parametrize("text, repeated", [
     ('[{"a": {"b": 1, "b": 2}}]', "b"),  # nested
     ('[{"a" : 1, "a": 2}]', "a"),  # whitespace before the colon

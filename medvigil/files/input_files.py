@@ -134,13 +134,11 @@ def no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
 _WHITESPACE = str.maketrans("", "", " \t\r\n")
 
 
-def loads_keys_once(text: str) -> Any:
-    """``json.loads(text, object_pairs_hook=no_repeated_keys)``, with the C decoder alone when it proves
-    no key is repeated: every key in ``text`` is a string followed by optional whitespace and ``:``, so
-    without whitespace ``text`` holds at least as many ``":`` as keys (a string value holding one only
-    adds), and exactly as many as the decoded objects have only if no key was repeated. Otherwise the
-    hook decodes ``text`` again and names the repeated key (:class:`RepeatedKey`), if any."""
-    value = json.loads(text)
+def keys_once(value: Any, text: str) -> bool:
+    """Whether ``value``, decoded from ``text`` by the C decoder, is sure to hold every key of ``text``:
+    every key in ``text`` is a string followed by optional whitespace and ``:``, so without whitespace
+    ``text`` holds at least as many ``":`` as keys (a string value holding one only adds), and exactly
+    as many as the decoded objects have only if no key was repeated (False may also mean a ``":`` in a string)."""
     most = text.translate(_WHITESPACE).count('":')
     count, level = 0, [value]
     while level:  # the keys of the decoded objects, depth by depth, until they are as many
@@ -151,9 +149,15 @@ def loads_keys_once(text: str) -> Any:
             break
         arrays = compress(level, map(is_, types, repeat(list)))
         level = list(chain(chain.from_iterable(map(dict.values, objects)), chain.from_iterable(arrays)))
-    if count != most:
-        value = json.loads(text, object_pairs_hook=no_repeated_keys)
-    return value
+    return count == most
+
+
+def loads_keys_once(text: str) -> Any:
+    """``json.loads(text, object_pairs_hook=no_repeated_keys)``, with the C decoder alone when
+    :func:`keys_once` proves no key is repeated; else the hook decodes ``text`` again and names the
+    repeated key (:class:`RepeatedKey`), if any."""
+    value = json.loads(text)
+    return value if keys_once(value, text) else json.loads(text, object_pairs_hook=no_repeated_keys)
 
 
 def _no_constant(name: str) -> Any:

@@ -320,25 +320,30 @@ class ColumnChecker:
         return sorted(bad)
 
     def columns_of(self, rows: Sequence[dict]) -> dict[str, list]:
-        """Per property and key the rules name, its values in ``rows`` (:data:`MISSING` where a row lacks the key)."""
+        """Per property and key the rules name that some row holds, its values in ``rows`` (:data:`MISSING`
+        where a row lacks the key); a key no row holds has no column."""
         names = self.properties.keys() | self.required
         if self.required_when is not None:
             names |= {self.required_when[0], *self.required_when[2]}
-        return {name: list(map(dict.get, rows, repeat(name), repeat(MISSING))) for name in names}
+        return {name: list(map(dict.get, rows, repeat(name), repeat(MISSING))) for name in names
+                if any(map(dict.__contains__, rows, repeat(name)))}
 
     def invalid_in_open_columns(self, columns: dict[str, list], n: int) -> list[int]:
         """:meth:`invalid_rows` of ``n`` dicts for a schema open to other keys, given as
         :meth:`columns_of` them: the required keys, the if/then rule on them and each property's column."""
-        bad: set[int] = set()
-        for name in self.required:
-            if _absent(columns[name]):
-                bad.update(i for i, v in enumerate(columns[name]) if v is MISSING)
-        if self.required_when is not None:
+        types = {name: set(map(type, column)) for name, column in columns.items()}
+        bad: set[int] = set(range(n)) if self.required - columns.keys() else set()
+        for name in self.required & columns.keys():
+            if object in types[name]:  # the type of MISSING
+                bad.update(compress(range(n), map(is_, columns[name], repeat(MISSING))))
+        if self.required_when is not None and self.required_when[0] in columns:
             key, value, needed = self.required_when
-            without = set().union(*(compress(range(n), map(is_, columns[k], repeat(MISSING))) for k in needed))
+            without = set(range(n)) if needed - columns.keys() else set().union(
+                *(compress(range(n), map(is_, columns[k], repeat(MISSING))) for k in needed if object in types[k]))
             bad.update(i for i in without if _same(columns[key][i], value))
         for name, prop in self.properties.items():
-            bad.update(prop.refused(columns[name]))
+            if name in columns:
+                bad.update(prop.refused(columns[name], types[name]))
         return sorted(bad)
 
     def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int, text: Collection[str] = (),
@@ -360,11 +365,6 @@ class ColumnChecker:
 
 
 _FEW_SHAPES = 8
-
-
-def _absent(column: Sequence[Any]) -> bool:
-    """Whether a value of ``column`` is :data:`MISSING` (by identity: no comparison of the values)."""
-    return any(map(is_, column, repeat(MISSING)))  # key sets judged one at a time as columns
 
 
 def compile_schema(schema: Any) -> ColumnChecker | None:

@@ -300,7 +300,8 @@ class RecordTable:
 
         cols = {"suite": suite, "model": model, "case_id": case_id, "probe_kind": probe_kind, "condition": condition,
                 "risk_tier": risk_tier, "source_dataset": source_dataset, "modality": modality}
-        cols = {name: column(given, name) for name, given in cols.items()}
+        cols = {name: Categorical(np.zeros(n, dtype=np.int32), (given,)) if isinstance(given, str) else column(given, name)
+                for name, given in cols.items()}  # one value for every row: coded without a list of n
         cats: dict[str, Categorical] = {}
         for name, values in cols.items():
             order = TIERS if name == "risk_tier" else None

@@ -42,13 +42,11 @@ are skipped and counted (``blank_line``). Nothing is dropped without being count
 """
 
 from collections.abc import Iterable
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
-from medvigil.records.schema_columns import MISSING
 from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's public types are re-exported here
     HARNESS_SUFFIX,
     HarnessColumns,
@@ -64,7 +62,6 @@ from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's publ
     record,
     release_lookup,
 )
-from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS
 
 __all__ = ["HARNESS_SUFFIX", "HarnessColumns", "HarnessRecords", "read_harness_table", "model_from_filename", "read_harness_files"]
 
@@ -109,7 +106,8 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
-    pool: dict[Any, Any] = {MISSING: None}  # one string object per distinct column value across files; absent: None
+    pool = {i: i for i in ref.ids()}  # one string object per distinct id across files: the release's if it has it
+    last: dict[str, list] = {}  # the last file's id columns
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
     parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
@@ -117,12 +115,12 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
         data = read_bytes(path, file)  # a regular file, bounded in size
-        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts, pool=pool,
+        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts, pool=pool, last=last,
                                                       allow_empty=allow_empty)
         del data
         if ref.probe_fields is None:  # without the release's gold letters an error row takes another file's
-            for pid, st, gold in zip(cols["probe_id"], cols["status"], cols["correct_letter"]):
-                if gold is not None and st == HARNESS_OK_STATUS and pid not in golds:
+            for pid, answered, gold in zip(cols["probe_id"], cols["answered"], cols["correct_letter"]):
+                if gold is not None and answered and pid not in golds:
                     golds[pid], gold_from[pid] = gold, len(parts)
         cols, lines, rows, row_problems = drop_duplicates(cols, lines, rows, model, file, out)
         parts.append((model, file, cols, lines, rows, file_problems, row_problems))
@@ -167,7 +165,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     if cases is None:
         out.warnings.append("no release given: records have no risk tier, source, modality or text-only flag")
     columns: dict[str, list] = {name: [] for name in ("model", "probe_id", "case_id", "probe_kind", "correct_letter",
-                                                        "predicted_letter", "parse_status", "case")}
+                                                        "predicted_letter", "parse_status")}
     for k, idx in order:
         model, file, cols, lines, rows = parts[k][:5]
         conv = converted[k]
@@ -185,25 +183,32 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
             for i in (i for i in idx if status[i] == "error"):
                 bump(out.error_rows, model, cols["probe_kind"][i])
         if as_dicts:
-            out.extend(record(model, file, lines[i], rows[i], cols, conv, i, condition) for i in idx)
+            out.extend(record(model, file, lines[i], rows[i], ref.case_of(rows[i]["case_id"]), conv, i, condition) for i in idx)
             continue
         columns["model"] += [model] * len(idx)
         for name in ("probe_id", "case_id", "probe_kind"):
             columns[name] += cols[name] if whole else [cols[name][i] for i in idx]
-        for name in ("correct_letter", "predicted_letter", "parse_status", "case"):
+        for name in ("correct_letter", "predicted_letter", "parse_status"):
             columns[name] += conv[name] if whole else [conv[name][i] for i in idx]
     if as_dicts:
         return out
     del parts, converted, order, pending  # the per-file columns: only the joined ones from here on
-    from medvigil.scoring.table import RecordTable
+    from medvigil.scoring.table import Categorical, RecordTable, factorize
 
-    case = columns.pop("case")
+    case = factorize(columns.pop("case_id"))
+    fields = [ref.case_of(case_id) for case_id in case.levels]  # the release's fields, looked up once per case
+
+    def of_case(k: int) -> Categorical:
+        per_case = factorize([f[k] for f in fields])
+        return Categorical(per_case.codes[case.codes], per_case.levels)
+
     table = RecordTable.from_columns(
         **columns,
-        risk_tier=list(map(itemgetter(0), case)),
-        source_dataset=list(map(itemgetter(1), case)),
-        modality=list(map(itemgetter(2), case)),
-        text_only_answerable=list(map(itemgetter(3), case)),
+        case_id=case,
+        risk_tier=of_case(0),
+        source_dataset=of_case(1),
+        modality=of_case(2),
+        text_only_answerable=[fields[c][3] for c in case.codes.tolist()],
         condition=condition,
         suite="medvigil",
         source="harness result files",

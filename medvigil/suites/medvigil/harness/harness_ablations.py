@@ -206,7 +206,7 @@ def _mcq_record(row: dict, kind: str, model: str, condition: str, file: str, lin
     if not gold:
         found.append(Problem(file, f"no gold letter for probe {probe_id!r}: the row has none (an error row) and neither the "
                              "release (probes_mcq.csv) nor another row gives it", row=line, field="correct_letter"))
-    parse_status, predicted, bad_letter = letter_of(row.get("model_letter"), status)
+    parse_status, predicted, bad_letter = letter_of(row.get("model_letter"), status == "ok")
     if bad_letter:
         found.append(Problem(file, f"must be one capital letter or empty, got {row.get('model_letter')!r}",
                              row=line, field="model_letter"))

@@ -3,15 +3,16 @@ bulk column checks, one row to one record, and the per-file bookkeeping (blank l
 rows, duplicates, error rows) shared by both read paths (see :mod:`medvigil.suites.medvigil.harness.harness`)."""
 
 import json
-from collections.abc import Iterable, Mapping
-from itertools import compress
+import json.scanner
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain, compress
 from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
-from medvigil.files.input_files import RepeatedKey, loads_keys_once, no_repeated_keys
-from medvigil.records.schema_columns import compiled
+from medvigil.files.input_files import RepeatedKey, keys_once, no_repeated_keys
+from medvigil.records.schema_columns import MISSING, compiled
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS, source_label
 
 HARNESS_SUFFIX = "__mcq.jsonl"
@@ -63,56 +64,89 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
 # --------------------------------------------------------------------------- decoding
 
 
-def _lines(data: bytes, file: str) -> tuple[list[int], list[str], list[Problem], int, list[str]]:
-    """``(line numbers, texts, problems, blank lines, warnings)`` of one JSONL file's bytes: its
-    lines that hold something, each UTF-8."""
-    warnings = []
+# Text decoded at a time: whole lines, about this many characters (a few hundred rows), so that their
+# dicts are freed before the collector's youngest generation fills (700 allocations) and it never walks them.
+_CHUNK_CHARS = 100_000
+_SCAN = json.scanner.c_make_scanner(json.JSONDecoder())  # the C decoder: one value that starts at a position
+
+
+def _pieces(data: bytes, file: str, warnings: list[str], problems: list[Problem]) -> Iterator[tuple[Sequence[int], list, int]]:
+    """``(line numbers, values, blank lines)`` of one JSONL file's bytes, a few hundred lines at a time:
+    the lines that hold one JSON value with no key twice in an object; the others' problems go to ``problems``."""
     if data.startswith(b"\xef\xbb\xbf"):
         warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
         data = data[3:]
-    problems: list[Problem] = []
     try:
-        lines = data.decode("utf-8").split("\n")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        lines = []
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            try:
-                lines.append(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                problems.append(
-                    Problem(file, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}", row=number)
-                )
-                lines.append(None)  # reported; keeps line numbers aligned, not counted as blank
+        yield _line_by_line(1, _utf8_lines(data, file, problems), file, problems)
+        return
+    after_last = text.rfind("\n") + 1
+    end = len(text) if text[after_last:].strip() else after_last - 1  # a last line of only whitespace is no line
+    start, first = 0, 1
+    while start <= end:
+        stop = text.find("\n", start + _CHUNK_CHARS, end)
+        stop = end if stop < 0 else stop
+        values = _scan_lines(text, start, stop)
+        if values is not None and keys_once(values, text[start:stop]):
+            yield range(first, first + len(values)), values, 0
+        else:  # line by line, to say where the problem is
+            yield _line_by_line(first, text[start:stop].split("\n"), file, problems)
+        first += text.count("\n", start, stop) + 1
+        start = stop + 1
+
+
+def _scan_lines(text: str, start: int, stop: int) -> list | None:
+    """The values of ``text[start:stop]`` when each of its lines is one JSON value and nothing else, else None."""
+    values, pos = [], start
+    try:
+        while True:
+            value, pos = _SCAN(text, pos)
+            values.append(value)
+            if pos == stop:
+                return values
+            if text[pos] != "\n":
+                return None
+            pos += 1
+    except (StopIteration, ValueError, RecursionError):  # no value (blank), not JSON, nested too deeply
+        return None
+
+
+def _utf8_lines(data: bytes, file: str, problems: list[Problem]) -> list[str | None]:
+    """The lines of bytes that are not all UTF-8: each undecodable one a problem and ``None``."""
+    lines: list[str | None] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(file, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}", row=number))
+            lines.append(None)  # reported; keeps line numbers aligned, not counted as blank
     if lines and lines[-1] is not None and not lines[-1].strip():
         lines.pop()  # the newline that ends the last line is not a blank line
-    if not problems and all(map(str.strip, lines)):  # the usual file: every line holds something
-        return list(range(1, len(lines) + 1)), lines, problems, 0, warnings
-    numbers = [n for n, text in enumerate(lines, start=1) if text is not None and text.strip()]
-    blank = sum(1 for text in lines if text is not None) - len(numbers)
-    return numbers, [lines[n - 1] for n in numbers], problems, blank, warnings
+    return lines
 
 
-def _decode(numbers: list[int], texts: list[str], file: str, problems: list[Problem]) -> tuple[list[int], list[Any]]:
-    """The line numbers and values of the lines that are one JSON value with no key twice in an
-    object; the others' problems go to ``problems``."""
-    try:  # one decoder call for many lines; line by line to say where a problem is
-        values = loads_keys_once("[" + ",".join(texts) + "]")
-        if len(values) == len(texts):  # else a line held more than one value
-            return numbers, values
-    except (ValueError, RepeatedKey):
-        pass
-    good_numbers, values = [], []
-    for n, text in zip(numbers, texts):
+def _line_by_line(first: int, lines: list[str | None], file: str, problems: list[Problem]) -> tuple[list[int], list, int]:
+    """``(line numbers, values, blank lines)`` of ``lines`` (the first is line ``first``), each decoded on its own."""
+    numbers, values, blank = [], [], 0
+    for n, text in enumerate(lines, start=first):
+        if text is None:
+            continue
+        if not text.strip():
+            blank += 1
+            continue
         try:
             values.append(json.loads(text, object_pairs_hook=no_repeated_keys))
-            good_numbers.append(n)
+            numbers.append(n)
         except RepeatedKey as exc:
             problems.append(exc.problem(file, n))
         except ValueError as exc:
             column = getattr(exc, "colno", None)
             message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
             problems.append(Problem(file, message, row=n))
-    return good_numbers, values
+        except RecursionError:
+            problems.append(Problem(file, "JSON nested too deeply to read", row=n))
+    return numbers, values, blank
 
 
 def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[list[int], dict[str, list], list[dict], list[Problem]]:
@@ -135,7 +169,7 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
         if found:
             problems.extend(found)
             refused.add(i)
-    columns = {name: columns[name] for name in FIELDS}
+    columns = {name: columns.get(name, [MISSING] * len(values)) for name in FIELDS}
     if refused:
         keep = [i for i in range(len(values)) if i not in refused]
         numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
@@ -144,11 +178,14 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
 
 
 FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
+COLUMNS = ("probe_id", "case_id", "probe_kind", "answered", "model_letter", "correct_letter")  # a file's, as read
+_AS_NONE = {MISSING: None}
+_IDS = ("probe_id", "case_id", "probe_kind")
 
 
-def letter_of(value: Any, status: str) -> tuple[str, str | None, bool]:
-    """``(parse_status, predicted_letter, bad)`` of one ``model_letter`` value."""
-    if status != HARNESS_OK_STATUS:
+def letter_of(value: Any, answered: bool) -> tuple[str, str | None, bool]:
+    """``(parse_status, predicted_letter, bad)`` of one ``model_letter`` value (``answered``: status ``ok``)."""
+    if not answered:
         return "error", None, False
     letter = value.strip() if isinstance(value, str) else value
     if letter in (None, ""):
@@ -168,6 +205,15 @@ class Reference:
         self.probe_fields = {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
         self.probe_gold = {pid: p.correct_letter for pid, p in probes.items()} if probes is not None else None
 
+    def ids(self) -> list[str]:
+        """The release's probe, case and probe-kind ids (none without one)."""
+        probes = self.probes.values() if self.probes is not None else ()
+        return [*(self.cases or ()), *chain.from_iterable((p.probe_id, p.case_id, p.probe_kind) for p in probes)]
+
+    def case_of(self, case_id: str | None) -> tuple:
+        """:func:`_case_fields` of a case (all None without a release)."""
+        return _NO_CASE if self.case_fields is None else self.case_fields.get(case_id, _NO_CASE)
+
 
 def _case_fields(case: Any) -> tuple:
     """``(tier, canonical source, modality, text-only flag, source as written if it differs)``."""
@@ -182,13 +228,12 @@ _NO_CASE = (None, None, None, None, None)
 
 def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Reference,
                     golds: dict[str, str]) -> tuple[dict[str, list], list[tuple[int, Problem]]]:
-    """Columns of the records of one file's rows (``cols`` as :data:`FIELDS`), and the rows' problems.
+    """Columns of the records of one file's rows (``cols`` as :data:`COLUMNS`), and the rows' problems.
 
-    Output columns: ``predicted_letter, parse_status, correct_letter, case`` (the
-    :func:`_case_fields` tuple), ``ok`` (False for a row with a problem). A gold letter no one
-    gives yet is ``None`` (the caller resolves it after every file is read).
+    Output columns: ``predicted_letter, parse_status, correct_letter``, ``ok`` (False for a row with a
+    problem). A gold letter no one gives yet is ``None`` (the caller resolves it after every file is read).
     """
-    pid, cid, kind, status, model_letter, correct = (cols[name] for name in FIELDS)
+    pid, cid, kind, status, model_letter, correct = (cols[name] for name in COLUMNS)
     n = len(pid)
     found: list[tuple[int, int, Problem]] = []  # (row index, order within the row, problem)
     letters = {}
@@ -202,15 +247,11 @@ def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Ref
         message = f"must be one capital letter or empty, got {model_letter[i]!r}"
         found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
     if ref.case_fields is not None:
-        fields = ref.case_fields
-        case = list(map(fields.get, cid))
-        unknown = [i for i, c in enumerate(case) if c is None] if None in case else []
-        for i in unknown:
+        unknown = set(cid).difference(ref.case_fields)
+        for i in compress(range(n), map(unknown.__contains__, cid)) if unknown else ():
             message = f"case {cid[i]!r} is not in the release manifest"
             found.append((i, 1, Problem(file, message, row=lines[i], field="case_id")))
-    else:
-        case = [_NO_CASE] * n
-    del status, model_letter, cols["status"], cols["model_letter"]  # not needed after this
+    del status, model_letter, cols["answered"], cols["model_letter"]  # not needed after this
     gold = list(correct)
     if ref.probe_fields is not None:
         pf = ref.probe_fields
@@ -235,7 +276,7 @@ def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Ref
     good = [True] * n
     for i, _, _ in found:
         good[i] = False
-    out = {"predicted_letter": predicted, "parse_status": parse_status, "correct_letter": gold, "case": case, "ok": good}
+    out = {"predicted_letter": predicted, "parse_status": parse_status, "correct_letter": gold, "ok": good}
     return out, [(i, p) for i, _, p in found]
 
 
@@ -280,36 +321,37 @@ class HarnessColumns:
         return len(self.table)
 
 
-# Rows decoded and checked at a time: a few hundred, so that their dicts are freed before the
-# collector's youngest generation fills (700 allocations) and it never walks them.
-_CHUNK = 300
-
-
 def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
-               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str]):
+               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str], last: dict[str, list]):
     """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
     checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``.
-    Equal column values share one string object through ``pool`` (ids repeat in every model's file)."""
-    numbers, texts, file_problems, blank, warnings = _lines(data, file)
-    out.warnings += warnings
-    if blank:
-        bump(out.skipped, model, "blank_line", blank)
-    cols: dict[str, list] = {name: [] for name in FIELDS}
+    Equal ids share one string object through ``pool`` (they repeat in every model's file); an id column
+    equal to the last file's (``last``, updated here: the harness writes every model's probes in one order)
+    is that file's list."""
+    file_problems: list[Problem] = []
+    cols: dict[str, list] = {name: [] for name in COLUMNS}
     lines: list[int] = []
     rows: list[dict] | None = [] if as_dicts else None
     schema_problems: list[Problem] = []
-    for start in range(0, len(texts), _CHUNK):
-        good_lines, values = _decode(numbers[start:start + _CHUNK], texts[start:start + _CHUNK], file, file_problems)
-        good_lines, columns, good, found = _schema_problems(good_lines, values, file)
+    for numbers, values, blank in _pieces(data, file, out.warnings, file_problems):
+        if blank:
+            bump(out.skipped, model, "blank_line", blank)
+        good_lines, columns, good, found = _schema_problems(numbers, values, file)
         del values
         schema_problems += found
         lines += good_lines
-        for name, column in columns.items():
-            cols[name] += map(pool.setdefault, column, column)  # pool: MISSING -> None
+        for name in _IDS:
+            cols[name] += columns[name]
+        cols["answered"] += map(HARNESS_OK_STATUS.__eq__, columns["status"])
+        cols["model_letter"] += columns["model_letter"]  # one-letter strings are shared by Python itself
+        cols["correct_letter"] += map(_AS_NONE.get, columns["correct_letter"], columns["correct_letter"])
         if as_dicts:
             rows += good
-    del texts, numbers
     file_problems += schema_problems
+    for name in _IDS:
+        same = cols[name] == last.get(name)
+        cols[name] = last[name] if same else list(map(pool.setdefault, cols[name], cols[name]))
+        last[name] = cols[name]
     if not lines and not file_problems:
         empty = Problem(file, "has no result rows: nothing to score for model " + repr(model))
         if allow_empty:
@@ -345,9 +387,9 @@ def drop_duplicates(cols: dict[str, list], lines: list[int], rows: list[dict] | 
     return cols, lines, rows, row_problems
 
 
-def record(model: str, file: str, line: int, row: dict, cols: dict, conv: dict, i: int, condition: str) -> dict:
-    """The probe record of one converted row (the dict path)."""
-    tier, source, modality, text_only, as_written = conv["case"][i]
+def record(model: str, file: str, line: int, row: dict, case: tuple, conv: dict, i: int, condition: str) -> dict:
+    """The probe record of one converted row (the dict path); ``case``: :meth:`Reference.case_of` its case."""
+    tier, source, modality, text_only, as_written = case
     extra: dict[str, Any] = {"harness_status": row["status"], "file": file, "line": line}
     if as_written is not None:
         extra["source_dataset"] = as_written  # the spelling of the release
