@@ -3,6 +3,7 @@ every line, well formed or damaged, decodes to what ``loads_json`` gives, or is 
 
 from __future__ import annotations
 
+import json
 import random
 
 import lmms_runs
@@ -16,7 +17,9 @@ RECORD = {"suite": "cbd", "model": "lmms-eval-run", "condition": "default", "pro
           "probe_kind": "original", "extra": {"votes": ["A", None], "params": {"c": 0.5}, "s": "\u0000x"}, "raw_response": "A"}
 LINES = [
     lmms_runs.sample_line(RECORD, ("acc", "flip_rate", "excluded")),  # the stress tasks: the record under each key
-    lmms_runs.sample_line(RECORD, ("mcs",)),  # MedVIGIL's: once
+    lmms_runs.sample_line(RECORD, ("mcs",)),  # once
+    json.dumps({"doc_id": 0, "mcs": RECORD, **dict.fromkeys(("cap", "safe", "sfr"), ["cbd", "P1", [["images_sent", 1]]]),
+                "input": "Q?"}) + "\n",  # MedVIGIL's tasks: once, then its scoring row under the other keys
     lmms_runs.sample_line(RECORD, ("a", "b"), text='a prompt with {"suite": 1} and "\\u0000" in it'),
     lmms_runs.sample_line(RECORD, ("a", "b"), doc={"nested": RECORD}),  # a record inside another value first
 ]
@@ -60,6 +63,8 @@ def _damaged(line: str, rng: random.Random) -> str:
 def test_the_copies_are_decoded_once():
     sample = _read(LINES[0])
     assert sample["acc"] is sample["flip_rate"] is sample["excluded"] and sample["acc"]["probe_id"] == "P1"
+    sample = _read(LINES[2])
+    assert sample["cap"] is sample["safe"] is sample["sfr"] and sample["mcs"]["probe_id"] == "P1"
 
 
 @pytest.mark.parametrize("line", ESCAPED)

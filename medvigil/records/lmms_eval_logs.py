@@ -101,7 +101,7 @@ def model_name(samples_path: Path) -> str:
 
 _POOLED_LENGTH = 64  # longer strings (free-text answers) are rarely repeated: not pooled
 _RECORD_START = '{"suite": '  # how json.dumps writes our tasks' records (tasks/*/utils.py: suite first)
-_FOLD = '"\\u0000"'  # stands for the record in its line: decodes to "\0", which only this text does
+_FOLDS = ('"\\u0000"', '"\\u0001"')  # stand for the record and the value repeated after it: decode to "\0", "\1" (only these texts do)
 _NEXT_VALUE = re.compile(r', "[^"\\]*": ')  # what json.dumps writes between two values of an object
 _UNPOOLED = json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=no_repeated_keys)  # as loads_json decodes
 
@@ -118,25 +118,41 @@ def _decoder(pool: dict[str, str]) -> json.JSONDecoder:
     return json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=pooled)
 
 
-def _folded(line: str, decoder: json.JSONDecoder) -> object:
-    """``line`` decoded by ``decoder``, a record repeated under the next keys decoded once: with its copies
-    replaced by :data:`_FOLD` (then the line's only ``"\\u000``) the line must decode with as many top-level
-    ``"\0"``, so each copy was a whole top-level value (a ``_FOLD`` inside a string would end it and leave
-    ``\\u0000"`` outside) and ``line`` is that object with the record at those keys; else it is decoded whole."""
-    start = line.find(_RECORD_START)
-    if line.find(_RECORD_START, start + 1) < 0:  # none, or logged once (MedVIGIL's tasks): nothing to fold
-        return decoder.decode(line)
-    record, end = decoder.raw_decode(line, start)
-    copy, parts, at = line[start:end], [], 0
-    while line.startswith(copy, start):  # (after the last copy start is -1: the line's last character)
+def _run(line: str, start: int, end: int, at: int) -> tuple[list[str], int, int]:
+    """The copies of ``line[start:end]`` from ``start`` on, one under each next key: the text before each
+    (from ``at``), where the last ends, and where the value after it starts (-1: none)."""
+    copy, parts = line[start:end], []
+    while line.startswith(copy, start):
         parts.append(line[at:start])
         at = start + len(copy)
         gap = _NEXT_VALUE.match(line, at)
         start = gap.end() if gap else -1
-    text = _FOLD.join([*parts, line[at:]])
-    sample = _UNPOOLED.decode(text) if text.count('"\\u000') == len(parts) else {}
+    return parts, at, start
+
+
+def _folded(line: str, decoder: json.JSONDecoder) -> object:
+    """``line`` decoded by ``decoder``, the record repeated under the next keys decoded once, or the value
+    repeated after it (MedVIGIL's scoring row): with their copies replaced by :data:`_FOLDS` (then the line's
+    only ``"\\u000``) the line must decode with as many top-level ``"\0"`` and ``"\1"``, so each copy was a
+    whole top-level value (a fold inside a string would end it and leave ``\\u000.."`` outside) and ``line``
+    is that object with the values at those keys; else it is decoded whole."""
+    start = line.find(_RECORD_START)
+    if start < 0:
+        return decoder.decode(line)
+    record, end = decoder.raw_decode(line, start)
+    parts, at, start = _run(line, start, end, 0)
+    row, rows, rest = None, [], line[at:]
+    if start >= 0 and len(parts) == 1:  # a record logged once: MedVIGIL's tasks, its scoring row under the other keys
+        row, end = _UNPOOLED.raw_decode(line, start)
+        rows, after, _ = _run(line, start, end, at)
+        rows, rest = (rows, _FOLDS[1].join([*rows, line[after:]])) if len(rows) > 1 else ([], rest)
+    text = _FOLDS[0].join([*parts, rest])
+    sample = _UNPOOLED.decode(text) if text.count('"\\u000') == len(parts) + len(rows) else {}
     keys = [key for key, value in sample.items() if value == "\0"]
-    return sample | dict.fromkeys(keys, record) if len(keys) == len(parts) else decoder.decode(line)
+    row_keys = [key for key, value in sample.items() if value == "\1"] if rows else []
+    if (len(keys), len(row_keys)) != (len(parts), len(rows)):
+        return decoder.decode(line)
+    return {**sample, **dict.fromkeys(keys, record), **dict.fromkeys(row_keys, row)}
 
 
 def _by_lines(path: Path, file: str, name: str, decoder: json.JSONDecoder) -> tuple[list[dict], list[Problem]]:
