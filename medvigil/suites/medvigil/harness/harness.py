@@ -49,6 +49,7 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
 from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's public types are re-exported here
     HARNESS_SUFFIX,
+    ID_COLUMNS,
     HarnessColumns,
     HarnessRecords,
     Reference,
@@ -164,8 +165,13 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     out.problems = problems
     if cases is None:
         out.warnings.append("no release given: records have no risk tier, source, modality or text-only flag")
-    columns: dict[str, list] = {name: [] for name in ("model", "probe_id", "case_id", "probe_kind", "correct_letter",
-                                                        "predicted_letter", "parse_status")}
+    import numpy as np
+
+    from medvigil.scoring.table import Categorical, RecordTable, factorize
+
+    columns: dict[str, list] = {name: [] for name in ("model", *ID_COLUMNS, "correct_letter", "predicted_letter", "parse_status")}
+    index: dict[str, dict[str, int]] = {name: {} for name in ("model", *ID_COLUMNS)}  # value -> code, per column
+    coded: dict[int, np.ndarray] = {}  # id of a file's id list -> its codes (files in one order share the list)
     for k, idx in order:
         model, file, cols, lines, rows = parts[k][:5]
         conv = converted[k]
@@ -185,17 +191,21 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         if as_dicts:
             out.extend(record(model, file, lines[i], rows[i], ref.case_of(rows[i]["case_id"]), conv, i, condition) for i in idx)
             continue
-        columns["model"] += [model] * len(idx)
-        for name in ("probe_id", "case_id", "probe_kind"):
-            columns[name] += cols[name] if whole else [cols[name][i] for i in idx]
+        columns["model"].append(np.full(len(idx), index["model"].setdefault(model, len(index["model"])), dtype=np.int32))
+        for name in ID_COLUMNS:
+            if id(cols[name]) not in coded:
+                for value in cols[name]:
+                    index[name].setdefault(value, len(index[name]))
+                coded[id(cols[name])] = np.fromiter(map(index[name].__getitem__, cols[name]), np.int32, len(cols[name]))
+            columns[name].append(coded[id(cols[name])] if whole else coded[id(cols[name])][idx])
         for name in ("correct_letter", "predicted_letter", "parse_status"):
             columns[name] += conv[name] if whole else [conv[name][i] for i in idx]
     if as_dicts:
         return out
     del parts, converted, order, pending  # the per-file columns: only the joined ones from here on
-    from medvigil.scoring.table import Categorical, RecordTable, factorize
-
-    case = factorize(columns.pop("case_id"))
+    for name, codes in index.items():  # each id coded once per distinct list, not once per row
+        columns[name] = Categorical(np.concatenate(columns[name] or [np.zeros(0, np.int32)]), tuple(codes))
+    case = columns.pop("case_id")
     fields = [ref.case_of(case_id) for case_id in case.levels]  # the release's fields, looked up once per case
 
     def of_case(k: int) -> Categorical:
@@ -208,7 +218,7 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         risk_tier=of_case(0),
         source_dataset=of_case(1),
         modality=of_case(2),
-        text_only_answerable=[fields[c][3] for c in case.codes.tolist()],
+        text_only_answerable=np.array([f[3] for f in fields], dtype=object)[case.codes].tolist(),
         condition=condition,
         suite="medvigil",
         source="harness result files",

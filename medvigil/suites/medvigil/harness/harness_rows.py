@@ -90,9 +90,11 @@ def _pieces(data: bytes, file: str, warnings: list[str], problems: list[Problem]
         values = _scan_lines(text, start, stop)
         if values is not None and keys_once(values, text[start:stop]):
             yield range(first, first + len(values)), values, 0
+            first += len(values)
         else:  # line by line, to say where the problem is
-            yield _line_by_line(first, text[start:stop].split("\n"), file, problems)
-        first += text.count("\n", start, stop) + 1
+            lines = text[start:stop].split("\n")
+            yield _line_by_line(first, lines, file, problems)
+            first += len(lines)
         start = stop + 1
 
 
@@ -169,7 +171,7 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
         if found:
             problems.extend(found)
             refused.add(i)
-    columns = {name: columns.get(name, [MISSING] * len(values)) for name in FIELDS}
+    columns = {name: columns[name] if name in columns else [MISSING] * len(values) for name in FIELDS}
     if refused:
         keep = [i for i in range(len(values)) if i not in refused]
         numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
@@ -180,7 +182,7 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
 FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
 COLUMNS = ("probe_id", "case_id", "probe_kind", "answered", "model_letter", "correct_letter")  # a file's, as read
 _AS_NONE = {MISSING: None}
-_IDS = ("probe_id", "case_id", "probe_kind")
+ID_COLUMNS = ("probe_id", "case_id", "probe_kind")
 
 
 def letter_of(value: Any, answered: bool) -> tuple[str, str | None, bool]:
@@ -340,7 +342,7 @@ def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
         del values
         schema_problems += found
         lines += good_lines
-        for name in _IDS:
+        for name in ID_COLUMNS:
             cols[name] += columns[name]
         cols["answered"] += map(HARNESS_OK_STATUS.__eq__, columns["status"])
         cols["model_letter"] += columns["model_letter"]  # one-letter strings are shared by Python itself
@@ -348,7 +350,7 @@ def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
         if as_dicts:
             rows += good
     file_problems += schema_problems
-    for name in _IDS:
+    for name in ID_COLUMNS:
         same = cols[name] == last.get(name)
         cols[name] = last[name] if same else list(map(pool.setdefault, cols[name], cols[name]))
         last[name] = cols[name]
