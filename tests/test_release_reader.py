@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from medvigil.errors import DataError
-from medvigil.files.csvio import parse_csv_bytes, parse_csv_records, read_csv
+from medvigil.files import csvio
+from medvigil.files.csvio import parse_csv_bytes, parse_csv_columns, read_csv
 from medvigil.files.digest import release_digest
 from medvigil.files.pathsafe import InsideResolver, resolve_inside, unsafe_reason
 from medvigil.suites.medvigil.release import release_format as rf
@@ -314,19 +315,23 @@ def _parsed(parse, data: bytes, required: tuple[str, ...]):
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.binary(max_size=80) | st.text(alphabet=',"\r\n ab\ufeff\x00', max_size=60).map(str.encode),
+    st.binary(max_size=80) | st.text(alphabet=',"\r\n ab\ufeff\x00', max_size=60).map(str.encode)
+    | st.text(alphabet=",\r\n ab", max_size=60).map(str.encode),  # no quote: split at commas
     st.sampled_from([(), ("a",), ("a", "b")]),
 )
-def test_csv_records_are_the_tables_rows(data, required):
-    """parse_csv_records (one pass when the file is well formed) finds what parse_csv_bytes finds."""
-    table, records = _parsed(parse_csv_bytes, data, required), _parsed(parse_csv_records, data, required)
-    if isinstance(table, list) or isinstance(records, list):
-        assert table == records
+def test_csv_columns_are_what_csv_reader_finds_record_by_record(data, required):
+    """parse_csv_columns (split at commas, or one csv.reader pass, when the text allows) finds what the
+    record-by-record reader finds."""
+    columns = _parsed(parse_csv_columns, data, required)
+    problems: list = []
+    try:
+        header, rows, problems = csvio._parse(csvio._text(data, "x.csv", problems), "x.csv", required, problems)
+    except DataError as exc:
+        assert columns == exc.problems
         return
-    assert (records.header, records.problems) == (table.header, table.problems)
-    assert records.numbers == [row.number for row in table.rows]
-    assert [dict(zip(records.header, record)) for record in records.records] == [row.values for row in table.rows]
-    assert all(len(record) == len(records.header) for record in records.records)
+    assert (columns.header, columns.problems, columns.numbers) == (header, problems, [number for number, _ in rows])
+    assert len(columns.columns) == len(header) and all(len(column) == len(rows) for column in columns.columns)
+    assert [list(record) for record in zip(*columns.columns)] == [record for _, record in rows]
 
 
 # --------------------------------------------------------------------------- pathsafe

@@ -19,6 +19,7 @@ import csv
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
@@ -58,60 +59,52 @@ def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[st
 
 def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvTable:
     """Parse CSV ``data`` (see :func:`read_csv`)."""
-    table = parse_csv_records(data, name, required=required)
-    rows = [CsvRow(number, dict(zip(table.header, record))) for number, record in zip(table.numbers, table.records)]
+    table = parse_csv_columns(data, name, required=required)
+    rows = [CsvRow(number, dict(zip(table.header, record))) for number, record in zip(table.numbers, zip(*table.columns))]
     return CsvTable(name, table.header, rows, table.problems)
 
 
 @dataclass
-class CsvRecords:
-    """A parsed CSV file as plain records (what :func:`parse_csv_bytes` finds, without a dict per row)."""
+class CsvColumns:
+    """A parsed CSV file by column (what :func:`parse_csv_bytes` finds, without a dict per row)."""
 
     file: str
     header: tuple[str, ...]
-    records: list[list[str]]  # the well-formed records, each as long as the header
-    numbers: list[int]  # their row numbers
+    columns: list[list[str]]  # one per header position: its values in the well-formed records
+    numbers: list[int]  # the row numbers of those records
     problems: list[Problem] = field(default_factory=list)
 
 
-def read_csv_records(path: Path | str, name: str | None = None, *, required: Iterable[str] = ()) -> CsvRecords:
-    """:func:`read_csv` as :class:`CsvRecords` (same problems, same exceptions)."""
-    path = Path(path)
-    name = name or path.name
-    return parse_csv_records(read_bytes(path, name), name, required=required)
-
-
-def parse_csv_records(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvRecords:
-    """Parse CSV ``data`` into :class:`CsvRecords`: in one pass of the reader when every record is
-    well formed (the usual file), else record by record, which locates each problem (row and line)."""
+def parse_csv_columns(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvColumns:
+    """Parse CSV ``data`` into :class:`CsvColumns`: split at line breaks and commas when it holds no quote
+    (the usual file), else in one pass of ``csv.reader``, else (a record of the wrong length, broken
+    quoting) record by record, which locates each problem (row and line)."""
     required = tuple(required)
     problems: list[Problem] = []
     text = _text(data, name, problems)
-    records = _plain_records(text)
-    if records is None:
+    plain = _plain_columns(text)
+    if plain is None:
         try:
-            records = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+            records = [record for record in csv.reader(io.StringIO(text, newline=""), strict=True) if record]  # no blank lines
         except csv.Error:
-            pass  # the record-by-record pass says where
-    if records is not None:
-        start = next(i for i, record in enumerate(records) if record)  # the text is not all whitespace
-        header = records[start]
-        body = records[start + 1 :]
-        lengths = set(map(len, body))
-        if lengths <= {0, len(header)}:
-            fatal, minor = _header_problems(header, name, required)
-            if fatal:
-                raise DataError(problems + minor + fatal)
-            if 0 in lengths:
-                body = [record for record in body if record]  # blank lines
-            return CsvRecords(name, tuple(header), body, list(range(1, len(body) + 1)), problems + minor)
+            records = []  # the record-by-record pass says where
+        if records and set(map(len, records)) == {len(records[0])}:
+            plain = records[0], [list(column) for column in zip(*records[1:])] or [[] for _ in records[0]]
+    if plain is not None:
+        header, columns = plain
+        fatal, minor = _header_problems(header, name, required)
+        if fatal:
+            raise DataError(problems + minor + fatal)
+        return CsvColumns(name, tuple(header), columns, list(range(1, len(columns[0]) + 1)), problems + minor)
     header, rows, problems = _parse(text, name, required, problems)
-    return CsvRecords(name, header, [record for _, record in rows], [number for number, _ in rows], problems)
+    columns = [list(column) for column in zip(*(record for _, record in rows))] or [[] for _ in header]
+    return CsvColumns(name, header, columns, [number for number, _ in rows], problems)
 
 
-def _plain_records(text: str) -> list[list[str]] | None:
-    """What ``csv.reader`` reads from ``text`` when it holds no quote and its lines all end in LF or
-    all in CRLF: its lines, split at commas (an empty line is a blank record, ``[]``); None otherwise."""
+def _plain_columns(text: str) -> tuple[list[str], list[list[str]]] | None:
+    """What ``csv.reader`` reads from ``text``, as ``(header, columns)``, when it holds no quote, its lines all
+    end in LF or all in CRLF and every non-empty one has the header's number of commas (an empty line is a
+    blank record: none); None otherwise. The records' cells come from one split of their joined lines."""
     if '"' in text:
         return None
     if "\r" in text:
@@ -120,11 +113,15 @@ def _plain_records(text: str) -> list[list[str]] | None:
             return None  # a lone CR or LF
     else:
         lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the text ends with a line break
-    if max(map(len, lines), default=0) >= csv.field_size_limit():
+    lines = list(filter(None, lines))  # blank lines are no records (nor is what follows the last line break)
+    if max(map(len, lines)) >= csv.field_size_limit():
         return None  # csv.reader refuses a field this long
-    return [line.split(",") if line else [] for line in lines]
+    header, body = lines[0].split(","), lines[1:]
+    commas = len(header) - 1
+    if any(map(commas.__ne__, map(str.count, body, repeat(",")))):
+        return None  # a record of another length: the record-by-record pass reports it
+    cells = ",".join(body).split(",") if body else []
+    return header, [cells[i :: len(header)] for i in range(len(header))]
 
 
 def _text(data: bytes, name: str, problems: list[Problem]) -> str:

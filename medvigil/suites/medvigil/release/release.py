@@ -40,23 +40,26 @@ files give it relative to the release root (``images/...``, ``images_perturbed/.
 :func:`medvigil.files.pathsafe.resolve_inside`.
 """
 
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.csvio import read_csv_records
+from medvigil.files.csvio import parse_csv_columns
 from medvigil.files.digest import release_digest
+from medvigil.files.input_files import read_bytes
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_csv import (
     _SPECS,
     POINTER_COLUMNS,
     POINTER_GLOB,
     ReadResult,
-    Row,
+    Rows,
     _coerce_table,
     _CsvSpec,
     _read_splits,
     _read_table,
+    text_key,
 )
 from medvigil.suites.medvigil.release.release_records import BaselineRow, Case, McqProbe, OpenProbe, Release, Triplet, roi_geometry_issue
 
@@ -67,15 +70,17 @@ _MCQ_FIELDS = ("probe_id", "case_id", "probe_kind", "question", *(f"choice_{x}" 
                "image_file")
 
 
-def read_release(root: Path | str, *, required_files: tuple[str, ...] = rf.REQUIRED_FILES, digest: bool = True) -> ReadResult:
+def read_release(root: Path | str, *, required_files: tuple[str, ...] = rf.REQUIRED_FILES, digest: bool = True,
+                 mcq_records: bool = True) -> ReadResult:
     """Read and type every file of the release at ``root``; collect problems, never raise for data.
 
     Rows that fail coercion or their schema are left out of the records (but stay in
     ``ReadResult.rows`` with ``valid=False``). Integrity across files is not judged
     here: see :func:`medvigil.suites.medvigil.validate.validate.validate_release`. A missing file of
     ``required_files`` is an error, any other missing file a warning; ``digest=False`` skips
-    hashing the folder (``Release.digest`` stays empty). Raises FileNotFoundError (``root`` does not
-    exist) or NotADirectoryError (``root`` is not a folder).
+    hashing the folder (``Release.digest`` stays empty); ``mcq_records=False`` leaves
+    ``Release.probes_mcq`` empty (scoring reads a few columns of the MCQ rows: no record per probe).
+    Raises FileNotFoundError (``root`` does not exist) or NotADirectoryError (``root`` is not a folder).
     """
     root = Path(root)
     if not root.exists():
@@ -97,7 +102,7 @@ def read_release(root: Path | str, *, required_files: tuple[str, ...] = rf.REQUI
 
     release = out.release
     release.splits = _read_splits(root, out)
-    _build_records(release, out)
+    _build_records(release, out, mcq_records)
     release.synthetic = any(rf.SYNTHETIC_COLUMN in header for header in out.headers.values())
     if not digest:
         return out
@@ -109,11 +114,11 @@ def read_release(root: Path | str, *, required_files: tuple[str, ...] = rf.REQUI
     return out
 
 
-def _valid(rows: dict[str, list[Row]], rel: str) -> list[dict[str, Any]]:
+def _valid(rows: dict[str, Rows], rel: str) -> list[dict[str, Any]]:
     return [row.values for row in rows.get(rel, []) if row.valid]
 
 
-def _build_records(release: Release, read: ReadResult) -> None:
+def _build_records(release: Release, read: ReadResult, mcq_records: bool) -> None:
     rows = read.rows
     grounding: dict[str, dict[str, Any]] = {}
     for values in _valid(rows, rf.GROUNDING):
@@ -129,8 +134,9 @@ def _build_records(release: Release, read: ReadResult) -> None:
             differential_set=tuple(g.get("differential_set", ())), clinical_context=g.get("clinical_context", ""),
             laterality_dependent=bool(g.get("laterality_dependent")), gold_after_lr_flip=g.get("gold_after_lr_flip", ""),
             credentialed=rf.is_credentialed(values["source_dataset"]))
-    probe_id, case_id, kind, question, *options, letter, image = read.valid_columns(rf.PROBES_MCQ, _MCQ_FIELDS)
-    release.probes_mcq = list(map(McqProbe, probe_id, case_id, kind, question, zip(*options), letter, image))
+    if mcq_records:
+        probe_id, case_id, kind, question, *options, letter, image = read.valid_columns(rf.PROBES_MCQ, _MCQ_FIELDS)
+        release.probes_mcq = list(map(McqProbe, probe_id, case_id, kind, question, zip(*options), letter, image))
     release.probes_open = [OpenProbe(**{**{c: v[c] for c in rf.PROBES_OPEN_COLUMNS},
                                         "expected_answer_or_set": tuple(v["expected_answer_or_set"])})
                            for v in _valid(rows, rf.PROBES_OPEN)]
@@ -151,27 +157,20 @@ def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
     if not path.is_file():
         raise FileNotFoundError(f"pointer file {str(path)!r} does not exist or is not a file")
     spec = _CsvSpec(str(path), "pointer_row", POINTER_COLUMNS, {})
-    table = read_csv_records(path, str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
-    table_rows, problems, _ = _coerce_table(table, spec)
+    table = parse_csv_columns(read_bytes(path, str(path)), str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
+    rows, problems = _coerce_table(table, spec)
     problems = [p for p in table.problems + problems if p.severity == "error"]
     pointers: dict[str, tuple[str, str]] = {}
     first: dict[str, int] = {}
-    for row in table_rows:
-        if not row.valid:
-            continue
-        cid = row.values["case_id"]
+    for number, cid, source_path, sha256 in compress(zip(rows.numbers, *(rows.columns[c] for c in POINTER_COLUMNS)), rows.valid):
         if cid in first:
-            problems.append(Problem(str(path), f"duplicate pointer for case {cid!r} (first at row {first[cid]})", row.number, "case_id"))
+            problems.append(Problem(str(path), f"duplicate pointer for case {cid!r} (first at row {first[cid]})", number, "case_id"))
             continue
-        first[cid] = row.number
-        pointers[cid] = (row.values["source_path"], row.values["sha256"])
+        first[cid] = number
+        pointers[cid] = (source_path, sha256)
     if problems:
         raise DataError(problems)
     return pointers
-
-
-def _question_key(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 def _triplets(release: Release, rows: list[dict[str, Any]]) -> list[Triplet]:
@@ -182,12 +181,12 @@ def _triplets(release: Release, rows: list[dict[str, Any]]) -> list[Triplet]:
     """
     by_question: dict[str, list[str]] = {}
     for case in release.cases.values():
-        by_question.setdefault(_question_key(case.question), []).append(case.case_id)
+        by_question.setdefault(text_key(case.question), []).append(case.case_id)
     out = []
     for v in rows:
         case_id = v.get("case_id")
         if case_id is None:
-            matches = by_question.get(_question_key(v["anchor_question"]), [])
+            matches = by_question.get(text_key(v["anchor_question"]), [])
             if len(matches) != 1:
                 continue
             case_id = matches[0]

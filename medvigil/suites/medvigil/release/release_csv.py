@@ -4,14 +4,15 @@ problems, and ``splits.json``."""
 
 import json
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.csvio import CsvRecords, read_csv_records
+from medvigil.files.csvio import CsvColumns, parse_csv_columns
 from medvigil.files.input_files import read_bytes
 from medvigil.records.schema_columns import compiled, predicate
 from medvigil.records.schema_validation import problems_for
@@ -88,6 +89,11 @@ def _integer(text: str) -> int | None:
     return int(value)
 
 
+def text_key(text: str) -> str:
+    """Comparison form of a question, option or answer: whitespace collapsed, case folded."""
+    return " ".join(text.split()).casefold()
+
+
 def _short(text: str, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
@@ -148,70 +154,82 @@ class Row:
 
 
 @dataclass
+class Rows(Sequence[Row]):
+    """The coerced rows of one CSV file, kept by column: a :class:`Row` (and its dict) is made when asked
+    for, every row once on the first pass over them (checks of a few rows of a large file make only those)."""
+
+    numbers: list[int]  # each row's number
+    columns: dict[str, Sequence[Any]]  # column -> each row's typed value
+    valid: list[bool]  # whether each row passed coercion and its schema
+    notes: dict[int, dict[str, str]] = field(default_factory=dict)  # position -> field -> remark for the validator
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def __getitem__(self, i: int) -> Row:  # type: ignore[override]  # (no slices)
+        return Row(self.numbers[i], {name: column[i] for name, column in self.columns.items()}, self.valid[i], self.notes.get(i, {}))
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self._rows)
+
+    @cached_property
+    def _rows(self) -> list[Row]:
+        values = map(dict, map(zip, repeat(tuple(self.columns)), zip(*self.columns.values())))
+        return list(map(Row, self.numbers, values, self.valid, (self.notes.get(i, {}) for i in range(len(self)))))
+
+
+@dataclass
 class ReadResult:
     """What :func:`read_release` found: the typed release plus everything needed to judge it."""
 
     release: Release
     problems: list[Problem]
-    rows: dict[str, list[Row]]  # file (relative posix path) -> coerced rows
+    rows: dict[str, Rows]  # file (relative posix path) -> coerced rows
     headers: dict[str, tuple[str, ...]]
     split_files: list[str]  # relative posix paths of the split JSON files read
-    # file -> column -> the typed value of each of its rows (as in ``rows``), for column-wise work
-    columns: dict[str, dict[str, Sequence[Any]]] = field(default_factory=dict, repr=False, compare=False)
 
     def column(self, rel: str, name: str) -> Sequence[Any]:
         """``[row.values.get(name) for row in self.rows[rel]]``."""
-        columns = self.columns.get(rel, {})
-        return columns[name] if name in columns else [None] * len(self.rows.get(rel, []))
+        rows = self.rows.get(rel) or Rows([], {}, [])
+        return rows.columns.get(name) or [None] * len(rows)
 
     def valid_columns(self, rel: str, names: Sequence[str]) -> list[Sequence[Any]]:
         """The ``names`` columns of the valid rows of ``rel``, in row order."""
-        rows = self.rows.get(rel, [])
-        if not rows:
-            return [[] for _ in names]
-        columns = self.columns[rel]
-        keep = [row.valid for row in rows]
-        if all(keep):
-            return [columns[name] for name in names]
-        return [list(compress(columns[name], keep)) for name in names]
+        rows = self.rows.get(rel) or Rows([], {name: [] for name in names}, [])
+        every = all(rows.valid)
+        return [rows.columns[name] if every else list(compress(rows.columns[name], rows.valid)) for name in names]
 
 
-def _coerce_table(table: CsvRecords, spec: _CsvSpec) -> tuple[list[Row], list[Problem], dict[str, Sequence[Any]]]:
-    """The typed rows of ``table``, their problems (per row: coercion, then schema) and the typed
-    columns, worked out column by column; each row's dict is built once (its typed cells set in place)."""
-    n = len(table.records)
+def _coerce_table(table: CsvColumns, spec: _CsvSpec) -> tuple[Rows, list[Problem]]:
+    """The typed rows of ``table`` and their problems (per row: coercion, then schema), worked out
+    column by column."""
     # as dict(zip(header, record)) per row: a repeated (empty) column name keeps its last column
-    columns: dict[str, Sequence[Any]] = dict(zip(table.header, zip(*table.records)))
-    values = list(map(dict, map(zip, repeat(table.header), table.records)))
+    columns: dict[str, Sequence[Any]] = dict(zip(table.header, table.columns))
     failures: dict[int, list[tuple[str, str]]] = {}  # row position -> [(column, message)]
     typed = [column for column in spec.coercers if column in columns]
     for column in typed:
         columns[column], failed = _coerce_column(columns[column], spec.coercers[column])
         for i, message in failed:
             failures.setdefault(i, []).append((column, message))
-    notes: list[dict[str, str]] = [{} for _ in range(n)]
+    notes: dict[int, dict[str, str]] = {}
     if spec.schema == "grounding_row" and "roi_bbox_norm" in columns:
         boxes = list(map(_roi_box, columns["roi_bbox_norm"]))
         columns["roi_bbox_norm"] = [box for box, _ in boxes]
         typed.append("roi_bbox_norm")
-        for i, (_, note) in enumerate(boxes):
-            if note:
-                notes[i]["roi_bbox_norm"] = note
-    for column in typed:  # into the rows
-        for row, value in zip(values, columns[column]):
-            row[column] = value
-    refused = set(rows_refused(spec.schema, values, columns, text=columns.keys() - typed))  # the rest: CSV text
-    valid = [True] * n
+        notes = {i: {"roi_bbox_norm": note} for i, (_, note) in enumerate(boxes) if note}
+    valid = [True] * len(table.numbers)
+    typed_rows = Rows(table.numbers, columns, valid, notes)  # a view for the schema check (the result gets the final validity)
+    refused = set(rows_refused(spec.schema, typed_rows, columns, text=columns.keys() - typed))  # the rest: CSV text
     problems = []
     for i in sorted(refused.union(failures)):
         number = table.numbers[i]
         row_problems = [Problem(table.file, message, row=number, field=column) for column, message in failures.get(i, ())]
         if i in refused:
             failed = {column for column, _ in failures.get(i, ())}
-            row_problems += _schema_row_problems(spec, values[i], failed, table.file, number)
+            row_problems += _schema_row_problems(spec, typed_rows[i].values, failed, table.file, number)
         valid[i] = not row_problems
         problems.extend(row_problems)
-    return list(map(Row, table.numbers, values, valid, notes)), problems, columns
+    return Rows(table.numbers, columns, valid, notes), problems
 
 
 def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[list[Any], list[tuple[int, str]]]:
@@ -233,7 +251,7 @@ def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[
 def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, number: int) -> list[Problem]:
     """The schema's problems of one row, less those of columns that failed to coerce."""
     out = []
-    for problem in _row_problems(spec.schema, values, file, number):
+    for problem in problems_for(spec.schema, values, file, number):
         if problem.field in failed:
             continue
         if problem.field in _ID_FIELDS and "does not match" in problem.message:
@@ -246,17 +264,16 @@ def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, n
 def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
     path = root / rel
     try:
-        table = read_csv_records(path, rel, required=spec.columns)
+        table = parse_csv_columns(read_bytes(path, rel), rel, required=spec.columns)
     except DataError as exc:
         out.problems.extend(exc.problems)
-        out.rows[rel] = []
+        out.rows[rel] = Rows([], {}, [])
         return
     out.headers[rel] = table.header
     out.problems.extend(table.problems)
     out.problems += [Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
                      for column in spec.optional if column not in table.header]
-    rows, problems, out.columns[rel] = _coerce_table(table, spec)
-    out.rows[rel] = rows
+    out.rows[rel], problems = _coerce_table(table, spec)
     out.problems.extend(problems)
 
 
@@ -322,7 +339,7 @@ def rows_refused(schema: str, rows: list[dict[str, Any]], columns: dict[str, Seq
     """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
     column by column when the schema is a flat object schema (a value shared by many rows is judged
     once; ``columns``: the rows' columns, when every row has exactly those keys, ``text`` naming those
-    holding strings only), else row by row. Such a row is described by ``jsonschema`` (:func:`_row_problems`)."""
+    holding strings only), else row by row. Such a row is described by ``jsonschema`` (:func:`~medvigil.records.schema_validation.problems_for`)."""
     checker = compiled(schema)
     if checker is not None:
         if columns is not None:
@@ -330,10 +347,3 @@ def rows_refused(schema: str, rows: list[dict[str, Any]], columns: dict[str, Seq
         return checker.invalid_rows(rows)
     accept = predicate(schema)
     return [i for i, v in enumerate(rows) if accept is None or not accept(v)]
-
-
-def _row_problems(schema: str, values: dict[str, Any], file: str, row: int) -> list[Problem]:
-    accept = predicate(schema)
-    if accept is not None and accept(values):
-        return []
-    return problems_for(schema, values, file, row)

@@ -4,7 +4,7 @@ folder, a built dataset folder or a Hub repo id)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from medvigil.data_location import locate_release
 from medvigil.errors import DataError, Problem
@@ -79,14 +79,13 @@ def load_for_scoring(location: Path | str, *, skip_invalid_rows: bool = False) -
             warnings = warnings + [Problem(p.file, f"{p.message} (row left out)", p.row, p.field, "warning") for p in left]
         if report.unusable or errors:
             raise DataError(errors or report.errors)
-        release = report.release
-        probes = release.probes_mcq if rf.PROBES_MCQ in report.read_files else None
-        return ScoringReference(str(where), kind, release.cases, probes, warnings)
+        mcq = report.read.valid_columns(rf.PROBES_MCQ, _ScoringProbe._fields)
+        probes = list(map(_ScoringProbe, *mcq)) if rf.PROBES_MCQ in report.read.headers else None
+        return ScoringReference(str(where), kind, report.release.cases, probes, warnings)
     return _reference_from_build(str(where), kind)
 
 
-@dataclass(frozen=True)
-class _BuiltCase:
+class _BuiltCase(NamedTuple):
     case_id: str
     risk_tier: str
     source_dataset: str
@@ -94,8 +93,7 @@ class _BuiltCase:
     text_only_answerable: bool
 
 
-@dataclass(frozen=True)
-class _BuiltProbe:
+class _ScoringProbe(NamedTuple):  # (a tuple: a release has tens of thousands of probes)
     probe_id: str
     case_id: str
     probe_kind: str
@@ -105,15 +103,12 @@ class _BuiltProbe:
 def _reference_from_build(where: str, kind: str) -> ScoringReference:
     import datasets
 
-    columns = ["probe_id", "case_id", "probe_kind", "correct_letter", "risk_tier", "source_dataset", "modality",
-               "text_only_answerable"]
+    names = list(dict.fromkeys(_ScoringProbe._fields + _BuiltCase._fields))
     try:
-        table = datasets.load_dataset(where, "mcq", split="test").select_columns(columns)
+        columns = datasets.load_dataset(where, "mcq", split="test").select_columns(names).to_dict()
     except Exception as exc:  # datasets raises many types (offline, missing config, ...)
         raise DataError(Problem(where, f"cannot load the 'mcq' config of this {kind} dataset: {exc}")) from None
     cases: dict[str, _BuiltCase] = {}
-    probes = []
-    for row in table.to_list():
-        cases.setdefault(row["case_id"], _BuiltCase(**{k: row[k] for k in _BuiltCase.__dataclass_fields__}))
-        probes.append(_BuiltProbe(**{k: row[k] for k in _BuiltProbe.__dataclass_fields__}))
-    return ScoringReference(where, kind, cases, probes)
+    for case in map(_BuiltCase, *(columns[k] for k in _BuiltCase._fields)):
+        cases.setdefault(case.case_id, case)
+    return ScoringReference(where, kind, cases, list(map(_ScoringProbe, *(columns[k] for k in _ScoringProbe._fields))))

@@ -2,7 +2,8 @@
 (:func:`medvigil.suites.medvigil.release.release.read_release`) and checks it as a whole, one mixin per concern.
 Warnings (the authors' ``bench_validate_full.py``: L6 splits, L8 options) do not fail; a credentialed image always does.
 ``scope``: ``"full"``; ``"metadata"`` (no image file read); ``"scoring"`` (only ``manifest.csv`` required, and only
-what stops ``medvigil score`` is an error: bad or duplicate rows of ``manifest.csv`` / ``probes_mcq.csv``, unknown cases).
+what stops ``medvigil score`` is an error: bad or duplicate rows of ``manifest.csv`` / ``probes_mcq.csv``, unknown cases;
+no counts, and the MCQ probes stay rows of ``ValidationReport.read``).
 """
 
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from typing import Any
 from medvigil.errors import Problem
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release import read_release
+from medvigil.suites.medvigil.release.release_csv import ReadResult
 from medvigil.suites.medvigil.release.release_records import Release
 from medvigil.suites.medvigil.validate.validate_files import FileChecks
 from medvigil.suites.medvigil.validate.validate_ids import IdChecks
@@ -30,8 +32,7 @@ class ValidationReport:
     problems: list[Problem]
     counts: dict[str, Any] = field(default_factory=dict)
     unusable: bool = False  # the folder is not a release at all (exit status 2)
-    read_files: frozenset[str] = frozenset()  # release files whose header was read
-    probe_rows: dict[str, dict[int, str]] = field(default_factory=dict)  # probe file -> row -> probe_id
+    read: ReadResult | None = field(default=None, repr=False)  # the typed rows (``read.headers``: the files read)
 
     @property
     def errors(self) -> list[Problem]:
@@ -86,7 +87,8 @@ def validate_release(root: Path | str, *, images: bool = True, max_pixels: int =
         problem = Problem(str(root), "not a MedVIGIL release: none of " + ", ".join(rf.REQUIRED_FILES) + " is in this folder")
         return ValidationReport(root, None, [problem], {}, unusable=True)
     scoring = scope == "scoring"
-    read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring)
+    read = read_release(root, required_files=rf.SCORING_FILES[:1] if scoring else rf.REQUIRED_FILES, digest=not scoring,
+                        mcq_records=not scoring)
     checker = _Checker(read, root, images=images and scope == "full", max_pixels=max_pixels, files=scope == "full", refs=not scoring)
     checker.run()
     problems = read.problems + checker.problems
@@ -100,11 +102,7 @@ def validate_release(root: Path | str, *, images: bool = True, max_pixels: int =
     problems = sorted(problems, key=lambda p: (p.severity != "error", p.file, p.row or 0, p.field or ""))
     release = read.release
     release.warnings = [p for p in problems if p.severity != "error"]
-    probe_rows = {
-        rel: dict(zip((row.number for row in read.rows.get(rel, [])), read.column(rel, "probe_id")))
-        for rel in (rf.PROBES_MCQ, rf.PROBES_OPEN)
-    }
-    return ValidationReport(root, release, problems, checker.counts, read_files=frozenset(read.headers), probe_rows=probe_rows)
+    return ValidationReport(root, release, problems, checker.counts, read=read)
 
 
 SKIPPABLE_FILES = (rf.PROBES_MCQ, rf.PROBES_OPEN)
@@ -115,8 +113,10 @@ def leave_out_bad_probes(report: ValidationReport) -> tuple[list[Problem], list[
     returns ``(left_out, fatal, counts)``: errors whose probes went, errors that remain, counts per file."""
     left_out, fatal = [], []
     drop: dict[str, set[str]] = {rel: set() for rel in SKIPPABLE_FILES}
+    rows = report.read.rows if report.read is not None else {}
+    probe_ids = {rel: dict(zip(rows[rel].numbers, rows[rel].columns.get("probe_id", ()))) for rel in SKIPPABLE_FILES if rel in rows}
     for problem in report.errors:
-        probe_id = report.probe_rows.get(problem.file, {}).get(problem.row) if problem.row is not None else None
+        probe_id = probe_ids.get(problem.file, {}).get(problem.row) if problem.row is not None else None
         if problem.file in SKIPPABLE_FILES and probe_id:
             drop[problem.file].add(probe_id)
             left_out.append(problem)
@@ -140,5 +140,6 @@ class _Checker(IdChecks, ProbeChecks, FileChecks, ImageChecks):
     def run(self) -> None:
         checks = [self.check_unique_ids, self.check_references, self.check_sources_and_pointers, self.check_roi, self.check_mcq,
                   self.check_open, self.check_triplets, self.check_splits, self.check_baseline]
-        for check in [*checks, *([self.check_images] if self.check_refs else []), self.check_digest, self.count]:
+        last = [self.check_images, self.check_digest, self.count] if self.check_refs else [self.check_digest]  # scoring: no counts
+        for check in [*checks, *last]:
             check()

@@ -11,17 +11,17 @@ class IdChecks(CheckerBase):
         if len(set(values)) == len(values):
             return  # no value repeats
         first: dict[str, int] = {}
-        for row, value in zip(self.rows.get(rel, []), values):
+        for number, value in zip(self.numbers(rel), values):
             if not isinstance(value, str) or not value:
                 continue
             if value in first:
                 message = f"duplicate {key} {value!r} (first at row {first[value]})"
                 if severity == "error":
-                    self.error(rel, message, row.number, key, scoring=rel in rf.SCORING_FILES)
+                    self.error(rel, message, number, key, scoring=rel in rf.SCORING_FILES)
                 else:
-                    self.warn(rel, message, row.number, key)
+                    self.warn(rel, message, number, key)
             else:
-                first[value] = row.number
+                first[value] = number
 
     def check_unique_ids(self) -> None:
         if rf.MANIFEST in self.readable and not self.rows[rf.MANIFEST]:
@@ -33,14 +33,13 @@ class IdChecks(CheckerBase):
         self._unique(rf.TRIPLETS, "case_id", severity="warning")
         seen: dict[str, str] = {}
         for rel in self.pointer_files():
-            for row in self.rows[rel]:
-                cid = row.values.get("case_id")
+            for number, cid in zip(self.numbers(rel), self.read.column(rel, "case_id")):
                 if not isinstance(cid, str) or not cid:
                     continue
                 if cid in seen:
-                    self.error(rel, f"duplicate pointer for case {cid!r} (first in {seen[cid]})", row.number, "case_id")
+                    self.error(rel, f"duplicate pointer for case {cid!r} (first in {seen[cid]})", number, "case_id")
                 else:
-                    seen[cid] = f"{rel} row {row.number}"
+                    seen[cid] = f"{rel} row {number}"
 
     def check_references(self) -> None:
         if rf.MANIFEST not in self.readable:
@@ -50,9 +49,9 @@ class IdChecks(CheckerBase):
             cids = self.read.column(rel, "case_id")
             if set(cids) <= self.manifest.keys():
                 continue  # every case is known
-            for row, cid in zip(self.rows.get(rel, []), cids):
+            for number, cid in zip(self.numbers(rel), cids):
                 if isinstance(cid, str) and cid and cid not in self.manifest:
-                    self.error(rel, f"case_id {cid!r} is not in {rf.MANIFEST}", row.number, "case_id", scoring=rel == rf.PROBES_MCQ)
+                    self.error(rel, f"case_id {cid!r} is not in {rf.MANIFEST}", number, "case_id", scoring=rel == rf.PROBES_MCQ)
         if rf.TRIPLETS in self.readable and "case_id" not in self.read.headers[rf.TRIPLETS]:
             unmatched = len(self.valid_rows(rf.TRIPLETS)) - len(self.release.triplets)
             if unmatched:

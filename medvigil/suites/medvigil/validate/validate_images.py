@@ -18,9 +18,9 @@ class ImageChecks(CheckerBase):
         refs = []
         for rel in (rf.MANIFEST, rf.PROBES_MCQ, rf.PROBES_OPEN):
             columns = self.read.column(rel, "image_file"), self.read.column(rel, "case_id")
-            for row, image, cid in zip(self.rows.get(rel, []), *columns):
+            for number, image, cid in zip(self.numbers(rel), *columns):
                 if isinstance(image, str) and image and isinstance(cid, str):
-                    refs.append((image, rel, row.number, cid))
+                    refs.append((image, rel, number, cid))
         return refs
 
     def _resolve(self, image: str, rel: str, number: int) -> Path:
@@ -143,15 +143,15 @@ class ImageChecks(CheckerBase):
     def _check_probe_image_choice(self, original_of: dict[str, Path]) -> None:
         """Text probes show the case's original image; image-variant probes a perturbed one."""
         columns = self.read.valid_columns(rf.PROBES_MCQ, ("image_file", "case_id", "probe_kind"))
-        for row, image, cid, kind in zip(self.valid_rows(rf.PROBES_MCQ), *columns):
+        for number, image, cid, kind in zip(self.numbers(rf.PROBES_MCQ, valid=True), *columns):
             if image is None or cid not in original_of:
                 continue
             try:
-                path = self._resolve(image, rf.PROBES_MCQ, row.number)
+                path = self._resolve(image, rf.PROBES_MCQ, number)
             except DataError:
                 continue  # already reported
             original = original_of[cid]
             if kind in rf.IMAGE_PROBE_KINDS and path == original:
-                self.warn(rf.PROBES_MCQ, f"{kind} probe shows the unperturbed image of its case", row.number, "image_file")
+                self.warn(rf.PROBES_MCQ, f"{kind} probe shows the unperturbed image of its case", number, "image_file")
             elif kind in rf.TEXT_PROBE_KINDS and path != original:
-                self.warn(rf.PROBES_MCQ, f"{kind} probe shows {image!r}, not its case's original image", row.number, "image_file")
+                self.warn(rf.PROBES_MCQ, f"{kind} probe shows {image!r}, not its case's original image", number, "image_file")

@@ -2,16 +2,18 @@
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import combinations, compress
+from operator import eq, not_
 
 from medvigil.suites.medvigil.release import release_format as rf
-from medvigil.suites.medvigil.release.release_csv import Row
+from medvigil.suites.medvigil.release.release_csv import Row, text_key
 from medvigil.suites.medvigil.release.release_records import roi_geometry_issue, roi_issue
-from medvigil.suites.medvigil.validate.validation_base import _CHOICE_COLUMNS, ROI_PROBE_KINDS, CheckerBase, _listed, _norm, _norm_all
+from medvigil.suites.medvigil.validate.validation_base import _CHOICE_COLUMNS, ROI_PROBE_KINDS, CheckerBase, _listed, _norm_all
 
 # The correct letter each probe kind keeps (lr_flip: unless its case is laterality-dependent),
 # as _check_letter says, for finding the rows it may have something to say about
 _USUAL_LETTER = {**rf.FIXED_CORRECT_LETTER, "roi_only": "A", "lr_flip": "A"}
-_MCQ_CHECKED = ("case_id", "probe_kind", "correct_letter", "image_file", *_CHOICE_COLUMNS)
+_MCQ_CHECKED = ("case_id", "probe_kind", "correct_letter", "image_file", *_CHOICE_COLUMNS, "probe_id")
 
 
 class ProbeChecks(CheckerBase):
@@ -49,27 +51,28 @@ class ProbeChecks(CheckerBase):
         rel = rf.PROBES_MCQ
         rows = self.rows.get(rel, [])
         all_cids = self.read.column(rel, "case_id")
-        totals = Counter(cid for cid in all_cids if isinstance(cid, str))
-        crowded = {cid for cid, n in totals.items() if n > rf.MAX_PROBES_PER_CASE}
+        totals = Counter(all_cids)
+        crowded = {cid for cid, n in totals.items() if isinstance(cid, str) and n > rf.MAX_PROBES_PER_CASE}
         if crowded:  # warned at the case's first row over the limit
             per_case: Counter[str] = Counter()
-            for row, cid in zip(rows, all_cids):
-                if isinstance(cid, str) and cid in crowded:
+            for number, cid in zip(self.numbers(rel), all_cids):
+                if cid in crowded:
                     per_case[cid] += 1
                     if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
                         self.warn(rel, f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
-                                  row.number, "case_id")
+                                  number, "case_id")
 
-        valid = self.valid_rows(rel)
-        cids, kinds, letters, images, *choices = self.read.valid_columns(rel, _MCQ_CHECKED)
-        pairs = Counter(zip(cids, kinds))  # (case, kind) in order of first appearance
+        at = list(compress(range(len(rows)), rows.valid)) if rows else []  # valid row j is rows[at[j]]
+        numbers = self.numbers(rel, valid=True)
+        cids, kinds, letters, images, *choices, ids = self.read.valid_columns(rel, _MCQ_CHECKED)
+        pairs = Counter(zip(cids, kinds))  # (case, kind)
         repeated = {pair for pair, n in pairs.items() if n > (2 if pair[1] == "halluc_trap" else 1)}
         if repeated:
-            numbers: dict[tuple[str, str], list[int]] = {}
-            for pair, row in zip(zip(cids, kinds), valid):
+            found_at: dict[tuple[str, str], list[int]] = {}  # in order of first appearance
+            for pair, number in zip(zip(cids, kinds), numbers):
                 if pair in repeated:
-                    numbers.setdefault(pair, []).append(row.number)
-            for (cid, kind), found in ((pair, numbers[pair]) for pair in pairs if pair in repeated):
+                    found_at.setdefault(pair, []).append(number)
+            for (cid, kind), found in found_at.items():
                 limit = 2 if kind == "halluc_trap" else 1
                 self.warn(rel, f"case {cid!r} has {len(found)} {kind} probes (rows {', '.join(map(str, found))}); "
                           f"expected at most {limit}", found[limit], "probe_kind")
@@ -77,62 +80,58 @@ class ProbeChecks(CheckerBase):
         original_at: dict[str, int] = {}  # case -> position of its first original probe
         for i in (i for i, kind in enumerate(kinds) if kind == "original"):
             original_at.setdefault(cids[i], i)
-        originals = {cid: valid[i] for cid, i in original_at.items()}
-        checks = self._mcq_rows_to_check(cids, kinds, letters, images, choices, original_at)
-        options_rows, letter_rows, image_rows, inherit_rows = checks
-        for i in sorted(set().union(*checks)):
-            row = valid[i]
+        options_rows, letter_rows, image_rows, inherit_rows = self._mcq_rows_to_check(cids, kinds, letters, images, choices, original_at)
+        for i in sorted(options_rows | letter_rows | image_rows):
+            row = rows[at[i]]
             if i in options_rows:
                 self._check_options(row)
             if i in letter_rows:
                 self._check_letter(row)
             if i in image_rows:
                 self._check_probe_image_field(rel, row)
-            if i in inherit_rows:
-                self._check_inherited_options(row, originals)
+        # column-wise, after the other row checks: each row's findings come together again when sorted
+        for i in sorted(inherit_rows):
+            self._check_inherited_options(i, original_at.get(cids[i]), numbers, kinds, cids, ids, choices)
 
     def _mcq_rows_to_check(
         self, cids: Sequence[str], kinds: Sequence[str], letters: Sequence[str], images: Sequence[str | None],
         choices: list[Sequence[str]], original_at: dict[str, int],
     ) -> tuple[set[int], set[int], set[int], set[int]]:
         """Per row check of :meth:`check_mcq` (options, letter, image, inheritance): the valid rows that may fail it."""
-        keys = list(map(_norm_all, choices))  # distinct and non-empty (so the correct one is not empty either)
-        options_rows = {i for i, row in enumerate(zip(*keys)) if "" in row or len(set(row)) != len(rf.LETTERS)}
+        keys = list(map(_norm_all, choices))  # non-empty (so the correct one is not empty either) and distinct
+        options_rows = {i for key in keys if "" in key for i in compress(range(len(key)), map(not_, key))}
+        for a, b in combinations(keys, 2):
+            options_rows.update(compress(range(len(a)), map(eq, a, b)))
         # the usual letter of the kind; lr_flip of a laterality-dependent case: any letter
         letter_rows = {i for i, (kind, letter) in enumerate(zip(kinds, letters)) if _USUAL_LETTER.get(kind, letter) != letter}
         lateral = {cid for cid, row in self.grounding.items() if row.values["laterality_dependent"]}
         letter_rows.update(i for i, (kind, cid) in enumerate(zip(kinds, cids)) if kind == "lr_flip" and cid in lateral)
         # an image unless the kind has none
         image_rows = {i for i, (kind, image) in enumerate(zip(kinds, images)) if (kind in rf.NO_IMAGE_PROBE_KINDS) != (image is None)}
-        options = list(zip(*choices))  # those of the case's original probe
-        inherit_rows = {
-            i
-            for i, kind in enumerate(kinds)
-            if kind in rf.IMAGE_PROBE_KINDS and (cids[i] not in original_at or options[i] != options[original_at[cids[i]]])
-        }
+        # those of the case's original probe
+        inherit_rows = {i for i, kind in enumerate(kinds) if kind in rf.IMAGE_PROBE_KINDS and (
+            cids[i] not in original_at or any(texts[i] != texts[original_at[cids[i]]] for texts in choices))}
         return options_rows, letter_rows, image_rows, inherit_rows
 
-    def _check_inherited_options(self, row: Row, originals: dict[str, Row]) -> None:
-        rel = rf.PROBES_MCQ
-        v = row.values
-        if v["probe_kind"] not in rf.IMAGE_PROBE_KINDS:
+    def _check_inherited_options(self, i: int, original: int | None, numbers: Sequence[int], kinds: Sequence[str],
+                                 cids: Sequence[str], ids: Sequence[str], choices: list[Sequence[str]]) -> None:
+        """Valid MCQ row ``i`` (of the valid rows' ``numbers`` and columns), an image variant, has the options of
+        its case's first original probe, at ``original``."""
+        rel, kind = rf.PROBES_MCQ, kinds[i]
+        if kind not in rf.IMAGE_PROBE_KINDS:
             return  # only image variants inherit options
-        original = originals.get(v["case_id"])
         if original is None:
-            self.warn(rel, f"{v['probe_kind']} probe has no original probe in case {v['case_id']!r} to inherit its options from",
-                      row.number, "probe_kind")
+            self.warn(rel, f"{kind} probe has no original probe in case {cids[i]!r} to inherit its options from", numbers[i], "probe_kind")
             return
-        for letter, column in zip(rf.LETTERS, _CHOICE_COLUMNS):
-            mine, theirs = v[column], original.values[column]
-            if mine != theirs:
-                self.warn(rel, f"{v['probe_kind']} probes inherit the options of the case's original probe "
-                          f"{original.values['probe_id']!r} (row {original.number}); option {letter} is "
-                          f"{mine!r} here but {theirs!r} there", row.number, column)
+        for letter, column, texts in zip(rf.LETTERS, _CHOICE_COLUMNS, choices):
+            if texts[i] != texts[original]:
+                self.warn(rel, f"{kind} probes inherit the options of the case's original probe {ids[original]!r} (row "
+                          f"{numbers[original]}); option {letter} is {texts[i]!r} here but {texts[original]!r} there", numbers[i], column)
                 break
 
     def _check_options(self, row: Row) -> None:
         v = row.values
-        keys = [_norm(v[column]) for column in _CHOICE_COLUMNS]
+        keys = [text_key(v[column]) for column in _CHOICE_COLUMNS]
         if all(keys) and len(set(keys)) == len(keys):
             return  # the usual row: every option non-empty (so is the correct one) and distinct
         options = {letter: v[f"choice_{letter}"] for letter in rf.LETTERS}
@@ -142,7 +141,7 @@ class ProbeChecks(CheckerBase):
                       "a probe needs at least 3", row.number, f"choice_{empty[0]}")
         seen: dict[str, str] = {}
         for letter, text in options.items():
-            key = _norm(text)
+            key = text_key(text)
             if not key:
                 continue
             if key in seen:
@@ -181,7 +180,7 @@ class ProbeChecks(CheckerBase):
             self.warn(rf.PROBES_MCQ, f"case {v['case_id']!r} is laterality-dependent but its gold_after_lr_flip in "
                       f"{rf.GROUNDING} is empty, so the lr_flip answer is unknown", row.number, "correct_letter")
             return
-        matches = [letter for letter in rf.LETTERS if _norm(v[f"choice_{letter}"]) == _norm(gold)]
+        matches = [letter for letter in rf.LETTERS if text_key(v[f"choice_{letter}"]) == text_key(gold)]
         if not matches:
             self.warn(rf.PROBES_MCQ, f"no option matches gold_after_lr_flip {gold!r} of laterality-dependent case {v['case_id']!r}",
                       row.number, "correct_letter")
@@ -206,12 +205,12 @@ class ProbeChecks(CheckerBase):
         rel = rf.TRIPLETS
         for row in self.valid_rows(rel):
             v = row.values
-            if _norm(v["anchor_question"]) == _norm(v["tcf_question"]):
+            if text_key(v["anchor_question"]) == text_key(v["tcf_question"]):
                 self.error(rel, "tcf_question repeats anchor_question; a textual counterfactual must reword it", row.number, "tcf_question")
-            if _norm(v["anchor_gold"]) != _norm(v["tcf_gold"]):
+            if text_key(v["anchor_gold"]) != text_key(v["tcf_gold"]):
                 self.error(rel, f"tcf_gold {v['tcf_gold']!r} differs from anchor_gold {v['anchor_gold']!r}; "
                            "a textual counterfactual keeps the answer", row.number, "tcf_gold")
-            if _norm(v["vcf_gold"]) == _norm(v["anchor_gold"]):
+            if text_key(v["vcf_gold"]) == text_key(v["anchor_gold"]):
                 self.error(rel, f"vcf_gold equals anchor_gold ({v['anchor_gold']!r}); a visual counterfactual must change the answer",
                            row.number, "vcf_gold")
 

@@ -2,24 +2,19 @@
 
 import re
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
 from medvigil.files.pathsafe import InsideResolver
 from medvigil.suites.medvigil.release import release_format as rf
-from medvigil.suites.medvigil.release.release_csv import ReadResult, Row
+from medvigil.suites.medvigil.release.release_csv import ReadResult, Row, Rows, text_key
 
 ROI_PROBE_KINDS = ("roi_masked", "roi_only")
 _HEX64 = re.compile(r"\b(?:sha256:)?([0-9a-fA-F]{64})\b")
 _MAX_LISTED = 10  # ids listed in one message before "and N more"
 _CHOICE_COLUMNS = tuple(f"choice_{letter}" for letter in rf.LETTERS)
-
-
-def _norm(text: str) -> str:
-    """Comparison form of an option or answer: whitespace collapsed, case folded."""
-    return " ".join(text.split()).casefold()
 
 
 _SPACES_BUT_SPACE = [c for c in map(chr, range(128)) if c.isspace() and c != " "]  # ASCII
@@ -28,7 +23,7 @@ _NUL_AS_SPACE = bytes.maketrans(b"\0", b" ")
 
 
 def _collapsed(joined: str) -> bool:
-    """Whether no text of NUL-joined ``joined`` has whitespace ``_norm`` would change (an empty text may count too)."""
+    """Whether no text of NUL-joined ``joined`` has whitespace :func:`text_key` would change (an empty text may count too)."""
     if joined.isascii():  # as bytes, NULs as spaces: one search finds a space next to a space or an end
         spaced = joined.encode("ascii").translate(_NUL_AS_SPACE)
         return not (
@@ -40,11 +35,11 @@ def _collapsed(joined: str) -> bool:
 
 
 def _norm_all(texts: Sequence[str]) -> list[str]:
-    """``[_norm(text) for text in texts]`` in a few passes over the texts joined by NUL (neither whitespace nor
+    """``[text_key(text) for text in texts]`` in a few passes over the texts joined by NUL (neither whitespace nor
     changed by casefold); texts holding NUL are normalised one by one."""
     joined = "\0".join(texts)
     if joined.count("\0") != len(texts) - 1:
-        return list(map(_norm, texts))
+        return list(map(text_key, texts))
     if _collapsed(joined):
         return joined.casefold().split("\0")
     return list(map(str.strip, " ".join(joined.split()).casefold().split("\0"), repeat(" ")))
@@ -103,6 +98,11 @@ class CheckerBase:
 
     def valid_rows(self, rel: str) -> list[Row]:
         return [row for row in self.rows.get(rel, []) if row.valid]
+
+    def numbers(self, rel: str, *, valid: bool = False) -> Sequence[int]:
+        """The row numbers of ``rel`` (of its valid rows), in order: no row made."""
+        rows = self.rows.get(rel) or Rows([], {}, [])
+        return list(compress(rows.numbers, rows.valid)) if valid else rows.numbers
 
     def pointer_files(self) -> list[str]:
         return sorted(rel for rel in self.rows if rel.startswith(f"{rf.POINTERS_DIR}/"))
