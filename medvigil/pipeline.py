@@ -14,7 +14,7 @@ from pathlib import Path
 
 from medvigil.constants import SAFE_LETTER
 from medvigil.files.output_guard import refuse_overlap
-from medvigil.records.lmms_eval_logs import SAMPLES
+from medvigil.records.suite_logs import task_of
 from medvigil.report.document import write_report
 from medvigil.suites.mediconfusion import export as mediconfusion_export
 from medvigil.suites.mediconfusion.synthetic import write_sample
@@ -87,11 +87,6 @@ def run_lmms_eval(spec: ModelSpec, tasks: Sequence[str], data: Path, out: Path, 
         tail = text.splitlines()[-15:]
         raise RuntimeError(f"lmms-eval failed for {spec.name} (exit {done.returncode}); log {log}:\n" + "\n".join(tail))
     return samples
-
-
-def _task_of(path: Path) -> str:
-    match = SAMPLES.match(path.name)
-    return match.group("task") if match else ""
 
 
 def _stress_tasks(built: Path, progress: Callable[[str], None]) -> tuple[str, ...]:
@@ -170,7 +165,7 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
         folder = out / "runs_medqdeg" / spec.folder
         folder.mkdir(parents=True)
         run_lmms_eval(spec, ("medqdeg",), built, folder, folder / "lmms_eval.log", repeats=MEDQDEG_REPEATS)
-    medvigil_logs = [p for p in samples if _task_of(p).startswith("medvigil_")]
+    medvigil_logs = [p for p in samples if (task_of(p) or "").startswith("medvigil_")]
     progress(f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with {n_resamples} case-clustered bootstrap resamples"
              + ("; MediConfusion, Readiness, CbD and MedQ-Deg logs" if stress else ""))
     # the same scoring as `medvigil score`: audit, clinician Doctors row, triplet matching counts
@@ -179,7 +174,7 @@ def run_demo(out: Path, *, cases: int = 40, seed: int = 0, models: Sequence[Mode
     if stress:
         result["suites"] = {suite: json.loads(audit_to_json(score(suite, [where])))
                             for suite, where in (("readiness", runs), ("cbd", runs), ("medqdeg", out / "runs_medqdeg"))}
-        mc_logs = [str(p) for p in samples if _task_of(p).startswith("mediconfusion_")]
+        mc_logs = [str(p) for p in samples if (task_of(p) or "").startswith("mediconfusion_")]
         result["suites"]["mediconfusion"] = score("mediconfusion", mc_logs, release=str(mc_release / "data" / "dataset.json"))
     progress("writing the report")
     paths = write_report(result, out / "report", title="MedVIGIL trust report: synthetic release, sanity baselines", inputs=())

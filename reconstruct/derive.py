@@ -35,7 +35,7 @@ from medvigil.files.atomic_output import staged_folder
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.reconstruct import chexpert, mimic_cxr
 from medvigil.reconstruct.pointers import check_pointers
-from medvigil.suites.medvigil.export.reconstructed_folder import MANIFEST_NAME
+from medvigil.suites.medvigil.export.dataset_rows import RECONSTRUCTION_MANIFEST as MANIFEST_NAME
 from medvigil.suites.medvigil.release.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
 
 LOCAL_ONLY_NOTE = (

@@ -1,10 +1,11 @@
-"""lmms-eval task packs, one folder per suite (importable as medvigil.tasks)."""
-
-from __future__ import annotations
+"""lmms-eval task packs, one folder per suite (importable as medvigil.tasks); the core reads them as data
+(:mod:`medvigil.task_pack`, which locates this folder)."""
 
 from pathlib import Path
 
-TASKS_ROOT = Path(__file__).resolve().parent
+from medvigil.task_pack import TASKS_ROOT
+
+__all__ = ["TASKS_ROOT", "tasks_dir"]
 
 
 def tasks_dir(suite: str | None = None) -> Path:

@@ -133,7 +133,7 @@ def test_label_checked():
 
 
 def test_generation_settings_recorded_and_checked(tmp_path):
-    from medvigil.tasks.generation_settings import generation_report
+    from medvigil.task_pack import generation_report
 
     records = _records()
     records[0] = dict(records[0], predicted_letter=None, parse_status="parse_failure",
@@ -158,8 +158,8 @@ def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, m
     """The total of cases comes from the task's docs in the build the run used (--release when it is a
     build, else MEDVIGIL_DATA); a build with another doc total, docs without case ids or no build at
     all keep the cases-asked wording, and never say "of ? cases"."""
+    from medvigil import task_pack
     from medvigil.records import run_coverage as coverage_module
-    from medvigil.tasks import predictions
 
     path = _run(tmp_path / "run", "20260101_000000", _records())
     seen = []
@@ -175,7 +175,7 @@ def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, m
     build.mkdir()
     (build / "README.md").write_text("card")
     monkeypatch.setenv("MEDVIGIL_DATA", str(tmp_path / "other-build"))
-    monkeypatch.setattr(predictions, "task_hooks", hooks(full))
+    monkeypatch.setattr(task_pack, "task_hooks", hooks(full))
     coverage = run_coverage([path], prefix="medvigil_", release=str(build))  # --release preferred
     assert seen == [str(build.resolve())] and os.environ["MEDVIGIL_DATA"] == str(tmp_path / "other-build")
     assert "medvigil_mcq 8 of 318 probes, 3 of 40 cases;" in coverage["statement"]
@@ -186,7 +186,7 @@ def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, m
     assert coverage["tasks"]["medvigil_mcq"]["cases_of_source"] == f"MEDVIGIL_DATA={tmp_path / 'other-build'}"
     assert registry.score("medvigil", [str(path)], n_resamples=0)["partial"] == coverage
     for docs, why in ((full[:300], "has 300 docs, the run had 318"), ([{"probe_id": "p"}] * 318, "carry no case_id")):
-        monkeypatch.setattr(predictions, "task_hooks", hooks(docs))
+        monkeypatch.setattr(task_pack, "task_hooks", hooks(docs))
         coverage = run_coverage([path], prefix="medvigil_")
         assert "8 of 318 probes (3 cases);" in coverage["statement"] and "?" not in coverage["statement"]
         assert why in coverage["tasks"]["medvigil_mcq"]["cases_of_unknown"]
@@ -207,9 +207,7 @@ def test_cbd_reasoning_arms_repeated_by_their_quadrants_task(tmp_path):
 
 
 def test_reasoning_variant_budget_is_its_protocol(tmp_path):
-    from medvigil.tasks.generation_settings import generation_report
-    from medvigil.tasks.predictions import task_config
-    from medvigil.tasks.task_yaml import REASONING_MAX_NEW_TOKENS
+    from medvigil.task_pack import REASONING_MAX_NEW_TOKENS, generation_report, task_config
 
     assert REASONING_MAX_NEW_TOKENS == 4096
     for task in ("medvigil_mcq", "medvigil_mcq_noimg", "medvigil_mcq_shuffled", "medvigil_mcq_circular",
@@ -261,7 +259,7 @@ def test_mediconfusion_pair_cut_by_limit():
 
 
 def test_predict_only_logs_are_recognised(tmp_path):
-    from medvigil.tasks.predictions import _results, is_predict_only, task_config
+    from medvigil.task_pack import _results, is_predict_only, task_config
 
     normal = _run(tmp_path / "normal", "20260101_000000", _records())
     bare = tmp_path / "bare" / "20260101_000000_samples_medvigil_mcq.jsonl"

@@ -85,7 +85,7 @@ def test_wrong_data_location_is_lmms_evals_last_lines(limited):
 
 def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
     """``--predict_only`` logs no per-probe record; ``medvigil score`` rebuilds it with the tasks' own
-    hooks (tasks/predictions.py) and scores the run exactly as the same run without it."""
+    hooks (medvigil/task_pack.py) and scores the run exactly as the same run without it."""
     env = offline_env(limited / "build", limited / "mc-build")
     env["HF_DATASETS_CACHE"] = str(limited / "hf-cache")
     cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medvigil_mcq,cbd_quadrants",

@@ -1,5 +1,5 @@
 """The text-only baseline policies ``random``, ``constant`` and ``blind`` (``grounded``, which
-reads pixels, is :mod:`medvigil.baselines.grounded`; all four are named in :mod:`medvigil.baselines.registry`)."""
+reads pixels, is :mod:`medvigil.baselines.grounded`; all four are named in :mod:`medvigil.baselines`)."""
 
 import hashlib
 import re

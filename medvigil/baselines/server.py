@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from PIL import Image
 
-from medvigil.baselines.registry import POLICIES, make_policy
+from medvigil.baselines import POLICIES, make_policy
 from medvigil.errors import DataError
 from medvigil.files.input_files import loads_json
 from medvigil.images.imaging import DEFAULT_MAX_PIXELS, decode_image
@@ -139,14 +139,10 @@ def completion(body: dict) -> dict:
         except ValueError as exc:  # e.g. a prompt without an options block
             raise RequestError(str(exc)) from exc
         del images
-    return {
-        "id": f"chatcmpl-medvigil-{abs(hash((model, prompt))) % 10**12}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 1, "total_tokens": len(prompt.split()) + 1},
-    }
+    return {"id": f"chatcmpl-medvigil-{abs(hash((model, prompt))) % 10**12}", "object": "chat.completion",
+            "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 1, "total_tokens": len(prompt.split()) + 1}}
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -47,21 +47,14 @@ def add_stress_options(parser: argparse.ArgumentParser) -> None:
 
 def stress_options(args: argparse.Namespace) -> dict[str, dict]:
     """The parsed options of each stress suite, as its entry takes them."""
-    return {
-        "medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy, "all_invalid": args.all_invalid},
-        "readiness": {"allow_partial": args.allow_partial},
-        "cbd": {"invalid": args.cbd_invalid},
-    }
+    return {"medqdeg": {"accuracy_rule": args.accuracy_rule, "invalid_policy": args.invalid_policy, "all_invalid": args.all_invalid},
+            "readiness": {"allow_partial": args.allow_partial}, "cbd": {"invalid": args.cbd_invalid}}
 
 
 def result_inputs(args: argparse.Namespace) -> dict[str, str]:
-    """The inputs of ``score`` / ``compare`` by option, checked against ``--json OUT`` before anything is read."""
-    from medvigil.files.output_guard import refuse_overlap
-
-    inputs = {**({"--release": args.release} if args.release else {}), **{f"FILE {f}": f for f in args.files}}
-    if args.json and args.json != "-":
-        refuse_overlap({"--json": args.json}, inputs)  # nothing is written next to an input
-    return inputs
+    """The inputs of ``score`` / ``compare`` by option (``--json OUT`` was checked against them before the
+    command ran, :func:`medvigil.files.output_guard.refuse_declared`; it is again before it is written)."""
+    return {**({"--release": args.release} if args.release else {}), **{f"FILE {f}": f for f in args.files}}
 
 
 def emit(text: str, table: str, json_out: str | None, inputs) -> int:

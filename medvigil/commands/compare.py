@@ -72,9 +72,6 @@ def suite_options(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     from medvigil.errors import DataError
 
-    if args.release is None and registry.get(args.suite).release == "required":
-        print(f"error: --suite {args.suite} needs --release", file=sys.stderr)
-        return 2
     inputs = result_inputs(args)
     try:
         result = finite(registry.compare(args.suite, args.files, release=args.release, **suite_options(args)))

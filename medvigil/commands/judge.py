@@ -224,11 +224,7 @@ def format_validation(validation: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from medvigil.commands.arg_types import emit
-    from medvigil.files.output_guard import refuse_overlap
 
-    inputs = {"ANSWERS": args.answers}
-    if args.json and args.json != "-":
-        refuse_overlap({"--json": args.json}, inputs)  # the one output guard (medvigil.files.output_guard)
     samples = read_answers(args.answers)
     llm = None
     if args.llm:
@@ -264,4 +260,4 @@ def run(args: argparse.Namespace) -> int:
     if checked:
         lines.append("\n" + format_validation(checked))
     text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    return emit(text, "\n".join(lines), args.json, inputs)
+    return emit(text, "\n".join(lines), args.json, {"ANSWERS": args.answers})

@@ -31,13 +31,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from medvigil.errors import DataError
     from medvigil.files.atomic_output import write_text_atomic
-    from medvigil.files.output_guard import refuse_overlap
     from medvigil.suites.mediconfusion.export import build
 
-    # --problems-out is written on failure: it must not replace an input or land in the output
-    refuse_overlap({"--problems-out": args.problems_out, "--out": args.out},
-                   {"DATASET_JSON": args.dataset_json, "--images": args.images, "--checksums": args.checksums})
-    try:
+    try:  # (--problems-out, written on failure, was checked against the inputs and --out: output_guard.declare)
         report = build(args.dataset_json, args.images, args.out, checksums_file=args.checksums, repo_id=args.repo_id,
                        force=args.force)
     except DataError as exc:

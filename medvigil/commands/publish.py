@@ -10,6 +10,7 @@ Exit status: 0 uploaded (or dry run), 2 refused (every reason printed).
 
 import argparse
 import re
+import sys
 from pathlib import Path
 
 from medvigil.errors import DataError
@@ -50,8 +51,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
     from medvigil.files.input_files import read_json
     from medvigil.hub.export_engine import BUILD_INFO
     from medvigil.reconstruct.mimic_cxr import dicom_image_or_none

@@ -27,13 +27,10 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from medvigil.suites.medvigil.synthetic import generate_release  # imported here: keeps `medvigil --help` fast
 
-    total = args.cases
-    step = max(1, total // 10) if total >= 500 else 0
-    last = [0]
+    step = args.cases // 10 if args.cases >= 500 else 0  # a line per tenth of a large release
 
     def progress(done: int, n: int) -> None:
-        if step and (done - last[0] >= step or done == n):
-            last[0] = done
+        if done % step == 0 or done == n:
             print(f"medvigil sample: {done}/{n} cases ({100 * done // n}%)", file=sys.stderr, flush=True)
 
     summary = generate_release(args.out, cases=args.cases, seed=args.seed, force=args.force,

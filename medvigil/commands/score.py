@@ -85,13 +85,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def suite_options(args: argparse.Namespace) -> dict:
     """The command-line options that belong to ``args.suite``'s scoring."""
-    return {
-        "medvigil": {"n_resamples": args.n_resamples, "seed": args.seed, "harness_compatible": args.harness_compatible,
-                     "weights": args.weights, "open_judge": args.open_judge, "condition": args.condition,
-                     "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
-        "mediconfusion": {"margin": args.margin, "confusion_denominator": args.confusion_denominator},
-        **stress_options(args),
-    }[args.suite]
+    return {"medvigil": {"n_resamples": args.n_resamples, "seed": args.seed, "harness_compatible": args.harness_compatible,
+                         "weights": args.weights, "open_judge": args.open_judge, "condition": args.condition,
+                         "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty},
+            "mediconfusion": {"margin": args.margin, "confusion_denominator": args.confusion_denominator},
+            **stress_options(args)}[args.suite]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -152,14 +152,6 @@ def keys_once(value: Any, text: str) -> bool:
     return count == most
 
 
-def loads_keys_once(text: str) -> Any:
-    """``json.loads(text, object_pairs_hook=no_repeated_keys)``, with the C decoder alone when
-    :func:`keys_once` proves no key is repeated; else the hook decodes ``text`` again and names the
-    repeated key (:class:`RepeatedKey`), if any."""
-    value = json.loads(text)
-    return value if keys_once(value, text) else json.loads(text, object_pairs_hook=no_repeated_keys)
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 

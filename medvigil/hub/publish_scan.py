@@ -98,13 +98,8 @@ def image_signatures(data: bytes) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def _hex_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
-    for match in _HEX_RUN.finditer(data):
-        run = _SPACE.sub(b"", match.group(0))
-        yield match.start(), "hex text", bytes.fromhex(run[: len(run) // 2 * 2].decode("ascii"))
-
-
-def _base64_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
+def _text_payloads(data: bytes) -> Iterator[tuple[int, str, bytes]]:
+    """``(offset, label, decoded bytes)`` of every base64 run in ``data``, then of every hex run."""
     for match in _BASE64_RUN.finditer(data):
         run = _SPACE.sub(b"", match.group(1))
         if len(run) < _MIN_BASE64:
@@ -114,6 +109,9 @@ def _base64_payloads(data: bytes) -> Iterable[tuple[int, str, bytes]]:
         except (binascii.Error, ValueError):
             continue
         yield match.start(), "base64 text", decoded
+    for match in _HEX_RUN.finditer(data):
+        run = _SPACE.sub(b"", match.group(0))
+        yield match.start(), "hex text", bytes.fromhex(run[: len(run) // 2 * 2].decode("ascii"))
 
 
 @dataclass(frozen=True)
@@ -162,7 +160,7 @@ def _scan(data: bytes, known: CredentialedImages, base: int, depth: int, budget:
             yield Finding(base + start, f"{fmt} image", why)
     if depth >= MAX_DEPTH:
         return
-    for offset, label, payload in [*_base64_payloads(data), *_hex_payloads(data)]:
+    for offset, label, payload in _text_payloads(data):
         if not budget.take(len(payload)):
             yield Finding(base + offset, f"{label} expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit", refuse=True)
             return

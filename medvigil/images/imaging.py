@@ -90,11 +90,11 @@ def _check_size(size: object) -> tuple[int, int]:
     return width, height
 
 
-def to_published(img: Image.Image, longest_side: int = LONGEST_SIDE) -> Image.Image:
+def to_published(img: Image.Image) -> Image.Image:
     """The published form of a source image: RGB (alpha dropped), longest side Lanczos-resampled to 1024 px.
 
     Both down *and up* (the paper: "longest-side-resampled to 1024 px"); the short side becomes
-    ``max(1, round(short * longest_side / long))``. An image already at the target size is not resampled.
+    ``max(1, round(short * 1024 / long))`` (``LONGEST_SIDE``). An image already at the target size is not resampled.
 
     >>> to_published(Image.new("L", (300, 150))).size
     (1024, 512)
@@ -102,9 +102,6 @@ def to_published(img: Image.Image, longest_side: int = LONGEST_SIDE) -> Image.Im
     (512, 1024)
     """
     _check_image(img)
-    longest_side = _check_int(longest_side, "longest_side")
-    if longest_side < 1:
-        raise ValueError(f"longest_side must be >= 1, got {longest_side}")
     if img.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
         # Scale wide-range greyscale to 8 bit by its own range (min -> 0, max -> 255).
         arr = np.asarray(img, dtype=np.float64)
@@ -112,10 +109,10 @@ def to_published(img: Image.Image, longest_side: int = LONGEST_SIDE) -> Image.Im
         arr = np.zeros_like(arr) if hi <= lo else (arr - lo) * (255.0 / (hi - lo))
         img = Image.fromarray(np.rint(arr).astype(np.uint8), mode="L")
     width, height = img.size
-    if max(width, height) == longest_side:
+    if max(width, height) == LONGEST_SIDE:
         return _rgb(img)
-    scale = longest_side / max(width, height)
-    new_size = (longest_side, max(1, round(height * scale))) if width >= height else (max(1, round(width * scale)), longest_side)
+    scale = LONGEST_SIDE / max(width, height)
+    new_size = (LONGEST_SIDE, max(1, round(height * scale))) if width >= height else (max(1, round(width * scale)), LONGEST_SIDE)
     if img.mode == "L":  # resizing the grey band once, then copying it to R, G, B: the same pixels, 3x faster
         return img.resize(new_size, Image.Resampling.LANCZOS).convert("RGB")
     return _rgb(img).resize(new_size, Image.Resampling.LANCZOS)
@@ -336,11 +333,11 @@ def lr_flip(img: Image.Image) -> Image.Image:
     return ImageOps.mirror(_rgb(_check_image(img)))
 
 
-def gaussian_blur(img: Image.Image, sigma: float, truncate: float = BLUR_TRUNCATE) -> Image.Image:
+def gaussian_blur(img: Image.Image, sigma: float) -> Image.Image:
     """Isotropic Gaussian blur with standard deviation ``sigma`` pixels (blur sweep, Appendix J).
 
     The paper used ``cv2.GaussianBlur`` (a ``(2k+1) x (2k+1)`` kernel); OpenCV is not a dependency, so this
-    is the same separable Gaussian by :func:`scipy.ndimage.gaussian_filter`: radius ``k = int(truncate * sigma
+    is the same separable Gaussian by :func:`scipy.ndimage.gaussian_filter`: radius ``k = int(BLUR_TRUNCATE * sigma
     + 0.5)`` (about +-3 sigma, 99.7% of the mass), ``mode="mirror"`` (OpenCV's ``BORDER_REFLECT_101``), float
     per channel rounded half-to-even to 8 bit (at most one grey level from OpenCV's fixed-point path).
     ``sigma = 0`` returns an unchanged copy; the paper's ``sigma = infinity`` means "no image", not a blur.
@@ -351,20 +348,17 @@ def gaussian_blur(img: Image.Image, sigma: float, truncate: float = BLUR_TRUNCAT
     """
     src = _check_image(img)
     sigma = _check_real(sigma, "sigma")
-    truncate = _check_real(truncate, "truncate")
     if not math.isfinite(sigma) or sigma < 0:
         raise ValueError(f"sigma must be finite and >= 0 (sigma=inf is the no-image condition), got {sigma}")
-    if not math.isfinite(truncate) or truncate <= 0:
-        raise ValueError(f"truncate must be finite and > 0, got {truncate}")
     out = _rgb(src)
     if sigma == 0:
         return out
     arr = np.asarray(out, dtype=np.float64)
-    radius = int(truncate * sigma + 0.5)
+    radius = int(BLUR_TRUNCATE * sigma + 0.5)
     if radius < FFT_BLUR_MIN_RADIUS:
         from scipy import ndimage  # imported lazily: scipy costs ~0.2 s at import
 
-        blurred = ndimage.gaussian_filter(arr, sigma=(sigma, sigma, 0), truncate=truncate, mode="mirror")
+        blurred = ndimage.gaussian_filter(arr, sigma=(sigma, sigma, 0), truncate=BLUR_TRUNCATE, mode="mirror")
     else:
         blurred = _fft_gaussian(arr, sigma, radius)
     return Image.fromarray(np.clip(np.rint(blurred), 0, 255).astype(np.uint8), mode="RGB")
@@ -417,15 +411,11 @@ class ImageCache:
             raise ValueError(f"maxsize must be >= 1, got {maxsize}")
         self.maxsize = maxsize
         self._items: OrderedDict[Hashable, Any] = OrderedDict()
-        self.hits = 0
-        self.misses = 0
 
     def get(self, key: Hashable, make: Callable[[], Any]) -> Any:
         if key in self._items:
             self._items.move_to_end(key)
-            self.hits += 1
             return self._items[key]
-        self.misses += 1
         value = self._items[key] = make()
         if len(self._items) > self.maxsize:
             self._items.popitem(last=False)

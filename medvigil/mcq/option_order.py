@@ -18,8 +18,8 @@ A, published A under B, ...; :func:`to_published_letter` maps a displayed answer
 True
 >>> to_published_letter(order, displayed_letter(order, "E"))
 'E'
->>> [rotation_order(r) for r in range(3)]
-['ABCDE', 'BCDEA', 'CDEAB']
+>>> circular_orders()[:3]
+('ABCDE', 'BCDEA', 'CDEAB')
 """
 
 import hashlib
@@ -56,18 +56,9 @@ def shuffled_order(probe_id: str, seed: int) -> str:
     return "".join(sorted(LETTERS, key=keys.__getitem__))
 
 
-def rotation_order(rotation: int) -> str:
-    """Order of CircularEval rotation ``rotation`` (0 = published order)."""
-    if isinstance(rotation, bool) or not isinstance(rotation, int):
-        raise TypeError(f"rotation must be an int, got {type(rotation).__name__}")
-    if not 0 <= rotation < len(LETTERS):
-        raise ValueError(f"rotation must be in 0..{len(LETTERS) - 1}, got {rotation}")
-    return _IDENTITY[rotation:] + _IDENTITY[:rotation]
-
-
 def circular_orders() -> tuple[str, ...]:
-    """All five rotations, rotation index = position in the tuple."""
-    return tuple(rotation_order(r) for r in range(len(LETTERS)))
+    """The five CircularEval rotations, rotation ``r`` at position ``r`` (0 = published order)."""
+    return tuple(_IDENTITY[r:] + _IDENTITY[:r] for r in range(len(LETTERS)))
 
 
 def apply_order(order: str, options: Sequence[str]) -> tuple[str, ...]:
@@ -90,9 +81,3 @@ def to_published_letter(order: str, model_letter: str) -> str:
     _check_order(order)
     _check_letter(model_letter, "model_letter")
     return order[LETTERS.index(model_letter)]
-
-
-def inverse_order(order: str) -> str:
-    """The order that undoes ``order``: ``apply_order(inverse_order(o), apply_order(o, x)) == x``."""
-    _check_order(order)
-    return "".join(LETTERS[order.index(letter)] for letter in LETTERS)

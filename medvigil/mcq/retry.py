@@ -68,9 +68,5 @@ class AttemptLog:
                 del self._by_key[key]
             return attempts
 
-    def __len__(self) -> int:
-        with self._lock:
-            return sum(len(q) for q in self._by_key.values())
-
 
 ATTEMPTS = AttemptLog()

@@ -19,17 +19,11 @@ import os
 
 from medvigil.tasks import tasks_dir
 
-AVAILABLE_MODELS = {
-    "random": "RandomBaseline",
-    "constant": "ConstantBaseline",
-    "blind": "BlindBaseline",
-    "grounded": "GroundedBaseline",
-    "retry": "RetryingLMM",
-}
+AVAILABLE_MODELS = {"random": "RandomBaseline", "constant": "ConstantBaseline", "blind": "BlindBaseline",
+                    "grounded": "GroundedBaseline", "retry": "RetryingLMM"}
 PLUGIN_NAME = "medvigil"
-IMAGE_ENCODING = {"LMMS_IMAGE_ENCODE_FORMAT": "JPEG"}  # read by lmms_eval.protocol.ChatMessages per request
 
-__all__ = ["AVAILABLE_MODELS", "add_task_folder_to_lmms_eval", "prefer_compact_images"]
+__all__ = ["AVAILABLE_MODELS", "add_task_folder_to_lmms_eval"]
 
 
 def add_task_folder_to_lmms_eval() -> str:
@@ -53,12 +47,6 @@ def add_task_folder_to_lmms_eval() -> str:
     return folder
 
 
-def prefer_compact_images() -> None:
-    """Default lmms-eval's API image encoding to JPEG (an explicit setting is kept)."""
-    for name, value in IMAGE_ENCODING.items():
-        os.environ.setdefault(name, value)
-
-
 if PLUGIN_NAME in os.environ.get("LMMS_EVAL_PLUGINS", "").split(","):
     add_task_folder_to_lmms_eval()
-    prefer_compact_images()
+    os.environ.setdefault("LMMS_IMAGE_ENCODE_FORMAT", "JPEG")  # read by lmms_eval.protocol.ChatMessages per request

@@ -1,5 +1,3 @@
 """``--model constant`` for ``LMMS_EVAL_PLUGINS=medvigil`` (see :mod:`medvigil.models`)."""
 
-from medvigil.tasks.baseline_models import ConstantBaseline
-
-__all__ = ["ConstantBaseline"]
+from medvigil.tasks.baseline_models import ConstantBaseline as ConstantBaseline  # (re-exported: lmms-eval loads it from here)

@@ -1,5 +1,3 @@
 """``--model grounded`` for ``LMMS_EVAL_PLUGINS=medvigil`` (see :mod:`medvigil.models`)."""
 
-from medvigil.tasks.baseline_models import GroundedBaseline
-
-__all__ = ["GroundedBaseline"]
+from medvigil.tasks.baseline_models import GroundedBaseline as GroundedBaseline  # (re-exported: lmms-eval loads it from here)

@@ -1,5 +1,3 @@
 """``--model random`` for ``LMMS_EVAL_PLUGINS=medvigil`` (see :mod:`medvigil.models`)."""
 
-from medvigil.tasks.baseline_models import RandomBaseline
-
-__all__ = ["RandomBaseline"]
+from medvigil.tasks.baseline_models import RandomBaseline as RandomBaseline  # (re-exported: lmms-eval loads it from here)

@@ -122,7 +122,7 @@ def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int
     tasks) and the build has as many docs as the run had (``n-samples.original``: else it is not
     the run's build)."""
     from medvigil.data_location import DataLocationExit, DataNotFoundError
-    from medvigil.tasks.predictions import task_config, task_hooks
+    from medvigil.task_pack import task_config, task_hooks
 
     found = task_config(task)
     if found is None or found[0].parent.name == "mediconfusion":

@@ -29,7 +29,6 @@ class Suite:
     name: str
     title: str  # the report section's heading
     release: Literal["required", "optional", "unused"]  # what `--release` is to this suite
-    inputs: str  # what the FILE arguments are, for the CLI's help
 
     @property
     def entry(self) -> ModuleType:
@@ -37,16 +36,11 @@ class Suite:
 
 
 SUITES: dict[str, Suite] = {s.name: s for s in (
-    Suite("medvigil", "MedVIGIL", "optional",
-          "official-harness result files or lmms-eval logs of the medvigil_* tasks"),
-    Suite("mediconfusion", "MediConfusion: image pairs that share a question", "required",
-          "the authors' result files (Results/<model>_<mode>.json) or lmms-eval logs of the mediconfusion_* tasks"),
-    Suite("medqdeg", "MedQ-Deg: image degradation and calibration", "unused",
-          "lmms-eval logs (files or run folders) of the medqdeg_* tasks"),
-    Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused",
-          "lmms-eval logs (files or run folders) of the readiness_* tasks"),
-    Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused",
-          "lmms-eval logs (files or run folders) of the cbd_* tasks"),
+    Suite("medvigil", "MedVIGIL", "optional"),  # official-harness result files or lmms-eval logs
+    Suite("mediconfusion", "MediConfusion: image pairs that share a question", "required"),  # authors' Results/ or logs
+    Suite("medqdeg", "MedQ-Deg: image degradation and calibration", "unused"),  # lmms-eval logs (files or run folders)
+    Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused"),
+    Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused"),
 )}
 REPORT_SUITES = tuple(name for name in SUITES if name != "medvigil")  # sections beside the MedVIGIL audit
 
@@ -76,8 +70,8 @@ def _run(name: str, action: str, files: Iterable[str], release: str | None, opti
     """The suite entry's ``action`` (score | compare) on ``files``, with what the files say about the run."""
     from medvigil.records.run_coverage import run_coverage
     from medvigil.records.run_labels import refuse_duplicate_runs
-    from medvigil.tasks.generation_settings import generation_report
-    from medvigil.tasks.predictions import scorable
+    from medvigil.report.names import renamed
+    from medvigil.task_pack import generation_report, scorable
 
     suite = get(name)
     if action == "compare" and not hasattr(suite.entry, "compare"):
@@ -92,7 +86,7 @@ def _run(name: str, action: str, files: Iterable[str], release: str | None, opti
     with scorable(files, prefix=f"{name}_") as (read, rebuilt):  # --predict_only logs: records rebuilt
         result = getattr(suite.entry, action)(read, release=release, **options)
     if rebuilt:
-        result = _renamed(result, rebuilt)
+        result = renamed(result, rebuilt)  # the rebuilt files' paths name the originals
         result["predict_only"] = sorted(rebuilt.values())
     generation = generation_report(files, prefix=f"{name}_") if action == "score" else None  # settings used vs the protocol's
     if generation is not None:
@@ -102,15 +96,3 @@ def _run(name: str, action: str, files: Iterable[str], release: str | None, opti
         result["partial"] = coverage
     return result
 
-
-def _renamed(value: Any, names: dict[str, str]) -> Any:
-    """``value`` with every string naming a rebuilt file (or containing its path) naming the original."""
-    if isinstance(value, str):
-        for new, old in names.items():
-            value = value.replace(new, old)
-        return value
-    if isinstance(value, dict):
-        return {_renamed(k, names): _renamed(v, names) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_renamed(v, names) for v in value]
-    return value

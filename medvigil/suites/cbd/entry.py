@@ -18,7 +18,7 @@ from medvigil.suites.cbd.compare import compare
 from medvigil.suites.cbd.protocol import suite_result
 from medvigil.suites.cbd.tables import cbd_figures as figures
 from medvigil.suites.cbd.tables import cbd_tables as tables
-from medvigil.tasks.task_yaml import reasoning_base, reasoning_name
+from medvigil.task_pack import reasoning_base, reasoning_name
 
 __all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 

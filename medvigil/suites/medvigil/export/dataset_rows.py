@@ -6,12 +6,12 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from medvigil.files.input_files import read_bytes
+from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import read_bytes, read_json
 from medvigil.images import imaging
 from medvigil.mcq import option_order
 from medvigil.suites.medvigil.export import variants
 from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES
-from medvigil.suites.medvigil.export.reconstructed_folder import check_reconstruction
 from medvigil.suites.medvigil.release.release_format import SYNTHETIC_NOTICE
 from medvigil.suites.medvigil.release.release_records import resolve_image_file
 
@@ -20,6 +20,23 @@ EMBEDDED = "embedded"
 WITHHELD = "withheld_credentialed"
 LOCAL = "local_reconstruction"
 NO_IMAGE = "no_image"
+RECONSTRUCTION_MANIFEST = "RECONSTRUCTION.json"  # written by `medvigil reconstruct` (reconstruct/derive.py)
+
+
+def check_reconstruction(folder: Path | str, release_digest: str) -> None:
+    """Refuse a ``medvigil reconstruct`` output folder without its manifest, or re-derived for another release."""
+    folder = Path(folder)
+    manifest = folder / RECONSTRUCTION_MANIFEST
+    if not manifest.is_file():
+        raise DataError(Problem(str(folder), f"no {RECONSTRUCTION_MANIFEST}: not an output folder of `medvigil reconstruct`"))
+    label = f"{folder.name}/{RECONSTRUCTION_MANIFEST}"
+    data = read_json(manifest, label)
+    if not isinstance(data, dict):
+        raise DataError(Problem(label, f"expected a JSON object, got {type(data).__name__}"))
+    recorded = data.get("release_digest")
+    if recorded != release_digest:
+        raise DataError(Problem(label, f"reconstructed for release {recorded!r}, not for this release ({release_digest}); "
+                                       "run `medvigil reconstruct` again", field="release_digest"))
 
 
 def check_row_settings(shuffle_seed: object, variant_source: object) -> None:
@@ -41,6 +58,8 @@ class ReleaseRows:
         self.shuffle_seed = shuffle_seed
         self.variant_source = variant_source
         self.reconstructed_dir = reconstructed_dir
+        if reconstructed_dir is not None:
+            check_reconstruction(reconstructed_dir, release.digest)
         self.image_store = image_store
         self.skipped: Counter[str] = Counter()
         self._renderer: _Images | None = None
@@ -125,13 +144,9 @@ def _case_columns(case) -> dict:
 
 
 def _reordered(row: dict, order: str, published_correct: str) -> dict:
-    return {
-        **row,
-        "options": list(option_order.apply_order(order, row["options"])),
-        "correct_letter": option_order.displayed_letter(order, published_correct),
-        "permutation": order,
-        "published_correct_letter": published_correct,
-    }
+    return {**row, "options": list(option_order.apply_order(order, row["options"])),
+            "correct_letter": option_order.displayed_letter(order, published_correct), "permutation": order,
+            "published_correct_letter": published_correct}
 
 
 class _Images:
@@ -147,8 +162,6 @@ class _Images:
         self.store = store
         self.comment = SYNTHETIC_NOTICE if release.synthetic else None
         self.reconstructed = Path(reconstructed_dir) if reconstructed_dir else None
-        if self.reconstructed is not None:
-            check_reconstruction(self.reconstructed, release.digest)
 
     def _case_source(self, case) -> Path | None:
         """Where the case image comes from, or None when it is withheld."""

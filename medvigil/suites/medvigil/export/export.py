@@ -20,7 +20,6 @@ from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES, FEATUR
 from medvigil.suites.medvigil.export.dataset_rows import ReleaseRows, check_row_settings
 from medvigil.suites.medvigil.export.export_card import dataset_card, dataset_facts
 from medvigil.suites.medvigil.export.publish_check import DATASHEET, LOCAL_ONLY_MARKER, credentialed_problems
-from medvigil.suites.medvigil.export.reconstructed_folder import check_reconstruction
 from medvigil.suites.medvigil.export.variants import compare_shipped_variants
 from medvigil.suites.medvigil.validate.validate import leave_out_bad_probes, validate_release
 
@@ -103,8 +102,6 @@ def build(
     elif not report.ok:
         raise DataError(report.errors or report.problems)
     release = report.release
-    if reconstructed is not None:
-        check_reconstruction(reconstructed, release.digest)
 
     with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, inputs=inputs, replace=force) as tmp:
         result = _write(release, tmp, Path(cache), configs=configs, shuffle_seed=shuffle_seed, variant_source=variant_source,
@@ -141,7 +138,7 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
         kinds = Counter(p.probe_kind for p in release.probes_mcq)
     comparison = None
     if any((release.root / "images_perturbed").glob("*")):
-        comparison = compare_shipped_variants(release, rendered=rows.rendered_image).to_dict()
+        comparison = compare_shipped_variants(release, rows.rendered_image).to_dict()
     notes: dict[str, int] = {}
     no_roi = sum(not case.roi_usable for case in release.cases.values())
     if no_roi:

@@ -35,36 +35,23 @@ _RAI = json.loads(Template((CARDS_DIR / "medvigil_rai.json").read_text(encoding=
     longest_side=rf.LONGEST_SIDE, jpeg_quality=rf.JPEG_QUALITY, grey=rf.GREY))
 
 
-def _licences_present(release) -> list[str]:
-    present = {case.source for case in release.cases.values()}
-    return [licence for source, (licence, how) in rf.SOURCE_LICENCES.items()
-            if how == "direct" and source in present and licence in _LICENCES]
-
-
 def dataset_facts(release, report) -> DatasetFacts:
     """Card and Croissant facts of a build (``report``: its :class:`~medvigil.suites.medvigil.export.export.BuildReport`)."""
     description = DESCRIPTION + f" Release digest sha256:{report.release_digest}; build digest sha256:{report.build_digest}."
     if release.synthetic:
         description += f" {rf.SYNTHETIC_NOTICE}."
+    present = {case.source for case in release.cases.values()}  # the directly redistributed sources' licences
+    licences = [_LICENCES[licence] for source, (licence, how) in rf.SOURCE_LICENCES.items()
+                if how == "direct" and source in present and licence in _LICENCES]
     return DatasetFacts(
         name="medvigil-synthetic" if release.synthetic else "medvigil",
-        pretty_name="MedVIGIL (synthetic)" if release.synthetic else "MedVIGIL",
-        description=description,
-        version=report.version,
-        date_published=DATE_PUBLISHED,
-        homepage=HOMEPAGE,
-        citation=CITATION,
-        licences=[_LICENCES[lic] for lic in _licences_present(release)],
+        pretty_name="MedVIGIL (synthetic)" if release.synthetic else "MedVIGIL", description=description,
+        version=report.version, date_published=DATE_PUBLISHED, homepage=HOMEPAGE, citation=CITATION, licences=licences,
         keywords=["medical imaging", "visual question answering", "trustworthiness", "hallucination", "evaluation"],
-        creators=["MedVIGIL authors"],
-        task_categories=["visual-question-answering", "multiple-choice"],
-        tags=["medical", "radiology", "trustworthiness", "hallucination", "evaluation"]
-        + (["synthetic"] if release.synthetic else []),
-        size_category=_size_category(report.rows.get("mcq", max(report.rows.values(), default=0))),
-        default_config="mcq",
-        column_descriptions=COLUMN_DESCRIPTIONS,
-        rai=_RAI,
-        digests_key="medvigil",
+        creators=["MedVIGIL authors"], task_categories=["visual-question-answering", "multiple-choice"],
+        tags=["medical", "radiology", "trustworthiness", "hallucination", "evaluation"] + (["synthetic"] if release.synthetic else []),
+        size_category=_size_category(report.rows.get("mcq", max(report.rows.values(), default=0))), default_config="mcq",
+        column_descriptions=COLUMN_DESCRIPTIONS, rai=_RAI, digests_key="medvigil",
         digests={"version": report.version, "release_digest": report.release_digest, "build_digest": report.build_digest,
                  "local_only": report.local_only, "synthetic": release.synthetic},
     )

@@ -81,15 +81,9 @@ def _build_info(out: Path) -> tuple[dict[str, Any], list[Problem]]:
     return info, []
 
 
-_IMAGE_MAGIC = (
-    (0, b"\xff\xd8\xff", "JPEG"),
-    (0, b"\x89PNG\r\n\x1a\n", "PNG"),
-    (0, b"GIF8", "GIF"),
-    (0, b"II*\x00", "TIFF"),
-    (0, b"MM\x00*", "TIFF"),
-    (0, b"BM", "BMP"),
-    (0, b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
-    (0, b"\xff\x4f\xff\x51", "JPEG 2000"),
+_IMAGE_MAGIC = (  # (offset, signature, format) of a file's start
+    (0, b"\xff\xd8\xff", "JPEG"), (0, b"\x89PNG\r\n\x1a\n", "PNG"), (0, b"GIF8", "GIF"), (0, b"II*\x00", "TIFF"),
+    (0, b"MM\x00*", "TIFF"), (0, b"BM", "BMP"), (0, b"\x00\x00\x00\x0cjP  ", "JPEG 2000"), (0, b"\xff\x4f\xff\x51", "JPEG 2000"),
     (128, b"DICM", "DICOM"),
 )
 
@@ -124,7 +118,8 @@ def credentialed_problems(out: Path) -> list[Problem]:
             problems.append(Problem(rel, f"not a readable Parquet file ({exc}); cannot prove it holds no credentialed images"))
             continue
         names = set(parquet.schema_arrow.names)
-        image_columns = [name for name in parquet.schema_arrow.names if _is_image_type(parquet.schema_arrow.field(name).type)]
+        types = {name: parquet.schema_arrow.field(name).type for name in parquet.schema_arrow.names}
+        image_columns = [name for name, t in types.items() if pa.types.is_struct(t) and {f.name for f in t} == {"bytes", "path"}]
         if not image_columns:
             continue
         keys = [c for c in ("case_id", "source_dataset", "credentialed") if c in names]
@@ -156,9 +151,3 @@ def credentialed_problems(out: Path) -> list[Problem]:
             problems.append(Problem(rel, f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) (rows {shown}); "
                                     "credentialed images must never be published", row=rows[0], field=column))
     return problems
-
-
-def _is_image_type(pa_type) -> bool:
-    import pyarrow as pa
-
-    return pa.types.is_struct(pa_type) and {f.name for f in pa_type} == {"bytes", "path"}

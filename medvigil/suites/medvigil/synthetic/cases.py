@@ -41,10 +41,6 @@ class CaseRecords:
     variants: tuple = ()
 
 
-def _bbox_json(box: Box) -> str:
-    return "[" + ", ".join(f"{v:.4f}" for v in box) + "]"
-
-
 def _bool(value: bool) -> str:
     return "true" if value else "false"
 
@@ -146,7 +142,7 @@ def _manifest_row(plan: CasePlan, a: Authored, image_name: str) -> dict:
 
 def _grounding_row(plan: CasePlan, a: Authored, context: str) -> dict:
     return {
-        "case_id": plan.case_id, "roi_bbox_norm": _bbox_json(a.roi), "rationale": a.rationale,
+        "case_id": plan.case_id, "roi_bbox_norm": "[" + ", ".join(f"{v:.4f}" for v in a.roi) + "]", "rationale": a.rationale,
         "differential_set": json.dumps(a.differential, ensure_ascii=False), "clinical_context": context,
         "laterality_dependent": _bool(a.lat_dependent), "gold_after_lr_flip": _gold_after_flip(a),
     }
