@@ -9,7 +9,6 @@ inside the scoring.
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from itertools import chain
 from typing import Any
 
 from medvigil.errors import Problem
@@ -85,78 +84,8 @@ CHECKS: dict[str, Callable[[Mapping[str, Any]], list[tuple[str, str]]]] = {
 }
 
 
-# Fast accepts, one per suite, of a whole file's ``extra`` objects (all dicts) at once: True only
-# where the suite's check finds nothing in any of them (JSON's exact int, float, str and list
-# types, compared column by column; anything else, or a value that cannot be hashed, goes to the
-# check, which has the last word and the messages). Types are taken over whole columns, never
-# over sets of values, where 2 == 2.0 == True would hide one of them.
-_SEVERITY_LEVELS = (0, 2)
-_INF = math.inf
-
-
-def _types(values: list) -> set[type]:
-    return set(map(type, values))
-
-
-def _medqdeg_fine(extras: list[dict]) -> bool:
-    votes = [e.get("votes", _ONE_VOTE) for e in extras]
-    ks = [e.get("n_options", 2) for e in extras]
-    sevs = [e.get("severity", 0) for e in extras]
-    return (_types(votes) == {list} and all(votes) and _VOTES.issuperset(chain.from_iterable(votes))
-            and _types(ks) == {int} and min(ks) >= 2 and max(ks) <= 26
-            and _types(sevs) == {int} and min(sevs) >= _SEVERITY_LEVELS[0] and max(sevs) <= _SEVERITY_LEVELS[1]
-            and _types([e.get("degradation") for e in extras]) <= {str, type(None)})
-
-
-def _counts_fine(values: list) -> bool:
-    """Every value a finite number >= 0 (ints at C speed; floats one by one)."""
-    kinds = _types(values)
-    if kinds <= {int}:
-        return not values or min(values) >= 0
-    return kinds <= {int, float} and all(0 <= v < _INF for v in values)
-
-
-def _mediconfusion_fine(extras: list[dict]) -> bool:
-    votes = [e.get("votes", _NO_VOTES) for e in extras]
-    return (_types(votes) == {dict} and _counts_fine(list(chain.from_iterable(map(dict.values, votes))))
-            and _counts_fine([e.get("margin", 0) for e in extras]))
-
-
-def _cbd_fine(extras: list[dict]) -> bool:
-    index = [e.get("paraphrase_index", 0) for e in extras]
-    return _types(index) == {int} and min(index) >= 0
-
-
-def _readiness_fine(extras: list[dict]) -> bool:
-    return _types([e.get("laterality_dependent") for e in extras]) <= {bool, type(None)}
-
-
-_ONE_VOTE, _NO_VOTES = ["A"], {}  # (the defaults the accepts read for an absent field: fine values)
-_FINE: dict[str, Callable[[list[dict]], bool]] = {
-    "medqdeg": _medqdeg_fine, "mediconfusion": _mediconfusion_fine, "cbd": _cbd_fine, "readiness": _readiness_fine,
-}
-
-
-def _all_fine(records: list[Mapping[str, Any]]) -> bool:
-    """Whether every record is of one suite whose fast accept passes all their ``extra`` objects
-    (records without one have nothing to check)."""
-    try:
-        suites = {record.get("suite") for record in records}
-        fine = _FINE.get(suites.pop()) if len(suites) == 1 else None
-        if fine is None:
-            return False
-        extras = [e for e in (record.get("extra") for record in records) if e is not None]
-        return not extras or (_types(extras) == {dict} and fine(extras))
-    except TypeError:  # a suite or value that cannot be hashed: the check describes it
-        return False
-
-
 def extras_problems(records: Iterable[Mapping[str, Any]], file: str, rows: Iterable[int | None]) -> list[Problem]:
-    """:func:`extra_problems` of every record (``rows`` their line numbers), in order; none to
-    look for when the suite's fast accept passes the whole file."""
-    records = list(records)
-    if _all_fine(records):
-        return []
+    """:func:`extra_problems` of every record (``rows`` their line numbers), in order."""
     return [problem for record, row in zip(records, rows) for problem in extra_problems(record, file, row)]
 
 

@@ -136,15 +136,10 @@ def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int
         return None, f"{source}: {exc.error}"
     except (DataNotFoundError, DataError, OSError, ValueError) as exc:
         return None, f"{source}: {exc}"
-    columns = getattr(docs, "column_names", None)
-    if columns is not None:
-        if "case_id" not in columns:
-            return None, f"{source}: the docs of {task} carry no case_id"
-        cases = docs.unique("case_id")
-    else:
-        if not all(isinstance(d, dict) and "case_id" in d for d in docs):
-            return None, f"{source}: the docs of {task} carry no case_id"
-        cases = {d["case_id"] for d in docs}
+    columns = getattr(docs, "column_names", None)  # a datasets.Dataset, else a list of dicts
+    if not ("case_id" in columns if columns is not None else all(isinstance(d, dict) and "case_id" in d for d in docs)):
+        return None, f"{source}: the docs of {task} carry no case_id"
+    cases = docs.unique("case_id") if columns is not None else {d["case_id"] for d in docs}
     if isinstance(probes, int) and len(docs) != probes:
         return None, f"{source}: its {task} has {len(docs)} docs, the run had {probes} (not the build the run used)"
     return len({str(c) for c in cases}), source

@@ -50,11 +50,8 @@ def labelled(labels: Iterable[str]):
         if not name.strip() or not (where or name == value):
             raise ValueError(f"--label must be NAME or PATH=NAME with a non-empty NAME, got {value!r}")
         mapping[where] = name.strip()
-    saved = dict(lmms_eval_logs.RUN_LABELS)
-    lmms_eval_logs.RUN_LABELS.clear()
-    lmms_eval_logs.RUN_LABELS.update(mapping)
+    saved, lmms_eval_logs.RUN_LABELS = lmms_eval_logs.RUN_LABELS, mapping
     try:
         yield mapping
     finally:
-        lmms_eval_logs.RUN_LABELS.clear()
-        lmms_eval_logs.RUN_LABELS.update(saved)
+        lmms_eval_logs.RUN_LABELS = saved

@@ -66,14 +66,7 @@ def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key
     problems: list[Problem] = []
     for path in files:
         file = str(path)
-        found = read_samples([path])
-        if {r.get("suite") for r in found} <= {suite}:
-            keys = set(map(key, found))
-            if len(keys) == len(found) and keys.isdisjoint(seen):  # the usual file: no problem below
-                seen.update(dict.fromkeys(keys, file))  # (from the set: each key hashed once)
-                records += found
-                continue
-        for row, record in enumerate(found, start=1):
+        for row, record in enumerate(read_samples([path]), start=1):
             if record.get("suite") != suite:
                 problems.append(Problem(file, f"record of suite {record.get('suite')!r}, not {suite!r}", row=row, field="suite"))
                 continue
