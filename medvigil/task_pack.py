@@ -13,6 +13,7 @@ hooks, on the docs of the build the run used (``MEDVIGIL_DATA`` / ``MEDICONFUSIO
 checked against the logged one), into a normal-shaped log in a scratch folder beside a copy of the results file.
 """
 
+import functools
 import importlib.util  # (binds importlib too)
 import json
 import shutil
@@ -50,9 +51,7 @@ def _yaml(path: Path) -> dict:
     """A task YAML (``!function`` values kept as their dotted names) merged over its ``include``."""
     import yaml
 
-    class Loader(yaml.SafeLoader):
-        pass
-
+    Loader = type("Loader", (yaml.SafeLoader,), {})  # a loader of our own: the constructor below stays here
     Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
     config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader) or {}
     if "include" in config:
@@ -60,6 +59,7 @@ def _yaml(path: Path) -> dict:
     return config
 
 
+@functools.cache  # read once per process: a score reads every run's task (read-only; callers never change it)
 def task_config(task: str) -> tuple[Path, dict] | None:
     """The YAML file and the configuration (template merged) of a task of this pack, or None."""
     found = sorted(TASKS_ROOT.glob(f"*/{task}.yaml"))
@@ -103,7 +103,8 @@ def _cut_while_thinking(path: Path) -> int:
     openings = [o.encode() for o, _ in REASONING_TAGS]
     with open_regular(path, str(path)) as raw:
         for line in raw:
-            if not any(o in line.lower() for o in openings):
+            lowered = line.lower()
+            if not any(o in lowered for o in openings):
                 continue  # (most lines: no reasoning block, nothing to parse)
             record = _record_of(json.loads(line)) or {}
             reply = str(record.get("raw_response") or "").lower()

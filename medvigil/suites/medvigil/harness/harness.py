@@ -58,7 +58,6 @@ from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's publ
     drop_duplicates,
     expand,
     file_rows,
-    missing_gold,
     model_from_filename,
     record,
     release_lookup,
@@ -155,7 +154,9 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         for i in late:
             problems.extend(by_row.get(i, ()))
             if conv["correct_letter"][i] is None:
-                problems.append(missing_gold(file, lines[i], cols["probe_id"][i]))
+                problems.append(Problem(file, "error row without correct_letter, and neither the release (no probes_mcq.csv) "
+                                        f"nor another result file gives the gold letter of probe {cols['probe_id'][i]!r}",
+                                        row=lines[i], field="correct_letter"))
                 conv["ok"][i] = False
             if not conv["ok"][i]:
                 bump(out.skipped, model, "invalid_row")

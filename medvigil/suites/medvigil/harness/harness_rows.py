@@ -22,11 +22,9 @@ _CHECKER = compiled(_SCHEMA)  # the row schema as column checks
 
 
 class HarnessRecords(list):
-    """Probe records (a ``list`` of dicts) read from harness files, with bookkeeping: ``files``
-    (``{path: model}``), ``skipped`` (``{model: {reason: count}}``: ``blank_line``, ``invalid_row``,
-    ``empty_file``; the audit copies it into each model's ``skipped``), ``error_rows`` (``{model:
-    {probe_kind: count}}`` of failed calls), ``problems`` (of skipped invalid rows, ``strict=False``)
-    and ``warnings`` (e.g. no release: no tiers, so no SFR_w)."""
+    """Probe records read from harness files, with ``files`` (``{path: model}``), ``skipped`` (``{model: {reason:
+    count}}``: ``blank_line``, ``invalid_row``, ``empty_file``), ``error_rows`` (``{model: {probe_kind: count}}``
+    of failed calls), ``problems`` (of skipped invalid rows) and ``warnings`` (e.g. no release: no SFR_w)."""
 
     def __init__(self, records: Iterable[dict] = ()):
         super().__init__(records)
@@ -59,9 +57,6 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
     probes_list = getattr(release, "probes_mcq", None)
     probes = None if probes_list is None else {p.probe_id: p for p in probes_list}
     return dict(cases), probes
-
-
-# --------------------------------------------------------------------------- decoding
 
 
 # Text decoded at a time: whole lines, about this many characters (a few hundred rows), so that their
@@ -280,11 +275,6 @@ def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Ref
         good[i] = False
     out = {"predicted_letter": predicted, "parse_status": parse_status, "correct_letter": gold, "ok": good}
     return out, [(i, p) for i, _, p in found]
-
-
-def missing_gold(file: str, line: int, probe_id: str) -> Problem:
-    return Problem(file, "error row without correct_letter, and neither the release (no probes_mcq.csv) nor another "
-                         f"result file gives the gold letter of probe {probe_id!r}", row=line, field="correct_letter")
 
 
 def expand(paths: Iterable[str | Path]) -> list[Path]:
