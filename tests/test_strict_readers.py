@@ -239,6 +239,28 @@ def test_harness_reader_takes_one_object_per_line(tmp_path):
     assert all("not valid JSON" in p.message for p in err.value.problems)
 
 
+def test_harness_table_keeps_each_files_own_order_and_ids(tmp_path):
+    """Files in one probe order share their id columns; a file in another order, or naming another case
+    for a probe (no release to check it against), keeps its own row by row."""
+    from medvigil.suites.medvigil.harness.harness import read_harness_table
+
+    def write(model: str, rows: list[bytes]) -> Path:
+        path = tmp_path / f"{model}__mcq.jsonl"
+        path.write_bytes(b"".join(rows))
+        return path
+
+    a = write("a", [_row(i, model_letter="B") for i in (1, 2, 3)])
+    b = write("b", [_row(i) for i in (3, 1, 2)])
+    c = write("c", [_row(i) for i in (1, 2, 3)])
+    d = write("d", [_row(1).replace(b'"case_id": "MVB-0001"', b'"case_id": "MVB-0009"'), _row(2), _row(3)])
+    table = read_harness_table([a, b, c, d]).table
+    assert table.model.values() == ["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 3
+    order = [1, 2, 3, 3, 1, 2, 1, 2, 3, 1, 2, 3]
+    assert table.probe.values() == [f"MVB-{i:04d}-original" for i in order]
+    assert table.case.values() == [f"MVB-{i:04d}" for i in order[:9]] + ["MVB-0009", "MVB-0002", "MVB-0003"]
+    assert table.pred.tolist() == [1] * 3 + [0] * 9 and table.gold.tolist() == [0] * 12
+
+
 def test_harness_reader_names_the_line_nested_too_deeply_and_reads_crlf_lines(tmp_path):
     from medvigil.suites.medvigil.harness.harness import read_harness_table
 

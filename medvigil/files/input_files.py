@@ -54,9 +54,10 @@ def _kind(mode: int) -> str:
 
 
 @contextlib.contextmanager
-def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None) -> Iterator[IO[bytes]]:
-    """Open ``path`` for binary reading after proving (on the open descriptor) it is a regular
-    file of at most ``max_bytes`` (default :func:`max_input_bytes`; ``0`` = no size limit)."""
+def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None,
+                 buffer_size: int = -1) -> Iterator[IO[bytes]]:
+    """Open ``path`` for binary reading (``buffer_size``: the reading buffer, -1 the default) after proving (on
+    the open descriptor) it is a regular file of at most ``max_bytes`` (default :func:`max_input_bytes`; ``0`` = no size limit)."""
     path = Path(path)
     name = _label(path, label)
     limit = max_input_bytes() if max_bytes is None else max_bytes
@@ -74,7 +75,7 @@ def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes
                                           "(set MEDVIGIL_MAX_INPUT_BYTES to raise it)"))
         if hasattr(os, "O_NONBLOCK"):
             os.set_blocking(fd, True)
-        handle = os.fdopen(fd, "rb")
+        handle = os.fdopen(fd, "rb", buffer_size)
     except BaseException:
         os.close(fd)
         raise
@@ -159,7 +160,8 @@ def _no_constant(name: str) -> Any:
 MAX_INT_DIGITS = 308  # an integer must fit a float (about 1.8e308): counts and scores are summed as floats
 
 
-def _bounded_int(text: str) -> int:
+def bounded_int(text: str) -> int:
+    """``int(text)``, refused past :data:`MAX_INT_DIGITS` digits (``parse_int`` of our JSON decoders)."""
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise ValueError(f"the integer {text[:12]}... has {len(text.lstrip('-'))} digits, more than a number "
                          f"can hold here ({MAX_INT_DIGITS})")
@@ -174,13 +176,13 @@ def loads_json(text: str, label: str, row: int | None = None, *, allow_non_finit
     a stderr it could not compute); the reader must then check the numbers it uses."""
     try:
         if allow_non_finite:
-            return json.loads(text, parse_int=_bounded_int, **kwargs)
-        return json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int, **kwargs)
+            return json.loads(text, parse_int=bounded_int, **kwargs)
+        return json.loads(text, parse_constant=_no_constant, parse_int=bounded_int, **kwargs)
     except json.JSONDecodeError as exc:
         where = row if row is not None else exc.lineno
         column = f", column {exc.colno}"
         raise DataError(Problem(label, f"not valid JSON: {exc.msg} (line {where}{column})", row=where)) from None
-    except ValueError as exc:  # from _no_constant or _bounded_int
+    except ValueError as exc:  # from _no_constant or bounded_int
         raise DataError(Problem(label, f"not valid JSON: {exc}", row=row)) from None
     except RecursionError:
         raise DataError(Problem(label, "JSON nested too deeply to read", row=row)) from None

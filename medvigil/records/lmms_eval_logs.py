@@ -12,7 +12,6 @@ validated together (:func:`medvigil.records.schema_validation.problems_for_recor
 ``extra`` checks). Every problem names file, line and field; all are raised together.
 """
 
-import io
 import json
 import re
 from collections import Counter
@@ -20,8 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import RepeatedKey, loads_json, no_repeated_keys, open_regular, read_json
-from medvigil.files.input_files import _bounded_int as bounded_int
+from medvigil.files.input_files import RepeatedKey, bounded_int, loads_json, no_repeated_keys, open_regular, read_json
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems
 from medvigil.records.run_coverage import results_file, run_limit
@@ -162,8 +160,8 @@ def _by_lines(path: Path, file: str, name: str, decoder: json.JSONDecoder) -> tu
     bad: list[Problem] = []
     # a regular file within the input cap (medvigil.files.input_files), streamed line by line through a
     # buffer of many lines (lines of several kB cross the default 8 kB buffer's end: twice the time)
-    with open_regular(path, file) as raw:
-        for line_no, data in enumerate(io.BufferedReader(raw.raw, 1 << 16), start=1):
+    with open_regular(path, file, buffer_size=1 << 16) as raw:
+        for line_no, data in enumerate(raw, start=1):
             try:
                 line = data.decode("utf-8")
             except UnicodeDecodeError as exc:
