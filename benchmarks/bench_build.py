@@ -70,7 +70,9 @@ print(json.dumps({"seconds": seconds, "images": len(files),
 
 
 def _child(code: str, *args: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+    )
     if done.returncode != 0:
         raise RuntimeError(f"benchmark child failed:\n{done.stderr[-4000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -135,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--cases", type=int, nargs="+", default=[40, 300, 1000, 3000])
     parser.add_argument("--configs", nargs="+", default=["mcq"])
-    parser.add_argument("--workdir", type=Path, default=None, help="where releases and builds go (default: temp)")
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="where releases and builds go (default: temp)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep releases and builds in --workdir")
     parser.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
     args = parser.parse_args(argv)

@@ -51,15 +51,37 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 GNU_TIME = Path("/usr/bin/time")
-DEFAULT_TOOL = Path(__file__).resolve().parents[2] / "shared" / "tools" / "authors_format_release.py"  # shared/ beside the repo
-COMMANDS = ("score-harness", "validate", "score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion",
-            "report", "authors")
-STRESS = {"medqdeg": "medqdeg_L", "readiness": "readiness_", "cbd": "cbd_quadrants", "mediconfusion": "mediconfusion_"}
-OPTION_LETTERS = {"mediconfusion": "AB"}  # a MediConfusion question has two options; the others up to five
+DEFAULT_TOOL = (
+    Path(__file__).resolve().parents[2] / "shared" / "tools" / "authors_format_release.py"
+)  # shared/ beside the repo
+COMMANDS = (
+    "score-harness",
+    "validate",
+    "score-lmms",
+    "score-medqdeg",
+    "score-readiness",
+    "score-cbd",
+    "score-mediconfusion",
+    "report",
+    "authors",
+)
+STRESS = {
+    "medqdeg": "medqdeg_L",
+    "readiness": "readiness_",
+    "cbd": "cbd_quadrants",
+    "mediconfusion": "mediconfusion_",
+}
+OPTION_LETTERS = {
+    "mediconfusion": "AB"
+}  # a MediConfusion question has two options; the others up to five
 PAIR_COPY = "-"  # MediConfusion pair ids allow letters, digits, '_' and '-' only
 LETTERS = "ABCDE"
 STAMP = "20260101_000000"
-AUTHORS_SCRIPTS = ("scripts/bench_aggregate.py", "analysis/recompute_mcs.py", "analysis/bootstrap_mcs.py")
+AUTHORS_SCRIPTS = (
+    "scripts/bench_aggregate.py",
+    "analysis/recompute_mcs.py",
+    "analysis/bootstrap_mcs.py",
+)
 
 
 # -- timing ------------------------------------------------------------------------------
@@ -73,15 +95,27 @@ def require_gnu_time() -> None:
 def timed(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None) -> dict:
     """Run ``cmd`` under ``/usr/bin/time -v``: wall s, user+sys s, peak RSS MB, exit status."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
-        proc = subprocess.run([str(GNU_TIME), "-v", "-o", report.name, *cmd], cwd=cwd, env=env,
-                              capture_output=True, text=True)
-        fields = dict(line.strip().split(": ", 1) for line in report.read().splitlines() if ": " in line)
+        proc = subprocess.run(
+            [str(GNU_TIME), "-v", "-o", report.name, *cmd],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        fields = dict(
+            line.strip().split(": ", 1) for line in report.read().splitlines() if ": " in line
+        )
     wall = fields["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":")
-    seconds = sum(float(part) * 60 ** i for i, part in enumerate(reversed(wall)))
-    return {"wall_s": round(seconds, 3),
-            "cpu_s": round(float(fields["User time (seconds)"]) + float(fields["System time (seconds)"]), 3),
-            "rss_mb": round(int(fields["Maximum resident set size (kbytes)"]) / 1024, 1),
-            "exit": proc.returncode, "stderr_tail": proc.stderr.strip().splitlines()[-3:]}
+    seconds = sum(float(part) * 60**i for i, part in enumerate(reversed(wall)))
+    return {
+        "wall_s": round(seconds, 3),
+        "cpu_s": round(
+            float(fields["User time (seconds)"]) + float(fields["System time (seconds)"]), 3
+        ),
+        "rss_mb": round(int(fields["Maximum resident set size (kbytes)"]) / 1024, 1),
+        "exit": proc.returncode,
+        "stderr_tail": proc.stderr.strip().splitlines()[-3:],
+    }
 
 
 WARM = True  # read a command's input files once before its runs (``--cold``: leave the page cache as it is)
@@ -95,7 +129,13 @@ def warm_inputs(cmd: list[str]) -> None:
         if arg.startswith("-") or cmd[i - 1] == "-m":
             continue  # an option, or the module run
         path = Path(arg)
-        files = [path] if path.is_file() else sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else []
+        files = (
+            [path]
+            if path.is_file()
+            else sorted(f for f in path.rglob("*") if f.is_file())
+            if path.is_dir()
+            else []
+        )
         for file in files:
             with open(file, "rb") as handle:
                 while handle.read(1 << 24):
@@ -116,7 +156,11 @@ def best_of(cmd: list[str], repeat: int, **kw) -> dict:
 def generate(tool: Path, work: Path, scale: int) -> Path:
     out = work / f"authors_x{scale}"
     if not (out / "synthetic_release.json").is_file():
-        subprocess.run([sys.executable, str(tool), str(out), "--scale", str(scale)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, str(tool), str(out), "--scale", str(scale)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     return out
 
 
@@ -138,9 +182,29 @@ def real_runs(work: Path, given: Path | None) -> Path:
         return given
     demo = work / "lmms_demo"
     if not (demo / "report").is_dir():
-        print(f"running `medvigil demo --cases 8` once into {demo} for real lmms-eval log lines (a few minutes)", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "medvigil", "demo", "--out", str(demo), "--cases", "8", "--tasks", "medvigil_mcq",
-                        "--n-resamples", "20", "--force"], check=True, stdout=subprocess.DEVNULL)
+        print(
+            f"running `medvigil demo --cases 8` once into {demo} for real lmms-eval log lines (a few minutes)",
+            file=sys.stderr,
+        )
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "medvigil",
+                "demo",
+                "--out",
+                str(demo),
+                "--cases",
+                "8",
+                "--tasks",
+                "medvigil_mcq",
+                "--n-resamples",
+                "20",
+                "--force",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     return demo
 
 
@@ -153,7 +217,9 @@ def _template_files(runs: Path, task_prefix: str) -> list[Path]:
 
 def _write_run(folder: Path, model: str, tasks: dict[str, list[str]]) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{STAMP}_results.json").write_text(json.dumps({"config": {"model": model, "model_args": ""}}), encoding="utf-8")
+    (folder / f"{STAMP}_results.json").write_text(
+        json.dumps({"config": {"model": model, "model_args": ""}}), encoding="utf-8"
+    )
     paths = []
     for task, lines in tasks.items():
         path = folder / f"{STAMP}_samples_{task}.jsonl"
@@ -168,8 +234,10 @@ def _line(template: dict, record: dict, response: str | None) -> str:
     metric keys (what the task pack logs there now)."""
     from medvigil.tasks.medvigil.utils import METRICS, scoring_key
 
-    line = {k: (record if isinstance(v, dict) else list(scoring_key(record)) if k in METRICS else v)
-            for k, v in template.items()}
+    line = {
+        k: (record if isinstance(v, dict) else list(scoring_key(record)) if k in METRICS else v)
+        for k, v in template.items()
+    }
     if isinstance(line.get("filtered_resps"), str):
         line["filtered_resps"] = response or ""
     line["target"] = record["correct_letter"]
@@ -183,7 +251,11 @@ def write_medvigil_logs(gen: Path, runs: Path, out: Path) -> list[Path]:
     if done.is_file():
         return sorted(out.rglob("*_samples_medvigil_mcq.jsonl"))
     # the headline task's file (a demo's run folder also holds medvigil_mcq_noimg, _shuffled, ...)
-    (template_path,) = [p for p in _template_files(runs, "medvigil_mcq") if p.name.endswith("_samples_medvigil_mcq.jsonl")]
+    (template_path,) = [
+        p
+        for p in _template_files(runs, "medvigil_mcq")
+        if p.name.endswith("_samples_medvigil_mcq.jsonl")
+    ]
     template = json.loads(template_path.read_text(encoding="utf-8").splitlines()[0])
     key_record = template["mcs"]
     cases, _ = _release_tables(gen / "data" / "medvigil_v1")
@@ -197,20 +269,32 @@ def write_medvigil_logs(gen: Path, runs: Path, out: Path) -> list[Path]:
                 case = cases[row["case_id"]]
                 status = row.get("status")
                 letter = (row.get("model_letter") or "").strip() or None
-                record = {**key_record, "model": "lmms-eval-run", "probe_id": row["probe_id"], "case_id": row["case_id"],
-                          "probe_kind": row["probe_kind"], "risk_tier": case["risk_tier"], "source_dataset": case["source_dataset"],
-                          "modality": case["modality"], "text_only_answerable": case["text_only_answerable"] == "true",
-                          "correct_letter": row.get("correct_letter") or "A",
-                          "predicted_letter": letter if status == "ok" else None,
-                          "parse_status": "error" if status != "ok" else ("ok" if letter else "parse_failure"),
-                          "raw_response": row.get("model_answer", "")}
+                record = {
+                    **key_record,
+                    "model": "lmms-eval-run",
+                    "probe_id": row["probe_id"],
+                    "case_id": row["case_id"],
+                    "probe_kind": row["probe_kind"],
+                    "risk_tier": case["risk_tier"],
+                    "source_dataset": case["source_dataset"],
+                    "modality": case["modality"],
+                    "text_only_answerable": case["text_only_answerable"] == "true",
+                    "correct_letter": row.get("correct_letter") or "A",
+                    "predicted_letter": letter if status == "ok" else None,
+                    "parse_status": "error"
+                    if status != "ok"
+                    else ("ok" if letter else "parse_failure"),
+                    "raw_response": row.get("model_answer", ""),
+                }
                 lines.append(_line(template, record, record["raw_response"]))
         paths += _write_run(out / model, model, {"medvigil_mcq": lines})
     done.touch()
     return paths
 
 
-def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_lines: int, seed: int = 0) -> list[Path]:
+def write_stress_logs(
+    suite: str, runs: Path, out: Path, n_models: int, target_lines: int, seed: int = 0
+) -> list[Path]:
     """``n_models`` runs of ``suite``: the real run's files repeated (cases renamed) to about
     ``target_lines`` lines per model, each answer drawn per model (60% correct). MediConfusion's
     pairs are renamed in a copy of the real run's ``dataset.json`` too (``out/dataset.json``)."""
@@ -220,7 +304,9 @@ def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_l
     templates = {}
     for path in _template_files(runs, STRESS[suite]):
         task = path.name.split("_samples_", 1)[1].removesuffix(".jsonl")
-        templates[task] = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
+        templates[task] = [
+            json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()
+        ]
     per_copy = sum(len(v) for v in templates.values())
     copies = max(1, round(target_lines / per_copy))
     letters = OPTION_LETTERS.get(suite, LETTERS)
@@ -232,22 +318,44 @@ def write_stress_logs(suite: str, runs: Path, out: Path, n_models: int, target_l
         rng = random.Random(seed * 1000 + m)
         model = f"synth-vlm-{m + 1:02d}"
         tasks: dict[str, list[str]] = {t: [] for t in templates}
-        answers: dict[tuple, str] = {}  # one answer per (copy, probe, arm condition) keeps pairs consistent
+        answers: dict[
+            tuple, str
+        ] = {}  # one answer per (copy, probe, arm condition) keeps pairs consistent
         for c in range(copies):
             for task, lines in templates.items():
                 for template in lines:
                     record = next(v for v in template.values() if isinstance(v, dict))
                     new = json.loads(json.dumps(record))
-                    new["case_id"] = f"{record['case_id']}{PAIR_COPY}{c}" if pairs else f"{record['case_id']}~{c}"
+                    new["case_id"] = (
+                        f"{record['case_id']}{PAIR_COPY}{c}"
+                        if pairs
+                        else f"{record['case_id']}~{c}"
+                    )
                     # a MediConfusion probe is "<pair>:<image>"
-                    new["probe_id"] = new["case_id"] + record["probe_id"][len(record["case_id"]):] if pairs else f"{record['probe_id']}~{c}"
-                    if isinstance(new.get("extra"), dict) and "item_id" in new["extra"]:  # MedQ-Deg keys items by it
+                    new["probe_id"] = (
+                        new["case_id"] + record["probe_id"][len(record["case_id"]) :]
+                        if pairs
+                        else f"{record['probe_id']}~{c}"
+                    )
+                    if (
+                        isinstance(new.get("extra"), dict) and "item_id" in new["extra"]
+                    ):  # MedQ-Deg keys items by it
                         new["extra"]["item_id"] = f"{new['extra']['item_id']}~{c}"
-                    key = (c, record["probe_id"], task, json.dumps(record.get("extra", {}), sort_keys=True))
-                    letter = answers.setdefault(key, record["correct_letter"] if rng.random() < 0.6 else rng.choice(letters))
+                    key = (
+                        c,
+                        record["probe_id"],
+                        task,
+                        json.dumps(record.get("extra", {}), sort_keys=True),
+                    )
+                    letter = answers.setdefault(
+                        key, record["correct_letter"] if rng.random() < 0.6 else rng.choice(letters)
+                    )
                     extra = new.get("extra") or {}
                     if isinstance(extra.get("votes"), list):
-                        votes = [record["correct_letter"] if rng.random() < 0.6 else rng.choice(letters) for _ in extra["votes"]]
+                        votes = [
+                            record["correct_letter"] if rng.random() < 0.6 else rng.choice(letters)
+                            for _ in extra["votes"]
+                        ]
                         extra["votes"] = votes
                         extra["responses"] = list(votes)
                         letter = Counter(votes).most_common(1)[0][0]
@@ -265,8 +373,13 @@ def _write_mediconfusion_release(runs: Path, path: Path, copies: int) -> None:
     (dataset,) = runs.rglob("mediconfusion/release/data/dataset.json")
     pairs = json.loads(dataset.read_text(encoding="utf-8"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({f"{pid}{PAIR_COPY}{c}": pair for c in range(copies) for pid, pair in pairs.items()}, indent=4),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {f"{pid}{PAIR_COPY}{c}": pair for c in range(copies) for pid, pair in pairs.items()},
+            indent=4,
+        ),
+        encoding="utf-8",
+    )
 
 
 def authors_pipeline(repo: Path, gen: Path, work: Path, repeat: int) -> dict:
@@ -274,11 +387,17 @@ def authors_pipeline(repo: Path, gen: Path, work: Path, repeat: int) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="authors_", dir=work))
     try:
         for rel in AUTHORS_SCRIPTS:
-            text = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{rel}"], check=True, capture_output=True,
-                                  text=True).stdout
+            text = subprocess.run(
+                ["git", "-C", str(repo), "show", f"HEAD:{rel}"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
             if rel.endswith("bootstrap_mcs.py"):  # point its hard-coded model list at the 18 files
                 models = ", ".join(f'"{f.name[:-11]}": "{f.name}"' for f in result_files(gen))
-                text = re.sub(r"MODEL_FILES = \{.*?\n\}", "MODEL_FILES = {" + models + "}", text, flags=re.S)
+                text = re.sub(
+                    r"MODEL_FILES = \{.*?\n\}", "MODEL_FILES = {" + models + "}", text, flags=re.S
+                )
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             (tmp / rel).write_text(text, encoding="utf-8")
         (tmp / "data").mkdir()
@@ -286,8 +405,13 @@ def authors_pipeline(repo: Path, gen: Path, work: Path, repeat: int) -> dict:
         (tmp / "results").mkdir()
         (tmp / "results" / "baselines").symlink_to((gen / "results" / "baselines").resolve())
         steps = {rel: best_of([sys.executable, rel], repeat, cwd=tmp) for rel in AUTHORS_SCRIPTS}
-        return {"wall_s": round(sum(s["wall_s"] for s in steps.values()), 3), "cpu_s": round(sum(s["cpu_s"] for s in steps.values()), 3),
-                "rss_mb": max(s["rss_mb"] for s in steps.values()), "exit": max(s["exit"] for s in steps.values()), "steps": steps}
+        return {
+            "wall_s": round(sum(s["wall_s"] for s in steps.values()), 3),
+            "cpu_s": round(sum(s["cpu_s"] for s in steps.values()), 3),
+            "rss_mb": max(s["rss_mb"] for s in steps.values()),
+            "exit": max(s["exit"] for s in steps.values()),
+            "steps": steps,
+        }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -302,8 +426,15 @@ def bench_scale(args, scale: int) -> dict:
     files = result_files(gen)
     n_rows = sum(1 for f in files for _ in open(f, encoding="utf-8"))
     info = json.loads((gen / "synthetic_release.json").read_text(encoding="utf-8"))
-    out = {"scale": scale, "cases": info["cases"], "probes": info["probes"], "models": len(files), "result_rows": n_rows,
-           "result_mb": round(sum(f.stat().st_size for f in files) / 2**20, 1), "commands": {}}
+    out = {
+        "scale": scale,
+        "cases": info["cases"],
+        "probes": info["probes"],
+        "models": len(files),
+        "result_rows": n_rows,
+        "result_mb": round(sum(f.stat().st_size for f in files) / 2**20, 1),
+        "commands": {},
+    }
     scores = work / f"scores_x{scale}"
     scores.mkdir(exist_ok=True)
     medvigil = [sys.executable, "-m", "medvigil"]
@@ -311,17 +442,47 @@ def bench_scale(args, scale: int) -> dict:
     run = out["commands"]
     audit = ["--suite", "medvigil", "--harness-compatible", "--n-resamples", "500"]
     if "score-harness" in want:
-        run["score-harness"] = best_of([*medvigil, "score", *audit, "--release", str(release), *map(str, files),
-                                        "--json", str(scores / "medvigil.json")], args.repeat)
+        run["score-harness"] = best_of(
+            [
+                *medvigil,
+                "score",
+                *audit,
+                "--release",
+                str(release),
+                *map(str, files),
+                "--json",
+                str(scores / "medvigil.json"),
+            ],
+            args.repeat,
+        )
     if "validate" in want:
-        run["validate"] = best_of([*medvigil, "validate", "--metadata-only", str(release)], args.repeat)
-    needs_runs = want & {"score-lmms", "score-medqdeg", "score-readiness", "score-cbd", "score-mediconfusion"}
+        run["validate"] = best_of(
+            [*medvigil, "validate", "--metadata-only", str(release)], args.repeat
+        )
+    needs_runs = want & {
+        "score-lmms",
+        "score-medqdeg",
+        "score-readiness",
+        "score-cbd",
+        "score-mediconfusion",
+    }
     runs = real_runs(work, args.lmms_runs) if needs_runs else None
     if "score-lmms" in want:
         logs = write_medvigil_logs(gen, runs, work / f"lmms_medvigil_x{scale}")
         out["lmms_mb"] = round(sum(p.stat().st_size for p in logs) / 2**20, 1)
-        run["score-lmms"] = best_of([*medvigil, "score", *audit, "--release", str(release), *map(str, logs),
-                                     "--json", str(scores / "medvigil_lmms.json")], args.repeat)
+        run["score-lmms"] = best_of(
+            [
+                *medvigil,
+                "score",
+                *audit,
+                "--release",
+                str(release),
+                *map(str, logs),
+                "--json",
+                str(scores / "medvigil_lmms.json"),
+            ],
+            args.repeat,
+        )
     for suite in STRESS:
         if f"score-{suite}" in want:
             folder = work / f"lmms_{suite}_x{scale}"
@@ -329,9 +490,23 @@ def bench_scale(args, scale: int) -> dict:
             out[f"{suite}_lines"] = sum(1 for p in logs for _ in open(p, encoding="utf-8"))
             out[f"{suite}_mb"] = round(sum(p.stat().st_size for p in logs) / 2**20, 1)
             # MediConfusion takes its logs as files and the scaled pairs as its release; the others a folder
-            given = ["--release", str(folder / "dataset.json"), *map(str, logs)] if suite == "mediconfusion" else [str(folder)]
-            run[f"score-{suite}"] = best_of([*medvigil, "score", "--suite", suite, *given, "--json", str(scores / f"{suite}.json")],
-                                            args.repeat)
+            given = (
+                ["--release", str(folder / "dataset.json"), *map(str, logs)]
+                if suite == "mediconfusion"
+                else [str(folder)]
+            )
+            run[f"score-{suite}"] = best_of(
+                [
+                    *medvigil,
+                    "score",
+                    "--suite",
+                    suite,
+                    *given,
+                    "--json",
+                    str(scores / f"{suite}.json"),
+                ],
+                args.repeat,
+            )
     if "report" in want:
         inputs = [str(p) for p in sorted(scores.glob("*.json")) if p.name != "medvigil_lmms.json"]
         target = work / f"report_x{scale}"
@@ -341,8 +516,11 @@ def bench_scale(args, scale: int) -> dict:
         for _ in range(args.repeat):
             shutil.rmtree(target, ignore_errors=True)
             results.append(timed([*medvigil, "report", *inputs, "--out", str(target)]))
-        run["report"] = {**min(results, key=lambda r: r["wall_s"]), "wall_runs": [r["wall_s"] for r in results],
-                         "inputs": [Path(p).name for p in inputs]}
+        run["report"] = {
+            **min(results, key=lambda r: r["wall_s"]),
+            "wall_runs": [r["wall_s"] for r in results],
+            "inputs": [Path(p).name for p in inputs],
+        }
     if "authors" in want and args.authors_repo:
         run["authors"] = authors_pipeline(args.authors_repo, gen, work, args.repeat)
     return out
@@ -369,18 +547,45 @@ def cache_bytecode() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scales", type=int, nargs="+", default=[1, 10], help="multiples of 300 cases (default 1 10)")
-    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "medvigil_bench_commands")
+    parser.add_argument(
+        "--scales",
+        type=int,
+        nargs="+",
+        default=[1, 10],
+        help="multiples of 300 cases (default 1 10)",
+    )
+    parser.add_argument(
+        "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "medvigil_bench_commands"
+    )
     parser.add_argument("--tool", type=Path, default=DEFAULT_TOOL, help="authors_format_release.py")
-    parser.add_argument("--lmms-runs", type=Path, help="folder of real lmms-eval runs of our tasks (default: run a small demo once)")
-    parser.add_argument("--authors-repo", type=Path, help="git dir of hq0709/MedVIGIL: also time the authors' scripts")
+    parser.add_argument(
+        "--lmms-runs",
+        type=Path,
+        help="folder of real lmms-eval runs of our tasks (default: run a small demo once)",
+    )
+    parser.add_argument(
+        "--authors-repo",
+        type=Path,
+        help="git dir of hq0709/MedVIGIL: also time the authors' scripts",
+    )
     parser.add_argument("--only", nargs="+", choices=COMMANDS, help="time only these commands")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per command; the fastest is reported (default 3)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs per command; the fastest is reported (default 3)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
-    parser.add_argument("--no-bytecode", action="store_true",
-                        help="do not compile medvigil's bytecode first (time imports that compile every module)")
-    parser.add_argument("--cold", action="store_true",
-                        help="do not read each command's input files once before its runs (default: warm them)")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="do not compile medvigil's bytecode first (time imports that compile every module)",
+    )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="do not read each command's input files once before its runs (default: warm them)",
+    )
     args = parser.parse_args(argv)
     global WARM
     WARM = not args.cold
@@ -392,7 +597,12 @@ def main(argv: list[str] | None = None) -> int:
         cache_bytecode()
     load = os.getloadavg()[0]
     rows = [bench_scale(args, k) for k in args.scales]
-    result = {"load_avg_1min_at_start": round(load, 2), "cpus": os.cpu_count(), "python": sys.version.split()[0], "scales": rows}
+    result = {
+        "load_avg_1min_at_start": round(load, 2),
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "scales": rows,
+    }
     text = json.dumps(result, indent=1)
     if args.json:
         args.json.write_text(text + "\n", encoding="utf-8")

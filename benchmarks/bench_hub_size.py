@@ -50,7 +50,9 @@ def _importable(src: Path, workdir: Path) -> Path:
 
     cfg = configparser.ConfigParser()
     cfg.read(src / "setup.cfg")
-    mapped = dict(line.split("=") for line in cfg["options"]["package_dir"].split("\n") if "=" in line)
+    mapped = dict(
+        line.split("=") for line in cfg["options"]["package_dir"].split("\n") if "=" in line
+    )
     package = workdir / "baseline-path" / "medvigil"
     shutil.rmtree(package.parent, ignore_errors=True)
     package.mkdir(parents=True)
@@ -69,9 +71,22 @@ def _timed_build(release: Path, out: Path, src: Path | None) -> dict:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
-    cmd = [TIME, "-v", sys.executable, "-m", "medvigil", "build", str(release), "--out", str(out), "--json"]
+    cmd = [
+        TIME,
+        "-v",
+        sys.executable,
+        "-m",
+        "medvigil",
+        "build",
+        str(release),
+        "--out",
+        str(out),
+        "--json",
+    ]
     # python -m puts the working folder first on sys.path: run the baseline from its own folder
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=src or None, check=False)
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, env=env, cwd=src or None, check=False
+    )
     if done.returncode != 0:
         raise RuntimeError(f"build failed:\n{done.stderr[-4000:]}")
 
@@ -79,14 +94,18 @@ def _timed_build(release: Path, out: Path, src: Path | None) -> dict:
         return re.search(rf"^\s*{re.escape(label)}: (.+)$", done.stderr, re.M).group(1)
 
     minutes, _, seconds = field("Elapsed (wall clock) time (h:mm:ss or m:ss)").rpartition(":")
-    wall = float(seconds) + 60 * sum(int(p) * 60**i for i, p in enumerate(reversed(minutes.split(":"))) if p)
+    wall = float(seconds) + 60 * sum(
+        int(p) * 60**i for i, p in enumerate(reversed(minutes.split(":"))) if p
+    )
     info = json.loads(done.stdout)
     per_config: dict[str, int] = {}
     for shard in info["shards"]:
         per_config[shard["config"]] = per_config.get(shard["config"], 0) + shard["size"]
     result = {
         "wall_s": round(wall, 2),
-        "cpu_s": round(float(field("User time (seconds)")) + float(field("System time (seconds)")), 2),
+        "cpu_s": round(
+            float(field("User time (seconds)")) + float(field("System time (seconds)")), 2
+        ),
         "peak_rss_mb": round(int(field("Maximum resident set size (kbytes)")) / 1024, 1),
         "bytes": per_config,
         "build_digest": info["build_digest"],
@@ -97,7 +116,10 @@ def _timed_build(release: Path, out: Path, src: Path | None) -> dict:
 
 def run(cases: int, repeat: int, workdir: Path, baseline_src: Path | None) -> dict:
     release = _release(workdir, cases)
-    sides = {"current": None, **({"baseline": _importable(baseline_src, workdir)} if baseline_src else {})}
+    sides = {
+        "current": None,
+        **({"baseline": _importable(baseline_src, workdir)} if baseline_src else {}),
+    }
     runs: dict[str, list[dict]] = {name: [] for name in sides}
     for i in range(repeat):
         for name, src in sides.items():
@@ -121,9 +143,17 @@ def table(result: dict) -> str:
             f"| {' / '.join(str(r['peak_rss_mb']) for r in runs)} | {total / 1e6:,.1f} | {total / release:.2f}x |"
         )
     configs = list(next(iter(result["runs"].values()))[0]["bytes"])
-    lines += ["", "| code | " + " | ".join(f"`{c}` MB" for c in configs) + " |", "|---" * (len(configs) + 1) + "|"]
+    lines += [
+        "",
+        "| code | " + " | ".join(f"`{c}` MB" for c in configs) + " |",
+        "|---" * (len(configs) + 1) + "|",
+    ]
     for name, runs in result["runs"].items():
-        lines.append(f"| {name} | " + " | ".join(f"{runs[0]['bytes'].get(c, 0) / 1e6:,.1f}" for c in configs) + " |")
+        lines.append(
+            f"| {name} | "
+            + " | ".join(f"{runs[0]['bytes'].get(c, 0) / 1e6:,.1f}" for c in configs)
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -131,9 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--cases", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--workdir", type=Path, default=None, help="where the release and builds go (default: temp)")
-    parser.add_argument("--baseline-src", type=Path, default=None, help="checkout of the code to compare against")
-    parser.add_argument("--json", type=Path, default=None, help="also write the result as JSON here")
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="where the release and builds go (default: temp)"
+    )
+    parser.add_argument(
+        "--baseline-src", type=Path, default=None, help="checkout of the code to compare against"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help="also write the result as JSON here"
+    )
     args = parser.parse_args(argv)
     if not Path(TIME).is_file():
         parser.error(f"{TIME} is needed (GNU time: apt-get install time)")

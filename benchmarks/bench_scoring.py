@@ -71,7 +71,9 @@ def probes_per_case(triplets: bool) -> float:
     return sum(c * p for c, p in MIX.values()) + (3 * 240 / 300 if triplets else 0.0)
 
 
-def synthesise(n_models: int, n_cases: int, *, seed: int = 0, triplets: bool = False) -> RecordTable:
+def synthesise(
+    n_models: int, n_cases: int, *, seed: int = 0, triplets: bool = False
+) -> RecordTable:
     """A RecordTable of ``n_models x (about 8.52 n_cases)`` records, built with numpy only."""
     rng = np.random.default_rng(seed)
     kinds = PROBE_KINDS + (TRIPLET_KINDS if triplets else ())
@@ -182,7 +184,12 @@ def run_once(args) -> dict:
     t = time.perf_counter()
     table = synthesise(args.models, args.cases, seed=args.seed, triplets=args.triplets)
     t_synth = time.perf_counter() - t
-    out = {"models": args.models, "cases": args.cases, "probes": len(table), "resamples": args.resamples}
+    out = {
+        "models": args.models,
+        "cases": args.cases,
+        "probes": len(table),
+        "resamples": args.resamples,
+    }
     if args.from_records:
         records = as_records(table)
         t = time.perf_counter()
@@ -199,8 +206,12 @@ def run_once(args) -> dict:
         out["breakdown_s"] = {
             "metrics_only": time_audit_opts(table, n_resamples=0, strata=False, sensitivity=False),
             "plus_strata": time_audit_opts(table, n_resamples=0, strata=True, sensitivity=False),
-            "plus_bootstrap": time_audit_opts(table, n_resamples=args.resamples, strata=True, sensitivity=False),
-            "full": time_audit_opts(table, n_resamples=args.resamples, strata=True, sensitivity=True),
+            "plus_bootstrap": time_audit_opts(
+                table, n_resamples=args.resamples, strata=True, sensitivity=False
+            ),
+            "full": time_audit_opts(
+                table, n_resamples=args.resamples, strata=True, sensitivity=True
+            ),
         }
     assert len(result["models"]) == args.models
     return out
@@ -278,7 +289,9 @@ def scaling(args) -> dict:
             {
                 "cases": cases,
                 "probes": len(table),
-                "audit_s": _min_time(lambda t=table: audit(t, n_resamples=args.resamples), args.repeat),
+                "audit_s": _min_time(
+                    lambda t=table: audit(t, n_resamples=args.resamples), args.repeat
+                ),
             }
         )
     table = synthesise(args.models, 3000, seed=args.seed, triplets=args.triplets)
@@ -287,7 +300,10 @@ def scaling(args) -> dict:
         rows["resamples"].append(
             {
                 "resamples": b,
-                "bootstrap_s": _min_time(lambda b=b: core._bootstrap(feats, weights, "present", b, args.seed), args.repeat),
+                "bootstrap_s": _min_time(
+                    lambda b=b: core._bootstrap(feats, weights, "present", b, args.seed),
+                    args.repeat,
+                ),
             }
         )
     million = math.ceil(1_000_000 / (args.models * per_case))
@@ -297,7 +313,10 @@ def scaling(args) -> dict:
         "probes": len(table),
         "audit_s": _min_time(lambda: audit(table, n_resamples=args.resamples), args.repeat),
     }
-    for key, unit, y_key in (("cases", "probes", "audit_s"), ("resamples", "resamples", "bootstrap_s")):
+    for key, unit, y_key in (
+        ("cases", "probes", "audit_s"),
+        ("resamples", "resamples", "bootstrap_s"),
+    ):
         r = rows[key]
         x = np.array([row[unit] for row in r], float)
         y = np.array([row[y_key] for row in r])
@@ -320,22 +339,54 @@ def main(argv=None) -> int:
     p.add_argument("--cases", type=int, default=3000)
     p.add_argument("--resamples", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--triplets", action="store_true", help="add triplet_anchor/tcf/vcf probes for 80%% of cases")
-    p.add_argument("--from-records", action="store_true", help="feed probe-record dicts (times the conversion too)")
-    p.add_argument("--breakdown", action="store_true", help="also time metrics / strata / bootstrap / sensitivity separately")
-    p.add_argument("--whole-process", type=int, metavar="N", default=0, help="time N fresh interpreter runs of this command")
-    p.add_argument("--scaling", action="store_true", help="linear-growth check over cases and resamples, plus 1M probes")
     p.add_argument(
-        "--blas-threads", type=int, default=0, help="set OPENBLAS/OMP/MKL_NUM_THREADS before numpy loads (0: library default)"
+        "--triplets",
+        action="store_true",
+        help="add triplet_anchor/tcf/vcf probes for 80%% of cases",
     )
-    p.add_argument("--repeat", type=int, default=5, help="--scaling: minimum over this many runs (default 5)")
+    p.add_argument(
+        "--from-records",
+        action="store_true",
+        help="feed probe-record dicts (times the conversion too)",
+    )
+    p.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time metrics / strata / bootstrap / sensitivity separately",
+    )
+    p.add_argument(
+        "--whole-process",
+        type=int,
+        metavar="N",
+        default=0,
+        help="time N fresh interpreter runs of this command",
+    )
+    p.add_argument(
+        "--scaling",
+        action="store_true",
+        help="linear-growth check over cases and resamples, plus 1M probes",
+    )
+    p.add_argument(
+        "--blas-threads",
+        type=int,
+        default=0,
+        help="set OPENBLAS/OMP/MKL_NUM_THREADS before numpy loads (0: library default)",
+    )
+    p.add_argument(
+        "--repeat", type=int, default=5, help="--scaling: minimum over this many runs (default 5)"
+    )
     p.add_argument("--json", metavar="OUT", help="write the numbers as JSON")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
     if args.scaling:
         out = scaling(args)
     elif args.whole_process:
-        out = {"models": args.models, "cases": args.cases, "resamples": args.resamples, **whole_process(args, args.whole_process)}
+        out = {
+            "models": args.models,
+            "cases": args.cases,
+            "resamples": args.resamples,
+            **whole_process(args, args.whole_process),
+        }
     else:
         out = run_once(args)
     if args.json:

@@ -31,7 +31,8 @@ class EvaluationOnlyBuilder(datasets.GeneratorBasedBuilder):
     def _info(self) -> datasets.DatasetInfo:
         name = self.config.name
         return datasets.DatasetInfo(
-            description=f"{self.DESCRIPTION}\nConfig {name!r}: {self.CONFIG_DESCRIPTIONS[name]}." + self.description_suffix(),
+            description=f"{self.DESCRIPTION}\nConfig {name!r}: {self.CONFIG_DESCRIPTIONS[name]}."
+            + self.description_suffix(),
             features=self.FEATURES[name],
             homepage=self.HOMEPAGE,
             citation=self.CITATION,

@@ -28,7 +28,9 @@ class _Unusable(ValueError):
 
 def _read_bounded(reply, deadline: float | None) -> bytes:
     data = bytearray()
-    while chunk := reply.read1(_CHUNK):  # what one receive brings, so a drip cannot outlast the deadline
+    while chunk := reply.read1(
+        _CHUNK
+    ):  # what one receive brings, so a drip cannot outlast the deadline
         data += chunk
         if len(data) > MAX_REPLY_BYTES:
             raise _Unusable(f"reply larger than {MAX_REPLY_BYTES} bytes")
@@ -41,15 +43,30 @@ def _content(raw: bytes) -> str:
     try:
         reply = json.loads(raw.decode("utf-8"))
         content = reply["choices"][0]["message"]["content"]
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, KeyError, IndexError, TypeError) as exc:
+    except (
+        UnicodeDecodeError,
+        json.JSONDecodeError,
+        RecursionError,
+        KeyError,
+        IndexError,
+        TypeError,
+    ) as exc:
         raise _Unusable(f"reply is not a chat completion ({type(exc).__name__})") from None
     if not isinstance(content, str):
         raise _Unusable(f"message content is {type(content).__name__}, not a string")
     return content
 
 
-def chat(base_url: str, body: dict, *, api_key: str | None = None, attempts: int = 1, timeout: float = 60.0,
-         deadline: float | None = None, backoff: float = 1.0) -> str:
+def chat(
+    base_url: str,
+    body: dict,
+    *,
+    api_key: str | None = None,
+    attempts: int = 1,
+    timeout: float = 60.0,
+    deadline: float | None = None,
+    backoff: float = 1.0,
+) -> str:
     """The first choice's message text for the request ``body`` (``model``, ``messages``, ...) at the API root
     ``base_url`` (``https://api.openai.com/v1``, a vLLM server's ``.../v1``); ``api_key`` defaults to ``OPENAI_API_KEY``."""
     url = base_url.rstrip("/") + "/chat/completions"

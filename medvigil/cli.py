@@ -18,13 +18,29 @@ from medvigil.files import held_signals
 from medvigil.files.output_guard import refuse_declared
 
 MAX_PRINTED_PROBLEMS = 25
-COMMANDS = ("sample", "validate", "build", "publish", "reconstruct", "score", "compare", "report", "judge",
-            "serve-baseline", "tasks-path", "demo", "mediconfusion-sample", "mediconfusion-build")
+COMMANDS = (
+    "sample",
+    "validate",
+    "build",
+    "publish",
+    "reconstruct",
+    "score",
+    "compare",
+    "report",
+    "judge",
+    "serve-baseline",
+    "tasks-path",
+    "demo",
+    "mediconfusion-sample",
+    "mediconfusion-build",
+)
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv`` naming a command first, only that command is registered."""
-    parser = argparse.ArgumentParser(prog="medvigil", description="Audit medical vision-language models under broken evidence.")
+    parser = argparse.ArgumentParser(
+        prog="medvigil", description="Audit medical vision-language models under broken evidence."
+    )
     parser.add_argument("--version", action="version", version=f"medvigil {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -129,9 +145,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {problem}", file=sys.stderr)
         hidden = len(exc.problems) - MAX_PRINTED_PROBLEMS
         if hidden > 0:
-            print(f"error: ... and {hidden} more problem(s) ({len(exc.problems)} in all)", file=sys.stderr)
+            print(
+                f"error: ... and {hidden} more problem(s) ({len(exc.problems)} in all)",
+                file=sys.stderr,
+            )
         return 2
-    except ValueError as exc:  # a bad input a command found (its subclasses, bugs, keep their traceback)
+    except (
+        ValueError
+    ) as exc:  # a bad input a command found (its subclasses, bugs, keep their traceback)
         if type(exc) is not ValueError:
             raise
         print(f"error: {exc}", file=sys.stderr)

@@ -13,9 +13,25 @@ DEFAULT_TIER_WEIGHTS = (1.0, 2.0, 3.0, 5.0, 8.0)  # paper Eq. 3
 ROI_UNUSABLE_COVERAGE = 0.97  # an ROI covering >= 97% of both axes is unusable
 
 # probe_kind values of probes_mcq.csv, in the paper's column order (Table 6)
-PROBE_KINDS = ("original", "tcf", "halluc_trap", "negation", "specificity_drop", "knowledge_only", "lr_flip", "roi_only",
-               "roi_masked")
-TEXT_PROBE_KINDS = ("original", "tcf", "negation", "specificity_drop", "knowledge_only", "halluc_trap")
+PROBE_KINDS = (
+    "original",
+    "tcf",
+    "halluc_trap",
+    "negation",
+    "specificity_drop",
+    "knowledge_only",
+    "lr_flip",
+    "roi_only",
+    "roi_masked",
+)
+TEXT_PROBE_KINDS = (
+    "original",
+    "tcf",
+    "negation",
+    "specificity_drop",
+    "knowledge_only",
+    "halluc_trap",
+)
 IMAGE_PROBE_KINDS = ("roi_masked", "roi_only", "lr_flip")
 
 MANIFEST = "manifest.csv"
@@ -43,13 +59,25 @@ SOURCE_LICENCES = {
     "ROCO": ("CC-BY-NC-SA-4.0", "direct"),
     "CXR": ("PhysioNet credentialed (MIMIC-CXR) / Stanford CheXpert research use", "reconstruct"),
 }
-CREDENTIALED_SOURCES = frozenset(name for name, (_, redistribution) in SOURCE_LICENCES.items() if redistribution == "reconstruct")
+CREDENTIALED_SOURCES = frozenset(
+    name for name, (_, redistribution) in SOURCE_LICENCES.items() if redistribution == "reconstruct"
+)
 # Spellings met in the wild, keyed by the folded form of source_key(): the authors' code writes
 # vqa-rad / slake / roco / cxr; users write VQA_RAD, MIMIC-CXR, CheXpert, ... Both chest X-ray
 # corpora are the one credentialed source CXR. The data keeps the string as written;
 # strata, licences and the credentialed rule use canonical_source().
-SOURCE_ALIASES = {"vqarad": "VQA-RAD", "slake": "SLAKE", "slakevqa": "SLAKE", "roco": "ROCO", "cxr": "CXR", "mimiccxr": "CXR",
-                  "mimiccxrjpg": "CXR", "mimic": "CXR", "chexpert": "CXR", "chexpertplus": "CXR"}
+SOURCE_ALIASES = {
+    "vqarad": "VQA-RAD",
+    "slake": "SLAKE",
+    "slakevqa": "SLAKE",
+    "roco": "ROCO",
+    "cxr": "CXR",
+    "mimiccxr": "CXR",
+    "mimiccxrjpg": "CXR",
+    "mimic": "CXR",
+    "chexpert": "CXR",
+    "chexpertplus": "CXR",
+}
 
 
 def source_key(name: str) -> str:

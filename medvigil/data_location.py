@@ -36,9 +36,11 @@ def default_build_dir(env: dict | None = None) -> Path:
 
 
 def _how_to_fix(where: str) -> str:
-    return (f"MedVIGIL data not found: {where}. Build it with\n"
-            f"  medvigil sample --out REL && medvigil build REL --out {default_build_dir()}\n"
-            f"or point {ENV_VAR} at a built folder (the output of `medvigil build`) or a Hub dataset repo id (ORG/NAME).")
+    return (
+        f"MedVIGIL data not found: {where}. Build it with\n"
+        f"  medvigil sample --out REL && medvigil build REL --out {default_build_dir()}\n"
+        f"or point {ENV_VAR} at a built folder (the output of `medvigil build`) or a Hub dataset repo id (ORG/NAME)."
+    )
 
 
 def _hub_id(value: str) -> bool:
@@ -52,20 +54,29 @@ def resolve_data_location(env: dict | None = None) -> str:
     if not value:
         folder = default_build_dir(env)
         if not (folder / "README.md").is_file():
-            raise DataNotFoundError(_how_to_fix(f"{ENV_VAR} is not set and {folder} holds no build"))
+            raise DataNotFoundError(
+                _how_to_fix(f"{ENV_VAR} is not set and {folder} holds no build")
+            )
         return str(folder)
     path = Path(value).expanduser()
     if path.exists():
         if (path / MANIFEST).is_file():
             raise DataNotFoundError(
                 f"{ENV_VAR}={value} is a release folder (it has {MANIFEST}), not a built dataset. Build it with\n"
-                f"  medvigil build {value} --out BUILD\nand set {ENV_VAR}=BUILD (the output of `medvigil build`).")
+                f"  medvigil build {value} --out BUILD\nand set {ENV_VAR}=BUILD (the output of `medvigil build`)."
+            )
         if not (path / "README.md").is_file():
-            raise DataNotFoundError(_how_to_fix(f"{ENV_VAR}={value} exists but has no README.md dataset card (is it a release, not a build?)"))
+            raise DataNotFoundError(
+                _how_to_fix(
+                    f"{ENV_VAR}={value} exists but has no README.md dataset card (is it a release, not a build?)"
+                )
+            )
         return str(path.resolve())
     if _hub_id(value):
         return value
-    raise DataNotFoundError(_how_to_fix(f"{ENV_VAR}={value} is neither an existing folder nor a Hub repo id"))
+    raise DataNotFoundError(
+        _how_to_fix(f"{ENV_VAR}={value} is neither an existing folder nor a Hub repo id")
+    )
 
 
 def locate_release(value: str | Path) -> tuple[str, str]:
@@ -78,20 +89,29 @@ def locate_release(value: str | Path) -> tuple[str, str]:
             return "release", str(path)
         if (path / "README.md").is_file():
             return "build", str(path.resolve())
-        raise DataNotFoundError(f"{text} is neither a release folder (no {MANIFEST}) nor a built dataset folder (no README.md card)")
+        raise DataNotFoundError(
+            f"{text} is neither a release folder (no {MANIFEST}) nor a built dataset folder (no README.md card)"
+        )
     if text and not path.exists() and _hub_id(text):
         return "hub", text
-    raise DataNotFoundError(f"release {text!r} is neither an existing folder nor a Hub repo id (ORG/NAME)")
+    raise DataNotFoundError(
+        f"release {text!r} is neither an existing folder nor a Hub repo id (ORG/NAME)"
+    )
 
 
 def _check_config(location: str, config: str) -> None:
     """A local build must hold ``config`` (its ``data/<config>`` folder)."""
     path = Path(location)
     if path.is_dir() and not (path / "data" / config).is_dir():
-        found = sorted(p.name for p in (path / "data").iterdir() if p.is_dir()) if (path / "data").is_dir() else []
+        found = (
+            sorted(p.name for p in (path / "data").iterdir() if p.is_dir())
+            if (path / "data").is_dir()
+            else []
+        )
         raise DataNotFoundError(
             f"{ENV_VAR}={location} holds no '{config}' config (it has: {', '.join(found) or 'none'}); is it a build of "
-            f"another dataset or of an older medvigil? Rebuild it with `medvigil build RELEASE --out {location}`")
+            f"another dataset or of an older medvigil? Rebuild it with `medvigil build RELEASE --out {location}`"
+        )
 
 
 def load_config(config: str, split: str = "test", env: dict | None = None):

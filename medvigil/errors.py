@@ -24,7 +24,13 @@ class Problem:
         return f"{self.location()}: {self.message}"
 
     def to_dict(self) -> dict:
-        return {"file": self.file, "row": self.row, "field": self.field, "severity": self.severity, "message": self.message}
+        return {
+            "file": self.file,
+            "row": self.row,
+            "field": self.field,
+            "severity": self.severity,
+            "message": self.message,
+        }
 
 
 class DataError(ValueError):

@@ -51,7 +51,9 @@ def _yaml(path: Path) -> dict:
     """A task YAML (``!function`` values kept as their dotted names) merged over its ``include``."""
     import yaml
 
-    Loader = type("Loader", (yaml.SafeLoader,), {})  # a loader of our own: the constructor below stays here
+    Loader = type(
+        "Loader", (yaml.SafeLoader,), {}
+    )  # a loader of our own: the constructor below stays here
     Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
     config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader) or {}
     if "include" in config:
@@ -70,15 +72,22 @@ def task_hooks(task: str) -> tuple[Any, Any, dict]:
     """``(process_docs, process_results, config)`` of an lmms-eval task of this pack."""
     found = task_config(task)
     if found is None:
-        raise DataError(Problem(task, "not a task of the medvigil task pack; cannot rebuild its --predict_only records",
-                                field="task"))
+        raise DataError(
+            Problem(
+                task,
+                "not a task of the medvigil task pack; cannot rebuild its --predict_only records",
+                field="task",
+            )
+        )
     path, config = found
     utils = importlib.import_module(f"{PACKAGE}.{path.parent.name}.utils")
 
     def hook(name: str):
         value = config.get(name)
         if not isinstance(value, str) or not value.startswith("utils."):
-            raise DataError(Problem(str(path), f"no {name} hook to rebuild --predict_only records", field=name))
+            raise DataError(
+                Problem(str(path), f"no {name} hook to rebuild --predict_only records", field=name)
+            )
         return getattr(utils, value.removeprefix("utils."))
 
     return hook("process_docs"), hook("process_results"), config
@@ -89,7 +98,12 @@ _SETTINGS = ("max_new_tokens", "temperature", "top_p", "num_beams", "do_sample")
 
 
 def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
+    if (
+        isinstance(a, (int, float))
+        and isinstance(b, (int, float))
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
         return float(a) == float(b)
     return a == b
 
@@ -108,7 +122,9 @@ def _cut_while_thinking(path: Path) -> int:
                 continue  # (most lines: no reasoning block, nothing to parse)
             record = _record_of(json.loads(line)) or {}
             reply = str(record.get("raw_response") or "").lower()
-            if record.get("predicted_letter") is None and any(o in reply and c not in reply for o, c in REASONING_TAGS):
+            if record.get("predicted_letter") is None and any(
+                o in reply and c not in reply for o, c in REASONING_TAGS
+            ):
                 n += 1
     return n
 
@@ -141,22 +157,38 @@ def generation_report(paths: Iterable[str | Path], prefix: str = "") -> dict[str
         protocol = _protocol(task_config(task))
         if not protocol:
             continue  # log-likelihood tasks generate nothing
-        used = (((run_results(path) or {}).get("configs") or {}).get(task) or {}).get("generation_kwargs") or {}
-        differs = {k: {"used": used.get(k), "protocol": v} for k, v in protocol.items() if not _same(used.get(k), v)}
-        entry = {"used": {k: used[k] for k in _SETTINGS if k in used}, "protocol": protocol, "differs": differs,
-                 "cut_while_thinking": _cut_while_thinking(path)}
+        used = (((run_results(path) or {}).get("configs") or {}).get(task) or {}).get(
+            "generation_kwargs"
+        ) or {}
+        differs = {
+            k: {"used": used.get(k), "protocol": v}
+            for k, v in protocol.items()
+            if not _same(used.get(k), v)
+        }
+        entry = {
+            "used": {k: used[k] for k in _SETTINGS if k in used},
+            "protocol": protocol,
+            "differs": differs,
+            "cut_while_thinking": _cut_while_thinking(path),
+        }
         base = reasoning_base(task)
         base_config = task_config(base) if base else None
         if base_config:  # a reasoning variant: its own budget is its protocol (no warning); the base task's beside it
             entry["reasoning_variant_of"] = {"task": base, "protocol": _protocol(base_config)}
         tasks[task if task not in tasks else f"{task} ({path})"] = entry
         if differs and used:
-            listed = ", ".join(f"{k} {v['used']} (protocol {v['protocol']})" for k, v in differs.items())
-            warnings.append(f"{task}: generation settings differ from the protocol's: {listed}; the scores are not "
-                            "comparable with the paper's")
+            listed = ", ".join(
+                f"{k} {v['used']} (protocol {v['protocol']})" for k, v in differs.items()
+            )
+            warnings.append(
+                f"{task}: generation settings differ from the protocol's: {listed}; the scores are not "
+                "comparable with the paper's"
+            )
         if entry["cut_while_thinking"]:
-            warnings.append(f"{task}: {entry['cut_while_thinking']} repl(ies) ended inside a reasoning block (no answer, "
-                            f"counted as parse failures); give a reasoning model more room: {_more_room(task, base)}")
+            warnings.append(
+                f"{task}: {entry['cut_while_thinking']} repl(ies) ended inside a reasoning block (no answer, "
+                f"counted as parse failures); give a reasoning model more room: {_more_room(task, base)}"
+            )
     return {"tasks": tasks, "warnings": warnings} if tasks else None
 
 
@@ -170,7 +202,9 @@ def is_predict_only(samples_path: Path) -> bool:
         for line in raw:
             if line.strip():
                 sample = json.loads(line)
-                return isinstance(sample, dict) and "bypass" in sample and _record_of(sample) is None
+                return (
+                    isinstance(sample, dict) and "bypass" in sample and _record_of(sample) is None
+                )
     return False
 
 
@@ -192,8 +226,14 @@ def rebuild(samples_path: Path, task: str, out_folder: Path) -> Path:
     try:
         docs = process_docs(None)
     except DataLocationExit as exc:
-        raise DataError(Problem(str(samples_path), "a --predict_only log: its records are rebuilt from the docs of the "
-                                                   f"build the run used, and {exc.error}", field="doc_id")) from None
+        raise DataError(
+            Problem(
+                str(samples_path),
+                "a --predict_only log: its records are rebuilt from the docs of the "
+                f"build the run used, and {exc.error}",
+                field="doc_id",
+            )
+        ) from None
     target_field = config.get("doc_to_target")
     file = str(samples_path)
     lines: list[str] = []
@@ -205,17 +245,40 @@ def rebuild(samples_path: Path, task: str, out_folder: Path) -> Path:
             sample = json.loads(data)
             doc_id = sample.get("doc_id")
             if not isinstance(doc_id, int) or not 0 <= doc_id < len(docs):
-                problems.append(Problem(file, f"doc_id {doc_id!r} is not a doc of {task} in this build ({len(docs)} docs)",
-                                        row=row, field="doc_id"))
+                problems.append(
+                    Problem(
+                        file,
+                        f"doc_id {doc_id!r} is not a doc of {task} in this build ({len(docs)} docs)",
+                        row=row,
+                        field="doc_id",
+                    )
+                )
                 continue
             doc = docs[doc_id]
-            if isinstance(target_field, str) and target_field in doc and str(doc[target_field]) != str(sample.get("target")):
-                problems.append(Problem(file, f"the run's target {sample.get('target')!r} differs from the build's "
-                                              f"{doc[target_field]!r}: point the data variables at the build the run used",
-                                        row=row, field="target"))
+            if (
+                isinstance(target_field, str)
+                and target_field in doc
+                and str(doc[target_field]) != str(sample.get("target"))
+            ):
+                problems.append(
+                    Problem(
+                        file,
+                        f"the run's target {sample.get('target')!r} differs from the build's "
+                        f"{doc[target_field]!r}: point the data variables at the build the run used",
+                        row=row,
+                        field="target",
+                    )
+                )
                 continue
-            record = process_results(doc, _results(sample.get("filtered_resps"), config.get("output_type", "")))
-            lines.append(json.dumps({**{k: v for k, v in sample.items() if k != "bypass"}, **record}, default=_plain) + "\n")
+            record = process_results(
+                doc, _results(sample.get("filtered_resps"), config.get("output_type", ""))
+            )
+            lines.append(
+                json.dumps(
+                    {**{k: v for k, v in sample.items() if k != "bypass"}, **record}, default=_plain
+                )
+                + "\n"
+            )
     if problems:
         raise DataError(problems)
     out_folder.mkdir(parents=True, exist_ok=True)

@@ -36,11 +36,14 @@ from medvigil.files.output_guard import refuse_overlap
 from medvigil.reconstruct import chexpert, mimic_cxr
 from medvigil.reconstruct.pointers import check_pointers
 from medvigil.suites.medvigil.export.dataset_rows import RECONSTRUCTION_MANIFEST as MANIFEST_NAME
-from medvigil.suites.medvigil.release.release_format import IMAGE_VARIANTS, IMAGES_DIR, PERTURBED_DIR, POINTERS_DIR
-
-LOCAL_ONLY_NOTE = (
-    "Re-derived from a credentialed source (MIMIC-CXR / CheXpert). Local evaluation only: never upload or share these files."
+from medvigil.suites.medvigil.release.release_format import (
+    IMAGE_VARIANTS,
+    IMAGES_DIR,
+    PERTURBED_DIR,
+    POINTERS_DIR,
 )
+
+LOCAL_ONLY_NOTE = "Re-derived from a credentialed source (MIMIC-CXR / CheXpert). Local evaluation only: never upload or share these files."
 
 
 def source_kind(source_path: str, path: Path) -> str:
@@ -128,7 +131,11 @@ def reconstruct(
     all_pointers = {**release.pointers, **given}
     credentialed = {c.case_id: c for c in release.cases.values() if c.credentialed}
     problems: list[Problem] = []
-    label = str(pointers_file) if pointers_file is not None and not release.pointers else f"{POINTERS_DIR}/*pointers*.csv"
+    label = (
+        str(pointers_file)
+        if pointers_file is not None and not release.pointers
+        else f"{POINTERS_DIR}/*pointers*.csv"
+    )
     for case_id in sorted(set(credentialed) - set(all_pointers)):
         problems.append(
             Problem(
@@ -140,7 +147,13 @@ def reconstruct(
         )
     pointers = {k: v for k, v in all_pointers.items() if k in credentialed}
     for case_id in sorted(set(all_pointers) - set(credentialed)):
-        problems.append(Problem(label, f"pointer for case {case_id}, which is not a credentialed case", field="case_id"))
+        problems.append(
+            Problem(
+                label,
+                f"pointer for case {case_id}, which is not a credentialed case",
+                field="case_id",
+            )
+        )
     verified, pointer_problems = check_pointers(source_root, pointers, file_label=label)
     problems.extend(pointer_problems)
 
@@ -159,7 +172,9 @@ def reconstruct(
                 if variant != "lr_flip" and not case.roi_usable:
                     continue
                 rendered = imaging.render_variant(image, variant, case.roi_bbox)
-                files[f"{PERTURBED_DIR}/{case.case_id}_{variant}.jpg"] = imaging.encode_jpeg(rendered)
+                files[f"{PERTURBED_DIR}/{case.case_id}_{variant}.jpg"] = imaging.encode_jpeg(
+                    rendered
+                )
             for rel, data in files.items():
                 target = tmp / rel
                 target.parent.mkdir(parents=True, exist_ok=True)

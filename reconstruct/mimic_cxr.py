@@ -89,7 +89,9 @@ def dicom_to_image(path: Path | str) -> Image.Image:
         pixels = ds.pixel_array
     except Exception as exc:  # missing decoder plugin, truncated data, ...
         syntax = getattr(getattr(ds, "file_meta", None), "TransferSyntaxUID", "unknown")
-        raise ValueError(f"{path.name}: cannot decode pixel data (transfer syntax {syntax}): {exc}") from exc
+        raise ValueError(
+            f"{path.name}: cannot decode pixel data (transfer syntax {syntax}): {exc}"
+        ) from exc
     photometric = str(ds.get("PhotometricInterpretation", "MONOCHROME2")).strip().upper()
     frames = int(ds.get("NumberOfFrames", 1) or 1)
     if photometric in ("RGB", "YBR_FULL", "YBR_FULL_422"):

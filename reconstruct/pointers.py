@@ -79,21 +79,36 @@ def check_pointers(
     verified: list[VerifiedSource] = []
     for case_id in sorted(pointers):
         source_path, expected = pointers[case_id]
-        where = {"file": file_label}  # pointers carry no row numbers once read; the case id names the row
+        where = {
+            "file": file_label
+        }  # pointers carry no row numbers once read; the case id names the row
         expected = (expected or "").strip().lower()
         if not _SHA256.match(expected):
-            problems.append(Problem(**where, field="sha256", message=f"case {case_id}: {expected!r} is not a SHA-256 hex digest"))
+            problems.append(
+                Problem(
+                    **where,
+                    field="sha256",
+                    message=f"case {case_id}: {expected!r} is not a SHA-256 hex digest",
+                )
+            )
             continue
         try:
             path = resolve_inside(root, source_path, file_label, None, "source_path")
         except DataError as exc:
             problems.extend(
-                Problem(file=p.file, field=p.field, message=f"case {case_id}: {p.message} (source root)") for p in exc.problems
+                Problem(
+                    file=p.file, field=p.field, message=f"case {case_id}: {p.message} (source root)"
+                )
+                for p in exc.problems
             )
             continue
         if not path.is_file():
             problems.append(
-                Problem(**where, field="source_path", message=f"case {case_id}: missing file {source_path!r} under {str(root)!r}")
+                Problem(
+                    **where,
+                    field="source_path",
+                    message=f"case {case_id}: missing file {source_path!r} under {str(root)!r}",
+                )
             )
             continue
         actual = file_sha256(path)
@@ -106,5 +121,7 @@ def check_pointers(
                 )
             )
             continue
-        verified.append(VerifiedSource(case_id=case_id, source_path=source_path, path=path, sha256=actual))
+        verified.append(
+            VerifiedSource(case_id=case_id, source_path=source_path, path=path, sha256=actual)
+        )
     return verified, problems

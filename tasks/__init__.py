@@ -14,6 +14,8 @@ def tasks_dir(suite: str | None = None) -> Path:
         return TASKS_ROOT
     path = TASKS_ROOT / suite
     if not path.is_dir():
-        known = sorted(p.name for p in TASKS_ROOT.iterdir() if p.is_dir() and not p.name.startswith("_"))
+        known = sorted(
+            p.name for p in TASKS_ROOT.iterdir() if p.is_dir() and not p.name.startswith("_")
+        )
         raise ValueError(f"unknown suite {suite!r}; available: {', '.join(known)}")
     return path

@@ -45,7 +45,13 @@ class BaselineLMM(lmms):
 
     policy_name = ""
 
-    def __init__(self, batch_size: int | str = 1, max_batch_size: int | None = None, device: str | None = None, **policy_params):
+    def __init__(
+        self,
+        batch_size: int | str = 1,
+        max_batch_size: int | None = None,
+        device: str | None = None,
+        **policy_params,
+    ):
         super().__init__()
         # lmms-eval passes model_args as strings; policies validate their own types.
         self.policy = make_policy(self.policy_name, **_coerce(policy_params))
@@ -79,7 +85,11 @@ class BaselineLMM(lmms):
             if not isinstance(choices, list) or not choices:  # open-ended question
                 return self.policy.answer_open(context, images), None
             letters = string.ascii_uppercase[: len(choices)]
-            prompt = context.rstrip() + "\nOptions:\n" + "\n".join(f"{x}. {c}" for x, c in zip(letters, choices))
+            prompt = (
+                context.rstrip()
+                + "\nOptions:\n"
+                + "\n".join(f"{x}. {c}" for x, c in zip(letters, choices))
+            )
             letter = self.policy.answer(prompt, images).strip()
             if doc.get("answer_format") == "letter":
                 return letter, None
@@ -88,7 +98,9 @@ class BaselineLMM(lmms):
 
     def generate_until(self, requests: Sequence[Instance]) -> list[str]:
         out = []
-        for request in tqdm(requests, desc=f"baseline:{self.policy_name}", disable=len(requests) < 200):
+        for request in tqdm(
+            requests, desc=f"baseline:{self.policy_name}", disable=len(requests) < 200
+        ):
             context, _gen_kwargs, doc_to_visual, doc_id, task, split = request.args
             doc = self._doc(task, split, doc_id)
             letter, text = self._answer(context, doc, _visuals(doc_to_visual, doc))
@@ -110,7 +122,11 @@ class BaselineLMM(lmms):
         for request in requests:
             context, continuation, doc_to_visual, doc_id, task, split = request.args
             doc = self._doc(task, split, doc_id)
-            with sampler.paused() if sampler is not None else contextlib.nullcontext(0.0) as temperature:
+            with (
+                sampler.paused()
+                if sampler is not None
+                else contextlib.nullcontext(0.0) as temperature
+            ):
                 letter, text = self._answer(context, doc, _visuals(doc_to_visual, doc))
             chosen = text if text is not None else letter
             hit = continuation.strip().rstrip(".") == chosen.strip().rstrip(".")
@@ -135,7 +151,11 @@ def _coerce(params: dict) -> dict:
 
 
 def _make_class(name: str) -> type[BaselineLMM]:
-    cls = type(f"{name.capitalize()}Baseline", (BaselineLMM,), {"policy_name": name, "__doc__": POLICIES[name].__doc__})
+    cls = type(
+        f"{name.capitalize()}Baseline",
+        (BaselineLMM,),
+        {"policy_name": name, "__doc__": POLICIES[name].__doc__},
+    )
     cls.__module__ = __name__
     return cls
 
@@ -161,10 +181,18 @@ def manifests() -> list[ModelManifest]:
                 aliases=(cls.policy_name,),
             )
         )
-    out.append(ModelManifest(model_id="medvigil_retry", simple_class_path="medvigil.tasks.retrying_model.RetryingLMM", aliases=("retry",)))
-    out.append(ModelManifest(model_id="medvigil_llava_hf", simple_class_path="medvigil.tasks.llava_hf_models.LlavaHfTextSafe",
-                             chat_class_path="medvigil.tasks.llava_hf_models.LlavaHfChatTextSafe"))
+    out.append(
+        ModelManifest(
+            model_id="medvigil_retry",
+            simple_class_path="medvigil.tasks.retrying_model.RetryingLMM",
+            aliases=("retry",),
+        )
+    )
+    out.append(
+        ModelManifest(
+            model_id="medvigil_llava_hf",
+            simple_class_path="medvigil.tasks.llava_hf_models.LlavaHfTextSafe",
+            chat_class_path="medvigil.tasks.llava_hf_models.LlavaHfChatTextSafe",
+        )
+    )
     return out
-
-
-

@@ -33,13 +33,19 @@ class _TextOnly:
     def _template(self, messages: list, add_generation_prompt: bool) -> str:
         # the template lmms-eval's simple class picks: model_args chat_template, the tokenizer's, else Vicuna
         template = self.chat_template or self.tokenizer.chat_template or VICUNA_CHAT_TEMPLATE
-        return self.tokenizer.apply_chat_template(messages, chat_template=template, tokenize=False,
-                                                  add_generation_prompt=add_generation_prompt)
+        return self.tokenizer.apply_chat_template(
+            messages,
+            chat_template=template,
+            tokenize=False,
+            add_generation_prompt=add_generation_prompt,
+        )
 
     def _generate_text(self, text: str, gen_kwargs: dict) -> tuple[str, int]:
         import torch
 
-        inputs = self.tokenizer(text, return_tensors="pt", add_special_tokens=False).to(self._device)
+        inputs = self.tokenizer(text, return_tensors="pt", add_special_tokens=False).to(
+            self._device
+        )
         temperature = gen_kwargs.get("temperature", 0) or 0
         with torch.inference_mode():
             cont = self.model.generate(
@@ -53,7 +59,7 @@ class _TextOnly:
                 pad_token_id=self.eot_token_id,
                 eos_token_id=self.eot_token_id,
             )
-        new = cont[:, inputs["input_ids"].shape[-1]:]
+        new = cont[:, inputs["input_ids"].shape[-1] :]
         return self.tokenizer.batch_decode(new, skip_special_tokens=True)[0], int(new.shape[-1])
 
     def _doc(self, task: str, split: str, doc_id: int) -> dict:
@@ -76,21 +82,35 @@ class _TextOnly:
             continuation = continuation if isinstance(continuation, str) else continuation(doc)
             visuals = list(doc_to_visual(doc) or [])
             prefix = f"{' '.join(['<image>'] * len(visuals))}\n" if visuals else ""
-            messages = [{"role": "user", "content": prefix + context}, {"role": "assistant", "content": continuation}]
+            messages = [
+                {"role": "user", "content": prefix + context},
+                {"role": "assistant", "content": continuation},
+            ]
             prompt = self._template(messages[:1], add_generation_prompt=True)
             whole = self._template(messages, add_generation_prompt=False)
             if visuals:
-                inputs = self._image_processor(text=[whole], images=visuals, return_tensors="pt").to(self._device, self.model.dtype)
-                n_prompt = self._image_processor(text=[prompt], images=visuals, return_tensors="pt")["input_ids"].shape[1]
+                inputs = self._image_processor(
+                    text=[whole], images=visuals, return_tensors="pt"
+                ).to(self._device, self.model.dtype)
+                n_prompt = self._image_processor(
+                    text=[prompt], images=visuals, return_tensors="pt"
+                )["input_ids"].shape[1]
             else:
-                inputs = self.tokenizer(whole, return_tensors="pt", add_special_tokens=False).to(self._device)
+                inputs = self.tokenizer(whole, return_tensors="pt", add_special_tokens=False).to(
+                    self._device
+                )
                 n_prompt = len(self.tokenizer(prompt, add_special_tokens=False)["input_ids"])
             labels = inputs["input_ids"].clone()
             labels[:, :n_prompt] = -100
             with torch.inference_mode():
                 outputs = self.model(**inputs, labels=labels)
-            greedy = outputs["logits"].argmax(dim=-1)[:, n_prompt - 1:-1]
-            out.append((float(outputs["loss"].item()), bool((greedy == inputs["input_ids"][:, n_prompt:]).all())))
+            greedy = outputs["logits"].argmax(dim=-1)[:, n_prompt - 1 : -1]
+            out.append(
+                (
+                    float(outputs["loss"].item()),
+                    bool((greedy == inputs["input_ids"][:, n_prompt:]).all()),
+                )
+            )
         return out
 
 
@@ -104,7 +124,9 @@ class LlavaHfTextSafe(_TextOnly, LlavaHfSimple):
             if doc_to_visual(self._doc(task, split, doc_id)):
                 out.extend(super().generate_until([request]))
                 continue
-            text = self._template([{"role": "user", "content": context}], add_generation_prompt=True)
+            text = self._template(
+                [{"role": "user", "content": context}], add_generation_prompt=True
+            )
             out.append(self._generate_text(text, dict(gen_kwargs))[0])
         return out
 
@@ -121,8 +143,11 @@ class LlavaHfChatTextSafe(_TextOnly, LlavaHfChat):
             if images or videos:
                 out.extend(super().generate_until([request]))
                 continue
-            text = self._image_processor.apply_chat_template(messages.model_dump()["messages"], tokenize=False,
-                                                             add_generation_prompt=True)
+            text = self._image_processor.apply_chat_template(
+                messages.model_dump()["messages"], tokenize=False, add_generation_prompt=True
+            )
             answer, n_tokens = self._generate_text(text, dict(gen_kwargs))
-            out.append(GenerationResult(text=answer, token_counts=TokenCounts(output_tokens=n_tokens)))
+            out.append(
+                GenerationResult(text=answer, token_counts=TokenCounts(output_tokens=n_tokens))
+            )
         return out

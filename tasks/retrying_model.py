@@ -88,7 +88,9 @@ class RetryingLMM(lmms):
             return [_text(o) for o in outputs]
 
         retryable = [_is_multiple_choice(r.args[0]) for r in requests]
-        attempts = ask_with_retries(ask, len(requests), max_retries=self.max_retries, retryable=retryable.__getitem__)
+        attempts = ask_with_retries(
+            ask, len(requests), max_retries=self.max_retries, retryable=retryable.__getitem__
+        )
         for request, tried, multiple_choice in zip(requests, attempts, retryable):
             if not multiple_choice:
                 continue

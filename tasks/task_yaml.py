@@ -41,7 +41,7 @@ def generation_kwargs(max_new_tokens: int, temperature: float = 0, do_sample: bo
   temperature: {temperature}
   top_p: 1.0
   num_beams: 1
-  do_sample: {'true' if do_sample else 'false'}"""
+  do_sample: {"true" if do_sample else "false"}"""
 
 
 def prompt_kwargs(pre: str = "", post: str = "") -> str:
@@ -68,13 +68,18 @@ def higher_is_better(direction: bool | None) -> bool:
     return direction is not False
 
 
-def metric_list(aggregation: str, directions: Mapping[str, bool | None], names: Iterable[str] | None = None) -> str:
+def metric_list(
+    aggregation: str, directions: Mapping[str, bool | None], names: Iterable[str] | None = None
+) -> str:
     """The ``metric_list`` block for ``names`` (default: all of ``directions``), each metric
     aggregated by ``utils.<aggregation><name>`` with :func:`higher_is_better` of its direction."""
     lines = ["metric_list:"]
     for name in directions if names is None else names:
-        lines += [f"  - metric: {name}", f"    aggregation: !function utils.{aggregation}{name}",
-                  f"    higher_is_better: {'true' if higher_is_better(directions[name]) else 'false'}"]
+        lines += [
+            f"  - metric: {name}",
+            f"    aggregation: !function utils.{aggregation}{name}",
+            f"    higher_is_better: {'true' if higher_is_better(directions[name]) else 'false'}",
+        ]
     return "\n".join(lines)
 
 
@@ -98,28 +103,43 @@ metadata:
 
 
 # Reasoning variants (``<task>_reasoning``, :mod:`medvigil.task_pack`): the same task with a 4096-token budget.
-REASONING_BELOW = 256  # tasks whose protocol budget is below this many tokens get a reasoning variant
+REASONING_BELOW = (
+    256  # tasks whose protocol budget is below this many tokens get a reasoning variant
+)
 
 
-def reasoning_variant(name: str, text: str, protocol_max_new_tokens: int, temperature: float = 0,
-                      do_sample: bool = False) -> str:
+def reasoning_variant(
+    name: str,
+    text: str,
+    protocol_max_new_tokens: int,
+    temperature: float = 0,
+    do_sample: bool = False,
+) -> str:
     """The task file of ``name``'s reasoning variant, from the base task file ``text``: the same
     file renamed, with :data:`REASONING_MAX_NEW_TOKENS` (and the protocol's other settings).
     Only for tasks whose protocol budget is below :data:`REASONING_BELOW`."""
     if protocol_max_new_tokens >= REASONING_BELOW:
-        raise ValueError(f"{name}: its protocol budget ({protocol_max_new_tokens} tokens) leaves room to think; "
-                         "no reasoning variant")
+        raise ValueError(
+            f"{name}: its protocol budget ({protocol_max_new_tokens} tokens) leaves room to think; "
+            "no reasoning variant"
+        )
     head = f"task: {name}\n"
     if text.count(head) != 1:
         raise ValueError(f"{name}: the task file must name the task once (task: {name})")
     text = text.replace(head, f"task: {reasoning_name(name)}\n")
-    protocol = generation_kwargs(protocol_max_new_tokens, temperature=temperature, do_sample=do_sample)
-    reasoning = generation_kwargs(REASONING_MAX_NEW_TOKENS, temperature=temperature, do_sample=do_sample)
+    protocol = generation_kwargs(
+        protocol_max_new_tokens, temperature=temperature, do_sample=do_sample
+    )
+    reasoning = generation_kwargs(
+        REASONING_MAX_NEW_TOKENS, temperature=temperature, do_sample=do_sample
+    )
     if protocol in text:  # the task file sets its own budget: replace it
         return text.replace(protocol, reasoning)
     if "generation_kwargs:" in text:
-        raise ValueError(f"{name}: the task file's generation_kwargs are not the protocol's "
-                         f"({protocol_max_new_tokens} tokens, temperature {temperature})")
+        raise ValueError(
+            f"{name}: the task file's generation_kwargs are not the protocol's "
+            f"({protocol_max_new_tokens} tokens, temperature {temperature})"
+        )
     return text + reasoning + "\n"  # the template's budget: override it
 
 

@@ -98,7 +98,9 @@ def write_minimal_release(root: Path, n_cases: int = 12) -> Path:
                 "source_dataset": source,
                 "modality": _MODALITIES[i % 3],
                 "image_file": f"{cid}.jpg",
-                "question": f"Which side shows the {finding}?" if lateral else f"What does the image show in case {i}?",
+                "question": f"Which side shows the {finding}?"
+                if lateral
+                else f"What does the image show in case {i}?",
                 "gold_answer": gold,
                 "risk_tier": rf.TIERS[(i - 1) % 5],
                 "text_only_answerable": "true" if i in (3, 7) else "false",
@@ -126,13 +128,27 @@ def write_minimal_release(root: Path, n_cases: int = 12) -> Path:
             }
         )
         original_options = (
-            ["Left", "Right", "Both sides", "Neither side", "Insufficient visual evidence to answer"]
+            [
+                "Left",
+                "Right",
+                "Both sides",
+                "Neither side",
+                "Insufficient visual evidence to answer",
+            ]
             if lateral
-            else [gold, "Normal study", f"Old {finding}", "Artefact", "Insufficient visual evidence to answer"]
+            else [
+                gold,
+                "Normal study",
+                f"Old {finding}",
+                "Artefact",
+                "Insufficient visual evidence to answer",
+            ]
         )
         image = f"{rf.IMAGES_DIR}/{cid}.jpg"
 
-        def probe(kind: str, options: list[str], letter: str, image_file: str, n: str = "", cid: str = cid) -> None:
+        def probe(
+            kind: str, options: list[str], letter: str, image_file: str, n: str = "", cid: str = cid
+        ) -> None:
             mcq.append(
                 {
                     "probe_id": f"{cid}-{kind}{n}",
@@ -147,17 +163,38 @@ def write_minimal_release(root: Path, n_cases: int = 12) -> Path:
             )
 
         probe("original", original_options, "A", image)
-        probe("tcf", [gold, "Normal study", "Artefact", "Calcification", "Cannot tell from this image"], "A", image)
+        probe(
+            "tcf",
+            [gold, "Normal study", "Artefact", "Calcification", "Cannot tell from this image"],
+            "A",
+            image,
+        )
         for n in ("1", "2"):
             probe(
                 "halluc_trap",
-                [f"Large {finding}", f"Small {finding}", "Two lesions", "Diffuse change", "The premise is false"],
+                [
+                    f"Large {finding}",
+                    f"Small {finding}",
+                    "Two lesions",
+                    "Diffuse change",
+                    "The premise is false",
+                ],
                 "E",
                 image,
                 n,
             )
-        probe("negation", ["No, it is not absent", "Yes, it is absent", "Unclear", "Other", "Refuse"], "A", image)
-        probe("specificity_drop", [gold, "Normal", "Artefact", "Other finding", "Insufficient evidence"], "A", image)
+        probe(
+            "negation",
+            ["No, it is not absent", "Yes, it is absent", "Unclear", "Other", "Refuse"],
+            "A",
+            image,
+        )
+        probe(
+            "specificity_drop",
+            [gold, "Normal", "Artefact", "Other finding", "Insufficient evidence"],
+            "A",
+            image,
+        )
         probe(
             "knowledge_only",
             [f"Typical of {finding}", "Never seen", "Only in children", "Unrelated", "Refuse"],
@@ -212,7 +249,9 @@ def write_minimal_release(root: Path, n_cases: int = 12) -> Path:
             (root / rf.PERTURBED_DIR).mkdir(exist_ok=True)
             _image(i).save(root / rf.IMAGES_DIR / f"{cid}.jpg", quality=90)
             for variant in ("lr_flip", "roi_only", "roi_masked") if roi else ("lr_flip",):
-                _image(i, variant).save(root / rf.PERTURBED_DIR / f"{cid}_{variant}.jpg", quality=90)
+                _image(i, variant).save(
+                    root / rf.PERTURBED_DIR / f"{cid}_{variant}.jpg", quality=90
+                )
 
     def header(columns: tuple[str, ...]) -> list[str]:
         return [*columns, rf.SYNTHETIC_COLUMN]
@@ -223,10 +262,18 @@ def write_minimal_release(root: Path, n_cases: int = 12) -> Path:
     _write_csv(root / rf.PROBES_OPEN, header(rf.PROBES_OPEN_COLUMNS), open_rows)
     _write_csv(root / rf.TRIPLETS, header(rf.TRIPLETS_COLUMNS), triplets)
     _write_csv(
-        root / rf.POINTERS_DIR / "cxr_pointers.csv", ["case_id", "source_path", "sha256", rf.SYNTHETIC_COLUMN], pointers
+        root / rf.POINTERS_DIR / "cxr_pointers.csv",
+        ["case_id", "source_path", "sha256", rf.SYNTHETIC_COLUMN],
+        pointers,
     )
     baseline = [
-        {"probe_kind": "halluc_trap", "risk_tier": t, "acc_or_sfr_pct": "10.0", "n_probes": "20", "n_correct": "18"}
+        {
+            "probe_kind": "halluc_trap",
+            "risk_tier": t,
+            "acc_or_sfr_pct": "10.0",
+            "n_probes": "20",
+            "n_correct": "18",
+        }
         for t in (*rf.TIERS, "ALL")
     ]
     _write_csv(root / rf.CLINICIAN_BASELINE, header(rf.CLINICIAN_BASELINE_COLUMNS), baseline)
@@ -249,7 +296,9 @@ def write_minimal_release(root: Path, n_cases: int = 12) -> Path:
     }
     (root / rf.SPLITS_DIR).mkdir(exist_ok=True)
     for name, value in splits.items():
-        (root / rf.SPLITS_DIR / f"{name}.json").write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
+        (root / rf.SPLITS_DIR / f"{name}.json").write_text(
+            json.dumps(value, indent=2) + "\n", encoding="utf-8"
+        )
     stamp_digest(root)
     return root
 
@@ -271,7 +320,9 @@ class Expect:
     field: str | None
     fragment: str  # substring of the message
     exit_code: int = 1
-    severity: str = "error"  # "warning": the release still validates (exit 0) and the problem is a warning
+    severity: str = (
+        "error"  # "warning": the release still validates (exit 0) and the problem is a warning
+    )
 
     def location(self) -> str:
         parts = [self.file]
@@ -300,7 +351,9 @@ class Table:
         for number, row in enumerate(self.rows, start=1):
             if all(v(row[k]) if callable(v) else row[k] == v for k, v in where.items()):
                 return number
-        raise LookupError(f"{self.path.name}: no row with {where}; the base release lacks a needed feature")
+        raise LookupError(
+            f"{self.path.name}: no row with {where}; the base release lacks a needed feature"
+        )
 
     def row(self, number: int) -> dict:
         return self.rows[number - 1]
@@ -319,10 +372,14 @@ def _credentialed_case(root: Path) -> tuple[int, dict]:
 def _roi_case(root: Path) -> str:
     """A non-credentialed case with a roi_masked probe."""
     credentialed = {
-        r["case_id"] for r in Table(root, rf.MANIFEST).rows if r["source_dataset"] in rf.CREDENTIALED_SOURCES
+        r["case_id"]
+        for r in Table(root, rf.MANIFEST).rows
+        if r["source_dataset"] in rf.CREDENTIALED_SOURCES
     }
     mcq = Table(root, rf.PROBES_MCQ)
-    return mcq.row(mcq.find(probe_kind="roi_masked", case_id=lambda c: c not in credentialed))["case_id"]
+    return mcq.row(mcq.find(probe_kind="roi_masked", case_id=lambda c: c not in credentialed))[
+        "case_id"
+    ]
 
 
 def _plain_case_number(root: Path) -> tuple[int, str]:
@@ -334,7 +391,11 @@ def _plain_case_number(root: Path) -> tuple[int, str]:
 
 def _image_of(root: Path, case_row: dict) -> Path:
     image = case_row["image_file"]
-    rel = image if image.startswith((f"{rf.IMAGES_DIR}/", f"{rf.PERTURBED_DIR}/")) else f"{rf.IMAGES_DIR}/{image}"
+    rel = (
+        image
+        if image.startswith((f"{rf.IMAGES_DIR}/", f"{rf.PERTURBED_DIR}/"))
+        else f"{rf.IMAGES_DIR}/{image}"
+    )
     return root / rel
 
 
@@ -354,7 +415,12 @@ def bomb_png(width: int = 100_000, height: int = 100_000) -> bytes:
     """A valid-looking PNG of a few hundred bytes that declares ``width`` x ``height`` pixels."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit greyscale
     idat = zlib.compress(b"\x00" * (width + 1) * 4, 9)  # the first four scanlines
@@ -396,7 +462,9 @@ def _(root: Path) -> Expect:
     path = root / rf.GROUNDING
     text = path.read_text(encoding="utf-8")
     head, rest = text.split("\n", 1)
-    path.write_text(head.replace("rationale", "clinical_context", 1) + "\n" + rest, encoding="utf-8")
+    path.write_text(
+        head.replace("rationale", "clinical_context", 1) + "\n" + rest, encoding="utf-8"
+    )
     return Expect(rf.GROUNDING, None, "clinical_context", "more than once")
 
 
@@ -413,7 +481,11 @@ def _(root: Path) -> Expect:
 def _(root: Path) -> Expect:
     path = root / rf.MANIFEST
     lines = path.read_bytes().split(b"\n")
-    lines[5] = lines[5].replace(b"phantom", b"phant\xffom", 1) if b"phantom" in lines[5] else lines[5] + b"\xff"
+    lines[5] = (
+        lines[5].replace(b"phantom", b"phant\xffom", 1)
+        if b"phantom" in lines[5]
+        else lines[5] + b"\xff"
+    )
     path.write_bytes(b"\n".join(lines))
     return Expect(rf.MANIFEST, 5, None, "not valid UTF-8")
 
@@ -445,7 +517,9 @@ def _(root: Path) -> Expect:
     table = Table(root, rf.MANIFEST)
     table.rows.append(dict(table.rows[1]))
     table.save()
-    return Expect(rf.MANIFEST, len(table.rows), "case_id", f"duplicate case_id {table.rows[1]['case_id']!r}")
+    return Expect(
+        rf.MANIFEST, len(table.rows), "case_id", f"duplicate case_id {table.rows[1]['case_id']!r}"
+    )
 
 
 @broken("duplicate_probe_id")
@@ -458,7 +532,9 @@ def _(root: Path) -> Expect:
 
 @broken("probe_unknown_case")
 def _(root: Path) -> Expect:
-    return _set_cell(root, rf.PROBES_MCQ, "case_id", "MVB-9999", "is not in manifest.csv", probe_kind="tcf")
+    return _set_cell(
+        root, rf.PROBES_MCQ, "case_id", "MVB-9999", "is not in manifest.csv", probe_kind="tcf"
+    )
 
 
 @broken("grounding_unknown_case")
@@ -485,12 +561,21 @@ def _(root: Path) -> Expect:
 
 @broken("non_boolean_flag")
 def _(root: Path) -> Expect:
-    return _set_cell(root, rf.MANIFEST, "text_only_answerable", "maybe", "is not a boolean", case_id=lambda c: True)
+    return _set_cell(
+        root,
+        rf.MANIFEST,
+        "text_only_answerable",
+        "maybe",
+        "is not a boolean",
+        case_id=lambda c: True,
+    )
 
 
 @broken("unknown_probe_kind")
 def _(root: Path) -> Expect:
-    return _set_cell(root, rf.PROBES_MCQ, "probe_kind", "halluc_trapp", "is not one of", probe_kind="halluc_trap")
+    return _set_cell(
+        root, rf.PROBES_MCQ, "probe_kind", "halluc_trapp", "is not one of", probe_kind="halluc_trap"
+    )
 
 
 @broken("letter_outside_A_to_E")
@@ -501,7 +586,12 @@ def _(root: Path) -> Expect:
 @broken("differential_set_not_json")
 def _(root: Path) -> Expect:
     return _set_cell(
-        root, rf.GROUNDING, "differential_set", "nodule; normal", "not a JSON list", case_id=lambda c: True
+        root,
+        rf.GROUNDING,
+        "differential_set",
+        "nodule; normal",
+        "not a JSON list",
+        case_id=lambda c: True,
     )
 
 
@@ -551,33 +641,52 @@ def _(root: Path) -> Expect:
 @broken("trap_letter_A")
 def _(root: Path) -> Expect:
     return _set_cell(
-        root, rf.PROBES_MCQ, "correct_letter", "A", "halluc_trap probes have correct letter E", probe_kind="halluc_trap"
+        root,
+        rf.PROBES_MCQ,
+        "correct_letter",
+        "A",
+        "halluc_trap probes have correct letter E",
+        probe_kind="halluc_trap",
     )
 
 
 @broken("roi_masked_letter_A")
 def _(root: Path) -> Expect:
     return _set_cell(
-        root, rf.PROBES_MCQ, "correct_letter", "A", "roi_masked probes have correct letter E", probe_kind="roi_masked"
+        root,
+        rf.PROBES_MCQ,
+        "correct_letter",
+        "A",
+        "roi_masked probes have correct letter E",
+        probe_kind="roi_masked",
     )
 
 
 @broken("original_letter_B")
 def _(root: Path) -> Expect:
     return _set_cell(
-        root, rf.PROBES_MCQ, "correct_letter", "B", "original probes have correct letter A", probe_kind="original"
+        root,
+        rf.PROBES_MCQ,
+        "correct_letter",
+        "B",
+        "original probes have correct letter A",
+        probe_kind="original",
     )
 
 
 @broken("roi_only_letter_E")
 def _(root: Path) -> Expect:
-    return _set_cell(root, rf.PROBES_MCQ, "correct_letter", "E", "roi_only probes keep", probe_kind="roi_only")
+    return _set_cell(
+        root, rf.PROBES_MCQ, "correct_letter", "E", "roi_only probes keep", probe_kind="roi_only"
+    )
 
 
 @broken("lr_flip_letter_ignores_laterality")
 def _(root: Path) -> Expect:
     grounding = Table(root, rf.GROUNDING)
-    lateral = grounding.row(grounding.find(laterality_dependent=lambda v: v.lower() in ("true", "1")))["case_id"]
+    lateral = grounding.row(
+        grounding.find(laterality_dependent=lambda v: v.lower() in ("true", "1"))
+    )["case_id"]
     return _set_cell(
         root,
         rf.PROBES_MCQ,
@@ -601,7 +710,9 @@ def _(root: Path) -> Expect:
 @broken("empty_correct_option")
 def _(root: Path) -> Expect:
     expect = _set_cell(root, rf.PROBES_MCQ, "choice_A", "", "", probe_kind="tcf")
-    return Expect(rf.PROBES_MCQ, expect.row, "correct_letter", "correct letter A points to an empty option")
+    return Expect(
+        rf.PROBES_MCQ, expect.row, "correct_letter", "correct letter A points to an empty option"
+    )
 
 
 @broken("too_few_options")
@@ -617,7 +728,12 @@ def _(root: Path) -> Expect:
 @broken("variant_options_differ")
 def _(root: Path) -> Expect:
     return _set_cell(
-        root, rf.PROBES_MCQ, "choice_C", "Something else entirely", "inherit the options", probe_kind="roi_only"
+        root,
+        rf.PROBES_MCQ,
+        "choice_C",
+        "Something else entirely",
+        "inherit the options",
+        probe_kind="roi_only",
     )
 
 
@@ -628,7 +744,13 @@ def _(root: Path) -> Expect:
     image = table.row(number)["image_file"]
     case = table.row(number)["case_id"]
     return _set_cell(
-        root, rf.PROBES_MCQ, "image_file", image, "carry no image", probe_kind="knowledge_only", case_id=case
+        root,
+        rf.PROBES_MCQ,
+        "image_file",
+        image,
+        "carry no image",
+        probe_kind="knowledge_only",
+        case_id=case,
     )
 
 
@@ -645,7 +767,9 @@ def _(root: Path) -> Expect:
     for number, row in enumerate(table.rows, start=1):
         seen += row["case_id"] == case
         if seen == rf.MAX_PROBES_PER_CASE + 1:
-            return Expect(rf.PROBES_MCQ, number, "case_id", f"at most {rf.MAX_PROBES_PER_CASE} per case")
+            return Expect(
+                rf.PROBES_MCQ, number, "case_id", f"at most {rf.MAX_PROBES_PER_CASE} per case"
+            )
     raise AssertionError("unreachable")
 
 
@@ -711,19 +835,25 @@ def _(root: Path) -> Expect:
 
 @broken("split_not_json")
 def _(root: Path) -> Expect:
-    (root / rf.SPLITS_DIR / "by_rarity.json").write_text('{"common": ["MVB-0001",', encoding="utf-8")
+    (root / rf.SPLITS_DIR / "by_rarity.json").write_text(
+        '{"common": ["MVB-0001",', encoding="utf-8"
+    )
     return Expect(f"{rf.SPLITS_DIR}/by_rarity.json", None, None, "not valid JSON")
 
 
 @broken("split_nested_200k_deep")
 def _(root: Path) -> Expect:
-    (root / rf.SPLITS_DIR / "by_tier.json").write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    (root / rf.SPLITS_DIR / "by_tier.json").write_text(
+        "[" * 200_000 + "]" * 200_000, encoding="utf-8"
+    )
     return Expect(f"{rf.SPLITS_DIR}/by_tier.json", None, None, "nested too deeply")
 
 
 @broken("nul_byte_in_question")
 def _(root: Path) -> Expect:
-    return _set_cell(root, rf.PROBES_MCQ, "question", "What is\x00 shown?", "NUL byte", probe_kind="original")
+    return _set_cell(
+        root, rf.PROBES_MCQ, "question", "What is\x00 shown?", "NUL byte", probe_kind="original"
+    )
 
 
 @broken("text_only_subset_mismatch")
@@ -740,24 +870,40 @@ def _(root: Path) -> Expect:
 
 @broken("path_traversal")
 def _(root: Path) -> Expect:
-    return _set_cell(root, rf.MANIFEST, "image_file", "../../etc/passwd", "'..' component", case_id=lambda c: True)
+    return _set_cell(
+        root,
+        rf.MANIFEST,
+        "image_file",
+        "../../etc/passwd",
+        "'..' component",
+        case_id=lambda c: True,
+    )
 
 
 @broken("absolute_path")
 def _(root: Path) -> Expect:
-    return _set_cell(root, rf.PROBES_MCQ, "image_file", "/etc/passwd", "is absolute", probe_kind="tcf")
+    return _set_cell(
+        root, rf.PROBES_MCQ, "image_file", "/etc/passwd", "is absolute", probe_kind="tcf"
+    )
 
 
 @broken("backslash_path")
 def _(root: Path) -> Expect:
     return _set_cell(
-        root, rf.PROBES_MCQ, "image_file", "images\\..\\..\\secret.jpg", "backslash", probe_kind="negation"
+        root,
+        rf.PROBES_MCQ,
+        "image_file",
+        "images\\..\\..\\secret.jpg",
+        "backslash",
+        probe_kind="negation",
     )
 
 
 @broken("nul_byte_in_path")
 def _(root: Path) -> Expect:
-    return _set_cell(root, rf.PROBES_OPEN, "image_file", "images/a\x00.jpg", "NUL byte", probe_kind="original")
+    return _set_cell(
+        root, rf.PROBES_OPEN, "image_file", "images/a\x00.jpg", "NUL byte", probe_kind="original"
+    )
 
 
 @broken("symlink_escapes_root", restamp=False)
@@ -790,7 +936,9 @@ def _(root: Path) -> Expect:
 @broken("non_image_bytes")
 def _(root: Path) -> Expect:
     number, _ = _plain_case_number(root)
-    _image_of(root, Table(root, rf.MANIFEST).row(number)).write_bytes(b"this is a text file, not a JPEG\n" * 20)
+    _image_of(root, Table(root, rf.MANIFEST).row(number)).write_bytes(
+        b"this is a text file, not a JPEG\n" * 20
+    )
     return Expect(rf.MANIFEST, number, "image_file", "is not an image")
 
 
@@ -805,7 +953,9 @@ def _(root: Path) -> Expect:
 def _(root: Path) -> Expect:
     number, row = _credentialed_case(root)
     _, plain = _plain_case_number(root)
-    donor = _image_of(root, Table(root, rf.MANIFEST).row(Table(root, rf.MANIFEST).find(case_id=plain)))
+    donor = _image_of(
+        root, Table(root, rf.MANIFEST).row(Table(root, rf.MANIFEST).find(case_id=plain))
+    )
     target = _image_of(root, row)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(donor, target)
@@ -822,7 +972,9 @@ def _(root: Path) -> Expect:
     for probe_number, probe in enumerate(mcq.rows, start=1):
         if probe["case_id"] == cid and probe["probe_kind"] == "lr_flip" and probe["image_file"]:
             target = root / probe["image_file"]
-            expect = Expect(rf.PROBES_MCQ, probe_number, "image_file", "must never be redistributed")
+            expect = Expect(
+                rf.PROBES_MCQ, probe_number, "image_file", "must never be redistributed"
+            )
             break
     target.parent.mkdir(parents=True, exist_ok=True)
     donor = next((root / rf.IMAGES_DIR).glob("*.jpg"))
@@ -845,7 +997,9 @@ def _(root: Path) -> Expect:
 
 @broken("digest_mismatch", restamp=False)
 def _(root: Path) -> Expect:
-    _set_cell(root, rf.MANIFEST, "annotator_notes", "edited after release", "", case_id=lambda c: True)
+    _set_cell(
+        root, rf.MANIFEST, "annotator_notes", "edited after release", "", case_id=lambda c: True
+    )
     return Expect(rf.DIGEST_FILE, None, None, "digest mismatch")
 
 

@@ -12,11 +12,19 @@ ROOT = Path(__file__).resolve().parents[1]
 INPUT = "Reply with exactly one capital letter.\nOptions:\nA. CT\nB. MRI"
 
 
-def sample_line(record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), *, text: str = INPUT, **lead) -> str:
+def sample_line(
+    record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), *, text: str = INPUT, **lead
+) -> str:
     """One line in lmms-eval 0.7.3's ``--log_samples`` shape: the record under each metric key."""
-    line = {"doc_id": 0, "target": record.get("correct_letter"), "filtered_resps": "A", "token_counts": [None],
-            "doc_hash": "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b",
-            "input_media": ["images/MVB-0001.jpg"], **lead}
+    line = {
+        "doc_id": 0,
+        "target": record.get("correct_letter"),
+        "filtered_resps": "A",
+        "token_counts": [None],
+        "doc_hash": "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b",
+        "input_media": ["images/MVB-0001.jpg"],
+        **lead,
+    }
     line.update({m: record for m in metrics})
     line["input"] = text
     return json.dumps(line) + "\n"
@@ -26,7 +34,23 @@ def run_grounded(base: Path, env: dict, tasks) -> None:
     """``lmms-eval --model grounded --tasks ... --limit 8 --log_samples`` into ``base/runs``; lmms-eval
     0.7.3 logs an evaluation error and still exits 0, so its output is checked too."""
     env = {**env, "HF_DATASETS_CACHE": str(base / "hf-cache")}
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", ",".join(tasks), "--include_path",
-           str(ROOT / "tasks"), "--output_path", str(base / "runs"), "--log_samples", "--limit", "8"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "grounded",
+        "--tasks",
+        ",".join(tasks),
+        "--include_path",
+        str(ROOT / "tasks"),
+        "--output_path",
+        str(base / "runs"),
+        "--log_samples",
+        "--limit",
+        "8",
+    ]
     proc = subprocess.run(cmd, env=env, cwd=base, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, proc.stderr[-4000:]
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, (
+        proc.stderr[-4000:]
+    )

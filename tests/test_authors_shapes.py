@@ -38,12 +38,16 @@ from medvigil.suites.medvigil.release.release_loading import load_for_scoring
 from medvigil.suites.medvigil.validate.validate import validate_release
 
 TOOL = AUTHORS_TOOL
-needs_tool = pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")
+needs_tool = pytest.mark.skipif(
+    not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine"
+)
 WEIGHTS = {"L1": 1, "L2": 2, "L3": 3, "L5": 8, "L4": 5}
 
 
 def _generate(root: Path, *extra: str) -> Path:
-    done = subprocess.run([sys.executable, str(TOOL), str(root), *extra], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, str(TOOL), str(root), *extra], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
     return root
 
@@ -70,28 +74,51 @@ def _complete_layout(bench: Path) -> None:
         bench / rf.PROBES_OPEN,
         list(rf.PROBES_OPEN_COLUMNS),
         [
-            {"case_id": c["case_id"], "probe_id": f"{c['case_id']}__open_orig", "probe_axis": "capability",
-             "probe_kind": "original", "question": c["question"], "expected_behavior": "answer",
-             "expected_answer_or_set": c["gold_answer"], "halluc_explanation": "", "image_file": c["image_file"],
-             "provenance": "clinician"}
+            {
+                "case_id": c["case_id"],
+                "probe_id": f"{c['case_id']}__open_orig",
+                "probe_axis": "capability",
+                "probe_kind": "original",
+                "question": c["question"],
+                "expected_behavior": "answer",
+                "expected_answer_or_set": c["gold_answer"],
+                "halluc_explanation": "",
+                "image_file": c["image_file"],
+                "provenance": "clinician",
+            }
             for c in manifest
         ],
     )
-    header = ["anchor_question", "tcf_question", "vcf_question", "anchor_gold", "tcf_gold", "vcf_gold"]
+    header = [
+        "anchor_question",
+        "tcf_question",
+        "vcf_question",
+        "anchor_gold",
+        "tcf_gold",
+        "vcf_gold",
+    ]
     _write_csv(
         bench / rf.TRIPLETS,
         header,
         [
-            {"anchor_question": c["question"], "tcf_question": "Reworded: " + c["question"],
-             "vcf_question": "Counterfactual: " + c["question"], "anchor_gold": c["gold_answer"],
-             "tcf_gold": c["gold_answer"], "vcf_gold": "other-" + c["gold_answer"]}
+            {
+                "anchor_question": c["question"],
+                "tcf_question": "Reworded: " + c["question"],
+                "vcf_question": "Counterfactual: " + c["question"],
+                "anchor_gold": c["gold_answer"],
+                "tcf_gold": c["gold_answer"],
+                "vcf_gold": "other-" + c["gold_answer"],
+            }
             for c in manifest[:4]
         ],
     )
     _write_csv(
         bench / rf.CLINICIAN_BASELINE,
         ["probe_kind", "risk_tier", "acc_or_sfr_pct"],
-        [{"probe_kind": "halluc_trap", "risk_tier": t, "acc_or_sfr_pct": "12.5"} for t in (*rf.TIERS, "ALL")],
+        [
+            {"probe_kind": "halluc_trap", "risk_tier": t, "acc_or_sfr_pct": "12.5"}
+            for t in (*rf.TIERS, "ALL")
+        ],
     )
 
 
@@ -108,9 +135,21 @@ def authors(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize(
     ("written", "canonical"),
-    [("vqa-rad", "VQA-RAD"), ("VQA_RAD", "VQA-RAD"), ("vqarad", "VQA-RAD"), ("VQA-RAD", "VQA-RAD"),
-     ("slake", "SLAKE"), ("Slake", "SLAKE"), ("roco", "ROCO"), ("cxr", "CXR"), ("CXR", "CXR"),
-     ("MIMIC-CXR", "CXR"), ("mimic_cxr", "CXR"), ("CheXpert", "CXR"), ("chexpert", "CXR")],
+    [
+        ("vqa-rad", "VQA-RAD"),
+        ("VQA_RAD", "VQA-RAD"),
+        ("vqarad", "VQA-RAD"),
+        ("VQA-RAD", "VQA-RAD"),
+        ("slake", "SLAKE"),
+        ("Slake", "SLAKE"),
+        ("roco", "ROCO"),
+        ("cxr", "CXR"),
+        ("CXR", "CXR"),
+        ("MIMIC-CXR", "CXR"),
+        ("mimic_cxr", "CXR"),
+        ("CheXpert", "CXR"),
+        ("chexpert", "CXR"),
+    ],
 )
 def test_source_spellings_map_to_one_canonical_name(written, canonical):
     assert rf.canonical_source(written) == canonical == rf.source_label(written)
@@ -138,14 +177,20 @@ def test_published_layout_without_images_validates_with_0_errors(authors, tmp_pa
     counts = report["counts"]
     # sources as the authors spell them, counted under one canonical name each (SOURCE_MIX 120/60/60/30+30)
     assert counts["cases_by_source"] == {"CXR": 60, "ROCO": 60, "SLAKE": 60, "VQA-RAD": 120}
-    assert counts["credentialed_cases"] == 60 and counts["pointers"] == 0 and counts["triplets"] == 4
+    assert (
+        counts["credentialed_cases"] == 60 and counts["pointers"] == 0 and counts["triplets"] == 4
+    )
     messages = [p["message"] for p in report["problems"]]
-    assert any("60 credentialed case(s) have no pointer" in m for m in messages)  # asked for by reconstruct
+    assert any(
+        "60 credentialed case(s) have no pointer" in m for m in messages
+    )  # asked for by reconstruct
     assert any("no splits/ folder" in m for m in messages)
     # grounding: rationale, differential_set, clinical_context; triplets: case_id; clinician: n_probes, n_correct
     assert sum("optional column" in m for m in messages) == 6
-    assert [(b.risk_tier, b.acc_or_sfr_pct, b.n_probes) for b in validate_release(bench, scope="metadata").release
-            .clinician_baseline][-1] == ("ALL", 12.5, None)
+    assert [
+        (b.risk_tier, b.acc_or_sfr_pct, b.n_probes)
+        for b in validate_release(bench, scope="metadata").release.clinician_baseline
+    ][-1] == ("ALL", 12.5, None)
     # the data keeps the spelling of the release; credentialed follows the canonical name
     release = validate_release(bench, scope="metadata").release
     assert {c.source_dataset for c in release.cases.values()} == {"vqa-rad", "slake", "roco", "cxr"}
@@ -159,14 +204,24 @@ def test_published_layout_without_images_validates_with_0_errors(authors, tmp_pa
 @pytest.mark.parametrize("spelling", [["--authors-spelling"], []])
 def test_complete_release_with_images_validates_with_0_errors(tmp_path, capsys, spelling):
     """Published layout with images (none for credentialed cases), no pointers, no splits."""
-    bench = _generate(tmp_path / "h", "--cases", "10", "--models", "1", *spelling) / "data/medvigil_v1"
+    bench = (
+        _generate(tmp_path / "h", "--cases", "10", "--models", "1", *spelling) / "data/medvigil_v1"
+    )
     _complete_layout(bench)
-    credentialed = {c["case_id"] for c in _read_csv(bench / rf.MANIFEST) if rf.is_credentialed(c["source_dataset"])}
+    credentialed = {
+        c["case_id"]
+        for c in _read_csv(bench / rf.MANIFEST)
+        if rf.is_credentialed(c["source_dataset"])
+    }
     assert credentialed  # the mix has chest X-ray cases (cxr, or MIMIC-CXR / CheXpert)
     for row in _read_csv(bench / rf.PROBES_MCQ):
         if row["case_id"] in credentialed or not row["image_file"]:
             continue
-        rel = row["image_file"] if row["image_file"].startswith("images") else f"images/{row['image_file']}"
+        rel = (
+            row["image_file"]
+            if row["image_file"].startswith("images")
+            else f"images/{row['image_file']}"
+        )
         (bench / rel).parent.mkdir(parents=True, exist_ok=True)
         Image.new("RGB", (24, 16), (40, 90, 140)).save(bench / rel, "JPEG")
     code = cli.main(["validate", str(bench)])
@@ -199,9 +254,20 @@ def _authors_numbers(rows: list[dict], tier_of: dict[str, str]) -> dict[str, flo
     safe = 100 - sfr_w
     mcs = 3 * cap * safe * ground / (cap * safe + cap * ground + safe * ground)
     trap_c, trap_n = right["halluc_trap"]
-    return {"acc_orig": 100 * acc["original"], "pr": 100 * acc["tcf"], "neg": 100 * acc["negation"],
-            "sdr": 100 * acc["specificity_drop"], "lpa": 100 * acc["knowledge_only"], "sfr": 100 * (trap_n - trap_c) / trap_n,
-            "sfr_w": sfr_w, "vgr": vgr, "cap": cap, "safe": safe, "ground": ground, "mcs": mcs}
+    return {
+        "acc_orig": 100 * acc["original"],
+        "pr": 100 * acc["tcf"],
+        "neg": 100 * acc["negation"],
+        "sdr": 100 * acc["specificity_drop"],
+        "lpa": 100 * acc["knowledge_only"],
+        "sfr": 100 * (trap_n - trap_c) / trap_n,
+        "sfr_w": sfr_w,
+        "vgr": vgr,
+        "cap": cap,
+        "safe": safe,
+        "ground": ground,
+        "mcs": mcs,
+    }
 
 
 @needs_tool
@@ -210,8 +276,21 @@ def test_score_authors_results_exit_0_with_error_rows_counted(authors, tmp_path,
     files = sorted(str(p) for p in (authors / "results/baselines").glob("*__mcq.jsonl"))
     assert len(files) == 18
     out = tmp_path / "scores.json"
-    code = cli.main(["score", "--suite", "medvigil", "--release", str(bench), *files, "--harness-compatible",
-                     "--n-resamples", "0", "--json", str(out)])
+    code = cli.main(
+        [
+            "score",
+            "--suite",
+            "medvigil",
+            "--release",
+            str(bench),
+            *files,
+            "--harness-compatible",
+            "--n-resamples",
+            "0",
+            "--json",
+            str(out),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     result = json.loads(out.read_text())
@@ -223,7 +302,11 @@ def test_score_authors_results_exit_0_with_error_rows_counted(authors, tmp_path,
     assert got == expected_errors
     for model, kinds in result["inputs"]["error_rows"].items():
         assert f"note: {model}: {sum(kinds.values())} error row(s)" in captured.err
-        assert {k: v["n_error"] for k, v in result["models"][model]["counts"]["by_kind"].items() if v["n_error"]} == kinds
+        assert {
+            k: v["n_error"]
+            for k, v in result["models"][model]["counts"]["by_kind"].items()
+            if v["n_error"]
+        } == kinds
     assert "Error rows (failed calls; dropped):" in captured.out  # the table names them too
     # what scoring does not need is a warning, not an error
     assert any("probes_open.csv: file is missing" in w for w in result["inputs"]["warnings"])
@@ -238,7 +321,12 @@ def test_score_authors_results_exit_0_with_error_rows_counted(authors, tmp_path,
         for key, value in want.items():
             assert metrics[key] == pytest.approx(value, abs=1e-9), (model, key)
         # strata use the canonical source although the release spells it 'cxr'
-        assert set(result["models"][model]["strata"]["source_dataset"]) == {"CXR", "ROCO", "SLAKE", "VQA-RAD"}
+        assert set(result["models"][model]["strata"]["source_dataset"]) == {
+            "CXR",
+            "ROCO",
+            "SLAKE",
+            "VQA-RAD",
+        }
 
 
 @needs_tool
@@ -259,13 +347,43 @@ def test_default_spellings_read_like_the_authors(tmp_path):
 MANIFEST_HEADER = list(rf.MANIFEST_COLUMNS)
 MCQ_HEADER = list(rf.PROBES_MCQ_COLUMNS)
 # (case, tier, source as the authors spell it)
-TINY_CASES = [("C1", "L1", "vqa-rad"), ("C2", "L5", "cxr"), ("C3", "L2", "slake"), ("C4", "L3", "roco"), ("C5", "L4", "VQA_RAD")]
-ANSWER_KINDS = {"orig": "original", "tcf": "tcf", "neg": "negation", "sdr": "specificity_drop", "roi_only": "roi_only"}
+TINY_CASES = [
+    ("C1", "L1", "vqa-rad"),
+    ("C2", "L5", "cxr"),
+    ("C3", "L2", "slake"),
+    ("C4", "L3", "roco"),
+    ("C5", "L4", "VQA_RAD"),
+]
+ANSWER_KINDS = {
+    "orig": "original",
+    "tcf": "tcf",
+    "neg": "negation",
+    "sdr": "specificity_drop",
+    "roi_only": "roi_only",
+}
 # model answers; ERR = a failed call written as the runner writes it
 ERR = None
 TINY_ANSWERS = {
-    "C1": {"orig": "A", "tcf": "B", "neg": "A", "sdr": "A", "trap1": "E", "trap2": ERR, "roi_only": "A", "roi_masked": ERR},
-    "C2": {"orig": ERR, "tcf": "A", "neg": "B", "sdr": "A", "trap1": "A", "trap2": "E", "roi_only": "B", "roi_masked": "E"},
+    "C1": {
+        "orig": "A",
+        "tcf": "B",
+        "neg": "A",
+        "sdr": "A",
+        "trap1": "E",
+        "trap2": ERR,
+        "roi_only": "A",
+        "roi_masked": ERR,
+    },
+    "C2": {
+        "orig": ERR,
+        "tcf": "A",
+        "neg": "B",
+        "sdr": "A",
+        "trap1": "A",
+        "trap2": "E",
+        "roi_only": "B",
+        "roi_masked": "E",
+    },
     "C3": {"trap1": "E", "trap2": "E"},
     "C4": {"trap1": "A", "trap2": "E"},
     "C5": {"trap1": ERR, "trap2": "B"},
@@ -273,7 +391,13 @@ TINY_ANSWERS = {
 
 
 def _kind(suffix: str) -> str:
-    return "halluc_trap" if suffix.startswith("trap") else "roi_masked" if suffix == "roi_masked" else ANSWER_KINDS[suffix]
+    return (
+        "halluc_trap"
+        if suffix.startswith("trap")
+        else "roi_masked"
+        if suffix == "roi_masked"
+        else ANSWER_KINDS[suffix]
+    )
 
 
 def _gold(suffix: str) -> str:
@@ -283,36 +407,103 @@ def _gold(suffix: str) -> str:
 def _tiny(tmp_path: Path, *, with_mcq: bool = True) -> tuple[Path, Path]:
     bench = tmp_path / "medvigil_v1"
     bench.mkdir()
-    _write_csv(bench / rf.MANIFEST, MANIFEST_HEADER, [
-        {"case_id": cid, "source_dataset": src, "modality": "X-ray", "image_file": f"{cid}.jpg", "question": f"q {cid}?",
-         "gold_answer": "yes", "risk_tier": tier, "text_only_answerable": "false", "annotator_notes": ""}
-        for cid, tier, src in TINY_CASES
-    ])
+    _write_csv(
+        bench / rf.MANIFEST,
+        MANIFEST_HEADER,
+        [
+            {
+                "case_id": cid,
+                "source_dataset": src,
+                "modality": "X-ray",
+                "image_file": f"{cid}.jpg",
+                "question": f"q {cid}?",
+                "gold_answer": "yes",
+                "risk_tier": tier,
+                "text_only_answerable": "false",
+                "annotator_notes": "",
+            }
+            for cid, tier, src in TINY_CASES
+        ],
+    )
     if with_mcq:
-        _write_csv(bench / rf.PROBES_MCQ, MCQ_HEADER, [
-            {"probe_id": f"{cid}__{s}", "case_id": cid, "probe_kind": _kind(s), "question": "q",
-             **{f"choice_{L}": f"{s} {L}" for L in rf.LETTERS}, "correct_letter": _gold(s), "image_file": f"{cid}.jpg"}
-            for cid, answers in TINY_ANSWERS.items() for s in answers
-        ])
+        _write_csv(
+            bench / rf.PROBES_MCQ,
+            MCQ_HEADER,
+            [
+                {
+                    "probe_id": f"{cid}__{s}",
+                    "case_id": cid,
+                    "probe_kind": _kind(s),
+                    "question": "q",
+                    **{f"choice_{L}": f"{s} {L}" for L in rf.LETTERS},
+                    "correct_letter": _gold(s),
+                    "image_file": f"{cid}.jpg",
+                }
+                for cid, answers in TINY_ANSWERS.items()
+                for s in answers
+            ],
+        )
     results = tmp_path / "results" / "baselines"
     results.mkdir(parents=True)
     lines = []
     for cid, answers in TINY_ANSWERS.items():
         for s, letter in answers.items():
-            base = {"probe_id": f"{cid}__{s}", "case_id": cid, "probe_kind": _kind(s), "format": "mcq", "model_id": "m"}
+            base = {
+                "probe_id": f"{cid}__{s}",
+                "case_id": cid,
+                "probe_kind": _kind(s),
+                "format": "mcq",
+                "model_id": "m",
+            }
             if letter is ERR:  # scripts/bench_run_baseline.py after its retries: no letters at all
-                lines.append({**base, "model_answer": "", "status": "error: 529 overloaded", "timestamp": "t"})
+                lines.append(
+                    {
+                        **base,
+                        "model_answer": "",
+                        "status": "error: 529 overloaded",
+                        "timestamp": "t",
+                    }
+                )
             else:
-                lines.append({**base, "image_file": "", "question": "q", "model_answer": letter, "latency_ms": 5,
-                              "usage": {}, "status": "ok", "timestamp": "t", "model_letter": letter,
-                              "correct_letter": _gold(s), "expected_behavior": ""})
-    (results / "m__mcq.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+                lines.append(
+                    {
+                        **base,
+                        "image_file": "",
+                        "question": "q",
+                        "model_answer": letter,
+                        "latency_ms": 5,
+                        "usage": {},
+                        "status": "ok",
+                        "timestamp": "t",
+                        "model_letter": letter,
+                        "correct_letter": _gold(s),
+                        "expected_behavior": "",
+                    }
+                )
+    (results / "m__mcq.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8"
+    )
     return bench, results / "m__mcq.jsonl"
 
 
-def _score(capsys, bench: Path | str, *files: Path, mode: list[str] = ()) -> tuple[int, dict | None, str]:
-    code = cli.main(["score", "--suite", "medvigil", "--release", str(bench), *map(str, files), *mode,
-                     "--n-resamples", "0", "--json", "-"])
+def _score(
+    capsys, bench: Path | str, *files: Path, mode: list[str] = ()
+) -> tuple[int, dict | None, str]:
+    code = cli.main(
+        [
+            "score",
+            "--suite",
+            "medvigil",
+            "--release",
+            str(bench),
+            *map(str, files),
+            *mode,
+            "--n-resamples",
+            "0",
+            "--json",
+            "-",
+        ]
+    )
     captured = capsys.readouterr()
     return code, (json.loads(captured.out) if code == 0 else None), captured.err
 
@@ -333,10 +524,17 @@ def test_tiny_release_paper_semantics_counts_error_rows_as_failures(tmp_path, ca
     assert (m["roi_only"], m["roi_masked"], m["vgr"], m["ground"]) == (50.0, 50.0, 0.0, 50.0)
     # MCS = 3abc / (ab + ac + bc), a = 125/2, b = 800/19, c = 50: 7,500,000/19 over 149,375/19
     assert m["mcs"] == pytest.approx(7_500_000 / 149_375)
-    assert result["inputs"]["error_rows"] == {"m": {"halluc_trap": 2, "original": 1, "roi_masked": 1}}
+    assert result["inputs"]["error_rows"] == {
+        "m": {"halluc_trap": 2, "original": 1, "roi_masked": 1}
+    }
     assert result["models"]["m"]["counts"]["n_error"] == 4
     assert "note: m: 4 error row(s)" in err and "halluc_trap 2, original 1, roi_masked 1" in err
-    assert set(result["models"]["m"]["strata"]["source_dataset"]) == {"VQA-RAD", "CXR", "SLAKE", "ROCO"}
+    assert set(result["models"]["m"]["strata"]["source_dataset"]) == {
+        "VQA-RAD",
+        "CXR",
+        "SLAKE",
+        "ROCO",
+    }
 
 
 def test_tiny_release_harness_compatible_drops_error_rows(tmp_path, capsys):
@@ -356,7 +554,9 @@ def test_tiny_release_harness_compatible_drops_error_rows(tmp_path, capsys):
     # MCS with a = 75, b = 850/19, c = 50: 9,562,500/19 over 177,500/19
     assert m["mcs"] == pytest.approx(9_562_500 / 177_500)
     assert result["inputs"]["error_row_handling"] == "dropped"
-    assert result["inputs"]["error_rows"] == {"m": {"halluc_trap": 2, "original": 1, "roi_masked": 1}}
+    assert result["inputs"]["error_rows"] == {
+        "m": {"halluc_trap": 2, "original": 1, "roi_masked": 1}
+    }
 
 
 def test_gold_from_the_rows_when_the_release_has_no_mcq_file(tmp_path, capsys):
@@ -364,16 +564,33 @@ def test_gold_from_the_rows_when_the_release_has_no_mcq_file(tmp_path, capsys):
     # the error rows carry no gold and nobody else gives it: an error naming file, line and field
     code, _, err = _score(capsys, bench, results)
     assert code == 2
-    assert f"error: {results}, row 6, field 'correct_letter': error row without correct_letter" in err
+    assert (
+        f"error: {results}, row 6, field 'correct_letter': error row without correct_letter" in err
+    )
     # a second model answered every probe: its rows give the gold letters of the failed calls
     other = results.with_name("m2__mcq.jsonl")
     rows = [json.loads(x) for x in results.read_text().splitlines()]
-    other.write_text("".join(json.dumps({**r, "status": "ok", "model_letter": "A", "correct_letter": _gold(r["probe_id"].split("__")[1]),
-                                         "model_id": "m2"}) + "\n" for r in rows))
+    other.write_text(
+        "".join(
+            json.dumps(
+                {
+                    **r,
+                    "status": "ok",
+                    "model_letter": "A",
+                    "correct_letter": _gold(r["probe_id"].split("__")[1]),
+                    "model_id": "m2",
+                }
+            )
+            + "\n"
+            for r in rows
+        )
+    )
     code, result, err = _score(capsys, bench, results, other)
     assert code == 0, err
     assert result["inputs"]["gold_letters"] == "result rows"
-    assert result["models"]["m"]["metrics"]["mcs"] == pytest.approx(7_500_000 / 149_375)  # as with probes_mcq.csv
+    assert result["models"]["m"]["metrics"]["mcs"] == pytest.approx(
+        7_500_000 / 149_375
+    )  # as with probes_mcq.csv
     assert any("probes_mcq.csv: file is missing" in w for w in result["inputs"]["warnings"])
 
 
@@ -404,12 +621,17 @@ def test_undecodable_bytes_and_bad_rows_name_file_line_and_field(tmp_path, capsy
     code, _, err = _score(capsys, bench, results)
     assert code == 2
     assert f"error: {results}, row 2: not valid UTF-8: byte 0xff" in err
-    assert f"error: {results}, row 3, field 'model_letter': must be one capital letter or empty, got 'AB'" in err
+    assert (
+        f"error: {results}, row 3, field 'model_letter': must be one capital letter or empty, got 'AB'"
+        in err
+    )
     assert f"error: {results}, row 4: not valid JSON" in err
     code, result, err = _score(capsys, bench, results, mode=["--skip-invalid-rows"])
     assert code == 0
     assert result["inputs"]["skipped_rows"]["m"] == {"invalid_row": 3}
-    assert result["models"]["m"]["counts"]["n_records"] == 19  # 22 rows (8 + 8 + 2 + 2 + 2), 3 left out and counted
+    assert (
+        result["models"]["m"]["counts"]["n_records"] == 19
+    )  # 22 rows (8 + 8 + 2 + 2 + 2), 3 left out and counted
     assert sum("row left out" in w for w in result["inputs"]["warnings"]) == 3
 
 
@@ -436,9 +658,20 @@ def test_release_option_takes_a_built_folder(tmp_path, capsys):
     assert cli.main(["build", str(release), "--out", str(built), "--config", "mcq"]) == 0
     capsys.readouterr()
     probes = _read_csv(release / rf.PROBES_MCQ)
-    rows = [{"probe_id": p["probe_id"], "case_id": p["case_id"], "probe_kind": p["probe_kind"], "status": "ok",
-             "model_letter": "A", "correct_letter": p["correct_letter"]} for p in probes]
-    rows[0] = {k: v for k, v in rows[0].items() if k not in ("model_letter", "correct_letter")} | {"status": "error: x"}
+    rows = [
+        {
+            "probe_id": p["probe_id"],
+            "case_id": p["case_id"],
+            "probe_kind": p["probe_kind"],
+            "status": "ok",
+            "model_letter": "A",
+            "correct_letter": p["correct_letter"],
+        }
+        for p in probes
+    ]
+    rows[0] = {k: v for k, v in rows[0].items() if k not in ("model_letter", "correct_letter")} | {
+        "status": "error: x"
+    }
     results = tmp_path / "always-a__mcq.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     code, from_release, err = _score(capsys, release, results)
@@ -473,16 +706,40 @@ def test_build_keeps_spellings_and_skips_invalid_probe_rows(tmp_path, capsys):
     _write_csv(release / rf.MANIFEST, list(manifest[0]), manifest)
     probes = _read_csv(release / rf.PROBES_MCQ)
     credentialed = {r["case_id"] for r in manifest if r["source_dataset"] == "cxr"}
-    bad = next(i for i, p in enumerate(probes) if p["probe_kind"] == "lr_flip" and p["case_id"] not in credentialed)
+    bad = next(
+        i
+        for i, p in enumerate(probes)
+        if p["probe_kind"] == "lr_flip" and p["case_id"] not in credentialed
+    )
     probes[bad]["image_file"] = "images_perturbed/missing_lr_flip.jpg"
     _write_csv(release / rf.PROBES_MCQ, list(probes[0]), probes)
 
-    assert cli.main(["build", str(release), "--out", str(tmp_path / "refused"), "--config", "mcq"]) == 2
+    assert (
+        cli.main(["build", str(release), "--out", str(tmp_path / "refused"), "--config", "mcq"])
+        == 2
+    )
     assert f"error: probes_mcq.csv, row {bad + 1}, field 'image_file'" in capsys.readouterr().err
     out = tmp_path / "built"
-    assert cli.main(["build", str(release), "--out", str(out), "--config", "mcq", "--skip-invalid-rows", "--json"]) == 0
+    assert (
+        cli.main(
+            [
+                "build",
+                str(release),
+                "--out",
+                str(out),
+                "--config",
+                "mcq",
+                "--skip-invalid-rows",
+                "--json",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
-    assert f"warning: probe left out: probes_mcq.csv, row {bad + 1}, field 'image_file'" in captured.err
+    assert (
+        f"warning: probe left out: probes_mcq.csv, row {bad + 1}, field 'image_file'"
+        in captured.err
+    )
     info = json.loads(captured.out)
     assert info["skipped"]["probes_mcq.csv: probe left out (invalid row)"] == 1
     mcq = datasets.load_dataset(str(out), "mcq", split="test")
@@ -513,13 +770,36 @@ def test_reconstruct_asks_for_pointers_the_release_does_not_ship(tmp_path, capsy
     assert cli.main(["validate", str(release)]) == 0
     assert "have no pointer" in capsys.readouterr().out
 
-    assert cli.main(["reconstruct", str(release), "--source", str(source), "--out", str(tmp_path / "o1")]) == 2
+    assert (
+        cli.main(
+            ["reconstruct", str(release), "--source", str(source), "--out", str(tmp_path / "o1")]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
-    assert "has no reconstruction pointer; give one with --pointers CSV" in err and not (tmp_path / "o1").exists()
-    assert cli.main(["reconstruct", str(release), "--source", str(source), "--out", str(tmp_path / "o2"),
-                     "--pointers", str(pointers)]) == 0
+    assert (
+        "has no reconstruction pointer; give one with --pointers CSV" in err
+        and not (tmp_path / "o1").exists()
+    )
+    assert (
+        cli.main(
+            [
+                "reconstruct",
+                str(release),
+                "--source",
+                str(source),
+                "--out",
+                str(tmp_path / "o2"),
+                "--pointers",
+                str(pointers),
+            ]
+        )
+        == 0
+    )
     credentialed = [c for c in load_for_scoring(release).cases.values() if c.credentialed]
-    assert credentialed and all((tmp_path / "o2" / "images" / c.image_file).is_file() for c in credentialed)
+    assert credentialed and all(
+        (tmp_path / "o2" / "images" / c.image_file).is_file() for c in credentialed
+    )
 
 
 def test_skip_invalid_rows_also_leaves_out_bad_release_rows(tmp_path, capsys):
@@ -532,7 +812,11 @@ def test_skip_invalid_rows_also_leaves_out_bad_release_rows(tmp_path, capsys):
     code, result, err = _score(capsys, bench, results, mode=["--skip-invalid-rows"])
     assert code == 0, err
     warnings = result["inputs"]["warnings"]
-    assert any(w.startswith("probes_mcq.csv, row 3, field 'correct_letter'") and w.endswith("(row left out)") for w in warnings)
+    assert any(
+        w.startswith("probes_mcq.csv, row 3, field 'correct_letter'")
+        and w.endswith("(row left out)")
+        for w in warnings
+    )
     # the answer to the left-out probe is then an unknown probe: left out and counted too
     assert result["inputs"]["skipped_rows"]["m"] == {"invalid_row": 1}
     assert result["models"]["m"]["metrics"]["neg"] == 0.0  # C2's B on negation is all that remains

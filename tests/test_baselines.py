@@ -17,14 +17,22 @@ from medvigil.mcq.prompting import build_mcq_prompt
 
 PROMPT = build_mcq_prompt(
     "Is there a nodule in the right lung?",
-    ["Yes, there is a nodule in the right lung.", "No nodule", "Pleural effusion", "Pneumothorax", "Cannot tell"],
+    [
+        "Yes, there is a nodule in the right lung.",
+        "No nodule",
+        "Pleural effusion",
+        "Pneumothorax",
+        "Cannot tell",
+    ],
 )
 
 
 def test_random_is_seeded_and_order_independent():
     policy = make_policy("random", seed=7)
     first = [policy.answer(PROMPT + str(i), []) for i in range(50)]
-    again = [make_policy("random", seed=7).answer(PROMPT + str(i), []) for i in reversed(range(50))][::-1]
+    again = [
+        make_policy("random", seed=7).answer(PROMPT + str(i), []) for i in reversed(range(50))
+    ][::-1]
     assert first == again
     assert set(first) <= set("ABCDE") and len(set(first)) >= 4  # spreads over the letters
     assert first != [make_policy("random", seed=8).answer(PROMPT + str(i), []) for i in range(50)]
@@ -34,10 +42,15 @@ def test_random_guesses_each_image_independently():
     import numpy as np
 
     policy = make_policy("random", seed=0)
-    images = [Image.fromarray(np.random.default_rng(i).integers(0, 256, (32, 32, 3), dtype=np.uint8)) for i in range(60)]
+    images = [
+        Image.fromarray(np.random.default_rng(i).integers(0, 256, (32, 32, 3), dtype=np.uint8))
+        for i in range(60)
+    ]
     letters = [policy.answer(PROMPT, [im]) for im in images]
     assert len(set(letters)) > 1  # the same question over different images: different guesses
-    assert letters == [make_policy("random", seed=0).answer(PROMPT, [im.copy()]) for im in images]  # and reproducible
+    assert letters == [
+        make_policy("random", seed=0).answer(PROMPT, [im.copy()]) for im in images
+    ]  # and reproducible
 
 
 def test_constant_letter_and_validation():
@@ -60,14 +73,23 @@ def test_unknown_policy_lists_available():
 
 
 def test_unknown_model_args_name_what_the_policy_takes():
-    with pytest.raises(ValueError, match="'blind' does not take model_args seed, temperature; it takes no parameters"):
+    with pytest.raises(
+        ValueError,
+        match="'blind' does not take model_args seed, temperature; it takes no parameters",
+    ):
         make_policy("blind", temperature=1, seed=0)
-    with pytest.raises(ValueError, match="does not take model_args letter; it takes temperature, seed"):
+    with pytest.raises(
+        ValueError, match="does not take model_args letter; it takes temperature, seed"
+    ):
         make_policy("grounded", letter="A")
 
 
 def _post(url: str, body: dict) -> tuple[int, dict]:
-    req = urllib.request.Request(url + "/chat/completions", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, json.loads(resp.read())
@@ -88,14 +110,26 @@ def test_server_answers_like_the_policy_and_rejects_bad_requests():
             "model": "constant:letter=D",
             "messages": [
                 {"role": "system", "content": "You are an experienced radiologist."},
-                {"role": "user", "content": [{"type": "text", "text": PROMPT}, {"type": "image_url", "image_url": {"url": _data_url(Image.new("RGB", (4, 4)))}}]},
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": PROMPT},
+                        {
+                            "type": "image_url",
+                            "image_url": {"url": _data_url(Image.new("RGB", (4, 4)))},
+                        },
+                    ],
+                },
             ],
         }
         status, payload = _post(server.base_url, body)
         assert status == 200 and payload["choices"][0]["message"]["content"] == "D"
         status, payload = _post(server.base_url, {**body, "model": "oracle"})
         assert status == 400 and "unknown model" in payload["error"]["message"]
-        bad_image = {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "http://example.org/x.png"}}]}
+        bad_image = {
+            "role": "user",
+            "content": [{"type": "image_url", "image_url": {"url": "http://example.org/x.png"}}],
+        }
         status, payload = _post(server.base_url, {**body, "messages": [bad_image]})
         assert status == 400 and "data: URLs" in payload["error"]["message"]
 
@@ -104,11 +138,17 @@ def test_server_works_with_the_openai_client():
     openai = pytest.importorskip("openai")
     with BaselineServer() as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="unused", max_retries=0)
-        reply = client.chat.completions.create(model="blind", messages=[{"role": "user", "content": PROMPT}], max_tokens=8, temperature=0)
+        reply = client.chat.completions.create(
+            model="blind",
+            messages=[{"role": "user", "content": PROMPT}],
+            max_tokens=8,
+            temperature=0,
+        )
         assert reply.choices[0].message.content == "A"
 
 
 # ---------------------------------------------------------------- grounded
+
 
 def _phantom(anatomy, modality, kind, side, zone, size="large", seed=3):
     import numpy as np
@@ -174,11 +214,16 @@ def test_grounded_beats_blind_where_the_image_decides(synthetic_release):
     hits = {name: defaultdict(list) for name in policies}
     for row, prompt, images in _probe_prompts(synthetic_release):
         for name, policy in policies.items():
-            hits[name][row["probe_kind"]].append(policy.answer(prompt, images) == row["correct_letter"])
+            hits[name][row["probe_kind"]].append(
+                policy.answer(prompt, images) == row["correct_letter"]
+            )
     acc = {name: {k: sum(v) / len(v) for k, v in kinds.items()} for name, kinds in hits.items()}
     assert acc["grounded"]["roi_masked"] >= 0.9 > acc["blind"]["roi_masked"]
     assert acc["grounded"]["roi_only"] >= 0.85
-    assert acc["grounded"]["original"] >= 0.8 and acc["grounded"]["original"] > acc["blind"]["original"]
+    assert (
+        acc["grounded"]["original"] >= 0.8
+        and acc["grounded"]["original"] > acc["blind"]["original"]
+    )
     assert acc["grounded"]["lr_flip"] > acc["blind"]["lr_flip"]
     assert acc["grounded"]["halluc_trap"] >= 0.8
     # without an image the grounded policy falls back to the blind prior exactly

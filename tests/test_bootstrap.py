@@ -108,7 +108,9 @@ def test_vectorised_bootstrap_equals_naive_rescoring(harness):
     gives exactly the vectorised value for every metric and model."""
     records = synthetic_records()
     table = RecordTable.from_records(records)
-    w, point_norm, boot_norm, _ = _check_params((1, 2, 3, 5, 8), None, harness, 8, DEFAULT_SEED, 0.95)
+    w, point_norm, boot_norm, _ = _check_params(
+        (1, 2, 3, 5, 8), None, harness, 8, DEFAULT_SEED, 0.95
+    )
     feats, _ = _score(table, w, point_norm, harness)
     # paired: the shared draws of resample_indices, also in harness mode (whose own
     # per-model random stream is checked against the official procedure in test_harness_bootstrap.py)
@@ -122,12 +124,18 @@ def test_vectorised_bootstrap_equals_naive_rescoring(harness):
         drawn = []
         for j, ci in enumerate(idx[b].tolist()):
             for r in by_case[cases[ci]]:
-                drawn.append(dict(r, case_id=f"{r['case_id']}#{j}", probe_id=f"{r['probe_id']}#{j}"))
+                drawn.append(
+                    dict(r, case_id=f"{r['case_id']}#{j}", probe_id=f"{r['probe_id']}#{j}")
+                )
         naive = model_metrics(drawn, harness_compatible=harness, normalise=boot_norm)
         for m, name in enumerate(feats.models):
             for key in METRIC_KEYS:
                 a, e = boot[key][b, m], naive[name][key]
-                assert (math.isnan(a) and math.isnan(e)) or a == pytest.approx(e, abs=1e-9), (b, name, key)
+                assert (math.isnan(a) and math.isnan(e)) or a == pytest.approx(e, abs=1e-9), (
+                    b,
+                    name,
+                    key,
+                )
 
 
 def test_percentile_rules():
@@ -167,7 +175,11 @@ def test_clustering_is_by_case():
     a case is resampled as a whole. An i.i.d. probe bootstrap would narrow the interval.
     (original / tcf are not copied: PCons pairs exactly one of each per case.)"""
     records = synthetic_records(n_models=1, n_cases=20, p_error=0.0)
-    doubled = records + [dict(r, probe_id=r["probe_id"] + "#copy") for r in records if r["probe_kind"] not in ("original", "tcf")]
+    doubled = records + [
+        dict(r, probe_id=r["probe_id"] + "#copy")
+        for r in records
+        if r["probe_kind"] not in ("original", "tcf")
+    ]
     a = audit(records, n_resamples=100, strata=False, sensitivity=False)["models"]["model0"]
     b = audit(doubled, n_resamples=100, strata=False, sensitivity=False)["models"]["model0"]
     for key in ("acc_orig", "neg", "sfr_w", "cap", "ground", "mcs"):
@@ -180,7 +192,9 @@ def test_paired_comparison_with_itself_is_zero():
     records = synthetic_records(n_models=2)
     twin = [dict(r, model="twin") for r in records if r["model"] == "model1"]
     out = compare_models(records + twin, n_resamples=100)
-    rows = [r for r in out["pairs"] if {r["a"], r["b"]} == {"model1", "twin"} and r["delta"] is not None]
+    rows = [
+        r for r in out["pairs"] if {r["a"], r["b"]} == {"model1", "twin"} and r["delta"] is not None
+    ]
     assert rows
     for row in rows:
         assert row["delta"] == 0.0 and row["ci95"] == [0.0, 0.0] and row["p"] == 1.0

@@ -37,7 +37,11 @@ def _drawn(stream: CPythonRandomStream, call: tuple) -> list:
     return got.tolist()
 
 
-_N = st.one_of(st.integers(1, 9), st.integers(1, 5000), st.sampled_from([2**k for k in range(12)] + [2**31, 2**32 - 1]))
+_N = st.one_of(
+    st.integers(1, 9),
+    st.integers(1, 5000),
+    st.sampled_from([2**k for k in range(12)] + [2**31, 2**32 - 1]),
+)
 _CALL = st.one_of(
     st.tuples(st.just("words"), st.just(0), st.integers(0, 1500)),
     st.tuples(st.just("choices"), _N, st.integers(0, 1500)),
@@ -61,6 +65,8 @@ def test_counts_are_the_counted_choices_over_many_twists():
     """A block of resamples as the bootstrap asks for it (3,000 cases, 43 rows: 200 twists)."""
     counted, chosen = CPythonRandomStream(20260505), CPythonRandomStream(20260505)
     got = counted.choice_counts(3000, 43)
-    assert np.array_equal(got, count_rows(chosen.choice_indices(3000, 43 * 3000).reshape(43, 3000), 3000))
+    assert np.array_equal(
+        got, count_rows(chosen.choice_indices(3000, 43 * 3000).reshape(43, 3000), 3000)
+    )
     assert (got.sum(axis=1) == 3000).all()
     assert counted.getrandbits32(10).tolist() == chosen.getrandbits32(10).tolist()

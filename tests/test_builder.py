@@ -50,7 +50,9 @@ def test_configs_version_and_info(release_dir, release, cache):
     assert builder.config.release_digest == release.digest
     assert builder.info.version == VERSION
     assert f"sha256:{release.digest}" in builder.info.description
-    assert "clinical-deployment" in builder.info.description and builder.info.citation.startswith("@article")
+    assert "clinical-deployment" in builder.info.description and builder.info.citation.startswith(
+        "@article"
+    )
 
 
 def test_download_and_prepare_round_trip(release_dir, release, cache):
@@ -63,7 +65,13 @@ def test_download_and_prepare_round_trip(release_dir, release, cache):
     first = next(p for p in release.probes_mcq if p.probe_kind == "halluc_trap")
     rows = [r for r in ds if r["probe_id"] == first.probe_id]
     assert [r["permutation"] for r in rows] == ["ABCDE", "BCDEA", "CDEAB", "DEABC", "EABCD"]
-    assert [r["correct_letter"] for r in rows] == ["E", "D", "C", "B", "A"]  # the safe option rotates too
+    assert [r["correct_letter"] for r in rows] == [
+        "E",
+        "D",
+        "C",
+        "B",
+        "A",
+    ]  # the safe option rotates too
 
 
 def test_cache_key_follows_release_content_and_settings(release_dir, cache):
@@ -100,7 +108,9 @@ def test_image_choice_per_probe_kind(release_dir, release, cache):
         if kind == "none" or case.credentialed:
             assert row["image"] is None
         elif kind != "case":
-            assert shipped[probe.probe_id]["image"]["bytes"] == release.image_path(probe).read_bytes()
+            assert (
+                shipped[probe.probe_id]["image"]["bytes"] == release.image_path(probe).read_bytes()
+            )
             # the synthetic generator renders with the same functions: render == shipped
             assert row["image"]["bytes"] == shipped[probe.probe_id]["image"]["bytes"]
 
@@ -112,7 +122,11 @@ def test_unusable_roi_probes_are_skipped_and_counted(release_dir, release, cache
     (broken / "RELEASE_DIGEST").unlink()
     grounding = broken / "grounding.csv"
     rows = list(csv.DictReader(io.StringIO(grounding.read_text(encoding="utf-8"))))
-    target = next(r for r in rows if release.cases[r["case_id"]].roi_usable and not release.cases[r["case_id"]].credentialed)
+    target = next(
+        r
+        for r in rows
+        if release.cases[r["case_id"]].roi_usable and not release.cases[r["case_id"]].credentialed
+    )
     target["roi_bbox_norm"] = "[0.0, 0.0, 1.0, 1.0]"
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
@@ -121,9 +135,15 @@ def test_unusable_roi_probes_are_skipped_and_counted(release_dir, release, cache
     grounding.write_text(buf.getvalue(), encoding="utf-8")
     builder = _builder(broken, cache, check=False)
     out = dict(builder.iter_rows())
-    roi_probes = [p for p in release.probes_mcq if p.case_id == target["case_id"] and p.probe_kind in ("roi_masked", "roi_only")]
+    roi_probes = [
+        p
+        for p in release.probes_mcq
+        if p.case_id == target["case_id"] and p.probe_kind in ("roi_masked", "roi_only")
+    ]
     assert roi_probes and not any(p.probe_id in out for p in roi_probes)
-    assert sum(n for reason, n in builder.skipped.items() if "no usable ROI" in reason) == len(roi_probes)
+    assert sum(n for reason, n in builder.skipped.items() if "no usable ROI" in reason) == len(
+        roi_probes
+    )
     from medvigil.errors import DataError
 
     with pytest.raises(DataError):
@@ -147,6 +167,10 @@ def test_variant_audit_reports_differences(release_dir, tmp_path):
 
 
 def test_changelog_names_the_current_version():
-    text = resources.files("medvigil.builders.medvigil").joinpath("CHANGELOG.md").read_text(encoding="utf-8")
+    text = (
+        resources.files("medvigil.builders.medvigil")
+        .joinpath("CHANGELOG.md")
+        .read_text(encoding="utf-8")
+    )
     top = re.search(r"^## (\S+) \((\d{4}-\d{2}-\d{2})\)", text, re.MULTILINE)
     assert top and top.group(1) == str(VERSION) and top.group(2) == DATE_PUBLISHED

@@ -88,7 +88,10 @@ TEXT_VALUES = {
 # Printed values that are not the rounding of the paper's own counts (off by 0.1):
 # LLaVA-Rad Base / MIMIC Ideal 3/78 = 3.85 % is printed 3.9; MedGemma Base / PadChest flip rate
 # 703/861 = 81.65 % is quoted 81.7, the sum of the rounded Fragile and Worst fractions (47.9 + 33.8).
-PRINTED_OFF_BY_ROUNDING = {("LLaVA-Rad Base", "MIMIC", "Ideal"), ("MedGemma Base", "PadChest", "flip_rate")}
+PRINTED_OFF_BY_ROUNDING = {
+    ("LLaVA-Rad Base", "MIMIC", "Ideal"),
+    ("MedGemma Base", "PadChest", "flip_rate"),
+}
 
 
 def _printed(value: float, printed: float, key: tuple) -> bool:
@@ -126,7 +129,9 @@ TABLE_2 = {
 def test_table_2_per_quadrant_accuracy(model):
     counts, accs, overall = TABLE_2[model]
     # correct answers per quadrant: the integer nearest to the printed accuracy
-    correct = {q: (0 if a is None else round(a * n / 100)) for q, n, a in zip(QUADRANTS, counts, accs)}
+    correct = {
+        q: (0 if a is None else round(a * n / 100)) for q, n, a in zip(QUADRANTS, counts, accs)
+    }
     r = quadrant_scores(*_samples(dict(zip(QUADRANTS, counts)), correct))
     for q, a in zip(QUADRANTS, accs):
         got = r["accuracy_by_quadrant"][q]
@@ -144,7 +149,12 @@ def test_table_2_per_quadrant_accuracy(model):
 # -- Table 3: one example per quadrant with P(yes) -------------------------------------------------
 
 # quadrant: (P(yes | image), P(yes | text only), ground truth)
-TABLE_3 = {"Ideal": (0.82, 0.41, "A"), "Fragile": (0.07, 0.79, "A"), "Dangerous": (0.07, 0.18, "B"), "Worst": (0.38, 0.41, "A")}
+TABLE_3 = {
+    "Ideal": (0.82, 0.41, "A"),
+    "Fragile": (0.07, 0.79, "A"),
+    "Dangerous": (0.07, 0.18, "B"),
+    "Worst": (0.38, 0.41, "A"),
+}
 
 
 def test_table_3_examples_and_entropy():
@@ -162,7 +172,12 @@ def test_table_3_examples_and_entropy():
         probs.append([p_img, 1 - p_img])
     r = quadrant_scores(preds, paras, texts, refs, probs)
     assert r["counts"] == {q: 1 for q in QUADRANTS}
-    assert r["accuracy_by_quadrant"] == {"Ideal": 1.0, "Fragile": 0.0, "Dangerous": 1.0, "Worst": 0.0}
+    assert r["accuracy_by_quadrant"] == {
+        "Ideal": 1.0,
+        "Fragile": 0.0,
+        "Dangerous": 1.0,
+        "Worst": 0.0,
+    }
 
     def h(p):
         return -(p * math.log(p) + (1 - p) * math.log(1 - p))
@@ -174,9 +189,13 @@ def test_table_3_examples_and_entropy():
 
 
 def test_entropy_input_handling():
-    h = predictive_entropy([[2.0, 2.0], [np.nan, np.nan], [1.0, 0.0, 0.0]])  # rows renormalised; NaN row = not given
+    h = predictive_entropy(
+        [[2.0, 2.0], [np.nan, np.nan], [1.0, 0.0, 0.0]]
+    )  # rows renormalised; NaN row = not given
     assert h[0] == pytest.approx(math.log(2)) and math.isnan(h[1]) and h[2] == 0.0
-    assert predictive_entropy([[0.5, 0.5], [0.2, 0.3, 0.5]])[0] == pytest.approx(math.log(2))  # ragged rows padded
+    assert predictive_entropy([[0.5, 0.5], [0.2, 0.3, 0.5]])[0] == pytest.approx(
+        math.log(2)
+    )  # ragged rows padded
     with pytest.raises(ValueError):
         predictive_entropy([[-0.1, 1.1]])
     with pytest.raises(ValueError):
@@ -206,22 +225,43 @@ def test_invalid_policies():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("AB"), st.lists(st.sampled_from("AB"), min_size=1, max_size=4), st.sampled_from("AB")), min_size=1, max_size=40))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("AB"),
+            st.lists(st.sampled_from("AB"), min_size=1, max_size=4),
+            st.sampled_from("AB"),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
 def test_fractions_are_a_partition(rows):
     r = quadrant_scores([x[0] for x in rows], [x[1] for x in rows], [x[2] for x in rows])
     assert sum(r["counts"].values()) == len(rows)
     assert sum(r["fractions"].values()) == pytest.approx(1.0)
     assert r["flip_rate"] == pytest.approx(r["fractions"]["Fragile"] + r["fractions"]["Worst"])
-    assert r["image_reliance_rate"] == pytest.approx(r["fractions"]["Ideal"] + r["fractions"]["Fragile"])
+    assert r["image_reliance_rate"] == pytest.approx(
+        r["fractions"]["Ideal"] + r["fractions"]["Fragile"]
+    )
 
 
 # -- records ----------------------------------------------------------------------------------------
 
 
 def _rec(model, case, kind, pred, condition="default", gold="A", **extra):
-    return {"suite": "cbd", "model": model, "condition": condition, "probe_id": f"{case}:{kind}:{condition}:{len(extra)}",
-            "case_id": case, "probe_kind": kind, "correct_letter": gold, "predicted_letter": pred,
-            "parse_status": "ok", "extra": extra}
+    return {
+        "suite": "cbd",
+        "model": model,
+        "condition": condition,
+        "probe_id": f"{case}:{kind}:{condition}:{len(extra)}",
+        "case_id": case,
+        "probe_kind": kind,
+        "correct_letter": gold,
+        "predicted_letter": pred,
+        "parse_status": "ok",
+        "extra": extra,
+    }
 
 
 def test_score_records():
@@ -236,18 +276,27 @@ def test_score_records():
     out = score_records(recs)
     assert set(out) == {"m1", "m2"}
     assert out["m1"]["counts"] == {q: 1 for q in QUADRANTS}
-    assert out["m1"]["mean_entropy_by_quadrant"]["Ideal"] == pytest.approx(-(0.9 * math.log(0.9) + 0.1 * math.log(0.1)))
+    assert out["m1"]["mean_entropy_by_quadrant"]["Ideal"] == pytest.approx(
+        -(0.9 * math.log(0.9) + 0.1 * math.log(0.1))
+    )
     with pytest.raises(ValueError, match="lacks its text"):
         score_records([r for r in recs if r["condition"] != "noimg"])
-    with pytest.raises(ValueError, match="case 'c1' of model 'm1' has two 'original' records under condition 'default' "
-                                         r"\(fields 'probe_kind', 'condition'\)"):
+    with pytest.raises(
+        ValueError,
+        match="case 'c1' of model 'm1' has two 'original' records under condition 'default' "
+        r"\(fields 'probe_kind', 'condition'\)",
+    ):
         score_records(recs + [recs[0]])
     with pytest.raises(ValueError, match="suite"):
         score_records([{**recs[0], "suite": "medqdeg"}])
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(["A", "B", "C", None, ""]), min_size=1, max_size=5), max_size=8))
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["A", "B", "C", None, ""]), min_size=1, max_size=5), max_size=8
+    )
+)
 def test_paraphrase_matrix_places_each_answer_in_its_row_and_column(rows):
     from medvigil.scoring.letters import encode_letters
     from medvigil.suites.cbd.scoring import _PAD, _paraphrase_matrix
@@ -256,4 +305,4 @@ def test_paraphrase_matrix_places_each_answer_in_its_row_and_column(rows):
     assert got.shape == (len(rows), max((len(r) for r in rows), default=0))
     for i, row in enumerate(rows):
         assert got[i, : len(row)].tolist() == encode_letters(row).tolist()
-        assert (got[i, len(row):] == _PAD).all()
+        assert (got[i, len(row) :] == _PAD).all()

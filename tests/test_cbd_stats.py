@@ -28,8 +28,13 @@ TABLE_1 = [
     ("LLaVA-Rad LoRA", "MIMIC", 78, 17, 8, 44, 9, (21.8, 10.3, 56.4, 11.5)),
     ("LLaVA-Rad LoRA", "PadChest", 732, 219, 38, 327, 148, (29.9, 5.2, 44.7, 20.2)),
 ]
-QUOTED_FLIP_RATES = {("MedGemma Base", "MIMIC"): 42.9, ("Targeted LoRA", "MIMIC"): 20.4, ("Full LoRA", "MIMIC"): 4.1,
-                     ("LLaVA-Rad Base", "PadChest"): 1.5, ("MedGemma Base", "PadChest"): 81.7}
+QUOTED_FLIP_RATES = {
+    ("MedGemma Base", "MIMIC"): 42.9,
+    ("Targeted LoRA", "MIMIC"): 20.4,
+    ("Full LoRA", "MIMIC"): 4.1,
+    ("LLaVA-Rad Base", "PadChest"): 1.5,
+    ("MedGemma Base", "PadChest"): 81.7,
+}
 
 
 def _quadrants(counts):
@@ -73,23 +78,38 @@ def test_bootstrap_equals_a_naive_loop_over_cases():
     for name, values in (("flip_rate", flips), ("dangerous_fraction", dangers)):
         v = np.asarray(values)
         v = v[np.isfinite(v)]
-        assert ci[name]["low"] == pytest.approx(np.percentile(v, 2.5)) and ci[name]["high"] == pytest.approx(np.percentile(v, 97.5))
+        assert ci[name]["low"] == pytest.approx(np.percentile(v, 2.5)) and ci[name][
+            "high"
+        ] == pytest.approx(np.percentile(v, 97.5))
     every = bootstrap_rates(np.full(5, 2), list("abcde"), n_resamples=50)
     assert every["dangerous_fraction"]["low"] == every["dangerous_fraction"]["high"] == 1.0
 
 
 def test_binary_helpers():
     assert cbd_protocol.p_yes([(0.0, True), (-1e4, False)]) == pytest.approx(1.0)
-    assert cbd_protocol.p_yes([math.log(0.2), math.log(0.6)]) == pytest.approx(0.25)  # 0.2 / (0.2 + 0.6)
-    assert cbd_protocol.p_yes(["(0.0, True)", "(-2.0, False)"]) == pytest.approx(1 / (1 + math.exp(-2)))  # lmms-eval's filter output
+    assert cbd_protocol.p_yes([math.log(0.2), math.log(0.6)]) == pytest.approx(
+        0.25
+    )  # 0.2 / (0.2 + 0.6)
+    assert cbd_protocol.p_yes(["(0.0, True)", "(-2.0, False)"]) == pytest.approx(
+        1 / (1 + math.exp(-2))
+    )  # lmms-eval's filter output
     with pytest.raises(ValueError, match="two finite"):
         cbd_protocol.p_yes([0.0])
     from medvigil.baselines.sampling import choice_log_probability
 
-    assert math.exp(choice_log_probability(True, 2, 1.0)) == pytest.approx(math.e**2 / (math.e**2 + 1))
+    assert math.exp(choice_log_probability(True, 2, 1.0)) == pytest.approx(
+        math.e**2 / (math.e**2 + 1)
+    )
     assert math.exp(choice_log_probability(False, 2, 1.0)) == pytest.approx(1 / (math.e**2 + 1))
-    rows = [{"case_id": f"c{i}", "options": ["gold", "d1", "d2", "d3", "safe"], "correct_letter": "A", "safe_letter": "E"}
-            for i in range(200)]
+    rows = [
+        {
+            "case_id": f"c{i}",
+            "options": ["gold", "d1", "d2", "d3", "safe"],
+            "correct_letter": "A",
+            "safe_letter": "E",
+        }
+        for i in range(200)
+    ]
     picks = [cbd_protocol.binary_candidate(r) for r in rows]
     assert 70 <= sum(yes for _, yes in picks) <= 130  # about half yes
     assert all((text == "gold") == yes and text != "safe" for text, yes in picks)
@@ -98,18 +118,41 @@ def test_binary_helpers():
 def _plan_rows():
     def case(c, q):
         opts = ["Left side", "Right side", "Both sides", "Midline", "Cannot tell"]
-        return [{"probe_id": f"{c}-original", "probe_kind": "original", "case_id": c, "question": q, "options": opts,
-                 "correct_letter": "A", "safe_letter": "E"},
-                {"probe_id": f"{c}-tcf", "probe_kind": "tcf", "case_id": c, "question": q + " (reworded)", "options": opts,
-                 "correct_letter": "A", "safe_letter": "E"}]
-    return case("C1", "Is there a pleural effusion on this chest radiograph?") + case("C2", "What is the most urgent finding?")
+        return [
+            {
+                "probe_id": f"{c}-original",
+                "probe_kind": "original",
+                "case_id": c,
+                "question": q,
+                "options": opts,
+                "correct_letter": "A",
+                "safe_letter": "E",
+            },
+            {
+                "probe_id": f"{c}-tcf",
+                "probe_kind": "tcf",
+                "case_id": c,
+                "question": q + " (reworded)",
+                "options": opts,
+                "correct_letter": "A",
+                "safe_letter": "E",
+            },
+        ]
+
+    return case("C1", "Is there a pleural effusion on this chest radiograph?") + case(
+        "C2", "What is the most urgent finding?"
+    )
 
 
 def test_binary_plan_has_every_arm_and_check():
     rows = _plan_rows()
     plans = cbd_protocol.plan_binary_docs(rows)
     conds = [o["condition"] for _, o in plans]
-    assert conds.count("binary:noimg") == 2 and conds.count("binary:null") == 2 and conds.count("binary:swap") == 2
+    assert (
+        conds.count("binary:noimg") == 2
+        and conds.count("binary:null") == 2
+        and conds.count("binary:swap") == 2
+    )
     swap = [(i, o) for i, o in plans if o["condition"] == "binary:swap"]
     for i, o in swap:  # the donor row's image, this case's question and label
         assert rows[i]["case_id"] != o["case_id"] and o["swap_from"] == rows[i]["case_id"]
@@ -117,69 +160,144 @@ def test_binary_plan_has_every_arm_and_check():
     c1 = [o for _, o in plans if o["case_id"] == "C1" and o["condition"] == "binary"]
     assert {o["paraphrase_source"] for o in c1} >= {"negation", "scope", "specificity"}
     neg = next(o for o in c1 if o["paraphrase_source"] == "negation")
-    assert neg["question"].startswith("Is it untrue that there is no pleural effusion on this chest radiograph?\nProposed answer: ")
+    assert neg["question"].startswith(
+        "Is it untrue that there is no pleural effusion on this chest radiograph?\nProposed answer: "
+    )
     assert neg["question"].endswith("Is the proposed answer correct? Answer yes or no.")
     assert {o["correct_letter"] for o in c1} == {"A" if c1[0]["binary_label"] == "yes" else "B"}
 
 
 def test_five_swap_images_per_sample():
     """Sec. 5: five replacement images per sample, from five distinct other cases, in a seeded order."""
-    rows = [r for k in range(7) for r in _plan_rows()[:2] for r in [{**r, "case_id": f"C{k}", "probe_id": f"C{k}-{r['probe_kind']}"}]]
+    rows = [
+        r
+        for k in range(7)
+        for r in _plan_rows()[:2]
+        for r in [{**r, "case_id": f"C{k}", "probe_id": f"C{k}-{r['probe_kind']}"}]
+    ]
     plans = cbd_protocol.plan_binary_docs(rows)
     for case in {r["case_id"] for r in rows}:
-        swaps = [(i, o) for i, o in plans if o["case_id"] == case and o["condition"] == "binary:swap"]
-        assert [o["swap_index"] for _, o in swaps] == list(range(cbd_protocol.N_SWAPS)) == list(range(5))
+        swaps = [
+            (i, o) for i, o in plans if o["case_id"] == case and o["condition"] == "binary:swap"
+        ]
+        assert (
+            [o["swap_index"] for _, o in swaps]
+            == list(range(cbd_protocol.N_SWAPS))
+            == list(range(5))
+        )
         donors = [o["swap_from"] for _, o in swaps]
-        assert len(set(donors)) == 5 and case not in donors and all(rows[i]["case_id"] == o["swap_from"] for i, o in swaps)
+        assert (
+            len(set(donors)) == 5
+            and case not in donors
+            and all(rows[i]["case_id"] == o["swap_from"] for i, o in swaps)
+        )
     record = cbd_protocol.make_binary_record(swaps[3][1], [(-0.1, True), (-2.0, False)])
     assert record["extra"]["swap_index"] == 3 and record["probe_id"] == f"{case}-original:swap3"
 
 
 def _binary_rec(case, cond, kind, p, label, phenomenon=None, source="original", model="m"):
-    return {"suite": "cbd", "model": model, "condition": cond, "probe_id": f"{case}-{source}", "case_id": case, "probe_kind": kind,
-            "correct_letter": "A" if label == "yes" else "B", "predicted_letter": "A" if p >= 0.5 else "B", "parse_status": "ok",
-            "extra": {"paraphrase_index": 0 if kind == "original" else 1, "paraphrase_source": source, "phenomenon": phenomenon,
-                      "p_yes": p, "probabilities": [p, 1 - p], "label": label, "question": f"Is there X in {case}?"}}
+    return {
+        "suite": "cbd",
+        "model": model,
+        "condition": cond,
+        "probe_id": f"{case}-{source}",
+        "case_id": case,
+        "probe_kind": kind,
+        "correct_letter": "A" if label == "yes" else "B",
+        "predicted_letter": "A" if p >= 0.5 else "B",
+        "parse_status": "ok",
+        "extra": {
+            "paraphrase_index": 0 if kind == "original" else 1,
+            "paraphrase_source": source,
+            "phenomenon": phenomenon,
+            "p_yes": p,
+            "probabilities": [p, 1 - p],
+            "label": label,
+            "question": f"Is there X in {case}?",
+        },
+    }
 
 
 def test_suite_result_binary_hand_case():
     # c1 Ideal (yes with image 0.9, no without 0.2; paraphrase agrees), c2 Dangerous (yes 0.8 / 0.7),
     # c3 Worst (no 0.3 / 0.4; the scope paraphrase flips to yes 0.6), c4 Dangerous (no 0.1 / 0.2)
-    spec = {"c1": (0.9, 0.2, 0.8, "yes"), "c2": (0.8, 0.7, 0.9, "yes"), "c3": (0.3, 0.4, 0.6, "no"), "c4": (0.1, 0.2, 0.3, "no")}
+    spec = {
+        "c1": (0.9, 0.2, 0.8, "yes"),
+        "c2": (0.8, 0.7, 0.9, "yes"),
+        "c3": (0.3, 0.4, 0.6, "no"),
+        "c4": (0.1, 0.2, 0.3, "no"),
+    }
     recs = []
     for case, (img, txt, para, label) in spec.items():
-        recs += [_binary_rec(case, "binary", "original", img, label),
-                 _binary_rec(case, "binary:noimg", "original", txt, label),
-                 _binary_rec(case, "binary", "paraphrase", para, label, "scope quantification", "scope")]
+        recs += [
+            _binary_rec(case, "binary", "original", img, label),
+            _binary_rec(case, "binary:noimg", "original", txt, label),
+            _binary_rec(case, "binary", "paraphrase", para, label, "scope quantification", "scope"),
+        ]
     recs.append(_binary_rec("c2", "binary:null", "original", 0.75, "yes"))  # unchanged (yes)
     recs.append(_binary_rec("c4", "binary:null", "original", 0.6, "no"))  # changed (no -> yes)
     recs.append(_binary_rec("c1", "binary:swap", "original", 0.4, "yes"))  # changed
-    for k, p in enumerate((0.9, 0.7, 0.6, 0.55, 0.3)):  # c2's five swaps: the last changes yes -> no
+    for k, p in enumerate(
+        (0.9, 0.7, 0.6, 0.55, 0.3)
+    ):  # c2's five swaps: the last changes yes -> no
         rec = _binary_rec("c2", "binary:swap", "original", p, "yes")
         recs.append({**rec, "extra": {**rec["extra"], "swap_index": k}})
     out = cbd_protocol.suite_result(recs, n_resamples=100)
     m = out["models"]["m [binary]"]
-    assert m["counts"] == {"Ideal": 1, "Fragile": 0, "Dangerous": 2, "Worst": 1} and m["arm"] == "binary"
+    assert (
+        m["counts"] == {"Ideal": 1, "Fragile": 0, "Dangerous": 2, "Worst": 1}
+        and m["arm"] == "binary"
+    )
     h = lambda p: -(p * math.log(p) + (1 - p) * math.log(1 - p))  # noqa: E731
     assert m["mean_entropy_by_quadrant"]["Dangerous"] == pytest.approx((h(0.8) + h(0.1)) / 2)
-    assert m["mean_entropy_by_quadrant"]["Ideal"] == pytest.approx(h(0.9)) and m["mean_entropy_by_quadrant"]["Fragile"] is None
+    assert (
+        m["mean_entropy_by_quadrant"]["Ideal"] == pytest.approx(h(0.9))
+        and m["mean_entropy_by_quadrant"]["Fragile"] is None
+    )
     b = m["binary_by_quadrant"]
-    assert b["Dangerous"]["mean_p_yes_image"] == pytest.approx(0.45) and b["Dangerous"]["mean_p_yes_text"] == pytest.approx(0.45)
+    assert b["Dangerous"]["mean_p_yes_image"] == pytest.approx(0.45) and b["Dangerous"][
+        "mean_p_yes_text"
+    ] == pytest.approx(0.45)
     assert b["Dangerous"]["null_invariant"] == 0.5 and b["Dangerous"]["n_null"] == 2
-    assert b["Ideal"]["swap_invariant"] == 0.0 and b["Worst"]["n_swap"] == 0 and b["Worst"]["swap_invariant"] is None
+    assert (
+        b["Ideal"]["swap_invariant"] == 0.0
+        and b["Worst"]["n_swap"] == 0
+        and b["Worst"]["swap_invariant"] is None
+    )
     # c2 (Dangerous) changes under one of its five swaps: not invariant; 4 of its 5 swapped answers unchanged
-    assert b["Dangerous"]["swap_invariant"] == 0.0 and b["Dangerous"]["swap_invariant_per_image"] == 0.8
+    assert (
+        b["Dangerous"]["swap_invariant"] == 0.0
+        and b["Dangerous"]["swap_invariant_per_image"] == 0.8
+    )
     assert b["Dangerous"]["n_swap"] == 1 and b["Dangerous"]["n_swap_images"] == 5
     # KL(image || text), nats: c1 0.9|0.2 -> 1.1457; c2 0.8|0.7 -> 0.0257; c4 0.1|0.2 -> 0.0367; c3 0.3|0.4 -> 0.0216.
     # Low KL flags Dangerous: above Ideal's in both pairs (AUROC 1); against Ideal and Worst 2 of 4 pairs (0.5)
     kl = m["kl_check"]
     assert kl["mean_kl"]["Ideal"] == pytest.approx(0.9 * math.log(4.5) + 0.1 * math.log(0.125))
-    assert kl["mean_kl"]["Dangerous"] == pytest.approx((0.8 * math.log(8 / 7) + 0.2 * math.log(2 / 3)
-                                                        + 0.1 * math.log(0.5) + 0.9 * math.log(9 / 8)) / 2)
-    assert kl["auroc_dangerous_vs_ideal"] == 1.0 and kl["auroc_dangerous_vs_rest"] == 0.5 and kl["n"] == 4
+    assert kl["mean_kl"]["Dangerous"] == pytest.approx(
+        (
+            0.8 * math.log(8 / 7)
+            + 0.2 * math.log(2 / 3)
+            + 0.1 * math.log(0.5)
+            + 0.9 * math.log(9 / 8)
+        )
+        / 2
+    )
+    assert (
+        kl["auroc_dangerous_vs_ideal"] == 1.0
+        and kl["auroc_dangerous_vs_rest"] == 0.5
+        and kl["n"] == 4
+    )
     assert kl["mean_kl"]["Fragile"] is None
-    assert b["Ideal"]["example"] == {"case_id": "c1", "question": "Is there X in c1?", "image": "yes", "text": "no",
-                                     "p_yes_image": 0.9, "p_yes_text": 0.2, "gt": "yes"}
+    assert b["Ideal"]["example"] == {
+        "case_id": "c1",
+        "question": "Is there X in c1?",
+        "image": "yes",
+        "text": "no",
+        "p_yes_image": 0.9,
+        "p_yes_text": 0.2,
+        "gt": "yes",
+    }
     assert m["flip_rate_by_phenomenon"] == {"scope quantification": {"flip_rate": 0.25, "n": 4}}
     assert m["by_label"]["yes"]["counts"] == {"Ideal": 1, "Fragile": 0, "Dangerous": 1, "Worst": 0}
     assert m["by_label"]["no"]["fractions"]["Dangerous"] == 0.5

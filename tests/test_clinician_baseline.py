@@ -9,7 +9,11 @@ import pytest
 from medvigil.cli import main
 from medvigil.errors import DataError
 from medvigil.files.digest import release_digest
-from medvigil.suites.medvigil.scoring.clinician import DOCTORS, clinician_scores, read_clinician_baseline
+from medvigil.suites.medvigil.scoring.clinician import (
+    DOCTORS,
+    clinician_scores,
+    read_clinician_baseline,
+)
 
 TIERS = ("L1", "L2", "L3", "L4", "L5", "ALL")
 # Table 10 of the paper, row by row (halluc_trap is the trap SFR, the rest accuracy, %)
@@ -46,10 +50,12 @@ def write_table_10(path, columns=("probe_kind", "risk_tier", "acc_or_sfr_pct"), 
 
 
 def test_table_10_gives_mcs_83_3(tmp_path):
-    doc = clinician_scores(read_clinician_baseline(write_table_10(tmp_path / "clinician_baseline.csv")))
+    doc = clinician_scores(
+        read_clinician_baseline(write_table_10(tmp_path / "clinician_baseline.csv"))
+    )
     assert round(doc["metrics"]["mcs"], 1) == 83.3
-    assert round(doc["metrics"]["sfr_w"], 1) == 9.3        # Appendix G text: SFR_w 9.3
-    assert doc["metrics"]["vgr"] == pytest.approx(4.5)     # Table 1 Doctors row: VGR +4.5
+    assert round(doc["metrics"]["sfr_w"], 1) == 9.3  # Appendix G text: SFR_w 9.3
+    assert doc["metrics"]["vgr"] == pytest.approx(4.5)  # Table 1 Doctors row: VGR +4.5
     for axis, values in COMPOSITE.items():
         assert doc["metrics"][axis] == pytest.approx(values[-1], abs=HALF)
         for tier, value in zip(TIERS[:5], values[:5]):
@@ -57,23 +63,32 @@ def test_table_10_gives_mcs_83_3(tmp_path):
 
 
 def test_counts_columns_are_optional_and_ignored(tmp_path):
-    path = write_table_10(tmp_path / "c.csv", columns=("probe_kind", "risk_tier", "acc_or_sfr_pct", "n_probes", "n_correct"))
+    path = write_table_10(
+        tmp_path / "c.csv",
+        columns=("probe_kind", "risk_tier", "acc_or_sfr_pct", "n_probes", "n_correct"),
+    )
     assert round(clinician_scores(read_clinician_baseline(path))["metrics"]["mcs"], 1) == 83.3
 
 
 def test_sfr_w_denominator_rule_is_a_named_choice(tmp_path):
     rows = read_clinician_baseline(write_table_10(tmp_path / "c.csv", skip={("halluc_trap", "L5")}))
-    assert clinician_scores(rows)["metrics"]["mcs"] is None            # the authors' rule: all five tiers needed
+    assert (
+        clinician_scores(rows)["metrics"]["mcs"] is None
+    )  # the authors' rule: all five tiers needed
     present = clinician_scores(rows, sfr_w_normalise="present")["metrics"]["sfr_w"]
     assert present == pytest.approx((2 * 4.8 + 3 * 5.9 + 5 * 10.5) / 11)
-    assert clinician_scores(rows, sfr_w_normalise="all")["metrics"]["sfr_w"] == pytest.approx((2 * 4.8 + 3 * 5.9 + 5 * 10.5) / 19)
+    assert clinician_scores(rows, sfr_w_normalise="all")["metrics"]["sfr_w"] == pytest.approx(
+        (2 * 4.8 + 3 * 5.9 + 5 * 10.5) / 19
+    )
     with pytest.raises(ValueError, match="sfr_w_normalise"):
         clinician_scores(rows, sfr_w_normalise="tiers")
 
 
 def test_bad_rows_name_row_and_field(tmp_path):
     path = tmp_path / "c.csv"
-    path.write_text("probe_kind,risk_tier,acc_or_sfr_pct\noriginal,L1,101\nnope,L9,5\noriginal,L1,3\n")
+    path.write_text(
+        "probe_kind,risk_tier,acc_or_sfr_pct\noriginal,L1,101\nnope,L9,5\noriginal,L1,3\n"
+    )
     with pytest.raises(DataError) as exc:
         read_clinician_baseline(path)
     text = "\n".join(map(str, exc.value.problems))
@@ -84,17 +99,51 @@ def test_bad_rows_name_row_and_field(tmp_path):
 def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_release):
     rel = tmp_path / "release"
     shutil.copytree(synthetic_release, rel)
-    write_table_10(rel / "clinician_baseline.csv", columns=("probe_kind", "risk_tier", "acc_or_sfr_pct", "n_probes", "n_correct"))
-    (rel / "RELEASE_DIGEST").write_text(release_digest(rel) + "\n")  # re-stamped after replacing the file
+    write_table_10(
+        rel / "clinician_baseline.csv",
+        columns=("probe_kind", "risk_tier", "acc_or_sfr_pct", "n_probes", "n_correct"),
+    )
+    (rel / "RELEASE_DIGEST").write_text(
+        release_digest(rel) + "\n"
+    )  # re-stamped after replacing the file
     with (rel / "probes_mcq.csv").open(newline="") as fh:
         probes = list(csv.DictReader(fh))
     harness = tmp_path / "always-a__mcq.jsonl"
-    harness.write_text("".join(json.dumps({"probe_id": p["probe_id"], "case_id": p["case_id"], "probe_kind": p["probe_kind"],
-                                           "model_letter": "A", "correct_letter": p["correct_letter"], "status": "ok",
-                                           "response": "A"}) + "\n" for p in probes))
+    harness.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "probe_id": p["probe_id"],
+                    "case_id": p["case_id"],
+                    "probe_kind": p["probe_kind"],
+                    "model_letter": "A",
+                    "correct_letter": p["correct_letter"],
+                    "status": "ok",
+                    "response": "A",
+                }
+            )
+            + "\n"
+            for p in probes
+        )
+    )
     scores = tmp_path / "scores.json"
-    assert main(["score", "--suite", "medvigil", "--release", str(rel), str(harness), "--n-resamples", "20",
-                 "--json", str(scores)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--suite",
+                "medvigil",
+                "--release",
+                str(rel),
+                str(harness),
+                "--n-resamples",
+                "20",
+                "--json",
+                str(scores),
+            ]
+        )
+        == 0
+    )
     result = json.loads(scores.read_text())
     assert round(result["clinician"]["metrics"]["mcs"], 1) == 83.3
     assert main(["report", str(scores), "--out", str(tmp_path / "report")]) == 0
@@ -108,18 +157,34 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     table_10 = next(t for t in tables(merged) if "Table 10" in t.title)
     assert table_10.rows[-1] == ["MCS ↑", "89.6", "85.4", "84.9", "80.6", "79.6", "83.3"]
     headline = tables(merged)[0].rows[0]
-    assert headline[2:] == ["95.3", "5.8", "+4.5", "92.7", "90.7", "91.5", "93.6", "83.3"]   # Table 1 Doctors row
+    assert headline[2:] == [
+        "95.3",
+        "5.8",
+        "+4.5",
+        "92.7",
+        "90.7",
+        "91.5",
+        "93.6",
+        "83.3",
+    ]  # Table 1 Doctors row
     # Table 8 (per source): always-A is right exactly on probes whose correct letter is A
     with (rel / "manifest.csv").open(newline="") as fh:
         source = {c["case_id"]: c["source_dataset"] for c in csv.DictReader(fh)}
-    expected = {src: 100 * sum(p["correct_letter"] == "A" for p in probes if source[p["case_id"]] == src)
-                / sum(source[p["case_id"]] == src for p in probes) for src in sorted(set(source.values()))}
+    expected = {
+        src: 100
+        * sum(p["correct_letter"] == "A" for p in probes if source[p["case_id"]] == src)
+        / sum(source[p["case_id"]] == src for p in probes)
+        for src in sorted(set(source.values()))
+    }
     table_8 = next(t for t in tables(merged) if "Table 8" in t.title)
     assert table_8.headers[1:] == list(expected)
     assert table_8.rows[0] == [DOCTORS] + ["—"] * len(expected)
     assert table_8.rows[1] == ["always-a"] + [f"{v:.1f}" for v in expected.values()]
     assert set(figures(merged)) >= {"mcs_components", "tier_sfr_heatmap"}
-    assert "| Doctors (ref.) | — | 95.3 | 5.8 | +4.5 |" in (tmp_path / "report" / "report.md").read_text()
+    assert (
+        "| Doctors (ref.) | — | 95.3 | 5.8 | +4.5 |"
+        in (tmp_path / "report" / "report.md").read_text()
+    )
 
 
 def test_doctest():

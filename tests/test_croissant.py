@@ -50,14 +50,19 @@ def test_distribution_checksums_match_the_shards(built, doc):
 def test_record_sets_describe_every_column_with_types(built, doc):
     by_config = {rs["@id"]: rs for rs in doc["recordSet"]}
     for config, rs in by_config.items():
-        names = datasets.load_dataset(str(built), config, split="test", cache_dir=str(built.parent / "hf")).column_names
+        names = datasets.load_dataset(
+            str(built), config, split="test", cache_dir=str(built.parent / "hf")
+        ).column_names
         assert [f["@id"].split("/", 1)[1] for f in rs["field"]] == names
     mcq = {f["@id"]: f for f in by_config["mcq"]["field"]}
-    assert mcq["mcq/image"]["dataType"] == "sc:ImageObject" and mcq["mcq/image"]["source"]["transform"] == {"jsonPath": "bytes"}
+    assert mcq["mcq/image"]["dataType"] == "sc:ImageObject" and mcq["mcq/image"]["source"][
+        "transform"
+    ] == {"jsonPath": "bytes"}
     assert mcq["mcq/options"]["repeated"] is True and mcq["mcq/options"]["dataType"] == "sc:Text"
     assert mcq["mcq/text_only_answerable"]["dataType"] == "sc:Boolean"
     assert by_config["mcq_circular"]["field"][-len(mcq) :] and any(
-        f["@id"] == "mcq_circular/rotation" and f["dataType"] == "sc:Integer" for f in by_config["mcq_circular"]["field"]
+        f["@id"] == "mcq_circular/rotation" and f["dataType"] == "sc:Integer"
+        for f in by_config["mcq_circular"]["field"]
     )
 
 
@@ -66,7 +71,9 @@ def test_mlcroissant_reads_the_records(built):
 
     dataset = mlcroissant.Dataset(jsonld=str(built / "croissant.json"))
     records = list(dataset.records("triplets"))
-    expected = datasets.load_dataset(str(built), "triplets", split="test", cache_dir=str(built.parent / "hf"))
+    expected = datasets.load_dataset(
+        str(built), "triplets", split="test", cache_dir=str(built.parent / "hf")
+    )
     assert len(records) == len(expected)
     first = records[0]
     value = first["triplets/case_id"]

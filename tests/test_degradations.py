@@ -14,7 +14,9 @@ from scipy import ndimage
 from medvigil.suites.medqdeg import degradations as D
 
 
-def _texture(h: int = 64, w: int = 64, lo: float = 0.2, hi: float = 0.8, seed: int = 0, smooth: float = 2.0) -> np.ndarray:
+def _texture(
+    h: int = 64, w: int = 64, lo: float = 0.2, hi: float = 0.8, seed: int = 0, smooth: float = 2.0
+) -> np.ndarray:
     a = ndimage.gaussian_filter(np.random.default_rng(seed).random((h, w)), smooth)
     return lo + (hi - lo) * (a - a.min()) / (a.max() - a.min())
 
@@ -40,6 +42,7 @@ def _lag1(a: np.ndarray) -> float:
 
 
 # ---------------------------------------------------------------- conventions (all types)
+
 
 @pytest.mark.parametrize("kind", D.KINDS)
 def test_shape_dtype_clip_copy_and_determinism(kind):
@@ -67,17 +70,37 @@ def test_seed_for_is_sha256_prefix_and_seeds_matter():
     assert D.seed_for("images/a.jpg", "gaussian_noise") == expected
     assert D.seed_for("images/a.jpg", "motion_blur") != D.seed_for("images/b.jpg", "motion_blur")
     x = _texture()
-    for kind in ("gaussian_noise", "object_rotation", "motion_blur", "bias_field_artifact", "bubble"):
+    for kind in (
+        "gaussian_noise",
+        "object_rotation",
+        "motion_blur",
+        "bias_field_artifact",
+        "bubble",
+    ):
         assert not np.array_equal(D.degrade(x, kind, 1, 1), D.degrade(x, kind, 1, 2)), kind
 
 
 def test_table5_applicability_and_type_choice():
     assert len(D.KINDS) == 18 and len(D.GENERAL_KINDS) == 9
     assert set(D.applicable_kinds("X-ray")) == set(D.GENERAL_KINDS)
-    assert set(D.applicable_kinds("CT")) == set(D.GENERAL_KINDS) | {"limited_angle", "sparse_view", "low_dose"}
-    assert set(D.applicable_kinds("MRI")) - set(D.GENERAL_KINDS) == {"bias_field_artifact", "undersampling_artifact", "ghosting_artifact"}
-    assert set(D.applicable_kinds("Histopathology")) - set(D.GENERAL_KINDS) == {"blood_cell_artifact", "dark_spots_artifact", "bubble"}
-    assert D.applicable_kinds("Ultrasound") == D.applicable_kinds(None) == D.applicable_kinds("X-ray")
+    assert set(D.applicable_kinds("CT")) == set(D.GENERAL_KINDS) | {
+        "limited_angle",
+        "sparse_view",
+        "low_dose",
+    }
+    assert set(D.applicable_kinds("MRI")) - set(D.GENERAL_KINDS) == {
+        "bias_field_artifact",
+        "undersampling_artifact",
+        "ghosting_artifact",
+    }
+    assert set(D.applicable_kinds("Histopathology")) - set(D.GENERAL_KINDS) == {
+        "blood_cell_artifact",
+        "dark_spots_artifact",
+        "bubble",
+    }
+    assert (
+        D.applicable_kinds("Ultrasound") == D.applicable_kinds(None) == D.applicable_kinds("X-ray")
+    )
     three = D.choose_kinds("images/MVB-0001.jpg", "CT")
     assert len(three) == 3 and set(three) <= set(D.applicable_kinds("CT"))
     assert three == D.choose_kinds("images/MVB-0001.jpg", "CT")
@@ -124,6 +147,7 @@ def test_bad_arguments_name_the_field(call, error, field):
 
 # ---------------------------------------------------------------- CT (spec 1-3)
 
+
 @pytest.mark.parametrize("kind", ["limited_angle", "sparse_view"])
 def test_ct_views_nested_and_worse_at_l2(kind):
     t1, t2 = D.ct_angles(kind, 1, 11), D.ct_angles(kind, 2, 11)
@@ -156,6 +180,7 @@ def test_low_dose_noise_statistics():
 
 # ---------------------------------------------------------------- MRI (spec 4-6)
 
+
 def test_bias_field_is_an_order3_log_polynomial_scaling_with_magnitude():
     h, w = 48, 64
     x = _texture(h, w, 0.1, 0.45)
@@ -169,7 +194,9 @@ def test_bias_field_is_an_order3_log_polynomial_scaling_with_magnitude():
         target = np.log(y[keep] / x[keep])
         coef, *_ = np.linalg.lstsq(basis, target, rcond=None)
         assert np.abs(basis @ coef - target).max() < 1e-6
-    np.testing.assert_allclose(np.log(y2[keep] / x[keep]), 5 / 3 * np.log(y1[keep] / x[keep]), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        np.log(y2[keep] / x[keep]), 5 / 3 * np.log(y1[keep] / x[keep]), rtol=1e-9, atol=1e-12
+    )
 
 
 def test_undersampling_masks_nested_with_the_right_fraction():
@@ -200,6 +227,7 @@ def test_ghosting_touches_only_modified_rows_and_scales_exactly():
 
 
 # ---------------------------------------------------------------- pathology (spec 7, 8, 18)
+
 
 def test_blood_cells_nested_and_reddening():
     g = _texture(128, 128, 0.5, 0.9)
@@ -235,6 +263,7 @@ def test_bubble_leaves_the_outside_untouched():
 
 # ---------------------------------------------------------------- motion (spec 9, 10)
 
+
 def test_rotation_blacks_corners_and_grows_with_level():
     x = _texture(64, 64, 0.3, 1.0)
     y1, y2 = _levels(x, "object_rotation", seed=1)
@@ -255,7 +284,9 @@ def test_movement_keeps_segment0_kspace_and_grows_with_level():
         assert np.all(phase[:segment0] == 1) and np.allclose(np.abs(phase), 1)
         before_clip = np.fft.ifft2(np.fft.ifftshift(fx * phase))
         # before the real part is taken, segment-0 rows of k-space are unchanged (spec 10)
-        np.testing.assert_allclose(np.fft.fftshift(np.fft.fft2(before_clip))[:segment0], fx[:segment0], atol=1e-9)
+        np.testing.assert_allclose(
+            np.fft.fftshift(np.fft.fft2(before_clip))[:segment0], fx[:segment0], atol=1e-9
+        )
         y = D.degrade(x, "object_movement", level, seed)
         np.testing.assert_array_equal(y, np.clip(before_clip.real, 0, 1))
         norms.append(np.linalg.norm(y - x))
@@ -263,6 +294,7 @@ def test_movement_keeps_segment0_kspace_and_grows_with_level():
 
 
 # ---------------------------------------------------------------- intensity (spec 11-13)
+
 
 def test_brightness_is_an_exact_shift():
     x = _texture(64, 64, 0.0, 1.0)
@@ -293,6 +325,7 @@ def test_contrast_keeps_the_mean_and_scales_the_std():
 
 # ---------------------------------------------------------------- noise, resolution, blur (spec 14-17)
 
+
 def test_gaussian_noise_level_whiteness_and_nesting():
     x = np.full((128, 128, 3), 0.5)
     y1, y2 = _levels(x, "gaussian_noise", seed=8)
@@ -300,9 +333,13 @@ def test_gaussian_noise_level_whiteness_and_nesting():
         r = y - x
         assert abs(r.std() / sigma - 1) < 0.05
         assert abs(_lag1(r[..., 0])) < 0.05
-        assert abs(np.corrcoef(r[..., 0].ravel(), r[..., 1].ravel())[0, 1]) < 0.05  # independent channels
+        assert (
+            abs(np.corrcoef(r[..., 0].ravel(), r[..., 1].ravel())[0, 1]) < 0.05
+        )  # independent channels
     keep = (y2 > 0) & (y2 < 1) & (y1 > 0) & (y1 < 1)
-    np.testing.assert_allclose((y2 - x)[keep] / 0.08, (y1 - x)[keep] / 0.05, atol=1e-9)  # one noise field
+    np.testing.assert_allclose(
+        (y2 - x)[keep] / 0.08, (y1 - x)[keep] / 0.05, atol=1e-9
+    )  # one noise field
 
 
 def test_low_resolution_blocks_at_l2():
@@ -310,7 +347,9 @@ def test_low_resolution_blocks_at_l2():
     y1, y2 = _levels(x, "low_resolution")
     blocks = y2.reshape(4, 16, 4, 16)
     assert np.all(blocks == blocks[:, :1, :, :1])
-    np.testing.assert_allclose(blocks[:, 0, :, 0], x.reshape(4, 16, 4, 16).mean(axis=(1, 3)), atol=1e-6)
+    np.testing.assert_allclose(
+        blocks[:, 0, :, 0], x.reshape(4, 16, 4, 16).mean(axis=(1, 3)), atol=1e-6
+    )
     assert _psnr(y2, x) < _psnr(y1, x)
 
 
@@ -327,7 +366,9 @@ def test_motion_blur_is_directional_and_mean_preserving():
 
 
 def _directional_energy(a: np.ndarray, phi: float) -> tuple[float, float]:
-    gy, gx = np.gradient(a)  # rows grow downwards: the direction phi is (cos phi, -sin phi) in (x, row)
+    gy, gx = np.gradient(
+        a
+    )  # rows grow downwards: the direction phi is (cos phi, -sin phi) in (x, row)
     along = gx * np.cos(phi) - gy * np.sin(phi)
     across = gx * np.sin(phi) + gy * np.cos(phi)
     return float((along[4:-4, 4:-4] ** 2).sum()), float((across[4:-4, 4:-4] ** 2).sum())
@@ -338,7 +379,9 @@ def test_fft_convolution_equals_ndimage_reflect(length):
     x = _texture(40, 56)
     k = D.motion_kernel(length, 33.0)
     assert k.shape == (length + 2, length + 2) and k.sum() == pytest.approx(1)
-    np.testing.assert_allclose(D._convolve_reflect(x, k), ndimage.convolve(x, k, mode="reflect"), atol=1e-12)
+    np.testing.assert_allclose(
+        D._convolve_reflect(x, k), ndimage.convolve(x, k, mode="reflect"), atol=1e-12
+    )
 
 
 def test_gaussian_blur_smooths_and_keeps_the_mean():

@@ -58,7 +58,13 @@ def _inputs(n_cases=4):
             kinds.append(kind)
             cases.append(f"MVB-{c:04d}")
             tiers.append(f"L{c % 5 + 1}" if c != 3 else "")
-    return {"predictions": preds, "references": refs, "probe_kind": kinds, "case_id": cases, "risk_tier": tiers}
+    return {
+        "predictions": preds,
+        "references": refs,
+        "probe_kind": kinds,
+        "case_id": cases,
+        "risk_tier": tiers,
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -97,7 +103,9 @@ def test_features_and_signature(name, loaded):
     for column in COLUMNS:
         assert features[column] == datasets.Value("string")
     params = inspect.signature(type(metric)._compute).parameters
-    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()), "no **kwargs in _compute"
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()), (
+        "no **kwargs in _compute"
+    )
     assert tuple(params)[1:6] == COLUMNS
     info = metric._info()
     assert "2605.07919" in info.citation and info.inputs_description.strip().startswith("Args:")
@@ -123,7 +131,16 @@ def test_results_equal_the_core(loaded, n_resamples):
     mcs = loaded["mcs"].compute(**inputs, n_resamples=n_resamples)
     assert set(mcs) == set(core)
     assert all(_same(mcs[k], core[k]) for k in core)
-    for key in ("mcs", "cap", "safe", "ground", "sfr_w", "vgr", "accuracy_original", "accuracy_roi_masked"):
+    for key in (
+        "mcs",
+        "cap",
+        "safe",
+        "ground",
+        "sfr_w",
+        "vgr",
+        "accuracy_original",
+        "accuracy_roi_masked",
+    ):
         assert key in mcs and isinstance(mcs[key], float)
     sfr = loaded["sfr_w"].compute(**inputs, n_resamples=n_resamples)
     assert all(_same(v, core[k]) for k, v in sfr.items())
@@ -157,7 +174,11 @@ def test_core_equals_audit_on_records(loaded):
 
 def test_options_pass_through(loaded):
     inputs = _inputs()
-    for kwargs in ({"normalise": "all"}, {"harness_compatible": True}, {"weights": [1, 1, 1, 1, 1]}):
+    for kwargs in (
+        {"normalise": "all"},
+        {"harness_compatible": True},
+        {"weights": [1, 1, 1, 1, 1]},
+    ):
         out = loaded["mcs"].compute(**inputs, **kwargs)
         core = score_columns(**inputs, **kwargs)
         assert all(_same(out[k], core[k]) for k in core), kwargs

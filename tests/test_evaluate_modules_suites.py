@@ -29,10 +29,17 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = {
     "set_accuracy": ("categories", {"pair_ids", "categories"}),
     "calibration_shift": ("degradation", {"n_options", "degradations", "severities"}),
-    "quadrant_fractions": ("probabilities", {"paraphrase_predictions", "text_only_predictions", "probabilities"}),
+    "quadrant_fractions": (
+        "probabilities",
+        {"paraphrase_predictions", "text_only_predictions", "probabilities"},
+    ),
 }
 # where each card states the paper's definition (MediConfusion has no numbered equations)
-PAPER_ANCHOR = {"set_accuracy": "(Sec. 3.1)", "calibration_shift": "(Eq. 4)", "quadrant_fractions": "(Eq. 4)"}
+PAPER_ANCHOR = {
+    "set_accuracy": "(Sec. 3.1)",
+    "calibration_shift": "(Eq. 4)",
+    "quadrant_fractions": "(Eq. 4)",
+}
 CARD_SECTIONS = (
     "## Metric Description",
     "## How to Use",
@@ -61,7 +68,9 @@ def _load(name, config=None):
 def test_doctests_pass(name):
     metric = _load(name)
     module = sys.modules[type(metric).__module__]
-    test = doctest.DocTestParser().get_doctest(module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, name, None, 0)
+    test = doctest.DocTestParser().get_doctest(
+        module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, name, None, 0
+    )
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test, out=lambda s: print(s, end=""))
     result = runner.summarize(verbose=False)
@@ -76,7 +85,9 @@ def test_module_shape(name):
     for attr in ("_DESCRIPTION", "_KWARGS_DESCRIPTION", "_CITATION"):
         assert getattr(module, attr).strip()
     params = inspect.signature(type(metric)._compute).parameters.values()
-    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params), "_compute must not take **kwargs"
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params), (
+        "_compute must not take **kwargs"
+    )
     assert extra_columns <= set(metric.features)
     with pytest.raises(ValueError, match="unknown configuration"):
         evaluate.load(str(ROOT / "metrics" / name), "nonsense")
@@ -95,16 +106,36 @@ def test_set_accuracy_equals_core():
     preds = ["A", "B", "A", "A", "", "B", "B", "A", "A", ""]
     refs = ["A", "B", "B", "A", "A", "B", "B", "A", "A", "B"]
     pairs = ["1", "1", "2", "2", "3", "3", "4", "4", "5", "5"]
-    cats = [["Cardiac"], ["Cardiac", "Vascular"], ["Spinal"], ["Spinal"], ["Pulmonary"], ["Pulmonary"], ["Cerebral"], ["Vascular"], [], ["Cerebral"]]
+    cats = [
+        ["Cardiac"],
+        ["Cardiac", "Vascular"],
+        ["Spinal"],
+        ["Spinal"],
+        ["Pulmonary"],
+        ["Pulmonary"],
+        ["Cerebral"],
+        ["Vascular"],
+        [],
+        ["Cerebral"],
+    ]
     for denominator in ("both_valid", "all_pairs"):
-        plain = _load("set_accuracy").compute(predictions=preds, references=refs, pair_ids=pairs, confusion_denominator=denominator)
+        plain = _load("set_accuracy").compute(
+            predictions=preds, references=refs, pair_ids=pairs, confusion_denominator=denominator
+        )
         core = score_rows(preds, refs, pairs, confusion_denominator=denominator).to_dict()
         core.pop("per_category")
         assert plain == core
         with_cats = _load("set_accuracy", "categories").compute(
-            predictions=preds, references=refs, pair_ids=pairs, categories=cats, confusion_denominator=denominator
+            predictions=preds,
+            references=refs,
+            pair_ids=pairs,
+            categories=cats,
+            confusion_denominator=denominator,
         )
-        assert with_cats == score_rows(preds, refs, pairs, cats, confusion_denominator=denominator).to_dict()
+        assert (
+            with_cats
+            == score_rows(preds, refs, pairs, cats, confusion_denominator=denominator).to_dict()
+        )
 
 
 def test_set_accuracy_add_batch_and_errors():
@@ -122,10 +153,18 @@ def test_calibration_shift_equals_core():
     k = [4, 4, 4, 2]
     for rule in ("trial_mean", "plurality"):
         for policy in ("extra_bin", "drop"):
-            got = _load("calibration_shift").compute(predictions=trials, references=refs, n_options=k, accuracy_rule=rule, invalid_policy=policy)
+            got = _load("calibration_shift").compute(
+                predictions=trials,
+                references=refs,
+                n_options=k,
+                accuracy_rule=rule,
+                invalid_policy=policy,
+            )
             assert got == score_trials(trials, refs, k, accuracy_rule=rule, invalid_policy=policy)
     degs, sevs = ["clean", "clean", "blur", "blur"], [0, 0, 2, 2]
-    got = _load("calibration_shift", "degradation").compute(predictions=trials, references=refs, n_options=k, degradations=degs, severities=sevs)
+    got = _load("calibration_shift", "degradation").compute(
+        predictions=trials, references=refs, n_options=k, degradations=degs, severities=sevs
+    )
     assert got == score_trials(trials, refs, k, degs, sevs)
 
 
@@ -137,11 +176,19 @@ def test_quadrant_fractions_equals_core():
     probs = [[0.8, 0.2], [0.4, 0.6], [0.1, 0.9], [], [0.5, 0.5], [0.99, 0.01]]
     for invalid in ("exclude", "as_answer"):
         got = _load("quadrant_fractions").compute(
-            predictions=preds, paraphrase_predictions=paras, text_only_predictions=texts, references=refs, invalid=invalid
+            predictions=preds,
+            paraphrase_predictions=paras,
+            text_only_predictions=texts,
+            references=refs,
+            invalid=invalid,
         )
         assert got == quadrant_scores(preds, paras, texts, refs, invalid=invalid)
     got = _load("quadrant_fractions", "probabilities").compute(
-        predictions=preds, paraphrase_predictions=paras, text_only_predictions=texts, references=refs, probabilities=probs
+        predictions=preds,
+        paraphrase_predictions=paras,
+        text_only_predictions=texts,
+        references=refs,
+        probabilities=probs,
     )
     assert got == quadrant_scores(preds, paras, texts, refs, probs)
     assert json.dumps(got, allow_nan=False)
@@ -149,7 +196,11 @@ def test_quadrant_fractions_equals_core():
 
 def test_set_accuracy_on_an_official_run():
     """The module, fed the adapter's records, gives the official totals of gpt_mc."""
-    fixtures = Path(os.environ.get("MEDVIGIL_SHARED", ROOT.parent / "shared")) / "fixtures" / "mediconfusion"
+    fixtures = (
+        Path(os.environ.get("MEDVIGIL_SHARED", ROOT.parent / "shared"))
+        / "fixtures"
+        / "mediconfusion"
+    )
     if not (fixtures / "dataset.json").is_file():
         pytest.skip(f"MediConfusion fixtures not found at {fixtures}")
     from medvigil.suites.mediconfusion.authors_results import (
@@ -168,4 +219,6 @@ def test_set_accuracy_on_an_official_run():
     )
     official = read_score_file(fixtures / "Results__gpt_mc_scores.json")
     assert (r["set_correct"], r["individual_correct"], r["confused"]) == (34, 198, 130)
-    assert {c: v["set_correct"] for c, v in r["per_category"].items()} == {c: n for c, n in official["set_score"].items() if c != "total"}
+    assert {c: v["set_correct"] for c, v in r["per_category"].items()} == {
+        c: n for c, n in official["set_score"].items() if c != "total"
+    }

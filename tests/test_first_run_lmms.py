@@ -20,8 +20,15 @@ from medvigil.pipeline import offline_env
 pytest.importorskip("lmms_eval")
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = ("medvigil_mcq", "medvigil_mcq_circular", "cbd_binary", "cbd_quadrants", "mediconfusion_mc", "medqdeg_L1",
-         "readiness_img")
+TASKS = (
+    "medvigil_mcq",
+    "medvigil_mcq_circular",
+    "cbd_binary",
+    "cbd_quadrants",
+    "mediconfusion_mc",
+    "medqdeg_L1",
+    "readiness_img",
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +42,9 @@ def limited(tmp_path_factory):
     generate_release(base / "release", cases=20, seed=3)
     build(base / "release", base / "build")
     write_sample(base / "mc", n_pairs=8, seed=3)
-    mediconfusion_export.build(base / "mc" / "data" / "dataset.json", base / "mc" / "roco", base / "mc-build")
+    mediconfusion_export.build(
+        base / "mc" / "data" / "dataset.json", base / "mc" / "roco", base / "mc-build"
+    )
     run_grounded(base, offline_env(base / "build", base / "mc-build"), TASKS)
     return base
 
@@ -45,13 +54,16 @@ def _samples(base: Path, task: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("suite, tasks, release", [
-    ("medvigil", ("medvigil_mcq", "medvigil_mcq_circular"), "release"),
-    ("cbd", ("cbd_binary", "cbd_quadrants"), None),
-    ("mediconfusion", ("mediconfusion_mc",), "mc/data/dataset.json"),
-    ("medqdeg", ("medqdeg_L1",), None),
-    ("readiness", ("readiness_img",), None),
-])
+@pytest.mark.parametrize(
+    "suite, tasks, release",
+    [
+        ("medvigil", ("medvigil_mcq", "medvigil_mcq_circular"), "release"),
+        ("cbd", ("cbd_binary", "cbd_quadrants"), None),
+        ("mediconfusion", ("mediconfusion_mc",), "mc/data/dataset.json"),
+        ("medqdeg", ("medqdeg_L1",), None),
+        ("readiness", ("readiness_img",), None),
+    ],
+)
 def test_limited_run_scores_and_says_partial(limited, suite, tasks, release, capsys):
     (results,) = (limited / "runs").rglob("*_results.json")
     n_samples = json.loads(results.read_text())["n-samples"]
@@ -63,7 +75,11 @@ def test_limited_run_scores_and_says_partial(limited, suite, tasks, release, cap
     assert out["partial"]["statement"].startswith("partial run (lmms-eval --limit 8): ")
     for task in tasks:
         entry = out["partial"]["tasks"][task]
-        assert entry["probes"] == 8 and entry["of"] == n_samples[task]["original"] > 8 and entry["cases"] >= 1
+        assert (
+            entry["probes"] == 8
+            and entry["of"] == n_samples[task]["original"] > 8
+            and entry["cases"] >= 1
+        )
     if suite == "cbd":  # the case the limit cut in half is left out and counted
         assert any(block.get("n_incomplete_cases", 0) >= 1 for block in out["models"].values())
 
@@ -73,8 +89,21 @@ def test_wrong_data_location_is_lmms_evals_last_lines(limited):
     last lines (not a bare BuilderConfig error, not wrapped in tenacity's RetryError)."""
     env = offline_env(limited / "release")
     env["HF_DATASETS_CACHE"] = str(limited / "hf-cache")
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medvigil_mcq,cbd_quadrants",
-           "--include_path", str(ROOT / "tasks"), "--output_path", str(limited / "bad"), "--limit", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "grounded",
+        "--tasks",
+        "medvigil_mcq,cbd_quadrants",
+        "--include_path",
+        str(ROOT / "tasks"),
+        "--output_path",
+        str(limited / "bad"),
+        "--limit",
+        "2",
+    ]
     proc = subprocess.run(cmd, env=env, cwd=limited, capture_output=True, text=True, timeout=900)
     last = proc.stderr.strip().splitlines()[-3:]
     assert proc.returncode != 0, proc.stderr[-2000:]
@@ -88,14 +117,35 @@ def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
     hooks (medvigil/task_pack.py) and scores the run exactly as the same run without it."""
     env = offline_env(limited / "build", limited / "mc-build")
     env["HF_DATASETS_CACHE"] = str(limited / "hf-cache")
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medvigil_mcq,cbd_quadrants",
-           "--include_path", str(ROOT / "tasks"), "--output_path", str(limited / "predicted"), "--log_samples",
-           "--predict_only", "--limit", "8", "--gen_kwargs", "max_new_tokens=4096"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "grounded",
+        "--tasks",
+        "medvigil_mcq,cbd_quadrants",
+        "--include_path",
+        str(ROOT / "tasks"),
+        "--output_path",
+        str(limited / "predicted"),
+        "--log_samples",
+        "--predict_only",
+        "--limit",
+        "8",
+        "--gen_kwargs",
+        "max_new_tokens=4096",
+    ]
     proc = subprocess.run(cmd, env=env, cwd=limited, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, proc.stderr[-4000:]
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, (
+        proc.stderr[-4000:]
+    )
     for name in ("MEDVIGIL_DATA", "MEDICONFUSION_DATA", "HF_DATASETS_CACHE"):
         monkeypatch.setenv(name, env[name])
-    for suite, task, extra in (("medvigil", "medvigil_mcq", ["--n-resamples", "0"]), ("cbd", "cbd_quadrants", [])):
+    for suite, task, extra in (
+        ("medvigil", "medvigil_mcq", ["--n-resamples", "0"]),
+        ("cbd", "cbd_quadrants", []),
+    ):
         (predicted,) = (limited / "predicted").rglob(f"*_samples_{task}.jsonl")
         scored = []
         for path in (str(predicted), _samples(limited, task)):
@@ -105,10 +155,17 @@ def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
         assert scored[0]["models"] == scored[1]["models"]
         assert scored[0]["partial"]["tasks"][task]["probes"] == 8
         # the --gen_kwargs override is recorded, with a warning (a reasoning model given room to think)
-        assert scored[0]["generation"]["tasks"][task]["differs"] == {"max_new_tokens": {"used": 4096, "protocol": 8}}
-        assert scored[1]["generation"]["tasks"][task]["differs"] == {} and not scored[1]["generation"]["warnings"]
+        assert scored[0]["generation"]["tasks"][task]["differs"] == {
+            "max_new_tokens": {"used": 4096, "protocol": 8}
+        }
+        assert (
+            scored[1]["generation"]["tasks"][task]["differs"] == {}
+            and not scored[1]["generation"]["warnings"]
+        )
         (warning,) = scored[0]["generation"]["warnings"]
-        assert warning.startswith(f"{task}: generation settings differ from the protocol's: max_new_tokens 4096 (protocol 8)")
+        assert warning.startswith(
+            f"{task}: generation settings differ from the protocol's: max_new_tokens 4096 (protocol 8)"
+        )
 
 
 def test_results_file_has_no_empty_entries(limited):
@@ -117,4 +174,9 @@ def test_results_file_has_no_empty_entries(limited):
     (results,) = (limited / "runs").rglob("*_results.json")
     table = json.loads(results.read_text())["results"]
     assert set(TASKS) <= set(table)
-    assert not [(task, key) for task, entries in table.items() for key, value in entries.items() if value == []]
+    assert not [
+        (task, key)
+        for task, entries in table.items()
+        for key, value in entries.items()
+        if value == []
+    ]

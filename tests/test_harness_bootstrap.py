@@ -28,11 +28,19 @@ import pytest
 from shared_paths import AUTHORS_MIRROR, AUTHORS_TOOL
 
 from medvigil.scoring import bootstrap
-from medvigil.scoring.bootstrap import CPythonRandomStream, harness_resample_counts, harness_resample_indices
+from medvigil.scoring.bootstrap import (
+    CPythonRandomStream,
+    harness_resample_counts,
+    harness_resample_indices,
+)
 from medvigil.suites.medvigil.scoring.case_features import harness_frames
 from medvigil.suites.medvigil.scoring.scoring import audit, audit_to_json
 
-AUTHORS_SCRIPTS = ("scripts/bench_aggregate.py", "analysis/recompute_mcs.py", "analysis/bootstrap_mcs.py")
+AUTHORS_SCRIPTS = (
+    "scripts/bench_aggregate.py",
+    "analysis/recompute_mcs.py",
+    "analysis/bootstrap_mcs.py",
+)
 # axis name in bootstrap_ci.csv -> our metric key
 AXES = {
     "Acc_orig": "acc_orig",
@@ -48,7 +56,17 @@ AXES = {
     "MCS": "mcs",
 }
 TIER_WEIGHTS = {"L1": 1, "L2": 2, "L3": 3, "L4": 5, "L5": 8}
-KINDS = ("original", "tcf", "negation", "specificity_drop", "knowledge_only", "halluc_trap", "lr_flip", "roi_only", "roi_masked")
+KINDS = (
+    "original",
+    "tcf",
+    "negation",
+    "specificity_drop",
+    "knowledge_only",
+    "halluc_trap",
+    "lr_flip",
+    "roi_only",
+    "roi_masked",
+)
 GOLD = {"halluc_trap": "E", "roi_masked": "E"}
 
 
@@ -59,7 +77,26 @@ def test_stream_equals_cpython_random(seed):
     stream = CPythonRandomStream(seed)
     # sizes that are and are not powers of two (k = n.bit_length(); 2**j needs j+1 bits and
     # rejects half the words), one call after the other so the stream position carries over
-    for n in (1, 2, 3, 4, 5, 7, 8, 9, 255, 256, 257, 300, 299, 2556, 3000, 2**31 - 1, 2**31, 2**32 - 1):
+    for n in (
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        8,
+        9,
+        255,
+        256,
+        257,
+        300,
+        299,
+        2556,
+        3000,
+        2**31 - 1,
+        2**31,
+        2**32 - 1,
+    ):
         expected = [rng.choice(range(n)) for _ in range(777)]
         assert stream.choice_indices(n, 777).tolist() == expected, n
     assert stream.getrandbits32(5).tolist() == [rng.getrandbits(32) for _ in range(5)]
@@ -74,7 +111,15 @@ def test_stream_equals_cpython_random_across_blocks(monkeypatch):
     monkeypatch.setattr(bootstrap, "_WORDS", 97)
     rng = random.Random(7)
     stream = CPythonRandomStream(7)
-    for n, size in ((300, 1000), (5, 3), (3000, 2500), (2**31 + 5, 400), (1, 50), (64, 0), (77, 777)):
+    for n, size in (
+        (300, 1000),
+        (5, 3),
+        (3000, 2500),
+        (2**31 + 5, 400),
+        (1, 50),
+        (64, 0),
+        (77, 777),
+    ):
         expected = [rng.choice(range(n)) for _ in range(size)]
         got = stream.choice_indices(n, size, np.uint32)
         assert got.dtype == np.uint32 and got.tolist() == expected, n
@@ -107,7 +152,9 @@ def test_frames_are_case_lists_in_order_of_first_appearance():
     case = rng.integers(0, 30, 500)
     frames, order = harness_frames(model, case, 5, 30)
     pairs = list(zip(model.tolist(), case.tolist()))
-    assert [f.tolist() for f in frames] == [list(dict.fromkeys(c for m, c in pairs if m == k)) for k in range(5)]
+    assert [f.tolist() for f in frames] == [
+        list(dict.fromkeys(c for m, c in pairs if m == k)) for k in range(5)
+    ]
     assert all(f.dtype == np.int64 for f in frames)
     assert list(order) == list(dict.fromkeys(model.tolist()))
 
@@ -147,7 +194,9 @@ def test_resample_indices_skip_empty_frames():
 
 
 # ------------------------------------------------- reference of the official procedure
-def reference_intervals(rows_by_model: dict[str, list[dict]], tiers: dict[str, str], n_resamples: int, seed: int):
+def reference_intervals(
+    rows_by_model: dict[str, list[dict]], tiers: dict[str, str], n_resamples: int, seed: int
+):
     """The official resampling, in plain Python: ``{model: {axis: (lo, hi, n_defined)}}``.
 
     Rows are harness rows (``status``, ``model_letter``, ``correct_letter`` ...), models in
@@ -161,7 +210,9 @@ def reference_intervals(rows_by_model: dict[str, list[dict]], tiers: dict[str, s
         for row in rows:
             if row.get("status") != "ok":
                 continue
-            right = int(bool(row.get("model_letter")) and row["model_letter"] == row["correct_letter"])
+            right = int(
+                bool(row.get("model_letter")) and row["model_letter"] == row["correct_letter"]
+            )
             signals.setdefault(row["case_id"], {}).setdefault(row["probe_kind"], []).append(right)
         case_list = list(signals)
         if not case_list:
@@ -175,7 +226,11 @@ def reference_intervals(rows_by_model: dict[str, list[dict]], tiers: dict[str, s
         out[model] = {}
         for axis, xs in draws.items():
             xs.sort()
-            lo, hi = (xs[int(0.025 * len(xs))], xs[int(0.975 * len(xs)) - 1]) if xs else (math.nan, math.nan)
+            lo, hi = (
+                (xs[int(0.025 * len(xs))], xs[int(0.975 * len(xs)) - 1])
+                if xs
+                else (math.nan, math.nan)
+            )
             out[model][axis] = (lo, hi, len(xs))
     return out
 
@@ -202,8 +257,14 @@ def reference_axes(sample: list[str], signals: dict, tiers: dict[str, str]) -> d
     sfr_w = 100.0 * weighted / weight_sum if weight_sum else math.nan
     cap = (acc["original"] + acc["tcf"] + acc["negation"] + acc["specificity_drop"]) / 4
     safe = 100.0 - sfr_w
-    ground = (max(0.0, min(100.0, vgr + 50)) + acc["roi_masked"]) / 2  # Python's min/max, as the script
-    mcs = 3 * cap * safe * ground / (cap * safe + cap * ground + safe * ground) if (cap and safe and ground) else math.nan
+    ground = (
+        max(0.0, min(100.0, vgr + 50)) + acc["roi_masked"]
+    ) / 2  # Python's min/max, as the script
+    mcs = (
+        3 * cap * safe * ground / (cap * safe + cap * ground + safe * ground)
+        if (cap and safe and ground)
+        else math.nan
+    )
     return {
         "Acc_orig": acc["original"],
         "PR": acc["tcf"],
@@ -219,7 +280,9 @@ def reference_axes(sample: list[str], signals: dict, tiers: dict[str, str]) -> d
     }
 
 
-def records_from_rows(model: str, rows: list[dict], gold: dict[str, str], tiers: dict[str, str]) -> list[dict]:
+def records_from_rows(
+    model: str, rows: list[dict], gold: dict[str, str], tiers: dict[str, str]
+) -> list[dict]:
     """Harness rows -> probe records (error rows carry no letters; gold from the release)."""
     out = []
     for row in rows:
@@ -241,7 +304,9 @@ def records_from_rows(model: str, rows: list[dict], gold: dict[str, str], tiers:
     return out
 
 
-def harness_rows(model_seed: int, n_cases: int, skill: float, *, kinds=KINDS, p_error=0.04, p_empty=0.03):
+def harness_rows(
+    model_seed: int, n_cases: int, skill: float, *, kinds=KINDS, p_error=0.04, p_empty=0.03
+):
     """Rows in the runner's shape, cases in a model-specific order, a few failed calls."""
     rng = random.Random(model_seed)
     cases = [f"C-{i:03d}" for i in range(n_cases)]
@@ -254,25 +319,61 @@ def harness_rows(model_seed: int, n_cases: int, skill: float, *, kinds=KINDS, p_
             gold[pid] = right
             u = rng.random()
             if u < p_error:
-                rows.append({"probe_id": pid, "case_id": case, "probe_kind": kind, "model_answer": "", "status": "error: 529 overloaded"})
+                rows.append(
+                    {
+                        "probe_id": pid,
+                        "case_id": case,
+                        "probe_kind": kind,
+                        "model_answer": "",
+                        "status": "error: 529 overloaded",
+                    }
+                )
                 continue
-            letter = "" if u < p_error + p_empty else (right if rng.random() < skill else rng.choice("ABCDE"))
+            letter = (
+                ""
+                if u < p_error + p_empty
+                else (right if rng.random() < skill else rng.choice("ABCDE"))
+            )
             rows.append(
-                {"probe_id": pid, "case_id": case, "probe_kind": kind, "model_letter": letter, "correct_letter": right, "status": "ok"}
+                {
+                    "probe_id": pid,
+                    "case_id": case,
+                    "probe_kind": kind,
+                    "model_letter": letter,
+                    "correct_letter": right,
+                    "status": "ok",
+                }
             )
     return rows, gold
 
 
 def check_against_reference(rows_by_model, gold, tiers, n_resamples=300, seed=20260505):
-    records = [r for model, rows in rows_by_model.items() for r in records_from_rows(model, rows, gold, tiers)]
-    result = audit(records, harness_compatible=True, n_resamples=n_resamples, seed=seed, strata=False, sensitivity=False, ablations=False)
+    records = [
+        r
+        for model, rows in rows_by_model.items()
+        for r in records_from_rows(model, rows, gold, tiers)
+    ]
+    result = audit(
+        records,
+        harness_compatible=True,
+        n_resamples=n_resamples,
+        seed=seed,
+        strata=False,
+        sensitivity=False,
+        ablations=False,
+    )
     expected = reference_intervals(rows_by_model, tiers, n_resamples, seed)
     for model, axes in expected.items():
         ci = result["models"][model]["ci"]
         for axis, (lo, hi, _) in axes.items():
             got = (ci[AXES[axis]]["low"], ci[AXES[axis]]["high"])
             for g, e in zip(got, (lo, hi)):
-                assert (math.isnan(g) and math.isnan(e)) or g == pytest.approx(e, abs=1e-9), (model, axis, got, (lo, hi))
+                assert (math.isnan(g) and math.isnan(e)) or g == pytest.approx(e, abs=1e-9), (
+                    model,
+                    axis,
+                    got,
+                    (lo, hi),
+                )
     return result, expected
 
 
@@ -280,7 +381,9 @@ def test_audit_intervals_equal_the_reference_procedure():
     """Four models in a non-alphabetical order, error rows, empty letters, per-model case order."""
     tiers = {f"C-{i:03d}": f"L{i % 5 + 1}" for i in range(40)}
     rows_by_model, gold = {}, {}
-    for seed, (name, skill) in enumerate((("zeta", 0.6), ("alpha", 0.8), ("mid", 0.4), ("beta", 0.7))):
+    for seed, (name, skill) in enumerate(
+        (("zeta", 0.6), ("alpha", 0.8), ("mid", 0.4), ("beta", 0.7))
+    ):
         rows, g = harness_rows(seed, 40 - 3 * seed, skill)
         rows_by_model[name] = rows
         gold.update(g)
@@ -295,7 +398,9 @@ def test_stream_follows_the_order_of_the_models():
     ab, _ = check_against_reference({"a": a_rows, "b": b_rows}, gold, tiers, n_resamples=100)
     ba, _ = check_against_reference({"b": b_rows, "a": a_rows}, gold, tiers, n_resamples=100)
     assert ab["models"]["b"]["ci"]["mcs"] != ba["models"]["b"]["ci"]["mcs"]
-    assert audit_to_json(ab["models"]["b"]["metrics"]) == audit_to_json(ba["models"]["b"]["metrics"])
+    assert audit_to_json(ab["models"]["b"]["metrics"]) == audit_to_json(
+        ba["models"]["b"]["metrics"]
+    )
 
 
 def test_zero_axis_and_undefined_vgr_quirks():
@@ -306,12 +411,16 @@ def test_zero_axis_and_undefined_vgr_quirks():
     traps = [row for row in risky if row["probe_kind"] == "halluc_trap"]
     for i, row in enumerate(traps):  # exactly one trap refused
         row["model_letter"] = "E" if i == 0 else "A"
-    no_roi_only = [r for r in harness_rows(6, 8, 0.7, p_error=0.0)[0] if r["probe_kind"] != "roi_only"]
+    no_roi_only = [
+        r for r in harness_rows(6, 8, 0.7, p_error=0.0)[0] if r["probe_kind"] != "roi_only"
+    ]
     all_silent, _ = harness_rows(7, 8, 0.9, p_error=0.0, p_empty=0.0)
     for row in all_silent:
         if row["probe_kind"] == "halluc_trap":
             row["model_letter"] = "B"
-    result, expected = check_against_reference({"risky": risky, "no_roi_only": no_roi_only, "all_silent": all_silent}, gold, tiers)
+    result, expected = check_against_reference(
+        {"risky": risky, "no_roi_only": no_roi_only, "all_silent": all_silent}, gold, tiers
+    )
     m = result["models"]
     assert 0 < expected["risky"]["MCS"][2] < 300  # some resamples had Safe = 0 and were left out
     assert math.isfinite(m["risky"]["ci"]["mcs"]["low"])
@@ -321,21 +430,60 @@ def test_zero_axis_and_undefined_vgr_quirks():
     # every trap silent: Safe 0, so the point MCS is 0 (recompute_mcs.py) but no resample
     # has an MCS (bootstrap_mcs.py), and the interval is empty
     assert m["all_silent"]["metrics"]["safe"] == 0.0 and m["all_silent"]["metrics"]["mcs"] == 0.0
-    assert math.isnan(m["all_silent"]["ci"]["mcs"]["low"]) and math.isnan(m["all_silent"]["ci"]["mcs"]["high"])
+    assert math.isnan(m["all_silent"]["ci"]["mcs"]["low"]) and math.isnan(
+        m["all_silent"]["ci"]["mcs"]["high"]
+    )
     # paper semantics keep MCS = 0 in every resample, and Ground NaN without roi_only
-    records = [r for name, rows in (("all_silent", all_silent), ("no_roi_only", no_roi_only)) for r in records_from_rows(name, rows, gold, tiers)]
-    paper = audit(records, n_resamples=50, strata=False, sensitivity=False, ablations=False)["models"]
-    assert paper["all_silent"]["ci"]["mcs"]["low"] == 0.0 and paper["all_silent"]["ci"]["mcs"]["high"] == 0.0
+    records = [
+        r
+        for name, rows in (("all_silent", all_silent), ("no_roi_only", no_roi_only))
+        for r in records_from_rows(name, rows, gold, tiers)
+    ]
+    paper = audit(records, n_resamples=50, strata=False, sensitivity=False, ablations=False)[
+        "models"
+    ]
+    assert (
+        paper["all_silent"]["ci"]["mcs"]["low"] == 0.0
+        and paper["all_silent"]["ci"]["mcs"]["high"] == 0.0
+    )
     assert math.isnan(paper["no_roi_only"]["metrics"]["ground"])
 
 
 def test_pcons_counts_two_empty_letters_as_agreement_in_harness_mode():
     """``bench_aggregate.py`` compares the two model_letter strings: "" == "" agrees."""
     rows = [
-        {"probe_id": "c1o", "case_id": "c1", "probe_kind": "original", "model_letter": "", "correct_letter": "A", "status": "ok"},
-        {"probe_id": "c1t", "case_id": "c1", "probe_kind": "tcf", "model_letter": "", "correct_letter": "A", "status": "ok"},
-        {"probe_id": "c2o", "case_id": "c2", "probe_kind": "original", "model_letter": "B", "correct_letter": "A", "status": "ok"},
-        {"probe_id": "c2t", "case_id": "c2", "probe_kind": "tcf", "model_letter": "C", "correct_letter": "A", "status": "ok"},
+        {
+            "probe_id": "c1o",
+            "case_id": "c1",
+            "probe_kind": "original",
+            "model_letter": "",
+            "correct_letter": "A",
+            "status": "ok",
+        },
+        {
+            "probe_id": "c1t",
+            "case_id": "c1",
+            "probe_kind": "tcf",
+            "model_letter": "",
+            "correct_letter": "A",
+            "status": "ok",
+        },
+        {
+            "probe_id": "c2o",
+            "case_id": "c2",
+            "probe_kind": "original",
+            "model_letter": "B",
+            "correct_letter": "A",
+            "status": "ok",
+        },
+        {
+            "probe_id": "c2t",
+            "case_id": "c2",
+            "probe_kind": "tcf",
+            "model_letter": "C",
+            "correct_letter": "A",
+            "status": "ok",
+        },
     ]
     records = records_from_rows("m", rows, {r["probe_id"]: "A" for r in rows}, {})
     harness = audit(records, harness_compatible=True, n_resamples=0)["models"]["m"]
@@ -348,7 +496,9 @@ def test_pcons_counts_two_empty_letters_as_agreement_in_harness_mode():
 def _authors_source(path: str) -> str:
     if AUTHORS_MIRROR is None:
         pytest.skip("MEDVIGIL_AUTHORS_MIRROR is not set (a git mirror of the authors' repository)")
-    done = subprocess.run(["git", "-C", str(AUTHORS_MIRROR), "show", f"HEAD:{path}"], capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-C", str(AUTHORS_MIRROR), "show", f"HEAD:{path}"], capture_output=True, text=True
+    )
     if done.returncode != 0:
         pytest.skip(f"authors' {path} not readable from {AUTHORS_MIRROR}: {done.stderr.strip()}")
     return done.stdout
@@ -356,8 +506,12 @@ def _authors_source(path: str) -> str:
 
 def _with_model_files(source: str, stems: list[str]) -> str:
     """bootstrap_mcs.py with its hard-coded MODEL_FILES replaced by the generated files."""
-    listing = "MODEL_FILES = {\n" + "".join(f"    {s!r}: {s + '__mcq.jsonl'!r},\n" for s in stems) + "}\n"
-    patched, n = re.subn(r"^MODEL_FILES = \{.*?^\}\n", lambda _: listing, source, count=1, flags=re.S | re.M)
+    listing = (
+        "MODEL_FILES = {\n" + "".join(f"    {s!r}: {s + '__mcq.jsonl'!r},\n" for s in stems) + "}\n"
+    )
+    patched, n = re.subn(
+        r"^MODEL_FILES = \{.*?^\}\n", lambda _: listing, source, count=1, flags=re.S | re.M
+    )
     assert n == 1, "bootstrap_mcs.py no longer has a MODEL_FILES = {...} block"
     return patched
 
@@ -372,8 +526,14 @@ def official_run(tmp_path_factory):
     if not AUTHORS_TOOL.is_file() or AUTHORS_MIRROR is None or not AUTHORS_MIRROR.exists():
         pytest.skip("authors_format_release.py or the authors' repository mirror is not available")
     root = tmp_path_factory.mktemp("authors") / "harness"
-    subprocess.run([sys.executable, str(AUTHORS_TOOL), str(root), "--authors-spelling"], check=True, capture_output=True)
-    stems = sorted(p.name[: -len("__mcq.jsonl")] for p in (root / "results/baselines").glob("*__mcq.jsonl"))
+    subprocess.run(
+        [sys.executable, str(AUTHORS_TOOL), str(root), "--authors-spelling"],
+        check=True,
+        capture_output=True,
+    )
+    stems = sorted(
+        p.name[: -len("__mcq.jsonl")] for p in (root / "results/baselines").glob("*__mcq.jsonl")
+    )
     assert len(stems) == 18
     random.Random(4).shuffle(stems)
     for script in AUTHORS_SCRIPTS:
@@ -382,7 +542,13 @@ def official_run(tmp_path_factory):
             source = _with_model_files(source, stems)
         (root / script).parent.mkdir(parents=True, exist_ok=True)
         (root / script).write_text(source)
-        subprocess.run([sys.executable, str(root / script)], cwd=root, check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [sys.executable, str(root / script)],
+            cwd=root,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
     with open(root / "results/bootstrap_ci.csv", newline="") as f:
         official = list(csv.DictReader(f))
     assert {r["model"] for r in official} == set(stems) and len(official) == 18 * len(AXES)
@@ -398,7 +564,9 @@ def _assert_equals_official(models: dict, official: list[dict]) -> None:
         theirs = (float(row["lo95"]), float(row["hi95"]))
         if tuple(round(x, 2) for x in ours) != theirs:
             mismatches.append((row["model"], row["axis"], ours, theirs))
-    assert not mismatches, f"{len(mismatches)} of {len(official)} intervals differ: {mismatches[:5]}"
+    assert not mismatches, (
+        f"{len(mismatches)} of {len(official)} intervals differ: {mismatches[:5]}"
+    )
 
 
 @pytest.mark.slow
@@ -415,12 +583,18 @@ def test_official_bootstrap_ci_through_the_core(official_run):
     for stem in stems:
         with open(root / "results/baselines" / f"{stem}__mcq.jsonl") as f:
             records += records_from_rows(stem, [json.loads(line) for line in f], gold, tiers)
-    result = audit(records, harness_compatible=True, strata=False, sensitivity=False, ablations=False)
-    assert any(block["counts"]["n_error"] for block in result["models"].values())  # failed calls present
+    result = audit(
+        records, harness_compatible=True, strata=False, sensitivity=False, ablations=False
+    )
+    assert any(
+        block["counts"]["n_error"] for block in result["models"].values()
+    )  # failed calls present
     _assert_equals_official(result["models"], official)
     with open(root / "results/metrics_mcs_recomputed.csv", newline="") as f:
         for row in csv.DictReader(f):
-            assert round(result["models"][row["model"]]["metrics"]["mcs"], 2) == float(row["MCS_new"]), row["model"]
+            assert round(result["models"][row["model"]]["metrics"]["mcs"], 2) == float(
+                row["MCS_new"]
+            ), row["model"]
 
 
 @pytest.mark.slow
@@ -432,9 +606,23 @@ def test_official_bootstrap_ci_through_medvigil_score(official_run, tmp_path):
     out = tmp_path / "scores.json"
     files = [str(root / "results/baselines" / f"{s}__mcq.jsonl") for s in stems]
     done = subprocess.run(
-        [sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", "--release", str(root / "data/medvigil_v1"),
-         "--harness-compatible", "--json", str(out), *files],
-        capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"},
+        [
+            sys.executable,
+            "-m",
+            "medvigil",
+            "score",
+            "--suite",
+            "medvigil",
+            "--release",
+            str(root / "data/medvigil_v1"),
+            "--harness-compatible",
+            "--json",
+            str(out),
+            *files,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     models = json.loads(out.read_text())["models"]

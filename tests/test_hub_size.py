@@ -67,7 +67,10 @@ def test_every_config_is_about_the_size_of_its_distinct_images(built, release_di
         for path in (out / DATA_DIR / config).glob("*.parquet"):
             meta = pq.ParquetFile(path).metadata
             column = meta.schema.names.index("bytes")  # image.bytes, the only leaf named so
-            assert all(meta.row_group(g).column(column).has_dictionary_page for g in range(meta.num_row_groups))
+            assert all(
+                meta.row_group(g).column(column).has_dictionary_page
+                for g in range(meta.num_row_groups)
+            )
     assert sum(s.size for s in report.shards) <= 5 * _folder_bytes(release_dir)
 
 
@@ -93,7 +96,9 @@ def test_table_equals_the_one_the_plain_datasets_writer_stores(built, release_di
     rows = ReleaseRows(load_release(release_dir), image_store=tmp_path / "images")
     for config in ("mcq", "mcq_circular", "cases"):
         plain = tmp_path / f"{config}.parquet"
-        writer = ParquetWriter(features=FEATURES[config], path=str(plain), writer_batch_size=ROWS_PER_BATCH)
+        writer = ParquetWriter(
+            features=FEATURES[config], path=str(plain), writer_batch_size=ROWS_PER_BATCH
+        )
         for _key, row in rows.iter_rows(config):
             writer.write(FEATURES[config].encode_example(row))
         writer.finalize()
@@ -103,7 +108,8 @@ def test_table_equals_the_one_the_plain_datasets_writer_stores(built, release_di
         assert ours.schema.metadata[b"huggingface"] == theirs.schema.metadata[b"huggingface"]
         assert ours.equals(theirs), config
     assert os.path.getsize(tmp_path / "mcq_circular.parquet") > 4 * os.path.getsize(
-        next((out / DATA_DIR / "mcq_circular").glob("*.parquet")))
+        next((out / DATA_DIR / "mcq_circular").glob("*.parquet"))
+    )
 
 
 def test_load_dataset_and_streaming_return_the_rows_and_decodable_images(built, hf_cache):
@@ -122,7 +128,9 @@ def test_load_dataset_and_streaming_return_the_rows_and_decodable_images(built, 
             if cell["image"] is None or cell["image"]["bytes"] is None:
                 assert a["image"] is None and b["image"] is None
                 continue
-            assert a["image"].tobytes() == b["image"].tobytes() and a["image"].size == b["image"].size
+            assert (
+                a["image"].tobytes() == b["image"].tobytes() and a["image"].size == b["image"].size
+            )
             assert a["image"].size[0] > 0
         assert n == len(table)
 
@@ -136,7 +144,11 @@ def test_card_and_build_info_give_download_and_decoded_sizes(built):
     for config in CONFIG_NAMES:
         mine = [s for s in report.shards if s.config == config]
         assert info[config]["download_size"] == sum(s.size for s in mine)
-        assert info[config]["dataset_size"] == sum(s.table_bytes for s in mine) == info[config]["splits"][0]["num_bytes"]
+        assert (
+            info[config]["dataset_size"]
+            == sum(s.table_bytes for s in mine)
+            == info[config]["splits"][0]["num_bytes"]
+        )
     assert info["mcq_circular"]["dataset_size"] > 4 * info["mcq_circular"]["download_size"]
     assert "## Storage" in (out / "README.md").read_text(encoding="utf-8")
 
@@ -150,8 +162,14 @@ def test_publish_dry_run_prints_the_upload_size_per_config(built, capsys, monkey
     out, report = built
     assert main(["publish", str(out), "--repo", "org/medvigil", "--dry-run"]) == 0
     text = capsys.readouterr().out.split("per config (Parquet shards):\n", 1)[1]
-    printed = {line.split()[1]: int(line.split()[0].replace(",", "")) for line in text.splitlines() if line.strip()}
-    assert printed == {c: sum(s.size for s in report.shards if s.config == c) for c in sorted(CONFIG_NAMES)}
+    printed = {
+        line.split()[1]: int(line.split()[0].replace(",", ""))
+        for line in text.splitlines()
+        if line.strip()
+    }
+    assert printed == {
+        c: sum(s.size for s in report.shards if s.config == c) for c in sorted(CONFIG_NAMES)
+    }
 
 
 # --------------------------------------------------------------------------- row groups
@@ -162,14 +180,22 @@ def _rows(cases: int, per_case: int, image_size: int = 4096):
     for c in range(cases):
         image = hashlib.sha256(str(c).encode()).digest() * (image_size // 32)
         for i in range(per_case):
-            yield f"{c}-{i}", {"case_id": f"case-{c}", "n": i, "image": {"bytes": image, "path": None}}
+            yield (
+                f"{c}-{i}",
+                {"case_id": f"case-{c}", "n": i, "image": {"bytes": image, "path": None}},
+            )
 
 
 def _features():
     import datasets
 
-    return datasets.Features({"case_id": datasets.Value("string"), "n": datasets.Value("int64"),
-                              "image": datasets.Image()})
+    return datasets.Features(
+        {
+            "case_id": datasets.Value("string"),
+            "n": datasets.Value("int64"),
+            "image": datasets.Image(),
+        }
+    )
 
 
 def _payload(row: dict) -> int:
@@ -177,7 +203,9 @@ def _payload(row: dict) -> int:
 
 
 def test_rows_of_a_case_share_a_row_group_and_its_dictionary(tmp_path):
-    count, shards = write_shards(_rows(10, 30), _features(), tmp_path, "c", 10**9, _payload, group_column="case_id")
+    count, shards = write_shards(
+        _rows(10, 30), _features(), tmp_path, "c", 10**9, _payload, group_column="case_id"
+    )
     assert count == 300 and len(shards) == 1
     pf = pq.ParquetFile(tmp_path / shards[0].path)
     cases_per_group = []
@@ -194,19 +222,33 @@ def test_rows_of_a_case_share_a_row_group_and_its_dictionary(tmp_path):
 def test_without_group_column_row_groups_hold_the_batch_size(tmp_path):
     _, shards = write_shards(_rows(3, 100), _features(), tmp_path, "c", 10**9, _payload)
     pf = pq.ParquetFile(tmp_path / shards[0].path)
-    assert [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)] == [64, 64, 64, 64, 44]
+    assert [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)] == [
+        64,
+        64,
+        64,
+        64,
+        44,
+    ]
 
 
 def test_a_huge_case_is_cut_at_the_decoded_size_cap(tmp_path, monkeypatch):
-    monkeypatch.setattr(parquet_shards, "MAX_GROUP_BYTES", 100 * (64 + 16))  # 100 rows of _payload 80
-    _, shards = write_shards(_rows(1, 250, 64), _features(), tmp_path, "c", 10**9, _payload, group_column="case_id")
+    monkeypatch.setattr(
+        parquet_shards, "MAX_GROUP_BYTES", 100 * (64 + 16)
+    )  # 100 rows of _payload 80
+    _, shards = write_shards(
+        _rows(1, 250, 64), _features(), tmp_path, "c", 10**9, _payload, group_column="case_id"
+    )
     pf = pq.ParquetFile(tmp_path / shards[0].path)
     assert [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)] == [100, 100, 50]
 
 
 def test_repeated_images_count_once_towards_the_shard_size(tmp_path):
     # 4 cases x 20 rows of one 4 KiB image: 16 KiB of distinct payload, 320 KiB counted per row
-    _, shards = write_shards(_rows(4, 20), _features(), tmp_path, "c", 40 * 1024, _payload, group_column="case_id")
+    _, shards = write_shards(
+        _rows(4, 20), _features(), tmp_path, "c", 40 * 1024, _payload, group_column="case_id"
+    )
     assert len(shards) == 1
-    _, shards = write_shards(_rows(4, 20), _features(), tmp_path, "d", 6 * 1024, _payload, group_column="case_id")
+    _, shards = write_shards(
+        _rows(4, 20), _features(), tmp_path, "d", 6 * 1024, _payload, group_column="case_id"
+    )
     assert len(shards) > 1

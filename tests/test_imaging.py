@@ -34,7 +34,12 @@ def _arr(img: Image.Image) -> np.ndarray:
 
 @pytest.mark.parametrize(
     "size, expected",
-    [((300, 150), (1024, 512)), ((2048, 4096), (512, 1024)), ((1000, 3), (1024, 3)), ((7, 7), (1024, 1024))],
+    [
+        ((300, 150), (1024, 512)),
+        ((2048, 4096), (512, 1024)),
+        ((1000, 3), (1024, 3)),
+        ((7, 7), (1024, 1024)),
+    ],
 )
 def test_to_published_keeps_aspect_and_longest_side(size, expected):
     out = imaging.to_published(Image.new("L", size, 90))
@@ -46,7 +51,9 @@ def test_to_published_keeps_aspect_and_longest_side(size, expected):
 @pytest.mark.parametrize("size", [(300, 170), (2000, 1500), (64, 1000)])
 def test_to_published_greyscale_shortcut_matches_the_rgb_path(size):
     grey = _noise_image(*size, seed=9, mode="L")
-    assert imaging.to_published(grey).tobytes() == imaging.to_published(grey.convert("RGB")).tobytes()
+    assert (
+        imaging.to_published(grey).tobytes() == imaging.to_published(grey.convert("RGB")).tobytes()
+    )
 
 
 def test_to_published_at_target_size_is_not_resampled():
@@ -108,8 +115,12 @@ def test_roi_pixels_rounds_outwards_and_clamps():
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1),
-    st.integers(1, 3000), st.integers(1, 3000),
+    st.floats(0, 1),
+    st.floats(0, 1),
+    st.floats(0, 1),
+    st.floats(0, 1),
+    st.integers(1, 3000),
+    st.integers(1, 3000),
 )
 def test_roi_pixels_contains_the_normalised_box(a, b, c, d, width, height):
     x0, x1 = sorted((a, c))
@@ -226,7 +237,9 @@ def test_roi_decay_greys_the_top_fraction():
     assert grey_rows == [30, 60]
 
 
-@pytest.mark.parametrize("step, exc", [(4, ValueError), (-1, ValueError), (1.0, TypeError), ("2", TypeError)])
+@pytest.mark.parametrize(
+    "step, exc", [(4, ValueError), (-1, ValueError), (1.0, TypeError), ("2", TypeError)]
+)
 def test_roi_decay_rejects_bad_step(step, exc):
     with pytest.raises(exc, match="step"):
         imaging.roi_decay(_noise_image(), BOX, step)
@@ -258,7 +271,14 @@ def test_gaussian_blur_leaves_a_constant_image_unchanged():
 
 
 @pytest.mark.parametrize(
-    "sigma, exc", [(-1, ValueError), (float("inf"), ValueError), (float("nan"), ValueError), ("2", TypeError), (None, TypeError)]
+    "sigma, exc",
+    [
+        (-1, ValueError),
+        (float("inf"), ValueError),
+        (float("nan"), ValueError),
+        ("2", TypeError),
+        (None, TypeError),
+    ],
 )
 def test_gaussian_blur_rejects_bad_sigma(sigma, exc):
     with pytest.raises(exc, match="sigma"):
@@ -267,8 +287,14 @@ def test_gaussian_blur_rejects_bad_sigma(sigma, exc):
 
 def test_render_variant_dispatches_and_validates():
     img = _noise_image()
-    assert imaging.render_variant(img, "roi_masked", BOX).tobytes() == imaging.roi_masked(img, BOX).tobytes()
-    assert imaging.render_variant(img, "roi_only", BOX).tobytes() == imaging.roi_only(img, BOX).tobytes()
+    assert (
+        imaging.render_variant(img, "roi_masked", BOX).tobytes()
+        == imaging.roi_masked(img, BOX).tobytes()
+    )
+    assert (
+        imaging.render_variant(img, "roi_only", BOX).tobytes()
+        == imaging.roi_only(img, BOX).tobytes()
+    )
     assert imaging.render_variant(img, "lr_flip").tobytes() == imaging.lr_flip(img).tobytes()
     with pytest.raises(ValueError, match="variant"):
         imaging.render_variant(img, "blur")
@@ -368,7 +394,18 @@ def test_image_cache_renders_once_and_evicts_least_recently_used():
     def maker(key):
         return lambda: made.append(key) or f"img-{key}"
 
-    assert [cache.get(k, maker(k)) for k in ("a", "b", "a", "c", "b")] == ["img-a", "img-b", "img-a", "img-c", "img-b"]
-    assert made == ["a", "b", "c", "b"]  # one hit ("a"); "b" was least recently used when "c" came in
+    assert [cache.get(k, maker(k)) for k in ("a", "b", "a", "c", "b")] == [
+        "img-a",
+        "img-b",
+        "img-a",
+        "img-c",
+        "img-b",
+    ]
+    assert made == [
+        "a",
+        "b",
+        "c",
+        "b",
+    ]  # one hit ("a"); "b" was least recently used when "c" came in
     with pytest.raises(ValueError, match="maxsize"):
         imaging.ImageCache(maxsize=0)

@@ -61,7 +61,9 @@ def test_phrasings(reply, expected):
 def test_fewer_options():
     assert parse_option_letter("<think>C or D</think>B", 2) == "B"
     assert parse_option_letter("A patient, so B", 2) == "B"
-    assert parse_option_letter("The answer is C", 2) is None  # not an option of a two-option question
+    assert (
+        parse_option_letter("The answer is C", 2) is None
+    )  # not an option of a two-option question
 
 
 def test_lower_case_only_when_asked():
@@ -87,8 +89,13 @@ def test_doctests():
     assert doctest.testmod(letters).failed == 0
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("A or B", "A"), ("A is correct", "A"), ("A because the skull is visible", "A"),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("A or B", "A"),
+        ("A is correct", "A"),
+        ("A because the skull is visible", "A"),
+    ],
+)
 def test_letter_followed_by_prose_is_an_option(reply, expected):
     assert read_option_letter(reply, 5) == expected

@@ -22,7 +22,13 @@ pytestmark = pytest.mark.slow  # every test starts lmms-eval
 
 def _python(code: str, **env: str) -> str:
     full = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", **env}
-    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=full, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", code],
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout.strip().splitlines()[-1]
 
@@ -43,7 +49,9 @@ def test_plugin_loader_registers_every_model_and_the_tasks():
         f"explicit = TaskManager('WARNING', include_path={str(tasks_dir())!r}, include_defaults=False)\n"
         "print(json.dumps([paths, classes, 'medvigil_mcq' in plain.all_tasks, plain.include_path, explicit.include_path]))"
     )
-    paths, classes, found, plain_paths, explicit_paths = json.loads(_python(code, LMMS_EVAL_PLUGINS="medvigil"))
+    paths, classes, found, plain_paths, explicit_paths = json.loads(
+        _python(code, LMMS_EVAL_PLUGINS="medvigil")
+    )
     for name, cls in AVAILABLE_MODELS.items():
         assert paths[name] == f"medvigil.models.{name}.{cls}"
     assert classes["grounded"] == "medvigil.tasks.baseline_models.GroundedBaseline"
@@ -62,7 +70,9 @@ def test_plugin_models_are_the_entry_point_models():
     assert set(by_alias) == set(AVAILABLE_MODELS)
     for name, cls in AVAILABLE_MODELS.items():
         module, _, attr = by_alias[name].rpartition(".")
-        assert getattr(importlib.import_module(f"medvigil.models.{name}"), cls) is getattr(importlib.import_module(module), attr)
+        assert getattr(importlib.import_module(f"medvigil.models.{name}"), cls) is getattr(
+            importlib.import_module(module), attr
+        )
 
 
 def test_core_and_plugin_package_do_not_import_lmms_eval():

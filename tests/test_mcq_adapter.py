@@ -29,22 +29,57 @@ def _dataset(folder: Path) -> Path:
     from PIL import Image
 
     rng = np.random.default_rng(0)
-    rows = {"qid": [], "scan": [], "prompt": [], "opt_1": [], "opt_2": [], "opt_3": [], "opt_4": [], "label": [], "mod": [], "task": []}
+    rows = {
+        "qid": [],
+        "scan": [],
+        "prompt": [],
+        "opt_1": [],
+        "opt_2": [],
+        "opt_3": [],
+        "opt_4": [],
+        "label": [],
+        "mod": [],
+        "task": [],
+    }
     for i in range(N):
         rows["qid"].append(f"q{i}")
-        rows["scan"].append(Image.fromarray(rng.integers(0, 255, (48, 48), dtype=np.uint8), mode="L"))
-        rows["prompt"].append(f"Is there a lesion number {i} on this scan?" if i % 2 else f"Which structure is marked in study {i}?")
+        rows["scan"].append(
+            Image.fromarray(rng.integers(0, 255, (48, 48), dtype=np.uint8), mode="L")
+        )
+        rows["prompt"].append(
+            f"Is there a lesion number {i} on this scan?"
+            if i % 2
+            else f"Which structure is marked in study {i}?"
+        )
         for j in range(K):
             rows[f"opt_{j + 1}"].append(f"answer{i}x{j}")
         rows["label"].append(GOLD[i])
         rows["mod"].append("MRI" if i % 2 else "X-ray")
         rows["task"].append("Diagnosis" if i < 4 else "Anatomical recognition")
-    features = datasets.Features({**{k: datasets.Value("string") for k in rows if k not in ("scan", "label")},
-                                  "scan": datasets.Image(), "label": datasets.Value("int64")})
-    datasets.DatasetDict({"validation": datasets.Dataset.from_dict(rows, features=features)}).save_to_disk(str(folder / "data"))
-    mapping = {"data": "data", "split": "validation", "name": "toyvqa",
-               "columns": {"image": "scan", "question": "prompt", "options": ["opt_1", "opt_2", "opt_3", "opt_4"], "answer": "label",
-                           "id": "qid", "modality": "mod", "capability": "task"}}
+    features = datasets.Features(
+        {
+            **{k: datasets.Value("string") for k in rows if k not in ("scan", "label")},
+            "scan": datasets.Image(),
+            "label": datasets.Value("int64"),
+        }
+    )
+    datasets.DatasetDict(
+        {"validation": datasets.Dataset.from_dict(rows, features=features)}
+    ).save_to_disk(str(folder / "data"))
+    mapping = {
+        "data": "data",
+        "split": "validation",
+        "name": "toyvqa",
+        "columns": {
+            "image": "scan",
+            "question": "prompt",
+            "options": ["opt_1", "opt_2", "opt_3", "opt_4"],
+            "answer": "label",
+            "id": "qid",
+            "modality": "mod",
+            "capability": "task",
+        },
+    }
     (folder / "mapping.json").write_text(json.dumps(mapping))
     return folder / "mapping.json"
 
@@ -54,19 +89,35 @@ def test_adapter_rows_and_errors(tmp_path):
     rows = adapt(read_mapping(mapping))
     assert len(rows) == N and rows[0]["options"] == [f"answer0x{j}" for j in range(K)]
     assert rows["correct_letter"] == ["ABCD"[g] for g in GOLD] and rows[0]["image"].mode == "L"
-    assert rows[3]["modality"] == "MRI" and rows[4]["capability"] == "Anatomical recognition" and rows[0]["probe_kind"] == "original"
-    assert rows[0]["text_only_answerable"] is False and rows[0]["safe_letter"] is None and rows[0]["image_file"] == "toyvqa/q0"
+    assert (
+        rows[3]["modality"] == "MRI"
+        and rows[4]["capability"] == "Anatomical recognition"
+        and rows[0]["probe_kind"] == "original"
+    )
+    assert (
+        rows[0]["text_only_answerable"] is False
+        and rows[0]["safe_letter"] is None
+        and rows[0]["image_file"] == "toyvqa/q0"
+    )
     assert len(load_mcq({"MEDVIGIL_MCQ_ADAPTER": str(mapping)})) == N
     spec = json.loads(mapping.read_text())
-    kinds = tmp_path / "kinds.json"  # a "kind" column: paraphrase rows for CbD's supplied paraphrase sets
+    kinds = (
+        tmp_path / "kinds.json"
+    )  # a "kind" column: paraphrase rows for CbD's supplied paraphrase sets
     kinds.write_text(json.dumps({**spec, "columns": {**spec["columns"], "kind": "mod"}}))
-    with pytest.raises(ValueError, match="row 0: field 'kind' must be one of original, paraphrase, got 'X-ray'"):
+    with pytest.raises(
+        ValueError, match="row 0: field 'kind' must be one of original, paraphrase, got 'X-ray'"
+    ):
         adapt(read_mapping(kinds))
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**spec, "columns": {**spec["columns"], "answer": "gold"}}))
     with pytest.raises(ValueError, match=r"bad.json: field 'columns' names \['gold'\]"):
         adapt(read_mapping(bad))
-    bad.write_text(json.dumps({**spec, "columns": {k: v for k, v in spec["columns"].items() if k != "question"}}))
+    bad.write_text(
+        json.dumps(
+            {**spec, "columns": {k: v for k, v in spec["columns"].items() if k != "question"}}
+        )
+    )
     with pytest.raises(ValueError, match="missing \\['question'\\]"):
         read_mapping(bad)
     bad.write_text(json.dumps({**spec, "columns": {**spec["columns"], "answer": "prompt"}}))
@@ -84,10 +135,26 @@ def run(tmp_path_factory):
     env = offline_env(base / "unused")
     env.update(MEDVIGIL_MCQ_ADAPTER=str(mapping), HF_DATASETS_CACHE=str(base / "hf-cache"))
     tasks = "medqdeg_acc_L0,medqdeg_acc_L1,readiness_img,readiness_text,readiness_text_2r,readiness_img_unk,cbd_binary"
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "constant", "--model_args", "letter=B", "--tasks", tasks,
-           "--include_path", str(ROOT / "tasks"), "--output_path", str(base / "out"), "--log_samples"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "constant",
+        "--model_args",
+        "letter=B",
+        "--tasks",
+        tasks,
+        "--include_path",
+        str(ROOT / "tasks"),
+        "--output_path",
+        str(base / "out"),
+        "--log_samples",
+    ]
     proc = subprocess.run(cmd, env=env, cwd=base, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0 and "Error during evaluation" not in proc.stderr + proc.stdout, proc.stderr[-4000:]
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stderr + proc.stdout, (
+        proc.stderr[-4000:]
+    )
     return base
 
 
@@ -103,15 +170,21 @@ def test_medqdeg_on_the_adapted_dataset(run, tmp_path):
     result = _score(run, "medqdeg", tmp_path)
     (m,) = result["models"].values()
     gold_b = sum(g == 1 for g in GOLD) / N  # always B: right exactly on the items whose gold is B
-    assert m["experiment"] == "accuracy" and m["by_severity"]["L0"]["accuracy"] == pytest.approx(gold_b)
+    assert m["experiment"] == "accuracy" and m["by_severity"]["L0"]["accuracy"] == pytest.approx(
+        gold_b
+    )
     assert m["by_severity"]["L1"]["accuracy"] == pytest.approx(gold_b)
     # a model the degradation cannot move: every paired drop is exactly 0 (the bug: unpaired drops were not)
     assert all(d["L1-L0"] == 0.0 for d in m["drops_by_degradation"].values())
-    assert m["by_capability"]["Diagnosis"]["L1&L2"]["L1&L2-L0"] == 0.0 and set(m["by_modality"]) == {"MRI", "X-ray"}
+    assert m["by_capability"]["Diagnosis"]["L1&L2"]["L1&L2-L0"] == 0.0 and set(
+        m["by_modality"]
+    ) == {"MRI", "X-ray"}
     from medvigil.records.lmms_eval_logs import read_samples
 
     recs = read_samples(sorted((run / "out").rglob("*_samples_medqdeg_acc_L1.jsonl")))
-    assert {r["extra"]["n_options"] for r in recs} == {K} and {r["extra"]["trials"] for r in recs} == {3}
+    assert {r["extra"]["n_options"] for r in recs} == {K} and {
+        r["extra"]["trials"] for r in recs
+    } == {3}
 
 
 def test_readiness_on_the_adapted_dataset(run, tmp_path):
@@ -131,19 +204,30 @@ def test_readiness_on_the_adapted_dataset(run, tmp_path):
     assert m["accuracies"]["T2"]["chance"] == 25.0  # 100 / K
     assert m["fragility"]["T2"] == pytest.approx(max(0.0, expected - 25) / 75)
     two = by_arm["noimg:distractors_2r"]
-    assert all(r["extra"]["n_replaced"] == 2 and all(t.startswith("answer") for t in r["extra"]["replaced"]) for r in two)
-    assert m["accuracies"]["T4_variants"]["text_2r"]["accuracy"] == pytest.approx(100 * sum(r["correct_letter"] == "B" for r in two) / N)
+    assert all(
+        r["extra"]["n_replaced"] == 2
+        and all(t.startswith("answer") for t in r["extra"]["replaced"])
+        for r in two
+    )
+    assert m["accuracies"]["T4_variants"]["text_2r"]["accuracy"] == pytest.approx(
+        100 * sum(r["correct_letter"] == "B" for r in two) / N
+    )
 
 
 def test_cbd_on_the_adapted_dataset(run, tmp_path):
     result = _score(run, "cbd", tmp_path)
     (name,) = result["models"]
     m = result["models"][name]
-    assert name.endswith("[binary]") and m["counts"]["Dangerous"] == m["n_samples"] == N  # always "no"
+    assert (
+        name.endswith("[binary]") and m["counts"]["Dangerous"] == m["n_samples"] == N
+    )  # always "no"
     from medvigil.records.lmms_eval_logs import read_samples
 
-    recs = [r for r in read_samples(sorted((run / "out").rglob("*_samples_cbd_binary.jsonl")))
-            if r["condition"] == "binary" and r["probe_kind"] == "original"]
+    recs = [
+        r
+        for r in read_samples(sorted((run / "out").rglob("*_samples_cbd_binary.jsonl")))
+        if r["condition"] == "binary" and r["probe_kind"] == "original"
+    ]
     assert m["accuracy"] == pytest.approx(sum(r["extra"]["label"] == "no" for r in recs) / N)
     from medvigil.cli import main
 

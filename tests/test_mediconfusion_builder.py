@@ -21,7 +21,12 @@ from medvigil.suites.mediconfusion.synthetic import write_sample
 SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
+FIXTURE = (
+    Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared")
+    / "fixtures"
+    / "mediconfusion"
+    / "dataset.json"
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +51,18 @@ def test_round_trip_questions(built):
     for row, (pair, key) in zip(rows, release.images()):
         assert (row["pair_id"], row["image_key"]) == (pair.pair_id, key)
         assert row["correct_letter"] == pair.correct(key)
-        assert (row["option_A"], row["option_B"], row["question"]) == (pair.option_A, pair.option_B, pair.question)
+        assert (row["option_A"], row["option_B"], row["question"]) == (
+            pair.option_A,
+            pair.option_B,
+            pair.question,
+        )
         assert row["categories"] == list(pair.categories(key)) and row["synthetic"] is True
         source = base / "rel" / "roco" / pair.image_path(key)
         assert row["image"]["bytes"] == source.read_bytes()  # original bytes, never re-encoded
         assert row["image"]["path"] == pair.image_path(key) == row["image_path"]
-    letters = [(a, b) for a, b in zip(questions["correct_letter"][0::2], questions["correct_letter"][1::2])]
+    letters = [
+        (a, b) for a, b in zip(questions["correct_letter"][0::2], questions["correct_letter"][1::2])
+    ]
     assert sorted(letters) == [("A", "B")] * 4 + [("B", "A")] * 4
     assert questions[0]["image"].size == (320, 360) or questions[0]["image"].size == (320, 320)
 
@@ -72,18 +83,25 @@ def test_croissant_validates_cleanly(built):
     assert errors == [] and warnings == []
     doc = json.loads((base / "out" / "croissant.json").read_text())
     assert [r["@id"] for r in doc["recordSet"]] == ["questions", "pairs"]
-    assert {d["contentUrl"] for d in doc["distribution"] if d["@type"] == "cr:FileObject"} == {s.path for s in report.shards}
+    assert {d["contentUrl"] for d in doc["distribution"] if d["@type"] == "cr:FileObject"} == {
+        s.path for s in report.shards
+    }
 
 
 def test_card_and_build_info(built):
     base, report = built
     card = (base / "out" / "README.md").read_text()
     head = yaml.safe_load(card.split("---\n")[1])
-    assert [c["config_name"] for c in head["configs"]] == ["questions", "pairs"] and head["configs"][0]["default"]
+    assert [c["config_name"] for c in head["configs"]] == ["questions", "pairs"] and head[
+        "configs"
+    ][0]["default"]
     assert head["mediconfusion"]["synthetic"] is True and "synthetic" in head["tags"]
     assert "Synthetic data" in card and "CC BY-NC-SA 4.0" in card
     info = json.loads((base / "out" / "build_info.json").read_text())
-    assert info["rows"] == {"questions": 16, "pairs": 8} and info["build_digest"] == report.build_digest
+    assert (
+        info["rows"] == {"questions": 16, "pairs": 8}
+        and info["build_digest"] == report.build_digest
+    )
     sums = (base / "out" / "roco_sha256.txt").read_text().splitlines()
     assert len(sums) == 16 and all(len(line.split("  ")[0]) == 64 for line in sums)
 
@@ -91,7 +109,12 @@ def test_card_and_build_info(built):
 def test_build_is_deterministic_and_refuses_to_overwrite(built, tmp_path):
     base, _ = built
     again = tmp_path / "again"
-    build(base / "rel" / "data" / "dataset.json", base / "rel" / "roco", again, checksums_file=base / "out" / "roco_sha256.txt")
+    build(
+        base / "rel" / "data" / "dataset.json",
+        base / "rel" / "roco",
+        again,
+        checksums_file=base / "out" / "roco_sha256.txt",
+    )
     for path in sorted((base / "out").rglob("*")):
         if path.is_file():
             assert path.read_bytes() == (again / path.relative_to(base / "out")).read_bytes(), path
@@ -124,7 +147,11 @@ def test_a_real_release_build_carries_the_roco_licence(tmp_path):
         target.parent.mkdir(parents=True, exist_ok=True)
         Image.new("RGB", (32, 32), (i * 40 % 256, 90, 90)).save(target, format="JPEG")
     report = build(tmp_path / "dataset.json", tmp_path / "roco", tmp_path / "out")
-    assert not report.synthetic and report.rows == {"questions": 6, "pairs": 3} and report.n_images == 4
+    assert (
+        not report.synthetic
+        and report.rows == {"questions": 6, "pairs": 3}
+        and report.n_images == 4
+    )
     card = (tmp_path / "out" / "README.md").read_text()
     head = yaml.safe_load(card.split("---\n")[1])
     assert head["license"] == ["cc-by-nc-sa-4.0", "mit"] and "non-commercial" in head["tags"]
@@ -133,7 +160,10 @@ def test_a_real_release_build_carries_the_roco_licence(tmp_path):
     assert "https://creativecommons.org/licenses/by-nc-sa/4.0/" in doc["license"]
     assert croissant.validate(tmp_path / "out" / "croissant.json") == ([], [])
     questions = _load(tmp_path / "out", "questions")
-    assert questions["pair_id"][:2] == ["10001", "10001"] and questions["correct_letter"][:2] == ["A", "B"]
+    assert questions["pair_id"][:2] == ["10001", "10001"] and questions["correct_letter"][:2] == [
+        "A",
+        "B",
+    ]
 
 
 def test_data_location(built, tmp_path):

@@ -32,18 +32,31 @@ def _shared() -> Path:
 
 
 FIXTURES = _shared() / "fixtures" / "mediconfusion"
-needs_fixtures = pytest.mark.skipif(not (FIXTURES / "dataset.json").is_file(), reason=f"fixtures not at {FIXTURES}")
+needs_fixtures = pytest.mark.skipif(
+    not (FIXTURES / "dataset.json").is_file(), reason=f"fixtures not at {FIXTURES}"
+)
 
 # ---------------------------------------------------------------- the authors' strings (literals)
 
 AUTHORS = {
-    ("mc", "default"): "Based on the image, choose the correct option for the following question.\nQuestion: {}\n(\"A\": {})\n(\"B\": {})\nAnswer with the option's letter from the given choices directly. Your answer should be just one letter.\n#answer: (\"",  # noqa: E501
-    ("mc", "gpt"): "Based on the image, choose the correct option for the following question.\nQuestion: {}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices directly. Your answer should be just one letter.\nAnswer: ",  # noqa: E501
-    ("greedy", "default"): "Based on the image, choose the correct option for the following question.\nQuestion: {}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices directly.\nAnswer: ",  # noqa: E501
+    (
+        "mc",
+        "default",
+    ): 'Based on the image, choose the correct option for the following question.\nQuestion: {}\n("A": {})\n("B": {})\nAnswer with the option\'s letter from the given choices directly. Your answer should be just one letter.\n#answer: ("',  # noqa: E501
+    (
+        "mc",
+        "gpt",
+    ): "Based on the image, choose the correct option for the following question.\nQuestion: {}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices directly. Your answer should be just one letter.\nAnswer: ",  # noqa: E501
+    (
+        "greedy",
+        "default",
+    ): "Based on the image, choose the correct option for the following question.\nQuestion: {}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices directly.\nAnswer: ",  # noqa: E501
     ("prefix", "default"): "Question: {} Answer: {}",
     ("gpt4", "default"): "Based on the image, answer following question.\n{}",
 }
-AUTHORS_JUDGE_SYSTEM = "You are a helpful and precise assistant for checking the quality of the answer."
+AUTHORS_JUDGE_SYSTEM = (
+    "You are a helpful and precise assistant for checking the quality of the answer."
+)
 AUTHORS_JUDGE_INSTRUCTION = "We would like to request your feedback on the performance of an AI assistant in response to the user question displayed above. The user asks the question on observing an image. We have provided two possible answers, [Answer A] and [Answer B] to the question. Your job is to evaluate how close the AI assistant's answer is to each of the answers. You don't have to decide whether the answers are correct or not. Each answer should receive an overall score on a scale of 1 to 10, where a higher score indicates the AI assistant's answer is closer to the specific answer. After providing the scores, concisely provide your explanation for the given scores. Remember, you don't need to comment on the correctness of the answers. Please provide your answer in the following format:\nA: <SCORE>\nB: <SCORE>\nYour explanation: <EXPLANATION>"  # noqa: E501
 
 Q, A, B = "Is the mass {enhancing}?", "Yes, it enhances", "No "
@@ -52,7 +65,9 @@ Q, A, B = "Is the mass {enhancing}?", "Yes, it enhances", "No "
 def _utils():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("mediconfusion_task_utils_protocol", TASK_DIR / "utils.py")
+    spec = importlib.util.spec_from_file_location(
+        "mediconfusion_task_utils_protocol", TASK_DIR / "utils.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -73,8 +88,13 @@ def _task(name: str) -> dict:
 
 
 def _doc(task: str) -> dict:
-    return {"question": Q, "option_A": A, "option_B": B, "condition": utils.CONDITIONS[task],
-            "protocol": "medvigil" if task.endswith("_medvigil") else "authors"}
+    return {
+        "question": Q,
+        "option_A": A,
+        "option_B": B,
+        "condition": utils.CONDITIONS[task],
+        "protocol": "medvigil" if task.endswith("_medvigil") else "authors",
+    }
 
 
 def _rendered(task: str, model: str = "default") -> str:
@@ -101,16 +121,28 @@ def test_api_models_get_the_authors_gpt_prompt():
 
 def test_token_limits_are_the_authors():
     # MC: set_model_params forces max_new_tokens 32 and temperature 0; FF: LLaVA's config, 100
-    mc, ff = _task("mediconfusion_mc")["generation_kwargs"], _task("mediconfusion_ff")["generation_kwargs"]
+    mc, ff = (
+        _task("mediconfusion_mc")["generation_kwargs"],
+        _task("mediconfusion_ff")["generation_kwargs"],
+    )
     assert (mc["max_new_tokens"], mc["temperature"], ff["max_new_tokens"]) == (32, 0, 100)
     assert _task("mediconfusion_gd")["target_delimiter"] == ""
 
 
 def test_medvigil_variants_keep_the_0_1_prompts():
-    assert _rendered("mc_medvigil") == f"{Q}\nOptions:\nA. {A.strip()}\nB. {B.strip()}\nAnswer with the option's letter from the given choices directly."
+    assert (
+        _rendered("mc_medvigil")
+        == f"{Q}\nOptions:\nA. {A.strip()}\nB. {B.strip()}\nAnswer with the option's letter from the given choices directly."
+    )
     assert _rendered("ff_medvigil") == f"Based on the image, answer the following question.\n{Q}"
-    assert _rendered("ps_medvigil") == Q and _task("mediconfusion_ps_medvigil")["target_delimiter"] == ""
-    limits = [_task(f"mediconfusion_{m}_medvigil")["generation_kwargs"]["max_new_tokens"] for m in ("mc", "ff")]
+    assert (
+        _rendered("ps_medvigil") == Q
+        and _task("mediconfusion_ps_medvigil")["target_delimiter"] == ""
+    )
+    limits = [
+        _task(f"mediconfusion_{m}_medvigil")["generation_kwargs"]["max_new_tokens"]
+        for m in ("mc", "ff")
+    ]
     assert limits == [8, 128]
     with pytest.raises(ValueError, match="prompt_style for gd must be one of authors, medvigil"):
         prompts.render("gd", "authors_gpt", Q, A, B)
@@ -122,14 +154,33 @@ def test_medvigil_variants_keep_the_0_1_prompts():
 @pytest.mark.parametrize(
     ("response", "letter"),
     [
-        ("A", "A"), ("B", "B"), ("A:", "A"), (".A", "A"), (".B:", "B"), ("B.", "B"), ('A")', "A"),
-        ('("B":', "B"), ('("A")', "A"), ('("B").', "B"), ("The answer is A.", "A"), ("Answer: B", "B"),
-        ("B\n", "B"), ('A") Yes, it enhances', "A"),
+        ("A", "A"),
+        ("B", "B"),
+        ("A:", "A"),
+        (".A", "A"),
+        (".B:", "B"),
+        ("B.", "B"),
+        ('A")', "A"),
+        ('("B":', "B"),
+        ('("A")', "A"),
+        ('("B").', "B"),
+        ("The answer is A.", "A"),
+        ("Answer: B", "B"),
+        ("B\n", "B"),
+        ('A") Yes, it enhances', "A"),
         # naming both letters is invalid
-        ("A or B", None), ("A\nB", None), ("A. Yes B. No", None),
+        ("A or B", None),
+        ("A\nB", None),
+        ("A. Yes B. No", None),
         # only whole space-separated words count
-        ("(A)", None), ("A,", None), ("**A**", None), ("a", None), ("AB", None), ("A\tB", None),
-        ("", None), (None, None),
+        ("(A)", None),
+        ("A,", None),
+        ("**A**", None),
+        ("a", None),
+        ("AB", None),
+        ("A\tB", None),
+        ("", None),
+        (None, None),
     ],
 )
 def test_authors_parser(response, letter):
@@ -138,13 +189,32 @@ def test_authors_parser(response, letter):
 
 
 def test_first_letter_parser_is_the_named_variant():
-    assert modes.mc_votes("A or B", "first_letter") == (10, 0) and modes.mc_votes("A or B") == (0, 0)
+    assert modes.mc_votes("A or B", "first_letter") == (10, 0) and modes.mc_votes("A or B") == (
+        0,
+        0,
+    )
     record = utils.mediconfusion_mc_process_results(
-        {**_doc("mc_medvigil"), "pair_id": "1", "image_key": "im1", "correct_letter": "A", "categories": []}, ["A or B"])
-    assert record["set_acc"]["predicted_letter"] == "A" and record["set_acc"]["extra"]["parser"] == "first_letter"
+        {
+            **_doc("mc_medvigil"),
+            "pair_id": "1",
+            "image_key": "im1",
+            "correct_letter": "A",
+            "categories": [],
+        },
+        ["A or B"],
+    )
+    assert (
+        record["set_acc"]["predicted_letter"] == "A"
+        and record["set_acc"]["extra"]["parser"] == "first_letter"
+    )
     record = utils.mediconfusion_mc_process_results(
-        {**_doc("mc"), "pair_id": "1", "image_key": "im1", "correct_letter": "A", "categories": []}, ["A or B"])
-    assert record["set_acc"]["predicted_letter"] is None and record["set_acc"]["extra"]["parser"] == "authors"
+        {**_doc("mc"), "pair_id": "1", "image_key": "im1", "correct_letter": "A", "categories": []},
+        ["A or B"],
+    )
+    assert (
+        record["set_acc"]["predicted_letter"] is None
+        and record["set_acc"]["extra"]["parser"] == "authors"
+    )
 
 
 @needs_fixtures
@@ -169,10 +239,14 @@ def test_authors_parser_reproduces_the_votes_of_their_result_files():
 
 
 def test_judge_prompts_are_the_papers_and_the_codes():
-    paper = ("[Question]\nQ?\n[Answer A]\nx\n[Answer B]\ny\n[Assistant]\nr\n[End of Assistant]\n[System]\n"
-             + AUTHORS_JUDGE_INSTRUCTION)
-    code = ("[Question]\nQ?\n\n[Answer A]\nx\n\n[Answer B]\ny\n\n[AI Assistant]\nr\n\n[End of AI Assistant]\n\n"
-            f"[System]\n{AUTHORS_JUDGE_INSTRUCTION}\n\n")
+    paper = (
+        "[Question]\nQ?\n[Answer A]\nx\n[Answer B]\ny\n[Assistant]\nr\n[End of Assistant]\n[System]\n"
+        + AUTHORS_JUDGE_INSTRUCTION
+    )
+    code = (
+        "[Question]\nQ?\n\n[Answer A]\nx\n\n[Answer B]\ny\n\n[AI Assistant]\nr\n\n[End of AI Assistant]\n\n"
+        f"[System]\n{AUTHORS_JUDGE_INSTRUCTION}\n\n"
+    )
     assert modes.judge_prompt("Q?", "x", "y", "r") == paper
     assert modes.judge_prompt("Q?", "x", "y", "r", layout="code") == code
     assert modes.JUDGE_SYSTEM_MESSAGE == AUTHORS_JUDGE_SYSTEM
@@ -188,9 +262,16 @@ class _Endpoint(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append((self.path, self.headers.get("Authorization"), body))
-        status, text = type(self).replies.pop(0) if type(self).replies else (200, "A: 5\nB: 5\nYour explanation: -")
-        payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]} if status == 200
-                             else {"error": {"message": text}}).encode()
+        status, text = (
+            type(self).replies.pop(0)
+            if type(self).replies
+            else (200, "A: 5\nB: 5\nYour explanation: -")
+        )
+        payload = json.dumps(
+            {"choices": [{"message": {"role": "assistant", "content": text}}]}
+            if status == 200
+            else {"error": {"message": text}}
+        ).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -213,17 +294,34 @@ def endpoint():
 
 
 def test_endpoint_judge_sends_the_papers_request(endpoint, monkeypatch):
-    for key in ("MEDICONFUSION_FF_JUDGE", "MEDICONFUSION_JUDGE_MODEL", "MEDICONFUSION_JUDGE_TEMPERATURE",
-                "MEDICONFUSION_JUDGE_PROMPT", "MEDICONFUSION_JUDGE_URL", "OPENAI_API_KEY"):
+    for key in (
+        "MEDICONFUSION_FF_JUDGE",
+        "MEDICONFUSION_JUDGE_MODEL",
+        "MEDICONFUSION_JUDGE_TEMPERATURE",
+        "MEDICONFUSION_JUDGE_PROMPT",
+        "MEDICONFUSION_JUDGE_URL",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(key, raising=False)
     assert utils.settings()["judge"] == "token_f1"  # offline default: no endpoint configured
     monkeypatch.setenv("MEDICONFUSION_JUDGE_URL", endpoint)
     monkeypatch.setenv("MEDICONFUSION_JUDGE_API_KEY", "test-key")
     run = utils.settings()
     assert run["judge"] == "llm"  # an endpoint makes the authors' judge the default
-    assert run["judge_settings"] == {"url": endpoint, "model": "gpt-4o", "temperature": 0.7, "prompt": "paper"}
+    assert run["judge_settings"] == {
+        "url": endpoint,
+        "model": "gpt-4o",
+        "temperature": 0.7,
+        "prompt": "paper",
+    }
     _Endpoint.replies = [(200, "A: 2\nB: 9\nYour explanation: the answer says no.")]
-    doc = {**_doc("ff"), "pair_id": "7", "image_key": "im2", "correct_letter": "B", "categories": ["Spinal"]}
+    doc = {
+        **_doc("ff"),
+        "pair_id": "7",
+        "image_key": "im2",
+        "correct_letter": "B",
+        "categories": ["Spinal"],
+    }
     record = utils.mediconfusion_ff_process_results(doc, ["No enhancement is seen."])["set_acc"]
     assert record["predicted_letter"] == "B" and record["extra"]["votes"] == {"A": 2.0, "B": 9.0}
     assert record["extra"]["judge_settings"]["model"] == "gpt-4o"
@@ -236,8 +334,11 @@ def test_endpoint_judge_sends_the_papers_request(endpoint, monkeypatch):
         "temperature": 0.7,
         "messages": [
             {"role": "system", "content": AUTHORS_JUDGE_SYSTEM},
-            {"role": "user", "content": f"[Question]\n{Q}\n[Answer A]\n{A}\n[Answer B]\n{B}\n[Assistant]\n"
-                                        f"No enhancement is seen.\n[End of Assistant]\n[System]\n{AUTHORS_JUDGE_INSTRUCTION}"},
+            {
+                "role": "user",
+                "content": f"[Question]\n{Q}\n[Answer A]\n{A}\n[Answer B]\n{B}\n[Assistant]\n"
+                f"No enhancement is seen.\n[End of Assistant]\n[System]\n{AUTHORS_JUDGE_INSTRUCTION}",
+            },
         ],
     }
 
@@ -246,9 +347,13 @@ def test_endpoint_judge_retries_three_times_then_stops(endpoint):
     _Endpoint.replies = [(500, "busy"), (200, "A: 9\nB: 1\nYour explanation: -")]
     judge = modes.endpoint_judge(endpoint, layout="code")
     assert judge(Q, A, B, "yes") == (9.0, 1.0) and len(_Endpoint.requests) == 2
-    assert _Endpoint.requests[1][2]["messages"][1]["content"].startswith(f"[Question]\n{Q}\n\n[Answer A]")
+    assert _Endpoint.requests[1][2]["messages"][1]["content"].startswith(
+        f"[Question]\n{Q}\n\n[Answer A]"
+    )
     _Endpoint.replies = [(500, "busy")] * 3
-    with pytest.raises(RuntimeError, match=r"chat/completions failed 3 time\(s\); last error: HTTP 500"):
+    with pytest.raises(
+        RuntimeError, match=r"chat/completions failed 3 time\(s\); last error: HTTP 500"
+    ):
         judge(Q, A, B, "yes")
 
 
@@ -294,16 +399,40 @@ def test_the_authors_image_layout_builds_the_same_dataset(tmp_path):
     with pytest.raises(DataError) as info:
         build(dataset, repo, tmp_path / "built-again")
     (missing,) = info.value.problems[1:]
-    assert missing.message.startswith(f"missing ROCO image {first.im_1!r}, saved as '{first.im_1_local}.jpg' in the authors' layout")
-    assert (missing.file, missing.row, missing.field) == ("dataset.json", 1, f"{first.pair_id}.im_1")
+    assert missing.message.startswith(
+        f"missing ROCO image {first.im_1!r}, saved as '{first.im_1_local}.jpg' in the authors' layout"
+    )
+    assert (missing.file, missing.row, missing.field) == (
+        "dataset.json",
+        1,
+        f"{first.pair_id}.im_1",
+    )
     assert not (tmp_path / "built-again").exists()
 
 
 # ---------------------------------------------------------------- Table 3
 
 # Claude 3 Opus in Table 3 (set, indiv. per category, paper order)
-TABLE3_CLAUDE = ["7.59", "55.70", "20.55", "58.90", "0.00", "44.78", "0.00", "52.94", "9.52", "45.24",
-                 "11.54", "53.85", "11.63", "51.16", "10.00", "50.00", "14.29", "50.00"]
+TABLE3_CLAUDE = [
+    "7.59",
+    "55.70",
+    "20.55",
+    "58.90",
+    "0.00",
+    "44.78",
+    "0.00",
+    "52.94",
+    "9.52",
+    "45.24",
+    "11.54",
+    "53.85",
+    "11.63",
+    "51.16",
+    "10.00",
+    "50.00",
+    "14.29",
+    "50.00",
+]
 
 
 @needs_fixtures
@@ -314,12 +443,32 @@ def test_table3_rendered_in_full_from_the_authors_claude_run():
     from medvigil.suites.mediconfusion.tables import tables
     from medvigil.suites.registry import score
 
-    result = score("mediconfusion", [FIXTURES / "Results__claude__claude_mc.json"], release=str(FIXTURES / "dataset.json"))
+    result = score(
+        "mediconfusion",
+        [FIXTURES / "Results__claude__claude_mc.json"],
+        release=str(FIXTURES / "dataset.json"),
+    )
     table = tables(result)[-1]
-    assert table.headers == ["Model"] + [f"{c} {p}" for c in (
-        "Cerebral", "Vascular", "Head & Neck", "Spinal", "Musculoskel.", "Cardiac", "Gastroint.", "Pulmonary",
-        "Nuclear Med.") for p in ("set", "indiv.")]
+    assert table.headers == ["Model"] + [
+        f"{c} {p}"
+        for c in (
+            "Cerebral",
+            "Vascular",
+            "Head & Neck",
+            "Spinal",
+            "Musculoskel.",
+            "Cardiac",
+            "Gastroint.",
+            "Pulmonary",
+            "Nuclear Med.",
+        )
+        for p in ("set", "indiv.")
+    ]
     (row,) = table.rows
     assert row[0] == "claude"
-    differ = [(table.headers[i + 1], ours, paper) for i, (ours, paper) in enumerate(zip(row[1:], TABLE3_CLAUDE)) if ours != paper]
+    differ = [
+        (table.headers[i + 1], ours, paper)
+        for i, (ours, paper) in enumerate(zip(row[1:], TABLE3_CLAUDE))
+        if ours != paper
+    ]
     assert differ == [("Head & Neck indiv.", "46.27", "44.78")]

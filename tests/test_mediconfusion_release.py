@@ -36,7 +36,12 @@ from medvigil.suites.mediconfusion.synthetic import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
+FIXTURE = (
+    Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared")
+    / "fixtures"
+    / "mediconfusion"
+    / "dataset.json"
+)
 
 GOOD = {
     "im_1": "train/radiology/images/ROCO_00001.jpg",
@@ -85,14 +90,19 @@ def test_real_dataset_json_parses():
     assert len(release.pairs) == 176
     assert list(release.pairs)[:2] == ["10001", "10002"] and list(release.pairs)[-1] == "10176"
     assert len(release.image_paths()) == 228  # images are reused across pairs
-    assert Counter(p.im_1_correct + p.im_2_correct for p in release.pairs.values()) == {"AB": 88, "BA": 88}
+    assert Counter(p.im_1_correct + p.im_2_correct for p in release.pairs.values()) == {
+        "AB": 88,
+        "BA": 88,
+    }
     assert not release.synthetic
     first = release.pairs["10001"]
     assert first.im_1 == "train/radiology/images/ROCO_28778.jpg" and first.im_1_local == 20192
     assert first.categories("im1") == ("Cerebral", "Vascular") and first.correct("im2") == "B"
     images_per_category = Counter(c for pair, key in release.images() for c in pair.categories(key))
     assert set(images_per_category) == set(CATEGORIES)
-    assert images_per_category["Vascular"] == 73  # Table 3: GPT-4o 25/73 = 34.25 % set accuracy on vascular images
+    assert (
+        images_per_category["Vascular"] == 73
+    )  # Table 3: GPT-4o 25/73 = 34.25 % set accuracy on vascular images
     # the writer reproduces the authors' file byte for byte
     assert dataset_json_text(release.pairs.values()) == FIXTURE.read_text(encoding="utf-8")
 
@@ -101,13 +111,20 @@ def test_real_dataset_json_parses():
 def test_csv_form_reads_the_same_pairs(tmp_path):
     release = read_release(FIXTURE)
     text = dataset_csv_text(list(release.pairs.values()))
-    assert text.startswith(",id,im_1,im_2,")  # the pandas index column, as in the authors' dataset.csv
+    assert text.startswith(
+        ",id,im_1,im_2,"
+    )  # the pandas index column, as in the authors' dataset.csv
     again = read_release(_write(tmp_path, text, "dataset.csv"))
     assert again.pairs == release.pairs
 
 
 @pytest.mark.parametrize(
-    "module", ["medvigil.suites.mediconfusion.release", "medvigil.suites.mediconfusion.data", "medvigil.suites.mediconfusion.modes"]
+    "module",
+    [
+        "medvigil.suites.mediconfusion.release",
+        "medvigil.suites.mediconfusion.data",
+        "medvigil.suites.mediconfusion.modes",
+    ],
 )
 def test_doctests(module):
     result = doctest.testmod(importlib.import_module(module))
@@ -148,7 +165,13 @@ def test_pair_fields_match_the_field_list():
 )
 def test_bad_values_name_file_pair_and_field(tmp_path, change, field, fragment):
     entry = {**GOOD, **change}
-    path = _write(tmp_path, {"10001": GOOD | {"im_1": "train/radiology/images/ROCO_00009.jpg", "im_1_local": 9}, "10002": entry})
+    path = _write(
+        tmp_path,
+        {
+            "10001": GOOD | {"im_1": "train/radiology/images/ROCO_00009.jpg", "im_1_local": 9},
+            "10002": entry,
+        },
+    )
     problems = _problems(path)
     assert ("dataset.json", 2, f"10002.{field}") in _where(problems), [str(p) for p in problems]
     assert any(fragment in p.message for p in problems), [str(p) for p in problems]
@@ -157,7 +180,11 @@ def test_bad_values_name_file_pair_and_field(tmp_path, change, field, fragment):
 def test_missing_field(tmp_path):
     entry = {k: v for k, v in GOOD.items() if k != "im_2_correct"}
     (problem,) = _problems(_write(tmp_path, {"10001": entry}))
-    assert (problem.row, problem.field, problem.message) == (1, "10001.im_2_correct", "missing field")
+    assert (problem.row, problem.field, problem.message) == (
+        1,
+        "10001.im_2_correct",
+        "missing field",
+    )
     assert str(problem) == "dataset.json, row 1, field '10001.im_2_correct': missing field"
 
 
@@ -168,7 +195,11 @@ def test_every_problem_is_reported_at_once(tmp_path):
         "10003": {**GOOD, "im_1": "../secret.jpg"},
     }
     problems = _problems(_write(tmp_path, data))
-    assert {(p.row, p.field) for p in problems} == {(1, "10001.im_1_correct"), (2, "10002.question"), (3, "10003.im_1")}
+    assert {(p.row, p.field) for p in problems} == {
+        (1, "10001.im_1_correct"),
+        (2, "10002.question"),
+        (3, "10003.im_1"),
+    }
 
 
 def test_duplicate_pair_ids_and_fields(tmp_path):
@@ -181,7 +212,12 @@ def test_duplicate_pair_ids_and_fields(tmp_path):
 
 
 def test_one_image_path_has_one_local_id(tmp_path):
-    second = {**GOOD, "im_2": "train/radiology/images/ROCO_00003.jpg", "im_2_local": 3, "im_1_local": 7}
+    second = {
+        **GOOD,
+        "im_2": "train/radiology/images/ROCO_00003.jpg",
+        "im_2_local": 3,
+        "im_1_local": 7,
+    }
     problems = _problems(_write(tmp_path, {"10001": GOOD, "10002": second}))
     assert [(p.row, p.field) for p in problems] == [(2, "10002.im_1_local")]
     assert "has im_local 7 here but 1 in pair '10001'" in problems[0].message
@@ -189,7 +225,12 @@ def test_one_image_path_has_one_local_id(tmp_path):
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("{not json", "not valid JSON"), ("[1, 2]", "expected a JSON object"), ('{"10001": [1]}', "must be an object"), ("{}", "no pairs")],
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"10001": [1]}', "must be an object"),
+        ("{}", "no pairs"),
+    ],
 )
 def test_unreadable_files(tmp_path, text, fragment):
     (problem,) = _problems(_write(tmp_path, text))
@@ -217,7 +258,11 @@ def test_unknown_suffix(tmp_path):
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_synthetic_sample_is_deterministic_and_marked(tmp_path):
@@ -233,7 +278,9 @@ def test_synthetic_sample_is_deterministic_and_marked(tmp_path):
     assert read_release(tmp_path / "a" / "data" / "dataset.csv").pairs == release.pairs
     assert SYNTHETIC_NOTICE in a["SYNTHETIC"].decode() and "SYNTHETIC" in a["README.md"].decode()
     images = [name for name in a if name.endswith(".jpg")]
-    assert len(images) == 12 and all(name.startswith("roco/") and "/radiology/images/ROCO_9" in name for name in images)
+    assert len(images) == 12 and all(
+        name.startswith("roco/") and "/radiology/images/ROCO_9" in name for name in images
+    )
     for name in images:
         with Image.open(tmp_path / "a" / name) as im:
             assert SYNTHETIC_NOTICE.encode() in im.info["comment"]
@@ -251,7 +298,10 @@ def test_synthetic_pairs_look_like_the_real_ones():
     assert [s.pair for s in make_pairs(10, seed=0)] == pairs[:10]  # a shorter sample is a prefix
 
 
-@pytest.mark.parametrize(("n", "seed", "error"), [(0, 0, ValueError), (True, 0, TypeError), (4, -1, ValueError), (4, "1", TypeError)])
+@pytest.mark.parametrize(
+    ("n", "seed", "error"),
+    [(0, 0, ValueError), (True, 0, TypeError), (4, -1, ValueError), (4, "1", TypeError)],
+)
 def test_synthetic_arguments_are_checked(n, seed, error):
     with pytest.raises(error):
         make_pairs(n, seed)
@@ -282,8 +332,14 @@ def test_locator_lists_every_missing_image_at_once(sample):
     problems = info.value.problems
     missing = [p for p in problems if "missing ROCO image" in p.message]
     assert len(missing) == 5 and all(any(rel in p.message for p in missing) for rel in removed)
-    assert all(p.file == "dataset.json" and p.row is not None and p.field.split(".")[1] in ("im_1", "im_2") for p in missing)
-    assert problems[0].message.startswith("5 of 8 ROCO images are unusable") and "(5 missing)" in problems[0].message
+    assert all(
+        p.file == "dataset.json" and p.row is not None and p.field.split(".")[1] in ("im_1", "im_2")
+        for p in missing
+    )
+    assert (
+        problems[0].message.startswith("5 of 8 ROCO images are unusable")
+        and "(5 missing)" in problems[0].message
+    )
 
 
 def test_locator_finds_a_repository_root_and_checks_decoding_and_checksums(sample, tmp_path):

@@ -17,15 +17,24 @@ from medvigil.records.schema_validation import check_records
 from medvigil.suites.mediconfusion import modes
 from medvigil.suites.mediconfusion.record_scoring import score_records
 
-SLOW_FIXTURES = {"lmms_run"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+SLOW_FIXTURES = {
+    "lmms_run"
+}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
-FIXTURE = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared") / "fixtures" / "mediconfusion" / "dataset.json"
+FIXTURE = (
+    Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared")
+    / "fixtures"
+    / "mediconfusion"
+    / "dataset.json"
+)
 
 
 def _utils():
-    spec = importlib.util.spec_from_file_location("mediconfusion_task_utils_test", TASKS / "mediconfusion" / "utils.py")
+    spec = importlib.util.spec_from_file_location(
+        "mediconfusion_task_utils_test", TASKS / "mediconfusion" / "utils.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -55,7 +64,9 @@ def _doc(mode: str, **change) -> dict:
 
 def _record(result: dict) -> dict:
     assert set(result) == set(utils.METRIC_DIRECTIONS)
-    (record,) = {json.dumps(r, sort_keys=True) for r in result.values()}  # the same record under every metric
+    (record,) = {
+        json.dumps(r, sort_keys=True) for r in result.values()
+    }  # the same record under every metric
     record = json.loads(record)
     check_records("probe_record", [record], file="process_results")
     return record
@@ -85,7 +96,10 @@ def test_prompt_snapshots():
         "Answer with the option's letter from the given choices directly. Your answer should be just one letter.\n"
         '#answer: ("'
     )
-    assert utils.mediconfusion_doc_to_text(_doc("ps"), NO_WRAP) == "Question: On which side of the patient is the pneumothorax? Answer:"
+    assert (
+        utils.mediconfusion_doc_to_text(_doc("ps"), NO_WRAP)
+        == "Question: On which side of the patient is the pneumothorax? Answer:"
+    )
     # medvigil 0.1 (tasks *_medvigil)
     assert utils.mediconfusion_doc_to_text(_doc("mc_medvigil"), NO_WRAP) == (
         "On which side of the patient is the pneumothorax?\nOptions:\nA. Right\nB. Left\n"
@@ -94,11 +108,20 @@ def test_prompt_snapshots():
     # PS and FF: no options and no letters (paper Sec. 3.1)
     assert utils.mediconfusion_doc_to_text(_doc("ps_medvigil"), NO_WRAP) == DOC["question"]
     assert utils.mediconfusion_doc_to_text(_doc("ff_medvigil"), NO_WRAP) == (
-        "Based on the image, answer the following question.\nOn which side of the patient is the pneumothorax?")
+        "Based on the image, answer the following question.\nOn which side of the patient is the pneumothorax?"
+    )
     # pre_prompt / post_prompt still wrap any style
-    wrapped = utils.mediconfusion_doc_to_text(_doc("ff"), {"pre_prompt": "<image>\n", "post_prompt": " Be brief."})
-    assert wrapped == "<image>\nBased on the image, answer following question.\nOn which side of the patient is the pneumothorax? Be brief."
-    assert utils.mediconfusion_ps_doc_to_choice(DOC) == ["Right", "Left"] and utils.mediconfusion_ps_doc_to_target(DOC) == 1
+    wrapped = utils.mediconfusion_doc_to_text(
+        _doc("ff"), {"pre_prompt": "<image>\n", "post_prompt": " Be brief."}
+    )
+    assert (
+        wrapped
+        == "<image>\nBased on the image, answer following question.\nOn which side of the patient is the pneumothorax? Be brief."
+    )
+    assert (
+        utils.mediconfusion_ps_doc_to_choice(DOC) == ["Right", "Left"]
+        and utils.mediconfusion_ps_doc_to_target(DOC) == 1
+    )
 
 
 def test_authors_system_prompt_for_api_models():
@@ -113,23 +136,39 @@ def test_authors_system_prompt_for_api_models():
 
     Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
     for mode in ("mc", "ff"):
-        config = yaml.load((ROOT / "tasks" / "mediconfusion" / f"mediconfusion_{mode}.yaml").read_text(), Loader=Loader)
+        config = yaml.load(
+            (ROOT / "tasks" / "mediconfusion" / f"mediconfusion_{mode}.yaml").read_text(),
+            Loader=Loader,
+        )
         kwargs = config["lmms_eval_specific_kwargs"]
         assert {m for m, k in kwargs.items() if "system_prompt" in k} == set(prompts.API_MODELS)
         messages = utils.mediconfusion_doc_to_messages(_doc(mode), kwargs["openai"])
-        assert messages[0] == {"role": "system", "content": [{"type": "text",
-                                                                  "text": "You are a helpful assitant expert in medical domain."}]}
-        assert messages[1]["content"][0]["text"] == utils.mediconfusion_doc_to_text(_doc(mode), kwargs["openai"])
-        assert [m["role"] for m in utils.mediconfusion_doc_to_messages(_doc(mode), kwargs["default"])] == ["user"]
+        assert messages[0] == {
+            "role": "system",
+            "content": [
+                {"type": "text", "text": "You are a helpful assitant expert in medical domain."}
+            ],
+        }
+        assert messages[1]["content"][0]["text"] == utils.mediconfusion_doc_to_text(
+            _doc(mode), kwargs["openai"]
+        )
+        assert [
+            m["role"] for m in utils.mediconfusion_doc_to_messages(_doc(mode), kwargs["default"])
+        ] == ["user"]
     assert prompts.authors_gen_kwargs("gpt") == "temperature=0.7,do_sample=True"
-    assert prompts.authors_gen_kwargs("instructblip") == "temperature=1,do_sample=True,top_p=0.9,num_beams=5,max_new_tokens=128"
+    assert (
+        prompts.authors_gen_kwargs("instructblip")
+        == "temperature=1,do_sample=True,top_p=0.9,num_beams=5,max_new_tokens=128"
+    )
 
 
 def test_baselines_read_the_options():
     from medvigil.mcq.prompting import parse_mcq_prompt
 
     # medvigil's MC layout has an options block the baselines parse, like a model reads it
-    question, options = parse_mcq_prompt(utils.mediconfusion_doc_to_text(_doc("mc_medvigil"), NO_WRAP))
+    question, options = parse_mcq_prompt(
+        utils.mediconfusion_doc_to_text(_doc("mc_medvigil"), NO_WRAP)
+    )
     assert question == DOC["question"] and options == {"A": "Right", "B": "Left"}
     # the authors' layout has none: the baselines answer over `choices`, with a letter for MC/GD
     with pytest.raises(ValueError, match="no 'Options:' line"):
@@ -141,46 +180,90 @@ def test_baselines_read_the_options():
 
 @pytest.mark.parametrize(
     ("response", "letter"),
-    [("B", "B"), ("  A. Right", "A"), ("The answer is B.", "B"), ('A")', "A"), ("C", None), ("Both", None), ("a", None),
-     ("", None), ("A or B", None)],
+    [
+        ("B", "B"),
+        ("  A. Right", "A"),
+        ("The answer is B.", "B"),
+        ('A")', "A"),
+        ("C", None),
+        ("Both", None),
+        ("a", None),
+        ("", None),
+        ("A or B", None),
+    ],
 )
 def test_mc_records(response, letter):
     record = _record(utils.mediconfusion_mc_process_results(_doc("mc"), [response]))
     assert record["predicted_letter"] == letter
     assert record["parse_status"] == ("ok" if letter else "parse_failure")
-    assert (record["probe_id"], record["case_id"], record["condition"], record["category"]) == ("90001:im1", "90001", "mc", "Pulmonary")
+    assert (record["probe_id"], record["case_id"], record["condition"], record["category"]) == (
+        "90001:im1",
+        "90001",
+        "mc",
+        "Pulmonary",
+    )
     assert record["extra"]["image"] == "im1" and record["extra"]["mode_label"] == "MC"
 
 
 def test_gd_reads_lmms_eval_results_in_both_conventions():
     # lmms-eval 0.7.3 hands process_results str((value, is_greedy)); HF models return the mean NLL
-    nll = _record(utils.mediconfusion_gd_process_results(_doc("gd"), ["(2.5, False)", "(0.1, True)"]))
-    assert nll["predicted_letter"] == "B" and nll["extra"]["value_kinds"] == ["mean_nll", "mean_nll"]
-    logprob = _record(utils.mediconfusion_gd_process_results(_doc("gd"), [(0.0, True), (-10000.0, False)]))
-    assert logprob["predicted_letter"] == "A" and logprob["extra"]["normalisation_applied"] == "single_token"
-    tie = _record(utils.mediconfusion_gd_process_results(_doc("gd"), ["(1.0, False)", "(1.0, False)"]))
+    nll = _record(
+        utils.mediconfusion_gd_process_results(_doc("gd"), ["(2.5, False)", "(0.1, True)"])
+    )
+    assert nll["predicted_letter"] == "B" and nll["extra"]["value_kinds"] == [
+        "mean_nll",
+        "mean_nll",
+    ]
+    logprob = _record(
+        utils.mediconfusion_gd_process_results(_doc("gd"), [(0.0, True), (-10000.0, False)])
+    )
+    assert (
+        logprob["predicted_letter"] == "A"
+        and logprob["extra"]["normalisation_applied"] == "single_token"
+    )
+    tie = _record(
+        utils.mediconfusion_gd_process_results(_doc("gd"), ["(1.0, False)", "(1.0, False)"])
+    )
     assert tie["predicted_letter"] is None and tie["extra"]["note"] == "tie"
 
 
 def test_ps_normalisation_is_a_parameter(monkeypatch):
-    doc = _doc("ps", option_A="Pneumothorax", option_B="Pleural effusion", choices=["Pneumothorax", "Pleural effusion"])
+    doc = _doc(
+        "ps",
+        option_A="Pneumothorax",
+        option_B="Pleural effusion",
+        choices=["Pneumothorax", "Pleural effusion"],
+    )
     # total log-probabilities: -12 over 12 chars (-1.0/char) vs -13 over 16 chars (-0.8125/char)
     results = ["(-12.0, False)", "(-13.0, False)"]
-    assert _record(utils.mediconfusion_ps_process_results(doc, results))["predicted_letter"] == "A"  # as is: -12 > -13
+    assert (
+        _record(utils.mediconfusion_ps_process_results(doc, results))["predicted_letter"] == "A"
+    )  # as is: -12 > -13
     monkeypatch.setenv("MEDICONFUSION_PS_NORMALISATION", "per_char")
     record = _record(utils.mediconfusion_ps_process_results(doc, results))
     assert record["predicted_letter"] == "B" and record["extra"]["ps_normalisation"] == "per_char"
     monkeypatch.setenv("MEDICONFUSION_PS_NORMALISATION", "per_token")
-    mean_nll = _record(utils.mediconfusion_ps_process_results(doc, ["(0.9, False)", "(0.4, False)"]))
-    assert mean_nll["predicted_letter"] == "B" and mean_nll["extra"]["option_scores"] == [-0.9, -0.4]
+    mean_nll = _record(
+        utils.mediconfusion_ps_process_results(doc, ["(0.9, False)", "(0.4, False)"])
+    )
+    assert mean_nll["predicted_letter"] == "B" and mean_nll["extra"]["option_scores"] == [
+        -0.9,
+        -0.4,
+    ]
 
 
 def test_ff_records_use_the_judge_and_the_gap_rule():
-    record = _record(utils.mediconfusion_ff_process_results(_doc("ff"), ["There is a pneumothorax on the left."]))
+    record = _record(
+        utils.mediconfusion_ff_process_results(_doc("ff"), ["There is a pneumothorax on the left."])
+    )
     assert record["predicted_letter"] == "B" and record["extra"]["judge"] == "token_f1"
     # 'pneumothorax' echoes the question and is dropped, leaving {left}: F1 1.0 with B, 0 with A
-    assert record["extra"]["votes"] == {"A": 1, "B": 10} and record["raw_response"].startswith("There is")
-    vague = _record(utils.mediconfusion_ff_process_results(_doc("ff"), ["I cannot tell from this image."]))
+    assert record["extra"]["votes"] == {"A": 1, "B": 10} and record["raw_response"].startswith(
+        "There is"
+    )
+    vague = _record(
+        utils.mediconfusion_ff_process_results(_doc("ff"), ["I cannot tell from this image."])
+    )
     assert vague["predicted_letter"] is None and vague["extra"]["votes"] == {"A": 1, "B": 1}
 
 
@@ -202,27 +285,55 @@ def test_settings_are_checked_before_inference(monkeypatch):
 
 def test_aggregations_call_the_scoring_core():
     records = []
-    answers = {("1", "im1"): "A", ("1", "im2"): "B", ("2", "im1"): "A", ("2", "im2"): "A", ("3", "im1"): "", ("3", "im2"): "A"}
+    answers = {
+        ("1", "im1"): "A",
+        ("1", "im2"): "B",
+        ("2", "im1"): "A",
+        ("2", "im2"): "A",
+        ("3", "im1"): "",
+        ("3", "im2"): "A",
+    }
     gold = {"1": ("A", "B"), "2": ("B", "A"), "3": ("A", "B")}
     for (pair, key), response in answers.items():
-        doc = _doc("mc", pair_id=pair, image_key=key, correct_letter=gold[pair][key == "im2"], categories=["Cerebral"])
+        doc = _doc(
+            "mc",
+            pair_id=pair,
+            image_key=key,
+            correct_letter=gold[pair][key == "im2"],
+            categories=["Cerebral"],
+        )
         records.append(_record(utils.mediconfusion_mc_process_results(doc, [response])))
     assert utils.mediconfusion_aggregate_set_acc(records) == pytest.approx(100 / 3)
     assert utils.mediconfusion_aggregate_indiv_acc(records) == pytest.approx(100 * 3 / 6)
-    assert utils.mediconfusion_aggregate_confusion(records) == pytest.approx(50.0)  # 1 of 2 pairs with two valid answers
+    assert utils.mediconfusion_aggregate_confusion(records) == pytest.approx(
+        50.0
+    )  # 1 of 2 pairs with two valid answers
     assert utils.mediconfusion_aggregate_invalid(records) == 1.0
     score = score_records(records)
-    assert (score.totals["set_score"], score.totals["individual_score"], score.totals["invalid"]) == (1, 3, 1)
+    assert (
+        score.totals["set_score"],
+        score.totals["individual_score"],
+        score.totals["invalid"],
+    ) == (1, 3, 1)
 
 
 # ------------------------------------------------------------------ modes and judges
 
 
 def test_likelihood_value_kinds():
-    assert modes.gd_scores([0.3, -2.1]).votes == (0, 0)  # one loss and one log-probability: not one model
-    assert modes.gd_scores([0.3, 2.1], value_kind="sum_logprob").votes == (0, 0)  # positive log-probabilities
+    assert modes.gd_scores([0.3, -2.1]).votes == (
+        0,
+        0,
+    )  # one loss and one log-probability: not one model
+    assert modes.gd_scores([0.3, 2.1], value_kind="sum_logprob").votes == (
+        0,
+        0,
+    )  # positive log-probabilities
     assert modes.prefix_scores([0.5, 0.7], ["a", "b"], normalisation="per_char").votes == (0, 0)
-    assert modes.prefix_scores([-1.0, -4.0], ["a", "bbbbbbbb"], normalisation="per_char").votes == (0, 10)
+    assert modes.prefix_scores([-1.0, -4.0], ["a", "bbbbbbbb"], normalisation="per_char").votes == (
+        0,
+        10,
+    )
     with pytest.raises(ValueError, match="normalisation"):
         modes.prefix_scores([-1.0, -2.0], ["a", "b"], normalisation="per_word")
 
@@ -233,12 +344,21 @@ def test_token_f1_judge_definition():
     assert judge("Which side?", "Left", "Right", "") == (1, 1)
     # F1 2/3 with 'not effaced', halved because exactly one side is negated
     assert judge("Fourth ventricle?", "Effaced", "Not effaced", "effaced") == (10, 4)
-    assert judge("Which lobe?", "Frontal lobe", "Occipital lobe", "It is in the frontal region") == (6, 1)
+    assert judge(
+        "Which lobe?", "Frontal lobe", "Occipital lobe", "It is in the frontal region"
+    ) == (6, 1)
     assert judge("Which lobe?", "Frontal lobe", "Occipital lobe", "lobe") == (7, 7)
-    assert modes.judge_response("Which lobe?", "Frontal lobe", "Occipital lobe", "lobe").letter is None  # gap 0
+    assert (
+        modes.judge_response("Which lobe?", "Frontal lobe", "Occipital lobe", "lobe").letter is None
+    )  # gap 0
     result = modes.judge_response("Fourth ventricle?", "Effaced", "Not effaced", "effaced")
     assert result.letter == "A"  # gap 6
-    assert modes.judge_response("Fourth ventricle?", "Effaced", "Not effaced", "effaced", margin=7).letter is None
+    assert (
+        modes.judge_response(
+            "Fourth ventricle?", "Effaced", "Not effaced", "effaced", margin=7
+        ).letter
+        is None
+    )
 
 
 @pytest.mark.skipif(not FIXTURE.is_file(), reason="shared MediConfusion fixture not present")
@@ -247,7 +367,10 @@ def test_token_f1_judge_reads_every_real_option_verbatim():
 
     for pair in read_release(FIXTURE).pairs.values():
         for letter, option in zip("AB", pair.options):
-            assert modes.judge_response(pair.question, pair.option_A, pair.option_B, option).letter == letter, pair.pair_id
+            assert (
+                modes.judge_response(pair.question, pair.option_A, pair.option_B, option).letter
+                == letter
+            ), pair.pair_id
 
 
 def test_judges_are_pluggable(tmp_path, monkeypatch):
@@ -262,15 +385,21 @@ def test_judges_are_pluggable(tmp_path, monkeypatch):
     assert result.letter == "B" and result.scores == (2.0, 9.0)
     system, prompt = calls[0]
     assert system == modes.JUDGE_SYSTEM_MESSAGE
-    assert prompt.startswith("[Question]\nWhich side?\n[Answer A]\nLeft\n[Answer B]\nRight\n[Assistant]\nright\n")
+    assert prompt.startswith(
+        "[Question]\nWhich side?\n[Answer A]\nLeft\n[Answer B]\nRight\n[Assistant]\nright\n"
+    )
     assert "fake_llm" in modes.available_judges()
     with pytest.raises(ValueError, match="already registered"):
         modes.register_judge("fake_llm", complete)
 
-    (tmp_path / "my_judges.py").write_text("def constant(question, a, b, response):\n    return (9, 1)\n")
+    (tmp_path / "my_judges.py").write_text(
+        "def constant(question, a, b, response):\n    return (9, 1)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert modes.judge_response("Q?", "x", "y", "z", judge="my_judges:constant").letter == "A"
-    (tmp_path / "bad_judges.py").write_text("def eleven(question, a, b, response):\n    return (11, 1)\n")
+    (tmp_path / "bad_judges.py").write_text(
+        "def eleven(question, a, b, response):\n    return (11, 1)\n"
+    )
     with pytest.raises(ValueError, match=r"two scores in \[1, 10\]"):
         modes.judge_response("Q?", "x", "y", "z", judge="bad_judges:eleven")
     with pytest.raises(ValueError, match="no 'A: <score>'"):
@@ -303,8 +432,13 @@ def lmms_run(tmp_path_factory):
         HF_DATASETS_CACHE=str(base / "hf-cache"),
         MEDICONFUSION_DATA=str(base / "built"),
     )
-    for key in ("MEDICONFUSION_PS_NORMALISATION", "MEDICONFUSION_LL_KIND", "MEDICONFUSION_FF_JUDGE", "MEDICONFUSION_MARGIN",
-                "MEDICONFUSION_JUDGE_URL"):
+    for key in (
+        "MEDICONFUSION_PS_NORMALISATION",
+        "MEDICONFUSION_LL_KIND",
+        "MEDICONFUSION_FF_JUDGE",
+        "MEDICONFUSION_MARGIN",
+        "MEDICONFUSION_JUDGE_URL",
+    ):
         env.pop(key, None)
     command = [
         sys.executable, "-m", "lmms_eval",
@@ -313,7 +447,9 @@ def lmms_run(tmp_path_factory):
         "--output_path", str(base / "out"), "--log_samples",
     ]  # fmt: skip
     start = time.monotonic()
-    proc = subprocess.run(command, check=False, env=env, cwd=base, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        command, check=False, env=env, cwd=base, capture_output=True, text=True, timeout=600
+    )
     seconds = time.monotonic() - start
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     # no judge endpoint: the FF tasks say they judge offline with token_f1
@@ -337,10 +473,17 @@ def test_always_a_baseline_in_a_real_lmms_eval_run(lmms_run, mode):
     # the prompt lmms-eval sent is the task's style: the authors' by default, medvigil 0.1's for *_medvigil
     sent = lines[0]["input"]
     protocol = "medvigil" if mode.endswith("_medvigil") else "authors"
-    assert sent.startswith({"authors": {"mc": "Based on the image, choose", "gd": "Based on the image, choose",
-                                        "ps": "Question: ", "ff": "Based on the image, answer following question.\n"},
-                            "medvigil": {"ff": "Based on the image, answer the following question.\n"}}[protocol]
-                           .get(mode.removesuffix("_medvigil"), ""))
+    assert sent.startswith(
+        {
+            "authors": {
+                "mc": "Based on the image, choose",
+                "gd": "Based on the image, choose",
+                "ps": "Question: ",
+                "ff": "Based on the image, answer following question.\n",
+            },
+            "medvigil": {"ff": "Based on the image, answer the following question.\n"},
+        }[protocol].get(mode.removesuffix("_medvigil"), "")
+    )
     assert ("\nOptions:\nA. " in sent) == (protocol == "medvigil" and mode[:2] in ("mc", "gd"))
     records = [r["set_acc"] for r in lines]
     assert len(records) == 16 and {r["condition"] for r in records} == {utils.CONDITIONS[mode]}
@@ -393,11 +536,15 @@ def test_runs_in_the_order_of_their_first_files(lmms_run, tmp_path):
         data["config"].update(model=name, model_args="")
         results.write_text(json.dumps(data))
         copies[name] = sorted(folder.glob("*_samples_mediconfusion_*.jsonl"))
-    logs = [str(p) for trio in zip(*copies.values()) for p in trio]  # interleaved: m1 mc, m2 mc, m3 mc, m1 gd, ...
+    logs = [
+        str(p) for trio in zip(*copies.values()) for p in trio
+    ]  # interleaved: m1 mc, m2 mc, m3 mc, m1 gd, ...
     scored = entry._scored_logs(logs, release, "both_valid")
     assert [e["file"] for e, _ in scored] == logs  # one run per file, named by it
     text = Path(logs[4]).read_text()
-    Path(logs[4]).write_text(text.replace("\n", "\n" + text[:50] + "\n", 1))  # m2's second log: a line cut short
+    Path(logs[4]).write_text(
+        text.replace("\n", "\n" + text[:50] + "\n", 1)
+    )  # m2's second log: a line cut short
     with pytest.raises(DataError) as bad:
         entry.score(logs, release=str(base / "rel" / "data" / "dataset.json"))
     assert logs[4] in str(bad.value.problems[0]) and "row 2" in str(bad.value.problems[0])

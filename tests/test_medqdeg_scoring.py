@@ -35,7 +35,9 @@ def test_spec_example_1():
 
 
 def test_confidence_extremes_and_log_base():
-    assert _conf([list("ABCD")], 4)[0] == pytest.approx(0.0, abs=1e-12)  # uniform over K: no confidence
+    assert _conf([list("ABCD")], 4)[0] == pytest.approx(
+        0.0, abs=1e-12
+    )  # uniform over K: no confidence
     assert _conf([list("AB")], 2)[0] == pytest.approx(0.0, abs=1e-12)
     assert _conf([["C"]], 5)[0] == 1.0  # T = 1 is always "certain"
     # H / log K is the same in every base: the paper's log is unspecified
@@ -60,7 +62,9 @@ def test_invalid_trials():
     # votes A, A, invalid with K = 2
     extra = _conf([["A", "A", None]], 2)[0]
     h = -(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3))
-    assert extra == pytest.approx(1 - h / math.log(2))  # 0.0817: the invalid trial is a third outcome
+    assert extra == pytest.approx(
+        1 - h / math.log(2)
+    )  # 0.0817: the invalid trial is a third outcome
     assert _conf([["A", "A", ""]], 2, invalid_policy="drop")[0] == 1.0
     # all trials invalid: no option voted for, so no confidence (default); literal extra bin: C = 1
     assert _conf([[None] * 5], 4)[0] == 0.0
@@ -91,7 +95,13 @@ def test_vote_count_errors():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(2, 6).flatmap(lambda k: st.tuples(st.just(k), st.lists(st.sampled_from([*"ABCDEF"[:k], None]), min_size=1, max_size=12))))
+@given(
+    st.integers(2, 6).flatmap(
+        lambda k: st.tuples(
+            st.just(k), st.lists(st.sampled_from([*"ABCDEF"[:k], None]), min_size=1, max_size=12)
+        )
+    )
+)
 def test_confidence_in_unit_interval_and_order_invariant(case):
     k, trials = case
     for policy in ("extra_bin", "drop"):
@@ -118,7 +128,10 @@ def test_spec_example_2(rule, shift_l0, shift_l2, acc_l0, acc_l2):
         results[name] = (acc.mean(), calibration_shift(conf, acc))
     assert results["L0"][0] == pytest.approx(acc_l0) and results["L2"][0] == pytest.approx(acc_l2)
     assert round(results["L0"][1], 4) == shift_l0 and round(results["L2"][1], 4) == shift_l2
-    assert intra_model_dke(results["L0"][0], results["L2"][0], results["L0"][1], results["L2"][1]) is True
+    assert (
+        intra_model_dke(results["L0"][0], results["L2"][0], results["L0"][1], results["L2"][1])
+        is True
+    )
     # inter-model: model g with Acc 0.70 and Delta 0.10 on D_L2
     assert inter_model_dke(results["L2"][0], results["L2"][1], 0.70, 0.10) is True
 
@@ -126,9 +139,17 @@ def test_spec_example_2(rule, shift_l0, shift_l2, acc_l0, acc_l2):
 def test_accuracy_rules():
     counts, invalid = vote_counts([["A", "B", None, None], ["B", "A"], [None, None]], 3)
     gold = ["A", "A", "A"]
-    assert sample_accuracy(counts, gold, invalid).tolist() == [0.25, 0.5, 0.0]  # invalid trials are wrong
+    assert sample_accuracy(counts, gold, invalid).tolist() == [
+        0.25,
+        0.5,
+        0.0,
+    ]  # invalid trials are wrong
     # plurality: ties to the lowest letter; no valid trial = wrong
-    assert sample_accuracy(counts, gold, invalid, accuracy_rule="plurality").tolist() == [1.0, 1.0, 0.0]
+    assert sample_accuracy(counts, gold, invalid, accuracy_rule="plurality").tolist() == [
+        1.0,
+        1.0,
+        0.0,
+    ]
     with pytest.raises(ValueError, match="accuracy_rule"):
         sample_accuracy(counts, gold, invalid, accuracy_rule="majority")
     with pytest.raises(ValueError, match="options"):
@@ -140,7 +161,13 @@ def test_accuracy_rules():
 
 @pytest.mark.parametrize(
     "acc0, acc2, d0, d2, expected",
-    [(0.9, 0.5, 0.1, 0.1, True), (0.9, 0.5, 0.1, 0.3, True), (0.9, 0.5, 0.2, 0.1, False), (0.5, 0.5, 0.0, 0.3, False), (0.4, 0.5, 0.0, 0.3, False)],
+    [
+        (0.9, 0.5, 0.1, 0.1, True),
+        (0.9, 0.5, 0.1, 0.3, True),
+        (0.9, 0.5, 0.2, 0.1, False),
+        (0.5, 0.5, 0.0, 0.3, False),
+        (0.4, 0.5, 0.0, 0.3, False),
+    ],
 )
 def test_intra_model_dke_truth_table(acc0, acc2, d0, d2, expected):
     assert intra_model_dke(acc0, acc2, d0, d2) is expected
@@ -150,13 +177,20 @@ def test_inter_model_dke_and_summary():
     assert inter_model_dke(0.5, 0.3, 0.7, 0.1) is True
     assert inter_model_dke(0.5, 0.1, 0.7, 0.1) is False  # equal shift: not strictly greater
     assert inter_model_dke(0.7, 0.3, 0.7, 0.1) is False  # equal accuracy
-    assert inter_model_dke(np.array([0.5, 0.8]), np.array([0.3, 0.3]), 0.7, 0.1).tolist() == [True, False]
-    s = inter_model_dke_summary({"a": 0.5, "b": 0.6, "c": 0.7, "d": 0.7}, {"a": 0.4, "b": 0.2, "c": 0.3, "d": 0.1})
+    assert inter_model_dke(np.array([0.5, 0.8]), np.array([0.3, 0.3]), 0.7, 0.1).tolist() == [
+        True,
+        False,
+    ]
+    s = inter_model_dke_summary(
+        {"a": 0.5, "b": 0.6, "c": 0.7, "d": 0.7}, {"a": 0.4, "b": 0.2, "c": 0.3, "d": 0.1}
+    )
     # pairs with different accuracy: a<b, a<c, a<d, b<c, b<d (5); DKE: (a,b), (a,c), (a,d), (b,d)
     assert sorted(map(tuple, s["pairs"])) == [("a", "b"), ("a", "c"), ("a", "d"), ("b", "d")]
     assert s["n_pairs_compared"] == 5 and s["fraction"] == 0.8
     assert s["spearman_rho"] < 0
-    assert inter_model_dke_summary({"a": 0.5, "b": 0.6}, {"a": 0.2, "b": 0.1})["spearman_rho"] is None
+    assert (
+        inter_model_dke_summary({"a": 0.5, "b": 0.6}, {"a": 0.2, "b": 0.1})["spearman_rho"] is None
+    )
     with pytest.raises(ValueError):
         inter_model_dke_summary({"a": 0.5}, {"b": 0.1})
 
@@ -224,9 +258,18 @@ def test_table_6_drops_all_40_models():
 def test_score_groups_by_severity_and_degradation():
     trials = L0 + L2 + [list("A" * 10)]
     counts, invalid = vote_counts(trials, 4)
-    r = score_groups(counts, invalid, 4, ["A"] * 5, ["clean", "clean", "motion_blur", "motion_blur", "gaussian_noise"], [0, 0, 2, 2, 1])
+    r = score_groups(
+        counts,
+        invalid,
+        4,
+        ["A"] * 5,
+        ["clean", "clean", "motion_blur", "motion_blur", "gaussian_noise"],
+        [0, 0, 2, 2, 1],
+    )
     assert round(r["by_severity"]["L0"]["calibration_shift"], 4) == -0.0805
-    assert round(r["by_degradation_severity"]["motion_blur"]["L2"]["calibration_shift"], 4) == 0.4328
+    assert (
+        round(r["by_degradation_severity"]["motion_blur"]["L2"]["calibration_shift"], 4) == 0.4328
+    )
     assert r["intra_model_dke"] is True
     assert r["drops"]["L1-L0"] == pytest.approx(0.1) and r["drops"]["L2-L0"] == pytest.approx(-0.45)
     assert "drops_by_degradation" not in r  # pairing needs the item of each doc
@@ -240,9 +283,15 @@ def test_always_refusing_model_is_not_overconfident():
     zero = score_trials(trials, ["A", "B", "A"], 4)
     # C = 0, 0, 1 and accuracy 0, 0, 1: shift (1/3) - (1/3) = 0 (the extra-bin reading gives C = 1: +2/3)
     assert zero["calibration_shift"] == pytest.approx(0.0) and zero["n_excluded_all_invalid"] == 0
-    assert score_trials(trials, ["A", "B", "A"], 4, all_invalid="extra_bin")["calibration_shift"] == pytest.approx(2 / 3)
+    assert score_trials(trials, ["A", "B", "A"], 4, all_invalid="extra_bin")[
+        "calibration_shift"
+    ] == pytest.approx(2 / 3)
     excl = score_trials(trials, ["A", "B", "A"], 4, all_invalid="exclude")
-    assert excl["n"] == 1 and excl["n_excluded_all_invalid"] == 2 and excl["calibration_shift"] == pytest.approx(0.0)
+    assert (
+        excl["n"] == 1
+        and excl["n_excluded_all_invalid"] == 2
+        and excl["calibration_shift"] == pytest.approx(0.0)
+    )
 
 
 def test_drops_are_paired_on_items():
@@ -253,40 +302,69 @@ def test_drops_are_paired_on_items():
     A, B = list("AAAA"), list("BBBB")
     half = list("AABB")
     rows = [  # item, degradation, severity, votes, modality, capability
-        ("q1", "clean", 0, A, "CT", "Diagnosis"), ("q2", "clean", 0, B, "X-ray", "Anatomical recognition"),
+        ("q1", "clean", 0, A, "CT", "Diagnosis"),
+        ("q2", "clean", 0, B, "X-ray", "Anatomical recognition"),
         ("q3", "clean", 0, half, "X-ray", "Diagnosis"),
-        ("q1", "gaussian_noise", 1, A, "CT", "Diagnosis"), ("q2", "gaussian_noise", 1, B, "X-ray", "Anatomical recognition"),
+        ("q1", "gaussian_noise", 1, A, "CT", "Diagnosis"),
+        ("q2", "gaussian_noise", 1, B, "X-ray", "Anatomical recognition"),
         ("q1", "low_dose", 2, A, "CT", "Diagnosis"),
-        ("q1", "motion_blur", 1, B, "CT", "Diagnosis"), ("q3", "motion_blur", 2, B, "X-ray", "Diagnosis"),
+        ("q1", "motion_blur", 1, B, "CT", "Diagnosis"),
+        ("q3", "motion_blur", 2, B, "X-ray", "Diagnosis"),
         ("q4", "motion_blur", 1, A, "X-ray", None),  # no L0 doc: unpaired, counted
     ]
     items, degs, sevs, votes, mods, caps = map(list, zip(*rows))
     counts, invalid = vote_counts(votes, 4)
-    r = score_groups(counts, invalid, 4, ["A"] * len(rows), degs, sevs, items=items, modality=mods, capability=caps)
+    r = score_groups(
+        counts,
+        invalid,
+        4,
+        ["A"] * len(rows),
+        degs,
+        sevs,
+        items=items,
+        modality=mods,
+        capability=caps,
+    )
     d = r["drops_by_degradation"]
     assert d["gaussian_noise"] == {"L1-L0": 0.0, "n_paired": 2}
     assert d["low_dose"] == {"L2-L0": 0.0, "n_paired": 1}
-    assert d["motion_blur"]["L1-L0"] == pytest.approx(-1.0) and d["motion_blur"]["L2-L0"] == pytest.approx(-0.5)
+    assert d["motion_blur"]["L1-L0"] == pytest.approx(-1.0) and d["motion_blur"][
+        "L2-L0"
+    ] == pytest.approx(-0.5)
     mb = r["by_degradation_severity"]["motion_blur"]["L1"]
-    assert mb["n"] == 2 and mb["accuracy"] == pytest.approx(0.5)  # q4 counts in the accuracy, not in the drop
+    assert mb["n"] == 2 and mb["accuracy"] == pytest.approx(
+        0.5
+    )  # q4 counts in the accuracy, not in the drop
     cat = r["by_category"]
     assert cat["Noise"]["L1&L2"]["L1&L2-L0"] == 0.0 and cat["Noise"]["L1&L2"]["n_paired"] == 3
     assert cat["Resolution & Blur"]["L1&L2"]["L1&L2-L0"] == pytest.approx(-0.75)  # (-1 - 0.5) / 2
-    assert cat["Resolution & Blur"]["L1"]["n_unpaired"] == 1 and cat["Resolution & Blur"]["L1&L2"]["accuracy"] == pytest.approx(1 / 3)
+    assert cat["Resolution & Blur"]["L1"]["n_unpaired"] == 1 and cat["Resolution & Blur"]["L1&L2"][
+        "accuracy"
+    ] == pytest.approx(1 / 3)
     # per modality: CT = q1 only; L0 1.0, L1 (noise 1, blur 0) 0.5, L2 1.0
     ct = r["by_modality"]["CT"]
-    assert ct["L0"]["accuracy"] == 1.0 and ct["L1"]["accuracy"] == 0.5 and ct["L1"]["L1-L0"] == pytest.approx(-0.5)
+    assert (
+        ct["L0"]["accuracy"] == 1.0
+        and ct["L1"]["accuracy"] == 0.5
+        and ct["L1"]["L1-L0"] == pytest.approx(-0.5)
+    )
     assert ct["L2"]["L2-L0"] == 0.0 and ct["L1&L2"]["L1&L2-L0"] == pytest.approx(-1 / 3)
     # capability (Table 2) and its high-level group; q4 has no label
     diag = r["by_capability"]["Diagnosis"]
-    assert diag["L1&L2"]["accuracy"] == pytest.approx(0.5) and diag["L1&L2"]["L1&L2-L0"] == pytest.approx((0 + 0 - 1 - 0.5) / 4)
+    assert diag["L1&L2"]["accuracy"] == pytest.approx(0.5) and diag["L1&L2"][
+        "L1&L2-L0"
+    ] == pytest.approx((0 + 0 - 1 - 0.5) / 4)
     assert r["by_capability_group"]["Clinical Reasoning"]["L1&L2"]["n"] == 4
     assert r["by_capability_group"]["Medical Perception"]["L1&L2"]["L1&L2-L0"] == 0.0
     assert "(unlabelled)" in r["by_capability"]
     # overall paired drops: L1 docs q1,q2,q1,q4 -> paired (0, 0, -1); L2 q1, q3 -> (0, -0.5)
-    assert r["paired_drops"]["L1"]["L1-L0"] == pytest.approx(-1 / 3) and r["paired_drops"]["L2"]["L2-L0"] == pytest.approx(-0.25)
+    assert r["paired_drops"]["L1"]["L1-L0"] == pytest.approx(-1 / 3) and r["paired_drops"]["L2"][
+        "L2-L0"
+    ] == pytest.approx(-0.25)
     with pytest.raises(ValueError, match="more than one L0"):
-        score_groups(counts[:2], invalid[:2], 4, ["A", "A"], ["clean"] * 2, [0, 0], items=["q", "q"])
+        score_groups(
+            counts[:2], invalid[:2], 4, ["A", "A"], ["clean"] * 2, [0, 0], items=["q", "q"]
+        )
 
 
 def test_capability_groups():
@@ -297,7 +375,9 @@ def test_capability_groups():
     assert capability_group("imaging perception") == "Medical Perception"
     assert capability_group("laterality") == "other"
     assert category_of("sparse_view") == "Artifacts" and category_of("exposure") == "Intensity"
-    assert category_of("object_rotation") == "Motion" and category_of("bubble") == "Resolution & Blur"
+    assert (
+        category_of("object_rotation") == "Motion" and category_of("bubble") == "Resolution & Blur"
+    )
 
 
 def test_score_trials_matches_groups_and_letters():
@@ -308,8 +388,17 @@ def test_score_trials_matches_groups_and_letters():
 
 
 def _rec(model, pid, votes, gold="A", k=4, **extra):
-    return {"suite": "medqdeg", "model": model, "probe_id": pid, "case_id": pid.split("@")[0], "probe_kind": "vqa",
-            "correct_letter": gold, "predicted_letter": votes[0], "parse_status": "ok", "extra": {"votes": votes, "n_options": k, **extra}}
+    return {
+        "suite": "medqdeg",
+        "model": model,
+        "probe_id": pid,
+        "case_id": pid.split("@")[0],
+        "probe_kind": "vqa",
+        "correct_letter": gold,
+        "predicted_letter": votes[0],
+        "parse_status": "ok",
+        "extra": {"votes": votes, "n_options": k, **extra},
+    }
 
 
 def test_score_records_per_model_and_inter_model():
@@ -319,18 +408,37 @@ def test_score_records_per_model_and_inter_model():
         _rec("f", "q1@L2", list("B" * 10), degradation="motion_blur", severity=2),
         _rec("f", "q2@L2", list("A" * 9 + "B"), degradation="motion_blur", severity="L2"),
         _rec("g", "q1@L2", list("A" * 10), degradation="motion_blur", severity=2),
-        {**_rec("g", "q2@L0", ["A"] * 10), "condition": "default", "extra": {"votes": ["A"] * 10, "n_options": 4}},
-        {**_rec("g", "q2@L2", ["B"] * 5 + ["A"] * 5), "condition": "motion_blur:2", "extra": {"votes": ["B"] * 5 + ["A"] * 5}},
+        {
+            **_rec("g", "q2@L0", ["A"] * 10),
+            "condition": "default",
+            "extra": {"votes": ["A"] * 10, "n_options": 4},
+        },
+        {
+            **_rec("g", "q2@L2", ["B"] * 5 + ["A"] * 5),
+            "condition": "motion_blur:2",
+            "extra": {"votes": ["B"] * 5 + ["A"] * 5},
+        },
     ]
     r = score_records(recs, n_options=4)
     f = r["models"]["f"]
-    assert f["intra_model_dke"] is True and round(f["by_severity"]["L2"]["calibration_shift"], 4) == 0.4328
+    assert (
+        f["intra_model_dke"] is True
+        and round(f["by_severity"]["L2"]["calibration_shift"], 4) == 0.4328
+    )
     assert r["models"]["g"]["by_degradation_severity"]["motion_blur"]["L2"]["n"] == 2
     assert r["inter_model_dke"]["L2"]["pairs"] == [["f", "g"]]  # f: lower accuracy, higher shift
     with pytest.raises(ValueError, match="number of options"):
         score_records([{**_rec("f", "q", ["A"]), "extra": {"votes": ["A"], "severity": 0}}])
     with pytest.raises(ValueError, match="degradation"):
-        score_records([{**_rec("f", "q", ["A"]), "condition": "weird", "extra": {"votes": ["A"], "n_options": 4}}])
+        score_records(
+            [
+                {
+                    **_rec("f", "q", ["A"]),
+                    "condition": "weird",
+                    "extra": {"votes": ["A"], "n_options": 4},
+                }
+            ]
+        )
     with pytest.raises(ValueError, match="suite"):
         score_records([{**_rec("f", "q", ["A"]), "suite": "cbd"}])
 
@@ -346,10 +454,19 @@ def test_vectorised_scale():
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["clean", "gaussian_noise", "motion blur", "low_dose", "a b"]), st.integers(0, 2),
-                          st.sampled_from([None, "", "CT", "(unlabelled)", "MRI"]), st.integers(0, 3),
-                          st.sampled_from(list("AB") + [None])),
-                min_size=1, max_size=25))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["clean", "gaussian_noise", "motion blur", "low_dose", "a b"]),
+            st.integers(0, 2),
+            st.sampled_from([None, "", "CT", "(unlabelled)", "MRI"]),
+            st.integers(0, 3),
+            st.sampled_from(list("AB") + [None]),
+        ),
+        min_size=1,
+        max_size=25,
+    )
+)
 def test_breakdowns_group_the_samples_they_name(rows):
     """Every breakdown key holds exactly the samples that carry it (checked against grouping by
     hand): degradation x severity, modality (missing and empty labels together), category."""
@@ -366,8 +483,10 @@ def test_breakdowns_group_the_samples_they_name(rows):
     for d, s, *_ in rows:
         joint.setdefault(d, {}).setdefault(f"L{s}", 0)
         joint[d][f"L{s}"] += 1
-    assert {d: {lv: v["n"] for lv, v in levels.items()} for d, levels in r["by_degradation_severity"].items()} == \
-        {d: dict(sorted(joint[d].items())) for d in sorted(joint)}
+    assert {
+        d: {lv: v["n"] for lv, v in levels.items()}
+        for d, levels in r["by_degradation_severity"].items()
+    } == {d: dict(sorted(joint[d].items())) for d in sorted(joint)}
     assert list(r["by_degradation_severity"]) == sorted(joint)
     by_mod = {}
     for _, s, m, *_ in rows:

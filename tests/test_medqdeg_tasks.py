@@ -22,7 +22,10 @@ from medvigil.suites.medqdeg import degradations as D
 from medvigil.suites.medqdeg import protocol as M
 from medvigil.suites.medqdeg.scoring import score_records
 
-SLOW_FIXTURES = {"built", "runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+SLOW_FIXTURES = {
+    "built",
+    "runs",
+}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 pytest.importorskip("lmms_eval")
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,23 +49,44 @@ def built(tmp_path_factory):
 def runs(built):
     procs = {}
     for name, (args, trials) in RUNS.items():
-        cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medqdeg", "--repeats", str(trials),
-               "--include_path", str(ROOT / "tasks"), "--output_path", str(built / "runs" / name), "--log_samples"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "lmms_eval",
+            "--model",
+            "grounded",
+            "--tasks",
+            "medqdeg",
+            "--repeats",
+            str(trials),
+            "--include_path",
+            str(ROOT / "tasks"),
+            "--output_path",
+            str(built / "runs" / name),
+            "--log_samples",
+        ]
         if args:
             cmd += ["--model_args", args]
         env = offline_env(built / "build" / "medvigil")
         env.update(HF_DATASETS_CACHE=str(built / f"hf-cache-{name}"), MEDQDEG_CT_WORK_SIZE="128")
-        procs[name] = subprocess.Popen(cmd, env=env, cwd=built, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs[name] = subprocess.Popen(
+            cmd, env=env, cwd=built, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
     for name, proc in procs.items():
         out, err = proc.communicate(timeout=600)
         # lmms-eval 0.7.3 logs an evaluation error and still exits 0
-        assert proc.returncode == 0 and "Error during evaluation" not in err, f"{name}: {out[-2000:]}{err[-4000:]}"
+        assert proc.returncode == 0 and "Error during evaluation" not in err, (
+            f"{name}: {out[-2000:]}{err[-4000:]}"
+        )
     return {name: built / "runs" / name for name in RUNS}
 
 
 def _table(out: Path, level: str) -> dict:
     (results,) = out.rglob("*_results.json")
-    return {k.split(",")[0]: v for k, v in json.loads(results.read_text())["results"][f"medqdeg_{level}"].items()}
+    return {
+        k.split(",")[0]: v
+        for k, v in json.loads(results.read_text())["results"][f"medqdeg_{level}"].items()
+    }
 
 
 def _records(out: Path, level: str) -> list[dict]:
@@ -77,17 +101,29 @@ def test_results_table_is_the_scoring_core_of_the_logged_records(runs):
         everything = []
         for level in LEVELS:
             records = _records(out, level)
-            assert records and {r["suite"] for r in records} == {"medqdeg"} and {r["condition"] for r in records} == {level}
+            assert (
+                records
+                and {r["suite"] for r in records} == {"medqdeg"}
+                and {r["condition"] for r in records} == {level}
+            )
             assert {len(r["extra"]["votes"]) for r in records} == {RUNS[name][1]}  # T = --repeats
             (model,) = score_records(records)["models"].values()
             table = _table(out, level)
             for metric in ("accuracy", "mean_confidence", "calibration_shift"):
-                assert table[metric] == pytest.approx(model["overall"][metric]), (name, level, metric)
-            assert table["calibration_shift"] == pytest.approx(table["mean_confidence"] - table["accuracy"])
+                assert table[metric] == pytest.approx(model["overall"][metric]), (
+                    name,
+                    level,
+                    metric,
+                )
+            assert table["calibration_shift"] == pytest.approx(
+                table["mean_confidence"] - table["accuracy"]
+            )
             everything += records
         # all three levels of one model score together, with Eq. (5) decided
         (model,) = score_records(everything)["models"].values()
-        assert set(model["by_severity"]) == set(LEVELS) and isinstance(model["intra_model_dke"], bool)
+        assert set(model["by_severity"]) == set(LEVELS) and isinstance(
+            model["intra_model_dke"], bool
+        )
 
 
 def test_deterministic_baseline_is_fully_confident_and_sampling_is_not(runs):
@@ -102,10 +138,20 @@ def test_deterministic_baseline_is_fully_confident_and_sampling_is_not(runs):
 def test_docs_follow_table5_and_carry_their_seeds(runs, built):
     import datasets
 
-    mcq = datasets.load_dataset(str(built / "build" / "medvigil"), "mcq", split="test",
-                                cache_dir=str(built / "hf-cache-test")).remove_columns("image")
-    askable = {r["probe_id"]: r for r in mcq if r["probe_kind"] == "original" and r["image_status"] == "embedded"}
-    assert any(r["probe_kind"] == "original" and r["image_status"] == "withheld_credentialed" for r in mcq)
+    mcq = datasets.load_dataset(
+        str(built / "build" / "medvigil"),
+        "mcq",
+        split="test",
+        cache_dir=str(built / "hf-cache-test"),
+    ).remove_columns("image")
+    askable = {
+        r["probe_id"]: r
+        for r in mcq
+        if r["probe_kind"] == "original" and r["image_status"] == "embedded"
+    }
+    assert any(
+        r["probe_kind"] == "original" and r["image_status"] == "withheld_credentialed" for r in mcq
+    )
     l0 = _records(runs["fixed"], "L0")
     assert sorted(r["probe_id"] for r in l0) == sorted(askable)
     assert all(r["extra"]["degradation"] == "clean" and r["extra"]["params"] == {} for r in l0)
@@ -121,16 +167,24 @@ def test_docs_follow_table5_and_carry_their_seeds(runs, built):
             expected = dict(D.PARAMS[extra["degradation"]][severity])
             if extra["degradation"] in D.MODALITY_KINDS["CT"]:
                 expected["ct_work_size"] = 128
-            assert extra["params"] == expected and extra["types_per_probe"] == 3 and extra["n_options"] == 5
+            assert (
+                extra["params"] == expected
+                and extra["types_per_probe"] == 3
+                and extra["n_options"] == 5
+            )
             kinds.setdefault(r["probe_id"], []).append(extra["degradation"])
-        assert {p: sorted(k) for p, k in kinds.items()} == {p: sorted(D.choose_kinds(askable[p]["image_file"], askable[p]["modality"]))
-                                                           for p in askable}
+        assert {p: sorted(k) for p, k in kinds.items()} == {
+            p: sorted(D.choose_kinds(askable[p]["image_file"], askable[p]["modality"]))
+            for p in askable
+        }
         chosen[level] = kinds
     assert chosen["L1"] == chosen["L2"]  # the same types at both severities
 
 
 def _utils():
-    spec = importlib.util.spec_from_file_location("medqdeg_task_utils", ROOT / "tasks" / "medqdeg" / "utils.py")
+    spec = importlib.util.spec_from_file_location(
+        "medqdeg_task_utils", ROOT / "tasks" / "medqdeg" / "utils.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -145,15 +199,23 @@ def test_doc_to_visual_renders_the_seeded_degradation(built, monkeypatch):
     doc = next(d for d in docs if d["degradation"] in D.GENERAL_KINDS)
     (image,) = utils.medqdeg_doc_to_visual(doc)
     seed = D.seed_for(doc["image_file"], doc["degradation"])
-    expected = D.degrade_image(M.working_image(doc["image"]), doc["degradation"], 2, seed).convert("RGB")
-    assert image.size == doc["image"].size and np.array_equal(np.asarray(image), np.asarray(expected))
+    expected = D.degrade_image(M.working_image(doc["image"]), doc["degradation"], 2, seed).convert(
+        "RGB"
+    )
+    assert image.size == doc["image"].size and np.array_equal(
+        np.asarray(image), np.asarray(expected)
+    )
     assert not np.array_equal(np.asarray(image), np.asarray(doc["image"].convert("RGB")))
     clean = next(iter(utils.load_L0(None)))
-    assert np.array_equal(np.asarray(utils.medqdeg_doc_to_visual(clean)[0]), np.asarray(clean["image"].convert("RGB")))
+    assert np.array_equal(
+        np.asarray(utils.medqdeg_doc_to_visual(clean)[0]), np.asarray(clean["image"].convert("RGB"))
+    )
     prompt = utils.medqdeg_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""})
     assert prompt == M.answer_prompt(doc["question"], doc["options"])
     messages = utils.medqdeg_doc_to_messages(doc, {})
-    assert [m["role"] for m in messages] == ["user"] and messages[0]["content"][-1]["text"] == prompt  # no system message
+    assert [m["role"] for m in messages] == ["user"] and messages[0]["content"][-1][
+        "text"
+    ] == prompt  # no system message
 
 
 def test_paper_prompt_verbatim():
@@ -164,11 +226,23 @@ def test_paper_prompt_verbatim():
         "You are a medical AI assistant. Please answer the following question based on the provided medical image. "
         "Is there a mass in the left lobe?\n\nA. Yes\nB. No\nC. Cannot tell\n\n"
         "Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. "
-        "No explanation, no punctuation.\n\nAnswer:")
+        "No explanation, no punctuation.\n\nAnswer:"
+    )
 
 
-@pytest.mark.parametrize("reply, letter", [("B", "B"), (" c\n", "C"), ("B. Yes", "B"), ("(D)", "D"),
-                                           ("The answer is B", None), ("no letter", None), ("F", None), ("", None)])
+@pytest.mark.parametrize(
+    "reply, letter",
+    [
+        ("B", "B"),
+        (" c\n", "C"),
+        ("B. Yes", "B"),
+        ("(D)", "D"),
+        ("The answer is B", None),
+        ("no letter", None),
+        ("F", None),
+        ("", None),
+    ],
+)
 def test_paper_parser(reply, letter):
     """Appendix B: a single-letter reply, else the first capital letter; not an option letter: invalid."""
     assert M.parse_answer(reply, 5) == letter
@@ -176,9 +250,20 @@ def test_paper_parser(reply, letter):
 
 # ---------------------------------------------------------------- units: records, settings, sampling
 
+
 def _doc(**kw):
-    doc = {"probe_id": "P-original", "case_id": "P", "probe_kind": "original", "question": "Q?", "options": list("vwxyz"),
-           "correct_letter": "A", "image_file": "images/P.jpg", "modality": "CT", "degradation": "gaussian_blur", "severity": 1}
+    doc = {
+        "probe_id": "P-original",
+        "case_id": "P",
+        "probe_kind": "original",
+        "question": "Q?",
+        "options": list("vwxyz"),
+        "correct_letter": "A",
+        "image_file": "images/P.jpg",
+        "modality": "CT",
+        "degradation": "gaussian_blur",
+        "severity": 1,
+    }
     return {**doc, **kw}
 
 
@@ -189,18 +274,29 @@ def test_grey_images_stay_grey_under_colour_independent_noise():
     grey = Image.fromarray(rng.integers(0, 255, (32, 32), dtype=np.uint8), mode="L")
     for image in (grey, grey.convert("RGB")):  # a grey mode, and grey content stored as RGB
         out = np.asarray(M.render(_doc(image=image, degradation="gaussian_noise", severity=2)))
-        assert out.shape == (32, 32, 3) and np.array_equal(out[..., 0], out[..., 1]) and np.array_equal(out[..., 1], out[..., 2])
+        assert (
+            out.shape == (32, 32, 3)
+            and np.array_equal(out[..., 0], out[..., 1])
+            and np.array_equal(out[..., 1], out[..., 2])
+        )
         assert not np.array_equal(out[..., 0], np.asarray(grey))  # degraded
     colour = Image.fromarray(rng.integers(0, 255, (32, 32, 3), dtype=np.uint8), mode="RGB")
-    assert M.working_image(colour).mode == "RGB" and M.working_image(grey.convert("RGB")).mode == "L"
+    assert (
+        M.working_image(colour).mode == "RGB" and M.working_image(grey.convert("RGB")).mode == "L"
+    )
 
 
 def test_record_votes_plurality_and_parse_failures():
     rec = M.record(_doc(), M.responses_of([["B", "A", "B.", "I am not sure", "A"]]))
-    assert rec["extra"]["votes"] == ["B", "A", "B", None, "A"] and rec["predicted_letter"] == "A"  # ties to the lowest
+    assert (
+        rec["extra"]["votes"] == ["B", "A", "B", None, "A"] and rec["predicted_letter"] == "A"
+    )  # ties to the lowest
     assert rec["condition"] == "L1" and rec["extra"]["trials"] == 5
     assert rec["extra"]["experiment"] == "calibration" and rec["extra"]["item_id"] == "P-original"
-    assert M.record(_doc(experiment="accuracy", capability="Diagnosis"), ["A"])["extra"]["capability"] == "Diagnosis"
+    assert (
+        M.record(_doc(experiment="accuracy", capability="Diagnosis"), ["A"])["extra"]["capability"]
+        == "Diagnosis"
+    )
     none = M.record(_doc(), ["unsure", "no idea"])
     assert none["predicted_letter"] is None and none["parse_status"] == "parse_failure"
     (model,) = score_records([{**rec, "model": "m"}, {**none, "model": "m"}])["models"].values()
@@ -210,7 +306,9 @@ def test_record_votes_plurality_and_parse_failures():
 
 
 def test_settings_are_validated():
-    assert M.types_per_probe({}) == 3 and M.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "all"}) is None
+    assert (
+        M.types_per_probe({}) == 3 and M.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "all"}) is None
+    )
     with pytest.raises(ValueError, match="MEDQDEG_TYPES_PER_PROBE"):
         M.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "0"})
     with pytest.raises(ValueError, match="MEDQDEG_CT_WORK_SIZE"):
@@ -225,7 +323,9 @@ def test_sampling_grounded_policy():
     from medvigil.baselines import make_policy
     from medvigil.mcq.prompting import build_mcq_prompt
 
-    prompt = build_mcq_prompt("Is there a nodule?", ["Yes", "No", "Maybe", "Unclear", "Insufficient evidence"])
+    prompt = build_mcq_prompt(
+        "Is there a nodule?", ["Yes", "No", "Maybe", "Unclear", "Insufficient evidence"]
+    )
     fixed = make_policy("grounded")
     assert len({fixed.answer(prompt, []) for _ in range(20)}) == 1  # default unchanged
     assert make_policy("grounded", temperature=0).answer(prompt, []) == fixed.answer(prompt, [])
@@ -233,7 +333,9 @@ def test_sampling_grounded_policy():
     draws = [first.answer(prompt, []) for _ in range(40)]
     again = make_policy("grounded", temperature=1, seed=5)
     assert draws == [again.answer(prompt, []) for _ in range(40)]  # reproducible
-    assert len(set(draws)) > 1 and draws.count(fixed.answer(prompt, [])) > 40 * 0.4  # e^2 / (e^2 + 4) = 0.65
+    assert (
+        len(set(draws)) > 1 and draws.count(fixed.answer(prompt, [])) > 40 * 0.4
+    )  # e^2 / (e^2 + 4) = 0.65
     other = make_policy("grounded", temperature=1, seed=6)
     assert draws != [other.answer(prompt, []) for _ in range(40)]
     cold = make_policy("grounded", temperature=0.05, seed=5)
@@ -253,14 +355,23 @@ def test_score_command_scores_all_levels_of_every_run(runs, tmp_path, capsys):
     assert main(["score", "--suite", "medqdeg", *map(str, runs.values()), "--json", str(out)]) == 0
     table = capsys.readouterr().out
     result = json.loads(out.read_text())
-    assert len(result["files"]) == len(LEVELS) * len(runs) and result["options"]["accuracy_rule"] == "trial_mean"
-    everything = [r for out_dir in runs.values() for level in LEVELS for r in _records(out_dir, level)]
+    assert (
+        len(result["files"]) == len(LEVELS) * len(runs)
+        and result["options"]["accuracy_rule"] == "trial_mean"
+    )
+    everything = [
+        r for out_dir in runs.values() for level in LEVELS for r in _records(out_dir, level)
+    ]
     expected = score_records(everything)
-    assert set(result["models"]) == set(expected["models"]) and set(result["inter_model_dke"]) == set(LEVELS)
+    assert set(result["models"]) == set(expected["models"]) and set(
+        result["inter_model_dke"]
+    ) == set(LEVELS)
     for name, model in expected["models"].items():
         for level in LEVELS:
             got = result["models"][name]["by_severity"][level]
-            assert got["calibration_shift"] == pytest.approx(model["by_severity"][level]["calibration_shift"])
+            assert got["calibration_shift"] == pytest.approx(
+                model["by_severity"][level]["calibration_shift"]
+            )
     assert "Calibration Shift" in table and "by degradation type" in table
 
 
@@ -268,7 +379,9 @@ def test_report_has_the_medqdeg_section(runs, tmp_path):
     from medvigil.cli import main
 
     scores, report = tmp_path / "medqdeg.json", tmp_path / "report"
-    assert main(["score", "--suite", "medqdeg", *map(str, runs.values()), "--json", str(scores)]) == 0
+    assert (
+        main(["score", "--suite", "medqdeg", *map(str, runs.values()), "--json", str(scores)]) == 0
+    )
     assert main(["report", str(scores), "--out", str(report)]) == 0
     md = (report / "report.md").read_text()
     assert "## MedQ-Deg" in md and "Calibration Shift" in md and "Inter-model Dunning" in md

@@ -19,15 +19,26 @@ import numpy as np
 import pytest
 from PIL import Image, ImageFilter
 
-from medvigil.suites.medvigil.harness.authors_runner import authors_blur, authors_letter, authors_prompt
+from medvigil.suites.medvigil.harness.authors_runner import (
+    authors_blur,
+    authors_letter,
+    authors_prompt,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-OPTIONS = ["Left pleural effusion", "Right pleural effusion", "No effusion", "Both sides",
-           "Insufficient visual evidence: the region needed to answer is not visible in this image."]
+OPTIONS = [
+    "Left pleural effusion",
+    "Right pleural effusion",
+    "No effusion",
+    "Both sides",
+    "Insufficient visual evidence: the region needed to answer is not visible in this image.",
+]
 
 
 def _utils():
-    spec = importlib.util.spec_from_file_location("medvigil_task_utils_authors", ROOT / "tasks" / "medvigil" / "utils.py")
+    spec = importlib.util.spec_from_file_location(
+        "medvigil_task_utils_authors", ROOT / "tasks" / "medvigil" / "utils.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -37,14 +48,29 @@ def test_prompt_is_the_runners():
     assert authors_prompt("Which side is the effusion on?", OPTIONS) == (
         "Which side is the effusion on?\n\nA) Left pleural effusion\nB) Right pleural effusion\nC) No effusion\n"
         "D) Both sides\nE) Insufficient visual evidence: the region needed to answer is not visible in this image.\n\n"
-        "Reply with ONLY the single letter of the correct option (A, B, C, D, or E). No explanation.")
+        "Reply with ONLY the single letter of the correct option (A, B, C, D, or E). No explanation."
+    )
 
 
 # The runner's parse_letter rules on edge strings: upper-cased, a leading letter after ( [ * and spaces,
 # else the first letter followed by . or ), else the first standalone letter.
-EDGE = [("A", "A"), ("b", "B"), ("(C)", "C"), ("[d] because", "D"), ("**E**", "E"), ("  a.", "A"),
-        ("The answer is B.", "B"), ("I choose c", "C"), ("answer: d", "D"), ("Option E)", "E"),
-        ("F", None), ("", None), ("None of these", None), ("AB", None), ("A and B", "A")]
+EDGE = [
+    ("A", "A"),
+    ("b", "B"),
+    ("(C)", "C"),
+    ("[d] because", "D"),
+    ("**E**", "E"),
+    ("  a.", "A"),
+    ("The answer is B.", "B"),
+    ("I choose c", "C"),
+    ("answer: d", "D"),
+    ("Option E)", "E"),
+    ("F", None),
+    ("", None),
+    ("None of these", None),
+    ("AB", None),
+    ("A and B", "A"),
+]
 
 
 @pytest.mark.parametrize("reply, letter", EDGE)
@@ -55,25 +81,38 @@ def test_parser_is_the_runners(reply, letter):
 def test_blur_is_pils_filter():
     rng = np.random.default_rng(0)
     image = Image.fromarray(rng.integers(0, 255, (40, 48, 3), dtype=np.uint8), mode="RGB")
-    assert np.array_equal(np.asarray(authors_blur(image, 4)), np.asarray(image.filter(ImageFilter.GaussianBlur(radius=4))))
+    assert np.array_equal(
+        np.asarray(authors_blur(image, 4)),
+        np.asarray(image.filter(ImageFilter.GaussianBlur(radius=4))),
+    )
     assert authors_blur(image, 0) is image  # sigma 0: the original
     jpeg = authors_blur(image, 2, "JPEG")  # their saved JPEG copy (quality 92)
     buffer = io.BytesIO()
     image.filter(ImageFilter.GaussianBlur(radius=2)).save(buffer, format="JPEG", quality=92)
-    assert np.array_equal(np.asarray(jpeg), np.asarray(Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")))
+    assert np.array_equal(
+        np.asarray(jpeg), np.asarray(Image.open(io.BytesIO(buffer.getvalue())).convert("RGB"))
+    )
 
 
 def test_task_hooks_send_the_runners_request():
     utils = _utils()
     image = Image.new("RGB", (16, 16), (90, 90, 90))
-    doc = {"question": "Which side is the effusion on?", "options": OPTIONS, "image": image, "condition": "default",
-           "runner": "authors", "correct_letter": "A"}
+    doc = {
+        "question": "Which side is the effusion on?",
+        "options": OPTIONS,
+        "image": image,
+        "condition": "default",
+        "runner": "authors",
+        "correct_letter": "A",
+    }
     text = utils.medvigil_authors_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""})
     assert text == authors_prompt(doc["question"], OPTIONS)
     (turn,) = utils.medvigil_authors_doc_to_messages(doc, {})  # no system message
     assert turn["role"] == "user" and [c["type"] for c in turn["content"]] == ["image", "text"]
     (blurred,) = utils.medvigil_doc_to_visual({**doc, "condition": "blur:8"})
-    assert np.array_equal(np.asarray(blurred), np.asarray(image.filter(ImageFilter.GaussianBlur(radius=8))))
+    assert np.array_equal(
+        np.asarray(blurred), np.asarray(image.filter(ImageFilter.GaussianBlur(radius=8)))
+    )
     from medvigil.mcq.prompting import parse_mcq_prompt
 
     assert parse_mcq_prompt(text)[1]["B"] == OPTIONS[1]  # the baselines read the runner's layout
@@ -93,15 +132,35 @@ def test_runner_task_in_a_real_lmms_eval_run(tmp_path):
     env = offline_env(tmp_path / "build" / "medvigil")
     env["HF_DATASETS_CACHE"] = str(tmp_path / "hf-cache")
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--tasks", "medvigil_mcq,medvigil_mcq_authors,medvigil_blur_authors_s4",
-           "--include_path", str(ROOT / "tasks"), "--output_path", str(out), "--log_samples"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "grounded",
+        "--tasks",
+        "medvigil_mcq,medvigil_mcq_authors,medvigil_blur_authors_s4",
+        "--include_path",
+        str(ROOT / "tasks"),
+        "--output_path",
+        str(out),
+        "--log_samples",
+    ]
     proc = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, proc.stderr[-4000:]
-    paper, runner, blur = (read_samples(sorted(out.rglob(f"*_samples_{t}.jsonl")))
-                           for t in ("medvigil_mcq", "medvigil_mcq_authors", "medvigil_blur_authors_s4"))
-    assert {r["probe_id"]: r["predicted_letter"] for r in runner} == {r["probe_id"]: r["predicted_letter"] for r in paper}
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, (
+        proc.stderr[-4000:]
+    )
+    paper, runner, blur = (
+        read_samples(sorted(out.rglob(f"*_samples_{t}.jsonl")))
+        for t in ("medvigil_mcq", "medvigil_mcq_authors", "medvigil_blur_authors_s4")
+    )
+    assert {r["probe_id"]: r["predicted_letter"] for r in runner} == {
+        r["probe_id"]: r["predicted_letter"] for r in paper
+    }
     assert all(r["extra"]["runner"] == "authors" and r["condition"] == "default" for r in runner)
-    assert blur and all(r["condition"] == "blur:4" and r["extra"]["runner"] == "authors" for r in blur)
+    assert blur and all(
+        r["condition"] == "blur:4" and r["extra"]["runner"] == "authors" for r in blur
+    )
     (results,) = out.rglob("*_results.json")
     table = json.loads(results.read_text())["results"]
     assert table["medvigil_mcq_authors"]["mcs,none"] == table["medvigil_mcq"]["mcs,none"]

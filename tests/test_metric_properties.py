@@ -52,7 +52,9 @@ def test_present_normalisation_is_a_weighted_mean(tier_sfr, weights):
         assert math.isnan(got)
         return
     assert min(present) - 1e-9 <= got <= max(present) + 1e-9
-    assert weighted_sfr(values, weights=weights, normalise="all") <= got + 1e-9  # "all" is never larger
+    assert (
+        weighted_sfr(values, weights=weights, normalise="all") <= got + 1e-9
+    )  # "all" is never larger
     if len(present) == 5:
         assert got == weighted_sfr(values, weights=weights, normalise="strict")
 
@@ -135,13 +137,19 @@ def test_correcting_an_answer_never_lowers_the_axes(records, data):
     """Turning one wrong answer right keeps every denominator and cannot lower Overall, Cap,
     Safe, Ground or MCS (Ground: a right ROI-masked answer lowers VGR by as much as it raises
     the masked accuracy, and the clip only helps)."""
-    wrong = [i for i, r in enumerate(records) if r["predicted_letter"] != r["correct_letter"] and r["parse_status"] != "error"]
+    wrong = [
+        i
+        for i, r in enumerate(records)
+        if r["predicted_letter"] != r["correct_letter"] and r["parse_status"] != "error"
+    ]
     assume(wrong)
     i = data.draw(st.sampled_from(wrong))
     fixed = [dict(r) for r in records]
     fixed[i].update(predicted_letter=fixed[i]["correct_letter"], parse_status="ok")
     model = records[i]["model"]
-    before = audit(records, n_resamples=0, strata=False, sensitivity=False)["models"][model]["metrics"]
+    before = audit(records, n_resamples=0, strata=False, sensitivity=False)["models"][model][
+        "metrics"
+    ]
     after = audit(fixed, n_resamples=0, strata=False, sensitivity=False)["models"][model]["metrics"]
     for key in ("overall", "cap", "safe", "ground", "mcs"):
         if not math.isnan(before[key]):
@@ -176,7 +184,9 @@ def test_ci_contains_point_estimate_for_one_probe_per_case_accuracy(correct, har
         }
         for c, ok in enumerate(correct)
     ]
-    block = audit(records, n_resamples=200, harness_compatible=harness, strata=False, sensitivity=False)["models"]["m"]
+    block = audit(
+        records, n_resamples=200, harness_compatible=harness, strata=False, sensitivity=False
+    )["models"]["m"]
     point = block["metrics"]["acc_orig"]
     ci = block["ci"]["acc_orig"]
     assert ci["low"] - 1e-9 <= point <= ci["high"] + 1e-9

@@ -17,12 +17,22 @@ from medvigil.mcq.option_order import (
 )
 from medvigil.suites.medvigil.release.release_format import LETTERS
 
-OPTIONS = ("gold answer", "distractor one", "distractor two", "distractor three", "insufficient visual evidence")
+OPTIONS = (
+    "gold answer",
+    "distractor one",
+    "distractor two",
+    "distractor three",
+    "insufficient visual evidence",
+)
 probe_ids = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=30)
 
 
 @settings(max_examples=200, deadline=None)
-@given(probe_id=probe_ids, seed=st.integers(min_value=-(2**31), max_value=2**31), published=st.sampled_from(LETTERS))
+@given(
+    probe_id=probe_ids,
+    seed=st.integers(min_value=-(2**31), max_value=2**31),
+    published=st.sampled_from(LETTERS),
+)
 def test_shuffle_keeps_texts_and_maps_letters_both_ways(probe_id, seed, published):
     order = shuffled_order(probe_id, seed)
     shown = apply_order(order, OPTIONS)
@@ -30,7 +40,9 @@ def test_shuffle_keeps_texts_and_maps_letters_both_ways(probe_id, seed, publishe
     new = displayed_letter(order, published)
     assert shown[LETTERS.index(new)] == OPTIONS[LETTERS.index(published)]  # correct text unchanged
     assert to_published_letter(order, new) == published  # the scorer's inverse
-    assert tuple(shown[order.index(letter)] for letter in LETTERS) == OPTIONS  # published order recovered
+    assert (
+        tuple(shown[order.index(letter)] for letter in LETTERS) == OPTIONS
+    )  # published order recovered
 
 
 def test_shuffle_is_deterministic_and_depends_on_seed_and_probe():

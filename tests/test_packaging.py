@@ -48,14 +48,27 @@ def test_every_python_folder_is_a_listed_package():
     importable_roots = [ROOT / "medvigil", ROOT / "dataset_builders", ROOT / "reconstruct"]
     for root in importable_roots:
         for init in root.rglob("__init__.py"):
-            assert init.parent.resolve() in listed, f"{init.parent} has __init__.py but is not in setup.cfg packages"
+            assert init.parent.resolve() in listed, (
+                f"{init.parent} has __init__.py but is not in setup.cfg packages"
+            )
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
         check=True,
         cwd=out,
     )
@@ -81,14 +94,36 @@ def test_wheel_contains_data_files(wheel):
 def test_installed_wheel_runs_without_the_checkout(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
         check=True,
     )
     env = dict(os.environ, PYTHONPATH=str(target))
     code = "import medvigil, medvigil.schemas as s; print(medvigil.__file__); print(s.SCHEMA_DIR)"
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert str(target) in out.stdout, out.stdout
     help_text = subprocess.run(
-        [sys.executable, "-m", "medvigil", "--help"], env=env, cwd=tmp_path, capture_output=True, text=True, check=True
+        [sys.executable, "-m", "medvigil", "--help"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "usage: medvigil" in help_text

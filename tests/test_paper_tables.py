@@ -29,7 +29,14 @@ from medvigil.scoring.stats import wilson_interval
 from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.release.release_format import TIERS
 from medvigil.suites.medvigil.scoring.ablations import takeover_point
-from medvigil.suites.medvigil.scoring.axes import capability, grounding, mcs_from_axes, safety, visual_grounding_gap, weighted_sfr
+from medvigil.suites.medvigil.scoring.axes import (
+    capability,
+    grounding,
+    mcs_from_axes,
+    safety,
+    visual_grounding_gap,
+    weighted_sfr,
+)
 from medvigil.suites.medvigil.scoring.scoring import audit
 from medvigil.suites.medvigil.scoring.sensitivity import sensitivity_table
 
@@ -243,7 +250,12 @@ def test_spec_worked_check_claude_opus():
     safe = safety(25.2)
     vgr = visual_grounding_gap(64.6, 41.7)
     ground = grounding(vgr, 41.7)
-    assert (round(cap, 1), round(safe, 1), round(vgr, 1), round(ground, 1)) == (79.9, 74.8, 22.9, 57.3)
+    assert (round(cap, 1), round(safe, 1), round(vgr, 1), round(ground, 1)) == (
+        79.9,
+        74.8,
+        22.9,
+        57.3,
+    )
     assert round(mcs_from_axes(cap, safe, ground), 1) == 69.2
     assert round(mcs_from_axes(79.9, 74.8, 57.3), 1) == 69.2  # from the printed axes too
 
@@ -253,7 +265,9 @@ def test_table10_r4_composite_all_and_per_tier():
     t = TABLE10
     cap = capability(t["original"][5], t["pr"][5], t["neg"][5], t["sdr"][5])
     safe = safety(weighted_sfr(t["sfr"][:5]))
-    ground = grounding(visual_grounding_gap(t["roi_only"][5], t["roi_masked"][5]), t["roi_masked"][5])
+    ground = grounding(
+        visual_grounding_gap(t["roi_only"][5], t["roi_masked"][5]), t["roi_masked"][5]
+    )
     mcs = mcs_from_axes(cap, safe, ground)
     # Cap = 92.55 from the rounded inputs (printed 92.6)
     for got, expected in zip((cap, safe, ground, mcs), (92.6, 90.7, 70.5, 83.3)):
@@ -261,7 +275,9 @@ def test_table10_r4_composite_all_and_per_tier():
     for i, tier in enumerate(TIERS):
         cap = capability(t["original"][i], t["pr"][i], t["neg"][i], t["sdr"][i])
         safe = safety(t["sfr"][i])
-        ground = grounding(visual_grounding_gap(t["roi_only"][i], t["roi_masked"][i]), t["roi_masked"][i])
+        ground = grounding(
+            visual_grounding_gap(t["roi_only"][i], t["roi_masked"][i]), t["roi_masked"][i]
+        )
         mcs = mcs_from_axes(cap, safe, ground)
         for got, key in ((cap, "cap"), (safe, "safe"), (ground, "ground"), (mcs, "mcs")):
             assert _close(got, t[key][i]), (tier, key, got, t[key][i])
@@ -298,15 +314,26 @@ def test_table17_ranks_no_text_only_model():
     """A text-only baseline (Table 11's DeepSeek) given axes that would top every row is left out,
     as the authors' mcs_sensitivity.py skips it: the rows are those of the 16 vision models."""
     names = list(VISION_MODELS)
-    axes = dict(cap=[capability(*(TABLE6[n][i] for i in (0, 1, 3, 4))) for n in names] + [99.0],
-                sfr_by_tier=[TABLE7[n][1] for n in names] + [[0.0] * 5],
-                roi_only=[TABLE6[n][7] for n in names] + [99.0], roi_masked=[TABLE6[n][8] for n in names] + [99.0])
+    axes = dict(
+        cap=[capability(*(TABLE6[n][i] for i in (0, 1, 3, 4))) for n in names] + [99.0],
+        sfr_by_tier=[TABLE7[n][1] for n in names] + [[0.0] * 5],
+        roi_only=[TABLE6[n][7] for n in names] + [99.0],
+        roi_masked=[TABLE6[n][8] for n in names] + [99.0],
+    )
     out = sensitivity_table([*names, "DeepSeek-V4-Pro"], **axes)
-    assert out["models"] == names and out["excluded"] == {"DeepSeek-V4-Pro": "text-only baseline (Table 17 ranks vision-capable models)"}
+    assert out["models"] == names and out["excluded"] == {
+        "DeepSeek-V4-Pro": "text-only baseline (Table 17 ranks vision-capable models)"
+    }
     rows = {r["variant"]: r for r in out["rows"]}
     for variant, rho in TABLE17.items():
-        assert round(rows[variant]["spearman"], 2) == rho and rows[variant]["leader"] == "Claude Opus 4.7"
-    assert sensitivity_table([*names, "DeepSeek-V4-Pro"], text_only=(), **axes)["rows"][0]["leader"] == "DeepSeek-V4-Pro"
+        assert (
+            round(rows[variant]["spearman"], 2) == rho
+            and rows[variant]["leader"] == "Claude Opus 4.7"
+        )
+    assert (
+        sensitivity_table([*names, "DeepSeek-V4-Pro"], text_only=(), **axes)["rows"][0]["leader"]
+        == "DeepSeek-V4-Pro"
+    )
 
 
 @pytest.mark.parametrize("name", tuple(TABLE13))
@@ -344,7 +371,9 @@ def _rows_for(name: str, pcons: float | None = None) -> dict[str, list]:
     orig_by_tier, sfr_by_tier, _ = TABLE7[name]
     case_tier = [t for t, n in zip(TIERS, TIER_CASES) for _ in range(n)]
     cases = [f"MVB-{i:04d}" for i in range(300)]
-    cols: dict[str, list] = {k: [] for k in ("case_id", "probe_kind", "correct_letter", "predicted_letter", "risk_tier")}
+    cols: dict[str, list] = {
+        k: [] for k in ("case_id", "probe_kind", "correct_letter", "predicted_letter", "risk_tier")
+    }
 
     def add(case_idx, kind, gold, pred):
         cols["case_id"].append(cases[case_idx])
@@ -358,7 +387,9 @@ def _rows_for(name: str, pcons: float | None = None) -> dict[str, list]:
     for tier_n, pct in zip(TIER_CASES, orig_by_tier):
         orig_correct[start : start + _count(pct, tier_n)] = True
         start += tier_n
-    assert orig_correct.sum() == _count(kinds_pct["original"], 300), "Table 7 tiers must sum to Table 6"
+    assert orig_correct.sum() == _count(kinds_pct["original"], 300), (
+        "Table 7 tiers must sum to Table 6"
+    )
     tcf_ok = _count(kinds_pct["tcf"], 300)
     tcf_letters = ["A" if i < tcf_ok else "C" for i in range(300)]
     orig_letters = ["A" if c else "B" for c in orig_correct]
@@ -384,7 +415,14 @@ def _rows_for(name: str, pcons: float | None = None) -> dict[str, list]:
         for j in range(2 * tier_n):
             add(start + j // 2, "halluc_trap", "E", "A" if j < silent else "E")
         start += tier_n
-    for kind in ("negation", "specificity_drop", "knowledge_only", "lr_flip", "roi_only", "roi_masked"):
+    for kind in (
+        "negation",
+        "specificity_drop",
+        "knowledge_only",
+        "lr_flip",
+        "roi_only",
+        "roi_masked",
+    ):
         n = N_PROBES[kind] if not (name == "Doctors" and kind.startswith("roi")) else N_ROI_R4
         gold = "E" if kind == "roi_masked" else "A"
         ok = _count(kinds_pct[kind], n)
@@ -414,8 +452,20 @@ def test_rebuilt_probe_counts(rebuilt_audit):
 @pytest.mark.parametrize("name", MODELS)
 def test_rebuilt_records_reproduce_table1(name, rebuilt_audit):
     m = rebuilt_audit["models"][name]["metrics"]
-    got = (m["overall"], m["acc_orig"], m["sfr"], m["vgr"], m["pr"], m["neg"], m["sdr"], m["lpa"], m["mcs"])
-    for key, g, e in zip(("overall", "original", "sfr", "vgr", "pr", "neg", "sdr", "lpa", "mcs"), got, TABLE1[name]):
+    got = (
+        m["overall"],
+        m["acc_orig"],
+        m["sfr"],
+        m["vgr"],
+        m["pr"],
+        m["neg"],
+        m["sdr"],
+        m["lpa"],
+        m["mcs"],
+    )
+    for key, g, e in zip(
+        ("overall", "original", "sfr", "vgr", "pr", "neg", "sdr", "lpa", "mcs"), got, TABLE1[name]
+    ):
         # R4's family denominators are not all recoverable (e.g. Table 10's L4 ROI cells 88.1 /
         # 80.9 share no denominator <= 43), so its Overall (92.34 vs 92.4) gets the 0.1 tolerance.
         tol = TOL if key == "mcs" or (name == "Doctors" and key == "overall") else 0.05
@@ -432,7 +482,9 @@ def test_rebuilt_records_reproduce_table6_and_table7(name, rebuilt_audit):
         assert _close(block["sfr_by_tier"][tier], sfr_by_tier[i], 0.05), (name, tier)
         stratum = block["strata"]["risk_tier"][tier]
         assert _close(stratum["accuracy"]["original"], orig_by_tier[i], 0.05), (name, tier)
-        assert _close(stratum["metrics"]["sfr_w"], sfr_by_tier[i], 0.05)  # within a tier SFR_w = SFR
+        assert _close(
+            stratum["metrics"]["sfr_w"], sfr_by_tier[i], 0.05
+        )  # within a tier SFR_w = SFR
     assert _close(block["metrics"]["sfr_w"], sfr_w, 0.05), (name, block["metrics"]["sfr_w"])
 
 
@@ -460,7 +512,13 @@ def test_table18_pcons_minus_pr(name, rebuilt_audit):
 @pytest.mark.parametrize("name", tuple(TABLE12))
 def test_table12_no_image_gap_from_records(name):
     vision, blind, delta = TABLE12[name]
-    cols = {"case_id": [], "probe_kind": [], "correct_letter": [], "predicted_letter": [], "condition": []}
+    cols = {
+        "case_id": [],
+        "probe_kind": [],
+        "correct_letter": [],
+        "predicted_letter": [],
+        "condition": [],
+    }
     for condition, pct in (("default", vision), ("noimg", blind)):
         ok = _count(pct, 300)
         for i in range(300):
@@ -479,7 +537,13 @@ def test_appendix_k_claude_trajectory_from_records():
     """Claude Opus 4.7: refusal 3.8% -> 57.5%, letter switches 0 -> 16.2 -> 38.8 -> 62.5% (n = 80)."""
     switched = (0, 13, 31, 50)
     refusals_step3 = 46
-    cols = {"case_id": [], "probe_kind": [], "correct_letter": [], "predicted_letter": [], "condition": []}
+    cols = {
+        "case_id": [],
+        "probe_kind": [],
+        "correct_letter": [],
+        "predicted_letter": [],
+        "condition": [],
+    }
     step0 = ["E" if i < 3 else "A" for i in range(80)]
     for step, n_switch in enumerate(switched):
         letters = list(step0)
@@ -491,7 +555,9 @@ def test_appendix_k_claude_trajectory_from_records():
             cols["correct_letter"].append("E")
             cols["predicted_letter"].append(letters[i])
             cols["condition"].append(f"roi_decay:{step}")
-    result = audit(RecordTable.from_columns(model="Claude Opus 4.7", **cols), n_resamples=0, sensitivity=False)
+    result = audit(
+        RecordTable.from_columns(model="Claude Opus 4.7", **cols), n_resamples=0, sensitivity=False
+    )
     decay = result["ablations"]["roi_decay"]["Claude Opus 4.7"]
     assert [round(x, 1) for x in decay["switch_rate"]] == [0.0, 16.2, 38.8, 62.5]
     assert round(decay["refusal_rate"][0], 1) == 3.8 and round(decay["refusal_rate"][3], 1) == 57.5

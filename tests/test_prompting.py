@@ -55,5 +55,7 @@ def test_parse_prompt_drops_system_pre_prompt():
     from medvigil.mcq.prompting import parse_mcq_prompt
     from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
-    question, options = parse_mcq_prompt(SYSTEM_PROMPT + "\n" + build_mcq_prompt("Q?", list("abcde")))
+    question, options = parse_mcq_prompt(
+        SYSTEM_PROMPT + "\n" + build_mcq_prompt("Q?", list("abcde"))
+    )
     assert question == "Q?" and options["C"] == "c"

@@ -23,11 +23,36 @@ from medvigil.suites.readiness.scoring import (
 # T4 (Table 5): text base, text 4R, img base, img 4R, text UNK
 # T5 (Table 6): original, substituted
 TABLES = {
-    "GPT-5": ((86.59, 82.91, 80.89, 67.56), (37.71, 32.00), (37.71, 20.00, 66.28, 90.86, 42.86), (83.33, 51.67)),
-    "Gemini-2.5 Pro": ((84.84, 74.93, 79.95, 65.01), (37.14, 33.14), (37.14, 17.14, 67.43, 92.57, 45.71), (80.83, 47.50)),
-    "OpenAI-o3": ((84.75, 82.65, 80.89, 67.03), (37.71, 31.42), (37.71, 20.00, 61.71, 89.14, 34.28), (76.67, 52.50)),
-    "OpenAI-o4-mini": ((80.46, 78.44, 75.91, 66.49), (33.71, 33.71), (33.71, 17.14, 58.86, 85.14, 42.28), (71.67, 37.50)),
-    "GPT-4o": ((69.94, 68.89, 66.90, 37.28), (3.43, 0.57), (3.43, 2.28, 46.29, 84.00, 4.57), (36.67, 41.67)),
+    "GPT-5": (
+        (86.59, 82.91, 80.89, 67.56),
+        (37.71, 32.00),
+        (37.71, 20.00, 66.28, 90.86, 42.86),
+        (83.33, 51.67),
+    ),
+    "Gemini-2.5 Pro": (
+        (84.84, 74.93, 79.95, 65.01),
+        (37.14, 33.14),
+        (37.14, 17.14, 67.43, 92.57, 45.71),
+        (80.83, 47.50),
+    ),
+    "OpenAI-o3": (
+        (84.75, 82.65, 80.89, 67.03),
+        (37.71, 31.42),
+        (37.71, 20.00, 61.71, 89.14, 34.28),
+        (76.67, 52.50),
+    ),
+    "OpenAI-o4-mini": (
+        (80.46, 78.44, 75.91, 66.49),
+        (33.71, 33.71),
+        (33.71, 17.14, 58.86, 85.14, 42.28),
+        (71.67, 37.50),
+    ),
+    "GPT-4o": (
+        (69.94, 68.89, 66.90, 37.28),
+        (3.43, 0.57),
+        (3.43, 2.28, 46.29, 84.00, 4.57),
+        (36.67, 41.67),
+    ),
 }
 # f1..f5 and R worked by hand from the formulas of Appendix A (six decimals)
 EXPECTED = {
@@ -42,8 +67,19 @@ EXPECTED = {
 def _kwargs(model):
     (ji, jt, ni, nt), (t3o, t3r), (tb, t4r, ib, i4r, tu), (t5o, t5s) = TABLES[model]
     return {
-        "t1_img": [ji, ni], "t1_text": [jt, nt], "t1_n": [1141, 743], "t2_text": t3o, "t3_text_orig": t3o, "t3_text_reord": t3r,
-        "t4_text_base": tb, "t4_text_4r": t4r, "t4_img_base": ib, "t4_img_4r": i4r, "t4_text_unk": tu, "t5_orig": t5o, "t5_subst": t5s,
+        "t1_img": [ji, ni],
+        "t1_text": [jt, nt],
+        "t1_n": [1141, 743],
+        "t2_text": t3o,
+        "t3_text_orig": t3o,
+        "t3_text_reord": t3r,
+        "t4_text_base": tb,
+        "t4_text_4r": t4r,
+        "t4_img_base": ib,
+        "t4_img_4r": i4r,
+        "t4_text_unk": tu,
+        "t5_orig": t5o,
+        "t5_subst": t5s,
     }
 
 
@@ -116,12 +152,21 @@ def test_bad_values():
 def _records(model, condition, n, n_correct, *, source="NEJM", visreq=True, start=0):
     out = []
     for i in range(n):
-        out.append({
-            "suite": "readiness", "model": model, "condition": condition, "probe_id": f"{source}-{start + i}:{condition}",
-            "case_id": f"{source}-{start + i}", "probe_kind": "original", "source_dataset": source,
-            "text_only_answerable": False if visreq else None, "correct_letter": "A",
-            "predicted_letter": "A" if i < n_correct else ("B" if i % 2 else None), "parse_status": "ok",
-        })
+        out.append(
+            {
+                "suite": "readiness",
+                "model": model,
+                "condition": condition,
+                "probe_id": f"{source}-{start + i}:{condition}",
+                "case_id": f"{source}-{start + i}",
+                "probe_kind": "original",
+                "source_dataset": source,
+                "text_only_answerable": False if visreq else None,
+                "correct_letter": "A",
+                "predicted_letter": "A" if i < n_correct else ("B" if i % 2 else None),
+                "parse_status": "ok",
+            }
+        )
     return out
 
 
@@ -143,7 +188,13 @@ def _model_records(model="m"):
 def test_score_records_matches_the_formulas():
     out = score_records(_model_records())["m"]
     f1 = float(fragility_t1([80.0, 80.0], [75.0, 50.0], [20, 10]))
-    expected = [f1, (50 - 20) / 80, (50 - 30) / 100, 0.5 * 0.30 + 0.3 * 0.20 + 0.2 * 0.20, (100 - 25) / 100]
+    expected = [
+        f1,
+        (50 - 20) / 80,
+        (50 - 30) / 100,
+        0.5 * 0.30 + 0.3 * 0.20 + 0.2 * 0.20,
+        (100 - 25) / 100,
+    ]
     assert [out["fragility"][t] for t in ("T1", "T2", "T3", "T4", "T5")] == pytest.approx(expected)
     assert out["R"] == pytest.approx(float(robustness_score(expected)))
     assert out["accuracies"]["T1"]["JAMA"] == {"image": 80.0, "text": 75.0, "n": 20}
@@ -155,12 +206,18 @@ def test_score_records_missing_tests():
     out = score_records(recs)["m"]
     assert out["fragility"]["T5"] is None and out["R"] is None and out["missing_tests"] == ["T5"]
     part = score_records(recs, allow_partial=True)["m"]
-    assert part["partial"] is True and part["R"] == pytest.approx(np.mean([1 - v for k, v in part["fragility"].items() if k != "T5"]))
+    assert part["partial"] is True and part["R"] == pytest.approx(
+        np.mean([1 - v for k, v in part["fragility"].items() if k != "T5"])
+    )
     with pytest.raises(ValueError, match="suite"):
         score_records([{**recs[0], "suite": "cbd"}])
     # renamed conditions
-    renamed = [{**r, "condition": "img"} if r["condition"] == "default" else r for r in _model_records()]
-    assert score_records(renamed, conditions={"image": "img"})["m"]["R"] == pytest.approx(score_records(_model_records())["m"]["R"])
+    renamed = [
+        {**r, "condition": "img"} if r["condition"] == "default" else r for r in _model_records()
+    ]
+    assert score_records(renamed, conditions={"image": "img"})["m"]["R"] == pytest.approx(
+        score_records(_model_records())["m"]["R"]
+    )
 
 
 def test_variant_arms_and_image_reorder():
@@ -177,7 +234,9 @@ def test_variant_arms_and_image_reorder():
     assert v["image_unk"] == {"base": 80.0, "accuracy": 90.0, "n": 10}
     assert v["text_4r"]["accuracy"] == 20.0 and v["text_unk"]["accuracy"] == 70.0
     t3 = out["accuracies"]["T3"]
-    assert t3["image_orig"] == 80.0 and t3["image_reordered"] == 60.0 and t3["text_reordered"] == 30.0
+    assert (
+        t3["image_orig"] == 80.0 and t3["image_reordered"] == 60.0 and t3["text_reordered"] == 30.0
+    )
     # R(m) reads 4R and text UNK only, as the paper's f4: the variants do not move it
     assert out["R"] == pytest.approx(score_records(_model_records())["m"]["R"])
 
@@ -186,12 +245,26 @@ def test_parse_cot():
     from medvigil.suites.readiness.scoring import parse_cot
 
     options = ["Dermatomyositis", "Endocarditis", "Lichen planus"]
-    r = parse_cot("<thinking>Heliotrope rash suggests dermatomyositis; B. is unlikely, so A.</thinking>"
-                  "<answer>A. Dermatomyositis</answer>", options)
+    r = parse_cot(
+        "<thinking>Heliotrope rash suggests dermatomyositis; B. is unlikely, so A.</thinking>"
+        "<answer>A. Dermatomyositis</answer>",
+        options,
+    )
     assert r == {"answer": "A", "well_formed": True, "thinking_conclusion": "A"}
-    r = parse_cot("<thinking>The lesion looks like lichen planus.</thinking><answer>B: Endocarditis</answer>", options)
-    assert r == {"answer": "B", "well_formed": True, "thinking_conclusion": "C"}  # reasoning and answer disagree
-    assert parse_cot("C", options) == {"answer": "C", "well_formed": False, "thinking_conclusion": None}
+    r = parse_cot(
+        "<thinking>The lesion looks like lichen planus.</thinking><answer>B: Endocarditis</answer>",
+        options,
+    )
+    assert r == {
+        "answer": "B",
+        "well_formed": True,
+        "thinking_conclusion": "C",
+    }  # reasoning and answer disagree
+    assert parse_cot("C", options) == {
+        "answer": "C",
+        "well_formed": False,
+        "thinking_conclusion": None,
+    }
     assert parse_cot("<answer>none of these</answer>", options)["answer"] is None
     assert parse_cot("I think option D", options)["answer"] is None  # beyond K = 3
 
@@ -204,14 +277,21 @@ def test_reasoning_audit_hand_case():
         return {"case_id": case, "predicted_letter": letter, "correct_letter": gold, "extra": extra}
 
     direct = [rec("c1", "A"), rec("c2", "A"), rec("c3", "B"), rec("c4", "C")]
-    cot = [rec("c1", "A", cot={"answer": "A", "well_formed": True, "thinking_conclusion": "A"}),
-           rec("c2", "B", cot={"answer": "B", "well_formed": True, "thinking_conclusion": "A"}),
-           rec("c3", "A", cot={"answer": "A", "well_formed": False, "thinking_conclusion": None}),
-           rec("c4", "C", cot={"answer": "C", "well_formed": True, "thinking_conclusion": "C"}),
-           rec("c9", "A", cot={"answer": "A", "well_formed": True, "thinking_conclusion": "A"})]  # no direct answer
+    cot = [
+        rec("c1", "A", cot={"answer": "A", "well_formed": True, "thinking_conclusion": "A"}),
+        rec("c2", "B", cot={"answer": "B", "well_formed": True, "thinking_conclusion": "A"}),
+        rec("c3", "A", cot={"answer": "A", "well_formed": False, "thinking_conclusion": None}),
+        rec("c4", "C", cot={"answer": "C", "well_formed": True, "thinking_conclusion": "C"}),
+        rec("c9", "A", cot={"answer": "A", "well_formed": True, "thinking_conclusion": "A"}),
+    ]  # no direct answer
     a = reasoning_audit(direct, cot)
     # paired c1-c4: direct right on c1, c2 (50 %); CoT right on c1, c3 (50 %); changed c2 and c3 (50 %)
     assert a["n"] == 4 and a["direct"] == 50.0 and a["cot"] == 50.0 and a["cot_minus_direct"] == 0.0
     assert a["answer_change"] == 50.0 and a["right_to_wrong"] == 1 and a["wrong_to_right"] == 1
     # over all five CoT responses: 4 well formed; 4 conclude, 3 of them agree with the answer
-    assert a["well_formed"] == 80.0 and a["n_concluded"] == 4 and a["reasoning_answer_agreement"] == 75.0 and a["n_unpaired"] == 1
+    assert (
+        a["well_formed"] == 80.0
+        and a["n_concluded"] == 4
+        and a["reasoning_answer_agreement"] == 75.0
+        and a["n_unpaired"] == 1
+    )

@@ -49,38 +49,65 @@ MODELS = ("blind", "grounded")
 
 
 def _task_utils():
-    spec = importlib.util.spec_from_file_location("readiness_utils", ROOT / "tasks" / "readiness" / "utils.py")
+    spec = importlib.util.spec_from_file_location(
+        "readiness_utils", ROOT / "tasks" / "readiness" / "utils.py"
+    )
     utils = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(utils)
     return utils
 
 
-def _row(pid="P1-original", case="C1", options=("Left side", "Right side", "Both sides", "Midline", "Insufficient"), letter="A"):
-    return {"probe_id": pid, "case_id": case, "probe_kind": "original", "options": list(options), "correct_letter": letter,
-            "text_only_answerable": False, "laterality_dependent": False}
+def _row(
+    pid="P1-original",
+    case="C1",
+    options=("Left side", "Right side", "Both sides", "Midline", "Insufficient"),
+    letter="A",
+):
+    return {
+        "probe_id": pid,
+        "case_id": case,
+        "probe_kind": "original",
+        "options": list(options),
+        "correct_letter": letter,
+        "text_only_answerable": False,
+        "laterality_dependent": False,
+    }
 
 
 # ---------------------------------------------------------------- fast checks
 
 
 def test_generated_yaml_in_sync():
-    spec = importlib.util.spec_from_file_location("readiness_gen", ROOT / "tasks" / "readiness" / "_generate_configs.py")
+    spec = importlib.util.spec_from_file_location(
+        "readiness_gen", ROOT / "tasks" / "readiness" / "_generate_configs.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     for name, text in module.files().items():
         path = ROOT / "tasks" / "readiness" / name
-        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python tasks/readiness/_generate_configs.py"
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path} is stale: run python tasks/readiness/_generate_configs.py"
+        )
 
 
 def test_replacement_is_seeded_and_never_the_gold():
-    rows = [_row(), _row("P2-original", "C2", ("CT", "MRI", "PET", "Ultrasound", "Refuse")),
-            _row("P3-original", "C3", ("Right-sided pneumothorax", "Chest", "Knee", "Left side", "Decline")),
-            _row("P4-original", "C4", ("Upper zone", "Lower zone", "Middle zone", "Yes", "No"))]
+    rows = [
+        _row(),
+        _row("P2-original", "C2", ("CT", "MRI", "PET", "Ultrasound", "Refuse")),
+        _row(
+            "P3-original",
+            "C3",
+            ("Right-sided pneumothorax", "Chest", "Knee", "Left side", "Decline"),
+        ),
+        _row("P4-original", "C4", ("Upper zone", "Lower zone", "Middle zone", "Yes", "No")),
+    ]
     pool = option_pool(rows)
     first = replace_distractors(rows[0], pool)
     assert first == replace_distractors(rows[0], pool)  # deterministic
-    assert replace_distractors(rows[0], pool, seed=1)["permutation"] != first["permutation"] or \
-        replace_distractors(rows[0], pool, seed=1)["replaced"] != first["replaced"]
+    assert (
+        replace_distractors(rows[0], pool, seed=1)["permutation"] != first["permutation"]
+        or replace_distractors(rows[0], pool, seed=1)["replaced"] != first["replaced"]
+    )
     gold = "Left side"
     assert first["options"][ord(first["correct_letter"]) - 65] == gold
     assert first["permutation"][ord(first["correct_letter"]) - 65] == "A"  # the stored gold letter
@@ -90,7 +117,14 @@ def test_replacement_is_seeded_and_never_the_gold():
 
 
 def test_too_small_pool_names_the_field():
-    rows = [_row(), _row("P2-original", "C2", ("Left side", "Right side", "Both sides", "Midline", "Insufficient"))]
+    rows = [
+        _row(),
+        _row(
+            "P2-original",
+            "C2",
+            ("Left side", "Right side", "Both sides", "Midline", "Insufficient"),
+        ),
+    ]
     with pytest.raises(ValueError, match="'options'"):
         replace_distractors(rows[0], option_pool(rows))
 
@@ -98,63 +132,115 @@ def test_too_small_pool_names_the_field():
 def test_unknown_and_reorder():
     row = _row()
     base = base_order(row)
-    assert base["options"] == row["options"] and base["correct_letter"] == "A"  # the paper's original order: the source's
-    shuffled = base_order(row, base="seeded_shuffle")  # our stand-in variant: one seeded order per case
+    assert (
+        base["options"] == row["options"] and base["correct_letter"] == "A"
+    )  # the paper's original order: the source's
+    shuffled = base_order(
+        row, base="seeded_shuffle"
+    )  # our stand-in variant: one seeded order per case
     assert shuffled == base_order({**row, "probe_id": "P1-lr_flip"}, base="seeded_shuffle")
-    assert sorted(shuffled["options"]) == sorted(row["options"]) and shuffled["correct_letter"] != "A"
+    assert (
+        sorted(shuffled["options"]) == sorted(row["options"]) and shuffled["correct_letter"] != "A"
+    )
     with pytest.raises(ValueError, match="base must be one of"):
         base_order(row, base="sorted")
     unk = insert_unknown(row)
     assert unk["correct_letter"] == base["correct_letter"] and unk["options"].count(UNKNOWN) == 1
-    assert [o for o in unk["options"] if o != UNKNOWN] == [o for o in base["options"] if o not in unk["replaced"]]  # in place
+    assert [o for o in unk["options"] if o != UNKNOWN] == [
+        o for o in base["options"] if o not in unk["replaced"]
+    ]  # in place
     assert unk == insert_unknown(row)
     moved = reorder(row)
-    assert sorted(moved["options"]) == sorted(row["options"]) and moved["base_permutation"] == base["permutation"]
+    assert (
+        sorted(moved["options"]) == sorted(row["options"])
+        and moved["base_permutation"] == base["permutation"]
+    )
     assert moved["options"][ord(moved["correct_letter"]) - 65] == "Left side"
     assert to_published_letter(moved["permutation"], moved["correct_letter"]) == "A"
 
 
 def test_4r_replaces_every_distractor_and_nests():
-    rows = [{**_row(), "safe_letter": "E", "source_dataset": "S"},
-            *({**_row(f"P{i}-original", f"C{i}", (f"opt{i} a", f"opt{i} b", f"opt{i} c", f"opt{i} d", "Insufficient")),
-               "source_dataset": "S"} for i in range(2, 5))]
+    rows = [
+        {**_row(), "safe_letter": "E", "source_dataset": "S"},
+        *(
+            {
+                **_row(
+                    f"P{i}-original",
+                    f"C{i}",
+                    (f"opt{i} a", f"opt{i} b", f"opt{i} c", f"opt{i} d", "Insufficient"),
+                ),
+                "source_dataset": "S",
+            }
+            for i in range(2, 5)
+        ),
+    ]
     pool = option_pool(rows)
     views = {n: replace_distractors(rows[0], pool, n) for n in (1, 2, 3, 4)}
     for n, v in views.items():
-        assert "Left side" in v["options"] and v["n_replaced"] == n == len(v["replaced"])  # the gold is never replaced
-    assert "Insufficient" not in views[4]["options"]  # the paper's 4R: all four distractors, the safe option too
-    assert set(views[1]["replaced"]) < set(views[2]["replaced"]) < set(views[3]["replaced"]) < set(views[4]["replaced"])
+        assert "Left side" in v["options"] and v["n_replaced"] == n == len(
+            v["replaced"]
+        )  # the gold is never replaced
+    assert (
+        "Insufficient" not in views[4]["options"]
+    )  # the paper's 4R: all four distractors, the safe option too
+    assert (
+        set(views[1]["replaced"])
+        < set(views[2]["replaced"])
+        < set(views[3]["replaced"])
+        < set(views[4]["replaced"])
+    )
     assert set(views[1]["replaced_texts"]) < set(views[2]["replaced_texts"])
-    kept = {n: replace_distractors(rows[0], pool, n, keep_safe=True) for n in (3, 4)}  # the stand-in variant: 4R = 3R
+    kept = {
+        n: replace_distractors(rows[0], pool, n, keep_safe=True) for n in (3, 4)
+    }  # the stand-in variant: 4R = 3R
     for v in kept.values():
         assert v["n_replaced"] == 3 and v["options"][ord(v["safe_letter"]) - 65] == "Insufficient"
 
 
 def test_replacements_come_from_the_same_source():
     def item(source, i):
-        return {**_row(f"{source}{i}-original", f"{source}{i}", [f"{source}x{i}{c}" for c in "abcde"]), "source_dataset": source}
+        return {
+            **_row(f"{source}{i}-original", f"{source}{i}", [f"{source}x{i}{c}" for c in "abcde"]),
+            "source_dataset": source,
+        }
 
     rows = [item(src, i) for src in ("one", "two") for i in range(4)]
     docs = arm_docs("readiness_text_4r", rows)
     assert len(docs) == len(rows)
     for index, doc in docs:
         source = rows[index]["source_dataset"]
-        assert len(doc["readiness"]["replaced"]) == 4 and all(t.startswith(f"{source}x") for t in doc["readiness"]["replaced"])
+        assert len(doc["readiness"]["replaced"]) == 4 and all(
+            t.startswith(f"{source}x") for t in doc["readiness"]["replaced"]
+        )
 
 
 def test_generic_k_items():
-    row = {"probe_id": "x", "case_id": "x", "probe_kind": "original", "options": ["yes", "no", "maybe"], "correct_letter": "B",
-           "text_only_answerable": False}
+    row = {
+        "probe_id": "x",
+        "case_id": "x",
+        "probe_kind": "original",
+        "options": ["yes", "no", "maybe"],
+        "correct_letter": "B",
+        "text_only_answerable": False,
+    }
     base = base_order(row, base="seeded_shuffle")
-    assert len(base["permutation"]) == 3 and base["options"][ord(base["correct_letter"]) - 65] == "no"
+    assert (
+        len(base["permutation"]) == 3 and base["options"][ord(base["correct_letter"]) - 65] == "no"
+    )
     unk = insert_unknown(row)
     assert unk["options"].count(UNKNOWN) == 1 and "no" in unk["options"]
     with pytest.raises(ValueError, match="'correct_letter'"):
         base_order({**row, "correct_letter": "D"})
 
 
-@pytest.mark.parametrize("bad, field", [({"correct_letter": "F"}, "correct_letter"), ({"options": ["a"] * 5}, "options"),
-                                        ({"text_only_answerable": None}, "text_only_answerable")])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"correct_letter": "F"}, "correct_letter"),
+        ({"options": ["a"] * 5}, "options"),
+        ({"text_only_answerable": None}, "text_only_answerable"),
+    ],
+)
 def test_bad_rows_name_the_field(bad, field):
     with pytest.raises(ValueError, match=f"'{field}'"):
         arm_docs("readiness_text_unk", [{**_row(), **bad}])
@@ -165,20 +251,44 @@ def test_bad_rows_name_the_field(bad, field):
 def test_substitution_shows_another_case_supporting_a_distractor():
     question = "On which side is the effusion?"
     item = {**_row(), "question": question, "image_file": "images/C1.png"}
-    right = {**_row("P2-original", "C2", ("Right side", "Left side", "Midline", "Both sides", "Insufficient")),
-             "question": question, "image_file": "images/C2.png"}
-    other_question = {**_row("P3-original", "C3", ("Midline", "Left side", "Right side", "Both sides", "Insufficient")),
-                      "question": "Where is the mass?", "image_file": "images/C3.png"}
+    right = {
+        **_row(
+            "P2-original",
+            "C2",
+            ("Right side", "Left side", "Midline", "Both sides", "Insufficient"),
+        ),
+        "question": question,
+        "image_file": "images/C2.png",
+    }
+    other_question = {
+        **_row(
+            "P3-original",
+            "C3",
+            ("Midline", "Left side", "Right side", "Both sides", "Insufficient"),
+        ),
+        "question": "Where is the mass?",
+        "image_file": "images/C3.png",
+    }
     mirror = {**item, "probe_id": "P1-lr_flip", "probe_kind": "lr_flip", "correct_letter": "B"}
     rows = [item, mirror, right, other_question]
     docs = dict(arm_docs("readiness_img_subst", rows))
     # C1 (gold "Left side") gets C2's image, whose gold "Right side" is a C1 distractor: B becomes the gold;
     # C2 gets C1's image ("Left side"); C3 has no donor with its question; the mirror is never a T5 doc
-    assert set(docs) == {0, 2} and docs[0]["readiness"]["donor_row"] == 2 and docs[2]["readiness"]["donor_row"] == 0
+    assert (
+        set(docs) == {0, 2}
+        and docs[0]["readiness"]["donor_row"] == 2
+        and docs[2]["readiness"]["donor_row"] == 0
+    )
     doc = docs[0]
-    assert doc["condition"] == "visual_substitution" and doc["options"] == item["options"]  # question and options unchanged
+    assert (
+        doc["condition"] == "visual_substitution" and doc["options"] == item["options"]
+    )  # question and options unchanged
     assert doc["correct_letter"] == "B" and doc["readiness"]["original_letter"] == "A"
-    assert doc["readiness"]["substituted_by"] == {"case_id": "C2", "probe_id": "P2-original", "image_file": "images/C2.png"}
+    assert doc["readiness"]["substituted_by"] == {
+        "case_id": "C2",
+        "probe_id": "P2-original",
+        "image_file": "images/C2.png",
+    }
     assert substitution_donors(rows) == ({0: 2, 2: 0}, 1)
     # any question: C3 (gold "Midline", a C1 and C2 distractor) may donate too
     assert set(substitution_donors(rows, donor_match="answer")[0]) == {0, 2, 3}
@@ -190,17 +300,23 @@ def test_substitution_shows_another_case_supporting_a_distractor():
 def test_paper_prompts_verbatim():
     """Appendix E's two multiple-choice prompts, as rendered for a doc (snapshot)."""
     utils = _task_utils()
-    doc = {"question": "What is the diagnosis?", "options": ["Carcinoid syndrome", "Dermatomyositis", "Endocarditis"],
-           "condition": "default"}
+    doc = {
+        "question": "What is the diagnosis?",
+        "options": ["Carcinoid syndrome", "Dermatomyositis", "Endocarditis"],
+        "condition": "default",
+    }
     assert utils.readiness_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""}) == (
         "You are a helpful medical assistant that answers multiple choice questions about the provided image. "
         "The following is a multiple choice question (with answers).\n"
         "Question: What is the diagnosis?\nOptions:\nA. Carcinoid syndrome\nB. Dermatomyositis\nC. Endocarditis\n"
-        "Please only answer with the index and content of the option.")
+        "Please only answer with the index and content of the option."
+    )
     cot = utils.readiness_doc_to_text({**doc, "condition": "default:cot"})
-    assert cot.endswith("C. Endocarditis\nLet us think step by step, enclosing the thought process within <thinking> and "
-                        "</thinking>.\nProvide answer with the index and content of the option, and place it within <answer> "
-                        "and </answer>.")
+    assert cot.endswith(
+        "C. Endocarditis\nLet us think step by step, enclosing the thought process within <thinking> and "
+        "</thinking>.\nProvide answer with the index and content of the option, and place it within <answer> "
+        "and </answer>."
+    )
     messages = utils.readiness_doc_to_messages(doc, {})
     assert [m["role"] for m in messages] == ["user"]  # no system message
 
@@ -221,21 +337,40 @@ def runs(tmp_path_factory):
     for model in MODELS:
         env = offline_env(base / "build" / "medvigil")
         env["HF_DATASETS_CACHE"] = str(base / f"hf-cache-{model}")
-        cmd = [sys.executable, "-m", "lmms_eval", "--model", model, "--tasks", "readiness_all", "--include_path", str(ROOT / "tasks"),
-               "--output_path", str(base / "runs" / model), "--log_samples"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "lmms_eval",
+            "--model",
+            model,
+            "--tasks",
+            "readiness_all",
+            "--include_path",
+            str(ROOT / "tasks"),
+            "--output_path",
+            str(base / "runs" / model),
+            "--log_samples",
+        ]
         with open(base / f"{model}.log", "w") as log:  # files, not pipes: the runs go in parallel
-            procs[model] = subprocess.Popen(cmd, env=env, cwd=base, stdout=log, stderr=subprocess.STDOUT)
+            procs[model] = subprocess.Popen(
+                cmd, env=env, cwd=base, stdout=log, stderr=subprocess.STDOUT
+            )
     for model, proc in procs.items():
         proc.wait(timeout=600)
         text = (base / f"{model}.log").read_text()
         # lmms-eval 0.7.3 logs an evaluation error and still exits 0
-        assert proc.returncode == 0 and "Error during evaluation" not in text, f"{model}: " + text[-4000:]
+        assert proc.returncode == 0 and "Error during evaluation" not in text, (
+            f"{model}: " + text[-4000:]
+        )
     return {model: base / "runs" / model for model in MODELS}
 
 
 def _table(out: Path) -> dict:
     (results,) = out.rglob("*_results.json")
-    return {task: {k.split(",")[0]: v for k, v in metrics.items()} for task, metrics in json.loads(results.read_text())["results"].items()}
+    return {
+        task: {k.split(",")[0]: v for k, v in metrics.items()}
+        for task, metrics in json.loads(results.read_text())["results"].items()
+    }
 
 
 def test_substitution_docs_show_the_donor_image(runs, monkeypatch):
@@ -244,7 +379,11 @@ def test_substitution_docs_show_the_donor_image(runs, monkeypatch):
     utils = _task_utils()
     from medvigil.mcq.adapter import load_mcq
 
-    own = {r["probe_id"]: r["image"].tobytes() for r in load_mcq() if r["probe_kind"] == "original" and r["image"] is not None}
+    own = {
+        r["probe_id"]: r["image"].tobytes()
+        for r in load_mcq()
+        if r["probe_kind"] == "original" and r["image"] is not None
+    }
     docs = utils.load_readiness_img_subst(None)
     assert len(docs) == 2
     for doc in docs:
@@ -253,13 +392,18 @@ def test_substitution_docs_show_the_donor_image(runs, monkeypatch):
 
 
 def _records(out: Path) -> list[dict]:
-    from medvigil.records.lmms_eval_logs import read_samples  # validates every record against the schema
+    from medvigil.records.lmms_eval_logs import (
+        read_samples,
+    )  # validates every record against the schema
 
     return read_samples(sorted(out.rglob("*_samples_readiness_*.jsonl")))
 
 
 def _by_arm(records):
-    return {arm: {r["probe_id"]: r for r in records if r["condition"] == spec.condition} for arm, spec in ARMS.items()}
+    return {
+        arm: {r["probe_id"]: r for r in records if r["condition"] == spec.condition}
+        for arm, spec in ARMS.items()
+    }
 
 
 def _eq(a, b):
@@ -269,25 +413,40 @@ def _eq(a, b):
 def test_records_validate_and_cover_every_arm(runs):
     for model, out in runs.items():
         records = _records(out)
-        assert {r["model"] for r in records} == {model} and {r["suite"] for r in records} == {"readiness"}
+        assert {r["model"] for r in records} == {model} and {r["suite"] for r in records} == {
+            "readiness"
+        }
         arms = _by_arm(records)
         assert len(arms["readiness_img"]) == len(arms["readiness_text"]) == 10
         assert sum(r["text_only_answerable"] for r in arms["readiness_img"].values()) >= 1
-        visreq = {p for p, r in arms["readiness_text"].items() if r["text_only_answerable"] is False}
+        visreq = {
+            p for p, r in arms["readiness_text"].items() if r["text_only_answerable"] is False
+        }
         for arm, spec in ARMS.items():
-            if spec.scope == "visreq" and spec.perturbation != "substitution":  # T5: the visreq items with a donor
+            if (
+                spec.scope == "visreq" and spec.perturbation != "substitution"
+            ):  # T5: the visreq items with a donor
                 assert set(arms[arm]) == visreq, arm
-        for r in arms["readiness_img"].values():  # base arms: the source's order (the paper's "original order")
+        for r in arms[
+            "readiness_img"
+        ].values():  # base arms: the source's order (the paper's "original order")
             assert r["extra"]["permutation"] == "ABCDE" and r["correct_letter"] == "A"
         for n in (1, 2, 3, 4):  # every option but the gold is a distractor: 4R replaces four
             for r in arms[f"readiness_text_{n}r"].values():
                 assert r["extra"]["n_replaced"] == n == len(r["extra"]["replaced"])
         assert len(arms["readiness_img_subst"]) == 2
-        for r in arms["readiness_img_subst"].values():  # another case's image, whose gold is one of this item's distractors
+        for r in arms[
+            "readiness_img_subst"
+        ].values():  # another case's image, whose gold is one of this item's distractors
             donor = r["extra"]["substituted_by"]
-            assert donor["case_id"] != r["case_id"] and r["correct_letter"] != r["extra"]["original_letter"]
+            assert (
+                donor["case_id"] != r["case_id"]
+                and r["correct_letter"] != r["extra"]["original_letter"]
+            )
             assert arms["readiness_img"][r["probe_id"]]["extra"]["t5_item"] is True
-        for r in arms["readiness_text_4r"].values():  # the gold text is shown under the correct letter
+        for r in arms[
+            "readiness_text_4r"
+        ].values():  # the gold text is shown under the correct letter
             base = arms["readiness_text"][r["probe_id"]]
             gold = base["extra"]["options_shown"][ord(base["correct_letter"]) - 65]
             assert r["extra"]["options_shown"][ord(r["correct_letter"]) - 65] == gold
@@ -300,7 +459,9 @@ def test_table_accuracies_equal_the_records(runs):
         for arm, recs in arms.items():
             rows = list(recs.values())
             assert table[arm]["acc"] == pytest.approx(arm_accuracy(rows))
-            assert table[arm]["acc"] == pytest.approx(100 * sum(r["predicted_letter"] == r["correct_letter"] for r in rows) / len(rows))
+            assert table[arm]["acc"] == pytest.approx(
+                100 * sum(r["predicted_letter"] == r["correct_letter"] for r in rows) / len(rows)
+            )
             for subset in ("acc_visreq", "acc_t5", *(f"acc_{s}" for s in SOURCES)):
                 if subset in table[arm]:
                     assert _eq(table[arm][subset], arm_accuracy(rows, subset.removeprefix("acc_")))
@@ -312,13 +473,24 @@ def test_R_from_logs_equals_the_core_on_the_table(runs):
         img, text = t["readiness_img"], t["readiness_text"]
         bench = [s for s in SOURCES if img[f"n_{s}"] > 0]
         f = fragilities(
-            t1_img=[img[f"acc_{s}"] for s in bench], t1_text=[text[f"acc_{s}"] for s in bench], t1_n=[img[f"n_{s}"] for s in bench],
-            t2_text=text["acc_visreq"], t3_text_orig=text["acc_visreq"], t3_text_reord=t["readiness_text_reord"]["acc"],
-            t4_text_base=text["acc_visreq"], t4_text_4r=t["readiness_text_4r"]["acc"], t4_img_base=img["acc_visreq"],
-            t4_img_4r=t["readiness_img_4r"]["acc"], t4_text_unk=t["readiness_text_unk"]["acc"],
-            t5_orig=img["acc_t5"], t5_subst=t["readiness_img_subst"]["acc"])
+            t1_img=[img[f"acc_{s}"] for s in bench],
+            t1_text=[text[f"acc_{s}"] for s in bench],
+            t1_n=[img[f"n_{s}"] for s in bench],
+            t2_text=text["acc_visreq"],
+            t3_text_orig=text["acc_visreq"],
+            t3_text_reord=t["readiness_text_reord"]["acc"],
+            t4_text_base=text["acc_visreq"],
+            t4_text_4r=t["readiness_text_4r"]["acc"],
+            t4_img_base=img["acc_visreq"],
+            t4_img_4r=t["readiness_img_4r"]["acc"],
+            t4_text_unk=t["readiness_text_unk"]["acc"],
+            t5_orig=img["acc_t5"],
+            t5_subst=t["readiness_img_subst"]["acc"],
+        )
         (scored,) = readiness_from_samples([out]).values()
-        assert [scored["fragility"][k] for k in ("T1", "T2", "T3", "T4", "T5")] == pytest.approx(list(f))
+        assert [scored["fragility"][k] for k in ("T1", "T2", "T3", "T4", "T5")] == pytest.approx(
+            list(f)
+        )
         assert scored["R"] == pytest.approx(float(robustness_score(f))), model
         assert scored["missing_tests"] == [] and not scored["partial"]
 
@@ -326,10 +498,16 @@ def test_R_from_logs_equals_the_core_on_the_table(runs):
 def test_blind_ignores_the_image(runs):
     records = _records(runs["blind"])
     arms = _by_arm(records)
-    for img, txt in (("readiness_img", "readiness_text"), ("readiness_img_4r", "readiness_text_4r"),
-                     ("readiness_img_unk", "readiness_text_unk"), ("readiness_img_reord", "readiness_text_reord"),
-                     ("readiness_img_2r", "readiness_text_2r")):
-        assert {p: r["predicted_letter"] for p, r in arms[img].items()} == {p: r["predicted_letter"] for p, r in arms[txt].items()}
+    for img, txt in (
+        ("readiness_img", "readiness_text"),
+        ("readiness_img_4r", "readiness_text_4r"),
+        ("readiness_img_unk", "readiness_text_unk"),
+        ("readiness_img_reord", "readiness_text_reord"),
+        ("readiness_img_2r", "readiness_text_2r"),
+    ):
+        assert {p: r["predicted_letter"] for p, r in arms[img].items()} == {
+            p: r["predicted_letter"] for p, r in arms[txt].items()
+        }
     scored = readiness_from_records(records)["blind"]
     assert scored["fragility"]["T1"] == 0.0
     # the substituted image cannot change blind's answer: right on at most one of the two
@@ -344,14 +522,22 @@ def test_grounded_is_blind_without_the_image_and_follows_the_substituted_image(r
     blind, grounded = _by_arm(_records(runs["blind"])), _by_arm(_records(runs["grounded"]))
     for arm, spec in ARMS.items():
         if not spec.image:
-            assert {p: r["predicted_letter"] for p, r in grounded[arm].items()} == {p: r["predicted_letter"] for p, r in blind[arm].items()}
+            assert {p: r["predicted_letter"] for p, r in grounded[arm].items()} == {
+                p: r["predicted_letter"] for p, r in blind[arm].items()
+            }
     b = readiness_from_samples([runs["blind"]])["blind"]
     g = readiness_from_samples([runs["grounded"]])["grounded"]
-    assert g["fragility"]["T2"] == b["fragility"]["T2"] and g["fragility"]["T3"] == b["fragility"]["T3"]
+    assert (
+        g["fragility"]["T2"] == b["fragility"]["T2"]
+        and g["fragility"]["T3"] == b["fragility"]["T3"]
+    )
     # another case's image supports a distractor; grounded reads the pixels, so its answers move with
     # the image (blind's cannot: test_blind_ignores_the_image)
     originals = {r["case_id"]: r for r in grounded["readiness_img"].values()}
-    assert all(r["predicted_letter"] != originals[r["case_id"]]["predicted_letter"] for r in grounded["readiness_img_subst"].values())
+    assert all(
+        r["predicted_letter"] != originals[r["case_id"]]["predicted_letter"]
+        for r in grounded["readiness_img_subst"].values()
+    )
     assert g["accuracies"]["T5"]["substituted"] == 100.0 > b["accuracies"]["T5"]["substituted"]
 
 
@@ -365,7 +551,9 @@ def test_score_command_reads_run_folders(runs, tmp_path, capsys):
     from medvigil.cli import main
 
     out = tmp_path / "readiness.json"
-    assert main(["score", "--suite", "readiness", *map(str, runs.values()), "--json", str(out)]) == 0
+    assert (
+        main(["score", "--suite", "readiness", *map(str, runs.values()), "--json", str(out)]) == 0
+    )
     table = capsys.readouterr().out
     result = json.loads(out.read_text())
     assert result["skipped_files"] == [] and len(result["files"]) == len(ARMS) * len(runs)
@@ -390,7 +578,10 @@ def test_report_has_the_readiness_section(runs, tmp_path, capsys):
     from medvigil.cli import main
 
     scores, report = tmp_path / "readiness.json", tmp_path / "report"
-    assert main(["score", "--suite", "readiness", *map(str, runs.values()), "--json", str(scores)]) == 0
+    assert (
+        main(["score", "--suite", "readiness", *map(str, runs.values()), "--json", str(scores)])
+        == 0
+    )
     assert main(["report", str(scores), "--out", str(report)]) == 0
     md = (report / "report.md").read_text()
     assert "## Illusion of Readiness" in md and "R(m)" in md
@@ -400,11 +591,16 @@ def test_report_has_the_readiness_section(runs, tmp_path, capsys):
         arms = _by_arm(_records(folder))
         row = next(line for line in md.splitlines() if line.startswith(f"| {model} | Text only |"))
         cells = [c.strip() for c in row.strip("|").split("|")]
-        assert cells[3:] == [f"{arm_accuracy(list(arms[f'readiness_text_{v}'].values())):.1f}" for v in ("unk", "1r", "2r", "3r", "4r")]
+        assert cells[3:] == [
+            f"{arm_accuracy(list(arms[f'readiness_text_{v}'].values())):.1f}"
+            for v in ("unk", "1r", "2r", "3r", "4r")
+        ]
         t6 = result["models"][model]["accuracies"]["T6"]
         cot = list(arms["readiness_cot"].values())
         assert t6["n"] == len(cot) and t6["cot"] == pytest.approx(arm_accuracy(cot))
-        direct = [r for r in arms["readiness_img"].values() if r["case_id"] in {c["case_id"] for c in cot}]
+        direct = [
+            r for r in arms["readiness_img"].values() if r["case_id"] in {c["case_id"] for c in cot}
+        ]
         assert t6["direct"] == pytest.approx(arm_accuracy(direct))
         assert f"| {model} | {len(cot)} |" in md
     assert (report / "figures" / "readiness_robustness.png").stat().st_size > 1000

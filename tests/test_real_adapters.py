@@ -21,17 +21,27 @@ import pytest
 from medvigil.pipeline import offline_env
 
 pytest.importorskip("lmms_eval")
-pytest.importorskip("decord")  # lmms-eval 0.7.3's qwen2_5_vl and llava_hf import it (the `lmms` extra)
+pytest.importorskip(
+    "decord"
+)  # lmms-eval 0.7.3's qwen2_5_vl and llava_hf import it (the `lmms` extra)
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = str(ROOT / "tasks")
 CASES = 12
-KNOWLEDGE_DOC = 4  # medvigil_mcq of the 12-case synthetic build: doc 4 is a knowledge_only (text-only) probe
+KNOWLEDGE_DOC = (
+    4  # medvigil_mcq of the 12-case synthetic build: doc 4 is a knowledge_only (text-only) probe
+)
 # one of every task family (generation tasks; the chat classes serve no log-likelihoods)
 FAMILIES = {
-    "medvigil": ["medvigil_mcq", "medvigil_mcq_noimg", "medvigil_mcq_circular", "medvigil_blur_s8",
-                 "medvigil_roi_decay_k1", "medvigil_open"],
+    "medvigil": [
+        "medvigil_mcq",
+        "medvigil_mcq_noimg",
+        "medvigil_mcq_circular",
+        "medvigil_blur_s8",
+        "medvigil_roi_decay_k1",
+        "medvigil_open",
+    ],
     "mediconfusion": ["mediconfusion_mc"],
     "medqdeg": ["medqdeg_L1"],
     "readiness": ["readiness_img", "readiness_text"],
@@ -55,21 +65,54 @@ def world(tmp_path_factory):
     generate_release(base / "release", cases=CASES, seed=1)
     build(base / "release", base / "build" / "medvigil")
     write_sample(base / "mc_rel", n_pairs=4, seed=0)
-    build_mediconfusion(base / "mc_rel" / "data" / "dataset.json", base / "mc_rel" / "roco", base / "mc_built")
+    build_mediconfusion(
+        base / "mc_rel" / "data" / "dataset.json", base / "mc_rel" / "roco", base / "mc_built"
+    )
     env = offline_env(base / "build" / "medvigil", base / "mc_built")
     env.update(HF_DATASETS_CACHE=str(base / "hf-cache"), OMP_NUM_THREADS="1")
     env.pop("LMMS_EVAL_PLUGINS", None)
-    return SimpleNamespace(base=base, env=env, data=base / "build" / "medvigil",
-                           mediconfusion_release=base / "mc_rel" / "data" / "dataset.json",
-                           qwen=build_qwen2_5_vl(base / "qwen"), llava=build_llava(base / "llava"))
+    return SimpleNamespace(
+        base=base,
+        env=env,
+        data=base / "build" / "medvigil",
+        mediconfusion_release=base / "mc_rel" / "data" / "dataset.json",
+        qwen=build_qwen2_5_vl(base / "qwen"),
+        llava=build_llava(base / "llava"),
+    )
 
 
-def lmms_eval(world, name: str, model: str, args: str, tasks, *extra: str, launcher=(sys.executable,), env=None) -> Path:
+def lmms_eval(
+    world,
+    name: str,
+    model: str,
+    args: str,
+    tasks,
+    *extra: str,
+    launcher=(sys.executable,),
+    env=None,
+) -> Path:
     out = world.base / name
-    cmd = [*launcher, "-m", "lmms_eval", "--model", model, "--tasks", ",".join(tasks), "--include_path", TASKS,
-           "--output_path", str(out), "--log_samples", "--batch_size", "1", *extra]
+    cmd = [
+        *launcher,
+        "-m",
+        "lmms_eval",
+        "--model",
+        model,
+        "--tasks",
+        ",".join(tasks),
+        "--include_path",
+        TASKS,
+        "--output_path",
+        str(out),
+        "--log_samples",
+        "--batch_size",
+        "1",
+        *extra,
+    ]
     cmd += ["--model_args", args] if args else []
-    done = subprocess.run(cmd, env=env or world.env, cwd=world.base, capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(
+        cmd, env=env or world.env, cwd=world.base, capture_output=True, text=True, timeout=1200
+    )
     # lmms-eval 0.7.3 logs an evaluation error and still exits 0
     failed = done.returncode != 0 or "Error during evaluation" in done.stdout + done.stderr
     assert not failed, f"{name}:\n{done.stdout[-3000:]}{done.stderr[-5000:]}"
@@ -93,7 +136,18 @@ def answer(sample: dict) -> str:
 
 def medvigil_score(world, suite: str, files, *extra: str) -> dict:
     out = world.base / f"score_{suite}_{len(list(world.base.glob('score_*')))}.json"
-    cmd = [sys.executable, "-m", "medvigil", "score", "--suite", suite, *map(str, files), "--json", str(out), *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "medvigil",
+        "score",
+        "--suite",
+        suite,
+        *map(str, files),
+        "--json",
+        str(out),
+        *extra,
+    ]
     done = subprocess.run(cmd, env=world.env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text())
@@ -101,11 +155,14 @@ def medvigil_score(world, suite: str, files, *extra: str) -> dict:
 
 # ---------------------------------------------------------------- Qwen2.5-VL chat class, every family, then score
 
+
 @pytest.fixture(scope="module")
 def qwen_run(world):
     tasks = [t for family in FAMILIES.values() for t in family]
     # --limit 10 keeps whole MediConfusion pairs and circular rotation sets
-    return lmms_eval(world, "qwen", "qwen2_5_vl", QWEN_ARGS.format(world.qwen), tasks, "--limit", str(LIMIT))
+    return lmms_eval(
+        world, "qwen", "qwen2_5_vl", QWEN_ARGS.format(world.qwen), tasks, "--limit", str(LIMIT)
+    )
 
 
 def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
@@ -120,23 +177,34 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
     assert all(e["images_sent"] == 0 and e["image_variant"] == "none" for e in noimg)
     blur = [record_of(r)["extra"] for r in samples(qwen_run, "medvigil_blur_s8")]
     assert all(e["images_sent"] == 1 and e["image_variant"] == "blur:8" for e in blur)
-    mcq = {record_of(r)["probe_kind"]: record_of(r)["extra"]["images_sent"] for r in samples(qwen_run, "medvigil_mcq")}
+    mcq = {
+        record_of(r)["probe_kind"]: record_of(r)["extra"]["images_sent"]
+        for r in samples(qwen_run, "medvigil_mcq")
+    }
     assert mcq["knowledge_only"] == 0 and mcq["original"] == 1
 
     mcq_files = list(qwen_run.rglob("*_samples_medvigil_mcq.jsonl"))
     scored = medvigil_score(world, "medvigil", mcq_files, "--n-resamples", "0")
     (model,) = scored["models"]
     assert model == world.qwen.name  # the short run label: the checkpoint named by pretrained=
-    scored = medvigil_score(world, "mediconfusion", list(qwen_run.rglob("*_samples_mediconfusion_mc.jsonl")),
-                            "--release", str(world.mediconfusion_release))
+    scored = medvigil_score(
+        world,
+        "mediconfusion",
+        list(qwen_run.rglob("*_samples_mediconfusion_mc.jsonl")),
+        "--release",
+        str(world.mediconfusion_release),
+    )
     assert scored["runs"]
     # (cbd's arms need whole cases, which --limit cuts; cbd_binary is scored after its own run below)
     for suite in ("medqdeg", "readiness"):
         files = [p for t in FAMILIES[suite] for p in qwen_run.rglob(f"*_samples_{t}.jsonl")]
-        assert medvigil_score(world, suite, files, "--allow-partial")["n_records"] == sum(len(samples(qwen_run, t)) for t in FAMILIES[suite])
+        assert medvigil_score(world, suite, files, "--allow-partial")["n_records"] == sum(
+            len(samples(qwen_run, t)) for t in FAMILIES[suite]
+        )
 
 
 # ---------------------------------------------------------------- LLaVA-HF chat and simple: text-only docs
+
 
 @pytest.mark.parametrize("kind", ["chat", "simple"])
 def test_llava_hf_text_only_doc_equals_its_replay_alone(world, kind):
@@ -145,14 +213,41 @@ def test_llava_hf_text_only_doc_equals_its_replay_alone(world, kind):
     the record says no image was sent."""
     force = ("--force_simple",) if kind == "simple" else ()
     args = LLAVA_ARGS.format(world.llava)
-    run = {r["doc_id"]: r for r in samples(lmms_eval(world, f"llava_{kind}", "medvigil_llava_hf", args, ["medvigil_mcq"],
-                                                     "--limit", "6", *force), "medvigil_mcq")}
+    run = {
+        r["doc_id"]: r
+        for r in samples(
+            lmms_eval(
+                world,
+                f"llava_{kind}",
+                "medvigil_llava_hf",
+                args,
+                ["medvigil_mcq"],
+                "--limit",
+                "6",
+                *force,
+            ),
+            "medvigil_mcq",
+        )
+    }
     assert record_of(run[KNOWLEDGE_DOC])["probe_kind"] == "knowledge_only"
     assert record_of(run[KNOWLEDGE_DOC])["extra"]["images_sent"] == 0
     assert all(record_of(run[i])["extra"]["images_sent"] == 1 for i in range(KNOWLEDGE_DOC))
     for doc in (KNOWLEDGE_DOC, KNOWLEDGE_DOC + 1):
-        alone = samples(lmms_eval(world, f"llava_{kind}_doc{doc}", "medvigil_llava_hf", args, ["medvigil_mcq"],
-                                  "--limit", "1", "--offset", str(doc), *force), "medvigil_mcq")
+        alone = samples(
+            lmms_eval(
+                world,
+                f"llava_{kind}_doc{doc}",
+                "medvigil_llava_hf",
+                args,
+                ["medvigil_mcq"],
+                "--limit",
+                "1",
+                "--offset",
+                str(doc),
+                *force,
+            ),
+            "medvigil_mcq",
+        )
         assert [r["doc_id"] for r in alone] == [doc]
         assert answer(alone[0]) == answer(run[doc]), doc
     # the text-only doc is not answered with the previous doc's inputs (a random model answers
@@ -162,11 +257,18 @@ def test_llava_hf_text_only_doc_equals_its_replay_alone(world, kind):
 
 # ---------------------------------------------------------------- log-likelihoods: losses vs log-probabilities
 
+
 def test_cbd_binary_scores_the_same_from_losses_and_log_probabilities(world):
     """lmms-eval's LLaVA-HF simple class logs the mean loss (positive); the same run's values
     handed over as log-probabilities (negated) give the same p(yes) and answers."""
-    run = lmms_eval(world, "llava_cbd_binary", "medvigil_llava_hf", LLAVA_ARGS.format(world.llava), ["cbd_binary"],
-                    "--force_simple")  # all 130 docs: --limit would cut a case's arms
+    run = lmms_eval(
+        world,
+        "llava_cbd_binary",
+        "medvigil_llava_hf",
+        LLAVA_ARGS.format(world.llava),
+        ["cbd_binary"],
+        "--force_simple",
+    )  # all 130 docs: --limit would cut a case's arms
     rows = samples(run, "cbd_binary")
     records = [record_of(r) for r in rows]
     values = [rec["extra"]["loglikelihoods"] for rec in records]
@@ -185,29 +287,60 @@ def test_cbd_binary_scores_the_same_from_losses_and_log_probabilities(world):
 
 # ---------------------------------------------------------------- data parallel with a baseline
 
+
 def test_baseline_data_parallel_torchrun_and_accelerate(world):
     one = lmms_eval(world, "dp_one", "grounded", "", ["medvigil_mcq"])
-    torchrun = lmms_eval(world, "dp_torchrun", "grounded", "", ["medvigil_mcq"],
-                         launcher=(sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-                                   "--master_port", "29613"))
+    torchrun = lmms_eval(
+        world,
+        "dp_torchrun",
+        "grounded",
+        "",
+        ["medvigil_mcq"],
+        launcher=(
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            "--master_port",
+            "29613",
+        ),
+    )
     # `accelerate launch --cpu` starts ONE process (accelerate's simple launcher); --multi_gpu
     # starts N and falls back to gloo on a machine without GPUs
-    accelerate = lmms_eval(world, "dp_accelerate", "grounded", "", ["medvigil_mcq"],
-                           launcher=(sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu",
-                                     "--num_processes", "2", "--main_process_port", "29614"))
+    accelerate = lmms_eval(
+        world,
+        "dp_accelerate",
+        "grounded",
+        "",
+        ["medvigil_mcq"],
+        launcher=(
+            sys.executable,
+            "-m",
+            "accelerate.commands.launch",
+            "--multi_gpu",
+            "--num_processes",
+            "2",
+            "--main_process_port",
+            "29614",
+        ),
+    )
     reference = samples(one, "medvigil_mcq")
     results = {}
     for name, folder in (("one", one), ("torchrun", torchrun), ("accelerate", accelerate)):
         rows = samples(folder, "medvigil_mcq")
         ids = [r["doc_id"] for r in rows]
         assert len(ids) == len(set(ids)) == len(reference), name  # each doc exactly once
-        assert {r["doc_id"]: answer(r) for r in rows} == {r["doc_id"]: answer(r) for r in reference}, name
+        assert {r["doc_id"]: answer(r) for r in rows} == {
+            r["doc_id"]: answer(r) for r in reference
+        }, name
         (path,) = folder.rglob("*_results.json")
         results[name] = json.loads(path.read_text())["results"]["medvigil_mcq"]
     assert results["torchrun"] == results["one"] and results["accelerate"] == results["one"]
 
 
 # ---------------------------------------------------------------- OpenAI-compatible client: request bytes
+
 
 def test_openai_requests_stay_within_1_5x_the_source_image_bytes(world):
     from datasets import Image as ImageFeature
@@ -222,21 +355,43 @@ def test_openai_requests_stay_within_1_5x_the_source_image_bytes(world):
         seen.append(body)
         return answer(body)
 
-    source = load_config("mcq", env={"MEDVIGIL_DATA": str(world.data)}).cast_column("image", ImageFeature(decode=False))
-    by_question = {q: (img or {}).get("bytes") for q, img in zip(source["question"], source["image"])}
+    source = load_config("mcq", env={"MEDVIGIL_DATA": str(world.data)}).cast_column(
+        "image", ImageFeature(decode=False)
+    )
+    by_question = {
+        q: (img or {}).get("bytes") for q, img in zip(source["question"], source["image"])
+    }
     env = dict(world.env, LMMS_EVAL_PLUGINS="medvigil")  # the plugin sets the JPEG default
     env.pop("LMMS_IMAGE_ENCODE_FORMAT", None)
     with pytest.MonkeyPatch.context() as mp, server.BaselineServer(0) as srv:
         mp.setattr(server, "completion", recording)
-        lmms_eval(world, "openai", "openai", f"model_version=grounded,base_url={srv.base_url},api_key=unused,num_concurrent=1",
-                  ["medvigil_mcq"], "--limit", "6", env=env)
+        lmms_eval(
+            world,
+            "openai",
+            "openai",
+            f"model_version=grounded,base_url={srv.base_url},api_key=unused,num_concurrent=1",
+            ["medvigil_mcq"],
+            "--limit",
+            "6",
+            env=env,
+        )
     assert len(seen) == 6
     sent_images = 0
     for body in seen:
-        text = " ".join(c.get("text", "") for m in body["messages"] if isinstance(m["content"], list) for c in m["content"])
+        text = " ".join(
+            c.get("text", "")
+            for m in body["messages"]
+            if isinstance(m["content"], list)
+            for c in m["content"]
+        )
         (src,) = [b for q, b in by_question.items() if q in text]
-        urls = [c["image_url"]["url"] for m in body["messages"] if isinstance(m["content"], list)
-                for c in m["content"] if c.get("type") == "image_url"]
+        urls = [
+            c["image_url"]["url"]
+            for m in body["messages"]
+            if isinstance(m["content"], list)
+            for c in m["content"]
+            if c.get("type") == "image_url"
+        ]
         for url in urls:
             head, payload = url.split(",", 1)
             assert head == "data:image/jpeg;base64"
@@ -252,14 +407,25 @@ def test_openai_requests_stay_within_1_5x_the_source_image_bytes(world):
 
 # ---------------------------------------------------------------- discovery
 
+
 def test_tasks_list_shows_our_tasks(world):
     env = dict(world.env, LMMS_EVAL_PLUGINS="medvigil")
-    done = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "lmms_eval", "--tasks", "list"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     listing = done.stdout + done.stderr
     for task in ("medvigil_mcq", "cbd_binary", "mediconfusion_gd", "readiness_text", "medqdeg_L1"):
         assert task in listing
     # 0.7.3's `tasks list` subcommand loads no plugin; it takes our folder as --include-path
-    done = subprocess.run([sys.executable, "-m", "lmms_eval", "tasks", "list", "--include-path", TASKS], env=world.env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "lmms_eval", "tasks", "list", "--include-path", TASKS],
+        env=world.env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert "medvigil_mcq" in done.stdout and os.path.isdir(TASKS)

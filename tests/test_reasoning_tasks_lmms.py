@@ -39,14 +39,34 @@ def test_reasoning_variants_score_like_the_base_tasks(run, capsys):
     assert len(samples) == 2
     for task in TASKS:  # lmms-eval ran them with the variant's budget
         assert data["configs"][task]["generation_kwargs"]["max_new_tokens"] == 4096
-    assert main(["score", "--suite", "medvigil", "--json", "-", "--n-resamples", "0", "--release", str(run / "build"),
-                 *samples]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--suite",
+                "medvigil",
+                "--json",
+                "-",
+                "--n-resamples",
+                "0",
+                "--release",
+                str(run / "build"),
+                *samples,
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     generation = out["generation"]
-    assert generation["warnings"] == []  # the variant's budget is its protocol: no deviation warning
+    assert (
+        generation["warnings"] == []
+    )  # the variant's budget is its protocol: no deviation warning
     for task in TASKS:
         entry = generation["tasks"][task]
-        assert entry["used"]["max_new_tokens"] == entry["protocol"]["max_new_tokens"] == 4096 and entry["differs"] == {}
+        assert (
+            entry["used"]["max_new_tokens"] == entry["protocol"]["max_new_tokens"] == 4096
+            and entry["differs"] == {}
+        )
         assert entry["reasoning_variant_of"]["task"] == task.removesuffix("_reasoning")
         assert entry["reasoning_variant_of"]["protocol"]["max_new_tokens"] == 8
     import datasets
@@ -55,8 +75,15 @@ def test_reasoning_variants_score_like_the_base_tasks(run, capsys):
     statement = out["partial"]["statement"]
     for task in TASKS:
         entry = out["partial"]["tasks"][task]
-        assert entry["probes"] == 8 and entry["cases_of"] == cases and entry["cases_of_source"] == f"--release {run / 'build'}"
-        assert f"{task} 8 of {data['n-samples'][task]['original']} probes, {entry['cases']} of {cases} cases" in statement
+        assert (
+            entry["probes"] == 8
+            and entry["cases_of"] == cases
+            and entry["cases_of_source"] == f"--release {run / 'build'}"
+        )
+        assert (
+            f"{task} 8 of {data['n-samples'][task]['original']} probes, {entry['cases']} of {cases} cases"
+            in statement
+        )
     # the circular variant is collapsed per probe like medvigil_mcq_circular (the limit cut a rotation group)
     assert out["models"], out.keys()
 
@@ -65,9 +92,27 @@ def test_total_cases_unknown_without_the_build(run, capsys, monkeypatch):
     """A release folder (not loadable by the tasks) and no MEDVIGIL_DATA build: the cases asked alone."""
     monkeypatch.setenv("MEDVIGIL_DATA", str(run / "no-such-build"))
     samples = [str(p) for p in (run / "runs").rglob("*_samples_medvigil_mcq_reasoning.jsonl")]
-    assert main(["score", "--suite", "medvigil", "--json", "-", "--n-resamples", "0", "--release", str(run / "release"),
-                 *samples]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--suite",
+                "medvigil",
+                "--json",
+                "-",
+                "--n-resamples",
+                "0",
+                "--release",
+                str(run / "release"),
+                *samples,
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     statement = out["partial"]["statement"]
-    assert re.search(r"medvigil_mcq_reasoning 8 of \d+ probes \(\d+ cases?\);", statement) and "?" not in statement
+    assert (
+        re.search(r"medvigil_mcq_reasoning 8 of \d+ probes \(\d+ cases?\);", statement)
+        and "?" not in statement
+    )
     assert "no-such-build" in out["partial"]["tasks"]["medvigil_mcq_reasoning"]["cases_of_unknown"]

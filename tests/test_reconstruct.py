@@ -54,7 +54,9 @@ def test_reconstruct_rederives_every_credentialed_image(dirs, reconstructed):
         assert max(Image.open(image).size) == 1024
         assert (reconstructed.out / "images_perturbed" / f"{case.case_id}_lr_flip.jpg").is_file()
         record = next(r for r in manifest["cases"] if r["case_id"] == case.case_id)
-        assert record["source_sha256"] == sha and record["files"][f"images/{case.image_file}"] == file_sha256(image)
+        assert record["source_sha256"] == sha and record["files"][
+            f"images/{case.image_file}"
+        ] == file_sha256(image)
     assert "LOCAL ONLY" in reconstructed.format()
 
 
@@ -65,7 +67,9 @@ def test_local_only_build_embeds_them_and_publish_refuses(dirs, reconstructed, t
     from medvigil.suites.medvigil.export.publish_check import check_publishable
 
     out = tmp_path / "local" / "medvigil"
-    report = build(dirs[0], out, reconstructed=reconstructed.out, local_only=True, configs=("cases",))
+    report = build(
+        dirs[0], out, reconstructed=reconstructed.out, local_only=True, configs=("cases",)
+    )
     assert report.local_only and (out / "LOCAL_ONLY").is_file()
     rows = datasets.load_dataset(str(out), "cases", split="test", cache_dir=str(tmp_path / "hf"))
     for row in rows:
@@ -94,7 +98,9 @@ def test_every_missing_or_mismatching_file_is_listed_at_once(dirs, tmp_path):
     release = load_release(dirs[0])
     copy = tmp_path / "copy"
     shutil.copytree(dirs[1], copy)
-    (missing_id, (missing_path, _)), (changed_id, (changed_path, _)) = sorted(release.pointers.items())[:2]
+    (missing_id, (missing_path, _)), (changed_id, (changed_path, _)) = sorted(
+        release.pointers.items()
+    )[:2]
     (copy / missing_path).unlink()
     with open(copy / changed_path, "ab") as fh:
         fh.write(b"\0")
@@ -143,7 +149,9 @@ def test_dicom_display_pipeline(tmp_path):
     assert ct.shape == (128, 128) and ct.min() == 0 and ct.max() == 255
     # MONOCHROME1 displays low values white: the same data must come out inverted
     mono1 = _dicom_copy(tmp_path, "mono1.dcm", PhotometricInterpretation="MONOCHROME1")
-    np.testing.assert_array_equal(np.asarray(mimic_cxr.dicom_to_image(mono1).convert("L")), 255 - ct)
+    np.testing.assert_array_equal(
+        np.asarray(mimic_cxr.dicom_to_image(mono1).convert("L")), 255 - ct
+    )
     # a 1-unit window around the median saturates almost every pixel: the window is applied
     ds = pydicom.dcmread(CT_SMALL)
     hu = pydicom.pixels.apply_modality_lut(ds.pixel_array, ds)
@@ -197,8 +205,23 @@ def test_dicom_source_end_to_end(dirs, tmp_path):
 def test_cli_reconstruct(dirs, tmp_path, capsys):
     from medvigil.cli import main
 
-    assert main(["reconstruct", str(dirs[0]), "--source", str(dirs[1]), "--out", str(tmp_path / "o")]) == 0
+    assert (
+        main(["reconstruct", str(dirs[0]), "--source", str(dirs[1]), "--out", str(tmp_path / "o")])
+        == 0
+    )
     assert "reconstructed:" in capsys.readouterr().out
-    assert main(["reconstruct", str(dirs[0]), "--source", str(tmp_path / "nowhere"), "--out", str(tmp_path / "p")]) == 2
+    assert (
+        main(
+            [
+                "reconstruct",
+                str(dirs[0]),
+                "--source",
+                str(tmp_path / "nowhere"),
+                "--out",
+                str(tmp_path / "p"),
+            ]
+        )
+        == 2
+    )
     assert "is not a folder" in capsys.readouterr().err
     assert os.listdir(tmp_path) == ["o"]

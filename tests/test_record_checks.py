@@ -11,19 +11,48 @@ from hypothesis import strategies as st
 from medvigil.records.record_checks import extra_problems, extras_problems
 
 _ODD = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 30), st.sampled_from([10**400, -(10**30), 2**64]),
-    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(["0", "1", "2", "L1", "l2", "L3", "", "LL1", "A", "x"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 30),
+    st.sampled_from([10**400, -(10**30), 2**64]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["0", "1", "2", "L1", "l2", "L3", "", "LL1", "A", "x"]),
     st.lists(st.sampled_from(["A", "B", "Z", "A\n", None, "a", 1, "AB", ""]), max_size=4),
-    st.just([["A"]]), st.just({"A": 1}),
-    st.dictionaries(st.sampled_from(["A", "B", "C"]), st.one_of(st.integers(-2, 5), st.floats(allow_nan=True), st.booleans(),
-                                                              st.sampled_from(["3", None, 10**400]))),
+    st.just([["A"]]),
+    st.just({"A": 1}),
+    st.dictionaries(
+        st.sampled_from(["A", "B", "C"]),
+        st.one_of(
+            st.integers(-2, 5),
+            st.floats(allow_nan=True),
+            st.booleans(),
+            st.sampled_from(["3", None, 10**400]),
+        ),
+    ),
 )
-_FIELDS = ["votes", "n_options", "severity", "degradation", "margin", "paraphrase_index", "laterality_dependent", "other"]
-_EXTRA = st.one_of(st.none(), st.sampled_from([[], "x", 3]), st.dictionaries(st.sampled_from(_FIELDS), _ODD, max_size=6))
-_RECORD = st.fixed_dictionaries({
-    "suite": st.sampled_from(["medqdeg", "mediconfusion", "cbd", "readiness", "medvigil", None, ["medqdeg"], 7]),
-    "extra": _EXTRA,
-})
+_FIELDS = [
+    "votes",
+    "n_options",
+    "severity",
+    "degradation",
+    "margin",
+    "paraphrase_index",
+    "laterality_dependent",
+    "other",
+]
+_EXTRA = st.one_of(
+    st.none(),
+    st.sampled_from([[], "x", 3]),
+    st.dictionaries(st.sampled_from(_FIELDS), _ODD, max_size=6),
+)
+_RECORD = st.fixed_dictionaries(
+    {
+        "suite": st.sampled_from(
+            ["medqdeg", "mediconfusion", "cbd", "readiness", "medvigil", None, ["medqdeg"], 7]
+        ),
+        "extra": _EXTRA,
+    }
+)
 
 
 @settings(max_examples=600, deadline=None)
@@ -36,22 +65,44 @@ def test_odd_records_give_problems_not_exceptions(records):
 
 def _valid(suite):
     return {
-        "medqdeg": {"votes": ["A", None, "B"], "n_options": 5, "severity": "L2", "degradation": "gaussian_blur"},
+        "medqdeg": {
+            "votes": ["A", None, "B"],
+            "n_options": 5,
+            "severity": "L2",
+            "degradation": "gaussian_blur",
+        },
         "mediconfusion": {"votes": {"A": 3, "B": 0.5}, "margin": 2},
         "cbd": {"paraphrase_index": 0},
         "readiness": {"laterality_dependent": None},
     }[suite]
 
 
-@pytest.mark.parametrize("suite, field, value", [
-    ("medqdeg", "votes", []), ("medqdeg", "votes", ["A", "ab"]), ("medqdeg", "votes", [["A"]]), ("medqdeg", "n_options", True),
-    ("medqdeg", "n_options", 27), ("medqdeg", "severity", "L3"), ("medqdeg", "severity", True), ("medqdeg", "degradation", 1),
-    ("mediconfusion", "votes", {"A": -1}), ("mediconfusion", "votes", {"A": math.nan}), ("mediconfusion", "votes", {"A": True}),
-    ("mediconfusion", "margin", math.inf), ("mediconfusion", "margin", "1"), ("cbd", "paraphrase_index", -1),
-    ("cbd", "paraphrase_index", 1.0), ("readiness", "laterality_dependent", "yes"),
-])
+@pytest.mark.parametrize(
+    "suite, field, value",
+    [
+        ("medqdeg", "votes", []),
+        ("medqdeg", "votes", ["A", "ab"]),
+        ("medqdeg", "votes", [["A"]]),
+        ("medqdeg", "n_options", True),
+        ("medqdeg", "n_options", 27),
+        ("medqdeg", "severity", "L3"),
+        ("medqdeg", "severity", True),
+        ("medqdeg", "degradation", 1),
+        ("mediconfusion", "votes", {"A": -1}),
+        ("mediconfusion", "votes", {"A": math.nan}),
+        ("mediconfusion", "votes", {"A": True}),
+        ("mediconfusion", "margin", math.inf),
+        ("mediconfusion", "margin", "1"),
+        ("cbd", "paraphrase_index", -1),
+        ("cbd", "paraphrase_index", 1.0),
+        ("readiness", "laterality_dependent", "yes"),
+    ],
+)
 def test_each_bad_field_is_named(suite, field, value):
-    records = [{"suite": suite, "extra": _valid(suite)}, {"suite": suite, "extra": {**_valid(suite), field: value}}]
+    records = [
+        {"suite": suite, "extra": _valid(suite)},
+        {"suite": suite, "extra": {**_valid(suite), field: value}},
+    ]
     problems = extras_problems(records, "f.jsonl", [4, 5])
     assert [(p.file, p.row, p.field) for p in problems] == [("f.jsonl", 5, f"extra.{field}")]
 

@@ -17,7 +17,12 @@ _LEVELS = st.lists(st.sampled_from(["b", "a", "c", "d", "zz", "L3"]), min_size=1
 
 
 @settings(max_examples=200, deadline=None)
-@given(levels=_LEVELS, data=st.data(), late=st.integers(0, 6000), order=st.sampled_from([None, ("L1", "L2", "L3")]))
+@given(
+    levels=_LEVELS,
+    data=st.data(),
+    late=st.integers(0, 6000),
+    order=st.sampled_from([None, ("L1", "L2", "L3")]),
+)
 def test_factorize_of_codes_equals_factorize_of_values(levels, data, late, order):
     n_levels = len(levels)
     head = data.draw(st.lists(st.integers(-1, n_levels - 1), max_size=60))
@@ -27,7 +32,10 @@ def test_factorize_of_codes_equals_factorize_of_values(levels, data, late, order
     cat = Categorical(codes, tuple(levels))
     values = cat.values()
     for sort in (True, False):
-        got, expected = factorize(cat, order=order, sort=sort), factorize(values, order=order, sort=sort)
+        got, expected = (
+            factorize(cat, order=order, sort=sort),
+            factorize(values, order=order, sort=sort),
+        )
         assert got.levels == expected.levels, sort
         assert np.array_equal(got.codes, expected.codes), sort
         assert got.codes.dtype == np.int32
@@ -37,8 +45,14 @@ def _table(probe_codes: list[int], model_codes: list[int]) -> RecordTable:
     n = len(probe_codes)
     return RecordTable.from_columns(
         model=Categorical(np.array(model_codes, dtype=np.int32), ("m1", "m2")),
-        case_id=["c"] * n, probe_kind=["original"] * n, correct_letter=["A"] * n, predicted_letter=["A"] * n,
-        probe_id=Categorical(np.array(probe_codes, dtype=np.int32), tuple(f"p{i}" for i in range(max(probe_codes) + 1))),
+        case_id=["c"] * n,
+        probe_kind=["original"] * n,
+        correct_letter=["A"] * n,
+        predicted_letter=["A"] * n,
+        probe_id=Categorical(
+            np.array(probe_codes, dtype=np.int32),
+            tuple(f"p{i}" for i in range(max(probe_codes) + 1)),
+        ),
     )
 
 

@@ -21,7 +21,27 @@ from medvigil.suites.medvigil.release.release import read_release
 from medvigil.suites.medvigil.release.release_csv import _SPECS, rows_refused
 
 TOOL = AUTHORS_TOOL
-MUTATIONS = [None, "", " ", "a b", "x/y", 0, 1, 1.5, True, False, [], ["A"], {}, "L9", "F", "A", "L1", "yes", -1]
+MUTATIONS = [
+    None,
+    "",
+    " ",
+    "a b",
+    "x/y",
+    0,
+    1,
+    1.5,
+    True,
+    False,
+    [],
+    ["A"],
+    {},
+    "L9",
+    "F",
+    "A",
+    "L1",
+    "yes",
+    -1,
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +49,11 @@ def typed_rows(tmp_path_factory):
     if not TOOL.exists():
         pytest.skip("authors-format generator not available")
     root = tmp_path_factory.mktemp("rel")
-    subprocess.run([sys.executable, str(TOOL), str(root), "--cases", "30", "--models", "1"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, str(TOOL), str(root), "--cases", "30", "--models", "1"],
+        check=True,
+        capture_output=True,
+    )
     read = read_release(root / "data" / "medvigil_v1", digest=False)
     return {rel: [row.values for row in rows] for rel, rows in read.rows.items() if rows}
 

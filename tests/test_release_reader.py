@@ -59,7 +59,9 @@ def test_release_holds_typed_records(release, minimal):
     assert list(release.cases) == [f"MVB-{i:04d}" for i in range(1, 13)]  # file order
     case = release.cases["MVB-0001"]
     assert isinstance(case, Case)
-    assert case.roi_bbox == (0.2, 0.3, 0.6, 0.7) and all(isinstance(v, float) for v in case.roi_bbox)
+    assert case.roi_bbox == (0.2, 0.3, 0.6, 0.7) and all(
+        isinstance(v, float) for v in case.roi_bbox
+    )
     assert case.roi_usable
     assert case.differential_set == ("effusion", "normal")
     assert case.text_only_answerable is False and case.laterality_dependent is False
@@ -80,15 +82,22 @@ def test_probes_triplets_pointers_splits(release):
     probe = release.probes_mcq[0]
     assert isinstance(probe, McqProbe)
     assert probe.probe_kind == "original" and probe.correct_letter == "A"
-    assert len(probe.options) == 5 and probe.option("A") == probe.correct_option == "Effusion present"
+    assert (
+        len(probe.options) == 5 and probe.option("A") == probe.correct_option == "Effusion present"
+    )
     with pytest.raises(ValueError, match="letter must be one of"):
         probe.option("F")
     knowledge = next(p for p in release.probes_mcq if p.probe_kind == "knowledge_only")
     assert knowledge.image_file is None
-    assert all(isinstance(p, OpenProbe) for p in release.probes_open) and len(release.probes_open) == 24
+    assert (
+        all(isinstance(p, OpenProbe) for p in release.probes_open)
+        and len(release.probes_open) == 24
+    )
     assert release.probes_open[0].expected_answer_or_set == ("Effusion present",)
     assert all(isinstance(t, Triplet) for t in release.triplets) and len(release.triplets) == 9
-    assert release.pointers == {"MVB-0004": ("files/p10/p00000004/s50000004/view1.jpg", f"{4:064x}")}
+    assert release.pointers == {
+        "MVB-0004": ("files/p10/p00000004/s50000004/view1.jpg", f"{4:064x}")
+    }
     assert set(release.splits) == set(rf.SPLIT_FILES)
     assert rf.SYNTHETIC_JSON_KEY not in release.splits["by_tier"]
     assert release.splits["text_only_subset"] == {"text_only": ["MVB-0003", "MVB-0007"]}
@@ -106,7 +115,9 @@ def test_helpers(release, minimal):
     root = minimal.resolve()
     assert release.image_path(release.cases["MVB-0001"]) == root / "images" / "MVB-0001.jpg"
     masked = by_kind["roi_masked"][0]
-    assert release.image_path(masked) == root / "images_perturbed" / f"{masked.case_id}_roi_masked.jpg"
+    assert (
+        release.image_path(masked) == root / "images_perturbed" / f"{masked.case_id}_roi_masked.jpg"
+    )
     assert release.image_path(by_kind["knowledge_only"][0]) is None
     with pytest.raises(TypeError):
         release.image_path("MVB-0001")  # type: ignore[arg-type]
@@ -171,7 +182,12 @@ def test_coercion_accepts_common_boolean_spellings(copy):
     grounding.save()
     result = read_release(copy)
     cases = result.release.cases
-    assert [cases[f"MVB-000{i}"].text_only_answerable for i in range(1, 5)] == [False, False, True, False]
+    assert [cases[f"MVB-000{i}"].text_only_answerable for i in range(1, 5)] == [
+        False,
+        False,
+        True,
+        False,
+    ]
     assert cases["MVB-0001"].laterality_dependent is False
     assert not [p for p in result.problems if p.file in (rf.MANIFEST, rf.GROUNDING)]
 
@@ -191,8 +207,19 @@ def test_resolve_image_file_conventions(tmp_path):
     assert resolve_image_file(root, "a.jpg") == root / "images" / "a.jpg"
     assert resolve_image_file(root, "sub/a.jpg") == root / "images" / "sub" / "a.jpg"
     assert resolve_image_file(root, "images/a.jpg") == root / "images" / "a.jpg"
-    assert resolve_image_file(root, "images_perturbed/a_lr_flip.jpg") == root / "images_perturbed" / "a_lr_flip.jpg"
-    for bad in ("/etc/passwd", "../x.jpg", "images/../../x.jpg", "C:/x.jpg", "a\\b.jpg", "", "a\x00.jpg"):
+    assert (
+        resolve_image_file(root, "images_perturbed/a_lr_flip.jpg")
+        == root / "images_perturbed" / "a_lr_flip.jpg"
+    )
+    for bad in (
+        "/etc/passwd",
+        "../x.jpg",
+        "images/../../x.jpg",
+        "C:/x.jpg",
+        "a\\b.jpg",
+        "",
+        "a\x00.jpg",
+    ):
         with pytest.raises(DataError) as info:
             resolve_image_file(root, bad, file=rf.PROBES_MCQ, row=7)
         problem = info.value.problems[0]
@@ -209,7 +236,13 @@ def test_roi_issue():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.floats(-0.2, 1.2) | st.sampled_from([0.0, 0.015, 0.97, 0.985, 1.0]), min_size=4, max_size=4))
+@given(
+    st.lists(
+        st.floats(-0.2, 1.2) | st.sampled_from([0.0, 0.015, 0.97, 0.985, 1.0]),
+        min_size=4,
+        max_size=4,
+    )
+)
 def test_roi_issue_agrees_with_imaging_roi_usable(box):
     imaging = pytest.importorskip("medvigil.images.imaging")
     assert (roi_issue(box) is None) == imaging.roi_usable(box)
@@ -289,11 +322,17 @@ def test_read_csv_labels_with_file_name(tmp_path):
 
 
 # no "\r": csv.writer with lineterminator "\n" leaves a bare carriage return unquoted; no NUL: refused (issue 29)
-_cell = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\0"), max_size=8)
+_cell = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\0"), max_size=8
+)
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.lists(_cell, min_size=n, max_size=n), min_size=1, max_size=6)))
+@given(
+    st.integers(1, 4).flatmap(
+        lambda n: st.lists(st.lists(_cell, min_size=n, max_size=n), min_size=1, max_size=6)
+    )
+)
 def test_csv_round_trip(rows):
     header = [f"c{i}" for i in range(len(rows[0]))]
     buf = io.StringIO()
@@ -315,7 +354,8 @@ def _parsed(parse, data: bytes, required: tuple[str, ...]):
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.binary(max_size=80) | st.text(alphabet=',"\r\n ab\ufeff\x00', max_size=60).map(str.encode)
+    st.binary(max_size=80)
+    | st.text(alphabet=',"\r\n ab\ufeff\x00', max_size=60).map(str.encode)
     | st.text(alphabet=",\r\n ab", max_size=60).map(str.encode),  # no quote: split at commas
     st.sampled_from([(), ("a",), ("a", "b")]),
 )
@@ -325,12 +365,20 @@ def test_csv_columns_are_what_csv_reader_finds_record_by_record(data, required):
     columns = _parsed(parse_csv_columns, data, required)
     problems: list = []
     try:
-        header, rows, problems = csvio._parse(csvio._text(data, "x.csv", problems), "x.csv", required, problems)
+        header, rows, problems = csvio._parse(
+            csvio._text(data, "x.csv", problems), "x.csv", required, problems
+        )
     except DataError as exc:
         assert columns == exc.problems
         return
-    assert (columns.header, columns.problems, columns.numbers) == (header, problems, [number for number, _ in rows])
-    assert len(columns.columns) == len(header) and all(len(column) == len(rows) for column in columns.columns)
+    assert (columns.header, columns.problems, columns.numbers) == (
+        header,
+        problems,
+        [number for number, _ in rows],
+    )
+    assert len(columns.columns) == len(header) and all(
+        len(column) == len(rows) for column in columns.columns
+    )
     assert [list(record) for record in zip(*columns.columns)] == [record for _, record in rows]
 
 
@@ -370,8 +418,15 @@ def test_symlinks(tmp_path):
     (root / "images" / "escape.jpg").symlink_to(outside)
     (root / "linked_dir").symlink_to(tmp_path)
     (root / "images" / "dangling.jpg").symlink_to(tmp_path / "nothing")
-    assert resolve_inside(root, "images/inside.jpg", "f") == root.resolve() / "images" / "inside.jpg"
-    for rel in ("images/escape.jpg", "linked_dir/secret.txt", "linked_dir/missing.jpg", "images/dangling.jpg"):
+    assert (
+        resolve_inside(root, "images/inside.jpg", "f") == root.resolve() / "images" / "inside.jpg"
+    )
+    for rel in (
+        "images/escape.jpg",
+        "linked_dir/secret.txt",
+        "linked_dir/missing.jpg",
+        "images/dangling.jpg",
+    ):
         with pytest.raises(DataError, match="symbolic link"):
             resolve_inside(root, rel, "f", 1, "image_file")
 
@@ -387,11 +442,25 @@ def test_inside_resolver_agrees_with_resolve_inside(tmp_path):
     (root / "images" / "sub" / "dangling.jpg").symlink_to(tmp_path / "nothing")
     (root / "linked_dir").symlink_to(tmp_path)
     resolver = InsideResolver(root)
-    for rel in ("images/real.jpg", "images/inside.jpg", "images/escape.jpg", "images/sub/dangling.jpg",
-                "images/sub/new.jpg", "images/real.jpg/x", "missing/dir/x.jpg", "linked_dir/secret.txt",
-                "linked_dir/root/images/real.jpg", "images/./real.jpg", "../x.jpg", "/etc/passwd"):
+    for rel in (
+        "images/real.jpg",
+        "images/inside.jpg",
+        "images/escape.jpg",
+        "images/sub/dangling.jpg",
+        "images/sub/new.jpg",
+        "images/real.jpg/x",
+        "missing/dir/x.jpg",
+        "linked_dir/secret.txt",
+        "linked_dir/root/images/real.jpg",
+        "images/./real.jpg",
+        "../x.jpg",
+        "/etc/passwd",
+    ):
         outcomes = []
-        for resolve in (lambda r: resolve_inside(root, r, "f", 2, "image_file"), lambda r: resolver(r, "f", 2, "image_file")):
+        for resolve in (
+            lambda r: resolve_inside(root, r, "f", 2, "image_file"),
+            lambda r: resolver(r, "f", 2, "image_file"),
+        ):
             try:
                 outcomes.append(resolve(rel))
             except DataError as exc:
@@ -400,11 +469,20 @@ def test_inside_resolver_agrees_with_resolve_inside(tmp_path):
 
 
 def test_missing_files_are_not_refused(tmp_path):
-    assert resolve_inside(tmp_path, "images/./new.jpg", "f") == tmp_path.resolve() / "images" / "new.jpg"
+    assert (
+        resolve_inside(tmp_path, "images/./new.jpg", "f")
+        == tmp_path.resolve() / "images" / "new.jpg"
+    )
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["a", "..", ".", "", "b.jpg", "/", "\\", "C:", "~", " "]), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.sampled_from(["a", "..", ".", "", "b.jpg", "/", "\\", "C:", "~", " "]),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_accepted_paths_stay_inside(tmp_path_factory, parts):
     root = tmp_path_factory.getbasetemp() / "pathsafe-root"
     root.mkdir(exist_ok=True)
@@ -418,7 +496,14 @@ def test_accepted_paths_stay_inside(tmp_path_factory, parts):
     assert str(path) == base or str(path).startswith(base + os.sep)
 
 
-@pytest.mark.parametrize("module", ["medvigil.files.csvio", "medvigil.files.pathsafe", "medvigil.suites.medvigil.release.release_records"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "medvigil.files.csvio",
+        "medvigil.files.pathsafe",
+        "medvigil.suites.medvigil.release.release_records",
+    ],
+)
 def test_doctests(module):
     import doctest
     import importlib

@@ -40,7 +40,9 @@ def test_png_is_the_tight_image_up_to_subpixel_placement():
 
 
 def test_artists_past_the_margin_get_savefigs_exact_image():
-    assert png(_figure((0.5, -4.0))) == _tight(_figure((0.5, -4.0)))  # a legend 12 inches below: drawn again
+    assert png(_figure((0.5, -4.0))) == _tight(
+        _figure((0.5, -4.0))
+    )  # a legend 12 inches below: drawn again
 
 
 def test_png_is_deterministic():
@@ -63,7 +65,11 @@ def _failing() -> bytes:
 
 
 def test_draw_figures_in_order():
-    makers = {"a": lambda: png(_figure((0.5, -0.3))), "none": lambda: None, "b": lambda: png(_figure((0.5, 1.2)))}
+    makers = {
+        "a": lambda: png(_figure((0.5, -0.3))),
+        "none": lambda: None,
+        "b": lambda: png(_figure((0.5, 1.2))),
+    }
     drawn = draw_figures(makers)
     assert list(drawn) == ["a", "b"]  # in order; a figure the data cannot show is left out
     assert drawn["a"] == png(_figure((0.5, -0.3))) and drawn["b"] == png(_figure((0.5, 1.2)))

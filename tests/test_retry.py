@@ -23,7 +23,9 @@ def _scripted(scripts: list[list[str]]):
 
 
 def test_retries_until_a_letter_then_stops():
-    ask, asked = _scripted([["B"], ["", "C"], ["x", "y", "z", "??"], ["", "", "", "", "never asked"]])
+    ask, asked = _scripted(
+        [["B"], ["", "C"], ["x", "y", "z", "??"], ["", "", "", "", "never asked"]]
+    )
     attempts = ask_with_retries(ask, 4, max_retries=3)
     assert attempts == [["B"], ["", "C"], ["x", "y", "z", "??"], ["", "", "", ""]]
     # one batch per round, only the still-failing items
@@ -54,6 +56,12 @@ def test_attempt_log_is_first_in_first_out_per_key():
 
 
 def test_doc_key_ignores_images_and_nulls_but_not_conditions():
-    doc = {"probe_id": "P1", "options": ["a", "b"], "condition": "blur:2", "image": object(), "mask": None}
+    doc = {
+        "probe_id": "P1",
+        "options": ["a", "b"],
+        "condition": "blur:2",
+        "image": object(),
+        "mask": None,
+    }
     assert doc_key(doc) == doc_key({k: v for k, v in doc.items() if k not in ("image", "mask")})
     assert doc_key(doc) != doc_key({**doc, "condition": "blur:4"})

@@ -33,10 +33,10 @@ def _case(i, tier, source="VQA-RAD", box=BOX):
 
 def test_pilot_draw_follows_the_authors_steps():
     cases = [_case(i, f"L{1 + i % 5}") for i in range(1, 151)]  # 30 per tier
-    cases[0]["source_dataset"] = "cxr"          # their credentialed source label
+    cases[0]["source_dataset"] = "cxr"  # their credentialed source label
     cases[1]["source_dataset"] = "MIMIC-CXR"
-    cases[2]["roi_bbox"] = None                  # no ROI box
-    cases[3]["roi_bbox"] = "[0.1, 0.1, 0.5]"     # not four numbers
+    cases[2]["roi_bbox"] = None  # no ROI box
+    cases[3]["roi_bbox"] = "[0.1, 0.1, 0.5]"  # not four numbers
     picked = select_pilot_cases(cases)
     # the steps, spelled out: buckets in manifest order, one generator for all tiers in turn
     buckets = {}
@@ -55,19 +55,30 @@ def test_pilot_draw_follows_the_authors_steps():
 TOOL = AUTHORS_TOOL
 
 
-@pytest.mark.skipif(not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine")
+@pytest.mark.skipif(
+    not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine"
+)
 def test_pilot_draw_on_a_release_in_the_authors_layout(tmp_path):
     """manifest.csv + grounding.csv as their runner reads them (sources spelled 'cxr', boxes as JSON text)."""
     import csv
 
-    subprocess.run([sys.executable, str(TOOL), str(tmp_path), "--authors-spelling"], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(TOOL), str(tmp_path), "--authors-spelling"],
+        check=True,
+        capture_output=True,
+    )
     bench = tmp_path / "data" / "medvigil_v1"
-    boxes = {r["case_id"]: r["roi_bbox_norm"] for r in csv.DictReader((bench / "grounding.csv").open(encoding="utf-8"))}
+    boxes = {
+        r["case_id"]: r["roi_bbox_norm"]
+        for r in csv.DictReader((bench / "grounding.csv").open(encoding="utf-8"))
+    }
     manifest = list(csv.DictReader((bench / "manifest.csv").open(encoding="utf-8")))
     picked = select_pilot_cases([{**r, "roi_bbox": boxes.get(r["case_id"])} for r in manifest])
     by_id = {r["case_id"]: r for r in manifest}
     assert len(picked) == 80 and len(set(picked)) == 80
-    assert [by_id[c]["risk_tier"] for c in picked] == [t for t in ("L1", "L2", "L3", "L4", "L5") for _ in range(16)]
+    assert [by_id[c]["risk_tier"] for c in picked] == [
+        t for t in ("L1", "L2", "L3", "L4", "L5") for _ in range(16)
+    ]
     assert all(by_id[c]["source_dataset"] != "cxr" for c in picked)
     assert any(r["source_dataset"] == "cxr" for r in manifest)
 
@@ -103,21 +114,41 @@ def test_pilot_task_samples_five_times_and_scores_the_modal_vote(built):
     out = built / "runs"
     env = offline_env(built / "build" / "medvigil")
     env["HF_DATASETS_CACHE"] = str(built / "hf-cache")
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "grounded", "--model_args", "temperature=0.7,seed=3",
-           "--tasks", "medvigil_roi_decay", "--include_path", str(ROOT / "tasks"), "--output_path", str(out),
-           "--log_samples"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "grounded",
+        "--model_args",
+        "temperature=0.7,seed=3",
+        "--tasks",
+        "medvigil_roi_decay",
+        "--include_path",
+        str(ROOT / "tasks"),
+        "--output_path",
+        str(out),
+        "--log_samples",
+    ]
     proc = subprocess.run(cmd, env=env, cwd=built, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0 and "Error during evaluation" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stderr, proc.stderr[
+        -3000:
+    ]
     import datasets
 
-    originals = datasets.load_dataset(str(built / "build" / "medvigil"), "mcq", split="test").filter(
-        lambda r: r["probe_kind"] == "original")
+    originals = datasets.load_dataset(
+        str(built / "build" / "medvigil"), "mcq", split="test"
+    ).filter(lambda r: r["probe_kind"] == "original")
     expected = set(select_pilot_cases(originals.to_list()))
     logs = sorted(out.rglob("*_samples_medvigil_roi_decay_k*.jsonl"))
     assert len(logs) == 4
     for log in logs:
         # the record is logged under the task's first metric (tasks/medvigil/utils.task_metrics)
-        records = [json.loads(line)["acc_original"] for line in log.read_text().splitlines() if line.strip()]
+        records = [
+            json.loads(line)["acc_original"]
+            for line in log.read_text().splitlines()
+            if line.strip()
+        ]
         assert {r["case_id"] for r in records} == expected
         for r in records:
             samples = r["extra"]["samples"]
@@ -125,15 +156,41 @@ def test_pilot_task_samples_five_times_and_scores_the_modal_vote(built):
             letter, share = modal_letter(samples)
             assert (r["predicted_letter"] or "") == letter and r["extra"]["modal_share"] == share
     scores = built / "scores.json"
-    proc = subprocess.run([sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", "--release",
-                           str(built / "release"), *map(str, logs), "--n-resamples", "0", "--json", str(scores)],
-                          env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "medvigil",
+            "score",
+            "--suite",
+            "medvigil",
+            "--release",
+            str(built / "release"),
+            *map(str, logs),
+            "--n-resamples",
+            "0",
+            "--json",
+            str(scores),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     modal = json.loads(scores.read_text())["ablations"]["roi_decay_modal"]
     (entry,) = modal.values()
     assert entry["steps"] == [0, 1, 2, 3] and entry["n"] == [len(expected)] * 4
     assert entry["switch_rate"][0] == 0.0 and entry["letter_stability"][0] == 100.0
     # the rates are the modal letters counted by hand from the logs
-    step3 = [json.loads(line)["acc_original"] for line in logs[3].read_text().splitlines() if line.strip()]
-    assert entry["refusal_rate"][3] == pytest.approx(100 * sum(r["predicted_letter"] == "E" for r in step3) / len(step3))
-    assert set(entry["by_tier"]) <= {"L1", "L2", "L3", "L4", "L5"} and len(entry["trajectories"]) == len(expected)
+    step3 = [
+        json.loads(line)["acc_original"]
+        for line in logs[3].read_text().splitlines()
+        if line.strip()
+    ]
+    assert entry["refusal_rate"][3] == pytest.approx(
+        100 * sum(r["predicted_letter"] == "E" for r in step3) / len(step3)
+    )
+    assert set(entry["by_tier"]) <= {"L1", "L2", "L3", "L4", "L5"} and len(
+        entry["trajectories"]
+    ) == len(expected)

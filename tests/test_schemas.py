@@ -80,7 +80,9 @@ def test_row_schema_requires_exactly_the_published_columns(name):
 def test_harness_schema_requires_the_harness_fields():
     schema = load_schema("harness_result_row")
     assert tuple(schema["required"]) == rf.HARNESS_REQUIRED_FIELDS
-    assert tuple(schema["then"]["required"]) == rf.HARNESS_OK_FIELDS  # only answered rows carry letters
+    assert (
+        tuple(schema["then"]["required"]) == rf.HARNESS_OK_FIELDS
+    )  # only answered rows carry letters
 
 
 def test_enums_match_release_format():
@@ -109,7 +111,9 @@ MANIFEST_OK = {
 def test_manifest_row():
     assert valid("manifest_row", MANIFEST_OK)
     assert fields("manifest_row", {**MANIFEST_OK, "risk_tier": "L6"}) == {"risk_tier"}
-    assert fields("manifest_row", {**MANIFEST_OK, "text_only_answerable": "false"}) == {"text_only_answerable"}
+    assert fields("manifest_row", {**MANIFEST_OK, "text_only_answerable": "false"}) == {
+        "text_only_answerable"
+    }
     assert fields("manifest_row", {**MANIFEST_OK, "case_id": "MVB 0001"}) == {"case_id"}
     assert fields("manifest_row", {**MANIFEST_OK, "case_id": ""}) == {"case_id"}
     assert fields("manifest_row", {**MANIFEST_OK, "question": ""}) == {"question"}
@@ -131,11 +135,21 @@ GROUNDING_OK = {
 
 def test_grounding_row():
     assert valid("grounding_row", GROUNDING_OK)
-    assert valid("grounding_row", {**GROUNDING_OK, "roi_bbox_norm": None, "laterality_dependent": True})
-    assert fields("grounding_row", {**GROUNDING_OK, "roi_bbox_norm": [0.1, 0.2, 0.5]}) == {"roi_bbox_norm"}
-    assert fields("grounding_row", {**GROUNDING_OK, "roi_bbox_norm": [0.1, 0.2, 0.5, "x"]}) == {"roi_bbox_norm"}
-    assert fields("grounding_row", {**GROUNDING_OK, "differential_set": "a; b"}) == {"differential_set"}
-    assert fields("grounding_row", {**GROUNDING_OK, "laterality_dependent": "yes"}) == {"laterality_dependent"}
+    assert valid(
+        "grounding_row", {**GROUNDING_OK, "roi_bbox_norm": None, "laterality_dependent": True}
+    )
+    assert fields("grounding_row", {**GROUNDING_OK, "roi_bbox_norm": [0.1, 0.2, 0.5]}) == {
+        "roi_bbox_norm"
+    }
+    assert fields("grounding_row", {**GROUNDING_OK, "roi_bbox_norm": [0.1, 0.2, 0.5, "x"]}) == {
+        "roi_bbox_norm"
+    }
+    assert fields("grounding_row", {**GROUNDING_OK, "differential_set": "a; b"}) == {
+        "differential_set"
+    }
+    assert fields("grounding_row", {**GROUNDING_OK, "laterality_dependent": "yes"}) == {
+        "laterality_dependent"
+    }
 
 
 MCQ_OK = {
@@ -155,7 +169,9 @@ def test_mcq_probe_row():
     assert fields("mcq_probe_row", {**MCQ_OK, "probe_kind": "trap"}) == {"probe_kind"}
     assert fields("mcq_probe_row", {**MCQ_OK, "correct_letter": "F"}) == {"correct_letter"}
     assert fields("mcq_probe_row", {**MCQ_OK, "correct_letter": "a"}) == {"correct_letter"}
-    assert fields("mcq_probe_row", {**MCQ_OK, "image_file": ""}) == {"image_file"}  # empty cells become null
+    assert fields("mcq_probe_row", {**MCQ_OK, "image_file": ""}) == {
+        "image_file"
+    }  # empty cells become null
 
 
 def test_open_probe_and_triplet_rows():
@@ -172,7 +188,9 @@ def test_open_probe_and_triplet_rows():
         "provenance": "",
     }
     assert valid("open_probe_row", open_ok)
-    assert fields("open_probe_row", {**open_ok, "expected_answer_or_set": "no lesion"}) == {"expected_answer_or_set"}
+    assert fields("open_probe_row", {**open_ok, "expected_answer_or_set": "no lesion"}) == {
+        "expected_answer_or_set"
+    }
     triplet = {
         "case_id": "MVB-0001",
         "anchor_question": "a",
@@ -187,7 +205,9 @@ def test_open_probe_and_triplet_rows():
 
 
 def test_split_file():
-    assert valid("split_file", {"L1": ["MVB-0001"], "L2": [], rf.SYNTHETIC_JSON_KEY: rf.SYNTHETIC_NOTICE})
+    assert valid(
+        "split_file", {"L1": ["MVB-0001"], "L2": [], rf.SYNTHETIC_JSON_KEY: rf.SYNTHETIC_NOTICE}
+    )
     assert valid("split_file", ["MVB-0001", "MVB-0002"])  # a bare list (text_only_subset)
     assert valid("split_file", {"_meta": {"anything": [1, 2]}})
     assert not valid("split_file", {"L1": "MVB-0001"})
@@ -198,9 +218,18 @@ def test_split_file():
 
 
 def test_clinician_baseline_and_pointer_rows():
-    row = {"probe_kind": "halluc_trap", "risk_tier": "ALL", "acc_or_sfr_pct": 12.5, "n_probes": 40, "n_correct": 35}
+    row = {
+        "probe_kind": "halluc_trap",
+        "risk_tier": "ALL",
+        "acc_or_sfr_pct": 12.5,
+        "n_probes": 40,
+        "n_correct": 35,
+    }
     assert valid("clinician_baseline_row", row)
-    assert valid("clinician_baseline_row", {**row, "acc_or_sfr_pct": None, "n_probes": None, "n_correct": None})
+    assert valid(
+        "clinician_baseline_row",
+        {**row, "acc_or_sfr_pct": None, "n_probes": None, "n_correct": None},
+    )
     assert fields("clinician_baseline_row", {**row, "acc_or_sfr_pct": 120}) == {"acc_or_sfr_pct"}
     assert fields("clinician_baseline_row", {**row, "n_probes": 2.5}) == {"n_probes"}
     assert fields("clinician_baseline_row", {**row, "risk_tier": "L0"}) == {"risk_tier"}
@@ -229,19 +258,34 @@ def test_harness_result_row():
         partial = {k: v for k, v in row.items() if k != name}
         assert fields("harness_result_row", partial) == {name}
     # the runner's failed-call row (scripts/bench_run_baseline.py): no letters at all
-    error_row = {"probe_id": "p1", "case_id": "c1", "probe_kind": "original", "format": "mcq", "model_id": "m",
-                 "model_answer": "", "status": "error: 529 overloaded", "timestamp": "2026-05-01T00:00:00Z"}
+    error_row = {
+        "probe_id": "p1",
+        "case_id": "c1",
+        "probe_kind": "original",
+        "format": "mcq",
+        "model_id": "m",
+        "model_answer": "",
+        "status": "error: 529 overloaded",
+        "timestamp": "2026-05-01T00:00:00Z",
+    }
     assert valid("harness_result_row", error_row)
     assert _compile(load_schema("harness_result_row"))(error_row)
     assert not _compile(load_schema("harness_result_row"))({**error_row, "status": "ok"})
-    assert fields("harness_result_row", {**error_row, "status": "ok"}) == {"model_letter", "correct_letter"}
+    assert fields("harness_result_row", {**error_row, "status": "ok"}) == {
+        "model_letter",
+        "correct_letter",
+    }
 
 
 def test_score_summary():
     summary = {
         "suite": "medvigil",
         "release_digest": "0" * 64,
-        "params": {"tier_weights": [1, 2, 3, 5, 8], "sfr_w_denominator": "present_tiers", "n_resamples": 500},
+        "params": {
+            "tier_weights": [1, 2, 3, 5, 8],
+            "sfr_w_denominator": "present_tiers",
+            "n_resamples": 500,
+        },
         "models": {
             "always_a": {
                 "metrics": {"SFR_w": 100.0, "VGR": None, "MCS": 0.0},
@@ -279,7 +323,23 @@ _scalar = st.one_of(
     st.booleans(),
     st.integers(-5, 200),
     st.floats(allow_nan=False, allow_infinity=False, min_value=-2, max_value=150),
-    st.sampled_from(["", " ", "A", "F", "L1", "L6", "ALL", "original", "tcf", "MVB-0001", "a b", "x/y", "0" * 64]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "A",
+            "F",
+            "L1",
+            "L6",
+            "ALL",
+            "original",
+            "tcf",
+            "MVB-0001",
+            "a b",
+            "x/y",
+            "0" * 64,
+        ]
+    ),
     st.text(max_size=6),
 )
 _value = st.one_of(_scalar, st.lists(_scalar, max_size=5))

@@ -23,17 +23,49 @@ def scored_inputs(synthetic_release, tmp_path_factory):
     files = []
     for model, letter in (("always-a", "A"), ("always-e", "E")):
         path = folder / f"{model}__mcq.jsonl"
-        path.write_text("".join(json.dumps({"probe_id": p["probe_id"], "case_id": p["case_id"], "probe_kind": p["probe_kind"],
-                                            "status": "ok", "model_letter": letter, "correct_letter": p["correct_letter"]}) + "\n"
-                                for p in probes), encoding="utf-8")
+        path.write_text(
+            "".join(
+                json.dumps(
+                    {
+                        "probe_id": p["probe_id"],
+                        "case_id": p["case_id"],
+                        "probe_kind": p["probe_kind"],
+                        "status": "ok",
+                        "model_letter": letter,
+                        "correct_letter": p["correct_letter"],
+                    }
+                )
+                + "\n"
+                for p in probes
+            ),
+            encoding="utf-8",
+        )
         files.append(str(path))
     return synthetic_release, files, folder
 
 
 def _score(release, files, folder, *extra):
     out = folder / f"score{len(list(folder.glob('score*.json')))}.json"
-    proc = subprocess.run([sys.executable, "-m", "medvigil", "score", "--suite", "medvigil", "--release", str(release),
-                           "--n-resamples", "0", *files, "--json", str(out), *extra], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "medvigil",
+            "score",
+            "--suite",
+            "medvigil",
+            "--release",
+            str(release),
+            "--n-resamples",
+            "0",
+            *files,
+            "--json",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+    )
     return proc, (json.loads(out.read_text()) if proc.returncode == 0 else None)
 
 
@@ -41,13 +73,23 @@ def test_weights_option_weighs_the_tier_sfrs(scored_inputs):
     release, files, folder = scored_inputs
     default_run, default = _score(release, files, folder)
     flat_run, flat = _score(release, files, folder, "--weights", "1,1,1,1,1")
-    assert default_run.returncode == 0 and flat_run.returncode == 0, default_run.stderr[-2000:] + flat_run.stderr[-2000:]
-    assert default["params"]["weights"] == list(DEFAULT_TIER_WEIGHTS) and flat["params"]["weights"] == [1.0] * len(TIERS)
+    assert default_run.returncode == 0 and flat_run.returncode == 0, (
+        default_run.stderr[-2000:] + flat_run.stderr[-2000:]
+    )
+    assert default["params"]["weights"] == list(DEFAULT_TIER_WEIGHTS) and flat["params"][
+        "weights"
+    ] == [1.0] * len(TIERS)
     for result, weights in ((default, DEFAULT_TIER_WEIGHTS), (flat, (1.0,) * len(TIERS))):
         block = result["models"]["always-a"]
         by_tier = [(w, block["sfr_by_tier"].get(t)) for w, t in zip(weights, TIERS)]
-        present = [(w, s) for w, s in by_tier if s is not None and not (isinstance(s, float) and math.isnan(s))]
-        expected = sum(w * s for w, s in present) / sum(w for w, _ in present)  # Eq. 3 over the tiers present
+        present = [
+            (w, s)
+            for w, s in by_tier
+            if s is not None and not (isinstance(s, float) and math.isnan(s))
+        ]
+        expected = sum(w * s for w, s in present) / sum(
+            w for w, _ in present
+        )  # Eq. 3 over the tiers present
         assert block["metrics"]["sfr_w"] == pytest.approx(expected)
     # everything but SFR_w and what rests on it is the same
     a, b = default["models"]["always-a"], flat["models"]["always-a"]

@@ -13,17 +13,29 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _medvigil_utils():
-    spec = importlib.util.spec_from_file_location("medvigil_task_utils", ROOT / "tasks" / "medvigil" / "utils.py")
+    spec = importlib.util.spec_from_file_location(
+        "medvigil_task_utils", ROOT / "tasks" / "medvigil" / "utils.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def _doc(**changes) -> dict:
-    doc = {"probe_id": "P-1", "case_id": "C-1", "probe_kind": "original", "risk_tier": "L1", "source_dataset": "VQA-RAD",
-           "modality": "CT", "text_only_answerable": False, "question": "Which side?",
-           "options": ["Left", "Right", "Both", "Neither", "Cannot determine from the image"], "correct_letter": "A",
-           "image": Image.new("RGB", (8, 8)), "condition": "default"}
+    doc = {
+        "probe_id": "P-1",
+        "case_id": "C-1",
+        "probe_kind": "original",
+        "risk_tier": "L1",
+        "source_dataset": "VQA-RAD",
+        "modality": "CT",
+        "text_only_answerable": False,
+        "question": "Which side?",
+        "options": ["Left", "Right", "Both", "Neither", "Cannot determine from the image"],
+        "correct_letter": "A",
+        "image": Image.new("RGB", (8, 8)),
+        "condition": "default",
+    }
     return {**doc, **changes}
 
 
@@ -34,6 +46,7 @@ def test_sent_inputs_fields():
 
 def test_medvigil_records_say_whether_an_image_was_sent():
     utils = _medvigil_utils()
+
     def extra(doc):  # each task logs its record under its own first metric (blur: "overall")
         return next(iter(utils.medvigil_process_results(doc, ["A"]).values()))["extra"]
 

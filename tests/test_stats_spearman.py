@@ -23,7 +23,11 @@ def test_spearman_test_matches_scipy():
         y = np.round(x + y) if n % 3 == 0 else x + y  # ties too
         rho, p = spearman_test(x, y)
         ref = stats.spearmanr(x, y)
-        assert rho == pytest.approx(ref.statistic, abs=1e-12) and p == pytest.approx(ref.pvalue, rel=1e-9)
-    assert spearman_test([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx((0.8, 0.2))  # hand: d = (0,1,1,0), 1 - 6·2/60
+        assert rho == pytest.approx(ref.statistic, abs=1e-12) and p == pytest.approx(
+            ref.pvalue, rel=1e-9
+        )
+    assert spearman_test([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(
+        (0.8, 0.2)
+    )  # hand: d = (0,1,1,0), 1 - 6·2/60
     assert spearman_test([1, 2, 3], [3, 2, 1]) == (-1.0, 0.0)
     assert math.isnan(spearman_test([1, 1, 1], [1, 2, 3])[1])

@@ -31,7 +31,15 @@ from medvigil.suites.medvigil.release.release_format import (
 )
 from medvigil.suites.medvigil.synthetic import POINTER_COLUMNS, generate_release
 from medvigil.suites.medvigil.synthetic import cases as cases_mod
-from medvigil.suites.medvigil.synthetic.phantoms import BRIGHT, LABEL_BAND, LABEL_TEXT, Finding, Scene, draw_phantom, label_box
+from medvigil.suites.medvigil.synthetic.phantoms import (
+    BRIGHT,
+    LABEL_BAND,
+    LABEL_TEXT,
+    Finding,
+    Scene,
+    draw_phantom,
+    label_box,
+)
 from medvigil.suites.medvigil.synthetic.plan import SOURCES, case_rngs, plan_case
 
 POINTERS = "reconstruction/cxr_pointers.csv"
@@ -43,7 +51,11 @@ def _read(root: Path, name: str) -> list[dict]:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +102,9 @@ def test_worker_processes_do_not_change_the_output(small_pair):
 def test_different_seed_gives_a_different_release(small_pair):
     base, (da, _, dc) = small_pair
     assert da != dc
-    assert (base / "a" / "probes_mcq.csv").read_bytes() != (base / "c" / "probes_mcq.csv").read_bytes()
+    assert (base / "a" / "probes_mcq.csv").read_bytes() != (
+        base / "c" / "probes_mcq.csv"
+    ).read_bytes()
 
 
 def test_small_release_has_every_tier_source_and_probe_kind(small_pair):
@@ -108,7 +122,9 @@ def test_smaller_release_is_a_prefix_of_a_larger_one(small_pair, release):
     assert small.cases == 12
     assert _read(base / "prefix", "manifest.csv") == release["manifest"][:12]
     for name in ("MVB-0001.jpg", "MVB-0012.jpg"):
-        assert (base / "prefix" / "images" / name).read_bytes() == (release["root"] / "images" / name).read_bytes()
+        assert (base / "prefix" / "images" / name).read_bytes() == (
+            release["root"] / "images" / name
+        ).read_bytes()
 
 
 # --------------------------------------------------------------------------- layout and format
@@ -116,15 +132,26 @@ def test_smaller_release_is_a_prefix_of_a_larger_one(small_pair, release):
 
 def test_layout_and_csv_format(release):
     root = release["root"]
-    for name in ("manifest.csv", "grounding.csv", "probes_mcq.csv", "probes_open.csv", "triplets.csv",
-                 "clinician_baseline.csv", POINTERS, "README.md", DIGEST_FILE):
+    for name in (
+        "manifest.csv",
+        "grounding.csv",
+        "probes_mcq.csv",
+        "probes_open.csv",
+        "triplets.csv",
+        "clinician_baseline.csv",
+        POINTERS,
+        "README.md",
+        DIGEST_FILE,
+    ):
         assert (root / name).is_file(), name
     for name, columns in CSV_COLUMNS.items():
         raw = (root / name).read_bytes()
         assert not raw.startswith(b"\xef\xbb\xbf") and b"\r" not in raw
         header = raw.split(b"\n", 1)[0].decode().split(",")
         assert header == list(columns) + [SYNTHETIC_COLUMN], name
-    assert (root / POINTERS).read_text().split("\n", 1)[0] == ",".join(POINTER_COLUMNS) + "," + SYNTHETIC_COLUMN
+    assert (root / POINTERS).read_text().split("\n", 1)[0] == ",".join(
+        POINTER_COLUMNS
+    ) + "," + SYNTHETIC_COLUMN
     assert (root / DIGEST_FILE).read_text().strip() == release_digest(root)
     readme = (root / "README.md").read_text()
     assert SYNTHETIC_NOTICE in readme and "NOT clinical" in readme and "simulated" in readme
@@ -145,7 +172,9 @@ def test_splits_partition_the_cases(release):
         data = json.loads((release["root"] / "splits" / f"{split}.json").read_text())
         assert data.pop(SYNTHETIC_JSON_KEY) == SYNTHETIC_NOTICE
         if split == "text_only_subset":
-            expected = [r["case_id"] for r in release["manifest"] if r["text_only_answerable"] == "true"]
+            expected = [
+                r["case_id"] for r in release["manifest"] if r["text_only_answerable"] == "true"
+            ]
             assert data == {"text_only": expected} and expected
             continue
         members = [c for group in data.values() for c in group]
@@ -190,7 +219,9 @@ def test_manifest_and_grounding_fields(release):
 def test_probe_kinds_and_counts(release):
     mcq = release["mcq"]
     assert {r["probe_kind"] for r in mcq} == set(PROBE_KINDS)
-    usable = {cid: imaging.roi_usable(g["roi_bbox_norm"]) for cid, g in release["grounding"].items()}
+    usable = {
+        cid: imaging.roi_usable(g["roi_bbox_norm"]) for cid, g in release["grounding"].items()
+    }
     assert not all(usable.values()), "some cases must have an unusable ROI"
     for cid, ok in usable.items():
         kinds = [r["probe_kind"] for r in mcq if r["case_id"] == cid]
@@ -244,7 +275,9 @@ def test_image_files_of_probes(release):
         else:
             assert row["image_file"] == f"images/{cid}.jpg"
         if row["image_file"]:
-            assert (root / row["image_file"]).is_file() == (cid not in credentialed), row["image_file"]
+            assert (root / row["image_file"]).is_file() == (cid not in credentialed), row[
+                "image_file"
+            ]
 
 
 def test_open_probes_pair_with_mcq_probes(release):
@@ -281,7 +314,9 @@ def test_triplet_invariants(release):
         assert (t["anchor_question"], t["anchor_gold"]) == gold[t["case_id"]]
         assert t["tcf_question"] == tcf[t["case_id"]]
         assert t["vcf_question"].startswith("Hypothetically, if")
-    assert list(_read(release["root"], "triplets.csv")[0])[: len(TRIPLETS_COLUMNS)] == list(TRIPLETS_COLUMNS)
+    assert list(_read(release["root"], "triplets.csv")[0])[: len(TRIPLETS_COLUMNS)] == list(
+        TRIPLETS_COLUMNS
+    )
 
 
 def test_clinician_baseline_is_consistent(release):
@@ -310,13 +345,19 @@ def test_credentialed_cases_ship_only_pointers(release, synthetic_release):
     root = release["root"]
     cxr = [r["case_id"] for r in release["manifest"] if r["source_dataset"] == "CXR"]
     assert cxr and [p["case_id"] for p in release["pointers"]] == cxr
-    on_disk = {p.name for p in (root / "images").iterdir()} | {p.name for p in (root / "images_perturbed").iterdir()}
+    on_disk = {p.name for p in (root / "images").iterdir()} | {
+        p.name for p in (root / "images_perturbed").iterdir()
+    }
     assert not [n for n in on_disk if n.split("_")[0].removesuffix(".jpg") in cxr]
     cred_root = synthetic_release.parent / "credentialed"
-    written = sorted(p.relative_to(cred_root).as_posix() for p in cred_root.rglob("*") if p.is_file())
+    written = sorted(
+        p.relative_to(cred_root).as_posix() for p in cred_root.rglob("*") if p.is_file()
+    )
     assert written == sorted(p["source_path"] for p in release["pointers"])
     for p in release["pointers"]:
-        assert re.fullmatch(r"files/p1\d/p1\d{7}/s5\d{7}/[0-9a-f]{8}(-[0-9a-f]{8}){4}\.jpg", p["source_path"])
+        assert re.fullmatch(
+            r"files/p1\d/p1\d{7}/s5\d{7}/[0-9a-f]{8}(-[0-9a-f]{8}){4}\.jpg", p["source_path"]
+        )
         data = (cred_root / p["source_path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == p["sha256"]
         assert imaging.decode_image(data).size[0] >= 64
@@ -347,7 +388,9 @@ def test_perturbed_images_equal_a_fresh_render(release):
         cid, variant = path.stem.split("_", 1)
         original = imaging.safe_open_image(root / "images" / f"{cid}.jpg")
         box = json.loads(grounding[cid]["roi_bbox_norm"])
-        expected = imaging.encode_jpeg(imaging.render_variant(original, variant, box), comment=SYNTHETIC_NOTICE)
+        expected = imaging.encode_jpeg(
+            imaging.render_variant(original, variant, box), comment=SYNTHETIC_NOTICE
+        )
         assert path.read_bytes() == expected, path.name
         checked += 1
     assert checked > 50
@@ -370,7 +413,10 @@ def test_lesion_is_really_on_its_side_of_the_image(release):
     lesions = _lesion_cases(release)
     assert len(lesions) >= 15
     for plan, (x0, y0, x1, y1) in lesions:
-        img = np.asarray(imaging.safe_open_image(root / "images" / f"{plan.case_id}.jpg").convert("L"), dtype=float)
+        img = np.asarray(
+            imaging.safe_open_image(root / "images" / f"{plan.case_id}.jpg").convert("L"),
+            dtype=float,
+        )
         h, w = img.shape
         # radiological convention: the patient's right is on the image left
         centre = (x0 + x1) / 2
@@ -392,7 +438,9 @@ def test_roi_masked_hides_the_lesion(release):
     root = release["root"]
     for plan, box in _lesion_cases(release)[:8]:
         masked = np.asarray(
-            imaging.safe_open_image(root / "images_perturbed" / f"{plan.case_id}_roi_masked.jpg").convert("L"),
+            imaging.safe_open_image(
+                root / "images_perturbed" / f"{plan.case_id}_roi_masked.jpg"
+            ).convert("L"),
             dtype=float,
         )
         h, w = masked.shape
@@ -403,7 +451,9 @@ def test_roi_masked_hides_the_lesion(release):
 
 def test_phantoms_are_symmetric_without_a_lesion():
     for modality, anatomy in (("X-ray", "chest"), ("CT", "head"), ("MRI", "head")):
-        phantom = draw_phantom(Scene(anatomy, modality, Finding("normal"), 300, 320), np.random.default_rng(1))
+        phantom = draw_phantom(
+            Scene(anatomy, modality, Finding("normal"), 300, 320), np.random.default_rng(1)
+        )
         img = np.asarray(phantom.image, dtype=float)
         x0, y0, x1, y1 = label_box(300, 320)
         img[: y1 + 2, : x1 + 2] = 0  # ignore the corner label
@@ -419,7 +469,9 @@ def test_label_is_outside_the_anatomy():
         bx0, by0, bx1, by1 = phantom.body_box
         w, h = plan.scene.width, plan.scene.height
         # the label rectangle does not meet the body outline's pixels
-        assert y1 / h < by0 or x1 / w < bx0 or not _overlaps(phantom, (x0, y0, x1, y1)), plan.case_id
+        assert y1 / h < by0 or x1 / w < bx0 or not _overlaps(phantom, (x0, y0, x1, y1)), (
+            plan.case_id
+        )
     assert len(LABEL_TEXT) == 9
 
 
@@ -442,7 +494,10 @@ def test_cli_sample_refuses_a_non_empty_dir_and_force_replaces(tmp_path, capsys)
     assert cli_main(["sample", "--out", str(out), "--cases", "5"]) == 2
     assert "not empty" in capsys.readouterr().err
     assert (out / DIGEST_FILE).read_text().strip() == digest
-    assert cli_main(["sample", "--out", str(out), "--cases", "5", "--seed", "4", "--force", "--quiet"]) == 0
+    assert (
+        cli_main(["sample", "--out", str(out), "--cases", "5", "--seed", "4", "--force", "--quiet"])
+        == 0
+    )
     new = capsys.readouterr().out.strip()
     assert new == (out / DIGEST_FILE).read_text().strip() != digest
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rel"]  # no temporary siblings left

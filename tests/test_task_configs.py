@@ -25,30 +25,42 @@ def test_committed_yaml_matches_generator(generator):
     for name, text in module.files().items():
         path = generator.parent / name
         assert path.is_file(), f"{path} missing: run python {generator.relative_to(ROOT)}"
-        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python {generator.relative_to(ROOT)}"
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path} is stale: run python {generator.relative_to(ROOT)}"
+        )
 
 
 def test_lmms_eval_indexes_every_task():
     tasks_mod = pytest.importorskip("lmms_eval.tasks")
-    manager = tasks_mod.TaskManager("ERROR", include_path=str(ROOT / "tasks"), include_defaults=False)
+    manager = tasks_mod.TaskManager(
+        "ERROR", include_path=str(ROOT / "tasks"), include_defaults=False
+    )
     names = set(manager.all_tasks)
     for yaml in (ROOT / "tasks").glob("*/*.yaml"):
         text = yaml.read_text()
         for line in text.splitlines():
             if line.startswith(("task: ", "group: ")):
-                assert line.split(": ", 1)[1] in names, f"{yaml.name}: {line} not indexed by lmms-eval"
+                assert line.split(": ", 1)[1] in names, (
+                    f"{yaml.name}: {line} not indexed by lmms-eval"
+                )
 
 
 def _task_files(folder: Path) -> list[Path]:
     return sorted([*folder.glob("*.yaml"), *folder.glob("_default_template_yaml")])
 
 
-@pytest.mark.parametrize("folder", sorted(p.parent for p in (ROOT / "tasks").glob("*/utils.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "folder", sorted(p.parent for p in (ROOT / "tasks").glob("*/utils.py")), ids=lambda p: p.name
+)
 def test_every_yaml_function_is_a_literal_def(folder):
     """Grepping a YAML's ``!function utils.X`` finds ``def X`` in the folder's utils.py (no generated names)."""
     source = (folder / "utils.py").read_text(encoding="utf-8")
     defined = set(re.findall(r"^def (\w+)\(", source, flags=re.M))
-    named = {name for path in _task_files(folder) for name in re.findall(r"!function utils\.(\w+)", path.read_text(encoding="utf-8"))}
+    named = {
+        name
+        for path in _task_files(folder)
+        for name in re.findall(r"!function utils\.(\w+)", path.read_text(encoding="utf-8"))
+    }
     assert named, f"{folder}: no !function names found"
     assert sorted(named - defined) == [], f"{folder}/utils.py lacks a def for these YAML functions"
     assert "globals()" not in source

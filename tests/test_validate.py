@@ -95,7 +95,10 @@ def test_problem_lines_name_file_row_and_field(copy, capsys):
     edit(copy, rf.MANIFEST, 2, risk_tier="L0")
     code, out, _ = run(capsys, copy)
     assert code == 1 and "result:  FAILED (1 error(s), 1 warning(s))" in out
-    assert any(line.startswith("error: manifest.csv, row 2, field 'risk_tier': ") for line in out.splitlines())
+    assert any(
+        line.startswith("error: manifest.csv, row 2, field 'risk_tier': ")
+        for line in out.splitlines()
+    )
 
 
 def test_every_problem_is_reported_at_once(copy, capsys):
@@ -107,7 +110,9 @@ def test_every_problem_is_reported_at_once(copy, capsys):
         (rf.MANIFEST, 2, "risk_tier"),
         (rf.TRIPLETS, 1, "vcf_gold"),
     }
-    assert [(p.file, p.row, p.field) for p in report.warnings] == [(rf.PROBES_MCQ, 3, "correct_letter")]
+    assert [(p.file, p.row, p.field) for p in report.warnings] == [
+        (rf.PROBES_MCQ, 3, "correct_letter")
+    ]
 
 
 @pytest.mark.parametrize("as_json", [False, True])
@@ -174,7 +179,9 @@ def test_text_probe_with_another_image_is_a_warning(copy):
     edit(copy, rf.PROBES_MCQ, number, image_file="images/MVB-0002.jpg")
     report = validate_release(copy)
     assert report.ok
-    assert [(p.file, p.row, p.field) for p in report.warnings] == [(rf.PROBES_MCQ, number, "image_file")]
+    assert [(p.file, p.row, p.field) for p in report.warnings] == [
+        (rf.PROBES_MCQ, number, "image_file")
+    ]
 
 
 def test_missing_splits_folder_is_a_warning(copy):
@@ -197,12 +204,16 @@ def test_release_without_digest_file_is_valid(copy, capsys):
 def test_lr_flip_letter_of_laterality_dependent_case(copy):
     mcq = br.Table(copy, rf.PROBES_MCQ)
     number = mcq.find(probe_kind="lr_flip", case_id="MVB-0002")
-    assert mcq.row(number)["correct_letter"] == "B"  # the option equal to gold_after_lr_flip "Right"
+    assert (
+        mcq.row(number)["correct_letter"] == "B"
+    )  # the option equal to gold_after_lr_flip "Right"
     grounding = br.Table(copy, rf.GROUNDING)
     edit(copy, rf.GROUNDING, grounding.find(case_id="MVB-0002"), gold_after_lr_flip="Upside down")
     report = validate_release(copy)
     assert report.errors == []  # letter conventions are warnings
-    assert [(p.file, p.row, p.field) for p in report.warnings] == [(rf.PROBES_MCQ, number, "correct_letter")]
+    assert [(p.file, p.row, p.field) for p in report.warnings] == [
+        (rf.PROBES_MCQ, number, "correct_letter")
+    ]
     assert "no option matches gold_after_lr_flip 'Upside down'" in report.warnings[0].message
 
 
@@ -232,19 +243,35 @@ def test_mcq_rows_passed_over_have_nothing_to_report(copy, monkeypatch):
     grounding.save()
     picked = []
     pick = ProbeChecks._mcq_rows_to_check
-    monkeypatch.setattr(ProbeChecks, "_mcq_rows_to_check", lambda self, *a: picked.append(pick(self, *a)) or picked[-1])
+    monkeypatch.setattr(
+        ProbeChecks,
+        "_mcq_rows_to_check",
+        lambda self, *a: picked.append(pick(self, *a)) or picked[-1],
+    )
     fast = validate_release(copy).problems
-    monkeypatch.setattr(ProbeChecks, "_mcq_rows_to_check", lambda self, cids, *_: (set(range(len(cids))),) * 4)
+    monkeypatch.setattr(
+        ProbeChecks, "_mcq_rows_to_check", lambda self, cids, *_: (set(range(len(cids))),) * 4
+    )
     assert validate_release(copy).problems == fast
     assert len({p.row for p in fast if p.file == rf.PROBES_MCQ}) > 20
     assert all(0 < len(rows) < len(mcq.rows) for rows in picked[0])  # each check skips some rows
 
 
-_option_text = st.text(st.characters(codec=None) | st.sampled_from(list(" \t\n\x0b\x1f\x85\xa0\u2028\x00ßΣİ")), max_size=10)
+_option_text = st.text(
+    st.characters(codec=None) | st.sampled_from(list(" \t\n\x0b\x1f\x85\xa0\u2028\x00ßΣİ")),
+    max_size=10,
+)
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(_option_text | st.text("aB ßİ", max_size=6) | st.text("aB \t", max_size=6) | st.text("aB ", max_size=6)))
+@given(
+    st.lists(
+        _option_text
+        | st.text("aB ßİ", max_size=6)
+        | st.text("aB \t", max_size=6)
+        | st.text("aB ", max_size=6)
+    )
+)
 def test_options_are_normalised_alike_in_bulk(texts):
     assert _norm_all(texts) == [text_key(text) for text in texts]
 
@@ -253,7 +280,9 @@ def test_roi_probes_need_a_usable_box(copy):
     number = br.Table(copy, rf.GROUNDING).find(case_id="MVB-0001")
     edit(copy, rf.GROUNDING, number, roi_bbox_norm="[0.0, 0.0, 0.99, 1.0]")
     report = validate_release(copy)
-    assert [(p.file, p.row, p.field) for p in report.errors] == [(rf.GROUNDING, number, "roi_bbox_norm")]
+    assert [(p.file, p.row, p.field) for p in report.errors] == [
+        (rf.GROUNDING, number, "roi_bbox_norm")
+    ]
     assert "97%" in report.errors[0].message and "MVB-0001-roi_masked" in report.errors[0].message
 
 
@@ -261,7 +290,9 @@ def test_clinician_counts_are_consistent(copy):
     edit(copy, rf.CLINICIAN_BASELINE, 2, n_correct="21")
     report = validate_release(copy)  # the official scripts never read the counts: a warning
     assert report.errors == []
-    assert [(p.file, p.row, p.field) for p in report.warnings] == [(rf.CLINICIAN_BASELINE, 2, "n_correct")]
+    assert [(p.file, p.row, p.field) for p in report.warnings] == [
+        (rf.CLINICIAN_BASELINE, 2, "n_correct")
+    ]
 
 
 def test_split_group_must_match_the_case_attribute(copy):
@@ -285,7 +316,10 @@ def test_repeated_bad_path_is_reported_once_with_its_other_rows(copy):
     br.stamp_digest(copy)
     report = validate_release(copy)
     assert len(report.errors) == 1
-    assert report.errors[0].row == 1 and "also referenced by probes_mcq.csv row 2" in report.errors[0].message
+    assert (
+        report.errors[0].row == 1
+        and "also referenced by probes_mcq.csv row 2" in report.errors[0].message
+    )
 
 
 def test_no_images_skips_decoding_but_not_presence(copy, capsys):
@@ -303,11 +337,15 @@ def test_no_images_skips_decoding_but_not_presence(copy, capsys):
 def test_max_pixels_limit(minimal, capsys):
     code, out, _ = run(capsys, minimal, "--max-pixels", "1000")
     assert code == 1
-    assert "declares 64x48 = 3,072 pixels, more than the 1,000-pixel limit (decompression bomb)" in out
+    assert (
+        "declares 64x48 = 3,072 pixels, more than the 1,000-pixel limit (decompression bomb)" in out
+    )
 
 
 def test_credentialed_image_present_is_caught_without_decoding(copy, capsys):
-    shutil.copyfile(copy / "images" / "MVB-0001.jpg", copy / "images_perturbed" / "MVB-0004_roi_only.jpg")
+    shutil.copyfile(
+        copy / "images" / "MVB-0001.jpg", copy / "images_perturbed" / "MVB-0004_roi_only.jpg"
+    )
     br.stamp_digest(copy)
     code, out, _ = run(capsys, copy, "--no-images")
     assert code == 1
@@ -318,7 +356,9 @@ def test_load_release_raises_what_validate_reports(copy):
     edit(copy, rf.MANIFEST, 2, risk_tier="L0")
     with pytest.raises(DataError) as info:
         load_release(copy)
-    assert [p.to_dict() for p in info.value.problems] == [p.to_dict() for p in validate_release(copy).errors]
+    assert [p.to_dict() for p in info.value.problems] == [
+        p.to_dict() for p in validate_release(copy).errors
+    ]
 
 
 # --------------------------------------------------------------------------- the real entry point and speed

@@ -78,7 +78,8 @@ class MediconfusionBuilder(EvaluationOnlyBuilder):
     VERSION = VERSION
     BUILDER_CONFIG_CLASS = MediconfusionConfig
     BUILDER_CONFIGS: ClassVar[list[MediconfusionConfig]] = [
-        MediconfusionConfig(name=name, version=VERSION, description=CONFIG_DESCRIPTIONS[name]) for name in CONFIG_NAMES
+        MediconfusionConfig(name=name, version=VERSION, description=CONFIG_DESCRIPTIONS[name])
+        for name in CONFIG_NAMES
     ]
     DEFAULT_CONFIG_NAME = "questions"
     DESCRIPTION, HOMEPAGE, CITATION, LICENSE = DESCRIPTION, HOMEPAGE, CITATION, LICENSE
@@ -93,7 +94,9 @@ class MediconfusionBuilder(EvaluationOnlyBuilder):
         **kwargs: Any,
     ):
         if dataset_json is None or images_dir is None:
-            raise ValueError("dataset_json and images_dir are required (the authors' dataset.json and your ROCO folder)")
+            raise ValueError(
+                "dataset_json and images_dir are required (the authors' dataset.json and your ROCO folder)"
+            )
         self.source = RocoSource.open(dataset_json, images_dir, checksums_file)
         kwargs.setdefault("dataset_name", "mediconfusion")
         super().__init__(

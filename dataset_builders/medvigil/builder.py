@@ -95,7 +95,8 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
     VERSION = VERSION
     BUILDER_CONFIG_CLASS = MedvigilConfig
     BUILDER_CONFIGS: ClassVar[list[MedvigilConfig]] = [
-        MedvigilConfig(name=name, version=VERSION, description=CONFIG_DESCRIPTIONS[name]) for name in CONFIG_NAMES
+        MedvigilConfig(name=name, version=VERSION, description=CONFIG_DESCRIPTIONS[name])
+        for name in CONFIG_NAMES
     ]
     DEFAULT_CONFIG_NAME = "mcq"
     DESCRIPTION, HOMEPAGE, CITATION, LICENSE = DESCRIPTION, HOMEPAGE, CITATION, LICENSE
@@ -103,7 +104,9 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
 
     def __init__(self, *args: Any, release_dir: str | Path | None = None, **kwargs: Any):
         if release_dir is None:
-            raise ValueError("release_dir is required: the folder of a MedVIGIL release (published layout)")
+            raise ValueError(
+                "release_dir is required: the folder of a MedVIGIL release (published layout)"
+            )
         root = Path(release_dir)
         if not root.is_dir():
             raise NotADirectoryError(f"release_dir {str(release_dir)!r} is not a folder")
@@ -125,13 +128,20 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
         if self._release is None:
             self._release = load_release(self.config.release_dir, check=self.config.check)
             if self._release.digest != self.config.release_digest:
-                raise RuntimeError("the release changed while the builder was open; create a new builder")
+                raise RuntimeError(
+                    "the release changed while the builder was open; create a new builder"
+                )
         return self._release
 
     def use_release(self, release) -> None:
         """Use an already loaded (and validated) :class:`~medvigil.suites.medvigil.release.release_records.Release`."""
-        if Path(release.root).resolve() != Path(self.config.release_dir) or release.digest != self.config.release_digest:
-            raise ValueError("use_release: the release is not the one this builder was configured with")
+        if (
+            Path(release.root).resolve() != Path(self.config.release_dir)
+            or release.digest != self.config.release_digest
+        ):
+            raise ValueError(
+                "use_release: the release is not the one this builder was configured with"
+            )
         self._release = release
 
     def iter_rows(self) -> Iterator[tuple[str, dict]]:

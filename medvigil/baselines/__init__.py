@@ -11,17 +11,30 @@ from medvigil.baselines.policies import BlindPolicy, ConstantPolicy, Policy, Ran
 
 __all__ = ["POLICIES", "Policy", "make_policy"]
 
-POLICIES: dict[str, Callable[..., Policy]] = {"random": RandomPolicy, "constant": ConstantPolicy, "blind": BlindPolicy,
-                                               "grounded": GroundedPolicy}
-PARAMETERS: dict[str, tuple[str, ...]] = {"random": ("seed",), "constant": ("letter",), "blind": (), "grounded": ("temperature", "seed")}
+POLICIES: dict[str, Callable[..., Policy]] = {
+    "random": RandomPolicy,
+    "constant": ConstantPolicy,
+    "blind": BlindPolicy,
+    "grounded": GroundedPolicy,
+}
+PARAMETERS: dict[str, tuple[str, ...]] = {
+    "random": ("seed",),
+    "constant": ("letter",),
+    "blind": (),
+    "grounded": ("temperature", "seed"),
+}
 
 
 def make_policy(name: str, **params) -> Policy:
     """Build policy ``name`` with its parameters (as given on the command line)."""
     if name not in POLICIES:
-        raise ValueError(f"unknown baseline policy {name!r}; available: {', '.join(sorted(POLICIES))}")
+        raise ValueError(
+            f"unknown baseline policy {name!r}; available: {', '.join(sorted(POLICIES))}"
+        )
     unknown = sorted(set(params) - set(PARAMETERS[name]))
     if unknown:
         takes = ", ".join(PARAMETERS[name]) or "no parameters"
-        raise ValueError(f"baseline {name!r} does not take model_args {', '.join(unknown)}; it takes {takes}")
+        raise ValueError(
+            f"baseline {name!r} does not take model_args {', '.join(unknown)}; it takes {takes}"
+        )
     return POLICIES[name](**params)

@@ -40,7 +40,9 @@ LABEL_BAND = 0.07  # top rows holding the "SYNTHETIC" label (phantoms.LABEL_BAND
 LESION_MIN_CONTRAST = 8.5
 WORK_SIZE = 256  # analysis resolution (longest side)
 
-SAFE_WORDS = re.compile(r"premise|insufficient|cannot be determined|decline|not visible|unable to", re.I)
+SAFE_WORDS = re.compile(
+    r"premise|insufficient|cannot be determined|decline|not visible|unable to", re.I
+)
 BRIGHT_KINDS = {
     "X-ray": {"nodule": True, "consolidation": True, "effusion": True, "pneumothorax": False},
     "CT": {"haemorrhage": True, "hemorrhage": True, "mass": True, "infarct": False},
@@ -52,7 +54,17 @@ REGION_WORDS = {
     "chest": {"chest", "lung", "lungs", "thorax", "thoracic", "radiograph"},
     "head": {"head", "brain", "skull", "intracranial", "cerebral", "lobe"},
 }
-FOREIGN_REGIONS = {"abdominal", "abdomen", "liver", "kidney", "pelvis", "pelvic", "knee", "spleen", "bowel"}
+FOREIGN_REGIONS = {
+    "abdominal",
+    "abdomen",
+    "liver",
+    "kidney",
+    "pelvis",
+    "pelvic",
+    "knee",
+    "spleen",
+    "bowel",
+}
 
 
 @dataclass(frozen=True)
@@ -73,7 +85,10 @@ def _grey_array(image: Image.Image) -> np.ndarray:
     img = image.convert("L")
     scale = WORK_SIZE / max(img.size)
     if scale < 1:
-        img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))), Image.Resampling.BILINEAR)
+        img = img.resize(
+            (max(1, round(img.width * scale)), max(1, round(img.height * scale))),
+            Image.Resampling.BILINEAR,
+        )
     return np.asarray(img, dtype=np.float64)
 
 
@@ -100,7 +115,9 @@ def _modality(a: np.ndarray, valid: np.ndarray) -> tuple[str | None, str | None]
         m = valid[sl]
         return float(a[sl][m].mean()) if m.mean() > 0.5 else None
 
-    field = [v for v in (sample(0.25, 0.35, 0.35, 0.55), sample(0.65, 0.75, 0.35, 0.55)) if v is not None]
+    field = [
+        v for v in (sample(0.25, 0.35, 0.35, 0.55), sample(0.65, 0.75, 0.35, 0.55)) if v is not None
+    ]
     if not field:
         return None, None
     if min(field) < 78:  # dark lung fields
@@ -151,15 +168,28 @@ def read_image(image: Image.Image) -> ImageFacts:
         cx, cy = xs.mean() / w, ys.mean() / h
         window = a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
         normal = 55.0 if window.mean() < 78 else 100.0  # lung or brain background
-        inner = window[window.shape[0] // 4 : -window.shape[0] // 4 or None, window.shape[1] // 4 : -window.shape[1] // 4 or None]
+        inner = window[
+            window.shape[0] // 4 : -window.shape[0] // 4 or None,
+            window.shape[1] // 4 : -window.shape[1] // 4 or None,
+        ]
         core = float(np.median(inner)) if inner.size else float(window.mean())
-        small = window.size < 0.25 * a.size  # too little anatomy visible to tell; else read it like a whole image
+        small = (
+            window.size < 0.25 * a.size
+        )  # too little anatomy visible to tell; else read it like a whole image
         lesion = abs(core - normal) > LESION_MIN_CONTRAST and small
         anatomy, modality = (None, None) if small else _modality(a, ~grey)
         if not lesion:
             return ImageFacts(anatomy=anatomy, modality=modality)
-        return ImageFacts(anatomy=anatomy, modality=modality, lesion=True, y=cy, side="right" if cx < 0.5 else "left",
-                          zone=_zone(anatomy, cy), bright=core > normal, large=window.size > 0.012 * a.size)
+        return ImageFacts(
+            anatomy=anatomy,
+            modality=modality,
+            lesion=True,
+            y=cy,
+            side="right" if cx < 0.5 else "left",
+            zone=_zone(anatomy, cy),
+            bright=core > normal,
+            large=window.size > 0.012 * a.size,
+        )
 
     masked = grey_share > 0.002
     mirror_ok = valid & valid[:, ::-1]
@@ -179,8 +209,17 @@ def read_image(image: Image.Image) -> ImageFacts:
     lx = max(candidates, key=lambda x: abs(contrast(x)))
     extent = float((left > peak / 2).mean()) * 0.5
     bright = contrast(lx) > 0
-    return ImageFacts(anatomy=anatomy, modality=modality, masked=masked, lesion=True, side="right" if lx < w / 2 else "left",
-                      zone=_zone(anatomy, py / h), bright=bright, large=extent > 0.004, rim=_has_rim(a, py, lx, bright))
+    return ImageFacts(
+        anatomy=anatomy,
+        modality=modality,
+        masked=masked,
+        lesion=True,
+        side="right" if lx < w / 2 else "left",
+        zone=_zone(anatomy, py / h),
+        bright=bright,
+        large=extent > 0.004,
+        rim=_has_rim(a, py, lx, bright),
+    )
 
 
 def _has_rim(a: np.ndarray, cy: int, cx: int, bright: bool) -> bool:
@@ -199,6 +238,7 @@ def _has_rim(a: np.ndarray, cy: int, cx: int, bright: bool) -> bool:
 
 
 # ---------------------------------------------------------------- answering
+
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]+", text.lower()))
@@ -236,7 +276,9 @@ def _kind_fits(kind: str, facts: ImageFacts, modality: str | None) -> bool:
 
 def _premise_wrong(question: str, facts: ImageFacts, modality: str | None) -> bool:
     """The question names another modality or region, or presupposes a finding the image contradicts."""
-    return _meta_contradicts(question, facts) or bool(_PRESUPPOSES.match(question) and _contradicts(question, facts, modality))
+    return _meta_contradicts(question, facts) or bool(
+        _PRESUPPOSES.match(question) and _contradicts(question, facts, modality)
+    )
 
 
 def _contradicts(question: str, facts: ImageFacts, modality: str | None) -> bool:
@@ -273,8 +315,16 @@ def _fact_words(facts: ImageFacts) -> tuple[set[str], set[str]]:
         agree.add(facts.zone)
         clash |= set(ZONES) - {facts.zone}
     if facts.bright is not None:
-        agree |= {"brighter", "opaque", "hyperdense", "hyperintense"} if facts.bright else {"darker", "lucent", "hypodense", "hypointense"}
-        clash |= {"darker", "lucent", "hypodense", "hypointense"} if facts.bright else {"brighter", "opaque", "hyperdense", "hyperintense"}
+        agree |= (
+            {"brighter", "opaque", "hyperdense", "hyperintense"}
+            if facts.bright
+            else {"darker", "lucent", "hypodense", "hypointense"}
+        )
+        clash |= (
+            {"darker", "lucent", "hypodense", "hypointense"}
+            if facts.bright
+            else {"brighter", "opaque", "hyperdense", "hyperintense"}
+        )
     if facts.large is not None:
         agree.add("large" if facts.large else "small")
         clash.add("small" if facts.large else "large")
@@ -288,7 +338,17 @@ def _fact_words(facts: ImageFacts) -> tuple[set[str], set[str]]:
             if name != facts.modality:
                 clash |= ws
         clash |= {"ultrasound", "pet"}
-    clash |= {"both", "midline", "middle", "alternating", "same", "moderate", "very", "hydrocephalus", "cerebellum"}
+    clash |= {
+        "both",
+        "midline",
+        "middle",
+        "alternating",
+        "same",
+        "moderate",
+        "very",
+        "hydrocephalus",
+        "cerebellum",
+    }
     if not facts.lesion:
         agree |= {"no", "normal", "acute", "abnormality"}
     return agree, clash
@@ -298,7 +358,9 @@ _YES = re.compile(r"^\s*yes\b", re.I)
 _NO = re.compile(r"^\s*no\b", re.I)
 _PRESENCE = re.compile(r"^\s*(is there|are there|does this|do these|is a|is an)\b", re.I)
 _NEGATED = re.compile(r"free of|is it false|\bnot\b|outside", re.I)
-_PRESUPPOSES = re.compile(r"^\s*(how large|how old|what is the most appropriate next step|what size)", re.I)
+_PRESUPPOSES = re.compile(
+    r"^\s*(how large|how old|what is the most appropriate next step|what size)", re.I
+)
 
 
 def _yes_no(question: str, facts: ImageFacts, modality: str | None) -> bool | None:
@@ -324,8 +386,10 @@ def describe(question: str, facts: ImageFacts) -> str:
         region = "lobe" if facts.anatomy == "head" else "zone"
         contrast = "brighter" if facts.bright else "darker"
         size = "large" if facts.large else "small"
-        parts.append(f"A {size} lesion, {contrast} than the surrounding tissue, in the {facts.side} {facts.zone} {region} "
-                     f"({facts.side} side of the patient).")
+        parts.append(
+            f"A {size} lesion, {contrast} than the surrounding tissue, in the {facts.side} {facts.zone} {region} "
+            f"({facts.side} side of the patient)."
+        )
     else:
         parts.append("No acute abnormality.")
     return " ".join(p for p in parts if p)
@@ -338,11 +402,19 @@ def choose(question: str, options: dict[str, str], facts: ImageFacts) -> str:
     modality = facts.modality or _modality_from_text(question)
     if facts.anatomy is None and modality:
         anatomy = "chest" if modality == "X-ray" else "head"
-        facts = replace(facts, anatomy=anatomy, zone=facts.zone or (_zone(anatomy, facts.y) if facts.y is not None else None))
+        facts = replace(
+            facts,
+            anatomy=anatomy,
+            zone=facts.zone or (_zone(anatomy, facts.y) if facts.y is not None else None),
+        )
     if safe and (facts.masked or _premise_wrong(question, facts, modality)):
         return safe[0]
 
-    bare = {letter: text.strip(" .").lower() for letter, text in answers.items() if text.strip(" .").lower() in {"yes", "no"}}
+    bare = {
+        letter: text.strip(" .").lower()
+        for letter, text in answers.items()
+        if text.strip(" .").lower() in {"yes", "no"}
+    }
     truth = _yes_no(question, facts, modality)
     if bare and truth is not None:
         for letter, text in bare.items():

@@ -11,7 +11,9 @@ from PIL import Image
 from medvigil.mcq.prompting import parse_mcq_prompt
 
 _WORD = re.compile(r"[a-z]+")
-_STOP = frozenset("a an the of in on is are there this that to and or with for what which how any be".split())
+_STOP = frozenset(
+    "a an the of in on is are there this that to and or with for what which how any be".split()
+)
 
 
 class Policy(Protocol):

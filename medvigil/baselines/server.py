@@ -30,15 +30,21 @@ from medvigil.images.imaging import DEFAULT_MAX_PIXELS, decode_image
 LOOPBACK = "127.0.0.1"
 MAX_BODY_BYTES = 64 * 1024 * 1024
 MAX_IMAGES = 16  # per request
-REQUEST_MAX_PIXELS = DEFAULT_MAX_PIXELS  # all the images of one request together (one image may use it all)
+REQUEST_MAX_PIXELS = (
+    DEFAULT_MAX_PIXELS  # all the images of one request together (one image may use it all)
+)
 LISTEN_BACKLOG = 1024  # pending connections the kernel queues (the standard library's default is 5)
-DECODE_SLOTS = 2  # requests holding decoded images at once: bounds memory when many clients post large images
+DECODE_SLOTS = (
+    2  # requests holding decoded images at once: bounds memory when many clients post large images
+)
 READ_TIMEOUT_SECONDS = 30  # a client that stops reading its answer is dropped
 WORKERS = 32  # requests answered at once (threads); further ready requests wait their turn
 MAX_WAITING = 4096  # accepted connections that have sent nothing yet
 IDLE_SECONDS = 30  # how long a connection may take to send its whole request
 MAX_HEAD_BYTES = 64 * 1024  # request line and headers
-MAX_BUFFERED_BYTES = 256 * 1024 * 1024  # bytes of unfinished requests held, all connections together
+MAX_BUFFERED_BYTES = (
+    256 * 1024 * 1024
+)  # bytes of unfinished requests held, all connections together
 _decode_slots = threading.BoundedSemaphore(DECODE_SLOTS)
 
 
@@ -81,13 +87,17 @@ def decode_request_images(encoded: list[bytes]) -> list[Image.Image]:
     images, left = [], REQUEST_MAX_PIXELS
     for n, raw in enumerate(encoded, start=1):
         if left < 1:
-            raise RequestError(f"image {n} of the request: the images before it used up the {REQUEST_MAX_PIXELS:,} "
-                               f"pixels the request's images may hold in all")
+            raise RequestError(
+                f"image {n} of the request: the images before it used up the {REQUEST_MAX_PIXELS:,} "
+                f"pixels the request's images may hold in all"
+            )
         try:
             image = decode_image(raw, name=f"image {n} of the request", max_pixels=left)
         except DataError as exc:
             used = f" ({REQUEST_MAX_PIXELS - left:,} used by the images before it)" if n > 1 else ""
-            raise RequestError(f"{exc}; the request's images may hold {REQUEST_MAX_PIXELS:,} pixels in all{used}") from exc
+            raise RequestError(
+                f"{exc}; the request's images may hold {REQUEST_MAX_PIXELS:,} pixels in all{used}"
+            ) from exc
         left -= image.width * image.height
         images.append(image)
     return images
@@ -99,7 +109,11 @@ def split_messages(messages: list) -> tuple[str, list[bytes]]:
         raise RequestError("'messages' must be a non-empty list")
     texts, images = [], []
     for message in messages:
-        if not isinstance(message, dict) or message.get("role") not in {"system", "user", "assistant"}:
+        if not isinstance(message, dict) or message.get("role") not in {
+            "system",
+            "user",
+            "assistant",
+        }:
             raise RequestError("each message needs a role of system, user or assistant")
         if message["role"] != "user":
             continue
@@ -109,7 +123,9 @@ def split_messages(messages: list) -> tuple[str, list[bytes]]:
             raise RequestError("a message's 'content' must be a string or a list of content parts")
         for part in parts or []:
             if not isinstance(part, dict):
-                raise RequestError(f"each content part must be an object, got {type(part).__name__}")
+                raise RequestError(
+                    f"each content part must be an object, got {type(part).__name__}"
+                )
             if part.get("type") == "text":
                 texts.append(str(part.get("text", "")))
             elif part.get("type") == "image_url":
@@ -139,27 +155,43 @@ def completion(body: dict) -> dict:
         except ValueError as exc:  # e.g. a prompt without an options block
             raise RequestError(str(exc)) from exc
         del images
-    return {"id": f"chatcmpl-medvigil-{abs(hash((model, prompt))) % 10**12}", "object": "chat.completion",
-            "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 1, "total_tokens": len(prompt.split()) + 1}}
+    return {
+        "id": f"chatcmpl-medvigil-{abs(hash((model, prompt))) % 10**12}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": len(prompt.split()),
+            "completion_tokens": 1,
+            "total_tokens": len(prompt.split()) + 1,
+        },
+    }
 
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "medvigil-baseline/1"
 
-    timeout = READ_TIMEOUT_SECONDS  # per-connection socket timeout (a client not reading its answer)
+    timeout = (
+        READ_TIMEOUT_SECONDS  # per-connection socket timeout (a client not reading its answer)
+    )
     # unparsable request lines still get a status line and a JSON error (not an HTTP/0.9 bare page)
     default_request_version = "HTTP/1.0"
 
-    def setup(self):  # the request was read whole by the server's selector (_Server): read it from there
+    def setup(
+        self,
+    ):  # the request was read whole by the server's selector (_Server): read it from there
         super().setup()
         self.rfile.close()
         self.rfile = io.BytesIO(self.server.request_bytes(self.request))
 
     def send_error(self, code, message=None, explain=None):  # the parser's errors, answered as JSON
         short, long = self.responses.get(code, ("Error", ""))
-        self._error(code, f"{message or short}{': ' + (explain or long) if (explain or long) else ''}")
+        self._error(
+            code, f"{message or short}{': ' + (explain or long) if (explain or long) else ''}"
+        )
 
     def log_message(self, format, *args):  # keep test output quiet
         return
@@ -174,7 +206,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         if self.path.rstrip("/") in {"/v1/models", "/models"}:
-            self._send(200, {"object": "list", "data": [{"id": n, "object": "model"} for n in sorted(POLICIES)]})
+            self._send(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": n, "object": "model"} for n in sorted(POLICIES)],
+                },
+            )
         else:
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -203,7 +241,10 @@ class _Handler(BaseHTTPRequestHandler):
             raise RequestError(f"Content-Length must be a non-negative integer, got {text[:40]!r}")
         length = int(text)
         if length == 0 or length > MAX_BODY_BYTES:
-            raise RequestError(f"request body must be 1..{MAX_BODY_BYTES} bytes, got {length}", 413 if length else 400)
+            raise RequestError(
+                f"request body must be 1..{MAX_BODY_BYTES} bytes, got {length}",
+                413 if length else 400,
+            )
         raw = self.rfile.read(length)
         if len(raw) < length:
             raise RequestError(f"request body ended after {len(raw)} of {length} bytes")
@@ -236,7 +277,9 @@ class _Server(HTTPServer):
         self._requests: dict[socket.socket, bytes] = {}  # whole requests handed to the workers
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._waiter = threading.Thread(target=self._wait_for_requests, daemon=True, name="medvigil-baseline-waiter")
+        self._waiter = threading.Thread(
+            target=self._wait_for_requests, daemon=True, name="medvigil-baseline-waiter"
+        )
         self._waiter.start()
 
     def process_request(self, request, client_address):  # (the accepting thread)
@@ -250,7 +293,9 @@ class _Server(HTTPServer):
 
     def _wait_for_requests(self) -> None:
         while not self._stop.is_set():
-            ready = self._waiting.select(timeout=_POLL_SECONDS)  # (epoll sees sockets registered meanwhile)
+            ready = self._waiting.select(
+                timeout=_POLL_SECONDS
+            )  # (epoll sees sockets registered meanwhile)
             with self._lock:
                 for key, _ in ready:
                     if key.fileobj in self._since:
@@ -344,12 +389,18 @@ def _request_is_whole(buffer: bytearray) -> bool:
 
 def _answer_bytes(status: str, message: str, kind: str) -> bytes:
     body = json.dumps({"error": {"message": message, "type": kind}}).encode()
-    return (f"HTTP/1.0 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    return (
+        f"HTTP/1.0 {status}\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
-_IDLE_ANSWER = _answer_bytes("408 Request Timeout", f"no whole request received within {IDLE_SECONDS} s", "timeout")
-_BUSY_ANSWER = _answer_bytes("503 Service Unavailable", "too many bytes of unfinished requests held; retry", "server_busy")
+_IDLE_ANSWER = _answer_bytes(
+    "408 Request Timeout", f"no whole request received within {IDLE_SECONDS} s", "timeout"
+)
+_BUSY_ANSWER = _answer_bytes(
+    "503 Service Unavailable", "too many bytes of unfinished requests held; retry", "server_busy"
+)
 _POLL_SECONDS = 0.2
 
 

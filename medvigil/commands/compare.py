@@ -12,7 +12,13 @@ JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "c
 import argparse
 import sys
 
-from medvigil.commands.arg_types import add_stress_options, emit, int_range, result_inputs, stress_options
+from medvigil.commands.arg_types import (
+    add_stress_options,
+    emit,
+    int_range,
+    result_inputs,
+    stress_options,
+)
 from medvigil.files.json_text import finite, json_text
 from medvigil.files.output_guard import declare
 from medvigil.suites import registry
@@ -32,40 +38,85 @@ def _metric_list(text: str) -> tuple[str, ...]:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, P_VALUE_METHODS
 
-    parser = subparsers.add_parser("compare", description=__doc__.split("\n\n")[0],
-                                   help="compare every pair of models: delta, paired case-clustered bootstrap CI, p and Holm-adjusted p")
-    parser.add_argument("--suite", required=True, choices=COMPARE_SUITES, help="which suite the FILEs belong to")
-    parser.add_argument("--release", metavar="PATH", help="as for `medvigil score` (medvigil: release folder, built dataset "
-                        "folder or Hub repo id; optional)")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="result files, as `medvigil score` takes them")
-    parser.add_argument("--metrics", type=_metric_list, metavar="M1,M2,...",
-                        help="metrics to compare (medvigil default: mcs,cap,safe,ground,sfr_w,vgr, any key of the audit's "
-                             "metrics; medqdeg default: drop_l12,drop_l1,drop_l2, also accuracy_l0; readiness default: r, "
-                             "also r_t1..r_t5; cbd default: ideal,fragile,dangerous,worst, also flip_rate)")
-    parser.add_argument("--resamples", type=int_range(1), default=DEFAULT_COMPARE_RESAMPLES,
-                        help=f"bootstrap resamples of the cases (default {DEFAULT_COMPARE_RESAMPLES})")
-    parser.add_argument("--seed", type=int, default=20260505, help="bootstrap seed (default 20260505, Appendix M's)")
-    parser.add_argument("--p-value", choices=P_VALUE_METHODS, default="normal",
-                        help="two-sided p: normal (bootstrap standard error, Wald; default) or percentile (share of "
-                             "resampled deltas on either side of 0, never below 2/(B+1))")
+    parser = subparsers.add_parser(
+        "compare",
+        description=__doc__.split("\n\n")[0],
+        help="compare every pair of models: delta, paired case-clustered bootstrap CI, p and Holm-adjusted p",
+    )
+    parser.add_argument(
+        "--suite", required=True, choices=COMPARE_SUITES, help="which suite the FILEs belong to"
+    )
+    parser.add_argument(
+        "--release",
+        metavar="PATH",
+        help="as for `medvigil score` (medvigil: release folder, built dataset "
+        "folder or Hub repo id; optional)",
+    )
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="result files, as `medvigil score` takes them"
+    )
+    parser.add_argument(
+        "--metrics",
+        type=_metric_list,
+        metavar="M1,M2,...",
+        help="metrics to compare (medvigil default: mcs,cap,safe,ground,sfr_w,vgr, any key of the audit's "
+        "metrics; medqdeg default: drop_l12,drop_l1,drop_l2, also accuracy_l0; readiness default: r, "
+        "also r_t1..r_t5; cbd default: ideal,fragile,dangerous,worst, also flip_rate)",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int_range(1),
+        default=DEFAULT_COMPARE_RESAMPLES,
+        help=f"bootstrap resamples of the cases (default {DEFAULT_COMPARE_RESAMPLES})",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=20260505, help="bootstrap seed (default 20260505, Appendix M's)"
+    )
+    parser.add_argument(
+        "--p-value",
+        choices=P_VALUE_METHODS,
+        default="normal",
+        help="two-sided p: normal (bootstrap standard error, Wald; default) or percentile (share of "
+        "resampled deltas on either side of 0, never below 2/(B+1))",
+    )
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
     medvigil = parser.add_argument_group("medvigil options (as for `medvigil score`)")
-    medvigil.add_argument("--harness-compatible", action="store_true",
-                          help="the official harness's counting rules (error rows dropped, ...); the resampling stays paired")
-    medvigil.add_argument("--condition", default="default", help="condition compared (default: default)")
-    medvigil.add_argument("--skip-invalid-rows", action="store_true",
-                          help="leave out result rows that fail their checks (counted and listed as warnings)")
-    medvigil.add_argument("--allow-empty", action="store_true", help="an empty result file is a warning, not an error")
+    medvigil.add_argument(
+        "--harness-compatible",
+        action="store_true",
+        help="the official harness's counting rules (error rows dropped, ...); the resampling stays paired",
+    )
+    medvigil.add_argument(
+        "--condition", default="default", help="condition compared (default: default)"
+    )
+    medvigil.add_argument(
+        "--skip-invalid-rows",
+        action="store_true",
+        help="leave out result rows that fail their checks (counted and listed as warnings)",
+    )
+    medvigil.add_argument(
+        "--allow-empty", action="store_true", help="an empty result file is a warning, not an error"
+    )
     add_stress_options(parser)
-    declare(parser, inputs=("release", "files"), outputs=("json",))  # the output guard checks these (medvigil.cli)
+    declare(
+        parser, inputs=("release", "files"), outputs=("json",)
+    )  # the output guard checks these (medvigil.cli)
 
 
 def suite_options(args: argparse.Namespace) -> dict:
     """The command-line options that belong to ``args.suite``'s comparison."""
-    common = {"n_resamples": args.resamples, "seed": args.seed, "p_value": args.p_value,
-              **({"metrics": args.metrics} if args.metrics else {})}
-    medvigil = {"harness_compatible": args.harness_compatible, "condition": args.condition,
-                "skip_invalid_rows": args.skip_invalid_rows, "allow_empty": args.allow_empty}
+    common = {
+        "n_resamples": args.resamples,
+        "seed": args.seed,
+        "p_value": args.p_value,
+        **({"metrics": args.metrics} if args.metrics else {}),
+    }
+    medvigil = {
+        "harness_compatible": args.harness_compatible,
+        "condition": args.condition,
+        "skip_invalid_rows": args.skip_invalid_rows,
+        "allow_empty": args.allow_empty,
+    }
     return {"medvigil": medvigil, **stress_options(args)}[args.suite] | common
 
 
@@ -74,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
 
     inputs = result_inputs(args)
     try:
-        result = finite(registry.compare(args.suite, args.files, release=args.release, **suite_options(args)))
+        result = finite(
+            registry.compare(args.suite, args.files, release=args.release, **suite_options(args))
+        )
     except DataError:
         raise  # reported by medvigil.cli with one line per problem, exit 2
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
@@ -92,14 +145,18 @@ def format_pairs(result: dict) -> str:
         return "—" if x is None else fmt.format(x)
 
     params = result.get("params", {})
-    lines = [f"Paired case-clustered bootstrap: {params.get('n_resamples')} resamples, seed {params.get('seed')}, "
-             f"{params.get('p_value')} p-values, Holm over {len(result['pairs'])} comparisons; delta = b - a",
-             f"{'a':<24} {'b':<24} {'metric':<8} {'delta':>8} {'95% CI':>18} {'p':>9} {'p_holm':>9} {'probes':>7}"]
+    lines = [
+        f"Paired case-clustered bootstrap: {params.get('n_resamples')} resamples, seed {params.get('seed')}, "
+        f"{params.get('p_value')} p-values, Holm over {len(result['pairs'])} comparisons; delta = b - a",
+        f"{'a':<24} {'b':<24} {'metric':<8} {'delta':>8} {'95% CI':>18} {'p':>9} {'p_holm':>9} {'probes':>7}",
+    ]
     for row in result["pairs"]:
         lo, hi = row["ci95"]
         mark = " *" if row["p_holm"] is not None and row["p_holm"] < 0.05 else ""
-        lines.append(f"{row['a']:<24} {row['b']:<24} {row['metric']:<8} {num(row['delta']):>8} "
-                     f"{'[' + num(lo) + ', ' + num(hi) + ']':>18} {num(row['p'], '{:.2g}'):>9} "
-                     f"{num(row['p_holm'], '{:.2g}'):>9} {row['n_probes']:>7}{mark}")
+        lines.append(
+            f"{row['a']:<24} {row['b']:<24} {row['metric']:<8} {num(row['delta']):>8} "
+            f"{'[' + num(lo) + ', ' + num(hi) + ']':>18} {num(row['p'], '{:.2g}'):>9} "
+            f"{num(row['p_holm'], '{:.2g}'):>9} {row['n_probes']:>7}{mark}"
+        )
     lines.append("* Holm-adjusted p < 0.05")
     return "\n".join(lines)

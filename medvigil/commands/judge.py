@@ -35,27 +35,64 @@ from medvigil.files.output_guard import declare
 
 AXES = ("refusal", "critical")
 # summary block -> the labels our rule is compared with (a pattern over the axis); all but vs_llm come with the file
-COMPARISONS = {"vs_file_rule": "_rule_is_{}", "vs_file_llm": "_llm_is_{}", "vs_llm": "llm_is_{}", "vs_human": "label_is_{}"}
+COMPARISONS = {
+    "vs_file_rule": "_rule_is_{}",
+    "vs_file_llm": "_llm_is_{}",
+    "vs_llm": "llm_is_{}",
+    "vs_human": "label_is_{}",
+}
 FILE_LABELS = [pattern for name, pattern in COMPARISONS.items() if name != "vs_llm"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "judge", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-        help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall")
+        "judge",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall",
+    )
     from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, JUDGES
 
-    parser.add_argument("answers", metavar="ANSWERS.json", help="answers in the calibration file's shape (or JSONL)")
-    parser.add_argument("--judge", choices=JUDGES, default=DEFAULT_JUDGE,
-                        help=f"offline judge (default {DEFAULT_JUDGE}; authors-rule reproduces the authors' numbers)")
-    parser.add_argument("--llm", metavar="ENDPOINT", help="OpenAI-compatible API base URL, e.g. http://127.0.0.1:8000/v1")
-    parser.add_argument("--llm-model", default=None, help="model name sent to the endpoint (default gpt-4o)")
-    parser.add_argument("--llm-timeout", type=float, default=None, metavar="SECONDS", help="per-request timeout (default 60)")
-    parser.add_argument("--llm-deadline", type=float, default=None, metavar="SECONDS",
-                        help="overall time for all LLM requests (default 3600); later samples are marked failed")
-    parser.add_argument("--llm-attempts", type=int, default=None, help="tries per request, with backoff (default 3)")
-    parser.add_argument("--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)")
-    declare(parser, inputs=('answers',), outputs=('json',))  # the output guard checks these (medvigil.cli)
+    parser.add_argument(
+        "answers", metavar="ANSWERS.json", help="answers in the calibration file's shape (or JSONL)"
+    )
+    parser.add_argument(
+        "--judge",
+        choices=JUDGES,
+        default=DEFAULT_JUDGE,
+        help=f"offline judge (default {DEFAULT_JUDGE}; authors-rule reproduces the authors' numbers)",
+    )
+    parser.add_argument(
+        "--llm",
+        metavar="ENDPOINT",
+        help="OpenAI-compatible API base URL, e.g. http://127.0.0.1:8000/v1",
+    )
+    parser.add_argument(
+        "--llm-model", default=None, help="model name sent to the endpoint (default gpt-4o)"
+    )
+    parser.add_argument(
+        "--llm-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="per-request timeout (default 60)",
+    )
+    parser.add_argument(
+        "--llm-deadline",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="overall time for all LLM requests (default 3600); later samples are marked failed",
+    )
+    parser.add_argument(
+        "--llm-attempts", type=int, default=None, help="tries per request, with backoff (default 3)"
+    )
+    parser.add_argument(
+        "--json", metavar="OUT", help="write samples and summary to OUT ('-' = stdout, no table)"
+    )
+    declare(
+        parser, inputs=("answers",), outputs=("json",)
+    )  # the output guard checks these (medvigil.cli)
 
 
 def _expected(value) -> list[str] | None:
@@ -77,12 +114,22 @@ def read_answers(path: str) -> list[dict]:
 
     if str(path).endswith(".jsonl"):
         lines = read_text(path, str(path)).splitlines()
-        data = {"samples": [loads_json(line, str(path), row=i) for i, line in enumerate(lines, 1) if line.strip()]}
+        data = {
+            "samples": [
+                loads_json(line, str(path), row=i)
+                for i, line in enumerate(lines, 1)
+                if line.strip()
+            ]
+        }
     else:
-        data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON; errors name file and line
+        data = read_json(
+            path, str(path)
+        )  # regular file, bounded, strict UTF-8 JSON; errors name file and line
     samples = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(samples, list):
-        raise DataError(Problem(path, "expected a JSON object with a list 'samples'", field="samples"))
+        raise DataError(
+            Problem(path, "expected a JSON object with a list 'samples'", field="samples")
+        )
     problems, out = [], []
     for i, s in enumerate(samples, 1):
         if not isinstance(s, dict):
@@ -95,16 +142,35 @@ def read_answers(path: str) -> list[dict]:
             for pattern in FILE_LABELS:
                 key = pattern.format(axis)
                 if key in s and s[key] is not None and not isinstance(s[key], bool):
-                    problems.append(Problem(path, "label must be true, false or null", row=i, field=key))
-        for key in ("probe_kind", "expected_behavior", "degradation", "_model", "model", "halluc_explanation",
-                    "class", "split"):
+                    problems.append(
+                        Problem(path, "label must be true, false or null", row=i, field=key)
+                    )
+        for key in (
+            "probe_kind",
+            "expected_behavior",
+            "degradation",
+            "_model",
+            "model",
+            "halluc_explanation",
+            "class",
+            "split",
+        ):
             if key in s and not isinstance(s[key], str):
                 problems.append(Problem(path, "not a string", row=i, field=key))
         if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
-            problems.append(Problem(path, "must be true or false", row=i, field="text_only_answerable"))
+            problems.append(
+                Problem(path, "must be true or false", row=i, field="text_only_answerable")
+            )
         expected = _expected(s.get("expected_answer_or_set"))
         if expected is None:
-            problems.append(Problem(path, "must be a list of strings or a string", row=i, field="expected_answer_or_set"))
+            problems.append(
+                Problem(
+                    path,
+                    "must be a list of strings or a string",
+                    row=i,
+                    field="expected_answer_or_set",
+                )
+            )
             continue
         out.append({**s, "_expected": expected})
     if problems:
@@ -113,17 +179,36 @@ def read_answers(path: str) -> list[dict]:
 
 
 def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) -> list[dict]:
-    from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, EXPECTED_BEHAVIOURS, judge
+    from medvigil.suites.medvigil.scoring.open_ended import (
+        DEFAULT_JUDGE,
+        EXPECTED_BEHAVIOURS,
+        judge,
+    )
 
     rows = []
     for s in samples:
         degradation = s.get("degradation")
-        degraded = bool(degradation) and degradation != "clean" and not s.get("text_only_answerable", False)
-        j = judge(s["answer"], probe_kind=s.get("probe_kind", ""), expected_behavior=s.get("expected_behavior", ""),
-                  expected=s["_expected"], degraded=degraded, judge_name=judge_name or DEFAULT_JUDGE)
+        degraded = (
+            bool(degradation)
+            and degradation != "clean"
+            and not s.get("text_only_answerable", False)
+        )
+        j = judge(
+            s["answer"],
+            probe_kind=s.get("probe_kind", ""),
+            expected_behavior=s.get("expected_behavior", ""),
+            expected=s["_expected"],
+            degraded=degraded,
+            judge_name=judge_name or DEFAULT_JUDGE,
+        )
         row = {k: v for k, v in s.items() if k != "_expected"}
-        row.update(is_refusal=j.is_refusal, is_critical=j.is_critical, verdict=j.verdict, verdict_method=j.method,
-                   judge=j.judge)
+        row.update(
+            is_refusal=j.is_refusal,
+            is_critical=j.is_critical,
+            verdict=j.verdict,
+            verdict_method=j.method,
+            judge=j.judge,
+        )
         behaviour = s.get("expected_behavior", "")
         if behaviour and behaviour not in EXPECTED_BEHAVIOURS:
             row["unknown_expected_behavior"] = True
@@ -132,14 +217,25 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
             row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=asked.raw)
             if asked.error:
                 row["llm_error"] = asked.error
-            if j.method == "fallback" and s.get("probe_kind"):  # where the authors' scorer asks its LLM
+            if j.method == "fallback" and s.get(
+                "probe_kind"
+            ):  # where the authors' scorer asks its LLM
                 from medvigil.suites.medvigil.scoring.llm_judge import verdict_message
 
-                message = verdict_message(s["probe_kind"], s["question"], s["answer"], "; ".join(s["_expected"]),
-                                          s.get("halluc_explanation", ""))
+                message = verdict_message(
+                    s["probe_kind"],
+                    s["question"],
+                    s["answer"],
+                    "; ".join(s["_expected"]),
+                    s.get("halluc_explanation", ""),
+                )
                 verdict, asked_verdict = llm.ask_verdict(message)
-                row.update(rule_verdict=j.verdict, verdict=verdict or "hedged",
-                           verdict_method="llm" if verdict else "llm_failed", llm_verdict_raw=asked_verdict.raw)
+                row.update(
+                    rule_verdict=j.verdict,
+                    verdict=verdict or "hedged",
+                    verdict_method="llm" if verdict else "llm_failed",
+                    llm_verdict_raw=asked_verdict.raw,
+                )
                 if asked_verdict.error:
                     row["llm_verdict_error"] = asked_verdict.error
         rows.append(row)
@@ -157,10 +253,15 @@ def _compare(rows: list[dict], key: str) -> dict | None:
         if not any(label in r for r in rows):
             continue
         ours, theirs = [p[0] for p in pairs], [p[1] for p in pairs]
-        out[axis] = {"n_rated": len(pairs), "n_unlabelled": len(rows) - len(pairs), "n_agree": sum(a == b for a, b in pairs),
-                     "agreement": agreement(ours, theirs), "kappa": cohen_kappa(ours, theirs),
-                     "rule_rate": sum(ours) / len(pairs) if pairs else None,
-                     "label_rate": sum(theirs) / len(pairs) if pairs else None}
+        out[axis] = {
+            "n_rated": len(pairs),
+            "n_unlabelled": len(rows) - len(pairs),
+            "n_agree": sum(a == b for a, b in pairs),
+            "agreement": agreement(ours, theirs),
+            "kappa": cohen_kappa(ours, theirs),
+            "rule_rate": sum(ours) / len(pairs) if pairs else None,
+            "label_rate": sum(theirs) / len(pairs) if pairs else None,
+        }
     return out or None
 
 
@@ -171,10 +272,21 @@ def summarise(rows: list[dict]) -> list[dict]:
     groups["__overall__"] = rows
     summary = []
     for model, group in groups.items():
-        block = {"model": model, "n": len(group),
-                 "verdicts": dict(Counter(r["verdict"] or "no_gold" for r in group)),
-                 "unknown_expected_behavior": sum(bool(r.get("unknown_expected_behavior")) for r in group)}
-        block.update({name: compared for name, key in COMPARISONS.items() if (compared := _compare(group, key))})
+        block = {
+            "model": model,
+            "n": len(group),
+            "verdicts": dict(Counter(r["verdict"] or "no_gold" for r in group)),
+            "unknown_expected_behavior": sum(
+                bool(r.get("unknown_expected_behavior")) for r in group
+            ),
+        }
+        block.update(
+            {
+                name: compared
+                for name, key in COMPARISONS.items()
+                if (compared := _compare(group, key))
+            }
+        )
         summary.append(block)
     return summary
 
@@ -188,10 +300,14 @@ def format_summary(summary: list[dict]) -> str:
     for block in summary:
         for name in COMPARISONS:
             for axis, c in block.get(name, {}).items():
-                lines.append(f"{block['model']:18s} {block['n']:>4d} {name:13s} {axis:9s} "
-                             f"{c['n_agree']:>4d}/{c['n_rated']:<4d} {_fmt(c['kappa']):>7s}")
-        lines.append(f"{block['model']:18s} {block['n']:>4d} verdicts      "
-                     + ", ".join(f"{k} {v}" for k, v in sorted(block["verdicts"].items())))
+                lines.append(
+                    f"{block['model']:18s} {block['n']:>4d} {name:13s} {axis:9s} "
+                    f"{c['n_agree']:>4d}/{c['n_rated']:<4d} {_fmt(c['kappa']):>7s}"
+                )
+        lines.append(
+            f"{block['model']:18s} {block['n']:>4d} verdicts      "
+            + ", ".join(f"{k} {v}" for k, v in sorted(block["verdicts"].items()))
+        )
     return "\n".join(lines)
 
 
@@ -204,21 +320,29 @@ def _ci(value, interval) -> str:
 
 def format_validation(validation: dict) -> str:
     """Precision and recall per split and flag, then per class how many were flagged of how many labelled."""
-    lines = [f"{'split':9s} {'flag':9s} {'n':>4s} {'precision [95% CI]':>24s} {'recall [95% CI]':>24s}"]
+    lines = [
+        f"{'split':9s} {'flag':9s} {'n':>4s} {'precision [95% CI]':>24s} {'recall [95% CI]':>24s}"
+    ]
     for split, block in validation.items():
         for axis in ("refusal", "critical"):
             if axis in block:
                 c = block[axis]
-                lines.append(f"{split:9s} {axis:9s} {c['n']:>4d} {_ci(c['precision'], c['precision_ci']):>24s} "
-                             f"{_ci(c['recall'], c['recall_ci']):>24s}")
+                lines.append(
+                    f"{split:9s} {axis:9s} {c['n']:>4d} {_ci(c['precision'], c['precision_ci']):>24s} "
+                    f"{_ci(c['recall'], c['recall_ci']):>24s}"
+                )
     split = "held_out" if "held_out" in validation else "all"
-    lines.append(f"\n{split}: per class, flagged / labelled positive (of n), and the share judged as labelled "
-                 "(recall or specificity) [95% CI]")
+    lines.append(
+        f"\n{split}: per class, flagged / labelled positive (of n), and the share judged as labelled "
+        "(recall or specificity) [95% CI]"
+    )
     for name, c in validation[split]["by_class"].items():
-        lines.append(f"  {name:34s} n {c['n']:>3d}  refusal {c['refusal_flagged']:>3d}/{c['refusal_labelled']:<3d}"
-                     f" {_ci(c['refusal_agreement'], c['refusal_agreement_ci']):>22s}"
-                     f"  critical {c['critical_flagged']:>3d}/{c['critical_labelled']:<3d}"
-                     f" {_ci(c['critical_agreement'], c['critical_agreement_ci']):>22s}")
+        lines.append(
+            f"  {name:34s} n {c['n']:>3d}  refusal {c['refusal_flagged']:>3d}/{c['refusal_labelled']:<3d}"
+            f" {_ci(c['refusal_agreement'], c['refusal_agreement_ci']):>22s}"
+            f"  critical {c['critical_flagged']:>3d}/{c['critical_labelled']:<3d}"
+            f" {_ci(c['critical_agreement'], c['critical_agreement_ci']):>22s}"
+        )
     return "\n".join(lines)
 
 
@@ -235,19 +359,30 @@ def run(args: argparse.Namespace) -> int:
             if value is not None and not value > 0:
                 print(f"error: --{name.replace('_', '-')} must be positive", file=sys.stderr)
                 return 2
-        llm = llm_judge.LLMJudge(args.llm, model=args.llm_model or llm_judge.DEFAULT_MODEL,
-                                 timeout=args.llm_timeout or llm_judge.DEFAULT_TIMEOUT,
-                                 deadline=args.llm_deadline or llm_judge.DEFAULT_DEADLINE,
-                                 attempts=args.llm_attempts or llm_judge.DEFAULT_ATTEMPTS)
+        llm = llm_judge.LLMJudge(
+            args.llm,
+            model=args.llm_model or llm_judge.DEFAULT_MODEL,
+            timeout=args.llm_timeout or llm_judge.DEFAULT_TIMEOUT,
+            deadline=args.llm_deadline or llm_judge.DEFAULT_DEADLINE,
+            attempts=args.llm_attempts or llm_judge.DEFAULT_ATTEMPTS,
+        )
     rows = judge_samples(samples, llm, args.judge)
     failed = sum("llm_error" in r or "llm_verdict_error" in r for r in rows)
     if llm is not None and failed == len(rows):
         first = next(r.get("llm_error") or r.get("llm_verdict_error") for r in rows) if rows else ""
-        print(f"error: LLM judge: every request failed, nothing written; first error: {first}", file=sys.stderr)
+        print(
+            f"error: LLM judge: every request failed, nothing written; first error: {first}",
+            file=sys.stderr,
+        )
         return 2
     from medvigil.suites.medvigil.scoring.judge_validation import validation
 
-    result = {"answers": str(args.answers), "judge": args.judge, "samples": rows, "summary": summarise(rows)}
+    result = {
+        "answers": str(args.answers),
+        "judge": args.judge,
+        "samples": rows,
+        "summary": summarise(rows),
+    }
     if llm is not None:
         result["llm_failed"] = failed
     checked = validation(rows)
@@ -255,8 +390,10 @@ def run(args: argparse.Namespace) -> int:
         result["validation"] = checked
     lines = [f"judge: {args.judge}", format_summary(result["summary"])]
     if llm is not None and failed:
-        lines.append(f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
-                     "their LLM labels are null, their verdicts hedged/llm_failed")
+        lines.append(
+            f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
+            "their LLM labels are null, their verdicts hedged/llm_failed"
+        )
     if checked:
         lines.append("\n" + format_validation(checked))
     text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

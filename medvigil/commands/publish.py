@@ -38,16 +38,34 @@ def upload_size_per_config(files: list[Path], rels: list[str]) -> dict[str, int]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("publish", description=__doc__.split("\n\n", 1)[0].replace("``", ""),
-                                   help="upload a build folder to a Hugging Face dataset repository (refuses credentialed content)")
+    parser = subparsers.add_parser(
+        "publish",
+        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+        help="upload a build folder to a Hugging Face dataset repository (refuses credentialed content)",
+    )
     parser.add_argument("out", metavar="OUT", type=Path, help="folder written by `medvigil build`")
-    parser.add_argument("--repo", required=True, type=_repo_id, metavar="ORG/NAME", help="dataset repository id")
+    parser.add_argument(
+        "--repo", required=True, type=_repo_id, metavar="ORG/NAME", help="dataset repository id"
+    )
     parser.add_argument("--private", action="store_true", help="create the repository as private")
-    parser.add_argument("--dry-run", action="store_true", help="check and list what would be uploaded; no network")
-    parser.add_argument("--message", default=None, help="commit message (default: names the build digest)")
-    parser.add_argument("--credentialed", action="append", type=Path, default=[], metavar="DIR", help="folder of credentialed images (your licensed copy, `medvigil reconstruct` output); nothing uploaded may "
-        "contain one of their files (repeatable; the release's pointer checksums are always checked)")
-    declare(parser, inputs=('out', 'credentialed'), outputs=())  # the output guard checks these (medvigil.cli)
+    parser.add_argument(
+        "--dry-run", action="store_true", help="check and list what would be uploaded; no network"
+    )
+    parser.add_argument(
+        "--message", default=None, help="commit message (default: names the build digest)"
+    )
+    parser.add_argument(
+        "--credentialed",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="folder of credentialed images (your licensed copy, `medvigil reconstruct` output); nothing uploaded may "
+        "contain one of their files (repeatable; the release's pointer checksums are always checked)",
+    )
+    declare(
+        parser, inputs=("out", "credentialed"), outputs=()
+    )  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,13 +79,18 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(problems)
     info = read_json(args.out / BUILD_INFO, BUILD_INFO)  # checked above: a JSON object
     if info.get("credentialed_case_ids") and not args.credentialed:
-        print("note: without --credentialed DIR only the checksums of the credentialed source files are known; an X-ray "
-              "re-derived from them (new bytes) is recognised by its pixels only when its folder or your licensed copy "
-              "is given", file=sys.stderr)
+        print(
+            "note: without --credentialed DIR only the checksums of the credentialed source files are known; an X-ray "
+            "re-derived from them (new bytes) is recognised by its pixels only when its folder or your licensed copy "
+            "is given",
+            file=sys.stderr,
+        )
     rels = [p.relative_to(args.out).as_posix() for p in files]
     total = sum(p.stat().st_size for p in files)
-    print(f"{'would upload' if args.dry_run else 'uploading'} {len(files)} file(s), {total:,} bytes, to dataset {args.repo} "
-          f"({'private' if args.private else 'public'})")
+    print(
+        f"{'would upload' if args.dry_run else 'uploading'} {len(files)} file(s), {total:,} bytes, to dataset {args.repo} "
+        f"({'private' if args.private else 'public'})"
+    )
     print(f"build digest: {info.get('build_digest')}")
     for path, rel in zip(files, rels):
         print(f"  {path.stat().st_size:>14,}  {rel}")
@@ -80,8 +103,16 @@ def run(args: argparse.Namespace) -> int:
 
     api = HfApi()
     api.create_repo(args.repo, repo_type="dataset", private=args.private, exist_ok=True)
-    message = args.message or f"MedVIGIL build {info.get('version')} (build digest {str(info.get('build_digest'))[:12]})"
-    commit = api.upload_folder(folder_path=str(args.out), repo_id=args.repo, repo_type="dataset", allow_patterns=rels,
-                               commit_message=message)
+    message = (
+        args.message
+        or f"MedVIGIL build {info.get('version')} (build digest {str(info.get('build_digest'))[:12]})"
+    )
+    commit = api.upload_folder(
+        folder_path=str(args.out),
+        repo_id=args.repo,
+        repo_type="dataset",
+        allow_patterns=rels,
+        commit_message=message,
+    )
     print(f"uploaded: {getattr(commit, 'commit_url', commit)}")
     return 0

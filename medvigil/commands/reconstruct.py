@@ -14,19 +14,46 @@ from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("reconstruct", description=__doc__.split("\n\n", 1)[0].replace("``", ""),
-                                   help="re-derive withheld credentialed case images from your licensed copy (local use only)")
-    parser.add_argument("release", metavar="RELEASE", type=Path, help="release folder (published MedVIGIL layout)")
-    parser.add_argument("--source", required=True, type=Path, metavar="DIR", help="root of your licensed source copy")
-    parser.add_argument("--out", required=True, type=Path, metavar="DIR2", help="output folder for the re-derived images")
+    parser = subparsers.add_parser(
+        "reconstruct",
+        description=__doc__.split("\n\n", 1)[0].replace("``", ""),
+        help="re-derive withheld credentialed case images from your licensed copy (local use only)",
+    )
+    parser.add_argument(
+        "release", metavar="RELEASE", type=Path, help="release folder (published MedVIGIL layout)"
+    )
+    parser.add_argument(
+        "--source",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="root of your licensed source copy",
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR2",
+        help="output folder for the re-derived images",
+    )
     parser.add_argument("--force", action="store_true", help="replace DIR2 if it exists")
-    parser.add_argument("--pointers", type=Path, metavar="CSV",
-                        help="pointer list (case_id, source_path, sha256) for a release without reconstruction/*pointers*.csv")
-    declare(parser, inputs=('release', 'source', 'pointers'), outputs=('out',))  # the output guard checks these (medvigil.cli)
+    parser.add_argument(
+        "--pointers",
+        type=Path,
+        metavar="CSV",
+        help="pointer list (case_id, source_path, sha256) for a release without reconstruction/*pointers*.csv",
+    )
+    declare(
+        parser, inputs=("release", "source", "pointers"), outputs=("out",)
+    )  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:
     from medvigil.reconstruct.derive import reconstruct
 
-    print(reconstruct(args.release, args.source, args.out, force=args.force, pointers_file=args.pointers).format())
+    print(
+        reconstruct(
+            args.release, args.source, args.out, force=args.force, pointers_file=args.pointers
+        ).format()
+    )
     return 0

@@ -6,15 +6,23 @@ from medvigil.files.output_guard import declare
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("report", help="write a Markdown and HTML report (tables in the papers' layouts, figures) from "
-                              "`medvigil score --json` results")
-    p.add_argument("scores", nargs="+",
-                   help="JSON files written by `medvigil score --json FILE`: MedVIGIL audits (merged by model) and at most "
-                        "one result each of --suite mediconfusion, medqdeg, readiness, cbd; and at most one "
-                        "`medvigil compare --json` result per suite (its significance matrix)")
-    p.add_argument("--out", required=True, help="output folder (created; must not exist or be empty)")
+    p = subparsers.add_parser(
+        "report",
+        help="write a Markdown and HTML report (tables in the papers' layouts, figures) from "
+        "`medvigil score --json` results",
+    )
+    p.add_argument(
+        "scores",
+        nargs="+",
+        help="JSON files written by `medvigil score --json FILE`: MedVIGIL audits (merged by model) and at most "
+        "one result each of --suite mediconfusion, medqdeg, readiness, cbd; and at most one "
+        "`medvigil compare --json` result per suite (its significance matrix)",
+    )
+    p.add_argument(
+        "--out", required=True, help="output folder (created; must not exist or be empty)"
+    )
     p.add_argument("--title", default="MedVIGIL trust report")
-    declare(p, inputs=('scores',), outputs=('out',))  # the output guard checks these (medvigil.cli)
+    declare(p, inputs=("scores",), outputs=("out",))  # the output guard checks these (medvigil.cli)
 
 
 def run(args) -> int:
@@ -26,7 +34,13 @@ def run(args) -> int:
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []
-    parts += [f"{suite} {len(get(suite).entry.models(data))} model(s)" for suite, data in sorted(result["suites"].items())]
-    parts += [f"{suite} comparison of {len(data['models'])} model(s)" for suite, data in sorted(result.get("comparisons", {}).items())]
+    parts += [
+        f"{suite} {len(get(suite).entry.models(data))} model(s)"
+        for suite, data in sorted(result["suites"].items())
+    ]
+    parts += [
+        f"{suite} comparison of {len(data['models'])} model(s)"
+        for suite, data in sorted(result.get("comparisons", {}).items())
+    ]
     print("reported: " + "; ".join(parts), file=sys.stderr)
     return 0

@@ -24,11 +24,20 @@ def _seconds(text: str) -> float:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "serve-baseline", help="serve the baseline policies as an OpenAI-compatible chat API on 127.0.0.1",
+        "serve-baseline",
+        help="serve the baseline policies as an OpenAI-compatible chat API on 127.0.0.1",
         description="Serve random/constant/blind/grounded policies at http://127.0.0.1:PORT/v1 "
-        "(select one with the request's model field, e.g. 'constant:letter=E').")
-    p.add_argument("--port", type=_port, default=0, help="port to bind on 127.0.0.1 (0 = any free port)")
-    p.add_argument("--seconds", type=_seconds, default=None, help="stop after this many seconds (default: run until interrupted)")
+        "(select one with the request's model field, e.g. 'constant:letter=E').",
+    )
+    p.add_argument(
+        "--port", type=_port, default=0, help="port to bind on 127.0.0.1 (0 = any free port)"
+    )
+    p.add_argument(
+        "--seconds",
+        type=_seconds,
+        default=None,
+        help="stop after this many seconds (default: run until interrupted)",
+    )
 
 
 def run(args) -> int:

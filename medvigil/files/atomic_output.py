@@ -22,8 +22,9 @@ from medvigil.files.output_guard import Inputs, refuse_overlap
 
 
 @contextlib.contextmanager
-def staged_folder(out: str | os.PathLike, *, inputs: Inputs, replace: bool = False,
-                  option: str = "--out") -> Iterator[Path]:
+def staged_folder(
+    out: str | os.PathLike, *, inputs: Inputs, replace: bool = False, option: str = "--out"
+) -> Iterator[Path]:
     """Yield an empty staging folder that becomes ``out`` when the block succeeds. ``replace``: an existing
     ``out`` is swapped out (and deleted) only after the new content is complete; without it an existing
     non-empty ``out`` is an error, checked both before and after the block (another process may have written
@@ -36,7 +37,9 @@ def staged_folder(out: str | os.PathLike, *, inputs: Inputs, replace: bool = Fal
     tmp = None
     try:
         with held():  # named as soon as made: the finally below removes it whenever a signal lands
-            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-{os.getpid()}-", dir=out.parent))
+            tmp = Path(
+                tempfile.mkdtemp(prefix=f".{out.name}.staging-{os.getpid()}-", dir=out.parent)
+            )
         yield tmp
         refuse_overlap({option: out}, inputs, replace=replace)
         _refuse_existing(out, replace, during=True)
@@ -62,16 +65,22 @@ def _move_in(tmp: Path, out: Path) -> None:
 
 
 def _refuse_existing(out: Path, replace: bool, during: bool = False) -> None:
-    if (out.exists() or out.is_symlink()) and not out.is_dir():  # --force replaces an earlier output folder, never a file
-        raise FileExistsError(f"{out} is not a folder (a file or a link); an output folder never replaces one "
-                              "(remove it yourself or choose another --out)")
+    if (
+        out.exists() or out.is_symlink()
+    ) and not out.is_dir():  # --force replaces an earlier output folder, never a file
+        raise FileExistsError(
+            f"{out} is not a folder (a file or a link); an output folder never replaces one "
+            "(remove it yourself or choose another --out)"
+        )
     if replace or not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return
     when = "appeared while writing" if during else "already exists"
     raise FileExistsError(f"{out} {when}; pass --force to replace it")
 
 
-def write_text_atomic(path: str | os.PathLike, text: str, *, inputs: Inputs, option: str = "--out") -> None:
+def write_text_atomic(
+    path: str | os.PathLike, text: str, *, inputs: Inputs, option: str = "--out"
+) -> None:
     """Write ``text`` to ``path`` via a temporary sibling and a rename (fsynced first); ``path`` must not
     be, hold or lie inside one of ``inputs`` (every path the command reads)."""
     path = Path(path)

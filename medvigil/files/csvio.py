@@ -47,7 +47,9 @@ class CsvTable:
     problems: list[Problem] = field(default_factory=list)
 
 
-def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[str] = ()) -> CsvTable:
+def read_csv(
+    path: Path | str, name: str | None = None, *, required: Iterable[str] = ()
+) -> CsvTable:
     """Read ``path`` strictly; ``name`` (default: the file name) labels every problem. A missing file
     raises FileNotFoundError; a file that cannot be read as a table at all (encoding, empty file, header
     problems, broken quoting) a DataError. Row-level problems do not raise: they are in ``CsvTable.problems``.
@@ -60,7 +62,10 @@ def read_csv(path: Path | str, name: str | None = None, *, required: Iterable[st
 def parse_csv_bytes(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvTable:
     """Parse CSV ``data`` (see :func:`read_csv`)."""
     table = parse_csv_columns(data, name, required=required)
-    rows = [CsvRow(number, dict(zip(table.header, record))) for number, record in zip(table.numbers, zip(*table.columns))]
+    rows = [
+        CsvRow(number, dict(zip(table.header, record)))
+        for number, record in zip(table.numbers, zip(*table.columns))
+    ]
     return CsvTable(name, table.header, rows, table.problems)
 
 
@@ -85,19 +90,30 @@ def parse_csv_columns(data: bytes, name: str, *, required: Iterable[str] = ()) -
     plain = _plain_columns(text)
     if plain is None:
         try:
-            records = [record for record in csv.reader(io.StringIO(text, newline=""), strict=True) if record]  # no blank lines
+            records = [
+                record
+                for record in csv.reader(io.StringIO(text, newline=""), strict=True)
+                if record
+            ]  # no blank lines
         except csv.Error:
             records = []  # the record-by-record pass says where
         if records and set(map(len, records)) == {len(records[0])}:
-            plain = records[0], [list(column) for column in zip(*records[1:])] or [[] for _ in records[0]]
+            plain = (
+                records[0],
+                [list(column) for column in zip(*records[1:])] or [[] for _ in records[0]],
+            )
     if plain is not None:
         header, columns = plain
         fatal, minor = _header_problems(header, name, required)
         if fatal:
             raise DataError(problems + minor + fatal)
-        return CsvColumns(name, tuple(header), columns, list(range(1, len(columns[0]) + 1)), problems + minor)
+        return CsvColumns(
+            name, tuple(header), columns, list(range(1, len(columns[0]) + 1)), problems + minor
+        )
     header, rows, problems = _parse(text, name, required, problems)
-    columns = [list(column) for column in zip(*(record for _, record in rows))] or [[] for _ in header]
+    columns = [list(column) for column in zip(*(record for _, record in rows))] or [
+        [] for _ in header
+    ]
     return CsvColumns(name, header, columns, [number for number, _ in rows], problems)
 
 
@@ -113,7 +129,9 @@ def _plain_columns(text: str) -> tuple[list[str], list[list[str]]] | None:
             return None  # a lone CR or LF
     else:
         lines = text.split("\n")
-    lines = list(filter(None, lines))  # blank lines are no records (nor is what follows the last line break)
+    lines = list(
+        filter(None, lines)
+    )  # blank lines are no records (nor is what follows the last line break)
     if max(map(len, lines)) >= csv.field_size_limit():
         return None  # csv.reader refuses a field this long
     header, body = lines[0].split(","), lines[1:]
@@ -128,9 +146,18 @@ def _text(data: bytes, name: str, problems: list[Problem]) -> str:
     """The decoded text of ``data``; a UTF-8 BOM is reported in ``problems`` and skipped. A UTF-16 BOM,
     bytes that are not UTF-8 and an empty file raise a DataError."""
     if data.startswith(UTF16_BOMS):
-        raise DataError(Problem(name, "file starts with a UTF-16 byte-order mark; release CSVs must be UTF-8 without BOM"))
+        raise DataError(
+            Problem(
+                name,
+                "file starts with a UTF-16 byte-order mark; release CSVs must be UTF-8 without BOM",
+            )
+        )
     if data.startswith(UTF8_BOM):
-        problems.append(Problem(name, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"))
+        problems.append(
+            Problem(
+                name, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"
+            )
+        )
         data = data[len(UTF8_BOM) :]
     try:
         text = data.decode("utf-8")
@@ -160,14 +187,17 @@ def _nul_problem(text: str, name: str) -> Problem:
                 continue
             number += 1
             if at is not None:
-                return Problem(name, message, row=number, field=header[at] if at < len(header) else None)
+                return Problem(
+                    name, message, row=number, field=header[at] if at < len(header) else None
+                )
     except csv.Error:
         pass
     return Problem(name, message)
 
 
-def _parse(text: str, name: str, required: tuple[str, ...],
-           problems: list[Problem]) -> tuple[tuple[str, ...], list[tuple[int, list[str]]], list[Problem]]:
+def _parse(
+    text: str, name: str, required: tuple[str, ...], problems: list[Problem]
+) -> tuple[tuple[str, ...], list[tuple[int, list[str]]], list[Problem]]:
     """``(header, [(row number, record)], problems)``, record by record."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
@@ -189,26 +219,43 @@ def _parse(text: str, name: str, required: tuple[str, ...],
             number += 1
             if len(record) != len(header):
                 noun = "field" if len(record) == 1 else "fields"
-                message = f"has {len(record)} {noun} but the header has {len(header)} (line {first_line})"
+                message = (
+                    f"has {len(record)} {noun} but the header has {len(header)} (line {first_line})"
+                )
                 problems.append(Problem(name, message, row=number))
                 continue
             rows.append((number, record))
     except csv.Error as exc:
-        problems.append(Problem(name, f"malformed CSV near line {line}: {exc}", row=(number + 1) if header is not None else None))
+        problems.append(
+            Problem(
+                name,
+                f"malformed CSV near line {line}: {exc}",
+                row=(number + 1) if header is not None else None,
+            )
+        )
         raise DataError(problems) from None
     assert header is not None  # the text is not all whitespace, so there was a record
     return tuple(header), rows, problems
 
 
-def _header_problems(header: list[str], name: str, required: tuple[str, ...]) -> tuple[list[Problem], list[Problem]]:
+def _header_problems(
+    header: list[str], name: str, required: tuple[str, ...]
+) -> tuple[list[Problem], list[Problem]]:
     """(fatal, non-fatal) header problems: duplicates and missing columns stop reading."""
     fatal, minor = [], []
     seen: set[str] = set()
     for position, column in enumerate(header, start=1):
         if column == "":
-            minor.append(Problem(name, f"header has an empty column name at position {position}; its values are ignored"))
+            minor.append(
+                Problem(
+                    name,
+                    f"header has an empty column name at position {position}; its values are ignored",
+                )
+            )
         elif column in seen:
-            fatal.append(Problem(name, f"header names column {column!r} more than once", field=column))
+            fatal.append(
+                Problem(name, f"header names column {column!r} more than once", field=column)
+            )
         seen.add(column)
     for column in required:
         if column not in seen:
@@ -223,8 +270,12 @@ def _decode_problem(data: bytes, exc: UnicodeDecodeError, name: str) -> Problem:
     line = data.count(b"\n", 0, offset) + 1
     row = _row_of_line(data.decode("utf-8", errors="replace"), line)
     where = "in the header" if row is None else f"in data row {row}"
-    return Problem(name, f"not valid UTF-8: byte 0x{data[offset]:02x} at byte offset {offset} (line {line}, {where}); "
-                         "release CSVs must be UTF-8", row=row)
+    return Problem(
+        name,
+        f"not valid UTF-8: byte 0x{data[offset]:02x} at byte offset {offset} (line {line}, {where}); "
+        "release CSVs must be UTF-8",
+        row=row,
+    )
 
 
 def _row_of_line(text: str, line: int) -> int | None:

@@ -11,7 +11,9 @@ _CHUNK = 1 << 20
 
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
-    with open_regular(path, max_bytes=0) as fh:  # streamed: no size limit, but never a FIFO or device
+    with open_regular(
+        path, max_bytes=0
+    ) as fh:  # streamed: no size limit, but never a FIFO or device
         while chunk := fh.read(_CHUNK):
             h.update(chunk)
     return h.hexdigest()

@@ -36,13 +36,25 @@ def max_input_bytes() -> int:
         value = float(text.strip())
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value >= 0 and value.is_integer() and value < 2 ** 63):
-        raise DataError(Problem(LIMIT_VARIABLE, f"expected a whole number of bytes >= 0 such as 1000000000 or 1e9, "
-                                                f"got {text[:40]!r}", field="environment variable"))
+    if not (math.isfinite(value) and value >= 0 and value.is_integer() and value < 2**63):
+        raise DataError(
+            Problem(
+                LIMIT_VARIABLE,
+                f"expected a whole number of bytes >= 0 such as 1000000000 or 1e9, "
+                f"got {text[:40]!r}",
+                field="environment variable",
+            )
+        )
     return int(value)
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def _label(path: Path, label: str | None) -> str:
@@ -54,8 +66,13 @@ def _kind(mode: int) -> str:
 
 
 @contextlib.contextmanager
-def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None,
-                 buffer_size: int = -1) -> Iterator[IO[bytes]]:
+def open_regular(
+    path: str | os.PathLike,
+    label: str | None = None,
+    *,
+    max_bytes: int | None = None,
+    buffer_size: int = -1,
+) -> Iterator[IO[bytes]]:
     """Open ``path`` for binary reading (``buffer_size``: the reading buffer, -1 the default) after proving (on
     the open descriptor) it is a regular file of at most ``max_bytes`` (default :func:`max_input_bytes`; ``0`` = no size limit)."""
     path = Path(path)
@@ -68,11 +85,24 @@ def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            via = f" (through the symbolic link to {os.path.realpath(path)})" if path.is_symlink() else ""
-            raise DataError(Problem(name, f"is {_kind(info.st_mode)}{via}, not a regular file; refusing to read it"))
+            via = (
+                f" (through the symbolic link to {os.path.realpath(path)})"
+                if path.is_symlink()
+                else ""
+            )
+            raise DataError(
+                Problem(
+                    name, f"is {_kind(info.st_mode)}{via}, not a regular file; refusing to read it"
+                )
+            )
         if limit and info.st_size > limit:
-            raise DataError(Problem(name, f"is {info.st_size:,} bytes, more than the {limit:,}-byte input limit "
-                                          "(set MEDVIGIL_MAX_INPUT_BYTES to raise it)"))
+            raise DataError(
+                Problem(
+                    name,
+                    f"is {info.st_size:,} bytes, more than the {limit:,}-byte input limit "
+                    "(set MEDVIGIL_MAX_INPUT_BYTES to raise it)",
+                )
+            )
         if hasattr(os, "O_NONBLOCK"):
             os.set_blocking(fd, True)
         handle = os.fdopen(fd, "rb", buffer_size)
@@ -83,16 +113,22 @@ def open_regular(path: str | os.PathLike, label: str | None = None, *, max_bytes
         yield handle
 
 
-def read_bytes(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None) -> bytes:
+def read_bytes(
+    path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None
+) -> bytes:
     """All bytes of a regular file, refusing special files and files over the limit (see module doc)."""
     limit = max_input_bytes() if max_bytes is None else max_bytes
     with open_regular(path, label, max_bytes=limit) as handle:
-        size = os.fstat(handle.fileno()).st_size  # a buffer of this size: one of the limit's size costs page faults
+        size = os.fstat(
+            handle.fileno()
+        ).st_size  # a buffer of this size: one of the limit's size costs page faults
         data = handle.read(size + 1)
         if len(data) > size:  # it grew while we read it: the rest, up to the limit
             data += handle.read(limit + 1 - len(data)) if limit else handle.read()
     if limit and len(data) > limit:  # grew while we read it
-        raise DataError(Problem(_label(Path(path), label), f"is more than the {limit:,}-byte input limit"))
+        raise DataError(
+            Problem(_label(Path(path), label), f"is more than the {limit:,}-byte input limit")
+        )
     return data
 
 
@@ -102,11 +138,19 @@ def decode_utf8(data: bytes, label: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise DataError(Problem(label, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start} "
-                                       f"(line {line})", row=line)) from None
+        raise DataError(
+            Problem(
+                label,
+                f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start} "
+                f"(line {line})",
+                row=line,
+            )
+        ) from None
 
 
-def read_text(path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None) -> str:
+def read_text(
+    path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None
+) -> str:
     """A regular file's text, strictly UTF-8 (a leading BOM is dropped)."""
     data = read_bytes(path, label, max_bytes=max_bytes)
     return decode_utf8(data.removeprefix(b"\xef\xbb\xbf"), _label(Path(path), label))
@@ -120,7 +164,9 @@ class RepeatedKey(Exception):
         self.key = key
 
     def problem(self, label: str, row: int | None) -> Problem:
-        return Problem(label, f"key {self.key!r} appears twice in one JSON object", row=row, field=self.key)
+        return Problem(
+            label, f"key {self.key!r} appears twice in one JSON object", row=row, field=self.key
+        )
 
 
 def no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
@@ -149,7 +195,9 @@ def keys_once(value: Any, text: str) -> bool:
         if count >= most:
             break
         arrays = compress(level, map(is_, types, repeat(list)))
-        level = list(chain(chain.from_iterable(map(dict.values, objects)), chain.from_iterable(arrays)))
+        level = list(
+            chain(chain.from_iterable(map(dict.values, objects)), chain.from_iterable(arrays))
+        )
     return count == most
 
 
@@ -157,18 +205,24 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-MAX_INT_DIGITS = 308  # an integer must fit a float (about 1.8e308): counts and scores are summed as floats
+MAX_INT_DIGITS = (
+    308  # an integer must fit a float (about 1.8e308): counts and scores are summed as floats
+)
 
 
 def bounded_int(text: str) -> int:
     """``int(text)``, refused past :data:`MAX_INT_DIGITS` digits (``parse_int`` of our JSON decoders)."""
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise ValueError(f"the integer {text[:12]}... has {len(text.lstrip('-'))} digits, more than a number "
-                         f"can hold here ({MAX_INT_DIGITS})")
+        raise ValueError(
+            f"the integer {text[:12]}... has {len(text.lstrip('-'))} digits, more than a number "
+            f"can hold here ({MAX_INT_DIGITS})"
+        )
     return int(text)
 
 
-def loads_json(text: str, label: str, row: int | None = None, *, allow_non_finite: bool = False, **kwargs: Any) -> Any:
+def loads_json(
+    text: str, label: str, row: int | None = None, *, allow_non_finite: bool = False, **kwargs: Any
+) -> Any:
     """Strict ``json.loads``: ``NaN``/``Infinity`` and runaway nesting are DataErrors naming
     ``label`` and the line (``row`` for one line of a JSONL file).
 
@@ -181,7 +235,9 @@ def loads_json(text: str, label: str, row: int | None = None, *, allow_non_finit
     except json.JSONDecodeError as exc:
         where = row if row is not None else exc.lineno
         column = f", column {exc.colno}"
-        raise DataError(Problem(label, f"not valid JSON: {exc.msg} (line {where}{column})", row=where)) from None
+        raise DataError(
+            Problem(label, f"not valid JSON: {exc.msg} (line {where}{column})", row=where)
+        ) from None
     except ValueError as exc:  # from _no_constant or bounded_int
         raise DataError(Problem(label, f"not valid JSON: {exc}", row=row)) from None
     except RecursionError:

@@ -4,7 +4,9 @@ import json
 import math
 from typing import Any
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode  # one encoder for every value (json.dumps builds one per call)
+_ENCODE = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False
+).encode  # one encoder for every value (json.dumps builds one per call)
 
 
 def finite(value: Any) -> Any:
@@ -31,6 +33,12 @@ def json_text(value: Any, depth: int = 3, indent: str = "") -> str:
         return _ENCODE(value)
     inner = indent + "  "
     if isinstance(value, dict):
-        items = [f"{inner}{_ENCODE(str(k))}: {json_text(v, depth - 1, inner)}" for k, v in value.items()]
+        items = [
+            f"{inner}{_ENCODE(str(k))}: {json_text(v, depth - 1, inner)}" for k, v in value.items()
+        ]
         return "{\n" + ",\n".join(items) + f"\n{indent}}}"
-    return "[\n" + ",\n".join(f"{inner}{json_text(v, depth - 1, inner)}" for v in value) + f"\n{indent}]"
+    return (
+        "[\n"
+        + ",\n".join(f"{inner}{json_text(v, depth - 1, inner)}" for v in value)
+        + f"\n{indent}]"
+    )

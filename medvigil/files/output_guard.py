@@ -47,14 +47,22 @@ def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) 
         if source.is_relative_to(target):
             return f"contains the {label} ({source}); replacing or writing it could destroy it"
         if target.is_relative_to(source):
-            return f"lies inside the {label} ({source}); outputs must be written outside every input"
+            return (
+                f"lies inside the {label} ({source}); outputs must be written outside every input"
+            )
     if replace and target.exists():
-        if target == Path(target.anchor) or target == _resolved(Path.home()) or _resolved(Path.cwd()).is_relative_to(target):
+        if (
+            target == Path(target.anchor)
+            or target == _resolved(Path.home())
+            or _resolved(Path.cwd()).is_relative_to(target)
+        ):
             return f"is the file-system root, the home folder or holds the current directory ({target}); refusing to replace it"
     return None
 
 
-def refuse_overlap(outputs: Mapping[str, PathLike | None], inputs: Inputs, *, replace: bool = False) -> None:
+def refuse_overlap(
+    outputs: Mapping[str, PathLike | None], inputs: Inputs, *, replace: bool = False
+) -> None:
     """Raise :class:`DataError` when any output (option -> path) overlaps any input.
 
     Outputs are also checked against each other: two outputs must not nest either.
@@ -63,7 +71,7 @@ def refuse_overlap(outputs: Mapping[str, PathLike | None], inputs: Inputs, *, re
     outs = [(label, p) for label, p in outputs.items() if p is not None]
     problems = []
     for i, (label, path) in enumerate(outs):
-        others = [(f"output {other}", q) for other, q in outs[i + 1:]]
+        others = [(f"output {other}", q) for other, q in outs[i + 1 :]]
         reason = _reason(path, labelled + others, replace)
         if reason is not None:
             problems.append(Problem(str(path), f"output {reason}", field=label))
@@ -74,19 +82,26 @@ def refuse_overlap(outputs: Mapping[str, PathLike | None], inputs: Inputs, *, re
 STDOUT = "-"  # ``--json -``: standard output, not a file
 
 
-def declare(parser: argparse.ArgumentParser, *, inputs: Sequence[str] = (), outputs: Sequence[str] = ()) -> None:
+def declare(
+    parser: argparse.ArgumentParser, *, inputs: Sequence[str] = (), outputs: Sequence[str] = ()
+) -> None:
     """Record which argument destinations of ``parser`` are read (``inputs``) and written (``outputs``).
 
     Call it after the arguments are added. A ``force`` argument, when the command has one, makes
     every output a replacement (``replace=True``).
     """
-    names = {a.dest: (a.option_strings[0] if a.option_strings else (a.metavar or a.dest).upper())
-             for a in parser._actions}
+    names = {
+        a.dest: (a.option_strings[0] if a.option_strings else (a.metavar or a.dest).upper())
+        for a in parser._actions
+    }
     unknown = [d for d in (*inputs, *outputs) if d not in names]
     if unknown:
         raise ValueError(f"{parser.prog}: declared paths {unknown} are not arguments")
-    parser.set_defaults(guard_inputs=tuple(inputs), guard_outputs=tuple(outputs),
-                        guard_names={d: names[d] for d in (*inputs, *outputs)})
+    parser.set_defaults(
+        guard_inputs=tuple(inputs),
+        guard_outputs=tuple(outputs),
+        guard_names={d: names[d] for d in (*inputs, *outputs)},
+    )
 
 
 def _values(args: argparse.Namespace, dest: str) -> list:

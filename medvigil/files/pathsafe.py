@@ -44,7 +44,9 @@ def unsafe_reason(relpath: str) -> str | None:
     if "\x00" in relpath:
         return f"path {_shown(relpath)} contains a NUL byte"
     if "\\" in relpath:
-        return f"path {_shown(relpath)} contains a backslash; release paths use forward slashes only"
+        return (
+            f"path {_shown(relpath)} contains a backslash; release paths use forward slashes only"
+        )
     if _DRIVE.match(relpath):
         return f"path {_shown(relpath)} starts with a drive letter; release paths are relative"
     if relpath.startswith("/"):
@@ -58,7 +60,9 @@ def _shown(relpath: str) -> str:
     return repr(relpath.replace("\x00", "\\x00"))
 
 
-def resolve_inside(root: Path | str, relpath: str, file: str, row: int | None = None, field: str | None = None) -> Path:
+def resolve_inside(
+    root: Path | str, relpath: str, file: str, row: int | None = None, field: str | None = None
+) -> Path:
     """``root / relpath`` (absolute, normalised) after proving it stays inside the release folder ``root``,
     or a DataError naming ``file``, ``row`` and ``field`` (where ``relpath`` was read) if it is unsafe
     (module docstring). The path need not exist; if it (or any parent) is a symbolic link, the link
@@ -76,9 +80,13 @@ class InsideResolver:
 
     def __init__(self, root: Path | str):
         self.base = os.path.realpath(root)
-        self._links: dict[str, frozenset[str] | None] = {}  # folder -> its links' names (None: not listable)
+        self._links: dict[
+            str, frozenset[str] | None
+        ] = {}  # folder -> its links' names (None: not listable)
 
-    def __call__(self, relpath: str, file: str, row: int | None = None, field: str | None = None) -> Path:
+    def __call__(
+        self, relpath: str, file: str, row: int | None = None, field: str | None = None
+    ) -> Path:
         return _inside(self.base, relpath, self._is_link, file, row, field)
 
     def _is_link(self, path: str) -> bool:
@@ -88,14 +96,18 @@ class InsideResolver:
                 with os.scandir(folder) as entries:
                     self._links[folder] = frozenset(e.name for e in entries if e.is_symlink())
             except (FileNotFoundError, NotADirectoryError):
-                self._links[folder] = frozenset()  # nothing below a missing folder or a file is a link
+                self._links[folder] = (
+                    frozenset()
+                )  # nothing below a missing folder or a file is a link
             except OSError:
                 self._links[folder] = None  # e.g. not readable: ask per path
         links = self._links[folder]
         return os.path.islink(path) if links is None else name in links
 
 
-def _inside(base: str, relpath: str, is_link, file: str, row: int | None, field: str | None) -> Path:
+def _inside(
+    base: str, relpath: str, is_link, file: str, row: int | None, field: str | None
+) -> Path:
     """``base / relpath`` after the checks of :func:`resolve_inside` (``base`` is the root's real path)."""
     reason = unsafe_reason(relpath)
     if reason is not None:
@@ -112,7 +124,9 @@ def _inside(base: str, relpath: str, is_link, file: str, row: int | None, field:
                 target = os.path.realpath(current, strict=True)
             except (OSError, RuntimeError):  # dangling link or link loop
                 target = None
-            if target is None or not (target == base or target.startswith(base.rstrip(os.sep) + os.sep)):
+            if target is None or not (
+                target == base or target.startswith(base.rstrip(os.sep) + os.sep)
+            ):
                 link = os.path.relpath(current, base).replace(os.sep, "/")
                 raise DataError(
                     Problem(

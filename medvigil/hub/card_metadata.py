@@ -33,20 +33,30 @@ class DatasetFacts:
     language: Sequence[str] = ("en",)
 
 
-def front_matter(facts: DatasetFacts, features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any]) -> str:
+def front_matter(
+    facts: DatasetFacts, features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any]
+) -> str:
     """The YAML front matter of the card (without the ``---`` fences)."""
     import yaml
 
     configs, dataset_info = configs_and_info(features, rows, shards, facts.default_config)
-    head = {"pretty_name": facts.pretty_name, "license": [licence for licence, _ in facts.licences],
-            "language": list(facts.language), "task_categories": list(facts.task_categories), "tags": list(facts.tags),
-            "size_categories": [facts.size_category], "configs": configs, "dataset_info": dataset_info,
-            facts.digests_key: dict(facts.digests)}
+    head = {
+        "pretty_name": facts.pretty_name,
+        "license": [licence for licence, _ in facts.licences],
+        "language": list(facts.language),
+        "task_categories": list(facts.task_categories),
+        "tags": list(facts.tags),
+        "size_categories": [facts.size_category],
+        "configs": configs,
+        "dataset_info": dataset_info,
+        facts.digests_key: dict(facts.digests),
+    }
     return yaml.safe_dump(head, sort_keys=False, allow_unicode=True, width=1000).strip()
 
 
-def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any],
-                     default: str) -> tuple[list[dict[str, Any]], Any]:
+def configs_and_info(
+    features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any], default: str
+) -> tuple[list[dict[str, Any]], Any]:
     """``(configs, dataset_info)`` for the front matter. ``download_size`` is what the Hub serves (the Parquet
     files, each distinct image stored once); ``num_bytes`` / ``dataset_size`` the Arrow table ``load_dataset``
     caches, where every row holds its image bytes."""
@@ -55,16 +65,23 @@ def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shard
     from huggingface_hub import DatasetCardData
 
     shards = list(shards)
-    configs = [{"config_name": config, **({"default": True} if config == default else {}),
-                "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/{config}/*.parquet"}]} for config in features]
+    configs = [
+        {
+            "config_name": config,
+            **({"default": True} if config == default else {}),
+            "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/{config}/*.parquet"}],
+        }
+        for config in features
+    ]
     infos = DatasetInfosDict()
     for config, feats in features.items():
         size = sum(s.size for s in shards if s.config == config)
         table_bytes = sum(s.table_bytes for s in shards if s.config == config)
         splits = datasets.SplitDict()
         splits.add(datasets.SplitInfo(name=SPLIT, num_examples=rows[config], num_bytes=table_bytes))
-        infos[config] = datasets.DatasetInfo(features=feats, splits=splits, dataset_size=table_bytes,
-                                             download_size=size)
+        infos[config] = datasets.DatasetInfo(
+            features=feats, splits=splits, dataset_size=table_bytes, download_size=size
+        )
     card_data = DatasetCardData()
     infos.to_dataset_card_data(card_data)
     return configs, card_data.to_dict()["dataset_info"]
@@ -73,8 +90,14 @@ def configs_and_info(features: Mapping[str, Any], rows: Mapping[str, int], shard
 def size_rows(features: Iterable[str], shards: Iterable[Any]) -> list[tuple[str, str, str]]:
     """``(config, download, decoded)`` per config: the Parquet bytes and the Arrow table bytes of its shards."""
     shards = list(shards)
-    return [(f"`{config}`", megabytes(sum(s.size for s in shards if s.config == config)),
-             megabytes(sum(s.table_bytes for s in shards if s.config == config))) for config in features]
+    return [
+        (
+            f"`{config}`",
+            megabytes(sum(s.size for s in shards if s.config == config)),
+            megabytes(sum(s.table_bytes for s in shards if s.config == config)),
+        )
+        for config in features
+    ]
 
 
 def megabytes(n: int) -> str:

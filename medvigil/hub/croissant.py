@@ -15,17 +15,42 @@ PARQUET_MIME = "application/x-parquet"
 
 # The @context of the Croissant 1.0 specification (section "Croissant vocabulary").
 CONTEXT: dict[str, Any] = {
-    "@language": "en", "@vocab": "https://schema.org/", "citeAs": "cr:citeAs", "column": "cr:column",
-    "conformsTo": "dct:conformsTo", "cr": "http://mlcommons.org/croissant/",
-    "rai": "http://mlcommons.org/croissant/RAI/", "data": {"@id": "cr:data", "@type": "@json"},
-    "dataType": {"@id": "cr:dataType", "@type": "@vocab"}, "dct": "http://purl.org/dc/terms/",
-    "equivalentProperty": "cr:equivalentProperty", "examples": {"@id": "cr:examples", "@type": "@json"},
-    "extract": "cr:extract", "field": "cr:field", "fileProperty": "cr:fileProperty", "fileObject": "cr:fileObject",
-    "fileSet": "cr:fileSet", "format": "cr:format", "includes": "cr:includes", "isLiveDataset": "cr:isLiveDataset",
-    "jsonPath": "cr:jsonPath", "key": "cr:key", "md5": "cr:md5", "parentField": "cr:parentField", "path": "cr:path",
-    "recordSet": "cr:recordSet", "references": "cr:references", "regex": "cr:regex", "repeated": "cr:repeated",
-    "replace": "cr:replace", "samplingRate": "cr:samplingRate", "sc": "https://schema.org/",
-    "separator": "cr:separator", "source": "cr:source", "subField": "cr:subField", "transform": "cr:transform"
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "citeAs": "cr:citeAs",
+    "column": "cr:column",
+    "conformsTo": "dct:conformsTo",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/",
+    "equivalentProperty": "cr:equivalentProperty",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract",
+    "field": "cr:field",
+    "fileProperty": "cr:fileProperty",
+    "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet",
+    "format": "cr:format",
+    "includes": "cr:includes",
+    "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath",
+    "key": "cr:key",
+    "md5": "cr:md5",
+    "parentField": "cr:parentField",
+    "path": "cr:path",
+    "recordSet": "cr:recordSet",
+    "references": "cr:references",
+    "regex": "cr:regex",
+    "repeated": "cr:repeated",
+    "replace": "cr:replace",
+    "samplingRate": "cr:samplingRate",
+    "sc": "https://schema.org/",
+    "separator": "cr:separator",
+    "source": "cr:source",
+    "subField": "cr:subField",
+    "transform": "cr:transform",
 }
 
 
@@ -69,41 +94,86 @@ def record_set(config: str, features: Any, descriptions: Mapping[str, str] | Non
     fields = []
     for column, feature in features.items():
         data_type, repeated, json_path = _data_type(feature)
-        source: dict[str, Any] = {"fileSet": {"@id": f"parquet-{config}"}, "extract": {"column": column}}
+        source: dict[str, Any] = {
+            "fileSet": {"@id": f"parquet-{config}"},
+            "extract": {"column": column},
+        }
         if json_path:
             source["transform"] = {"jsonPath": json_path}
-        field: dict[str, Any] = {"@type": "cr:Field", "@id": f"{config}/{column}", "name": f"{config}/{column}",
-                                 "description": (descriptions or {}).get(column, f"Column {column!r} of config {config!r}."),
-                                 "dataType": data_type, "source": source}
+        field: dict[str, Any] = {
+            "@type": "cr:Field",
+            "@id": f"{config}/{column}",
+            "name": f"{config}/{column}",
+            "description": (descriptions or {}).get(
+                column, f"Column {column!r} of config {config!r}."
+            ),
+            "dataType": data_type,
+            "source": source,
+        }
         if repeated:
             field["repeated"] = True
         fields.append(field)
-    return {"@type": "cr:RecordSet", "@id": config, "name": config,
-            "description": f"Records of the {config!r} config (split 'test').", "field": fields}
+    return {
+        "@type": "cr:RecordSet",
+        "@id": config,
+        "name": config,
+        "description": f"Records of the {config!r} config (split 'test').",
+        "field": fields,
+    }
 
 
-def build_metadata(facts: Any, features_by_config: Mapping[str, Any], shards: Sequence[Shard], *, url: str) -> dict:
+def build_metadata(
+    facts: Any, features_by_config: Mapping[str, Any], shards: Sequence[Shard], *, url: str
+) -> dict:
     """The JSON-LD document (a plain dict) of a build, from its suite's
     :class:`~medvigil.hub.card_metadata.DatasetFacts` (``rai``: properties without the ``rai:`` prefix)."""
     configs = list(features_by_config)
     missing = [c for c in configs if not any(s.config == c for s in shards)]
     if missing:
         raise ValueError(f"configs without any shard: {missing}")
-    distribution = [{"@type": "cr:FileObject", "@id": shard.path, "name": shard.path,
-                     "description": f"Parquet shard of the {shard.config!r} config.", "contentUrl": shard.path,
-                     "contentSize": f"{shard.size} B", "encodingFormat": PARQUET_MIME, "sha256": shard.sha256}
-                    for shard in sorted(shards, key=lambda s: s.path)]
-    distribution += [{"@type": "cr:FileSet", "@id": f"parquet-{config}", "name": f"parquet-{config}",
-                      "description": f"All Parquet shards of the {config!r} config.", "encodingFormat": PARQUET_MIME,
-                      "includes": f"data/{config}/*.parquet"} for config in configs]
+    distribution = [
+        {
+            "@type": "cr:FileObject",
+            "@id": shard.path,
+            "name": shard.path,
+            "description": f"Parquet shard of the {shard.config!r} config.",
+            "contentUrl": shard.path,
+            "contentSize": f"{shard.size} B",
+            "encodingFormat": PARQUET_MIME,
+            "sha256": shard.sha256,
+        }
+        for shard in sorted(shards, key=lambda s: s.path)
+    ]
+    distribution += [
+        {
+            "@type": "cr:FileSet",
+            "@id": f"parquet-{config}",
+            "name": f"parquet-{config}",
+            "description": f"All Parquet shards of the {config!r} config.",
+            "encodingFormat": PARQUET_MIME,
+            "includes": f"data/{config}/*.parquet",
+        }
+        for config in configs
+    ]
     doc: dict[str, Any] = {
-        "@context": CONTEXT, "@type": "sc:Dataset", "name": facts.name, "description": facts.description,
-        "conformsTo": CROISSANT_1_0, "citeAs": facts.citation,
+        "@context": CONTEXT,
+        "@type": "sc:Dataset",
+        "name": facts.name,
+        "description": facts.description,
+        "conformsTo": CROISSANT_1_0,
+        "citeAs": facts.citation,
         "creator": [{"@type": "sc:Organization", "name": c} for c in facts.creators],
-        "datePublished": facts.date_published, "keywords": list(facts.keywords),
-        "license": [licence_url for _, licence_url in facts.licences], "url": url, "version": facts.version,
-        "isLiveDataset": False, "distribution": distribution,
-        "recordSet": [record_set(config, features, facts.column_descriptions) for config, features in features_by_config.items()],
+        "datePublished": facts.date_published,
+        "keywords": list(facts.keywords),
+        "license": [licence_url for _, licence_url in facts.licences],
+        "url": url,
+        "version": facts.version,
+        "isLiveDataset": False,
+        "distribution": distribution,
+        "recordSet": [
+            record_set(config, features, facts.column_descriptions)
+            for config, features in features_by_config.items()
+        ],
     }
     doc.update({f"rai:{key}": value for key, value in facts.rai.items()})
     return doc

@@ -37,9 +37,15 @@ def check_destination(out: Path, inputs: Inputs, *, force: bool) -> None:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
 
 
-def write_configs(tmp: Path, features: Mapping[str, Any], rows_of: Callable[[str], Rows], *, max_shard_bytes: int,
-                  payload_size: Callable[[dict], int], group_column: str | None = None,
-                  ) -> tuple[dict[str, int], list[croissant.Shard]]:
+def write_configs(
+    tmp: Path,
+    features: Mapping[str, Any],
+    rows_of: Callable[[str], Rows],
+    *,
+    max_shard_bytes: int,
+    payload_size: Callable[[dict], int],
+    group_column: str | None = None,
+) -> tuple[dict[str, int], list[croissant.Shard]]:
     """Stream ``rows_of(config)`` of every config into its Parquet shards; return row counts and shards.
     Consecutive rows with one ``group_column`` value (a case, a pair) share a row group, so each of their
     images is stored once (:mod:`medvigil.hub.parquet_shards`)."""
@@ -49,14 +55,19 @@ def write_configs(tmp: Path, features: Mapping[str, Any], rows_of: Callable[[str
     shards: list[croissant.Shard] = []
     for config, config_features in features.items():
         # progress on a terminal only (disable=None), so logs and tests stay clean
-        stream = tqdm(rows_of(config), desc=f"build {config}", unit=" rows", disable=None, leave=False)
-        rows[config], config_shards = write_shards(stream, config_features, tmp, config, max_shard_bytes, payload_size,
-                                                   group_column)
+        stream = tqdm(
+            rows_of(config), desc=f"build {config}", unit=" rows", disable=None, leave=False
+        )
+        rows[config], config_shards = write_shards(
+            stream, config_features, tmp, config, max_shard_bytes, payload_size, group_column
+        )
         shards.extend(config_shards)
     return rows, shards
 
 
-def build_digest(builder: str, version: str, facts: Sequence[tuple[str, str]], shards: Iterable[croissant.Shard]) -> str:
+def build_digest(
+    builder: str, version: str, facts: Sequence[tuple[str, str]], shards: Iterable[croissant.Shard]
+) -> str:
     """SHA-256 identifying a build, of the lines ``<builder>-build <version>``, ``<name> <value>`` for every
     fact (e.g. the input digest, the settings as sorted JSON), then ``<shard path>\\t<sha256>`` in path order."""
     head = f"{builder}-build {version}\n" + "".join(f"{name} {value}\n" for name, value in facts)
@@ -88,26 +99,53 @@ class BuildReport:
 
     def to_dict(self) -> dict[str, Any]:
         name, digest = self.input_digest()
-        return {"builder": self.BUILDER, "version": self.version, f"{name}_digest": digest, "build_digest": self.build_digest,
-                **self.info_head(), "rows": self.rows, **self.info_tail(), "shards": [asdict(s) for s in self.shards]}
+        return {
+            "builder": self.BUILDER,
+            "version": self.version,
+            f"{name}_digest": digest,
+            "build_digest": self.build_digest,
+            **self.info_head(),
+            "rows": self.rows,
+            **self.info_tail(),
+            "shards": [asdict(s) for s in self.shards],
+        }
 
     def format(self) -> str:
         name, digest = self.input_digest()
         labels = (f"{name} digest:", "build digest:")
         width = max(map(len, labels)) + 1
-        lines = [f"built:   {self.out}" + self.out_marker(), f"version: {self.version}", labels[0].ljust(width) + digest,
-                 labels[1].ljust(width) + self.build_digest, "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items())]
+        lines = [
+            f"built:   {self.out}" + self.out_marker(),
+            f"version: {self.version}",
+            labels[0].ljust(width) + digest,
+            labels[1].ljust(width) + self.build_digest,
+            "rows:    " + ", ".join(f"{c} {n}" for c, n in self.rows.items()),
+        ]
         return "\n".join(lines + self.summary_tail())
 
 
-def write_metadata(tmp: Path, report: BuildReport, facts: DatasetFacts, features: Mapping[str, Any],
-                   texts: Mapping[str, str], *, repo_id: str | None) -> None:
+def write_metadata(
+    tmp: Path,
+    report: BuildReport,
+    facts: DatasetFacts,
+    features: Mapping[str, Any],
+    texts: Mapping[str, str],
+    *,
+    repo_id: str | None,
+) -> None:
     """Write ``croissant.json`` (which must validate cleanly), the suite's ``texts`` and ``build_info.json``."""
     url = f"https://huggingface.co/datasets/{repo_id}" if repo_id else facts.homepage
-    (tmp / CROISSANT).write_text(croissant.dumps(croissant.build_metadata(facts, features, report.shards, url=url)), encoding="utf-8")
+    (tmp / CROISSANT).write_text(
+        croissant.dumps(croissant.build_metadata(facts, features, report.shards, url=url)),
+        encoding="utf-8",
+    )
     errors, warnings = croissant.validate(tmp / CROISSANT)
     if errors or warnings:
-        raise RuntimeError("croissant.json does not validate cleanly:\n" + "\n".join([*errors, *warnings]))
+        raise RuntimeError(
+            "croissant.json does not validate cleanly:\n" + "\n".join([*errors, *warnings])
+        )
     for name, text in texts.items():
         (tmp / name).write_text(text, encoding="utf-8")
-    (tmp / BUILD_INFO).write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (tmp / BUILD_INFO).write_text(
+        json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )

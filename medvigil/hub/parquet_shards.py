@@ -20,7 +20,9 @@ from medvigil.hub.croissant import Shard
 DATA_DIR = "data"
 SPLIT = "test"
 DEFAULT_MAX_SHARD_BYTES = 256 * 1024 * 1024
-ROWS_PER_BATCH = 64  # a row group closes at the next change of group_column once it holds this many rows
+ROWS_PER_BATCH = (
+    64  # a row group closes at the next change of group_column once it holds this many rows
+)
 # ... and once its rows decode to this many bytes in any case: `datasets`' own row-group target
 # (config.MAX_ROW_GROUP_SIZE); the Hub viewer reads a row group whole and refuses ones of about
 # 300 MB decoded. It also bounds the rows the writer holds in memory.
@@ -39,13 +41,19 @@ def _image_columns(features) -> list[str]:
 def _column_options(features) -> dict[str, Any]:
     """Per-column Parquet options: image bytes dictionary-encoded, uncompressed (JPEG/PNG are compressed
     already) and without statistics; every other column dictionary-encoded and Snappy-compressed."""
-    leaves = [leaf for field in features.arrow_schema for leaf in _leaf_paths(field.name, field.type)]
+    leaves = [
+        leaf for field in features.arrow_schema for leaf in _leaf_paths(field.name, field.type)
+    ]
     image_bytes = {f"{name}.bytes" for name in _image_columns(features)}
-    return {"compression": {leaf: "none" if leaf in image_bytes else "snappy" for leaf in leaves}, "use_dictionary": True,
-            "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT, "write_page_index": True,
-            # min / max of image bytes would be further copies of images (in the footer and page index)
-            "write_statistics": [leaf for leaf in leaves if leaf not in image_bytes],
-            "use_content_defined_chunking": True}  # as `datasets` writes: stable pages for Hub (Xet) deduplication
+    return {
+        "compression": {leaf: "none" if leaf in image_bytes else "snappy" for leaf in leaves},
+        "use_dictionary": True,
+        "dictionary_pagesize_limit": DICTIONARY_PAGE_LIMIT,
+        "write_page_index": True,
+        # min / max of image bytes would be further copies of images (in the footer and page index)
+        "write_statistics": [leaf for leaf in leaves if leaf not in image_bytes],
+        "use_content_defined_chunking": True,
+    }  # as `datasets` writes: stable pages for Hub (Xet) deduplication
 
 
 def _leaf_paths(path: str, pa_type) -> list[str]:
@@ -53,8 +61,14 @@ def _leaf_paths(path: str, pa_type) -> list[str]:
     import pyarrow as pa
 
     if pa.types.is_struct(pa_type):
-        return [leaf for field in pa_type for leaf in _leaf_paths(f"{path}.{field.name}", field.type)]
-    if pa.types.is_list(pa_type) or pa.types.is_large_list(pa_type) or pa.types.is_fixed_size_list(pa_type):
+        return [
+            leaf for field in pa_type for leaf in _leaf_paths(f"{path}.{field.name}", field.type)
+        ]
+    if (
+        pa.types.is_list(pa_type)
+        or pa.types.is_large_list(pa_type)
+        or pa.types.is_fixed_size_list(pa_type)
+    ):
         return _leaf_paths(f"{path}.list.element", pa_type.value_type)
     return [path]
 
@@ -72,8 +86,12 @@ class _ShardWriter:
         self.writer = pq.ParquetWriter(str(path), self.schema, **_column_options(features))
         self.rows: list[dict] = []
         self.group_images: set[bytes] = set()
-        self.group_payload = 0  # payload_size of the open row group's rows, repeated images included
-        self.group_stored = 0  # the same without images already in the group: about what the write adds
+        self.group_payload = (
+            0  # payload_size of the open row group's rows, repeated images included
+        )
+        self.group_stored = (
+            0  # the same without images already in the group: about what the write adds
+        )
         self.table_bytes = 0
 
     def repeated_bytes(self, row: dict) -> int:
@@ -102,10 +120,16 @@ class _ShardWriter:
         self.writer.close()
 
     def _image_bytes(self, row: dict) -> list[bytes]:
-        return [v["bytes"] for v in (row.get(c) for c in self.images) if isinstance(v, dict) and v.get("bytes")]
+        return [
+            v["bytes"]
+            for v in (row.get(c) for c in self.images)
+            if isinstance(v, dict) and v.get("bytes")
+        ]
 
 
-FREE_SPACE_MARGIN = 8 << 20  # beyond the images: Parquet pages, footers, text columns, the card files
+FREE_SPACE_MARGIN = (
+    8 << 20
+)  # beyond the images: Parquet pages, footers, text columns, the card files
 
 
 def ensure_free_space(folder: Path, payload: int) -> None:
@@ -115,13 +139,23 @@ def ensure_free_space(folder: Path, payload: int) -> None:
     need = payload + payload // 10 + FREE_SPACE_MARGIN
     free = shutil.disk_usage(folder).free
     if free < need:
-        raise OSError(errno.ENOSPC, f"not enough free disk space to write the build: about {need:,} bytes needed "
-                                    f"for the next rows, {free:,} free (free some space or choose another --out)",
-                      str(folder))
+        raise OSError(
+            errno.ENOSPC,
+            f"not enough free disk space to write the build: about {need:,} bytes needed "
+            f"for the next rows, {free:,} free (free some space or choose another --out)",
+            str(folder),
+        )
 
 
-def write_shards(rows: Iterable[tuple[str, dict]], features, root: Path, config: str, max_shard_bytes: int,
-                 payload_size: Callable[[dict], int], group_column: str | None = None) -> tuple[int, list[Shard]]:
+def write_shards(
+    rows: Iterable[tuple[str, dict]],
+    features,
+    root: Path,
+    config: str,
+    max_shard_bytes: int,
+    payload_size: Callable[[dict], int],
+    group_column: str | None = None,
+) -> tuple[int, list[Shard]]:
     """Stream ``(key, row)`` pairs into ``root/data/<config>/``; return the row count and shards.
 
     Row groups hold at least :data:`ROWS_PER_BATCH` rows and close only where ``group_column`` changes
@@ -144,7 +178,9 @@ def write_shards(rows: Iterable[tuple[str, dict]], features, root: Path, config:
         if writer is None:
             writer, shard_bytes = open_shard(), 0
         group = row[group_column] if group_column else count
-        if writer.group_payload >= MAX_GROUP_BYTES or (len(writer.rows) >= ROWS_PER_BATCH and group != last_group):
+        if writer.group_payload >= MAX_GROUP_BYTES or (
+            len(writer.rows) >= ROWS_PER_BATCH and group != last_group
+        ):
             writer.flush()
         last_group = group
         payload = payload_size(row)
@@ -162,13 +198,23 @@ def write_shards(rows: Iterable[tuple[str, dict]], features, root: Path, config:
     for i, done in enumerate(writers):
         final = folder / f"{SPLIT}-{i:05d}-of-{len(writers):05d}.parquet"
         os.replace(done.path, final)
-        shards.append(Shard(config, final.relative_to(root).as_posix(), file_sha256(final), final.stat().st_size, done.table_bytes))
+        shards.append(
+            Shard(
+                config,
+                final.relative_to(root).as_posix(),
+                file_sha256(final),
+                final.stat().st_size,
+                done.table_bytes,
+            )
+        )
     return count, shards
 
 
 def checksum_lines(shards: Iterable[Shard]) -> str:
     """``<shard path>\\t<sha256>`` of every shard, one a line in path order (hashed into build digests)."""
-    return "".join(f"{shard.path}\t{shard.sha256}\n" for shard in sorted(shards, key=lambda s: s.path))
+    return "".join(
+        f"{shard.path}\t{shard.sha256}\n" for shard in sorted(shards, key=lambda s: s.path)
+    )
 
 
 def shards_line(shards: list[Shard]) -> str:

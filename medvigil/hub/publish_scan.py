@@ -28,18 +28,32 @@ from medvigil.files.input_files import read_bytes
 
 # signatures searched at ANY offset of a text file (a text file holds none of these bytes)
 SIGNATURES = (
-    (b"\xff\xd8\xff", "JPEG"), (b"\x89PNG\r\n\x1a\n", "PNG"), (b"GIF87a", "GIF"), (b"GIF89a", "GIF"), (b"II*\x00", "TIFF"),
-    (b"MM\x00*", "TIFF"), (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"), (b"\xff\x4f\xff\x51", "JPEG 2000"), (b"DICM", "DICOM"),
+    (b"\xff\xd8\xff", "JPEG"),
+    (b"\x89PNG\r\n\x1a\n", "PNG"),
+    (b"GIF87a", "GIF"),
+    (b"GIF89a", "GIF"),
+    (b"II*\x00", "TIFF"),
+    (b"MM\x00*", "TIFF"),
+    (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
+    (b"\xff\x4f\xff\x51", "JPEG 2000"),
+    (b"DICM", "DICOM"),
     (b"WEBPVP8", "WebP"),
 )
-ARCHIVES = ((b"PK\x03\x04", "zip"), (b"\x1f\x8b\x08", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+ARCHIVES = (
+    (b"PK\x03\x04", "zip"),
+    (b"\x1f\x8b\x08", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+)
 MAX_DEPTH = 4  # base64 in a zip in base64 in a cell: three levels
 MAX_EXPANDED_BYTES = 64 << 20  # what one cell or file may decode to, in all
 PHASH_SIZE = 16  # imagehash.phash(hash_size=16): 256 bits
 # Re-derived copies of a credentialed X-ray (resized, cropped by a few pixels, re-encoded at
 # quality 70) were at most 12 bits away; distinct synthetic X-rays at least 38 (tests/robustness).
 PHASH_MAX_DISTANCE = 24
-MAX_IMAGES_PER_PAYLOAD = 64  # signatures checked per payload (a JPEG may carry EXIF thumbnails); more: refused
+MAX_IMAGES_PER_PAYLOAD = (
+    64  # signatures checked per payload (a JPEG may carry EXIF thumbnails); more: refused
+)
 
 # One run of base64 text: unbroken, or lines of 40+ characters (the last one shorter), each line break
 # possibly followed by an indent or a Markdown quote; an optional data: URI prefix; 120+ characters.
@@ -105,7 +119,9 @@ def _text_payloads(data: bytes) -> Iterator[tuple[int, str, bytes]]:
         if len(run) < _MIN_BASE64:
             continue
         try:
-            decoded = base64.b64decode(run + b"=" * (-len(run) % 4), altchars=b"-_" if b"-" in run or b"_" in run else None)
+            decoded = base64.b64decode(
+                run + b"=" * (-len(run) % 4), altchars=b"-_" if b"-" in run or b"_" in run else None
+            )
         except (binascii.Error, ValueError):
             continue
         yield match.start(), "base64 text", decoded
@@ -133,8 +149,13 @@ class _Budget:
         return self.left >= 0
 
 
-def scan_payload(data: bytes, known: CredentialedImages, *, report_images: bool = True,
-                 verify_images: bool = True) -> list[Finding]:
+def scan_payload(
+    data: bytes,
+    known: CredentialedImages,
+    *,
+    report_images: bool = True,
+    verify_images: bool = True,
+) -> list[Finding]:
     """Everything ``data`` carries: images (credentialed or not) at any offset and inside base64 runs and
     archives, recursively. ``report_images``: also images that are not credentialed (False for image cells).
     ``verify_images``: a signature is an image only when it decodes as one (its few bytes also occur by
@@ -142,38 +163,69 @@ def scan_payload(data: bytes, known: CredentialedImages, *, report_images: bool 
     return list(_scan(data, known, 0, 0, _Budget(), report_images, verify_images))
 
 
-def _scan(data: bytes, known: CredentialedImages, base: int, depth: int, budget: _Budget,
-          report: bool, verify: bool) -> Iterator[Finding]:
+def _scan(
+    data: bytes,
+    known: CredentialedImages,
+    base: int,
+    depth: int,
+    budget: _Budget,
+    report: bool,
+    verify: bool,
+) -> Iterator[Finding]:
     whole = known.match(data)
     if whole is not None:
         yield Finding(base, "an image", whole)
         return
     signatures = image_signatures(data)
-    if len(signatures) > MAX_IMAGES_PER_PAYLOAD:  # decoys in front of an image must not exhaust the check
-        yield Finding(base, f"{len(signatures)} image signatures (more than {MAX_IMAGES_PER_PAYLOAD} are not checked "
-                            "one by one)", refuse=True)
+    if (
+        len(signatures) > MAX_IMAGES_PER_PAYLOAD
+    ):  # decoys in front of an image must not exhaust the check
+        yield Finding(
+            base,
+            f"{len(signatures)} image signatures (more than {MAX_IMAGES_PER_PAYLOAD} are not checked "
+            "one by one)",
+            refuse=True,
+        )
         return
     for offset, fmt in signatures:
-        start = offset - 128 if fmt == "DICOM" and offset >= 128 else offset  # DICM follows a 128-byte preamble
+        start = (
+            offset - 128 if fmt == "DICOM" and offset >= 128 else offset
+        )  # DICM follows a 128-byte preamble
         why = _contained_match(data, start, known)
-        if why is not None or (report and (not verify or (fmt != "DICOM" and _decoded(data[start:]) is not None))):
+        if why is not None or (
+            report and (not verify or (fmt != "DICOM" and _decoded(data[start:]) is not None))
+        ):
             yield Finding(base + start, f"{fmt} image", why)
     if depth >= MAX_DEPTH:
         return
     for offset, label, payload in _text_payloads(data):
         if not budget.take(len(payload)):
-            yield Finding(base + offset, f"{label} expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit", refuse=True)
+            yield Finding(
+                base + offset,
+                f"{label} expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit",
+                refuse=True,
+            )
             return
         for inner in _scan(payload, known, base + offset, depth + 1, budget, True, verify):
-            yield Finding(inner.offset, f"{label} decoding to {inner.what}", inner.why, refuse=inner.refuse)
+            yield Finding(
+                inner.offset, f"{label} decoding to {inner.what}", inner.why, refuse=inner.refuse
+            )
     for offset, kind, members in _archives(data, budget):
         if members is None:
-            yield Finding(base + offset, f"{kind} archive expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit",
-                          refuse=True)
+            yield Finding(
+                base + offset,
+                f"{kind} archive expanding beyond the {MAX_EXPANDED_BYTES:,}-byte scan limit",
+                refuse=True,
+            )
             return
         for member in members:
             for inner in _scan(member, known, base + offset, depth + 1, budget, True, verify):
-                yield Finding(inner.offset, f"{kind} archive holding {inner.what}", inner.why, refuse=inner.refuse)
+                yield Finding(
+                    inner.offset,
+                    f"{kind} archive holding {inner.what}",
+                    inner.why,
+                    refuse=inner.refuse,
+                )
 
 
 def _contained_match(data: bytes, start: int, known: CredentialedImages) -> str | None:
@@ -210,7 +262,11 @@ def _archives(data: bytes, budget: _Budget) -> Iterator[tuple[int, str, list[byt
     for magic, kind in ARCHIVES:
         start = data.find(magic)
         while start != -1:
-            members = _zip_members(data[start:], budget) if kind == "zip" else _stream_member(kind, data[start:], budget)
+            members = (
+                _zip_members(data[start:], budget)
+                if kind == "zip"
+                else _stream_member(kind, data[start:], budget)
+            )
             if members is not False:
                 yield start, kind, members
             if members is None:
@@ -226,7 +282,9 @@ def _zip_members(data: bytes, budget: _Budget) -> list[bytes] | None | bool:
                 return None
             out = []
             for info in infos:
-                with archive.open(info) as member:  # file_size is declared: read one byte more to check it
+                with archive.open(
+                    info
+                ) as member:  # file_size is declared: read one byte more to check it
                     content = member.read(info.file_size + 1)
                 if len(content) > info.file_size:
                     return None
@@ -241,8 +299,11 @@ def _stream_member(kind: str, data: bytes, budget: _Budget) -> list[bytes] | Non
     import bz2
     import lzma
 
-    inflate = {"gzip": lambda: zlib.decompressobj(16 + zlib.MAX_WBITS), "bzip2": bz2.BZ2Decompressor,
-               "xz": lzma.LZMADecompressor}[kind]()
+    inflate = {
+        "gzip": lambda: zlib.decompressobj(16 + zlib.MAX_WBITS),
+        "bzip2": bz2.BZ2Decompressor,
+        "xz": lzma.LZMADecompressor,
+    }[kind]()
     try:
         content = inflate.decompress(data, max(budget.left, 0) + 1)
     except (zlib.error, OSError, EOFError, lzma.LZMAError, ValueError):
@@ -262,32 +323,70 @@ def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list
     for found in scan_payload(data, known, verify_images=False):
         line = _location(data, found.offset)
         if found.refuse:
-            problems.append(Problem(rel, f"{found.what} at byte offset {found.offset}; cannot prove it holds no "
-                                         "credentialed image", row=line))
+            problems.append(
+                Problem(
+                    rel,
+                    f"{found.what} at byte offset {found.offset}; cannot prove it holds no "
+                    "credentialed image",
+                    row=line,
+                )
+            )
         elif found.why is not None:
-            problems.append(Problem(rel, f"{found.what} at byte offset {found.offset}: {found.why} (credentialed); "
-                                         "credentialed images must never be published", row=line))
+            problems.append(
+                Problem(
+                    rel,
+                    f"{found.what} at byte offset {found.offset}: {found.why} (credentialed); "
+                    "credentialed images must never be published",
+                    row=line,
+                )
+            )
         else:
-            problems.append(Problem(rel, f"{found.what} embedded at byte offset {found.offset}; a text file of the "
-                                         "build must not carry images", row=line))
+            problems.append(
+                Problem(
+                    rel,
+                    f"{found.what} embedded at byte offset {found.offset}; a text file of the "
+                    "build must not carry images",
+                    row=line,
+                )
+            )
     for match in _DATA_URI.finditer(data):
-        problems.append(Problem(rel, "embedded image data: URI; a text file of the build must not carry images",
-                                row=_location(data, match.start())))
-    for text in _json_strings(rel, data) if not problems else ():  # escapes ("\/", "\u0041") undone: what a JSON reader gets
+        problems.append(
+            Problem(
+                rel,
+                "embedded image data: URI; a text file of the build must not carry images",
+                row=_location(data, match.start()),
+            )
+        )
+    for text in (
+        _json_strings(rel, data) if not problems else ()
+    ):  # escapes ("\/", "\u0041") undone: what a JSON reader gets
         for found in scan_payload(text.encode("utf-8"), known):
-            problems.append(Problem(rel, f"a JSON string holds {found.what}"
-                                         + (f": {found.why} (credentialed)" if found.why else "")
-                                         + "; a text file of the build must not carry images"))
+            problems.append(
+                Problem(
+                    rel,
+                    f"a JSON string holds {found.what}"
+                    + (f": {found.why} (credentialed)" if found.why else "")
+                    + "; a text file of the build must not carry images",
+                )
+            )
     if not problems:
         nul = data.find(b"\x00")
         if nul != -1:
-            problems.append(Problem(rel, f"NUL byte at offset {nul}: not a text file", row=_location(data, nul)))
+            problems.append(
+                Problem(rel, f"NUL byte at offset {nul}: not a text file", row=_location(data, nul))
+            )
         else:
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError as exc:
-                problems.append(Problem(rel, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                                             "binary content in a text file of the build", row=_location(data, exc.start)))
+                problems.append(
+                    Problem(
+                        rel,
+                        f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                        "binary content in a text file of the build",
+                        row=_location(data, exc.start),
+                    )
+                )
     return problems
 
 
@@ -311,8 +410,11 @@ def _json_strings(rel: str, data: bytes) -> list[str]:
     return out
 
 
-def credentialed_images(recorded_sha256: Iterable[str], folders: Iterable[Path | str],
-                        read_dicom: Callable[[Path], Any] | None = None) -> CredentialedImages:
+def credentialed_images(
+    recorded_sha256: Iterable[str],
+    folders: Iterable[Path | str],
+    read_dicom: Callable[[Path], Any] | None = None,
+) -> CredentialedImages:
     """The checksums ``recorded_sha256`` plus, under ``folders``: the SHA-256 of every regular file, the
     checksums every ``RECONSTRUCTION.json`` records, and the perceptual hash of every decodable image.
     ``read_dicom(path)`` is the display image of a DICOM file, None for any other file (the CLI passes
@@ -320,7 +422,9 @@ def credentialed_images(recorded_sha256: Iterable[str], folders: Iterable[Path |
     known = CredentialedImages({str(h).lower() for h in recorded_sha256})
     folders = [Path(f) for f in folders]
     if folders and read_dicom is None:
-        raise ValueError("credentialed folders need read_dicom: their DICOM files are compared by their pixels")
+        raise ValueError(
+            "credentialed folders need read_dicom: their DICOM files are compared by their pixels"
+        )
     for folder in folders:
         if not folder.is_dir():
             raise NotADirectoryError(f"--credentialed {folder} is not a folder")
@@ -347,10 +451,15 @@ def _file_phashes(path: Path, read_dicom: Callable[[Path], Any]) -> list:
             signatures = image_signatures(handle.read(16))
         if not signatures or signatures[0][0] != 0:
             return []
-        image = _decoded(read_bytes(path, str(path)))  # bounded like every input (MEDVIGIL_MAX_INPUT_BYTES)
+        image = _decoded(
+            read_bytes(path, str(path))
+        )  # bounded like every input (MEDVIGIL_MAX_INPUT_BYTES)
         if image is None:
             return []
-    return [imagehash.phash(image, hash_size=PHASH_SIZE), imagehash.phash(ImageOps.mirror(image), hash_size=PHASH_SIZE)]
+    return [
+        imagehash.phash(image, hash_size=PHASH_SIZE),
+        imagehash.phash(ImageOps.mirror(image), hash_size=PHASH_SIZE),
+    ]
 
 
 def _recorded_checksums(path: Path) -> set[str]:
@@ -397,11 +506,20 @@ def parquet_problems(rel: str, path: Path, known: CredentialedImages) -> list[Pr
     except (ValueError, OSError):
         return []  # reported by publish_check.credentialed_problems
     problems = []
-    for key, value in (parquet.metadata.metadata or {}).items():  # key-value metadata: text, never images
+    for key, value in (
+        parquet.metadata.metadata or {}
+    ).items():  # key-value metadata: text, never images
         for found in scan_payload(key + b"\0" + value, known):
-            problems.append(Problem(rel, f"the file's key-value metadata ({key[:40].decode('utf-8', 'replace')!r}) "
-                                         f"holds {found.what}" + (f": {found.why}" if found.why else "")
-                                         + "; only image columns may carry images", field="metadata"))
+            problems.append(
+                Problem(
+                    rel,
+                    f"the file's key-value metadata ({key[:40].decode('utf-8', 'replace')!r}) "
+                    f"holds {found.what}"
+                    + (f": {found.why}" if found.why else "")
+                    + "; only image columns may carry images",
+                    field="metadata",
+                )
+            )
     first = 0
     for group in range(parquet.metadata.num_row_groups):
         table = parquet.read_row_group(group, use_threads=False)
@@ -417,8 +535,9 @@ def parquet_problems(rel: str, path: Path, known: CredentialedImages) -> list[Pr
     return problems
 
 
-def _cell_problems(rel: str, row: int, column: str, cell: bytes, is_image: bool,
-                   known: CredentialedImages) -> list[Problem]:
+def _cell_problems(
+    rel: str, row: int, column: str, cell: bytes, is_image: bool, known: CredentialedImages
+) -> list[Problem]:
     if not is_image and len(cell) < 8:
         return []
     if is_image and not known.sha256 and not known.phashes:
@@ -426,19 +545,44 @@ def _cell_problems(rel: str, row: int, column: str, cell: bytes, is_image: bool,
     problems = []
     for found in scan_payload(cell, known, report_images=not is_image):
         if found.refuse:
-            problems.append(Problem(rel, f"{found.what}; cannot prove the cell holds no credentialed image",
-                                    row=row, field=column))
+            problems.append(
+                Problem(
+                    rel,
+                    f"{found.what}; cannot prove the cell holds no credentialed image",
+                    row=row,
+                    field=column,
+                )
+            )
         elif found.why is not None:
-            where = "the image cell" if found.what == "an image" else f"{found.what} at byte offset {found.offset}"
-            problems.append(Problem(rel, f"{where}: {found.why}; credentialed images must never be published",
-                                    row=row, field=column))
+            where = (
+                "the image cell"
+                if found.what == "an image"
+                else f"{found.what} at byte offset {found.offset}"
+            )
+            problems.append(
+                Problem(
+                    rel,
+                    f"{where}: {found.why}; credentialed images must never be published",
+                    row=row,
+                    field=column,
+                )
+            )
         elif not is_image:
-            problems.append(Problem(rel, f"{found.what} at byte offset {found.offset} in a text cell; only image "
-                                         "columns may carry images", row=row, field=column))
+            problems.append(
+                Problem(
+                    rel,
+                    f"{found.what} at byte offset {found.offset} in a text cell; only image "
+                    "columns may carry images",
+                    row=row,
+                    field=column,
+                )
+            )
     return problems
 
 
-def content_problems(out: Path, files: Iterable[Path], known: CredentialedImages, text_files: Iterable[str]) -> list[Problem]:
+def content_problems(
+    out: Path, files: Iterable[Path], known: CredentialedImages, text_files: Iterable[str]
+) -> list[Problem]:
     """Every content reason to refuse uploading ``files`` (see the module docstring)."""
     problems = []
     text_files = set(text_files)

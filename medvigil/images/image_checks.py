@@ -78,6 +78,10 @@ def _judge(data: bytes, max_pixels: int) -> str | None:
         if "truncated" in str(exc).lower():
             return f"is truncated: {exc}"
         return f"cannot be decoded: {exc}"
-    except (SyntaxError, ValueError, EOFError) as exc:  # Pillow signals some corrupt headers this way
+    except (
+        SyntaxError,
+        ValueError,
+        EOFError,
+    ) as exc:  # Pillow signals some corrupt headers this way
         return f"cannot be decoded: {exc}"
     return None

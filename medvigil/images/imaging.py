@@ -23,13 +23,34 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
-from medvigil.constants import DEFAULT_MAX_PIXELS, GREY, JPEG_QUALITY, LONGEST_SIDE, ROI_DECAY_STEPS, ROI_UNUSABLE_COVERAGE
+from medvigil.constants import (
+    DEFAULT_MAX_PIXELS,
+    GREY,
+    JPEG_QUALITY,
+    LONGEST_SIDE,
+    ROI_DECAY_STEPS,
+    ROI_UNUSABLE_COVERAGE,
+)
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
 
-__all__ = ["DEFAULT_MAX_PIXELS", "BLUR_TRUNCATE", "to_published", "encode_jpeg", "decode_image", "safe_open_image",
-           "validate_bbox", "roi_pixels", "roi_usable", "roi_masked", "roi_only", "roi_decay", "lr_flip", "gaussian_blur",
-           "render_variant"]
+__all__ = [
+    "DEFAULT_MAX_PIXELS",
+    "BLUR_TRUNCATE",
+    "to_published",
+    "encode_jpeg",
+    "decode_image",
+    "safe_open_image",
+    "validate_bbox",
+    "roi_pixels",
+    "roi_usable",
+    "roi_masked",
+    "roi_only",
+    "roi_decay",
+    "lr_flip",
+    "gaussian_blur",
+    "render_variant",
+]
 
 #: Gaussian kernel half-width in units of sigma used by :func:`gaussian_blur`.
 BLUR_TRUNCATE = 3.0
@@ -68,22 +89,30 @@ def validate_bbox(bbox: object, name: str = "bbox") -> tuple[float, float, float
     (0.1, 0.2, 0.5, 0.9)
     """
     if isinstance(bbox, (str, bytes)) or not isinstance(bbox, (Sequence, np.ndarray)):
-        raise TypeError(f"{name} must be a sequence [x0, y0, x1, y1], got {type(bbox).__name__}: {bbox!r:.80}")
+        raise TypeError(
+            f"{name} must be a sequence [x0, y0, x1, y1], got {type(bbox).__name__}: {bbox!r:.80}"
+        )
     values = list(bbox)
     if len(values) != 4:
-        raise ValueError(f"{name} must have 4 values [x0, y0, x1, y1], got {len(values)}: {values!r}")
+        raise ValueError(
+            f"{name} must have 4 values [x0, y0, x1, y1], got {len(values)}: {values!r}"
+        )
     out = tuple(_check_real(v, f"{name}[{i}]") for i, v in enumerate(values))
     if not all(math.isfinite(v) for v in out):
         raise ValueError(f"{name} values must be finite, got {values!r}")
     x0, y0, x1, y1 = out
     if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
-        raise ValueError(f"{name} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1, got {values!r}")
+        raise ValueError(
+            f"{name} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1, got {values!r}"
+        )
     return out  # type: ignore[return-value]
 
 
 def _check_size(size: object) -> tuple[int, int]:
     if isinstance(size, (str, bytes)) or not isinstance(size, Sequence) or len(size) != 2:
-        raise TypeError(f"size must be a (width, height) pair, got {type(size).__name__}: {size!r:.80}")
+        raise TypeError(
+            f"size must be a (width, height) pair, got {type(size).__name__}: {size!r:.80}"
+        )
     width, height = (_check_int(v, f"size[{i}]") for i, v in enumerate(size))
     if width < 1 or height < 1:
         raise ValueError(f"size must be positive (width, height), got {size!r}")
@@ -112,8 +141,14 @@ def to_published(img: Image.Image) -> Image.Image:
     if max(width, height) == LONGEST_SIDE:
         return _rgb(img)
     scale = LONGEST_SIDE / max(width, height)
-    new_size = (LONGEST_SIDE, max(1, round(height * scale))) if width >= height else (max(1, round(width * scale)), LONGEST_SIDE)
-    if img.mode == "L":  # resizing the grey band once, then copying it to R, G, B: the same pixels, 3x faster
+    new_size = (
+        (LONGEST_SIDE, max(1, round(height * scale)))
+        if width >= height
+        else (max(1, round(width * scale)), LONGEST_SIDE)
+    )
+    if (
+        img.mode == "L"
+    ):  # resizing the grey band once, then copying it to R, G, B: the same pixels, 3x faster
         return img.resize(new_size, Image.Resampling.LANCZOS).convert("RGB")
     return _rgb(img).resize(new_size, Image.Resampling.LANCZOS)
 
@@ -132,10 +167,17 @@ def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | No
     quality = _check_int(quality, "quality")
     if not 1 <= quality <= 95:
         raise ValueError(f"quality must be in 1..95, got {quality}")
-    options: dict = {"quality": quality, "optimize": False, "progressive": False, "subsampling": "4:2:0"}
+    options: dict = {
+        "quality": quality,
+        "optimize": False,
+        "progressive": False,
+        "subsampling": "4:2:0",
+    }
     if comment is not None:
         if not isinstance(comment, str):
-            raise TypeError(f"comment must be a str or None, got {type(comment).__name__}: {comment!r:.80}")
+            raise TypeError(
+                f"comment must be a str or None, got {type(comment).__name__}: {comment!r:.80}"
+            )
         exif = Image.Exif()
         exif[_EXIF_IMAGE_DESCRIPTION] = comment
         options["comment"] = comment.encode("utf-8")
@@ -152,7 +194,9 @@ def _check_max_pixels(max_pixels: object) -> int:
     return max_pixels
 
 
-def pixel_budget_problem(width: int, height: int, *, planes: int = 1, max_pixels: int = DEFAULT_MAX_PIXELS) -> str | None:
+def pixel_budget_problem(
+    width: int, height: int, *, planes: int = 1, max_pixels: int = DEFAULT_MAX_PIXELS
+) -> str | None:
     """Why an image declaring ``width`` x ``height`` (x ``planes`` frames or samples) must not be decoded, or
     None: the project's one pixel budget, asked by every decoder (files, Parquet, ``serve-baseline``, DICOM)."""
     max_pixels = _check_max_pixels(max_pixels)
@@ -161,8 +205,10 @@ def pixel_budget_problem(width: int, height: int, *, planes: int = 1, max_pixels
     total = width * height * max(1, planes)
     if total > max_pixels:
         shown = f"{width}x{height}" + (f"x{planes}" if planes > 1 else "")
-        return (f"declares {shown} = {total:,} pixels, more than the {max_pixels:,}-pixel limit (decompression bomb); "
-                f"refusing to decode (max_pixels={max_pixels})")
+        return (
+            f"declares {shown} = {total:,} pixels, more than the {max_pixels:,}-pixel limit (decompression bomb); "
+            f"refusing to decode (max_pixels={max_pixels})"
+        )
     return None
 
 
@@ -196,13 +242,17 @@ def _decode(source, name: str, max_pixels: int) -> Image.Image:
     except DataError:
         raise
     except Image.DecompressionBombError as exc:
-        raise DataError(Problem(file=name, message=f"refusing to decode (decompression bomb): {exc}")) from exc
+        raise DataError(
+            Problem(file=name, message=f"refusing to decode (decompression bomb): {exc}")
+        ) from exc
     except UnidentifiedImageError as exc:
         raise DataError(Problem(file=name, message="not a recognised image file")) from exc
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
             raise
-        raise DataError(Problem(file=name, message=f"cannot decode image (truncated or corrupt): {exc}")) from exc
+        raise DataError(
+            Problem(file=name, message=f"cannot decode image (truncated or corrupt): {exc}")
+        ) from exc
 
 
 def safe_open_image(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:
@@ -214,12 +264,16 @@ def safe_open_image(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXEL
     :class:`~medvigil.errors.DataError` naming the file.
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r:.80}")
+        raise TypeError(
+            f"path must be a str or os.PathLike, got {type(path).__name__}: {path!r:.80}"
+        )
     name = os.fspath(path)
     return _decode(io.BytesIO(read_bytes(name, name)), name, max_pixels)
 
 
-def decode_image(data: bytes, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:
+def decode_image(
+    data: bytes, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS
+) -> Image.Image:
     """:func:`safe_open_image` of encoded bytes (e.g. a Parquet image cell); ``name`` stands for the file in errors."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}")
@@ -349,7 +403,9 @@ def gaussian_blur(img: Image.Image, sigma: float) -> Image.Image:
     src = _check_image(img)
     sigma = _check_real(sigma, "sigma")
     if not math.isfinite(sigma) or sigma < 0:
-        raise ValueError(f"sigma must be finite and >= 0 (sigma=inf is the no-image condition), got {sigma}")
+        raise ValueError(
+            f"sigma must be finite and >= 0 (sigma=inf is the no-image condition), got {sigma}"
+        )
     out = _rgb(src)
     if sigma == 0:
         return out
@@ -358,7 +414,9 @@ def gaussian_blur(img: Image.Image, sigma: float) -> Image.Image:
     if radius < FFT_BLUR_MIN_RADIUS:
         from scipy import ndimage  # imported lazily: scipy costs ~0.2 s at import
 
-        blurred = ndimage.gaussian_filter(arr, sigma=(sigma, sigma, 0), truncate=BLUR_TRUNCATE, mode="mirror")
+        blurred = ndimage.gaussian_filter(
+            arr, sigma=(sigma, sigma, 0), truncate=BLUR_TRUNCATE, mode="mirror"
+        )
     else:
         blurred = _fft_gaussian(arr, sigma, radius)
     return Image.fromarray(np.clip(np.rint(blurred), 0, 255).astype(np.uint8), mode="RGB")
@@ -379,21 +437,29 @@ def _fft_gaussian(arr: np.ndarray, sigma: float, radius: int) -> np.ndarray:
     for axis in (0, 1):
         pad = [(0, 0)] * 3
         pad[axis] = (radius, radius)
-        padded = np.pad(out, pad, mode="reflect") if out.shape[axis] > 1 else np.pad(out, pad, mode="edge")
+        padded = (
+            np.pad(out, pad, mode="reflect")
+            if out.shape[axis] > 1
+            else np.pad(out, pad, mode="edge")
+        )
         shape = [1, 1, 1]
         shape[axis] = kernel.size
         out = fftconvolve(padded, kernel.reshape(shape), mode="valid", axes=axis)
     return out
 
 
-def render_variant(img: Image.Image, variant: str, bbox: Sequence[float] | None = None) -> Image.Image:
+def render_variant(
+    img: Image.Image, variant: str, bbox: Sequence[float] | None = None
+) -> Image.Image:
     """Render a published variant by name (``roi_masked``, ``roi_only``, ``lr_flip``); ROI ones need a usable ``bbox``."""
     if not isinstance(variant, str):
         raise TypeError(f"variant must be a str, got {type(variant).__name__}: {variant!r}")
     if variant == "lr_flip":
         return lr_flip(img)
     if variant not in ("roi_masked", "roi_only"):
-        raise ValueError(f"variant must be one of 'roi_masked', 'roi_only', 'lr_flip', got {variant!r}")
+        raise ValueError(
+            f"variant must be one of 'roi_masked', 'roi_only', 'lr_flip', got {variant!r}"
+        )
     if bbox is None or not roi_usable(bbox):
         raise ValueError(f"bbox must be a usable ROI box for variant {variant!r}, got {bbox!r}")
     return roi_masked(img, bbox) if variant == "roi_masked" else roi_only(img, bbox)

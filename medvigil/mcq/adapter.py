@@ -46,7 +46,16 @@ from medvigil.files.input_files import read_json
 
 ADAPTER_ENV = "MEDVIGIL_MCQ_ADAPTER"
 REQUIRED = ("image", "question", "options", "answer")
-OPTIONAL = ("id", "case", "modality", "capability", "finding", "text_only_answerable", "safe_option", "kind")
+OPTIONAL = (
+    "id",
+    "case",
+    "modality",
+    "capability",
+    "finding",
+    "text_only_answerable",
+    "safe_option",
+    "kind",
+)
 KINDS = ("original", "paraphrase")  # probe_kind values a row may take
 LETTERS = string.ascii_uppercase
 
@@ -56,17 +65,28 @@ def read_mapping(path: str | os.PathLike) -> dict[str, Any]:
     where = str(path)
 
     try:
-        spec = read_json(path, where)  # a regular file, bounded, strict JSON (DataError names the line)
+        spec = read_json(
+            path, where
+        )  # a regular file, bounded, strict JSON (DataError names the line)
     except OSError as exc:
         raise ValueError(f"{where}: not a readable JSON column mapping ({exc})") from None
-    if not isinstance(spec, dict) or not isinstance(spec.get("columns"), dict) or not spec.get("data"):
+    if (
+        not isinstance(spec, dict)
+        or not isinstance(spec.get("columns"), dict)
+        or not spec.get("data")
+    ):
         raise ValueError(f"{where}: needs 'data' and a 'columns' object")
     columns = spec["columns"]
     unknown = set(columns) - set(REQUIRED) - set(OPTIONAL)
     missing = [c for c in REQUIRED if not columns.get(c)]
     if unknown or missing:
-        raise ValueError(f"{where}: field 'columns': " + "; ".join(
-            ([f"unknown {sorted(unknown)}"] if unknown else []) + ([f"missing {missing}"] if missing else [])))
+        raise ValueError(
+            f"{where}: field 'columns': "
+            + "; ".join(
+                ([f"unknown {sorted(unknown)}"] if unknown else [])
+                + ([f"missing {missing}"] if missing else [])
+            )
+        )
     if not isinstance(spec.get("defaults", {}), dict):
         raise ValueError(f"{where}: field 'defaults' must be an object")
     base = Path(path).resolve().parent
@@ -82,11 +102,15 @@ def _load_source(spec: Mapping[str, Any]):
 
     data, split = spec["data"], spec.get("split", "test")
     folder = Path(data)
-    if folder.is_dir() and ((folder / "state.json").exists() or (folder / "dataset_dict.json").exists()):
+    if folder.is_dir() and (
+        (folder / "state.json").exists() or (folder / "dataset_dict.json").exists()
+    ):
         loaded = datasets.load_from_disk(str(folder))
         if isinstance(loaded, datasets.DatasetDict):
             if split not in loaded:
-                raise ValueError(f"{spec['_where']}: field 'split': {split!r} is not one of {sorted(loaded)}")
+                raise ValueError(
+                    f"{spec['_where']}: field 'split': {split!r} is not one of {sorted(loaded)}"
+                )
             loaded = loaded[split]
         return loaded
     return datasets.load_dataset(data, split=split)
@@ -105,8 +129,10 @@ def _letter(answer: Any, options: list[str], where: str) -> str:
         matches = [i for i, o in enumerate(options) if o.strip().lower() == text.lower()]
         if len(matches) == 1:
             return LETTERS[matches[0]]
-    raise ValueError(f"{where}: field 'answer' {answer!r} is neither a letter A-{LETTERS[k - 1]}, an index 0-{k - 1}, "
-                     "nor exactly one option's text")
+    raise ValueError(
+        f"{where}: field 'answer' {answer!r} is neither a letter A-{LETTERS[k - 1]}, an index 0-{k - 1}, "
+        "nor exactly one option's text"
+    )
 
 
 def adapt(spec: Mapping[str, Any]):
@@ -119,7 +145,9 @@ def adapt(spec: Mapping[str, Any]):
     named = [cols[c] for c in (*REQUIRED, *OPTIONAL) if c in cols and c != "options"] + option_cols
     absent = [c for c in named if c not in source.column_names]
     if absent:
-        raise ValueError(f"{where}: field 'columns' names {absent}, not in the dataset (columns: {source.column_names})")
+        raise ValueError(
+            f"{where}: field 'columns' names {absent}, not in the dataset (columns: {source.column_names})"
+        )
     name = spec.get("name") or Path(str(spec["data"])).name
 
     def value(row: Mapping[str, Any], key: str) -> Any:
@@ -131,10 +159,14 @@ def adapt(spec: Mapping[str, Any]):
 
     def convert(row: Mapping[str, Any], i: int) -> dict[str, Any]:
         here = f"{where}: row {i}"
-        options = list(row[option_cols[0]]) if len(option_cols) == 1 else [row[c] for c in option_cols]
+        options = (
+            list(row[option_cols[0]]) if len(option_cols) == 1 else [row[c] for c in option_cols]
+        )
         options = [str(o) for o in options if o is not None and str(o).strip() != ""]
         if not 2 <= len(options) <= len(LETTERS):
-            raise ValueError(f"{here}: field 'options' has {len(options)} non-empty options (need 2 to 26)")
+            raise ValueError(
+                f"{here}: field 'options' has {len(options)} non-empty options (need 2 to 26)"
+            )
         if len({o.strip().lower() for o in options}) != len(options):
             raise ValueError(f"{here}: field 'options' repeats an option text: {options!r}")
         question = value(row, "question")
@@ -145,7 +177,9 @@ def adapt(spec: Mapping[str, Any]):
         text_ok = value(row, "text_only_answerable")
         kind = text(row, "kind", "original")
         if kind not in KINDS:
-            raise ValueError(f"{here}: field 'kind' must be one of {', '.join(KINDS)}, got {kind!r}")
+            raise ValueError(
+                f"{here}: field 'kind' must be one of {', '.join(KINDS)}, got {kind!r}"
+            )
         return {
             "probe_id": probe,
             "case_id": text(row, "case", probe),
@@ -166,17 +200,34 @@ def adapt(spec: Mapping[str, Any]):
             "risk_tier": None,
         }
 
-    features = datasets.Features({
-        "probe_id": datasets.Value("string"), "case_id": datasets.Value("string"), "probe_kind": datasets.Value("string"),
-        "question": datasets.Value("string"), "options": datasets.List(datasets.Value("string")),
-        "correct_letter": datasets.Value("string"), "image": datasets.Image(), "image_file": datasets.Value("string"),
-        "image_status": datasets.Value("string"), "modality": datasets.Value("string"), "source_dataset": datasets.Value("string"),
-        "capability": datasets.Value("string"), "finding": datasets.Value("string"),
-        "text_only_answerable": datasets.Value("bool"), "laterality_dependent": datasets.Value("bool"),
-        "safe_letter": datasets.Value("string"), "risk_tier": datasets.Value("string"),
-    })
-    rows = source.map(convert, with_indices=True, remove_columns=source.column_names, features=features,
-                      desc=f"adapting {name} to multiple-choice rows")
+    features = datasets.Features(
+        {
+            "probe_id": datasets.Value("string"),
+            "case_id": datasets.Value("string"),
+            "probe_kind": datasets.Value("string"),
+            "question": datasets.Value("string"),
+            "options": datasets.List(datasets.Value("string")),
+            "correct_letter": datasets.Value("string"),
+            "image": datasets.Image(),
+            "image_file": datasets.Value("string"),
+            "image_status": datasets.Value("string"),
+            "modality": datasets.Value("string"),
+            "source_dataset": datasets.Value("string"),
+            "capability": datasets.Value("string"),
+            "finding": datasets.Value("string"),
+            "text_only_answerable": datasets.Value("bool"),
+            "laterality_dependent": datasets.Value("bool"),
+            "safe_letter": datasets.Value("string"),
+            "risk_tier": datasets.Value("string"),
+        }
+    )
+    rows = source.map(
+        convert,
+        with_indices=True,
+        remove_columns=source.column_names,
+        features=features,
+        desc=f"adapting {name} to multiple-choice rows",
+    )
     ids = rows["probe_id"]
     if len(set(ids)) != len(ids):
         dup = next(x for x in ids if ids.count(x) > 1)

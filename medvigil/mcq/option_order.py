@@ -52,7 +52,10 @@ def shuffled_order(probe_id: str, seed: int) -> str:
         raise ValueError(f"probe_id must be a non-empty string, got {probe_id!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    keys = {letter: hashlib.sha256(f"{seed}:{probe_id}:{i}".encode()).digest() for i, letter in enumerate(LETTERS)}
+    keys = {
+        letter: hashlib.sha256(f"{seed}:{probe_id}:{i}".encode()).digest()
+        for i, letter in enumerate(LETTERS)
+    }
     return "".join(sorted(LETTERS, key=keys.__getitem__))
 
 

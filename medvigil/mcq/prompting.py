@@ -59,7 +59,9 @@ def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | 
     return read_option_letter(response, len(LETTERS), case_sensitive=case_sensitive)
 
 
-_OPTION_LINE = re.compile(r"^([A-Z])[.)]\s?(.*)$")  # "A. text" (Appendix L) or "A) text" (the authors' runner)
+_OPTION_LINE = re.compile(
+    r"^([A-Z])[.)]\s?(.*)$"
+)  # "A. text" (Appendix L) or "A) text" (the authors' runner)
 
 
 def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
@@ -77,7 +79,7 @@ def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
     if not headed and not bare:
         raise ValueError("prompt has no 'Options:' line and no 'A.' option line")
     start = max(headed) if headed else bare[-1]
-    question = "\n".join(lines[:start + (0 if headed else 1)]).strip()
+    question = "\n".join(lines[: start + (0 if headed else 1)]).strip()
     # simple (non-chat) lmms-eval models receive the system text as a pre-prompt
     question = question.removeprefix(SYSTEM_PROMPT).strip()
     options: dict[str, str] = {}

@@ -16,8 +16,13 @@ from medvigil.mcq.prompting import parse_letter
 DEFAULT_MAX_RETRIES = 3  # Appendix L
 
 
-def ask_with_retries(ask: Callable[[list[int]], Sequence[str]], n: int, *, max_retries: int = DEFAULT_MAX_RETRIES,
-                     retryable: Callable[[int], bool] = lambda _i: True) -> list[list[str]]:
+def ask_with_retries(
+    ask: Callable[[list[int]], Sequence[str]],
+    n: int,
+    *,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+    retryable: Callable[[int], bool] = lambda _i: True,
+) -> list[list[str]]:
     """Return every attempt per item; the last attempt of each is the final response.
 
     ``ask(indices)`` answers the items at ``indices`` (one batch call per round). Items for
@@ -32,7 +37,9 @@ def ask_with_retries(ask: Callable[[list[int]], Sequence[str]], n: int, *, max_r
             break
         answers = list(ask(pending))
         if len(answers) != len(pending):
-            raise RuntimeError(f"retry round {round_}: asked {len(pending)} items, got {len(answers)} answers")
+            raise RuntimeError(
+                f"retry round {round_}: asked {len(pending)} items, got {len(answers)} answers"
+            )
         for i, answer in zip(pending, answers):
             attempts[i].append(answer)
         pending = [i for i in pending if retryable(i) and parse_letter(attempts[i][-1]) is None]
@@ -42,7 +49,11 @@ def ask_with_retries(ask: Callable[[list[int]], Sequence[str]], n: int, *, max_r
 def doc_key(doc: dict) -> str:
     """A stable key for one evaluated doc: its non-null scalar and text fields (lmms-eval hands
     ``process_results`` a doc whose null image column has been removed)."""
-    plain = {k: v for k, v in doc.items() if v is not None and isinstance(v, (str, int, float, bool, list, tuple))}
+    plain = {
+        k: v
+        for k, v in doc.items()
+        if v is not None and isinstance(v, (str, int, float, bool, list, tuple))
+    }
     blob = json.dumps(plain, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 

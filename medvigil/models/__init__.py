@@ -19,8 +19,13 @@ import os
 
 from medvigil.tasks import tasks_dir
 
-AVAILABLE_MODELS = {"random": "RandomBaseline", "constant": "ConstantBaseline", "blind": "BlindBaseline",
-                    "grounded": "GroundedBaseline", "retry": "RetryingLMM"}
+AVAILABLE_MODELS = {
+    "random": "RandomBaseline",
+    "constant": "ConstantBaseline",
+    "blind": "BlindBaseline",
+    "grounded": "GroundedBaseline",
+    "retry": "RetryingLMM",
+}
 PLUGIN_NAME = "medvigil"
 
 __all__ = ["AVAILABLE_MODELS", "add_task_folder_to_lmms_eval"]
@@ -36,7 +41,13 @@ def add_task_folder_to_lmms_eval() -> str:
     build = TaskManager.__init__
 
     def __init__(self, verbosity="INFO", include_path=None, *args, **kwargs):
-        paths = [] if include_path is None else [include_path] if isinstance(include_path, str) else list(include_path)
+        paths = (
+            []
+            if include_path is None
+            else [include_path]
+            if isinstance(include_path, str)
+            else list(include_path)
+        )
         if not any(os.path.realpath(p) == os.path.realpath(folder) for p in paths):
             paths.append(folder)
         build(self, verbosity, paths, *args, **kwargs)
@@ -49,4 +60,6 @@ def add_task_folder_to_lmms_eval() -> str:
 
 if PLUGIN_NAME in os.environ.get("LMMS_EVAL_PLUGINS", "").split(","):
     add_task_folder_to_lmms_eval()
-    os.environ.setdefault("LMMS_IMAGE_ENCODE_FORMAT", "JPEG")  # read by lmms_eval.protocol.ChatMessages per request
+    os.environ.setdefault(
+        "LMMS_IMAGE_ENCODE_FORMAT", "JPEG"
+    )  # read by lmms_eval.protocol.ChatMessages per request

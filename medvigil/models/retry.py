@@ -1,3 +1,5 @@
 """``--model retry`` for ``LMMS_EVAL_PLUGINS=medvigil`` (see :mod:`medvigil.models`)."""
 
-from medvigil.tasks.retrying_model import RetryingLMM as RetryingLMM  # (re-exported: lmms-eval loads it from here)
+from medvigil.tasks.retrying_model import (
+    RetryingLMM as RetryingLMM,
+)  # (re-exported: lmms-eval loads it from here)

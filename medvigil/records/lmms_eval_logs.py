@@ -19,7 +19,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import RepeatedKey, bounded_int, loads_json, no_repeated_keys, open_regular, read_json
+from medvigil.files.input_files import (
+    RepeatedKey,
+    bounded_int,
+    loads_json,
+    no_repeated_keys,
+    open_regular,
+    read_json,
+)
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems
 from medvigil.records.run_coverage import results_file, run_limit
@@ -47,8 +54,15 @@ def is_samples_file(path: Path) -> bool:
     return bool(SAMPLES.match(path.name))
 
 
-RUN_LABELS: dict[str, str] = {}  # `medvigil score --label`: path (a samples file or a run folder; "" = all) -> name
-_NAME_ARGS = ("pretrained", "model", "model_version", "model_name")  # lmms-eval model_args naming the weights
+RUN_LABELS: dict[
+    str, str
+] = {}  # `medvigil score --label`: path (a samples file or a run folder; "" = all) -> name
+_NAME_ARGS = (
+    "pretrained",
+    "model",
+    "model_version",
+    "model_name",
+)  # lmms-eval model_args naming the weights
 
 
 def run_label(samples_path: Path) -> str | None:
@@ -84,24 +98,47 @@ def model_name(samples_path: Path) -> str:
         return label
     results = results_file(samples_path)
     if not results.exists():  # anything else there (a FIFO, a device) is refused by read_json
-        raise DataError(Problem(str(samples_path), f"no {results.name} beside it to name the model", field="model"))
-    data = read_json(results, str(results), allow_non_finite=True)  # lmms-eval writes NaN for missing stderrs
+        raise DataError(
+            Problem(
+                str(samples_path), f"no {results.name} beside it to name the model", field="model"
+            )
+        )
+    data = read_json(
+        results, str(results), allow_non_finite=True
+    )  # lmms-eval writes NaN for missing stderrs
     config = data.get("config") if isinstance(data, dict) else None
     if not isinstance(config, dict):
-        raise DataError(Problem(str(results), "not an lmms-eval results file: no 'config' object", field="config"))
+        raise DataError(
+            Problem(
+                str(results), "not an lmms-eval results file: no 'config' object", field="config"
+            )
+        )
     model, args = config.get("model") or "", str(config.get("model_args") or "").strip()
     if not isinstance(model, str):
-        raise DataError(Problem(str(results), f"config.model must be a string, got {type(model).__name__}", field="config.model"))
+        raise DataError(
+            Problem(
+                str(results),
+                f"config.model must be a string, got {type(model).__name__}",
+                field="config.model",
+            )
+        )
     if not model:
         raise DataError(Problem(str(results), "config.model is empty", field="config.model"))
     return short_model_name(model, args)
 
 
 _POOLED_LENGTH = 64  # longer strings (free-text answers) are rarely repeated: not pooled
-_RECORD_START = '{"suite": '  # how json.dumps writes our tasks' records (tasks/*/utils.py: suite first)
-_FOLDS = ('"\\u0000"', '"\\u0001"')  # stand for the record and the value repeated after it: decode to "\0", "\1" (only these texts do)
+_RECORD_START = (
+    '{"suite": '  # how json.dumps writes our tasks' records (tasks/*/utils.py: suite first)
+)
+_FOLDS = (
+    '"\\u0000"',
+    '"\\u0001"',
+)  # stand for the record and the value repeated after it: decode to "\0", "\1" (only these texts do)
 _NEXT_VALUE = re.compile(r', "[^"\\]*": ')  # what json.dumps writes between two values of an object
-_UNPOOLED = json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=no_repeated_keys)  # as loads_json decodes
+_UNPOOLED = json.JSONDecoder(
+    parse_int=bounded_int, object_pairs_hook=no_repeated_keys
+)  # as loads_json decodes
 
 
 def _decoder(pool: dict[str, str]) -> json.JSONDecoder:
@@ -110,8 +147,13 @@ def _decoder(pool: dict[str, str]) -> json.JSONDecoder:
     get = pool.setdefault
 
     def pooled(pairs: list[tuple[str, object]]) -> dict:
-        out = {get(k, k): get(v, v) if type(v) is str and len(v) <= _POOLED_LENGTH else v for k, v in pairs}
-        return out if len(out) == len(pairs) else no_repeated_keys(pairs)  # (which names the key given twice)
+        out = {
+            get(k, k): get(v, v) if type(v) is str and len(v) <= _POOLED_LENGTH else v
+            for k, v in pairs
+        }
+        return (
+            out if len(out) == len(pairs) else no_repeated_keys(pairs)
+        )  # (which names the key given twice)
 
     return json.JSONDecoder(parse_int=bounded_int, object_pairs_hook=pooled)
 
@@ -140,7 +182,9 @@ def _folded(line: str, decoder: json.JSONDecoder) -> object:
     record, end = decoder.raw_decode(line, start)
     parts, at, start = _run(line, start, end, 0)
     row, rows, rest = None, [], line[at:]
-    if start >= 0 and len(parts) == 1:  # a record logged once: MedVIGIL's tasks, its scoring row under the other keys
+    if (
+        start >= 0 and len(parts) == 1
+    ):  # a record logged once: MedVIGIL's tasks, its scoring row under the other keys
         row, end = _UNPOOLED.raw_decode(line, start)
         rows, after, _ = _run(line, start, end, at)
         rows, rest = (rows, _FOLDS[1].join([*rows, line[after:]])) if len(rows) > 1 else ([], rest)
@@ -153,7 +197,9 @@ def _folded(line: str, decoder: json.JSONDecoder) -> object:
     return {**sample, **dict.fromkeys(keys, record), **dict.fromkeys(row_keys, row)}
 
 
-def _by_lines(path: Path, file: str, name: str, decoder: json.JSONDecoder) -> tuple[list[dict], list[Problem]]:
+def _by_lines(
+    path: Path, file: str, name: str, decoder: json.JSONDecoder
+) -> tuple[list[dict], list[Problem]]:
     """One file's records read a line at a time, and every problem of its lines."""
     found: list[dict] = []
     lines: list[int] = []
@@ -165,26 +211,51 @@ def _by_lines(path: Path, file: str, name: str, decoder: json.JSONDecoder) -> tu
             try:
                 line = data.decode("utf-8")
             except UnicodeDecodeError as exc:
-                bad.append(Problem(file, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} (line {line_no})", row=line_no))
+                bad.append(
+                    Problem(
+                        file,
+                        f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} (line {line_no})",
+                        row=line_no,
+                    )
+                )
                 continue
             if line.isspace() or not line:
                 continue
             try:
                 sample = _folded(line, decoder)
-            except (ValueError, RepeatedKey, RecursionError):  # loads_json names the problem (lmms-eval's NaNs allowed)
+            except (
+                ValueError,
+                RepeatedKey,
+                RecursionError,
+            ):  # loads_json names the problem (lmms-eval's NaNs allowed)
                 try:
-                    sample = loads_json(line, file, row=line_no, allow_non_finite=True, object_pairs_hook=no_repeated_keys)
+                    sample = loads_json(
+                        line,
+                        file,
+                        row=line_no,
+                        allow_non_finite=True,
+                        object_pairs_hook=no_repeated_keys,
+                    )
                 except DataError as exc:
                     bad.extend(exc.problems)
                     continue
             record = _record_of(sample)
             if record is None:
-                bad.append(Problem(file, "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?", row=line_no, field=RECORD_KEY))
+                bad.append(
+                    Problem(
+                        file,
+                        "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?",
+                        row=line_no,
+                        field=RECORD_KEY,
+                    )
+                )
                 continue
             record["model"] = name
             found.append(record)
             lines.append(line_no)
-    checked = problems_for_records("probe_record", found, file, lines) + extras_problems(found, file, lines)
+    checked = problems_for_records("probe_record", found, file, lines) + extras_problems(
+        found, file, lines
+    )
     return found, sorted(bad + checked, key=lambda p: p.row or 0)  # every problem in line order
 
 

@@ -14,9 +14,18 @@ REQUIRED_IDENTITY = ("probe_id", "case_id", "probe_kind")
 OPTIONAL_IDENTITY = ("risk_tier", "source_dataset", "modality", "text_only_answerable")
 
 
-def probe_record(suite: str, doc: Mapping[str, Any], *, condition: str, predicted_letter: str | None,
-                 raw_response: str | None, extra: dict, correct_letter: str | None = None, retries: int = 0,
-                 **identity: Any) -> dict[str, Any]:
+def probe_record(
+    suite: str,
+    doc: Mapping[str, Any],
+    *,
+    condition: str,
+    predicted_letter: str | None,
+    raw_response: str | None,
+    extra: dict,
+    correct_letter: str | None = None,
+    retries: int = 0,
+    **identity: Any,
+) -> dict[str, Any]:
     """The record of one answered doc, in the schema's field order.
 
     The probe's identity (probe_id, case_id, probe_kind, risk_tier, source_dataset, modality,
@@ -34,7 +43,12 @@ def probe_record(suite: str, doc: Mapping[str, Any], *, condition: str, predicte
         record[name] = identity[name] if name in identity else doc.get(name)
     if "category" in identity:
         record["category"] = identity["category"]
-    record.update(correct_letter=doc["correct_letter"] if correct_letter is None else correct_letter,
-                  predicted_letter=predicted_letter, parse_status="ok" if predicted_letter is not None else "parse_failure",
-                  raw_response=raw_response, retries=retries, extra=extra)
+    record.update(
+        correct_letter=doc["correct_letter"] if correct_letter is None else correct_letter,
+        predicted_letter=predicted_letter,
+        parse_status="ok" if predicted_letter is not None else "parse_failure",
+        raw_response=raw_response,
+        retries=retries,
+        extra=extra,
+    )
     return record

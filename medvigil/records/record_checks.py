@@ -24,7 +24,9 @@ def _is_int(value: Any) -> bool:
 
 def is_number(value: Any) -> bool:
     """A finite JSON number: an int (never a bool) or a finite float."""
-    return _is_int(value) or (isinstance(value, float) and math.isfinite(value))  # every int is finite
+    return _is_int(value) or (
+        isinstance(value, float) and math.isfinite(value)
+    )  # every int is finite
 
 
 def _letters_or_null(votes: list) -> bool:
@@ -38,17 +40,28 @@ def _letters_or_null(votes: list) -> bool:
 def _medqdeg(extra: Mapping[str, Any]) -> list[tuple[str, str]]:
     bad = []
     votes = extra.get("votes")
-    if "votes" in extra and (not isinstance(votes, list) or not votes or not _letters_or_null(votes)):
-        bad.append(("votes", f"must be a non-empty list of answer letters A-Z or null, got {votes!r:.80}"))
+    if "votes" in extra and (
+        not isinstance(votes, list) or not votes or not _letters_or_null(votes)
+    ):
+        bad.append(
+            ("votes", f"must be a non-empty list of answer letters A-Z or null, got {votes!r:.80}")
+        )
     k = extra.get("n_options")
     if "n_options" in extra and not (_is_int(k) and 2 <= k <= 26):
         bad.append(("n_options", f"must be an integer number of options 2..26, got {k!r:.40}"))
     if "severity" in extra:
         sev = extra["severity"]
         level = sev[1:] if isinstance(sev, str) and sev[:1] in "lL" else sev
-        if not ((_is_int(level) and 0 <= level <= 2) or (isinstance(level, str) and level in ("0", "1", "2"))):
-            bad.append(("severity", f"must be a severity level 0, 1 or 2 (or 'L0'..'L2'), got {sev!r:.40}"))
-    if "degradation" in extra and not (extra["degradation"] is None or isinstance(extra["degradation"], str)):
+        if not (
+            (_is_int(level) and 0 <= level <= 2)
+            or (isinstance(level, str) and level in ("0", "1", "2"))
+        ):
+            bad.append(
+                ("severity", f"must be a severity level 0, 1 or 2 (or 'L0'..'L2'), got {sev!r:.40}")
+            )
+    if "degradation" in extra and not (
+        extra["degradation"] is None or isinstance(extra["degradation"], str)
+    ):
         bad.append(("degradation", f"must be a degradation name, got {extra['degradation']!r:.40}"))
     return bad
 
@@ -57,7 +70,9 @@ def _mediconfusion(extra: Mapping[str, Any]) -> list[tuple[str, str]]:
     bad = []
     votes = extra.get("votes")
     if "votes" in extra:
-        if not isinstance(votes, Mapping) or not all(is_number(v) and v >= 0 for v in votes.values()):
+        if not isinstance(votes, Mapping) or not all(
+            is_number(v) and v >= 0 for v in votes.values()
+        ):
             bad.append(("votes", f"must map options to vote counts >= 0, got {votes!r:.80}"))
     margin = extra.get("margin")
     if "margin" in extra and not (is_number(margin) and margin >= 0):
@@ -80,13 +95,22 @@ def _readiness(extra: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 CHECKS: dict[str, Callable[[Mapping[str, Any]], list[tuple[str, str]]]] = {
-    "medqdeg": _medqdeg, "mediconfusion": _mediconfusion, "cbd": _cbd, "readiness": _readiness,
+    "medqdeg": _medqdeg,
+    "mediconfusion": _mediconfusion,
+    "cbd": _cbd,
+    "readiness": _readiness,
 }
 
 
-def extras_problems(records: Iterable[Mapping[str, Any]], file: str, rows: Iterable[int | None]) -> list[Problem]:
+def extras_problems(
+    records: Iterable[Mapping[str, Any]], file: str, rows: Iterable[int | None]
+) -> list[Problem]:
     """:func:`extra_problems` of every record (``rows`` their line numbers), in order."""
-    return [problem for record, row in zip(records, rows) for problem in extra_problems(record, file, row)]
+    return [
+        problem
+        for record, row in zip(records, rows)
+        for problem in extra_problems(record, file, row)
+    ]
 
 
 def extra_problems(record: Mapping[str, Any], file: str, row: int | None = None) -> list[Problem]:
@@ -95,7 +119,9 @@ def extra_problems(record: Mapping[str, Any], file: str, row: int | None = None)
     if extra is None:
         return []
     if not isinstance(extra, Mapping):
-        return [Problem(file, f"must be an object, got {type(extra).__name__}", row=row, field="extra")]
+        return [
+            Problem(file, f"must be an object, got {type(extra).__name__}", row=row, field="extra")
+        ]
     check = CHECKS.get(str(record.get("suite")))
     found = check(extra) if check else []
     return [Problem(file, message, row=row, field=f"extra.{field}") for field, message in found]

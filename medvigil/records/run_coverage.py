@@ -38,7 +38,9 @@ def run_results(samples_path: Path) -> dict | None:
     path = results_file(samples_path)
     if not path.is_file():
         return None
-    data = read_json(path, str(path), allow_non_finite=True)  # lmms-eval writes NaN for missing stderrs
+    data = read_json(
+        path, str(path), allow_non_finite=True
+    )  # lmms-eval writes NaN for missing stderrs
     return data if isinstance(data, dict) else None
 
 
@@ -137,15 +139,24 @@ def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int
     except (DataNotFoundError, DataError, OSError, ValueError) as exc:
         return None, f"{source}: {exc}"
     columns = getattr(docs, "column_names", None)  # a datasets.Dataset, else a list of dicts
-    if not ("case_id" in columns if columns is not None else all(isinstance(d, dict) and "case_id" in d for d in docs)):
+    if not (
+        "case_id" in columns
+        if columns is not None
+        else all(isinstance(d, dict) and "case_id" in d for d in docs)
+    ):
         return None, f"{source}: the docs of {task} carry no case_id"
     cases = docs.unique("case_id") if columns is not None else {d["case_id"] for d in docs}
     if isinstance(probes, int) and len(docs) != probes:
-        return None, f"{source}: its {task} has {len(docs)} docs, the run had {probes} (not the build the run used)"
+        return (
+            None,
+            f"{source}: its {task} has {len(docs)} docs, the run had {probes} (not the build the run used)",
+        )
     return len({str(c) for c in cases}), source
 
 
-def run_coverage(paths: Iterable[str | Path], prefix: str = "", release: str | None = None) -> dict[str, Any] | None:
+def run_coverage(
+    paths: Iterable[str | Path], prefix: str = "", release: str | None = None
+) -> dict[str, Any] | None:
     """Per task of a limited run among ``paths``: the limit, probes asked of the task's probes and
     the cases they belong to, of the task's cases when the build the run used is at hand
     (:func:`total_cases`: ``release`` preferred, else ``MEDVIGIL_DATA``); None when no file comes
@@ -163,23 +174,40 @@ def run_coverage(paths: Iterable[str | Path], prefix: str = "", release: str | N
         counts = (data.get("n-samples") or {}).get(task) or {}
         cases = _case_ids(path)
         if task not in totals:
-            totals[task] = total_cases(task, counts.get("original"), release) if cases else (None, "no case ids")
+            totals[task] = (
+                total_cases(task, counts.get("original"), release)
+                if cases
+                else (None, "no case ids")
+            )
         total, source = totals[task]
-        entry = {"file": str(path), "limit": limit, "probes": counts.get("effective"), "of": counts.get("original"),
-                 "cases": len(cases)}
+        entry = {
+            "file": str(path),
+            "limit": limit,
+            "probes": counts.get("effective"),
+            "of": counts.get("original"),
+            "cases": len(cases),
+        }
         if total is not None and len(cases) <= total:
             entry |= {"cases_of": total, "cases_of_source": source}
         else:
-            entry["cases_of_unknown"] = source if total is None else f"{source}: {total} cases, fewer than the run's"
+            entry["cases_of_unknown"] = (
+                source if total is None else f"{source}: {total} cases, fewer than the run's"
+            )
         tasks[f"{task} ({model_name(path)})" if task in tasks else task] = entry
     if not tasks:
         return None
     limits = sorted({_number(t["limit"]) for t in tasks.values()})
-    parts = [f"{task} {t['probes']} of {t['of']} probes, {t['cases']} of {t['cases_of']} cases" if "cases_of" in t else
-             f"{task} {t['probes']} of {t['of']} probes ({t['cases']} case{'' if t['cases'] == 1 else 's'})"
-             for task, t in tasks.items()]
-    statement = (f"partial run (lmms-eval --limit {', '.join(limits)}): " + "; ".join(parts)
-                 + "; units the limit cut (a circular group, a case's arms, a pair) are left out")
+    parts = [
+        f"{task} {t['probes']} of {t['of']} probes, {t['cases']} of {t['cases_of']} cases"
+        if "cases_of" in t
+        else f"{task} {t['probes']} of {t['of']} probes ({t['cases']} case{'' if t['cases'] == 1 else 's'})"
+        for task, t in tasks.items()
+    ]
+    statement = (
+        f"partial run (lmms-eval --limit {', '.join(limits)}): "
+        + "; ".join(parts)
+        + "; units the limit cut (a circular group, a case's arms, a pair) are left out"
+    )
     return {"partial": True, "statement": statement, "tasks": tasks}
 
 

@@ -22,14 +22,23 @@ def refuse_duplicate_runs(paths: Iterable[str | Path], prefix: str = "") -> None
     for path in samples_files(paths, prefix):
         match = lmms_eval_logs.SAMPLES.match(path.name)
         run = (path.parent.resolve(), match.group("stamp"))
-        if lmms_eval_logs.run_label(path) is None and not (path.parent / f"{run[1]}_results.json").is_file():
+        if (
+            lmms_eval_logs.run_label(path) is None
+            and not (path.parent / f"{run[1]}_results.json").is_file()
+        ):
             continue  # the reader says what is missing
         model, task = lmms_eval_logs.model_name(path), match.group("task")
         first = seen.setdefault((model, task), (path, str(run)))
         if first[1] != str(run):
-            problems.append(Problem(str(path), f"a second run of model {model!r} on task {task}: {first[0]} is another; "
-                                               "score the runs in separate calls or name them apart with "
-                                               "--label FILE_OR_FOLDER=NAME", field="model"))
+            problems.append(
+                Problem(
+                    str(path),
+                    f"a second run of model {model!r} on task {task}: {first[0]} is another; "
+                    "score the runs in separate calls or name them apart with "
+                    "--label FILE_OR_FOLDER=NAME",
+                    field="model",
+                )
+            )
     if problems:
         raise DataError(problems)
 
@@ -48,7 +57,9 @@ def labelled(labels: Iterable[str]):
         elif not sep:
             where, name = "", value
         if not name.strip() or not (where or name == value):
-            raise ValueError(f"--label must be NAME or PATH=NAME with a non-empty NAME, got {value!r}")
+            raise ValueError(
+                f"--label must be NAME or PATH=NAME with a non-empty NAME, got {value!r}"
+            )
         mapping[where] = name.strip()
     saved, lmms_eval_logs.RUN_LABELS = lmms_eval_logs.RUN_LABELS, mapping
     try:

@@ -25,7 +25,9 @@ MISSING = object()
 
 
 def _is_integer(v: Any) -> bool:
-    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+    return (isinstance(v, int) and not isinstance(v, bool)) or (
+        isinstance(v, float) and v.is_integer()
+    )
 
 
 def _is_number(v: Any) -> bool:
@@ -51,9 +53,12 @@ def _same(a: Any, b: Any) -> bool:
 
 
 _BOUNDS = {  # keyword -> (values it applies to, their measure, comparison with the bound)
-    "minLength": (lambda v: isinstance(v, str), len, ge), "maxLength": (lambda v: isinstance(v, str), len, le),
-    "minItems": (lambda v: isinstance(v, list), len, ge), "maxItems": (lambda v: isinstance(v, list), len, le),
-    "minimum": (_is_number, lambda v: v, ge), "maximum": (_is_number, lambda v: v, le),
+    "minLength": (lambda v: isinstance(v, str), len, ge),
+    "maxLength": (lambda v: isinstance(v, str), len, le),
+    "minItems": (lambda v: isinstance(v, list), len, ge),
+    "maxItems": (lambda v: isinstance(v, list), len, le),
+    "minimum": (_is_number, lambda v: v, ge),
+    "maximum": (_is_number, lambda v: v, le),
 }
 
 
@@ -73,7 +78,13 @@ def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
             names = [value] if isinstance(value, str) else list(value)
             if not all(n in JSON_TYPES for n in names):
                 return None
-            simple = {"string": str, "boolean": bool, "null": type(None), "array": list, "object": dict}
+            simple = {
+                "string": str,
+                "boolean": bool,
+                "null": type(None),
+                "array": list,
+                "object": dict,
+            }
             if all(n in simple for n in names):
                 classes = tuple(simple[n] for n in names)
                 checks.append(lambda v, classes=classes: isinstance(v, classes))
@@ -85,7 +96,9 @@ def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
             checks.append(lambda v, allowed=allowed: any(_same(v, a) for a in allowed))
         elif key == "pattern":
             regex = re.compile(value)
-            checks.append(lambda v, regex=regex: not isinstance(v, str) or regex.search(v) is not None)
+            checks.append(
+                lambda v, regex=regex: not isinstance(v, str) or regex.search(v) is not None
+            )
         elif key in _BOUNDS:
             kind, size, compare = _BOUNDS[key]
             checks.append(lambda v, b=value, k=kind, s=size, c=compare: not k(v) or c(s(v), b))
@@ -101,7 +114,9 @@ def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
             checks.append(_one_of(options))
         elif key == "required":
             names = frozenset(value)
-            checks.append(lambda v, names=names: not isinstance(v, dict) or names.issubset(v.keys()))
+            checks.append(
+                lambda v, names=names: not isinstance(v, dict) or names.issubset(v.keys())
+            )
         elif key == "properties":
             props = tuple((name, compile_predicate(sub)) for name, sub in value.items())
             if any(p is None for _, p in props):
@@ -114,7 +129,11 @@ def compile_predicate(schema: Any) -> Callable[[Any], bool] | None:
         elif key in ("then", "else"):
             continue  # compiled with "if"
         elif key == "if":
-            cond, then, other = compile_predicate(value), compile_predicate(schema.get("then", True)), compile_predicate(schema.get("else", True))
+            cond, then, other = (
+                compile_predicate(value),
+                compile_predicate(schema.get("then", True)),
+                compile_predicate(schema.get("else", True)),
+            )
             if cond is None or then is None or other is None:
                 return None
             checks.append(lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v))
@@ -142,8 +161,12 @@ def _one_of(options: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
     return lambda v: sum(option(v) for option in options) == 1
 
 
-def _properties_check(props: tuple[tuple[str, Callable[[Any], bool]], ...]) -> Callable[[Any], bool]:
-    return lambda v: not isinstance(v, dict) or all(one(v[name]) for name, one in props if name in v)
+def _properties_check(
+    props: tuple[tuple[str, Callable[[Any], bool]], ...],
+) -> Callable[[Any], bool]:
+    return lambda v: (
+        not isinstance(v, dict) or all(one(v[name]) for name, one in props if name in v)
+    )
 
 
 @cache
@@ -152,15 +175,33 @@ def predicate(name: str) -> Callable[[Any], bool] | None:
     return compile_predicate(load_schema(name))
 
 
-_PY_TYPES = {"string": (str,), "boolean": (bool,), "null": (type(None),), "object": (dict,), "array": (list,),
-             "integer": (int,), "number": (int, float)}  # a float 'integer' (1.0) is judged value by value
+_PY_TYPES = {
+    "string": (str,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "object": (dict,),
+    "array": (list,),
+    "integer": (int,),
+    "number": (int, float),
+}  # a float 'integer' (1.0) is judged value by value
 _VALUE_KEYWORDS = {"enum", "pattern", "minLength", "maxLength", "minimum", "maximum"}
 _NUMERIC_TYPES = {bool, int, float}
-_DISTINCT_TYPES = {str, type(None), object, *_NUMERIC_TYPES}  # hashable; object: the type of MISSING
+_DISTINCT_TYPES = {
+    str,
+    type(None),
+    object,
+    *_NUMERIC_TYPES,
+}  # hashable; object: the type of MISSING
 
 
-_BOUND_ATTRIBUTES = {"minLength": "min_len", "maxLength": "max_len", "minimum": "minimum", "maximum": "maximum",
-                     "minItems": "min_items", "maxItems": "max_items"}
+_BOUND_ATTRIBUTES = {
+    "minLength": "min_len",
+    "maxLength": "max_len",
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+}
 
 
 class _Property:
@@ -168,7 +209,9 @@ class _Property:
 
     def __init__(self, schema: dict):
         self.ok: Callable[[Any], bool] = compile_predicate(schema)  # the full rules, value by value
-        self.types: frozenset[type] | None = None  # Python types the `type` keyword accepts outright
+        self.types: frozenset[type] | None = (
+            None  # Python types the `type` keyword accepts outright
+        )
         self.enum = self.pattern = self.min_len = self.max_len = self.minimum = self.maximum = None
         self.items: _Property | None = None
         self.min_items = self.max_items = None
@@ -193,8 +236,14 @@ class _Property:
                     known.add(key)
             elif key == "oneOf" and set(schema) - _ANNOTATIONS == {"oneOf"}:
                 branches = [_Property(b) if isinstance(b, dict) else None for b in value]
-                types = [b.types for b in branches if b is not None and not b.nested and b.types is not None]
-                if len(types) == len(branches) and sum(map(len, types)) == len(frozenset().union(*types)):
+                types = [
+                    b.types
+                    for b in branches
+                    if b is not None and not b.nested and b.types is not None
+                ]
+                if len(types) == len(branches) and sum(map(len, types)) == len(
+                    frozenset().union(*types)
+                ):
                     self.branches = branches  # a value can only pass the branch of its type
                     known.add(key)
         self.has_values = any(key in _VALUE_KEYWORDS for key in schema)
@@ -204,7 +253,9 @@ class _Property:
 
     @staticmethod
     def supports(schema: Any) -> bool:
-        return schema is True or (isinstance(schema, dict) and compile_predicate(schema) is not None)
+        return schema is True or (
+            isinstance(schema, dict) and compile_predicate(schema) is not None
+        )
 
     def column_ok(self, column: Sequence[Any], types: set[type] | None = None) -> bool:
         """True when every present value passes; False means: look value by value. ``types``: the
@@ -221,9 +272,19 @@ class _Property:
             return types == {list} and self.enum is None and self._arrays_ok(arrays)
         if not self.has_values:
             return True
-        if (bool in types and len(types & {int, float}) > 0) or not types <= {str, bool, int, float, type(None)}:
+        if (bool in types and len(types & {int, float}) > 0) or not types <= {
+            str,
+            bool,
+            int,
+            float,
+            type(None),
+        }:
             return False  # 1 == True in a set; unhashable values: judge each
-        if missing or not types <= {str} or (self.enum, self.pattern, self.minimum, self.maximum) != (None,) * 4:
+        if (
+            missing
+            or not types <= {str}
+            or (self.enum, self.pattern, self.minimum, self.maximum) != (None,) * 4
+        ):
             distinct = set(column)
             distinct.discard(MISSING)
         else:
@@ -237,7 +298,11 @@ class _Property:
             return False
         if strings and self.max_len is not None and max(map(len, strings)) > self.max_len:
             return False
-        numbers = [v for v in distinct if _is_number(v)] if (self.minimum, self.maximum) != (None, None) else []
+        numbers = (
+            [v for v in distinct if _is_number(v)]
+            if (self.minimum, self.maximum) != (None, None)
+            else []
+        )
         if numbers and self.minimum is not None and min(numbers) < self.minimum:
             return False
         return not (numbers and self.maximum is not None and max(numbers) > self.maximum)
@@ -257,7 +322,11 @@ class _Property:
             mine = types & branch.types
             if not mine or not (branch.has_values or branch.arrays):
                 continue  # its values pass on their type
-            part = column if mine == types and not missing else list(compress(column, map(mine.__contains__, map(type, column))))
+            part = (
+                column
+                if mine == types and not missing
+                else list(compress(column, map(mine.__contains__, map(type, column))))
+            )
             if not branch.column_ok(part, mine):
                 return False
         return True
@@ -268,7 +337,9 @@ class _Property:
         types = set(map(type, column)) if types is None else types
         if self.column_ok(column, types):
             return []
-        if types <= _DISTINCT_TYPES and len(types & _NUMERIC_TYPES) <= 1:  # 1 == 1.0 == True in a set
+        if (
+            types <= _DISTINCT_TYPES and len(types & _NUMERIC_TYPES) <= 1
+        ):  # 1 == 1.0 == True in a set
             refused = {v for v in set(column) if v is not MISSING and not self.ok(v)}
             return [i for i, v in enumerate(column) if v in refused] if refused else []
         return [i for i, v in enumerate(column) if v is not MISSING and not self.ok(v)]
@@ -277,8 +348,13 @@ class _Property:
 class ColumnChecker:
     """The compiled form of an object schema: key-set rules plus the rules of each property."""
 
-    def __init__(self, required: Sequence[str], properties: dict[str, _Property], closed: bool,
-                 required_when: tuple[str, Any, frozenset[str]] | None = None):
+    def __init__(
+        self,
+        required: Sequence[str],
+        properties: dict[str, _Property],
+        closed: bool,
+        required_when: tuple[str, Any, frozenset[str]] | None = None,
+    ):
         self.required = frozenset(required)
         self.properties = properties
         self.closed = closed  # additionalProperties: false
@@ -289,8 +365,11 @@ class ColumnChecker:
         if self.required_when is None:
             return []
         key, value, needed = self.required_when
-        return [i for i, r in enumerate(rows)
-                if _same(r.get(key, MISSING), value) and not needed <= r.keys()]
+        return [
+            i
+            for i, r in enumerate(rows)
+            if _same(r.get(key, MISSING), value) and not needed <= r.keys()
+        ]
 
     def _keys_ok(self, keys: tuple) -> bool:
         present = set(keys)
@@ -310,12 +389,24 @@ class ColumnChecker:
         if len(shapes) > _FEW_SHAPES:  # records of many shapes: the rules property by property
             bad.update(i for i, k in enumerate(keys) if not self._keys_ok(k))
             bad.update(self._conditions_refused(rows))
-            bad.update(i for name, prop in self.properties.items() for i in prop.refused([r.get(name, MISSING) for r in rows]))
+            bad.update(
+                i
+                for name, prop in self.properties.items()
+                for i in prop.refused([r.get(name, MISSING) for r in rows])
+            )
             return sorted(bad)
-        for shape in shapes:  # a few writers' key sets (say, answered and failed calls): each judged as columns
-            where = range(len(rows)) if len(shapes) == 1 else [i for i, k in enumerate(keys) if k == shape]
+        for shape in (
+            shapes
+        ):  # a few writers' key sets (say, answered and failed calls): each judged as columns
+            where = (
+                range(len(rows))
+                if len(shapes) == 1
+                else [i for i, k in enumerate(keys) if k == shape]
+            )
             part = rows if len(shapes) == 1 else [rows[i] for i in where]
-            columns = {name: list(map(itemgetter(name), part)) for name in self.properties if name in shape}
+            columns = {
+                name: list(map(itemgetter(name), part)) for name in self.properties if name in shape
+            }
             bad.update(where[j] for j in self.invalid_in_columns(columns, len(part), keys=shape))
         return sorted(bad)
 
@@ -325,8 +416,11 @@ class ColumnChecker:
         names = self.properties.keys() | self.required
         if self.required_when is not None:
             names |= {self.required_when[0], *self.required_when[2]}
-        return {name: list(map(dict.get, rows, repeat(name), repeat(MISSING))) for name in names
-                if any(map(dict.__contains__, rows, repeat(name)))}
+        return {
+            name: list(map(dict.get, rows, repeat(name), repeat(MISSING)))
+            for name in names
+            if any(map(dict.__contains__, rows, repeat(name)))
+        }
 
     def invalid_in_open_columns(self, columns: dict[str, list], n: int) -> list[int]:
         """:meth:`invalid_rows` of ``n`` dicts for a schema open to other keys, given as
@@ -338,16 +432,30 @@ class ColumnChecker:
                 bad.update(compress(range(n), map(is_, columns[name], repeat(MISSING))))
         if self.required_when is not None and self.required_when[0] in columns:
             key, value, needed = self.required_when
-            without = set(range(n)) if needed - columns.keys() else set().union(
-                *(compress(range(n), map(is_, columns[k], repeat(MISSING))) for k in needed if object in types[k]))
+            without = (
+                set(range(n))
+                if needed - columns.keys()
+                else set().union(
+                    *(
+                        compress(range(n), map(is_, columns[k], repeat(MISSING)))
+                        for k in needed
+                        if object in types[k]
+                    )
+                )
+            )
             bad.update(i for i in without if _same(columns[key][i], value))
         for name, prop in self.properties.items():
             if name in columns:
                 bad.update(prop.refused(columns[name], types[name]))
         return sorted(bad)
 
-    def invalid_in_columns(self, columns: dict[str, Sequence[Any]], n: int, text: Collection[str] = (),
-                           keys: Collection[str] | None = None) -> list[int]:
+    def invalid_in_columns(
+        self,
+        columns: dict[str, Sequence[Any]],
+        n: int,
+        text: Collection[str] = (),
+        keys: Collection[str] | None = None,
+    ) -> list[int]:
         """:meth:`invalid_rows` of ``n`` records given as columns: every record has exactly the keys
         ``keys`` (default: those of ``columns``), and ``columns[key][i]`` is record i's value (every
         property among ``keys`` has its column); the columns named in ``text`` hold strings only."""
@@ -371,7 +479,14 @@ def compile_schema(schema: Any) -> ColumnChecker | None:
     """A :class:`ColumnChecker` for an object schema within the supported subset, else None."""
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return None
-    allowed = _ANNOTATIONS | {"type", "required", "properties", "additionalProperties", "if", "then"}
+    allowed = _ANNOTATIONS | {
+        "type",
+        "required",
+        "properties",
+        "additionalProperties",
+        "if",
+        "then",
+    }
     if set(schema) - allowed or schema.get("additionalProperties", True) not in (True, False):
         return None
     subs = schema.get("properties") or {}
@@ -382,9 +497,15 @@ def compile_schema(schema: Any) -> ColumnChecker | None:
         required_when = _required_when(schema.get("if"), schema.get("then"))
         if required_when is None:
             return None
-    properties = {name: _Property(sub if isinstance(sub, dict) else {}) for name, sub in subs.items()}
-    return ColumnChecker(schema.get("required", ()), properties, schema.get("additionalProperties", True) is False,
-                         required_when)
+    properties = {
+        name: _Property(sub if isinstance(sub, dict) else {}) for name, sub in subs.items()
+    }
+    return ColumnChecker(
+        schema.get("required", ()),
+        properties,
+        schema.get("additionalProperties", True) is False,
+        required_when,
+    )
 
 
 def _required_when(condition: Any, then: Any) -> tuple[str, Any, frozenset[str]] | None:
@@ -393,7 +514,11 @@ def _required_when(condition: Any, then: Any) -> tuple[str, Any, frozenset[str]]
     if not (isinstance(condition, dict) and isinstance(then, dict) and set(then) == {"required"}):
         return None
     props = condition.get("properties")
-    if set(condition) != {"properties", "required"} or not isinstance(props, dict) or len(props) != 1:
+    if (
+        set(condition) != {"properties", "required"}
+        or not isinstance(props, dict)
+        or len(props) != 1
+    ):
         return None
     ((key, rule),) = props.items()
     if condition["required"] != [key] or not isinstance(rule, dict) or set(rule) != {"const"}:

@@ -41,10 +41,15 @@ def _field_of(error: "jsonschema.ValidationError") -> str | None:
 def problems_for(name: str, record: Any, file: str, row: int | None = None) -> list[Problem]:
     """Validate one record against schema ``name``; return the problems (maybe empty)."""
     errors = sorted(validator(name).iter_errors(record), key=lambda e: list(e.absolute_path))
-    return [Problem(file=file, row=row, field=_field_of(error), message=error.message) for error in errors]
+    return [
+        Problem(file=file, row=row, field=_field_of(error), message=error.message)
+        for error in errors
+    ]
 
 
-def problems_for_records(name: str, records: Sequence[Any], file: str, rows: Sequence[int] | None = None) -> list[Problem]:
+def problems_for_records(
+    name: str, records: Sequence[Any], file: str, rows: Sequence[int] | None = None
+) -> list[Problem]:
     """Validate many records against schema ``name``: in bulk, then one by one only the
     records that failed, to name their fields. ``rows`` gives each record's row (line)
     number for the messages (default: 1, 2, ...). Same problems as :func:`problems_for`

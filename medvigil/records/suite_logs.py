@@ -36,15 +36,27 @@ def find_samples(paths: Iterable[str | Path], suite: str, task_pattern: str) -> 
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*_samples_*.jsonl") if pattern.fullmatch(task_of(p) or ""))
+            found = sorted(
+                p for p in path.rglob("*_samples_*.jsonl") if pattern.fullmatch(task_of(p) or "")
+            )
             if not found:
-                raise DataError(Problem(str(path), f"no lmms-eval samples files of the {suite} tasks under this folder"))
+                raise DataError(
+                    Problem(
+                        str(path),
+                        f"no lmms-eval samples files of the {suite} tasks under this folder",
+                    )
+                )
             files += found
         elif path.is_file() and pattern.fullmatch(task_of(path) or ""):
             files.append(path)
         elif path.is_file():
-            raise DataError(Problem(str(path), f"not an lmms-eval samples file of a {suite} task (*_samples_<task>.jsonl, "
-                                               f"task matching {task_pattern})"))
+            raise DataError(
+                Problem(
+                    str(path),
+                    f"not an lmms-eval samples file of a {suite} task (*_samples_<task>.jsonl, "
+                    f"task matching {task_pattern})",
+                )
+            )
         elif path.exists():  # a FIFO, device or socket (perhaps through a symbolic link)
             raise DataError(Problem(str(path), "not a regular file or folder; refusing to read it"))
         else:
@@ -68,13 +80,26 @@ def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key
         file = str(path)
         for row, record in enumerate(read_samples([path]), start=1):
             if record.get("suite") != suite:
-                problems.append(Problem(file, f"record of suite {record.get('suite')!r}, not {suite!r}", row=row, field="suite"))
+                problems.append(
+                    Problem(
+                        file,
+                        f"record of suite {record.get('suite')!r}, not {suite!r}",
+                        row=row,
+                        field="suite",
+                    )
+                )
                 continue
             k = key(record)
             if k in seen:
-                problems.append(Problem(file, f"probe {record['probe_id']!r} of model {record['model']!r} under condition "
-                                              f"{record.get('condition')!r} is also in {seen[k]}; pass one run per model",
-                                        row=row, field="probe_id"))
+                problems.append(
+                    Problem(
+                        file,
+                        f"probe {record['probe_id']!r} of model {record['model']!r} under condition "
+                        f"{record.get('condition')!r} is also in {seen[k]}; pass one run per model",
+                        row=row,
+                        field="probe_id",
+                    )
+                )
                 continue
             seen[k] = file
             records.append(record)
@@ -83,8 +108,14 @@ def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key
     return records
 
 
-def score_logs(suite: str, files: list[Path], skipped: list[dict[str, str]], score: Callable[[list[dict]], dict],
-               options: Mapping[str, Any], key: RecordKey = probe_key) -> dict[str, Any]:
+def score_logs(
+    suite: str,
+    files: list[Path],
+    skipped: list[dict[str, str]],
+    score: Callable[[list[dict]], dict],
+    options: Mapping[str, Any],
+    key: RecordKey = probe_key,
+) -> dict[str, Any]:
     """Read ``files`` and score their records with ``score``: the stress suites' result shape
     (files read, files skipped with the reason, record count, options, then the scores)."""
     records = read_suite_records(files, suite, key)
@@ -95,8 +126,16 @@ def score_logs(suite: str, files: list[Path], skipped: list[dict[str, str]], sco
             raise
         # the scoring cores name the record and field; the files are named here
         raise DataError(Problem(", ".join(map(str, files)), f"cannot score: {exc}")) from None
-    return finite({"suite": suite, "files": [str(p) for p in files], "skipped_files": skipped,
-                   "n_records": len(records), "options": dict(options), **scores})
+    return finite(
+        {
+            "suite": suite,
+            "files": [str(p) for p in files],
+            "skipped_files": skipped,
+            "n_records": len(records),
+            "options": dict(options),
+            **scores,
+        }
+    )
 
 
 def inputs_line(result: Mapping[str, Any]) -> str:
@@ -104,7 +143,8 @@ def inputs_line(result: Mapping[str, Any]) -> str:
     head = f"{result['suite']}: {result['n_records']} records from {len(result['files'])} file(s)"
     if result["skipped_files"]:
         head += f"; skipped {len(result['skipped_files'])} file(s): " + "; ".join(
-            f"{Path(s['file']).name} ({s['reason']})" for s in result["skipped_files"])
+            f"{Path(s['file']).name} ({s['reason']})" for s in result["skipped_files"]
+        )
     return head
 
 

@@ -11,7 +11,9 @@ from types import SimpleNamespace
 from typing import Any, TypeVar
 
 Key = TypeVar("Key")
-FigureMaker = Callable[[], "bytes | None"]  # draws one figure: PNG bytes (None: the data cannot show it)
+FigureMaker = Callable[
+    [], "bytes | None"
+]  # draws one figure: PNG bytes (None: the data cannot show it)
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|<>"})
 
@@ -40,11 +42,16 @@ class Table:
 
     def html(self) -> str:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.rows)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+            for row in self.rows
+        )
         note = f"<p class='note'>{html.escape(self.note)}</p>" if self.note else ""
         # a wide table scrolls inside its box: the page keeps its width
-        return (f"<h3>{html.escape(self.title)}</h3><div class='scroll'><table><thead><tr>{head}</tr></thead>"
-                f"<tbody>{body}</tbody></table></div>{note}")
+        return (
+            f"<h3>{html.escape(self.title)}</h3><div class='scroll'><table><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table></div>{note}"
+        )
 
 
 def fmt(value: Any, signed: bool = False) -> str:
@@ -63,12 +70,16 @@ def fmt_ci(point: Any, ci: Mapping[str, Any] | None) -> str:
     return f"{fmt(point)} [{fmt(ci.get('low'))}, {fmt(ci.get('high'))}]" if ci else fmt(point)
 
 
-def _subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs):
+def _subplots(
+    nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, **kwargs
+):
     from matplotlib import rcParams
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    rcParams["text.parse_math"] = False  # labels are model names from user data: "$" is a dollar, never mathtext
+    rcParams["text.parse_math"] = (
+        False  # labels are model names from user data: "$" is a dollar, never mathtext
+    )
     fig = Figure(figsize=figsize)
     FigureCanvasAgg(fig)
     return fig, fig.subplots(nrows, ncols, **kwargs)
@@ -87,8 +98,12 @@ def draw_figures(makers: Mapping[Key, FigureMaker]) -> dict[Key, bytes]:
 
 
 PNG_DPI = 110
-PNG_LEVEL = 3  # zlib level: plots a fifth larger than at Pillow's default (6) in about 60% of its time
-_MARGIN_INCHES = 2.0  # canvas margin around the figure for what sticks out (labels, outside legends)
+PNG_LEVEL = (
+    3  # zlib level: plots a fifth larger than at Pillow's default (6) in about 60% of its time
+)
+_MARGIN_INCHES = (
+    2.0  # canvas margin around the figure for what sticks out (labels, outside legends)
+)
 
 
 def _finite(values) -> bool:
@@ -109,13 +124,20 @@ def shows_data(fig) -> bool:
     for ax in fig.axes:
         if getattr(ax, "_colorbar", None) is not None:
             continue  # a colorbar shows the scale, not data
-        if any(line.get_transform() == ax.transData and _finite(line.get_ydata()) for line in ax.lines):
+        if any(
+            line.get_transform() == ax.transData and _finite(line.get_ydata()) for line in ax.lines
+        ):
             return True
-        if any(isinstance(p, Rectangle) and _finite([p.get_height()]) and _finite([p.get_width()]) for p in ax.patches):
+        if any(
+            isinstance(p, Rectangle) and _finite([p.get_height()]) and _finite([p.get_width()])
+            for p in ax.patches
+        ):
             return True
         if any(len(c.get_offsets()) and _finite(c.get_offsets()) for c in ax.collections):
             return True
-        if any(_finite(np.ma.masked_invalid(image.get_array()).compressed()) for image in ax.images):
+        if any(
+            _finite(np.ma.masked_invalid(image.get_array()).compressed()) for image in ax.images
+        ):
             return True
     return False
 
@@ -136,15 +158,21 @@ def png(fig) -> bytes | None:
         return None
     fig.set_dpi(PNG_DPI)  # savefig draws at this dpi; the tight box is measured at it too
     width, height = fig.get_size_inches()
-    canvas = Bbox.from_extents(-_MARGIN_INCHES, -_MARGIN_INCHES, width + _MARGIN_INCHES, height + _MARGIN_INCHES)
+    canvas = Bbox.from_extents(
+        -_MARGIN_INCHES, -_MARGIN_INCHES, width + _MARGIN_INCHES, height + _MARGIN_INCHES
+    )
     with open(os.devnull, "wb") as discard:  # the pixels stay in the renderer
         fig.savefig(discard, format="rgba", dpi=PNG_DPI, bbox_inches=canvas)
-    renderer = fig.canvas.renderer  # the drawing's: its text layouts are cached (a new one would redo them)
+    renderer = (
+        fig.canvas.renderer
+    )  # the drawing's: its text layouts are cached (a new one would redo them)
     tight = fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"])
     pixels = np.asarray(renderer.buffer_rgba())  # rows x columns x RGBA
     rows, cols = pixels.shape[:2]
     # the image size savefig gives the tight box (through the same transform: rounding included)
-    w, h = map(int, TransformedBbox(Bbox.from_bounds(0, 0, *tight.size), Affine2D().scale(PNG_DPI)).max)
+    w, h = map(
+        int, TransformedBbox(Bbox.from_bounds(0, 0, *tight.size), Affine2D().scale(PNG_DPI)).max
+    )
     left = round((tight.x0 + _MARGIN_INCHES) * PNG_DPI)
     top = round(rows - h - (tight.y0 + _MARGIN_INCHES) * PNG_DPI)
     if left >= 0 and top >= 0 and left + w <= cols and top + h <= rows:
@@ -161,7 +189,9 @@ def encode_png(pixels, dpi: float, level: int = PNG_LEVEL) -> bytes:
     from PIL import Image
 
     opaque = bool((pixels[..., 3] == 255).all())
-    image = Image.fromarray(np.ascontiguousarray(pixels[..., :3] if opaque else pixels))  # RGB or RGBA by shape
+    image = Image.fromarray(
+        np.ascontiguousarray(pixels[..., :3] if opaque else pixels)
+    )  # RGB or RGBA by shape
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=level, dpi=(dpi, dpi))
     return out.getvalue()

@@ -18,7 +18,9 @@ def agreement(a: Sequence[bool], b: Sequence[bool]) -> float | None:
     return sum(x == y for x, y in zip(a, b)) / len(a) if a else None
 
 
-def cohen_kappa(a: Sequence[bool], b: Sequence[bool], *, degenerate: str = "authors") -> float | None:
+def cohen_kappa(
+    a: Sequence[bool], b: Sequence[bool], *, degenerate: str = "authors"
+) -> float | None:
     """Cohen's kappa of two binary label lists; None when empty.
 
     ``degenerate``: ``"authors"`` (1.0 if identical else 0.0 when p_e = 1) or ``"none"`` (None).

@@ -28,9 +28,22 @@ import numpy as np
 from medvigil.errors import DataError, Problem
 from medvigil.scoring.stats import percentile_interval
 
-__all__ = ["DEFAULT_N_RESAMPLES", "DEFAULT_SEED", "CPythonRandomStream", "cluster_bootstrap", "cluster_sums", "count_rows",
-           "harness_resample_counts", "harness_resample_indices", "harness_resampled_sums", "one_blas_thread",
-           "percentile_interval", "resample_counts", "resample_indices", "resampled_sums"]
+__all__ = [
+    "DEFAULT_N_RESAMPLES",
+    "DEFAULT_SEED",
+    "CPythonRandomStream",
+    "cluster_bootstrap",
+    "cluster_sums",
+    "count_rows",
+    "harness_resample_counts",
+    "harness_resample_indices",
+    "harness_resampled_sums",
+    "one_blas_thread",
+    "percentile_interval",
+    "resample_counts",
+    "resample_indices",
+    "resampled_sums",
+]
 
 DEFAULT_N_RESAMPLES = 500  # Appendix M
 DEFAULT_SEED = 20260505  # Appendix M
@@ -52,19 +65,29 @@ def _check(n_clusters: int, n_resamples: int) -> None:
     _check_positive(n_clusters, "n_clusters")
     _check_positive(n_resamples, "n_resamples")
     if int(n_clusters) * int(n_resamples) > MAX_DRAWS:  # the resample table is held whole
-        raise DataError(Problem("bootstrap", f"{n_resamples:,} resamples of {n_clusters:,} cases are "
-                                             f"{int(n_clusters) * int(n_resamples):,} draws, more than the {MAX_DRAWS:,} "
-                                             "held in memory at once; use fewer resamples", field="--n-resamples"))
+        raise DataError(
+            Problem(
+                "bootstrap",
+                f"{n_resamples:,} resamples of {n_clusters:,} cases are "
+                f"{int(n_clusters) * int(n_resamples):,} draws, more than the {MAX_DRAWS:,} "
+                "held in memory at once; use fewer resamples",
+                field="--n-resamples",
+            )
+        )
 
 
-def resample_indices(n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
+def resample_indices(
+    n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
+) -> np.ndarray:
     """``(n_resamples, n_clusters)`` cluster indices drawn with replacement (Appendix M: 300 case ids per resample)."""
     _check(n_clusters, n_resamples)
     rng = np.random.default_rng(seed)
     return rng.integers(0, n_clusters, size=(n_resamples, n_clusters), dtype=np.int64)
 
 
-def resample_counts(n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
+def resample_counts(
+    n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
+) -> np.ndarray:
     """``(n_resamples, n_clusters)`` float32 multiplicities of the :func:`resample_indices` draws: ``W[b, c]`` = times
     cluster ``c`` is in resample ``b``. The last matrix of at most :data:`_KEPT_BYTES` is kept and handed out
     again, read-only, for the same arguments (a stress suite scores every model on the same cases and seed).
@@ -113,8 +136,10 @@ class CPythonRandomStream:
             raise TypeError(f"seed must be an integer, got {seed!r}")
         _, internal, _ = random.Random(int(seed)).getstate()  # 624 state words + position
         self._bitgen = np.random.MT19937()
-        self._bitgen.state = {"bit_generator": "MT19937", "state": {"key": np.array(internal[:-1], dtype=np.uint32),
-                                                                    "pos": int(internal[-1])}}
+        self._bitgen.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": np.array(internal[:-1], dtype=np.uint32), "pos": int(internal[-1])},
+        }
         self._raw = np.random.Generator(self._bitgen)
         # the last block of 32-bit words generated and how many of them are consumed: a read
         # ahead is a view of it, so leftovers are never copied in front of a new block
@@ -155,10 +180,14 @@ class CPythonRandomStream:
         done = 0
         while done < size:
             need = size - done
-            words = self._words(min(int(need / accept_rate * 1.02) + 64, _WORDS))  # bounded: memory stays flat
+            words = self._words(
+                min(int(need / accept_rate * 1.02) + 64, _WORDS)
+            )  # bounded: memory stays flat
             values = words >> shift
             picked = np.flatnonzero(values < n)[:need]
-            np.take(values, picked, out=out[done : done + picked.size], mode="wrap")  # (in range: no checks)
+            np.take(
+                values, picked, out=out[done : done + picked.size], mode="wrap"
+            )  # (in range: no checks)
             done += picked.size
             # consumed: the whole block, or up to the word that completes the request
             self._used += int(picked[-1]) + 1 if done == size else words.size
@@ -171,7 +200,9 @@ class CPythonRandomStream:
         return count_rows(self.choice_indices(n, rows * n, np.uint32).reshape(rows, n), n)
 
 
-def harness_resample_indices(frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED) -> list[np.ndarray]:
+def harness_resample_indices(
+    frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
+) -> list[np.ndarray]:
     """Resamples of ``bootstrap_mcs.py``: one shared ``random`` stream over several frames.
 
     For each frame size ``n`` in order (one model's case list), a ``(n_resamples, n)`` array whose
@@ -189,8 +220,9 @@ def harness_resample_indices(frame_sizes: Sequence[int], n_resamples: int = DEFA
     return out
 
 
-def harness_resample_counts(frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES,
-                            seed: int = DEFAULT_SEED) -> Iterator[tuple[int, int, np.ndarray]]:
+def harness_resample_counts(
+    frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
+) -> Iterator[tuple[int, int, np.ndarray]]:
     """The resamples of :func:`harness_resample_indices` as multiplicities, a block of resamples at a time.
 
     Yields ``(frame, first resample, counts)`` with float32 ``counts`` of shape ``(b, frame size)``
@@ -205,8 +237,11 @@ def harness_resample_counts(frame_sizes: Sequence[int], n_resamples: int = DEFAU
             yield f, b0, stream.choice_counts(n, min(rows, n_resamples - b0))
 
 
-def harness_resampled_sums(per_cluster: Sequence[np.ndarray], n_resamples: int = DEFAULT_N_RESAMPLES,
-                           seed: int = DEFAULT_SEED) -> list[np.ndarray]:
+def harness_resampled_sums(
+    per_cluster: Sequence[np.ndarray],
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> list[np.ndarray]:
     """:func:`resampled_sums` of each frame's per-cluster sums (``(n_f, ...)``, frames in stream
     order) over that frame's :func:`harness_resample_counts` resamples: ``(n_resamples, ...)``
     float64 each (zeros for an empty frame).
@@ -281,8 +316,14 @@ def resampled_sums(per_cluster: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return out.astype(np.float64).reshape((counts.shape[0],) + per_cluster.shape[1:])
 
 
-def cluster_bootstrap(statistic: Callable[[np.ndarray], T], per_cluster: np.ndarray, *, n_resamples: int = DEFAULT_N_RESAMPLES,
-                      seed: int = DEFAULT_SEED, counts: np.ndarray | None = None) -> T:
+def cluster_bootstrap(
+    statistic: Callable[[np.ndarray], T],
+    per_cluster: np.ndarray,
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    counts: np.ndarray | None = None,
+) -> T:
     """``statistic(counts @ per_cluster)``: a statistic of per-cluster sums (:func:`cluster_sums`) on every
     case-clustered resample at once.
 

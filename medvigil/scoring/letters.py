@@ -28,11 +28,23 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["INVALID", "REASONING_TAGS", "decode_letters", "encode_letters", "read_option_letter", "strip_reasoning"]
+__all__ = [
+    "INVALID",
+    "REASONING_TAGS",
+    "decode_letters",
+    "encode_letters",
+    "read_option_letter",
+    "strip_reasoning",
+]
 
 #: (opening, closing) markers of a reasoning block, as reasoning models write them
-REASONING_TAGS = (("<think>", "</think>"), ("<thinking>", "</thinking>"), ("<reasoning>", "</reasoning>"),
-                  ("<analysis>", "</analysis>"), ("<|begin_of_thought|>", "<|end_of_thought|>"))
+REASONING_TAGS = (
+    ("<think>", "</think>"),
+    ("<thinking>", "</thinking>"),
+    ("<reasoning>", "</reasoning>"),
+    ("<analysis>", "</analysis>"),
+    ("<|begin_of_thought|>", "<|end_of_thought|>"),
+)
 
 
 def strip_reasoning(text: str) -> str:
@@ -53,17 +65,25 @@ def strip_reasoning(text: str) -> str:
 
 # after "A" and a space: a word that makes it an article, i.e. not one that follows an option letter in
 # prose ("A or B", "A is wrong", "A and C", "A because...")
-_ARTICLE = re.compile(r"[ \t]+(?!(?:or|and|is|was|seems|appears|looks|fits|matches|would|could|might|may|because|"
-                      r"since|as|but|then|vs|versus|nor)\b)[A-Za-z0-9]", re.I)
+_ARTICLE = re.compile(
+    r"[ \t]+(?!(?:or|and|is|was|seems|appears|looks|fits|matches|would|could|might|may|because|"
+    r"since|as|but|then|vs|versus|nor)\b)[A-Za-z0-9]",
+    re.I,
+)
 _MARKUP = re.compile(r"[*_`#]+")  # Markdown emphasis around a letter ("**B**")
 
 
 def _explicit(letters: str, flags: int) -> re.Pattern:
-    return re.compile(rf"\\boxed\{{\s*([{letters}])\s*\}}|\banswer\b\s*(?:is|:|=|-)?\s*(?:option\s+|choice\s+)?"
-                      rf"\(?([{letters}])\)?(?![A-Za-z0-9])", flags)
+    return re.compile(
+        rf"\\boxed\{{\s*([{letters}])\s*\}}|\banswer\b\s*(?:is|:|=|-)?\s*(?:option\s+|choice\s+)?"
+        rf"\(?([{letters}])\)?(?![A-Za-z0-9])",
+        flags,
+    )
 
 
-def read_option_letter(response: str | None, n_options: int, *, case_sensitive: bool = True) -> str | None:
+def read_option_letter(
+    response: str | None, n_options: int, *, case_sensitive: bool = True
+) -> str | None:
     """The option letter a reply gives among the first ``n_options`` letters, or None (see the module text).
 
     >>> read_option_letter("Answer: D. Maybe; no, the answer is B", 5), read_option_letter("D", 3)
@@ -79,7 +99,9 @@ def read_option_letter(response: str | None, n_options: int, *, case_sensitive: 
     if not case_sensitive:
         letters += letters.lower()
     text = _MARKUP.sub("", strip_reasoning(response)).strip()
-    explicit = _explicit(letters, re.I if not case_sensitive else 0).findall(_answer_case(text, case_sensitive))
+    explicit = _explicit(letters, re.I if not case_sensitive else 0).findall(
+        _answer_case(text, case_sensitive)
+    )
     if explicit:
         boxed, stated = explicit[-1]
         return (boxed or stated).upper()
@@ -94,6 +116,7 @@ def read_option_letter(response: str | None, n_options: int, *, case_sensitive: 
 def _answer_case(text: str, case_sensitive: bool) -> str:
     """``text`` with the word "answer" in lower case (the letter keeps its case), for the explicit rule."""
     return re.sub(r"(?i)\banswer\b", "answer", text) if case_sensitive else text
+
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INVALID = -1
@@ -118,12 +141,17 @@ def encode_letters(letters: Iterable[Any], *, name: str = "letters") -> np.ndarr
         pass  # a bad value: say which (types first)
     for i, value in enumerate(values):
         if value is not None and not isinstance(value, str):
-            raise TypeError(f"{name}[{i}] must be a letter string or None, got {type(value).__name__}")
-    i = values.index(min(v for v in values if v not in _CODES))  # the smallest bad string, at its first row
-    raise ValueError(f"{name}[{i}] must be one upper-case letter A-Z or empty/None, got {values[i]!r}")
+            raise TypeError(
+                f"{name}[{i}] must be a letter string or None, got {type(value).__name__}"
+            )
+    i = values.index(
+        min(v for v in values if v not in _CODES)
+    )  # the smallest bad string, at its first row
+    raise ValueError(
+        f"{name}[{i}] must be one upper-case letter A-Z or empty/None, got {values[i]!r}"
+    )
 
 
 def decode_letters(codes: Iterable[int]) -> list[str | None]:
     """Inverse of :func:`encode_letters` (``-1`` -> ``None``)."""
     return [None if int(c) < 0 else _ALPHABET[int(c)] for c in codes]
-

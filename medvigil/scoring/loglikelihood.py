@@ -35,7 +35,9 @@ def result_value(result: Any) -> float:
         try:
             result = ast.literal_eval(result.strip())
         except (ValueError, SyntaxError):
-            raise ValueError(f"not a loglikelihood result (value, is_greedy): {result!r:.80}") from None
+            raise ValueError(
+                f"not a loglikelihood result (value, is_greedy): {result!r:.80}"
+            ) from None
     if isinstance(result, (list, tuple)) and result:
         result = result[0]
     if isinstance(result, bool) or not isinstance(result, (int, float)):
@@ -46,7 +48,9 @@ def result_value(result: Any) -> float:
 def value_kind(value: float, declared: str = "auto") -> str:
     """How ``value`` reads: ``mean_nll``, ``sum_logprob``, ``certain`` (0) or ``not finite``."""
     if declared not in VALUE_KINDS:
-        raise ValueError(f"log-likelihood kind must be one of {', '.join(VALUE_KINDS)}, got {declared!r}")
+        raise ValueError(
+            f"log-likelihood kind must be one of {', '.join(VALUE_KINDS)}, got {declared!r}"
+        )
     if not math.isfinite(value):
         return NOT_FINITE
     if declared != "auto":
@@ -75,7 +79,9 @@ def oriented(value: float, kind: str) -> float:
     return -value if kind == MEAN_NLL else value
 
 
-def log_probabilities(results: Sequence[Any], declared: str = "auto") -> tuple[list[float], list[str]]:
+def log_probabilities(
+    results: Sequence[Any], declared: str = "auto"
+) -> tuple[list[float], list[str]]:
     """The scores of one request's continuations, higher = more likely, and how each was read.
 
     Raises :class:`MixedConventionError` for values of both signs (under ``auto``) and
@@ -90,5 +96,7 @@ def log_probabilities(results: Sequence[Any], declared: str = "auto") -> tuple[l
         )
     for value, kind in zip(values, kinds):
         if not valid(value, kind):
-            raise ValueError(f"log-likelihood value {value!r} is not a valid {kind.replace(NOT_FINITE, 'number')}")
+            raise ValueError(
+                f"log-likelihood value {value!r} is not a valid {kind.replace(NOT_FINITE, 'number')}"
+            )
     return [oriented(v, k) for v, k in zip(values, kinds)], kinds

@@ -31,8 +31,18 @@ import numpy as np
 from medvigil.scoring.bootstrap import count_rows, resample_indices, resampled_sums
 from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
 
-__all__ = ["DEFAULT_COMPARE_RESAMPLES", "P_VALUE_METHODS", "PairedScores", "UnitSums", "compare_units", "holm", "pair_rows",
-           "paired_p_value", "percentile_floor_note", "with_holm"]
+__all__ = [
+    "DEFAULT_COMPARE_RESAMPLES",
+    "P_VALUE_METHODS",
+    "PairedScores",
+    "UnitSums",
+    "compare_units",
+    "holm",
+    "pair_rows",
+    "paired_p_value",
+    "percentile_floor_note",
+    "with_holm",
+]
 
 DEFAULT_COMPARE_RESAMPLES = 1000  # percentile tails of a 95% interval rest on 25 resamples each
 P_VALUE_METHODS = ("normal", "percentile")
@@ -68,9 +78,11 @@ def percentile_floor_note(n_resamples: int, n_comparisons: int, alpha: float = 0
     if n_comparisons * floor < alpha:
         return None
     need = math.ceil(2 * n_comparisons / alpha)
-    return (f"percentile p-values are at least 2/(B+1) = {floor:.2g} with B = {n_resamples} resamples, so none of the "
-            f"{n_comparisons} comparisons can reach a Holm-adjusted p below {alpha:g}; use at least {need} resamples "
-            "or the normal p-values")
+    return (
+        f"percentile p-values are at least 2/(B+1) = {floor:.2g} with B = {n_resamples} resamples, so none of the "
+        f"{n_comparisons} comparisons can reach a Holm-adjusted p below {alpha:g}; use at least {need} resamples "
+        "or the normal p-values"
+    )
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
@@ -97,8 +109,15 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
-def pair_rows(names: Sequence[str], pairs: Sequence[tuple[int, int]], metric: str, point: np.ndarray, boot: np.ndarray, *,
-              p_value: str = "normal") -> list[dict[str, Any]]:
+def pair_rows(
+    names: Sequence[str],
+    pairs: Sequence[tuple[int, int]],
+    metric: str,
+    point: np.ndarray,
+    boot: np.ndarray,
+    *,
+    p_value: str = "normal",
+) -> list[dict[str, Any]]:
     """One row per pair ``(a, b)`` of model indices: ``{"a", "b", "metric", "delta", "ci95", "p"}`` (undefined: None).
 
     ``point`` is ``(M,)`` (each model's value), ``boot`` ``(B, M)`` (the models' values on the same ``B``
@@ -116,8 +135,17 @@ def pair_rows(names: Sequence[str], pairs: Sequence[tuple[int, int]], metric: st
     lo, hi = percentile_interval(deltas)
     delta = point[ib] - point[ia]
     p = paired_p_value(deltas, delta, p_value)
-    return [{"a": names[a], "b": names[b], "metric": metric, "delta": _value(delta[i]), "ci95": [_value(lo[i]), _value(hi[i])],
-             "p": _value(p[i])} for i, (a, b) in enumerate(pairs)]
+    return [
+        {
+            "a": names[a],
+            "b": names[b],
+            "metric": metric,
+            "delta": _value(delta[i]),
+            "ci95": [_value(lo[i]), _value(hi[i])],
+            "p": _value(p[i]),
+        }
+        for i, (a, b) in enumerate(pairs)
+    ]
 
 
 def with_holm(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -141,7 +169,9 @@ class PairedScores(Protocol):
     def point(self) -> Mapping[str, float]:
         """Each metric on all its records."""
 
-    def resampled(self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray) -> Mapping[str, np.ndarray]:
+    def resampled(
+        self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray
+    ) -> Mapping[str, np.ndarray]:
         """Each metric on ``B`` resamples of the group's units: ``draws`` ``(B, U)`` unit indices,
         ``counts`` their ``(B, U)`` multiplicities, ``at[u]`` this model's position of unit ``u``
         in :attr:`units` (-1: it has none). Returns ``{metric: (B,)}``."""
@@ -162,15 +192,23 @@ class UnitSums:
         values = (self.point_statistic or self.statistic)(self.sums.sum(axis=0))
         return {k: float(v) for k, v in values.items()}
 
-    def resampled(self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray) -> Mapping[str, np.ndarray]:
+    def resampled(
+        self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray
+    ) -> Mapping[str, np.ndarray]:
         aligned = np.zeros((at.size, self.sums.shape[1]))
         aligned[at >= 0] = self.sums[at[at >= 0]]
         return self.statistic(resampled_sums(aligned, counts))
 
 
-def compare_units(keys: Mapping[str, Set[Hashable]], scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
-                  metrics: Sequence[str], *, n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = 0,
-                  p_value: str = "normal") -> dict[str, Any]:
+def compare_units(
+    keys: Mapping[str, Set[Hashable]],
+    scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
+    metrics: Sequence[str],
+    *,
+    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
+    seed: int = 0,
+    p_value: str = "normal",
+) -> dict[str, Any]:
     """Every pair of models compared on the records both have, resampling their units (cases) jointly.
 
     ``keys[model]``: the keys of the model's records (what two models must share to be compared
@@ -209,21 +247,41 @@ def compare_units(keys: Mapping[str, Set[Hashable]], scores_on: Callable[[str, S
                 values, resampled = s.point(), s.resampled(at, draws, multiplicities)
                 for metric in metrics:
                     point.setdefault(metric, np.full(len(members), np.nan))[j] = values[metric]
-                    boot.setdefault(metric, np.full((n_resamples, len(members)), np.nan))[:, j] = resampled[metric]
+                    boot.setdefault(metric, np.full((n_resamples, len(members)), np.nan))[:, j] = (
+                        resampled[metric]
+                    )
             counts["n_cases"] = len(units)
         local_pairs = [(local[a], local[b]) for a, b in group]
         for metric in metrics:
             if point is not None:
-                rows = pair_rows(members, local_pairs, metric, point[metric], boot[metric], p_value=p_value)
+                rows = pair_rows(
+                    members, local_pairs, metric, point[metric], boot[metric], p_value=p_value
+                )
             else:
-                rows = [{"a": a, "b": b, "metric": metric, "delta": None, "ci95": [None, None], "p": None} for a, b in group]
+                rows = [
+                    {
+                        "a": a,
+                        "b": b,
+                        "metric": metric,
+                        "delta": None,
+                        "ci95": [None, None],
+                        "p": None,
+                    }
+                    for a, b in group
+                ]
             for pair, row in zip(group, rows):
                 found[metric, pair] = {**row, **counts}
     rows = with_holm([found[metric, pair] for metric in metrics for pair in pairs])
     note = percentile_floor_note(n_resamples, len(rows)) if p_value == "percentile" else None
     return {
-        "params": {"metrics": list(metrics), "n_resamples": int(n_resamples), "seed": int(seed), "p_value": p_value,
-                   "ci_level": 0.95, "ci_method": "percentile"},
+        "params": {
+            "metrics": list(metrics),
+            "n_resamples": int(n_resamples),
+            "seed": int(seed),
+            "p_value": p_value,
+            "ci_level": 0.95,
+            "ci_method": "percentile",
+        },
         "models": {m: {"n_probes": len(keys[m])} for m in names},
         "pairs": rows,
         "warnings": [note] if note else [],

@@ -8,7 +8,15 @@ import math
 
 import numpy as np
 
-__all__ = ["Z_95", "bootstrap_p_value", "percentile_interval", "rankdata", "spearman", "top_k_overlap", "wilson_interval"]
+__all__ = [
+    "Z_95",
+    "bootstrap_p_value",
+    "percentile_interval",
+    "rankdata",
+    "spearman",
+    "top_k_overlap",
+    "wilson_interval",
+]
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 PERCENTILE_METHODS = ("percentile", "harness")

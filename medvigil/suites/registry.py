@@ -35,14 +35,25 @@ class Suite:
         return importlib.import_module(f"medvigil.suites.{self.name}.entry")
 
 
-SUITES: dict[str, Suite] = {s.name: s for s in (
-    Suite("medvigil", "MedVIGIL", "optional"),  # official-harness result files or lmms-eval logs
-    Suite("mediconfusion", "MediConfusion: image pairs that share a question", "required"),  # authors' Results/ or logs
-    Suite("medqdeg", "MedQ-Deg: image degradation and calibration", "unused"),  # lmms-eval logs (files or run folders)
-    Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused"),
-    Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused"),
-)}
-REPORT_SUITES = tuple(name for name in SUITES if name != "medvigil")  # sections beside the MedVIGIL audit
+SUITES: dict[str, Suite] = {
+    s.name: s
+    for s in (
+        Suite(
+            "medvigil", "MedVIGIL", "optional"
+        ),  # official-harness result files or lmms-eval logs
+        Suite(
+            "mediconfusion", "MediConfusion: image pairs that share a question", "required"
+        ),  # authors' Results/ or logs
+        Suite(
+            "medqdeg", "MedQ-Deg: image degradation and calibration", "unused"
+        ),  # lmms-eval logs (files or run folders)
+        Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused"),
+        Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused"),
+    )
+}
+REPORT_SUITES = tuple(
+    name for name in SUITES if name != "medvigil"
+)  # sections beside the MedVIGIL audit
 
 
 def get(name: str) -> Suite:
@@ -55,18 +66,24 @@ def get(name: str) -> Suite:
         raise ValueError(f"unknown suite {name!r}.{hint} Available: {', '.join(SUITES)}") from None
 
 
-def score(name: str, files: Iterable[str], *, release: str | None = None, **options: Any) -> dict[str, Any]:
+def score(
+    name: str, files: Iterable[str], *, release: str | None = None, **options: Any
+) -> dict[str, Any]:
     """Read and score ``files`` of suite ``name`` (the one scoring entry point)."""
     return _run(name, "score", files, release, options)
 
 
-def compare(name: str, files: Iterable[str], *, release: str | None = None, **options: Any) -> dict[str, Any]:
+def compare(
+    name: str, files: Iterable[str], *, release: str | None = None, **options: Any
+) -> dict[str, Any]:
     """Read ``files`` of suite ``name`` as :func:`score` reads them and compare every pair of models
     (``medvigil compare``; the suite entry's ``compare``)."""
     return _run(name, "compare", files, release, options)
 
 
-def _run(name: str, action: str, files: Iterable[str], release: str | None, options: dict[str, Any]) -> dict[str, Any]:
+def _run(
+    name: str, action: str, files: Iterable[str], release: str | None, options: dict[str, Any]
+) -> dict[str, Any]:
     """The suite entry's ``action`` (score | compare) on ``files``, with what the files say about the run."""
     from medvigil.records.run_coverage import run_coverage
     from medvigil.records.run_labels import refuse_duplicate_runs
@@ -82,17 +99,25 @@ def _run(name: str, action: str, files: Iterable[str], release: str | None, opti
     if release is not None and suite.release == "unused":
         raise ValueError(f"suite {name} does not take a release (its records carry the gold)")
     files = [str(f) for f in files]
-    refuse_duplicate_runs(files, prefix=f"{name}_")  # two runs of one model: refused, naming both files
-    with scorable(files, prefix=f"{name}_") as (read, rebuilt):  # --predict_only logs: records rebuilt
+    refuse_duplicate_runs(
+        files, prefix=f"{name}_"
+    )  # two runs of one model: refused, naming both files
+    with scorable(files, prefix=f"{name}_") as (
+        read,
+        rebuilt,
+    ):  # --predict_only logs: records rebuilt
         result = getattr(suite.entry, action)(read, release=release, **options)
     if rebuilt:
         result = renamed(result, rebuilt)  # the rebuilt files' paths name the originals
         result["predict_only"] = sorted(rebuilt.values())
-    generation = generation_report(files, prefix=f"{name}_") if action == "score" else None  # settings used vs the protocol's
+    generation = (
+        generation_report(files, prefix=f"{name}_") if action == "score" else None
+    )  # settings used vs the protocol's
     if generation is not None:
         result["generation"] = generation
-    coverage = run_coverage(files, prefix=f"{name}_", release=release)  # lmms-eval --limit: the results rest on a slice
+    coverage = run_coverage(
+        files, prefix=f"{name}_", release=release
+    )  # lmms-eval --limit: the results rest on a slice
     if coverage is not None:
         result["partial"] = coverage
     return result
-

@@ -18,18 +18,27 @@ def settings(suite: str, options: Mapping[str, Any], defaults: Mapping[str, Any]
 def check_metrics(suite: str, metrics: Sequence[str], available: Sequence[str]) -> None:
     unknown = [m for m in metrics if m not in available]
     if unknown or not metrics:
-        raise ValueError(f"unknown {suite} metric(s) {unknown or '(none given)'}; available: {', '.join(available)}")
+        raise ValueError(
+            f"unknown {suite} metric(s) {unknown or '(none given)'}; available: {', '.join(available)}"
+        )
 
 
-def compare_records(by_model: Mapping[str, list], key: Callable[[Any], Hashable],
-                    scores: Callable[[list, str, bool], PairedScores], metrics: Sequence[str], **options: Any) -> dict[str, Any]:
+def compare_records(
+    by_model: Mapping[str, list],
+    key: Callable[[Any], Hashable],
+    scores: Callable[[list, str, bool], PairedScores],
+    metrics: Sequence[str],
+    **options: Any,
+) -> dict[str, Any]:
     """Every pair of models compared on the records both have (same ``key``), their cases resampled
     jointly (:func:`medvigil.scoring.paired.compare_units`); ``scores(records, model, whole)`` scores a
     model's records, all of them (``whole``) or those it shares with another model."""
     keys = {m: {key(r) for r in recs} for m, recs in by_model.items()}
 
     def scores_on(model: str, shared) -> PairedScores:
-        recs = by_model[model] if shared is None else [r for r in by_model[model] if key(r) in shared]
+        recs = (
+            by_model[model] if shared is None else [r for r in by_model[model] if key(r) in shared]
+        )
         return scores(recs, model, shared is None)
 
     return compare_units(keys, scores_on, metrics, **options)

@@ -7,7 +7,11 @@ import datasets
 import evaluate
 
 from medvigil import citations
-from medvigil.suites.medqdeg.sample_scores import ACCURACY_RULES, ALL_INVALID_RULES, INVALID_POLICIES
+from medvigil.suites.medqdeg.sample_scores import (
+    ACCURACY_RULES,
+    ALL_INVALID_RULES,
+    INVALID_POLICIES,
+)
 from medvigil.suites.medqdeg.scoring import score_trials
 
 _DESCRIPTION = """\
@@ -84,7 +88,9 @@ class CalibrationShift(evaluate.Metric):
 
     def _info(self):
         if self.config_name not in ("default", "degradation"):
-            raise ValueError(f"unknown configuration {self.config_name!r}; available: default, degradation")
+            raise ValueError(
+                f"unknown configuration {self.config_name!r}; available: default, degradation"
+            )
         features = dict(_BASE_FEATURES)
         if self.config_name == "degradation":
             features["degradations"] = datasets.Value("string")
@@ -94,7 +100,10 @@ class CalibrationShift(evaluate.Metric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features(features),
-            reference_urls=["https://arxiv.org/abs/2603.07769", "https://uni-medical.github.io/MedQ-Robust-web"],
+            reference_urls=[
+                "https://arxiv.org/abs/2603.07769",
+                "https://uni-medical.github.io/MedQ-Robust-web",
+            ],
         )
 
     def _compute(
@@ -109,9 +118,13 @@ class CalibrationShift(evaluate.Metric):
         all_invalid="zero",
     ):
         if accuracy_rule not in ACCURACY_RULES:
-            raise ValueError(f"accuracy_rule must be one of {ACCURACY_RULES}, got {accuracy_rule!r}")
+            raise ValueError(
+                f"accuracy_rule must be one of {ACCURACY_RULES}, got {accuracy_rule!r}"
+            )
         if invalid_policy not in INVALID_POLICIES:
-            raise ValueError(f"invalid_policy must be one of {INVALID_POLICIES}, got {invalid_policy!r}")
+            raise ValueError(
+                f"invalid_policy must be one of {INVALID_POLICIES}, got {invalid_policy!r}"
+            )
         if all_invalid not in ALL_INVALID_RULES:
             raise ValueError(f"all_invalid must be one of {ALL_INVALID_RULES}, got {all_invalid!r}")
         return score_trials(

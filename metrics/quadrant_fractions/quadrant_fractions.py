@@ -84,7 +84,9 @@ class QuadrantFractions(evaluate.Metric):
 
     def _info(self):
         if self.config_name not in ("default", "probabilities"):
-            raise ValueError(f"unknown configuration {self.config_name!r}; available: default, probabilities")
+            raise ValueError(
+                f"unknown configuration {self.config_name!r}; available: default, probabilities"
+            )
         features = dict(_BASE_FEATURES)
         if self.config_name == "probabilities":
             features["probabilities"] = datasets.Sequence(datasets.Value("float64"))

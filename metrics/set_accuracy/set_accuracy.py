@@ -98,7 +98,9 @@ class SetAccuracy(evaluate.Metric):
 
     def _info(self):
         if self.config_name not in ("default", "categories"):
-            raise ValueError(f"unknown configuration {self.config_name!r}; available: default, categories")
+            raise ValueError(
+                f"unknown configuration {self.config_name!r}; available: default, categories"
+            )
         features = dict(_BASE_FEATURES)
         if self.config_name == "categories":
             features["categories"] = datasets.Sequence(datasets.Value("string"))
@@ -110,9 +112,13 @@ class SetAccuracy(evaluate.Metric):
             reference_urls=["https://github.com/MShahabSepehri/MediConfusion"],
         )
 
-    def _compute(self, predictions, references, pair_ids, categories=None, confusion_denominator="both_valid"):
+    def _compute(
+        self, predictions, references, pair_ids, categories=None, confusion_denominator="both_valid"
+    ):
         if confusion_denominator not in CONFUSION_DENOMINATORS:
-            raise ValueError(f"confusion_denominator must be one of {CONFUSION_DENOMINATORS}, got {confusion_denominator!r}")
+            raise ValueError(
+                f"confusion_denominator must be one of {CONFUSION_DENOMINATORS}, got {confusion_denominator!r}"
+            )
         score = score_rows(
             predictions,
             references,

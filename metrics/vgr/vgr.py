@@ -80,9 +80,26 @@ class Vgr(evaluate_support.AuditMetric):
     KEYS = _KEYS
     CI_KEYS = ("vgr", "ground")
 
-    def _compute(self, predictions, references, probe_kind, case_id, risk_tier, harness_compatible=False, n_resamples=0,
-                 seed=DEFAULT_SEED):
+    def _compute(
+        self,
+        predictions,
+        references,
+        probe_kind,
+        case_id,
+        risk_tier,
+        harness_compatible=False,
+        n_resamples=0,
+        seed=DEFAULT_SEED,
+    ):
         # no SFR_w weights here: VGR and Ground do not depend on them
-        scores = score_columns(predictions, references, probe_kind, case_id, risk_tier,
-                               harness_compatible=harness_compatible, n_resamples=n_resamples, seed=seed)
+        scores = score_columns(
+            predictions,
+            references,
+            probe_kind,
+            case_id,
+            risk_tier,
+            harness_compatible=harness_compatible,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
         return self.select(scores, n_resamples)

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medvigil.suites.cbd.protocol import BINARY_METRICS, IMAGE_METRICS, NOIMG_METRICS, QUADRANT_METRICS
+from medvigil.suites.cbd.protocol import (
+    BINARY_METRICS,
+    IMAGE_METRICS,
+    NOIMG_METRICS,
+    QUADRANT_METRICS,
+)
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 from medvigil.tasks import task_yaml
 
@@ -48,16 +53,21 @@ def files() -> dict[str, str]:
         "cbd_noimg.yaml": task("cbd_noimg", "load_noimg_arm", "noimg", NOIMG_METRICS),
         # both arms in one task: lmms-eval aggregates one task's samples only (group aggregation
         # pools per-task scalars), and the quadrants need both arms per sample
-        "cbd_quadrants.yaml": task("cbd_quadrants", "load_both_arms", "quadrants", QUADRANT_METRICS),
+        "cbd_quadrants.yaml": task(
+            "cbd_quadrants", "load_both_arms", "quadrants", QUADRANT_METRICS
+        ),
         "_cbd.yaml": task_yaml.group("cbd", ["cbd_image", "cbd_noimg"], VERSION),
         # Sec. 3.2: binary yes/no questions, p(yes) from one deterministic pass (log-likelihoods of
         # " yes" and " no"); image, text-only, null-image and image-swap docs in one task
         "cbd_binary.yaml": binary_task(),
     }
     for base in REASONING_TASKS:
-        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(base, out[f"{base}.yaml"], MAX_NEW_TOKENS)
-    out["_cbd_reasoning.yaml"] = task_yaml.group("cbd_reasoning", [task_yaml.reasoning_name(t) for t in ("cbd_image", "cbd_noimg")],
-                                                 VERSION)
+        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
+            base, out[f"{base}.yaml"], MAX_NEW_TOKENS
+        )
+    out["_cbd_reasoning.yaml"] = task_yaml.group(
+        "cbd_reasoning", [task_yaml.reasoning_name(t) for t in ("cbd_image", "cbd_noimg")], VERSION
+    )
     return out
 
 

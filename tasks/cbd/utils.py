@@ -42,7 +42,10 @@ def load_binary_arms(_pointer):
 
 def cbd_doc_to_visual(doc: dict) -> list:
     image = doc.get("image")
-    if image is None or doc.get("condition") in (cbd_protocol.ARMS["noimg"], cbd_protocol.BINARY_ARMS["noimg"]):
+    if image is None or doc.get("condition") in (
+        cbd_protocol.ARMS["noimg"],
+        cbd_protocol.BINARY_ARMS["noimg"],
+    ):
         return []  # Sec. 3.2: the image is omitted entirely, not replaced
     if doc.get("condition") == cbd_protocol.BINARY_ARMS["null"]:
         return [Image.new("RGB", cbd_protocol.NULL_IMAGE_SIZE, 0)]  # Sec. 5: black 224 x 224
@@ -59,7 +62,10 @@ def cbd_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None
     kwargs = dict(lmms_eval_specific_kwargs or {}, pre_prompt="")
     content = [{"type": "image", "url": image} for image in cbd_doc_to_visual(doc)]
     content.append({"type": "text", "text": cbd_doc_to_text(doc, kwargs)})
-    return [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+    return [
+        {"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]},
+        {"role": "user", "content": content},
+    ]
 
 
 def cbd_binary_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -78,7 +84,9 @@ def cbd_binary_doc_to_target(doc: dict) -> int:
 
 def cbd_binary_process_results(doc: dict, results: list) -> dict:
     """``results``: one ``(loglikelihood, is_greedy)`` per continuation (yes, no)."""
-    record = with_sent_inputs(cbd_protocol.make_binary_record(doc, results), cbd_doc_to_visual(doc), doc["condition"])
+    record = with_sent_inputs(
+        cbd_protocol.make_binary_record(doc, results), cbd_doc_to_visual(doc), doc["condition"]
+    )
     return {name: record for name in cbd_protocol.BINARY_METRICS}
 
 
@@ -140,12 +148,18 @@ def cbd_binary_mean_entropy(records: list) -> float:
 
 # ---------------------------------------------------------------- results and aggregation
 
-KINDS = {"quadrants": cbd_protocol.QUADRANT_METRICS, "image": cbd_protocol.IMAGE_METRICS, "noimg": cbd_protocol.NOIMG_METRICS}
+KINDS = {
+    "quadrants": cbd_protocol.QUADRANT_METRICS,
+    "image": cbd_protocol.IMAGE_METRICS,
+    "noimg": cbd_protocol.NOIMG_METRICS,
+}
 
 
 def _process(doc: dict, results: list, kind: str) -> dict:
     # the same record under each of the task's metric keys (read_samples finds it under any)
-    record = cbd_protocol.make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
+    record = cbd_protocol.make_record(
+        doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc))
+    )
     with_sent_inputs(record, cbd_doc_to_visual(doc), doc["condition"])
     return {name: record for name in KINDS[kind]}
 

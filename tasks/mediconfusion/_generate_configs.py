@@ -33,7 +33,12 @@ def _style_kwargs(mode: str, protocol: str) -> str:
         per_model = {**{m: protocol for m in prompts.API_MODELS}, **per_model}
     lines = ["lmms_eval_specific_kwargs:"]
     for key, style in {"default": protocol, **per_model}.items():
-        lines += [f"  {key}:", f"    prompt_style: {style}", '    pre_prompt: ""', '    post_prompt: ""']
+        lines += [
+            f"  {key}:",
+            f"    prompt_style: {style}",
+            '    pre_prompt: ""',
+            '    post_prompt: ""',
+        ]
         if system and key in prompts.API_MODELS:
             lines.append(f"    system_prompt: {task_yaml.quoted(prompts.AUTHORS_SYSTEM_PROMPT)}")
     return "\n".join(lines)
@@ -112,12 +117,17 @@ def files() -> dict[str, str]:
     # reasoning variants (task_yaml.reasoning_variant) of MC, whose budgets (32, 8) leave no room to think
     for protocol in ("authors", "medvigil"):
         base = f"mediconfusion_mc{'' if protocol == 'authors' else '_' + protocol}"
-        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(base, out[f"{base}.yaml"],
-                                                                                    prompts.MAX_NEW_TOKENS["mc", protocol])
+        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
+            base, out[f"{base}.yaml"], prompts.MAX_NEW_TOKENS["mc", protocol]
+        )
     out["_mediconfusion_reasoning.yaml"] = task_yaml.group(
-        "mediconfusion_reasoning", [task_yaml.reasoning_name(t) for t in ("mediconfusion_mc", "mediconfusion_mc_medvigil")],
-        VERSION)
-    out["_mediconfusion.yaml"] = task_yaml.group("mediconfusion", [f"mediconfusion_{m}" for m in modes], VERSION)
+        "mediconfusion_reasoning",
+        [task_yaml.reasoning_name(t) for t in ("mediconfusion_mc", "mediconfusion_mc_medvigil")],
+        VERSION,
+    )
+    out["_mediconfusion.yaml"] = task_yaml.group(
+        "mediconfusion", [f"mediconfusion_{m}" for m in modes], VERSION
+    )
     out["_mediconfusion_medvigil.yaml"] = task_yaml.group(
         "mediconfusion_medvigil", [f"mediconfusion_{m}_medvigil" for m in modes], VERSION
     )

@@ -93,9 +93,13 @@ def settings(env: dict | None = None) -> dict:
     endpoint = _endpoint_settings(env)
     out["judge"] = env.get(ENV_FF_JUDGE) or (LLM_JUDGE if endpoint else "token_f1")
     if out["ps_normalisation"] not in modes.NORMALISATIONS:
-        raise ValueError(f"{ENV_PS_NORMALISATION} must be one of {', '.join(modes.NORMALISATIONS)}, got {out['ps_normalisation']!r}")
+        raise ValueError(
+            f"{ENV_PS_NORMALISATION} must be one of {', '.join(modes.NORMALISATIONS)}, got {out['ps_normalisation']!r}"
+        )
     if out["ll_kind"] not in modes.VALUE_KINDS:
-        raise ValueError(f"{ENV_LL_KIND} must be one of {', '.join(modes.VALUE_KINDS)}, got {out['ll_kind']!r}")
+        raise ValueError(
+            f"{ENV_LL_KIND} must be one of {', '.join(modes.VALUE_KINDS)}, got {out['ll_kind']!r}"
+        )
     raw_margin = env.get(ENV_MARGIN) or str(DEFAULT_MARGIN)
     try:
         margin = float(raw_margin)
@@ -106,7 +110,9 @@ def settings(env: dict | None = None) -> dict:
     out["margin"] = int(margin) if margin.is_integer() else margin
     if out["judge"] == LLM_JUDGE:
         if not endpoint:
-            raise ValueError(f"{ENV_FF_JUDGE}={LLM_JUDGE} needs {ENV_JUDGE_URL} (an OpenAI-compatible API root)")
+            raise ValueError(
+                f"{ENV_FF_JUDGE}={LLM_JUDGE} needs {ENV_JUDGE_URL} (an OpenAI-compatible API root)"
+            )
         _register_endpoint_judge(*endpoint.values())
         out["judge_settings"] = {k: v for k, v in endpoint.items() if k != "api_key"}
     modes.get_judge(out["judge"])  # unknown judge: fail now, not after inference
@@ -129,7 +135,9 @@ def _endpoint_settings(env) -> dict:
         raise ValueError(f"{ENV_JUDGE_TEMPERATURE} must be in [0, 2], got {raw!r}")
     layout = env.get(ENV_JUDGE_PROMPT) or "paper"
     if layout not in modes.JUDGE_PROMPT_LAYOUTS:
-        raise ValueError(f"{ENV_JUDGE_PROMPT} must be one of {', '.join(modes.JUDGE_PROMPT_LAYOUTS)}, got {layout!r}")
+        raise ValueError(
+            f"{ENV_JUDGE_PROMPT} must be one of {', '.join(modes.JUDGE_PROMPT_LAYOUTS)}, got {layout!r}"
+        )
     return {
         "url": url,
         "model": env.get(ENV_JUDGE_MODEL) or modes.JUDGE_MODEL,
@@ -140,8 +148,12 @@ def _endpoint_settings(env) -> dict:
 
 
 @lru_cache(maxsize=4)
-def _register_endpoint_judge(url: str, model: str, temperature: float, layout: str, api_key: str | None) -> None:
-    judge = modes.endpoint_judge(url, model=model, temperature=temperature, api_key=api_key, layout=layout)
+def _register_endpoint_judge(
+    url: str, model: str, temperature: float, layout: str, api_key: str | None
+) -> None:
+    judge = modes.endpoint_judge(
+        url, model=model, temperature=temperature, api_key=api_key, layout=layout
+    )
     modes.register_judge(LLM_JUDGE, judge, overwrite=True)
 
 
@@ -155,7 +167,9 @@ def _load(task: str):
         logging.getLogger(__name__).warning(
             "mediconfusion_%s: no %s set, so free-form answers are judged offline by token_f1, a lexical "
             "stand-in, not the authors' GPT-4o judge (tasks/mediconfusion/README.md, 'The free-form judge')",
-            task, ENV_JUDGE_URL)
+            task,
+            ENV_JUDGE_URL,
+        )
     data = load_config("questions")
     n = len(data)
     data = data.add_column("condition", [CONDITIONS[task]] * n)
@@ -205,7 +219,9 @@ def mediconfusion_doc_to_visual(doc: dict) -> list:
     return [] if image is None else [image.convert("RGB")]
 
 
-_MODE_OF = {cond: task.removesuffix("_medvigil") for task, cond in CONDITIONS.items()}  # condition -> mode
+_MODE_OF = {
+    cond: task.removesuffix("_medvigil") for task, cond in CONDITIONS.items()
+}  # condition -> mode
 
 
 def mediconfusion_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -229,7 +245,10 @@ def mediconfusion_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
     system = kwargs.get("system_prompt")
     if not system:
         return [{"role": "user", "content": images + text}]
-    return [{"role": "system", "content": [{"type": "text", "text": system}]}, {"role": "user", "content": text + images}]
+    return [
+        {"role": "system", "content": [{"type": "text", "text": system}]},
+        {"role": "user", "content": text + images},
+    ]
 
 
 def mediconfusion_ps_doc_to_choice(doc: dict) -> list:
@@ -284,7 +303,9 @@ def mediconfusion_mc_process_results(doc: dict, results: list) -> dict:
     attempts = ATTEMPTS.take(doc_key(doc))  # present under `--model retry`
     extra = {"attempts": attempts} if attempts and len(attempts) > 1 else {}
     parser = MC_PARSER[doc.get("protocol", "authors")]
-    record = _record(doc, modes.mc_votes(response, parser), response, {"parser": parser, **extra}, settings())
+    record = _record(
+        doc, modes.mc_votes(response, parser), response, {"parser": parser, **extra}, settings()
+    )
     record["retries"] = len(attempts) - 1 if attempts else 0
     return _emit(record, doc)
 
@@ -308,16 +329,32 @@ def mediconfusion_gd_process_results(doc: dict, results: list) -> dict:
     run = settings()
     values = [loglikelihood_value(r) for r in results]
     choice = modes.gd_scores(values, value_kind=run["ll_kind"])
-    return _emit(_record(doc, choice.votes, None, {"loglikelihood": values, **_likelihood_extra(choice, run)}, run), doc)
+    return _emit(
+        _record(
+            doc,
+            choice.votes,
+            None,
+            {"loglikelihood": values, **_likelihood_extra(choice, run)},
+            run,
+        ),
+        doc,
+    )
 
 
 def mediconfusion_ps_process_results(doc: dict, results: list) -> dict:
     run = settings()
     values = [loglikelihood_value(r) for r in results]
     choice = modes.prefix_scores(
-        values, mediconfusion_ps_doc_to_choice(doc), normalisation=run["ps_normalisation"], value_kind=run["ll_kind"]
+        values,
+        mediconfusion_ps_doc_to_choice(doc),
+        normalisation=run["ps_normalisation"],
+        value_kind=run["ll_kind"],
     )
-    extra = {"loglikelihood": values, "ps_normalisation": run["ps_normalisation"], **_likelihood_extra(choice, run)}
+    extra = {
+        "loglikelihood": values,
+        "ps_normalisation": run["ps_normalisation"],
+        **_likelihood_extra(choice, run),
+    }
     return _emit(_record(doc, choice.votes, None, extra, run), doc)
 
 
@@ -325,7 +362,12 @@ def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
     run = settings()
     response = results[0] if results else ""
     judged = modes.judge_response(
-        doc["question"], doc["option_A"], doc["option_B"], response, judge=run["judge"], margin=run["margin"]
+        doc["question"],
+        doc["option_A"],
+        doc["option_B"],
+        response,
+        judge=run["judge"],
+        margin=run["margin"],
     )
     extra = {"judge": judged.judge, "judge_scores": list(judged.scores)}
     if judged.judge == LLM_JUDGE:
@@ -353,18 +395,31 @@ def _score(key: tuple):
         }
         for condition, case_id, probe_id, correct, predicted, cats in key
     ]
-    return score_records(records, incomplete="drop")  # --limit keeps the first N docs: a pair it cuts is left out
+    return score_records(
+        records, incomplete="drop"
+    )  # --limit keeps the first N docs: a pair it cuts is left out
 
 
 def _metric(records: list, name: str) -> float:
     key = tuple(
-        (r["condition"], r["case_id"], r["probe_id"], r["correct_letter"], r["predicted_letter"], tuple(r["extra"]["categories"]))
+        (
+            r["condition"],
+            r["case_id"],
+            r["probe_id"],
+            r["correct_letter"],
+            r["predicted_letter"],
+            tuple(r["extra"]["categories"]),
+        )
         for r in records
     )
     score = _score(key)
     if name == "invalid":
         return float(score.totals["invalid"])
-    value = {"set_acc": score.set_accuracy, "indiv_acc": score.individual_accuracy, "confusion": score.confusion}[name]
+    value = {
+        "set_acc": score.set_accuracy,
+        "indiv_acc": score.individual_accuracy,
+        "confusion": score.confusion,
+    }[name]
     return 100.0 * value  # percent, as in the paper's tables (NaN when undefined)
 
 

@@ -21,7 +21,10 @@ TRIALS_ACCURACY = 3
 LEVELS = (0, 1, 2)
 MAX_NEW_TOKENS = 8  # a letter
 TEMPERATURE = 1.0
-EXPERIMENTS = {"calibration": ("medqdeg", TRIALS_CALIBRATION), "accuracy": ("medqdeg_acc", TRIALS_ACCURACY)}
+EXPERIMENTS = {
+    "calibration": ("medqdeg", TRIALS_CALIBRATION),
+    "accuracy": ("medqdeg_acc", TRIALS_ACCURACY),
+}
 
 
 def _core():
@@ -55,7 +58,9 @@ metadata:
 
 def task(level: int, experiment: str = "calibration") -> str:
     prefix, trials = EXPERIMENTS[experiment]
-    head = task_yaml.task(f"{prefix}_L{level}", f"load_{'acc_' if experiment == 'accuracy' else ''}L{level}")
+    head = task_yaml.task(
+        f"{prefix}_L{level}", f"load_{'acc_' if experiment == 'accuracy' else ''}L{level}"
+    )
     return head if trials == TRIALS_CALIBRATION else head + f"repeats: {trials}\n"
 
 
@@ -65,15 +70,26 @@ def files() -> dict[str, str]:
         for level in LEVELS:
             out[f"{prefix}_L{level}.yaml"] = task(level, experiment)
         # Severities are not interchangeable: the group reports each member and no pooled score.
-        out[f"_{prefix}.yaml"] = task_yaml.group(prefix, [f"{prefix}_L{level}" for level in LEVELS], VERSION)
+        out[f"_{prefix}.yaml"] = task_yaml.group(
+            prefix, [f"{prefix}_L{level}" for level in LEVELS], VERSION
+        )
         # reasoning variants (task_yaml.reasoning_variant): same T trials at temperature 1.0, 4096 tokens
         variants = [task_yaml.reasoning_name(f"{prefix}_L{level}") for level in LEVELS]
         for level, variant in zip(LEVELS, variants):
-            out[f"{variant}.yaml"] = task_yaml.reasoning_variant(f"{prefix}_L{level}", out[f"{prefix}_L{level}.yaml"],
-                                                                 MAX_NEW_TOKENS, temperature=TEMPERATURE, do_sample=True)
-        out[f"_{task_yaml.reasoning_name(prefix)}.yaml"] = task_yaml.group(task_yaml.reasoning_name(prefix), variants, VERSION)
+            out[f"{variant}.yaml"] = task_yaml.reasoning_variant(
+                f"{prefix}_L{level}",
+                out[f"{prefix}_L{level}.yaml"],
+                MAX_NEW_TOKENS,
+                temperature=TEMPERATURE,
+                do_sample=True,
+            )
+        out[f"_{task_yaml.reasoning_name(prefix)}.yaml"] = task_yaml.group(
+            task_yaml.reasoning_name(prefix), variants, VERSION
+        )
     # Both experiments of Section 3.4 in one run.
-    out["_medqdeg_paper.yaml"] = task_yaml.group("medqdeg_paper", [prefix for prefix, _ in EXPERIMENTS.values()], VERSION)
+    out["_medqdeg_paper.yaml"] = task_yaml.group(
+        "medqdeg_paper", [prefix for prefix, _ in EXPERIMENTS.values()], VERSION
+    )
     return out
 
 

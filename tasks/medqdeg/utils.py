@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from medvigil.mcq.adapter import load_mcq
 from medvigil.records.sent_inputs import with_sent_inputs
-from medvigil.suites.medqdeg.protocol import METRICS, answer_prompt, plan_docs, record, render, responses_of, task_score, types_per_probe
+from medvigil.suites.medqdeg.protocol import (
+    METRICS,
+    answer_prompt,
+    plan_docs,
+    record,
+    render,
+    responses_of,
+    task_score,
+    types_per_probe,
+)
 
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
 
@@ -20,8 +29,16 @@ def _load(level: int, experiment: str = "calibration"):
     rows = [dict(zip(_PLAN_COLUMNS, values)) for values in zip(*(data[c] for c in _PLAN_COLUMNS))]
     plan = plan_docs(rows, level, types_per_probe())
     docs = data.select([p["row"] for p in plan])
-    return docs.map(lambda _, i: {"degradation": plan[i]["degradation"], "severity": level, "experiment": experiment},
-                    with_indices=True, input_columns=["probe_id"], desc=f"medqdeg L{level} docs ({experiment})")
+    return docs.map(
+        lambda _, i: {
+            "degradation": plan[i]["degradation"],
+            "severity": level,
+            "experiment": experiment,
+        },
+        with_indices=True,
+        input_columns=["probe_id"],
+        desc=f"medqdeg L{level} docs ({experiment})",
+    )
 
 
 def load_L0(_pointer):
@@ -74,6 +91,7 @@ def medqdeg_process_results(doc: dict, results: list) -> dict:
 
 
 # one aggregator per metric of medvigil.suites.medqdeg.protocol.METRICS (the names the YAMLs call)
+
 
 def medqdeg_aggregate_accuracy(records: list) -> float:
     return task_score(records, "accuracy")

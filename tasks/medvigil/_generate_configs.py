@@ -27,7 +27,12 @@ _PILOT = importlib.import_module("medvigil.suites.medvigil.scoring.roi_pilot")
 PILOT_MAX_TOKENS = 96
 MAX_NEW_TOKENS = 8  # Appendix L: the letter-answer tasks' budget
 # the letter-answer tasks given a reasoning variant (<task>_reasoning, group medvigil_reasoning)
-REASONING_TASKS = ("medvigil_mcq", "medvigil_mcq_noimg", "medvigil_mcq_shuffled", "medvigil_mcq_circular")
+REASONING_TASKS = (
+    "medvigil_mcq",
+    "medvigil_mcq_noimg",
+    "medvigil_mcq_shuffled",
+    "medvigil_mcq_circular",
+)
 
 
 def _metric_list(names) -> str:
@@ -111,18 +116,26 @@ def files() -> dict[str, str]:
     out["medvigil_open.yaml"] = open_task()
     out["medvigil_mcq_authors.yaml"] = authors_task("medvigil_mcq_authors", "load_mcq_authors")
     for sigma in BLUR_SIGMAS:
-        out[f"medvigil_blur_s{sigma}.yaml"] = task(f"medvigil_blur_s{sigma}", f"load_blur_{sigma}", SUMMARY_METRICS)
-        out[f"medvigil_blur_authors_s{sigma}.yaml"] = authors_task(f"medvigil_blur_authors_s{sigma}", f"load_blur_authors_{sigma}",
-                                                                   SUMMARY_METRICS)
+        out[f"medvigil_blur_s{sigma}.yaml"] = task(
+            f"medvigil_blur_s{sigma}", f"load_blur_{sigma}", SUMMARY_METRICS
+        )
+        out[f"medvigil_blur_authors_s{sigma}.yaml"] = authors_task(
+            f"medvigil_blur_authors_s{sigma}", f"load_blur_authors_{sigma}", SUMMARY_METRICS
+        )
     for step in ROI_DECAY_STEPS:
         out[f"medvigil_roi_decay_k{step}.yaml"] = roi_pilot_task(step)
-        out[f"medvigil_roi_decay_all_k{step}.yaml"] = task(f"medvigil_roi_decay_all_k{step}", f"load_roi_decay_{step}",
-                                                           DECAY_METRICS)
+        out[f"medvigil_roi_decay_all_k{step}.yaml"] = task(
+            f"medvigil_roi_decay_all_k{step}", f"load_roi_decay_{step}", DECAY_METRICS
+        )
     out["_medvigil_blur.yaml"] = group(
-        "medvigil_blur", [f"medvigil_blur_s{s}" for s in BLUR_SIGMAS] + ["medvigil_mcq_noimg"], VERSION
+        "medvigil_blur",
+        [f"medvigil_blur_s{s}" for s in BLUR_SIGMAS] + ["medvigil_mcq_noimg"],
+        VERSION,
     )
-    out["_medvigil_blur_authors.yaml"] = group(  # the authors' runner and PIL blur; sigma = inf: their --no-image run
-        "medvigil_blur_authors", [f"medvigil_blur_authors_s{s}" for s in BLUR_SIGMAS], VERSION
+    out["_medvigil_blur_authors.yaml"] = (
+        group(  # the authors' runner and PIL blur; sigma = inf: their --no-image run
+            "medvigil_blur_authors", [f"medvigil_blur_authors_s{s}" for s in BLUR_SIGMAS], VERSION
+        )
     )
     out["_medvigil_roi_decay.yaml"] = group(
         "medvigil_roi_decay", [f"medvigil_roi_decay_k{k}" for k in ROI_DECAY_STEPS], VERSION
@@ -132,13 +145,23 @@ def files() -> dict[str, str]:
     )
     # reasoning variants (task_yaml.reasoning_variant): the letter-answer tasks at the protocol's 8 tokens
     for base in REASONING_TASKS:
-        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(base, out[f"{base}.yaml"], MAX_NEW_TOKENS)
-    out["_medvigil_reasoning.yaml"] = group("medvigil_reasoning", [task_yaml.reasoning_name(t) for t in REASONING_TASKS],
-                                            VERSION)
+        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
+            base, out[f"{base}.yaml"], MAX_NEW_TOKENS
+        )
+    out["_medvigil_reasoning.yaml"] = group(
+        "medvigil_reasoning", [task_yaml.reasoning_name(t) for t in REASONING_TASKS], VERSION
+    )
     out["_medvigil.yaml"] = group(
         "medvigil",
-        ["medvigil_mcq", "medvigil_mcq_shuffled", "medvigil_mcq_circular", "medvigil_triplets", "medvigil_open",
-         "medvigil_blur", "medvigil_roi_decay"],
+        [
+            "medvigil_mcq",
+            "medvigil_mcq_shuffled",
+            "medvigil_mcq_circular",
+            "medvigil_triplets",
+            "medvigil_open",
+            "medvigil_blur",
+            "medvigil_roi_decay",
+        ],
         VERSION,
     )
     return out

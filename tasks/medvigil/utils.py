@@ -23,7 +23,11 @@ from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
 from medvigil.records.sent_inputs import sent_inputs
-from medvigil.suites.medvigil.harness.authors_runner import authors_blur, authors_letter, authors_prompt
+from medvigil.suites.medvigil.harness.authors_runner import (
+    authors_blur,
+    authors_letter,
+    authors_prompt,
+)
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
 WITHHELD = "withheld_credentialed"  # image_status of credentialed images not in the build
@@ -35,6 +39,7 @@ log = logging.getLogger("medvigil.tasks")
 # Rows are chosen and tagged from their small columns only: a row-wise ``filter``/``map`` would
 # decode (and rewrite) every image of the config (3.3 GB peak for medvigil_mcq at 300 cases).
 
+
 def _with_condition(dataset, condition: str):
     return dataset.add_column("condition", [condition] * len(dataset))
 
@@ -44,7 +49,9 @@ def _keep(dataset, column: str, keep) -> object:
     return dataset.select([i for i, value in enumerate(dataset[column]) if keep(value)])
 
 
-def _load(config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False):
+def _load(
+    config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False
+):
     from medvigil.images import imaging
 
     data = _with_condition(load_config(config), condition)  # before any select: no index flattening
@@ -96,15 +103,26 @@ def load_triplets(_pointer):
     from medvigil.suites.medvigil.scoring.triplets import triplet_probes
 
     originals = _load("mcq", "default", kinds=("original",))
-    by_case = {case: {"options": options, "row": i} for i, (case, options) in enumerate(zip(originals["case_id"], originals["options"]))}
+    by_case = {
+        case: {"options": options, "row": i}
+        for i, (case, options) in enumerate(zip(originals["case_id"], originals["options"]))
+    }
     triplets = load_config("triplets")
     triplets = triplets.remove_columns([c for c in ("image",) if c in triplets.column_names])
     made = triplet_probes(triplets.to_list(), by_case)
     for reason, count in made.skipped.items():
         log.warning("medvigil triplets: skipped %d triplet(s): %s", count, reason)
-    overrides = [{k: r[k] for k in ("probe_id", "probe_kind", "question", "correct_letter")} for r in made.rows]
+    overrides = [
+        {k: r[k] for k in ("probe_id", "probe_kind", "question", "correct_letter")}
+        for r in made.rows
+    ]
     data = originals.select([r["row"] for r in made.rows])
-    return data.map(lambda _, i: overrides[i], with_indices=True, input_columns=["probe_id"], desc="medvigil triplet arms")
+    return data.map(
+        lambda _, i: overrides[i],
+        with_indices=True,
+        input_columns=["probe_id"],
+        desc="medvigil triplet arms",
+    )
 
 
 def load_open(_pointer):
@@ -130,18 +148,26 @@ def _load_roi_pilot(step: int):
 
     data = load_config("mcq")
     keep = [i for i, kind in enumerate(data["probe_kind"]) if kind == "original"]
-    cols = {c: data[c] for c in ("case_id", "risk_tier", "source_dataset", "roi_bbox", "image_status")}
+    cols = {
+        c: data[c] for c in ("case_id", "risk_tier", "source_dataset", "roi_bbox", "image_status")
+    }
     rows = [{c: cols[c][i] for c in cols} for i in keep]
     order = {cid: n for n, cid in enumerate(select_pilot_cases(rows))}
-    chosen = sorted((i for i, row in zip(keep, rows) if row["case_id"] in order), key=lambda i: order[cols["case_id"][i]])
+    chosen = sorted(
+        (i for i, row in zip(keep, rows) if row["case_id"] in order),
+        key=lambda i: order[cols["case_id"][i]],
+    )
     withheld = [i for i in chosen if cols["image_status"][i] == WITHHELD]
     if withheld:
-        log.warning("medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld))
+        log.warning(
+            "medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld)
+        )
     chosen = [i for i in chosen if i not in set(withheld)]
     return _with_condition(data, f"roi_decay:{step}").select(chosen)
 
 
 # one loader per generated YAML (see _generate_configs.py); names are referenced there
+
 
 def load_blur_0(_pointer):
     return _load_blur("0")
@@ -233,6 +259,7 @@ def load_roi_pilot_3(_pointer):
 
 # ---------------------------------------------------------------- prompt and image
 
+
 def _shown_image(doc: dict):
     """The doc's image when its condition shows one (None: a text-only doc), untransformed."""
     image = doc.get("image")
@@ -248,7 +275,9 @@ def medvigil_doc_to_visual(doc: dict) -> list:
 
     condition = doc.get("condition", "default")
     kind, _, value = condition.partition(":")
-    if kind == "blur" and doc.get("runner") == "authors":  # their PIL blur (bench_blur_sweep_make.py)
+    if (
+        kind == "blur" and doc.get("runner") == "authors"
+    ):  # their PIL blur (bench_blur_sweep_make.py)
         return [authors_blur(image, float(value), image.format)]
     image = image.convert("RGB")
     if kind == "blur":
@@ -282,14 +311,19 @@ def medvigil_authors_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | No
     return f"{kwargs.get('pre_prompt', '')}{authors_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
 
 
-def medvigil_authors_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+def medvigil_authors_doc_to_messages(
+    doc: dict, lmms_eval_specific_kwargs: dict | None = None
+) -> list:
     """The runner's request: one user turn, the image then the text, no system message."""
     content = [{"type": "image", "url": image} for image in medvigil_doc_to_visual(doc)]
-    content.append({"type": "text", "text": medvigil_authors_doc_to_text(doc, lmms_eval_specific_kwargs)})
+    content.append(
+        {"type": "text", "text": medvigil_authors_doc_to_text(doc, lmms_eval_specific_kwargs)}
+    )
     return [{"role": "user", "content": content}]
 
 
 # ---------------------------------------------------------------- results
+
 
 def _record(doc: dict, response: str) -> dict:
     """The per-probe record, in *published* letters even when options were reordered."""
@@ -297,8 +331,11 @@ def _record(doc: dict, response: str) -> dict:
     letter = authors_letter(response) if authors else parse_letter(response)
     correct = doc["correct_letter"]
     # what the adapter was handed (the transform itself is not redone here)
-    extra = {"condition_source": "lmms-eval", **({"runner": "authors"} if authors else {}),
-             **sent_inputs([] if _shown_image(doc) is None else [True], doc.get("condition", "default"))}
+    extra = {
+        "condition_source": "lmms-eval",
+        **({"runner": "authors"} if authors else {}),
+        **sent_inputs([] if _shown_image(doc) is None else [True], doc.get("condition", "default")),
+    }
     # attempts are known when the model ran under `--model retry` (Appendix L protocol)
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
@@ -311,30 +348,69 @@ def _record(doc: dict, response: str) -> dict:
         if doc.get("rotation") is not None:
             extra["rotation"] = doc["rotation"]
         # an unparsed answer (None) stays unparsed
-        letter = to_published_letter(order, letter) if letter is not None and letter in order else letter
+        letter = (
+            to_published_letter(order, letter) if letter is not None and letter in order else letter
+        )
         correct = doc["published_correct_letter"]
-    return probe_record("medvigil", doc, condition=doc.get("condition", "default"), correct_letter=correct,
-                        predicted_letter=letter, raw_response=response, retries=len(attempts) - 1 if attempts else 0,
-                        extra=extra)
+    return probe_record(
+        "medvigil",
+        doc,
+        condition=doc.get("condition", "default"),
+        correct_letter=correct,
+        predicted_letter=letter,
+        raw_response=response,
+        retries=len(attempts) - 1 if attempts else 0,
+        extra=extra,
+    )
 
 
 # metric -> higher is better? (None: a diagnostic with no direction). The YAML generator reads this.
 METRIC_DIRECTIONS = {
-    "mcs": True, "cap": True, "safe": True, "ground": True, "overall": True,
-    "sfr": False, "sfr_w": False, "vgr": True, "pr": True, "pcons": True, "neg": True, "sdr": True, "lpa": True,
-    "acc_original": True, "acc_tcf": True, "acc_halluc_trap": True, "acc_negation": True,
-    "acc_specificity_drop": True, "acc_knowledge_only": True, "acc_lr_flip": True,
-    "acc_roi_only": True, "acc_roi_masked": True, "refusal_rate": None, "parse_failures": False, "tr_coh": True,
+    "mcs": True,
+    "cap": True,
+    "safe": True,
+    "ground": True,
+    "overall": True,
+    "sfr": False,
+    "sfr_w": False,
+    "vgr": True,
+    "pr": True,
+    "pcons": True,
+    "neg": True,
+    "sdr": True,
+    "lpa": True,
+    "acc_original": True,
+    "acc_tcf": True,
+    "acc_halluc_trap": True,
+    "acc_negation": True,
+    "acc_specificity_drop": True,
+    "acc_knowledge_only": True,
+    "acc_lr_flip": True,
+    "acc_roi_only": True,
+    "acc_roi_masked": True,
+    "refusal_rate": None,
+    "parse_failures": False,
+    "tr_coh": True,
     "over_refusal": False,
 }
 METRICS = tuple(METRIC_DIRECTIONS)
-RECORD_METRIC = METRICS[0]  # the metric key that logs the whole record (medvigil.records.lmms_eval_logs.RECORD_KEY)
+RECORD_METRIC = METRICS[
+    0
+]  # the metric key that logs the whole record (medvigil.records.lmms_eval_logs.RECORD_KEY)
 
 
 # the metric list of each kind of task (the YAML generator writes these): the template's for the main
 # conditions; the triplet arms, the open form, the blur sweep and ROI decay report a few
 TRIPLET_METRICS = ("tr_coh", "parse_failures")
-OPEN_METRICS = ("sfr", "sfr_w", "acc_roi_masked", "over_refusal", "overall", "acc_original", "acc_knowledge_only")
+OPEN_METRICS = (
+    "sfr",
+    "sfr_w",
+    "acc_roi_masked",
+    "over_refusal",
+    "overall",
+    "acc_original",
+    "acc_knowledge_only",
+)
 SUMMARY_METRICS = ("overall", "acc_original", "refusal_rate", "parse_failures")
 DECAY_METRICS = ("acc_original", "refusal_rate", "parse_failures")
 TEMPLATE_METRICS = tuple(m for m in METRICS if m not in ("tr_coh", "over_refusal"))
@@ -376,13 +452,17 @@ def medvigil_roi_pilot_process_results(doc: dict, results: list) -> dict:
     from medvigil.suites.medvigil.scoring.roi_pilot import modal_record
 
     responses = responses_of(results)
-    record = modal_record(_record(doc, responses[0]), responses, [parse_letter(r) for r in responses])
+    record = modal_record(
+        _record(doc, responses[0]), responses, [parse_letter(r) for r in responses]
+    )
     return _metric_values(record)
 
 
 # ---------------------------------------------------------------- open-ended variant
 
-OPEN_SYSTEM_PROMPT = "You are an experienced radiologist. Look at the image and answer the question."
+OPEN_SYSTEM_PROMPT = (
+    "You are an experienced radiologist. Look at the image and answer the question."
+)
 
 
 def medvigil_open_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -394,7 +474,10 @@ def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
     kwargs = dict(lmms_eval_specific_kwargs or {}, pre_prompt="")
     content = [{"type": "image", "url": image} for image in medvigil_doc_to_visual(doc)]
     content.append({"type": "text", "text": medvigil_open_doc_to_text(doc, kwargs)})
-    return [{"role": "system", "content": [{"type": "text", "text": OPEN_SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+    return [
+        {"role": "system", "content": [{"type": "text", "text": OPEN_SYSTEM_PROMPT}]},
+        {"role": "user", "content": content},
+    ]
 
 
 def medvigil_open_process_results(doc: dict, results: list) -> dict:
@@ -402,16 +485,24 @@ def medvigil_open_process_results(doc: dict, results: list) -> dict:
     from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_letters
 
     response = results[0] if results else ""
-    correct, letter, label = open_letters(response, doc["expected_behavior"], doc["expected_answer_or_set"],
-                                         doc.get("probe_kind", ""))
+    correct, letter, label = open_letters(
+        response, doc["expected_behavior"], doc["expected_answer_or_set"], doc.get("probe_kind", "")
+    )
     record = _record({**doc, "correct_letter": correct, "options": None}, letter)
-    record.update(raw_response=response, extra={**record["extra"], "open_label": label,
-                                                "open_judge": DEFAULT_JUDGE,
-                                                "expected_behavior": doc["expected_behavior"]})
+    record.update(
+        raw_response=response,
+        extra={
+            **record["extra"],
+            "open_label": label,
+            "open_judge": DEFAULT_JUDGE,
+            "expected_behavior": doc["expected_behavior"],
+        },
+    )
     return _metric_values(record)
 
 
 # ---------------------------------------------------------------- aggregation
+
 
 @lru_cache(maxsize=16)
 def _summary(key: tuple) -> dict:
@@ -419,27 +510,60 @@ def _summary(key: tuple) -> dict:
     from medvigil.suites.medvigil.scoring.scoring import audit
 
     cut: Counter = Counter()  # --limit keeps the first N docs: a circular group it cuts is left out
-    records = collapse_circular([dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key],
-                                incomplete=cut)
+    records = collapse_circular(
+        [dict(zip(_RECORD_KEYS, values), extra=dict(extra)) for *values, extra in key],
+        incomplete=cut,
+    )
     if cut:
-        log.warning("medvigil: %d rotation(s) of circular groups cut by --limit left out of the aggregate", sum(cut.values()))
+        log.warning(
+            "medvigil: %d rotation(s) of circular groups cut by --limit left out of the aggregate",
+            sum(cut.values()),
+        )
     if not records:
         return {"metrics": {}, "accuracy": {}}
     # every record of a task shares one condition; score that condition as the headline
-    result = audit(records, n_resamples=0, strata=False, sensitivity=False, ablations=False, condition=records[0]["condition"])
+    result = audit(
+        records,
+        n_resamples=0,
+        strata=False,
+        sensitivity=False,
+        ablations=False,
+        condition=records[0]["condition"],
+    )
     (model,) = result["models"].values()
     return model
 
 
-_RECORD_KEYS = ("suite", "model", "condition", "probe_id", "case_id", "probe_kind", "risk_tier", "source_dataset",
-                "modality", "text_only_answerable", "correct_letter", "predicted_letter", "parse_status")
-_CORRECT, _PREDICTED, _STATUS = (_RECORD_KEYS.index(k) for k in ("correct_letter", "predicted_letter", "parse_status"))
+_RECORD_KEYS = (
+    "suite",
+    "model",
+    "condition",
+    "probe_id",
+    "case_id",
+    "probe_kind",
+    "risk_tier",
+    "source_dataset",
+    "modality",
+    "text_only_answerable",
+    "correct_letter",
+    "predicted_letter",
+    "parse_status",
+)
+_CORRECT, _PREDICTED, _STATUS = (
+    _RECORD_KEYS.index(k) for k in ("correct_letter", "predicted_letter", "parse_status")
+)
 
 
 def scoring_key(record: dict) -> tuple:
     """What scoring reads of a record, hashable: its ``_RECORD_KEYS`` values, then its ``extra``
     items (the attempt history and the sampled letters, lists, do not enter scoring)."""
-    extra = tuple(sorted((k, v) for k, v in (record.get("extra") or {}).items() if k not in ("attempts", "samples")))
+    extra = tuple(
+        sorted(
+            (k, v)
+            for k, v in (record.get("extra") or {}).items()
+            if k not in ("attempts", "samples")
+        )
+    )
     return (*(record.get(k) for k in _RECORD_KEYS), extra)
 
 
@@ -448,7 +572,11 @@ def _metric(records: list, name: str) -> float:
     key = tuple(r if isinstance(r, tuple) else scoring_key(r) for r in records)
     if name == "refusal_rate":
         letters = [k[_PREDICTED] for k in key]
-        return 100.0 * sum(letter == "E" for letter in letters) / len(letters) if letters else float("nan")
+        return (
+            100.0 * sum(letter == "E" for letter in letters) / len(letters)
+            if letters
+            else float("nan")
+        )
     if name == "parse_failures":
         return float(sum(k[_STATUS] != "ok" for k in key))
     if name == "over_refusal":  # open form: refusals where an answer was expected
@@ -464,6 +592,7 @@ def _metric(records: list, name: str) -> float:
 
 
 # one aggregator per metric of METRICS (the names the YAMLs call)
+
 
 def medvigil_aggregate_mcs(records: list) -> float:
     return _metric(records, "mcs")

@@ -15,8 +15,14 @@ HERE = Path(__file__).resolve().parent
 VERSION = "0.1"
 # metric -> higher is better? (accuracy of the arm; parse failures are a diagnostic)
 # metric -> higher is better (the T1 item counts n_<source> have no direction; lmms-eval wants a bool)
-DIRECTIONS = {"acc": True, "acc_visreq": True, "acc_t5": True, "parse_failures": False,
-              **{f"acc_{s}": True for s in SOURCES}, **{f"n_{s}": True for s in SOURCES}}
+DIRECTIONS = {
+    "acc": True,
+    "acc_visreq": True,
+    "acc_t5": True,
+    "parse_failures": False,
+    **{f"acc_{s}": True for s in SOURCES},
+    **{f"n_{s}": True for s in SOURCES},
+}
 
 
 def template() -> str:
@@ -54,17 +60,24 @@ def files() -> dict[str, str]:
     # `readiness` holds T1-T5 (R(m) and Ext. Data Tables 2-6); T6 generates long answers, so it
     # is its own task, and `readiness_all` runs both.
     stress = [name for name in ARMS if name != COT_ARM]
-    out = {"_default_template_yaml": template(), "_readiness.yaml": task_yaml.group("readiness", stress, VERSION),
-           "_readiness_all.yaml": task_yaml.group("readiness_all", ["readiness", COT_ARM], VERSION),
-           # other datasets (medvigil.mcq.adapter) need not have T5 donors: every arm but T5's
-           "_readiness_any.yaml": task_yaml.group("readiness_any", [n for n in ARMS if ARMS[n].perturbation != "substitution"],
-                                                  VERSION)}
+    out = {
+        "_default_template_yaml": template(),
+        "_readiness.yaml": task_yaml.group("readiness", stress, VERSION),
+        "_readiness_all.yaml": task_yaml.group("readiness_all", ["readiness", COT_ARM], VERSION),
+        # other datasets (medvigil.mcq.adapter) need not have T5 donors: every arm but T5's
+        "_readiness_any.yaml": task_yaml.group(
+            "readiness_any", [n for n in ARMS if ARMS[n].perturbation != "substitution"], VERSION
+        ),
+    }
     out.update({f"{name}.yaml": task(name) for name in ARMS})
     # reasoning variants (task_yaml.reasoning_variant) of the arms at the 64-token budget; readiness_cot has 1024
     for name in stress:
-        out[f"{task_yaml.reasoning_name(name)}.yaml"] = task_yaml.reasoning_variant(name, out[f"{name}.yaml"], MAX_NEW_TOKENS)
-    out["_readiness_reasoning.yaml"] = task_yaml.group("readiness_reasoning", [task_yaml.reasoning_name(n) for n in stress],
-                                                       VERSION)
+        out[f"{task_yaml.reasoning_name(name)}.yaml"] = task_yaml.reasoning_variant(
+            name, out[f"{name}.yaml"], MAX_NEW_TOKENS
+        )
+    out["_readiness_reasoning.yaml"] = task_yaml.group(
+        "readiness_reasoning", [task_yaml.reasoning_name(n) for n in stress], VERSION
+    )
     return out
 
 

@@ -20,7 +20,15 @@ from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
 from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
-from medvigil.suites.readiness.protocol import ARMS, arm_accuracy, arm_count, arm_docs, arm_metrics, mc_prompt, substitution_donors
+from medvigil.suites.readiness.protocol import (
+    ARMS,
+    arm_accuracy,
+    arm_count,
+    arm_docs,
+    arm_metrics,
+    mc_prompt,
+    substitution_donors,
+)
 from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, parse_cot
 
 WITHHELD = "withheld_credentialed"
@@ -29,32 +37,50 @@ log = logging.getLogger("medvigil.tasks.readiness")
 
 # ---------------------------------------------------------------- data (process_docs)
 
+
 def _load(arm: str):
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
     withheld = sum(status == WITHHELD for status in data["image_status"])
     if withheld:  # the same items in every arm: a withheld image removes the item everywhere
-        data = data.select([i for i, status in enumerate(data["image_status"]) if status != WITHHELD])
-        log.warning("readiness %s: skipped %d probe(s) whose credentialed image is withheld", arm, withheld)
+        data = data.select(
+            [i for i, status in enumerate(data["image_status"]) if status != WITHHELD]
+        )
+        log.warning(
+            "readiness %s: skipped %d probe(s) whose credentialed image is withheld", arm, withheld
+        )
     # MedVIGIL stores the safe action at E; adapted rows say their own (or none)
     rows = [{"safe_letter": SAFE_LETTER, **row} for row in data.remove_columns(["image"]).to_list()]
     made = arm_docs(arm, rows)
     if not made:
-        raise ValueError(f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r}"
-                         + (", with a T5 donor)" if ARMS[arm].perturbation == "substitution" else ")"))
+        raise ValueError(
+            f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r}"
+            + (", with a T5 donor)" if ARMS[arm].perturbation == "substitution" else ")")
+        )
     if ARMS[arm].perturbation == "substitution":
-        log.warning("readiness %s: %d visually required item(s) have no donor image and are not asked",
-                    arm, substitution_donors(rows)[1])
+        log.warning(
+            "readiness %s: %d visually required item(s) have no donor image and are not asked",
+            arm,
+            substitution_donors(rows)[1],
+        )
     overrides = [o for _, o in made]
-    if ARMS[arm].perturbation == "substitution":  # T5: another case's image (its stored bytes), supporting a distractor
+    if (
+        ARMS[arm].perturbation == "substitution"
+    ):  # T5: another case's image (its stored bytes), supporting a distractor
         donors = [o["readiness"]["donor_row"] for o in overrides]
         images = data.select(donors).cast_column("image", Image(decode=False))["image"]
         overrides = [{**o, "image": image} for o, image in zip(overrides, images)]
     data = data.select([i for i, _ in made])
     # input_columns: the images are neither decoded nor rewritten (unless an arm overrides them)
-    return data.map(lambda _, i: overrides[i], with_indices=True, input_columns=["probe_id"], desc=f"readiness arm {arm}")
+    return data.map(
+        lambda _, i: overrides[i],
+        with_indices=True,
+        input_columns=["probe_id"],
+        desc=f"readiness arm {arm}",
+    )
 
 
 # one loader per arm of medvigil.suites.readiness.protocol.ARMS (names used by _generate_configs.py)
+
 
 def load_readiness_img(_pointer):
     return _load("readiness_img")
@@ -122,6 +148,7 @@ def load_readiness_cot(_pointer):
 
 # ---------------------------------------------------------------- prompt and image
 
+
 def readiness_doc_to_visual(doc: dict) -> list:
     image = doc.get("image")
     if image is None or doc.get("condition", "default").startswith("noimg"):
@@ -150,10 +177,15 @@ def readiness_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None 
 
 # ---------------------------------------------------------------- results
 
+
 def _record(doc: dict, response: str) -> dict:
-    extra = {"condition_source": "lmms-eval", "laterality_dependent": doc.get("laterality_dependent"),
-             **sent_inputs(readiness_doc_to_visual(doc), doc["condition"]),
-             "options_shown": list(doc["options"]), **(doc.get("readiness") or {})}
+    extra = {
+        "condition_source": "lmms-eval",
+        "laterality_dependent": doc.get("laterality_dependent"),
+        **sent_inputs(readiness_doc_to_visual(doc), doc["condition"]),
+        "options_shown": list(doc["options"]),
+        **(doc.get("readiness") or {}),
+    }
     if _is_cot(doc):
         extra["cot"] = parse_cot(response, doc["options"])
         letter = extra["cot"]["answer"]
@@ -162,8 +194,15 @@ def _record(doc: dict, response: str) -> dict:
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
         extra["attempts"] = attempts
-    return probe_record("readiness", doc, condition=doc["condition"], predicted_letter=letter, raw_response=response,
-                        retries=len(attempts) - 1 if attempts else 0, extra=extra)
+    return probe_record(
+        "readiness",
+        doc,
+        condition=doc["condition"],
+        predicted_letter=letter,
+        raw_response=response,
+        retries=len(attempts) - 1 if attempts else 0,
+        extra=extra,
+    )
 
 
 def readiness_process_results(doc: dict, results: list) -> dict:
@@ -172,6 +211,7 @@ def readiness_process_results(doc: dict, results: list) -> dict:
 
 
 # ---------------------------------------------------------------- aggregation (accuracy of the arm)
+
 
 def readiness_aggregate_acc(records: list) -> float:
     return arm_accuracy(records)
@@ -192,6 +232,7 @@ def readiness_aggregate_parse_failures(records: list) -> float:
 
 
 # T1: accuracy and item count of the arm per benchmark (medvigil.suites.readiness.protocol.SOURCES)
+
 
 def readiness_aggregate_acc_vqa_rad(records: list) -> float:
     return arm_accuracy(records, "vqa_rad")

@@ -46,12 +46,23 @@ def leftovers(folder: Path) -> list[str]:
     """Staging/partial/temporary siblings a writer could leave in ``folder``."""
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name.startswith(".") and any(t in p.name for t in (".staging-", ".partial-", ".old-", ".tmp")))
+    return sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.name.startswith(".")
+        and any(t in p.name for t in (".staging-", ".partial-", ".old-", ".tmp"))
+    )
 
 
-def run_cli(capsys, argv: list[str], *, code: int = 2, says: Iterable[str] = (), inputs: Iterable[Path] = (),
-            absent: Iterable[Path] = ()) -> tuple[str, str]:
+def run_cli(
+    capsys,
+    argv: list[str],
+    *,
+    code: int = 2,
+    says: Iterable[str] = (),
+    inputs: Iterable[Path] = (),
+    absent: Iterable[Path] = (),
+) -> tuple[str, str]:
     """Run ``medvigil ARGV`` in-process and check the bad-input contract (see the module doc)."""
     from medvigil.cli import main
 
@@ -73,16 +84,29 @@ def run_cli(capsys, argv: list[str], *, code: int = 2, says: Iterable[str] = (),
     return out, err
 
 
-def run_limited(argv: list[str], *, memory_bytes: int = 3 << 30, timeout: float = 60, cwd: Path | None = None,
-                env: dict | None = None) -> subprocess.CompletedProcess:
+def run_limited(
+    argv: list[str],
+    *,
+    memory_bytes: int = 3 << 30,
+    timeout: float = 60,
+    cwd: Path | None = None,
+    env: dict | None = None,
+) -> subprocess.CompletedProcess:
     """``python -m medvigil ARGV`` in a subprocess under an address-space limit and a timeout."""
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", **(env or {})}
-    return subprocess.run([PYTHON, "-m", "medvigil", *map(str, argv)], capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=limit, cwd=cwd, env=full_env)
+    return subprocess.run(
+        [PYTHON, "-m", "medvigil", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=limit,
+        cwd=cwd,
+        env=full_env,
+    )
 
 
 # ---------------------------------------------------------------- inputs built once
@@ -131,9 +155,19 @@ def mc_sample(tmp_path_factory) -> Path:
 
 # ---------------------------------------------------------------- lmms-eval logs in the shape our tasks write
 
-BASE = {"model": "lmms_eval_model", "case_id": "c1", "probe_kind": "original", "risk_tier": "L1",
-        "source_dataset": "VQA-RAD", "modality": "CT", "text_only_answerable": False, "category": None,
-        "correct_letter": "A", "raw_response": "A", "retries": 0}
+BASE = {
+    "model": "lmms_eval_model",
+    "case_id": "c1",
+    "probe_kind": "original",
+    "risk_tier": "L1",
+    "source_dataset": "VQA-RAD",
+    "modality": "CT",
+    "text_only_answerable": False,
+    "category": None,
+    "correct_letter": "A",
+    "raw_response": "A",
+    "retries": 0,
+}
 
 
 def suite_records(suite: str, n: int = 4) -> list[dict]:
@@ -141,38 +175,80 @@ def suite_records(suite: str, n: int = 4) -> list[dict]:
     out = []
     for i in range(n):
         letter = "AB"[i % 2]
-        r = {**BASE, "suite": suite, "probe_id": f"p{i}", "case_id": f"c{i}", "predicted_letter": letter, "parse_status": "ok"}
+        r = {
+            **BASE,
+            "suite": suite,
+            "probe_id": f"p{i}",
+            "case_id": f"c{i}",
+            "predicted_letter": letter,
+            "parse_status": "ok",
+        }
         if suite == "medqdeg":
-            r.update(condition="L0", extra={"degradation": "clean", "severity": 0, "votes": [letter, "A", None],
-                                            "n_options": 4, "trials": 3})
+            r.update(
+                condition="L0",
+                extra={
+                    "degradation": "clean",
+                    "severity": 0,
+                    "votes": [letter, "A", None],
+                    "n_options": 4,
+                    "trials": 3,
+                },
+            )
         elif suite == "cbd":
-            r.update(condition="default" if i < n // 2 else "noimg", case_id="c0", probe_id=f"p{i % (n // 2)}",
-                     probe_kind="original" if i % (n // 2) == 0 else "tcf",
-                     extra={"paraphrase_index": i % (n // 2), "paraphrase_source": "release"})
+            r.update(
+                condition="default" if i < n // 2 else "noimg",
+                case_id="c0",
+                probe_id=f"p{i % (n // 2)}",
+                probe_kind="original" if i % (n // 2) == 0 else "tcf",
+                extra={"paraphrase_index": i % (n // 2), "paraphrase_source": "release"},
+            )
         elif suite == "readiness":
-            r.update(condition="default", source_dataset="NEJM", extra={"laterality_dependent": False})
+            r.update(
+                condition="default", source_dataset="NEJM", extra={"laterality_dependent": False}
+            )
         elif suite == "mediconfusion":
-            r.update(condition="mc", probe_kind="mediconfusion", extra={"votes": {"A": 3, "B": 0}, "margin": 3})
+            r.update(
+                condition="mc",
+                probe_kind="mediconfusion",
+                extra={"votes": {"A": 3, "B": 0}, "margin": 3},
+            )
         out.append(r)
     return out
 
 
-TASK_OF = {"medqdeg": "medqdeg_L0", "cbd": "cbd_quadrants", "readiness": "readiness_img", "mediconfusion": "mediconfusion_mc",
-           "medvigil": "medvigil_mcq"}
+TASK_OF = {
+    "medqdeg": "medqdeg_L0",
+    "cbd": "cbd_quadrants",
+    "readiness": "readiness_img",
+    "mediconfusion": "mediconfusion_mc",
+    "medvigil": "medvigil_mcq",
+}
 
 
-def write_log(folder: Path, suite: str, records: list[dict] | None = None, *, lines: list[str] | None = None,
-              model: str = "grounded", stamp: str = "20260101_000000") -> Path:
+def write_log(
+    folder: Path,
+    suite: str,
+    records: list[dict] | None = None,
+    *,
+    lines: list[str] | None = None,
+    model: str = "grounded",
+    stamp: str = "20260101_000000",
+) -> Path:
     """``<stamp>_samples_<task>.jsonl`` (one sample per line, the record under each metric key)
     and ``<stamp>_results.json`` (``config.model``) as lmms-eval writes them."""
     folder.mkdir(parents=True, exist_ok=True)
     task = TASK_OF[suite]
     if lines is None:
         records = suite_records(suite) if records is None else records
-        lines = [json.dumps({"doc_id": i, "target": r["correct_letter"], "acc": r, "mcs": r}) for i, r in enumerate(records)]
+        lines = [
+            json.dumps({"doc_id": i, "target": r["correct_letter"], "acc": r, "mcs": r})
+            for i, r in enumerate(records)
+        ]
     path = folder / f"{stamp}_samples_{task}.jsonl"
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    (folder / f"{stamp}_results.json").write_text(json.dumps({"config": {"model": model, "model_args": ""}}), encoding="utf-8")
+    (folder / f"{stamp}_results.json").write_text(
+        json.dumps({"config": {"model": model, "model_args": ""}}), encoding="utf-8"
+    )
     return path
 
 
@@ -186,8 +262,16 @@ def mc_results(dataset_json: Path, *, votes=(10, 0)) -> dict:
     """An authors'-format ``Results/<model>_<mode>.json`` answering every pair of ``dataset_json``."""
     pairs = json.loads(Path(dataset_json).read_text(encoding="utf-8"))
     a, b = votes
-    return {pid: {"answer": {"im1": {"A": a, "B": b, "full_answer": "A"}, "im2": {"A": a, "B": b, "full_answer": "A"}}}
-            for pid in pairs if not pid.startswith("_")}
+    return {
+        pid: {
+            "answer": {
+                "im1": {"A": a, "B": b, "full_answer": "A"},
+                "im2": {"A": a, "B": b, "full_answer": "A"},
+            }
+        }
+        for pid in pairs
+        if not pid.startswith("_")
+    }
 
 
 _BATCH = r"""
@@ -210,8 +294,14 @@ print(json.dumps(out))
 """
 
 
-def run_batch(cases: list[list[str]], tmp_path: Path, *, memory_bytes: int = 3 << 30, timeout: float = 120,
-              env: dict | None = None) -> list[tuple[int, str]]:
+def run_batch(
+    cases: list[list[str]],
+    tmp_path: Path,
+    *,
+    memory_bytes: int = 3 << 30,
+    timeout: float = 120,
+    env: dict | None = None,
+) -> list[tuple[int, str]]:
     """Run many ``medvigil`` command lines in ONE subprocess under a memory limit and a timeout
     (a regression reading /dev/zero or waiting on a FIFO then fails instead of eating the machine).
     Returns (exit code, stdout + stderr) per command line."""
@@ -222,7 +312,13 @@ def run_batch(cases: list[list[str]], tmp_path: Path, *, memory_bytes: int = 3 <
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", **(env or {})}
-    done = subprocess.run([PYTHON, "-c", _BATCH, str(argv_file)], capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=limit, env=full_env)
+    done = subprocess.run(
+        [PYTHON, "-c", _BATCH, str(argv_file)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=limit,
+        env=full_env,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return [tuple(x) for x in json.loads(done.stdout.strip().splitlines()[-1])]

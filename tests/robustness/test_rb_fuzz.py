@@ -20,13 +20,24 @@ from hypothesis import strategies as st
 from medvigil.errors import DataError
 
 # no shrinking phase: a failure is reported as found (keeps the suite fast; derandomized, so reproducible)
-FUZZ = settings(max_examples=40, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.reuse, Phase.generate],
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8) | st.sampled_from(["A", "B", "L1", "", "default", "noimg", "clean"]),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+    | st.sampled_from(["A", "B", "L1", "", "default", "noimg", "clean"]),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -89,8 +100,16 @@ def release_dir(small_release, tmp_path_factory):
     return copy
 
 
-@pytest.mark.parametrize("name", ["manifest.csv", "probes_mcq.csv", "grounding.csv", "reconstruction/cxr_pointers.csv",
-                                  "splits/by_tier.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "manifest.csv",
+        "probes_mcq.csv",
+        "grounding.csv",
+        "reconstruction/cxr_pointers.csv",
+        "splits/by_tier.json",
+    ],
+)
 def test_release_reader(release_dir, small_release, name):
     from medvigil.suites.medvigil.release.release import read_release
 
@@ -114,7 +133,10 @@ def test_csv_parser():
     from medvigil.files.csvio import parse_csv_bytes
 
     @FUZZ
-    @given(data=st.binary(max_size=200) | st.text(alphabet=',"\r\n ab\ufeff\x00', max_size=60).map(str.encode))
+    @given(
+        data=st.binary(max_size=200)
+        | st.text(alphabet=',"\r\n ab\ufeff\x00', max_size=60).map(str.encode)
+    )
     def check(data):
         _clean(lambda: parse_csv_bytes(data, "x.csv", required=("a",)))
 
@@ -135,7 +157,11 @@ def test_lmms_eval_logs(tmp_path, suite):
     @given(records=mutated_json(base), raw=st.none() | mutated_bytes(json.dumps(base[0]).encode()))
     def check(records, raw):
         shutil.rmtree(folder, ignore_errors=True)
-        lines = [json.dumps({"acc": r, "mcs": r}) for r in records] if isinstance(records, list) else [json.dumps(records)]
+        lines = (
+            [json.dumps({"acc": r, "mcs": r}) for r in records]
+            if isinstance(records, list)
+            else [json.dumps(records)]
+        )
         log = write_log(folder, suite, lines=lines)
         if raw is not None:
             with log.open("ab") as fh:
@@ -197,7 +223,11 @@ def test_mediconfusion_lmms_eval_logs(mc_sample, tmp_path):
     @FUZZ
     @given(records=mutated_json(base))
     def check(records):
-        lines = [json.dumps({"acc": r}) for r in records] if isinstance(records, list) else [json.dumps(records)]
+        lines = (
+            [json.dumps({"acc": r}) for r in records]
+            if isinstance(records, list)
+            else [json.dumps(records)]
+        )
         log = write_log(tmp_path / "runs", "mediconfusion", lines=lines)
         runs = _clean(lambda: runs_from_lmms_eval([log], release))
         for run in runs or []:
@@ -210,12 +240,34 @@ def test_mediconfusion_lmms_eval_logs(mc_sample, tmp_path):
 
 
 SCORES = [
-    {"suite": "medvigil", "models": {"m1": {"metrics": {"mcs": 50.0, "overall": 60.0}, "accuracy": {"original": 60.0},
-                                            "sfr_by_tier": {"L1": 10.0}, "n_by_tier": {"L1": 3}}}, "params": {}},
-    {"suite": "cbd", "models": {"m": {"fractions": {"Ideal": 0.5, "Fragile": 0.5, "Dangerous": 0.0, "Worst": 0.0},
-                                      "counts": {"Ideal": 1, "Fragile": 1, "Dangerous": 0, "Worst": 0}, "flip_rate": 0.5,
-                                      "dangerous_fraction": 0.0, "accuracy_by_quadrant": {}, "n_samples": 2}},
-     "files": [], "skipped_files": [], "n_records": 4},
+    {
+        "suite": "medvigil",
+        "models": {
+            "m1": {
+                "metrics": {"mcs": 50.0, "overall": 60.0},
+                "accuracy": {"original": 60.0},
+                "sfr_by_tier": {"L1": 10.0},
+                "n_by_tier": {"L1": 3},
+            }
+        },
+        "params": {},
+    },
+    {
+        "suite": "cbd",
+        "models": {
+            "m": {
+                "fractions": {"Ideal": 0.5, "Fragile": 0.5, "Dangerous": 0.0, "Worst": 0.0},
+                "counts": {"Ideal": 1, "Fragile": 1, "Dangerous": 0, "Worst": 0},
+                "flip_rate": 0.5,
+                "dangerous_fraction": 0.0,
+                "accuracy_by_quadrant": {},
+                "n_samples": 2,
+            }
+        },
+        "files": [],
+        "skipped_files": [],
+        "n_records": 4,
+    },
 ]
 
 
@@ -241,7 +293,13 @@ def test_harness_jsonl(small_release, tmp_path):
     from medvigil.suites.medvigil.release.release_loading import load_release
 
     release = load_release(small_release[0])  # once: the reader also takes a loaded release
-    row = {"case_id": "MVB-0001", "probe_id": "MVB-0001-original", "status": "ok", "parsed_letter": "A", "response": "A"}
+    row = {
+        "case_id": "MVB-0001",
+        "probe_id": "MVB-0001-original",
+        "status": "ok",
+        "parsed_letter": "A",
+        "response": "A",
+    }
     path = tmp_path / "m__mcq.jsonl"
 
     @FUZZ

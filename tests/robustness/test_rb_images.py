@@ -44,9 +44,19 @@ def dicom_bomb(path: Path, rows: int = SIDE, columns: int = SIDE) -> None:
     meta.MediaStorageSOPInstanceUID = generate_uid()
     meta.TransferSyntaxUID = ExplicitVRLittleEndian
     ds = FileDataset(str(path), {}, file_meta=meta, preamble=b"\0" * 128)
-    ds.SOPClassUID, ds.SOPInstanceUID = meta.MediaStorageSOPClassUID, meta.MediaStorageSOPInstanceUID
+    ds.SOPClassUID, ds.SOPInstanceUID = (
+        meta.MediaStorageSOPClassUID,
+        meta.MediaStorageSOPInstanceUID,
+    )
     ds.Modality, ds.PhotometricInterpretation, ds.SamplesPerPixel = "DX", "MONOCHROME2", 1
-    ds.Rows, ds.Columns, ds.BitsAllocated, ds.BitsStored, ds.HighBit, ds.PixelRepresentation = rows, columns, 16, 12, 11, 0
+    ds.Rows, ds.Columns, ds.BitsAllocated, ds.BitsStored, ds.HighBit, ds.PixelRepresentation = (
+        rows,
+        columns,
+        16,
+        12,
+        11,
+        0,
+    )
     ds.PixelData = b"\0\0" * 64  # far less than declared
     ds.save_as(path, enforce_file_format=True)
 
@@ -64,7 +74,9 @@ def test_dicom_header_is_checked_before_decoding(tmp_path):
 
     path = tmp_path / "bomb.dcm"
     dicom_bomb(path)
-    with pytest.raises(ValueError, match=r"bomb\.dcm: image declares 12000x12000 = 144,000,000 pixels"):
+    with pytest.raises(
+        ValueError, match=r"bomb\.dcm: image declares 12000x12000 = 144,000,000 pixels"
+    ):
         dicom_to_image(path)
     frames = tmp_path / "frames.dcm"
     dicom_bomb(frames, rows=4000, columns=4000)
@@ -107,15 +119,24 @@ def test_reconstruct_refuses_bombs_on_both_paths(small_release, tmp_path):
             _point_release_at(base / "release", base / "source", "bomb.png", png_bomb())
         else:
             dicom_bomb(base / "bomb.dcm")
-            _point_release_at(base / "release", base / "source", "bomb.dcm", (base / "bomb.dcm").read_bytes())
+            _point_release_at(
+                base / "release", base / "source", "bomb.dcm", (base / "bomb.dcm").read_bytes()
+            )
         outs.append(base / "recon")
         inputs += [base / "release", base / "source"]
-        cases.append(["reconstruct", base / "release", "--source", base / "source", "--out", base / "recon"])
+        cases.append(
+            ["reconstruct", base / "release", "--source", base / "source", "--out", base / "recon"]
+        )
     before = {p: tree_digest(p) for p in inputs}
     # 1.5 GB: a decoded 144-MP image (432 MB RGB, 288 MB 16-bit plus float copies) would not fit beside the imports
     for (code, err), argv in zip(run_batch(cases, tmp_path, memory_bytes=1536 << 20), cases):
         assert code == 2 and "Traceback" not in err, (argv, err)
-        assert "pointers" in err and "case MVB-" in err and "field 'source_path'" in err and "144,000,000 pixels" in err, err
+        assert (
+            "pointers" in err
+            and "case MVB-" in err
+            and "field 'source_path'" in err
+            and "144,000,000 pixels" in err
+        ), err
     assert {p: tree_digest(p) for p in inputs} == before
     assert not any(p.exists() for p in outs)
 
@@ -127,8 +148,20 @@ def test_mediconfusion_build_refuses_a_roco_bomb(capsys, mc_sample, tmp_path):
     shutil.copytree(mc_sample, sample)
     victim = sorted((sample / "roco").rglob("*.jpg"))[0]
     victim.write_bytes(png_bomb())
-    run_cli(capsys, ["mediconfusion-build", sample / "data" / "dataset.json", "--images", sample / "roco", "--out",
-                     tmp_path / "out"], says=[victim.name, "144,000,000 pixels"], inputs=[sample], absent=[tmp_path / "out"])
+    run_cli(
+        capsys,
+        [
+            "mediconfusion-build",
+            sample / "data" / "dataset.json",
+            "--images",
+            sample / "roco",
+            "--out",
+            tmp_path / "out",
+        ],
+        says=[victim.name, "144,000,000 pixels"],
+        inputs=[sample],
+        absent=[tmp_path / "out"],
+    )
 
 
 @pytest.mark.parametrize("command", ["build", "validate"])
@@ -139,5 +172,11 @@ def test_release_image_bomb(capsys, release_copy, tmp_path, command):
     victim = sorted((rel / "images").glob("*"))[0]
     victim.write_bytes(png_bomb())
     argv = [command, rel] + (["--out", tmp_path / "built"] if command == "build" else [])
-    out, err = run_cli(capsys, argv, code=2 if command == "build" else 1, inputs=[rel], absent=[tmp_path / "built"])
-    assert "manifest.csv" in out + err and "decompression bomb" in out + err and "field 'image_file'" in out + err
+    out, err = run_cli(
+        capsys, argv, code=2 if command == "build" else 1, inputs=[rel], absent=[tmp_path / "built"]
+    )
+    assert (
+        "manifest.csv" in out + err
+        and "decompression bomb" in out + err
+        and "field 'image_file'" in out + err
+    )

@@ -21,22 +21,40 @@ def test_build_refuses_out_overlapping_the_release(capsys, release_copy, where):
     if where == "symlink":
         out = rel.parent.parent / "link"
         out.symlink_to(rel.parent)
-    run_cli(capsys, ["build", rel, "--out", out, "--force"], says=["field '--out'", "input RELEASE"], inputs=[rel.parent])
+    run_cli(
+        capsys,
+        ["build", rel, "--out", out, "--force"],
+        says=["field '--out'", "input RELEASE"],
+        inputs=[rel.parent],
+    )
     assert not (rel / "built").exists()
 
 
 def test_build_refuses_out_overlapping_the_reconstruction(capsys, release_copy, tmp_path):
     rel, cred = release_copy
-    run_cli(capsys, ["build", rel, "--reconstructed", cred, "--local-only", "--out", cred, "--force"],
-            says=["field '--out'", "input --reconstructed"], inputs=[rel, cred])
+    run_cli(
+        capsys,
+        ["build", rel, "--reconstructed", cred, "--local-only", "--out", cred, "--force"],
+        says=["field '--out'", "input --reconstructed"],
+        inputs=[rel, cred],
+    )
 
 
 @pytest.mark.parametrize("where", ["source", "source_parent", "inside_source", "release_parent"])
 def test_reconstruct_refuses_out_overlapping_its_inputs(capsys, release_copy, where):
     rel, cred = release_copy
-    out = {"source": cred, "source_parent": cred.parent, "inside_source": cred / "recon", "release_parent": rel.parent}[where]
-    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", out, "--force"], says=["field '--out'"],
-            inputs=[rel, cred])
+    out = {
+        "source": cred,
+        "source_parent": cred.parent,
+        "inside_source": cred / "recon",
+        "release_parent": rel.parent,
+    }[where]
+    run_cli(
+        capsys,
+        ["reconstruct", rel, "--source", cred, "--out", out, "--force"],
+        says=["field '--out'"],
+        inputs=[rel, cred],
+    )
 
 
 @pytest.mark.parametrize("where", ["images", "dataset_parent", "sample_root", "inside_images"])
@@ -46,9 +64,18 @@ def test_mediconfusion_build_refuses_out_overlapping_its_inputs(capsys, mc_sampl
     sample = tmp_path / "mc"
     shutil.copytree(mc_sample, sample)
     dataset, images = sample / "data" / "dataset.json", sample / "roco"
-    out = {"images": images, "dataset_parent": dataset.parent, "sample_root": sample, "inside_images": images / "x"}[where]
-    run_cli(capsys, ["mediconfusion-build", dataset, "--images", images, "--out", out, "--force"],
-            says=["field '--out'"], inputs=[sample])
+    out = {
+        "images": images,
+        "dataset_parent": dataset.parent,
+        "sample_root": sample,
+        "inside_images": images / "x",
+    }[where]
+    run_cli(
+        capsys,
+        ["mediconfusion-build", dataset, "--images", images, "--out", out, "--force"],
+        says=["field '--out'"],
+        inputs=[sample],
+    )
 
 
 def test_mediconfusion_build_problems_out_never_replaces_an_input(capsys, mc_sample, tmp_path):
@@ -57,18 +84,46 @@ def test_mediconfusion_build_problems_out_never_replaces_an_input(capsys, mc_sam
     sample = tmp_path / "mc"
     shutil.copytree(mc_sample, sample)
     dataset = sample / "data" / "dataset.json"
-    run_cli(capsys, ["mediconfusion-build", dataset, "--images", sample / "roco", "--out", tmp_path / "out",
-                     "--problems-out", dataset], says=["field '--problems-out'", "input DATASET_JSON"],
-            inputs=[sample], absent=[tmp_path / "out"])
+    run_cli(
+        capsys,
+        [
+            "mediconfusion-build",
+            dataset,
+            "--images",
+            sample / "roco",
+            "--out",
+            tmp_path / "out",
+            "--problems-out",
+            dataset,
+        ],
+        says=["field '--problems-out'", "input DATASET_JSON"],
+        inputs=[sample],
+        absent=[tmp_path / "out"],
+    )
 
 
 def test_score_json_never_replaces_or_lands_in_an_input(capsys, tmp_path):
     runs = tmp_path / "runs"
     log = write_log(runs, "medqdeg")
-    run_cli(capsys, ["score", "--suite", "medqdeg", log, "--json", log], says=["field '--json'", "same path"], inputs=[runs])
-    run_cli(capsys, ["score", "--suite", "medqdeg", runs, "--json", runs / "scores.json"], says=["field '--json'", "lies inside"],
-            inputs=[runs], absent=[runs / "scores.json"])
-    run_cli(capsys, ["score", "--suite", "medqdeg", runs, "--json", tmp_path / "ok.json"], code=0, inputs=[runs])
+    run_cli(
+        capsys,
+        ["score", "--suite", "medqdeg", log, "--json", log],
+        says=["field '--json'", "same path"],
+        inputs=[runs],
+    )
+    run_cli(
+        capsys,
+        ["score", "--suite", "medqdeg", runs, "--json", runs / "scores.json"],
+        says=["field '--json'", "lies inside"],
+        inputs=[runs],
+        absent=[runs / "scores.json"],
+    )
+    run_cli(
+        capsys,
+        ["score", "--suite", "medqdeg", runs, "--json", tmp_path / "ok.json"],
+        code=0,
+        inputs=[runs],
+    )
     assert json.loads((tmp_path / "ok.json").read_text())["n_records"] == 4
 
 
@@ -78,21 +133,44 @@ def test_report_out_never_holds_its_inputs(capsys, tmp_path):
     from medvigil.cli import main
 
     (tmp_path / "s").mkdir()
-    assert main(["score", "--suite", "medqdeg", str(runs), "--json", str(tmp_path / "s" / "deg.json")]) == 0
+    assert (
+        main(["score", "--suite", "medqdeg", str(runs), "--json", str(tmp_path / "s" / "deg.json")])
+        == 0
+    )
     scores = tmp_path / "s" / "deg.json"
-    run_cli(capsys, ["report", scores, "--out", tmp_path / "s"], says=["field '--out'", "contains the input"], inputs=[tmp_path / "s"])
-    run_cli(capsys, ["report", scores, "--out", scores], says=["field '--out'", "same path"], inputs=[tmp_path / "s"])
+    run_cli(
+        capsys,
+        ["report", scores, "--out", tmp_path / "s"],
+        says=["field '--out'", "contains the input"],
+        inputs=[tmp_path / "s"],
+    )
+    run_cli(
+        capsys,
+        ["report", scores, "--out", scores],
+        says=["field '--out'", "same path"],
+        inputs=[tmp_path / "s"],
+    )
 
 
 def test_demo_force_replaces_only_its_own_folder(capsys, tmp_path, monkeypatch):
     precious = tmp_path / "precious"
     precious.mkdir()
     (precious / "thesis.tex").write_text("years of work")
-    run_cli(capsys, ["demo", "--out", precious, "--force"], code=2, says=["not a folder written by `medvigil demo`"],
-            inputs=[precious])
+    run_cli(
+        capsys,
+        ["demo", "--out", precious, "--force"],
+        code=2,
+        says=["not a folder written by `medvigil demo`"],
+        inputs=[precious],
+    )
     monkeypatch.chdir(precious)
     (precious / ".medvigil-demo").write_text("fake marker")
-    run_cli(capsys, ["demo", "--out", precious, "--force"], says=["holds the current directory"], inputs=[precious])
+    run_cli(
+        capsys,
+        ["demo", "--out", precious, "--force"],
+        says=["holds the current directory"],
+        inputs=[precious],
+    )
 
 
 def test_sample_refuses_overlapping_or_current_folder(capsys, tmp_path, monkeypatch):
@@ -100,18 +178,43 @@ def test_sample_refuses_overlapping_or_current_folder(capsys, tmp_path, monkeypa
     folder.mkdir()
     (folder / "keep.txt").write_text("keep")
     monkeypatch.chdir(folder)
-    run_cli(capsys, ["sample", "--out", folder, "--force", "--cases", "5"], says=["current directory"], inputs=[folder])
-    run_cli(capsys, ["sample", "--out", tmp_path / "r", "--credentialed-out", tmp_path / "r" / "c", "--cases", "5"],
-            says=["field '--out'", "output --credentialed-out"], absent=[tmp_path / "r"])
+    run_cli(
+        capsys,
+        ["sample", "--out", folder, "--force", "--cases", "5"],
+        says=["current directory"],
+        inputs=[folder],
+    )
+    run_cli(
+        capsys,
+        [
+            "sample",
+            "--out",
+            tmp_path / "r",
+            "--credentialed-out",
+            tmp_path / "r" / "c",
+            "--cases",
+            "5",
+        ],
+        says=["field '--out'", "output --credentialed-out"],
+        absent=[tmp_path / "r"],
+    )
 
 
 # ---------------------------------------------------------------- SIGTERM (class 10)
 
 
-def _terminate_when_staging(cmd: list[str], parent, pattern: str, tmp_path) -> subprocess.CompletedProcess:
+def _terminate_when_staging(
+    cmd: list[str], parent, pattern: str, tmp_path
+) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    proc = subprocess.Popen([PYTHON, "-m", "medvigil", *map(str, cmd)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, preexec_fn=_default_signal_dispositions)
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "medvigil", *map(str, cmd)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=_default_signal_dispositions,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if any(pattern in p.name for p in parent.iterdir()):
@@ -126,7 +229,9 @@ def _terminate_when_staging(cmd: list[str], parent, pattern: str, tmp_path) -> s
 def test_sigterm_removes_the_staging_folder_of_build(small_release, tmp_path):
     parent = tmp_path / "outs"
     parent.mkdir()
-    done = _terminate_when_staging(["build", small_release[0], "--out", parent / "built"], parent, ".staging-", tmp_path)
+    done = _terminate_when_staging(
+        ["build", small_release[0], "--out", parent / "built"], parent, ".staging-", tmp_path
+    )
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert "Traceback" not in done.stderr and "terminated" in done.stderr
     assert list(parent.iterdir()) == []
@@ -135,7 +240,9 @@ def test_sigterm_removes_the_staging_folder_of_build(small_release, tmp_path):
 def test_sigterm_removes_the_partial_folder_of_sample(tmp_path):
     parent = tmp_path / "outs"
     parent.mkdir()
-    done = _terminate_when_staging(["sample", "--out", parent / "rel", "--cases", "200"], parent, ".partial-", tmp_path)
+    done = _terminate_when_staging(
+        ["sample", "--out", parent / "rel", "--cases", "200"], parent, ".partial-", tmp_path
+    )
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert "Traceback" not in done.stderr
     assert list(parent.iterdir()) == [] and not leftovers(parent)
@@ -157,28 +264,69 @@ def _sigterm_once_after(monkeypatch, call: str, marker: str) -> None:
 
 
 @pytest.mark.parametrize("folder", ["rel", "cred"])
-def test_sigterm_just_after_sample_makes_a_partial_folder_removes_it(capsys, monkeypatch, tmp_path, folder):
+def test_sigterm_just_after_sample_makes_a_partial_folder_removes_it(
+    capsys, monkeypatch, tmp_path, folder
+):
     from medvigil.cli import main
 
     # the moment the test above hit about once in a dozen runs on a busy machine
     parent = tmp_path / "outs"
     _sigterm_once_after(monkeypatch, "mkdir", f".{folder}.partial-")
-    assert main(["sample", "--out", str(parent / "rel"), "--credentialed-out", str(parent / "cred"), "--cases", "5"]) == 143
+    assert (
+        main(
+            [
+                "sample",
+                "--out",
+                str(parent / "rel"),
+                "--credentialed-out",
+                str(parent / "cred"),
+                "--cases",
+                "5",
+            ]
+        )
+        == 143
+    )
     assert list(parent.iterdir()) == []
 
 
-def test_sigterm_between_the_two_moves_of_sample_waits_until_both_outputs_are_in(capsys, monkeypatch, tmp_path):
+def test_sigterm_between_the_two_moves_of_sample_waits_until_both_outputs_are_in(
+    capsys, monkeypatch, tmp_path
+):
     from medvigil.cli import main
 
     parent = tmp_path / "outs"
     _sigterm_once_after(monkeypatch, "rename", ".cred.partial-")
-    assert main(["sample", "--out", str(parent / "rel"), "--credentialed-out", str(parent / "cred"), "--cases", "5"]) == 143
-    assert sorted(p.name for p in parent.iterdir()) == ["cred", "rel"] and (parent / "rel" / "RELEASE_DIGEST").is_file()
+    assert (
+        main(
+            [
+                "sample",
+                "--out",
+                str(parent / "rel"),
+                "--credentialed-out",
+                str(parent / "cred"),
+                "--cases",
+                "5",
+            ]
+        )
+        == 143
+    )
+    assert (
+        sorted(p.name for p in parent.iterdir()) == ["cred", "rel"]
+        and (parent / "rel" / "RELEASE_DIGEST").is_file()
+    )
 
 
-@pytest.mark.parametrize("call, marker, kept", [("mkdir", ".out.staging-", "old.txt"), ("mkdir", ".out.old-", "new.txt"),
-                                               ("replace", ".out.old-", "new.txt")])
-def test_sigterm_just_after_a_staging_step_leaves_the_old_or_the_new_output_whole(monkeypatch, tmp_path, call, marker, kept):
+@pytest.mark.parametrize(
+    "call, marker, kept",
+    [
+        ("mkdir", ".out.staging-", "old.txt"),
+        ("mkdir", ".out.old-", "new.txt"),
+        ("replace", ".out.old-", "new.txt"),
+    ],
+)
+def test_sigterm_just_after_a_staging_step_leaves_the_old_or_the_new_output_whole(
+    monkeypatch, tmp_path, call, marker, kept
+):
     from medvigil.cli import Terminated, _sigterm_as_exception
     from medvigil.files.atomic_output import staged_folder
 
@@ -186,12 +334,20 @@ def test_sigterm_just_after_a_staging_step_leaves_the_old_or_the_new_output_whol
     out.mkdir()
     (out / "old.txt").write_text("old")
     _sigterm_once_after(monkeypatch, call, marker)
-    with pytest.raises(Terminated), _sigterm_as_exception(), staged_folder(out, inputs=(), replace=True) as tmp:
+    with (
+        pytest.raises(Terminated),
+        _sigterm_as_exception(),
+        staged_folder(out, inputs=(), replace=True) as tmp,
+    ):
         (tmp / "new.txt").write_text("new")
-    assert [p.name for p in tmp_path.iterdir()] == ["out"] and [p.name for p in out.iterdir()] == [kept]
+    assert [p.name for p in tmp_path.iterdir()] == ["out"] and [p.name for p in out.iterdir()] == [
+        kept
+    ]
 
 
-def test_sigterm_just_after_write_text_atomic_makes_its_temporary_file_removes_it(monkeypatch, tmp_path):
+def test_sigterm_just_after_write_text_atomic_makes_its_temporary_file_removes_it(
+    monkeypatch, tmp_path
+):
     from medvigil.cli import Terminated, _sigterm_as_exception
     from medvigil.files.atomic_output import write_text_atomic
 
@@ -215,8 +371,18 @@ def test_judge_json_never_replaces_or_lands_in_its_input(capsys, tmp_path):
     folder.mkdir()
     answers = folder / "a.json"
     answers.write_text(json.dumps({"samples": [{"question": "q", "answer": "a"}]}))
-    run_cli(capsys, ["judge", answers, "--json", answers], says=["field '--json'", "overwrite"], inputs=[folder])
-    run_cli(capsys, ["judge", answers, "--json", tmp_path], says=["field '--json'", "contains the input ANSWERS"], inputs=[folder])
+    run_cli(
+        capsys,
+        ["judge", answers, "--json", answers],
+        says=["field '--json'", "overwrite"],
+        inputs=[folder],
+    )
+    run_cli(
+        capsys,
+        ["judge", answers, "--json", tmp_path],
+        says=["field '--json'", "contains the input ANSWERS"],
+        inputs=[folder],
+    )
 
 
 _SIGTERM_PROBE = """
@@ -251,13 +417,22 @@ def _default_signal_dispositions() -> None:
 
 @pytest.mark.parametrize("name, said", [("SIGTERM", "terminated"), ("SIGINT", "interrupted")])
 @pytest.mark.parametrize("trigger", ["Dropped()", "import self_signalling"])
-def test_a_signal_during_an_import_or_a_finaliser_still_stops_the_command(tmp_path, trigger, name, said):
+def test_a_signal_during_an_import_or_a_finaliser_still_stops_the_command(
+    tmp_path, trigger, name, said
+):
     # an exception raised by the handler inside __del__ (or inside a C extension's module
     # initialisation, as numpy.random's) is lost: the CLI raises it again once that is over
-    (tmp_path / "self_signalling.py").write_text(f"import os, signal\nos.kill(os.getpid(), signal.{name})\nx = sum(range(100000))\n")
+    (tmp_path / "self_signalling.py").write_text(
+        f"import os, signal\nos.kill(os.getpid(), signal.{name})\nx = sum(range(100000))\n"
+    )
     probe = _SIGTERM_PROBE.replace("{trigger}", trigger).replace("{signal}", name)
-    done = subprocess.run([PYTHON, "-c", probe, str(tmp_path)], capture_output=True, text=True, timeout=60,
-                          preexec_fn=_default_signal_dispositions)
+    done = subprocess.run(
+        [PYTHON, "-c", probe, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_default_signal_dispositions,
+    )
     assert done.stdout.strip() == said, done.stdout + done.stderr
     assert "Exception ignored" not in done.stderr
 
@@ -268,11 +443,15 @@ def test_sigterm_handler_defers_only_inside_imports_and_finalisers():
     from medvigil import cli
 
     def frame(filename, name="f", back=None):
-        return SimpleNamespace(f_code=SimpleNamespace(co_filename=filename, co_name=name), f_back=back)
+        return SimpleNamespace(
+            f_code=SimpleNamespace(co_filename=filename, co_name=name), f_back=back
+        )
 
     plain = frame("/work/app.py", back=frame("<frozen runpy>"))
     assert not cli._inside_import(plain)
-    assert cli._inside_import(frame("<frozen abc>", back=frame("<frozen importlib._bootstrap>", back=plain)))
+    assert cli._inside_import(
+        frame("<frozen abc>", back=frame("<frozen importlib._bootstrap>", back=plain))
+    )
     assert cli._inside_import(frame("/work/app.py", "__del__", back=plain))
     with pytest.raises(cli.Terminated):
         cli._raise_terminated(signal.SIGTERM, plain)
@@ -296,21 +475,49 @@ def test_reconstruct_refuses_out_holding_its_pointers_csv(capsys, release_copy, 
     elsewhere.mkdir()
     pointers = elsewhere / "pointers.csv"
     shutil.copy(rel / "reconstruction" / "cxr_pointers.csv", pointers)
-    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", elsewhere, "--force", "--pointers", pointers],
-            says=["field '--out'", "input --pointers"], inputs=[elsewhere, rel, cred])
+    run_cli(
+        capsys,
+        [
+            "reconstruct",
+            rel,
+            "--source",
+            cred,
+            "--out",
+            elsewhere,
+            "--force",
+            "--pointers",
+            pointers,
+        ],
+        says=["field '--out'", "input --pointers"],
+        inputs=[elsewhere, rel, cred],
+    )
     # control: the same pointers with an output elsewhere still reconstruct
-    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", tmp_path / "recon", "--pointers", pointers], code=0,
-            inputs=[elsewhere, rel, cred])
+    run_cli(
+        capsys,
+        ["reconstruct", rel, "--source", cred, "--out", tmp_path / "recon", "--pointers", pointers],
+        code=0,
+        inputs=[elsewhere, rel, cred],
+    )
     assert any((tmp_path / "recon" / "images").iterdir())
 
 
 def test_demo_force_never_deletes_a_file(capsys, tmp_path):
     precious = tmp_path / "thesis.tex"
     precious.write_text("years of work")
-    run_cli(capsys, ["demo", "--out", precious, "--force"], says=["not a folder written by `medvigil demo`"], inputs=[precious])
+    run_cli(
+        capsys,
+        ["demo", "--out", precious, "--force"],
+        says=["not a folder written by `medvigil demo`"],
+        inputs=[precious],
+    )
     link = tmp_path / "link"
     link.symlink_to(precious)
-    run_cli(capsys, ["demo", "--out", link, "--force"], says=["not a folder written by `medvigil demo`"], inputs=[precious, link])
+    run_cli(
+        capsys,
+        ["demo", "--out", link, "--force"],
+        says=["not a folder written by `medvigil demo`"],
+        inputs=[precious, link],
+    )
 
 
 # Arguments that are not paths, per command: every other argument must be declared an input or an output
@@ -318,16 +525,54 @@ def test_demo_force_never_deletes_a_file(capsys, tmp_path):
 NOT_PATHS = {
     "sample": {"cases", "seed", "jobs", "force", "quiet"},
     "validate": {"json", "max_pixels", "images", "metadata_only"},
-    "build": {"configs", "seed", "variant_source", "max_shard_bytes", "repo", "force", "json", "local_only", "skip_invalid_rows"},
+    "build": {
+        "configs",
+        "seed",
+        "variant_source",
+        "max_shard_bytes",
+        "repo",
+        "force",
+        "json",
+        "local_only",
+        "skip_invalid_rows",
+    },
     "publish": {"repo", "private", "dry_run", "message"},
     "reconstruct": {"force"},
-    "score": {"suite", "allow_empty", "margin", "confusion_denominator", "n_resamples", "seed", "condition",
-              "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid", "harness_compatible", "weights",
-              "open_judge",
-              "label",  # PATH=NAME names one of the FILEs, already an input
-              "skip_invalid_rows"},
-    "compare": {"suite", "metrics", "resamples", "seed", "p_value", "allow_empty", "harness_compatible", "condition",
-                "skip_invalid_rows", "accuracy_rule", "invalid_policy", "all_invalid", "allow_partial", "cbd_invalid"},
+    "score": {
+        "suite",
+        "allow_empty",
+        "margin",
+        "confusion_denominator",
+        "n_resamples",
+        "seed",
+        "condition",
+        "accuracy_rule",
+        "invalid_policy",
+        "all_invalid",
+        "allow_partial",
+        "cbd_invalid",
+        "harness_compatible",
+        "weights",
+        "open_judge",
+        "label",  # PATH=NAME names one of the FILEs, already an input
+        "skip_invalid_rows",
+    },
+    "compare": {
+        "suite",
+        "metrics",
+        "resamples",
+        "seed",
+        "p_value",
+        "allow_empty",
+        "harness_compatible",
+        "condition",
+        "skip_invalid_rows",
+        "accuracy_rule",
+        "invalid_policy",
+        "all_invalid",
+        "allow_partial",
+        "cbd_invalid",
+    },
     "report": {"title"},
     "judge": {"llm", "llm_model", "llm_timeout", "llm_attempts", "llm_deadline", "judge"},
     "serve-baseline": {"port", "seconds"},
@@ -348,7 +593,9 @@ def test_every_argument_of_every_command_is_declared_or_not_a_path():
         declared = set(defaults.get("guard_inputs", ())) | set(defaults.get("guard_outputs", ()))
         dests = {a.dest for a in parser._actions if a.dest != "help"}
         undeclared = dests - declared - NOT_PATHS[name]
-        assert not undeclared, f"{name}: declare {undeclared} as inputs/outputs or list them in NOT_PATHS"
+        assert not undeclared, (
+            f"{name}: declare {undeclared} as inputs/outputs or list them in NOT_PATHS"
+        )
 
 
 @pytest.mark.parametrize("kind", ["file", "dangling_link"])
@@ -359,8 +606,16 @@ def test_force_never_replaces_a_file_with_an_output_folder(capsys, small_release
         target.write_text("years of work")
     else:
         target.symlink_to(tmp_path / "nowhere")
-    run_cli(capsys, ["build", rel, "--out", target, "--force", "--config", "mcq"], says=["is not a folder"],
-            inputs=[target])
-    run_cli(capsys, ["reconstruct", rel, "--source", cred, "--out", target, "--force"], says=["is not a folder"],
-            inputs=[target])
+    run_cli(
+        capsys,
+        ["build", rel, "--out", target, "--force", "--config", "mcq"],
+        says=["is not a folder"],
+        inputs=[target],
+    )
+    run_cli(
+        capsys,
+        ["reconstruct", rel, "--source", cred, "--out", target, "--force"],
+        says=["is not a folder"],
+        inputs=[target],
+    )
     assert leftovers(tmp_path) == []

@@ -22,7 +22,9 @@ def _credentialed_file(small_release):
 
 
 def test_a_clean_build_passes(capsys, build_copy):
-    out, _ = run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
+    out, _ = run_cli(
+        capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy]
+    )
     assert "would upload" in out
 
 
@@ -30,16 +32,29 @@ def test_credentialed_bytes_appended_to_the_card(capsys, small_release, build_co
     cxr = _credentialed_file(small_release).read_bytes()
     with (build_copy / "README.md").open("ab") as fh:
         fh.write(cxr)
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["README.md", "JPEG image at byte offset", "its bytes are a credentialed image"], inputs=[build_copy])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=["README.md", "JPEG image at byte offset", "its bytes are a credentialed image"],
+        inputs=[build_copy],
+    )
 
 
 def test_credentialed_image_as_a_data_uri(capsys, small_release, build_copy):
     cxr = _credentialed_file(small_release).read_bytes()
     with (build_copy / "DATASHEET.md").open("a", encoding="utf-8") as fh:
         fh.write(f"\n![scan](data:image/jpeg;base64,{base64.b64encode(cxr).decode()})\n")
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["DATASHEET.md", "data: URI", "base64 text decoding to an image", "its bytes are a credentialed image"], inputs=[build_copy])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=[
+            "DATASHEET.md",
+            "data: URI",
+            "base64 text decoding to an image",
+            "its bytes are a credentialed image",
+        ],
+        inputs=[build_copy],
+    )
 
 
 def test_any_image_hidden_in_json_as_base64(capsys, build_copy):
@@ -50,16 +65,27 @@ def test_any_image_hidden_in_json_as_base64(capsys, build_copy):
     buf = BytesIO()
     Image.new("L", (64, 64), 7).save(buf, format="PNG")
     text = (build_copy / "croissant.json").read_text(encoding="utf-8")
-    (build_copy / "croissant.json").write_text(text.replace('"name"', f'"x": "{base64.b64encode(buf.getvalue()).decode()}", "name"', 1),
-                                               encoding="utf-8")
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["croissant.json", "base64 text decoding to PNG image embedded"], inputs=[build_copy])
+    (build_copy / "croissant.json").write_text(
+        text.replace('"name"', f'"x": "{base64.b64encode(buf.getvalue()).decode()}", "name"', 1),
+        encoding="utf-8",
+    )
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=["croissant.json", "base64 text decoding to PNG image embedded"],
+        inputs=[build_copy],
+    )
 
 
 def test_binary_bytes_in_a_text_file(capsys, build_copy):
     with (build_copy / "build_info.json").open("ab") as fh:
         fh.write(b"\n\x00\x01\x02")
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], says=["build_info.json"], inputs=[build_copy])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=["build_info.json"],
+        inputs=[build_copy],
+    )
 
 
 def test_credentialed_folder_hashes_are_checked(capsys, build_copy, tmp_path):
@@ -67,8 +93,12 @@ def test_credentialed_folder_hashes_are_checked(capsys, build_copy, tmp_path):
     cred = tmp_path / "licensed"
     cred.mkdir()
     shutil.copy(build_copy / "DATASHEET.md", cred / "renamed.bin")
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", cred],
-            says=["DATASHEET.md", "byte-identical to a credentialed image"], inputs=[build_copy, cred])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", cred],
+        says=["DATASHEET.md", "byte-identical to a credentialed image"],
+        inputs=[build_copy, cred],
+    )
 
 
 def test_parquet_cells_are_hashed(small_build, small_release, tmp_path):
@@ -84,12 +114,18 @@ def test_parquet_cells_are_hashed(small_build, small_release, tmp_path):
     column = table.column("image").to_pylist()
     row = next(i for i, v in enumerate(column) if v and v.get("bytes"))
     column[row] = {**column[row], "bytes": cxr}
-    table = table.set_column(table.column_names.index("image"), "image", pa.array(column, type=table.schema.field("image").type))
+    table = table.set_column(
+        table.column_names.index("image"),
+        "image",
+        pa.array(column, type=table.schema.field("image").type),
+    )
     forged = tmp_path / "forged.parquet"
     pq.write_table(table, forged)
     import hashlib
 
-    problems = parquet_problems("data/mcq/forged.parquet", forged, CredentialedImages({hashlib.sha256(cxr).hexdigest()}))
+    problems = parquet_problems(
+        "data/mcq/forged.parquet", forged, CredentialedImages({hashlib.sha256(cxr).hexdigest()})
+    )
     assert [(p.row, p.field) for p in problems] == [(row + 1, "image")]
 
 
@@ -108,7 +144,11 @@ def _forge_cell(build, column, change):
     shard = sorted((build / "data" / "mcq").glob("*.parquet"))[0]
     table = pq.read_table(shard)
     rows = table.to_pylist()
-    row = next(i for i, r in enumerate(rows) if not r["credentialed"] and r["image"] and r["image"]["bytes"])
+    row = next(
+        i
+        for i, r in enumerate(rows)
+        if not r["credentialed"] and r["image"] and r["image"]["bytes"]
+    )
     rows[row][column] = change(rows[row][column])
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), shard)
     info = json.loads((build / "build_info.json").read_text())
@@ -139,20 +179,33 @@ def _rederived(small_release, variant: str = "resized") -> bytes:
 
     img = Image.open(_credentialed_file(small_release)).convert("RGB")
     img = img.resize((img.width * 3 // 2, img.height * 3 // 2))
-    img = {"resized": img, "blurred": imaging.gaussian_blur(img, 4), "flipped": imaging.lr_flip(img)}[variant]
+    img = {
+        "resized": img,
+        "blurred": imaging.gaussian_blur(img, 4),
+        "flipped": imaging.lr_flip(img),
+    }[variant]
     return imaging.encode_jpeg(imaging.to_published(img), quality=70)
 
 
 HIDDEN_IN_CELLS = {
-    "data_uri_in_question": ("question", lambda cxr: lambda q: f"{q} data:image/jpeg;base64,{base64.b64encode(cxr).decode()}"),
+    "data_uri_in_question": (
+        "question",
+        lambda cxr: lambda q: f"{q} data:image/jpeg;base64,{base64.b64encode(cxr).decode()}",
+    ),
     "zip_base64_in_question": ("question", lambda cxr: lambda q: f"{q} {_zip_b64(cxr)}"),
     "zip_base64_in_an_option": ("options", lambda cxr: lambda o: [*o[:-1], _zip_b64(cxr)]),
     "one_trailing_byte": ("image", lambda cxr: lambda im: {**im, "bytes": cxr + b"\0"}),
     "seven_leading_bytes": ("image", lambda cxr: lambda im: {**im, "bytes": b"\0" * 7 + cxr}),
     "hex_in_question": ("question", lambda cxr: lambda q: f"{q} {cxr.hex()}"),
     "xz_base64_in_question": ("question", lambda cxr: lambda q: f"{q} {_xz_b64(cxr)}"),
-    "decoy_signatures_before_it": ("image", lambda cxr: lambda im: {**im, "bytes": b"\xff\xd8\xff\0" * 70 + cxr}),
-    "in_the_image_path": ("image", lambda cxr: lambda im: {**im, "path": base64.b64encode(cxr).decode()}),
+    "decoy_signatures_before_it": (
+        "image",
+        lambda cxr: lambda im: {**im, "bytes": b"\xff\xd8\xff\0" * 70 + cxr},
+    ),
+    "in_the_image_path": (
+        "image",
+        lambda cxr: lambda im: {**im, "path": base64.b64encode(cxr).decode()},
+    ),
 }
 
 
@@ -166,14 +219,22 @@ def _xz_b64(data: bytes) -> str:
 def test_credentialed_jpeg_hidden_in_a_parquet_cell(capsys, small_release, build_copy, case):
     column, change = HIDDEN_IN_CELLS[case]
     row = _forge_cell(build_copy, column, change(_credentialed_file(small_release).read_bytes()))
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["data/mcq/test-00000-of-00001.parquet", f"row {row}", f"field '{column}'"], inputs=[build_copy])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=["data/mcq/test-00000-of-00001.parquet", f"row {row}", f"field '{column}'"],
+        inputs=[build_copy],
+    )
 
 
 def test_a_forged_but_clean_cell_passes(capsys, build_copy):
     """Control: rewriting a shard (checksum updated) with harmless text, and base64 that is no image."""
-    _forge_cell(build_copy, "question", lambda q: q + " " + base64.b64encode(bytes(range(256)) * 2).decode())
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
+    _forge_cell(
+        build_copy, "question", lambda q: q + " " + base64.b64encode(bytes(range(256)) * 2).decode()
+    )
+    run_cli(
+        capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy]
+    )
 
 
 def test_base64_wrapped_at_76_columns_in_the_datasheet(capsys, small_release, build_copy):
@@ -183,8 +244,12 @@ def test_base64_wrapped_at_76_columns_in_the_datasheet(capsys, small_release, bu
     wrapped = "\n".join("> " + line for line in textwrap.wrap(base64.b64encode(cxr).decode(), 76))
     with (build_copy / "DATASHEET.md").open("a", encoding="utf-8") as fh:
         fh.write(f"\n\nAppendix:\n\n{wrapped}\n")
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["DATASHEET.md", "base64 text decoding to an image", "credentialed"], inputs=[build_copy])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=["DATASHEET.md", "base64 text decoding to an image", "credentialed"],
+        inputs=[build_copy],
+    )
 
 
 def test_wrapped_base64_that_is_no_image_passes(capsys, build_copy):
@@ -193,24 +258,38 @@ def test_wrapped_base64_that_is_no_image_passes(capsys, build_copy):
     text = "\n".join(textwrap.wrap(base64.b64encode(b"checksums " * 300).decode(), 76))
     with (build_copy / "DATASHEET.md").open("a", encoding="utf-8") as fh:
         fh.write(f"\n\n{text}\n")
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
+    run_cli(
+        capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy]
+    )
 
 
 @pytest.mark.parametrize("variant", ["resized", "blurred", "flipped"])
 def test_rederived_xray_in_a_non_credentialed_case(capsys, small_release, build_copy, variant):
     cred = small_release[1]
-    row = _forge_cell(build_copy, "image", lambda im: {**im, "bytes": _rederived(small_release, variant)})
+    row = _forge_cell(
+        build_copy, "image", lambda im: {**im, "bytes": _rederived(small_release, variant)}
+    )
     # without --credentialed the build knows the withheld images by checksum only (README, "Licences and data")
-    _, err = run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
+    _, err = run_cli(
+        capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy]
+    )
     assert "note: without --credentialed" in err
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", cred],
-            says=[f"row {row}", "field 'image'", "near-duplicate of a credentialed image"], inputs=[build_copy, cred])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", cred],
+        says=[f"row {row}", "field 'image'", "near-duplicate of a credentialed image"],
+        inputs=[build_copy, cred],
+    )
 
 
 def test_a_clean_build_passes_with_the_credentialed_folder(capsys, small_release, build_copy):
     """Control of the perceptual hash: no image of the clean build is near a credentialed one."""
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", small_release[1]], code=0,
-            inputs=[build_copy, small_release[1]])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", small_release[1]],
+        code=0,
+        inputs=[build_copy, small_release[1]],
+    )
 
 
 def test_zip_bomb_in_a_cell_is_refused(capsys, build_copy):
@@ -220,9 +299,15 @@ def test_zip_bomb_in_a_cell_is_refused(capsys, build_copy):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("zeros", b"\0" * (80 << 20))
-    _forge_cell(build_copy, "question", lambda q: q + " " + base64.b64encode(buf.getvalue()).decode())
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["field 'question'", "scan limit"], inputs=[build_copy])
+    _forge_cell(
+        build_copy, "question", lambda q: q + " " + base64.b64encode(buf.getvalue()).decode()
+    )
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=["field 'question'", "scan limit"],
+        inputs=[build_copy],
+    )
 
 
 def test_escaped_base64_in_a_json_file(capsys, small_release, build_copy):
@@ -231,10 +316,16 @@ def test_escaped_base64_in_a_json_file(capsys, small_release, build_copy):
     cxr = _credentialed_file(small_release).read_bytes()
     info = json.loads((build_copy / "croissant.json").read_text(encoding="utf-8"))
     info["x"] = base64.b64encode(cxr).decode()
-    text = json.dumps(info).replace("/", "\\/")  # JSON may escape every slash: the runs break in the raw text
+    text = json.dumps(info).replace(
+        "/", "\\/"
+    )  # JSON may escape every slash: the runs break in the raw text
     (build_copy / "croissant.json").write_text(text, encoding="utf-8")
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["croissant.json", "a JSON string holds"], inputs=[build_copy])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=["croissant.json", "a JSON string holds"],
+        inputs=[build_copy],
+    )
 
 
 def test_an_image_in_the_parquet_metadata(capsys, small_release, build_copy):
@@ -251,8 +342,12 @@ def test_an_image_in_the_parquet_metadata(capsys, small_release, build_copy):
     for entry in info["shards"]:
         entry["sha256"] = hashlib.sha256((build_copy / entry["path"]).read_bytes()).hexdigest()
     (build_copy / "build_info.json").write_text(json.dumps(info, indent=2))
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"],
-            says=["test-00000-of-00001.parquet", "field 'metadata'", "key-value metadata ('notes')"], inputs=[build_copy])
+    run_cli(
+        capsys,
+        ["publish", build_copy, "--repo", "org/x", "--dry-run"],
+        says=["test-00000-of-00001.parquet", "field 'metadata'", "key-value metadata ('notes')"],
+        inputs=[build_copy],
+    )
 
 
 def test_credentialed_folders_without_a_dicom_reader_are_refused(tmp_path):
@@ -265,7 +360,9 @@ def test_credentialed_folders_without_a_dicom_reader_are_refused(tmp_path):
     assert credentialed_images(["AB"], []).sha256 == {"ab"}  # without folders no reader is needed
 
 
-def test_an_xray_rederived_from_a_dicom_of_the_licensed_copy_is_refused(capsys, build_copy, tmp_path):
+def test_an_xray_rederived_from_a_dicom_of_the_licensed_copy_is_refused(
+    capsys, build_copy, tmp_path
+):
     """The licensed copy holds DICOM files: publish compares their display pixels (the reader the CLI
     hands it from reconstruct/) with every uploaded image; control: without the folder it passes."""
     pydicom = pytest.importorskip("pydicom")
@@ -278,7 +375,20 @@ def test_an_xray_rederived_from_a_dicom_of_the_licensed_copy_is_refused(capsys, 
     shutil.copy(pydicom.data.get_testdata_file("CT_small.dcm", download=False), dicom)
     jpeg = imaging.encode_jpeg(imaging.to_published(dicom_to_image(dicom)), quality=80)
     row = _forge_cell(build_copy, "image", lambda im: {**im, "bytes": jpeg})
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy])
-    run_cli(capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run", "--credentialed", tmp_path / "licensed"],
-            says=[f"row {row}", "field 'image'", "near-duplicate of a credentialed image"],
-            inputs=[build_copy, tmp_path / "licensed"])
+    run_cli(
+        capsys, ["publish", build_copy, "--repo", "org/x", "--dry-run"], code=0, inputs=[build_copy]
+    )
+    run_cli(
+        capsys,
+        [
+            "publish",
+            build_copy,
+            "--repo",
+            "org/x",
+            "--dry-run",
+            "--credentialed",
+            tmp_path / "licensed",
+        ],
+        says=[f"row {row}", "field 'image'", "near-duplicate of a credentialed image"],
+        inputs=[build_copy, tmp_path / "licensed"],
+    )

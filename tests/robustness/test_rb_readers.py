@@ -16,8 +16,14 @@ from conftest import mc_results, run_cli, suite_records, write_log
 
 def _score(capsys, suite, target, tmp_path, *, says, code=2, extra=()):
     out = tmp_path / "scores.json"
-    run_cli(capsys, ["score", "--suite", suite, target, "--json", out, *extra], code=code, says=says,
-            inputs=[target], absent=[out] if code else [])
+    run_cli(
+        capsys,
+        ["score", "--suite", suite, target, "--json", out, *extra],
+        code=code,
+        says=says,
+        inputs=[target],
+        absent=[out] if code else [],
+    )
 
 
 # ---------------------------------------------------------------- lmms-eval logs of every suite
@@ -51,8 +57,11 @@ BAD_RECORDS = [
 ]
 
 
-@pytest.mark.parametrize(("suite", "field", "value", "named"), BAD_RECORDS,
-                         ids=[f"{s}-{f}-{v!r}" for s, f, v, _ in BAD_RECORDS])
+@pytest.mark.parametrize(
+    ("suite", "field", "value", "named"),
+    BAD_RECORDS,
+    ids=[f"{s}-{f}-{v!r}" for s, f, v, _ in BAD_RECORDS],
+)
 def test_bad_record_fields_are_located(capsys, tmp_path, suite, field, value, named):
     log = write_log(tmp_path / "runs", suite, _mutated(suite, field, value))
     _score(capsys, suite, tmp_path / "runs", tmp_path, says=[log.name, "row 2", f"field '{named}'"])
@@ -63,9 +72,15 @@ def test_non_finite_numbers_are_refused_where_used(capsys, tmp_path, suite):
     # lmms-eval itself writes NaN (e.g. a stderr), so its logs parse NaN/Infinity; every field we use is checked
     records = suite_records(suite)
     lines = [json.dumps({"acc": r, "mcs": r}) for r in records]
-    lines[2] = lines[2].replace('"retries": 0', '"retries": Infinity').replace('"severity": 0', '"severity": Infinity')
+    lines[2] = (
+        lines[2]
+        .replace('"retries": 0', '"retries": Infinity')
+        .replace('"severity": 0', '"severity": Infinity')
+    )
     log = write_log(tmp_path / "runs", suite, lines=lines)
-    says = [log.name, "row 3", "field 'retries'"] + (["field 'extra.severity'"] if suite == "medqdeg" else [])
+    says = [log.name, "row 3", "field 'retries'"] + (
+        ["field 'extra.severity'"] if suite == "medqdeg" else []
+    )
     _score(capsys, suite, tmp_path / "runs", tmp_path, says=says)
 
 
@@ -75,10 +90,18 @@ def test_undecodable_bytes_name_file_and_line(capsys, tmp_path, suite):
     data = log.read_bytes().split(b"\n")
     data[1] = data[1][:40] + b"\xff\xfe" + data[1][40:]
     log.write_bytes(b"\n".join(data))
-    _score(capsys, suite, tmp_path / "runs", tmp_path, says=[log.name, "row 2", "not valid UTF-8: byte 0xff", "(line 2)"])
+    _score(
+        capsys,
+        suite,
+        tmp_path / "runs",
+        tmp_path,
+        says=[log.name, "row 2", "not valid UTF-8: byte 0xff", "(line 2)"],
+    )
 
 
-@pytest.mark.parametrize("shape", ["[]", "[1, 2]", '{"config": []}', '{"config": {"model": 3}}', "NaN", "{"])
+@pytest.mark.parametrize(
+    "shape", ["[]", "[1, 2]", '{"config": []}', '{"config": {"model": 3}}', "NaN", "{"]
+)
 def test_results_json_of_the_wrong_shape(capsys, tmp_path, shape):
     log = write_log(tmp_path / "runs", "medqdeg")
     log.with_name("20260101_000000_results.json").write_text(shape)
@@ -94,7 +117,13 @@ def test_empty_logs_are_an_error_unless_allowed(capsys, tmp_path, suite):
 
 def test_lines_that_are_not_samples(capsys, tmp_path):
     log = write_log(tmp_path / "runs", "medqdeg", lines=["[]", '"text"', "{}", '{"acc": 5}'])
-    _score(capsys, "medqdeg", tmp_path / "runs", tmp_path, says=[log.name, "row 1", "row 4", "field 'mcs'"])
+    _score(
+        capsys,
+        "medqdeg",
+        tmp_path / "runs",
+        tmp_path,
+        says=[log.name, "row 1", "row 4", "field 'mcs'"],
+    )
 
 
 # ---------------------------------------------------------------- MediConfusion results (authors' format and lmms-eval)
@@ -110,19 +139,35 @@ def mc_case(mc_sample, tmp_path):
 
 def _mc_score(capsys, dataset, path, tmp_path, *, says, code=2, extra=()):
     out = tmp_path / "mc.json"
-    run_cli(capsys, ["score", "--suite", "mediconfusion", "--release", dataset, path, "--json", out, *extra], code=code,
-            says=says, inputs=[dataset, path], absent=[out] if code else [])
+    run_cli(
+        capsys,
+        ["score", "--suite", "mediconfusion", "--release", dataset, path, "--json", out, *extra],
+        code=code,
+        says=says,
+        inputs=[dataset, path],
+        absent=[out] if code else [],
+    )
 
 
-@pytest.mark.parametrize(("value", "message"), [(-5, "vote count must be >= 0"), (None, "finite number"), ("10", "finite number"),
-                                                 (True, "finite number"), (float("inf"), "Infinity is not a JSON number")])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (-5, "vote count must be >= 0"),
+        (None, "finite number"),
+        ("10", "finite number"),
+        (True, "finite number"),
+        (float("inf"), "Infinity is not a JSON number"),
+    ],
+)
 def test_mediconfusion_vote_counts(capsys, mc_case, tmp_path, value, message):
     dataset, folder, data = mc_case
     pid = next(iter(data))
     data[pid]["answer"]["im2"]["B"] = value
     path = folder / "m_mc.json"
     path.write_text(json.dumps(data))
-    says = [path.name, message] + ([] if value == float("inf") else ["row 1", f"field '{pid}.answer.im2.B'"])
+    says = [path.name, message] + (
+        [] if value == float("inf") else ["row 1", f"field '{pid}.answer.im2.B'"]
+    )
     _mc_score(capsys, dataset, path, tmp_path, says=says)
 
 
@@ -137,11 +182,18 @@ def test_mediconfusion_results_of_the_wrong_shape(capsys, mc_case, tmp_path, tex
 def test_mediconfusion_undecodable_results(capsys, mc_case, tmp_path):
     dataset, folder, data = mc_case
     path = folder / "m_mc.json"
-    path.write_bytes(json.dumps(data, indent=1).encode().replace(b'"full_answer": "A"', b'"full_answer": "\xff"', 1))
+    path.write_bytes(
+        json.dumps(data, indent=1)
+        .encode()
+        .replace(b'"full_answer": "A"', b'"full_answer": "\xff"', 1)
+    )
     _mc_score(capsys, dataset, path, tmp_path, says=[path.name, "not valid UTF-8", "(line "])
 
 
-@pytest.mark.parametrize(("field", "value"), [("extra.votes", {"A": -3, "B": 0}), ("extra.margin", -1), ("extra.votes", [3, 0])])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("extra.votes", {"A": -3, "B": 0}), ("extra.margin", -1), ("extra.votes", [3, 0])],
+)
 def test_mediconfusion_lmms_eval_numbers(capsys, mc_case, tmp_path, field, value):
     dataset, _, _ = mc_case
     pairs = [p for p in json.loads(dataset.read_text()) if not p.startswith("_")]
@@ -163,16 +215,28 @@ def test_mediconfusion_empty_lmms_eval_log(capsys, mc_case, tmp_path):
 
 
 def _medvigil_scores() -> dict:
-    block = {"metrics": {"mcs": 50.0, "overall": 60.0, "sfr": 10.0, "sfr_w": 10.0}, "accuracy": {"original": 60.0},
-             "sfr_by_tier": {"L1": 10.0}, "n_by_tier": {"L1": 3}}
+    block = {
+        "metrics": {"mcs": 50.0, "overall": 60.0, "sfr": 10.0, "sfr_w": 10.0},
+        "accuracy": {"original": 60.0},
+        "sfr_by_tier": {"L1": 10.0},
+        "n_by_tier": {"L1": 3},
+    }
     return {"suite": "medvigil", "models": {"m1": block}, "params": {}, "warnings": []}
 
 
 BAD_SCORES = [
-    ("string metric", lambda d: d["models"]["m1"]["metrics"].update(mcs="high"), "field 'models.m1.metrics.mcs'"),
+    (
+        "string metric",
+        lambda d: d["models"]["m1"]["metrics"].update(mcs="high"),
+        "field 'models.m1.metrics.mcs'",
+    ),
     ("missing metrics", lambda d: d["models"]["m1"].pop("metrics"), "field 'models.m1.metrics'"),
     ("model not an object", lambda d: d["models"].update(m1=[1]), "field 'models.m1'"),
-    ("nested string", lambda d: d["models"]["m1"]["sfr_by_tier"].update(L1={"x": "y"}), "field 'models.m1.sfr_by_tier.L1.x'"),
+    (
+        "nested string",
+        lambda d: d["models"]["m1"]["sfr_by_tier"].update(L1={"x": "y"}),
+        "field 'models.m1.sfr_by_tier.L1.x'",
+    ),
     ("no models", lambda d: d.pop("models"), "field 'suite'"),
     ("unknown suite", lambda d: d.update(suite="other"), "field 'suite'"),
     ("not an object", lambda d: d.clear() or d.update(suite=None), "field 'suite'"),
@@ -185,23 +249,46 @@ def test_report_validates_score_files(capsys, tmp_path, name, mutate, named):
     mutate(data)
     path = tmp_path / "scores.json"
     path.write_text(json.dumps(data))
-    run_cli(capsys, ["report", path, "--out", tmp_path / "rep"], says=["scores.json", named], inputs=[path],
-            absent=[tmp_path / "rep"])
+    run_cli(
+        capsys,
+        ["report", path, "--out", tmp_path / "rep"],
+        says=["scores.json", named],
+        inputs=[path],
+        absent=[tmp_path / "rep"],
+    )
 
 
-@pytest.mark.parametrize("text", [b'{"suite": "medvigil", "models": {"m": {"metrics": {"mcs": NaN}}}}', b"\xff{}", b"[" * 100000,
-                                  b""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"suite": "medvigil", "models": {"m": {"metrics": {"mcs": NaN}}}}',
+        b"\xff{}",
+        b"[" * 100000,
+        b"",
+    ],
+)
 def test_report_strict_json(capsys, tmp_path, text):
     path = tmp_path / "scores.json"
     path.write_bytes(text)
-    run_cli(capsys, ["report", path, "--out", tmp_path / "rep"], says=["scores.json"], inputs=[path], absent=[tmp_path / "rep"])
+    run_cli(
+        capsys,
+        ["report", path, "--out", tmp_path / "rep"],
+        says=["scores.json"],
+        inputs=[path],
+        absent=[tmp_path / "rep"],
+    )
 
 
 def test_report_suite_result_of_the_wrong_shape(capsys, tmp_path):
     path = tmp_path / "deg.json"
     path.write_text(json.dumps({"suite": "medqdeg", "models": {"m": {"by_severity": "x"}}}))
-    run_cli(capsys, ["report", path, "--out", tmp_path / "rep"], says=["deg.json", "unexpected shape"], inputs=[path],
-            absent=[tmp_path / "rep"])
+    run_cli(
+        capsys,
+        ["report", path, "--out", tmp_path / "rep"],
+        says=["deg.json", "unexpected shape"],
+        inputs=[path],
+        absent=[tmp_path / "rep"],
+    )
 
 
 def test_report_markdown_escapes_model_names(capsys, tmp_path):
@@ -224,22 +311,40 @@ def test_report_markdown_escapes_model_names(capsys, tmp_path):
 def test_harness_undecodable_bytes_name_file_and_line(capsys, small_release, tmp_path):
     path = tmp_path / "m__mcq.jsonl"
     path.write_bytes(b'{"a": 1}\n\xff\n')
-    run_cli(capsys, ["score", "--suite", "medvigil", "--release", small_release[0], path, "--n-resamples", "0"],
-            says=[path.name, "2"], inputs=[path])
+    run_cli(
+        capsys,
+        ["score", "--suite", "medvigil", "--release", small_release[0], path, "--n-resamples", "0"],
+        says=[path.name, "2"],
+        inputs=[path],
+    )
 
 
 def test_harness_empty_file_is_an_error(capsys, small_release, tmp_path):
     path = tmp_path / "m__mcq.jsonl"
     path.write_bytes(b"")
-    run_cli(capsys, ["score", "--suite", "medvigil", "--release", small_release[0], path, "--n-resamples", "0"],
-            says=[path.name], inputs=[path])
+    run_cli(
+        capsys,
+        ["score", "--suite", "medvigil", "--release", small_release[0], path, "--n-resamples", "0"],
+        says=[path.name],
+        inputs=[path],
+    )
 
 
-@pytest.mark.parametrize(("data", "says"), [(b'{"samples": [\n{"question": "\xff"}]}', ["not valid UTF-8", "(line 2)"]),
-                                            (b'{"samples": [], "x": Infinity}', ["Infinity is not a JSON number"]),
-                                            (b"[" * 100000, ["nested too deeply"])])
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        (b'{"samples": [\n{"question": "\xff"}]}', ["not valid UTF-8", "(line 2)"]),
+        (b'{"samples": [], "x": Infinity}', ["Infinity is not a JSON number"]),
+        (b"[" * 100000, ["nested too deeply"]),
+    ],
+)
 def test_judge_answers_reader(capsys, tmp_path, data, says):
     path = tmp_path / "answers.json"
     path.write_bytes(data)
-    run_cli(capsys, ["judge", path, "--json", tmp_path / "out.json"], says=["answers.json", *says], inputs=[path],
-            absent=[tmp_path / "out.json"])
+    run_cli(
+        capsys,
+        ["judge", path, "--json", tmp_path / "out.json"],
+        says=["answers.json", *says],
+        inputs=[path],
+        absent=[tmp_path / "out.json"],
+    )

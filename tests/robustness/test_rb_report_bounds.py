@@ -12,10 +12,17 @@ from conftest import run_cli
 
 
 def _block(mcs=50.0):
-    return {"metrics": {"mcs": mcs, "overall": 60.0, "sfr": 10.0, "sfr_w": 10.0, "vgr": -12.5},
-            "accuracy": {"original": 60.0}, "sfr_by_tier": {"L1": 10.0}, "n_by_tier": {"L1": 3},
-            "counts": {"n_records": 4, "by_kind": {"original": {"n_scored": 4}}}, "n_cases": 4,
-            "ci": {"mcs": {"low": 40.0, "high": 60.0, "level": 0.95, "n_resamples": 500, "seed": 20260505}}}
+    return {
+        "metrics": {"mcs": mcs, "overall": 60.0, "sfr": 10.0, "sfr_w": 10.0, "vgr": -12.5},
+        "accuracy": {"original": 60.0},
+        "sfr_by_tier": {"L1": 10.0},
+        "n_by_tier": {"L1": 3},
+        "counts": {"n_records": 4, "by_kind": {"original": {"n_scored": 4}}},
+        "n_cases": 4,
+        "ci": {
+            "mcs": {"low": 40.0, "high": 60.0, "level": 0.95, "n_resamples": 500, "seed": 20260505}
+        },
+    }
 
 
 def _scores(models) -> dict:
@@ -26,21 +33,50 @@ def _report(capsys, tmp_path, data, *, code=2, says=()):
     path = tmp_path / "scores.json"
     path.write_text(json.dumps(data))
     out = tmp_path / "rep"
-    run_cli(capsys, ["report", path, "--out", out], code=code, says=["scores.json", *says] if code else [], inputs=[path],
-            absent=[] if code == 0 else [out])
+    run_cli(
+        capsys,
+        ["report", path, "--out", out],
+        code=code,
+        says=["scores.json", *says] if code else [],
+        inputs=[path],
+        absent=[] if code == 0 else [out],
+    )
     return out
 
 
 BAD = [
     ("metric 1e308", lambda b: b["metrics"].update(mcs=1e308), "field 'models.m1.metrics.mcs'"),
-    ("metric -1e9", lambda b: b["accuracy"].update(original=-1e9), "field 'models.m1.accuracy.original'"),
-    ("ci bound 1e300", lambda b: b["ci"]["mcs"].update(high=1e300), "field 'models.m1.ci.mcs.high'"),
-    ("negative count", lambda b: b["counts"].update(n_records=-4), "field 'models.m1.counts.n_records'"),
-    ("negative nested count", lambda b: b["counts"]["by_kind"]["original"].update(n_scored=-1),
-     "field 'models.m1.counts.by_kind.original.n_scored'"),
-    ("fractional tier count", lambda b: b["n_by_tier"].update(L1=2.5), "field 'models.m1.n_by_tier.L1'"),
+    (
+        "metric -1e9",
+        lambda b: b["accuracy"].update(original=-1e9),
+        "field 'models.m1.accuracy.original'",
+    ),
+    (
+        "ci bound 1e300",
+        lambda b: b["ci"]["mcs"].update(high=1e300),
+        "field 'models.m1.ci.mcs.high'",
+    ),
+    (
+        "negative count",
+        lambda b: b["counts"].update(n_records=-4),
+        "field 'models.m1.counts.n_records'",
+    ),
+    (
+        "negative nested count",
+        lambda b: b["counts"]["by_kind"]["original"].update(n_scored=-1),
+        "field 'models.m1.counts.by_kind.original.n_scored'",
+    ),
+    (
+        "fractional tier count",
+        lambda b: b["n_by_tier"].update(L1=2.5),
+        "field 'models.m1.n_by_tier.L1'",
+    ),
     ("negative n_cases", lambda b: b.update(n_cases=-3), "field 'models.m1.n_cases'"),
-    ("negative resamples", lambda b: b["ci"]["mcs"].update(n_resamples=-500), "field 'models.m1.ci.mcs.n_resamples'"),
+    (
+        "negative resamples",
+        lambda b: b["ci"]["mcs"].update(n_resamples=-500),
+        "field 'models.m1.ci.mcs.n_resamples'",
+    ),
 ]
 
 
@@ -54,8 +90,12 @@ def test_implausible_numbers_are_refused(capsys, tmp_path, name, mutate, named):
 def test_too_many_models(capsys, tmp_path):
     from medvigil.report.document import MAX_MODELS
 
-    _report(capsys, tmp_path, _scores({f"m{i}": _block() for i in range(10_000)}),
-            says=["10,000 MedVIGIL models", f"at most {MAX_MODELS}"])
+    _report(
+        capsys,
+        tmp_path,
+        _scores({f"m{i}": _block() for i in range(10_000)}),
+        says=["10,000 MedVIGIL models", f"at most {MAX_MODELS}"],
+    )
 
 
 @pytest.mark.parametrize("name", ["x" * 100_000, "", "tab\there", "bell\a"])
@@ -86,14 +126,25 @@ def deg_scores(tmp_path_factory):
 
     base = tmp_path_factory.mktemp("deg")
     write_log(base / "runs", "medqdeg")
-    assert main(["score", "--suite", "medqdeg", str(base / "runs"), "--json", str(base / "deg.json")]) == 0
+    assert (
+        main(["score", "--suite", "medqdeg", str(base / "runs"), "--json", str(base / "deg.json")])
+        == 0
+    )
     return json.loads((base / "deg.json").read_text())
 
 
 SUITE_BAD = [
-    ("accuracy 1e308", lambda m: m["overall"].update(accuracy=1e308), "field 'models.grounded.overall.accuracy'"),
+    (
+        "accuracy 1e308",
+        lambda m: m["overall"].update(accuracy=1e308),
+        "field 'models.grounded.overall.accuracy'",
+    ),
     ("negative n", lambda m: m["overall"].update(n=-4), "field 'models.grounded.overall.n'"),
-    ("fractional n_excluded", lambda m: m.update(n_excluded_all_invalid=0.5), "field 'models.grounded.n_excluded_all_invalid'"),
+    (
+        "fractional n_excluded",
+        lambda m: m.update(n_excluded_all_invalid=0.5),
+        "field 'models.grounded.n_excluded_all_invalid'",
+    ),
 ]
 
 

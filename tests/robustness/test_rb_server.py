@@ -43,19 +43,37 @@ def _raw(server, payload: bytes, *, shut: bool = False, timeout: float = 10) -> 
 
 def _post(server, body: bytes, headers: dict | None = None, **kw) -> tuple[int, dict]:
     lines = [b"POST /v1/chat/completions HTTP/1.1", b"Host: x", b"Connection: close"]
-    headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), **(headers or {})}
+    headers = {
+        "Content-Type": "application/json",
+        "Content-Length": str(len(body)),
+        **(headers or {}),
+    }
     lines += [f"{k}: {v}".encode() for k, v in headers.items() if v is not None]
     return _raw(server, b"\r\n".join(lines) + b"\r\n\r\n" + body, **kw)
 
 
 def _chat(content) -> bytes:
-    return json.dumps({"model": "constant:letter=B", "messages": [{"role": "user", "content": content}]}).encode()
+    return json.dumps(
+        {"model": "constant:letter=B", "messages": [{"role": "user", "content": content}]}
+    ).encode()
 
 
 MALFORMED = [
     ("content part not an object", _chat(["text", 3]), {}, 400, "content part must be an object"),
-    ("content not a list", _chat({"type": "text"}), {}, 400, "'content' must be a string or a list"),
-    ("image_url not an object", _chat([{"type": "image_url", "image_url": 5}]), {}, 400, "image_url"),
+    (
+        "content not a list",
+        _chat({"type": "text"}),
+        {},
+        400,
+        "'content' must be a string or a list",
+    ),
+    (
+        "image_url not an object",
+        _chat([{"type": "image_url", "image_url": 5}]),
+        {},
+        400,
+        "image_url",
+    ),
     ("not UTF-8", b'{"model": "\xff"}', {}, 400, "not UTF-8"),
     ("not JSON", b"{nope", {}, 400, "not valid JSON"),
     ("JSON array", b"[1, 2]", {}, 400, "must be a JSON object"),
@@ -66,16 +84,51 @@ MALFORMED = [
     ("Content-Length negative", b"{}", {"Content-Length": "-5"}, 400, "Content-Length"),
     ("Content-Length missing", b"{}", {"Content-Length": None}, 411, "Content-Length is required"),
     ("Content-Length zero", b"", {"Content-Length": "0"}, 400, "request body must be"),
-    ("Content-Length too large", b"{}", {"Content-Length": str(MAX_BODY_BYTES + 1)}, 413, "request body must be"),
+    (
+        "Content-Length too large",
+        b"{}",
+        {"Content-Length": str(MAX_BODY_BYTES + 1)},
+        413,
+        "request body must be",
+    ),
     ("chunked", b"{}", {"Transfer-Encoding": "chunked", "Content-Length": None}, 411, "chunked"),
-    ("image bomb", _chat([{"type": "text", "text": PROMPT}, {"type": "image_url", "image_url": {
-        "url": "data:image/png;base64," + base64.b64encode(png_bomb()).decode()}}]), {}, 400, "144,000,000 pixels"),
-    ("image not base64", _chat([{"type": "image_url", "image_url": {"url": "data:image/png;base64,@@@"}}]), {}, 400, "undecodable"),
-    ("remote image", _chat([{"type": "image_url", "image_url": {"url": "http://example.com/x.png"}}]), {}, 400, "data: URLs"),
+    (
+        "image bomb",
+        _chat(
+            [
+                {"type": "text", "text": PROMPT},
+                {
+                    "type": "image_url",
+                    "image_url": {
+                        "url": "data:image/png;base64," + base64.b64encode(png_bomb()).decode()
+                    },
+                },
+            ]
+        ),
+        {},
+        400,
+        "144,000,000 pixels",
+    ),
+    (
+        "image not base64",
+        _chat([{"type": "image_url", "image_url": {"url": "data:image/png;base64,@@@"}}]),
+        {},
+        400,
+        "undecodable",
+    ),
+    (
+        "remote image",
+        _chat([{"type": "image_url", "image_url": {"url": "http://example.com/x.png"}}]),
+        {},
+        400,
+        "data: URLs",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "body", "headers", "status", "message"), MALFORMED, ids=[m[0] for m in MALFORMED])
+@pytest.mark.parametrize(
+    ("name", "body", "headers", "status", "message"), MALFORMED, ids=[m[0] for m in MALFORMED]
+)
 def test_every_malformed_request_gets_an_answer(server, name, body, headers, status, message):
     got, payload = _post(server, body, headers)
     assert got == status, payload
@@ -88,7 +141,9 @@ def test_a_body_shorter_than_its_length(server):
 
 
 def test_garbage_request_line_and_unknown_routes(server):
-    assert _raw(server, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n")[0] == 400  # a TLS hello
+    assert (
+        _raw(server, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n")[0] == 400
+    )  # a TLS hello
     assert _post(server, b"{}", {})[0] == 400
     host, port = server.httpd.server_address[:2]
     conn = http.client.HTTPConnection(host, port, timeout=10)
@@ -112,8 +167,11 @@ def test_200_concurrent_clients_are_all_answered(server):
     n = 200
     host, port = server.httpd.server_address[:2]
     body = _chat(PROMPT)
-    request = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
-               + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
     barrier = threading.Barrier(n)
 
     def client(_):
@@ -147,7 +205,12 @@ def _png(size=(64, 64)) -> str:
 
 
 def _with_images(n: int) -> bytes:
-    return _chat([{"type": "text", "text": PROMPT}, *[{"type": "image_url", "image_url": {"url": _png()}}] * n])
+    return _chat(
+        [
+            {"type": "text", "text": PROMPT},
+            *[{"type": "image_url", "image_url": {"url": _png()}}] * n,
+        ]
+    )
 
 
 def test_the_pixel_budget_counts_every_image_of_a_request(server, monkeypatch):
@@ -159,12 +222,19 @@ def test_the_pixel_budget_counts_every_image_of_a_request(server, monkeypatch):
     got, payload = _post(server, _with_images(4))
     assert got == 400, payload
     message = payload["error"]["message"]
-    assert "image 4 of the request" in message and "12,288 pixels the request's images may hold in all" in message
-    monkeypatch.setattr(module, "REQUEST_MAX_PIXELS", 3 * 64 * 64 - 1)  # the third image's header exceeds what is left
+    assert (
+        "image 4 of the request" in message
+        and "12,288 pixels the request's images may hold in all" in message
+    )
+    monkeypatch.setattr(
+        module, "REQUEST_MAX_PIXELS", 3 * 64 * 64 - 1
+    )  # the third image's header exceeds what is left
     got, payload = _post(server, _with_images(3))
     assert got == 400, payload
     assert "image 3 of the request" in payload["error"]["message"]
-    assert "12,287 pixels in all (8,192 used by the images before it)" in payload["error"]["message"]
+    assert (
+        "12,287 pixels in all (8,192 used by the images before it)" in payload["error"]["message"]
+    )
     monkeypatch.setattr(module, "REQUEST_MAX_PIXELS", 3 * 64 * 64)
     got, payload = _post(server, _with_images(3))  # control: within the budget
     assert got == 200, payload
@@ -191,7 +261,9 @@ def test_idle_connections_get_408_after_the_idle_timeout_or_when_room_is_needed(
     from medvigil.baselines import server as module
 
     monkeypatch.setattr(module, "MAX_WAITING", 10)
-    with BaselineServer() as server:  # its own server: no connection of an earlier test is waiting (they would be the oldest)
+    with (
+        BaselineServer() as server
+    ):  # its own server: no connection of an earlier test is waiting (they would be the oldest)
         _idle_connections_get_408(server, module, monkeypatch)
 
 
@@ -227,9 +299,14 @@ def test_the_command_under_a_4_gb_cap_keeps_accepting_with_1000_idle_connections
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
-    proc = subprocess.Popen([PYTHON, "-m", "medvigil", "serve-baseline", "--seconds", "120"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=limit,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "medvigil", "serve-baseline", "--seconds", "120"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limit,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     idle = []
     try:
         url = urlparse(proc.stdout.readline().strip())
@@ -249,8 +326,11 @@ def test_new_clients_are_answered_while_1000_trickling_connections_are_held(serv
     socks = _idle_connections(server, 1000)
     try:
         for i, sock in enumerate(socks):
-            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" if i % 2 else
-                         b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 500\r\n\r\n{\"model\":")
+            sock.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+                if i % 2
+                else b'POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 500\r\n\r\n{"model":'
+            )
         start = time.monotonic()
         assert [_post(server, _chat(PROMPT), timeout=30)[0] for _ in range(5)] == [200] * 5
         assert time.monotonic() - start < 30
@@ -265,7 +345,9 @@ def test_unfinished_requests_share_a_byte_budget(server, monkeypatch):
     monkeypatch.setattr(module, "MAX_BUFFERED_BYTES", 4096)
     host, port = server.httpd.server_address[:2]
     with socket.create_connection((host, port), timeout=30) as hog:
-        hog.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 100000\r\n\r\n" + b" " * 8000)
+        hog.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 100000\r\n\r\n" + b" " * 8000
+        )
         data = b""
         while chunk := hog.recv(4096):
             data += chunk
@@ -275,6 +357,10 @@ def test_unfinished_requests_share_a_byte_budget(server, monkeypatch):
 
 def test_bare_line_feeds_are_read_as_a_whole_request(server):
     body = _chat(PROMPT)
-    status, payload = _raw(server, b"POST /v1/chat/completions HTTP/1.0\nContent-Type: application/json\n"
-                           + f"Content-Length: {len(body)}\n\n".encode() + body)
+    status, payload = _raw(
+        server,
+        b"POST /v1/chat/completions HTTP/1.0\nContent-Type: application/json\n"
+        + f"Content-Length: {len(body)}\n\n".encode()
+        + body,
+    )
     assert status == 200 and payload["choices"][0]["message"]["content"] == "B"

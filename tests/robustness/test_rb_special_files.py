@@ -34,14 +34,23 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
 
     r = release_with("splits/by_tier.json", _zero)
     cases.append((["validate", r], 1, ["splits/by_tier.json", "character device", "/dev/zero"]))
-    cases.append((["build", r, "--out", tmp_path / "b0"], 2, ["splits/by_tier.json", "character device"]))
+    cases.append(
+        (["build", r, "--out", tmp_path / "b0"], 2, ["splits/by_tier.json", "character device"])
+    )
     r = release_with("manifest.csv", _fifo)
     cases.append((["build", r, "--out", tmp_path / "b1"], 2, ["manifest.csv"]))
     r = release_with("probes_mcq.csv", _zero)
-    cases.append((["validate", r, "--no-images"], 1, ["probes_mcq.csv", "symbolic links are not allowed"]))
+    cases.append(
+        (["validate", r, "--no-images"], 1, ["probes_mcq.csv", "symbolic links are not allowed"])
+    )
 
     # lmms-eval logs and their results.json (every suite reader goes through the same adapter)
-    for suite, make in (("medqdeg", _zero), ("cbd", _fifo), ("readiness", _zero), ("medvigil", _fifo)):
+    for suite, make in (
+        ("medqdeg", _zero),
+        ("cbd", _fifo),
+        ("readiness", _zero),
+        ("medvigil", _fifo),
+    ):
         log = write_log(tmp_path / f"log_{suite}", suite)
         make(log)
         cases.append((["score", "--suite", suite, log], 2, [log.name, "not a regular file"]))
@@ -56,28 +65,70 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
     results = tmp_path / "Results" / "m_mc.json"
     results.parent.mkdir()
     results.write_text(json.dumps(mc_results(dataset)))
-    cases.append((["score", "--suite", "mediconfusion", "--release", fifo_release, results], 2, ["mc_release.json", "FIFO"]))
+    cases.append(
+        (
+            ["score", "--suite", "mediconfusion", "--release", fifo_release, results],
+            2,
+            ["mc_release.json", "FIFO"],
+        )
+    )
     zero_results = tmp_path / "Results" / "z_mc.json"
     _zero(zero_results)
-    cases.append((["score", "--suite", "mediconfusion", "--release", dataset, zero_results], 2, ["z_mc.json", "character device"]))
-    cases.append((["mediconfusion-build", fifo_release, "--images", mc_sample / "roco", "--out", tmp_path / "mcb"], 2,
-                  ["mc_release.json", "FIFO"]))
+    cases.append(
+        (
+            ["score", "--suite", "mediconfusion", "--release", dataset, zero_results],
+            2,
+            ["z_mc.json", "character device"],
+        )
+    )
+    cases.append(
+        (
+            [
+                "mediconfusion-build",
+                fifo_release,
+                "--images",
+                mc_sample / "roco",
+                "--out",
+                tmp_path / "mcb",
+            ],
+            2,
+            ["mc_release.json", "FIFO"],
+        )
+    )
     zero_sums = tmp_path / "sums.txt"
     _zero(zero_sums)
-    cases.append((["mediconfusion-build", dataset, "--images", mc_sample / "roco", "--checksums", zero_sums,
-                   "--out", tmp_path / "mcb2"], 2, ["sums.txt", "character device"]))
+    cases.append(
+        (
+            [
+                "mediconfusion-build",
+                dataset,
+                "--images",
+                mc_sample / "roco",
+                "--checksums",
+                zero_sums,
+                "--out",
+                tmp_path / "mcb2",
+            ],
+            2,
+            ["sums.txt", "character device"],
+        )
+    )
 
     # report's score files
     scores = tmp_path / "scores.json"
     _zero(scores)
-    cases.append((["report", scores, "--out", tmp_path / "rep"], 2, ["scores.json", "character device"]))
+    cases.append(
+        (["report", scores, "--out", tmp_path / "rep"], 2, ["scores.json", "character device"])
+    )
 
     # reconstruct: the licensed source file is a link to /dev/zero
     src = tmp_path / "cred"
     shutil.copytree(cred, src)
     for f in [p for p in src.rglob("*") if p.is_file()]:
         _zero(f)
-    cases.append((["reconstruct", rel, "--source", src, "--out", tmp_path / "recon"], 2, ["source_path"]))
+    cases.append(
+        (["reconstruct", rel, "--source", src, "--out", tmp_path / "recon"], 2, ["source_path"])
+    )
 
     # publish: a FIFO among the build's files
     build = tmp_path / "built"
@@ -88,7 +139,13 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
     # the official harness JSONL (reader owned by `conform`; the regular-file hook is ours)
     harness = tmp_path / "m__mcq.jsonl"
     _fifo(harness)
-    cases.append((["score", "--suite", "medvigil", "--release", rel, harness, "--n-resamples", "0"], 2, ["m__mcq.jsonl"]))  # conform: says "does not exist"
+    cases.append(
+        (
+            ["score", "--suite", "medvigil", "--release", rel, harness, "--n-resamples", "0"],
+            2,
+            ["m__mcq.jsonl"],
+        )
+    )  # conform: says "does not exist"
 
     # judge's answers file
     answers = tmp_path / "answers.json"
@@ -111,9 +168,14 @@ def test_oversized_inputs_are_refused_before_reading(tmp_path, mc_sample):
     log = write_log(tmp_path / "logs", "medqdeg")
     dataset = mc_sample / "data" / "dataset.json"
     medvigil_log = write_log(tmp_path / "medvigil_logs", "medvigil")
-    cases = [["score", "--suite", "medqdeg", log], ["score", "--suite", "mediconfusion", "--release", dataset, log],
-             ["score", "--suite", "medvigil", medvigil_log]]
-    for (code, err), argv in zip(run_batch(cases, tmp_path, env={"MEDVIGIL_MAX_INPUT_BYTES": "300"}), cases):
+    cases = [
+        ["score", "--suite", "medqdeg", log],
+        ["score", "--suite", "mediconfusion", "--release", dataset, log],
+        ["score", "--suite", "medvigil", medvigil_log],
+    ]
+    for (code, err), argv in zip(
+        run_batch(cases, tmp_path, env={"MEDVIGIL_MAX_INPUT_BYTES": "300"}), cases
+    ):
         assert code == 2 and "Traceback" not in err, err
         assert "input limit" in err and "MEDVIGIL_MAX_INPUT_BYTES" in err, (argv, err)
 

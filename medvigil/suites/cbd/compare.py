@@ -16,16 +16,37 @@ import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
 from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
-from medvigil.suites.cbd.protocol import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS, _check, arm_codes, arm_flags
+from medvigil.suites.cbd.protocol import (
+    ARMS,
+    ORIGINAL_KIND,
+    PARAPHRASE_KINDS,
+    _check,
+    arm_codes,
+    arm_flags,
+)
 from medvigil.suites.cbd.scoring import QUADRANTS, case_parts
 from medvigil.suites.stress import check_metrics, compare_records
 
-METRICS = ("ideal", "fragile", "dangerous", "worst", "flip_rate")  # flip rate = Fragile + Worst (Eq. 3)
+METRICS = (
+    "ideal",
+    "fragile",
+    "dangerous",
+    "worst",
+    "flip_rate",
+)  # flip rate = Fragile + Worst (Eq. 3)
 DEFAULT_METRICS = ("ideal", "fragile", "dangerous", "worst")
 
 
-def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = DEFAULT_METRICS, invalid: str = "exclude",
-            n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = 0, p_value: str = "normal") -> dict[str, Any]:
+def compare(
+    files: list[str],
+    *,
+    release: None = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    invalid: str = "exclude",
+    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
+    seed: int = 0,
+    p_value: str = "normal",
+) -> dict[str, Any]:
     """Every pair of models' quadrant fractions (module docstring); ``metrics`` among :data:`METRICS`."""
     from medvigil.suites.cbd.entry import TASKS, without_repeated_arms
 
@@ -37,25 +58,51 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
         if r["condition"] in ARMS.values():
             by_model.setdefault(str(r["model"]), []).append(r)
     if not by_model and records:
-        raise ValueError("no record of the generative arm (cbd_image + cbd_noimg, or cbd_quadrants); the binary arm "
-                         "(cbd_binary) is not compared")
-    result = compare_records(by_model, _key, lambda recs, model, whole: UnitSums(*case_quadrants(recs, model, invalid, whole),
-                                                                                 fractions),
-                             metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
+        raise ValueError(
+            "no record of the generative arm (cbd_image + cbd_noimg, or cbd_quadrants); the binary arm "
+            "(cbd_binary) is not compared"
+        )
+    result = compare_records(
+        by_model,
+        _key,
+        lambda recs, model, whole: UnitSums(
+            *case_quadrants(recs, model, invalid, whole), fractions
+        ),
+        metrics,
+        n_resamples=n_resamples,
+        seed=seed,
+        p_value=p_value,
+    )
     result["params"].update(invalid=invalid, unit="percentage points", arm="generative")
-    return {"suite": "cbd", **result, "inputs": {"files": [str(p) for p in kept], "skipped_files": skipped,
-                                                 "n_records": len(records)}}
+    return {
+        "suite": "cbd",
+        **result,
+        "inputs": {
+            "files": [str(p) for p in kept],
+            "skipped_files": skipped,
+            "n_records": len(records),
+        },
+    }
 
 
 def _key(r) -> tuple:
     return str(r["case_id"]), r["condition"], r.get("probe_kind"), r["probe_id"]
 
 
-def case_quadrants(records: list, model: str, invalid: str, complete: bool = True) -> tuple[list[str], np.ndarray]:
+def case_quadrants(
+    records: list, model: str, invalid: str, complete: bool = True
+) -> tuple[list[str], np.ndarray]:
     """Case ids and their ``(cases, 5)`` one-hot ``[evaluable, Ideal, Fragile, Dangerous, Worst]``; a case lacking
     a part is an error, as in ``score`` (``complete``), or, on records shared with another model, left out."""
-    cases, ids = case_parts(records, model, original_kind=ORIGINAL_KIND, paraphrase_kinds=PARAPHRASE_KINDS,
-                            image_condition=ARMS["image"], text_only_condition=ARMS["noimg"], incomplete="error" if complete else "drop")
+    cases, ids = case_parts(
+        records,
+        model,
+        original_kind=ORIGINAL_KIND,
+        paraphrase_kinds=PARAPHRASE_KINDS,
+        image_condition=ARMS["image"],
+        text_only_condition=ARMS["noimg"],
+        incomplete="error" if complete else "drop",
+    )
     ids.sort()
     flags = arm_flags(arm_codes(cases, ids), invalid)
     sums = np.zeros((len(ids), 1 + len(QUADRANTS)))

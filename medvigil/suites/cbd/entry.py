@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.records.run_coverage import run_limit
-from medvigil.records.suite_logs import find_samples, n_records, result_models, run_of, score_logs, table_text, task_of
+from medvigil.records.suite_logs import (
+    find_samples,
+    n_records,
+    result_models,
+    run_of,
+    score_logs,
+    table_text,
+    task_of,
+)
 from medvigil.suites import stress
 from medvigil.suites.cbd.compare import compare
 from medvigil.suites.cbd.protocol import suite_result
@@ -30,6 +38,7 @@ DEFAULTS = {"invalid": "exclude", "n_resamples": 1000, "seed": 0}
 
 def without_repeated_arms(files: list[Path]) -> tuple[list[Path], list[dict[str, str]]]:
     """Drop the arm files of runs that also logged ``cbd_quadrants``; the skipped files with the reason."""
+
     # a reasoning variant's arms are repeated by the same run's cbd_quadrants_reasoning
     def base(p: Path) -> tuple[str | None, bool]:
         task = task_of(p)
@@ -54,8 +63,13 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
     # runs cut by lmms-eval's --limit: the cases the limit cut are left out and counted
     limited = bool(kept) and all(run_limit(path) is not None for path in kept)
     incomplete = "drop" if limited else "error"
-    return score_logs("cbd", kept, skipped, lambda records: suite_result(records, **settings, incomplete=incomplete),
-                      options)
+    return score_logs(
+        "cbd",
+        kept,
+        skipped,
+        lambda records: suite_result(records, **settings, incomplete=incomplete),
+        options,
+    )
 
 
 format_table = partial(table_text, tables=tables)

@@ -101,8 +101,10 @@ def _lower_first(q: str) -> str:
 
 _PRESENCE = re.compile(r"^Is there (?:evidence of )?(?:an? )?(?P<rest>.+)\?$")
 _ARTICLE = re.compile(r"^Is there (?:evidence of )?(a|an) ")
-_STUDY = re.compile(r"\bthis (?:chest radiograph|frontal radiograph|brain MRI|head CT|axial CT slice|axial MRI slice|"
-                    r"axial image|frontal image|radiograph|scan)\b")
+_STUDY = re.compile(
+    r"\bthis (?:chest radiograph|frontal radiograph|brain MRI|head CT|axial CT slice|axial MRI slice|"
+    r"axial image|frontal image|radiograph|scan)\b"
+)
 
 
 def _negation(q: str) -> str:
@@ -112,7 +114,7 @@ def _negation(q: str) -> str:
 
 def _scope(q: str) -> str:
     m = _ARTICLE.match(q)
-    return q[: m.start(1)] + "any " + q[m.end(1) + 1:] if m else q
+    return q[: m.start(1)] + "any " + q[m.end(1) + 1 :] if m else q
 
 
 def _specificity(q: str) -> str:
@@ -128,9 +130,16 @@ TEMPLATES = (
     ("specificity", _specificity),
 )
 #: paraphrase source -> linguistic phenomenon (seed 004 Sec. 3.3, after PSF-Med)
-PHENOMENA = {"original": None, "tcf": "syntactic restructuring", "lexical": "lexical substitution",
-             "frame_prefix": "syntactic restructuring", "frame_suffix": "syntactic restructuring", "negation": "negation",
-             "scope": "scope quantification", "specificity": "specificity modulation"}
+PHENOMENA = {
+    "original": None,
+    "tcf": "syntactic restructuring",
+    "lexical": "lexical substitution",
+    "frame_prefix": "syntactic restructuring",
+    "frame_suffix": "syntactic restructuring",
+    "negation": "negation",
+    "scope": "scope quantification",
+    "specificity": "specificity modulation",
+}
 SUPPLIED_KIND = "paraphrase"  # probe_kind of a supplied paraphrase row (paraphrases="supplied")
 PARAPHRASE_SETS = ("templates", "supplied")
 PARAPHRASES_ENV = "CBD_PARAPHRASES"
@@ -162,8 +171,12 @@ def _field(row: Mapping, name: str, where: str):
 
 def _keeps_answer(para: Mapping, orig: Mapping, case: str, label: str, what: str) -> None:
     for name in ("options", "correct_letter"):
-        if list(_field(para, name, f"case {case} {label}")) != list(_field(orig, name, f"case {case} original")):
-            raise ValueError(f"case {case!r}: {what} changes field {name!r}; a paraphrase must keep it")
+        if list(_field(para, name, f"case {case} {label}")) != list(
+            _field(orig, name, f"case {case} original")
+        ):
+            raise ValueError(
+                f"case {case!r}: {what} changes field {name!r}; a paraphrase must keep it"
+            )
 
 
 def paraphrase_setting(env: Mapping[str, str] | None = None) -> str:
@@ -172,27 +185,51 @@ def paraphrase_setting(env: Mapping[str, str] | None = None) -> str:
 
     value = ((os.environ if env is None else env).get(PARAPHRASES_ENV) or "templates").strip()
     if value not in PARAPHRASE_SETS:
-        raise ValueError(f"{PARAPHRASES_ENV} must be one of {', '.join(PARAPHRASE_SETS)}, got {value!r}")
+        raise ValueError(
+            f"{PARAPHRASES_ENV} must be one of {', '.join(PARAPHRASE_SETS)}, got {value!r}"
+        )
     return value
 
 
-def _supplied_plans(rows: Sequence[Mapping[str, Any]], case: str, i: int, extra: list[Mapping[str, Any]],
-                    arms: list[str]) -> list[tuple[int, dict]]:
+def _supplied_plans(
+    rows: Sequence[Mapping[str, Any]],
+    case: str,
+    i: int,
+    extra: list[Mapping[str, Any]],
+    arms: list[str],
+) -> list[tuple[int, dict]]:
     """A case's docs with its supplied paraphrase rows (``extra``, in row order) as the set."""
     orig = rows[i]
     if not extra:
-        raise ValueError(f"case {case!r}: no supplied paraphrase (rows of field 'probe_kind' {SUPPLIED_KIND!r}) "
-                         f"with {PARAPHRASES_ENV}=supplied")
+        raise ValueError(
+            f"case {case!r}: no supplied paraphrase (rows of field 'probe_kind' {SUPPLIED_KIND!r}) "
+            f"with {PARAPHRASES_ENV}=supplied"
+        )
     for para in extra:
         _keeps_answer(para, orig, case, "paraphrase", f"paraphrase {para.get('probe_id')!r}")
-    items = [(0, ORIGINAL_KIND, orig)] + [(k, "supplied", para) for k, para in enumerate(extra, start=1)]
-    return [(i, {"probe_id": row["probe_id"], "probe_kind": ORIGINAL_KIND if index == 0 else SUPPLIED_KIND,
-                 "question": str(_field(row, "question", f"case {case}")).strip(), "condition": ARMS[arm],
-                 "paraphrase_index": index, "paraphrase_source": source})
-            for arm in arms for index, source, row in items[: 1 if arm == "noimg" else None]]
+    items = [(0, ORIGINAL_KIND, orig)] + [
+        (k, "supplied", para) for k, para in enumerate(extra, start=1)
+    ]
+    return [
+        (
+            i,
+            {
+                "probe_id": row["probe_id"],
+                "probe_kind": ORIGINAL_KIND if index == 0 else SUPPLIED_KIND,
+                "question": str(_field(row, "question", f"case {case}")).strip(),
+                "condition": ARMS[arm],
+                "paraphrase_index": index,
+                "paraphrase_source": source,
+            },
+        )
+        for arm in arms
+        for index, source, row in items[: 1 if arm == "noimg" else None]
+    ]
 
 
-def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrases: str = "templates") -> list[tuple[int, dict]]:
+def plan_docs(
+    rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrases: str = "templates"
+) -> list[tuple[int, dict]]:
     """The docs of the given arms as ``(row index of the case's original probe, overrides)`` from MedVIGIL ``mcq``
     rows (``probe_id``, ``probe_kind``, ``case_id``, ``question``, ``options``, ``correct_letter``, optionally
     ``image_status``). Cases whose image is withheld are skipped in both arms. ``paraphrases``: ``templates``
@@ -202,7 +239,9 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrase
         if arm not in ARMS:
             raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
     if paraphrases not in PARAPHRASE_SETS:
-        raise ValueError(f"paraphrases must be one of {', '.join(PARAPHRASE_SETS)}, got {paraphrases!r}")
+        raise ValueError(
+            f"paraphrases must be one of {', '.join(PARAPHRASE_SETS)}, got {paraphrases!r}"
+        )
     originals: dict[str, int] = {}
     tcf: dict[str, Mapping] = {}
     supplied: dict[str, list[Mapping[str, Any]]] = {}
@@ -219,7 +258,9 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrase
             withheld.add(case)
         slot = originals if kind == ORIGINAL_KIND else tcf
         if case in slot:
-            raise ValueError(f"mcq row {i}: case {case!r} has two {kind!r} probes (field 'probe_kind')")
+            raise ValueError(
+                f"mcq row {i}: case {case!r} has two {kind!r} probes (field 'probe_kind')"
+            )
         slot[case] = i if kind == ORIGINAL_KIND else row
     if withheld:
         log.warning("cbd: skipped %d case(s) whose credentialed image is withheld", len(withheld))
@@ -231,50 +272,100 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrase
             plans += _supplied_plans(rows, case, i, supplied.get(case, []), arms)
             continue
         orig = rows[i]
-        para = tcf.get(case)  # other datasets (the adapter) have no release paraphrase: templates only
+        para = tcf.get(
+            case
+        )  # other datasets (the adapter) have no release paraphrase: templates only
         if para is not None:
             _keeps_answer(para, orig, case, "tcf", "the tcf paraphrase")
         q = _field(orig, "question", f"case {case} original")
         for arm in arms:
             # text-only arm: q only (Sec. 3.2, Eq. 2); image arm: q and every q' (Eq. 1)
-            items = paraphrase_set(q, None if para is None else para["question"])[: 1 if arm == "noimg" else None]
+            items = paraphrase_set(q, None if para is None else para["question"])[
+                : 1 if arm == "noimg" else None
+            ]
             for index, source, text in items:
-                probe_id = orig["probe_id"] if index == 0 else para["probe_id"] if index == 1 else f"{case}-paraphrase-{source}"
+                probe_id = (
+                    orig["probe_id"]
+                    if index == 0
+                    else para["probe_id"]
+                    if index == 1
+                    else f"{case}-paraphrase-{source}"
+                )
                 kind = source if index < 2 else TEMPLATE_KIND
-                plans.append((i, {"probe_id": probe_id, "probe_kind": kind, "question": text, "condition": ARMS[arm],
-                                  "paraphrase_index": index, "paraphrase_source": source}))
+                plans.append(
+                    (
+                        i,
+                        {
+                            "probe_id": probe_id,
+                            "probe_kind": kind,
+                            "question": text,
+                            "condition": ARMS[arm],
+                            "paraphrase_index": index,
+                            "paraphrase_source": source,
+                        },
+                    )
+                )
     return plans
 
 
-_COLUMNS = ("probe_id", "probe_kind", "case_id", "question", "options", "correct_letter", "image_status")
+_COLUMNS = (
+    "probe_id",
+    "probe_kind",
+    "case_id",
+    "question",
+    "options",
+    "correct_letter",
+    "image_status",
+)
 
 
 def _load(columns: Sequence[str], desc: str, plan):
     """The docs ``plan(rows)`` makes of the built MedVIGIL ``mcq`` config (``MEDVIGIL_DATA``)."""
     data = load_mcq()  # MedVIGIL mcq, or any dataset through MEDVIGIL_MCQ_ADAPTER
-    plans = plan(data.select_columns([c for c in dict.fromkeys(columns) if c in data.column_names]).to_list())
+    plans = plan(
+        data.select_columns([c for c in dict.fromkeys(columns) if c in data.column_names]).to_list()
+    )
     if not plans:
-        raise ValueError("cbd: the mcq config yields no askable case (all images withheld, or no original probes)")
+        raise ValueError(
+            "cbd: the mcq config yields no askable case (all images withheld, or no original probes)"
+        )
     overrides = [o for _, o in plans]
-    return data.select([i for i, _ in plans]).map(lambda _, k: overrides[k], with_indices=True, desc=desc)
+    return data.select([i for i, _ in plans]).map(
+        lambda _, k: overrides[k], with_indices=True, desc=desc
+    )
 
 
 def load_docs(arms: Iterable[str]):
     """The docs of the given arms from the built MedVIGIL ``mcq`` config (``MEDVIGIL_DATA``)."""
-    return _load(_COLUMNS, "cbd paraphrase set", lambda rows: plan_docs(rows, arms, paraphrase_setting()))
+    return _load(
+        _COLUMNS, "cbd paraphrase set", lambda rows: plan_docs(rows, arms, paraphrase_setting())
+    )
 
 
-def make_record(doc: Mapping[str, Any], response: str | None, attempts: list[str] | None = None) -> dict:
+def make_record(
+    doc: Mapping[str, Any], response: str | None, attempts: list[str] | None = None
+) -> dict:
     """The per-probe record (``schemas/probe_record.schema.json``, suite ``cbd``) of one doc."""
     letter = parse_option_letter(response, len(doc["options"]))
-    extra = {"condition_source": "lmms-eval", "paraphrase_index": int(doc["paraphrase_index"]),
-             "paraphrase_source": doc["paraphrase_source"], "phenomenon": PHENOMENA.get(doc["paraphrase_source"])}
+    extra = {
+        "condition_source": "lmms-eval",
+        "paraphrase_index": int(doc["paraphrase_index"]),
+        "paraphrase_source": doc["paraphrase_source"],
+        "phenomenon": PHENOMENA.get(doc["paraphrase_source"]),
+    }
     if doc.get("finding"):
         extra["finding"] = doc["finding"]
     if attempts and len(attempts) > 1:
         extra["attempts"] = list(attempts)
-    return probe_record(SUITE, doc, condition=doc["condition"], predicted_letter=letter, raw_response=response,
-                        retries=len(attempts) - 1 if attempts else 0, extra=extra)
+    return probe_record(
+        SUITE,
+        doc,
+        condition=doc["condition"],
+        predicted_letter=letter,
+        raw_response=response,
+        retries=len(attempts) - 1 if attempts else 0,
+        extra=extra,
+    )
 
 
 def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -282,51 +373,87 @@ def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     conditions = (*ARMS.values(), *BINARY_ARMS.values())
     for r in out:
         if r.get("suite") != SUITE:
-            raise ValueError(f"record {r.get('probe_id')!r}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)")
+            raise ValueError(
+                f"record {r.get('probe_id')!r}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)"
+            )
         if not isinstance((r.get("extra") or {}).get("paraphrase_index"), int):
-            raise ValueError(f"record {r.get('probe_id')!r}: field 'extra.paraphrase_index' is missing")
+            raise ValueError(
+                f"record {r.get('probe_id')!r}: field 'extra.paraphrase_index' is missing"
+            )
         if r.get("condition") not in conditions:
-            raise ValueError(f"record {r.get('probe_id')!r}: field 'condition' is {r.get('condition')!r}, not one of "
-                             f"{', '.join(conditions)}")
+            raise ValueError(
+                f"record {r.get('probe_id')!r}: field 'condition' is {r.get('condition')!r}, not one of "
+                f"{', '.join(conditions)}"
+            )
     return out
 
 
-def quadrant_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, dict[str, Any]]:
+def quadrant_table(
+    records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude"
+) -> dict[str, dict[str, Any]]:
     """Per model: quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4), image-reliance
     rate and accuracy per quadrant (Table 2), from the records of both arms (the ``cbd_image`` and ``cbd_noimg``
     logs, or ``cbd_quadrants``), by :func:`medvigil.suites.cbd.scoring.score_records`."""
     return _arm_table(_check(records), ARMS, invalid)
 
 
-def binary_table(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, dict[str, Any]]:
+def binary_table(
+    records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude"
+) -> dict[str, dict[str, Any]]:
     """:func:`quadrant_table` of the binary arm (with mean entropy per quadrant from p(yes))."""
     return _arm_table(_check(records), BINARY_ARMS, invalid)
 
 
-def _arm_table(checked: list[Mapping[str, Any]], arms: Mapping[str, str], invalid: str,
-               incomplete: str = "drop") -> dict[str, dict[str, Any]]:
+def _arm_table(
+    checked: list[Mapping[str, Any]],
+    arms: Mapping[str, str],
+    invalid: str,
+    incomplete: str = "drop",
+) -> dict[str, dict[str, Any]]:
     """:func:`quadrant_table` or :func:`binary_table` (``arms``) of checked records; a case lacking a part is
     left out and counted (a run cut by ``--limit``) or, with ``incomplete="error"``, an error."""
     wanted = frozenset(arms.values())
-    return score_records([r for r in checked if r["condition"] in wanted], original_kind=ORIGINAL_KIND,
-                         paraphrase_kinds=PARAPHRASE_KINDS, image_condition=arms["image"],
-                         text_only_condition=arms["noimg"], invalid=invalid, incomplete=incomplete)
+    return score_records(
+        [r for r in checked if r["condition"] in wanted],
+        original_kind=ORIGINAL_KIND,
+        paraphrase_kinds=PARAPHRASE_KINDS,
+        image_condition=arms["image"],
+        text_only_condition=arms["noimg"],
+        invalid=invalid,
+        incomplete=incomplete,
+    )
 
 
-def image_arm_summary(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude") -> dict[str, Any]:
+def image_arm_summary(
+    records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude"
+) -> dict[str, Any]:
     """Flip rate (Eq. 3) and accuracy of ``q`` from the image arm alone (one model); Eq. 1 needs no text-only
     prediction, so the image predictions fill that slot of :func:`quadrant_scores` and only Eq. 1's outputs are kept."""
     image_arm = [r for r in _check(records) if r["condition"] == ARMS["image"]]
-    cases, _ = case_parts(image_arm, str(image_arm[0]["model"]) if image_arm else "", original_kind=ORIGINAL_KIND,
-                          paraphrase_kinds=PARAPHRASE_KINDS, image_condition=ARMS["image"], text_only_condition=ARMS["noimg"],
-                          incomplete="drop")
+    cases, _ = case_parts(
+        image_arm,
+        str(image_arm[0]["model"]) if image_arm else "",
+        original_kind=ORIGINAL_KIND,
+        paraphrase_kinds=PARAPHRASE_KINDS,
+        image_condition=ARMS["image"],
+        text_only_condition=ARMS["noimg"],
+        incomplete="drop",
+    )
     # a case without its original or a paraphrase (cut by lmms-eval's --limit) is left out and counted
     whole = [c for c in cases.values() if "orig" in c and c["para"]]
     origs = [c["orig"]["predicted_letter"] for c in whole]
-    out = quadrant_scores(origs, [[p["predicted_letter"] for p in c["para"]] for c in whole], origs,
-                          [c["orig"]["correct_letter"] for c in whole], invalid=invalid)
+    out = quadrant_scores(
+        origs,
+        [[p["predicted_letter"] for p in c["para"]] for c in whole],
+        origs,
+        [c["orig"]["correct_letter"] for c in whole],
+        invalid=invalid,
+    )
     cut = {"n_incomplete_cases": len(cases) - len(whole)} if len(whole) < len(cases) else {}
-    return {**{k: out[k] for k in ("n_samples", "n_evaluable", "n_excluded", "flip_rate", "accuracy")}, **cut}
+    return {
+        **{k: out[k] for k in ("n_samples", "n_evaluable", "n_excluded", "flip_rate", "accuracy")},
+        **cut,
+    }
 
 
 def _pct(value: float | None) -> float:
@@ -335,9 +462,18 @@ def _pct(value: float | None) -> float:
 
 # lmms-eval metric -> higher is better (None: a description, no direction). Percent, as Tables 1-2.
 QUADRANT_METRICS = {
-    "frac_ideal": True, "frac_fragile": False, "frac_dangerous": False, "frac_worst": False,
-    "flip_rate": False, "image_reliance": None, "accuracy": True,
-    "acc_ideal": None, "acc_fragile": None, "acc_dangerous": None, "acc_worst": None, "excluded": False,
+    "frac_ideal": True,
+    "frac_fragile": False,
+    "frac_dangerous": False,
+    "frac_worst": False,
+    "flip_rate": False,
+    "image_reliance": None,
+    "accuracy": True,
+    "acc_ideal": None,
+    "acc_fragile": None,
+    "acc_dangerous": None,
+    "acc_worst": None,
+    "excluded": False,
 }
 IMAGE_METRICS = {"accuracy": True, "flip_rate": False, "excluded": False, "parse_failures": False}
 BINARY_METRICS = {**QUADRANT_METRICS, "mean_entropy": None}
@@ -348,8 +484,12 @@ def table_metrics(result: Mapping[str, Any]) -> dict[str, float]:
     """Flatten one model's :func:`quadrant_table` entry into the ``cbd_quadrants`` metrics (percent;
     an empty quadrant's accuracy is NaN, the paper's "–")."""
     out = {f"frac_{q.lower()}": _pct(result["fractions"][q]) for q in QUADRANTS}
-    out.update(flip_rate=_pct(result["flip_rate"]), image_reliance=_pct(result["image_reliance_rate"]),
-               accuracy=_pct(result["accuracy"]), excluded=float(result["n_excluded"]))
+    out.update(
+        flip_rate=_pct(result["flip_rate"]),
+        image_reliance=_pct(result["image_reliance_rate"]),
+        accuracy=_pct(result["accuracy"]),
+        excluded=float(result["n_excluded"]),
+    )
     out.update({f"acc_{q.lower()}": _pct(result["accuracy_by_quadrant"][q]) for q in QUADRANTS})
     return out
 
@@ -368,13 +508,21 @@ def arm_metrics(records: Sequence[Mapping[str, Any]], arm: str) -> dict[str, flo
     failures = float(sum(r.get("parse_status") != "ok" for r in records))
     if arm == "image":
         s = image_arm_summary(records)
-        return {"accuracy": _pct(s["accuracy"]), "flip_rate": _pct(s["flip_rate"]),
-                "excluded": float(s["n_excluded"]), "parse_failures": failures}
+        return {
+            "accuracy": _pct(s["accuracy"]),
+            "flip_rate": _pct(s["flip_rate"]),
+            "excluded": float(s["n_excluded"]),
+            "parse_failures": failures,
+        }
     if arm != "noimg":
         raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
     # text-only accuracy of q over parsed answers (the core's "exclude" policy); a diagnostic
     parsed = [r for r in records if r["condition"] == ARMS["noimg"] and r.get("predicted_letter")]
-    acc = sum(r["predicted_letter"] == r["correct_letter"] for r in parsed) / len(parsed) if parsed else math.nan
+    acc = (
+        sum(r["predicted_letter"] == r["correct_letter"] for r in parsed) / len(parsed)
+        if parsed
+        else math.nan
+    )
     return {"accuracy": 100.0 * acc, "parse_failures": failures}
 
 
@@ -382,12 +530,26 @@ def arm_metrics(records: Sequence[Mapping[str, Any]], arm: str) -> dict[str, flo
 
 SEED = 0
 #: record conditions of the binary arm: image, text only (Eq. 2), null image and image swap (Sec. 5 checks)
-BINARY_ARMS = {"image": "binary", "noimg": "binary:noimg", "null": "binary:null", "swap": "binary:swap"}
+BINARY_ARMS = {
+    "image": "binary",
+    "noimg": "binary:noimg",
+    "null": "binary:null",
+    "swap": "binary:swap",
+}
 BINARY_CHOICES = ("yes", "no")  # A = yes, B = no in the records
-BINARY_TEMPLATE = "{q}\nProposed answer: {candidate}\nIs the proposed answer correct? Answer yes or no."
+BINARY_TEMPLATE = (
+    "{q}\nProposed answer: {candidate}\nIs the proposed answer correct? Answer yes or no."
+)
 NULL_IMAGE_SIZE = (224, 224)  # Sec. 5: "a null-image test (black 224x224)"
 N_SWAPS = 5  # Sec. 5: "an image-swap test ... (5 random replacement images per sample)"
-_ROW_FIELDS = ("case_id", "risk_tier", "source_dataset", "modality", "text_only_answerable", "finding")
+_ROW_FIELDS = (
+    "case_id",
+    "risk_tier",
+    "source_dataset",
+    "modality",
+    "text_only_answerable",
+    "finding",
+)
 
 
 def _hash(*parts: Any) -> bytes:
@@ -399,14 +561,25 @@ def binary_candidate(row: Mapping[str, Any], seed: int = SEED) -> tuple[str, boo
     ``sha256(seed:binary:case)`` is even, else a seeded distractor that is not ``safe_letter`` (label no)."""
     options, gold = list(row["options"]), row["correct_letter"]
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(options)]
-    others = [x for x in letters if x not in (gold, row.get("safe_letter"))] or [x for x in letters if x != gold]
+    others = [x for x in letters if x not in (gold, row.get("safe_letter"))] or [
+        x for x in letters if x != gold
+    ]
     yes = _hash(seed, "binary", row["case_id"])[0] % 2 == 0
-    letter = gold if yes else min(others, key=lambda x: _hash(seed, "binary-distractor", row["case_id"], x))
+    letter = (
+        gold
+        if yes
+        else min(others, key=lambda x: _hash(seed, "binary-distractor", row["case_id"], x))
+    )
     return str(options[letters.index(letter)]), yes
 
 
-def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, checks: bool = True,
-                     paraphrases: str = "templates") -> list[tuple[int, dict]]:
+def plan_binary_docs(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    seed: int = SEED,
+    checks: bool = True,
+    paraphrases: str = "templates",
+) -> list[tuple[int, dict]]:
     """The binary arm's docs as ``(row index whose image is shown, overrides)``: the image arm (q and every
     q'), the text-only arm (q), and with ``checks`` the null-image and :data:`N_SWAPS` image-swap docs of q
     (ids ``<q's id>:swap<k>``: other cases' images, the first by ``sha256(seed:swap:case:other)``)."""
@@ -417,24 +590,50 @@ def plan_binary_docs(rows: Sequence[Mapping[str, Any]], *, seed: int = SEED, che
         row = rows[i]
         candidate, yes = binary_candidate(row, seed)
         arm = "image" if o["condition"] == ARMS["image"] else "noimg"
-        doc = {**o, **{f: row.get(f) for f in _ROW_FIELDS}, "question": BINARY_TEMPLATE.format(q=o["question"], candidate=candidate),
-               "choices": list(BINARY_CHOICES), "correct_letter": "A" if yes else "B", "condition": BINARY_ARMS[arm],
-               "binary_candidate": candidate, "binary_label": BINARY_CHOICES[0 if yes else 1], "swap_from": "", "swap_index": -1}
+        doc = {
+            **o,
+            **{f: row.get(f) for f in _ROW_FIELDS},
+            "question": BINARY_TEMPLATE.format(q=o["question"], candidate=candidate),
+            "choices": list(BINARY_CHOICES),
+            "correct_letter": "A" if yes else "B",
+            "condition": BINARY_ARMS[arm],
+            "binary_candidate": candidate,
+            "binary_label": BINARY_CHOICES[0 if yes else 1],
+            "swap_from": "",
+            "swap_index": -1,
+        }
         out.append((i, doc))
         if checks and arm == "image" and o["paraphrase_index"] == 0:
             out.append((i, {**doc, "condition": BINARY_ARMS["null"]}))
             donors = [j for j in originals if str(rows[j]["case_id"]) != str(row["case_id"])]
             donors.sort(key=lambda k: _hash(seed, "swap", row["case_id"], rows[k]["case_id"]))
             for n, j in enumerate(donors[:N_SWAPS]):
-                out.append((j, {**doc, "condition": BINARY_ARMS["swap"], "probe_id": f"{doc['probe_id']}:swap{n}",
-                                "swap_from": str(rows[j]["case_id"]), "swap_index": n}))
+                out.append(
+                    (
+                        j,
+                        {
+                            **doc,
+                            "condition": BINARY_ARMS["swap"],
+                            "probe_id": f"{doc['probe_id']}:swap{n}",
+                            "swap_from": str(rows[j]["case_id"]),
+                            "swap_index": n,
+                        },
+                    )
+                )
     return out
 
 
 def load_binary_docs(*, checks: bool = True):
     """The binary arm's docs from the built ``mcq`` config (``MEDVIGIL_DATA``)."""
-    return _load((*_COLUMNS, "safe_letter", *_ROW_FIELDS), "cbd binary docs", lambda rows: plan_binary_docs(
-        [{"safe_letter": SAFE_LETTER, **r} for r in rows], checks=checks, paraphrases=paraphrase_setting()))
+    return _load(
+        (*_COLUMNS, "safe_letter", *_ROW_FIELDS),
+        "cbd binary docs",
+        lambda rows: plan_binary_docs(
+            [{"safe_letter": SAFE_LETTER, **r} for r in rows],
+            checks=checks,
+            paraphrases=paraphrase_setting(),
+        ),
+    )
 
 
 def p_yes(loglikelihoods: Sequence[Any]) -> float:
@@ -451,9 +650,15 @@ def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) ->
     py = p_yes(loglikelihoods)
     record = make_record({**doc, "options": list(BINARY_CHOICES)}, "A" if py >= 0.5 else "B")
     record["raw_response"] = BINARY_CHOICES[0] if py >= 0.5 else BINARY_CHOICES[1]
-    record["extra"].update(p_yes=py, probabilities=[py, 1.0 - py], loglikelihoods=[loglikelihood.result_value(v) for v in loglikelihoods],
-                           candidate=doc["binary_candidate"], label=doc["binary_label"], arm="binary",
-                           question=str(doc["question"]).split("\nProposed answer:")[0])
+    record["extra"].update(
+        p_yes=py,
+        probabilities=[py, 1.0 - py],
+        loglikelihoods=[loglikelihood.result_value(v) for v in loglikelihoods],
+        candidate=doc["binary_candidate"],
+        label=doc["binary_label"],
+        arm="binary",
+        question=str(doc["question"]).split("\nProposed answer:")[0],
+    )
     if doc.get("swap_from"):
         record["extra"].update(swap_from=doc["swap_from"], swap_index=int(doc["swap_index"]))
     return record
@@ -472,34 +677,65 @@ def arm_codes(cases: Mapping[str, Mapping[str, Any]], ids: Sequence[str]) -> dic
     ``para`` sample by sample (``lengths[i]`` of them for sample ``i``) with its ``phenomena``."""
     orig = [cases[c]["orig"] for c in ids]
     paras = [p for c in ids for p in cases[c]["para"]]
-    return {"orig": letter_codes([r.get("predicted_letter") for r in orig], "predictions"),
-            "text": letter_codes([cases[c]["text"].get("predicted_letter") for c in ids], "text_only_predictions"),
-            "gold": letter_codes([r["correct_letter"] for r in orig], "references"),
-            "para": letter_codes([p.get("predicted_letter") for p in paras], "paraphrase_predictions"),
-            "lengths": np.fromiter((len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids)),
-            "phenomena": [str((p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")) for p in paras]}
+    return {
+        "orig": letter_codes([r.get("predicted_letter") for r in orig], "predictions"),
+        "text": letter_codes(
+            [cases[c]["text"].get("predicted_letter") for c in ids], "text_only_predictions"
+        ),
+        "gold": letter_codes([r["correct_letter"] for r in orig], "references"),
+        "para": letter_codes([p.get("predicted_letter") for p in paras], "paraphrase_predictions"),
+        "lengths": np.fromiter(
+            (len(cases[c]["para"]) for c in ids), dtype=np.int64, count=len(ids)
+        ),
+        "phenomena": [
+            str((p.get("extra") or {}).get("phenomenon") or p.get("probe_kind")) for p in paras
+        ],
+    }
 
 
-def arm_flags(codes: Mapping[str, Any], invalid: str, ks: Any = slice(None)) -> dict[str, np.ndarray]:
+def arm_flags(
+    codes: Mapping[str, Any], invalid: str, ks: Any = slice(None)
+) -> dict[str, np.ndarray]:
     """:func:`classify_codes` of the samples ``ks`` (all by default) of :func:`arm_codes`."""
     para_sample = np.repeat(np.arange(codes["lengths"].size), codes["lengths"])
     para = codes["para"][np.isin(para_sample, np.arange(codes["lengths"].size)[ks])]
-    return classify_codes(codes["orig"][ks], paraphrase_rows(para, codes["lengths"][ks]), codes["text"][ks], invalid=invalid)
+    return classify_codes(
+        codes["orig"][ks],
+        paraphrase_rows(para, codes["lengths"][ks]),
+        codes["text"][ks],
+        invalid=invalid,
+    )
 
 
-def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, *, invalid: str = "exclude",
-                   n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+def sample_details(
+    records: Sequence[Mapping[str, Any]],
+    image: str,
+    text: str,
+    *,
+    invalid: str = "exclude",
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
     """For one model and arm: case-clustered bootstrap CIs of flip rate and Dangerous fraction, flip rate per
     phenomenon, quadrants by ground-truth label and ``extra.finding`` when present; binary arm: p(yes) per
     quadrant (Table 3), one example per quadrant, and the null-image and image-swap checks."""
-    cases, ids = case_parts(records, str(records[0]["model"]) if records else "", original_kind=ORIGINAL_KIND,
-                            paraphrase_kinds=PARAPHRASE_KINDS, image_condition=image, text_only_condition=text, incomplete="drop")
+    cases, ids = case_parts(
+        records,
+        str(records[0]["model"]) if records else "",
+        original_kind=ORIGINAL_KIND,
+        paraphrase_kinds=PARAPHRASE_KINDS,
+        image_condition=image,
+        text_only_condition=text,
+        incomplete="drop",
+    )
     ids.sort()
     codes = arm_codes(cases, ids)
     quad = arm_flags(codes, invalid)["quadrant"]
     out: dict[str, Any] = {"ci": bootstrap_rates(quad, ids, n_resamples=n_resamples, seed=seed)}
     para_sample = np.repeat(np.arange(len(ids)), codes["lengths"])
-    out["flip_rate_by_phenomenon"] = flip_rate_by_phenomenon(quad, codes["orig"], para_sample, codes["para"], codes["phenomena"])
+    out["flip_rate_by_phenomenon"] = flip_rate_by_phenomenon(
+        quad, codes["orig"], para_sample, codes["para"], codes["phenomena"]
+    )
     for name in ("label", "finding"):
         by: dict[str, list[int]] = {}
         for k, c in enumerate(ids):
@@ -507,8 +743,15 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
             if value is not None:
                 by.setdefault(str(value), []).append(k)
         if any((cases[c]["orig"].get("extra") or {}).get(name) for c in ids):
-            out[f"by_{name}"] = {g: flag_scores(arm_flags(codes, invalid, np.asarray(ks)), invalid, codes["orig"][ks], codes["gold"][ks])
-                                 for g, ks in sorted(by.items())}
+            out[f"by_{name}"] = {
+                g: flag_scores(
+                    arm_flags(codes, invalid, np.asarray(ks)),
+                    invalid,
+                    codes["orig"][ks],
+                    codes["gold"][ks],
+                )
+                for g, ks in sorted(by.items())
+            }
     if image != BINARY_ARMS["image"]:
         return out
 
@@ -517,27 +760,43 @@ def sample_details(records: Sequence[Mapping[str, Any]], image: str, text: str, 
         mine = [c for c, q in zip(ids, quad) if q == q_index]
         py_img = [cases[c]["orig"]["extra"]["p_yes"] for c in mine]
         py_txt = [cases[c]["text"]["extra"]["p_yes"] for c in mine]
-        entry: dict[str, Any] = {"n": len(mine), "mean_p_yes_image": _mean(py_img), "mean_p_yes_text": _mean(py_txt)}
+        entry: dict[str, Any] = {
+            "n": len(mine),
+            "mean_p_yes_image": _mean(py_img),
+            "mean_p_yes_text": _mean(py_txt),
+        }
         null = [c for c in mine if BINARY_ARMS["null"] in cases[c]]
-        entry["null_invariant"] = _rate(sum(_same(cases[c], cases[c][BINARY_ARMS["null"]][-1]) for c in null), len(null))
+        entry["null_invariant"] = _rate(
+            sum(_same(cases[c], cases[c][BINARY_ARMS["null"]][-1]) for c in null), len(null)
+        )
         entry["n_null"] = len(null)
         swapped = [c for c in mine if cases[c].get(BINARY_ARMS["swap"])]
-        entry["swap_invariant"] = _rate(sum(all(_same(cases[c], r) for r in cases[c][BINARY_ARMS["swap"]]) for c in swapped),
-                                        len(swapped))
+        entry["swap_invariant"] = _rate(
+            sum(all(_same(cases[c], r) for r in cases[c][BINARY_ARMS["swap"]]) for c in swapped),
+            len(swapped),
+        )
         each = [_same(cases[c], r) for c in swapped for r in cases[c][BINARY_ARMS["swap"]]]
         entry["swap_invariant_per_image"] = _rate(sum(each), len(each))
         entry["n_swap"], entry["n_swap_images"] = len(swapped), len(each)
         if mine:
             c = mine[0]
             o, t = cases[c]["orig"], cases[c]["text"]
-            entry["example"] = {"case_id": c, "question": o["extra"].get("question") or o.get("raw_question") or "",
-                                "image": BINARY_CHOICES["AB".index(o["predicted_letter"])],
-                                "text": BINARY_CHOICES["AB".index(t["predicted_letter"])],
-                                "p_yes_image": o["extra"]["p_yes"], "p_yes_text": t["extra"]["p_yes"], "gt": o["extra"]["label"]}
+            entry["example"] = {
+                "case_id": c,
+                "question": o["extra"].get("question") or o.get("raw_question") or "",
+                "image": BINARY_CHOICES["AB".index(o["predicted_letter"])],
+                "text": BINARY_CHOICES["AB".index(t["predicted_letter"])],
+                "p_yes_image": o["extra"]["p_yes"],
+                "p_yes_text": t["extra"]["p_yes"],
+                "gt": o["extra"]["label"],
+            }
         per_q[q_name] = entry
     out["binary_by_quadrant"] = per_q
-    out["kl_check"] = kl_check([cases[c]["orig"]["extra"]["p_yes"] for c in ids],
-                               [cases[c]["text"]["extra"]["p_yes"] for c in ids], [QUADRANTS[q] if q >= 0 else None for q in quad])
+    out["kl_check"] = kl_check(
+        [cases[c]["orig"]["extra"]["p_yes"] for c in ids],
+        [cases[c]["text"]["extra"]["p_yes"] for c in ids],
+        [QUADRANTS[q] if q >= 0 else None for q in quad],
+    )
     return out
 
 
@@ -554,7 +813,9 @@ def binary_kl(p_image: Any, p_text: Any) -> np.ndarray:
     return rel_entr(p, q) + rel_entr(1.0 - p, 1.0 - q)
 
 
-def kl_check(p_image: Sequence[float], p_text: Sequence[float], quadrants: Sequence[str | None]) -> dict[str, Any]:
+def kl_check(
+    p_image: Sequence[float], p_text: Sequence[float], quadrants: Sequence[str | None]
+) -> dict[str, Any]:
     """Sec. 5's image-reliance check: per-sample KL (:func:`binary_kl`), its mean per quadrant, and the AUROC
     (Mann-Whitney U of -KL, ties one half) of a low KL for Dangerous samples against Ideal ones (the paper's
     "mean KL: Dangerous vs. Ideal") and against all others; ``None`` without samples of both kinds."""
@@ -569,18 +830,26 @@ def kl_check(p_image: Sequence[float], p_text: Sequence[float], quadrants: Seque
             return None
         return float(mannwhitneyu(pos, neg).statistic / (pos.size * neg.size))
 
-    return {"mean_kl": {q: _mean(kl[quad == q].tolist()) for q in QUADRANTS},
-            "auroc_dangerous_vs_ideal": auroc(quad == "Ideal"),
-            "auroc_dangerous_vs_rest": auroc((quad != "Dangerous") & (quad != "")),
-            "n": int((quad != "").sum())}
+    return {
+        "mean_kl": {q: _mean(kl[quad == q].tolist()) for q in QUADRANTS},
+        "auroc_dangerous_vs_ideal": auroc(quad == "Ideal"),
+        "auroc_dangerous_vs_rest": auroc((quad != "Dangerous") & (quad != "")),
+        "n": int((quad != "").sum()),
+    }
 
 
 def _mean(values: Sequence[float]) -> float | None:
     return float(sum(values) / len(values)) if values else None
 
 
-def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude", n_resamples: int = 1000,
-                 seed: int = 0, incomplete: str = "error") -> dict[str, Any]:
+def suite_result(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    invalid: str = "exclude",
+    n_resamples: int = 1000,
+    seed: int = 0,
+    incomplete: str = "error",
+) -> dict[str, Any]:
     """What ``medvigil score --suite cbd`` reports: per model configuration (generative arm as the model's name,
     then binary arm as ``"<model> [binary]"``, models in order of first record) the quadrant table plus
     :func:`sample_details`, and the flip-rate vs Dangerous-fraction correlation (Fig. 3). ``incomplete="drop"``
@@ -601,13 +870,26 @@ def suite_result(records: Iterable[Mapping[str, Any]], *, invalid: str = "exclud
         table = _arm_table(mine, arms, invalid, incomplete)
         for model in sorted(table, key=first.__getitem__):
             name = model if arm == "generative" else f"{model} [binary]"
-            models[name] = {**table[model], "arm": arm, **sample_details(by_model.get(model, []), arms["image"], arms["noimg"],
-                                                                         invalid=invalid, n_resamples=n_resamples, seed=seed)}
+            models[name] = {
+                **table[model],
+                "arm": arm,
+                **sample_details(
+                    by_model.get(model, []),
+                    arms["image"],
+                    arms["noimg"],
+                    invalid=invalid,
+                    n_resamples=n_resamples,
+                    seed=seed,
+                ),
+            }
     return configurations(models)
 
 
 def configurations(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The suite result of the model configurations ``models`` (name -> quadrant table, ``arm`` and
     :func:`sample_details`), in that order, with their flip-rate vs Dangerous-fraction correlation (by name)."""
-    rates = [[math.nan if models[m][k] is None else models[m][k] for m in sorted(models)] for k in ("flip_rate", "dangerous_fraction")]
+    rates = [
+        [math.nan if models[m][k] is None else models[m][k] for m in sorted(models)]
+        for k in ("flip_rate", "dangerous_fraction")
+    ]
     return {"models": models, "correlation": rate_correlation(*rates)}

@@ -36,8 +36,22 @@ from medvigil.scoring.bootstrap import cluster_bootstrap, cluster_sums, percenti
 from medvigil.scoring.letters import encode_letters
 from medvigil.scoring.stats import spearman
 
-__all__ = ["INVALID_POLICIES", "QUADRANTS", "bootstrap_rates", "case_parts", "classify", "classify_codes", "flag_scores", "flip_rate_by_phenomenon",
-           "letter_codes", "paraphrase_rows", "predictive_entropy", "quadrant_scores", "rate_correlation", "score_records"]
+__all__ = [
+    "INVALID_POLICIES",
+    "QUADRANTS",
+    "bootstrap_rates",
+    "case_parts",
+    "classify",
+    "classify_codes",
+    "flag_scores",
+    "flip_rate_by_phenomenon",
+    "letter_codes",
+    "paraphrase_rows",
+    "predictive_entropy",
+    "quadrant_scores",
+    "rate_correlation",
+    "score_records",
+]
 
 QUADRANTS = ("Ideal", "Fragile", "Dangerous", "Worst")
 INVALID_POLICIES = ("exclude", "as_answer")
@@ -53,14 +67,20 @@ def letter_codes(values: Any, name: str) -> np.ndarray:
 def _paraphrase_matrix(paraphrases: Sequence[Sequence[Any]], n: int) -> np.ndarray:
     rows = [list(p) if not isinstance(p, str) else None for p in paraphrases]
     if len(rows) != n:
-        raise ValueError(f"paraphrase predictions must have one list per sample ({n}), got {len(rows)}")
+        raise ValueError(
+            f"paraphrase predictions must have one list per sample ({n}), got {len(rows)}"
+        )
     for i, row in enumerate(rows):
         if row is None:
             raise TypeError(f"paraphrase predictions[{i}] must be a list of letters, got a string")
         if not row:
-            raise ValueError(f"sample {i} has no paraphrase prediction; consistency (Eq. 1) needs at least one")
+            raise ValueError(
+                f"sample {i} has no paraphrase prediction; consistency (Eq. 1) needs at least one"
+            )
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-    return paraphrase_rows(letter_codes(list(chain.from_iterable(rows)), "paraphrase_predictions"), lengths)
+    return paraphrase_rows(
+        letter_codes(list(chain.from_iterable(rows)), "paraphrase_predictions"), lengths
+    )
 
 
 def paraphrase_rows(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -73,8 +93,13 @@ def paraphrase_rows(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return out
 
 
-def classify(predictions: Sequence[Any], paraphrase_predictions: Sequence[Sequence[Any]], text_only_predictions: Sequence[Any],
-             *, invalid: str = "exclude") -> dict[str, np.ndarray]:
+def classify(
+    predictions: Sequence[Any],
+    paraphrase_predictions: Sequence[Sequence[Any]],
+    text_only_predictions: Sequence[Any],
+    *,
+    invalid: str = "exclude",
+) -> dict[str, np.ndarray]:
     """Per-sample flags: ``consistent``, ``image_reliant``, ``evaluable`` and
     ``quadrant`` (index into :data:`QUADRANTS`, -1 when not evaluable)."""
     _check_policy(invalid)
@@ -82,8 +107,12 @@ def classify(predictions: Sequence[Any], paraphrase_predictions: Sequence[Sequen
     n = orig.shape[0]
     text = letter_codes(text_only_predictions, "text_only_predictions")
     if text.shape[0] != n:
-        raise ValueError(f"text_only_predictions must have one entry per sample ({n}), got {text.shape[0]}")
-    return classify_codes(orig, _paraphrase_matrix(paraphrase_predictions, n), text, invalid=invalid)
+        raise ValueError(
+            f"text_only_predictions must have one entry per sample ({n}), got {text.shape[0]}"
+        )
+    return classify_codes(
+        orig, _paraphrase_matrix(paraphrase_predictions, n), text, invalid=invalid
+    )
 
 
 def _check_policy(invalid: str) -> None:
@@ -91,7 +120,9 @@ def _check_policy(invalid: str) -> None:
         raise ValueError(f"invalid must be one of {', '.join(INVALID_POLICIES)}, got {invalid!r}")
 
 
-def classify_codes(orig: np.ndarray, para: np.ndarray, text: np.ndarray, *, invalid: str = "exclude") -> dict[str, np.ndarray]:
+def classify_codes(
+    orig: np.ndarray, para: np.ndarray, text: np.ndarray, *, invalid: str = "exclude"
+) -> dict[str, np.ndarray]:
     """:func:`classify` of letter codes (``A`` = 0, invalid = -1): ``orig`` and ``text`` one per
     sample, ``para`` (samples x paraphrases) padded with -2 (:func:`paraphrase_rows`)."""
     _check_policy(invalid)
@@ -104,7 +135,12 @@ def classify_codes(orig: np.ndarray, para: np.ndarray, text: np.ndarray, *, inva
         evaluable = np.ones(n, dtype=bool)
     quadrant = np.where(consistent, np.where(image_reliant, 0, 2), np.where(image_reliant, 1, 3))
     quadrant = np.where(evaluable, quadrant, -1).astype(np.int8)
-    return {"consistent": consistent, "image_reliant": image_reliant, "evaluable": evaluable, "quadrant": quadrant}
+    return {
+        "consistent": consistent,
+        "image_reliant": image_reliant,
+        "evaluable": evaluable,
+        "quadrant": quadrant,
+    }
 
 
 def _probability_matrix(probabilities: Any) -> np.ndarray:
@@ -138,17 +174,23 @@ def predictive_entropy(probabilities: Any) -> np.ndarray:
     if p.ndim == 1:
         p = np.column_stack([p, 1.0 - p])
     if p.ndim != 2 or p.shape[1] < 2:
-        raise ValueError(f"probabilities must be (samples x classes) with >= 2 classes, got shape {p.shape}")
+        raise ValueError(
+            f"probabilities must be (samples x classes) with >= 2 classes, got shape {p.shape}"
+        )
     missing = np.all(np.isnan(p), axis=1)
     q = np.where(missing[:, None], 1.0, p)
     if not np.all(np.isfinite(q)) or np.any(q < 0):
-        raise ValueError("probabilities must be finite and >= 0 (a row may be all NaN for 'not given')")
+        raise ValueError(
+            "probabilities must be finite and >= 0 (a row may be all NaN for 'not given')"
+        )
     total = q.sum(axis=1)
     if np.any(total <= 0):
         raise ValueError(f"row {int(np.flatnonzero(total <= 0)[0])} of probabilities sums to 0")
     q = q / total[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        h = 0.0 - np.where(q > 0, q * np.log(np.where(q > 0, q, 1.0)), 0.0).sum(axis=1)  # 0.0 - x: no -0.0
+        h = 0.0 - np.where(q > 0, q * np.log(np.where(q > 0, q, 1.0)), 0.0).sum(
+            axis=1
+        )  # 0.0 - x: no -0.0
     return np.where(missing, np.nan, h)
 
 
@@ -156,8 +198,15 @@ def _none_if_nan(x: float) -> float | None:
     return None if math.isnan(x) else float(x)
 
 
-def quadrant_scores(predictions: Sequence[Any], paraphrase_predictions: Sequence[Sequence[Any]], text_only_predictions: Sequence[Any],
-                    references: Sequence[Any] | None = None, probabilities: Any = None, *, invalid: str = "exclude") -> dict[str, Any]:
+def quadrant_scores(
+    predictions: Sequence[Any],
+    paraphrase_predictions: Sequence[Sequence[Any]],
+    text_only_predictions: Sequence[Any],
+    references: Sequence[Any] | None = None,
+    probabilities: Any = None,
+    *,
+    invalid: str = "exclude",
+) -> dict[str, Any]:
     """Quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4),
     image-reliance rate, per-quadrant accuracy (needs ``references``) and per-quadrant
     mean entropy (needs ``probabilities``: (n, classes), or (n,) for two classes).
@@ -174,8 +223,13 @@ def quadrant_scores(predictions: Sequence[Any], paraphrase_predictions: Sequence
     return flag_scores(flags, invalid, orig, gold, probabilities)
 
 
-def flag_scores(flags: Mapping[str, np.ndarray], invalid: str, orig: np.ndarray | None = None, gold: np.ndarray | None = None,
-                probabilities: Any = None) -> dict[str, Any]:
+def flag_scores(
+    flags: Mapping[str, np.ndarray],
+    invalid: str,
+    orig: np.ndarray | None = None,
+    gold: np.ndarray | None = None,
+    probabilities: Any = None,
+) -> dict[str, Any]:
     """:func:`quadrant_scores` from :func:`classify_codes`'s flags (``invalid`` the policy they were
     made with), the (image, q) letter codes ``orig`` and the gold codes ``gold`` (accuracy)."""
     quad = flags["quadrant"]
@@ -183,9 +237,13 @@ def flag_scores(flags: Mapping[str, np.ndarray], invalid: str, orig: np.ndarray 
     n_ev = int(ev.sum())
     counts = np.bincount(quad[ev].astype(np.intp), minlength=4) if n_ev else np.zeros(4, np.int64)
     out: dict[str, Any] = {
-        "n_samples": int(quad.shape[0]), "n_evaluable": n_ev, "n_excluded": int(quad.shape[0]) - n_ev,
+        "n_samples": int(quad.shape[0]),
+        "n_evaluable": n_ev,
+        "n_excluded": int(quad.shape[0]) - n_ev,
         "counts": {q: int(counts[i]) for i, q in enumerate(QUADRANTS)},
-        "fractions": {q: (_none_if_nan(counts[i] / n_ev) if n_ev else None) for i, q in enumerate(QUADRANTS)},
+        "fractions": {
+            q: (_none_if_nan(counts[i] / n_ev) if n_ev else None) for i, q in enumerate(QUADRANTS)
+        },
         "flip_rate": float((counts[1] + counts[3]) / n_ev) if n_ev else None,
         "dangerous_fraction": float(counts[2] / n_ev) if n_ev else None,
         "image_reliance_rate": float((counts[0] + counts[1]) / n_ev) if n_ev else None,
@@ -193,8 +251,14 @@ def flag_scores(flags: Mapping[str, np.ndarray], invalid: str, orig: np.ndarray 
     }
     if gold is not None:
         correct = (orig == gold).astype(np.float64)
-        hits = np.bincount(quad[ev].astype(np.intp), weights=correct[ev], minlength=4) if n_ev else np.zeros(4)
-        out["accuracy_by_quadrant"] = {q: (float(hits[i] / counts[i]) if counts[i] else None) for i, q in enumerate(QUADRANTS)}
+        hits = (
+            np.bincount(quad[ev].astype(np.intp), weights=correct[ev], minlength=4)
+            if n_ev
+            else np.zeros(4)
+        )
+        out["accuracy_by_quadrant"] = {
+            q: (float(hits[i] / counts[i]) if counts[i] else None) for i, q in enumerate(QUADRANTS)
+        }
         out["accuracy"] = float(correct[ev].mean()) if n_ev else None
     if probabilities is not None:
         h = predictive_entropy(probabilities)
@@ -204,7 +268,9 @@ def flag_scores(flags: Mapping[str, np.ndarray], invalid: str, orig: np.ndarray 
         q_idx = quad[given].astype(np.intp)
         num = np.bincount(q_idx, weights=h[given], minlength=4)
         den = np.bincount(q_idx, minlength=4)
-        out["mean_entropy_by_quadrant"] = {q: (float(num[i] / den[i]) if den[i] else None) for i, q in enumerate(QUADRANTS)}
+        out["mean_entropy_by_quadrant"] = {
+            q: (float(num[i] / den[i]) if den[i] else None) for i, q in enumerate(QUADRANTS)
+        }
         out["mean_entropy"] = float(h[given].mean()) if given.any() else None
     return out
 
@@ -218,12 +284,21 @@ def _probability_row(value: Any) -> list[float] | None:
         return [float(v) for v in value]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return [float(value), 1.0 - float(value)]
-    raise ValueError(f"probabilities must be a list, a mapping letter -> p, or a number; got {type(value).__name__}")
+    raise ValueError(
+        f"probabilities must be a list, a mapping letter -> p, or a number; got {type(value).__name__}"
+    )
 
 
-def score_records(records: Iterable[Mapping[str, Any]], *, original_kind: str = "original",
-                  paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"), image_condition: str = "default",
-                  text_only_condition: str = "noimg", invalid: str = "exclude", incomplete: str = "error") -> dict[str, dict[str, Any]]:
+def score_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    original_kind: str = "original",
+    paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"),
+    image_condition: str = "default",
+    text_only_condition: str = "noimg",
+    invalid: str = "exclude",
+    incomplete: str = "error",
+) -> dict[str, dict[str, Any]]:
     """Quadrant scores per model from ``cbd`` probe records.
 
     Per ``case_id`` (the sample): one ``original_kind`` record under ``image_condition`` (the
@@ -238,12 +313,21 @@ def score_records(records: Iterable[Mapping[str, Any]], *, original_kind: str = 
     by_model: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
         if r.get("suite") != "cbd":
-            raise ValueError(f"record {r.get('probe_id')!r} has suite {r.get('suite')!r}, not 'cbd'")
+            raise ValueError(
+                f"record {r.get('probe_id')!r} has suite {r.get('suite')!r}, not 'cbd'"
+            )
         by_model.setdefault(str(r["model"]), []).append(r)
     out = {}
     for model, recs in by_model.items():
-        cases, ids = case_parts(recs, model, original_kind=original_kind, paraphrase_kinds=paraphrase_kinds,
-                                image_condition=image_condition, text_only_condition=text_only_condition, incomplete=incomplete)
+        cases, ids = case_parts(
+            recs,
+            model,
+            original_kind=original_kind,
+            paraphrase_kinds=paraphrase_kinds,
+            image_condition=image_condition,
+            text_only_condition=text_only_condition,
+            incomplete=incomplete,
+        )
         origs = [cases[c]["orig"] for c in ids]
         rows = [_probability_row((r.get("extra") or {}).get("probabilities")) for r in origs]
         probs = None
@@ -253,19 +337,30 @@ def score_records(records: Iterable[Mapping[str, Any]], *, original_kind: str = 
             for i, row in enumerate(rows):
                 if row is not None:
                     probs[i, : len(row)] = row
-                    probs[i, len(row):] = 0.0
-        out[model] = quadrant_scores([r.get("predicted_letter") for r in origs],
-                                     [[p.get("predicted_letter") for p in cases[c]["para"]] for c in ids],
-                                     [cases[c]["text"].get("predicted_letter") for c in ids], [r["correct_letter"] for r in origs],
-                                     probs, invalid=invalid)
+                    probs[i, len(row) :] = 0.0
+        out[model] = quadrant_scores(
+            [r.get("predicted_letter") for r in origs],
+            [[p.get("predicted_letter") for p in cases[c]["para"]] for c in ids],
+            [cases[c]["text"].get("predicted_letter") for c in ids],
+            [r["correct_letter"] for r in origs],
+            probs,
+            invalid=invalid,
+        )
         if len(ids) < len(cases):
             out[model]["n_incomplete_cases"] = len(cases) - len(ids)
     return out
 
 
-def case_parts(records: Iterable[Mapping[str, Any]], model: str, *, original_kind: str = "original",
-               paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"), image_condition: str = "default",
-               text_only_condition: str = "noimg", incomplete: str = "error") -> tuple[dict[str, dict[str, Any]], list[str]]:
+def case_parts(
+    records: Iterable[Mapping[str, Any]],
+    model: str,
+    *,
+    original_kind: str = "original",
+    paraphrase_kinds: Sequence[str] = ("paraphrase", "tcf"),
+    image_condition: str = "default",
+    text_only_condition: str = "noimg",
+    incomplete: str = "error",
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """One model's records by case: ``orig`` (q with the image), ``text`` (q without), ``para`` (the
     paraphrases with the image) and any other condition's records listed under it; and the ids of the
     cases that have all three parts (:func:`score_records`' ``incomplete`` for the others)."""
@@ -279,8 +374,10 @@ def case_parts(records: Iterable[Mapping[str, Any]], model: str, *, original_kin
         if kind == original_kind and cond in (image_condition, text_only_condition):
             slot = "orig" if cond == image_condition else "text"
             if slot in case:
-                raise ValueError(f"case {r['case_id']!r} of model {model!r} has two {kind!r} records under condition "
-                                 f"{cond!r} (fields 'probe_kind', 'condition')")
+                raise ValueError(
+                    f"case {r['case_id']!r} of model {model!r} has two {kind!r} records under condition "
+                    f"{cond!r} (fields 'probe_kind', 'condition')"
+                )
             case[slot] = r
         elif kind in paraphrase_kinds and cond == image_condition:
             case["para"].append(r)
@@ -288,16 +385,25 @@ def case_parts(records: Iterable[Mapping[str, Any]], model: str, *, original_kin
             case.setdefault(cond, []).append(r)
     ids = []
     for cid, case in cases.items():
-        missing = [s for s in ("orig", "text") if s not in case] + ([] if case["para"] else ["paraphrase"])
+        missing = [s for s in ("orig", "text") if s not in case] + (
+            [] if case["para"] else ["paraphrase"]
+        )
         if missing and incomplete == "error":
-            raise ValueError(f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)")
+            raise ValueError(
+                f"case {cid!r} of model {model!r} lacks its {', '.join(missing)} record(s)"
+            )
         if not missing:
             ids.append(cid)
     return cases, ids
 
 
-def flip_rate_by_phenomenon(quadrant: np.ndarray, orig: np.ndarray, para_sample: np.ndarray, para_answer: np.ndarray,
-                            para_phenomenon: Sequence[str]) -> dict[str, dict[str, Any]]:
+def flip_rate_by_phenomenon(
+    quadrant: np.ndarray,
+    orig: np.ndarray,
+    para_sample: np.ndarray,
+    para_answer: np.ndarray,
+    para_phenomenon: Sequence[str],
+) -> dict[str, dict[str, Any]]:
     """Eq. 3 per linguistic phenomenon: of the evaluable samples with a paraphrase of phenomenon
     ``p``, the share where one of those paraphrases changes the answer. One entry per paraphrase
     answer: its sample (index into ``quadrant`` and the letter codes ``orig``), its letter code
@@ -310,16 +416,28 @@ def flip_rate_by_phenomenon(quadrant: np.ndarray, orig: np.ndarray, para_sample:
     pair = sample[kept] * len(names) + phen.reshape(-1)[kept]  # (sample, phenomenon)
     flips = np.bincount(pair, weights=(para_answer[kept] != orig[sample[kept]]), minlength=1)
     asked = np.bincount(pair, minlength=1) > 0
-    hits = np.bincount(np.flatnonzero(asked) % len(names), weights=flips[asked] > 0, minlength=len(names))
+    hits = np.bincount(
+        np.flatnonzero(asked) % len(names), weights=flips[asked] > 0, minlength=len(names)
+    )
     n = np.bincount(np.flatnonzero(asked) % len(names), minlength=len(names))
-    return {str(name): {"flip_rate": float(hits[i] / n[i]), "n": int(n[i])} for i, name in enumerate(names.tolist()) if n[i]}
+    return {
+        str(name): {"flip_rate": float(hits[i] / n[i]), "n": int(n[i])}
+        for i, name in enumerate(names.tolist())
+        if n[i]
+    }
 
 
 # -- statistics over samples and models (Sec. 3.4, Fig. 3) -----------------------------------
 
 
-def bootstrap_rates(quadrant: Sequence[int], cluster: Sequence[Any], *, n_resamples: int = 1000, seed: int = 0,
-                    level: float = 0.95) -> dict[str, dict[str, float | None]]:
+def bootstrap_rates(
+    quadrant: Sequence[int],
+    cluster: Sequence[Any],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, dict[str, float | None]]:
     """95 % percentile CIs of the flip rate (Eq. 3) and the Dangerous fraction (Eq. 4),
     resampling *clusters* (cases) with replacement (:func:`medvigil.scoring.bootstrap.cluster_bootstrap`;
     Sec. 3.4 "bootstrap resamples [4]"). ``quadrant`` is :func:`classify`'s per-sample index
@@ -329,7 +447,9 @@ def bootstrap_rates(quadrant: Sequence[int], cluster: Sequence[Any], *, n_resamp
 
     quad = np.asarray(quadrant, dtype=np.int64)
     ev = quad >= 0
-    _, idx = np.unique(np.asarray([str(c) for c in cluster], dtype=object).astype(str), return_inverse=True)
+    _, idx = np.unique(
+        np.asarray([str(c) for c in cluster], dtype=object).astype(str), return_inverse=True
+    )
     values = np.column_stack([ev, ev & ((quad == 1) | (quad == 3)), quad == 2]).astype(np.float64)
     n_clusters = int(idx.max()) + 1 if idx.size else 0
     if not ev.any():
@@ -342,8 +462,15 @@ def bootstrap_rates(quadrant: Sequence[int], cluster: Sequence[Any], *, n_resamp
 
     samples = cluster_bootstrap(statistic, per_cluster, n_resamples=n_resamples, seed=seed)
     lo, hi = percentile_interval(samples, level=level)
-    return {name: {"low": float(lo[i]), "high": float(hi[i]), "level": level, "n_resamples": n_resamples}
-            for i, name in enumerate(("flip_rate", "dangerous_fraction"))}
+    return {
+        name: {
+            "low": float(lo[i]),
+            "high": float(hi[i]),
+            "level": level,
+            "n_resamples": n_resamples,
+        }
+        for i, name in enumerate(("flip_rate", "dangerous_fraction"))
+    }
 
 
 def rate_correlation(flip_rates: Sequence[float], dangerous: Sequence[float]) -> dict[str, Any]:

@@ -31,8 +31,15 @@ from medvigil.suites.mediconfusion.record_scoring import pair_inputs, pair_slots
 from medvigil.suites.mediconfusion.release import IMAGE_KEYS, Release, read_release
 from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
 
-__all__ = ["MediConfusionRun", "category_names", "parse_run_name", "read_release", "read_results", "read_score_file",
-           "runs_from_lmms_eval"]
+__all__ = [
+    "MediConfusionRun",
+    "category_names",
+    "parse_run_name",
+    "read_release",
+    "read_results",
+    "read_score_file",
+    "runs_from_lmms_eval",
+]
 
 SOURCE_DATASET = "ROCO"  # the images of every pair come from ROCO (paper Sec. 2)
 PROBE_KIND = "confusing_pair"
@@ -63,8 +70,16 @@ class MediConfusionRun:
     def score(self, *, confusion_denominator: str = "both_valid") -> MediConfusionScore:
         """Score the run's records (pairs in file order)."""
         if self.pairs is not None:
-            return score_pairs(**self.pairs, confusion_denominator=confusion_denominator, category_names=self.category_names)
-        return score_records(self.records, confusion_denominator=confusion_denominator, category_names=self.category_names)
+            return score_pairs(
+                **self.pairs,
+                confusion_denominator=confusion_denominator,
+                category_names=self.category_names,
+            )
+        return score_records(
+            self.records,
+            confusion_denominator=confusion_denominator,
+            category_names=self.category_names,
+        )
 
     def official_totals(self) -> dict[str, dict[str, int]]:
         """Sum of the authors' per-pair ``score`` blocks over the pairs of this file."""
@@ -94,11 +109,20 @@ def _load_json_object(path: str | Path) -> tuple[str, dict]:
             out[key] = value
         return out
 
-    data = read_json(path, name, object_pairs_hook=no_duplicates)  # regular file, bounded, UTF-8; FileNotFoundError propagates
+    data = read_json(
+        path, name, object_pairs_hook=no_duplicates
+    )  # regular file, bounded, UTF-8; FileNotFoundError propagates
     if duplicates:  # json.loads would silently keep the last of two equal keys
-        raise DataError([Problem(name, f"duplicate key {key!r}", None, key) for key in dict.fromkeys(duplicates)])
+        raise DataError(
+            [
+                Problem(name, f"duplicate key {key!r}", None, key)
+                for key in dict.fromkeys(duplicates)
+            ]
+        )
     if not isinstance(data, dict):
-        raise DataError(Problem(name, f"expected a JSON object keyed by pair id, got {type(data).__name__}"))
+        raise DataError(
+            Problem(name, f"expected a JSON object keyed by pair id, got {type(data).__name__}")
+        )
     if not data:
         raise DataError(Problem(name, "file holds no pairs"))
     return name, data
@@ -115,18 +139,38 @@ def parse_run_name(path: str | Path) -> tuple[str, str]:
     return stem, "default"
 
 
-def _check_score_blocks(value: Any, name: str, row: int | None, where: str, problems: list[Problem]) -> None:
+def _check_score_blocks(
+    value: Any, name: str, row: int | None, where: str, problems: list[Problem]
+) -> None:
     """The problems of an authors' score object, ``{block: {category: n}}``."""
     if not isinstance(value, dict):
-        problems.append(Problem(name, f"{where} must be an object of score blocks, got {type(value).__name__}", row, where))
+        problems.append(
+            Problem(
+                name,
+                f"{where} must be an object of score blocks, got {type(value).__name__}",
+                row,
+                where,
+            )
+        )
         return
     for block, counts in value.items():
         if not isinstance(counts, dict):
-            problems.append(Problem(name, f"block {block!r} must map categories to counts", row, f"{where}.{block}"))
+            problems.append(
+                Problem(
+                    name, f"block {block!r} must map categories to counts", row, f"{where}.{block}"
+                )
+            )
             continue
         for cat, n in counts.items():
             if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                problems.append(Problem(name, f"count must be an integer >= 0, got {n!r}", row, f"{where}.{block}.{cat}"))
+                problems.append(
+                    Problem(
+                        name,
+                        f"count must be an integer >= 0, got {n!r}",
+                        row,
+                        f"{where}.{block}.{cat}",
+                    )
+                )
 
 
 def read_score_file(path: str | Path) -> dict[str, dict[str, int]]:
@@ -139,8 +183,15 @@ def read_score_file(path: str | Path) -> dict[str, dict[str, int]]:
     return data
 
 
-def read_results(path: str | Path, release: Release, *, model: str | None = None, mode: str | None = None,
-                 margin: float = DEFAULT_MARGIN, validate: bool = True) -> MediConfusionRun:
+def read_results(
+    path: str | Path,
+    release: Release,
+    *,
+    model: str | None = None,
+    mode: str | None = None,
+    margin: float = DEFAULT_MARGIN,
+    validate: bool = True,
+) -> MediConfusionRun:
     """Read one authors' per-sample result file into probe records. Every pair of the file must be in ``release``;
     ``model``/``mode`` override :func:`parse_run_name`; ``validate`` checks the records against ``probe_record.schema.json``.
     """
@@ -153,23 +204,40 @@ def read_results(path: str | Path, release: Release, *, model: str | None = None
     for row, (pid, entry) in enumerate(data.items(), start=1):
         pid = str(pid)
         if pid not in release.pairs:
-            problems.append(Problem(name, f"pair {pid!r} is not in the release {release.path}", row, pid))
+            problems.append(
+                Problem(name, f"pair {pid!r} is not in the release {release.path}", row, pid)
+            )
             continue
         if not isinstance(entry, dict):
-            problems.append(Problem(name, f"pair {pid!r} must be an object, got {type(entry).__name__}", row, pid))
+            problems.append(
+                Problem(
+                    name, f"pair {pid!r} must be an object, got {type(entry).__name__}", row, pid
+                )
+            )
             continue
         for key in entry:
             if key not in PAIR_FIELDS:
-                problems.append(Problem(name, f"unknown field {key!r} (expected {', '.join(PAIR_FIELDS)})", row, f"{pid}.{key}"))
+                problems.append(
+                    Problem(
+                        name,
+                        f"unknown field {key!r} (expected {', '.join(PAIR_FIELDS)})",
+                        row,
+                        f"{pid}.{key}",
+                    )
+                )
         answer = entry.get("answer")
         if not isinstance(answer, dict):
-            problems.append(Problem(name, f"pair {pid!r} has no 'answer' object", row, f"{pid}.answer"))
+            problems.append(
+                Problem(name, f"pair {pid!r} has no 'answer' object", row, f"{pid}.answer")
+            )
             continue
         for image in IMAGE_KEYS:
             ans = answer.get(image)
             where = f"{pid}.answer.{image}"
             if not isinstance(ans, dict):
-                problems.append(Problem(name, f"pair {pid!r} has no {image!r} answer object", row, where))
+                problems.append(
+                    Problem(name, f"pair {pid!r} has no {image!r} answer object", row, where)
+                )
                 continue
             for letter in OPTION_LETTERS:
                 value = ans.get(letter)
@@ -184,7 +252,14 @@ def read_results(path: str | Path, release: Release, *, model: str | None = None
                 problems.append(Problem(name, message, row, f"{where}.{letter}"))
             text = ans.get("full_answer")
             if text is not None and not isinstance(text, str):
-                problems.append(Problem(name, f"full_answer must be a string or null, got {type(text).__name__}", row, f"{where}.full_answer"))
+                problems.append(
+                    Problem(
+                        name,
+                        f"full_answer must be a string or null, got {type(text).__name__}",
+                        row,
+                        f"{where}.full_answer",
+                    )
+                )
             kept.append((pid, image, ans))
         if "score" in entry:
             _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
@@ -193,33 +268,59 @@ def read_results(path: str | Path, release: Release, *, model: str | None = None
         raise DataError(problems)
 
     votes = [[float(ans[letter]) for letter in OPTION_LETTERS] for _, _, ans in kept]
-    letters = decode_letters(vote_answers(np.asarray(votes, dtype=np.float64).reshape(-1, 2), margin=margin))
+    letters = decode_letters(
+        vote_answers(np.asarray(votes, dtype=np.float64).reshape(-1, 2), margin=margin)
+    )
     records = []
     for (pid, image, ans), letter in zip(kept, letters):
         info = release.pairs[pid]
         cats = list(info.categories(image))
         text = ans.get("full_answer")
         status = "ok" if letter is not None else "error" if text is None else "parse_failure"
-        extra = {"image": image, "votes": {x: ans[x] for x in OPTION_LETTERS}, "margin": margin, "categories": cats,
-                 "mode_label": MODE_LABELS.get(mode)}
+        extra = {
+            "image": image,
+            "votes": {x: ans[x] for x in OPTION_LETTERS},
+            "margin": margin,
+            "categories": cats,
+            "mode_label": MODE_LABELS.get(mode),
+        }
         for key, value in ans.items():  # keep other fields of the authors' answer (e.g. gpt_reason)
             if key not in (*OPTION_LETTERS, "full_answer"):
                 extra[f"answer_{key}"] = value
-        records.append({
-            "suite": "mediconfusion", "model": model, "condition": mode, "probe_id": f"{pid}:{image}", "case_id": pid,
-            "probe_kind": PROBE_KIND, "risk_tier": None, "source_dataset": SOURCE_DATASET, "modality": None,
-            "text_only_answerable": False, "category": "; ".join(cats) if cats else None,
-            "correct_letter": info.correct(image), "predicted_letter": letter, "parse_status": status,
-            "raw_response": text, "extra": extra,
-        })
+        records.append(
+            {
+                "suite": "mediconfusion",
+                "model": model,
+                "condition": mode,
+                "probe_id": f"{pid}:{image}",
+                "case_id": pid,
+                "probe_kind": PROBE_KIND,
+                "risk_tier": None,
+                "source_dataset": SOURCE_DATASET,
+                "modality": None,
+                "text_only_answerable": False,
+                "category": "; ".join(cats) if cats else None,
+                "correct_letter": info.correct(image),
+                "predicted_letter": letter,
+                "parse_status": status,
+                "raw_response": text,
+                "extra": extra,
+            }
+        )
     if validate:
         check_records("probe_record", records, file=name)
     present = {pid for pid, _, _ in kept}
     return MediConfusionRun(
-        path=name, model=model, mode=mode, margin=margin, records=tuple(records),
+        path=name,
+        model=model,
+        mode=mode,
+        margin=margin,
+        records=tuple(records),
         pair_ids=tuple(dict.fromkeys(pid for pid, _, _ in kept)),
         missing_pairs=tuple(pid for pid in release.pairs if pid not in present),
-        category_names=category_names(release), official_pair_scores=official, files=(name,),
+        category_names=category_names(release),
+        official_pair_scores=official,
+        files=(name,),
     )
 
 
@@ -241,10 +342,22 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     if problems:
         raise DataError(problems)
     where = ", ".join(map(str, paths))
-    problems = [Problem(where, f"record {r['probe_id']!r} belongs to suite {r['suite']!r}, not mediconfusion", field="suite")
-                for r in records if r.get("suite") != "mediconfusion"]
-    problems += [Problem(where, f"pair {r['case_id']!r} is not in the release {release.path}", field="case_id")
-                 for r in records if r.get("suite") == "mediconfusion" and str(r["case_id"]) not in release.pairs]
+    problems = [
+        Problem(
+            where,
+            f"record {r['probe_id']!r} belongs to suite {r['suite']!r}, not mediconfusion",
+            field="suite",
+        )
+        for r in records
+        if r.get("suite") != "mediconfusion"
+    ]
+    problems += [
+        Problem(
+            where, f"pair {r['case_id']!r} is not in the release {release.path}", field="case_id"
+        )
+        for r in records
+        if r.get("suite") == "mediconfusion" and str(r["case_id"]) not in release.pairs
+    ]
     if problems:
         raise DataError(problems)
     groups: dict[tuple[str, str], list[dict]] = {}
@@ -255,9 +368,15 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
         files.setdefault(key, {})[origin] = None
     # a run cut by lmms-eval's --limit may end inside a pair: that pair is left out (the score says the run is partial)
     limited = all(run_limit(Path(p)) is not None for p in paths)
-    slots = {key: pair_slots(recs, incomplete="drop" if limited else "error") for key, recs in groups.items()}
-    problems = [Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
-                for (model, mode), (_, found) in slots.items() for message in found]
+    slots = {
+        key: pair_slots(recs, incomplete="drop" if limited else "error")
+        for key, recs in groups.items()
+    }
+    problems = [
+        Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
+        for (model, mode), (_, found) in slots.items()
+        for message in found
+    ]
     if problems:
         raise DataError(problems)
     names = category_names(release)
@@ -266,9 +385,18 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
         by_pair = slots[(model, mode)][0]
         run_files = tuple(str(paths[i]) for i in files[(model, mode)])
         margins = {(r.get("extra") or {}).get("margin") for r in recs} - {None}
-        runs.append(MediConfusionRun(
-            path=", ".join(run_files), files=run_files, model=model, mode=mode,
-            margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN, records=tuple(recs), pair_ids=tuple(by_pair),
-            missing_pairs=tuple(p for p in release.pairs if p not in by_pair), category_names=names, pairs=pair_inputs(by_pair),
-        ))
+        runs.append(
+            MediConfusionRun(
+                path=", ".join(run_files),
+                files=run_files,
+                model=model,
+                mode=mode,
+                margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN,
+                records=tuple(recs),
+                pair_ids=tuple(by_pair),
+                missing_pairs=tuple(p for p in release.pairs if p not in by_pair),
+                category_names=names,
+                pairs=pair_inputs(by_pair),
+            )
+        )
     return runs

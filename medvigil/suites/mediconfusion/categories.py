@@ -9,11 +9,24 @@ import numpy as np
 __all__ = ["CATEGORIES", "CATEGORY_SHORT_NAMES", "category_matrix"]
 
 #: The nine categories, in the order of the authors' score files.
-CATEGORIES = ("Cerebral", "Vascular", "Head and Neck", "Spinal", "Musculoskeletal", "Cardiac", "Gastrointestinal", "Pulmonary",
-              "Nuclear Medicine")
+CATEGORIES = (
+    "Cerebral",
+    "Vascular",
+    "Head and Neck",
+    "Spinal",
+    "Musculoskeletal",
+    "Cardiac",
+    "Gastrointestinal",
+    "Pulmonary",
+    "Nuclear Medicine",
+)
 #: The paper's column names in Table 3.
-CATEGORY_SHORT_NAMES = {"Head and Neck": "Head & Neck", "Musculoskeletal": "Musculoskel.",
-                        "Gastrointestinal": "Gastroint.", "Nuclear Medicine": "Nuclear Med."}
+CATEGORY_SHORT_NAMES = {
+    "Head and Neck": "Head & Neck",
+    "Musculoskeletal": "Musculoskel.",
+    "Gastrointestinal": "Gastroint.",
+    "Nuclear Medicine": "Nuclear Med.",
+}
 
 
 def category_matrix(categories: Sequence[Sequence[str]], names: Sequence[str]) -> np.ndarray:
@@ -32,7 +45,10 @@ def category_matrix(categories: Sequence[Sequence[str]], names: Sequence[str]) -
         except (KeyError, TypeError):
             cols = None  # the loop below names the first bad entry
         if cols is not None:
-            rows = np.repeat(np.arange(n, dtype=np.intp), np.fromiter(map(len, categories), dtype=np.intp, count=n))
+            rows = np.repeat(
+                np.arange(n, dtype=np.intp),
+                np.fromiter(map(len, categories), dtype=np.intp, count=n),
+            )
             np.add.at(out, (rows, cols), 1)
             return out
     for i, cats in enumerate(categories):
@@ -40,6 +56,8 @@ def category_matrix(categories: Sequence[Sequence[str]], names: Sequence[str]) -
             raise TypeError(f"categories[{i}] must be a list of strings, got a string {cats!r}")
         for cat in cats:
             if cat not in index:
-                raise ValueError(f"categories[{i}] has unknown category {cat!r}; known: {', '.join(names)}")
+                raise ValueError(
+                    f"categories[{i}] has unknown category {cat!r}; known: {', '.join(names)}"
+                )
             out[i, index[cat]] += 1
     return out

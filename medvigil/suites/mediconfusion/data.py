@@ -28,7 +28,14 @@ BUILD_HINT = (
 )
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
-__all__ = ["ENV_VAR", "DataNotFoundError", "default_build_dir", "is_built_folder", "load_config", "resolve_data_location"]
+__all__ = [
+    "ENV_VAR",
+    "DataNotFoundError",
+    "default_build_dir",
+    "is_built_folder",
+    "load_config",
+    "resolve_data_location",
+]
 
 
 def default_build_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -68,7 +75,9 @@ def resolve_data_location(env: Mapping[str, str] | None = None) -> str:
     path = Path(value).expanduser()
     if path.exists():
         if not is_built_folder(path):
-            raise fail(f"{ENV_VAR}={value} exists but has no dataset card with a 'configs:' block (is it a release, not a build?)")
+            raise fail(
+                f"{ENV_VAR}={value} exists but has no dataset card with a 'configs:' block (is it a release, not a build?)"
+            )
         return str(path.resolve())
     if _REPO_ID.match(value) and not value.startswith((".", "/", "~")):
         return value

@@ -32,7 +32,12 @@ class RocoSource:
     source_digest: str  # source_digest() of the release file and the images
 
     @classmethod
-    def open(cls, dataset_json: str | Path, images_dir: str | Path, checksums_file: str | Path | None = None) -> "RocoSource":
+    def open(
+        cls,
+        dataset_json: str | Path,
+        images_dir: str | Path,
+        checksums_file: str | Path | None = None,
+    ) -> "RocoSource":
         """Read ``dataset_json`` and locate its images under ``images_dir`` (checked against ``checksums_file``)."""
         json_path = Path(dataset_json)
         release = read_release(json_path)
@@ -51,13 +56,33 @@ class RocoSource:
             for pair in self.release.pairs.values():
                 row = pair.to_json()
                 row["synthetic"] = pair.synthetic
-                yield pair.pair_id, {"pair_id": pair.pair_id, "image_1": self._image(pair.im_1), "image_2": self._image(pair.im_2), **row}
+                yield (
+                    pair.pair_id,
+                    {
+                        "pair_id": pair.pair_id,
+                        "image_1": self._image(pair.im_1),
+                        "image_2": self._image(pair.im_2),
+                        **row,
+                    },
+                )
             return
         for pair, key in self.release.images():
             rel = pair.image_path(key)
-            yield f"{pair.pair_id}:{key}", {
-                "pair_id": pair.pair_id, "image_key": key, "image": self._image(rel), "image_path": rel,
-                "question": pair.question, "option_A": pair.option_A, "option_B": pair.option_B,
-                "correct_letter": pair.correct(key), "categories": list(pair.categories(key)), "caption": pair.caption(key),
-                "BiomedCLIP_sim": pair.BiomedCLIP_sim, "DINO_sim": pair.DINO_sim, "synthetic": pair.synthetic,
-            }
+            yield (
+                f"{pair.pair_id}:{key}",
+                {
+                    "pair_id": pair.pair_id,
+                    "image_key": key,
+                    "image": self._image(rel),
+                    "image_path": rel,
+                    "question": pair.question,
+                    "option_A": pair.option_A,
+                    "option_B": pair.option_B,
+                    "correct_letter": pair.correct(key),
+                    "categories": list(pair.categories(key)),
+                    "caption": pair.caption(key),
+                    "BiomedCLIP_sim": pair.BiomedCLIP_sim,
+                    "DINO_sim": pair.DINO_sim,
+                    "synthetic": pair.synthetic,
+                },
+            )

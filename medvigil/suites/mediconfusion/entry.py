@@ -9,16 +9,27 @@ from typing import Any
 
 from medvigil.files.json_text import finite
 from medvigil.records.lmms_eval_logs import is_samples_file
-from medvigil.suites.mediconfusion.authors_results import MediConfusionRun, read_release, read_results, runs_from_lmms_eval
+from medvigil.suites.mediconfusion.authors_results import (
+    MediConfusionRun,
+    read_release,
+    read_results,
+    runs_from_lmms_eval,
+)
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS, best_over_modes
 from medvigil.suites.mediconfusion.release import Release
-from medvigil.suites.mediconfusion.scoring import RANDOM_INDIVIDUAL_ACCURACY, RANDOM_SET_ACCURACY, MediConfusionScore
+from medvigil.suites.mediconfusion.scoring import (
+    RANDOM_INDIVIDUAL_ACCURACY,
+    RANDOM_SET_ACCURACY,
+    MediConfusionScore,
+)
 from medvigil.suites.mediconfusion.tables import figures, tables
 
 __all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
 
 
-def score(files: list[str], *, release: str, margin: float = 3, confusion_denominator: str = "both_valid") -> dict:
+def score(
+    files: list[str], *, release: str, margin: float = 3, confusion_denominator: str = "both_valid"
+) -> dict:
     """Read, score and summarise MediConfusion result files (JSON-serialisable dict)."""
     release = read_release(release)  # the path, then the parsed release
     logs = [f for f in files if is_samples_file(Path(f))]
@@ -30,37 +41,66 @@ def score(files: list[str], *, release: str, margin: float = 3, confusion_denomi
     by_model: dict[str, dict[str, Any]] = {}
     for entry, run_score in scored:
         modes = by_model.setdefault(entry["model"], {})
-        key = entry["mode"] if entry["mode"] not in modes else f"{entry['mode']} ({Path(entry['file']).name})"
+        key = (
+            entry["mode"]
+            if entry["mode"] not in modes
+            else f"{entry['mode']} ({Path(entry['file']).name})"
+        )
         modes[key] = run_score
-    return finite({
-        "suite": "mediconfusion",
-        "release": release.path,
-        "n_release_pairs": len(release.pairs),
-        "margin": margin,
-        "confusion_denominator": confusion_denominator,
-        "random_guessing": {"set_accuracy": RANDOM_SET_ACCURACY, "individual_accuracy": RANDOM_INDIVIDUAL_ACCURACY},
-        "runs": [entry for entry, _ in scored],
-        "best_over_modes": {model: best_over_modes(modes) for model, modes in by_model.items()},
-    })
+    return finite(
+        {
+            "suite": "mediconfusion",
+            "release": release.path,
+            "n_release_pairs": len(release.pairs),
+            "margin": margin,
+            "confusion_denominator": confusion_denominator,
+            "random_guessing": {
+                "set_accuracy": RANDOM_SET_ACCURACY,
+                "individual_accuracy": RANDOM_INDIVIDUAL_ACCURACY,
+            },
+            "runs": [entry for entry, _ in scored],
+            "best_over_modes": {model: best_over_modes(modes) for model, modes in by_model.items()},
+        }
+    )
 
 
-def _scored(runs: list[MediConfusionRun], confusion_denominator: str) -> list[tuple[dict[str, Any], MediConfusionScore]]:
+def _scored(
+    runs: list[MediConfusionRun], confusion_denominator: str
+) -> list[tuple[dict[str, Any], MediConfusionScore]]:
     """Each run's entry of the result, with its scores."""
     out = []
     for run in runs:
         run_score = run.score(confusion_denominator=confusion_denominator)
-        out.append(({"file": run.path, "model": run.model, "mode": run.mode, "mode_label": MODE_LABELS.get(run.mode),
-                     "n_missing_pairs": len(run.missing_pairs), "missing_pairs": list(run.missing_pairs),
-                     **run_score.to_dict()}, run_score))
+        out.append(
+            (
+                {
+                    "file": run.path,
+                    "model": run.model,
+                    "mode": run.mode,
+                    "mode_label": MODE_LABELS.get(run.mode),
+                    "n_missing_pairs": len(run.missing_pairs),
+                    "missing_pairs": list(run.missing_pairs),
+                    **run_score.to_dict(),
+                },
+                run_score,
+            )
+        )
     return out
 
 
-def _scored_logs(logs: list[str], release: Release, confusion_denominator: str) -> list[tuple[dict[str, Any], MediConfusionScore]]:
+def _scored_logs(
+    logs: list[str], release: Release, confusion_denominator: str
+) -> list[tuple[dict[str, Any], MediConfusionScore]]:
     """:func:`_scored` of the runs of lmms-eval logs, in the order of the runs' first files."""
     runs = runs_from_lmms_eval(logs, release)
     first_file = {path: i for i, path in reversed(list(enumerate(map(str, logs))))}
-    return [item for _, item in sorted(zip(runs, _scored(runs, confusion_denominator)),
-                                       key=lambda pair: first_file[str(pair[0].files[0])])]
+    return [
+        item
+        for _, item in sorted(
+            zip(runs, _scored(runs, confusion_denominator)),
+            key=lambda pair: first_file[str(pair[0].files[0])],
+        )
+    ]
 
 
 def _pct(value: float | None) -> str:
@@ -73,8 +113,12 @@ def _cell(count: int | str, rate: float | None) -> str:
 
 def _cells(counts: dict) -> str:
     """The set, individual, confused and invalid cells of a run or a category."""
-    keys = (("set_correct", "set_accuracy"), ("individual_correct", "individual_accuracy"), ("confused", "confusion"),
-            ("invalid", "invalid_rate"))
+    keys = (
+        ("set_correct", "set_accuracy"),
+        ("individual_correct", "individual_accuracy"),
+        ("confused", "confusion"),
+        ("invalid", "invalid_rate"),
+    )
     return "  ".join(_cell(counts[count], counts[rate]) for count, rate in keys)
 
 
@@ -83,18 +127,31 @@ def format_table(result: dict) -> str:
     lines = [
         f"MediConfusion: release {result['release']} ({result['n_release_pairs']} pairs); "
         f"vote margin {result['margin']}; confusion over "
-        + ("pairs with two valid answers" if result["confusion_denominator"] == "both_valid" else "all pairs"),
+        + (
+            "pairs with two valid answers"
+            if result["confusion_denominator"] == "both_valid"
+            else "all pairs"
+        ),
         "",
     ]
     head = f"{'model':<16} {'mode':<8} {'pairs':>5} {'missing':>7}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
     lines += [head, "-" * len(head)]
     for r in result["runs"]:
-        lines.append(f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} {r['n_missing_pairs']:>7}  {_cells(r)}")
+        lines.append(
+            f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} {r['n_missing_pairs']:>7}  {_cells(r)}"
+        )
     rg = result["random_guessing"]
-    lines.append(f"{'random guessing':<16} {'':<8} {'':>5} {'':>7}  {_cell('', rg['set_accuracy'])}  {_cell('', rg['individual_accuracy'])}")
-    lines.append("Percentages: set and confused over pairs (confused: see header), individual and invalid over images.")
+    lines.append(
+        f"{'random guessing':<16} {'':<8} {'':>5} {'':>7}  {_cell('', rg['set_accuracy'])}  {_cell('', rg['individual_accuracy'])}"
+    )
+    lines.append(
+        "Percentages: set and confused over pairs (confused: see header), individual and invalid over images."
+    )
     for r in result["runs"]:
-        lines += ["", f"{r['model']} / {r['mode']} ({Path(r['file']).name}) by category (counts, % of the category's images)"]
+        lines += [
+            "",
+            f"{r['model']} / {r['mode']} ({Path(r['file']).name}) by category (counts, % of the category's images)",
+        ]
         sub = f"  {'category':<18} {'images':>6}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
         lines += [sub, "  " + "-" * (len(sub) - 2)]
         for cat, c in r["per_category"].items():

@@ -13,7 +13,14 @@ from string import Template
 from medvigil.files.atomic_output import staged_folder
 from medvigil.hub import export_engine
 from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table
-from medvigil.hub.export_engine import README, build_digest, check_destination, check_max_shard_bytes, write_configs, write_metadata
+from medvigil.hub.export_engine import (
+    README,
+    build_digest,
+    check_destination,
+    check_max_shard_bytes,
+    write_configs,
+    write_metadata,
+)
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES, shards_line
 from medvigil.suites.mediconfusion import dataset_configs as configs
 from medvigil.suites.mediconfusion.categories import CATEGORIES
@@ -53,8 +60,16 @@ class BuildReport(export_engine.BuildReport):
         return [f"images:  {self.n_images} distinct ROCO files", shards_line(self.shards)]
 
 
-def build(dataset_json: Path | str, images_dir: Path | str, out: Path | str, *, checksums_file: Path | str | None = None,
-          repo_id: str | None = None, max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES, force: bool = False) -> BuildReport:
+def build(
+    dataset_json: Path | str,
+    images_dir: Path | str,
+    out: Path | str,
+    *,
+    checksums_file: Path | str | None = None,
+    repo_id: str | None = None,
+    max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
+    force: bool = False,
+) -> BuildReport:
     """Check the inputs and write the Hub-ready folder ``out`` atomically.
 
     ``checksums_file``: optional ``sha256sum`` list every image must match; ``repo_id``: the Hub repository
@@ -72,25 +87,44 @@ def build(dataset_json: Path | str, images_dir: Path | str, out: Path | str, *, 
     return report
 
 
-def _write(source: RocoSource, tmp: Path, *, max_shard_bytes: int, repo_id: str | None) -> BuildReport:
+def _write(
+    source: RocoSource, tmp: Path, *, max_shard_bytes: int, repo_id: str | None
+) -> BuildReport:
     features = {c: configs.FEATURES[c] for c in configs.CONFIG_NAMES}
-    rows, shards = write_configs(tmp, features, source.iter_rows, max_shard_bytes=max_shard_bytes,
-                                 payload_size=_payload_size, group_column="pair_id")
+    rows, shards = write_configs(
+        tmp,
+        features,
+        source.iter_rows,
+        max_shard_bytes=max_shard_bytes,
+        payload_size=_payload_size,
+        group_column="pair_id",
+    )
     report = BuildReport(
-        out=tmp, version=str(configs.VERSION), synthetic=source.release.synthetic, rows=rows, shards=shards,
-        build_digest=build_digest("mediconfusion", str(configs.VERSION), [("source", source.source_digest)], shards),
-        source_digest=source.source_digest, n_images=len(source.located),
+        out=tmp,
+        version=str(configs.VERSION),
+        synthetic=source.release.synthetic,
+        rows=rows,
+        shards=shards,
+        build_digest=build_digest(
+            "mediconfusion", str(configs.VERSION), [("source", source.source_digest)], shards
+        ),
+        source_digest=source.source_digest,
+        n_images=len(source.located),
     )
     facts = dataset_facts(report)
-    texts = {README: dataset_card(source.release, report, facts, features, repo_id=repo_id),
-             CHECKSUMS: checksum_text(source.located.values())}
+    texts = {
+        README: dataset_card(source.release, report, facts, features, repo_id=repo_id),
+        CHECKSUMS: checksum_text(source.located.values()),
+    }
     write_metadata(tmp, report, facts, features, texts, repo_id=repo_id)
     return report
 
 
 def _payload_size(row: dict) -> int:
     """What a row adds to its shard's size: its image bytes plus 1 KiB for the other fields."""
-    return sum(len(v["bytes"]) for v in row.values() if isinstance(v, dict) and v.get("bytes")) + 1024
+    return (
+        sum(len(v["bytes"]) for v in row.values() if isinstance(v, dict) and v.get("bytes")) + 1024
+    )
 
 
 def dataset_facts(report: BuildReport) -> DatasetFacts:
@@ -103,16 +137,34 @@ def dataset_facts(report: BuildReport) -> DatasetFacts:
     return DatasetFacts(
         name="mediconfusion-synthetic" if report.synthetic else "mediconfusion",
         pretty_name="MediConfusion (synthetic stand-in)" if report.synthetic else "MediConfusion",
-        description=description, version=report.version, date_published=configs.DATE_PUBLISHED, homepage=configs.HOMEPAGE,
-        citation=configs.CITATION, licences=[SYNTHETIC_LICENCE] if report.synthetic else [ROCO_LICENCE, ANNOTATION_LICENCE],
-        keywords=["medical imaging", "radiology", "visual question answering", "reliability", "evaluation"],
+        description=description,
+        version=report.version,
+        date_published=configs.DATE_PUBLISHED,
+        homepage=configs.HOMEPAGE,
+        citation=configs.CITATION,
+        licences=[SYNTHETIC_LICENCE] if report.synthetic else [ROCO_LICENCE, ANNOTATION_LICENCE],
+        keywords=[
+            "medical imaging",
+            "radiology",
+            "visual question answering",
+            "reliability",
+            "evaluation",
+        ],
         creators=["MediConfusion authors (Sepehri, Fabian, Soltanolkotabi, Soltanolkotabi)"],
         task_categories=["visual-question-answering", "multiple-choice"],
-        tags=["medical", "radiology", "reliability", "evaluation"] + (["synthetic"] if report.synthetic else ["non-commercial"]),
-        size_category="n<1K", default_config="questions", column_descriptions=configs.COLUMN_DESCRIPTIONS, rai=_RAI,
+        tags=["medical", "radiology", "reliability", "evaluation"]
+        + (["synthetic"] if report.synthetic else ["non-commercial"]),
+        size_category="n<1K",
+        default_config="questions",
+        column_descriptions=configs.COLUMN_DESCRIPTIONS,
+        rai=_RAI,
         digests_key="mediconfusion",
-        digests={"version": report.version, "source_digest": report.source_digest, "build_digest": report.build_digest,
-                 "synthetic": report.synthetic},
+        digests={
+            "version": report.version,
+            "source_digest": report.source_digest,
+            "build_digest": report.build_digest,
+            "synthetic": report.synthetic,
+        },
     )
 
 
@@ -213,9 +265,13 @@ $citation
 )
 
 
-def dataset_card(release, report: BuildReport, facts: DatasetFacts, features: dict, *, repo_id: str | None) -> str:
+def dataset_card(
+    release, report: BuildReport, facts: DatasetFacts, features: dict, *, repo_id: str | None
+) -> str:
     """README.md text of a build."""
-    images = Counter(cat for pair, key in release.images() for cat in pair.categories(key))  # categories: CATEGORIES only
+    images = Counter(
+        cat for pair, key in release.images() for cat in pair.categories(key)
+    )  # categories: CATEGORIES only
     if report.synthetic:
         notice = (
             f"> **Synthetic data.** {SYNTHETIC_NOTICE}. Procedural phantom images and templated questions in "
@@ -229,14 +285,32 @@ def dataset_card(release, report: BuildReport, facts: DatasetFacts, features: di
     else:
         notice = "> **Licence: CC BY-NC-SA 4.0 (images, from ROCO) — non-commercial use only.** Annotations: MIT."
         creation = ""
-    config_rows = [(f"`{c}`" + (" (default)" if c == "questions" else ""), report.rows[c], configs.CONFIG_DESCRIPTIONS[c])
-                   for c in features]
-    return _CARD.substitute(
-        front_matter=front_matter(facts, features, report.rows, report.shards),
-        title=facts.pretty_name, notice=notice, homepage=configs.HOMEPAGE, load_path=repo_id or "path/to/this/folder",
-        table_configs=markdown_table(("config", "rows", "one row per"), config_rows),
-        questions_columns=", ".join(f"`{c}`" for c in features.get("questions", {})),
-        table_categories=markdown_table(("category", "images"), [(c, images[c]) for c in CATEGORIES if images[c]]),
-        synthetic_creation=creation, version=report.version, date_published=configs.DATE_PUBLISHED,
-        source_digest=report.source_digest, build_digest=report.build_digest, citation=configs.CITATION,
-    ).rstrip() + "\n"
+    config_rows = [
+        (
+            f"`{c}`" + (" (default)" if c == "questions" else ""),
+            report.rows[c],
+            configs.CONFIG_DESCRIPTIONS[c],
+        )
+        for c in features
+    ]
+    return (
+        _CARD.substitute(
+            front_matter=front_matter(facts, features, report.rows, report.shards),
+            title=facts.pretty_name,
+            notice=notice,
+            homepage=configs.HOMEPAGE,
+            load_path=repo_id or "path/to/this/folder",
+            table_configs=markdown_table(("config", "rows", "one row per"), config_rows),
+            questions_columns=", ".join(f"`{c}`" for c in features.get("questions", {})),
+            table_categories=markdown_table(
+                ("category", "images"), [(c, images[c]) for c in CATEGORIES if images[c]]
+            ),
+            synthetic_creation=creation,
+            version=report.version,
+            date_published=configs.DATE_PUBLISHED,
+            source_digest=report.source_digest,
+            build_digest=report.build_digest,
+            citation=configs.CITATION,
+        ).rstrip()
+        + "\n"
+    )

@@ -19,7 +19,9 @@ def _metrics_of(value: Any) -> Mapping[str, Any]:
         return value.to_dict()
     if isinstance(value, Mapping):
         return value
-    raise TypeError(f"expected a MediConfusionScore or a mapping of metrics, got {type(value).__name__}")
+    raise TypeError(
+        f"expected a MediConfusionScore or a mapping of metrics, got {type(value).__name__}"
+    )
 
 
 def best_over_modes(results: Mapping[str, Any]) -> dict[str, Any]:
@@ -33,19 +35,42 @@ def best_over_modes(results: Mapping[str, Any]) -> dict[str, Any]:
     metrics = {mode: _metrics_of(v) for mode, v in results.items()}
 
     def best(get) -> tuple[float | None, str | None]:
-        found = [(float(v), mode) for mode, m in metrics.items() if (v := get(m)) is not None and not math.isnan(v)]
-        return max(found, key=lambda item: item[0]) if found else (None, None)  # max keeps the first of equals
+        found = [
+            (float(v), mode)
+            for mode, m in metrics.items()
+            if (v := get(m)) is not None and not math.isnan(v)
+        ]
+        return (
+            max(found, key=lambda item: item[0]) if found else (None, None)
+        )  # max keeps the first of equals
 
     keys = ("set_accuracy", "individual_accuracy", "confusion")
-    out: dict[str, Any] = {"modes": {mode: {k: m.get(k) for k in keys if k in m} for mode, m in metrics.items()}}
+    out: dict[str, Any] = {
+        "modes": {mode: {k: m.get(k) for k in keys if k in m} for mode, m in metrics.items()}
+    }
     out["best_set_accuracy"], out["best_set_mode"] = best(lambda m: m.get("set_accuracy"))
-    out["best_individual_accuracy"], out["best_individual_mode"] = best(lambda m: m.get("individual_accuracy"))
+    out["best_individual_accuracy"], out["best_individual_mode"] = best(
+        lambda m: m.get("individual_accuracy")
+    )
     cats = [c for m in metrics.values() for c in (m.get("per_category") or {})]
     if cats:
         per = {}
         for cat in dict.fromkeys(cats):
-            s, s_mode = best(lambda m, cat=cat: ((m.get("per_category") or {}).get(cat) or {}).get("set_accuracy"))
-            i, i_mode = best(lambda m, cat=cat: ((m.get("per_category") or {}).get(cat) or {}).get("individual_accuracy"))
-            per[cat] = {"best_set_accuracy": s, "best_set_mode": s_mode, "best_individual_accuracy": i, "best_individual_mode": i_mode}
+            s, s_mode = best(
+                lambda m, cat=cat: ((m.get("per_category") or {}).get(cat) or {}).get(
+                    "set_accuracy"
+                )
+            )
+            i, i_mode = best(
+                lambda m, cat=cat: ((m.get("per_category") or {}).get(cat) or {}).get(
+                    "individual_accuracy"
+                )
+            )
+            per[cat] = {
+                "best_set_accuracy": s,
+                "best_set_mode": s_mode,
+                "best_individual_accuracy": i,
+                "best_individual_mode": i_mode,
+            }
         out["per_category"] = per
     return out

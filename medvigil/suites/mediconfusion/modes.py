@@ -40,11 +40,33 @@ from medvigil.scoring.letters import decode_letters
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
 
 __all__ = [
-    "JUDGE_ENTRY_POINT_GROUP", "JUDGE_PROMPT", "JUDGE_PROMPT_CODE", "JUDGE_PROMPT_LAYOUTS", "JUDGE_SYSTEM_MESSAGE",
-    "NEGATION_FACTOR", "NORMALISATIONS", "VALUE_KINDS", "VOTE", "MC_PARSERS", "JudgeResult", "JudgeScores",
-    "LikelihoodChoice", "authors_letter", "available_judges", "endpoint_judge", "gd_scores", "get_judge",
-    "judge_prompt", "judge_response", "letter_from_votes", "make_llm_judge", "mc_votes", "parse_judge_reply",
-    "prefix_scores", "register_judge", "token_f1_judge",
+    "JUDGE_ENTRY_POINT_GROUP",
+    "JUDGE_PROMPT",
+    "JUDGE_PROMPT_CODE",
+    "JUDGE_PROMPT_LAYOUTS",
+    "JUDGE_SYSTEM_MESSAGE",
+    "NEGATION_FACTOR",
+    "NORMALISATIONS",
+    "VALUE_KINDS",
+    "VOTE",
+    "MC_PARSERS",
+    "JudgeResult",
+    "JudgeScores",
+    "LikelihoodChoice",
+    "authors_letter",
+    "available_judges",
+    "endpoint_judge",
+    "gd_scores",
+    "get_judge",
+    "judge_prompt",
+    "judge_response",
+    "letter_from_votes",
+    "make_llm_judge",
+    "mc_votes",
+    "parse_judge_reply",
+    "prefix_scores",
+    "register_judge",
+    "token_f1_judge",
 ]
 
 #: Votes given to a chosen option (the other gets 0), as in the authors' result files.
@@ -75,8 +97,19 @@ def _votes_for(best: int | None) -> tuple[int, int]:
 # The words that name a letter in the authors' clean_up_manual (their two forms with a newline
 # can never match, since they replace newlines by spaces first).
 _AUTHORS_FORMS = {
-    letter: frozenset([letter, f"{letter}:", f".{letter}", f".{letter}:", f"{letter}.", f'{letter}")',
-                       f'("{letter}":', f'("{letter}")', f'("{letter}").'])
+    letter: frozenset(
+        [
+            letter,
+            f"{letter}:",
+            f".{letter}",
+            f".{letter}:",
+            f"{letter}.",
+            f'{letter}")',
+            f'("{letter}":',
+            f'("{letter}")',
+            f'("{letter}").',
+        ]
+    )
     for letter in OPTION_LETTERS
 }
 
@@ -108,7 +141,6 @@ def mc_votes(response: str | None, parser: str = "authors") -> tuple[int, int]:
     return _votes_for(OPTION_LETTERS.index(letter) if letter in OPTION_LETTERS else None)
 
 
-
 @dataclass(frozen=True)
 class LikelihoodChoice:
     """How one image's log-likelihood results became votes (recorded in ``extra``)."""
@@ -120,8 +152,9 @@ class LikelihoodChoice:
     note: str | None = None
 
 
-def _likelihood_choice(values: Sequence[float], continuations: Sequence[str], value_kind: str,
-                       normalisation: str) -> LikelihoodChoice:
+def _likelihood_choice(
+    values: Sequence[float], continuations: Sequence[str], value_kind: str, normalisation: str
+) -> LikelihoodChoice:
     """Votes from one log-likelihood value per option; ``normalisation`` ``single_token`` is GD."""
     _check_choice("value_kind", value_kind, VALUE_KINDS)
     if len(values) != len(OPTION_LETTERS):
@@ -146,7 +179,9 @@ def _likelihood_choice(values: Sequence[float], continuations: Sequence[str], va
             if normalisation == "per_token":
                 score = -value
             else:
-                notes.append(f"a mean per-token NLL cannot be normalised {normalisation!r} (no token count)")
+                notes.append(
+                    f"a mean per-token NLL cannot be normalised {normalisation!r} (no token count)"
+                )
         elif normalisation == "per_char":
             score = value / max(1, len(text))
         else:
@@ -163,12 +198,22 @@ def _likelihood_choice(values: Sequence[float], continuations: Sequence[str], va
     if tie:
         notes.append("tie")
     best = None if tie or None in scores else max(range(len(scores)), key=lambda i: scores[i])
-    return LikelihoodChoice(votes=_votes_for(best), scores=tuple(scores), value_kinds=tuple(kinds),  # type: ignore[arg-type]
-                            normalisation_applied=applied, note="; ".join(dict.fromkeys(notes)) or None)
+    return LikelihoodChoice(
+        votes=_votes_for(best),
+        scores=tuple(scores),
+        value_kinds=tuple(kinds),  # type: ignore[arg-type]
+        normalisation_applied=applied,
+        note="; ".join(dict.fromkeys(notes)) or None,
+    )
 
 
-def prefix_scores(values: Sequence[float], continuations: Sequence[str], *, normalisation: str = "per_token",
-                  value_kind: str = "auto") -> LikelihoodChoice:
+def prefix_scores(
+    values: Sequence[float],
+    continuations: Sequence[str],
+    *,
+    normalisation: str = "per_token",
+    value_kind: str = "auto",
+) -> LikelihoodChoice:
     """PS votes for options A and B from the model's value for each option's continuation (the
     option texts, whose lengths serve ``per_char``); see the module docstring."""
     _check_choice("normalisation", normalisation, NORMALISATIONS)
@@ -187,13 +232,55 @@ Judge = Callable[[str, str, str, str], Sequence[float]]
 _WORD = re.compile(r"[a-z0-9]+")
 # Function words (and the words every radiology answer uses to point at the image) carry no
 # answer; negations are kept on purpose, so "effaced" and "not effaced" stay distinguishable.
-_STOP = frozenset([
-    "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or",
-    "is", "are", "was", "were", "be", "been", "being", "it", "its", "i", "we",
-    "this", "that", "these", "those", "there", "here", "which", "what", "where", "how",
-    "image", "shows", "showing", "shown", "seen", "visible", "see",
-])
-_NEGATIONS = frozenset(["no", "not", "without", "absent", "absence", "none", "never", "negative", "nor"])
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "i",
+        "we",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "which",
+        "what",
+        "where",
+        "how",
+        "image",
+        "shows",
+        "showing",
+        "shown",
+        "seen",
+        "visible",
+        "see",
+    ]
+)
+_NEGATIONS = frozenset(
+    ["no", "not", "without", "absent", "absence", "none", "never", "negative", "nor"]
+)
 NEGATION_FACTOR = 0.5  # F1 multiplier when exactly one of response and option is negated
 
 
@@ -249,7 +336,9 @@ def register_judge(name: str, judge: Judge, *, overwrite: bool = False) -> None:
     if not callable(judge):
         raise TypeError(f"judge must be callable, got {type(judge).__name__}")
     if name in _JUDGES and not overwrite:
-        raise ValueError(f"a judge named {name!r} is already registered (pass overwrite=True to replace it)")
+        raise ValueError(
+            f"a judge named {name!r} is already registered (pass overwrite=True to replace it)"
+        )
     _JUDGES[name] = judge
 
 
@@ -281,7 +370,9 @@ def get_judge(name: str) -> Judge:
         known = available_judges()
         near = get_close_matches(name, known, n=1)
         hint = f" Did you mean {near[0]!r}?" if near else ""
-        raise ValueError(f"unknown judge {name!r}.{hint} Available: {', '.join(known)}; or give 'package.module:function'.")
+        raise ValueError(
+            f"unknown judge {name!r}.{hint} Available: {', '.join(known)}; or give 'package.module:function'."
+        )
     if not callable(judge):
         raise TypeError(f"judge {name!r} is not callable")
     _JUDGES[name] = judge
@@ -307,21 +398,40 @@ class JudgeScores(tuple):
         return out
 
 
-def judge_response(question: str, option_a: str, option_b: str, response: str | None, *,
-                   judge: str = "token_f1", margin: float = DEFAULT_MARGIN) -> JudgeResult:
+def judge_response(
+    question: str,
+    option_a: str,
+    option_b: str,
+    response: str | None,
+    *,
+    judge: str = "token_f1",
+    margin: float = DEFAULT_MARGIN,
+) -> JudgeResult:
     """Score a free-form response against both options and apply the gap rule (ValueError unless the
     judge returns two numbers in [1, 10])."""
     returned = get_judge(judge)(question, option_a, option_b, response or "")
     scores = tuple(returned)
-    in_range = all(isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and 1 <= s <= 10 for s in scores)
+    in_range = all(
+        isinstance(s, (int, float))
+        and not isinstance(s, bool)
+        and math.isfinite(s)
+        and 1 <= s <= 10
+        for s in scores
+    )
     if len(scores) != 2 or not in_range:
         raise ValueError(f"judge {judge!r} must return two scores in [1, 10], got {scores!r}")
-    return JudgeResult(scores=scores, letter=letter_from_votes(scores, margin), judge=judge,  # type: ignore[arg-type]
-                       reply=getattr(returned, "reply", None))
+    return JudgeResult(
+        scores=scores,
+        letter=letter_from_votes(scores, margin),
+        judge=judge,  # type: ignore[arg-type]
+        reply=getattr(returned, "reply", None),
+    )
 
 
 # The paper's GPT-4o judge (Appendix A.4; the authors' configs/prompts/answering.json).
-JUDGE_SYSTEM_MESSAGE = "You are a helpful and precise assistant for checking the quality of the answer."
+JUDGE_SYSTEM_MESSAGE = (
+    "You are a helpful and precise assistant for checking the quality of the answer."
+)
 _JUDGE_INSTRUCTION = (
     "We would like to request your feedback on the performance of an AI assistant in response to the user "
     "question displayed above. The user asks the question on observing an image. We have provided two possible "
@@ -341,7 +451,9 @@ JUDGE_PROMPT = (
 #: sections, the role named "AI Assistant", and a blank line at the end.
 JUDGE_PROMPT_CODE = (
     "[Question]\n{question}\n\n[Answer A]\n{option_a}\n\n[Answer B]\n{option_b}\n\n"
-    "[AI Assistant]\n{response}\n\n[End of AI Assistant]\n\n[System]\n" + _JUDGE_INSTRUCTION + "\n\n"
+    "[AI Assistant]\n{response}\n\n[End of AI Assistant]\n\n[System]\n"
+    + _JUDGE_INSTRUCTION
+    + "\n\n"
 )
 JUDGE_PROMPT_LAYOUTS = {"paper": JUDGE_PROMPT, "code": JUDGE_PROMPT_CODE}
 #: The authors' judge settings: GPT-4o (their Azure deployment "gpt4o") at temperature 0.7,
@@ -349,13 +461,19 @@ JUDGE_PROMPT_LAYOUTS = {"paper": JUDGE_PROMPT, "code": JUDGE_PROMPT_CODE}
 JUDGE_MODEL = "gpt-4o"
 JUDGE_TEMPERATURE = 0.7
 JUDGE_ATTEMPTS = 3
-_REPLY_SCORE = re.compile(r"^\s*\**\s*([AB])\s*\**\s*:\s*\**\s*(10|[1-9](?:\.\d+)?)\b", re.MULTILINE)
+_REPLY_SCORE = re.compile(
+    r"^\s*\**\s*([AB])\s*\**\s*:\s*\**\s*(10|[1-9](?:\.\d+)?)\b", re.MULTILINE
+)
 
 
-def judge_prompt(question: str, option_a: str, option_b: str, response: str, layout: str = "paper") -> str:
+def judge_prompt(
+    question: str, option_a: str, option_b: str, response: str, layout: str = "paper"
+) -> str:
     """The Appendix A.4 user prompt for one response (``layout``: ``paper`` or ``code``)."""
     _check_choice("layout", layout, tuple(JUDGE_PROMPT_LAYOUTS))
-    return JUDGE_PROMPT_LAYOUTS[layout].format(question=question, option_a=option_a, option_b=option_b, response=response)
+    return JUDGE_PROMPT_LAYOUTS[layout].format(
+        question=question, option_a=option_a, option_b=option_b, response=response
+    )
 
 
 def parse_judge_reply(text: str) -> tuple[float, float]:
@@ -380,14 +498,23 @@ def make_llm_judge(complete: Callable[[str, str], str], layout: str = "paper") -
     _check_choice("layout", layout, tuple(JUDGE_PROMPT_LAYOUTS))
 
     def judge(question: str, option_a: str, option_b: str, response: str) -> JudgeScores:
-        reply = complete(JUDGE_SYSTEM_MESSAGE, judge_prompt(question, option_a, option_b, response, layout))
+        reply = complete(
+            JUDGE_SYSTEM_MESSAGE, judge_prompt(question, option_a, option_b, response, layout)
+        )
         return JudgeScores(parse_judge_reply(reply), reply)
 
     return judge
 
 
-def endpoint_judge(base_url: str, *, model: str = JUDGE_MODEL, temperature: float = JUDGE_TEMPERATURE,
-                   api_key: str | None = None, layout: str = "paper", attempts: int = JUDGE_ATTEMPTS) -> Judge:
+def endpoint_judge(
+    base_url: str,
+    *,
+    model: str = JUDGE_MODEL,
+    temperature: float = JUDGE_TEMPERATURE,
+    api_key: str | None = None,
+    layout: str = "paper",
+    attempts: int = JUDGE_ATTEMPTS,
+) -> Judge:
     """The authors' FF judge (paper's system message and prompt ``layout``; ``gpt-4o`` at 0.7) through any
     OpenAI-compatible ``/chat/completions`` endpoint; ``base_url`` is the API root (``https://api.openai.com/v1``,
     a vLLM server's ``.../v1``); up to ``attempts`` tries, like the authors' client (then a RuntimeError
@@ -396,8 +523,14 @@ def endpoint_judge(base_url: str, *, model: str = JUDGE_MODEL, temperature: floa
         raise ValueError(f"judge endpoint must be an http(s) URL, got {base_url!r}")
 
     def complete(system: str, prompt: str) -> str:
-        body = {"model": model, "temperature": temperature,
-                "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
+        body = {
+            "model": model,
+            "temperature": temperature,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": prompt},
+            ],
+        }
         return chat(base_url, body, api_key=api_key, attempts=attempts)
 
     return make_llm_judge(complete, layout)

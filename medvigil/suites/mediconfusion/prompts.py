@@ -16,8 +16,19 @@ Their system prompt (:data:`AUTHORS_SYSTEM_PROMPT`) is sent only by their API cl
 ('Question: Which side? Answer:', ' ')
 """
 
-__all__ = ["API_MODELS", "AUTHORS_FF_GENERATION", "AUTHORS_SYSTEM_PROMPT", "DEFAULT_STYLE", "MAX_NEW_TOKENS", "MODES",
-           "PROMPTS", "PS_DELIMITER", "authors_gen_kwargs", "render", "styles"]
+__all__ = [
+    "API_MODELS",
+    "AUTHORS_FF_GENERATION",
+    "AUTHORS_SYSTEM_PROMPT",
+    "DEFAULT_STYLE",
+    "MAX_NEW_TOKENS",
+    "MODES",
+    "PROMPTS",
+    "PS_DELIMITER",
+    "authors_gen_kwargs",
+    "render",
+    "styles",
+]
 
 MODES = ("mc", "gd", "ps", "ff")
 DEFAULT_STYLE = "authors"
@@ -29,10 +40,14 @@ _OPTIONS_MEDVIGIL = "{question}\nOptions:\nA. {option_A}\nB. {option_B}\n" + _LE
 #: (mode, style) -> template.
 PROMPTS: dict[tuple[str, str], str] = {
     # their mc.default (open models)
-    ("mc", "authors"): _CHOOSE + '("A": {option_A})\n("B": {option_B})\n' + _LETTER
+    ("mc", "authors"): _CHOOSE
+    + '("A": {option_A})\n("B": {option_B})\n'
+    + _LETTER
     + ' Your answer should be just one letter.\n#answer: ("',
     # their mc.gpt, also used for Gemini, Claude and LLaVA-Med
-    ("mc", "authors_gpt"): _CHOOSE + "A: {option_A}\nB: {option_B}\n" + _LETTER
+    ("mc", "authors_gpt"): _CHOOSE
+    + "A: {option_A}\nB: {option_B}\n"
+    + _LETTER
     + " Your answer should be just one letter.\nAnswer: ",
     ("mc", "medvigil"): _OPTIONS_MEDVIGIL,
     # their greedy.default: the answer is the likelier next token, A or B
@@ -40,14 +55,25 @@ PROMPTS: dict[tuple[str, str], str] = {
     ("gd", "medvigil"): _OPTIONS_MEDVIGIL,
     # their prefix.default, "Question: {} Answer: {}": this context, then the continuation " " + option
     ("ps", "authors"): "Question: {question} Answer:",
-    ("ps", "authors_llava"): "{question}",  # their LLaVA / LLaVA-Med code: the bare question as the user turn
+    (
+        "ps",
+        "authors_llava",
+    ): "{question}",  # their LLaVA / LLaVA-Med code: the bare question as the user turn
     ("ps", "authors_llama"): "Question: {question}",  # their Llama 3.2 code: the user turn
     ("ps", "medvigil"): "{question}",  # the option follows without a leading space
-    ("ff", "authors"): "Based on the image, answer following question.\n{question}",  # their gpt4.default
+    (
+        "ff",
+        "authors",
+    ): "Based on the image, answer following question.\n{question}",  # their gpt4.default
     ("ff", "medvigil"): "Based on the image, answer the following question.\n{question}",
 }
 #: (mode, protocol) -> max_new_tokens of the generating modes.
-MAX_NEW_TOKENS = {("mc", "authors"): 32, ("ff", "authors"): 100, ("mc", "medvigil"): 8, ("ff", "medvigil"): 128}
+MAX_NEW_TOKENS = {
+    ("mc", "authors"): 32,
+    ("ff", "authors"): 100,
+    ("mc", "medvigil"): 8,
+    ("ff", "medvigil"): 128,
+}
 #: their configs/prompts/answering.json init_prompts.default, character for character.
 AUTHORS_SYSTEM_PROMPT = "You are a helpful assitant expert in medical domain."
 #: lmms-eval models served by an API the authors sent the system prompt to (GPT-4o, Claude, Gemini).
@@ -80,7 +106,10 @@ def authors_gen_kwargs(model: str) -> str:
     settings = AUTHORS_FF_GENERATION[model]
     parts = []
     if "temperature" in settings:
-        parts += [f"temperature={settings['temperature']}", f"do_sample={settings['temperature'] > 0}"]
+        parts += [
+            f"temperature={settings['temperature']}",
+            f"do_sample={settings['temperature'] > 0}",
+        ]
     parts += [f"{k}={v}" for k, v in settings.items() if k != "temperature" and v is not None]
     return ",".join(parts)
 
@@ -103,7 +132,9 @@ def render(mode: str, style: str, question: str, option_a: str, option_b: str) -
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if (mode, style) not in PROMPTS:
-        raise ValueError(f"prompt_style for {mode} must be one of {', '.join(styles(mode))}, got {style!r}")
+        raise ValueError(
+            f"prompt_style for {mode} must be one of {', '.join(styles(mode))}, got {style!r}"
+        )
     texts = [str(t) for t in (question, option_a, option_b)]
     if style == "medvigil":
         texts = [t.strip() for t in texts]

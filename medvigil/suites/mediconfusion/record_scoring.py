@@ -1,5 +1,4 @@
-"""Scoring MediConfusion probe records: each pair's two image records found, then scored.
-"""
+"""Scoring MediConfusion probe records: each pair's two image records found, then scored."""
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -18,8 +17,11 @@ def _image_of(record: Mapping[str, Any]) -> str | None:
     return image if image in ("im1", "im2") else None
 
 
-def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error",
-               ) -> tuple[dict[str, dict[str, Mapping[str, Any]]], list[str]]:
+def pair_slots(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    incomplete: str = "error",
+) -> tuple[dict[str, dict[str, Mapping[str, Any]]], list[str]]:
     """``({pair: {"im1": record, "im2": record}}, problems)`` of one run's records: a record
     whose image cannot be told, two records for one image, a pair lacking an image (with
     ``incomplete="drop"``, for a run cut by lmms-eval's ``--limit``, such a pair is left out instead)."""
@@ -28,8 +30,10 @@ def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error
     for record in records:
         image = _image_of(record)
         if image is None:
-            problems.append(f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
-                            "(need extra.image or a probe_id ending in ':im1' / ':im2')")
+            problems.append(
+                f"record {record.get('probe_id')!r}: cannot tell which image of the pair it is "
+                "(need extra.image or a probe_id ending in ':im1' / ':im2')"
+            )
             continue
         slot = by_pair.setdefault(str(record["case_id"]), {})
         if image in slot:
@@ -45,21 +49,36 @@ def pair_slots(records: Iterable[Mapping[str, Any]], *, incomplete: str = "error
     return by_pair, problems
 
 
-def score_records(records: Iterable[Mapping[str, Any]], *, confusion_denominator: str = "both_valid",
-                  category_names: Sequence[str] | None = None, incomplete: str = "error") -> MediConfusionScore:
+def score_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    confusion_denominator: str = "both_valid",
+    category_names: Sequence[str] | None = None,
+    incomplete: str = "error",
+) -> MediConfusionScore:
     """Score probe records of one run (one model, one condition): one record per image of each pair (``case_id``;
     :func:`pair_slots`, ``incomplete`` as there); ``predicted_letter`` ``None`` is invalid. Pairs in order of first appearance."""
     records = list(records)
     runs = {(r.get("model"), r.get("condition", "default")) for r in records}
     if len(runs) > 1:
-        raise ValueError(f"records mix {len(runs)} runs (model, condition): {sorted(runs, key=str)}; use score_records_by_run")
+        raise ValueError(
+            f"records mix {len(runs)} runs (model, condition): {sorted(runs, key=str)}; use score_records_by_run"
+        )
     for record in records:
         if record.get("suite") != "mediconfusion":
-            raise ValueError(f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'mediconfusion'")
+            raise ValueError(
+                f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'mediconfusion'"
+            )
     by_pair, problems = pair_slots(records, incomplete=incomplete)
     if problems:
-        raise ValueError(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
-    return score_pairs(**pair_inputs(by_pair), category_names=category_names, confusion_denominator=confusion_denominator)
+        raise ValueError(
+            problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)"
+        )
+    return score_pairs(
+        **pair_inputs(by_pair),
+        category_names=category_names,
+        confusion_denominator=confusion_denominator,
+    )
 
 
 def _categories(record: Mapping[str, Any]) -> list[str]:
@@ -76,14 +95,21 @@ def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[
     inputs: dict[str, list] = {"pair_ids": list(by_pair)}
     for n, image in enumerate(("im1", "im2"), start=1):
         records = [slot[image] for slot in by_pair.values()]
-        inputs |= {f"pred{n}": [r.get("predicted_letter") for r in records], f"gold{n}": [r["correct_letter"] for r in records],
-                   f"categories{n}": [_categories(r) for r in records]}
+        inputs |= {
+            f"pred{n}": [r.get("predicted_letter") for r in records],
+            f"gold{n}": [r["correct_letter"] for r in records],
+            f"categories{n}": [_categories(r) for r in records],
+        }
     return inputs
 
 
-def score_records_by_run(records: Iterable[Mapping[str, Any]], **kwargs: Any) -> dict[tuple[str, str], MediConfusionScore]:
+def score_records_by_run(
+    records: Iterable[Mapping[str, Any]], **kwargs: Any
+) -> dict[tuple[str, str], MediConfusionScore]:
     """Split records by (model, condition) and score each run with :func:`score_records`."""
     groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for record in records:
-        groups.setdefault((record.get("model"), record.get("condition", "default")), []).append(record)
+        groups.setdefault((record.get("model"), record.get("condition", "default")), []).append(
+            record
+        )
     return {key: score_records(recs, **kwargs) for key, recs in groups.items()}

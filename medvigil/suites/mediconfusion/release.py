@@ -40,13 +40,39 @@ from medvigil.records.record_checks import is_number
 from medvigil.suites.mediconfusion.answers import OPTION_LETTERS
 from medvigil.suites.mediconfusion.categories import CATEGORIES
 
-__all__ = ["FIELDS", "IMAGE_EXTENSIONS", "IMAGE_KEYS", "OPTIONAL_FIELDS", "Pair", "Release", "authors_image_name",
-           "dataset_json_text", "read_release"]
+__all__ = [
+    "FIELDS",
+    "IMAGE_EXTENSIONS",
+    "IMAGE_KEYS",
+    "OPTIONAL_FIELDS",
+    "Pair",
+    "Release",
+    "authors_image_name",
+    "dataset_json_text",
+    "read_release",
+]
 
 #: The fields of every pair, in the authors' order.
-FIELDS = ("im_1", "im_2", "im_1_local", "im_2_local", "cap_1", "cap_2", "category_1", "category_2", "BiomedCLIP_sim",
-          "DINO_sim", "question", "option_A", "option_B", "im_1_correct", "im_2_correct", "AI_question", "AI_option_A",
-          "AI_option_B")
+FIELDS = (
+    "im_1",
+    "im_2",
+    "im_1_local",
+    "im_2_local",
+    "cap_1",
+    "cap_2",
+    "category_1",
+    "category_2",
+    "BiomedCLIP_sim",
+    "DINO_sim",
+    "question",
+    "option_A",
+    "option_B",
+    "im_1_correct",
+    "im_2_correct",
+    "AI_question",
+    "AI_option_A",
+    "AI_option_B",
+)
 #: medvigil's own optional field: ``true`` on every pair of a synthetic release.
 OPTIONAL_FIELDS = ("synthetic",)
 #: The two images of a pair, as named in probe ids (``"10001:im1"``) and result files.
@@ -62,9 +88,17 @@ _NONEMPTY_TEXT = ("question", "option_A", "option_B")
 _TEXT_FIELDS = ("cap_1", "cap_2", "AI_question", "AI_option_A", "AI_option_B")
 # (fields, test of a present value, problem) checked after the image ids and categories
 _VALUE_CHECKS = (
-    (_SIM_FIELDS, lambda v: is_number(v) and -1.0 <= v <= 1.0, "must be a finite number in [-1, 1] (a cosine similarity), got {value!r}"),
+    (
+        _SIM_FIELDS,
+        lambda v: is_number(v) and -1.0 <= v <= 1.0,
+        "must be a finite number in [-1, 1] (a cosine similarity), got {value!r}",
+    ),
     (_LETTER_FIELDS, lambda v: v in OPTION_LETTERS, "must be 'A' or 'B', got {value!r}"),
-    (_NONEMPTY_TEXT, lambda v: isinstance(v, str) and v.strip(), "must be a non-empty string, got {value!r}"),
+    (
+        _NONEMPTY_TEXT,
+        lambda v: isinstance(v, str) and v.strip(),
+        "must be a non-empty string, got {value!r}",
+    ),
     (_TEXT_FIELDS, lambda v: isinstance(v, str), "must be a string, got {type}"),
 )
 
@@ -146,7 +180,11 @@ class Release:
 
     def local_names(self) -> dict[str, str]:
         """ROCO path -> the authors' local file name (:func:`authors_image_name`), every image."""
-        return {p.image_path(k): authors_image_name(p.image_local(k)) for p in self.pairs.values() for k in IMAGE_KEYS}
+        return {
+            p.image_path(k): authors_image_name(p.image_local(k))
+            for p in self.pairs.values()
+            for k in IMAGE_KEYS
+        }
 
     def image_paths(self) -> list[str]:
         """Every distinct ROCO image path, in order of first appearance."""
@@ -162,7 +200,9 @@ def authors_image_name(local: int) -> str:
     return f"{local}.jpg"
 
 
-def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], problems: list[Problem]) -> dict | None:
+def _check_entry(
+    name: str, row: int, pid: str, entry: Mapping[str, Any], problems: list[Problem]
+) -> dict | None:
     """Validate one pair's typed values (paths stay inside the ROCO root; relations between fields only when
     every field is well typed); return the clean values or None."""
     start = len(problems)
@@ -171,15 +211,23 @@ def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], proble
         problems.append(Problem(name, message, row, f"{pid}.{key}"))
 
     if not _PAIR_ID.match(pid):
-        problems.append(Problem(name, f"pair id {pid!r} must be 1-64 letters, digits, '_' or '-'", row, pid))
+        problems.append(
+            Problem(name, f"pair id {pid!r} must be 1-64 letters, digits, '_' or '-'", row, pid)
+        )
     if "id" in entry and str(entry["id"]) != pid:
-        bad("id", f"pair id mismatch: the entry says id {entry['id']!r} but it is stored under {pid!r}")
+        bad(
+            "id",
+            f"pair id mismatch: the entry says id {entry['id']!r} but it is stored under {pid!r}",
+        )
     for key in FIELDS:
         if key not in entry:
             bad(key, "missing field")
     for key in entry:
         if key not in FIELDS and key not in OPTIONAL_FIELDS and key != "id":
-            bad(key, f"unknown field; expected {', '.join(FIELDS)} (and optionally {', '.join(OPTIONAL_FIELDS)})")
+            bad(
+                key,
+                f"unknown field; expected {', '.join(FIELDS)} (and optionally {', '.join(OPTIONAL_FIELDS)})",
+            )
     for key in _PATH_FIELDS:
         if key not in entry:
             continue
@@ -204,7 +252,10 @@ def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], proble
             continue
         unknown = [c for c in cats if c not in CATEGORIES]
         if unknown:
-            bad(key, f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {unknown}; known: {', '.join(CATEGORIES)}")
+            bad(
+                key,
+                f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {unknown}; known: {', '.join(CATEGORIES)}",
+            )
         if len(set(cats)) != len(cats):
             bad(key, f"lists a category twice: {cats!r}")
     for keys, ok, message in _VALUE_CHECKS:
@@ -216,7 +267,10 @@ def _check_entry(name: str, row: int, pid: str, entry: Mapping[str, Any], proble
     if len(problems) > start:
         return None
     if entry["im_1_correct"] == entry["im_2_correct"]:
-        bad("im_2_correct", f"both images have correct answer {entry['im_1_correct']!r}; a confusing pair needs different answers")
+        bad(
+            "im_2_correct",
+            f"both images have correct answer {entry['im_1_correct']!r}; a confusing pair needs different answers",
+        )
     if entry["option_A"].strip().casefold() == entry["option_B"].strip().casefold():
         bad("option_B", f"option_B repeats option_A ({entry['option_A']!r})")
     if entry["im_1"] == entry["im_2"]:
@@ -234,28 +288,50 @@ def _check_image_ids(name: str, pairs: Mapping[str, Pair], problems: list[Proble
         for k, key in enumerate(IMAGE_KEYS, start=1):
             path, local = pair.image_path(key), pair.image_local(key)
             field = f"{pair.pair_id}.im_{k}_local"
-            other_id, other_pair = id_of.setdefault(path, (local, pair.pair_id))  # the first pair naming it
+            other_id, other_pair = id_of.setdefault(
+                path, (local, pair.pair_id)
+            )  # the first pair naming it
             if other_id != local:
-                problems.append(Problem(name, f"image {path!r} has im_local {local} here but {other_id} in pair {other_pair!r}",
-                                        pair.row, field))
+                problems.append(
+                    Problem(
+                        name,
+                        f"image {path!r} has im_local {local} here but {other_id} in pair {other_pair!r}",
+                        pair.row,
+                        field,
+                    )
+                )
             other_path, other_pair = path_of.setdefault(local, (path, pair.pair_id))
             if other_path != path:
-                problems.append(Problem(name, f"im_local {local} names {path!r} here but {other_path!r} in pair {other_pair!r}",
-                                        pair.row, field))
+                problems.append(
+                    Problem(
+                        name,
+                        f"im_local {local} names {path!r} here but {other_path!r} in pair {other_pair!r}",
+                        pair.row,
+                        field,
+                    )
+                )
 
 
-def _build(name: str, entries: list[tuple[int, str, Mapping[str, Any]]], problems: list[Problem]) -> Release:
+def _build(
+    name: str, entries: list[tuple[int, str, Mapping[str, Any]]], problems: list[Problem]
+) -> Release:
     pairs: dict[str, Pair] = {}
     first_row: dict[str, int] = {}
     for row, pid, entry in entries:
         if pid in first_row:
-            problems.append(Problem(name, f"duplicate pair id {pid!r} (first at row {first_row[pid]})", row, pid))
+            problems.append(
+                Problem(
+                    name, f"duplicate pair id {pid!r} (first at row {first_row[pid]})", row, pid
+                )
+            )
             continue
         first_row[pid] = row
         clean = _check_entry(name, row, pid, entry, problems)
         if clean is None:
             continue
-        clean |= {key: tuple(clean[key]) for key in _CATEGORY_FIELDS} | {key: float(clean[key]) for key in _SIM_FIELDS}
+        clean |= {key: tuple(clean[key]) for key in _CATEGORY_FIELDS} | {
+            key: float(clean[key]) for key in _SIM_FIELDS
+        }
         pairs[pid] = Pair(pair_id=pid, row=row, **clean)
     _check_image_ids(name, pairs, problems)
     if problems:
@@ -280,15 +356,23 @@ def _object_hook(items: list[tuple[str, Any]]) -> _JsonObject:
 def _read_json(path: Path, name: str) -> Release:
     data = read_json(path, name, object_pairs_hook=_object_hook)  # FileNotFoundError propagates
     if not isinstance(data, _JsonObject):
-        raise DataError(Problem(name, f"expected a JSON object keyed by pair id, got {_json_type(data)}"))
+        raise DataError(
+            Problem(name, f"expected a JSON object keyed by pair id, got {_json_type(data)}")
+        )
     problems: list[Problem] = []
     entries = []
     for row, (pid, value) in enumerate(data.ordered, start=1):
         if not isinstance(value, _JsonObject):
-            problems.append(Problem(name, f"pair {pid!r} must be an object, got {_json_type(value)}", row, pid))
+            problems.append(
+                Problem(name, f"pair {pid!r} must be an object, got {_json_type(value)}", row, pid)
+            )
             continue
         keys = [key for key, _ in value.ordered]
-        problems += [Problem(name, "field given twice in this pair", row, f"{pid}.{key}") for i, key in enumerate(keys) if key in keys[:i]]
+        problems += [
+            Problem(name, "field given twice in this pair", row, f"{pid}.{key}")
+            for i, key in enumerate(keys)
+            if key in keys[:i]
+        ]
         entries.append((row, pid, value))
     return _build(name, entries, problems)
 
@@ -296,7 +380,14 @@ def _read_json(path: Path, name: str) -> Release:
 def _json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
-    names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null", int: "a number", float: "a number"}
+    names = {
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+        int: "a number",
+        float: "a number",
+    }
     return names.get(type(value), type(value).__name__)
 
 
@@ -318,7 +409,11 @@ def _read_csv(path: Path, name: str) -> Release:
     table = read_csv(path, name, required=("id", *FIELDS))
     # the authors' CSV starts with pandas' unnamed index column: expected, not a problem
     index_column = table.header[:1] == ("",)
-    problems = [p for p in table.problems if not (index_column and p.row is None and "empty column name at position 1" in p.message)]
+    problems = [
+        p
+        for p in table.problems
+        if not (index_column and p.row is None and "empty column name at position 1" in p.message)
+    ]
     entries = []
     for csv_row in table.rows:
         values = {k: _csv_value(k, v) for k, v in csv_row.values.items() if k != ""}
@@ -346,4 +441,3 @@ def read_release(path: str | Path, name: str | None = None) -> Release:
 def dataset_json_text(pairs: Iterable[Pair]) -> str:
     """``dataset.json`` text in the authors' format (4-space indent, ASCII escapes, no final newline)."""
     return json.dumps({p.pair_id: p.to_json() for p in pairs}, indent=4)
-

@@ -18,7 +18,14 @@ from medvigil.files.digest import file_sha256
 from medvigil.files.input_files import read_text
 from medvigil.files.pathsafe import resolve_inside
 
-__all__ = ["LocatedImage", "checksum_text", "image_layout", "locate_images", "read_checksums", "roco_data_root"]
+__all__ = [
+    "LocatedImage",
+    "checksum_text",
+    "image_layout",
+    "locate_images",
+    "read_checksums",
+    "roco_data_root",
+]
 
 ROCO_SPLITS = ("train", "validation", "test")
 _CHECKSUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
@@ -76,11 +83,19 @@ def read_checksums(path: Path | str) -> dict[str, str]:
             continue
         match = _CHECKSUM_LINE.match(line.rstrip("\r"))
         if match is None:
-            problems.append(Problem(name, f"line {number}: expected '<64 hex digits>  <path>', got {line!r:.120}", row=number))
+            problems.append(
+                Problem(
+                    name,
+                    f"line {number}: expected '<64 hex digits>  <path>', got {line!r:.120}",
+                    row=number,
+                )
+            )
             continue
         digest, rel = match.group(1).lower(), match.group(2)
         if rel in out:
-            problems.append(Problem(name, f"line {number}: {rel!r} is listed twice", row=number, field="path"))
+            problems.append(
+                Problem(name, f"line {number}: {rel!r} is listed twice", row=number, field="path")
+            )
             continue
         out[rel] = digest
     if problems:
@@ -90,7 +105,9 @@ def read_checksums(path: Path | str) -> dict[str, str]:
 
 def checksum_text(images: Iterable[LocatedImage]) -> str:
     """A ``sha256sum``-format list of ``images`` (sorted by path)."""
-    return "".join(f"{img.sha256}  {img.relpath}\n" for img in sorted(images, key=lambda i: i.relpath))
+    return "".join(
+        f"{img.sha256}  {img.relpath}\n" for img in sorted(images, key=lambda i: i.relpath)
+    )
 
 
 def _users(release) -> dict[str, list[tuple[str, int, str]]]:
@@ -130,12 +147,20 @@ def locate_images(
         try:
             path = resolve_inside(base, local.get(rel, rel), name, row, f"{pid}.{slot}")
         except DataError as exc:
-            problems.extend(Problem(p.file, f"{p.message} (ROCO root {str(base)!r})", p.row, p.field) for p in exc.problems)
+            problems.extend(
+                Problem(p.file, f"{p.message} (ROCO root {str(base)!r})", p.row, p.field)
+                for p in exc.problems
+            )
             continue
         if not path.is_file():
             missing += 1
             saved_as = f", saved as {local[rel]!r} in the authors' layout" if rel in local else ""
-            problems.append(Problem(message=f"missing ROCO image {rel!r}{saved_as} (needed by pair {pairs})", **where))
+            problems.append(
+                Problem(
+                    message=f"missing ROCO image {rel!r}{saved_as} (needed by pair {pairs})",
+                    **where,
+                )
+            )
             continue
         width = height = 0
         if decode:
@@ -143,13 +168,23 @@ def locate_images(
                 with imaging.safe_open_image(path) as image:
                     width, height = image.size
             except DataError as exc:
-                problems.append(Problem(message=f"ROCO image {rel!r} (pair {pairs}): {exc.problems[0].message}", **where))
+                problems.append(
+                    Problem(
+                        message=f"ROCO image {rel!r} (pair {pairs}): {exc.problems[0].message}",
+                        **where,
+                    )
+                )
                 continue
         digest = file_sha256(path)
         if checksums is not None:
             expected = checksums.get(rel)
             if expected is None:
-                problems.append(Problem(message=f"ROCO image {rel!r} (pair {pairs}) has no entry in the checksum list", **where))
+                problems.append(
+                    Problem(
+                        message=f"ROCO image {rel!r} (pair {pairs}) has no entry in the checksum list",
+                        **where,
+                    )
+                )
                 continue
             if expected.lower() != digest:
                 message = f"ROCO image {rel!r} (pair {pairs}): checksum mismatch, expected {expected.lower()}, found {digest}"
@@ -159,5 +194,7 @@ def locate_images(
     if problems:
         n_images = len(found) + len(problems)
         summary = f"{len(problems)} of {n_images} ROCO images are unusable under {str(base)!r} ({missing} missing)"
-        raise DataError([Problem(name, summary), *problems])  # the count first: long lists get truncated on screen
+        raise DataError(
+            [Problem(name, summary), *problems]
+        )  # the count first: long lists get truncated on screen
     return found

@@ -32,8 +32,15 @@ import numpy as np
 from medvigil.scoring.letters import encode_letters
 from medvigil.suites.mediconfusion.categories import CATEGORIES, category_matrix
 
-__all__ = ["CONFUSION_DENOMINATORS", "RANDOM_INDIVIDUAL_ACCURACY", "RANDOM_SET_ACCURACY", "SCORE_BLOCKS",
-           "MediConfusionScore", "score_pairs", "score_rows"]
+__all__ = [
+    "CONFUSION_DENOMINATORS",
+    "RANDOM_INDIVIDUAL_ACCURACY",
+    "RANDOM_SET_ACCURACY",
+    "SCORE_BLOCKS",
+    "MediConfusionScore",
+    "score_pairs",
+    "score_rows",
+]
 
 #: Blocks of the authors' score tables. ``valids`` = pairs with both answers valid;
 #: ``valid_pairs`` = pairs with both answers valid and not confused (the authors'
@@ -44,8 +51,12 @@ CONFUSION_DENOMINATORS = ("both_valid", "all_pairs")
 RANDOM_SET_ACCURACY = 0.25
 RANDOM_INDIVIDUAL_ACCURACY = 0.5
 # (key in to_dict, score block)
-_COUNT_KEYS = (("set_correct", "set_score"), ("individual_correct", "individual_score"), ("confused", "confused"),
-               ("invalid", "invalid"))
+_COUNT_KEYS = (
+    ("set_correct", "set_score"),
+    ("individual_correct", "individual_score"),
+    ("confused", "confused"),
+    ("invalid", "invalid"),
+)
 
 
 def _ratio(num: float, den: float) -> float:
@@ -78,7 +89,10 @@ class MediConfusionScore:
     @property
     def per_category(self) -> dict[str, dict[str, int]]:
         sums = {block: arr[:, :-1].sum(axis=0) for block, arr in self.per_pair.items()}
-        return {cat: {block: int(sums[block][j]) for block in sums} for j, cat in enumerate(self.categories)}
+        return {
+            cat: {block: int(sums[block][j]) for block in sums}
+            for j, cat in enumerate(self.categories)
+        }
 
     def _named(self, row: np.ndarray) -> dict[str, int]:
         return dict(zip((*self.categories, "total"), map(int, row)))
@@ -87,7 +101,9 @@ class MediConfusionScore:
         """Totals in the authors' score-file shape: ``{block: {category: n, ..., "total": n}}``."""
         return {block: self._named(self.per_pair[block].sum(axis=0)) for block in names}
 
-    def pair_block(self, pair_id: str, names: Sequence[str] = SCORE_BLOCKS) -> dict[str, dict[str, int]]:
+    def pair_block(
+        self, pair_id: str, names: Sequence[str] = SCORE_BLOCKS
+    ) -> dict[str, dict[str, int]]:
         """One pair's blocks in the authors' per-pair ``score`` shape."""
         i = self.pair_ids.index(pair_id)
         return {block: self._named(self.per_pair[block][i]) for block in names}
@@ -134,16 +150,26 @@ class MediConfusionScore:
         t = self.totals
         rates = self.category_rates()
         per_category = {
-            cat: {"images": int(self.category_images[cat]), **{key: counts[block] for key, block in _COUNT_KEYS},
-                  "both_valid": counts["valids"], **{k: _nan_to_none(v) for k, v in rates[cat].items()}}
+            cat: {
+                "images": int(self.category_images[cat]),
+                **{key: counts[block] for key, block in _COUNT_KEYS},
+                "both_valid": counts["valids"],
+                **{k: _nan_to_none(v) for k, v in rates[cat].items()},
+            }
             for cat, counts in self.per_category.items()
         }
         return {
-            "n_pairs": self.n_pairs, "n_images": 2 * self.n_pairs, **{key: t[block] for key, block in _COUNT_KEYS},
-            "both_valid_pairs": t["valids"], "set_accuracy": _nan_to_none(self.set_accuracy),
-            "individual_accuracy": _nan_to_none(self.individual_accuracy), "confusion": _nan_to_none(self.confusion),
-            "confusion_denominator": self.confusion_denominator, "invalid_rate": _nan_to_none(self.invalid_rate),
-            "precision": _nan_to_none(self.precision), "per_category": per_category,
+            "n_pairs": self.n_pairs,
+            "n_images": 2 * self.n_pairs,
+            **{key: t[block] for key, block in _COUNT_KEYS},
+            "both_valid_pairs": t["valids"],
+            "set_accuracy": _nan_to_none(self.set_accuracy),
+            "individual_accuracy": _nan_to_none(self.individual_accuracy),
+            "confusion": _nan_to_none(self.confusion),
+            "confusion_denominator": self.confusion_denominator,
+            "invalid_rate": _nan_to_none(self.invalid_rate),
+            "precision": _nan_to_none(self.precision),
+            "per_category": per_category,
         }
 
 
@@ -153,20 +179,33 @@ def _as_codes(values: Any, name: str) -> np.ndarray:
     return encode_letters(values, name=name)
 
 
-def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Sequence[Sequence[str]] | None = None,
-                categories2: Sequence[Sequence[str]] | None = None, *, pair_ids: Sequence[str] | None = None,
-                category_names: Sequence[str] | None = None, confusion_denominator: str = "both_valid") -> MediConfusionScore:
+def score_pairs(
+    pred1: Any,
+    pred2: Any,
+    gold1: Any,
+    gold2: Any,
+    categories1: Sequence[Sequence[str]] | None = None,
+    categories2: Sequence[Sequence[str]] | None = None,
+    *,
+    pair_ids: Sequence[str] | None = None,
+    category_names: Sequence[str] | None = None,
+    confusion_denominator: str = "both_valid",
+) -> MediConfusionScore:
     """Score MediConfusion pairs. ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters (``None`` or ``""``:
     invalid) or :func:`vote_answers` codes; ``gold1``/``gold2``: the correct letters; ``pair_ids``: default ``"0"``,
     ``"1"``, ...; ``category_names``: default :data:`CATEGORIES` if every category given is one, else those seen, sorted.
     """
     if confusion_denominator not in CONFUSION_DENOMINATORS:
-        raise ValueError(f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, got {confusion_denominator!r}")
+        raise ValueError(
+            f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, got {confusion_denominator!r}"
+        )
     p1, p2 = _as_codes(pred1, "pred1"), _as_codes(pred2, "pred2")
     g1, g2 = _as_codes(gold1, "gold1"), _as_codes(gold2, "gold2")
     n = len(p1)
     if not (len(p2) == len(g1) == len(g2) == n):
-        raise ValueError(f"pred1, pred2, gold1, gold2 must have one entry per pair; got {len(p1)}, {len(p2)}, {len(g1)}, {len(g2)}")
+        raise ValueError(
+            f"pred1, pred2, gold1, gold2 must have one entry per pair; got {len(p1)}, {len(p2)}, {len(g1)}, {len(g2)}"
+        )
     if np.any(g1 < 0) or np.any(g2 < 0):
         raise ValueError("gold1 and gold2 must be letters, not empty/None")
     ids = tuple(map(str, range(n) if pair_ids is None else pair_ids))
@@ -188,7 +227,10 @@ def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Seq
     both = m1 + m2
 
     valid1, valid2 = p1 >= 0, p2 >= 0
-    correct1, correct2 = (p1 == g1).astype(np.int64), (p2 == g2).astype(np.int64)  # invalid (-1) never equals a letter
+    correct1, correct2 = (
+        (p1 == g1).astype(np.int64),
+        (p2 == g2).astype(np.int64),
+    )  # invalid (-1) never equals a letter
     invalid1, invalid2 = (~valid1).astype(np.int64), (~valid2).astype(np.int64)
     set_ok = correct1 * correct2
     valids = (valid1 & valid2).astype(np.int64)
@@ -210,13 +252,24 @@ def score_pairs(pred1: Any, pred2: Any, gold1: Any, gold2: Any, categories1: Seq
         "valid_pairs": pair_level(valid_pairs),
     }
     images = both.sum(axis=0)
-    return MediConfusionScore(pair_ids=ids, categories=names, per_pair=per_pair, confusion_denominator=confusion_denominator,
-                              category_images={cat: int(images[j]) for j, cat in enumerate(names)})
+    return MediConfusionScore(
+        pair_ids=ids,
+        categories=names,
+        per_pair=per_pair,
+        confusion_denominator=confusion_denominator,
+        category_images={cat: int(images[j]) for j, cat in enumerate(names)},
+    )
 
 
-def score_rows(predictions: Sequence[Any], references: Sequence[Any], pair_ids: Sequence[Any],
-               categories: Sequence[Sequence[str]] | None = None, *, category_names: Sequence[str] | None = None,
-               confusion_denominator: str = "both_valid") -> MediConfusionScore:
+def score_rows(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    pair_ids: Sequence[Any],
+    categories: Sequence[Sequence[str]] | None = None,
+    *,
+    category_names: Sequence[str] | None = None,
+    confusion_denominator: str = "both_valid",
+) -> MediConfusionScore:
     """Score one row per image: the first row of a pair id (which must occur exactly twice) is image 1, the second
     image 2; ``categories`` (optional): each image's categories. Pairs are scored in order of first appearance.
 
@@ -226,18 +279,45 @@ def score_rows(predictions: Sequence[Any], references: Sequence[Any], pair_ids: 
     """
     ids = np.asarray([str(p) for p in pair_ids], dtype=object)
     n = ids.shape[0]
-    if len(predictions) != n or len(references) != n or (categories is not None and len(categories) != n):
-        raise ValueError("predictions, references, pair_ids (and categories) must have the same length")
-    uniq, first, inverse, counts = np.unique(ids.astype(str), return_index=True, return_inverse=True, return_counts=True)
+    if (
+        len(predictions) != n
+        or len(references) != n
+        or (categories is not None and len(categories) != n)
+    ):
+        raise ValueError(
+            "predictions, references, pair_ids (and categories) must have the same length"
+        )
+    uniq, first, inverse, counts = np.unique(
+        ids.astype(str), return_index=True, return_inverse=True, return_counts=True
+    )
     if np.any(counts != 2):
         bad = uniq[np.flatnonzero(counts != 2)[0]]
-        raise ValueError(f"every pair id must have exactly two rows (image 1, image 2); {bad!r} has {int(counts[uniq == bad][0])}")
-    order = np.argsort(inverse, kind="stable")  # rows grouped by pair, file order kept within a pair
+        raise ValueError(
+            f"every pair id must have exactly two rows (image 1, image 2); {bad!r} has {int(counts[uniq == bad][0])}"
+        )
+    order = np.argsort(
+        inverse, kind="stable"
+    )  # rows grouped by pair, file order kept within a pair
     im1, im2 = order[0::2], order[1::2]
-    pair_order = np.argsort(first[inverse[im1]], kind="stable")  # pairs in order of first appearance
+    pair_order = np.argsort(
+        first[inverse[im1]], kind="stable"
+    )  # pairs in order of first appearance
     im1, im2 = im1[pair_order], im2[pair_order]
     pred = encode_letters(predictions, name="predictions")
     gold = encode_letters(references, name="references")
-    cats1, cats2 = (None, None) if categories is None else ([list(categories[i]) for i in im] for im in (im1, im2))
-    return score_pairs(pred[im1], pred[im2], gold[im1], gold[im2], cats1, cats2, pair_ids=[str(ids[i]) for i in im1],
-                       category_names=category_names, confusion_denominator=confusion_denominator)
+    cats1, cats2 = (
+        (None, None)
+        if categories is None
+        else ([list(categories[i]) for i in im] for im in (im1, im2))
+    )
+    return score_pairs(
+        pred[im1],
+        pred[im2],
+        gold[im1],
+        gold[im2],
+        cats1,
+        cats2,
+        pair_ids=[str(ids[i]) for i in im1],
+        category_names=category_names,
+        confusion_denominator=confusion_denominator,
+    )

@@ -18,7 +18,15 @@ from medvigil.images import imaging
 from medvigil.suites.mediconfusion.release import FIELDS, Pair, dataset_json_text
 from medvigil.suites.medvigil.synthetic.phantoms import Finding, Scene, draw_phantom
 
-__all__ = ["DEFAULT_PAIRS", "SYNTHETIC_NOTICE", "TEMPLATES", "SamplePair", "dataset_csv_text", "make_pairs", "write_sample"]
+__all__ = [
+    "DEFAULT_PAIRS",
+    "SYNTHETIC_NOTICE",
+    "TEMPLATES",
+    "SamplePair",
+    "dataset_csv_text",
+    "make_pairs",
+    "write_sample",
+]
 
 DEFAULT_PAIRS = 24
 FIRST_IMAGE_ID = 90001
@@ -38,13 +46,21 @@ class _Image:
     size: str | None
 
     def caption(self) -> str:
-        view = {"X-ray": "frontal chest radiograph", "CT": "axial non-contrast CT slice of the head",
-                "MRI": "axial T2-weighted MRI slice of the head"}[self.modality]
+        view = {
+            "X-ray": "frontal chest radiograph",
+            "CT": "axial non-contrast CT slice of the head",
+            "MRI": "axial T2-weighted MRI slice of the head",
+        }[self.modality]
         if self.kind == "normal":
             return f"{CAPTION_PREFIX}Phantom {view} with no focal lesion."
-        where = (f"the {self.zone} zone of the patient's {self.side} lung" if self.anatomy == "chest"
-                 else f"the patient's {self.side} {self.zone} lobe")
-        noun = {"effusion": "pleural effusion", "nodule": "pulmonary nodule"}.get(self.kind, self.kind)
+        where = (
+            f"the {self.zone} zone of the patient's {self.side} lung"
+            if self.anatomy == "chest"
+            else f"the patient's {self.side} {self.zone} lobe"
+        )
+        noun = {"effusion": "pleural effusion", "nodule": "pulmonary nodule"}.get(
+            self.kind, self.kind
+        )
         return f"{CAPTION_PREFIX}Phantom {view} showing a {self.size} {noun} in {where}."
 
 
@@ -68,26 +84,38 @@ def _chest_side(rng):
     kind = _pick(rng, ("nodule", "consolidation", "effusion", "pneumothorax"))
     zone, size = _pick(rng, ("upper", "lower")), _pick(rng, ("small", "large"))
     noun = {"effusion": "pleural effusion", "nodule": "pulmonary nodule"}.get(kind, kind)
-    images = {side.capitalize(): _Image("chest", "X-ray", kind, side, zone, size) for side in ("right", "left")}
+    images = {
+        side.capitalize(): _Image("chest", "X-ray", kind, side, zone, size)
+        for side in ("right", "left")
+    }
     return f"On which side of the patient is the {noun}?", images, ["Pulmonary"]
 
 
 def _chest_zone(rng):
     side, size = _pick(rng, ("right", "left")), "large"
-    images = {f"{zone.capitalize()} zone": _Image("chest", "X-ray", "nodule", side, zone, size) for zone in ("upper", "lower")}
+    images = {
+        f"{zone.capitalize()} zone": _Image("chest", "X-ray", "nodule", side, zone, size)
+        for zone in ("upper", "lower")
+    }
     return f"In which zone of the {side} lung is the nodule?", images, ["Pulmonary"]
 
 
 def _chest_kind(rng):
     side = _pick(rng, ("right", "left"))
     if rng.integers(0, 2):
-        images = {"Pleural effusion": _Image("chest", "X-ray", "effusion", side, "lower", "large"),
-                  "Pneumothorax": _Image("chest", "X-ray", "pneumothorax", side, "upper", "large")}
+        images = {
+            "Pleural effusion": _Image("chest", "X-ray", "effusion", side, "lower", "large"),
+            "Pneumothorax": _Image("chest", "X-ray", "pneumothorax", side, "upper", "large"),
+        }
         question = f"What abnormality is seen in the {side} hemithorax?"
     else:
         zone = _pick(rng, ("upper", "lower"))
-        images = {"Solitary pulmonary nodule": _Image("chest", "X-ray", "nodule", side, zone, "large"),
-                  "Airspace consolidation": _Image("chest", "X-ray", "consolidation", side, zone, "large")}
+        images = {
+            "Solitary pulmonary nodule": _Image("chest", "X-ray", "nodule", side, zone, "large"),
+            "Airspace consolidation": _Image(
+                "chest", "X-ray", "consolidation", side, zone, "large"
+            ),
+        }
         question = f"What is the lesion in the {zone} zone of the {side} lung?"
     return question, images, ["Pulmonary"]
 
@@ -96,7 +124,10 @@ def _head_side(rng):
     modality = _pick(rng, ("CT", "MRI"))
     kind = _pick(rng, ("haemorrhage", "infarct", "mass"))
     zone, size = _pick(rng, ("frontal", "parietal", "occipital")), "large"
-    images = {f"{side.capitalize()} hemisphere": _Image("head", modality, kind, side, zone, size) for side in ("right", "left")}
+    images = {
+        f"{side.capitalize()} hemisphere": _Image("head", modality, kind, side, zone, size)
+        for side in ("right", "left")
+    }
     return f"Which cerebral hemisphere contains the {kind}?", images, ["Cerebral"]
 
 
@@ -105,36 +136,58 @@ def _lesion_look(modality: str, question: str, kinds: dict[str, str]):
 
     def template(rng):
         side, zone = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital"))
-        images = {answer: _Image("head", modality, kind, side, zone, "large") for answer, kind in kinds.items()}
+        images = {
+            answer: _Image("head", modality, kind, side, zone, "large")
+            for answer, kind in kinds.items()
+        }
         return question, images, ["Cerebral", "Vascular"]
 
     return template
 
 
-_ct_density = _lesion_look("CT", "How does the lesion appear relative to the brain parenchyma on this CT?",
-                           {"Hyperdense (bright)": "haemorrhage", "Hypodense (dark)": "infarct"})
-_mri_signal = _lesion_look("MRI", "What is the signal intensity of the lesion on this T2-weighted MRI?",
-                           {"High signal (bright)": "infarct", "Low signal (dark)": "haemorrhage"})
+_ct_density = _lesion_look(
+    "CT",
+    "How does the lesion appear relative to the brain parenchyma on this CT?",
+    {"Hyperdense (bright)": "haemorrhage", "Hypodense (dark)": "infarct"},
+)
+_mri_signal = _lesion_look(
+    "MRI",
+    "What is the signal intensity of the lesion on this T2-weighted MRI?",
+    {"High signal (bright)": "infarct", "Low signal (dark)": "haemorrhage"},
+)
 
 
 def _head_lobe(rng):
     modality = _pick(rng, ("CT", "MRI"))
     kind, side = _pick(rng, ("haemorrhage", "infarct")), _pick(rng, ("right", "left"))
-    images = {f"{zone.capitalize()} lobe": _Image("head", modality, kind, side, zone, "large") for zone in ("frontal", "occipital")}
+    images = {
+        f"{zone.capitalize()} lobe": _Image("head", modality, kind, side, zone, "large")
+        for zone in ("frontal", "occipital")
+    }
     return f"Which lobe of the {side} hemisphere does the {kind} involve?", images, ["Cerebral"]
 
 
 def _head_mass(rng):
     modality = _pick(rng, ("CT", "MRI"))
     side, zone = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital"))
-    images = {"A mass with surrounding oedema": _Image("head", modality, "mass", side, zone, "large"),
-              "No focal lesion": _Image("head", modality, "normal", None, None, None)}
+    images = {
+        "A mass with surrounding oedema": _Image("head", modality, "mass", side, zone, "large"),
+        "No focal lesion": _Image("head", modality, "normal", None, None, None),
+    }
     return "What does this head slice show?", images, ["Cerebral", "Head and Neck"]
 
 
 #: Pair templates by name, in the order pairs cycle through them.
-TEMPLATES = {"chest_side": _chest_side, "head_side": _head_side, "ct_density": _ct_density, "chest_zone": _chest_zone,
-             "mri_signal": _mri_signal, "chest_kind": _chest_kind, "head_lobe": _head_lobe, "head_mass": _head_mass}
+TEMPLATES = {
+    "chest_side": _chest_side,
+    "head_side": _head_side,
+    "ct_density": _ct_density,
+    "chest_zone": _chest_zone,
+    "mri_signal": _mri_signal,
+    "chest_kind": _chest_kind,
+    "head_lobe": _head_lobe,
+    "head_mass": _head_mass,
+}
 
 
 def _check_args(n_pairs: object, seed: object) -> tuple[int, int]:
@@ -179,10 +232,26 @@ def make_pairs(n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
         biomed = round(0.90 + 0.07 * float(rng.integers(0, 10**7)) / 10**7, 7)
         dino = round(0.33 + 0.42 * float(rng.integers(0, 10**7)) / 10**7, 7)
         pair = Pair(
-            pair_id=str(90001 + i), row=i + 1, im_1=paths[0], im_2=paths[1], im_1_local=ids[0], im_2_local=ids[1],
-            cap_1=images[0].caption(), cap_2=images[1].caption(), category_1=tuple(categories), category_2=tuple(categories),
-            BiomedCLIP_sim=biomed, DINO_sim=dino, question=question, option_A=option_a, option_B=option_b,
-            im_1_correct=first, im_2_correct=second, AI_question=question, AI_option_A=option_a, AI_option_B=option_b,
+            pair_id=str(90001 + i),
+            row=i + 1,
+            im_1=paths[0],
+            im_2=paths[1],
+            im_1_local=ids[0],
+            im_2_local=ids[1],
+            cap_1=images[0].caption(),
+            cap_2=images[1].caption(),
+            category_1=tuple(categories),
+            category_2=tuple(categories),
+            BiomedCLIP_sim=biomed,
+            DINO_sim=dino,
+            question=question,
+            option_A=option_a,
+            option_B=option_b,
+            im_1_correct=first,
+            im_2_correct=second,
+            AI_question=question,
+            AI_option_A=option_a,
+            AI_option_B=option_b,
             synthetic=True,
         )
         out.append(SamplePair(pair=pair, images=images))
@@ -193,7 +262,9 @@ def render_image(image: _Image, seed: int, pair_index: int, slot: int) -> bytes:
     """JPEG bytes of one phantom (deterministic in ``(seed, pair_index, slot)``)."""
     width, height = IMAGE_SIZE[image.anatomy]
     finding = Finding(kind=image.kind, side=image.side, zone=image.zone, size=image.size)
-    scene = Scene(anatomy=image.anatomy, modality=image.modality, finding=finding, width=width, height=height)
+    scene = Scene(
+        anatomy=image.anatomy, modality=image.modality, finding=finding, width=width, height=height
+    )
     phantom = draw_phantom(scene, np.random.default_rng([seed, pair_index, slot, 0x1A6E]))
     return imaging.encode_jpeg(phantom.image, comment=SYNTHETIC_NOTICE)
 
@@ -235,16 +306,22 @@ def write_sample(out: Path | str, n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise FileExistsError(f"{out} exists and is not an empty folder")
     samples = make_pairs(n_pairs, seed)
-    with staged_folder(out, inputs=()) as tmp:  # whole or not at all (a full disk leaves nothing behind)
+    with staged_folder(
+        out, inputs=()
+    ) as tmp:  # whole or not at all (a full disk leaves nothing behind)
         (tmp / "data").mkdir()
         for i, sample in enumerate(samples):
-            for slot, (image, rel) in enumerate(zip(sample.images, (sample.pair.im_1, sample.pair.im_2))):
+            for slot, (image, rel) in enumerate(
+                zip(sample.images, (sample.pair.im_1, sample.pair.im_2))
+            ):
                 target = tmp / ROCO_DIR / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(render_image(image, seed, i, slot))
         pairs = [s.pair for s in samples]
         (tmp / "data" / "dataset.json").write_text(dataset_json_text(pairs), encoding="utf-8")
         (tmp / "data" / "dataset.csv").write_text(dataset_csv_text(pairs), encoding="utf-8")
-        (tmp / "README.md").write_text(_README.format(notice=SYNTHETIC_NOTICE, n=n_pairs, seed=seed), encoding="utf-8")
+        (tmp / "README.md").write_text(
+            _README.format(notice=SYNTHETIC_NOTICE, n=n_pairs, seed=seed), encoding="utf-8"
+        )
         (tmp / "SYNTHETIC").write_text(SYNTHETIC_NOTICE + "\n", encoding="utf-8")
     return samples

@@ -22,19 +22,52 @@ def _nan(value: Any) -> float:
 
 def tables(result: Mapping[str, Any]) -> list[Table]:
     rg = result["random_guessing"]
-    rows = [[r["model"], r["mode_label"] or r["mode"], str(r["n_pairs"]), _pct(r["set_accuracy"]), _pct(r["individual_accuracy"]),
-             _pct(r["confusion"]), _pct(r["invalid_rate"])] for r in sorted(result["runs"], key=lambda r: (r["model"], r["mode"]))]
-    rows.append(["random guessing", "", "", _pct(rg["set_accuracy"]), _pct(rg["individual_accuracy"]), "", ""])
+    rows = [
+        [
+            r["model"],
+            r["mode_label"] or r["mode"],
+            str(r["n_pairs"]),
+            _pct(r["set_accuracy"]),
+            _pct(r["individual_accuracy"]),
+            _pct(r["confusion"]),
+            _pct(r["invalid_rate"]),
+        ]
+        for r in sorted(result["runs"], key=lambda r: (r["model"], r["mode"]))
+    ]
+    rows.append(
+        [
+            "random guessing",
+            "",
+            "",
+            _pct(rg["set_accuracy"]),
+            _pct(rg["individual_accuracy"]),
+            "",
+            "",
+        ]
+    )
     best = result["best_over_modes"]
     return [
-        Table("MediConfusion per answering mode (Table 1 layout; %)",
-              ["Model", "mode", "pairs", "set acc ↑", "individual acc ↑", "confusion ↓", "invalid ↓"], rows,
-              "Set accuracy: both images of a pair right; confusion: the same answer for both images, over pairs with two "
-              f"valid answers ({result['confusion_denominator']}); an image's answer needs a vote margin of {result['margin']}."),
-        Table("Best over modes (Table 1 'Best'; %)", ["Model", "best set acc", "mode", "best individual acc", "mode"],
-              [[m, _pct(b["best_set_accuracy"]), MODE_LABELS.get(b["best_set_mode"], str(b["best_set_mode"])),
-                _pct(b["best_individual_accuracy"]), MODE_LABELS.get(b["best_individual_mode"], str(b["best_individual_mode"]))]
-               for m, b in sorted(best.items())]),
+        Table(
+            "MediConfusion per answering mode (Table 1 layout; %)",
+            ["Model", "mode", "pairs", "set acc ↑", "individual acc ↑", "confusion ↓", "invalid ↓"],
+            rows,
+            "Set accuracy: both images of a pair right; confusion: the same answer for both images, over pairs with two "
+            f"valid answers ({result['confusion_denominator']}); an image's answer needs a vote margin of {result['margin']}.",
+        ),
+        Table(
+            "Best over modes (Table 1 'Best'; %)",
+            ["Model", "best set acc", "mode", "best individual acc", "mode"],
+            [
+                [
+                    m,
+                    _pct(b["best_set_accuracy"]),
+                    MODE_LABELS.get(b["best_set_mode"], str(b["best_set_mode"])),
+                    _pct(b["best_individual_accuracy"]),
+                    MODE_LABELS.get(b["best_individual_mode"], str(b["best_individual_mode"])),
+                ]
+                for m, b in sorted(best.items())
+            ],
+        ),
         table3(best),
     ]
 
@@ -49,13 +82,26 @@ def table3(best: Mapping[str, Any]) -> Table:
         value = (b.get("per_category", {}).get(cat) or {}).get(key)
         return "—" if value is None or value != value else f"{100 * value:.2f}"
 
-    headers = ["Model"] + [f"{CATEGORY_SHORT_NAMES.get(c, c)} {part}" for c in categories for part in ("set", "indiv.")]
-    rows = [[m] + [cell(b, c, k) for c in categories for k in ("best_set_accuracy", "best_individual_accuracy")]
-            for m, b in sorted(best.items())]
-    return Table("Results by category (Table 3 layout; best over modes, %)", headers, rows,
-                 "Per category: set accuracy = pairs right on both images / the category's images, individual = "
-                 "images right / the category's images (a pair counts for every category of its two images, as in "
-                 "the authors' code); each maximised over the model's modes separately, as in Table 3.")
+    headers = ["Model"] + [
+        f"{CATEGORY_SHORT_NAMES.get(c, c)} {part}" for c in categories for part in ("set", "indiv.")
+    ]
+    rows = [
+        [m]
+        + [
+            cell(b, c, k)
+            for c in categories
+            for k in ("best_set_accuracy", "best_individual_accuracy")
+        ]
+        for m, b in sorted(best.items())
+    ]
+    return Table(
+        "Results by category (Table 3 layout; best over modes, %)",
+        headers,
+        rows,
+        "Per category: set accuracy = pairs right on both images / the category's images, individual = "
+        "images right / the category's images (a pair counts for every category of its two images, as in "
+        "the authors' code); each maximised over the model's modes separately, as in Table 3.",
+    )
 
 
 def figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
@@ -71,9 +117,19 @@ def _set_accuracy_figure(result: Mapping[str, Any]) -> bytes:
     fig, ax = pyplot().subplots(figsize=(max(5.0, 1.1 * len(models) + 2), 3.4))
     width = 0.8 / max(1, len(modes))
     for i, mode in enumerate(modes):
-        ax.bar(np.arange(len(models)) + (i - (len(modes) - 1) / 2) * width, [_nan(cell.get((m, mode))) for m in models],
-               width, label=mode)
-    ax.axhline(100 * result["random_guessing"]["set_accuracy"], color="grey", ls="--", lw=1, label="random guessing")
+        ax.bar(
+            np.arange(len(models)) + (i - (len(modes) - 1) / 2) * width,
+            [_nan(cell.get((m, mode))) for m in models],
+            width,
+            label=mode,
+        )
+    ax.axhline(
+        100 * result["random_guessing"]["set_accuracy"],
+        color="grey",
+        ls="--",
+        lw=1,
+        label="random guessing",
+    )
     ax.set_xticks(range(len(models)), models, rotation=20, ha="right")
     ax.set_ylim(0, 100)
     ax.set_ylabel("set accuracy %")

@@ -18,16 +18,29 @@ from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_d
 from medvigil.suites.medqdeg.categories import CATEGORY_OF, TABLE3_COLUMNS
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
 
-__all__ = ["CAPABILITY_GROUPS", "OTHER_GROUP", "SEVERITIES", "capability_group", "category_of", "cell_mean", "paired_baseline",
-           "paired_breakdown", "score_groups", "severity_drops"]
+__all__ = [
+    "CAPABILITY_GROUPS",
+    "OTHER_GROUP",
+    "SEVERITIES",
+    "capability_group",
+    "category_of",
+    "cell_mean",
+    "paired_baseline",
+    "paired_breakdown",
+    "score_groups",
+    "severity_drops",
+]
 
 SEVERITIES = (0, 1, 2)  # L0 (clean), L1 (mild), L2 (severe)
 UNLABELLED = "(unlabelled)"  # breakdown key of docs without a modality or capability label
 # Table 2 / Section 3.1: the six mid-level tasks under the two high-level capabilities.
 CAPABILITY_GROUPS = {
-    "clinical understanding": "Medical Perception", "imaging perception": "Medical Perception",
-    "anatomical recognition": "Medical Perception", "basic science": "Clinical Reasoning",
-    "diagnosis": "Clinical Reasoning", "treatment": "Clinical Reasoning",
+    "clinical understanding": "Medical Perception",
+    "imaging perception": "Medical Perception",
+    "anatomical recognition": "Medical Perception",
+    "basic science": "Clinical Reasoning",
+    "diagnosis": "Clinical Reasoning",
+    "treatment": "Clinical Reasoning",
 }
 OTHER_GROUP = "other"
 
@@ -41,7 +54,11 @@ def capability_group(capability: str) -> str:
     """High-level capability (Table 2 header) of a mid-level task name, case-insensitive, without the suffix
     "reasoning" / "planning" ("Diagnostic reasoning" -> diagnosis); outside Section 3.1's six: ``other``."""
     name = str(capability).strip().lower().removesuffix(" reasoning").removesuffix(" planning")
-    name = {"diagnostic": "diagnosis", "basic science": "basic science", "treatment": "treatment"}.get(name, name)
+    name = {
+        "diagnostic": "diagnosis",
+        "basic science": "basic science",
+        "treatment": "treatment",
+    }.get(name, name)
     return CAPABILITY_GROUPS.get(name, OTHER_GROUP)
 
 
@@ -50,7 +67,11 @@ def severity_drops(accuracy_by_severity: Mapping[int, float]) -> dict[str, float
     if 0 not in accuracy_by_severity:
         raise ValueError("accuracy at severity 0 (L0, clean) is needed")
     base = accuracy_by_severity[0]
-    return {f"L{s}-L0": float(accuracy_by_severity[s]) - float(base) for s in sorted(accuracy_by_severity) if s != 0}
+    return {
+        f"L{s}-L0": float(accuracy_by_severity[s]) - float(base)
+        for s in sorted(accuracy_by_severity)
+        if s != 0
+    }
 
 
 def _stats(conf: np.ndarray, acc: np.ndarray) -> dict[str, float]:
@@ -65,14 +86,23 @@ def _groups(keys: Sequence[Any] | Categorical) -> Categorical:
     return factorize(keys) if isinstance(keys, Categorical) else factorize([str(x) for x in keys])
 
 
-def _group_stats(keys: Sequence[str] | Categorical, conf: np.ndarray, acc: np.ndarray) -> dict[str, dict[str, float]]:
+def _group_stats(
+    keys: Sequence[str] | Categorical, conf: np.ndarray, acc: np.ndarray
+) -> dict[str, dict[str, float]]:
     groups = factorize(keys)  # levels sorted, as np.unique would
     uniq, inverse = groups.levels, groups.codes
     n = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
     mc = np.bincount(inverse, weights=conf, minlength=len(uniq)) / n
     ma = np.bincount(inverse, weights=acc, minlength=len(uniq)) / n
-    return {k: {"n": int(n[i]), "accuracy": float(ma[i]), "mean_confidence": float(mc[i]), "calibration_shift": float(mc[i] - ma[i])}
-            for i, k in enumerate(uniq)}
+    return {
+        k: {
+            "n": int(n[i]),
+            "accuracy": float(ma[i]),
+            "mean_confidence": float(mc[i]),
+            "calibration_shift": float(mc[i] - ma[i]),
+        }
+        for i, k in enumerate(uniq)
+    }
 
 
 # Degraded level sets of the breakdowns: L1, L2, and Tables 2-3's pooled "L1&L2".
@@ -93,8 +123,9 @@ def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray)
     return base[inverse]
 
 
-def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray, acc: np.ndarray,
-                     base: np.ndarray) -> dict[str, dict[str, Any]]:
+def paired_breakdown(
+    keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray, acc: np.ndarray, base: np.ndarray
+) -> dict[str, dict[str, Any]]:
     """Accuracy, confidence and Calibration Shift per key at L0 (if any), L1, L2 and L1&L2 pooled, and per
     degraded set the paired drop ``"Lk-L0"`` (negative = worse, as Table 6): the mean of ``acc(doc) -
     acc(L0 doc of the item)`` over the ``"n_paired"`` docs whose item has an L0 doc (``"n_unpaired"``: the others)."""
@@ -111,13 +142,19 @@ def paired_breakdown(keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray
                 continue
             paired = sel & ~np.isnan(base)
             drop = float(np.mean(acc[paired] - base[paired])) if np.any(paired) else None
-            entry[name] = {**_stats(conf[sel], acc[sel]), f"{name}-L0": drop, "n_paired": int(paired.sum()),
-                           "n_unpaired": int((sel & ~paired).sum())}
+            entry[name] = {
+                **_stats(conf[sel], acc[sel]),
+                f"{name}-L0": drop,
+                "n_paired": int(paired.sum()),
+                "n_unpaired": int((sel & ~paired).sum()),
+            }
         out[str(key)] = entry
     return out
 
 
-def cell_mean(cells: Mapping[str, Mapping[str, Any]], columns: Sequence[str], level: str = "L1&L2") -> dict[str, Any] | None:
+def cell_mean(
+    cells: Mapping[str, Mapping[str, Any]], columns: Sequence[str], level: str = "L1&L2"
+) -> dict[str, Any] | None:
     """Tables 2-3's "Avg." of one row: the plain mean of the row's cells at ``level``, accuracy and paired drop
     alike, not the pooled accuracy of its docs (seed 002, Table 3: GPT-5 67.5 (↓4.2) = mean of its five category
     cells 72.2, 66.2, 67.5, 63.1, 68.4 (↓4.0, 3.2, 2.5, 6.4, 4.8); Table 2: 64.5 = mean of its six capability
@@ -127,9 +164,14 @@ def cell_mean(cells: Mapping[str, Mapping[str, Any]], columns: Sequence[str], le
         return None
     entries = [cells[c][level] for c in present]
     drops = [e.get(f"{level}-L0") for e in entries]
-    return {level: {"accuracy": float(np.mean([e["accuracy"] for e in entries])),
-                    f"{level}-L0": float(np.mean(drops)) if None not in drops else None,
-                    "n_cells": len(present), "cells": present}}
+    return {
+        level: {
+            "accuracy": float(np.mean([e["accuracy"] for e in entries])),
+            f"{level}-L0": float(np.mean(drops)) if None not in drops else None,
+            "n_cells": len(present),
+            "cells": present,
+        }
+    }
 
 
 def _joint_keys(deg: Categorical, sev: np.ndarray) -> Categorical:
@@ -138,7 +180,9 @@ def _joint_keys(deg: Categorical, sev: np.ndarray) -> Categorical:
     present = np.flatnonzero(np.bincount(pair, minlength=len(deg.levels) * len(SEVERITIES)))
     lut = np.full(len(deg.levels) * len(SEVERITIES), -1, dtype=np.int32)
     lut[present] = np.arange(present.size, dtype=np.int32)
-    levels = tuple(f"{deg.levels[p // len(SEVERITIES)]}\x1f{p % len(SEVERITIES)}" for p in present.tolist())
+    levels = tuple(
+        f"{deg.levels[p // len(SEVERITIES)]}\x1f{p % len(SEVERITIES)}" for p in present.tolist()
+    )
     return Categorical(lut[pair], levels)
 
 
@@ -149,16 +193,30 @@ def _labelled(values: Sequence[Any]) -> Categorical:
     return Categorical(np.where(raw.codes < 0, len(levels) - 1, raw.codes).astype(np.int32), levels)
 
 
-def score_groups(counts: Any, invalid: Any, n_options: Any, correct: Any, degradation: Sequence[str], severity: Sequence[int], *,
-                 items: Sequence[Any] | None = None, modality: Sequence[Any] | None = None, capability: Sequence[Any] | None = None,
-                 accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin", all_invalid: str = "zero") -> dict[str, Any]:
+def score_groups(
+    counts: Any,
+    invalid: Any,
+    n_options: Any,
+    correct: Any,
+    degradation: Sequence[str],
+    severity: Sequence[int],
+    *,
+    items: Sequence[Any] | None = None,
+    modality: Sequence[Any] | None = None,
+    capability: Sequence[Any] | None = None,
+    accuracy_rule: str = "trial_mean",
+    invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
+) -> dict[str, Any]:
     """Accuracy, mean confidence and Calibration Shift overall, by severity, degradation and (degradation,
     severity); drops from L0; the intra-model DKE flag (Eq. 5; ``None`` without L0 and L2 docs). With ``items``
     (each doc's question id) also :func:`paired_breakdown` by type, category (Table 3), ``modality`` (Fig. 7),
     ``capability`` (Table 2, and its :data:`CAPABILITY_GROUPS` group), and ``drops_by_degradation`` (Fig. 8a/b).
     Samples whose trials are all invalid follow ``all_invalid`` (``"exclude"``: counted in ``n_excluded_all_invalid``).
     """
-    conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid)
+    conf = perceived_confidence(
+        counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid
+    )
     acc = sample_accuracy(counts, correct, invalid, accuracy_rule=accuracy_rule)
     n = conf.shape[0]
     sev = np.asarray(severity, dtype=np.int64).reshape(-1)
@@ -169,17 +227,28 @@ def score_groups(counts: Any, invalid: Any, n_options: Any, correct: Any, degrad
         if column is not None and len(column) != n:
             raise ValueError(f"{name} needs one entry per sample ({n}), got {len(column)}")
     if n and not np.isin(sev, SEVERITIES).all():
-        raise ValueError(f"severity must be one of {SEVERITIES}, got {sorted(set(sev.tolist()) - set(SEVERITIES))}")
+        raise ValueError(
+            f"severity must be one of {SEVERITIES}, got {sorted(set(sev.tolist()) - set(SEVERITIES))}"
+        )
     keep = ~np.isnan(conf)
     excluded = int((~keep).sum())
     if excluded:
         conf, acc, sev, deg = conf[keep], acc[keep], sev[keep], deg.take(keep)
-        items, modality, capability = ([c[i] for i in np.flatnonzero(keep)] if c is not None else None
-                                       for c in (items, modality, capability))
+        items, modality, capability = (
+            [c[i] for i in np.flatnonzero(keep)] if c is not None else None
+            for c in (items, modality, capability)
+        )
         n = int(keep.sum())
-    overall = {"n": n, "accuracy": float(acc.mean()) if n else float("nan"),
-               "mean_confidence": float(conf.mean()) if n else float("nan"), "calibration_shift": calibration_shift(conf, acc)}
-    by_sev = {int(s): stats for s, stats in _group_stats(Categorical(sev, ("0", "1", "2")), conf, acc).items()}  # one digit each
+    overall = {
+        "n": n,
+        "accuracy": float(acc.mean()) if n else float("nan"),
+        "mean_confidence": float(conf.mean()) if n else float("nan"),
+        "calibration_shift": calibration_shift(conf, acc),
+    }
+    by_sev = {
+        int(s): stats
+        for s, stats in _group_stats(Categorical(sev, ("0", "1", "2")), conf, acc).items()
+    }  # one digit each
     by_deg = _group_stats(deg, conf, acc)
     joint = {}
     for key, stats in _group_stats(_joint_keys(deg, sev), conf, acc).items():
@@ -188,29 +257,53 @@ def score_groups(counts: Any, invalid: Any, n_options: Any, correct: Any, degrad
     drops = severity_drops({s: v["accuracy"] for s, v in by_sev.items()}) if 0 in by_sev else {}
     dke = None
     if 0 in by_sev and 2 in by_sev:
-        dke = intra_model_dke(by_sev[0]["accuracy"], by_sev[2]["accuracy"], by_sev[0]["calibration_shift"], by_sev[2]["calibration_shift"])
-    out = {"overall": overall, "by_severity": {f"L{s}": v for s, v in by_sev.items()}, "by_degradation": by_deg,
-           "by_degradation_severity": {d: {f"L{s}": v for s, v in sorted(levels.items())} for d, levels in joint.items()},
-           "drops": drops, "intra_model_dke": dke, "accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy,
-           "all_invalid": all_invalid, "n_excluded_all_invalid": excluded}
+        dke = intra_model_dke(
+            by_sev[0]["accuracy"],
+            by_sev[2]["accuracy"],
+            by_sev[0]["calibration_shift"],
+            by_sev[2]["calibration_shift"],
+        )
+    out = {
+        "overall": overall,
+        "by_severity": {f"L{s}": v for s, v in by_sev.items()},
+        "by_degradation": by_deg,
+        "by_degradation_severity": {
+            d: {f"L{s}": v for s, v in sorted(levels.items())} for d, levels in joint.items()
+        },
+        "drops": drops,
+        "intra_model_dke": dke,
+        "accuracy_rule": accuracy_rule,
+        "invalid_policy": invalid_policy,
+        "all_invalid": all_invalid,
+        "n_excluded_all_invalid": excluded,
+    }
     if items is None:
         return out
     base = paired_baseline(items, sev, acc)
     degraded = sev != 0
-    by_type = paired_breakdown(deg.take(degraded), sev[degraded], conf[degraded], acc[degraded], base[degraded])
+    by_type = paired_breakdown(
+        deg.take(degraded), sev[degraded], conf[degraded], acc[degraded], base[degraded]
+    )
     out["drops_by_degradation"] = {
-        d: {f"{lv}-L0": e[lv][f"{lv}-L0"] for lv in ("L1", "L2") if lv in e} | {"n_paired": sum(e[lv]["n_paired"] for lv in ("L1", "L2") if lv in e)}
+        d: {f"{lv}-L0": e[lv][f"{lv}-L0"] for lv in ("L1", "L2") if lv in e}
+        | {"n_paired": sum(e[lv]["n_paired"] for lv in ("L1", "L2") if lv in e)}
         for d, e in by_type.items()
     }
     cat = Categorical(deg.codes[degraded], tuple(category_of(d) for d in deg.levels))
-    out["by_category"] = paired_breakdown(cat, sev[degraded], conf[degraded], acc[degraded], base[degraded])
+    out["by_category"] = paired_breakdown(
+        cat, sev[degraded], conf[degraded], acc[degraded], base[degraded]
+    )
     out["category_mean"] = cell_mean(out["by_category"], TABLE3_COLUMNS)
-    out["paired_drops"] = paired_breakdown(Categorical(np.zeros(n, np.int32), ("all",)), sev, conf, acc, base).get("all", {})
+    out["paired_drops"] = paired_breakdown(
+        Categorical(np.zeros(n, np.int32), ("all",)), sev, conf, acc, base
+    ).get("all", {})
     if modality is not None:
         out["by_modality"] = paired_breakdown(_labelled(modality), sev, conf, acc, base)
     if capability is not None and any(c not in (None, "") for c in capability):
         caps = [UNLABELLED if c in (None, "") else str(c) for c in capability]
         out["by_capability"] = paired_breakdown(caps, sev, conf, acc, base)
-        out["by_capability_group"] = paired_breakdown([capability_group(c) for c in caps], sev, conf, acc, base)
+        out["by_capability_group"] = paired_breakdown(
+            [capability_group(c) for c in caps], sev, conf, acc, base
+        )
         out["capability_mean"] = cell_mean(out["by_capability"], sorted(set(caps) - {UNLABELLED}))
     return out

@@ -43,7 +43,9 @@ def inter_model_dke(acc1: Any, shift1: Any, acc2: Any, shift2: Any) -> Any:
     return bool(out) if np.ndim(out) == 0 else out
 
 
-def inter_model_dke_summary(accuracy: Mapping[str, float], shift: Mapping[str, float]) -> dict[str, Any]:
+def inter_model_dke_summary(
+    accuracy: Mapping[str, float], shift: Mapping[str, float]
+) -> dict[str, Any]:
     """Eq. (6) over every ordered pair of models on one dataset: the pairs ``[f1, f2]`` satisfying it (``f1`` the
     less accurate), their share among pairs whose accuracies differ, and Spearman's rho (and p-value) between
     accuracy and Delta_calib across models (``None`` with fewer than 3 models)."""
@@ -57,8 +59,16 @@ def inter_model_dke_summary(accuracy: Mapping[str, float], shift: Mapping[str, f
     pairs = [[names[i], names[j]] for i, j in zip(*np.nonzero(flags))]
     rho = p_value = None
     if len(names) >= 3 and np.ptp(acc) > 0 and np.ptp(dc) > 0:
-        from medvigil.scoring.stats import spearman_test  # scipy's spearmanr without importing scipy
+        from medvigil.scoring.stats import (
+            spearman_test,
+        )  # scipy's spearmanr without importing scipy
 
         rho, p_value = spearman_test(acc, dc)
-    return {"pairs": pairs, "n_pairs": len(pairs), "n_pairs_compared": compared, "fraction": len(pairs) / compared if compared else None,
-            "spearman_rho": rho, "spearman_p": p_value}
+    return {
+        "pairs": pairs,
+        "n_pairs": len(pairs),
+        "n_pairs_compared": compared,
+        "fraction": len(pairs) / compared if compared else None,
+        "spearman_rho": rho,
+        "spearman_p": p_value,
+    }

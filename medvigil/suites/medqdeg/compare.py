@@ -28,9 +28,18 @@ METRICS = ("drop_l12", "drop_l1", "drop_l2", "accuracy_l0")
 DEFAULT_METRICS = ("drop_l12", "drop_l1", "drop_l2")
 
 
-def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = DEFAULT_METRICS,
-            accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin", all_invalid: str = "zero",
-            n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = 0, p_value: str = "normal") -> dict[str, Any]:
+def compare(
+    files: list[str],
+    *,
+    release: None = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    accuracy_rule: str = "trial_mean",
+    invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
+    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
+    seed: int = 0,
+    p_value: str = "normal",
+) -> dict[str, Any]:
     """Every pair of models' accuracy drops (module docstring); ``metrics`` among :data:`METRICS`."""
     from medvigil.suites.medqdeg.entry import TASKS, record_key
 
@@ -40,26 +49,57 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     for r in records:
         experiment = (r.get("extra") or {}).get("experiment", "calibration")
         if experiment not in EXPERIMENTS:
-            raise ValueError(f"record {r.get('probe_id')!r}: extra.experiment must be one of {EXPERIMENTS}, got {experiment!r}")
+            raise ValueError(
+                f"record {r.get('probe_id')!r}: extra.experiment must be one of {EXPERIMENTS}, got {experiment!r}"
+            )
         by_model.setdefault(str(r["model"]), {}).setdefault(experiment, []).append(r)
     # the accuracy tables' records: the accuracy experiment when the model has one
     chosen = {m: parts.get("accuracy") or parts["calibration"] for m, parts in by_model.items()}
-    rules = {"accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid}
-    result = compare_records(chosen, lambda r: record_key(r)[1:], lambda recs, model, whole: UnitSums(*item_sums(recs, **rules), drops),
-                             metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
-    result["params"].update(rules, unit="percentage points",
-                            experiment={m: "accuracy" if "accuracy" in by_model[m] else "calibration" for m in sorted(chosen)})
-    return {"suite": "medqdeg", **result, "inputs": {"files": [str(f) for f in files], "n_records": len(records)}}
+    rules = {
+        "accuracy_rule": accuracy_rule,
+        "invalid_policy": invalid_policy,
+        "all_invalid": all_invalid,
+    }
+    result = compare_records(
+        chosen,
+        lambda r: record_key(r)[1:],
+        lambda recs, model, whole: UnitSums(*item_sums(recs, **rules), drops),
+        metrics,
+        n_resamples=n_resamples,
+        seed=seed,
+        p_value=p_value,
+    )
+    result["params"].update(
+        rules,
+        unit="percentage points",
+        experiment={
+            m: "accuracy" if "accuracy" in by_model[m] else "calibration" for m in sorted(chosen)
+        },
+    )
+    return {
+        "suite": "medqdeg",
+        **result,
+        "inputs": {"files": [str(f) for f in files], "n_records": len(records)},
+    }
 
 
-def item_sums(records: Sequence[Mapping[str, Any]], *, accuracy_rule: str, invalid_policy: str,
-              all_invalid: str) -> tuple[list[str], np.ndarray]:
+def item_sums(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    accuracy_rule: str,
+    invalid_policy: str,
+    all_invalid: str,
+) -> tuple[list[str], np.ndarray]:
     """Item ids and their ``(items, 6)`` sums: per L1 and L2 the summed paired differences
     ``acc - acc(L0 doc)`` and their count, then the L0 accuracy sum and count."""
     counts, invalid, ks, gold, _, sevs, items, _, _ = record_columns(records, None)
-    conf = perceived_confidence(counts, ks, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid)
+    conf = perceived_confidence(
+        counts, ks, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid
+    )
     acc = sample_accuracy(counts, gold, invalid, accuracy_rule=accuracy_rule)
-    keep = np.flatnonzero(~np.isnan(conf))  # all_invalid="exclude" leaves samples out, as score does
+    keep = np.flatnonzero(
+        ~np.isnan(conf)
+    )  # all_invalid="exclude" leaves samples out, as score does
     sev, acc = np.asarray(sevs, dtype=np.int64)[keep], acc[keep]
     items = [str(items[i]) for i in keep]
     base = paired_baseline(items, sev, acc)
@@ -68,10 +108,15 @@ def item_sums(records: Sequence[Mapping[str, Any]], *, accuracy_rule: str, inval
     columns = []
     for level in (1, 2):
         sel = (sev == level) & ~np.isnan(base)
-        columns += [np.bincount(item.codes[sel], weights=(acc - base)[sel], minlength=n),
-                    np.bincount(item.codes[sel], minlength=n)]
+        columns += [
+            np.bincount(item.codes[sel], weights=(acc - base)[sel], minlength=n),
+            np.bincount(item.codes[sel], minlength=n),
+        ]
     clean = sev == 0
-    columns += [np.bincount(item.codes[clean], weights=acc[clean], minlength=n), np.bincount(item.codes[clean], minlength=n)]
+    columns += [
+        np.bincount(item.codes[clean], weights=acc[clean], minlength=n),
+        np.bincount(item.codes[clean], minlength=n),
+    ]
     return list(item.levels), np.column_stack(columns).astype(np.float64)
 
 

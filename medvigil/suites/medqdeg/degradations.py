@@ -39,8 +39,24 @@ from scipy import ndimage, signal
 
 from medvigil.suites.medqdeg.categories import CATEGORIES, CATEGORY_OF  # noqa: F401  (part of this module's names)
 
-__all__ = ["GENERAL_KINDS", "KINDS", "LEVELS", "MODALITY_KINDS", "PARAMS", "applicable_kinds", "choose_kinds", "ct_angles", "degrade",
-           "degrade_image", "modality_family", "motion_kernel", "movement_phase", "parameters", "seed_for", "undersampling_mask"]
+__all__ = [
+    "GENERAL_KINDS",
+    "KINDS",
+    "LEVELS",
+    "MODALITY_KINDS",
+    "PARAMS",
+    "applicable_kinds",
+    "choose_kinds",
+    "ct_angles",
+    "degrade",
+    "degrade_image",
+    "modality_family",
+    "motion_kernel",
+    "movement_phase",
+    "parameters",
+    "seed_for",
+    "undersampling_mask",
+]
 
 LEVELS = (0, 1, 2)
 LUMA = np.array([0.299, 0.587, 0.114])
@@ -56,7 +72,10 @@ PARAMS: dict[str, dict[int, dict[str, Any]]] = {
     "undersampling_artifact": {1: {"acceleration": 4}, 2: {"acceleration": 8}},  # 5
     "ghosting_artifact": {1: {"every": 6, "strength": 0.5}, 2: {"every": 6, "strength": 1.5}},  # 6
     "blood_cell_artifact": {1: {"cells_per_256sq": 15}, 2: {"cells_per_256sq": 40}},  # 7
-    "dark_spots_artifact": {1: {"spots": 1, "q": 0.25, "a0": 0.45}, 2: {"spots": 2, "q": 0.30, "a0": 0.65}},  # 8
+    "dark_spots_artifact": {
+        1: {"spots": 1, "q": 0.25, "a0": 0.45},
+        2: {"spots": 2, "q": 0.30, "a0": 0.65},
+    },  # 8
     "object_rotation": {1: {"angle_deg": 18.0}, 2: {"angle_deg": 153.0}},  # 9
     "object_movement": {1: {"shift_frac": 0.02}, 2: {"shift_frac": 0.04}},  # 10
     "adjust_brightness": {1: {"delta": -0.29}, 2: {"delta": -0.44}},  # 11
@@ -71,8 +90,17 @@ PARAMS: dict[str, dict[int, dict[str, Any]]] = {
 KINDS = tuple(PARAMS)  # spec order 1..18
 
 # Table 5 "Modality" column.
-GENERAL_KINDS = ("object_rotation", "object_movement", "adjust_brightness", "exposure", "reduce_contrast",
-                 "gaussian_noise", "low_resolution", "motion_blur", "gaussian_blur")
+GENERAL_KINDS = (
+    "object_rotation",
+    "object_movement",
+    "adjust_brightness",
+    "exposure",
+    "reduce_contrast",
+    "gaussian_noise",
+    "low_resolution",
+    "motion_blur",
+    "gaussian_blur",
+)
 MODALITY_KINDS = {
     "CT": ("limited_angle", "sparse_view", "low_dose"),
     "MRI": ("bias_field_artifact", "undersampling_artifact", "ghosting_artifact"),
@@ -81,22 +109,36 @@ MODALITY_KINDS = {
 # Our release names modalities "X-ray", "CT", "MRI"; common spellings map to Table 5's families.
 # X-ray (radiography) has no modality-specific type in Table 5: it gets the general ones.
 _ALIASES = {
-    "ct": "CT", "computed tomography": "CT", "cta": "CT",
-    "mri": "MRI", "mr": "MRI", "magnetic resonance imaging": "MRI",
-    "pathology": "Pathology", "histopathology": "Pathology", "microscopy": "Pathology", "wsi": "Pathology",
+    "ct": "CT",
+    "computed tomography": "CT",
+    "cta": "CT",
+    "mri": "MRI",
+    "mr": "MRI",
+    "magnetic resonance imaging": "MRI",
+    "pathology": "Pathology",
+    "histopathology": "Pathology",
+    "microscopy": "Pathology",
+    "wsi": "Pathology",
 }
 
 
 # ---------------------------------------------------------------- seeds and applicability
 
+
 def _check_kind(kind: Any) -> str:
     if kind not in PARAMS:
-        raise ValueError(f"kind must be one of the 18 MedQ-Deg types ({', '.join(KINDS)}), got {kind!r}")
+        raise ValueError(
+            f"kind must be one of the 18 MedQ-Deg types ({', '.join(KINDS)}), got {kind!r}"
+        )
     return kind
 
 
 def _check_level(level: Any) -> int:
-    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or int(level) not in LEVELS:
+    if (
+        isinstance(level, bool)
+        or not isinstance(level, (int, np.integer))
+        or int(level) not in LEVELS
+    ):
         raise ValueError(f"level must be 0, 1 or 2 (L0 clean, L1 mild, L2 severe), got {level!r}")
     return int(level)
 
@@ -154,8 +196,13 @@ def parameters(kind: str, level: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- shared helpers
 
+
 def _grey(x: np.ndarray) -> bool:
-    return x.shape[2] == 3 and np.array_equal(x[..., 0], x[..., 1]) and np.array_equal(x[..., 0], x[..., 2])
+    return (
+        x.shape[2] == 3
+        and np.array_equal(x[..., 0], x[..., 1])
+        and np.array_equal(x[..., 0], x[..., 2])
+    )
 
 
 def _per_channel(x: np.ndarray, fn: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
@@ -172,7 +219,9 @@ def _colour(rgb: tuple[float, float, float], channels: int) -> np.ndarray:
 
 def _resize(a: np.ndarray, size: tuple[int, int], resample: int) -> np.ndarray:
     """Resize a 2-D float array with PIL mode 'F'; size is (width, height)."""
-    return np.asarray(Image.fromarray(a.astype(np.float32), mode="F").resize(size, resample), dtype=np.float64)
+    return np.asarray(
+        Image.fromarray(a.astype(np.float32), mode="F").resize(size, resample), dtype=np.float64
+    )
 
 
 def _kspace(c: np.ndarray) -> np.ndarray:
@@ -185,9 +234,14 @@ def _image(f: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- CT (spec types 1-3)
 
+
 def ct_angles(kind: str, level: int, seed: int) -> np.ndarray:
     """Projection angles in degrees of limited_angle / sparse_view / low_dose (spec 1-3)."""
-    kind, level, rng = _check_kind(kind), _check_level(level), np.random.default_rng(_check_seed(seed))
+    kind, level, rng = (
+        _check_kind(kind),
+        _check_level(level),
+        np.random.default_rng(_check_seed(seed)),
+    )
     return _angles(kind, level, rng)
 
 
@@ -262,6 +316,7 @@ def _low_dose(x, p, rng, level, work):
 
 # ---------------------------------------------------------------- MRI (spec types 4-6)
 
+
 def _bias_field(x, p, rng, level):
     h, w = x.shape[:2]
     u = (np.arange(w) - w / 2 + 0.5) / max(w / 2 - 0.5, 1e-12)
@@ -307,6 +362,7 @@ def _ghosting(x, p, rng, level):
 
 # ---------------------------------------------------------------- pathology (spec 7, 8, 18)
 
+
 def _ellipse_rho(yy, xx, cy, cx, a, b, angle):
     dy, dx = yy - cy, xx - cx
     along = dx * np.cos(angle) + dy * np.sin(angle)
@@ -319,7 +375,11 @@ def _blood_cells(x, p, rng, level):
     m, area = min(h, w), h * w / 256**2
     n_max = int(round(40 * area))
     cy, cx = rng.uniform(0.1 * h, 0.9 * h, n_max), rng.uniform(0.1 * w, 0.9 * w, n_max)
-    radius, aspect, angle = rng.uniform(0.035, 0.055, n_max) * m, rng.uniform(0.85, 1.0, n_max), rng.uniform(0.0, np.pi, n_max)
+    radius, aspect, angle = (
+        rng.uniform(0.035, 0.055, n_max) * m,
+        rng.uniform(0.85, 1.0, n_max),
+        rng.uniform(0.0, np.pi, n_max),
+    )
     colour = _colour((0.78, 0.22, 0.28), ch)
     y = x.copy()
     for i in range(int(round(p["cells_per_256sq"] * area))):
@@ -356,17 +416,22 @@ def _bubble(x, p, rng, level):
     r = p["rho"] * m
     weight = np.clip(r - d + 0.5, 0.0, 1.0)[..., None]
     sigma = p["sigma_px512"] * m / 512
-    blurred = _per_channel(x, lambda c: ndimage.gaussian_filter(c, sigma, mode="reflect", truncate=4.0))
+    blurred = _per_channel(
+        x, lambda c: ndimage.gaussian_filter(c, sigma, mode="reflect", truncate=4.0)
+    )
     y = (1 - weight) * x + weight * blurred
     return y * (1 - 0.08 * np.exp(-((d - r) ** 2) / (2 * (0.01 * m) ** 2)))[..., None]
 
 
 # ---------------------------------------------------------------- motion (spec 9, 10)
 
+
 def _rotation(x, p, rng, level):
     sign = 1.0 if rng.random() < 0.5 else -1.0
     angle = sign * p["angle_deg"]
-    return _per_channel(x, lambda c: ndimage.rotate(c, angle, reshape=False, order=1, mode="constant", cval=0.0))
+    return _per_channel(
+        x, lambda c: ndimage.rotate(c, angle, reshape=False, order=1, mode="constant", cval=0.0)
+    )
 
 
 def movement_phase(shape: tuple[int, int], level: int, seed: int) -> np.ndarray:
@@ -380,13 +445,17 @@ def movement_phase(shape: tuple[int, int], level: int, seed: int) -> np.ndarray:
 def _phase(shape: tuple[int, int], p: dict, rng: np.random.Generator) -> np.ndarray:
     h, w = shape
     t = np.arange(1, 3) / 3 + rng.uniform(-0.1, 0.1, 2)
-    shifts = p["shift_frac"] * min(h, w) * rng.uniform(-1.0, 1.0, (2, 2))  # rows: (dy, dx) of segments 1, 2
+    shifts = (
+        p["shift_frac"] * min(h, w) * rng.uniform(-1.0, 1.0, (2, 2))
+    )  # rows: (dy, dx) of segments 1, 2
     bounds = [int(np.floor(v * h)) for v in t] + [h]
     fy, fx = np.fft.fftshift(np.fft.fftfreq(h)), np.fft.fftshift(np.fft.fftfreq(w))
     phase = np.ones((h, w), dtype=complex)
     for j in range(2):
         rows = slice(bounds[j], bounds[j + 1])
-        phase[rows] = np.exp(-2j * np.pi * (fy[rows, None] * shifts[j, 0] + fx[None, :] * shifts[j, 1]))
+        phase[rows] = np.exp(
+            -2j * np.pi * (fy[rows, None] * shifts[j, 0] + fx[None, :] * shifts[j, 1])
+        )
     return phase
 
 
@@ -396,6 +465,7 @@ def _movement(x, p, rng, level):
 
 
 # ---------------------------------------------------------------- intensity (spec 11-13)
+
 
 def _brightness(x, p, rng, level):
     return x + p["delta"]
@@ -412,6 +482,7 @@ def _contrast(x, p, rng, level):
 
 # ---------------------------------------------------------------- noise, resolution, blur
 
+
 def _noise(x, p, rng, level):
     return x + p["sigma"] * rng.standard_normal(x.shape)  # x.shape here is (H, W, C)
 
@@ -419,7 +490,12 @@ def _noise(x, p, rng, level):
 def _low_resolution(x, p, rng, level):
     h, w, _ = x.shape
     small = (max(1, round(w / p["factor"])), max(1, round(h / p["factor"])))
-    return _per_channel(x, lambda c: _resize(_resize(c, small, Image.Resampling.BOX), (w, h), Image.Resampling.NEAREST))
+    return _per_channel(
+        x,
+        lambda c: _resize(
+            _resize(c, small, Image.Resampling.BOX), (w, h), Image.Resampling.NEAREST
+        ),
+    )
 
 
 def motion_kernel(length: int, angle_deg: float) -> np.ndarray:
@@ -430,7 +506,12 @@ def motion_kernel(length: int, angle_deg: float) -> np.ndarray:
     size = length + 2
     centre, half, a = (size - 1) / 2, (length - 1) / 2, np.deg2rad(angle_deg)
     dr, dc = -half * np.sin(a), half * np.cos(a)
-    rr, cc, val = line_aa(int(round(centre - dr)), int(round(centre - dc)), int(round(centre + dr)), int(round(centre + dc)))
+    rr, cc, val = line_aa(
+        int(round(centre - dr)),
+        int(round(centre - dc)),
+        int(round(centre + dr)),
+        int(round(centre + dc)),
+    )
     kernel = np.zeros((size, size))
     inside = (rr >= 0) & (rr < size) & (cc >= 0) & (cc < size)
     np.maximum.at(kernel, (rr[inside], cc[inside]), val[inside])
@@ -451,19 +532,32 @@ def _motion_blur(x, p, rng, level):
 
 def _gaussian_blur(x, p, rng, level):
     sigma = p["sigma_px512"] * min(x.shape[:2]) / 512
-    return _per_channel(x, lambda c: ndimage.gaussian_filter(c, sigma, mode="reflect", truncate=4.0))
+    return _per_channel(
+        x, lambda c: ndimage.gaussian_filter(c, sigma, mode="reflect", truncate=4.0)
+    )
 
 
 _OPS: dict[str, Callable] = {
-    "bias_field_artifact": _bias_field, "undersampling_artifact": _undersampling, "ghosting_artifact": _ghosting,
-    "blood_cell_artifact": _blood_cells, "dark_spots_artifact": _dark_spots, "object_rotation": _rotation,
-    "object_movement": _movement, "adjust_brightness": _brightness, "exposure": _exposure, "reduce_contrast": _contrast,
-    "gaussian_noise": _noise, "low_resolution": _low_resolution, "motion_blur": _motion_blur,
-    "gaussian_blur": _gaussian_blur, "bubble": _bubble,
+    "bias_field_artifact": _bias_field,
+    "undersampling_artifact": _undersampling,
+    "ghosting_artifact": _ghosting,
+    "blood_cell_artifact": _blood_cells,
+    "dark_spots_artifact": _dark_spots,
+    "object_rotation": _rotation,
+    "object_movement": _movement,
+    "adjust_brightness": _brightness,
+    "exposure": _exposure,
+    "reduce_contrast": _contrast,
+    "gaussian_noise": _noise,
+    "low_resolution": _low_resolution,
+    "motion_blur": _motion_blur,
+    "gaussian_blur": _gaussian_blur,
+    "bubble": _bubble,
 }
 
 
 # ---------------------------------------------------------------- public entry points
+
 
 def _check_image(x: Any) -> np.ndarray:
     if not isinstance(x, np.ndarray):
@@ -473,13 +567,17 @@ def _check_image(x: Any) -> np.ndarray:
     if not (x.ndim == 2 or (x.ndim == 3 and x.shape[2] == 3)):
         raise ValueError(f"x must have shape (H, W) or (H, W, 3), got {x.shape}")
     if min(x.shape[:2]) < MIN_SIDE:
-        raise ValueError(f"x must be at least {MIN_SIDE}x{MIN_SIDE} pixels, got {x.shape[0]}x{x.shape[1]}")
+        raise ValueError(
+            f"x must be at least {MIN_SIDE}x{MIN_SIDE} pixels, got {x.shape[0]}x{x.shape[1]}"
+        )
     if not np.isfinite(x).all() or x.min() < 0 or x.max() > 1:
         raise ValueError("x must hold finite values in [0, 1]")
     return x
 
 
-def degrade(x: np.ndarray, kind: str, level: int, seed: int, *, ct_work_size: int = CT_WORK_SIZE) -> np.ndarray:
+def degrade(
+    x: np.ndarray, kind: str, level: int, seed: int, *, ct_work_size: int = CT_WORK_SIZE
+) -> np.ndarray:
     """Apply MedQ-Deg type ``kind`` at ``level`` (0-2) with ``seed`` (module docstring); ``ct_work_size``: the
     spec's 512-pixel CT working size (types 1-3), smaller trades fidelity for speed (callers record it)."""
     _check_image(x)
@@ -504,7 +602,9 @@ def degrade(x: np.ndarray, kind: str, level: int, seed: int, *, ct_work_size: in
     return y[..., 0] if x.ndim == 2 else y
 
 
-def degrade_image(img: Image.Image, kind: str, level: int, seed: int, *, ct_work_size: int = CT_WORK_SIZE) -> Image.Image:
+def degrade_image(
+    img: Image.Image, kind: str, level: int, seed: int, *, ct_work_size: int = CT_WORK_SIZE
+) -> Image.Image:
     """:func:`degrade` of a PIL image: mode "L" stays greyscale, any other is read as RGB; rounded to 8 bits."""
     if not isinstance(img, Image.Image):
         raise TypeError(f"img must be a PIL.Image.Image, got {type(img).__name__}")

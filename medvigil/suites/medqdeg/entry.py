@@ -8,7 +8,13 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
+from medvigil.records.suite_logs import (
+    find_samples,
+    n_records,
+    result_models,
+    score_logs,
+    table_text,
+)
 from medvigil.suites import stress
 from medvigil.suites.medqdeg.compare import compare
 from medvigil.suites.medqdeg.scoring import score_records
@@ -24,14 +30,26 @@ DEFAULTS = {"accuracy_rule": "trial_mean", "invalid_policy": "extra_bin", "all_i
 def record_key(record: Mapping[str, Any]) -> tuple:
     """L1/L2 ask one probe once per degradation type (and experiment)."""
     extra = record.get("extra") or {}
-    return record["model"], record.get("condition"), record["probe_id"], extra.get("degradation"), extra.get("experiment")
+    return (
+        record["model"],
+        record.get("condition"),
+        record["probe_id"],
+        extra.get("degradation"),
+        extra.get("experiment"),
+    )
 
 
 def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
     """Find, read and score the logs; ``options``: accuracy_rule, invalid_policy, all_invalid."""
     settings = stress.settings("medqdeg", options, DEFAULTS)
-    return score_logs("medqdeg", find_samples(files, "medqdeg", TASKS), [], lambda records: score_records(records, **settings),
-                      options, key=record_key)
+    return score_logs(
+        "medqdeg",
+        find_samples(files, "medqdeg", TASKS),
+        [],
+        lambda records: score_records(records, **settings),
+        options,
+        key=record_key,
+    )
 
 
 format_table = partial(table_text, tables=tables)

@@ -46,12 +46,21 @@ SUITE = "medqdeg"
 CLEAN = "clean"  # degradation name of L0 docs
 TYPES_PER_PROBE = 3  # Section 3.3
 TYPES_ENV, CT_ENV = "MEDQDEG_TYPES_PER_PROBE", "MEDQDEG_CT_WORK_SIZE"
-WITHOUT_IMAGE = ("withheld_credentialed", "no_image")  # image_status values with no image in the build
-METRICS = {"accuracy": True, "mean_confidence": None, "calibration_shift": False}  # metric -> higher is better
+WITHOUT_IMAGE = (
+    "withheld_credentialed",
+    "no_image",
+)  # image_status values with no image in the build
+METRICS = {
+    "accuracy": True,
+    "mean_confidence": None,
+    "calibration_shift": False,
+}  # metric -> higher is better
 # Appendix B "Prompt template", verbatim (see the module docstring for how it is read).
 PROMPT_HEAD = "You are a medical AI assistant. Please answer the following question based on the provided medical image."
-PROMPT_TAIL = ("Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. "
-               "No explanation, no punctuation.\n\nAnswer:")
+PROMPT_TAIL = (
+    "Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. "
+    "No explanation, no punctuation.\n\nAnswer:"
+)
 
 
 def answer_prompt(question: str, options: Sequence[str]) -> str:
@@ -99,13 +108,17 @@ def types_per_probe(env: Mapping[str, str] | None = None) -> int | None:
 
 
 def ct_work_size(env: Mapping[str, str] | None = None) -> int:
-    value = ((os.environ if env is None else env).get(CT_ENV) or str(degradations.CT_WORK_SIZE)).strip()
+    value = (
+        (os.environ if env is None else env).get(CT_ENV) or str(degradations.CT_WORK_SIZE)
+    ).strip()
     if not value.isdigit() or int(value) < 16:
         raise ValueError(f"{CT_ENV} must be an integer >= 16, got {value!r}")
     return int(value)
 
 
-def plan_docs(rows: Sequence[Mapping[str, Any]], level: int, n_types: int | None = TYPES_PER_PROBE) -> list[dict[str, Any]]:
+def plan_docs(
+    rows: Sequence[Mapping[str, Any]], level: int, n_types: int | None = TYPES_PER_PROBE
+) -> list[dict[str, Any]]:
     """The docs a task asks, ``{"row": index, "degradation": type, "severity": level}`` in row order;
     ``rows`` need ``probe_kind``, ``image_status``, ``image_file`` and ``modality`` (no image)."""
     if level not in degradations.LEVELS:
@@ -117,10 +130,18 @@ def plan_docs(rows: Sequence[Mapping[str, Any]], level: int, n_types: int | None
         if row["image_status"] in WITHOUT_IMAGE or not row.get("image_file"):
             skipped[row["image_status"]] += 1
             continue
-        kinds = (CLEAN,) if level == 0 else degradations.choose_kinds(row["image_file"], row.get("modality"), n_types)
+        kinds = (
+            (CLEAN,)
+            if level == 0
+            else degradations.choose_kinds(row["image_file"], row.get("modality"), n_types)
+        )
         plan.extend({"row": i, "degradation": kind, "severity": level} for kind in kinds)
     for status, count in skipped.items():
-        log.warning("medqdeg: skipped %d original probe(s) without an image in the build (%s)", count, status)
+        log.warning(
+            "medqdeg: skipped %d original probe(s) without an image in the build (%s)",
+            count,
+            status,
+        )
     return plan
 
 
@@ -143,7 +164,11 @@ def working_image(image: Image.Image) -> Image.Image:
         return image.convert("L")
     rgb = image.convert("RGB")
     a = np.asarray(rgb)
-    return rgb.convert("L") if np.array_equal(a[..., 0], a[..., 1]) and np.array_equal(a[..., 1], a[..., 2]) else rgb
+    return (
+        rgb.convert("L")
+        if np.array_equal(a[..., 0], a[..., 1]) and np.array_equal(a[..., 1], a[..., 2])
+        else rgb
+    )
 
 
 def render(doc: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Image.Image | None:
@@ -155,9 +180,20 @@ def render(doc: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Imag
     if kind == CLEAN or level == 0:
         return image.convert("RGB")
     work = ct_work_size(env)
-    key = (doc["image_file"], zlib.crc32(image.tobytes()), kind, level, work)  # content, not only the name
+    key = (
+        doc["image_file"],
+        zlib.crc32(image.tobytes()),
+        kind,
+        level,
+        work,
+    )  # content, not only the name
     seed = degradations.seed_for(doc["image_file"], kind)
-    return _CACHE.get(key, lambda: degradations.degrade_image(working_image(image), kind, level, seed, ct_work_size=work).convert("RGB"))
+    return _CACHE.get(
+        key,
+        lambda: degradations.degrade_image(
+            working_image(image), kind, level, seed, ct_work_size=work
+        ).convert("RGB"),
+    )
 
 
 def _plurality(votes: Sequence[str | None]) -> str | None:
@@ -178,14 +214,26 @@ def responses_of(results: Sequence[Any]) -> list[str]:
     return out
 
 
-def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, Any]:
+def record(
+    doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The per-probe record of one doc answered ``T = len(responses)`` times."""
     votes = [parse_answer(r, len(doc["options"])) for r in responses]
     letter = _plurality(votes)
     kind, level = doc["degradation"], int(doc["severity"])
-    extra = {"condition_source": "lmms-eval", "degradation": kind, "severity": level, "votes": votes, "responses": list(responses),
-             "trials": len(votes), "n_options": len(doc["options"]), "experiment": doc.get("experiment", "calibration"),
-             "item_id": doc["probe_id"], "image_id": doc["image_file"], "params": _params(kind, level, ct_work_size(env))}
+    extra = {
+        "condition_source": "lmms-eval",
+        "degradation": kind,
+        "severity": level,
+        "votes": votes,
+        "responses": list(responses),
+        "trials": len(votes),
+        "n_options": len(doc["options"]),
+        "experiment": doc.get("experiment", "calibration"),
+        "item_id": doc["probe_id"],
+        "image_id": doc["image_file"],
+        "params": _params(kind, level, ct_work_size(env)),
+    }
     if doc.get("capability"):
         extra["capability"] = doc["capability"]
     if kind != CLEAN:
@@ -193,7 +241,14 @@ def record(doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, s
         n = types_per_probe(env)
         extra["types_per_probe"] = "all" if n is None else n
     # predicted_letter: the plurality of the valid votes (information; scoring reads the votes)
-    return probe_record(SUITE, doc, condition=f"L{level}", predicted_letter=letter, raw_response=responses[0], extra=extra)
+    return probe_record(
+        SUITE,
+        doc,
+        condition=f"L{level}",
+        predicted_letter=letter,
+        raw_response=responses[0],
+        extra=extra,
+    )
 
 
 def task_score(records: Iterable[Mapping[str, Any]], metric: str) -> float:

@@ -40,7 +40,14 @@ import numpy as np
 
 from medvigil.scoring.letters import encode_letters
 
-__all__ = ["ACCURACY_RULES", "ALL_INVALID_RULES", "INVALID_POLICIES", "perceived_confidence", "sample_accuracy", "vote_counts"]
+__all__ = [
+    "ACCURACY_RULES",
+    "ALL_INVALID_RULES",
+    "INVALID_POLICIES",
+    "perceived_confidence",
+    "sample_accuracy",
+    "vote_counts",
+]
 
 ACCURACY_RULES = ("trial_mean", "plurality")
 INVALID_POLICIES = ("extra_bin", "drop")
@@ -57,12 +64,16 @@ def _options_vector(n_options: Any, n: int) -> np.ndarray:
     if k.ndim == 0:
         k = np.full(n, k)
     if k.shape != (n,):
-        raise ValueError(f"n_options must be a scalar or have one entry per sample ({n}), got shape {np.shape(n_options)}")
+        raise ValueError(
+            f"n_options must be a scalar or have one entry per sample ({n}), got shape {np.shape(n_options)}"
+        )
     if k.dtype.kind not in "iu" and (k.dtype.kind != "f" or not np.all(np.mod(k, 1) == 0)):
         raise TypeError(f"n_options must be integers, got {k.dtype}")
     k = k.astype(np.int64)
     if n and k.min() < 2:
-        raise ValueError(f"n_options must be >= 2 for every sample (log K = 0 otherwise), got {int(k.min())}")
+        raise ValueError(
+            f"n_options must be >= 2 for every sample (log K = 0 otherwise), got {int(k.min())}"
+        )
     return k
 
 
@@ -77,12 +88,18 @@ def vote_counts(trials: Iterable[Sequence[Any]], n_options: Any) -> tuple[np.nda
     lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
     if n and lengths.min() == 0:
         raise ValueError(f"sample {int(np.argmin(lengths))} has no trials")
-    codes = encode_letters(list(chain.from_iterable(rows)), name="trials") if n else np.zeros(0, np.int8)
+    codes = (
+        encode_letters(list(chain.from_iterable(rows)), name="trials")
+        if n
+        else np.zeros(0, np.int8)
+    )
     sample = np.repeat(np.arange(n), lengths)
     bad = codes >= k[sample]
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"sample {int(sample[i])} has answer {chr(65 + int(codes[i]))!r} beyond its {int(k[sample[i]])} options")
+        raise ValueError(
+            f"sample {int(sample[i])} has answer {chr(65 + int(codes[i]))!r} beyond its {int(k[sample[i]])} options"
+        )
     valid = codes >= 0
     counts = np.zeros((n, width), dtype=np.int64)
     np.add.at(counts, (sample[valid], codes[valid].astype(np.intp)), 1)
@@ -95,8 +112,14 @@ def _xlogx(p: np.ndarray) -> np.ndarray:
         return np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
 
 
-def perceived_confidence(counts: Any, n_options: Any, invalid: Any = None, *, invalid_policy: str = "extra_bin",
-                         all_invalid: str = "zero") -> np.ndarray:
+def perceived_confidence(
+    counts: Any,
+    n_options: Any,
+    invalid: Any = None,
+    *,
+    invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
+) -> np.ndarray:
     """Eq. (3): ``C(x) = 1 - H(x) / log K`` per sample from (n, K_max) vote ``counts`` and ``invalid`` trials per
     sample (default none); ``invalid_policy``, ``all_invalid`` as in the module docstring (``"exclude"``: NaN)."""
     _check_choice(all_invalid, ALL_INVALID_RULES, "all_invalid")
@@ -114,7 +137,11 @@ def _confidence(counts: Any, n_options: Any, invalid: Any, invalid_policy: str) 
         raise ValueError(f"counts must be a 2-D (samples x options) array, got shape {c.shape}")
     n = c.shape[0]
     k = _options_vector(n_options, n)
-    bad = np.zeros(n, dtype=bool) if c.shape[1] == 0 else (c * (np.arange(c.shape[1])[None, :] >= k[:, None])).sum(1) > 0
+    bad = (
+        np.zeros(n, dtype=bool)
+        if c.shape[1] == 0
+        else (c * (np.arange(c.shape[1])[None, :] >= k[:, None])).sum(1) > 0
+    )
     if np.any(bad):
         raise ValueError(f"sample {int(np.flatnonzero(bad)[0])} has votes beyond its n_options")
     if np.any(c < 0):
@@ -139,12 +166,18 @@ def _confidence(counts: Any, n_options: Any, invalid: Any, invalid_policy: str) 
     return np.where(has, np.clip(1.0 - h / np.log(k), 0.0, 1.0), 0.0)
 
 
-def sample_accuracy(counts: Any, correct: Any, invalid: Any = None, *, accuracy_rule: str = "trial_mean") -> np.ndarray:
+def sample_accuracy(
+    counts: Any, correct: Any, invalid: Any = None, *, accuracy_rule: str = "trial_mean"
+) -> np.ndarray:
     """Per-sample correctness in [0, 1] (Eq. 2 summand, by ``accuracy_rule``); ``correct``: gold letters or codes (A = 0)."""
     _check_choice(accuracy_rule, ACCURACY_RULES, "accuracy_rule")
     c = np.asarray(counts, dtype=np.float64)
     n = c.shape[0]
-    gold = np.asarray(correct) if isinstance(correct, np.ndarray) and correct.dtype.kind in "iu" else encode_letters(correct, name="correct")
+    gold = (
+        np.asarray(correct)
+        if isinstance(correct, np.ndarray) and correct.dtype.kind in "iu"
+        else encode_letters(correct, name="correct")
+    )
     if gold.shape != (n,):
         raise ValueError(f"correct must have one entry per sample ({n}), got {gold.shape[0]}")
     if np.any(gold < 0) or (n and gold.max() >= c.shape[1]):

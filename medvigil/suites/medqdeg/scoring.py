@@ -22,9 +22,18 @@ __all__ = ["accuracy_scores", "score_records", "score_trials"]
 CLEAN_NAMES = ("clean", "none", "default", "L0", "")
 
 
-def score_trials(trials: Iterable[Sequence[Any]], references: Sequence[Any], n_options: Any, degradations: Sequence[str] | None = None,
-                 severities: Sequence[int] | None = None, *, accuracy_rule: str = "trial_mean", invalid_policy: str = "extra_bin",
-                 all_invalid: str = "zero", items: Sequence[Any] | None = None) -> dict[str, Any]:
+def score_trials(
+    trials: Iterable[Sequence[Any]],
+    references: Sequence[Any],
+    n_options: Any,
+    degradations: Sequence[str] | None = None,
+    severities: Sequence[int] | None = None,
+    *,
+    accuracy_rule: str = "trial_mean",
+    invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
+    items: Sequence[Any] | None = None,
+) -> dict[str, Any]:
     """Calibration Shift of one model from raw trial answers: ``n``, ``accuracy``, ``mean_confidence`` and
     ``calibration_shift`` (Eq. 4); with ``degradations`` and ``severities`` also :func:`score_groups`'s breakdowns.
 
@@ -36,17 +45,35 @@ def score_trials(trials: Iterable[Sequence[Any]], references: Sequence[Any], n_o
     if (degradations is None) != (severities is None):
         raise ValueError("give both degradations and severities, or neither")
     if degradations is None:
-        conf = perceived_confidence(counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid)
+        conf = perceived_confidence(
+            counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid
+        )
         acc = sample_accuracy(counts, references, invalid, accuracy_rule=accuracy_rule)
         keep = ~np.isnan(conf)
         conf, acc = conf[keep], acc[keep]
         n = int(conf.shape[0])
-        return {"n": n, "accuracy": float(acc.mean()) if n else float("nan"),
-                "mean_confidence": float(conf.mean()) if n else float("nan"), "calibration_shift": calibration_shift(conf, acc),
-                "accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid,
-                "n_excluded_all_invalid": int((~keep).sum())}
-    groups = score_groups(counts, invalid, n_options, references, degradations, severities, items=items,
-                          accuracy_rule=accuracy_rule, invalid_policy=invalid_policy, all_invalid=all_invalid)
+        return {
+            "n": n,
+            "accuracy": float(acc.mean()) if n else float("nan"),
+            "mean_confidence": float(conf.mean()) if n else float("nan"),
+            "calibration_shift": calibration_shift(conf, acc),
+            "accuracy_rule": accuracy_rule,
+            "invalid_policy": invalid_policy,
+            "all_invalid": all_invalid,
+            "n_excluded_all_invalid": int((~keep).sum()),
+        }
+    groups = score_groups(
+        counts,
+        invalid,
+        n_options,
+        references,
+        degradations,
+        severities,
+        items=items,
+        accuracy_rule=accuracy_rule,
+        invalid_policy=invalid_policy,
+        all_invalid=all_invalid,
+    )
     return {**groups.pop("overall"), **groups}
 
 
@@ -59,7 +86,9 @@ def _degradation_of(record: Mapping[str, Any]) -> tuple[str, int]:
         sev = int(sev)
         deg = extra.get("degradation") or ("clean" if sev == 0 else None)
         if deg is None:
-            raise ValueError(f"record {record.get('probe_id')!r}: extra.severity {sev} needs extra.degradation")
+            raise ValueError(
+                f"record {record.get('probe_id')!r}: extra.severity {sev} needs extra.degradation"
+            )
         return str(deg), sev
     condition = str(record.get("condition", "default"))
     if condition in CLEAN_NAMES:
@@ -69,16 +98,22 @@ def _degradation_of(record: Mapping[str, Any]) -> tuple[str, int]:
         level = level[1:] if level.upper().startswith("L") else level
         if level.isdigit():
             return deg, int(level)
-    raise ValueError(f"record {record.get('probe_id')!r}: cannot read degradation and severity "
-                     f"(need extra.degradation + extra.severity, or condition 'type:level'; got {condition!r})")
+    raise ValueError(
+        f"record {record.get('probe_id')!r}: cannot read degradation and severity "
+        f"(need extra.degradation + extra.severity, or condition 'type:level'; got {condition!r})"
+    )
 
 
 EXPERIMENTS = ("calibration", "accuracy")  # Section 3.4: T = 10 and T = 3 trials
 
 
-def _score_model(recs: Sequence[Mapping[str, Any]], n_options: int | None, **rules: str) -> dict[str, Any]:
+def _score_model(
+    recs: Sequence[Mapping[str, Any]], n_options: int | None, **rules: str
+) -> dict[str, Any]:
     counts, invalid, ks, gold, degs, sevs, items, mods, caps = record_columns(recs, n_options)
-    return score_groups(counts, invalid, ks, gold, degs, sevs, items=items, modality=mods, capability=caps, **rules)
+    return score_groups(
+        counts, invalid, ks, gold, degs, sevs, items=items, modality=mods, capability=caps, **rules
+    )
 
 
 def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> tuple:
@@ -92,9 +127,13 @@ def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> 
             raise TypeError(f"record {r.get('probe_id')!r}: extra.votes must be a list of letters")
         k = extra.get("n_options", n_options)
         if k is None:
-            raise ValueError(f"record {r.get('probe_id')!r}: the number of options is unknown (extra.n_options)")
+            raise ValueError(
+                f"record {r.get('probe_id')!r}: the number of options is unknown (extra.n_options)"
+            )
         sev, deg = extra.get("severity"), extra.get("degradation")
-        if type(sev) is not int or type(deg) is not str or not deg:  # (our task pack's records: read as they are)
+        if (
+            type(sev) is not int or type(deg) is not str or not deg
+        ):  # (our task pack's records: read as they are)
             deg, sev = _degradation_of(r)
         trials.append(votes)
         ks.append(k if type(k) is int else int(k))
@@ -108,8 +147,14 @@ def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> 
     return counts, invalid, np.asarray(ks), gold, degs, sevs, items, mods, caps
 
 
-def score_records(records: Iterable[Mapping[str, Any]], *, n_options: int | None = None, accuracy_rule: str = "trial_mean",
-                  invalid_policy: str = "extra_bin", all_invalid: str = "zero") -> dict[str, Any]:
+def score_records(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    n_options: int | None = None,
+    accuracy_rule: str = "trial_mean",
+    invalid_policy: str = "extra_bin",
+    all_invalid: str = "zero",
+) -> dict[str, Any]:
     """Score MedQ-Deg probe records, per model, plus the inter-model DKE at each severity.
 
     Per record: ``extra.votes``, the ``T`` trial answers (letters or null; default ``[predicted_letter]``),
@@ -121,21 +166,32 @@ def score_records(records: Iterable[Mapping[str, Any]], *, n_options: int | None
     without any, its accuracy records); with both, the accuracy records' scores are under
     ``"accuracy_experiment"``, which the accuracy tables read (:func:`accuracy_scores`).
     """
-    rules = {"accuracy_rule": accuracy_rule, "invalid_policy": invalid_policy, "all_invalid": all_invalid}
+    rules = {
+        "accuracy_rule": accuracy_rule,
+        "invalid_policy": invalid_policy,
+        "all_invalid": all_invalid,
+    }
     by_model: dict[str, dict[str, list[Mapping[str, Any]]]] = {}
     for record in records:
         if record.get("suite") != "medqdeg":
-            raise ValueError(f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'medqdeg'")
+            raise ValueError(
+                f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'medqdeg'"
+            )
         experiment = (record.get("extra") or {}).get("experiment", "calibration")
         if experiment not in EXPERIMENTS:
-            raise ValueError(f"record {record.get('probe_id')!r}: extra.experiment must be one of {EXPERIMENTS}, got {experiment!r}")
+            raise ValueError(
+                f"record {record.get('probe_id')!r}: extra.experiment must be one of {EXPERIMENTS}, got {experiment!r}"
+            )
         by_model.setdefault(str(record["model"]), {}).setdefault(experiment, []).append(record)
     models = {}
     for model, parts in by_model.items():
         main = "calibration" if "calibration" in parts else "accuracy"
         models[model] = {**_score_model(parts[main], n_options, **rules), "experiment": main}
         if main == "calibration" and "accuracy" in parts:
-            models[model]["accuracy_experiment"] = {**_score_model(parts["accuracy"], n_options, **rules), "experiment": "accuracy"}
+            models[model]["accuracy_experiment"] = {
+                **_score_model(parts["accuracy"], n_options, **rules),
+                "experiment": "accuracy",
+            }
     return {"models": models, "inter_model_dke": _inter_model_dke(models)}
 
 
@@ -143,10 +199,14 @@ def _inter_model_dke(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The inter-model DKE summary at each severity that at least two models were scored at."""
     inter = {}
     for level in ("L0", "L1", "L2"):
-        present = {m: s["by_severity"][level] for m, s in models.items() if level in s["by_severity"]}
+        present = {
+            m: s["by_severity"][level] for m, s in models.items() if level in s["by_severity"]
+        }
         if len(present) >= 2:
-            inter[level] = inter_model_dke_summary({m: v["accuracy"] for m, v in present.items()},
-                                                   {m: v["calibration_shift"] for m, v in present.items()})
+            inter[level] = inter_model_dke_summary(
+                {m: v["accuracy"] for m, v in present.items()},
+                {m: v["calibration_shift"] for m, v in present.items()},
+            )
     return inter
 
 

@@ -44,8 +44,10 @@ def _experiment_note(models: Mapping[str, Any]) -> str:
     split = [n for n, m in models.items() if m.get("accuracy_experiment")]
     if not split:
         return "Accuracy and confidence come from the same runs."
-    return (f"Accuracy of {', '.join(sorted(split))} from the accuracy experiment (medqdeg_acc_*, T = 3), "
-            "confidence and Calibration Shift from the calibration experiment (medqdeg_L*, T = 10), as in Section 3.4.")
+    return (
+        f"Accuracy of {', '.join(sorted(split))} from the accuracy experiment (medqdeg_acc_*, T = 3), "
+        "confidence and Calibration Shift from the calibration experiment (medqdeg_L*, T = 10), as in Section 3.4."
+    )
 
 
 def severity_table(models: Mapping[str, Any]) -> Table:
@@ -53,50 +55,81 @@ def severity_table(models: Mapping[str, Any]) -> Table:
     for name, m in models.items():
         acc, sev = accuracy_scores(m)["by_severity"], m["by_severity"]
         drops = accuracy_scores(m).get("drops") or {}
-        rows.append([name] + [pct((acc.get(lv) or {}).get("accuracy")) for lv in LEVELS]
-                    + [pct(drops.get(f"{lv}-L0"), signed=True) for lv in ("L1", "L2")]
-                    + [pct((sev.get(lv) or {}).get("mean_confidence")) for lv in LEVELS]
-                    + [pct((sev.get(lv) or {}).get("calibration_shift"), signed=True) for lv in LEVELS]
-                    + ["yes" if m.get("intra_model_dke") else "no"])
+        rows.append(
+            [name]
+            + [pct((acc.get(lv) or {}).get("accuracy")) for lv in LEVELS]
+            + [pct(drops.get(f"{lv}-L0"), signed=True) for lv in ("L1", "L2")]
+            + [pct((sev.get(lv) or {}).get("mean_confidence")) for lv in LEVELS]
+            + [pct((sev.get(lv) or {}).get("calibration_shift"), signed=True) for lv in LEVELS]
+            + ["yes" if m.get("intra_model_dke") else "no"]
+        )
     excluded = sum(m.get("n_excluded_all_invalid", 0) for m in models.values())
-    return Table("MedQ-Deg by severity (accuracy and perceived confidence %, drops and Calibration Shift in pp)",
-                 ["Model", *(f"Acc {lv}" for lv in LEVELS), "L1−L0", "L2−L0", *(f"Conf {lv}" for lv in LEVELS),
-                  *(f"CS {lv}" for lv in LEVELS), "intra-model DKE"], rows,
-                 "Confidence C(x) = 1 − H(x)/log K over the T repeated answers; CS = mean confidence − accuracy "
-                 "(positive = overconfident). L0 clean, L1 mild, L2 severe; L1−L0 and L2−L0 as in Table 6. "
-                 + _experiment_note(models)
-                 + (f" {excluded} sample(s) with only invalid trials left out (--all-invalid exclude)." if excluded else ""))
+    return Table(
+        "MedQ-Deg by severity (accuracy and perceived confidence %, drops and Calibration Shift in pp)",
+        [
+            "Model",
+            *(f"Acc {lv}" for lv in LEVELS),
+            "L1−L0",
+            "L2−L0",
+            *(f"Conf {lv}" for lv in LEVELS),
+            *(f"CS {lv}" for lv in LEVELS),
+            "intra-model DKE",
+        ],
+        rows,
+        "Confidence C(x) = 1 − H(x)/log K over the T repeated answers; CS = mean confidence − accuracy "
+        "(positive = overconfident). L0 clean, L1 mild, L2 severe; L1−L0 and L2−L0 as in Table 6. "
+        + _experiment_note(models)
+        + (
+            f" {excluded} sample(s) with only invalid trials left out (--all-invalid exclude)."
+            if excluded
+            else ""
+        ),
+    )
 
 
 def category_table(models: Mapping[str, Any]) -> Table:
-    rows = [[name, with_drop(accuracy_scores(m).get("category_mean"))]
-            + [with_drop((accuracy_scores(m).get("by_category") or {}).get(c)) for c in CATEGORY_ORDER]
-            for name, m in models.items()]
-    return Table("Accuracy by degradation category at L1&L2 (Table 3 layout; %, paired drop from L0 in pp)",
-                 ["Model", "Avg.", *CATEGORY_ORDER], rows,
-                 "Each cell: accuracy over the L1 and L2 docs of the category (drop = mean of accuracy − the same "
-                 "question's L0 accuracy). Avg.: the plain mean of the row's category cells, as in Table 3 "
-                 "(not the pooled accuracy of its docs). Categories follow Table 5's parent categories.")
+    rows = [
+        [name, with_drop(accuracy_scores(m).get("category_mean"))]
+        + [with_drop((accuracy_scores(m).get("by_category") or {}).get(c)) for c in CATEGORY_ORDER]
+        for name, m in models.items()
+    ]
+    return Table(
+        "Accuracy by degradation category at L1&L2 (Table 3 layout; %, paired drop from L0 in pp)",
+        ["Model", "Avg.", *CATEGORY_ORDER],
+        rows,
+        "Each cell: accuracy over the L1 and L2 docs of the category (drop = mean of accuracy − the same "
+        "question's L0 accuracy). Avg.: the plain mean of the row's category cells, as in Table 3 "
+        "(not the pooled accuracy of its docs). Categories follow Table 5's parent categories.",
+    )
 
 
 def capability_table(models: Mapping[str, Any]) -> Table | None:
-    caps = sorted({c for m in models.values() for c in (accuracy_scores(m).get("by_capability") or {})},
-                  key=lambda c: (GROUP_ORDER.index(_group(c)), c))
+    caps = sorted(
+        {c for m in models.values() for c in (accuracy_scores(m).get("by_capability") or {})},
+        key=lambda c: (GROUP_ORDER.index(_group(c)), c),
+    )
     if not caps:
         return None
     groups = [g for g in GROUP_ORDER if any(_group(c) == g for c in caps)]
-    rows = [[name, with_drop(accuracy_scores(m).get("capability_mean"))]
-            + [with_drop((accuracy_scores(m).get("by_capability_group") or {}).get(g)) for g in groups]
-            + [with_drop((accuracy_scores(m).get("by_capability") or {}).get(c)) for c in caps]
-            for name, m in models.items()]
-    return Table("Accuracy by capability at L1&L2 (Table 2 layout; %, paired drop from L0 in pp)",
-                 ["Model", "Avg.", *groups, *caps], rows,
-                 "Avg.: the plain mean of the row's mid-level capability cells, as in Table 2. High-level "
-                 "capabilities (Section 3.1) pool their mid-level tasks' docs; names outside the six of Table 2 are 'other'.")
+    rows = [
+        [name, with_drop(accuracy_scores(m).get("capability_mean"))]
+        + [with_drop((accuracy_scores(m).get("by_capability_group") or {}).get(g)) for g in groups]
+        + [with_drop((accuracy_scores(m).get("by_capability") or {}).get(c)) for c in caps]
+        for name, m in models.items()
+    ]
+    return Table(
+        "Accuracy by capability at L1&L2 (Table 2 layout; %, paired drop from L0 in pp)",
+        ["Model", "Avg.", *groups, *caps],
+        rows,
+        "Avg.: the plain mean of the row's mid-level capability cells, as in Table 2. High-level "
+        "capabilities (Section 3.1) pool their mid-level tasks' docs; names outside the six of Table 2 are 'other'.",
+    )
 
 
 def modality_table(models: Mapping[str, Any]) -> Table | None:
-    mods = sorted({k for m in models.values() for k in (accuracy_scores(m).get("by_modality") or {})})
+    mods = sorted(
+        {k for m in models.values() for k in (accuracy_scores(m).get("by_modality") or {})}
+    )
     if not mods:
         return None
     rows = []
@@ -104,10 +137,16 @@ def modality_table(models: Mapping[str, Any]) -> Table | None:
         by = accuracy_scores(m).get("by_modality") or {}
         for mod in mods:
             e = by.get(mod) or {}
-            rows.append([name, mod] + [pct((e.get(lv) or {}).get("accuracy")) for lv in LEVELS]
-                        + [pct((e.get(lv) or {}).get(f"{lv}-L0"), signed=True) for lv in ("L1", "L2")])
-    return Table("Accuracy by modality and severity (Fig. 7; %, paired drops in pp)",
-                 ["Model", "Modality", *(f"Acc {lv}" for lv in LEVELS), "L1−L0", "L2−L0"], rows)
+            rows.append(
+                [name, mod]
+                + [pct((e.get(lv) or {}).get("accuracy")) for lv in LEVELS]
+                + [pct((e.get(lv) or {}).get(f"{lv}-L0"), signed=True) for lv in ("L1", "L2")]
+            )
+    return Table(
+        "Accuracy by modality and severity (Fig. 7; %, paired drops in pp)",
+        ["Model", "Modality", *(f"Acc {lv}" for lv in LEVELS), "L1−L0", "L2−L0"],
+        rows,
+    )
 
 
 def type_tables(models: Mapping[str, Any]) -> list[Table]:
@@ -120,13 +159,34 @@ def type_tables(models: Mapping[str, Any]) -> list[Table]:
             cells = []
             for lv in ("L1", "L2"):
                 e = by[kind].get(lv) or {}
-                cs = (m["by_degradation_severity"].get(kind, {}).get(lv) or {}).get("calibration_shift")
-                cells += [str(e.get("n", 0)), pct(e.get("accuracy")), pct((drops.get(kind) or {}).get(f"{lv}-L0"), signed=True),
-                          pct(cs, signed=True)]
+                cs = (m["by_degradation_severity"].get(kind, {}).get(lv) or {}).get(
+                    "calibration_shift"
+                )
+                cells += [
+                    str(e.get("n", 0)),
+                    pct(e.get("accuracy")),
+                    pct((drops.get(kind) or {}).get(f"{lv}-L0"), signed=True),
+                    pct(cs, signed=True),
+                ]
             rows.append([kind, *cells])
-        out.append(Table(f"{name}: by degradation type (Fig. 8a/b)",
-                         ["Degradation", "n L1", "Acc L1", "L1−L0", "CS L1", "n L2", "Acc L2", "L2−L0", "CS L2"], rows,
-                         "L1−L0 and L2−L0: paired on the same questions (a type that changes no answer shows 0)."))
+        out.append(
+            Table(
+                f"{name}: by degradation type (Fig. 8a/b)",
+                [
+                    "Degradation",
+                    "n L1",
+                    "Acc L1",
+                    "L1−L0",
+                    "CS L1",
+                    "n L2",
+                    "Acc L2",
+                    "L2−L0",
+                    "CS L2",
+                ],
+                rows,
+                "L1−L0 and L2−L0: paired on the same questions (a type that changes no answer shows 0).",
+            )
+        )
     return out
 
 
@@ -134,18 +194,35 @@ def inter_model_table(result: Mapping[str, Any]) -> Table | None:
     inter = result.get("inter_model_dke") or {}
     if not inter:
         return None
-    return Table("Inter-model Dunning–Kruger pairs (Eq. 6: 'A over B' = A is less accurate yet more confident than B)",
-                 ["Level", "pairs compared", "DKE pairs", "fraction", "Spearman ρ(accuracy, Δcalib)"],
-                 [[lv, str(d.get("n_pairs_compared")), "; ".join(f"{a} over {b}" for a, b in d.get("pairs", [])) or "—",
-                   pct(d.get("fraction")), fmt(d.get("spearman_rho")) if d.get("spearman_rho") is None
-                   else f"{d['spearman_rho']:+.2f}"] for lv, d in inter.items()],
-                 "ρ < 0: the less accurate models are the more overconfident (the inter-model Dunning–Kruger trend).")
+    return Table(
+        "Inter-model Dunning–Kruger pairs (Eq. 6: 'A over B' = A is less accurate yet more confident than B)",
+        ["Level", "pairs compared", "DKE pairs", "fraction", "Spearman ρ(accuracy, Δcalib)"],
+        [
+            [
+                lv,
+                str(d.get("n_pairs_compared")),
+                "; ".join(f"{a} over {b}" for a, b in d.get("pairs", [])) or "—",
+                pct(d.get("fraction")),
+                fmt(d.get("spearman_rho"))
+                if d.get("spearman_rho") is None
+                else f"{d['spearman_rho']:+.2f}",
+            ]
+            for lv, d in inter.items()
+        ],
+        "ρ < 0: the less accurate models are the more overconfident (the inter-model Dunning–Kruger trend).",
+    )
 
 
 def medqdeg_tables(result: Mapping[str, Any]) -> list[Table]:
     models = result["models"]
-    tables = [severity_table(models), category_table(models), capability_table(models), modality_table(models),
-              *type_tables(models), inter_model_table(result)]
+    tables = [
+        severity_table(models),
+        category_table(models),
+        capability_table(models),
+        modality_table(models),
+        *type_tables(models),
+        inter_model_table(result),
+    ]
     return [t for t in tables if t is not None]
 
 
@@ -156,9 +233,12 @@ def _nan(value: Any) -> float:
 def medqdeg_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
     """The figures by name, each a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
     models = dict(sorted(result["models"].items()))
-    return {"medqdeg_severity": partial(_severity_figure, models),
-            "medqdeg_type_drops": partial(_drops_figure, models, "drops_by_degradation"),
-            "medqdeg_capability_drops": partial(_drops_figure, models, "by_capability"), "medqdeg_modality": partial(_modality_figure, models)}
+    return {
+        "medqdeg_severity": partial(_severity_figure, models),
+        "medqdeg_type_drops": partial(_drops_figure, models, "drops_by_degradation"),
+        "medqdeg_capability_drops": partial(_drops_figure, models, "by_capability"),
+        "medqdeg_modality": partial(_modality_figure, models),
+    }
 
 
 def _severity_figure(models: Mapping[str, Any]) -> bytes:
@@ -167,8 +247,15 @@ def _severity_figure(models: Mapping[str, Any]) -> bytes:
     for name, m in models.items():
         for ax, key in zip(axes, ("accuracy", "mean_confidence", "calibration_shift")):
             sev = (accuracy_scores(m) if key == "accuracy" else m)["by_severity"]
-            ax.plot(LEVELS, [_nan((sev.get(lv) or {}).get(key)) for lv in LEVELS], marker="o", label=name)
-    for ax, label in zip(axes, ("accuracy %", "perceived confidence %", "Calibration Shift (pp, > 0 overconfident)")):
+            ax.plot(
+                LEVELS,
+                [_nan((sev.get(lv) or {}).get(key)) for lv in LEVELS],
+                marker="o",
+                label=name,
+            )
+    for ax, label in zip(
+        axes, ("accuracy %", "perceived confidence %", "Calibration Shift (pp, > 0 overconfident)")
+    ):
         ax.set_title(label)
         ax.set_xlabel("severity (L0 clean)")
     axes[0].set_ylim(0, 100)
@@ -180,7 +267,11 @@ def _severity_figure(models: Mapping[str, Any]) -> bytes:
 
 def _drop(m: Mapping[str, Any], key: str, column: str, lv: str) -> Any:
     entry = (accuracy_scores(m).get(key) or {}).get(column) or {}
-    return entry.get(f"{lv}-L0") if key == "drops_by_degradation" else (entry.get(lv) or {}).get(f"{lv}-L0")
+    return (
+        entry.get(f"{lv}-L0")
+        if key == "drops_by_degradation"
+        else (entry.get(lv) or {}).get(f"{lv}-L0")
+    )
 
 
 def _drops_figure(models: Mapping[str, Any], key: str) -> bytes | None:
@@ -190,7 +281,9 @@ def _drops_figure(models: Mapping[str, Any], key: str) -> bytes | None:
     columns = sorted({k for m in models.values() for k in (accuracy_scores(m).get(key) or {})})
     if not columns:
         return None
-    fig, axes = pyplot().subplots(1, 2, figsize=(max(7.0, 0.5 * len(columns) + 3), 0.45 * len(models) + 2.2), squeeze=False)
+    fig, axes = pyplot().subplots(
+        1, 2, figsize=(max(7.0, 0.5 * len(columns) + 3), 0.45 * len(models) + 2.2), squeeze=False
+    )
     for ax, lv in zip(axes[0], ("L1", "L2")):
         grid = np.array([[-_nan(_drop(m, key, c, lv)) for c in columns] for m in models.values()])
         limit = max(1.0, float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 1.0)
@@ -206,7 +299,9 @@ def _modality_figure(models: Mapping[str, Any]) -> bytes | None:
     """Fig. 7: accuracy per modality at each severity."""
     import numpy as np
 
-    mods = sorted({k for m in models.values() for k in (accuracy_scores(m).get("by_modality") or {})})
+    mods = sorted(
+        {k for m in models.values() for k in (accuracy_scores(m).get("by_modality") or {})}
+    )
     if not mods:
         return None
     fig, axes = pyplot().subplots(1, len(LEVELS), figsize=(11, 3.2), sharey=True)
@@ -214,8 +309,12 @@ def _modality_figure(models: Mapping[str, Any]) -> bytes | None:
     for ax, lv in zip(axes, LEVELS):
         for i, (name, m) in enumerate(models.items()):
             by = accuracy_scores(m).get("by_modality") or {}
-            ax.bar(np.arange(len(mods)) + (i - (len(models) - 1) / 2) * width,
-                   [_nan(((by.get(mod) or {}).get(lv) or {}).get("accuracy")) for mod in mods], width, label=name)
+            ax.bar(
+                np.arange(len(mods)) + (i - (len(models) - 1) / 2) * width,
+                [_nan(((by.get(mod) or {}).get(lv) or {}).get("accuracy")) for mod in mods],
+                width,
+                label=name,
+            )
         ax.set_xticks(range(len(mods)), mods, fontsize=8)
         ax.set_title(f"{lv} accuracy % by modality")
         ax.set_ylim(0, 100)

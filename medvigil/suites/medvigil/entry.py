@@ -22,15 +22,30 @@ from medvigil.suites.medvigil.scoring.scoring import audit, compare_models
 from medvigil.suites.medvigil.scoring.tables import figures, tables
 from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
-__all__ = ["add_seed_variance", "compare", "figures", "format_table", "judge_description", "models", "n_scored",
-           "read_token_ablation_csv", "score", "tables"]
+__all__ = [
+    "add_seed_variance",
+    "compare",
+    "figures",
+    "format_table",
+    "judge_description",
+    "models",
+    "n_scored",
+    "read_token_ablation_csv",
+    "score",
+    "tables",
+]
 
 _SHOWN_WARNINGS = 20  # release warnings printed on stderr; all of them are in the JSON
 
 
 def score(
-    files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
-    open_judge: str | None = None, **audit_options
+    files: list[str],
+    *,
+    release: str | None = None,
+    skip_invalid_rows: bool = False,
+    allow_empty: bool = False,
+    open_judge: str | None = None,
+    **audit_options,
 ) -> dict:
     """``audit`` (:mod:`.scoring.scoring`) of ``files`` plus ``inputs`` (release, warnings, files, error rows, rows left
     out). ``open_judge`` for ``__open.jsonl`` (default: ``authors-rule`` with ``harness_compatible``, as the authors'
@@ -46,34 +61,53 @@ def score(
     handling = result["params"]["error_rows"]
     for model, kinds in error_rows.items():
         listed = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
-        print(f"note: {model}: {sum(kinds.values())} error row(s) (failed calls; {handling}): {listed}", file=sys.stderr)
+        print(
+            f"note: {model}: {sum(kinds.values())} error row(s) (failed calls; {handling}): {listed}",
+            file=sys.stderr,
+        )
     if reference is not None and reference.kind == "release":
         weights = (result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS)
         clinician = release_clinician_scores(reference.location, weights=weights)
         if clinician is not None:
             result["clinician"] = clinician  # the Doctors row of the report (Table 10)
-        with_triplets = [b for b in result["models"].values()
-                         if (b.get("counts") or {}).get("triplets_complete", 0) + (b.get("counts") or {}).get("triplets_incomplete", 0)]
+        with_triplets = [
+            b
+            for b in result["models"].values()
+            if (b.get("counts") or {}).get("triplets_complete", 0)
+            + (b.get("counts") or {}).get("triplets_incomplete", 0)
+        ]
         if with_triplets:  # TR-coh of models with triplet arms: what stayed unasked
             result["triplets"] = release_triplet_report(reference.location)
             for block in with_triplets:
-                block["counts"]["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
+                block["counts"]["triplets_unmatched"] = sum(
+                    result["triplets"]["unmatched"].values()
+                )
     result["inputs"] = {
         "release": None if reference is None else reference.location,
         "release_kind": None if reference is None else reference.kind,
-        "gold_letters": "release probes_mcq" if reference is not None and reference.probes_mcq is not None else "result rows",
+        "gold_letters": "release probes_mcq"
+        if reference is not None and reference.probes_mcq is not None
+        else "result rows",
         "files": [str(f) for f in files],
         "n_records": len(records),
         "error_rows": error_rows,
         "error_row_handling": handling,
         "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
         "warnings": warnings,
-        "release_warnings": [p.to_dict() for p in ([] if reference is None else reference.warnings)],
+        "release_warnings": [
+            p.to_dict() for p in ([] if reference is None else reference.warnings)
+        ],
     }
     return finite(result)
 
 
-def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_empty: bool, open_judge: str = DEFAULT_JUDGE):
+def _read(
+    files: list[str],
+    release: str | None,
+    skip_invalid_rows: bool,
+    allow_empty: bool,
+    open_judge: str = DEFAULT_JUDGE,
+):
     """``(records, release or None, warnings)`` of ``files``; the warnings are also printed on stderr."""
     # lmms-eval logs carry every field scoring needs, so their problems come first, and a
     # release's problems come first otherwise
@@ -91,36 +125,62 @@ def _read(files: list[str], release: str | None, skip_invalid_rows: bool, allow_
                 loaded["error"] = exc
         return loaded.get("reference")
 
-    records = read_model_outputs(files, None if release is None else load_release, strict=not skip_invalid_rows,
-                                 allow_empty=allow_empty, open_judge=open_judge)
+    records = read_model_outputs(
+        files,
+        None if release is None else load_release,
+        strict=not skip_invalid_rows,
+        allow_empty=allow_empty,
+        open_judge=open_judge,
+    )
     if "error" in loaded:
         raise loaded["error"]
     reference = None if release is None else load_release()
     if reference is not None:  # its cases and probes served the reading; the audit needs the memory
-        reference = replace(reference, cases={}, probes_mcq=None if reference.probes_mcq is None else [])
+        reference = replace(
+            reference, cases={}, probes_mcq=None if reference.probes_mcq is None else []
+        )
     problems = list(getattr(records, "problems", []))
     release_warnings = [] if reference is None else reference.warnings
-    warnings = [str(p) for p in release_warnings] + list(records.warnings) + [f"row left out: {p}" for p in problems]
+    warnings = (
+        [str(p) for p in release_warnings]
+        + list(records.warnings)
+        + [f"row left out: {p}" for p in problems]
+    )
     for warning in warnings[:_SHOWN_WARNINGS]:
         print(f"warning: {warning}", file=sys.stderr)
     if len(warnings) > _SHOWN_WARNINGS:
-        print(f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)", file=sys.stderr)
+        print(
+            f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)",
+            file=sys.stderr,
+        )
     return records, reference, warnings
 
 
-def compare(files: list[str], *, release: str | None = None, skip_invalid_rows: bool = False, allow_empty: bool = False,
-            **compare_options) -> dict:
+def compare(
+    files: list[str],
+    *,
+    release: str | None = None,
+    skip_invalid_rows: bool = False,
+    allow_empty: bool = False,
+    **compare_options,
+) -> dict:
     """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`)."""
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
     result = compare_models(records, **compare_options)
-    return {"suite": "medvigil", **result, "inputs": {
-        "release": None if reference is None else reference.location,
-        "files": [str(f) for f in files],
-        "n_records": len(records),
-        "error_rows": {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())},
-        "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
-        "warnings": warnings,
-    }}
+    return {
+        "suite": "medvigil",
+        **result,
+        "inputs": {
+            "release": None if reference is None else reference.location,
+            "files": [str(f) for f in files],
+            "n_records": len(records),
+            "error_rows": {
+                m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())
+            },
+            "skipped_rows": {m: dict(v) for m, v in sorted(records.skipped.items())},
+            "warnings": warnings,
+        },
+    }
 
 
 def format_table(result: dict) -> str:
@@ -130,11 +190,15 @@ def format_table(result: dict) -> str:
     if inputs.get("error_rows"):
         lines = [f"Error rows (failed calls; {inputs['error_row_handling']}):"]
         for model, kinds in inputs["error_rows"].items():
-            lines.append(f"  {model}: {sum(kinds.values())} ({', '.join(f'{k} {n}' for k, n in kinds.items())})")
+            lines.append(
+                f"  {model}: {sum(kinds.values())} ({', '.join(f'{k} {n}' for k, n in kinds.items())})"
+            )
         text += "\n\n" + "\n".join(lines)
     skipped = {m: v for m, v in inputs.get("skipped_rows", {}).items() if set(v) - {"blank_line"}}
     if skipped:
-        text += "\n\nLeft out: " + "; ".join(f"{m}: " + ", ".join(f"{k} {n}" for k, n in v.items()) for m, v in skipped.items())
+        text += "\n\nLeft out: " + "; ".join(
+            f"{m}: " + ", ".join(f"{k} {n}" for k, n in v.items()) for m, v in skipped.items()
+        )
     return text
 
 

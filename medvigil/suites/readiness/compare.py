@@ -17,15 +17,29 @@ import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
 from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES
-from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, STRESS_TESTS, ModelRows, _rows_of, model_scores
+from medvigil.suites.readiness.scoring import (
+    READINESS_CONDITIONS,
+    STRESS_TESTS,
+    ModelRows,
+    _rows_of,
+    model_scores,
+)
 from medvigil.suites.stress import check_metrics, compare_records
 
 METRICS = ("r", *(f"r_{t.lower()}" for t in STRESS_TESTS))
 DEFAULT_METRICS = ("r",)
 
 
-def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = DEFAULT_METRICS, allow_partial: bool = False,
-            n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = 0, p_value: str = "normal") -> dict[str, Any]:
+def compare(
+    files: list[str],
+    *,
+    release: None = None,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    allow_partial: bool = False,
+    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
+    seed: int = 0,
+    p_value: str = "normal",
+) -> dict[str, Any]:
     """Every pair of models' R(m) (and ``r_t1`` .. ``r_t5``); ``allow_partial`` as for ``score``."""
     from medvigil.suites.readiness.entry import TASKS
 
@@ -35,10 +49,23 @@ def compare(files: list[str], *, release: None = None, metrics: Sequence[str] = 
     for r in records:
         if r.get("condition", "default") != READINESS_CONDITIONS["cot"]:
             by_model.setdefault(str(r["model"]), []).append(r)
-    result = compare_records(by_model, _key, lambda recs, model, whole: CaseReplay.of(recs, allow_partial), metrics,
-                             n_resamples=n_resamples, seed=seed, p_value=p_value)
-    result["params"].update(allow_partial=allow_partial, unit="R x 100 (and r_i x 100)", t6="left out (not part of R)")
-    return {"suite": "readiness", **result, "inputs": {"files": [str(f) for f in files], "n_records": len(records)}}
+    result = compare_records(
+        by_model,
+        _key,
+        lambda recs, model, whole: CaseReplay.of(recs, allow_partial),
+        metrics,
+        n_resamples=n_resamples,
+        seed=seed,
+        p_value=p_value,
+    )
+    result["params"].update(
+        allow_partial=allow_partial, unit="R x 100 (and r_i x 100)", t6="left out (not part of R)"
+    )
+    return {
+        "suite": "readiness",
+        **result,
+        "inputs": {"files": [str(f) for f in files], "n_records": len(records)},
+    }
 
 
 def _key(r: Mapping[str, Any]) -> tuple:
@@ -52,7 +79,9 @@ class CaseReplay:
 
     units: list[str]
     rows: ModelRows
-    order: np.ndarray  # the records grouped by case: case c's records are order[start[c]:start[c] + size[c]]
+    order: (
+        np.ndarray
+    )  # the records grouped by case: case c's records are order[start[c]:start[c] + size[c]]
     start: np.ndarray
     size: np.ndarray
     allow_partial: bool
@@ -68,7 +97,9 @@ class CaseReplay:
     def point(self) -> Mapping[str, float]:
         return self._metrics(self.rows)
 
-    def resampled(self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray) -> Mapping[str, np.ndarray]:
+    def resampled(
+        self, at: np.ndarray, draws: np.ndarray, counts: np.ndarray
+    ) -> Mapping[str, np.ndarray]:
         out = {m: np.full(draws.shape[0], np.nan) for m in METRICS}
         for b, drawn in enumerate(at[draws]):
             drawn = drawn[drawn >= 0]
@@ -76,9 +107,16 @@ class CaseReplay:
             # each drawn case's records, the draw's position as their case
             within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
             idx = self.order[np.repeat(self.start[drawn], sizes) + within]
-            rows = replace(self.rows, condition=self.rows.condition[idx], source=self.rows.source[idx],
-                           case=np.repeat(np.arange(drawn.size), sizes), n_cases=int(drawn.size),
-                           correct=self.rows.correct[idx], visreq=self.rows.visreq[idx], n_shown=self.rows.n_shown[idx])
+            rows = replace(
+                self.rows,
+                condition=self.rows.condition[idx],
+                source=self.rows.source[idx],
+                case=np.repeat(np.arange(drawn.size), sizes),
+                n_cases=int(drawn.size),
+                correct=self.rows.correct[idx],
+                visreq=self.rows.visreq[idx],
+                n_shown=self.rows.n_shown[idx],
+            )
             for metric, value in self._metrics(rows).items():
                 out[metric][b] = value
         return out

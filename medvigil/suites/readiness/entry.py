@@ -7,7 +7,13 @@ The records carry the gold and the arm, so no release is read; scored by
 from functools import partial
 from typing import Any
 
-from medvigil.records.suite_logs import find_samples, n_records, result_models, score_logs, table_text
+from medvigil.records.suite_logs import (
+    find_samples,
+    n_records,
+    result_models,
+    score_logs,
+    table_text,
+)
 from medvigil.suites import stress
 from medvigil.suites.readiness.compare import compare
 from medvigil.suites.readiness.protocol import readiness_from_records
@@ -23,8 +29,13 @@ DEFAULTS = {"allow_partial": False}
 def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
     """Find, read and score the logs; ``options``: allow_partial (R(m) over the tests present)."""
     settings = stress.settings("readiness", options, DEFAULTS)
-    return score_logs("readiness", find_samples(files, "readiness", TASKS), [],
-                      lambda records: {"models": readiness_from_records(records, **settings)}, options)
+    return score_logs(
+        "readiness",
+        find_samples(files, "readiness", TASKS),
+        [],
+        lambda records: {"models": readiness_from_records(records, **settings)},
+        options,
+    )
 
 
 format_table = partial(table_text, tables=tables)

@@ -64,17 +64,40 @@ UNKNOWN = "Unknown"  # T4 'Unknown' insertion (paper Sec. 2, Stress Test 4)
 MAX_REPLACED = 4  # T4: 1R-4R
 ALPHABET = string.ascii_uppercase
 # Appendix E "Multiple Choice Prompt" / "Multiple Choice Prompt with CoT", verbatim (see mc_prompt).
-MC_PREAMBLE = ("You are a helpful medical assistant that answers multiple choice questions about the provided image. "
-               "The following is a multiple choice question (with answers).")
+MC_PREAMBLE = (
+    "You are a helpful medical assistant that answers multiple choice questions about the provided image. "
+    "The following is a multiple choice question (with answers)."
+)
 MC_INSTRUCTION = "Please only answer with the index and content of the option."
-COT_INSTRUCTION = ("Let us think step by step, enclosing the thought process within <thinking> and </thinking>.\n"
-                   "Provide answer with the index and content of the option, and place it within <answer> and </answer>.")
+COT_INSTRUCTION = (
+    "Let us think step by step, enclosing the thought process within <thinking> and </thinking>.\n"
+    "Provide answer with the index and content of the option, and place it within <answer> and </answer>."
+)
 BASES = ("source", "seeded_shuffle")  # original order: the paper's (source) or our stand-in
-DONOR_MATCHES = ("question", "answer")  # T5 donor: same question and a distractor as gold, or the latter only
+DONOR_MATCHES = (
+    "question",
+    "answer",
+)  # T5 donor: same question and a distractor as gold, or the latter only
 
-__all__ = ["ARMS", "SEED", "SOURCES", "UNKNOWN", "Arm", "arm_accuracy", "arm_count", "arm_metrics", "arm_docs", "base_order",
-           "mc_prompt", "readiness_from_records", "readiness_from_samples", "replace_distractors", "insert_unknown",
-           "reorder", "substitution_donors"]
+__all__ = [
+    "ARMS",
+    "SEED",
+    "SOURCES",
+    "UNKNOWN",
+    "Arm",
+    "arm_accuracy",
+    "arm_count",
+    "arm_metrics",
+    "arm_docs",
+    "base_order",
+    "mc_prompt",
+    "readiness_from_records",
+    "readiness_from_samples",
+    "replace_distractors",
+    "insert_unknown",
+    "reorder",
+    "substitution_donors",
+]
 
 
 @dataclass(frozen=True)
@@ -132,12 +155,18 @@ def _check_row(row: Mapping[str, Any]) -> None:
     options = row["options"]
     k = len(options)
     if not 2 <= k <= len(ALPHABET) or len({str(o).strip().lower() for o in options}) != k:
-        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' must hold 2 to {len(ALPHABET)} distinct texts, got {options!r}")
+        raise ValueError(
+            f"probe row {row['probe_id']!r}: field 'options' must hold 2 to {len(ALPHABET)} distinct texts, got {options!r}"
+        )
     if row["correct_letter"] not in letters(k):
-        raise ValueError(f"probe row {row['probe_id']!r}: field 'correct_letter' must be one of {letters(k)}, got {row['correct_letter']!r}")
+        raise ValueError(
+            f"probe row {row['probe_id']!r}: field 'correct_letter' must be one of {letters(k)}, got {row['correct_letter']!r}"
+        )
     safe = row.get("safe_letter")
     if safe is not None and safe not in letters(k):
-        raise ValueError(f"probe row {row['probe_id']!r}: field 'safe_letter' must be one of {letters(k)}, got {safe!r}")
+        raise ValueError(
+            f"probe row {row['probe_id']!r}: field 'safe_letter' must be one of {letters(k)}, got {safe!r}"
+        )
 
 
 def seeded_permutation(k: int, *salt: Any) -> str:
@@ -153,8 +182,11 @@ def _apply(order: str, options: Sequence[str], k_letters: str) -> list[str]:
 def _view(row: Mapping[str, Any], order: str) -> dict[str, Any]:
     """The row's options displayed in ``order``; gold and safe letters follow them."""
     k = letters(len(row["options"]))
-    out = {"options": _apply(order, row["options"], k), "correct_letter": ALPHABET[order.index(row["correct_letter"])],
-           "permutation": order}
+    out = {
+        "options": _apply(order, row["options"], k),
+        "correct_letter": ALPHABET[order.index(row["correct_letter"])],
+        "permutation": order,
+    }
     if row.get("safe_letter"):
         out["safe_letter"] = ALPHABET[order.index(row["safe_letter"])]
     return out
@@ -183,7 +215,9 @@ def base_order(row: Mapping[str, Any], seed: int = SEED, base: str = "source") -
     if base not in BASES:
         raise ValueError(f"base must be one of {BASES}, got {base!r}")
     k = len(row["options"])
-    return _view(row, letters(k) if base == "source" else seeded_permutation(k, seed, row["case_id"], "base"))
+    return _view(
+        row, letters(k) if base == "source" else seeded_permutation(k, seed, row["case_id"], "base")
+    )
 
 
 def _compose(outer: str, inner: str) -> str:
@@ -196,7 +230,10 @@ def reorder(row: Mapping[str, Any], seed: int = SEED, base_kind: str = "source")
     base = base_order(row, seed, base_kind)
     k = len(row["options"])
     again = seeded_permutation(k, seed, row["probe_id"], "reordered")
-    return {**_view(row, _compose(again, base["permutation"])), "base_permutation": base["permutation"]}
+    return {
+        **_view(row, _compose(again, base["permutation"])),
+        "base_permutation": base["permutation"],
+    }
 
 
 def _replaceable(view: Mapping[str, Any], keep_safe: bool) -> list[str]:
@@ -204,8 +241,14 @@ def _replaceable(view: Mapping[str, Any], keep_safe: bool) -> list[str]:
     return [x for x in letters(len(view["options"])) if x not in kept]
 
 
-def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n: int = MAX_REPLACED,
-                        seed: int = SEED, base_kind: str = "source", keep_safe: bool = False) -> dict[str, Any]:
+def replace_distractors(
+    row: Mapping[str, Any],
+    pool: Mapping[str, set[str]],
+    n: int = MAX_REPLACED,
+    seed: int = SEED,
+    base_kind: str = "source",
+    keep_safe: bool = False,
+) -> dict[str, Any]:
     """T4 nR: ``n`` distractors of the base view replaced by texts of other items, then shuffled.
 
     ``pool``: option text -> case ids using it, over the row's source dataset (:func:`option_pool`).
@@ -216,12 +259,19 @@ def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n:
         raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
     base = base_order(row, seed, base_kind)
     gold = base["options"][ALPHABET.index(base["correct_letter"])]
-    positions = sorted(_replaceable(base, keep_safe), key=lambda x: _key(seed, "nr", row["case_id"], x))
+    positions = sorted(
+        _replaceable(base, keep_safe), key=lambda x: _key(seed, "nr", row["case_id"], x)
+    )
     n_used = min(n, len(positions))
     taken = {str(o).strip().lower() for o in row["options"]}
     gold_words = _words(gold)
-    eligible = [t for t, cases in pool.items()
-                if cases - {row["case_id"]} and t.strip().lower() not in taken and not (_words(t) & gold_words)]
+    eligible = [
+        t
+        for t, cases in pool.items()
+        if cases - {row["case_id"]}
+        and t.strip().lower() not in taken
+        and not (_words(t) & gold_words)
+    ]
     eligible.sort(key=lambda t: _key(seed, "4r", row["probe_id"], t))
     picks: list[str] = []
     for text in eligible:
@@ -230,31 +280,43 @@ def replace_distractors(row: Mapping[str, Any], pool: Mapping[str, set[str]], n:
         if len(picks) == n_used:
             break
     if len(picks) < n_used:
-        raise ValueError(f"probe row {row['probe_id']!r}: field 'options': only {len(picks)} replacement distractors "
-                         f"available from other items of source {row.get('source_dataset')!r} (need {n_used}); "
-                         "the build has too few items of that source")
+        raise ValueError(
+            f"probe row {row['probe_id']!r}: field 'options': only {len(picks)} replacement distractors "
+            f"available from other items of source {row.get('source_dataset')!r} (need {n_used}); "
+            "the build has too few items of that source"
+        )
     framed = list(base["options"])
     for letter, text in zip(positions[:n_used], picks):
         framed[ALPHABET.index(letter)] = text
     k = len(framed)
     order = seeded_permutation(k, seed, row["probe_id"], f"distractors_{n}r")
-    out = {"options": _apply(order, framed, letters(k)), "correct_letter": ALPHABET[order.index(base["correct_letter"])],
-           "permutation": _compose(order, base["permutation"]), "replaced": picks, "replaced_texts":
-           [base["options"][ALPHABET.index(x)] for x in positions[:n_used]], "n_replaced": n_used}
+    out = {
+        "options": _apply(order, framed, letters(k)),
+        "correct_letter": ALPHABET[order.index(base["correct_letter"])],
+        "permutation": _compose(order, base["permutation"]),
+        "replaced": picks,
+        "replaced_texts": [base["options"][ALPHABET.index(x)] for x in positions[:n_used]],
+        "n_replaced": n_used,
+    }
     if base.get("safe_letter"):
         out["safe_letter"] = ALPHABET[order.index(base["safe_letter"])]
     return out
 
 
-def insert_unknown(row: Mapping[str, Any], seed: int = SEED, base_kind: str = "source",
-                   keep_safe: bool = False) -> dict[str, Any]:
+def insert_unknown(
+    row: Mapping[str, Any], seed: int = SEED, base_kind: str = "source", keep_safe: bool = False
+) -> dict[str, Any]:
     """T4 UNK: one seeded distractor of the base view becomes ``"Unknown"`` in place."""
     base = base_order(row, seed, base_kind)
     if any(str(o).strip().lower() == UNKNOWN.lower() for o in row["options"]):
-        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' already holds {UNKNOWN!r}")
+        raise ValueError(
+            f"probe row {row['probe_id']!r}: field 'options' already holds {UNKNOWN!r}"
+        )
     choices = _replaceable(base, keep_safe)
     if not choices:
-        raise ValueError(f"probe row {row['probe_id']!r}: field 'options' has no distractor to replace (only gold and safe option)")
+        raise ValueError(
+            f"probe row {row['probe_id']!r}: field 'options' has no distractor to replace (only gold and safe option)"
+        )
     letter = min(choices, key=lambda x: _key(seed, "unknown", row["probe_id"], x))
     options = list(base["options"])
     replaced = options[ALPHABET.index(letter)]
@@ -275,7 +337,9 @@ def _in_scope(row: Mapping[str, Any], scope: str) -> bool:
     if scope == "all":
         return True
     if row.get("text_only_answerable") is None:
-        raise ValueError(f"probe row {row.get('probe_id')!r}: field 'text_only_answerable' is required for T2-T6")
+        raise ValueError(
+            f"probe row {row.get('probe_id')!r}: field 'text_only_answerable' is required for T2-T6"
+        )
     return row["text_only_answerable"] is False
 
 
@@ -283,8 +347,9 @@ def _norm(text: Any) -> str:
     return " ".join(str(text).split()).lower()
 
 
-def substitution_donors(rows: Sequence[Mapping[str, Any]], seed: int = SEED, donor_match: str = "question"
-                        ) -> tuple[dict[int, int], int]:
+def substitution_donors(
+    rows: Sequence[Mapping[str, Any]], seed: int = SEED, donor_match: str = "question"
+) -> tuple[dict[int, int], int]:
     """T5: for each visually-required ``original`` row that has one, the index of its donor row
     (module docstring), and the number of visually-required items left without a donor."""
     if donor_match not in DONOR_MATCHES:
@@ -299,28 +364,54 @@ def substitution_donors(rows: Sequence[Mapping[str, Any]], seed: int = SEED, don
         if not _in_scope(row, "visreq"):
             continue
         gold = ALPHABET.index(row["correct_letter"])
-        found = [j for k, text in enumerate(row["options"]) if k != gold for j in by_gold.get(_norm(text), ())
-                 if rows[j]["case_id"] != row["case_id"]
-                 and (donor_match == "answer" or _norm(rows[j].get("question", "")) == _norm(row.get("question", "")))]
+        found = [
+            j
+            for k, text in enumerate(row["options"])
+            if k != gold
+            for j in by_gold.get(_norm(text), ())
+            if rows[j]["case_id"] != row["case_id"]
+            and (
+                donor_match == "answer"
+                or _norm(rows[j].get("question", "")) == _norm(row.get("question", ""))
+            )
+        ]
         if found:
-            donors[i] = min(found, key=lambda j: _key(seed, "subst", row["probe_id"], rows[j]["case_id"]))
+            donors[i] = min(
+                found, key=lambda j: _key(seed, "subst", row["probe_id"], rows[j]["case_id"])
+            )
         else:
             missing += 1
     return donors, missing
 
 
-def _substituted(row: Mapping[str, Any], donor: Mapping[str, Any], seed: int, base_kind: str) -> dict[str, Any]:
+def _substituted(
+    row: Mapping[str, Any], donor: Mapping[str, Any], seed: int, base_kind: str
+) -> dict[str, Any]:
     """The base view of ``row`` whose gold is now the distractor the donor's image supports."""
     base = base_order(row, seed, base_kind)
     supported = _norm(donor["options"][ALPHABET.index(donor["correct_letter"])])
     letter = next(ALPHABET[k] for k, text in enumerate(base["options"]) if _norm(text) == supported)
-    return {**base, "correct_letter": letter, "original_letter": base["correct_letter"],
-            "substituted_by": {"case_id": donor["case_id"], "probe_id": donor["probe_id"],
-                               "image_file": donor.get("image_file")}}
+    return {
+        **base,
+        "correct_letter": letter,
+        "original_letter": base["correct_letter"],
+        "substituted_by": {
+            "case_id": donor["case_id"],
+            "probe_id": donor["probe_id"],
+            "image_file": donor.get("image_file"),
+        },
+    }
 
 
-def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED, *, base: str = "source",
-             keep_safe: bool = False, donor_match: str = "question") -> list[tuple[int, dict[str, Any]]]:
+def arm_docs(
+    arm: str,
+    rows: Sequence[Mapping[str, Any]],
+    seed: int = SEED,
+    *,
+    base: str = "source",
+    keep_safe: bool = False,
+    donor_match: str = "question",
+) -> list[tuple[int, dict[str, Any]]]:
     """``(row index, overrides)`` for every row the arm asks.
 
     Rows need ``probe_id``, ``case_id``, ``probe_kind``, ``options`` (K >= 2), ``correct_letter`` and, as
@@ -332,15 +423,29 @@ def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED, *, b
     spec = _arm(arm)
     if spec.perturbation == "substitution":
         donors, _ = substitution_donors(rows, seed, donor_match)
-        return [(i, _overrides(arm, rows[i], {**_substituted(rows[i], rows[j], seed, base), "donor_row": j}, seed))
-                for i, j in donors.items()]
+        return [
+            (
+                i,
+                _overrides(
+                    arm,
+                    rows[i],
+                    {**_substituted(rows[i], rows[j], seed, base), "donor_row": j},
+                    seed,
+                ),
+            )
+            for i, j in donors.items()
+        ]
     originals = [(i, r) for i, r in enumerate(rows) if r.get("probe_kind") == "original"]
     out = []
     pools: dict[Any, dict[str, set[str]]] = {}
     if spec.perturbation == "replace":
         for source in {r.get("source_dataset") for _, r in originals}:
-            pools[source] = option_pool(r for _, r in originals if r.get("source_dataset") == source)
-    t5_items = set(substitution_donors(rows, seed, donor_match)[0]) if arm == "readiness_img" else set()
+            pools[source] = option_pool(
+                r for _, r in originals if r.get("source_dataset") == source
+            )
+    t5_items = (
+        set(substitution_donors(rows, seed, donor_match)[0]) if arm == "readiness_img" else set()
+    )
     for i, row in originals:
         if not _in_scope(row, spec.scope):
             continue
@@ -348,12 +453,16 @@ def arm_docs(arm: str, rows: Sequence[Mapping[str, Any]], seed: int = SEED, *, b
         if spec.perturbation == "reorder":
             change = reorder(row, seed, base)
         elif spec.perturbation == "replace":
-            change = replace_distractors(row, pools[row.get("source_dataset")], spec.n_replaced, seed, base, keep_safe)
+            change = replace_distractors(
+                row, pools[row.get("source_dataset")], spec.n_replaced, seed, base, keep_safe
+            )
         elif spec.perturbation == "unknown":
             change = insert_unknown(row, seed, base, keep_safe)
         else:
             change = base_order(row, seed, base)
-        if arm == "readiness_img":  # T5's original accuracy is read on the items the substitution arm asks
+        if (
+            arm == "readiness_img"
+        ):  # T5's original accuracy is read on the items the substitution arm asks
             change = {**change, "t5_item": i in t5_items}
         out.append((i, _overrides(arm, row, change, seed)))
     return out
@@ -365,10 +474,20 @@ def _arm(arm: str) -> Arm:
     return ARMS[arm]
 
 
-def _overrides(arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int) -> dict[str, Any]:
-    info = {"arm": arm, "seed": seed, **{k: v for k, v in change.items() if k not in ("options", "correct_letter")}}
-    return {"options": list(change["options"]), "correct_letter": change["correct_letter"],
-            "condition": ARMS[arm].condition, "readiness": info}
+def _overrides(
+    arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int
+) -> dict[str, Any]:
+    info = {
+        "arm": arm,
+        "seed": seed,
+        **{k: v for k, v in change.items() if k not in ("options", "correct_letter")},
+    }
+    return {
+        "options": list(change["options"]),
+        "correct_letter": change["correct_letter"],
+        "condition": ARMS[arm].condition,
+        "readiness": info,
+    }
 
 
 # ---------------------------------------------------------------- scoring a run
@@ -382,10 +501,16 @@ def _subset(records: Iterable[Mapping[str, Any]], subset: str) -> list[Mapping[s
     if subset in SOURCES:
         return [r for r in records if source_label(r.get("source_dataset")) == SOURCES[subset]]
     if subset not in ("all", "visreq", "t5"):
-        raise ValueError(f"subset must be all, visreq, t5 or one of {', '.join(SOURCES)}; got {subset!r}")
-    return [r for r in records if subset == "all"
-            or (subset == "visreq" and r.get("text_only_answerable") is False)
-            or (subset == "t5" and (r.get("extra") or {}).get("t5_item") is True)]
+        raise ValueError(
+            f"subset must be all, visreq, t5 or one of {', '.join(SOURCES)}; got {subset!r}"
+        )
+    return [
+        r
+        for r in records
+        if subset == "all"
+        or (subset == "visreq" and r.get("text_only_answerable") is False)
+        or (subset == "t5" and (r.get("extra") or {}).get("t5_item") is True)
+    ]
 
 
 def arm_metrics(arm: str) -> tuple[str, ...]:
@@ -411,7 +536,9 @@ def arm_accuracy(records: Iterable[Mapping[str, Any]], subset: str = "all") -> f
     return 100.0 * sum(r.get("predicted_letter") == r["correct_letter"] for r in rows) / len(rows)
 
 
-def readiness_from_records(records: Iterable[Mapping[str, Any]], **kwargs: Any) -> dict[str, dict[str, Any]]:
+def readiness_from_records(
+    records: Iterable[Mapping[str, Any]], **kwargs: Any
+) -> dict[str, dict[str, Any]]:
     """f1..f5 and R(m) per model from the records of all arms (:func:`score_records`); a probe answered twice
     in one condition (two runs' logs mixed) is an error."""
     records = list(records)
@@ -419,12 +546,18 @@ def readiness_from_records(records: Iterable[Mapping[str, Any]], **kwargs: Any) 
     for r in records:
         key = (r.get("model"), r.get("condition", "default"), r.get("probe_id"))
         if key in seen:
-            raise ValueError(f"duplicate record: model {key[0]!r}, condition {key[1]!r}, field 'probe_id' {key[2]!r}; "
-                             "pass the logs of one run per model")
+            raise ValueError(
+                f"duplicate record: model {key[0]!r}, condition {key[1]!r}, field 'probe_id' {key[2]!r}; "
+                "pass the logs of one run per model"
+            )
         seen.add(key)
     return score_records(records, **kwargs)
 
 
-def readiness_from_samples(paths: Iterable[str | Path], *, model: str | None = None, **kwargs: Any) -> dict[str, dict[str, Any]]:
+def readiness_from_samples(
+    paths: Iterable[str | Path], *, model: str | None = None, **kwargs: Any
+) -> dict[str, dict[str, Any]]:
     """R(m) from lmms-eval ``--log_samples`` files (or folders searched for them) of the readiness tasks."""
-    return readiness_from_records(read_samples(find_samples(paths, "readiness", r"readiness_\w+"), model=model), **kwargs)
+    return readiness_from_records(
+        read_samples(find_samples(paths, "readiness", r"readiness_\w+"), model=model), **kwargs
+    )

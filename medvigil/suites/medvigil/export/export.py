@@ -14,12 +14,23 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.atomic_output import staged_folder
 from medvigil.hub import export_engine
-from medvigil.hub.export_engine import README, build_digest, check_destination, check_max_shard_bytes, write_configs, write_metadata
+from medvigil.hub.export_engine import (
+    README,
+    build_digest,
+    check_destination,
+    check_max_shard_bytes,
+    write_configs,
+    write_metadata,
+)
 from medvigil.hub.parquet_shards import DEFAULT_MAX_SHARD_BYTES
 from medvigil.suites.medvigil.export.dataset_configs import CONFIG_NAMES, FEATURES, VERSION
 from medvigil.suites.medvigil.export.dataset_rows import ReleaseRows, check_row_settings
 from medvigil.suites.medvigil.export.export_card import dataset_card, dataset_facts
-from medvigil.suites.medvigil.export.publish_check import DATASHEET, LOCAL_ONLY_MARKER, credentialed_problems
+from medvigil.suites.medvigil.export.publish_check import (
+    DATASHEET,
+    LOCAL_ONLY_MARKER,
+    credentialed_problems,
+)
 from medvigil.suites.medvigil.export.variants import compare_shipped_variants
 from medvigil.suites.medvigil.validate.validate import leave_out_bad_probes, validate_release
 
@@ -37,18 +48,35 @@ class BuildReport(export_engine.BuildReport):
     notes: dict[str, int]
     variant_comparison: dict[str, Any] | None
     credentialed_case_ids: list[str]
-    images: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> image_status -> rows
-    credentialed_sha256: list[str] = field(default_factory=list)  # the withheld source files (publish checks content)
-    left_out_problems: list[Problem] = field(default_factory=list)  # named rows behind skipped["...: probe left out ..."]
+    images: dict[str, dict[str, int]] = field(
+        default_factory=dict
+    )  # config -> image_status -> rows
+    credentialed_sha256: list[str] = field(
+        default_factory=list
+    )  # the withheld source files (publish checks content)
+    left_out_problems: list[Problem] = field(
+        default_factory=list
+    )  # named rows behind skipped["...: probe left out ..."]
 
     def input_digest(self) -> tuple[str, str]:
         return "release", self.release_digest
 
     def info_head(self) -> dict[str, Any]:
-        return {"local_only": self.local_only, "synthetic": self.synthetic, "settings": self.settings}
+        return {
+            "local_only": self.local_only,
+            "synthetic": self.synthetic,
+            "settings": self.settings,
+        }
 
     def info_tail(self) -> dict[str, Any]:
-        keys = ("images", "skipped", "notes", "credentialed_case_ids", "credentialed_sha256", "variant_comparison")
+        keys = (
+            "images",
+            "skipped",
+            "notes",
+            "credentialed_case_ids",
+            "credentialed_sha256",
+            "variant_comparison",
+        )
         return {key: getattr(self, key) for key in keys}
 
     def out_marker(self) -> str:
@@ -60,16 +88,30 @@ class BuildReport(export_engine.BuildReport):
         lines += [f"note:    {count:5d}  {note}" for note, count in self.notes.items()]
         if self.variant_comparison is not None:
             counts = self.variant_comparison["counts"]
-            lines.append("shipped variants vs. render: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none shipped"))
-            lines += [f"  differs: {d['case_id']} {d['variant']} {d['shipped_file']} [{d['status']}]"
-                      for d in self.variant_comparison["mismatches"][:20]]
+            lines.append(
+                "shipped variants vs. render: "
+                + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none shipped")
+            )
+            lines += [
+                f"  differs: {d['case_id']} {d['variant']} {d['shipped_file']} [{d['status']}]"
+                for d in self.variant_comparison["mismatches"][:20]
+            ]
         return lines
 
 
 def build(
-    release_dir: Path | str, out: Path | str, *, reconstructed: Path | str | None = None, local_only: bool = False,
-    configs: tuple[str, ...] | None = None, shuffle_seed: int = 0, variant_source: str = "render",
-    max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES, repo_id: str | None = None, force: bool = False, skip_invalid_rows: bool = False,
+    release_dir: Path | str,
+    out: Path | str,
+    *,
+    reconstructed: Path | str | None = None,
+    local_only: bool = False,
+    configs: tuple[str, ...] | None = None,
+    shuffle_seed: int = 0,
+    variant_source: str = "render",
+    max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
+    repo_id: str | None = None,
+    force: bool = False,
+    skip_invalid_rows: bool = False,
 ) -> BuildReport:
     """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically (an existing ``out`` only with ``force``,
     replaced after success). ``reconstructed`` needs ``local_only``; ``configs``: default all; ``max_shard_bytes`` closes a shard;
@@ -82,13 +124,19 @@ def build(
         raise ValueError(f"unknown config(s) {unknown}; available: {', '.join(CONFIG_NAMES)}")
     check_row_settings(shuffle_seed, variant_source)
     if reconstructed is not None and not local_only:
-        raise ValueError("reconstructed credentialed images may only go into a local-only build (--local-only): "
-                         "they must never be redistributed")
+        raise ValueError(
+            "reconstructed credentialed images may only go into a local-only build (--local-only): "
+            "they must never be redistributed"
+        )
     if local_only and reconstructed is None:
-        raise ValueError("--local-only needs --reconstructed DIR (the output of `medvigil reconstruct`)")
+        raise ValueError(
+            "--local-only needs --reconstructed DIR (the output of `medvigil reconstruct`)"
+        )
     check_max_shard_bytes(max_shard_bytes)
     if not release_dir.is_dir():
-        raise NotADirectoryError(f"release folder {str(release_dir)!r} does not exist or is not a folder")
+        raise NotADirectoryError(
+            f"release folder {str(release_dir)!r} does not exist or is not a folder"
+        )
     inputs = {"RELEASE": release_dir, "--reconstructed": reconstructed}
     check_destination(out, inputs, force=force)
 
@@ -103,10 +151,23 @@ def build(
         raise DataError(report.errors or report.problems)
     release = report.release
 
-    with tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache, staged_folder(out, inputs=inputs, replace=force) as tmp:
-        result = _write(release, tmp, Path(cache), configs=configs, shuffle_seed=shuffle_seed, variant_source=variant_source,
-                        reconstructed=reconstructed, local_only=local_only, max_shard_bytes=max_shard_bytes, repo_id=repo_id,
-                        left_out=left_out)
+    with (
+        tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache,
+        staged_folder(out, inputs=inputs, replace=force) as tmp,
+    ):
+        result = _write(
+            release,
+            tmp,
+            Path(cache),
+            configs=configs,
+            shuffle_seed=shuffle_seed,
+            variant_source=variant_source,
+            reconstructed=reconstructed,
+            local_only=local_only,
+            max_shard_bytes=max_shard_bytes,
+            repo_id=repo_id,
+            left_out=left_out,
+        )
         if not local_only:
             problems = credentialed_problems(tmp)
             if problems:  # a bug, not a user error: the rows must never embed these
@@ -117,9 +178,13 @@ def build(
 
 
 def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
-    rows = ReleaseRows(release, shuffle_seed=opts["shuffle_seed"], variant_source=opts["variant_source"],
-                       reconstructed_dir=str(opts["reconstructed"]) if opts["reconstructed"] else None,
-                       image_store=cache / "images")  # render each image once for all configs
+    rows = ReleaseRows(
+        release,
+        shuffle_seed=opts["shuffle_seed"],
+        variant_source=opts["variant_source"],
+        reconstructed_dir=str(opts["reconstructed"]) if opts["reconstructed"] else None,
+        image_store=cache / "images",
+    )  # render each image once for all configs
     statuses: dict[str, Counter[str]] = {}
     kinds: Counter[str] = Counter()
 
@@ -132,8 +197,14 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
             yield key, row
 
     features = {c: FEATURES[c] for c in opts["configs"]}
-    counts, shards = write_configs(tmp, features, tallied, max_shard_bytes=opts["max_shard_bytes"],
-                                   payload_size=_payload_size, group_column="case_id")
+    counts, shards = write_configs(
+        tmp,
+        features,
+        tallied,
+        max_shard_bytes=opts["max_shard_bytes"],
+        payload_size=_payload_size,
+        group_column="case_id",
+    )
     if "mcq" not in opts["configs"]:  # the card's composition table still needs the kinds
         kinds = Counter(p.probe_kind for p in release.probes_mcq)
     comparison = None
@@ -142,26 +213,46 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
     notes: dict[str, int] = {}
     no_roi = sum(not case.roi_usable for case in release.cases.values())
     if no_roi:
-        notes["cases without a usable ROI box (the release has no roi_masked / roi_only probes for them)"] = no_roi
-    settings = {"configs": list(opts["configs"]),
-                **{key: opts[key] for key in ("shuffle_seed", "variant_source", "local_only", "max_shard_bytes")}}
+        notes[
+            "cases without a usable ROI box (the release has no roi_masked / roi_only probes for them)"
+        ] = no_roi
+    settings = {
+        "configs": list(opts["configs"]),
+        **{
+            key: opts[key]
+            for key in ("shuffle_seed", "variant_source", "local_only", "max_shard_bytes")
+        },
+    }
     skipped = Counter(opts["left_out"])
     skipped.update(rows.skipped)
     facts = [("release", release.digest), ("settings", json.dumps(settings, sort_keys=True))]
     report = BuildReport(
-        out=tmp, version=str(VERSION), build_digest=build_digest("medvigil", str(VERSION), facts, shards),
-        synthetic=release.synthetic, rows=counts, shards=shards, release_digest=release.digest, local_only=opts["local_only"],
-        settings=settings, skipped=dict(sorted(skipped.items())), notes=notes, variant_comparison=comparison,
+        out=tmp,
+        version=str(VERSION),
+        build_digest=build_digest("medvigil", str(VERSION), facts, shards),
+        synthetic=release.synthetic,
+        rows=counts,
+        shards=shards,
+        release_digest=release.digest,
+        local_only=opts["local_only"],
+        settings=settings,
+        skipped=dict(sorted(skipped.items())),
+        notes=notes,
+        variant_comparison=comparison,
         credentialed_case_ids=sorted(c.case_id for c in release.cases.values() if c.credentialed),
         images={c: dict(sorted(statuses[c].items())) for c in opts["configs"]},
         credentialed_sha256=sorted({sha.lower() for _, sha in release.pointers.values()}),
     )
     card_facts = dataset_facts(release, report)
-    card, datasheet = dataset_card(release, report, card_facts, features, kinds, repo_id=opts["repo_id"])
+    card, datasheet = dataset_card(
+        release, report, card_facts, features, kinds, repo_id=opts["repo_id"]
+    )
     texts = {README: card, DATASHEET: datasheet}
     if opts["local_only"]:
-        texts[LOCAL_ONLY_MARKER] = ("This build embeds credentialed images re-derived from a local licensed copy.\n"
-                                    "It is for local evaluation only. Never upload or share it.\n")
+        texts[LOCAL_ONLY_MARKER] = (
+            "This build embeds credentialed images re-derived from a local licensed copy.\n"
+            "It is for local evaluation only. Never upload or share it.\n"
+        )
     write_metadata(tmp, report, card_facts, features, texts, repo_id=opts["repo_id"])
     return report
 

@@ -21,8 +21,11 @@ SHARD_NAME = re.compile(r"^data/(?P<config>[a-z_]+)/test-(?P<i>\d{5})-of-(?P<n>\
 PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
 
 
-def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] = (),
-                      read_dicom: Callable[[Path], Any] | None = None) -> tuple[list[Path], list[Problem]]:
+def check_publishable(
+    out: Path | str,
+    credentialed_dirs: Iterable[Path | str] = (),
+    read_dicom: Callable[[Path], Any] | None = None,
+) -> tuple[list[Path], list[Problem]]:
     """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed): not a
     medvigil build; ``local_only``; files other than card, datasheet, Croissant, build info and shards; symbolic links;
     bad shard checksums; credentialed rows with image bytes; credentialed image bytes or pixels, or any image in text
@@ -32,8 +35,12 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
         raise NotADirectoryError(f"{out} is not a folder")
     info, problems = _build_info(out)
     if info.get("local_only") or (out / LOCAL_ONLY_MARKER).exists():
-        problems.append(Problem(LOCAL_ONLY_MARKER if (out / LOCAL_ONLY_MARKER).exists() else BUILD_INFO,
-                                "this is a --local-only build with credentialed images; it must never be published"))
+        problems.append(
+            Problem(
+                LOCAL_ONLY_MARKER if (out / LOCAL_ONLY_MARKER).exists() else BUILD_INFO,
+                "this is a --local-only build with credentialed images; it must never be published",
+            )
+        )
     files: list[Path] = []
     for path in sorted(out.rglob("*")):
         rel = path.relative_to(out).as_posix()
@@ -46,24 +53,49 @@ def check_publishable(out: Path | str, credentialed_dirs: Iterable[Path | str] =
             continue  # already reported
         fmt = None if rel.endswith(".parquet") else sniff_image(path)
         if fmt is not None:
-            problems.append(Problem(rel, f"stray {fmt} image file; images are published only inside the Parquet shards"))
+            problems.append(
+                Problem(
+                    rel,
+                    f"stray {fmt} image file; images are published only inside the Parquet shards",
+                )
+            )
             continue
         if rel not in PUBLISHABLE_FILES and not SHARD_NAME.match(rel):
             allowed = ", ".join(PUBLISHABLE_FILES)
-            problems.append(Problem(rel, f"unexpected file; a build publishes only {allowed} and data/<config>/test-*.parquet"))
+            problems.append(
+                Problem(
+                    rel,
+                    f"unexpected file; a build publishes only {allowed} and data/<config>/test-*.parquet",
+                )
+            )
             continue
         files.append(path)
     if info:
         recorded = {s["path"]: s["sha256"] for s in info.get("shards", [])}
         present = {p.relative_to(out).as_posix() for p in files if p.suffix == ".parquet"}
-        problems += [Problem(rel, "listed in build_info.json but missing") for rel in sorted(recorded.keys() - present)]
-        problems += [Problem(rel, "not listed in build_info.json (added after the build?)") for rel in sorted(present - recorded.keys())]
-        problems += [Problem(rel, "checksum differs from build_info.json (modified after the build?)")
-                     for rel in sorted(present & recorded.keys()) if file_sha256(out / rel) != recorded[rel]]
+        problems += [
+            Problem(rel, "listed in build_info.json but missing")
+            for rel in sorted(recorded.keys() - present)
+        ]
+        problems += [
+            Problem(rel, "not listed in build_info.json (added after the build?)")
+            for rel in sorted(present - recorded.keys())
+        ]
+        problems += [
+            Problem(rel, "checksum differs from build_info.json (modified after the build?)")
+            for rel in sorted(present & recorded.keys())
+            if file_sha256(out / rel) != recorded[rel]
+        ]
     problems.extend(credentialed_problems(out))
-    recorded_hashes = info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
+    recorded_hashes = (
+        info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
+    )
     known = credentialed_images(recorded_hashes, credentialed_dirs, read_dicom)
-    problems.extend(content_problems(out, files, known, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))))
+    problems.extend(
+        content_problems(
+            out, files, known, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))
+        )
+    )
     return files, problems
 
 
@@ -82,8 +114,14 @@ def _build_info(out: Path) -> tuple[dict[str, Any], list[Problem]]:
 
 
 _IMAGE_MAGIC = (  # (offset, signature, format) of a file's start
-    (0, b"\xff\xd8\xff", "JPEG"), (0, b"\x89PNG\r\n\x1a\n", "PNG"), (0, b"GIF8", "GIF"), (0, b"II*\x00", "TIFF"),
-    (0, b"MM\x00*", "TIFF"), (0, b"BM", "BMP"), (0, b"\x00\x00\x00\x0cjP  ", "JPEG 2000"), (0, b"\xff\x4f\xff\x51", "JPEG 2000"),
+    (0, b"\xff\xd8\xff", "JPEG"),
+    (0, b"\x89PNG\r\n\x1a\n", "PNG"),
+    (0, b"GIF8", "GIF"),
+    (0, b"II*\x00", "TIFF"),
+    (0, b"MM\x00*", "TIFF"),
+    (0, b"BM", "BMP"),
+    (0, b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
+    (0, b"\xff\x4f\xff\x51", "JPEG 2000"),
     (128, b"DICM", "DICOM"),
 )
 
@@ -107,7 +145,9 @@ def credentialed_problems(out: Path) -> list[Problem]:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    ids = _build_info(out)[0].get("credentialed_case_ids", [])  # check_publishable reports a bad build_info.json
+    ids = _build_info(out)[0].get(
+        "credentialed_case_ids", []
+    )  # check_publishable reports a bad build_info.json
     listed = {str(i) for i in ids} if isinstance(ids, list) else set()
     problems: list[Problem] = []
     for path in sorted((out / DATA_DIR).rglob("*.parquet")) if (out / DATA_DIR).is_dir() else []:
@@ -115,11 +155,20 @@ def credentialed_problems(out: Path) -> list[Problem]:
         try:
             parquet = pq.ParquetFile(path)
         except (ValueError, OSError) as exc:  # pyarrow.ArrowInvalid is a ValueError
-            problems.append(Problem(rel, f"not a readable Parquet file ({exc}); cannot prove it holds no credentialed images"))
+            problems.append(
+                Problem(
+                    rel,
+                    f"not a readable Parquet file ({exc}); cannot prove it holds no credentialed images",
+                )
+            )
             continue
         names = set(parquet.schema_arrow.names)
         types = {name: parquet.schema_arrow.field(name).type for name in parquet.schema_arrow.names}
-        image_columns = [name for name, t in types.items() if pa.types.is_struct(t) and {f.name for f in t} == {"bytes", "path"}]
+        image_columns = [
+            name
+            for name, t in types.items()
+            if pa.types.is_struct(t) and {f.name for f in t} == {"bytes", "path"}
+        ]
         if not image_columns:
             continue
         keys = [c for c in ("case_id", "source_dataset", "credentialed") if c in names]
@@ -128,12 +177,21 @@ def credentialed_problems(out: Path) -> list[Problem]:
         # One row group at a time (iter_batches() reads ahead and holds hundreds of MB of
         # images), and the image column only for row groups that hold a credentialed row.
         for group in range(parquet.metadata.num_row_groups):
-            data = parquet.read_row_group(group, columns=keys, use_threads=False).to_pydict() if keys else {}
+            data = (
+                parquet.read_row_group(group, columns=keys, use_threads=False).to_pydict()
+                if keys
+                else {}
+            )
             n = parquet.metadata.row_group(group).num_rows
             ids = data.get("case_id", [None] * n)
-            flagged = [i for i in range(n)  # rows we cannot attribute (no case id) are treated as unsafe
-                       if bool(data.get("credentialed", [False] * n)[i]) or is_credentialed(data.get("source_dataset", [None] * n)[i])
-                       or ids[i] in listed or ids[i] is None]
+            flagged = [
+                i
+                for i in range(n)  # rows we cannot attribute (no case id) are treated as unsafe
+                if bool(data.get("credentialed", [False] * n)[i])
+                or is_credentialed(data.get("source_dataset", [None] * n)[i])
+                or ids[i] in listed
+                or ids[i] is None
+            ]
             if flagged:
                 images = parquet.read_row_group(group, columns=image_columns, use_threads=False)
                 for column in image_columns:
@@ -147,7 +205,16 @@ def credentialed_problems(out: Path) -> list[Problem]:
                 pa.default_memory_pool().release_unused()  # keep the scan's footprint at one row group
             first_row += n
         for (column, case_id), rows in sorted(found.items(), key=lambda item: item[1][0]):
-            shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
-            problems.append(Problem(rel, f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) (rows {shown}); "
-                                    "credentialed images must never be published", row=rows[0], field=column))
+            shown = ", ".join(map(str, rows[:5])) + (
+                f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+            )
+            problems.append(
+                Problem(
+                    rel,
+                    f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) (rows {shown}); "
+                    "credentialed images must never be published",
+                    row=rows[0],
+                    field=column,
+                )
+            )
     return problems

@@ -16,7 +16,12 @@ from PIL import Image
 
 from medvigil.files.input_files import read_bytes
 from medvigil.images import imaging
-from medvigil.suites.medvigil.release.release_format import IMAGE_PROBE_KINDS, LONGEST_SIDE, NO_IMAGE_PROBE_KINDS, PERTURBED_DIR
+from medvigil.suites.medvigil.release.release_format import (
+    IMAGE_PROBE_KINDS,
+    LONGEST_SIDE,
+    NO_IMAGE_PROBE_KINDS,
+    PERTURBED_DIR,
+)
 
 VARIANT_SOURCES = ("render", "shipped")
 
@@ -55,7 +60,9 @@ def case_image_bytes(path: Path, *, comment: str | None = None) -> bytes:
     return imaging.encode_jpeg(imaging.to_published(image), comment=comment)
 
 
-def render_variant_bytes(case_jpeg: bytes, variant: str, bbox: Iterable[float] | None, *, comment: str | None = None) -> bytes:
+def render_variant_bytes(
+    case_jpeg: bytes, variant: str, bbox: Iterable[float] | None, *, comment: str | None = None
+) -> bytes:
     """Render one variant from published case bytes and encode it (JPEG q92)."""
     image = imaging.decode_image(case_jpeg)
     out = imaging.render_variant(image, variant, None if bbox is None else tuple(bbox))
@@ -92,8 +99,11 @@ class VariantComparison:
         return [d for d in self.differences if d.status != "match"]
 
     def to_dict(self) -> dict:
-        return {"counts": self.counts, "tolerance": {"mean_abs": MEAN_ABS_TOLERANCE, "p99_abs": P99_ABS_TOLERANCE},
-                "mismatches": [d.__dict__ for d in self.mismatches]}
+        return {
+            "counts": self.counts,
+            "tolerance": {"mean_abs": MEAN_ABS_TOLERANCE, "p99_abs": P99_ABS_TOLERANCE},
+            "mismatches": [d.__dict__ for d in self.mismatches],
+        }
 
 
 def compare_images(ours: Image.Image, theirs: Image.Image) -> dict:
@@ -110,11 +120,15 @@ def compare_images(ours: Image.Image, theirs: Image.Image) -> dict:
     }
 
 
-def compare_one(case_id: str, variant: str, ours_jpeg: bytes, shipped: Path, shipped_label: str) -> VariantDifference:
+def compare_one(
+    case_id: str, variant: str, ours_jpeg: bytes, shipped: Path, shipped_label: str
+) -> VariantDifference:
     """Compare our rendered bytes with one shipped file (decoded, within JPEG tolerance)."""
     if not shipped.is_file():
         return VariantDifference(case_id, variant, shipped_label, "missing_shipped")
-    if read_bytes(shipped, shipped_label) == ours_jpeg:  # the common case: same renderer, same encoder
+    if (
+        read_bytes(shipped, shipped_label) == ours_jpeg
+    ):  # the common case: same renderer, same encoder
         return VariantDifference(case_id, variant, shipped_label, "match", 0.0, 0.0, 0, 0.0)
     try:
         theirs = imaging.safe_open_image(shipped)
@@ -135,7 +149,11 @@ def compare_shipped_variants(release, rendered) -> VariantComparison:
     out = VariantComparison()
     for probe in [*release.probes_mcq, *release.probes_open]:
         kind = image_kind(probe.probe_kind)
-        if kind in ("case", "none") or not probe.image_file or not probe.image_file.startswith(f"{PERTURBED_DIR}/"):
+        if (
+            kind in ("case", "none")
+            or not probe.image_file
+            or not probe.image_file.startswith(f"{PERTURBED_DIR}/")
+        ):
             continue
         key = (probe.case_id, kind, probe.image_file)
         if key in seen:
@@ -143,7 +161,19 @@ def compare_shipped_variants(release, rendered) -> VariantComparison:
         seen.add(key)
         case = release.cases[probe.case_id]
         case_path = release.image_path(case)
-        if case_path is None or not case_path.is_file() or (kind != "lr_flip" and not case.roi_usable):
+        if (
+            case_path is None
+            or not case_path.is_file()
+            or (kind != "lr_flip" and not case.roi_usable)
+        ):
             continue
-        out.differences.append(compare_one(case.case_id, kind, rendered(case, kind), release.image_path(probe), probe.image_file))
+        out.differences.append(
+            compare_one(
+                case.case_id,
+                kind,
+                rendered(case, kind),
+                release.image_path(probe),
+                probe.image_file,
+            )
+        )
     return out

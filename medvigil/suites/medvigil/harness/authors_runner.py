@@ -29,9 +29,18 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageFilter
 
-__all__ = ["INSTRUCTION", "MAX_NEW_TOKENS", "REASONING_MAX_NEW_TOKENS", "authors_blur", "authors_letter", "authors_prompt"]
+__all__ = [
+    "INSTRUCTION",
+    "MAX_NEW_TOKENS",
+    "REASONING_MAX_NEW_TOKENS",
+    "authors_blur",
+    "authors_letter",
+    "authors_prompt",
+]
 
-INSTRUCTION = "Reply with ONLY the single letter of the correct option (A, B, C, D, or E). No explanation."
+INSTRUCTION = (
+    "Reply with ONLY the single letter of the correct option (A, B, C, D, or E). No explanation."
+)
 MAX_NEW_TOKENS = 600  # DEFAULT_TOKENS
 REASONING_MAX_NEW_TOKENS = 1200  # REASONING_TOKENS
 JPEG_QUALITY = 92  # the blurred copies of JPEG images
@@ -54,7 +63,11 @@ def authors_prompt(question: str, options: Sequence[str]) -> str:
     Reply with ONLY the single letter of the correct option (A, B, C, D, or E). No explanation.
     """
     lines = [question, ""]
-    lines += [f"{letter}) {str(text).strip()}" for letter, text in zip("ABCDE", options) if str(text or "").strip()]
+    lines += [
+        f"{letter}) {str(text).strip()}"
+        for letter, text in zip("ABCDE", options)
+        if str(text or "").strip()
+    ]
     return "\n".join([*lines, "", INSTRUCTION])
 
 

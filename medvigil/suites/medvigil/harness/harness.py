@@ -63,11 +63,24 @@ from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's publ
     release_lookup,
 )
 
-__all__ = ["HARNESS_SUFFIX", "HarnessColumns", "HarnessRecords", "read_harness_table", "model_from_filename", "read_harness_files"]
+__all__ = [
+    "HARNESS_SUFFIX",
+    "HarnessColumns",
+    "HarnessRecords",
+    "read_harness_table",
+    "model_from_filename",
+    "read_harness_files",
+]
 
 
-def read_harness_files(paths: Iterable[str | Path] | str | Path, release: Any = None, *, strict: bool = True,
-                       allow_empty: bool = False, condition: str = "default") -> HarnessRecords:
+def read_harness_files(
+    paths: Iterable[str | Path] | str | Path,
+    release: Any = None,
+    *,
+    strict: bool = True,
+    allow_empty: bool = False,
+    condition: str = "default",
+) -> HarnessRecords:
     """Read harness outputs into probe records (scoring conventions: paper Appendix L).
 
     ``paths``: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g. ``results/baselines``).
@@ -79,14 +92,24 @@ def read_harness_files(paths: Iterable[str | Path] | str | Path, release: Any = 
     not exist), ValueError (a file not named ``<model>__mcq.jsonl``, or two files of one model) and
     DataError (module docstring: ``strict`` and ``allow_empty``).
     """
-    return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=True)
+    return _read(
+        paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=True
+    )
 
 
-def read_harness_table(paths: Iterable[str | Path] | str | Path, release: Any = None, *, strict: bool = True,
-                       allow_empty: bool = False, condition: str = "default") -> HarnessColumns:
+def read_harness_table(
+    paths: Iterable[str | Path] | str | Path,
+    release: Any = None,
+    *,
+    strict: bool = True,
+    allow_empty: bool = False,
+    condition: str = "default",
+) -> HarnessColumns:
     """As :func:`read_harness_files`, into columns (no dict per row): the scoring path.
     ``release`` may also be a function that loads it."""
-    return _read(paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False)
+    return _read(
+        paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False
+    )
 
 
 def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as_dicts: bool):
@@ -97,16 +120,22 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
     for f in files:
         m = model_from_filename(f)
         if m in models and models[m].resolve() != f.resolve():
-            raise ValueError(f"two harness files for model {m!r}: {str(models[m])!r} and {str(f)!r}")
+            raise ValueError(
+                f"two harness files for model {m!r}: {str(models[m])!r} and {str(f)!r}"
+            )
         models[m] = f
     first_spelt = {f.resolve(): f for f in reversed(files)}
-    paths_once = [first_spelt[r] for r in dict.fromkeys(f.resolve() for f in files)]  # each file once, in order
+    paths_once = [
+        first_spelt[r] for r in dict.fromkeys(f.resolve() for f in files)
+    ]  # each file once, in order
     cases, probes = release_lookup(release() if callable(release) else release)
     ref = Reference(cases, probes)
     out = HarnessRecords()
     problems: list[Problem] = []
     fatal: list[Problem] = []
-    pool = {i: i for i in ref.ids()}  # one string object per distinct id across files: the release's if it has it
+    pool = {
+        i: i for i in ref.ids()
+    }  # one string object per distinct id across files: the release's if it has it
     last: dict[str, list] = {}  # the last file's id columns
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
@@ -115,33 +144,64 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
         data = read_bytes(path, file)  # a regular file, bounded in size
-        cols, lines, rows, file_problems = file_rows(data, model, file, out, fatal, as_dicts=as_dicts, pool=pool, last=last,
-                                                      allow_empty=allow_empty)
+        cols, lines, rows, file_problems = file_rows(
+            data,
+            model,
+            file,
+            out,
+            fatal,
+            as_dicts=as_dicts,
+            pool=pool,
+            last=last,
+            allow_empty=allow_empty,
+        )
         del data
-        if ref.probe_fields is None:  # without the release's gold letters an error row takes another file's
-            for pid, answered, gold in zip(cols["probe_id"], cols["answered"], cols["correct_letter"]):
+        if (
+            ref.probe_fields is None
+        ):  # without the release's gold letters an error row takes another file's
+            for pid, answered, gold in zip(
+                cols["probe_id"], cols["answered"], cols["correct_letter"]
+            ):
                 if gold is not None and answered and pid not in golds:
                     golds[pid], gold_from[pid] = gold, len(parts)
         cols, lines, rows, row_problems = drop_duplicates(cols, lines, rows, model, file, out)
         parts.append((model, file, cols, lines, rows, file_problems, row_problems))
     # convert after every file is read: an error row's gold letter may come from a later file
     order: list[tuple[int, list[int]]] = []  # (part, row indices) in record order
-    pending: list[tuple[int, list[int]]] = []  # error rows whose gold only a later file gives: read last
+    pending: list[
+        tuple[int, list[int]]
+    ] = []  # error rows whose gold only a later file gives: read last
     converted = []
     for k, (model, file, cols, lines, _rows, file_problems, row_problems) in enumerate(parts):
         conv, found = convert_columns(cols, lines, file, ref, golds)
         converted.append(conv)
         late: list[int] = []
         if ref.probe_fields is None:
-            late = [i for i, (g, pid) in enumerate(zip(cols["correct_letter"], cols["probe_id"]))
-                    if g is None and gold_from.get(pid, k + 1) > k]
+            late = [
+                i
+                for i, (g, pid) in enumerate(zip(cols["correct_letter"], cols["probe_id"]))
+                if g is None and gold_from.get(pid, k + 1) > k
+            ]
         late_set = set(late)
-        order.append((k, [i for i in range(len(lines)) if i not in late_set] if late_set else list(range(len(lines)))))
+        order.append(
+            (
+                k,
+                [i for i in range(len(lines)) if i not in late_set]
+                if late_set
+                else list(range(len(lines))),
+            )
+        )
         pending.append((k, late))
         # problems in the order the rows are read: the file's own, then row by row
         problems.extend(file_problems)
-        problems.extend(sorted(row_problems + [p for i, p in found if i not in late_set], key=lambda p: p.row))
-        bad = sum(1 for i, ok in enumerate(conv["ok"]) if not ok and i not in late_set) if late_set else conv["ok"].count(False)
+        problems.extend(
+            sorted(row_problems + [p for i, p in found if i not in late_set], key=lambda p: p.row)
+        )
+        bad = (
+            sum(1 for i, ok in enumerate(conv["ok"]) if not ok and i not in late_set)
+            if late_set
+            else conv["ok"].count(False)
+        )
         if bad:
             bump(out.skipped, model, "invalid_row", bad)
         conv["late_problems"] = [(i, p) for i, p in found if i in late_set]
@@ -154,9 +214,15 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         for i in late:
             problems.extend(by_row.get(i, ()))
             if conv["correct_letter"][i] is None:
-                problems.append(Problem(file, "error row without correct_letter, and neither the release (no probes_mcq.csv) "
-                                        f"nor another result file gives the gold letter of probe {cols['probe_id'][i]!r}",
-                                        row=lines[i], field="correct_letter"))
+                problems.append(
+                    Problem(
+                        file,
+                        "error row without correct_letter, and neither the release (no probes_mcq.csv) "
+                        f"nor another result file gives the gold letter of probe {cols['probe_id'][i]!r}",
+                        row=lines[i],
+                        field="correct_letter",
+                    )
+                )
                 conv["ok"][i] = False
             if not conv["ok"][i]:
                 bump(out.skipped, model, "invalid_row")
@@ -165,14 +231,23 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         raise DataError(fatal + (problems if strict else []))
     out.problems = problems
     if cases is None:
-        out.warnings.append("no release given: records have no risk tier, source, modality or text-only flag")
+        out.warnings.append(
+            "no release given: records have no risk tier, source, modality or text-only flag"
+        )
     import numpy as np
 
     from medvigil.scoring.table import Categorical, RecordTable, factorize
 
-    columns: dict[str, list] = {name: [] for name in ("model", *ID_COLUMNS, "correct_letter", "predicted_letter", "parse_status")}
-    index: dict[str, dict[str, int]] = {name: {} for name in ("model", *ID_COLUMNS)}  # value -> code, per column
-    coded: dict[int, np.ndarray] = {}  # id of a file's id list -> its codes (files in one order share the list)
+    columns: dict[str, list] = {
+        name: []
+        for name in ("model", *ID_COLUMNS, "correct_letter", "predicted_letter", "parse_status")
+    }
+    index: dict[str, dict[str, int]] = {
+        name: {} for name in ("model", *ID_COLUMNS)
+    }  # value -> code, per column
+    coded: dict[
+        int, np.ndarray
+    ] = {}  # id of a file's id list -> its codes (files in one order share the list)
     for k, idx in order:
         model, file, cols, lines, rows = parts[k][:5]
         conv = converted[k]
@@ -190,14 +265,30 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
             for i in (i for i in idx if status[i] == "error"):
                 bump(out.error_rows, model, cols["probe_kind"][i])
         if as_dicts:
-            out.extend(record(model, file, lines[i], rows[i], ref.case_of(rows[i]["case_id"]), conv, i, condition) for i in idx)
+            out.extend(
+                record(
+                    model,
+                    file,
+                    lines[i],
+                    rows[i],
+                    ref.case_of(rows[i]["case_id"]),
+                    conv,
+                    i,
+                    condition,
+                )
+                for i in idx
+            )
             continue
-        columns["model"].append(np.full(len(idx), index["model"].setdefault(model, len(index["model"])), dtype=np.int32))
+        columns["model"].append(
+            np.full(len(idx), index["model"].setdefault(model, len(index["model"])), dtype=np.int32)
+        )
         for name in ID_COLUMNS:
             if id(cols[name]) not in coded:
                 for value in cols[name]:
                     index[name].setdefault(value, len(index[name]))
-                coded[id(cols[name])] = np.fromiter(map(index[name].__getitem__, cols[name]), np.int32, len(cols[name]))
+                coded[id(cols[name])] = np.fromiter(
+                    map(index[name].__getitem__, cols[name]), np.int32, len(cols[name])
+                )
             columns[name].append(coded[id(cols[name])] if whole else coded[id(cols[name])][idx])
         for name in ("correct_letter", "predicted_letter", "parse_status"):
             columns[name] += conv[name] if whole else [conv[name][i] for i in idx]
@@ -205,9 +296,13 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         return out
     del parts, converted, order, pending  # the per-file columns: only the joined ones from here on
     for name, codes in index.items():  # each id coded once per distinct list, not once per row
-        columns[name] = Categorical(np.concatenate(columns[name] or [np.zeros(0, np.int32)]), tuple(codes))
+        columns[name] = Categorical(
+            np.concatenate(columns[name] or [np.zeros(0, np.int32)]), tuple(codes)
+        )
     case = columns.pop("case_id")
-    fields = [ref.case_of(case_id) for case_id in case.levels]  # the release's fields, looked up once per case
+    fields = [
+        ref.case_of(case_id) for case_id in case.levels
+    ]  # the release's fields, looked up once per case
 
     def of_case(k: int) -> Categorical:
         per_case = factorize([f[k] for f in fields])

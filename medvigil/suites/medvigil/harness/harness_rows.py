@@ -48,12 +48,16 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
     if release is None:
         return None, None
     if isinstance(release, (str, Path)):
-        from medvigil.suites.medvigil.release.release_loading import load_for_scoring  # lazy: reading a release pulls in the validator
+        from medvigil.suites.medvigil.release.release_loading import (
+            load_for_scoring,
+        )  # lazy: reading a release pulls in the validator
 
         release = load_for_scoring(release)
     cases = getattr(release, "cases", None)
     if not isinstance(cases, Mapping):
-        raise TypeError(f"release must be a release folder or have a 'cases' mapping, got {type(release).__name__}")
+        raise TypeError(
+            f"release must be a release folder or have a 'cases' mapping, got {type(release).__name__}"
+        )
     probes_list = getattr(release, "probes_mcq", None)
     probes = None if probes_list is None else {p.probe_id: p for p in probes_list}
     return dict(cases), probes
@@ -62,10 +66,14 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
 # Text decoded at a time: whole lines, about this many characters (a few hundred rows), so that their
 # dicts are freed before the collector's youngest generation fills (700 allocations) and it never walks them.
 _CHUNK_CHARS = 100_000
-_SCAN = json.scanner.c_make_scanner(json.JSONDecoder())  # the C decoder: one value that starts at a position
+_SCAN = json.scanner.c_make_scanner(
+    json.JSONDecoder()
+)  # the C decoder: one value that starts at a position
 
 
-def _pieces(data: bytes, file: str, warnings: list[str], problems: list[Problem]) -> Iterator[tuple[Sequence[int], list, int]]:
+def _pieces(
+    data: bytes, file: str, warnings: list[str], problems: list[Problem]
+) -> Iterator[tuple[Sequence[int], list, int]]:
     """``(line numbers, values, blank lines)`` of one JSONL file's bytes, a few hundred lines at a time:
     the lines that hold one JSON value with no key twice in an object; the others' problems go to ``problems``."""
     if data.startswith(b"\xef\xbb\xbf"):
@@ -77,7 +85,9 @@ def _pieces(data: bytes, file: str, warnings: list[str], problems: list[Problem]
         yield _line_by_line(1, _utf8_lines(data, file, problems), file, problems)
         return
     after_last = text.rfind("\n") + 1
-    end = len(text) if text[after_last:].strip() else after_last - 1  # a last line of only whitespace is no line
+    end = (
+        len(text) if text[after_last:].strip() else after_last - 1
+    )  # a last line of only whitespace is no line
     start, first = 0, 1
     while start <= end:
         stop = text.find("\n", start + _CHUNK_CHARS, end)
@@ -105,7 +115,11 @@ def _scan_lines(text: str, start: int, stop: int) -> list | None:
             if text[pos] != "\n":
                 return None
             pos += 1
-    except (StopIteration, ValueError, RecursionError):  # no value (blank), not JSON, nested too deeply
+    except (
+        StopIteration,
+        ValueError,
+        RecursionError,
+    ):  # no value (blank), not JSON, nested too deeply
         return None
 
 
@@ -116,14 +130,22 @@ def _utf8_lines(data: bytes, file: str, problems: list[Problem]) -> list[str | N
         try:
             lines.append(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
-            problems.append(Problem(file, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}", row=number))
+            problems.append(
+                Problem(
+                    file,
+                    f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}",
+                    row=number,
+                )
+            )
             lines.append(None)  # reported; keeps line numbers aligned, not counted as blank
     if lines and lines[-1] is not None and not lines[-1].strip():
         lines.pop()  # the newline that ends the last line is not a blank line
     return lines
 
 
-def _line_by_line(first: int, lines: list[str | None], file: str, problems: list[Problem]) -> tuple[list[int], list, int]:
+def _line_by_line(
+    first: int, lines: list[str | None], file: str, problems: list[Problem]
+) -> tuple[list[int], list, int]:
     """``(line numbers, values, blank lines)`` of ``lines`` (the first is line ``first``), each decoded on its own."""
     numbers, values, blank = [], [], 0
     for n, text in enumerate(lines, start=first):
@@ -139,14 +161,18 @@ def _line_by_line(first: int, lines: list[str | None], file: str, problems: list
             problems.append(exc.problem(file, n))
         except ValueError as exc:
             column = getattr(exc, "colno", None)
-            message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (f" (column {column})" if column else "")
+            message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (
+                f" (column {column})" if column else ""
+            )
             problems.append(Problem(file, message, row=n))
         except RecursionError:
             problems.append(Problem(file, "JSON nested too deeply to read", row=n))
     return numbers, values, blank
 
 
-def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[list[int], dict[str, list], list[dict], list[Problem]]:
+def _schema_problems(
+    numbers: list[int], values: list[Any], file: str
+) -> tuple[list[int], dict[str, list], list[dict], list[Problem]]:
     """The line numbers, :data:`FIELDS` columns (``MISSING`` where absent) and rows that pass the harness-row
     schema, and the problems of the others (the schema's compiled checks, then ``jsonschema`` on the rows
     they refuse, to describe them)."""
@@ -156,7 +182,9 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
     if set(map(type, values)) - {dict}:
         for n, row in zip(numbers, values):
             if not isinstance(row, dict):
-                problems.append(Problem(file, f"must be a JSON object, got {type(row).__name__}", row=n))
+                problems.append(
+                    Problem(file, f"must be a JSON object, got {type(row).__name__}", row=n)
+                )
         keep = [i for i, row in enumerate(values) if isinstance(row, dict)]
         numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
     columns = _CHECKER.columns_of(values)
@@ -166,7 +194,9 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
         if found:
             problems.extend(found)
             refused.add(i)
-    columns = {name: columns[name] if name in columns else [MISSING] * len(values) for name in FIELDS}
+    columns = {
+        name: columns[name] if name in columns else [MISSING] * len(values) for name in FIELDS
+    }
     if refused:
         keep = [i for i in range(len(values)) if i not in refused]
         numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
@@ -175,7 +205,14 @@ def _schema_problems(numbers: list[int], values: list[Any], file: str) -> tuple[
 
 
 FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
-COLUMNS = ("probe_id", "case_id", "probe_kind", "answered", "model_letter", "correct_letter")  # a file's, as read
+COLUMNS = (
+    "probe_id",
+    "case_id",
+    "probe_kind",
+    "answered",
+    "model_letter",
+    "correct_letter",
+)  # a file's, as read
 _AS_NONE = {MISSING: None}
 ID_COLUMNS = ("probe_id", "case_id", "probe_kind")
 
@@ -198,14 +235,25 @@ class Reference:
     def __init__(self, cases: Mapping[str, Any] | None, probes: Mapping[str, Any] | None):
         self.cases = cases
         self.probes = probes
-        self.case_fields = {cid: _case_fields(case) for cid, case in cases.items()} if cases is not None else None
-        self.probe_fields = {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()} if probes is not None else None
-        self.probe_gold = {pid: p.correct_letter for pid, p in probes.items()} if probes is not None else None
+        self.case_fields = (
+            {cid: _case_fields(case) for cid, case in cases.items()} if cases is not None else None
+        )
+        self.probe_fields = (
+            {pid: (p.case_id, p.probe_kind, p.correct_letter) for pid, p in probes.items()}
+            if probes is not None
+            else None
+        )
+        self.probe_gold = (
+            {pid: p.correct_letter for pid, p in probes.items()} if probes is not None else None
+        )
 
     def ids(self) -> list[str]:
         """The release's probe, case and probe-kind ids (none without one)."""
         probes = self.probes.values() if self.probes is not None else ()
-        return [*(self.cases or ()), *chain.from_iterable((p.probe_id, p.case_id, p.probe_kind) for p in probes)]
+        return [
+            *(self.cases or ()),
+            *chain.from_iterable((p.probe_id, p.case_id, p.probe_kind) for p in probes),
+        ]
 
     def case_of(self, case_id: str | None) -> tuple:
         """:func:`_case_fields` of a case (all None without a release)."""
@@ -216,15 +264,21 @@ def _case_fields(case: Any) -> tuple:
     """``(tier, canonical source, modality, text-only flag, source as written if it differs)``."""
     source = getattr(case, "source_dataset", None)
     label = source_label(source)
-    return (getattr(case, "risk_tier", None), label, getattr(case, "modality", None), getattr(case, "text_only_answerable", None),
-            source if label != source else None)
+    return (
+        getattr(case, "risk_tier", None),
+        label,
+        getattr(case, "modality", None),
+        getattr(case, "text_only_answerable", None),
+        source if label != source else None,
+    )
 
 
 _NO_CASE = (None, None, None, None, None)
 
 
-def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Reference,
-                    golds: dict[str, str]) -> tuple[dict[str, list], list[tuple[int, Problem]]]:
+def convert_columns(
+    cols: dict[str, list], lines: list[int], file: str, ref: Reference, golds: dict[str, str]
+) -> tuple[dict[str, list], list[tuple[int, Problem]]]:
     """Columns of the records of one file's rows (``cols`` as :data:`COLUMNS`), and the rows' problems.
 
     Output columns: ``predicted_letter, parse_status, correct_letter``, ``ok`` (False for a row with a
@@ -239,7 +293,9 @@ def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Ref
     parsed = list(map(letters.__getitem__, zip(model_letter, status)))
     parse_status = list(map(itemgetter(0), parsed))
     predicted = list(map(itemgetter(1), parsed))
-    bad_letter = [i for i, p in enumerate(parsed) if p[2]] if any(v[2] for v in letters.values()) else []
+    bad_letter = (
+        [i for i, p in enumerate(parsed) if p[2]] if any(v[2] for v in letters.values()) else []
+    )
     for i in bad_letter:
         message = f"must be one capital letter or empty, got {model_letter[i]!r}"
         found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
@@ -253,13 +309,19 @@ def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Ref
     if ref.probe_fields is not None:
         pf = ref.probe_fields
         probe = list(map(pf.get, pid))
-        for i in compress(range(n), map(ne, probe, zip(cid, kind, correct))):  # described field by field
+        for i in compress(
+            range(n), map(ne, probe, zip(cid, kind, correct))
+        ):  # described field by field
             known = probe[i]
             if known is None:
                 message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
                 found.append((i, 2, Problem(file, message, row=lines[i], field="probe_id")))
                 continue
-            checks = (("case_id", cid[i], known[0]), ("probe_kind", kind[i], known[1]), ("correct_letter", correct[i], known[2]))
+            checks = (
+                ("case_id", cid[i], known[0]),
+                ("probe_kind", kind[i], known[1]),
+                ("correct_letter", correct[i], known[2]),
+            )
             for order, (name, have, expected) in enumerate(checks, start=3):
                 if have != expected and not (name == "correct_letter" and have is None):
                     message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
@@ -273,7 +335,12 @@ def convert_columns(cols: dict[str, list], lines: list[int], file: str, ref: Ref
     good = [True] * n
     for i, _, _ in found:
         good[i] = False
-    out = {"predicted_letter": predicted, "parse_status": parse_status, "correct_letter": gold, "ok": good}
+    out = {
+        "predicted_letter": predicted,
+        "parse_status": parse_status,
+        "correct_letter": gold,
+        "ok": good,
+    }
     return out, [(i, p) for i, _, p in found]
 
 
@@ -306,15 +373,29 @@ class HarnessColumns:
 
     def __init__(self, table, bookkeeping: HarnessRecords):
         self.table = table
-        self.files, self.skipped, self.error_rows = bookkeeping.files, bookkeeping.skipped, bookkeeping.error_rows
+        self.files, self.skipped, self.error_rows = (
+            bookkeeping.files,
+            bookkeeping.skipped,
+            bookkeeping.error_rows,
+        )
         self.problems, self.warnings = bookkeeping.problems, bookkeeping.warnings
 
     def __len__(self) -> int:
         return len(self.table)
 
 
-def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
-               fatal: list[Problem], *, as_dicts: bool, allow_empty: bool, pool: dict[str, str], last: dict[str, list]):
+def file_rows(
+    data: bytes,
+    model: str,
+    file: str,
+    out: HarnessRecords,
+    fatal: list[Problem],
+    *,
+    as_dicts: bool,
+    allow_empty: bool,
+    pool: dict[str, str],
+    last: dict[str, list],
+):
     """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
     checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``.
     Equal ids share one string object through ``pool`` (they repeat in every model's file); an id column
@@ -335,8 +416,12 @@ def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
         for name in ID_COLUMNS:
             cols[name] += columns[name]
         cols["answered"] += map(HARNESS_OK_STATUS.__eq__, columns["status"])
-        cols["model_letter"] += columns["model_letter"]  # one-letter strings are shared by Python itself
-        cols["correct_letter"] += map(_AS_NONE.get, columns["correct_letter"], columns["correct_letter"])
+        cols["model_letter"] += columns[
+            "model_letter"
+        ]  # one-letter strings are shared by Python itself
+        cols["correct_letter"] += map(
+            _AS_NONE.get, columns["correct_letter"], columns["correct_letter"]
+        )
         if as_dicts:
             rows += good
     file_problems += schema_problems
@@ -352,12 +437,23 @@ def file_rows(data: bytes, model: str, file: str, out: HarnessRecords,
         else:
             fatal.append(empty)
     if file_problems:
-        bump(out.skipped, model, "invalid_row", len({p.row for p in file_problems if p.row is not None}) or 1)
+        bump(
+            out.skipped,
+            model,
+            "invalid_row",
+            len({p.row for p in file_problems if p.row is not None}) or 1,
+        )
     return cols, lines, rows, file_problems
 
 
-def drop_duplicates(cols: dict[str, list], lines: list[int], rows: list[dict] | None, model: str, file: str,
-                     out: HarnessRecords):
+def drop_duplicates(
+    cols: dict[str, list],
+    lines: list[int],
+    rows: list[dict] | None,
+    model: str,
+    file: str,
+    out: HarnessRecords,
+):
     """The rows without the repeats of a probe (each a problem, counted as an invalid row)."""
     pids = cols["probe_id"]
     row_problems: list[Problem] = []
@@ -379,7 +475,9 @@ def drop_duplicates(cols: dict[str, list], lines: list[int], rows: list[dict] | 
     return cols, lines, rows, row_problems
 
 
-def record(model: str, file: str, line: int, row: dict, case: tuple, conv: dict, i: int, condition: str) -> dict:
+def record(
+    model: str, file: str, line: int, row: dict, case: tuple, conv: dict, i: int, condition: str
+) -> dict:
     """The probe record of one converted row (the dict path); ``case``: :meth:`Reference.case_of` its case."""
     tier, source, modality, text_only, as_written = case
     extra: dict[str, Any] = {"harness_status": row["status"], "file": file, "line": line}
@@ -404,8 +502,14 @@ def record(model: str, file: str, line: int, row: dict, case: tuple, conv: dict,
     for name in _RAW_FIELDS:
         if name in row and row[name] is not None:
             raw = row[name]
-            record["raw_response"] = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, sort_keys=True)
+            record["raw_response"] = (
+                raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, sort_keys=True)
+            )
             break
-    if isinstance(row.get("retries"), int) and not isinstance(row["retries"], bool) and row["retries"] >= 0:
+    if (
+        isinstance(row.get("retries"), int)
+        and not isinstance(row["retries"], bool)
+        and row["retries"] >= 0
+    ):
         record["retries"] = row["retries"]
     return record

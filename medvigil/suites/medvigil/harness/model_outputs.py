@@ -30,7 +30,11 @@ class ModelRecords(list):
 
 
 def read_model_outputs(
-    paths: Iterable[str | Path], release: Any, *, strict: bool = True, allow_empty: bool = False,
+    paths: Iterable[str | Path],
+    release: Any,
+    *,
+    strict: bool = True,
+    allow_empty: bool = False,
     open_judge: str | None = None,
 ) -> "ModelRecords | HarnessColumns":
     """Records of every file; ``release`` as :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it.
@@ -41,7 +45,10 @@ def read_model_outputs(
     ``release`` may be a function that loads it: it is called before the result files are read.
     """
     from medvigil.suites.medvigil.harness.harness import read_harness_files, read_harness_table
-    from medvigil.suites.medvigil.harness.harness_ablations import expand_ablation_paths, read_ablation_files
+    from medvigil.suites.medvigil.harness.harness_ablations import (
+        expand_ablation_paths,
+        read_ablation_files,
+    )
     from medvigil.suites.medvigil.harness.harness_rows import bump
 
     paths = [Path(p) for p in paths]

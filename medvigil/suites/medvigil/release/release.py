@@ -61,17 +61,37 @@ from medvigil.suites.medvigil.release.release_csv import (
     _read_table,
     text_key,
 )
-from medvigil.suites.medvigil.release.release_records import BaselineRow, Case, McqProbe, OpenProbe, Release, Triplet, roi_geometry_issue
+from medvigil.suites.medvigil.release.release_records import (
+    BaselineRow,
+    Case,
+    McqProbe,
+    OpenProbe,
+    Release,
+    Triplet,
+    roi_geometry_issue,
+)
 
 __all__ = ["read_release"]
 
 # probes_mcq.csv columns in the order of McqProbe's fields (the five options make its `options`)
-_MCQ_FIELDS = ("probe_id", "case_id", "probe_kind", "question", *(f"choice_{x}" for x in rf.LETTERS), "correct_letter",
-               "image_file")
+_MCQ_FIELDS = (
+    "probe_id",
+    "case_id",
+    "probe_kind",
+    "question",
+    *(f"choice_{x}" for x in rf.LETTERS),
+    "correct_letter",
+    "image_file",
+)
 
 
-def read_release(root: Path | str, *, required_files: tuple[str, ...] = rf.REQUIRED_FILES, digest: bool = True,
-                 mcq_records: bool = True) -> ReadResult:
+def read_release(
+    root: Path | str,
+    *,
+    required_files: tuple[str, ...] = rf.REQUIRED_FILES,
+    digest: bool = True,
+    mcq_records: bool = True,
+) -> ReadResult:
     """Read and type every file of the release at ``root``; collect problems, never raise for data.
 
     Rows that fail coercion or their schema are left out of the records (but stay in
@@ -87,7 +107,13 @@ def read_release(root: Path | str, *, required_files: tuple[str, ...] = rf.REQUI
         raise FileNotFoundError(f"release folder {str(root)!r} does not exist")
     if not root.is_dir():
         raise NotADirectoryError(f"release path {str(root)!r} is not a folder")
-    out = ReadResult(release=Release(root, {}, [], [], [], {}, {}, "", False), problems=[], rows={}, headers={}, split_files=[])
+    out = ReadResult(
+        release=Release(root, {}, [], [], [], {}, {}, "", False),
+        problems=[],
+        rows={},
+        headers={},
+        split_files=[],
+    )
     for rel, spec in _SPECS.items():
         if (root / rel).is_file():
             _read_table(root, rel, spec, out)
@@ -96,7 +122,11 @@ def read_release(root: Path | str, *, required_files: tuple[str, ...] = rf.REQUI
         elif rel in rf.REQUIRED_FILES:
             out.problems.append(Problem(rel, "file is missing", severity="warning"))
     pointer_spec = _CsvSpec("", "pointer_row", POINTER_COLUMNS, {})
-    pointer_files = sorted((root / rf.POINTERS_DIR).glob(POINTER_GLOB)) if (root / rf.POINTERS_DIR).is_dir() else []
+    pointer_files = (
+        sorted((root / rf.POINTERS_DIR).glob(POINTER_GLOB))
+        if (root / rf.POINTERS_DIR).is_dir()
+        else []
+    )
     for path in pointer_files:
         _read_table(root, f"{rf.POINTERS_DIR}/{path.name}", pointer_spec, out)
 
@@ -130,19 +160,36 @@ def _build_records(release: Release, read: ReadResult, mcq_records: bool) -> Non
         box = g.get("roi_bbox_norm")
         box = tuple(box) if box is not None and roi_geometry_issue(box) is None else None
         release.cases[values["case_id"]] = Case(
-            **{c: values[c] for c in rf.MANIFEST_COLUMNS}, roi_bbox=box, rationale=g.get("rationale", ""),
-            differential_set=tuple(g.get("differential_set", ())), clinical_context=g.get("clinical_context", ""),
-            laterality_dependent=bool(g.get("laterality_dependent")), gold_after_lr_flip=g.get("gold_after_lr_flip", ""),
-            credentialed=rf.is_credentialed(values["source_dataset"]))
+            **{c: values[c] for c in rf.MANIFEST_COLUMNS},
+            roi_bbox=box,
+            rationale=g.get("rationale", ""),
+            differential_set=tuple(g.get("differential_set", ())),
+            clinical_context=g.get("clinical_context", ""),
+            laterality_dependent=bool(g.get("laterality_dependent")),
+            gold_after_lr_flip=g.get("gold_after_lr_flip", ""),
+            credentialed=rf.is_credentialed(values["source_dataset"]),
+        )
     if mcq_records:
-        probe_id, case_id, kind, question, *options, letter, image = read.valid_columns(rf.PROBES_MCQ, _MCQ_FIELDS)
-        release.probes_mcq = list(map(McqProbe, probe_id, case_id, kind, question, zip(*options), letter, image))
-    release.probes_open = [OpenProbe(**{**{c: v[c] for c in rf.PROBES_OPEN_COLUMNS},
-                                        "expected_answer_or_set": tuple(v["expected_answer_or_set"])})
-                           for v in _valid(rows, rf.PROBES_OPEN)]
+        probe_id, case_id, kind, question, *options, letter, image = read.valid_columns(
+            rf.PROBES_MCQ, _MCQ_FIELDS
+        )
+        release.probes_mcq = list(
+            map(McqProbe, probe_id, case_id, kind, question, zip(*options), letter, image)
+        )
+    release.probes_open = [
+        OpenProbe(
+            **{
+                **{c: v[c] for c in rf.PROBES_OPEN_COLUMNS},
+                "expected_answer_or_set": tuple(v["expected_answer_or_set"]),
+            }
+        )
+        for v in _valid(rows, rf.PROBES_OPEN)
+    ]
     release.triplets = _triplets(release, _valid(rows, rf.TRIPLETS))
-    release.clinician_baseline = [BaselineRow(**{c: v.get(c) for c in rf.CLINICIAN_BASELINE_COLUMNS})
-                                  for v in _valid(rows, rf.CLINICIAN_BASELINE)]
+    release.clinician_baseline = [
+        BaselineRow(**{c: v.get(c) for c in rf.CLINICIAN_BASELINE_COLUMNS})
+        for v in _valid(rows, rf.CLINICIAN_BASELINE)
+    ]
     for rel in sorted(rows):
         if rel.startswith(f"{rf.POINTERS_DIR}/"):
             for v in _valid(rows, rel):
@@ -157,14 +204,25 @@ def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
     if not path.is_file():
         raise FileNotFoundError(f"pointer file {str(path)!r} does not exist or is not a file")
     spec = _CsvSpec(str(path), "pointer_row", POINTER_COLUMNS, {})
-    table = parse_csv_columns(read_bytes(path, str(path)), str(path), required=POINTER_COLUMNS)  # DataError: not readable as a table
+    table = parse_csv_columns(
+        read_bytes(path, str(path)), str(path), required=POINTER_COLUMNS
+    )  # DataError: not readable as a table
     rows, problems = _coerce_table(table, spec)
     problems = [p for p in table.problems + problems if p.severity == "error"]
     pointers: dict[str, tuple[str, str]] = {}
     first: dict[str, int] = {}
-    for number, cid, source_path, sha256 in compress(zip(rows.numbers, *(rows.columns[c] for c in POINTER_COLUMNS)), rows.valid):
+    for number, cid, source_path, sha256 in compress(
+        zip(rows.numbers, *(rows.columns[c] for c in POINTER_COLUMNS)), rows.valid
+    ):
         if cid in first:
-            problems.append(Problem(str(path), f"duplicate pointer for case {cid!r} (first at row {first[cid]})", number, "case_id"))
+            problems.append(
+                Problem(
+                    str(path),
+                    f"duplicate pointer for case {cid!r} (first at row {first[cid]})",
+                    number,
+                    "case_id",
+                )
+            )
             continue
         first[cid] = number
         pointers[cid] = (source_path, sha256)
@@ -190,5 +248,7 @@ def _triplets(release: Release, rows: list[dict[str, Any]]) -> list[Triplet]:
             if len(matches) != 1:
                 continue
             case_id = matches[0]
-        out.append(Triplet(case_id=case_id, **{c: v[c] for c in rf.TRIPLETS_COLUMNS if c != "case_id"}))
+        out.append(
+            Triplet(case_id=case_id, **{c: v[c] for c in rf.TRIPLETS_COLUMNS if c != "case_id"})
+        )
     return out

@@ -54,7 +54,9 @@ def _string_list(text: str) -> list[str]:
     except json.JSONDecodeError as exc:
         raise _Invalid(f"{_short(text)} is not a JSON list of strings ({exc.msg})") from None
     except RecursionError:
-        raise _Invalid(f"{_short(text)} is nested too deeply; expected a JSON list of strings") from None
+        raise _Invalid(
+            f"{_short(text)} is nested too deeply; expected a JSON list of strings"
+        ) from None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _Invalid(f"{_short(text)} is not a JSON list of strings")
     return value
@@ -127,17 +129,34 @@ class _CsvSpec:
 
 
 def _spec(file: str, schema: str, coercers: dict[str, Callable[[str], Any]]) -> _CsvSpec:
-    return _CsvSpec(file, schema, rf.required_columns(file), coercers, rf.OPTIONAL_COLUMNS.get(file, ()))
+    return _CsvSpec(
+        file, schema, rf.required_columns(file), coercers, rf.OPTIONAL_COLUMNS.get(file, ())
+    )
 
 
-_SPECS = {spec.file: spec for spec in (
-    _spec(rf.MANIFEST, "manifest_row", {"text_only_answerable": _boolean(empty=_Invalid)}),
-    _spec(rf.GROUNDING, "grounding_row", {"differential_set": _string_list, "laterality_dependent": _boolean(empty=None)}),
-    _spec(rf.PROBES_MCQ, "mcq_probe_row", {"image_file": _optional_path}),
-    _spec(rf.PROBES_OPEN, "open_probe_row", {"image_file": _optional_path, "expected_answer_or_set": _answers}),
-    _spec(rf.TRIPLETS, "triplet_row", {}),
-    _spec(rf.CLINICIAN_BASELINE, "clinician_baseline_row", {"acc_or_sfr_pct": _number, "n_probes": _integer, "n_correct": _integer}),
-)}
+_SPECS = {
+    spec.file: spec
+    for spec in (
+        _spec(rf.MANIFEST, "manifest_row", {"text_only_answerable": _boolean(empty=_Invalid)}),
+        _spec(
+            rf.GROUNDING,
+            "grounding_row",
+            {"differential_set": _string_list, "laterality_dependent": _boolean(empty=None)},
+        ),
+        _spec(rf.PROBES_MCQ, "mcq_probe_row", {"image_file": _optional_path}),
+        _spec(
+            rf.PROBES_OPEN,
+            "open_probe_row",
+            {"image_file": _optional_path, "expected_answer_or_set": _answers},
+        ),
+        _spec(rf.TRIPLETS, "triplet_row", {}),
+        _spec(
+            rf.CLINICIAN_BASELINE,
+            "clinician_baseline_row",
+            {"acc_or_sfr_pct": _number, "n_probes": _integer, "n_correct": _integer},
+        ),
+    )
+}
 POINTER_COLUMNS = ("case_id", "source_path", "sha256")
 POINTER_GLOB = "*pointers*.csv"
 _ID_FIELDS = {"case_id", "probe_id"}
@@ -161,13 +180,20 @@ class Rows(Sequence[Row]):
     numbers: list[int]  # each row's number
     columns: dict[str, Sequence[Any]]  # column -> each row's typed value
     valid: list[bool]  # whether each row passed coercion and its schema
-    notes: dict[int, dict[str, str]] = field(default_factory=dict)  # position -> field -> remark for the validator
+    notes: dict[int, dict[str, str]] = field(
+        default_factory=dict
+    )  # position -> field -> remark for the validator
 
     def __len__(self) -> int:
         return len(self.numbers)
 
     def __getitem__(self, i: int) -> Row:  # type: ignore[override]  # (no slices)
-        return Row(self.numbers[i], {name: column[i] for name, column in self.columns.items()}, self.valid[i], self.notes.get(i, {}))
+        return Row(
+            self.numbers[i],
+            {name: column[i] for name, column in self.columns.items()},
+            self.valid[i],
+            self.notes.get(i, {}),
+        )
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self._rows)
@@ -175,7 +201,15 @@ class Rows(Sequence[Row]):
     @cached_property
     def _rows(self) -> list[Row]:
         values = map(dict, map(zip, repeat(tuple(self.columns)), zip(*self.columns.values())))
-        return list(map(Row, self.numbers, values, self.valid, (self.notes.get(i, {}) for i in range(len(self)))))
+        return list(
+            map(
+                Row,
+                self.numbers,
+                values,
+                self.valid,
+                (self.notes.get(i, {}) for i in range(len(self))),
+            )
+        )
 
 
 @dataclass
@@ -197,7 +231,10 @@ class ReadResult:
         """The ``names`` columns of the valid rows of ``rel``, in row order."""
         rows = self.rows.get(rel) or Rows([], {name: [] for name in names}, [])
         every = all(rows.valid)
-        return [rows.columns[name] if every else list(compress(rows.columns[name], rows.valid)) for name in names]
+        return [
+            rows.columns[name] if every else list(compress(rows.columns[name], rows.valid))
+            for name in names
+        ]
 
 
 def _coerce_table(table: CsvColumns, spec: _CsvSpec) -> tuple[Rows, list[Problem]]:
@@ -218,21 +255,32 @@ def _coerce_table(table: CsvColumns, spec: _CsvSpec) -> tuple[Rows, list[Problem
         typed.append("roi_bbox_norm")
         notes = {i: {"roi_bbox_norm": note} for i, (_, note) in enumerate(boxes) if note}
     valid = [True] * len(table.numbers)
-    typed_rows = Rows(table.numbers, columns, valid, notes)  # a view for the schema check (the result gets the final validity)
-    refused = set(rows_refused(spec.schema, typed_rows, columns, text=columns.keys() - typed))  # the rest: CSV text
+    typed_rows = Rows(
+        table.numbers, columns, valid, notes
+    )  # a view for the schema check (the result gets the final validity)
+    refused = set(
+        rows_refused(spec.schema, typed_rows, columns, text=columns.keys() - typed)
+    )  # the rest: CSV text
     problems = []
     for i in sorted(refused.union(failures)):
         number = table.numbers[i]
-        row_problems = [Problem(table.file, message, row=number, field=column) for column, message in failures.get(i, ())]
+        row_problems = [
+            Problem(table.file, message, row=number, field=column)
+            for column, message in failures.get(i, ())
+        ]
         if i in refused:
             failed = {column for column, _ in failures.get(i, ())}
-            row_problems += _schema_row_problems(spec, typed_rows[i].values, failed, table.file, number)
+            row_problems += _schema_row_problems(
+                spec, typed_rows[i].values, failed, table.file, number
+            )
         valid[i] = not row_problems
         problems.extend(row_problems)
     return Rows(table.numbers, columns, valid, notes), problems
 
 
-def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[list[Any], list[tuple[int, str]]]:
+def _coerce_column(
+    texts: Sequence[str], coerce: Callable[[str], Any]
+) -> tuple[list[Any], list[tuple[int, str]]]:
     """The typed column, and ``(position, message)`` of each cell that cannot be coerced (kept as text)."""
     try:
         return list(map(coerce, texts)), []
@@ -248,15 +296,22 @@ def _coerce_column(texts: Sequence[str], coerce: Callable[[str], Any]) -> tuple[
     return values, failed
 
 
-def _schema_row_problems(spec: _CsvSpec, values: dict, failed: set, file: str, number: int) -> list[Problem]:
+def _schema_row_problems(
+    spec: _CsvSpec, values: dict, failed: set, file: str, number: int
+) -> list[Problem]:
     """The schema's problems of one row, less those of columns that failed to coerce."""
     out = []
     for problem in problems_for(spec.schema, values, file, number):
         if problem.field in failed:
             continue
         if problem.field in _ID_FIELDS and "does not match" in problem.message:
-            problem = Problem(file, f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, without whitespace "
-                                    "or slashes", row=problem.row, field=problem.field)
+            problem = Problem(
+                file,
+                f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, without whitespace "
+                "or slashes",
+                row=problem.row,
+                field=problem.field,
+            )
         out.append(problem)
     return out
 
@@ -271,8 +326,16 @@ def _read_table(root: Path, rel: str, spec: _CsvSpec, out: ReadResult) -> None:
         return
     out.headers[rel] = table.header
     out.problems.extend(table.problems)
-    out.problems += [Problem(rel, f"optional column {column!r} is absent; read as empty", field=column, severity="warning")
-                     for column in spec.optional if column not in table.header]
+    out.problems += [
+        Problem(
+            rel,
+            f"optional column {column!r} is absent; read as empty",
+            field=column,
+            severity="warning",
+        )
+        for column in spec.optional
+        if column not in table.header
+    ]
     out.rows[rel], problems = _coerce_table(table, spec)
     out.problems.extend(problems)
 
@@ -284,20 +347,32 @@ def _read_json(path: Path, rel: str, problems: list[Problem]) -> Any:
         problems.extend(exc.problems)
         return None
     if data.startswith(b"\xef\xbb\xbf"):
-        problems.append(Problem(rel, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"))
+        problems.append(
+            Problem(
+                rel, "file starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM"
+            )
+        )
         data = data[3:]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        problems.append(Problem(rel, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}"))
+        problems.append(
+            Problem(
+                rel, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}"
+            )
+        )
         return None
     if not text.strip():
-        problems.append(Problem(rel, "file is empty; expected a JSON object {group: [case_id, ...]}"))
+        problems.append(
+            Problem(rel, "file is empty; expected a JSON object {group: [case_id, ...]}")
+        )
         return None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        problems.append(Problem(rel, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"))
+        problems.append(
+            Problem(rel, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+        )
         return None
     except RecursionError:
         problems.append(Problem(rel, "JSON nested too deeply to read"))
@@ -308,11 +383,19 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
     splits: dict[str, dict[str, list[str]]] = {}
     folder = root / rf.SPLITS_DIR
     if not folder.is_dir():
-        out.problems.append(Problem(rf.SPLITS_DIR, "no splits/ folder; stratified results need the split files", severity="warning"))
+        out.problems.append(
+            Problem(
+                rf.SPLITS_DIR,
+                "no splits/ folder; stratified results need the split files",
+                severity="warning",
+            )
+        )
         return splits
     for name in rf.SPLIT_FILES:
         if not (folder / f"{name}.json").is_file():
-            out.problems.append(Problem(f"{rf.SPLITS_DIR}/{name}.json", "split file is missing", severity="warning"))
+            out.problems.append(
+                Problem(f"{rf.SPLITS_DIR}/{name}.json", "split file is missing", severity="warning")
+            )
     for path in sorted(folder.glob("*.json")):
         rel = f"{rf.SPLITS_DIR}/{path.name}"
         out.split_files.append(rel)
@@ -334,8 +417,12 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
 # is still the only definition: its compiled forms (medvigil.records.schema_columns) only ever
 # *accept* rows; every row they refuse goes to jsonschema for the verdict and the messages
 # (tests/test_schemas.py checks the two agree).
-def rows_refused(schema: str, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None,
-                 text: Collection[str] = ()) -> list[int]:
+def rows_refused(
+    schema: str,
+    rows: list[dict[str, Any]],
+    columns: dict[str, Sequence[Any]] | None = None,
+    text: Collection[str] = (),
+) -> list[int]:
     """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
     column by column when the schema is a flat object schema (a value shared by many rows is judged
     once; ``columns``: the rows' columns, when every row has exactly those keys, ``text`` naming those

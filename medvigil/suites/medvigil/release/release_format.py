@@ -30,8 +30,15 @@ from medvigil.constants import (  # noqa: F401  (the core's constants, re-export
 )
 
 # Published letter conventions enforced by the official integrity validator.
-FIXED_CORRECT_LETTER = {"original": "A", "tcf": "A", "negation": "A", "specificity_drop": "A", "knowledge_only": "A",
-                        "halluc_trap": "E", "roi_masked": "E"}
+FIXED_CORRECT_LETTER = {
+    "original": "A",
+    "tcf": "A",
+    "negation": "A",
+    "specificity_drop": "A",
+    "knowledge_only": "A",
+    "halluc_trap": "E",
+    "roi_masked": "E",
+}
 # roi_only inherits the original probe's options and gold (letter A); lr_flip keeps A
 # unless the case is laterality-dependent, when the letter of gold_after_lr_flip is correct.
 NO_IMAGE_PROBE_KINDS = ("knowledge_only",)
@@ -52,16 +59,60 @@ SPLIT_FILES = ("by_tier", "by_source", "by_modality", "by_rarity", "text_only_su
 # Optional: credentialed-source pointers (case_id -> source path + expected SHA-256)
 POINTERS_DIR = "reconstruction"
 
-MANIFEST_COLUMNS = ("case_id", "source_dataset", "modality", "image_file", "question", "gold_answer", "risk_tier",
-                    "text_only_answerable", "annotator_notes")
-GROUNDING_COLUMNS = ("case_id", "roi_bbox_norm", "rationale", "differential_set", "clinical_context",
-                     "laterality_dependent", "gold_after_lr_flip")
-PROBES_OPEN_COLUMNS = ("case_id", "probe_id", "probe_axis", "probe_kind", "question", "expected_behavior",
-                       "expected_answer_or_set", "halluc_explanation", "image_file", "provenance")
-PROBES_MCQ_COLUMNS = ("probe_id", "case_id", "probe_kind", "question", "choice_A", "choice_B", "choice_C",
-                      "choice_D", "choice_E", "correct_letter", "image_file")
-TRIPLETS_COLUMNS = ("case_id", "anchor_question", "tcf_question", "vcf_question", "anchor_gold", "tcf_gold",
-                    "vcf_gold")
+MANIFEST_COLUMNS = (
+    "case_id",
+    "source_dataset",
+    "modality",
+    "image_file",
+    "question",
+    "gold_answer",
+    "risk_tier",
+    "text_only_answerable",
+    "annotator_notes",
+)
+GROUNDING_COLUMNS = (
+    "case_id",
+    "roi_bbox_norm",
+    "rationale",
+    "differential_set",
+    "clinical_context",
+    "laterality_dependent",
+    "gold_after_lr_flip",
+)
+PROBES_OPEN_COLUMNS = (
+    "case_id",
+    "probe_id",
+    "probe_axis",
+    "probe_kind",
+    "question",
+    "expected_behavior",
+    "expected_answer_or_set",
+    "halluc_explanation",
+    "image_file",
+    "provenance",
+)
+PROBES_MCQ_COLUMNS = (
+    "probe_id",
+    "case_id",
+    "probe_kind",
+    "question",
+    "choice_A",
+    "choice_B",
+    "choice_C",
+    "choice_D",
+    "choice_E",
+    "correct_letter",
+    "image_file",
+)
+TRIPLETS_COLUMNS = (
+    "case_id",
+    "anchor_question",
+    "tcf_question",
+    "vcf_question",
+    "anchor_gold",
+    "tcf_gold",
+    "vcf_gold",
+)
 CLINICIAN_BASELINE_COLUMNS = ("probe_kind", "risk_tier", "acc_or_sfr_pct", "n_probes", "n_correct")
 
 # Columns a release may leave out (read as empty, with a warning): the authors' scripts never
@@ -93,6 +144,7 @@ def required_columns(file: str) -> tuple[str, ...]:
     optional = OPTIONAL_COLUMNS.get(file, ())
     return tuple(c for c in CSV_COLUMNS[file] if c not in optional)
 
+
 # Our synthetic releases mark every file: CSVs carry this extra trailing column,
 # JSON files a top-level key, images an embedded comment and a visible corner label.
 SYNTHETIC_COLUMN = "synthetic_notice"
@@ -112,4 +164,8 @@ def with_canonical_source(record: dict) -> dict:
     source = record.get("source_dataset")
     if source_label(source) == source:
         return record
-    return {**record, "source_dataset": source_label(source), "extra": {**(record.get("extra") or {}), "source_dataset": source}}
+    return {
+        **record,
+        "source_dataset": source_label(source),
+        "extra": {**(record.get("extra") or {}), "source_dataset": source},
+    }

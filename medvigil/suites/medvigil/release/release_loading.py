@@ -76,7 +76,10 @@ def load_for_scoring(location: Path | str, *, skip_invalid_rows: bool = False) -
         if skip_invalid_rows and not report.unusable:
             left = [p for p in errors if p.row is not None]
             errors = [p for p in errors if p.row is None]
-            warnings = warnings + [Problem(p.file, f"{p.message} (row left out)", p.row, p.field, "warning") for p in left]
+            warnings = warnings + [
+                Problem(p.file, f"{p.message} (row left out)", p.row, p.field, "warning")
+                for p in left
+            ]
         if report.unusable or errors:
             raise DataError(errors or report.errors)
         mcq = report.read.valid_columns(rf.PROBES_MCQ, _ScoringProbe._fields)
@@ -107,8 +110,12 @@ def _reference_from_build(where: str, kind: str) -> ScoringReference:
     try:
         columns = datasets.load_dataset(where, "mcq", split="test").select_columns(names).to_dict()
     except Exception as exc:  # datasets raises many types (offline, missing config, ...)
-        raise DataError(Problem(where, f"cannot load the 'mcq' config of this {kind} dataset: {exc}")) from None
+        raise DataError(
+            Problem(where, f"cannot load the 'mcq' config of this {kind} dataset: {exc}")
+        ) from None
     cases: dict[str, _BuiltCase] = {}
     for case in map(_BuiltCase, *(columns[k] for k in _BuiltCase._fields)):
         cases.setdefault(case.case_id, case)
-    return ScoringReference(where, kind, cases, list(map(_ScoringProbe, *(columns[k] for k in _ScoringProbe._fields))))
+    return ScoringReference(
+        where, kind, cases, list(map(_ScoringProbe, *(columns[k] for k in _ScoringProbe._fields)))
+    )

@@ -169,8 +169,15 @@ class Release:
 # --------------------------------------------------------------------------- paths
 
 
-def resolve_image_file(root: Path | str, image_file: str, *, file: str = rf.MANIFEST, row: int | None = None,
-                       field: str = "image_file", inside: InsideResolver | None = None) -> Path:
+def resolve_image_file(
+    root: Path | str,
+    image_file: str,
+    *,
+    file: str = rf.MANIFEST,
+    row: int | None = None,
+    field: str = "image_file",
+    inside: InsideResolver | None = None,
+) -> Path:
     """Absolute path of ``image_file``, proven to stay inside ``root``.
 
     A path starting with ``images/`` or ``images_perturbed/`` is relative to the release
@@ -179,7 +186,9 @@ def resolve_image_file(root: Path | str, image_file: str, *, file: str = rf.MANI
     ``inside``, an :class:`~medvigil.files.pathsafe.InsideResolver` of ``root``, resolves many paths faster.
     An unsafe path (absolute, ``..``, backslash, NUL, escaping link) raises a DataError.
     """
-    if not isinstance(image_file, str) or not image_file.startswith((f"{rf.IMAGES_DIR}/", f"{rf.PERTURBED_DIR}/")):
+    if not isinstance(image_file, str) or not image_file.startswith(
+        (f"{rf.IMAGES_DIR}/", f"{rf.PERTURBED_DIR}/")
+    ):
         # Judge the path as written: "/etc/passwd" must not pass as "images//etc/passwd".
         reason = unsafe_reason(image_file)
         if reason is not None:
@@ -221,7 +230,11 @@ def roi_geometry_issue(bbox: Iterable[float]) -> str | None:
     if len(box) != 4:
         return f"a box has 4 values [x0, y0, x1, y1], got {len(box)}"
     x0, y0, x1, y1 = box
-    if type(x0) is type(y0) is type(x1) is type(y1) is float and 0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0:
+    if (
+        type(x0) is type(y0) is type(x1) is type(y1) is float
+        and 0.0 <= x0 < x1 <= 1.0
+        and 0.0 <= y0 < y1 <= 1.0
+    ):
         return None  # the usual box, as the reader types it; every other one is judged below
     if not all(map(is_number, box)):
         return f"box values must be finite numbers, got {list(box)}"

@@ -16,8 +16,20 @@ from medvigil.scoring.stats import Z_95, wilson_interval
 from medvigil.scoring.table import RecordTable, group_accuracy
 from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
 
-__all__ = ["NOIMG", "TAKEOVER_THRESHOLD", "blur_sweep", "modal_decay_entry", "modal_letter", "no_image_gap", "parse_condition",
-           "present_models", "roi_decay", "roi_decay_modal", "run_ablations", "takeover_point"]
+__all__ = [
+    "NOIMG",
+    "TAKEOVER_THRESHOLD",
+    "blur_sweep",
+    "modal_decay_entry",
+    "modal_letter",
+    "no_image_gap",
+    "parse_condition",
+    "present_models",
+    "roi_decay",
+    "roi_decay_modal",
+    "run_ablations",
+    "takeover_point",
+]
 
 NOIMG = "noimg"
 TAKEOVER_THRESHOLD = 0.2  # L*: residual visual contribution <= 20% of the clean one
@@ -40,7 +52,9 @@ def parse_condition(condition: str) -> tuple[str, float | int | None]:
                 raise ValueError
             return family, value
     except ValueError:
-        raise ValueError(f"condition {condition!r}: {family} needs a non-negative number after ':'") from None
+        raise ValueError(
+            f"condition {condition!r}: {family} needs a non-negative number after ':'"
+        ) from None
     return family, None
 
 
@@ -56,11 +70,18 @@ def _conditions(tab: RecordTable, family: str) -> dict[Any, int]:
 
 def present_models(tab: RecordTable, mask: np.ndarray | slice = slice(None)) -> list[int]:
     """Codes of the models with records (among the rows of ``mask``)."""
-    return np.flatnonzero(np.bincount(tab.model.codes[mask], minlength=len(tab.model.levels)) > 0).tolist()
+    return np.flatnonzero(
+        np.bincount(tab.model.codes[mask], minlength=len(tab.model.levels)) > 0
+    ).tolist()
 
 
-def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_condition: str = "default",
-                 noimg_condition: str = NOIMG) -> dict[str, dict[str, float]]:
+def no_image_gap(
+    tab: RecordTable,
+    *,
+    harness_compatible: bool = False,
+    vision_condition: str = "default",
+    noimg_condition: str = NOIMG,
+) -> dict[str, dict[str, float]]:
     """Matched no-image ablation, Appendix I: per model, Acc_orig and Overall with and without the image,
     and ``Δorig = Acc_orig(vision) - Acc_orig(noimg)``."""
     scored = tab.scored_mask(harness_compatible)
@@ -69,8 +90,16 @@ def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_c
     orig = tab.probe_kind.codes == tab.probe_kind.code_of("original")
     m_n = len(tab.model.levels)
     out = {}
-    masks = {"orig_vision": vis & orig, "orig_noimg": blind & orig, "overall_vision": vis, "overall_noimg": blind}
-    accs = {name: group_accuracy(tab.correct, scored & mask, tab.model.codes, m_n) for name, mask in masks.items()}
+    masks = {
+        "orig_vision": vis & orig,
+        "orig_noimg": blind & orig,
+        "overall_vision": vis,
+        "overall_noimg": blind,
+    }
+    accs = {
+        name: group_accuracy(tab.correct, scored & mask, tab.model.codes, m_n)
+        for name, mask in masks.items()
+    }
     for m in present_models(tab, blind):
         row = {key: float(acc[m]) for key, (acc, _, _) in accs.items()}
         row.update({f"n_{key}": int(n[m]) for key, (_, _, n) in accs.items()})
@@ -80,8 +109,12 @@ def no_image_gap(tab: RecordTable, *, harness_compatible: bool = False, vision_c
     return out
 
 
-def takeover_point(sigmas: Sequence[float], accuracy: Sequence[float], accuracy_noimg: float,
-                   threshold: float = TAKEOVER_THRESHOLD) -> tuple[float | None, str | None]:
+def takeover_point(
+    sigmas: Sequence[float],
+    accuracy: Sequence[float],
+    accuracy_noimg: float,
+    threshold: float = TAKEOVER_THRESHOLD,
+) -> tuple[float | None, str | None]:
     """Language-takeover point L*, Section 6.3 / Appendix J: the first ``sigma > 0`` whose visual contribution
     ``acc(sigma) - acc_noimg`` is at most ``threshold`` (20%) of the clean one (Table 13's wording; the main
     text's "drops below" differs only at equality), even if accuracy recovers later; NaN points skipped.
@@ -92,7 +125,9 @@ def takeover_point(sigmas: Sequence[float], accuracy: Sequence[float], accuracy_
     """
     if not 0.0 < threshold < 1.0:
         raise ValueError(f"threshold must lie in (0, 1), got {threshold!r}")
-    pairs = sorted((float(s), float(a)) for s, a in zip(sigmas, accuracy) if not math.isnan(float(a)))
+    pairs = sorted(
+        (float(s), float(a)) for s, a in zip(sigmas, accuracy) if not math.isnan(float(a))
+    )
     clean = [a for s, a in pairs if s == 0.0]
     if not clean:
         return None, "no accuracy at sigma = 0"
@@ -105,12 +140,21 @@ def takeover_point(sigmas: Sequence[float], accuracy: Sequence[float], accuracy_
         if s > 0 and a - accuracy_noimg <= threshold * contribution:
             return s, None
     largest = pairs[-1][0]
-    return None, f"residual visual contribution stays above {threshold:.0%} of the clean one up to sigma = {largest:g}"
+    return (
+        None,
+        f"residual visual contribution stays above {threshold:.0%} of the clean one up to sigma = {largest:g}",
+    )
 
 
-def blur_sweep(tab: RecordTable, *, probe_kinds: Sequence[str] = ("original",), harness_compatible: bool = False,
-               threshold: float = TAKEOVER_THRESHOLD, clean_condition: str = "default",
-               noimg_condition: str = NOIMG) -> dict[str, dict[str, Any]]:
+def blur_sweep(
+    tab: RecordTable,
+    *,
+    probe_kinds: Sequence[str] = ("original",),
+    harness_compatible: bool = False,
+    threshold: float = TAKEOVER_THRESHOLD,
+    clean_condition: str = "default",
+    noimg_condition: str = NOIMG,
+) -> dict[str, dict[str, Any]]:
     """Blur sweep, Appendix J (Table 13): per model, accuracy on ``probe_kinds`` per sigma for all, image-required
     and text-answerable (control) cases, no-image accuracy, ``drop`` and L* (image-required curve if flagged, else all).
     sigma = 0 is ``blur:0``, else ``clean_condition`` on the sweep's cases."""
@@ -138,8 +182,13 @@ def blur_sweep(tab: RecordTable, *, probe_kinds: Sequence[str] = ("original",), 
     }
 
     def accuracies(mask):  # (accuracy, _, n) per model at each sigma, and without the image
-        rows = [group_accuracy(tab.correct, scored & kinds & mask & cmask, tab.model.codes, m_n) for cmask in masks.values()]
-        return rows, group_accuracy(tab.correct, scored & kinds & mask & blind, tab.model.codes, m_n)
+        rows = [
+            group_accuracy(tab.correct, scored & kinds & mask & cmask, tab.model.codes, m_n)
+            for cmask in masks.values()
+        ]
+        return rows, group_accuracy(
+            tab.correct, scored & kinds & mask & blind, tab.model.codes, m_n
+        )
 
     curves = {sub: accuracies(sub_mask) for sub, sub_mask in subsets.items()}
     sigmas = list(masks)
@@ -160,20 +209,30 @@ def blur_sweep(tab: RecordTable, *, probe_kinds: Sequence[str] = ("original",), 
         blind_acc = entry[f"noimg_{use}"]
         entry["takeover_subset"] = use
         entry["drop"] = (curve[0] - blind_acc) if sigmas and sigmas[0] == 0.0 else float("nan")
-        entry["takeover_sigma"], entry["takeover_reason"] = takeover_point(sigmas, curve, blind_acc, threshold)
+        entry["takeover_sigma"], entry["takeover_reason"] = takeover_point(
+            sigmas, curve, blind_acc, threshold
+        )
         entry["by_tier"] = {}
         for tier in tab.risk_tier.levels:
             rows, (acc_b, _, n_b) = tier_curves[(use, tier)]
             if any(int(n[m]) for _, _, n in rows) or int(n_b[m]):
-                entry["by_tier"][tier] = {"accuracy": [float(acc[m]) for acc, _, _ in rows],
-                                          "n": [int(n[m]) for _, _, n in rows],
-                                          "noimg": float(acc_b[m]), "n_noimg": int(n_b[m])}
+                entry["by_tier"][tier] = {
+                    "accuracy": [float(acc[m]) for acc, _, _ in rows],
+                    "n": [int(n[m]) for _, _, n in rows],
+                    "noimg": float(acc_b[m]),
+                    "n_noimg": int(n_b[m]),
+                }
         out[tab.model.levels[m]] = entry
     return out
 
 
-def roi_decay(tab: RecordTable, *, harness_compatible: bool = False, safe_letter: str = SAFE_LETTER,
-              z: float = Z_95) -> dict[str, dict[str, Any]]:
+def roi_decay(
+    tab: RecordTable,
+    *,
+    harness_compatible: bool = False,
+    safe_letter: str = SAFE_LETTER,
+    z: float = Z_95,
+) -> dict[str, dict[str, Any]]:
     """Visual-token ROI ablation, Appendix K (Figure 7): per model and step ``k``, refusal rate (``safe_letter``)
     and letter-switch rate against step 0 per ``(case_id, probe_kind)``, Wilson 95% CIs; no letter is a value of its own, never a refusal."""
     conds = _conditions(tab, "roi_decay")
@@ -193,8 +252,10 @@ def roi_decay(tab: RecordTable, *, harness_compatible: bool = False, safe_letter
             key = int(np.flatnonzero(counts > 1)[0])
             mc, rest = divmod(key, c_n * k_n)
             cc, kc = divmod(rest, k_n)
-            raise ValueError(f"roi_decay:{step}: model {tab.model.levels[mc]!r}, case {tab.case.levels[cc]!r}, kind "
-                             f"{tab.probe_kind.levels[kc]!r} answered {int(counts[key])} times; steps are paired one to one")
+            raise ValueError(
+                f"roi_decay:{step}: model {tab.model.levels[mc]!r}, case {tab.case.levels[cc]!r}, kind "
+                f"{tab.probe_kind.levels[kc]!r} answered {int(counts[key])} times; steps are paired one to one"
+            )
         arr = np.full(size, -9, dtype=np.int16)  # -9: not asked at this step
         arr[slot[mask]] = tab.pred[mask]
         letters[step] = arr
@@ -211,8 +272,18 @@ def roi_decay(tab: RecordTable, *, harness_compatible: bool = False, safe_letter
     out = {}
     sweep = np.isin(tab.condition.codes, list(conds.values()))
     for m in present_models(tab, sweep):
-        entry: dict[str, Any] = {key: [] for key in ("steps", "n", "refusal_rate", "refusal_ci", "switch_rate", "switch_ci",
-                                                     "n_switch_pairs")}
+        entry: dict[str, Any] = {
+            key: []
+            for key in (
+                "steps",
+                "n",
+                "refusal_rate",
+                "refusal_ci",
+                "switch_rate",
+                "switch_ci",
+                "n_switch_pairs",
+            )
+        }
         for step, (n, k, pairs, switched) in per_step.items():
             entry["steps"].append(step)
             entry["n"].append(int(n[m]))
@@ -253,8 +324,19 @@ def modal_letter(letters: Sequence[str | None]) -> tuple[str, float]:
 def modal_decay_entry(per_step: Mapping[int, Mapping[str, Any]], z: float = Z_95) -> dict[str, Any]:
     """Appendix K rates (%, Wilson 95% CIs) from ``per_step[k]`` counts ``n``, ``refused`` (modal E), ``switched``
     (modal letter empty or not step 0's), ``stable`` (default ``n - switched``), ``mean_modal_share`` (or None)."""
-    entry: dict[str, Any] = {key: [] for key in ("steps", "n", "refusal_rate", "refusal_ci", "switch_rate", "switch_ci",
-                                                 "letter_stability", "mean_modal_share")}
+    entry: dict[str, Any] = {
+        key: []
+        for key in (
+            "steps",
+            "n",
+            "refusal_rate",
+            "refusal_ci",
+            "switch_rate",
+            "switch_ci",
+            "letter_stability",
+            "mean_modal_share",
+        )
+    }
     for step, c in sorted(per_step.items()):
         n = int(c["n"])
         entry["steps"].append(int(step))
@@ -264,13 +346,17 @@ def modal_decay_entry(per_step: Mapping[int, Mapping[str, Any]], z: float = Z_95
         stable = c.get("stable")
         if stable is None and c.get("switched") is not None:
             stable = n - c["switched"]
-        entry["letter_stability"].append(100.0 * stable / n if stable is not None and n else float("nan"))
+        entry["letter_stability"].append(
+            100.0 * stable / n if stable is not None and n else float("nan")
+        )
         share = c.get("mean_modal_share")
         entry["mean_modal_share"].append(float("nan") if share is None else float(share))
     return entry
 
 
-def _modal_counts(cases: Mapping[int, Mapping[str, tuple[str, float | None]]], keep: set[str] | None) -> dict[int, dict]:
+def _modal_counts(
+    cases: Mapping[int, Mapping[str, tuple[str, float | None]]], keep: set[str] | None
+) -> dict[int, dict]:
     """Per-step counts of :func:`modal_decay_entry` over ``cases[step][case] = (letter, share)``."""
     step0 = cases.get(0, {})
     out = {}
@@ -280,14 +366,28 @@ def _modal_counts(cases: Mapping[int, Mapping[str, tuple[str, float | None]]], k
             continue
         n = len(chosen)
         refused = sum(letter == SAFE_LETTER for letter, _ in chosen.values())
-        stable = n if step == 0 else sum(bool(letter) and letter == step0.get(c, ("", None))[0] for c, (letter, _) in chosen.items())
+        stable = (
+            n
+            if step == 0
+            else sum(
+                bool(letter) and letter == step0.get(c, ("", None))[0]
+                for c, (letter, _) in chosen.items()
+            )
+        )
         shares = [s for _, s in chosen.values() if s is not None]
-        out[step] = {"n": n, "refused": refused, "switched": n - stable, "stable": stable,
-                     "mean_modal_share": sum(shares) / len(shares) if shares else None}
+        out[step] = {
+            "n": n,
+            "refused": refused,
+            "switched": n - stable,
+            "stable": stable,
+            "mean_modal_share": sum(shares) / len(shares) if shares else None,
+        }
     return out
 
 
-def roi_decay_modal(records: Iterable[Mapping[str, Any]], *, harness_compatible: bool = False) -> dict[str, dict[str, Any]]:
+def roi_decay_modal(
+    records: Iterable[Mapping[str, Any]], *, harness_compatible: bool = False
+) -> dict[str, dict[str, Any]]:
     """The paper's ROI-decay protocol (Appendix K; the authors' ``visual_token_ablation.csv``) over one record per
     (model, case, step) with the modal letter and ``extra.modal_share`` (%) / ``extra.samples``: per model, overall and
     per tier, refusal, switch from step 0, stability (100 − switch), mean modal share, ``trajectories`` (Table 14).
@@ -308,7 +408,9 @@ def roi_decay_modal(records: Iterable[Mapping[str, Any]], *, harness_compatible:
         model, case = str(r["model"]), str(r["case_id"])
         per_case = cells.setdefault(model, {}).setdefault(int(step), {})
         if case in per_case:
-            raise ValueError(f"roi_decay:{step}: model {model!r}, case {case!r} answered twice; one modal letter per case and step")
+            raise ValueError(
+                f"roi_decay:{step}: model {model!r}, case {case!r} answered twice; one modal letter per case and step"
+            )
         per_case[case] = (r.get("predicted_letter") or "", None if share is None else float(share))
         tiers.setdefault(model, {})[case] = r.get("risk_tier")
     out = {}
@@ -321,30 +423,48 @@ def roi_decay_modal(records: Iterable[Mapping[str, Any]], *, harness_compatible:
             entry["by_tier"][tier] = modal_decay_entry(_modal_counts(cases, keep))
         steps = sorted(cases)
         entry["trajectories"] = {
-            case: {"risk_tier": tiers[model][case],
-                   "letters": [cases[s].get(case, ("", None))[0] for s in steps],
-                   "modal_share": [cases[s].get(case, ("", None))[1] for s in steps]}
+            case: {
+                "risk_tier": tiers[model][case],
+                "letters": [cases[s].get(case, ("", None))[0] for s in steps],
+                "modal_share": [cases[s].get(case, ("", None))[1] for s in steps],
+            }
             for case in sorted(tiers[model])
         }
         out[model] = entry
     return out
 
 
-def run_ablations(tab: RecordTable, *, harness_compatible: bool = False, reference_condition: str = "default",
-                  records: Iterable[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def run_ablations(
+    tab: RecordTable,
+    *,
+    harness_compatible: bool = False,
+    reference_condition: str = "default",
+    records: Iterable[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Every ablation whose condition occurs in ``tab``, plus :func:`roi_decay_modal` over ``records`` with samples."""
     out: dict[str, Any] = {}
-    if tab.condition.code_of(NOIMG) >= 0 and (tab.condition.codes == tab.condition.code_of(NOIMG)).any():
-        out["no_image"] = no_image_gap(tab, harness_compatible=harness_compatible, vision_condition=reference_condition)
-    blur = blur_sweep(tab, harness_compatible=harness_compatible, clean_condition=reference_condition)
+    if (
+        tab.condition.code_of(NOIMG) >= 0
+        and (tab.condition.codes == tab.condition.code_of(NOIMG)).any()
+    ):
+        out["no_image"] = no_image_gap(
+            tab, harness_compatible=harness_compatible, vision_condition=reference_condition
+        )
+    blur = blur_sweep(
+        tab, harness_compatible=harness_compatible, clean_condition=reference_condition
+    )
     if blur:
         out["blur"] = blur
     decay = roi_decay(tab, harness_compatible=harness_compatible)
     if decay:
         out["roi_decay"] = decay
     if records is not None:
-        sampled = [r for r in records if str(r.get("condition", "")).startswith("roi_decay:")
-                   and {"modal_share", "samples"} & set(r.get("extra") or {})]
+        sampled = [
+            r
+            for r in records
+            if str(r.get("condition", "")).startswith("roi_decay:")
+            and {"modal_share", "samples"} & set(r.get("extra") or {})
+        ]
         modal = roi_decay_modal(sampled, harness_compatible=harness_compatible)
         if modal:
             out["roi_decay_modal"] = modal

@@ -13,9 +13,29 @@ TRIPLET_KINDS = ("triplet_anchor", "triplet_tcf", "triplet_vcf")
 # Kinds averaged by the Overall column (Table 1): the nine headline probe families.
 HEADLINE_KINDS = PROBE_KINDS
 # metric key -> probe kind whose accuracy it is
-KIND_METRICS = {"acc_orig": "original", "pr": "tcf", "neg": "negation", "sdr": "specificity_drop", "lpa": "knowledge_only",
-                "lr_flip": "lr_flip", "roi_only": "roi_only", "roi_masked": "roi_masked"}
-METRIC_KEYS = ("overall", *KIND_METRICS, "sfr", "sfr_w", "vgr", "pcons", "tr_coh", "cap", "safe", "ground", "mcs")
+KIND_METRICS = {
+    "acc_orig": "original",
+    "pr": "tcf",
+    "neg": "negation",
+    "sdr": "specificity_drop",
+    "lpa": "knowledge_only",
+    "lr_flip": "lr_flip",
+    "roi_only": "roi_only",
+    "roi_masked": "roi_masked",
+}
+METRIC_KEYS = (
+    "overall",
+    *KIND_METRICS,
+    "sfr",
+    "sfr_w",
+    "vgr",
+    "pcons",
+    "tr_coh",
+    "cap",
+    "safe",
+    "ground",
+    "mcs",
+)
 CI_KEYS = METRIC_KEYS  # every headline metric gets a bootstrap interval
 NORMALISE_CHOICES = ("present", "all", "strict")
 
@@ -87,7 +107,9 @@ def mcs_from_axes(cap, safe, ground):
     return np.where(np.isnan(a) | np.isnan(b) | np.isnan(c), np.nan, out)
 
 
-def weighted_sfr(sfr_by_tier, weights=DEFAULT_TIER_WEIGHTS, normalise: str = "present", n_by_tier=None):
+def weighted_sfr(
+    sfr_by_tier, weights=DEFAULT_TIER_WEIGHTS, normalise: str = "present", n_by_tier=None
+):
     """Risk-weighted silent-failure rate, Eq. 3: ``SFR_w = sum_k w_k SFR_Lk / sum_k w_k``.
 
     ``sfr_by_tier``: last axis L1..L5, NaN (or ``n_by_tier`` 0) for a tier without traps. ``normalise``, the
@@ -104,7 +126,9 @@ def weighted_sfr(sfr_by_tier, weights=DEFAULT_TIER_WEIGHTS, normalise: str = "pr
     w = check_weights(weights)
     s = np.asarray(sfr_by_tier, dtype=float)
     if s.shape[-1] != len(TIERS):
-        raise ValueError(f"sfr_by_tier needs {len(TIERS)} tiers on its last axis, got shape {s.shape}")
+        raise ValueError(
+            f"sfr_by_tier needs {len(TIERS)} tiers on its last axis, got shape {s.shape}"
+        )
     present = np.isfinite(s) if n_by_tier is None else (np.asarray(n_by_tier) > 0) & np.isfinite(s)
     num = np.where(present, s, 0.0) @ w
     if normalise == "present":

@@ -23,7 +23,9 @@ class Layout:
     def __init__(self, kinds: Sequence[str]):
         self.kinds = tuple(kinds)
         self.k = k = len(self.kinds)
-        self._positions = {name: i for i, name in enumerate(self.kinds)}  # (looked up for every block of the report)
+        self._positions = {
+            name: i for i, name in enumerate(self.kinds)
+        }  # (looked up for every block of the report)
         self.trap_n = 2 * k  # + tier index
         self.trap_silent = 2 * k + len(TIERS)  # + tier index
         self.pcons_n = 2 * k + 2 * len(TIERS)
@@ -78,7 +80,9 @@ class Features:
         return self.tensor[:, :, lay.records(0) : lay.records(0) + lay.k].sum(-1) > 0
 
 
-def _case_attribute(cat: Categorical, case: np.ndarray, n_cases: int, cases: tuple[str, ...], name: str) -> Categorical:
+def _case_attribute(
+    cat: Categorical, case: np.ndarray, n_cases: int, cases: tuple[str, ...], name: str
+) -> Categorical:
     """One code per case; a case whose records disagree on the attribute is a DataError."""
     valid = cat.codes >= 0
     out = np.full(n_cases, -1, dtype=np.int32)
@@ -88,15 +92,22 @@ def _case_attribute(cat: Categorical, case: np.ndarray, n_cases: int, cases: tup
         first_row: dict[int, int] = {}  # per conflicting case, its first conflicting row
         for row in bad.tolist():
             first_row.setdefault(int(case[row]), row)
-        raise DataError([
-            Problem(file="<records>", field=name,
-                    message=f"case {cases[c]!r} has conflicting {name} values {cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}")
-            for c, row in list(first_row.items())[:50]
-        ])
+        raise DataError(
+            [
+                Problem(
+                    file="<records>",
+                    field=name,
+                    message=f"case {cases[c]!r} has conflicting {name} values {cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}",
+                )
+                for c, row in list(first_row.items())[:50]
+            ]
+        )
     return Categorical(out, cat.levels)
 
 
-def _one_per_case(per_case: np.ndarray, what: str, models: Sequence[str], cases: Sequence[str]) -> None:
+def _one_per_case(
+    per_case: np.ndarray, what: str, models: Sequence[str], cases: Sequence[str]
+) -> None:
     """DataError unless every (case, model) has at most one scored ``what`` record (``per_case``: their counts)."""
     counts = per_case.T.ravel()  # (model, case) order
     dup = np.flatnonzero(counts > 1)
@@ -104,8 +115,14 @@ def _one_per_case(per_case: np.ndarray, what: str, models: Sequence[str], cases:
         problems = []
         for key in dup[:50].tolist():
             m, c = divmod(key, len(cases))
-            problems.append(Problem(file="<records>", field="probe_kind", message=f"model {models[m]!r}, case {cases[c]!r}: "
-                                    f"{int(counts[key])} {what!r} records in one condition; pairing needs at most one per case"))
+            problems.append(
+                Problem(
+                    file="<records>",
+                    field="probe_kind",
+                    message=f"model {models[m]!r}, case {cases[c]!r}: "
+                    f"{int(counts[key])} {what!r} records in one condition; pairing needs at most one per case",
+                )
+            )
         raise DataError(problems)
 
 
@@ -118,7 +135,9 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     cases = tuple(lv for lv, u in zip(tab.case.levels, used.tolist()) if u)
     m_n, c_n = len(models), len(cases)
     levels = [tab.probe_kind.levels[i] for i in tab.probe_kind.used_codes().tolist()]
-    canonical = [k for k in PROBE_KINDS + TRIPLET_KINDS if k in levels]  # the paper's kinds in their order, then the rest
+    canonical = [
+        k for k in PROBE_KINDS + TRIPLET_KINDS if k in levels
+    ]  # the paper's kinds in their order, then the rest
     lay = Layout(canonical + sorted(k for k in levels if k not in canonical))
     f_n = lay.n_features
     kmap = np.full(len(tab.probe_kind.levels), -1, dtype=np.int64)
@@ -138,11 +157,17 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     trap_cell = slot[trap_rows] * f_n + tier[trap_rows]
     # the scored columns first count the records left out (none, or the error rows of the
     # harness): scored = records - those, and the rows scored need no cells of their own
-    cells = np.concatenate([
-        cell[~scored] + lay.scored(0), cell[correct] + lay.correct(0), cell + lay.records(0),
-        cell[tab.status == STATUS_PARSE_FAILURE] + lay.parse_failures(0), cell[tab.status == STATUS_ERROR] + lay.errors(0),
-        trap_cell + lay.trap_n, trap_cell[~correct[trap_rows]] + lay.trap_silent,
-    ])
+    cells = np.concatenate(
+        [
+            cell[~scored] + lay.scored(0),
+            cell[correct] + lay.correct(0),
+            cell + lay.records(0),
+            cell[tab.status == STATUS_PARSE_FAILURE] + lay.parse_failures(0),
+            cell[tab.status == STATUS_ERROR] + lay.errors(0),
+            trap_cell + lay.trap_n,
+            trap_cell[~correct[trap_rows]] + lay.trap_silent,
+        ]
+    )
     tensor = np.bincount(cells, minlength=c_n * m_n * f_n).astype(np.float64).reshape(c_n, m_n, f_n)
     n_scored = tensor[:, :, lay.scored(0) : lay.scored(0) + lay.k]  # records left out, until:
     np.subtract(tensor[:, :, lay.records(0) : lay.records(0) + lay.k], n_scored, out=n_scored)
@@ -154,7 +179,9 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     # (paper); the harness compares the two model_letter strings, so two empty letters agree there.
     o_i, t_i = lay.kind("original"), lay.kind("tcf")
     if o_i is not None and t_i is not None:
-        lo, lt = (np.full(c_n * m_n, -2, dtype=np.int16) for _ in range(2))  # -2: not scored (NO_LETTER is -1)
+        lo, lt = (
+            np.full(c_n * m_n, -2, dtype=np.int16) for _ in range(2)
+        )  # -2: not scored (NO_LETTER is -1)
         for letters, i, name in ((lo, o_i, "original"), (lt, t_i, "tcf")):
             _one_per_case(scored_per_case(i), name, models, cases)
             mask = scored & (kind == i)
@@ -181,14 +208,20 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
         tensor[:, :, lay.tri_coh] = coherent
         incomplete = (present.any(axis=0) & ~complete).sum(axis=0).astype(float)
 
-    columns = {"risk_tier": tab.risk_tier, "source_dataset": tab.source_dataset, "modality": tab.modality,
-               "text_only_answerable": tab.text_only}
+    columns = {
+        "risk_tier": tab.risk_tier,
+        "source_dataset": tab.source_dataset,
+        "modality": tab.modality,
+        "text_only_answerable": tab.text_only,
+    }
     attrs = {axis: _case_attribute(columns[axis], case, c_n, cases, axis) for axis in STRATA_AXES}
     no_tier = np.bincount(model[is_trap & scored & (tier < 0)], minlength=m_n).astype(float)
     frames = order = None
     if harness_compatible:
         frames, order = harness_frames(model[scored], case[scored], m_n, c_n)
-    return Features(tensor, lay, models, cases, attrs, no_tier, incomplete, harness_compatible, frames, order)
+    return Features(
+        tensor, lay, models, cases, attrs, no_tier, incomplete, harness_compatible, frames, order
+    )
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
@@ -199,7 +232,9 @@ def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
     seen = np.flatnonzero(first < n)
     pairs = seen[np.argsort(first[seen], kind="stable")]  # (model, case) pairs in row order
     by_model = np.argsort(pairs // c_n, kind="stable")  # grouped by model, row order kept
-    frames = tuple(np.split(pairs[by_model] % c_n, np.cumsum(np.bincount(pairs // c_n, minlength=m_n))[:-1]))
+    frames = tuple(
+        np.split(pairs[by_model] % c_n, np.cumsum(np.bincount(pairs // c_n, minlength=m_n))[:-1])
+    )
     first_row = first.reshape(m_n, c_n).min(axis=1)
     models = np.flatnonzero(first_row < n)
     order = tuple(int(m) for m in models[np.argsort(first_row[models], kind="stable")])

@@ -30,20 +30,48 @@ class AuditMetric(evaluate.Metric):
         import datasets
 
         return evaluate.MetricInfo(
-            description=self.DESCRIPTION, citation=citations.MEDVIGIL + "\n", inputs_description=self.KWARGS_DESCRIPTION,
-            features=datasets.Features({name: datasets.Value("string") for name in PER_PROBE_COLUMNS}), reference_urls=MEDVIGIL_URLS,
+            description=self.DESCRIPTION,
+            citation=citations.MEDVIGIL + "\n",
+            inputs_description=self.KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {name: datasets.Value("string") for name in PER_PROBE_COLUMNS}
+            ),
+            reference_urls=MEDVIGIL_URLS,
         )
 
     def select(self, scores: Mapping[str, Any], n_resamples: int) -> dict[str, Any]:
         if self.KEYS is None:
             return dict(scores)
-        ci = tuple(f"{k}_ci_{end}" for k in self.CI_KEYS for end in ("low", "high")) if n_resamples else ()
+        ci = (
+            tuple(f"{k}_ci_{end}" for k in self.CI_KEYS for end in ("low", "high"))
+            if n_resamples
+            else ()
+        )
         return {k: scores[k] for k in self.KEYS + ci}
 
-    def _compute(self, predictions, references, probe_kind, case_id, risk_tier, weights=DEFAULT_TIER_WEIGHTS, normalise=None,
-                 harness_compatible=False, n_resamples=0, seed=DEFAULT_SEED):
+    def _compute(
+        self,
+        predictions,
+        references,
+        probe_kind,
+        case_id,
+        risk_tier,
+        weights=DEFAULT_TIER_WEIGHTS,
+        normalise=None,
+        harness_compatible=False,
+        n_resamples=0,
+        seed=DEFAULT_SEED,
+    ):
         scores = score_columns(
-            predictions, references, probe_kind, case_id, risk_tier, weights=weights, normalise=normalise,
-            harness_compatible=harness_compatible, n_resamples=n_resamples, seed=seed,
+            predictions,
+            references,
+            probe_kind,
+            case_id,
+            risk_tier,
+            weights=weights,
+            normalise=normalise,
+            harness_compatible=harness_compatible,
+            n_resamples=n_resamples,
+            seed=seed,
         )
         return self.select(scores, n_resamples)

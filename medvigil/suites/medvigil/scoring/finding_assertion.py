@@ -22,83 +22,351 @@ _AE = "(?:a|ae|æ|e)"
 # tier-4 findings: token patterns (lower-cased text), one entry per finding family
 CRITICAL_FINDINGS = {
     "pneumothorax": [r"pneumothora(?:x|ces)", r"ptx"],
-    "pneumoperitoneum": [r"pneumoperitoneum", ["free", "(?:intraperitoneal|intra-abdominal|abdominal)?", "air"]],
-    "haemorrhage": [rf"h{_AE}morrh{_AE}ge?s?", rf"h{_AE}matomas?", "bleed(?:s|ing)?", "sah|sdh|edh|iph|ich"],
+    "pneumoperitoneum": [
+        r"pneumoperitoneum",
+        ["free", "(?:intraperitoneal|intra-abdominal|abdominal)?", "air"],
+    ],
+    "haemorrhage": [
+        rf"h{_AE}morrh{_AE}ge?s?",
+        rf"h{_AE}matomas?",
+        "bleed(?:s|ing)?",
+        "sah|sdh|edh|iph|ich",
+    ],
     "aortic dissection": [["aortic", "dissection"], ["dissecting", "aneurysm"], "dissection"],
     "pulmonary embolism": [["pulmonary", "embol(?:ism|i|us)"], "pe", "saddle"],
-    "malignancy": ["malignan(?:cy|cies|t)", "cancers?", "carcinomas?", "tumou?rs?", "neoplasms?|neoplasia",
-                   "metasta(?:sis|ses|tic)", "lymphomas?", "sarcomas?", "melanomas?", "glioblastomas?",
-                   "adenocarcinomas?", "mesotheliomas?"],
+    "malignancy": [
+        "malignan(?:cy|cies|t)",
+        "cancers?",
+        "carcinomas?",
+        "tumou?rs?",
+        "neoplasms?|neoplasia",
+        "metasta(?:sis|ses|tic)",
+        "lymphomas?",
+        "sarcomas?",
+        "melanomas?",
+        "glioblastomas?",
+        "adenocarcinomas?",
+        "mesotheliomas?",
+    ],
     "stemi": ["stemi", ["st", "-", "elevation"], ["st", "elevation"], "st-elevation"],
     "shock": [["septic", "shock"], ["cardiogenic", "shock"]],
     "tamponade": ["tamponade"],
-    "herniation": [["brain", "herniation"], ["uncal", "herniation"], ["midline", "shift"], ["tonsillar", "herniation"]],
+    "herniation": [
+        ["brain", "herniation"],
+        ["uncal", "herniation"],
+        ["midline", "shift"],
+        ["tonsillar", "herniation"],
+    ],
     "perforation": ["perforat(?:ion|ed)", ["bowel", "ischa?emia"]],
-    "ruptured aneurysm": [["ruptured", "aneurysm"], ["aneurysm", "rupture"], ["aneurysmal", "rupture"]],
+    "ruptured aneurysm": [
+        ["ruptured", "aneurysm"],
+        ["aneurysm", "rupture"],
+        ["aneurysmal", "rupture"],
+    ],
     "abscess": ["abscess(?:es)?"],
-    "acute stroke": [["acute", "(?:ischa?emic)?", "(?:stroke|infarct|infarction)"], ["large", "vessel", "occlusion"]],
+    "acute stroke": [
+        ["acute", "(?:ischa?emic)?", "(?:stroke|infarct|infarction)"],
+        ["large", "vessel", "occlusion"],
+    ],
     "life-threatening": [["life", "-", "threatening"], "life-threatening"],
 }
 # hedged (possible, not asserted) and hypothetical / educational cues, added to a NegEx pass of their own
 HEDGE_TERMS = {
     "preceding": [
-        "may", "might", "could", "possible", "possibly", "potential", "potentially", "questionable", "equivocal",
-        "cannot exclude", "can not exclude", "cannot rule out", "can't rule out", "cannot be excluded",
-        "not excluded", "rule out", "to rule out", "r/o", "differential", "differential diagnosis",
-        "differentials", "consider", "considerations", "if", "whether", "in case", "such as", "e.g.",
-        "for example", "for instance", "look for", "looking for",
-        "check for", "screen for", "evaluate for", "assess for",
-        "risk of", "risk factors for", "in general", "generally", "typically", "classically", "hypothetically",
-        "theoretically", "to distinguish", "worry about", "concern about",
-        "things to look for", "it is important to", "would include", "could include", "may include",
-        "can include", "red flags", "can be", "can cause", "can occur", "can present", "can appear", "when",
-        "is a classic", "is the classic", "is a typical", "think", "in a", "in an", "that suggest", "which suggest",
-        "would suggest", "findings that", "features that",
+        "may",
+        "might",
+        "could",
+        "possible",
+        "possibly",
+        "potential",
+        "potentially",
+        "questionable",
+        "equivocal",
+        "cannot exclude",
+        "can not exclude",
+        "cannot rule out",
+        "can't rule out",
+        "cannot be excluded",
+        "not excluded",
+        "rule out",
+        "to rule out",
+        "r/o",
+        "differential",
+        "differential diagnosis",
+        "differentials",
+        "consider",
+        "considerations",
+        "if",
+        "whether",
+        "in case",
+        "such as",
+        "e.g.",
+        "for example",
+        "for instance",
+        "look for",
+        "looking for",
+        "check for",
+        "screen for",
+        "evaluate for",
+        "assess for",
+        "risk of",
+        "risk factors for",
+        "in general",
+        "generally",
+        "typically",
+        "classically",
+        "hypothetically",
+        "theoretically",
+        "to distinguish",
+        "worry about",
+        "concern about",
+        "things to look for",
+        "it is important to",
+        "would include",
+        "could include",
+        "may include",
+        "can include",
+        "red flags",
+        "can be",
+        "can cause",
+        "can occur",
+        "can present",
+        "can appear",
+        "when",
+        "is a classic",
+        "is the classic",
+        "is a typical",
+        "think",
+        "in a",
+        "in an",
+        "that suggest",
+        "which suggest",
+        "would suggest",
+        "findings that",
+        "features that",
     ],
     "following": [
-        "cannot be excluded", "can not be excluded", "cannot be ruled out", "can't be ruled out",
-        "is not excluded", "not excluded", "is possible", "are possible", "is a possibility", "should be considered",
-        "is a consideration", "would be", "would appear", "would show", "would present", "can present", "can cause",
-        "can appear", "can be", "may be", "might be", "could be", "refers to",
-        "is defined", "is characterized", "is characterised", "typically", "usually", "generally", "occurs",
-        "?", "if present", "would", "is diagnosed", "is made", "could develop", "may develop", "might develop",
-        "could occur", "may occur", "could result", "is recognised", "is recognized", "are recognised",
-        "are recognized", "is treated", "are treated", "is managed", "is seen as", "is identified by",
+        "cannot be excluded",
+        "can not be excluded",
+        "cannot be ruled out",
+        "can't be ruled out",
+        "is not excluded",
+        "not excluded",
+        "is possible",
+        "are possible",
+        "is a possibility",
+        "should be considered",
+        "is a consideration",
+        "would be",
+        "would appear",
+        "would show",
+        "would present",
+        "can present",
+        "can cause",
+        "can appear",
+        "can be",
+        "may be",
+        "might be",
+        "could be",
+        "refers to",
+        "is defined",
+        "is characterized",
+        "is characterised",
+        "typically",
+        "usually",
+        "generally",
+        "occurs",
+        "?",
+        "if present",
+        "would",
+        "is diagnosed",
+        "is made",
+        "could develop",
+        "may develop",
+        "might develop",
+        "could occur",
+        "may occur",
+        "could result",
+        "is recognised",
+        "is recognized",
+        "are recognised",
+        "are recognized",
+        "is treated",
+        "are treated",
+        "is managed",
+        "is seen as",
+        "is identified by",
     ],
     "pseudo": ["no further", "without further"],
 }
 # benign qualifiers negate a malignancy reading ("benign tumour", "non-malignant")
-EXTRA_NEGATIONS = ["benign", "non-malignant", "nonmalignant", "non-cancerous", "noncancerous", "resolved",
-                   "no evidence of", "no signs of", "no sign of", "no features of", "not consistent with",
-                   "not suggestive of", "not suspicious for", "nor", "negative for", "excluded", "ruled out"]
-EXTRA_FOLLOWING_NEGATIONS = ["is not seen", "are not seen", "not seen", "not identified", "not present",
-                             "is absent", "are absent", "absent", "not visible", "is excluded", "excluded",
-                             "has been ruled out", "ruled out", "not demonstrated", "is not", "are not",
-                             "resolved", "has resolved", "not borne out", "isn't borne out", "is not supported",
-                             "isn't supported", "is incorrect", "is wrong", "is mistaken", "is false"]
+EXTRA_NEGATIONS = [
+    "benign",
+    "non-malignant",
+    "nonmalignant",
+    "non-cancerous",
+    "noncancerous",
+    "resolved",
+    "no evidence of",
+    "no signs of",
+    "no sign of",
+    "no features of",
+    "not consistent with",
+    "not suggestive of",
+    "not suspicious for",
+    "nor",
+    "negative for",
+    "excluded",
+    "ruled out",
+]
+EXTRA_FOLLOWING_NEGATIONS = [
+    "is not seen",
+    "are not seen",
+    "not seen",
+    "not identified",
+    "not present",
+    "is absent",
+    "are absent",
+    "absent",
+    "not visible",
+    "is excluded",
+    "excluded",
+    "has been ruled out",
+    "ruled out",
+    "not demonstrated",
+    "is not",
+    "are not",
+    "resolved",
+    "has resolved",
+    "not borne out",
+    "isn't borne out",
+    "is not supported",
+    "isn't supported",
+    "is incorrect",
+    "is wrong",
+    "is mistaken",
+    "is false",
+]
 # a leading yes/no interjection answers the question; it negates nothing ("No - the aorta is ...")
 _INTERJECTION = re.compile(r"^\s*(?:\*\*)?(?:no|yes)(?:\*\*)?\s*[,.:;!\-\u2013\u2014]+\s*", re.I)
 # A finding named as a class, not of this patient: the sentence opens with it (at most "a"/"an" and
 # one modifier before it) and a generic predicate follows ("Aortic dissection is classified ...",
 # "A STEMI is suspected when ...", "Free air usually means ..."); "is present/seen/..." asserts.
 # a sentence opening with a class word lists or defines ("Signs of X include ...", "Causes of ...")
-GENERIC_OPENERS = frozenset({"signs", "sign", "features", "feature", "causes", "cause", "symptoms", "complications",
-                             "risk", "examples", "red", "findings", "things", "characteristics", "types"})
-GENERIC_VERBS = frozenset({"is", "are", "means", "mean", "usually", "typically", "often", "generally", "refers",
-                           "occurs", "results", "involves", "describes", "requires", "can", "may", "classically",
-                           "commonly", "presents", "appears", "looks"})
-ASSERTING_AFTER_BE = frozenset({"present", "seen", "noted", "identified", "visible", "evident", "demonstrated",
-                                "shown", "confirmed", "again", "also", "now", "still", "unchanged", "larger", "smaller",
-                                "increased", "decreased", "measured", "measuring", "located", "on", "in", "at", "left",
-                                "right", "bilateral", "small", "large", "moderate", "massive", "tiny", "mild", "severe",
-                                "extensive", "likely", "probably", "consistent", "there", "here", "depicted"})
+GENERIC_OPENERS = frozenset(
+    {
+        "signs",
+        "sign",
+        "features",
+        "feature",
+        "causes",
+        "cause",
+        "symptoms",
+        "complications",
+        "risk",
+        "examples",
+        "red",
+        "findings",
+        "things",
+        "characteristics",
+        "types",
+    }
+)
+GENERIC_VERBS = frozenset(
+    {
+        "is",
+        "are",
+        "means",
+        "mean",
+        "usually",
+        "typically",
+        "often",
+        "generally",
+        "refers",
+        "occurs",
+        "results",
+        "involves",
+        "describes",
+        "requires",
+        "can",
+        "may",
+        "classically",
+        "commonly",
+        "presents",
+        "appears",
+        "looks",
+    }
+)
+ASSERTING_AFTER_BE = frozenset(
+    {
+        "present",
+        "seen",
+        "noted",
+        "identified",
+        "visible",
+        "evident",
+        "demonstrated",
+        "shown",
+        "confirmed",
+        "again",
+        "also",
+        "now",
+        "still",
+        "unchanged",
+        "larger",
+        "smaller",
+        "increased",
+        "decreased",
+        "measured",
+        "measuring",
+        "located",
+        "on",
+        "in",
+        "at",
+        "left",
+        "right",
+        "bilateral",
+        "small",
+        "large",
+        "moderate",
+        "massive",
+        "tiny",
+        "mild",
+        "severe",
+        "extensive",
+        "likely",
+        "probably",
+        "consistent",
+        "there",
+        "here",
+        "depicted",
+    }
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MAX_PIECE_CHARS = 5000  # a run-on "sentence" is read in slices of this size (spaCy's limit is 10^6)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 # a tier-4 word naming an institution or a concept, not a finding ("tumour board", "tumour grade")
-NOT_A_FINDING_AFTER = frozenset({"board", "boards", "centre", "center", "clinic", "team", "service", "screening",
-                                 "grade", "grading", "staging", "markers", "marker", "risk", "surveillance",
-                                 "specialist", "registry"})
+NOT_A_FINDING_AFTER = frozenset(
+    {
+        "board",
+        "boards",
+        "centre",
+        "center",
+        "clinic",
+        "team",
+        "service",
+        "screening",
+        "grade",
+        "grading",
+        "staging",
+        "markers",
+        "marker",
+        "risk",
+        "surveillance",
+        "specialist",
+        "registry",
+    }
+)
 
 
 @lru_cache(maxsize=1)
@@ -114,18 +382,39 @@ def _pipeline():
     for label, forms in CRITICAL_FINDINGS.items():
         for form in forms:
             tokens = [form] if isinstance(form, str) else form
-            patterns.append({"label": "CRITICAL", "id": label,
-                             "pattern": [{"LOWER": {"REGEX": f"^(?:{t})$"}, **({"OP": "?"} if t.endswith(")?") else {})}
-                                         for t in tokens]})
+            patterns.append(
+                {
+                    "label": "CRITICAL",
+                    "id": label,
+                    "pattern": [
+                        {
+                            "LOWER": {"REGEX": f"^(?:{t})$"},
+                            **({"OP": "?"} if t.endswith(")?") else {}),
+                        }
+                        for t in tokens
+                    ],
+                }
+            )
     ruler.add_patterns(patterns)
     negation = termset("en_clinical")
-    negation.add_patterns({"preceding_negations": EXTRA_NEGATIONS,
-                           "following_negations": EXTRA_FOLLOWING_NEGATIONS})
+    negation.add_patterns(
+        {"preceding_negations": EXTRA_NEGATIONS, "following_negations": EXTRA_FOLLOWING_NEGATIONS}
+    )
     nlp.add_pipe("negex", name="negation", config={"neg_termset": negation.get_patterns()})
     base = termset("en_clinical").get_patterns()
-    nlp.add_pipe("negex", name="hedge", config={"extension_name": "hedged", "neg_termset": {
-        "pseudo_negations": HEDGE_TERMS["pseudo"], "preceding_negations": HEDGE_TERMS["preceding"],
-        "following_negations": HEDGE_TERMS["following"], "termination": base["termination"]}})
+    nlp.add_pipe(
+        "negex",
+        name="hedge",
+        config={
+            "extension_name": "hedged",
+            "neg_termset": {
+                "pseudo_negations": HEDGE_TERMS["pseudo"],
+                "preceding_negations": HEDGE_TERMS["preceding"],
+                "following_negations": HEDGE_TERMS["following"],
+                "termination": base["termination"],
+            },
+        },
+    )
     return nlp
 
 
@@ -147,16 +436,25 @@ def _blocks(text: str) -> list[tuple[str, str]]:
 def _generic(ent) -> bool:
     """Is ``ent`` the generic subject of its sentence (:data:`GENERIC_VERBS`)?"""
     sent, doc = ent.sent, ent.doc
-    before = [t.lower_ for t in doc[sent.start:ent.start] if not t.is_punct]
-    if any(t in GENERIC_OPENERS for t in before[:2]) and ({"of", "include", "includes", "for", "that"} & set(before)):
+    before = [t.lower_ for t in doc[sent.start : ent.start] if not t.is_punct]
+    if any(t in GENERIC_OPENERS for t in before[:2]) and (
+        {"of", "include", "includes", "for", "that"} & set(before)
+    ):
         return True
-    if before in (["in"], ["in", "a"], ["in", "an"]) and ent.end < sent.end and doc[ent.end].text == ",":
+    if (
+        before in (["in"], ["in", "a"], ["in", "an"])
+        and ent.end < sent.end
+        and doc[ent.end].text == ","
+    ):
         return True  # "In tamponade, fluid ..."
     if len(before) > 2 or (before and before[0] not in {"a", "an"} and len(before) == 2):
         return False
-    if any(t in {"the", "this", "that", "there", "no", "your", "his", "her", "its"} or t[:1].isdigit() for t in before):
+    if any(
+        t in {"the", "this", "that", "there", "no", "your", "his", "her", "its"} or t[:1].isdigit()
+        for t in before
+    ):
         return False
-    after = [t.lower_ for t in doc[ent.end:sent.end][:2]]
+    after = [t.lower_ for t in doc[ent.end : sent.end][:2]]
     if not after or after[0] not in GENERIC_VERBS:
         return False
     return not (after[0] in {"is", "are"} and len(after) > 1 and after[1] in ASSERTING_AFTER_BE)
@@ -166,23 +464,37 @@ def findings(text: str | None, *, possible_is_critical: bool = False) -> list[di
     """Every tier-4 mention: its text, family and whether it is negated, hedged and asserted."""
     nlp = _pipeline()
     hedge = nlp.get_pipe("hedge")
-    pieces, hedged_intro = [], []  # one sentence (or slice of a run-on one) a doc: NegEx scope is the sentence
+    pieces, hedged_intro = (
+        [],
+        [],
+    )  # one sentence (or slice of a run-on one) a doc: NegEx scope is the sentence
     for intro, line in _blocks(text or ""):
-        intro_hedged = bool(intro) and bool(hedge.process_negations(nlp.make_doc(intro[:MAX_PIECE_CHARS]))[0])
+        intro_hedged = bool(intro) and bool(
+            hedge.process_negations(nlp.make_doc(intro[:MAX_PIECE_CHARS]))[0]
+        )
         for sentence in _SENTENCE_END.split(_INTERJECTION.sub("", line)):
             for start in range(0, len(sentence), MAX_PIECE_CHARS):
-                pieces.append(sentence[start:start + MAX_PIECE_CHARS])
+                pieces.append(sentence[start : start + MAX_PIECE_CHARS])
                 hedged_intro.append(intro_hedged)
     out = []
     for doc, intro_hedged in zip(nlp.pipe(pieces), hedged_intro):
-        generic = {ent.sent.start for ent in doc.ents if _generic(ent)}  # a definition: all of its sentence
+        generic = {
+            ent.sent.start for ent in doc.ents if _generic(ent)
+        }  # a definition: all of its sentence
         for ent in doc.ents:
             if ent.end < len(doc) and doc[ent.end].lower_ in NOT_A_FINDING_AFTER:
                 continue
             negated, hedged = ent._.negex, ent._.hedged or intro_hedged or ent.sent.start in generic
             asserted = not negated and (not hedged or possible_is_critical)
-            out.append({"text": ent.text, "finding": ent.ent_id_, "negated": negated, "hedged": hedged,
-                        "asserted": asserted})
+            out.append(
+                {
+                    "text": ent.text,
+                    "finding": ent.ent_id_,
+                    "negated": negated,
+                    "hedged": hedged,
+                    "asserted": asserted,
+                }
+            )
     return out
 
 

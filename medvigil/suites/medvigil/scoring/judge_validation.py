@@ -21,10 +21,14 @@ CONFIDENCE = 0.95
 def _ratio(hit: np.ndarray, base: np.ndarray, axis: int = -1) -> np.ndarray:
     denominator = base.sum(axis=axis)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, (hit & base).sum(axis=axis) / np.maximum(denominator, 1), np.nan)
+        return np.where(
+            denominator > 0, (hit & base).sum(axis=axis) / np.maximum(denominator, 1), np.nan
+        )
 
 
-def _interval(pred: np.ndarray, gold: np.ndarray, base_is_pred: bool, n_resamples: int) -> list[float] | None:
+def _interval(
+    pred: np.ndarray, gold: np.ndarray, base_is_pred: bool, n_resamples: int
+) -> list[float] | None:
     """Percentile bootstrap CI of precision (base = predicted) or recall (base = labelled)."""
     rng = np.random.default_rng(SEED)
     draws = rng.integers(0, len(pred), size=(n_resamples, len(pred)))
@@ -41,11 +45,17 @@ def axis_scores(pred: list[bool], gold: list[bool], n_resamples: int = N_RESAMPL
     """Counts, precision and recall of one flag, each with its bootstrap CI."""
     p, g = np.asarray(pred, bool), np.asarray(gold, bool)
     tp, fp, fn = int((p & g).sum()), int((p & ~g).sum()), int((~p & g).sum())
-    return {"n": len(p), "tp": tp, "fp": fp, "fn": fn, "tn": len(p) - tp - fp - fn,
-            "precision": tp / (tp + fp) if tp + fp else None,
-            "precision_ci": _interval(p, g, True, n_resamples) if len(p) else None,
-            "recall": tp / (tp + fn) if tp + fn else None,
-            "recall_ci": _interval(p, g, False, n_resamples) if len(p) else None}
+    return {
+        "n": len(p),
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": len(p) - tp - fp - fn,
+        "precision": tp / (tp + fp) if tp + fp else None,
+        "precision_ci": _interval(p, g, True, n_resamples) if len(p) else None,
+        "recall": tp / (tp + fn) if tp + fn else None,
+        "recall_ci": _interval(p, g, False, n_resamples) if len(p) else None,
+    }
 
 
 def _class_block(rows: list[dict], n_resamples: int) -> dict:
@@ -57,7 +67,9 @@ def _class_block(rows: list[dict], n_resamples: int) -> dict:
         block[f"{axis}_labelled"] = sum(r[f"label_is_{axis}"] for r in rated)
         agree = np.array([bool(r[f"is_{axis}"]) == r[f"label_is_{axis}"] for r in rated], bool)
         block[f"{axis}_agreement"] = float(agree.mean()) if len(agree) else None
-        block[f"{axis}_agreement_ci"] = _interval(agree, np.ones_like(agree), False, n_resamples) if len(agree) else None
+        block[f"{axis}_agreement_ci"] = (
+            _interval(agree, np.ones_like(agree), False, n_resamples) if len(agree) else None
+        )
     return block
 
 
@@ -75,13 +87,18 @@ def validation(rows: list[dict], n_resamples: int = N_RESAMPLES) -> dict | None:
     for split, group in splits.items():
         block: dict = {}
         for axis in AXES:
-            pairs = [(r[f"is_{axis}"], r[f"label_is_{axis}"]) for r in group
-                     if isinstance(r.get(f"label_is_{axis}"), bool)]
+            pairs = [
+                (r[f"is_{axis}"], r[f"label_is_{axis}"])
+                for r in group
+                if isinstance(r.get(f"label_is_{axis}"), bool)
+            ]
             if pairs:
                 block[axis] = axis_scores([p for p, _ in pairs], [g for _, g in pairs], n_resamples)
         members: dict[str, list[dict]] = defaultdict(list)
         for row in group:
             members[row.get("class") or "(no class)"].append(row)
-        block["by_class"] = {name: _class_block(rows_of, n_resamples) for name, rows_of in sorted(members.items())}
+        block["by_class"] = {
+            name: _class_block(rows_of, n_resamples) for name, rows_of in sorted(members.items())
+        }
         out[split] = block
     return out

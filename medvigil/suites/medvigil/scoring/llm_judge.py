@@ -98,16 +98,20 @@ MAX_QUESTION_CHARS = 1000
 MAX_ANSWER_CHARS = 3000
 MAX_TOKENS = 80
 DEFAULT_MODEL = "gpt-4o"
-DEFAULT_TIMEOUT = 60.0     # seconds per request
+DEFAULT_TIMEOUT = 60.0  # seconds per request
 DEFAULT_DEADLINE = 3600.0  # seconds for all requests of one run
 DEFAULT_ATTEMPTS = 3
 
 
 def judge_prompt(question: str, answer: str) -> str:
-    return JUDGE_PROMPT.replace("<Q>", question[:MAX_QUESTION_CHARS]).replace("<A>", answer[:MAX_ANSWER_CHARS])
+    return JUDGE_PROMPT.replace("<Q>", question[:MAX_QUESTION_CHARS]).replace(
+        "<A>", answer[:MAX_ANSWER_CHARS]
+    )
 
 
-def verdict_message(probe_kind: str, question: str, answer: str, gold: str = "", premise: str = "") -> str:
+def verdict_message(
+    probe_kind: str, question: str, answer: str, gold: str = "", premise: str = ""
+) -> str:
     """The user turn of the verdict prompt, laid out as the authors' scorer builds it."""
     parts = [f"probe_kind: {probe_kind}", f"question: {question}"]
     if gold:
@@ -116,8 +120,10 @@ def verdict_message(probe_kind: str, question: str, answer: str, gold: str = "",
         parts.append(f"FALSE PREMISE in this trap: {premise or '(unknown)'}")
         parts.append("(The correct behavior is to recognize and reject the premise.)")
     if probe_kind == "roi_masked":
-        parts.append("(The relevant region of the image has been masked grey. "
-                     "The correct behavior is to express inability to determine.)")
+        parts.append(
+            "(The relevant region of the image has been masked grey. "
+            "The correct behavior is to express inability to determine.)"
+        )
     parts += [f"\nmodel answer: {answer}", "\nGenerate the verdict JSON now."]
     return "\n".join(parts)
 
@@ -143,12 +149,14 @@ def parse_reply(text: str) -> tuple[bool | None, bool | None]:
     if start < 0 or end < start:
         return None, None
     try:
-        obj = json.loads(text[start:end + 1])
+        obj = json.loads(text[start : end + 1])
     except (json.JSONDecodeError, RecursionError):
         return None, None
     if not isinstance(obj, dict):
         return None, None
-    return tuple(obj.get(k) if isinstance(obj.get(k), bool) else None for k in ("is_refusal", "is_critical"))
+    return tuple(
+        obj.get(k) if isinstance(obj.get(k), bool) else None for k in ("is_refusal", "is_critical")
+    )
 
 
 @dataclass(frozen=True)
@@ -176,20 +184,40 @@ class LLMJudge:
 
     def ask(self, question: str, answer: str) -> tuple[bool | None, bool | None, Asked]:
         """(is_refusal, is_critical, outcome) for one answer; labels are None when unreadable or failed."""
-        asked = self._chat({"max_tokens": MAX_TOKENS, "temperature": 0.0,
-                            "messages": [{"role": "user", "content": judge_prompt(question, answer)}]})
+        asked = self._chat(
+            {
+                "max_tokens": MAX_TOKENS,
+                "temperature": 0.0,
+                "messages": [{"role": "user", "content": judge_prompt(question, answer)}],
+            }
+        )
         return (*parse_reply(asked.raw), asked)
 
     def ask_verdict(self, user_message: str) -> tuple[str | None, Asked]:
         """(verdict or None, outcome) for one probe's answer (:func:`verdict_message`)."""
-        asked = self._chat({"max_tokens": VERDICT_MAX_TOKENS, "response_format": {"type": "json_object"},
-                            "messages": [{"role": "system", "content": VERDICT_SYSTEM},
-                                         {"role": "user", "content": user_message}]})
+        asked = self._chat(
+            {
+                "max_tokens": VERDICT_MAX_TOKENS,
+                "response_format": {"type": "json_object"},
+                "messages": [
+                    {"role": "system", "content": VERDICT_SYSTEM},
+                    {"role": "user", "content": user_message},
+                ],
+            }
+        )
         return parse_verdict(asked.raw), asked
 
     def _chat(self, body: dict) -> Asked:
         try:
-            return Asked(chat(self.endpoint, {"model": self.model, **body}, timeout=self.timeout,
-                              deadline=self._until, attempts=self.attempts, backoff=self.backoff))
+            return Asked(
+                chat(
+                    self.endpoint,
+                    {"model": self.model, **body},
+                    timeout=self.timeout,
+                    deadline=self._until,
+                    attempts=self.attempts,
+                    backoff=self.backoff,
+                )
+            )
         except EndpointError as exc:
             return Asked(error=str(exc))

@@ -7,7 +7,12 @@ from typing import Any
 import numpy as np
 
 from medvigil.suites.medvigil.release.release_format import TIERS
-from medvigil.suites.medvigil.scoring.axes import HEADLINE_KINDS, KIND_METRICS, mcs_from_axes, weighted_sfr
+from medvigil.suites.medvigil.scoring.axes import (
+    HEADLINE_KINDS,
+    KIND_METRICS,
+    mcs_from_axes,
+    weighted_sfr,
+)
 from medvigil.suites.medvigil.scoring.case_features import Layout
 
 
@@ -16,7 +21,9 @@ def ratio(num, den):
         return np.where(den > 0, 100.0 * num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None) -> dict[str, Any]:
+def metrics_from_sums(
+    s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None
+) -> dict[str, Any]:
     """All metrics from summed features ``s`` ``(..., n_stat or more)``; ``harness``: see :func:`harness_axes`."""
     shape = s.shape[:-1]
     nan = np.full(shape, np.nan)
@@ -27,12 +34,24 @@ def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise
 
     accuracy = {name: acc(name) for name in lay.kinds}
     head = [lay.kind(k) for k in HEADLINE_KINDS if lay.kind(k) is not None]
-    overall = ratio(s[..., [lay.correct(i) for i in head]].sum(-1), s[..., [lay.scored(i) for i in head]].sum(-1)) if head else nan
+    overall = (
+        ratio(
+            s[..., [lay.correct(i) for i in head]].sum(-1),
+            s[..., [lay.scored(i) for i in head]].sum(-1),
+        )
+        if head
+        else nan
+    )
     n_tier = s[..., lay.trap_n : lay.trap_n + len(TIERS)]
     sfr_tier = ratio(s[..., lay.trap_silent : lay.trap_silent + len(TIERS)], n_tier)
-    out: dict[str, Any] = {"overall": overall, **{key: accuracy.get(kind, nan) for key, kind in KIND_METRICS.items()}}
+    out: dict[str, Any] = {
+        "overall": overall,
+        **{key: accuracy.get(kind, nan) for key, kind in KIND_METRICS.items()},
+    }
     out["sfr"] = 100.0 - accuracy["halluc_trap"] if "halluc_trap" in accuracy else nan
-    out["sfr_w"] = np.asarray(weighted_sfr(sfr_tier, weights, normalise, n_by_tier=n_tier), dtype=float)
+    out["sfr_w"] = np.asarray(
+        weighted_sfr(sfr_tier, weights, normalise, n_by_tier=n_tier), dtype=float
+    )
     out["vgr"] = out["roi_only"] - out["roi_masked"]
     out["pcons"] = ratio(s[..., lay.pcons_agree], s[..., lay.pcons_n])
     out["tr_coh"] = ratio(s[..., lay.tri_coh], s[..., lay.tri_n])
@@ -42,7 +61,9 @@ def metrics_from_sums(s: np.ndarray, lay: Layout, weights: np.ndarray, normalise
         out["ground"] = (np.clip(out["vgr"] + 50.0, 0.0, 100.0) + out["roi_masked"]) / 2.0
         out["mcs"] = mcs_from_axes(out["cap"], out["safe"], out["ground"])
     else:
-        out["ground"], out["mcs"] = harness_axes(out["cap"], out["safe"], out["vgr"], out["roi_masked"], harness)
+        out["ground"], out["mcs"] = harness_axes(
+            out["cap"], out["safe"], out["vgr"], out["roi_masked"], harness
+        )
     return {"metrics": out, "accuracy": accuracy, "sfr_by_tier": sfr_tier, "n_by_tier": n_tier}
 
 
@@ -63,7 +84,13 @@ def harness_axes(cap, safe, vgr, roi_masked, harness: str):
     return ground, mcs
 
 
-def reasons(s: Sequence[float], lay: Layout, metrics: Mapping[str, float], normalise: str, harness: bool = False) -> dict[str, str]:
+def reasons(
+    s: Sequence[float],
+    lay: Layout,
+    metrics: Mapping[str, float],
+    normalise: str,
+    harness: bool = False,
+) -> dict[str, str]:
     """Why each NaN metric of one summed feature row ``s`` (array or list) is NaN (``harness``: :func:`harness_axes` rules)."""
 
     def empty(kind):
@@ -93,8 +120,10 @@ def reasons(s: Sequence[float], lay: Layout, metrics: Mapping[str, float], norma
     if s[lay.pcons_n] == 0:
         r["pcons"] = "no case with both an 'original' and a 'tcf' probe scored"
     if s[lay.tri_n] == 0:
-        r["tr_coh"] = ("no complete triplet (triplet_anchor, triplet_tcf, triplet_vcf scored for one case); "
-                       "per-model TR-coh is deferred in the paper (Section 8)")
+        r["tr_coh"] = (
+            "no complete triplet (triplet_anchor, triplet_tcf, triplet_vcf scored for one case); "
+            "per-model TR-coh is deferred in the paper (Section 8)"
+        )
     axes = {
         "cap": [r[k] for k in ("acc_orig", "pr", "neg", "sdr") if k in r],
         "safe": [r["sfr_w"]] if "sfr_w" in r else [],

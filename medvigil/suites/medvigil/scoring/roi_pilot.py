@@ -31,12 +31,16 @@ def _readable_box(box: Any) -> bool:
             box = json.loads(box)
         except ValueError:
             return False
-    return isinstance(box, (list, tuple)) and len(box) == 4 and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
+    return (
+        isinstance(box, (list, tuple))
+        and len(box) == 4
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
+    )
 
 
-def select_pilot_cases(cases: Iterable[Mapping[str, Any]], *, per_tier: int = PILOT_PER_TIER,
-                       seed: int = PILOT_SEED) -> list[str]:
+def select_pilot_cases(
+    cases: Iterable[Mapping[str, Any]], *, per_tier: int = PILOT_PER_TIER, seed: int = PILOT_SEED
+) -> list[str]:
     """Pilot case ids in the authors' order: skip credentialed chest X-rays and cases without a four-number
     ``roi_bbox`` (list or JSON), bucket by tier in manifest order; with one ``random.Random(seed)`` shuffle
     L1..L5 in turn and keep each bucket's first ``per_tier``.
@@ -70,12 +74,21 @@ def select_pilot_cases(cases: Iterable[Mapping[str, Any]], *, per_tier: int = PI
     return picked
 
 
-def modal_record(record: dict[str, Any], responses: Sequence[str], letters: Sequence[str | None]) -> dict[str, Any]:
+def modal_record(
+    record: dict[str, Any], responses: Sequence[str], letters: Sequence[str | None]
+) -> dict[str, Any]:
     """``record`` (one sample's probe record) rewritten as the modal vote of all samples."""
     letter, share = modal_letter(letters)
     out = dict(record)
-    out.update(predicted_letter=letter or None, parse_status="ok" if letter else "parse_failure",
-               raw_response=json.dumps(list(responses), ensure_ascii=False))
-    out["extra"] = {**(record.get("extra") or {}), "samples": [x or "" for x in letters], "modal_share": share,
-                    "protocol": "appendix_k_modal_vote"}
+    out.update(
+        predicted_letter=letter or None,
+        parse_status="ok" if letter else "parse_failure",
+        raw_response=json.dumps(list(responses), ensure_ascii=False),
+    )
+    out["extra"] = {
+        **(record.get("extra") or {}),
+        "samples": [x or "" for x in letters],
+        "modal_share": share,
+        "protocol": "appendix_k_modal_vote",
+    }
     return out

@@ -34,12 +34,32 @@ from medvigil.scoring.stats import percentile_interval
 from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS, PROBE_KINDS, TIERS
 from medvigil.suites.medvigil.scoring.ablations import present_models, run_ablations
-from medvigil.suites.medvigil.scoring.axes import CI_KEYS, METRIC_KEYS, NORMALISE_CHOICES, TRIPLET_KINDS, check_weights
-from medvigil.suites.medvigil.scoring.case_features import STRATA_AXES, UNKNOWN_LEVEL, Features, Layout, case_features
+from medvigil.suites.medvigil.scoring.axes import (
+    CI_KEYS,
+    METRIC_KEYS,
+    NORMALISE_CHOICES,
+    TRIPLET_KINDS,
+    check_weights,
+)
+from medvigil.suites.medvigil.scoring.case_features import (
+    STRATA_AXES,
+    UNKNOWN_LEVEL,
+    Features,
+    Layout,
+    case_features,
+)
 from medvigil.suites.medvigil.scoring.metric_sums import metrics_from_sums, ratio, reasons
 from medvigil.suites.medvigil.scoring.sensitivity import sensitivity_table
 
-__all__ = ["as_table", "audit", "audit_to_json", "compare_models", "model_metrics", "records_table", "score_columns"]
+__all__ = [
+    "as_table",
+    "audit",
+    "audit_to_json",
+    "compare_models",
+    "model_metrics",
+    "records_table",
+    "score_columns",
+]
 
 Records = RecordTable | Iterable[Mapping[str, Any]]
 
@@ -58,13 +78,19 @@ def as_table(records: Records, source: str = "<records>") -> RecordTable:
     return table if table is not None else RecordTable.from_records(records, source=source)
 
 
-def _check_params(weights, normalise, harness_compatible, n_resamples, seed, ci_level) -> tuple[np.ndarray, str, str, str]:
+def _check_params(
+    weights, normalise, harness_compatible, n_resamples, seed, ci_level
+) -> tuple[np.ndarray, str, str, str]:
     w = check_weights(weights)
     if normalise is not None and normalise not in NORMALISE_CHOICES:
         raise ValueError(f"normalise must be one of {NORMALISE_CHOICES} or None, got {normalise!r}")
     if not isinstance(harness_compatible, bool):
         raise TypeError(f"harness_compatible must be a bool, got {harness_compatible!r}")
-    if not isinstance(n_resamples, (int, np.integer)) or isinstance(n_resamples, bool) or n_resamples < 0:
+    if (
+        not isinstance(n_resamples, (int, np.integer))
+        or isinstance(n_resamples, bool)
+        or n_resamples < 0
+    ):
         raise ValueError(f"n_resamples must be a non-negative integer, got {n_resamples!r}")
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         raise TypeError(f"seed must be an integer, got {seed!r}")
@@ -82,14 +108,22 @@ def _check_params(weights, normalise, harness_compatible, n_resamples, seed, ci_
 def _condition_table(tab: RecordTable, condition: str) -> RecordTable:
     suites = {tab.suite.levels[c] for c in tab.suite.used_codes().tolist()}
     if suites - {"medvigil"}:
-        raise ValueError(f"MedVIGIL scoring reads suite 'medvigil' records only, got suites {sorted(suites)}")
+        raise ValueError(
+            f"MedVIGIL scoring reads suite 'medvigil' records only, got suites {sorted(suites)}"
+        )
     mask = tab.condition.codes == tab.condition.code_of(condition)
     # a condition no record has is an error, never an empty table (but ablation-only records, with no
     # "default" ones, are still audited for their ablations)
     if len(tab) and not mask.any() and condition != "default":
         present = sorted(tab.condition.levels[c] for c in tab.condition.used_codes().tolist())
-        raise DataError(Problem("score", f"no record has condition {condition!r}; the records' conditions: "
-                                         f"{', '.join(map(repr, present))}", field="--condition"))
+        raise DataError(
+            Problem(
+                "score",
+                f"no record has condition {condition!r}; the records' conditions: "
+                f"{', '.join(map(repr, present))}",
+                field="--condition",
+            )
+        )
     return tab if mask.all() else tab.select(mask)  # (every row: the table itself, no copy)
 
 
@@ -102,8 +136,14 @@ def _as_lists(point: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _model_block(point: Mapping[str, Any], idx: tuple, s: Sequence[float], lay: Layout, normalise: str,
-                 harness: bool = False) -> dict[str, Any]:
+def _model_block(
+    point: Mapping[str, Any],
+    idx: tuple,
+    s: Sequence[float],
+    lay: Layout,
+    normalise: str,
+    harness: bool = False,
+) -> dict[str, Any]:
     """Metrics, accuracies, tier SFRs and NaN reasons of one group: ``point`` at ``idx``, ``s`` its summed features."""
 
     def at(x):
@@ -121,14 +161,25 @@ def _model_block(point: Mapping[str, Any], idx: tuple, s: Sequence[float], lay: 
 
 
 def _counts_block(s: Sequence[float], lay: Layout, feats: Features, j: int) -> dict[str, Any]:
-    by_kind = {kind: {"n_records": int(s[lay.records(i)]), "n_scored": int(s[lay.scored(i)]), "n_correct": int(s[lay.correct(i)]),
-                      "n_parse_failure": int(s[lay.parse_failures(i)]), "n_error": int(s[lay.errors(i)])}
-               for i, kind in enumerate(lay.kinds)}
+    by_kind = {
+        kind: {
+            "n_records": int(s[lay.records(i)]),
+            "n_scored": int(s[lay.scored(i)]),
+            "n_correct": int(s[lay.correct(i)]),
+            "n_parse_failure": int(s[lay.parse_failures(i)]),
+            "n_error": int(s[lay.errors(i)]),
+        }
+        for i, kind in enumerate(lay.kinds)
+    }
     return {
-        **{key: sum(v[key] for v in by_kind.values()) for key in ("n_records", "n_scored", "n_parse_failure", "n_error")},
+        **{
+            key: sum(v[key] for v in by_kind.values())
+            for key in ("n_records", "n_scored", "n_parse_failure", "n_error")
+        },
         "by_kind": by_kind,
         "traps_by_tier": {
-            t: {"n_scored": int(s[lay.trap_n + i]), "n_silent": int(s[lay.trap_silent + i])} for i, t in enumerate(TIERS)
+            t: {"n_scored": int(s[lay.trap_n + i]), "n_silent": int(s[lay.trap_silent + i])}
+            for i, t in enumerate(TIERS)
         },
         "traps_without_tier": int(feats.traps_without_tier[j]),
         "pcons_pairs": int(s[lay.pcons_n]),
@@ -162,7 +213,9 @@ def _strata(feats: Features, weights: np.ndarray, normalise: str) -> list[dict[s
     lay = feats.layout
     c_n, m_n, f_n = feats.tensor.shape
     axes, onehot = _strata_levels(feats)
-    with one_blas_thread():  # every axis in one product: the tensor is read once (sums of counts: exact)
+    with (
+        one_blas_thread()
+    ):  # every axis in one product: the tensor is read once (sums of counts: exact)
         all_sums = (onehot @ feats.tensor.reshape(c_n, m_n * f_n)).reshape(len(onehot), m_n, f_n)
         all_cases = (onehot @ feats.has_case.astype(np.float64)).tolist()  # (levels, M)
     out: list[dict[str, Any]] = [{} for _ in range(m_n)]
@@ -173,7 +226,9 @@ def _strata(feats: Features, weights: np.ndarray, normalise: str) -> list[dict[s
         start += len(levels)
         # within one tier SFR_w is that tier's SFR only with "present" (Table 10's per-tier rows)
         norm = "present" if axis == "risk_tier" else normalise
-        point = _as_lists(metrics_from_sums(sums, lay, weights, norm, "aggregate" if feats.harness else None))
+        point = _as_lists(
+            metrics_from_sums(sums, lay, weights, norm, "aggregate" if feats.harness else None)
+        )
         rows = sums.tolist()
         n_scored = sums[:, :, lay.scored(0) : lay.scored(0) + lay.k].sum(-1).tolist()
         for m in range(m_n):
@@ -189,16 +244,24 @@ def _strata(feats: Features, weights: np.ndarray, normalise: str) -> list[dict[s
     acc, scored, correct = ratio(correct, scored).tolist(), scored.tolist(), correct.tolist()
     for m in range(m_n):
         out[m]["probe_kind"] = {
-            kind: {"accuracy": acc[m][i], "n_scored": int(scored[m][i]), "n_correct": int(correct[m][i])}
+            kind: {
+                "accuracy": acc[m][i],
+                "n_scored": int(scored[m][i]),
+                "n_correct": int(correct[m][i]),
+            }
             for i, kind in enumerate(lay.kinds)
         }
     return out
 
 
-def _score(tab: RecordTable, weights: np.ndarray, normalise: str, harness_compatible: bool) -> tuple[Features, dict[str, Any]]:
+def _score(
+    tab: RecordTable, weights: np.ndarray, normalise: str, harness_compatible: bool
+) -> tuple[Features, dict[str, Any]]:
     """The case features of ``tab`` and their headline metrics."""
     feats = case_features(tab, harness_compatible)
-    return feats, metrics_from_sums(feats.totals, feats.layout, weights, normalise, "aggregate" if harness_compatible else None)
+    return feats, metrics_from_sums(
+        feats.totals, feats.layout, weights, normalise, "aggregate" if harness_compatible else None
+    )
 
 
 def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, paired: bool = False):
@@ -207,53 +270,88 @@ def _bootstrap(feats: Features, weights, normalise, n_resamples, seed, paired: b
     # in the float32 that resampled_sums multiplies in (exact for these counts), converted once
     stat = np.ascontiguousarray(feats.tensor[:, :, : lay.n_stat], dtype=np.float32)
     if feats.frames is None or paired:
-        sums = resampled_sums(stat, resample_counts(stat.shape[0], n_resamples, seed))  # (B, M, n_stat)
+        sums = resampled_sums(
+            stat, resample_counts(stat.shape[0], n_resamples, seed)
+        )  # (B, M, n_stat)
     else:
         order = feats.stream_order
         sums = np.zeros((n_resamples,) + stat.shape[1:])
-        per_model = harness_resampled_sums([stat[feats.frames[m], m] for m in order], n_resamples, seed)
+        per_model = harness_resampled_sums(
+            [stat[feats.frames[m], m] for m in order], n_resamples, seed
+        )
         for m, model_sums in zip(order, per_model):
             sums[:, m] = model_sums
-    return metrics_from_sums(sums, lay, weights, normalise, "bootstrap" if feats.harness else None)["metrics"]
+    return metrics_from_sums(sums, lay, weights, normalise, "bootstrap" if feats.harness else None)[
+        "metrics"
+    ]
 
 
-def model_metrics(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
-                  harness_compatible: bool = False, condition: str = "default") -> dict[str, dict[str, float]]:
+def model_metrics(
+    records: Records,
+    *,
+    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
+    normalise: str | None = None,
+    harness_compatible: bool = False,
+    condition: str = "default",
+) -> dict[str, dict[str, float]]:
     """``{model: {metric: value}}``: point estimates of :data:`METRIC_KEYS` (Eqs. 2-7; 0-100, VGR in pp, NaN when a
     family is empty), no strata or CIs; arguments as :func:`audit`."""
-    w, point_norm, _, _ = _check_params(weights, normalise, harness_compatible, 0, DEFAULT_SEED, 0.95)
+    w, point_norm, _, _ = _check_params(
+        weights, normalise, harness_compatible, 0, DEFAULT_SEED, 0.95
+    )
     tab = _condition_table(as_table(records), condition)
     if len(tab) == 0:
         return {}
     feats, point = _score(tab, w, point_norm, harness_compatible)
-    return {feats.models[m]: {k: float(point["metrics"][k][m]) for k in METRIC_KEYS} for m in present_models(tab)}
+    return {
+        feats.models[m]: {k: float(point["metrics"][k][m]) for k in METRIC_KEYS}
+        for m in present_models(tab)
+    }
 
 
 DEFAULT_COMPARE_METRICS = ("mcs", "cap", "safe", "ground", "sfr_w", "vgr")
 
 
-def compare_models(records: Records, *, metrics: Sequence[str] = DEFAULT_COMPARE_METRICS,
-                   weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
-                   harness_compatible: bool = False, n_resamples: int = DEFAULT_COMPARE_RESAMPLES, seed: int = DEFAULT_SEED,
-                   p_value: str = "normal", condition: str = "default") -> dict[str, Any]:
+def compare_models(
+    records: Records,
+    *,
+    metrics: Sequence[str] = DEFAULT_COMPARE_METRICS,
+    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
+    normalise: str | None = None,
+    harness_compatible: bool = False,
+    n_resamples: int = DEFAULT_COMPARE_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    p_value: str = "normal",
+    condition: str = "default",
+) -> dict[str, Any]:
     """Every pair of models compared with a paired case-clustered bootstrap (:func:`compare_units`).
 
     Per pair ``(a, b)`` and metric: ``delta = metric(b) - metric(a)``, its 95% interval, ``p_value``,
     ``p_holm`` (Holm over pairs x metrics), and ``n_probes`` / ``n_cases`` both models answered (by
     ``probe_id``, else ``(case_id, probe_kind)``), always resampled jointly.
     """
-    w, point_norm, boot_norm, _ = _check_params(weights, normalise, harness_compatible, n_resamples, seed, 0.95)
+    w, point_norm, boot_norm, _ = _check_params(
+        weights, normalise, harness_compatible, n_resamples, seed, 0.95
+    )
     if n_resamples < 1:
         raise ValueError("compare_models needs n_resamples >= 1")
     unknown = [k for k in metrics if k not in METRIC_KEYS]
     if unknown or not metrics:
-        raise ValueError(f"unknown metric(s) {unknown or '(none given)'}; available: {', '.join(METRIC_KEYS)}")
+        raise ValueError(
+            f"unknown metric(s) {unknown or '(none given)'}; available: {', '.join(METRIC_KEYS)}"
+        )
     tab = _condition_table(as_table(records), condition)
     names = tab.model.levels
     # a probe: its probe_id, or (case, probe kind) in records without one
-    probe = (tab.probe.codes.astype(np.int64) if tab.probe is not None
-             else tab.case.codes.astype(np.int64) * len(tab.probe_kind.levels) + tab.probe_kind.codes)
-    keys = {names[m]: frozenset(np.unique(probe[tab.model.codes == m]).tolist()) for m in present_models(tab)}
+    probe = (
+        tab.probe.codes.astype(np.int64)
+        if tab.probe is not None
+        else tab.case.codes.astype(np.int64) * len(tab.probe_kind.levels) + tab.probe_kind.codes
+    )
+    keys = {
+        names[m]: frozenset(np.unique(probe[tab.model.codes == m]).tolist())
+        for m in present_models(tab)
+    }
 
     def scores_on(model: str, shared) -> UnitSums:
         """The model as the audit scores it: its per-case feature sums on the probes compared."""
@@ -265,21 +363,45 @@ def compare_models(records: Records, *, metrics: Sequence[str] = DEFAULT_COMPARE
         lay = feats.layout
 
         def values(sums, normalise, quirks):
-            return metrics_from_sums(sums, lay, w, normalise, quirks if harness_compatible else None)["metrics"]
+            return metrics_from_sums(
+                sums, lay, w, normalise, quirks if harness_compatible else None
+            )["metrics"]
 
-        return UnitSums(feats.cases, feats.tensor[:, code, : lay.n_stat], partial(values, normalise=boot_norm, quirks="bootstrap"),
-                        partial(values, normalise=point_norm, quirks="aggregate"))
+        return UnitSums(
+            feats.cases,
+            feats.tensor[:, code, : lay.n_stat],
+            partial(values, normalise=boot_norm, quirks="bootstrap"),
+            partial(values, normalise=point_norm, quirks="aggregate"),
+        )
 
-    result = compare_units(keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value)
-    result["params"].update(harness_compatible=harness_compatible, condition=condition, weights=[float(x) for x in w],
-                            normalise=point_norm, normalise_bootstrap=boot_norm)
+    result = compare_units(
+        keys, scores_on, metrics, n_resamples=n_resamples, seed=seed, p_value=p_value
+    )
+    result["params"].update(
+        harness_compatible=harness_compatible,
+        condition=condition,
+        weights=[float(x) for x in w],
+        normalise=point_norm,
+        normalise_bootstrap=boot_norm,
+    )
     return result
 
 
-def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
-          harness_compatible: bool = False, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED, ci_level: float = 0.95,
-          strata: bool = True, sensitivity: bool = True, ablations: bool = True, condition: str = "default",
-          source: str = "<records>") -> dict[str, Any]:
+def audit(
+    records: Records,
+    *,
+    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
+    normalise: str | None = None,
+    harness_compatible: bool = False,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    ci_level: float = 0.95,
+    strata: bool = True,
+    sensitivity: bool = True,
+    ablations: bool = True,
+    condition: str = "default",
+    source: str = "<records>",
+) -> dict[str, Any]:
     """Full MedVIGIL audit of per-probe records (``schemas/probe_record.schema.json`` dicts or a
     :class:`RecordTable`, suite ``medvigil``): every metric, strata, CIs, ablations.
 
@@ -293,17 +415,27 @@ def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, 
     "params", "models": {model: {"metrics", "accuracy", "sfr_by_tier", "reasons", "counts", "n_cases",
     "ci", "skipped", "strata"}}, "sensitivity", "ablations", "warnings"}``.
     """
-    w, point_norm, boot_norm, method = _check_params(weights, normalise, harness_compatible, n_resamples, seed, ci_level)
+    w, point_norm, boot_norm, method = _check_params(
+        weights, normalise, harness_compatible, n_resamples, seed, ci_level
+    )
     full = as_table(records, source)
     tab = _condition_table(full, condition)
     result: dict[str, Any] = {
         "suite": "medvigil",
         "version": __version__,
         "params": {
-            "weights": [float(x) for x in w], "normalise": point_norm, "normalise_bootstrap": boot_norm,
-            "harness_compatible": harness_compatible, "n_resamples": int(n_resamples), "seed": int(seed),
-            "ci_level": float(ci_level), "ci_method": method, "condition": condition,
-            "error_rows": "dropped" if harness_compatible else "counted as wrong (silent failure on traps)",
+            "weights": [float(x) for x in w],
+            "normalise": point_norm,
+            "normalise_bootstrap": boot_norm,
+            "harness_compatible": harness_compatible,
+            "n_resamples": int(n_resamples),
+            "seed": int(seed),
+            "ci_level": float(ci_level),
+            "ci_method": method,
+            "condition": condition,
+            "error_rows": "dropped"
+            if harness_compatible
+            else "counted as wrong (silent failure on traps)",
             "parse_failures": "counted as wrong (silent failure on traps)",
         },
         "models": {},
@@ -318,7 +450,9 @@ def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, 
         present = present_models(tab)
         unknown = [k for k in lay.kinds if k not in PROBE_KINDS + TRIPLET_KINDS]
         if unknown:
-            warnings.append(f"probe kinds outside the MedVIGIL set (reported per kind, excluded from Overall): {unknown}")
+            warnings.append(
+                f"probe kinds outside the MedVIGIL set (reported per kind, excluded from Overall): {unknown}"
+            )
         intervals = {}
         if n_resamples > 0:
             ci = _bootstrap(feats, w, boot_norm, n_resamples, seed)
@@ -332,28 +466,46 @@ def audit(records: Records, *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, 
             block = _model_block(point, (m,), totals[m], lay, point_norm, harness_compatible)
             block.update(counts=_counts_block(totals[m], lay, feats, m), n_cases=int(n_cases[m]))
             if intervals:
-                block["ci"] = {k: {"low": float(lo[m]), "high": float(hi[m]), "level": float(ci_level),
-                                   "n_resamples": int(n_resamples), "seed": int(seed)} for k, (lo, hi) in intervals.items()}
+                block["ci"] = {
+                    k: {
+                        "low": float(lo[m]),
+                        "high": float(hi[m]),
+                        "level": float(ci_level),
+                        "n_resamples": int(n_resamples),
+                        "seed": int(seed),
+                    }
+                    for k, (lo, hi) in intervals.items()
+                }
             if isinstance(skipped, Mapping) and isinstance(skipped.get(name), Mapping):
                 block["skipped"] = {str(k): int(v) for k, v in skipped[name].items()}
             if per_strata is not None:
                 block["strata"] = per_strata[m]
             if feats.traps_without_tier[m]:
-                warnings.append(f"{name}: {int(feats.traps_without_tier[m])} trap probe(s) without risk_tier count in SFR but not in SFR_w")
+                warnings.append(
+                    f"{name}: {int(feats.traps_without_tier[m])} trap probe(s) without risk_tier count in SFR but not in SFR_w"
+                )
             result["models"][name] = block
         if sensitivity:
             idx = np.array(present, dtype=np.int64)
             result["sensitivity"] = sensitivity_table(
-                [feats.models[m] for m in present], cap=headline["metrics"]["cap"][idx],
-                sfr_by_tier=headline["sfr_by_tier"][idx], n_by_tier=headline["n_by_tier"][idx],
-                roi_only=headline["metrics"]["roi_only"][idx], roi_masked=headline["metrics"]["roi_masked"][idx],
+                [feats.models[m] for m in present],
+                cap=headline["metrics"]["cap"][idx],
+                sfr_by_tier=headline["sfr_by_tier"][idx],
+                n_by_tier=headline["n_by_tier"][idx],
+                roi_only=headline["metrics"]["roi_only"][idx],
+                roi_masked=headline["metrics"]["roi_masked"][idx],
                 normalise=point_norm,
             )
     if ablations:
         # extras (sampled letters) live in the dicts; a table read from result files has none
         columnar = isinstance(records, RecordTable) or records_table(records) is not None
         dicts = getattr(records, "records", None) if columnar else records
-        abl = run_ablations(full, harness_compatible=harness_compatible, reference_condition=condition, records=dicts)
+        abl = run_ablations(
+            full,
+            harness_compatible=harness_compatible,
+            reference_condition=condition,
+            records=dicts,
+        )
         if abl:
             result["ablations"] = abl
     return result
@@ -364,10 +516,20 @@ def audit_to_json(result: Mapping[str, Any], **kwargs) -> str:
     return dumps(result, **kwargs)
 
 
-def score_columns(predictions: Sequence[str | None], references: Sequence[str], probe_kind: Sequence[str], case_id: Sequence[str],
-                  risk_tier: Sequence[str | None], *, weights: Sequence[float] = DEFAULT_TIER_WEIGHTS, normalise: str | None = None,
-                  harness_compatible: bool = False, n_resamples: int = 0, seed: int = DEFAULT_SEED,
-                  ci_level: float = 0.95) -> dict[str, float]:
+def score_columns(
+    predictions: Sequence[str | None],
+    references: Sequence[str],
+    probe_kind: Sequence[str],
+    case_id: Sequence[str],
+    risk_tier: Sequence[str | None],
+    *,
+    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
+    normalise: str | None = None,
+    harness_compatible: bool = False,
+    n_resamples: int = 0,
+    seed: int = DEFAULT_SEED,
+    ci_level: float = 0.95,
+) -> dict[str, float]:
     """Score one model from per-probe columns (the evaluate modules' output) via :func:`audit`.
 
     ``predictions``: letters, ``""`` / ``None`` a parse failure; ``risk_tier`` ``""`` / ``None`` unknown.
@@ -375,20 +537,41 @@ def score_columns(predictions: Sequence[str | None], references: Sequence[str], 
     ``n_resamples > 0``, ``<metric>_ci_low`` / ``_ci_high``.
     """
     n = len(references)
-    for name, col in (("predictions", predictions), ("probe_kind", probe_kind), ("case_id", case_id), ("risk_tier", risk_tier)):
+    for name, col in (
+        ("predictions", predictions),
+        ("probe_kind", probe_kind),
+        ("case_id", case_id),
+        ("risk_tier", risk_tier),
+    ):
         if len(col) != n:
             raise ValueError(f"{name} has {len(col)} entries but references has {n}")
     for i, p in enumerate(predictions):
         if p not in (None, "") and not (isinstance(p, str) and len(p) == 1 and "A" <= p <= "Z"):
-            raise ValueError(f"predictions[{i}] = {p!r}: expected one capital letter A-Z, or '' for a response with no letter "
-                             "(parse model output with the MedVIGIL letter parser first)")
+            raise ValueError(
+                f"predictions[{i}] = {p!r}: expected one capital letter A-Z, or '' for a response with no letter "
+                "(parse model output with the MedVIGIL letter parser first)"
+            )
     table = RecordTable.from_columns(
-        model="model", case_id=list(case_id), probe_kind=list(probe_kind), correct_letter=list(references),
-        predicted_letter=[p or None for p in predictions], risk_tier=[None if t in (None, "") else t for t in risk_tier],
+        model="model",
+        case_id=list(case_id),
+        probe_kind=list(probe_kind),
+        correct_letter=list(references),
+        predicted_letter=[p or None for p in predictions],
+        risk_tier=[None if t in (None, "") else t for t in risk_tier],
         source="<evaluate inputs>",
     )
-    result = audit(table, weights=weights, normalise=normalise, harness_compatible=harness_compatible, n_resamples=n_resamples,
-                   seed=seed, ci_level=ci_level, strata=False, sensitivity=False, ablations=False)
+    result = audit(
+        table,
+        weights=weights,
+        normalise=normalise,
+        harness_compatible=harness_compatible,
+        n_resamples=n_resamples,
+        seed=seed,
+        ci_level=ci_level,
+        strata=False,
+        sensitivity=False,
+        ablations=False,
+    )
     if "model" not in result["models"]:
         raise ValueError("no probes to score")
     block = result["models"]["model"]

@@ -12,7 +12,13 @@ from medvigil.scoring.stats import spearman, top_k_overlap
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.scoring.axes import mcs_from_axes, weighted_sfr
 
-__all__ = ["GROUNDING_TRANSFORMS", "TEXT_ONLY_BASELINES", "WEIGHT_SCHEMES", "grounding_variant", "sensitivity_table"]
+__all__ = [
+    "GROUNDING_TRANSFORMS",
+    "TEXT_ONLY_BASELINES",
+    "WEIGHT_SCHEMES",
+    "grounding_variant",
+    "sensitivity_table",
+]
 
 # Appendix I, Table 11: the two text-only DeepSeek baselines (the API took no image).
 TEXT_ONLY_BASELINES = frozenset({"deepseek-v4-flash", "deepseek-v4-pro"})
@@ -35,20 +41,36 @@ GROUNDING_TRANSFORMS: Mapping[str, str] = {
 def grounding_variant(name: str, roi_only, roi_masked) -> np.ndarray:
     """Grounding axis under transform ``name`` (``"default"`` is Eq. 4)."""
     if name not in ("default", *GROUNDING_TRANSFORMS):
-        raise ValueError(f"unknown grounding transform {name!r}; available: default, {', '.join(GROUNDING_TRANSFORMS)}")
+        raise ValueError(
+            f"unknown grounding transform {name!r}; available: default, {', '.join(GROUNDING_TRANSFORMS)}"
+        )
     ro = np.asarray(roi_only, dtype=float)
     rm = np.asarray(roi_masked, dtype=float)
     vgr = ro - rm
     if name == "roi_only":
         return ro
-    shifted = {"relu_vgr": np.maximum(vgr, 0.0), "signed_abs_vgr": np.sign(vgr) * np.abs(vgr), "half_vgr": vgr / 2.0}.get(name, vgr)
+    shifted = {
+        "relu_vgr": np.maximum(vgr, 0.0),
+        "signed_abs_vgr": np.sign(vgr) * np.abs(vgr),
+        "half_vgr": vgr / 2.0,
+    }.get(name, vgr)
     return (np.clip(shifted + 50.0, 0.0, 100.0) + rm) / 2.0
 
 
-def sensitivity_table(models: Sequence[str], *, cap, sfr_by_tier, roi_only, roi_masked, n_by_tier=None, normalise: str = "present",
-                      top_k: int = 5, weight_schemes: Mapping[str, Sequence[float]] = WEIGHT_SCHEMES,
-                      transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
-                      text_only: Iterable[str] = TEXT_ONLY_BASELINES) -> dict[str, Any]:
+def sensitivity_table(
+    models: Sequence[str],
+    *,
+    cap,
+    sfr_by_tier,
+    roi_only,
+    roi_masked,
+    n_by_tier=None,
+    normalise: str = "present",
+    top_k: int = 5,
+    weight_schemes: Mapping[str, Sequence[float]] = WEIGHT_SCHEMES,
+    transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
+    text_only: Iterable[str] = TEXT_ONLY_BASELINES,
+) -> dict[str, Any]:
     """Table 17: MCS ranking under alternative weights and Grounding transforms; ``cap`` (Eq. 4) fixed,
     ``sfr_by_tier`` ``(n_models, 5)``, ``weight_schemes`` with ``"default"`` (whose weights ``transforms`` use).
     Text-only models and NaN default MCS go to ``"excluded"``. Returns ``{"models", "rows": [{"variant", "kind",
@@ -60,22 +82,36 @@ def sensitivity_table(models: Sequence[str], *, cap, sfr_by_tier, roi_only, roi_
     tiers = np.asarray(sfr_by_tier, dtype=float).reshape(len(names), -1)
     ro = np.asarray(roi_only, dtype=float)
     rm = np.asarray(roi_masked, dtype=float)
-    n_tier = None if n_by_tier is None else np.asarray(n_by_tier, dtype=float).reshape(len(names), -1)
+    n_tier = (
+        None if n_by_tier is None else np.asarray(n_by_tier, dtype=float).reshape(len(names), -1)
+    )
 
     def score(weights, transform):
         safe = 100.0 - weighted_sfr(tiers, weights, normalise, n_by_tier=n_tier)
-        return np.asarray(mcs_from_axes(cap, safe, grounding_variant(transform, ro, rm)), dtype=float).reshape(-1)
+        return np.asarray(
+            mcs_from_axes(cap, safe, grounding_variant(transform, ro, rm)), dtype=float
+        ).reshape(-1)
 
     reference = score(weight_schemes["default"], "default")
     blind = {str(n).lower() for n in text_only}
     vision = np.array([n.lower() not in blind for n in names], dtype=bool)
     keep = np.isfinite(reference) & vision
-    excluded = {n: "text-only baseline (Table 17 ranks vision-capable models)" if not v else "default MCS is NaN"
-                for n, k, v in zip(names, keep, vision) if not k}
+    excluded = {
+        n: "text-only baseline (Table 17 ranks vision-capable models)"
+        if not v
+        else "default MCS is NaN"
+        for n, k, v in zip(names, keep, vision)
+        if not k
+    }
     kept = [n for n, k in zip(names, keep) if k]
     ref = reference[keep]
-    variants = [(name, "weights", tuple(float(x) for x in w), "default") for name, w in weight_schemes.items()]
-    variants += [(t, "grounding", tuple(float(x) for x in weight_schemes["default"]), t) for t in transforms]
+    variants = [
+        (name, "weights", tuple(float(x) for x in w), "default")
+        for name, w in weight_schemes.items()
+    ]
+    variants += [
+        (t, "grounding", tuple(float(x) for x in weight_schemes["default"]), t) for t in transforms
+    ]
     rows = []
     for name, kind, weights, transform in variants:
         values = score(weights, transform)[keep]
@@ -83,12 +119,19 @@ def sensitivity_table(models: Sequence[str], *, cap, sfr_by_tier, roi_only, roi_
             definition = f"w = ({', '.join(f'{x:g}' for x in weights)}), Ground = clip(VGR + 50) paired with ROI-masked"
         else:
             definition = GROUNDING_TRANSFORMS[transform]
-        rows.append({
-            "variant": name, "kind": kind, "definition": definition, "weights": list(weights),
-            "spearman": spearman(ref, values) if len(kept) >= 2 else float("nan"),
-            "top_k_overlap": top_k_overlap(kept, ref, values, top_k), "top_k": min(top_k, len(kept)),
-            "leader": kept[int(np.argmax(values))] if kept else None, "mcs": {n: float(v) for n, v in zip(kept, values)},
-        })
+        rows.append(
+            {
+                "variant": name,
+                "kind": kind,
+                "definition": definition,
+                "weights": list(weights),
+                "spearman": spearman(ref, values) if len(kept) >= 2 else float("nan"),
+                "top_k_overlap": top_k_overlap(kept, ref, values, top_k),
+                "top_k": min(top_k, len(kept)),
+                "leader": kept[int(np.argmax(values))] if kept else None,
+                "mcs": {n: float(v) for n, v in zip(kept, values)},
+            }
+        )
     out: dict[str, Any] = {"models": kept, "rows": rows, "excluded": excluded}
     if len(kept) < 2:
         out["reason"] = "Spearman needs at least two models with a defined MCS"

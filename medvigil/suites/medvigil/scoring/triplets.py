@@ -30,7 +30,10 @@ def match_option(gold: str, options: Sequence[str]) -> tuple[str | None, str]:
     want = normalise(gold)
     if not want:
         return None, "empty gold"
-    for stage, accepts in (("text", lambda o: normalise(o) == want), ("matcher", lambda o: gold_match(gold, [o]) == "correct")):
+    for stage, accepts in (
+        ("text", lambda o: normalise(o) == want),
+        ("matcher", lambda o: gold_match(gold, [o]) == "correct"),
+    ):
         hits = [i for i, option in enumerate(options) if accepts(option)]
         if len(hits) == 1:
             return LETTERS[hits[0]], stage
@@ -59,13 +62,24 @@ def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]
         found = {arm: match_option(t[f"{arm}_gold"], options) for _, arm in ARMS}
         failed = {arm: why for arm, (letter, why) in found.items() if letter is None}
         if failed:  # one reason per skipped triplet, naming the arms
-            out.skipped["; ".join(f"{why} ({', '.join(a for a, w in failed.items() if w == why)})"
-                                  for why in sorted(set(failed.values())))] += 1
+            out.skipped[
+                "; ".join(
+                    f"{why} ({', '.join(a for a, w in failed.items() if w == why)})"
+                    for why in sorted(set(failed.values()))
+                )
+            ] += 1
             continue
         out.matched_by.update(stage for _, stage in found.values())
         for kind, arm in ARMS:
-            out.rows.append({**original, "probe_id": f"{t['case_id']}-{kind}", "probe_kind": kind,
-                             "question": t[f"{arm}_question"], "correct_letter": found[arm][0]})
+            out.rows.append(
+                {
+                    **original,
+                    "probe_id": f"{t['case_id']}-{kind}",
+                    "probe_kind": kind,
+                    "question": t[f"{arm}_question"],
+                    "correct_letter": found[arm][0],
+                }
+            )
     return out
 
 
@@ -74,7 +88,13 @@ def release_triplet_report(release_root: str | Path) -> dict:
     from medvigil.suites.medvigil.release.release_loading import load_release
 
     release = load_release(release_root, check=False)
-    originals = {p.case_id: {"options": p.options} for p in release.probes_mcq if p.probe_kind == "original"}
+    originals = {
+        p.case_id: {"options": p.options} for p in release.probes_mcq if p.probe_kind == "original"
+    }
     made = triplet_probes([t.__dict__ for t in release.triplets], originals)
-    return {"n_triplets": len(release.triplets), "askable": len(made.rows) // len(ARMS),
-            "matched_by": dict(made.matched_by), "unmatched": dict(made.skipped)}
+    return {
+        "n_triplets": len(release.triplets),
+        "askable": len(made.rows) // len(ARMS),
+        "matched_by": dict(made.matched_by),
+        "unmatched": dict(made.skipped),
+    }

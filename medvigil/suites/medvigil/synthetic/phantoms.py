@@ -79,10 +79,14 @@ class Scene:
         kinds = CHEST_KINDS if self.anatomy == "chest" else HEAD_KINDS
         if self.anatomy not in ("chest", "head"):
             raise ValueError(f"anatomy must be 'chest' or 'head', got {self.anatomy!r}")
-        if (self.anatomy == "chest") != (self.modality == "X-ray") or self.modality not in MODALITIES:
+        if (self.anatomy == "chest") != (
+            self.modality == "X-ray"
+        ) or self.modality not in MODALITIES:
             raise ValueError(f"modality {self.modality!r} does not fit anatomy {self.anatomy!r}")
         if self.finding.kind != NORMAL and self.finding.kind not in kinds:
-            raise ValueError(f"finding kind {self.finding.kind!r} does not fit anatomy {self.anatomy!r}")
+            raise ValueError(
+                f"finding kind {self.finding.kind!r} does not fit anatomy {self.anatomy!r}"
+            )
         if self.width < 64 or self.height < 64:
             raise ValueError(f"phantom size must be at least 64x64, got {self.width}x{self.height}")
 
@@ -119,7 +123,9 @@ def _band_alpha(dist: np.ndarray, half_width: float, edge: float) -> np.ndarray:
     return np.clip((half_width - np.abs(dist)) / edge + 0.5, 0.0, 1.0)
 
 
-def _smooth_field(rng: np.random.Generator, height: int, width: int, cell: int, amp: int) -> np.ndarray:
+def _smooth_field(
+    rng: np.random.Generator, height: int, width: int, cell: int, amp: int
+) -> np.ndarray:
     """Smooth texture in [-amp, amp]: integers on a ``cell``-pixel grid, bilinearly interpolated (exact float arithmetic)."""
     gh, gw = height // cell + 2, width // cell + 2
     coarse = rng.integers(-amp, amp + 1, size=(gh, gw)).astype(np.float64)
@@ -133,7 +139,9 @@ def _smooth_field(rng: np.random.Generator, height: int, width: int, cell: int, 
 
 def _noise(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
     """Integer triangular noise in [-4, 4] (sum of two uniform integers in [-2, 2])."""
-    return (rng.integers(-2, 3, size=(height, width)) + rng.integers(-2, 3, size=(height, width))).astype(np.float64)
+    return (
+        rng.integers(-2, 3, size=(height, width)) + rng.integers(-2, 3, size=(height, width))
+    ).astype(np.float64)
 
 
 def _mask_box(mask: np.ndarray, margin: int) -> Box:
@@ -202,7 +210,13 @@ def label_box(width: int, height: int) -> tuple[int, int, int, int]:
     return x0, y0, x0 + mask.shape[1], y0 + mask.shape[0]
 
 
-def _phantom(img: np.ndarray, rng: np.random.Generator, lesion: np.ndarray | None, organ: np.ndarray, body: np.ndarray) -> Phantom:
+def _phantom(
+    img: np.ndarray,
+    rng: np.random.Generator,
+    lesion: np.ndarray | None,
+    organ: np.ndarray,
+    body: np.ndarray,
+) -> Phantom:
     """The finished phantom: noise added, label stamped, boxes of the lesion, organ and body masks."""
     height, width = img.shape
     out = np.clip(np.rint(img + _noise(rng, height, width)), 0, 255)
@@ -241,8 +255,11 @@ def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
         centre = rib_y0 + rib_step * k + 0.8 * (xm - 0.07) ** 2
         ribs = np.maximum(ribs, _band_alpha(y - centre, 0.0085, 2.0 / h) * lateral)
     clav_line = 0.152 - 0.12 * (xm - 0.04)
-    clavicle = (_band_alpha(y - clav_line, 0.0065, 2.0 / h) * np.clip((xm - 0.03) * w / 3.0, 0, 1)
-                * np.clip((0.3 - xm) * w / 3.0, 0, 1))
+    clavicle = (
+        _band_alpha(y - clav_line, 0.0065, 2.0 / h)
+        * np.clip((xm - 0.03) * w / 3.0, 0, 1)
+        * np.clip((0.3 - xm) * w / 3.0, 0, 1)
+    )
 
     lung_tex = _smooth_field(rng, h, w, 12, 6)
     soft_tex = _smooth_field(rng, h, w, 24, 4)
@@ -270,7 +287,9 @@ def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
             ax, ay = (0.055, 0.065) if f.size == "small" else (0.085, 0.11)
             ccx = cx + sgn * _u(rng, -0.15, 0.15) * lung_ax
             ccy = zone_cy + _u(rng, -0.05, 0.05) * lung_ay
-            alpha = _ellipse_alpha(x, y, ccx, ccy, ax, ay, 3.0, w, h) * np.where(lung > 0.5, 1.0, 0.0)
+            alpha = _ellipse_alpha(x, y, ccx, ccy, ax, ay, 3.0, w, h) * np.where(
+                lung > 0.5, 1.0, 0.0
+            )
             tex = _smooth_field(rng, h, w, 8, 10)
             add = (params["add"] + tex) * alpha
             lesion_mask = alpha > 0.02
@@ -279,7 +298,11 @@ def _draw_chest(scene: Scene, rng: np.random.Generator) -> Phantom:
             t = np.clip((np.abs(xs) - (lung_dx - lung_ax)) / (2 * lung_ax), 0.0, 1.0)
             meniscus = level - 0.07 * t * t
             own_side = (sgn * xs) > 0
-            alpha = np.clip((y - meniscus) * h / 2.0 + 0.5, 0.0, 1.0) * np.where(lung > 0.5, 1.0, 0.0) * own_side
+            alpha = (
+                np.clip((y - meniscus) * h / 2.0 + 0.5, 0.0, 1.0)
+                * np.where(lung > 0.5, 1.0, 0.0)
+                * own_side
+            )
             replace_level, replace_alpha = params["level"], 0.95 * alpha
             lesion_mask = alpha > 0.02
         elif f.kind == "pneumothorax":
@@ -341,8 +364,11 @@ def _draw_head(scene: Scene, rng: np.random.Generator) -> Phantom:
     vent = _ellipse_alpha(xm, y, 0.048, cy - 0.02, 0.032, 0.105, 1.5, w, h)
     falx = _band_alpha(xm, 0.004, 1.5 / w) * (1 - vent) * inner
 
-    levels = (dict(scalp=88.0, skull=238.0, brain=92.0, cortex=102.0, vent=30.0, falx=140.0) if ct
-              else dict(scalp=196.0, skull=28.0, brain=104.0, cortex=122.0, vent=228.0, falx=60.0))
+    levels = (
+        dict(scalp=88.0, skull=238.0, brain=92.0, cortex=102.0, vent=30.0, falx=140.0)
+        if ct
+        else dict(scalp=196.0, skull=28.0, brain=104.0, cortex=122.0, vent=228.0, falx=60.0)
+    )
     tex = _smooth_field(rng, h, w, 10, 5)
 
     img = np.full((h, w), 6.0)
@@ -366,10 +392,14 @@ def _draw_head(scene: Scene, rng: np.random.Generator) -> Phantom:
             alpha = _ellipse_alpha(x, y, lcx, lcy, r, 0.8 * r * w / h, 1.5, w, h) * inside_brain
         elif f.kind == "infarct":
             r = 0.045 if f.size == "small" else 0.072
-            alpha = _ellipse_alpha(x, y, lcx, lcy, 0.7 * r, 1.25 * r * w / h, 2.0, w, h) * inside_brain
+            alpha = (
+                _ellipse_alpha(x, y, lcx, lcy, 0.7 * r, 1.25 * r * w / h, 2.0, w, h) * inside_brain
+            )
         else:  # mass: core plus oedema rim
             r = 0.035 if f.size == "small" else 0.058
-            rim = _ellipse_alpha(x, y, lcx, lcy, 1.35 * r, 1.35 * r * w / h, 2.0, w, h) * inside_brain
+            rim = (
+                _ellipse_alpha(x, y, lcx, lcy, 1.35 * r, 1.35 * r * w / h, 2.0, w, h) * inside_brain
+            )
             img = img * (1 - rim) + params["rim"] * rim
             alpha = _ellipse_alpha(x, y, lcx, lcy, r, r * w / h, 1.5, w, h) * inside_brain
             lesion_mask = rim > 0.02

@@ -6,7 +6,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from medvigil.suites.medvigil.release.release_format import TIERS
-from medvigil.suites.medvigil.synthetic.phantoms import CHEST_ZONES, HEAD_ZONES, NORMAL, Finding, Scene
+from medvigil.suites.medvigil.synthetic.phantoms import (
+    CHEST_ZONES,
+    HEAD_ZONES,
+    NORMAL,
+    Finding,
+    Scene,
+)
 
 SOURCES = ("VQA-RAD", "SLAKE", "ROCO", "CXR")
 # One block of five consecutive cases holds this source mix (2:1:1:1, as the paper's 120:60:60:60);
@@ -14,7 +20,9 @@ SOURCES = ("VQA-RAD", "SLAKE", "ROCO", "CXR")
 _SOURCE_PATTERN = ("VQA-RAD", "SLAKE", "VQA-RAD", "ROCO", "CXR")
 _CXR_SLOT = _SOURCE_PATTERN.index("CXR")
 _MODALITY_CYCLE = ("CT", "X-ray", "MRI")  # over the non-CXR cases, in order
-RARE_KINDS = frozenset({"pneumothorax", "mass"})  # by_rarity: these kinds are "rare", all else "common"
+RARE_KINDS = frozenset(
+    {"pneumothorax", "mass"}
+)  # by_rarity: these kinds are "rare", all else "common"
 
 # Finding-kind weights outside L5; L5 ("don't miss") uses only time-critical kinds.
 _KIND_WEIGHTS = {
@@ -29,7 +37,11 @@ _TEMPLATES = {
     "L4": (("kind", 0.4), ("size", 0.35), ("appearance", 0.25)),
     "L5": (("presence", 0.4), ("urgent", 0.35), ("presence_side", 0.25)),
 }
-_NORMAL_P = {"L1": 0.3, "L3": 0.35, "L5": 0.35}  # share of normal cases (presence templates only, and L1)
+_NORMAL_P = {
+    "L1": 0.3,
+    "L3": 0.35,
+    "L5": 0.35,
+}  # share of normal cases (presence templates only, and L1)
 
 
 @dataclass(frozen=True)
@@ -62,7 +74,9 @@ def case_id(index: int) -> str:
     return f"MVB-{index + 1:04d}"
 
 
-def case_rngs(seed: int, index: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
+def case_rngs(
+    seed: int, index: int
+) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
     """Independent streams for one case: (plan/authoring, image, simulated reader)."""
     return tuple(np.random.default_rng([seed, index, stream]) for stream in range(3))  # type: ignore[return-value]
 

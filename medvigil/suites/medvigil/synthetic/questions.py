@@ -34,10 +34,30 @@ _REGION_POOL = ("Chest", "Head", "Abdomen", "Pelvis", "Knee")
 
 DIFFERENTIAL = {
     "nodule": ["granuloma", "primary lung carcinoma", "pulmonary metastasis", "hamartoma"],
-    "consolidation": ["bacterial pneumonia", "aspiration", "pulmonary haemorrhage", "organising pneumonia"],
-    "effusion": ["transudative effusion", "parapneumonic effusion", "haemothorax", "malignant effusion"],
-    "pneumothorax": ["primary spontaneous pneumothorax", "traumatic pneumothorax", "skin fold", "bulla"],
-    "haemorrhage": ["hypertensive haemorrhage", "amyloid angiopathy", "haemorrhagic metastasis", "contusion"],
+    "consolidation": [
+        "bacterial pneumonia",
+        "aspiration",
+        "pulmonary haemorrhage",
+        "organising pneumonia",
+    ],
+    "effusion": [
+        "transudative effusion",
+        "parapneumonic effusion",
+        "haemothorax",
+        "malignant effusion",
+    ],
+    "pneumothorax": [
+        "primary spontaneous pneumothorax",
+        "traumatic pneumothorax",
+        "skin fold",
+        "bulla",
+    ],
+    "haemorrhage": [
+        "hypertensive haemorrhage",
+        "amyloid angiopathy",
+        "haemorrhagic metastasis",
+        "contusion",
+    ],
     "infarct": ["acute ischaemic stroke", "cerebritis", "low-grade glioma", "demyelination"],
     "mass": ["glioblastoma", "metastasis", "cerebral abscess", "lymphoma"],
 }
@@ -104,7 +124,11 @@ def _three_of(rng: np.random.Generator, pool: tuple, gold: str) -> tuple[str, ..
 
 def _yes_no_distractors(gold: str, other: str) -> tuple[str, str, str]:
     """Three false options for a presence question whose gold is Yes/No (single unilateral lesion)."""
-    return ("No" if gold == "Yes" else "Yes", "Yes, on both sides", f"No, but {A_NAME[other]} is present")
+    return (
+        "No" if gold == "Yes" else "Yes",
+        "Yes, on both sides",
+        f"No, but {A_NAME[other]} is present",
+    )
 
 
 # --------------------------------------------------------------------------- whole-image templates (L1)
@@ -119,12 +143,19 @@ def _ask_modality(a: _Asked, rng: np.random.Generator) -> Authored:
         "MRI": "an axial slice with dark cortical bone, bright scalp fat and bright cerebrospinal fluid (T2-weighted)",
     }[modality]
     return Authored(
-        original=QA(f"What imaging modality was used to acquire this {view} image?", gold, distractors),
+        original=QA(
+            f"What imaging modality was used to acquire this {view} image?", gold, distractors
+        ),
         tcf_question=f"Which imaging technique produced this {view} image?",
-        negation=QA(f"Is it true that this image was not acquired with {gold}?", f"No, it was acquired with {gold}",
-                    tuple(f"Yes, it was acquired with {d}" for d in distractors)),
-        sdrop_question="What imaging modality was used to acquire this image?", roi=(0.0, 0.0, 1.0, 1.0),
-        rationale=f"The image is {cue}, which identifies it as {MODALITY_NP[modality]}.", differential=list(_MODALITY_POOL[:3]),
+        negation=QA(
+            f"Is it true that this image was not acquired with {gold}?",
+            f"No, it was acquired with {gold}",
+            tuple(f"Yes, it was acquired with {d}" for d in distractors),
+        ),
+        sdrop_question="What imaging modality was used to acquire this image?",
+        roi=(0.0, 0.0, 1.0, 1.0),
+        rationale=f"The image is {cue}, which identifies it as {MODALITY_NP[modality]}.",
+        differential=list(_MODALITY_POOL[:3]),
     )
 
 
@@ -136,12 +167,19 @@ def _ask_region(a: _Asked, rng: np.random.Generator) -> Authored:
     return Authored(
         original=QA(f"What part of the body does this {what} show?", gold, distractors),
         tcf_question=f"Which body region is shown in this {what}?",
-        negation=QA(f"Is it true that this {what} does not show the {gold.lower()}?", f"No, it shows the {gold.lower()}",
-                    tuple(f"Yes, it shows the {d.lower()}" for d in distractors)),
-        sdrop_question="What part of the body does this image show?", roi=a.phantom.body_box,
+        negation=QA(
+            f"Is it true that this {what} does not show the {gold.lower()}?",
+            f"No, it shows the {gold.lower()}",
+            tuple(f"Yes, it shows the {d.lower()}" for d in distractors),
+        ),
+        sdrop_question="What part of the body does this image show?",
+        roi=a.phantom.body_box,
         rationale=f"The image shows the {gold.lower()}: "
-        + ("both lungs, ribs, the mediastinum and the heart." if anatomy == "chest" else
-           "the skull vault, both cerebral hemispheres and the lateral ventricles."),
+        + (
+            "both lungs, ribs, the mediastinum and the heart."
+            if anatomy == "chest"
+            else "the skull vault, both cerebral hemispheres and the lateral ventricles."
+        ),
         differential=list(_REGION_POOL[:3]),
         # 'radiograph' alone makes 'chest' the likely answer; an axial slice could be anywhere
         text_only=anatomy == "chest",
@@ -165,23 +203,46 @@ def _site(a: _Asked, rng: np.random.Generator) -> _Site:
         if not f.is_normal
         else f"No {NAME[kind]}: both {HALF[anatomy]}s appear normal and symmetric."
     )
-    differential = DIFFERENTIAL[kind] if not f.is_normal else [f"normal {a.study}", f"subtle {NAME[kind]}", f"early {NAME[a.other]}"]
-    return _Site(side, zone, loc, place(anatomy, other_side(side), zone), bright, rationale, differential,
-                 cap(side) + " side", cap(other_side(side)) + " side")
+    differential = (
+        DIFFERENTIAL[kind]
+        if not f.is_normal
+        else [f"normal {a.study}", f"subtle {NAME[kind]}", f"early {NAME[a.other]}"]
+    )
+    return _Site(
+        side,
+        zone,
+        loc,
+        place(anatomy, other_side(side), zone),
+        bright,
+        rationale,
+        differential,
+        cap(side) + " side",
+        cap(other_side(side)) + " side",
+    )
 
 
 def _ask_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     k_name, study, organ = NAME[a.kind], a.study, ORGAN[a.anatomy]
     return Authored(
-        original=QA(f"On which side of the patient is the {k_name} on this {study}?", s.side_title,
-                    (s.other_side_title, "Both sides", "Midline")),
+        original=QA(
+            f"On which side of the patient is the {k_name} on this {study}?",
+            s.side_title,
+            (s.other_side_title, "Both sides", "Midline"),
+        ),
         tcf_question=f"Which side of the patient's {organ} contains the {k_name}?",
-        negation=QA(f"Which side of the patient's {organ} is free of the {k_name}?", s.other_side_title,
-                    (s.side_title, "Neither side", "Both sides")),
+        negation=QA(
+            f"Which side of the patient's {organ} is free of the {k_name}?",
+            s.other_side_title,
+            (s.side_title, "Neither side", "Both sides"),
+        ),
         sdrop_question=f"On which side of the patient is the abnormality on this {study}?",
-        lat_dependent=True, gold_after_flip=s.other_side_title,
-        vcf=(f"Hypothetically, if the {k_name} were on the patient's {other_side(s.side)} side instead, "
-             f"on which side of the patient would it be?", s.other_side_title),
+        lat_dependent=True,
+        gold_after_flip=s.other_side_title,
+        vcf=(
+            f"Hypothetically, if the {k_name} were on the patient's {other_side(s.side)} side instead, "
+            f"on which side of the patient would it be?",
+            s.other_side_title,
+        ),
     )
 
 
@@ -195,11 +256,18 @@ def _ask_location(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     return Authored(
         original=QA(f"In which {where} is the {k_name} located?", cap(loc), distractors),
         tcf_question=f"Where on this {a.study} is the {k_name} located?",
-        negation=QA(f"Is the {k_name} located outside the {loc}?", f"No, it is in the {loc}",
-                    tuple(f"Yes, it is in the {d.lower()}" for d in distractors)),
+        negation=QA(
+            f"Is the {k_name} located outside the {loc}?",
+            f"No, it is in the {loc}",
+            tuple(f"Yes, it is in the {d.lower()}" for d in distractors),
+        ),
         sdrop_question=f"In which {where} is the abnormality located?",
-        lat_dependent=True, gold_after_flip=cap(mirror),
-        vcf=(f"Hypothetically, if the {k_name} were in the {mirror} instead, in which {where} would it be located?", cap(mirror)),
+        lat_dependent=True,
+        gold_after_flip=cap(mirror),
+        vcf=(
+            f"Hypothetically, if the {k_name} were in the {mirror} instead, in which {where} would it be located?",
+            cap(mirror),
+        ),
     )
 
 
@@ -208,9 +276,16 @@ def _ask_zone(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     gold = cap(zone_word(anatomy, zone))
     if anatomy == "chest":
         other_zone = "lower" if zone == "upper" else "upper"
-        distractors = (cap(zone_word(anatomy, other_zone)), "Middle zone", "Both upper and lower zones")
-        negated = (f"Yes, it is in the {other_zone} zone", "Yes, it is in the middle zone",
-                   "Yes, it spans both the upper and lower zones")
+        distractors = (
+            cap(zone_word(anatomy, other_zone)),
+            "Middle zone",
+            "Both upper and lower zones",
+        )
+        negated = (
+            f"Yes, it is in the {other_zone} zone",
+            "Yes, it is in the middle zone",
+            "Yes, it spans both the upper and lower zones",
+        )
         q = f"Is the {k_name} in the upper or the lower zone of the lung?"
         tcf = f"Which lung zone does the {k_name} occupy?"
         sdrop = "Is the abnormality in the upper or the lower zone of the lung?"
@@ -226,10 +301,15 @@ def _ask_zone(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     return Authored(
         original=QA(q, gold, distractors),
         tcf_question=tcf,
-        negation=QA(f"Is the {k_name} outside the {zone_np}?", f"No, it is in the {zone_np}", negated),
+        negation=QA(
+            f"Is the {k_name} outside the {zone_np}?", f"No, it is in the {zone_np}", negated
+        ),
         sdrop_question=sdrop,
-        vcf=(f"Hypothetically, if the {k_name} were in the {zone_word(anatomy, other_zone)} instead, "
-             f"where would it be?", cap(zone_word(anatomy, other_zone))),
+        vcf=(
+            f"Hypothetically, if the {k_name} were in the {zone_word(anatomy, other_zone)} instead, "
+            f"where would it be?",
+            cap(zone_word(anatomy, other_zone)),
+        ),
     )
 
 
@@ -241,19 +321,36 @@ def _ask_presence(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     gold = "No" if f.is_normal else "Yes"
     inv = "Yes" if f.is_normal else "No"
     if f.is_normal:
-        vcf = (f"Hypothetically, if {k_a} were present in the {s.loc}, would there be {k_a} in the {zone_pl} "
-               f"on this {study}?", "Yes")
+        vcf = (
+            f"Hypothetically, if {k_a} were present in the {s.loc}, would there be {k_a} in the {zone_pl} "
+            f"on this {study}?",
+            "Yes",
+        )
     else:
-        vcf = (f"Hypothetically, if no {k_name} were present, would there be {k_a} in the {zone_pl} "
-               f"on this {study}?", "No")
+        vcf = (
+            f"Hypothetically, if no {k_name} were present, would there be {k_a} in the {zone_pl} "
+            f"on this {study}?",
+            "No",
+        )
     return Authored(
-        original=QA(f"Is there {evidence}{k_a} in the {zone_pl} on this {study}?", gold, _yes_no_distractors(gold, a.other)),
+        original=QA(
+            f"Is there {evidence}{k_a} in the {zone_pl} on this {study}?",
+            gold,
+            _yes_no_distractors(gold, a.other),
+        ),
         tcf_question=f"Does this {study} show {k_a} in the {zone_pl}?",
-        negation=QA(f"Are the {zone_pl} on this {study} free of any {k_name}?", inv,
-                    ("No" if inv == "Yes" else "Yes", f"No, there are {PLURAL[kind]} on both sides",
-                     f"Yes, but {A_NAME[a.other]} is present")),
+        negation=QA(
+            f"Are the {zone_pl} on this {study} free of any {k_name}?",
+            inv,
+            (
+                "No" if inv == "Yes" else "Yes",
+                f"No, there are {PLURAL[kind]} on both sides",
+                f"Yes, but {A_NAME[a.other]} is present",
+            ),
+        ),
         sdrop_question=f"Is there {evidence}{k_a} on this {study}?",
-        roi=a.phantom.organ_box if f.is_normal else None, vcf=vcf,
+        roi=a.phantom.organ_box if f.is_normal else None,
+        vcf=vcf,
     )
 
 
@@ -262,13 +359,28 @@ def _ask_presence_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authore
     k_name, k_a = NAME[kind], A_NAME[kind]
     evidence = "evidence of " if a.plan.tier == "L5" else ""
     return Authored(
-        original=QA(f"Is there {evidence}{k_a} in the {loc} on this {study}?", "Yes", _yes_no_distractors("Yes", a.other)),
+        original=QA(
+            f"Is there {evidence}{k_a} in the {loc} on this {study}?",
+            "Yes",
+            _yes_no_distractors("Yes", a.other),
+        ),
         tcf_question=f"Does this {study} show {k_a} in the {loc}?",
-        negation=QA(f"Is the {loc} on this {study} free of any {k_name}?", "No",
-                    ("Yes", f"No, there are {PLURAL[kind]} on both sides", f"Yes, but {A_NAME[a.other]} is present")),
+        negation=QA(
+            f"Is the {loc} on this {study} free of any {k_name}?",
+            "No",
+            (
+                "Yes",
+                f"No, there are {PLURAL[kind]} on both sides",
+                f"Yes, but {A_NAME[a.other]} is present",
+            ),
+        ),
         sdrop_question=f"Is there {evidence}{k_a} on the {s.side} side on this {study}?",
-        lat_dependent=True, gold_after_flip="No",
-        vcf=(f"Hypothetically, if the {k_name} were in the {s.mirror} instead, would there be {k_a} in the {loc}?", "No"),
+        lat_dependent=True,
+        gold_after_flip="No",
+        vcf=(
+            f"Hypothetically, if the {k_name} were in the {s.mirror} instead, would there be {k_a} in the {loc}?",
+            "No",
+        ),
     )
 
 
@@ -276,15 +388,28 @@ def _ask_kind(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     others, study, k_a = a.others, a.study, A_NAME[a.kind]
     pool = [TITLE[k] for k in others] + (["Hydrocephalus"] if a.anatomy == "head" else [])
     return Authored(
-        original=QA(f"What is the most likely finding in the {ORGAN[a.anatomy]} on this {study}?", TITLE[a.kind],
-                    tuple(pool[:3])),
+        original=QA(
+            f"What is the most likely finding in the {ORGAN[a.anatomy]} on this {study}?",
+            TITLE[a.kind],
+            tuple(pool[:3]),
+        ),
         tcf_question=f"Which abnormality is shown on this {study}?",
-        negation=QA(f"Is the main finding on this {study} something other than {k_a}?", f"No, it is {k_a}",
-                    tuple(f"Yes, it is {A_NAME[k]}" for k in others[:2])
-                    + ((f"Yes, it is {A_NAME[others[2]]}",) if len(others) > 2 else ("Yes, it is hydrocephalus",))),
+        negation=QA(
+            f"Is the main finding on this {study} something other than {k_a}?",
+            f"No, it is {k_a}",
+            tuple(f"Yes, it is {A_NAME[k]}" for k in others[:2])
+            + (
+                (f"Yes, it is {A_NAME[others[2]]}",)
+                if len(others) > 2
+                else ("Yes, it is hydrocephalus",)
+            ),
+        ),
         sdrop_question=f"What is the most likely finding on this {study}?",
-        vcf=(f"Hypothetically, if the abnormality were {A_NAME[a.other]} rather than {k_a}, what would be the "
-             f"most likely finding?", TITLE[a.other]),
+        vcf=(
+            f"Hypothetically, if the abnormality were {A_NAME[a.other]} rather than {k_a}, what would be the "
+            f"most likely finding?",
+            TITLE[a.other],
+        ),
     )
 
 
@@ -296,10 +421,16 @@ def _ask_size(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     return Authored(
         original=QA(f"How large is the {k_name} on this {study}?", gold, distractors),
         tcf_question=f"What is the size of the {k_name} on this {study}?",
-        negation=QA(f"Is it false that the {k_name} is {size}?", f"No, it is {size}",
-                    tuple(f"Yes, it is {d[:1].lower() + d[1:]}" for d in distractors)),
+        negation=QA(
+            f"Is it false that the {k_name} is {size}?",
+            f"No, it is {size}",
+            tuple(f"Yes, it is {d[:1].lower() + d[1:]}" for d in distractors),
+        ),
         sdrop_question=f"How large is the abnormality on this {study}?",
-        vcf=(f"Hypothetically, if the {k_name} were {other_size.lower()} instead, how large would it be?", other_size),
+        vcf=(
+            f"Hypothetically, if the {k_name} were {other_size.lower()} instead, how large would it be?",
+            other_size,
+        ),
     )
 
 
@@ -311,20 +442,35 @@ def _ask_appearance(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     same = f"The same brightness as the surrounding {tissue}"
     bands = "Alternating bright and dark bands"
     opp_kind = pick(rng, [k for k in a.others if BRIGHT[(modality, k)] != bright])
-    what = {"X-ray": "chest radiograph", "CT": "non-contrast head CT", "MRI": "T2-weighted brain MRI"}[modality]
+    what = {
+        "X-ray": "chest radiograph",
+        "CT": "non-contrast head CT",
+        "MRI": "T2-weighted brain MRI",
+    }[modality]
     return Authored(
-        original=QA(f"Compared with the surrounding {tissue}, how does the {k_name} appear on this "
-                    f"{what}?", gold, (opposite, same, bands)),
+        original=QA(
+            f"Compared with the surrounding {tissue}, how does the {k_name} appear on this {what}?",
+            gold,
+            (opposite, same, bands),
+        ),
         tcf_question=f"How does the {k_name} look relative to the surrounding {tissue} on this {what}?",
-        negation=QA(f"Is it false that the {k_name} appears {'brighter' if bright else 'darker'} than the "
-                    f"surrounding {tissue}?",
-                    f"No, it appears {'brighter' if bright else 'darker'}",
-                    (f"Yes, it appears {'darker' if bright else 'brighter'}", "Yes, it appears the same",
-                     "Yes, it appears as alternating bands")),
+        negation=QA(
+            f"Is it false that the {k_name} appears {'brighter' if bright else 'darker'} than the "
+            f"surrounding {tissue}?",
+            f"No, it appears {'brighter' if bright else 'darker'}",
+            (
+                f"Yes, it appears {'darker' if bright else 'brighter'}",
+                "Yes, it appears the same",
+                "Yes, it appears as alternating bands",
+            ),
+        ),
         sdrop_question=f"Compared with the surrounding {tissue}, how does the abnormality appear?",
         text_only=True,  # the named finding and modality give the appearance away
-        vcf=(f"Hypothetically, if the lesion were {A_NAME[opp_kind]} rather than {A_NAME[a.kind]}, how would it "
-             f"appear compared with the surrounding {tissue}?", opposite),
+        vcf=(
+            f"Hypothetically, if the lesion were {A_NAME[opp_kind]} rather than {A_NAME[a.kind]}, how would it "
+            f"appear compared with the surrounding {tissue}?",
+            opposite,
+        ),
     )
 
 
@@ -333,22 +479,42 @@ def _ask_urgent(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     gold = f"{cap(side)}-sided {k_name}"
     flipped = f"{cap(other_side(side))}-sided {k_name}"
     return Authored(
-        original=QA(f"What is the most urgent finding on this {study}?", gold,
-                    (flipped, f"{cap(side)}-sided {NAME[a.other]}", "No acute abnormality")),
+        original=QA(
+            f"What is the most urgent finding on this {study}?",
+            gold,
+            (flipped, f"{cap(side)}-sided {NAME[a.other]}", "No acute abnormality"),
+        ),
         tcf_question=f"Which finding on this {study} needs the most urgent attention?",
-        negation=QA(f"Which side of the patient's {ORGAN[a.anatomy]} is free of the urgent finding?",
-                    s.other_side_title, (s.side_title, "Neither side", "Both sides")),
+        negation=QA(
+            f"Which side of the patient's {ORGAN[a.anatomy]} is free of the urgent finding?",
+            s.other_side_title,
+            (s.side_title, "Neither side", "Both sides"),
+        ),
         sdrop_question=f"What is the main finding on this {study}?",
-        lat_dependent=True, gold_after_flip=flipped,
-        vcf=(f"Hypothetically, if the {k_name} were on the patient's {other_side(side)} side instead, what "
-             f"would be the most urgent finding?", flipped),
+        lat_dependent=True,
+        gold_after_flip=flipped,
+        vcf=(
+            f"Hypothetically, if the {k_name} were on the patient's {other_side(side)} side instead, what "
+            f"would be the most urgent finding?",
+            flipped,
+        ),
     )
 
 
-_WHOLE_IMAGE: dict[str, Callable[[_Asked, np.random.Generator], Authored]] = {"modality": _ask_modality, "region": _ask_region}
+_WHOLE_IMAGE: dict[str, Callable[[_Asked, np.random.Generator], Authored]] = {
+    "modality": _ask_modality,
+    "region": _ask_region,
+}
 _FINDING: dict[str, Callable[[_Asked, _Site, np.random.Generator], Authored]] = {
-    "side": _ask_side, "location": _ask_location, "zone": _ask_zone, "presence": _ask_presence, "presence_side": _ask_presence_side,
-    "kind": _ask_kind, "size": _ask_size, "appearance": _ask_appearance, "urgent": _ask_urgent,
+    "side": _ask_side,
+    "location": _ask_location,
+    "zone": _ask_zone,
+    "presence": _ask_presence,
+    "presence_side": _ask_presence_side,
+    "kind": _ask_kind,
+    "size": _ask_size,
+    "appearance": _ask_appearance,
+    "urgent": _ask_urgent,
 }
 
 
@@ -356,12 +522,26 @@ def author_questions(plan: CasePlan, phantom: Phantom, rng: np.random.Generator)
     """The question layer of one case, drawn from the case's plan stream (see the module docstring)."""
     others = other_kinds(plan.asked_kind)
     scene = plan.scene
-    asked = _Asked(plan, phantom, others, pick(rng, others), scene.anatomy, scene.modality, STUDY[scene.modality], plan.asked_kind)
+    asked = _Asked(
+        plan,
+        phantom,
+        others,
+        pick(rng, others),
+        scene.anatomy,
+        scene.modality,
+        STUDY[scene.modality],
+        plan.asked_kind,
+    )
     t = plan.template
     if t in _WHOLE_IMAGE:
         return _WHOLE_IMAGE[t](asked, rng)
     if t in _FINDING:
         site = _site(asked, rng)
         authored = _FINDING[t](asked, site, rng)
-        return replace(authored, roi=authored.roi or phantom.lesion_box, rationale=site.rationale, differential=site.differential)
+        return replace(
+            authored,
+            roi=authored.roi or phantom.lesion_box,
+            rationale=site.rationale,
+            differential=site.differential,
+        )
     raise ValueError(f"unknown template {t!r}")

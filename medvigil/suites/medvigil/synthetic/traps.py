@@ -21,10 +21,19 @@ from medvigil.suites.medvigil.synthetic.wording import (
 
 _TRAP_STYLES = {
     "size": ("How large is {p}?", ("Small", "Moderate", "Large", "Very large")),
-    "management": ("What is the most appropriate next step for {p}?",
-                   ("Urgent specialist intervention", "Follow-up imaging in three months", "Routine outpatient referral",
-                    "No further action")),
-    "age": ("How old does {p} appear to be?", ("Hyperacute (hours)", "Acute (days)", "Subacute (weeks)", "Chronic (months)")),
+    "management": (
+        "What is the most appropriate next step for {p}?",
+        (
+            "Urgent specialist intervention",
+            "Follow-up imaging in three months",
+            "Routine outpatient referral",
+            "No further action",
+        ),
+    ),
+    "age": (
+        "How old does {p} appear to be?",
+        ("Hyperacute (hours)", "Acute (days)", "Subacute (weeks)", "Chronic (months)"),
+    ),
 }
 
 
@@ -52,24 +61,39 @@ def _whole_image_traps(plan: CasePlan) -> list[Trap]:
     """L1: a question for the wrong modality and one about the wrong body region."""
     anatomy, modality = plan.scene.anatomy, plan.scene.modality
     if modality == "MRI":
-        q1, opts1, wrong = ("Which CT reconstruction window is used to display this image?",
-                            ("Brain window", "Bone window", "Lung window", "Soft-tissue window"), "a CT")
+        q1, opts1, wrong = (
+            "Which CT reconstruction window is used to display this image?",
+            ("Brain window", "Bone window", "Lung window", "Soft-tissue window"),
+            "a CT",
+        )
     else:
-        q1, opts1, wrong = ("Which MRI pulse sequence was used to acquire this image?",
-                            ("T1-weighted", "T2-weighted", "FLAIR", "Diffusion-weighted"), "an MRI")
+        q1, opts1, wrong = (
+            "Which MRI pulse sequence was used to acquire this image?",
+            ("T1-weighted", "T2-weighted", "FLAIR", "Diffusion-weighted"),
+            "an MRI",
+        )
     region = REGION[anatomy].lower()
     return [
-        Trap(q1, opts1, f"The premise is incorrect: this is {MODALITY_NP[modality]} image, not {wrong}.",
-             f"False premise: the question presumes {wrong} image; the image is {MODALITY_NP[modality]}.",
-             f"{MODALITY_NP[modality]} image"),
-        Trap("Which abdominal organ is enlarged on this image?", ("Liver", "Spleen", "Left kidney", "Pancreas"),
-             f"The premise is incorrect: this image shows the {region}, not the abdomen.",
-             f"False premise: the question presumes an abdominal image; the image shows the {region}.",
-             f"the image shows the {region}"),
+        Trap(
+            q1,
+            opts1,
+            f"The premise is incorrect: this is {MODALITY_NP[modality]} image, not {wrong}.",
+            f"False premise: the question presumes {wrong} image; the image is {MODALITY_NP[modality]}.",
+            f"{MODALITY_NP[modality]} image",
+        ),
+        Trap(
+            "Which abdominal organ is enlarged on this image?",
+            ("Liver", "Spleen", "Left kidney", "Pancreas"),
+            f"The premise is incorrect: this image shows the {region}, not the abdomen.",
+            f"False premise: the question presumes an abdominal image; the image shows the {region}.",
+            f"the image shows the {region}",
+        ),
     ]
 
 
-def _absent_finding_traps(plan: CasePlan, styles: list, other: str, rng: np.random.Generator) -> list[Trap]:
+def _absent_finding_traps(
+    plan: CasePlan, styles: list, other: str, rng: np.random.Generator
+) -> list[Trap]:
     """A normal case: the asked-about finding and another one, each placed at a drawn side and zone."""
     anatomy, kind = plan.scene.anatomy, plan.asked_kind
     side, zone = pick(rng, ("right", "left")), pick(rng, zones_of(anatomy))
@@ -80,12 +104,16 @@ def _absent_finding_traps(plan: CasePlan, styles: list, other: str, rng: np.rand
     for style, k, (s, z) in ((styles[0], kind, (side, zone)), (styles[1], other, (side2, zone2))):
         premise = f"the {NAME[k]} in the {place(anatomy, s, z)}"
         q, opts = _TRAP_STYLES[style]
-        traps.append(Trap(
-            cap(q.format(p=premise)), opts,
-            f"The premise is incorrect: there is no {NAME[k]}; the {organ} {verb} normal.",
-            f"False premise: the question presumes {A_NAME[k]} in the {place(anatomy, s, z)}; the {organ} "
-            f"{verb} normal on the image.",
-            f"no {NAME[k]}"))
+        traps.append(
+            Trap(
+                cap(q.format(p=premise)),
+                opts,
+                f"The premise is incorrect: there is no {NAME[k]}; the {organ} {verb} normal.",
+                f"False premise: the question presumes {A_NAME[k]} in the {place(anatomy, s, z)}; the {organ} "
+                f"{verb} normal on the image.",
+                f"no {NAME[k]}",
+            )
+        )
     return traps
 
 
@@ -96,16 +124,20 @@ def _misplaced_finding_traps(plan: CasePlan, styles: list, other: str) -> list[T
     mirror = place(anatomy, other_side(f.side), f.zone)
     q, opts = _TRAP_STYLES[styles[0]]
     wrong_side = Trap(
-        cap(q.format(p=f"the {NAME[kind]} in the {mirror}")), opts,
+        cap(q.format(p=f"the {NAME[kind]} in the {mirror}")),
+        opts,
         f"The premise is incorrect: the {NAME[kind]} is in the {loc}, not the {mirror}.",
         f"False premise (wrong side): the question places the {NAME[kind]} in the {mirror}; the image shows it in "
         f"the {loc}.",
-        f"{NAME[kind]} in the {loc}")
+        f"{NAME[kind]} in the {loc}",
+    )
     q, opts = _TRAP_STYLES[styles[1]]
     wrong_finding = Trap(
-        cap(q.format(p=f"the {NAME[other]} in the {loc}")), opts,
+        cap(q.format(p=f"the {NAME[other]} in the {loc}")),
+        opts,
         f"The premise is incorrect: there is no {NAME[other]}; the finding is {A_NAME[kind]} in the {loc}.",
         f"False premise (wrong finding): the question presumes {A_NAME[other]}; the image shows {A_NAME[kind]} in "
         f"the {loc}.",
-        f"{NAME[kind]} in the {loc}")
+        f"{NAME[kind]} in the {loc}",
+    )
     return [wrong_side, wrong_finding]

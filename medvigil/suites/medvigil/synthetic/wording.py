@@ -1,6 +1,11 @@
 """Wording shared by synthetic question, trap and probe authoring; sides are the patient's (right = image left)."""
 
-from medvigil.suites.medvigil.synthetic.phantoms import CHEST_KINDS, CHEST_ZONES, HEAD_KINDS, HEAD_ZONES
+from medvigil.suites.medvigil.synthetic.phantoms import (
+    CHEST_KINDS,
+    CHEST_ZONES,
+    HEAD_KINDS,
+    HEAD_ZONES,
+)
 
 # finding kind -> (name, with its article, plural)
 _NAMES = {
@@ -8,7 +13,11 @@ _NAMES = {
     "consolidation": ("consolidation", "an area of consolidation", "areas of consolidation"),
     "effusion": ("pleural effusion", "a pleural effusion", "pleural effusions"),
     "pneumothorax": ("pneumothorax", "a pneumothorax", "pneumothoraces"),
-    "haemorrhage": ("intracranial haemorrhage", "an intracranial haemorrhage", "intracranial haemorrhages"),
+    "haemorrhage": (
+        "intracranial haemorrhage",
+        "an intracranial haemorrhage",
+        "intracranial haemorrhages",
+    ),
     "infarct": ("infarct", "an infarct", "infarcts"),
     "mass": ("intracranial mass", "an intracranial mass", "intracranial masses"),
 }
@@ -24,7 +33,11 @@ ORGAN = {"chest": "lungs", "head": "brain"}
 HALF = {"chest": "lung", "head": "hemisphere"}
 TISSUE = {"chest": "lung", "head": "brain"}
 
-_APPEARANCE_WORDS = {"X-ray": ("more opaque", "more lucent"), "CT": ("hyperdense", "hypodense"), "MRI": ("hyperintense", "hypointense")}
+_APPEARANCE_WORDS = {
+    "X-ray": ("more opaque", "more lucent"),
+    "CT": ("hyperdense", "hypodense"),
+    "MRI": ("hyperintense", "hypointense"),
+}
 
 
 def cap(text: str) -> str:
@@ -70,4 +83,3 @@ def answer_variants(answer: str) -> list:
         "X-ray (plain radiograph)": ["X-ray", "Radiograph"],
     }
     return [answer] + extra.get(answer, [])
-

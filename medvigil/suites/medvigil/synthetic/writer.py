@@ -67,14 +67,24 @@ class ReleaseSummary:
     credentialed_root: Path | None = None
 
     def format(self) -> str:
-        lines = [f"synthetic MedVIGIL release: {self.root}", f"  cases {self.cases}, seed {self.seed}", "files (data rows):"]
+        lines = [
+            f"synthetic MedVIGIL release: {self.root}",
+            f"  cases {self.cases}, seed {self.seed}",
+            "files (data rows):",
+        ]
         lines += [f"  {name:<40} {n:>7}" for name, n in self.rows.items()]
         lines.append(f"  {rf.IMAGES_DIR + '/':<40} {self.images:>7} images")
         lines.append(f"  {rf.PERTURBED_DIR + '/':<40} {self.perturbed:>7} images")
         if self.credentialed_root is not None:
-            lines.append(f"  withheld CXR sources in {self.credentialed_root}: {self.credentialed_files} files")
-        for title, counter, order in (("MCQ probes per kind", self.probe_kinds, rf.PROBE_KINDS), ("cases per tier", self.tiers, rf.TIERS),
-                                      ("cases per source", self.sources, SOURCES), ("cases per modality", self.modalities, MODALITIES)):
+            lines.append(
+                f"  withheld CXR sources in {self.credentialed_root}: {self.credentialed_files} files"
+            )
+        for title, counter, order in (
+            ("MCQ probes per kind", self.probe_kinds, rf.PROBE_KINDS),
+            ("cases per tier", self.tiers, rf.TIERS),
+            ("cases per source", self.sources, SOURCES),
+            ("cases per modality", self.modalities, MODALITIES),
+        ):
             lines.append(f"{title}:")
             lines += [f"  {key:<40} {counter.get(key, 0):>7}" for key in order]
         lines.append(f"release digest (sha256): {self.digest}")
@@ -114,11 +124,19 @@ def _prepare(path: Path, force: bool, what: str) -> None:
         raise FileExistsError(f"{what} {path} exists and is not a directory")
     if path.is_dir() and any(path.iterdir()):
         if not force:
-            raise FileExistsError(f"{what} {path} exists and is not empty; use --force to replace it")
+            raise FileExistsError(
+                f"{what} {path} exists and is not empty; use --force to replace it"
+            )
         resolved = path.resolve()
         cwd = Path.cwd().resolve()
-        if resolved == Path(resolved.anchor) or resolved == Path.home().resolve() or cwd.is_relative_to(resolved):
-            raise FileExistsError(f"refusing to replace {resolved} (root, home or current directory)")
+        if (
+            resolved == Path(resolved.anchor)
+            or resolved == Path.home().resolve()
+            or cwd.is_relative_to(resolved)
+        ):
+            raise FileExistsError(
+                f"refusing to replace {resolved} (root, home or current directory)"
+            )
 
 
 def _sibling(path: Path, tag: str) -> Path:
@@ -161,8 +179,15 @@ def _encode_source(img: Image.Image) -> bytes:
     exif = Image.Exif()
     exif[0x010E] = rf.SYNTHETIC_NOTICE
     buf = io.BytesIO()
-    img.convert("L").save(buf, format="JPEG", quality=SOURCE_JPEG_QUALITY, optimize=False, progressive=False,
-                          comment=rf.SYNTHETIC_NOTICE.encode(), exif=exif.tobytes())
+    img.convert("L").save(
+        buf,
+        format="JPEG",
+        quality=SOURCE_JPEG_QUALITY,
+        optimize=False,
+        progressive=False,
+        comment=rf.SYNTHETIC_NOTICE.encode(),
+        exif=exif.tobytes(),
+    )
     return buf.getvalue()
 
 
@@ -173,13 +198,22 @@ def _dump_json(path: Path, groups: dict) -> None:
 
 def _ordered(groups: dict, order) -> dict:
     """Non-empty groups in a fixed key order (then any others, sorted)."""
-    keys = [k for k in order if groups.get(k)] + sorted(k for k in groups if k not in order and groups[k])
+    keys = [k for k in order if groups.get(k)] + sorted(
+        k for k in groups if k not in order and groups[k]
+    )
     return {k: groups[k] for k in keys}
 
 
-def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, force: bool = False,
-                     credentialed_out: str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
-                     jobs: int = 1) -> ReleaseSummary:
+def generate_release(
+    out: str | os.PathLike,
+    *,
+    cases: int = 40,
+    seed: int = 0,
+    force: bool = False,
+    credentialed_out: str | os.PathLike | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+) -> ReleaseSummary:
     """Write ``cases`` cases (>= 1; every tier and source from 5 on) into ``out`` (absent or empty unless ``force``);
     ``credentialed_out`` gets the withheld CXR sources at ``cxr_pointers.csv``'s paths; ``jobs`` never changes the output."""
     cases = _check_count(cases, "cases", 1)
@@ -190,7 +224,9 @@ def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, 
     if cred_root is not None:
         a, b = root.resolve(), cred_root.resolve()
         if a == b or a.is_relative_to(b) or b.is_relative_to(a):
-            raise ValueError(f"credentialed_out must not overlap the release directory, got {cred_root} and {root}")
+            raise ValueError(
+                f"credentialed_out must not overlap the release directory, got {cred_root} and {root}"
+            )
         _prepare(cred_root, force, "credentialed-out directory")
     _prepare(root, force, "output directory")
 
@@ -198,7 +234,9 @@ def generate_release(out: str | os.PathLike, *, cases: int = 40, seed: int = 0, 
     cred_tmp = _sibling(cred_root, "partial") if cred_root is not None else None
     partials = [folder for folder in (tmp, cred_tmp) if folder is not None]
     try:
-        for folder in partials:  # made inside the try: a Ctrl-C or SIGTERM just after a mkdir removes it too
+        for (
+            folder
+        ) in partials:  # made inside the try: a Ctrl-C or SIGTERM just after a mkdir removes it too
             _make_empty(folder)
         summary = _write(tmp, cases, seed, cred_tmp, progress, jobs)
         summary.digest = release_digest(tmp)
@@ -233,19 +271,27 @@ def _build_case(seed: int, index: int, keep_source: bool) -> _CaseOutput:
     phantom = draw_phantom(plan.scene, image_rng)
     rec = author_case(plan, phantom, plan_rng, IMAGE_EXT)
     tier_i = rf.TIERS.index(plan.tier)
-    reader = [float(reader_rng.random()) < READER_P_CORRECT[row["probe_kind"]][tier_i] for row in rec.mcq]
+    reader = [
+        float(reader_rng.random()) < READER_P_CORRECT[row["probe_kind"]][tier_i] for row in rec.mcq
+    ]
     files: list = []
     source = None
     if plan.credentialed:
         data = _encode_source(phantom.image)
-        source = (_pointer_path(seed, plan.case_id), hashlib.sha256(data).hexdigest(), data if keep_source else None)
+        source = (
+            _pointer_path(seed, plan.case_id),
+            hashlib.sha256(data).hexdigest(),
+            data if keep_source else None,
+        )
     else:
         name = rec.manifest["image_file"]
         original = encode_jpeg(to_published(phantom.image), comment=rf.SYNTHETIC_NOTICE)
         files.append((f"{rf.IMAGES_DIR}/{name}", original))
         decoded = decode_image(original, name=f"{rf.IMAGES_DIR}/{name}")
         for variant in rec.variants:
-            data = encode_jpeg(render_variant(decoded, variant, list(rec.roi)), comment=rf.SYNTHETIC_NOTICE)
+            data = encode_jpeg(
+                render_variant(decoded, variant, list(rec.roi)), comment=rf.SYNTHETIC_NOTICE
+            )
             files.append((f"{rf.PERTURBED_DIR}/{plan.case_id}_{variant}.{IMAGE_EXT}", data))
     return _CaseOutput(rec=rec, files=files, source=source, reader=reader)
 
@@ -266,15 +312,28 @@ def _case_outputs(seed: int, n: int, keep_source: bool, jobs: int):
         yield from pool.imap(_build_case_star, tasks, chunksize=4)
 
 
-def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: int = 1) -> ReleaseSummary:
+def _write(
+    tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: int = 1
+) -> ReleaseSummary:
     for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR, rf.SPLITS_DIR):
         (tmp / folder).mkdir()
     pointers_name = f"{rf.POINTERS_DIR}/{POINTERS_FILE}"
-    columns = {rf.MANIFEST: rf.MANIFEST_COLUMNS, rf.GROUNDING: rf.GROUNDING_COLUMNS, rf.PROBES_MCQ: rf.PROBES_MCQ_COLUMNS,
-               rf.PROBES_OPEN: rf.PROBES_OPEN_COLUMNS, rf.TRIPLETS: rf.TRIPLETS_COLUMNS, pointers_name: POINTER_COLUMNS}
+    columns = {
+        rf.MANIFEST: rf.MANIFEST_COLUMNS,
+        rf.GROUNDING: rf.GROUNDING_COLUMNS,
+        rf.PROBES_MCQ: rf.PROBES_MCQ_COLUMNS,
+        rf.PROBES_OPEN: rf.PROBES_OPEN_COLUMNS,
+        rf.TRIPLETS: rf.TRIPLETS_COLUMNS,
+        pointers_name: POINTER_COLUMNS,
+    }
     outs = {name: _CsvOut(tmp / name, file_columns) for name, file_columns in columns.items()}
     summary = ReleaseSummary(root=tmp, digest="", cases=n, seed=seed)
-    split_orders = {"by_tier": rf.TIERS, "by_source": SOURCES, "by_modality": MODALITIES, "by_rarity": ("common", "rare")}
+    split_orders = {
+        "by_tier": rf.TIERS,
+        "by_source": SOURCES,
+        "by_modality": MODALITIES,
+        "by_rarity": ("common", "rare"),
+    }
     splits = {name: {} for name in split_orders}
     text_only: list = []
     reader = Counter()  # (kind, tier) -> n, ("ok", kind, tier) -> correct
@@ -307,12 +366,20 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
                     target.write_bytes(data)
                     summary.credentialed_files += 1
 
-            for split, group in (("by_tier", plan.tier), ("by_source", plan.source), ("by_modality", plan.scene.modality),
-                                 ("by_rarity", plan.rarity)):
+            for split, group in (
+                ("by_tier", plan.tier),
+                ("by_source", plan.source),
+                ("by_modality", plan.scene.modality),
+                ("by_rarity", plan.rarity),
+            ):
                 splits[split].setdefault(group, []).append(cid)
             if rec.manifest["text_only_answerable"] == "true":
                 text_only.append(cid)
-            for counter, key in ((summary.tiers, plan.tier), (summary.sources, plan.source), (summary.modalities, plan.scene.modality)):
+            for counter, key in (
+                (summary.tiers, plan.tier),
+                (summary.sources, plan.source),
+                (summary.modalities, plan.scene.modality),
+            ):
                 counter[key] += 1
             if progress is not None:
                 progress(i + 1, n)
@@ -330,8 +397,15 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
                 if count == 0:
                     continue
                 rate = (count - correct) / count if kind == "halluc_trap" else correct / count
-                baseline.write({"probe_kind": kind, "risk_tier": tier, "acc_or_sfr_pct": f"{100 * rate:.1f}",
-                                "n_probes": count, "n_correct": correct})
+                baseline.write(
+                    {
+                        "probe_kind": kind,
+                        "risk_tier": tier,
+                        "acc_or_sfr_pct": f"{100 * rate:.1f}",
+                        "n_probes": count,
+                        "n_correct": correct,
+                    }
+                )
     finally:
         baseline.close()
 
@@ -347,12 +421,22 @@ def _write(tmp: Path, n: int, seed: int, cred_tmp: Path | None, progress, jobs: 
 
 def _readme(s: ReleaseSummary) -> str:
     """README.md of the release, from the template in ``cards/``."""
-    return Template((CARDS_DIR / "medvigil_synthetic_readme.md").read_text(encoding="utf-8")).substitute(
-        notice=rf.SYNTHETIC_NOTICE, version=__version__, cases=s.cases, seed=s.seed,
-        rows="\n".join(f"| `{name}` | {n} |" for name, n in s.rows.items()), images=s.images, perturbed=s.perturbed,
+    return Template(
+        (CARDS_DIR / "medvigil_synthetic_readme.md").read_text(encoding="utf-8")
+    ).substitute(
+        notice=rf.SYNTHETIC_NOTICE,
+        version=__version__,
+        cases=s.cases,
+        seed=s.seed,
+        rows="\n".join(f"| `{name}` | {n} |" for name, n in s.rows.items()),
+        images=s.images,
+        perturbed=s.perturbed,
         kinds=", ".join(f"{k} {s.probe_kinds.get(k, 0)}" for k in rf.PROBE_KINDS),
         tiers=", ".join(f"{t} {s.tiers.get(t, 0)}" for t in rf.TIERS),
         sources=", ".join(f"{src} {s.sources.get(src, 0)}" for src in SOURCES),
-        json_key=rf.SYNTHETIC_JSON_KEY, column=rf.SYNTHETIC_COLUMN, longest_side=rf.LONGEST_SIDE, jpeg_quality=rf.JPEG_QUALITY,
+        json_key=rf.SYNTHETIC_JSON_KEY,
+        column=rf.SYNTHETIC_COLUMN,
+        longest_side=rf.LONGEST_SIDE,
+        jpeg_quality=rf.JPEG_QUALITY,
         pointers_file=POINTERS_FILE,
     )

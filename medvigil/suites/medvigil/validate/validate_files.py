@@ -14,7 +14,9 @@ class FileChecks(CheckerBase):
         all_ids = list(self.manifest)
         cases = self.release.cases
         attribute = {"by_tier": "risk_tier", "by_source": "source", "by_modality": "modality"}
-        attribute_values = {attr: {getattr(c, attr) for c in cases.values()} for attr in attribute.values()}
+        attribute_values = {
+            attr: {getattr(c, attr) for c in cases.values()} for attr in attribute.values()
+        }
         for name, groups in self.release.splits.items():
             rel = f"{rf.SPLITS_DIR}/{name}.json"
             where: dict[str, str] = {}
@@ -25,10 +27,16 @@ class FileChecks(CheckerBase):
                         continue
                     if cid in where:
                         if where[cid] == group:
-                            self.warn(rel, f"case {cid!r} is listed twice in group {group!r}", field=group)
+                            self.warn(
+                                rel, f"case {cid!r} is listed twice in group {group!r}", field=group
+                            )
                         elif name.startswith("by_"):
-                            self.warn(rel, f"case {cid!r} is in groups {where[cid]!r} and {group!r}; "
-                                      "the groups of a by_* split must partition the cases", field=group)
+                            self.warn(
+                                rel,
+                                f"case {cid!r} is in groups {where[cid]!r} and {group!r}; "
+                                "the groups of a by_* split must partition the cases",
+                                field=group,
+                            )
                         continue
                     where[cid] = group
                     attr = attribute.get(name)
@@ -37,21 +45,38 @@ class FileChecks(CheckerBase):
                         actual = getattr(case, attr)
                         label = rf.source_label(group) if attr == "source" else group
                         if label in attribute_values[attr] and actual != label:
-                            self.warn(rel, f"case {cid!r} is in group {group!r} but its {attr} is {actual!r}", field=group)
+                            self.warn(
+                                rel,
+                                f"case {cid!r} is in group {group!r} but its {attr} is {actual!r}",
+                                field=group,
+                            )
             if name.startswith("by_"):
                 missing = [cid for cid in all_ids if cid not in where]
                 if missing:
-                    self.warn(rel, f"{len(missing)} case(s) are in no group: {_listed(missing)}; "
-                              f"the groups of a by_* split must partition the {len(all_ids)} cases")
+                    self.warn(
+                        rel,
+                        f"{len(missing)} case(s) are in no group: {_listed(missing)}; "
+                        f"the groups of a by_* split must partition the {len(all_ids)} cases",
+                    )
             elif name == "text_only_subset":
-                missing = [cid for cid, case in cases.items() if case.text_only_answerable and cid not in where]
+                missing = [
+                    cid
+                    for cid, case in cases.items()
+                    if case.text_only_answerable and cid not in where
+                ]
                 if missing:
-                    self.warn(rel, f"{_listed(missing)} flagged text_only_answerable in {rf.MANIFEST} but not in text_only_subset")
+                    self.warn(
+                        rel,
+                        f"{_listed(missing)} flagged text_only_answerable in {rf.MANIFEST} but not in text_only_subset",
+                    )
                 for cid, group in where.items():
                     case = cases.get(cid)
                     if case is not None and not case.text_only_answerable:
-                        self.warn(rel, f"case {cid!r} is in text_only_subset but {rf.MANIFEST} says text_only_answerable = false",
-                                  field=group)
+                        self.warn(
+                            rel,
+                            f"case {cid!r} is in text_only_subset but {rf.MANIFEST} says text_only_answerable = false",
+                            field=group,
+                        )
 
     def check_digest(self) -> None:
         path = self.root / rf.DIGEST_FILE
@@ -73,8 +98,11 @@ class FileChecks(CheckerBase):
             return  # the reason (a symbolic link) is already reported
         if stored != digest:
             self.counts["digest_status"] = "MISMATCH"
-            self.error(rf.DIGEST_FILE, f"digest mismatch: the file records {stored} but the release hashes to {digest}; "
-                       "a file was changed, added or removed after the digest was written")
+            self.error(
+                rf.DIGEST_FILE,
+                f"digest mismatch: the file records {stored} but the release hashes to {digest}; "
+                "a file was changed, added or removed after the digest was written",
+            )
         else:
             self.counts["digest_status"] = "matches RELEASE_DIGEST"
 
@@ -86,27 +114,35 @@ class FileChecks(CheckerBase):
         kinds = Counter(map(attrgetter("probe_kind"), release.probes_mcq))
         probe_tiers: Counter[str | None] = Counter()
         probe_sources: Counter[str] = Counter()
-        for cid, n in Counter(map(attrgetter("case_id"), release.probes_mcq)).items():  # probes per case
+        for cid, n in Counter(
+            map(attrgetter("case_id"), release.probes_mcq)
+        ).items():  # probes per case
             probe_tiers[tier_of.get(cid)] += n
             if cid in source_of:
                 probe_sources[source_of[cid]] += n
-        self.counts.update({
-            "synthetic": release.synthetic,
-            "digest": release.digest,
-            "cases": len(cases),
-            "cases_by_tier": {t: n for t in rf.TIERS if (n := sum(c.risk_tier == t for c in cases))},
-            "cases_by_source": dict(sorted(Counter(c.source for c in cases).items())),
-            "cases_by_modality": dict(sorted(Counter(c.modality for c in cases).items())),
-            "credentialed_cases": sum(c.credentialed for c in cases),
-            "text_only_answerable": sum(c.text_only_answerable for c in cases),
-            "usable_roi": sum(c.roi_usable for c in cases),
-            "probes_mcq": len(release.probes_mcq),
-            "probes_mcq_by_kind": {k: kinds[k] for k in [*rf.PROBE_KINDS, *sorted(kinds)] if kinds.get(k)},
-            "probes_mcq_by_tier": {t: n for t in rf.TIERS if (n := probe_tiers[t])},
-            "probes_mcq_by_source": dict(sorted(probe_sources.items())),
-            "probes_open": len(release.probes_open),
-            "triplets": len(release.triplets),
-            "pointers": len(release.pointers),
-            "splits": sorted(release.splits),
-        })
+        self.counts.update(
+            {
+                "synthetic": release.synthetic,
+                "digest": release.digest,
+                "cases": len(cases),
+                "cases_by_tier": {
+                    t: n for t in rf.TIERS if (n := sum(c.risk_tier == t for c in cases))
+                },
+                "cases_by_source": dict(sorted(Counter(c.source for c in cases).items())),
+                "cases_by_modality": dict(sorted(Counter(c.modality for c in cases).items())),
+                "credentialed_cases": sum(c.credentialed for c in cases),
+                "text_only_answerable": sum(c.text_only_answerable for c in cases),
+                "usable_roi": sum(c.roi_usable for c in cases),
+                "probes_mcq": len(release.probes_mcq),
+                "probes_mcq_by_kind": {
+                    k: kinds[k] for k in [*rf.PROBE_KINDS, *sorted(kinds)] if kinds.get(k)
+                },
+                "probes_mcq_by_tier": {t: n for t in rf.TIERS if (n := probe_tiers[t])},
+                "probes_mcq_by_source": dict(sorted(probe_sources.items())),
+                "probes_open": len(release.probes_open),
+                "triplets": len(release.triplets),
+                "pointers": len(release.pointers),
+                "splits": sorted(release.splits),
+            }
+        )
         self.counts.setdefault("images_checked", 0)

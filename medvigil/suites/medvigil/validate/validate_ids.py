@@ -37,7 +37,12 @@ class IdChecks(CheckerBase):
                 if not isinstance(cid, str) or not cid:
                     continue
                 if cid in seen:
-                    self.error(rel, f"duplicate pointer for case {cid!r} (first in {seen[cid]})", number, "case_id")
+                    self.error(
+                        rel,
+                        f"duplicate pointer for case {cid!r} (first in {seen[cid]})",
+                        number,
+                        "case_id",
+                    )
                 else:
                     seen[cid] = f"{rel} row {number}"
 
@@ -51,37 +56,73 @@ class IdChecks(CheckerBase):
                 continue  # every case is known
             for number, cid in zip(self.numbers(rel), cids):
                 if isinstance(cid, str) and cid and cid not in self.manifest:
-                    self.error(rel, f"case_id {cid!r} is not in {rf.MANIFEST}", number, "case_id", scoring=rel == rf.PROBES_MCQ)
+                    self.error(
+                        rel,
+                        f"case_id {cid!r} is not in {rf.MANIFEST}",
+                        number,
+                        "case_id",
+                        scoring=rel == rf.PROBES_MCQ,
+                    )
         if rf.TRIPLETS in self.readable and "case_id" not in self.read.headers[rf.TRIPLETS]:
             unmatched = len(self.valid_rows(rf.TRIPLETS)) - len(self.release.triplets)
             if unmatched:
-                self.warn(rf.TRIPLETS, f"{unmatched} triplet(s) left out: no case_id column, and their anchor_question is not the "
-                          f"question of exactly one case in {rf.MANIFEST}", field="case_id")
+                self.warn(
+                    rf.TRIPLETS,
+                    f"{unmatched} triplet(s) left out: no case_id column, and their anchor_question is not the "
+                    f"question of exactly one case in {rf.MANIFEST}",
+                    field="case_id",
+                )
         if rf.GROUNDING in self.readable:
             grounded = set(self.read.column(rf.GROUNDING, "case_id"))
             for cid, row in self.manifest.items():
                 if cid not in grounded:
-                    self.error(rf.GROUNDING, f"no grounding row for case {cid!r} ({rf.MANIFEST} row {row.number})", field="case_id")
+                    self.error(
+                        rf.GROUNDING,
+                        f"no grounding row for case {cid!r} ({rf.MANIFEST} row {row.number})",
+                        field="case_id",
+                    )
 
     def check_sources_and_pointers(self) -> None:
         warned: set[str] = set()
         for row in self.manifest.values():
             source = row.values.get("source_dataset")
-            if isinstance(source, str) and source and rf.canonical_source(source) is None and source not in warned:
+            if (
+                isinstance(source, str)
+                and source
+                and rf.canonical_source(source) is None
+                and source not in warned
+            ):
                 warned.add(source)
-                self.warn(rf.MANIFEST, f"source_dataset {source!r} is not a known source ({', '.join(rf.SOURCE_LICENCES)}, or a "
-                          "spelling such as vqa-rad, cxr, MIMIC-CXR, CheXpert); its licence and redistribution rule are unknown",
-                          row.number, "source_dataset")
+                self.warn(
+                    rf.MANIFEST,
+                    f"source_dataset {source!r} is not a known source ({', '.join(rf.SOURCE_LICENCES)}, or a "
+                    "spelling such as vqa-rad, cxr, MIMIC-CXR, CheXpert); its licence and redistribution rule are unknown",
+                    row.number,
+                    "source_dataset",
+                )
         # any pointer row counts here, valid or not: a broken row is reported on its own
         pointers = {cid for rel in self.pointer_files() for cid in self.read.column(rel, "case_id")}
-        unpointed = [c.case_id for c in self.release.cases.values() if c.credentialed and c.case_id not in pointers]
+        unpointed = [
+            c.case_id
+            for c in self.release.cases.values()
+            if c.credentialed and c.case_id not in pointers
+        ]
         if unpointed:
-            self.warn(rf.MANIFEST, f"{len(unpointed)} credentialed case(s) have no pointer in {rf.POINTERS_DIR}/{POINTER_GLOB} "
-                      f"({_listed(unpointed)}); the published release ships none: `medvigil reconstruct --pointers CSV` "
-                      "takes them when you re-derive those images", field="case_id")
+            self.warn(
+                rf.MANIFEST,
+                f"{len(unpointed)} credentialed case(s) have no pointer in {rf.POINTERS_DIR}/{POINTER_GLOB} "
+                f"({_listed(unpointed)}); the published release ships none: `medvigil reconstruct --pointers CSV` "
+                "takes them when you re-derive those images",
+                field="case_id",
+            )
         for rel in self.pointer_files():
             for row in self.valid_rows(rel):
                 case = self.release.cases.get(row.values["case_id"])
                 if case is not None and not case.credentialed:
-                    self.warn(rel, f"case {case.case_id!r} is from {case.source_dataset!r}, not a credentialed source; "
-                              "it needs no pointer", row.number, "case_id")
+                    self.warn(
+                        rel,
+                        f"case {case.case_id!r} is from {case.source_dataset!r}, not a credentialed source; "
+                        "it needs no pointer",
+                        row.number,
+                        "case_id",
+                    )

@@ -9,7 +9,11 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.pathsafe import unsafe_reason
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_records import resolve_image_file
-from medvigil.suites.medvigil.validate.validation_base import CheckerBase, _credentialed_message, _listed
+from medvigil.suites.medvigil.validate.validation_base import (
+    CheckerBase,
+    _credentialed_message,
+    _listed,
+)
 
 
 class ImageChecks(CheckerBase):
@@ -28,7 +32,9 @@ class ImageChecks(CheckerBase):
         cached = self._resolved.get(image)
         if cached is None:
             try:
-                cached = resolve_image_file(self.root, image, file=rel, row=number, field="image_file", inside=self._inside)
+                cached = resolve_image_file(
+                    self.root, image, file=rel, row=number, field="image_file", inside=self._inside
+                )
             except DataError as exc:
                 cached = exc.problems[0]
             self._resolved[image] = cached
@@ -81,19 +87,30 @@ class ImageChecks(CheckerBase):
                 continue
             if path in missing or (path not in to_decode and not path.is_file()):
                 message = f"image {shown} does not exist"
-                missing.setdefault(path, []).append(Problem(rel, message, row=number, field="image_file"))
+                missing.setdefault(path, []).append(
+                    Problem(rel, message, row=number, field="image_file")
+                )
                 continue
             to_decode.setdefault(path, (rel, number, shown))
         for first, *repeats in [*unsafe.values(), *missing.values()]:
             if repeats:
                 where = _listed([f"{p.file} row {p.row}" for p in repeats], show=str)
-                first = Problem(first.file, f"{first.message} (also referenced by {where})", first.row, first.field)
+                first = Problem(
+                    first.file,
+                    f"{first.message} (also referenced by {where})",
+                    first.row,
+                    first.field,
+                )
             self.problems.append(first)
         self._check_probe_image_choice(original_of)
 
         # credentialed images that no row mentions (for example other variants): a file
         # named <case_id>.<ext> or <case_id>_<variant>.<ext> of a credentialed case
-        credentialed = {cid: row for cid, row in self.manifest.items() if rf.is_credentialed(row.values.get("source_dataset"))}
+        credentialed = {
+            cid: row
+            for cid, row in self.manifest.items()
+            if rf.is_credentialed(row.values.get("source_dataset"))
+        }
         for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR) if credentialed else ():
             base = self.root / folder
             names = sorted(p.name for p in base.iterdir()) if base.is_dir() else []
@@ -104,7 +121,12 @@ class ImageChecks(CheckerBase):
                 if cid is not None and shown not in reported_present:
                     reported_present.add(shown)
                     row = credentialed[cid]
-                    self.error(rf.MANIFEST, _credentialed_message(shown, row.values["source_dataset"]), row.number, "image_file")
+                    self.error(
+                        rf.MANIFEST,
+                        _credentialed_message(shown, row.values["source_dataset"]),
+                        row.number,
+                        "image_file",
+                    )
         referenced |= reported_present
 
         if know_sources and self.check_files:
@@ -121,7 +143,9 @@ class ImageChecks(CheckerBase):
             return
         paths = list(to_decode)
         workers = min(8, os.cpu_count() or 1, len(paths))
-        from medvigil.images.image_checks import image_problem  # Pillow and numpy: only when images are decoded
+        from medvigil.images.image_checks import (
+            image_problem,
+        )  # Pillow and numpy: only when images are decoded
 
         with ThreadPoolExecutor(max_workers=workers if len(paths) > 16 else 1) as pool:
             verdicts = list(pool.map(partial(image_problem, max_pixels=self.max_pixels), paths))
@@ -152,6 +176,16 @@ class ImageChecks(CheckerBase):
                 continue  # already reported
             original = original_of[cid]
             if kind in rf.IMAGE_PROBE_KINDS and path == original:
-                self.warn(rf.PROBES_MCQ, f"{kind} probe shows the unperturbed image of its case", number, "image_file")
+                self.warn(
+                    rf.PROBES_MCQ,
+                    f"{kind} probe shows the unperturbed image of its case",
+                    number,
+                    "image_file",
+                )
             elif kind in rf.TEXT_PROBE_KINDS and path != original:
-                self.warn(rf.PROBES_MCQ, f"{kind} probe shows {image!r}, not its case's original image", number, "image_file")
+                self.warn(
+                    rf.PROBES_MCQ,
+                    f"{kind} probe shows {image!r}, not its case's original image",
+                    number,
+                    "image_file",
+                )

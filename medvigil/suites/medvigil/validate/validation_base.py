@@ -24,12 +24,23 @@ _NUL_AS_SPACE = bytes.maketrans(b"\0", b" ")
 
 def _collapsed(joined: str) -> bool:
     """Whether no text of NUL-joined ``joined`` has whitespace :func:`text_key` would change (an empty text may count too)."""
-    if joined.isascii():  # as bytes, NULs as spaces: one search finds a space next to a space or an end
+    if (
+        joined.isascii()
+    ):  # as bytes, NULs as spaces: one search finds a space next to a space or an end
         spaced = joined.encode("ascii").translate(_NUL_AS_SPACE)
         return not (
-            b"  " in spaced or spaced.startswith(b" ") or spaced.endswith(b" ") or any(c in joined for c in _SPACES_BUT_SPACE)
+            b"  " in spaced
+            or spaced.startswith(b" ")
+            or spaced.endswith(b" ")
+            or any(c in joined for c in _SPACES_BUT_SPACE)
         )
-    if "  " in joined or " \0" in joined or "\0 " in joined or joined.startswith(" ") or joined.endswith(" "):
+    if (
+        "  " in joined
+        or " \0" in joined
+        or "\0 " in joined
+        or joined.startswith(" ")
+        or joined.endswith(" ")
+    ):
         return False
     return _SPACE_BUT_SPACE.search(joined) is None
 
@@ -52,17 +63,30 @@ def _listed(ids: list[str], show=repr) -> str:
 
 
 def _credentialed_message(shown: str, source: str) -> str:
-    return (f"credentialed image {shown} is present in the release: source {source!r} is credentialed and its "
-            "images must never be redistributed; remove the file and ship a pointer instead")
+    return (
+        f"credentialed image {shown} is present in the release: source {source!r} is credentialed and its "
+        "images must never be redistributed; remove the file and ship a pointer instead"
+    )
 
 
 class CheckerBase:
     """Cross-file checks over one :class:`ReadResult`; findings go to ``problems``."""
 
-    def __init__(self, read: ReadResult, root: Path, *, images: bool, max_pixels: int, files: bool = True, refs: bool = True):
+    def __init__(
+        self,
+        read: ReadResult,
+        root: Path,
+        *,
+        images: bool,
+        max_pixels: int,
+        files: bool = True,
+        refs: bool = True,
+    ):
         self.read = read
         self.check_files = files  # look at image files (existence, decoding, unreferenced files)
-        self.check_refs = refs  # image paths at all (safety, credentialed images present); not for scoring
+        self.check_refs = (
+            refs  # image paths at all (safety, credentialed images present); not for scoring
+        )
         self.blocks_scoring: list[Problem] = []  # errors that also stop `medvigil score`
         self.release = read.release
         self.root = root
@@ -87,13 +111,23 @@ class CheckerBase:
             if isinstance(cid, str) and cid and cid not in self.manifest:
                 self.manifest[cid] = row
 
-    def error(self, file: str, message: str, row: int | None = None, field: str | None = None, *, scoring: bool = False) -> None:
+    def error(
+        self,
+        file: str,
+        message: str,
+        row: int | None = None,
+        field: str | None = None,
+        *,
+        scoring: bool = False,
+    ) -> None:
         problem = Problem(file, message, row=row, field=field)
         self.problems.append(problem)
         if scoring:
             self.blocks_scoring.append(problem)
 
-    def warn(self, file: str, message: str, row: int | None = None, field: str | None = None) -> None:
+    def warn(
+        self, file: str, message: str, row: int | None = None, field: str | None = None
+    ) -> None:
         self.problems.append(Problem(file, message, row=row, field=field, severity="warning"))
 
     def valid_rows(self, rel: str) -> list[Row]:
