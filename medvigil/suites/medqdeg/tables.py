@@ -61,7 +61,7 @@ def severity_table(models: Mapping[str, Any]) -> Table:
             + [pct(drops.get(f"{lv}-L0"), signed=True) for lv in ("L1", "L2")]
             + [pct((sev.get(lv) or {}).get("mean_confidence")) for lv in LEVELS]
             + [pct((sev.get(lv) or {}).get("calibration_shift"), signed=True) for lv in LEVELS]
-            + ["yes" if m.get("intra_model_dke") else "no"]
+            + [{True: "yes", False: "no"}.get(m.get("intra_model_dke"), "—")]  # None: no L0 or L2
         )
     excluded = sum(m.get("n_excluded_all_invalid", 0) for m in models.values())
     return Table(
