@@ -108,8 +108,8 @@ def write_tsvs(folder: Path) -> dict[str, Path]:
     }
 
 
-def write_predictions(tsv: Path, predictions: list, out: Path):
-    """``out`` (``<model>_MedQDEGBench_<split>.xlsx|.tsv|.csv``) as VLMEvalKit writes it; returns the table."""
+def write_predictions(tsv: Path, predictions: list, out: Path) -> Path:
+    """``out`` (``<model>_MedQDEGBench_<split>.xlsx|.tsv|.csv``) as VLMEvalKit writes it."""
     import pandas as pd
 
     data = pd.read_csv(tsv, sep="\t")
@@ -126,4 +126,4 @@ def write_predictions(tsv: Path, predictions: list, out: Path):
     else:
         sep = "\t" if out.suffix == ".tsv" else ","
         data.to_csv(out, sep=sep, index=False, encoding="utf-8", quoting=csv.QUOTE_ALL)
-    return data
+    return out
