@@ -154,6 +154,10 @@ def test_trials_with_other_rows_and_foreign_files_are_refused(tmp_path):
     write_predictions(tsv, ["A"] * 6, other)
     with pytest.raises(DataError, match="not <model>_MedQDEGBench_<split>"):
         V.score([other])
+    broken = tmp_path / "M_MedQDEGBench_good_test.xlsx"
+    broken.write_bytes(b"not a workbook")
+    with pytest.raises(DataError, match="cannot be read as a .xlsx table"):
+        V.score([broken])
 
 
 def test_letter_extraction_follows_vlmevalkit():

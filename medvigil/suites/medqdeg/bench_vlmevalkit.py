@@ -27,6 +27,7 @@ same stem in several folders is that model's repeated trials (one run per folder
 
 import math
 import re
+import zipfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -87,10 +88,15 @@ def read_predictions(path: Path):
 
     if path.suffix not in SUFFIXES:
         raise DataError(Problem(str(path), f"not a prediction file ({', '.join(SUFFIXES)})"))
-    if path.suffix == ".xlsx":
-        data = pd.read_excel(path)
-    else:
-        data = pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",")
+    try:
+        if path.suffix == ".xlsx":
+            data = pd.read_excel(path)
+        else:
+            data = pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",")
+    except (ValueError, OSError, zipfile.BadZipFile, KeyError) as exc:  # pandas' and openpyxl's
+        raise DataError(
+            Problem(str(path), f"cannot be read as a {path.suffix} table: {exc}")
+        ) from None
     missing = [c for c in ("answer", "prediction") if c not in data.columns]
     if missing:
         raise DataError(Problem(str(path), f"no {' or '.join(missing)} column", field=missing[0]))
@@ -289,29 +295,47 @@ def score(
     )
 
 
-def table_text(result: Mapping[str, Any]) -> str:
-    """What ``medvigil score --vlmevalkit`` prints: per model VLMEvalKit's keys, then the calibration."""
-    from medvigil.report.render import Table, pct
-    from medvigil.suites.medqdeg.tables import severity_table
-
+def calibrated(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A result of the calibrated models only, in :func:`score_records`'s shape (the MedQ-Deg tables read it):
+    each stem's ``calibration``, and ``<stem> + clean`` for its ``calibration_with_clean``."""
     models = result["models"]
-    lines = [
-        f"medqdeg (VLMEvalKit predictions): {len(result['files'])} file(s), {len(models)} model(s)"
-    ]
-    for name, m in models.items():
-        rows = [[k, pct(v) if isinstance(v, float) else str(v)] for k, v in m["vlmevalkit"].items()]
-        note = f"{len(m['files'])} trial(s); first file {m['files'][0]}"
-        lines.append(
-            Table(
-                f"{name}: VLMEvalKit evaluate", ["key", "value (%; Total: rows)"], rows, note
-            ).markdown()
-        )
-    calibrated = {n: m["calibration"] for n, m in models.items() if m.get("calibration")}
-    calibrated |= {
+    out = {n: m["calibration"] for n, m in models.items() if m.get("calibration")}
+    out |= {
         f"{n} + clean": m["calibration_with_clean"]
         for n, m in models.items()
         if m.get("calibration_with_clean")
     }
-    if calibrated:
-        lines.append(severity_table(calibrated).markdown())
+    return {"models": out, "inter_model_dke": {}}
+
+
+def evaluate_tables(result: Mapping[str, Any]) -> list:
+    """Per model, VLMEvalKit's keys and values (fractions as %, ``Total`` in rows)."""
+    from medvigil.report.render import Table, pct
+
+    tables = []
+    for name, m in result["models"].items():
+        rows = [[k, pct(v) if isinstance(v, float) else str(v)] for k, v in m["vlmevalkit"].items()]
+        note = f"{len(m['files'])} trial(s); first file {m['files'][0]}"
+        title = f"{name}: VLMEvalKit evaluate"
+        tables.append(Table(title, ["key", "value (%; Total: rows)"], rows, note))
+    return tables
+
+
+def tables(result: Mapping[str, Any]) -> list:
+    """The report's tables: VLMEvalKit's keys, then the MedQ-Deg tables of the calibrated models."""
+    from medvigil.suites.medqdeg.tables import medqdeg_tables
+
+    scores = calibrated(result)
+    return evaluate_tables(result) + (medqdeg_tables(scores) if scores["models"] else [])
+
+
+def table_text(result: Mapping[str, Any]) -> str:
+    """What ``medvigil score --vlmevalkit`` prints: per model VLMEvalKit's keys, then the calibration."""
+    from medvigil.suites.medqdeg.tables import severity_table
+
+    head = f"medqdeg (VLMEvalKit predictions): {len(result['files'])} file(s), {len(result['models'])} model(s)"
+    scores = calibrated(result)["models"]
+    lines = [head] + [t.markdown() for t in evaluate_tables(result)]
+    if scores:
+        lines.append(severity_table(scores).markdown())
     return "\n\n".join(lines)

@@ -18,8 +18,7 @@ from medvigil.suites import stress
 from medvigil.suites.medqdeg import bench_vlmevalkit
 from medvigil.suites.medqdeg.compare import compare
 from medvigil.suites.medqdeg.scoring import score_records
-from medvigil.suites.medqdeg.tables import medqdeg_figures as figures
-from medvigil.suites.medqdeg.tables import medqdeg_tables as tables
+from medvigil.suites.medqdeg.tables import medqdeg_figures, medqdeg_tables
 
 __all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
@@ -57,6 +56,20 @@ def score(
         options,
         key=record_key,
     )
+
+
+def tables(result: Mapping[str, Any]) -> list:
+    """The report's MedQ-Deg tables (VLMEvalKit prediction files: theirs)."""
+    if result.get("source") == "vlmevalkit":
+        return bench_vlmevalkit.tables(result)
+    return medqdeg_tables(result)
+
+
+def figures(result: Mapping[str, Any]) -> dict:
+    """The report's MedQ-Deg figures (VLMEvalKit prediction files: those of the calibrated models)."""
+    if result.get("source") == "vlmevalkit":
+        return medqdeg_figures(bench_vlmevalkit.calibrated(result))
+    return medqdeg_figures(result)
 
 
 def format_table(result: Mapping[str, Any]) -> str:
