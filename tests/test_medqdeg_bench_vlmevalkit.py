@@ -160,6 +160,24 @@ def test_trials_with_other_rows_and_foreign_files_are_refused(tmp_path):
         V.score([broken])
 
 
+def test_a_vlmevalkit_work_dir_counts_each_run_once(tmp_path):
+    """VLMEvalKit writes each run under ``<work_dir>/<model>/T<stamp>/`` and links the latest run's files
+    into ``<work_dir>/<model>/``: the link is the same file, read once and listed as skipped."""
+    tsv = _tsv(tmp_path / "MedQ-Robust-simulate-test.tsv")
+    model = tmp_path / "outputs" / "ModelOne"
+    name = "ModelOne_MedQDEGBench_simulate_test.xlsx"
+    for run in ("T20260101", "T20260102", "T20260103"):
+        write_predictions(tsv, PREDICTIONS["ModelOne"], model / run / name)
+    (model / name).symlink_to(Path("T20260103") / name)
+    result = V.score([model])
+    entry = result["models"]["ModelOne_MedQDEGBench_simulate_test"]
+    assert len(entry["files"]) == 3 and entry["calibration"]["trials"] == 3
+    assert result["skipped_files"] == [
+        {"file": str(model / name), "reason": f"the same file as {model / 'T20260103' / name}"}
+    ]
+    _same(entry["vlmevalkit"], EXPECTED["ModelOne"])
+
+
 def test_letter_extraction_follows_vlmevalkit():
     cases = {
         "c": "C",

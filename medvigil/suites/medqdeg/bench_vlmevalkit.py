@@ -126,12 +126,19 @@ def evaluate(data) -> dict[str, Any]:
     return result
 
 
-def model_files(paths: Sequence[str | Path]) -> dict[str, list[Path]]:
-    """Prediction files by stem, in the order given (folders searched for ``*_MedQDEGBench_*``)."""
+def model_files(paths: Sequence[str | Path]) -> tuple[dict[str, list[Path]], list[dict[str, str]]]:
+    """Prediction files by stem, in the order given (folders searched for ``*_MedQDEGBench_*``), and the
+    files skipped: one already read under another name (VLMEvalKit links the latest run's files into
+    the model's folder), with the reason."""
     by_stem: dict[str, list[Path]] = {}
+    seen: dict[Path, Path] = {}
+    skipped: list[dict[str, str]] = []
     for path in map(Path, paths):
-        found = (
-            sorted(p for s in SUFFIXES for p in path.rglob(f"*_MedQDEGBench_*{s}"))
+        found = (  # links after real files: a link to a file read already is the one skipped
+            sorted(
+                (p for s in SUFFIXES for p in path.rglob(f"*_MedQDEGBench_*{s}")),
+                key=lambda p: (p.is_symlink(), p),
+            )
             if path.is_dir()
             else [path]
         )
@@ -145,8 +152,12 @@ def model_files(paths: Sequence[str | Path]) -> dict[str, list[Path]]:
             if not STEM.match(p.stem):
                 msg = "the file name is not <model>_MedQDEGBench_<split> (VLMEvalKit's prediction file)"
                 raise DataError(Problem(str(p), msg))
+            first = seen.setdefault(p.resolve(), p)
+            if first is not p:
+                skipped.append({"file": str(p), "reason": f"the same file as {first}"})
+                continue
             by_stem.setdefault(p.stem, []).append(p)
-    return by_stem
+    return by_stem, skipped
 
 
 def _text(value: Any) -> str | None:
@@ -257,7 +268,8 @@ def score(
 ) -> dict[str, Any]:
     """Every model's ``vlmevalkit`` block and, with :data:`MIN_TRIALS` trials or more, its calibration."""
     models, read, stems = {}, [], {}
-    for stem, paths in model_files(files).items():
+    by_stem, skipped = model_files(files)
+    for stem, paths in by_stem.items():
         tables = [read_predictions(p) for p in paths]
         stems[stem] = (tables, paths)
         read += [str(p) for p in paths]
@@ -287,7 +299,7 @@ def score(
             "suite": "medqdeg",
             "source": "vlmevalkit",
             "files": read,
-            "skipped_files": [],
+            "skipped_files": skipped,
             "n_records": n,
             "options": {"parser": parser, **rules},
             "models": models,
@@ -331,9 +343,10 @@ def tables(result: Mapping[str, Any]) -> list:
 
 def table_text(result: Mapping[str, Any]) -> str:
     """What ``medvigil score --vlmevalkit`` prints: per model VLMEvalKit's keys, then the calibration."""
+    from medvigil.records.suite_logs import inputs_line
     from medvigil.suites.medqdeg.tables import severity_table
 
-    head = f"medqdeg (VLMEvalKit predictions): {len(result['files'])} file(s), {len(result['models'])} model(s)"
+    head = inputs_line(result) + f" (VLMEvalKit predictions of {len(result['models'])} model(s))"
     scores = calibrated(result)["models"]
     lines = [head] + [t.markdown() for t in evaluate_tables(result)]
     if scores:
