@@ -33,6 +33,7 @@ COMMANDS = (
     "demo",
     "mediconfusion-sample",
     "mediconfusion-build",
+    "medqdeg-build",
 )
 
 

@@ -158,6 +158,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "warnings), and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping",
     )
     add_stress_options(parser)
+    parser.add_argument(
+        "--vlmevalkit",
+        action="store_true",
+        help="medqdeg: the FILEs are VLMEvalKit MedQ-DEG-Bench prediction files "
+        "(<model>_MedQDEGBench_<split>.xlsx/.tsv/.csv; one stem in several folders = repeated trials)",
+    )
     declare(
         parser, inputs=("release", "files"), outputs=("json",)
     )  # the output guard checks these (medvigil.cli)
@@ -181,7 +187,15 @@ def suite_options(args: argparse.Namespace) -> dict:
             "confusion_denominator": args.confusion_denominator,
         },
         **stress_options(args),
-    }[args.suite]
+    }[args.suite] | _vlmevalkit(args)
+
+
+def _vlmevalkit(args: argparse.Namespace) -> dict:
+    if args.vlmevalkit and args.suite != "medqdeg":
+        raise ValueError(
+            "--vlmevalkit reads MedQ-DEG-Bench prediction files: use it with --suite medqdeg"
+        )
+    return {"vlmevalkit": True} if args.vlmevalkit else {}
 
 
 def run(args: argparse.Namespace) -> int:

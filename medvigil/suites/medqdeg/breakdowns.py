@@ -204,6 +204,7 @@ def score_groups(
     items: Sequence[Any] | None = None,
     modality: Sequence[Any] | None = None,
     capability: Sequence[Any] | None = None,
+    labels: Mapping[str, Sequence[Any]] | None = None,
     accuracy_rule: str = "trial_mean",
     invalid_policy: str = "extra_bin",
     all_invalid: str = "zero",
@@ -211,7 +212,8 @@ def score_groups(
     """Accuracy, mean confidence and Calibration Shift overall, by severity, degradation and (degradation,
     severity); drops from L0; the intra-model DKE flag (Eq. 5; ``None`` without L0 and L2 docs). With ``items``
     (each doc's question id) also :func:`paired_breakdown` by type, category (Table 3), ``modality`` (Fig. 7),
-    ``capability`` (Table 2, and its :data:`CAPABILITY_GROUPS` group), and ``drops_by_degradation`` (Fig. 8a/b).
+    ``capability`` (Table 2, and its :data:`CAPABILITY_GROUPS` group), and ``drops_by_degradation`` (Fig. 8a/b);
+    ``labels``: further per-doc labels by name, each broken down as modality is (``by_<name>``, e.g. ``by_source``).
     Samples whose trials are all invalid follow ``all_invalid`` (``"exclude"``: counted in ``n_excluded_all_invalid``).
     """
     conf = perceived_confidence(
@@ -223,7 +225,13 @@ def score_groups(
     deg = factorize([str(d) for d in degradation])
     if sev.shape != (n,) or deg.codes.shape != (n,):
         raise ValueError("degradation and severity need one entry per sample")
-    for name, column in (("items", items), ("modality", modality), ("capability", capability)):
+    labels = dict(labels or {})
+    for name, column in (
+        ("items", items),
+        ("modality", modality),
+        ("capability", capability),
+        *labels.items(),
+    ):
         if column is not None and len(column) != n:
             raise ValueError(f"{name} needs one entry per sample ({n}), got {len(column)}")
     if n and not np.isin(sev, SEVERITIES).all():
@@ -238,6 +246,7 @@ def score_groups(
             [c[i] for i in np.flatnonzero(keep)] if c is not None else None
             for c in (items, modality, capability)
         )
+        labels = {k: [c[i] for i in np.flatnonzero(keep)] for k, c in labels.items()}
         n = int(keep.sum())
     overall = {
         "n": n,
@@ -299,6 +308,8 @@ def score_groups(
     ).get("all", {})
     if modality is not None:
         out["by_modality"] = paired_breakdown(_labelled(modality), sev, conf, acc, base)
+    for name, column in labels.items():
+        out[f"by_{name}"] = paired_breakdown(_labelled(column), sev, conf, acc, base)
     if capability is not None and any(c not in (None, "") for c in capability):
         caps = [UNLABELLED if c in (None, "") else str(c) for c in capability]
         out["by_capability"] = paired_breakdown(caps, sev, conf, acc, base)

@@ -5,7 +5,6 @@ scored by :func:`medvigil.suites.medqdeg.scoring.score_records`.
 """
 
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 from medvigil.records.suite_logs import (
@@ -16,14 +15,15 @@ from medvigil.records.suite_logs import (
     table_text,
 )
 from medvigil.suites import stress
+from medvigil.suites.medqdeg import bench_vlmevalkit
 from medvigil.suites.medqdeg.compare import compare
 from medvigil.suites.medqdeg.scoring import score_records
-from medvigil.suites.medqdeg.tables import medqdeg_figures as figures
-from medvigil.suites.medqdeg.tables import medqdeg_tables as tables
+from medvigil.suites.medqdeg.tables import medqdeg_figures, medqdeg_tables
 
 __all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
-TASKS = r"medqdeg_(acc_)?L[0-2](_reasoning)?"  # _reasoning: the 4096-token variants (tasks/task_yaml.py)
+# _reasoning: the 4096-token variants (tasks/task_yaml.py); medqdeg_bench_*: MedQ-DEG-Bench (tasks/medqdeg_bench)
+TASKS = r"medqdeg_(acc_)?L[0-2](_reasoning)?|medqdeg_bench_[a-z0-9_]+"
 DEFAULTS = {"accuracy_rule": "trial_mean", "invalid_policy": "extra_bin", "all_invalid": "zero"}
 
 
@@ -39,9 +39,15 @@ def record_key(record: Mapping[str, Any]) -> tuple:
     )
 
 
-def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
-    """Find, read and score the logs; ``options``: accuracy_rule, invalid_policy, all_invalid."""
+def score(
+    files: list[str], *, release: None = None, vlmevalkit: bool = False, **options: Any
+) -> dict[str, Any]:
+    """Find, read and score the logs; ``options``: accuracy_rule, invalid_policy, all_invalid.
+    ``vlmevalkit``: the files are VLMEvalKit prediction files of MedQ-DEG-Bench
+    (:mod:`medvigil.suites.medqdeg.bench_vlmevalkit`)."""
     settings = stress.settings("medqdeg", options, DEFAULTS)
+    if vlmevalkit:
+        return bench_vlmevalkit.score(files, **settings)
     return score_logs(
         "medqdeg",
         find_samples(files, "medqdeg", TASKS),
@@ -52,6 +58,26 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
     )
 
 
-format_table = partial(table_text, tables=tables)
+def tables(result: Mapping[str, Any]) -> list:
+    """The report's MedQ-Deg tables (VLMEvalKit prediction files: theirs)."""
+    if result.get("source") == "vlmevalkit":
+        return bench_vlmevalkit.tables(result)
+    return medqdeg_tables(result)
+
+
+def figures(result: Mapping[str, Any]) -> dict:
+    """The report's MedQ-Deg figures (VLMEvalKit prediction files: those of the calibrated models)."""
+    if result.get("source") == "vlmevalkit":
+        return medqdeg_figures(bench_vlmevalkit.calibrated(result))
+    return medqdeg_figures(result)
+
+
+def format_table(result: Mapping[str, Any]) -> str:
+    """The tables ``medvigil score`` prints (VLMEvalKit prediction files: their own)."""
+    if result.get("source") == "vlmevalkit":
+        return bench_vlmevalkit.table_text(result)
+    return table_text(result, tables=tables)
+
+
 n_scored = n_records
 models = result_models

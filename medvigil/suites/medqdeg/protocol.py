@@ -214,22 +214,29 @@ def responses_of(results: Sequence[Any]) -> list[str]:
     return out
 
 
-def record(
-    doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None
-) -> dict[str, Any]:
-    """The per-probe record of one doc answered ``T = len(responses)`` times."""
+def answered(doc: Mapping[str, Any], responses: Sequence[str]) -> tuple[str | None, dict[str, Any]]:
+    """The plurality of the valid votes (information; scoring reads the votes) and the trial fields of
+    ``extra`` every MedQ-Deg record carries, of one doc answered ``T = len(responses)`` times."""
     votes = [parse_answer(r, len(doc["options"])) for r in responses]
-    letter = _plurality(votes)
-    kind, level = doc["degradation"], int(doc["severity"])
-    extra = {
+    return _plurality(votes), {
         "condition_source": "lmms-eval",
-        "degradation": kind,
-        "severity": level,
+        "degradation": doc["degradation"],
+        "severity": int(doc["severity"]),
         "votes": votes,
         "responses": list(responses),
         "trials": len(votes),
         "n_options": len(doc["options"]),
         "experiment": doc.get("experiment", "calibration"),
+    }
+
+
+def record(
+    doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The per-probe record of one doc answered ``T = len(responses)`` times."""
+    letter, extra = answered(doc, responses)
+    kind, level = doc["degradation"], int(doc["severity"])
+    extra |= {
         "item_id": doc["probe_id"],
         "image_id": doc["image_file"],
         "params": _params(kind, level, ct_work_size(env)),
@@ -240,7 +247,6 @@ def record(
         extra["seed"] = degradations.seed_for(doc["image_file"], kind)
         n = types_per_probe(env)
         extra["types_per_probe"] = "all" if n is None else n
-    # predicted_letter: the plurality of the valid votes (information; scoring reads the votes)
     return probe_record(
         SUITE,
         doc,

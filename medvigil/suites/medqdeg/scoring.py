@@ -111,8 +111,20 @@ def _score_model(
     recs: Sequence[Mapping[str, Any]], n_options: int | None, **rules: str
 ) -> dict[str, Any]:
     counts, invalid, ks, gold, degs, sevs, items, mods, caps = record_columns(recs, n_options)
+    sources = [(r.get("extra") or {}).get("source") for r in recs]  # MedQ-DEG-Bench rows name one
+    labels = {"source": sources} if any(s is not None for s in sources) else None
     return score_groups(
-        counts, invalid, ks, gold, degs, sevs, items=items, modality=mods, capability=caps, **rules
+        counts,
+        invalid,
+        ks,
+        gold,
+        degs,
+        sevs,
+        items=items,
+        modality=mods,
+        capability=caps,
+        labels=labels,
+        **rules,
     )
 
 

@@ -61,7 +61,7 @@ def severity_table(models: Mapping[str, Any]) -> Table:
             + [pct(drops.get(f"{lv}-L0"), signed=True) for lv in ("L1", "L2")]
             + [pct((sev.get(lv) or {}).get("mean_confidence")) for lv in LEVELS]
             + [pct((sev.get(lv) or {}).get("calibration_shift"), signed=True) for lv in LEVELS]
-            + ["yes" if m.get("intra_model_dke") else "no"]
+            + [{True: "yes", False: "no"}.get(m.get("intra_model_dke"), "—")]  # None: no L0 or L2
         )
     excluded = sum(m.get("n_excluded_all_invalid", 0) for m in models.values())
     return Table(
@@ -126,25 +126,28 @@ def capability_table(models: Mapping[str, Any]) -> Table | None:
     )
 
 
-def modality_table(models: Mapping[str, Any]) -> Table | None:
-    mods = sorted(
-        {k for m in models.values() for k in (accuracy_scores(m).get("by_modality") or {})}
+def modality_table(
+    models: Mapping[str, Any], key: str = "modality", title: str = ""
+) -> Table | None:
+    """Accuracy by ``by_<key>`` label and severity (Fig. 7 for modality; MedQ-DEG-Bench: also source)."""
+    labels = sorted(
+        {k for m in models.values() for k in (accuracy_scores(m).get(f"by_{key}") or {})}
     )
-    if not mods:
+    if not labels:
         return None
     rows = []
     for name, m in models.items():
-        by = accuracy_scores(m).get("by_modality") or {}
-        for mod in mods:
-            e = by.get(mod) or {}
+        by = accuracy_scores(m).get(f"by_{key}") or {}
+        for label in labels:
+            e = by.get(label) or {}
             rows.append(
-                [name, mod]
+                [name, label]
                 + [pct((e.get(lv) or {}).get("accuracy")) for lv in LEVELS]
                 + [pct((e.get(lv) or {}).get(f"{lv}-L0"), signed=True) for lv in ("L1", "L2")]
             )
     return Table(
-        "Accuracy by modality and severity (Fig. 7; %, paired drops in pp)",
-        ["Model", "Modality", *(f"Acc {lv}" for lv in LEVELS), "L1−L0", "L2−L0"],
+        title or "Accuracy by modality and severity (Fig. 7; %, paired drops in pp)",
+        ["Model", key.capitalize(), *(f"Acc {lv}" for lv in LEVELS), "L1−L0", "L2−L0"],
         rows,
     )
 
@@ -220,6 +223,9 @@ def medqdeg_tables(result: Mapping[str, Any]) -> list[Table]:
         category_table(models),
         capability_table(models),
         modality_table(models),
+        modality_table(
+            models, "source", "Accuracy by source benchmark and severity (%, paired drops in pp)"
+        ),
         *type_tables(models),
         inter_model_table(result),
     ]
