@@ -209,6 +209,12 @@ def test_stock_llava_hf_runs_cbd_binary_and_it_scores(world, llava_runs, kind):
     assert len(records) == LIMIT
     values = [v for rec in records for v in rec["extra"]["loglikelihoods"]]
     assert all(v > 0 for v in values)  # lmms-eval's HF convention for this class: mean losses
+    from medvigil.suites.cbd import protocol as cbd_protocol
+
+    for rec in records:  # the same p(yes) when the losses are handed over as log-probabilities
+        pair = rec["extra"]["loglikelihoods"]
+        assert rec["extra"]["p_yes"] == pytest.approx(cbd_protocol.p_yes([(-v, 0) for v in pair]))
+        assert (rec["predicted_letter"] == "A") == (pair[0] <= pair[1])
     conditions = {rec["condition"]: rec["extra"]["images_sent"] for rec in records}
     assert conditions["binary:noimg"] == 0 and conditions["binary:null"] == 1
     scored = medvigil_score(world, "cbd", list(run.rglob("*_samples_cbd_binary.jsonl")))
@@ -217,7 +223,11 @@ def test_stock_llava_hf_runs_cbd_binary_and_it_scores(world, llava_runs, kind):
 
 def test_chat_and_simple_llava_give_the_same_log_likelihoods(llava_runs):
     chat, simple = (
-        [record_of(r)["extra"]["loglikelihoods"] for r in samples(llava_runs[k].run, "cbd_binary")]
+        [
+            v
+            for r in samples(llava_runs[k].run, "cbd_binary")
+            for v in record_of(r)["extra"]["loglikelihoods"]
+        ]
         for k in ("chat", "simple")
     )
     assert chat == pytest.approx(simple)

@@ -1,7 +1,8 @@
 """Tiny, randomly initialised checkpoints of real VLM architectures, built offline at test time.
 
-Qwen2.5-VL (``Qwen2_5_VLForConditionalGeneration`` + ``Qwen2_5_VLProcessor``) and LLaVA
-(``LlavaForConditionalGeneration`` + ``LlavaProcessor``), about 1 MB each, from ``transformers``
+Qwen2.5-VL (``Qwen2_5_VLForConditionalGeneration`` + ``Qwen2_5_VLProcessor``), LLaVA
+(``LlavaForConditionalGeneration`` + ``LlavaProcessor``) and Idefics2
+(``Idefics2ForConditionalGeneration`` + ``Idefics2Processor``), about 1 MB each, from ``transformers``
 configs and ``save_pretrained``, with a byte-level BPE tokenizer trained by ``tokenizers`` on a
 few sentences (so any prompt encodes) plus each family's special tokens and chat template. Seeded:
 the same weights every build. No download: lmms-eval's real adapters load them by path
@@ -204,7 +205,14 @@ def build_llava(path: Path, seed: int = 0) -> Path:
     return path
 
 
-IDEFICS2_SPECIAL = ["<unk>", "<s>", "</s>", "<fake_token_around_image>", "<image>", "<end_of_utterance>"]
+IDEFICS2_SPECIAL = [
+    "<unk>",
+    "<s>",
+    "</s>",
+    "<fake_token_around_image>",
+    "<image>",
+    "<end_of_utterance>",
+]
 IDEFICS2_TEMPLATE = (
     "{% for message in messages %}{{ message['role'].capitalize() }}"
     "{% if message['content'][0]['type'] == 'image' %}{{ ':' }}{% else %}{{ ': ' }}{% endif %}"
