@@ -22,7 +22,6 @@ from collections.abc import Sequence
 
 from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms
-from lmms_eval.models.registry_v2 import ModelManifest
 from PIL import Image
 from tqdm import tqdm
 
@@ -188,12 +187,16 @@ STOCK_CLASSES = {
 }
 
 
-def manifests() -> list[ModelManifest]:
+def manifests() -> list:
     """Entry point payload for lmms-eval's model registry: the baselines, ``retry``, and our
     classes under lmms-eval's own names (:data:`STOCK_CLASSES`: text-only docs sent as text,
     log-likelihoods). lmms-eval loads entry-point manifests after its built-in ones with
     ``overwrite=True``, so ``--model llava_hf`` (chat, or simple with ``--force_simple``) resolves
     to ours while medvigil is installed; the built-in aliases stay."""
+    # imported here: importing lmms_eval.models at this module's top would load this entry
+    # point while this module is only half initialised (when it is imported first)
+    from lmms_eval.models.registry_v2 import ModelManifest
+
     from medvigil.tasks.launch_check import warn_single_process_launch
 
     warn_single_process_launch()
