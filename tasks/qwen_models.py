@@ -6,9 +6,10 @@ subclasses add the method and change nothing else; registered under lmms-eval's 
 (``qwen2_5_vl``, chat class by default, simple with ``--force_simple``; see
 :func:`medvigil.tasks.baseline_models.manifests`).
 
-A continuation's score is its summed log-probability (lmms-eval's ``loglikelihood`` contract,
-negative; :mod:`medvigil.scoring.loglikelihood` reads it by sign) after the prompt the class
-generates from: the class's system prompt, the doc's images (as lmms-eval's own generation path
+A continuation's value is the mean negative log-likelihood of its tokens (the loss lmms-eval's
+HuggingFace classes return, positive; :mod:`medvigil.scoring.loglikelihood` reads it by sign),
+so MediConfusion's per-token PS normalisation applies as for ``llava_hf``, after the prompt the
+class generates from: the class's system prompt, the doc's images (as lmms-eval's own generation path
 sizes them) and its text in the user turn, then the assistant turn's opening. The continuation
 is scored with its leading white space removed (lmms-eval prefixes the task's
 ``target_delimiter``, a space, but the assistant's reply starts on a fresh line). A doc without
@@ -23,16 +24,17 @@ from lmms_eval.models.simple.qwen2_5_vl import Qwen2_5_VL as Qwen2_5_VLSimple
 from medvigil.tasks.chat_loglikelihood import ChatLoglikelihood
 
 
-def continuation_logprob(model, inputs, n_prompt: int) -> tuple[float, bool]:
-    """(summed log-probability of the tokens after ``n_prompt``, whether greedy decoding gives them)."""
+def continuation_loss(model, inputs, n_prompt: int) -> tuple[float, bool]:
+    """(mean negative log-likelihood of the tokens after ``n_prompt``, whether greedy decoding
+    gives them)."""
     import torch
 
     with torch.inference_mode():
         logits = model(**inputs).logits
     target = inputs["input_ids"][0, n_prompt:]
     logp = torch.log_softmax(logits[0, n_prompt - 1 : -1].float(), dim=-1)
-    score = float(logp.gather(1, target[:, None]).sum())
-    return score, bool((logp.argmax(dim=-1) == target).all())
+    loss = -float(logp.gather(1, target[:, None]).mean())
+    return loss, bool((logp.argmax(dim=-1) == target).all())
 
 
 def shared_prefix(a, b) -> int:
@@ -90,7 +92,7 @@ class _Loglikelihood:
                     f"{task} doc {doc_id}: the prompt's tokens are not a prefix of prompt + "
                     f"continuation {continuation!r}; cannot score the continuation alone"
                 )
-            out.append(continuation_logprob(self.model, whole, n_prompt))
+            out.append(continuation_loss(self.model, whole, n_prompt))
         return out
 
 

@@ -265,7 +265,7 @@ def qwen_run(world):
 def test_qwen2_5_vl_chat_runs_the_log_likelihood_arms_and_they_score(world, qwen_run):
     records = [record_of(r) for r in samples(qwen_run, "cbd_binary")]
     values = [v for rec in records for v in rec["extra"]["loglikelihoods"]]
-    assert values and all(v < 0 for v in values)  # summed log-probabilities
+    assert values and all(v > 0 for v in values)  # mean losses, as lmms-eval's HF classes
     noimg = [rec for rec in records if rec["condition"] == "binary:noimg"]
     assert noimg and all(rec["extra"]["images_sent"] == 0 for rec in noimg)
     assert medvigil_score(world, "cbd", list(qwen_run.rglob("*_samples_cbd_binary.jsonl")))[
@@ -274,8 +274,11 @@ def test_qwen2_5_vl_chat_runs_the_log_likelihood_arms_and_they_score(world, qwen
     for mode in ("gd", "ps"):
         rows = samples(qwen_run, f"mediconfusion_{mode}")
         assert len(rows) == 8  # 4 pairs
-        scores = [record_of(r)["extra"]["option_scores"] for r in rows]
-        assert all(len(s) == 2 and all(math.isfinite(x) for x in s) for s in scores)
+        extras = [record_of(r)["extra"] for r in rows]
+        assert all(len(e["option_scores"]) == 2 for e in extras)
+        assert all(e["value_kinds"] == ["mean_nll", "mean_nll"] for e in extras)
+    ps = [record_of(r)["extra"] for r in samples(qwen_run, "mediconfusion_ps")]
+    assert {e["normalisation_applied"] for e in ps} == {"per_token"}  # the authors' per-token mean
     files = [p for m in ("gd", "ps") for p in qwen_run.rglob(f"*_samples_mediconfusion_{m}.jsonl")]
     scored = medvigil_score(
         world, "mediconfusion", files, "--release", str(world.mediconfusion_release)
