@@ -35,7 +35,8 @@ def serve_loglikelihood_requests() -> None:
 
 
 class ChatLoglikelihood:
-    """Mixed into a chat class whose ``loglikelihood`` works: its runs get log-likelihood requests."""
+    """Mixed into a chat class whose ``loglikelihood`` works: its runs get log-likelihood
+    requests."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

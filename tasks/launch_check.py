@@ -29,7 +29,8 @@ def single_process_launch(env=os.environ) -> bool:
 
 
 def warn_single_process_launch(env=os.environ, stream=None) -> bool:
-    """Write :data:`MESSAGE` once per process when :func:`single_process_launch`; returns whether."""
+    """Write :data:`MESSAGE` once per process when :func:`single_process_launch`; returns
+    whether it did."""
     global _warned
     if _warned or not single_process_launch(env):
         return False

@@ -8,9 +8,9 @@ subclasses add the method and change nothing else; registered under lmms-eval's 
 
 A continuation's value is the mean negative log-likelihood of its tokens (the loss lmms-eval's
 HuggingFace classes return, positive; :mod:`medvigil.scoring.loglikelihood` reads it by sign),
-so MediConfusion's per-token PS normalisation applies as for ``llava_hf``, after the prompt the
-class generates from: the class's system prompt, the doc's images (as lmms-eval's own generation path
-sizes them) and its text in the user turn, then the assistant turn's opening. The continuation
+so MediConfusion's per-token PS normalisation applies as for ``llava_hf``. The prompt is the
+one the class generates from: the class's system prompt, the doc's images (sized as lmms-eval's
+own generation path sizes them) and its text in the user turn, then the assistant turn's opening. The continuation
 is scored with its leading white space removed (lmms-eval prefixes the task's
 ``target_delimiter``, a space, but the assistant's reply starts on a fresh line). A doc without
 visuals is scored on its text alone.
@@ -101,4 +101,5 @@ class Qwen2_5_VLScored(_Loglikelihood, Qwen2_5_VLSimple):
 
 
 class Qwen2_5_VLChatScored(ChatLoglikelihood, _Loglikelihood, Qwen2_5_VLChat):
-    """lmms-eval's chat ``qwen2_5_vl`` with log-likelihoods (its runs get log-likelihood requests)."""
+    """lmms-eval's chat ``qwen2_5_vl`` with log-likelihoods (its runs get log-likelihood
+    requests)."""

@@ -12,9 +12,9 @@ This wrapper does that for any registered model::
 argument goes to the inner model. The wrapper takes its inner model's kind: a name with a chat
 class (``openai``, ``qwen2_5_vl``, ...) is wrapped as that chat class, as lmms-eval would load
 it, and lmms-eval then builds chat requests for the run; ``inner_simple=true`` wraps the
-simple class instead (what ``--force_simple`` does without the wrapper). Only prompts with an ``Options:`` block are retried
-(free-text answers have no letter to parse). The attempts reach the task's
-``process_results`` through :data:`medvigil.mcq.retry.ATTEMPTS` and are written in each
+simple class instead (what ``--force_simple`` does without the wrapper). Only prompts with an
+``Options:`` block are retried (free-text answers have no letter to parse). The attempts reach
+the task's ``process_results`` through :data:`medvigil.mcq.retry.ATTEMPTS` and are written in each
 per-probe record (``retries`` and ``extra.attempts``). Responses served from lmms-eval's
 response cache bypass the wrapper and are recorded with ``retries = 0``.
 """

@@ -146,7 +146,7 @@ def _docs_by_id(folder: Path, task: str) -> dict[int, dict]:
     return {r["doc_id"]: r for r in samples(folder, task)}
 
 
-# ---------------------------------------------------------------- llava_hf (stock name), chat and simple
+# ------------------------------------------------------------ llava_hf (stock name), chat and simple
 
 
 @pytest.fixture(scope="module")
@@ -253,7 +253,7 @@ def test_stock_idefics2_completes_a_range_with_a_text_only_doc_and_scores(world,
     assert model == world.idefics2.name
 
 
-# ---------------------------------------------------------------- Qwen2.5-VL (stock name, chat class)
+# ------------------------------------------------------------ Qwen2.5-VL (stock name, chat class)
 
 
 @pytest.fixture(scope="module")
@@ -286,7 +286,7 @@ def test_qwen2_5_vl_chat_runs_the_log_likelihood_arms_and_they_score(world, qwen
     assert scored["runs"]
 
 
-# ---------------------------------------------------------------- OpenAI-compatible client (stock name)
+# ------------------------------------------------------------ OpenAI-compatible client (stock name)
 
 
 def _api_args(world, model: str = "grounded") -> str:
@@ -307,7 +307,7 @@ def test_openai_client_reads_p_yes_from_the_returned_token_log_probabilities(wor
     gd = [record_of(r) for r in samples(openai_run.run, "mediconfusion_gd")]
     assert len(gd) == 8  # MediConfusion GD: the continuations are the letters A and B
     asked = [(prompt, images) for _body, prompt, images in openai_run.seen]
-    # one request per doc (both continuations are read from one reply), a text-only doc without image
+    # one request per doc (both continuations read from one reply), a text-only doc without image
     assert len(asked) == len(cbd) + len(gd)
     assert all(b["logprobs"] is True and b["top_logprobs"] == 20 for b, _p, _i in openai_run.seen)
     assert sum(not images for _p, images in asked) == sum(
