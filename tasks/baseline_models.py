@@ -22,7 +22,6 @@ from collections.abc import Sequence
 
 from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms
-from lmms_eval.models.registry_v2 import ModelManifest
 from PIL import Image
 from tqdm import tqdm
 
@@ -166,10 +165,41 @@ BlindBaseline = _make_class("blind")
 GroundedBaseline = _make_class("grounded") if "grounded" in POLICIES else None
 
 
-def manifests() -> list[ModelManifest]:
-    """Entry point payload for lmms-eval's model registry: the baselines, ``retry`` and
-    ``medvigil_llava_hf`` (lmms-eval's LLaVA-HF classes safe on text-only docs; chat, or simple
-    with ``--force_simple``)."""
+#: lmms-eval's own model names whose classes we replace (same arguments, same behaviour on
+#: image docs): model id -> (simple class, chat class, extra aliases)
+STOCK_CLASSES = {
+    "llava_hf": (
+        "medvigil.tasks.llava_hf_models.LlavaHfTextSafe",
+        "medvigil.tasks.llava_hf_models.LlavaHfChatTextSafe",
+        ("medvigil_llava_hf",),
+    ),
+    "idefics2": ("medvigil.tasks.idefics2_models.Idefics2TextSafe", None, ()),
+    "qwen2_5_vl": (
+        "medvigil.tasks.qwen_models.Qwen2_5_VLScored",
+        "medvigil.tasks.qwen_models.Qwen2_5_VLChatScored",
+        (),
+    ),
+    "openai": (
+        "medvigil.tasks.openai_models.OpenAIScored",
+        "medvigil.tasks.openai_models.OpenAIChatScored",
+        (),
+    ),
+}
+
+
+def manifests() -> list:
+    """Entry point payload for lmms-eval's model registry: the baselines, ``retry``, and our
+    classes under lmms-eval's own names (:data:`STOCK_CLASSES`: text-only docs sent as text,
+    log-likelihoods). lmms-eval loads entry-point manifests after its built-in ones with
+    ``overwrite=True``, so ``--model llava_hf`` (chat, or simple with ``--force_simple``) resolves
+    to ours while medvigil is installed; the built-in aliases stay."""
+    # imported here: importing lmms_eval.models at this module's top would load this entry
+    # point while this module is only half initialised (when it is imported first)
+    from lmms_eval.models.registry_v2 import ModelManifest
+
+    from medvigil.tasks.launch_check import warn_single_process_launch
+
+    warn_single_process_launch()
     out = []
     for cls in (RandomBaseline, ConstantBaseline, BlindBaseline, GroundedBaseline):
         if cls is None:
@@ -188,11 +218,10 @@ def manifests() -> list[ModelManifest]:
             aliases=("retry",),
         )
     )
-    out.append(
-        ModelManifest(
-            model_id="medvigil_llava_hf",
-            simple_class_path="medvigil.tasks.llava_hf_models.LlavaHfTextSafe",
-            chat_class_path="medvigil.tasks.llava_hf_models.LlavaHfChatTextSafe",
+    for model_id, (simple, chat, aliases) in STOCK_CLASSES.items():
+        out.append(
+            ModelManifest(
+                model_id=model_id, simple_class_path=simple, chat_class_path=chat, aliases=aliases
+            )
         )
-    )
     return out

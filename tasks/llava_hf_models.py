@@ -1,4 +1,4 @@
-"""``--model medvigil_llava_hf``: lmms-eval 0.7.3's LLaVA-HF classes, safe on text-only docs.
+"""``--model llava_hf``: lmms-eval 0.7.3's LLaVA-HF classes, safe on text-only docs.
 
 Our image tasks hold text-only docs (``knowledge_only`` probes in ``medvigil_mcq``, every doc of
 ``*_noimg``, ``readiness_text*``, the no-image arms of ``cbd``/``cbd_binary``): the paper's
@@ -12,8 +12,9 @@ These subclasses send a doc without visuals as its prompt alone (the same chat t
 unchanged, one request at a time (both classes run batch size 1 anyway), so no input can carry
 over from one doc to the next. Log-likelihoods are computed here for every doc (0.7.3's method
 fails on image docs under transformers 5) and keep lmms-eval's convention for this class, the
-mean loss (read by :mod:`medvigil.scoring.loglikelihood`). ``--model medvigil_llava_hf`` is the
-chat class; add ``--force_simple`` for the simple one.
+mean loss (read by :mod:`medvigil.scoring.loglikelihood`). Both are registered under lmms-eval's
+own name (``--model llava_hf``: the chat class; add ``--force_simple`` for the simple one; the
+name ``medvigil_llava_hf`` still works), see :func:`medvigil.tasks.baseline_models.manifests`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from lmms_eval.models.chat.llava_hf import LlavaHf as LlavaHfChat
 from lmms_eval.models.simple.llava_hf import VICUNA_CHAT_TEMPLATE
 from lmms_eval.models.simple.llava_hf import LlavaHf as LlavaHfSimple
 from lmms_eval.protocol import ChatMessages
+
+from medvigil.tasks.chat_loglikelihood import ChatLoglikelihood
 
 TEXT_ONLY = "text_only"  # what a doc without visuals is sent as
 
@@ -131,8 +134,9 @@ class LlavaHfTextSafe(_TextOnly, LlavaHfSimple):
         return out
 
 
-class LlavaHfChatTextSafe(_TextOnly, LlavaHfChat):
-    """lmms-eval's chat ``llava_hf``; docs whose messages hold no image are sent as text alone."""
+class LlavaHfChatTextSafe(ChatLoglikelihood, _TextOnly, LlavaHfChat):
+    """lmms-eval's chat ``llava_hf``; docs whose messages hold no image are sent as text alone.
+    Its runs get log-likelihood requests (:mod:`medvigil.tasks.chat_loglikelihood`)."""
 
     def generate_until(self, requests):
         out = []

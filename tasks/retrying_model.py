@@ -9,9 +9,12 @@ This wrapper does that for any registered model::
         --tasks medvigil_mcq --include_path "$(medvigil tasks-path)" --log_samples ...
 
 ``inner`` is a registered model name or a ``module:Class`` path; every other model
-argument goes to the inner model. Only prompts with an ``Options:`` block are retried
-(free-text answers have no letter to parse). The attempts reach the task's
-``process_results`` through :data:`medvigil.mcq.retry.ATTEMPTS` and are written in each
+argument goes to the inner model. The wrapper takes its inner model's kind: a name with a chat
+class (``openai``, ``qwen2_5_vl``, ...) is wrapped as that chat class, as lmms-eval would load
+it, and lmms-eval then builds chat requests for the run; ``inner_simple=true`` wraps the
+simple class instead (what ``--force_simple`` does without the wrapper). Only prompts with an
+``Options:`` block are retried (free-text answers have no letter to parse). The attempts reach
+the task's ``process_results`` through :data:`medvigil.mcq.retry.ATTEMPTS` and are written in each
 per-probe record (``retries`` and ``extra.attempts``). Responses served from lmms-eval's
 response cache bypass the wrapper and are recorded with ``retries = 0``.
 """
@@ -28,13 +31,23 @@ from medvigil.mcq.prompting import parse_mcq_prompt
 from medvigil.mcq.retry import ATTEMPTS, DEFAULT_MAX_RETRIES, ask_with_retries, doc_key
 
 
-def _resolve(inner: str) -> type:
+def _resolve(inner: str, simple: bool = False) -> type:
     if ":" in inner:
         module, _, name = inner.partition(":")
         return getattr(importlib.import_module(module), name)
     from lmms_eval.models import get_model
 
-    return get_model(inner)
+    return get_model(inner, force_simple=simple)
+
+
+def _flag(value) -> bool:
+    if isinstance(value, bool):
+        return value
+    if str(value).strip().lower() in ("1", "true", "yes"):
+        return True
+    if str(value).strip().lower() in ("0", "false", "no", ""):
+        return False
+    raise ValueError(f"inner_simple must be true or false, got {value!r}")
 
 
 def _is_multiple_choice(context) -> bool:
@@ -55,15 +68,24 @@ def _text(output) -> str:
 class RetryingLMM(lmms):
     """Delegate to an inner model; re-ask unparseable multiple-choice answers."""
 
-    def __init__(self, inner: str = "", retries: int | str = DEFAULT_MAX_RETRIES, **inner_args):
+    def __init__(
+        self,
+        inner: str = "",
+        retries: int | str = DEFAULT_MAX_RETRIES,
+        inner_simple: bool | str = False,
+        **inner_args,
+    ):
         super().__init__()
         if not inner:
             raise ValueError("--model retry needs model_args inner=<model name or module:Class>")
         self.max_retries = int(retries)
         if self.max_retries < 0:
             raise ValueError(f"retries must be >= 0, got {retries!r}")
-        self.inner = _resolve(inner)(**inner_args)
+        self.inner = _resolve(inner, _flag(inner_simple))(**inner_args)
         self.inner.task_dict = self.task_dict  # lmms-eval fills the wrapper's dict in place
+        # lmms-eval reads the run's kind from the model object (evaluator: lm.is_simple) after
+        # creating it, and builds chat or simple requests accordingly: take the inner model's
+        self.is_simple = getattr(self.inner, "is_simple", True)
 
     def __getattr__(self, name):  # rank, world_size, accelerator, ... of the inner model
         if name == "inner":

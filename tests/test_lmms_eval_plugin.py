@@ -64,9 +64,10 @@ def test_plugin_models_are_the_entry_point_models():
     """One implementation: each plugin name re-exports the class its entry-point manifest names."""
     import importlib
 
-    from medvigil.tasks.baseline_models import manifests
+    from medvigil.tasks.baseline_models import STOCK_CLASSES, manifests
 
-    by_alias = {alias: m.simple_class_path for m in manifests() for alias in m.aliases}
+    ours = [m for m in manifests() if m.model_id not in STOCK_CLASSES]  # not lmms-eval's names
+    by_alias = {alias: m.simple_class_path for m in ours for alias in m.aliases}
     assert set(by_alias) == set(AVAILABLE_MODELS)
     for name, cls in AVAILABLE_MODELS.items():
         module, _, attr = by_alias[name].rpartition(".")
@@ -80,3 +81,23 @@ def test_core_and_plugin_package_do_not_import_lmms_eval():
     code = "import sys, medvigil, medvigil.models, medvigil.scoring; print(sorted(m for m in sys.modules if m.startswith('lmms_eval')))"
     assert _python(code, LMMS_EVAL_PLUGINS="") == "[]"
     assert _python(code, LMMS_EVAL_PLUGINS="otherpkg") == "[]"
+
+
+def test_stock_names_keep_lmms_eval_aliases_and_kinds():
+    """Our classes under lmms-eval's names: the registry resolves the names users type (and
+    lmms-eval's aliases) to them, chat by default and simple with ``force_simple``."""
+    from lmms_eval.models import MODEL_REGISTRY_V2
+
+    from medvigil.tasks.baseline_models import STOCK_CLASSES
+
+    for name, (simple, chat, _aliases) in STOCK_CLASSES.items():
+        assert MODEL_REGISTRY_V2.resolve(name, force_simple=True).class_path == simple
+        assert MODEL_REGISTRY_V2.resolve(name).class_path == (chat or simple)
+        for kind, path in (("simple", simple), ("chat", chat)):
+            if path:  # each class is lmms-eval's class of that kind, subclassed
+                cls = MODEL_REGISTRY_V2.get_model_class(name, force_simple=kind == "simple")
+                assert cls.is_simple == (kind == "simple") and cls.__module__.startswith(
+                    "medvigil.tasks."
+                )
+    assert MODEL_REGISTRY_V2.resolve("openai_compatible").class_path == STOCK_CLASSES["openai"][1]
+    assert MODEL_REGISTRY_V2.resolve("medvigil_llava_hf").model_id == "llava_hf"

@@ -49,3 +49,19 @@ def test_declared_kind_overrides_the_sign():
         loglikelihood.log_probabilities([0.5, -1.0], declared="sum_logprob")
     with pytest.raises(ValueError, match="must be one of"):
         loglikelihood.value_kind(1.0, "loss")
+
+
+def test_first_token_log_probabilities_score_one_word_continuations():
+    """The OpenAI-compatible adapter's reading of ``top_logprobs`` (tasks/openai_models.py)."""
+
+    from medvigil.scoring.loglikelihood import continuation_word, word_logprob
+
+    assert continuation_word(" Yes") == "yes" and continuation_word("B") == "b"
+    with pytest.raises(ValueError, match="mediconfusion_ps"):
+        continuation_word(" a small nodule in the left lung")
+    top = [("Yes", -0.2), (" yes.", -2.0), ("No", -3.0), ("yesterday", -1.0)]
+    assert word_logprob(top, "yes") == pytest.approx(math.log(math.exp(-0.2) + math.exp(-2.0)))
+    assert word_logprob(top, "no") == -3.0
+    assert word_logprob(top, "maybe") == -3.0  # absent: the smallest listed, an upper bound
+    with pytest.raises(ValueError, match="top_logprobs"):
+        word_logprob([], "yes")

@@ -1,7 +1,7 @@
 """lmms-eval's own model classes over our tasks, end to end (issue #26's "Done when").
 
-Tiny randomly initialised Qwen2.5-VL and LLaVA checkpoints are built offline per test module
-(tests/tiny_checkpoints.py); lmms-eval runs them, our baselines and its OpenAI-compatible client
+A tiny randomly initialised Qwen2.5-VL checkpoint is built offline per test module
+(tests/tiny_checkpoints.py); lmms-eval runs it, our baselines and its OpenAI-compatible client
 as subprocesses exactly as a user would (``--include_path``, ``--limit``), and ``medvigil score``
 reads the logs. Few lmms-eval processes, tiny models: this lane stays in minutes.
 """
@@ -29,9 +29,6 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = str(ROOT / "tasks")
 CASES = 12
-KNOWLEDGE_DOC = (
-    4  # medvigil_mcq of the 12-case synthetic build: doc 4 is a knowledge_only (text-only) probe
-)
 # one of every task family (generation tasks; the chat classes serve no log-likelihoods)
 FAMILIES = {
     "medvigil": [
@@ -49,12 +46,11 @@ FAMILIES = {
 }
 LIMIT = 10
 QWEN_ARGS = "pretrained={},device=cpu,device_map=cpu,min_pixels=784,max_pixels=3136"
-LLAVA_ARGS = "pretrained={},device=cpu,device_map=cpu"
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    from tiny_checkpoints import build_llava, build_qwen2_5_vl
+    from tiny_checkpoints import build_qwen2_5_vl
 
     from medvigil.suites.mediconfusion.export import build as build_mediconfusion
     from medvigil.suites.mediconfusion.synthetic import write_sample
@@ -77,7 +73,6 @@ def world(tmp_path_factory):
         data=base / "build" / "medvigil",
         mediconfusion_release=base / "mc_rel" / "data" / "dataset.json",
         qwen=build_qwen2_5_vl(base / "qwen"),
-        llava=build_llava(base / "llava"),
     )
 
 
@@ -203,86 +198,7 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
         )
 
 
-# ---------------------------------------------------------------- LLaVA-HF chat and simple: text-only docs
-
-
-@pytest.mark.parametrize("kind", ["chat", "simple"])
-def test_llava_hf_text_only_doc_equals_its_replay_alone(world, kind):
-    """Docs 0-5 of medvigil_mcq hold a knowledge_only (text-only) probe at doc 4: each doc's
-    answer in the run equals the answer to that doc asked alone (no input carried over), and
-    the record says no image was sent."""
-    force = ("--force_simple",) if kind == "simple" else ()
-    args = LLAVA_ARGS.format(world.llava)
-    run = {
-        r["doc_id"]: r
-        for r in samples(
-            lmms_eval(
-                world,
-                f"llava_{kind}",
-                "medvigil_llava_hf",
-                args,
-                ["medvigil_mcq"],
-                "--limit",
-                "6",
-                *force,
-            ),
-            "medvigil_mcq",
-        )
-    }
-    assert record_of(run[KNOWLEDGE_DOC])["probe_kind"] == "knowledge_only"
-    assert record_of(run[KNOWLEDGE_DOC])["extra"]["images_sent"] == 0
-    assert all(record_of(run[i])["extra"]["images_sent"] == 1 for i in range(KNOWLEDGE_DOC))
-    for doc in (KNOWLEDGE_DOC, KNOWLEDGE_DOC + 1):
-        alone = samples(
-            lmms_eval(
-                world,
-                f"llava_{kind}_doc{doc}",
-                "medvigil_llava_hf",
-                args,
-                ["medvigil_mcq"],
-                "--limit",
-                "1",
-                "--offset",
-                str(doc),
-                *force,
-            ),
-            "medvigil_mcq",
-        )
-        assert [r["doc_id"] for r in alone] == [doc]
-        assert answer(alone[0]) == answer(run[doc]), doc
-    # the text-only doc is not answered with the previous doc's inputs (a random model answers
-    # differently to a different prompt, with or without an image)
-    assert answer(run[KNOWLEDGE_DOC]) != answer(run[KNOWLEDGE_DOC - 1])
-
-
-# ---------------------------------------------------------------- log-likelihoods: losses vs log-probabilities
-
-
-def test_cbd_binary_scores_the_same_from_losses_and_log_probabilities(world):
-    """lmms-eval's LLaVA-HF simple class logs the mean loss (positive); the same run's values
-    handed over as log-probabilities (negated) give the same p(yes) and answers."""
-    run = lmms_eval(
-        world,
-        "llava_cbd_binary",
-        "medvigil_llava_hf",
-        LLAVA_ARGS.format(world.llava),
-        ["cbd_binary"],
-        "--force_simple",
-    )  # all 130 docs: --limit would cut a case's arms
-    rows = samples(run, "cbd_binary")
-    records = [record_of(r) for r in rows]
-    values = [rec["extra"]["loglikelihoods"] for rec in records]
-    assert all(v > 0 for pair in values for v in pair), "llava_hf returns mean losses"
-    from medvigil.suites.cbd import protocol as cbd_protocol
-
-    for rec, pair in zip(records, values):
-        as_logprob = cbd_protocol.p_yes([(-v, False) for v in pair])
-        assert rec["extra"]["p_yes"] == pytest.approx(as_logprob)
-        # p(yes) is the softmax of the negated losses: the more likely continuation wins
-        assert (rec["predicted_letter"] == "A") == (pair[0] <= pair[1])
-    assert all(r["extra"]["images_sent"] == (r["condition"] != "binary:noimg") for r in records)
-    scored = medvigil_score(world, "cbd", list(run.rglob("*_samples_cbd_binary.jsonl")))
-    assert scored["n_records"] == len(records)
+# (LLaVA-HF under its stock name, text-only docs and cbd_binary: tests/test_stock_adapters.py)
 
 
 # ---------------------------------------------------------------- data parallel with a baseline

@@ -1,7 +1,8 @@
 """Tiny, randomly initialised checkpoints of real VLM architectures, built offline at test time.
 
-Qwen2.5-VL (``Qwen2_5_VLForConditionalGeneration`` + ``Qwen2_5_VLProcessor``) and LLaVA
-(``LlavaForConditionalGeneration`` + ``LlavaProcessor``), about 1 MB each, from ``transformers``
+Qwen2.5-VL (``Qwen2_5_VLForConditionalGeneration`` + ``Qwen2_5_VLProcessor``), LLaVA
+(``LlavaForConditionalGeneration`` + ``LlavaProcessor``) and Idefics2
+(``Idefics2ForConditionalGeneration`` + ``Idefics2Processor``), about 1 MB each, from ``transformers``
 configs and ``save_pretrained``, with a byte-level BPE tokenizer trained by ``tokenizers`` on a
 few sentences (so any prompt encodes) plus each family's special tokens and chat template. Seeded:
 the same weights every build. No download: lmms-eval's real adapters load them by path
@@ -198,6 +199,85 @@ def build_llava(path: Path, seed: int = 0) -> Path:
         vision_feature_select_strategy="full",
         chat_template=LLAVA_TEMPLATE,
         num_additional_image_tokens=1,
+    )
+    model.save_pretrained(path)
+    processor.save_pretrained(path)
+    return path
+
+
+IDEFICS2_SPECIAL = [
+    "<unk>",
+    "<s>",
+    "</s>",
+    "<fake_token_around_image>",
+    "<image>",
+    "<end_of_utterance>",
+]
+IDEFICS2_TEMPLATE = (
+    "{% for message in messages %}{{ message['role'].capitalize() }}"
+    "{% if message['content'][0]['type'] == 'image' %}{{ ':' }}{% else %}{{ ': ' }}{% endif %}"
+    "{% for line in message['content'] %}{% if line['type'] == 'text' %}{{ line['text'] }}"
+    "{% elif line['type'] == 'image' %}{{ '<image>' }}{% endif %}{% endfor %}<end_of_utterance>\n"
+    "{% endfor %}{% if add_generation_prompt %}{{ 'Assistant:' }}{% endif %}"
+)
+
+
+def build_idefics2(path: Path, seed: int = 0) -> Path:
+    import torch
+    from transformers import (
+        Idefics2Config,
+        Idefics2ForConditionalGeneration,
+        Idefics2ImageProcessor,
+        Idefics2Processor,
+    )
+
+    tok = _tokenizer(IDEFICS2_SPECIAL, "<s>", "</s>", "<unk>", "<unk>", IDEFICS2_TEMPLATE)
+    image_seq_len = 4
+    config = Idefics2Config(
+        image_token_id=tok.convert_tokens_to_ids("<image>"),
+        vision_config=dict(
+            hidden_size=16,
+            intermediate_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            image_size=28,
+            patch_size=14,
+            initializer_range=INIT,
+        ),
+        perceiver_config=dict(
+            hidden_size=32,
+            resampler_n_latents=image_seq_len,
+            resampler_depth=1,
+            resampler_n_heads=2,
+            resampler_head_dim=8,
+            num_key_value_heads=1,
+            initializer_range=INIT,
+        ),
+        text_config=dict(
+            model_type="mistral",
+            vocab_size=len(tok),
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            num_key_value_heads=1,
+            max_position_embeddings=4096,
+            initializer_range=INIT,
+            bos_token_id=tok.bos_token_id,
+            eos_token_id=tok.eos_token_id,
+            pad_token_id=tok.pad_token_id,
+        ),
+    )
+    torch.manual_seed(seed)
+    model = Idefics2ForConditionalGeneration(config).eval()
+    image_processor = Idefics2ImageProcessor(
+        do_image_splitting=False, size={"shortest_edge": 28, "longest_edge": 28}
+    )
+    processor = Idefics2Processor(
+        image_processor=image_processor,
+        tokenizer=tok,
+        image_seq_len=image_seq_len,
+        chat_template=IDEFICS2_TEMPLATE,
     )
     model.save_pretrained(path)
     processor.save_pretrained(path)

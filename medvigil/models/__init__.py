@@ -3,7 +3,9 @@
 lmms-eval (0.7.3) imports ``<pkg>.models`` and registers each ``AVAILABLE_MODELS`` entry ``name: Class``
 as ``--model name`` loaded from ``<pkg>.models.<name>.<Class>``; each submodule re-exports one class of
 :mod:`medvigil.tasks.baseline_models` or :mod:`medvigil.tasks.retrying_model`. The same models are
-also registered through the ``lmms_eval.models`` entry point (setup.cfg) as ``medvigil_<name>``.
+also registered through the ``lmms_eval.models`` entry point (setup.cfg) as ``medvigil_<name>``;
+that entry point also replaces the classes of some of lmms-eval's own names (``llava_hf``,
+``idefics2``, ``qwen2_5_vl``, ``openai``: ``STOCK_CLASSES`` in :mod:`medvigil.tasks.baseline_models`).
 
 With ``medvigil`` in ``LMMS_EVAL_PLUGINS``, importing this package also (otherwise it imports nothing
 from lmms-eval):

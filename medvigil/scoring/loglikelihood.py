@@ -6,6 +6,10 @@ the mean negative log-likelihood per token (EvolvingLMMs-Lab/lmms-eval#370). A l
 a log-probability never positive (0 is probability 1 under both), so each value is read by its sign
 (``"auto"``) or a declared kind, and every score leaves here oriented higher = more likely. Values of
 both signs in one request come from no single model.
+
+An API that returns only its reply's first-token alternatives (``top_logprobs``) scores a
+one-word continuation by :func:`word_logprob` (the OpenAI-compatible adapter,
+``tasks/openai_models.py``, documents the approximation).
 """
 
 import ast
@@ -100,3 +104,37 @@ def log_probabilities(
                 f"log-likelihood value {value!r} is not a valid {kind.replace(NOT_FINITE, 'number')}"
             )
     return [oriented(v, k) for v, k in zip(values, kinds)], kinds
+
+
+FIRST_TOKEN_PUNCTUATION = ".,:;!?\"'()"
+
+
+def word_of(text: str) -> str:
+    """The word a token or continuation spells: trimmed of white space and of
+    :data:`FIRST_TOKEN_PUNCTUATION`, casefolded (``" Yes."`` -> ``"yes"``)."""
+    return text.strip().strip(FIRST_TOKEN_PUNCTUATION).strip().casefold()
+
+
+def continuation_word(continuation: str) -> str:
+    """The one word a continuation must be to be scored from first-token alternatives."""
+    word = word_of(continuation)
+    if not word or len(continuation.split()) != 1:
+        raise ValueError(
+            f"a first-token log-probability scores one-word continuations only; {continuation!r} "
+            "is not one word (mediconfusion_ps scores whole option texts, which an API's "
+            "top_logprobs cannot give)"
+        )
+    return word
+
+
+def word_logprob(top: Sequence[tuple[str, float]], word: str) -> float:
+    """log p(the first token spells ``word``) from an API's listed alternatives ``(token,
+    log-probability)``: the probabilities of the tokens that spell it (:func:`word_of`) added; a
+    word no listed token spells gets the smallest listed log-probability (an upper bound)."""
+    if not top:
+        raise ValueError("no first-token alternatives (top_logprobs) to score a continuation from")
+    hits = [lp for token, lp in top if word_of(token) == word]
+    if not hits:
+        return min(lp for _, lp in top)
+    peak = max(hits)
+    return peak + math.log(sum(math.exp(lp - peak) for lp in hits))
