@@ -15,6 +15,7 @@ import threading
 from medvigil import __version__
 from medvigil.errors import DataError
 from medvigil.files import held_signals
+from medvigil.files.input_files import recording_reads
 from medvigil.files.output_guard import refuse_declared
 
 MAX_PRINTED_PROBLEMS = 25
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         refuse_declared(args)  # no output may be, hold or lie inside an input the command declared
-        with _sigterm_as_exception():
+        with _sigterm_as_exception(), recording_reads():  # every file it reads guards the outputs
             return int(args.func(args) or 0)
     except DataError as exc:
         for problem in exc.problems[:MAX_PRINTED_PROBLEMS]:
