@@ -17,6 +17,7 @@ from medvigil.errors import DataError
 from medvigil.files import held_signals
 from medvigil.files.input_files import recording_reads
 from medvigil.files.output_guard import refuse_declared
+from medvigil.terminal import escaped_output
 
 MAX_PRINTED_PROBLEMS = 25
 COMMANDS = (
@@ -135,6 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    with escaped_output():  # a hostile model name or file name cannot drive the terminal
+        return _run(argv)
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:

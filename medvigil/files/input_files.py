@@ -250,6 +250,27 @@ def bounded_int(text: str) -> int:
     return int(text)
 
 
+def non_finite_field(value: Any, path: str = "") -> str | None:
+    """The field (dotted, list indices in brackets) of the first ``NaN``/``Infinity`` in a decoded JSON
+    value, None when every number is finite: for readers that decode with the fast C scanner, which
+    takes them, and must refuse them naming the field."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path or "(the value)")
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, item in items:
+        inner = f"{path}[{key}]" if isinstance(value, list) else f"{path}.{key}" if path else key
+        found = non_finite_field(item, inner)
+        if found is not None:
+            return found
+    return None
+
+
 def loads_json(
     text: str, label: str, row: int | None = None, *, allow_non_finite: bool = False, **kwargs: Any
 ) -> Any:

@@ -149,3 +149,93 @@ def test_compare_of_models_that_share_no_probe_is_an_error(capsys, tmp_path):
     c = write_log(tmp_path / "c", "medqdeg", model="blind")
     out, _ = run_cli(capsys, ["compare", "--suite", "medqdeg", a, c, "--resamples", "10"], code=0)
     assert "grounded" in out
+
+
+def _harness_file(path, release, *, extra: str = ""):
+    """An authors' result file (``<model>__mcq.jsonl`` shape) answering the first probes of ``release``;
+    ``extra`` is added to the third row as written (raw JSON text)."""
+    with open(release / "probes_mcq.csv", encoding="utf-8") as handle:
+        probes = list(csv.DictReader(handle))[:6]
+    lines = []
+    for i, p in enumerate(probes):
+        row = {
+            "probe_id": p["probe_id"],
+            "case_id": p["case_id"],
+            "probe_kind": p["probe_kind"],
+            "status": "ok",
+            "model_letter": p["correct_letter"],
+            "correct_letter": p["correct_letter"],
+            "raw_response": "NaN? no: " + p["correct_letter"],  # the word in a string is text
+        }
+        text = json.dumps(row)
+        lines.append(text[:-1] + ", " + extra + "}" if i == 2 and extra else text)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_nan_in_an_authors_result_row_is_refused(capsys, small_release, tmp_path):
+    rel = small_release[0]
+    for name in ("m__mcq.jsonl", "m__mcq_noimg.jsonl"):
+        for bad, field in (
+            ('"latency_s": NaN', "latency_s"),
+            ('"usage": {"cost": [1, -Infinity]}', "usage.cost[1]"),
+        ):
+            path = _harness_file(tmp_path / name, rel, extra=bad)
+            run_cli(
+                capsys,
+                ["score", "--suite", "medvigil", "--release", rel, path, "--n-resamples", "0"],
+                says=[f"{path}, row 3, field '{field}'", "NaN or Infinity is not a JSON number"],
+                inputs=[path],
+            )
+        # control: finite numbers (and the word NaN inside a string) score
+        path = _harness_file(tmp_path / name, rel, extra='"latency_s": 1.5')
+        run_cli(
+            capsys,
+            ["score", "--suite", "medvigil", "--release", rel, path, "--n-resamples", "0"],
+            code=0,
+        )
+
+
+def test_the_same_run_labelled_twice_is_refused(capsys, tmp_path):
+    log = write_log(tmp_path / "runs", "medqdeg")
+    for first, second in (
+        (f"{log}=A", f"{log}=B"),
+        (f"{tmp_path / 'runs'}=A", f"{tmp_path / 'runs' / '.'}=B"),  # one folder, two spellings
+        ("A", "B"),
+    ):
+        run_cli(
+            capsys,
+            ["score", "--suite", "medqdeg", log, "--label", first, "--label", second],
+            says=[f"--label {second!r}", "already named by", repr(first)],
+            inputs=[log],
+        )
+    # control: one label per run, or the same label twice, is taken
+    for labels in ((f"{log}=A",), (f"{log}=A", f"{log}=A")):
+        out, _ = run_cli(
+            capsys,
+            ["score", "--suite", "medqdeg", log, *(x for v in labels for x in ("--label", v))],
+            code=0,
+        )
+        assert "| A " in out or "A |" in out or " A" in out
+
+
+HOSTILE = "evil\x1b]0;owned\x07\x1b[2J\x9b31m\u202egnp.exe"
+
+
+def test_control_characters_of_input_text_never_reach_the_terminal(capsys, tmp_path):
+    log = write_log(tmp_path / "runs", "medqdeg", model=HOSTILE)
+    out, err = run_cli(capsys, ["score", "--suite", "medqdeg", log], code=0)
+    for shown in ("evil\\u001b", "owned\\u0007\\u001b", "\\u009b31m\\u202egnp.exe"):
+        assert shown in out
+    assert not set(out + err) & {"\x1b", "\x07", "\x9b", "\u202e"}
+    bad = write_log(tmp_path / "bad", "medqdeg", lines=['{"doc_id": 0, "acc": "\x1b[31m"}'])
+    out, err = run_cli(capsys, ["score", "--suite", "medqdeg", bad, "--label", HOSTILE])
+    assert not set(out + err) & {"\x1b", "\x07", "\x9b", "\u202e"}
+    # control: names in any script, tabs and newlines print as they are; JSON output is unchanged
+    log = write_log(tmp_path / "ok", "medqdeg", model="模型-β")
+    out, _ = run_cli(capsys, ["score", "--suite", "medqdeg", log, "--json", "-"], code=0)
+    assert "模型-β" in out and "\n" in out
+    out, _ = run_cli(
+        capsys, ["score", "--suite", "medqdeg", tmp_path / "runs", "--json", "-"], code=0
+    )
+    assert json.loads(out)["models"].keys() == {HOSTILE}
