@@ -167,6 +167,12 @@ def _run(argv: list[str]) -> int:
     except OSError as exc:  # missing or existing files, permissions, a folder where a file was expected, a full disk
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:  # past the stated bounds (README, "Bounded work"): said, not a traceback
+        print(
+            f"error: out of memory in `medvigil {args.command}`; give it fewer or smaller inputs",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -54,3 +54,22 @@ def test_compare_resamples_are_bounded(capsys, tmp_path, monkeypatch):
         says=["field '--resamples'", "120 resampled values"],
     )
     run_cli(capsys, ["compare", "--suite", "medqdeg", runs, "--resamples", "10"], code=0)
+
+
+def test_memory_running_out_anyway_is_one_line_not_a_traceback(capsys, tmp_path, monkeypatch):
+    from medvigil.suites import registry
+
+    runs = _runs(tmp_path / "runs", 2)
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(registry, "compare", exhausted)
+    run_cli(
+        capsys,
+        ["compare", "--suite", "medqdeg", runs],
+        says=["error: out of memory in `medvigil compare`"],
+        inputs=[runs],
+    )
+    monkeypatch.undo()
+    run_cli(capsys, ["compare", "--suite", "medqdeg", runs, "--resamples", "10"], code=0)
