@@ -239,3 +239,37 @@ def test_control_characters_of_input_text_never_reach_the_terminal(capsys, tmp_p
         capsys, ["score", "--suite", "medqdeg", tmp_path / "runs", "--json", "-"], code=0
     )
     assert json.loads(out)["models"].keys() == {HOSTILE}
+
+
+def test_an_empty_mediconfusion_samples_file_is_said(capsys, mc_sample, tmp_path):
+    from conftest import suite_records
+
+    dataset = mc_sample / "data" / "dataset.json"
+    pairs = json.loads(dataset.read_text())
+    records = []
+    for pair_id, pair in pairs.items():
+        for image in ("im1", "im2"):
+            gold = pair[f"{image[:2]}_{image[2]}_correct"]
+            base = suite_records("mediconfusion", 1)[0]
+            records.append(
+                dict(
+                    base,
+                    case_id=pair_id,
+                    probe_id=f"{pair_id}:{image}",
+                    correct_letter=gold,
+                    predicted_letter=gold,
+                    raw_response=gold,
+                )
+            )
+    runs = tmp_path / "runs"
+    log = write_log(runs, "mediconfusion", records)
+    empty = runs / "20260101_000000_samples_mediconfusion_gd.jsonl"
+    empty.write_text("\n")
+    _, err = run_cli(
+        capsys, ["score", "--suite", "mediconfusion", log, empty, "--release", dataset], code=0
+    )
+    assert f"{empty}: empty samples file (no record in it); left out" in err
+    _, err = run_cli(  # control: the log alone says nothing of the kind
+        capsys, ["score", "--suite", "mediconfusion", log, "--release", dataset], code=0
+    )
+    assert "empty samples file" not in err
