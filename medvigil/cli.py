@@ -15,7 +15,9 @@ import threading
 from medvigil import __version__
 from medvigil.errors import DataError
 from medvigil.files import held_signals
+from medvigil.files.input_files import recording_reads
 from medvigil.files.output_guard import refuse_declared
+from medvigil.terminal import escaped_output
 
 MAX_PRINTED_PROBLEMS = 25
 COMMANDS = (
@@ -135,11 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    with escaped_output():  # a hostile model name or file name cannot drive the terminal
+        return _run(argv)
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         refuse_declared(args)  # no output may be, hold or lie inside an input the command declared
-        with _sigterm_as_exception():
+        with _sigterm_as_exception(), recording_reads():  # every file it reads guards the outputs
             return int(args.func(args) or 0)
     except DataError as exc:
         for problem in exc.problems[:MAX_PRINTED_PROBLEMS]:
@@ -160,6 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as exc:  # missing or existing files, permissions, a folder where a file was expected, a full disk
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:  # past the stated bounds (README, "Bounded work"): said, not a traceback
+        print(
+            f"error: out of memory in `medvigil {args.command}`; give it fewer or smaller inputs",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from medvigil.constants import MANIFEST
+from medvigil.files.input_files import note_read
 
 ENV_VAR = "MEDVIGIL_DATA"
 HOME_VAR = "MEDVIGIL_HOME"
@@ -124,4 +125,6 @@ def load_config(config: str, split: str = "test", env: dict | None = None):
         _check_config(location, config)
     except DataNotFoundError as exc:
         raise DataLocationExit(exc) from None
+    if Path(location).is_dir():
+        note_read(location)  # read by datasets: no output of this command may replace it
     return datasets.load_dataset(location, config, split=split)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from medvigil.constants import SAFE_LETTER
+from medvigil.files.atomic_output import mark, refuse_unowned
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.records.suite_logs import task_of
 from medvigil.report.document import write_report
@@ -38,7 +39,6 @@ STRESS_TASKS = (
 COT_ARM = "readiness_cot"  # its own task, not in the readiness group
 MEDICONFUSION_TASKS = ("mediconfusion",)  # the group: MC, GD, PS and FF modes on synthetic pairs
 MEDQDEG_REPEATS = 5  # T trials per degraded probe (perceived confidence needs repeats)
-DEMO_MARKER = ".medvigil-demo"  # `demo --force` replaces only a folder holding this file
 
 
 @dataclass(frozen=True)
@@ -200,24 +200,10 @@ def run_demo(
         if not force:
             raise FileExistsError(f"{out} exists; pass --force to replace it")
         refuse_overlap({"--out": out}, (), replace=True)  # never the root, home or current folder
-        if (
-            out.is_symlink() or not out.is_dir()
-        ):  # a file (or a link) is never an earlier demo output
-            raise FileExistsError(
-                f"{out} is not a folder written by `medvigil demo`; --force only replaces an earlier "
-                "demo output folder: remove it yourself or choose another --out"
-            )
-        if any(out.iterdir()) and not (out / DEMO_MARKER).is_file():
-            raise FileExistsError(
-                f"{out} is not a folder written by `medvigil demo` (no {DEMO_MARKER}); "
-                "--force only replaces an earlier demo output: remove it yourself or choose another --out"
-            )
+        refuse_unowned(out, "demo")  # only an earlier demo output (a file or a link never is)
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    (out / DEMO_MARKER).write_text(
-        "written by `medvigil demo`; `medvigil demo --force` may replace this folder\n",
-        encoding="utf-8",
-    )
+    mark(out, "demo")
     deg_models = tuple(medqdeg_models) if stress else ()
     progress = Progress(total=4 + len(models) + len(deg_models))
     release, built, runs = out / "release", out / "build" / "medvigil", out / "runs"

@@ -158,7 +158,7 @@ def reconstruct(
     problems.extend(pointer_problems)
 
     records = []
-    with staged_folder(out, inputs=inputs, replace=force) as tmp:
+    with staged_folder(out, inputs=inputs, replace=force, kind="reconstruct") as tmp:
         for item in verified:
             case = credentialed[item.case_id]
             try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from medvigil.files.atomic_output import staged_folder, write_text_atomic
+from medvigil.files.atomic_output import mark, staged_folder, write_text_atomic
 
 
 def _siblings(path):
@@ -27,17 +27,43 @@ def test_existing_output_is_kept_on_failure_and_swapped_on_success(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "old.txt").write_text("old")
+    mark(out, "build")
     with pytest.raises(FileExistsError, match="already exists; pass --force"):
-        with staged_folder(out, inputs=()):
+        with staged_folder(out, inputs=(), kind="build"):
             pass
     with pytest.raises(ValueError):
-        with staged_folder(out, inputs=(), replace=True) as tmp:
+        with staged_folder(out, inputs=(), replace=True, kind="build") as tmp:
             (tmp / "new.txt").write_text("new")
             raise ValueError
-    assert sorted(p.name for p in out.iterdir()) == ["old.txt"]
-    with staged_folder(out, inputs=(), replace=True) as tmp:
+    assert sorted(p.name for p in out.iterdir()) == [".medvigil-build", "old.txt"]
+    with staged_folder(out, inputs=(), replace=True, kind="build") as tmp:
         (tmp / "new.txt").write_text("new")
-    assert sorted(p.name for p in out.iterdir()) == ["new.txt"] and _siblings(out) == ["out"]
+    assert sorted(p.name for p in out.iterdir()) == [".medvigil-build", "new.txt"]
+    assert _siblings(out) == ["out"]
+
+
+def test_replace_takes_only_a_folder_the_same_command_wrote(tmp_path):
+    """Issue 42: --force replaced any non-empty folder; now only one holding the command's marker."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "thesis.tex").write_text("years of work")
+    for kind in ("build", "reconstruct"):
+        with pytest.raises(FileExistsError, match=f"not a folder written by `medvigil {kind}`"):
+            with staged_folder(out, inputs=(), replace=True, kind=kind) as tmp:
+                (tmp / "new.txt").write_text("new")
+    mark(out, "reconstruct")  # another command's output is not this one's either
+    with pytest.raises(FileExistsError, match="not a folder written by `medvigil build`"):
+        with staged_folder(out, inputs=(), replace=True, kind="build"):
+            pass
+    assert sorted(p.name for p in out.iterdir()) == [".medvigil-reconstruct", "thesis.tex"]
+    with pytest.raises(TypeError, match="needs the kind"):  # no replacing writer can forget it
+        with staged_folder(out, inputs=(), replace=True):
+            pass
+    empty = tmp_path / "empty"  # control: an empty folder is filled, with the marker
+    empty.mkdir()
+    with staged_folder(empty, inputs=(), replace=True, kind="build") as tmp:
+        (tmp / "a").write_text("a")
+    assert sorted(p.name for p in empty.iterdir()) == [".medvigil-build", "a"]
 
 
 def test_an_empty_existing_folder_is_filled(tmp_path):

@@ -17,7 +17,10 @@ import pytest
 
 from medvigil.mcq.adapter import adapt, load_mcq, read_mapping
 
-SLOW_FIXTURES = {"run"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+SLOW_FIXTURES = {
+    "run",
+    "bad_mapping",
+}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 ROOT = Path(__file__).resolve().parents[1]
 N, K = 8, 4
@@ -233,3 +236,39 @@ def test_cbd_on_the_adapted_dataset(run, tmp_path):
 
     assert main(["report", str(tmp_path / "cbd.json"), "--out", str(tmp_path / "report")]) == 0
     assert "Binary arm: p(yes)" in (tmp_path / "report" / "report.md").read_text()
+
+
+@pytest.fixture()
+def bad_mapping(tmp_path):
+    pytest.importorskip("lmms_eval")
+    mapping = _dataset(tmp_path)
+    spec = json.loads(mapping.read_text())
+    bad = tmp_path / "bad.json"  # a column the dataset lacks
+    bad.write_text(json.dumps({**spec, "columns": {**spec["columns"], "question": "prompt_"}}))
+    return bad
+
+
+@pytest.mark.parametrize("plugin", [True, False], ids=["LMMS_EVAL_PLUGINS", "include_path"])
+def test_a_bad_mapping_stops_lmms_eval_once_with_exit_1(bad_mapping, tmp_path, plugin):
+    """Issue 42: a bad mapping surfaced inside lmms-eval's retry traceback and the run exited 0 with
+    nothing written. It stops the run once, non-zero, with the problem as its last line: when the
+    plugin loads (LMMS_EVAL_PLUGINS=medvigil), else when the task loads its rows. The control is the
+    module's `run` fixture: the good mapping runs the three packs."""
+    from medvigil.pipeline import offline_env
+
+    env = offline_env(tmp_path / "unused")
+    env.update(MEDVIGIL_MCQ_ADAPTER=str(bad_mapping), HF_DATASETS_CACHE=str(tmp_path / "hf"))
+    env.pop("LMMS_EVAL_PLUGINS", None)
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", "constant", "--tasks", "readiness_img"]
+    cmd += ["--output_path", str(tmp_path / "out"), "--log_samples", "--limit", "2"]
+    if plugin:
+        env["LMMS_EVAL_PLUGINS"] = "medvigil"
+    else:
+        cmd += ["--include_path", str(ROOT / "tasks")]
+    proc = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    said = proc.stderr + proc.stdout
+    assert proc.returncode == 1, said[-3000:]
+    assert "RetryError" not in said and "Traceback" not in said, said[-3000:]
+    message = f"error: MEDVIGIL_MCQ_ADAPTER={bad_mapping}: {bad_mapping}: field 'columns' names ['prompt_']"
+    assert said.count(message) == 1 and proc.stderr.strip().splitlines()[-1].startswith(message)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.jsonl"))

@@ -352,8 +352,8 @@ def test_credentialed_cases_ship_only_pointers(release, synthetic_release):
     cred_root = synthetic_release.parent / "credentialed"
     written = sorted(
         p.relative_to(cred_root).as_posix() for p in cred_root.rglob("*") if p.is_file()
-    )
-    assert written == sorted(p["source_path"] for p in release["pointers"])
+    )  # and the marker of `medvigil sample`, so that `sample --force` may replace the folder
+    assert written == sorted([*(p["source_path"] for p in release["pointers"]), ".medvigil-sample"])
     for p in release["pointers"]:
         assert re.fullmatch(
             r"files/p1\d/p1\d{7}/s5\d{7}/[0-9a-f]{8}(-[0-9a-f]{8}){4}\.jpg", p["source_path"]

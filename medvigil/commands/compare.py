@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from medvigil.commands.arg_types import (
+    MAX_RESAMPLES,
     add_stress_options,
     emit,
     int_range,
@@ -65,7 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--resamples",
-        type=int_range(1),
+        type=int_range(1, MAX_RESAMPLES),
         default=DEFAULT_COMPARE_RESAMPLES,
         help=f"bootstrap resamples of the cases (default {DEFAULT_COMPARE_RESAMPLES})",
     )

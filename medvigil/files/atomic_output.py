@@ -8,6 +8,10 @@ with those signals held (:func:`medvigil.files.held_signals.held`), so no moment
 their steps leaves a folder nobody removes. Both writers take the command's ``inputs`` and
 refuse (:func:`medvigil.files.output_guard.refuse_overlap`) an output that is, contains or lies
 inside one of them, before creating anything and again before committing.
+
+``--force`` replaces only an earlier output of the same command: every replaceable output folder holds
+the marker ``.medvigil-<command>`` (:func:`mark`), and a non-empty folder without it is never replaced
+(:func:`refuse_unowned`; ``build``, ``reconstruct``, ``sample``, ``mediconfusion-build``, ``demo``).
 """
 
 import contextlib
@@ -20,19 +24,61 @@ from pathlib import Path
 from medvigil.files.held_signals import held
 from medvigil.files.output_guard import Inputs, refuse_overlap
 
+MARKER_PREFIX = ".medvigil-"  # ``.medvigil-<command>``: written by ``medvigil <command>``
+
+
+def marker_name(kind: str) -> str:
+    """The marker file of a folder written by ``medvigil <kind>``."""
+    return f"{MARKER_PREFIX}{kind}"
+
+
+def mark(folder: Path, kind: str) -> None:
+    """Say in ``folder`` that ``medvigil <kind>`` wrote it, so ``--force`` may replace it later."""
+    (folder / marker_name(kind)).write_text(
+        f"written by `medvigil {kind}`; `medvigil {kind} --force` may replace this folder\n",
+        encoding="utf-8",
+    )
+
+
+def refuse_unowned(out: Path, kind: str) -> None:
+    """FileExistsError unless ``out`` is absent, an empty folder or an earlier output of ``medvigil
+    <kind>`` (its marker a regular file): ``--force`` never replaces a folder it did not write."""
+    out = Path(out)
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise FileExistsError(
+            f"{out} is not a folder written by `medvigil {kind}` (a file or a link); --force "
+            f"replaces only an earlier `medvigil {kind}` output folder: remove it yourself or "
+            "choose another --out"
+        )
+    sign = out / marker_name(kind)
+    if out.is_dir() and any(out.iterdir()) and (sign.is_symlink() or not sign.is_file()):
+        raise FileExistsError(
+            f"{out} is not a folder written by `medvigil {kind}` (no {marker_name(kind)}); "
+            f"--force replaces only an earlier `medvigil {kind}` output: remove it yourself or "
+            "choose another --out"
+        )
+
 
 @contextlib.contextmanager
 def staged_folder(
-    out: str | os.PathLike, *, inputs: Inputs, replace: bool = False, option: str = "--out"
+    out: str | os.PathLike,
+    *,
+    inputs: Inputs,
+    replace: bool = False,
+    option: str = "--out",
+    kind: str | None = None,
 ) -> Iterator[Path]:
     """Yield an empty staging folder that becomes ``out`` when the block succeeds. ``replace``: an existing
     ``out`` is swapped out (and deleted) only after the new content is complete; without it an existing
     non-empty ``out`` is an error, checked both before and after the block (another process may have written
     it meanwhile). ``inputs``: every path the command reads (:mod:`medvigil.files.output_guard`); ``option``
-    names the output in the refusal."""
+    names the output in the refusal. ``kind``: the command (``build``); the folder gets its marker, and
+    ``replace`` replaces only a folder holding it (:func:`refuse_unowned`; ``replace`` needs ``kind``)."""
     out = Path(out)
+    if replace and kind is None:
+        raise TypeError("staged_folder(replace=True) needs the kind of output it may replace")
     refuse_overlap({option: out}, inputs, replace=replace)
-    _refuse_existing(out, replace)
+    _refuse_existing(out, replace, kind)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = None
     try:
@@ -41,8 +87,10 @@ def staged_folder(
                 tempfile.mkdtemp(prefix=f".{out.name}.staging-{os.getpid()}-", dir=out.parent)
             )
         yield tmp
+        if kind is not None:
+            mark(tmp, kind)
         refuse_overlap({option: out}, inputs, replace=replace)
-        _refuse_existing(out, replace, during=True)
+        _refuse_existing(out, replace, kind, during=True)
         with held():  # never the old output moved aside and the new one not yet in
             _move_in(tmp, out)
     finally:
@@ -64,7 +112,7 @@ def _move_in(tmp: Path, out: Path) -> None:
         os.replace(tmp, out)
 
 
-def _refuse_existing(out: Path, replace: bool, during: bool = False) -> None:
+def _refuse_existing(out: Path, replace: bool, kind: str | None, during: bool = False) -> None:
     if (
         out.exists() or out.is_symlink()
     ) and not out.is_dir():  # --force replaces an earlier output folder, never a file
@@ -72,6 +120,8 @@ def _refuse_existing(out: Path, replace: bool, during: bool = False) -> None:
             f"{out} is not a folder (a file or a link); an output folder never replaces one "
             "(remove it yourself or choose another --out)"
         )
+    if replace and kind is not None:
+        refuse_unowned(out, kind)
     if replace or not out.exists() or (out.is_dir() and not any(out.iterdir())):
         return
     when = "appeared while writing" if during else "already exists"

@@ -7,6 +7,11 @@ over :func:`max_input_bytes` (1 GiB, or ``MEDVIGIL_MAX_INPUT_BYTES``) is refused
 memory; and bytes that are not UTF-8 or JSON that is not strict (``NaN``, ``Infinity``, nesting too
 deep) are a :class:`~medvigil.errors.DataError` naming file and line. A missing file still raises
 :class:`FileNotFoundError` (the CLI prints it).
+
+While a command runs (:func:`recording_reads`, opened by :func:`medvigil.cli.main`), every file opened
+here is recorded (:func:`note_read` for what another library reads, such as a ``datasets`` folder), so
+the output guard refuses to write over any file the command read, declared or found next to one
+(:func:`medvigil.files.output_guard.refuse_overlap`).
 """
 
 import contextlib
@@ -24,6 +29,30 @@ from medvigil.errors import DataError, Problem
 
 MAX_INPUT_BYTES = 1 << 30
 LIMIT_VARIABLE = "MEDVIGIL_MAX_INPUT_BYTES"
+
+_read: set[str] | None = None  # real paths read while a command runs (None: not recording)
+
+
+@contextlib.contextmanager
+def recording_reads() -> Iterator[None]:
+    """Record every path read while the block runs (:func:`paths_read`); one command's lifetime."""
+    global _read
+    saved, _read = _read, set()
+    try:
+        yield
+    finally:
+        _read = saved
+
+
+def note_read(path: str | os.PathLike) -> None:
+    """Record ``path`` (a file or a folder another library reads) as read by the running command."""
+    if _read is not None:
+        _read.add(os.path.realpath(path))
+
+
+def paths_read() -> frozenset[str]:
+    """The real paths read so far by the running command (empty outside :func:`recording_reads`)."""
+    return frozenset(_read or ())
 
 
 def max_input_bytes() -> int:
@@ -105,6 +134,7 @@ def open_regular(
             )
         if hasattr(os, "O_NONBLOCK"):
             os.set_blocking(fd, True)
+        note_read(path)
         handle = os.fdopen(fd, "rb", buffer_size)
     except BaseException:
         os.close(fd)
@@ -218,6 +248,27 @@ def bounded_int(text: str) -> int:
             f"can hold here ({MAX_INT_DIGITS})"
         )
     return int(text)
+
+
+def non_finite_field(value: Any, path: str = "") -> str | None:
+    """The field (dotted, list indices in brackets) of the first ``NaN``/``Infinity`` in a decoded JSON
+    value, None when every number is finite: for readers that decode with the fast C scanner, which
+    takes them, and must refuse them naming the field."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path or "(the value)")
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, item in items:
+        inner = f"{path}[{key}]" if isinstance(value, list) else f"{path}.{key}" if path else key
+        found = non_finite_field(item, inner)
+        if found is not None:
+            return found
+    return None
 
 
 def loads_json(

@@ -10,7 +10,10 @@ Refusals are :class:`~medvigil.errors.DataError` s naming the option (the CLI ex
 
 Every command declares the arguments it reads and writes (:func:`declare`); :func:`refuse_declared`
 checks them in :func:`medvigil.cli.main` before any command starts, so no writer can forget an
-input. A test checks that every path argument of every command is declared.
+input. A test checks that every path argument of every command is declared. A reader also finds files
+no argument names (an lmms-eval ``<stamp>_results.json`` beside its samples file): every file the
+running command read (:func:`medvigil.files.input_files.paths_read`) counts as an input too, so an
+output is refused when it would replace or hold one.
 """
 
 import argparse
@@ -19,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import paths_read
 
 PathLike = str | os.PathLike
 
@@ -50,6 +54,9 @@ def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) 
             return (
                 f"lies inside the {label} ({source}); outputs must be written outside every input"
             )
+    reason = _read_reason(target)
+    if reason is not None:
+        return reason
     if replace and target.exists():
         if (
             target == Path(target.anchor)
@@ -57,6 +64,25 @@ def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) 
             or _resolved(Path.cwd()).is_relative_to(target)
         ):
             return f"is the file-system root, the home folder or holds the current directory ({target}); refusing to replace it"
+    return None
+
+
+def _read_reason(target: Path) -> str | None:
+    """Why ``target`` may not be written: it is, holds or lies inside a path the command read."""
+    for text in sorted(paths_read()):
+        source = Path(text)
+        if target == source or source.is_relative_to(target) or target.is_relative_to(source):
+            relation = (
+                "is"
+                if target == source
+                else "holds"
+                if source.is_relative_to(target)
+                else "lies inside"
+            )
+            return (
+                f"{relation} {source}, which this command read; an output never replaces or "
+                "holds what a command reads"
+            )
     return None
 
 

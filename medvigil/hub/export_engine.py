@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from medvigil.files.atomic_output import refuse_unowned
 from medvigil.files.output_guard import Inputs, refuse_overlap
 from medvigil.hub import croissant
 from medvigil.hub.card_metadata import DatasetFacts
@@ -30,11 +31,14 @@ def check_max_shard_bytes(value: object) -> None:
         raise ValueError(f"max_shard_bytes must be a positive int, got {value!r}")
 
 
-def check_destination(out: Path, inputs: Inputs, *, force: bool) -> None:
-    """Refuse, before anything is read or written, an ``out`` that overlaps an input or exists."""
+def check_destination(out: Path, inputs: Inputs, *, force: bool, kind: str) -> None:
+    """Refuse, before anything is read or written, an ``out`` that overlaps an input or exists
+    (with ``force``: that ``medvigil <kind>`` did not write, :func:`refuse_unowned`)."""
     refuse_overlap({"--out": out}, inputs, replace=force)
     if out.exists() and not force:
         raise FileExistsError(f"{out} already exists; pass --force to replace it")
+    if force:
+        refuse_unowned(out, kind)
 
 
 def write_configs(

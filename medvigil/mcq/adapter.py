@@ -32,7 +32,9 @@ texts), ``correct_letter`` (A..), ``image`` and ``image_file`` (the id: seeds an
 it), ``image_status``, ``modality``, ``source_dataset``, ``capability``, ``finding``,
 ``text_only_answerable``, ``laterality_dependent`` (false: no mirrored probe exists, so T5 is not
 asked), ``safe_letter``, ``risk_tier`` (null). A bad mapping or row is a ``ValueError`` naming the
-mapping file, the row and the field.
+mapping file, the row and the field. Inside lmms-eval it stops the run once, with exit status 1 and
+the problem as its last line (:func:`load_mcq`; lmms-eval would retry it and exit 0): when the plugin
+loads (:func:`check_adapter`, for ``LMMS_EVAL_PLUGINS=medvigil``), else when a task loads its rows.
 """
 
 import os
@@ -41,7 +43,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from medvigil.data_location import load_config
+from medvigil.data_location import DataLocationExit, DataNotFoundError, load_config
 from medvigil.files.input_files import read_json
 
 ADAPTER_ENV = "MEDVIGIL_MCQ_ADAPTER"
@@ -135,19 +137,27 @@ def _letter(answer: Any, options: list[str], where: str) -> str:
     )
 
 
-def adapt(spec: Mapping[str, Any]):
-    """The mapped dataset as stress-pack rows (a ``datasets.Dataset`` with an Image column)."""
-    import datasets
-
+def _checked_source(spec: Mapping[str, Any]):
+    """``(dataset, option columns)`` of a mapping whose columns are all in its dataset."""
     source = _load_source(spec)
-    where, cols, defaults = spec["_where"], spec["columns"], spec.get("defaults", {})
+    cols = spec["columns"]
     option_cols = cols["options"] if isinstance(cols["options"], list) else [cols["options"]]
     named = [cols[c] for c in (*REQUIRED, *OPTIONAL) if c in cols and c != "options"] + option_cols
     absent = [c for c in named if c not in source.column_names]
     if absent:
         raise ValueError(
-            f"{where}: field 'columns' names {absent}, not in the dataset (columns: {source.column_names})"
+            f"{spec['_where']}: field 'columns' names {absent}, not in the dataset "
+            f"(columns: {source.column_names})"
         )
+    return source, option_cols
+
+
+def adapt(spec: Mapping[str, Any]):
+    """The mapped dataset as stress-pack rows (a ``datasets.Dataset`` with an Image column)."""
+    import datasets
+
+    source, option_cols = _checked_source(spec)
+    where, cols, defaults = spec["_where"], spec["columns"], spec.get("defaults", {})
     name = spec.get("name") or Path(str(spec["data"])).name
 
     def value(row: Mapping[str, Any], key: str) -> Any:
@@ -239,7 +249,25 @@ def load_mcq(env: Mapping[str, str] | None = None):
     """The rows the stress packs ask: the adapted dataset when ``MEDVIGIL_MCQ_ADAPTER`` names a
     mapping, else MedVIGIL's built ``mcq`` config (``MEDVIGIL_DATA``)."""
     path = (os.environ if env is None else env).get(ADAPTER_ENV)
-    if path:
+    if not path:
+        return load_config("mcq")
+    try:
         return adapt(read_mapping(path))
+    except (ValueError, OSError) as exc:  # (DataError is a ValueError)
+        raise _stop(path, exc) from None
 
-    return load_config("mcq")
+
+def check_adapter(env: Mapping[str, str] | None = None) -> None:
+    """When ``MEDVIGIL_MCQ_ADAPTER`` names a mapping: check it and its dataset's columns now (the
+    plugin loading), so that a bad one stops lmms-eval before any task, once, with exit status 1."""
+    path = (os.environ if env is None else env).get(ADAPTER_ENV)
+    if path:
+        try:
+            _checked_source(read_mapping(path))
+        except (ValueError, OSError) as exc:
+            raise _stop(path, exc) from None
+
+
+def _stop(path: str, exc: Exception) -> DataLocationExit:
+    """The exit of an lmms-eval run whose mapping is bad: a SystemExit, which lmms-eval does not retry."""
+    return DataLocationExit(DataNotFoundError(f"{ADAPTER_ENV}={path}: {exc}"))

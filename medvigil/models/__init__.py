@@ -14,7 +14,9 @@ from lmms-eval):
   the plugin's task folder only after building its ``TaskManager`` (``cli_evaluate_single``), too late;
 * defaults ``LMMS_IMAGE_ENCODE_FORMAT`` to JPEG: 0.7.3's OpenAI-compatible class re-encodes every
   image, as PNG by default, turning a 156 KB radiograph JPEG into an 842 KB request (5.4x); JPEG at
-  quality 85 keeps about 1.15x. Only the environment decides this; with ``--include_path`` set it yourself.
+  quality 85 keeps about 1.15x. Only the environment decides this; with ``--include_path`` set it yourself;
+* checks ``MEDVIGIL_MCQ_ADAPTER``'s mapping (:func:`medvigil.mcq.adapter.check_adapter`): a bad one
+  stops lmms-eval here, once, with exit status 1.
 """
 
 import os
@@ -65,3 +67,6 @@ if PLUGIN_NAME in os.environ.get("LMMS_EVAL_PLUGINS", "").split(","):
     os.environ.setdefault(
         "LMMS_IMAGE_ENCODE_FORMAT", "JPEG"
     )  # read by lmms_eval.protocol.ChatMessages per request
+    from medvigil.mcq.adapter import check_adapter
+
+    check_adapter()

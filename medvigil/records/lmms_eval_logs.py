@@ -259,9 +259,15 @@ def _by_lines(
     return found, sorted(bad + checked, key=lambda p: p.row or 0)  # every problem in line order
 
 
-def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> list[dict]:
+EMPTY_LOG = "empty samples file (no record in it)"  # why a log is left out, said by every caller
+
+
+def read_samples(
+    paths: Iterable[str | Path], *, model: str | None = None, empty: list[Path] | None = None
+) -> list[dict]:
     """Probe records from lmms-eval samples files, read line by line (records share their
-    repeated strings, :func:`_decoder`); every bad line is reported at once."""
+    repeated strings, :func:`_decoder`); every bad line is reported at once. ``empty``: the files
+    with no record (empty or blank lines only) are appended to it, for the caller to report."""
     records: list[dict] = []
     problems: list[Problem] = []
     decoder = _decoder({})
@@ -270,6 +276,8 @@ def read_samples(paths: Iterable[str | Path], *, model: str | None = None) -> li
         found, bad = _by_lines(path, str(path), model or model_name(path), decoder)
         problems += bad
         records.extend(found)
+        if not found and not bad and empty is not None:
+            empty.append(path)
     if problems:
         raise DataError(problems)
     if any(r.get("condition") == CIRCULAR for r in records):

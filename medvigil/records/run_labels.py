@@ -48,6 +48,9 @@ def labelled(labels: Iterable[str]):
     """``medvigil score --label`` values (``NAME``: every run; ``PATH=NAME``: the samples file or run folder
     PATH) in force for the readers while the block runs."""
     mapping: dict[str, str] = {}
+    given: dict[
+        str, tuple[str, str]
+    ] = {}  # resolved path -> (its key, the --label value naming it)
     for value in labels:
         where, sep, name = value.partition("=")
         if sep and not Path(where).exists():
@@ -60,6 +63,14 @@ def labelled(labels: Iterable[str]):
             raise ValueError(
                 f"--label must be NAME or PATH=NAME with a non-empty NAME, got {value!r}"
             )
+        same = str(Path(where).resolve()) if where else ""
+        if same in given and mapping[given[same][0]] != name.strip():
+            what = f"the run {where}" if where else "every run"
+            raise ValueError(
+                f"--label {value!r}: {what} is already named by --label {given[same][1]!r}; "
+                "name each run once"
+            )
+        given[same] = (where, value)
         mapping[where] = name.strip()
     saved, lmms_eval_logs.RUN_LABELS = lmms_eval_logs.RUN_LABELS, mapping
     try:

@@ -7,13 +7,14 @@ the suite, and no probe may be answered twice for one model (one run per model);
 """
 
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.json_text import finite
-from medvigil.records.lmms_eval_logs import SAMPLES, read_samples
+from medvigil.records.lmms_eval_logs import EMPTY_LOG, SAMPLES, read_samples
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]
 
@@ -69,16 +70,18 @@ def probe_key(record: Mapping[str, Any]) -> tuple:
     return record["model"], record.get("condition"), record["probe_id"]
 
 
-def read_suite_records(files: list[Path], suite: str, key: RecordKey = probe_key) -> list[dict]:
+def read_suite_records(
+    files: list[Path], suite: str, key: RecordKey = probe_key, empty: list[Path] | None = None
+) -> list[dict]:
     """Records of every file (schema-checked by :func:`read_samples`); a record of another
     suite, or a probe answered twice for one model (same ``key``), is a :class:`DataError`
-    naming the file, line and field."""
+    naming the file, line and field. ``empty``: files without a record are appended to it."""
     seen: dict[tuple, str] = {}
     records: list[dict] = []
     problems: list[Problem] = []
     for path in files:
         file = str(path)
-        for row, record in enumerate(read_samples([path]), start=1):
+        for row, record in enumerate(read_samples([path], empty=empty), start=1):
             if record.get("suite") != suite:
                 problems.append(
                     Problem(
@@ -117,8 +120,14 @@ def score_logs(
     key: RecordKey = probe_key,
 ) -> dict[str, Any]:
     """Read ``files`` and score their records with ``score``: the stress suites' result shape
-    (files read, files skipped with the reason, record count, options, then the scores)."""
-    records = read_suite_records(files, suite, key)
+    (files read, files skipped with the reason, record count, options, then the scores). A file
+    without a record is skipped with a warning on stderr and listed with the reason."""
+    empty: list[Path] = []
+    records = read_suite_records(files, suite, key, empty)
+    for path in empty:
+        print(f"warning: {path}: {EMPTY_LOG}; left out", file=sys.stderr)
+    skipped = [*skipped, *({"file": str(p), "reason": EMPTY_LOG} for p in empty)]
+    files = [p for p in files if p not in empty]
     try:
         scores = score(records)
     except (ValueError, TypeError, KeyError) as exc:

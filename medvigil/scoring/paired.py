@@ -28,11 +28,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from medvigil.errors import DataError, Problem
 from medvigil.scoring.bootstrap import count_rows, resample_indices, resampled_sums
 from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
 
 __all__ = [
     "DEFAULT_COMPARE_RESAMPLES",
+    "MAX_COMPARED_MODELS",
+    "MAX_RESAMPLED_VALUES",
     "P_VALUE_METHODS",
     "PairedScores",
     "UnitSums",
@@ -46,6 +49,11 @@ __all__ = [
 
 DEFAULT_COMPARE_RESAMPLES = 1000  # percentile tails of a 95% interval rest on 25 resamples each
 P_VALUE_METHODS = ("normal", "percentile")
+# models one comparison takes (4,950 pairs; the report draws at most 100 models): 1,000 models grew
+# to 5.6 GB before a MemoryError
+MAX_COMPARED_MODELS = 100
+# resampled values held at once (resamples x models x metrics, float64: 2 GiB), as bootstrap.MAX_DRAWS
+MAX_RESAMPLED_VALUES = 1 << 28
 
 
 def paired_p_value(deltas: np.ndarray, delta: np.ndarray, method: str = "normal") -> np.ndarray:
@@ -200,6 +208,31 @@ class UnitSums:
         return self.statistic(resampled_sums(aligned, counts))
 
 
+def _check_size(n_models: int, n_resamples: int, n_metrics: int) -> None:
+    """A comparison within :data:`MAX_COMPARED_MODELS` and :data:`MAX_RESAMPLED_VALUES`, else a DataError."""
+    if n_models > MAX_COMPARED_MODELS:
+        raise DataError(
+            Problem(
+                "models",
+                f"{n_models:,} models to compare; one comparison takes at most "
+                f"{MAX_COMPARED_MODELS} ({MAX_COMPARED_MODELS * (MAX_COMPARED_MODELS - 1) // 2:,} "
+                "pairs): compare fewer files at once",
+                field="model",
+            )
+        )
+    values = n_resamples * n_models * n_metrics
+    if values > MAX_RESAMPLED_VALUES:
+        raise DataError(
+            Problem(
+                "bootstrap",
+                f"{n_resamples:,} resamples x {n_models} models x {n_metrics} metrics are "
+                f"{values:,} resampled values, more than the {MAX_RESAMPLED_VALUES:,} held in "
+                "memory at once; use fewer resamples, models or metrics",
+                field="--resamples",
+            )
+        )
+
+
 def compare_units(
     keys: Mapping[str, Set[Hashable]],
     scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
@@ -224,51 +257,50 @@ def compare_units(
     names = sorted(keys)
     if len(names) < 2:
         raise ValueError(f"comparing needs at least two models, got {len(names)}")
+    _check_size(len(names), n_resamples, len(metrics))
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     groups: dict[frozenset, list] = {}
     for a, b in pairs:
         groups.setdefault(frozenset(keys[a] & keys[b]), []).append((a, b))
+    disjoint = groups.get(frozenset(), [])
+    if disjoint:  # nothing to compare them on: an error, not a row of blanks
+        raise DataError(
+            [
+                Problem(
+                    "models",
+                    f"{a!r} and {b!r} share no probe, so there is nothing to compare them on; "
+                    "compare runs of the same cases (or leave one of them out)",
+                    field="model",
+                )
+                for a, b in disjoint
+            ]
+        )
     found: dict[tuple, dict] = {}
-    for shared, group in groups.items():
+    for shared, group in groups.items():  # (none empty: refused above)
         members = sorted({m for pair in group for m in pair})
         local = {m: i for i, m in enumerate(members)}
-        counts = {"n_probes": len(shared), "n_cases": 0}
-        point = boot = None
-        if shared:
-            scores = [scores_on(m, None if keys[m] == shared else shared) for m in members]
-            units = sorted({u for s in scores for u in s.units})
-            draws = resample_indices(len(units), n_resamples, seed)
-            multiplicities = count_rows(draws, len(units))
-            at_unit = {u: i for i, u in enumerate(units)}
-            point, boot = {}, {}
-            for j, s in enumerate(scores):
-                at = np.full(len(units), -1, dtype=np.int64)
-                at[[at_unit[u] for u in s.units]] = np.arange(len(s.units))
-                values, resampled = s.point(), s.resampled(at, draws, multiplicities)
-                for metric in metrics:
-                    point.setdefault(metric, np.full(len(members), np.nan))[j] = values[metric]
-                    boot.setdefault(metric, np.full((n_resamples, len(members)), np.nan))[:, j] = (
-                        resampled[metric]
-                    )
-            counts["n_cases"] = len(units)
+        scores = [scores_on(m, None if keys[m] == shared else shared) for m in members]
+        units = sorted({u for s in scores for u in s.units})
+        draws = resample_indices(len(units), n_resamples, seed)
+        multiplicities = count_rows(draws, len(units))
+        at_unit = {u: i for i, u in enumerate(units)}
+        point: dict[str, np.ndarray] = {}
+        boot: dict[str, np.ndarray] = {}
+        for j, s in enumerate(scores):
+            at = np.full(len(units), -1, dtype=np.int64)
+            at[[at_unit[u] for u in s.units]] = np.arange(len(s.units))
+            values, resampled = s.point(), s.resampled(at, draws, multiplicities)
+            for metric in metrics:
+                point.setdefault(metric, np.full(len(members), np.nan))[j] = values[metric]
+                boot.setdefault(metric, np.full((n_resamples, len(members)), np.nan))[:, j] = (
+                    resampled[metric]
+                )
+        counts = {"n_probes": len(shared), "n_cases": len(units)}
         local_pairs = [(local[a], local[b]) for a, b in group]
         for metric in metrics:
-            if point is not None:
-                rows = pair_rows(
-                    members, local_pairs, metric, point[metric], boot[metric], p_value=p_value
-                )
-            else:
-                rows = [
-                    {
-                        "a": a,
-                        "b": b,
-                        "metric": metric,
-                        "delta": None,
-                        "ci95": [None, None],
-                        "p": None,
-                    }
-                    for a, b in group
-                ]
+            rows = pair_rows(
+                members, local_pairs, metric, point[metric], boot[metric], p_value=p_value
+            )
             for pair, row in zip(group, rows):
                 found[metric, pair] = {**row, **counts}
     rows = with_holm([found[metric, pair] for metric in metrics for pair in pairs])

@@ -328,21 +328,21 @@ def test_sigterm_just_after_a_staging_step_leaves_the_old_or_the_new_output_whol
     monkeypatch, tmp_path, call, marker, kept
 ):
     from medvigil.cli import Terminated, _sigterm_as_exception
-    from medvigil.files.atomic_output import staged_folder
+    from medvigil.files.atomic_output import mark, staged_folder
 
     out = tmp_path / "out"
     out.mkdir()
     (out / "old.txt").write_text("old")
+    mark(out, "build")
     _sigterm_once_after(monkeypatch, call, marker)
     with (
         pytest.raises(Terminated),
         _sigterm_as_exception(),
-        staged_folder(out, inputs=(), replace=True) as tmp,
+        staged_folder(out, inputs=(), replace=True, kind="build") as tmp,
     ):
         (tmp / "new.txt").write_text("new")
-    assert [p.name for p in tmp_path.iterdir()] == ["out"] and [p.name for p in out.iterdir()] == [
-        kept
-    ]
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert sorted(p.name for p in out.iterdir()) == [".medvigil-build", kept]
 
 
 def test_sigterm_just_after_write_text_atomic_makes_its_temporary_file_removes_it(
@@ -619,3 +619,84 @@ def test_force_never_replaces_a_file_with_an_output_folder(capsys, small_release
         inputs=[target],
     )
     assert leftovers(tmp_path) == []
+
+
+# ------------------------------------------- files a command reads but no argument names (issue 42)
+
+
+def test_score_and_compare_never_overwrite_the_results_file_they_read(capsys, tmp_path):
+    """``<stamp>_results.json`` is found beside the samples file given, never named on the command
+    line: every file a command read guards its outputs (medvigil.files.input_files.paths_read)."""
+    log_a = write_log(tmp_path / "a", "medqdeg", model="grounded")
+    log_b = write_log(tmp_path / "b", "medqdeg", model="blind")
+    results = tmp_path / "a" / "20260101_000000_results.json"
+    run_cli(
+        capsys,
+        ["score", "--suite", "medqdeg", log_a, "--json", results],
+        says=["field '--json'", "which this command read"],
+        inputs=[tmp_path / "a"],
+    )
+    run_cli(
+        capsys,
+        ["compare", "--suite", "medqdeg", log_a, log_b, "--json", results],
+        says=["field '--json'", "which this command read"],
+        inputs=[tmp_path / "a", tmp_path / "b"],
+    )
+    # control: the same commands write a fresh file, and the run still scores afterwards
+    run_cli(capsys, ["score", "--suite", "medqdeg", log_a, "--json", tmp_path / "s.json"], code=0)
+    run_cli(
+        capsys,
+        ["compare", "--suite", "medqdeg", log_a, log_b, "--json", tmp_path / "c.json"],
+        code=0,
+    )
+    assert json.loads((tmp_path / "c.json").read_text())["pairs"]
+
+
+def test_reads_are_recorded_only_while_a_command_runs(tmp_path):
+    from medvigil.files.input_files import paths_read, read_text, recording_reads
+
+    (tmp_path / "x.txt").write_text("x")
+    read_text(tmp_path / "x.txt")
+    assert paths_read() == frozenset()  # a library caller records nothing
+    with recording_reads():
+        read_text(tmp_path / "x.txt")
+        assert paths_read() == {os.path.realpath(tmp_path / "x.txt")}
+    assert paths_read() == frozenset()
+
+
+def test_force_replaces_only_a_folder_the_same_command_wrote(
+    capsys, release_copy, mc_sample, tmp_path
+):
+    """Issue 42: build, reconstruct, sample and mediconfusion-build --force replaced any non-empty
+    folder; each replaces only its own earlier output (the marker .medvigil-<command>), as demo does."""
+    rel, cred = release_copy
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    dataset, images = mc_sample / "data" / "dataset.json", mc_sample / "roco"
+    commands = {
+        "build": ["build", rel, "--config", "mcq"],
+        "reconstruct": ["reconstruct", rel, "--source", cred],
+        "sample": ["sample", "--cases", "5"],
+        "mediconfusion-build": ["mediconfusion-build", dataset, "--images", images],
+    }
+    for kind, argv in commands.items():
+        run_cli(
+            capsys,
+            [*argv, "--out", precious, "--force"],
+            says=[f"not a folder written by `medvigil {kind}`"],
+            inputs=[precious],
+        )
+        assert leftovers(tmp_path) == []
+    # control: each replaces its own earlier output (and not another command's)
+    for kind, argv in commands.items():
+        out = tmp_path / kind
+        run_cli(capsys, [*argv, "--out", out], code=0)
+        assert (out / f".medvigil-{kind}").is_file()
+        run_cli(capsys, [*argv, "--out", out, "--force"], code=0)
+    run_cli(
+        capsys,
+        [*commands["build"], "--out", tmp_path / "reconstruct", "--force"],
+        says=["not a folder written by `medvigil build`"],
+        inputs=[tmp_path / "reconstruct"],
+    )

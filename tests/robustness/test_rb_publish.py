@@ -18,7 +18,7 @@ def build_copy(small_build, tmp_path):
 
 
 def _credentialed_file(small_release):
-    return sorted(p for p in small_release[1].rglob("*") if p.is_file())[0]
+    return sorted(p for p in small_release[1].rglob("*.jpg") if p.is_file())[0]
 
 
 def test_a_clean_build_passes(capsys, build_copy):

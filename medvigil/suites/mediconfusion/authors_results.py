@@ -9,6 +9,7 @@ official totals are reproduced. Release pairs absent from a run are listed in
 :attr:`MediConfusionRun.missing_pairs` (partial runs are scored on the pairs present).
 """
 
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ import numpy as np
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_json
-from medvigil.records.lmms_eval_logs import read_samples
+from medvigil.records.lmms_eval_logs import EMPTY_LOG, read_samples
 from medvigil.records.record_checks import is_number
 from medvigil.records.run_coverage import run_limit
 from medvigil.records.schema_validation import check_records
@@ -332,11 +333,14 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
     origins: list[int] = []  # the file of each record (its index in paths)
     problems: list[Problem] = []
     for index, path in enumerate(paths):
+        empty: list[Path] = []
         try:
-            found = read_samples([path])
+            found = read_samples([path], empty=empty)
         except DataError as exc:
             problems += exc.problems
             continue
+        if empty:
+            print(f"warning: {path}: {EMPTY_LOG}; left out", file=sys.stderr)
         records += found
         origins += [index] * len(found)
     if problems:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from medvigil.data_location import HOME_VAR, DataLocationExit, DataNotFoundError
-from medvigil.files.input_files import read_bytes
+from medvigil.files.input_files import note_read, read_bytes
 
 ENV_VAR = "MEDICONFUSION_DATA"
 SUITE_FOLDER = "mediconfusion"
@@ -92,4 +92,6 @@ def load_config(config: str, split: str = "test", env: Mapping[str, str] | None 
         location = resolve_data_location(env)
     except DataNotFoundError as exc:
         raise DataLocationExit(exc) from None  # lmms-eval's last lines say what to do
+    if Path(location).is_dir():
+        note_read(location)  # read by datasets: no output of this command may replace it
     return datasets.load_dataset(location, config, split=split)

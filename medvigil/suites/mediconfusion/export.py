@@ -79,9 +79,9 @@ def build(
     out = Path(out)
     check_max_shard_bytes(max_shard_bytes)
     inputs = {"DATASET_JSON": dataset_json, "--images": images_dir, "--checksums": checksums_file}
-    check_destination(out, inputs, force=force)
+    check_destination(out, inputs, force=force, kind="mediconfusion-build")
     source = RocoSource.open(dataset_json, images_dir, checksums_file)
-    with staged_folder(out, inputs=inputs, replace=force) as tmp:
+    with staged_folder(out, inputs=inputs, replace=force, kind="mediconfusion-build") as tmp:
         report = _write(source, tmp, max_shard_bytes=max_shard_bytes, repo_id=repo_id)
     report.out = out
     return report

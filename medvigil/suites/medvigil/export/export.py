@@ -138,7 +138,7 @@ def build(
             f"release folder {str(release_dir)!r} does not exist or is not a folder"
         )
     inputs = {"RELEASE": release_dir, "--reconstructed": reconstructed}
-    check_destination(out, inputs, force=force)
+    check_destination(out, inputs, force=force, kind="build")
 
     report = validate_release(release_dir)
     left_out: dict[str, int] = {}
@@ -153,7 +153,7 @@ def build(
 
     with (
         tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache,
-        staged_folder(out, inputs=inputs, replace=force) as tmp,
+        staged_folder(out, inputs=inputs, replace=force, kind="build") as tmp,
     ):
         result = _write(
             release,

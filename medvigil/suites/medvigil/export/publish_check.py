@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
+from medvigil.files.atomic_output import marker_name
 from medvigil.files.digest import file_sha256
 from medvigil.files.input_files import open_regular, read_json
 from medvigil.hub.export_engine import BUILD_INFO, CROISSANT, README
@@ -51,6 +52,8 @@ def check_publishable(
             continue
         if rel == LOCAL_ONLY_MARKER:
             continue  # already reported
+        if rel == marker_name("build"):
+            continue  # who wrote the folder (`build --force` replaces only its own): not uploaded
         fmt = None if rel.endswith(".parquet") else sniff_image(path)
         if fmt is not None:
             problems.append(

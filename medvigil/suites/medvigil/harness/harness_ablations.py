@@ -47,8 +47,15 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.input_files import loads_json, no_repeated_keys, open_regular, read_text
+from medvigil.files.input_files import (
+    loads_json,
+    no_repeated_keys,
+    non_finite_field,
+    open_regular,
+    read_text,
+)
 from medvigil.suites.medvigil.harness.harness_rows import (
+    NON_FINITE,
     HarnessRecords,
     bump,
     letter_of,
@@ -153,12 +160,16 @@ def _rows(
         if not raw.strip():
             bump(out.skipped, model_for_blank, "blank_line")
             continue
-        try:  # a key twice is refused, as by every reader; NaN is read, as before
+        try:  # a key twice is refused, as by every reader; a NaN is refused naming its field
             row = loads_json(
                 raw, file, row=line, allow_non_finite=True, object_pairs_hook=no_repeated_keys
             )
         except DataError as exc:
             problems += exc.problems
+            continue
+        field = non_finite_field(row)
+        if field is not None:
+            problems.append(Problem(file, NON_FINITE, row=line, field=field))
             continue
         if not isinstance(row, dict):
             problems.append(

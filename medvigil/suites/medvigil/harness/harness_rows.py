@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
-from medvigil.files.input_files import RepeatedKey, keys_once, no_repeated_keys
+from medvigil.files.input_files import RepeatedKey, keys_once, no_repeated_keys, non_finite_field
 from medvigil.records.schema_columns import MISSING, compiled
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS, source_label
 
@@ -93,7 +93,8 @@ def _pieces(
         stop = text.find("\n", start + _CHUNK_CHARS, end)
         stop = end if stop < 0 else stop
         values = _scan_lines(text, start, stop)
-        if values is not None and keys_once(values, text[start:stop]):
+        chunk = text[start:stop]
+        if values is not None and keys_once(values, chunk) and not _maybe_non_finite(chunk):
             yield range(first, first + len(values)), values, 0
             first += len(values)
         else:  # line by line, to say where the problem is
@@ -155,8 +156,7 @@ def _line_by_line(
             blank += 1
             continue
         try:
-            values.append(json.loads(text, object_pairs_hook=no_repeated_keys))
-            numbers.append(n)
+            value = json.loads(text, object_pairs_hook=no_repeated_keys)
         except RepeatedKey as exc:
             problems.append(exc.problem(file, n))
         except ValueError as exc:
@@ -167,7 +167,22 @@ def _line_by_line(
             problems.append(Problem(file, message, row=n))
         except RecursionError:
             problems.append(Problem(file, "JSON nested too deeply to read", row=n))
+        else:
+            field = non_finite_field(value)
+            if field is None:
+                values.append(value)
+                numbers.append(n)
+            else:
+                problems.append(Problem(file, NON_FINITE, row=n, field=field))
     return numbers, values, blank
+
+
+NON_FINITE = "NaN or Infinity is not a JSON number; a result row holds finite numbers only"
+
+
+def _maybe_non_finite(chunk: str) -> bool:
+    """Whether ``chunk`` may hold a ``NaN`` or ``Infinity`` (then it is read line by line, to name them)."""
+    return "NaN" in chunk or "Infinity" in chunk
 
 
 def _schema_problems(

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from medvigil.records.lmms_eval_logs import is_samples_file, read_samples
+from medvigil.errors import DataError, Problem
+from medvigil.records.lmms_eval_logs import EMPTY_LOG, is_samples_file, model_name, read_samples
 from medvigil.suites.medvigil.release.release_format import with_canonical_source
 
 if TYPE_CHECKING:
@@ -62,7 +63,12 @@ def read_model_outputs(
     out = ModelRecords()
     out.warnings, out.skipped, out.error_rows, out.problems = [], {}, {}, []
     if lmms:
-        out.extend(with_canonical_source(record) for record in read_samples(lmms))
+        empty: list[Path] = []
+        found = read_samples(lmms, empty=empty)
+        out.warnings += [f"{path}: {EMPTY_LOG}; left out" for path in empty]
+        if release is not None:
+            found = _in_release(found, lmms, release, strict, out)
+        out.extend(with_canonical_source(record) for record in found)
     if harness:
         records = read_harness_files(harness, release, strict=strict, allow_empty=allow_empty)
         out.extend(records)
@@ -80,3 +86,43 @@ def read_model_outputs(
                 for key, n in inner.items():
                     bump(total, model, key, n)
     return out
+
+
+def _in_release(
+    records: list[dict], paths: list[Path], release: Any, strict: bool, out: ModelRecords
+) -> list[dict]:
+    """The lmms-eval records whose case is in ``release``; the others are an error per model naming
+    its files (``strict``), else left out, counted (``skipped``) and said (``warnings``)."""
+    from medvigil.suites.medvigil.harness.harness_rows import bump
+
+    cases = getattr(release, "cases", None)
+    if not cases:
+        return records
+    unknown: dict[str, list[str]] = {}
+    for record in records:
+        if record.get("case_id") not in cases:
+            unknown.setdefault(record["model"], []).append(str(record.get("case_id")))
+    if not unknown:
+        return records
+    problems = []
+    for model, ids in unknown.items():
+        files = ", ".join(str(p) for p in paths if model_name(p) == model) or model
+        shown = ", ".join(dict.fromkeys(ids[:5]))
+        message = (
+            f"{len(ids)} record(s) of model {model!r} name case(s) not in the release "
+            f"{release.location} (e.g. {shown}); score them against the release they ran on"
+        )
+        if strict:
+            problems.append(
+                Problem(
+                    files,
+                    message + ", or pass --skip-invalid-rows to leave them out",
+                    field="case_id",
+                )
+            )
+        else:
+            out.warnings.append(f"{files}: {message}; left out")
+            bump(out.skipped, model, "case_not_in_release", len(ids))
+    if problems:
+        raise DataError(problems)
+    return [r for r in records if r.get("case_id") in cases]

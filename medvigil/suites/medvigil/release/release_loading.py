@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 from medvigil.data_location import locate_release
 from medvigil.errors import DataError, Problem
+from medvigil.files.input_files import note_read
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release import read_release
 from medvigil.suites.medvigil.release.release_records import Release
@@ -107,6 +108,8 @@ def _reference_from_build(where: str, kind: str) -> ScoringReference:
     import datasets
 
     names = list(dict.fromkeys(_ScoringProbe._fields + _BuiltCase._fields))
+    if Path(where).is_dir():
+        note_read(where)  # read by datasets: no output of this command may replace it
     try:
         columns = datasets.load_dataset(where, "mcq", split="test").select_columns(names).to_dict()
     except Exception as exc:  # datasets raises many types (offline, missing config, ...)

@@ -369,7 +369,8 @@ def compare_models(
 
         return UnitSums(
             feats.cases,
-            feats.tensor[:, code, : lay.n_stat],
+            # a copy: a view would keep the tensor of every model alive, memory growing as models^2
+            feats.tensor[:, code, : lay.n_stat].copy(),
             partial(values, normalise=boot_norm, quirks="bootstrap"),
             partial(values, normalise=point_norm, quirks="aggregate"),
         )

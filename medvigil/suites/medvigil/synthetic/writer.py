@@ -19,6 +19,7 @@ from PIL import Image
 
 from medvigil import __version__
 from medvigil.cards import CARDS_DIR
+from medvigil.files.atomic_output import mark, refuse_unowned
 from medvigil.files.digest import release_digest
 from medvigil.files.held_signals import held
 from medvigil.images.imaging import decode_image, encode_jpeg, render_variant, to_published
@@ -31,6 +32,7 @@ POINTERS_FILE = "cxr_pointers.csv"
 POINTER_COLUMNS = ("case_id", "source_path", "sha256")
 SOURCE_JPEG_QUALITY = 95  # quality of the withheld "credentialed" source files
 IMAGE_EXT = "jpg"
+KIND = "sample"  # the command whose marker the outputs hold (medvigil.files.atomic_output.mark)
 
 # Simulated construction-blind reader: probability of a correct letter per (probe kind, tier),
 # calibrated to the independent radiologist R4 of the paper (Appendix G, Table 10); for
@@ -137,6 +139,7 @@ def _prepare(path: Path, force: bool, what: str) -> None:
             raise FileExistsError(
                 f"refusing to replace {resolved} (root, home or current directory)"
             )
+        refuse_unowned(path, KIND)  # --force replaces only an earlier `medvigil sample` output
 
 
 def _sibling(path: Path, tag: str) -> Path:
@@ -241,6 +244,8 @@ def generate_release(
         summary = _write(tmp, cases, seed, cred_tmp, progress, jobs)
         summary.digest = release_digest(tmp)
         (tmp / rf.DIGEST_FILE).write_text(summary.digest + "\n", encoding="utf-8")
+        for folder in partials:
+            mark(folder, KIND)  # (outside the digest, as the digest file)
         with held():  # the outputs are moved in whole: a signal meanwhile is raised once they are
             if cred_root is not None and cred_tmp is not None:
                 _commit(cred_tmp, cred_root)

@@ -1,0 +1,75 @@
+"""Issue 42, class "hangs and memory": ``compare`` stays within stated bounds (at most
+MAX_COMPARED_MODELS models, MAX_RESAMPLED_VALUES resampled values, --resamples as ``score``'s)
+and refuses beyond them with a message, never a MemoryError; each bound has a control."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_cli, run_limited, write_log
+
+from medvigil.scoring.paired import MAX_COMPARED_MODELS
+
+
+def _runs(folder, n):
+    for i in range(n):
+        write_log(folder / f"m{i:04d}", "medqdeg", model=f"model{i:04d}")
+    return folder
+
+
+def test_compare_of_a_thousand_models_is_refused_within_memory(tmp_path):
+    runs = _runs(tmp_path / "runs", 1000)
+    done = run_limited(
+        ["compare", "--suite", "medqdeg", runs, "--resamples", "10"],
+        memory_bytes=2 << 30,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    assert f"1,000 models to compare; one comparison takes at most {MAX_COMPARED_MODELS}" in (
+        done.stderr
+    )
+
+
+def test_compare_at_the_model_bound_runs(capsys, tmp_path):
+    runs = _runs(tmp_path / "runs", MAX_COMPARED_MODELS)  # control: the bound itself
+    out, _ = run_cli(
+        capsys,
+        ["compare", "--suite", "medqdeg", runs, "--resamples", "10", "--metrics", "drop_l12"],
+        code=0,
+    )
+    assert out.count("model0000") >= MAX_COMPARED_MODELS - 1
+
+
+def test_compare_resamples_are_bounded(capsys, tmp_path, monkeypatch):
+    from medvigil.scoring import paired
+
+    runs = _runs(tmp_path / "runs", 2)
+    with pytest.raises(SystemExit):  # argparse: a usage error, exit 2
+        run_cli(capsys, ["compare", "--suite", "medqdeg", runs, "--resamples", str(10**9)])
+    assert "expected an integer in 1..500000" in capsys.readouterr().err
+    monkeypatch.setattr(paired, "MAX_RESAMPLED_VALUES", 100)  # 20 x 2 models x 3 metrics = 120
+    run_cli(
+        capsys,
+        ["compare", "--suite", "medqdeg", runs, "--resamples", "20"],
+        says=["field '--resamples'", "120 resampled values"],
+    )
+    run_cli(capsys, ["compare", "--suite", "medqdeg", runs, "--resamples", "10"], code=0)
+
+
+def test_memory_running_out_anyway_is_one_line_not_a_traceback(capsys, tmp_path, monkeypatch):
+    from medvigil.suites import registry
+
+    runs = _runs(tmp_path / "runs", 2)
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(registry, "compare", exhausted)
+    run_cli(
+        capsys,
+        ["compare", "--suite", "medqdeg", runs],
+        says=["error: out of memory in `medvigil compare`"],
+        inputs=[runs],
+    )
+    monkeypatch.undo()
+    run_cli(capsys, ["compare", "--suite", "medqdeg", runs, "--resamples", "10"], code=0)
