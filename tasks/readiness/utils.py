@@ -190,7 +190,8 @@ def _record(doc: dict, response: str) -> dict:
         extra["cot"] = parse_cot(response, doc["options"])
         letter = extra["cot"]["answer"]
     else:
-        letter = parse_option_letter(response, len(doc["options"]))
+        # the prompt asks for "the index and content of the option": a reply giving only the content counts
+        letter = parse_option_letter(response, len(doc["options"]), doc["options"])
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
         extra["attempts"] = attempts
