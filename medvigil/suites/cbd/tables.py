@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from medvigil.report.render import FigureMaker, Table, pct, png, pyplot
+from medvigil.suites.cbd.protocol import INFINITE_KL
 
 QUADS = ("Ideal", "Fragile", "Dangerous", "Worst")
 QUADRANT_COLOURS = {
@@ -33,6 +34,8 @@ def with_ci(value: Any, ci: Mapping[str, Any] | None) -> str:
 
 
 def _num(value: Any, digits: int = 2) -> str:
+    if value == INFINITE_KL:  # an infinite mean KL (protocol.kl_check)
+        return "∞"
     return "—" if value is None else f"{value:.{digits}f}"
 
 
