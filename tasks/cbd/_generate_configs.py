@@ -18,7 +18,7 @@ from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
-VERSION = "0.1"
+VERSION = "0.2"
 
 
 def template() -> str:

@@ -12,7 +12,7 @@ from medvigil.suites.mediconfusion import prompts
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
-VERSION = "0.2"
+VERSION = "0.3"
 
 # The prompts are medvigil.suites.mediconfusion.prompts; YAML names a style per lmms-eval model.
 # Where the authors used another template for a model family that lmms-eval serves, that

@@ -107,6 +107,23 @@ filter_list:
 """
 
 
+def runner_files() -> dict[str, str]:
+    """The authors' runners beside the blur sweep's sigma tasks: their main runner, their LLaVA-Med /
+    HuatuoGPT runner (bench_run_llava_med.py, bench_run_huatuo.py) and sigma = inf of their sweep (the
+    sigma 0 prompt, no image; records `noimg`, so the template's metrics)."""
+    return {
+        "medvigil_mcq_authors.yaml": authors_task("medvigil_mcq_authors", "load_mcq_authors"),
+        "medvigil_mcq_authors_llava_med.yaml": authors_task(
+            "medvigil_mcq_authors_llava_med",
+            "load_mcq_authors_llava_med",
+            max_new_tokens=_RUNNER.LLAVA_MED_MAX_NEW_TOKENS,
+        ),
+        "medvigil_blur_authors_sinf.yaml": authors_task(
+            "medvigil_blur_authors_sinf", "load_blur_authors_inf"
+        ),
+    }
+
+
 def files() -> dict[str, str]:
     # Conditions are not interchangeable, so each group reports its members and no pooled score.
     group = task_yaml.group
@@ -117,17 +134,7 @@ def files() -> dict[str, str]:
     out["medvigil_mcq_circular.yaml"] = task("medvigil_mcq_circular", "load_mcq_circular")
     out["medvigil_triplets.yaml"] = task("medvigil_triplets", "load_triplets", TRIPLET_METRICS)
     out["medvigil_open.yaml"] = open_task()
-    out["medvigil_mcq_authors.yaml"] = authors_task("medvigil_mcq_authors", "load_mcq_authors")
-    # their LLaVA-Med / HuatuoGPT runner (bench_run_llava_med.py, bench_run_huatuo.py)
-    out["medvigil_mcq_authors_llava_med.yaml"] = authors_task(
-        "medvigil_mcq_authors_llava_med",
-        "load_mcq_authors_llava_med",
-        max_new_tokens=_RUNNER.LLAVA_MED_MAX_NEW_TOKENS,
-    )
-    # sigma = inf of their sweep: the sigma 0 prompt, no image (records `noimg`: the template's metrics)
-    out["medvigil_blur_authors_sinf.yaml"] = authors_task(
-        "medvigil_blur_authors_sinf", "load_blur_authors_inf"
-    )
+    out.update(runner_files())
     for sigma in BLUR_SIGMAS:
         out[f"medvigil_blur_s{sigma}.yaml"] = task(
             f"medvigil_blur_s{sigma}", f"load_blur_{sigma}", SUMMARY_METRICS

@@ -674,6 +674,12 @@ def _presence_plans(rows: Sequence[Mapping[str, Any]], seed: int) -> list[tuple[
     if withheld:
         log.warning("cbd: skipped %d case(s) whose credentialed image is withheld", withheld)
     pairs, left_out = presence.presence_pairs(originals, seed)
+    if originals and not pairs:
+        raise ValueError(
+            f"cbd_binary: none of the {len(originals)} case(s) names a finding of the presence lexicon "
+            "(medvigil.suites.cbd.presence.FINDINGS) with an absent one to pair; map a 'finding' "
+            "column (MEDVIGIL_MCQ_ADAPTER) or run the proposed-answer variant cbd_binary_proposed"
+        )
     if left_out:
         log.warning(
             "cbd_binary: %d case(s) name no finding of the presence lexicon (or have no absent one) "

@@ -307,13 +307,12 @@ def replace_distractors(
     if not 1 <= n <= MAX_REPLACED:
         raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
     base = base_order(row, seed, base_kind, gold_at)
-    gold = base["options"][ALPHABET.index(base["correct_letter"])]
+    gold_words = _words(base["options"][ALPHABET.index(base["correct_letter"])])
     positions = sorted(
         _replaceable(base, keep_safe), key=lambda x: _key(seed, "nr", row["case_id"], x)
     )
     n_used = min(n, len(positions))
     taken = {str(o).strip().lower() for o in row["options"]}
-    gold_words = _words(gold)
     eligible = [
         t
         for t, cases in pool.items()
