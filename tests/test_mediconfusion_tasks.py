@@ -661,6 +661,9 @@ def test_adapter_deviations_name_what_lmms_eval_cannot_send():
     assert any("system prompt" in d for d in prompts.adapter_deviations("claude", "ff"))
     assert not any("system prompt" in d for d in prompts.adapter_deviations("openai", "mc"))
     assert prompts.adapter_deviations("llava_hf", "mc") == []
+    (greedy,) = prompts.adapter_deviations("llava_hf", "ff")  # their LLaVA sampled at 0.2 in FF
+    assert "greedily" in greedy and "temperature=0.2" in greedy
+    assert prompts.adapter_deviations("qwen2_5_vl", "ff") == []  # a model they did not run
     # the simple adapters get the system prompt on the first line of their one user turn
     kwargs = {"prompt_style": "authors_gpt", "system_prompt": prompts.AUTHORS_SYSTEM_PROMPT}
     assert utils.mediconfusion_doc_to_text(_doc("mc"), kwargs).startswith(

@@ -32,6 +32,7 @@ from medvigil.suites.readiness.protocol import (
     arm_docs,
     balanced_positions,
     base_order,
+    base_setting,
     insert_unknown,
     option_pool,
     readiness_from_records,
@@ -180,6 +181,13 @@ def test_balanced_base_spreads_the_gold_letters():
         assert text[i]["readiness"]["permutation"] == img[i]["readiness"]["permutation"]
     assert {d["correct_letter"] for _, d in arm_docs("readiness_img", rows, base="source")} == {"A"}
     assert balanced_positions(rows) == balanced_positions(list(reversed(rows)))  # row order free
+    assert {d["readiness"]["base"] for _, d in arm_docs("readiness_text_unk", rows[:8])} == {
+        "balanced"
+    }
+    # the task pack's switch (READINESS_BASE), checked before any doc is made
+    assert base_setting({}) == "balanced" and base_setting({"READINESS_BASE": "source"}) == "source"
+    with pytest.raises(ValueError, match="READINESS_BASE must be one of balanced, source"):
+        base_setting({"READINESS_BASE": "seeded_shuffle"})
 
 
 def test_4r_replaces_every_distractor_and_nests():

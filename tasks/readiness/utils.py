@@ -26,6 +26,7 @@ from medvigil.suites.readiness.protocol import (
     arm_count,
     arm_docs,
     arm_metrics,
+    base_setting,
     mc_prompt,
     substitution_donors,
 )
@@ -50,7 +51,7 @@ def _load(arm: str):
         )
     # MedVIGIL stores the safe action at E; adapted rows say their own (or none)
     rows = [{"safe_letter": SAFE_LETTER, **row} for row in data.remove_columns(["image"]).to_list()]
-    made = arm_docs(arm, rows)
+    made = arm_docs(arm, rows, base=base_setting())  # READINESS_BASE: balanced (default) or source
     if not made:
         raise ValueError(
             f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r}"

@@ -99,6 +99,13 @@ API_PROVIDERS = {
 API_MODELS = tuple(API_PROVIDERS)
 #: lmms-eval's simple API adapters: one user turn built from the task's text, no system message
 SIMPLE_API_MODELS = ("gpt4v", "batch_gpt4", "claude")
+#: lmms-eval open-model adapter -> the authors' client whose configs/Models/<client>/vanilla.json applies
+OPEN_MODEL_CLIENTS = {
+    "llava_hf": "llava",
+    "llava": "llava",
+    "llama_vision": "llama",
+    "instructblip": "instructblip",
+}
 #: their configs/Models/<model>/vanilla.json: FF generation settings (None: not set, their default).
 AUTHORS_FF_GENERATION = {
     "gpt": {"temperature": 0.7},  # GPT-4o (gpt4o deployment)
@@ -160,14 +167,22 @@ def adapter_generation(model: str, mode: str) -> dict[str, Any]:
 
 def adapter_deviations(model: str, mode: str) -> list[str]:
     """Departures from the authors' protocol for ``mode`` that the lmms-eval adapter ``model`` (its
-    ``--model`` name) cannot avoid, one sentence each; [] when the route sends what their client sends
-    (or ``model`` is not one of :data:`API_MODELS`, whose protocol is the task's own).
+    ``--model`` name) cannot avoid, one sentence each, or that the task chooses (FF decodes open models
+    greedily, :data:`OPEN_MODEL_CLIENTS`); [] when the route sends what their client sends (or the
+    model is one the authors did not run).
 
     >>> adapter_deviations("gpt4v", "mc")[0][:60]
     'system prompt sent as the first line of the user turn (lmms-'
     >>> adapter_deviations("openai", "ps")
     ['mode ps: the authors ran no API model in this mode (their GPT, Claude and Gemini clients refuse it)']
     """
+    client = OPEN_MODEL_CLIENTS.get(model)
+    if client is not None and mode == "ff":  # the task decodes greedily; theirs sampled
+        return [
+            f"the task decodes greedily (temperature 0) where the authors' {client} config samples at "
+            f"{AUTHORS_FF_GENERATION[client]['temperature']}, unless the run passed --gen_kwargs "
+            f"{authors_gen_kwargs(client)}"
+        ]
     provider = API_PROVIDERS.get(model)
     if provider is None:
         return []

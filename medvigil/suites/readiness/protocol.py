@@ -26,7 +26,8 @@ readiness_cot              default:cot               visually required, image + 
   (:func:`balanced_positions`): the paper's items have "approximately uniform" gold positions
   (Sec. 2, ST3), while MedVIGIL stores every gold at A, so its source order would reward a letter
   prior. ``base="source"`` keeps the source's order, the paper's "original order" for data whose
-  stored gold letters are already balanced.
+  stored gold letters are already balanced (the task pack: ``READINESS_BASE=source``,
+  :func:`base_setting`; every record's ``extra.base`` says which).
 * "Visually required" (T2-T4, T6; the paper's 175 NEJM items) = ``text_only_answerable`` false.
 * **nR** (T4): ``n`` seeded distractors of the base order (never the gold) replaced by option texts
   of *other items of the same source dataset* (seeded hash; never a text of the item, nor one
@@ -94,6 +95,7 @@ __all__ = [
     "arm_docs",
     "balanced_positions",
     "base_order",
+    "base_setting",
     "mc_prompt",
     "readiness_from_records",
     "readiness_from_samples",
@@ -238,6 +240,23 @@ def balanced_positions(rows: Iterable[Mapping[str, Any]], seed: int = SEED) -> d
         for row in ranked:
             out[str(row["probe_id"])] = len(out) % key[0]
     return out
+
+
+BASE_ENV = "READINESS_BASE"
+
+
+def base_setting(env: Mapping[str, str] | None = None) -> str:
+    """The task pack's base order, ``READINESS_BASE``: ``balanced`` (default) or ``source`` (:data:`BASES`).
+
+    >>> base_setting({}), base_setting({"READINESS_BASE": "source"})
+    ('balanced', 'source')
+    """
+    import os
+
+    value = ((os.environ if env is None else env).get(BASE_ENV) or "balanced").strip()
+    if value not in BASES:
+        raise ValueError(f"{BASE_ENV} must be one of {', '.join(BASES)}, got {value!r}")
+    return value
 
 
 def base_order(
@@ -492,7 +511,11 @@ def arm_docs(
             (
                 i,
                 _overrides(
-                    arm, rows[i], {**change_of(i, rows[i], donor=rows[j]), "donor_row": j}, seed
+                    arm,
+                    rows[i],
+                    {**change_of(i, rows[i], donor=rows[j]), "donor_row": j},
+                    seed,
+                    base,
                 ),
             )
             for i, j in donors.items()
@@ -513,7 +536,7 @@ def arm_docs(
         change = change_of(i, row, pool=pools.get(row.get("source_dataset")))
         if arm == "readiness_img":  # T5's original accuracy is read on the items T5 asks
             change = {**change, "t5_item": i in t5_items}
-        out.append((i, _overrides(arm, row, change, seed)))
+        out.append((i, _overrides(arm, row, change, seed, base)))
     return out
 
 
@@ -547,11 +570,12 @@ def _arm(arm: str) -> Arm:
 
 
 def _overrides(
-    arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int
+    arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int, base: str
 ) -> dict[str, Any]:
     info = {
         "arm": arm,
         "seed": seed,
+        "base": base,
         **{k: v for k, v in change.items() if k not in ("options", "correct_letter")},
     }
     return {
