@@ -268,7 +268,7 @@ def test_cbd_binary_scores_the_same_from_losses_and_log_probabilities(world):
         LLAVA_ARGS.format(world.llava),
         ["cbd_binary"],
         "--force_simple",
-    )  # all 130 docs: --limit would cut a case's arms
+    )  # all docs: --limit would cut a sample's arms
     rows = samples(run, "cbd_binary")
     records = [record_of(r) for r in rows]
     values = [rec["extra"]["loglikelihoods"] for rec in records]
@@ -278,8 +278,11 @@ def test_cbd_binary_scores_the_same_from_losses_and_log_probabilities(world):
     for rec, pair in zip(records, values):
         as_logprob = cbd_protocol.p_yes([(-v, False) for v in pair])
         assert rec["extra"]["p_yes"] == pytest.approx(as_logprob)
-        # p(yes) is the softmax of the negated losses: the more likely continuation wins
-        assert (rec["predicted_letter"] == "A") == (pair[0] <= pair[1])
+        # p(yes) is the softmax of the negated losses: the more likely continuation wins (the answer
+        # as asked; a negated paraphrase's letter is read in the original question's polarity)
+        assert (rec["extra"]["answer_as_asked"] == "yes") == (pair[0] <= pair[1])
+        negated = rec["extra"]["polarity"] == "negated"
+        assert (rec["predicted_letter"] == "A") == ((pair[0] <= pair[1]) != negated)
     assert all(r["extra"]["images_sent"] == (r["condition"] != "binary:noimg") for r in records)
     scored = medvigil_score(world, "cbd", list(run.rglob("*_samples_cbd_binary.jsonl")))
     assert scored["n_records"] == len(records)
