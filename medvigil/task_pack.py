@@ -129,9 +129,13 @@ def _cut_while_thinking(path: Path) -> int:
     return n
 
 
-def _protocol(found: tuple[Path, dict] | None) -> dict[str, Any]:
-    """The protocol's generation settings in a task's :func:`task_config` ({} when none)."""
-    kwargs = (found[1].get("generation_kwargs") or {}) if found else {}
+def _protocol(found: tuple[Path, dict] | None, model: str | None = None) -> dict[str, Any]:
+    """The protocol's generation settings in a task's :func:`task_config` ({} when none), with what
+    its ``model_specific_generation_kwargs`` set for lmms-eval model ``model`` (as lmms-eval does)."""
+    kwargs = dict((found[1].get("generation_kwargs") or {}) if found else {})
+    per_model = (found[1].get("model_specific_generation_kwargs") or {}) if found else {}
+    if kwargs and per_model:
+        kwargs.update(per_model.get(model) or per_model.get("default") or {})
     return {k: kwargs[k] for k in _SETTINGS if k in kwargs}
 
 
@@ -154,12 +158,11 @@ def generation_report(paths: Iterable[str | Path], prefix: str = "") -> dict[str
     warnings: list[str] = []
     for path in samples_files(paths, prefix):
         task = SAMPLES.match(path.name).group("task")
-        protocol = _protocol(task_config(task))
+        results = run_results(path) or {}
+        protocol = _protocol(task_config(task), (results.get("config") or {}).get("model"))
         if not protocol:
             continue  # log-likelihood tasks generate nothing
-        used = (((run_results(path) or {}).get("configs") or {}).get(task) or {}).get(
-            "generation_kwargs"
-        ) or {}
+        used = ((results.get("configs") or {}).get(task) or {}).get("generation_kwargs") or {}
         differs = {
             k: {"used": used.get(k), "protocol": v}
             for k, v in protocol.items()

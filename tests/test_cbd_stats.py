@@ -144,20 +144,20 @@ def _plan_rows():
     )
 
 
-def test_binary_plan_has_every_arm_and_check():
+def test_proposed_variant_plan_has_every_arm_and_check():
     rows = _plan_rows()
-    plans = cbd_protocol.plan_binary_docs(rows)
+    plans = cbd_protocol.plan_binary_docs(rows, form="proposed")
     conds = [o["condition"] for _, o in plans]
     assert (
-        conds.count("binary:noimg") == 2
-        and conds.count("binary:null") == 2
-        and conds.count("binary:swap") == 2
+        conds.count("binary_proposed:noimg") == 2
+        and conds.count("binary_proposed:null") == 2
+        and conds.count("binary_proposed:swap") == 2
     )
-    swap = [(i, o) for i, o in plans if o["condition"] == "binary:swap"]
+    swap = [(i, o) for i, o in plans if o["condition"] == "binary_proposed:swap"]
     for i, o in swap:  # the donor row's image, this case's question and label
         assert rows[i]["case_id"] != o["case_id"] and o["swap_from"] == rows[i]["case_id"]
     assert [o["swap_index"] for _, o in swap] == [0, 0]  # one other case: one swap each
-    c1 = [o for _, o in plans if o["case_id"] == "C1" and o["condition"] == "binary"]
+    c1 = [o for _, o in plans if o["case_id"] == "C1" and o["condition"] == "binary_proposed"]
     assert {o["paraphrase_source"] for o in c1} >= {"negation", "scope", "specificity"}
     neg = next(o for o in c1 if o["paraphrase_source"] == "negation")
     assert neg["question"].startswith(
@@ -175,10 +175,12 @@ def test_five_swap_images_per_sample():
         for r in _plan_rows()[:2]
         for r in [{**r, "case_id": f"C{k}", "probe_id": f"C{k}-{r['probe_kind']}"}]
     ]
-    plans = cbd_protocol.plan_binary_docs(rows)
+    plans = cbd_protocol.plan_binary_docs(rows, form="proposed")
     for case in {r["case_id"] for r in rows}:
         swaps = [
-            (i, o) for i, o in plans if o["case_id"] == case and o["condition"] == "binary:swap"
+            (i, o)
+            for i, o in plans
+            if o["case_id"] == case and o["condition"] == "binary_proposed:swap"
         ]
         assert (
             [o["swap_index"] for _, o in swaps]
@@ -303,3 +305,154 @@ def test_suite_result_binary_hand_case():
     assert m["by_label"]["no"]["fractions"]["Dangerous"] == 0.5
     assert m["ci"]["flip_rate"]["low"] <= 0.25 <= m["ci"]["flip_rate"]["high"]
     assert out["correlation"]["n"] == 1 and out["correlation"]["pearson"] is None
+
+
+# ---------------------------------------------------------------- presence questions (Sec. 4)
+
+
+def _presence_rows():
+    """Six cases whose original probes name a finding (chest and head), two that do not."""
+
+    def case(c, q, options, letter="A", modality="X-ray"):
+        return {
+            "probe_id": f"{c}-original",
+            "probe_kind": "original",
+            "case_id": c,
+            "question": q,
+            "options": options,
+            "correct_letter": letter,
+            "safe_letter": "E",
+            "modality": modality,
+        }
+
+    yes_no = ["Yes", "No", "Yes, on both sides", "No, but X", "Cannot tell"]
+    return [
+        case("C1", "Is there a pneumothorax in the upper zones?", yes_no),
+        case("C2", "How large is the pleural effusion?", ["Small", "Large", "a", "b", "c"], "B"),
+        case(
+            "C3",
+            "In which lobe is the infarct located?",
+            ["Left", "Right", "a", "b", "c"],
+            "B",
+            "MRI",
+        ),
+        case(
+            "C4",
+            "What is the most urgent finding?",
+            ["Right-sided intracranial haemorrhage", "No acute abnormality", "a", "b", "c"],
+            modality="CT",
+        ),  # fmt: skip
+        case("C5", "Is there an area of consolidation?", yes_no, "B"),  # absent: no present finding
+        case("C6", "What part of the body does this slice show?", ["Head", "Knee", "a", "b", "c"]),
+        case(
+            "C7",
+            "Which lobe contains the intracranial mass?",
+            ["Frontal", "Parietal", "a", "b", "c"],
+            modality="CT",
+        ),  # fmt: skip
+        case(
+            "C8",
+            "Is the pulmonary nodule in the upper or lower zone?",
+            ["Upper", "Lower", "a", "b", "c"],
+        ),  # fmt: skip
+    ]
+
+
+def test_presence_docs_ask_is_there_finding_about_half_yes():
+    import doctest
+
+    from medvigil.suites.cbd import presence
+
+    assert doctest.testmod(presence).failed == 0
+    rows = _presence_rows()
+    plans = cbd_protocol.plan_binary_docs(rows)
+    docs = [o for _, o in plans]
+    assert all("Proposed answer" not in o["question"] for o in docs)
+    # C5 (no finding present) and C6 (no finding named) are not asked; every other case twice
+    samples = sorted({o["case_id"] for o in docs})
+    assert samples == sorted(f"C{k}:{p}" for k in (1, 2, 3, 4, 7, 8) for p in ("present", "absent"))
+    originals = {
+        o["case_id"]: o for o in docs if o["condition"] == "binary" and not o["paraphrase_index"]
+    }
+    assert originals["C1:present"]["question"] == "Is there a pneumothorax?"
+    assert originals["C2:present"]["question"] == "Is there a pleural effusion?"
+    assert originals["C4:present"]["question"] == "Is there an intracranial haemorrhage?"
+    assert originals["C3:absent"]["question"] in (
+        "Is there an intracranial haemorrhage?",
+        "Is there an intracranial mass?",
+    )  # another finding of the same region
+    assert originals["C1:absent"]["finding"] in (
+        "pleural effusion",
+        "consolidation",
+        "pulmonary nodule",
+    )
+    yes = [o["binary_label"] == "yes" for o in docs]
+    assert 0.35 <= sum(yes) / len(yes) <= 0.65
+    # five kinds of paraphrase per question, the phenomena of Sec. 4
+    c1 = [o for o in docs if o["case_id"] == "C1:present" and o["condition"] == "binary"]
+    assert [o["paraphrase_source"] for o in c1] == [
+        "original", "lexical", "syntactic", "negation", "scope", "specificity",
+    ]  # fmt: skip
+    assert [o["question"] for o in c1][1:] == [
+        "Is there air in the pleural space?",
+        "Is a pneumothorax present?",
+        "Is there no pneumothorax?",
+        "Is there any pneumothorax?",
+        "Is there a pneumothorax on this radiograph?",
+    ]
+    # the negated paraphrase flips the gold as asked; correct_letter stays in q's polarity
+    neg = next(o for o in c1 if o["paraphrase_source"] == "negation")
+    assert (
+        neg["binary_label"] == "no"
+        and neg["correct_letter"] == "A"
+        and neg["polarity"] == "negated"
+    )
+    absent_neg = next(
+        o for o in docs if o["case_id"] == "C1:absent" and o["paraphrase_source"] == "negation"
+    )
+    assert absent_neg["binary_label"] == "yes" and absent_neg["correct_letter"] == "B"
+    conds = [o["condition"] for o in docs if o["case_id"] == "C1:present"]
+    assert conds.count("binary:noimg") == conds.count("binary:null") == 1
+    assert conds.count("binary:swap") == 5  # five other cases' images
+
+
+def test_negated_answers_are_read_in_the_polarity_of_q():
+    """'no' to "Is there no X?" is 'yes, X': the record's letter is A, the reply as asked is kept."""
+    plans = cbd_protocol.plan_binary_docs(_presence_rows(), checks=False)
+    neg = next(
+        o for _, o in plans if o["case_id"] == "C1:present" and o["paraphrase_source"] == "negation"
+    )
+    says_no = cbd_protocol.make_binary_record(neg, [(-3.0, False), (-0.1, True)])
+    assert says_no["predicted_letter"] == "A" == says_no["correct_letter"]
+    assert says_no["extra"]["answer_as_asked"] == "no" and says_no["extra"]["polarity"] == "negated"
+    says_yes = cbd_protocol.make_binary_record(neg, [(-0.1, True), (-3.0, False)])
+    assert says_yes["predicted_letter"] == "B"
+    # an always-yes model flips on the negation: every sample it answers is inconsistent
+    recs = []
+    for _, o in plans:
+        recs.append(
+            {**cbd_protocol.make_binary_record(o, [(-0.1, True), (-3.0, False)]), "model": "m"}
+        )
+    (table,) = cbd_protocol.binary_table(recs).values()
+    assert table["flip_rate"] == 1.0
+
+
+def test_infinite_kl_is_written_as_inf():
+    """A text-only p(yes) of exactly 1 with an image p(yes) below it: KL(image || text) is infinite,
+    written "inf" with its count (JSON has no infinity), and drawn as ∞ in the table."""
+    import json
+
+    from medvigil.suites.cbd.tables import cbd_tables
+
+    recs = [
+        _binary_rec("c1", "binary", "original", 0.9, "yes"),
+        _binary_rec("c1", "binary:noimg", "original", 1.0, "yes"),
+        _binary_rec("c1", "binary", "paraphrase", 0.8, "yes", "scope quantification", "scope"),
+    ]
+    out = cbd_protocol.suite_result(recs, n_resamples=20)
+    kl = out["models"]["m [binary]"]["kl_check"]
+    assert kl["mean_kl"]["Dangerous"] == "inf" and kl["n_infinite_kl"]["Dangerous"] == 1
+    assert kl["n_infinite_kl"]["Ideal"] == 0 and kl["mean_kl"]["Ideal"] is None
+    json.dumps(out, allow_nan=False)  # strict JSON
+    table = next(t for t in cbd_tables(out) if "KL" in t.title)
+    assert "∞" in table.markdown()

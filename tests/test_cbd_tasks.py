@@ -221,19 +221,34 @@ def test_binary_arm_reads_p_yes_from_loglikelihoods(runs):
     }
     for name, value in cbd_protocol.binary_metrics(records).items():
         assert _same(table[name], value), name
-    # the deterministic constant model says yes to everything: p(yes) = 1, every sample Dangerous
+    # the deterministic constant model says yes to everything: p(yes) = 1; the negated paraphrase
+    # ("Is there no X?", read in q's polarity) flips every sample, and no answer needs the image: Worst
     (const,) = cbd_protocol.binary_table(_records(runs, "constant", "cbd_binary")).values()
-    assert (
-        const["counts"]["Dangerous"] == const["n_samples"]
-        and const["mean_entropy"] is None
-        or const["mean_entropy"] == 0.0
-    )
+    assert const["counts"]["Worst"] == const["n_samples"] > 0
+    assert const["mean_entropy"] is None or const["mean_entropy"] == 0.0
     labels = [
         r["extra"]["label"]
         for r in _records(runs, "constant", "cbd_binary")
         if r["condition"] == "binary" and r["probe_kind"] == "original"
     ]
     assert const["accuracy"] == pytest.approx(labels.count("yes") / len(labels))
+
+
+def test_binary_docs_ask_presence_questions(runs):
+    """What lmms-eval asked in cbd_binary: "Is there [finding]?" and its paraphrases, no proposed
+    answer, 35-65 % of the docs with gold yes (lmms-eval's target, the answer as asked)."""
+    (path,) = (runs / "constant").rglob("*_samples_cbd_binary.jsonl")
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    assert lines and all("Proposed answer" not in line["input"] for line in lines)
+    assert all(line["input"].startswith(("Is there", "Is a", "Is an")) for line in lines)
+    yes = sum(str(line["target"]) in ("0", "yes") for line in lines) / len(lines)
+    assert 0.35 <= yes <= 0.65, yes
+    records = _records(runs, "constant", "cbd_binary")
+    assert {r["case_id"].rsplit(":", 1)[1] for r in records} == {"present", "absent"}
+    negated = [r for r in records if r["extra"]["polarity"] == "negated"]
+    assert negated and all(
+        r["extra"]["answer_as_asked"] == "yes" and r["predicted_letter"] == "B" for r in negated
+    )
 
 
 def read_samples_of(folder: Path, task: str) -> list[dict]:

@@ -99,3 +99,35 @@ def test_doctests():
 )
 def test_letter_followed_by_prose_is_an_option(reply, expected):
     assert read_option_letter(reply, 5) == expected
+
+
+RIGHT_LEFT = [
+    "Left parietal lobe",
+    "Right parietal lobe",
+    "Parietal lobe",
+    "Type B dissection",
+    "None",
+]
+CONTENT = [
+    # the option's content instead of its letter (Illusion of Readiness: "index and content")
+    ("Right parietal lobe", "B"),
+    ("right parietal lobe.", "B"),
+    ("The haemorrhage is in the right parietal lobe.", "B"),  # the longer named option wins
+    ("Parietal lobe", "C"),
+    ("Type B dissection", "D"),  # exactly an option's text: not the letter B inside it
+    ("B. Right parietal lobe", "B"),  # index and content
+    ("Left parietal lobe or right parietal lobe", None),  # two options named
+    ("The lesion is in the temporal lobe.", None),
+]
+
+
+@pytest.mark.parametrize("reply, expected", CONTENT)
+def test_option_content_answers(reply, expected):
+    assert read_option_letter(reply, 5, options=RIGHT_LEFT) == expected
+    assert parse_option_letter(reply, 5, RIGHT_LEFT) == expected
+
+
+def test_option_content_needs_every_text():
+    with pytest.raises(ValueError, match="options must hold n_options = 5"):
+        read_option_letter("Left", 5, options=["Left", "Right"])
+    assert read_option_letter("Right parietal lobe", 5) is None  # without the texts: no letter

@@ -43,6 +43,7 @@ def _dataset(folder: Path) -> Path:
         "label": [],
         "mod": [],
         "task": [],
+        "seen": [],
     }
     for i in range(N):
         rows["qid"].append(f"q{i}")
@@ -59,6 +60,7 @@ def _dataset(folder: Path) -> Path:
         rows["label"].append(GOLD[i])
         rows["mod"].append("MRI" if i % 2 else "X-ray")
         rows["task"].append("Diagnosis" if i < 4 else "Anatomical recognition")
+        rows["seen"].append(("nodule", "cyst", "fracture")[i % 3])  # the finding (CbD presence)
     features = datasets.Features(
         {
             **{k: datasets.Value("string") for k in rows if k not in ("scan", "label")},
@@ -81,6 +83,7 @@ def _dataset(folder: Path) -> Path:
             "id": "qid",
             "modality": "mod",
             "capability": "task",
+            "finding": "seen",
         },
     }
     (folder / "mapping.json").write_text(json.dumps(mapping))
@@ -218,12 +221,13 @@ def test_readiness_on_the_adapted_dataset(run, tmp_path):
 
 
 def test_cbd_on_the_adapted_dataset(run, tmp_path):
+    """The mapped finding column gives the presence questions: per item "Is there {its finding}?" and
+    "Is there {another item's finding}?". Always "no" is right on the absent half and flips under the
+    negated paraphrase ("Is there no X?": "no" means X is there), so no sample is consistent."""
     result = _score(run, "cbd", tmp_path)
     (name,) = result["models"]
     m = result["models"][name]
-    assert (
-        name.endswith("[binary]") and m["counts"]["Dangerous"] == m["n_samples"] == N
-    )  # always "no"
+    assert name.endswith("[binary]") and m["counts"]["Worst"] == m["n_samples"] == 2 * N
     from medvigil.records.lmms_eval_logs import read_samples
 
     recs = [
@@ -231,7 +235,14 @@ def test_cbd_on_the_adapted_dataset(run, tmp_path):
         for r in read_samples(sorted((run / "out").rglob("*_samples_cbd_binary.jsonl")))
         if r["condition"] == "binary" and r["probe_kind"] == "original"
     ]
-    assert m["accuracy"] == pytest.approx(sum(r["extra"]["label"] == "no" for r in recs) / N)
+    assert {r["extra"]["question"] for r in recs if r["case_id"] == "q0:present"} == {
+        "Is there nodule?"
+    }
+    assert (
+        m["accuracy"]
+        == pytest.approx(0.5)
+        == sum(r["extra"]["label"] == "no" for r in recs) / (2 * N)
+    )
     from medvigil.cli import main
 
     assert main(["report", str(tmp_path / "cbd.json"), "--out", str(tmp_path / "report")]) == 0

@@ -113,8 +113,16 @@ def test_default_prompts_are_the_authors_strings():
 
 
 def test_api_models_get_the_authors_gpt_prompt():
-    for model in ("gpt4v", "claude", "gemini"):
-        assert _rendered("mc", model) == AUTHORS["mc", "gpt"].format(Q, A, B)
+    """Every lmms-eval route to an API they used gets their `mc.gpt` text and their system prompt (typo
+    kept): a system turn in the chat form (openai, gemini), the first text line for the simple adapters
+    (gpt4v, batch_gpt4, claude), which send no system message of a task's."""
+    system = "You are a helpful assitant expert in medical domain."
+    kwargs = _task("mediconfusion_mc")["lmms_eval_specific_kwargs"]
+    for model in ("gpt4v", "batch_gpt4", "claude", "gemini", "gemini_api", "openai"):
+        assert _rendered("mc", model) == f"{system}\n" + AUTHORS["mc", "gpt"].format(Q, A, B)
+        chat = utils.mediconfusion_doc_to_messages(_doc("mc"), kwargs[model])
+        assert chat[0]["content"][0]["text"] == system
+        assert chat[1]["content"][0]["text"] == AUTHORS["mc", "gpt"].format(Q, A, B)
     # their LLaVA prefix score puts the bare question in the user turn
     assert _rendered("ps", "llava_hf") == Q and _rendered("ps", "llama_vision") == f"Question: {Q}"
 

@@ -18,7 +18,8 @@ from medvigil.suites.mediconfusion import modes
 from medvigil.suites.mediconfusion.record_scoring import score_records
 
 SLOW_FIXTURES = {
-    "lmms_run"
+    "lmms_run",
+    "openai_run",
 }  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,8 +150,12 @@ def test_authors_system_prompt_for_api_models():
                 {"type": "text", "text": "You are a helpful assitant expert in medical domain."}
             ],
         }
+        # the chat turn holds the prompt; the text form (simple adapters) has the system line first
+        assert utils.mediconfusion_doc_to_text(_doc(mode), kwargs["openai"]) == (
+            f"{prompts.AUTHORS_SYSTEM_PROMPT}\n{messages[1]['content'][0]['text']}"
+        )
         assert messages[1]["content"][0]["text"] == utils.mediconfusion_doc_to_text(
-            _doc(mode), kwargs["openai"]
+            _doc(mode), {**kwargs["openai"], "system_prompt": ""}
         )
         assert [
             m["role"] for m in utils.mediconfusion_doc_to_messages(_doc(mode), kwargs["default"])
@@ -415,14 +420,11 @@ def test_judges_are_pluggable(tmp_path, monkeypatch):
 MODES = ("mc", "gd", "ps", "ff", "mc_medvigil", "gd_medvigil", "ps_medvigil", "ff_medvigil")
 
 
-@pytest.fixture(scope="module")
-def lmms_run(tmp_path_factory):
-    """One lmms-eval invocation of both groups (four modes, authors' and medvigil's prompts), always-A baseline."""
-    pytest.importorskip("lmms_eval")
+def _built(base: Path) -> dict:
+    """An 8-pair synthetic MediConfusion build under ``base``; the environment lmms-eval runs it in."""
     from medvigil.suites.mediconfusion.export import build
     from medvigil.suites.mediconfusion.synthetic import write_sample
 
-    base = tmp_path_factory.mktemp("mediconfusion_lmms")
     write_sample(base / "rel", n_pairs=8, seed=0)
     build(base / "rel" / "data" / "dataset.json", base / "rel" / "roco", base / "built")
     env = dict(
@@ -440,6 +442,15 @@ def lmms_run(tmp_path_factory):
         "MEDICONFUSION_JUDGE_URL",
     ):
         env.pop(key, None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def lmms_run(tmp_path_factory):
+    """One lmms-eval invocation of both groups (four modes, authors' and medvigil's prompts), always-A baseline."""
+    pytest.importorskip("lmms_eval")
+    base = tmp_path_factory.mktemp("mediconfusion_lmms")
+    env = _built(base)
     command = [
         sys.executable, "-m", "lmms_eval",
         "--model", "constant", "--model_args", "letter=A",
@@ -548,3 +559,113 @@ def test_runs_in_the_order_of_their_first_files(lmms_run, tmp_path):
     with pytest.raises(DataError) as bad:
         entry.score(logs, release=str(base / "rel" / "data" / "dataset.json"))
     assert logs[4] in str(bad.value.problems[0]) and "row 2" in str(bad.value.problems[0])
+
+
+# ------------------------------------------------------------------ the OpenAI-compatible route, on the wire
+
+
+@pytest.fixture(scope="module")
+def openai_run(tmp_path_factory):
+    """lmms-eval's own `openai` client (chat) on `mediconfusion_mc` and `mediconfusion_ff` against the
+    loopback `medvigil serve-baseline` server (policy constant:letter=A), every request body kept."""
+    pytest.importorskip("lmms_eval")
+    from medvigil.baselines import server
+
+    base = tmp_path_factory.mktemp("mediconfusion_openai")
+    env = _built(base)
+    seen: list[dict] = []
+    answer = server.completion
+
+    def recording(body):
+        seen.append(body)
+        return answer(body)
+
+    with pytest.MonkeyPatch.context() as mp, server.BaselineServer(0) as srv:
+        mp.setattr(server, "completion", recording)
+        args = f"model_version=constant:letter=A,base_url={srv.base_url},api_key=unused,num_concurrent=1"
+        command = [
+            sys.executable, "-m", "lmms_eval", "--model", "openai", "--model_args", args,
+            "--tasks", "mediconfusion_mc,mediconfusion_ff", "--include_path", str(TASKS),
+            "--output_path", str(base / "out"), "--log_samples", "--limit", "4",
+        ]  # fmt: skip
+        proc = subprocess.run(
+            command, check=False, env=env, cwd=base, capture_output=True, text=True, timeout=600
+        )
+    assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, (
+        proc.stdout[-3000:] + proc.stderr[-5000:]
+    )
+    return seen, base / "out"
+
+
+def _text(message: dict) -> str:
+    return "".join(c["text"] for c in message["content"] if c.get("type") == "text")
+
+
+def test_openai_route_sends_the_authors_gpt_protocol(openai_run):
+    """MC: their GPT system prompt (typo kept) as the system message, then one user turn with their
+    `mc.gpt` text and the image (the order of their Models/gpt.py), temperature 0 (their MC), 32 tokens.
+    FF: the same system prompt, their `gpt4.default` text and their GPT temperature 0.7."""
+    from medvigil.suites.mediconfusion import prompts
+
+    seen, _ = openai_run
+    mc = [b for b in seen if "Answer with the option's letter" in json.dumps(b)]
+    ff = [b for b in seen if b not in mc]
+    assert len(mc) == len(ff) == 4
+    for body in seen:
+        system, user = body["messages"]
+        assert system["role"] == "system"
+        assert _text(system) == "You are a helpful assitant expert in medical domain."
+        assert user["role"] == "user" and [c["type"] for c in user["content"]] == [
+            "text",
+            "image_url",
+        ]
+    for body in mc:
+        text = _text(body["messages"][1])
+        assert text.startswith(
+            "Based on the image, choose the correct option for the following question.\nQuestion: "
+        )
+        assert "\nA: " in text and "\nB: " in text and '("A"' not in text
+        assert text.endswith(
+            "Answer with the option's letter from the given choices directly. Your answer should be "
+            "just one letter.\nAnswer: "
+        )
+        assert body["temperature"] == 0 and body["max_tokens"] == 32
+    for body in ff:
+        assert _text(body["messages"][1]).startswith(
+            "Based on the image, answer following question.\n"
+        )
+        assert body["temperature"] == 0.7  # their configs/Models/gpt/vanilla.json
+    # the text is their template, character for character, for the docs sent
+    question = _text(mc[0]["messages"][1]).split("\nQuestion: ", 1)[1].split("\nA: ", 1)[0]
+    a, b = (
+        _text(mc[0]["messages"][1]).split("\nA: ", 1)[1].split("\nAnswer with", 1)[0].split("\nB: ")
+    )
+    assert _text(mc[0]["messages"][1]) == prompts.render("mc", "authors_gpt", question, a, b)
+
+
+def test_openai_route_scores_without_a_generation_warning(openai_run):
+    """The FF temperature 0.7 is the protocol of the `openai` route (the task's per-model generation
+    settings), so `medvigil score` does not call it a deviation."""
+    from medvigil.task_pack import generation_report
+
+    _, out = openai_run
+    report = generation_report([out], prefix="mediconfusion_")
+    assert report["tasks"]["mediconfusion_ff"]["protocol"]["temperature"] == 0.7
+    assert report["tasks"]["mediconfusion_ff"]["differs"] == {} and report["warnings"] == []
+
+
+def test_adapter_deviations_name_what_lmms_eval_cannot_send():
+    from medvigil.suites.mediconfusion import prompts
+
+    assert any("system prompt" in d for d in prompts.adapter_deviations("gpt4v", "mc"))
+    assert any("system prompt" in d for d in prompts.adapter_deviations("claude", "ff"))
+    assert not any("system prompt" in d for d in prompts.adapter_deviations("openai", "mc"))
+    assert prompts.adapter_deviations("llava_hf", "mc") == []
+    (greedy,) = prompts.adapter_deviations("llava_hf", "ff")  # their LLaVA sampled at 0.2 in FF
+    assert "greedily" in greedy and "temperature=0.2" in greedy
+    assert prompts.adapter_deviations("qwen2_5_vl", "ff") == []  # a model they did not run
+    # the simple adapters get the system prompt on the first line of their one user turn
+    kwargs = {"prompt_style": "authors_gpt", "system_prompt": prompts.AUTHORS_SYSTEM_PROMPT}
+    assert utils.mediconfusion_doc_to_text(_doc("mc"), kwargs).startswith(
+        prompts.AUTHORS_SYSTEM_PROMPT + "\nBased on the image"
+    )

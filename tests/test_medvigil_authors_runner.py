@@ -23,6 +23,7 @@ from medvigil.suites.medvigil.harness.authors_runner import (
     authors_blur,
     authors_letter,
     authors_prompt,
+    llava_med_prompt,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,6 +119,38 @@ def test_task_hooks_send_the_runners_request():
     assert parse_mcq_prompt(text)[1]["B"] == OPTIONS[1]  # the baselines read the runner's layout
 
 
+def test_llava_med_runner_prompt_and_hooks():
+    """bench_run_llava_med.py / bench_run_huatuo.py: an Options: block and their closing question."""
+    assert llava_med_prompt("Which side is the effusion on?", OPTIONS) == (
+        "Which side is the effusion on?\n\nOptions:\nA. Left pleural effusion\nB. Right pleural effusion\n"
+        "C. No effusion\nD. Both sides\nE. Insufficient visual evidence: the region needed to answer is not "
+        "visible in this image.\n\nWhich one is correct (A, B, C, D, or E)?"
+    )
+    utils = _utils()
+    doc = {
+        "question": "Which side is the effusion on?",
+        "options": OPTIONS,
+        "image": Image.new("RGB", (16, 16), (90, 90, 90)),
+        "condition": "default",
+        "runner": "authors_llava_med",
+        "correct_letter": "A",
+        "probe_id": "MVB-0002-knowledge_only",
+        "case_id": "MVB-0002",
+        "probe_kind": "knowledge_only",
+        "placeholder_image": True,
+    }
+    text = utils.medvigil_authors_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""})
+    assert text == llava_med_prompt(doc["question"], OPTIONS)
+    (turn,) = utils.medvigil_authors_doc_to_messages(doc, {})  # no system message
+    assert [c["type"] for c in turn["content"]] == ["image", "text"]
+    record = utils._record(doc, "The correct answer is b.")  # their parser: lower case read
+    assert record["predicted_letter"] == "B" and record["extra"]["runner"] == "authors_llava_med"
+    assert record["extra"]["placeholder_image"] == "images/MVB-0001.jpg"
+    from medvigil.mcq.prompting import parse_mcq_prompt
+
+    assert parse_mcq_prompt(text)[1]["E"] == OPTIONS[4]  # the baselines read it
+
+
 @pytest.mark.slow
 def test_runner_task_in_a_real_lmms_eval_run(tmp_path):
     """grounded answers the runner's prompt as the paper's: the same letters, the same scores."""
@@ -139,7 +172,8 @@ def test_runner_task_in_a_real_lmms_eval_run(tmp_path):
         "--model",
         "grounded",
         "--tasks",
-        "medvigil_mcq,medvigil_mcq_authors,medvigil_blur_authors_s4",
+        "medvigil_mcq,medvigil_mcq_authors,medvigil_blur_authors_s4,medvigil_blur_authors_s0,"
+        "medvigil_blur_authors_sinf,medvigil_mcq_authors_llava_med",
         "--include_path",
         str(ROOT / "tasks"),
         "--output_path",
@@ -164,3 +198,44 @@ def test_runner_task_in_a_real_lmms_eval_run(tmp_path):
     (results,) = out.rglob("*_results.json")
     table = json.loads(results.read_text())["results"]
     assert table["medvigil_mcq_authors"]["mcs,none"] == table["medvigil_mcq"]["mcs,none"]
+
+    # sigma = inf: the sigma 0 arm's probes and text, no image (their --sigma inf run: noimg)
+    s0, sinf = (
+        [
+            json.loads(line)
+            for line in next(out.rglob(f"*_samples_{t}.jsonl")).read_text().splitlines()
+        ]
+        for t in ("medvigil_blur_authors_s0", "medvigil_blur_authors_sinf")
+    )
+    assert sinf and sorted(r["input"] for r in sinf) == sorted(r["input"] for r in s0)
+    records = read_samples(sorted(out.rglob("*_samples_medvigil_blur_authors_sinf.jsonl")))
+    assert all(
+        r["condition"] == "noimg"
+        and r["extra"]["runner"] == "authors"
+        and r["extra"]["images_sent"] == 0
+        and r["probe_kind"] == "original"
+        for r in records
+    )
+    zero = read_samples(sorted(out.rglob("*_samples_medvigil_blur_authors_s0.jsonl")))
+    assert {r["probe_id"] for r in records} == {r["probe_id"] for r in zero}
+    assert all(r["extra"]["images_sent"] == 1 for r in zero)
+    # the LLaVA-Med / HuatuoGPT runner: its prompt, 128 new tokens, a placeholder image where none
+    llava = read_samples(sorted(out.rglob("*_samples_medvigil_mcq_authors_llava_med.jsonl")))
+    assert {r["probe_id"] for r in llava} == {r["probe_id"] for r in paper}
+    knowledge = [r for r in llava if r["probe_kind"] == "knowledge_only"]
+    assert knowledge and all(
+        r["extra"]["images_sent"] == 1 and r["extra"]["placeholder_image"] == "images/MVB-0001.jpg"
+        for r in knowledge
+    )
+    assert all(
+        "placeholder_image" not in r["extra"] for r in llava if r["probe_kind"] != "knowledge_only"
+    )
+    lines = (
+        next(out.rglob("*_samples_medvigil_mcq_authors_llava_med.jsonl")).read_text().splitlines()
+    )
+    assert all(
+        json.loads(line)["input"].endswith("\n\nWhich one is correct (A, B, C, D, or E)?")
+        for line in lines
+    )
+    configs = json.loads(results.read_text())["configs"]
+    assert configs["medvigil_mcq_authors_llava_med"]["generation_kwargs"]["max_new_tokens"] == 128

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from medvigil.suites.readiness.gold_letters import gold_letter_warnings
 from medvigil.suites.readiness.scoring import (
     READINESS_CONDITIONS,
     fragilities,
@@ -295,3 +296,28 @@ def test_reasoning_audit_hand_case():
         and a["reasoning_answer_agreement"] == 75.0
         and a["n_unpaired"] == 1
     )
+
+
+def test_degenerate_gold_letters_are_flagged():
+    """One letter gold in more than 1/K + 20 points of an arm's docs (40 % with five options): a warning
+    naming model, condition, letter and share; balanced arms and short arms (< 10 docs) pass."""
+    import doctest
+
+    from medvigil.suites.readiness import gold_letters
+
+    assert doctest.testmod(gold_letters).failed == 0
+    c = READINESS_CONDITIONS
+    five = {"options_shown": list("abcde")}
+    recs = [{**r, "extra": five} for r in _records("m", c["text"], 20, 10)]  # all gold A
+    (warning,) = gold_letter_warnings(recs)
+    assert warning.startswith("model m, condition 'noimg': letter A is the gold of 20 of 20 docs")
+    balanced = [{**r, "correct_letter": "ABCDE"[i % 5]} for i, r in enumerate(recs)]
+    assert gold_letter_warnings(balanced) == []
+    at_limit = [
+        {**r, "correct_letter": "A" if i < 8 else "BCDE"[i % 4]} for i, r in enumerate(recs)
+    ]
+    assert gold_letter_warnings(at_limit) == []  # 8 of 20 = 40 %: not above
+    assert gold_letter_warnings(recs[:9]) == []  # too few docs to say
+    two = [{**r, "extra": {"options_shown": ["yes", "no"]}} for r in recs]
+    two = [{**r, "correct_letter": "A" if i < 14 else "B"} for i, r in enumerate(two)]
+    assert gold_letter_warnings(two) == []  # 70 % of two-option docs: at the limit 1/2 + 20

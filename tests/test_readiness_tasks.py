@@ -30,7 +30,9 @@ from medvigil.suites.readiness.protocol import (
     UNKNOWN,
     arm_accuracy,
     arm_docs,
+    balanced_positions,
     base_order,
+    base_setting,
     insert_unknown,
     option_pool,
     readiness_from_records,
@@ -102,12 +104,10 @@ def test_replacement_is_seeded_and_never_the_gold():
         _row("P4-original", "C4", ("Upper zone", "Lower zone", "Middle zone", "Yes", "No")),
     ]
     pool = option_pool(rows)
-    first = replace_distractors(rows[0], pool)
-    assert first == replace_distractors(rows[0], pool)  # deterministic
-    assert (
-        replace_distractors(rows[0], pool, seed=1)["permutation"] != first["permutation"]
-        or replace_distractors(rows[0], pool, seed=1)["replaced"] != first["replaced"]
-    )
+    first = replace_distractors(rows[0], pool, gold_at=2)
+    assert first == replace_distractors(rows[0], pool, gold_at=2)  # deterministic
+    again = replace_distractors(rows[0], pool, seed=1, gold_at=2)
+    assert again["permutation"] != first["permutation"] or again["replaced"] != first["replaced"]
     gold = "Left side"
     assert first["options"][ord(first["correct_letter"]) - 65] == gold
     assert first["permutation"][ord(first["correct_letter"]) - 65] == "A"  # the stored gold letter
@@ -126,37 +126,68 @@ def test_too_small_pool_names_the_field():
         ),
     ]
     with pytest.raises(ValueError, match="'options'"):
-        replace_distractors(rows[0], option_pool(rows))
+        replace_distractors(rows[0], option_pool(rows), base_kind="source")
 
 
 def test_unknown_and_reorder():
     row = _row()
-    base = base_order(row)
+    source = base_order(row, base="source")
     assert (
-        base["options"] == row["options"] and base["correct_letter"] == "A"
-    )  # the paper's original order: the source's
-    shuffled = base_order(
-        row, base="seeded_shuffle"
-    )  # our stand-in variant: one seeded order per case
-    assert shuffled == base_order({**row, "probe_id": "P1-lr_flip"}, base="seeded_shuffle")
-    assert (
-        sorted(shuffled["options"]) == sorted(row["options"]) and shuffled["correct_letter"] != "A"
-    )
+        source["options"] == row["options"] and source["correct_letter"] == "A"
+    )  # the source's order, a named variant
+    base = base_order(row, gold_at=3)  # the default: balanced, the gold where it is put
+    assert base == base_order({**row, "probe_id": "P1-lr_flip"}, gold_at=3)  # one order per case
+    assert sorted(base["options"]) == sorted(row["options"]) and base["correct_letter"] == "D"
+    assert base["options"][3] == "Left side" and base["permutation"][3] == "A"
     with pytest.raises(ValueError, match="base must be one of"):
         base_order(row, base="sorted")
-    unk = insert_unknown(row)
+    with pytest.raises(ValueError, match="needs gold_at"):
+        base_order(row)
+    unk = insert_unknown(row, gold_at=3)
     assert unk["correct_letter"] == base["correct_letter"] and unk["options"].count(UNKNOWN) == 1
     assert [o for o in unk["options"] if o != UNKNOWN] == [
         o for o in base["options"] if o not in unk["replaced"]
     ]  # in place
-    assert unk == insert_unknown(row)
-    moved = reorder(row)
+    assert unk == insert_unknown(row, gold_at=3)
+    moved = reorder(row, gold_at=3)
     assert (
         sorted(moved["options"]) == sorted(row["options"])
         and moved["base_permutation"] == base["permutation"]
     )
     assert moved["options"][ord(moved["correct_letter"]) - 65] == "Left side"
     assert to_published_letter(moved["permutation"], moved["correct_letter"]) == "A"
+
+
+def test_balanced_base_spreads_the_gold_letters():
+    """MedVIGIL stores every gold at A: the default base arms show it at A..E in turn (no letter is gold
+    in more than 40 % of the items, visually-required ones included); the source order keeps A."""
+    rows = [
+        {**_row(f"P{i}-original", f"C{i}"), "text_only_answerable": i % 4 == 0} for i in range(23)
+    ]
+    for arm in ("readiness_img", "readiness_text", "readiness_text_unk"):
+        docs = arm_docs(arm, rows)
+        golds = [d["correct_letter"] for _, d in docs]
+        assert max(golds.count(x) for x in "ABCDE") <= math.ceil(len(golds) / 5), arm
+        for _, d in docs:  # the gold text is shown under the gold letter
+            assert d["options"][ord(d["correct_letter"]) - 65] == "Left side"
+    visreq = [d["correct_letter"] for i, d in arm_docs("readiness_img", rows) if i % 4]
+    assert max(visreq.count(x) for x in "ABCDE") <= math.ceil(len(visreq) / 5)
+    # the same item gets the same base view in every arm that starts from it
+    img = dict(arm_docs("readiness_img", rows))
+    text = dict(arm_docs("readiness_text", rows))
+    unk = dict(arm_docs("readiness_text_unk", rows))
+    for i, d in unk.items():
+        assert d["readiness"]["permutation"] == img[i]["readiness"]["permutation"]
+        assert text[i]["readiness"]["permutation"] == img[i]["readiness"]["permutation"]
+    assert {d["correct_letter"] for _, d in arm_docs("readiness_img", rows, base="source")} == {"A"}
+    assert balanced_positions(rows) == balanced_positions(list(reversed(rows)))  # row order free
+    assert {d["readiness"]["base"] for _, d in arm_docs("readiness_text_unk", rows[:8])} == {
+        "balanced"
+    }
+    # the task pack's switch (READINESS_BASE), checked before any doc is made
+    assert base_setting({}) == "balanced" and base_setting({"READINESS_BASE": "source"}) == "source"
+    with pytest.raises(ValueError, match="READINESS_BASE must be one of balanced, source"):
+        base_setting({"READINESS_BASE": "seeded_shuffle"})
 
 
 def test_4r_replaces_every_distractor_and_nests():
@@ -175,7 +206,7 @@ def test_4r_replaces_every_distractor_and_nests():
         ),
     ]
     pool = option_pool(rows)
-    views = {n: replace_distractors(rows[0], pool, n) for n in (1, 2, 3, 4)}
+    views = {n: replace_distractors(rows[0], pool, n, gold_at=1) for n in (1, 2, 3, 4)}
     for n, v in views.items():
         assert "Left side" in v["options"] and v["n_replaced"] == n == len(
             v["replaced"]
@@ -191,7 +222,7 @@ def test_4r_replaces_every_distractor_and_nests():
     )
     assert set(views[1]["replaced_texts"]) < set(views[2]["replaced_texts"])
     kept = {
-        n: replace_distractors(rows[0], pool, n, keep_safe=True) for n in (3, 4)
+        n: replace_distractors(rows[0], pool, n, keep_safe=True, gold_at=1) for n in (3, 4)
     }  # the stand-in variant: 4R = 3R
     for v in kept.values():
         assert v["n_replaced"] == 3 and v["options"][ord(v["safe_letter"]) - 65] == "Insufficient"
@@ -223,14 +254,14 @@ def test_generic_k_items():
         "correct_letter": "B",
         "text_only_answerable": False,
     }
-    base = base_order(row, base="seeded_shuffle")
+    base = base_order(row, gold_at=0)
     assert (
         len(base["permutation"]) == 3 and base["options"][ord(base["correct_letter"]) - 65] == "no"
     )
-    unk = insert_unknown(row)
+    unk = insert_unknown(row, base_kind="source")
     assert unk["options"].count(UNKNOWN) == 1 and "no" in unk["options"]
     with pytest.raises(ValueError, match="'correct_letter'"):
-        base_order({**row, "correct_letter": "D"})
+        base_order({**row, "correct_letter": "D"}, gold_at=0)
 
 
 @pytest.mark.parametrize(
@@ -280,10 +311,14 @@ def test_substitution_shows_another_case_supporting_a_distractor():
         and docs[2]["readiness"]["donor_row"] == 0
     )
     doc = docs[0]
+    base = dict(arm_docs("readiness_img", rows))[0]
     assert (
-        doc["condition"] == "visual_substitution" and doc["options"] == item["options"]
-    )  # question and options unchanged
-    assert doc["correct_letter"] == "B" and doc["readiness"]["original_letter"] == "A"
+        doc["condition"] == "visual_substitution" and doc["options"] == base["options"]
+    )  # question and options as in the base arm
+    assert doc["options"][ord(doc["correct_letter"]) - 65] == "Right side"
+    assert doc["readiness"]["original_letter"] == base["correct_letter"] != doc["correct_letter"]
+    source = dict(arm_docs("readiness_img_subst", rows, base="source"))[0]
+    assert source["options"] == item["options"] and source["correct_letter"] == "B"
     assert doc["readiness"]["substituted_by"] == {
         "case_id": "C2",
         "probe_id": "P2-original",
@@ -427,10 +462,9 @@ def test_records_validate_and_cover_every_arm(runs):
                 spec.scope == "visreq" and spec.perturbation != "substitution"
             ):  # T5: the visreq items with a donor
                 assert set(arms[arm]) == visreq, arm
-        for r in arms[
-            "readiness_img"
-        ].values():  # base arms: the source's order (the paper's "original order")
-            assert r["extra"]["permutation"] == "ABCDE" and r["correct_letter"] == "A"
+        for arm in ("readiness_img", "readiness_text"):  # base arms: balanced gold letters
+            golds = [r["correct_letter"] for r in arms[arm].values()]
+            assert max(golds.count(x) for x in "ABCDE") <= 0.4 * len(golds), (arm, golds)
         for n in (1, 2, 3, 4):  # every option but the gold is a distractor: 4R replaces four
             for r in arms[f"readiness_text_{n}r"].values():
                 assert r["extra"]["n_replaced"] == n == len(r["extra"]["replaced"])
@@ -610,3 +644,43 @@ def test_report_has_the_readiness_section(runs, tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", str(scores), str(again), "--out", str(tmp_path / "r2")]) == 2
     assert "a second readiness result" in capsys.readouterr().err and not (tmp_path / "r2").exists()
+
+
+def test_score_warns_on_degenerate_gold_letters(runs, tmp_path, capsys):
+    """`medvigil score --suite readiness`: no warning on the balanced run; a copy of its logs with every
+    gold at A (the source order on MedVIGIL data) is flagged for the base arms, on stderr and in the JSON."""
+    from medvigil import cli
+
+    out = runs["blind"]
+    assert (
+        cli.main(["score", "--suite", "readiness", str(out), "--json", str(tmp_path / "a.json")])
+        == 0
+    )
+    assert "is the gold of" not in capsys.readouterr().err
+    assert json.loads((tmp_path / "a.json").read_text())["warnings"] == []
+    copy = tmp_path / "copy"
+    for path in out.rglob("*.json*"):
+        target = copy / path.relative_to(out)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if (
+            "_samples_readiness_img.jsonl" in path.name
+            or "_samples_readiness_text.jsonl" in path.name
+        ):
+            lines = []
+            for line in path.read_text().splitlines():
+                row = json.loads(line)
+                for value in row.values():
+                    if isinstance(value, dict) and "correct_letter" in value:
+                        value["correct_letter"] = "A"
+                lines.append(json.dumps(row))
+            target.write_text("\n".join(lines) + "\n")
+        else:
+            target.write_bytes(path.read_bytes())
+    assert (
+        cli.main(["score", "--suite", "readiness", str(copy), "--json", str(tmp_path / "b.json")])
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "condition 'default': letter A is the gold of 10 of 10 docs" in err
+    assert "condition 'noimg': letter A is the gold of 10 of 10 docs" in err
+    assert len(json.loads((tmp_path / "b.json").read_text())["warnings"]) == 2

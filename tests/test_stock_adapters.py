@@ -214,7 +214,10 @@ def test_stock_llava_hf_runs_cbd_binary_and_it_scores(world, llava_runs, kind):
     for rec in records:  # the same p(yes) when the losses are handed over as log-probabilities
         pair = rec["extra"]["loglikelihoods"]
         assert rec["extra"]["p_yes"] == pytest.approx(cbd_protocol.p_yes([(-v, 0) for v in pair]))
-        assert (rec["predicted_letter"] == "A") == (pair[0] <= pair[1])
+        # the answer as asked; a negated paraphrase's letter is read in the original polarity
+        assert (rec["extra"]["answer_as_asked"] == "yes") == (pair[0] <= pair[1])
+        negated = rec["extra"]["polarity"] == "negated"
+        assert (rec["predicted_letter"] == "A") == ((pair[0] <= pair[1]) != negated)
     conditions = {rec["condition"]: rec["extra"]["images_sent"] for rec in records}
     assert conditions["binary:noimg"] == 0 and conditions["binary:null"] == 1
     scored = medvigil_score(world, "cbd", list(run.rglob("*_samples_cbd_binary.jsonl")))

@@ -45,13 +45,18 @@ def build_k_option_prompt(question: str, options: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def parse_option_letter(response: str | None, n_options: int) -> str | None:
-    """:func:`parse_letter` for K options (:func:`medvigil.scoring.letters.read_option_letter`).
+def parse_option_letter(
+    response: str | None, n_options: int, options: Sequence[str] | None = None
+) -> str | None:
+    """:func:`parse_letter` for K options (:func:`medvigil.scoring.letters.read_option_letter`); with the
+    option texts, a reply giving an option's content instead of its letter reads as that option.
 
     >>> parse_option_letter("D. maybe", 3) is None, parse_option_letter("so B", 3)
     (True, 'B')
+    >>> parse_option_letter("Right parietal lobe", 2, ["Left parietal lobe", "Right parietal lobe"])
+    'B'
     """
-    return read_option_letter(response, n_options)
+    return read_option_letter(response, n_options, options=options)
 
 
 def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | None:

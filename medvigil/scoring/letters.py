@@ -12,7 +12,12 @@ not written for (reasoning models, free text):
 2. an explicit final answer (``answer is B``, ``Answer: (B)``, ``\boxed{B}``) wins, the last one
    when there are several (a reply that weighs options before concluding);
 3. otherwise the first standalone letter, where ``A`` (or ``a``) used as an article (followed by a
-   space and a word, as in "A patient with...", "A 45-year-old") is not an option.
+   space and a word, as in "A patient with...", "A 45-year-old") is not an option;
+4. given the option texts (``options=``, for prompts that ask for "the index and content of the
+   option", Illusion of Readiness Appendix E), a reply that *is* one option's text (case, spaces and
+   end punctuation aside) gives that option before rules 2 and 3, and a reply with no letter gives the one
+   option whose text it names (:func:`option_mentions`; an option named only inside a longer named
+   option does not count, two or more named options give none).
 
 >>> decode_letters(encode_letters(["B", None, "A"]))
 ['B', None, 'A']
@@ -23,7 +28,7 @@ not written for (reasoning models, free text):
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +38,7 @@ __all__ = [
     "REASONING_TAGS",
     "decode_letters",
     "encode_letters",
+    "option_mentions",
     "read_option_letter",
     "strip_reasoning",
 ]
@@ -82,12 +88,19 @@ def _explicit(letters: str, flags: int) -> re.Pattern:
 
 
 def read_option_letter(
-    response: str | None, n_options: int, *, case_sensitive: bool = True
+    response: str | None,
+    n_options: int,
+    *,
+    case_sensitive: bool = True,
+    options: Sequence[str] | None = None,
 ) -> str | None:
-    """The option letter a reply gives among the first ``n_options`` letters, or None (see the module text).
+    """The option letter a reply gives among the first ``n_options`` letters, or None (see the module text);
+    ``options``: the option texts, for replies that give an option's content (rule 4).
 
     >>> read_option_letter("Answer: D. Maybe; no, the answer is B", 5), read_option_letter("D", 3)
     ('B', None)
+    >>> read_option_letter("Right parietal lobe.", 2, options=["Left parietal lobe", "Right parietal lobe"])
+    'B'
     """
     if response is None:
         return None
@@ -95,10 +108,51 @@ def read_option_letter(
         raise TypeError(f"response must be a str or None, got {type(response).__name__}")
     if not 1 <= n_options <= 26:
         raise ValueError(f"n_options must be 1..26, got {n_options}")
+    if options is not None and len(options) != n_options:
+        raise ValueError(f"options must hold n_options = {n_options} texts, got {len(options)}")
+    text = _MARKUP.sub("", strip_reasoning(response)).strip()
+    if options is not None:
+        exact = [i for i, o in enumerate(options) if _plain(o) and _plain(o) == _plain(text)]
+        if len(exact) == 1:
+            return _ALPHABET[exact[0]]
+    letter = _letter(text, n_options, case_sensitive)
+    if letter is None and options is not None:
+        named = {letter for _, _, letter in option_mentions(text, options)}
+        return named.pop() if len(named) == 1 else None
+    return letter
+
+
+def _plain(text: Any) -> str:
+    """Lower case, single spaces, no surrounding spaces or end punctuation."""
+    return " ".join(str(text).lower().split()).strip(" .,;:!?\"'()")
+
+
+def option_mentions(text: str, options: Sequence[str]) -> list[tuple[int, int, str]]:
+    """``(start, end, letter)`` of every whole-word, case-insensitive occurrence of an option's text in
+    ``text``, in order; an occurrence inside a longer occurrence (another option's text) is left out.
+
+    >>> option_mentions("Not the left but the right parietal lobe", ["Left parietal lobe", "parietal lobe", "right parietal lobe"])
+    [(21, 40, 'C')]
+    """
+    low = text.lower()
+    found = []
+    for i, option in enumerate(options):
+        needle = " ".join(str(option).lower().split())
+        if not needle:
+            continue
+        pattern = r"\s+".join(map(re.escape, needle.split(" ")))
+        for m in re.finditer(rf"(?<![a-z0-9]){pattern}(?![a-z0-9])", low):
+            found.append((m.start(), m.end(), _ALPHABET[i]))
+    return sorted(
+        f for f in found if not any(g != f and g[0] <= f[0] and f[1] <= g[1] for g in found)
+    )
+
+
+def _letter(text: str, n_options: int, case_sensitive: bool) -> str | None:
+    """Rules 2 and 3 of the module text on a reply without reasoning blocks or markup."""
     letters = _ALPHABET[:n_options]
     if not case_sensitive:
         letters += letters.lower()
-    text = _MARKUP.sub("", strip_reasoning(response)).strip()
     explicit = _explicit(letters, re.I if not case_sensitive else 0).findall(
         _answer_case(text, case_sensitive)
     )

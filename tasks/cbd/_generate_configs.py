@@ -18,7 +18,7 @@ from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
-VERSION = "0.1"
+VERSION = "0.2"
 
 
 def template() -> str:
@@ -57,9 +57,12 @@ def files() -> dict[str, str]:
             "cbd_quadrants", "load_both_arms", "quadrants", QUADRANT_METRICS
         ),
         "_cbd.yaml": task_yaml.group("cbd", ["cbd_image", "cbd_noimg"], VERSION),
-        # Sec. 3.2: binary yes/no questions, p(yes) from one deterministic pass (log-likelihoods of
-        # " yes" and " no"); image, text-only, null-image and image-swap docs in one task
-        "cbd_binary.yaml": binary_task(),
+        # Sec. 3.2 / 4: binary presence questions "Is there [finding]?" (present and absent findings
+        # paired), p(yes) from one deterministic pass (log-likelihoods of " yes" and " no"); image,
+        # text-only, null-image and image-swap docs in one task
+        "cbd_binary.yaml": binary_task("cbd_binary", "load_binary_arms"),
+        # the earlier form as a named variant: the case's MCQ with a proposed option
+        "cbd_binary_proposed.yaml": binary_task("cbd_binary_proposed", "load_binary_proposed_arms"),
     }
     for base in REASONING_TASKS:
         out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
@@ -71,9 +74,9 @@ def files() -> dict[str, str]:
     return out
 
 
-def binary_task() -> str:
-    return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}task: cbd_binary
-process_docs: !function utils.load_binary_arms
+def binary_task(name: str, loader: str) -> str:
+    return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}task: {name}
+process_docs: !function utils.{loader}
 output_type: multiple_choice
 doc_to_visual: !function utils.cbd_doc_to_visual
 doc_to_text: !function utils.cbd_binary_doc_to_text

@@ -37,6 +37,10 @@ def load_binary_arms(_pointer):
     return cbd_protocol.load_binary_docs()
 
 
+def load_binary_proposed_arms(_pointer):
+    return cbd_protocol.load_binary_docs(form="proposed")
+
+
 # ---------------------------------------------------------------- prompt and image
 
 
@@ -45,9 +49,13 @@ def cbd_doc_to_visual(doc: dict) -> list:
     if image is None or doc.get("condition") in (
         cbd_protocol.ARMS["noimg"],
         cbd_protocol.BINARY_ARMS["noimg"],
+        cbd_protocol.PROPOSED_ARMS["noimg"],
     ):
         return []  # Sec. 3.2: the image is omitted entirely, not replaced
-    if doc.get("condition") == cbd_protocol.BINARY_ARMS["null"]:
+    if doc.get("condition") in (
+        cbd_protocol.BINARY_ARMS["null"],
+        cbd_protocol.PROPOSED_ARMS["null"],
+    ):
         return [Image.new("RGB", cbd_protocol.NULL_IMAGE_SIZE, 0)]  # Sec. 5: black 224 x 224
     return [image.convert("RGB")]  # the swap doc's row is the donor case's: its image
 
@@ -69,7 +77,8 @@ def cbd_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None
 
 
 def cbd_binary_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
-    """The yes/no question (no options block: the continuations are " yes" and " no")."""
+    """The yes/no question (no options block: the continuations are " yes" and " no"): "Is there
+    [finding]?" and its paraphrases (``cbd_binary``), or the proposed-answer form (``cbd_binary_proposed``)."""
     kwargs = lmms_eval_specific_kwargs or {}
     return f"{kwargs.get('pre_prompt', '')}{doc['question']}{kwargs.get('post_prompt', '')}"
 
@@ -79,7 +88,9 @@ def cbd_binary_doc_to_choice(doc: dict) -> list:
 
 
 def cbd_binary_doc_to_target(doc: dict) -> int:
-    return "AB".index(doc["correct_letter"])
+    """The answer as asked (a negated paraphrase's is the opposite of ``correct_letter``, which is in
+    the polarity of q: :mod:`medvigil.suites.cbd.presence`)."""
+    return cbd_protocol.BINARY_CHOICES.index(doc["binary_label"])
 
 
 def cbd_binary_process_results(doc: dict, results: list) -> dict:

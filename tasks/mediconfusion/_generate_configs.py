@@ -12,14 +12,15 @@ from medvigil.suites.mediconfusion import prompts
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
-VERSION = "0.2"
+VERSION = "0.3"
 
 # The prompts are medvigil.suites.mediconfusion.prompts; YAML names a style per lmms-eval model.
 # Where the authors used another template for a model family that lmms-eval serves, that
 # model's key gets it (lmms-eval uses a model's own key instead of `default`).
 MODEL_STYLES = {
-    # their `mc.gpt` entry, shared by GPT-4o, Gemini and Claude
-    "mc": {m: "authors_gpt" for m in ("gpt4v", "batch_gpt4", "claude", "gemini", "gemini_api")},
+    # their `mc.gpt` entry, shared by GPT-4o, Gemini and Claude: every lmms-eval route to those APIs
+    # (`openai` included: the OpenAI-compatible client their GPT-4o runs went through)
+    "mc": {m: "authors_gpt" for m in prompts.API_MODELS},
     # their LLaVA v1.6 and Llama 3.2 prefix-score implementations
     "ps": {"llava_hf": "authors_llava", "llava": "authors_llava", "llama_vision": "authors_llama"},
 }
@@ -44,6 +45,24 @@ def _style_kwargs(mode: str, protocol: str) -> str:
     return "\n".join(lines)
 
 
+def _generation_kwargs(mode: str, protocol: str, per_api_model: bool = True) -> str:
+    """The task's decoding, and what the authors' client for each API model sets beyond it
+    (prompts.adapter_generation) as lmms-eval's per-model ``model_specific_generation_kwargs``
+    (not in the reasoning variants, whose budget is theirs)."""
+    text = task_yaml.generation_kwargs(prompts.MAX_NEW_TOKENS[mode, protocol])
+    per_model = {m: prompts.adapter_generation(m, mode) for m in prompts.API_MODELS}
+    per_model = {m: g for m, g in per_model.items() if g}
+    if protocol != "authors" or not per_api_model:
+        per_model = {}
+    if not per_model:
+        return text
+    lines = [text, "model_specific_generation_kwargs:"]
+    for model, settings in per_model.items():
+        lines.append(f"  {model}:")
+        lines += [f"    {k}: {v}" for k, v in settings.items()]
+    return "\n".join(lines)
+
+
 def template() -> str:
     directions = task_yaml.load_utils(HERE, "mediconfusion_task_utils").METRIC_DIRECTIONS
     return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}doc_to_visual: !function utils.mediconfusion_doc_to_visual
@@ -58,7 +77,7 @@ def _task(name: str, body: str) -> str:
 """
 
 
-def _mode_files(protocol: str) -> dict[str, str]:
+def _mode_files(protocol: str, per_api_model: bool = True) -> dict[str, str]:
     suffix = "" if protocol == "authors" else f"_{protocol}"
     text = "doc_to_text: !function utils.mediconfusion_doc_to_text"
     messages = "\ndoc_to_messages: !function utils.mediconfusion_doc_to_messages"
@@ -69,7 +88,7 @@ def _mode_files(protocol: str) -> dict[str, str]:
 {text}{messages}
 doc_to_target: correct_letter
 process_results: !function utils.mediconfusion_mc_process_results
-{task_yaml.generation_kwargs(prompts.MAX_NEW_TOKENS["mc", protocol])}
+{_generation_kwargs("mc", protocol, per_api_model)}
 {_style_kwargs("mc", protocol)}""",
     )
     # GD: one-token continuations "A"/"B" right after the prompt (no delimiter), as the
@@ -101,7 +120,7 @@ process_results: !function utils.mediconfusion_ps_process_results
 {text}{messages}
 doc_to_target: correct_letter
 process_results: !function utils.mediconfusion_ff_process_results
-{task_yaml.generation_kwargs(prompts.MAX_NEW_TOKENS["ff", protocol])}
+{_generation_kwargs("ff", protocol, per_api_model)}
 {_style_kwargs("ff", protocol)}""",
     )
     return out
@@ -117,8 +136,9 @@ def files() -> dict[str, str]:
     # reasoning variants (task_yaml.reasoning_variant) of MC, whose budgets (32, 8) leave no room to think
     for protocol in ("authors", "medvigil"):
         base = f"mediconfusion_mc{'' if protocol == 'authors' else '_' + protocol}"
+        plain = _mode_files(protocol, per_api_model=False)[f"{base}.yaml"]
         out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
-            base, out[f"{base}.yaml"], prompts.MAX_NEW_TOKENS["mc", protocol]
+            base, plain, prompts.MAX_NEW_TOKENS["mc", protocol]
         )
     out["_mediconfusion_reasoning.yaml"] = task_yaml.group(
         "mediconfusion_reasoning",

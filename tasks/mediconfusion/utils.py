@@ -224,23 +224,34 @@ _MODE_OF = {
 }  # condition -> mode
 
 
-def mediconfusion_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
-    """The prompt of the doc's mode in ``prompt_style`` (default: the doc's protocol), wrapped
-    in ``pre_prompt`` / ``post_prompt`` (empty by default)."""
-    kwargs = lmms_eval_specific_kwargs or {}
+def _prompt(doc: dict, kwargs: dict) -> str:
+    """The prompt of the doc's mode in ``prompt_style`` (default: the doc's protocol), wrapped in
+    ``pre_prompt`` / ``post_prompt`` (empty by default)."""
     mode = _MODE_OF[doc["condition"]]
     style = kwargs.get("prompt_style") or doc.get("protocol") or prompts.DEFAULT_STYLE
     text = prompts.render(mode, style, doc["question"], doc["option_A"], doc["option_B"])
     return f"{kwargs.get('pre_prompt', '')}{text}{kwargs.get('post_prompt', '')}"
 
 
-def mediconfusion_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
-    """Chat form of the generating modes: the ``system_prompt`` the model's kwargs carry (the
-    authors' system prompt for the API models, :data:`medvigil.suites.mediconfusion.prompts.API_MODELS`)
-    as a system turn, then the prompt and the image, the order of their ``Models/gpt.py``; without
-    one, the image and then the prompt, as lmms-eval builds a chat turn from the text and visuals."""
+def mediconfusion_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """What a simple (text-only-context) lmms-eval model is sent: the model's ``system_prompt``, if its
+    kwargs carry one (the authors' API models), on the first line, then :func:`_prompt`. lmms-eval's
+    simple API adapters (``gpt4v``, ``batch_gpt4``, ``claude``) send no system message of a task's, so
+    this is how they receive it (a deviation:
+    :func:`medvigil.suites.mediconfusion.prompts.adapter_deviations`)."""
     kwargs = lmms_eval_specific_kwargs or {}
-    text = [{"type": "text", "text": mediconfusion_doc_to_text(doc, kwargs)}]
+    system = kwargs.get("system_prompt")
+    return f"{system}\n{_prompt(doc, kwargs)}" if system else _prompt(doc, kwargs)
+
+
+def mediconfusion_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    """Chat form of the generating modes (chat adapters: ``openai``, ``gemini``): the ``system_prompt``
+    the model's kwargs carry (the authors' system prompt for the API models,
+    :data:`medvigil.suites.mediconfusion.prompts.API_MODELS`) as a system turn, then the prompt and the
+    image, the order of their ``Models/gpt.py``; without one, the image and then the prompt, as
+    lmms-eval builds a chat turn from the text and visuals."""
+    kwargs = lmms_eval_specific_kwargs or {}
+    text = [{"type": "text", "text": _prompt(doc, kwargs)}]
     images = [{"type": "image", "url": image} for image in mediconfusion_doc_to_visual(doc)]
     system = kwargs.get("system_prompt")
     if not system:

@@ -81,12 +81,15 @@ process_results: !function utils.medvigil_open_process_results
 _RUNNER = importlib.import_module("medvigil.suites.medvigil.harness.authors_runner")
 
 
-def authors_task(name: str, loader: str, metrics=None) -> str:
-    """The authors' released runner (medvigil.suites.medvigil.harness.authors_runner): their prompt, no system
-    message, 600 new tokens, their parser (in process_results, by the doc's ``runner``)."""
+def authors_task(
+    name: str, loader: str, metrics=None, max_new_tokens: int = _RUNNER.MAX_NEW_TOKENS
+) -> str:
+    """The authors' released runners (medvigil.suites.medvigil.harness.authors_runner): their prompt
+    (by the doc's ``runner``), no system message, their budget (600 new tokens; LLaVA-Med 128),
+    their parser (in process_results)."""
     return f"""{task_yaml.task(name, loader)}doc_to_text: !function utils.medvigil_authors_doc_to_text
 doc_to_messages: !function utils.medvigil_authors_doc_to_messages
-{task_yaml.generation_kwargs(_RUNNER.MAX_NEW_TOKENS)}
+{task_yaml.generation_kwargs(max_new_tokens)}
 {task_yaml.prompt_kwargs()}
 """ + (f"{_metric_list(metrics)}\n" if metrics else "")
 
@@ -104,6 +107,23 @@ filter_list:
 """
 
 
+def runner_files() -> dict[str, str]:
+    """The authors' runners beside the blur sweep's sigma tasks: their main runner, their LLaVA-Med /
+    HuatuoGPT runner (bench_run_llava_med.py, bench_run_huatuo.py) and sigma = inf of their sweep (the
+    sigma 0 prompt, no image; records `noimg`, so the template's metrics)."""
+    return {
+        "medvigil_mcq_authors.yaml": authors_task("medvigil_mcq_authors", "load_mcq_authors"),
+        "medvigil_mcq_authors_llava_med.yaml": authors_task(
+            "medvigil_mcq_authors_llava_med",
+            "load_mcq_authors_llava_med",
+            max_new_tokens=_RUNNER.LLAVA_MED_MAX_NEW_TOKENS,
+        ),
+        "medvigil_blur_authors_sinf.yaml": authors_task(
+            "medvigil_blur_authors_sinf", "load_blur_authors_inf"
+        ),
+    }
+
+
 def files() -> dict[str, str]:
     # Conditions are not interchangeable, so each group reports its members and no pooled score.
     group = task_yaml.group
@@ -114,7 +134,7 @@ def files() -> dict[str, str]:
     out["medvigil_mcq_circular.yaml"] = task("medvigil_mcq_circular", "load_mcq_circular")
     out["medvigil_triplets.yaml"] = task("medvigil_triplets", "load_triplets", TRIPLET_METRICS)
     out["medvigil_open.yaml"] = open_task()
-    out["medvigil_mcq_authors.yaml"] = authors_task("medvigil_mcq_authors", "load_mcq_authors")
+    out.update(runner_files())
     for sigma in BLUR_SIGMAS:
         out[f"medvigil_blur_s{sigma}.yaml"] = task(
             f"medvigil_blur_s{sigma}", f"load_blur_{sigma}", SUMMARY_METRICS
@@ -133,8 +153,10 @@ def files() -> dict[str, str]:
         VERSION,
     )
     out["_medvigil_blur_authors.yaml"] = (
-        group(  # the authors' runner and PIL blur; sigma = inf: their --no-image run
-            "medvigil_blur_authors", [f"medvigil_blur_authors_s{s}" for s in BLUR_SIGMAS], VERSION
+        group(  # the authors' runner and PIL blur; sigma = inf: no image
+            "medvigil_blur_authors",
+            [f"medvigil_blur_authors_s{s}" for s in (*BLUR_SIGMAS, "inf")],
+            VERSION,
         )
     )
     out["_medvigil_roi_decay.yaml"] = group(

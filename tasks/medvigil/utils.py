@@ -24,9 +24,11 @@ from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import probe_record
 from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.harness.authors_runner import (
+    LLAVA_MED_PLACEHOLDER,
     authors_blur,
     authors_letter,
     authors_prompt,
+    llava_med_prompt,
 )
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
@@ -89,13 +91,49 @@ def load_mcq_circular(_pointer):
     return _load("mcq_circular", "circular")
 
 
-def _authors(data):
-    """Mark docs for the authors' released runner (medvigil.suites.medvigil.harness.authors_runner)."""
-    return data.map(lambda _: {"runner": "authors"}, desc="medvigil authors' runner")
+#: runner -> its prompt (medvigil.suites.medvigil.harness.authors_runner); both use the same parser
+RUNNER_PROMPTS = {"authors": authors_prompt, "authors_llava_med": llava_med_prompt}
+
+
+def _authors(data, runner: str = "authors"):
+    """Mark docs for one of the authors' released runners (:data:`RUNNER_PROMPTS`)."""
+    return data.map(lambda _: {"runner": runner}, desc=f"medvigil {runner} runner")
 
 
 def load_mcq_authors(_pointer):
     return _authors(_load("mcq", "default"))
+
+
+def load_mcq_authors_llava_med(_pointer):
+    """Their LLaVA-Med / HuatuoGPT runner: probes without an image show the placeholder
+    ``images/MVB-0001.jpg`` of the build (none when the build lacks it, as their runner)."""
+    from datasets import Image, concatenate_datasets
+
+    data = _load("mcq", "default")
+    files, status = data["image_file"], data["image_status"]
+    bare = [i for i, f in enumerate(files) if not f]
+    source = [
+        i for i, f in enumerate(files) if f == LLAVA_MED_PLACEHOLDER and status[i] != "no_image"
+    ]
+    flags = [False] * len(data)
+    if bare and source:
+        placeholder = data.select(source[:1]).cast_column("image", Image(decode=False))["image"][0]
+        shown = data.select(bare).map(
+            lambda _: {"image": placeholder}, input_columns=["probe_id"], desc="placeholder image"
+        )
+        rest = [i for i, f in enumerate(files) if f]
+        position = {row: k for k, row in enumerate(rest + bare)}  # where each row went
+        order = [position[i] for i in range(len(data))]
+        data = concatenate_datasets([data.select(rest), shown]).select(order)
+        flags = [not f for f in files]
+    elif bare:
+        log.warning(
+            "medvigil_mcq_authors_llava_med: the build has no %s; %d probe(s) without an image are "
+            "sent without one (their runner's behaviour when the file is missing)",
+            LLAVA_MED_PLACEHOLDER,
+            len(bare),
+        )
+    return _authors(data.add_column("placeholder_image", flags), "authors_llava_med")
 
 
 def load_triplets(_pointer):
@@ -135,6 +173,11 @@ def _load_blur(sigma: str):
 
 def _load_blur_authors(sigma: str):
     return _authors(_load_blur(sigma))
+
+
+def load_blur_authors_inf(_pointer):
+    """sigma = inf: the sigma 0 probes and the runner's prompt, no image (condition ``noimg``)."""
+    return _authors(_load("mcq", "noimg", kinds=("original",)))
 
 
 def _load_roi_decay(step: int):
@@ -306,9 +349,11 @@ def medvigil_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None =
 
 
 def medvigil_authors_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
-    """The authors' released runner's prompt (``A) ...`` options, its closing instruction)."""
+    """The doc's runner's prompt (:data:`RUNNER_PROMPTS`: ``A) ...`` options and their closing
+    instruction, or the LLaVA-Med runner's ``Options:`` block and question)."""
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{authors_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    prompt = RUNNER_PROMPTS[doc.get("runner") or "authors"](doc["question"], doc["options"])
+    return f"{kwargs.get('pre_prompt', '')}{prompt}{kwargs.get('post_prompt', '')}"
 
 
 def medvigil_authors_doc_to_messages(
@@ -327,13 +372,14 @@ def medvigil_authors_doc_to_messages(
 
 def _record(doc: dict, response: str) -> dict:
     """The per-probe record, in *published* letters even when options were reordered."""
-    authors = doc.get("runner") == "authors"
-    letter = authors_letter(response) if authors else parse_letter(response)
+    runner = doc.get("runner")
+    letter = authors_letter(response) if runner in RUNNER_PROMPTS else parse_letter(response)
     correct = doc["correct_letter"]
     # what the adapter was handed (the transform itself is not redone here)
     extra = {
         "condition_source": "lmms-eval",
-        **({"runner": "authors"} if authors else {}),
+        **({"runner": runner} if runner in RUNNER_PROMPTS else {}),
+        **({"placeholder_image": LLAVA_MED_PLACEHOLDER} if doc.get("placeholder_image") else {}),
         **sent_inputs([] if _shown_image(doc) is None else [True], doc.get("condition", "default")),
     }
     # attempts are known when the model ran under `--model retry` (Appendix L protocol)

@@ -12,7 +12,7 @@ from medvigil.suites.readiness.protocol import ARMS, SOURCES, arm_metrics
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
-VERSION = "0.1"
+VERSION = "0.2"
 # metric -> higher is better? (accuracy of the arm; parse failures are a diagnostic)
 # metric -> higher is better (the T1 item counts n_<source> have no direction; lmms-eval wants a bool)
 DIRECTIONS = {

@@ -26,6 +26,7 @@ from medvigil.suites.readiness.protocol import (
     arm_count,
     arm_docs,
     arm_metrics,
+    base_setting,
     mc_prompt,
     substitution_donors,
 )
@@ -50,7 +51,7 @@ def _load(arm: str):
         )
     # MedVIGIL stores the safe action at E; adapted rows say their own (or none)
     rows = [{"safe_letter": SAFE_LETTER, **row} for row in data.remove_columns(["image"]).to_list()]
-    made = arm_docs(arm, rows)
+    made = arm_docs(arm, rows, base=base_setting())  # READINESS_BASE: balanced (default) or source
     if not made:
         raise ValueError(
             f"readiness arm {arm}: no probes in the build qualify (scope {ARMS[arm].scope!r}"
@@ -190,7 +191,8 @@ def _record(doc: dict, response: str) -> dict:
         extra["cot"] = parse_cot(response, doc["options"])
         letter = extra["cot"]["answer"]
     else:
-        letter = parse_option_letter(response, len(doc["options"]))
+        # the prompt asks for "the index and content of the option": a reply giving only the content counts
+        letter = parse_option_letter(response, len(doc["options"]), doc["options"])
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:
         extra["attempts"] = attempts

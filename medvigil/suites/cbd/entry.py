@@ -30,7 +30,7 @@ from medvigil.task_pack import reasoning_base, reasoning_name
 
 __all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
-TASKS = r"cbd_(image|noimg|quadrants|binary)(_reasoning)?"  # _reasoning: the 4096-token variants (tasks/task_yaml.py)
+TASKS = r"cbd_(image|noimg|quadrants|binary|binary_proposed)(_reasoning)?"  # _reasoning: the 4096-token variants (tasks/task_yaml.py)
 BOTH_ARMS = "cbd_quadrants"
 ARM_TASKS = ("cbd_image", "cbd_noimg")  # what cbd_quadrants repeats (cbd_binary is another arm)
 DEFAULTS = {"invalid": "exclude", "n_resamples": 1000, "seed": 0}

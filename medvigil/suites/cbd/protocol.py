@@ -47,6 +47,7 @@ from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
 from medvigil.scoring import loglikelihood
+from medvigil.suites.cbd import presence
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
     bootstrap_rates,
@@ -139,6 +140,7 @@ PHENOMENA = {
     "negation": "negation",
     "scope": "scope quantification",
     "specificity": "specificity modulation",
+    "syntactic": "syntactic restructuring",  # the presence questions' (medvigil.suites.cbd.presence)
 }
 SUPPLIED_KIND = "paraphrase"  # probe_kind of a supplied paraphrase row (paraphrases="supplied")
 PARAPHRASE_SETS = ("templates", "supplied")
@@ -370,7 +372,7 @@ def make_record(
 
 def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     out = list(records)
-    conditions = (*ARMS.values(), *BINARY_ARMS.values())
+    conditions = (*ARMS.values(), *BINARY_ARMS.values(), *PROPOSED_ARMS.values())
     for r in out:
         if r.get("suite") != SUITE:
             raise ValueError(
@@ -400,8 +402,11 @@ def quadrant_table(
 def binary_table(
     records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude"
 ) -> dict[str, dict[str, Any]]:
-    """:func:`quadrant_table` of the binary arm (with mean entropy per quadrant from p(yes))."""
-    return _arm_table(_check(records), BINARY_ARMS, invalid)
+    """:func:`quadrant_table` of the binary arm (with mean entropy per quadrant from p(yes)): the
+    presence questions', or the proposed-answer variant's when the records are of that one only."""
+    checked = _check(records)
+    proposed = bool(checked) and all(r["condition"] in PROPOSED_ARMS.values() for r in checked)
+    return _arm_table(checked, PROPOSED_ARMS if proposed else BINARY_ARMS, invalid)
 
 
 def _arm_table(
@@ -536,6 +541,11 @@ BINARY_ARMS = {
     "null": "binary:null",
     "swap": "binary:swap",
 }
+#: the same for the proposed-answer variant (``cbd_binary_proposed``), kept apart from the presence questions
+PROPOSED_ARMS = {k: v.replace("binary", "binary_proposed", 1) for k, v in BINARY_ARMS.items()}
+#: binary question form -> its record conditions: presence questions (Sec. 4, ``cbd_binary``) or our
+#: earlier proposed-answer form on the MCQs (``cbd_binary_proposed``)
+BINARY_FORMS = {"presence": BINARY_ARMS, "proposed": PROPOSED_ARMS}
 BINARY_CHOICES = ("yes", "no")  # A = yes, B = no in the records
 BINARY_TEMPLATE = (
     "{q}\nProposed answer: {candidate}\nIs the proposed answer correct? Answer yes or no."
@@ -579,14 +589,56 @@ def plan_binary_docs(
     seed: int = SEED,
     checks: bool = True,
     paraphrases: str = "templates",
+    form: str = "presence",
 ) -> list[tuple[int, dict]]:
     """The binary arm's docs as ``(row index whose image is shown, overrides)``: the image arm (q and every
     q'), the text-only arm (q), and with ``checks`` the null-image and :data:`N_SWAPS` image-swap docs of q
-    (ids ``<q's id>:swap<k>``: other cases' images, the first by ``sha256(seed:swap:case:other)``)."""
-    plans = plan_docs(rows, ["image", "noimg"], paraphrases)
-    originals = sorted({i for i, _ in plans})
+    (ids ``<q's id>:swap<k>``: other cases' images, the first by ``sha256(seed:swap:case:other)``).
+    ``form``: ``presence`` (Sec. 4; :mod:`medvigil.suites.cbd.presence`, ``paraphrases`` unused) or
+    ``proposed`` (the case's MCQ with a proposed option, :func:`binary_candidate`)."""
+    if form not in BINARY_FORMS:
+        raise ValueError(f"form must be one of {', '.join(BINARY_FORMS)}, got {form!r}")
+    if form == "presence":
+        plans = _presence_plans(rows, seed)
+    else:
+        plans = _proposed_plans(rows, seed, paraphrases)
+    if not checks:
+        return plans
+    arms = BINARY_FORMS[form]
+    originals = sorted({i for i, o in plans})
     out = []
-    for i, o in plans:
+    for i, doc in plans:
+        out.append((i, doc))
+        if doc["condition"] == arms["image"] and doc["paraphrase_index"] == 0:
+            out += _check_docs(rows, i, doc, originals, arms, seed)
+    return out
+
+
+def _check_docs(
+    rows: Sequence[Mapping[str, Any]],
+    i: int,
+    doc: dict,
+    originals: Sequence[int],
+    arms: Mapping[str, str],
+    seed: int,
+) -> list[tuple[int, dict]]:
+    """The null-image doc and the :data:`N_SWAPS` image-swap docs of one (image, q) doc."""
+    row = rows[i]
+    out = [(i, {**doc, "condition": arms["null"]})]
+    donors = [j for j in originals if str(rows[j]["case_id"]) != str(row["case_id"])]
+    donors.sort(key=lambda k: _hash(seed, "swap", row["case_id"], rows[k]["case_id"]))
+    for n, j in enumerate(donors[:N_SWAPS]):
+        swap = {"probe_id": f"{doc['probe_id']}:swap{n}", "swap_from": str(rows[j]["case_id"])}
+        out.append((j, {**doc, **swap, "condition": arms["swap"], "swap_index": n}))
+    return out
+
+
+def _proposed_plans(
+    rows: Sequence[Mapping[str, Any]], seed: int, paraphrases: str
+) -> list[tuple[int, dict]]:
+    """The proposed-answer form: "q / Proposed answer: option / Is the proposed answer correct?"."""
+    out = []
+    for i, o in plan_docs(rows, ["image", "noimg"], paraphrases):
         row = rows[i]
         candidate, yes = binary_candidate(row, seed)
         arm = "image" if o["condition"] == ARMS["image"] else "noimg"
@@ -596,42 +648,84 @@ def plan_binary_docs(
             "question": BINARY_TEMPLATE.format(q=o["question"], candidate=candidate),
             "choices": list(BINARY_CHOICES),
             "correct_letter": "A" if yes else "B",
-            "condition": BINARY_ARMS[arm],
+            "condition": PROPOSED_ARMS[arm],
             "binary_candidate": candidate,
             "binary_label": BINARY_CHOICES[0 if yes else 1],
+            "polarity": "asked",
             "swap_from": "",
             "swap_index": -1,
         }
         out.append((i, doc))
-        if checks and arm == "image" and o["paraphrase_index"] == 0:
-            out.append((i, {**doc, "condition": BINARY_ARMS["null"]}))
-            donors = [j for j in originals if str(rows[j]["case_id"]) != str(row["case_id"])]
-            donors.sort(key=lambda k: _hash(seed, "swap", row["case_id"], rows[k]["case_id"]))
-            for n, j in enumerate(donors[:N_SWAPS]):
-                out.append(
-                    (
-                        j,
-                        {
-                            **doc,
-                            "condition": BINARY_ARMS["swap"],
-                            "probe_id": f"{doc['probe_id']}:swap{n}",
-                            "swap_from": str(rows[j]["case_id"]),
-                            "swap_index": n,
-                        },
-                    )
-                )
     return out
 
 
-def load_binary_docs(*, checks: bool = True):
-    """The binary arm's docs from the built ``mcq`` config (``MEDVIGIL_DATA``)."""
+def _presence_plans(rows: Sequence[Mapping[str, Any]], seed: int) -> list[tuple[int, dict]]:
+    """Sec. 4's presence questions, a present and an absent one per case (``case_id``
+    ``<case>:present`` / ``<case>:absent``, one sample each), with their paraphrases; letters in the
+    polarity of q (:mod:`medvigil.suites.cbd.presence`)."""
+    originals = []
+    for i, row in enumerate(rows):
+        if _field(row, "probe_kind", f"mcq row {i}") != ORIGINAL_KIND:
+            continue
+        _field(row, "case_id", f"mcq row {i}")
+        if row.get("image_status") != WITHHELD:
+            originals.append((i, row))
+    withheld = sum(r.get("image_status") == WITHHELD for r in rows if r["probe_kind"] == "original")
+    if withheld:
+        log.warning("cbd: skipped %d case(s) whose credentialed image is withheld", withheld)
+    pairs, left_out = presence.presence_pairs(originals, seed)
+    if originals and not pairs:
+        raise ValueError(
+            f"cbd_binary: none of the {len(originals)} case(s) names a finding of the presence lexicon "
+            "(medvigil.suites.cbd.presence.FINDINGS) with an absent one to pair; map a 'finding' "
+            "column (MEDVIGIL_MCQ_ADAPTER) or run the proposed-answer variant cbd_binary_proposed"
+        )
+    if left_out:
+        log.warning(
+            "cbd_binary: %d case(s) name no finding of the presence lexicon (or have no absent one) "
+            "and are not asked",
+            left_out,
+        )
+    out = []
+    for i, polarity, finding in pairs:
+        row, sample = rows[i], f"{rows[i]['case_id']}:{polarity}"
+        yes = polarity == "present"
+        for index, source, text, negated in presence.presence_set(finding, row.get("modality")):
+            for arm in ("image", "noimg") if index == 0 else ("image",):
+                doc = {
+                    **{f: row.get(f) for f in _ROW_FIELDS},
+                    "probe_id": sample if index == 0 else f"{sample}:{source}",
+                    "probe_kind": ORIGINAL_KIND if index == 0 else TEMPLATE_KIND,
+                    "case_id": sample,
+                    "source_case": str(row["case_id"]),
+                    "finding": finding,
+                    "question": text,
+                    "condition": BINARY_ARMS[arm],
+                    "paraphrase_index": index,
+                    "paraphrase_source": source,
+                    "choices": list(BINARY_CHOICES),
+                    "correct_letter": "A" if yes else "B",
+                    "binary_candidate": "",
+                    "binary_label": BINARY_CHOICES[0 if yes != negated else 1],
+                    "polarity": "negated" if negated else "asked",
+                    "swap_from": "",
+                    "swap_index": -1,
+                }
+                out.append((i, doc))
+    return out
+
+
+def load_binary_docs(*, checks: bool = True, form: str = "presence"):
+    """The binary arm's docs (``form``: :func:`plan_binary_docs`) from the built ``mcq`` config
+    (``MEDVIGIL_DATA``)."""
     return _load(
         (*_COLUMNS, "safe_letter", *_ROW_FIELDS),
-        "cbd binary docs",
+        f"cbd binary docs ({form})",
         lambda rows: plan_binary_docs(
             [{"safe_letter": SAFE_LETTER, **r} for r in rows],
             checks=checks,
-            paraphrases=paraphrase_setting(),
+            paraphrases=paraphrase_setting() if form == "proposed" else "templates",
+            form=form,
         ),
     )
 
@@ -646,19 +740,28 @@ def p_yes(loglikelihoods: Sequence[Any]) -> float:
 
 
 def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) -> dict:
-    """The record of one binary doc: ``predicted_letter`` A (yes) when p(yes) >= 0.5, else B."""
+    """The record of one binary doc: the answer as asked is yes when p(yes) >= 0.5; ``predicted_letter``
+    is A (yes) or B (no) *in the polarity of q*, so inverted for a negated paraphrase (``polarity``
+    ``"negated"``; :mod:`medvigil.suites.cbd.presence`), as ``correct_letter`` is."""
     py = p_yes(loglikelihoods)
-    record = make_record({**doc, "options": list(BINARY_CHOICES)}, "A" if py >= 0.5 else "B")
-    record["raw_response"] = BINARY_CHOICES[0] if py >= 0.5 else BINARY_CHOICES[1]
+    as_asked = BINARY_CHOICES[0] if py >= 0.5 else BINARY_CHOICES[1]
+    negated = doc.get("polarity") == "negated"
+    letter = "A" if (as_asked == BINARY_CHOICES[0]) != negated else "B"
+    record = make_record({**doc, "options": list(BINARY_CHOICES)}, letter)
+    record["raw_response"] = as_asked
     record["extra"].update(
         p_yes=py,
         probabilities=[py, 1.0 - py],
         loglikelihoods=[loglikelihood.result_value(v) for v in loglikelihoods],
         candidate=doc["binary_candidate"],
         label=doc["binary_label"],
+        polarity=doc.get("polarity") or "asked",
+        answer_as_asked=as_asked,
         arm="binary",
         question=str(doc["question"]).split("\nProposed answer:")[0],
     )
+    if doc.get("source_case"):
+        record["extra"]["source_case"] = doc["source_case"]
     if doc.get("swap_from"):
         record["extra"].update(swap_from=doc["swap_from"], swap_index=int(doc["swap_index"]))
     return record
@@ -752,7 +855,8 @@ def sample_details(
                 )
                 for g, ks in sorted(by.items())
             }
-    if image != BINARY_ARMS["image"]:
+    arms = next((a for a in BINARY_FORMS.values() if a["image"] == image), None)
+    if arms is None:
         return out
 
     per_q: dict[str, dict[str, Any]] = {}
@@ -765,17 +869,17 @@ def sample_details(
             "mean_p_yes_image": _mean(py_img),
             "mean_p_yes_text": _mean(py_txt),
         }
-        null = [c for c in mine if BINARY_ARMS["null"] in cases[c]]
+        null = [c for c in mine if arms["null"] in cases[c]]
         entry["null_invariant"] = _rate(
-            sum(_same(cases[c], cases[c][BINARY_ARMS["null"]][-1]) for c in null), len(null)
+            sum(_same(cases[c], cases[c][arms["null"]][-1]) for c in null), len(null)
         )
         entry["n_null"] = len(null)
-        swapped = [c for c in mine if cases[c].get(BINARY_ARMS["swap"])]
+        swapped = [c for c in mine if cases[c].get(arms["swap"])]
         entry["swap_invariant"] = _rate(
-            sum(all(_same(cases[c], r) for r in cases[c][BINARY_ARMS["swap"]]) for c in swapped),
+            sum(all(_same(cases[c], r) for r in cases[c][arms["swap"]]) for c in swapped),
             len(swapped),
         )
-        each = [_same(cases[c], r) for c in swapped for r in cases[c][BINARY_ARMS["swap"]]]
+        each = [_same(cases[c], r) for c in swapped for r in cases[c][arms["swap"]]]
         entry["swap_invariant_per_image"] = _rate(sum(each), len(each))
         entry["n_swap"], entry["n_swap_images"] = len(swapped), len(each)
         if mine:
@@ -804,6 +908,10 @@ def _same(case: Mapping[str, Any], record: Mapping[str, Any]) -> bool:
     return record.get("predicted_letter") == case["orig"].get("predicted_letter")
 
 
+#: how an infinite mean KL is written in a result (JSON has no infinity): :func:`kl_check`
+INFINITE_KL = "inf"
+
+
 def binary_kl(p_image: Any, p_text: Any) -> np.ndarray:
     """KL(P_image || P_text) in nats between the yes/no distributions of q with and without the
     image (Sec. 5), per sample; 0 log 0 = 0."""
@@ -818,7 +926,15 @@ def kl_check(
 ) -> dict[str, Any]:
     """Sec. 5's image-reliance check: per-sample KL (:func:`binary_kl`), its mean per quadrant, and the AUROC
     (Mann-Whitney U of -KL, ties one half) of a low KL for Dangerous samples against Ideal ones (the paper's
-    "mean KL: Dangerous vs. Ideal") and against all others; ``None`` without samples of both kinds."""
+    "mean KL: Dangerous vs. Ideal") and against all others; ``None`` without samples of both kinds.
+
+    KL is infinite where the text-only p(yes) is exactly 0 or 1 and the image one is not (the image
+    gives mass to an answer the text rules out); JSON has no infinity, so such a quadrant's mean is the
+    string :data:`INFINITE_KL` (``"inf"``) and ``n_infinite_kl`` counts its infinite samples (0 elsewhere).
+
+    >>> kl_check([0.5, 0.5], [1.0, 0.5], ["Ideal", "Dangerous"])["mean_kl"]["Ideal"]
+    'inf'
+    """
     from scipy.stats import mannwhitneyu
 
     kl = binary_kl(p_image, p_text)
@@ -830,8 +946,12 @@ def kl_check(
             return None
         return float(mannwhitneyu(pos, neg).statistic / (pos.size * neg.size))
 
+    infinite = {q: int(np.isinf(kl[quad == q]).sum()) for q in QUADRANTS}
     return {
-        "mean_kl": {q: _mean(kl[quad == q].tolist()) for q in QUADRANTS},
+        "mean_kl": {
+            q: INFINITE_KL if infinite[q] else _mean(kl[quad == q].tolist()) for q in QUADRANTS
+        },
+        "n_infinite_kl": infinite,
         "auroc_dangerous_vs_ideal": auroc(quad == "Ideal"),
         "auroc_dangerous_vs_rest": auroc((quad != "Dangerous") & (quad != "")),
         "n": int((quad != "").sum()),
@@ -859,7 +979,11 @@ def suite_result(
     for r in records:
         first.setdefault(str(r["model"]), len(first))
     models: dict[str, dict[str, Any]] = {}
-    for arm, arms in (("generative", ARMS), ("binary", BINARY_ARMS)):
+    for arm, arms in (
+        ("generative", ARMS),
+        ("binary", BINARY_ARMS),
+        ("binary_proposed", PROPOSED_ARMS),
+    ):
         wanted = frozenset(arms.values())
         mine = [r for r in records if r["condition"] in wanted]
         if not mine:
@@ -869,7 +993,11 @@ def suite_result(
             by_model.setdefault(str(r["model"]), []).append(r)
         table = _arm_table(mine, arms, invalid, incomplete)
         for model in sorted(table, key=first.__getitem__):
-            name = model if arm == "generative" else f"{model} [binary]"
+            name = {
+                "generative": model,
+                "binary": f"{model} [binary]",
+                "binary_proposed": f"{model} [binary, proposed answer]",
+            }[arm]
             models[name] = {
                 **table[model],
                 "arm": arm,

@@ -1,7 +1,8 @@
 """The Consistent-but-Dangerous tables and figures of ``medvigil score --suite cbd`` and the report.
 
 From :func:`medvigil.suites.cbd.protocol.suite_result`: one row per model configuration (the generative
-MCQ arm under the model's name, the binary yes/no arm as ``"<model> [binary]"``):
+MCQ arm under the model's name, the binary yes/no arm as ``"<model> [binary]"``, its proposed-answer
+variant as ``"<model> [binary, proposed answer]"``):
 
 * quadrant fractions with flip rate and Dangerous fraction and their case-clustered bootstrap
   95 % CIs (Table 1, Sec. 3.4); accuracy per quadrant (Table 2);
@@ -16,6 +17,7 @@ from functools import partial
 from typing import Any
 
 from medvigil.report.render import FigureMaker, Table, pct, png, pyplot
+from medvigil.suites.cbd.protocol import INFINITE_KL
 
 QUADS = ("Ideal", "Fragile", "Dangerous", "Worst")
 QUADRANT_COLOURS = {
@@ -33,6 +35,8 @@ def with_ci(value: Any, ci: Mapping[str, Any] | None) -> str:
 
 
 def _num(value: Any, digits: int = 2) -> str:
+    if value == INFINITE_KL:  # an infinite mean KL (protocol.kl_check)
+        return "∞"
     return "—" if value is None else f"{value:.{digits}f}"
 
 
@@ -79,7 +83,9 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
             "Consistent = no paraphrase flips the answer (Eq. 1); image-reliant = the answer changes without the image "
             "(Eq. 2). Dangerous = consistent but not image-reliant (Eq. 4). CIs: percentile bootstrap over cases"
             + (f" ({n_res} resamples)." if n_res else ".")
-            + " '[binary]' rows: the yes/no arm (p(yes) from log-likelihoods).",
+            + " '[binary]' rows: the yes/no arm, \"Is there [finding]?\" (p(yes) from log-likelihoods;"
+            " answers to a negated paraphrase read in the original question's polarity); '[binary,"
+            " proposed answer]': its variant on the MCQ with a proposed option.",
         ),
         Table("Accuracy per quadrant (%)", ["Model", *QUADS], acc_rows),
     ]

@@ -10,14 +10,22 @@ model's config (100 for LLaVA, LLaVA-Med, Llama 3.2), but lmms-eval fixes one ``
 so the FF task keeps greedy decoding and 100 tokens (:func:`authors_gen_kwargs`: a model's own settings).
 Their system prompt (:data:`AUTHORS_SYSTEM_PROMPT`) is sent only by their API clients (:data:`API_MODELS`).
 
+Per lmms-eval route (:data:`API_PROVIDERS`: lmms-eval model -> their client): the task YAMLs send each
+API model what their client sends (``mc.gpt`` for GPT, Claude and Gemini; their system prompt; in FF
+their ``vanilla.json`` temperature, :func:`adapter_generation`; Claude's ``max_tokens=2048`` in every
+mode). What an lmms-eval adapter cannot send is listed by :func:`adapter_deviations`.
+
 >>> render("mc", "authors", "Which side?", "Left", "Right").splitlines()[2:4]
 ['("A": Left)', '("B": Right)']
 >>> render("ps", "authors", "Which side?", "Left", "Right"), PS_DELIMITER["authors"]
 ('Question: Which side? Answer:', ' ')
 """
 
+from typing import Any
+
 __all__ = [
     "API_MODELS",
+    "API_PROVIDERS",
     "AUTHORS_FF_GENERATION",
     "AUTHORS_SYSTEM_PROMPT",
     "DEFAULT_STYLE",
@@ -25,6 +33,8 @@ __all__ = [
     "MODES",
     "PROMPTS",
     "PS_DELIMITER",
+    "adapter_deviations",
+    "adapter_generation",
     "authors_gen_kwargs",
     "render",
     "styles",
@@ -76,8 +86,26 @@ MAX_NEW_TOKENS = {
 }
 #: their configs/prompts/answering.json init_prompts.default, character for character.
 AUTHORS_SYSTEM_PROMPT = "You are a helpful assitant expert in medical domain."
+#: lmms-eval API model -> the authors' client for that provider (``Models/<client>.py``, configs/Models/<client>)
+API_PROVIDERS = {
+    "gpt4v": "gpt",
+    "batch_gpt4": "gpt",
+    "openai": "gpt",
+    "claude": "claude",
+    "gemini": "gemini",
+    "gemini_api": "gemini",
+}
 #: lmms-eval models served by an API the authors sent the system prompt to (GPT-4o, Claude, Gemini).
-API_MODELS = ("gpt4v", "batch_gpt4", "openai", "claude", "gemini", "gemini_api")
+API_MODELS = tuple(API_PROVIDERS)
+#: lmms-eval's simple API adapters: one user turn built from the task's text, no system message
+SIMPLE_API_MODELS = ("gpt4v", "batch_gpt4", "claude")
+#: lmms-eval open-model adapter -> the authors' client whose configs/Models/<client>/vanilla.json applies
+OPEN_MODEL_CLIENTS = {
+    "llava_hf": "llava",
+    "llava": "llava",
+    "llama_vision": "llama",
+    "instructblip": "instructblip",
+}
 #: their configs/Models/<model>/vanilla.json: FF generation settings (None: not set, their default).
 AUTHORS_FF_GENERATION = {
     "gpt": {"temperature": 0.7},  # GPT-4o (gpt4o deployment)
@@ -112,6 +140,72 @@ def authors_gen_kwargs(model: str) -> str:
         ]
     parts += [f"{k}={v}" for k, v in settings.items() if k != "temperature" and v is not None]
     return ",".join(parts)
+
+
+#: max_tokens their Models/claude.py sends in every mode (their MC override of 32 tokens does not reach it)
+CLAUDE_MAX_TOKENS = 2048
+
+
+def adapter_generation(model: str, mode: str) -> dict[str, Any]:
+    """What the authors' client for lmms-eval API ``model`` sets beyond the task's decoding in ``mode``
+    (lmms-eval ``model_specific_generation_kwargs``): FF, their ``vanilla.json`` temperature (their MC
+    forces temperature 0, the task's own); Claude, ``max_tokens`` 2048 in MC and FF. {} otherwise.
+
+    >>> adapter_generation("openai", "ff"), adapter_generation("claude", "mc")
+    ({'temperature': 0.7}, {'max_new_tokens': 2048})
+    """
+    provider = API_PROVIDERS.get(model)
+    if provider is None or mode not in ("mc", "ff"):
+        return {}
+    out: dict[str, Any] = {}
+    if mode == "ff":
+        out["temperature"] = AUTHORS_FF_GENERATION[provider]["temperature"]
+    if provider == "claude":
+        out["max_new_tokens"] = CLAUDE_MAX_TOKENS
+    return out
+
+
+def adapter_deviations(model: str, mode: str) -> list[str]:
+    """Departures from the authors' protocol for ``mode`` that the lmms-eval adapter ``model`` (its
+    ``--model`` name) cannot avoid, one sentence each, or that the task chooses (FF decodes open models
+    greedily, :data:`OPEN_MODEL_CLIENTS`); [] when the route sends what their client sends (or the
+    model is one the authors did not run).
+
+    >>> adapter_deviations("gpt4v", "mc")[0][:60]
+    'system prompt sent as the first line of the user turn (lmms-'
+    >>> adapter_deviations("openai", "ps")
+    ['mode ps: the authors ran no API model in this mode (their GPT, Claude and Gemini clients refuse it)']
+    """
+    client = OPEN_MODEL_CLIENTS.get(model)
+    if client is not None and mode == "ff":  # the task decodes greedily; theirs sampled
+        return [
+            f"the task decodes greedily (temperature 0) where the authors' {client} config samples at "
+            f"{AUTHORS_FF_GENERATION[client]['temperature']}, unless the run passed --gen_kwargs "
+            f"{authors_gen_kwargs(client)}"
+        ]
+    provider = API_PROVIDERS.get(model)
+    if provider is None:
+        return []
+    if mode not in ("mc", "ff"):
+        return [
+            f"mode {mode}: the authors ran no API model in this mode (their GPT, Claude and Gemini "
+            "clients refuse it)"
+        ]
+    out = []
+    if model in SIMPLE_API_MODELS:
+        out.append(
+            f"system prompt sent as the first line of the user turn (lmms-eval's {model} adapter "
+            "sends no system message of a task's)"
+        )
+    if model == "batch_gpt4":
+        out.append("the image sent as a second user message (lmms-eval's batch_gpt4 adapter)")
+    if provider in ("gpt", "gemini"):
+        budget = MAX_NEW_TOKENS[mode, "authors"]
+        out.append(
+            f"max_new_tokens {budget} (the authors' {provider.upper() if provider == 'gpt' else 'Gemini'} "
+            "call sets no limit; lmms-eval's adapter always sends one)"
+        )
+    return out
 
 
 #: protocol -> what goes between the PS context and the option (the authors score " " + option).

@@ -4,6 +4,7 @@ The records carry the gold and the arm, so no release is read; scored by
 :func:`medvigil.suites.readiness.protocol.readiness_from_records` (T1-T5 and R(m); T6 measures).
 """
 
+import sys
 from functools import partial
 from typing import Any
 
@@ -16,6 +17,7 @@ from medvigil.records.suite_logs import (
 )
 from medvigil.suites import stress
 from medvigil.suites.readiness.compare import compare
+from medvigil.suites.readiness.gold_letters import gold_letter_warnings
 from medvigil.suites.readiness.protocol import readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
 from medvigil.suites.readiness.tables import readiness_tables as tables
@@ -27,15 +29,23 @@ DEFAULTS = {"allow_partial": False}
 
 
 def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
-    """Find, read and score the logs; ``options``: allow_partial (R(m) over the tests present)."""
+    """Find, read and score the logs; ``options``: allow_partial (R(m) over the tests present).
+    ``warnings`` (also printed on stderr): arms whose gold letters are degenerate
+    (:mod:`medvigil.suites.readiness.gold_letters`)."""
     settings = stress.settings("readiness", options, DEFAULTS)
-    return score_logs(
+    result = score_logs(
         "readiness",
         find_samples(files, "readiness", TASKS),
         [],
-        lambda records: {"models": readiness_from_records(records, **settings)},
+        lambda records: {
+            "models": readiness_from_records(records, **settings),
+            "warnings": gold_letter_warnings(records),
+        },
         options,
     )
+    for warning in result["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    return result
 
 
 format_table = partial(table_text, tables=tables)

@@ -21,9 +21,13 @@ readiness_cot              default:cot               visually required, image + 
 * **Prompts** (Appendix E, "Multiple Choice Prompt" and "... with CoT"), verbatim, the one user turn
   after the image, no system message (:func:`mc_prompt`); a line break inside a sentence of the
   code blocks is the page's wrap (a space), one between sentences is kept.
-* **Original order** (T3 "before reordering", every base arm): the source's order (``base="source"``).
-  ``base="seeded_shuffle"``, one seeded shuffle per case (:func:`base_order`), is our earlier
-  stand-in for sources storing the gold at a fixed letter (MedVIGIL: A); not the paper's protocol.
+* **Base order** (T3 "before reordering", every base arm; :func:`base_order`): ``base="balanced"``
+  (default), one seeded permutation per case whose gold positions are balanced over the items
+  (:func:`balanced_positions`): the paper's items have "approximately uniform" gold positions
+  (Sec. 2, ST3), while MedVIGIL stores every gold at A, so its source order would reward a letter
+  prior. ``base="source"`` keeps the source's order, the paper's "original order" for data whose
+  stored gold letters are already balanced (the task pack: ``READINESS_BASE=source``,
+  :func:`base_setting`; every record's ``extra.base`` says which).
 * "Visually required" (T2-T4, T6; the paper's 175 NEJM items) = ``text_only_answerable`` false.
 * **nR** (T4): ``n`` seeded distractors of the base order (never the gold) replaced by option texts
   of *other items of the same source dataset* (seeded hash; never a text of the item, nor one
@@ -73,7 +77,7 @@ COT_INSTRUCTION = (
     "Let us think step by step, enclosing the thought process within <thinking> and </thinking>.\n"
     "Provide answer with the index and content of the option, and place it within <answer> and </answer>."
 )
-BASES = ("source", "seeded_shuffle")  # original order: the paper's (source) or our stand-in
+BASES = ("balanced", "source")  # base order: balanced gold letters (default) or the source's
 DONOR_MATCHES = (
     "question",
     "answer",
@@ -89,7 +93,9 @@ __all__ = [
     "arm_count",
     "arm_metrics",
     "arm_docs",
+    "balanced_positions",
     "base_order",
+    "base_setting",
     "mc_prompt",
     "readiness_from_records",
     "readiness_from_samples",
@@ -208,16 +214,72 @@ def mc_prompt(question: str, options: Sequence[str], *, cot: bool = False) -> st
     return "\n".join([*lines, COT_INSTRUCTION if cot else MC_INSTRUCTION])
 
 
-def base_order(row: Mapping[str, Any], seed: int = SEED, base: str = "source") -> dict[str, Any]:
-    """The base arms' view (``permutation`` = stored letters in displayed order): the source's order
-    (``base="source"``, the paper's) or one seeded order per case (``"seeded_shuffle"``, module docstring)."""
+def balanced_positions(rows: Iterable[Mapping[str, Any]], seed: int = SEED) -> dict[str, int]:
+    """``probe_id`` -> displayed gold position (0 = A) of every ``original`` row under ``base="balanced"``.
+
+    Rows are grouped by option count K and ``text_only_answerable`` (so the visually-required items
+    are balanced on their own, as every arm but T1 reads them) and ranked within a group by
+    ``sha256(seed:balanced:case_id:probe_id)``; the i-th row over the groups in turn gets position
+    ``i mod K``. No letter is then gold in more than ``ceil(n / K)`` of n items with K options.
+
+    >>> rows = [{"probe_id": f"p{i}", "case_id": f"c{i}", "probe_kind": "original",
+    ...          "options": ["a", "b", "c"]} for i in range(6)]
+    >>> sorted(balanced_positions(rows).values())
+    [0, 0, 1, 1, 2, 2]
+    """
+    groups: dict[tuple, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        if row.get("probe_kind") == "original":
+            key = (len(row["options"]), str(row.get("text_only_answerable")))
+            groups.setdefault(key, []).append(row)
+    out: dict[str, int] = {}
+    for key in sorted(groups):
+        ranked = sorted(
+            groups[key], key=lambda r: _key(seed, "balanced", r["case_id"], r["probe_id"])
+        )
+        for row in ranked:
+            out[str(row["probe_id"])] = len(out) % key[0]
+    return out
+
+
+BASE_ENV = "READINESS_BASE"
+
+
+def base_setting(env: Mapping[str, str] | None = None) -> str:
+    """The task pack's base order, ``READINESS_BASE``: ``balanced`` (default) or ``source`` (:data:`BASES`).
+
+    >>> base_setting({}), base_setting({"READINESS_BASE": "source"})
+    ('balanced', 'source')
+    """
+    import os
+
+    value = ((os.environ if env is None else env).get(BASE_ENV) or "balanced").strip()
+    if value not in BASES:
+        raise ValueError(f"{BASE_ENV} must be one of {', '.join(BASES)}, got {value!r}")
+    return value
+
+
+def base_order(
+    row: Mapping[str, Any], seed: int = SEED, base: str = "balanced", gold_at: int | None = None
+) -> dict[str, Any]:
+    """The base arms' view (``permutation`` = stored letters in displayed order), module docstring:
+    ``base="balanced"``, the gold shown at position ``gold_at`` (:func:`balanced_positions`) and the
+    other options in the seeded order ``sha256(seed:case_id:base:i)`` of the case; or ``"source"``."""
     _check_row(row)
     if base not in BASES:
         raise ValueError(f"base must be one of {BASES}, got {base!r}")
     k = len(row["options"])
-    return _view(
-        row, letters(k) if base == "source" else seeded_permutation(k, seed, row["case_id"], "base")
-    )
+    if base == "source":
+        return _view(row, letters(k))
+    if gold_at is None or not 0 <= gold_at < k:
+        raise ValueError(
+            f"probe row {row['probe_id']!r}: base='balanced' needs gold_at in 0..{k - 1} "
+            f"(balanced_positions over the items), got {gold_at!r}"
+        )
+    others = [
+        x for x in seeded_permutation(k, seed, row["case_id"], "base") if x != row["correct_letter"]
+    ]
+    return _view(row, "".join(others[:gold_at] + [row["correct_letter"]] + others[gold_at:]))
 
 
 def _compose(outer: str, inner: str) -> str:
@@ -225,9 +287,14 @@ def _compose(outer: str, inner: str) -> str:
     return "".join(inner[ALPHABET.index(x)] for x in outer)
 
 
-def reorder(row: Mapping[str, Any], seed: int = SEED, base_kind: str = "source") -> dict[str, Any]:
+def reorder(
+    row: Mapping[str, Any],
+    seed: int = SEED,
+    base_kind: str = "balanced",
+    gold_at: int | None = None,
+) -> dict[str, Any]:
     """T3: the base view's options permuted by a seeded shuffle (salted per arm)."""
-    base = base_order(row, seed, base_kind)
+    base = base_order(row, seed, base_kind, gold_at)
     k = len(row["options"])
     again = seeded_permutation(k, seed, row["probe_id"], "reordered")
     return {
@@ -246,8 +313,9 @@ def replace_distractors(
     pool: Mapping[str, set[str]],
     n: int = MAX_REPLACED,
     seed: int = SEED,
-    base_kind: str = "source",
+    base_kind: str = "balanced",
     keep_safe: bool = False,
+    gold_at: int | None = None,
 ) -> dict[str, Any]:
     """T4 nR: ``n`` distractors of the base view replaced by texts of other items, then shuffled.
 
@@ -257,14 +325,13 @@ def replace_distractors(
     """
     if not 1 <= n <= MAX_REPLACED:
         raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
-    base = base_order(row, seed, base_kind)
-    gold = base["options"][ALPHABET.index(base["correct_letter"])]
+    base = base_order(row, seed, base_kind, gold_at)
+    gold_words = _words(base["options"][ALPHABET.index(base["correct_letter"])])
     positions = sorted(
         _replaceable(base, keep_safe), key=lambda x: _key(seed, "nr", row["case_id"], x)
     )
     n_used = min(n, len(positions))
     taken = {str(o).strip().lower() for o in row["options"]}
-    gold_words = _words(gold)
     eligible = [
         t
         for t, cases in pool.items()
@@ -304,10 +371,14 @@ def replace_distractors(
 
 
 def insert_unknown(
-    row: Mapping[str, Any], seed: int = SEED, base_kind: str = "source", keep_safe: bool = False
+    row: Mapping[str, Any],
+    seed: int = SEED,
+    base_kind: str = "balanced",
+    keep_safe: bool = False,
+    gold_at: int | None = None,
 ) -> dict[str, Any]:
     """T4 UNK: one seeded distractor of the base view becomes ``"Unknown"`` in place."""
-    base = base_order(row, seed, base_kind)
+    base = base_order(row, seed, base_kind, gold_at)
     if any(str(o).strip().lower() == UNKNOWN.lower() for o in row["options"]):
         raise ValueError(
             f"probe row {row['probe_id']!r}: field 'options' already holds {UNKNOWN!r}"
@@ -385,10 +456,14 @@ def substitution_donors(
 
 
 def _substituted(
-    row: Mapping[str, Any], donor: Mapping[str, Any], seed: int, base_kind: str
+    row: Mapping[str, Any],
+    donor: Mapping[str, Any],
+    seed: int,
+    base_kind: str,
+    gold_at: int | None,
 ) -> dict[str, Any]:
     """The base view of ``row`` whose gold is now the distractor the donor's image supports."""
-    base = base_order(row, seed, base_kind)
+    base = base_order(row, seed, base_kind, gold_at)
     supported = _norm(donor["options"][ALPHABET.index(donor["correct_letter"])])
     letter = next(ALPHABET[k] for k, text in enumerate(base["options"]) if _norm(text) == supported)
     return {
@@ -408,7 +483,7 @@ def arm_docs(
     rows: Sequence[Mapping[str, Any]],
     seed: int = SEED,
     *,
-    base: str = "source",
+    base: str = "balanced",
     keep_safe: bool = False,
     donor_match: str = "question",
 ) -> list[tuple[int, dict[str, Any]]]:
@@ -418,9 +493,18 @@ def arm_docs(
     the arm needs, ``text_only_answerable``, ``question`` (T5), ``source_dataset``, ``safe_letter``. The
     overrides replace ``options``/``correct_letter`` and add ``condition`` and ``readiness`` (arm, seed,
     permutation, replaced texts; T5: ``substituted_by`` and ``donor_row``, whose image the doc shows).
-    ``base``, ``keep_safe``, ``donor_match``: the module docstring's variants (defaults: the paper's).
+    ``base``, ``keep_safe``, ``donor_match``: the module docstring's variants (defaults: the paper's, with
+    the base order's gold letters balanced over all the ``original`` rows given).
     """
     spec = _arm(arm)
+    originals = [(i, r) for i, r in enumerate(rows) if r.get("probe_kind") == "original"]
+    for _, row in originals:
+        _check_row(row)
+    gold_at = balanced_positions(rows, seed) if base == "balanced" else {}
+
+    def change_of(i: int, row: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+        return _change(spec, row, seed, base, keep_safe, gold_at.get(str(row["probe_id"])), **extra)
+
     if spec.perturbation == "substitution":
         donors, _ = substitution_donors(rows, seed, donor_match)
         return [
@@ -429,14 +513,13 @@ def arm_docs(
                 _overrides(
                     arm,
                     rows[i],
-                    {**_substituted(rows[i], rows[j], seed, base), "donor_row": j},
+                    {**change_of(i, rows[i], donor=rows[j]), "donor_row": j},
                     seed,
+                    base,
                 ),
             )
             for i, j in donors.items()
         ]
-    originals = [(i, r) for i, r in enumerate(rows) if r.get("probe_kind") == "original"]
-    out = []
     pools: dict[Any, dict[str, set[str]]] = {}
     if spec.perturbation == "replace":
         for source in {r.get("source_dataset") for _, r in originals}:
@@ -446,26 +529,38 @@ def arm_docs(
     t5_items = (
         set(substitution_donors(rows, seed, donor_match)[0]) if arm == "readiness_img" else set()
     )
+    out = []
     for i, row in originals:
         if not _in_scope(row, spec.scope):
             continue
-        _check_row(row)
-        if spec.perturbation == "reorder":
-            change = reorder(row, seed, base)
-        elif spec.perturbation == "replace":
-            change = replace_distractors(
-                row, pools[row.get("source_dataset")], spec.n_replaced, seed, base, keep_safe
-            )
-        elif spec.perturbation == "unknown":
-            change = insert_unknown(row, seed, base, keep_safe)
-        else:
-            change = base_order(row, seed, base)
-        if (
-            arm == "readiness_img"
-        ):  # T5's original accuracy is read on the items the substitution arm asks
+        change = change_of(i, row, pool=pools.get(row.get("source_dataset")))
+        if arm == "readiness_img":  # T5's original accuracy is read on the items T5 asks
             change = {**change, "t5_item": i in t5_items}
-        out.append((i, _overrides(arm, row, change, seed)))
+        out.append((i, _overrides(arm, row, change, seed, base)))
     return out
+
+
+def _change(
+    spec: Arm,
+    row: Mapping[str, Any],
+    seed: int,
+    base: str,
+    keep_safe: bool,
+    gold_at: int | None,
+    *,
+    pool: Mapping[str, set[str]] | None = None,
+    donor: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One row's view under the arm's perturbation (:func:`arm_docs`)."""
+    if spec.perturbation == "substitution":
+        return _substituted(row, donor, seed, base, gold_at)
+    if spec.perturbation == "reorder":
+        return reorder(row, seed, base, gold_at)
+    if spec.perturbation == "replace":
+        return replace_distractors(row, pool or {}, spec.n_replaced, seed, base, keep_safe, gold_at)
+    if spec.perturbation == "unknown":
+        return insert_unknown(row, seed, base, keep_safe, gold_at)
+    return base_order(row, seed, base, gold_at)
 
 
 def _arm(arm: str) -> Arm:
@@ -475,11 +570,12 @@ def _arm(arm: str) -> Arm:
 
 
 def _overrides(
-    arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int
+    arm: str, row: Mapping[str, Any], change: Mapping[str, Any], seed: int, base: str
 ) -> dict[str, Any]:
     info = {
         "arm": arm,
         "seed": seed,
+        "base": base,
         **{k: v for k, v in change.items() if k not in ("options", "correct_letter")},
     }
     return {

@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from medvigil.scoring.letters import option_mentions
+
 __all__ = [
     "DEFAULT_CHANCE",
     "READINESS_CONDITIONS",
@@ -467,13 +469,7 @@ def _mentions(text: str, options: Sequence[str]) -> list[tuple[int, str]]:
         letter = m.group(1) or m.group(2)
         if ord(letter) - 65 < len(options):
             found.append((m.end(), letter))
-    low = text.lower()
-    for i, option in enumerate(options):
-        needle = str(option).strip().lower()
-        for m in (
-            re.finditer(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", low) if needle else ()
-        ):
-            found.append((m.end(), chr(65 + i)))
+    found += [(end, letter) for _, end, letter in option_mentions(text, options)]
     return sorted(found)
 
 

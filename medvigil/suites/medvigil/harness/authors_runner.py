@@ -20,7 +20,20 @@ those files should follow the runner:
   parser (:func:`medvigil.mcq.prompting.parse_letter`).
 * **Blur sweep** (``scripts/bench_blur_sweep_make.py``): PIL's ``ImageFilter.GaussianBlur``
   with ``radius = sigma`` on the RGB image (:func:`authors_blur`), saved as JPEG quality 92
-  for JPEG sources; sigma 0 is the original image.
+  for JPEG sources; sigma 0 is the original image. **sigma = inf** (``bench_blur_sweep_run.py
+  --sigma inf``): the sigma 0 probes and prompt, sent without the image (records: ``noimg``, as
+  the harness reader files their ``__sigmainf.jsonl``).
+
+Their LLaVA-Med and HuatuoGPT runners (``scripts/bench_run_llava_med.py``, ``bench_run_huatuo.py``;
+the ``medvigil_mcq_authors_llava_med`` task) differ:
+
+* **Prompt** (:func:`llava_med_prompt`): the question, an empty line, ``Options:``, one ``A. text``
+  line per non-empty option, an empty line, "Which one is correct (A, B, C, D, or E)?" (their
+  comment: LLaVA-Med answers nothing to "reply with one letter" instructions).
+* **Budget** 128 new tokens (:data:`LLAVA_MED_MAX_NEW_TOKENS`); the same parser as above.
+* **A placeholder image** for the probes without one (knowledge-only): the release's
+  ``images/MVB-0001.jpg`` (:data:`LLAVA_MED_PLACEHOLDER`), as the models need an image; where the
+  build lacks it the runner sends none (its ``img.exists()`` check), and so does the replay.
 """
 
 import io
@@ -31,11 +44,15 @@ from PIL import Image, ImageFilter
 
 __all__ = [
     "INSTRUCTION",
+    "LLAVA_MED_MAX_NEW_TOKENS",
+    "LLAVA_MED_PLACEHOLDER",
+    "LLAVA_MED_QUESTION",
     "MAX_NEW_TOKENS",
     "REASONING_MAX_NEW_TOKENS",
     "authors_blur",
     "authors_letter",
     "authors_prompt",
+    "llava_med_prompt",
 ]
 
 INSTRUCTION = (
@@ -44,6 +61,9 @@ INSTRUCTION = (
 MAX_NEW_TOKENS = 600  # DEFAULT_TOKENS
 REASONING_MAX_NEW_TOKENS = 1200  # REASONING_TOKENS
 JPEG_QUALITY = 92  # the blurred copies of JPEG images
+LLAVA_MED_QUESTION = "Which one is correct (A, B, C, D, or E)?"
+LLAVA_MED_MAX_NEW_TOKENS = 128  # their --max-new-tokens default
+LLAVA_MED_PLACEHOLDER = "images/MVB-0001.jpg"  # resolve_image_path for a probe without an image
 
 _LEADING = re.compile(r"^\s*[(\[*]*\s*([A-E])\b")
 _MARKED = re.compile(r"\b([A-E])[.)]")
@@ -69,6 +89,28 @@ def authors_prompt(question: str, options: Sequence[str]) -> str:
         if str(text or "").strip()
     ]
     return "\n".join([*lines, "", INSTRUCTION])
+
+
+def llava_med_prompt(question: str, options: Sequence[str]) -> str:
+    """The LLaVA-Med / HuatuoGPT runners' MCQ prompt (their ``build_mcq_prompt``).
+
+    >>> print(llava_med_prompt("Which side?", ["Left", "Right", "", "", "Cannot tell"]))
+    Which side?
+    <BLANKLINE>
+    Options:
+    A. Left
+    B. Right
+    E. Cannot tell
+    <BLANKLINE>
+    Which one is correct (A, B, C, D, or E)?
+    """
+    lines = [question, "", "Options:"]
+    lines += [
+        f"{letter}. {str(text).strip()}"
+        for letter, text in zip("ABCDE", options)
+        if str(text or "").strip()
+    ]
+    return "\n".join([*lines, "", LLAVA_MED_QUESTION])
 
 
 def authors_letter(response: str | None) -> str | None:
