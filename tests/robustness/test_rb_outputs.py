@@ -556,6 +556,7 @@ NOT_PATHS = {
         "open_judge",
         "label",  # PATH=NAME names one of the FILEs, already an input
         "skip_invalid_rows",
+        "vlmevalkit",  # a flag: the FILEs are the prediction files
     },
     "compare": {
         "suite",
@@ -580,6 +581,7 @@ NOT_PATHS = {
     "demo": {"cases", "seed", "tasks", "n_resamples", "no_stress", "force"},
     "mediconfusion-sample": {"pairs", "seed"},
     "mediconfusion-build": {"repo_id", "force"},
+    "medqdeg-build": {"repo_id", "force"},
 }
 
 

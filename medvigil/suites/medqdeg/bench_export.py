@@ -116,13 +116,13 @@ def build(
     out, paths = Path(out), [Path(p) for p in tsvs]
     export_engine.check_max_shard_bytes(max_shard_bytes)
     inputs = {f"TSV {p}": p for p in paths}
-    check_destination(out, inputs, force=force)
+    check_destination(out, inputs, force=force, kind="medqdeg-build")
     files = [check_tsv(p) for p in paths]
     configs = [f.config for f in files]
     twice = sorted({c for c in configs if configs.count(c) > 1})
     if twice:
         raise ValueError(f"two TSVs make the same config {', '.join(twice)}; rename one")
-    with staged_folder(out, inputs=inputs, replace=force) as tmp:
+    with staged_folder(out, inputs=inputs, replace=force, kind="medqdeg-build") as tmp:
         report = _write(files, tmp, max_shard_bytes=max_shard_bytes, repo_id=repo_id)
     report.out = out
     return report
