@@ -14,8 +14,8 @@ from pathlib import Path
 
 from medvigil.constants import SAFE_LETTER
 from medvigil.files.output_guard import refuse_overlap
-from medvigil.records.suite_logs import task_of
 from medvigil.report.document import write_report
+from medvigil.runs.lmms_run import task_of
 from medvigil.suites.mediconfusion import export as mediconfusion_export
 from medvigil.suites.mediconfusion.synthetic import write_sample
 from medvigil.suites.medvigil.export.export import build

@@ -20,7 +20,7 @@ from medvigil.commands.arg_types import (
 from medvigil.constants import DEFAULT_TIER_WEIGHTS, TIERS
 from medvigil.files.json_text import json_text
 from medvigil.files.output_guard import declare
-from medvigil.records.run_labels import labelled
+from medvigil.runs.labels import labelled
 from medvigil.suites import registry
 from medvigil.suites.medvigil.scoring.open_ended import JUDGES
 

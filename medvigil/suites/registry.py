@@ -85,10 +85,11 @@ def _run(
     name: str, action: str, files: Iterable[str], release: str | None, options: dict[str, Any]
 ) -> dict[str, Any]:
     """The suite entry's ``action`` (score | compare) on ``files``, with what the files say about the run."""
-    from medvigil.records.run_coverage import run_coverage
-    from medvigil.records.run_labels import refuse_duplicate_runs
     from medvigil.report.names import renamed
-    from medvigil.task_pack import generation_report, scorable
+    from medvigil.runs.coverage import run_coverage
+    from medvigil.runs.generation import generation_report
+    from medvigil.runs.labels import refuse_duplicate_runs
+    from medvigil.runs.predict_only import scorable
 
     suite = get(name)
     if action == "compare" and not hasattr(suite.entry, "compare"):

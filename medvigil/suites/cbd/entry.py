@@ -11,7 +11,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from medvigil.records.run_coverage import run_limit
 from medvigil.records.suite_logs import (
     find_samples,
     n_records,
@@ -19,8 +18,8 @@ from medvigil.records.suite_logs import (
     run_of,
     score_logs,
     table_text,
-    task_of,
 )
+from medvigil.runs.lmms_run import run_limit, task_of
 from medvigil.suites import stress
 from medvigil.suites.cbd.compare import compare
 from medvigil.suites.cbd.protocol import suite_result

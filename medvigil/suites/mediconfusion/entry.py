@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.files.json_text import finite
-from medvigil.records.lmms_eval_logs import is_samples_file
+from medvigil.runs.lmms_run import is_samples_file
 from medvigil.suites.mediconfusion.authors_results import (
     MediConfusionRun,
     read_release,

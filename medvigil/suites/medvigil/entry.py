@@ -11,8 +11,8 @@ from pathlib import Path
 
 from medvigil.errors import DataError
 from medvigil.files.json_text import finite
-from medvigil.records.lmms_eval_logs import is_samples_file
 from medvigil.records.suite_logs import result_models
+from medvigil.runs.lmms_run import is_samples_file
 from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release.release_loading import load_for_scoring

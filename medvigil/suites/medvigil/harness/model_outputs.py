@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from medvigil.records.lmms_eval_logs import is_samples_file, read_samples
+from medvigil.records.lmms_eval_logs import read_samples
+from medvigil.runs.lmms_run import is_samples_file
 from medvigil.suites.medvigil.release.release_format import with_canonical_source
 
 if TYPE_CHECKING:
