@@ -77,3 +77,31 @@ def task_hooks(task: str) -> tuple[Any, Any, dict]:
         return getattr(utils, value.removeprefix("utils."))
 
     return hook("process_docs"), hook("process_results"), config
+
+
+@functools.cache
+def hook_sources(task: str) -> dict[str, str]:
+    """The source text of the prompt hooks a task's YAML names (``doc_to_text``,
+    ``doc_to_messages``, ``doc_to_visual``), read from its ``utils.py`` as text (nothing is
+    imported); {} for a task not of this pack. A helper the hooks call is not included."""
+    import ast
+
+    found = task_config(task)
+    if found is None:
+        return {}
+    path, config = found
+    utils = path.parent / "utils.py"
+    text = utils.read_text(encoding="utf-8") if utils.is_file() else ""
+    functions = {
+        node.name: ast.get_source_segment(text, node) or ""
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef)
+    }
+    sources = {}
+    for key in ("doc_to_text", "doc_to_messages", "doc_to_visual"):
+        name = config.get(key)
+        if isinstance(name, str) and name.startswith("utils."):
+            sources[key] = functions.get(name.removeprefix("utils."), name)
+        elif name is not None:
+            sources[key] = str(name)
+    return sources
