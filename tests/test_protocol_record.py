@@ -193,3 +193,16 @@ def test_real_runs_fingerprints_differ_and_only_the_warm_one_deviates(real_runs,
     assert [d for d in warm["deviations"] if "temperature" in d] == ["temperature 0.5 (protocol 0)"]
     assert greedy["adapter"]["class"] == "medvigil.tasks.baseline_models.GroundedBaseline"
     assert greedy["prompt_sha256"] == warm["prompt_sha256"] and ROOT.is_dir()
+
+
+def test_medvigil_scores_an_lmms_eval_run_folder(tmp_path, capsys):
+    """``score --suite medvigil RUN_FOLDER`` (issue 40) scores the run as its samples files."""
+    path = _run(tmp_path / "runs" / "m", backend="x.Y (chat)", model_args="pretrained=Org/M1")
+    base = ["score", "--suite", "medvigil", "--n-resamples", "0", "--json", "-"]
+    assert main([*base, str(tmp_path / "runs")]) == 0
+    folder = json.loads(capsys.readouterr().out)
+    assert main([*base, str(path)]) == 0
+    single = json.loads(capsys.readouterr().out)
+    assert folder["models"] == single["models"] and list(folder["models"]) == ["M1"]
+    assert [e["task"] for e in folder["protocol"]] == ["medvigil_mcq"]
+    assert folder["inputs"]["files"] == [str(tmp_path / "runs")]

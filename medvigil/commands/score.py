@@ -78,7 +78,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "files",
         nargs="+",
         metavar="FILE",
-        help="result files to score (medqdeg/readiness/cbd: also run folders)",
+        help="result files to score (lmms-eval run folders too)",
     )
     parser.add_argument(
         "--label",

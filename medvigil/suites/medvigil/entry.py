@@ -12,7 +12,7 @@ from pathlib import Path
 from medvigil.errors import DataError
 from medvigil.files.json_text import finite
 from medvigil.records.suite_logs import result_models
-from medvigil.runs.lmms_run import is_samples_file
+from medvigil.runs.lmms_run import is_samples_file, samples_files
 from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release.release_loading import load_for_scoring
@@ -101,6 +101,16 @@ def score(
     return finite(result)
 
 
+def run_folder_files(files: list[str]) -> list[str]:
+    """``files`` with each folder holding lmms-eval runs of MedVIGIL tasks replaced by their
+    samples files (searched recursively); other folders (the authors' result folders) stay."""
+    out: list[str] = []
+    for name in files:
+        found = samples_files([name], "medvigil_") if Path(name).is_dir() else []
+        out += [str(p) for p in found] or [name]
+    return out
+
+
 def _read(
     files: list[str],
     release: str | None,
@@ -109,6 +119,7 @@ def _read(
     open_judge: str = DEFAULT_JUDGE,
 ):
     """``(records, release or None, warnings)`` of ``files``; the warnings are also printed on stderr."""
+    files = run_folder_files(files)
     # lmms-eval logs carry every field scoring needs, so their problems come first, and a
     # release's problems come first otherwise
     logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
