@@ -35,6 +35,14 @@ def _margin(text: str) -> float:
     return int(value) if value.is_integer() else value
 
 
+def _names(text: str) -> tuple[str, ...]:
+    """``--text-only A,B``: model names."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated model names, got {text!r}")
+    return names
+
+
 def _tier_weights(text: str) -> tuple[float, ...]:
     """``--weights 1,2,3,5,8``: the SFR_w weights of tiers L1..L5 (Eq. 3)."""
     parts = text.split(",")
@@ -152,6 +160,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="condition scored as the headline audit (default: default)",
     )
     medvigil.add_argument(
+        "--text-only",
+        type=_names,
+        default=(),
+        metavar="NAME[,NAME]",
+        help="models that saw no image (text-only baselines): left out of Table 17, the MCS "
+        "sensitivity ranking of vision-capable models; models whose lmms-eval logs show no image "
+        "sent on an image probe are left out too. The output names each and why",
+    )
+    medvigil.add_argument(
         "--skip-invalid-rows",
         action="store_true",
         help="leave out result rows that fail their checks (counted per model as invalid_row, listed as "
@@ -175,6 +192,7 @@ def suite_options(args: argparse.Namespace) -> dict:
             "condition": args.condition,
             "skip_invalid_rows": args.skip_invalid_rows,
             "allow_empty": args.allow_empty,
+            "text_only": args.text_only,
         },
         "mediconfusion": {
             "margin": args.margin,

@@ -6,11 +6,14 @@
 """
 
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from medvigil.constants import IMAGE_PROBE_KINDS
 from medvigil.errors import DataError
 from medvigil.files.json_text import finite
+from medvigil.records.sent_inputs import no_image_models
 from medvigil.records.suite_logs import result_models
 from medvigil.runs.lmms_run import is_samples_file, samples_files
 from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
@@ -45,15 +48,19 @@ def score(
     skip_invalid_rows: bool = False,
     allow_empty: bool = False,
     open_judge: str | None = None,
+    text_only: Iterable[str] = (),
     **audit_options,
 ) -> dict:
     """``audit`` (:mod:`.scoring.scoring`) of ``files`` plus ``inputs`` (release, warnings, files, error rows, rows left
     out). ``open_judge`` for ``__open.jsonl`` (default: ``authors-rule`` with ``harness_compatible``, as the authors'
-    numbers were made, else ``grammar``)."""
+    numbers were made, else ``grammar``). ``text_only``: models left out of Table 17 (``--text-only``), beside
+    those whose logs show no image sent on an image probe."""
     if open_judge is None:
         open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty, open_judge)
-    result = audit(records, **audit_options)
+    blind = _text_only(records, text_only, audit_options.get("condition", "default"))
+    result = audit(records, text_only=blind, **audit_options)
+    _say_text_only(result, text_only, warnings)
     judges = open_judges(records, result["params"]["condition"])
     if judges:  # the report says which judge produced an open-ended SFR
         result["params"]["open_judge"] = judges
@@ -99,6 +106,36 @@ def score(
         ],
     }
     return finite(result)
+
+
+def _text_only(records, named: Iterable[str], condition: str) -> dict[str, str]:
+    """Model -> why it is text-only: named by ``--text-only``, or sent no image on any image probe
+    (ROI-only, ROI-masked, L/R-flip) of ``condition`` (:func:`no_image_models`)."""
+    reasons = {name: "text-only (--text-only)" for name in named}
+    rows = records if isinstance(records, list) else (getattr(records, "records", None) or [])
+
+    def image_probe(record) -> bool:
+        shown = record.get("condition", "default")
+        return shown == condition != "noimg" and record.get("probe_kind") in IMAGE_PROBE_KINDS
+
+    for model, n in no_image_models(rows, image_probe).items():
+        reasons.setdefault(model, f"text-only: no image sent on its {n} image probe(s)")
+    return reasons
+
+
+def _say_text_only(result: dict, named: Iterable[str], warnings: list[str]) -> None:
+    """The models Table 17 leaves out as text-only, on stderr; a ``--text-only`` name that is no
+    model of the score, as a warning."""
+    excluded = (result.get("sensitivity") or {}).get("excluded") or {}
+    for model, why in excluded.items():
+        if why.startswith("text-only"):
+            print(f"note: Table 17 (MCS sensitivity) leaves out {model}: {why}", file=sys.stderr)
+    models = {m.lower() for m in result["models"]}
+    for name in named:
+        if name.lower() not in models:
+            warning = f"--text-only {name}: no model of that name in the input"
+            warnings.append(warning)
+            print(f"warning: {warning}", file=sys.stderr)
 
 
 def run_folder_files(files: list[str]) -> list[str]:
