@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lmms_runs import ROOT, sample_line
+from lmms_runs import ROOT, medvigil_run, sample_line
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.cli import main
@@ -206,3 +206,32 @@ def test_medvigil_scores_an_lmms_eval_run_folder(tmp_path, capsys):
     assert folder["models"] == single["models"] and list(folder["models"]) == ["M1"]
     assert [e["task"] for e in folder["protocol"]] == ["medvigil_mcq"]
     assert folder["inputs"]["files"] == [str(tmp_path / "runs")]
+
+
+def test_report_opens_with_the_summary(tmp_path, capsys):
+    """The report's first section: per model each suite's headline with its CI and the deviations."""
+    from medvigil.report.document import load_results, write_report
+
+    qwen3 = {"model_backend": f"{QWEN3_CHAT} (chat)"}
+    greedy = medvigil_run(tmp_path / "a", "M1", config=qwen3)
+    warm = medvigil_run(
+        tmp_path / "b",
+        "M2",
+        config={"model_backend": "x.Y (chat)"},
+        configs={"medvigil_mcq": {"generation_kwargs": {**GENERATION, "temperature": 0.5}}},
+    )
+    scores = tmp_path / "scores.json"
+    args = ["score", "--suite", "medvigil", "--n-resamples", "50", "--json", str(scores)]
+    assert main([*args, str(greedy), str(warm)]) == 0
+    capsys.readouterr()
+    paths = write_report(load_results([scores]), tmp_path / "report", inputs=[scores])
+    text = paths["markdown"].read_text()
+    assert text.index("## Summary") < text.index("## MedVIGIL")
+    summary = text[text.index("## Summary") : text.index("## MedVIGIL")]
+    (m1,) = [line for line in summary.splitlines() if line.startswith("| M1 ")]
+    (m2,) = [line for line in summary.splitlines() if line.startswith("| M2 ")]
+    assert "| MedVIGIL | MCS |" in m1 and "\\[" in m1  # the bootstrap CI
+    assert "two system turns" in m1 and "temperature" not in m1
+    assert "medvigil\\_mcq: temperature 0.5 (protocol 0)" in m2
+    stored = json.loads(paths["scores"].read_text())
+    assert {e["model"] for e in stored["protocol"]} == {"M1", "M2"}

@@ -5,46 +5,11 @@ output says which and why. No model name is text-only by itself."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from lmms_runs import sample_line
+from lmms_runs import medvigil_run as _run
 
 from medvigil.cli import main
-from medvigil.constants import PROBE_KINDS as KINDS
 from medvigil.records.sent_inputs import no_image_models
-
-
-def _run(folder: Path, name: str, *, images: bool) -> Path:
-    """A run of model ``name`` on 4 cases; without ``images`` no image reaches any probe."""
-    folder.mkdir(parents=True)
-    config = {"model": "tiny", "model_args": f"pretrained=Org/{name}"}
-    (folder / "20260101_000000_results.json").write_text(json.dumps({"config": config}))
-    lines = []
-    for c in range(4):
-        for kind in KINDS:
-            sent = int(images and kind != "knowledge_only")
-            record = {
-                "suite": "medvigil",
-                "model": "x",
-                "condition": "default",
-                "probe_id": f"MVB-000{c}-{kind}",
-                "case_id": f"MVB-000{c}",
-                "probe_kind": kind,
-                "risk_tier": "L2",
-                "source_dataset": "VQA-RAD",
-                "modality": "CT",
-                "text_only_answerable": False,
-                "correct_letter": "A" if kind != "halluc_trap" else "E",
-                "predicted_letter": "A" if (c + len(kind)) % 3 else "B",
-                "parse_status": "ok",
-                "raw_response": "A",
-                "retries": 0,
-                "extra": {"images_sent": sent, "image_variant": "default" if sent else "none"},
-            }
-            lines.append(sample_line(record, doc_id=len(lines)))
-    path = folder / "20260101_000000_samples_medvigil_mcq.jsonl"
-    path.write_text("".join(lines))
-    return path
 
 
 def _score(capsys, *args) -> tuple[dict, str]:

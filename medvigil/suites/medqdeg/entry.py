@@ -21,7 +21,16 @@ from medvigil.suites.medqdeg.scoring import score_records
 from medvigil.suites.medqdeg.tables import medqdeg_figures as figures
 from medvigil.suites.medqdeg.tables import medqdeg_tables as tables
 
-__all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = [
+    "headline",
+    "compare",
+    "figures",
+    "format_table",
+    "models",
+    "n_scored",
+    "score",
+    "tables",
+]
 
 TASKS = r"medqdeg_(acc_)?L[0-2](_reasoning)?"  # _reasoning: the 4096-token variants (tasks/task_yaml.py)
 DEFAULTS = {"accuracy_rule": "trial_mean", "invalid_policy": "extra_bin", "all_invalid": "zero"}
@@ -55,3 +64,14 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
 format_table = partial(table_text, tables=tables)
 n_scored = n_records
 models = result_models
+
+
+def headline(result: dict) -> list[dict]:
+    """The report summary's number per model: the Calibration Shift over every level (pp; mean
+    confidence minus accuracy), no CI."""
+    out = []
+    for model, block in sorted((result.get("models") or {}).items()):
+        shift = (block.get("overall") or {}).get("calibration_shift")
+        value = None if shift is None else 100.0 * shift
+        out.append({"model": model, "metric": "Calibration Shift (pp)", "value": value, "ci": None})
+    return out

@@ -26,6 +26,7 @@ from medvigil.suites.medvigil.scoring.tables import figures, tables
 from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
 __all__ = [
+    "headline",
     "add_seed_variance",
     "compare",
     "figures",
@@ -256,6 +257,36 @@ def n_scored(result: dict) -> int:
 
 
 models = result_models
+
+
+def headline(result: dict) -> list[dict]:
+    """The report summary's number per model: MCS (Eq. 5) with its bootstrap CI when scored."""
+    out = []
+    for model, block in sorted((result.get("models") or {}).items()):
+        ci = (block.get("ci") or {}).get("mcs") or {}
+        value = (block.get("metrics") or {}).get("mcs")
+        out.append(
+            {
+                "model": model,
+                "metric": "MCS",
+                "value": value,
+                "ci": _pair(ci.get("low"), ci.get("high")),
+            }
+        )
+    return out
+
+
+def _pair(low, high) -> list | None:
+    return [low, high] if low is not None and high is not None else None
+
+
+def protocol_details(entry: dict, result: dict) -> dict:
+    """The open-ended judge of an open-ended run or file (the audit's ``params.open_judge``)."""
+    judges = (result.get("params") or {}).get("open_judge")
+    task = str(entry.get("task", ""))
+    if judges and ("open" in task or "judged" in task):
+        return {"judge": ", ".join(judges)}
+    return {}
 
 
 # the report's MedVIGIL-only inputs, reached through the registry (medvigil.report.document)
