@@ -19,6 +19,7 @@ from lmms_runs import ROOT, medvigil_run, sample_line
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.cli import main
+from medvigil.records.schema_validation import problems_for
 from medvigil.runs.adapters import SYSTEM_TURN, prompt_deviations
 from medvigil.runs.protocol import fingerprint
 from medvigil.suites import registry
@@ -75,7 +76,9 @@ def test_fingerprint_and_deviation_follow_the_settings(tmp_path):
     args = "pretrained=Org/Tiny-VL-2B"
     greedy = _run(tmp_path / "a", backend=f"{QWEN3_CHAT} (chat)", model_args=args)
     warm = _run(tmp_path / "b", backend=f"{QWEN3_CHAT} (chat)", model_args=args, temperature=0.5)
-    (first,) = _score(greedy)["protocol"]
+    scored = _score(greedy)
+    assert not problems_for("score_summary", scored, "score.json")  # protocol entries included
+    (first,) = scored["protocol"]
     (second,) = _score(warm)["protocol"]
     assert HEX64.match(first["fingerprint"]) and HEX64.match(second["fingerprint"])
     assert first["fingerprint"] != second["fingerprint"]
