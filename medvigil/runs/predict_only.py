@@ -20,6 +20,7 @@ from medvigil.data_location import DataLocationExit
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import open_regular
 from medvigil.runs import lmms_run
+from medvigil.runs.lmms_quirks import PREDICT_ONLY_KEY
 from medvigil.runs.lmms_run import runs_of, samples_files
 from medvigil.task_pack import task_hooks
 
@@ -47,7 +48,6 @@ def rebuild(samples_path: Path, task: str, out_folder: Path) -> Path:
                 field="doc_id",
             )
         ) from None
-    target_field = config.get("doc_to_target")
     file = str(samples_path)
     lines: list[str] = []
     problems: list[Problem] = []
@@ -55,43 +55,11 @@ def rebuild(samples_path: Path, task: str, out_folder: Path) -> Path:
         for row, data in enumerate(raw, start=1):
             if not data.strip():
                 continue
-            sample = json.loads(data)
-            doc_id = sample.get("doc_id")
-            if not isinstance(doc_id, int) or not 0 <= doc_id < len(docs):
-                problems.append(
-                    Problem(
-                        file,
-                        f"doc_id {doc_id!r} is not a doc of {task} in this build ({len(docs)} docs)",
-                        row=row,
-                        field="doc_id",
-                    )
-                )
-                continue
-            doc = docs[doc_id]
-            if (
-                isinstance(target_field, str)
-                and target_field in doc
-                and str(doc[target_field]) != str(sample.get("target"))
-            ):
-                problems.append(
-                    Problem(
-                        file,
-                        f"the run's target {sample.get('target')!r} differs from the build's "
-                        f"{doc[target_field]!r}: point the data variables at the build the run used",
-                        row=row,
-                        field="target",
-                    )
-                )
-                continue
-            record = process_results(
-                doc, _results(sample.get("filtered_resps"), config.get("output_type", ""))
-            )
-            lines.append(
-                json.dumps(
-                    {**{k: v for k, v in sample.items() if k != "bypass"}, **record}, default=_plain
-                )
-                + "\n"
-            )
+            line = _rebuilt(json.loads(data), docs, task, config, process_results)
+            if isinstance(line, str):
+                lines.append(line)
+            else:
+                problems.append(Problem(file, line[1], row=row, field=line[0]))
     if problems:
         raise DataError(problems)
     out_folder.mkdir(parents=True, exist_ok=True)
@@ -101,6 +69,33 @@ def rebuild(samples_path: Path, task: str, out_folder: Path) -> Path:
     if results.is_file():
         shutil.copyfile(results, out_folder / results.name)
     return out
+
+
+def _rebuilt(
+    sample: dict, docs: Any, task: str, config: dict, process_results: Any
+) -> str | tuple[str, str]:
+    """One logged line with its record, or ``(field, problem)`` when it is not a doc of the build."""
+    doc_id = sample.get("doc_id")
+    if not isinstance(doc_id, int) or not 0 <= doc_id < len(docs):
+        return (
+            "doc_id",
+            f"doc_id {doc_id!r} is not a doc of {task} in this build ({len(docs)} docs)",
+        )
+    doc = docs[doc_id]
+    target_field = config.get("doc_to_target")
+    if (
+        isinstance(target_field, str)
+        and target_field in doc
+        and str(doc[target_field]) != str(sample.get("target"))
+    ):
+        return "target", (
+            f"the run's target {sample.get('target')!r} differs from the build's "
+            f"{doc[target_field]!r}: point the data variables at the build the run used"
+        )
+    responses = _results(sample.get("filtered_resps"), config.get("output_type", ""))
+    record = process_results(doc, responses)
+    kept = {k: v for k, v in sample.items() if k != PREDICT_ONLY_KEY}
+    return json.dumps({**kept, **record}, default=_plain) + "\n"
 
 
 def _plain(value: Any) -> Any:

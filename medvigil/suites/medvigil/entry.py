@@ -59,12 +59,7 @@ def score(
     if open_judge is None:
         open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty, open_judge)
-    blind = _text_only(records, text_only, audit_options.get("condition", "default"))
-    result = audit(records, text_only=blind, **audit_options)
-    _say_text_only(result, text_only, warnings)
-    judges = open_judges(records, result["params"]["condition"])
-    if judges:  # the report says which judge produced an open-ended SFR
-        result["params"]["open_judge"] = judges
+    result = _audit(records, text_only, warnings, audit_options)
     error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
     handling = result["params"]["error_rows"]
     for model, kinds in error_rows.items():
@@ -107,6 +102,17 @@ def score(
         ],
     }
     return finite(result)
+
+
+def _audit(records, text_only: Iterable[str], warnings: list[str], options: dict) -> dict:
+    """The audit, Table 17 without the text-only models (said on stderr), and the judges named."""
+    blind = _text_only(records, text_only, options.get("condition", "default"))
+    result = audit(records, text_only=blind, **options)
+    _say_text_only(result, text_only, warnings)
+    judges = open_judges(records, result["params"]["condition"])
+    if judges:  # the report says which judge produced an open-ended SFR
+        result["params"]["open_judge"] = judges
+    return result
 
 
 def _text_only(records, named: Iterable[str], condition: str) -> dict[str, str]:

@@ -124,19 +124,11 @@ def _counts(values: Mapping[str, str], path, number: int, problems: list) -> tup
     return tuple(out)
 
 
-def clinician_scores(
-    rows: Iterable[Sequence | Mapping],
-    *,
-    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
-    sfr_w_normalise: str = DEFAULT_SFR_W_NORMALISE,
-) -> dict[str, Any]:
-    """A model-shaped block from (probe_kind, risk_tier, acc_or_sfr_pct) tuples or mappings (:func:`read_clinician_baseline`)."""
-    if sfr_w_normalise not in NORMALISE_CHOICES:
-        raise ValueError(
-            f"sfr_w_normalise must be one of {NORMALISE_CHOICES}, got {sfr_w_normalise!r}"
-        )
+def _cells(rows: Iterable[Sequence | Mapping]) -> tuple[dict, dict]:
+    """``{(kind, tier): pct}`` and ``{kind: (n_probes, n_correct)}`` of the ``ALL`` rows with counts,
+    from tuples (3 or 5 long), mappings or objects."""
     table: dict[tuple[str, str], float] = {}
-    counts: dict[str, tuple[int, int]] = {}  # probe kind -> (n_probes, n_correct) of its ALL row
+    counts: dict[str, tuple[int, int]] = {}
     for row in rows:
         if isinstance(row, Mapping):
             kind, tier, value = (row[c] for c in COLUMNS)
@@ -150,6 +142,22 @@ def clinician_scores(
             table[kind, tier] = float(value)
         if tier == ALL and len(n) == 2 and None not in n:
             counts[kind] = (int(n[0]), int(n[1]))
+    return table, counts
+
+
+def clinician_scores(
+    rows: Iterable[Sequence | Mapping],
+    *,
+    weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
+    sfr_w_normalise: str = DEFAULT_SFR_W_NORMALISE,
+) -> dict[str, Any]:
+    """A model-shaped block from (probe_kind, risk_tier, acc_or_sfr_pct[, n_probes, n_correct]) tuples or
+    mappings (:func:`read_clinician_baseline`); the counts give Overall (:func:`_overall`)."""
+    if sfr_w_normalise not in NORMALISE_CHOICES:
+        raise ValueError(
+            f"sfr_w_normalise must be one of {NORMALISE_CHOICES}, got {sfr_w_normalise!r}"
+        )
+    table, counts = _cells(rows)
 
     def get(kind: str, tier: str) -> float:
         return table.get((kind, tier), math.nan)
