@@ -15,8 +15,9 @@ from pathlib import Path
 from medvigil.constants import SAFE_LETTER
 from medvigil.files.atomic_output import mark, refuse_unowned
 from medvigil.files.output_guard import refuse_overlap
-from medvigil.records.suite_logs import task_of
 from medvigil.report.document import write_report
+from medvigil.runs.lmms_quirks import SAMPLES_GLOB
+from medvigil.runs.lmms_run import task_of
 from medvigil.suites.mediconfusion import export as mediconfusion_export
 from medvigil.suites.mediconfusion.synthetic import write_sample
 from medvigil.suites.medvigil.export.export import build
@@ -131,7 +132,7 @@ def run_lmms_eval(
         done = subprocess.run(
             cmd, env=offline_env(data, mediconfusion), stdout=fh, stderr=subprocess.STDOUT
         )
-    samples = sorted(out.rglob("*_samples_*.jsonl"))
+    samples = sorted(out.rglob(SAMPLES_GLOB))
     text = log.read_text(encoding="utf-8", errors="replace")
     if (
         done.returncode != 0 or "Error during evaluation" in text or not samples

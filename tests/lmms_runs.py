@@ -54,3 +54,40 @@ def run_grounded(base: Path, env: dict, tasks) -> None:
     assert proc.returncode == 0 and "Error during evaluation" not in proc.stdout + proc.stderr, (
         proc.stderr[-4000:]
     )
+
+
+def medvigil_run(folder: Path, name: str, *, images: bool = True, **results) -> Path:
+    """A medvigil_mcq run of model ``name`` on 4 cases, every probe kind (so every axis is defined);
+    without ``images`` no image reaches any probe; ``results``: more of the results file."""
+    from medvigil.constants import PROBE_KINDS as KINDS
+
+    folder.mkdir(parents=True)
+    config = {"model": "tiny", "model_args": f"pretrained=Org/{name}"}
+    config |= results.pop("config", {})
+    (folder / "20260101_000000_results.json").write_text(json.dumps({"config": config, **results}))
+    lines = []
+    for c in range(4):
+        for kind in KINDS:
+            sent = int(images and kind != "knowledge_only")
+            record = {
+                "suite": "medvigil",
+                "model": "x",
+                "condition": "default",
+                "probe_id": f"MVB-000{c}-{kind}",
+                "case_id": f"MVB-000{c}",
+                "probe_kind": kind,
+                "risk_tier": "L2",
+                "source_dataset": "VQA-RAD",
+                "modality": "CT",
+                "text_only_answerable": False,
+                "correct_letter": "A" if kind != "halluc_trap" else "E",
+                "predicted_letter": "A" if (c + len(kind)) % 3 else "B",
+                "parse_status": "ok",
+                "raw_response": "A",
+                "retries": 0,
+                "extra": {"images_sent": sent, "image_variant": "default" if sent else "none"},
+            }
+            lines.append(sample_line(record, doc_id=len(lines)))
+    path = folder / "20260101_000000_samples_medvigil_mcq.jsonl"
+    path.write_text("".join(lines))
+    return path

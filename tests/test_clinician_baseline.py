@@ -193,3 +193,45 @@ def test_doctest():
     import medvigil.suites.medvigil.scoring.clinician as clinician
 
     assert doctest.testmod(clinician).failed == 0
+
+
+def test_overall_is_correct_over_all_probes_when_the_counts_are_given(tmp_path):
+    """Overall (Section 5.2: the mean per-probe correctness over all families) needs each family's
+    counts; the mean of the nine percentages would weigh 600 traps like 300 originals."""
+    sizes = {kind: 300 for kind in TABLE_10} | {"halluc_trap": 600}
+    path = tmp_path / "c.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(("probe_kind", "risk_tier", "acc_or_sfr_pct", "n_probes", "n_correct"))
+        for kind, values in TABLE_10.items():
+            rate = 100.0 - values[-1] if kind == "halluc_trap" else values[-1]
+            correct = round(sizes[kind] * rate / 100)
+            for tier, value in zip(TIERS[:5], values[:5]):
+                w.writerow([kind, tier, value, "", ""])
+            w.writerow([kind, "ALL", values[-1], sizes[kind], correct])
+    doc = clinician_scores(read_clinician_baseline(path))
+    expected = sum(
+        round(sizes[k] * (100.0 - v[-1] if k == "halluc_trap" else v[-1]) / 100)
+        for k, v in TABLE_10.items()
+    )
+    assert doc["metrics"]["overall"] == pytest.approx(100.0 * expected / sum(sizes.values()))
+    assert "reasons" not in doc
+    assert round(doc["metrics"]["mcs"], 1) == 83.3  # the counts change nothing else
+    without = clinician_scores(
+        read_clinician_baseline(write_table_10(tmp_path / "plain.csv"))
+    )  # Table 10 itself has no counts
+    assert without["metrics"]["overall"] is None
+    assert without["reasons"]["overall"].startswith("no n_probes / n_correct in the ALL row of:")
+
+
+def test_bad_counts_are_named(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text(
+        "probe_kind,risk_tier,acc_or_sfr_pct,n_probes,n_correct\n"
+        "original,ALL,95.3,300,301\noriginal,L1,100.0,x,1\n"
+    )
+    with pytest.raises(DataError) as err:
+        read_clinician_baseline(path)
+    text = "\n".join(str(p) for p in err.value.problems)
+    assert "row 1, field 'n_correct': n_correct exceeds n_probes" in text
+    assert "row 2, field 'n_probes': must be a whole number >= 0, got 'x'" in text

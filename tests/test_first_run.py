@@ -19,8 +19,9 @@ from lmms_runs import sample_line
 from medvigil.cli import main
 from medvigil.errors import DataError
 from medvigil.mcq.circular import collapse_circular
-from medvigil.records.lmms_eval_logs import read_samples, short_model_name
-from medvigil.records.run_coverage import run_coverage
+from medvigil.records.lmms_eval_logs import read_samples
+from medvigil.runs.coverage import run_coverage
+from medvigil.runs.lmms_run import short_model_name
 from medvigil.suites import registry
 
 RECORD = {
@@ -218,7 +219,7 @@ def test_two_runs_of_one_model_refused_naming_both(tmp_path, capsys):
 
 
 def test_label_checked():
-    from medvigil.records.run_labels import labelled
+    from medvigil.runs.labels import labelled
 
     for bad in ("", "  ", "/no/such/folder=name", "runs/x.jsonl=name"):
         with pytest.raises(ValueError, match="--label"):
@@ -229,7 +230,7 @@ def test_label_checked():
 
 
 def test_generation_settings_recorded_and_checked(tmp_path):
-    from medvigil.task_pack import generation_report
+    from medvigil.runs.generation import generation_report
 
     records = _records()
     records[0] = dict(
@@ -273,8 +274,7 @@ def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, m
     """The total of cases comes from the task's docs in the build the run used (--release when it is a
     build, else MEDVIGIL_DATA); a build with another doc total, docs without case ids or no build at
     all keep the cases-asked wording, and never say "of ? cases"."""
-    from medvigil import task_pack
-    from medvigil.records import run_coverage as coverage_module
+    from medvigil.runs import coverage as coverage_module
 
     path = _run(tmp_path / "run", "20260101_000000", _records())
     seen = []
@@ -291,7 +291,7 @@ def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, m
     build.mkdir()
     (build / "README.md").write_text("card")
     monkeypatch.setenv("MEDVIGIL_DATA", str(tmp_path / "other-build"))
-    monkeypatch.setattr(task_pack, "task_hooks", hooks(full))
+    monkeypatch.setattr(coverage_module, "task_hooks", hooks(full))
     coverage = run_coverage([path], prefix="medvigil_", release=str(build))  # --release preferred
     assert seen == [str(build.resolve())] and os.environ["MEDVIGIL_DATA"] == str(
         tmp_path / "other-build"
@@ -313,7 +313,7 @@ def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, m
         (full[:300], "has 300 docs, the run had 318"),
         ([{"probe_id": "p"}] * 318, "carry no case_id"),
     ):
-        monkeypatch.setattr(task_pack, "task_hooks", hooks(docs))
+        monkeypatch.setattr(coverage_module, "task_hooks", hooks(docs))
         coverage = run_coverage([path], prefix="medvigil_")
         assert (
             "8 of 318 probes (3 cases);" in coverage["statement"]
@@ -349,7 +349,8 @@ def test_cbd_reasoning_arms_repeated_by_their_quadrants_task(tmp_path):
 
 
 def test_reasoning_variant_budget_is_its_protocol(tmp_path):
-    from medvigil.task_pack import REASONING_MAX_NEW_TOKENS, generation_report, task_config
+    from medvigil.runs.generation import generation_report
+    from medvigil.task_pack import REASONING_MAX_NEW_TOKENS, task_config
 
     assert REASONING_MAX_NEW_TOKENS == 4096
     for task in (
@@ -456,7 +457,9 @@ def test_mediconfusion_pair_cut_by_limit():
 
 
 def test_predict_only_logs_are_recognised(tmp_path):
-    from medvigil.task_pack import _results, is_predict_only, task_config
+    from medvigil.runs.lmms_run import is_predict_only
+    from medvigil.runs.predict_only import _results
+    from medvigil.task_pack import task_config
 
     normal = _run(tmp_path / "normal", "20260101_000000", _records())
     bare = tmp_path / "bare" / "20260101_000000_samples_medvigil_mcq.jsonl"

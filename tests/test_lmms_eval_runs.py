@@ -155,7 +155,8 @@ def test_api_path_gives_the_same_answers(runs):
 def test_log_line_holds_the_record_once_and_scoring_keys_elsewhere(runs):
     """The record is logged under the first metric only; every other metric carries its scoring
     key, and lmms-eval's aggregates from those keys equal the audit of the logged records."""
-    from medvigil.records.lmms_eval_logs import RECORD_KEY, read_samples
+    from medvigil.records.lmms_eval_logs import read_samples
+    from medvigil.runs.lmms_run import RECORD_KEY
     from medvigil.suites.medvigil.scoring.scoring import audit
     from medvigil.tasks.medvigil.utils import METRICS, TEMPLATE_METRICS, scoring_key
 

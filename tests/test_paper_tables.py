@@ -311,8 +311,9 @@ def test_table17_sensitivity_rows():
 
 
 def test_table17_ranks_no_text_only_model():
-    """A text-only baseline (Table 11's DeepSeek) given axes that would top every row is left out,
-    as the authors' mcs_sensitivity.py skips it: the rows are those of the 16 vision models."""
+    """A text-only baseline (Table 11's DeepSeek) given axes that would top every row is left out
+    when named text-only, as the authors' mcs_sensitivity.py skips it: the rows are those of the 16
+    vision models. No name is text-only by default (``medvigil score --text-only``)."""
     names = list(VISION_MODELS)
     axes = dict(
         cap=[capability(*(TABLE6[n][i] for i in (0, 1, 3, 4))) for n in names] + [99.0],
@@ -320,9 +321,10 @@ def test_table17_ranks_no_text_only_model():
         roi_only=[TABLE6[n][7] for n in names] + [99.0],
         roi_masked=[TABLE6[n][8] for n in names] + [99.0],
     )
-    out = sensitivity_table([*names, "DeepSeek-V4-Pro"], **axes)
+    text_only = {"deepseek-v4-pro": "text-only (--text-only)"}  # names match in any case
+    out = sensitivity_table([*names, "DeepSeek-V4-Pro"], text_only=text_only, **axes)
     assert out["models"] == names and out["excluded"] == {
-        "DeepSeek-V4-Pro": "text-only baseline (Table 17 ranks vision-capable models)"
+        "DeepSeek-V4-Pro": "text-only (--text-only) (Table 17 ranks vision-capable models)"
     }
     rows = {r["variant"]: r for r in out["rows"]}
     for variant, rho in TABLE17.items():
@@ -331,7 +333,7 @@ def test_table17_ranks_no_text_only_model():
             and rows[variant]["leader"] == "Claude Opus 4.7"
         )
     assert (
-        sensitivity_table([*names, "DeepSeek-V4-Pro"], text_only=(), **axes)["rows"][0]["leader"]
+        sensitivity_table([*names, "DeepSeek-V4-Pro"], **axes)["rows"][0]["leader"]
         == "DeepSeek-V4-Pro"
     )
 

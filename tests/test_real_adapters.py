@@ -182,6 +182,15 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
     scored = medvigil_score(world, "medvigil", mcq_files, "--n-resamples", "0")
     (model,) = scored["models"]
     assert model == world.qwen.name  # the short run label: the checkpoint named by pretrained=
+    # the protocol record names the class that ran; Qwen2.5-VL's chat class sends our messages as
+    # they are, so no deviation (medvigil/runs/adapters.py)
+    (entry,) = scored["protocol"]
+    assert entry["adapter"] == {
+        "name": "qwen2_5_vl",
+        "class": "lmms_eval.models.chat.qwen2_5_vl.Qwen2_5_VL",
+        "kind": "chat",
+    }
+    assert entry["deviations"] == [] and len(entry["fingerprint"]) == 64
     scored = medvigil_score(
         world,
         "mediconfusion",

@@ -64,7 +64,7 @@ def _measure(page: Path, tmp_path: Path) -> tuple[int, int, tuple[int, int]]:
 
 def _result(tmp_path: Path) -> dict:
     path = _run(tmp_path / "run", "20260101_000000", _records(n=9), limit=8, model_args="")
-    from medvigil.records.run_labels import labelled
+    from medvigil.runs.labels import labelled
 
     with labelled([LONG]):
         return registry.score("medvigil", [str(path)], n_resamples=0)

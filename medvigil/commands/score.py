@@ -20,7 +20,7 @@ from medvigil.commands.arg_types import (
 from medvigil.constants import DEFAULT_TIER_WEIGHTS, TIERS
 from medvigil.files.json_text import json_text
 from medvigil.files.output_guard import declare
-from medvigil.records.run_labels import labelled
+from medvigil.runs.labels import labelled
 from medvigil.suites import registry
 from medvigil.suites.medvigil.scoring.open_ended import JUDGES
 
@@ -33,6 +33,14 @@ def _margin(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"margin must be a finite number >= 0, got {text!r}")
     return int(value) if value.is_integer() else value
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """``--text-only A,B``: model names."""
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated model names, got {text!r}")
+    return names
 
 
 def _tier_weights(text: str) -> tuple[float, ...]:
@@ -78,7 +86,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "files",
         nargs="+",
         metavar="FILE",
-        help="result files to score (medqdeg/readiness/cbd: also run folders)",
+        help="result files to score (lmms-eval run folders too)",
     )
     parser.add_argument(
         "--label",
@@ -152,6 +160,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="condition scored as the headline audit (default: default)",
     )
     medvigil.add_argument(
+        "--text-only",
+        type=_names,
+        default=(),
+        metavar="NAME[,NAME]",
+        help="models that saw no image (text-only baselines): left out of Table 17, the MCS "
+        "sensitivity ranking of vision-capable models; models whose lmms-eval logs show no image "
+        "sent on an image probe are left out too. The output names each and why",
+    )
+    medvigil.add_argument(
         "--skip-invalid-rows",
         action="store_true",
         help="leave out result rows that fail their checks (counted per model as invalid_row, listed as "
@@ -181,6 +198,7 @@ def suite_options(args: argparse.Namespace) -> dict:
             "condition": args.condition,
             "skip_invalid_rows": args.skip_invalid_rows,
             "allow_empty": args.allow_empty,
+            "text_only": args.text_only,
         },
         "mediconfusion": {
             "margin": args.margin,

@@ -3,9 +3,10 @@
 lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``. Every sample line
 of our tasks carries the per-probe record: the MedVIGIL tasks under their first metric key ``mcs``
 (logs of the earlier task pack under every key, read the same), the MediConfusion and stress tasks
-under each metric key (``tasks/*/utils.py``). The model is named from the results file's
-``config.model`` and ``config.model_args`` (e.g. ``constant(letter=A)``): the task hook cannot know
-it. CircularEval rotations are collapsed per probe.
+under each metric key (``tasks/*/utils.py``). The model is named by the run
+(:class:`medvigil.runs.lmms_run.LmmsRun`: ``--label``, else the results file's ``config.model`` and
+``config.model_args``, e.g. ``constant(letter=A)``): the task hook cannot know it. CircularEval
+rotations are collapsed per probe.
 
 Each line must be UTF-8 and one JSON object without repeated keys; the records of a file are
 validated together (:func:`medvigil.records.schema_validation.problems_for_records` and the
@@ -25,107 +26,11 @@ from medvigil.files.input_files import (
     loads_json,
     no_repeated_keys,
     open_regular,
-    read_json,
 )
 from medvigil.mcq.circular import CIRCULAR, collapse_circular
 from medvigil.records.record_checks import extras_problems
-from medvigil.records.run_coverage import results_file, run_limit
 from medvigil.records.schema_validation import problems_for_records
-
-SAMPLES = re.compile(r"^(?P<stamp>.+)_samples_(?P<task>[A-Za-z0-9_]+)\.jsonl$")
-RECORD_KEY = "mcs"  # every medvigil task emits the record under this metric key
-
-
-def _record_of(sample) -> dict | None:
-    """The per-probe record of one sample line: under ``mcs`` (MedVIGIL tasks) or under
-    any metric key (MediConfusion tasks emit it under each of theirs)."""
-    if not isinstance(sample, dict):
-        return None
-    record = sample.get(RECORD_KEY)
-    if isinstance(record, dict):
-        return record
-    for value in sample.values():
-        if isinstance(value, dict) and "suite" in value and "probe_id" in value:
-            return value
-    return None
-
-
-def is_samples_file(path: Path) -> bool:
-    return bool(SAMPLES.match(path.name))
-
-
-RUN_LABELS: dict[
-    str, str
-] = {}  # `medvigil score --label`: path (a samples file or a run folder; "" = all) -> name
-_NAME_ARGS = (
-    "pretrained",
-    "model",
-    "model_version",
-    "model_name",
-)  # lmms-eval model_args naming the weights
-
-
-def run_label(samples_path: Path) -> str | None:
-    """The ``--label`` given for this samples file, its folder (or a parent) or every file."""
-    path = Path(samples_path).resolve()
-    for where, label in RUN_LABELS.items():
-        if not where or path == Path(where).resolve() or Path(where).resolve() in path.parents:
-            return label
-    return None
-
-
-def short_model_name(model: str, args: str) -> str:
-    """A run's default label: the weights its ``model_args`` name (``pretrained=Qwen/Qwen2.5-VL-7B-Instruct``
-    -> ``Qwen2.5-VL-7B-Instruct``), else ``model(args)`` (``constant(letter=A)``).
-
-    >>> short_model_name("qwen2_5_vl", "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056")
-    'Qwen2.5-VL-7B-Instruct'
-    >>> short_model_name("constant", "letter=A")
-    'constant(letter=A)'
-    """
-    pairs = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
-    for key in _NAME_ARGS:
-        value = pairs.get(key, "").strip().rstrip("/")
-        if value:
-            return value.rsplit("/", 1)[-1]
-    return f"{model}({args})" if args else model
-
-
-def model_name(samples_path: Path) -> str:
-    """The run's label (:data:`RUN_LABELS`), else :func:`short_model_name` of the sibling ``<stamp>_results.json``."""
-    label = run_label(samples_path)
-    if label is not None:
-        return label
-    results = results_file(samples_path)
-    if not results.exists():  # anything else there (a FIFO, a device) is refused by read_json
-        raise DataError(
-            Problem(
-                str(samples_path), f"no {results.name} beside it to name the model", field="model"
-            )
-        )
-    data = read_json(
-        results, str(results), allow_non_finite=True
-    )  # lmms-eval writes NaN for missing stderrs
-    config = data.get("config") if isinstance(data, dict) else None
-    if not isinstance(config, dict):
-        raise DataError(
-            Problem(
-                str(results), "not an lmms-eval results file: no 'config' object", field="config"
-            )
-        )
-    model, args = config.get("model") or "", str(config.get("model_args") or "").strip()
-    if not isinstance(model, str):
-        raise DataError(
-            Problem(
-                str(results),
-                f"config.model must be a string, got {type(model).__name__}",
-                field="config.model",
-            )
-        )
-    if not model:
-        raise DataError(Problem(str(results), "config.model is empty", field="config.model"))
-    return short_model_name(model, args)
-
+from medvigil.runs.lmms_run import RECORD_KEY, model_name, record_of, run_limit
 
 _POOLED_LENGTH = 64  # longer strings (free-text answers) are rarely repeated: not pooled
 _RECORD_START = (
@@ -239,7 +144,7 @@ def _by_lines(
                 except DataError as exc:
                     bad.extend(exc.problems)
                     continue
-            record = _record_of(sample)
+            record = record_of(sample)
             if record is None:
                 bad.append(
                     Problem(

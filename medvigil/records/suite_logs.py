@@ -14,20 +14,17 @@ from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.json_text import finite
-from medvigil.records.lmms_eval_logs import EMPTY_LOG, SAMPLES, read_samples
+from medvigil.records.lmms_eval_logs import EMPTY_LOG, read_samples
+from medvigil.runs.lmms_quirks import SAMPLES_GLOB
+from medvigil.runs.lmms_run import LmmsRun, task_of
 
 RecordKey = Callable[[Mapping[str, Any]], tuple]
 
 
-def task_of(path: Path) -> str | None:
-    """The lmms-eval task a samples file belongs to (None: not a samples file)."""
-    match = SAMPLES.match(path.name)
-    return match.group("task") if match else None
-
-
 def run_of(path: Path) -> tuple[Path, str]:
     """The run a samples file belongs to: its folder and lmms-eval's date stamp."""
-    return path.parent, SAMPLES.match(path.name).group("stamp")
+    run = LmmsRun.of(path)
+    return run.folder, run.stamp
 
 
 def find_samples(paths: Iterable[str | Path], suite: str, task_pattern: str) -> list[Path]:
@@ -38,7 +35,7 @@ def find_samples(paths: Iterable[str | Path], suite: str, task_pattern: str) -> 
     for path in map(Path, paths):
         if path.is_dir():
             found = sorted(
-                p for p in path.rglob("*_samples_*.jsonl") if pattern.fullmatch(task_of(p) or "")
+                p for p in path.rglob(SAMPLES_GLOB) if pattern.fullmatch(task_of(p) or "")
             )
             if not found:
                 raise DataError(

@@ -20,6 +20,7 @@ from medvigil.files.output_guard import refuse_overlap
 from medvigil.records.schema_validation import problems_for
 from medvigil.report.names import renamed, short_names
 from medvigil.report.render import Table, draw_figures, fmt, md_escape
+from medvigil.report.summary import summary_table
 from medvigil.suites import registry
 
 
@@ -108,6 +109,8 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
             merged["models"][name], merged["sources"][name] = block, str(path)
         for key in ("params", "sensitivity"):
             merged.setdefault(key, data.get(key))
+        if "protocol" in data:  # the runs' protocols (medvigil score); absent in older results
+            merged.setdefault("protocol", []).extend(data["protocol"])
         merged.setdefault("notes", []).extend(
             run_notes(data)
         )  # partial runs, changed generation settings
@@ -320,13 +323,17 @@ def checked_sections(
 
 
 def sections(result: Mapping[str, Any]) -> list[Section]:
-    """The MedVIGIL audit (when any model has one), then each stress-test suite scored, then the comparisons."""
+    """A one-screen summary (:func:`medvigil.report.summary.summary_table`), the MedVIGIL audit (when any
+    model has one), then each stress-test suite scored, then the comparisons."""
     parts = [("MedVIGIL", registry.get("medvigil").entry, result)] if result.get("models") else []
     parts += [
         (registry.get(name).title, registry.get(name).entry, data)
         for name, data in sorted((result.get("suites") or {}).items())
     ]
-    out = []
+    summary = summary_table(
+        [(t.split(":")[0], getattr(e, "headline", None), d) for t, e, d in parts]
+    )
+    out = [Section("Summary", [summary], {}, [], [])] if summary else []
     for title, entry, data in parts:
         tables, makers = entry.tables(data), entry.figures(data)
         pngs = draw_figures(makers)

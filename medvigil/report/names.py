@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from medvigil.records.lmms_eval_logs import short_model_name
+from medvigil.runs.lmms_run import short_model_name
 
 MAX_NAME = 28
 _MODEL_ARGS = re.compile(r"^(?P<model>[\w.-]+)\((?P<args>.*)\)$")

@@ -11,7 +11,11 @@ table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides
 * ``tables(result)`` / ``figures(result)``: the report section: its tables, and its figures by name,
   each a function that draws it (:data:`medvigil.report.render.FigureMaker`);
 * optionally ``compare(files, *, release=None, **options) -> dict``: every pair of models compared
-  with a paired case-clustered bootstrap (``medvigil compare``; :mod:`medvigil.scoring.paired`).
+  with a paired case-clustered bootstrap (``medvigil compare``; :mod:`medvigil.scoring.paired`);
+* optionally ``protocol_details(entry, result) -> dict``: what the suite knows about one entry of the
+  result's ``protocol`` list (:mod:`medvigil.runs.protocol`), merged into it: its judge, its parser
+  for result files of its own formats, or ``deviations`` to add (e.g. what an adapter does to the
+  suite's prompts for one provider).
 
 Entry modules are imported on first use, so ``medvigil --help`` loads none of them.
 """
@@ -85,10 +89,11 @@ def _run(
     name: str, action: str, files: Iterable[str], release: str | None, options: dict[str, Any]
 ) -> dict[str, Any]:
     """The suite entry's ``action`` (score | compare) on ``files``, with what the files say about the run."""
-    from medvigil.records.run_coverage import run_coverage
-    from medvigil.records.run_labels import refuse_duplicate_runs
     from medvigil.report.names import renamed
-    from medvigil.task_pack import generation_report, scorable
+    from medvigil.runs.coverage import run_coverage
+    from medvigil.runs.generation import generation_report
+    from medvigil.runs.labels import refuse_duplicate_runs
+    from medvigil.runs.predict_only import scorable
 
     suite = get(name)
     if action == "compare" and not hasattr(suite.entry, "compare"):
@@ -120,4 +125,24 @@ def _run(
     )  # lmms-eval --limit: the results rest on a slice
     if coverage is not None:
         result["partial"] = coverage
+    return _with_protocol(suite, action, files, result)
+
+
+def _with_protocol(
+    suite: Suite, action: str, files: list[str], result: dict[str, Any]
+) -> dict[str, Any]:
+    """``result`` with the protocol each run ran (:mod:`medvigil.runs.protocol`); a comparison
+    also warns where the runs of one task ran different protocols."""
+    from medvigil.runs.protocol import mismatches, protocol_entries, sealed
+
+    models = suite.entry.models(result) if action == "score" else list(result.get("models") or [])
+    entries = protocol_entries(files, f"{suite.name}_", models)
+    details = getattr(suite.entry, "protocol_details", None)
+    for entry in entries if details else ():
+        more = details(entry, result)
+        entry.update({k: v for k, v in more.items() if k != "deviations"})
+        entry["deviations"] = entry["deviations"] + list(more.get("deviations", []))
+    result["protocol"] = sealed(entries)
+    if action == "compare":
+        result["warnings"] = list(result.get("warnings", [])) + mismatches(result["protocol"])
     return result

@@ -174,7 +174,7 @@ def test_lmms_eval_logs(tmp_path, suite):
 
 
 def test_lmms_eval_results_file(tmp_path):
-    from medvigil.records.lmms_eval_logs import model_name
+    from medvigil.runs.lmms_run import model_name
 
     log = write_log(tmp_path, "medqdeg")
 

@@ -552,6 +552,7 @@ NOT_PATHS = {
         "allow_partial",
         "cbd_invalid",
         "harness_compatible",
+        "text_only",
         "weights",
         "open_judge",
         "label",  # PATH=NAME names one of the FILEs, already an input

@@ -11,7 +11,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from medvigil.records.run_coverage import run_limit
 from medvigil.records.suite_logs import (
     find_samples,
     n_records,
@@ -19,8 +18,8 @@ from medvigil.records.suite_logs import (
     run_of,
     score_logs,
     table_text,
-    task_of,
 )
+from medvigil.runs.lmms_run import run_limit, task_of
 from medvigil.suites import stress
 from medvigil.suites.cbd.compare import compare
 from medvigil.suites.cbd.protocol import suite_result
@@ -28,7 +27,16 @@ from medvigil.suites.cbd.tables import cbd_figures as figures
 from medvigil.suites.cbd.tables import cbd_tables as tables
 from medvigil.task_pack import reasoning_base, reasoning_name
 
-__all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = [
+    "headline",
+    "compare",
+    "figures",
+    "format_table",
+    "models",
+    "n_scored",
+    "score",
+    "tables",
+]
 
 TASKS = r"cbd_(image|noimg|quadrants|binary|binary_proposed)(_reasoning)?"  # _reasoning: the 4096-token variants (tasks/task_yaml.py)
 BOTH_ARMS = "cbd_quadrants"
@@ -75,3 +83,18 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
 format_table = partial(table_text, tables=tables)
 n_scored = n_records
 models = result_models
+
+
+def headline(result: dict) -> list[dict]:
+    """The report summary's number per model (and arm): the Dangerous fraction (%; consistent
+    across paraphrases while ignoring the image) with its bootstrap CI."""
+    out = []
+    for model, block in sorted((result.get("models") or {}).items()):
+        ci = (block.get("ci") or {}).get("dangerous_fraction") or {}
+        value, low, high = (
+            None if v is None else 100.0 * v
+            for v in (block.get("dangerous_fraction"), ci.get("low"), ci.get("high"))
+        )
+        pair = [low, high] if low is not None and high is not None else None
+        out.append({"model": model, "metric": "Dangerous (%)", "value": value, "ci": pair})
+    return out

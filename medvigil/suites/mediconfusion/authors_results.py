@@ -22,8 +22,8 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_json
 from medvigil.records.lmms_eval_logs import EMPTY_LOG, read_samples
 from medvigil.records.record_checks import is_number
-from medvigil.records.run_coverage import run_limit
 from medvigil.records.schema_validation import check_records
+from medvigil.runs.lmms_run import run_limit
 from medvigil.scoring.letters import decode_letters
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
 from medvigil.suites.mediconfusion.categories import CATEGORIES

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.files.json_text import finite
-from medvigil.records.lmms_eval_logs import is_samples_file
+from medvigil.runs.lmms_run import is_samples_file
 from medvigil.suites.mediconfusion.authors_results import (
     MediConfusionRun,
     read_release,
@@ -24,7 +24,7 @@ from medvigil.suites.mediconfusion.scoring import (
 )
 from medvigil.suites.mediconfusion.tables import figures, tables
 
-__all__ = ["figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = ["headline", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
 
 def score(
@@ -173,3 +173,13 @@ def n_scored(result: dict) -> int:
 
 def models(result: dict) -> list[str]:
     return sorted(result["best_over_modes"])
+
+
+def headline(result: dict) -> list[dict]:
+    """The report summary's number per model: set accuracy (%) of its best mode, no CI."""
+    out = []
+    for model, block in sorted((result.get("best_over_modes") or {}).items()):
+        best = block.get("best_set_accuracy")
+        value = None if best is None else 100.0 * best
+        out.append({"model": model, "metric": "set accuracy (%)", "value": value, "ci": None})
+    return out

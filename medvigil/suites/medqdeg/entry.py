@@ -20,7 +20,16 @@ from medvigil.suites.medqdeg.compare import compare
 from medvigil.suites.medqdeg.scoring import score_records
 from medvigil.suites.medqdeg.tables import medqdeg_figures, medqdeg_tables
 
-__all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = [
+    "headline",
+    "compare",
+    "figures",
+    "format_table",
+    "models",
+    "n_scored",
+    "score",
+    "tables",
+]
 
 # _reasoning: the 4096-token variants (tasks/task_yaml.py); medqdeg_bench_*: MedQ-DEG-Bench (tasks/medqdeg_bench)
 TASKS = r"medqdeg_(acc_)?L[0-2](_reasoning)?|medqdeg_bench_[a-z0-9_]+"
@@ -81,3 +90,14 @@ def format_table(result: Mapping[str, Any]) -> str:
 
 n_scored = n_records
 models = result_models
+
+
+def headline(result: dict) -> list[dict]:
+    """The report summary's number per model: the Calibration Shift over every level (pp; mean
+    confidence minus accuracy), no CI."""
+    out = []
+    for model, block in sorted((result.get("models") or {}).items()):
+        shift = (block.get("overall") or {}).get("calibration_shift")
+        value = None if shift is None else 100.0 * shift
+        out.append({"model": model, "metric": "Calibration Shift (pp)", "value": value, "ci": None})
+    return out

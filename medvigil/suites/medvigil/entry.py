@@ -6,13 +6,16 @@
 """
 
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from medvigil.constants import IMAGE_PROBE_KINDS
 from medvigil.errors import DataError
 from medvigil.files.json_text import finite
-from medvigil.records.lmms_eval_logs import is_samples_file
+from medvigil.records.sent_inputs import no_image_models
 from medvigil.records.suite_logs import result_models
+from medvigil.runs.lmms_run import is_samples_file, samples_files
 from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release.release_loading import load_for_scoring
@@ -23,6 +26,7 @@ from medvigil.suites.medvigil.scoring.tables import figures, tables
 from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
 __all__ = [
+    "headline",
     "add_seed_variance",
     "compare",
     "figures",
@@ -45,18 +49,17 @@ def score(
     skip_invalid_rows: bool = False,
     allow_empty: bool = False,
     open_judge: str | None = None,
+    text_only: Iterable[str] = (),
     **audit_options,
 ) -> dict:
     """``audit`` (:mod:`.scoring.scoring`) of ``files`` plus ``inputs`` (release, warnings, files, error rows, rows left
     out). ``open_judge`` for ``__open.jsonl`` (default: ``authors-rule`` with ``harness_compatible``, as the authors'
-    numbers were made, else ``grammar``)."""
+    numbers were made, else ``grammar``). ``text_only``: models left out of Table 17 (``--text-only``), beside
+    those whose logs show no image sent on an image probe."""
     if open_judge is None:
         open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty, open_judge)
-    result = audit(records, **audit_options)
-    judges = open_judges(records, result["params"]["condition"])
-    if judges:  # the report says which judge produced an open-ended SFR
-        result["params"]["open_judge"] = judges
+    result = _audit(records, text_only, warnings, audit_options)
     error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
     handling = result["params"]["error_rows"]
     for model, kinds in error_rows.items():
@@ -101,6 +104,57 @@ def score(
     return finite(result)
 
 
+def _audit(records, text_only: Iterable[str], warnings: list[str], options: dict) -> dict:
+    """The audit, Table 17 without the text-only models (said on stderr), and the judges named."""
+    blind = _text_only(records, text_only, options.get("condition", "default"))
+    result = audit(records, text_only=blind, **options)
+    _say_text_only(result, text_only, warnings)
+    judges = open_judges(records, result["params"]["condition"])
+    if judges:  # the report says which judge produced an open-ended SFR
+        result["params"]["open_judge"] = judges
+    return result
+
+
+def _text_only(records, named: Iterable[str], condition: str) -> dict[str, str]:
+    """Model -> why it is text-only: named by ``--text-only``, or sent no image on any image probe
+    (ROI-only, ROI-masked, L/R-flip) of ``condition`` (:func:`no_image_models`)."""
+    reasons = {name: "text-only (--text-only)" for name in named}
+    rows = records if isinstance(records, list) else (getattr(records, "records", None) or [])
+
+    def image_probe(record) -> bool:
+        shown = record.get("condition", "default")
+        return shown == condition != "noimg" and record.get("probe_kind") in IMAGE_PROBE_KINDS
+
+    for model, n in no_image_models(rows, image_probe).items():
+        reasons.setdefault(model, f"text-only: no image sent on its {n} image probe(s)")
+    return reasons
+
+
+def _say_text_only(result: dict, named: Iterable[str], warnings: list[str]) -> None:
+    """The models Table 17 leaves out as text-only, on stderr; a ``--text-only`` name that is no
+    model of the score, as a warning."""
+    excluded = (result.get("sensitivity") or {}).get("excluded") or {}
+    for model, why in excluded.items():
+        if why.startswith("text-only"):
+            print(f"note: Table 17 (MCS sensitivity) leaves out {model}: {why}", file=sys.stderr)
+    models = {m.lower() for m in result["models"]}
+    for name in named:
+        if name.lower() not in models:
+            warning = f"--text-only {name}: no model of that name in the input"
+            warnings.append(warning)
+            print(f"warning: {warning}", file=sys.stderr)
+
+
+def run_folder_files(files: list[str]) -> list[str]:
+    """``files`` with each folder holding lmms-eval runs of MedVIGIL tasks replaced by their
+    samples files (searched recursively); other folders (the authors' result folders) stay."""
+    out: list[str] = []
+    for name in files:
+        found = samples_files([name], "medvigil_") if Path(name).is_dir() else []
+        out += [str(p) for p in found] or [name]
+    return out
+
+
 def _read(
     files: list[str],
     release: str | None,
@@ -109,6 +163,7 @@ def _read(
     open_judge: str = DEFAULT_JUDGE,
 ):
     """``(records, release or None, warnings)`` of ``files``; the warnings are also printed on stderr."""
+    files = run_folder_files(files)
     # lmms-eval logs carry every field scoring needs, so their problems come first, and a
     # release's problems come first otherwise
     logs_only = all(Path(f).is_file() and is_samples_file(Path(f)) for f in files)
@@ -208,6 +263,36 @@ def n_scored(result: dict) -> int:
 
 
 models = result_models
+
+
+def headline(result: dict) -> list[dict]:
+    """The report summary's number per model: MCS (Eq. 5) with its bootstrap CI when scored."""
+    out = []
+    for model, block in sorted((result.get("models") or {}).items()):
+        ci = (block.get("ci") or {}).get("mcs") or {}
+        value = (block.get("metrics") or {}).get("mcs")
+        out.append(
+            {
+                "model": model,
+                "metric": "MCS",
+                "value": value,
+                "ci": _pair(ci.get("low"), ci.get("high")),
+            }
+        )
+    return out
+
+
+def _pair(low, high) -> list | None:
+    return [low, high] if low is not None and high is not None else None
+
+
+def protocol_details(entry: dict, result: dict) -> dict:
+    """The open-ended judge of an open-ended run or file (the audit's ``params.open_judge``)."""
+    judges = (result.get("params") or {}).get("open_judge")
+    task = str(entry.get("task", ""))
+    if judges and ("open" in task or "judged" in task):
+        return {"judge": ", ".join(judges)}
+    return {}
 
 
 # the report's MedVIGIL-only inputs, reached through the registry (medvigil.report.document)

@@ -22,7 +22,16 @@ from medvigil.suites.readiness.protocol import readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
 from medvigil.suites.readiness.tables import readiness_tables as tables
 
-__all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = [
+    "headline",
+    "compare",
+    "figures",
+    "format_table",
+    "models",
+    "n_scored",
+    "score",
+    "tables",
+]
 
 TASKS = r"readiness_\w+"
 DEFAULTS = {"allow_partial": False}
@@ -51,3 +60,12 @@ def score(files: list[str], *, release: None = None, **options: Any) -> dict[str
 format_table = partial(table_text, tables=tables)
 n_scored = n_records
 models = result_models
+
+
+def headline(result: dict) -> list[dict]:
+    """The report summary's number per model: R(m) (%; robustness over T1-T5), no CI."""
+    out = []
+    for model, block in sorted((result.get("models") or {}).items()):
+        value = None if block.get("R") is None else 100.0 * block["R"]
+        out.append({"model": model, "metric": "R(m) (%)", "value": value, "ci": None})
+    return out

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.records.lmms_eval_logs import EMPTY_LOG, is_samples_file, model_name, read_samples
+from medvigil.records.lmms_eval_logs import EMPTY_LOG, read_samples
+from medvigil.runs.lmms_run import is_samples_file, model_name
 from medvigil.suites.medvigil.release.release_format import with_canonical_source
 
 if TYPE_CHECKING:

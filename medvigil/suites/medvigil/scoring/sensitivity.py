@@ -1,9 +1,13 @@
 """MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17): MCS (Eq. 5) with Cap
 fixed (Eq. 4) under other SFR_w weights (Eq. 3) or :data:`GROUNDING_TRANSFORMS`, ranked against the default by
 Spearman's rho, top-5 overlap and leader. ``roi_only`` (``Ground = Acc_ROI-only``) reproduces the paper's 0.99
-(averaging with ROI-masked gives 0.92). Table 17 ranks "the 16 vision-capable models": no :data:`TEXT_ONLY_BASELINES`."""
+(averaging with ROI-masked gives 0.92). Table 17 ranks "the 16 vision-capable models": the text-only models
+(``text_only``: ``medvigil score --text-only NAME``, or detected from what the logs say was sent,
+:func:`medvigil.records.sent_inputs.no_image_models`) are left out with their reason. The paper's two
+text-only baselines are DeepSeek-V4-Flash and -Pro (Appendix I, Table 11: the API took no image);
+scoring the authors' files, name them with ``--text-only`` (their rows do not say what was sent)."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,14 +18,10 @@ from medvigil.suites.medvigil.scoring.axes import mcs_from_axes, weighted_sfr
 
 __all__ = [
     "GROUNDING_TRANSFORMS",
-    "TEXT_ONLY_BASELINES",
     "WEIGHT_SCHEMES",
     "grounding_variant",
     "sensitivity_table",
 ]
-
-# Appendix I, Table 11: the two text-only DeepSeek baselines (the API took no image).
-TEXT_ONLY_BASELINES = frozenset({"deepseek-v4-flash", "deepseek-v4-pro"})
 
 WEIGHT_SCHEMES: Mapping[str, tuple[float, ...]] = {
     "default": DEFAULT_TIER_WEIGHTS,
@@ -69,11 +69,12 @@ def sensitivity_table(
     top_k: int = 5,
     weight_schemes: Mapping[str, Sequence[float]] = WEIGHT_SCHEMES,
     transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
-    text_only: Iterable[str] = TEXT_ONLY_BASELINES,
+    text_only: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Table 17: MCS ranking under alternative weights and Grounding transforms; ``cap`` (Eq. 4) fixed,
     ``sfr_by_tier`` ``(n_models, 5)``, ``weight_schemes`` with ``"default"`` (whose weights ``transforms`` use).
-    Text-only models and NaN default MCS go to ``"excluded"``. Returns ``{"models", "rows": [{"variant", "kind",
+    ``text_only``: model -> why it is text-only (names match case-insensitively); these and NaN default MCS
+    go to ``"excluded"`` with the reason. Returns ``{"models", "rows": [{"variant", "kind",
     "definition", "weights", "spearman", "top_k_overlap", "top_k", "leader", "mcs"}], "excluded"}``."""
     if "default" not in weight_schemes:
         raise ValueError("weight_schemes must contain the reference scheme 'default'")
@@ -93,11 +94,11 @@ def sensitivity_table(
         ).reshape(-1)
 
     reference = score(weight_schemes["default"], "default")
-    blind = {str(n).lower() for n in text_only}
+    blind = {str(n).lower(): why for n, why in (text_only or {}).items()}
     vision = np.array([n.lower() not in blind for n in names], dtype=bool)
     keep = np.isfinite(reference) & vision
     excluded = {
-        n: "text-only baseline (Table 17 ranks vision-capable models)"
+        n: f"{blind[n.lower()]} (Table 17 ranks vision-capable models)"
         if not v
         else "default MCS is NaN"
         for n, k, v in zip(names, keep, vision)

@@ -235,7 +235,9 @@ def _sensitivity_tables(result: Mapping[str, Any]) -> list[Table]:
             rows,
             "Spearman rank correlation of MCS against the default scoring, over the vision-capable models"
             + (
-                f" (left out: {', '.join(sorted(sens['excluded']))})"
+                " (left out: "
+                + "; ".join(f"{m}: {why}" for m, why in sorted(sens["excluded"].items()))
+                + ")"
                 if sens.get("excluded")
                 else ""
             )

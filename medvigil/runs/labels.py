@@ -1,7 +1,7 @@
 """One run per model and task: two lmms-eval runs of one model (a chat and a simple run, a re-run)
 in the input would answer each probe twice; they are refused up front, naming both files.
 
-A run's model is its label (:func:`medvigil.records.lmms_eval_logs.model_name`: ``medvigil score
+A run's model is its label (:attr:`medvigil.runs.lmms_run.LmmsRun.label`: ``medvigil score
 --label``, else the weights its ``model_args`` name); two runs with different labels are scored side
 by side.
 """
@@ -11,23 +11,19 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
-from medvigil.records import lmms_eval_logs
-from medvigil.records.run_coverage import samples_files
+from medvigil.runs import lmms_run
 
 
 def refuse_duplicate_runs(paths: Iterable[str | Path], prefix: str = "") -> None:
     """A :class:`DataError` per samples file whose task another run of the same model also answered."""
     seen: dict[tuple[str, str], tuple[Path, str]] = {}
     problems = []
-    for path in samples_files(paths, prefix):
-        match = lmms_eval_logs.SAMPLES.match(path.name)
-        run = (path.parent.resolve(), match.group("stamp"))
-        if (
-            lmms_eval_logs.run_label(path) is None
-            and not (path.parent / f"{run[1]}_results.json").is_file()
-        ):
+    for lmms in lmms_run.runs_of(paths, prefix):
+        path = lmms.samples
+        run = (path.parent.resolve(), lmms.stamp)
+        if lmms_run.run_label(path) is None and not lmms.results_path.is_file():
             continue  # the reader says what is missing
-        model, task = lmms_eval_logs.model_name(path), match.group("task")
+        model, task = lmms.label, lmms.task
         first = seen.setdefault((model, task), (path, str(run)))
         if first[1] != str(run):
             problems.append(
@@ -72,8 +68,8 @@ def labelled(labels: Iterable[str]):
             )
         given[same] = (where, value)
         mapping[where] = name.strip()
-    saved, lmms_eval_logs.RUN_LABELS = lmms_eval_logs.RUN_LABELS, mapping
+    saved, lmms_run.RUN_LABELS = lmms_run.RUN_LABELS, mapping
     try:
         yield mapping
     finally:
-        lmms_eval_logs.RUN_LABELS = saved
+        lmms_run.RUN_LABELS = saved

@@ -19,74 +19,31 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from medvigil.data_location import ENV_VAR, DataLocationExit, DataNotFoundError, locate_release
 from medvigil.errors import DataError
-from medvigil.files.input_files import loads_json, open_regular, read_json
-
-SAMPLES_GLOB = "*_samples_*.jsonl"
-
-
-def results_file(samples_path: Path) -> Path:
-    """The ``<stamp>_results.json`` beside an lmms-eval samples file."""
-    from medvigil.records.lmms_eval_logs import SAMPLES
-
-    stamp = SAMPLES.match(samples_path.name).group("stamp")
-    return samples_path.with_name(f"{stamp}_results.json")
-
-
-def run_results(samples_path: Path) -> dict | None:
-    """The parsed results file of a samples file's run (None: there is none)."""
-    path = results_file(samples_path)
-    if not path.is_file():
-        return None
-    data = read_json(
-        path, str(path), allow_non_finite=True
-    )  # lmms-eval writes NaN for missing stderrs
-    return data if isinstance(data, dict) else None
-
-
-def run_limit(samples_path: Path) -> float | None:
-    """lmms-eval's ``--limit`` of the run (None: the whole task was asked)."""
-    data = run_results(samples_path) or {}
-    limit = (data.get("config") or {}).get("limit")
-    return float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None
+from medvigil.files.input_files import loads_json, open_regular
+from medvigil.runs.lmms_run import record_of, runs_of
+from medvigil.task_pack import task_config, task_hooks
 
 
 def _case_ids(path: Path) -> set[str]:
     """The distinct ``case_id`` of the records (or docs) a samples file holds."""
-    from medvigil.records.lmms_eval_logs import _record_of
-
     cases: set[str] = set()
     with open_regular(path, str(path)) as raw:
         for row, line in enumerate(raw, start=1):
             if not line.strip():
                 continue
             sample = loads_json(line, str(path), row, allow_non_finite=True)
-            record = _record_of(sample) or sample.get("doc") or {}
+            record = record_of(sample) or sample.get("doc") or {}
             case = record.get("case_id") or record.get("pair_id") or record.get("sample_id")
             if case is not None:
                 cases.add(str(case))
     return cases
 
 
-def samples_files(paths: Iterable[str | Path], prefix: str) -> list[Path]:
-    """The samples files among ``paths`` (folders searched) of tasks named ``<prefix>...``."""
-    from medvigil.records.lmms_eval_logs import SAMPLES
-
-    found: list[Path] = []
-    for path in map(Path, paths):
-        candidates = sorted(path.rglob(SAMPLES_GLOB)) if path.is_dir() else [path]
-        for p in candidates:
-            match = SAMPLES.match(p.name)
-            if match and match.group("task").startswith(prefix) and p.is_file():
-                found.append(p)
-    return list(dict.fromkeys(found))
-
-
 @contextmanager
 def _data_at(location: str | None) -> Iterator[None]:
     """``MEDVIGIL_DATA`` set to ``location`` (unchanged when None), restored afterwards."""
-    from medvigil.data_location import ENV_VAR
-
     if location is None:
         yield
         return
@@ -105,8 +62,6 @@ def _build_of(release: str | None) -> tuple[str | None, str]:
     """The build the totals are read from: ``--release`` when it is a build or a Hub repo id, else
     ``MEDVIGIL_DATA`` (a release folder is not loadable by the task hooks: its build is), and how it
     was chosen."""
-    from medvigil.data_location import ENV_VAR, DataNotFoundError, locate_release
-
     if release is not None:
         try:
             kind, location = locate_release(release)
@@ -123,9 +78,6 @@ def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int
     (:func:`_build_of`); the count is given only when the docs carry ``case_id`` (MedVIGIL-built
     tasks) and the build has as many docs as the run had (``n-samples.original``: else it is not
     the run's build)."""
-    from medvigil.data_location import DataLocationExit, DataNotFoundError
-    from medvigil.task_pack import task_config, task_hooks
-
     found = task_config(task)
     if found is None or found[0].parent.name == "mediconfusion":
         return None, f"{task} is not a MedVIGIL-built task of this pack"
@@ -161,17 +113,13 @@ def run_coverage(
     the cases they belong to, of the task's cases when the build the run used is at hand
     (:func:`total_cases`: ``release`` preferred, else ``MEDVIGIL_DATA``); None when no file comes
     from a limited run."""
-    from medvigil.records.lmms_eval_logs import SAMPLES, model_name
-
     tasks: dict[str, dict[str, Any]] = {}
     totals: dict[str, tuple[int | None, str]] = {}
-    for path in samples_files(paths, prefix):
-        data = run_results(path) or {}
-        limit = (data.get("config") or {}).get("limit")
+    for run in runs_of(paths, prefix):
+        limit = run.config.get("limit")
         if limit is None:
             continue
-        task = SAMPLES.match(path.name).group("task")
-        counts = (data.get("n-samples") or {}).get(task) or {}
+        path, task, counts = run.samples, run.task, run.n_samples()
         cases = _case_ids(path)
         if task not in totals:
             totals[task] = (
@@ -193,7 +141,7 @@ def run_coverage(
             entry["cases_of_unknown"] = (
                 source if total is None else f"{source}: {total} cases, fewer than the run's"
             )
-        tasks[f"{task} ({model_name(path)})" if task in tasks else task] = entry
+        tasks[f"{task} ({run.label})" if task in tasks else task] = entry
     if not tasks:
         return None
     limits = sorted({_number(t["limit"]) for t in tasks.values()})
