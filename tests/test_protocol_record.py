@@ -238,3 +238,21 @@ def test_report_opens_with_the_summary(tmp_path, capsys):
     assert "medvigil\\_mcq: temperature 0.5 (protocol 0)" in m2
     stored = json.loads(paths["scores"].read_text())
     assert {e["model"] for e in stored["protocol"]} == {"M1", "M2"}
+
+
+def test_mediconfusion_runs_name_what_their_adapter_cannot_send():
+    """The authors'-prompt MediConfusion tasks list the adapter's departures from the authors'
+    client (the simple API adapters send no system message); our own prompt variants do not."""
+    from medvigil.suites.mediconfusion import entry
+
+    def details(model: str, task: str) -> list[str]:
+        found = entry.protocol_details({"task": task, "adapter": {"name": model}}, {})
+        return found.get("deviations", [])
+
+    assert any("first line of the user turn" in d for d in details("gpt4v", "mediconfusion_mc"))
+    # the authors' GPT route: system prompt and template as theirs; only the token budget differs
+    assert details("openai", "mediconfusion_mc") == [
+        "max_new_tokens 32 (the authors' GPT call sets no limit; lmms-eval's adapter always sends one)"
+    ]
+    assert any("no API model in this mode" in d for d in details("openai", "mediconfusion_ps"))
+    assert details("gpt4v", "mediconfusion_mc_medvigil") == []

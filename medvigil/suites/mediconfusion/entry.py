@@ -183,3 +183,16 @@ def headline(result: dict) -> list[dict]:
         value = None if best is None else 100.0 * best
         out.append({"model": model, "metric": "set accuracy (%)", "value": value, "ci": None})
     return out
+
+
+def protocol_details(entry: dict, result: dict) -> dict:
+    """What the lmms-eval adapter of a run of one of the authors'-prompt tasks
+    (``mediconfusion_{mc,gd,ps,ff}``) cannot send as the authors' client does
+    (:func:`medvigil.suites.mediconfusion.prompts.adapter_deviations`)."""
+    from medvigil.suites.mediconfusion.prompts import adapter_deviations
+
+    mode = str(entry.get("task", "")).removeprefix("mediconfusion_")
+    adapter = (entry.get("adapter") or {}).get("name")
+    if mode not in ("mc", "gd", "ps", "ff") or not isinstance(adapter, str):
+        return {}
+    return {"deviations": adapter_deviations(adapter, mode)}
