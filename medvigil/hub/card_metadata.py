@@ -107,3 +107,21 @@ def megabytes(n: int) -> str:
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     return "\n".join(lines + ["| " + " | ".join(str(v) for v in row) + " |" for row in rows])
+
+
+def load_lines(repo_id: str | None, configs: Iterable[str], default: str) -> str:
+    """The card's ``load_dataset`` lines: by Hub repository id when the build names one, else the
+    local form that works (the folder's own path, ``"."`` from inside it)."""
+    head = (
+        []
+        if repo_id
+        else ['# from inside this folder; from anywhere, give its path instead of "."']
+    )
+    return "\n".join(
+        head
+        + [
+            f'{config} = load_dataset("{repo_id or "."}", "{config}", split="test")'
+            + ("  # default config" if config == default else "")
+            for config in configs
+        ]
+    )

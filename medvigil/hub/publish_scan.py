@@ -4,7 +4,7 @@ Credentialed pixels must not leave by any route, so every uploaded byte is scann
 decodes to, :data:`MAX_DEPTH` levels deep and at most :data:`MAX_EXPANDED_BYTES` per cell (beyond: refused,
 it cannot be proved clean). What is scanned and refused: README.md, "publish checks content, decoded".
 Checksums are compared *from each image signature to the end* (leading bytes do not hide an image); the
-perceptual hash (:data:`PHASH_SIZE`, at most :data:`PHASH_MAX_DISTANCE` of 256 bits from the image or its
+perceptual hash (:data:`PHASH_SIZE`, at most :data:`PHASH_MAX_DISTANCE` of 1,024 bits from the image or its
 mirror) catches re-encoded, resized, blurred or flipped copies. Without ``--credentialed`` only checksums
 are known: an X-ray re-derived by ``medvigil reconstruct`` (new bytes) is recognised only when its folder is given.
 """
@@ -47,10 +47,13 @@ ARCHIVES = (
 )
 MAX_DEPTH = 4  # base64 in a zip in base64 in a cell: three levels
 MAX_EXPANDED_BYTES = 64 << 20  # what one cell or file may decode to, in all
-PHASH_SIZE = 16  # imagehash.phash(hash_size=16): 256 bits
-# Re-derived copies of a credentialed X-ray (resized, cropped by a few pixels, re-encoded at
-# quality 70) were at most 12 bits away; distinct synthetic X-rays at least 38 (tests/robustness).
-PHASH_MAX_DISTANCE = 24
+PHASH_SIZE = 32  # imagehash.phash(hash_size=32): 1,024 bits
+# Measured on synthetic releases (benchmarks/bench_phash.py; README, "publish checks content"): at
+# 300 cases copies re-derived from the 60 credentialed X-rays (JPEG q50/q70, resized 1/2 and 3/2,
+# blurred sigma 2 and 4, flipped) are at most 26 bits from it, the 904 other images of the release
+# (phantoms drawn alike, their variants) at least 72: 48 leaves a margin of about 22 bits each way.
+# At 256 bits (hash_size 16) the two overlapped (copies up to 6, distinct phantoms from 6).
+PHASH_MAX_DISTANCE = 48
 MAX_IMAGES_PER_PAYLOAD = (
     64  # signatures checked per payload (a JPEG may carry EXIF thumbnails); more: refused
 )
@@ -87,7 +90,7 @@ class CredentialedImages:
         found = imagehash.phash(image, hash_size=PHASH_SIZE)
         distance = min(found - known for known in self.phashes)
         if distance <= PHASH_MAX_DISTANCE:
-            return f"its pixels are a near-duplicate of a credentialed image (perceptual hash {distance}/256 bits away)"
+            return f"its pixels are a near-duplicate of a credentialed image (perceptual hash {distance}/1024 bits away)"
         return None
 
 
@@ -112,8 +115,18 @@ def image_signatures(data: bytes) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+# every base64 or hex run starts with 40 characters of the base64 alphabet: found by bytes.find over
+# a translated copy first (C speed), so the regular expressions run only where one may match
+_RUN_MARK = bytes(
+    b"a"[0] if chr(i).isascii() and (chr(i).isalnum() or chr(i) in "+/_-") else 0
+    for i in range(256)
+)
+
+
 def _text_payloads(data: bytes) -> Iterator[tuple[int, str, bytes]]:
     """``(offset, label, decoded bytes)`` of every base64 run in ``data``, then of every hex run."""
+    if data.translate(_RUN_MARK).find(b"a" * 40) == -1:
+        return
     for match in _BASE64_RUN.finditer(data):
         run = _SPACE.sub(b"", match.group(1))
         if len(run) < _MIN_BASE64:
@@ -475,40 +488,129 @@ def _recorded_checksums(path: Path) -> set[str]:
     return out
 
 
-def _cells(value, image: bool) -> Iterator[tuple[bytes, bool]]:
-    """(bytes, is an image cell) of every string or binary inside one Parquet value."""
-    if isinstance(value, dict):
-        if image or set(value) == {"bytes", "path"}:
-            if value.get("bytes"):
-                yield value["bytes"], True
-            if value.get("path"):
-                yield value["path"].encode("utf-8"), False
-            return
-        for inner in value.values():
-            yield from _cells(inner, False)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _cells(inner, False)
-    elif isinstance(value, str):
-        yield value.encode("utf-8"), False
-    elif isinstance(value, bytes):
-        yield value, False
-
-
-def parquet_problems(rel: str, path: Path, known: CredentialedImages) -> list[Problem]:
-    """Cells (any row, any column, nested values too) that are or carry a credentialed image, and
-    images hidden in cells that are not image cells."""
+def _leaves(array, rows, image: bool = False) -> Iterator[tuple[Any, Any, bool]]:
+    """``(values, row of each value, is image bytes)`` of every string or binary leaf of one Arrow
+    column: struct fields, list and map elements, dictionary values (each distinct value once, also
+    values no row references). ``rows``: the row number of each element of ``array``."""
+    import numpy as np
     import pyarrow as pa
+
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        # value j is shown by the rows whose index is j (none: a stored value no row shows)
+        yield array.dictionary, _rows_of_values(array.indices, rows, len(array.dictionary)), image
+    elif pa.types.is_struct(kind):
+        is_image = {f.name for f in kind} == {"bytes", "path"}
+        for f, child in zip(kind, array.flatten()):
+            yield from _leaves(child, rows, is_image and f.name == "bytes")
+    elif pa.types.is_fixed_size_list(kind):
+        yield from _leaves(array.flatten(), np.repeat(rows, kind.list_size))
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        offsets = array.offsets.to_numpy()
+        child = array.values.slice(offsets[0], offsets[-1] - offsets[0])
+        yield from _leaves(child, np.repeat(rows, np.diff(offsets)))
+    elif any(
+        test(kind)
+        for test in (pa.types.is_binary, pa.types.is_large_binary, pa.types.is_binary_view)
+        + (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    ):
+        yield array, rows, image
+
+
+def _rows_of_values(indices, rows, n: int) -> list:
+    """For each of the ``n`` dictionary values: the rows that show it (an array, maybe empty)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    at = pc.fill_null(indices, -1).to_numpy(zero_copy_only=False)
+    order = np.argsort(at, kind="stable")
+    bounds = np.searchsorted(at[order], np.arange(n + 1))
+    return [rows[order[bounds[j] : bounds[j + 1]]] for j in range(n)]
+
+
+def _rows_at(where, mask) -> list[int]:
+    """The rows of the values ``mask`` selects; ``where``: one row per value, or one array of rows
+    per value (dictionary values)."""
+    import numpy as np
+
+    if isinstance(where, list):
+        picked = [where[k] for k in np.flatnonzero(mask)]
+        return sorted(np.concatenate(picked).tolist()) if picked else []
+    return where[mask].tolist()
+
+
+class _Memo:
+    """Findings of each distinct value already scanned in this publish (by SHA-256): a value that
+    many rows or shards hold (a case's image, a repeated question) is scanned once."""
+
+    def __init__(self) -> None:
+        self.found: dict[tuple[bytes, bool], list[Finding]] = {}
+        self.scanned = 0
+
+    def findings(self, value: bytes, is_image: bool, known: CredentialedImages) -> list[Finding]:
+        key = (hashlib.sha256(value).digest(), is_image)
+        if key not in self.found:
+            self.scanned += 1
+            self.found[key] = _value_findings(value, is_image, known)
+        return self.found[key]
+
+
+def _value_findings(value: bytes, is_image: bool, known: CredentialedImages) -> list[Finding]:
+    if not is_image and len(value) < 8:
+        return []
+    if is_image and not known.sha256 and not known.phashes:
+        return []
+    return scan_payload(value, known, report_images=not is_image)
+
+
+def parquet_problems(
+    rel: str, path: Path, known: CredentialedImages, memo: "_Memo | None" = None
+) -> list[Problem]:
+    """Values (any row, any column, nested values and dictionary pages too) that are or carry a
+    credentialed image, and images hidden in values that are not image bytes; each distinct value
+    is scanned once (``memo``, shared by the shards of one publish)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
+    memo = memo or _Memo()
     try:
-        parquet = pq.ParquetFile(path)
+        schema = pq.ParquetFile(path).schema_arrow
+        images = [
+            f"{f.name}.bytes"
+            for f in schema
+            if pa.types.is_struct(f.type) and {c.name for c in f.type} == {"bytes", "path"}
+        ]  # read as dictionaries: each distinct image of a row group once, as stored
+        parquet = pq.ParquetFile(path, read_dictionary=images)
     except (ValueError, OSError):
         return []  # reported by publish_check.credentialed_problems
+    problems = _metadata_problems(rel, parquet, known)
+    first = 0
+    for group in range(parquet.metadata.num_row_groups):
+        table = parquet.read_row_group(group, use_threads=False)
+        rows = np.arange(first + 1, first + table.num_rows + 1)
+        for name in table.column_names:
+            for chunk in table.column(name).chunks:
+                for values, where, is_image in _leaves(chunk, rows):
+                    distinct = pc.unique(values)
+                    at = pc.index_in(values, value_set=distinct).to_numpy(zero_copy_only=False)
+                    for j, value in enumerate(distinct.to_pylist()):
+                        if value is None:
+                            continue
+                        data = value.encode("utf-8") if isinstance(value, str) else value
+                        found = memo.findings(data, is_image, known)
+                        if found:
+                            shown = _rows_at(where, at == j)
+                            problems += _cell_problems(rel, shown, name, is_image, found)
+        first += table.num_rows
+        del table
+    return problems
+
+
+def _metadata_problems(rel: str, parquet, known: CredentialedImages) -> list[Problem]:
     problems = []
-    for key, value in (
-        parquet.metadata.metadata or {}
-    ).items():  # key-value metadata: text, never images
+    for key, value in (parquet.metadata.metadata or {}).items():  # text, never images
         for found in scan_payload(key + b"\0" + value, known):
             problems.append(
                 Problem(
@@ -520,73 +622,57 @@ def parquet_problems(rel: str, path: Path, known: CredentialedImages) -> list[Pr
                     field="metadata",
                 )
             )
-    first = 0
-    for group in range(parquet.metadata.num_row_groups):
-        table = parquet.read_row_group(group, use_threads=False)
-        for name in table.column_names:
-            kind = table.schema.field(name).type
-            if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
-                continue
-            for i, value in enumerate(table.column(name).to_pylist()):
-                for cell, is_image in _cells(value, False):
-                    problems.extend(_cell_problems(rel, first + i + 1, name, cell, is_image, known))
-        first += table.num_rows
-        del table
     return problems
 
 
 def _cell_problems(
-    rel: str, row: int, column: str, cell: bytes, is_image: bool, known: CredentialedImages
+    rel: str, rows: list[int], column: str, is_image: bool, found: list[Finding]
 ) -> list[Problem]:
-    if not is_image and len(cell) < 8:
-        return []
-    if is_image and not known.sha256 and not known.phashes:
-        return []
+    """Problems of one distinct value with findings, shown in ``rows`` (1-based; none: a stored
+    value no row shows)."""
+    row = rows[0] if rows else None
+    where_rows = (
+        f" (in {len(rows)} rows: {', '.join(map(str, rows[:5]))}{' ...' if len(rows) > 5 else ''})"
+        if len(rows) > 1
+        else ("" if rows else " (a stored value no row shows)")
+    )
     problems = []
-    for found in scan_payload(cell, known, report_images=not is_image):
-        if found.refuse:
-            problems.append(
-                Problem(
-                    rel,
-                    f"{found.what}; cannot prove the cell holds no credentialed image",
-                    row=row,
-                    field=column,
-                )
-            )
-        elif found.why is not None:
+    for item in found:
+        if item.refuse:
+            why = f"{item.what}; cannot prove the cell holds no credentialed image"
+        elif item.why is not None:
             where = (
                 "the image cell"
-                if found.what == "an image"
-                else f"{found.what} at byte offset {found.offset}"
+                if item.what == "an image"
+                else f"{item.what} at byte offset {item.offset}"
             )
-            problems.append(
-                Problem(
-                    rel,
-                    f"{where}: {found.why}; credentialed images must never be published",
-                    row=row,
-                    field=column,
-                )
-            )
+            why = f"{where}: {item.why}; credentialed images must never be published"
         elif not is_image:
-            problems.append(
-                Problem(
-                    rel,
-                    f"{found.what} at byte offset {found.offset} in a text cell; only image "
-                    "columns may carry images",
-                    row=row,
-                    field=column,
-                )
+            why = (
+                f"{item.what} at byte offset {item.offset} in a text cell; only image "
+                "columns may carry images"
             )
+        else:
+            continue
+        problems.append(Problem(rel, why + where_rows, row=row, field=column))
     return problems
 
 
 def content_problems(
-    out: Path, files: Iterable[Path], known: CredentialedImages, text_files: Iterable[str]
+    out: Path,
+    files: Iterable[Path],
+    known: CredentialedImages,
+    text_files: Iterable[str],
+    *,
+    progress: Callable[[Iterable, int], Iterable] | None = None,
 ) -> list[Problem]:
-    """Every content reason to refuse uploading ``files`` (see the module docstring)."""
+    """Every content reason to refuse uploading ``files`` (see the module docstring).
+    ``progress(iterable, total)`` wraps the files as they are scanned (e.g. a progress bar)."""
     problems = []
     text_files = set(text_files)
-    for path in files:
+    memo = _Memo()
+    files = list(files)
+    for path in progress(files, len(files)) if progress else files:
         rel = path.relative_to(out).as_posix()
         if file_sha256(path) in known.sha256:
             problems.append(Problem(rel, "this file is byte-identical to a credentialed image"))
@@ -594,5 +680,5 @@ def content_problems(
         if rel in text_files:
             problems.extend(text_file_problems(rel, read_bytes(path, rel), known))
         elif rel.endswith(".parquet"):
-            problems.extend(parquet_problems(rel, path, known))
+            problems.extend(parquet_problems(rel, path, known, memo))
     return problems
