@@ -66,8 +66,9 @@ def read_manifest(folder: Path) -> tuple[dict[str, tuple[int, str]], list[Proble
 
 
 def manifest_problems(folder: Path) -> tuple[list[Path], list[Problem]]:
-    """``(files, problems)``: the files the manifest lists, itself included (what may be uploaded),
-    and every difference between the folder and the manifest, each file named."""
+    """``(files, problems)``: the files the manifest lists that are byte-identical to it, itself
+    included (what may be uploaded), and every difference between the folder and the manifest,
+    each file named."""
     listed, problems = read_manifest(folder)
     if problems:
         return [], problems
@@ -88,12 +89,21 @@ def manifest_problems(folder: Path) -> tuple[list[Path], list[Problem]]:
         for rel in missing
         if rel not in renamed
     ]
+    same = [MANIFEST]
     for rel in sorted(listed.keys() & present.keys()):
         path, (size, sha) = present[rel], listed[rel]
-        if path.is_symlink() or not path.is_file():
-            problems.append(Problem(rel, "not a regular file (a build writes plain files only)"))
-        elif path.stat().st_size != size or file_sha256(path) != sha:
+        if path.is_symlink():
+            problems.append(Problem(rel, "symbolic link; a build writes plain files only"))
+            continue
+        try:
+            found = file_sha256(path)  # refuses a FIFO, a device, ... naming it
+        except DataError as exc:
+            problems += [Problem(rel, p.message) for p in exc.problems]
+            continue
+        if path.stat().st_size != size or found != sha:
             problems.append(
                 Problem(rel, f"changed after the build: not byte-identical to {MANIFEST}")
             )
-    return [folder / rel for rel in sorted({*listed.keys() & present.keys(), MANIFEST})], problems
+        else:
+            same.append(rel)
+    return [folder / rel for rel in sorted(same)], problems
