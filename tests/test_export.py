@@ -396,10 +396,31 @@ def test_cli_build_reports_and_refuses_existing(release_dirs, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "build digest" in text and "triplets" in text
     card = (out / "README.md").read_text(encoding="utf-8")  # no --repo: the local form that works
-    assert 'triplets = load_dataset(".", "triplets", split="test")' in card
+    assert 'triplets = load_dataset(os.getcwd(), "triplets", split="test")' in card
     assert main(["build", str(release_dirs[0]), "--out", str(out), "--config", "triplets"]) == 2
     assert "already exists" in capsys.readouterr().err
     assert os.listdir(out.parent) == ["medvigil"]
+
+
+def test_the_cards_load_lines_work_as_written(release_dirs, built, tmp_path, monkeypatch):
+    """A local build's card: its code runs as written inside the folder (issue 40: the card said
+    ``path/to/this/folder``). A build for a repository names the repository id; its folder's
+    path loads it from anywhere (the form README.md shows)."""
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", _CACHE)
+    out = tmp_path / "local"
+    build(release_dirs[0], out, configs=("triplets", "cases"))
+    card = (out / "README.md").read_text(encoding="utf-8")
+    code = card.split("## How to load", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(out)
+    scope: dict = {}
+    exec(code, scope)  # the card's own lines
+    assert scope["triplets"].num_rows == len(_load(out, "triplets")) and scope["cases"].num_rows
+    hub_card = (built[0] / "README.md").read_text(encoding="utf-8")
+    assert 'mcq = load_dataset("org/medvigil", "mcq", split="test")' in hub_card
+    monkeypatch.chdir(tmp_path)
+    assert len(datasets.load_dataset(str(built[0]), "mcq", split="test")) > 0
 
 
 def test_card_front_matter_and_datasheet(built, release):

@@ -79,11 +79,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )  # the output guard checks these (medvigil.cli)
 
 
-def _progress(items, total: int):
-    """The content scan's progress: a bar on a terminal (the project's tqdm, as `build` shows)."""
+def _progress(total: int):
+    """The content scan's progress bar, per row group, on a terminal (the project's tqdm, as `build`)."""
     from tqdm.auto import tqdm
 
-    return tqdm(items, total=total, desc="scan content", unit=" file", disable=None, leave=False)
+    return tqdm(total=total, desc="scan content", unit=" row group", disable=None, leave=False)
 
 
 def _repo_problem(info: dict, repo: str) -> list[Problem]:

@@ -564,11 +564,16 @@ def _value_findings(value: bytes, is_image: bool, known: CredentialedImages) -> 
 
 
 def parquet_problems(
-    rel: str, path: Path, known: CredentialedImages, memo: "_Memo | None" = None
+    rel: str,
+    path: Path,
+    known: CredentialedImages,
+    memo: "_Memo | None" = None,
+    *,
+    tick: Callable[[int], Any] | None = None,
 ) -> list[Problem]:
     """Values (any row, any column, nested values and dictionary pages too) that are or carry a
     credentialed image, and images hidden in values that are not image bytes; each distinct value
-    is scanned once (``memo``, shared by the shards of one publish)."""
+    is scanned once (``memo``, shared by the shards of one publish); ``tick(1)`` after each row group."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -605,6 +610,8 @@ def parquet_problems(
                             problems += _cell_problems(rel, shown, name, is_image, found)
         first += table.num_rows
         del table
+        if tick is not None:
+            tick(1)
     return problems
 
 
@@ -664,21 +671,22 @@ def content_problems(
     known: CredentialedImages,
     text_files: Iterable[str],
     *,
-    progress: Callable[[Iterable, int], Iterable] | None = None,
+    tick: Callable[[int], Any] | None = None,
 ) -> list[Problem]:
-    """Every content reason to refuse uploading ``files`` (see the module docstring).
-    ``progress(iterable, total)`` wraps the files as they are scanned (e.g. a progress bar)."""
+    """Every content reason to refuse uploading ``files`` (see the module docstring). ``tick(1)``
+    after each text file and each Parquet row group (a progress bar's ``update``)."""
     problems = []
     text_files = set(text_files)
     memo = _Memo()
-    files = list(files)
-    for path in progress(files, len(files)) if progress else files:
+    for path in files:
         rel = path.relative_to(out).as_posix()
         if file_sha256(path) in known.sha256:
             problems.append(Problem(rel, "this file is byte-identical to a credentialed image"))
-            continue
-        if rel in text_files:
+        elif rel in text_files:
             problems.extend(text_file_problems(rel, read_bytes(path, rel), known))
         elif rel.endswith(".parquet"):
-            problems.extend(parquet_problems(rel, path, known, memo))
+            problems.extend(parquet_problems(rel, path, known, memo, tick=tick))
+            continue
+        if tick is not None:
+            tick(1)
     return problems

@@ -554,3 +554,37 @@ def test_the_card_must_name_the_repository(capsys, small_release, build_copy):
         says=["settings.repo_id", "names 'org/x', not 'org/y'", "--repo org/y"],
         inputs=[build_copy, small_release[0]],
     )
+
+
+def test_the_scan_shows_progress_on_a_terminal(small_release, build_copy):
+    """On a terminal the scan draws the project's tqdm bar (issue 40: no long silence); in a pipe it
+    prints only its one opening line."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    argv = [sys.executable, "-m", "medvigil", "publish", str(build_copy), "--release"]
+    argv += [str(small_release[0]), "--repo", "org/x", "--dry-run"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TERM": "xterm"}
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
+    done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=follower, env=env, timeout=300)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the terminal's other end is closed and drained
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert done.returncode == 0 and b"would upload" in done.stdout
+    assert b"scanning its content" in shown and b"scan content:" in shown and b" row group" in shown
+    piped = subprocess.run(argv, capture_output=True, env=env, timeout=300)
+    assert b"scanning its content" in piped.stderr and b"scan content:" not in piped.stderr

@@ -27,7 +27,7 @@ def check_publishable(
     release: Path | str | None,
     credentialed_dirs: Iterable[Path | str] = (),
     read_dicom: Callable[[Path], Any] | None = None,
-    progress: Callable[[Iterable, int], Iterable] | None = None,
+    progress: Callable[[int], Any] | None = None,
 ) -> tuple[list[Path], list[Problem]]:
     """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed).
 
@@ -37,7 +37,7 @@ def check_publishable(
     bytes, credentialed image bytes or pixels, any image in text (:mod:`medvigil.hub.publish_scan`).
     The credentialed checksums and case ids come from ``build_info.json`` and from the pointer files
     of ``release`` (the release the build was made from, checked by its digest), outside the folder.
-    ``progress(iterable, total)`` wraps the content scan's steps (e.g. a progress bar)."""
+    ``progress(total)`` is the content scan's progress bar (:func:`.publish_scan.content_problems`)."""
     out = Path(out)
     if not out.is_dir():
         raise NotADirectoryError(f"{out} is not a folder")
@@ -54,13 +54,31 @@ def check_publishable(
     problems += _kind_problems(out, files)
     release_ids, release_sha256, release_problems = _release_credentials(release, info)
     problems += release_problems
-    problems.extend(credentialed_problems(out, release_ids))
     recorded = info.get("credentialed_sha256")
     recorded = recorded if isinstance(recorded, list) else []
     known = credentialed_images([*recorded, *release_sha256], credentialed_dirs, read_dicom)
+    bar = progress(_scan_steps(out, files)) if progress else None
+    tick = bar.update if bar is not None else None
+    problems.extend(credentialed_problems(out, release_ids, tick=tick))
     texts = (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))
-    problems.extend(content_problems(out, files, known, texts, progress=progress))
+    problems.extend(content_problems(out, files, known, texts, tick=tick))
+    if bar is not None:
+        bar.close()
     return files, problems
+
+
+def _scan_steps(out: Path, files: list[Path]) -> int:
+    """Steps of the two scans: each row group of every shard twice, each other file once."""
+    import pyarrow.parquet as pq
+
+    shards = sorted((out / DATA_DIR).rglob("*.parquet")) if (out / DATA_DIR).is_dir() else []
+    groups = 0
+    for path in shards:
+        try:
+            groups += pq.ParquetFile(path).metadata.num_row_groups
+        except (ValueError, OSError):
+            pass  # reported by credentialed_problems
+    return 2 * groups + sum(1 for p in files if p.suffix != ".parquet")
 
 
 def _kind_problems(out: Path, files: list[Path]) -> list[Problem]:
@@ -147,10 +165,12 @@ def sniff_image(path: Path) -> str | None:
     return None
 
 
-def credentialed_problems(out: Path, case_ids: Iterable[str] = ()) -> list[Problem]:
+def credentialed_problems(
+    out: Path, case_ids: Iterable[str] = (), *, tick: Callable[[int], Any] | None = None
+) -> list[Problem]:
     """Every Parquet row of ``out`` with image bytes whose ``credentialed`` is true, ``source_dataset`` credentialed
-    in any spelling, or ``case_id`` in ``case_ids`` or listed in ``build_info.json`` (read one row group at a time).
-    """
+    in any spelling, or ``case_id`` in ``case_ids`` or listed in ``build_info.json`` (read one row group at a time;
+    ``tick(1)`` after each)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -215,6 +235,8 @@ def credentialed_problems(out: Path, case_ids: Iterable[str] = ()) -> list[Probl
                 del images
                 pa.default_memory_pool().release_unused()  # keep the scan's footprint at one row group
             first_row += n
+            if tick is not None:
+                tick(1)
         for (column, case_id), rows in sorted(found.items(), key=lambda item: item[1][0]):
             shown = ", ".join(map(str, rows[:5])) + (
                 f" and {len(rows) - 5} more" if len(rows) > 5 else ""
