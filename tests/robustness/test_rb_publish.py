@@ -588,3 +588,40 @@ def test_the_scan_shows_progress_on_a_terminal(small_release, build_copy):
     assert b"scanning its content" in shown and b"scan content:" in shown and b" row group" in shown
     piped = subprocess.run(argv, capture_output=True, env=env, timeout=300)
     assert b"scanning its content" in piped.stderr and b"scan content:" not in piped.stderr
+
+
+def test_an_untouched_build_passes_against_its_own_credentialed_copy(capsys, tmp_path):
+    """Issue 42's false refusal: distinct phantoms of this release are 22 bits of 256 from a
+    credentialed one (the former check refused at 24); at 1,024 bits they are far apart, while a
+    copy re-derived from a credentialed X-ray and forged into a cell is still refused."""
+    import imagehash
+    from PIL import Image, ImageOps
+
+    from medvigil.hub.publish_scan import _decoded
+    from medvigil.suites.medvigil.export.export import build
+    from medvigil.suites.medvigil.synthetic import generate_release
+
+    rel, cred, out = tmp_path / "release", tmp_path / "credentialed", tmp_path / "built"
+    generate_release(rel, cases=24, seed=1, credentialed_out=cred)
+    build(rel, out, configs=("mcq",), repo_id="org/x")
+    old = []  # the former hash: 16 x 16 bits, the image and its mirror
+    for path in (p for p in cred.rglob("*") if p.is_file()):
+        image = Image.open(path).convert("L")
+        old += [imagehash.phash(image, 16), imagehash.phash(ImageOps.mirror(image), 16)]
+    images = [*rel.glob("images/*"), *rel.glob("images_perturbed/*")]
+    near = [
+        p
+        for p in images
+        if min(imagehash.phash(_decoded(p.read_bytes()), 16) - h for h in old) <= 24
+    ]
+    assert near  # the release does hold phantoms the former check refused
+    _publish(capsys, (rel, cred), out, "--credentialed", cred, code=0)
+    row = _forge_cell(out, "image", lambda im: {**im, "bytes": _rederived((rel, cred), "blurred")})
+    _publish(
+        capsys,
+        (rel, cred),
+        out,
+        "--credentialed",
+        cred,
+        says=[f"row {row}", "field 'image'", "near-duplicate of a credentialed image"],
+    )
