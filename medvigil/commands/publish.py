@@ -145,6 +145,13 @@ def run(args: argparse.Namespace) -> int:
     print("per config (Parquet shards):")
     for config, size in upload_size_per_config(files, rels).items():
         print(f"  {size:>14,}  {config}")
+    import importlib.util
+
+    from huggingface_hub import constants
+
+    xet = importlib.util.find_spec("hf_xet") is not None and not constants.HF_HUB_DISABLE_XET
+    route = "Xet (hf-xet; HF_HUB_DISABLE_XET=1 for plain LFS)" if xet else "LFS"
+    print(f"upload route: {route}")
     if args.dry_run:
         return 0
     from medvigil.hub.hub_upload import commit_build
