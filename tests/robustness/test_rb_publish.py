@@ -125,7 +125,8 @@ def test_parquet_cells_are_hashed(small_build, small_release, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from medvigil.hub.publish_scan import CredentialedImages, parquet_problems
+    from medvigil.hub.content_scan import parquet_problems
+    from medvigil.hub.publish_scan import CredentialedImages
 
     cxr = _credentialed_file(small_release).read_bytes()
     shard = sorted(small_build.rglob("*.parquet"))[0]

@@ -9,9 +9,10 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import open_regular, read_json
 from medvigil.hub.build_manifest import MANIFEST, manifest_problems
+from medvigil.hub.content_scan import content_problems
 from medvigil.hub.export_engine import BUILD_INFO, CROISSANT, README
 from medvigil.hub.parquet_shards import DATA_DIR
-from medvigil.hub.publish_scan import content_problems, credentialed_images
+from medvigil.hub.publish_scan import credentialed_images
 from medvigil.suites.medvigil.release.release import read_release
 from medvigil.suites.medvigil.release.release_format import is_credentialed
 
@@ -37,7 +38,7 @@ def check_publishable(
     bytes, credentialed image bytes or pixels, any image in text (:mod:`medvigil.hub.publish_scan`).
     The credentialed checksums and case ids come from ``build_info.json`` and from the pointer files
     of ``release`` (the release the build was made from, checked by its digest), outside the folder.
-    ``progress(total)`` is the content scan's progress bar (:func:`.publish_scan.content_problems`)."""
+    ``progress(total)`` is the content scan's progress bar (:func:`medvigil.hub.content_scan.content_problems`)."""
     out = Path(out)
     if not out.is_dir():
         raise NotADirectoryError(f"{out} is not a folder")
