@@ -1,9 +1,10 @@
 """``medvigil publish OUT --release REL --repo ORG/NAME [--private] [--dry-run]``: upload a build to the Hub.
 
 Only what ``medvigil build`` wrote is uploaded: the files its ``build_manifest.json`` lists, each
-byte-identical (:mod:`medvigil.hub.build_manifest`); the credentialed checksums come from the release
-it was built from (``--release``, checked by its digest) and the content is scanned as a second layer
-(:func:`medvigil.suites.medvigil.export.publish_check.check_publishable`, :mod:`medvigil.hub.publish_scan`).
+byte-identical (:mod:`medvigil.hub.build_manifest`); the credentialed checksums come from the
+release it was built from (``--release``, checked by its digest) and the content is scanned as a
+second layer (:func:`medvigil.suites.medvigil.export.publish_check.check_publishable`,
+:mod:`medvigil.hub.content_scan`).
 ``--dry-run`` prints what would be uploaded (every file and the upload size per config) and stops.
 The upload uses ``huggingface_hub`` and your saved Hub token, checked before the scan; a re-publish
 sends only changed files and makes no commit when nothing changed (:mod:`medvigil.hub.hub_upload`).
@@ -80,7 +81,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _progress(total: int):
-    """The content scan's progress bar, per row group, on a terminal (the project's tqdm, as `build`)."""
+    """The scans' progress bar on a terminal (the project's tqdm, as `build` shows it)."""
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc="scan content", unit=" row group", disable=None, leave=False)

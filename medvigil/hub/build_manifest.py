@@ -1,6 +1,7 @@
 """The allowlist of a Hub-ready build: ``build_manifest.json``, every file the build wrote with its
 size and SHA-256, written last by the export engine (:func:`write_manifest`) and checked by
-``medvigil publish`` (:func:`manifest_problems`), which uploads only the files it lists, byte for byte.
+``medvigil publish`` (:func:`manifest_problems`), which uploads only the files it lists, byte for
+byte.
 
 What it guarantees: each uploaded file is byte-identical to the one listed; a file changed, added,
 removed or renamed since the listing is refused, named. What it does not: the manifest is a file in
@@ -43,7 +44,7 @@ def write_manifest(folder: Path) -> str:
 
 
 def read_manifest(folder: Path) -> tuple[dict[str, tuple[int, str]], list[Problem]]:
-    """``(path -> (size, sha256), problems)`` of ``folder``'s manifest; ``{}`` when it is unusable."""
+    """``(path -> (size, sha256), problems)`` of ``folder``'s manifest; ``{}`` when unusable."""
     if not (folder / MANIFEST).is_file() or (folder / MANIFEST).is_symlink():
         return {}, [
             Problem(MANIFEST, "missing: not a folder written by `medvigil build` (rebuild it)")

@@ -1,8 +1,8 @@
 """The content scan of a build about to be published: every text file and every distinct Parquet
 value (:func:`content_problems`), with the payload scanner of :mod:`medvigil.hub.publish_scan`.
 
-Each distinct value is scanned once: image bytes are read as the Parquet dictionaries they are stored
-as (each distinct image of a row group once, also values no row shows), other strings through
+Each distinct value is scanned once: image bytes are read as the Parquet dictionaries they are
+stored as (each distinct image of a row group once, also values no row shows), other strings through
 ``pyarrow.compute.unique``, and findings are remembered by SHA-256 across the shards of one publish.
 """
 
@@ -107,7 +107,8 @@ def parquet_problems(
 ) -> list[Problem]:
     """Values (any row, any column, nested values and dictionary pages too) that are or carry a
     credentialed image, and images hidden in values that are not image bytes; each distinct value
-    is scanned once (``memo``, shared by the shards of one publish); ``tick(1)`` after each row group."""
+    is scanned once (``memo``, shared by the shards of one publish); ``tick(1)`` after each row
+    group."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc

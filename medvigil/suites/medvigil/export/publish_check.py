@@ -30,7 +30,8 @@ def check_publishable(
     read_dicom: Callable[[Path], Any] | None = None,
     progress: Callable[[int], Any] | None = None,
 ) -> tuple[list[Path], list[Problem]]:
-    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed).
+    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none:
+    allowed).
 
     First the allowlist: only the files ``build_manifest.json`` lists, each byte-identical to it
     (:mod:`medvigil.hub.build_manifest`); no ``local_only`` build; only card, datasheet, Croissant,
@@ -38,7 +39,7 @@ def check_publishable(
     bytes, credentialed image bytes or pixels, any image in text (:mod:`medvigil.hub.publish_scan`).
     The credentialed checksums and case ids come from ``build_info.json`` and from the pointer files
     of ``release`` (the release the build was made from, checked by its digest), outside the folder.
-    ``progress(total)`` is the content scan's progress bar (:func:`medvigil.hub.content_scan.content_problems`)."""
+    ``progress(total)`` is the scans' progress bar, advanced per row group and text file."""
     out = Path(out)
     if not out.is_dir():
         raise NotADirectoryError(f"{out} is not a folder")
@@ -93,7 +94,10 @@ def _kind_problems(out: Path, files: list[Path]) -> list[Problem]:
             problems.append(Problem(rel, why))
         elif rel not in PUBLISHABLE_FILES and not SHARD_NAME.match(rel):
             allowed = ", ".join(PUBLISHABLE_FILES)
-            why = f"unexpected file; a build publishes only {allowed} and data/<config>/test-*.parquet"
+            why = (
+                f"unexpected file; a build publishes only {allowed} and "
+                "data/<config>/test-*.parquet"
+            )
             problems.append(Problem(rel, why))
     return problems
 
@@ -118,7 +122,8 @@ def _release_credentials(
             Problem(
                 BUILD_INFO,
                 f"the build records release digest {recorded!r}, but --release {release} has "
-                f"{result.release.digest}: not the release this build was made from (or one changed)",
+                f"{result.release.digest}: not the release this build was made from (or one "
+                "changed)",
                 field="release_digest",
             )
         )
@@ -169,9 +174,9 @@ def sniff_image(path: Path) -> str | None:
 def credentialed_problems(
     out: Path, case_ids: Iterable[str] = (), *, tick: Callable[[int], Any] | None = None
 ) -> list[Problem]:
-    """Every Parquet row of ``out`` with image bytes whose ``credentialed`` is true, ``source_dataset`` credentialed
-    in any spelling, or ``case_id`` in ``case_ids`` or listed in ``build_info.json`` (read one row group at a time;
-    ``tick(1)`` after each)."""
+    """Every Parquet row of ``out`` with image bytes whose ``credentialed`` is true,
+    ``source_dataset`` credentialed in any spelling, or ``case_id`` in ``case_ids`` or listed in
+    ``build_info.json`` (read one row group at a time; ``tick(1)`` after each)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
