@@ -31,6 +31,7 @@ def hub_access_problem() -> str | None:
 def check_hub_access(api: Any) -> str:
     """The user name of the saved token; ValueError with a clear message when there is none or the
     Hub refuses it. Called before the content scan, so a bad token costs no wait."""
+    import httpx  # huggingface_hub's HTTP client
     from huggingface_hub.errors import HfHubHTTPError
 
     problem = hub_access_problem()
@@ -44,6 +45,8 @@ def check_hub_access(api: Any) -> str:
             f"the Hub refused your token ({status or exc}): run `hf auth login` with a token "
             "that has write access, or set HF_TOKEN"
         ) from None
+    except (httpx.HTTPError, OSError) as exc:
+        raise ValueError(f"cannot reach the Hub to check your token: {exc}") from None
     return str(who.get("name", "?"))
 
 

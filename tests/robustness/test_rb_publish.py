@@ -462,6 +462,14 @@ def _rename_shard(build, cxr: bytes) -> None:
     shard.rename(shard.with_name("test-00000-of-00002.parquet"))
 
 
+def _drop_from_manifest(build, cxr: bytes) -> None:
+    import json
+
+    manifest = json.loads((build / "build_manifest.json").read_text(encoding="utf-8"))
+    manifest["files"] = [f for f in manifest["files"] if f["path"] != "README.md"]
+    (build / "build_manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
 def _add_file(build, cxr: bytes) -> None:
     (build / "data" / "mcq" / "test-00001-of-00002.parquet").write_bytes(cxr)
 
@@ -495,6 +503,7 @@ AFTER_THE_BUILD = {
         _zlib_in_a_column_name,
     ),
     "renamed_shard": ("data/mcq/test-00000-of-00002.parquet", "renamed from", _rename_shard),
+    "manifest_entry_dropped": ("README.md", "not in build_manifest.json", _drop_from_manifest),
     "added_shard": ("data/mcq/test-00001-of-00002.parquet", "added after the build", _add_file),
 }
 
