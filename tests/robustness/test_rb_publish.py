@@ -566,6 +566,7 @@ def test_the_card_must_name_the_repository(capsys, small_release, build_copy):
     )
 
 
+@pytest.mark.slow  # builds and runs publish in subprocesses
 def test_the_scan_shows_progress_on_a_terminal(small_release, build_copy):
     """On a terminal the scan draws the project's tqdm bar (issue 40: no long silence); in a pipe it
     prints only its one opening line."""
@@ -600,6 +601,7 @@ def test_the_scan_shows_progress_on_a_terminal(small_release, build_copy):
     assert b"scanning its content" in piped.stderr and b"scan content:" not in piped.stderr
 
 
+@pytest.mark.slow  # samples and builds its own release
 def test_an_untouched_build_passes_against_its_own_credentialed_copy(capsys, tmp_path):
     """Issue 42's false refusal: distinct phantoms of this release are 22 bits of 256 from a
     credentialed one (the former check refused at 24); at 1,024 bits they are far apart, while a
