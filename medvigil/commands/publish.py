@@ -105,6 +105,17 @@ def _repo_problem(info: dict, repo: str) -> list[Problem]:
     ]
 
 
+def _upload_route() -> str:
+    """How huggingface_hub would upload the large files: Xet when hf-xet is installed (README,
+    "Publishing": HF_HUB_DISABLE_XET=1 where the Xet route is blocked)."""
+    import importlib.util
+
+    from huggingface_hub import constants
+
+    xet = importlib.util.find_spec("hf_xet") is not None and not constants.HF_HUB_DISABLE_XET
+    return "Xet (hf-xet; HF_HUB_DISABLE_XET=1 for plain LFS)" if xet else "LFS"
+
+
 def run(args: argparse.Namespace) -> int:
     from medvigil.reconstruct.mimic_cxr import dicom_image_or_none
     from medvigil.suites.medvigil.export.publish_check import check_publishable, read_build_info
@@ -141,18 +152,12 @@ def run(args: argparse.Namespace) -> int:
         f"({'private' if args.private else 'public'})"
     )
     print(f"build digest: {info.get('build_digest')}")
+    print(f"upload route: {_upload_route()}")
     for path, rel in zip(files, rels):
         print(f"  {path.stat().st_size:>14,}  {rel}")
     print("per config (Parquet shards):")
     for config, size in upload_size_per_config(files, rels).items():
         print(f"  {size:>14,}  {config}")
-    import importlib.util
-
-    from huggingface_hub import constants
-
-    xet = importlib.util.find_spec("hf_xet") is not None and not constants.HF_HUB_DISABLE_XET
-    route = "Xet (hf-xet; HF_HUB_DISABLE_XET=1 for plain LFS)" if xet else "LFS"
-    print(f"upload route: {route}")
     if args.dry_run:
         return 0
     from medvigil.hub.hub_upload import commit_build
