@@ -11,6 +11,7 @@ was made from (``--release``), outside the folder, and scans the content as a se
 """
 
 import json
+import re
 from pathlib import Path
 
 from medvigil.errors import DataError, Problem
@@ -21,12 +22,20 @@ MANIFEST = "build_manifest.json"
 FORMAT = "medvigil-build-manifest/1"
 
 
+# The output writer's ownership marker (``.medvigil-<command>`` at the top, which lets ``--force``
+# replace only a folder the command wrote) is put in after the build's files: it says who wrote the
+# folder, is neither listed nor uploaded, and so is not "added after the build".
+_OWNER_MARKER = re.compile(r"\.medvigil-[a-z][a-z-]*")
+
+
 def _listing(folder: Path) -> dict[str, Path]:
-    """``relative posix path -> path`` of every entry below ``folder`` that is not a folder."""
+    """``relative posix path -> path`` of every entry below ``folder`` that is not a folder (the
+    ownership marker left out)."""
     return {
-        p.relative_to(folder).as_posix(): p
+        rel: p
         for p in sorted(folder.rglob("*"))
-        if p.is_symlink() or not p.is_dir()
+        if (p.is_symlink() or not p.is_dir())
+        and not _OWNER_MARKER.fullmatch(rel := p.relative_to(folder).as_posix())
     }
 
 

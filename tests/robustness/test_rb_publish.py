@@ -516,6 +516,16 @@ def test_a_build_edited_after_the_fact_is_refused(capsys, small_release, build_c
     _publish(capsys, small_release, build_copy, says=[name, why])
 
 
+def test_the_ownership_marker_is_neither_refused_nor_uploaded(capsys, small_release, build_copy):
+    """``.medvigil-build`` (what lets ``build --force`` replace only its own folder) is written after
+    the manifest; publish neither refuses nor uploads it. A marker-like name deeper down is refused."""
+    (build_copy / ".medvigil-build").write_text("written by `medvigil build`\n")
+    out, _ = _publish(capsys, small_release, build_copy, code=0)
+    assert ".medvigil-build" not in out
+    (build_copy / "data" / ".medvigil-build").write_text("x")
+    _publish(capsys, small_release, build_copy, says=["data/.medvigil-build", "added"])
+
+
 def test_a_removed_file_and_a_missing_manifest_are_refused(capsys, small_release, build_copy):
     (build_copy / "DATASHEET.md").unlink()
     _publish(capsys, small_release, build_copy, says=["DATASHEET.md", "missing"])
