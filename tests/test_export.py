@@ -46,7 +46,7 @@ def release(release_dirs):
 @pytest.fixture(scope="module")
 def built(release_dirs, tmp_path_factory):
     out = tmp_path_factory.mktemp("export_out") / "medvigil"
-    report = build(release_dirs[0], out)
+    report = build(release_dirs[0], out, repo_id="org/medvigil")  # publish --repo org/medvigil
     return out, report
 
 
@@ -177,7 +177,7 @@ def test_load_by_folder_name_from_parent(built, monkeypatch):
 
 def test_two_builds_are_byte_identical(built, release_dirs, tmp_path):
     out, report = built
-    again = build(release_dirs[0], tmp_path / "medvigil")
+    again = build(release_dirs[0], tmp_path / "medvigil", repo_id="org/medvigil")
     assert again.build_digest == report.build_digest
     first = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     second = sorted(
@@ -284,36 +284,58 @@ def no_network(monkeypatch):
     monkeypatch.setattr(huggingface_hub, "HfApi", Forbidden)
 
 
-def test_publish_dry_run_lists_files_without_network(built, no_network, capsys):
+def test_publish_dry_run_lists_files_without_network(built, release_dirs, no_network, capsys):
     out, _ = built
-    assert _publish([str(out), "--repo", "org/medvigil", "--dry-run"]) == 0
+    argv = [str(out), "--release", str(release_dirs[0]), "--repo", "org/medvigil", "--dry-run"]
+    assert _publish(argv) == 0
     text = capsys.readouterr().out
     assert (
         "would upload" in text
         and "data/mcq/test-00000-of-00001.parquet" in text
         and "croissant.json" in text
+        and "build_manifest.json" in text
     )
 
 
-def test_publish_uploads_through_huggingface_hub(built, monkeypatch, capsys):
-    import huggingface_hub
+def _repo_file(out: Path, rel: str, *, lfs: bool, content: bytes | None = None):
+    """A ``RepoFile`` as ``HfApi.list_repo_tree`` returns it for ``out/rel`` (or for ``content``)."""
+    import hashlib
 
-    calls = []
+    from huggingface_hub.hf_api import RepoFile
+    from huggingface_hub.utils.sha import git_hash
 
-    class FakeApi:
-        def create_repo(self, repo_id, **kwargs):
-            calls.append(("create_repo", repo_id, kwargs))
+    data = (out / rel).read_bytes() if content is None else content
+    info = {"size": len(data), "oid": hashlib.sha256(data).hexdigest(), "pointerSize": 134}
+    return RepoFile(path=rel, size=len(data), oid=git_hash(data), lfs=info if lfs else None)
 
-        def upload_folder(self, **kwargs):
-            calls.append(("upload_folder", kwargs["repo_id"], kwargs))
-            return "https://example.invalid/commit"
 
-    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+def test_republishing_an_unchanged_build_sends_nothing(built):
+    """What a publish would send, decided from the repository's listing (no network): nothing when
+    the repository holds the same files (no commit), only what changed otherwise, and stale shards
+    of a previous build are removed."""
+    from huggingface_hub.hf_api import RepoFolder
+
+    from medvigil.hub.build_manifest import manifest_problems
+    from medvigil.hub.hub_upload import plan_commit
+
     out, _ = built
-    assert _publish([str(out), "--repo", "org/medvigil", "--private"]) == 0
-    (create, upload) = calls
-    assert create[2] == {"repo_type": "dataset", "private": True, "exist_ok": True}
-    assert upload[2]["repo_type"] == "dataset" and "README.md" in upload[2]["allow_patterns"]
+    files, problems = manifest_problems(out)
+    assert not problems
+    rels = [p.relative_to(out).as_posix() for p in files]
+    same = [_repo_file(out, r, lfs=r.endswith(".parquet")) for r in rels]
+    gitattributes = _repo_file(out, ".gitattributes", lfs=False, content=b"*.parquet lfs\n")
+    remote = [*same, gitattributes, RepoFolder(path="data", oid="0" * 40)]
+    assert plan_commit(out, rels, remote) == ([], [], [])
+    card = _repo_file(out, "README.md", lfs=False, content=b"an older card\n")
+    old_shard = _repo_file(out, "data/mcq/test-00001-of-00002.parquet", lfs=True, content=b"x")
+    notes = _repo_file(out, "NOTES.md", lfs=False, content=b"the owner's notes\n")
+    remote = [f for f in same if f.path != "README.md"] + [card, old_shard, notes]
+    assert plan_commit(out, rels, remote) == (
+        ["README.md"],
+        ["data/mcq/test-00001-of-00002.parquet"],
+        ["NOTES.md"],
+    )
+    assert plan_commit(out, rels, [])[0] == rels  # a new repository: everything
 
 
 def test_publish_refuses_stray_images_tampering_and_local_builds(
@@ -326,25 +348,26 @@ def test_publish_refuses_stray_images_tampering_and_local_builds(
     shard = next((copy / "data" / "triplets").glob("*.parquet"))
     shard.write_bytes(shard.read_bytes() + b"\0")
     (copy / "notes.txt").write_text("hi")
-    _, problems = check_publishable(copy)
+    _, problems = check_publishable(copy, release_dirs[0])
     messages = "\n".join(str(p) for p in problems)
-    assert (
-        "stray JPEG image file" in messages
-        and "checksum differs" in messages
-        and "unexpected file" in messages
-    )
-    assert _publish([str(copy), "--repo", "org/x", "--dry-run"]) == 2
+    assert "data/extra.bin: not in build_manifest.json: added" in messages
+    assert "notes.txt: not in build_manifest.json: added" in messages
+    assert f"{shard.relative_to(copy).as_posix()}: changed after the build" in messages
+    argv = [str(copy), "--release", str(release_dirs[0]), "--repo", "org/medvigil", "--dry-run"]
+    assert _publish(argv) == 2
 
     local = tmp_path / "local"
     shutil.copytree(out, local)
     (local / LOCAL_ONLY_MARKER).write_text("local")
-    _, problems = check_publishable(local)
+    _, problems = check_publishable(local, release_dirs[0])
     assert any("local-only" in p.message for p in problems)
 
 
-def test_publish_refuses_credentialed_image_bytes(built, tmp_path, release):
-    """A shard with bytes in a credentialed row is refused, even with build_info intact."""
+def test_publish_refuses_credentialed_image_bytes(built, tmp_path, release, release_dirs):
+    """A shard with bytes in a credentialed row is refused, even with the manifest rewritten."""
     import pyarrow.parquet as pq
+
+    from medvigil.hub.build_manifest import write_manifest
 
     out, _ = built
     copy = tmp_path / "copy"
@@ -357,10 +380,11 @@ def test_publish_refuses_credentialed_image_bytes(built, tmp_path, release):
         if r["credentialed"]:
             r["image"] = filler
     pq.write_table(table.from_pylist(rows, schema=table.schema), shard)
+    write_manifest(copy)
     problems = credentialed_problems(copy)
     cred = sorted(c.case_id for c in release.cases.values() if c.credentialed)
     assert sorted(p.message.split("'")[1] for p in problems) == cred
-    _, all_problems = check_publishable(copy)
+    _, all_problems = check_publishable(copy, release_dirs[0])
     assert any("credentialed case" in p.message for p in all_problems)
 
 
@@ -371,9 +395,32 @@ def test_cli_build_reports_and_refuses_existing(release_dirs, tmp_path, capsys):
     assert main(["build", str(release_dirs[0]), "--out", str(out), "--config", "triplets"]) == 0
     text = capsys.readouterr().out
     assert "build digest" in text and "triplets" in text
+    card = (out / "README.md").read_text(encoding="utf-8")  # no --repo: the local form that works
+    assert 'triplets = load_dataset(os.getcwd(), "triplets", split="test")' in card
     assert main(["build", str(release_dirs[0]), "--out", str(out), "--config", "triplets"]) == 2
     assert "already exists" in capsys.readouterr().err
     assert os.listdir(out.parent) == ["medvigil"]
+
+
+def test_the_cards_load_lines_work_as_written(release_dirs, built, tmp_path, monkeypatch):
+    """A local build's card: its code runs as written inside the folder (issue 40: the card said
+    ``path/to/this/folder``). A build for a repository names the repository id; its folder's
+    path loads it from anywhere (the form README.md shows)."""
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", _CACHE)
+    out = tmp_path / "local"
+    build(release_dirs[0], out, configs=("triplets", "cases"))
+    card = (out / "README.md").read_text(encoding="utf-8")
+    code = card.split("## How to load", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(out)
+    scope: dict = {}
+    exec(code, scope)  # the card's own lines
+    assert scope["triplets"].num_rows == len(_load(out, "triplets")) and scope["cases"].num_rows
+    hub_card = (built[0] / "README.md").read_text(encoding="utf-8")
+    assert 'mcq = load_dataset("org/medvigil", "mcq", split="test")' in hub_card
+    monkeypatch.chdir(tmp_path)
+    assert len(datasets.load_dataset(str(built[0]), "mcq", split="test")) > 0
 
 
 def test_card_front_matter_and_datasheet(built, release):

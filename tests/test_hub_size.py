@@ -32,7 +32,7 @@ def release_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def built(release_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("size_out") / "medvigil"
-    return out, build(release_dir, out)
+    return out, build(release_dir, out, repo_id="org/medvigil")
 
 
 @pytest.fixture(scope="module")
@@ -153,14 +153,17 @@ def test_card_and_build_info_give_download_and_decoded_sizes(built):
     assert "## Storage" in (out / "README.md").read_text(encoding="utf-8")
 
 
-def test_publish_dry_run_prints_the_upload_size_per_config(built, capsys, monkeypatch):
+def test_publish_dry_run_prints_the_upload_size_per_config(built, release_dir, capsys, monkeypatch):
     import huggingface_hub
 
     from medvigil.cli import main
 
     monkeypatch.setattr(huggingface_hub, "HfApi", None)  # a dry run never gets that far
     out, report = built
-    assert main(["publish", str(out), "--repo", "org/medvigil", "--dry-run"]) == 0
+    argv = ["publish", str(out), "--release", str(release_dir), "--repo", "org/x", "--dry-run"]
+    assert main(argv) == 2  # the card names org/medvigil: rebuild with --repo org/x
+    assert "rebuild with `medvigil build REL --out OUT --repo org/x`" in capsys.readouterr().err
+    assert main([*argv[:4], "--repo", "org/medvigil", "--dry-run"]) == 0
     text = capsys.readouterr().out.split("per config (Parquet shards):\n", 1)[1]
     printed = {
         line.split()[1]: int(line.split()[0].replace(",", ""))

@@ -76,7 +76,7 @@ def test_local_only_build_embeds_them_and_publish_refuses(dirs, reconstructed, t
         if row["credentialed"]:
             assert row["image_status"] == "local_reconstruction" and row["image"] is not None
     assert "LOCAL ONLY" in (out / "README.md").read_text()
-    _, problems = check_publishable(out)
+    _, problems = check_publishable(out, dirs[0])
     messages = " ".join(p.message for p in problems)
     assert "local-only" in messages and "credentialed case" in messages
 

@@ -1,11 +1,15 @@
-"""``medvigil publish OUT --repo ORG/NAME [--private] [--dry-run]``: upload a build to the Hub.
+"""``medvigil publish OUT --release REL --repo ORG/NAME [--private] [--dry-run]``: upload a build to the Hub.
 
-Before any network call the folder is checked
-(:func:`medvigil.suites.medvigil.export.publish_check.check_publishable`, :mod:`medvigil.hub.publish_scan`).
+Only what ``medvigil build`` wrote is uploaded: the files its ``build_manifest.json`` lists, each
+byte-identical (:mod:`medvigil.hub.build_manifest`); the credentialed checksums come from the
+release it was built from (``--release``, checked by its digest) and the content is scanned as a
+second layer (:func:`medvigil.suites.medvigil.export.publish_check.check_publishable`,
+:mod:`medvigil.hub.content_scan`).
 ``--dry-run`` prints what would be uploaded (every file and the upload size per config) and stops.
-The upload uses ``huggingface_hub`` and your saved Hub token.
+The upload uses ``huggingface_hub`` and your saved Hub token, checked before the scan; a re-publish
+sends only changed files and makes no commit when nothing changed (:mod:`medvigil.hub.hub_upload`).
 
-Exit status: 0 uploaded (or dry run), 2 refused (every reason printed).
+Exit status: 0 uploaded (or dry run, or nothing to upload), 2 refused (every reason printed).
 """
 
 import argparse
@@ -13,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from medvigil.errors import DataError
+from medvigil.errors import DataError, Problem
 from medvigil.files.output_guard import declare
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -45,6 +49,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("out", metavar="OUT", type=Path, help="folder written by `medvigil build`")
     parser.add_argument(
+        "--release",
+        required=True,
+        type=Path,
+        metavar="REL",
+        help="the release folder the build was made from (its digest is checked; its pointer "
+        "files give the credentialed checksums)",
+    )
+    parser.add_argument(
         "--repo", required=True, type=_repo_id, metavar="ORG/NAME", help="dataset repository id"
     )
     parser.add_argument("--private", action="store_true", help="create the repository as private")
@@ -64,20 +76,68 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "contain one of their files (repeatable; the release's pointer checksums are always checked)",
     )
     declare(
-        parser, inputs=("out", "credentialed"), outputs=()
+        parser, inputs=("out", "release", "credentialed"), outputs=()
     )  # the output guard checks these (medvigil.cli)
 
 
-def run(args: argparse.Namespace) -> int:
-    from medvigil.files.input_files import read_json
-    from medvigil.hub.export_engine import BUILD_INFO
-    from medvigil.reconstruct.mimic_cxr import dicom_image_or_none
-    from medvigil.suites.medvigil.export.publish_check import check_publishable
+def _progress(total: int):
+    """The scans' progress bar on a terminal (the project's tqdm, as `build` shows it)."""
+    from tqdm.auto import tqdm
 
-    files, problems = check_publishable(args.out, args.credentialed, dicom_image_or_none)
+    return tqdm(total=total, desc="scan content", unit=" row group", disable=None, leave=False)
+
+
+def _repo_problem(info: dict, repo: str) -> list[Problem]:
+    """The card and Croissant name the repository the build was made for: it must be ``repo``."""
+    from medvigil.hub.export_engine import BUILD_INFO
+
+    built_for = (info.get("settings") or {}).get("repo_id")
+    if built_for == repo:
+        return []
+    named = f"names {built_for!r}" if built_for else "names no repository (a local build)"
+    return [
+        Problem(
+            BUILD_INFO,
+            f"the build's card and croissant.json {named}, not {repo!r}: rebuild with "
+            f"`medvigil build REL --out OUT --repo {repo}` so they point at the dataset's Hub id",
+            field="settings.repo_id",
+        )
+    ]
+
+
+def _upload_route() -> str:
+    """How huggingface_hub would upload the large files: Xet when hf-xet is installed (README,
+    "Publishing": HF_HUB_DISABLE_XET=1 where the Xet route is blocked)."""
+    import importlib.util
+
+    from huggingface_hub import constants
+
+    xet = importlib.util.find_spec("hf_xet") is not None and not constants.HF_HUB_DISABLE_XET
+    return "Xet (hf-xet; HF_HUB_DISABLE_XET=1 for plain LFS)" if xet else "LFS"
+
+
+def run(args: argparse.Namespace) -> int:
+    from medvigil.reconstruct.mimic_cxr import dicom_image_or_none
+    from medvigil.suites.medvigil.export.publish_check import check_publishable, read_build_info
+
+    api = None
+    if not args.dry_run:
+        from huggingface_hub import HfApi
+
+        from medvigil.hub.hub_upload import check_hub_access
+
+        api = HfApi()
+        print(f"Hub token: {check_hub_access(api)}", file=sys.stderr)
+    print(
+        f"checking {args.out} against its build manifest and scanning its content", file=sys.stderr
+    )
+    files, problems = check_publishable(
+        args.out, args.release, args.credentialed, dicom_image_or_none, progress=_progress
+    )
+    info = read_build_info(args.out)[0]  # its problems are among check_publishable's
+    problems += _repo_problem(info, args.repo)
     if problems:
         raise DataError(problems)
-    info = read_json(args.out / BUILD_INFO, BUILD_INFO)  # checked above: a JSON object
     if info.get("credentialed_case_ids") and not args.credentialed:
         print(
             "note: without --credentialed DIR only the checksums of the credentialed source files are known; an X-ray "
@@ -92,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         f"({'private' if args.private else 'public'})"
     )
     print(f"build digest: {info.get('build_digest')}")
+    print(f"upload route: {_upload_route()}")
     for path, rel in zip(files, rels):
         print(f"  {path.stat().st_size:>14,}  {rel}")
     print("per config (Parquet shards):")
@@ -99,20 +160,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {size:>14,}  {config}")
     if args.dry_run:
         return 0
-    from huggingface_hub import HfApi
+    from medvigil.hub.hub_upload import commit_build
 
-    api = HfApi()
-    api.create_repo(args.repo, repo_type="dataset", private=args.private, exist_ok=True)
     message = (
         args.message
         or f"MedVIGIL build {info.get('version')} (build digest {str(info.get('build_digest'))[:12]})"
     )
-    commit = api.upload_folder(
-        folder_path=str(args.out),
-        repo_id=args.repo,
-        repo_type="dataset",
-        allow_patterns=rels,
-        commit_message=message,
-    )
-    print(f"uploaded: {getattr(commit, 'commit_url', commit)}")
+    print(commit_build(api, args.repo, args.out, rels, message, private=args.private))
     return 0

@@ -107,3 +107,19 @@ def megabytes(n: int) -> str:
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     return "\n".join(lines + ["| " + " | ".join(str(v) for v in row) + " |" for row in rows])
+
+
+def load_lines(repo_id: str | None, configs: Iterable[str], default: str) -> str:
+    """The card's ``load_dataset`` lines: by Hub repository id when the build names one, else the
+    local form that works as written from inside the folder (``datasets`` takes a folder's path,
+    absolute or relative to where Python runs; ``"."`` itself it refuses)."""
+    where = f'"{repo_id}"' if repo_id else "os.getcwd()"
+    head = [] if repo_id else ["import os  # run inside this folder; elsewhere give its path"]
+    return "\n".join(
+        head
+        + [
+            f'{config} = load_dataset({where}, "{config}", split="test")'
+            + ("  # default config" if config == default else "")
+            for config in configs
+        ]
+    )

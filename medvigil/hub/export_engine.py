@@ -2,7 +2,7 @@
 report, and the card / Croissant / build-info files, all inside a staging folder.
 
 A suite calls :func:`check_destination`, then inside ``staged_folder`` :func:`write_configs`,
-:func:`build_digest` and :func:`write_metadata`. No clock, random state or absolute path enters the files:
+:func:`build_digest` and :func:`write_metadata` (which writes the build's manifest last). No clock, random state or absolute path enters the files:
 two builds of the same inputs with the same settings are byte-identical.
 """
 
@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from medvigil.files.atomic_output import refuse_unowned
 from medvigil.files.output_guard import Inputs, refuse_overlap
 from medvigil.hub import croissant
+from medvigil.hub.build_manifest import write_manifest
 from medvigil.hub.card_metadata import DatasetFacts
 from medvigil.hub.parquet_shards import checksum_lines, shards_line, write_shards
 
@@ -137,7 +138,8 @@ def write_metadata(
     *,
     repo_id: str | None,
 ) -> None:
-    """Write ``croissant.json`` (which must validate cleanly), the suite's ``texts`` and ``build_info.json``."""
+    """Write ``croissant.json`` (which must validate cleanly), the suite's ``texts``, ``build_info.json``
+    and, last, the allowlist of every file written (:mod:`medvigil.hub.build_manifest`)."""
     url = f"https://huggingface.co/datasets/{repo_id}" if repo_id else facts.homepage
     (tmp / CROISSANT).write_text(
         croissant.dumps(croissant.build_metadata(facts, features, report.shards, url=url)),
@@ -153,3 +155,4 @@ def write_metadata(
     (tmp / BUILD_INFO).write_text(
         json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
+    write_manifest(tmp)

@@ -4,7 +4,7 @@ Credentialed pixels must not leave by any route, so every uploaded byte is scann
 decodes to, :data:`MAX_DEPTH` levels deep and at most :data:`MAX_EXPANDED_BYTES` per cell (beyond: refused,
 it cannot be proved clean). What is scanned and refused: README.md, "publish checks content, decoded".
 Checksums are compared *from each image signature to the end* (leading bytes do not hide an image); the
-perceptual hash (:data:`PHASH_SIZE`, at most :data:`PHASH_MAX_DISTANCE` of 256 bits from the image or its
+perceptual hash (:data:`PHASH_SIZE`, at most :data:`PHASH_MAX_DISTANCE` of 1,024 bits from the image or its
 mirror) catches re-encoded, resized, blurred or flipped copies. Without ``--credentialed`` only checksums
 are known: an X-ray re-derived by ``medvigil reconstruct`` (new bytes) is recognised only when its folder is given.
 """
@@ -47,10 +47,13 @@ ARCHIVES = (
 )
 MAX_DEPTH = 4  # base64 in a zip in base64 in a cell: three levels
 MAX_EXPANDED_BYTES = 64 << 20  # what one cell or file may decode to, in all
-PHASH_SIZE = 16  # imagehash.phash(hash_size=16): 256 bits
-# Re-derived copies of a credentialed X-ray (resized, cropped by a few pixels, re-encoded at
-# quality 70) were at most 12 bits away; distinct synthetic X-rays at least 38 (tests/robustness).
-PHASH_MAX_DISTANCE = 24
+PHASH_SIZE = 32  # imagehash.phash(hash_size=32): 1,024 bits
+# Measured on synthetic releases (benchmarks/bench_phash.py; README, "publish checks content"): at
+# 300 cases copies re-derived from the 60 credentialed X-rays (JPEG q50/q70, resized 1/2 and 3/2,
+# blurred sigma 2 and 4, flipped) are at most 26 bits from it, the 904 other images of the release
+# (phantoms drawn alike, their variants) at least 72: 48 leaves a margin of about 22 bits each way.
+# At 256 bits (hash_size 16) the two overlapped (copies up to 6, distinct phantoms from 6).
+PHASH_MAX_DISTANCE = 48
 MAX_IMAGES_PER_PAYLOAD = (
     64  # signatures checked per payload (a JPEG may carry EXIF thumbnails); more: refused
 )
@@ -87,7 +90,7 @@ class CredentialedImages:
         found = imagehash.phash(image, hash_size=PHASH_SIZE)
         distance = min(found - known for known in self.phashes)
         if distance <= PHASH_MAX_DISTANCE:
-            return f"its pixels are a near-duplicate of a credentialed image (perceptual hash {distance}/256 bits away)"
+            return f"its pixels are a near-duplicate of a credentialed image (perceptual hash {distance}/1024 bits away)"
         return None
 
 
@@ -112,8 +115,18 @@ def image_signatures(data: bytes) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+# every base64 or hex run starts with 40 characters of the base64 alphabet: found by bytes.find over
+# a translated copy first (C speed), so the regular expressions run only where one may match
+_RUN_MARK = bytes(
+    b"a"[0] if chr(i).isascii() and (chr(i).isalnum() or chr(i) in "+/_-") else 0
+    for i in range(256)
+)
+
+
 def _text_payloads(data: bytes) -> Iterator[tuple[int, str, bytes]]:
     """``(offset, label, decoded bytes)`` of every base64 run in ``data``, then of every hex run."""
+    if data.translate(_RUN_MARK).find(b"a" * 40) == -1:
+        return
     for match in _BASE64_RUN.finditer(data):
         run = _SPACE.sub(b"", match.group(1))
         if len(run) < _MIN_BASE64:
@@ -473,126 +486,3 @@ def _recorded_checksums(path: Path) -> set[str]:
             out.update(str(v) for v in (case.get("files") or {}).values())
             out.add(str(case.get("source_sha256")))
     return out
-
-
-def _cells(value, image: bool) -> Iterator[tuple[bytes, bool]]:
-    """(bytes, is an image cell) of every string or binary inside one Parquet value."""
-    if isinstance(value, dict):
-        if image or set(value) == {"bytes", "path"}:
-            if value.get("bytes"):
-                yield value["bytes"], True
-            if value.get("path"):
-                yield value["path"].encode("utf-8"), False
-            return
-        for inner in value.values():
-            yield from _cells(inner, False)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _cells(inner, False)
-    elif isinstance(value, str):
-        yield value.encode("utf-8"), False
-    elif isinstance(value, bytes):
-        yield value, False
-
-
-def parquet_problems(rel: str, path: Path, known: CredentialedImages) -> list[Problem]:
-    """Cells (any row, any column, nested values too) that are or carry a credentialed image, and
-    images hidden in cells that are not image cells."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        parquet = pq.ParquetFile(path)
-    except (ValueError, OSError):
-        return []  # reported by publish_check.credentialed_problems
-    problems = []
-    for key, value in (
-        parquet.metadata.metadata or {}
-    ).items():  # key-value metadata: text, never images
-        for found in scan_payload(key + b"\0" + value, known):
-            problems.append(
-                Problem(
-                    rel,
-                    f"the file's key-value metadata ({key[:40].decode('utf-8', 'replace')!r}) "
-                    f"holds {found.what}"
-                    + (f": {found.why}" if found.why else "")
-                    + "; only image columns may carry images",
-                    field="metadata",
-                )
-            )
-    first = 0
-    for group in range(parquet.metadata.num_row_groups):
-        table = parquet.read_row_group(group, use_threads=False)
-        for name in table.column_names:
-            kind = table.schema.field(name).type
-            if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
-                continue
-            for i, value in enumerate(table.column(name).to_pylist()):
-                for cell, is_image in _cells(value, False):
-                    problems.extend(_cell_problems(rel, first + i + 1, name, cell, is_image, known))
-        first += table.num_rows
-        del table
-    return problems
-
-
-def _cell_problems(
-    rel: str, row: int, column: str, cell: bytes, is_image: bool, known: CredentialedImages
-) -> list[Problem]:
-    if not is_image and len(cell) < 8:
-        return []
-    if is_image and not known.sha256 and not known.phashes:
-        return []
-    problems = []
-    for found in scan_payload(cell, known, report_images=not is_image):
-        if found.refuse:
-            problems.append(
-                Problem(
-                    rel,
-                    f"{found.what}; cannot prove the cell holds no credentialed image",
-                    row=row,
-                    field=column,
-                )
-            )
-        elif found.why is not None:
-            where = (
-                "the image cell"
-                if found.what == "an image"
-                else f"{found.what} at byte offset {found.offset}"
-            )
-            problems.append(
-                Problem(
-                    rel,
-                    f"{where}: {found.why}; credentialed images must never be published",
-                    row=row,
-                    field=column,
-                )
-            )
-        elif not is_image:
-            problems.append(
-                Problem(
-                    rel,
-                    f"{found.what} at byte offset {found.offset} in a text cell; only image "
-                    "columns may carry images",
-                    row=row,
-                    field=column,
-                )
-            )
-    return problems
-
-
-def content_problems(
-    out: Path, files: Iterable[Path], known: CredentialedImages, text_files: Iterable[str]
-) -> list[Problem]:
-    """Every content reason to refuse uploading ``files`` (see the module docstring)."""
-    problems = []
-    text_files = set(text_files)
-    for path in files:
-        rel = path.relative_to(out).as_posix()
-        if file_sha256(path) in known.sha256:
-            problems.append(Problem(rel, "this file is byte-identical to a credentialed image"))
-            continue
-        if rel in text_files:
-            problems.extend(text_file_problems(rel, read_bytes(path, rel), known))
-        elif rel.endswith(".parquet"):
-            problems.extend(parquet_problems(rel, path, known))
-    return problems

@@ -139,7 +139,7 @@ def small_build(small_release, tmp_path_factory) -> Path:
     from medvigil.suites.medvigil.export.export import build
 
     out = tmp_path_factory.mktemp("rb_build") / "built"
-    build(small_release[0], out, configs=("mcq",))
+    build(small_release[0], out, configs=("mcq",), repo_id="org/x")  # publish --repo org/x
     return out
 
 

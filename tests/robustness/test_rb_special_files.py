@@ -134,7 +134,8 @@ def test_special_files_are_refused_by_every_reader(small_release, small_build, m
     build = tmp_path / "built"
     shutil.copytree(small_build, build)
     _fifo(build / "DATASHEET.md")
-    cases.append((["publish", build, "--repo", "org/x", "--dry-run"], 2, ["DATASHEET.md", "FIFO"]))
+    publish = ["publish", build, "--release", rel, "--repo", "org/x", "--dry-run"]
+    cases.append((publish, 2, ["DATASHEET.md", "FIFO"]))
 
     # the official harness JSONL (reader owned by `conform`; the regular-file hook is ours)
     harness = tmp_path / "m__mcq.jsonl"

@@ -12,7 +12,7 @@ from string import Template
 
 from medvigil.files.atomic_output import staged_folder
 from medvigil.hub import export_engine
-from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table
+from medvigil.hub.card_metadata import DatasetFacts, front_matter, load_lines, markdown_table
 from medvigil.hub.export_engine import (
     README,
     build_digest,
@@ -209,8 +209,7 @@ images apart can answer at most one of them correctly, so answering from the tex
 ```python
 from datasets import load_dataset
 
-questions = load_dataset("$load_path", "questions", split="test")   # default: one row per image
-pairs = load_dataset("$load_path", "pairs", split="test")           # one row per pair
+$load_examples
 ```
 
 The `medvigil` package ships the matching lmms-eval tasks (`mediconfusion_mc`, `_gd`, `_ps`, `_ff`;
@@ -299,7 +298,7 @@ def dataset_card(
             title=facts.pretty_name,
             notice=notice,
             homepage=configs.HOMEPAGE,
-            load_path=repo_id or "path/to/this/folder",
+            load_examples=load_lines(repo_id, features, "questions"),
             table_configs=markdown_table(("config", "rows", "one row per"), config_rows),
             questions_columns=", ".join(f"`{c}`" for c in features.get("questions", {})),
             table_categories=markdown_table(

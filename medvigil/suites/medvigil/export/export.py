@@ -220,9 +220,15 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
         "configs": list(opts["configs"]),
         **{
             key: opts[key]
-            for key in ("shuffle_seed", "variant_source", "local_only", "max_shard_bytes")
+            for key in (
+                "shuffle_seed",
+                "variant_source",
+                "local_only",
+                "max_shard_bytes",
+                "repo_id",
+            )
         },
-    }
+    }  # repo_id: the repository the card and Croissant name (publish checks it)
     skipped = Counter(opts["left_out"])
     skipped.update(rows.skipped)
     facts = [("release", release.digest), ("settings", json.dumps(settings, sort_keys=True))]

@@ -7,7 +7,13 @@ from importlib import resources
 from string import Template
 
 from medvigil.cards import CARDS_DIR
-from medvigil.hub.card_metadata import DatasetFacts, front_matter, markdown_table, size_rows
+from medvigil.hub.card_metadata import (
+    DatasetFacts,
+    front_matter,
+    load_lines,
+    markdown_table,
+    size_rows,
+)
 from medvigil.suites.medvigil.export.dataset_configs import (
     CITATION,
     COLUMN_DESCRIPTIONS,
@@ -213,11 +219,7 @@ def dataset_card(
         notice="\n\n".join(notices)
         if notices
         else f"Version {report.version}, release digest `{report.release_digest[:16]}…`.",
-        load_examples="\n".join(
-            f'{config} = load_dataset("{repo_id or "path/to/this/folder"}", "{config}", split="test")'
-            + ("  # default config" if config == "mcq" else "")
-            for config in features
-        ),
+        load_examples=load_lines(repo_id, features, "mcq"),
         table_configs=markdown_table(("config", "rows", "one row per", "images"), config_rows),
         table_sizes=markdown_table(
             ("config", "download (Parquet)", "decoded (Arrow)"), size_rows(features, report.shards)

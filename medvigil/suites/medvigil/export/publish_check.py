@@ -7,34 +7,43 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.errors import DataError, Problem
-from medvigil.files.atomic_output import marker_name
-from medvigil.files.digest import file_sha256
 from medvigil.files.input_files import open_regular, read_json
+from medvigil.hub.build_manifest import MANIFEST, manifest_problems
+from medvigil.hub.content_scan import content_problems
 from medvigil.hub.export_engine import BUILD_INFO, CROISSANT, README
 from medvigil.hub.parquet_shards import DATA_DIR
-from medvigil.hub.publish_scan import content_problems, credentialed_images
-from medvigil.suites.medvigil.release.release_format import is_credentialed
+from medvigil.hub.publish_scan import credentialed_images
+from medvigil.suites.medvigil.release.release import read_release
+from medvigil.suites.medvigil.release.release_format import POINTERS_DIR, is_credentialed
 
 # the files of a MedVIGIL build besides the engine's README, Croissant and build info
 DATASHEET = "DATASHEET.md"
 LOCAL_ONLY_MARKER = "LOCAL_ONLY"
 SHARD_NAME = re.compile(r"^data/(?P<config>[a-z_]+)/test-(?P<i>\d{5})-of-(?P<n>\d{5})\.parquet$")
-PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO)
+PUBLISHABLE_FILES = (README, DATASHEET, CROISSANT, BUILD_INFO, MANIFEST)
 
 
 def check_publishable(
     out: Path | str,
+    release: Path | str | None,
     credentialed_dirs: Iterable[Path | str] = (),
     read_dicom: Callable[[Path], Any] | None = None,
+    progress: Callable[[int], Any] | None = None,
 ) -> tuple[list[Path], list[Problem]]:
-    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none: allowed): not a
-    medvigil build; ``local_only``; files other than card, datasheet, Croissant, build info and shards; symbolic links;
-    bad shard checksums; credentialed rows with image bytes; credentialed image bytes or pixels, or any image in text
-    (:mod:`medvigil.hub.publish_scan`)."""
+    """``(files, problems)``: the files that would be uploaded, and every reason to refuse (none:
+    allowed).
+
+    First the allowlist: only the files ``build_manifest.json`` lists, each byte-identical to it
+    (:mod:`medvigil.hub.build_manifest`); no ``local_only`` build; only card, datasheet, Croissant,
+    build info, manifest and shards. Then the content, a second layer: credentialed rows with image
+    bytes, credentialed image bytes or pixels, any image in text (:mod:`medvigil.hub.publish_scan`).
+    The credentialed checksums and case ids come from ``build_info.json`` and from the pointer files
+    of ``release`` (the release the build was made from, checked by its digest), outside the folder.
+    ``progress(total)`` is the scans' progress bar, advanced per row group and text file."""
     out = Path(out)
     if not out.is_dir():
         raise NotADirectoryError(f"{out} is not a folder")
-    info, problems = _build_info(out)
+    info, problems = read_build_info(out)
     if info.get("local_only") or (out / LOCAL_ONLY_MARKER).exists():
         problems.append(
             Problem(
@@ -42,67 +51,89 @@ def check_publishable(
                 "this is a --local-only build with credentialed images; it must never be published",
             )
         )
-    files: list[Path] = []
-    for path in sorted(out.rglob("*")):
-        rel = path.relative_to(out).as_posix()
-        if path.is_symlink():
-            problems.append(Problem(rel, "symbolic link; a build holds plain files only"))
-            continue
-        if path.is_dir():
-            continue
-        if rel == LOCAL_ONLY_MARKER:
-            continue  # already reported
-        if rel == marker_name("build"):
-            continue  # who wrote the folder (`build --force` replaces only its own): not uploaded
-        fmt = None if rel.endswith(".parquet") else sniff_image(path)
-        if fmt is not None:
-            problems.append(
-                Problem(
-                    rel,
-                    f"stray {fmt} image file; images are published only inside the Parquet shards",
-                )
-            )
-            continue
-        if rel not in PUBLISHABLE_FILES and not SHARD_NAME.match(rel):
-            allowed = ", ".join(PUBLISHABLE_FILES)
-            problems.append(
-                Problem(
-                    rel,
-                    f"unexpected file; a build publishes only {allowed} and data/<config>/test-*.parquet",
-                )
-            )
-            continue
-        files.append(path)
-    if info:
-        recorded = {s["path"]: s["sha256"] for s in info.get("shards", [])}
-        present = {p.relative_to(out).as_posix() for p in files if p.suffix == ".parquet"}
-        problems += [
-            Problem(rel, "listed in build_info.json but missing")
-            for rel in sorted(recorded.keys() - present)
-        ]
-        problems += [
-            Problem(rel, "not listed in build_info.json (added after the build?)")
-            for rel in sorted(present - recorded.keys())
-        ]
-        problems += [
-            Problem(rel, "checksum differs from build_info.json (modified after the build?)")
-            for rel in sorted(present & recorded.keys())
-            if file_sha256(out / rel) != recorded[rel]
-        ]
-    problems.extend(credentialed_problems(out))
-    recorded_hashes = (
-        info.get("credentialed_sha256") if isinstance(info.get("credentialed_sha256"), list) else []
-    )
-    known = credentialed_images(recorded_hashes, credentialed_dirs, read_dicom)
-    problems.extend(
-        content_problems(
-            out, files, known, (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))
-        )
-    )
+    files, listed_problems = manifest_problems(out)
+    problems += listed_problems
+    problems += _kind_problems(out, files)
+    release_ids, release_sha256, release_problems = _release_credentials(release, info)
+    problems += release_problems
+    recorded = info.get("credentialed_sha256")
+    recorded = recorded if isinstance(recorded, list) else []
+    known = credentialed_images([*recorded, *release_sha256], credentialed_dirs, read_dicom)
+    bar = progress(_scan_steps(out, files)) if progress else None
+    tick = bar.update if bar is not None else None
+    problems.extend(credentialed_problems(out, release_ids, tick=tick))
+    texts = (f for f in PUBLISHABLE_FILES if not f.endswith(".parquet"))
+    problems.extend(content_problems(out, files, known, texts, tick=tick))
+    if bar is not None:
+        bar.close()
     return files, problems
 
 
-def _build_info(out: Path) -> tuple[dict[str, Any], list[Problem]]:
+def _scan_steps(out: Path, files: list[Path]) -> int:
+    """Steps of the two scans: each row group of every shard twice, each other file once."""
+    import pyarrow.parquet as pq
+
+    shards = sorted((out / DATA_DIR).rglob("*.parquet")) if (out / DATA_DIR).is_dir() else []
+    groups = 0
+    for path in shards:
+        try:
+            groups += pq.ParquetFile(path).metadata.num_row_groups
+        except (ValueError, OSError):
+            pass  # reported by credentialed_problems
+    return 2 * groups + sum(1 for p in files if p.suffix != ".parquet")
+
+
+def _kind_problems(out: Path, files: list[Path]) -> list[Problem]:
+    """Files of the allowlist a build never writes (a forged manifest): images, unknown names."""
+    problems = []
+    for path in files:
+        rel = path.relative_to(out).as_posix()
+        fmt = None if rel.endswith(".parquet") else sniff_image(path)
+        if fmt is not None:
+            why = f"stray {fmt} image file; images are published only inside the Parquet shards"
+            problems.append(Problem(rel, why))
+        elif rel not in PUBLISHABLE_FILES and not SHARD_NAME.match(rel):
+            allowed = ", ".join(PUBLISHABLE_FILES)
+            why = (
+                f"unexpected file; a build publishes only {allowed} and "
+                "data/<config>/test-*.parquet"
+            )
+            problems.append(Problem(rel, why))
+    return problems
+
+
+def _release_credentials(
+    release: Path | str | None, info: dict[str, Any]
+) -> tuple[set[str], list[str], list[Problem]]:
+    """``(credentialed case ids, pointer checksums, problems)`` of the release the build was made
+    from: read outside the build folder, so an edited ``build_info.json`` cannot switch the check
+    off. The release must be the one ``build_info.json`` names by its digest."""
+    if release is None:
+        return set(), [], []
+    result = read_release(release, mcq_records=False)
+    problems = [  # a pointer row left out would be a checksum unknown (other rows: the build's
+        # --skip-invalid-rows may have left them out; the shards' own flags still count)
+        Problem(f"--release {p.file}", p.message, p.row, p.field)
+        for p in result.problems
+        if p.severity == "error" and str(p.file).startswith(f"{POINTERS_DIR}/")
+    ]
+    recorded = info.get("release_digest")
+    if result.release.digest != recorded:
+        problems.append(
+            Problem(
+                BUILD_INFO,
+                f"the build records release digest {recorded!r}, but --release {release} has "
+                f"{result.release.digest}: not the release this build was made from (or one "
+                "changed)",
+                field="release_digest",
+            )
+        )
+    cases = result.release.cases.values()
+    ids = {c.case_id for c in cases if c.credentialed} | set(result.release.pointers)
+    return ids, [sha for _, sha in result.release.pointers.values()], problems
+
+
+def read_build_info(out: Path) -> tuple[dict[str, Any], list[Problem]]:
     """``build_info.json`` of ``out`` (``{}`` when missing or unreadable) and its problems."""
     info_path = out / BUILD_INFO
     if not info_path.is_file():
@@ -141,17 +172,21 @@ def sniff_image(path: Path) -> str | None:
     return None
 
 
-def credentialed_problems(out: Path) -> list[Problem]:
-    """Every Parquet row of ``out`` with image bytes whose ``credentialed`` is true, ``source_dataset`` credentialed
-    in any spelling, or ``case_id`` listed in ``build_info.json`` (read one row group at a time)."""
+def credentialed_problems(
+    out: Path, case_ids: Iterable[str] = (), *, tick: Callable[[int], Any] | None = None
+) -> list[Problem]:
+    """Every Parquet row of ``out`` with image bytes whose ``credentialed`` is true,
+    ``source_dataset`` credentialed in any spelling, or ``case_id`` in ``case_ids`` or listed in
+    ``build_info.json`` (read one row group at a time; ``tick(1)`` after each)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    ids = _build_info(out)[0].get(
+    ids = read_build_info(out)[0].get(
         "credentialed_case_ids", []
     )  # check_publishable reports a bad build_info.json
     listed = {str(i) for i in ids} if isinstance(ids, list) else set()
+    listed |= set(case_ids)
     problems: list[Problem] = []
     for path in sorted((out / DATA_DIR).rglob("*.parquet")) if (out / DATA_DIR).is_dir() else []:
         rel = path.relative_to(out).as_posix()
@@ -207,6 +242,8 @@ def credentialed_problems(out: Path) -> list[Problem]:
                 del images
                 pa.default_memory_pool().release_unused()  # keep the scan's footprint at one row group
             first_row += n
+            if tick is not None:
+                tick(1)
         for (column, case_id), rows in sorted(found.items(), key=lambda item: item[1][0]):
             shown = ", ".join(map(str, rows[:5])) + (
                 f" and {len(rows) - 5} more" if len(rows) > 5 else ""
