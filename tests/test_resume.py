@@ -109,3 +109,23 @@ def test_lmms_eval_cache_serves_a_finished_deterministic_run(built):
     assert "all 6 requests served from cache" in second
     first = [s["mcs"]["raw_response"] for s in _samples(built, "cached-1", "medvigil_mcq")]
     assert [s["mcs"]["raw_response"] for s in _samples(built, "cached-2", "medvigil_mcq")] == first
+
+
+def _results(base: Path, out: str, task: str) -> dict:
+    (path,) = (base / out).rglob("*_results.json")
+    return {k.split(",")[0]: v for k, v in json.loads(path.read_text())["results"][task].items()}
+
+
+def test_clustered_stderr_and_paired_baseline_on_a_limited_run(built):
+    """lmms-eval's own statistics on our task (--limit run): a numeric case-clustered standard error
+    for the first metric (mcs), and its paired --baseline test against an earlier run's samples."""
+    limited = ("--tasks", "medvigil_mcq", "--limit", "12")
+    _lmms_eval(built, "grounded-12", "--model", "grounded", *limited)
+    grounded = _results(built, "grounded-12", "medvigil_mcq")
+    assert isinstance(grounded["mcs_stderr_clustered"], float)
+    assert grounded["mcs_stderr_clustered"] >= 0
+    (samples,) = (built / "grounded-12").rglob("*_samples_medvigil_mcq.jsonl")
+    _lmms_eval(built, "constant-12", "--model", "constant", *limited, "--baseline", str(samples))
+    constant = _results(built, "constant-12", "medvigil_mcq")
+    assert constant["paired_baseline_score"] == pytest.approx(100 * grounded["score"])
+    assert isinstance(constant["paired_pvalue"], float)  # NaN when the two runs agree on every doc
