@@ -171,7 +171,7 @@ GroundedBaseline = _make_class("grounded") if "grounded" in POLICIES else None
 
 
 def manifests() -> list[ModelManifest]:
-    """Entry point payload for lmms-eval's model registry: the baselines, ``retry``, ``journal`` and
+    """Entry point payload for lmms-eval's model registry: the baselines, ``retry`` and
     ``medvigil_llava_hf`` (lmms-eval's LLaVA-HF classes safe on text-only docs; chat, or simple
     with ``--force_simple``)."""
     out = []
@@ -185,18 +185,18 @@ def manifests() -> list[ModelManifest]:
                 aliases=(cls.policy_name,),
             )
         )
+    out.append(  # --model journal (tasks/journal_model.py)
+        ModelManifest(
+            model_id="medvigil_journal",
+            simple_class_path="medvigil.tasks.journal_model.JournalLMM",
+            aliases=("journal",),
+        )
+    )
     out.append(
         ModelManifest(
             model_id="medvigil_retry",
             simple_class_path="medvigil.tasks.retrying_model.RetryingLMM",
             aliases=("retry",),
-        )
-    )
-    out.append(
-        ModelManifest(
-            model_id="medvigil_journal",
-            simple_class_path="medvigil.tasks.journal_model.JournalLMM",
-            aliases=("journal",),
         )
     )
     out.append(

@@ -2,8 +2,7 @@
 
 lmms-eval (0.7.3) imports ``<pkg>.models`` and registers each ``AVAILABLE_MODELS`` entry ``name: Class``
 as ``--model name`` loaded from ``<pkg>.models.<name>.<Class>``; each submodule re-exports one class of
-:mod:`medvigil.tasks.baseline_models`, :mod:`medvigil.tasks.retrying_model` or
-:mod:`medvigil.tasks.journal_model`. The same models are
+:mod:`medvigil.tasks.baseline_models` or :mod:`medvigil.tasks.retrying_model`. The same models are
 also registered through the ``lmms_eval.models`` entry point (setup.cfg) as ``medvigil_<name>``.
 
 With ``medvigil`` in ``LMMS_EVAL_PLUGINS``, importing this package also (otherwise it imports nothing
@@ -26,7 +25,7 @@ AVAILABLE_MODELS = {
     "blind": "BlindBaseline",
     "grounded": "GroundedBaseline",
     "retry": "RetryingLMM",
-    "journal": "JournalLMM",
+    "journal": "JournalLMM",  # medvigil.tasks.journal_model
 }
 PLUGIN_NAME = "medvigil"
 

@@ -240,8 +240,7 @@ def record(
         extra["seed"] = degradations.seed_for(doc["image_file"], kind)
         n = types_per_probe(env)
         extra["types_per_probe"] = "all" if n is None else n
-    # predicted_letter: the plurality of the valid votes (information; scoring reads the votes);
-    # score: the share of the T answers that are correct (Eq. 2's summand, accuracy_rule trial_mean)
+    # predicted_letter: the plurality of the valid votes (information; scoring reads the votes)
     return probe_record(
         SUITE,
         doc,
@@ -249,7 +248,7 @@ def record(
         predicted_letter=letter,
         raw_response=responses[0],
         extra=extra,
-        score=sum(v == doc["correct_letter"] for v in votes) / len(votes),
+        score=sum(v == doc["correct_letter"] for v in votes) / len(votes),  # Eq. 2, trial_mean
     )
 
 
