@@ -214,6 +214,12 @@ def responses_of(results: Sequence[Any]) -> list[str]:
     return out
 
 
+def trial_mean(votes: Sequence[str | None], correct_letter: str) -> float:
+    """A record's per-doc ``score``: the share of its T trials answered with the gold letter (Eq. 2's
+    summand under ``accuracy_rule="trial_mean"``; an invalid trial is wrong)."""
+    return sum(v == correct_letter for v in votes) / len(votes)
+
+
 def record(
     doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
@@ -248,7 +254,7 @@ def record(
         predicted_letter=letter,
         raw_response=responses[0],
         extra=extra,
-        score=sum(v == doc["correct_letter"] for v in votes) / len(votes),  # Eq. 2, trial_mean
+        score=trial_mean(extra["votes"], doc["correct_letter"]),
     )
 
 
