@@ -214,12 +214,6 @@ def responses_of(results: Sequence[Any]) -> list[str]:
     return out
 
 
-def trial_mean(votes: Sequence[str | None], correct_letter: str) -> float:
-    """A record's per-doc ``score``: the share of its T trials answered with the gold letter (Eq. 2's
-    summand under ``accuracy_rule="trial_mean"``; an invalid trial is wrong)."""
-    return sum(v == correct_letter for v in votes) / len(votes)
-
-
 def record(
     doc: Mapping[str, Any], responses: Sequence[str], env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
@@ -254,7 +248,8 @@ def record(
         predicted_letter=letter,
         raw_response=responses[0],
         extra=extra,
-        score=trial_mean(extra["votes"], doc["correct_letter"]),
+        # score: the share of the T trials answered with the gold letter (Eq. 2, trial_mean)
+        score=sum(v == doc["correct_letter"] for v in extra["votes"]) / len(extra["votes"]),
     )
 
 
