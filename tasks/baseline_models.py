@@ -63,6 +63,10 @@ class BaselineLMM(lmms):
 
         return torch.device("cpu")
 
+    def _visuals(self, doc_to_visual, doc) -> list[Image.Image]:
+        """The doc's images, decoded only for a policy that reads them."""
+        return _visuals(doc_to_visual, doc) if self.policy.reads_images else []
+
     def _doc(self, task: str, split: str, doc_id: int) -> dict:
         return self.task_dict[task][split][doc_id]
 
@@ -102,7 +106,7 @@ class BaselineLMM(lmms):
         ):
             context, _gen_kwargs, doc_to_visual, doc_id, task, split = request.args
             doc = self._doc(task, split, doc_id)
-            letter, text = self._answer(context, doc, _visuals(doc_to_visual, doc))
+            letter, text = self._answer(context, doc, self._visuals(doc_to_visual, doc))
             out.append(text if text is not None else letter)
         return out
 
@@ -126,7 +130,7 @@ class BaselineLMM(lmms):
                 if sampler is not None
                 else contextlib.nullcontext(0.0) as temperature
             ):
-                letter, text = self._answer(context, doc, _visuals(doc_to_visual, doc))
+                letter, text = self._answer(context, doc, self._visuals(doc_to_visual, doc))
             chosen = text if text is not None else letter
             hit = continuation.strip().rstrip(".") == chosen.strip().rstrip(".")
             choices = doc.get("choices")
@@ -211,6 +215,13 @@ def manifests() -> list:
                 aliases=(cls.policy_name,),
             )
         )
+    out.append(  # --model journal (tasks/journal_model.py)
+        ModelManifest(
+            model_id="medvigil_journal",
+            simple_class_path="medvigil.tasks.journal_model.JournalLMM",
+            aliases=("journal",),
+        )
+    )
     out.append(
         ModelManifest(
             model_id="medvigil_retry",

@@ -31,7 +31,7 @@ from medvigil.mcq.prompting import parse_mcq_prompt
 from medvigil.mcq.retry import ATTEMPTS, DEFAULT_MAX_RETRIES, ask_with_retries, doc_key
 
 
-def _resolve(inner: str, simple: bool = False) -> type:
+def resolve_model(inner: str, simple: bool = False) -> type:
     if ":" in inner:
         module, _, name = inner.partition(":")
         return getattr(importlib.import_module(module), name)
@@ -81,7 +81,7 @@ class RetryingLMM(lmms):
         self.max_retries = int(retries)
         if self.max_retries < 0:
             raise ValueError(f"retries must be >= 0, got {retries!r}")
-        self.inner = _resolve(inner, _flag(inner_simple))(**inner_args)
+        self.inner = resolve_model(inner, _flag(inner_simple))(**inner_args)
         self.inner.task_dict = self.task_dict  # lmms-eval fills the wrapper's dict in place
         # lmms-eval reads the run's kind from the model object (evaluator: lm.is_simple) after
         # creating it, and builds chat or simple requests accordingly: take the inner model's

@@ -152,24 +152,31 @@ def test_api_path_gives_the_same_answers(runs):
     assert _table(runs["api"])["mcs"] == pytest.approx(_table(runs["grounded"])["mcs"])
 
 
-def test_log_line_holds_the_record_once_and_scoring_keys_elsewhere(runs):
-    """The record is logged under the first metric only; every other metric carries its scoring
-    key, and lmms-eval's aggregates from those keys equal the audit of the logged records."""
+def test_log_line_holds_the_record_once_and_scores_elsewhere(runs):
+    """The record is logged under the first metric only; every other metric logs the doc's score and
+    case (lmms-eval's clustered standard error: numeric for every metric), and lmms-eval's aggregates
+    equal the audit of the logged records."""
     from medvigil.records.lmms_eval_logs import read_samples
     from medvigil.runs.lmms_run import RECORD_KEY
     from medvigil.suites.medvigil.scoring.scoring import audit
-    from medvigil.tasks.medvigil.utils import METRICS, TEMPLATE_METRICS, scoring_key
+    from medvigil.tasks.medvigil.utils import METRICS, TEMPLATE_METRICS
 
     lines = [json.loads(line) for line in _samples(runs["grounded"]).open()]
     assert METRICS[0] == RECORD_KEY
     for line in lines:
         record = line[RECORD_KEY]
         assert isinstance(record, dict) and record["suite"] == "medvigil"
-        key = json.loads(json.dumps(list(scoring_key(record))))
+        assert record["score"] == float(record["predicted_letter"] == record["correct_letter"])
+        small = {"score": record["score"], "case_id": record["case_id"]}
         assert set(line) >= set(TEMPLATE_METRICS) and all(
-            line[name] == key for name in TEMPLATE_METRICS[1:]
+            line[name] == small for name in TEMPLATE_METRICS[1:]
         )
+        assert line["score"] == record["score"]
     table = _table(runs["grounded"])
+    for name in TEMPLATE_METRICS:
+        assert isinstance(table[f"{name}_stderr_clustered"], float), name
+    scores = [line["score"] for line in lines]
+    assert table["score"] == pytest.approx(sum(scores) / len(scores))
     (block,) = audit(read_samples([_samples(runs["grounded"])]), n_resamples=0)["models"].values()
     for name in ("mcs", "cap", "safe", "ground", "sfr_w", "vgr", "pcons"):
         assert table[name] == pytest.approx(block["metrics"][name], nan_ok=True)

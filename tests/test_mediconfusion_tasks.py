@@ -64,11 +64,23 @@ def _doc(mode: str, **change) -> dict:
 
 
 def _record(result: dict) -> dict:
-    assert set(result) == set(utils.METRIC_DIRECTIONS)
-    (record,) = {
-        json.dumps(r, sort_keys=True) for r in result.values()
-    }  # the same record under every metric
-    record = json.loads(record)
+    """The record of a process_results result: logged once, under the first metric; every other
+    metric gets its score and pair (lmms-eval's clustered standard error) and carries it in memory."""
+    first, *others = utils.METRIC_DIRECTIONS
+    assert list(result) == [first, *others, "score"]
+    record = result[first]
+    assert (
+        result["score"]
+        == record["score"]
+        == float(record["predicted_letter"] == record["correct_letter"])
+    )
+    for name in others:
+        assert json.loads(json.dumps(result[name])) == {
+            "score": record["score"],
+            "case_id": record["case_id"],
+        }
+        assert result[name].record is record
+    record = json.loads(json.dumps(record))
     check_records("probe_record", [record], file="process_results")
     return record
 

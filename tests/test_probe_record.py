@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
+from medvigil.records.probe_record import (
+    RUN_MODEL_NAME,
+    MetricValue,
+    metric_values,
+    probe_record,
+    records_of,
+)
 from medvigil.records.schema_validation import validator
 from medvigil.schemas import load_schema
 from medvigil.suites.cbd import protocol as cbd_protocol
@@ -125,3 +131,45 @@ def test_suite_hooks_build_valid_records():
         "B",
         ["B", "B", None],
     )
+
+
+def test_score_is_the_docs_correctness_unless_given():
+    right = probe_record(
+        "medvigil", DOC, condition="default", predicted_letter="B", raw_response="B", extra={}
+    )
+    wrong = probe_record(
+        "medvigil", DOC, condition="default", predicted_letter="C", raw_response="C", extra={}
+    )
+    unread = probe_record(
+        "medvigil", DOC, condition="default", predicted_letter=None, raw_response="?", extra={}
+    )
+    given = probe_record(
+        "medqdeg", DOC, condition="L0", predicted_letter="B", raw_response="B", extra={}, score=0.7
+    )
+    assert [r["score"] for r in (right, wrong, unread, given)] == [1.0, 0.0, 0.0, 0.7]
+    for record in (right, given):
+        _valid(record)
+    bad = {**right, "score": 1.5}
+    assert [e.message for e in validator("probe_record").iter_errors(bad)]
+
+
+def test_metric_values_log_the_record_once_and_carry_it_to_every_aggregator():
+    """lmms-eval logs each metric's value: the record under the first metric, ``{score, case_id}``
+    under the others (its clustered standard error reads them), the plain score under ``score``
+    (its paired --baseline test); every aggregator gets the record back, also across ranks (pickle)."""
+    import json
+    import pickle
+
+    record = probe_record(
+        "cbd", DOC, condition="image", predicted_letter="B", raw_response="B", extra={}
+    )
+    values = metric_values(record, {"frac_ideal": True, "flip_rate": False, "accuracy": True})
+    assert list(values) == ["frac_ideal", "flip_rate", "accuracy", "score"]
+    logged = json.loads(json.dumps(values))
+    assert logged["frac_ideal"] == json.loads(json.dumps(record))
+    assert logged["flip_rate"] == logged["accuracy"] == {"score": 1.0, "case_id": "MVB-0001"}
+    assert logged["score"] == 1.0
+    for name in ("frac_ideal", "flip_rate", "accuracy"):
+        assert records_of([values[name]]) == [record]
+        assert records_of(pickle.loads(pickle.dumps([values[name]]))) == [record]
+    assert isinstance(values["flip_rate"], MetricValue) and values["flip_rate"].record is record

@@ -63,3 +63,34 @@ def test_reordered_options_with_an_unparsed_answer_stay_unparsed():
     doc = _doc(condition="circular", permutation="BCDEA", published_correct_letter="B")
     record = utils.medvigil_process_results(doc, ["no letter here"])["mcs"]
     assert record["predicted_letter"] is None and record["parse_status"] == "parse_failure"
+
+
+def test_task_docs_keep_images_encoded_until_the_model_asks():
+    """_load's docs carry each image's encoded bytes (lmms-eval reads every doc three times; datasets
+    would decode the image at each read); doc_to_visual decodes the same pixels datasets would."""
+    import io
+
+    import datasets
+    import numpy as np
+
+    utils = _medvigil_utils()
+    buffer = io.BytesIO()
+    pixels = np.random.default_rng(0).integers(0, 255, (16, 24), dtype=np.uint8)
+    Image.fromarray(pixels, "L").save(buffer, format="JPEG")
+    data = datasets.Dataset.from_dict(
+        {"image": [{"bytes": buffer.getvalue(), "path": None}, None], "probe_id": ["P-1", "P-2"]},
+        features=datasets.Features(
+            {"image": datasets.Image(), "probe_id": datasets.Value("string")}
+        ),
+    )
+    docs = utils._undecoded(data)
+    first, second = docs[0], docs[1]
+    assert first["image"] == buffer.getvalue() and second["image"] is None
+    assert [d["probe_id"] for d in docs] == ["P-1", "P-2"]  # iteration too
+    expected = data[0]["image"].convert("RGB")  # what the decoding docs handed the model
+    (shown,) = utils.medvigil_doc_to_visual(_doc(image=first["image"]))
+    assert shown.mode == "RGB" and np.array_equal(np.asarray(shown), np.asarray(expected))
+    (blurred,) = utils.medvigil_doc_to_visual(_doc(image=first["image"], condition="blur:2"))
+    (from_pil,) = utils.medvigil_doc_to_visual(_doc(image=expected, condition="blur:2"))
+    assert np.array_equal(np.asarray(blurred), np.asarray(from_pil))
+    assert utils.medvigil_doc_to_visual(_doc(image=second["image"])) == []

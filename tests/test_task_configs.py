@@ -77,4 +77,26 @@ def test_one_metric_direction_rule():
         source = generator.read_text(encoding="utf-8")
         assert "higher_is_better" not in source and "task_yaml.metric_list(" in source, generator
     block = task_yaml.metric_list("agg_", {"up": True, "none": None, "down": False})
-    assert re.findall(r"higher_is_better: (\w+)", block) == ["true", "true", "false"]
+    # then the per-doc score (lmms-eval's mean: what its paired --baseline test compares)
+    assert re.findall(r"higher_is_better: (\w+)", block) == ["true", "true", "false", "true"]
+    assert re.findall(r"metric: (\w+)\n    aggregation: (\S+)", block)[-1] == ("score", "mean")
+
+
+def test_every_task_clusters_by_case_and_reports_the_per_doc_score():
+    """lmms-eval's clustered standard errors: every task sets cluster_key: case_id (through the
+    template every suite includes) and lists the per-doc ``score`` metric."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    for folder in sorted(p for p in (ROOT / "tasks").iterdir() if p.is_dir()):
+        templates = [folder / "_default_template_yaml", *folder.glob("cbd_binary.yaml")]
+        for template in filter(Path.exists, templates):
+            config = yaml.load(template.read_text(encoding="utf-8"), Loader=Loader)
+            assert config["cluster_key"] == "case_id", template
+        for path in folder.glob("*.yaml"):
+            config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader) or {}
+            names = [m["metric"] for m in config.get("metric_list") or []]
+            assert not names or names[-1] == "score", path

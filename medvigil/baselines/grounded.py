@@ -439,6 +439,7 @@ class GroundedPolicy:
     """Reads the phantom image (see the module docstring); blind prior without an image."""
 
     name = "grounded"
+    reads_images = True
 
     def __init__(self, temperature=0.0, seed: int = 0):
         self.sampler = VoteSampler(temperature, seed)

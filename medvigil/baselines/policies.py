@@ -18,6 +18,7 @@ _STOP = frozenset(
 
 class Policy(Protocol):
     name: str
+    reads_images: bool  # False: the adapters need not decode the images (``constant``, ``blind``)
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
         """Return the raw text response to one rendered MCQ prompt."""
@@ -35,6 +36,7 @@ class RandomPolicy:
     MediConfusion pair (a lossy re-encoding may change the draw)."""
 
     name = "random"
+    reads_images = True
 
     def __init__(self, seed: int = 0):
         if not isinstance(seed, int):
@@ -61,6 +63,7 @@ class ConstantPolicy:
     """Always the same letter (``letter=A`` exposes the published always-A convention)."""
 
     name = "constant"
+    reads_images = False
 
     def __init__(self, letter: str = "A"):
         if not isinstance(letter, str):
@@ -86,6 +89,7 @@ class BlindPolicy:
     whose content words overlap most with the question (Jaccard index), ties to the earliest letter."""
 
     name = "blind"
+    reads_images = False
 
     def answer(self, prompt: str, images: Sequence[Image.Image]) -> str:
         question, options = parse_mcq_prompt(prompt)

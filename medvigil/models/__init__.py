@@ -29,6 +29,7 @@ AVAILABLE_MODELS = {
     "blind": "BlindBaseline",
     "grounded": "GroundedBaseline",
     "retry": "RetryingLMM",
+    "journal": "JournalLMM",  # medvigil.tasks.journal_model
 }
 PLUGIN_NAME = "medvigil"
 

@@ -14,6 +14,7 @@ from PIL import Image
 
 from medvigil.mcq.prompting import build_k_option_prompt
 from medvigil.mcq.retry import ATTEMPTS, doc_key
+from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.cbd import protocol as cbd_protocol
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
@@ -98,11 +99,11 @@ def cbd_binary_process_results(doc: dict, results: list) -> dict:
     record = with_sent_inputs(
         cbd_protocol.make_binary_record(doc, results), cbd_doc_to_visual(doc), doc["condition"]
     )
-    return {name: record for name in cbd_protocol.BINARY_METRICS}
+    return metric_values(record, cbd_protocol.BINARY_METRICS)
 
 
 def _binary_metric(records: list, name: str) -> float:
-    return cbd_protocol.binary_metrics(records)[name]
+    return cbd_protocol.binary_metrics(records_of(records))[name]
 
 
 def cbd_binary_frac_ideal(records: list) -> float:
@@ -167,15 +168,15 @@ KINDS = {
 
 
 def _process(doc: dict, results: list, kind: str) -> dict:
-    # the same record under each of the task's metric keys (read_samples finds it under any)
     record = cbd_protocol.make_record(
         doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc))
     )
     with_sent_inputs(record, cbd_doc_to_visual(doc), doc["condition"])
-    return {name: record for name in KINDS[kind]}
+    return metric_values(record, KINDS[kind])
 
 
 def _metric(records: list, kind: str, name: str) -> float:
+    records = records_of(records)
     if kind == "quadrants":
         (result,) = cbd_protocol.quadrant_table(records).values()  # one model per run
         return cbd_protocol.table_metrics(result)[name]

@@ -50,7 +50,12 @@ import os
 from functools import lru_cache
 
 from medvigil.mcq.retry import ATTEMPTS, doc_key
-from medvigil.records.probe_record import RUN_MODEL_NAME, probe_record
+from medvigil.records.probe_record import (
+    RUN_MODEL_NAME,
+    metric_values,
+    probe_record,
+    records_of,
+)
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.scoring import loglikelihood
 from medvigil.suites.mediconfusion import modes, prompts
@@ -306,7 +311,7 @@ def _record(doc: dict, votes, raw_response, extra: dict, run: dict) -> dict:
 
 def _emit(record: dict, doc: dict) -> dict:
     with_sent_inputs(record, mediconfusion_doc_to_visual(doc), doc["condition"])
-    return {name: record for name in METRIC_DIRECTIONS}
+    return metric_values(record, METRIC_DIRECTIONS)
 
 
 def mediconfusion_mc_process_results(doc: dict, results: list) -> dict:
@@ -421,7 +426,7 @@ def _metric(records: list, name: str) -> float:
             r["predicted_letter"],
             tuple(r["extra"]["categories"]),
         )
-        for r in records
+        for r in records_of(records)
     )
     score = _score(key)
     if name == "invalid":

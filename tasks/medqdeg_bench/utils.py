@@ -8,6 +8,7 @@ its config of the build found through ``MEDQDEG_DATA``.
 
 from __future__ import annotations
 
+from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.medqdeg.bench_docs import docs, record
 from medvigil.suites.medqdeg.protocol import METRICS, answer_prompt, responses_of, task_score
@@ -54,19 +55,19 @@ def medqdeg_bench_process_results(doc: dict, results: list) -> dict:
     """All ``T`` repeats arrive together (the ``strip_thinking`` filter keeps the list)."""
     rec = record(doc, responses_of(results))
     with_sent_inputs(rec, medqdeg_bench_doc_to_visual(doc), rec["condition"])
-    return {name: rec for name in METRICS}
+    return metric_values(rec, METRICS)
 
 
 # one aggregator per metric of medvigil.suites.medqdeg.protocol.METRICS (the names the YAMLs call)
 
 
 def medqdeg_bench_aggregate_accuracy(records: list) -> float:
-    return task_score(records, "accuracy")
+    return task_score(records_of(records), "accuracy")
 
 
 def medqdeg_bench_aggregate_mean_confidence(records: list) -> float:
-    return task_score(records, "mean_confidence")
+    return task_score(records_of(records), "mean_confidence")
 
 
 def medqdeg_bench_aggregate_calibration_shift(records: list) -> float:
-    return task_score(records, "calibration_shift")
+    return task_score(records_of(records), "calibration_shift")

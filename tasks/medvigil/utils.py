@@ -21,7 +21,7 @@ from functools import lru_cache
 from medvigil.data_location import load_config
 from medvigil.mcq.prompting import build_mcq_prompt, parse_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
-from medvigil.records.probe_record import probe_record
+from medvigil.records.probe_record import metric_values, probe_record, records_of
 from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.harness.authors_runner import (
     LLAVA_MED_PLACEHOLDER,
@@ -54,6 +54,13 @@ def _keep(dataset, column: str, keep) -> object:
 def _load(
     config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False
 ):
+    """The docs of a task: :func:`_rows`, images left encoded (:func:`_undecoded`)."""
+    return _undecoded(_rows(config, condition, kinds, need_roi))
+
+
+def _rows(
+    config: str, condition: str, kinds: tuple[str, ...] | None = None, need_roi: bool = False
+):
     from medvigil.images import imaging
 
     data = _with_condition(load_config(config), condition)  # before any select: no index flattening
@@ -73,6 +80,24 @@ def _load(
     if need_roi:
         data = _keep(data, "roi_bbox", lambda bbox: bbox is not None and imaging.roi_usable(bbox))
     return data
+
+
+def _undecoded(dataset):
+    """``dataset`` whose rows carry each image's encoded bytes (a path when a cell has none), decoded
+    only by :func:`medvigil_doc_to_visual`: lmms-eval reads every doc three times (requests, the
+    model, the results), and ``datasets`` would decode the image at each read. Plain bytes are what
+    lmms-eval keeps out of the logged doc (a ``{"bytes": ...}`` cell it would log as base64)."""
+    import datasets
+
+    if "image" not in dataset.column_names:
+        return dataset
+
+    def encoded(batch: dict) -> dict:
+        cells = batch["image"]
+        batch["image"] = [None if c is None else c["bytes"] or c["path"] for c in cells]
+        return batch
+
+    return dataset.cast_column("image", datasets.Image(decode=False)).with_transform(encoded)
 
 
 def load_mcq(_pointer):
@@ -101,7 +126,7 @@ def _authors(data, runner: str = "authors"):
 
 
 def load_mcq_authors(_pointer):
-    return _authors(_load("mcq", "default"))
+    return _undecoded(_authors(_rows("mcq", "default")))
 
 
 def load_mcq_authors_llava_med(_pointer):
@@ -140,7 +165,7 @@ def load_triplets(_pointer):
     """Anchor, T-CF and V-CF of every askable triplet over the case's original options (Eq. 7)."""
     from medvigil.suites.medvigil.scoring.triplets import triplet_probes
 
-    originals = _load("mcq", "default", kinds=("original",))
+    originals = _rows("mcq", "default", kinds=("original",))
     by_case = {
         case: {"options": options, "row": i}
         for i, (case, options) in enumerate(zip(originals["case_id"], originals["options"]))
@@ -155,11 +180,13 @@ def load_triplets(_pointer):
         for r in made.rows
     ]
     data = originals.select([r["row"] for r in made.rows])
-    return data.map(
-        lambda _, i: overrides[i],
-        with_indices=True,
-        input_columns=["probe_id"],
-        desc="medvigil triplet arms",
+    return _undecoded(
+        data.map(
+            lambda _, i: overrides[i],
+            with_indices=True,
+            input_columns=["probe_id"],
+            desc="medvigil triplet arms",
+        )
     )
 
 
@@ -172,7 +199,7 @@ def _load_blur(sigma: str):
 
 
 def _load_blur_authors(sigma: str):
-    return _authors(_load_blur(sigma))
+    return _undecoded(_authors(_rows("mcq", f"blur:{sigma}", kinds=("original",))))
 
 
 def load_blur_authors_inf(_pointer):
@@ -206,7 +233,7 @@ def _load_roi_pilot(step: int):
             "medvigil roi-decay pilot: %d case(s) without their image skipped", len(withheld)
         )
     chosen = [i for i in chosen if i not in set(withheld)]
-    return _with_condition(data, f"roi_decay:{step}").select(chosen)
+    return _undecoded(_with_condition(data, f"roi_decay:{step}").select(chosen))
 
 
 # one loader per generated YAML (see _generate_configs.py); names are referenced there
@@ -304,18 +331,24 @@ def load_roi_pilot_3(_pointer):
 
 
 def _shown_image(doc: dict):
-    """The doc's image when its condition shows one (None: a text-only doc), untransformed."""
+    """The doc's encoded image when its condition shows one (None: a text-only doc)."""
     image = doc.get("image")
     return None if image is None or doc.get("condition", "default") == "noimg" else image
 
 
 def medvigil_doc_to_visual(doc: dict) -> list:
     """The exact image the probe must show, transformed by the doc's condition."""
-    image = _shown_image(doc)
-    if image is None:
+    encoded = _shown_image(doc)
+    if encoded is None:
         return []
+    import datasets
+
     from medvigil.images import imaging
 
+    # decoded as datasets decodes an Image cell (EXIF orientation applied), once per request
+    image = datasets.Image().decode_example(
+        {"bytes": encoded, "path": None} if isinstance(encoded, bytes) else encoded
+    )
     condition = doc.get("condition", "default")
     kind, _, value = condition.partition(":")
     if (
@@ -479,13 +512,10 @@ def task_metrics(record: dict) -> tuple[str, ...]:
 
 
 def _metric_values(record: dict) -> dict:
-    """What ``process_results`` hands lmms-eval, for the task's metrics (:func:`task_metrics`): the whole
-    record under the first (the one re-scoring reads from the log: ``mcs`` in the main tasks) and, under
-    every other, only the record's scoring key (:func:`scoring_key`: its scoring fields without the raw
-    response, about half of it), so a log line does not repeat the whole record for every metric."""
-    key = scoring_key(record)
-    names = task_metrics(record)
-    return {name: record if name == names[0] else key for name in names}
+    """What ``process_results`` hands lmms-eval for the task's metrics (:func:`task_metrics`): the
+    record under the first (the one re-scoring reads from the log: ``mcs`` in the main tasks), its
+    score and case under every other (:func:`medvigil.records.probe_record.metric_values`)."""
+    return metric_values(record, task_metrics(record))
 
 
 def medvigil_process_results(doc: dict, results: list) -> dict:
@@ -614,8 +644,8 @@ def scoring_key(record: dict) -> tuple:
 
 
 def _metric(records: list, name: str) -> float:
-    """One metric of a task's records: whole records (the first metric) or their scoring keys (the others)."""
-    key = tuple(r if isinstance(r, tuple) else scoring_key(r) for r in records)
+    """One metric of a task's per-doc values (records, or the ``MetricValue`` s carrying them)."""
+    key = tuple(map(scoring_key, records_of(records)))
     if name == "refusal_rate":
         letters = [k[_PREDICTED] for k in key]
         return (

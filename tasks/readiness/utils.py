@@ -17,7 +17,7 @@ from datasets import Image
 from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.mcq.retry import ATTEMPTS, doc_key
-from medvigil.records.probe_record import probe_record
+from medvigil.records.probe_record import metric_values, probe_record, records_of
 from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
 from medvigil.suites.readiness.protocol import (
@@ -209,60 +209,60 @@ def _record(doc: dict, response: str) -> dict:
 
 def readiness_process_results(doc: dict, results: list) -> dict:
     record = _record(doc, results[0] if results else "")
-    return {name: record for name in arm_metrics(doc["readiness"]["arm"])}
+    return metric_values(record, arm_metrics(doc["readiness"]["arm"]))
 
 
 # ---------------------------------------------------------------- aggregation (accuracy of the arm)
 
 
 def readiness_aggregate_acc(records: list) -> float:
-    return arm_accuracy(records)
+    return arm_accuracy(records_of(records))
 
 
 def readiness_aggregate_acc_visreq(records: list) -> float:
     """T2 (text arm) and T4 img-base (image arm): the visually-required items."""
-    return arm_accuracy(records, "visreq")
+    return arm_accuracy(records_of(records), "visreq")
 
 
 def readiness_aggregate_acc_t5(records: list) -> float:
     """T5 original (image arm): the items the substitution arm asks with a donor's image."""
-    return arm_accuracy(records, "t5")
+    return arm_accuracy(records_of(records), "t5")
 
 
 def readiness_aggregate_parse_failures(records: list) -> float:
-    return float(sum(r.get("parse_status") != "ok" for r in records))
+    return float(sum(r.get("parse_status") != "ok" for r in records_of(records)))
 
 
 # T1: accuracy and item count of the arm per benchmark (medvigil.suites.readiness.protocol.SOURCES)
 
 
 def readiness_aggregate_acc_vqa_rad(records: list) -> float:
-    return arm_accuracy(records, "vqa_rad")
+    return arm_accuracy(records_of(records), "vqa_rad")
 
 
 def readiness_aggregate_n_vqa_rad(records: list) -> float:
-    return arm_count(records, "vqa_rad")
+    return arm_count(records_of(records), "vqa_rad")
 
 
 def readiness_aggregate_acc_slake(records: list) -> float:
-    return arm_accuracy(records, "slake")
+    return arm_accuracy(records_of(records), "slake")
 
 
 def readiness_aggregate_n_slake(records: list) -> float:
-    return arm_count(records, "slake")
+    return arm_count(records_of(records), "slake")
 
 
 def readiness_aggregate_acc_roco(records: list) -> float:
-    return arm_accuracy(records, "roco")
+    return arm_accuracy(records_of(records), "roco")
 
 
 def readiness_aggregate_n_roco(records: list) -> float:
-    return arm_count(records, "roco")
+    return arm_count(records_of(records), "roco")
 
 
 def readiness_aggregate_acc_cxr(records: list) -> float:
-    return arm_accuracy(records, "cxr")
+    return arm_accuracy(records_of(records), "cxr")
 
 
 def readiness_aggregate_n_cxr(records: list) -> float:
-    return arm_count(records, "cxr")
+    return arm_count(records_of(records), "cxr")

@@ -25,7 +25,7 @@ from medvigil.records.probe_record import probe_record
 from medvigil.suites.mediconfusion.data import is_built_folder
 from medvigil.suites.medqdeg.bench_export import PAIR_KEY
 from medvigil.suites.medqdeg.bench_tsv import kind_of, options_of, severity_level
-from medvigil.suites.medqdeg.protocol import CLEAN, SUITE, answered
+from medvigil.suites.medqdeg.protocol import CLEAN, SUITE, answered, trial_share
 
 ENV_VAR = "MEDQDEG_DATA"
 BENCHMARK = "MedQ-DEG-Bench"
@@ -119,4 +119,5 @@ def record(doc: Mapping[str, Any], responses: Sequence[str]) -> dict[str, Any]:
         predicted_letter=letter,
         raw_response=responses[0],
         extra=extra,
+        score=trial_share(extra["votes"], doc["correct_letter"]),
     )

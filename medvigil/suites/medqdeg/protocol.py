@@ -254,7 +254,14 @@ def record(
         predicted_letter=letter,
         raw_response=responses[0],
         extra=extra,
+        score=trial_share(extra["votes"], doc["correct_letter"]),
     )
+
+
+def trial_share(votes: Sequence[str | None], gold: str) -> float:
+    """A doc's per-doc score: the share of its T trials answered with the gold letter (Eq. 2,
+    trial_mean)."""
+    return sum(v == gold for v in votes) / len(votes)
 
 
 def task_score(records: Iterable[Mapping[str, Any]], metric: str) -> float:

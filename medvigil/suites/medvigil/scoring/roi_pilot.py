@@ -10,6 +10,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from medvigil.records.probe_record import correctness
 from medvigil.suites.medvigil.release.release_format import TIERS
 from medvigil.suites.medvigil.scoring.ablations import modal_letter
 
@@ -85,6 +86,8 @@ def modal_record(
         parse_status="ok" if letter else "parse_failure",
         raw_response=json.dumps(list(responses), ensure_ascii=False),
     )
+    if "score" in record:  # a task record's per-doc score follows its letter
+        out["score"] = correctness(out["predicted_letter"], record["correct_letter"])
     out["extra"] = {
         **(record.get("extra") or {}),
         "samples": [x or "" for x in letters],
