@@ -2,6 +2,7 @@
 
 from collections.abc import Mapping
 from functools import partial
+from textwrap import fill
 from typing import Any
 
 from medvigil.report.render import FigureMaker, Table, png, pyplot
@@ -100,7 +101,7 @@ def _rates_figure(result: Mapping[str, Any]) -> bytes | None:
         )
     arrows = {True: " ↑", False: " ↓"}
     ax.set_xticks(
-        range(len(RATES)), [HEADERS[r] + arrows[DIRECTIONS[r]] for r in RATES], fontsize=8
+        range(len(RATES)), [fill(HEADERS[r], 14) + arrows[DIRECTIONS[r]] for r in RATES], fontsize=8
     )
     ax.set_ylim(0, 100)
     ax.set_ylabel("% of answered probes")
