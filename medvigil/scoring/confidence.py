@@ -111,3 +111,19 @@ def calibration_error(
             "confidence": [float(x) if f else None for x, f in zip(mean_conf, filled)],
         },
     }
+
+
+def confidence_summary(
+    confidences: Sequence[Any], correct: Sequence[Any], n_bins: int = 10
+) -> dict[str, Any]:
+    """What a suite's score output carries: N, AURC, e-AURC, ECE, MCE, Brier and the reliability
+    bins (``n_bins`` wide) of one model's answers; the risk-coverage curve is left out (N long)."""
+    selective = selective_risk(confidences, correct)
+    calibration = calibration_error(confidences, correct, n_bins)
+    return {
+        "n": len(selective["risk"]),
+        "n_bins": int(n_bins),
+        "aurc": selective["aurc"],
+        "e_aurc": selective["e_aurc"],
+        **calibration,
+    }

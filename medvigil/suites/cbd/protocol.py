@@ -47,6 +47,7 @@ from medvigil.mcq.adapter import load_mcq
 from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
 from medvigil.scoring import loglikelihood
+from medvigil.suites.cbd.confidence import binary_confidence_metrics
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
     bootstrap_rates,
@@ -882,6 +883,10 @@ def suite_result(
                     seed=seed,
                 ),
             }
+            if arm == "binary":  # p(yes): calibration and selective risk per binary arm
+                models[name]["confidence_metrics"] = binary_confidence_metrics(
+                    by_model.get(model, []), BINARY_ARMS
+                )
     return configurations(models)
 
 

@@ -16,6 +16,7 @@ from medvigil.records.suite_logs import result_models
 from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release.release_loading import load_for_scoring
+from medvigil.suites.medvigil.scoring.abstention import open_abstention
 from medvigil.suites.medvigil.scoring.clinician import release_clinician_scores
 from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_judges
 from medvigil.suites.medvigil.scoring.scoring import audit, compare_models
@@ -57,6 +58,8 @@ def score(
     judges = open_judges(records, result["params"]["condition"])
     if judges:  # the report says which judge produced an open-ended SFR
         result["params"]["open_judge"] = judges
+        # refusal as abstention: the risk-coverage of answering (metrics/selective_risk)
+        result["selective"] = open_abstention(records, result["params"]["condition"])
     error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
     handling = result["params"]["error_rows"]
     for model, kinds in error_rows.items():
