@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.constants import LETTERS, SAFE_LETTER
+from medvigil.report.render import Table, fmt
 from medvigil.scoring.confidence import selective_risk
 from medvigil.suites.medvigil.scoring.scoring import Records, as_table
 
@@ -41,3 +42,26 @@ def open_abstention(records: Records, condition: str) -> dict[str, dict[str, Any
             "e_aurc": curve["e_aurc"],
         }
     return out
+
+
+def abstention_table(selective: dict[str, dict[str, Any]]) -> Table:
+    """The report's table of :func:`open_abstention`."""
+    rows = [
+        [
+            model,
+            str(s["n"]),
+            fmt(100 * s["coverage"]),
+            "—" if s["risk_answered"] is None else fmt(100 * s["risk_answered"]),
+            f"{s['aurc']:.3f}",
+            f"{s['e_aurc']:.3f}",
+        ]
+        for model, s in selective.items()
+    ]
+    return Table(
+        "Open-ended answers: refusal as abstention (risk–coverage of answering)",
+        ["Model", "N", "answered %", "errors among answered %", "AURC ↓", "e-AURC ↓"],
+        rows,
+        "Answers ranked before refusals (ties in record order); a refusal is correct on a should-refuse "
+        "probe. AURC = mean selective risk over coverages k/N (Geifman & El-Yaniv 2017), e-AURC = AURC "
+        "minus the oracle's (Geifman et al. 2019); metrics/selective_risk.",
+    )
