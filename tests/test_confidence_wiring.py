@@ -122,3 +122,46 @@ def test_report_pieces_for_confidences():
     png = reliability_figure("r", {"a": summary})
     assert png.startswith(b"\x89PNG")
     assert reliability_figure("r", {"b": None}) is None
+
+
+def test_medvigil_score_of_open_answers_carries_the_abstention_curve(tmp_path):
+    """``medvigil score --condition open`` on the authors' __open.jsonl rows: ``selective`` per model."""
+    from test_harness_ablations import release, write_jsonl
+
+    from medvigil.suites import registry
+
+    rel = release()
+    cases = list(rel.cases)
+
+    def row(case: str, kind: str, answer: str) -> dict:
+        return {
+            "probe_id": f"{case}__{'orig' if kind == 'original' else kind}",
+            "case_id": case,
+            "probe_kind": kind,
+            "format": "open",
+            "model_id": "m",
+            "image_file": "x.jpg",
+            "question": "q",
+            "model_answer": answer,
+            "latency_ms": 1,
+            "usage": {},
+            "status": "ok",
+            "timestamp": "t",
+            "expected_answer_or_set": "left kidney",
+            "halluc_explanation": "",
+            "expected_behavior": "refuse" if kind == "halluc_trap" else "match_gold",
+        }
+
+    path = write_jsonl(
+        tmp_path / "m__open.jsonl",
+        [
+            row(cases[0], "halluc_trap", "I cannot determine that from this image."),  # refuses
+            row(cases[0], "original", "The left kidney."),  # right
+            row(cases[1], "original", "The spleen."),  # wrong
+        ],
+    )
+    result = registry.score("medvigil", [str(path)], condition="open", n_resamples=0)
+    m = result["selective"]["m"]
+    # ranked: right, wrong, refusal (correct): risks 0, 1/2, 1/3; oracle 0, 0, 1/3
+    assert (m["n"], m["coverage"], m["risk_answered"]) == (3, 2 / 3, 0.5)
+    assert m["aurc"] == pytest.approx((0.5 + 1 / 3) / 3) and m["e_aurc"] == pytest.approx(0.5 / 3)
