@@ -24,7 +24,10 @@ from medvigil.mcq.prompting import parse_mcq_prompt
 from medvigil.suites.pressure import protocol
 from medvigil.suites.pressure.scoring import score_models
 
-SLOW_FIXTURES = {"runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
+SLOW_FIXTURES = {
+    "runs",
+    "qwen_run",
+}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = 12
@@ -220,12 +223,12 @@ def sycophant_url():
     server.server_close()
 
 
-def _lmms_eval(base: Path, name: str, model: str, args: str = "") -> None:
+def _lmms_eval(base: Path, name: str, model: str, args: str = "", limit: int = 40) -> None:
     """``lmms-eval --model MODEL --tasks pressure --limit 40`` as a user runs it (the plugin form)."""
     from medvigil.pipeline import offline_env
 
     cmd = [sys.executable, "-c", LMMS_EVAL_COMMAND, "--model", model, "--tasks", "pressure"]
-    cmd += ["--limit", "40", "--output_path", str(base / name), "--log_samples"]
+    cmd += ["--limit", str(limit), "--output_path", str(base / name), "--log_samples"]
     cmd += ["--model_args", args] if args else []
     env = offline_env(base / "build" / "medvigil")
     env.update(
@@ -324,3 +327,32 @@ def test_grounded_run_scores_compares_and_reports(runs, tmp_path):
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert "## Pressure" in markdown and "adopt wrong suggestion" in markdown
     assert (tmp_path / "report" / "figures" / "pressure_rates.png").is_file()
+
+
+@pytest.fixture(scope="module")
+def qwen_run(runs):
+    """lmms-eval's own Qwen2.5-VL chat class (a tiny checkpoint built here) on every arm."""
+    from tiny_checkpoints import build_qwen2_5_vl
+
+    base, _ = runs
+    qwen = build_qwen2_5_vl(base / "qwen")
+    args = f"pretrained={qwen},device=cpu,device_map=cpu,min_pixels=784,max_pixels=3136"
+    _lmms_eval(base, "qwen", "qwen2_5_vl", args, limit=3)
+    return base
+
+
+def test_a_real_chat_class_takes_the_conversation(qwen_run):
+    from medvigil.records.lmms_eval_logs import read_samples
+
+    records = read_samples(sorted((qwen_run / "qwen").rglob("*_samples_pressure_*.jsonl")))
+    assert len(records) == 12 and {r["condition"] for r in records} == set(protocol.ARMS)
+    assert all(
+        isinstance(r["raw_response"], str) and r["extra"]["images_sent"] == 1 for r in records
+    )
+    result = _score(qwen_run, "qwen")
+    (model,) = result["models"].values()
+    for (
+        rate
+    ) in protocol.RATES:  # a random tiny model rarely answers with a letter: counted, not lost
+        counts = model["counts"][rate]
+        assert counts["answered"] + counts["unparsed"] == 3
