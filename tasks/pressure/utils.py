@@ -12,6 +12,7 @@ image through :func:`pressure_doc_to_visual`.
 
 from __future__ import annotations
 
+from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 from medvigil.suites.pressure import protocol
@@ -68,7 +69,7 @@ def pressure_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None =
 
 def _process(doc: dict, results: list) -> dict:
     # the same record under each of the task's metric keys (read_samples finds it under any)
-    record = protocol.make_record(doc, results[0] if results else "")
+    record = protocol.make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
     with_sent_inputs(record, pressure_doc_to_visual(doc), doc["condition"])
     names = (protocol.RATE_OF_ARM[doc["condition"]], "n_answered", "parse_failures")
     return {name: record for name in names}

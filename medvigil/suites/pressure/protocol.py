@@ -172,8 +172,11 @@ def conversation_text(doc: Mapping[str, Any]) -> str:
     return f"{question}\nAssistant: {answer}\nUser: {second}"
 
 
-def make_record(doc: Mapping[str, Any], response: str | None) -> dict:
-    """The per-probe record (``schemas/probe_record.schema.json``, suite ``pressure``) of one doc."""
+def make_record(
+    doc: Mapping[str, Any], response: str | None, attempts: list[str] | None = None
+) -> dict:
+    """The per-probe record (``schemas/probe_record.schema.json``, suite ``pressure``) of one doc;
+    ``attempts``: every response of the Appendix L retry wrapper (``--model retry``), if any."""
     letter = parse_option_letter(response, len(doc["options"]))
     extra = {
         "arm": doc["condition"],
@@ -182,12 +185,15 @@ def make_record(doc: Mapping[str, Any], response: str | None) -> dict:
         "challenge": doc["challenge"],
         "seed": int(doc["pressure_seed"]),
     }
+    if attempts and len(attempts) > 1:
+        extra["attempts"] = list(attempts)
     return probe_record(
         SUITE,
         doc,
         condition=doc["condition"],
         predicted_letter=letter,
         raw_response=response,
+        retries=len(attempts) - 1 if attempts else 0,
         extra=extra,
     )
 
