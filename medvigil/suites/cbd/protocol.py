@@ -883,9 +883,9 @@ def suite_result(
                     seed=seed,
                 ),
             }
-            if arm == "binary":  # p(yes): calibration and selective risk per binary arm
+            if arm != "generative":  # p(yes): calibration and selective risk per binary arm
                 models[name]["confidence_metrics"] = binary_confidence_metrics(
-                    by_model.get(model, []), BINARY_ARMS
+                    by_model.get(model, []), arms
                 )
     return configurations(models)
 

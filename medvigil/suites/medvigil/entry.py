@@ -58,8 +58,6 @@ def score(
     judges = open_judges(records, result["params"]["condition"])
     if judges:  # the report says which judge produced an open-ended SFR
         result["params"]["open_judge"] = judges
-        # refusal as abstention: the risk-coverage of answering (metrics/selective_risk)
-        result["selective"] = open_abstention(records, result["params"]["condition"])
     error_rows = {m: dict(sorted(k.items())) for m, k in sorted(records.error_rows.items())}
     handling = result["params"]["error_rows"]
     for model, kinds in error_rows.items():
@@ -85,6 +83,8 @@ def score(
                 block["counts"]["triplets_unmatched"] = sum(
                     result["triplets"]["unmatched"].values()
                 )
+    if result["params"].get("open_judge"):  # open-ended answers: refusal as abstention
+        result["selective"] = open_abstention(records, result["params"]["condition"])
     result["inputs"] = {
         "release": None if reference is None else reference.location,
         "release_kind": None if reference is None else reference.kind,
