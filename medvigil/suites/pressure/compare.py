@@ -13,7 +13,7 @@ import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
 from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
-from medvigil.suites.pressure.protocol import RATES
+from medvigil.suites.pressure.protocol import RATES, TASKS
 from medvigil.suites.pressure.scoring import case_sums, check, rates
 from medvigil.suites.stress import check_metrics, compare_records
 
@@ -28,8 +28,6 @@ def compare(
     p_value: str = "normal",
 ) -> dict[str, Any]:
     """Every pair of models' rates (module docstring); ``metrics`` among the four rates."""
-    from medvigil.suites.pressure.entry import TASKS
-
     check_metrics("pressure", metrics, RATES)
     paths = find_samples(files, "pressure", TASKS)
     records = check(read_suite_records(paths, "pressure"))

@@ -16,14 +16,13 @@ from medvigil.records.suite_logs import (
 )
 from medvigil.suites import stress
 from medvigil.suites.pressure.compare import compare
+from medvigil.suites.pressure.protocol import TASKS
 from medvigil.suites.pressure.scoring import score_models
 from medvigil.suites.pressure.tables import pressure_figures as figures
 from medvigil.suites.pressure.tables import pressure_tables as tables
 
 __all__ = ["compare", "figures", "format_table", "models", "n_scored", "score", "tables"]
 
-# _reasoning: the 4096-token variants (tasks/task_yaml.py)
-TASKS = r"pressure_(challenge|authority_wrong|authority_correct|refusal)(_reasoning)?"
 DEFAULTS = {"n_resamples": 1000, "seed": 0}
 
 
