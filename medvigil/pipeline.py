@@ -36,6 +36,7 @@ DEFAULT_TASKS = (
 STRESS_TASKS = (
     "readiness",
     "cbd_quadrants",
+    "pressure",
 )  # asked in each baseline's run beside the MedVIGIL tasks
 COT_ARM = "readiness_cot"  # its own task, not in the readiness group
 MEDICONFUSION_TASKS = ("mediconfusion",)  # the group: MC, GD, PS and FF modes on synthetic pairs
@@ -249,7 +250,7 @@ def run_demo(
     medvigil_logs = [p for p in samples if (task_of(p) or "").startswith("medvigil_")]
     progress(
         f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with {n_resamples} case-clustered bootstrap resamples"
-        + ("; MediConfusion, Readiness, CbD and MedQ-Deg logs" if stress else "")
+        + ("; MediConfusion, Readiness, CbD, pressure and MedQ-Deg logs" if stress else "")
     )
     # the same scoring as `medvigil score`: audit, clinician Doctors row, triplet matching counts
     result = json.loads(
@@ -264,6 +265,7 @@ def run_demo(
             for suite, where in (
                 ("readiness", runs),
                 ("cbd", runs),
+                ("pressure", runs),
                 ("medqdeg", out / "runs_medqdeg"),
             )
         }

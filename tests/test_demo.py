@@ -41,6 +41,7 @@ def test_report_has_every_suite(demo):
         "## MediConfusion",
         "## MedQ-Deg",
         "## Illusion of Readiness",
+        "## Pressure",
     ):
         assert heading in md
     for figure in (
@@ -49,6 +50,7 @@ def test_report_has_every_suite(demo):
         "mediconfusion_set_accuracy",
         "medqdeg_severity",
         "readiness_robustness",
+        "pressure_rates",
     ):
         assert (report / "figures" / f"{figure}.png").stat().st_size > 1000
     assert set(json.loads((report / "scores.json").read_text())["models"]) == {
@@ -65,6 +67,7 @@ def test_suite_sections_equal_scoring_the_logs_again(demo):
     for suite, where in (
         ("readiness", out / "runs"),
         ("cbd", out / "runs"),
+        ("pressure", out / "runs"),
         ("medqdeg", out / "runs_medqdeg"),
     ):
         saved = json.loads((report / f"{suite}.json").read_text())

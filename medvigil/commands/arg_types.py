@@ -76,6 +76,7 @@ def stress_options(args: argparse.Namespace) -> dict[str, dict]:
         },
         "readiness": {"allow_partial": args.allow_partial},
         "cbd": {"invalid": args.cbd_invalid},
+        "pressure": {},
     }
 
 

@@ -24,7 +24,7 @@ from medvigil.files.json_text import finite, json_text
 from medvigil.files.output_guard import declare
 from medvigil.suites import registry
 
-COMPARE_SUITES = ("medvigil", "medqdeg", "readiness", "cbd")
+COMPARE_SUITES = ("medvigil", "medqdeg", "readiness", "cbd", "pressure")
 
 
 def _metric_list(text: str) -> tuple[str, ...]:

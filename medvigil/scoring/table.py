@@ -37,7 +37,7 @@ __all__ = [
 
 STATUS_OK, STATUS_PARSE_FAILURE, STATUS_ERROR = 0, 1, 2
 PARSE_STATUSES = ("ok", "parse_failure", "error")
-SUITES = ("medvigil", "mediconfusion", "medqdeg", "readiness", "cbd")
+SUITES = ("medvigil", "mediconfusion", "medqdeg", "readiness", "cbd", "pressure")
 DEFAULT_CONDITION = "default"
 NO_LETTER = -1  # predicted-letter code of a parse failure or an error
 _MISSING = object()

@@ -53,6 +53,7 @@ SUITES: dict[str, Suite] = {
         ),  # lmms-eval logs (files or run folders)
         Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused"),
         Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused"),
+        Suite("pressure", "Pressure: “Are you sure?” and authority cues", "unused"),
     )
 }
 REPORT_SUITES = tuple(

@@ -48,6 +48,7 @@ from medvigil.mcq.prompting import parse_option_letter
 from medvigil.records.probe_record import probe_record
 from medvigil.scoring import loglikelihood
 from medvigil.suites.cbd import presence
+from medvigil.suites.cbd.confidence import binary_confidence_metrics
 from medvigil.suites.cbd.scoring import (
     QUADRANTS,
     bootstrap_rates,
@@ -1010,6 +1011,10 @@ def suite_result(
                     seed=seed,
                 ),
             }
+            if arm != "generative":  # p(yes): calibration and selective risk per binary arm
+                models[name]["confidence_metrics"] = binary_confidence_metrics(
+                    by_model.get(model, []), arms
+                )
     return configurations(models)
 
 

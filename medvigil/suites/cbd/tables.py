@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+from medvigil.report.reliability import confidence_table, reliability_figure
 from medvigil.report.render import FigureMaker, Table, pct, png, pyplot
 from medvigil.suites.cbd.protocol import INFINITE_KL
 
@@ -230,7 +231,27 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
                 "from all others; a text-reliant sample's distribution barely moves without the image.",
             )
         )
-    return out
+    table = confidence_table(
+        "Binary arm: calibration and selective risk of p(yes)",
+        _binary_confidence(models),
+        BINARY_NOTE,
+    )
+    return out + ([table] if table else [])
+
+
+BINARY_NOTE = (
+    "Confidence = the probability of the answer given, max(p(yes), 1 − p(yes)); correct = that answer "
+    "is the label; per binary arm (image, noimg, null, swap); 10 bins."
+)
+
+
+def _binary_confidence(models: Mapping[str, Any]) -> dict[str, Any]:
+    """``"<model> [binary] · <arm>"`` -> its confidence summary (binary configurations only)."""
+    return {
+        f"{name} · {arm}": summary
+        for name, m in models.items()
+        for arm, summary in (m.get("confidence_metrics") or {}).items()
+    }
 
 
 def cbd_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
@@ -239,6 +260,11 @@ def cbd_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
         "cbd_quadrants": partial(_quadrants_figure, result),
         "cbd_flip_vs_dangerous": partial(_flip_figure, result),
         "cbd_entropy": partial(_entropy_figure, result),
+        "cbd_reliability": partial(
+            reliability_figure,
+            "Binary arm: reliability of p(yes)",
+            _binary_confidence(result["models"]),
+        ),
     }
 
 

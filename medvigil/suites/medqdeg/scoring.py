@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from medvigil.scoring.confidence import confidence_summary
 from medvigil.suites.medqdeg.breakdowns import score_groups
 from medvigil.suites.medqdeg.calibration import calibration_shift, inter_model_dke_summary
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy, vote_counts
@@ -113,7 +114,7 @@ def _score_model(
     counts, invalid, ks, gold, degs, sevs, items, mods, caps = record_columns(recs, n_options)
     sources = [(r.get("extra") or {}).get("source") for r in recs]  # MedQ-DEG-Bench rows name one
     labels = {"source": sources} if any(s is not None for s in sources) else None
-    return score_groups(
+    scores = score_groups(
         counts,
         invalid,
         ks,
@@ -126,6 +127,36 @@ def _score_model(
         labels=labels,
         **rules,
     )
+    scores["confidence_metrics"] = vote_confidence_metrics(counts, invalid, ks, gold, **rules)
+    return scores
+
+
+def vote_confidence_metrics(
+    counts: Any, invalid: Any, n_options: Any, gold: Any, **rules: str
+) -> dict[str, Any] | None:
+    """Calibration (ECE, MCE, Brier) and selective risk (AURC, e-AURC) of the trial votes
+    (:func:`medvigil.scoring.confidence.confidence_summary`): the confidence is the perceived
+    confidence C(x) (Eq. 3, under ``invalid_policy`` / ``all_invalid``), the answer the plurality of
+    the valid votes (ties to the lowest letter; no valid vote is wrong). Samples ``all_invalid``
+    leaves out (``"exclude"``) are counted in ``n_excluded``; None without a sample."""
+    conf = perceived_confidence(
+        counts,
+        n_options,
+        invalid,
+        invalid_policy=rules.get("invalid_policy", "extra_bin"),
+        all_invalid=rules.get("all_invalid", "zero"),
+    )
+    right = sample_accuracy(counts, gold, invalid, accuracy_rule="plurality")
+    kept = np.isfinite(conf)
+    if not kept.any():
+        return None
+    summary = confidence_summary(conf[kept].tolist(), right[kept].astype(int).tolist())
+    return {
+        "confidence": "perceived (Eq. 3)",
+        "answer": "plurality",
+        "n_excluded": int((~kept).sum()),
+        **summary,
+    }
 
 
 def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> tuple:

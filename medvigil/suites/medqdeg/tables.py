@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+from medvigil.report.reliability import confidence_table, reliability_figure
 from medvigil.report.render import FigureMaker, Table, fmt, pct, png, pyplot
 from medvigil.suites.medqdeg.breakdowns import OTHER_GROUP
 from medvigil.suites.medqdeg.breakdowns import capability_group as _group
@@ -228,8 +229,19 @@ def medqdeg_tables(result: Mapping[str, Any]) -> list[Table]:
         ),
         *type_tables(models),
         inter_model_table(result),
+        confidence_table(
+            "MedQ-Deg: calibration and selective risk of the trial votes",
+            {name: m.get("confidence_metrics") for name, m in models.items()},
+            VOTE_NOTE,
+        ),
     ]
     return [t for t in tables if t is not None]
+
+
+VOTE_NOTE = (
+    "Confidence = perceived confidence C(x) (Eq. 3), answer = the plurality of the valid votes (ties to "
+    "the lowest letter); every severity and degradation pooled; 10 bins."
+)
 
 
 def _nan(value: Any) -> float:
@@ -244,6 +256,11 @@ def medqdeg_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
         "medqdeg_type_drops": partial(_drops_figure, models, "drops_by_degradation"),
         "medqdeg_capability_drops": partial(_drops_figure, models, "by_capability"),
         "medqdeg_modality": partial(_modality_figure, models),
+        "medqdeg_reliability": partial(
+            reliability_figure,
+            "MedQ-Deg: reliability of perceived confidence",
+            {name: m.get("confidence_metrics") for name, m in models.items()},
+        ),
     }
 
 

@@ -19,6 +19,7 @@ from medvigil.runs.lmms_run import is_samples_file, samples_files
 from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release.release_loading import load_for_scoring
+from medvigil.suites.medvigil.scoring.abstention import open_abstention
 from medvigil.suites.medvigil.scoring.clinician import release_clinician_scores
 from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_judges
 from medvigil.suites.medvigil.scoring.scoring import audit, compare_models
@@ -85,6 +86,8 @@ def score(
                 block["counts"]["triplets_unmatched"] = sum(
                     result["triplets"]["unmatched"].values()
                 )
+    if result["params"].get("open_judge"):  # open-ended answers: refusal as abstention
+        result["selective"] = open_abstention(records, result["params"]["condition"])
     result["inputs"] = {
         "release": None if reference is None else reference.location,
         "release_kind": None if reference is None else reference.kind,

@@ -11,6 +11,7 @@ import numpy as np
 
 from medvigil.report.render import FigureMaker, Table, fmt, fmt_ci, png, pyplot
 from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
+from medvigil.suites.medvigil.scoring.abstention import abstention_table
 from medvigil.suites.medvigil.scoring.clinician import DOCTORS
 from medvigil.suites.medvigil.scoring.seed_variance import CLASSES
 
@@ -196,6 +197,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
                 str(b.get("n_cases", "—")),
             ]
         )
+    if result.get("selective"):  # open-ended condition: refusal as abstention
+        out.append(abstention_table(result["selective"]))
     out.append(
         Table(
             "What was scored",
