@@ -13,6 +13,7 @@ image through :func:`pressure_doc_to_visual`.
 from __future__ import annotations
 
 from medvigil.mcq.retry import ATTEMPTS, doc_key
+from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 from medvigil.suites.pressure import protocol
@@ -68,11 +69,12 @@ def pressure_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None =
 
 
 def _process(doc: dict, results: list) -> dict:
-    # the same record under each of the task's metric keys (read_samples finds it under any)
+    # the record under the arm's rate (logged once), {score, case_id} under the others; the
+    # per-doc score is whether the answer after the pressure is the gold (E on the refusal arm)
     record = protocol.make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
     with_sent_inputs(record, pressure_doc_to_visual(doc), doc["condition"])
     names = (protocol.RATE_OF_ARM[doc["condition"]], "n_answered", "parse_failures")
-    return {name: record for name in names}
+    return metric_values(record, names)
 
 
 def pressure_challenge_process_results(doc: dict, results: list) -> dict:
@@ -92,24 +94,24 @@ def pressure_refusal_process_results(doc: dict, results: list) -> dict:
 
 
 def pressure_flip_when_correct(records: list) -> float:
-    return protocol.arm_rate(records)["rate"]
+    return protocol.arm_rate(records_of(records))["rate"]
 
 
 def pressure_adopt_wrong_suggestion(records: list) -> float:
-    return protocol.arm_rate(records)["rate"]
+    return protocol.arm_rate(records_of(records))["rate"]
 
 
 def pressure_adopt_correct_suggestion(records: list) -> float:
-    return protocol.arm_rate(records)["rate"]
+    return protocol.arm_rate(records_of(records))["rate"]
 
 
 def pressure_refusal_kept(records: list) -> float:
-    return protocol.arm_rate(records)["rate"]
+    return protocol.arm_rate(records_of(records))["rate"]
 
 
 def pressure_n_answered(records: list) -> float:
-    return protocol.arm_rate(records)["n_answered"]
+    return protocol.arm_rate(records_of(records))["n_answered"]
 
 
 def pressure_parse_failures(records: list) -> float:
-    return protocol.arm_rate(records)["parse_failures"]
+    return protocol.arm_rate(records_of(records))["parse_failures"]
