@@ -658,7 +658,7 @@ def test_openai_route_sends_the_authors_gpt_protocol(openai_run):
 def test_openai_route_scores_without_a_generation_warning(openai_run):
     """The FF temperature 0.7 is the protocol of the `openai` route (the task's per-model generation
     settings), so `medvigil score` does not call it a deviation."""
-    from medvigil.task_pack import generation_report
+    from medvigil.runs.generation import generation_report
 
     _, out = openai_run
     report = generation_report([out], prefix="mediconfusion_")

@@ -187,7 +187,7 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
     (entry,) = scored["protocol"]
     assert entry["adapter"] == {
         "name": "qwen2_5_vl",
-        "class": "lmms_eval.models.chat.qwen2_5_vl.Qwen2_5_VL",
+        "class": "medvigil.tasks.qwen_models.Qwen2_5_VLChatScored",  # the stock name, ours
         "kind": "chat",
     }
     assert entry["deviations"] == [] and len(entry["fingerprint"]) == 64

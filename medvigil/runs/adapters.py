@@ -32,6 +32,7 @@ _ADDS_SYSTEM = (
 )
 _IN_USER_TURN = "the task's system text is sent at the start of the user turn (no system turn)"
 _M = "lmms_eval.models"
+_T = "medvigil.tasks"
 
 # class -> what it does to a task that sends a system turn (None: the task's messages as they are)
 SYSTEM_TURN: dict[str, str | None] = {
@@ -46,6 +47,12 @@ SYSTEM_TURN: dict[str, str | None] = {
     f"{_M}.chat.openai.OpenAICompatible": None,
     f"{_M}.chat.llava_hf.LlavaHf": None,
     f"{_M}.chat.internvl_hf.InternVLHf": None,
+    # our classes under lmms-eval's stock names (medvigil.tasks.baseline_models.STOCK_CLASSES)
+    # change text-only docs and log-likelihoods only: their prompts go as their bases send them
+    f"{_T}.qwen_models.Qwen2_5_VLScored": _OWN_SYSTEM,
+    f"{_T}.qwen_models.Qwen2_5_VLChatScored": None,
+    f"{_T}.openai_models.OpenAIChatScored": None,
+    f"{_T}.llava_hf_models.LlavaHfChatTextSafe": None,
 }
 READS_NO_PROMPT = ("medvigil.tasks.baseline_models.",)  # our sanity baselines
 TAKES_SYSTEM_PROMPT_ARG = {

@@ -134,7 +134,7 @@ def load_mcq_authors_llava_med(_pointer):
     ``images/MVB-0001.jpg`` of the build (none when the build lacks it, as their runner)."""
     from datasets import Image, concatenate_datasets
 
-    data = _load("mcq", "default")
+    data = _rows("mcq", "default")
     files, status = data["image_file"], data["image_status"]
     bare = [i for i, f in enumerate(files) if not f]
     source = [
@@ -158,7 +158,7 @@ def load_mcq_authors_llava_med(_pointer):
             LLAVA_MED_PLACEHOLDER,
             len(bare),
         )
-    return _authors(data.add_column("placeholder_image", flags), "authors_llava_med")
+    return _undecoded(_authors(data.add_column("placeholder_image", flags), "authors_llava_med"))
 
 
 def load_triplets(_pointer):
@@ -204,7 +204,7 @@ def _load_blur_authors(sigma: str):
 
 def load_blur_authors_inf(_pointer):
     """sigma = inf: the sigma 0 probes and the runner's prompt, no image (condition ``noimg``)."""
-    return _authors(_load("mcq", "noimg", kinds=("original",)))
+    return _undecoded(_authors(_rows("mcq", "noimg", kinds=("original",))))
 
 
 def _load_roi_decay(step: int):
