@@ -217,3 +217,16 @@ def test_run_room_and_its_readers_import_no_circle():
         if r.startswith("medvigil.records")
         for m in ms
     )
+
+
+def test_the_suite_registry_is_the_one_list_of_suites():
+    """A suite is declared once in the registry; the record schema's ``suite`` enum (the list the
+    record table checks) names the same suites, and ``compare=True`` exactly where the entry has
+    ``compare``."""
+    from medvigil.schemas import load_schema
+    from medvigil.suites import registry
+
+    enum = load_schema("probe_record")["properties"]["suite"]["enum"]
+    assert list(registry.SUITES) == enum
+    for name, suite in registry.SUITES.items():
+        assert suite.compare == hasattr(suite.entry, "compare"), name

@@ -67,7 +67,7 @@ def add_stress_options(parser: argparse.ArgumentParser) -> None:
 
 
 def stress_options(args: argparse.Namespace) -> dict[str, dict]:
-    """The parsed options of each stress suite, as its entry takes them."""
+    """The parsed options of each stress suite that has some, as its entry takes them."""
     return {
         "medqdeg": {
             "accuracy_rule": args.accuracy_rule,
@@ -76,7 +76,6 @@ def stress_options(args: argparse.Namespace) -> dict[str, dict]:
         },
         "readiness": {"allow_partial": args.allow_partial},
         "cbd": {"invalid": args.cbd_invalid},
-        "pressure": {},
     }
 
 

@@ -24,7 +24,7 @@ from medvigil.files.json_text import finite, json_text
 from medvigil.files.output_guard import declare
 from medvigil.suites import registry
 
-COMPARE_SUITES = ("medvigil", "medqdeg", "readiness", "cbd", "pressure")
+COMPARE_SUITES = tuple(name for name, suite in registry.SUITES.items() if suite.compare)
 
 
 def _metric_list(text: str) -> tuple[str, ...]:
@@ -118,7 +118,7 @@ def suite_options(args: argparse.Namespace) -> dict:
         "skip_invalid_rows": args.skip_invalid_rows,
         "allow_empty": args.allow_empty,
     }
-    return {"medvigil": medvigil, **stress_options(args)}[args.suite] | common
+    return {"medvigil": medvigil, **stress_options(args)}.get(args.suite, {}) | common
 
 
 def run(args: argparse.Namespace) -> int:

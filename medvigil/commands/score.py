@@ -205,7 +205,7 @@ def suite_options(args: argparse.Namespace) -> dict:
             "confusion_denominator": args.confusion_denominator,
         },
         **stress_options(args),
-    }[args.suite] | _vlmevalkit(args)
+    }.get(args.suite, {}) | _vlmevalkit(args)
 
 
 def _vlmevalkit(args: argparse.Namespace) -> dict:

@@ -22,6 +22,7 @@ import numpy as np
 
 from medvigil.constants import TIERS
 from medvigil.errors import DataError, Problem
+from medvigil.schemas import load_schema
 
 __all__ = [
     "PARSE_STATUSES",
@@ -37,7 +38,9 @@ __all__ = [
 
 STATUS_OK, STATUS_PARSE_FAILURE, STATUS_ERROR = 0, 1, 2
 PARSE_STATUSES = ("ok", "parse_failure", "error")
-SUITES = ("medvigil", "mediconfusion", "medqdeg", "readiness", "cbd", "pressure")
+# the suites a record may name: listed once, in the record schema (tests/test_house_rules.py
+# holds the suite registry to it)
+SUITES = tuple(load_schema("probe_record")["properties"]["suite"]["enum"])
 DEFAULT_CONDITION = "default"
 NO_LETTER = -1  # predicted-letter code of a parse failure or an error
 _MISSING = object()

@@ -33,27 +33,29 @@ class Suite:
     name: str
     title: str  # the report section's heading
     release: Literal["required", "optional", "unused"]  # what `--release` is to this suite
+    compare: bool = False  # its entry has ``compare`` (`medvigil compare --suite` offers it)
 
     @property
     def entry(self) -> ModuleType:
         return importlib.import_module(f"medvigil.suites.{self.name}.entry")
 
 
+# one line a suite; `release`: official-harness files or lmms-eval logs (medvigil), the authors'
+# Results/ or logs (mediconfusion), lmms-eval logs, files or run folders (the others)
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in (
+        Suite("medvigil", "MedVIGIL", "optional", compare=True),
+        Suite("mediconfusion", "MediConfusion: image pairs that share a question", "required"),
+        Suite("medqdeg", "MedQ-Deg: image degradation and calibration", "unused", compare=True),
+        Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused", compare=True),
         Suite(
-            "medvigil", "MedVIGIL", "optional"
-        ),  # official-harness result files or lmms-eval logs
-        Suite(
-            "mediconfusion", "MediConfusion: image pairs that share a question", "required"
-        ),  # authors' Results/ or logs
-        Suite(
-            "medqdeg", "MedQ-Deg: image degradation and calibration", "unused"
-        ),  # lmms-eval logs (files or run folders)
-        Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused"),
-        Suite("cbd", "Consistent but Dangerous: paraphrase consistency × image reliance", "unused"),
-        Suite("pressure", "Pressure: “Are you sure?” and authority cues", "unused"),
+            "cbd",
+            "Consistent but Dangerous: paraphrase consistency × image reliance",
+            "unused",
+            compare=True,
+        ),
+        Suite("pressure", "Pressure: “Are you sure?” and authority cues", "unused", compare=True),
     )
 }
 REPORT_SUITES = tuple(
