@@ -20,6 +20,7 @@ from medvigil.files.output_guard import refuse_declared
 from medvigil.terminal import escaped_output
 
 MAX_PRINTED_PROBLEMS = 25
+BOUNDED_READS = ("score", "compare", "judge", "report")
 COMMANDS = (
     "sample",
     "validate",
@@ -146,7 +147,10 @@ def _run(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         refuse_declared(args)  # no output may be, hold or lie inside an input the command declared
-        with _sigterm_as_exception(), recording_reads():  # every file it reads guards the outputs
+        # every file it reads guards the outputs; the commands that hold what they read in memory
+        # read a bounded total
+        bounded = args.command in BOUNDED_READS
+        with _sigterm_as_exception(), recording_reads(bounded):
             return int(args.func(args) or 0)
     except DataError as exc:
         for problem in exc.problems[:MAX_PRINTED_PROBLEMS]:

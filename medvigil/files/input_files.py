@@ -30,18 +30,42 @@ from medvigil.errors import DataError, Problem
 MAX_INPUT_BYTES = 1 << 30
 LIMIT_VARIABLE = "MEDVIGIL_MAX_INPUT_BYTES"
 
+TOTAL_FACTOR = 4  # a bounded command reads at most 4 x the per-file limit in all (4 GiB)
+
 _read: set[str] | None = None  # real paths read while a command runs (None: not recording)
+_total: list[int] | None = None  # [bytes read so far, limit] of a bounded command (None: no bound)
 
 
 @contextlib.contextmanager
-def recording_reads() -> Iterator[None]:
-    """Record every path read while the block runs (:func:`paths_read`); one command's lifetime."""
-    global _read
-    saved, _read = _read, set()
+def recording_reads(bounded: bool = False) -> Iterator[None]:
+    """Record every path read while the block runs (:func:`paths_read`); one command's lifetime.
+    ``bounded``: the command's files together may hold at most :data:`TOTAL_FACTOR` times
+    :func:`max_input_bytes` (``score``, ``compare``, ``judge`` and ``report`` hold what they read in
+    memory; a limit of 0 lifts both bounds)."""
+    global _read, _total
+    saved = _read, _total
+    _read = set()
+    _total = [0, TOTAL_FACTOR * max_input_bytes()] if bounded else None
     try:
         yield
     finally:
-        _read = saved
+        _read, _total = saved
+
+
+def _count(name: str, path: Path, size: int) -> None:
+    """Add a file's bytes to a bounded command's total (each file once); refuse past the bound."""
+    if _total is None or not _total[1] or os.path.realpath(path) in (_read or ()):
+        return
+    _total[0] += size
+    if _total[0] > _total[1]:
+        raise DataError(
+            Problem(
+                name,
+                f"the command's input files reach {_total[0]:,} bytes with this one, more than "
+                f"its {_total[1]:,}-byte bound ({TOTAL_FACTOR} x the input limit; set "
+                "MEDVIGIL_MAX_INPUT_BYTES to raise it)",
+            )
+        )
 
 
 def note_read(path: str | os.PathLike) -> None:
@@ -134,6 +158,7 @@ def open_regular(
             )
         if hasattr(os, "O_NONBLOCK"):
             os.set_blocking(fd, True)
+        _count(name, path, info.st_size)
         note_read(path)
         handle = os.fdopen(fd, "rb", buffer_size)
     except BaseException:

@@ -73,3 +73,19 @@ def test_memory_running_out_anyway_is_one_line_not_a_traceback(capsys, tmp_path,
     )
     monkeypatch.undo()
     run_cli(capsys, ["compare", "--suite", "medqdeg", runs, "--resamples", "10"], code=0)
+
+
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_the_files_of_one_command_are_bounded_in_total(capsys, tmp_path, monkeypatch, command):
+    """Each file under the per-file limit, all of them together over four times it: refused with
+    the bound named (before the reader holds them all); the files alone: scored (control)."""
+    from medvigil.files.input_files import TOTAL_FACTOR
+
+    runs = _runs(tmp_path / "runs", 6)
+    sizes = sorted(p.stat().st_size for p in runs.rglob("*.json*"))
+    args = [command, "--suite", "medqdeg", runs] + (["--resamples", "10"] * (command == "compare"))
+    monkeypatch.setenv("MEDVIGIL_MAX_INPUT_BYTES", str(sizes[-1]))  # every file fits alone
+    assert sum(sizes) > TOTAL_FACTOR * sizes[-1]
+    run_cli(capsys, args, says=["more than its", "-byte bound", "MEDVIGIL_MAX_INPUT_BYTES"])
+    monkeypatch.setenv("MEDVIGIL_MAX_INPUT_BYTES", str(sum(sizes)))
+    run_cli(capsys, args, code=0)
