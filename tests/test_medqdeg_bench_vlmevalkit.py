@@ -33,10 +33,10 @@ ROWS = (
 )
 PREDICTIONS = {
     # 1 "a": one letter, upper-cased -> A, hit. 2 "B. Lung": a leading letter and "." -> B, hit.
-    # 3 "The answer is C": "ANSWER IS C" -> C, hit. 4 "None": pandas reads it as missing -> "NAN", miss.
+    # 3 "The answer is C": C stands alone -> C, hit. 4 "None": pandas reads it as missing -> "NAN", miss.
     # 5 "I think (D)": the first A-E with no letter beside it -> D, hit. 6 "A": miss (answer B).
     "ModelOne": ["a", "B. Lung", "The answer is C", "None", "I think (D)", "A"],
-    # 1 "E": miss. 2 "": missing, miss. 3 "Option C is correct": "OPTION C" -> C, hit.
+    # 1 "E": miss. 2 "": missing, miss. 3 "Option C is correct": C stands alone -> C, hit.
     # 4 "A: because": a leading letter then ":" -> A, hit. 5 "BD": no rule applies, the text stays, miss.
     # 6 "b)": a leading letter and ")" -> B, hit.
     "ModelTwo": ["E", "", "Option C is correct", "A: because", "BD", "b)"],
@@ -185,6 +185,9 @@ def test_letter_extraction_follows_vlmevalkit():
         "A. yes": "A",
         "answer is b": "B",
         "Option E": "E",
+        # its "answer is X" / "option X" rule never applies (a lower-case pattern in upper-cased text)
+        "Between B and A, the answer is A": "B",
+        "I'd pick option A over B": "D",  # the D of "I'D" stands alone
         "B - because": "B",
         "I choose (C)": "C",
         "ABC": "ABC",  # no letter stands alone: the text is returned

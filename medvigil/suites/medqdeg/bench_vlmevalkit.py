@@ -51,7 +51,6 @@ GROUPS = (  # evaluate's breakdowns: column -> key prefix, in its order
 PARSERS = ("vlmevalkit", "appendix_b")
 MIN_TRIALS = 3  # trials needed for the calibration analysis
 _LEAD = re.compile(r"^([A-E])[.)\s]")
-_SAID = re.compile(r"(?:ANSWER\s+IS\s+|OPTION\s+)([A-E])(?![A-Z])")
 _DASHED = re.compile(r"^([A-E])\s*[-:]")
 _ALONE = re.compile(r"(?<![A-Z])([A-E])(?![A-Z])")
 
@@ -63,8 +62,11 @@ def _missing(value: Any) -> bool:
 def extract_letter(prediction: Any) -> Any:
     """VLMEvalKit's letter of a prediction, in its order of rules: a missing value stays missing; the
     stripped text upper-cased when it is one of A-E; a leading letter followed by ``.``, ``)`` or a
-    space; ``answer is X`` / ``option X``; a leading letter followed by ``-`` or ``:``; the first
-    letter A-E standing alone (no letter A-Z beside it, upper-cased text); else the stripped text.
+    space; a leading letter followed by ``-`` or ``:``; the first letter A-E standing alone (no letter
+    A-Z beside it, upper-cased text); else the stripped text. VLMEvalKit also has an ``answer is X`` /
+    ``option X`` rule, but its pattern is lower-case and searched in the upper-cased text, so it never
+    applies: ``Between B and A, the answer is A`` gives B (checked against its executed ``evaluate``
+    by tests/test_medqdeg_bench_vlmevalkit_real.py).
 
     >>> [extract_letter(p) for p in ("b", "C) cyst", "The answer is D.", "n/a", "none")]
     ['B', 'C', 'D', 'A', 'none']
@@ -75,7 +77,7 @@ def extract_letter(prediction: Any) -> Any:
     upper = text.upper()
     if upper in OPTION_LETTERS:
         return upper
-    for rule in (_LEAD.match, _SAID.search, _DASHED.match, _ALONE.search):
+    for rule in (_LEAD.match, _DASHED.match, _ALONE.search):
         found = rule(upper)
         if found:
             return found.group(1)
