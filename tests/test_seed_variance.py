@@ -1,7 +1,8 @@
-"""The seed-variance output taxonomy (the authors' rescore_seed_variance.py protocol) and its report table.
+"""The seed-variance output taxonomy (the authors' rescore_seed_variance.py protocol) and its report
+table.
 
-Inputs are written in the shape of their probe files ({"model", "raw": {prompt: [{"answer": ...}]}});
-each answer's class is decided by hand from their decision order.
+Inputs are written in the shape of their probe files ({"model", "raw": {prompt: [{"answer":
+...}]}}); each answer's class is decided by hand from their decision order.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Short model names for the report's tables and figures, with a legend.
 
 lmms-eval names a run's model by its every argument, which swamps a figure's axis; names longer than
-:data:`MAX_NAME` show the weights they name (else an ellipsis), and the report lists each with the full one.
+:data:`MAX_NAME` show the weights they name (else an ellipsis), and the report lists each with the
+full one.
 """
 
 import re

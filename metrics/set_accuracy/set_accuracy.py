@@ -117,7 +117,8 @@ class SetAccuracy(evaluate.Metric):
     ):
         if confusion_denominator not in CONFUSION_DENOMINATORS:
             raise ValueError(
-                f"confusion_denominator must be one of {CONFUSION_DENOMINATORS}, got {confusion_denominator!r}"
+                f"confusion_denominator must be one of {CONFUSION_DENOMINATORS}, "
+                f"got {confusion_denominator!r}"
             )
         score = score_rows(
             predictions,

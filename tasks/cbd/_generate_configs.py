@@ -22,7 +22,8 @@ VERSION = "0.2"
 
 
 def template() -> str:
-    # The MedVIGIL Appendix L prompt and greedy decoding; one deterministic pass per prompt (Sec. 3.2)
+    # The MedVIGIL Appendix L prompt and greedy decoding; one deterministic pass per prompt (Sec.
+    # 3.2)
     return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}output_type: generate_until
 doc_to_visual: !function utils.cbd_doc_to_visual
 doc_to_text: !function utils.cbd_doc_to_text
@@ -41,7 +42,8 @@ def task(name: str, loader: str, kind: str, metrics: dict) -> str:
 """
 
 
-# reasoning variants (task_yaml.reasoning_variant) of the letter-answer tasks at the protocol's 8 tokens
+# reasoning variants (task_yaml.reasoning_variant) of the letter-answer tasks at the protocol's 8
+# tokens
 MAX_NEW_TOKENS = 8
 REASONING_TASKS = ("cbd_image", "cbd_noimg", "cbd_quadrants")
 

@@ -1,8 +1,8 @@
 """lmms-eval hooks for the MedQ-Deg task pack (seed 002) on MedVIGIL data.
 
 A thin face over :mod:`medvigil.suites.medqdeg.protocol` (docs, degraded images, records, scores)
-and :mod:`medvigil.suites.medqdeg.degradations`; nothing is re-implemented here. Like the medvigil tasks,
-each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the built
+and :mod:`medvigil.suites.medqdeg.degradations`; nothing is re-implemented here. Like the medvigil
+tasks, each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the built
 ``mcq`` config found through ``MEDVIGIL_DATA``.
 """
 

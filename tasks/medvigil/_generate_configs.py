@@ -21,8 +21,8 @@ SYSTEM = _UTILS.SYSTEM_PROMPT
 # sigma = infinity (no image) is the medvigil_mcq_noimg task, which the blur group includes
 BLUR_SIGMAS = ("0", "2", "4", "8", "16", "32", "64")
 ROI_DECAY_STEPS = (0, 1, 2, 3)
-# Appendix K pilot (medvigil.suites.medvigil.scoring.roi_pilot): 5 samples at T = 0.7; 96 new tokens as the authors' runner
-# gives non-reasoning models (bench_visual_token_ablation.py)
+# Appendix K pilot (medvigil.suites.medvigil.scoring.roi_pilot): 5 samples at T = 0.7; 96 new tokens
+# as the authors' runner gives non-reasoning models (bench_visual_token_ablation.py)
 _PILOT = importlib.import_module("medvigil.suites.medvigil.scoring.roi_pilot")
 PILOT_MAX_TOKENS = 96
 MAX_NEW_TOKENS = 8  # Appendix L: the letter-answer tasks' budget
@@ -108,9 +108,9 @@ filter_list:
 
 
 def runner_files() -> dict[str, str]:
-    """The authors' runners beside the blur sweep's sigma tasks: their main runner, their LLaVA-Med /
-    HuatuoGPT runner (bench_run_llava_med.py, bench_run_huatuo.py) and sigma = inf of their sweep (the
-    sigma 0 prompt, no image; records `noimg`, so the template's metrics)."""
+    """The authors' runners beside the blur sweep's sigma tasks: their main runner, their LLaVA-Med
+    / HuatuoGPT runner (bench_run_llava_med.py, bench_run_huatuo.py) and sigma = inf of their sweep
+    (the sigma 0 prompt, no image; records `noimg`, so the template's metrics)."""
     return {
         "medvigil_mcq_authors.yaml": authors_task("medvigil_mcq_authors", "load_mcq_authors"),
         "medvigil_mcq_authors_llava_med.yaml": authors_task(
@@ -165,7 +165,8 @@ def files() -> dict[str, str]:
     out["_medvigil_roi_decay_all.yaml"] = group(
         "medvigil_roi_decay_all", [f"medvigil_roi_decay_all_k{k}" for k in ROI_DECAY_STEPS], VERSION
     )
-    # reasoning variants (task_yaml.reasoning_variant): the letter-answer tasks at the protocol's 8 tokens
+    # reasoning variants (task_yaml.reasoning_variant): the letter-answer tasks at the protocol's 8
+    # tokens
     for base in REASONING_TASKS:
         out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
             base, out[f"{base}.yaml"], MAX_NEW_TOKENS

@@ -15,7 +15,8 @@ from medvigil.tasks import task_yaml
 HERE = Path(__file__).resolve().parent
 VERSION = "0.1"
 MAX_NEW_TOKENS = 8  # the Appendix L answer: one letter
-# each arm task reports its rate, how many answers had a readable letter, and the share that had none
+# each arm task reports its rate, how many answers had a readable letter, and the share that had
+# none
 METRIC_DIRECTIONS = {**DIRECTIONS, "n_answered": None, "parse_failures": False}
 
 

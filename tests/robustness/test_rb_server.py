@@ -191,7 +191,8 @@ def test_200_concurrent_clients_are_all_answered(server):
     assert answers == [(200, "B")] * n
 
 
-# ---------------------------------------------------------------- round 2 (issue 29): bounded per request and per connection
+# ---------------------------------------------------------------- round 2 (issue 29): bounded per
+# request and per connection
 
 
 def _png(size=(64, 64)) -> str:

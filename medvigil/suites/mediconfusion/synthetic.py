@@ -1,9 +1,11 @@
 """Synthetic MediConfusion pairs in the authors' layout, with phantom images standing in for ROCO.
 
-Nothing here is clinical data. Each pair is two procedural phantoms sharing one two-option question whose
-answer differs; the :data:`TEMPLATES` follow the paper's failure patterns (Sec. 4.1). Image ids start at 90001, above the real ROCO ids. In each block of two pairs a seeded coin picks which
-has ``im_1_correct = "A"``, so an even number of pairs is balanced (the real file: 88 AB / 88 BA; always-A
-scores 0 % set accuracy). Pair ``i`` depends only on ``(seed, i)``: ``--pairs 10`` is a prefix of ``--pairs 24``.
+Nothing here is clinical data. Each pair is two procedural phantoms sharing one two-option question
+whose answer differs; the :data:`TEMPLATES` follow the paper's failure patterns (Sec. 4.1). Image
+ids start at 90001, above the real ROCO ids. In each block of two pairs a seeded coin picks which
+has ``im_1_correct = "A"``, so an even number of pairs is balanced (the real file: 88 AB / 88 BA;
+always-A scores 0 % set accuracy). Pair ``i`` depends only on ``(seed, i)``: ``--pairs 10`` is a
+prefix of ``--pairs 24``.
 """
 
 import csv
@@ -132,7 +134,8 @@ def _head_side(rng):
 
 
 def _lesion_look(modality: str, question: str, kinds: dict[str, str]):
-    """A template: one head lesion site, two kinds of lesion told apart by how they look (``kinds``: answer -> kind)."""
+    """A template: one head lesion site, two kinds of lesion told apart by how they look (``kinds``:
+    answer -> kind)."""
 
     def template(rng):
         side, zone = _pick(rng, ("right", "left")), _pick(rng, ("frontal", "parietal", "occipital"))
@@ -270,7 +273,8 @@ def render_image(image: _Image, seed: int, pair_index: int, slot: int) -> bytes:
 
 
 def dataset_csv_text(pairs: list[Pair]) -> str:
-    """The pairs in the authors' ``dataset.csv`` form (pandas index column, ``id``, Python-literal lists)."""
+    """The pairs in the authors' ``dataset.csv`` form (pandas index column, ``id``, Python-literal
+    lists)."""
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["", "id", *FIELDS, "synthetic"])
@@ -300,7 +304,8 @@ Build a Hub-ready folder with
 
 
 def write_sample(out: Path | str, n_pairs: int = DEFAULT_PAIRS, seed: int = 0) -> list[SamplePair]:
-    """Write the synthetic release into ``out`` (created; FileExistsError unless absent or an empty folder)."""
+    """Write the synthetic release into ``out`` (created; FileExistsError unless absent or an empty
+    folder)."""
     n_pairs, seed = _check_args(n_pairs, seed)
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):

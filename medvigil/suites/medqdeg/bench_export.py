@@ -1,12 +1,13 @@
 """Write a Hub-ready MedQ-DEG-Bench folder from the authors' TSVs (``medvigil medqdeg-build``).
 
-Through the shared engine (:mod:`medvigil.hub.export_engine`): each TSV is one config (split ``test``)
-holding exactly its rows, in order, with its column names; ``image`` is a ``datasets.Image`` column
-holding the original image file (the decoded base64 bytes, not re-encoded); every other column is text
-(an empty cell is null). One column is added, ``medvigil_pair_key``: the key pairing a clean row with
-its degraded versions (:mod:`medvigil.suites.medqdeg.bench_tsv`, "Pairing"), null where the data does
-not pair the row. Every file is checked whole before anything is written; rows are then streamed, so
-memory stays bounded whatever the number of images.
+Through the shared engine (:mod:`medvigil.hub.export_engine`): each TSV is one config (split
+``test``) holding exactly its rows, in order, with its column names; ``image`` is a
+``datasets.Image`` column holding the original image file (the decoded base64 bytes, not
+re-encoded); every other column is text (an empty cell is null). One column is added,
+``medvigil_pair_key``: the key pairing a clean row with its degraded versions
+(:mod:`medvigil.suites.medqdeg.bench_tsv`, "Pairing"), null where the data does not pair the row.
+Every file is checked whole before anything is written; rows are then streamed, so memory stays
+bounded whatever the number of images.
 """
 
 import hashlib
@@ -112,7 +113,8 @@ def build(
     max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
     force: bool = False,
 ) -> BuildReport:
-    """Check every TSV, then write the Hub-ready folder ``out`` atomically (DataError: nothing written)."""
+    """Check every TSV, then write the Hub-ready folder ``out`` atomically (DataError: nothing
+    written)."""
     out, paths = Path(out), [Path(p) for p in tsvs]
     export_engine.check_max_shard_bytes(max_shard_bytes)
     inputs = {f"TSV {p}": p for p in paths}
@@ -201,9 +203,11 @@ def dataset_facts(report: BuildReport, files: list[TsvFile]) -> DatasetFacts:
 
 
 _RAI = {
-    "dataCollection": "Questions from OmniMedVQA, GMAI-MMBench and MedXpertQA (deduplicated); each clean "
-    "image degraded by three modality-specific degradations at two radiologist-calibrated severities.",
-    "dataUseCases": "Evaluation of multimodal medical models under image degradation; not for clinical use.",
+    "dataCollection": "Questions from OmniMedVQA, GMAI-MMBench and MedXpertQA (deduplicated); "
+    "each clean image degraded by three modality-specific degradations "
+    "at two radiologist-calibrated severities.",
+    "dataUseCases": "Evaluation of multimodal medical models under "
+    "image degradation; not for clinical use.",
     "dataLimitations": "Degradations are simulated; 8.3% of pairs were removed by a human filter.",
     "dataBiases": "Modalities and degradation types are unevenly represented (seed 002, Table 5).",
     "personalSensitiveInformation": "Images come from public benchmarks; no identifiers are known.",
