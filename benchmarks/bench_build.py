@@ -48,7 +48,12 @@ start = time.perf_counter()
 report = build(release, out, configs=configs)
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-embedded = sum(n for statuses in report.images.values() for s, n in statuses.items() if s in ("embedded", "local_reconstruction"))
+embedded = sum(
+    n
+    for statuses in report.images.values()
+    for s, n in statuses.items()
+    if s in ("embedded", "local_reconstruction")
+)
 print(json.dumps({"seconds": seconds, "rss_after_imports_kb": after_imports, "peak_rss_kb": peak,
                   "embedded": embedded, "rows": report.rows,
                   "bytes": sum(s.size for s in report.shards)}))

@@ -91,7 +91,8 @@ def source_key(name: str) -> str:
 def canonical_source(name: str | None) -> str | None:
     """Canonical source (a key of SOURCE_LICENCES) of any accepted spelling; None if unknown.
 
-    >>> [canonical_source(s) for s in ("vqa-rad", "VQA_RAD", "Slake", "cxr", "MIMIC-CXR", "CheXpert", "x")]
+    >>> [canonical_source(s)
+    ...  for s in ("vqa-rad", "VQA_RAD", "Slake", "cxr", "MIMIC-CXR", "CheXpert", "x")]
     ['VQA-RAD', 'VQA-RAD', 'SLAKE', 'CXR', 'CXR', 'CXR', None]
     """
     if not isinstance(name, str):

@@ -140,7 +140,10 @@ def run(tmp_path_factory):
     mapping = _dataset(base)
     env = offline_env(base / "unused")
     env.update(MEDVIGIL_MCQ_ADAPTER=str(mapping), HF_DATASETS_CACHE=str(base / "hf-cache"))
-    tasks = "medqdeg_acc_L0,medqdeg_acc_L1,readiness_img,readiness_text,readiness_text_2r,readiness_img_unk,cbd_binary"
+    tasks = (
+        "medqdeg_acc_L0,medqdeg_acc_L1,readiness_img,readiness_text,readiness_text_2r,"
+        "readiness_img_unk,cbd_binary"
+    )
     cmd = [
         sys.executable,
         "-m",

@@ -44,19 +44,19 @@ AUTHORS = {
         "default",
     ): "Based on the image, choose the correct option for the following question.\nQuestion: "
     '{}\n("A": {})\n("B": {})\nAnswer with the option\'s letter from the given choices '
-    'directly. Your answer should be just one letter.\n#answer: ("',  # noqa: E501
+    'directly. Your answer should be just one letter.\n#answer: ("',
     (
         "mc",
         "gpt",
     ): "Based on the image, choose the correct option for the following question.\nQuestion: "
     "{}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices "
-    "directly. Your answer should be just one letter.\nAnswer: ",  # noqa: E501
+    "directly. Your answer should be just one letter.\nAnswer: ",
     (
         "greedy",
         "default",
     ): "Based on the image, choose the correct option for the following question.\nQuestion: "
     "{}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices "
-    "directly.\nAnswer: ",  # noqa: E501
+    "directly.\nAnswer: ",
     ("prefix", "default"): "Question: {} Answer: {}",
     ("gpt4", "default"): "Based on the image, answer following question.\n{}",
 }
@@ -77,7 +77,7 @@ AUTHORS_JUDGE_INSTRUCTION = (
     "Remember, you don't need to comment on the correctness of the "
     "answers. Please provide your answer in the following format:\nA: "
     "<SCORE>\nB: <SCORE>\nYour explanation: <EXPLANATION>"
-)  # noqa: E501
+)
 
 Q, A, B = "Is the mass {enhancing}?", "Yes, it enhances", "No "
 

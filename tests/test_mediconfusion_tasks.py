@@ -108,7 +108,8 @@ def test_prompt_snapshots():
         "Based on the image, choose the correct option for the following question.\n"
         "Question: On which side of the patient is the pneumothorax?\n"
         '("A": Right)\n("B": Left)\n'
-        "Answer with the option's letter from the given choices directly. Your answer should be just one letter.\n"
+        "Answer with the option's letter from the given choices directly. "
+        "Your answer should be just one letter.\n"
         '#answer: ("'
     )
     assert (
@@ -531,8 +532,8 @@ def test_cli_rescores_the_lmms_eval_logs(lmms_run):
     release = base / "rel" / "data" / "dataset.json"
     assert release.is_file()
     proc = subprocess.run(
-        [sys.executable, "-m", "medvigil", "score", "--suite", "mediconfusion", "--release", str(release),
-         *map(str, samples.values()), "--json", "-"],
+        [sys.executable, "-m", "medvigil", "score", "--suite", "mediconfusion",
+         "--release", str(release), *map(str, samples.values()), "--json", "-"],
         check=False, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -604,7 +605,10 @@ def openai_run(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as mp, server.BaselineServer(0) as srv:
         mp.setattr(server, "completion", recording)
-        args = f"model_version=constant:letter=A,base_url={srv.base_url},api_key=unused,num_concurrent=1"
+        args = (
+            f"model_version=constant:letter=A,base_url={srv.base_url},"
+            "api_key=unused,num_concurrent=1"
+        )
         command = [
             sys.executable, "-m", "lmms_eval", "--model", "openai", "--model_args", args,
             "--tasks", "mediconfusion_mc,mediconfusion_ff", "--include_path", str(TASKS),

@@ -20,7 +20,10 @@ from medvigil.report.render import Table, png, pyplot, shows_data
 from medvigil.suites import registry
 
 WIDTH = 1400
-LONG = "qwen2_5_vl(pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056,attn_implementation=sdpa,device_map=auto)"
+LONG = (
+    "qwen2_5_vl(pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056,"
+    "attn_implementation=sdpa,device_map=auto)"
+)
 # what the page measures, written into the DOM that --dump-dom prints
 PROBE = (
     "<script>var "

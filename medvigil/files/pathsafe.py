@@ -15,13 +15,14 @@ Refusals raise :class:`medvigil.errors.DataError` carrying one
 
 >>> import tempfile
 >>> root = Path(tempfile.mkdtemp())
->>> resolve_inside(root, "images/a.jpg", "manifest.csv", 1, "image_file") == root.resolve() / "images" / "a.jpg"
+>>> resolve_inside(root, "images/a.jpg", "manifest.csv", 1, "image_file") == (
+...     root.resolve() / "images" / "a.jpg")
 True
 >>> resolve_inside(root, "../../etc/passwd", "manifest.csv", 4, "image_file")
 Traceback (most recent call last):
 ...
 medvigil.errors.DataError: manifest.csv, row 4, field 'image_file': path '../../etc/passwd' contains a '..' component and could escape the release root
-"""
+"""  # noqa: E501
 
 import os
 import re

@@ -64,7 +64,8 @@ MAX_IMAGES_PER_PAYLOAD = (
 # characters.
 _BASE64_RUN = re.compile(
     rb"(?:data:[\w.+/-]*(?:;[\w.+-]+=[\w.+-]+)*;base64,)?"
-    rb"((?:[A-Za-z0-9+/_-]{40,}={0,2}[ \t]*\r?\n[ \t>]*)+[A-Za-z0-9+/_-]+={0,2}|[A-Za-z0-9+/_-]{40,}={0,2})"
+    rb"((?:[A-Za-z0-9+/_-]{40,}={0,2}[ \t]*\r?\n[ \t>]*)+[A-Za-z0-9+/_-]+={0,2}"
+    rb"|[A-Za-z0-9+/_-]{40,}={0,2})"
 )
 _MIN_BASE64 = 120
 # hexadecimal text of 60+ bytes (a SHA-256 is 32), possibly in lines

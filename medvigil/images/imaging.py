@@ -412,7 +412,8 @@ def gaussian_blur(img: Image.Image, sigma: float) -> Image.Image:
     ``sigma = infinity`` means "no image", not a blur.
 
     >>> im = Image.new("RGB", (9, 9)); im.putpixel((4, 4), (255, 255, 255))
-    >>> gaussian_blur(im, 0).tobytes() == im.tobytes(), gaussian_blur(im, 1).getpixel((4, 4))[0] < 255
+    >>> (gaussian_blur(im, 0).tobytes() == im.tobytes(),
+    ...  gaussian_blur(im, 1).getpixel((4, 4))[0] < 255)
     (True, True)
     """
     src = _check_image(img)

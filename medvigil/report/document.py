@@ -275,7 +275,7 @@ _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}.note{color:#555;font-size:.85em}
 img{max-width:100%;border:1px solid #eee;margin:.5em 0}.warn{color:#8a4b00}
-.scroll{max-width:100%;overflow-x:auto}p,li{overflow-wrap:anywhere}"""
+.scroll{max-width:100%;overflow-x:auto}p,li{overflow-wrap:anywhere}"""  # noqa: E501
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,8 @@ def read_option_letter(
 
     >>> read_option_letter("Answer: D. Maybe; no, the answer is B", 5), read_option_letter("D", 3)
     ('B', None)
-    >>> read_option_letter("Right parietal lobe.", 2, options=["Left parietal lobe", "Right parietal lobe"])
+    >>> read_option_letter("Right parietal lobe.", 2,
+    ...                    options=["Left parietal lobe", "Right parietal lobe"])
     'B'
     """
     if response is None:
@@ -132,7 +133,8 @@ def option_mentions(text: str, options: Sequence[str]) -> list[tuple[int, int, s
     in ``text``, in order; an occurrence inside a longer occurrence (another option's text) is left
     out.
 
-    >>> option_mentions("Not the left but the right parietal lobe", ["Left parietal lobe", "parietal lobe", "right parietal lobe"])
+    >>> option_mentions("Not the left but the right parietal lobe",
+    ...                 ["Left parietal lobe", "parietal lobe", "right parietal lobe"])
     [(21, 40, 'C')]
     """
     low = text.lower()

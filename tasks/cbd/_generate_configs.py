@@ -37,7 +37,8 @@ metadata:
 
 
 def task(name: str, loader: str, kind: str, metrics: dict) -> str:
-    return f"""{task_yaml.task(name, loader)}process_results: !function utils.cbd_{kind}_process_results
+    head = task_yaml.task(name, loader)
+    return f"""{head}process_results: !function utils.cbd_{kind}_process_results
 {task_yaml.metric_list(f"cbd_{kind}_", metrics)}
 """
 

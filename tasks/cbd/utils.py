@@ -64,7 +64,8 @@ def cbd_doc_to_visual(doc: dict) -> list:
 
 def cbd_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{build_k_option_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    prompt = build_k_option_prompt(doc["question"], doc["options"])
+    return f"{kwargs.get('pre_prompt', '')}{prompt}{kwargs.get('post_prompt', '')}"
 
 
 def cbd_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:

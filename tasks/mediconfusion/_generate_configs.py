@@ -66,7 +66,8 @@ def _generation_kwargs(mode: str, protocol: str, per_api_model: bool = True) -> 
 
 def template() -> str:
     directions = task_yaml.load_utils(HERE, "mediconfusion_task_utils").METRIC_DIRECTIONS
-    return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}doc_to_visual: !function utils.mediconfusion_doc_to_visual
+    head = task_yaml.HEADER + task_yaml.POINTER_DATASET
+    return f"""{head}doc_to_visual: !function utils.mediconfusion_doc_to_visual
 {task_yaml.metric_list("mediconfusion_aggregate_", directions)}
 metadata:
   version: {VERSION}

@@ -74,7 +74,8 @@ def medqdeg_doc_to_visual(doc: dict) -> list:
 def medqdeg_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     """The paper's prompt (Appendix B); ``pre_prompt`` / ``post_prompt`` are empty by default."""
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{answer_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    prompt = answer_prompt(doc["question"], doc["options"])
+    return f"{kwargs.get('pre_prompt', '')}{prompt}{kwargs.get('post_prompt', '')}"
 
 
 def medqdeg_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:

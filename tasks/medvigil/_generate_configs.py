@@ -68,7 +68,8 @@ DECAY_METRICS = _UTILS.DECAY_METRICS
 
 def open_task() -> str:
     """Open-ended variant: question only, free text, scored by the refusal classifier."""
-    return f"""{task_yaml.task("medvigil_open", "load_open")}doc_to_text: !function utils.medvigil_open_doc_to_text
+    head = task_yaml.task("medvigil_open", "load_open")
+    return f"""{head}doc_to_text: !function utils.medvigil_open_doc_to_text
 doc_to_messages: !function utils.medvigil_open_doc_to_messages
 doc_to_target: expected_behavior
 process_results: !function utils.medvigil_open_process_results
@@ -87,7 +88,8 @@ def authors_task(
     """The authors' released runners (medvigil.suites.medvigil.harness.authors_runner): their prompt
     (by the doc's ``runner``), no system message, their budget (600 new tokens; LLaVA-Med 128),
     their parser (in process_results)."""
-    return f"""{task_yaml.task(name, loader)}doc_to_text: !function utils.medvigil_authors_doc_to_text
+    head = task_yaml.task(name, loader)
+    return f"""{head}doc_to_text: !function utils.medvigil_authors_doc_to_text
 doc_to_messages: !function utils.medvigil_authors_doc_to_messages
 {task_yaml.generation_kwargs(max_new_tokens)}
 {task_yaml.prompt_kwargs()}
@@ -96,13 +98,17 @@ doc_to_messages: !function utils.medvigil_authors_doc_to_messages
 
 def roi_pilot_task(step: int) -> str:
     """Appendix K as the authors ran it: the 80-case pilot, 5 samples at T = 0.7, modal vote."""
-    return f"""{task_yaml.task(f"medvigil_roi_decay_k{step}", f"load_roi_pilot_{step}")}process_results: !function utils.medvigil_roi_pilot_process_results
+    head = task_yaml.task(f"medvigil_roi_decay_k{step}", f"load_roi_pilot_{step}")
+    sampling = task_yaml.generation_kwargs(
+        PILOT_MAX_TOKENS, temperature=_PILOT.PILOT_TEMPERATURE, do_sample=True
+    )
+    return f"""{head}process_results: !function utils.medvigil_roi_pilot_process_results
 repeats: {_PILOT.PILOT_SAMPLES}
 filter_list:
   - name: none
     filter:
       - function: strip_thinking
-{task_yaml.generation_kwargs(PILOT_MAX_TOKENS, temperature=_PILOT.PILOT_TEMPERATURE, do_sample=True)}
+{sampling}
 {_metric_list(DECAY_METRICS)}
 """
 

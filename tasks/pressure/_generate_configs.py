@@ -36,7 +36,8 @@ metadata:
 
 def arm_task(arm: str, name: str) -> str:
     metrics = (RATE_OF_ARM[arm], "n_answered", "parse_failures")
-    return f"""{task_yaml.task(name, f"load_{arm}")}process_results: !function utils.{name}_process_results
+    head = task_yaml.task(name, f"load_{arm}")
+    return f"""{head}process_results: !function utils.{name}_process_results
 {task_yaml.metric_list("pressure_", METRIC_DIRECTIONS, metrics)}
 """
 

@@ -47,7 +47,8 @@ COT_MAX_NEW_TOKENS = 1024  # room for the reasoning before the answer tag
 
 
 def task(name: str) -> str:
-    text = f"""{task_yaml.task(name, f"load_{name}")}{task_yaml.metric_list("readiness_aggregate_", DIRECTIONS, arm_metrics(name))}
+    metrics = task_yaml.metric_list("readiness_aggregate_", DIRECTIONS, arm_metrics(name))
+    text = f"""{task_yaml.task(name, f"load_{name}")}{metrics}
 """
     if name == COT_ARM:
         text += task_yaml.generation_kwargs(COT_MAX_NEW_TOKENS) + "\n"

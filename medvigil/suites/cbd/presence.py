@@ -98,8 +98,8 @@ def case_finding(row: Mapping[str, Any]) -> str | None:
     >>> row = {"question": "Is there an infarct in the frontal lobes?", "options": ["Yes", "No"]}
     >>> case_finding({**row, "correct_letter": "A"}), case_finding({**row, "correct_letter": "B"})
     ('infarct', None)
-    >>> case_finding({"question": "How large is the pulmonary nodule?", "options": ["Small", "Large"],
-    ...               "correct_letter": "B"})
+    >>> case_finding({"question": "How large is the pulmonary nodule?",
+    ...               "options": ["Small", "Large"], "correct_letter": "B"})
     'pulmonary nodule'
     """
     if str(row.get("finding") or "").strip():
@@ -135,9 +135,11 @@ def absent_finding(
 def presence_set(finding: str, modality: str | None = None) -> list[tuple[int, str, str, bool]]:
     """``(paraphrase_index, source, question, negated)`` of one finding (module docstring's table).
 
-    >>> [q for _, _, q, _ in presence_set("pneumothorax", "X-ray")]  # doctest: +NORMALIZE_WHITESPACE
+    >>> [q for _, _, q, _ in presence_set("pneumothorax", "X-ray")]
+    ... # doctest: +NORMALIZE_WHITESPACE
     ['Is there a pneumothorax?', 'Is there air in the pleural space?', 'Is a pneumothorax present?',
-     'Is there no pneumothorax?', 'Is there any pneumothorax?', 'Is there a pneumothorax on this radiograph?']
+     'Is there no pneumothorax?', 'Is there any pneumothorax?',
+     'Is there a pneumothorax on this radiograph?']
     """
     _, with_article, synonym = FINDINGS.get(finding, (None, finding, None))
     study = STUDY.get(str(modality), "image")

@@ -41,6 +41,11 @@ def _num(value: Any, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def _phenomenon(model: Mapping[str, Any], phenomenon: str) -> Mapping[str, Any]:
+    """One model's flip-rate entry for one paraphrase phenomenon ({} when absent)."""
+    return (model.get("flip_rate_by_phenomenon") or {}).get(phenomenon) or {}
+
+
 def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
     models = result["models"]
     rows, acc_rows = [], []
@@ -115,8 +120,8 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
                 [
                     [name]
                     + [
-                        f"{pct(((m.get('flip_rate_by_phenomenon') or {}).get(p) or {}).get('flip_rate'))} "
-                        f"(n={((m.get('flip_rate_by_phenomenon') or {}).get(p) or {}).get('n', 0)})"
+                        f"{pct(_phenomenon(m, p).get('flip_rate'))} "
+                        f"(n={_phenomenon(m, p).get('n', 0)})"
                         for p in phenomena
                     ]
                     for name, m in models.items()

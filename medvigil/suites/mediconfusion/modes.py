@@ -304,11 +304,13 @@ def token_f1_judge(question: str, option_a: str, option_b: str, response: str) -
     (Appendix A.4). Every option of the real release, given verbatim as the response, is judged as
     that option.
 
-    >>> token_f1_judge("Is the lesion bright or dark?", "Bright (hyperdense)", "Dark (hypodense)", "hyperdense bleed")
+    >>> token_f1_judge("Is the lesion bright or dark?", "Bright (hyperdense)", "Dark (hypodense)",
+    ...                "hyperdense bleed")
     (6, 1)
     >>> token_f1_judge("Fourth ventricle?", "Effaced", "Not effaced", "not effaced")
     (4, 10)
-    >>> token_f1_judge("Fourth ventricle?", "No effacement", "Effacement", "effacement of the fourth ventricle")
+    >>> token_f1_judge("Fourth ventricle?", "No effacement", "Effacement",
+    ...                "effacement of the fourth ventricle")
     (4, 10)
     """
     options = (_tokens(option_a), _tokens(option_b))

@@ -185,7 +185,7 @@ def adapter_deviations(model: str, mode: str) -> list[str]:
     'system prompt sent as the first line of the user turn (lmms-'
     >>> adapter_deviations("openai", "ps")
     ['mode ps: the authors ran no API model in this mode (their GPT, Claude and Gemini clients refuse it)']
-    """
+    """  # noqa: E501
     client = OPEN_MODEL_CLIENTS.get(model)
     if client is not None and mode == "ff":  # the task decodes greedily; theirs sampled
         return [

@@ -10,10 +10,12 @@ is collected into one :class:`~medvigil.errors.DataError` (``row``: the pair's 1
 ``field``: ``<pair id>.<field>``).
 
 >>> import json, tempfile, pathlib
->>> entry = dict(im_1="train/radiology/images/ROCO_00001.jpg", im_2="train/radiology/images/ROCO_00002.jpg",
-...     im_1_local=1, im_2_local=2, cap_1="c1", cap_2="c2", category_1=["Cerebral"], category_2=["Vascular"],
-...     BiomedCLIP_sim=0.93, DINO_sim=0.6, question="Which side?", option_A="Left", option_B="Right",
-...     im_1_correct="A", im_2_correct="B", AI_question="Which side?", AI_option_A="Left", AI_option_B="Right")
+>>> entry = dict(im_1="train/radiology/images/ROCO_00001.jpg",
+...     im_2="train/radiology/images/ROCO_00002.jpg", im_1_local=1, im_2_local=2,
+...     cap_1="c1", cap_2="c2", category_1=["Cerebral"], category_2=["Vascular"],
+...     BiomedCLIP_sim=0.93, DINO_sim=0.6, question="Which side?", option_A="Left",
+...     option_B="Right", im_1_correct="A", im_2_correct="B", AI_question="Which side?",
+...     AI_option_A="Left", AI_option_B="Right")
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "dataset.json"
 >>> _ = path.write_text(json.dumps({"1": entry}))
 >>> release = read_release(path)

@@ -220,8 +220,8 @@ _CARD = """---
 
 # MedQ-DEG-Bench (medvigil build)
 
-MedQ-Deg (Liu et al., arXiv:2603.07769) asks medical multiple-choice questions of clean images (L0) and
-of the same images degraded by 18 modality-specific degradations at two radiologist-calibrated
+MedQ-Deg (Liu et al., arXiv:2603.07769) asks medical multiple-choice questions of clean images (L0)
+and of the same images degraded by 18 modality-specific degradations at two radiologist-calibrated
 severities (L1, L2), to measure how accuracy and perceived confidence move as image quality drops
 (Calibration Shift, the AI Dunning-Kruger effect). This folder holds the authors' release
 ({homepage}, the TSVs VLMEvalKit's `MedQDEGBench_*` datasets read) as Parquet, one config per TSV.
@@ -245,9 +245,9 @@ Every config has one split, `test`: exactly the rows of its TSV, in order, with 
 {configs}
 
 `image` is the release's image file, decoded from base64 and stored unchanged; every other column is
-text as in the TSV (empty cells are null). `medvigil_pair_key` is added: a clean row and its degraded
-versions share it. The release has no column linking them and a degraded image differs from its
-original, so the key is the hash of the question's stripped text, options, answer, modality and
+text as in the TSV (empty cells are null). `medvigil_pair_key` is added: a clean row and its
+degraded versions share it. The release has no column linking them and a degraded image differs from
+its original, so the key is the hash of the question's stripped text, options, answer, modality and
 source; it pairs a `simulate_<split>` row with the one `good_<split>` row of the same key. Questions
 asked of several clean images with the same text (templated questions) cannot be told apart and are
 left unpaired (`ambiguous`):

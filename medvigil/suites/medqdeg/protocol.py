@@ -81,7 +81,7 @@ def answer_prompt(question: str, options: Sequence[str]) -> str:
     Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. No explanation, no punctuation.
     <BLANKLINE>
     Answer:
-    """
+    """  # noqa: E501
     option_text = "\n".join(f"{chr(65 + i)}. {str(text).strip()}" for i, text in enumerate(options))
     return f"{PROMPT_HEAD} {str(question).strip()}\n\n{option_text}\n\n{PROMPT_TAIL}"
 
@@ -90,7 +90,8 @@ def parse_answer(response: str | None, n_options: int) -> str | None:
     """Appendix B's matching rule: the reply as a single letter, else its first capital letter;
     None (invalid) without one or when it is not among the first ``n_options`` letters.
 
-    >>> parse_answer(" b ", 5), parse_answer("The answer is B", 5), parse_answer("(C) cyst", 5), parse_answer("none", 5)
+    >>> (parse_answer(" b ", 5), parse_answer("The answer is B", 5), parse_answer("(C) cyst", 5),
+    ...  parse_answer("none", 5))
     ('B', None, 'C', None)
     """
     if response is None:

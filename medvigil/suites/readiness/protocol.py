@@ -215,7 +215,7 @@ def mc_prompt(question: str, options: Sequence[str], *, cot: bool = False) -> st
     A. Left
     B. Right
     Please only answer with the index and content of the option.
-    """
+    """  # noqa: E501
     lines = [MC_PREAMBLE, f"Question: {str(question).strip()}", "Options:"]
     lines += [f"{ALPHABET[i]}. {str(text).strip()}" for i, text in enumerate(options)]
     return "\n".join([*lines, COT_INSTRUCTION if cot else MC_INSTRUCTION])

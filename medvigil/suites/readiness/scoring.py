@@ -30,7 +30,7 @@ changes, tag compliance, thinking-answer agreement).
 >>> f = fragilities(t1_img=[86.59, 80.89], t1_text=[82.91, 67.56], t1_n=[1141, 743],
 ...                 t2_text=37.71, t3_text_orig=37.71, t3_text_reord=32.00,
 ...                 t4_text_base=37.71, t4_text_4r=20.00, t4_img_base=66.28, t4_img_4r=90.86,
-...                 t4_text_unk=42.86, t5_orig=83.33, t5_subst=51.67)   # GPT-5, Ext. Data Tables 2-6
+...                 t4_text_unk=42.86, t5_orig=83.33, t5_subst=51.67)  # GPT-5, Ext. Data Tables 2-6
 >>> round(float(robustness_score(f)), 4)
 0.8315
 """

@@ -15,8 +15,10 @@ computes none either). Table 10 with the family sizes of the release (2,556 prob
 traps) is consistent with Table 1's 92.4.
 
 >>> rows = [("original", "ALL", 95.3), ("tcf", "ALL", 92.7), ("negation", "ALL", 90.7),
-...         ("specificity_drop", "ALL", 91.5), ("roi_only", "ALL", 91.0), ("roi_masked", "ALL", 86.5)]
->>> rows += [("halluc_trap", t, v) for t, v in zip(("L1", "L2", "L3", "L4", "L5"), (0.0, 4.8, 5.9, 10.5, 12.2))]
+...         ("specificity_drop", "ALL", 91.5), ("roi_only", "ALL", 91.0),
+...         ("roi_masked", "ALL", 86.5)]
+>>> rows += [("halluc_trap", t, v)
+...          for t, v in zip(("L1", "L2", "L3", "L4", "L5"), (0.0, 4.8, 5.9, 10.5, 12.2))]
 >>> round(clinician_scores(rows)["metrics"]["mcs"], 1)   # Table 10
 83.3
 """

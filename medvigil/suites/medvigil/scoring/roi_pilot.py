@@ -47,11 +47,12 @@ def select_pilot_cases(
     four-number ``roi_bbox`` (list or JSON), bucket by tier in manifest order; with one
     ``random.Random(seed)`` shuffle L1..L5 in turn and keep each bucket's first ``per_tier``.
 
-    >>> rows = [{"case_id": f"c{i}", "risk_tier": "L1", "source_dataset": "VQA-RAD", "roi_bbox": [0, 0, 1, 1]}
-    ...         for i in range(4)]
+    >>> rows = [{"case_id": f"c{i}", "risk_tier": "L1", "source_dataset": "VQA-RAD",
+    ...          "roi_bbox": [0, 0, 1, 1]} for i in range(4)]
     >>> select_pilot_cases(rows, per_tier=2) == select_pilot_cases(rows, per_tier=2)
     True
-    >>> select_pilot_cases(rows + [{"case_id": "x", "risk_tier": "L2", "source_dataset": "cxr", "roi_bbox": [0, 0, 1, 1]}])
+    >>> select_pilot_cases(rows + [{"case_id": "x", "risk_tier": "L2", "source_dataset": "cxr",
+    ...                             "roi_bbox": [0, 0, 1, 1]}])
     ... # doctest: +ELLIPSIS
     ['c...', 'c...', 'c...', 'c...']
     """
