@@ -2,11 +2,11 @@
 
 For each size N (synthetic releases, seed 0):
 
-* **build**: ``medvigil.suites.medvigil.export.export.build`` in a fresh subprocess (validation, rendering,
-  Parquet writing, card, Croissant); we report wall time, the distinct images it
-  produced (case images + rendered variants), the image cells it embedded (every row of
-  every config), and the subprocess's peak resident memory (``ru_maxrss``) next to its
-  resident memory right after the imports, so the growth due to the build itself shows.
+* **build**: ``medvigil.suites.medvigil.export.export.build`` in a fresh subprocess (validation,
+  rendering, Parquet writing, card, Croissant); we report wall time, the distinct images it produced
+  (case images + rendered variants), the image cells it embedded (every row of every config), and
+  the subprocess's peak resident memory (``ru_maxrss``) next to its resident memory right after the
+  imports, so the growth due to the build itself shows.
 * **floor**: a plain loop over the same distinct images (the release's ``images/`` and
   ``images_perturbed/`` files, which our renders reproduce byte for byte): decode ->
   ``to_published`` (RGB, 1024 px longest side, Lanczos) -> ``encode_jpeg`` (q92), also in
@@ -48,7 +48,12 @@ start = time.perf_counter()
 report = build(release, out, configs=configs)
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-embedded = sum(n for statuses in report.images.values() for s, n in statuses.items() if s in ("embedded", "local_reconstruction"))
+embedded = sum(
+    n
+    for statuses in report.images.values()
+    for s, n in statuses.items()
+    if s in ("embedded", "local_reconstruction")
+)
 print(json.dumps({"seconds": seconds, "rss_after_imports_kb": after_imports, "peak_rss_kb": peak,
                   "embedded": embedded, "rows": report.rows,
                   "bytes": sum(s.size for s in report.shards)}))
@@ -120,15 +125,18 @@ def run(cases: list[int], configs: list[str], workdir: Path, keep: bool) -> list
 
 def table(rows: list[dict]) -> str:
     head = (
-        "| cases | configs | distinct images | embedded | build s | build distinct img/s | build embedded img/s "
-        "| floor img/s | RSS after imports MB | peak RSS MB | output MB |\n" + "|---" * 11 + "|"
+        "| cases | configs | distinct images | embedded | build s | build distinct img/s | build "
+        "embedded img/s | floor img/s | RSS after imports MB | peak RSS MB | output MB |\n"
+        + "|---" * 11
+        + "|"
     )
     lines = [head]
     for r in rows:
         lines.append(
-            f"| {r['cases']} | {', '.join(r['configs'])} | {r['distinct_images']} | {r['embedded_images']} | {r['build_s']} "
-            f"| {r['build_distinct_img_per_s']} | {r['build_embedded_img_per_s']} | {r['floor_img_per_s']} "
-            f"| {r['rss_after_imports_mb']} | {r['peak_rss_mb']} | {r['output_mb']} |"
+            f"| {r['cases']} | {', '.join(r['configs'])} | {r['distinct_images']} | "
+            f"{r['embedded_images']} | {r['build_s']} | {r['build_distinct_img_per_s']} "
+            f"| {r['build_embedded_img_per_s']} | {r['floor_img_per_s']} | "
+            f"{r['rss_after_imports_mb']} | {r['peak_rss_mb']} | {r['output_mb']} |"
         )
     return "\n".join(lines)
 

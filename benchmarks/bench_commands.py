@@ -29,9 +29,10 @@ Commands timed (wall time, user+sys CPU, peak RSS, exit status):
 The generated release has no images (as the authors' harness keeps them apart), so
 ``validate`` runs with ``--metadata-only``: every CSV/JSON check, no image file looked at.
 
-    python benchmarks/bench_commands.py --scales 1 10                       # the 300- and 3,000-case tables
-    python benchmarks/bench_commands.py --scales 1 10 100 --only score-harness validate   # scaling
-    python benchmarks/bench_commands.py --scales 1 --authors-repo "$MEDVIGIL_AUTHORS_MIRROR"
+    python benchmarks/bench_commands.py --scales 1 10                       # the 300- and
+    3,000-case tables python benchmarks/bench_commands.py --scales 1 10 100 --only score-harness
+    validate   # scaling python benchmarks/bench_commands.py --scales 1 --authors-repo
+    "$MEDVIGIL_AUTHORS_MIRROR"
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ def timed(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None) -
     }
 
 
-WARM = True  # read a command's input files once before its runs (``--cold``: leave the page cache as it is)
+# read a command's input files once before its runs (``--cold``: leave the page cache as it is)
+WARM = True
 
 
 def warm_inputs(cmd: list[str]) -> None:
@@ -177,13 +179,15 @@ def _release_tables(release: Path) -> tuple[dict, dict]:
 
 
 def real_runs(work: Path, given: Path | None) -> Path:
-    """A folder of real lmms-eval runs of our tasks: ``--lmms-runs`` or a small ``medvigil demo``."""
+    """A folder of real lmms-eval runs of our tasks: ``--lmms-runs`` or a small ``medvigil
+    demo``."""
     if given is not None:
         return given
     demo = work / "lmms_demo"
     if not (demo / "report").is_dir():
         print(
-            f"running `medvigil demo --cases 8` once into {demo} for real lmms-eval log lines (a few minutes)",
+            f"running `medvigil demo --cases 8` once into {demo} "
+            f"for real lmms-eval log lines (a few minutes)",
             file=sys.stderr,
         )
         subprocess.run(
@@ -369,7 +373,8 @@ def write_stress_logs(
 
 
 def _write_mediconfusion_release(runs: Path, path: Path, copies: int) -> None:
-    """The real run's ``dataset.json`` with every pair repeated ``copies`` times (ids ``<id>-<copy>``)."""
+    """The real run's ``dataset.json`` with every pair repeated ``copies`` times (ids
+    ``<id>-<copy>``)."""
     (dataset,) = runs.rglob("mediconfusion/release/data/dataset.json")
     pairs = json.loads(dataset.read_text(encoding="utf-8"))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -489,7 +494,8 @@ def bench_scale(args, scale: int) -> dict:
             logs = write_stress_logs(suite, runs, folder, len(files), info["probes"])
             out[f"{suite}_lines"] = sum(1 for p in logs for _ in open(p, encoding="utf-8"))
             out[f"{suite}_mb"] = round(sum(p.stat().st_size for p in logs) / 2**20, 1)
-            # MediConfusion takes its logs as files and the scaled pairs as its release; the others a folder
+            # MediConfusion takes its logs as files and the scaled pairs as its release; the others
+            # a folder
             given = (
                 ["--release", str(folder / "dataset.json"), *map(str, logs)]
                 if suite == "mediconfusion"

@@ -66,7 +66,8 @@ def _importable(src: Path, workdir: Path) -> Path:
 
 
 def _timed_build(release: Path, out: Path, src: Path | None) -> dict:
-    """One ``medvigil build`` under ``/usr/bin/time -v``: wall s, CPU s, peak RSS MB, bytes per config."""
+    """One ``medvigil build`` under ``/usr/bin/time -v``: wall s, CPU s, peak RSS MB, bytes per
+    config."""
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ)
     if src is not None:
@@ -133,14 +134,17 @@ def table(result: dict) -> str:
     lines = [
         f"{result['cases']} cases, release {release / 1e6:,.1f} MB",
         "",
-        "| code | wall s (runs) | CPU s (runs) | peak RSS MB (runs) | output MB | output / release |",
+        "| code | wall s (runs) | CPU s (runs) | peak RSS "
+        "MB (runs) | output MB | output / release |",
         "|---|---|---|---|---|---|",
     ]
     for name, runs in result["runs"].items():
         total = sum(runs[0]["bytes"].values())
         lines.append(
-            f"| {name} | {' / '.join(str(r['wall_s']) for r in runs)} | {' / '.join(str(r['cpu_s']) for r in runs)} "
-            f"| {' / '.join(str(r['peak_rss_mb']) for r in runs)} | {total / 1e6:,.1f} | {total / release:.2f}x |"
+            f"| {name} | {' / '.join(str(r['wall_s']) for r in runs)} | "
+            f"{' / '.join(str(r['cpu_s']) for r in runs)} | "
+            f"{' / '.join(str(r['peak_rss_mb']) for r in runs)} | {total / 1e6:,.1f} | "
+            f"{total / release:.2f}x |"
         )
     configs = list(next(iter(result["runs"].values()))[0]["bytes"])
     lines += [

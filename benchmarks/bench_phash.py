@@ -1,4 +1,5 @@
-"""Both error rates of ``publish``'s perceptual-hash check (:mod:`medvigil.hub.publish_scan`) by threshold.
+"""Both error rates of ``publish``'s perceptual-hash check (:mod:`medvigil.hub.publish_scan`) by
+threshold.
 
 The credentialed images are the withheld CXR sources of a synthetic release (``medvigil sample
 --credentialed-out``); what ``publish --credentialed`` knows of them is what the real check computes

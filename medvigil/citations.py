@@ -31,7 +31,7 @@ MEDQDEG = """\
              Xu, Ningsheng},
   journal = {arXiv preprint arXiv:2603.07769},
   year    = {2026}
-}"""
+}"""  # noqa: E501
 
 CONSISTENT_BUT_DANGEROUS = """\
 @article{consistentbutdangerous2026,

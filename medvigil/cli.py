@@ -79,10 +79,10 @@ def _raise_pending(signum, frame):
 
 def _raise_now_or_soon(kind: type[BaseException], frame) -> None:
     """Raise ``kind``, unless the signal arrived during an import or a ``__del__``: an exception
-    raised there can be lost (a C extension's module initialisation calling Python code, an
-    import lock's weakref callback), and the command would run on. Then it is raised from a
-    timer, a moment later, once the import is over. During steps a writer holds (making a staging
-    folder, moving outputs into place) it is raised when they are done (:func:`held_signals.held`)."""
+    raised there can be lost (a C extension's module initialisation calling Python code, an import
+    lock's weakref callback), and the command would run on. Then it is raised from a timer, a moment
+    later, once the import is over. During steps a writer holds (making a staging folder, moving
+    outputs into place) it is raised when they are done (:func:`held_signals.held`)."""
     global _pending
     if _inside_import(frame) and hasattr(signal, "setitimer"):
         _pending = kind
@@ -131,10 +131,12 @@ def _sigterm_as_exception():
 
 def main(argv: list[str] | None = None) -> int:
     # every matrix product runs on one BLAS thread (medvigil.scoring.bootstrap.one_blas_thread), but
-    # OpenBLAS starts a spinning thread per core when numpy loads: one from the start, unless the user set it
+    # OpenBLAS starts a spinning thread per core when numpy loads: one from the start, unless the
+    # user set it
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = sys.argv[1:] if argv is None else list(argv)
-    # characters the terminal's encoding lacks (PYTHONIOENCODING=ascii: the tables' ↓, −, names in any script) print as \u2193 escapes
+    # characters the terminal's encoding lacks (PYTHONIOENCODING=ascii: the tables' ↓, −, names in
+    # any script) print as \u2193 escapes
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
@@ -169,7 +171,8 @@ def _run(argv: list[str]) -> int:
             raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:  # missing or existing files, permissions, a folder where a file was expected, a full disk
+    # missing or existing files, permissions, a folder where a file was expected, a full disk
+    except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:  # past the stated bounds (README, "Bounded work"): said, not a traceback

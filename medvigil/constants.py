@@ -1,7 +1,8 @@
-"""The core's shared constants: answer letters, risk tiers and their default weights, probe kinds, the MCQ
-system prompt, the published image parameters, release file names, and the source corpora with their
-accepted spellings (paper Tables 5-6, Eq. 3, Appendix L; spec: docs/medvigil-release-format.md), for the
-shared rooms and the suites (``release_format`` re-exports them beside the release's own layout).
+"""The core's shared constants: answer letters, risk tiers and their default weights, probe kinds,
+the MCQ system prompt, the published image parameters, release file names, and the source corpora
+with their accepted spellings (paper Tables 5-6, Eq. 3, Appendix L; spec:
+docs/medvigil-release-format.md), for the shared rooms and the suites (``release_format`` re-exports
+them beside the release's own layout).
 """
 
 import functools
@@ -39,8 +40,9 @@ DIGEST_FILE = "RELEASE_DIGEST"
 
 # Image preprocessing of the paper (Appendix L)
 LONGEST_SIDE = 1024
-#: Largest image (width * height) decoded or accepted: 100 megapixels, enough for any radiograph
-#: (a 4,280 x 3,520 CXR is 15 MP) and far below what exhausts memory (medvigil.images.imaging re-exports it).
+# : Largest image (width * height) decoded or accepted: 100 megapixels, enough for any radiograph :
+# (a 4,280 x 3,520 CXR is 15 MP) and far below what exhausts memory (medvigil.images.imaging
+# re-exports it).
 DEFAULT_MAX_PIXELS = 100_000_000
 JPEG_QUALITY = 92
 GREY = (128, 128, 128)
@@ -81,14 +83,16 @@ SOURCE_ALIASES = {
 
 
 def source_key(name: str) -> str:
-    """Folded form of a source name: lower case, letters and digits only (``"VQA_RAD"`` -> ``"vqarad"``)."""
+    """Folded form of a source name: lower case, letters and digits only (``"VQA_RAD"`` ->
+    ``"vqarad"``)."""
     return "".join(ch for ch in name.casefold() if ch.isalnum())
 
 
 def canonical_source(name: str | None) -> str | None:
     """Canonical source (a key of SOURCE_LICENCES) of any accepted spelling; None if unknown.
 
-    >>> [canonical_source(s) for s in ("vqa-rad", "VQA_RAD", "Slake", "cxr", "MIMIC-CXR", "CheXpert", "x")]
+    >>> [canonical_source(s)
+    ...  for s in ("vqa-rad", "VQA_RAD", "Slake", "cxr", "MIMIC-CXR", "CheXpert", "x")]
     ['VQA-RAD', 'VQA-RAD', 'SLAKE', 'CXR', 'CXR', 'CXR', None]
     """
     if not isinstance(name, str):

@@ -1,7 +1,8 @@
 """Where the built MedVIGIL dataset is: one rule for the lmms-eval tasks and the CLI.
 
-``MEDVIGIL_DATA`` (a build folder or a Hub repo id ``ORG/NAME``), else ``$MEDVIGIL_HOME/datasets/medvigil``
-(``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``). A missing folder raises an error that says what to run.
+``MEDVIGIL_DATA`` (a build folder or a Hub repo id ``ORG/NAME``), else
+``$MEDVIGIL_HOME/datasets/medvigil`` (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``). A
+missing folder raises an error that says what to run.
 """
 
 import os
@@ -21,9 +22,10 @@ class DataNotFoundError(FileNotFoundError):
 
 
 class DataLocationExit(SystemExit):
-    """A :class:`DataNotFoundError` ending an lmms-eval run: lmms-eval 0.7.3 loads a task's docs under a
-    retry (tenacity) that wraps every ``Exception`` in ``RetryError[...]`` and exits 0; a ``SystemExit``
-    is not retried, so lmms-eval stops with the message as its last lines and exit status 1."""
+    """A :class:`DataNotFoundError` ending an lmms-eval run: lmms-eval 0.7.3 loads a task's docs
+    under a retry (tenacity) that wraps every ``Exception`` in ``RetryError[...]`` and exits 0; a
+    ``SystemExit`` is not retried, so lmms-eval stops with the message as its last lines and exit
+    status 1."""
 
     def __init__(self, error: DataNotFoundError):
         super().__init__(f"error: {error}")
@@ -38,9 +40,9 @@ def default_build_dir(env: dict | None = None) -> Path:
 
 def _how_to_fix(where: str) -> str:
     return (
-        f"MedVIGIL data not found: {where}. Build it with\n"
-        f"  medvigil sample --out REL && medvigil build REL --out {default_build_dir()}\n"
-        f"or point {ENV_VAR} at a built folder (the output of `medvigil build`) or a Hub dataset repo id (ORG/NAME)."
+        f"MedVIGIL data not found: {where}. Build it with\n  medvigil sample --out REL && "
+        f"medvigil build REL --out {default_build_dir()}\nor point {ENV_VAR} at a built "
+        f"folder (the output of `medvigil build`) or a Hub dataset repo id (ORG/NAME)."
     )
 
 
@@ -63,13 +65,15 @@ def resolve_data_location(env: dict | None = None) -> str:
     if path.exists():
         if (path / MANIFEST).is_file():
             raise DataNotFoundError(
-                f"{ENV_VAR}={value} is a release folder (it has {MANIFEST}), not a built dataset. Build it with\n"
-                f"  medvigil build {value} --out BUILD\nand set {ENV_VAR}=BUILD (the output of `medvigil build`)."
+                f"{ENV_VAR}={value} is a release folder (it has {MANIFEST}), not a "
+                f"built dataset. Build it with\n  medvigil build {value} --out BUILD\nand "
+                f"set {ENV_VAR}=BUILD (the output of `medvigil build`)."
             )
         if not (path / "README.md").is_file():
             raise DataNotFoundError(
                 _how_to_fix(
-                    f"{ENV_VAR}={value} exists but has no README.md dataset card (is it a release, not a build?)"
+                    f"{ENV_VAR}={value} exists but has no README.md "
+                    f"dataset card (is it a release, not a build?)"
                 )
             )
         return str(path.resolve())
@@ -81,8 +85,9 @@ def resolve_data_location(env: dict | None = None) -> str:
 
 
 def locate_release(value: str | Path) -> tuple[str, str]:
-    """What ``medvigil score --release VALUE`` points at: ``("release", folder)`` (it has ``manifest.csv``),
-    ``("build", folder)`` (a dataset card, no manifest) or ``("hub", repo_id)``; else DataNotFoundError."""
+    """What ``medvigil score --release VALUE`` points at: ``("release", folder)`` (it has
+    ``manifest.csv``), ``("build", folder)`` (a dataset card, no manifest) or ``("hub", repo_id)``;
+    else DataNotFoundError."""
     text = str(value).strip()
     path = Path(text).expanduser()
     if text and path.is_dir():
@@ -91,7 +96,8 @@ def locate_release(value: str | Path) -> tuple[str, str]:
         if (path / "README.md").is_file():
             return "build", str(path.resolve())
         raise DataNotFoundError(
-            f"{text} is neither a release folder (no {MANIFEST}) nor a built dataset folder (no README.md card)"
+            f"{text} is neither a release folder (no {MANIFEST}) "
+            f"nor a built dataset folder (no README.md card)"
         )
     if text and not path.exists() and _hub_id(text):
         return "hub", text
@@ -110,14 +116,15 @@ def _check_config(location: str, config: str) -> None:
             else []
         )
         raise DataNotFoundError(
-            f"{ENV_VAR}={location} holds no '{config}' config (it has: {', '.join(found) or 'none'}); is it a build of "
-            f"another dataset or of an older medvigil? Rebuild it with `medvigil build RELEASE --out {location}`"
+            f"{ENV_VAR}={location} holds no '{config}' config (it has: "
+            f"{', '.join(found) or 'none'}); is it a build of another dataset or of "
+            f"an older medvigil? Rebuild it with `medvigil build RELEASE --out {location}`"
         )
 
 
 def load_config(config: str, split: str = "test", env: dict | None = None):
-    """One config of the built dataset, for the lmms-eval task hooks; :class:`DataLocationExit` when the
-    data is not where ``MEDVIGIL_DATA`` says."""
+    """One config of the built dataset, for the lmms-eval task hooks; :class:`DataLocationExit` when
+    the data is not where ``MEDVIGIL_DATA`` says."""
     import datasets
 
     try:

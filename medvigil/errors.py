@@ -1,6 +1,6 @@
 """Error types shared by every reader, validator and command: every problem with user data is a
-:class:`DataError` naming the file, the row (1-based data row, header excluded; ``None`` for whole-file
-problems) and the field, so a user can go straight to the offending cell."""
+:class:`DataError` naming the file, the row (1-based data row, header excluded; ``None`` for
+whole-file problems) and the field, so a user can go straight to the offending cell."""
 
 from dataclasses import dataclass
 

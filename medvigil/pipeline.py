@@ -190,8 +190,8 @@ def run_demo(
 ) -> Path:
     """Sample a synthetic release and run the whole audit on it; return the report folder.
 
-    ``stress`` adds the Readiness and CbD tasks to every model's run, the four MediConfusion modes on
-    synthetic pairs (as many as cases) and MedQ-Deg runs of ``medqdeg_models`` (``--repeats``
+    ``stress`` adds the Readiness and CbD tasks to every model's run, the four MediConfusion modes
+    on synthetic pairs (as many as cases) and MedQ-Deg runs of ``medqdeg_models`` (``--repeats``
     :data:`MEDQDEG_REPEATS`), each scored as its own report section.
     """
     import json
@@ -240,7 +240,8 @@ def run_demo(
         )
     for spec in deg_models:
         progress(
-            f"lmms-eval --model {spec.model} {spec.args} on medqdeg (L0-L2, --repeats {MEDQDEG_REPEATS})"
+            f"lmms-eval --model {spec.model} {spec.args} on "
+            f"medqdeg (L0-L2, --repeats {MEDQDEG_REPEATS})"
         )
         folder = out / "runs_medqdeg" / spec.folder
         folder.mkdir(parents=True)
@@ -249,7 +250,8 @@ def run_demo(
         )
     medvigil_logs = [p for p in samples if (task_of(p) or "").startswith("medvigil_")]
     progress(
-        f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with {n_resamples} case-clustered bootstrap resamples"
+        f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with "
+        f"{n_resamples} case-clustered bootstrap resamples"
         + ("; MediConfusion, Readiness, CbD, pressure and MedQ-Deg logs" if stress else "")
     )
     # the same scoring as `medvigil score`: audit, clinician Doctors row, triplet matching counts

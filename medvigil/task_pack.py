@@ -1,8 +1,9 @@
-"""The lmms-eval task pack (``tasks/``, installed as ``medvigil.tasks``) as the core reads it, never importing it:
-its folder, each task's YAML (read as data), the hooks a YAML names (loaded by name, as lmms-eval loads them).
+"""The lmms-eval task pack (``tasks/``, installed as ``medvigil.tasks``) as the core reads it, never
+importing it: its folder, each task's YAML (read as data), the hooks a YAML names (loaded by name,
+as lmms-eval loads them).
 
-What a run of these tasks says (generation settings, ``--predict_only`` rebuild, protocol) is read in
-:mod:`medvigil.runs`, which uses this module; this module reads no run.
+What a run of these tasks says (generation settings, ``--predict_only`` rebuild, protocol) is read
+in :mod:`medvigil.runs`, which uses this module; this module reads no run.
 """
 
 import functools
@@ -16,9 +17,10 @@ PACKAGE = "medvigil.tasks"
 # located like lmms-eval locates a plugin's tasks (find_spec imports the parent package only)
 TASKS_ROOT = Path(importlib.util.find_spec(PACKAGE).submodule_search_locations[0]).resolve()
 
-# Reasoning variants: a tiny protocol budget (8 new tokens for MedVIGIL's MCQ) leaves a thinking model no room.
-# ``<task>_reasoning`` is the same task (docs, prompts, scoring) with 4096 new tokens: room for the reasoning blocks
-# of common thinking models on a short MCQ (Qwen3, DeepSeek-R1 distills, QwQ), bounding a run's cost.
+# Reasoning variants: a tiny protocol budget (8 new tokens for MedVIGIL's MCQ) leaves a thinking
+# model no room. ``<task>_reasoning`` is the same task (docs, prompts, scoring) with 4096 new
+# tokens: room for the reasoning blocks of common thinking models on a short MCQ (Qwen3, DeepSeek-R1
+# distills, QwQ), bounding a run's cost.
 REASONING_SUFFIX = "_reasoning"
 REASONING_MAX_NEW_TOKENS = 4096
 
@@ -47,7 +49,8 @@ def _yaml(path: Path) -> dict:
     return config
 
 
-@functools.cache  # read once per process: a score reads every run's task (read-only; callers never change it)
+# read once per process: a score reads every run's task (read-only; callers never change it)
+@functools.cache
 def task_config(task: str) -> tuple[Path, dict] | None:
     """The YAML file and the configuration (template merged) of a task of this pack, or None."""
     found = sorted(TASKS_ROOT.glob(f"*/{task}.yaml"))

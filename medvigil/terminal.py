@@ -3,8 +3,8 @@ hold control characters, and a terminal obeys them (an escape sequence can recol
 rewrite the screen). :func:`escaped_output` prints every C0 and C1 control character other than
 newline, tab and carriage return (progress bars), and the bidirectional overrides, as visible
 escapes (``\\u001b``, ``\\u202e``) on standard output and standard error: one place for every
-command (:func:`medvigil.cli.main`). These are JSON's escapes too, so JSON written to standard output
-(``--json -``) decodes to the same values."""
+command (:func:`medvigil.cli.main`). These are JSON's escapes too, so JSON written to standard
+output (``--json -``) decodes to the same values."""
 
 import contextlib
 import sys
@@ -34,7 +34,8 @@ class EscapingStream:
 
 @contextlib.contextmanager
 def escaped_output() -> Iterator[None]:
-    """Standard output and error escape control characters while the block runs (see the module doc)."""
+    """Standard output and error escape control characters while the block runs (see the module
+    doc)."""
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = EscapingStream(sys.stdout), EscapingStream(sys.stderr)
     try:

@@ -43,11 +43,15 @@ from medvigil.suites.medvigil.release.release_format import (
     POINTERS_DIR,
 )
 
-LOCAL_ONLY_NOTE = "Re-derived from a credentialed source (MIMIC-CXR / CheXpert). Local evaluation only: never upload or share these files."
+LOCAL_ONLY_NOTE = (
+    "Re-derived from a credentialed source (MIMIC-CXR / CheXpert). "
+    "Local evaluation only: never upload or share these files."
+)
 
 
 def source_kind(source_path: str, path: Path) -> str:
-    """``"mimic-cxr-dicom"``, ``"mimic-cxr-jpg"``, ``"chexpert"`` or ``"image"`` (unrecognised layout)."""
+    """``"mimic-cxr-dicom"``, ``"mimic-cxr-jpg"``, ``"chexpert"`` or ``"image"`` (unrecognised
+    layout)."""
     if mimic_cxr.is_dicom(path):
         return "mimic-cxr-dicom"
     if mimic_cxr.is_mimic_path(source_path):
@@ -91,8 +95,9 @@ class ReconstructionReport:
                 "sources: " + (", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "-"),
                 f"release digest: {self.release_digest}",
                 (
-                    "LOCAL ONLY: these are credentialed images; use them with "
-                    f"`medvigil build RELEASE --reconstructed {self.out} --local-only --out DIR`, never publish them."
+                    f"LOCAL ONLY: these are credentialed images; use them "
+                    f"with `medvigil build RELEASE --reconstructed {self.out} "
+                    f"--local-only --out DIR`, never publish them."
                 ),
             ]
         )
@@ -140,8 +145,9 @@ def reconstruct(
         problems.append(
             Problem(
                 label,
-                f"credentialed case {case_id} has no reconstruction pointer; give one with --pointers CSV "
-                "(columns case_id, source_path, sha256: the file in your licensed copy and its SHA-256)",
+                f"credentialed case {case_id} has no reconstruction pointer; "
+                f"give one with --pointers CSV (columns case_id, source_path, "
+                f"sha256: the file in your licensed copy and its SHA-256)",
                 field="case_id",
             )
         )
@@ -194,8 +200,8 @@ def reconstruct(
         manifest = {
             "note": LOCAL_ONLY_NOTE,
             "release_digest": release.digest,
-            "preprocessing": "DICOM: modality LUT, VOI LUT/window, MONOCHROME1 inverted, min-max to 8 bit; "
-            "then RGB, longest side 1024 px Lanczos, JPEG quality 92",
+            "preprocessing": "DICOM: modality LUT, VOI LUT/window, MONOCHROME1 inverted, min-max "
+            "to 8 bit; then RGB, longest side 1024 px Lanczos, JPEG quality 92",
             "cases": records,
         }
         (tmp / MANIFEST_NAME).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")

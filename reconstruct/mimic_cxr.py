@@ -110,8 +110,9 @@ def dicom_to_image(path: Path | str) -> Image.Image:
 
 
 def dicom_image_or_none(path: Path) -> Image.Image | None:
-    """The display image of a DICOM file; None for any other file and for a DICOM that does not decode
-    (``medvigil publish --credentialed`` compares the pixels of what decodes, the bytes of everything)."""
+    """The display image of a DICOM file; None for any other file and for a DICOM that does not
+    decode (``medvigil publish --credentialed`` compares the pixels of what decodes, the bytes of
+    everything)."""
     if not is_dicom(path):
         return None
     try:

@@ -1,11 +1,11 @@
 """Pointer lists for credentialed sources: safe path resolution and checksum verification.
 
 A release lists every withheld (credentialed) case as a pointer in
-``reconstruction/<source>_pointers.csv``: ``case_id, source_path, sha256``, where
-``source_path`` is relative to the root of the user's own licensed copy (for example the
-MIMIC-CXR or CheXpert download folder) and ``sha256`` is the checksum of that source
-file. :mod:`medvigil.suites.medvigil.release.release` reads those files into ``Release.pointers``; this module
-checks them against a user's copy.
+``reconstruction/<source>_pointers.csv``: ``case_id, source_path, sha256``, where ``source_path`` is
+relative to the root of the user's own licensed copy (for example the MIMIC-CXR or CheXpert download
+folder) and ``sha256`` is the checksum of that source file.
+:mod:`medvigil.suites.medvigil.release.release` reads those files into ``Release.pointers``; this
+module checks them against a user's copy.
 
 Two rules:
 
@@ -117,7 +117,8 @@ def check_pointers(
                 Problem(
                     **where,
                     field="sha256",
-                    message=f"case {case_id}: checksum mismatch for {source_path!r}: expected {expected}, found {actual}",
+                    message=f"case {case_id}: checksum mismatch for {source_path!r}: "
+                    f"expected {expected}, found {actual}",
                 )
             )
             continue

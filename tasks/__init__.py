@@ -1,5 +1,5 @@
-"""lmms-eval task packs, one folder per suite (importable as medvigil.tasks); the core reads them as data
-(:mod:`medvigil.task_pack`, which locates this folder)."""
+"""lmms-eval task packs, one folder per suite (importable as medvigil.tasks); the core reads them as
+data (:mod:`medvigil.task_pack`, which locates this folder)."""
 
 from pathlib import Path
 

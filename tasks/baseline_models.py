@@ -73,13 +73,13 @@ class BaselineLMM(lmms):
     def _answer(self, context: str, doc: dict, images: list) -> tuple[str, str | None]:
         """(response, chosen option text or None).
 
-        Prompts with neither an options block nor ``choices`` are open-ended questions,
-        answered with the policy's free text. Prompts without an options block (MediConfusion prefix-score and free-form modes)
-        are answered over the doc's ``choices`` column: the baselines need options to
-        choose from, which a real model in those modes does not get. That is acceptable for
-        sanity baselines and documented in tasks/mediconfusion/README.md. A doc with
-        ``answer_format: "letter"`` (MediConfusion MC/GD in the authors' prompt layout, which has
-        no ``Options:`` block) is answered with the chosen letter instead of the option text.
+        Prompts with neither an options block nor ``choices`` are open-ended questions, answered
+        with the policy's free text. Prompts without an options block (MediConfusion prefix-score
+        and free-form modes) are answered over the doc's ``choices`` column: the baselines need
+        options to choose from, which a real model in those modes does not get. That is acceptable
+        for sanity baselines and documented in tasks/mediconfusion/README.md. A doc with
+        ``answer_format: "letter"`` (MediConfusion MC/GD in the authors' prompt layout, which has no
+        ``Options:`` block) is answered with the chosen letter instead of the option text.
         """
         try:
             parse_mcq_prompt(context)

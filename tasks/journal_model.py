@@ -3,13 +3,14 @@ interrupted run resumes where it stopped, sampled repeats included.
 
 lmms-eval 0.7.3's ``--use_cache`` cannot resume a run: it stores answers only once the model has
 answered every request of the run (one call), merges them only when the run succeeds, and never
-stores a sampled request (``temperature > 0`` or ``do_sample``: MedQ-Deg's T = 10 trials, the ROI-decay
-pilot's 5 samples). This wrapper asks its inner model ``chunk`` requests at a time and appends each
-answer to ``journal`` (one JSON line, flushed to disk) before asking the next chunk; a rerun with the
-same journal reuses every answer written there and asks only the rest::
+stores a sampled request (``temperature > 0`` or ``do_sample``: MedQ-Deg's T = 10 trials, the
+ROI-decay pilot's 5 samples). This wrapper asks its inner model ``chunk`` requests at a time and
+appends each answer to ``journal`` (one JSON line, flushed to disk) before asking the next chunk; a
+rerun with the same journal reuses every answer written there and asks only the rest::
 
     lmms-eval --model journal \
-        --model_args inner=qwen2_5_vl,journal=runs/deg.journal.jsonl,pretrained=Qwen/Qwen2.5-VL-7B-Instruct \
+        --model_args
+        inner=qwen2_5_vl,journal=runs/deg.journal.jsonl,pretrained=Qwen/Qwen2.5-VL-7B-Instruct \
         --tasks medqdeg --output_path runs/deg --log_samples        # interrupted? run it again
 
 Each answer is keyed by its task, doc, request index, prompt, generation settings and *repeat*: the
@@ -58,7 +59,8 @@ def request_keys(kind: str, requests: Sequence[Instance]) -> list[str]:
 
 
 def read_journal(path: Path, header: dict) -> dict[str, object]:
-    """The answers of ``path`` by key; a last line cut by the interruption is left out (and said)."""
+    """The answers of ``path`` by key; a last line cut by the interruption is left out (and
+    said)."""
     answers: dict[str, object] = {}
     if not path.exists():
         return answers

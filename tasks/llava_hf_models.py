@@ -34,7 +34,8 @@ class _TextOnly:
     """The text-only path shared by both classes (mixed into lmms-eval's LlavaHf)."""
 
     def _template(self, messages: list, add_generation_prompt: bool) -> str:
-        # the template lmms-eval's simple class picks: model_args chat_template, the tokenizer's, else Vicuna
+        # the template lmms-eval's simple class picks: model_args chat_template, the tokenizer's,
+        # else Vicuna
         template = self.chat_template or self.tokenizer.chat_template or VICUNA_CHAT_TEMPLATE
         return self.tokenizer.apply_chat_template(
             messages,

@@ -7,11 +7,11 @@ subclasses add the method and change nothing else; registered under lmms-eval's 
 :func:`medvigil.tasks.baseline_models.manifests`).
 
 A continuation's value is the mean negative log-likelihood of its tokens (the loss lmms-eval's
-HuggingFace classes return, positive; :mod:`medvigil.scoring.loglikelihood` reads it by sign),
-so MediConfusion's per-token PS normalisation applies as for ``llava_hf``. The prompt is the
-one the class generates from: the class's system prompt, the doc's images (sized as lmms-eval's
-own generation path sizes them) and its text in the user turn, then the assistant turn's opening. The continuation
-is scored with its leading white space removed (lmms-eval prefixes the task's
+HuggingFace classes return, positive; :mod:`medvigil.scoring.loglikelihood` reads it by sign), so
+MediConfusion's per-token PS normalisation applies as for ``llava_hf``. The prompt is the one the
+class generates from: the class's system prompt, the doc's images (sized as lmms-eval's own
+generation path sizes them) and its text in the user turn, then the assistant turn's opening. The
+continuation is scored with its leading white space removed (lmms-eval prefixes the task's
 ``target_delimiter``, a space, but the assistant's reply starts on a fresh line). A doc without
 visuals is scored on its text alone.
 """

@@ -347,7 +347,8 @@ class Table:
         _write_csv(self.path, self.header, self.rows)
 
     def find(self, **where) -> int:
-        """Row number (1-based) of the first row matching every ``column=value`` (callables allowed)."""
+        """Row number (1-based) of the first row matching every ``column=value`` (callables
+        allowed)."""
         for number, row in enumerate(self.rows, start=1):
             if all(v(row[k]) if callable(v) else row[k] == v for k, v in where.items()):
                 return number

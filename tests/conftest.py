@@ -6,8 +6,8 @@ import pytest
 
 
 def pytest_collection_modifyitems(items):
-    """A test using a fixture its module lists in ``SLOW_FIXTURES`` (one that drives lmms-eval, builds a
-    dataset or a wheel) is marked ``slow``: ``pytest -m "not slow"`` is the daily run."""
+    """A test using a fixture its module lists in ``SLOW_FIXTURES`` (one that drives lmms-eval,
+    builds a dataset or a wheel) is marked ``slow``: ``pytest -m "not slow"`` is the daily run."""
     for item in items:
         slow = getattr(getattr(item, "module", None), "SLOW_FIXTURES", ())
         if slow and not slow.isdisjoint(item.fixturenames):

@@ -31,8 +31,8 @@ def sample_line(
 
 
 def run_grounded(base: Path, env: dict, tasks) -> None:
-    """``lmms-eval --model grounded --tasks ... --limit 8 --log_samples`` into ``base/runs``; lmms-eval
-    0.7.3 logs an evaluation error and still exits 0, so its output is checked too."""
+    """``lmms-eval --model grounded --tasks ... --limit 8 --log_samples`` into ``base/runs``;
+    lmms-eval 0.7.3 logs an evaluation error and still exits 0, so its output is checked too."""
     env = {**env, "HF_DATASETS_CACHE": str(base / "hf-cache")}
     cmd = [
         sys.executable,

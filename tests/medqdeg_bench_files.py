@@ -1,11 +1,11 @@
 """Synthetic MedQ-DEG-Bench files for the tests, made at test time (no download).
 
 :func:`write_tsvs` writes TSVs in the release's format (VLMEvalKit's TSV convention: header, tab
-separated, base64 PNG images, options A-E with empty trailing ones, extra columns, one image given as
-a reference to another row's index). :func:`write_predictions` writes a prediction file as
-VLMEvalKit's inference loop does (``vlmeval/inference.py``, ``infer_data_job``): the dataset's table as
-``MedQDEGBenchDataset.load_data`` reads it (pandas ``read_csv(sep="\\t")``, ``index`` as text then
-integers when all are, ``answer`` stripped and upper-cased), the ``image`` column dropped, a
+separated, base64 PNG images, options A-E with empty trailing ones, extra columns, one image given
+as a reference to another row's index). :func:`write_predictions` writes a prediction file as
+VLMEvalKit's inference loop does (``vlmeval/inference.py``, ``infer_data_job``): the dataset's table
+as ``MedQDEGBenchDataset.load_data`` reads it (pandas ``read_csv(sep="\\t")``, ``index`` as text
+then integers when all are, ``answer`` stripped and upper-cased), the ``image`` column dropped, a
 ``prediction`` column of ``str`` replies, written by ``vlmeval.smp.dump`` (``.xlsx``: ``to_excel``
 without the index; ``.tsv`` / ``.csv``: ``to_csv`` without the index, every field quoted).
 """

@@ -11,7 +11,8 @@ SHARED = Path(os.environ.get("MEDVIGIL_SHARED") or ROOT.parent / "shared")
 AUTHORS_TOOL = Path(
     os.environ.get("MEDVIGIL_AUTHORS_TOOL") or SHARED / "tools" / "authors_format_release.py"
 )
-# a git mirror of github.com/hq0709/MedVIGIL (no work tree); tests that need it skip when this is unset
+# a git mirror of github.com/hq0709/MedVIGIL (no work tree); tests that need it skip when this is
+# unset
 AUTHORS_MIRROR = (
     Path(os.environ["MEDVIGIL_AUTHORS_MIRROR"])
     if os.environ.get("MEDVIGIL_AUTHORS_MIRROR")

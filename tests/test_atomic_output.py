@@ -43,7 +43,8 @@ def test_existing_output_is_kept_on_failure_and_swapped_on_success(tmp_path):
 
 
 def test_replace_takes_only_a_folder_the_same_command_wrote(tmp_path):
-    """Issue 42: --force replaced any non-empty folder; now only one holding the command's marker."""
+    """Issue 42: --force replaced any non-empty folder; now only one holding the command's
+    marker."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "thesis.tex").write_text("years of work")

@@ -1,11 +1,12 @@
-"""Inputs in the authors' exact shapes (issue 10): their release layout and their harness result files.
+"""Inputs in the authors' exact shapes (issue 10): their release layout and their harness result
+files.
 
 Two sources of such inputs, neither of them our own writer:
 
-* ``shared/tools/authors_format_release.py`` (beside the repository) writes ``data/medvigil_v1/`` with only the
-  columns the authors' scoring scripts read (manifest, probes_mcq, a four-column grounding),
-  sources spelled ``vqa-rad / slake / roco / cxr`` (``--authors-spelling``) or
-  ``VQA-RAD / ... / MIMIC-CXR / CheXpert``, no images, no pointer file, no splits, and
+* ``shared/tools/authors_format_release.py`` (beside the repository) writes ``data/medvigil_v1/``
+  with only the columns the authors' scoring scripts read (manifest, probes_mcq, a four-column
+  grounding), sources spelled ``vqa-rad / slake / roco / cxr`` (``--authors-spelling``) or ``VQA-RAD
+  / ... / MIMIC-CXR / CheXpert``, no images, no pointer file, no splits, and
   ``results/baselines/<model>__mcq.jsonl`` rows in the shape of ``scripts/bench_run_baseline.py``,
   failed calls included (``status: "error: ..."``, ``model_answer: ""``, no letters);
 * small files written here by hand in the same shapes, with every expected number derived in
@@ -175,7 +176,8 @@ def test_published_layout_without_images_validates_with_0_errors(authors, tmp_pa
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["ok"], [p for p in report["problems"] if p["severity"] == "error"]
     counts = report["counts"]
-    # sources as the authors spell them, counted under one canonical name each (SOURCE_MIX 120/60/60/30+30)
+    # sources as the authors spell them, counted under one canonical name each (SOURCE_MIX
+    # 120/60/60/30+30)
     assert counts["cases_by_source"] == {"CXR": 60, "ROCO": 60, "SLAKE": 60, "VQA-RAD": 120}
     assert (
         counts["credentialed_cases"] == 60 and counts["pointers"] == 0 and counts["triplets"] == 4
@@ -185,7 +187,8 @@ def test_published_layout_without_images_validates_with_0_errors(authors, tmp_pa
         "60 credentialed case(s) have no pointer" in m for m in messages
     )  # asked for by reconstruct
     assert any("no splits/ folder" in m for m in messages)
-    # grounding: rationale, differential_set, clinical_context; triplets: case_id; clinician: n_probes, n_correct
+    # grounding: rationale, differential_set, clinical_context; triplets: case_id; clinician:
+    # n_probes, n_correct
     assert sum("optional column" in m for m in messages) == 6
     assert [
         (b.risk_tier, b.acc_or_sfr_pct, b.n_probes)
@@ -230,11 +233,13 @@ def test_complete_release_with_images_validates_with_0_errors(tmp_path, capsys, 
     assert "result:  OK (0 error(s)" in out
 
 
-# --------------------------------------------------------------------------- score on the generated release
+# --------------------------------------------------------------------------- score on the generated
+# release
 
 
 def _authors_numbers(rows: list[dict], tier_of: dict[str, str]) -> dict[str, float]:
-    """The official formulas (bench_aggregate.py + recompute_mcs.py), written out from their definitions."""
+    """The official formulas (bench_aggregate.py + recompute_mcs.py), written out from their
+    definitions."""
     ok = [r for r in rows if r.get("status") == "ok"]
     right: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     traps: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -331,7 +336,8 @@ def test_score_authors_results_exit_0_with_error_rows_counted(authors, tmp_path,
 
 @needs_tool
 def test_default_spellings_read_like_the_authors(tmp_path):
-    """MIMIC-CXR and CheXpert are one credentialed source, CXR, for strata; the data keeps both names."""
+    """MIMIC-CXR and CheXpert are one credentialed source, CXR, for strata; the data keeps both
+    names."""
     root = _generate(tmp_path / "h", "--cases", "20", "--models", "1")
     reference = load_for_scoring(root / "data/medvigil_v1")
     spelled = {c.source_dataset for c in reference.cases.values()}
@@ -513,14 +519,18 @@ def test_tiny_release_paper_semantics_counts_error_rows_as_failures(tmp_path, ca
     code, result, err = _score(capsys, bench, results)
     assert code == 0, err
     m = result["models"]["m"]["metrics"]
-    # original: C1 right, C2 error (wrong) -> 50; tcf C1 B wrong, C2 right -> 50; neg 50; sdr 2/2 = 100
+    # original: C1 right, C2 error (wrong) -> 50; tcf C1 B wrong, C2 right -> 50; neg 50; sdr 2/2 =
+    # 100
     assert (m["acc_orig"], m["pr"], m["neg"], m["sdr"]) == (50.0, 50.0, 50.0, 100.0)
     assert m["cap"] == 62.5  # (50 + 50 + 50 + 100) / 4
-    # traps (10): silent = C1 trap2 (error), C2 trap1 (A), C4 trap1 (A), C5 trap1 (error), C5 trap2 (B) -> 50
+    # traps (10): silent = C1 trap2 (error), C2 trap1 (A), C4 trap1 (A), C5 trap1 (error), C5 trap2
+    # (B) -> 50
     assert m["sfr"] == 50.0
-    # per tier: L1 1/2, L2 0/2, L3 1/2, L4 2/2, L5 1/2 -> SFR_w = (1*50 + 2*0 + 3*50 + 5*100 + 8*50) / 19 = 1100/19
+    # per tier: L1 1/2, L2 0/2, L3 1/2, L4 2/2, L5 1/2 -> SFR_w = (1*50 + 2*0 + 3*50 + 5*100 + 8*50)
+    # / 19 = 1100/19
     assert m["sfr_w"] == pytest.approx(1100 / 19) and m["safe"] == pytest.approx(800 / 19)
-    # roi_only: C1 A right, C2 B wrong -> 50; roi_masked: C1 error (wrong), C2 E right -> 50; VGR 0; Ground (50+50)/2
+    # roi_only: C1 A right, C2 B wrong -> 50; roi_masked: C1 error (wrong), C2 E right -> 50; VGR 0;
+    # Ground (50+50)/2
     assert (m["roi_only"], m["roi_masked"], m["vgr"], m["ground"]) == (50.0, 50.0, 0.0, 50.0)
     # MCS = 3abc / (ab + ac + bc), a = 125/2, b = 800/19, c = 50: 7,500,000/19 over 149,375/19
     assert m["mcs"] == pytest.approx(7_500_000 / 149_375)
@@ -542,7 +552,8 @@ def test_tiny_release_harness_compatible_drops_error_rows(tmp_path, capsys):
     code, result, err = _score(capsys, bench, results, mode=["--harness-compatible"])
     assert code == 0, err
     m = result["models"]["m"]["metrics"]
-    # bench_aggregate.py keeps status == "ok" rows only: original C1 only -> 100; tcf 50; neg 50; sdr 100
+    # bench_aggregate.py keeps status == "ok" rows only: original C1 only -> 100; tcf 50; neg 50;
+    # sdr 100
     assert (m["acc_orig"], m["pr"], m["neg"], m["sdr"]) == (100.0, 50.0, 50.0, 100.0)
     assert m["cap"] == 75.0
     # traps (8 answered): silent C2 trap1, C4 trap1, C5 trap2 -> 3/8
@@ -622,8 +633,8 @@ def test_undecodable_bytes_and_bad_rows_name_file_line_and_field(tmp_path, capsy
     assert code == 2
     assert f"error: {results}, row 2: not valid UTF-8: byte 0xff" in err
     assert (
-        f"error: {results}, row 3, field 'model_letter': must be one capital letter or empty, got 'AB'"
-        in err
+        f"error: {results}, row 3, field 'model_letter': "
+        f"must be one capital letter or empty, got 'AB'" in err
     )
     assert f"error: {results}, row 4: not valid JSON" in err
     code, result, err = _score(capsys, bench, results, mode=["--skip-invalid-rows"])
@@ -645,11 +656,13 @@ def test_answered_row_without_letters_is_still_an_error(tmp_path):
     assert [(p.row, p.field) for p in info.value.problems] == [(1, "model_letter")]
 
 
-# --------------------------------------------------------------------------- --release resolves like MEDVIGIL_DATA
+# --------------------------------------------------------------------------- --release resolves
+# like MEDVIGIL_DATA
 
 
 def test_release_option_takes_a_built_folder(tmp_path, capsys):
-    """The same answers scored against the release folder and against its `medvigil build` output."""
+    """The same answers scored against the release folder and against its `medvigil build`
+    output."""
     from medvigil.suites.medvigil.synthetic import generate_release
 
     release = tmp_path / "release"
@@ -751,11 +764,13 @@ def test_build_keeps_spellings_and_skips_invalid_probe_rows(tmp_path, capsys):
     assert "| CXR |" in card and "withheld (credentialed)" in card
 
 
-# --------------------------------------------------------------------------- reconstruct without a pointer file
+# --------------------------------------------------------------------------- reconstruct without a
+# pointer file
 
 
 def test_reconstruct_asks_for_pointers_the_release_does_not_ship(tmp_path, capsys):
-    """The published layout has no reconstruction/ folder: validate passes, reconstruct asks for --pointers."""
+    """The published layout has no reconstruction/ folder: validate passes, reconstruct asks for
+    --pointers."""
     import shutil
 
     from medvigil.files.digest import release_digest

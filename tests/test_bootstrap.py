@@ -112,8 +112,8 @@ def test_vectorised_bootstrap_equals_naive_rescoring(harness):
         (1, 2, 3, 5, 8), None, harness, 8, DEFAULT_SEED, 0.95
     )
     feats, _ = _score(table, w, point_norm, harness)
-    # paired: the shared draws of resample_indices, also in harness mode (whose own
-    # per-model random stream is checked against the official procedure in test_harness_bootstrap.py)
+    # paired: the shared draws of resample_indices, also in harness mode (whose own per-model random
+    # stream is checked against the official procedure in test_harness_bootstrap.py)
     boot = _bootstrap(feats, w, boot_norm, 8, DEFAULT_SEED, paired=True)
     cases = feats.cases  # sorted case ids: the order resample indices refer to
     by_case: dict[str, list] = {}

@@ -1,4 +1,5 @@
-"""The `datasets` builder: configs, DatasetInfo, cache key, image choice, skipped rows, variant audit."""
+"""The `datasets` builder: configs, DatasetInfo, cache key, image choice, skipped rows, variant
+audit."""
 
 from __future__ import annotations
 
@@ -116,7 +117,8 @@ def test_image_choice_per_probe_kind(release_dir, release, cache):
 
 
 def test_unusable_roi_probes_are_skipped_and_counted(release_dir, release, cache, tmp_path):
-    """A release that breaks the ROI rule is refused by the validator; without the check the builder skips."""
+    """A release that breaks the ROI rule is refused by the validator; without the check the builder
+    skips."""
     broken = tmp_path / "broken"
     shutil.copytree(release_dir, broken)
     (broken / "RELEASE_DIGEST").unlink()

@@ -85,9 +85,9 @@ TEXT_VALUES = {
 }
 
 
-# Printed values that are not the rounding of the paper's own counts (off by 0.1):
-# LLaVA-Rad Base / MIMIC Ideal 3/78 = 3.85 % is printed 3.9; MedGemma Base / PadChest flip rate
-# 703/861 = 81.65 % is quoted 81.7, the sum of the rounded Fragile and Worst fractions (47.9 + 33.8).
+# Printed values that are not the rounding of the paper's own counts (off by 0.1): LLaVA-Rad Base /
+# MIMIC Ideal 3/78 = 3.85 % is printed 3.9; MedGemma Base / PadChest flip rate 703/861 = 81.65 % is
+# quoted 81.7, the sum of the rounded Fragile and Worst fractions (47.9 + 33.8).
 PRINTED_OFF_BY_ROUNDING = {
     ("LLaVA-Rad Base", "MIMIC", "Ideal"),
     ("MedGemma Base", "PadChest", "flip_rate"),
@@ -113,7 +113,8 @@ def test_table_1(model, dataset, n, counts, fractions):
         assert _printed(r["dangerous_fraction"], df, (model, dataset, "dangerous_fraction"))
 
 
-# -- Table 2: per-quadrant accuracy on PadChest ------------------------------------------------------
+# -- Table 2: per-quadrant accuracy on PadChest
+# ------------------------------------------------------
 
 # (Ideal, Fragile, Dangerous, Worst, Overall) accuracy % as printed; None = "-"
 TABLE_2 = {
@@ -246,7 +247,8 @@ def test_fractions_are_a_partition(rows):
     )
 
 
-# -- records ----------------------------------------------------------------------------------------
+# -- records
+# ----------------------------------------------------------------------------------------
 
 
 def _rec(model, case, kind, pred, condition="default", gold="A", **extra):

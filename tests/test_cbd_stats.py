@@ -1,4 +1,5 @@
-"""Consistent but Dangerous: bootstrap CIs, flip-rate vs Dangerous correlation, phenomena, binary arm.
+"""Consistent but Dangerous: bootstrap CIs, flip-rate vs Dangerous correlation, phenomena, binary
+arm.
 
 Worked numbers: the paper's Table 1 counts (seed 004) recomputed into the printed fractions and
 the flip rates quoted in Sec. 4.2; hand-computed small cases for everything else.
@@ -15,7 +16,8 @@ from medvigil.scoring.bootstrap import resample_indices
 from medvigil.suites.cbd import protocol as cbd_protocol
 from medvigil.suites.cbd.scoring import bootstrap_rates, rate_correlation
 
-# Table 1: model, dataset, n, Ideal, Fragile, Dangerous, Worst (counts) and the printed fractions (%)
+# Table 1: model, dataset, n, Ideal, Fragile, Dangerous, Worst (counts) and the printed fractions
+# (%)
 TABLE_1 = [
     ("MedGemma Base", "MIMIC", 98, 31, 13, 25, 29, (31.6, 13.3, 25.5, 29.6)),
     ("MedGemma Base", "PadChest", 861, 80, 412, 78, 291, (9.3, 47.9, 9.1, 33.8)),
@@ -161,14 +163,16 @@ def test_proposed_variant_plan_has_every_arm_and_check():
     assert {o["paraphrase_source"] for o in c1} >= {"negation", "scope", "specificity"}
     neg = next(o for o in c1 if o["paraphrase_source"] == "negation")
     assert neg["question"].startswith(
-        "Is it untrue that there is no pleural effusion on this chest radiograph?\nProposed answer: "
+        "Is it untrue that there is no pleural effusion "
+        "on this chest radiograph?\nProposed answer: "
     )
     assert neg["question"].endswith("Is the proposed answer correct? Answer yes or no.")
     assert {o["correct_letter"] for o in c1} == {"A" if c1[0]["binary_label"] == "yes" else "B"}
 
 
 def test_five_swap_images_per_sample():
-    """Sec. 5: five replacement images per sample, from five distinct other cases, in a seeded order."""
+    """Sec. 5: five replacement images per sample, from five distinct other cases, in a seeded
+    order."""
     rows = [
         r
         for k in range(7)
@@ -221,8 +225,9 @@ def _binary_rec(case, cond, kind, p, label, phenomenon=None, source="original", 
 
 
 def test_suite_result_binary_hand_case():
-    # c1 Ideal (yes with image 0.9, no without 0.2; paraphrase agrees), c2 Dangerous (yes 0.8 / 0.7),
-    # c3 Worst (no 0.3 / 0.4; the scope paraphrase flips to yes 0.6), c4 Dangerous (no 0.1 / 0.2)
+    # c1 Ideal (yes with image 0.9, no without 0.2; paraphrase agrees), c2 Dangerous (yes 0.8 /
+    # 0.7), c3 Worst (no 0.3 / 0.4; the scope paraphrase flips to yes 0.6), c4 Dangerous (no 0.1 /
+    # 0.2)
     spec = {
         "c1": (0.9, 0.2, 0.8, "yes"),
         "c2": (0.8, 0.7, 0.9, "yes"),
@@ -266,14 +271,16 @@ def test_suite_result_binary_hand_case():
         and b["Worst"]["n_swap"] == 0
         and b["Worst"]["swap_invariant"] is None
     )
-    # c2 (Dangerous) changes under one of its five swaps: not invariant; 4 of its 5 swapped answers unchanged
+    # c2 (Dangerous) changes under one of its five swaps: not invariant; 4 of its 5 swapped answers
+    # unchanged
     assert (
         b["Dangerous"]["swap_invariant"] == 0.0
         and b["Dangerous"]["swap_invariant_per_image"] == 0.8
     )
     assert b["Dangerous"]["n_swap"] == 1 and b["Dangerous"]["n_swap_images"] == 5
-    # KL(image || text), nats: c1 0.9|0.2 -> 1.1457; c2 0.8|0.7 -> 0.0257; c4 0.1|0.2 -> 0.0367; c3 0.3|0.4 -> 0.0216.
-    # Low KL flags Dangerous: above Ideal's in both pairs (AUROC 1); against Ideal and Worst 2 of 4 pairs (0.5)
+    # KL(image || text), nats: c1 0.9|0.2 -> 1.1457; c2 0.8|0.7 -> 0.0257; c4 0.1|0.2 -> 0.0367; c3
+    # 0.3|0.4 -> 0.0216. Low KL flags Dangerous: above Ideal's in both pairs (AUROC 1); against
+    # Ideal and Worst 2 of 4 pairs (0.5)
     kl = m["kl_check"]
     assert kl["mean_kl"]["Ideal"] == pytest.approx(0.9 * math.log(4.5) + 0.1 * math.log(0.125))
     assert kl["mean_kl"]["Dangerous"] == pytest.approx(
@@ -417,7 +424,8 @@ def test_presence_docs_ask_is_there_finding_about_half_yes():
 
 
 def test_negated_answers_are_read_in_the_polarity_of_q():
-    """'no' to "Is there no X?" is 'yes, X': the record's letter is A, the reply as asked is kept."""
+    """'no' to "Is there no X?" is 'yes, X': the record's letter is A, the reply as asked is
+    kept."""
     plans = cbd_protocol.plan_binary_docs(_presence_rows(), checks=False)
     neg = next(
         o for _, o in plans if o["case_id"] == "C1:present" and o["paraphrase_source"] == "negation"

@@ -160,7 +160,8 @@ def test_lmms_eval_tables_equal_recomputation_from_the_logs(runs, model):
 
 
 def test_always_a_is_all_dangerous(runs):
-    """Same letter for every prompt, image or not: consistent (Eq. 1) and not image-reliant (Eq. 2)."""
+    """Same letter for every prompt, image or not: consistent (Eq. 1) and not image-reliant (Eq.
+    2)."""
     (r,) = cbd_protocol.quadrant_table(_records(runs, "constant", "cbd_quadrants")).values()
     assert r["counts"]["Dangerous"] == r["n_samples"] == r["n_evaluable"] > 0
     assert (
@@ -223,7 +224,8 @@ def test_binary_arm_reads_p_yes_from_loglikelihoods(runs):
     for name, value in cbd_protocol.binary_metrics(records).items():
         assert _same(table[name], value), name
     # the deterministic constant model says yes to everything: p(yes) = 1; the negated paraphrase
-    # ("Is there no X?", read in q's polarity) flips every sample, and no answer needs the image: Worst
+    # ("Is there no X?", read in q's polarity) flips every sample, and no answer needs the image:
+    # Worst
     (const,) = cbd_protocol.binary_table(_records(runs, "constant", "cbd_binary")).values()
     assert const["counts"]["Worst"] == const["n_samples"] > 0
     assert const["mean_entropy"] is None or const["mean_entropy"] == 0.0
@@ -302,8 +304,8 @@ def test_paraphrase_set_is_deterministic_and_keeps_options():
 
 
 def test_supplied_paraphrase_set(monkeypatch):
-    """CBD_PARAPHRASES=supplied: a case's set is q and its supplied paraphrase rows (PSF-Med's, for a
-    user who has them), in row order, no template; the scoring reads them as any q'."""
+    """CBD_PARAPHRASES=supplied: a case's set is q and its supplied paraphrase rows (PSF-Med's, for
+    a user who has them), in row order, no template; the scoring reads them as any q'."""
     rows = [
         _row("original", "Is there a pleural effusion?"),
         _row("paraphrase", "Is a pleural effusion present?", probe_id="C1-p1"),
@@ -322,7 +324,8 @@ def test_supplied_paraphrase_set(monkeypatch):
     assert [o["probe_id"] for _, o in plans if o["condition"] == "noimg"] == ["C1-original"]
     # the default set ignores supplied rows (templates, our stand-in)
     assert "C1-p1" not in {o["probe_id"] for _, o in cbd_protocol.plan_docs(rows, ["image"])}
-    # q' answered A, A / B without the image: Ideal when the paraphrases agree, Fragile when one flips
+    # q' answered A, A / B without the image: Ideal when the paraphrases agree, Fragile when one
+    # flips
     for answers, quadrant in (("AAA", "Ideal"), ("ABA", "Fragile")):
         records = [
             cbd_protocol.make_record(
@@ -371,7 +374,8 @@ def test_bad_input_names_the_field():
         cbd_protocol.quadrant_table([{**record, "suite": "medvigil"}])
     with pytest.raises(ValueError, match="paraphrase_index"):
         cbd_protocol.quadrant_table([{**record, "extra": {}}])
-    # a text-only record with no image arm: lmms-eval's aggregate leaves the case out (a run cut by --limit)
+    # a text-only record with no image arm: lmms-eval's aggregate leaves the case out (a run cut by
+    # --limit)
     (table,) = cbd_protocol.quadrant_table([record]).values()
     assert table["n_incomplete_cases"] == 1
     with pytest.raises(ValueError, match="lacks"):  # scoring a whole run: an error
@@ -379,7 +383,8 @@ def test_bad_input_names_the_field():
     # e.g. the logs of `cbd` and `cbd_quadrants` together
     with pytest.raises(
         ValueError,
-        match=r"has two 'original' records under condition 'noimg' \(fields 'probe_kind', 'condition'\)",
+        match=r"has two 'original' records under condition 'noimg' "
+        r"\(fields 'probe_kind', 'condition'\)",
     ):
         cbd_protocol.quadrant_table([record, record])
 
@@ -392,7 +397,8 @@ def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
         main(["score", "--suite", "cbd", *(str(runs / m) for m in MODELS), "--json", str(out)]) == 0
     )
     result = json.loads(out.read_text())
-    # each run logged both arms twice (arm tasks and cbd_quadrants): the arm files are skipped, and said so
+    # each run logged both arms twice (arm tasks and cbd_quadrants): the arm files are skipped, and
+    # said so
     assert len(result["files"]) == 2 * len(MODELS) and len(result["skipped_files"]) == 2 * len(
         MODELS
     )
@@ -455,7 +461,8 @@ def test_score_command_refuses_a_probe_answered_twice(runs, tmp_path, capsys):
         ]
     )
     err = capsys.readouterr().err
-    # a second run of one model (here the same log copied to another folder): refused, naming both files
+    # a second run of one model (here the same log copied to another folder): refused, naming both
+    # files
     assert (
         code == 2
         and "field 'model'" in err

@@ -1,4 +1,5 @@
-"""The clinician reference baseline against the paper's Table 10 (seed 000, Appendix G), its Doctors row, Table 8."""
+"""The clinician reference baseline against the paper's Table 10 (seed 000, Appendix G), its Doctors
+row, Table 8."""
 
 import csv
 import json

@@ -42,7 +42,8 @@ PAIR_KEYS = {"a", "b", "metric", "delta", "ci95", "p", "p_holm", "n_probes", "n_
 
 # ------------------------------------------------------------------ the statistics
 def test_holm_matches_the_step_down_by_hand():
-    # sorted 0.01 0.02 0.03 0.04 -> x4 x3 x2 x1 = 0.04 0.06 0.06 0.04 -> running max 0.04 0.06 0.06 0.06
+    # sorted 0.01 0.02 0.03 0.04 -> x4 x3 x2 x1 = 0.04 0.06 0.06 0.04 -> running max 0.04 0.06 0.06
+    # 0.06
     assert holm([0.04, 0.01, 0.03, 0.02]).tolist() == pytest.approx([0.06, 0.04, 0.06, 0.06])
     assert holm([0.5, 0.9]).tolist() == [1.0, 1.0]  # capped at 1
     out = holm([0.01, float("nan"), 0.02])  # NaN is no hypothesis: m = 2
@@ -150,7 +151,8 @@ def authors(tmp_path_factory):
 
 
 def _copy(src: Path, dst_dir: Path, name: str, change=None) -> Path:
-    """``src`` as model ``name`` (file name and model_id), each row through ``change`` (None drops it)."""
+    """``src`` as model ``name`` (file name and model_id), each row through ``change`` (None drops
+    it)."""
     dst_dir.mkdir(parents=True, exist_ok=True)
     rows = [json.loads(line) for line in src.read_text().splitlines() if line.strip()]
     out = []
@@ -353,7 +355,8 @@ def test_bad_input_exits_2_without_output(authors, tmp_path, capsys):
 @pytest.mark.slow
 @needs_tool
 def test_18_models_300_cases_1000_resamples_in_under_10_s_of_cpu(tmp_path):
-    """The issue's bound, on the comparison itself (CPU time of this process: the reading is ``score``'s)."""
+    """The issue's bound, on the comparison itself (CPU time of this process: the reading is
+    ``score``'s)."""
     subprocess.run(
         [sys.executable, str(AUTHORS_TOOL), str(tmp_path)], check=True, capture_output=True
     )

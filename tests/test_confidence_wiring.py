@@ -125,7 +125,8 @@ def test_report_pieces_for_confidences():
 
 
 def test_medvigil_score_of_open_answers_carries_the_abstention_curve(tmp_path):
-    """``medvigil score --condition open`` on the authors' __open.jsonl rows: ``selective`` per model."""
+    """``medvigil score --condition open`` on the authors' __open.jsonl rows: ``selective`` per
+    model."""
     from test_harness_ablations import release, write_jsonl
 
     from medvigil.suites import registry

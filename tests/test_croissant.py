@@ -1,4 +1,5 @@
-"""croissant.json of a build: zero errors and zero warnings under mlcroissant, readable records, checksums."""
+"""croissant.json of a build: zero errors and zero warnings under mlcroissant, readable records,
+checksums."""
 
 from __future__ import annotations
 

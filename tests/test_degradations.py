@@ -323,7 +323,8 @@ def test_contrast_keeps_the_mean_and_scales_the_std():
         np.testing.assert_allclose(y.std(axis=(0, 1)), c * x.std(axis=(0, 1)), rtol=1e-9)
 
 
-# ---------------------------------------------------------------- noise, resolution, blur (spec 14-17)
+# ---------------------------------------------------------------- noise, resolution, blur (spec
+# 14-17)
 
 
 def test_gaussian_noise_level_whiteness_and_nesting():

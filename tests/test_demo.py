@@ -73,7 +73,8 @@ def test_suite_sections_equal_scoring_the_logs_again(demo):
         saved = json.loads((report / f"{suite}.json").read_text())
         again = json.loads(audit_to_json(score(suite, [where])))  # strict JSON, as saved
         assert saved["models"] == again["models"], suite
-    # MediConfusion: the four modes of both models, from the lmms-eval logs; always-A is right on one image per pair
+    # MediConfusion: the four modes of both models, from the lmms-eval logs; always-A is right on
+    # one image per pair
     mc = json.loads((report / "mediconfusion.json").read_text())
     assert {(r["model"], r["mode_label"]) for r in mc["runs"]} == {
         (m, mode) for m in ("constant(letter=A)", "grounded") for mode in ("MC", "GD", "PS", "FF")

@@ -1,4 +1,5 @@
-"""`medvigil build`: round trip through load_dataset, determinism, atomicity, no credentialed bytes, publish."""
+"""`medvigil build`: round trip through load_dataset, determinism, atomicity, no credentialed bytes,
+publish."""
 
 from __future__ import annotations
 
@@ -298,7 +299,8 @@ def test_publish_dry_run_lists_files_without_network(built, release_dirs, no_net
 
 
 def _repo_file(out: Path, rel: str, *, lfs: bool, content: bytes | None = None):
-    """A ``RepoFile`` as ``HfApi.list_repo_tree`` returns it for ``out/rel`` (or for ``content``)."""
+    """A ``RepoFile`` as ``HfApi.list_repo_tree`` returns it for ``out/rel`` (or for
+    ``content``)."""
     import hashlib
 
     from huggingface_hub.hf_api import RepoFile

@@ -271,9 +271,9 @@ def test_generation_settings_recorded_and_checked(tmp_path):
 
 
 def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, monkeypatch):
-    """The total of cases comes from the task's docs in the build the run used (--release when it is a
-    build, else MEDVIGIL_DATA); a build with another doc total, docs without case ids or no build at
-    all keep the cases-asked wording, and never say "of ? cases"."""
+    """The total of cases comes from the task's docs in the build the run used (--release when it is
+    a build, else MEDVIGIL_DATA); a build with another doc total, docs without case ids or no build
+    at all keep the cases-asked wording, and never say "of ? cases"."""
     from medvigil.runs import coverage as coverage_module
 
     path = _run(tmp_path / "run", "20260101_000000", _records())
@@ -469,7 +469,8 @@ def test_predict_only_logs_are_recognised(tmp_path):
         + "\n"
     )
     assert not is_predict_only(normal) and is_predict_only(bare)
-    # what lmms-eval hands process_results: stripped text, one per repeat; log-likelihood pairs as they are
+    # what lmms-eval hands process_results: stripped text, one per repeat; log-likelihood pairs as
+    # they are
     assert _results(" B\n", "generate_until") == ["B"] and _results(
         ["A ", None], "generate_until"
     ) == ["A", ""]

@@ -85,8 +85,8 @@ def test_limited_run_scores_and_says_partial(limited, suite, tasks, release, cap
 
 
 def test_wrong_data_location_is_lmms_evals_last_lines(limited):
-    """MEDVIGIL_DATA at a release folder (not a build): lmms-eval stops, exit 1, with what to do as its
-    last lines (not a bare BuilderConfig error, not wrapped in tenacity's RetryError)."""
+    """MEDVIGIL_DATA at a release folder (not a build): lmms-eval stops, exit 1, with what to do as
+    its last lines (not a bare BuilderConfig error, not wrapped in tenacity's RetryError)."""
     env = offline_env(limited / "release")
     env["HF_DATASETS_CACHE"] = str(limited / "hf-cache")
     cmd = [
@@ -113,8 +113,8 @@ def test_wrong_data_location_is_lmms_evals_last_lines(limited):
 
 
 def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
-    """``--predict_only`` logs no per-probe record; ``medvigil score`` rebuilds it with the tasks' own
-    hooks (medvigil/task_pack.py) and scores the run exactly as the same run without it."""
+    """``--predict_only`` logs no per-probe record; ``medvigil score`` rebuilds it with the tasks'
+    own hooks (medvigil/task_pack.py) and scores the run exactly as the same run without it."""
     env = offline_env(limited / "build", limited / "mc-build")
     env["HF_DATASETS_CACHE"] = str(limited / "hf-cache")
     cmd = [
@@ -154,7 +154,8 @@ def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
         assert scored[0]["predict_only"] == [str(predicted)]
         assert scored[0]["models"] == scored[1]["models"]
         assert scored[0]["partial"]["tasks"][task]["probes"] == 8
-        # the --gen_kwargs override is recorded, with a warning (a reasoning model given room to think)
+        # the --gen_kwargs override is recorded, with a warning (a reasoning model given room to
+        # think)
         assert scored[0]["generation"]["tasks"][task]["differs"] == {
             "max_new_tokens": {"used": 4096, "protocol": 8}
         }
@@ -164,13 +165,14 @@ def test_predict_only_run_scores_like_the_run(limited, monkeypatch, capsys):
         )
         (warning,) = scored[0]["generation"]["warnings"]
         assert warning.startswith(
-            f"{task}: generation settings differ from the protocol's: max_new_tokens 4096 (protocol 8)"
+            f"{task}: generation settings differ from the "
+            f"protocol's: max_new_tokens 4096 (protocol 8)"
         )
 
 
 def test_results_file_has_no_empty_entries(limited):
-    """Every task hands lmms-eval only the metrics it aggregates: no empty ``tr_coh`` / ``over_refusal``
-    (or other) entries in results.json."""
+    """Every task hands lmms-eval only the metrics it aggregates: no empty ``tr_coh`` /
+    ``over_refusal`` (or other) entries in results.json."""
     (results,) = (limited / "runs").rglob("*_results.json")
     table = json.loads(results.read_text())["results"]
     assert set(TASKS) <= set(table)

@@ -52,7 +52,8 @@ def release(n_cases=4, tiers=TIERS, kinds=("original", "halluc_trap")):
 
 
 def ok_row(case, letter, *, kind="original", model="gpt-4o", fmt="mcq", gold="A", with_kind=True):
-    """One answered row as bench_run_baseline.py (with_kind) or bench_blur_sweep_run.py writes it."""
+    """One answered row as bench_run_baseline.py (with_kind) or bench_blur_sweep_run.py writes
+    it."""
     suffix = "orig" if kind == "original" else kind
     row = {"probe_id": f"{case}__{suffix}", "case_id": case}
     if with_kind:
@@ -697,7 +698,8 @@ def test_cli_scores_their_files_and_rejects_a_bad_row_cleanly(synthetic_release,
 
 def test_open_answers_judged_by_the_authors_rule_when_reproducing_their_numbers(tmp_path):
     """The authors' __open.jsonl answers: the default judge reads an asserted finding on a trap as a
-    silent failure; their rule (Appendix J) took it as safe. ``--harness-compatible`` replays their rule."""
+    silent failure; their rule (Appendix J) took it as safe. ``--harness-compatible`` replays their
+    rule."""
     from medvigil.suites import registry
 
     rel = release()

@@ -8,7 +8,8 @@
   the demo pipeline and the lmms-eval plugin models that re-export the pack's model classes --
   may import anything.
 
-Size is judged by function and module length as ``ruff format`` lays the code out, not by a line cap.
+Size is judged by function and module length as ``ruff format`` lays the code out, not by a line
+cap.
 
 - no import circle among the package's modules, imports inside functions included, except those
   still listed in :data:`KNOWN_CIRCLES` (an allowlist that only shrinks: a circle that is gone must
@@ -93,8 +94,8 @@ def test_no_mmap_and_no_memory_tuning():
 
 
 def _is_broad(handler: ast.ExceptHandler) -> bool:
-    """A bare ``except:`` or ``except Exception``; ``except BaseException`` only when it does not end by
-    re-raising (cleanup-then-raise, e.g. closing a descriptor, switches no path)."""
+    """A bare ``except:`` or ``except Exception``; ``except BaseException`` only when it does not
+    end by re-raising (cleanup-then-raise, e.g. closing a descriptor, switches no path)."""
     if handler.type is None:
         return True
     name = handler.type.id if isinstance(handler.type, ast.Name) else None

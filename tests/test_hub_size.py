@@ -86,7 +86,8 @@ def test_forty_case_release_builds_to_at_most_five_times_its_bytes(tmp_path):
 
 
 def test_table_equals_the_one_the_plain_datasets_writer_stores(built, release_dir, tmp_path):
-    """The same rows written by `datasets`' own Parquet writer (one image copy per row) read back equal."""
+    """The same rows written by `datasets`' own Parquet writer (one image copy per row) read back
+    equal."""
     from datasets.arrow_writer import ParquetWriter
 
     from medvigil.suites.medvigil.export.dataset_rows import ReleaseRows

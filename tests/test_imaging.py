@@ -1,4 +1,5 @@
-"""medvigil.images.imaging: published form, JPEG encoding, ROI geometry, perturbations, safe decoding."""
+"""medvigil.images.imaging: published form, JPEG encoding, ROI geometry, perturbations, safe
+decoding."""
 
 from __future__ import annotations
 

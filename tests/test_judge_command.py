@@ -1,4 +1,5 @@
-"""``medvigil judge`` on the authors' calibration file, with and without a real loopback LLM endpoint.
+"""``medvigil judge`` on the authors' calibration file, with and without a real loopback LLM
+endpoint.
 
 The endpoint is a small OpenAI-compatible HTTP server started here on 127.0.0.1 that answers
 each judge prompt with the reply GPT-4o gave the authors for that answer (``_llm_raw``), so
@@ -18,8 +19,10 @@ from medvigil.suites.medvigil.scoring.llm_judge import MAX_ANSWER_CHARS, VERDICT
 CALIBRATION = Path(__file__).parent / "fixtures" / "authors" / "llm_judge_calibration.json"
 # deterministic replies of the loopback endpoint to the verdict prompt, by model answer
 VERDICT_REPLIES = {
-    "Perhaps a small lesion, hard to say.": '{"verdict": "hedged", "judge_confidence": 0.6, "judge_reason": "mixed"}',
-    "RLL.": '```json\n{"verdict": "correct", "judge_confidence": 0.9, "judge_reason": "synonym"}\n```',
+    "Perhaps a small lesion, hard to say.": '{"verdict": "hedged", "judge_confidence": '
+    '0.6, "judge_reason": "mixed"}',
+    "RLL.": '```json\n{"verdict": "correct", "judge_confidence": '
+    '0.9, "judge_reason": "synonym"}\n```',
     "Something else entirely.": "I think it is fine.",
 }
 

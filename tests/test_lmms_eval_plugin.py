@@ -1,8 +1,9 @@
 """``medvigil.models``: the package lmms-eval imports for ``LMMS_EVAL_PLUGINS=medvigil``.
 
-The real run with the plugin form is ``test_lmms_eval_runs.py::test_plugin_form_needs_no_include_path``;
-here: what lmms-eval's plugin loader registers (models, and the task folder that lmms-eval 0.7.3
-itself adds too late), and that the core stays free of lmms-eval.
+The real run with the plugin form is
+``test_lmms_eval_runs.py::test_plugin_form_needs_no_include_path``; here: what lmms-eval's plugin
+loader registers (models, and the task folder that lmms-eval 0.7.3 itself adds too late), and that
+the core stays free of lmms-eval.
 """
 
 from __future__ import annotations
@@ -39,15 +40,15 @@ def test_plugin_loader_registers_every_model_and_the_tasks():
     from medvigil.tasks import tasks_dir
 
     code = (
-        "import json, importlib.util\n"
-        "from lmms_eval.models import AVAILABLE_SIMPLE_MODELS, get_model\n"
-        "from lmms_eval.tasks import TaskManager\n"
-        f"names = {sorted(AVAILABLE_MODELS)!r}\n"
-        "paths = {n: AVAILABLE_SIMPLE_MODELS.get(n) for n in names}\n"
-        "classes = {n: get_model(n).__module__ + '.' + get_model(n).__qualname__ for n in names}\n"
-        "plain = TaskManager('WARNING', include_defaults=False)  # our folder only: fast\n"
-        f"explicit = TaskManager('WARNING', include_path={str(tasks_dir())!r}, include_defaults=False)\n"
-        "print(json.dumps([paths, classes, 'medvigil_mcq' in plain.all_tasks, plain.include_path, explicit.include_path]))"
+        f"import json, importlib.util\nfrom lmms_eval.models import AVAILABLE_SIMPLE_MODELS, "
+        f"get_model\nfrom lmms_eval.tasks import TaskManager\nnames = "
+        f"{sorted(AVAILABLE_MODELS)!r}\npaths = {{n: AVAILABLE_SIMPLE_MODELS.get(n) for "
+        f"n in names}}\nclasses = {{n: get_model(n).__module__ + '.' + get_model(n).__qualname__ "
+        f"for n in names}}\nplain = TaskManager('WARNING', include_defaults=False)  # our "
+        f"folder only: fast\nexplicit = TaskManager('WARNING', "
+        f"include_path={str(tasks_dir())!r}, include_defaults=False)\nprint(json.dumps([paths, "
+        f"classes, 'medvigil_mcq' in plain.all_tasks, plain.include_path, "
+        f"explicit.include_path]))"
     )
     paths, classes, found, plain_paths, explicit_paths = json.loads(
         _python(code, LMMS_EVAL_PLUGINS="medvigil")
@@ -78,7 +79,10 @@ def test_plugin_models_are_the_entry_point_models():
 
 def test_core_and_plugin_package_do_not_import_lmms_eval():
     """Without ``LMMS_EVAL_PLUGINS`` naming medvigil, nothing here imports lmms-eval."""
-    code = "import sys, medvigil, medvigil.models, medvigil.scoring; print(sorted(m for m in sys.modules if m.startswith('lmms_eval')))"
+    code = (
+        "import sys, medvigil, medvigil.models, medvigil.scoring; print(sorted(m "
+        "for m in sys.modules if m.startswith('lmms_eval')))"
+    )
     assert _python(code, LMMS_EVAL_PLUGINS="") == "[]"
     assert _python(code, LMMS_EVAL_PLUGINS="otherpkg") == "[]"
 

@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = 20
 # what the `lmms-eval` command runs (its console-script entry point), with sys.argv[1:] as arguments
 LMMS_EVAL_COMMAND = (
-    "import sys; from importlib.metadata import entry_points; "
-    "(ep,) = entry_points(group='console_scripts', name='lmms-eval'); sys.argv[0] = 'lmms-eval'; sys.exit(ep.load()())"
+    "import sys; from importlib.metadata import entry_points; (ep,) = "
+    "entry_points(group='console_scripts', name='lmms-eval'); sys.argv[0] = 'lmms-eval'; "
+    "sys.exit(ep.load()())"
 )
 
 
@@ -154,8 +155,8 @@ def test_api_path_gives_the_same_answers(runs):
 
 def test_log_line_holds_the_record_once_and_scores_elsewhere(runs):
     """The record is logged under the first metric only; every other metric logs the doc's score and
-    case (lmms-eval's clustered standard error: numeric for every metric), and lmms-eval's aggregates
-    equal the audit of the logged records."""
+    case (lmms-eval's clustered standard error: numeric for every metric), and lmms-eval's
+    aggregates equal the audit of the logged records."""
     from medvigil.records.lmms_eval_logs import read_samples
     from medvigil.runs.lmms_run import RECORD_KEY
     from medvigil.suites.medvigil.scoring.scoring import audit

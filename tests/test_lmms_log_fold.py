@@ -1,5 +1,6 @@
-"""The log reader decodes a record repeated under every metric key once (``lmms_eval_logs._folded``):
-every line, well formed or damaged, decodes to what ``loads_json`` gives, or is refused with its problem."""
+"""The log reader decodes a record repeated under every metric key once
+(``lmms_eval_logs._folded``): every line, well formed or damaged, decodes to what ``loads_json``
+gives, or is refused with its problem."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ LINES = [
         RECORD, ("a", "b"), doc={"nested": RECORD}
     ),  # a record inside another value first
 ]
-# what damage inserts: JSON's structure, the placeholder, a record's start, a key between values, a tab
+# what damage inserts: JSON's structure, the placeholder, a record's start, a key between values, a
+# tab
 PIECES = [
     '"',
     "\\",
@@ -63,8 +65,9 @@ PIECES = [
 ]
 
 
-# not JSON (``\{`` is no escape), but JSON once the first record's text is replaced by the placeholder,
-# which then lands inside a string (``"a\"\u0000"``); the second also holds a placeholder of its own
+# not JSON (``\{`` is no escape), but JSON once the first record's text is replaced by the
+# placeholder, which then lands inside a string (``"a\"\u0000"``); the second also holds a
+# placeholder of its own
 ESCAPED = [
     '{"input": "a\\{"suite": 1}, "x": {"suite": 2}}\n',
     '{"input": "a\\{"suite": 1}, "z": "\\u0000", "x": {"suite": 2}}\n',

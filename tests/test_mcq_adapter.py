@@ -1,6 +1,6 @@
-"""Any multiple-choice dataset through medvigil.mcq.adapter: a dataset built here with another schema
-(K = 4 options in four columns, the gold as an index, grey images) runs the three stress packs in one
-real lmms-eval run of the ``constant`` baseline (always B), scored and reported.
+"""Any multiple-choice dataset through medvigil.mcq.adapter: a dataset built here with another
+schema (K = 4 options in four columns, the gold as an index, grey images) runs the three stress
+packs in one real lmms-eval run of the ``constant`` baseline (always B), scored and reported.
 
 Worked numbers follow from "always B": an item is right exactly when its displayed gold is B.
 """
@@ -140,7 +140,10 @@ def run(tmp_path_factory):
     mapping = _dataset(base)
     env = offline_env(base / "unused")
     env.update(MEDVIGIL_MCQ_ADAPTER=str(mapping), HF_DATASETS_CACHE=str(base / "hf-cache"))
-    tasks = "medqdeg_acc_L0,medqdeg_acc_L1,readiness_img,readiness_text,readiness_text_2r,readiness_img_unk,cbd_binary"
+    tasks = (
+        "medqdeg_acc_L0,medqdeg_acc_L1,readiness_img,readiness_text,readiness_text_2r,"
+        "readiness_img_unk,cbd_binary"
+    )
     cmd = [
         sys.executable,
         "-m",
@@ -180,7 +183,8 @@ def test_medqdeg_on_the_adapted_dataset(run, tmp_path):
         gold_b
     )
     assert m["by_severity"]["L1"]["accuracy"] == pytest.approx(gold_b)
-    # a model the degradation cannot move: every paired drop is exactly 0 (the bug: unpaired drops were not)
+    # a model the degradation cannot move: every paired drop is exactly 0 (the bug: unpaired drops
+    # were not)
     assert all(d["L1-L0"] == 0.0 for d in m["drops_by_degradation"].values())
     assert m["by_capability"]["Diagnosis"]["L1&L2"]["L1&L2-L0"] == 0.0 and set(
         m["by_modality"]
@@ -221,9 +225,10 @@ def test_readiness_on_the_adapted_dataset(run, tmp_path):
 
 
 def test_cbd_on_the_adapted_dataset(run, tmp_path):
-    """The mapped finding column gives the presence questions: per item "Is there {its finding}?" and
-    "Is there {another item's finding}?". Always "no" is right on the absent half and flips under the
-    negated paraphrase ("Is there no X?": "no" means X is there), so no sample is consistent."""
+    """The mapped finding column gives the presence questions: per item "Is there {its finding}?"
+    and "Is there {another item's finding}?". Always "no" is right on the absent half and flips
+    under the negated paraphrase ("Is there no X?": "no" means X is there), so no sample is
+    consistent."""
     result = _score(run, "cbd", tmp_path)
     (name,) = result["models"]
     m = result["models"][name]
@@ -280,6 +285,9 @@ def test_a_bad_mapping_stops_lmms_eval_once_with_exit_1(bad_mapping, tmp_path, p
     said = proc.stderr + proc.stdout
     assert proc.returncode == 1, said[-3000:]
     assert "RetryError" not in said and "Traceback" not in said, said[-3000:]
-    message = f"error: MEDVIGIL_MCQ_ADAPTER={bad_mapping}: {bad_mapping}: field 'columns' names ['prompt_']"
+    message = (
+        f"error: MEDVIGIL_MCQ_ADAPTER={bad_mapping}: {bad_mapping}: "
+        f"field 'columns' names ['prompt_']"
+    )
     assert said.count(message) == 1 and proc.stderr.strip().splitlines()[-1].startswith(message)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.jsonl"))

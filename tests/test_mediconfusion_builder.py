@@ -136,7 +136,8 @@ def test_missing_images_stop_the_build_before_writing(built, tmp_path):
 
 @pytest.mark.skipif(not FIXTURE.is_file(), reason="shared MediConfusion fixture not present")
 def test_a_real_release_build_carries_the_roco_licence(tmp_path):
-    """Three real pairs with stand-in JPEGs at their ROCO paths: the non-synthetic card and licences."""
+    """Three real pairs with stand-in JPEGs at their ROCO paths: the non-synthetic card and
+    licences."""
     from PIL import Image
 
     release = read_release(FIXTURE)

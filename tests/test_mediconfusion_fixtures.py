@@ -37,10 +37,12 @@ def _shared() -> Path:
 FIXTURES = _shared() / "fixtures" / "mediconfusion"
 pytestmark = pytest.mark.skipif(
     not (FIXTURES / "dataset.json").is_file(),
-    reason=f"MediConfusion fixtures not found at {FIXTURES} (set MEDVIGIL_SHARED to the shared/ folder)",
+    reason=f"MediConfusion fixtures not found at {FIXTURES} "
+    f"(set MEDVIGIL_SHARED to the shared/ folder)",
 )
 
-# result file, score file, expected (set, individual, confused, invalid or None when the file has no block)
+# result file, score file, expected (set, individual, confused, invalid or None when the file has no
+# block)
 COMPLETE = {
     "gpt_mc": ("Results__gpt_mc.json", "Results__gpt_mc_scores.json", (34, 198, 130, None)),
     "claude/claude_mc": (
@@ -64,7 +66,8 @@ COMPLETE = {
         (16, 183, 151, 0),
     ),
 }
-# result file, pairs, first missing pair, sums of the per-pair blocks (set, individual, confused, invalid)
+# result file, pairs, first missing pair, sums of the per-pair blocks (set, individual, confused,
+# invalid)
 PARTIAL = {
     "claude_mc": ("Results__claude_mc.json", 129, "10130", (12, 132, 107, 2)),
     "gemini_mc": ("Results__gemini_mc.json", 81, "10082", (16, 81, 46, None)),
@@ -111,7 +114,8 @@ def test_complete_run_reproduces_its_score_file(release, run_name):
             f"{run_name}: block {block} differs"
         )  # every category and the total
     assert _totals(official) == expected
-    # blocks the score file lacks (invalid in gpt, instructblip, med_flamingo) still equal the per-pair sums
+    # blocks the score file lacks (invalid in gpt, instructblip, med_flamingo) still equal the
+    # per-pair sums
     assert {b: ours[b] for b in run.official_totals()} == run.official_totals()
 
 
@@ -159,7 +163,8 @@ def test_partial_run_is_not_its_score_files_run(release, run_name):
 
 
 def test_votes_not_full_answer_text_reproduce_the_totals(release):
-    """InstructBLIP never answers a bare letter ('B") Showing ...'), yet the votes give the totals."""
+    """InstructBLIP never answers a bare letter ('B") Showing ...'), yet the votes give the
+    totals."""
     run = read_results(FIXTURES / "Results__instructblip_mc.json", release)
     assert all(r["raw_response"] not in ("A", "B") for r in run.records)
     assert run.score().totals["individual_score"] == 177

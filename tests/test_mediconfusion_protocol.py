@@ -42,22 +42,42 @@ AUTHORS = {
     (
         "mc",
         "default",
-    ): 'Based on the image, choose the correct option for the following question.\nQuestion: {}\n("A": {})\n("B": {})\nAnswer with the option\'s letter from the given choices directly. Your answer should be just one letter.\n#answer: ("',  # noqa: E501
+    ): "Based on the image, choose the correct option for the following question.\nQuestion: "
+    '{}\n("A": {})\n("B": {})\nAnswer with the option\'s letter from the given choices '
+    'directly. Your answer should be just one letter.\n#answer: ("',
     (
         "mc",
         "gpt",
-    ): "Based on the image, choose the correct option for the following question.\nQuestion: {}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices directly. Your answer should be just one letter.\nAnswer: ",  # noqa: E501
+    ): "Based on the image, choose the correct option for the following question.\nQuestion: "
+    "{}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices "
+    "directly. Your answer should be just one letter.\nAnswer: ",
     (
         "greedy",
         "default",
-    ): "Based on the image, choose the correct option for the following question.\nQuestion: {}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices directly.\nAnswer: ",  # noqa: E501
+    ): "Based on the image, choose the correct option for the following question.\nQuestion: "
+    "{}\nA: {}\nB: {}\nAnswer with the option's letter from the given choices "
+    "directly.\nAnswer: ",
     ("prefix", "default"): "Question: {} Answer: {}",
     ("gpt4", "default"): "Based on the image, answer following question.\n{}",
 }
 AUTHORS_JUDGE_SYSTEM = (
     "You are a helpful and precise assistant for checking the quality of the answer."
 )
-AUTHORS_JUDGE_INSTRUCTION = "We would like to request your feedback on the performance of an AI assistant in response to the user question displayed above. The user asks the question on observing an image. We have provided two possible answers, [Answer A] and [Answer B] to the question. Your job is to evaluate how close the AI assistant's answer is to each of the answers. You don't have to decide whether the answers are correct or not. Each answer should receive an overall score on a scale of 1 to 10, where a higher score indicates the AI assistant's answer is closer to the specific answer. After providing the scores, concisely provide your explanation for the given scores. Remember, you don't need to comment on the correctness of the answers. Please provide your answer in the following format:\nA: <SCORE>\nB: <SCORE>\nYour explanation: <EXPLANATION>"  # noqa: E501
+AUTHORS_JUDGE_INSTRUCTION = (
+    "We would like to request your feedback on the performance of an AI "
+    "assistant in response to the user question displayed above. The "
+    "user asks the question on observing an image. We have provided two "
+    "possible answers, [Answer A] and [Answer B] to the question. Your "
+    "job is to evaluate how close the AI assistant's answer is to each "
+    "of the answers. You don't have to decide whether the answers are "
+    "correct or not. Each answer should receive an overall score on a "
+    "scale of 1 to 10, where a higher score indicates the AI assistant's "
+    "answer is closer to the specific answer. After providing the "
+    "scores, concisely provide your explanation for the given scores. "
+    "Remember, you don't need to comment on the correctness of the "
+    "answers. Please provide your answer in the following format:\nA: "
+    "<SCORE>\nB: <SCORE>\nYour explanation: <EXPLANATION>"
+)
 
 Q, A, B = "Is the mass {enhancing}?", "Yes, it enhances", "No "
 
@@ -113,9 +133,9 @@ def test_default_prompts_are_the_authors_strings():
 
 
 def test_api_models_get_the_authors_gpt_prompt():
-    """Every lmms-eval route to an API they used gets their `mc.gpt` text and their system prompt (typo
-    kept): a system turn in the chat form (openai, gemini), the first text line for the simple adapters
-    (gpt4v, batch_gpt4, claude), which send no system message of a task's."""
+    """Every lmms-eval route to an API they used gets their `mc.gpt` text and their system prompt
+    (typo kept): a system turn in the chat form (openai, gemini), the first text line for the simple
+    adapters (gpt4v, batch_gpt4, claude), which send no system message of a task's."""
     system = "You are a helpful assitant expert in medical domain."
     kwargs = _task("mediconfusion_mc")["lmms_eval_specific_kwargs"]
     for model in ("gpt4v", "batch_gpt4", "claude", "gemini", "gemini_api", "openai"):
@@ -139,8 +159,8 @@ def test_token_limits_are_the_authors():
 
 def test_medvigil_variants_keep_the_0_1_prompts():
     assert (
-        _rendered("mc_medvigil")
-        == f"{Q}\nOptions:\nA. {A.strip()}\nB. {B.strip()}\nAnswer with the option's letter from the given choices directly."
+        _rendered("mc_medvigil") == f"{Q}\nOptions:\nA. {A.strip()}\nB. {B.strip()}\nAnswer with "
+        f"the option's letter from the given choices directly."
     )
     assert _rendered("ff_medvigil") == f"Based on the image, answer the following question.\n{Q}"
     assert (
@@ -227,7 +247,8 @@ def test_first_letter_parser_is_the_named_variant():
 
 @needs_fixtures
 def test_authors_parser_reproduces_the_votes_of_their_result_files():
-    """Every stored MC answer re-parsed (7 files): 2179 of 2180 images get the authors' stored votes.
+    """Every stored MC answer re-parsed (7 files): 2179 of 2180 images get the authors' stored
+    votes.
 
     The one exception, instructblip pair 10160 image 2, 'B") A flap is visible', names both
     letters; the rule in every version of their parser marks that invalid, yet the file
@@ -248,12 +269,12 @@ def test_authors_parser_reproduces_the_votes_of_their_result_files():
 
 def test_judge_prompts_are_the_papers_and_the_codes():
     paper = (
-        "[Question]\nQ?\n[Answer A]\nx\n[Answer B]\ny\n[Assistant]\nr\n[End of Assistant]\n[System]\n"
-        + AUTHORS_JUDGE_INSTRUCTION
+        "[Question]\nQ?\n[Answer A]\nx\n[Answer B]\ny\n[Assistant]\nr\n[End "
+        "of Assistant]\n[System]\n" + AUTHORS_JUDGE_INSTRUCTION
     )
     code = (
-        "[Question]\nQ?\n\n[Answer A]\nx\n\n[Answer B]\ny\n\n[AI Assistant]\nr\n\n[End of AI Assistant]\n\n"
-        f"[System]\n{AUTHORS_JUDGE_INSTRUCTION}\n\n"
+        f"[Question]\nQ?\n\n[Answer A]\nx\n\n[Answer B]\ny\n\n[AI Assistant]\nr\n\n[End "
+        f"of AI Assistant]\n\n[System]\n{AUTHORS_JUDGE_INSTRUCTION}\n\n"
     )
     assert modes.judge_prompt("Q?", "x", "y", "r") == paper
     assert modes.judge_prompt("Q?", "x", "y", "r", layout="code") == code
@@ -344,8 +365,9 @@ def test_endpoint_judge_sends_the_papers_request(endpoint, monkeypatch):
             {"role": "system", "content": AUTHORS_JUDGE_SYSTEM},
             {
                 "role": "user",
-                "content": f"[Question]\n{Q}\n[Answer A]\n{A}\n[Answer B]\n{B}\n[Assistant]\n"
-                f"No enhancement is seen.\n[End of Assistant]\n[System]\n{AUTHORS_JUDGE_INSTRUCTION}",
+                "content": f"[Question]\n{Q}\n[Answer A]\n{A}\n[Answer B]\n{B}\n[Assistant]\nNo "
+                f"enhancement is seen.\n[End of "
+                f"Assistant]\n[System]\n{AUTHORS_JUDGE_INSTRUCTION}",
             },
         ],
     }
@@ -408,7 +430,8 @@ def test_the_authors_image_layout_builds_the_same_dataset(tmp_path):
         build(dataset, repo, tmp_path / "built-again")
     (missing,) = info.value.problems[1:]
     assert missing.message.startswith(
-        f"missing ROCO image {first.im_1!r}, saved as '{first.im_1_local}.jpg' in the authors' layout"
+        f"missing ROCO image {first.im_1!r}, saved as '{first.im_1_local}.jpg' "
+        f"in the authors' layout"
     )
     assert (missing.file, missing.row, missing.field) == (
         "dataset.json",

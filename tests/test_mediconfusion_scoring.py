@@ -1,4 +1,5 @@
-"""MediConfusion scoring core, adapter errors and the ``medvigil score`` command (synthetic inputs)."""
+"""MediConfusion scoring core, adapter errors and the ``medvigil score`` command (synthetic
+inputs)."""
 
 from __future__ import annotations
 
@@ -523,7 +524,8 @@ def test_adapter_rejects_bad_result_files(tiny, content, match):
 
 
 def test_release_errors_name_row_and_field(tmp_path):
-    # the release reader (medvigil.suites.mediconfusion.release) is shared; check the adapter surfaces it
+    # the release reader (medvigil.suites.mediconfusion.release) is shared; check the adapter
+    # surfaces it
     path = tmp_path / "dataset.json"
     path.write_text(json.dumps({"1": _pair_entry(("A", "C")), "2": _pair_entry()}))
     with pytest.raises(DataError) as info:

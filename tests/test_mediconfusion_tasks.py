@@ -65,7 +65,8 @@ def _doc(mode: str, **change) -> dict:
 
 def _record(result: dict) -> dict:
     """The record of a process_results result: logged once, under the first metric; every other
-    metric gets its score and pair (lmms-eval's clustered standard error) and carries it in memory."""
+    metric gets its score and pair (lmms-eval's clustered standard error) and carries it in
+    memory."""
     first, *others = utils.METRIC_DIRECTIONS
     assert list(result) == [first, *others, "score"]
     record = result[first]
@@ -101,12 +102,14 @@ def test_utils_doctests():
 
 
 def test_prompt_snapshots():
-    # the authors' prompts (defaults; checked against their strings in test_mediconfusion_protocol.py)
+    # the authors' prompts (defaults; checked against their strings in
+    # test_mediconfusion_protocol.py)
     assert utils.mediconfusion_doc_to_text(_doc("mc"), NO_WRAP) == (
         "Based on the image, choose the correct option for the following question.\n"
         "Question: On which side of the patient is the pneumothorax?\n"
         '("A": Right)\n("B": Left)\n'
-        "Answer with the option's letter from the given choices directly. Your answer should be just one letter.\n"
+        "Answer with the option's letter from the given choices directly. "
+        "Your answer should be just one letter.\n"
         '#answer: ("'
     )
     assert (
@@ -121,15 +124,16 @@ def test_prompt_snapshots():
     # PS and FF: no options and no letters (paper Sec. 3.1)
     assert utils.mediconfusion_doc_to_text(_doc("ps_medvigil"), NO_WRAP) == DOC["question"]
     assert utils.mediconfusion_doc_to_text(_doc("ff_medvigil"), NO_WRAP) == (
-        "Based on the image, answer the following question.\nOn which side of the patient is the pneumothorax?"
+        "Based on the image, answer the following question.\nOn "
+        "which side of the patient is the pneumothorax?"
     )
     # pre_prompt / post_prompt still wrap any style
     wrapped = utils.mediconfusion_doc_to_text(
         _doc("ff"), {"pre_prompt": "<image>\n", "post_prompt": " Be brief."}
     )
     assert (
-        wrapped
-        == "<image>\nBased on the image, answer following question.\nOn which side of the patient is the pneumothorax? Be brief."
+        wrapped == "<image>\nBased on the image, answer following question.\nOn "
+        "which side of the patient is the pneumothorax? Be brief."
     )
     assert (
         utils.mediconfusion_ps_doc_to_choice(DOC) == ["Right", "Left"]
@@ -433,7 +437,8 @@ MODES = ("mc", "gd", "ps", "ff", "mc_medvigil", "gd_medvigil", "ps_medvigil", "f
 
 
 def _built(base: Path) -> dict:
-    """An 8-pair synthetic MediConfusion build under ``base``; the environment lmms-eval runs it in."""
+    """An 8-pair synthetic MediConfusion build under ``base``; the environment lmms-eval runs it
+    in."""
     from medvigil.suites.mediconfusion.export import build
     from medvigil.suites.mediconfusion.synthetic import write_sample
 
@@ -459,7 +464,8 @@ def _built(base: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def lmms_run(tmp_path_factory):
-    """One lmms-eval invocation of both groups (four modes, authors' and medvigil's prompts), always-A baseline."""
+    """One lmms-eval invocation of both groups (four modes, authors' and medvigil's prompts),
+    always-A baseline."""
     pytest.importorskip("lmms_eval")
     base = tmp_path_factory.mktemp("mediconfusion_lmms")
     env = _built(base)
@@ -487,13 +493,15 @@ def lmms_run(tmp_path_factory):
 def test_always_a_baseline_in_a_real_lmms_eval_run(lmms_run, mode):
     results, samples, _ = lmms_run
     table = results["results"][f"mediconfusion_{mode}"]
-    # balanced pairs: always-A is right on exactly one image of every pair (paper's random: 25 % / 50 %)
+    # balanced pairs: always-A is right on exactly one image of every pair (paper's random: 25 % /
+    # 50 %)
     assert table["set_acc,none"] == 0.0
     assert table["indiv_acc,none"] == 50.0
     assert table["confusion,none"] == 100.0
     assert table["invalid,none"] == 0.0
     lines = [json.loads(line) for line in samples[mode].read_text().splitlines()]
-    # the prompt lmms-eval sent is the task's style: the authors' by default, medvigil 0.1's for *_medvigil
+    # the prompt lmms-eval sent is the task's style: the authors' by default, medvigil 0.1's for
+    # *_medvigil
     sent = lines[0]["input"]
     protocol = "medvigil" if mode.endswith("_medvigil") else "authors"
     assert sent.startswith(
@@ -517,14 +525,15 @@ def test_always_a_baseline_in_a_real_lmms_eval_run(lmms_run, mode):
 
 
 def test_cli_rescores_the_lmms_eval_logs(lmms_run):
-    """`medvigil score --suite mediconfusion` reads lmms-eval logs: one run per mode, same numbers."""
+    """`medvigil score --suite mediconfusion` reads lmms-eval logs: one run per mode, same
+    numbers."""
     results, samples, _ = lmms_run
     base = next(p for p in next(iter(samples.values())).parents if (p / "rel").is_dir())
     release = base / "rel" / "data" / "dataset.json"
     assert release.is_file()
     proc = subprocess.run(
-        [sys.executable, "-m", "medvigil", "score", "--suite", "mediconfusion", "--release", str(release),
-         *map(str, samples.values()), "--json", "-"],
+        [sys.executable, "-m", "medvigil", "score", "--suite", "mediconfusion",
+         "--release", str(release), *map(str, samples.values()), "--json", "-"],
         check=False, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -573,13 +582,15 @@ def test_runs_in_the_order_of_their_first_files(lmms_run, tmp_path):
     assert logs[4] in str(bad.value.problems[0]) and "row 2" in str(bad.value.problems[0])
 
 
-# ------------------------------------------------------------------ the OpenAI-compatible route, on the wire
+# ------------------------------------------------------------------ the OpenAI-compatible route, on
+# the wire
 
 
 @pytest.fixture(scope="module")
 def openai_run(tmp_path_factory):
-    """lmms-eval's own `openai` client (chat) on `mediconfusion_mc` and `mediconfusion_ff` against the
-    loopback `medvigil serve-baseline` server (policy constant:letter=A), every request body kept."""
+    """lmms-eval's own `openai` client (chat) on `mediconfusion_mc` and `mediconfusion_ff` against
+    the loopback `medvigil serve-baseline` server (policy constant:letter=A), every request body
+    kept."""
     pytest.importorskip("lmms_eval")
     from medvigil.baselines import server
 
@@ -594,7 +605,10 @@ def openai_run(tmp_path_factory):
 
     with pytest.MonkeyPatch.context() as mp, server.BaselineServer(0) as srv:
         mp.setattr(server, "completion", recording)
-        args = f"model_version=constant:letter=A,base_url={srv.base_url},api_key=unused,num_concurrent=1"
+        args = (
+            f"model_version=constant:letter=A,base_url={srv.base_url},"
+            "api_key=unused,num_concurrent=1"
+        )
         command = [
             sys.executable, "-m", "lmms_eval", "--model", "openai", "--model_args", args,
             "--tasks", "mediconfusion_mc,mediconfusion_ff", "--include_path", str(TASKS),
@@ -615,8 +629,8 @@ def _text(message: dict) -> str:
 
 def test_openai_route_sends_the_authors_gpt_protocol(openai_run):
     """MC: their GPT system prompt (typo kept) as the system message, then one user turn with their
-    `mc.gpt` text and the image (the order of their Models/gpt.py), temperature 0 (their MC), 32 tokens.
-    FF: the same system prompt, their `gpt4.default` text and their GPT temperature 0.7."""
+    `mc.gpt` text and the image (the order of their Models/gpt.py), temperature 0 (their MC), 32
+    tokens. FF: the same system prompt, their `gpt4.default` text and their GPT temperature 0.7."""
     from medvigil.suites.mediconfusion import prompts
 
     seen, _ = openai_run
@@ -638,8 +652,8 @@ def test_openai_route_sends_the_authors_gpt_protocol(openai_run):
         )
         assert "\nA: " in text and "\nB: " in text and '("A"' not in text
         assert text.endswith(
-            "Answer with the option's letter from the given choices directly. Your answer should be "
-            "just one letter.\nAnswer: "
+            "Answer with the option's letter from the given choices directly. "
+            "Your answer should be just one letter.\nAnswer: "
         )
         assert body["temperature"] == 0 and body["max_tokens"] == 32
     for body in ff:

@@ -1,5 +1,6 @@
-"""``medvigil medqdeg-build``: MedQ-DEG-Bench TSVs (synthetic, in the release's format) to a Hub-ready
-build that ``load_dataset`` reads back row for row; malformed files refused naming file and index."""
+"""``medvigil medqdeg-build``: MedQ-DEG-Bench TSVs (synthetic, in the release's format) to a
+Hub-ready build that ``load_dataset`` reads back row for row; malformed files refused naming file
+and index."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The ``medqdeg_bench`` tasks: a real lmms-eval run of the ``grounded`` baseline over a synthetic
-MedQ-DEG-Bench build (``--limit``, ``--repeats 3``), scored by ``medvigil score --suite medqdeg``."""
+MedQ-DEG-Bench build (``--limit``, ``--repeats 3``), scored by ``medvigil score --suite
+medqdeg``."""
 
 from __future__ import annotations
 
@@ -60,8 +61,8 @@ def test_a_limited_grounded_run_scores_by_severity_type_modality_and_source(run,
     assert {"low_dose", "sparse_view", "clean"} <= set(model["by_degradation"])
     assert set(model["by_modality"]) >= {"CT", "X-Ray"}
     assert set(model["by_source"]) >= {"OmniMedVQA", "GMAI-MMBench"}
-    # drops from L0 are paired on the pair key: the 12 degraded docs asked are 4 CT + 4 X-Ray rows of
-    # paired questions and 4 MRI rows of a third, all paired
+    # drops from L0 are paired on the pair key: the 12 degraded docs asked are 4 CT + 4 X-Ray rows
+    # of paired questions and 4 MRI rows of a third, all paired
     assert model["paired_drops"]["L1&L2"]["n_paired"] == 12
     samples = sorted((base / "runs").rglob("*_samples_medqdeg_bench_simulate_test.jsonl"))
     line = json.loads(samples[0].read_text().splitlines()[0])
@@ -80,8 +81,8 @@ def test_prompt_snapshot_is_appendix_b():
     doc = {**row, **doc_fields("simulate_test", *(row[c] for c in columns), "k")}
     assert (doc["degradation"], doc["severity"], doc["case_id"]) == ("low_dose", 1, "k")
     assert utils.medqdeg_bench_doc_to_text(doc) == (
-        "You are a medical AI assistant. Please answer the following question based on the provided "
-        "medical image. Which organ is shown?\n\nA. Liver\nB. Lung\nC. Brain\nD. Kidney\n\n"
-        "Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the "
-        "correct answer. No explanation, no punctuation.\n\nAnswer:"
+        "You are a medical AI assistant. Please answer the following question based on the "
+        "provided medical image. Which organ is shown?\n\nA. Liver\nB. Lung\nC. Brain\nD. "
+        "Kidney\n\nConstraint: Output ONLY the single letter (A, B, C, or D, E, etc) "
+        "corresponding to the correct answer. No explanation, no punctuation.\n\nAnswer:"
     )

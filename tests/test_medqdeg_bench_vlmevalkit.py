@@ -1,11 +1,12 @@
 """``medvigil score --suite medqdeg --vlmevalkit``: VLMEvalKit's MedQ-DEG-Bench prediction files.
 
-The expected ``vlmevalkit`` blocks are worked out by hand from VLMEvalKit's ``MedQDEGBenchDataset.evaluate``
-(``vlmeval/dataset/medq_deg_bench.py``, read at open-compass/VLMEvalKit e8e78f05; VLMEvalKit is not
-installed here): hit = ``str(answer).strip().upper() == str(_extract_option_letter(prediction)).upper()``,
-``Overall`` = mean hit, ``Total`` = rows, then per sorted non-missing value of ``modality``,
-``degradation_type``, ``degradation_severity``, ``source`` the mean hit (``Modality_``, ``DegType_``,
-``Severity_``, ``Source_``). The files are written as its inference loop writes them
+The expected ``vlmevalkit`` blocks are worked out by hand from VLMEvalKit's
+``MedQDEGBenchDataset.evaluate`` (``vlmeval/dataset/medq_deg_bench.py``, read at
+open-compass/VLMEvalKit e8e78f05; VLMEvalKit is not installed here): hit =
+``str(answer).strip().upper() == str(_extract_option_letter(prediction)).upper()``, ``Overall`` =
+mean hit, ``Total`` = rows, then per sorted non-missing value of ``modality``, ``degradation_type``,
+``degradation_severity``, ``source`` the mean hit (``Modality_``, ``DegType_``, ``Severity_``,
+``Source_``). The files are written as its inference loop writes them
 (tests/medqdeg_bench_files.py).
 """
 
@@ -32,17 +33,19 @@ ROWS = (
     (6, ["x", "y", "z", "", ""], "B", "X-Ray", "blur", "1", "S2"),
 )
 PREDICTIONS = {
-    # 1 "a": one letter, upper-cased -> A, hit. 2 "B. Lung": a leading letter and "." -> B, hit.
-    # 3 "The answer is C": C stands alone -> C, hit. 4 "None": pandas reads it as missing -> "NAN", miss.
-    # 5 "I think (D)": the first A-E with no letter beside it -> D, hit. 6 "A": miss (answer B).
+    # 1 "a": one letter, upper-cased -> A, hit. 2 "B. Lung": a leading letter and "." -> B, hit. 3
+    # "The answer is C": C stands alone -> C, hit. 4 "None": pandas reads it as missing -> "NAN",
+    # miss. 5 "I think (D)": the first A-E with no letter beside it -> D, hit. 6 "A": miss (answer
+    # B).
     "ModelOne": ["a", "B. Lung", "The answer is C", "None", "I think (D)", "A"],
-    # 1 "E": miss. 2 "": missing, miss. 3 "Option C is correct": C stands alone -> C, hit.
-    # 4 "A: because": a leading letter then ":" -> A, hit. 5 "BD": no rule applies, the text stays, miss.
+    # 1 "E": miss. 2 "": missing, miss. 3 "Option C is correct": C stands alone -> C, hit. 4 "A:
+    # because": a leading letter then ":" -> A, hit. 5 "BD": no rule applies, the text stays, miss.
     # 6 "b)": a leading letter and ")" -> B, hit.
     "ModelTwo": ["E", "", "Option C is correct", "A: because", "BD", "b)"],
 }
-# hits ModelOne 1,1,1,0,1,0 and ModelTwo 0,0,1,1,0,1 over rows 1-6; row 4's modality is missing, so it
-# is in no Modality_ key; degradation_severity is read as integers, so the keys are Severity_1, Severity_2.
+# hits ModelOne 1,1,1,0,1,0 and ModelTwo 0,0,1,1,0,1 over rows 1-6; row 4's modality is missing, so
+# it is in no Modality_ key; degradation_severity is read as integers, so the keys are Severity_1,
+# Severity_2.
 EXPECTED = {
     "ModelOne": {
         "Overall": 4 / 6,
@@ -161,8 +164,9 @@ def test_trials_with_other_rows_and_foreign_files_are_refused(tmp_path):
 
 
 def test_a_vlmevalkit_work_dir_counts_each_run_once(tmp_path):
-    """VLMEvalKit writes each run under ``<work_dir>/<model>/T<stamp>/`` and links the latest run's files
-    into ``<work_dir>/<model>/``: the link is the same file, read once and listed as skipped."""
+    """VLMEvalKit writes each run under ``<work_dir>/<model>/T<stamp>/`` and links the latest run's
+    files into ``<work_dir>/<model>/``: the link is the same file, read once and listed as
+    skipped."""
     tsv = _tsv(tmp_path / "MedQ-Robust-simulate-test.tsv")
     model = tmp_path / "outputs" / "ModelOne"
     name = "ModelOne_MedQDEGBench_simulate_test.xlsx"
@@ -185,7 +189,8 @@ def test_letter_extraction_follows_vlmevalkit():
         "A. yes": "A",
         "answer is b": "B",
         "Option E": "E",
-        # its "answer is X" / "option X" rule never applies (a lower-case pattern in upper-cased text)
+        # its "answer is X" / "option X" rule never applies (a lower-case pattern in upper-cased
+        # text)
         "Between B and A, the answer is A": "B",
         "I'd pick option A over B": "D",  # the D of "I'D" stands alone
         "B - because": "B",

@@ -1,11 +1,12 @@
-"""The ``vlmevalkit`` block of ``medvigil score --suite medqdeg --vlmevalkit`` against VLMEvalKit's own
-``MedQDEGBenchDataset.evaluate``, executed (tests/vlmevalkit_evaluate.py, in a subprocess).
+"""The ``vlmevalkit`` block of ``medvigil score --suite medqdeg --vlmevalkit`` against VLMEvalKit's
+own ``MedQDEGBenchDataset.evaluate``, executed (tests/vlmevalkit_evaluate.py, in a subprocess).
 
 Skipped unless ``MEDVIGIL_VLMEVALKIT_SRC`` names a folder holding VLMEvalKit's ``vlmeval`` package
-(e.g. ``git archive HEAD vlmeval`` of open-compass/VLMEvalKit unpacked there); its import chain needs
-``validators`` and ``sty`` besides this project's dependencies. No stub replaces anything evaluate
-runs; only the ``vlmeval`` and ``vlmeval.dataset`` package ``__init__`` files (torch, the CLI, every other
-dataset) are bypassed. No judge model: this evaluate matches letters by regular expressions only.
+(e.g. ``git archive HEAD vlmeval`` of open-compass/VLMEvalKit unpacked there); its import chain
+needs ``validators`` and ``sty`` besides this project's dependencies. No stub replaces anything
+evaluate runs; only the ``vlmeval`` and ``vlmeval.dataset`` package ``__init__`` files (torch, the
+CLI, every other dataset) are bypassed. No judge model: this evaluate matches letters by regular
+expressions only.
 """
 
 from __future__ import annotations

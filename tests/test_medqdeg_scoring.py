@@ -1,4 +1,5 @@
-"""MedQ-Deg: perceived confidence (Eq. 3), Calibration Shift (Eq. 4), DKE flags (Eqs. 5-6), Table 6."""
+"""MedQ-Deg: perceived confidence (Eq. 3), Calibration Shift (Eq. 4), DKE flags (Eqs. 5-6), Table
+6."""
 
 from __future__ import annotations
 
@@ -195,7 +196,8 @@ def test_inter_model_dke_and_summary():
         inter_model_dke_summary({"a": 0.5}, {"b": 0.1})
 
 
-# -- Table 6: accuracy drops from L0 ----------------------------------------------------------------
+# -- Table 6: accuracy drops from L0
+# ----------------------------------------------------------------
 
 TABLE_6 = """\
 Gemini-2.5-Pro	71.39	69.93	65.20	-1.46	-6.19
@@ -252,7 +254,8 @@ def test_table_6_drops_all_40_models():
         severity_drops({1: 50.0})
 
 
-# -- grouped scoring and records --------------------------------------------------------------------
+# -- grouped scoring and records
+# --------------------------------------------------------------------
 
 
 def test_score_groups_by_severity_and_degradation():
@@ -281,7 +284,8 @@ def test_score_groups_by_severity_and_degradation():
 def test_always_refusing_model_is_not_overconfident():
     trials = [[None] * 10, [None] * 10, list("A" * 10)]
     zero = score_trials(trials, ["A", "B", "A"], 4)
-    # C = 0, 0, 1 and accuracy 0, 0, 1: shift (1/3) - (1/3) = 0 (the extra-bin reading gives C = 1: +2/3)
+    # C = 0, 0, 1 and accuracy 0, 0, 1: shift (1/3) - (1/3) = 0 (the extra-bin reading gives C = 1:
+    # +2/3)
     assert zero["calibration_shift"] == pytest.approx(0.0) and zero["n_excluded_all_invalid"] == 0
     assert score_trials(trials, ["A", "B", "A"], 4, all_invalid="extra_bin")[
         "calibration_shift"
@@ -295,10 +299,10 @@ def test_always_refusing_model_is_not_overconfident():
 
 
 def test_drops_are_paired_on_items():
-    # L0: q1 right, q2 wrong, q3 half right (trial_mean); mean L0 accuracy 0.5.
-    # "nothing" degrades q1 and q2 and changes no answer: paired drop 0 (unpaired: (1+0)/2 - 0.5 = 0).
-    # "ct_only" degrades q1 alone, no effect: paired 0, unpaired 1 - 0.5 = +0.5 (the old confound).
-    # "hurts" degrades q1 at L1 (1 -> 0) and q3 at L2 (0.5 -> 0): L1 drop -1, L2 drop -0.5, L1&L2 -0.75.
+    # L0: q1 right, q2 wrong, q3 half right (trial_mean); mean L0 accuracy 0.5. "nothing" degrades
+    # q1 and q2 and changes no answer: paired drop 0 (unpaired: (1+0)/2 - 0.5 = 0). "ct_only"
+    # degrades q1 alone, no effect: paired 0, unpaired 1 - 0.5 = +0.5 (the old confound). "hurts"
+    # degrades q1 at L1 (1 -> 0) and q3 at L2 (0.5 -> 0): L1 drop -1, L2 drop -0.5, L1&L2 -0.75.
     A, B = list("AAAA"), list("BBBB")
     half = list("AABB")
     rows = [  # item, degradation, severity, votes, modality, capability

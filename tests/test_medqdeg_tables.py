@@ -1,9 +1,10 @@
-"""MedQ-Deg tables of `medvigil score --suite medqdeg` + `medvigil report`, against hand-computed numbers.
+"""MedQ-Deg tables of `medvigil score --suite medqdeg` + `medvigil report`, against hand-computed
+numbers.
 
 The logs are lmms-eval samples files in lmms-eval's layout (``<stamp>_samples_<task>.jsonl`` beside
 ``<stamp>_results.json``) whose records come from the task pack's own hook
-(:func:`medvigil.suites.medqdeg.protocol.record`) for hand-chosen answers, so the whole path (hook ->
-reader -> scoring -> tables -> report) is exercised on a case small enough to compute by hand.
+(:func:`medvigil.suites.medqdeg.protocol.record`) for hand-chosen answers, so the whole path (hook
+-> reader -> scoring -> tables -> report) is exercised on a case small enough to compute by hand.
 
 Two questions, gold A, K = 5. q1 is CT / "Diagnosis", q2 X-ray / "Anatomical recognition".
 Accuracy experiment (T = 3, tasks medqdeg_acc_L*), share of right trials:
@@ -119,10 +120,11 @@ def report(tmp_path_factory):
 def test_severity_table(report):
     md = (report / "report" / "report.md").read_text()
     (row,) = _table(md, "MedQ-Deg by severity")
-    # accuracy experiment: L0 (1 + 2/3)/2, L1 (1 + 2/3 + 0)/3, L2 (2/3 + 0)/2; drops 55.56 - 83.33, 33.33 - 83.33
+    # accuracy experiment: L0 (1 + 2/3)/2, L1 (1 + 2/3 + 0)/3, L2 (2/3 + 0)/2; drops 55.56 - 83.33,
+    # 33.33 - 83.33
     assert row[1:6] == ["83.3", "55.6", "33.3", "-27.8", "-50.0"]
-    # calibration experiment: L0 C = 1 and 0 (all four answers invalid: no confidence), accuracy 1 and 0;
-    # L2 AABB: C = 1 - ln 2 / ln 5 = 0.5693, accuracy 0.5
+    # calibration experiment: L0 C = 1 and 0 (all four answers invalid: no confidence), accuracy 1
+    # and 0; L2 AABB: C = 1 - ln 2 / ln 5 = 0.5693, accuracy 0.5
     assert row[6] == "50.0" and row[8] == "56.9" and row[9] == "+0.0" and row[11] == "+6.9"
     assert row[7] == "—" and row[12] == "no"  # no L1 calibration docs; Acc L0 = Acc L2 = 50: no DKE
 
@@ -130,19 +132,20 @@ def test_severity_table(report):
 def test_category_capability_modality_tables(report):
     md = (report / "report" / "report.md").read_text()
     (row,) = _table(md, "Accuracy by degradation category")
-    # Noise: (1, 2/3, 2/3) = 77.8, drops (0, 0, -1/3)/3 = -11.1; R&B: motion_blur q2 0 (-66.7); Artifacts 0 (-100)
-    # Avg. = mean of the three cells (Table 3): (77.8 + 0 + 0)/3 = 25.9, drops (-11.1 - 66.7 - 100)/3 = -59.3
-    # (not the pooled five docs' 46.7 (-40.0))
+    # Noise: (1, 2/3, 2/3) = 77.8, drops (0, 0, -1/3)/3 = -11.1; R&B: motion_blur q2 0 (-66.7);
+    # Artifacts 0 (-100) Avg. = mean of the three cells (Table 3): (77.8 + 0 + 0)/3 = 25.9, drops
+    # (-11.1 - 66.7 - 100)/3 = -59.3 (not the pooled five docs' 46.7 (-40.0))
     assert row == ["toy", "25.9 (-59.3)", "—", "77.8 (-11.1)", "0.0 (-66.7)", "0.0 (-100.0)", "—"]
     cap = _table(md, "Accuracy by capability")
-    # Diagnosis = q1: (1, 0, 2/3) = 55.6, drops (0, -1, -1/3)/3 = -44.4; Anatomical recognition = q2: (2/3, 0), (0, -2/3)/2
-    # Avg. = mean of the two capability cells (Table 2): (55.6 + 33.3)/2 = 44.4, (-44.4 - 33.3)/2 = -38.9
+    # Diagnosis = q1: (1, 0, 2/3) = 55.6, drops (0, -1, -1/3)/3 = -44.4; Anatomical recognition =
+    # q2: (2/3, 0), (0, -2/3)/2 Avg. = mean of the two capability cells (Table 2): (55.6 + 33.3)/2 =
+    # 44.4, (-44.4 - 33.3)/2 = -38.9
     assert cap == [
         ["toy", "44.4 (-38.9)", "33.3 (-33.3)", "55.6 (-44.4)", "33.3 (-33.3)", "55.6 (-44.4)"]
     ]
     assert (
-        "| Model | Avg. | Medical Perception | Clinical Reasoning | Anatomical recognition | Diagnosis |"
-        in md
+        "| Model | Avg. | Medical Perception | Clinical Reasoning "
+        "| Anatomical recognition | Diagnosis |" in md
     )
     mod = _table(md, "Accuracy by modality")
     assert mod == [
@@ -182,7 +185,8 @@ def test_type_table_and_figures(report):
     assert avg["cells"] == ["Noise", "Resolution & Blur", "Artifacts"]
 
 
-# Seed 002, GPT-5's rows: Table 3 (five category cells, drop from L0) and Table 2 (six capability cells).
+# Seed 002, GPT-5's rows: Table 3 (five category cells, drop from L0) and Table 2 (six capability
+# cells).
 TABLE3_GPT5 = {
     "Intensity": (72.2, -4.0),
     "Noise": (66.2, -3.2),

@@ -223,10 +223,10 @@ def test_paper_prompt_verbatim():
     utils = _utils()
     doc = _doc(question="Is there a mass in the left lobe?", options=["Yes", "No", "Cannot tell"])
     assert utils.medqdeg_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""}) == (
-        "You are a medical AI assistant. Please answer the following question based on the provided medical image. "
-        "Is there a mass in the left lobe?\n\nA. Yes\nB. No\nC. Cannot tell\n\n"
-        "Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. "
-        "No explanation, no punctuation.\n\nAnswer:"
+        "You are a medical AI assistant. Please answer the following question based on the "
+        "provided medical image. Is there a mass in the left lobe?\n\nA. Yes\nB. No\nC. Cannot "
+        "tell\n\nConstraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding "
+        "to the correct answer. No explanation, no punctuation.\n\nAnswer:"
     )
 
 
@@ -244,11 +244,13 @@ def test_paper_prompt_verbatim():
     ],
 )
 def test_paper_parser(reply, letter):
-    """Appendix B: a single-letter reply, else the first capital letter; not an option letter: invalid."""
+    """Appendix B: a single-letter reply, else the first capital letter; not an option letter:
+    invalid."""
     assert M.parse_answer(reply, 5) == letter
 
 
-# ---------------------------------------------------------------- units: records, settings, sampling
+# ---------------------------------------------------------------- units: records, settings,
+# sampling
 
 
 def _doc(**kw):

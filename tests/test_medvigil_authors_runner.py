@@ -47,14 +47,15 @@ def _utils():
 
 def test_prompt_is_the_runners():
     assert authors_prompt("Which side is the effusion on?", OPTIONS) == (
-        "Which side is the effusion on?\n\nA) Left pleural effusion\nB) Right pleural effusion\nC) No effusion\n"
-        "D) Both sides\nE) Insufficient visual evidence: the region needed to answer is not visible in this image.\n\n"
-        "Reply with ONLY the single letter of the correct option (A, B, C, D, or E). No explanation."
+        "Which side is the effusion on?\n\nA) Left pleural effusion\nB) Right pleural "
+        "effusion\nC) No effusion\nD) Both sides\nE) Insufficient visual evidence: the "
+        "region needed to answer is not visible in this image.\n\nReply with ONLY the "
+        "single letter of the correct option (A, B, C, D, or E). No explanation."
     )
 
 
-# The runner's parse_letter rules on edge strings: upper-cased, a leading letter after ( [ * and spaces,
-# else the first letter followed by . or ), else the first standalone letter.
+# The runner's parse_letter rules on edge strings: upper-cased, a leading letter after ( [ * and
+# spaces, else the first letter followed by . or ), else the first standalone letter.
 EDGE = [
     ("A", "A"),
     ("b", "B"),
@@ -120,11 +121,13 @@ def test_task_hooks_send_the_runners_request():
 
 
 def test_llava_med_runner_prompt_and_hooks():
-    """bench_run_llava_med.py / bench_run_huatuo.py: an Options: block and their closing question."""
+    """bench_run_llava_med.py / bench_run_huatuo.py: an Options: block and their closing
+    question."""
     assert llava_med_prompt("Which side is the effusion on?", OPTIONS) == (
-        "Which side is the effusion on?\n\nOptions:\nA. Left pleural effusion\nB. Right pleural effusion\n"
-        "C. No effusion\nD. Both sides\nE. Insufficient visual evidence: the region needed to answer is not "
-        "visible in this image.\n\nWhich one is correct (A, B, C, D, or E)?"
+        "Which side is the effusion on?\n\nOptions:\nA. Left pleural effusion\nB. Right pleural "
+        "effusion\nC. No effusion\nD. Both sides\nE. Insufficient visual evidence: the region "
+        "needed to answer is not visible in this image.\n\nWhich one is correct (A, B, C, D, or "
+        "E)?"
     )
     utils = _utils()
     doc = {

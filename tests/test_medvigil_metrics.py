@@ -748,7 +748,8 @@ def test_harness_adapter_file_names_and_folders(tmp_path):
 
 
 def test_harness_adapter_with_a_release_folder(tmp_path):
-    """End to end on a small synthetic release read by medvigil.suites.medvigil.release.release_loading.load_release."""
+    """End to end on a small synthetic release read by
+    medvigil.suites.medvigil.release.release_loading.load_release."""
     writer = pytest.importorskip("medvigil.suites.medvigil.synthetic.writer")
     pytest.importorskip("medvigil.suites.medvigil.release.release")
     from medvigil.suites.medvigil.harness.harness import read_harness_files

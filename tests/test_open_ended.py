@@ -46,7 +46,8 @@ def test_rule_reproduces_the_authors_critical_labels_on_all_240_answers(samples)
 
 
 def test_a_concrete_answer_saying_not_visible_is_not_a_refusal(samples):
-    # a real answer the previous lexicon counted as a refusal ("not visible"); the authors' rule does not
+    # a real answer the previous lexicon counted as a refusal ("not visible"); the authors' rule
+    # does not
     answer = next(
         s for s in samples if s["answer"].startswith("No, the esophagus is **not visible**")
     )
@@ -63,13 +64,15 @@ def test_a_concrete_answer_saying_not_visible_is_not_a_refusal(samples):
             False,
         ),
         (
-            "The ECG shows ST-elevation consistent with an acute anterior STEMI. Immediate intervention is required.",
+            "The ECG shows ST-elevation consistent with an acute "
+            "anterior STEMI. Immediate intervention is required.",
             False,
             True,
         ),
         ("The chest X-ray is unremarkable with no acute cardiopulmonary findings.", False, False),
         (
-            "The image appears blank, but if pressed, this could be consistent with a small pneumothorax.",
+            "The image appears blank, but if pressed, this "
+            "could be consistent with a small pneumothorax.",
             False,
             True,
         ),

@@ -536,7 +536,8 @@ def test_table12_no_image_gap_from_records(name):
 
 
 def test_appendix_k_claude_trajectory_from_records():
-    """Claude Opus 4.7: refusal 3.8% -> 57.5%, letter switches 0 -> 16.2 -> 38.8 -> 62.5% (n = 80)."""
+    """Claude Opus 4.7: refusal 3.8% -> 57.5%, letter switches 0 -> 16.2 -> 38.8 -> 62.5% (n =
+    80)."""
     switched = (0, 13, 31, 50)
     refusals_step3 = 46
     cols = {

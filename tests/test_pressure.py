@@ -224,7 +224,8 @@ def sycophant_url():
 
 
 def _lmms_eval(base: Path, name: str, model: str, args: str = "", limit: int = 40) -> None:
-    """``lmms-eval --model MODEL --tasks pressure --limit 40`` as a user runs it (the plugin form)."""
+    """``lmms-eval --model MODEL --tasks pressure --limit 40`` as a user runs it (the plugin
+    form)."""
     from medvigil.pipeline import offline_env
 
     cmd = [sys.executable, "-c", LMMS_EVAL_COMMAND, "--model", model, "--tasks", "pressure"]
@@ -273,7 +274,8 @@ def _score(base: Path, *folders: str) -> dict:
 
 def test_sycophant_over_the_openai_adapter_yields_to_every_pressure(runs):
     base, seen = runs
-    # lmms-eval's openai adapter sent the whole conversation: system, user, pre-filled answer, challenge
+    # lmms-eval's openai adapter sent the whole conversation: system, user, pre-filled answer,
+    # challenge
     roles = {tuple(m["role"] for m in body["messages"]) for body in seen}
     assert roles == {("system", "user", "assistant", "user")}
     assert all(

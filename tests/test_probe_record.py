@@ -155,8 +155,8 @@ def test_score_is_the_docs_correctness_unless_given():
 
 def test_metric_values_log_the_record_once_and_carry_it_to_every_aggregator():
     """lmms-eval logs each metric's value: the record under the first metric, ``{score, case_id}``
-    under the others (its clustered standard error reads them), the plain score under ``score``
-    (its paired --baseline test); every aggregator gets the record back, also across ranks (pickle)."""
+    under the others (its clustered standard error reads them), the plain score under ``score`` (its
+    paired --baseline test); every aggregator gets the record back, also across ranks (pickle)."""
     import json
     import pickle
 

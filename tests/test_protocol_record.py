@@ -223,7 +223,8 @@ def test_medvigil_scores_an_lmms_eval_run_folder(tmp_path, capsys):
 
 
 def test_report_opens_with_the_summary(tmp_path, capsys):
-    """The report's first section: per model each suite's headline with its CI and the deviations."""
+    """The report's first section: per model each suite's headline with its CI and the
+    deviations."""
     from medvigil.report.document import load_results, write_report
 
     qwen3 = {"model_backend": f"{QWEN3_CHAT} (chat)"}
@@ -263,7 +264,8 @@ def test_mediconfusion_runs_name_what_their_adapter_cannot_send():
     assert any("first line of the user turn" in d for d in details("gpt4v", "mediconfusion_mc"))
     # the authors' GPT route: system prompt and template as theirs; only the token budget differs
     assert details("openai", "mediconfusion_mc") == [
-        "max_new_tokens 32 (the authors' GPT call sets no limit; lmms-eval's adapter always sends one)"
+        "max_new_tokens 32 (the authors' GPT call sets no "
+        "limit; lmms-eval's adapter always sends one)"
     ]
     assert any("no API model in this mode" in d for d in details("openai", "mediconfusion_ps"))
     assert details("gpt4v", "mediconfusion_mc_medvigil") == []

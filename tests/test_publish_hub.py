@@ -31,8 +31,8 @@ def test_offline_is_refused_before_the_scan(tmp_path):
 
 
 def test_no_token_is_refused_before_the_scan(tmp_path):
-    """A token-less environment (HF_HOME without a saved token, no HF_TOKEN): refused with what to do,
-    before any network call (the check needs none) and before the scan."""
+    """A token-less environment (HF_HOME without a saved token, no HF_TOKEN): refused with what to
+    do, before any network call (the check needs none) and before the scan."""
     done = _publish(tmp_path, HF_HUB_OFFLINE="0")
     assert done.returncode == 2
     assert "no Hugging Face token: run `hf auth login`" in done.stderr

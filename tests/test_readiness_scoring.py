@@ -97,12 +97,14 @@ def test_vectorised_over_models():
     kw = {k: np.array([_kwargs(m)[k] for m in models]) for k in _kwargs(models[0]) if k != "t1_n"}
     r = robustness_score(fragilities(t1_n=[1141, 743], **kw))
     assert r.tolist() == pytest.approx([EXPECTED[m][1] for m in models], abs=5e-7)
-    # GPT-4o, which refuses without an image, is the most robust by this score; GPT-5 and Gemini the least
+    # GPT-4o, which refuses without an image, is the most robust by this score; GPT-5 and Gemini the
+    # least
     assert models[int(np.argmax(r))] == "GPT-4o"
 
 
 def test_clipping_at_zero():
-    # GPT-4o: text-only below chance (T2) and accuracy *up* after substitution (T5) give zero fragility
+    # GPT-4o: text-only below chance (T2) and accuracy *up* after substitution (T5) give zero
+    # fragility
     assert fragility_t2(3.43) == 0.0
     assert fragility_t5(36.67, 41.67) == 0.0
     assert fragility_t3(33.71, 33.71) == 0.0
@@ -119,7 +121,8 @@ def test_t1_weights_by_items():
 
 
 def test_t4_terms_and_weights():
-    # each term alone: text loss 0.5, image gain 0.3, UNK gain 0.2 (fractions of the pp change / 100)
+    # each term alone: text loss 0.5, image gain 0.3, UNK gain 0.2 (fractions of the pp change /
+    # 100)
     assert float(fragility_t4(40, 20, 60, 60, 40)) == pytest.approx(0.5 * 0.2)
     assert float(fragility_t4(40, 40, 60, 90, 40)) == pytest.approx(0.3 * 0.3)
     assert float(fragility_t4(40, 40, 60, 60, 50)) == pytest.approx(0.2 * 0.1)
@@ -286,7 +289,8 @@ def test_reasoning_audit_hand_case():
         rec("c9", "A", cot={"answer": "A", "well_formed": True, "thinking_conclusion": "A"}),
     ]  # no direct answer
     a = reasoning_audit(direct, cot)
-    # paired c1-c4: direct right on c1, c2 (50 %); CoT right on c1, c3 (50 %); changed c2 and c3 (50 %)
+    # paired c1-c4: direct right on c1, c2 (50 %); CoT right on c1, c3 (50 %); changed c2 and c3 (50
+    # %)
     assert a["n"] == 4 and a["direct"] == 50.0 and a["cot"] == 50.0 and a["cot_minus_direct"] == 0.0
     assert a["answer_change"] == 50.0 and a["right_to_wrong"] == 1 and a["wrong_to_right"] == 1
     # over all five CoT responses: 4 well formed; 4 conclude, 3 of them agree with the answer
@@ -299,8 +303,9 @@ def test_reasoning_audit_hand_case():
 
 
 def test_degenerate_gold_letters_are_flagged():
-    """One letter gold in more than 1/K + 20 points of an arm's docs (40 % with five options): a warning
-    naming model, condition, letter and share; balanced arms and short arms (< 10 docs) pass."""
+    """One letter gold in more than 1/K + 20 points of an arm's docs (40 % with five options): a
+    warning naming model, condition, letter and share; balanced arms and short arms (< 10 docs)
+    pass."""
     import doctest
 
     from medvigil.suites.readiness import gold_letters

@@ -112,7 +112,8 @@ def test_replacement_is_seeded_and_never_the_gold():
     assert first["options"][ord(first["correct_letter"]) - 65] == gold
     assert first["permutation"][ord(first["correct_letter"]) - 65] == "A"  # the stored gold letter
     assert len(set(first["replaced"])) == 4 and not set(first["replaced"]) & set(rows[0]["options"])
-    # nothing sharing a word with the gold ("Right-sided pneumothorax" has no 'left'/'side' word; "Left side" is taken)
+    # nothing sharing a word with the gold ("Right-sided pneumothorax" has no 'left'/'side' word;
+    # "Left side" is taken)
     assert all(not ({"left", "side"} & set(t.lower().split())) for t in first["replaced"])
 
 
@@ -159,8 +160,9 @@ def test_unknown_and_reorder():
 
 
 def test_balanced_base_spreads_the_gold_letters():
-    """MedVIGIL stores every gold at A: the default base arms show it at A..E in turn (no letter is gold
-    in more than 40 % of the items, visually-required ones included); the source order keeps A."""
+    """MedVIGIL stores every gold at A: the default base arms show it at A..E in turn (no letter is
+    gold in more than 40 % of the items, visually-required ones included); the source order keeps
+    A."""
     rows = [
         {**_row(f"P{i}-original", f"C{i}"), "text_only_answerable": i % 4 == 0} for i in range(23)
     ]
@@ -303,8 +305,9 @@ def test_substitution_shows_another_case_supporting_a_distractor():
     mirror = {**item, "probe_id": "P1-lr_flip", "probe_kind": "lr_flip", "correct_letter": "B"}
     rows = [item, mirror, right, other_question]
     docs = dict(arm_docs("readiness_img_subst", rows))
-    # C1 (gold "Left side") gets C2's image, whose gold "Right side" is a C1 distractor: B becomes the gold;
-    # C2 gets C1's image ("Left side"); C3 has no donor with its question; the mirror is never a T5 doc
+    # C1 (gold "Left side") gets C2's image, whose gold "Right side" is a C1 distractor: B becomes
+    # the gold; C2 gets C1's image ("Left side"); C3 has no donor with its question; the mirror is
+    # never a T5 doc
     assert (
         set(docs) == {0, 2}
         and docs[0]["readiness"]["donor_row"] == 2
@@ -341,16 +344,16 @@ def test_paper_prompts_verbatim():
         "condition": "default",
     }
     assert utils.readiness_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""}) == (
-        "You are a helpful medical assistant that answers multiple choice questions about the provided image. "
-        "The following is a multiple choice question (with answers).\n"
-        "Question: What is the diagnosis?\nOptions:\nA. Carcinoid syndrome\nB. Dermatomyositis\nC. Endocarditis\n"
-        "Please only answer with the index and content of the option."
+        "You are a helpful medical assistant that answers multiple choice questions about the "
+        "provided image. The following is a multiple choice question (with answers).\nQuestion: "
+        "What is the diagnosis?\nOptions:\nA. Carcinoid syndrome\nB. Dermatomyositis\nC. "
+        "Endocarditis\nPlease only answer with the index and content of the option."
     )
     cot = utils.readiness_doc_to_text({**doc, "condition": "default:cot"})
     assert cot.endswith(
-        "C. Endocarditis\nLet us think step by step, enclosing the thought process within <thinking> and "
-        "</thinking>.\nProvide answer with the index and content of the option, and place it within <answer> "
-        "and </answer>."
+        "C. Endocarditis\nLet us think step by step, enclosing the thought process "
+        "within <thinking> and </thinking>.\nProvide answer with the index and "
+        "content of the option, and place it within <answer> and </answer>."
     )
     messages = utils.readiness_doc_to_messages(doc, {})
     assert [m["role"] for m in messages] == ["user"]  # no system message
@@ -565,8 +568,8 @@ def test_grounded_is_blind_without_the_image_and_follows_the_substituted_image(r
         g["fragility"]["T2"] == b["fragility"]["T2"]
         and g["fragility"]["T3"] == b["fragility"]["T3"]
     )
-    # another case's image supports a distractor; grounded reads the pixels, so its answers move with
-    # the image (blind's cannot: test_blind_ignores_the_image)
+    # another case's image supports a distractor; grounded reads the pixels, so its answers move
+    # with the image (blind's cannot: test_blind_ignores_the_image)
     originals = {r["case_id"]: r for r in grounded["readiness_img"].values()}
     assert all(
         r["predicted_letter"] != originals[r["case_id"]]["predicted_letter"]
@@ -647,8 +650,9 @@ def test_report_has_the_readiness_section(runs, tmp_path, capsys):
 
 
 def test_score_warns_on_degenerate_gold_letters(runs, tmp_path, capsys):
-    """`medvigil score --suite readiness`: no warning on the balanced run; a copy of its logs with every
-    gold at A (the source order on MedVIGIL data) is flagged for the base arms, on stderr and in the JSON."""
+    """`medvigil score --suite readiness`: no warning on the balanced run; a copy of its logs with
+    every gold at A (the source order on MedVIGIL data) is flagged for the base arms, on stderr and
+    in the JSON."""
     from medvigil import cli
 
     out = runs["blind"]

@@ -148,7 +148,8 @@ def medvigil_score(world, suite: str, files, *extra: str) -> dict:
     return json.loads(out.read_text())
 
 
-# ---------------------------------------------------------------- Qwen2.5-VL chat class, every family, then score
+# ---------------------------------------------------------------- Qwen2.5-VL chat class, every
+# family, then score
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +200,8 @@ def test_qwen_chat_runs_every_family_and_medvigil_scores_it(world, qwen_run):
         str(world.mediconfusion_release),
     )
     assert scored["runs"]
-    # (cbd's arms need whole cases, which --limit cuts; cbd_binary is scored after its own run below)
+    # (cbd's arms need whole cases, which --limit cuts; cbd_binary is scored after its own run
+    # below)
     for suite in ("medqdeg", "readiness"):
         files = [p for t in FAMILIES[suite] for p in qwen_run.rglob(f"*_samples_{t}.jsonl")]
         assert medvigil_score(world, suite, files, "--allow-partial")["n_records"] == sum(
@@ -264,7 +266,8 @@ def test_baseline_data_parallel_torchrun_and_accelerate(world):
     assert results["torchrun"] == results["one"] and results["accelerate"] == results["one"]
 
 
-# ---------------------------------------------------------------- OpenAI-compatible client: request bytes
+# ---------------------------------------------------------------- OpenAI-compatible client: request
+# bytes
 
 
 def test_openai_requests_stay_within_1_5x_the_source_image_bytes(world):

@@ -1,6 +1,7 @@
-"""The reasoning variants (``<task>_reasoning``, 4096 new tokens; tasks/task_yaml.py) run in lmms-eval
-and score exactly like their base tasks: one ``--limit 8`` run of two variants with the ``grounded``
-baseline, then ``medvigil score``. The partial statement gives the total of cases from the build."""
+"""The reasoning variants (``<task>_reasoning``, 4096 new tokens; tasks/task_yaml.py) run in
+lmms-eval and score exactly like their base tasks: one ``--limit 8`` run of two variants with the
+``grounded`` baseline, then ``medvigil score``. The partial statement gives the total of cases from
+the build."""
 
 from __future__ import annotations
 
@@ -81,15 +82,17 @@ def test_reasoning_variants_score_like_the_base_tasks(run, capsys):
             and entry["cases_of_source"] == f"--release {run / 'build'}"
         )
         assert (
-            f"{task} 8 of {data['n-samples'][task]['original']} probes, {entry['cases']} of {cases} cases"
-            in statement
+            f"{task} 8 of {data['n-samples'][task]['original']} "
+            f"probes, {entry['cases']} of {cases} cases" in statement
         )
-    # the circular variant is collapsed per probe like medvigil_mcq_circular (the limit cut a rotation group)
+    # the circular variant is collapsed per probe like medvigil_mcq_circular (the limit cut a
+    # rotation group)
     assert out["models"], out.keys()
 
 
 def test_total_cases_unknown_without_the_build(run, capsys, monkeypatch):
-    """A release folder (not loadable by the tasks) and no MEDVIGIL_DATA build: the cases asked alone."""
+    """A release folder (not loadable by the tasks) and no MEDVIGIL_DATA build: the cases asked
+    alone."""
     monkeypatch.setenv("MEDVIGIL_DATA", str(run / "no-such-build"))
     samples = [str(p) for p in (run / "runs").rglob("*_samples_medvigil_mcq_reasoning.jsonl")]
     assert (

@@ -58,7 +58,8 @@ def _table(probe_codes: list[int], model_codes: list[int]) -> RecordTable:
 
 @pytest.mark.parametrize("spread", [False, True])
 def test_a_probe_twice_for_one_model_is_named_by_both_rows(spread):
-    """Probe ids dense (checked by counting) or many unused ids (checked by sorting): the same rows."""
+    """Probe ids dense (checked by counting) or many unused ids (checked by sorting): the same
+    rows."""
     probes = [0, 1, 2, 1, 3] if not spread else [0, 40, 2, 40, 3]
     with pytest.raises(DataError) as caught:
         _table(probes, [0, 0, 0, 0, 1])

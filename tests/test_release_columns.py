@@ -1,10 +1,10 @@
 """The release reader's column-by-column row check agrees with the row schemas.
 
-:func:`medvigil.suites.medvigil.release.release_csv.rows_refused` judges the typed CSV rows of manifest.csv, probes_mcq.csv
-and grounding.csv one column at a time (each distinct value once); ``jsonschema`` then only
-describes the rows it rejects. It must accept exactly the rows the schema accepts. Rows come
-from a release in the authors' layout (shared/tools/authors_format_release.py beside the repository), each
-mutated one field at a time, mixed with the untouched rows.
+:func:`medvigil.suites.medvigil.release.release_csv.rows_refused` judges the typed CSV rows of
+manifest.csv, probes_mcq.csv and grounding.csv one column at a time (each distinct value once);
+``jsonschema`` then only describes the rows it rejects. It must accept exactly the rows the schema
+accepts. Rows come from a release in the authors' layout (shared/tools/authors_format_release.py
+beside the repository), each mutated one field at a time, mixed with the untouched rows.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The typed release reader (medvigil.suites.medvigil.release.release), strict CSV reading and path safety."""
+"""The typed release reader (medvigil.suites.medvigil.release.release), strict CSV reading and path
+safety."""
 
 from __future__ import annotations
 
@@ -321,7 +322,8 @@ def test_read_csv_labels_with_file_name(tmp_path):
         read_csv(tmp_path / "none.csv")
 
 
-# no "\r": csv.writer with lineterminator "\n" leaves a bare carriage return unquoted; no NUL: refused (issue 29)
+# no "\r": csv.writer with lineterminator "\n" leaves a bare carriage return unquoted; no NUL:
+# refused (issue 29)
 _cell = st.text(
     st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\0"), max_size=8
 )
@@ -360,8 +362,8 @@ def _parsed(parse, data: bytes, required: tuple[str, ...]):
     st.sampled_from([(), ("a",), ("a", "b")]),
 )
 def test_csv_columns_are_what_csv_reader_finds_record_by_record(data, required):
-    """parse_csv_columns (split at commas, or one csv.reader pass, when the text allows) finds what the
-    record-by-record reader finds."""
+    """parse_csv_columns (split at commas, or one csv.reader pass, when the text allows) finds what
+    the record-by-record reader finds."""
     columns = _parsed(parse_csv_columns, data, required)
     problems: list = []
     try:

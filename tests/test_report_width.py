@@ -20,12 +20,14 @@ from medvigil.report.render import Table, png, pyplot, shows_data
 from medvigil.suites import registry
 
 WIDTH = 1400
-LONG = "qwen2_5_vl(pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056,attn_implementation=sdpa,device_map=auto)"
+LONG = (
+    "qwen2_5_vl(pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056,"
+    "attn_implementation=sdpa,device_map=auto)"
+)
 # what the page measures, written into the DOM that --dump-dom prints
 PROBE = (
-    "<script>var w=0;document.querySelectorAll('.scroll').forEach(function(e){w=Math.max(w,e.scrollWidth)});"
-    "document.body.setAttribute('data-page-width',String(document.documentElement.scrollWidth));"
-    "document.body.setAttribute('data-widest-table',String(w));</script>"
+    "<script>var "
+    "w=0;document.querySelectorAll('.scroll').forEach(function(e){w=Math.max(w,e.scrollWidth)});document.body.setAttribute('data-page-width',String(document.documentElement.scrollWidth));document.body.setAttribute('data-widest-table',String(w));</script>"
 )
 
 
@@ -42,7 +44,8 @@ def _chromium() -> str | None:
 
 
 def _measure(page: Path, tmp_path: Path) -> tuple[int, int, tuple[int, int]]:
-    """(page scroll width, widest table box's scroll width, screenshot size) at a 1,400 px window."""
+    """(page scroll width, widest table box's scroll width, screenshot size) at a 1,400 px
+    window."""
     from PIL import Image
 
     chromium = _chromium()

@@ -59,7 +59,8 @@ TOOL = AUTHORS_TOOL
     not TOOL.is_file(), reason=f"{TOOL} (the authors-format generator) is not on this machine"
 )
 def test_pilot_draw_on_a_release_in_the_authors_layout(tmp_path):
-    """manifest.csv + grounding.csv as their runner reads them (sources spelled 'cxr', boxes as JSON text)."""
+    """manifest.csv + grounding.csv as their runner reads them (sources spelled 'cxr', boxes as JSON
+    text)."""
     import csv
 
     subprocess.run(

@@ -69,7 +69,8 @@ def test_schema_is_draft_2020_12_and_documented(name):
 
 @pytest.mark.parametrize("name", sorted(ROW_COLUMNS))
 def test_row_schema_requires_exactly_the_published_columns(name):
-    """Required = the published columns minus the optional ones (release_format.OPTIONAL_COLUMNS)."""
+    """Required = the published columns minus the optional ones
+    (release_format.OPTIONAL_COLUMNS)."""
     schema = load_schema(name)
     required = rf.required_columns(ROW_FILES[name]) if name in ROW_FILES else ROW_COLUMNS[name]
     assert tuple(schema["required"]) == required

@@ -1,4 +1,5 @@
-"""``medvigil score --weights``: the SFR_w tier weights (paper Eq. 3) as one option over one constant."""
+"""``medvigil score --weights``: the SFR_w tier weights (paper Eq. 3) as one option over one
+constant."""
 
 from __future__ import annotations
 

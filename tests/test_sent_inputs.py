@@ -1,4 +1,5 @@
-"""Each record says what the adapter was handed (medvigil.records.sent_inputs), from the task hooks."""
+"""Each record says what the adapter was handed (medvigil.records.sent_inputs), from the task
+hooks."""
 
 from __future__ import annotations
 
@@ -66,8 +67,9 @@ def test_reordered_options_with_an_unparsed_answer_stay_unparsed():
 
 
 def test_task_docs_keep_images_encoded_until_the_model_asks():
-    """_load's docs carry each image's encoded bytes (lmms-eval reads every doc three times; datasets
-    would decode the image at each read); doc_to_visual decodes the same pixels datasets would."""
+    """_load's docs carry each image's encoded bytes (lmms-eval reads every doc three times;
+    datasets would decode the image at each read); doc_to_visual decodes the same pixels datasets
+    would."""
     import io
 
     import datasets

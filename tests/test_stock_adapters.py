@@ -146,7 +146,8 @@ def _docs_by_id(folder: Path, task: str) -> dict[int, dict]:
     return {r["doc_id"]: r for r in samples(folder, task)}
 
 
-# ------------------------------------------------------------ llava_hf (stock name), chat and simple
+# ------------------------------------------------------------ llava_hf (stock name), chat and
+# simple
 
 
 @pytest.fixture(scope="module")
@@ -316,7 +317,8 @@ def test_openai_client_reads_p_yes_from_the_returned_token_log_probabilities(wor
     assert sum(not images for _p, images in asked) == sum(
         rec["extra"]["images_sent"] == 0 for rec in cbd + gd
     )
-    # p(yes) (and p(A)) = the server's probability of that word, its spellings added, against the other
+    # p(yes) (and p(A)) = the server's probability of that word, its spellings added, against the
+    # other
     logged = [rec["extra"]["p_yes"] for rec in cbd] + [
         1 / (1 + math.exp(b - a)) for a, b in (rec["extra"]["option_scores"] for rec in gd)
     ]
@@ -327,7 +329,8 @@ def test_openai_client_reads_p_yes_from_the_returned_token_log_probabilities(wor
     assert scored["n_records"] == len(cbd)
 
 
-# ---------------------------------------------------------------- --model retry around openai, as README shows
+# ---------------------------------------------------------------- --model retry around openai, as
+# README shows
 
 
 @pytest.fixture(scope="module")

@@ -270,11 +270,10 @@ def test_score_command_loads_only_what_it_needs(tmp_path):
     ]
     _log(tmp_path / "run", [sample_line(r) for r in records])
     code = (
-        "import sys, atexit\n"
-        "atexit.register(lambda: print('LOADED', sorted({m.split('.')[0] for m in sys.modules}), file=sys.stderr))\n"
-        "from medvigil.cli import main\n"
-        f"sys.exit(main(['score', '--suite', 'medvigil', '--n-resamples', '20',\n"
-        f"               {str(next((tmp_path / 'run').glob('*_samples_*')))!r}, '--json', '-']))\n"
+        f"import sys, atexit\natexit.register(lambda: print('LOADED', sorted({{m.split('.')[0] "
+        f"for m in sys.modules}}), file=sys.stderr))\nfrom medvigil.cli import "
+        f"main\nsys.exit(main(['score', '--suite', 'medvigil', '--n-resamples', '20',\n   "
+        f"            {str(next((tmp_path / 'run').glob('*_samples_*')))!r}, '--json', '-']))\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
@@ -294,7 +293,8 @@ def test_score_command_loads_only_what_it_needs(tmp_path):
     }, loaded
 
 
-# ---------------------------------------------------------------- strict input, one reader per format
+# ---------------------------------------------------------------- strict input, one reader per
+# format
 
 RESULT_ROW = {
     "probe_id": "MVB-0001-original",
@@ -336,7 +336,8 @@ def test_harness_reader_refuses_a_non_utf8_byte_with_file_and_line(tmp_path, as_
 
 
 def test_score_command_refuses_a_non_utf8_result_file(tmp_path):
-    """The regression of issue #28: a 0xff byte on line 3 of a result file exits non-zero, naming it."""
+    """The regression of issue #28: a 0xff byte on line 3 of a result file exits non-zero, naming
+    it."""
     path = _harness_file(
         tmp_path / "results", [_row(1), _row(2), b'{"probe_id": "MVB-0003-orig\xffinal"}\n']
     )
@@ -376,7 +377,8 @@ def test_harness_reader_refuses_a_key_twice(tmp_path):
 
 
 def test_harness_reader_takes_one_object_per_line(tmp_path):
-    """Two rows on one line and one row over two lines make as many values as lines; each is refused at its line."""
+    """Two rows on one line and one row over two lines make as many values as lines; each is refused
+    at its line."""
     from medvigil.suites.medvigil.harness.harness import read_harness_table
 
     two = _row(2).rstrip(b"\n") + b", " + _row(3)
@@ -391,8 +393,8 @@ def test_harness_reader_takes_one_object_per_line(tmp_path):
 
 
 def test_harness_table_keeps_each_files_own_order_and_ids(tmp_path):
-    """Files in one probe order share their id columns; a file in another order, or naming another case
-    for a probe (no release to check it against), keeps its own row by row."""
+    """Files in one probe order share their id columns; a file in another order, or naming another
+    case for a probe (no release to check it against), keeps its own row by row."""
     from medvigil.suites.medvigil.harness.harness import read_harness_table
 
     def write(model: str, rows: list[bytes]) -> Path:

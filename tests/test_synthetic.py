@@ -397,7 +397,8 @@ def test_perturbed_images_equal_a_fresh_render(release):
 
 
 def _lesion_cases(release):
-    """(case_id, finding, box) for cases whose ROI is the lesion box (plans re-derived from the seed)."""
+    """(case_id, finding, box) for cases whose ROI is the lesion box (plans re-derived from the
+    seed)."""
     out = []
     for i, row in enumerate(release["manifest"]):
         plan = plan_case(i, case_rngs(0, i)[0])

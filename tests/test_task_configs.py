@@ -53,7 +53,8 @@ def _task_files(folder: Path) -> list[Path]:
     "folder", sorted(p.parent for p in (ROOT / "tasks").glob("*/utils.py")), ids=lambda p: p.name
 )
 def test_every_yaml_function_is_a_literal_def(folder):
-    """Grepping a YAML's ``!function utils.X`` finds ``def X`` in the folder's utils.py (no generated names)."""
+    """Grepping a YAML's ``!function utils.X`` finds ``def X`` in the folder's utils.py (no
+    generated names)."""
     source = (folder / "utils.py").read_text(encoding="utf-8")
     defined = set(re.findall(r"^def (\w+)\(", source, flags=re.M))
     named = {

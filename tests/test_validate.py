@@ -49,7 +49,8 @@ def edit(root: Path, name: str, number: int, **values: str) -> None:
     br.stamp_digest(root)
 
 
-# --------------------------------------------------------------------------- verdicts and exit status
+# --------------------------------------------------------------------------- verdicts and exit
+# status
 
 
 def test_valid_release_exits_0_with_summary(minimal, capsys):
@@ -80,8 +81,8 @@ def test_problem_lines_name_file_row_and_field(copy, capsys):
     assert code == 0
     assert "result:  OK (0 error(s), 1 warning(s))" in out
     assert (
-        "warning: probes_mcq.csv, row 3, field 'correct_letter': halluc_trap probes have correct letter E "
-        "in the published convention; found B"
+        "warning: probes_mcq.csv, row 3, field 'correct_letter': halluc_trap "
+        "probes have correct letter E in the published convention; found B"
     ) in out.splitlines()
     code, out, _ = run(capsys, copy, "--json")
     problem = json.loads(out)["problems"][0]
@@ -361,7 +362,8 @@ def test_load_release_raises_what_validate_reports(copy):
     ]
 
 
-# --------------------------------------------------------------------------- the real entry point and speed
+# --------------------------------------------------------------------------- the real entry point
+# and speed
 
 
 def test_console_entry_point(minimal):

@@ -2,11 +2,11 @@
 
 Qwen2.5-VL (``Qwen2_5_VLForConditionalGeneration`` + ``Qwen2_5_VLProcessor``), LLaVA
 (``LlavaForConditionalGeneration`` + ``LlavaProcessor``) and Idefics2
-(``Idefics2ForConditionalGeneration`` + ``Idefics2Processor``), about 1 MB each, from ``transformers``
-configs and ``save_pretrained``, with a byte-level BPE tokenizer trained by ``tokenizers`` on a
-few sentences (so any prompt encodes) plus each family's special tokens and chat template. Seeded:
-the same weights every build. No download: lmms-eval's real adapters load them by path
-(``--model qwen2_5_vl --model_args pretrained=<dir>``).
+(``Idefics2ForConditionalGeneration`` + ``Idefics2Processor``), about 1 MB each, from
+``transformers`` configs and ``save_pretrained``, with a byte-level BPE tokenizer trained by
+``tokenizers`` on a few sentences (so any prompt encodes) plus each family's special tokens and chat
+template. Seeded: the same weights every build. No download: lmms-eval's real adapters load them by
+path (``--model qwen2_5_vl --model_args pretrained=<dir>``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ QWEN_SPECIAL = [
 INIT = 1.0
 LLAVA_SPECIAL = ["<unk>", "<s>", "</s>", "<pad>", "<image>"]
 CORPUS = [
-    "You are an experienced radiologist. Look at the image and answer the multiple-choice question.",
+    "You are an experienced radiologist. Look at the "
+    "image and answer the multiple-choice question.",
     "Reply with exactly one capital letter (A, B, C, D, or E) and nothing else.",
     "Options: A. B. C. D. E. Cannot determine from the image. yes no Answer:",
     "Which finding is present? Left right upper lower lobe chest x-ray CT MRI ultrasound.",
@@ -34,19 +35,19 @@ CORPUS = [
     "0 1 2 3 4 5 6 7 8 9 ( ) [ ] : ; , . ? ! - ' \" / \n",
 ]
 QWEN_TEMPLATE = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{% if message['content'] is string %}{{ message['content'] }}"
-    "{% else %}{% for content in message['content'] %}"
-    "{% if content['type'] == 'image' or 'image' in content or 'image_url' in content %}<|vision_start|><|image_pad|><|vision_end|>"
-    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n"
-    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{% if message['content'] "
+    "is string %}{{ message['content'] }}{% else %}{% for content in message['content'] "
+    "%}{% if content['type'] == 'image' or 'image' in content or 'image_url' in content "
+    "%}<|vision_start|><|image_pad|><|vision_end|>{% elif content['type'] == 'text' %}{{ "
+    "content['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}{% if "
+    "add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 LLAVA_TEMPLATE = (
-    "{% for message in messages %}{% if message['role'] != 'system' %}{{ message['role'].upper() }}: {% endif %}"
-    "{% if message['content'] is string %}{{ message['content'] }}"
-    "{% else %}{% for content in message['content'] %}{% if content['type'] == 'image' %}<image>\n"
-    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}{% endfor %}{% endif %}\n"
-    "{% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
+    "{% for message in messages %}{% if message['role'] != 'system' %}{{ message['role'].upper() "
+    "}}: {% endif %}{% if message['content'] is string %}{{ message['content'] }}{% else "
+    "%}{% for content in message['content'] %}{% if content['type'] == 'image' %}<image>\n{% "
+    "elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}{% endfor %}{% endif "
+    "%}\n{% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
 )
 
 

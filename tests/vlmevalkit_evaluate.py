@@ -1,18 +1,20 @@
-"""Run VLMEvalKit's own ``MedQDEGBenchDataset.evaluate`` on prediction files; print the results as JSON.
+"""Run VLMEvalKit's own ``MedQDEGBenchDataset.evaluate`` on prediction files; print the results as
+JSON.
 
-``python tests/vlmevalkit_evaluate.py SRC FILE [FILE ...]``: ``SRC`` is a folder holding VLMEvalKit's
-``vlmeval`` package (a checkout or ``git archive`` of open-compass/VLMEvalKit). Prints
+``python tests/vlmevalkit_evaluate.py SRC FILE [FILE ...]``: ``SRC`` is a folder holding
+VLMEvalKit's ``vlmeval`` package (a checkout or ``git archive`` of open-compass/VLMEvalKit). Prints
 ``{file: {key: value}}`` with evaluate's keys in its order (numpy numbers as Python numbers).
 
-Nothing of evaluate is replaced. Only the two package ``__init__`` files are bypassed: ``vlmeval/__init__``
-(loads ``.env``, imports torch and the CLI) and ``vlmeval/dataset/__init__`` (imports every dataset
-of VLMEvalKit); evaluate uses neither. The modules it does run are imported for real:
-``vlmeval.smp`` (``load``, ``dump``, ``get_intermediate_file_path``; needs ``validators`` and ``sty``) and
-``vlmeval.dataset.medq_deg_bench`` with its bases ``image_mcq`` and ``image_base``. The dataset object
-is made without ``__init__`` (which downloads the Hub data); evaluate reads only the file it is given.
-No judge model takes part: this evaluate extracts letters by its regular expressions alone and takes
-no judge (``judge_kwargs`` are unused), which is what VLMEvalKit runs with or without a judge configured.
-Evaluate also writes ``<file stem>_score.json`` beside each file, as it does in VLMEvalKit.
+Nothing of evaluate is replaced. Only the two package ``__init__`` files are bypassed:
+``vlmeval/__init__`` (loads ``.env``, imports torch and the CLI) and ``vlmeval/dataset/__init__``
+(imports every dataset of VLMEvalKit); evaluate uses neither. The modules it does run are imported
+for real: ``vlmeval.smp`` (``load``, ``dump``, ``get_intermediate_file_path``; needs ``validators``
+and ``sty``) and ``vlmeval.dataset.medq_deg_bench`` with its bases ``image_mcq`` and ``image_base``.
+The dataset object is made without ``__init__`` (which downloads the Hub data); evaluate reads only
+the file it is given. No judge model takes part: this evaluate extracts letters by its regular
+expressions alone and takes no judge (``judge_kwargs`` are unused), which is what VLMEvalKit runs
+with or without a judge configured. Evaluate also writes ``<file stem>_score.json`` beside each
+file, as it does in VLMEvalKit.
 """
 
 import json

@@ -1,4 +1,5 @@
-"""The MediConfusion `datasets` builder (configs and features; reading and checking live in the core)."""
+"""The MediConfusion `datasets` builder (configs and features; reading and checking live in the
+core)."""
 
 from medvigil.builders.mediconfusion.builder import (
     CONFIG_NAMES,

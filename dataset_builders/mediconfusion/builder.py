@@ -59,10 +59,10 @@ class MediconfusionConfig(datasets.BuilderConfig):
     """Builder parameters.
 
     Attributes:
-        dataset_json: the authors' ``dataset.json`` (or ``dataset.csv``).
-        images_dir: the user's ROCO copy (its data folder, or the repository root holding ``data/``).
-        checksums_file: optional ``sha256sum``-format list the images must match.
-        source_digest: filled in by the builder (SHA-256 over the release file and every
+        dataset_json: the authors' ``dataset.json`` (or ``dataset.csv``). images_dir: the user's
+        ROCO copy (its data folder, or the repository root holding ``data/``). checksums_file:
+        optional ``sha256sum``-format list the images must match. source_digest: filled in by the
+        builder (SHA-256 over the release file and every
             image); part of the cache key, so edited inputs are never served from a stale cache.
     """
 
@@ -95,7 +95,8 @@ class MediconfusionBuilder(EvaluationOnlyBuilder):
     ):
         if dataset_json is None or images_dir is None:
             raise ValueError(
-                "dataset_json and images_dir are required (the authors' dataset.json and your ROCO folder)"
+                "dataset_json and images_dir are required (the "
+                "authors' dataset.json and your ROCO folder)"
             )
         self.source = RocoSource.open(dataset_json, images_dir, checksums_file)
         kwargs.setdefault("dataset_name", "mediconfusion")
@@ -109,7 +110,8 @@ class MediconfusionBuilder(EvaluationOnlyBuilder):
         )
 
     def iter_rows(self) -> Iterator[tuple[str, dict]]:
-        """Yield ``(key, row)`` of the configured config, in file order; images as ``{"bytes", "path"}``."""
+        """Yield ``(key, row)`` of the configured config, in file order; images as ``{"bytes",
+        "path"}``."""
         yield from self.source.iter_rows(self.config.name)
 
 

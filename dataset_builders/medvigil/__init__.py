@@ -1,4 +1,5 @@
-"""The MedVIGIL `datasets` builder (configs and features; reading and rendering live in the core)."""
+"""The MedVIGIL `datasets` builder (configs and features; reading and rendering live in the
+core)."""
 
 from medvigil.builders.medvigil.builder import (
     CONFIG_NAMES,

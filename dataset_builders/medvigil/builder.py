@@ -10,10 +10,10 @@ Current ``datasets`` no longer runs loading scripts, so this builder is a class 
     mcq = builder.as_dataset(split="test")
 
 or through ``medvigil build RELEASE --out OUT``, which writes a Hub-ready folder that plain
-``datasets.load_dataset(OUT, "mcq")`` reads. The builder is a thin face over the core: the
-configs and their features are :mod:`medvigil.suites.medvigil.export.dataset_configs`, reading and
-checking the release is :func:`medvigil.suites.medvigil.release.release_loading.load_release`, and the rows of
-every config (the same ones ``medvigil build`` writes) are
+``datasets.load_dataset(OUT, "mcq")`` reads. The builder is a thin face over the core: the configs
+and their features are :mod:`medvigil.suites.medvigil.export.dataset_configs`, reading and checking
+the release is :func:`medvigil.suites.medvigil.release.release_loading.load_release`, and the rows
+of every config (the same ones ``medvigil build`` writes) are
 :class:`medvigil.suites.medvigil.export.dataset_rows.ReleaseRows`.
 
 Configs (split ``test`` each):
@@ -134,7 +134,8 @@ class MedvigilBuilder(EvaluationOnlyBuilder):
         return self._release
 
     def use_release(self, release) -> None:
-        """Use an already loaded (and validated) :class:`~medvigil.suites.medvigil.release.release_records.Release`."""
+        """Use an already loaded (and validated)
+        :class:`~medvigil.suites.medvigil.release.release_records.Release`."""
         if (
             Path(release.root).resolve() != Path(self.config.release_dir)
             or release.digest != self.config.release_digest

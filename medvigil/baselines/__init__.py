@@ -1,7 +1,8 @@
-"""Deterministic sanity-baseline policies (never to be reported as model results): a "model" that guesses,
-always says one letter, reads only the text, or reads pixels naively. Each sees what a real model sees
-(prompt text and images), served to lmms-eval (:mod:`medvigil.tasks.baseline_models`) and over a loopback
-OpenAI-compatible server (``medvigil serve-baseline``); :func:`make_policy` builds one by name from its command-line parameters.
+"""Deterministic sanity-baseline policies (never to be reported as model results): a "model" that
+guesses, always says one letter, reads only the text, or reads pixels naively. Each sees what a real
+model sees (prompt text and images), served to lmms-eval (:mod:`medvigil.tasks.baseline_models`) and
+over a loopback OpenAI-compatible server (``medvigil serve-baseline``); :func:`make_policy` builds
+one by name from its command-line parameters.
 """
 
 from collections.abc import Callable

@@ -1,23 +1,27 @@
-"""The ``grounded`` baseline: a transparent pixel heuristic for our synthetic phantoms only (it knows
-nothing about real images), reading what a model receives (prompt text and image).
+"""The ``grounded`` baseline: a transparent pixel heuristic for our synthetic phantoms only (it
+knows nothing about real images), reading what a model receives (prompt text and image).
 
-1. **Image facts** (:func:`read_image`), from the conventions of :mod:`medvigil.suites.medvigil.synthetic.phantoms`:
+1. **Image facts** (:func:`read_image`), from the conventions of
+   :mod:`medvigil.suites.medvigil.synthetic.phantoms`:
 
    * *Masked evidence*: a block of flat mid-grey (128 +- 3, local spread < 2). Covering most of the
-     image, the visible window is the ROI (ROI-only); a smaller block removed evidence (ROI-masked, ROI-decay).
-   * *Lesion*: the anatomy is left-right symmetric, so the smoothed image-minus-mirror difference peaks
-     at the lesion or its mirror; the lesion is the one with the stronger centre-versus-surround contrast.
-     Its sign gives brighter/darker, its position the patient side (image left = patient right) and
-     zone, its extent the size. In a ROI-only window it is the window's contrast against normal tissue.
-   * *Anatomy and modality*: lung fields are dark (about 55), brain mid-grey; CT ventricles are dark,
-     MRI (T2) ventricles bright.
+     image, the visible window is the ROI (ROI-only); a smaller block removed evidence (ROI-masked,
+     ROI-decay).
+   * *Lesion*: the anatomy is left-right symmetric, so the smoothed image-minus-mirror difference
+     peaks at the lesion or its mirror; the lesion is the one with the stronger
+     centre-versus-surround contrast. Its sign gives brighter/darker, its position the patient side
+     (image left = patient right) and zone, its extent the size. In a ROI-only window it is the
+     window's contrast against normal tissue.
+   * *Anatomy and modality*: lung fields are dark (about 55), brain mid-grey; CT ventricles are
+     dark, MRI (T2) ventricles bright.
 
-2. **Answering** (:func:`choose`): the safe option (found by its wording) when evidence is masked or the
-   question presupposes a finding the image contradicts (wrong side, zone, brightness, or no lesion);
-   otherwise the option whose words agree most with the facts, with yes/no polarity for presence
-   questions. Without an image, the ``blind`` lexical prior.
+2. **Answering** (:func:`choose`): the safe option (found by its wording) when evidence is masked or
+   the question presupposes a finding the image contradicts (wrong side, zone, brightness, or no
+   lesion); otherwise the option whose words agree most with the facts, with yes/no polarity for
+   presence questions. Without an image, the ``blind`` lexical prior.
 
-``temperature=`` (and ``seed=``) samples around the chosen letter (:mod:`medvigil.baselines.sampling`).
+``temperature=`` (and ``seed=``) samples around the chosen letter
+(:mod:`medvigil.baselines.sampling`).
 """
 
 import re
@@ -137,8 +141,9 @@ def _zone(anatomy: str | None, y: float) -> str | None:
 
 
 def _is_window(grey: np.ndarray, band: int) -> bool:
-    """True when the only non-grey pixels form one filled rectangle (an ROI-only image; a grey block inside
-    the image leaves non-grey pixels all around it). The label band is ignored: ROI-only images grey it out."""
+    """True when the only non-grey pixels form one filled rectangle (an ROI-only image; a grey block
+    inside the image leaves non-grey pixels all around it). The label band is ignored: ROI-only
+    images grey it out."""
     body = ~grey[band:]
     if grey[band:].mean() < 0.002 or not body.any():
         return False
@@ -223,9 +228,9 @@ def read_image(image: Image.Image) -> ImageFacts:
 
 
 def _has_rim(a: np.ndarray, cy: int, cx: int, bright: bool) -> bool:
-    """A mass has a ring of other contrast around its core (CT: dark oedema; T2: brighter rim): in the radial
-    profile of medians in 2-pixel rings, a ring darker than the background (outermost rings) or brighter
-    than the core (first ring) by more than half the lesion threshold."""
+    """A mass has a ring of other contrast around its core (CT: dark oedema; T2: brighter rim): in
+    the radial profile of medians in 2-pixel rings, a ring darker than the background (outermost
+    rings) or brighter than the core (first ring) by more than half the lesion threshold."""
     h, w = a.shape
     yy, xx = np.ogrid[:h, :w]
     ring = (np.sqrt((yy - cy) ** 2 + (xx - cx) ** 2) // 2).astype(int)
@@ -275,7 +280,8 @@ def _kind_fits(kind: str, facts: ImageFacts, modality: str | None) -> bool:
 
 
 def _premise_wrong(question: str, facts: ImageFacts, modality: str | None) -> bool:
-    """The question names another modality or region, or presupposes a finding the image contradicts."""
+    """The question names another modality or region, or presupposes a finding the image
+    contradicts."""
     return _meta_contradicts(question, facts) or bool(
         _PRESUPPOSES.match(question) and _contradicts(question, facts, modality)
     )
@@ -375,7 +381,10 @@ def describe(question: str, facts: ImageFacts) -> str:
     """A free-text answer built from the facts (open-ended variant)."""
     modality = facts.modality or _modality_from_text(question)
     if facts.masked:
-        return "Insufficient visual evidence: the region needed to answer is not visible in this image."
+        return (
+            "Insufficient visual evidence: the region needed "
+            "to answer is not visible in this image."
+        )
     if _premise_wrong(question, facts, modality):
         return "The premise of this question is incorrect."
     truth = _yes_no(question, facts, modality)
@@ -387,8 +396,8 @@ def describe(question: str, facts: ImageFacts) -> str:
         contrast = "brighter" if facts.bright else "darker"
         size = "large" if facts.large else "small"
         parts.append(
-            f"A {size} lesion, {contrast} than the surrounding tissue, in the {facts.side} {facts.zone} {region} "
-            f"({facts.side} side of the patient)."
+            f"A {size} lesion, {contrast} than the surrounding tissue, in the {facts.side} "
+            f"{facts.zone} {region} ({facts.side} side of the patient)."
         )
     else:
         parts.append("No acute abnormality.")

@@ -1,5 +1,5 @@
-"""The text-only baseline policies ``random``, ``constant`` and ``blind`` (``grounded``, which
-reads pixels, is :mod:`medvigil.baselines.grounded`; all four are named in :mod:`medvigil.baselines`)."""
+"""The text-only baseline policies ``random``, ``constant`` and ``blind`` (``grounded``, which reads
+pixels, is :mod:`medvigil.baselines.grounded`; all four are named in :mod:`medvigil.baselines`)."""
 
 import hashlib
 import re
@@ -31,9 +31,9 @@ OPEN_REPLIES = ("Yes.", "No.", "I cannot determine this from the image.")
 
 
 class RandomPolicy:
-    """Uniform guess over the prompt's option letters: a hash of (seed, prompt, each image's size and 8x8
-    grey thumbnail at 4 bits), independent of request order, and different for the two images of a
-    MediConfusion pair (a lossy re-encoding may change the draw)."""
+    """Uniform guess over the prompt's option letters: a hash of (seed, prompt, each image's size
+    and 8x8 grey thumbnail at 4 bits), independent of request order, and different for the two
+    images of a MediConfusion pair (a lossy re-encoding may change the draw)."""
 
     name = "random"
     reads_images = True
@@ -85,8 +85,9 @@ def _content_words(text: str) -> set[str]:
 
 
 class BlindPolicy:
-    """A text-only lexical prior (what the knowledge-only probes and the no-image ablation expose): the option
-    whose content words overlap most with the question (Jaccard index), ties to the earliest letter."""
+    """A text-only lexical prior (what the knowledge-only probes and the no-image ablation expose):
+    the option whose content words overlap most with the question (Jaccard index), ties to the
+    earliest letter."""
 
     name = "blind"
     reads_images = False

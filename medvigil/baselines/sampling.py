@@ -1,9 +1,11 @@
-"""Optional answer sampling for the deterministic baselines (``temperature=``; 0, the default, changes nothing).
+"""Optional answer sampling for the deterministic baselines (``temperature=``; 0, the default,
+changes nothing).
 
-MedQ-Deg measures confidence from ``T`` answers sampled at temperature 1.0 (Section 3.4); a deterministic
-baseline would always give C = 1. So a policy can sample around its own answer: its letter gets logit
-:data:`MARGIN`, every other option 0, drawn from ``softmax(logits / temperature)`` (at temperature 1 with
-five options its own letter comes out with probability e^2 / (e^2 + 4) = 0.65).
+MedQ-Deg measures confidence from ``T`` answers sampled at temperature 1.0 (Section 3.4); a
+deterministic baseline would always give C = 1. So a policy can sample around its own answer: its
+letter gets logit :data:`MARGIN`, every other option 0, drawn from ``softmax(logits / temperature)``
+(at temperature 1 with five options its own letter comes out with probability e^2 / (e^2 + 4) =
+0.65).
 
 The n-th call with the same key (prompt text plus a digest of the images) uses the uniform number
 ``sha256(seed, n, key)``: reruns give the same votes, ``T`` repeats of one request ``T`` draws. The
@@ -78,8 +80,9 @@ class VoteSampler:
 
 
 def choice_log_probability(chosen: bool, n_choices: int, temperature: float) -> float:
-    """log p of one of ``n_choices`` continuations under the sampler's distribution (own answer: logit
-    :data:`MARGIN`), so a log-likelihood request gets the probability the sampler would draw with.
+    """log p of one of ``n_choices`` continuations under the sampler's distribution (own answer:
+    logit :data:`MARGIN`), so a log-likelihood request gets the probability the sampler would draw
+    with.
 
     >>> round(math.exp(choice_log_probability(True, 2, 1.0)), 4)
     0.8808

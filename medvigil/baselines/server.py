@@ -1,10 +1,12 @@
-"""A small OpenAI-compatible chat-completions server answering with a baseline policy, so the path of
-hosted models (lmms-eval's ``openai`` adapter, base64 data-URL images) runs end to end on this machine.
+"""A small OpenAI-compatible chat-completions server answering with a baseline policy, so the path
+of hosted models (lmms-eval's ``openai`` adapter, base64 data-URL images) runs end to end on this
+machine.
 
-Loopback only; every request gets an answer (400/404/408/411/413 for bad ones, 500 if a policy fails;
-never a dropped connection). Posted images are decoded under one pixel budget per request
+Loopback only; every request gets an answer (400/404/408/411/413 for bad ones, 500 if a policy
+fails; never a dropped connection). Posted images are decoded under one pixel budget per request
 (:func:`decode_request_images`). ``model`` selects the policy (``random``, ``constant``, ``blind``,
-``grounded``); a suffix ``:KEY=VALUE`` passes a parameter (``constant:letter=E``, ``random:seed=3``).
+``grounded``); a suffix ``:KEY=VALUE`` passes a parameter (``constant:letter=E``,
+``random:seed=3``).
 """
 
 import base64
@@ -49,7 +51,8 @@ _decode_slots = threading.BoundedSemaphore(DECODE_SLOTS)
 
 
 class RequestError(ValueError):
-    """A client error, answered with HTTP ``status`` (400 by default) and an OpenAI-style error body."""
+    """A client error, answered with HTTP ``status`` (400 by default) and an OpenAI-style error
+    body."""
 
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
@@ -82,14 +85,14 @@ def _image_bytes(url: str) -> bytes:
 
 
 def decode_request_images(encoded: list[bytes]) -> list[Image.Image]:
-    """Decode a request's images under ONE pixel budget (:data:`REQUEST_MAX_PIXELS`): each may use what the
-    ones before it left, checked from its header before its pixels are allocated."""
+    """Decode a request's images under ONE pixel budget (:data:`REQUEST_MAX_PIXELS`): each may use
+    what the ones before it left, checked from its header before its pixels are allocated."""
     images, left = [], REQUEST_MAX_PIXELS
     for n, raw in enumerate(encoded, start=1):
         if left < 1:
             raise RequestError(
-                f"image {n} of the request: the images before it used up the {REQUEST_MAX_PIXELS:,} "
-                f"pixels the request's images may hold in all"
+                f"image {n} of the request: the images before it used up the "
+                f"{REQUEST_MAX_PIXELS:,} pixels the request's images may hold in all"
             )
         try:
             image = decode_image(raw, name=f"image {n} of the request", max_pixels=left)
@@ -104,7 +107,8 @@ def decode_request_images(encoded: list[bytes]) -> list[Image.Image]:
 
 
 def split_messages(messages: list) -> tuple[str, list[bytes]]:
-    """Return the user text (system turns excluded) and the attached images (still encoded), in order."""
+    """Return the user text (system turns excluded) and the attached images (still encoded), in
+    order."""
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty list")
     texts, images = [], []
@@ -260,10 +264,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(HTTPServer):
-    """Connections are read in one selector thread, without blocking, until their request is whole, so an
-    idle or trickling one costs a socket, no thread; then a worker of a fixed pool answers it. Each has
-    :data:`IDLE_SECONDS` to send its request, at most :data:`MAX_WAITING` wait (the oldest gets 408) and
-    they buffer at most :data:`MAX_BUFFERED_BYTES` together (503 beyond)."""
+    """Connections are read in one selector thread, without blocking, until their request is whole,
+    so an idle or trickling one costs a socket, no thread; then a worker of a fixed pool answers it.
+    Each has :data:`IDLE_SECONDS` to send its request, at most :data:`MAX_WAITING` wait (the oldest
+    gets 408) and they buffer at most :data:`MAX_BUFFERED_BYTES` together (503 beyond)."""
 
     request_queue_size = LISTEN_BACKLOG
 
@@ -305,7 +309,8 @@ class _Server(HTTPServer):
                     self._drop(sock, _IDLE_ANSWER)
 
     def _receive(self, sock: socket.socket, client_address) -> None:
-        """Read what ``sock`` has sent; hand the request to a worker once it is whole (the lock is held)."""
+        """Read what ``sock`` has sent; hand the request to a worker once it is whole (the lock is
+        held)."""
         try:
             data = sock.recv(1 << 16)
         except (BlockingIOError, InterruptedError):

@@ -1,4 +1,5 @@
-"""Argument types and output rules shared by the subcommands: a bad value is an argparse usage error naming it."""
+"""Argument types and output rules shared by the subcommands: a bad value is an argparse usage error
+naming it."""
 
 import argparse
 import sys
@@ -29,8 +30,8 @@ def int_range(low: int, high: int | None = None):
 
 
 def add_stress_options(parser: argparse.ArgumentParser) -> None:
-    """The options of the three stress suites, each in its group: one definition for `score` and `compare`,
-    so that both read a suite's logs under the same named rules."""
+    """The options of the three stress suites, each in its group: one definition for `score` and
+    `compare`, so that both read a suite's logs under the same named rules."""
     medqdeg = parser.add_argument_group("medqdeg options")
     medqdeg.add_argument(
         "--accuracy-rule",
@@ -62,7 +63,8 @@ def add_stress_options(parser: argparse.ArgumentParser) -> None:
         "--cbd-invalid",
         choices=("exclude", "as_answer"),
         default="exclude",
-        help="samples with an unparsable answer are excluded (default) or the failure counts as an answer",
+        help="samples with an unparsable answer are excluded "
+        "(default) or the failure counts as an answer",
     )
 
 
@@ -80,8 +82,9 @@ def stress_options(args: argparse.Namespace) -> dict[str, dict]:
 
 
 def result_inputs(args: argparse.Namespace) -> dict[str, str]:
-    """The inputs of ``score`` / ``compare`` by option (``--json OUT`` was checked against them before the
-    command ran, :func:`medvigil.files.output_guard.refuse_declared`; it is again before it is written)."""
+    """The inputs of ``score`` / ``compare`` by option (``--json OUT`` was checked against them
+    before the command ran, :func:`medvigil.files.output_guard.refuse_declared`; it is again before
+    it is written)."""
     return {
         **({"--release": args.release} if args.release else {}),
         **{f"FILE {f}": f for f in args.files},
@@ -89,8 +92,9 @@ def result_inputs(args: argparse.Namespace) -> dict[str, str]:
 
 
 def emit(text: str, table: str, json_out: str | None, inputs) -> int:
-    """``--json -``: ``text`` alone on stdout. Else ``table`` on stdout, after ``text`` was written to
-    ``--json OUT`` atomically (only once every input was read: bad input leaves no partial output)."""
+    """``--json -``: ``text`` alone on stdout. Else ``table`` on stdout, after ``text`` was written
+    to ``--json OUT`` atomically (only once every input was read: bad input leaves no partial
+    output)."""
     from medvigil.files.atomic_output import write_text_atomic
 
     if json_out == "-":

@@ -1,7 +1,7 @@
 """``medvigil build RELEASE --out OUT``: validate a release and write a Hub-ready folder.
 
-Credentialed images (MIMIC-CXR / CheXpert) go only into a ``--reconstructed DIR --local-only`` build,
-which ``medvigil publish`` refuses. Validation warnings do not stop a build.
+Credentialed images (MIMIC-CXR / CheXpert) go only into a ``--reconstructed DIR --local-only``
+build, which ``medvigil publish`` refuses. Validation warnings do not stop a build.
 
 Exit status: 0 built, 2 bad input (the release does not validate, OUT exists, ...).
 """
@@ -57,13 +57,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--variant-source",
         choices=("render", "shipped"),
         default="render",
-        help="image-side variants: render from case image + ROI (default) or embed images_perturbed/ as shipped",
+        help="image-side variants: render from case image + ROI "
+        "(default) or embed images_perturbed/ as shipped",
     )
     parser.add_argument(
         "--max-shard-bytes",
         type=int_range(1),
         default=DEFAULT_MAX_SHARD_BYTES,
-        help=f"close a Parquet shard once its payload passes this many bytes (default {DEFAULT_MAX_SHARD_BYTES:,})",
+        help=f"close a Parquet shard once its payload passes this "
+        f"many bytes (default {DEFAULT_MAX_SHARD_BYTES:,})",
     )
     parser.add_argument(
         "--repo",
@@ -81,7 +83,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--skip-invalid-rows",
         action="store_true",
-        help="leave out probes whose rows have errors (listed and counted) instead of refusing the release",
+        help="leave out probes whose rows have errors (listed "
+        "and counted) instead of refusing the release",
     )
     declare(
         parser, inputs=("release", "reconstructed"), outputs=("out",)

@@ -1,9 +1,9 @@
 """``medvigil compare``: every pair of models, per metric, with a paired case-clustered bootstrap.
 
-The FILEs are read as ``medvigil score`` reads them. For every pair ``(a, b)`` of models and each metric:
-``delta = b - a`` on the probes both answered, its 95% interval from resamples of the cases drawn jointly
-for both, a two-sided p and the Holm-adjusted p over all pairs x metrics (:mod:`medvigil.scoring.paired`;
-each suite's ``compare.py`` says how its metrics are resampled).
+The FILEs are read as ``medvigil score`` reads them. For every pair ``(a, b)`` of models and each
+metric: ``delta = b - a`` on the probes both answered, its 95% interval from resamples of the cases
+drawn jointly for both, a two-sided p and the Holm-adjusted p over all pairs x metrics
+(:mod:`medvigil.scoring.paired`; each suite's ``compare.py`` says how its metrics are resampled).
 
 JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "ci95": [lo, hi],
 "p", "p_holm", "n_probes", "n_cases"}, ...], "warnings", "inputs"}``; ``medvigil report`` draws it.
@@ -42,7 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "compare",
         description=__doc__.split("\n\n")[0],
-        help="compare every pair of models: delta, paired case-clustered bootstrap CI, p and Holm-adjusted p",
+        help="compare every pair of models: delta, paired case-clustered "
+        "bootstrap CI, p and Holm-adjusted p",
     )
     parser.add_argument(
         "--suite", required=True, choices=COMPARE_SUITES, help="which suite the FILEs belong to"
@@ -60,9 +61,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--metrics",
         type=_metric_list,
         metavar="M1,M2,...",
-        help="metrics to compare (medvigil default: mcs,cap,safe,ground,sfr_w,vgr, any key of the audit's "
-        "metrics; medqdeg default: drop_l12,drop_l1,drop_l2, also accuracy_l0; readiness default: r, "
-        "also r_t1..r_t5; cbd default: ideal,fragile,dangerous,worst, also flip_rate)",
+        help="metrics to compare (medvigil default: mcs,cap,safe,ground,sfr_w,vgr, "
+        "any key of the audit's metrics; medqdeg default: drop_l12,drop_l1,drop_l2, "
+        "also accuracy_l0; readiness default: r, also r_t1..r_t5; cbd default: "
+        "ideal,fragile,dangerous,worst, also flip_rate)",
     )
     parser.add_argument(
         "--resamples",
@@ -77,15 +79,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--p-value",
         choices=P_VALUE_METHODS,
         default="normal",
-        help="two-sided p: normal (bootstrap standard error, Wald; default) or percentile (share of "
-        "resampled deltas on either side of 0, never below 2/(B+1))",
+        help="two-sided p: normal (bootstrap standard error, Wald; default) or percentile "
+        "(share of resampled deltas on either side of 0, never below 2/(B+1))",
     )
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
     medvigil = parser.add_argument_group("medvigil options (as for `medvigil score`)")
     medvigil.add_argument(
         "--harness-compatible",
         action="store_true",
-        help="the official harness's counting rules (error rows dropped, ...); the resampling stays paired",
+        help="the official harness's counting rules (error rows "
+        "dropped, ...); the resampling stays paired",
     )
     medvigil.add_argument(
         "--condition", default="default", help="condition compared (default: default)"
@@ -140,16 +143,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def format_pairs(result: dict) -> str:
-    """One line per pair and metric: delta = b - a, its 95% CI, p, Holm-adjusted p and the shared probes."""
+    """One line per pair and metric: delta = b - a, its 95% CI, p, Holm-adjusted p and the shared
+    probes."""
 
     def num(x, fmt="{:+.2f}"):
         return "—" if x is None else fmt.format(x)
 
     params = result.get("params", {})
     lines = [
-        f"Paired case-clustered bootstrap: {params.get('n_resamples')} resamples, seed {params.get('seed')}, "
-        f"{params.get('p_value')} p-values, Holm over {len(result['pairs'])} comparisons; delta = b - a",
-        f"{'a':<24} {'b':<24} {'metric':<8} {'delta':>8} {'95% CI':>18} {'p':>9} {'p_holm':>9} {'probes':>7}",
+        f"Paired case-clustered bootstrap: {params.get('n_resamples')} resamples, "
+        f"seed {params.get('seed')}, {params.get('p_value')} p-values, Holm "
+        f"over {len(result['pairs'])} comparisons; delta = b - a",
+        f"{'a':<24} {'b':<24} {'metric':<8} {'delta':>8} {'95% CI':>18} "
+        f"{'p':>9} {'p_holm':>9} {'probes':>7}",
     ]
     for row in result["pairs"]:
         lo, hi = row["ci95"]

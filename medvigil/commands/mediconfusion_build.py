@@ -1,4 +1,5 @@
-"""``medvigil mediconfusion-build DATASET_JSON --images ROCO --out OUT``: Hub-ready MediConfusion folder.
+"""``medvigil mediconfusion-build DATASET_JSON --images ROCO --out OUT``: Hub-ready MediConfusion
+folder.
 
 Reads the authors' ``dataset.json`` strictly, finds every image in your ROCO copy (all missing
 or broken images are listed at once), and writes Parquet shards, a dataset card and a
@@ -59,7 +60,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--problems-out",
         type=Path,
         metavar="FILE",
-        help="when the inputs are rejected, write every problem (e.g. every missing image) to FILE, one per line",
+        help="when the inputs are rejected, write every problem "
+        "(e.g. every missing image) to FILE, one per line",
     )
     declare(
         parser, inputs=("dataset_json", "images", "checksums"), outputs=("out", "problems_out")
@@ -71,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
     from medvigil.files.atomic_output import write_text_atomic
     from medvigil.suites.mediconfusion.export import build
 
-    try:  # (--problems-out, written on failure, was checked against the inputs and --out: output_guard.declare)
+    # (--problems-out, written on failure, was checked against the inputs and --out:
+    # output_guard.declare)
+    try:
         report = build(
             args.dataset_json,
             args.images,

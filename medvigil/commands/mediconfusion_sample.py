@@ -1,4 +1,5 @@
-"""``medvigil mediconfusion-sample --out DIR``: write synthetic MediConfusion pairs in the authors' layout."""
+"""``medvigil mediconfusion-sample --out DIR``: write synthetic MediConfusion pairs in the authors'
+layout."""
 
 import argparse
 from pathlib import Path
@@ -12,10 +13,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
     parser = subparsers.add_parser(
         "mediconfusion-sample",
-        help="write synthetic MediConfusion pairs (dataset.json + a stand-in ROCO folder of phantoms)",
-        description="Write DIR/data/dataset.json (and dataset.csv) in the MediConfusion authors' layout and "
-        "DIR/roco/<split>/radiology/images/ROCO_9NNNN.jpg phantom images standing in for a ROCO copy. "
-        "Every file is marked synthetic; the same --seed gives the same bytes.",
+        help="write synthetic MediConfusion pairs (dataset.json "
+        "+ a stand-in ROCO folder of phantoms)",
+        description="Write DIR/data/dataset.json (and dataset.csv) in the MediConfusion "
+        "authors' layout and DIR/roco/<split>/radiology/images/ROCO_9NNNN.jpg "
+        "phantom images standing in for a ROCO copy. Every file is marked "
+        "synthetic; the same --seed gives the same bytes.",
     )
     parser.add_argument(
         "--out",
@@ -42,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     samples = write_sample(args.out, n_pairs=args.pairs, seed=args.seed)
     firsts = [s.pair.im_1_correct for s in samples]
     print(
-        f"wrote {len(samples)} synthetic pairs ({firsts.count('A')} AB / {firsts.count('B')} BA) to {args.out}\n"
-        f"next: medvigil mediconfusion-build {args.out / 'data' / 'dataset.json'} --images {args.out / 'roco'} --out BUILT"
+        f"wrote {len(samples)} synthetic pairs ({firsts.count('A')} AB / {firsts.count('B')} "
+        f"BA) to {args.out}\nnext: medvigil mediconfusion-build "
+        f"{args.out / 'data' / 'dataset.json'} --images {args.out / 'roco'} --out BUILT"
     )
     return 0

@@ -30,7 +30,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="replace OUT when an earlier medqdeg-build wrote it (only after the new build succeeded)",
+        help="replace OUT when an earlier medqdeg-build wrote "
+        "it (only after the new build succeeded)",
     )
     declare(parser, inputs=("tsvs",), outputs=("out",))  # checked by the output guard
 

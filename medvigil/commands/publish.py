@@ -1,4 +1,5 @@
-"""``medvigil publish OUT --release REL --repo ORG/NAME [--private] [--dry-run]``: upload a build to the Hub.
+"""``medvigil publish OUT --release REL --repo ORG/NAME [--private] [--dry-run]``: upload a build to
+the Hub.
 
 Only what ``medvigil build`` wrote is uploaded: the files its ``build_manifest.json`` lists, each
 byte-identical (:mod:`medvigil.hub.build_manifest`); the credentialed checksums come from the
@@ -45,7 +46,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "publish",
         description=__doc__.split("\n\n", 1)[0].replace("``", ""),
-        help="upload a build folder to a Hugging Face dataset repository (refuses credentialed content)",
+        help="upload a build folder to a Hugging Face dataset "
+        "repository (refuses credentialed content)",
     )
     parser.add_argument("out", metavar="OUT", type=Path, help="folder written by `medvigil build`")
     parser.add_argument(
@@ -72,8 +74,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         default=[],
         metavar="DIR",
-        help="folder of credentialed images (your licensed copy, `medvigil reconstruct` output); nothing uploaded may "
-        "contain one of their files (repeatable; the release's pointer checksums are always checked)",
+        help="folder of credentialed images (your licensed copy, `medvigil reconstruct` "
+        "output); nothing uploaded may contain one of their files (repeatable; "
+        "the release's pointer checksums are always checked)",
     )
     declare(
         parser, inputs=("out", "release", "credentialed"), outputs=()
@@ -140,16 +143,16 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(problems)
     if info.get("credentialed_case_ids") and not args.credentialed:
         print(
-            "note: without --credentialed DIR only the checksums of the credentialed source files are known; an X-ray "
-            "re-derived from them (new bytes) is recognised by its pixels only when its folder or your licensed copy "
-            "is given",
+            "note: without --credentialed DIR only the checksums of the credentialed source "
+            "files are known; an X-ray re-derived from them (new bytes) is recognised "
+            "by its pixels only when its folder or your licensed copy is given",
             file=sys.stderr,
         )
     rels = [p.relative_to(args.out).as_posix() for p in files]
     total = sum(p.stat().st_size for p in files)
     print(
-        f"{'would upload' if args.dry_run else 'uploading'} {len(files)} file(s), {total:,} bytes, to dataset {args.repo} "
-        f"({'private' if args.private else 'public'})"
+        f"{'would upload' if args.dry_run else 'uploading'} {len(files)} file(s), {total:,} "
+        f"bytes, to dataset {args.repo} ({'private' if args.private else 'public'})"
     )
     print(f"build digest: {info.get('build_digest')}")
     print(f"upload route: {_upload_route()}")
@@ -164,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
 
     message = (
         args.message
-        or f"MedVIGIL build {info.get('version')} (build digest {str(info.get('build_digest'))[:12]})"
+        or f"MedVIGIL build {info.get('version')} (build "
+        f"digest {str(info.get('build_digest'))[:12]})"
     )
     print(commit_build(api, args.repo, args.out, rels, message, private=args.private))
     return 0

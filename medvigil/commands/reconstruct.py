@@ -1,8 +1,9 @@
 """``medvigil reconstruct RELEASE --source DIR --out DIR2``: re-derive credentialed images.
 
 For every pointer (``RELEASE/reconstruction/*pointers*.csv``, or ``--pointers CSV`` as the published
-release ships none) the source file under DIR, your licensed copy, is checked, decoded and written in the
-published form under DIR2 (:mod:`medvigil.reconstruct.derive`). DIR2 holds credentialed images: local use only.
+release ships none) the source file under DIR, your licensed copy, is checked, decoded and written
+in the published form under DIR2 (:mod:`medvigil.reconstruct.derive`). DIR2 holds credentialed
+images: local use only.
 
 Exit status: 0 done, 2 bad input (every problem printed).
 """
@@ -41,7 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--pointers",
         type=Path,
         metavar="CSV",
-        help="pointer list (case_id, source_path, sha256) for a release without reconstruction/*pointers*.csv",
+        help="pointer list (case_id, source_path, sha256) for "
+        "a release without reconstruction/*pointers*.csv",
     )
     declare(
         parser, inputs=("release", "source", "pointers"), outputs=("out",)

@@ -14,9 +14,10 @@ def add_parser(subparsers) -> None:
     p.add_argument(
         "scores",
         nargs="+",
-        help="JSON files written by `medvigil score --json FILE`: MedVIGIL audits (merged by model) and at most "
-        "one result each of --suite mediconfusion, medqdeg, readiness, cbd; and at most one "
-        "`medvigil compare --json` result per suite (its significance matrix)",
+        help="JSON files written by `medvigil score --json FILE`: MedVIGIL audits (merged by "
+        "model) and at most one result each of --suite mediconfusion, medqdeg, readiness, "
+        "cbd; and at most one `medvigil compare --json` result per suite (its significance "
+        "matrix)",
     )
     p.add_argument(
         "--out", required=True, help="output folder (created; must not exist or be empty)"

@@ -12,8 +12,9 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "sample",
         help="write a synthetic release (phantom images) in the published MedVIGIL layout",
-        description="Write a procedurally generated synthetic MedVIGIL release (not clinical data) and "
-        "print its SHA-256 release digest. Same --seed and --cases give byte-identical files.",
+        description="Write a procedurally generated synthetic MedVIGIL release "
+        "(not clinical data) and print its SHA-256 release digest. "
+        "Same --seed and --cases give byte-identical files.",
     )
     p.add_argument("--out", required=True, metavar="DIR", help="release directory to create")
     p.add_argument(
@@ -26,14 +27,16 @@ def add_parser(subparsers) -> None:
         "--credentialed-out",
         metavar="DIR",
         default=None,
-        help="also write the withheld CXR source files here (paths as in reconstruction/cxr_pointers.csv)",
+        help="also write the withheld CXR source files here "
+        "(paths as in reconstruction/cxr_pointers.csv)",
     )
     p.add_argument(
         "--jobs",
         type=int_range(0),
         default=1,
         metavar="J",
-        help="worker processes for drawing and encoding (0 = one per CPU; default 1); output is identical",
+        help="worker processes for drawing and encoding (0 = "
+        "one per CPU; default 1); output is identical",
     )
     p.add_argument(
         "--force", action="store_true", help="replace a non-empty --out (and --credentialed-out)"

@@ -1,7 +1,8 @@
 """``medvigil score``: score model outputs and print a table or write JSON.
 
-What ``--release`` and the FILEs are, per suite: README "Using it" and the options' help. Each suite is
-reached through :mod:`medvigil.suites.registry`; bad input exits 2 with an ``error:`` line per problem.
+What ``--release`` and the FILEs are, per suite: README "Using it" and the options' help. Each suite
+is reached through :mod:`medvigil.suites.registry`; bad input exits 2 with an ``error:`` line per
+problem.
 """
 
 import argparse
@@ -78,9 +79,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--release",
         metavar="PATH",
-        help="mediconfusion: the authors' dataset.json (required); medvigil: a release folder, a built dataset "
-        "folder or a Hub repo id (optional: lmms-eval records carry tier and source; harness files without it "
-        "have no tiers, so no SFR_w, and take gold letters from their rows) (other suites: not used)",
+        help="mediconfusion: the authors' dataset.json (required); medvigil: a release "
+        "folder, a built dataset folder or a Hub repo id (optional: lmms-eval records "
+        "carry tier and source; harness files without it have no tiers, so no SFR_w, "
+        "and take gold letters from their rows) (other suites: not used)",
     )
     parser.add_argument(
         "files",
@@ -94,16 +96,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="[PATH=]NAME",
-        help="name the model of lmms-eval runs: NAME for every run, or PATH=NAME for the samples file or "
-        "run folder PATH (repeat for several runs; default: the weights named by the run's pretrained= or "
-        "model= argument, else model(args)); two runs of one model are refused unless named apart",
+        help="name the model of lmms-eval runs: NAME for every run, or PATH=NAME for "
+        "the samples file or run folder PATH (repeat for several runs; default: "
+        "the weights named by the run's pretrained= or model= argument, else model(args)); "
+        "two runs of one model are refused unless named apart",
     )
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
     parser.add_argument(
         "--allow-empty",
         action="store_true",
-        help="accept empty input: a result file without rows is a warning, and no record to score at all "
-        "exits 0 (default: both are errors, exit 2)",
+        help="accept empty input: a result file without rows is a warning, and no "
+        "record to score at all exits 0 (default: both are errors, exit 2)",
     )
     parser.add_argument(
         "--margin",
@@ -116,7 +119,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--confusion-denominator",
         choices=("both_valid", "all_pairs"),
         default="both_valid",
-        help="mediconfusion confusion score over pairs with two valid answers (paper, default) or over all pairs",
+        help="mediconfusion confusion score over pairs with two "
+        "valid answers (paper, default) or over all pairs",
     )
     medvigil = parser.add_argument_group("medvigil audit options")
     medvigil.add_argument(
@@ -134,9 +138,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     medvigil.add_argument(
         "--harness-compatible",
         action="store_true",
-        help="reproduce the official harness scripts where they differ from the paper, bootstrap included: "
-        "the models take bootstrap_mcs.py's random stream in the order of their FILEs, so give them in its "
-        "MODEL_FILES order (see metrics/mcs/README.md)",
+        help="reproduce the official harness scripts where they differ from the paper, bootstrap "
+        "included: the models take bootstrap_mcs.py's random stream in the order of their "
+        "FILEs, so give them in its MODEL_FILES order (see metrics/mcs/README.md)",
     )
     medvigil.add_argument(
         "--weights",
@@ -171,15 +175,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     medvigil.add_argument(
         "--skip-invalid-rows",
         action="store_true",
-        help="leave out result rows that fail their checks (counted per model as invalid_row, listed as "
-        "warnings), and release rows of manifest.csv / probes_mcq.csv with errors, instead of stopping",
+        help="leave out result rows that fail their checks (counted per model "
+        "as invalid_row, listed as warnings), and release rows of manifest.csv "
+        "/ probes_mcq.csv with errors, instead of stopping",
     )
     add_stress_options(parser)
     parser.add_argument(
         "--vlmevalkit",
         action="store_true",
         help="medqdeg: the FILEs are VLMEvalKit MedQ-DEG-Bench prediction files "
-        "(<model>_MedQDEGBench_<split>.xlsx/.tsv/.csv; one stem in several folders = repeated trials)",
+        "(<model>_MedQDEGBench_<split>.xlsx/.tsv/.csv; one stem in several folders = "
+        "repeated trials)",
     )
     declare(
         parser, inputs=("release", "files"), outputs=("json",)

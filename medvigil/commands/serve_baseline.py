@@ -1,4 +1,5 @@
-"""``medvigil serve-baseline``: the baseline policies behind an OpenAI-compatible API on loopback."""
+"""``medvigil serve-baseline``: the baseline policies behind an OpenAI-compatible API on
+loopback."""
 
 import argparse
 import math

@@ -7,7 +7,8 @@ from medvigil.tasks import tasks_dir
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "tasks-path",
-        help='print the lmms-eval task folder (use: lmms-eval --include_path "$(medvigil tasks-path)")',
+        help="print the lmms-eval task folder (use: lmms-eval "
+        '--include_path "$(medvigil tasks-path)")',
     )
     p.add_argument("--suite", default=None, help="one suite's folder (default: all suites)")
 

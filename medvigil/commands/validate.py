@@ -36,7 +36,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--no-images",
         dest="images",
         action="store_false",
-        help="do not decode images (existence, path safety and the credentialed rule are still checked)",
+        help="do not decode images (existence, path safety "
+        "and the credentialed rule are still checked)",
     )
     parser.add_argument(
         "--metadata-only",

@@ -1,17 +1,18 @@
 """Outputs appear whole or not at all: one place for staging folders and atomic files.
 
-A folder is written into a hidden sibling (``.NAME.staging-PID-XXXX``, same file system)
-and renamed onto its final name only when the writer returns; on any error (and on SIGINT or SIGTERM,
-which :mod:`medvigil.cli` turns into exceptions) the staging folder is removed and the
-previous output, if any, is untouched. Making a staging folder and moving outputs into place run
-with those signals held (:func:`medvigil.files.held_signals.held`), so no moment between two of
-their steps leaves a folder nobody removes. Both writers take the command's ``inputs`` and
-refuse (:func:`medvigil.files.output_guard.refuse_overlap`) an output that is, contains or lies
-inside one of them, before creating anything and again before committing.
+A folder is written into a hidden sibling (``.NAME.staging-PID-XXXX``, same file system) and renamed
+onto its final name only when the writer returns; on any error (and on SIGINT or SIGTERM, which
+:mod:`medvigil.cli` turns into exceptions) the staging folder is removed and the previous output, if
+any, is untouched. Making a staging folder and moving outputs into place run with those signals held
+(:func:`medvigil.files.held_signals.held`), so no moment between two of their steps leaves a folder
+nobody removes. Both writers take the command's ``inputs`` and refuse
+(:func:`medvigil.files.output_guard.refuse_overlap`) an output that is, contains or lies inside one
+of them, before creating anything and again before committing.
 
-``--force`` replaces only an earlier output of the same command: every replaceable output folder holds
-the marker ``.medvigil-<command>`` (:func:`mark`), and a non-empty folder without it is never replaced
-(:func:`refuse_unowned`; ``build``, ``reconstruct``, ``sample``, ``mediconfusion-build``, ``demo``).
+``--force`` replaces only an earlier output of the same command: every replaceable output folder
+holds the marker ``.medvigil-<command>`` (:func:`mark`), and a non-empty folder without it is never
+replaced (:func:`refuse_unowned`; ``build``, ``reconstruct``, ``sample``, ``mediconfusion-build``,
+``demo``).
 """
 
 import contextlib
@@ -68,12 +69,13 @@ def staged_folder(
     option: str = "--out",
     kind: str | None = None,
 ) -> Iterator[Path]:
-    """Yield an empty staging folder that becomes ``out`` when the block succeeds. ``replace``: an existing
-    ``out`` is swapped out (and deleted) only after the new content is complete; without it an existing
-    non-empty ``out`` is an error, checked both before and after the block (another process may have written
-    it meanwhile). ``inputs``: every path the command reads (:mod:`medvigil.files.output_guard`); ``option``
-    names the output in the refusal. ``kind``: the command (``build``); the folder gets its marker, and
-    ``replace`` replaces only a folder holding it (:func:`refuse_unowned`; ``replace`` needs ``kind``)."""
+    """Yield an empty staging folder that becomes ``out`` when the block succeeds. ``replace``: an
+    existing ``out`` is swapped out (and deleted) only after the new content is complete; without it
+    an existing non-empty ``out`` is an error, checked both before and after the block (another
+    process may have written it meanwhile). ``inputs``: every path the command reads
+    (:mod:`medvigil.files.output_guard`); ``option`` names the output in the refusal. ``kind``: the
+    command (``build``); the folder gets its marker, and ``replace`` replaces only a folder holding
+    it (:func:`refuse_unowned`; ``replace`` needs ``kind``)."""
     out = Path(out)
     if replace and kind is None:
         raise TypeError("staged_folder(replace=True) needs the kind of output it may replace")
@@ -131,8 +133,8 @@ def _refuse_existing(out: Path, replace: bool, kind: str | None, during: bool = 
 def write_text_atomic(
     path: str | os.PathLike, text: str, *, inputs: Inputs, option: str = "--out"
 ) -> None:
-    """Write ``text`` to ``path`` via a temporary sibling and a rename (fsynced first); ``path`` must not
-    be, hold or lie inside one of ``inputs`` (every path the command reads)."""
+    """Write ``text`` to ``path`` via a temporary sibling and a rename (fsynced first); ``path``
+    must not be, hold or lie inside one of ``inputs`` (every path the command reads)."""
     path = Path(path)
     refuse_overlap({option: path}, inputs)
     directory = path.parent if str(path.parent) else Path(".")

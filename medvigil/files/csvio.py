@@ -50,9 +50,10 @@ class CsvTable:
 def read_csv(
     path: Path | str, name: str | None = None, *, required: Iterable[str] = ()
 ) -> CsvTable:
-    """Read ``path`` strictly; ``name`` (default: the file name) labels every problem. A missing file
-    raises FileNotFoundError; a file that cannot be read as a table at all (encoding, empty file, header
-    problems, broken quoting) a DataError. Row-level problems do not raise: they are in ``CsvTable.problems``.
+    """Read ``path`` strictly; ``name`` (default: the file name) labels every problem. A missing
+    file raises FileNotFoundError; a file that cannot be read as a table at all (encoding, empty
+    file, header problems, broken quoting) a DataError. Row-level problems do not raise: they are in
+    ``CsvTable.problems``.
     """
     path = Path(path)
     name = name or path.name
@@ -81,9 +82,9 @@ class CsvColumns:
 
 
 def parse_csv_columns(data: bytes, name: str, *, required: Iterable[str] = ()) -> CsvColumns:
-    """Parse CSV ``data`` into :class:`CsvColumns`: split at line breaks and commas when it holds no quote
-    (the usual file), else in one pass of ``csv.reader``, else (a record of the wrong length, broken
-    quoting) record by record, which locates each problem (row and line)."""
+    """Parse CSV ``data`` into :class:`CsvColumns`: split at line breaks and commas when it holds no
+    quote (the usual file), else in one pass of ``csv.reader``, else (a record of the wrong length,
+    broken quoting) record by record, which locates each problem (row and line)."""
     required = tuple(required)
     problems: list[Problem] = []
     text = _text(data, name, problems)
@@ -118,9 +119,10 @@ def parse_csv_columns(data: bytes, name: str, *, required: Iterable[str] = ()) -
 
 
 def _plain_columns(text: str) -> tuple[list[str], list[list[str]]] | None:
-    """What ``csv.reader`` reads from ``text``, as ``(header, columns)``, when it holds no quote, its lines all
-    end in LF or all in CRLF and every non-empty one has the header's number of commas (an empty line is a
-    blank record: none); None otherwise. The records' cells come from one split of their joined lines."""
+    """What ``csv.reader`` reads from ``text``, as ``(header, columns)``, when it holds no quote,
+    its lines all end in LF or all in CRLF and every non-empty one has the header's number of commas
+    (an empty line is a blank record: none); None otherwise. The records' cells come from one split
+    of their joined lines."""
     if '"' in text:
         return None
     if "\r" in text:
@@ -143,8 +145,8 @@ def _plain_columns(text: str) -> tuple[list[str], list[list[str]]] | None:
 
 
 def _text(data: bytes, name: str, problems: list[Problem]) -> str:
-    """The decoded text of ``data``; a UTF-8 BOM is reported in ``problems`` and skipped. A UTF-16 BOM,
-    bytes that are not UTF-8 and an empty file raise a DataError."""
+    """The decoded text of ``data``; a UTF-8 BOM is reported in ``problems`` and skipped. A UTF-16
+    BOM, bytes that are not UTF-8 and an empty file raise a DataError."""
     if data.startswith(UTF16_BOMS):
         raise DataError(
             Problem(
@@ -249,7 +251,8 @@ def _header_problems(
             minor.append(
                 Problem(
                     name,
-                    f"header has an empty column name at position {position}; its values are ignored",
+                    f"header has an empty column name at position "
+                    f"{position}; its values are ignored",
                 )
             )
         elif column in seen:
@@ -272,8 +275,8 @@ def _decode_problem(data: bytes, exc: UnicodeDecodeError, name: str) -> Problem:
     where = "in the header" if row is None else f"in data row {row}"
     return Problem(
         name,
-        f"not valid UTF-8: byte 0x{data[offset]:02x} at byte offset {offset} (line {line}, {where}); "
-        "release CSVs must be UTF-8",
+        f"not valid UTF-8: byte 0x{data[offset]:02x} at byte offset {offset} "
+        f"(line {line}, {where}); release CSVs must be UTF-8",
         row=row,
     )
 

@@ -22,7 +22,8 @@ _waiting: type[BaseException] | None = None  # the first exception deferred mean
 
 @contextmanager
 def held() -> Iterator[None]:
-    """Run the block whole: an exception a signal handler deferred meanwhile is raised when it ends."""
+    """Run the block whole: an exception a signal handler deferred meanwhile is raised when it
+    ends."""
     global _depth, _waiting
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers never interrupt this thread
@@ -38,7 +39,8 @@ def held() -> Iterator[None]:
 
 
 def deferred(kind: type[BaseException]) -> bool:
-    """Whether a signal handler's exception ``kind`` waits for the held block in progress (else raise it)."""
+    """Whether a signal handler's exception ``kind`` waits for the held block in progress (else
+    raise it)."""
     global _waiting
     if not _depth:
         return False

@@ -8,10 +8,10 @@ memory; and bytes that are not UTF-8 or JSON that is not strict (``NaN``, ``Infi
 deep) are a :class:`~medvigil.errors.DataError` naming file and line. A missing file still raises
 :class:`FileNotFoundError` (the CLI prints it).
 
-While a command runs (:func:`recording_reads`, opened by :func:`medvigil.cli.main`), every file opened
-here is recorded (:func:`note_read` for what another library reads, such as a ``datasets`` folder), so
-the output guard refuses to write over any file the command read, declared or found next to one
-(:func:`medvigil.files.output_guard.refuse_overlap`).
+While a command runs (:func:`recording_reads`, opened by :func:`medvigil.cli.main`), every file
+opened here is recorded (:func:`note_read` for what another library reads, such as a ``datasets``
+folder), so the output guard refuses to write over any file the command read, declared or found next
+to one (:func:`medvigil.files.output_guard.refuse_overlap`).
 """
 
 import contextlib
@@ -126,8 +126,9 @@ def open_regular(
     max_bytes: int | None = None,
     buffer_size: int = -1,
 ) -> Iterator[IO[bytes]]:
-    """Open ``path`` for binary reading (``buffer_size``: the reading buffer, -1 the default) after proving (on
-    the open descriptor) it is a regular file of at most ``max_bytes`` (default :func:`max_input_bytes`; ``0`` = no size limit)."""
+    """Open ``path`` for binary reading (``buffer_size``: the reading buffer, -1 the default) after
+    proving (on the open descriptor) it is a regular file of at most ``max_bytes`` (default
+    :func:`max_input_bytes`; ``0`` = no size limit)."""
     path = Path(path)
     name = _label(path, label)
     limit = max_input_bytes() if max_bytes is None else max_bytes
@@ -171,7 +172,8 @@ def open_regular(
 def read_bytes(
     path: str | os.PathLike, label: str | None = None, *, max_bytes: int | None = None
 ) -> bytes:
-    """All bytes of a regular file, refusing special files and files over the limit (see module doc)."""
+    """All bytes of a regular file, refusing special files and files over the limit (see module
+    doc)."""
     limit = max_input_bytes() if max_bytes is None else max_bytes
     with open_regular(path, label, max_bytes=limit) as handle:
         size = os.fstat(
@@ -237,10 +239,11 @@ _WHITESPACE = str.maketrans("", "", " \t\r\n")
 
 
 def keys_once(value: Any, text: str) -> bool:
-    """Whether ``value``, decoded from ``text`` by the C decoder, is sure to hold every key of ``text``:
-    every key in ``text`` is a string followed by optional whitespace and ``:``, so without whitespace
-    ``text`` holds at least as many ``":`` as keys (a string value holding one only adds), and exactly
-    as many as the decoded objects have only if no key was repeated (False may also mean a ``":`` in a string)."""
+    """Whether ``value``, decoded from ``text`` by the C decoder, is sure to hold every key of
+    ``text``: every key in ``text`` is a string followed by optional whitespace and ``:``, so
+    without whitespace ``text`` holds at least as many ``":`` as keys (a string value holding one
+    only adds), and exactly as many as the decoded objects have only if no key was repeated (False
+    may also mean a ``":`` in a string)."""
     most = text.translate(_WHITESPACE).count('":')
     count, level = 0, [value]
     while level:  # the keys of the decoded objects, depth by depth, until they are as many
@@ -266,7 +269,8 @@ MAX_INT_DIGITS = (
 
 
 def bounded_int(text: str) -> int:
-    """``int(text)``, refused past :data:`MAX_INT_DIGITS` digits (``parse_int`` of our JSON decoders)."""
+    """``int(text)``, refused past :data:`MAX_INT_DIGITS` digits (``parse_int`` of our JSON
+    decoders)."""
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise ValueError(
             f"the integer {text[:12]}... has {len(text.lstrip('-'))} digits, more than a number "
@@ -276,9 +280,9 @@ def bounded_int(text: str) -> int:
 
 
 def non_finite_field(value: Any, path: str = "") -> str | None:
-    """The field (dotted, list indices in brackets) of the first ``NaN``/``Infinity`` in a decoded JSON
-    value, None when every number is finite: for readers that decode with the fast C scanner, which
-    takes them, and must refuse them naming the field."""
+    """The field (dotted, list indices in brackets) of the first ``NaN``/``Infinity`` in a decoded
+    JSON value, None when every number is finite: for readers that decode with the fast C scanner,
+    which takes them, and must refuse them naming the field."""
     if isinstance(value, float):
         return None if math.isfinite(value) else (path or "(the value)")
     items = (

@@ -1,4 +1,5 @@
-"""Strict JSON for score results: NaN/inf become null, and the text is indented only near the top."""
+"""Strict JSON for score results: NaN/inf become null, and the text is indented only near the
+top."""
 
 import json
 import math

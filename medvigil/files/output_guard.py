@@ -1,19 +1,20 @@
 """Refuse an output path that would touch an input: one check for every command that writes.
 
 :func:`refuse_overlap` runs before anything is written, and again in
-:func:`medvigil.files.atomic_output.staged_folder` and :func:`~medvigil.files.atomic_output.write_text_atomic`
-just before they commit. After resolving symbolic links, an output is refused when it is an input
-(``score --json runs/x_samples_t.jsonl``), contains one (``build rel --out .``) or lies inside an
-input folder (``reconstruct rel --source SRC --out SRC/recon``); and, when it replaces a folder
-(``replace=True``), when it is the file-system root, the home folder or holds the current directory.
-Refusals are :class:`~medvigil.errors.DataError` s naming the option (the CLI exits 2, nothing touched).
+:func:`medvigil.files.atomic_output.staged_folder` and
+:func:`~medvigil.files.atomic_output.write_text_atomic` just before they commit. After resolving
+symbolic links, an output is refused when it is an input (``score --json runs/x_samples_t.jsonl``),
+contains one (``build rel --out .``) or lies inside an input folder (``reconstruct rel --source SRC
+--out SRC/recon``); and, when it replaces a folder (``replace=True``), when it is the file-system
+root, the home folder or holds the current directory. Refusals are
+:class:`~medvigil.errors.DataError` s naming the option (the CLI exits 2, nothing touched).
 
 Every command declares the arguments it reads and writes (:func:`declare`); :func:`refuse_declared`
 checks them in :func:`medvigil.cli.main` before any command starts, so no writer can forget an
-input. A test checks that every path argument of every command is declared. A reader also finds files
-no argument names (an lmms-eval ``<stamp>_results.json`` beside its samples file): every file the
-running command read (:func:`medvigil.files.input_files.paths_read`) counts as an input too, so an
-output is refused when it would replace or hold one.
+input. A test checks that every path argument of every command is declared. A reader also finds
+files no argument names (an lmms-eval ``<stamp>_results.json`` beside its samples file): every file
+the running command read (:func:`medvigil.files.input_files.paths_read`) counts as an input too, so
+an output is refused when it would replace or hold one.
 """
 
 import argparse
@@ -63,7 +64,10 @@ def _reason(out: PathLike, labelled: list[tuple[str, PathLike]], replace: bool) 
             or target == _resolved(Path.home())
             or _resolved(Path.cwd()).is_relative_to(target)
         ):
-            return f"is the file-system root, the home folder or holds the current directory ({target}); refusing to replace it"
+            return (
+                f"is the file-system root, the home folder or holds the "
+                f"current directory ({target}); refusing to replace it"
+            )
     return None
 
 
@@ -111,7 +115,8 @@ STDOUT = "-"  # ``--json -``: standard output, not a file
 def declare(
     parser: argparse.ArgumentParser, *, inputs: Sequence[str] = (), outputs: Sequence[str] = ()
 ) -> None:
-    """Record which argument destinations of ``parser`` are read (``inputs``) and written (``outputs``).
+    """Record which argument destinations of ``parser`` are read (``inputs``) and written
+    (``outputs``).
 
     Call it after the arguments are added. A ``force`` argument, when the command has one, makes
     every output a replacement (``replace=True``).
@@ -155,7 +160,8 @@ def declared_paths(args: argparse.Namespace) -> tuple[dict, dict]:
 
 
 def refuse_declared(args: argparse.Namespace) -> None:
-    """:func:`refuse_overlap` on a command's declared outputs and inputs (``--force``: replacing)."""
+    """:func:`refuse_overlap` on a command's declared outputs and inputs (``--force``:
+    replacing)."""
     inputs, outputs = declared_paths(args)
     if outputs:
         refuse_overlap(outputs, inputs, replace=bool(getattr(args, "force", False)))

@@ -15,13 +15,14 @@ Refusals raise :class:`medvigil.errors.DataError` carrying one
 
 >>> import tempfile
 >>> root = Path(tempfile.mkdtemp())
->>> resolve_inside(root, "images/a.jpg", "manifest.csv", 1, "image_file") == root.resolve() / "images" / "a.jpg"
+>>> resolve_inside(root, "images/a.jpg", "manifest.csv", 1, "image_file") == (
+...     root.resolve() / "images" / "a.jpg")
 True
 >>> resolve_inside(root, "../../etc/passwd", "manifest.csv", 4, "image_file")
 Traceback (most recent call last):
 ...
 medvigil.errors.DataError: manifest.csv, row 4, field 'image_file': path '../../etc/passwd' contains a '..' component and could escape the release root
-"""
+"""  # noqa: E501
 
 import os
 import re
@@ -63,10 +64,10 @@ def _shown(relpath: str) -> str:
 def resolve_inside(
     root: Path | str, relpath: str, file: str, row: int | None = None, field: str | None = None
 ) -> Path:
-    """``root / relpath`` (absolute, normalised) after proving it stays inside the release folder ``root``,
-    or a DataError naming ``file``, ``row`` and ``field`` (where ``relpath`` was read) if it is unsafe
-    (module docstring). The path need not exist; if it (or any parent) is a symbolic link, the link
-    target must lie inside ``root``."""
+    """``root / relpath`` (absolute, normalised) after proving it stays inside the release folder
+    ``root``, or a DataError naming ``file``, ``row`` and ``field`` (where ``relpath`` was read) if
+    it is unsafe (module docstring). The path need not exist; if it (or any parent) is a symbolic
+    link, the link target must lie inside ``root``."""
     return _inside(os.path.realpath(root), relpath, os.path.islink, file, row, field)
 
 
@@ -108,7 +109,8 @@ class InsideResolver:
 def _inside(
     base: str, relpath: str, is_link, file: str, row: int | None, field: str | None
 ) -> Path:
-    """``base / relpath`` after the checks of :func:`resolve_inside` (``base`` is the root's real path)."""
+    """``base / relpath`` after the checks of :func:`resolve_inside` (``base`` is the root's real
+    path)."""
     reason = unsafe_reason(relpath)
     if reason is not None:
         raise DataError(Problem(file=file, row=row, field=field, message=reason))
@@ -134,8 +136,8 @@ def _inside(
                         row=row,
                         field=field,
                         message=(
-                            f"path {relpath!r} goes through symbolic link {link!r} that points outside "
-                            "the release root (or nowhere)"
+                            f"path {relpath!r} goes through symbolic link {link!r} "
+                            f"that points outside the release root (or nowhere)"
                         ),
                     )
                 )

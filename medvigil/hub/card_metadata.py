@@ -1,5 +1,6 @@
-"""From a suite's :class:`DatasetFacts`, a Hub card's YAML front matter (its ``configs:`` entries let
-``load_dataset(folder, config)`` find the Parquet shards) and Croissant document, for every suite's export."""
+"""From a suite's :class:`DatasetFacts`, a Hub card's YAML front matter (its ``configs:`` entries
+let ``load_dataset(folder, config)`` find the Parquet shards) and Croissant document, for every
+suite's export."""
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,9 +58,9 @@ def front_matter(
 def configs_and_info(
     features: Mapping[str, Any], rows: Mapping[str, int], shards: Iterable[Any], default: str
 ) -> tuple[list[dict[str, Any]], Any]:
-    """``(configs, dataset_info)`` for the front matter. ``download_size`` is what the Hub serves (the Parquet
-    files, each distinct image stored once); ``num_bytes`` / ``dataset_size`` the Arrow table ``load_dataset``
-    caches, where every row holds its image bytes."""
+    """``(configs, dataset_info)`` for the front matter. ``download_size`` is what the Hub serves
+    (the Parquet files, each distinct image stored once); ``num_bytes`` / ``dataset_size`` the Arrow
+    table ``load_dataset`` caches, where every row holds its image bytes."""
     import datasets
     from datasets.info import DatasetInfosDict
     from huggingface_hub import DatasetCardData
@@ -88,7 +89,8 @@ def configs_and_info(
 
 
 def size_rows(features: Iterable[str], shards: Iterable[Any]) -> list[tuple[str, str, str]]:
-    """``(config, download, decoded)`` per config: the Parquet bytes and the Arrow table bytes of its shards."""
+    """``(config, download, decoded)`` per config: the Parquet bytes and the Arrow table bytes of
+    its shards."""
     shards = list(shards)
     return [
         (

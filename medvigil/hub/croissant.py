@@ -1,7 +1,7 @@
 """Croissant 1.0 JSON-LD for an exported (Hub-ready) folder.
 
-One ``cr:FileObject`` per Parquet shard and per config one ``cr:FileSet`` read by one record set; lists
-are fields with ``repeated: true``, as Croissant 1.0 has no ``isArray``.
+One ``cr:FileObject`` per Parquet shard and per config one ``cr:FileSet`` read by one record set;
+lists are fields with ``repeated: true``, as Croissant 1.0 has no ``isArray``.
 """
 
 import json
@@ -126,7 +126,8 @@ def build_metadata(
     facts: Any, features_by_config: Mapping[str, Any], shards: Sequence[Shard], *, url: str
 ) -> dict:
     """The JSON-LD document (a plain dict) of a build, from its suite's
-    :class:`~medvigil.hub.card_metadata.DatasetFacts` (``rai``: properties without the ``rai:`` prefix)."""
+    :class:`~medvigil.hub.card_metadata.DatasetFacts` (``rai``: properties without the ``rai:``
+    prefix)."""
     configs = list(features_by_config)
     missing = [c for c in configs if not any(s.config == c for s in shards)]
     if missing:
@@ -185,9 +186,10 @@ def dumps(doc: Mapping) -> str:
 
 
 def validate(path_or_doc: Path | str | Mapping) -> tuple[list[str], list[str]]:
-    """The mlcroissant reference validator's ``(errors, warnings)``, both sorted; warnings include those it
-    only logs (e.g. a non-standard ``@context``). Pass a path to check an export in place (relative
-    ``contentUrl`` and ``includes`` resolve against its folder); the export requires both lists empty."""
+    """The mlcroissant reference validator's ``(errors, warnings)``, both sorted; warnings include
+    those it only logs (e.g. a non-standard ``@context``). Pass a path to check an export in place
+    (relative ``contentUrl`` and ``includes`` resolve against its folder); the export requires both
+    lists empty."""
     import logging
 
     import mlcroissant

@@ -2,8 +2,9 @@
 report, and the card / Croissant / build-info files, all inside a staging folder.
 
 A suite calls :func:`check_destination`, then inside ``staged_folder`` :func:`write_configs`,
-:func:`build_digest` and :func:`write_metadata` (which writes the build's manifest last). No clock, random state or absolute path enters the files:
-two builds of the same inputs with the same settings are byte-identical.
+:func:`build_digest` and :func:`write_metadata` (which writes the build's manifest last). No clock,
+random state or absolute path enters the files: two builds of the same inputs with the same settings
+are byte-identical.
 """
 
 import hashlib
@@ -51,9 +52,9 @@ def write_configs(
     payload_size: Callable[[dict], int],
     group_column: str | None = None,
 ) -> tuple[dict[str, int], list[croissant.Shard]]:
-    """Stream ``rows_of(config)`` of every config into its Parquet shards; return row counts and shards.
-    Consecutive rows with one ``group_column`` value (a case, a pair) share a row group, so each of their
-    images is stored once (:mod:`medvigil.hub.parquet_shards`)."""
+    """Stream ``rows_of(config)`` of every config into its Parquet shards; return row counts and
+    shards. Consecutive rows with one ``group_column`` value (a case, a pair) share a row group, so
+    each of their images is stored once (:mod:`medvigil.hub.parquet_shards`)."""
     from tqdm.auto import tqdm
 
     rows: dict[str, int] = {}
@@ -73,8 +74,9 @@ def write_configs(
 def build_digest(
     builder: str, version: str, facts: Sequence[tuple[str, str]], shards: Iterable[croissant.Shard]
 ) -> str:
-    """SHA-256 identifying a build, of the lines ``<builder>-build <version>``, ``<name> <value>`` for every
-    fact (e.g. the input digest, the settings as sorted JSON), then ``<shard path>\\t<sha256>`` in path order."""
+    """SHA-256 identifying a build, of the lines ``<builder>-build <version>``, ``<name> <value>``
+    for every fact (e.g. the input digest, the settings as sorted JSON), then ``<shard
+    path>\\t<sha256>`` in path order."""
     head = f"{builder}-build {version}\n" + "".join(f"{name} {value}\n" for name, value in facts)
     return hashlib.sha256((head + checksum_lines(shards)).encode()).hexdigest()
 
@@ -93,7 +95,8 @@ class BuildReport:
     shards: list[croissant.Shard]
 
     # a suite's report also defines info_head() and info_tail() (its facts of build_info.json before
-    # ``rows`` and between ``rows`` and ``shards``) and out_marker() (appended to the summary's ``built:`` line)
+    # ``rows`` and between ``rows`` and ``shards``) and out_marker() (appended to the summary's
+    # ``built:`` line)
     def input_digest(self) -> tuple[str, str]:
         """``(name, digest)`` of what was built from, e.g. ``("release", ...)``."""
         raise NotImplementedError
@@ -138,8 +141,9 @@ def write_metadata(
     *,
     repo_id: str | None,
 ) -> None:
-    """Write ``croissant.json`` (which must validate cleanly), the suite's ``texts``, ``build_info.json``
-    and, last, the allowlist of every file written (:mod:`medvigil.hub.build_manifest`)."""
+    """Write ``croissant.json`` (which must validate cleanly), the suite's ``texts``,
+    ``build_info.json`` and, last, the allowlist of every file written
+    (:mod:`medvigil.hub.build_manifest`)."""
     url = f"https://huggingface.co/datasets/{repo_id}" if repo_id else facts.homepage
     (tmp / CROISSANT).write_text(
         croissant.dumps(croissant.build_metadata(facts, features, report.shards, url=url)),

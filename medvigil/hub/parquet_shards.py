@@ -1,10 +1,11 @@
-"""A config's rows as the size-bounded Parquet shards of a Hub-ready export (MedVIGIL and MediConfusion):
-``<root>/data/<config>/test-NNNNN-of-MMMMM.parquet``, written under a ``.partial`` name and renamed once
-the shard count is known.
+"""A config's rows as the size-bounded Parquet shards of a Hub-ready export (MedVIGIL and
+MediConfusion): ``<root>/data/<config>/test-NNNNN-of-MMMMM.parquet``, written under a ``.partial``
+name and renamed once the shard count is known.
 
-Many rows show the same image (a case's probes, a circular probe's rotations), so image bytes columns are
-dictionary-encoded (each distinct image stored once per row group) and rows sharing images (one
-``group_column`` value) are kept in one row group. Readers decode the dictionary transparently.
+Many rows show the same image (a case's probes, a circular probe's rotations), so image bytes
+columns are dictionary-encoded (each distinct image stored once per row group) and rows sharing
+images (one ``group_column`` value) are kept in one row group. Readers decode the dictionary
+transparently.
 """
 
 import errno
@@ -39,8 +40,9 @@ def _image_columns(features) -> list[str]:
 
 
 def _column_options(features) -> dict[str, Any]:
-    """Per-column Parquet options: image bytes dictionary-encoded, uncompressed (JPEG/PNG are compressed
-    already) and without statistics; every other column dictionary-encoded and Snappy-compressed."""
+    """Per-column Parquet options: image bytes dictionary-encoded, uncompressed (JPEG/PNG are
+    compressed already) and without statistics; every other column dictionary-encoded and
+    Snappy-compressed."""
     leaves = [
         leaf for field in features.arrow_schema for leaf in _leaf_paths(field.name, field.type)
     ]
@@ -133,9 +135,9 @@ FREE_SPACE_MARGIN = (
 
 
 def ensure_free_space(folder: Path, payload: int) -> None:
-    """Raise ``OSError(ENOSPC)`` unless ``folder``'s file system can take ``payload`` bytes more, with a margin.
-    Checked before every row group: Arrow aborts the process (SIGABRT, no clean-up) when a write fails
-    inside it, while this error unwinds and the staging folder is removed."""
+    """Raise ``OSError(ENOSPC)`` unless ``folder``'s file system can take ``payload`` bytes more,
+    with a margin. Checked before every row group: Arrow aborts the process (SIGABRT, no clean-up)
+    when a write fails inside it, while this error unwinds and the staging folder is removed."""
     need = payload + payload // 10 + FREE_SPACE_MARGIN
     free = shutil.disk_usage(folder).free
     if free < need:
@@ -158,10 +160,11 @@ def write_shards(
 ) -> tuple[int, list[Shard]]:
     """Stream ``(key, row)`` pairs into ``root/data/<config>/``; return the row count and shards.
 
-    Row groups hold at least :data:`ROWS_PER_BATCH` rows and close only where ``group_column`` changes
-    (every row is its own group when it is None), or once their ``payload_size`` reaches
-    :data:`MAX_GROUP_BYTES`. A shard closes once its rows' ``payload_size`` reaches ``max_shard_bytes``, an
-    image already in the open row group counting once; a config without rows gets one empty shard.
+    Row groups hold at least :data:`ROWS_PER_BATCH` rows and close only where ``group_column``
+    changes (every row is its own group when it is None), or once their ``payload_size`` reaches
+    :data:`MAX_GROUP_BYTES`. A shard closes once its rows' ``payload_size`` reaches
+    ``max_shard_bytes``, an image already in the open row group counting once; a config without rows
+    gets one empty shard.
     """
     folder = root / DATA_DIR / config
     folder.mkdir(parents=True)
@@ -211,7 +214,8 @@ def write_shards(
 
 
 def checksum_lines(shards: Iterable[Shard]) -> str:
-    """``<shard path>\\t<sha256>`` of every shard, one a line in path order (hashed into build digests)."""
+    """``<shard path>\\t<sha256>`` of every shard, one a line in path order (hashed into build
+    digests)."""
     return "".join(
         f"{shard.path}\t{shard.sha256}\n" for shard in sorted(shards, key=lambda s: s.path)
     )

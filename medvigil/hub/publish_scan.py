@@ -1,12 +1,13 @@
 """Content checks of everything ``medvigil publish`` would upload (no names, no file starts).
 
-Credentialed pixels must not leave by any route, so every uploaded byte is scanned, and everything it
-decodes to, :data:`MAX_DEPTH` levels deep and at most :data:`MAX_EXPANDED_BYTES` per cell (beyond: refused,
-it cannot be proved clean). What is scanned and refused: README.md, "publish checks content, decoded".
-Checksums are compared *from each image signature to the end* (leading bytes do not hide an image); the
-perceptual hash (:data:`PHASH_SIZE`, at most :data:`PHASH_MAX_DISTANCE` of 1,024 bits from the image or its
-mirror) catches re-encoded, resized, blurred or flipped copies. Without ``--credentialed`` only checksums
-are known: an X-ray re-derived by ``medvigil reconstruct`` (new bytes) is recognised only when its folder is given.
+Credentialed pixels must not leave by any route, so every uploaded byte is scanned, and everything
+it decodes to, :data:`MAX_DEPTH` levels deep and at most :data:`MAX_EXPANDED_BYTES` per cell
+(beyond: refused, it cannot be proved clean). What is scanned and refused: README.md, "publish
+checks content, decoded". Checksums are compared *from each image signature to the end* (leading
+bytes do not hide an image); the perceptual hash (:data:`PHASH_SIZE`, at most
+:data:`PHASH_MAX_DISTANCE` of 1,024 bits from the image or its mirror) catches re-encoded, resized,
+blurred or flipped copies. Without ``--credentialed`` only checksums are known: an X-ray re-derived
+by ``medvigil reconstruct`` (new bytes) is recognised only when its folder is given.
 """
 
 import base64
@@ -58,11 +59,13 @@ MAX_IMAGES_PER_PAYLOAD = (
     64  # signatures checked per payload (a JPEG may carry EXIF thumbnails); more: refused
 )
 
-# One run of base64 text: unbroken, or lines of 40+ characters (the last one shorter), each line break
-# possibly followed by an indent or a Markdown quote; an optional data: URI prefix; 120+ characters.
+# One run of base64 text: unbroken, or lines of 40+ characters (the last one shorter), each line
+# break possibly followed by an indent or a Markdown quote; an optional data: URI prefix; 120+
+# characters.
 _BASE64_RUN = re.compile(
     rb"(?:data:[\w.+/-]*(?:;[\w.+-]+=[\w.+-]+)*;base64,)?"
-    rb"((?:[A-Za-z0-9+/_-]{40,}={0,2}[ \t]*\r?\n[ \t>]*)+[A-Za-z0-9+/_-]+={0,2}|[A-Za-z0-9+/_-]{40,}={0,2})"
+    rb"((?:[A-Za-z0-9+/_-]{40,}={0,2}[ \t]*\r?\n[ \t>]*)+[A-Za-z0-9+/_-]+={0,2}"
+    rb"|[A-Za-z0-9+/_-]{40,}={0,2})"
 )
 _MIN_BASE64 = 120
 # hexadecimal text of 60+ bytes (a SHA-256 is 32), possibly in lines
@@ -90,7 +93,10 @@ class CredentialedImages:
         found = imagehash.phash(image, hash_size=PHASH_SIZE)
         distance = min(found - known for known in self.phashes)
         if distance <= PHASH_MAX_DISTANCE:
-            return f"its pixels are a near-duplicate of a credentialed image (perceptual hash {distance}/1024 bits away)"
+            return (
+                f"its pixels are a near-duplicate of a credentialed "
+                f"image (perceptual hash {distance}/1024 bits away)"
+            )
         return None
 
 
@@ -169,10 +175,11 @@ def scan_payload(
     report_images: bool = True,
     verify_images: bool = True,
 ) -> list[Finding]:
-    """Everything ``data`` carries: images (credentialed or not) at any offset and inside base64 runs and
-    archives, recursively. ``report_images``: also images that are not credentialed (False for image cells).
-    ``verify_images``: a signature is an image only when it decodes as one (its few bytes also occur by
-    chance in compressed data); False reports every signature (text files, where none belongs)."""
+    """Everything ``data`` carries: images (credentialed or not) at any offset and inside base64
+    runs and archives, recursively. ``report_images``: also images that are not credentialed (False
+    for image cells). ``verify_images``: a signature is an image only when it decodes as one (its
+    few bytes also occur by chance in compressed data); False reports every signature (text files,
+    where none belongs)."""
     return list(_scan(data, known, 0, 0, _Budget(), report_images, verify_images))
 
 
@@ -195,8 +202,8 @@ def _scan(
     ):  # decoys in front of an image must not exhaust the check
         yield Finding(
             base,
-            f"{len(signatures)} image signatures (more than {MAX_IMAGES_PER_PAYLOAD} are not checked "
-            "one by one)",
+            f"{len(signatures)} image signatures (more than {MAX_IMAGES_PER_PAYLOAD} "
+            f"are not checked one by one)",
             refuse=True,
         )
         return
@@ -308,7 +315,8 @@ def _zip_members(data: bytes, budget: _Budget) -> list[bytes] | None | bool:
 
 
 def _stream_member(kind: str, data: bytes, budget: _Budget) -> list[bytes] | None | bool:
-    """The content of a gzip, bzip2 or xz stream at the start of ``data``, read no further than the budget."""
+    """The content of a gzip, bzip2 or xz stream at the start of ``data``, read no further than the
+    budget."""
     import bz2
     import lzma
 
@@ -331,7 +339,8 @@ def _location(data: bytes, offset: int) -> int:
 
 
 def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list[Problem]:
-    """Problems of one uploaded text file (UTF-8, no NUL, no embedded image, no credentialed bytes)."""
+    """Problems of one uploaded text file (UTF-8, no NUL, no embedded image, no credentialed
+    bytes)."""
     problems = []
     for found in scan_payload(data, known, verify_images=False):
         line = _location(data, found.offset)
@@ -428,10 +437,11 @@ def credentialed_images(
     folders: Iterable[Path | str],
     read_dicom: Callable[[Path], Any] | None = None,
 ) -> CredentialedImages:
-    """The checksums ``recorded_sha256`` plus, under ``folders``: the SHA-256 of every regular file, the
-    checksums every ``RECONSTRUCTION.json`` records, and the perceptual hash of every decodable image.
-    ``read_dicom(path)`` is the display image of a DICOM file, None for any other file (the CLI passes
-    the one of ``reconstruct/``; the core never imports it); it is required when folders are given."""
+    """The checksums ``recorded_sha256`` plus, under ``folders``: the SHA-256 of every regular file,
+    the checksums every ``RECONSTRUCTION.json`` records, and the perceptual hash of every decodable
+    image. ``read_dicom(path)`` is the display image of a DICOM file, None for any other file (the
+    CLI passes the one of ``reconstruct/``; the core never imports it); it is required when folders
+    are given."""
     known = CredentialedImages({str(h).lower() for h in recorded_sha256})
     folders = [Path(f) for f in folders]
     if folders and read_dicom is None:
@@ -453,8 +463,8 @@ def credentialed_images(
 
 
 def _file_phashes(path: Path, read_dicom: Callable[[Path], Any]) -> list:
-    """Perceptual hashes of the image file ``path`` as it is and mirrored left-right (a re-derived copy
-    may be flipped, as the release's lr_flip probes are); none when it is no image."""
+    """Perceptual hashes of the image file ``path`` as it is and mirrored left-right (a re-derived
+    copy may be flipped, as the release's lr_flip probes are); none when it is no image."""
     import imagehash
     from PIL import ImageOps
 

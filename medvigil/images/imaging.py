@@ -83,7 +83,8 @@ def _check_real(value: object, name: str) -> float:
 
 
 def validate_bbox(bbox: object, name: str = "bbox") -> tuple[float, float, float, float]:
-    """Check a normalised ROI box (a sequence, not a string, of four reals) and return it as four floats.
+    """Check a normalised ROI box (a sequence, not a string, of four reals) and return it as four
+    floats.
 
     >>> validate_bbox([0.1, 0.2, 0.5, 0.9])
     (0.1, 0.2, 0.5, 0.9)
@@ -120,10 +121,12 @@ def _check_size(size: object) -> tuple[int, int]:
 
 
 def to_published(img: Image.Image) -> Image.Image:
-    """The published form of a source image: RGB (alpha dropped), longest side Lanczos-resampled to 1024 px.
+    """The published form of a source image: RGB (alpha dropped), longest side Lanczos-resampled to
+    1024 px.
 
     Both down *and up* (the paper: "longest-side-resampled to 1024 px"); the short side becomes
-    ``max(1, round(short * 1024 / long))`` (``LONGEST_SIDE``). An image already at the target size is not resampled.
+    ``max(1, round(short * 1024 / long))`` (``LONGEST_SIDE``). An image already at the target size
+    is not resampled.
 
     >>> to_published(Image.new("L", (300, 150))).size
     (1024, 512)
@@ -154,10 +157,12 @@ def to_published(img: Image.Image) -> Image.Image:
 
 
 def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | None = None) -> bytes:
-    """Deterministic baseline JPEG bytes: quality 92 (Appendix L), 4:2:0, no ``optimize``, not progressive.
+    """Deterministic baseline JPEG bytes: quality 92 (Appendix L), 4:2:0, no ``optimize``, not
+    progressive.
 
     The same pixels give the same bytes (for a given Pillow/libjpeg build). ``comment`` is written
-    both as a JPEG ``COM`` marker and as the EXIF ``ImageDescription`` tag (labels synthetic images).
+    both as a JPEG ``COM`` marker and as the EXIF ``ImageDescription`` tag (labels synthetic
+    images).
 
     >>> data = encode_jpeg(Image.new("RGB", (8, 8), (128, 128, 128)))
     >>> data[:2] == b"\\xff\\xd8" and data == encode_jpeg(Image.new("RGB", (8, 8), (128, 128, 128)))
@@ -197,8 +202,9 @@ def _check_max_pixels(max_pixels: object) -> int:
 def pixel_budget_problem(
     width: int, height: int, *, planes: int = 1, max_pixels: int = DEFAULT_MAX_PIXELS
 ) -> str | None:
-    """Why an image declaring ``width`` x ``height`` (x ``planes`` frames or samples) must not be decoded, or
-    None: the project's one pixel budget, asked by every decoder (files, Parquet, ``serve-baseline``, DICOM)."""
+    """Why an image declaring ``width`` x ``height`` (x ``planes`` frames or samples) must not be
+    decoded, or None: the project's one pixel budget, asked by every decoder (files, Parquet,
+    ``serve-baseline``, DICOM)."""
     max_pixels = _check_max_pixels(max_pixels)
     if width <= 0 or height <= 0:
         return f"declares an empty image size {width}x{height}"
@@ -206,8 +212,8 @@ def pixel_budget_problem(
     if total > max_pixels:
         shown = f"{width}x{height}" + (f"x{planes}" if planes > 1 else "")
         return (
-            f"declares {shown} = {total:,} pixels, more than the {max_pixels:,}-pixel limit (decompression bomb); "
-            f"refusing to decode (max_pixels={max_pixels})"
+            f"declares {shown} = {total:,} pixels, more than the {max_pixels:,}-pixel "
+            f"limit (decompression bomb); refusing to decode (max_pixels={max_pixels})"
         )
     return None
 
@@ -274,18 +280,20 @@ def safe_open_image(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXEL
 def decode_image(
     data: bytes, name: str = "<bytes>", max_pixels: int = DEFAULT_MAX_PIXELS
 ) -> Image.Image:
-    """:func:`safe_open_image` of encoded bytes (e.g. a Parquet image cell); ``name`` stands for the file in errors."""
+    """:func:`safe_open_image` of encoded bytes (e.g. a Parquet image cell); ``name`` stands for the
+    file in errors."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}")
     return _decode(io.BytesIO(bytes(data)), name, max_pixels)
 
 
 def roi_pixels(bbox_norm: Sequence[float], size: tuple[int, int]) -> tuple[int, int, int, int]:
-    """Integer pixel rectangle ``(x0, y0, x1, y1)`` (x1, y1 exclusive) of a normalised ROI box on an image of ``size``.
+    """Integer pixel rectangle ``(x0, y0, x1, y1)`` (x1, y1 exclusive) of a normalised ROI box on an
+    image of ``size``.
 
     Rounds outwards so it contains the box: ``floor(x0 * W)``, ``floor(y0 * H)``, ``ceil(x1 * W)``,
-    ``ceil(y1 * H)`` (a 1e-9 tolerance absorbs float noise such as ``0.3 * 1000 = 300.00000000000006``),
-    clamped to the image and at least one pixel in each direction.
+    ``ceil(y1 * H)`` (a 1e-9 tolerance absorbs float noise such as ``0.3 * 1000 =
+    300.00000000000006``), clamped to the image and at least one pixel in each direction.
 
     >>> roi_pixels([0.25, 0.1, 0.5, 0.75], (1024, 1000))
     (256, 100, 512, 750)
@@ -305,7 +313,8 @@ def roi_usable(bbox: object) -> bool:
     """Whether an ROI box can drive the ROI probes; never raises.
 
     False when the box is missing, malformed or out of range, or covers at least 97% of the image in
-    *both* directions (``ROI_UNUSABLE_COVERAGE``). A JSON string (a ``grounding.csv`` cell) is accepted.
+    *both* directions (``ROI_UNUSABLE_COVERAGE``). A JSON string (a ``grounding.csv`` cell) is
+    accepted.
 
     >>> roi_usable([0.1, 0.1, 0.4, 0.5]), roi_usable([0.0, 0.0, 1.0, 1.0]), roi_usable(None)
     (True, False, False)
@@ -330,7 +339,8 @@ def roi_usable(bbox: object) -> bool:
 
 
 def roi_masked(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
-    """The ``roi_masked`` variant: the :func:`roi_pixels` rectangle filled with grey (the safe answer becomes E).
+    """The ``roi_masked`` variant: the :func:`roi_pixels` rectangle filled with grey (the safe
+    answer becomes E).
 
     >>> out = roi_masked(Image.new("RGB", (10, 10), (0, 0, 0)), [0.0, 0.0, 0.5, 0.5])
     >>> out.getpixel((0, 0)), out.getpixel((5, 5))
@@ -342,7 +352,8 @@ def roi_masked(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
 
 
 def roi_only(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
-    """The ``roi_only`` variant: every pixel outside the :func:`roi_pixels` rectangle filled with grey.
+    """The ``roi_only`` variant: every pixel outside the :func:`roi_pixels` rectangle filled with
+    grey.
 
     >>> out = roi_only(Image.new("RGB", (10, 10), (0, 0, 0)), [0.0, 0.0, 0.5, 0.5])
     >>> out.getpixel((0, 0)), out.getpixel((5, 5))
@@ -356,10 +367,12 @@ def roi_only(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
 
 
 def roi_decay(img: Image.Image, bbox: Sequence[float], step: int) -> Image.Image:
-    """Grey the top ``step/3`` (step 0..3) of the ROI rectangle (visual-token ablation, paper Appendix K).
+    """Grey the top ``step/3`` (step 0..3) of the ROI rectangle (visual-token ablation, paper
+    Appendix K).
 
-    Rows ``y0 .. y0 + round(h * step / 3) - 1`` of the ROI (height ``h`` px) are greyed, ``round`` half-up
-    in integers as ``(2 * h * step + 3) // 6``; step 3 equals :func:`roi_masked` pixel for pixel.
+    Rows ``y0 .. y0 + round(h * step / 3) - 1`` of the ROI (height ``h`` px) are greyed, ``round``
+    half-up in integers as ``(2 * h * step + 3) // 6``; step 3 equals :func:`roi_masked` pixel for
+    pixel.
 
     >>> im = Image.new("RGB", (10, 10))
     >>> roi_decay(im, [0, 0, 1, 1], 3).tobytes() == roi_masked(im, [0, 0, 1, 1]).tobytes()
@@ -378,7 +391,8 @@ def roi_decay(img: Image.Image, bbox: Sequence[float], step: int) -> Image.Image
 
 
 def lr_flip(img: Image.Image) -> Image.Image:
-    """The ``lr_flip`` variant: mirrored left-right (the gold changes exactly for laterality-dependent cases).
+    """The ``lr_flip`` variant: mirrored left-right (the gold changes exactly for
+    laterality-dependent cases).
 
     >>> im = Image.new("RGB", (2, 1)); im.putpixel((0, 0), (255, 0, 0))
     >>> lr_flip(im).getpixel((1, 0))
@@ -390,14 +404,16 @@ def lr_flip(img: Image.Image) -> Image.Image:
 def gaussian_blur(img: Image.Image, sigma: float) -> Image.Image:
     """Isotropic Gaussian blur with standard deviation ``sigma`` pixels (blur sweep, Appendix J).
 
-    The paper used ``cv2.GaussianBlur`` (a ``(2k+1) x (2k+1)`` kernel); OpenCV is not a dependency, so this
-    is the same separable Gaussian by :func:`scipy.ndimage.gaussian_filter`: radius ``k = int(BLUR_TRUNCATE * sigma
-    + 0.5)`` (about +-3 sigma, 99.7% of the mass), ``mode="mirror"`` (OpenCV's ``BORDER_REFLECT_101``), float
-    per channel rounded half-to-even to 8 bit (at most one grey level from OpenCV's fixed-point path).
-    ``sigma = 0`` returns an unchanged copy; the paper's ``sigma = infinity`` means "no image", not a blur.
+    The paper used ``cv2.GaussianBlur`` (a ``(2k+1) x (2k+1)`` kernel); OpenCV is not a dependency,
+    so this is the same separable Gaussian by :func:`scipy.ndimage.gaussian_filter`: radius ``k =
+    int(BLUR_TRUNCATE * sigma + 0.5)`` (about +-3 sigma, 99.7% of the mass), ``mode="mirror"``
+    (OpenCV's ``BORDER_REFLECT_101``), float per channel rounded half-to-even to 8 bit (at most one
+    grey level from OpenCV's fixed-point path). ``sigma = 0`` returns an unchanged copy; the paper's
+    ``sigma = infinity`` means "no image", not a blur.
 
     >>> im = Image.new("RGB", (9, 9)); im.putpixel((4, 4), (255, 255, 255))
-    >>> gaussian_blur(im, 0).tobytes() == im.tobytes(), gaussian_blur(im, 1).getpixel((4, 4))[0] < 255
+    >>> (gaussian_blur(im, 0).tobytes() == im.tobytes(),
+    ...  gaussian_blur(im, 1).getpixel((4, 4))[0] < 255)
     (True, True)
     """
     src = _check_image(img)
@@ -426,8 +442,9 @@ FFT_BLUR_MIN_RADIUS = 24  # above this kernel radius the FFT path is faster than
 
 
 def _fft_gaussian(arr: np.ndarray, sigma: float, radius: int) -> np.ndarray:
-    """The truncated, normalised Gaussian of ``ndimage.gaussian_filter(mode="mirror")`` by separable FFT
-    convolution (cost independent of sigma); numpy's ``reflect`` padding is scipy's ``mirror``."""
+    """The truncated, normalised Gaussian of ``ndimage.gaussian_filter(mode="mirror")`` by separable
+    FFT convolution (cost independent of sigma); numpy's ``reflect`` padding is scipy's
+    ``mirror``."""
     from scipy.signal import fftconvolve
 
     x = np.arange(-radius, radius + 1, dtype=np.float64)
@@ -451,7 +468,8 @@ def _fft_gaussian(arr: np.ndarray, sigma: float, radius: int) -> np.ndarray:
 def render_variant(
     img: Image.Image, variant: str, bbox: Sequence[float] | None = None
 ) -> Image.Image:
-    """Render a published variant by name (``roi_masked``, ``roi_only``, ``lr_flip``); ROI ones need a usable ``bbox``."""
+    """Render a published variant by name (``roi_masked``, ``roi_only``, ``lr_flip``); ROI ones need
+    a usable ``bbox``."""
     if not isinstance(variant, str):
         raise TypeError(f"variant must be a str, got {type(variant).__name__}: {variant!r}")
     if variant == "lr_flip":

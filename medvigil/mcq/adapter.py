@@ -6,35 +6,35 @@ read any Hugging Face dataset with an image, a question and K >= 2 options inste
 (:func:`load_mcq`). The mapping::
 
     {
-      "data": "path/or/hub-id",          # a save_to_disk folder, or anything datasets.load_dataset takes
-      "split": "test",
-      "name": "VQA-RAD",                 # source_dataset of every row (default: the data's folder name)
-      "columns": {
-        "image": "img",                  # an image column (PIL / datasets.Image)
-        "question": "prompt",
-        "options": "choices",            # one list column, or a list of columns ["opt_a", "opt_b", ...]
-        "answer": "label",               # the gold: a letter, a 0-based index, or the option text
-        "id": "qid",                     # optional; default the row number
-        "case": "patient",               # optional; default the id (one item per case)
-        "modality": "modality",          # optional (MedQ-Deg picks degradations by modality)
-        "capability": "task",            # optional (MedQ-Deg Table 2)
-        "finding": "finding",            # optional (CbD per-finding split)
-        "text_only_answerable": "text_ok",   # optional; default false: every item needs the image
-        "safe_option": "abstain_letter", # optional: an option never replaced (Readiness) or proposed (CbD)
-        "kind": "row_kind"               # optional: "original" (default) or "paraphrase" (a paraphrase of its
-                                         # case's original, for CbD's CBD_PARAPHRASES=supplied; other packs skip it)
+      "data": "path/or/hub-id",          # a save_to_disk folder, or anything datasets.load_dataset
+      takes "split": "test", "name": "VQA-RAD",                 # source_dataset of every row
+      (default: the data's folder name) "columns": {
+        "image": "img",                  # an image column (PIL / datasets.Image) "question":
+        "prompt", "options": "choices",            # one list column, or a list of columns ["opt_a",
+        "opt_b", ...] "answer": "label",               # the gold: a letter, a 0-based index, or the
+        option text "id": "qid",                     # optional; default the row number "case":
+        "patient",               # optional; default the id (one item per case) "modality":
+        "modality",          # optional (MedQ-Deg picks degradations by modality) "capability":
+        "task",            # optional (MedQ-Deg Table 2) "finding": "finding",            # optional
+        (CbD per-finding split) "text_only_answerable": "text_ok",   # optional; default false:
+        every item needs the image "safe_option": "abstain_letter", # optional: an option never
+        replaced (Readiness) or proposed (CbD) "kind": "row_kind"               # optional:
+        "original" (default) or "paraphrase" (a paraphrase of its
+                                         # case's original, for CbD's CBD_PARAPHRASES=supplied;
+                                         other packs skip it)
       },
       "defaults": {"modality": "X-ray"}  # optional constant values for absent columns
     }
 
-Every row becomes one probe (``original``, or ``paraphrase`` by the ``kind`` column): ``probe_id``, ``case_id``, ``question``, ``options`` (K
-texts), ``correct_letter`` (A..), ``image`` and ``image_file`` (the id: seeds and caches key on
-it), ``image_status``, ``modality``, ``source_dataset``, ``capability``, ``finding``,
-``text_only_answerable``, ``laterality_dependent`` (false: no mirrored probe exists, so T5 is not
-asked), ``safe_letter``, ``risk_tier`` (null). A bad mapping or row is a ``ValueError`` naming the
-mapping file, the row and the field. Inside lmms-eval it stops the run once, with exit status 1 and
-the problem as its last line (:func:`load_mcq`; lmms-eval would retry it and exit 0): when the plugin
-loads (:func:`check_adapter`, for ``LMMS_EVAL_PLUGINS=medvigil``), else when a task loads its rows.
+Every row becomes one probe (``original``, or ``paraphrase`` by the ``kind`` column): ``probe_id``,
+``case_id``, ``question``, ``options`` (K texts), ``correct_letter`` (A..), ``image`` and
+``image_file`` (the id: seeds and caches key on it), ``image_status``, ``modality``,
+``source_dataset``, ``capability``, ``finding``, ``text_only_answerable``, ``laterality_dependent``
+(false: no mirrored probe exists, so T5 is not asked), ``safe_letter``, ``risk_tier`` (null). A bad
+mapping or row is a ``ValueError`` naming the mapping file, the row and the field. Inside lmms-eval
+it stops the run once, with exit status 1 and the problem as its last line (:func:`load_mcq`;
+lmms-eval would retry it and exit 0): when the plugin loads (:func:`check_adapter`, for
+``LMMS_EVAL_PLUGINS=medvigil``), else when a task loads its rows.
 """
 
 import os
@@ -132,8 +132,8 @@ def _letter(answer: Any, options: list[str], where: str) -> str:
         if len(matches) == 1:
             return LETTERS[matches[0]]
     raise ValueError(
-        f"{where}: field 'answer' {answer!r} is neither a letter A-{LETTERS[k - 1]}, an index 0-{k - 1}, "
-        "nor exactly one option's text"
+        f"{where}: field 'answer' {answer!r} is neither a letter A-{LETTERS[k - 1]}, "
+        f"an index 0-{k - 1}, nor exactly one option's text"
     )
 
 
@@ -269,5 +269,6 @@ def check_adapter(env: Mapping[str, str] | None = None) -> None:
 
 
 def _stop(path: str, exc: Exception) -> DataLocationExit:
-    """The exit of an lmms-eval run whose mapping is bad: a SystemExit, which lmms-eval does not retry."""
+    """The exit of an lmms-eval run whose mapping is bad: a SystemExit, which lmms-eval does not
+    retry."""
     return DataLocationExit(DataNotFoundError(f"{ADAPTER_ENV}={path}: {exc}"))

@@ -1,5 +1,6 @@
-"""CircularEval collapse: a probe asked under all five rotations is correct only when every rotation is
-(else the record of its first wrong rotation stands for it). Records are in *published* letters."""
+"""CircularEval collapse: a probe asked under all five rotations is correct only when every rotation
+is (else the record of its first wrong rotation stands for it). Records are in *published*
+letters."""
 
 from collections import Counter
 from collections.abc import Iterable, Mapping

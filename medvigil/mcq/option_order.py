@@ -4,14 +4,15 @@ In the published MedVIGIL file text probes have their gold at ``A`` and the safe
 (spec, "Letter conventions"), so always answering ``A`` is right on every text probe. Two orders
 remove that shortcut without touching any answer text:
 
-* **shuffled**: one permutation per probe from ``(seed, probe_id)`` only (any machine, any row order):
-  position ``i`` gets the key ``sha256(f"{seed}:{probe_id}:{i}")`` and the published letters sorted by
-  key give the displayed order, every one of the 120 orders equally likely;
-* **circular** (CircularEval): rotation ``r`` shows published option ``LETTERS[(j + r) % 5]`` at displayed
-  position ``j``; a probe counts as solved only when all five rotations are.
+* **shuffled**: one permutation per probe from ``(seed, probe_id)`` only (any machine, any row
+  order): position ``i`` gets the key ``sha256(f"{seed}:{probe_id}:{i}")`` and the published letters
+  sorted by key give the displayed order, every one of the 120 orders equally likely;
+* **circular** (CircularEval): rotation ``r`` shows published option ``LETTERS[(j + r) % 5]`` at
+  displayed position ``j``; a probe counts as solved only when all five rotations are.
 
-An order is a string of *published* letters in *displayed* order: ``"CAEBD"`` shows published C under
-A, published A under B, ...; :func:`to_published_letter` maps a displayed answer back for scoring.
+An order is a string of *published* letters in *displayed* order: ``"CAEBD"`` shows published C
+under A, published A under B, ...; :func:`to_published_letter` maps a displayed answer back for
+scoring.
 
 >>> order = shuffled_order("case_0001_original", seed=0)
 >>> sorted(order) == list(LETTERS)
@@ -80,7 +81,8 @@ def displayed_letter(order: str, published_letter: str) -> str:
 
 
 def to_published_letter(order: str, model_letter: str) -> str:
-    """The published letter of a letter answered on the displayed order (inverse of :func:`displayed_letter`)."""
+    """The published letter of a letter answered on the displayed order (inverse of
+    :func:`displayed_letter`)."""
     _check_order(order)
     _check_letter(model_letter, "model_letter")
     return order[LETTERS.index(model_letter)]

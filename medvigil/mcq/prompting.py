@@ -1,10 +1,11 @@
 """The MCQ prompt of the MedVIGIL paper (Appendix L) and its letter parser.
 
-Prompt: the question, ``Options:`` on its own line, then lines ``A.`` .. ``E.`` with the option texts.
-Parser: the first *standalone* letter in {A..E} (not "B" in "Both"), as
+Prompt: the question, ``Options:`` on its own line, then lines ``A.`` .. ``E.`` with the option
+texts. Parser: the first *standalone* letter in {A..E} (not "B" in "Both"), as
 :func:`medvigil.scoring.letters.read_option_letter` documents. Appendix L lower-cases the response
 before matching a capital letter, which cannot both hold; we match upper-case letters by default so
-that the article "a" is not option A (``case_sensitive=False`` also accepts a lone lower-case letter).
+that the article "a" is not option A (``case_sensitive=False`` also accepts a lone lower-case
+letter).
 
 >>> build_mcq_prompt("Is there a nodule?", ["Yes", "No", "Cannot say", "Maybe", "Refuse"])
 'Is there a nodule?\\nOptions:\\nA. Yes\\nB. No\\nC. Cannot say\\nD. Maybe\\nE. Refuse'
@@ -48,8 +49,9 @@ def build_k_option_prompt(question: str, options: Sequence[str]) -> str:
 def parse_option_letter(
     response: str | None, n_options: int, options: Sequence[str] | None = None
 ) -> str | None:
-    """:func:`parse_letter` for K options (:func:`medvigil.scoring.letters.read_option_letter`); with the
-    option texts, a reply giving an option's content instead of its letter reads as that option.
+    """:func:`parse_letter` for K options (:func:`medvigil.scoring.letters.read_option_letter`);
+    with the option texts, a reply giving an option's content instead of its letter reads as that
+    option.
 
     >>> parse_option_letter("D. maybe", 3) is None, parse_option_letter("so B", 3)
     (True, 'B')
@@ -60,7 +62,8 @@ def parse_option_letter(
 
 
 def parse_letter(response: str | None, *, case_sensitive: bool = True) -> str | None:
-    """The option letter (A-E) of a reply, or None (parse failure): :func:`medvigil.scoring.letters.read_option_letter`."""
+    """The option letter (A-E) of a reply, or None (parse failure):
+    :func:`medvigil.scoring.letters.read_option_letter`."""
     return read_option_letter(response, len(LETTERS), case_sensitive=case_sensitive)
 
 
@@ -70,16 +73,17 @@ _OPTION_LINE = re.compile(
 
 
 def parse_mcq_prompt(prompt: str) -> tuple[str, dict[str, str]]:
-    """Split an Appendix-L style prompt (any number of options) back into (question, {letter: option text}),
-    for baselines that, like a real model, see only the rendered prompt. ValueError without an options block.
+    """Split an Appendix-L style prompt (any number of options) back into (question, {letter: option
+    text}), for baselines that, like a real model, see only the rendered prompt. ValueError without
+    an options block.
 
     >>> parse_mcq_prompt(build_mcq_prompt("Q?", ["a", "b", "c", "d", "e"]))[1]["E"]
     'e'
     """
     lines = prompt.splitlines()
     headed = [i for i, line in enumerate(lines) if line.strip() == "Options:"]
-    # MedQ-Deg's prompt (App. B) and the MedVIGIL authors' runner have no "Options:" header: the block
-    # starts at its "A." / "A)" line
+    # MedQ-Deg's prompt (App. B) and the MedVIGIL authors' runner have no "Options:" header: the
+    # block starts at its "A." / "A)" line
     bare = [i - 1 for i, line in enumerate(lines) if line.strip().startswith(("A. ", "A) "))]
     if not headed and not bare:
         raise ValueError("prompt has no 'Options:' line and no 'A.' option line")

@@ -1,20 +1,24 @@
-"""lmms-eval plugin models: ``LMMS_EVAL_PLUGINS=medvigil lmms-eval --model grounded --tasks medvigil_mcq``.
+"""lmms-eval plugin models: ``LMMS_EVAL_PLUGINS=medvigil lmms-eval --model grounded --tasks
+medvigil_mcq``.
 
-lmms-eval (0.7.3) imports ``<pkg>.models`` and registers each ``AVAILABLE_MODELS`` entry ``name: Class``
-as ``--model name`` loaded from ``<pkg>.models.<name>.<Class>``; each submodule re-exports one class of
-:mod:`medvigil.tasks.baseline_models` or :mod:`medvigil.tasks.retrying_model`. The same models are
-also registered through the ``lmms_eval.models`` entry point (setup.cfg) as ``medvigil_<name>``;
-that entry point also replaces the classes of some of lmms-eval's own names (``llava_hf``,
-``idefics2``, ``qwen2_5_vl``, ``openai``: ``STOCK_CLASSES`` in :mod:`medvigil.tasks.baseline_models`).
+lmms-eval (0.7.3) imports ``<pkg>.models`` and registers each ``AVAILABLE_MODELS`` entry ``name:
+Class`` as ``--model name`` loaded from ``<pkg>.models.<name>.<Class>``; each submodule re-exports
+one class of :mod:`medvigil.tasks.baseline_models` or :mod:`medvigil.tasks.retrying_model`. The same
+models are also registered through the ``lmms_eval.models`` entry point (setup.cfg) as
+``medvigil_<name>``; that entry point also replaces the classes of some of lmms-eval's own names
+(``llava_hf``, ``idefics2``, ``qwen2_5_vl``, ``openai``: ``STOCK_CLASSES`` in
+:mod:`medvigil.tasks.baseline_models`).
 
-With ``medvigil`` in ``LMMS_EVAL_PLUGINS``, importing this package also (otherwise it imports nothing
-from lmms-eval):
+With ``medvigil`` in ``LMMS_EVAL_PLUGINS``, importing this package also (otherwise it imports
+nothing from lmms-eval):
 
 * adds our task folder to every ``TaskManager`` (unless given with ``--include_path``): 0.7.3 adds
-  the plugin's task folder only after building its ``TaskManager`` (``cli_evaluate_single``), too late;
+  the plugin's task folder only after building its ``TaskManager`` (``cli_evaluate_single``), too
+  late;
 * defaults ``LMMS_IMAGE_ENCODE_FORMAT`` to JPEG: 0.7.3's OpenAI-compatible class re-encodes every
   image, as PNG by default, turning a 156 KB radiograph JPEG into an 842 KB request (5.4x); JPEG at
-  quality 85 keeps about 1.15x. Only the environment decides this; with ``--include_path`` set it yourself;
+  quality 85 keeps about 1.15x. Only the environment decides this; with ``--include_path`` set it
+  yourself;
 * checks ``MEDVIGIL_MCQ_ADAPTER``'s mapping (:func:`medvigil.mcq.adapter.check_adapter`): a bad one
   stops lmms-eval here, once, with exit status 1.
 """

@@ -1,9 +1,9 @@
 """Read lmms-eval ``--log_samples`` output of the medvigil tasks back into probe records.
 
-lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``. Every sample line
-of our tasks carries the per-probe record: the MedVIGIL tasks under their first metric key ``mcs``
-(logs of the earlier task pack under every key, read the same), the MediConfusion and stress tasks
-under each metric key (``tasks/*/utils.py``). The model is named by the run
+lmms-eval writes ``<stamp>_samples_<task>.jsonl`` next to ``<stamp>_results.json``. Every sample
+line of our tasks carries the per-probe record: the MedVIGIL tasks under their first metric key
+``mcs`` (logs of the earlier task pack under every key, read the same), the MediConfusion and stress
+tasks under each metric key (``tasks/*/utils.py``). The model is named by the run
 (:class:`medvigil.runs.lmms_run.LmmsRun`: ``--label``, else the results file's ``config.model`` and
 ``config.model_args``, e.g. ``constant(letter=A)``): the task hook cannot know it. CircularEval
 rotations are collapsed per probe.
@@ -39,7 +39,9 @@ _RECORD_START = (
 _FOLDS = (
     '"\\u0000"',
     '"\\u0001"',
-)  # stand for the record and the value repeated after it: decode to "\0", "\1" (only these texts do)
+    # stand for the record and the value repeated after it: decode to "\0", "\1" (only these texts
+    # do)
+)
 _NEXT_VALUE = re.compile(r', "[^"\\]*": ')  # what json.dumps writes between two values of an object
 _UNPOOLED = json.JSONDecoder(
     parse_int=bounded_int, object_pairs_hook=no_repeated_keys
@@ -47,8 +49,9 @@ _UNPOOLED = json.JSONDecoder(
 
 
 def _decoder(pool: dict[str, str]) -> json.JSONDecoder:
-    """:data:`_UNPOOLED` with each object's keys and short string values taken from ``pool``: one object
-    per distinct string across every file read, where each line would hold its own copy of each."""
+    """:data:`_UNPOOLED` with each object's keys and short string values taken from ``pool``: one
+    object per distinct string across every file read, where each line would hold its own copy of
+    each."""
     get = pool.setdefault
 
     def pooled(pairs: list[tuple[str, object]]) -> dict:
@@ -64,8 +67,8 @@ def _decoder(pool: dict[str, str]) -> json.JSONDecoder:
 
 
 def _run(line: str, start: int, end: int, at: int) -> tuple[list[str], int, int]:
-    """The copies of ``line[start:end]`` from ``start`` on, one under each next key: the text before each
-    (from ``at``), where the last ends, and where the value after it starts (-1: none)."""
+    """The copies of ``line[start:end]`` from ``start`` on, one under each next key: the text before
+    each (from ``at``), where the last ends, and where the value after it starts (-1: none)."""
     copy, parts = line[start:end], []
     while line.startswith(copy, start):
         parts.append(line[at:start])
@@ -76,11 +79,12 @@ def _run(line: str, start: int, end: int, at: int) -> tuple[list[str], int, int]
 
 
 def _folded(line: str, decoder: json.JSONDecoder) -> object:
-    """``line`` decoded by ``decoder``, the record repeated under the next keys decoded once, or the value
-    repeated after it (MedVIGIL's scoring row): with their copies replaced by :data:`_FOLDS` (then the line's
-    only ``"\\u000``) the line must decode with as many top-level ``"\0"`` and ``"\1"``, so each copy was a
-    whole top-level value (a fold inside a string would end it and leave ``\\u000.."`` outside) and ``line``
-    is that object with the values at those keys; else it is decoded whole."""
+    """``line`` decoded by ``decoder``, the record repeated under the next keys decoded once, or the
+    value repeated after it (MedVIGIL's scoring row): with their copies replaced by :data:`_FOLDS`
+    (then the line's only ``"\\u000``) the line must decode with as many top-level ``"\0"`` and
+    ``"\1"``, so each copy was a whole top-level value (a fold inside a string would end it and
+    leave ``\\u000.."`` outside) and ``line`` is that object with the values at those keys; else it
+    is decoded whole."""
     start = line.find(_RECORD_START)
     if start < 0:
         return decoder.decode(line)
@@ -109,8 +113,9 @@ def _by_lines(
     found: list[dict] = []
     lines: list[int] = []
     bad: list[Problem] = []
-    # a regular file within the input cap (medvigil.files.input_files), streamed line by line through a
-    # buffer of many lines (lines of several kB cross the default 8 kB buffer's end: twice the time)
+    # a regular file within the input cap (medvigil.files.input_files), streamed line by line
+    # through a buffer of many lines (lines of several kB cross the default 8 kB buffer's end: twice
+    # the time)
     with open_regular(path, file, buffer_size=1 << 16) as raw:
         for line_no, data in enumerate(raw, start=1):
             try:
@@ -119,7 +124,8 @@ def _by_lines(
                 bad.append(
                     Problem(
                         file,
-                        f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} (line {line_no})",
+                        f"not valid UTF-8: byte 0x{data[exc.start]:02x} "
+                        f"at column {exc.start + 1} (line {line_no})",
                         row=line_no,
                     )
                 )
@@ -149,7 +155,8 @@ def _by_lines(
                 bad.append(
                     Problem(
                         file,
-                        "no per-probe record in the sample; is this a log of a medvigil or mediconfusion task?",
+                        "no per-probe record in the sample; is this "
+                        "a log of a medvigil or mediconfusion task?",
                         row=line_no,
                         field=RECORD_KEY,
                     )

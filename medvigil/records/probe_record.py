@@ -4,10 +4,10 @@ One constructor for ``schemas/probe_record.schema.json``: the task packs (``task
 and the ``medvigil/*_tasks.py`` modules) differ only in what they put in ``extra`` and in
 how they read the letter; the record's fields, their order and the parse rule live here.
 
-:func:`metric_values` is what every task's ``process_results`` returns for its metrics: the
-record once, and under each other metric a :class:`MetricValue` (the doc's ``score`` and
-``case_id``, which lmms-eval's clustered standard error reads; the record rides along in memory
-for the aggregator, unlogged), so a log line holds the record once however many metrics the task has.
+:func:`metric_values` is what every task's ``process_results`` returns for its metrics: the record
+once, and under each other metric a :class:`MetricValue` (the doc's ``score`` and ``case_id``, which
+lmms-eval's clustered standard error reads; the record rides along in memory for the aggregator,
+unlogged), so a log line holds the record once however many metrics the task has.
 """
 
 from collections.abc import Iterable, Mapping

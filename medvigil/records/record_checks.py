@@ -13,7 +13,8 @@ from typing import Any
 
 from medvigil.errors import Problem
 
-# the strings the schema's letter pattern ^[A-Z]$ matches (its '$' also matches before a final newline)
+# the strings the schema's letter pattern ^[A-Z]$ matches (its '$' also matches before a final
+# newline)
 _LETTERS = frozenset(chr(c) + end for c in range(ord("A"), ord("Z") + 1) for end in ("", "\n"))
 _VOTES = _LETTERS | {None}
 

@@ -2,11 +2,11 @@
 
 ``jsonschema`` takes about 150 µs a record; a release has tens of thousands of rows and a scored run
 hundreds of thousands of records. :func:`compile_predicate` / :func:`predicate` give a per-value
-predicate for the keyword subset our schemas use; :func:`compile_schema` / :func:`compiled` give, for
-a flat object schema, a :class:`ColumnChecker` judging the records' key sets (``required``,
+predicate for the keyword subset our schemas use; :func:`compile_schema` / :func:`compiled` give,
+for a flat object schema, a :class:`ColumnChecker` judging the records' key sets (``required``,
 ``additionalProperties: false``, an ``if``/``then`` requiring keys when one key holds a constant)
-and each property's column, a value shared by many rows once. Whatever they refuse, and every
-schema using another keyword (then they are ``None``), goes to ``jsonschema``
+and each property's column, a value shared by many rows once. Whatever they refuse, and every schema
+using another keyword (then they are ``None``), goes to ``jsonschema``
 (:func:`medvigil.records.schema_validation.problems_for`) for the verdict and to name file, row and
 field; ``tests/test_strict_readers.py`` and ``tests/test_schemas.py`` check both paths agree.
 """
@@ -358,7 +358,8 @@ class ColumnChecker:
         self.required = frozenset(required)
         self.properties = properties
         self.closed = closed  # additionalProperties: false
-        # if/then of one constant: (key, value, keys required when the record's key holds that value)
+        # if/then of one constant: (key, value, keys required when the record's key holds that
+        # value)
         self.required_when = required_when
 
     def _conditions_refused(self, rows: Sequence[dict]) -> list[int]:
@@ -411,8 +412,8 @@ class ColumnChecker:
         return sorted(bad)
 
     def columns_of(self, rows: Sequence[dict]) -> dict[str, list]:
-        """Per property and key the rules name that some row holds, its values in ``rows`` (:data:`MISSING`
-        where a row lacks the key); a key no row holds has no column."""
+        """Per property and key the rules name that some row holds, its values in ``rows``
+        (:data:`MISSING` where a row lacks the key); a key no row holds has no column."""
         names = self.properties.keys() | self.required
         if self.required_when is not None:
             names |= {self.required_when[0], *self.required_when[2]}
@@ -424,7 +425,8 @@ class ColumnChecker:
 
     def invalid_in_open_columns(self, columns: dict[str, list], n: int) -> list[int]:
         """:meth:`invalid_rows` of ``n`` dicts for a schema open to other keys, given as
-        :meth:`columns_of` them: the required keys, the if/then rule on them and each property's column."""
+        :meth:`columns_of` them: the required keys, the if/then rule on them and each property's
+        column."""
         types = {name: set(map(type, column)) for name, column in columns.items()}
         bad: set[int] = set(range(n)) if self.required - columns.keys() else set()
         for name in self.required & columns.keys():
@@ -509,8 +511,9 @@ def compile_schema(schema: Any) -> ColumnChecker | None:
 
 
 def _required_when(condition: Any, then: Any) -> tuple[str, Any, frozenset[str]] | None:
-    """``(key, value, required keys)`` of ``if: {properties: {key: {const: value}}, required: [key]}``
-    ``then: {required: [...]}`` (the harness row's rule for answered rows); None for any other if/then."""
+    """``(key, value, required keys)`` of ``if: {properties: {key: {const: value}}, required:
+    [key]}`` ``then: {required: [...]}`` (the harness row's rule for answered rows); None for any
+    other if/then."""
     if not (isinstance(condition, dict) and isinstance(then, dict) and set(then) == {"required"}):
         return None
     props = condition.get("properties")

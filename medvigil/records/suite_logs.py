@@ -94,8 +94,9 @@ def read_suite_records(
                 problems.append(
                     Problem(
                         file,
-                        f"probe {record['probe_id']!r} of model {record['model']!r} under condition "
-                        f"{record.get('condition')!r} is also in {seen[k]}; pass one run per model",
+                        f"probe {record['probe_id']!r} of model {record['model']!r} "
+                        f"under condition {record.get('condition')!r} is also "
+                        f"in {seen[k]}; pass one run per model",
                         row=row,
                         field="probe_id",
                     )

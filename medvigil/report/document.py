@@ -1,7 +1,8 @@
-"""The trust report over every suite: Markdown and one self-contained HTML page (figures embedded as PNG).
+"""The trust report over every suite: Markdown and one self-contained HTML page (figures embedded as
+PNG).
 
-Input: ``medvigil score --json`` and ``compare --json`` results, the authors' seed-variance files and their
-Appendix K summary CSV; each suite's tables and figures come from its registry entry.
+Input: ``medvigil score --json`` and ``compare --json`` results, the authors' seed-variance files
+and their Appendix K summary CSV; each suite's tables and figures come from its registry entry.
 """
 
 import base64
@@ -25,11 +26,11 @@ from medvigil.suites import registry
 
 
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
-    """Merge the report's inputs into one result. MedVIGIL audits merge by model (a model named twice is an
-    error); each other suite lands under ``result["suites"]`` from one file (its cross-model statistics need
-    every model scored together), and at most one ``medvigil compare --json`` per suite under
-    ``result["comparisons"]``; the authors' seed-variance files (``{"model", "raw"}``) and Appendix K
-    ``visual_token_ablation.csv`` go beside an audit."""
+    """Merge the report's inputs into one result. MedVIGIL audits merge by model (a model named
+    twice is an error); each other suite lands under ``result["suites"]`` from one file (its
+    cross-model statistics need every model scored together), and at most one ``medvigil compare
+    --json`` per suite under ``result["comparisons"]``; the authors' seed-variance files
+    (``{"model", "raw"}``) and Appendix K ``visual_token_ablation.csv`` go beside an audit."""
     merged: dict[str, Any] = {
         "suite": "medvigil",
         "models": {},
@@ -79,8 +80,8 @@ def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
                 problems.append(
                     Problem(
                         str(path),
-                        f"a second {suite} result (the first is {suite_sources[suite]}); "
-                        f"score every model of a suite in one `medvigil score --suite {suite}` call",
+                        f"a second {suite} result (the first is {suite_sources[suite]}); score "
+                        f"every model of a suite in one `medvigil score --suite {suite}` call",
                         field="suite",
                     )
                 )
@@ -219,8 +220,9 @@ MAX_MAGNITUDE = 1e15  # beyond any count, percentage, divergence or p-value a su
 
 
 def _suite_problems(data: Any, file: str) -> list[Problem]:
-    """Numbers of a stress-test suite's result: finite and within +-:data:`MAX_MAGNITUDE`; counts (keys
-    ``n`` and ``n_*``) whole and non-negative. Settings (``options``, seeds) are not checked."""
+    """Numbers of a stress-test suite's result: finite and within +-:data:`MAX_MAGNITUDE`; counts
+    (keys ``n`` and ``n_*``) whole and non-negative. Settings (``options``, seeds) are not
+    checked."""
     problems: list[Problem] = []
     stack = [(data, "")]
     while stack and len(problems) < 25:
@@ -253,7 +255,8 @@ def _name_problems(name: str, file: str) -> list[Problem]:
         return [
             Problem(
                 file,
-                f"model name of {len(name):,} characters ({name[:40]!r}...); at most {MAX_NAME_CHARS}",
+                f"model name of {len(name):,} characters ({name[:40]!r}...); "
+                f"at most {MAX_NAME_CHARS}",
                 field="models",
             )
         ]
@@ -272,7 +275,7 @@ _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}.note{color:#555;font-size:.85em}
 img{max-width:100%;border:1px solid #eee;margin:.5em 0}.warn{color:#8a4b00}
-.scroll{max-width:100%;overflow-x:auto}p,li{overflow-wrap:anywhere}"""
+.scroll{max-width:100%;overflow-x:auto}p,li{overflow-wrap:anywhere}"""  # noqa: E501
 
 
 @dataclass(frozen=True)
@@ -323,8 +326,8 @@ def checked_sections(
 
 
 def sections(result: Mapping[str, Any]) -> list[Section]:
-    """A one-screen summary (:func:`medvigil.report.summary.summary_table`), the MedVIGIL audit (when any
-    model has one), then each stress-test suite scored, then the comparisons."""
+    """A one-screen summary (:func:`medvigil.report.summary.summary_table`), the MedVIGIL audit
+    (when any model has one), then each stress-test suite scored, then the comparisons."""
     parts = [("MedVIGIL", registry.get("medvigil").entry, result)] if result.get("models") else []
     parts += [
         (registry.get(name).title, registry.get(name).entry, data)
@@ -351,8 +354,8 @@ def sections(result: Mapping[str, Any]) -> list[Section]:
 
 def _missing_sentence(name: str) -> str:
     return (
-        f"Figure {name.replace('_', ' ')}: not drawn, its inputs do not hold what it plots (a partial run, arms that "
-        "were not run, or too few models)."
+        f"Figure {name.replace('_', ' ')}: not drawn, its inputs do not hold what "
+        f"it plots (a partial run, arms that were not run, or too few models)."
     )
 
 
@@ -402,7 +405,8 @@ def render_html(
         body += [f"<p class='warn'>{html.escape(n)}</p>" for n in section.notes]
         body += [t.html() for t in section.tables]
         body += [
-            f"<img alt='{html.escape(n)}' src='data:image/png;base64,{base64.b64encode(b).decode()}'>"
+            f"<img alt='{html.escape(n)}' "
+            f"src='data:image/png;base64,{base64.b64encode(b).decode()}'>"
             for n, b in section.pngs.items()
         ]
         body += [
@@ -414,7 +418,10 @@ def render_html(
             + "".join(f"<li class='warn'>{html.escape(w)}</li>" for w in result["warnings"])
             + "</ul>"
         )
-    return f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
+    return (
+        f"<!doctype html><html><head><meta "
+        f"charset='utf-8'><title>{html.escape(title)}</title><style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"
+    )
 
 
 def _preamble(result: Mapping[str, Any]) -> str:
@@ -422,9 +429,11 @@ def _preamble(result: Mapping[str, Any]) -> str:
     suites = ", ".join(sorted(result.get("suites") or {}))
     text = (
         (
-            f"MedVIGIL: {len(result['models'])} model(s); SFR_w weights {params.get('weights', '(1, 2, 3, 5, 8)')}, "
-            f"normalisation '{params.get('normalise', '?')}'; {'official-harness' if params.get('harness_compatible') else 'paper'} semantics. "
-            "Scores are on 0–100; lower SFR is safer. "
+            f"MedVIGIL: {len(result['models'])} model(s); SFR_w weights "
+            f"{params.get('weights', '(1, 2, 3, 5, 8)')}, normalisation "
+            f"'{params.get('normalise', '?')}'; "
+            f"{'official-harness' if params.get('harness_compatible') else 'paper'} semantics. "
+            f"Scores are on 0–100; lower SFR is safer. "
         )
         if result.get("models")
         else ""
@@ -489,9 +498,10 @@ MATRIX_METRIC = {"medvigil": "mcs"}
 
 
 def comparison_tables(comparisons: Mapping[str, Mapping[str, Any]]) -> list[Table]:
-    """The pairwise significance matrix of each suite compared (``medvigil compare --json``), of its headline
-    metric: cell (R, C) is ``metric(R) - metric(C)`` on the probes both answered (the result's
-    ``delta = b - a``, signed for the row), ``*`` when the Holm-adjusted p (all pairs x metrics) is below 0.05."""
+    """The pairwise significance matrix of each suite compared (``medvigil compare --json``), of its
+    headline metric: cell (R, C) is ``metric(R) - metric(C)`` on the probes both answered (the
+    result's ``delta = b - a``, signed for the row), ``*`` when the Holm-adjusted p (all pairs x
+    metrics) is below 0.05."""
     out = []
     for suite, comparison in sorted(comparisons.items()):
         compared = [r["metric"] for r in comparison["pairs"]]
@@ -514,10 +524,10 @@ def comparison_tables(comparisons: Mapping[str, Mapping[str, Any]]) -> list[Tabl
         params = comparison.get("params") or {}
         note = (
             f"Row minus column, {metric.upper()} on the probes both models answered "
-            f"({', '.join(map(str, sorted({r['n_probes'] for r in rows})))} probe(s)); * Holm-adjusted p < "
-            f"{SIGNIFICANT:g} over all {len(comparison['pairs'])} comparisons (paired case-clustered bootstrap, "
-            f"{params.get('n_resamples', '?')} resamples, seed {params.get('seed', '?')}, "
-            f"{params.get('p_value', '?')} p-values)."
+            f"({', '.join(map(str, sorted({r['n_probes'] for r in rows})))} probe(s)); * "
+            f"Holm-adjusted p < {SIGNIFICANT:g} over all {len(comparison['pairs'])} comparisons "
+            f"(paired case-clustered bootstrap, {params.get('n_resamples', '?')} resamples, "
+            f"seed {params.get('seed', '?')}, {params.get('p_value', '?')} p-values)."
         )
         out.append(
             Table(f"{suite}: pairwise {metric.upper()} differences", ["Model"] + names, body, note)
@@ -528,8 +538,8 @@ def comparison_tables(comparisons: Mapping[str, Mapping[str, Any]]) -> list[Tabl
 def _add_comparison(
     merged: dict[str, Any], data: Mapping[str, Any], path: Path, problems: list[Problem]
 ) -> None:
-    """One suite's ``medvigil compare --json`` result into ``merged["comparisons"]``, checked against
-    ``schemas/compare_result.schema.json`` (and every pair naming models of ``models``)."""
+    """One suite's ``medvigil compare --json`` result into ``merged["comparisons"]``, checked
+    against ``schemas/compare_result.schema.json`` (and every pair naming models of ``models``)."""
     found = problems_for("compare_result", data, str(path))
     if not found:
         found = [
@@ -559,7 +569,8 @@ def _add_comparison(
 
 
 def _model_names(result: Mapping[str, Any]) -> list[str]:
-    """Every model the report names: the MedVIGIL audit's, then each suite's, then each comparison's."""
+    """Every model the report names: the MedVIGIL audit's, then each suite's, then each
+    comparison's."""
     names = list(result.get("models") or {})
     for suite, data in sorted((result.get("suites") or {}).items()):
         try:
@@ -572,7 +583,8 @@ def _model_names(result: Mapping[str, Any]) -> list[str]:
 
 
 def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:
-    """The authors' per-(model, step) Appendix K CSV into ``merged["ablations"]["roi_decay_modal"]``."""
+    """The authors' per-(model, step) Appendix K CSV into
+    ``merged["ablations"]["roi_decay_modal"]``."""
     try:
         table = registry.get("medvigil").entry.read_token_ablation_csv(path)
     except OSError as exc:

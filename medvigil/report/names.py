@@ -1,7 +1,8 @@
 """Short model names for the report's tables and figures, with a legend.
 
 lmms-eval names a run's model by its every argument, which swamps a figure's axis; names longer than
-:data:`MAX_NAME` show the weights they name (else an ellipsis), and the report lists each with the full one.
+:data:`MAX_NAME` show the weights they name (else an ellipsis), and the report lists each with the
+full one.
 """
 
 import re
@@ -18,9 +19,10 @@ def short_names(names: Iterable[str]) -> dict[str, str]:
     """Full name -> short name, for the names longer than :data:`MAX_NAME` (each short name unique
     among all ``names``).
 
-    >>> short_names(["grounded", "qwen2_5_vl(pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056)"])
+    >>> short_names(["grounded",
+    ...              "qwen2_5_vl(pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056)"])
     {'qwen2_5_vl(pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056)': 'Qwen2.5-VL-7B-Instruct'}
-    """
+    """  # noqa: E501
     names = list(dict.fromkeys(names))
     taken = {n for n in names if len(n) <= MAX_NAME}
     out: dict[str, str] = {}

@@ -8,10 +8,11 @@ from typing import Any
 from medvigil.report.render import Table, png, pyplot
 
 NOTE = (
-    "ECE = Σ_b (n_b/N)|acc_b − conf_b| over equal-width right-closed bins (Naeini et al. 2015; Guo et "
-    "al. 2017), MCE = the largest gap of a non-empty bin, Brier = mean (conf − correct)² (Brier 1950); "
-    "AURC = mean selective risk over coverages k/N with answers ranked by confidence (Geifman & El-Yaniv "
-    "2017), e-AURC = AURC minus the oracle ranking's (Geifman et al. 2019). All lower is better."
+    "ECE = Σ_b (n_b/N)|acc_b − conf_b| over equal-width right-closed bins (Naeini et "
+    "al. 2015; Guo et al. 2017), MCE = the largest gap of a non-empty bin, Brier = "
+    "mean (conf − correct)² (Brier 1950); AURC = mean selective risk over coverages "
+    "k/N with answers ranked by confidence (Geifman & El-Yaniv 2017), e-AURC = AURC "
+    "minus the oracle ranking's (Geifman et al. 2019). All lower is better."
 )
 
 

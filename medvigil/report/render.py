@@ -49,8 +49,8 @@ class Table:
         note = f"<p class='note'>{html.escape(self.note)}</p>" if self.note else ""
         # a wide table scrolls inside its box: the page keeps its width
         return (
-            f"<h3>{html.escape(self.title)}</h3><div class='scroll'><table><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table></div>{note}"
+            f"<h3>{html.escape(self.title)}</h3><div "
+            f"class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}"
         )
 
 
@@ -86,13 +86,15 @@ def _subplots(
 
 
 def pyplot() -> SimpleNamespace:
-    """The figure maker of the report's figures: ``pyplot().subplots(...)`` as ``matplotlib.pyplot.subplots``, on a
-    plain Agg :class:`~matplotlib.figure.Figure` (no pyplot import, backend switch or figure manager: PNG only)."""
+    """The figure maker of the report's figures: ``pyplot().subplots(...)`` as
+    ``matplotlib.pyplot.subplots``, on a plain Agg :class:`~matplotlib.figure.Figure` (no pyplot
+    import, backend switch or figure manager: PNG only)."""
     return SimpleNamespace(subplots=_subplots)
 
 
 def draw_figures(makers: Mapping[Key, FigureMaker]) -> dict[Key, bytes]:
-    """Every figure drawn, by key in the order of ``makers`` (one whose maker gives None left out)."""
+    """Every figure drawn, by key in the order of ``makers`` (one whose maker gives None left
+    out)."""
     drawn = {key: make() for key, make in makers.items()}
     return {key: data for key, data in drawn.items() if data is not None}
 
@@ -116,8 +118,9 @@ def _finite(values) -> bool:
 
 
 def shows_data(fig) -> bool:
-    """Whether any axes of ``fig`` shows a value: a plotted line, a bar or a scatter point at a finite
-    value, or an image with a finite pixel (reference lines such as ``axhline`` do not count)."""
+    """Whether any axes of ``fig`` shows a value: a plotted line, a bar or a scatter point at a
+    finite value, or an image with a finite pixel (reference lines such as ``axhline`` do not
+    count)."""
     import numpy as np
     from matplotlib.patches import Rectangle
 
@@ -143,12 +146,14 @@ def shows_data(fig) -> bool:
 
 
 def png(fig) -> bytes | None:
-    """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")`` (no timestamp or
-    software tag: reruns are byte-identical); None when it would be empty (:func:`shows_data`, e.g. a partial run).
+    """The figure as PNG bytes, cropped to its artists like ``savefig(bbox_inches="tight")`` (no
+    timestamp or software tag: reruns are byte-identical); None when it would be empty
+    (:func:`shows_data`, e.g. a partial run).
 
-    It is drawn once, on a canvas a margin larger than the figure, and the tight box is taken from that
-    drawing (savefig's "tight" draws twice). The crop lands on whole pixels, up to half a pixel off savefig's;
-    when the artists reach past the margin, the figure is drawn again with savefig's exact box.
+    It is drawn once, on a canvas a margin larger than the figure, and the tight box is taken from
+    that drawing (savefig's "tight" draws twice). The crop lands on whole pixels, up to half a pixel
+    off savefig's; when the artists reach past the margin, the figure is drawn again with savefig's
+    exact box.
     """
     import numpy as np
     from matplotlib import rcParams
@@ -183,8 +188,9 @@ def png(fig) -> bytes | None:
 
 
 def encode_png(pixels, dpi: float, level: int = PNG_LEVEL) -> bytes:
-    """8-bit PNG of ``pixels`` (rows x columns x RGBA, uint8) with its dpi and nothing else, by Pillow at zlib
-    level ``level``; RGB when every pixel is opaque (a quarter fewer bytes to compress)."""
+    """8-bit PNG of ``pixels`` (rows x columns x RGBA, uint8) with its dpi and nothing else, by
+    Pillow at zlib level ``level``; RGB when every pixel is opaque (a quarter fewer bytes to
+    compress)."""
     import numpy as np
     from PIL import Image
 

@@ -18,7 +18,8 @@ def deviations_by_model(protocol: Iterable[Mapping[str, Any]] | None) -> dict[st
     """Model -> its runs' deviations in one line ("none" when there is none; what the result
     files do not say is given as unknown).
 
-    >>> deviations_by_model([{"model": "m", "task": "t", "deviations": ["temperature 0.5 (protocol 0)"]}])
+    >>> deviations_by_model(
+    ...     [{"model": "m", "task": "t", "deviations": ["temperature 0.5 (protocol 0)"]}])
     {'m': 't: temperature 0.5 (protocol 0)'}
     """
     said: dict[str, list[str]] = {}

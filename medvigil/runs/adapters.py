@@ -8,7 +8,8 @@ below were read in lmms-eval 0.7.3's source (``lmms_eval/models/{chat,simple}/*.
 * simple ``Qwen2_VL``, ``Qwen2_5_VL``, ``Qwen3_VL`` and ``Gemma3`` open every request with their own
   system turn (``system_prompt=``, default "You are a helpful assistant.") and put the task's text,
   its system text included, in the user turn;
-* simple ``Claude`` sends ``system=self.system_prompt`` (default empty); the task's text is the user turn;
+* simple ``Claude`` sends ``system=self.system_prompt`` (default empty); the task's text is the user
+  turn;
 * chat ``Qwen2_5_VL``, ``OpenAICompatible``, ``LlavaHf`` and ``InternVLHf`` send the task's messages
   (``doc_to_messages``) as they are;
 * any other simple class gets the task's text (``doc_to_text``) alone: a system text travels in the

@@ -4,12 +4,12 @@ lmms-eval's ``--limit N`` keeps the first N docs of every task; ``<stamp>_result
 limit (``config.limit``) and per task the docs it had and asked (``n-samples``: ``original``,
 ``effective``). Scores of such a *partial* run rest on a slice of the task (units the slice cut, a
 circular group or a CbD case, are left out and counted by scoring). :func:`run_coverage` says so per
-task, with the cases of the asked probes, and as one sentence for the table, the JSON and the report,
-e.g. ``partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes, 3 of 40 cases``. The total
-of cases comes from the build the run used (``--release`` when it is a build or a Hub repo id, else
-``MEDVIGIL_DATA``), read with the task's own ``process_docs``, and is given only when that build has
-the run's doc total and its docs carry ``case_id``; otherwise the cases asked alone
-(``8 of 318 probes (3 cases)``) and the JSON says why (``cases_of_unknown``).
+task, with the cases of the asked probes, and as one sentence for the table, the JSON and the
+report, e.g. ``partial run (lmms-eval --limit 8): medvigil_mcq 8 of 318 probes, 3 of 40 cases``. The
+total of cases comes from the build the run used (``--release`` when it is a build or a Hub repo id,
+else ``MEDVIGIL_DATA``), read with the task's own ``process_docs``, and is given only when that
+build has the run's doc total and its docs carry ``case_id``; otherwise the cases asked alone (``8
+of 318 probes (3 cases)``) and the JSON says why (``cases_of_unknown``).
 """
 
 import io
@@ -101,7 +101,8 @@ def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int
     if isinstance(probes, int) and len(docs) != probes:
         return (
             None,
-            f"{source}: its {task} has {len(docs)} docs, the run had {probes} (not the build the run used)",
+            f"{source}: its {task} has {len(docs)} docs, the "
+            f"run had {probes} (not the build the run used)",
         )
     return len({str(c) for c in cases}), source
 
@@ -148,7 +149,8 @@ def run_coverage(
     parts = [
         f"{task} {t['probes']} of {t['of']} probes, {t['cases']} of {t['cases_of']} cases"
         if "cases_of" in t
-        else f"{task} {t['probes']} of {t['of']} probes ({t['cases']} case{'' if t['cases'] == 1 else 's'})"
+        else f"{task} {t['probes']} of {t['of']} probes ({t['cases']} "
+        f"case{'' if t['cases'] == 1 else 's'})"
         for task, t in tasks.items()
     ]
     statement = (

@@ -82,11 +82,15 @@ def listed(differs: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def _more_room(task: str, base: str | None) -> str:
-    """How to give a reasoning model more new tokens than ``task`` has (``base``: the task it is a variant of)."""
+    """How to give a reasoning model more new tokens than ``task`` has (``base``: the task it is a
+    variant of)."""
     if base:
         return f"--gen_kwargs max_new_tokens=N above {REASONING_MAX_NEW_TOKENS}"
     if task_config(reasoning_name(task)):
-        return f"the task {reasoning_name(task)} ({REASONING_MAX_NEW_TOKENS} new tokens) or --gen_kwargs max_new_tokens=4096"
+        return (
+            f"the task {reasoning_name(task)} ({REASONING_MAX_NEW_TOKENS} "
+            f"new tokens) or --gen_kwargs max_new_tokens=4096"
+        )
     return "--gen_kwargs max_new_tokens=4096"
 
 
@@ -115,12 +119,13 @@ def generation_report(paths: Iterable[str | Path], prefix: str = "") -> dict[str
         tasks[task if task not in tasks else f"{task} ({path})"] = entry
         if differs and used:
             warnings.append(
-                f"{task}: generation settings differ from the protocol's: {', '.join(listed(differs))}; the scores are not "
-                "comparable with the paper's"
+                f"{task}: generation settings differ from the protocol's: "
+                f"{', '.join(listed(differs))}; the scores are not comparable with the paper's"
             )
         if entry["cut_while_thinking"]:
             warnings.append(
-                f"{task}: {entry['cut_while_thinking']} repl(ies) ended inside a reasoning block (no answer, "
-                f"counted as parse failures); give a reasoning model more room: {_more_room(task, base)}"
+                f"{task}: {entry['cut_while_thinking']} repl(ies) ended inside "
+                f"a reasoning block (no answer, counted as parse failures); give "
+                f"a reasoning model more room: {_more_room(task, base)}"
             )
     return {"tasks": tasks, "warnings": warnings} if tasks else None

@@ -15,7 +15,8 @@ from medvigil.runs import lmms_run
 
 
 def refuse_duplicate_runs(paths: Iterable[str | Path], prefix: str = "") -> None:
-    """A :class:`DataError` per samples file whose task another run of the same model also answered."""
+    """A :class:`DataError` per samples file whose task another run of the same model also
+    answered."""
     seen: dict[tuple[str, str], tuple[Path, str]] = {}
     problems = []
     for lmms in lmms_run.runs_of(paths, prefix):
@@ -41,8 +42,8 @@ def refuse_duplicate_runs(paths: Iterable[str | Path], prefix: str = "") -> None
 
 @contextmanager
 def labelled(labels: Iterable[str]):
-    """``medvigil score --label`` values (``NAME``: every run; ``PATH=NAME``: the samples file or run folder
-    PATH) in force for the readers while the block runs."""
+    """``medvigil score --label`` values (``NAME``: every run; ``PATH=NAME``: the samples file or
+    run folder PATH) in force for the readers while the block runs."""
     mapping: dict[str, str] = {}
     given: dict[
         str, tuple[str, str]

@@ -4,16 +4,18 @@ Every reader of a run's files takes these facts from here, so a new lmms-eval ve
 one of them changes one place:
 
 * ``<stamp>_samples_<task>.jsonl`` beside ``<stamp>_results.json`` (:data:`SAMPLES`);
-* the results file may hold ``NaN`` (a missing standard error): read with non-finite numbers allowed;
+* the results file may hold ``NaN`` (a missing standard error): read with non-finite numbers
+  allowed;
 * ``config.model`` / ``config.model_args`` name the adapter and its arguments (the weights among
-  ``pretrained=``, ``model=``, ...: :data:`NAME_ARGS`); ``config.model_backend`` is the class that ran,
-  ``"<dotted class> (simple|chat)"``; ``config.limit`` is ``--limit`` (absent or null: every doc);
-  ``configs.<task>.generation_kwargs`` holds the settings after any ``--gen_kwargs`` override;
+  ``pretrained=``, ``model=``, ...: :data:`NAME_ARGS`); ``config.model_backend`` is the class that
+  ran, ``"<dotted class> (simple|chat)"``; ``config.limit`` is ``--limit`` (absent or null: every
+  doc); ``configs.<task>.generation_kwargs`` holds the settings after any ``--gen_kwargs`` override;
   ``n-samples.<task>`` has ``original`` and ``effective`` doc counts; ``system_instruction`` is
   ``--system_instruction`` (null: none) and ``chat_template`` the template ``--apply_chat_template``
   applied;
 * ``--model_args`` is split at commas outside quotes, and quotes stay in the value
-  (``simple_parse_args_string``): a text with commas cannot be passed as itself (:data:`MODEL_ARGS_COMMAS`);
+  (``simple_parse_args_string``): a text with commas cannot be passed as itself
+  (:data:`MODEL_ARGS_COMMAS`);
 * ``--predict_only`` replaces every metric by ``bypass`` and skips ``process_results``
   (:data:`PREDICT_ONLY_KEY`): a line then holds the doc id, target and responses, not our record.
 """
@@ -27,8 +29,8 @@ RESULTS_SUFFIX = "_results.json"
 RESULTS_ALLOW_NON_FINITE = True  # lmms-eval writes NaN for missing stderrs
 PREDICT_ONLY_KEY = "bypass"  # --predict_only: the metric every sample line carries instead of ours
 MODEL_ARGS_COMMAS = (
-    "a system_prompt= with commas cannot be passed through --model_args (lmms-eval splits it at the "
-    "commas; quoted, the quotes stay in the prompt)"
+    "a system_prompt= with commas cannot be passed through --model_args (lmms-eval "
+    "splits it at the commas; quoted, the quotes stay in the prompt)"
 )
 NAME_ARGS = ("pretrained", "model", "model_version", "model_name")  # model_args naming the weights
 _BACKEND = re.compile(r"^(?P<cls>[\w.]+)(?: \((?P<kind>\w+)\))?$")

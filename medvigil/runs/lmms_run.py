@@ -56,8 +56,9 @@ def task_of(path: Path) -> str | None:
 
 
 def short_model_name(model: str, args: str) -> str:
-    """A run's default label: the weights its ``model_args`` name (``pretrained=Qwen/Qwen2.5-VL-7B-Instruct``
-    -> ``Qwen2.5-VL-7B-Instruct``), else ``model(args)`` (``constant(letter=A)``).
+    """A run's default label: the weights its ``model_args`` name
+    (``pretrained=Qwen/Qwen2.5-VL-7B-Instruct`` -> ``Qwen2.5-VL-7B-Instruct``), else ``model(args)``
+    (``constant(letter=A)``).
 
     >>> short_model_name("qwen2_5_vl", "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_pixels=12845056")
     'Qwen2.5-VL-7B-Instruct'

@@ -34,8 +34,9 @@ def _results(value: Any, output_type: str) -> list:
 
 
 def rebuild(samples_path: Path, task: str, out_folder: Path) -> Path:
-    """The samples file ``samples_path`` of a ``--predict_only`` run with each line's record, written to
-    ``out_folder`` (with a copy of the run's results file); returns the new samples file."""
+    """The samples file ``samples_path`` of a ``--predict_only`` run with each line's record,
+    written to ``out_folder`` (with a copy of the run's results file); returns the new samples
+    file."""
     process_docs, process_results, config = task_hooks(task)
     try:
         docs = process_docs(None)
@@ -74,7 +75,8 @@ def rebuild(samples_path: Path, task: str, out_folder: Path) -> Path:
 def _rebuilt(
     sample: dict, docs: Any, task: str, config: dict, process_results: Any
 ) -> str | tuple[str, str]:
-    """One logged line with its record, or ``(field, problem)`` when it is not a doc of the build."""
+    """One logged line with its record, or ``(field, problem)`` when it is not a doc of the
+    build."""
     doc_id = sample.get("doc_id")
     if not isinstance(doc_id, int) or not 0 <= doc_id < len(docs):
         return (
@@ -107,9 +109,10 @@ def _plain(value: Any) -> Any:
 
 @contextmanager
 def scorable(files: Sequence[str], prefix: str) -> Iterator[tuple[list[str], dict[str, str]]]:
-    """``files`` with every ``--predict_only`` samples file of tasks ``<prefix>...`` (folders searched)
-    replaced by its :func:`rebuild` in a scratch folder (removed afterwards), and a map from each
-    rebuilt file back to the original; the rebuilt files keep the original run's model name."""
+    """``files`` with every ``--predict_only`` samples file of tasks ``<prefix>...`` (folders
+    searched) replaced by its :func:`rebuild` in a scratch folder (removed afterwards), and a map
+    from each rebuilt file back to the original; the rebuilt files keep the original run's model
+    name."""
     found = [run.samples for run in runs_of(files, prefix) if run.predict_only]
     if not found:
         yield list(files), {}

@@ -13,8 +13,9 @@ source and the deviations: two runs with one fingerprint ran one protocol, whate
 ``configs.<task>.lmms_eval_specific_kwargs``) and the source of the task's prompt hooks in the
 installed task pack (:func:`medvigil.task_pack.hook_sources`). ``deviations`` name each departure
 from the paper's protocol: generation settings that differ from the task's (:mod:`.generation`), a
-reasoning variant's budget, an lmms-eval ``--system_instruction``, and what the adapter class does to
-the prompt (:mod:`.adapters`). A suite may add its own (``protocol_details`` in its registry entry).
+reasoning variant's budget, an lmms-eval ``--system_instruction``, and what the adapter class does
+to the prompt (:mod:`.adapters`). A suite may add its own (``protocol_details`` in its registry
+entry).
 """
 
 import hashlib

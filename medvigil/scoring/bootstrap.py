@@ -9,11 +9,12 @@ each) one float32 matrix product. Draws come from ``numpy.random.default_rng(see
 
 Harness-compatible resampling (:func:`harness_resample_indices`): the official
 ``analysis/bootstrap_mcs.py`` seeds the global ``random`` once and, per model, draws
-``random.choice(case_ids)`` ``len(case_ids)`` times per resample, the stream continuing from one model
-to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``; for ``n < 2**32``,
+``random.choice(case_ids)`` ``len(case_ids)`` times per resample, the stream continuing from one
+model to the next. ``random.choice(seq)`` is ``seq[_randbelow(len(seq))]``; for ``n < 2**32``,
 ``_randbelow(n)`` takes the top ``n.bit_length()`` bits of the next 32-bit Mersenne Twister output,
-rejecting values ``>= n``. :class:`CPythonRandomStream` applies that shift and rejection to blocks of
-numpy MT19937 outputs started from the state of ``random.Random(seed)``: CPython's draws, one by one.
+rejecting values ``>= n``. :class:`CPythonRandomStream` applies that shift and rejection to blocks
+of numpy MT19937 outputs started from the state of ``random.Random(seed)``: CPython's draws, one by
+one.
 """
 
 import contextlib
@@ -48,9 +49,9 @@ __all__ = [
 DEFAULT_N_RESAMPLES = 500  # Appendix M
 DEFAULT_SEED = 20260505  # Appendix M
 T = TypeVar("T")
-# Values handled at a time by the chunked loops (memory stays flat), and 32-bit words drawn at a time by
-# CPythonRandomStream: small enough that temporaries are recycled by the allocator instead of mapped afresh
-# (the harness resampling ran 2x faster than with 1 << 18 for both).
+# Values handled at a time by the chunked loops (memory stays flat), and 32-bit words drawn at a
+# time by CPythonRandomStream: small enough that temporaries are recycled by the allocator instead
+# of mapped afresh (the harness resampling ran 2x faster than with 1 << 18 for both).
 _BLOCK = 1 << 17
 _WORDS = 1 << 16
 MAX_DRAWS = 1 << 28  # cluster draws of one resample table (2 GiB of int64 indices)
@@ -79,7 +80,8 @@ def _check(n_clusters: int, n_resamples: int) -> None:
 def resample_indices(
     n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> np.ndarray:
-    """``(n_resamples, n_clusters)`` cluster indices drawn with replacement (Appendix M: 300 case ids per resample)."""
+    """``(n_resamples, n_clusters)`` cluster indices drawn with replacement (Appendix M: 300 case
+    ids per resample)."""
     _check(n_clusters, n_resamples)
     rng = np.random.default_rng(seed)
     return rng.integers(0, n_clusters, size=(n_resamples, n_clusters), dtype=np.int64)
@@ -88,9 +90,10 @@ def resample_indices(
 def resample_counts(
     n_clusters: int, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> np.ndarray:
-    """``(n_resamples, n_clusters)`` float32 multiplicities of the :func:`resample_indices` draws: ``W[b, c]`` = times
-    cluster ``c`` is in resample ``b``. The last matrix of at most :data:`_KEPT_BYTES` is kept and handed out
-    again, read-only, for the same arguments (a stress suite scores every model on the same cases and seed).
+    """``(n_resamples, n_clusters)`` float32 multiplicities of the :func:`resample_indices` draws:
+    ``W[b, c]`` = times cluster ``c`` is in resample ``b``. The last matrix of at most
+    :data:`_KEPT_BYTES` is kept and handed out again, read-only, for the same arguments (a stress
+    suite scores every model on the same cases and seed).
     """
     key = (int(n_clusters), int(n_resamples), seed)
     if _kept.get("key") == key:
@@ -107,7 +110,8 @@ _kept: dict = {}  # resample_counts' last matrix and its arguments
 
 
 def count_rows(indices: np.ndarray, n_clusters: int) -> np.ndarray:
-    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` float32 multiplicities, one ``np.bincount`` per block of rows."""
+    """``(B, n)`` cluster indices -> ``(B, n_clusters)`` float32 multiplicities, one ``np.bincount``
+    per block of rows."""
     b = indices.shape[0]
     counts = np.empty((b, n_clusters), dtype=np.float32)
     rows = max(1, _BLOCK // max(indices.shape[1], n_clusters, 1))  # bounded temporaries
@@ -126,8 +130,9 @@ def _bincount_rows(indices: np.ndarray, n_clusters: int) -> np.ndarray:
 
 
 class CPythonRandomStream:
-    """The stream of ``random.Random(seed)`` (CPython's Mersenne Twister), drawn in blocks; both draws leave
-    the stream where CPython's would be (words read ahead but not consumed are kept for the next call)."""
+    """The stream of ``random.Random(seed)`` (CPython's Mersenne Twister), drawn in blocks; both
+    draws leave the stream where CPython's would be (words read ahead but not consumed are kept for
+    the next call)."""
 
     _WORD_BITS = 32
 
@@ -147,7 +152,8 @@ class CPythonRandomStream:
         self._used = 0
 
     def _words(self, n: int) -> np.ndarray:
-        """The next ``n`` or fewer unconsumed words (the rest of the last block first), not consumed."""
+        """The next ``n`` or fewer unconsumed words (the rest of the last block first), not
+        consumed."""
         if self._used == self._block.size:
             # the full 32-bit range takes one MT19937 output per value, as uint32
             self._block, self._used = self._raw.integers(0, 2**32, size=n, dtype=np.uint32), 0
@@ -172,7 +178,8 @@ class CPythonRandomStream:
         return int(n), int(size)
 
     def choice_indices(self, n: int, size: int, dtype=np.int64) -> np.ndarray:
-        """``size`` successive ``_randbelow(n)`` values: the indices ``size`` calls of ``random.choice`` over ``n`` items pick."""
+        """``size`` successive ``_randbelow(n)`` values: the indices ``size`` calls of
+        ``random.choice`` over ``n`` items pick."""
         n, size = self._checked(n, size)
         out = np.empty(size, dtype=np.uint32)
         shift = np.uint32(self._WORD_BITS - n.bit_length())
@@ -194,8 +201,9 @@ class CPythonRandomStream:
         return out.astype(dtype, copy=False)
 
     def choice_counts(self, n: int, rows: int) -> np.ndarray:
-        """``(rows, n)`` float32 multiplicities: row ``r`` counts the ``n`` values of resample ``r``,
-        the resamples drawn one after the other (:func:`count_rows` of ``choice_indices(n, rows * n)``)."""
+        """``(rows, n)`` float32 multiplicities: row ``r`` counts the ``n`` values of resample
+        ``r``, the resamples drawn one after the other (:func:`count_rows` of ``choice_indices(n,
+        rows * n)``)."""
         n, rows = self._checked(n, rows)
         return count_rows(self.choice_indices(n, rows * n, np.uint32).reshape(rows, n), n)
 
@@ -223,7 +231,8 @@ def harness_resample_indices(
 def harness_resample_counts(
     frame_sizes: Sequence[int], n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> Iterator[tuple[int, int, np.ndarray]]:
-    """The resamples of :func:`harness_resample_indices` as multiplicities, a block of resamples at a time.
+    """The resamples of :func:`harness_resample_indices` as multiplicities, a block of resamples at
+    a time.
 
     Yields ``(frame, first resample, counts)`` with float32 ``counts`` of shape ``(b, frame size)``
     (:func:`count_rows` of those resamples' draws); empty frames yield nothing. The draws are the
@@ -270,8 +279,9 @@ _IN_FLIGHT = 4  # blocks of draws waiting for the helper thread (2**17 indices e
 
 
 def cluster_sums(values: np.ndarray, cluster: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Sum the rows of ``values`` (shape ``(n, ...)``) per cluster id -> ``(n_clusters, ...)``: the per-case
-    sums the clustered bootstrap of Appendix M resamples. Rows with cluster ``-1`` are ignored."""
+    """Sum the rows of ``values`` (shape ``(n, ...)``) per cluster id -> ``(n_clusters, ...)``: the
+    per-case sums the clustered bootstrap of Appendix M resamples. Rows with cluster ``-1`` are
+    ignored."""
     values = np.asarray(values, dtype=np.float64)
     keep = cluster >= 0
     tail = values.shape[1:]
@@ -286,7 +296,8 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
     """Context limiting BLAS to one thread while it is open (no-op without threadpoolctl).
 
     The products here are small (about 1 GFLOP for 500 resamples x 3,000 cases x 18 models). A
-    multi-threaded OpenBLAS spins waiting for cores other processes hold: 3-8x slower on a loaded 2-CPU machine.
+    multi-threaded OpenBLAS spins waiting for cores other processes hold: 3-8x slower on a loaded
+    2-CPU machine.
     """
     global _CONTROLLER
     if _CONTROLLER is None:
@@ -305,8 +316,9 @@ _CONTROLLER = None  # threadpoolctl's view of the loaded BLAS libraries (False: 
 
 
 def resampled_sums(per_cluster: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``counts @ per_cluster`` for ``per_cluster`` of shape ``(C, ...)`` -> ``(B, ...)`` float64, computed in
-    float32 (exact while every sum stays below 2**24, i.e. always for counts of probes)."""
+    """``counts @ per_cluster`` for ``per_cluster`` of shape ``(C, ...)`` -> ``(B, ...)`` float64,
+    computed in float32 (exact while every sum stays below 2**24, i.e. always for counts of
+    probes)."""
     c = per_cluster.shape[0]
     if counts.shape[1] != c:
         raise ValueError(f"counts has {counts.shape[1]} clusters, per_cluster has {c}")
@@ -324,12 +336,12 @@ def cluster_bootstrap(
     seed: int = DEFAULT_SEED,
     counts: np.ndarray | None = None,
 ) -> T:
-    """``statistic(counts @ per_cluster)``: a statistic of per-cluster sums (:func:`cluster_sums`) on every
-    case-clustered resample at once.
+    """``statistic(counts @ per_cluster)``: a statistic of per-cluster sums (:func:`cluster_sums`)
+    on every case-clustered resample at once.
 
-    ``statistic`` maps resampled sums ``(B, ...)`` to arrays with leading axis ``B`` (or a dict of them);
-    ratios of sums are recomputed per resample, not averaged. ``counts`` (a :func:`resample_counts`
-    matrix) reuses the same resamples for several statistics.
+    ``statistic`` maps resampled sums ``(B, ...)`` to arrays with leading axis ``B`` (or a dict of
+    them); ratios of sums are recomputed per resample, not averaged. ``counts`` (a
+    :func:`resample_counts` matrix) reuses the same resamples for several statistics.
     """
     if counts is None:
         counts = resample_counts(per_cluster.shape[0], n_resamples, seed)

@@ -75,7 +75,8 @@ def selective_risk(confidences: Sequence[Any], correct: Sequence[Any]) -> dict[s
 
 
 def bin_index(confidences: np.ndarray, n_bins: int) -> np.ndarray:
-    """The right-closed bin of each confidence: b with b/n < c <= (b+1)/n, 0 in bin 0 (edges b/n)."""
+    """The right-closed bin of each confidence: b with b/n < c <= (b+1)/n, 0 in bin 0 (edges
+    b/n)."""
     edges = np.arange(n_bins + 1, dtype=np.float64) / n_bins
     return np.clip(np.searchsorted(edges, confidences, side="left") - 1, 0, n_bins - 1)
 

@@ -15,9 +15,9 @@ not written for (reasoning models, free text):
    space and a word, as in "A patient with...", "A 45-year-old") is not an option;
 4. given the option texts (``options=``, for prompts that ask for "the index and content of the
    option", Illusion of Readiness Appendix E), a reply that *is* one option's text (case, spaces and
-   end punctuation aside) gives that option before rules 2 and 3, and a reply with no letter gives the one
-   option whose text it names (:func:`option_mentions`; an option named only inside a longer named
-   option does not count, two or more named options give none).
+   end punctuation aside) gives that option before rules 2 and 3, and a reply with no letter gives
+   the one option whose text it names (:func:`option_mentions`; an option named only inside a longer
+   named option does not count, two or more named options give none).
 
 >>> decode_letters(encode_letters(["B", None, "A"]))
 ['B', None, 'A']
@@ -69,8 +69,8 @@ def strip_reasoning(text: str) -> str:
     return text
 
 
-# after "A" and a space: a word that makes it an article, i.e. not one that follows an option letter in
-# prose ("A or B", "A is wrong", "A and C", "A because...")
+# after "A" and a space: a word that makes it an article, i.e. not one that follows an option letter
+# in prose ("A or B", "A is wrong", "A and C", "A because...")
 _ARTICLE = re.compile(
     r"[ \t]+(?!(?:or|and|is|was|seems|appears|looks|fits|matches|would|could|might|may|because|"
     r"since|as|but|then|vs|versus|nor)\b)[A-Za-z0-9]",
@@ -94,12 +94,13 @@ def read_option_letter(
     case_sensitive: bool = True,
     options: Sequence[str] | None = None,
 ) -> str | None:
-    """The option letter a reply gives among the first ``n_options`` letters, or None (see the module text);
-    ``options``: the option texts, for replies that give an option's content (rule 4).
+    """The option letter a reply gives among the first ``n_options`` letters, or None (see the
+    module text); ``options``: the option texts, for replies that give an option's content (rule 4).
 
     >>> read_option_letter("Answer: D. Maybe; no, the answer is B", 5), read_option_letter("D", 3)
     ('B', None)
-    >>> read_option_letter("Right parietal lobe.", 2, options=["Left parietal lobe", "Right parietal lobe"])
+    >>> read_option_letter("Right parietal lobe.", 2,
+    ...                    options=["Left parietal lobe", "Right parietal lobe"])
     'B'
     """
     if response is None:
@@ -128,10 +129,12 @@ def _plain(text: Any) -> str:
 
 
 def option_mentions(text: str, options: Sequence[str]) -> list[tuple[int, int, str]]:
-    """``(start, end, letter)`` of every whole-word, case-insensitive occurrence of an option's text in
-    ``text``, in order; an occurrence inside a longer occurrence (another option's text) is left out.
+    """``(start, end, letter)`` of every whole-word, case-insensitive occurrence of an option's text
+    in ``text``, in order; an occurrence inside a longer occurrence (another option's text) is left
+    out.
 
-    >>> option_mentions("Not the left but the right parietal lobe", ["Left parietal lobe", "parietal lobe", "right parietal lobe"])
+    >>> option_mentions("Not the left but the right parietal lobe",
+    ...                 ["Left parietal lobe", "parietal lobe", "right parietal lobe"])
     [(21, 40, 'C')]
     """
     low = text.lower()
@@ -168,7 +171,8 @@ def _letter(text: str, n_options: int, case_sensitive: bool) -> str | None:
 
 
 def _answer_case(text: str, case_sensitive: bool) -> str:
-    """``text`` with the word "answer" in lower case (the letter keeps its case), for the explicit rule."""
+    """``text`` with the word "answer" in lower case (the letter keeps its case), for the explicit
+    rule."""
     return re.sub(r"(?i)\banswer\b", "answer", text) if case_sensitive else text
 
 

@@ -1,11 +1,12 @@
-"""One reading of lmms-eval log-likelihood results (CbD's binary arm, MediConfusion's GD and PS modes).
+"""One reading of lmms-eval log-likelihood results (CbD's binary arm, MediConfusion's GD and PS
+modes).
 
-lmms-eval's ``loglikelihood`` contract is the log-probability of the continuation (higher is better),
-but its HuggingFace classes in 0.7.3 (``llava_hf``, ``llava``, ``qwen_vl``, ...) return ``outputs.loss``,
-the mean negative log-likelihood per token (EvolvingLMMs-Lab/lmms-eval#370). A loss is never negative,
-a log-probability never positive (0 is probability 1 under both), so each value is read by its sign
-(``"auto"``) or a declared kind, and every score leaves here oriented higher = more likely. Values of
-both signs in one request come from no single model.
+lmms-eval's ``loglikelihood`` contract is the log-probability of the continuation (higher is
+better), but its HuggingFace classes in 0.7.3 (``llava_hf``, ``llava``, ``qwen_vl``, ...) return
+``outputs.loss``, the mean negative log-likelihood per token (EvolvingLMMs-Lab/lmms-eval#370). A
+loss is never negative, a log-probability never positive (0 is probability 1 under both), so each
+value is read by its sign (``"auto"``) or a declared kind, and every score leaves here oriented
+higher = more likely. Values of both signs in one request come from no single model.
 
 An API that returns only its reply's first-token alternatives (``top_logprobs``) scores a
 one-word continuation by :func:`word_logprob` (the OpenAI-compatible adapter,
@@ -95,13 +96,15 @@ def log_probabilities(
     kinds = [value_kind(v, declared) for v in values]
     if mixed(kinds):
         raise MixedConventionError(
-            f"log-likelihood values {values} have both signs: a loss (> 0) and a log-probability (< 0) "
-            "cannot come from one model; check the adapter (lmms-eval's HF classes return losses)"
+            f"log-likelihood values {values} have both signs: a loss (> "
+            f"0) and a log-probability (< 0) cannot come from one model; "
+            f"check the adapter (lmms-eval's HF classes return losses)"
         )
     for value, kind in zip(values, kinds):
         if not valid(value, kind):
             raise ValueError(
-                f"log-likelihood value {value!r} is not a valid {kind.replace(NOT_FINITE, 'number')}"
+                f"log-likelihood value {value!r} is not a valid "
+                f"{kind.replace(NOT_FINITE, 'number')}"
             )
     return [oriented(v, k) for v, k in zip(values, kinds)], kinds
 

@@ -10,15 +10,17 @@ For every pair ``(a, b)`` and metric:
   resamples where either value is undefined left out;
 * ``p``: two-sided p-value of "delta = 0", by one of :data:`P_VALUE_METHODS`:
 
-  - ``"normal"`` (default): ``p = erfc(|delta| / (se* sqrt 2))`` = ``2 Phi(-|delta / se*|)``, ``se*`` the
-    standard deviation (``ddof=1``) of the finite resampled deltas (Efron & Tibshirani ch. 6, a two-sided
-    Wald test, ch. 16). It resolves the small p-values Holm's adjustment over hundreds of comparisons
-    needs. ``se* = 0`` gives ``p = 1`` when ``delta = 0`` (identical models), else 0;
+  - ``"normal"`` (default): ``p = erfc(|delta| / (se* sqrt 2))`` = ``2 Phi(-|delta / se*|)``,
+    ``se*`` the standard deviation (``ddof=1``) of the finite resampled deltas (Efron & Tibshirani
+    ch. 6, a two-sided Wald test, ch. 16). It resolves the small p-values Holm's adjustment over
+    hundreds of comparisons needs. ``se* = 0`` gives ``p = 1`` when ``delta = 0`` (identical
+    models), else 0;
   - ``"percentile"``: ``p = min(1, 2 (min(#{d* <= 0}, #{d* >= 0}) + 1) / (B' + 1))`` over the ``B'``
     finite deltas (Davison & Hinkley 1997, §4.4): no normal approximation, but never below
     ``2 / (B' + 1)``, so with ``m`` comparisons no Holm-adjusted p falls below 0.05 unless
     ``B' + 1 > 40 m`` (:func:`percentile_floor_note`);
-* ``p_holm``: Holm's (1979) step-down adjustment over all pairs x metrics of one comparison (:func:`holm`).
+* ``p_holm``: Holm's (1979) step-down adjustment over all pairs x metrics of one comparison
+  (:func:`holm`).
 """
 
 import math
@@ -52,14 +54,16 @@ P_VALUE_METHODS = ("normal", "percentile")
 # models one comparison takes (4,950 pairs; the report draws at most 100 models): 1,000 models grew
 # to 5.6 GB before a MemoryError
 MAX_COMPARED_MODELS = 100
-# resampled values held at once (resamples x models x metrics, float64: 2 GiB), as bootstrap.MAX_DRAWS
+# resampled values held at once (resamples x models x metrics, float64: 2 GiB), as
+# bootstrap.MAX_DRAWS
 MAX_RESAMPLED_VALUES = 1 << 28
 
 
 def paired_p_value(deltas: np.ndarray, delta: np.ndarray, method: str = "normal") -> np.ndarray:
-    """Two-sided p-values of "delta = 0" for ``(B, P)`` resampled ``deltas`` and ``(P,)`` point ``delta``
-    (module docstring: ``"normal"`` or ``"percentile"``). NaN when fewer than two resampled
-    deltas (``"normal"``) or none (``"percentile"``) are finite, or the point delta is undefined."""
+    """Two-sided p-values of "delta = 0" for ``(B, P)`` resampled ``deltas`` and ``(P,)`` point
+    ``delta`` (module docstring: ``"normal"`` or ``"percentile"``). NaN when fewer than two
+    resampled deltas (``"normal"``) or none (``"percentile"``) are finite, or the point delta is
+    undefined."""
     if method not in P_VALUE_METHODS:
         raise ValueError(f"p-value method must be one of {P_VALUE_METHODS}, got {method!r}")
     deltas = np.asarray(deltas, dtype=np.float64)
@@ -81,15 +85,16 @@ def paired_p_value(deltas: np.ndarray, delta: np.ndarray, method: str = "normal"
 
 
 def percentile_floor_note(n_resamples: int, n_comparisons: int, alpha: float = 0.05) -> str | None:
-    """A note when percentile p-values (never below ``2 / (B + 1)``) cannot reach Holm-adjusted ``alpha``."""
+    """A note when percentile p-values (never below ``2 / (B + 1)``) cannot reach Holm-adjusted
+    ``alpha``."""
     floor = 2.0 / (n_resamples + 1)
     if n_comparisons * floor < alpha:
         return None
     need = math.ceil(2 * n_comparisons / alpha)
     return (
-        f"percentile p-values are at least 2/(B+1) = {floor:.2g} with B = {n_resamples} resamples, so none of the "
-        f"{n_comparisons} comparisons can reach a Holm-adjusted p below {alpha:g}; use at least {need} resamples "
-        "or the normal p-values"
+        f"percentile p-values are at least 2/(B+1) = {floor:.2g} with B = {n_resamples} "
+        f"resamples, so none of the {n_comparisons} comparisons can reach a Holm-adjusted "
+        f"p below {alpha:g}; use at least {need} resamples or the normal p-values"
     )
 
 
@@ -126,10 +131,11 @@ def pair_rows(
     *,
     p_value: str = "normal",
 ) -> list[dict[str, Any]]:
-    """One row per pair ``(a, b)`` of model indices: ``{"a", "b", "metric", "delta", "ci95", "p"}`` (undefined: None).
+    """One row per pair ``(a, b)`` of model indices: ``{"a", "b", "metric", "delta", "ci95", "p"}``
+    (undefined: None).
 
-    ``point`` is ``(M,)`` (each model's value), ``boot`` ``(B, M)`` (the models' values on the same ``B``
-    resamples); ``ci95`` and ``p`` come from the paired deltas ``boot[:, b] - boot[:, a]``.
+    ``point`` is ``(M,)`` (each model's value), ``boot`` ``(B, M)`` (the models' values on the same
+    ``B`` resamples); ``ci95`` and ``p`` come from the paired deltas ``boot[:, b] - boot[:, a]``.
     """
     point = np.asarray(point, dtype=np.float64)
     boot = np.asarray(boot, dtype=np.float64)
@@ -188,8 +194,9 @@ class PairedScores(Protocol):
 @dataclass(frozen=True)
 class UnitSums:
     """:class:`PairedScores` from per-unit sums: ``statistic`` maps sums ``(..., F)`` to ``{metric:
-    (...)}`` (ratios of sums, so a resample is scored like the whole), evaluated on ``counts @ sums``;
-    ``point_statistic`` (default ``statistic``) on the total, where the point rules differ."""
+    (...)}`` (ratios of sums, so a resample is scored like the whole), evaluated on ``counts @
+    sums``; ``point_statistic`` (default ``statistic``) on the total, where the point rules
+    differ."""
 
     units: Sequence[str]
     sums: np.ndarray  # (units, F)
@@ -209,7 +216,8 @@ class UnitSums:
 
 
 def _check_size(n_models: int, n_resamples: int, n_metrics: int) -> None:
-    """A comparison within :data:`MAX_COMPARED_MODELS` and :data:`MAX_RESAMPLED_VALUES`, else a DataError."""
+    """A comparison within :data:`MAX_COMPARED_MODELS` and :data:`MAX_RESAMPLED_VALUES`, else a
+    DataError."""
     if n_models > MAX_COMPARED_MODELS:
         raise DataError(
             Problem(
@@ -242,7 +250,8 @@ def compare_units(
     seed: int = 0,
     p_value: str = "normal",
 ) -> dict[str, Any]:
-    """Every pair of models compared on the records both have, resampling their units (cases) jointly.
+    """Every pair of models compared on the records both have, resampling their units (cases)
+    jointly.
 
     ``keys[model]``: the keys of the model's records (what two models must share to be compared
     on it). ``scores_on(model, shared)``: the model's :class:`PairedScores` on its records whose key

@@ -1,4 +1,5 @@
-"""Small statistics used by every suite: Wilson and percentile intervals, bootstrap p-values, Spearman.
+"""Small statistics used by every suite: Wilson and percentile intervals, bootstrap p-values,
+Spearman.
 
 Vectorised over leading axes, numpy only (scipy costs about 0.7 s to import; :func:`spearman`
 reproduces ``scipy.stats.spearmanr`` exactly).
@@ -148,7 +149,8 @@ def spearman(x, y) -> float:
 
 
 def t_two_sided_p(t: float, df: int) -> float:
-    """``P(|T| >= |t|)`` for Student's t with integer ``df >= 1`` (``2 * scipy.stats.t.sf(|t|, df)``).
+    """``P(|T| >= |t|)`` for Student's t with integer ``df >= 1`` (``2 * scipy.stats.t.sf(|t|,
+    df)``).
 
     Abramowitz & Stegun 26.7.3 (odd df) and 26.7.4 (even df) give ``A = P(|T| < t)`` as a finite
     series in ``cos(theta)``, ``theta = atan(t / sqrt(df))``; the full infinite series sums to
@@ -165,7 +167,8 @@ def t_two_sided_p(t: float, df: int) -> float:
     c2 = c * c
     odd = df % 2 == 1
     m = (df - 1) // 2 if odd else df // 2  # terms in A's finite sum
-    # term k: even df: a_k c^(2k), a_k = prod_{j<=k} (2j-1)/(2j); odd df: d_k c^(2k+1), d_k = prod_{j<=k} 2j/(2j+1)
+    # term k: even df: a_k c^(2k), a_k = prod_{j<=k} (2j-1)/(2j); odd df: d_k c^(2k+1), d_k =
+    # prod_{j<=k} 2j/(2j+1)
     term = c if odd else 1.0
 
     def step(k: int) -> float:  # ratio term_k / term_(k-1)
@@ -190,8 +193,8 @@ def t_two_sided_p(t: float, df: int) -> float:
 
 
 def spearman_test(x, y) -> tuple[float, float]:
-    """Spearman's rho and its two-sided p-value, as ``scipy.stats.spearmanr(x, y)`` computes
-    them (t test with n - 2 degrees of freedom) without importing scipy; NaNs as :func:`spearman`."""
+    """Spearman's rho and its two-sided p-value, as ``scipy.stats.spearmanr(x, y)`` computes them (t
+    test with n - 2 degrees of freedom) without importing scipy; NaNs as :func:`spearman`."""
     rho = spearman(x, y)
     n = len(x)
     if math.isnan(rho) or n < 3:

@@ -165,7 +165,8 @@ def in_order_of_appearance(codes: np.ndarray, n_distinct: int | None = None) -> 
 
 
 def _levels(observed: list[Any], order: Sequence[str] | None, sort: bool) -> tuple[str, ...]:
-    """:func:`factorize`'s levels of the distinct non-missing ``observed`` values (in order of appearance)."""
+    """:func:`factorize`'s levels of the distinct non-missing ``observed`` values (in order of
+    appearance)."""
     bad = [v for v in observed if not isinstance(v, str)]
     if bad:
         raise TypeError(f"categorical values must be strings or None, got {bad[0]!r}")
@@ -200,7 +201,8 @@ def group_accuracy(
 
 
 def _flag(problems: list[Problem], mask: np.ndarray, source: str, field: str, message: str) -> None:
-    """One problem per row where ``mask`` holds (1-based), at most ``_MAX_PROBLEMS``, then a count of the rest."""
+    """One problem per row where ``mask`` holds (1-based), at most ``_MAX_PROBLEMS``, then a count
+    of the rest."""
     rows = np.flatnonzero(mask)
     for row in rows[:_MAX_PROBLEMS].tolist():
         problems.append(Problem(file=source, row=row + 1, field=field, message=message))
@@ -217,7 +219,8 @@ def _flag(problems: list[Problem], mask: np.ndarray, source: str, field: str, me
 def _letters(
     values: Sequence[Any], field_name: str, source: str, allow_none: bool, problems: list[Problem]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Letter column -> (int8 codes, given mask); NO_LETTER for None; invalid cells become problems."""
+    """Letter column -> (int8 codes, given mask); NO_LETTER for None; invalid cells become
+    problems."""
     try:
         cat = factorize(values, sort=False)
     except TypeError:  # non-string cells: report them as their repr below
@@ -290,8 +293,9 @@ class RecordTable:
         return len(self.gold)
 
     def scored_mask(self, harness_compatible: bool = False) -> np.ndarray:
-        """Rows that enter denominators: every row (paper; errors and parse failures are never correct),
-        or, ``harness_compatible``, the rows whose call did not fail (the harness's ``status == "ok"``)."""
+        """Rows that enter denominators: every row (paper; errors and parse failures are never
+        correct), or, ``harness_compatible``, the rows whose call did not fail (the harness's
+        ``status == "ok"``)."""
         if harness_compatible:
             return self.status != STATUS_ERROR
         return np.ones(len(self), dtype=bool)
@@ -313,11 +317,12 @@ class RecordTable:
     ) -> "RecordTable":
         """Build a table from probe-record dicts, checking what scoring relies on.
 
-        Required fields present, letters ``A``-``Z``, ``parse_status`` in the enum, ``predicted_letter``
-        non-null exactly when ``parse_status == "ok"``, tiers in L1..L5, ``text_only_answerable`` boolean,
-        no duplicate ``(model, condition, probe_id)``. Every problem is raised in one
-        :class:`~medvigil.errors.DataError` naming ``source``, the 1-based row and the field (full
-        JSON-Schema validation is :func:`medvigil.records.schema_validation.check_records`).
+        Required fields present, letters ``A``-``Z``, ``parse_status`` in the enum,
+        ``predicted_letter`` non-null exactly when ``parse_status == "ok"``, tiers in L1..L5,
+        ``text_only_answerable`` boolean, no duplicate ``(model, condition, probe_id)``. Every
+        problem is raised in one :class:`~medvigil.errors.DataError` naming ``source``, the 1-based
+        row and the field (full JSON-Schema validation is
+        :func:`medvigil.records.schema_validation.check_records`).
         """
         records = records if isinstance(records, list) else list(records)
         problems: list[Problem] = []
@@ -376,7 +381,8 @@ class RecordTable:
 
         A string for ``model``, ``condition`` or ``suite`` applies to every row. Without
         ``parse_status`` a row is ``"ok"`` when it has a letter, else ``"parse_failure"``; without
-        ``probe_id`` every row is a distinct probe. Problems raise one :class:`~medvigil.errors.DataError`.
+        ``probe_id`` every row is a distinct probe. Problems raise one
+        :class:`~medvigil.errors.DataError`.
         """
         n = len(case_id.codes) if isinstance(case_id, Categorical) else len(case_id)
         problems: list[Problem] = []
@@ -571,7 +577,8 @@ class RecordTable:
         ) * n_probes + self.probe.codes
         space = len(self.model.levels) * len(self.condition.levels) * n_probes
         if space <= 4 * key.size and np.bincount(key, minlength=space).max() <= 1:
-            return  # counted without sorting: no key twice (the sort below finds the rows of a duplicate)
+            # counted without sorting: no key twice (the sort below finds the rows of a duplicate)
+            return
         order = np.argsort(key, kind="stable")
         sk = key[order]
         dup = np.flatnonzero(sk[1:] == sk[:-1])
@@ -585,9 +592,10 @@ class RecordTable:
                         row=row + 1,
                         field="probe_id",
                         message=(
-                            f"duplicate probe {self.probe.levels[self.probe.codes[row]]!r} for model "
-                            f"{self.model.levels[self.model.codes[row]]!r}, condition "
-                            f"{self.condition.levels[self.condition.codes[row]]!r} (also at row {first + 1})"
+                            f"duplicate probe {self.probe.levels[self.probe.codes[row]]!r} "
+                            f"for model {self.model.levels[self.model.codes[row]]!r}, "
+                            f"condition {self.condition.levels[self.condition.codes[row]]!r} "
+                            f"(also at row {first + 1})"
                         ),
                     )
                 )

@@ -12,10 +12,10 @@ table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides
   each a function that draws it (:data:`medvigil.report.render.FigureMaker`);
 * optionally ``compare(files, *, release=None, **options) -> dict``: every pair of models compared
   with a paired case-clustered bootstrap (``medvigil compare``; :mod:`medvigil.scoring.paired`);
-* optionally ``protocol_details(entry, result) -> dict``: what the suite knows about one entry of the
-  result's ``protocol`` list (:mod:`medvigil.runs.protocol`), merged into it: its judge, its parser
-  for result files of its own formats, or ``deviations`` to add (e.g. what an adapter does to the
-  suite's prompts for one provider).
+* optionally ``protocol_details(entry, result) -> dict``: what the suite knows about one entry of
+  the result's ``protocol`` list (:mod:`medvigil.runs.protocol`), merged into it: its judge, its
+  parser for result files of its own formats, or ``deviations`` to add (e.g. what an adapter does to
+  the suite's prompts for one provider).
 
 Entry modules are imported on first use, so ``medvigil --help`` loads none of them.
 """
@@ -91,7 +91,8 @@ def compare(
 def _run(
     name: str, action: str, files: Iterable[str], release: str | None, options: dict[str, Any]
 ) -> dict[str, Any]:
-    """The suite entry's ``action`` (score | compare) on ``files``, with what the files say about the run."""
+    """The suite entry's ``action`` (score | compare) on ``files``, with what the files say about
+    the run."""
     from medvigil.report.names import renamed
     from medvigil.runs.coverage import run_coverage
     from medvigil.runs.generation import generation_report

@@ -19,7 +19,8 @@ def check_metrics(suite: str, metrics: Sequence[str], available: Sequence[str]) 
     unknown = [m for m in metrics if m not in available]
     if unknown or not metrics:
         raise ValueError(
-            f"unknown {suite} metric(s) {unknown or '(none given)'}; available: {', '.join(available)}"
+            f"unknown {suite} metric(s) {unknown or '(none given)'}; "
+            f"available: {', '.join(available)}"
         )
 
 
@@ -31,8 +32,8 @@ def compare_records(
     **options: Any,
 ) -> dict[str, Any]:
     """Every pair of models compared on the records both have (same ``key``), their cases resampled
-    jointly (:func:`medvigil.scoring.paired.compare_units`); ``scores(records, model, whole)`` scores a
-    model's records, all of them (``whole``) or those it shares with another model."""
+    jointly (:func:`medvigil.scoring.paired.compare_units`); ``scores(records, model, whole)``
+    scores a model's records, all of them (``whole``) or those it shares with another model."""
     keys = {m: {key(r) for r in recs} for m, recs in by_model.items()}
 
     def scores_on(model: str, shared) -> PairedScores:

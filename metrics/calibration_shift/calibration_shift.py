@@ -46,7 +46,8 @@ Returns:
     n (`int`): samples,
     accuracy (`float`): in [0, 1], higher is better,
     mean_confidence (`float`): mean C(x), in [0, 1],
-    calibration_shift (`float`): in [-1, 1]; 0 = calibrated, > 0 overconfident (closer to 0 is better),
+    calibration_shift (`float`): in [-1, 1]; 0 = calibrated, > 0 overconfident
+        (closer to 0 is better),
     accuracy_rule, invalid_policy (`str`): the choices used,
     by_severity, by_degradation, by_degradation_severity, drops,
     intra_model_dke (configuration ``"degradation"`` only; drops per type, paired on
@@ -64,7 +65,8 @@ Examples:
 
     >>> by_level = evaluate.load("metrics/calibration_shift", "degradation")
     >>> r = by_level.compute(
-    ...     predictions=[list("AAAAAAAAAA"), list("AAAAAAAABB"), list("BBBBBBBBBB"), list("AAAAAAAAAB")],
+    ...     predictions=[list("AAAAAAAAAA"), list("AAAAAAAABB"),
+    ...                  list("BBBBBBBBBB"), list("AAAAAAAAAB")],
     ...     references=["A", "A", "A", "A"], n_options=[4, 4, 4, 4],
     ...     degradations=["clean", "clean", "motion_blur", "motion_blur"], severities=[0, 0, 2, 2])
     >>> round(r["by_severity"]["L2"]["calibration_shift"], 4), r["intra_model_dke"]

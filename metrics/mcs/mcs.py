@@ -7,7 +7,8 @@ A thin face over :func:`medvigil.scoring.score_columns` (which runs
 import evaluate
 
 from medvigil.suites.medvigil.scoring import (
-    evaluate_support,  # the module, not the class: evaluate.load takes the first Metric class it sees
+    # the module, not the class: evaluate.load takes the first Metric class it sees
+    evaluate_support,
 )
 
 _DESCRIPTION = """\

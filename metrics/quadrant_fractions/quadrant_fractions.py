@@ -51,7 +51,8 @@ Examples:
 
     >>> quadrant_fractions = evaluate.load("metrics/quadrant_fractions")
     >>> r = quadrant_fractions.compute(
-    ...     predictions=["A", "B", "B", "B"], paraphrase_predictions=[["A"], ["A", "B"], ["B"], ["A"]],
+    ...     predictions=["A", "B", "B", "B"],
+    ...     paraphrase_predictions=[["A"], ["A", "B"], ["B"], ["A"]],
     ...     text_only_predictions=["B", "A", "B", "B"], references=["A", "A", "B", "A"])
     >>> r["counts"]
     {'Ideal': 1, 'Fragile': 1, 'Dangerous': 1, 'Worst': 1}
@@ -62,7 +63,8 @@ Examples:
 
     >>> with_p = evaluate.load("metrics/quadrant_fractions", "probabilities")
     >>> r = with_p.compute(
-    ...     predictions=["A", "B"], paraphrase_predictions=[["A"], ["B"]], text_only_predictions=["B", "B"],
+    ...     predictions=["A", "B"], paraphrase_predictions=[["A"], ["B"]],
+    ...     text_only_predictions=["B", "B"],
     ...     references=["A", "B"], probabilities=[[0.5, 0.5], [0.0, 1.0]])
     >>> round(r["mean_entropy_by_quadrant"]["Ideal"], 4), r["mean_entropy_by_quadrant"]["Dangerous"]
     (0.6931, 0.0)

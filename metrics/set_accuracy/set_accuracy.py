@@ -68,7 +68,8 @@ Examples:
     >>> r["invalid"], r["both_valid_pairs"], r["confusion"]
     (1, 1, 1.0)
     >>> set_accuracy.compute(predictions=["A", "", "B", "B"], references=["A", "B", "B", "A"],
-    ...                      pair_ids=["p1", "p1", "p2", "p2"], confusion_denominator="all_pairs")["confusion"]
+    ...                      pair_ids=["p1", "p1", "p2", "p2"],
+    ...                      confusion_denominator="all_pairs")["confusion"]
     0.5
 
     Per category:
@@ -76,7 +77,8 @@ Examples:
     >>> by_cat = evaluate.load("metrics/set_accuracy", "categories")
     >>> r = by_cat.compute(predictions=["A", "B", "A", "A"], references=["A", "B", "B", "A"],
     ...                    pair_ids=["p1", "p1", "p2", "p2"],
-    ...                    categories=[["Cardiac"], ["Cardiac", "Vascular"], ["Spinal"], ["Spinal"]])
+    ...                    categories=[["Cardiac"], ["Cardiac", "Vascular"],
+    ...                                ["Spinal"], ["Spinal"]])
     >>> r["per_category"]["Cardiac"]["images"], r["per_category"]["Cardiac"]["set_correct"]
     (2, 2)
     >>> r["per_category"]["Spinal"]["confusion"]
@@ -117,7 +119,8 @@ class SetAccuracy(evaluate.Metric):
     ):
         if confusion_denominator not in CONFUSION_DENOMINATORS:
             raise ValueError(
-                f"confusion_denominator must be one of {CONFUSION_DENOMINATORS}, got {confusion_denominator!r}"
+                f"confusion_denominator must be one of {CONFUSION_DENOMINATORS}, "
+                f"got {confusion_denominator!r}"
             )
         score = score_rows(
             predictions,

@@ -8,7 +8,8 @@ import evaluate
 
 from medvigil.scoring.bootstrap import DEFAULT_SEED
 from medvigil.suites.medvigil.scoring import (
-    evaluate_support,  # the module, not the class: evaluate.load takes the first Metric class it sees
+    # the module, not the class: evaluate.load takes the first Metric class it sees
+    evaluate_support,
 )
 from medvigil.suites.medvigil.scoring.scoring import score_columns
 

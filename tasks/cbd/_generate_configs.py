@@ -22,7 +22,8 @@ VERSION = "0.2"
 
 
 def template() -> str:
-    # The MedVIGIL Appendix L prompt and greedy decoding; one deterministic pass per prompt (Sec. 3.2)
+    # The MedVIGIL Appendix L prompt and greedy decoding; one deterministic pass per prompt (Sec.
+    # 3.2)
     return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}output_type: generate_until
 doc_to_visual: !function utils.cbd_doc_to_visual
 doc_to_text: !function utils.cbd_doc_to_text
@@ -36,12 +37,14 @@ metadata:
 
 
 def task(name: str, loader: str, kind: str, metrics: dict) -> str:
-    return f"""{task_yaml.task(name, loader)}process_results: !function utils.cbd_{kind}_process_results
+    head = task_yaml.task(name, loader)
+    return f"""{head}process_results: !function utils.cbd_{kind}_process_results
 {task_yaml.metric_list(f"cbd_{kind}_", metrics)}
 """
 
 
-# reasoning variants (task_yaml.reasoning_variant) of the letter-answer tasks at the protocol's 8 tokens
+# reasoning variants (task_yaml.reasoning_variant) of the letter-answer tasks at the protocol's 8
+# tokens
 MAX_NEW_TOKENS = 8
 REASONING_TASKS = ("cbd_image", "cbd_noimg", "cbd_quadrants")
 

@@ -2,7 +2,8 @@
 
 Docs, records and scores are :mod:`medvigil.suites.cbd.protocol` (paraphrase set, arms, quadrant
 table via :mod:`medvigil.suites.cbd.scoring`); the prompt is MedVIGIL's Appendix L prompt
-(:func:`medvigil.mcq.prompting.build_k_option_prompt`, the same layout for K options). Nothing is re-implemented here.
+(:func:`medvigil.mcq.prompting.build_k_option_prompt`, the same layout for K options). Nothing is
+re-implemented here.
 
 Each task loads the one-row ``_pointer.jsonl``; ``process_docs`` swaps in the docs of its arm(s).
 A doc's ``condition`` says the arm: ``default`` shows the image, ``noimg`` withholds it.
@@ -63,7 +64,8 @@ def cbd_doc_to_visual(doc: dict) -> list:
 
 def cbd_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{build_k_option_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    prompt = build_k_option_prompt(doc["question"], doc["options"])
+    return f"{kwargs.get('pre_prompt', '')}{prompt}{kwargs.get('post_prompt', '')}"
 
 
 def cbd_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
@@ -79,7 +81,8 @@ def cbd_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None
 
 def cbd_binary_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     """The yes/no question (no options block: the continuations are " yes" and " no"): "Is there
-    [finding]?" and its paraphrases (``cbd_binary``), or the proposed-answer form (``cbd_binary_proposed``)."""
+    [finding]?" and its paraphrases (``cbd_binary``), or the proposed-answer form
+    (``cbd_binary_proposed``)."""
     kwargs = lmms_eval_specific_kwargs or {}
     return f"{kwargs.get('pre_prompt', '')}{doc['question']}{kwargs.get('post_prompt', '')}"
 
@@ -89,8 +92,8 @@ def cbd_binary_doc_to_choice(doc: dict) -> list:
 
 
 def cbd_binary_doc_to_target(doc: dict) -> int:
-    """The answer as asked (a negated paraphrase's is the opposite of ``correct_letter``, which is in
-    the polarity of q: :mod:`medvigil.suites.cbd.presence`)."""
+    """The answer as asked (a negated paraphrase's is the opposite of ``correct_letter``, which is
+    in the polarity of q: :mod:`medvigil.suites.cbd.presence`)."""
     return cbd_protocol.BINARY_CHOICES.index(doc["binary_label"])
 
 

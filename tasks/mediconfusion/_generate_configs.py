@@ -1,4 +1,5 @@
-"""Write the MediConfusion task YAMLs. Run from anywhere: ``python tasks/mediconfusion/_generate_configs.py``.
+"""Write the MediConfusion task YAMLs. Run from anywhere: ``python
+tasks/mediconfusion/_generate_configs.py``.
 
 The YAMLs are committed; tests/test_task_configs.py fails when they differ from what this
 script writes, so edit this script, not the YAML files.
@@ -65,7 +66,8 @@ def _generation_kwargs(mode: str, protocol: str, per_api_model: bool = True) -> 
 
 def template() -> str:
     directions = task_yaml.load_utils(HERE, "mediconfusion_task_utils").METRIC_DIRECTIONS
-    return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}doc_to_visual: !function utils.mediconfusion_doc_to_visual
+    head = task_yaml.HEADER + task_yaml.POINTER_DATASET
+    return f"""{head}doc_to_visual: !function utils.mediconfusion_doc_to_visual
 {task_yaml.metric_list("mediconfusion_aggregate_", directions)}
 metadata:
   version: {VERSION}
@@ -133,7 +135,8 @@ def files() -> dict[str, str]:
     # Modes are different measurements, so a group runs them and pools nothing; the
     # paper's "best over modes" comes from `medvigil score` on the logged records.
     modes = ("mc", "gd", "ps", "ff")
-    # reasoning variants (task_yaml.reasoning_variant) of MC, whose budgets (32, 8) leave no room to think
+    # reasoning variants (task_yaml.reasoning_variant) of MC, whose budgets (32, 8) leave no room to
+    # think
     for protocol in ("authors", "medvigil"):
         base = f"mediconfusion_mc{'' if protocol == 'authors' else '_' + protocol}"
         plain = _mode_files(protocol, per_api_model=False)[f"{base}.yaml"]

@@ -64,7 +64,8 @@ from medvigil.suites.mediconfusion.data import load_config
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
 from medvigil.suites.mediconfusion.record_scoring import score_records
 
-PROBE_KIND = "confusing_pair"  # as in medvigil.suites.mediconfusion.authors_results (the authors' result files)
+# as in medvigil.suites.mediconfusion.authors_results (the authors' result files)
+PROBE_KIND = "confusing_pair"
 #: task suffix -> record condition (the authors' mode names, their result-file suffixes)
 CONDITIONS = {"mc": "mc", "gd": "greedy", "ps": "prefix", "ff": "gpt4"}
 CONDITIONS |= {f"{mode}_medvigil": f"{cond}_medvigil" for mode, cond in CONDITIONS.items()}
@@ -99,7 +100,8 @@ def settings(env: dict | None = None) -> dict:
     out["judge"] = env.get(ENV_FF_JUDGE) or (LLM_JUDGE if endpoint else "token_f1")
     if out["ps_normalisation"] not in modes.NORMALISATIONS:
         raise ValueError(
-            f"{ENV_PS_NORMALISATION} must be one of {', '.join(modes.NORMALISATIONS)}, got {out['ps_normalisation']!r}"
+            f"{ENV_PS_NORMALISATION} must be one of {', '.join(modes.NORMALISATIONS)}, "
+            f"got {out['ps_normalisation']!r}"
         )
     if out["ll_kind"] not in modes.VALUE_KINDS:
         raise ValueError(
@@ -141,7 +143,8 @@ def _endpoint_settings(env) -> dict:
     layout = env.get(ENV_JUDGE_PROMPT) or "paper"
     if layout not in modes.JUDGE_PROMPT_LAYOUTS:
         raise ValueError(
-            f"{ENV_JUDGE_PROMPT} must be one of {', '.join(modes.JUDGE_PROMPT_LAYOUTS)}, got {layout!r}"
+            f"{ENV_JUDGE_PROMPT} must be one of {', '.join(modes.JUDGE_PROMPT_LAYOUTS)}, "
+            f"got {layout!r}"
         )
     return {
         "url": url,
@@ -170,8 +173,9 @@ def _load(task: str):
     mode, _, variant = task.partition("_")
     if mode == "ff" and run["judge"] == "token_f1":
         logging.getLogger(__name__).warning(
-            "mediconfusion_%s: no %s set, so free-form answers are judged offline by token_f1, a lexical "
-            "stand-in, not the authors' GPT-4o judge (tasks/mediconfusion/README.md, 'The free-form judge')",
+            "mediconfusion_%s: no %s set, so free-form answers are judged offline "
+            "by token_f1, a lexical stand-in, not the authors' GPT-4o judge "
+            "(tasks/mediconfusion/README.md, 'The free-form judge')",
             task,
             ENV_JUDGE_URL,
         )
@@ -239,10 +243,10 @@ def _prompt(doc: dict, kwargs: dict) -> str:
 
 
 def mediconfusion_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
-    """What a simple (text-only-context) lmms-eval model is sent: the model's ``system_prompt``, if its
-    kwargs carry one (the authors' API models), on the first line, then :func:`_prompt`. lmms-eval's
-    simple API adapters (``gpt4v``, ``batch_gpt4``, ``claude``) send no system message of a task's, so
-    this is how they receive it (a deviation:
+    """What a simple (text-only-context) lmms-eval model is sent: the model's ``system_prompt``, if
+    its kwargs carry one (the authors' API models), on the first line, then :func:`_prompt`.
+    lmms-eval's simple API adapters (``gpt4v``, ``batch_gpt4``, ``claude``) send no system message
+    of a task's, so this is how they receive it (a deviation:
     :func:`medvigil.suites.mediconfusion.prompts.adapter_deviations`)."""
     kwargs = lmms_eval_specific_kwargs or {}
     system = kwargs.get("system_prompt")
@@ -250,10 +254,10 @@ def mediconfusion_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None 
 
 
 def mediconfusion_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
-    """Chat form of the generating modes (chat adapters: ``openai``, ``gemini``): the ``system_prompt``
-    the model's kwargs carry (the authors' system prompt for the API models,
-    :data:`medvigil.suites.mediconfusion.prompts.API_MODELS`) as a system turn, then the prompt and the
-    image, the order of their ``Models/gpt.py``; without one, the image and then the prompt, as
+    """Chat form of the generating modes (chat adapters: ``openai``, ``gemini``): the
+    ``system_prompt`` the model's kwargs carry (the authors' system prompt for the API models,
+    :data:`medvigil.suites.mediconfusion.prompts.API_MODELS`) as a system turn, then the prompt and
+    the image, the order of their ``Models/gpt.py``; without one, the image and then the prompt, as
     lmms-eval builds a chat turn from the text and visuals."""
     kwargs = lmms_eval_specific_kwargs or {}
     text = [{"type": "text", "text": _prompt(doc, kwargs)}]

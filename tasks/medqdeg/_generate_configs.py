@@ -73,7 +73,8 @@ def files() -> dict[str, str]:
         out[f"_{prefix}.yaml"] = task_yaml.group(
             prefix, [f"{prefix}_L{level}" for level in LEVELS], VERSION
         )
-        # reasoning variants (task_yaml.reasoning_variant): same T trials at temperature 1.0, 4096 tokens
+        # reasoning variants (task_yaml.reasoning_variant): same T trials at temperature 1.0, 4096
+        # tokens
         variants = [task_yaml.reasoning_name(f"{prefix}_L{level}") for level in LEVELS]
         for level, variant in zip(LEVELS, variants):
             out[f"{variant}.yaml"] = task_yaml.reasoning_variant(

@@ -1,8 +1,8 @@
 """lmms-eval hooks for the MedQ-Deg task pack (seed 002) on MedVIGIL data.
 
 A thin face over :mod:`medvigil.suites.medqdeg.protocol` (docs, degraded images, records, scores)
-and :mod:`medvigil.suites.medqdeg.degradations`; nothing is re-implemented here. Like the medvigil tasks,
-each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the built
+and :mod:`medvigil.suites.medqdeg.degradations`; nothing is re-implemented here. Like the medvigil
+tasks, each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the built
 ``mcq`` config found through ``MEDVIGIL_DATA``.
 """
 
@@ -74,7 +74,8 @@ def medqdeg_doc_to_visual(doc: dict) -> list:
 def medqdeg_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     """The paper's prompt (Appendix B); ``pre_prompt`` / ``post_prompt`` are empty by default."""
     kwargs = lmms_eval_specific_kwargs or {}
-    return f"{kwargs.get('pre_prompt', '')}{answer_prompt(doc['question'], doc['options'])}{kwargs.get('post_prompt', '')}"
+    prompt = answer_prompt(doc["question"], doc["options"])
+    return f"{kwargs.get('pre_prompt', '')}{prompt}{kwargs.get('post_prompt', '')}"
 
 
 def medqdeg_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:

@@ -1,4 +1,5 @@
-"""Write the MedQ-DEG-Bench task YAMLs. Run from anywhere: ``python tasks/medqdeg_bench/_generate_configs.py``.
+"""Write the MedQ-DEG-Bench task YAMLs. Run from anywhere: ``python
+tasks/medqdeg_bench/_generate_configs.py``.
 
 The YAMLs are committed; tests/test_task_configs.py fails when they differ from what this
 script writes, so edit this script, not the YAML files.

@@ -21,8 +21,8 @@ SYSTEM = _UTILS.SYSTEM_PROMPT
 # sigma = infinity (no image) is the medvigil_mcq_noimg task, which the blur group includes
 BLUR_SIGMAS = ("0", "2", "4", "8", "16", "32", "64")
 ROI_DECAY_STEPS = (0, 1, 2, 3)
-# Appendix K pilot (medvigil.suites.medvigil.scoring.roi_pilot): 5 samples at T = 0.7; 96 new tokens as the authors' runner
-# gives non-reasoning models (bench_visual_token_ablation.py)
+# Appendix K pilot (medvigil.suites.medvigil.scoring.roi_pilot): 5 samples at T = 0.7; 96 new tokens
+# as the authors' runner gives non-reasoning models (bench_visual_token_ablation.py)
 _PILOT = importlib.import_module("medvigil.suites.medvigil.scoring.roi_pilot")
 PILOT_MAX_TOKENS = 96
 MAX_NEW_TOKENS = 8  # Appendix L: the letter-answer tasks' budget
@@ -68,7 +68,8 @@ DECAY_METRICS = _UTILS.DECAY_METRICS
 
 def open_task() -> str:
     """Open-ended variant: question only, free text, scored by the refusal classifier."""
-    return f"""{task_yaml.task("medvigil_open", "load_open")}doc_to_text: !function utils.medvigil_open_doc_to_text
+    head = task_yaml.task("medvigil_open", "load_open")
+    return f"""{head}doc_to_text: !function utils.medvigil_open_doc_to_text
 doc_to_messages: !function utils.medvigil_open_doc_to_messages
 doc_to_target: expected_behavior
 process_results: !function utils.medvigil_open_process_results
@@ -87,7 +88,8 @@ def authors_task(
     """The authors' released runners (medvigil.suites.medvigil.harness.authors_runner): their prompt
     (by the doc's ``runner``), no system message, their budget (600 new tokens; LLaVA-Med 128),
     their parser (in process_results)."""
-    return f"""{task_yaml.task(name, loader)}doc_to_text: !function utils.medvigil_authors_doc_to_text
+    head = task_yaml.task(name, loader)
+    return f"""{head}doc_to_text: !function utils.medvigil_authors_doc_to_text
 doc_to_messages: !function utils.medvigil_authors_doc_to_messages
 {task_yaml.generation_kwargs(max_new_tokens)}
 {task_yaml.prompt_kwargs()}
@@ -96,21 +98,25 @@ doc_to_messages: !function utils.medvigil_authors_doc_to_messages
 
 def roi_pilot_task(step: int) -> str:
     """Appendix K as the authors ran it: the 80-case pilot, 5 samples at T = 0.7, modal vote."""
-    return f"""{task_yaml.task(f"medvigil_roi_decay_k{step}", f"load_roi_pilot_{step}")}process_results: !function utils.medvigil_roi_pilot_process_results
+    head = task_yaml.task(f"medvigil_roi_decay_k{step}", f"load_roi_pilot_{step}")
+    sampling = task_yaml.generation_kwargs(
+        PILOT_MAX_TOKENS, temperature=_PILOT.PILOT_TEMPERATURE, do_sample=True
+    )
+    return f"""{head}process_results: !function utils.medvigil_roi_pilot_process_results
 repeats: {_PILOT.PILOT_SAMPLES}
 filter_list:
   - name: none
     filter:
       - function: strip_thinking
-{task_yaml.generation_kwargs(PILOT_MAX_TOKENS, temperature=_PILOT.PILOT_TEMPERATURE, do_sample=True)}
+{sampling}
 {_metric_list(DECAY_METRICS)}
 """
 
 
 def runner_files() -> dict[str, str]:
-    """The authors' runners beside the blur sweep's sigma tasks: their main runner, their LLaVA-Med /
-    HuatuoGPT runner (bench_run_llava_med.py, bench_run_huatuo.py) and sigma = inf of their sweep (the
-    sigma 0 prompt, no image; records `noimg`, so the template's metrics)."""
+    """The authors' runners beside the blur sweep's sigma tasks: their main runner, their LLaVA-Med
+    / HuatuoGPT runner (bench_run_llava_med.py, bench_run_huatuo.py) and sigma = inf of their sweep
+    (the sigma 0 prompt, no image; records `noimg`, so the template's metrics)."""
     return {
         "medvigil_mcq_authors.yaml": authors_task("medvigil_mcq_authors", "load_mcq_authors"),
         "medvigil_mcq_authors_llava_med.yaml": authors_task(
@@ -165,7 +171,8 @@ def files() -> dict[str, str]:
     out["_medvigil_roi_decay_all.yaml"] = group(
         "medvigil_roi_decay_all", [f"medvigil_roi_decay_all_k{k}" for k in ROI_DECAY_STEPS], VERSION
     )
-    # reasoning variants (task_yaml.reasoning_variant): the letter-answer tasks at the protocol's 8 tokens
+    # reasoning variants (task_yaml.reasoning_variant): the letter-answer tasks at the protocol's 8
+    # tokens
     for base in REASONING_TASKS:
         out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
             base, out[f"{base}.yaml"], MAX_NEW_TOKENS

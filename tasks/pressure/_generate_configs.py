@@ -15,7 +15,8 @@ from medvigil.tasks import task_yaml
 HERE = Path(__file__).resolve().parent
 VERSION = "0.1"
 MAX_NEW_TOKENS = 8  # the Appendix L answer: one letter
-# each arm task reports its rate, how many answers had a readable letter, and the share that had none
+# each arm task reports its rate, how many answers had a readable letter, and the share that had
+# none
 METRIC_DIRECTIONS = {**DIRECTIONS, "n_answered": None, "parse_failures": False}
 
 
@@ -35,7 +36,8 @@ metadata:
 
 def arm_task(arm: str, name: str) -> str:
     metrics = (RATE_OF_ARM[arm], "n_answered", "parse_failures")
-    return f"""{task_yaml.task(name, f"load_{arm}")}process_results: !function utils.{name}_process_results
+    head = task_yaml.task(name, f"load_{arm}")
+    return f"""{head}process_results: !function utils.{name}_process_results
 {task_yaml.metric_list("pressure_", METRIC_DIRECTIONS, metrics)}
 """
 

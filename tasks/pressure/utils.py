@@ -53,7 +53,8 @@ def pressure_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = Non
 
 
 def pressure_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
-    """Chat form: system, user (image and question), the pre-filled assistant answer, the challenge."""
+    """Chat form: system, user (image and question), the pre-filled assistant answer, the
+    challenge."""
     question, answer, second = protocol.turns(doc)
     content = [{"type": "image", "url": image} for image in pressure_doc_to_visual(doc)]
     content.append({"type": "text", "text": question})

@@ -13,8 +13,8 @@ from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
 VERSION = "0.2"
-# metric -> higher is better? (accuracy of the arm; parse failures are a diagnostic)
-# metric -> higher is better (the T1 item counts n_<source> have no direction; lmms-eval wants a bool)
+# metric -> higher is better? (accuracy of the arm; parse failures are a diagnostic) metric ->
+# higher is better (the T1 item counts n_<source> have no direction; lmms-eval wants a bool)
 DIRECTIONS = {
     "acc": True,
     "acc_visreq": True,
@@ -47,7 +47,8 @@ COT_MAX_NEW_TOKENS = 1024  # room for the reasoning before the answer tag
 
 
 def task(name: str) -> str:
-    text = f"""{task_yaml.task(name, f"load_{name}")}{task_yaml.metric_list("readiness_aggregate_", DIRECTIONS, arm_metrics(name))}
+    metrics = task_yaml.metric_list("readiness_aggregate_", DIRECTIONS, arm_metrics(name))
+    text = f"""{task_yaml.task(name, f"load_{name}")}{metrics}
 """
     if name == COT_ARM:
         text += task_yaml.generation_kwargs(COT_MAX_NEW_TOKENS) + "\n"
@@ -55,10 +56,11 @@ def task(name: str) -> str:
 
 
 def files() -> dict[str, str]:
-    # No pooled score in the group: lmms-eval hands a group aggregation only per-subtask floats,
-    # and R(m) needs the records of all arms (medvigil.suites.readiness.protocol.readiness_from_samples).
-    # `readiness` holds T1-T5 (R(m) and Ext. Data Tables 2-6); T6 generates long answers, so it
-    # is its own task, and `readiness_all` runs both.
+    # No pooled score in the group: lmms-eval hands a group aggregation only per-subtask floats, and
+    # R(m) needs the records of all arms
+    # (medvigil.suites.readiness.protocol.readiness_from_samples). `readiness` holds T1-T5 (R(m) and
+    # Ext. Data Tables 2-6); T6 generates long answers, so it is its own task, and `readiness_all`
+    # runs both.
     stress = [name for name in ARMS if name != COT_ARM]
     out = {
         "_default_template_yaml": template(),
@@ -70,7 +72,8 @@ def files() -> dict[str, str]:
         ),
     }
     out.update({f"{name}.yaml": task(name) for name in ARMS})
-    # reasoning variants (task_yaml.reasoning_variant) of the arms at the 64-token budget; readiness_cot has 1024
+    # reasoning variants (task_yaml.reasoning_variant) of the arms at the 64-token budget;
+    # readiness_cot has 1024
     for name in stress:
         out[f"{task_yaml.reasoning_name(name)}.yaml"] = task_yaml.reasoning_variant(
             name, out[f"{name}.yaml"], MAX_NEW_TOKENS

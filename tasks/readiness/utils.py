@@ -170,7 +170,8 @@ def readiness_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = No
 
 
 def readiness_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
-    """One user turn, the image first (Appendix E: ``<Images>`` then the text); no system message."""
+    """One user turn, the image first (Appendix E: ``<Images>`` then the text); no system
+    message."""
     content = [{"type": "image", "url": image} for image in readiness_doc_to_visual(doc)]
     content.append({"type": "text", "text": readiness_doc_to_text(doc, lmms_eval_specific_kwargs)})
     return [{"role": "user", "content": content}]
@@ -191,7 +192,8 @@ def _record(doc: dict, response: str) -> dict:
         extra["cot"] = parse_cot(response, doc["options"])
         letter = extra["cot"]["answer"]
     else:
-        # the prompt asks for "the index and content of the option": a reply giving only the content counts
+        # the prompt asks for "the index and content of the option": a reply giving only the content
+        # counts
         letter = parse_option_letter(response, len(doc["options"]), doc["options"])
     attempts = ATTEMPTS.take(doc_key(doc))
     if attempts and len(attempts) > 1:

@@ -24,7 +24,8 @@ PYTHON = sys.executable
 
 
 def tree_digest(path: Path) -> str:
-    """SHA-256 over every file (name + bytes) under ``path`` (or of the file itself); symlinks by target."""
+    """SHA-256 over every file (name + bytes) under ``path`` (or of the file itself); symlinks by
+    target."""
     path = Path(path)
     h = hashlib.sha256()
     if path.is_symlink():
@@ -114,7 +115,8 @@ def run_limited(
 
 @pytest.fixture(scope="session")
 def small_release(tmp_path_factory) -> tuple[Path, Path]:
-    """(release, credentialed source folder): an 8-case synthetic release with credentialed CXR cases."""
+    """(release, credentialed source folder): an 8-case synthetic release with credentialed CXR
+    cases."""
     from medvigil.suites.medvigil.synthetic import generate_release
 
     base = tmp_path_factory.mktemp("rb_release")
@@ -153,7 +155,8 @@ def mc_sample(tmp_path_factory) -> Path:
     return out
 
 
-# ---------------------------------------------------------------- lmms-eval logs in the shape our tasks write
+# ---------------------------------------------------------------- lmms-eval logs in the shape our
+# tasks write
 
 BASE = {
     "model": "lmms_eval_model",
@@ -259,7 +262,8 @@ def quiet():
 
 
 def mc_results(dataset_json: Path, *, votes=(10, 0)) -> dict:
-    """An authors'-format ``Results/<model>_<mode>.json`` answering every pair of ``dataset_json``."""
+    """An authors'-format ``Results/<model>_<mode>.json`` answering every pair of
+    ``dataset_json``."""
     pairs = json.loads(Path(dataset_json).read_text(encoding="utf-8"))
     a, b = votes
     return {

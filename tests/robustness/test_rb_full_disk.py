@@ -1,7 +1,7 @@
 """Issue 29: ``build`` on a full disk. Arrow aborts the process (SIGABRT) when a write fails inside
 it, so the build checks free space before each row it hands to the Parquet writer: exit 2 with a
-clear message, no traceback, no staging folder left. The disk is a small tmpfs mounted for the
-test (root with CAP_SYS_ADMIN; skipped where it cannot be made), in a subprocess as a user runs it."""
+clear message, no traceback, no staging folder left. The disk is a small tmpfs mounted for the test
+(root with CAP_SYS_ADMIN; skipped where it cannot be made), in a subprocess as a user runs it."""
 
 from __future__ import annotations
 

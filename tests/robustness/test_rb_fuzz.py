@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from medvigil.errors import DataError
 
-# no shrinking phase: a failure is reported as found (keeps the suite fast; derandomized, so reproducible)
+# no shrinking phase: a failure is reported as found (keeps the suite fast; derandomized, so
+# reproducible)
 FUZZ = settings(
     max_examples=40,
     deadline=None,
@@ -188,7 +189,8 @@ def test_lmms_eval_results_file(tmp_path):
     check()
 
 
-# ---------------------------------------------------------------- MediConfusion results (authors' files and lmms-eval logs)
+# ---------------------------------------------------------------- MediConfusion results (authors'
+# files and lmms-eval logs)
 
 
 def test_mediconfusion_results(mc_sample, tmp_path):

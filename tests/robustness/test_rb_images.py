@@ -90,7 +90,8 @@ def test_dicom_header_is_checked_before_decoding(tmp_path):
 
 
 def _point_release_at(release: Path, source_root: Path, name: str, data: bytes) -> None:
-    """Replace the release's first credentialed source by ``name`` holding ``data`` (pointer, checksum, digest)."""
+    """Replace the release's first credentialed source by ``name`` holding ``data`` (pointer,
+    checksum, digest)."""
     from medvigil.files.digest import release_digest
     from medvigil.suites.medvigil.release.release_format import DIGEST_FILE
 
@@ -128,7 +129,8 @@ def test_reconstruct_refuses_bombs_on_both_paths(small_release, tmp_path):
             ["reconstruct", base / "release", "--source", base / "source", "--out", base / "recon"]
         )
     before = {p: tree_digest(p) for p in inputs}
-    # 1.5 GB: a decoded 144-MP image (432 MB RGB, 288 MB 16-bit plus float copies) would not fit beside the imports
+    # 1.5 GB: a decoded 144-MP image (432 MB RGB, 288 MB 16-bit plus float copies) would not fit
+    # beside the imports
     for (code, err), argv in zip(run_batch(cases, tmp_path, memory_bytes=1536 << 20), cases):
         assert code == 2 and "Traceback" not in err, (argv, err)
         assert (

@@ -249,8 +249,9 @@ def test_sigterm_removes_the_partial_folder_of_sample(tmp_path):
 
 
 def _sigterm_once_after(monkeypatch, call: str, marker: str) -> None:
-    """``os.CALL`` (mkdir, open, rename, replace) sends this process SIGTERM right after its first call
-    naming a path that contains ``marker``: the signal lands at that moment whatever the load."""
+    """``os.CALL`` (mkdir, open, rename, replace) sends this process SIGTERM right after its first
+    call naming a path that contains ``marker``: the signal lands at that moment whatever the
+    load."""
     real, fired = getattr(os, call), []
 
     def then_sigterm(*args, **kwargs):
@@ -408,9 +409,9 @@ except KeyboardInterrupt:
 
 
 def _default_signal_dispositions() -> None:
-    """In the child, before exec: SIGINT and SIGTERM at their defaults, whatever this process inherited
-    (a job run in the background by a non-interactive shell ignores SIGINT, and Python keeps an
-    ignored SIGINT ignored)."""
+    """In the child, before exec: SIGINT and SIGTERM at their defaults, whatever this process
+    inherited (a job run in the background by a non-interactive shell ignores SIGINT, and Python
+    keeps an ignored SIGINT ignored)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -464,7 +465,8 @@ def test_sigterm_handler_defers_only_inside_imports_and_finalisers():
         signal.signal(signal.SIGALRM, previous)
 
 
-# ---------------------------------------------------------------- round 2 (issue 29): every declared input guarded
+# ---------------------------------------------------------------- round 2 (issue 29): every
+# declared input guarded
 
 
 def test_reconstruct_refuses_out_holding_its_pointers_csv(capsys, release_copy, tmp_path):
@@ -520,8 +522,9 @@ def test_demo_force_never_deletes_a_file(capsys, tmp_path):
     )
 
 
-# Arguments that are not paths, per command: every other argument must be declared an input or an output
-# (medvigil.files.output_guard.declare), so a new path option cannot escape the guard unnoticed.
+# Arguments that are not paths, per command: every other argument must be declared an input or an
+# output (medvigil.files.output_guard.declare), so a new path option cannot escape the guard
+# unnoticed.
 NOT_PATHS = {
     "sample": {"cases", "seed", "jobs", "force", "quiet"},
     "validate": {"json", "max_pixels", "images", "metadata_only"},
@@ -671,7 +674,8 @@ def test_force_replaces_only_a_folder_the_same_command_wrote(
     capsys, release_copy, mc_sample, tmp_path
 ):
     """Issue 42: build, reconstruct, sample and mediconfusion-build --force replaced any non-empty
-    folder; each replaces only its own earlier output (the marker .medvigil-<command>), as demo does."""
+    folder; each replaces only its own earlier output (the marker .medvigil-<command>), as demo
+    does."""
     rel, cred = release_copy
     precious = tmp_path / "precious"
     precious.mkdir()

@@ -1,7 +1,8 @@
-"""Class 4: ``publish`` uploads only what ``build`` wrote (``build_manifest.json``: every file with its
-SHA-256), takes the credentialed checksums from the release (``--release``), and scans the content as a
-second layer: a build edited after the fact is refused whatever the encoding; tests of the second layer
-forge the manifest as well (:func:`_forge`), as someone rewriting it to match their edits would."""
+"""Class 4: ``publish`` uploads only what ``build`` wrote (``build_manifest.json``: every file with
+its SHA-256), takes the credentialed checksums from the release (``--release``), and scans the
+content as a second layer: a build edited after the fact is refused whatever the encoding; tests of
+the second layer forge the manifest as well (:func:`_forge`), as someone rewriting it to match their
+edits would."""
 
 from __future__ import annotations
 
@@ -149,12 +150,13 @@ def test_parquet_cells_are_hashed(small_build, small_release, tmp_path):
     assert [(p.row, p.field) for p in problems] == [(row + 1, "image")]
 
 
-# ---------------------------------------------------------------- round 2 (issue 29): decoded contents, containment, pixels
+# ---------------------------------------------------------------- round 2 (issue 29): decoded
+# contents, containment, pixels
 
 
 def _forge_cell(build, column, change):
-    """Replace one non-credentialed row's ``column`` value of the mcq shard with ``change(value)``; the
-    build_info checksum and the manifest are updated so only the content scan can object."""
+    """Replace one non-credentialed row's ``column`` value of the mcq shard with ``change(value)``;
+    the build_info checksum and the manifest are updated so only the content scan can object."""
     import hashlib
     import json
 
@@ -192,8 +194,8 @@ def _zip_b64(data: bytes) -> str:
 
 
 def _rederived(small_release, variant: str = "resized") -> bytes:
-    """A credentialed X-ray re-derived as reconstruct would (decoded, resized, re-encoded; optionally
-    blurred or flipped as the perturbed probes are): new bytes."""
+    """A credentialed X-ray re-derived as reconstruct would (decoded, resized, re-encoded;
+    optionally blurred or flipped as the perturbed probes are): new bytes."""
     from PIL import Image
 
     from medvigil.images import imaging
@@ -250,7 +252,8 @@ def test_credentialed_jpeg_hidden_in_a_parquet_cell(capsys, small_release, build
 
 
 def test_a_forged_but_clean_cell_passes(capsys, small_release, build_copy):
-    """Control: rewriting a shard (checksum updated) with harmless text, and base64 that is no image."""
+    """Control: rewriting a shard (checksum updated) with harmless text, and base64 that is no
+    image."""
     _forge_cell(
         build_copy, "question", lambda q: q + " " + base64.b64encode(bytes(range(256)) * 2).decode()
     )
@@ -290,7 +293,8 @@ def test_rederived_xray_in_a_non_credentialed_case(capsys, small_release, build_
     row = _forge_cell(
         build_copy, "image", lambda im: {**im, "bytes": _rederived(small_release, variant)}
     )
-    # without --credentialed the build knows the withheld images by checksum only (README, "Licences and data")
+    # without --credentialed the build knows the withheld images by checksum only (README, "Licences
+    # and data")
     _forge(build_copy)
     _, err = _publish(capsys, small_release, build_copy, code=0)
     assert "note: without --credentialed" in err
@@ -371,8 +375,9 @@ def test_an_image_in_the_parquet_metadata(capsys, small_release, build_copy):
 
 
 def test_credentialed_folders_without_a_dicom_reader_are_refused(tmp_path):
-    """The core never imports reconstruct/: the CLI hands publish its DICOM reader; a caller that gives
-    folders without one is refused, not silently left with byte checksums for its DICOM files."""
+    """The core never imports reconstruct/: the CLI hands publish its DICOM reader; a caller that
+    gives folders without one is refused, not silently left with byte checksums for its DICOM
+    files."""
     from medvigil.hub.publish_scan import credentialed_images
 
     with pytest.raises(ValueError, match="need read_dicom"):
@@ -383,8 +388,9 @@ def test_credentialed_folders_without_a_dicom_reader_are_refused(tmp_path):
 def test_an_xray_rederived_from_a_dicom_of_the_licensed_copy_is_refused(
     capsys, small_release, build_copy, tmp_path
 ):
-    """The licensed copy holds DICOM files: publish compares their display pixels (the reader the CLI
-    hands it from reconstruct/) with every uploaded image; control: without the folder it passes."""
+    """The licensed copy holds DICOM files: publish compares their display pixels (the reader the
+    CLI hands it from reconstruct/) with every uploaded image; control: without the folder it
+    passes."""
     pydicom = pytest.importorskip("pydicom")
     from medvigil.images import imaging
     from medvigil.reconstruct.mimic_cxr import dicom_to_image
@@ -517,8 +523,9 @@ def test_a_build_edited_after_the_fact_is_refused(capsys, small_release, build_c
 
 
 def test_the_ownership_marker_is_neither_refused_nor_uploaded(capsys, small_release, build_copy):
-    """``.medvigil-build`` (what lets ``build --force`` replace only its own folder) is written after
-    the manifest; publish neither refuses nor uploads it. A marker-like name deeper down is refused."""
+    """``.medvigil-build`` (what lets ``build --force`` replace only its own folder) is written
+    after the manifest; publish neither refuses nor uploads it. A marker-like name deeper down is
+    refused."""
     (build_copy / ".medvigil-build").write_text("written by `medvigil build`\n")
     out, _ = _publish(capsys, small_release, build_copy, code=0)
     assert ".medvigil-build" not in out

@@ -69,7 +69,8 @@ def test_bad_record_fields_are_located(capsys, tmp_path, suite, field, value, na
 
 @pytest.mark.parametrize("suite", ["medqdeg", "cbd", "readiness"])
 def test_non_finite_numbers_are_refused_where_used(capsys, tmp_path, suite):
-    # lmms-eval itself writes NaN (e.g. a stderr), so its logs parse NaN/Infinity; every field we use is checked
+    # lmms-eval itself writes NaN (e.g. a stderr), so its logs parse NaN/Infinity; every field we
+    # use is checked
     records = suite_records(suite)
     lines = [json.dumps({"acc": r, "mcs": r}) for r in records]
     lines[2] = (
@@ -126,7 +127,8 @@ def test_lines_that_are_not_samples(capsys, tmp_path):
     )
 
 
-# ---------------------------------------------------------------- MediConfusion results (authors' format and lmms-eval)
+# ---------------------------------------------------------------- MediConfusion results (authors'
+# format and lmms-eval)
 
 
 @pytest.fixture()
@@ -305,7 +307,8 @@ def test_report_markdown_escapes_model_names(capsys, tmp_path):
     assert "<img src=x" not in html
 
 
-# ---------------------------------------------------------------- harness JSONL (reader owned by `conform`)
+# ---------------------------------------------------------------- harness JSONL (reader owned by
+# `conform`)
 
 
 def test_harness_undecodable_bytes_name_file_and_line(capsys, small_release, tmp_path):

@@ -168,7 +168,8 @@ def test_200_concurrent_clients_are_all_answered(server):
     host, port = server.httpd.server_address[:2]
     body = _chat(PROMPT)
     request = (
-        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\n"
         + f"Content-Length: {len(body)}\r\n\r\n".encode()
         + body
     )
@@ -191,7 +192,8 @@ def test_200_concurrent_clients_are_all_answered(server):
     assert answers == [(200, "B")] * n
 
 
-# ---------------------------------------------------------------- round 2 (issue 29): bounded per request and per connection
+# ---------------------------------------------------------------- round 2 (issue 29): bounded per
+# request and per connection
 
 
 def _png(size=(64, 64)) -> str:

@@ -13,7 +13,8 @@ UNKNOWN = "ZZZ-9999"
 
 
 def _release_log(folder, release, *, unknown: bool, model: str = "grounded"):
-    """A MedVIGIL lmms-eval log answering the first probes of ``release`` (and one of a case it lacks)."""
+    """A MedVIGIL lmms-eval log answering the first probes of ``release`` (and one of a case it
+    lacks)."""
     with open(release / "probes_mcq.csv", encoding="utf-8") as handle:
         probes = list(csv.DictReader(handle))[:6]
     rows = [(p["probe_id"], p["case_id"], p["probe_kind"], p["correct_letter"]) for p in probes]
@@ -152,8 +153,8 @@ def test_compare_of_models_that_share_no_probe_is_an_error(capsys, tmp_path):
 
 
 def _harness_file(path, release, *, extra: str = ""):
-    """An authors' result file (``<model>__mcq.jsonl`` shape) answering the first probes of ``release``;
-    ``extra`` is added to the third row as written (raw JSON text)."""
+    """An authors' result file (``<model>__mcq.jsonl`` shape) answering the first probes of
+    ``release``; ``extra`` is added to the third row as written (raw JSON text)."""
     with open(release / "probes_mcq.csv", encoding="utf-8") as handle:
         probes = list(csv.DictReader(handle))[:6]
     lines = []

@@ -1,1 +1,2 @@
-"""Consistent but Dangerous (seed 004): the task protocol on MedVIGIL data, quadrant scoring, tables."""
+"""Consistent but Dangerous (seed 004): the task protocol on MedVIGIL data, quadrant scoring,
+tables."""

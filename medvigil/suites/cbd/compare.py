@@ -1,4 +1,5 @@
-"""Paired comparison of Consistent-but-Dangerous models: the quadrant fractions (``medvigil compare``).
+"""Paired comparison of Consistent-but-Dangerous models: the quadrant fractions (``medvigil
+compare``).
 
 The logs are found and read as ``medvigil score --suite cbd`` reads them (same files, the same
 record checks). Per model, the generative arm's samples (one per case: the (image, q) answer,
@@ -47,7 +48,8 @@ def compare(
     seed: int = 0,
     p_value: str = "normal",
 ) -> dict[str, Any]:
-    """Every pair of models' quadrant fractions (module docstring); ``metrics`` among :data:`METRICS`."""
+    """Every pair of models' quadrant fractions (module docstring); ``metrics`` among
+    :data:`METRICS`."""
     from medvigil.suites.cbd.entry import TASKS, without_repeated_arms
 
     check_metrics("cbd", metrics, METRICS)
@@ -59,8 +61,8 @@ def compare(
             by_model.setdefault(str(r["model"]), []).append(r)
     if not by_model and records:
         raise ValueError(
-            "no record of the generative arm (cbd_image + cbd_noimg, or cbd_quadrants); the binary arm "
-            "(cbd_binary) is not compared"
+            "no record of the generative arm (cbd_image + cbd_noimg, or "
+            "cbd_quadrants); the binary arm (cbd_binary) is not compared"
         )
     result = compare_records(
         by_model,
@@ -92,8 +94,9 @@ def _key(r) -> tuple:
 def case_quadrants(
     records: list, model: str, invalid: str, complete: bool = True
 ) -> tuple[list[str], np.ndarray]:
-    """Case ids and their ``(cases, 5)`` one-hot ``[evaluable, Ideal, Fragile, Dangerous, Worst]``; a case lacking
-    a part is an error, as in ``score`` (``complete``), or, on records shared with another model, left out."""
+    """Case ids and their ``(cases, 5)`` one-hot ``[evaluable, Ideal, Fragile, Dangerous, Worst]``;
+    a case lacking a part is an error, as in ``score`` (``complete``), or, on records shared with
+    another model, left out."""
     cases, ids = case_parts(
         records,
         model,
@@ -113,7 +116,8 @@ def case_quadrants(
 
 
 def fractions(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """Quadrant fractions and flip rate in percent from ``(..., 5)`` sums (NaN without an evaluable sample)."""
+    """Quadrant fractions and flip rate in percent from ``(..., 5)`` sums (NaN without an evaluable
+    sample)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         share = 100.0 * sums[..., 1:] / sums[..., :1]
     out = {q.lower(): share[..., i] for i, q in enumerate(QUADRANTS)}

@@ -1,9 +1,11 @@
-"""Calibration and selective risk of the binary arm's p(yes) (metrics/calibration_error, selective_risk).
+"""Calibration and selective risk of the binary arm's p(yes) (metrics/calibration_error,
+selective_risk).
 
-Each binary record answers yes when p(yes) >= 0.5 (:func:`medvigil.suites.cbd.protocol.make_binary_record`);
-its confidence is the probability of the answer it gave, max(p(yes), 1 - p(yes)) (top-label
-calibration, Guo et al. 2017), and it is correct when the answer is the label. Scored per arm
-(image, text only, null image, image swap) by :func:`medvigil.scoring.confidence.confidence_summary`.
+Each binary record answers yes when p(yes) >= 0.5
+(:func:`medvigil.suites.cbd.protocol.make_binary_record`); its confidence is the probability of the
+answer it gave, max(p(yes), 1 - p(yes)) (top-label calibration, Guo et al. 2017), and it is correct
+when the answer is the label. Scored per arm (image, text only, null image, image swap) by
+:func:`medvigil.scoring.confidence.confidence_summary`.
 """
 
 from collections.abc import Mapping, Sequence
@@ -15,7 +17,8 @@ from medvigil.scoring.confidence import confidence_summary
 def binary_confidence_metrics(
     records: Sequence[Mapping[str, Any]], arms: Mapping[str, str]
 ) -> dict[str, dict[str, Any]]:
-    """Per binary arm with records (``arms``: arm -> condition): N, AURC, e-AURC, ECE, MCE, Brier, bins."""
+    """Per binary arm with records (``arms``: arm -> condition): N, AURC, e-AURC, ECE, MCE, Brier,
+    bins."""
     out = {}
     for arm, condition in arms.items():
         mine = [r for r in records if r.get("condition") == condition]

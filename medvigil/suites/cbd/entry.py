@@ -38,14 +38,16 @@ __all__ = [
     "tables",
 ]
 
-TASKS = r"cbd_(image|noimg|quadrants|binary|binary_proposed)(_reasoning)?"  # _reasoning: the 4096-token variants (tasks/task_yaml.py)
+# _reasoning: the 4096-token variants (tasks/task_yaml.py)
+TASKS = r"cbd_(image|noimg|quadrants|binary|binary_proposed)(_reasoning)?"
 BOTH_ARMS = "cbd_quadrants"
 ARM_TASKS = ("cbd_image", "cbd_noimg")  # what cbd_quadrants repeats (cbd_binary is another arm)
 DEFAULTS = {"invalid": "exclude", "n_resamples": 1000, "seed": 0}
 
 
 def without_repeated_arms(files: list[Path]) -> tuple[list[Path], list[dict[str, str]]]:
-    """Drop the arm files of runs that also logged ``cbd_quadrants``; the skipped files with the reason."""
+    """Drop the arm files of runs that also logged ``cbd_quadrants``; the skipped files with the
+    reason."""
 
     # a reasoning variant's arms are repeated by the same run's cbd_quadrants_reasoning
     def base(p: Path) -> tuple[str | None, bool]:
@@ -65,7 +67,8 @@ def without_repeated_arms(files: list[Path]) -> tuple[list[Path], list[dict[str,
 
 
 def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
-    """Find, read and score the logs; ``options``: invalid (exclude | as_answer), n_resamples, seed."""
+    """Find, read and score the logs; ``options``: invalid (exclude | as_answer), n_resamples,
+    seed."""
     settings = stress.settings("cbd", options, DEFAULTS)
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
     # runs cut by lmms-eval's --limit: the cases the limit cut are left out and counted

@@ -90,15 +90,16 @@ def _named(text: str) -> list[str]:
 
 
 def case_finding(row: Mapping[str, Any]) -> str | None:
-    """The finding present in a case, from its ``original`` probe: a ``finding`` field when the row has
-    one; else the finding its gold option names (not a "No ..." answer); else the finding its question
-    names, when the question presupposes it ("the X") or asks for it and the gold answer is "Yes...".
+    """The finding present in a case, from its ``original`` probe: a ``finding`` field when the row
+    has one; else the finding its gold option names (not a "No ..." answer); else the finding its
+    question names, when the question presupposes it ("the X") or asks for it and the gold answer is
+    "Yes...".
 
     >>> row = {"question": "Is there an infarct in the frontal lobes?", "options": ["Yes", "No"]}
     >>> case_finding({**row, "correct_letter": "A"}), case_finding({**row, "correct_letter": "B"})
     ('infarct', None)
-    >>> case_finding({"question": "How large is the pulmonary nodule?", "options": ["Small", "Large"],
-    ...               "correct_letter": "B"})
+    >>> case_finding({"question": "How large is the pulmonary nodule?",
+    ...               "options": ["Small", "Large"], "correct_letter": "B"})
     'pulmonary nodule'
     """
     if str(row.get("finding") or "").strip():
@@ -118,8 +119,8 @@ def absent_finding(
     row: Mapping[str, Any], present: str, others: Sequence[str], seed: int
 ) -> str | None:
     """The finding the case's *absent* question asks about (module docstring): one of the region's
-    findings (``present`` in :data:`FINDINGS`) or else of ``others`` (the other cases' findings), not
-    ``present`` and not named by the row's question or options; None when there is none."""
+    findings (``present`` in :data:`FINDINGS`) or else of ``others`` (the other cases' findings),
+    not ``present`` and not named by the row's question or options; None when there is none."""
     named = set(_named(" ".join([str(row.get("question") or ""), *map(str, row["options"])])))
     if present in FINDINGS:
         pool = [f for f, (region, *_) in FINDINGS.items() if region == FINDINGS[present][0]]
@@ -134,9 +135,11 @@ def absent_finding(
 def presence_set(finding: str, modality: str | None = None) -> list[tuple[int, str, str, bool]]:
     """``(paraphrase_index, source, question, negated)`` of one finding (module docstring's table).
 
-    >>> [q for _, _, q, _ in presence_set("pneumothorax", "X-ray")]  # doctest: +NORMALIZE_WHITESPACE
+    >>> [q for _, _, q, _ in presence_set("pneumothorax", "X-ray")]
+    ... # doctest: +NORMALIZE_WHITESPACE
     ['Is there a pneumothorax?', 'Is there air in the pleural space?', 'Is a pneumothorax present?',
-     'Is there no pneumothorax?', 'Is there any pneumothorax?', 'Is there a pneumothorax on this radiograph?']
+     'Is there no pneumothorax?', 'Is there any pneumothorax?',
+     'Is there a pneumothorax on this radiograph?']
     """
     _, with_article, synonym = FINDINGS.get(finding, (None, finding, None))
     study = STUDY.get(str(modality), "image")
@@ -154,8 +157,9 @@ def presence_set(finding: str, modality: str | None = None) -> list[tuple[int, s
 def presence_pairs(
     rows: Sequence[tuple[int, Mapping[str, Any]]], seed: int
 ) -> tuple[list[tuple[int, str, str]], int]:
-    """``(row index, polarity, finding)`` for the present and absent question of every ``original`` row
-    given as ``(index, row)`` that has both (module docstring), and the number of rows left out."""
+    """``(row index, polarity, finding)`` for the present and absent question of every ``original``
+    row given as ``(index, row)`` that has both (module docstring), and the number of rows left
+    out."""
     present = {i: case_finding(row) for i, row in rows}
     others = [f for f in present.values() if f]
     out, left_out = [], 0

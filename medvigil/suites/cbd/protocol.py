@@ -10,8 +10,10 @@ template that does not change the question is left out), its phenomenon in ``ext
 
 0. ``original``: the release's question ``q``.
 1. ``tcf``: the release's paraphrase probe (same options, same gold; checked).
-2. ``lexical``: whole-word synonym substitution (PSF-Med "lexical substitution", Sec. 3.3) from :data:`LEXICAL`.
-3. ``frame_prefix``: "Looking at the study provided, q" (an adverbial frame; syntactic restructuring).
+2. ``lexical``: whole-word synonym substitution (PSF-Med "lexical substitution", Sec. 3.3) from
+   :data:`LEXICAL`.
+3. ``frame_prefix``: "Looking at the study provided, q" (an adverbial frame; syntactic
+   restructuring).
 4. ``frame_suffix``: "q Please choose the best option." (an instruction frame).
 5. ``negation``: "Is there (evidence of) X ...?" -> "Is it untrue that there is no X ...?", a double
    negation keeping the answer (PSF-Med "negation patterns"); presence questions only.
@@ -104,8 +106,8 @@ def _lower_first(q: str) -> str:
 _PRESENCE = re.compile(r"^Is there (?:evidence of )?(?:an? )?(?P<rest>.+)\?$")
 _ARTICLE = re.compile(r"^Is there (?:evidence of )?(a|an) ")
 _STUDY = re.compile(
-    r"\bthis (?:chest radiograph|frontal radiograph|brain MRI|head CT|axial CT slice|axial MRI slice|"
-    r"axial image|frontal image|radiograph|scan)\b"
+    r"\bthis (?:chest radiograph|frontal radiograph|brain MRI|head CT|axial "
+    r"CT slice|axial MRI slice|axial image|frontal image|radiograph|scan)\b"
 )
 
 
@@ -141,7 +143,8 @@ PHENOMENA = {
     "negation": "negation",
     "scope": "scope quantification",
     "specificity": "specificity modulation",
-    "syntactic": "syntactic restructuring",  # the presence questions' (medvigil.suites.cbd.presence)
+    # the presence questions' (medvigil.suites.cbd.presence)
+    "syntactic": "syntactic restructuring",
 }
 SUPPLIED_KIND = "paraphrase"  # probe_kind of a supplied paraphrase row (paraphrases="supplied")
 PARAPHRASE_SETS = ("templates", "supplied")
@@ -233,10 +236,10 @@ def _supplied_plans(
 def plan_docs(
     rows: Sequence[Mapping[str, Any]], arms: Iterable[str], paraphrases: str = "templates"
 ) -> list[tuple[int, dict]]:
-    """The docs of the given arms as ``(row index of the case's original probe, overrides)`` from MedVIGIL ``mcq``
-    rows (``probe_id``, ``probe_kind``, ``case_id``, ``question``, ``options``, ``correct_letter``, optionally
-    ``image_status``). Cases whose image is withheld are skipped in both arms. ``paraphrases``: ``templates``
-    or ``supplied`` (module docstring)."""
+    """The docs of the given arms as ``(row index of the case's original probe, overrides)`` from
+    MedVIGIL ``mcq`` rows (``probe_id``, ``probe_kind``, ``case_id``, ``question``, ``options``,
+    ``correct_letter``, optionally ``image_status``). Cases whose image is withheld are skipped in
+    both arms. ``paraphrases``: ``templates`` or ``supplied`` (module docstring)."""
     arms = list(arms)
     for arm in arms:
         if arm not in ARMS:
@@ -330,7 +333,8 @@ def _load(columns: Sequence[str], desc: str, plan):
     )
     if not plans:
         raise ValueError(
-            "cbd: the mcq config yields no askable case (all images withheld, or no original probes)"
+            "cbd: the mcq config yields no askable case (all "
+            "images withheld, or no original probes)"
         )
     overrides = [o for _, o in plans]
     return data.select([i for i, _ in plans]).map(
@@ -377,7 +381,8 @@ def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     for r in out:
         if r.get("suite") != SUITE:
             raise ValueError(
-                f"record {r.get('probe_id')!r}: field 'suite' is {r.get('suite')!r}, not {SUITE!r} (is this a cbd task log?)"
+                f"record {r.get('probe_id')!r}: field 'suite' is {r.get('suite')!r}, "
+                f"not {SUITE!r} (is this a cbd task log?)"
             )
         if not isinstance((r.get("extra") or {}).get("paraphrase_index"), int):
             raise ValueError(
@@ -385,8 +390,8 @@ def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
             )
         if r.get("condition") not in conditions:
             raise ValueError(
-                f"record {r.get('probe_id')!r}: field 'condition' is {r.get('condition')!r}, not one of "
-                f"{', '.join(conditions)}"
+                f"record {r.get('probe_id')!r}: field 'condition' is {r.get('condition')!r}, "
+                f"not one of {', '.join(conditions)}"
             )
     return out
 
@@ -394,9 +399,10 @@ def _check(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 def quadrant_table(
     records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude"
 ) -> dict[str, dict[str, Any]]:
-    """Per model: quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4), image-reliance
-    rate and accuracy per quadrant (Table 2), from the records of both arms (the ``cbd_image`` and ``cbd_noimg``
-    logs, or ``cbd_quadrants``), by :func:`medvigil.suites.cbd.scoring.score_records`."""
+    """Per model: quadrant counts and fractions, flip rate (Eq. 3), Dangerous fraction (Eq. 4),
+    image-reliance rate and accuracy per quadrant (Table 2), from the records of both arms (the
+    ``cbd_image`` and ``cbd_noimg`` logs, or ``cbd_quadrants``), by
+    :func:`medvigil.suites.cbd.scoring.score_records`."""
     return _arm_table(_check(records), ARMS, invalid)
 
 
@@ -416,8 +422,9 @@ def _arm_table(
     invalid: str,
     incomplete: str = "drop",
 ) -> dict[str, dict[str, Any]]:
-    """:func:`quadrant_table` or :func:`binary_table` (``arms``) of checked records; a case lacking a part is
-    left out and counted (a run cut by ``--limit``) or, with ``incomplete="error"``, an error."""
+    """:func:`quadrant_table` or :func:`binary_table` (``arms``) of checked records; a case lacking
+    a part is left out and counted (a run cut by ``--limit``) or, with ``incomplete="error"``, an
+    error."""
     wanted = frozenset(arms.values())
     return score_records(
         [r for r in checked if r["condition"] in wanted],
@@ -433,8 +440,9 @@ def _arm_table(
 def image_arm_summary(
     records: Iterable[Mapping[str, Any]], *, invalid: str = "exclude"
 ) -> dict[str, Any]:
-    """Flip rate (Eq. 3) and accuracy of ``q`` from the image arm alone (one model); Eq. 1 needs no text-only
-    prediction, so the image predictions fill that slot of :func:`quadrant_scores` and only Eq. 1's outputs are kept."""
+    """Flip rate (Eq. 3) and accuracy of ``q`` from the image arm alone (one model); Eq. 1 needs no
+    text-only prediction, so the image predictions fill that slot of :func:`quadrant_scores` and
+    only Eq. 1's outputs are kept."""
     image_arm = [r for r in _check(records) if r["condition"] == ARMS["image"]]
     cases, _ = case_parts(
         image_arm,
@@ -445,7 +453,8 @@ def image_arm_summary(
         text_only_condition=ARMS["noimg"],
         incomplete="drop",
     )
-    # a case without its original or a paraphrase (cut by lmms-eval's --limit) is left out and counted
+    # a case without its original or a paraphrase (cut by lmms-eval's --limit) is left out and
+    # counted
     whole = [c for c in cases.values() if "orig" in c and c["para"]]
     origs = [c["orig"]["predicted_letter"] for c in whole]
     out = quadrant_scores(
@@ -535,14 +544,16 @@ def arm_metrics(records: Sequence[Mapping[str, Any]], arm: str) -> dict[str, flo
 # ---------------------------------------------------------------- binary yes/no arm (Sec. 3.2)
 
 SEED = 0
-#: record conditions of the binary arm: image, text only (Eq. 2), null image and image swap (Sec. 5 checks)
+# : record conditions of the binary arm: image, text only (Eq. 2), null image and image swap (Sec. 5
+# checks)
 BINARY_ARMS = {
     "image": "binary",
     "noimg": "binary:noimg",
     "null": "binary:null",
     "swap": "binary:swap",
 }
-#: the same for the proposed-answer variant (``cbd_binary_proposed``), kept apart from the presence questions
+# : the same for the proposed-answer variant (``cbd_binary_proposed``), kept apart from the presence
+# questions
 PROPOSED_ARMS = {k: v.replace("binary", "binary_proposed", 1) for k, v in BINARY_ARMS.items()}
 #: binary question form -> its record conditions: presence questions (Sec. 4, ``cbd_binary``) or our
 #: earlier proposed-answer form on the MCQs (``cbd_binary_proposed``)
@@ -568,8 +579,9 @@ def _hash(*parts: Any) -> bytes:
 
 
 def binary_candidate(row: Mapping[str, Any], seed: int = SEED) -> tuple[str, bool]:
-    """The option a case's yes/no question proposes, and whether it is the gold: the gold (label yes) when
-    ``sha256(seed:binary:case)`` is even, else a seeded distractor that is not ``safe_letter`` (label no)."""
+    """The option a case's yes/no question proposes, and whether it is the gold: the gold (label
+    yes) when ``sha256(seed:binary:case)`` is even, else a seeded distractor that is not
+    ``safe_letter`` (label no)."""
     options, gold = list(row["options"]), row["correct_letter"]
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(options)]
     others = [x for x in letters if x not in (gold, row.get("safe_letter"))] or [
@@ -592,11 +604,12 @@ def plan_binary_docs(
     paraphrases: str = "templates",
     form: str = "presence",
 ) -> list[tuple[int, dict]]:
-    """The binary arm's docs as ``(row index whose image is shown, overrides)``: the image arm (q and every
-    q'), the text-only arm (q), and with ``checks`` the null-image and :data:`N_SWAPS` image-swap docs of q
-    (ids ``<q's id>:swap<k>``: other cases' images, the first by ``sha256(seed:swap:case:other)``).
-    ``form``: ``presence`` (Sec. 4; :mod:`medvigil.suites.cbd.presence`, ``paraphrases`` unused) or
-    ``proposed`` (the case's MCQ with a proposed option, :func:`binary_candidate`)."""
+    """The binary arm's docs as ``(row index whose image is shown, overrides)``: the image arm (q
+    and every q'), the text-only arm (q), and with ``checks`` the null-image and :data:`N_SWAPS`
+    image-swap docs of q (ids ``<q's id>:swap<k>``: other cases' images, the first by
+    ``sha256(seed:swap:case:other)``). ``form``: ``presence`` (Sec. 4;
+    :mod:`medvigil.suites.cbd.presence`, ``paraphrases`` unused) or ``proposed`` (the case's MCQ
+    with a proposed option, :func:`binary_candidate`)."""
     if form not in BINARY_FORMS:
         raise ValueError(f"form must be one of {', '.join(BINARY_FORMS)}, got {form!r}")
     if form == "presence":
@@ -677,14 +690,15 @@ def _presence_plans(rows: Sequence[Mapping[str, Any]], seed: int) -> list[tuple[
     pairs, left_out = presence.presence_pairs(originals, seed)
     if originals and not pairs:
         raise ValueError(
-            f"cbd_binary: none of the {len(originals)} case(s) names a finding of the presence lexicon "
-            "(medvigil.suites.cbd.presence.FINDINGS) with an absent one to pair; map a 'finding' "
-            "column (MEDVIGIL_MCQ_ADAPTER) or run the proposed-answer variant cbd_binary_proposed"
+            f"cbd_binary: none of the {len(originals)} case(s) names a finding "
+            f"of the presence lexicon (medvigil.suites.cbd.presence.FINDINGS) with "
+            f"an absent one to pair; map a 'finding' column (MEDVIGIL_MCQ_ADAPTER) "
+            f"or run the proposed-answer variant cbd_binary_proposed"
         )
     if left_out:
         log.warning(
-            "cbd_binary: %d case(s) name no finding of the presence lexicon (or have no absent one) "
-            "and are not asked",
+            "cbd_binary: %d case(s) name no finding of the presence "
+            "lexicon (or have no absent one) and are not asked",
             left_out,
         )
     out = []
@@ -732,8 +746,9 @@ def load_binary_docs(*, checks: bool = True, form: str = "presence"):
 
 
 def p_yes(loglikelihoods: Sequence[Any]) -> float:
-    """p(yes): softmax over the log-likelihoods of yes and no (lmms-eval's ``(loglikelihood, is_greedy)``),
-    oriented by :func:`medvigil.scoring.loglikelihood.log_probabilities` (a mean loss gives the same p(yes))."""
+    """p(yes): softmax over the log-likelihoods of yes and no (lmms-eval's ``(loglikelihood,
+    is_greedy)``), oriented by :func:`medvigil.scoring.loglikelihood.log_probabilities` (a mean loss
+    gives the same p(yes))."""
     if len(loglikelihoods) != 2:
         raise ValueError(f"need two finite log-likelihoods (yes, no), got {loglikelihoods!r}")
     (yes, no), _ = loglikelihood.log_probabilities(loglikelihoods)
@@ -741,9 +756,10 @@ def p_yes(loglikelihoods: Sequence[Any]) -> float:
 
 
 def make_binary_record(doc: Mapping[str, Any], loglikelihoods: Sequence[Any]) -> dict:
-    """The record of one binary doc: the answer as asked is yes when p(yes) >= 0.5; ``predicted_letter``
-    is A (yes) or B (no) *in the polarity of q*, so inverted for a negated paraphrase (``polarity``
-    ``"negated"``; :mod:`medvigil.suites.cbd.presence`), as ``correct_letter`` is."""
+    """The record of one binary doc: the answer as asked is yes when p(yes) >= 0.5;
+    ``predicted_letter`` is A (yes) or B (no) *in the polarity of q*, so inverted for a negated
+    paraphrase (``polarity`` ``"negated"``; :mod:`medvigil.suites.cbd.presence`), as
+    ``correct_letter`` is."""
     py = p_yes(loglikelihoods)
     as_asked = BINARY_CHOICES[0] if py >= 0.5 else BINARY_CHOICES[1]
     negated = doc.get("polarity") == "negated"
@@ -776,9 +792,10 @@ def _rate(hits: int, n: int) -> float | None:
 
 
 def arm_codes(cases: Mapping[str, Mapping[str, Any]], ids: Sequence[str]) -> dict[str, Any]:
-    """Samples ``ids`` of :func:`medvigil.suites.cbd.scoring.case_parts` as letter codes (``A`` = 0, invalid = -1):
-    the (image, q) answer ``orig``, the text-only answer ``text``, the ``gold``, and every paraphrase answer
-    ``para`` sample by sample (``lengths[i]`` of them for sample ``i``) with its ``phenomena``."""
+    """Samples ``ids`` of :func:`medvigil.suites.cbd.scoring.case_parts` as letter codes (``A`` = 0,
+    invalid = -1): the (image, q) answer ``orig``, the text-only answer ``text``, the ``gold``, and
+    every paraphrase answer ``para`` sample by sample (``lengths[i]`` of them for sample ``i``) with
+    its ``phenomena``."""
     orig = [cases[c]["orig"] for c in ids]
     paras = [p for c in ids for p in cases[c]["para"]]
     return {
@@ -820,9 +837,10 @@ def sample_details(
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """For one model and arm: case-clustered bootstrap CIs of flip rate and Dangerous fraction, flip rate per
-    phenomenon, quadrants by ground-truth label and ``extra.finding`` when present; binary arm: p(yes) per
-    quadrant (Table 3), one example per quadrant, and the null-image and image-swap checks."""
+    """For one model and arm: case-clustered bootstrap CIs of flip rate and Dangerous fraction, flip
+    rate per phenomenon, quadrants by ground-truth label and ``extra.finding`` when present; binary
+    arm: p(yes) per quadrant (Table 3), one example per quadrant, and the null-image and image-swap
+    checks."""
     cases, ids = case_parts(
         records,
         str(records[0]["model"]) if records else "",
@@ -925,13 +943,15 @@ def binary_kl(p_image: Any, p_text: Any) -> np.ndarray:
 def kl_check(
     p_image: Sequence[float], p_text: Sequence[float], quadrants: Sequence[str | None]
 ) -> dict[str, Any]:
-    """Sec. 5's image-reliance check: per-sample KL (:func:`binary_kl`), its mean per quadrant, and the AUROC
-    (Mann-Whitney U of -KL, ties one half) of a low KL for Dangerous samples against Ideal ones (the paper's
-    "mean KL: Dangerous vs. Ideal") and against all others; ``None`` without samples of both kinds.
+    """Sec. 5's image-reliance check: per-sample KL (:func:`binary_kl`), its mean per quadrant, and
+    the AUROC (Mann-Whitney U of -KL, ties one half) of a low KL for Dangerous samples against Ideal
+    ones (the paper's "mean KL: Dangerous vs. Ideal") and against all others; ``None`` without
+    samples of both kinds.
 
     KL is infinite where the text-only p(yes) is exactly 0 or 1 and the image one is not (the image
-    gives mass to an answer the text rules out); JSON has no infinity, so such a quadrant's mean is the
-    string :data:`INFINITE_KL` (``"inf"``) and ``n_infinite_kl`` counts its infinite samples (0 elsewhere).
+    gives mass to an answer the text rules out); JSON has no infinity, so such a quadrant's mean is
+    the string :data:`INFINITE_KL` (``"inf"``) and ``n_infinite_kl`` counts its infinite samples (0
+    elsewhere).
 
     >>> kl_check([0.5, 0.5], [1.0, 0.5], ["Ideal", "Dangerous"])["mean_kl"]["Ideal"]
     'inf'
@@ -971,10 +991,11 @@ def suite_result(
     seed: int = 0,
     incomplete: str = "error",
 ) -> dict[str, Any]:
-    """What ``medvigil score --suite cbd`` reports: per model configuration (generative arm as the model's name,
-    then binary arm as ``"<model> [binary]"``, models in order of first record) the quadrant table plus
-    :func:`sample_details`, and the flip-rate vs Dangerous-fraction correlation (Fig. 3). ``incomplete="drop"``
-    (runs cut by ``--limit``) leaves out cases lacking a part, counted in ``n_incomplete_cases``; else an error."""
+    """What ``medvigil score --suite cbd`` reports: per model configuration (generative arm as the
+    model's name, then binary arm as ``"<model> [binary]"``, models in order of first record) the
+    quadrant table plus :func:`sample_details`, and the flip-rate vs Dangerous-fraction correlation
+    (Fig. 3). ``incomplete="drop"`` (runs cut by ``--limit``) leaves out cases lacking a part,
+    counted in ``n_incomplete_cases``; else an error."""
     records = _check(records)
     first: dict[str, int] = {}
     for r in records:
@@ -1020,7 +1041,8 @@ def suite_result(
 
 def configurations(models: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The suite result of the model configurations ``models`` (name -> quadrant table, ``arm`` and
-    :func:`sample_details`), in that order, with their flip-rate vs Dangerous-fraction correlation (by name)."""
+    :func:`sample_details`), in that order, with their flip-rate vs Dangerous-fraction correlation
+    (by name)."""
     rates = [
         [math.nan if models[m][k] is None else models[m][k] for m in sorted(models)]
         for k in ("flip_rate", "dangerous_fraction")

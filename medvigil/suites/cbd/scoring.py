@@ -4,14 +4,17 @@ Definitions of "Consistent but Dangerous" (seed 004, Sec. 3.1 and 3.4):
 
 * Eq. (1) **consistent**: the prediction for (image, ``q``) equals the prediction for every
   paraphrase ``q'`` (strict: one disagreement makes the sample inconsistent).
-* Eq. (2) **image-reliant**: the prediction for (image, ``q``) differs from the text-only one (no image, ``q``).
+* Eq. (2) **image-reliant**: the prediction for (image, ``q``) differs from the text-only one (no
+  image, ``q``).
 * Quadrants: **Ideal** = consistent and image-reliant; **Fragile** = inconsistent and image-reliant;
   **Dangerous** = consistent and not image-reliant; **Worst** = inconsistent and not image-reliant.
 * Eq. (3) **flip rate** = share of samples with at least one paraphrase disagreement (= Fragile +
   Worst); Eq. (4) **Dangerous fraction** = Dangerous / samples.
-* **Per-quadrant accuracy** of the (image, ``q``) prediction (Table 2; an empty quadrant has none, "–").
+* **Per-quadrant accuracy** of the (image, ``q``) prediction (Table 2; an empty quadrant has none,
+  "–").
 * **Predictive entropy** ``H = -sum_c p_c log p_c`` of the softmax over the answer classes for
-  (image, ``q``), in nats (as the paper's KL values), rows renormalised to sum 1; the mean per quadrant (Fig. 5).
+  (image, ``q``), in nats (as the paper's KL values), rows renormalised to sum 1; the mean per
+  quadrant (Fig. 5).
 
 Choices (parameters): an unparsed prediction (``None``/``""``) is not an answer the paper's
 equations cover. ``invalid="exclude"`` (default) leaves a sample with an invalid original,
@@ -60,7 +63,8 @@ _INVALID = -1
 
 
 def letter_codes(values: Any, name: str) -> np.ndarray:
-    """int16 letter codes (``A`` = 0, invalid = -1) of ``values`` (a bad one is named as ``name[i]``)."""
+    """int16 letter codes (``A`` = 0, invalid = -1) of ``values`` (a bad one is named as
+    ``name[i]``)."""
     return encode_letters(values, name=name).astype(np.int16)
 
 
@@ -285,7 +289,8 @@ def _probability_row(value: Any) -> list[float] | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return [float(value), 1.0 - float(value)]
     raise ValueError(
-        f"probabilities must be a list, a mapping letter -> p, or a number; got {type(value).__name__}"
+        f"probabilities must be a list, a mapping letter "
+        f"-> p, or a number; got {type(value).__name__}"
     )
 
 
@@ -304,9 +309,9 @@ def score_records(
     Per ``case_id`` (the sample): one ``original_kind`` record under ``image_condition`` (the
     prediction, its ``correct_letter``, optional ``extra.probabilities``), one or more records of a
     ``paraphrase_kinds`` kind under ``image_condition``, and one ``original_kind`` record under
-    ``text_only_condition``. Cases missing a part raise ``ValueError``, or with ``incomplete="drop"``
-    (a run cut by lmms-eval's ``--limit``, which keeps the first N docs) are left out and counted in
-    ``n_incomplete_cases`` (present when some were).
+    ``text_only_condition``. Cases missing a part raise ``ValueError``, or with
+    ``incomplete="drop"`` (a run cut by lmms-eval's ``--limit``, which keeps the first N docs) are
+    left out and counted in ``n_incomplete_cases`` (present when some were).
     """
     if incomplete not in ("error", "drop"):
         raise ValueError(f"incomplete must be 'error' or 'drop', got {incomplete!r}")
@@ -362,8 +367,8 @@ def case_parts(
     incomplete: str = "error",
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """One model's records by case: ``orig`` (q with the image), ``text`` (q without), ``para`` (the
-    paraphrases with the image) and any other condition's records listed under it; and the ids of the
-    cases that have all three parts (:func:`score_records`' ``incomplete`` for the others)."""
+    paraphrases with the image) and any other condition's records listed under it; and the ids of
+    the cases that have all three parts (:func:`score_records`' ``incomplete`` for the others)."""
     cases: dict[str, dict[str, Any]] = {}
     for r in records:
         cid = str(r["case_id"])
@@ -375,8 +380,8 @@ def case_parts(
             slot = "orig" if cond == image_condition else "text"
             if slot in case:
                 raise ValueError(
-                    f"case {r['case_id']!r} of model {model!r} has two {kind!r} records under condition "
-                    f"{cond!r} (fields 'probe_kind', 'condition')"
+                    f"case {r['case_id']!r} of model {model!r} has two {kind!r} records "
+                    f"under condition {cond!r} (fields 'probe_kind', 'condition')"
                 )
             case[slot] = r
         elif kind in paraphrase_kinds and cond == image_condition:
@@ -438,11 +443,11 @@ def bootstrap_rates(
     seed: int = 0,
     level: float = 0.95,
 ) -> dict[str, dict[str, float | None]]:
-    """95 % percentile CIs of the flip rate (Eq. 3) and the Dangerous fraction (Eq. 4),
-    resampling *clusters* (cases) with replacement (:func:`medvigil.scoring.bootstrap.cluster_bootstrap`;
-    Sec. 3.4 "bootstrap resamples [4]"). ``quadrant`` is :func:`classify`'s per-sample index
-    (-1 = not evaluable, left out); ``cluster`` the case of each sample (one sample per case
-    gives the ordinary bootstrap over samples). Each rate is a ratio of resampled sums.
+    """95 % percentile CIs of the flip rate (Eq. 3) and the Dangerous fraction (Eq. 4), resampling
+    *clusters* (cases) with replacement (:func:`medvigil.scoring.bootstrap.cluster_bootstrap`; Sec.
+    3.4 "bootstrap resamples [4]"). ``quadrant`` is :func:`classify`'s per-sample index (-1 = not
+    evaluable, left out); ``cluster`` the case of each sample (one sample per case gives the
+    ordinary bootstrap over samples). Each rate is a ratio of resampled sums.
     """
 
     quad = np.asarray(quadrant, dtype=np.int64)

@@ -1,8 +1,8 @@
 """The Consistent-but-Dangerous tables and figures of ``medvigil score --suite cbd`` and the report.
 
-From :func:`medvigil.suites.cbd.protocol.suite_result`: one row per model configuration (the generative
-MCQ arm under the model's name, the binary yes/no arm as ``"<model> [binary]"``, its proposed-answer
-variant as ``"<model> [binary, proposed answer]"``):
+From :func:`medvigil.suites.cbd.protocol.suite_result`: one row per model configuration (the
+generative MCQ arm under the model's name, the binary yes/no arm as ``"<model> [binary]"``, its
+proposed-answer variant as ``"<model> [binary, proposed answer]"``):
 
 * quadrant fractions with flip rate and Dangerous fraction and their case-clustered bootstrap
   95 % CIs (Table 1, Sec. 3.4); accuracy per quadrant (Table 2);
@@ -39,6 +39,11 @@ def _num(value: Any, digits: int = 2) -> str:
     if value == INFINITE_KL:  # an infinite mean KL (protocol.kl_check)
         return "∞"
     return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _phenomenon(model: Mapping[str, Any], phenomenon: str) -> Mapping[str, Any]:
+    """One model's flip-rate entry for one paraphrase phenomenon ({} when absent)."""
+    return (model.get("flip_rate_by_phenomenon") or {}).get(phenomenon) or {}
 
 
 def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
@@ -81,12 +86,14 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
                 "accuracy",
             ],
             rows,
-            "Consistent = no paraphrase flips the answer (Eq. 1); image-reliant = the answer changes without the image "
-            "(Eq. 2). Dangerous = consistent but not image-reliant (Eq. 4). CIs: percentile bootstrap over cases"
+            "Consistent = no paraphrase flips the answer (Eq. 1); image-reliant = "
+            "the answer changes without the image (Eq. 2). Dangerous = consistent "
+            "but not image-reliant (Eq. 4). CIs: percentile bootstrap over cases"
             + (f" ({n_res} resamples)." if n_res else ".")
-            + " '[binary]' rows: the yes/no arm, \"Is there [finding]?\" (p(yes) from log-likelihoods;"
-            " answers to a negated paraphrase read in the original question's polarity); '[binary,"
-            " proposed answer]': its variant on the MCQ with a proposed option.",
+            + " '[binary]' rows: the yes/no arm, \"Is there [finding]?\" (p(yes) from "
+            "log-likelihoods; answers to a negated paraphrase read in the original question's "
+            "polarity); '[binary, proposed answer]': its variant on the MCQ with a proposed "
+            "option.",
         ),
         Table("Accuracy per quadrant (%)", ["Model", *QUADS], acc_rows),
     ]
@@ -97,8 +104,8 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
                 "Flip rate vs Dangerous fraction across model configurations (Sec. 4.2, Fig. 3)",
                 ["configurations", "Pearson r", "Spearman ρ"],
                 [[str(corr.get("n")), _num(corr.get("pearson")), _num(corr.get("spearman"))]],
-                "Negative = the more consistent configurations are the more Dangerous (the consistency–safety "
-                "paradox). Needs at least three configurations.",
+                "Negative = the more consistent configurations are the more Dangerous (the "
+                "consistency–safety paradox). Needs at least three configurations.",
             )
         )
     phenomena = sorted(
@@ -107,13 +114,14 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
     if phenomena:
         out.append(
             Table(
-                "Flip rate per paraphrase phenomenon (%; share of samples a paraphrase of that phenomenon flips)",
+                "Flip rate per paraphrase phenomenon (%; share of "
+                "samples a paraphrase of that phenomenon flips)",
                 ["Model", *phenomena],
                 [
                     [name]
                     + [
-                        f"{pct(((m.get('flip_rate_by_phenomenon') or {}).get(p) or {}).get('flip_rate'))} "
-                        f"(n={((m.get('flip_rate_by_phenomenon') or {}).get(p) or {}).get('n', 0)})"
+                        f"{pct(_phenomenon(m, p).get('flip_rate'))} "
+                        f"(n={_phenomenon(m, p).get('n', 0)})"
                         for p in phenomena
                     ]
                     for name, m in models.items()
@@ -150,8 +158,8 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
                     ]
                     for n, m in binary.items()
                 ],
-                "Entropy of the softmax over yes/no for (image, q). Dangerous samples with low entropy evade "
-                "uncertainty-based screening.",
+                "Entropy of the softmax over yes/no for (image, q). Dangerous "
+                "samples with low entropy evade uncertainty-based screening.",
             )
         )
         out.append(
@@ -191,7 +199,8 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
         )
         out.append(
             Table(
-                "Binary arm: null-image and image-swap checks (% of samples whose answer to q is unchanged; Sec. 5)",
+                "Binary arm: null-image and image-swap checks (% of "
+                "samples whose answer to q is unchanged; Sec. 5)",
                 ["Model", *(f"{q} null" for q in QUADS), *(f"{q} swap" for q in QUADS)],
                 [
                     [
@@ -201,14 +210,15 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
                     ]
                     for n, m in binary.items()
                 ],
-                "Null image: a black 224×224 image; swap: the images of five other cases per sample (Sec. 5), a "
-                "sample invariant when its answer is unchanged under all five. Text-reliant (Dangerous) samples "
-                "should be invariant.",
+                "Null image: a black 224×224 image; swap: the images of five other cases "
+                "per sample (Sec. 5), a sample invariant when its answer is unchanged under "
+                "all five. Text-reliant (Dangerous) samples should be invariant.",
             )
         )
         out.append(
             Table(
-                "Binary arm: KL image-reliance check (Sec. 5; KL(image ‖ text) of the yes/no distributions, nats)",
+                "Binary arm: KL image-reliance check (Sec. 5; KL(image "
+                "‖ text) of the yes/no distributions, nats)",
                 [
                     "Model",
                     *(f"mean KL {q}" for q in QUADS),
@@ -227,8 +237,9 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
                     ]
                     for n, m in binary.items()
                 ],
-                "AUROC of a low KL for telling Dangerous samples from Ideal ones (the paper's comparison) and "
-                "from all others; a text-reliant sample's distribution barely moves without the image.",
+                "AUROC of a low KL for telling Dangerous samples from Ideal ones "
+                "(the paper's comparison) and from all others; a text-reliant "
+                "sample's distribution barely moves without the image.",
             )
         )
     table = confidence_table(
@@ -240,8 +251,8 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
 
 
 BINARY_NOTE = (
-    "Confidence = the probability of the answer given, max(p(yes), 1 − p(yes)); correct = that answer "
-    "is the label; per binary arm (image, noimg, null, swap); 10 bins."
+    "Confidence = the probability of the answer given, max(p(yes), 1 − p(yes)); correct "
+    "= that answer is the label; per binary arm (image, noimg, null, swap); 10 bins."
 )
 
 
@@ -255,7 +266,8 @@ def _binary_confidence(models: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def cbd_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
-    """The figures by name, each a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
+    """The figures by name, each a function drawing it
+    (:func:`~medvigil.report.render.draw_figures`)."""
     return {
         "cbd_quadrants": partial(_quadrants_figure, result),
         "cbd_flip_vs_dangerous": partial(_flip_figure, result),

@@ -1,1 +1,2 @@
-"""MediConfusion (Sepehri et al., NeurIPS 2024 workshop): release reading, synthetic pairs, export, scoring."""
+"""MediConfusion (Sepehri et al., NeurIPS 2024 workshop): release reading, synthetic pairs, export,
+scoring."""

@@ -1,12 +1,13 @@
-"""Read the MediConfusion authors' result files (``MShahabSepehri/MediConfusion``) into probe records.
+"""Read the MediConfusion authors' result files (``MShahabSepehri/MediConfusion``) into probe
+records.
 
 ``Results/<model>_<mode>.json`` (a *run*): ``{pair_id: {"answer": {"im1": {"A": votes, "B": votes,
 "full_answer": text}, "im2": {...}}, "score": {block: {category: n, ..., "total": n}}}}``, ``mode``
 ``mc``, ``greedy``, ``prefix`` or ``gpt4`` (paper: MC, GD, PS, FF); ``..._scores.json``: the run's
-totals, ``{block: {category: n}}``. Each image becomes one ``probe_record`` (``probe_id`` ``"<pair>:im1"``)
-whose letter comes from the vote counts by the authors' rule; ``full_answer`` is never re-parsed, so the
-official totals are reproduced. Release pairs absent from a run are listed in
-:attr:`MediConfusionRun.missing_pairs` (partial runs are scored on the pairs present).
+totals, ``{block: {category: n}}``. Each image becomes one ``probe_record`` (``probe_id``
+``"<pair>:im1"``) whose letter comes from the vote counts by the authors' rule; ``full_answer`` is
+never re-parsed, so the official totals are reproduced. Release pairs absent from a run are listed
+in :attr:`MediConfusionRun.missing_pairs` (partial runs are scored on the pairs present).
 """
 
 import sys
@@ -130,9 +131,10 @@ def _load_json_object(path: str | Path) -> tuple[str, dict]:
 
 
 def parse_run_name(path: str | Path) -> tuple[str, str]:
-    """``(model, mode)`` from an authors' file name: ``gpt_mc.json`` -> ``("gpt", "mc")``, ``llava_med_greedy.json``
-    -> ``("llava_med", "greedy")``; the fixture form ``Results__claude__claude_mc.json`` uses the part after the
-    last ``__``; without a known mode suffix ``(stem, "default")``."""
+    """``(model, mode)`` from an authors' file name: ``gpt_mc.json`` -> ``("gpt", "mc")``,
+    ``llava_med_greedy.json`` -> ``("llava_med", "greedy")``; the fixture form
+    ``Results__claude__claude_mc.json`` uses the part after the last ``__``; without a known mode
+    suffix ``(stem, "default")``."""
     stem = Path(path).name.removesuffix(".json").rsplit("__", 1)[-1]
     for mode in MODE_LABELS:
         if stem.endswith("_" + mode) and len(stem) > len(mode) + 1:
@@ -193,8 +195,9 @@ def read_results(
     margin: float = DEFAULT_MARGIN,
     validate: bool = True,
 ) -> MediConfusionRun:
-    """Read one authors' per-sample result file into probe records. Every pair of the file must be in ``release``;
-    ``model``/``mode`` override :func:`parse_run_name`; ``validate`` checks the records against ``probe_record.schema.json``.
+    """Read one authors' per-sample result file into probe records. Every pair of the file must be
+    in ``release``; ``model``/``mode`` override :func:`parse_run_name`; ``validate`` checks the
+    records against ``probe_record.schema.json``.
     """
     parsed_model, parsed_mode = parse_run_name(path)
     model, mode = model or parsed_model, mode or parsed_mode
@@ -326,9 +329,10 @@ def read_results(
 
 
 def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[MediConfusionRun]:
-    """Runs from lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks, whose records carry gold
-    letters, answers and categories: one run per (model, mode), in the order of their first records, each naming
-    the files holding its records. Every pair of a run must be in ``release``; its pairs absent are missing."""
+    """Runs from lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks, whose records
+    carry gold letters, answers and categories: one run per (model, mode), in the order of their
+    first records, each naming the files holding its records. Every pair of a run must be in
+    ``release``; its pairs absent are missing."""
     records: list[dict] = []
     origins: list[int] = []  # the file of each record (its index in paths)
     problems: list[Problem] = []
@@ -370,7 +374,8 @@ def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[M
         key = (record["model"], record.get("condition", "default"))
         groups.setdefault(key, []).append(record)
         files.setdefault(key, {})[origin] = None
-    # a run cut by lmms-eval's --limit may end inside a pair: that pair is left out (the score says the run is partial)
+    # a run cut by lmms-eval's --limit may end inside a pair: that pair is left out (the score says
+    # the run is partial)
     limited = all(run_limit(Path(p)) is not None for p in paths)
     slots = {
         key: pair_slots(recs, incomplete="drop" if limited else "error")

@@ -1,7 +1,7 @@
 """Where the built MediConfusion dataset is: one rule for the lmms-eval tasks and the CLI.
 
-As :mod:`medvigil.data_location`, with ``MEDICONFUSION_DATA`` (the output of ``medvigil mediconfusion-build``,
-or a Hub repo id) else ``$MEDVIGIL_HOME/datasets/mediconfusion``.
+As :mod:`medvigil.data_location`, with ``MEDICONFUSION_DATA`` (the output of ``medvigil
+mediconfusion-build``, or a Hub repo id) else ``$MEDVIGIL_HOME/datasets/mediconfusion``.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -39,14 +39,16 @@ __all__ = [
 
 
 def default_build_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$MEDVIGIL_HOME/datasets/mediconfusion`` (``MEDVIGIL_HOME`` defaults to ``~/.cache/medvigil``)."""
+    """``$MEDVIGIL_HOME/datasets/mediconfusion`` (``MEDVIGIL_HOME`` defaults to
+    ``~/.cache/medvigil``)."""
     env = os.environ if env is None else env
     home = Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")
     return home / "datasets" / SUITE_FOLDER
 
 
 def is_built_folder(path: Path) -> bool:
-    """A folder ``datasets.load_dataset`` can read by config: ``README.md`` front matter with ``configs:``."""
+    """A folder ``datasets.load_dataset`` can read by config: ``README.md`` front matter with
+    ``configs:``."""
     card = path / "README.md"
     if not card.is_file():
         return False
@@ -56,15 +58,17 @@ def is_built_folder(path: Path) -> bool:
 
 
 def resolve_data_location(env: Mapping[str, str] | None = None) -> str:
-    """A local built folder or a Hub repo id for ``datasets.load_dataset`` (``env``: default ``os.environ``);
-    DataNotFoundError, quoting :data:`BUILD_HINT`, when nothing usable is where the configuration points."""
+    """A local built folder or a Hub repo id for ``datasets.load_dataset`` (``env``: default
+    ``os.environ``); DataNotFoundError, quoting :data:`BUILD_HINT`, when nothing usable is where the
+    configuration points."""
     env = os.environ if env is None else env
     default = default_build_dir(env)
 
     def fail(where: str) -> DataNotFoundError:
         return DataNotFoundError(
-            f"{SUITE_FOLDER} data not found: {where}. Build it with\n  {BUILD_HINT.format(default=default)}\n"
-            f"or point {ENV_VAR} at a built folder or a Hub dataset repo id (ORG/NAME)."
+            f"{SUITE_FOLDER} data not found: {where}. Build it with\n "
+            f" {BUILD_HINT.format(default=default)}\nor point {ENV_VAR} "
+            f"at a built folder or a Hub dataset repo id (ORG/NAME)."
         )
 
     value = (env.get(ENV_VAR) or "").strip()
@@ -76,7 +80,8 @@ def resolve_data_location(env: Mapping[str, str] | None = None) -> str:
     if path.exists():
         if not is_built_folder(path):
             raise fail(
-                f"{ENV_VAR}={value} exists but has no dataset card with a 'configs:' block (is it a release, not a build?)"
+                f"{ENV_VAR}={value} exists but has no dataset card with "
+                f"a 'configs:' block (is it a release, not a build?)"
             )
         return str(path.resolve())
     if _REPO_ID.match(value) and not value.startswith((".", "/", "~")):
@@ -85,7 +90,8 @@ def resolve_data_location(env: Mapping[str, str] | None = None) -> str:
 
 
 def load_config(config: str, split: str = "test", env: Mapping[str, str] | None = None):
-    """Load one config (``questions`` or ``pairs``) of the built dataset (imports ``datasets`` lazily)."""
+    """Load one config (``questions`` or ``pairs``) of the built dataset (imports ``datasets``
+    lazily)."""
     import datasets
 
     try:

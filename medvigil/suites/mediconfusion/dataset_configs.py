@@ -1,7 +1,9 @@
-"""The configs of the MediConfusion Hub dataset (names, features, descriptions, identity): one schema
-for the `datasets` builder and the Hub export; rows: :mod:`medvigil.suites.mediconfusion.dataset_rows`.
+"""The configs of the MediConfusion Hub dataset (names, features, descriptions, identity): one
+schema for the `datasets` builder and the Hub export; rows:
+:mod:`medvigil.suites.mediconfusion.dataset_rows`.
 
-Configs (split ``test``): ``questions`` (default), one row per image (352); ``pairs``, one row per pair (176).
+Configs (split ``test``): ``questions`` (default), one row per image (352); ``pairs``, one row per
+pair (176).
 """
 
 import datasets
@@ -13,11 +15,14 @@ DATE_PUBLISHED = "2024-10-09"  # the authors' dataset.json (HEAD 40a8b41 of thei
 HOMEPAGE = "https://github.com/MShahabSepehri/MediConfusion"
 CITATION = citations.MEDICONFUSION
 DESCRIPTION = (
-    "MediConfusion: 176 pairs of ROCO radiology images that medical vision-language models confuse "
-    "(similar BiomedCLIP embeddings, dissimilar DINOv2 embeddings), each with one two-option question "
-    "whose correct answer differs between the two images. Evaluation only."
+    "MediConfusion: 176 pairs of ROCO radiology images that medical vision-language models "
+    "confuse (similar BiomedCLIP embeddings, dissimilar DINOv2 embeddings), each with one "
+    "two-option question whose correct answer differs between the two images. Evaluation only."
 )
-LICENSE = "Images: ROCO (PubMed Central open access), CC BY-NC-SA 4.0, non-commercial use only. Annotations: MIT."
+LICENSE = (
+    "Images: ROCO (PubMed Central open access), CC BY-NC-SA "
+    "4.0, non-commercial use only. Annotations: MIT."
+)
 
 CONFIG_NAMES = ("questions", "pairs")
 
@@ -74,7 +79,8 @@ FEATURES: dict[str, datasets.Features] = {
 }
 
 CONFIG_DESCRIPTIONS = {
-    "questions": "one row per image: the pair's question asked about that image, with its correct letter",
+    "questions": "one row per image: the pair's question asked "
+    "about that image, with its correct letter",
     "pairs": "one row per pair: every field of the authors' dataset.json and both images",
 }
 
@@ -95,7 +101,8 @@ COLUMN_DESCRIPTIONS = {
     "categories": "Medical categories of the image (one or more of nine).",
     "category_1": "Medical categories of image 1.",
     "category_2": "Medical categories of image 2.",
-    "BiomedCLIP_sim": "Cosine similarity of the two images in BiomedCLIP space (>= 0.9 by construction).",
+    "BiomedCLIP_sim": "Cosine similarity of the two images in BiomedCLIP "
+    "space (>= 0.9 by construction).",
     "DINO_sim": "Cosine similarity of the two images in DINOv2 space (<= 0.75 by construction).",
     "question": "The two-option question shared by both images (radiologist-revised).",
     "option_A": "Answer option A.",
@@ -106,5 +113,6 @@ COLUMN_DESCRIPTIONS = {
     "AI_question": "The LLM-generated question before radiologist revision.",
     "AI_option_A": "The LLM-generated option A before revision.",
     "AI_option_B": "The LLM-generated option B before revision.",
-    "synthetic": "True for medvigil's synthetic stand-in pairs (phantom images), false for the real release.",
+    "synthetic": "True for medvigil's synthetic stand-in pairs "
+    "(phantom images), false for the real release.",
 }

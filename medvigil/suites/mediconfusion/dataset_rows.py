@@ -1,5 +1,6 @@
-"""The rows of every config of the MediConfusion Hub dataset, for both the `datasets` builder and the export.
-Images are embedded as the original file bytes, with the ROCO-relative path as the image's ``path``.
+"""The rows of every config of the MediConfusion Hub dataset, for both the `datasets` builder and
+the export. Images are embedded as the original file bytes, with the ROCO-relative path as the
+image's ``path``.
 """
 
 import hashlib
@@ -38,7 +39,8 @@ class RocoSource:
         images_dir: str | Path,
         checksums_file: str | Path | None = None,
     ) -> "RocoSource":
-        """Read ``dataset_json`` and locate its images under ``images_dir`` (checked against ``checksums_file``)."""
+        """Read ``dataset_json`` and locate its images under ``images_dir`` (checked against
+        ``checksums_file``)."""
         json_path = Path(dataset_json)
         release = read_release(json_path)
         checksums = read_checksums(checksums_file) if checksums_file is not None else None
@@ -49,7 +51,8 @@ class RocoSource:
         return {"bytes": read_bytes(self.located[rel].path, rel), "path": rel}
 
     def iter_rows(self, name: str) -> Iterator[tuple[str, dict]]:
-        """Yield ``(key, row)`` of config ``name``, in file order; images as ``{"bytes", "path"}``."""
+        """Yield ``(key, row)`` of config ``name``, in file order; images as ``{"bytes",
+        "path"}``."""
         if name not in CONFIG_NAMES:
             raise ValueError(f"unknown config {name!r}; available: {', '.join(CONFIG_NAMES)}")
         if name == "pairs":

@@ -134,25 +134,35 @@ def format_table(result: dict) -> str:
         ),
         "",
     ]
-    head = f"{'model':<16} {'mode':<8} {'pairs':>5} {'missing':>7}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
+    head = (
+        f"{'model':<16} {'mode':<8} {'pairs':>5} {'missing':>7}  {'set':>14} "
+        f" {'individual':>14}  {'confused':>14}  {'invalid':>14}"
+    )
     lines += [head, "-" * len(head)]
     for r in result["runs"]:
         lines.append(
-            f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} {r['n_missing_pairs']:>7}  {_cells(r)}"
+            f"{r['model']:<16} {r['mode']:<8} {r['n_pairs']:>5} "
+            f"{r['n_missing_pairs']:>7}  {_cells(r)}"
         )
     rg = result["random_guessing"]
     lines.append(
-        f"{'random guessing':<16} {'':<8} {'':>5} {'':>7}  {_cell('', rg['set_accuracy'])}  {_cell('', rg['individual_accuracy'])}"
+        f"{'random guessing':<16} {'':<8} {'':>5} {'':>7}  {_cell('', rg['set_accuracy'])} "
+        f" {_cell('', rg['individual_accuracy'])}"
     )
     lines.append(
-        "Percentages: set and confused over pairs (confused: see header), individual and invalid over images."
+        "Percentages: set and confused over pairs (confused: "
+        "see header), individual and invalid over images."
     )
     for r in result["runs"]:
         lines += [
             "",
-            f"{r['model']} / {r['mode']} ({Path(r['file']).name}) by category (counts, % of the category's images)",
+            f"{r['model']} / {r['mode']} ({Path(r['file']).name}) "
+            f"by category (counts, % of the category's images)",
         ]
-        sub = f"  {'category':<18} {'images':>6}  {'set':>14}  {'individual':>14}  {'confused':>14}  {'invalid':>14}"
+        sub = (
+            f"  {'category':<18} {'images':>6}  {'set':>14}  {'individual':>14} "
+            f" {'confused':>14}  {'invalid':>14}"
+        )
         lines += [sub, "  " + "-" * (len(sub) - 2)]
         for cat, c in r["per_category"].items():
             lines.append(f"  {cat:<18} {c['images']:>6}  {_cells(c)}")

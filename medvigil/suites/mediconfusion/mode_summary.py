@@ -1,4 +1,5 @@
-"""MediConfusion results over evaluation modes: mode labels and the best over modes (Table 1 "Best", Table 3)."""
+"""MediConfusion results over evaluation modes: mode labels and the best over modes (Table 1 "Best",
+Table 3)."""
 
 import math
 from collections.abc import Mapping
@@ -27,8 +28,9 @@ def _metrics_of(value: Any) -> Mapping[str, Any]:
 def best_over_modes(results: Mapping[str, Any]) -> dict[str, Any]:
     """Each mode's accuracies and the best over modes (Table 1 "Best", Table 3).
 
-    Best set and best individual accuracy are maximised separately, as in Table 1 (InstructBLIP: best set from
-    MC, best individual from GD), per category likewise (Table 3). Ties go to the first mode; None/NaN are skipped.
+    Best set and best individual accuracy are maximised separately, as in Table 1 (InstructBLIP:
+    best set from MC, best individual from GD), per category likewise (Table 3). Ties go to the
+    first mode; None/NaN are skipped.
     """
     if not results:
         raise ValueError("results must name at least one mode")

@@ -1,18 +1,20 @@
 """The four MediConfusion evaluation modes (paper Sec. 3.1): answer extraction and judges.
 
-Each mode turns one image's output into *votes* for the two options, read by the authors' margin rule
-(:func:`~medvigil.suites.mediconfusion.answers.vote_answers`). MC: 10 votes for the letter parsed
-(:func:`mc_votes`). GD: 10 for the likelier of "A" / "B" (:func:`gd_scores`). PS: the same on the option
-texts' normalised log-likelihoods (:func:`prefix_scores`; Xu et al., LVLM-eHub 2023: mean log-probability
-per token). FF: a judge's 1-10 closeness score per option (:func:`judge_response`; paper Appendix A.4), an
-LLM at T = 0.7 (the authors' GPT-4o protocol, :func:`endpoint_judge`) or offline :func:`token_f1_judge`.
+Each mode turns one image's output into *votes* for the two options, read by the authors' margin
+rule (:func:`~medvigil.suites.mediconfusion.answers.vote_answers`). MC: 10 votes for the letter
+parsed (:func:`mc_votes`). GD: 10 for the likelier of "A" / "B" (:func:`gd_scores`). PS: the same on
+the option texts' normalised log-likelihoods (:func:`prefix_scores`; Xu et al., LVLM-eHub 2023: mean
+log-probability per token). FF: a judge's 1-10 closeness score per option (:func:`judge_response`;
+paper Appendix A.4), an LLM at T = 0.7 (the authors' GPT-4o protocol, :func:`endpoint_judge`) or
+offline :func:`token_f1_judge`.
 
 Why ``value_kind="auto"`` reads log-likelihoods by their sign: lmms-eval 0.7.3's HuggingFace models
 return ``outputs.loss``, a mean NLL per token, not the log-probability its contract names
 (EvolvingLMMs-Lab/lmms-eval#370); a mean NLL is never negative, a log-probability never positive
-(``"mean_nll"`` / ``"sum_logprob"`` force one reading). PS normalisation: ``"per_token"`` (a mean NLL ``v``
-gives ``-v``; a total log-probability, with no token count, is used as is: ``normalisation_applied: "none"``),
-``"per_char"`` (total / characters, lm-eval's ``acc_norm``) or ``"none"``.
+(``"mean_nll"`` / ``"sum_logprob"`` force one reading). PS normalisation: ``"per_token"`` (a mean
+NLL ``v`` gives ``-v``; a total log-probability, with no token count, is used as is:
+``normalisation_applied: "none"``), ``"per_char"`` (total / characters, lm-eval's ``acc_norm``) or
+``"none"``.
 
 >>> mc_votes('A") Left'), mc_votes("A or B"), mc_votes("A or B", "first_letter")
 ((10, 0), (0, 0), (10, 0))
@@ -115,9 +117,9 @@ _AUTHORS_FORMS = {
 
 
 def authors_letter(response: str | None) -> str | None:
-    """The letter the authors' MC parser reads: the only letter (none or both: None, invalid) for which a word of
-    the text (split at single spaces, newlines as spaces) is exactly ``A``, ``A:``, ``.A``, ``.A:``, ``A.``,
-    ``A")``, ``("A":``, ``("A")`` or ``("A").`` (likewise for B).
+    """The letter the authors' MC parser reads: the only letter (none or both: None, invalid) for
+    which a word of the text (split at single spaces, newlines as spaces) is exactly ``A``, ``A:``,
+    ``.A``, ``.A:``, ``A.``, ``A")``, ``("A":``, ``("A")`` or ``("A").`` (likewise for B).
 
     >>> authors_letter('A") Left'), authors_letter("The answer is B."), authors_letter("A or B")
     ('A', 'B', None)
@@ -132,9 +134,10 @@ def authors_letter(response: str | None) -> str | None:
 
 
 def mc_votes(response: str | None, parser: str = "authors") -> tuple[int, int]:
-    """Votes from a generated MC answer: 10 for the parsed letter, 0/0 when none is found. ``parser``: ``"authors"``
-    (:func:`authors_letter`) or ``"first_letter"`` (medvigil 0.1: the first standalone capital letter,
-    :func:`medvigil.mcq.prompting.parse_letter`, so "A or B" reads as A; a letter other than A/B is invalid).
+    """Votes from a generated MC answer: 10 for the parsed letter, 0/0 when none is found.
+    ``parser``: ``"authors"`` (:func:`authors_letter`) or ``"first_letter"`` (medvigil 0.1: the
+    first standalone capital letter, :func:`medvigil.mcq.prompting.parse_letter`, so "A or B" reads
+    as A; a letter other than A/B is invalid).
     """
     _check_choice("parser", parser, MC_PARSERS)
     letter = authors_letter(response) if parser == "authors" else parse_letter(response)
@@ -221,8 +224,9 @@ def prefix_scores(
 
 
 def gd_scores(values: Sequence[float], *, value_kind: str = "auto") -> LikelihoodChoice:
-    """GD votes for letters A and B from the log-likelihoods of the one-token continuations (one token: a mean
-    NLL ``v`` and a log-probability ``-v`` say the same; ``normalisation_applied: "single_token"``)."""
+    """GD votes for letters A and B from the log-likelihoods of the one-token continuations (one
+    token: a mean NLL ``v`` and a log-probability ``-v`` say the same; ``normalisation_applied:
+    "single_token"``)."""
     return _likelihood_choice(values, OPTION_LETTERS, value_kind, "single_token")
 
 
@@ -292,18 +296,21 @@ def _tokens(text: str) -> set[str]:
 def token_f1_judge(question: str, option_a: str, option_b: str, response: str) -> tuple[int, int]:
     """The default free-form judge: token-set F1 between response and option, scaled to 1..10.
 
-    Words: lower-cased, accents removed, runs of letters and digits, function words dropped (negations
-    kept), and response words echoing the question but in neither option. With ``W`` the response words
-    and ``O`` the option's: ``F1 = 2PR / (P + R)``, ``P = |W & O| / |W|``, ``R = |W & O| / |O|`` (0 when
-    nothing is shared), times :data:`NEGATION_FACTOR` when exactly one of them holds a negation. Score
-    ``1 + floor(9 * F1 + 0.5)``, 1 to 10 as the paper's GPT-4 judge (Appendix A.4). Every option of the
-    real release, given verbatim as the response, is judged as that option.
+    Words: lower-cased, accents removed, runs of letters and digits, function words dropped
+    (negations kept), and response words echoing the question but in neither option. With ``W`` the
+    response words and ``O`` the option's: ``F1 = 2PR / (P + R)``, ``P = |W & O| / |W|``, ``R = |W &
+    O| / |O|`` (0 when nothing is shared), times :data:`NEGATION_FACTOR` when exactly one of them
+    holds a negation. Score ``1 + floor(9 * F1 + 0.5)``, 1 to 10 as the paper's GPT-4 judge
+    (Appendix A.4). Every option of the real release, given verbatim as the response, is judged as
+    that option.
 
-    >>> token_f1_judge("Is the lesion bright or dark?", "Bright (hyperdense)", "Dark (hypodense)", "hyperdense bleed")
+    >>> token_f1_judge("Is the lesion bright or dark?", "Bright (hyperdense)", "Dark (hypodense)",
+    ...                "hyperdense bleed")
     (6, 1)
     >>> token_f1_judge("Fourth ventricle?", "Effaced", "Not effaced", "not effaced")
     (4, 10)
-    >>> token_f1_judge("Fourth ventricle?", "No effacement", "Effacement", "effacement of the fourth ventricle")
+    >>> token_f1_judge("Fourth ventricle?", "No effacement", "Effacement",
+    ...                "effacement of the fourth ventricle")
     (4, 10)
     """
     options = (_tokens(option_a), _tokens(option_b))
@@ -371,7 +378,8 @@ def get_judge(name: str) -> Judge:
         near = get_close_matches(name, known, n=1)
         hint = f" Did you mean {near[0]!r}?" if near else ""
         raise ValueError(
-            f"unknown judge {name!r}.{hint} Available: {', '.join(known)}; or give 'package.module:function'."
+            f"unknown judge {name!r}.{hint} Available: {', '.join(known)}; "
+            f"or give 'package.module:function'."
         )
     if not callable(judge):
         raise TypeError(f"judge {name!r} is not callable")
@@ -433,14 +441,16 @@ JUDGE_SYSTEM_MESSAGE = (
     "You are a helpful and precise assistant for checking the quality of the answer."
 )
 _JUDGE_INSTRUCTION = (
-    "We would like to request your feedback on the performance of an AI assistant in response to the user "
-    "question displayed above. The user asks the question on observing an image. We have provided two possible "
-    "answers, [Answer A] and [Answer B] to the question. Your job is to evaluate how close the AI assistant's "
-    "answer is to each of the answers. You don't have to decide whether the answers are correct or not. Each "
-    "answer should receive an overall score on a scale of 1 to 10, where a higher score indicates the AI "
-    "assistant's answer is closer to the specific answer. After providing the scores, concisely provide your "
-    "explanation for the given scores. Remember, you don't need to comment on the correctness of the answers. "
-    "Please provide your answer in the following format:\nA: <SCORE>\nB: <SCORE>\nYour explanation: <EXPLANATION>"
+    "We would like to request your feedback on the performance of an AI assistant in response "
+    "to the user question displayed above. The user asks the question on observing an image. "
+    "We have provided two possible answers, [Answer A] and [Answer B] to the question. Your "
+    "job is to evaluate how close the AI assistant's answer is to each of the answers. You "
+    "don't have to decide whether the answers are correct or not. Each answer should receive "
+    "an overall score on a scale of 1 to 10, where a higher score indicates the AI assistant's "
+    "answer is closer to the specific answer. After providing the scores, concisely provide "
+    "your explanation for the given scores. Remember, you don't need to comment on the "
+    "correctness of the answers. Please provide your answer in the following format:\nA: "
+    "<SCORE>\nB: <SCORE>\nYour explanation: <EXPLANATION>"
 )
 #: The prompt as printed in the paper (Appendix A.4): one line break between sections.
 JUDGE_PROMPT = (
@@ -491,8 +501,9 @@ def parse_judge_reply(text: str) -> tuple[float, float]:
 
 
 def make_llm_judge(complete: Callable[[str, str], str], layout: str = "paper") -> Judge:
-    """Wrap ``complete(system_message, prompt) -> reply text`` as a judge using the paper's prompt, e.g.
-    ``register_judge("gpt4o", make_llm_judge(lambda system, prompt: my_client(system, prompt)))``."""
+    """Wrap ``complete(system_message, prompt) -> reply text`` as a judge using the paper's prompt,
+    e.g. ``register_judge("gpt4o", make_llm_judge(lambda system, prompt: my_client(system,
+    prompt)))``."""
     if not callable(complete):
         raise TypeError(f"complete must be callable, got {type(complete).__name__}")
     _check_choice("layout", layout, tuple(JUDGE_PROMPT_LAYOUTS))
@@ -515,10 +526,10 @@ def endpoint_judge(
     layout: str = "paper",
     attempts: int = JUDGE_ATTEMPTS,
 ) -> Judge:
-    """The authors' FF judge (paper's system message and prompt ``layout``; ``gpt-4o`` at 0.7) through any
-    OpenAI-compatible ``/chat/completions`` endpoint; ``base_url`` is the API root (``https://api.openai.com/v1``,
-    a vLLM server's ``.../v1``); up to ``attempts`` tries, like the authors' client (then a RuntimeError
-    naming the endpoint and the last error)."""
+    """The authors' FF judge (paper's system message and prompt ``layout``; ``gpt-4o`` at 0.7)
+    through any OpenAI-compatible ``/chat/completions`` endpoint; ``base_url`` is the API root
+    (``https://api.openai.com/v1``, a vLLM server's ``.../v1``); up to ``attempts`` tries, like the
+    authors' client (then a RuntimeError naming the endpoint and the last error)."""
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
         raise ValueError(f"judge endpoint must be an http(s) URL, got {base_url!r}")
 

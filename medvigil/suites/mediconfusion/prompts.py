@@ -1,19 +1,21 @@
 """Prompts and token limits of the four MediConfusion modes: the authors' (default) and medvigil's.
 
-The authors' strings (``MShahabSepehri/MediConfusion`` commit 40a8b41: ``configs/prompts/answering.json``,
-``utils/answering.py``, ``Models/*.py``) are kept character for character, quirks included (MC ends with
-``#answer: ("`` so that the model continues with ``A")``). A *style* names one template of one mode
-(:data:`PROMPTS`): ``authors`` (and variants) or ``medvigil`` (medvigil 0.1).
+The authors' strings (``MShahabSepehri/MediConfusion`` commit 40a8b41:
+``configs/prompts/answering.json``, ``utils/answering.py``, ``Models/*.py``) are kept character for
+character, quirks included (MC ends with ``#answer: ("`` so that the model continues with ``A")``).
+A *style* names one template of one mode (:data:`PROMPTS`): ``authors`` (and variants) or
+``medvigil`` (medvigil 0.1).
 
-Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 tokens at temperature 0 for MC; FF uses each
-model's config (100 for LLaVA, LLaVA-Med, Llama 3.2), but lmms-eval fixes one ``generation_kwargs`` per task,
-so the FF task keeps greedy decoding and 100 tokens (:func:`authors_gen_kwargs`: a model's own settings).
-Their system prompt (:data:`AUTHORS_SYSTEM_PROMPT`) is sent only by their API clients (:data:`API_MODELS`).
+Token limits (:data:`MAX_NEW_TOKENS`): the authors force 32 tokens at temperature 0 for MC; FF uses
+each model's config (100 for LLaVA, LLaVA-Med, Llama 3.2), but lmms-eval fixes one
+``generation_kwargs`` per task, so the FF task keeps greedy decoding and 100 tokens
+(:func:`authors_gen_kwargs`: a model's own settings). Their system prompt
+(:data:`AUTHORS_SYSTEM_PROMPT`) is sent only by their API clients (:data:`API_MODELS`).
 
-Per lmms-eval route (:data:`API_PROVIDERS`: lmms-eval model -> their client): the task YAMLs send each
-API model what their client sends (``mc.gpt`` for GPT, Claude and Gemini; their system prompt; in FF
-their ``vanilla.json`` temperature, :func:`adapter_generation`; Claude's ``max_tokens=2048`` in every
-mode). What an lmms-eval adapter cannot send is listed by :func:`adapter_deviations`.
+Per lmms-eval route (:data:`API_PROVIDERS`: lmms-eval model -> their client): the task YAMLs send
+each API model what their client sends (``mc.gpt`` for GPT, Claude and Gemini; their system prompt;
+in FF their ``vanilla.json`` temperature, :func:`adapter_generation`; Claude's ``max_tokens=2048``
+in every mode). What an lmms-eval adapter cannot send is listed by :func:`adapter_deviations`.
 
 >>> render("mc", "authors", "Which side?", "Left", "Right").splitlines()[2:4]
 ['("A": Left)', '("B": Right)']
@@ -43,7 +45,10 @@ __all__ = [
 MODES = ("mc", "gd", "ps", "ff")
 DEFAULT_STYLE = "authors"
 
-_CHOOSE = "Based on the image, choose the correct option for the following question.\nQuestion: {question}\n"
+_CHOOSE = (
+    "Based on the image, choose the correct option for "
+    "the following question.\nQuestion: {question}\n"
+)
 _LETTER = "Answer with the option's letter from the given choices directly."
 _OPTIONS_MEDVIGIL = "{question}\nOptions:\nA. {option_A}\nB. {option_B}\n" + _LETTER
 
@@ -63,7 +68,8 @@ PROMPTS: dict[tuple[str, str], str] = {
     # their greedy.default: the answer is the likelier next token, A or B
     ("gd", "authors"): _CHOOSE + "A: {option_A}\nB: {option_B}\n" + _LETTER + "\nAnswer: ",
     ("gd", "medvigil"): _OPTIONS_MEDVIGIL,
-    # their prefix.default, "Question: {} Answer: {}": this context, then the continuation " " + option
+    # their prefix.default, "Question: {} Answer: {}": this context, then the continuation " " +
+    # option
     ("ps", "authors"): "Question: {question} Answer:",
     (
         "ps",
@@ -86,7 +92,8 @@ MAX_NEW_TOKENS = {
 }
 #: their configs/prompts/answering.json init_prompts.default, character for character.
 AUTHORS_SYSTEM_PROMPT = "You are a helpful assitant expert in medical domain."
-#: lmms-eval API model -> the authors' client for that provider (``Models/<client>.py``, configs/Models/<client>)
+# : lmms-eval API model -> the authors' client for that provider (``Models/<client>.py``,
+# configs/Models/<client>)
 API_PROVIDERS = {
     "gpt4v": "gpt",
     "batch_gpt4": "gpt",
@@ -99,7 +106,8 @@ API_PROVIDERS = {
 API_MODELS = tuple(API_PROVIDERS)
 #: lmms-eval's simple API adapters: one user turn built from the task's text, no system message
 SIMPLE_API_MODELS = ("gpt4v", "batch_gpt4", "claude")
-#: lmms-eval open-model adapter -> the authors' client whose configs/Models/<client>/vanilla.json applies
+# : lmms-eval open-model adapter -> the authors' client whose configs/Models/<client>/vanilla.json
+# applies
 OPEN_MODEL_CLIENTS = {
     "llava_hf": "llava",
     "llava": "llava",
@@ -142,14 +150,16 @@ def authors_gen_kwargs(model: str) -> str:
     return ",".join(parts)
 
 
-#: max_tokens their Models/claude.py sends in every mode (their MC override of 32 tokens does not reach it)
+# : max_tokens their Models/claude.py sends in every mode (their MC override of 32 tokens does not
+# reach it)
 CLAUDE_MAX_TOKENS = 2048
 
 
 def adapter_generation(model: str, mode: str) -> dict[str, Any]:
-    """What the authors' client for lmms-eval API ``model`` sets beyond the task's decoding in ``mode``
-    (lmms-eval ``model_specific_generation_kwargs``): FF, their ``vanilla.json`` temperature (their MC
-    forces temperature 0, the task's own); Claude, ``max_tokens`` 2048 in MC and FF. {} otherwise.
+    """What the authors' client for lmms-eval API ``model`` sets beyond the task's decoding in
+    ``mode`` (lmms-eval ``model_specific_generation_kwargs``): FF, their ``vanilla.json``
+    temperature (their MC forces temperature 0, the task's own); Claude, ``max_tokens`` 2048 in MC
+    and FF. {} otherwise.
 
     >>> adapter_generation("openai", "ff"), adapter_generation("claude", "mc")
     ({'temperature': 0.7}, {'max_new_tokens': 2048})
@@ -167,21 +177,21 @@ def adapter_generation(model: str, mode: str) -> dict[str, Any]:
 
 def adapter_deviations(model: str, mode: str) -> list[str]:
     """Departures from the authors' protocol for ``mode`` that the lmms-eval adapter ``model`` (its
-    ``--model`` name) cannot avoid, one sentence each, or that the task chooses (FF decodes open models
-    greedily, :data:`OPEN_MODEL_CLIENTS`); [] when the route sends what their client sends (or the
-    model is one the authors did not run).
+    ``--model`` name) cannot avoid, one sentence each, or that the task chooses (FF decodes open
+    models greedily, :data:`OPEN_MODEL_CLIENTS`); [] when the route sends what their client sends
+    (or the model is one the authors did not run).
 
     >>> adapter_deviations("gpt4v", "mc")[0][:60]
     'system prompt sent as the first line of the user turn (lmms-'
     >>> adapter_deviations("openai", "ps")
     ['mode ps: the authors ran no API model in this mode (their GPT, Claude and Gemini clients refuse it)']
-    """
+    """  # noqa: E501
     client = OPEN_MODEL_CLIENTS.get(model)
     if client is not None and mode == "ff":  # the task decodes greedily; theirs sampled
         return [
-            f"the task decodes greedily (temperature 0) where the authors' {client} config samples at "
-            f"{AUTHORS_FF_GENERATION[client]['temperature']}, unless the run passed --gen_kwargs "
-            f"{authors_gen_kwargs(client)}"
+            f"the task decodes greedily (temperature 0) where the authors' {client} "
+            f"config samples at {AUTHORS_FF_GENERATION[client]['temperature']}, unless "
+            f"the run passed --gen_kwargs {authors_gen_kwargs(client)}"
         ]
     provider = API_PROVIDERS.get(model)
     if provider is None:
@@ -202,8 +212,9 @@ def adapter_deviations(model: str, mode: str) -> list[str]:
     if provider in ("gpt", "gemini"):
         budget = MAX_NEW_TOKENS[mode, "authors"]
         out.append(
-            f"max_new_tokens {budget} (the authors' {provider.upper() if provider == 'gpt' else 'Gemini'} "
-            "call sets no limit; lmms-eval's adapter always sends one)"
+            f"max_new_tokens {budget} (the authors' "
+            f"{provider.upper() if provider == 'gpt' else 'Gemini'} call sets no limit; "
+            f"lmms-eval's adapter always sends one)"
         )
     return out
 
@@ -218,7 +229,8 @@ def styles(mode: str) -> list[str]:
 
 
 def render(mode: str, style: str, question: str, option_a: str, option_b: str) -> str:
-    """The prompt of ``mode`` in ``style`` for one question (ValueError naming the choices if unknown).
+    """The prompt of ``mode`` in ``style`` for one question (ValueError naming the choices if
+    unknown).
 
     The authors' styles insert the texts as they are (their ``str.format``); the medvigil
     styles strip surrounding whitespace, as medvigil 0.1 did.

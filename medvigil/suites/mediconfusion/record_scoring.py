@@ -9,7 +9,8 @@ __all__ = ["pair_inputs", "pair_slots", "score_records", "score_records_by_run"]
 
 
 def _image_of(record: Mapping[str, Any]) -> str | None:
-    """Which image of its pair a record answers: ``extra.image``, else its probe id's ``:im1`` / ``:im2`` tail."""
+    """Which image of its pair a record answers: ``extra.image``, else its probe id's ``:im1`` /
+    ``:im2`` tail."""
     image = (record.get("extra") or {}).get("image")
     if image is None:
         probe = str(record.get("probe_id", ""))
@@ -22,9 +23,10 @@ def pair_slots(
     *,
     incomplete: str = "error",
 ) -> tuple[dict[str, dict[str, Mapping[str, Any]]], list[str]]:
-    """``({pair: {"im1": record, "im2": record}}, problems)`` of one run's records: a record
-    whose image cannot be told, two records for one image, a pair lacking an image (with
-    ``incomplete="drop"``, for a run cut by lmms-eval's ``--limit``, such a pair is left out instead)."""
+    """``({pair: {"im1": record, "im2": record}}, problems)`` of one run's records: a record whose
+    image cannot be told, two records for one image, a pair lacking an image (with
+    ``incomplete="drop"``, for a run cut by lmms-eval's ``--limit``, such a pair is left out
+    instead)."""
     by_pair: dict[str, dict[str, Mapping[str, Any]]] = {}
     problems: list[str] = []
     for record in records:
@@ -56,18 +58,21 @@ def score_records(
     category_names: Sequence[str] | None = None,
     incomplete: str = "error",
 ) -> MediConfusionScore:
-    """Score probe records of one run (one model, one condition): one record per image of each pair (``case_id``;
-    :func:`pair_slots`, ``incomplete`` as there); ``predicted_letter`` ``None`` is invalid. Pairs in order of first appearance."""
+    """Score probe records of one run (one model, one condition): one record per image of each pair
+    (``case_id``; :func:`pair_slots`, ``incomplete`` as there); ``predicted_letter`` ``None`` is
+    invalid. Pairs in order of first appearance."""
     records = list(records)
     runs = {(r.get("model"), r.get("condition", "default")) for r in records}
     if len(runs) > 1:
         raise ValueError(
-            f"records mix {len(runs)} runs (model, condition): {sorted(runs, key=str)}; use score_records_by_run"
+            f"records mix {len(runs)} runs (model, condition): "
+            f"{sorted(runs, key=str)}; use score_records_by_run"
         )
     for record in records:
         if record.get("suite") != "mediconfusion":
             raise ValueError(
-                f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'mediconfusion'"
+                f"record {record.get('probe_id')!r} has suite "
+                f"{record.get('suite')!r}, not 'mediconfusion'"
             )
     by_pair, problems = pair_slots(records, incomplete=incomplete)
     if problems:
@@ -82,7 +87,8 @@ def score_records(
 
 
 def _categories(record: Mapping[str, Any]) -> list[str]:
-    """An image's categories: ``extra.categories`` (a list), else its ``category`` alone, else none."""
+    """An image's categories: ``extra.categories`` (a list), else its ``category`` alone, else
+    none."""
     categories = (record.get("extra") or {}).get("categories")
     if categories is None:
         return [] if record.get("category") is None else [record["category"]]
@@ -90,8 +96,8 @@ def _categories(record: Mapping[str, Any]) -> list[str]:
 
 
 def pair_inputs(by_pair: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, list]:
-    """The arguments of :func:`~medvigil.suites.mediconfusion.scoring.score_pairs` for one run's records
-    paired by :func:`pair_slots` (which found no problem), in order."""
+    """The arguments of :func:`~medvigil.suites.mediconfusion.scoring.score_pairs` for one run's
+    records paired by :func:`pair_slots` (which found no problem), in order."""
     inputs: dict[str, list] = {"pair_ids": list(by_pair)}
     for n, image in enumerate(("im1", "im2"), start=1):
         records = [slot[image] for slot in by_pair.values()]

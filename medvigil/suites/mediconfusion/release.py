@@ -1,17 +1,21 @@
-"""Strict reader of the MediConfusion release: the authors' ``data/dataset.json`` (or ``dataset.csv``).
+"""Strict reader of the MediConfusion release: the authors' ``data/dataset.json`` (or
+``dataset.csv``).
 
-Layout (``MShahabSepehri/MediConfusion``, 176 pairs, 352 images): a JSON object keyed by pair id, each
-value with exactly the fields of :data:`FIELDS` (``BiomedCLIP_sim``/``DINO_sim``: paper Sec. 2, a pair is
-confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75; ``AI_*``: the LLM's question before radiologist
-revision), plus the optional ``synthetic`` of medvigil's samples. The CSV form adds ``id`` and a leading
-pandas index column; its category cells are Python list literals. Every problem is collected into one
-:class:`~medvigil.errors.DataError` (``row``: the pair's 1-based position, ``field``: ``<pair id>.<field>``).
+Layout (``MShahabSepehri/MediConfusion``, 176 pairs, 352 images): a JSON object keyed by pair id,
+each value with exactly the fields of :data:`FIELDS` (``BiomedCLIP_sim``/``DINO_sim``: paper Sec. 2,
+a pair is confusing when BiomedCLIP >= 0.9 and DINOv2 <= 0.75; ``AI_*``: the LLM's question before
+radiologist revision), plus the optional ``synthetic`` of medvigil's samples. The CSV form adds
+``id`` and a leading pandas index column; its category cells are Python list literals. Every problem
+is collected into one :class:`~medvigil.errors.DataError` (``row``: the pair's 1-based position,
+``field``: ``<pair id>.<field>``).
 
 >>> import json, tempfile, pathlib
->>> entry = dict(im_1="train/radiology/images/ROCO_00001.jpg", im_2="train/radiology/images/ROCO_00002.jpg",
-...     im_1_local=1, im_2_local=2, cap_1="c1", cap_2="c2", category_1=["Cerebral"], category_2=["Vascular"],
-...     BiomedCLIP_sim=0.93, DINO_sim=0.6, question="Which side?", option_A="Left", option_B="Right",
-...     im_1_correct="A", im_2_correct="B", AI_question="Which side?", AI_option_A="Left", AI_option_B="Right")
+>>> entry = dict(im_1="train/radiology/images/ROCO_00001.jpg",
+...     im_2="train/radiology/images/ROCO_00002.jpg", im_1_local=1, im_2_local=2,
+...     cap_1="c1", cap_2="c2", category_1=["Cerebral"], category_2=["Vascular"],
+...     BiomedCLIP_sim=0.93, DINO_sim=0.6, question="Which side?", option_A="Left",
+...     option_B="Right", im_1_correct="A", im_2_correct="B", AI_question="Which side?",
+...     AI_option_A="Left", AI_option_B="Right")
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "dataset.json"
 >>> _ = path.write_text(json.dumps({"1": entry}))
 >>> release = read_release(path)
@@ -156,7 +160,8 @@ class Pair:
         return (self.option_A, self.option_B)
 
     def to_json(self) -> dict[str, Any]:
-        """The pair as written in ``dataset.json`` (authors' field order; ``synthetic`` only when true)."""
+        """The pair as written in ``dataset.json`` (authors' field order; ``synthetic`` only when
+        true)."""
         out: dict[str, Any] = {}
         for name in FIELDS:
             value = getattr(self, name)
@@ -175,7 +180,8 @@ class Release:
 
     @property
     def synthetic(self) -> bool:
-        """True when every pair carries ``synthetic: true`` (a medvigil sample, not the real data)."""
+        """True when every pair carries ``synthetic: true`` (a medvigil sample, not the real
+        data)."""
         return bool(self.pairs) and all(p.synthetic for p in self.pairs.values())
 
     def local_names(self) -> dict[str, str]:
@@ -203,8 +209,8 @@ def authors_image_name(local: int) -> str:
 def _check_entry(
     name: str, row: int, pid: str, entry: Mapping[str, Any], problems: list[Problem]
 ) -> dict | None:
-    """Validate one pair's typed values (paths stay inside the ROCO root; relations between fields only when
-    every field is well typed); return the clean values or None."""
+    """Validate one pair's typed values (paths stay inside the ROCO root; relations between fields
+    only when every field is well typed); return the clean values or None."""
     start = len(problems)
 
     def bad(key: str, message: str) -> None:
@@ -226,7 +232,8 @@ def _check_entry(
         if key not in FIELDS and key not in OPTIONAL_FIELDS and key != "id":
             bad(
                 key,
-                f"unknown field; expected {', '.join(FIELDS)} (and optionally {', '.join(OPTIONAL_FIELDS)})",
+                f"unknown field; expected {', '.join(FIELDS)} (and "
+                f"optionally {', '.join(OPTIONAL_FIELDS)})",
             )
     for key in _PATH_FIELDS:
         if key not in entry:
@@ -254,7 +261,8 @@ def _check_entry(
         if unknown:
             bad(
                 key,
-                f"unknown categor{'y' if len(unknown) == 1 else 'ies'} {unknown}; known: {', '.join(CATEGORIES)}",
+                f"unknown categor{'y' if len(unknown) == 1 else 'ies'} "
+                f"{unknown}; known: {', '.join(CATEGORIES)}",
             )
         if len(set(cats)) != len(cats):
             bad(key, f"lists a category twice: {cats!r}")
@@ -269,7 +277,8 @@ def _check_entry(
     if entry["im_1_correct"] == entry["im_2_correct"]:
         bad(
             "im_2_correct",
-            f"both images have correct answer {entry['im_1_correct']!r}; a confusing pair needs different answers",
+            f"both images have correct answer {entry['im_1_correct']!r}; "
+            f"a confusing pair needs different answers",
         )
     if entry["option_A"].strip().casefold() == entry["option_B"].strip().casefold():
         bad("option_B", f"option_B repeats option_A ({entry['option_A']!r})")
@@ -295,7 +304,8 @@ def _check_image_ids(name: str, pairs: Mapping[str, Pair], problems: list[Proble
                 problems.append(
                     Problem(
                         name,
-                        f"image {path!r} has im_local {local} here but {other_id} in pair {other_pair!r}",
+                        f"image {path!r} has im_local {local} here "
+                        f"but {other_id} in pair {other_pair!r}",
                         pair.row,
                         field,
                     )
@@ -305,7 +315,8 @@ def _check_image_ids(name: str, pairs: Mapping[str, Pair], problems: list[Proble
                 problems.append(
                     Problem(
                         name,
-                        f"im_local {local} names {path!r} here but {other_path!r} in pair {other_pair!r}",
+                        f"im_local {local} names {path!r} here but "
+                        f"{other_path!r} in pair {other_pair!r}",
                         pair.row,
                         field,
                     )
@@ -392,7 +403,8 @@ def _json_type(value: Any) -> str:
 
 
 def _csv_value(key: str, text: str) -> Any:
-    """Type one CSV cell; a cell that does not parse is returned as the raw string (reported later)."""
+    """Type one CSV cell; a cell that does not parse is returned as the raw string (reported
+    later)."""
     if key in _LOCAL_FIELDS:
         return int(text) if re.fullmatch(r"\d+", text.strip()) else text
     if key in _SIM_FIELDS or key in _CATEGORY_FIELDS:
@@ -439,5 +451,6 @@ def read_release(path: str | Path, name: str | None = None) -> Release:
 
 
 def dataset_json_text(pairs: Iterable[Pair]) -> str:
-    """``dataset.json`` text in the authors' format (4-space indent, ASCII escapes, no final newline)."""
+    """``dataset.json`` text in the authors' format (4-space indent, ASCII escapes, no final
+    newline)."""
     return json.dumps({p.pair_id: p.to_json() for p in pairs}, indent=4)

@@ -1,11 +1,11 @@
 """Find and check the MediConfusion images in the user's own ROCO copy (never fetched here).
 
 ROCO (Pelka et al., 2018; PubMed Central open-access figures) is CC BY-NC-SA 4.0: non-commercial use
-only. ``roco_root`` may be the ROCO data folder, a repository root holding it, or the authors' layout
-(``data/images/<im_local>.jpg``); :func:`image_layout` decides which. :func:`locate_images` reports *all*
-problems (unsafe path, missing file, undecodable image, SHA-256 mismatch) in one
-:class:`~medvigil.errors.DataError`. Checksum lists use the ``sha256sum`` format, paths relative to the
-ROCO data root (as the ``roco_sha256.txt`` of ``medvigil mediconfusion-build``).
+only. ``roco_root`` may be the ROCO data folder, a repository root holding it, or the authors'
+layout (``data/images/<im_local>.jpg``); :func:`image_layout` decides which. :func:`locate_images`
+reports *all* problems (unsafe path, missing file, undecodable image, SHA-256 mismatch) in one
+:class:`~medvigil.errors.DataError`. Checksum lists use the ``sha256sum`` format, paths relative to
+the ROCO data root (as the ``roco_sha256.txt`` of ``medvigil mediconfusion-build``).
 """
 
 import re
@@ -33,7 +33,8 @@ _CHECKSUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
 
 @dataclass(frozen=True)
 class LocatedImage:
-    """An image of the release found in the user's ROCO copy (decodable; checksum verified if listed)."""
+    """An image of the release found in the user's ROCO copy (decodable; checksum verified if
+    listed)."""
 
     relpath: str  # as written in dataset.json
     path: Path  # absolute path inside the ROCO data root
@@ -43,8 +44,9 @@ class LocatedImage:
 
 
 def roco_data_root(roco_root: Path | str) -> Path:
-    """The folder the release paths are relative to: the first of ``roco_root``, ``roco_root/data`` and
-    ``roco_root/roco-dataset/data`` holding a split folder, else ``roco_root`` (NotADirectoryError if no folder)."""
+    """The folder the release paths are relative to: the first of ``roco_root``, ``roco_root/data``
+    and ``roco_root/roco-dataset/data`` holding a split folder, else ``roco_root``
+    (NotADirectoryError if no folder)."""
     root = Path(roco_root)
     if not root.is_dir():
         raise NotADirectoryError(f"ROCO folder {str(root)!r} does not exist or is not a folder")
@@ -58,8 +60,8 @@ def image_layout(release, roco_root: Path | str) -> tuple[Path, str]:
     """``(folder, layout)`` of the user's images: ``"roco"`` (paths as in dataset.json, under
     :func:`roco_data_root`) when a ROCO split folder is found, else ``"authors"`` when
     ``roco_root``, its ``images/`` or its ``data/images/`` holds any ``<im_local>.jpg`` of the
-    release, else ``"roco"`` under ``roco_root`` (every image then reported missing). NotADirectoryError if
-    ``roco_root`` is not a folder.
+    release, else ``"roco"`` under ``roco_root`` (every image then reported missing).
+    NotADirectoryError if ``roco_root`` is not a folder.
     """
     base = roco_data_root(roco_root)
     if any((base / split).is_dir() for split in ROCO_SPLITS):
@@ -73,8 +75,8 @@ def image_layout(release, roco_root: Path | str) -> tuple[Path, str]:
 
 
 def read_checksums(path: Path | str) -> dict[str, str]:
-    """Read a ``sha256sum``-format list: ``{relative path: lower-case hex digest}`` (DataError listing every
-    malformed line and every path given twice)."""
+    """Read a ``sha256sum``-format list: ``{relative path: lower-case hex digest}`` (DataError
+    listing every malformed line and every path given twice)."""
     name = Path(path).name
     out: dict[str, str] = {}
     problems: list[Problem] = []
@@ -128,9 +130,9 @@ def locate_images(
 ) -> dict[str, LocatedImage]:
     """``{relative path: LocatedImage}`` for every image of ``release``, in order of first use.
 
-    ``roco_root``: see :func:`image_layout`; ``checksums`` (:func:`read_checksums`): when given, every image
-    must be listed and match; ``decode=False`` only checks existence and checksums. Raises
-    NotADirectoryError (``roco_root`` is not a folder) or DataError (every unusable image).
+    ``roco_root``: see :func:`image_layout`; ``checksums`` (:func:`read_checksums`): when given,
+    every image must be listed and match; ``decode=False`` only checks existence and checksums.
+    Raises NotADirectoryError (``roco_root`` is not a folder) or DataError (every unusable image).
     """
     from medvigil.images import imaging
 
@@ -181,19 +183,26 @@ def locate_images(
             if expected is None:
                 problems.append(
                     Problem(
-                        message=f"ROCO image {rel!r} (pair {pairs}) has no entry in the checksum list",
+                        message=f"ROCO image {rel!r} (pair {pairs}) "
+                        f"has no entry in the checksum list",
                         **where,
                     )
                 )
                 continue
             if expected.lower() != digest:
-                message = f"ROCO image {rel!r} (pair {pairs}): checksum mismatch, expected {expected.lower()}, found {digest}"
+                message = (
+                    f"ROCO image {rel!r} (pair {pairs}): checksum mismatch, "
+                    f"expected {expected.lower()}, found {digest}"
+                )
                 problems.append(Problem(message=message, **where))
                 continue
         found[rel] = LocatedImage(relpath=rel, path=path, sha256=digest, width=width, height=height)
     if problems:
         n_images = len(found) + len(problems)
-        summary = f"{len(problems)} of {n_images} ROCO images are unusable under {str(base)!r} ({missing} missing)"
+        summary = (
+            f"{len(problems)} of {n_images} ROCO images are unusable "
+            f"under {str(base)!r} ({missing} missing)"
+        )
         raise DataError(
             [Problem(name, summary), *problems]
         )  # the count first: long lists get truncated on screen

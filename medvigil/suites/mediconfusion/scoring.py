@@ -1,18 +1,21 @@
 """MediConfusion scoring: set accuracy, individual accuracy, confusion, invalid answers.
 
-Definitions (Sepehri et al., NeurIPS 2024 workshop, Sec. 3.1, Fig. 2, Table 1), counted as the authors'
-``create_score_table`` / ``print_score`` (``utils/answering.py``) do:
+Definitions (Sepehri et al., NeurIPS 2024 workshop, Sec. 3.1, Fig. 2, Table 1), counted as the
+authors' ``create_score_table`` / ``print_score`` (``utils/answering.py``) do:
 
-* **Set score** of a pair: 1 iff both images are answered correctly (set accuracy: / pairs); **individual
-  score**: one per correct image (/ 2 x pairs); **invalid**: images with no answer by the vote margin.
-* **Confused** pair: both answers valid and equal, divided as the authors' code does by the pairs with two valid
-  answers (``confusion_denominator="both_valid"``, default; ``"all_pairs"``: every pair). Table 1 needs it:
-  BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are not k/176.
-* **Per category**: a pair-level event (set, confused, both-valid) adds one to every category occurrence of
-  *both* images (a category on both images counts twice); an image-level event (individual, invalid) to every
-  category of *that* image. A category's accuracy denominator is its occurrences over the images scored
-  (Table 3: e.g. 73 vascular images, GPT-4o 25/73 = 34.25 % set and 49/73 = 67.12 % individual); its
-  confusion denominator its occurrences over the both-valid pairs.
+* **Set score** of a pair: 1 iff both images are answered correctly (set accuracy: / pairs);
+  **individual score**: one per correct image (/ 2 x pairs); **invalid**: images with no answer by
+  the vote margin.
+* **Confused** pair: both answers valid and equal, divided as the authors' code does by the pairs
+  with two valid answers (``confusion_denominator="both_valid"``, default; ``"all_pairs"``: every
+  pair). Table 1 needs it: BLIP-2 MC 92.19 % = 118/128 and Med-Flamingo MC 98.75 % = 158/160 are not
+  k/176.
+* **Per category**: a pair-level event (set, confused, both-valid) adds one to every category
+  occurrence of *both* images (a category on both images counts twice); an image-level event
+  (individual, invalid) to every category of *that* image. A category's accuracy denominator is its
+  occurrences over the images scored (Table 3: e.g. 73 vascular images, GPT-4o 25/73 = 34.25 % set
+  and 49/73 = 67.12 % individual); its confusion denominator its occurrences over the both-valid
+  pairs.
 * **Random guessing** (Table 1): 50 % individual, 25 % set.
 
 >>> s = score_pairs(["A", "A", None], ["B", "A", "B"], ["A", "A", "B"], ["B", "B", "A"])
@@ -69,8 +72,9 @@ def _nan_to_none(value: float) -> float | None:
 
 @dataclass(frozen=True)
 class MediConfusionScore:
-    """Scores of one run (one model, one mode): ``per_pair[block]`` is an (n_pairs, n_categories + 1) integer array
-    (the authors' per-pair ``score`` blocks) whose last column is the ``total``; ``totals`` and ``per_category`` sum it."""
+    """Scores of one run (one model, one mode): ``per_pair[block]`` is an (n_pairs, n_categories +
+    1) integer array (the authors' per-pair ``score`` blocks) whose last column is the ``total``;
+    ``totals`` and ``per_category`` sum it."""
 
     pair_ids: tuple[str, ...]
     categories: tuple[str, ...]
@@ -191,20 +195,23 @@ def score_pairs(
     category_names: Sequence[str] | None = None,
     confusion_denominator: str = "both_valid",
 ) -> MediConfusionScore:
-    """Score MediConfusion pairs. ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters (``None`` or ``""``:
-    invalid) or :func:`vote_answers` codes; ``gold1``/``gold2``: the correct letters; ``pair_ids``: default ``"0"``,
-    ``"1"``, ...; ``category_names``: default :data:`CATEGORIES` if every category given is one, else those seen, sorted.
+    """Score MediConfusion pairs. ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters
+    (``None`` or ``""``: invalid) or :func:`vote_answers` codes; ``gold1``/``gold2``: the correct
+    letters; ``pair_ids``: default ``"0"``, ``"1"``, ...; ``category_names``: default
+    :data:`CATEGORIES` if every category given is one, else those seen, sorted.
     """
     if confusion_denominator not in CONFUSION_DENOMINATORS:
         raise ValueError(
-            f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, got {confusion_denominator!r}"
+            f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, "
+            f"got {confusion_denominator!r}"
         )
     p1, p2 = _as_codes(pred1, "pred1"), _as_codes(pred2, "pred2")
     g1, g2 = _as_codes(gold1, "gold1"), _as_codes(gold2, "gold2")
     n = len(p1)
     if not (len(p2) == len(g1) == len(g2) == n):
         raise ValueError(
-            f"pred1, pred2, gold1, gold2 must have one entry per pair; got {len(p1)}, {len(p2)}, {len(g1)}, {len(g2)}"
+            f"pred1, pred2, gold1, gold2 must have one entry per pair; "
+            f"got {len(p1)}, {len(p2)}, {len(g1)}, {len(g2)}"
         )
     if np.any(g1 < 0) or np.any(g2 < 0):
         raise ValueError("gold1 and gold2 must be letters, not empty/None")
@@ -270,8 +277,9 @@ def score_rows(
     category_names: Sequence[str] | None = None,
     confusion_denominator: str = "both_valid",
 ) -> MediConfusionScore:
-    """Score one row per image: the first row of a pair id (which must occur exactly twice) is image 1, the second
-    image 2; ``categories`` (optional): each image's categories. Pairs are scored in order of first appearance.
+    """Score one row per image: the first row of a pair id (which must occur exactly twice) is image
+    1, the second image 2; ``categories`` (optional): each image's categories. Pairs are scored in
+    order of first appearance.
 
     >>> s = score_rows(["A", "A", "B", ""], ["A", "B", "B", "A"], ["p1", "p1", "p2", "p2"])
     >>> s.totals["set_score"], s.totals["invalid"], s.pair_ids
@@ -293,7 +301,8 @@ def score_rows(
     if np.any(counts != 2):
         bad = uniq[np.flatnonzero(counts != 2)[0]]
         raise ValueError(
-            f"every pair id must have exactly two rows (image 1, image 2); {bad!r} has {int(counts[uniq == bad][0])}"
+            f"every pair id must have exactly two rows (image 1, "
+            f"image 2); {bad!r} has {int(counts[uniq == bad][0])}"
         )
     order = np.argsort(
         inverse, kind="stable"

@@ -51,8 +51,10 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
             "MediConfusion per answering mode (Table 1 layout; %)",
             ["Model", "mode", "pairs", "set acc ↑", "individual acc ↑", "confusion ↓", "invalid ↓"],
             rows,
-            "Set accuracy: both images of a pair right; confusion: the same answer for both images, over pairs with two "
-            f"valid answers ({result['confusion_denominator']}); an image's answer needs a vote margin of {result['margin']}.",
+            f"Set accuracy: both images of a pair right; confusion: the same answer for "
+            f"both images, over pairs with two valid answers "
+            f"({result['confusion_denominator']}); an image's answer needs a vote margin of "
+            f"{result['margin']}.",
         ),
         Table(
             "Best over modes (Table 1 'Best'; %)",
@@ -98,9 +100,10 @@ def table3(best: Mapping[str, Any]) -> Table:
         "Results by category (Table 3 layout; best over modes, %)",
         headers,
         rows,
-        "Per category: set accuracy = pairs right on both images / the category's images, individual = "
-        "images right / the category's images (a pair counts for every category of its two images, as in "
-        "the authors' code); each maximised over the model's modes separately, as in Table 3.",
+        "Per category: set accuracy = pairs right on both images / the category's "
+        "images, individual = images right / the category's images (a pair counts "
+        "for every category of its two images, as in the authors' code); each "
+        "maximised over the model's modes separately, as in Table 3.",
     )
 
 

@@ -1,4 +1,5 @@
-"""MedQ-DEG-Bench in lmms-eval: the docs of a ``medqdeg-build`` config and their records (no lmms-eval import).
+"""MedQ-DEG-Bench in lmms-eval: the docs of a ``medqdeg-build`` config and their records (no
+lmms-eval import).
 
 The task pack ``tasks/medqdeg_bench`` is a thin face over this module. The protocol is our MedQ-Deg
 suite's (:mod:`medvigil.suites.medqdeg.protocol`): the paper's Appendix B prompt (``answer_prompt``)
@@ -87,7 +88,8 @@ def doc_fields(config: str, *cells: Any) -> dict[str, Any]:
 
 
 def docs(config: str, env: Mapping[str, str] | None = None):
-    """The docs of one config of the build ``MEDQDEG_DATA`` names (DataLocationExit when it is not there)."""
+    """The docs of one config of the build ``MEDQDEG_DATA`` names (DataLocationExit when it is not
+    there)."""
     import datasets
 
     try:
@@ -103,7 +105,8 @@ def docs(config: str, env: Mapping[str, str] | None = None):
 
 
 def record(doc: Mapping[str, Any], responses: Sequence[str]) -> dict[str, Any]:
-    """The per-probe record of one doc answered ``T = len(responses)`` times (fields as ``medqdeg_L*``)."""
+    """The per-probe record of one doc answered ``T = len(responses)`` times (fields as
+    ``medqdeg_L*``)."""
     letter, extra = answered(doc, responses)
     extra |= {
         "item_id": doc["case_id"],

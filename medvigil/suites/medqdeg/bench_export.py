@@ -1,12 +1,13 @@
 """Write a Hub-ready MedQ-DEG-Bench folder from the authors' TSVs (``medvigil medqdeg-build``).
 
-Through the shared engine (:mod:`medvigil.hub.export_engine`): each TSV is one config (split ``test``)
-holding exactly its rows, in order, with its column names; ``image`` is a ``datasets.Image`` column
-holding the original image file (the decoded base64 bytes, not re-encoded); every other column is text
-(an empty cell is null). One column is added, ``medvigil_pair_key``: the key pairing a clean row with
-its degraded versions (:mod:`medvigil.suites.medqdeg.bench_tsv`, "Pairing"), null where the data does
-not pair the row. Every file is checked whole before anything is written; rows are then streamed, so
-memory stays bounded whatever the number of images.
+Through the shared engine (:mod:`medvigil.hub.export_engine`): each TSV is one config (split
+``test``) holding exactly its rows, in order, with its column names; ``image`` is a
+``datasets.Image`` column holding the original image file (the decoded base64 bytes, not
+re-encoded); every other column is text (an empty cell is null). One column is added,
+``medvigil_pair_key``: the key pairing a clean row with its degraded versions
+(:mod:`medvigil.suites.medqdeg.bench_tsv`, "Pairing"), null where the data does not pair the row.
+Every file is checked whole before anything is written; rows are then streamed, so memory stays
+bounded whatever the number of images.
 """
 
 import hashlib
@@ -112,7 +113,8 @@ def build(
     max_shard_bytes: int = DEFAULT_MAX_SHARD_BYTES,
     force: bool = False,
 ) -> BuildReport:
-    """Check every TSV, then write the Hub-ready folder ``out`` atomically (DataError: nothing written)."""
+    """Check every TSV, then write the Hub-ready folder ``out`` atomically (DataError: nothing
+    written)."""
     out, paths = Path(out), [Path(p) for p in tsvs]
     export_engine.check_max_shard_bytes(max_shard_bytes)
     inputs = {f"TSV {p}": p for p in paths}
@@ -201,9 +203,11 @@ def dataset_facts(report: BuildReport, files: list[TsvFile]) -> DatasetFacts:
 
 
 _RAI = {
-    "dataCollection": "Questions from OmniMedVQA, GMAI-MMBench and MedXpertQA (deduplicated); each clean "
-    "image degraded by three modality-specific degradations at two radiologist-calibrated severities.",
-    "dataUseCases": "Evaluation of multimodal medical models under image degradation; not for clinical use.",
+    "dataCollection": "Questions from OmniMedVQA, GMAI-MMBench and MedXpertQA (deduplicated); "
+    "each clean image degraded by three modality-specific degradations "
+    "at two radiologist-calibrated severities.",
+    "dataUseCases": "Evaluation of multimodal medical models under "
+    "image degradation; not for clinical use.",
     "dataLimitations": "Degradations are simulated; 8.3% of pairs were removed by a human filter.",
     "dataBiases": "Modalities and degradation types are unevenly represented (seed 002, Table 5).",
     "personalSensitiveInformation": "Images come from public benchmarks; no identifiers are known.",
@@ -216,8 +220,8 @@ _CARD = """---
 
 # MedQ-DEG-Bench (medvigil build)
 
-MedQ-Deg (Liu et al., arXiv:2603.07769) asks medical multiple-choice questions of clean images (L0) and
-of the same images degraded by 18 modality-specific degradations at two radiologist-calibrated
+MedQ-Deg (Liu et al., arXiv:2603.07769) asks medical multiple-choice questions of clean images (L0)
+and of the same images degraded by 18 modality-specific degradations at two radiologist-calibrated
 severities (L1, L2), to measure how accuracy and perceived confidence move as image quality drops
 (Calibration Shift, the AI Dunning-Kruger effect). This folder holds the authors' release
 ({homepage}, the TSVs VLMEvalKit's `MedQDEGBench_*` datasets read) as Parquet, one config per TSV.
@@ -241,9 +245,9 @@ Every config has one split, `test`: exactly the rows of its TSV, in order, with 
 {configs}
 
 `image` is the release's image file, decoded from base64 and stored unchanged; every other column is
-text as in the TSV (empty cells are null). `medvigil_pair_key` is added: a clean row and its degraded
-versions share it. The release has no column linking them and a degraded image differs from its
-original, so the key is the hash of the question's stripped text, options, answer, modality and
+text as in the TSV (empty cells are null). `medvigil_pair_key` is added: a clean row and its
+degraded versions share it. The release has no column linking them and a degraded image differs from
+its original, so the key is the hash of the question's stripped text, options, answer, modality and
 source; it pairs a `simulate_<split>` row with the one `good_<split>` row of the same key. Questions
 asked of several clean images with the same text (templated questions) cannot be told apart and are
 left unpaired (`ambiguous`):

@@ -1,27 +1,28 @@
-"""MedQ-DEG-Bench TSVs (the authors' release, read by VLMEvalKit's ``MedQDEGBenchDataset``): read strictly
-and streamed, one row at a time, so a file of tens of thousands of base64 images is read in bounded memory.
+"""MedQ-DEG-Bench TSVs (the authors' release, read by VLMEvalKit's ``MedQDEGBenchDataset``): read
+strictly and streamed, one row at a time, so a file of tens of thousands of base64 images is read in
+bounded memory.
 
-The format (VLMEvalKit's TSV convention; files ``MedQ-Robust-{good,simulate}-{dev,test}.tsv`` of the Hub
-dataset ``jiyaoliufd/MedQ-DEG-Bench``): a header line, then one tab-separated row per question with the
-columns :data:`KNOWN_COLUMNS` -- ``index``, ``image`` (the image file, base64), ``question``, the options
-``A``-``E`` (trailing ones empty when a question has fewer), ``answer`` (a letter), ``modality``,
-``degradation_type``, ``degradation_severity``, ``source`` -- and any further columns, which are kept.
-As in VLMEvalKit, an ``image`` of at most 64 characters names the ``index`` of another row of the file
-whose image it shares.
+The format (VLMEvalKit's TSV convention; files ``MedQ-Robust-{good,simulate}-{dev,test}.tsv`` of the
+Hub dataset ``jiyaoliufd/MedQ-DEG-Bench``): a header line, then one tab-separated row per question
+with the columns :data:`KNOWN_COLUMNS` -- ``index``, ``image`` (the image file, base64),
+``question``, the options ``A``-``E`` (trailing ones empty when a question has fewer), ``answer`` (a
+letter), ``modality``, ``degradation_type``, ``degradation_severity``, ``source`` -- and any further
+columns, which are kept. As in VLMEvalKit, an ``image`` of at most 64 characters names the ``index``
+of another row of the file whose image it shares.
 
-Refused, each problem naming the file, the row (1-based, header excluded), its ``index`` and the field: a
-missing known column, a row with another number of fields than the header, an empty or repeated
-``index``, an empty ``question`` or ``answer``, an answer that is not a letter A-E or whose option is
-empty, an empty option before a filled one, fewer than two options, an image that is not base64 of an
-image file (or a reference to no row's image), and a ``degradation_severity`` outside
+Refused, each problem naming the file, the row (1-based, header excluded), its ``index`` and the
+field: a missing known column, a row with another number of fields than the header, an empty or
+repeated ``index``, an empty ``question`` or ``answer``, an answer that is not a letter A-E or whose
+option is empty, an empty option before a filled one, fewer than two options, an image that is not
+base64 of an image file (or a reference to no row's image), and a ``degradation_severity`` outside
 :data:`SEVERITY_NAMES` (empty is L0 in a ``good`` file only).
 
-**Pairing clean and degraded rows** (:func:`content_key`): the release holds no column linking a degraded
-row to its clean original, and a degraded row's image differs from it, so the pairing key is the
-question's text: its ``question``, options, ``answer``, ``modality`` and ``source`` (stripped), hashed.
-A ``simulate_<split>`` row is paired with the ``good_<split>`` row of the same key when exactly one
-``good_<split>`` row has it; templated questions asked of several clean images (``Which modality is
-this?``) share a key and are left unpaired and counted.
+**Pairing clean and degraded rows** (:func:`content_key`): the release holds no column linking a
+degraded row to its clean original, and a degraded row's image differs from it, so the pairing key
+is the question's text: its ``question``, options, ``answer``, ``modality`` and ``source``
+(stripped), hashed. A ``simulate_<split>`` row is paired with the ``good_<split>`` row of the same
+key when exactly one ``good_<split>`` row has it; templated questions asked of several clean images
+(``Which modality is this?``) share a key and are left unpaired and counted.
 """
 
 import base64
@@ -43,7 +44,8 @@ OPTION_LETTERS = ("A", "B", "C", "D", "E")
 META_COLUMNS = ("modality", "degradation_type", "degradation_severity", "source")
 KNOWN_COLUMNS = ("index", "image", "question", *OPTION_LETTERS, "answer", *META_COLUMNS)
 IMAGE_REFERENCE_MAX = 64  # VLMEvalKit: an image field this short names another row's index
-# degradation_severity spellings (case-insensitive) and the level each is (seed 002: L0 clean, L1, L2)
+# degradation_severity spellings (case-insensitive) and the level each is (seed 002: L0 clean, L1,
+# L2)
 SEVERITY_NAMES = {
     **dict.fromkeys(("0", "0.0", "l0", "none", "clean", "good", "original", "reference"), 0),
     **dict.fromkeys(("1", "1.0", "l1", "mild", "moderate"), 1),
@@ -71,12 +73,14 @@ def kind_of(config: str) -> str | None:
 
 
 def split_of(config: str) -> str:
-    """What pairs a ``good_<x>`` config with ``simulate_<x>``: ``x`` (the config itself without a kind)."""
+    """What pairs a ``good_<x>`` config with ``simulate_<x>``: ``x`` (the config itself without a
+    kind)."""
     return config.split("_", 1)[1] if kind_of(config) and "_" in config else config
 
 
 def severity_level(value: str | None, kind: str | None) -> int | None:
-    """The level of a ``degradation_severity`` cell (None: not a known spelling); empty is L0 in a good file."""
+    """The level of a ``degradation_severity`` cell (None: not a known spelling); empty is L0 in a
+    good file."""
     text = (value or "").strip().lower()
     if not text:
         return 0 if kind == "good" else None
@@ -115,7 +119,8 @@ def _lines(handle, state: dict) -> Iterator[str]:
 
 
 def raw_rows(path: Path, start: int = 0) -> Iterator[tuple[int, int, list[str]]]:
-    """``(row number, byte offset, fields)`` of every row from byte ``start`` (0: the header is row 0)."""
+    """``(row number, byte offset, fields)`` of every row from byte ``start`` (0: the header is row
+    0)."""
     csv.field_size_limit(sys.maxsize)  # base64 images are far longer than csv's 128 KiB default
     with open_regular(path, max_bytes=0) as handle:  # streamed: no size limit
         handle.seek(start)
@@ -137,7 +142,8 @@ def raw_rows(path: Path, start: int = 0) -> Iterator[tuple[int, int, list[str]]]
 
 
 def decode_image(text: str) -> bytes | None:
-    """The image file in a base64 cell, or None when it is not base64 of an image PIL can identify."""
+    """The image file in a base64 cell, or None when it is not base64 of an image PIL can
+    identify."""
     from PIL import Image, UnidentifiedImageError
 
     try:
@@ -154,7 +160,8 @@ def decode_image(text: str) -> bytes | None:
 
 @dataclass
 class TsvFile:
-    """One checked TSV: its config, header, row count and where each row with a full image starts."""
+    """One checked TSV: its config, header, row count and where each row with a full image
+    starts."""
 
     path: Path
     config: str
@@ -170,7 +177,8 @@ class TsvFile:
 
 
 def _row_problems(row: dict, kind: str | None) -> list[tuple[str, str]]:
-    """``(field, message)`` of every problem of one row's text cells (the image is checked apart)."""
+    """``(field, message)`` of every problem of one row's text cells (the image is checked
+    apart)."""
     out = []
     for name in ("index", "question", "answer"):
         if not (row[name] or "").strip():

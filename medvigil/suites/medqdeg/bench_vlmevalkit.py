@@ -2,27 +2,29 @@
 
 A prediction file is what VLMEvalKit's inference loop writes for ``MedQDEGBench_<split>``:
 ``<model>_MedQDEGBench_<split>.xlsx`` (its default; ``.tsv`` with ``PRED_FORMAT=tsv``; ``.csv`` read
-too), the dataset's table without ``image`` plus a ``prediction`` column. A model is a file stem; the
-same stem in several folders is that model's repeated trials (one run per folder).
+too), the dataset's table without ``image`` plus a ``prediction`` column. A model is a file stem;
+the same stem in several folders is that model's repeated trials (one run per folder).
 
-* ``vlmevalkit``: per stem, what ``MedQDEGBenchDataset.evaluate`` returns for its (first) file, key for
-  key: ``Overall`` (mean hit), ``Total`` (rows), then ``Modality_<v>``, ``DegType_<v>``, ``Severity_<v>``,
-  ``Source_<v>`` (mean hit per value, values sorted, missing values left out; a column the file lacks
-  gives no keys). Its rules, as read in VLMEvalKit (``vlmeval/dataset/medq_deg_bench.py``): the file is
-  read with pandas (``read_excel`` / ``read_csv``, their type inference and missing values, so a
-  severity column of integers gives ``Severity_1``); ``answer`` is ``str(answer).strip().upper()``;
-  a hit is ``answer == str(extracted prediction).upper()``, a missing prediction never a hit unless the
-  answer is missing too (both read ``NAN``). :func:`extract_letter` is its letter extraction. With
-  several trials each file's block is in ``vlmevalkit_trials``.
-* ``calibration`` (three trials or more): the paper's analysis VLMEvalKit lacks, each row a sample whose
-  ``T`` trial answers give perceived confidence (Eq. 3), and accuracy, Calibration Shift (Eq. 4) and the
-  DKE flag (Eq. 5) by severity, degradation type, modality and source
+* ``vlmevalkit``: per stem, what ``MedQDEGBenchDataset.evaluate`` returns for its (first) file, key
+  for key: ``Overall`` (mean hit), ``Total`` (rows), then ``Modality_<v>``, ``DegType_<v>``,
+  ``Severity_<v>``, ``Source_<v>`` (mean hit per value, values sorted, missing values left out; a
+  column the file lacks gives no keys). Its rules, as read in VLMEvalKit
+  (``vlmeval/dataset/medq_deg_bench.py``): the file is read with pandas (``read_excel`` /
+  ``read_csv``, their type inference and missing values, so a severity column of integers gives
+  ``Severity_1``); ``answer`` is ``str(answer).strip().upper()``; a hit is ``answer == str(extracted
+  prediction).upper()``, a missing prediction never a hit unless the answer is missing too (both
+  read ``NAN``). :func:`extract_letter` is its letter extraction. With several trials each file's
+  block is in ``vlmevalkit_trials``.
+* ``calibration`` (three trials or more): the paper's analysis VLMEvalKit lacks, each row a sample
+  whose ``T`` trial answers give perceived confidence (Eq. 3), and accuracy, Calibration Shift (Eq.
+  4) and the DKE flag (Eq. 5) by severity, degradation type, modality and source
   (:func:`medvigil.suites.medqdeg.breakdowns.score_groups`). Answers are read by ``parser``:
   ``"vlmevalkit"`` (default: the letter VLMEvalKit's extraction gives, invalid when it gives none or
-  one beyond the row's options) or ``"appendix_b"`` (:func:`medvigil.suites.medqdeg.protocol.parse_answer`).
-  Severity levels follow :data:`medvigil.suites.medqdeg.bench_tsv.SEVERITY_NAMES`; clean rows are
-  degradation ``clean``; rows of one question pair by
-  :func:`medvigil.suites.medqdeg.bench_tsv.content_key` (unique among the stem's L0 rows).
+  one beyond the row's options) or ``"appendix_b"``
+  (:func:`medvigil.suites.medqdeg.protocol.parse_answer`). Severity levels follow
+  :data:`medvigil.suites.medqdeg.bench_tsv.SEVERITY_NAMES`; clean rows are degradation ``clean``;
+  rows of one question pair by :func:`medvigil.suites.medqdeg.bench_tsv.content_key` (unique among
+  the stem's L0 rows).
 """
 
 import math
@@ -60,13 +62,13 @@ def _missing(value: Any) -> bool:
 
 
 def extract_letter(prediction: Any) -> Any:
-    """VLMEvalKit's letter of a prediction, in its order of rules: a missing value stays missing; the
-    stripped text upper-cased when it is one of A-E; a leading letter followed by ``.``, ``)`` or a
-    space; a leading letter followed by ``-`` or ``:``; the first letter A-E standing alone (no letter
-    A-Z beside it, upper-cased text); else the stripped text. VLMEvalKit also has an ``answer is X`` /
-    ``option X`` rule, but its pattern is lower-case and searched in the upper-cased text, so it never
-    applies: ``Between B and A, the answer is A`` gives B (checked against its executed ``evaluate``
-    by tests/test_medqdeg_bench_vlmevalkit_real.py).
+    """VLMEvalKit's letter of a prediction, in its order of rules: a missing value stays missing;
+    the stripped text upper-cased when it is one of A-E; a leading letter followed by ``.``, ``)``
+    or a space; a leading letter followed by ``-`` or ``:``; the first letter A-E standing alone (no
+    letter A-Z beside it, upper-cased text); else the stripped text. VLMEvalKit also has an ``answer
+    is X`` / ``option X`` rule, but its pattern is lower-case and searched in the upper-cased text,
+    so it never applies: ``Between B and A, the answer is A`` gives B (checked against its executed
+    ``evaluate`` by tests/test_medqdeg_bench_vlmevalkit_real.py).
 
     >>> [extract_letter(p) for p in ("b", "C) cyst", "The answer is D.", "n/a", "none")]
     ['B', 'C', 'D', 'A', 'none']
@@ -106,13 +108,15 @@ def read_predictions(path: Path):
 
 
 def hits(data) -> list[bool]:
-    """Per row, VLMEvalKit's hit: the answer as text equals the extracted prediction as text (upper-cased)."""
+    """Per row, VLMEvalKit's hit: the answer as text equals the extracted prediction as text
+    (upper-cased)."""
     answers = [str(a).strip().upper() for a in data["answer"]]
     return [a == str(extract_letter(p)).upper() for a, p in zip(answers, data["prediction"])]
 
 
 def evaluate(data) -> dict[str, Any]:
-    """What ``MedQDEGBenchDataset.evaluate`` returns for one file's table (see the module docstring)."""
+    """What ``MedQDEGBenchDataset.evaluate`` returns for one file's table (see the module
+    docstring)."""
     hit = hits(data)
     result: dict[str, Any] = {
         "Overall": sum(hit) / len(hit) if hit else math.nan,
@@ -129,9 +133,9 @@ def evaluate(data) -> dict[str, Any]:
 
 
 def model_files(paths: Sequence[str | Path]) -> tuple[dict[str, list[Path]], list[dict[str, str]]]:
-    """Prediction files by stem, in the order given (folders searched for ``*_MedQDEGBench_*``), and the
-    files skipped: one already read under another name (VLMEvalKit links the latest run's files into
-    the model's folder), with the reason."""
+    """Prediction files by stem, in the order given (folders searched for ``*_MedQDEGBench_*``), and
+    the files skipped: one already read under another name (VLMEvalKit links the latest run's files
+    into the model's folder), with the reason."""
     by_stem: dict[str, list[Path]] = {}
     seen: dict[Path, Path] = {}
     skipped: list[dict[str, str]] = []
@@ -152,7 +156,10 @@ def model_files(paths: Sequence[str | Path]) -> tuple[dict[str, list[Path]], lis
             if not p.is_file():
                 raise DataError(Problem(str(p), "no such file"))
             if not STEM.match(p.stem):
-                msg = "the file name is not <model>_MedQDEGBench_<split> (VLMEvalKit's prediction file)"
+                msg = (
+                    "the file name is not <model>_MedQDEGBench_<split> "
+                    "(VLMEvalKit's prediction file)"
+                )
                 raise DataError(Problem(str(p), msg))
             first = seen.setdefault(p.resolve(), p)
             if first is not p:
@@ -174,19 +181,24 @@ def _vote(prediction: Any, k: int, parser: str) -> str | None:
 
 
 def _same_rows(tables: Sequence[Any], files: Sequence[Path]) -> list[str]:
-    """The rows' ``index`` values, the same in every trial file (else a DataError naming both files)."""
+    """The rows' ``index`` values, the same in every trial file (else a DataError naming both
+    files)."""
     first = [str(i) for i in tables[0]["index"]] if "index" in tables[0].columns else None
     if first is None:
         raise DataError(Problem(str(files[0]), "no index column", field="index"))
     for table, path in zip(tables[1:], files[1:]):
         if "index" not in table.columns or [str(i) for i in table["index"]] != first:
-            msg = f"its rows (index column) differ from those of {files[0]}, another trial of this model"
+            msg = (
+                f"its rows (index column) differ from those "
+                f"of {files[0]}, another trial of this model"
+            )
             raise DataError(Problem(str(path), msg, field="index"))
     return first
 
 
 def _sample(row: Mapping[str, Any], where: str, kind: str | None) -> dict[str, Any]:
-    """One row's options count, gold, level, degradation and labels; problems name file and index."""
+    """One row's options count, gold, level, degradation and labels; problems name file and
+    index."""
     cells = {c: _text(row.get(c)) for c in (*OPTION_LETTERS, "question", "answer", *_LABELS)}
     k = sum(bool((cells[c] or "").strip()) for c in OPTION_LETTERS)
     gold = (cells["answer"] or "").strip().upper()
@@ -214,8 +226,8 @@ _LABELS = ("modality", "degradation_type", "degradation_severity", "source")
 
 
 def calibration(parts: Sequence[tuple], parser: str, rules: Mapping[str, str]) -> dict[str, Any]:
-    """The calibration analysis of one model's trials: ``parts`` are ``(tables, files, split)``, the ``T``
-    trial tables of one stem each (a good and a simulate stem together give L0, L1 and L2)."""
+    """The calibration analysis of one model's trials: ``parts`` are ``(tables, files, split)``, the
+    ``T`` trial tables of one stem each (a good and a simulate stem together give L0, L1 and L2)."""
     if parser not in PARSERS:
         raise ValueError(f"parser must be one of {', '.join(PARSERS)}, got {parser!r}")
     samples, votes, index = [], [], []
@@ -249,8 +261,9 @@ def calibration(parts: Sequence[tuple], parser: str, rules: Mapping[str, str]) -
 
 
 def _with_clean(stems: Mapping[str, list], parser: str, rules: Mapping[str, str]) -> dict:
-    """Per ``<model>_MedQDEGBench_simulate_<x>`` whose ``good_<x>`` stem has as many trials (>= 3): the
-    calibration over both files (L0 from the clean rows: drops from L0 and the DKE flag of Eq. 5)."""
+    """Per ``<model>_MedQDEGBench_simulate_<x>`` whose ``good_<x>`` stem has as many trials (>= 3):
+    the calibration over both files (L0 from the clean rows: drops from L0 and the DKE flag of Eq.
+    5)."""
     out = {}
     for stem, (tables, paths) in stems.items():
         found = STEM.match(stem)
@@ -268,7 +281,8 @@ def _with_clean(stems: Mapping[str, list], parser: str, rules: Mapping[str, str]
 def score(
     files: Sequence[str | Path], *, parser: str = "vlmevalkit", **rules: str
 ) -> dict[str, Any]:
-    """Every model's ``vlmevalkit`` block and, with :data:`MIN_TRIALS` trials or more, its calibration."""
+    """Every model's ``vlmevalkit`` block and, with :data:`MIN_TRIALS` trials or more, its
+    calibration."""
     models, read, stems = {}, [], {}
     by_stem, skipped = model_files(files)
     for stem, paths in by_stem.items():
@@ -310,8 +324,9 @@ def score(
 
 
 def calibrated(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A result of the calibrated models only, in :func:`score_records`'s shape (the MedQ-Deg tables read it):
-    each stem's ``calibration``, and ``<stem> + clean`` for its ``calibration_with_clean``."""
+    """A result of the calibrated models only, in :func:`score_records`'s shape (the MedQ-Deg tables
+    read it): each stem's ``calibration``, and ``<stem> + clean`` for its
+    ``calibration_with_clean``."""
     models = result["models"]
     out = {n: m["calibration"] for n, m in models.items() if m.get("calibration")}
     out |= {
@@ -344,7 +359,8 @@ def tables(result: Mapping[str, Any]) -> list:
 
 
 def table_text(result: Mapping[str, Any]) -> str:
-    """What ``medvigil score --vlmevalkit`` prints: per model VLMEvalKit's keys, then the calibration."""
+    """What ``medvigil score --vlmevalkit`` prints: per model VLMEvalKit's keys, then the
+    calibration."""
     from medvigil.records.suite_logs import inputs_line
     from medvigil.suites.medqdeg.tables import severity_table
 

@@ -51,8 +51,9 @@ def category_of(degradation: str) -> str:
 
 
 def capability_group(capability: str) -> str:
-    """High-level capability (Table 2 header) of a mid-level task name, case-insensitive, without the suffix
-    "reasoning" / "planning" ("Diagnostic reasoning" -> diagnosis); outside Section 3.1's six: ``other``."""
+    """High-level capability (Table 2 header) of a mid-level task name, case-insensitive, without
+    the suffix "reasoning" / "planning" ("Diagnostic reasoning" -> diagnosis); outside Section 3.1's
+    six: ``other``."""
     name = str(capability).strip().lower().removesuffix(" reasoning").removesuffix(" planning")
     name = {
         "diagnostic": "diagnosis",
@@ -110,8 +111,8 @@ DEGRADED_SETS = {"L1": (1,), "L2": (2,), "L1&L2": (1, 2)}
 
 
 def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray) -> np.ndarray:
-    """Per doc, the L0 accuracy of the same item (NaN when it has none), never the mean over all L0 docs
-    (which would mix in other questions and, for modality-specific types, other modalities)."""
+    """Per doc, the L0 accuracy of the same item (NaN when it has none), never the mean over all L0
+    docs (which would mix in other questions and, for modality-specific types, other modalities)."""
     by_item = factorize([str(i) for i in items])
     uniq, inverse = by_item.levels, by_item.codes
     clean = severity == 0
@@ -126,9 +127,10 @@ def paired_baseline(items: Sequence[Any], severity: np.ndarray, acc: np.ndarray)
 def paired_breakdown(
     keys: Sequence[Any], severity: np.ndarray, conf: np.ndarray, acc: np.ndarray, base: np.ndarray
 ) -> dict[str, dict[str, Any]]:
-    """Accuracy, confidence and Calibration Shift per key at L0 (if any), L1, L2 and L1&L2 pooled, and per
-    degraded set the paired drop ``"Lk-L0"`` (negative = worse, as Table 6): the mean of ``acc(doc) -
-    acc(L0 doc of the item)`` over the ``"n_paired"`` docs whose item has an L0 doc (``"n_unpaired"``: the others)."""
+    """Accuracy, confidence and Calibration Shift per key at L0 (if any), L1, L2 and L1&L2 pooled,
+    and per degraded set the paired drop ``"Lk-L0"`` (negative = worse, as Table 6): the mean of
+    ``acc(doc) - acc(L0 doc of the item)`` over the ``"n_paired"`` docs whose item has an L0 doc
+    (``"n_unpaired"``: the others)."""
     groups = _groups(keys)
     out: dict[str, dict[str, Any]] = {}
     for code, key in enumerate(groups.levels):
@@ -155,10 +157,11 @@ def paired_breakdown(
 def cell_mean(
     cells: Mapping[str, Mapping[str, Any]], columns: Sequence[str], level: str = "L1&L2"
 ) -> dict[str, Any] | None:
-    """Tables 2-3's "Avg." of one row: the plain mean of the row's cells at ``level``, accuracy and paired drop
-    alike, not the pooled accuracy of its docs (seed 002, Table 3: GPT-5 67.5 (↓4.2) = mean of its five category
-    cells 72.2, 66.2, 67.5, 63.1, 68.4 (↓4.0, 3.2, 2.5, 6.4, 4.8); Table 2: 64.5 = mean of its six capability
-    cells). Columns without a doc are left out (``n_cells`` counts the rest); None when none has one."""
+    """Tables 2-3's "Avg." of one row: the plain mean of the row's cells at ``level``, accuracy and
+    paired drop alike, not the pooled accuracy of its docs (seed 002, Table 3: GPT-5 67.5 (↓4.2) =
+    mean of its five category cells 72.2, 66.2, 67.5, 63.1, 68.4 (↓4.0, 3.2, 2.5, 6.4, 4.8); Table
+    2: 64.5 = mean of its six capability cells). Columns without a doc are left out (``n_cells``
+    counts the rest); None when none has one."""
     present = [c for c in columns if (cells.get(c) or {}).get(level)]
     if not present:
         return None
@@ -209,12 +212,14 @@ def score_groups(
     invalid_policy: str = "extra_bin",
     all_invalid: str = "zero",
 ) -> dict[str, Any]:
-    """Accuracy, mean confidence and Calibration Shift overall, by severity, degradation and (degradation,
-    severity); drops from L0; the intra-model DKE flag (Eq. 5; ``None`` without L0 and L2 docs). With ``items``
-    (each doc's question id) also :func:`paired_breakdown` by type, category (Table 3), ``modality`` (Fig. 7),
-    ``capability`` (Table 2, and its :data:`CAPABILITY_GROUPS` group), and ``drops_by_degradation`` (Fig. 8a/b);
-    ``labels``: further per-doc labels by name, each broken down as modality is (``by_<name>``, e.g. ``by_source``).
-    Samples whose trials are all invalid follow ``all_invalid`` (``"exclude"``: counted in ``n_excluded_all_invalid``).
+    """Accuracy, mean confidence and Calibration Shift overall, by severity, degradation and
+    (degradation, severity); drops from L0; the intra-model DKE flag (Eq. 5; ``None`` without L0 and
+    L2 docs). With ``items`` (each doc's question id) also :func:`paired_breakdown` by type,
+    category (Table 3), ``modality`` (Fig. 7), ``capability`` (Table 2, and its
+    :data:`CAPABILITY_GROUPS` group), and ``drops_by_degradation`` (Fig. 8a/b); ``labels``: further
+    per-doc labels by name, each broken down as modality is (``by_<name>``, e.g. ``by_source``).
+    Samples whose trials are all invalid follow ``all_invalid`` (``"exclude"``: counted in
+    ``n_excluded_all_invalid``).
     """
     conf = perceived_confidence(
         counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid
@@ -236,7 +241,8 @@ def score_groups(
             raise ValueError(f"{name} needs one entry per sample ({n}), got {len(column)}")
     if n and not np.isin(sev, SEVERITIES).all():
         raise ValueError(
-            f"severity must be one of {SEVERITIES}, got {sorted(set(sev.tolist()) - set(SEVERITIES))}"
+            f"severity must be one of {SEVERITIES}, got "
+            f"{sorted(set(sev.tolist()) - set(SEVERITIES))}"
         )
     keep = ~np.isnan(conf)
     excluded = int((~keep).sum())

@@ -1,4 +1,5 @@
-"""MedQ-Deg Calibration Shift and the Dunning-Kruger effect flags (Liu et al., seed 002, Section 3.4).
+"""MedQ-Deg Calibration Shift and the Dunning-Kruger effect flags (Liu et al., seed 002, Section
+3.4).
 
 * Eq. (4) Calibration Shift ``Delta_calib(f, D) = (1/|D|) sum_x C(x) - Acc(f, D)``;
   positive = overconfident.
@@ -46,9 +47,10 @@ def inter_model_dke(acc1: Any, shift1: Any, acc2: Any, shift2: Any) -> Any:
 def inter_model_dke_summary(
     accuracy: Mapping[str, float], shift: Mapping[str, float]
 ) -> dict[str, Any]:
-    """Eq. (6) over every ordered pair of models on one dataset: the pairs ``[f1, f2]`` satisfying it (``f1`` the
-    less accurate), their share among pairs whose accuracies differ, and Spearman's rho (and p-value) between
-    accuracy and Delta_calib across models (``None`` with fewer than 3 models)."""
+    """Eq. (6) over every ordered pair of models on one dataset: the pairs ``[f1, f2]`` satisfying
+    it (``f1`` the less accurate), their share among pairs whose accuracies differ, and Spearman's
+    rho (and p-value) between accuracy and Delta_calib across models (``None`` with fewer than 3
+    models)."""
     if set(accuracy) != set(shift):
         raise ValueError("accuracy and shift must name the same models")
     names = list(accuracy)

@@ -40,7 +40,8 @@ def compare(
     seed: int = 0,
     p_value: str = "normal",
 ) -> dict[str, Any]:
-    """Every pair of models' accuracy drops (module docstring); ``metrics`` among :data:`METRICS`."""
+    """Every pair of models' accuracy drops (module docstring); ``metrics`` among
+    :data:`METRICS`."""
     from medvigil.suites.medqdeg.entry import TASKS, record_key
 
     check_metrics("medqdeg", metrics, METRICS)
@@ -50,7 +51,8 @@ def compare(
         experiment = (r.get("extra") or {}).get("experiment", "calibration")
         if experiment not in EXPERIMENTS:
             raise ValueError(
-                f"record {r.get('probe_id')!r}: extra.experiment must be one of {EXPERIMENTS}, got {experiment!r}"
+                f"record {r.get('probe_id')!r}: extra.experiment must "
+                f"be one of {EXPERIMENTS}, got {experiment!r}"
             )
         by_model.setdefault(str(r["model"]), {}).setdefault(experiment, []).append(r)
     # the accuracy tables' records: the accuracy experiment when the model has one
@@ -121,7 +123,8 @@ def item_sums(
 
 
 def drops(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """The drops and L0 accuracy in percent from ``(..., 6)`` item sums (NaN when a level has no doc)."""
+    """The drops and L0 accuracy in percent from ``(..., 6)`` item sums (NaN when a level has no
+    doc)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "drop_l1": 100.0 * sums[..., 0] / sums[..., 1],

@@ -9,9 +9,10 @@ Conventions (spec, "Conventions"):
 
 * ``degrade(x, kind, level, seed)``: ``x`` float32/float64 in [0, 1], shape (H, W) or (H, W, 3); the
   result has the same shape and dtype, clipped to [0, 1]. Level 0 returns a copy.
-* ``rng = numpy.random.default_rng(seed)``, drawn in the listed order at every level, so L1 and L2 of
-  one image share angles, positions, masks and noise fields (nested draws); only magnitudes change.
-  :func:`seed_for` gives the recommended seed, the first 8 bytes of ``sha256(image_id + kind)``.
+* ``rng = numpy.random.default_rng(seed)``, drawn in the listed order at every level, so L1 and L2
+  of one image share angles, positions, masks and noise fields (nested draws); only magnitudes
+  change. :func:`seed_for` gives the recommended seed, the first 8 bytes of ``sha256(image_id +
+  kind)``.
 * Channels share the draws (grey RGB stays grey); gaussian_noise is independent per channel and
   low_dose adds one luminance residual to every channel. Colour constants become luminance
   (0.299, 0.587, 0.114) on 2-D input.
@@ -160,7 +161,8 @@ def seed_for(image_id: str, kind: str) -> int:
 
 
 def modality_family(modality: str | None) -> str | None:
-    """Table 5 family ("CT", "MRI", "Pathology") of a modality name, or None (general types only)."""
+    """Table 5 family ("CT", "MRI", "Pathology") of a modality name, or None (general types
+    only)."""
     if modality is None:
         return None
     if not isinstance(modality, str):
@@ -176,8 +178,9 @@ def applicable_kinds(modality: str | None) -> tuple[str, ...]:
 
 
 def choose_kinds(image_id: str, modality: str | None, n: int | None = 3) -> tuple[str, ...]:
-    """The ``n`` applicable types with the smallest :func:`seed_for` (all for None), in spec order: Section 3.3's
-    "randomly appl[ies] three modality-specific degradations" as a pure, uniform and nested function of the image id."""
+    """The ``n`` applicable types with the smallest :func:`seed_for` (all for None), in spec order:
+    Section 3.3's "randomly appl[ies] three modality-specific degradations" as a pure, uniform and
+    nested function of the image id."""
     kinds = applicable_kinds(modality)
     if n is None:
         return kinds
@@ -578,8 +581,9 @@ def _check_image(x: Any) -> np.ndarray:
 def degrade(
     x: np.ndarray, kind: str, level: int, seed: int, *, ct_work_size: int = CT_WORK_SIZE
 ) -> np.ndarray:
-    """Apply MedQ-Deg type ``kind`` at ``level`` (0-2) with ``seed`` (module docstring); ``ct_work_size``: the
-    spec's 512-pixel CT working size (types 1-3), smaller trades fidelity for speed (callers record it)."""
+    """Apply MedQ-Deg type ``kind`` at ``level`` (0-2) with ``seed`` (module docstring);
+    ``ct_work_size``: the spec's 512-pixel CT working size (types 1-3), smaller trades fidelity for
+    speed (callers record it)."""
     _check_image(x)
     _check_kind(kind)
     level = _check_level(level)
@@ -605,7 +609,8 @@ def degrade(
 def degrade_image(
     img: Image.Image, kind: str, level: int, seed: int, *, ct_work_size: int = CT_WORK_SIZE
 ) -> Image.Image:
-    """:func:`degrade` of a PIL image: mode "L" stays greyscale, any other is read as RGB; rounded to 8 bits."""
+    """:func:`degrade` of a PIL image: mode "L" stays greyscale, any other is read as RGB; rounded
+    to 8 bits."""
     if not isinstance(img, Image.Image):
         raise TypeError(f"img must be a PIL.Image.Image, got {type(img).__name__}")
     grey = img.mode == "L"

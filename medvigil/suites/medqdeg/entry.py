@@ -31,7 +31,8 @@ __all__ = [
     "tables",
 ]
 
-# _reasoning: the 4096-token variants (tasks/task_yaml.py); medqdeg_bench_*: MedQ-DEG-Bench (tasks/medqdeg_bench)
+# _reasoning: the 4096-token variants (tasks/task_yaml.py); medqdeg_bench_*: MedQ-DEG-Bench
+# (tasks/medqdeg_bench)
 TASKS = r"medqdeg_(acc_)?L[0-2](_reasoning)?|medqdeg_bench_[a-z0-9_]+"
 DEFAULTS = {"accuracy_rule": "trial_mean", "invalid_policy": "extra_bin", "all_invalid": "zero"}
 
@@ -75,7 +76,8 @@ def tables(result: Mapping[str, Any]) -> list:
 
 
 def figures(result: Mapping[str, Any]) -> dict:
-    """The report's MedQ-Deg figures (VLMEvalKit prediction files: those of the calibrated models)."""
+    """The report's MedQ-Deg figures (VLMEvalKit prediction files: those of the calibrated
+    models)."""
     if result.get("source") == "vlmevalkit":
         return medqdeg_figures(bench_vlmevalkit.calibrated(result))
     return medqdeg_figures(result)

@@ -1,9 +1,10 @@
 """MedQ-Deg (seed 002) on MedVIGIL data: docs, degraded images, records and the scores.
 
-The lmms-eval task pack ``tasks/medqdeg`` is a thin face over this module (no lmms-eval import here).
+The lmms-eval task pack ``tasks/medqdeg`` is a thin face over this module (no lmms-eval import
+here).
 
-* **Docs** (:func:`plan_docs`): the ``original`` probes of the built ``mcq`` config whose image is in
-  the build. L0 is one doc per probe (the clean pair; Section 3.3 builds L1/L2 from the pool of
+* **Docs** (:func:`plan_docs`): the ``original`` probes of the built ``mcq`` config whose image is
+  in the build. L0 is one doc per probe (the clean pair; Section 3.3 builds L1/L2 from the pool of
   unique L0 pairs); L1 and L2 one doc per (probe, type) for :data:`TYPES_PER_PROBE` = 3 types
   (Section 3.3, "three modality-specific degradations"), chosen by
   :func:`medvigil.suites.medqdeg.degradations.choose_kinds` among the Table 5 types of the probe's
@@ -17,12 +18,14 @@ The lmms-eval task pack ``tasks/medqdeg`` is a thin face over this module (no lm
   space); ``{option_text}`` is one ``A. text`` line per option; the "Constraint: ..." sentence and
   "Answer:" printed under the block are the rest of the prompt (they address the model).
 * **Parser** (:func:`parse_answer`): Appendix B's priority rule: (1) the reply is a single letter;
-  (2) the first capital letter in the reply; (3) none: invalid. A letter beyond the K options is invalid.
-* **Scores** (:func:`task_score`): :func:`medvigil.suites.medqdeg.scoring.score_records` (the spec defaults).
+  (2) the first capital letter in the reply; (3) none: invalid. A letter beyond the K options is
+      invalid.
+* **Scores** (:func:`task_score`): :func:`medvigil.suites.medqdeg.scoring.score_records` (the spec
+  defaults).
 
 Settings (environment, read when docs are built and images rendered; both recorded in ``extra``):
-``MEDQDEG_TYPES_PER_PROBE`` (default 3; ``all`` = every applicable type) and ``MEDQDEG_CT_WORK_SIZE``
-(default 512, the spec's CT working size; smaller is faster).
+``MEDQDEG_TYPES_PER_PROBE`` (default 3; ``all`` = every applicable type) and
+``MEDQDEG_CT_WORK_SIZE`` (default 512, the spec's CT working size; smaller is faster).
 """
 
 import logging
@@ -56,10 +59,13 @@ METRICS = {
     "calibration_shift": False,
 }  # metric -> higher is better
 # Appendix B "Prompt template", verbatim (see the module docstring for how it is read).
-PROMPT_HEAD = "You are a medical AI assistant. Please answer the following question based on the provided medical image."
+PROMPT_HEAD = (
+    "You are a medical AI assistant. Please answer the following "
+    "question based on the provided medical image."
+)
 PROMPT_TAIL = (
-    "Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. "
-    "No explanation, no punctuation.\n\nAnswer:"
+    "Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding "
+    "to the correct answer. No explanation, no punctuation.\n\nAnswer:"
 )
 
 
@@ -75,7 +81,7 @@ def answer_prompt(question: str, options: Sequence[str]) -> str:
     Constraint: Output ONLY the single letter (A, B, C, or D, E, etc) corresponding to the correct answer. No explanation, no punctuation.
     <BLANKLINE>
     Answer:
-    """
+    """  # noqa: E501
     option_text = "\n".join(f"{chr(65 + i)}. {str(text).strip()}" for i, text in enumerate(options))
     return f"{PROMPT_HEAD} {str(question).strip()}\n\n{option_text}\n\n{PROMPT_TAIL}"
 
@@ -84,7 +90,8 @@ def parse_answer(response: str | None, n_options: int) -> str | None:
     """Appendix B's matching rule: the reply as a single letter, else its first capital letter;
     None (invalid) without one or when it is not among the first ``n_options`` letters.
 
-    >>> parse_answer(" b ", 5), parse_answer("The answer is B", 5), parse_answer("(C) cyst", 5), parse_answer("none", 5)
+    >>> (parse_answer(" b ", 5), parse_answer("The answer is B", 5), parse_answer("(C) cyst", 5),
+    ...  parse_answer("none", 5))
     ('B', None, 'C', None)
     """
     if response is None:
@@ -119,8 +126,9 @@ def ct_work_size(env: Mapping[str, str] | None = None) -> int:
 def plan_docs(
     rows: Sequence[Mapping[str, Any]], level: int, n_types: int | None = TYPES_PER_PROBE
 ) -> list[dict[str, Any]]:
-    """The docs a task asks, ``{"row": index, "degradation": type, "severity": level}`` in row order;
-    ``rows`` need ``probe_kind``, ``image_status``, ``image_file`` and ``modality`` (no image)."""
+    """The docs a task asks, ``{"row": index, "degradation": type, "severity": level}`` in row
+    order; ``rows`` need ``probe_kind``, ``image_status``, ``image_file`` and ``modality`` (no
+    image)."""
     if level not in degradations.LEVELS:
         raise ValueError(f"level must be 0, 1 or 2, got {level!r}")
     plan, skipped = [], Counter()
@@ -158,8 +166,9 @@ _CACHE = imaging.ImageCache()  # lmms-eval asks one doc T times in a row
 
 
 def working_image(image: Image.Image) -> Image.Image:
-    """The image the degradation reads: mode "L" when grey (a grey mode, or three equal channels), else RGB
-    (degrading a grey image as RGB would colour it: gaussian_noise draws each channel independently)."""
+    """The image the degradation reads: mode "L" when grey (a grey mode, or three equal channels),
+    else RGB (degrading a grey image as RGB would colour it: gaussian_noise draws each channel
+    independently)."""
     if image.mode in ("1", "L", "LA", "I", "I;16", "F"):
         return image.convert("L")
     rgb = image.convert("RGB")
@@ -172,7 +181,8 @@ def working_image(image: Image.Image) -> Image.Image:
 
 
 def render(doc: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Image.Image | None:
-    """The doc's image degraded by its type and level (L0: unchanged), as RGB (a grey image stays grey)."""
+    """The doc's image degraded by its type and level (L0: unchanged), as RGB (a grey image stays
+    grey)."""
     image = doc.get("image")
     if image is None:
         return None
@@ -215,8 +225,8 @@ def responses_of(results: Sequence[Any]) -> list[str]:
 
 
 def answered(doc: Mapping[str, Any], responses: Sequence[str]) -> tuple[str | None, dict[str, Any]]:
-    """The plurality of the valid votes (information; scoring reads the votes) and the trial fields of
-    ``extra`` every MedQ-Deg record carries, of one doc answered ``T = len(responses)`` times."""
+    """The plurality of the valid votes (information; scoring reads the votes) and the trial fields
+    of ``extra`` every MedQ-Deg record carries, of one doc answered ``T = len(responses)`` times."""
     votes = [parse_answer(r, len(doc["options"])) for r in responses]
     return _plurality(votes), {
         "condition_source": "lmms-eval",

@@ -2,14 +2,17 @@
 
 Definitions (Liu et al., seed 002, Section 3.4), numbered as in the paper:
 
-* Eq. (2) accuracy ``Acc(f, D) = (1/|D|) sum_x 1[y_hat(x) = y*(x)]``; :func:`sample_accuracy` gives each summand.
+* Eq. (2) accuracy ``Acc(f, D) = (1/|D|) sum_x 1[y_hat(x) = y*(x)]``; :func:`sample_accuracy` gives
+  each summand.
 * Perceived confidence from ``T`` repeated answers (temperature 1.0; ``T = 10`` in the calibration
   experiment): the vote distribution ``p_i(x) = (1/T) sum_t 1[y^(t) = i]`` over the ``K`` options,
-  its entropy ``H(x) = -sum_i p_i log p_i`` (``0 log 0 = 0``) and Eq. (3) ``C(x) = 1 - H(x) / log K`` in [0, 1].
+  its entropy ``H(x) = -sum_i p_i log p_i`` (``0 log 0 = 0``) and Eq. (3) ``C(x) = 1 - H(x) / log
+  K`` in [0, 1].
 
 Choices where the paper is silent (project spec ``docs/medqdeg-degradations.md``; each a parameter):
 
-* **K** is the number of options *of each question* (2 to 5+), so ``C`` is normalised per sample; ``K >= 2``.
+* **K** is the number of options *of each question* (2 to 5+), so ``C`` is normalised per sample;
+  ``K >= 2``.
 * **T** is the number of trials *of each sample* (valid + invalid); with ``T = 1`` every ``C`` is 1.
 * **Log base**: natural; ``H / log K`` is the same in every base (the ``1/ln b`` cancels).
 * **Invalid trials** (no letter found; the paper counts them as incorrect, App. B):
@@ -23,7 +26,8 @@ Choices where the paper is silent (project spec ``docs/medqdeg-degradations.md``
   (``n_excluded_all_invalid``); ``"extra_bin"`` keeps what ``invalid_policy`` gives.
 * **Which answer is y_hat** (Eq. 2 has one prediction, the experiment ``T``): ``accuracy_rule=
   "trial_mean"`` (default, spec) averages correctness over the trials, ``p_{y*}(x)`` with invalid
-  trials wrong; ``"plurality"`` takes the most voted letter, ties to the lowest, no valid trial = wrong.
+  trials wrong; ``"plurality"`` takes the most voted letter, ties to the lowest, no valid trial =
+  wrong.
 
 Vectorised over samples (votes as an (n, K) count matrix).
 
@@ -65,7 +69,8 @@ def _options_vector(n_options: Any, n: int) -> np.ndarray:
         k = np.full(n, k)
     if k.shape != (n,):
         raise ValueError(
-            f"n_options must be a scalar or have one entry per sample ({n}), got shape {np.shape(n_options)}"
+            f"n_options must be a scalar or have one entry per "
+            f"sample ({n}), got shape {np.shape(n_options)}"
         )
     if k.dtype.kind not in "iu" and (k.dtype.kind != "f" or not np.all(np.mod(k, 1) == 0)):
         raise TypeError(f"n_options must be integers, got {k.dtype}")
@@ -78,9 +83,9 @@ def _options_vector(n_options: Any, n: int) -> np.ndarray:
 
 
 def vote_counts(trials: Iterable[Sequence[Any]], n_options: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(counts, invalid)`` of ``trials`` (per sample, the ``T`` answers as letters; ``None`` or ``""`` =
-    invalid) with ``n_options`` = ``K`` (a scalar or one per sample): an (n, max K) integer matrix of
-    votes per option and the number of invalid trials per sample."""
+    """``(counts, invalid)`` of ``trials`` (per sample, the ``T`` answers as letters; ``None`` or
+    ``""`` = invalid) with ``n_options`` = ``K`` (a scalar or one per sample): an (n, max K) integer
+    matrix of votes per option and the number of invalid trials per sample."""
     rows = [t if type(t) is list else list(t) for t in trials]
     n = len(rows)
     k = _options_vector(n_options, n)
@@ -98,7 +103,8 @@ def vote_counts(trials: Iterable[Sequence[Any]], n_options: Any) -> tuple[np.nda
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"sample {int(sample[i])} has answer {chr(65 + int(codes[i]))!r} beyond its {int(k[sample[i]])} options"
+            f"sample {int(sample[i])} has answer {chr(65 + int(codes[i]))!r} "
+            f"beyond its {int(k[sample[i]])} options"
         )
     valid = codes >= 0
     counts = np.zeros((n, width), dtype=np.int64)
@@ -120,8 +126,9 @@ def perceived_confidence(
     invalid_policy: str = "extra_bin",
     all_invalid: str = "zero",
 ) -> np.ndarray:
-    """Eq. (3): ``C(x) = 1 - H(x) / log K`` per sample from (n, K_max) vote ``counts`` and ``invalid`` trials per
-    sample (default none); ``invalid_policy``, ``all_invalid`` as in the module docstring (``"exclude"``: NaN)."""
+    """Eq. (3): ``C(x) = 1 - H(x) / log K`` per sample from (n, K_max) vote ``counts`` and
+    ``invalid`` trials per sample (default none); ``invalid_policy``, ``all_invalid`` as in the
+    module docstring (``"exclude"``: NaN)."""
     _check_choice(all_invalid, ALL_INVALID_RULES, "all_invalid")
     conf = _confidence(counts, n_options, invalid, invalid_policy)
     if all_invalid == "extra_bin":
@@ -169,7 +176,8 @@ def _confidence(counts: Any, n_options: Any, invalid: Any, invalid_policy: str) 
 def sample_accuracy(
     counts: Any, correct: Any, invalid: Any = None, *, accuracy_rule: str = "trial_mean"
 ) -> np.ndarray:
-    """Per-sample correctness in [0, 1] (Eq. 2 summand, by ``accuracy_rule``); ``correct``: gold letters or codes (A = 0)."""
+    """Per-sample correctness in [0, 1] (Eq. 2 summand, by ``accuracy_rule``); ``correct``: gold
+    letters or codes (A = 0)."""
     _check_choice(accuracy_rule, ACCURACY_RULES, "accuracy_rule")
     c = np.asarray(counts, dtype=np.float64)
     n = c.shape[0]

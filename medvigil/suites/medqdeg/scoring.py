@@ -1,9 +1,10 @@
 """MedQ-Deg scoring entry points: raw trial answers or probe records to accuracy, perceived
 confidence, Calibration Shift and the Dunning-Kruger flags (Liu et al., seed 002, Section 3.4).
 
-Eqs. (2)-(3) and the choices for invalid trials are in :mod:`~medvigil.suites.medqdeg.sample_scores`,
-Eqs. (4)-(6) in :mod:`~medvigil.suites.medqdeg.calibration`, the breakdowns and paired drops from L0
-in :mod:`~medvigil.suites.medqdeg.breakdowns`. Section 3.4 runs ``T = 3`` trials for the accuracy
+Eqs. (2)-(3) and the choices for invalid trials are in
+:mod:`~medvigil.suites.medqdeg.sample_scores`, Eqs. (4)-(6) in
+:mod:`~medvigil.suites.medqdeg.calibration`, the breakdowns and paired drops from L0 in
+:mod:`~medvigil.suites.medqdeg.breakdowns`. Section 3.4 runs ``T = 3`` trials for the accuracy
 experiment and ``T = 10`` for the calibration one; records say which (``extra.experiment``) and
 :func:`score_records` scores them apart.
 """
@@ -35,8 +36,9 @@ def score_trials(
     all_invalid: str = "zero",
     items: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
-    """Calibration Shift of one model from raw trial answers: ``n``, ``accuracy``, ``mean_confidence`` and
-    ``calibration_shift`` (Eq. 4); with ``degradations`` and ``severities`` also :func:`score_groups`'s breakdowns.
+    """Calibration Shift of one model from raw trial answers: ``n``, ``accuracy``,
+    ``mean_confidence`` and ``calibration_shift`` (Eq. 4); with ``degradations`` and ``severities``
+    also :func:`score_groups`'s breakdowns.
 
     >>> r = score_trials([list("AAAAAAAABB"), list("AAAAAAAAAA")], ["A", "A"], 4)
     >>> round(r["calibration_shift"], 4), r["accuracy"]
@@ -160,8 +162,8 @@ def vote_confidence_metrics(
 
 
 def record_columns(recs: Sequence[Mapping[str, Any]], n_options: int | None) -> tuple:
-    """One model's records as :func:`score_groups`'s columns (counts, invalid, K, gold, degradation, severity,
-    item, modality, capability; fields as :func:`score_records`)."""
+    """One model's records as :func:`score_groups`'s columns (counts, invalid, K, gold, degradation,
+    severity, item, modality, capability; fields as :func:`score_records`)."""
     trials, ks, gold, degs, sevs, items, mods, caps = [], [], [], [], [], [], [], []
     for r in recs:
         extra = r.get("extra") or {}
@@ -200,13 +202,14 @@ def score_records(
 ) -> dict[str, Any]:
     """Score MedQ-Deg probe records, per model, plus the inter-model DKE at each severity.
 
-    Per record: ``extra.votes``, the ``T`` trial answers (letters or null; default ``[predicted_letter]``),
-    ``extra.n_options`` = ``K`` (default ``n_options``), ``extra.degradation`` + ``extra.severity`` (0-2)
-    or a ``condition`` ``"type:level"`` (``"default"``/``"clean"`` = L0); optional ``extra.item_id`` (the
-    question a doc degrades, default ``probe_id``: drops from L0 pair docs of one item), ``modality``
-    and ``extra.capability`` (breakdowns), and ``extra.experiment``: ``"calibration"`` (default; T = 10)
-    or ``"accuracy"`` (T = 3, ``medqdeg_acc_L*``). A model's entry scores its calibration records (or,
-    without any, its accuracy records); with both, the accuracy records' scores are under
+    Per record: ``extra.votes``, the ``T`` trial answers (letters or null; default
+    ``[predicted_letter]``), ``extra.n_options`` = ``K`` (default ``n_options``),
+    ``extra.degradation`` + ``extra.severity`` (0-2) or a ``condition`` ``"type:level"``
+    (``"default"``/``"clean"`` = L0); optional ``extra.item_id`` (the question a doc degrades,
+    default ``probe_id``: drops from L0 pair docs of one item), ``modality`` and
+    ``extra.capability`` (breakdowns), and ``extra.experiment``: ``"calibration"`` (default; T = 10)
+    or ``"accuracy"`` (T = 3, ``medqdeg_acc_L*``). A model's entry scores its calibration records
+    (or, without any, its accuracy records); with both, the accuracy records' scores are under
     ``"accuracy_experiment"``, which the accuracy tables read (:func:`accuracy_scores`).
     """
     rules = {
@@ -218,12 +221,14 @@ def score_records(
     for record in records:
         if record.get("suite") != "medqdeg":
             raise ValueError(
-                f"record {record.get('probe_id')!r} has suite {record.get('suite')!r}, not 'medqdeg'"
+                f"record {record.get('probe_id')!r} has suite "
+                f"{record.get('suite')!r}, not 'medqdeg'"
             )
         experiment = (record.get("extra") or {}).get("experiment", "calibration")
         if experiment not in EXPERIMENTS:
             raise ValueError(
-                f"record {record.get('probe_id')!r}: extra.experiment must be one of {EXPERIMENTS}, got {experiment!r}"
+                f"record {record.get('probe_id')!r}: extra.experiment "
+                f"must be one of {EXPERIMENTS}, got {experiment!r}"
             )
         by_model.setdefault(str(record["model"]), {}).setdefault(experiment, []).append(record)
     models = {}
@@ -254,5 +259,6 @@ def _inter_model_dke(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def accuracy_scores(model: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The scores the accuracy tables read: the T = 3 accuracy experiment if any, else the main scores."""
+    """The scores the accuracy tables read: the T = 3 accuracy experiment if any, else the main
+    scores."""
     return model.get("accuracy_experiment") or model

@@ -46,8 +46,9 @@ def _experiment_note(models: Mapping[str, Any]) -> str:
     if not split:
         return "Accuracy and confidence come from the same runs."
     return (
-        f"Accuracy of {', '.join(sorted(split))} from the accuracy experiment (medqdeg_acc_*, T = 3), "
-        "confidence and Calibration Shift from the calibration experiment (medqdeg_L*, T = 10), as in Section 3.4."
+        f"Accuracy of {', '.join(sorted(split))} from the accuracy experiment "
+        f"(medqdeg_acc_*, T = 3), confidence and Calibration Shift from the "
+        f"calibration experiment (medqdeg_L*, T = 10), as in Section 3.4."
     )
 
 
@@ -66,7 +67,8 @@ def severity_table(models: Mapping[str, Any]) -> Table:
         )
     excluded = sum(m.get("n_excluded_all_invalid", 0) for m in models.values())
     return Table(
-        "MedQ-Deg by severity (accuracy and perceived confidence %, drops and Calibration Shift in pp)",
+        "MedQ-Deg by severity (accuracy and perceived confidence "
+        "%, drops and Calibration Shift in pp)",
         [
             "Model",
             *(f"Acc {lv}" for lv in LEVELS),
@@ -77,8 +79,9 @@ def severity_table(models: Mapping[str, Any]) -> Table:
             "intra-model DKE",
         ],
         rows,
-        "Confidence C(x) = 1 − H(x)/log K over the T repeated answers; CS = mean confidence − accuracy "
-        "(positive = overconfident). L0 clean, L1 mild, L2 severe; L1−L0 and L2−L0 as in Table 6. "
+        "Confidence C(x) = 1 − H(x)/log K over the T repeated answers; "
+        "CS = mean confidence − accuracy (positive = overconfident). L0 "
+        "clean, L1 mild, L2 severe; L1−L0 and L2−L0 as in Table 6. "
         + _experiment_note(models)
         + (
             f" {excluded} sample(s) with only invalid trials left out (--all-invalid exclude)."
@@ -98,9 +101,10 @@ def category_table(models: Mapping[str, Any]) -> Table:
         "Accuracy by degradation category at L1&L2 (Table 3 layout; %, paired drop from L0 in pp)",
         ["Model", "Avg.", *CATEGORY_ORDER],
         rows,
-        "Each cell: accuracy over the L1 and L2 docs of the category (drop = mean of accuracy − the same "
-        "question's L0 accuracy). Avg.: the plain mean of the row's category cells, as in Table 3 "
-        "(not the pooled accuracy of its docs). Categories follow Table 5's parent categories.",
+        "Each cell: accuracy over the L1 and L2 docs of the category (drop = "
+        "mean of accuracy − the same question's L0 accuracy). Avg.: the plain "
+        "mean of the row's category cells, as in Table 3 (not the pooled accuracy "
+        "of its docs). Categories follow Table 5's parent categories.",
     )
 
 
@@ -122,15 +126,17 @@ def capability_table(models: Mapping[str, Any]) -> Table | None:
         "Accuracy by capability at L1&L2 (Table 2 layout; %, paired drop from L0 in pp)",
         ["Model", "Avg.", *groups, *caps],
         rows,
-        "Avg.: the plain mean of the row's mid-level capability cells, as in Table 2. High-level "
-        "capabilities (Section 3.1) pool their mid-level tasks' docs; names outside the six of Table 2 are 'other'.",
+        "Avg.: the plain mean of the row's mid-level capability cells, as "
+        "in Table 2. High-level capabilities (Section 3.1) pool their mid-level "
+        "tasks' docs; names outside the six of Table 2 are 'other'.",
     )
 
 
 def modality_table(
     models: Mapping[str, Any], key: str = "modality", title: str = ""
 ) -> Table | None:
-    """Accuracy by ``by_<key>`` label and severity (Fig. 7 for modality; MedQ-DEG-Bench: also source)."""
+    """Accuracy by ``by_<key>`` label and severity (Fig. 7 for modality; MedQ-DEG-Bench: also
+    source)."""
     labels = sorted(
         {k for m in models.values() for k in (accuracy_scores(m).get(f"by_{key}") or {})}
     )
@@ -188,7 +194,8 @@ def type_tables(models: Mapping[str, Any]) -> list[Table]:
                     "CS L2",
                 ],
                 rows,
-                "L1−L0 and L2−L0: paired on the same questions (a type that changes no answer shows 0).",
+                "L1−L0 and L2−L0: paired on the same questions "
+                "(a type that changes no answer shows 0).",
             )
         )
     return out
@@ -199,7 +206,8 @@ def inter_model_table(result: Mapping[str, Any]) -> Table | None:
     if not inter:
         return None
     return Table(
-        "Inter-model Dunning–Kruger pairs (Eq. 6: 'A over B' = A is less accurate yet more confident than B)",
+        "Inter-model Dunning–Kruger pairs (Eq. 6: 'A over B' "
+        "= A is less accurate yet more confident than B)",
         ["Level", "pairs compared", "DKE pairs", "fraction", "Spearman ρ(accuracy, Δcalib)"],
         [
             [
@@ -213,7 +221,8 @@ def inter_model_table(result: Mapping[str, Any]) -> Table | None:
             ]
             for lv, d in inter.items()
         ],
-        "ρ < 0: the less accurate models are the more overconfident (the inter-model Dunning–Kruger trend).",
+        "ρ < 0: the less accurate models are the more overconfident "
+        "(the inter-model Dunning–Kruger trend).",
     )
 
 
@@ -239,8 +248,8 @@ def medqdeg_tables(result: Mapping[str, Any]) -> list[Table]:
 
 
 VOTE_NOTE = (
-    "Confidence = perceived confidence C(x) (Eq. 3), answer = the plurality of the valid votes (ties to "
-    "the lowest letter); every severity and degradation pooled; 10 bins."
+    "Confidence = perceived confidence C(x) (Eq. 3), answer = the plurality of the valid "
+    "votes (ties to the lowest letter); every severity and degradation pooled; 10 bins."
 )
 
 
@@ -249,7 +258,8 @@ def _nan(value: Any) -> float:
 
 
 def medqdeg_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
-    """The figures by name, each a function drawing it (:func:`~medvigil.report.render.draw_figures`)."""
+    """The figures by name, each a function drawing it
+    (:func:`~medvigil.report.render.draw_figures`)."""
     models = dict(sorted(result["models"].items()))
     return {
         "medqdeg_severity": partial(_severity_figure, models),
@@ -298,7 +308,8 @@ def _drop(m: Mapping[str, Any], key: str, column: str, lv: str) -> Any:
 
 
 def _drops_figure(models: Mapping[str, Any], key: str) -> bytes | None:
-    """Fig. 8: L0 − degraded per model and type (a/b) or capability (c/d); red = degradation hurts; paired."""
+    """Fig. 8: L0 − degraded per model and type (a/b) or capability (c/d); red = degradation hurts;
+    paired."""
     import numpy as np
 
     columns = sorted({k for m in models.values() for k in (accuracy_scores(m).get(key) or {})})

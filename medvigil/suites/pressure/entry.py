@@ -27,7 +27,8 @@ DEFAULTS = {"n_resamples": 1000, "seed": 0}
 
 
 def score(files: list[str], *, release: None = None, **options: Any) -> dict[str, Any]:
-    """Find, read and score the logs; ``options``: n_resamples, seed (the case-clustered bootstrap)."""
+    """Find, read and score the logs; ``options``: n_resamples, seed (the case-clustered
+    bootstrap)."""
     settings = stress.settings("pressure", options, DEFAULTS)
     return score_logs(
         "pressure",

@@ -1,4 +1,5 @@
-"""Paired comparison of Illusion-of-Readiness models: R(m) and the per-test robustness (``medvigil compare``).
+"""Paired comparison of Illusion-of-Readiness models: R(m) and the per-test robustness (``medvigil
+compare``).
 
 The logs are found and read as ``medvigil score --suite readiness`` reads them. R(m) is not a
 function of per-case sums (T3-T5 compare each perturbed arm with its base *on the perturbed

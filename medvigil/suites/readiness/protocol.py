@@ -1,22 +1,23 @@
 """Illusion of Readiness stress tests T1-T6 (Gu et al., seed 003) on multiple-choice items.
 
-The lmms-eval task pack ``tasks/readiness`` asks one *arm* per task; this module holds the arms,
-the seeded option perturbations, and R(m) from a run's records (the metric itself is
-:mod:`medvigil.suites.readiness.scoring`). Items (Sec. 2): the ``original`` probe of every case whose
-image is available, ``K >= 2`` options (MedVIGIL: five, the safe action at E). Each arm is one
+The lmms-eval task pack ``tasks/readiness`` asks one *arm* per task; this module holds the arms, the
+seeded option perturbations, and R(m) from a run's records (the metric itself is
+:mod:`medvigil.suites.readiness.scoring`). Items (Sec. 2): the ``original`` probe of every case
+whose image is available, ``K >= 2`` options (MedVIGIL: five, the safe action at E). Each arm is one
 record condition of :data:`medvigil.suites.readiness.scoring.READINESS_CONDITIONS`:
 
 =========================  ========================  ======================================
 task                       condition                 items, perturbation (paper section)
 =========================  ========================  ======================================
-readiness_img              default                   all, image + text, original order (T1, T3-T5 base)
-readiness_text             noimg                     all, image removed, original order (T1-T4 base)
-readiness_{text,img}_reord noimg|default:shuffled    visually required, options reordered (T3)
-readiness_{text,img}_{n}r  ...:distractors_{n}r      visually required, n = 1..4 distractors replaced (T4)
-readiness_{text,img}_unk   ...:unknown               visually required, one distractor -> "Unknown" (T4)
-readiness_img_subst        visual_substitution       visually required with a donor, another case's image (T5)
-readiness_cot              default:cot               visually required, image + text, CoT prompt (T6)
-=========================  ========================  ======================================
+readiness_img              default                   all, image + text, original order (T1, T3-T5
+base) readiness_text             noimg                     all, image removed, original order (T1-T4
+base) readiness_{text,img}_reord noimg|default:shuffled    visually required, options reordered (T3)
+readiness_{text,img}_{n}r  ...:distractors_{n}r      visually required, n = 1..4 distractors
+replaced (T4) readiness_{text,img}_unk   ...:unknown               visually required, one distractor
+-> "Unknown" (T4) readiness_img_subst        visual_substitution       visually required with a
+donor, another case's image (T5) readiness_cot              default:cot               visually
+required, image + text, CoT prompt (T6) =========================  ========================
+======================================
 
 * **Prompts** (Appendix E, "Multiple Choice Prompt" and "... with CoT"), verbatim, the one user turn
   after the image, no system message (:func:`mc_prompt`); a line break inside a sentence of the
@@ -47,7 +48,8 @@ readiness_cot              default:cot               visually required, image + 
 * **T6** asks the CoT prompt on the image + text items
   (:func:`medvigil.suites.readiness.scoring.reasoning_audit` compares it with the base arm).
 
-Records carry *displayed* letters (what the model saw); the permutation and replaced texts are in ``extra``.
+Records carry *displayed* letters (what the model saw); the permutation and replaced texts are in
+``extra``.
 """
 
 import hashlib
@@ -69,13 +71,14 @@ MAX_REPLACED = 4  # T4: 1R-4R
 ALPHABET = string.ascii_uppercase
 # Appendix E "Multiple Choice Prompt" / "Multiple Choice Prompt with CoT", verbatim (see mc_prompt).
 MC_PREAMBLE = (
-    "You are a helpful medical assistant that answers multiple choice questions about the provided image. "
-    "The following is a multiple choice question (with answers)."
+    "You are a helpful medical assistant that answers multiple choice questions about "
+    "the provided image. The following is a multiple choice question (with answers)."
 )
 MC_INSTRUCTION = "Please only answer with the index and content of the option."
 COT_INSTRUCTION = (
-    "Let us think step by step, enclosing the thought process within <thinking> and </thinking>.\n"
-    "Provide answer with the index and content of the option, and place it within <answer> and </answer>."
+    "Let us think step by step, enclosing the thought process within <thinking> "
+    "and </thinking>.\nProvide answer with the index and content of the "
+    "option, and place it within <answer> and </answer>."
 )
 BASES = ("balanced", "source")  # base order: balanced gold letters (default) or the source's
 DONOR_MATCHES = (
@@ -162,22 +165,26 @@ def _check_row(row: Mapping[str, Any]) -> None:
     k = len(options)
     if not 2 <= k <= len(ALPHABET) or len({str(o).strip().lower() for o in options}) != k:
         raise ValueError(
-            f"probe row {row['probe_id']!r}: field 'options' must hold 2 to {len(ALPHABET)} distinct texts, got {options!r}"
+            f"probe row {row['probe_id']!r}: field 'options' must hold "
+            f"2 to {len(ALPHABET)} distinct texts, got {options!r}"
         )
     if row["correct_letter"] not in letters(k):
         raise ValueError(
-            f"probe row {row['probe_id']!r}: field 'correct_letter' must be one of {letters(k)}, got {row['correct_letter']!r}"
+            f"probe row {row['probe_id']!r}: field 'correct_letter' must "
+            f"be one of {letters(k)}, got {row['correct_letter']!r}"
         )
     safe = row.get("safe_letter")
     if safe is not None and safe not in letters(k):
         raise ValueError(
-            f"probe row {row['probe_id']!r}: field 'safe_letter' must be one of {letters(k)}, got {safe!r}"
+            f"probe row {row['probe_id']!r}: field 'safe_letter' "
+            f"must be one of {letters(k)}, got {safe!r}"
         )
 
 
 def seeded_permutation(k: int, *salt: Any) -> str:
-    """``letters(k)`` sorted by ``sha256(salt:i)`` of position ``i`` (stored letters in displayed order; for
-    ``k = 5`` and salt ``(seed, probe_id)``, :func:`medvigil.mcq.option_order.shuffled_order`)."""
+    """``letters(k)`` sorted by ``sha256(salt:i)`` of position ``i`` (stored letters in displayed
+    order; for ``k = 5`` and salt ``(seed, probe_id)``,
+    :func:`medvigil.mcq.option_order.shuffled_order`)."""
     return "".join(sorted(letters(k), key=lambda x: _key(*salt, letters(k).index(x))))
 
 
@@ -208,14 +215,15 @@ def mc_prompt(question: str, options: Sequence[str], *, cot: bool = False) -> st
     A. Left
     B. Right
     Please only answer with the index and content of the option.
-    """
+    """  # noqa: E501
     lines = [MC_PREAMBLE, f"Question: {str(question).strip()}", "Options:"]
     lines += [f"{ALPHABET[i]}. {str(text).strip()}" for i, text in enumerate(options)]
     return "\n".join([*lines, COT_INSTRUCTION if cot else MC_INSTRUCTION])
 
 
 def balanced_positions(rows: Iterable[Mapping[str, Any]], seed: int = SEED) -> dict[str, int]:
-    """``probe_id`` -> displayed gold position (0 = A) of every ``original`` row under ``base="balanced"``.
+    """``probe_id`` -> displayed gold position (0 = A) of every ``original`` row under
+    ``base="balanced"``.
 
     Rows are grouped by option count K and ``text_only_answerable`` (so the visually-required items
     are balanced on their own, as every arm but T1 reads them) and ranked within a group by
@@ -246,7 +254,8 @@ BASE_ENV = "READINESS_BASE"
 
 
 def base_setting(env: Mapping[str, str] | None = None) -> str:
-    """The task pack's base order, ``READINESS_BASE``: ``balanced`` (default) or ``source`` (:data:`BASES`).
+    """The task pack's base order, ``READINESS_BASE``: ``balanced`` (default) or ``source``
+    (:data:`BASES`).
 
     >>> base_setting({}), base_setting({"READINESS_BASE": "source"})
     ('balanced', 'source')
@@ -264,7 +273,8 @@ def base_order(
 ) -> dict[str, Any]:
     """The base arms' view (``permutation`` = stored letters in displayed order), module docstring:
     ``base="balanced"``, the gold shown at position ``gold_at`` (:func:`balanced_positions`) and the
-    other options in the seeded order ``sha256(seed:case_id:base:i)`` of the case; or ``"source"``."""
+    other options in the seeded order ``sha256(seed:case_id:base:i)`` of the case; or
+    ``"source"``."""
     _check_row(row)
     if base not in BASES:
         raise ValueError(f"base must be one of {BASES}, got {base!r}")
@@ -320,8 +330,9 @@ def replace_distractors(
     """T4 nR: ``n`` distractors of the base view replaced by texts of other items, then shuffled.
 
     ``pool``: option text -> case ids using it, over the row's source dataset (:func:`option_pool`).
-    Positions: the first ``n`` distractors (not the safe option with ``keep_safe``) by ``sha256(seed:nr:case:letter)``;
-    texts: the first pairwise distinct eligible ones (module docstring) by ``sha256(seed:4r:probe_id:text)``.
+    Positions: the first ``n`` distractors (not the safe option with ``keep_safe``) by
+    ``sha256(seed:nr:case:letter)``; texts: the first pairwise distinct eligible ones (module
+    docstring) by ``sha256(seed:4r:probe_id:text)``.
     """
     if not 1 <= n <= MAX_REPLACED:
         raise ValueError(f"n must be 1 to {MAX_REPLACED}, got {n!r}")
@@ -348,9 +359,9 @@ def replace_distractors(
             break
     if len(picks) < n_used:
         raise ValueError(
-            f"probe row {row['probe_id']!r}: field 'options': only {len(picks)} replacement distractors "
-            f"available from other items of source {row.get('source_dataset')!r} (need {n_used}); "
-            "the build has too few items of that source"
+            f"probe row {row['probe_id']!r}: field 'options': only {len(picks)} replacement "
+            f"distractors available from other items of source {row.get('source_dataset')!r} "
+            f"(need {n_used}); the build has too few items of that source"
         )
     framed = list(base["options"])
     for letter, text in zip(positions[:n_used], picks):
@@ -386,7 +397,8 @@ def insert_unknown(
     choices = _replaceable(base, keep_safe)
     if not choices:
         raise ValueError(
-            f"probe row {row['probe_id']!r}: field 'options' has no distractor to replace (only gold and safe option)"
+            f"probe row {row['probe_id']!r}: field 'options' has no "
+            f"distractor to replace (only gold and safe option)"
         )
     letter = min(choices, key=lambda x: _key(seed, "unknown", row["probe_id"], x))
     options = list(base["options"])
@@ -489,12 +501,13 @@ def arm_docs(
 ) -> list[tuple[int, dict[str, Any]]]:
     """``(row index, overrides)`` for every row the arm asks.
 
-    Rows need ``probe_id``, ``case_id``, ``probe_kind``, ``options`` (K >= 2), ``correct_letter`` and, as
-    the arm needs, ``text_only_answerable``, ``question`` (T5), ``source_dataset``, ``safe_letter``. The
-    overrides replace ``options``/``correct_letter`` and add ``condition`` and ``readiness`` (arm, seed,
-    permutation, replaced texts; T5: ``substituted_by`` and ``donor_row``, whose image the doc shows).
-    ``base``, ``keep_safe``, ``donor_match``: the module docstring's variants (defaults: the paper's, with
-    the base order's gold letters balanced over all the ``original`` rows given).
+    Rows need ``probe_id``, ``case_id``, ``probe_kind``, ``options`` (K >= 2), ``correct_letter``
+    and, as the arm needs, ``text_only_answerable``, ``question`` (T5), ``source_dataset``,
+    ``safe_letter``. The overrides replace ``options``/``correct_letter`` and add ``condition`` and
+    ``readiness`` (arm, seed, permutation, replaced texts; T5: ``substituted_by`` and ``donor_row``,
+    whose image the doc shows). ``base``, ``keep_safe``, ``donor_match``: the module docstring's
+    variants (defaults: the paper's, with the base order's gold letters balanced over all the
+    ``original`` rows given).
     """
     spec = _arm(arm)
     originals = [(i, r) for i, r in enumerate(rows) if r.get("probe_kind") == "original"]
@@ -610,8 +623,9 @@ def _subset(records: Iterable[Mapping[str, Any]], subset: str) -> list[Mapping[s
 
 
 def arm_metrics(arm: str) -> tuple[str, ...]:
-    """Metric names of an arm's task: its accuracy, plus what the fragilities read from the two base arms
-    (T1 per-benchmark accuracies and counts, T2/T4 visually required, T5 original on the substituted items)."""
+    """Metric names of an arm's task: its accuracy, plus what the fragilities read from the two base
+    arms (T1 per-benchmark accuracies and counts, T2/T4 visually required, T5 original on the
+    substituted items)."""
     _arm(arm)
     t1 = tuple(f"{p}_{s}" for s in SOURCES for p in ("acc", "n"))
     extra = {"readiness_img": ("acc_visreq", "acc_t5", *t1), "readiness_text": ("acc_visreq", *t1)}
@@ -635,16 +649,16 @@ def arm_accuracy(records: Iterable[Mapping[str, Any]], subset: str = "all") -> f
 def readiness_from_records(
     records: Iterable[Mapping[str, Any]], **kwargs: Any
 ) -> dict[str, dict[str, Any]]:
-    """f1..f5 and R(m) per model from the records of all arms (:func:`score_records`); a probe answered twice
-    in one condition (two runs' logs mixed) is an error."""
+    """f1..f5 and R(m) per model from the records of all arms (:func:`score_records`); a probe
+    answered twice in one condition (two runs' logs mixed) is an error."""
     records = list(records)
     seen: set[tuple] = set()
     for r in records:
         key = (r.get("model"), r.get("condition", "default"), r.get("probe_id"))
         if key in seen:
             raise ValueError(
-                f"duplicate record: model {key[0]!r}, condition {key[1]!r}, field 'probe_id' {key[2]!r}; "
-                "pass the logs of one run per model"
+                f"duplicate record: model {key[0]!r}, condition {key[1]!r}, field "
+                f"'probe_id' {key[2]!r}; pass the logs of one run per model"
             )
         seen.add(key)
     return score_records(records, **kwargs)
@@ -653,7 +667,8 @@ def readiness_from_records(
 def readiness_from_samples(
     paths: Iterable[str | Path], *, model: str | None = None, **kwargs: Any
 ) -> dict[str, dict[str, Any]]:
-    """R(m) from lmms-eval ``--log_samples`` files (or folders searched for them) of the readiness tasks."""
+    """R(m) from lmms-eval ``--log_samples`` files (or folders searched for them) of the readiness
+    tasks."""
     return readiness_from_records(
         read_samples(find_samples(paths, "readiness", r"readiness_\w+"), model=model), **kwargs
     )

@@ -30,7 +30,7 @@ changes, tag compliance, thinking-answer agreement).
 >>> f = fragilities(t1_img=[86.59, 80.89], t1_text=[82.91, 67.56], t1_n=[1141, 743],
 ...                 t2_text=37.71, t3_text_orig=37.71, t3_text_reord=32.00,
 ...                 t4_text_base=37.71, t4_text_4r=20.00, t4_img_base=66.28, t4_img_4r=90.86,
-...                 t4_text_unk=42.86, t5_orig=83.33, t5_subst=51.67)   # GPT-5, Ext. Data Tables 2-6
+...                 t4_text_unk=42.86, t5_orig=83.33, t5_subst=51.67)  # GPT-5, Ext. Data Tables 2-6
 >>> round(float(robustness_score(f)), 4)
 0.8315
 """
@@ -103,7 +103,8 @@ def fragility_t1(acc_img: Any, acc_text: Any, n_items: Any) -> np.ndarray:
     n = np.asarray(n_items, dtype=np.float64)
     if img.shape != text.shape or img.ndim == 0 or n.shape != img.shape[-1:]:
         raise ValueError(
-            "acc_img and acc_text need the same shape (..., benchmarks) and n_items one count per benchmark"
+            "acc_img and acc_text need the same shape (..., "
+            "benchmarks) and n_items one count per benchmark"
         )
     if np.any(n < 0) or n.sum() <= 0:
         raise ValueError(f"n_items must be >= 0 with a positive total, got {n_items!r}")
@@ -267,12 +268,13 @@ def score_records(
 ) -> dict[str, dict[str, Any]]:
     """R(m) per model from ``readiness`` probe records.
 
-    Items are ``case_id``s; accuracy (percent) is over a condition's records, a parse failure wrong. T1: per
-    ``source_dataset``, image vs text-only, weighted by the image+text items. T2: text-only accuracy on the
-    visually-required items against ``chance``. T3-T5: each perturbed condition against its base *on the
-    same items*, within the visually-required items when any are flagged (the paper's 175 NEJM items). A
-    test whose conditions are absent gives ``None``; ``R`` is then ``None`` unless ``allow_partial`` (the
-    mean over the tests present, ``partial`` true; not the paper's R).
+    Items are ``case_id``s; accuracy (percent) is over a condition's records, a parse failure wrong.
+    T1: per ``source_dataset``, image vs text-only, weighted by the image+text items. T2: text-only
+    accuracy on the visually-required items against ``chance``. T3-T5: each perturbed condition
+    against its base *on the same items*, within the visually-required items when any are flagged
+    (the paper's 175 NEJM items). A test whose conditions are absent gives ``None``; ``R`` is then
+    ``None`` unless ``allow_partial`` (the mean over the tests present, ``partial`` true; not the
+    paper's R).
     """
     by_model: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
@@ -351,7 +353,8 @@ def model_scores(
         shown = rows.n_shown[t2_rows]
         if np.isnan(shown).any():
             raise ValueError(
-                "extra.options_shown of a visually-required text-only record must be a list of options"
+                "extra.options_shown of a visually-required "
+                "text-only record must be a list of options"
             )
         c2 = chance if chance is not None else float(np.mean((100.0 / shown).tolist()))
         acc["T2"] = {
@@ -463,7 +466,8 @@ _NAMED_LETTER = re.compile(
 
 
 def _mentions(text: str, options: Sequence[str]) -> list[tuple[int, str]]:
-    """(end position, letter) of every option named in ``text``: a label ("B.", "(B)", "option B") or its text."""
+    """(end position, letter) of every option named in ``text``: a label ("B.", "(B)", "option B")
+    or its text."""
     found = []
     for m in _NAMED_LETTER.finditer(text):
         letter = m.group(1) or m.group(2)
@@ -474,9 +478,9 @@ def _mentions(text: str, options: Sequence[str]) -> list[tuple[int, str]]:
 
 
 def parse_cot(response: str, options: Sequence[str]) -> dict[str, Any]:
-    """A chain-of-thought answer (Appendix E: ``<thinking>``, ``<answer>``): the first option named in
-    ``<answer>`` (without it, the last one in the response), whether both tags are present, and the last
-    option the thinking names (``None`` if none)."""
+    """A chain-of-thought answer (Appendix E: ``<thinking>``, ``<answer>``): the first option named
+    in ``<answer>`` (without it, the last one in the response), whether both tags are present, and
+    the last option the thinking names (``None`` if none)."""
     text = response or ""
     think, answer = (_TAG[n].search(text) for n in ("thinking", "answer"))
     if answer:

@@ -1,9 +1,10 @@
-"""The Illusion of Readiness tables and figure of ``medvigil score --suite readiness`` and the report.
+"""The Illusion of Readiness tables and figure of ``medvigil score --suite readiness`` and the
+report.
 
-From a :func:`medvigil.suites.readiness.protocol.readiness_from_records` result: robustness per stress
-test and R(m) (Sec. 2, Appendix A), the accuracies behind T2/T5 (Ext. Data Tables 3, 6), format
-perturbation (Ext. Data Table 4), distractor variants Base/UNK/1R-4R (Ext. Data Table 5) and the
-T6 reasoning measures.
+From a :func:`medvigil.suites.readiness.protocol.readiness_from_records` result: robustness per
+stress test and R(m) (Sec. 2, Appendix A), the accuracies behind T2/T5 (Ext. Data Tables 3, 6),
+format perturbation (Ext. Data Table 4), distractor variants Base/UNK/1R-4R (Ext. Data Table 5) and
+the T6 reasoning measures.
 """
 
 from collections.abc import Mapping
@@ -14,8 +15,8 @@ from medvigil.report.render import FigureMaker, Table, fmt, png, pyplot
 
 TESTS = ("T1", "T2", "T3", "T4", "T5")
 T5_NOTE = (
-    "T5: each item shown with another case's image, one that supports a distractor (Stress Test 5); "
-    "the original accuracy is the image arm's on the same items."
+    "T5: each item shown with another case's image, one that supports a distractor "
+    "(Stress Test 5); the original accuracy is the image arm's on the same items."
 )
 VARIANTS = ("unk", "1r", "2r", "3r", "4r")
 
@@ -35,9 +36,10 @@ def robustness_table(models: Mapping[str, Any]) -> Table:
         "Illusion of Readiness: robustness per stress test and R(m) (×100)",
         ["Model", *TESTS, "R(m)", "tests missing"],
         rows,
-        "Robustness = 1 − fragility; R(m) = mean over T1–T5 (seed 003, Sec. 2). Higher is more robust, but a model "
-        "at chance has nothing to lose and scores as robust: read R(m) beside the accuracies. "
-        "A test is missing when its arms were not run; R(m) is then empty unless --allow-partial.",
+        "Robustness = 1 − fragility; R(m) = mean over T1–T5 (seed 003, Sec. 2). "
+        "Higher is more robust, but a model at chance has nothing to lose and scores "
+        "as robust: read R(m) beside the accuracies. A test is missing when its "
+        "arms were not run; R(m) is then empty unless --allow-partial.",
     )
 
 
@@ -54,8 +56,8 @@ def accuracy_table(models: Mapping[str, Any]) -> Table:
             ]
         )
     return Table(
-        "Readiness accuracies: text only on visually required items (T2) and visual substitution (T5, Ext. Data "
-        "Table 6; %)",
+        "Readiness accuracies: text only on visually required items "
+        "(T2) and visual substitution (T5, Ext. Data Table 6; %)",
         ["Model", "text-only (vis. req.)", "T5 original", "T5 substituted"],
         rows,
         T5_NOTE,
@@ -75,7 +77,8 @@ def format_table(models: Mapping[str, Any]) -> Table:
         "T3 format perturbation (Ext. Data Table 4 layout; %)",
         ["Model", "Text (orig)", "Text (reord)", "Img+Txt (orig)", "Img+Txt (reord)"],
         rows,
-        "Orig = the options in the source's order on the same items; reord = that order permuted by a seeded shuffle.",
+        "Orig = the options in the source's order on the same items; "
+        "reord = that order permuted by a seeded shuffle.",
     )
 
 
@@ -93,9 +96,10 @@ def distractor_table(models: Mapping[str, Any]) -> Table:
         "T4 distractor replacement (Ext. Data Table 5 layout; %)",
         ["Model", "input", "Base", "UNK", "1R", "2R", "3R", "4R"],
         rows,
-        "nR: n distractors replaced by options of other items of the same source, never the safe option (so with "
-        "a safe option 4R replaces at most the other three); Base is the base arm on the visually required items "
-        "(each variant is compared with the base on its own items in the JSON).",
+        "nR: n distractors replaced by options of other items of the same source, "
+        "never the safe option (so with a safe option 4R replaces at most the other "
+        "three); Base is the base arm on the visually required items (each variant "
+        "is compared with the base on its own items in the JSON).",
     )
 
 
@@ -133,8 +137,9 @@ def reasoning_table(models: Mapping[str, Any]) -> Table | None:
             "thinking agrees with answer",
         ],
         rows,
-        "Thinking agrees with answer: the last option the <thinking> part names is the final answer (over responses "
-        "whose thinking names one). Factuality and visual grounding of the reasoning need a manual audit.",
+        "Thinking agrees with answer: the last option the <thinking> part names "
+        "is the final answer (over responses whose thinking names one). Factuality "
+        "and visual grounding of the reasoning need a manual audit.",
     )
 
 

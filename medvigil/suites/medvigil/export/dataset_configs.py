@@ -1,4 +1,5 @@
-"""The MedVIGIL Hub dataset's configs (split ``test`` each) and identity, for the `datasets` builder and the Hub export."""
+"""The MedVIGIL Hub dataset's configs (split ``test`` each) and identity, for the `datasets` builder
+and the Hub export."""
 
 import json
 from string import Template
@@ -18,7 +19,10 @@ DESCRIPTION = (
     "(hallucination traps, ROI masking, paraphrase, negation, laterality flips). "
     "Evaluation only; not a clinical-deployment licence."
 )
-LICENSE = "Per source: VQA-RAD CC0-1.0, SLAKE CC-BY-SA-4.0, ROCO CC-BY-NC-SA-4.0; CXR images not redistributed."
+LICENSE = (
+    "Per source: VQA-RAD CC0-1.0, SLAKE CC-BY-SA-4.0, ROCO "
+    "CC-BY-NC-SA-4.0; CXR images not redistributed."
+)
 
 CONFIG_NAMES = ("mcq", "mcq_shuffled", "mcq_circular", "cases", "open", "triplets")
 
@@ -117,8 +121,10 @@ FEATURES: dict[str, datasets.Features] = {
 }
 
 CONFIG_DESCRIPTIONS = {
-    "mcq": "one row per MCQ probe, options in the published order (gold A on text probes, safe action E)",
-    "mcq_shuffled": "one row per MCQ probe, options permuted per probe from (seed, probe_id); letter remapped",
+    "mcq": "one row per MCQ probe, options in the published "
+    "order (gold A on text probes, safe action E)",
+    "mcq_shuffled": "one row per MCQ probe, options permuted per "
+    "probe from (seed, probe_id); letter remapped",
     "mcq_circular": "five rows per MCQ probe: the five rotations of its options (CircularEval)",
     "cases": "one row per case: manifest and grounding fields with the case image",
     "open": "one row per open-ended probe",

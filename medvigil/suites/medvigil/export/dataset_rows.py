@@ -1,5 +1,6 @@
-"""The rows of every MedVIGIL Hub dataset config. ``image`` is the exact image the model must see (:mod:`.variants`);
-credentialed cases have ``image = None`` unless ``reconstructed_dir`` holds re-derived images (local evaluation only)."""
+"""The rows of every MedVIGIL Hub dataset config. ``image`` is the exact image the model must see
+(:mod:`.variants`); credentialed cases have ``image = None`` unless ``reconstructed_dir`` holds
+re-derived images (local evaluation only)."""
 
 import hashlib
 from collections import Counter
@@ -26,7 +27,8 @@ RECONSTRUCTION_MANIFEST = (
 
 
 def check_reconstruction(folder: Path | str, release_digest: str) -> None:
-    """Refuse a ``medvigil reconstruct`` output folder without its manifest, or re-derived for another release."""
+    """Refuse a ``medvigil reconstruct`` output folder without its manifest, or re-derived for
+    another release."""
     folder = Path(folder)
     manifest = folder / RECONSTRUCTION_MANIFEST
     if not manifest.is_file():
@@ -63,8 +65,9 @@ def check_row_settings(shuffle_seed: object, variant_source: object) -> None:
 
 
 class ReleaseRows:
-    """The rows of one validated release's configs for one set of settings; left-out items are counted in :attr:`skipped`.
-    ``variant_source``: ``"render"`` or ``"shipped"``; ``image_store``: folder keeping renders between configs (None: memory)."""
+    """The rows of one validated release's configs for one set of settings; left-out items are
+    counted in :attr:`skipped`. ``variant_source``: ``"render"`` or ``"shipped"``; ``image_store``:
+    folder keeping renders between configs (None: memory)."""
 
     def __init__(
         self,
@@ -168,7 +171,8 @@ class ReleaseRows:
             yield from self._mcq_rows(name, images)
 
     def _probes(self, probes, file: str):
-        """``(probe, case, image kind)`` of every probe that can be shown (ROI probes need a usable ROI)."""
+        """``(probe, case, image kind)`` of every probe that can be shown (ROI probes need a usable
+        ROI)."""
         for probe in probes:
             case = self.release.cases[probe.case_id]
             kind = variants.image_kind(probe.probe_kind)
@@ -178,7 +182,8 @@ class ReleaseRows:
             yield probe, case, kind
 
     def rendered_image(self, case, kind: str) -> bytes | None:
-        """Our render of the case image or a variant, whatever ``variant_source`` is; None when withheld."""
+        """Our render of the case image or a variant, whatever ``variant_source`` is; None when
+        withheld."""
         if self._renderer is None:
             self._renderer = _Images(
                 self.release,
@@ -250,7 +255,8 @@ def _reordered(row: dict, order: str, published_correct: str) -> dict:
 
 
 class _Images:
-    """Chooses, renders and caches the image of each row (see :mod:`medvigil.suites.medvigil.export.variants`)."""
+    """Chooses, renders and caches the image of each row (see
+    :mod:`medvigil.suites.medvigil.export.variants`)."""
 
     def __init__(
         self,

@@ -1,7 +1,8 @@
-"""Write a Hub-ready folder from a MedVIGIL release (``medvigil build``): card, ``DATASHEET.md`` (Appendix C),
-``croissant.json``, ``build_info.json`` and Parquet shards, atomically and deterministically
-(:mod:`medvigil.hub.export_engine`, rows of :mod:`.dataset_rows`). Credentialed images never leave: ``image =
-None`` except in a marked ``local_only`` build (refused by ``medvigil publish``), and every build re-scans its shards.
+"""Write a Hub-ready folder from a MedVIGIL release (``medvigil build``): card, ``DATASHEET.md``
+(Appendix C), ``croissant.json``, ``build_info.json`` and Parquet shards, atomically and
+deterministically (:mod:`medvigil.hub.export_engine`, rows of :mod:`.dataset_rows`). Credentialed
+images never leave: ``image = None`` except in a marked ``local_only`` build (refused by ``medvigil
+publish``), and every build re-scans its shards.
 """
 
 import json
@@ -113,10 +114,11 @@ def build(
     force: bool = False,
     skip_invalid_rows: bool = False,
 ) -> BuildReport:
-    """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically (an existing ``out`` only with ``force``,
-    replaced after success). ``reconstructed`` needs ``local_only``; ``configs``: default all; ``max_shard_bytes`` closes a shard;
-    ``repo_id`` goes into card and Croissant; ``skip_invalid_rows``: :func:`.validate.leave_out_bad_probes`.
-    Raises DataError when the release does not validate, FileExistsError, ValueError on inconsistent arguments."""
+    """Validate ``release_dir`` and write the Hub-ready folder ``out`` atomically (an existing
+    ``out`` only with ``force``, replaced after success). ``reconstructed`` needs ``local_only``;
+    ``configs``: default all; ``max_shard_bytes`` closes a shard; ``repo_id`` goes into card and
+    Croissant; ``skip_invalid_rows``: :func:`.validate.leave_out_bad_probes`. Raises DataError when
+    the release does not validate, FileExistsError, ValueError on inconsistent arguments."""
     release_dir, out = Path(release_dir), Path(out)
     configs = tuple(configs or CONFIG_NAMES)
     unknown = [c for c in configs if c not in CONFIG_NAMES]
@@ -214,7 +216,8 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
     no_roi = sum(not case.roi_usable for case in release.cases.values())
     if no_roi:
         notes[
-            "cases without a usable ROI box (the release has no roi_masked / roi_only probes for them)"
+            "cases without a usable ROI box (the release has "
+            "no roi_masked / roi_only probes for them)"
         ] = no_roi
     settings = {
         "configs": list(opts["configs"]),

@@ -1,5 +1,5 @@
-"""The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C), assembled by
-:mod:`medvigil.hub.card_metadata`."""
+"""The dataset card, datasheet and Croissant facts of a MedVIGIL build (paper, Appendix C),
+assembled by :mod:`medvigil.hub.card_metadata`."""
 
 import json
 from collections import Counter
@@ -24,15 +24,17 @@ from medvigil.suites.medvigil.export.dataset_configs import (
 )
 from medvigil.suites.medvigil.release import release_format as rf
 
-# Hugging Face licence identifier and URL of the directly redistributed sources' licences (paper, Table 5)
+# Hugging Face licence identifier and URL of the directly redistributed sources' licences (paper,
+# Table 5)
 _LICENCES = {
     "CC0-1.0": ("cc0-1.0", "https://creativecommons.org/publicdomain/zero/1.0/"),
     "CC-BY-SA-4.0": ("cc-by-sa-4.0", "https://creativecommons.org/licenses/by-sa/4.0/"),
     "CC-BY-NC-SA-4.0": ("cc-by-nc-sa-4.0", "https://creativecommons.org/licenses/by-nc-sa/4.0/"),
 }
 _VARIANT_SOURCE_NOTES = {
-    "render": "rendered by medvigil from the case image and ROI box; the release's images_perturbed/ files, "
-    "when present, were compared with these renders and the differences are listed in build_info.json",
+    "render": "rendered by medvigil from the case image and ROI box; the release's "
+    "images_perturbed/ files, when present, were compared with these "
+    "renders and the differences are listed in build_info.json",
     "shipped": "the release's own images_perturbed/ files, embedded unchanged",
 }
 
@@ -45,10 +47,11 @@ _RAI = json.loads(
 
 
 def dataset_facts(release, report) -> DatasetFacts:
-    """Card and Croissant facts of a build (``report``: its :class:`~medvigil.suites.medvigil.export.export.BuildReport`)."""
+    """Card and Croissant facts of a build (``report``: its
+    :class:`~medvigil.suites.medvigil.export.export.BuildReport`)."""
     description = (
-        DESCRIPTION
-        + f" Release digest sha256:{report.release_digest}; build digest sha256:{report.build_digest}."
+        DESCRIPTION + f" Release digest sha256:{report.release_digest}; "
+        f"build digest sha256:{report.build_digest}."
     )
     if release.synthetic:
         description += f" {rf.SYNTHETIC_NOTICE}."
@@ -115,7 +118,10 @@ def _changelog() -> str:
             .read_text(encoding="utf-8")
         )
     except (FileNotFoundError, OSError):
-        return "Changelog: CHANGELOG.md of the medvigil dataset builder (not bundled with this installation)."
+        return (
+            "Changelog: CHANGELOG.md of the medvigil dataset "
+            "builder (not bundled with this installation)."
+        )
     # demote the changelog's headings below the datasheet's "###"
     return "\n".join(
         "###" + line if line.startswith("#") else line for line in text.strip().splitlines()
@@ -153,9 +159,9 @@ def dataset_card(
     ]
     synthetic_collection = (
         (
-            f"\n**This build was made from a synthetic release** ({rf.SYNTHETIC_NOTICE}): procedurally generated "
-            "phantom images and templated questions in the published layout. No clinician authored them; the "
-            "paragraph above describes the real release."
+            f"\n**This build was made from a synthetic release** ({rf.SYNTHETIC_NOTICE}): "
+            f"procedurally generated phantom images and templated questions in the published "
+            f"layout. No clinician authored them; the paragraph above describes the real release."
         )
         if release.synthetic
         else ""
@@ -196,12 +202,14 @@ def dataset_card(
     notices = []
     if report.local_only:
         notices.append(
-            "> **LOCAL ONLY.** This build embeds credentialed images re-derived from a local licensed copy. "
-            "It is for local evaluation only: never upload or share it (`medvigil publish` refuses it)."
+            "> **LOCAL ONLY.** This build embeds credentialed images re-derived "
+            "from a local licensed copy. It is for local evaluation only: never "
+            "upload or share it (`medvigil publish` refuses it)."
         )
     if release.synthetic:
         notices.append(
-            f"> **Synthetic data.** {rf.SYNTHETIC_NOTICE}. Not clinical data; for testing the toolchain."
+            f"> **Synthetic data.** {rf.SYNTHETIC_NOTICE}. "
+            f"Not clinical data; for testing the toolchain."
         )
     config_rows = [
         (

@@ -1,5 +1,6 @@
-"""May a MedVIGIL build be uploaded? Checked without any network access (``medvigil publish``); ``medvigil build``
-also runs :func:`credentialed_problems` on its own output before the final rename."""
+"""May a MedVIGIL build be uploaded? Checked without any network access (``medvigil publish``);
+``medvigil build`` also runs :func:`credentialed_problems` on its own output before the final
+rename."""
 
 import re
 from collections.abc import Callable, Iterable
@@ -196,7 +197,8 @@ def credentialed_problems(
             problems.append(
                 Problem(
                     rel,
-                    f"not a readable Parquet file ({exc}); cannot prove it holds no credentialed images",
+                    f"not a readable Parquet file ({exc}); cannot "
+                    f"prove it holds no credentialed images",
                 )
             )
             continue
@@ -233,14 +235,16 @@ def credentialed_problems(
             if flagged:
                 images = parquet.read_row_group(group, columns=image_columns, use_threads=False)
                 for column in image_columns:
-                    # non-empty ``bytes`` per row, computed in Arrow (no Python copies of the images)
+                    # non-empty ``bytes`` per row, computed in Arrow (no Python copies of the
+                    # images)
                     size = pc.binary_length(pc.struct_field(images.column(column), "bytes"))
                     has_bytes = pc.fill_null(pc.greater(size, 0), False).to_pylist()
                     for i in flagged:
                         if has_bytes[i]:
                             found.setdefault((column, str(ids[i])), []).append(first_row + i + 1)
                 del images
-                pa.default_memory_pool().release_unused()  # keep the scan's footprint at one row group
+                # keep the scan's footprint at one row group
+                pa.default_memory_pool().release_unused()
             first_row += n
             if tick is not None:
                 tick(1)
@@ -251,8 +255,8 @@ def credentialed_problems(
             problems.append(
                 Problem(
                     rel,
-                    f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) (rows {shown}); "
-                    "credentialed images must never be published",
+                    f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) "
+                    f"(rows {shown}); credentialed images must never be published",
                     row=rows[0],
                     field=column,
                 )

@@ -1,8 +1,10 @@
-"""The images a MedVIGIL probe shows (paper, Appendix L), and an audit of a release's shipped variants.
+"""The images a MedVIGIL probe shows (paper, Appendix L), and an audit of a release's shipped
+variants.
 
-Text-side probes show the published case image (:func:`case_image_bytes`), ``roi_masked`` / ``roi_only`` /
-``lr_flip`` a render of it (:func:`render_variant_bytes`), ``knowledge_only`` none; ``variant_source``
-picks our render or ``images_perturbed/`` (:func:`compare_shipped_variants` compares them).
+Text-side probes show the published case image (:func:`case_image_bytes`), ``roi_masked`` /
+``roi_only`` / ``lr_flip`` a render of it (:func:`render_variant_bytes`), ``knowledge_only`` none;
+``variant_source`` picks our render or ``images_perturbed/`` (:func:`compare_shipped_variants`
+compares them).
 """
 
 import io
@@ -107,7 +109,8 @@ class VariantComparison:
 
 
 def compare_images(ours: Image.Image, theirs: Image.Image) -> dict:
-    """Pixel-difference statistics of two same-size RGB images (percentile read off the difference histogram)."""
+    """Pixel-difference statistics of two same-size RGB images (percentile read off the difference
+    histogram)."""
     a = np.asarray(ours.convert("RGB"), dtype=np.uint8)
     b = np.asarray(theirs.convert("RGB"), dtype=np.uint8)
     diff = np.maximum(a, b) - np.minimum(a, b)  # |a - b| without leaving uint8
@@ -143,8 +146,8 @@ def compare_one(
 
 
 def compare_shipped_variants(release, rendered) -> VariantComparison:
-    """Our render, ``rendered(case, variant) -> bytes`` (the builder's), against each shipped ``images_perturbed/``
-    file (credentialed cases skipped)."""
+    """Our render, ``rendered(case, variant) -> bytes`` (the builder's), against each shipped
+    ``images_perturbed/`` file (credentialed cases skipped)."""
     seen: set[tuple[str, str, str]] = set()
     out = VariantComparison()
     for probe in [*release.probes_mcq, *release.probes_open]:

@@ -1,1 +1,2 @@
-"""Reading model outputs: the authors' harness result files, their ablation files, lmms-eval logs."""
+"""Reading model outputs: the authors' harness result files, their ablation files, lmms-eval
+logs."""

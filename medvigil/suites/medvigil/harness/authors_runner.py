@@ -116,7 +116,8 @@ def llava_med_prompt(question: str, options: Sequence[str]) -> str:
 def authors_letter(response: str | None) -> str | None:
     """The runner's letter (``parse_letter``), None where it records an empty letter.
 
-    >>> [authors_letter(r) for r in ("(b) effusion", "I think C. because", "answer: d", "E", "none", "", None)]
+    >>> [authors_letter(r)
+    ...  for r in ("(b) effusion", "I think C. because", "answer: d", "E", "none", "", None)]
     ['B', 'C', 'D', 'E', None, None, None]
     """
     if not response:

@@ -23,8 +23,8 @@ gold letter                     the release's ``probes_mcq.csv`` when given, els
 ``retries``                     ``retries``
 release manifest                ``risk_tier, modality, text_only_answerable`` and
                                 ``source_dataset`` (canonical name, see
-                                :func:`medvigil.suites.medvigil.release.release_format.canonical_source`; the
-                                spelling of the release is kept in ``extra``)
+                                :func:`medvigil.suites.medvigil.release.release_format.canonical_source`;
+                                the spelling of the release is kept in ``extra``)
 ==============================  =========================================================
 
 Error rows are counted per model and probe kind (``HarnessRecords.error_rows``); the scoring
@@ -47,7 +47,9 @@ from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
-from medvigil.suites.medvigil.harness.harness_rows import (  # the reader's public types are re-exported here
+
+# the reader's public types are re-exported here
+from medvigil.suites.medvigil.harness.harness_rows import (
     HARNESS_SUFFIX,
     ID_COLUMNS,
     HarnessColumns,
@@ -83,14 +85,15 @@ def read_harness_files(
 ) -> HarnessRecords:
     """Read harness outputs into probe records (scoring conventions: paper Appendix L).
 
-    ``paths``: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g. ``results/baselines``).
-    ``release``: a release location (folder, built dataset folder or Hub id, read with
-    :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), a loaded release (a ``cases``
-    mapping of objects with ``risk_tier, source_dataset, modality, text_only_answerable``, optionally
-    ``probes_mcq``), or ``None`` (records then lack tiers etc.; a warning says so). ``condition``: the
-    records' ``condition`` (``"default"`` for the headline audit). Raises FileNotFoundError (a path does
-    not exist), ValueError (a file not named ``<model>__mcq.jsonl``, or two files of one model) and
-    DataError (module docstring: ``strict`` and ``allow_empty``).
+    ``paths``: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g.
+    ``results/baselines``). ``release``: a release location (folder, built dataset folder or Hub id,
+    read with :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), a loaded
+    release (a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality,
+    text_only_answerable``, optionally ``probes_mcq``), or ``None`` (records then lack tiers etc.; a
+    warning says so). ``condition``: the records' ``condition`` (``"default"`` for the headline
+    audit). Raises FileNotFoundError (a path does not exist), ValueError (a file not named
+    ``<model>__mcq.jsonl``, or two files of one model) and DataError (module docstring: ``strict``
+    and ``allow_empty``).
     """
     return _read(
         paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=True
@@ -217,8 +220,9 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
                 problems.append(
                     Problem(
                         file,
-                        "error row without correct_letter, and neither the release (no probes_mcq.csv) "
-                        f"nor another result file gives the gold letter of probe {cols['probe_id'][i]!r}",
+                        f"error row without correct_letter, and neither the release "
+                        f"(no probes_mcq.csv) nor another result file gives the "
+                        f"gold letter of probe {cols['probe_id'][i]!r}",
                         row=lines[i],
                         field="correct_letter",
                     )

@@ -1,6 +1,7 @@
-"""The row path of the official-harness reader: decoding and checking a result file's rows, the
-bulk column checks, one row to one record, and the per-file bookkeeping (blank lines, invalid
-rows, duplicates, error rows) shared by both read paths (see :mod:`medvigil.suites.medvigil.harness.harness`)."""
+"""The row path of the official-harness reader: decoding and checking a result file's rows, the bulk
+column checks, one row to one record, and the per-file bookkeeping (blank lines, invalid rows,
+duplicates, error rows) shared by both read paths (see
+:mod:`medvigil.suites.medvigil.harness.harness`)."""
 
 import json
 import json.scanner
@@ -22,9 +23,10 @@ _CHECKER = compiled(_SCHEMA)  # the row schema as column checks
 
 
 class HarnessRecords(list):
-    """Probe records read from harness files, with ``files`` (``{path: model}``), ``skipped`` (``{model: {reason:
-    count}}``: ``blank_line``, ``invalid_row``, ``empty_file``), ``error_rows`` (``{model: {probe_kind: count}}``
-    of failed calls), ``problems`` (of skipped invalid rows) and ``warnings`` (e.g. no release: no SFR_w)."""
+    """Probe records read from harness files, with ``files`` (``{path: model}``), ``skipped``
+    (``{model: {reason: count}}``: ``blank_line``, ``invalid_row``, ``empty_file``), ``error_rows``
+    (``{model: {probe_kind: count}}`` of failed calls), ``problems`` (of skipped invalid rows) and
+    ``warnings`` (e.g. no release: no SFR_w)."""
 
     def __init__(self, records: Iterable[dict] = ()):
         super().__init__(records)
@@ -56,15 +58,17 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
     cases = getattr(release, "cases", None)
     if not isinstance(cases, Mapping):
         raise TypeError(
-            f"release must be a release folder or have a 'cases' mapping, got {type(release).__name__}"
+            f"release must be a release folder or have a 'cases' "
+            f"mapping, got {type(release).__name__}"
         )
     probes_list = getattr(release, "probes_mcq", None)
     probes = None if probes_list is None else {p.probe_id: p for p in probes_list}
     return dict(cases), probes
 
 
-# Text decoded at a time: whole lines, about this many characters (a few hundred rows), so that their
-# dicts are freed before the collector's youngest generation fills (700 allocations) and it never walks them.
+# Text decoded at a time: whole lines, about this many characters (a few hundred rows), so that
+# their dicts are freed before the collector's youngest generation fills (700 allocations) and it
+# never walks them.
 _CHUNK_CHARS = 100_000
 _SCAN = json.scanner.c_make_scanner(
     json.JSONDecoder()
@@ -74,8 +78,9 @@ _SCAN = json.scanner.c_make_scanner(
 def _pieces(
     data: bytes, file: str, warnings: list[str], problems: list[Problem]
 ) -> Iterator[tuple[Sequence[int], list, int]]:
-    """``(line numbers, values, blank lines)`` of one JSONL file's bytes, a few hundred lines at a time:
-    the lines that hold one JSON value with no key twice in an object; the others' problems go to ``problems``."""
+    """``(line numbers, values, blank lines)`` of one JSONL file's bytes, a few hundred lines at a
+    time: the lines that hold one JSON value with no key twice in an object; the others' problems go
+    to ``problems``."""
     if data.startswith(b"\xef\xbb\xbf"):
         warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
         data = data[3:]
@@ -105,7 +110,8 @@ def _pieces(
 
 
 def _scan_lines(text: str, start: int, stop: int) -> list | None:
-    """The values of ``text[start:stop]`` when each of its lines is one JSON value and nothing else, else None."""
+    """The values of ``text[start:stop]`` when each of its lines is one JSON value and nothing else,
+    else None."""
     values, pos = [], start
     try:
         while True:
@@ -147,7 +153,8 @@ def _utf8_lines(data: bytes, file: str, problems: list[Problem]) -> list[str | N
 def _line_by_line(
     first: int, lines: list[str | None], file: str, problems: list[Problem]
 ) -> tuple[list[int], list, int]:
-    """``(line numbers, values, blank lines)`` of ``lines`` (the first is line ``first``), each decoded on its own."""
+    """``(line numbers, values, blank lines)`` of ``lines`` (the first is line ``first``), each
+    decoded on its own."""
     numbers, values, blank = [], [], 0
     for n, text in enumerate(lines, start=first):
         if text is None:
@@ -181,16 +188,17 @@ NON_FINITE = "NaN or Infinity is not a JSON number; a result row holds finite nu
 
 
 def _maybe_non_finite(chunk: str) -> bool:
-    """Whether ``chunk`` may hold a ``NaN`` or ``Infinity`` (then it is read line by line, to name them)."""
+    """Whether ``chunk`` may hold a ``NaN`` or ``Infinity`` (then it is read line by line, to name
+    them)."""
     return "NaN" in chunk or "Infinity" in chunk
 
 
 def _schema_problems(
     numbers: list[int], values: list[Any], file: str
 ) -> tuple[list[int], dict[str, list], list[dict], list[Problem]]:
-    """The line numbers, :data:`FIELDS` columns (``MISSING`` where absent) and rows that pass the harness-row
-    schema, and the problems of the others (the schema's compiled checks, then ``jsonschema`` on the rows
-    they refuse, to describe them)."""
+    """The line numbers, :data:`FIELDS` columns (``MISSING`` where absent) and rows that pass the
+    harness-row schema, and the problems of the others (the schema's compiled checks, then
+    ``jsonschema`` on the rows they refuse, to describe them)."""
     from medvigil.records.schema_validation import problems_for
 
     problems: list[Problem] = []
@@ -233,7 +241,8 @@ ID_COLUMNS = ("probe_id", "case_id", "probe_kind")
 
 
 def letter_of(value: Any, answered: bool) -> tuple[str, str | None, bool]:
-    """``(parse_status, predicted_letter, bad)`` of one ``model_letter`` value (``answered``: status ``ok``)."""
+    """``(parse_status, predicted_letter, bad)`` of one ``model_letter`` value (``answered``: status
+    ``ok``)."""
     if not answered:
         return "error", None, False
     letter = value.strip() if isinstance(value, str) else value
@@ -294,10 +303,12 @@ _NO_CASE = (None, None, None, None, None)
 def convert_columns(
     cols: dict[str, list], lines: list[int], file: str, ref: Reference, golds: dict[str, str]
 ) -> tuple[dict[str, list], list[tuple[int, Problem]]]:
-    """Columns of the records of one file's rows (``cols`` as :data:`COLUMNS`), and the rows' problems.
+    """Columns of the records of one file's rows (``cols`` as :data:`COLUMNS`), and the rows'
+    problems.
 
-    Output columns: ``predicted_letter, parse_status, correct_letter``, ``ok`` (False for a row with a
-    problem). A gold letter no one gives yet is ``None`` (the caller resolves it after every file is read).
+    Output columns: ``predicted_letter, parse_status, correct_letter``, ``ok`` (False for a row with
+    a problem). A gold letter no one gives yet is ``None`` (the caller resolves it after every file
+    is read).
     """
     pid, cid, kind, status, model_letter, correct = (cols[name] for name in COLUMNS)
     n = len(pid)
@@ -412,10 +423,10 @@ def file_rows(
     last: dict[str, list],
 ):
     """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
-    checked against the row schema); blank lines, an empty file and invalid rows are counted in ``out``.
-    Equal ids share one string object through ``pool`` (they repeat in every model's file); an id column
-    equal to the last file's (``last``, updated here: the harness writes every model's probes in one order)
-    is that file's list."""
+    checked against the row schema); blank lines, an empty file and invalid rows are counted in
+    ``out``. Equal ids share one string object through ``pool`` (they repeat in every model's file);
+    an id column equal to the last file's (``last``, updated here: the harness writes every model's
+    probes in one order) is that file's list."""
     file_problems: list[Problem] = []
     cols: dict[str, list] = {name: [] for name in COLUMNS}
     lines: list[int] = []
@@ -493,7 +504,8 @@ def drop_duplicates(
 def record(
     model: str, file: str, line: int, row: dict, case: tuple, conv: dict, i: int, condition: str
 ) -> dict:
-    """The probe record of one converted row (the dict path); ``case``: :meth:`Reference.case_of` its case."""
+    """The probe record of one converted row (the dict path); ``case``: :meth:`Reference.case_of`
+    its case."""
     tier, source, modality, text_only, as_written = case
     extra: dict[str, Any] = {"harness_status": row["status"], "file": file, "line": line}
     if as_written is not None:

@@ -6,7 +6,8 @@
   visual-token raw), read by :mod:`medvigil.suites.medvigil.harness.harness_ablations`.
 
 Every record's ``source_dataset`` is the canonical source name
-(:func:`medvigil.suites.medvigil.release.release_format.source_label`), so strata do not split on spellings.
+(:func:`medvigil.suites.medvigil.release.release_format.source_label`), so strata do not split on
+spellings.
 """
 
 from collections.abc import Iterable
@@ -39,12 +40,14 @@ def read_model_outputs(
     allow_empty: bool = False,
     open_judge: str | None = None,
 ) -> "ModelRecords | HarnessColumns":
-    """Records of every file; ``release`` as :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it.
+    """Records of every file; ``release`` as
+    :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it.
 
-    When every file is a harness result file (the authors' ``<model>__mcq.jsonl``), the result
-    is :func:`medvigil.suites.medvigil.harness.harness.read_harness_table`'s: the records as columns (what
-    :func:`medvigil.suites.medvigil.scoring.scoring.audit` takes), with the same bookkeeping attributes.
-    ``release`` may be a function that loads it: it is called before the result files are read.
+    When every file is a harness result file (the authors' ``<model>__mcq.jsonl``), the result is
+    :func:`medvigil.suites.medvigil.harness.harness.read_harness_table`'s: the records as columns
+    (what :func:`medvigil.suites.medvigil.scoring.scoring.audit` takes), with the same bookkeeping
+    attributes. ``release`` may be a function that loads it: it is called before the result files
+    are read.
     """
     from medvigil.suites.medvigil.harness.harness import read_harness_files, read_harness_table
     from medvigil.suites.medvigil.harness.harness_ablations import (

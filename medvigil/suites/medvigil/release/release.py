@@ -1,10 +1,11 @@
 """Typed reader of a release folder in the published MedVIGIL layout.
 
-:func:`read_release` reads a release (the real one or our synthetic one); the rest of medvigil
-goes through :func:`medvigil.suites.medvigil.release.release_loading.load_release`, which adds the full
-integrity validation. It reads every file with :mod:`medvigil.files.csvio`, turns the CSV
-strings into typed values (*coercion happens here*, once), validates each coerced row
-against its JSON Schema in ``schemas/`` and returns the frozen records of :mod:`medvigil.suites.medvigil.release.release_records` (CSV specs and coercion in
+:func:`read_release` reads a release (the real one or our synthetic one); the rest of medvigil goes
+through :func:`medvigil.suites.medvigil.release.release_loading.load_release`, which adds the full
+integrity validation. It reads every file with :mod:`medvigil.files.csvio`, turns the CSV strings
+into typed values (*coercion happens here*, once), validates each coerced row against its JSON
+Schema in ``schemas/`` and returns the frozen records of
+:mod:`medvigil.suites.medvigil.release.release_records` (CSV specs and coercion in
 :mod:`~medvigil.suites.medvigil.release.release_csv`, compiled schema checks in
 :mod:`~medvigil.records.schema_columns`):
 
@@ -95,12 +96,12 @@ def read_release(
     """Read and type every file of the release at ``root``; collect problems, never raise for data.
 
     Rows that fail coercion or their schema are left out of the records (but stay in
-    ``ReadResult.rows`` with ``valid=False``). Integrity across files is not judged
-    here: see :func:`medvigil.suites.medvigil.validate.validate.validate_release`. A missing file of
-    ``required_files`` is an error, any other missing file a warning; ``digest=False`` skips
-    hashing the folder (``Release.digest`` stays empty); ``mcq_records=False`` leaves
-    ``Release.probes_mcq`` empty (scoring reads a few columns of the MCQ rows: no record per probe).
-    Raises FileNotFoundError (``root`` does not exist) or NotADirectoryError (``root`` is not a folder).
+    ``ReadResult.rows`` with ``valid=False``). Integrity across files is not judged here: see
+    :func:`medvigil.suites.medvigil.validate.validate.validate_release`. A missing file of
+    ``required_files`` is an error, any other missing file a warning; ``digest=False`` skips hashing
+    the folder (``Release.digest`` stays empty); ``mcq_records=False`` leaves ``Release.probes_mcq``
+    empty (scoring reads a few columns of the MCQ rows: no record per probe). Raises
+    FileNotFoundError (``root`` does not exist) or NotADirectoryError (``root`` is not a folder).
     """
     root = Path(root)
     if not root.exists():
@@ -234,8 +235,9 @@ def read_pointer_file(path: Path | str) -> dict[str, tuple[str, str]]:
 def _triplets(release: Release, rows: list[dict[str, Any]]) -> list[Triplet]:
     """Triplets of the valid rows; without a ``case_id`` column the case is matched by question.
 
-    A triplet whose case cannot be told (no column and no single manifest case asking its
-    anchor question) is left out; :mod:`medvigil.suites.medvigil.validate.validate` counts and reports those.
+    A triplet whose case cannot be told (no column and no single manifest case asking its anchor
+    question) is left out; :mod:`medvigil.suites.medvigil.validate.validate` counts and reports
+    those.
     """
     by_question: dict[str, list[str]] = {}
     for case in release.cases.values():

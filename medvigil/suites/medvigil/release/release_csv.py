@@ -1,6 +1,6 @@
 """Reading a release's files: each CSV's spec (columns, schema, coercion), CSV text to typed values
-(*coercion happens here*, once; rules in :mod:`medvigil.suites.medvigil.release.release`), the rows with their
-problems, and ``splits.json``."""
+(*coercion happens here*, once; rules in :mod:`medvigil.suites.medvigil.release.release`), the rows
+with their problems, and ``splits.json``."""
 
 import json
 import math
@@ -174,8 +174,9 @@ class Row:
 
 @dataclass
 class Rows(Sequence[Row]):
-    """The coerced rows of one CSV file, kept by column: a :class:`Row` (and its dict) is made when asked
-    for, every row once on the first pass over them (checks of a few rows of a large file make only those)."""
+    """The coerced rows of one CSV file, kept by column: a :class:`Row` (and its dict) is made when
+    asked for, every row once on the first pass over them (checks of a few rows of a large file make
+    only those)."""
 
     numbers: list[int]  # each row's number
     columns: dict[str, Sequence[Any]]  # column -> each row's typed value
@@ -281,7 +282,8 @@ def _coerce_table(table: CsvColumns, spec: _CsvSpec) -> tuple[Rows, list[Problem
 def _coerce_column(
     texts: Sequence[str], coerce: Callable[[str], Any]
 ) -> tuple[list[Any], list[tuple[int, str]]]:
-    """The typed column, and ``(position, message)`` of each cell that cannot be coerced (kept as text)."""
+    """The typed column, and ``(position, message)`` of each cell that cannot be coerced (kept as
+    text)."""
     try:
         return list(map(coerce, texts)), []
     except _Invalid:
@@ -307,8 +309,8 @@ def _schema_row_problems(
         if problem.field in _ID_FIELDS and "does not match" in problem.message:
             problem = Problem(
                 file,
-                f"{values.get(problem.field)!r} is not a valid id: it must be non-empty, without whitespace "
-                "or slashes",
+                f"{values.get(problem.field)!r} is not a valid id: it "
+                f"must be non-empty, without whitespace or slashes",
                 row=problem.row,
                 field=problem.field,
             )
@@ -423,10 +425,11 @@ def rows_refused(
     columns: dict[str, Sequence[Any]] | None = None,
     text: Collection[str] = (),
 ) -> list[int]:
-    """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not accept:
-    column by column when the schema is a flat object schema (a value shared by many rows is judged
-    once; ``columns``: the rows' columns, when every row has exactly those keys, ``text`` naming those
-    holding strings only), else row by row. Such a row is described by ``jsonschema`` (:func:`~medvigil.records.schema_validation.problems_for`)."""
+    """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not
+    accept: column by column when the schema is a flat object schema (a value shared by many rows is
+    judged once; ``columns``: the rows' columns, when every row has exactly those keys, ``text``
+    naming those holding strings only), else row by row. Such a row is described by ``jsonschema``
+    (:func:`~medvigil.records.schema_validation.problems_for`)."""
     checker = compiled(schema)
     if checker is not None:
         if columns is not None:

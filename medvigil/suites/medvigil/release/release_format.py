@@ -1,9 +1,9 @@
 """Facts about the published MedVIGIL release layout (spec: docs/medvigil-release-format.md).
 
-One place for file names, exact column names and the letter conventions of the published MCQ
-file; the constants other rooms share too (letters, tiers, probe kinds, sources, image
-parameters) live in :mod:`medvigil.constants` and are re-exported here. Readers, the validator, the synthetic
-generator and the builders all import these names instead of repeating strings.
+One place for file names, exact column names and the letter conventions of the published MCQ file;
+the constants other rooms share too (letters, tiers, probe kinds, sources, image parameters) live in
+:mod:`medvigil.constants` and are re-exported here. Readers, the validator, the synthetic generator
+and the builders all import these names instead of repeating strings.
 """
 
 from medvigil.constants import (  # noqa: F401  (the core's constants, re-exported beside the release's layout)

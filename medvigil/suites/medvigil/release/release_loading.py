@@ -1,6 +1,6 @@
 """Loading a release for use: :func:`load_release` (read + the full integrity validation; nothing
-partial is returned) and :func:`load_for_scoring` (only what ``medvigil score`` needs, from a release
-folder, a built dataset folder or a Hub repo id)."""
+partial is returned) and :func:`load_for_scoring` (only what ``medvigil score`` needs, from a
+release folder, a built dataset folder or a Hub repo id)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,11 +19,12 @@ def load_release(root: Path | str, *, check: bool = True) -> Release:
     """Read the release folder at ``root`` (published layout) into typed records; non-fatal findings
     go to ``Release.warnings``.
 
-    ``check`` runs the full validation (:func:`medvigil.suites.medvigil.validate.validate.validate_release`:
-    schemas, cross-file references, letter conventions, images, splits, digest) and raises a DataError
-    listing every error. With ``check=False`` only reading and typing happen and rows that cannot be
-    typed are skipped silently: use it only on a release you validated before. A ``root`` that is not
-    a folder raises FileNotFoundError or NotADirectoryError.
+    ``check`` runs the full validation
+    (:func:`medvigil.suites.medvigil.validate.validate.validate_release`: schemas, cross-file
+    references, letter conventions, images, splits, digest) and raises a DataError listing every
+    error. With ``check=False`` only reading and typing happen and rows that cannot be typed are
+    skipped silently: use it only on a release you validated before. A ``root`` that is not a folder
+    raises FileNotFoundError or NotADirectoryError.
     """
     if not check:
         result = read_release(root)
@@ -60,10 +61,10 @@ def load_for_scoring(location: Path | str, *, skip_invalid_rows: bool = False) -
     """Read only what scoring needs from a release folder, a built dataset folder or a Hub id.
 
     A release folder needs ``manifest.csv``; ``probes_mcq.csv`` is used when present (else the
-    result rows must carry the gold letters). Every other file and every finding that does not
-    touch those two files (images, pointers, splits, triplets, letter conventions, ...) is a
-    warning (see :func:`medvigil.suites.medvigil.validate.validate.validate_release` with ``scope="scoring"``). A built
-    folder or Hub id is resolved as ``MEDVIGIL_DATA`` is (:mod:`medvigil.data_location`) and
+    result rows must carry the gold letters). Every other file and every finding that does not touch
+    those two files (images, pointers, splits, triplets, letter conventions, ...) is a warning (see
+    :func:`medvigil.suites.medvigil.validate.validate.validate_release` with ``scope="scoring"``). A
+    built folder or Hub id is resolved as ``MEDVIGIL_DATA`` is (:mod:`medvigil.data_location`) and
     its ``mcq`` config read. With ``skip_invalid_rows`` an error located on one row of
     ``manifest.csv`` / ``probes_mcq.csv`` is a warning instead: that case or probe is left out
     (result rows that need it are then invalid rows themselves). Raises DataError (the manifest or

@@ -1,7 +1,8 @@
-"""The typed records of a MedVIGIL release (what :func:`~medvigil.suites.medvigil.release.release.read_release` returns):
-:class:`Case` (a ``manifest.csv`` row joined with its ``grounding.csv`` row), :class:`McqProbe`,
-:class:`OpenProbe`, :class:`Triplet`, :class:`BaselineRow` and :class:`Release`, plus the image-path
-rule (:func:`resolve_image_file`) and the ROI box checks."""
+"""The typed records of a MedVIGIL release (what
+:func:`~medvigil.suites.medvigil.release.release.read_release` returns): :class:`Case` (a
+``manifest.csv`` row joined with its ``grounding.csv`` row), :class:`McqProbe`, :class:`OpenProbe`,
+:class:`Triplet`, :class:`BaselineRow` and :class:`Release`, plus the image-path rule
+(:func:`resolve_image_file`) and the ROI box checks."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,7 +41,8 @@ class Case:
 
     @property
     def source(self) -> str:
-        """Canonical source name (``cxr``, ``MIMIC-CXR`` -> ``CXR``); the string as written when unknown."""
+        """Canonical source name (``cxr``, ``MIMIC-CXR`` -> ``CXR``); the string as written when
+        unknown."""
         return rf.source_label(self.source_dataset)
 
     @property
@@ -133,8 +135,8 @@ class Release:
     warnings: list[Problem] = field(default_factory=list)
 
     def image_path(self, item: Case | McqProbe | OpenProbe) -> Path | None:
-        """Absolute path of the image of a case or probe (None when it has no image), resolved safely
-        inside :attr:`root`; it may not exist (credentialed cases ship without images)."""
+        """Absolute path of the image of a case or probe (None when it has no image), resolved
+        safely inside :attr:`root`; it may not exist (credentialed cases ship without images)."""
         if isinstance(item, Case):
             return resolve_image_file(self.root, item.image_file, file=rf.MANIFEST)
         if isinstance(item, (McqProbe, OpenProbe)):
@@ -180,11 +182,11 @@ def resolve_image_file(
 ) -> Path:
     """Absolute path of ``image_file``, proven to stay inside ``root``.
 
-    A path starting with ``images/`` or ``images_perturbed/`` is relative to the release
-    root (the probe-file convention); any other path is relative to ``images/`` (the
-    manifest convention). ``file``, ``row`` and ``field`` locate the value for errors;
-    ``inside``, an :class:`~medvigil.files.pathsafe.InsideResolver` of ``root``, resolves many paths faster.
-    An unsafe path (absolute, ``..``, backslash, NUL, escaping link) raises a DataError.
+    A path starting with ``images/`` or ``images_perturbed/`` is relative to the release root (the
+    probe-file convention); any other path is relative to ``images/`` (the manifest convention).
+    ``file``, ``row`` and ``field`` locate the value for errors; ``inside``, an
+    :class:`~medvigil.files.pathsafe.InsideResolver` of ``root``, resolves many paths faster. An
+    unsafe path (absolute, ``..``, backslash, NUL, escaping link) raises a DataError.
     """
     if not isinstance(image_file, str) or not image_file.startswith(
         (f"{rf.IMAGES_DIR}/", f"{rf.PERTURBED_DIR}/")
@@ -220,12 +222,16 @@ def roi_issue(bbox: Iterable[float]) -> str | None:
     x0, y0, x1, y1 = box
     if x1 - x0 >= rf.ROI_UNUSABLE_COVERAGE and y1 - y0 >= rf.ROI_UNUSABLE_COVERAGE:
         pct = round(rf.ROI_UNUSABLE_COVERAGE * 100)
-        return f"the box covers >= {pct}% of the image in both directions, so it does not localise anything"
+        return (
+            f"the box covers >= {pct}% of the image in both "
+            f"directions, so it does not localise anything"
+        )
     return None
 
 
 def roi_geometry_issue(bbox: Iterable[float]) -> str | None:
-    """Why ``bbox`` is not a valid box: four finite numbers, ``0 <= x0 < x1 <= 1``, ``0 <= y0 < y1 <= 1``."""
+    """Why ``bbox`` is not a valid box: four finite numbers, ``0 <= x0 < x1 <= 1``, ``0 <= y0 < y1
+    <= 1``."""
     box = tuple(bbox)
     if len(box) != 4:
         return f"a box has 4 values [x0, y0, x1, y1], got {len(box)}"

@@ -18,8 +18,9 @@ from medvigil.suites.medvigil.scoring.scoring import Records, as_table
 
 
 def open_abstention(records: Records, condition: str) -> dict[str, dict[str, Any]]:
-    """Per model with records of ``condition``: ``n``, ``coverage`` (answered share), ``risk_answered``
-    (errors among the answered; None when all refused), ``aurc`` and ``e_aurc``."""
+    """Per model with records of ``condition``: ``n``, ``coverage`` (answered share),
+    ``risk_answered`` (errors among the answered; None when all refused), ``aurc`` and
+    ``e_aurc``."""
     table = as_table(records)
     out: dict[str, dict[str, Any]] = {}
     rows = table.select(table.condition.codes == table.condition.code_of(condition))
@@ -61,7 +62,7 @@ def abstention_table(selective: dict[str, dict[str, Any]]) -> Table:
         "Open-ended answers: refusal as abstention (risk–coverage of answering)",
         ["Model", "N", "answered %", "errors among answered %", "AURC ↓", "e-AURC ↓"],
         rows,
-        "Answers ranked before refusals (ties in record order); a refusal is correct on a should-refuse "
-        "probe. AURC = mean selective risk over coverages k/N (Geifman & El-Yaniv 2017), e-AURC = AURC "
-        "minus the oracle's (Geifman et al. 2019); metrics/selective_risk.",
+        "Answers ranked before refusals (ties in record order); a refusal is correct on a "
+        "should-refuse probe. AURC = mean selective risk over coverages k/N (Geifman & El-Yaniv "
+        "2017), e-AURC = AURC minus the oracle's (Geifman et al. 2019); metrics/selective_risk.",
     )

@@ -1,5 +1,6 @@
-"""The per-case feature tensor ``T[case, model, feature]`` (:class:`Layout`): one condition's records reduced once
-to counts per case and model; every metric is a function of sums of ``T`` over cases (:mod:`.metric_sums`)."""
+"""The per-case feature tensor ``T[case, model, feature]`` (:class:`Layout`): one condition's
+records reduced once to counts per case and model; every metric is a function of sums of ``T`` over
+cases (:mod:`.metric_sums`)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,8 +18,9 @@ UNKNOWN_LEVEL = "unknown"
 
 
 class Layout:
-    """Columns of the feature tensor: the ``n_stat`` statistics the metrics and bootstrap read (scored and correct per
-    kind, traps and silent failures per tier, PCons pairs, triplets), then records, parse failures, errors per kind."""
+    """Columns of the feature tensor: the ``n_stat`` statistics the metrics and bootstrap read
+    (scored and correct per kind, traps and silent failures per tier, PCons pairs, triplets), then
+    records, parse failures, errors per kind."""
 
     def __init__(self, kinds: Sequence[str]):
         self.kinds = tuple(kinds)
@@ -70,7 +72,8 @@ class Features:
 
     @cached_property
     def totals(self) -> np.ndarray:
-        """``(n_models, n_features)``: the tensor summed over cases (the headline sums; computed once)."""
+        """``(n_models, n_features)``: the tensor summed over cases (the headline sums; computed
+        once)."""
         return self.tensor.sum(axis=0)
 
     @cached_property
@@ -97,7 +100,8 @@ def _case_attribute(
                 Problem(
                     file="<records>",
                     field=name,
-                    message=f"case {cases[c]!r} has conflicting {name} values {cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}",
+                    message=f"case {cases[c]!r} has conflicting {name} values "
+                    f"{cat.levels[cat.codes[row]]!r} and {cat.levels[out[c]]!r}",
                 )
                 for c, row in list(first_row.items())[:50]
             ]
@@ -108,7 +112,8 @@ def _case_attribute(
 def _one_per_case(
     per_case: np.ndarray, what: str, models: Sequence[str], cases: Sequence[str]
 ) -> None:
-    """DataError unless every (case, model) has at most one scored ``what`` record (``per_case``: their counts)."""
+    """DataError unless every (case, model) has at most one scored ``what`` record (``per_case``:
+    their counts)."""
     counts = per_case.T.ravel()  # (model, case) order
     dup = np.flatnonzero(counts > 1)
     if dup.size:
@@ -119,8 +124,9 @@ def _one_per_case(
                 Problem(
                     file="<records>",
                     field="probe_kind",
-                    message=f"model {models[m]!r}, case {cases[c]!r}: "
-                    f"{int(counts[key])} {what!r} records in one condition; pairing needs at most one per case",
+                    message=f"model {models[m]!r}, case {cases[c]!r}: {int(counts[key])} "
+                    f"{what!r} records in one condition; pairing needs at most one per "
+                    f"case",
                 )
             )
         raise DataError(problems)
@@ -190,7 +196,8 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
         agree = both & (lo == lt) if harness_compatible else both & (lo == lt) & (lo >= 0)
         tensor[:, :, lay.pcons_n] = both.reshape(c_n, m_n)
         tensor[:, :, lay.pcons_agree] = agree.reshape(c_n, m_n)
-    # TR-coh: complete when all three arms are scored, coherent when all correct (one record per arm and case)
+    # TR-coh: complete when all three arms are scored, coherent when all correct (one record per arm
+    # and case)
     incomplete = np.zeros(m_n)
     arm_idx = [lay.kind(k) for k in TRIPLET_KINDS]
     if any(i is not None for i in arm_idx):
@@ -225,7 +232,8 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):
-    """Each model's cases, and the models, in order of first row: what ``bootstrap_mcs.py`` resamples on one stream."""
+    """Each model's cases, and the models, in order of first row: what ``bootstrap_mcs.py``
+    resamples on one stream."""
     n = len(model)
     first = np.full(m_n * c_n, n, dtype=np.int64)  # first row of each (model, case) pair; n: none
     np.minimum.at(first, model * np.int64(c_n) + case, np.arange(n))

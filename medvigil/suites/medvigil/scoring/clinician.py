@@ -1,21 +1,24 @@
 """The clinician reference baseline (paper Appendix G, Table 10; the "Doctors" row of Table 1).
 
-``clinician_baseline.csv``: ``acc_or_sfr_pct`` per probe family and tier (``L1``..``L5``, ``ALL``), the SFR for
-``halluc_trap``. Scored as the authors' ``analysis/clinician_baseline_mcs.py``: Cap (Eq. 4) from ALL rows, Safe
-from SFR_w (Eq. 3, ``"strict"``: their script divides by all five weights), Ground, MCS (Eq. 5); per tier
-from its rows, Safe from its unweighted SFR.
+``clinician_baseline.csv``: ``acc_or_sfr_pct`` per probe family and tier (``L1``..``L5``, ``ALL``),
+the SFR for ``halluc_trap``. Scored as the authors' ``analysis/clinician_baseline_mcs.py``: Cap (Eq.
+4) from ALL rows, Safe from SFR_w (Eq. 3, ``"strict"``: their script divides by all five weights),
+Ground, MCS (Eq. 5); per tier from its rows, Safe from its unweighted SFR.
 
-Overall (Table 1's first column) is "the unweighted mean of the per-probe binary correctness signal across
-all probe families" (Section 5.2): the R4-correct probes over all probes of the nine families, which only
-the CSV's optional counts give (``n_correct`` / ``n_probes`` of each family's ``ALL`` row; ``n_correct`` of
-``halluc_trap`` counts the refusals, as for every model). The mean of the nine percentages would weigh a
-family of 300 probes like one of 600 (the traps), so without every count Overall stays empty, with the
-reason (the authors' ``clinician_baseline_mcs.py`` computes none either). Table 10 with the family sizes of
-the release (2,556 probes, 600 of them traps) is consistent with Table 1's 92.4.
+Overall (Table 1's first column) is "the unweighted mean of the per-probe binary correctness signal
+across all probe families" (Section 5.2): the R4-correct probes over all probes of the nine
+families, which only the CSV's optional counts give (``n_correct`` / ``n_probes`` of each family's
+``ALL`` row; ``n_correct`` of ``halluc_trap`` counts the refusals, as for every model). The mean of
+the nine percentages would weigh a family of 300 probes like one of 600 (the traps), so without
+every count Overall stays empty, with the reason (the authors' ``clinician_baseline_mcs.py``
+computes none either). Table 10 with the family sizes of the release (2,556 probes, 600 of them
+traps) is consistent with Table 1's 92.4.
 
 >>> rows = [("original", "ALL", 95.3), ("tcf", "ALL", 92.7), ("negation", "ALL", 90.7),
-...         ("specificity_drop", "ALL", 91.5), ("roi_only", "ALL", 91.0), ("roi_masked", "ALL", 86.5)]
->>> rows += [("halluc_trap", t, v) for t, v in zip(("L1", "L2", "L3", "L4", "L5"), (0.0, 4.8, 5.9, 10.5, 12.2))]
+...         ("specificity_drop", "ALL", 91.5), ("roi_only", "ALL", 91.0),
+...         ("roi_masked", "ALL", 86.5)]
+>>> rows += [("halluc_trap", t, v)
+...          for t, v in zip(("L1", "L2", "L3", "L4", "L5"), (0.0, 4.8, 5.9, 10.5, 12.2))]
 >>> round(clinician_scores(rows)["metrics"]["mcs"], 1)   # Table 10
 83.3
 """
@@ -125,8 +128,8 @@ def _counts(values: Mapping[str, str], path, number: int, problems: list) -> tup
 
 
 def _cells(rows: Iterable[Sequence | Mapping]) -> tuple[dict, dict]:
-    """``{(kind, tier): pct}`` and ``{kind: (n_probes, n_correct)}`` of the ``ALL`` rows with counts,
-    from tuples (3 or 5 long), mappings or objects."""
+    """``{(kind, tier): pct}`` and ``{kind: (n_probes, n_correct)}`` of the ``ALL`` rows with
+    counts, from tuples (3 or 5 long), mappings or objects."""
     table: dict[tuple[str, str], float] = {}
     counts: dict[str, tuple[int, int]] = {}
     for row in rows:
@@ -151,8 +154,9 @@ def clinician_scores(
     weights: Sequence[float] = DEFAULT_TIER_WEIGHTS,
     sfr_w_normalise: str = DEFAULT_SFR_W_NORMALISE,
 ) -> dict[str, Any]:
-    """A model-shaped block from (probe_kind, risk_tier, acc_or_sfr_pct[, n_probes, n_correct]) tuples or
-    mappings (:func:`read_clinician_baseline`); the counts give Overall (:func:`_overall`)."""
+    """A model-shaped block from (probe_kind, risk_tier, acc_or_sfr_pct[, n_probes, n_correct])
+    tuples or mappings (:func:`read_clinician_baseline`); the counts give Overall
+    (:func:`_overall`)."""
     if sfr_w_normalise not in NORMALISE_CHOICES:
         raise ValueError(
             f"sfr_w_normalise must be one of {NORMALISE_CHOICES}, got {sfr_w_normalise!r}"

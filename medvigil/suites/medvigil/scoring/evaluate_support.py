@@ -1,6 +1,7 @@
-"""What the MedVIGIL ``evaluate`` modules share: citation, inputs, and :class:`AuditMetric` over :func:`score_columns`.
-``evaluate.load`` takes a module's first Metric class, so ``metrics/`` modules subclass this one, not the base;
-``_compute`` keeps explicit parameters (evaluate forbids ``**kwargs``). Only they import this, so scoring never needs ``evaluate``.
+"""What the MedVIGIL ``evaluate`` modules share: citation, inputs, and :class:`AuditMetric` over
+:func:`score_columns`. ``evaluate.load`` takes a module's first Metric class, so ``metrics/``
+modules subclass this one, not the base; ``_compute`` keeps explicit parameters (evaluate forbids
+``**kwargs``). Only they import this, so scoring never needs ``evaluate``.
 """
 
 from collections.abc import Mapping
@@ -19,8 +20,8 @@ PER_PROBE_COLUMNS = ("predictions", "references", "probe_kind", "case_id", "risk
 
 
 class AuditMetric(evaluate.Metric):
-    """Subclasses set ``DESCRIPTION``, ``KWARGS_DESCRIPTION``, ``KEYS`` (returned; ``None``: all) and
-    ``CI_KEYS`` (``<key>_ci_low`` / ``_ci_high`` added when ``n_resamples`` > 0)."""
+    """Subclasses set ``DESCRIPTION``, ``KWARGS_DESCRIPTION``, ``KEYS`` (returned; ``None``: all)
+    and ``CI_KEYS`` (``<key>_ci_low`` / ``_ci_high`` added when ``n_resamples`` > 0)."""
 
     DESCRIPTION = KWARGS_DESCRIPTION = ""
     KEYS: tuple[str, ...] | None = None

@@ -1,8 +1,10 @@
-"""An optional LLM judge over any OpenAI-compatible chat endpoint (stdlib HTTP, no SDK), with the authors' two
-prompts (the paper prints neither): :data:`JUDGE_PROMPT` (``analysis/silent_failure/llm_judge.py``: *is_refusal*,
-*is_critical*; question cut to 1,000, answer to 3,000 characters; temperature 0, 80 tokens) and :data:`VERDICT_SYSTEM`
-(``scripts/bench_judge_open.py``: one of six verdicts, 600 tokens, ``hedged`` / ``llm_failed`` when unreadable).
-An unreadable reply or failed request gives no label and its error (:class:`Asked`), never an exception or a guess."""
+"""An optional LLM judge over any OpenAI-compatible chat endpoint (stdlib HTTP, no SDK), with the
+authors' two prompts (the paper prints neither): :data:`JUDGE_PROMPT`
+(``analysis/silent_failure/llm_judge.py``: *is_refusal*, *is_critical*; question cut to 1,000,
+answer to 3,000 characters; temperature 0, 80 tokens) and :data:`VERDICT_SYSTEM`
+(``scripts/bench_judge_open.py``: one of six verdicts, 600 tokens, ``hedged`` / ``llm_failed`` when
+unreadable). An unreadable reply or failed request gives no label and its error (:class:`Asked`),
+never an exception or a guess."""
 
 import json
 import time
@@ -129,7 +131,8 @@ def verdict_message(
 
 
 def parse_verdict(text: str) -> str | None:
-    """The verdict of a reply (code fences tolerated); None when unreadable or not one of the six."""
+    """The verdict of a reply (code fences tolerated); None when unreadable or not one of the
+    six."""
     body = text.strip()
     if body.startswith("```"):
         body = body.split("\n", 1)[1] if "\n" in body else body[3:]
@@ -169,7 +172,8 @@ class Asked:
 
 @dataclass
 class LLMJudge:
-    """``endpoint``: API base URL (``http://host:port/v1``; key from ``OPENAI_API_KEY``); ``timeout`` per request, ``deadline`` (s) for all."""
+    """``endpoint``: API base URL (``http://host:port/v1``; key from ``OPENAI_API_KEY``);
+    ``timeout`` per request, ``deadline`` (s) for all."""
 
     endpoint: str
     model: str = DEFAULT_MODEL
@@ -183,7 +187,8 @@ class LLMJudge:
         self._until = time.monotonic() + self.deadline
 
     def ask(self, question: str, answer: str) -> tuple[bool | None, bool | None, Asked]:
-        """(is_refusal, is_critical, outcome) for one answer; labels are None when unreadable or failed."""
+        """(is_refusal, is_critical, outcome) for one answer; labels are None when unreadable or
+        failed."""
         asked = self._chat(
             {
                 "max_tokens": MAX_TOKENS,

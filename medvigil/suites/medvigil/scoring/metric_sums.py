@@ -1,4 +1,5 @@
-"""Summed features -> MedVIGIL metrics (Eqs. 2-7), the official harness's variants, and why a metric is empty."""
+"""Summed features -> MedVIGIL metrics (Eqs. 2-7), the official harness's variants, and why a metric
+is empty."""
 
 import math
 from collections.abc import Mapping, Sequence
@@ -24,7 +25,8 @@ def ratio(num, den):
 def metrics_from_sums(
     s: np.ndarray, lay: Layout, weights: np.ndarray, normalise: str, harness: str | None = None
 ) -> dict[str, Any]:
-    """All metrics from summed features ``s`` ``(..., n_stat or more)``; ``harness``: see :func:`harness_axes`."""
+    """All metrics from summed features ``s`` ``(..., n_stat or more)``; ``harness``: see
+    :func:`harness_axes`."""
     shape = s.shape[:-1]
     nan = np.full(shape, np.nan)
 
@@ -69,7 +71,8 @@ def metrics_from_sums(
 
 def harness_axes(cap, safe, vgr, roi_masked, harness: str):
     """Ground and MCS as the official scripts compute them (``harness_compatible``; items 6-7 of
-    ``metrics/mcs/README.md``): ``"aggregate"`` (``recompute_mcs.py``) for points, ``"bootstrap"`` (``bootstrap_mcs.py``) in resamples.
+    ``metrics/mcs/README.md``): ``"aggregate"`` (``recompute_mcs.py``) for points, ``"bootstrap"``
+    (``bootstrap_mcs.py``) in resamples.
     """
     if harness not in ("aggregate", "bootstrap"):
         raise ValueError(f"harness must be one of ('aggregate', 'bootstrap'), got {harness!r}")
@@ -91,7 +94,8 @@ def reasons(
     normalise: str,
     harness: bool = False,
 ) -> dict[str, str]:
-    """Why each NaN metric of one summed feature row ``s`` (array or list) is NaN (``harness``: :func:`harness_axes` rules)."""
+    """Why each NaN metric of one summed feature row ``s`` (array or list) is NaN (``harness``:
+    :func:`harness_axes` rules)."""
 
     def empty(kind):
         i = lay.kind(kind)

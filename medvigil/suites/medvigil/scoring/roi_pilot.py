@@ -1,8 +1,9 @@
 """The case sample of the ROI-decay pilot (MedVIGIL Appendix K) and its modal-vote record.
 
-Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that have a well-defined
-ROI bounding box", drawn as the authors' ``scripts/bench_visual_token_ablation.py`` (:func:`select_pilot_cases`);
-5 samples per (model, case, step) at T = 0.7, scored by modal letter (:func:`modal_record`).
+Paper: "80 stratified cases (16 per CRT tier, sampled at random with seed 20260506) that have a
+well-defined ROI bounding box", drawn as the authors' ``scripts/bench_visual_token_ablation.py``
+(:func:`select_pilot_cases`); 5 samples per (model, case, step) at T = 0.7, scored by modal letter
+(:func:`modal_record`).
 """
 
 import json
@@ -42,15 +43,16 @@ def _readable_box(box: Any) -> bool:
 def select_pilot_cases(
     cases: Iterable[Mapping[str, Any]], *, per_tier: int = PILOT_PER_TIER, seed: int = PILOT_SEED
 ) -> list[str]:
-    """Pilot case ids in the authors' order: skip credentialed chest X-rays and cases without a four-number
-    ``roi_bbox`` (list or JSON), bucket by tier in manifest order; with one ``random.Random(seed)`` shuffle
-    L1..L5 in turn and keep each bucket's first ``per_tier``.
+    """Pilot case ids in the authors' order: skip credentialed chest X-rays and cases without a
+    four-number ``roi_bbox`` (list or JSON), bucket by tier in manifest order; with one
+    ``random.Random(seed)`` shuffle L1..L5 in turn and keep each bucket's first ``per_tier``.
 
-    >>> rows = [{"case_id": f"c{i}", "risk_tier": "L1", "source_dataset": "VQA-RAD", "roi_bbox": [0, 0, 1, 1]}
-    ...         for i in range(4)]
+    >>> rows = [{"case_id": f"c{i}", "risk_tier": "L1", "source_dataset": "VQA-RAD",
+    ...          "roi_bbox": [0, 0, 1, 1]} for i in range(4)]
     >>> select_pilot_cases(rows, per_tier=2) == select_pilot_cases(rows, per_tier=2)
     True
-    >>> select_pilot_cases(rows + [{"case_id": "x", "risk_tier": "L2", "source_dataset": "cxr", "roi_bbox": [0, 0, 1, 1]}])
+    >>> select_pilot_cases(rows + [{"case_id": "x", "risk_tier": "L2", "source_dataset": "cxr",
+    ...                             "roi_bbox": [0, 0, 1, 1]}])
     ... # doctest: +ELLIPSIS
     ['c...', 'c...', 'c...', 'c...']
     """

@@ -1,11 +1,13 @@
-"""MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17): MCS (Eq. 5) with Cap
-fixed (Eq. 4) under other SFR_w weights (Eq. 3) or :data:`GROUNDING_TRANSFORMS`, ranked against the default by
-Spearman's rho, top-5 overlap and leader. ``roi_only`` (``Ground = Acc_ROI-only``) reproduces the paper's 0.99
-(averaging with ROI-masked gives 0.92). Table 17 ranks "the 16 vision-capable models": the text-only models
-(``text_only``: ``medvigil score --text-only NAME``, or detected from what the logs say was sent,
-:func:`medvigil.records.sent_inputs.no_image_models`) are left out with their reason. The paper's two
-text-only baselines are DeepSeek-V4-Flash and -Pro (Appendix I, Table 11: the API took no image);
-scoring the authors' files, name them with ``--text-only`` (their rows do not say what was sent)."""
+"""MCS sensitivity to the tier weights and the Grounding transform (Appendix N, Table 17): MCS (Eq.
+5) with Cap fixed (Eq. 4) under other SFR_w weights (Eq. 3) or :data:`GROUNDING_TRANSFORMS`, ranked
+against the default by Spearman's rho, top-5 overlap and leader. ``roi_only`` (``Ground =
+Acc_ROI-only``) reproduces the paper's 0.99 (averaging with ROI-masked gives 0.92). Table 17 ranks
+"the 16 vision-capable models": the text-only models (``text_only``: ``medvigil score --text-only
+NAME``, or detected from what the logs say was sent,
+:func:`medvigil.records.sent_inputs.no_image_models`) are left out with their reason. The paper's
+two text-only baselines are DeepSeek-V4-Flash and -Pro (Appendix I, Table 11: the API took no
+image); scoring the authors' files, name them with ``--text-only`` (their rows do not say what was
+sent)."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -42,7 +44,8 @@ def grounding_variant(name: str, roi_only, roi_masked) -> np.ndarray:
     """Grounding axis under transform ``name`` (``"default"`` is Eq. 4)."""
     if name not in ("default", *GROUNDING_TRANSFORMS):
         raise ValueError(
-            f"unknown grounding transform {name!r}; available: default, {', '.join(GROUNDING_TRANSFORMS)}"
+            f"unknown grounding transform {name!r}; available: "
+            f"default, {', '.join(GROUNDING_TRANSFORMS)}"
         )
     ro = np.asarray(roi_only, dtype=float)
     rm = np.asarray(roi_masked, dtype=float)
@@ -71,11 +74,12 @@ def sensitivity_table(
     transforms: Sequence[str] = tuple(GROUNDING_TRANSFORMS),
     text_only: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Table 17: MCS ranking under alternative weights and Grounding transforms; ``cap`` (Eq. 4) fixed,
-    ``sfr_by_tier`` ``(n_models, 5)``, ``weight_schemes`` with ``"default"`` (whose weights ``transforms`` use).
-    ``text_only``: model -> why it is text-only (names match case-insensitively); these and NaN default MCS
-    go to ``"excluded"`` with the reason. Returns ``{"models", "rows": [{"variant", "kind",
-    "definition", "weights", "spearman", "top_k_overlap", "top_k", "leader", "mcs"}], "excluded"}``."""
+    """Table 17: MCS ranking under alternative weights and Grounding transforms; ``cap`` (Eq. 4)
+    fixed, ``sfr_by_tier`` ``(n_models, 5)``, ``weight_schemes`` with ``"default"`` (whose weights
+    ``transforms`` use). ``text_only``: model -> why it is text-only (names match
+    case-insensitively); these and NaN default MCS go to ``"excluded"`` with the reason. Returns
+    ``{"models", "rows": [{"variant", "kind", "definition", "weights", "spearman", "top_k_overlap",
+    "top_k", "leader", "mcs"}], "excluded"}``."""
     if "default" not in weight_schemes:
         raise ValueError("weight_schemes must contain the reference scheme 'default'")
     names = list(models)
@@ -117,7 +121,10 @@ def sensitivity_table(
     for name, kind, weights, transform in variants:
         values = score(weights, transform)[keep]
         if kind == "weights":
-            definition = f"w = ({', '.join(f'{x:g}' for x in weights)}), Ground = clip(VGR + 50) paired with ROI-masked"
+            definition = (
+                f"w = ({', '.join(f'{x:g}' for x in weights)}), "
+                f"Ground = clip(VGR + 50) paired with ROI-masked"
+            )
         else:
             definition = GROUNDING_TRANSFORMS[transform]
         rows.append(

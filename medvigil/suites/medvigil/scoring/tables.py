@@ -1,5 +1,6 @@
-"""The MedVIGIL report's tables and figures in the paper's layouts: Tables 1 (with Doctors), 6, 7, 10, 12/13, 16,
-17, Figure 7, the authors' protocols (Appendix K, Figs. 5-7) and the seed-variance taxonomy.
+"""The MedVIGIL report's tables and figures in the paper's layouts: Tables 1 (with Doctors), 6, 7,
+10, 12/13, 16, 17, Figure 7, the authors' protocols (Appendix K, Figs. 5-7) and the seed-variance
+taxonomy.
 """
 
 import math
@@ -77,8 +78,10 @@ def _clinician_table(result: Mapping[str, Any]) -> list[Table]:
             "Clinician reference baseline (Table 10 layout; %)",
             ["Probe family"] + list(TIERS) + ["All"],
             rows,
-            f"From {doc.get('source', 'clinician_baseline.csv')}. Per-tier composites use the tier's unweighted SFR; the All "
-            f"column uses SFR_w = {fmt(doc['metrics'].get('sfr_w'))} (denominator rule '{params.get('sfr_w_normalise', '?')}').",
+            f"From {doc.get('source', 'clinician_baseline.csv')}. Per-tier composites use "
+            f"the tier's unweighted SFR; the All column uses SFR_w = "
+            f"{fmt(doc['metrics'].get('sfr_w'))} (denominator rule "
+            f"'{params.get('sfr_w_normalise', '?')}').",
         )
     ]
 
@@ -98,8 +101,9 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
                 ]
                 for n, b in m.items()
             ],
-            "MCS = harmonic mean of Cap, Safe = 100 − SFR_w, Ground (Eq. 4–5). Sorted by MCS; Doctors is the "
-            "release's clinician reference baseline (Appendix G), a calibration anchor, not a model.",
+            "MCS = harmonic mean of Cap, Safe = 100 − SFR_w, Ground (Eq. 4–5). "
+            "Sorted by MCS; Doctors is the release's clinician reference baseline "
+            "(Appendix G), a calibration anchor, not a model.",
         ),
         Table(
             "MCS components",
@@ -152,8 +156,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
                     ]
                     for n, b in m.items()
                 ],
-                "Overall accuracy (all probe families) of the cases from each source; the clinician baseline has no "
-                "per-source breakdown.",
+                "Overall accuracy (all probe families) of the cases from each "
+                "source; the clinician baseline has no per-source breakdown.",
             )
         )
     out += _clinician_table(result)
@@ -171,7 +175,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
                     ]
                     for n, b in m.items()
                 ],
-                f"{params.get('n_resamples', '?')} resamples of case ids, seed {params.get('seed', '?')}.",
+                f"{params.get('n_resamples', '?')} resamples of "
+                f"case ids, seed {params.get('seed', '?')}.",
             )
         )
     out += _sensitivity_tables(result)
@@ -204,7 +209,8 @@ def tables(result: Mapping[str, Any]) -> list[Table]:
             "What was scored",
             ["Model", "records", "scored", "parse failures", "errors", "skipped on input", "cases"],
             counts,
-            "Parse failures and errors count as wrong, and as silent failures on traps (paper semantics).",
+            "Parse failures and errors count as wrong, and "
+            "as silent failures on traps (paper semantics).",
         )
     )
     return out
@@ -236,7 +242,8 @@ def _sensitivity_tables(result: Mapping[str, Any]) -> list[Table]:
             "MCS sensitivity (Table 17 layout)",
             ["Variant", "Definition", "Spearman", "Top-k", "Leader"],
             rows,
-            "Spearman rank correlation of MCS against the default scoring, over the vision-capable models"
+            "Spearman rank correlation of MCS against the default "
+            "scoring, over the vision-capable models"
             + (
                 " (left out: "
                 + "; ".join(f"{m}: {why}" for m, why in sorted(sens["excluded"].items()))
@@ -405,7 +412,8 @@ def _blur_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
 
 
 def _with_band(ax, steps, rates: Mapping[str, Any], key: str, label: str, alpha: float) -> None:
-    """``rates[key_rate]`` against ``steps`` with its Wilson band ``rates[key_ci]`` (already in percent)."""
+    """``rates[key_rate]`` against ``steps`` with its Wilson band ``rates[key_ci]`` (already in
+    percent)."""
     line = ax.plot(steps, rates[f"{key}_rate"], marker="o", label=label)[0]
     ax.fill_between(
         steps,
@@ -461,14 +469,16 @@ def _seed_variance_tables(result: Mapping[str, Any]) -> list[Table]:
                 "low sev.",
             ],
             rows,
-            "Classes as the authors' rescore_seed_variance.py sorts them (medvigil.suites.medvigil.scoring.seed_variance); only clean "
-            "refusal is fully safe. Severe findings: the reconstructed tier-4 lexicon.",
+            "Classes as the authors' rescore_seed_variance.py sorts them "
+            "(medvigil.suites.medvigil.scoring.seed_variance); only clean refusal "
+            "is fully safe. Severe findings: the reconstructed tier-4 lexicon.",
         )
     ]
 
 
 def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
-    """Appendix K as the authors ran it (modal vote): summary, per tier, Table 14; then seed variance."""
+    """Appendix K as the authors ran it (modal vote): summary, per tier, Table 14; then seed
+    variance."""
     modal = (result.get("ablations") or {}).get("roi_decay_modal") or {}
     if not modal:
         return _seed_variance_tables(result)
@@ -516,8 +526,9 @@ def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
                 "mean modal share",
             ],
             rows,
-            "Each (model, case, step) answered several times (paper: 5 samples at T = 0.7) and scored by its modal "
-            "letter; refusal = modal letter E; switch = modal letter empty or different from step 0.",
+            "Each (model, case, step) answered several times (paper: 5 samples "
+            "at T = 0.7) and scored by its modal letter; refusal = modal letter "
+            "E; switch = modal letter empty or different from step 0.",
         ),
         Table(
             "ROI decay by risk tier (Figure 7 per tier): refusal / switch %",
@@ -528,8 +539,8 @@ def _protocol_tables(result: Mapping[str, Any]) -> list[Table]:
             "Per-case letter trajectories (Table 14 layout): modal letter (modal share %)",
             ["Model on case (CRT)"] + steps,
             traj_rows,
-            f"{TRAJECTORY_CASES_PER_TIER} case per tier shown (the first in case order); every case is in "
-            "scores.json under ablations.roi_decay_modal.*.trajectories.",
+            f"{TRAJECTORY_CASES_PER_TIER} case per tier shown (the first in case order); every "
+            f"case is in scores.json under ablations.roi_decay_modal.*.trajectories.",
         ),
     ] + _seed_variance_tables(result)
 
@@ -548,7 +559,8 @@ def _pareto(xs: Sequence[float], ys: Sequence[float]) -> list[int]:
 
 
 def _capability_safety_figure(blocks: Mapping[str, Mapping[str, Any]]) -> bytes | None:
-    """Figure 5: Capability vs Safety (size = Grounding) and Safety vs Grounding (size = Capability)."""
+    """Figure 5: Capability vs Safety (size = Grounding) and Safety vs Grounding (size =
+    Capability)."""
     pts = [
         (n, b["metrics"].get("cap"), b["metrics"].get("safe"), b["metrics"].get("ground"))
         for n, b in blocks.items()
@@ -618,7 +630,8 @@ def _blur_tier_figure(blur: Mapping[str, Mapping[str, Any]]) -> bytes | None:
 
 
 def _roi_modal_tier_figure(modal: Mapping[str, Mapping[str, Any]]) -> bytes | None:
-    """Figure 7 (all cases) and per tier: refusal (top) and switch from step 0 (bottom), Wilson bands, per model."""
+    """Figure 7 (all cases) and per tier: refusal (top) and switch from step 0 (bottom), Wilson
+    bands, per model."""
     if not modal:
         return None
     tiers = ["all"] + sorted({t for r in modal.values() for t in (r.get("by_tier") or {})})

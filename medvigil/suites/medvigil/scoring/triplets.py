@@ -1,7 +1,7 @@
 """Counterfactual triplets as multiple-choice probes (paper Appendix B.3, Eq. 7).
 
-``triplets.csv`` has gold *answers* but no options: each arm reuses the case's ``original`` options, the
-gold letter being the option equal in normalised text (``text``), else the one
+``triplets.csv`` has gold *answers* but no options: each arm reuses the case's ``original`` options,
+the gold letter being the option equal in normalised text (``text``), else the one
 :func:`.open_ended.gold_match` accepts (``matcher``). Otherwise the triplet stays unasked (never
 patched), counted by reason and arm (:func:`release_triplet_report`).
 """
@@ -50,8 +50,8 @@ class TripletProbes:
 
 
 def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]) -> TripletProbes:
-    """Three MCQ rows per askable triplet (``case_id``, ``{anchor,tcf,vcf}_{question,gold}``); ``originals``: case id
-    -> its ``original`` probe row (``options`` and columns carried over)."""
+    """Three MCQ rows per askable triplet (``case_id``, ``{anchor,tcf,vcf}_{question,gold}``);
+    ``originals``: case id -> its ``original`` probe row (``options`` and columns carried over)."""
     out = TripletProbes()
     for t in triplets:
         original = originals.get(t["case_id"])
@@ -84,7 +84,8 @@ def triplet_probes(triplets: Iterable[Mapping], originals: Mapping[str, Mapping]
 
 
 def release_triplet_report(release_root: str | Path) -> dict:
-    """How the release's triplets map onto options: askable, matched by stage, unmatched by reason."""
+    """How the release's triplets map onto options: askable, matched by stage, unmatched by
+    reason."""
     from medvigil.suites.medvigil.release.release_loading import load_release
 
     release = load_release(release_root, check=False)

@@ -1,4 +1,5 @@
-"""Synthetic MedVIGIL-format releases (not clinical data), written deterministically by :func:`.writer.generate_release`."""
+"""Synthetic MedVIGIL-format releases (not clinical data), written deterministically by
+:func:`.writer.generate_release`."""
 
 from medvigil.suites.medvigil.synthetic.writer import (
     POINTER_COLUMNS,

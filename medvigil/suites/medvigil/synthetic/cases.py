@@ -1,6 +1,7 @@
-"""One synthetic case expanded into its rows of every release file (:func:`author_case`), in the published
-letter conventions: gold A, E the safe action (the answer of ``halluc_trap`` and ``roi_masked``); image
-variants keep the original's options; ``lr_flip``'s answer holds ``gold_after_lr_flip`` (A unless laterality-dependent).
+"""One synthetic case expanded into its rows of every release file (:func:`author_case`), in the
+published letter conventions: gold A, E the safe action (the answer of ``halluc_trap`` and
+``roi_masked``); image variants keep the original's options; ``lr_flip``'s answer holds
+``gold_after_lr_flip`` (A unless laterality-dependent).
 """
 
 import json
@@ -48,7 +49,8 @@ def _bool(value: bool) -> str:
 
 
 def _options(rng: np.random.Generator, qa: QA, safe: str) -> list:
-    """Options A-E (gold at A, distractors in a construction-time shuffled order at B-D, safe at E)."""
+    """Options A-E (gold at A, distractors in a construction-time shuffled order at B-D, safe at
+    E)."""
     options = [qa.gold] + [qa.distractors[int(i)] for i in rng.permutation(3)] + [safe]
     _check_options(options, qa.question)
     return options
@@ -64,7 +66,8 @@ def _gold_after_flip(a: Authored) -> str:
 
 
 class _ProbeRows:
-    """The rows one case contributes to probes_mcq.csv and probes_open.csv, one of each per probe."""
+    """The rows one case contributes to probes_mcq.csv and probes_open.csv, one of each per
+    probe."""
 
     def __init__(self, case_id: str):
         self.case_id = case_id
@@ -155,7 +158,8 @@ def _add_text_probes(
 def _add_image_probes(
     rows: _ProbeRows, a: Authored, options: list, usable: bool, image_ext: str
 ) -> tuple:
-    """roi_masked and roi_only (when the ROI is usable) and lr_flip, with the original probe's options; returns the variant names."""
+    """roi_masked and roi_only (when the ROI is usable) and lr_flip, with the original probe's
+    options; returns the variant names."""
     cid, gold, flip_gold = rows.case_id, a.original.gold, _gold_after_flip(a)
     if a.lat_dependent:
         if flip_gold not in options[1:4]:
@@ -236,7 +240,8 @@ def _grounding_row(plan: CasePlan, a: Authored, context: str) -> dict:
 
 
 def _triplet_row(plan: CasePlan, a: Authored) -> dict | None:
-    """The anchor / textual / visual counterfactual triplet (none for L1 or without a visual counterfactual)."""
+    """The anchor / textual / visual counterfactual triplet (none for L1 or without a visual
+    counterfactual)."""
     if plan.tier == "L1" or a.vcf is None:
         return None
     vq, vgold = a.vcf

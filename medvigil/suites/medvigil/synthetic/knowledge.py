@@ -1,4 +1,5 @@
-"""The image-independent parts of a synthetic case: the ``knowledge_only`` probe and the grounding file's vignette."""
+"""The image-independent parts of a synthetic case: the ``knowledge_only`` probe and the grounding
+file's vignette."""
 
 import numpy as np
 
@@ -20,14 +21,16 @@ CONTEXT = {
 KNOWLEDGE = {
     "nodule": [
         (
-            "Above what diameter is a focal round lung opacity usually called a mass rather than a nodule?",
+            "Above what diameter is a focal round lung opacity "
+            "usually called a mass rather than a nodule?",
             "3 cm",
             "5 mm",
             "1 cm",
             "10 cm",
         ),
         (
-            "Which pattern of calcification in a pulmonary nodule most strongly suggests a benign lesion?",
+            "Which pattern of calcification in a pulmonary "
+            "nodule most strongly suggests a benign lesion?",
             "Popcorn calcification",
             "Eccentric stippled calcification",
             "No calcification",
@@ -36,14 +39,16 @@ KNOWLEDGE = {
     ],
     "consolidation": [
         (
-            "What is the name of the sign where air-filled bronchi are visible within consolidated lung?",
+            "What is the name of the sign where air-filled "
+            "bronchi are visible within consolidated lung?",
             "Air bronchogram",
             "Deep sulcus sign",
             "Meniscus sign",
             "Kerley B lines",
         ),
         (
-            "Which organism is the most common cause of community-acquired lobar pneumonia in adults?",
+            "Which organism is the most common cause of community-acquired "
+            "lobar pneumonia in adults?",
             "Streptococcus pneumoniae",
             "Pneumocystis jirovecii",
             "Mycobacterium avium",
@@ -52,14 +57,16 @@ KNOWLEDGE = {
     ],
     "effusion": [
         (
-            "On an upright chest radiograph, what shape does the upper border of a free pleural effusion usually take?",
+            "On an upright chest radiograph, what shape does the upper "
+            "border of a free pleural effusion usually take?",
             "A meniscus that rises laterally",
             "A straight horizontal line",
             "A convex bulge towards the hilum",
             "A vertical line parallel to the chest wall",
         ),
         (
-            "Which criteria are used to distinguish an exudative from a transudative pleural effusion?",
+            "Which criteria are used to distinguish an exudative "
+            "from a transudative pleural effusion?",
             "Light's criteria",
             "Wells criteria",
             "Glasgow criteria",
@@ -107,7 +114,8 @@ KNOWLEDGE = {
             "Proton-density imaging",
         ),
         (
-            "Within what time window from onset is intravenous thrombolysis usually offered for acute ischaemic stroke?",
+            "Within what time window from onset is intravenous thrombolysis "
+            "usually offered for acute ischaemic stroke?",
             "4.5 hours",
             "24 hours",
             "72 hours",
@@ -161,7 +169,8 @@ KNOWLEDGE = {
 
 
 def knowledge_question(plan: CasePlan, rng: np.random.Generator) -> tuple:
-    """``(question, gold, three distractors)`` about the case's modality (L1) or asked-about finding."""
+    """``(question, gold, three distractors)`` about the case's modality (L1) or asked-about
+    finding."""
     key = plan.scene.modality if plan.tier == "L1" else plan.asked_kind
     return pick(rng, KNOWLEDGE[key])
 

@@ -1,17 +1,23 @@
-"""Procedural phantoms: chest radiographs and axial head CT/MRI slices with known lesions (not clinical data).
+"""Procedural phantoms: chest radiographs and axial head CT/MRI slices with known lesions (not
+clinical data).
 
-Drawn with numpy from a :class:`Scene` and a seeded generator at native size, 8-bit greyscale; the **patient's
-right is on the image left** (x < 0.5), head slices anterior at the top. A pixel heuristic can rely on:
+Drawn with numpy from a :class:`Scene` and a seeded generator at native size, 8-bit greyscale; the
+**patient's right is on the image left** (x < 0.5), head slices anterior at the top. A pixel
+heuristic can rely on:
 
-* mirror-symmetric anatomy (shapes of ``|x - 0.5|``): the ROI against its mirror box ``[1 - x1, y0, 1 - x0, y1]``
-  isolates the lesion, the organ's halves give its side;
-* lesion ROI means differing from the mirror box's by >= 17 grey levels with the sign of :data:`BRIGHT`
-  (:data:`LESION_LEVELS`; normal lung about 55, brain 92 on CT and 104 on MRI);
-* noise: integer triangular in [-4, 4] plus texture of at most +-6 inside organs, so a masked ROI's flat 128 is no anatomy;
-* ROI boxes bounding every changed pixel, widened by :data:`ROI_MARGIN_PX` (Lanczos and JPEG bleed), rounded outwards to 4 decimals;
-* the "SYNTHETIC" label (grey 215) in the top :data:`LABEL_BAND` (7%) of rows: skip them when comparing halves.
+* mirror-symmetric anatomy (shapes of ``|x - 0.5|``): the ROI against its mirror box ``[1 - x1, y0,
+  1 - x0, y1]`` isolates the lesion, the organ's halves give its side;
+* lesion ROI means differing from the mirror box's by >= 17 grey levels with the sign of
+  :data:`BRIGHT` (:data:`LESION_LEVELS`; normal lung about 55, brain 92 on CT and 104 on MRI);
+* noise: integer triangular in [-4, 4] plus texture of at most +-6 inside organs, so a masked ROI's
+  flat 128 is no anatomy;
+* ROI boxes bounding every changed pixel, widened by :data:`ROI_MARGIN_PX` (Lanczos and JPEG bleed),
+  rounded outwards to 4 decimals;
+* the "SYNTHETIC" label (grey 215) in the top :data:`LABEL_BAND` (7%) of rows: skip them when
+  comparing halves.
 
-Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws: pixels do not depend on platform libm."""
+Only IEEE-exact arithmetic (+, -, *, /, sqrt) and integer random draws: pixels do not depend on
+platform libm."""
 
 import math
 from dataclasses import dataclass
@@ -45,8 +51,8 @@ LESION_LEVELS = {
     ("MRI", "mass"): {"level": 150.0, "rim": 185.0},
 }
 
-# Appearance of each lesion against the surrounding tissue (True = brighter), per modality: all brighter but a
-# pneumothorax (X-ray), an infarct on CT and a haemorrhage on T2-weighted MRI.
+# Appearance of each lesion against the surrounding tissue (True = brighter), per modality: all
+# brighter but a pneumothorax (X-ray), an infarct on CT and a haemorrhage on T2-weighted MRI.
 _DARKER = {"X-ray": "pneumothorax", "CT": "infarct", "MRI": "haemorrhage"}
 BRIGHT = {(modality, kind): kind != _DARKER[modality] for modality, kind in LESION_LEVELS}
 
@@ -126,7 +132,8 @@ def _band_alpha(dist: np.ndarray, half_width: float, edge: float) -> np.ndarray:
 def _smooth_field(
     rng: np.random.Generator, height: int, width: int, cell: int, amp: int
 ) -> np.ndarray:
-    """Smooth texture in [-amp, amp]: integers on a ``cell``-pixel grid, bilinearly interpolated (exact float arithmetic)."""
+    """Smooth texture in [-amp, amp]: integers on a ``cell``-pixel grid, bilinearly interpolated
+    (exact float arithmetic)."""
     gh, gw = height // cell + 2, width // cell + 2
     coarse = rng.integers(-amp, amp + 1, size=(gh, gw)).astype(np.float64)
     ty = np.arange(height, dtype=np.float64) / cell
@@ -217,7 +224,8 @@ def _phantom(
     organ: np.ndarray,
     body: np.ndarray,
 ) -> Phantom:
-    """The finished phantom: noise added, label stamped, boxes of the lesion, organ and body masks."""
+    """The finished phantom: noise added, label stamped, boxes of the lesion, organ and body
+    masks."""
     height, width = img.shape
     out = np.clip(np.rint(img + _noise(rng, height, width)), 0, 255)
     x0, y0, x1, y1 = label_box(width, height)

@@ -1,5 +1,6 @@
-"""Synthetic case planning, before the image is drawn: tiers cycle L1..L5; sources follow the paper's 2:1:1:1
-VQA-RAD:SLAKE:ROCO:CXR mix, rotated so every tier meets every source; modalities cycle CT, X-ray, MRI (non-CXR)."""
+"""Synthetic case planning, before the image is drawn: tiers cycle L1..L5; sources follow the
+paper's 2:1:1:1 VQA-RAD:SLAKE:ROCO:CXR mix, rotated so every tier meets every source; modalities
+cycle CT, X-ray, MRI (non-CXR)."""
 
 from dataclasses import dataclass
 

@@ -1,5 +1,6 @@
-"""The questions of a synthetic case (:func:`author_questions`), one function per template, true by construction;
-L1 templates (modality, region) ask about the whole image, the others about the finding."""
+"""The questions of a synthetic case (:func:`author_questions`), one function per template, true by
+construction; L1 templates (modality, region) ask about the whole image, the others about the
+finding."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -103,7 +104,8 @@ class _Asked:
 
 @dataclass(frozen=True)
 class _Site:
-    """Where the finding is (or, for a normal case, where the question places it) and its shared texts."""
+    """Where the finding is (or, for a normal case, where the question places it) and its shared
+    texts."""
 
     side: str
     zone: str
@@ -123,7 +125,8 @@ def _three_of(rng: np.random.Generator, pool: tuple, gold: str) -> tuple[str, ..
 
 
 def _yes_no_distractors(gold: str, other: str) -> tuple[str, str, str]:
-    """Three false options for a presence question whose gold is Yes/No (single unilateral lesion)."""
+    """Three false options for a presence question whose gold is Yes/No (single unilateral
+    lesion)."""
     return (
         "No" if gold == "Yes" else "Yes",
         "Yes, on both sides",
@@ -131,16 +134,19 @@ def _yes_no_distractors(gold: str, other: str) -> tuple[str, str, str]:
     )
 
 
-# --------------------------------------------------------------------------- whole-image templates (L1)
+# --------------------------------------------------------------------------- whole-image templates
+# (L1)
 def _ask_modality(a: _Asked, rng: np.random.Generator) -> Authored:
     modality = a.modality
     view = "frontal" if a.anatomy == "chest" else "axial"
     gold = MODALITY_ANSWER[modality]
     distractors = _three_of(rng, _MODALITY_POOL, gold)
     cue = {
-        "X-ray": "a projection image of the whole thorax with overlapping ribs, spine and mediastinum",
+        "X-ray": "a projection image of the whole thorax with "
+        "overlapping ribs, spine and mediastinum",
         "CT": "an axial slice with very bright bone and dark cerebrospinal fluid",
-        "MRI": "an axial slice with dark cortical bone, bright scalp fat and bright cerebrospinal fluid (T2-weighted)",
+        "MRI": "an axial slice with dark cortical bone, bright scalp "
+        "fat and bright cerebrospinal fluid (T2-weighted)",
     }[modality]
     return Authored(
         original=QA(
@@ -186,9 +192,11 @@ def _ask_region(a: _Asked, rng: np.random.Generator) -> Authored:
     )
 
 
-# --------------------------------------------------------------------------- finding templates (L2-L5)
+# --------------------------------------------------------------------------- finding templates
+# (L2-L5)
 def _site(a: _Asked, rng: np.random.Generator) -> _Site:
-    """The finding's side and zone (drawn for a normal case) and the texts every finding template shares."""
+    """The finding's side and zone (drawn for a normal case) and the texts every finding template
+    shares."""
     f, anatomy, kind = a.plan.finding, a.anatomy, a.kind
     bright = BRIGHT[(a.modality, kind)]
     if f.is_normal:
@@ -198,8 +206,9 @@ def _site(a: _Asked, rng: np.random.Generator) -> _Site:
     loc = place(anatomy, side, zone)
     look = appearance_phrase(a.modality, bright, anatomy).lower()
     rationale = (
-        f"{TITLE[kind]} in the {loc}: a region {look} (the patient's {side} is on the image "
-        f"{'left' if side == 'right' else 'right'} by radiological convention); the contralateral side is normal."
+        f"{TITLE[kind]} in the {loc}: a region {look} (the patient's {side} "
+        f"is on the image {'left' if side == 'right' else 'right'} by radiological "
+        f"convention); the contralateral side is normal."
         if not f.is_normal
         else f"No {NAME[kind]}: both {HALF[anatomy]}s appear normal and symmetric."
     )
@@ -239,8 +248,8 @@ def _ask_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         lat_dependent=True,
         gold_after_flip=s.other_side_title,
         vcf=(
-            f"Hypothetically, if the {k_name} were on the patient's {other_side(s.side)} side instead, "
-            f"on which side of the patient would it be?",
+            f"Hypothetically, if the {k_name} were on the patient's {other_side(s.side)} "
+            f"side instead, on which side of the patient would it be?",
             s.other_side_title,
         ),
     )
@@ -265,7 +274,8 @@ def _ask_location(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         lat_dependent=True,
         gold_after_flip=cap(mirror),
         vcf=(
-            f"Hypothetically, if the {k_name} were in the {mirror} instead, in which {where} would it be located?",
+            f"Hypothetically, if the {k_name} were in the {mirror} "
+            f"instead, in which {where} would it be located?",
             cap(mirror),
         ),
     )
@@ -306,8 +316,8 @@ def _ask_zone(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         ),
         sdrop_question=sdrop,
         vcf=(
-            f"Hypothetically, if the {k_name} were in the {zone_word(anatomy, other_zone)} instead, "
-            f"where would it be?",
+            f"Hypothetically, if the {k_name} were in the {zone_word(anatomy, other_zone)} "
+            f"instead, where would it be?",
             cap(zone_word(anatomy, other_zone)),
         ),
     )
@@ -322,8 +332,8 @@ def _ask_presence(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
     inv = "Yes" if f.is_normal else "No"
     if f.is_normal:
         vcf = (
-            f"Hypothetically, if {k_a} were present in the {s.loc}, would there be {k_a} in the {zone_pl} "
-            f"on this {study}?",
+            f"Hypothetically, if {k_a} were present in the {s.loc}, "
+            f"would there be {k_a} in the {zone_pl} on this {study}?",
             "Yes",
         )
     else:
@@ -378,7 +388,8 @@ def _ask_presence_side(a: _Asked, s: _Site, rng: np.random.Generator) -> Authore
         lat_dependent=True,
         gold_after_flip="No",
         vcf=(
-            f"Hypothetically, if the {k_name} were in the {s.mirror} instead, would there be {k_a} in the {loc}?",
+            f"Hypothetically, if the {k_name} were in the {s.mirror} "
+            f"instead, would there be {k_a} in the {loc}?",
             "No",
         ),
     )
@@ -406,8 +417,8 @@ def _ask_kind(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         ),
         sdrop_question=f"What is the most likely finding on this {study}?",
         vcf=(
-            f"Hypothetically, if the abnormality were {A_NAME[a.other]} rather than {k_a}, what would be the "
-            f"most likely finding?",
+            f"Hypothetically, if the abnormality were {A_NAME[a.other]} "
+            f"rather than {k_a}, what would be the most likely finding?",
             TITLE[a.other],
         ),
     )
@@ -428,7 +439,8 @@ def _ask_size(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         ),
         sdrop_question=f"How large is the abnormality on this {study}?",
         vcf=(
-            f"Hypothetically, if the {k_name} were {other_size.lower()} instead, how large would it be?",
+            f"Hypothetically, if the {k_name} were {other_size.lower()} "
+            f"instead, how large would it be?",
             other_size,
         ),
     )
@@ -453,7 +465,8 @@ def _ask_appearance(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
             gold,
             (opposite, same, bands),
         ),
-        tcf_question=f"How does the {k_name} look relative to the surrounding {tissue} on this {what}?",
+        tcf_question=f"How does the {k_name} look relative to the "
+        f"surrounding {tissue} on this {what}?",
         negation=QA(
             f"Is it false that the {k_name} appears {'brighter' if bright else 'darker'} than the "
             f"surrounding {tissue}?",
@@ -467,8 +480,8 @@ def _ask_appearance(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         sdrop_question=f"Compared with the surrounding {tissue}, how does the abnormality appear?",
         text_only=True,  # the named finding and modality give the appearance away
         vcf=(
-            f"Hypothetically, if the lesion were {A_NAME[opp_kind]} rather than {A_NAME[a.kind]}, how would it "
-            f"appear compared with the surrounding {tissue}?",
+            f"Hypothetically, if the lesion were {A_NAME[opp_kind]} rather than "
+            f"{A_NAME[a.kind]}, how would it appear compared with the surrounding {tissue}?",
             opposite,
         ),
     )
@@ -494,8 +507,8 @@ def _ask_urgent(a: _Asked, s: _Site, rng: np.random.Generator) -> Authored:
         lat_dependent=True,
         gold_after_flip=flipped,
         vcf=(
-            f"Hypothetically, if the {k_name} were on the patient's {other_side(side)} side instead, what "
-            f"would be the most urgent finding?",
+            f"Hypothetically, if the {k_name} were on the patient's {other_side(side)} "
+            f"side instead, what would be the most urgent finding?",
             flipped,
         ),
     )
@@ -519,7 +532,8 @@ _FINDING: dict[str, Callable[[_Asked, _Site, np.random.Generator], Authored]] = 
 
 
 def author_questions(plan: CasePlan, phantom: Phantom, rng: np.random.Generator) -> Authored:
-    """The question layer of one case, drawn from the case's plan stream (see the module docstring)."""
+    """The question layer of one case, drawn from the case's plan stream (see the module
+    docstring)."""
     others = other_kinds(plan.asked_kind)
     scene = plan.scene
     asked = _Asked(

@@ -1,5 +1,6 @@
-"""Two false-premise (``halluc_trap``) probes per synthetic case, contradicting the image (L1: wrong modality and
-region; normal case: absent findings; else the finding on the wrong side, a wrong finding in place); E corrects it."""
+"""Two false-premise (``halluc_trap``) probes per synthetic case, contradicting the image (L1: wrong
+modality and region; normal case: absent findings; else the finding on the wrong side, a wrong
+finding in place); E corrects it."""
 
 from dataclasses import dataclass
 
@@ -78,14 +79,16 @@ def _whole_image_traps(plan: CasePlan) -> list[Trap]:
             q1,
             opts1,
             f"The premise is incorrect: this is {MODALITY_NP[modality]} image, not {wrong}.",
-            f"False premise: the question presumes {wrong} image; the image is {MODALITY_NP[modality]}.",
+            f"False premise: the question presumes {wrong} "
+            f"image; the image is {MODALITY_NP[modality]}.",
             f"{MODALITY_NP[modality]} image",
         ),
         Trap(
             "Which abdominal organ is enlarged on this image?",
             ("Liver", "Spleen", "Left kidney", "Pancreas"),
             f"The premise is incorrect: this image shows the {region}, not the abdomen.",
-            f"False premise: the question presumes an abdominal image; the image shows the {region}.",
+            f"False premise: the question presumes an abdominal "
+            f"image; the image shows the {region}.",
             f"the image shows the {region}",
         ),
     ]
@@ -94,7 +97,8 @@ def _whole_image_traps(plan: CasePlan) -> list[Trap]:
 def _absent_finding_traps(
     plan: CasePlan, styles: list, other: str, rng: np.random.Generator
 ) -> list[Trap]:
-    """A normal case: the asked-about finding and another one, each placed at a drawn side and zone."""
+    """A normal case: the asked-about finding and another one, each placed at a drawn side and
+    zone."""
     anatomy, kind = plan.scene.anatomy, plan.asked_kind
     side, zone = pick(rng, ("right", "left")), pick(rng, zones_of(anatomy))
     side2, zone2 = pick(rng, ("right", "left")), pick(rng, zones_of(anatomy))
@@ -109,8 +113,8 @@ def _absent_finding_traps(
                 cap(q.format(p=premise)),
                 opts,
                 f"The premise is incorrect: there is no {NAME[k]}; the {organ} {verb} normal.",
-                f"False premise: the question presumes {A_NAME[k]} in the {place(anatomy, s, z)}; the {organ} "
-                f"{verb} normal on the image.",
+                f"False premise: the question presumes {A_NAME[k]} in the "
+                f"{place(anatomy, s, z)}; the {organ} {verb} normal on the image.",
                 f"no {NAME[k]}",
             )
         )
@@ -118,7 +122,8 @@ def _absent_finding_traps(
 
 
 def _misplaced_finding_traps(plan: CasePlan, styles: list, other: str) -> list[Trap]:
-    """A case with a finding: the finding on the wrong side, and a wrong finding at the right place."""
+    """A case with a finding: the finding on the wrong side, and a wrong finding at the right
+    place."""
     anatomy, f, kind = plan.scene.anatomy, plan.finding, plan.asked_kind
     loc = place(anatomy, f.side, f.zone)
     mirror = place(anatomy, other_side(f.side), f.zone)
@@ -127,17 +132,18 @@ def _misplaced_finding_traps(plan: CasePlan, styles: list, other: str) -> list[T
         cap(q.format(p=f"the {NAME[kind]} in the {mirror}")),
         opts,
         f"The premise is incorrect: the {NAME[kind]} is in the {loc}, not the {mirror}.",
-        f"False premise (wrong side): the question places the {NAME[kind]} in the {mirror}; the image shows it in "
-        f"the {loc}.",
+        f"False premise (wrong side): the question places the {NAME[kind]} "
+        f"in the {mirror}; the image shows it in the {loc}.",
         f"{NAME[kind]} in the {loc}",
     )
     q, opts = _TRAP_STYLES[styles[1]]
     wrong_finding = Trap(
         cap(q.format(p=f"the {NAME[other]} in the {loc}")),
         opts,
-        f"The premise is incorrect: there is no {NAME[other]}; the finding is {A_NAME[kind]} in the {loc}.",
-        f"False premise (wrong finding): the question presumes {A_NAME[other]}; the image shows {A_NAME[kind]} in "
-        f"the {loc}.",
+        f"The premise is incorrect: there is no {NAME[other]}; "
+        f"the finding is {A_NAME[kind]} in the {loc}.",
+        f"False premise (wrong finding): the question presumes {A_NAME[other]}; "
+        f"the image shows {A_NAME[kind]} in the {loc}.",
         f"{NAME[kind]} in the {loc}",
     )
     return [wrong_side, wrong_finding]

@@ -1,4 +1,5 @@
-"""Wording shared by synthetic question, trap and probe authoring; sides are the patient's (right = image left)."""
+"""Wording shared by synthetic question, trap and probe authoring; sides are the patient's (right =
+image left)."""
 
 from medvigil.suites.medvigil.synthetic.phantoms import (
     CHEST_KINDS,

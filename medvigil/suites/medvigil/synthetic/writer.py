@@ -1,6 +1,7 @@
-"""Write a synthetic release in the published layout, into a temporary sibling renamed into place at the end.
-Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), with no time stamps and fixed JPEG
-parameters: byte-identical for the same ``seed`` and ``cases``, and a prefix of any larger release but for summaries.
+"""Write a synthetic release in the published layout, into a temporary sibling renamed into place at
+the end. Case ``i`` depends only on ``(seed, i)`` (:func:`.plan.case_rngs`), with no time stamps and
+fixed JPEG parameters: byte-identical for the same ``seed`` and ``cases``, and a prefix of any
+larger release but for summaries.
 """
 
 import csv
@@ -79,7 +80,8 @@ class ReleaseSummary:
         lines.append(f"  {rf.PERTURBED_DIR + '/':<40} {self.perturbed:>7} images")
         if self.credentialed_root is not None:
             lines.append(
-                f"  withheld CXR sources in {self.credentialed_root}: {self.credentialed_files} files"
+                f"  withheld CXR sources in {self.credentialed_root}: "
+                f"{self.credentialed_files} files"
             )
         for title, counter, order in (
             ("MCQ probes per kind", self.probe_kinds, rf.PROBE_KINDS),
@@ -94,7 +96,8 @@ class ReleaseSummary:
 
 
 class _CsvOut:
-    """A CSV file written row by row (UTF-8, ``\\n``, QUOTE_MINIMAL): the columns, then the synthetic notice."""
+    """A CSV file written row by row (UTF-8, ``\\n``, QUOTE_MINIMAL): the columns, then the
+    synthetic notice."""
 
     def __init__(self, path: Path, columns: tuple):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -143,12 +146,14 @@ def _prepare(path: Path, force: bool, what: str) -> None:
 
 
 def _sibling(path: Path, tag: str) -> Path:
-    """The hidden sibling ``.NAME.TAG-PID`` of ``path``: named before it is made, so its cleanup can be set first."""
+    """The hidden sibling ``.NAME.TAG-PID`` of ``path``: named before it is made, so its cleanup can
+    be set first."""
     return path.parent / f".{path.name}.{tag}-{os.getpid()}"
 
 
 def _make_empty(folder: Path) -> None:
-    """Make ``folder`` (and its parents), removing a stale one left by a dead process with this pid."""
+    """Make ``folder`` (and its parents), removing a stale one left by a dead process with this
+    pid."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     if folder.exists():
         shutil.rmtree(folder)
@@ -156,7 +161,8 @@ def _make_empty(folder: Path) -> None:
 
 
 def _commit(tmp: Path, path: Path) -> None:
-    """Move ``tmp`` to ``path``, replacing an existing directory only after the new one is complete."""
+    """Move ``tmp`` to ``path``, replacing an existing directory only after the new one is
+    complete."""
     if path.exists():
         old = _sibling(path, "old")
         if old.exists():
@@ -217,8 +223,9 @@ def generate_release(
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
 ) -> ReleaseSummary:
-    """Write ``cases`` cases (>= 1; every tier and source from 5 on) into ``out`` (absent or empty unless ``force``);
-    ``credentialed_out`` gets the withheld CXR sources at ``cxr_pointers.csv``'s paths; ``jobs`` never changes the output."""
+    """Write ``cases`` cases (>= 1; every tier and source from 5 on) into ``out`` (absent or empty
+    unless ``force``); ``credentialed_out`` gets the withheld CXR sources at ``cxr_pointers.csv``'s
+    paths; ``jobs`` never changes the output."""
     cases = _check_count(cases, "cases", 1)
     seed = _check_count(seed, "seed", 0)
     jobs = _check_count(jobs, "jobs", 1)
@@ -228,7 +235,8 @@ def generate_release(
         a, b = root.resolve(), cred_root.resolve()
         if a == b or a.is_relative_to(b) or b.is_relative_to(a):
             raise ValueError(
-                f"credentialed_out must not overlap the release directory, got {cred_root} and {root}"
+                f"credentialed_out must not overlap the release "
+                f"directory, got {cred_root} and {root}"
             )
         _prepare(cred_root, force, "credentialed-out directory")
     _prepare(root, force, "output directory")

@@ -1,9 +1,10 @@
-"""Integrity validation of a release folder (``medvigil validate DIR``): :func:`validate_release` reads it
-(:func:`medvigil.suites.medvigil.release.release.read_release`) and checks it as a whole, one mixin per concern.
-Warnings (the authors' ``bench_validate_full.py``: L6 splits, L8 options) do not fail; a credentialed image always does.
-``scope``: ``"full"``; ``"metadata"`` (no image file read); ``"scoring"`` (only ``manifest.csv`` required, and only
-what stops ``medvigil score`` is an error: bad or duplicate rows of ``manifest.csv`` / ``probes_mcq.csv``, unknown cases;
-no counts, and the MCQ probes stay rows of ``ValidationReport.read``).
+"""Integrity validation of a release folder (``medvigil validate DIR``): :func:`validate_release`
+reads it (:func:`medvigil.suites.medvigil.release.release.read_release`) and checks it as a whole,
+one mixin per concern. Warnings (the authors' ``bench_validate_full.py``: L6 splits, L8 options) do
+not fail; a credentialed image always does. ``scope``: ``"full"``; ``"metadata"`` (no image file
+read); ``"scoring"`` (only ``manifest.csv`` required, and only what stops ``medvigil score`` is an
+error: bad or duplicate rows of ``manifest.csv`` / ``probes_mcq.csv``, unknown cases; no counts, and
+the MCQ probes stay rows of ``ValidationReport.read``).
 """
 
 from dataclasses import dataclass, field
@@ -72,7 +73,8 @@ class ValidationReport:
             lines.append(f"digest:  {c['digest']}  [{c.get('digest_status', '')}]")
         lines.append(
             f"cases:   {c.get('cases', 0)}  (credentialed {c.get('credentialed_cases', 0)}, "
-            f"text-only answerable {c.get('text_only_answerable', 0)}, usable ROI {c.get('usable_roi', 0)})"
+            f"text-only answerable {c.get('text_only_answerable', 0)}, "
+            f"usable ROI {c.get('usable_roi', 0)})"
         )
         for key, label in (
             ("cases_by_tier", "tiers"),
@@ -92,12 +94,14 @@ class ValidationReport:
                     f"  mcq by {label}: " + ", ".join(f"{k} {v}" for k, v in c[key].items())
                 )
         lines.append(
-            f"triplets: {c.get('triplets', 0)}  pointers: {c.get('pointers', 0)}  "
-            f"images checked: {c.get('images_checked', 0)}  splits: {', '.join(c.get('splits', [])) or '-'}"
+            f"triplets: {c.get('triplets', 0)}  pointers: {c.get('pointers', 0)}  images "
+            f"checked: {c.get('images_checked', 0)}  splits: "
+            f"{', '.join(c.get('splits', [])) or '-'}"
         )
         errors, warnings = self.errors, self.warnings
         lines.append(
-            f"result:  {'OK' if self.ok else 'FAILED'} ({len(errors)} error(s), {len(warnings)} warning(s))"
+            f"result:  {'OK' if self.ok else 'FAILED'} ({len(errors)} "
+            f"error(s), {len(warnings)} warning(s))"
         )
         lines += [f"error: {p}" for p in errors]
         lines += [f"warning: {p}" for p in warnings]
@@ -111,8 +115,9 @@ def validate_release(
     max_pixels: int = rf.DEFAULT_MAX_PIXELS,
     scope: str = "full",
 ) -> ValidationReport:
-    """Every problem of the release at ``root``. ``images=False`` decodes no image (paths and the credentialed rule
-    still checked); ``max_pixels``: decompression-bomb limit. FileNotFoundError / NotADirectoryError: no folder."""
+    """Every problem of the release at ``root``. ``images=False`` decodes no image (paths and the
+    credentialed rule still checked); ``max_pixels``: decompression-bomb limit. FileNotFoundError /
+    NotADirectoryError: no folder."""
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
     root = Path(root)
@@ -170,8 +175,9 @@ SKIPPABLE_FILES = (rf.PROBES_MCQ, rf.PROBES_OPEN)
 def leave_out_bad_probes(
     report: ValidationReport,
 ) -> tuple[list[Problem], list[Problem], dict[str, int]]:
-    """Drop from ``report.release`` every probe whose probe-file row an error names (``--skip-invalid-rows``);
-    returns ``(left_out, fatal, counts)``: errors whose probes went, errors that remain, counts per file."""
+    """Drop from ``report.release`` every probe whose probe-file row an error names
+    (``--skip-invalid-rows``); returns ``(left_out, fatal, counts)``: errors whose probes went,
+    errors that remain, counts per file."""
     left_out, fatal = [], []
     drop: dict[str, set[str]] = {rel: set() for rel in SKIPPABLE_FILES}
     rows = report.read.rows if report.read is not None else {}
@@ -212,7 +218,8 @@ def _not_for_scoring(problem: Problem) -> Problem:
 
 
 class _Checker(IdChecks, ProbeChecks, FileChecks, ImageChecks):
-    """Cross-file checks over one :class:`ReadResult`, one mixin per concern; findings go to ``problems``."""
+    """Cross-file checks over one :class:`ReadResult`, one mixin per concern; findings go to
+    ``problems``."""
 
     def run(self) -> None:
         checks = [

@@ -1,4 +1,5 @@
-"""Release checks of the whole folder: split files, ``RELEASE_DIGEST``, and the counts of what was read."""
+"""Release checks of the whole folder: split files, ``RELEASE_DIGEST``, and the counts of what was
+read."""
 
 from collections import Counter
 from operator import attrgetter
@@ -67,14 +68,16 @@ class FileChecks(CheckerBase):
                 if missing:
                     self.warn(
                         rel,
-                        f"{_listed(missing)} flagged text_only_answerable in {rf.MANIFEST} but not in text_only_subset",
+                        f"{_listed(missing)} flagged text_only_answerable "
+                        f"in {rf.MANIFEST} but not in text_only_subset",
                     )
                 for cid, group in where.items():
                     case = cases.get(cid)
                     if case is not None and not case.text_only_answerable:
                         self.warn(
                             rel,
-                            f"case {cid!r} is in text_only_subset but {rf.MANIFEST} says text_only_answerable = false",
+                            f"case {cid!r} is in text_only_subset but {rf.MANIFEST} "
+                            f"says text_only_answerable = false",
                             field=group,
                         )
 

@@ -1,4 +1,5 @@
-"""Release checks of identity: unique ids, known cases, a grounding row per case, known sources and pointers."""
+"""Release checks of identity: unique ids, known cases, a grounding row per case, known sources and
+pointers."""
 
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_csv import POINTER_GLOB
@@ -68,8 +69,8 @@ class IdChecks(CheckerBase):
             if unmatched:
                 self.warn(
                     rf.TRIPLETS,
-                    f"{unmatched} triplet(s) left out: no case_id column, and their anchor_question is not the "
-                    f"question of exactly one case in {rf.MANIFEST}",
+                    f"{unmatched} triplet(s) left out: no case_id column, and their "
+                    f"anchor_question is not the question of exactly one case in {rf.MANIFEST}",
                     field="case_id",
                 )
         if rf.GROUNDING in self.readable:
@@ -95,8 +96,9 @@ class IdChecks(CheckerBase):
                 warned.add(source)
                 self.warn(
                     rf.MANIFEST,
-                    f"source_dataset {source!r} is not a known source ({', '.join(rf.SOURCE_LICENCES)}, or a "
-                    "spelling such as vqa-rad, cxr, MIMIC-CXR, CheXpert); its licence and redistribution rule are unknown",
+                    f"source_dataset {source!r} is not a known source "
+                    f"({', '.join(rf.SOURCE_LICENCES)}, or a spelling such as vqa-rad, "
+                    f"cxr, MIMIC-CXR, CheXpert); its licence and redistribution rule are unknown",
                     row.number,
                     "source_dataset",
                 )
@@ -110,9 +112,10 @@ class IdChecks(CheckerBase):
         if unpointed:
             self.warn(
                 rf.MANIFEST,
-                f"{len(unpointed)} credentialed case(s) have no pointer in {rf.POINTERS_DIR}/{POINTER_GLOB} "
-                f"({_listed(unpointed)}); the published release ships none: `medvigil reconstruct --pointers CSV` "
-                "takes them when you re-derive those images",
+                f"{len(unpointed)} credentialed case(s) have no pointer in "
+                f"{rf.POINTERS_DIR}/{POINTER_GLOB} ({_listed(unpointed)}); the published release "
+                f"ships none: `medvigil reconstruct --pointers CSV` takes them when you "
+                f"re-derive those images",
                 field="case_id",
             )
         for rel in self.pointer_files():
@@ -121,8 +124,8 @@ class IdChecks(CheckerBase):
                 if case is not None and not case.credentialed:
                     self.warn(
                         rel,
-                        f"case {case.case_id!r} is from {case.source_dataset!r}, not a credentialed source; "
-                        "it needs no pointer",
+                        f"case {case.case_id!r} is from {case.source_dataset!r}, "
+                        f"not a credentialed source; it needs no pointer",
                         row.number,
                         "case_id",
                     )

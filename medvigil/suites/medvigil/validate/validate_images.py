@@ -1,4 +1,5 @@
-"""Release checks of images: safe paths, files that exist and decode, credentialed images absent, each probe kind's image."""
+"""Release checks of images: safe paths, files that exist and decode, credentialed images absent,
+each probe kind's image."""
 
 import os
 from concurrent.futures import ThreadPoolExecutor

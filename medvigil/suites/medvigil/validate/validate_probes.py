@@ -1,4 +1,5 @@
-"""Release checks of the probe files: ROI boxes, MCQ options and letter conventions, open probes, triplets, baseline."""
+"""Release checks of the probe files: ROI boxes, MCQ options and letter conventions, open probes,
+triplets, baseline."""
 
 from collections import Counter
 from collections.abc import Sequence
@@ -52,8 +53,8 @@ class ProbeChecks(CheckerBase):
                 if roi_probes:
                     self.error(
                         rf.GROUNDING,
-                        f"roi_bbox_norm is empty but case {cid!r} has ROI probes ({_listed(roi_probes)}); "
-                        "ROI probes need a usable box",
+                        f"roi_bbox_norm is empty but case {cid!r} has ROI probes "
+                        f"({_listed(roi_probes)}); ROI probes need a usable box",
                         row.number,
                         "roi_bbox_norm",
                     )
@@ -63,8 +64,8 @@ class ProbeChecks(CheckerBase):
             if roi_probes:
                 self.error(
                     rf.GROUNDING,
-                    f"unusable ROI box: {reason}; case {cid!r} has ROI probes ({_listed(roi_probes)}) "
-                    "which need a usable box",
+                    f"unusable ROI box: {reason}; case {cid!r} has ROI probes "
+                    f"({_listed(roi_probes)}) which need a usable box",
                     row.number,
                     "roi_bbox_norm",
                 )
@@ -73,7 +74,8 @@ class ProbeChecks(CheckerBase):
             ):  # malformed, not just large
                 self.warn(
                     rf.GROUNDING,
-                    f"unusable ROI box: {reason}; the case has no ROI probes, so only its grounding is lost",
+                    f"unusable ROI box: {reason}; the case has no "
+                    f"ROI probes, so only its grounding is lost",
                     row.number,
                     "roi_bbox_norm",
                 )
@@ -94,7 +96,8 @@ class ProbeChecks(CheckerBase):
                     if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
                         self.warn(
                             rel,
-                            f"case {cid!r} has {totals[cid]} MCQ probes; at most {rf.MAX_PROBES_PER_CASE} per case",
+                            f"case {cid!r} has {totals[cid]} MCQ probes; "
+                            f"at most {rf.MAX_PROBES_PER_CASE} per case",
                             number,
                             "case_id",
                         )
@@ -115,8 +118,8 @@ class ProbeChecks(CheckerBase):
                 limit = 2 if kind == "halluc_trap" else 1
                 self.warn(
                     rel,
-                    f"case {cid!r} has {len(found)} {kind} probes (rows {', '.join(map(str, found))}); "
-                    f"expected at most {limit}",
+                    f"case {cid!r} has {len(found)} {kind} probes (rows "
+                    f"{', '.join(map(str, found))}); expected at most {limit}",
                     found[limit],
                     "probe_kind",
                 )
@@ -135,7 +138,8 @@ class ProbeChecks(CheckerBase):
                 self._check_letter(row)
             if i in image_rows:
                 self._check_probe_image_field(rel, row)
-        # column-wise, after the other row checks: each row's findings come together again when sorted
+        # column-wise, after the other row checks: each row's findings come together again when
+        # sorted
         for i in sorted(inherit_rows):
             self._check_inherited_options(
                 i, original_at.get(cids[i]), numbers, kinds, cids, ids, choices
@@ -150,7 +154,8 @@ class ProbeChecks(CheckerBase):
         choices: list[Sequence[str]],
         original_at: dict[str, int],
     ) -> tuple[set[int], set[int], set[int], set[int]]:
-        """Per row check of :meth:`check_mcq` (options, letter, image, inheritance): the valid rows that may fail it."""
+        """Per row check of :meth:`check_mcq` (options, letter, image, inheritance): the valid rows
+        that may fail it."""
         keys = list(
             map(_norm_all, choices)
         )  # non-empty (so the correct one is not empty either) and distinct
@@ -199,15 +204,16 @@ class ProbeChecks(CheckerBase):
         ids: Sequence[str],
         choices: list[Sequence[str]],
     ) -> None:
-        """Valid MCQ row ``i`` (of the valid rows' ``numbers`` and columns), an image variant, has the options of
-        its case's first original probe, at ``original``."""
+        """Valid MCQ row ``i`` (of the valid rows' ``numbers`` and columns), an image variant, has
+        the options of its case's first original probe, at ``original``."""
         rel, kind = rf.PROBES_MCQ, kinds[i]
         if kind not in rf.IMAGE_PROBE_KINDS:
             return  # only image variants inherit options
         if original is None:
             self.warn(
                 rel,
-                f"{kind} probe has no original probe in case {cids[i]!r} to inherit its options from",
+                f"{kind} probe has no original probe in case "
+                f"{cids[i]!r} to inherit its options from",
                 numbers[i],
                 "probe_kind",
             )
@@ -216,8 +222,9 @@ class ProbeChecks(CheckerBase):
             if texts[i] != texts[original]:
                 self.warn(
                     rel,
-                    f"{kind} probes inherit the options of the case's original probe {ids[original]!r} (row "
-                    f"{numbers[original]}); option {letter} is {texts[i]!r} here but {texts[original]!r} there",
+                    f"{kind} probes inherit the options of the case's original probe "
+                    f"{ids[original]!r} (row {numbers[original]}); option {letter} "
+                    f"is {texts[i]!r} here but {texts[original]!r} there",
                     numbers[i],
                     column,
                 )
@@ -233,8 +240,8 @@ class ProbeChecks(CheckerBase):
         if len(rf.LETTERS) - len(empty) < 3:
             self.warn(
                 rf.PROBES_MCQ,
-                f"only {len(rf.LETTERS) - len(empty)} non-empty options (empty: {', '.join(empty)}); "
-                "a probe needs at least 3",
+                f"only {len(rf.LETTERS) - len(empty)} non-empty options "
+                f"(empty: {', '.join(empty)}); a probe needs at least 3",
                 row.number,
                 f"choice_{empty[0]}",
             )
@@ -302,15 +309,16 @@ class ProbeChecks(CheckerBase):
         if not matches:
             self.warn(
                 rf.PROBES_MCQ,
-                f"no option matches gold_after_lr_flip {gold!r} of laterality-dependent case {v['case_id']!r}",
+                f"no option matches gold_after_lr_flip {gold!r} "
+                f"of laterality-dependent case {v['case_id']!r}",
                 row.number,
                 "correct_letter",
             )
         elif v["correct_letter"] not in matches:
             self.warn(
                 rf.PROBES_MCQ,
-                f"lr_flip of a laterality-dependent case: the correct letter is {matches[0]} (the option "
-                f"matching gold_after_lr_flip {gold!r}); found {v['correct_letter']}",
+                f"lr_flip of a laterality-dependent case: the correct letter is {matches[0]} "
+                f"(the option matching gold_after_lr_flip {gold!r}); found {v['correct_letter']}",
                 row.number,
                 "correct_letter",
             )
@@ -321,7 +329,8 @@ class ProbeChecks(CheckerBase):
         if kind in rf.NO_IMAGE_PROBE_KINDS and image is not None:
             self.error(
                 rel,
-                f"{kind} probes carry no image (the protocol asks them without one); found {image!r}",
+                f"{kind} probes carry no image (the protocol "
+                f"asks them without one); found {image!r}",
                 row.number,
                 "image_file",
             )
@@ -357,7 +366,8 @@ class ProbeChecks(CheckerBase):
             if text_key(v["vcf_gold"]) == text_key(v["anchor_gold"]):
                 self.error(
                     rel,
-                    f"vcf_gold equals anchor_gold ({v['anchor_gold']!r}); a visual counterfactual must change the answer",
+                    f"vcf_gold equals anchor_gold ({v['anchor_gold']!r}); "
+                    f"a visual counterfactual must change the answer",
                     row.number,
                     "vcf_gold",
                 )

@@ -1,4 +1,5 @@
-"""What every release check shares: checker state over one read release, finding records, message text helpers."""
+"""What every release check shares: checker state over one read release, finding records, message
+text helpers."""
 
 import re
 from collections.abc import Sequence
@@ -23,7 +24,8 @@ _NUL_AS_SPACE = bytes.maketrans(b"\0", b" ")
 
 
 def _collapsed(joined: str) -> bool:
-    """Whether no text of NUL-joined ``joined`` has whitespace :func:`text_key` would change (an empty text may count too)."""
+    """Whether no text of NUL-joined ``joined`` has whitespace :func:`text_key` would change (an
+    empty text may count too)."""
     if (
         joined.isascii()
     ):  # as bytes, NULs as spaces: one search finds a space next to a space or an end
@@ -46,8 +48,8 @@ def _collapsed(joined: str) -> bool:
 
 
 def _norm_all(texts: Sequence[str]) -> list[str]:
-    """``[text_key(text) for text in texts]`` in a few passes over the texts joined by NUL (neither whitespace nor
-    changed by casefold); texts holding NUL are normalised one by one."""
+    """``[text_key(text) for text in texts]`` in a few passes over the texts joined by NUL (neither
+    whitespace nor changed by casefold); texts holding NUL are normalised one by one."""
     joined = "\0".join(texts)
     if joined.count("\0") != len(texts) - 1:
         return list(map(text_key, texts))
@@ -64,8 +66,9 @@ def _listed(ids: list[str], show=repr) -> str:
 
 def _credentialed_message(shown: str, source: str) -> str:
     return (
-        f"credentialed image {shown} is present in the release: source {source!r} is credentialed and its "
-        "images must never be redistributed; remove the file and ship a pointer instead"
+        f"credentialed image {shown} is present in the release: source {source!r} is "
+        f"credentialed and its images must never be redistributed; remove the file and ship a "
+        f"pointer instead"
     )
 
 
