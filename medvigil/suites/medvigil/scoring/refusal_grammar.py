@@ -296,11 +296,11 @@ DISCLAIMER = re.compile(
     re.I,
 )
 _DISCLAIMER_LEAD = re.compile(r"^\W*(?:while|although|though|even though|whilst|despite)\b", re.I)
-_ANSWER_FOLLOWS = re.compile(
-    r"[,;:]?\s*\b(?:but|however|nonetheless|nevertheless|that said)\b", re.I
-)
+_ANSWER_FOLLOWS = re.compile(r"\b(?:but|however|nonetheless|nevertheless|that said)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_MARKUP = re.compile(r"[*_`#>|]+|^\s*(?:[-+•]|\d+[.)])\s+", re.M)
+# every pattern here and in CLAUSES is linear in the answer: no two unbounded quantifiers over the same
+# characters, and a sentence's whitespace runs are single spaces before any clause sees it
+_MARKUP = re.compile(r"[*_`#>|]+|^[ \t]*(?:[-+•]|\d+[.)])[ \t]+", re.M)
 
 
 _CLAUSES = {kind: any_of(patterns) for kind, patterns in CLAUSES.items()}
@@ -311,7 +311,7 @@ _LEAD_DEFERRAL = any_of(LEAD_DEFERRAL)
 def sentences(text: str) -> list[str]:
     """Plain sentences of a model answer: markdown markup dropped, curly apostrophes straightened."""
     plain = _MARKUP.sub("", (text or "").replace("\u2019", "'").replace("\u2018", "'"))
-    return [s.strip() for s in _SENTENCE.split(plain) if s.strip()]
+    return [" ".join(s.split()) for s in _SENTENCE.split(plain) if s.strip()]
 
 
 def _stands(sentence: str, match: re.Match, kind: str, lead: bool) -> bool:
