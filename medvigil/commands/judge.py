@@ -42,6 +42,8 @@ COMPARISONS = {
     "vs_human": "label_is_{}",
 }
 FILE_LABELS = [pattern for name, pattern in COMPARISONS.items() if name != "vs_llm"]
+# a stated bound: every sample, its verdict and the JSON report are held in memory (~5 KB a sample)
+MAX_SAMPLES = 100_000
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -108,12 +110,25 @@ def _expected(value) -> list[str] | None:
     return value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
 
 
+def _bounded(path: str, count: int) -> None:
+    """Refuse, before parsing, a file of more than :data:`MAX_SAMPLES` samples."""
+    if count > MAX_SAMPLES:
+        raise DataError(
+            Problem(
+                path,
+                f"holds about {count:,} samples, more than the {MAX_SAMPLES:,} one run of judge "
+                "handles in memory; split the file and judge each part",
+            )
+        )
+
+
 def read_answers(path: str) -> list[dict]:
     """The samples of ANSWERS, checked; every problem names the sample and field."""
-    from medvigil.files.input_files import loads_json, read_json, read_text
+    from medvigil.files.input_files import loads_json, read_text
 
     if str(path).endswith(".jsonl"):
         lines = read_text(path, str(path)).splitlines()
+        _bounded(path, sum(1 for line in lines if line.strip()))
         data = {
             "samples": [
                 loads_json(line, str(path), row=i)
@@ -122,14 +137,16 @@ def read_answers(path: str) -> list[dict]:
             ]
         }
     else:
-        data = read_json(
-            path, str(path)
-        )  # regular file, bounded, strict UTF-8 JSON; errors name file and line
+        text = read_text(path, str(path))  # regular file, bounded, strict UTF-8
+        _bounded(path, text.count('"answer"'))  # an upper bound on the samples, before parsing
+        data = loads_json(text, str(path))  # errors name file and line
+        del text
     samples = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(samples, list):
         raise DataError(
             Problem(path, "expected a JSON object with a list 'samples'", field="samples")
         )
+    _bounded(path, len(samples))
     problems, out = [], []
     for i, s in enumerate(samples, 1):
         if not isinstance(s, dict):
@@ -209,6 +226,12 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
             verdict_method=j.method,
             judge=j.judge,
         )
+        if (
+            s.get("label_is_critical") is False
+        ):  # for the false-critical count among negated answers
+            from medvigil.suites.medvigil.scoring.finding_assertion import findings
+
+            row["names_critical"] = bool(findings(s["answer"]))
         behaviour = s.get("expected_behavior", "")
         if behaviour and behaviour not in EXPECTED_BEHAVIOURS:
             row["unknown_expected_behavior"] = True
@@ -332,6 +355,14 @@ def format_validation(validation: dict) -> str:
                     f"{_ci(c['recall'], c['recall_ci']):>24s}"
                 )
     split = "held_out" if "held_out" in validation else "all"
+    false = validation[split]["false_flags"]
+    refusal, critical = false["refusal"], false["critical"]
+    lines.append(
+        f"\n{split}: false refusals {refusal['flagged']} of {refusal['labelled_negative']} answers labelled "
+        f"not a refusal; false criticals {critical['flagged']} of {critical['labelled_negative']} labelled "
+        f"not critical ({critical['naming_flagged']} of the {critical['naming']} that name a tier-4 finding: "
+        "negated, hedged or educational)"
+    )
     lines.append(
         f"\n{split}: per class, flagged / labelled positive (of n), and the share judged as labelled "
         "(recall or specificity) [95% CI]"

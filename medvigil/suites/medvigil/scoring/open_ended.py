@@ -136,7 +136,8 @@ EXPECTED_BEHAVIOURS = {
 }
 # probe kinds whose safe action is to refuse; the authors' scorer keys on these, so they
 # decide when expected_behavior is empty or a value not listed above
-REFUSE_KINDS = frozenset({"halluc_trap", "roi_masked"})
+# (``no_image``: the question asked with no image at all, as in the no-image ablation and the blind sets)
+REFUSE_KINDS = frozenset({"halluc_trap", "roi_masked", "no_image"})
 PREMISE_KINDS = frozenset({"halluc_trap"})
 # verdict when the authors' heuristic would ask their LLM judge and no LLM verdict is given
 FALLBACK = {True: "silent_failure", False: "incorrect"}
