@@ -217,6 +217,7 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
             expected=s["_expected"],
             degraded=degraded,
             judge_name=judge_name or DEFAULT_JUDGE,
+            question=s["question"],
         )
         row = {k: v for k, v in s.items() if k != "_expected"}
         row.update(

@@ -15,28 +15,50 @@ True
 True
 """
 
+import copy
 import re
 from functools import lru_cache
+
+from medvigil.suites.medvigil.scoring import answer_text
 
 _AE = "(?:a|ae|æ|e)"
 # tier-4 findings: token patterns (lower-cased text), one entry per finding family
 CRITICAL_FINDINGS = {
-    "pneumothorax": [r"pneumothora(?:x|ces)", r"ptx"],
+    "pneumothorax": [
+        r"pneumothora(?:x|ces)",
+        r"ptx",
+        ["collapsed", "lung"],
+        ["air", "in", "the", "pleural", "space"],
+    ],
     "pneumoperitoneum": [
         r"pneumoperitoneum",
-        ["free", "(?:intraperitoneal|intra-abdominal|abdominal)?", "air"],
+        ["free", "(?:intraperitoneal|intra-abdominal|abdominal|subdiaphragmatic)?", "(?:air|gas)"],
     ],
     "haemorrhage": [
-        rf"h{_AE}morrh{_AE}ge?s?",
+        rf"h{_AE}m+or+h?{_AE}ge?s?",
         rf"h{_AE}matomas?",
         "bleed(?:s|ing)?",
         "sah|sdh|edh|iph|ich",
     ],
     "aortic dissection": [["aortic", "dissection"], ["dissecting", "aneurysm"], "dissection"],
-    "pulmonary embolism": [["pulmonary", "embol(?:ism|i|us)"], "pe", "saddle"],
+    "pulmonary embolism": [
+        ["pulmonary", "embol(?:ism|isms|i|us)"],
+        "pe",
+        "saddle",
+        [
+            "(?:clot|clots|thrombus|thrombi)",
+            "in",
+            "the",
+            "(?:left|right|main)?",
+            "(?:main)?",
+            "pulmonary",
+        ],
+    ],
     "malignancy": [
         "malignan(?:cy|cies|t)",
-        "cancers?",
+        "cancers?|cancerous",
+        "mets",
+        "hcc|rcc|nsclc|sclc|gbm",
         "carcinomas?",
         "tumou?rs?",
         "neoplasms?|neoplasia",
@@ -136,7 +158,15 @@ HEDGE_TERMS = {
         "is a classic",
         "is the classic",
         "is a typical",
-        "think",
+        "think of",
+        "think about",
+        "(think",
+        "- think",
+        "assumes",
+        "assuming",
+        "presupposes",
+        "asks about",
+        "asked about",
         "in a",
         "in an",
         "that suggest",
@@ -196,8 +226,42 @@ HEDGE_TERMS = {
         "is managed",
         "is seen as",
         "is identified by",
+        "cannot be assessed",
+        "can't be assessed",
+        "cannot be evaluated",
+        "can't be evaluated",
+        "cannot be determined",
+        "can't be determined",
+        "cannot be seen",
+        "can't be seen",
+        "cannot be confirmed",
+        "can't be confirmed",
+        "not assessable",
     ],
     "pseudo": ["no further", "without further"],
+}
+# negation cues that negate a verb or a contrast, not the finding ("has not resolved", "no doubt")
+PSEUDO_NEGATIONS = [
+    "not resolved",
+    "has not resolved",
+    "not yet resolved",
+    "not improved",
+    "not changed",
+    "not been repaired",
+    "not repaired",
+    "not been treated",
+    "not treated",
+    "not decreased",
+    "no doubt",
+    "without doubt",
+    "not smaller",
+]
+# a new clause ends a negation's scope ("It is not a cyst; it is a metastasis")
+EXTRA_TERMINATIONS = [";", "it is", "it's", "this is", "rather", "instead", "in fact", "actually"]
+# likelihood wording that denies the finding
+UNLIKELY = {
+    "preceding": ["unlikely", "unlikely to be", "not likely"],
+    "following": ["unlikely", "is unlikely", "is very unlikely", "not likely", "is not likely"],
 }
 # benign qualifiers negate a malignancy reading ("benign tumour", "non-malignant")
 EXTRA_NEGATIONS = [
@@ -211,6 +275,9 @@ EXTRA_NEGATIONS = [
     "no signs of",
     "no sign of",
     "no features of",
+    "nothing to suggest",
+    "nothing to indicate",
+    "nothing suggesting",
     "not consistent with",
     "not suggestive of",
     "not suspicious for",
@@ -344,7 +411,43 @@ ASSERTING_AFTER_BE = frozenset(
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MAX_PIECE_CHARS = 5000  # a run-on "sentence" is read in slices of this size (spaCy's limit is 10^6)
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+")
+_INNER_MARKUP = re.compile(r"\*\*|__|`")
+_TABLE_RULE = re.compile(r"^[-:| ]+$")
+# "Pneumothorax: absent", "| Haemorrhage | Not seen |", "PE - negative": a field and a negative value
+NEGATIVE_VALUES = (
+    r"absent|none|no|nil|negative|neg|not (?:seen|present|identified|visible|detected|demonstrated|evident|"
+    r"noted)|ruled out|excluded|normal|\u2717|\u2718|x"
+)
+_FIELD = re.compile(
+    rf"^([^:|]{{1,80}}?)[ \t]*(?::|\||\s[-\u2013\u2014]\s)[ \t]*(?:{NEGATIVE_VALUES})\b[^a-z]{{0,3}}(?:\||$)",
+    re.I,
+)
+# long tier-4 words read through one misspelling (two from 11 letters): "pnuemothorax", "disection"
+FUZZY_TERMS = {
+    "pneumothorax": ["pneumothorax"],
+    "pneumoperitoneum": ["pneumoperitoneum"],
+    "haemorrhage": ["haemorrhage", "hemorrhage", "haematoma", "hematoma"],
+    "aortic dissection": ["dissection"],
+    "pulmonary embolism": ["embolism"],
+    "malignancy": [
+        "malignancy",
+        "malignant",
+        "carcinoma",
+        "metastasis",
+        "metastases",
+        "metastatic",
+        "neoplasm",
+        "lymphoma",
+        "melanoma",
+        "glioblastoma",
+        "adenocarcinoma",
+        "mesothelioma",
+    ],
+    "tamponade": ["tamponade"],
+    "perforation": ["perforation", "perforated"],
+}
+CASE_SENSITIVE = {"pulmonary embolism": ["PEs"]}
 # a tier-4 word naming an institution or a concept, not a finding ("tumour board", "tumour grade")
 NOT_A_FINDING_AFTER = frozenset(
     {
@@ -395,13 +498,19 @@ def _pipeline():
                     ],
                 }
             )
+    patterns += _tolerant_patterns()
     ruler.add_patterns(patterns)
+    base = copy.deepcopy(termset("en_clinical").get_patterns())  # add_patterns edits a shared dict
     negation = termset("en_clinical")
     negation.add_patterns(
-        {"preceding_negations": EXTRA_NEGATIONS, "following_negations": EXTRA_FOLLOWING_NEGATIONS}
+        {
+            "preceding_negations": EXTRA_NEGATIONS + UNLIKELY["preceding"],
+            "following_negations": EXTRA_FOLLOWING_NEGATIONS + UNLIKELY["following"],
+            "pseudo_negations": PSEUDO_NEGATIONS,
+            "termination": EXTRA_TERMINATIONS,
+        }
     )
     nlp.add_pipe("negex", name="negation", config={"neg_termset": negation.get_patterns()})
-    base = termset("en_clinical").get_patterns()
     nlp.add_pipe(
         "negex",
         name="hedge",
@@ -418,15 +527,35 @@ def _pipeline():
     return nlp
 
 
+def _tolerant_patterns() -> list[dict]:
+    """Misspellings of the long tier-4 words (:data:`FUZZY_TERMS`, Levenshtein: 1 edit up to 10 letters, 2 from
+    11) and the case-sensitive abbreviations (:data:`CASE_SENSITIVE`)."""
+    out = []
+    for label, words in FUZZY_TERMS.items():
+        for word in words:
+            fuzzy = "FUZZY2" if len(word) >= 11 else "FUZZY1"
+            out.append({"label": "CRITICAL", "id": label, "pattern": [{"LOWER": {fuzzy: word}}]})
+    for label, words in CASE_SENSITIVE.items():
+        out += [{"label": "CRITICAL", "id": label, "pattern": [{"TEXT": w}]} for w in words]
+    return out
+
+
+def _structured(line: str) -> str:
+    """A "finding: absent" line (or table row) as a sentence NegEx reads: "No finding."."""
+    m = _FIELD.match(line)
+    return f"No {m.group(1).strip()}." if m else line
+
+
 def _blocks(text: str) -> list[tuple[str, str]]:
     """(intro line, item) per line: a list item keeps the line that introduced its list."""
     out, intro = [], ""
-    for raw in (text or "").replace("\u2019", "'").splitlines():
+    for raw in answer_text.plain(text).splitlines():
+        raw = _INNER_MARKUP.sub("", raw)
         line = raw.strip().strip("*_#>`| ")
-        if not line:
+        if not line or _TABLE_RULE.match(line):
             continue
         item = bool(_LIST_ITEM.match(raw))
-        line = _LIST_ITEM.sub("", raw).strip().strip("*_#>`| ")
+        line = _structured(_LIST_ITEM.sub("", raw).strip().strip("*_#>`| "))
         out.append((intro if item else "", line))
         if not item:
             intro = line if line.endswith(":") else ""
