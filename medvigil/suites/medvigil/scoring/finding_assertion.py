@@ -257,7 +257,21 @@ PSEUDO_NEGATIONS = [
     "not smaller",
 ]
 # a new clause ends a negation's scope ("It is not a cyst; it is a metastasis")
-EXTRA_TERMINATIONS = [";", "it is", "it's", "this is", "rather", "instead", "in fact", "actually"]
+EXTRA_TERMINATIONS = [
+    ";",
+    "it is",
+    "it's",
+    "this is",
+    ": there is",
+    ": there are",
+    ": there's",
+    ": it is",
+    ": this is",
+    "rather",
+    "instead",
+    "in fact",
+    "actually",
+]
 # likelihood wording that denies the finding
 UNLIKELY = {
     "preceding": ["unlikely", "unlikely to be", "not likely"],

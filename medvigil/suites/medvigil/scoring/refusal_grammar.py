@@ -90,7 +90,7 @@ CLINICIAN = (
 CLAUSES = {
     "decline": (
         # "I can't see the image / any anatomy" declines; "I can't see any fracture" answers (a negative finding)
-        rf"\b{SELF}{BE} {ADVERB}{NEG_ABILITY} {ADVERB}(?!{PERCEIVE}\b){JUDGE_VERB}\b",
+        rf"\b{SELF}{BE} {ADVERB}{NEG_ABILITY} {ADVERB}(?!{PERCEIVE}\b){JUDGE_VERB}(?:ing)?\b",
         rf"\b{SELF}{BE} {ADVERB}{NEG_ABILITY} {ADVERB}{PERCEIVE}\b"
         rf"(?! (?:any|an?|evidence of|signs? of) (?!(?:[\w-]+ )?(?:{INPUT}|{CONTENT})\b))",
         rf"\b{SELF}(?:'d| would|'ll| will)? (?:won't|will not|would not|wouldn't|prefer not to|avoid|"
@@ -277,8 +277,11 @@ LEAD_TERSE = (
     r"can't say|n/?a|no comment|no answer)\W*$",
     rf"^(?:(?:sorry|unfortunately)\W+)?(?:no|missing) {INPUT}(?: (?:attached|provided|available|given|received|"
     rf"found|here|visible|uploaded|included|shown))?\W*$",
-    r"^(?:could|can|would|will) you (?:please |kindly )?(?:clarify|specify|confirm|tell me|let me know|provide|"
-    r"share|upload|send|attach|re-?send|re-?upload|include|give me)\b.*\?$",
+    rf"^(?:the |your )?{INPUT_NP} (?:is |was |seems |appears )?(?:missing|absent|unavailable|not (?:attached|"
+    rf"provided|available|included|uploaded|loaded|received))\W*$",
+    r"^(?:could|can|would|will) you (?:please |kindly )?(?:mind )?(?:clarify(?:ing)?|specify(?:ing)?|confirm(?:ing)?|"
+    r"tell(?:ing)? me|let(?:ting)? me know|provid(?:e|ing)|shar(?:e|ing)|(?:re-?)?upload(?:ing)?|(?:re-?)?send(?:ing)?|"
+    r"attach(?:ing)?|includ(?:e|ing)|giv(?:e|ing) me)\b.*\?$",
     r"^did you (?:mean|forget|intend|want|try) to (?:attach|upload|include|send|share|add)\b",
     rf"^(?:which|what) {INPUT_NP} (?:are|do|did|were) you (?:referring|mean|talking|asking)\b",
     rf"^where is (?:the|your) {INPUT_NP}\b",
@@ -343,6 +346,13 @@ NEGATED_BEFORE = (  # the cue comes before the subject: "there is no effusion", 
     r"\b(?:shows?|contains?|demonstrates?|reveals?|see|find|identify) no\b",
     r"\b(?:none|nothing) (?:of|to)\b",
     r"\bno (?:evidence|sign|signs|indication) of\b",
+    r"^no\b",
+    r"\bno\b(?= (?:[\w-]+ ){0,3}(?:is|are|was|were) (?:present|seen|visible|identified|evident|noted|found)\b)",
+)
+# "no effusion on the left" after the effusion was placed on the right: a partial negation, no rejection
+PARTIAL = re.compile(
+    r"\b(?:(?:on|in) the (?:left|right|other|opposite|contralateral)|elsewhere|contralateral)\b",
+    re.I,
 )
 NEGATED_AFTER = (  # the subject comes first: "the effusion is absent", "no rib is fractured"
     r"\b(?:not|never) (?:present|visible|seen|observed|evident|identified|demonstrated|shown|detected|there)\b",
@@ -394,17 +404,18 @@ def _mentions(text: str, stems: set[str]) -> bool:
 
 
 def rejects_subject(sentence: str, stems: set[str]) -> bool:
-    """Does ``sentence`` deny the existence of the question's subject (:data:`NEGATED_BEFORE` / ``_AFTER``)?"""
+    """Does ``sentence`` deny the existence of the question's subject (:data:`NEGATED_BEFORE` / ``_AFTER``)?
+    Not when an answer follows ("no displaced fracture, but a hairline one") or the denial is partial
+    (:data:`PARTIAL`: "the effusion is on the right; there is no effusion on the left")."""
     if not stems:
         return False
-    before = any(
-        _mentions(sentence[m.end() : m.end() + WINDOW], stems)
-        and not _ANSWER_FOLLOWS.search(
-            sentence, m.end()
-        )  # "no displaced fracture, but a hairline one"
-        for m in _NEGATED_BEFORE.finditer(sentence)
-    )
-    return before or any(
+    for m in _NEGATED_BEFORE.finditer(sentence):
+        after = sentence[m.end() : m.end() + WINDOW]
+        if not _mentions(after, stems) or _ANSWER_FOLLOWS.search(sentence, m.end()):
+            continue
+        if not (PARTIAL.search(after) and _mentions(sentence[: m.start()], stems)):
+            return True
+    return any(
         _mentions(sentence[max(0, m.start() - WINDOW) : m.start()], stems)
         for m in _NEGATED_AFTER.finditer(sentence)
     )
