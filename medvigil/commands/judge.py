@@ -30,20 +30,20 @@ import json
 import sys
 from collections import Counter, defaultdict
 
-from medvigil.errors import DataError, Problem
 from medvigil.files.output_guard import declare
+from medvigil.suites.medvigil.scoring.answer_files import MAX_SAMPLES, read_answers
+
+__all__ = ["MAX_SAMPLES", "add_parser", "judge_samples", "read_answers", "run"]
 
 AXES = ("refusal", "critical")
-# summary block -> the labels our rule is compared with (a pattern over the axis); all but vs_llm come with the file
+# summary block -> the labels our rule is compared with (a pattern over the axis); all but vs_llm come with the
+# file (answer_files.FILE_LABELS)
 COMPARISONS = {
     "vs_file_rule": "_rule_is_{}",
     "vs_file_llm": "_llm_is_{}",
     "vs_llm": "llm_is_{}",
     "vs_human": "label_is_{}",
 }
-FILE_LABELS = [pattern for name, pattern in COMPARISONS.items() if name != "vs_llm"]
-# a stated bound: every sample, its verdict and the JSON report are held in memory (~5 KB a sample)
-MAX_SAMPLES = 100_000
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -95,104 +95,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     declare(
         parser, inputs=("answers",), outputs=("json",)
     )  # the output guard checks these (medvigil.cli)
-
-
-def _expected(value) -> list[str] | None:
-    """``expected_answer_or_set`` as a list of strings (a JSON list in a string too; [] when absent); None when malformed."""
-    if value is None or value == "":
-        return []
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            return [value]
-        value = parsed if isinstance(parsed, list) else [value]
-    return value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
-
-
-def _bounded(path: str, count: int) -> None:
-    """Refuse, before parsing, a file of more than :data:`MAX_SAMPLES` samples."""
-    if count > MAX_SAMPLES:
-        raise DataError(
-            Problem(
-                path,
-                f"holds about {count:,} samples, more than the {MAX_SAMPLES:,} one run of judge "
-                "handles in memory; split the file and judge each part",
-            )
-        )
-
-
-def read_answers(path: str) -> list[dict]:
-    """The samples of ANSWERS, checked; every problem names the sample and field."""
-    from medvigil.files.input_files import loads_json, read_text
-
-    if str(path).endswith(".jsonl"):
-        lines = read_text(path, str(path)).splitlines()
-        _bounded(path, sum(1 for line in lines if line.strip()))
-        data = {
-            "samples": [
-                loads_json(line, str(path), row=i)
-                for i, line in enumerate(lines, 1)
-                if line.strip()
-            ]
-        }
-    else:
-        text = read_text(path, str(path))  # regular file, bounded, strict UTF-8
-        _bounded(path, text.count('"answer"'))  # an upper bound on the samples, before parsing
-        data = loads_json(text, str(path))  # errors name file and line
-        del text
-    samples = data.get("samples") if isinstance(data, dict) else None
-    if not isinstance(samples, list):
-        raise DataError(
-            Problem(path, "expected a JSON object with a list 'samples'", field="samples")
-        )
-    _bounded(path, len(samples))
-    problems, out = [], []
-    for i, s in enumerate(samples, 1):
-        if not isinstance(s, dict):
-            problems.append(Problem(path, "sample is not a JSON object", row=i))
-            continue
-        for key in ("question", "answer"):
-            if not isinstance(s.get(key), str):
-                problems.append(Problem(path, "missing or not a string", row=i, field=key))
-        for axis in AXES:
-            for pattern in FILE_LABELS:
-                key = pattern.format(axis)
-                if key in s and s[key] is not None and not isinstance(s[key], bool):
-                    problems.append(
-                        Problem(path, "label must be true, false or null", row=i, field=key)
-                    )
-        for key in (
-            "probe_kind",
-            "expected_behavior",
-            "degradation",
-            "_model",
-            "model",
-            "halluc_explanation",
-            "class",
-            "split",
-        ):
-            if key in s and not isinstance(s[key], str):
-                problems.append(Problem(path, "not a string", row=i, field=key))
-        if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
-            problems.append(
-                Problem(path, "must be true or false", row=i, field="text_only_answerable")
-            )
-        expected = _expected(s.get("expected_answer_or_set"))
-        if expected is None:
-            problems.append(
-                Problem(
-                    path,
-                    "must be a list of strings or a string",
-                    row=i,
-                    field="expected_answer_or_set",
-                )
-            )
-            continue
-        out.append({**s, "_expected": expected})
-    if problems:
-        raise DataError(problems)
-    return out
 
 
 def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) -> list[dict]:

@@ -30,7 +30,7 @@ True
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _APOS = "['\u2019]"
 
@@ -288,20 +288,35 @@ def open_letters(
     expected: Sequence[str],
     probe_kind: str = "",
     judge_name: str = DEFAULT_JUDGE,
+    question: str = "",
 ) -> tuple[str, str, str]:
     """(correct letter, predicted letter, verdict) of one open-ended answer (module docstring)."""
-    refuse = should_refuse(probe_kind, expected_behaviour)
-    label = (
-        judge(
-            response,
-            probe_kind=probe_kind,
-            expected_behavior=expected_behaviour,
-            expected=expected,
-            judge_name=judge_name,
-        ).verdict
-        or FALLBACK[refuse]
+    correct, predicted, judged = open_judgement(
+        response, expected_behaviour, expected, probe_kind, judge_name, question
     )
-    return (*verdict_letters(label, refuse), label)
+    return correct, predicted, judged.verdict
+
+
+def open_judgement(
+    response: str | None,
+    expected_behaviour: str,
+    expected: Sequence[str],
+    probe_kind: str = "",
+    judge_name: str = DEFAULT_JUDGE,
+    question: str = "",
+) -> tuple[str, str, Judgement]:
+    """(correct letter, predicted letter, judgement with the verdict filled in) of one open-ended answer."""
+    refuse = should_refuse(probe_kind, expected_behaviour)
+    judged = judge(
+        response,
+        probe_kind=probe_kind,
+        expected_behavior=expected_behaviour,
+        expected=expected,
+        judge_name=judge_name,
+        question=question,
+    )
+    label = judged.verdict or FALLBACK[refuse]
+    return (*verdict_letters(label, refuse), replace(judged, verdict=label))
 
 
 def verdict_letters(label: str, refuse: bool) -> tuple[str, str]:
