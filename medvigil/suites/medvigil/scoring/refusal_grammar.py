@@ -460,7 +460,9 @@ def refusal_clauses(
     parts = sentences(text or "")
     # does a sentence after i answer anyway (a disclaimer before it is then no refusal)?
     answering = [bool(_ANSWERS.search(s)) and not _kinds(s, False, False) for s in parts]
-    later = [any(answering[i + 1 :]) for i in range(len(parts))]
+    later, seen = [False] * len(parts), False
+    for i in range(len(parts) - 1, -1, -1):  # one pass from the end
+        later[i], seen = seen, seen or answering[i]
     stems = subject(question) if question else set()
     presupposes = bool(stems) and bool(_PRESUPPOSES.match(question or ""))
     found: list[str] = []
