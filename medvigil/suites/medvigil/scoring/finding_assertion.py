@@ -36,6 +36,7 @@ CRITICAL_FINDINGS = {
     ],
     "haemorrhage": [
         rf"h{_AE}m+or+h?{_AE}ge?s?",
+        rf"h{_AE}m+or+h?{_AE}gic",
         rf"h{_AE}matomas?",
         "bleed(?:s|ing)?",
         "sah|sdh|edh|iph|ich",
@@ -81,7 +82,9 @@ CRITICAL_FINDINGS = {
     ],
     "perforation": ["perforat(?:ion|ed)", ["bowel", "ischa?emia"]],
     "ruptured aneurysm": [
-        ["ruptured", "aneurysm"],
+        ["ruptured", "(?:aneurysm|aaa)"],
+        ["(?:aneurysm|aaa)", "rupture"],
+        "raaa",
         ["aneurysm", "rupture"],
         ["aneurysmal", "rupture"],
     ],
@@ -158,6 +161,7 @@ HEDGE_TERMS = {
         "is a classic",
         "is the classic",
         "is a typical",
+        "less likely",
         "think of",
         "think about",
         "(think",
@@ -185,6 +189,11 @@ HEDGE_TERMS = {
         "is possible",
         "are possible",
         "is a possibility",
+        "is also possible",
+        "are also possible",
+        "also possible",
+        "less likely",
+        "is less likely",
         "should be considered",
         "is a consideration",
         "would be",
@@ -272,6 +281,8 @@ EXTRA_TERMINATIONS = [
     "in fact",
     "actually",
 ]
+# a new clause or a certainty word ends a possibility's scope ("Possibly pneumonia; definite pneumothorax")
+HEDGE_TERMINATIONS = [";", "definite", "definitely", "clearly", "certainly", "obvious", "obviously"]
 # likelihood wording that denies the finding
 UNLIKELY = {
     "preceding": ["unlikely", "unlikely to be", "not likely"],
@@ -534,7 +545,7 @@ def _pipeline():
                 "pseudo_negations": HEDGE_TERMS["pseudo"],
                 "preceding_negations": HEDGE_TERMS["preceding"],
                 "following_negations": HEDGE_TERMS["following"],
-                "termination": base["termination"],
+                "termination": base["termination"] + HEDGE_TERMINATIONS,
             },
         },
     )
@@ -580,9 +591,10 @@ def _generic(ent) -> bool:
     """Is ``ent`` the generic subject of its sentence (:data:`GENERIC_VERBS`)?"""
     sent, doc = ent.sent, ent.doc
     before = [t.lower_ for t in doc[sent.start : ent.start] if not t.is_punct]
-    if any(t in GENERIC_OPENERS for t in before[:2]) and (
-        {"of", "include", "includes", "for", "that"} & set(before)
-    ):
+    linkers = {"of", "include", "includes", "for", "that"}
+    if before[:1] in (["findings"], ["finding"], ["features"], ["feature"]):
+        linkers -= {"for"}  # "Findings worrisome for malignancy" reports this patient
+    if any(t in GENERIC_OPENERS for t in before[:2]) and linkers & set(before):
         return True
     if (
         before in (["in"], ["in", "a"], ["in", "an"])

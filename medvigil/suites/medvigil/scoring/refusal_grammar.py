@@ -25,8 +25,8 @@ SELF = r"(?:i|we|this (?:model|assistant)|as an ai,? i)"
 BE = r"(?:'m|'re| am| are)?"  # "I'm", "we are", or nothing ("I cannot")
 NEG_ABILITY = (
     r"(?:(?:can ?not|can't|could not|couldn't)(?: to)?|unable(?: to)?|not able(?: to)?|not in a position to|"
-    r"won't be able to|will not be able to|do not have the (?:ability|means) to|"
-    r"don't have the (?:ability|means) to|have no way to|not equipped to)"
+    r"won't be able to|will not be able to|do not have the (?:ability|means|capability|capacity) to|"
+    r"don't have the (?:ability|means|capability|capacity) to|have no way to|not equipped to)"
 )
 ADVERB = (
     r"(?:(?:reliably|confidently|accurately|definitively|safely|really|actually|properly|meaningfully|"
@@ -34,7 +34,7 @@ ADVERB = (
 )
 JUDGE_VERB = (
     r"(?:see|view|visuali[sz]e|identify|determine|assess|evaluate|interpret|read|tell|say|answer|"
-    r"comment|confirm|provide|give|offer|estimate|measure|analy[sz]e|access|open|process|locate|"
+    r"comment|confirm|provide|give|offer|estimate|help|measure|analy[sz]e|access|open|process|locate|"
     r"locali[sz]e|characteri[sz]e|grade|quantify|diagnose|make|judge|distinguish|establish|"
     r"examine|inspect|review|detect|describe|verify|gauge|classify|specify|state|decide|"
     r"differentiate|stage|date|predict|conclude|infer|recommend|advise)"
@@ -72,13 +72,13 @@ INADEQUATE = (
 COPULA = r"(?:is|are|was|were|has been|have been|appears|appear|seems|seem|looks|look|remains)"
 DEGREE = (
     r"(?:(?:to be|to have been) )?(?:(?:completely|entirely|totally|almost entirely|mostly|largely|fully|"
-    r"essentially|virtually|just|only|simply|heavily|severely|significantly) )?"
+    r"essentially|virtually|just|only|simply|heavily|severely|significantly) )?(?:an? )?"
 )
 INPUT_NP = (
     rf"(?:[\w-]+ ){{0,2}}?{INPUT}"  # with up to two modifiers ("the chest X-ray", "a clearer CT")
 )
 EVIDENCE = (
-    r"(?:information|evidence|detail|details|data|context|resolution|clarity|signal|"
+    r"(?:information|evidence|detail|details|data|context|resolution|clarity|signal|quality|"
     r"(?:visual|diagnostic|image|imaging|clinical|anatomical) (?:information|evidence|detail|data|content))"
 )
 CLINICIAN = (
@@ -134,7 +134,7 @@ CLAUSES = {
         rf"accompan\w+|came through|come through|arrived|was included)\b",
         rf"\b(?:haven't|have not|didn't|did not|forgot to|neglected to) (?:yet )?(?:attach|include|upload|share|"
         rf"send|provide)(?:ed)? (?:an?y? |the |your )?{INPUT_NP}\b",
-        rf"\bthere (?:is|was|'s|are|were|seems to be|appears to be|doesn't seem to be|does not appear to be) "
+        rf"\bthere(?: is| was|'s| are| were| seems to be| appears to be| doesn't seem to be| does not appear to be) "
         rf"no {INPUT}\b",
         rf"\bthere (?:doesn't|does not) (?:seem|appear) to be (?:an?|any) {INPUT}\b",
         rf"\b{INPUT} (?:did not|didn't|failed to|does not|doesn't|did not seem to|didn't seem to) "
@@ -143,6 +143,7 @@ CLAUSES = {
         rf"(?:get |been |seem to (?:have )?(?:been |gotten )?)?(?:attached|uploaded|included|sent|shared|loaded|"
         rf"received|transmitted)\b",
         rf"\b(?:without|lacking|absent) (?:an?|the|any) {INPUT}\b",
+        rf"\b{INPUT} (?:has |have |did |does )?(?:not|never) (?:come|arrive|load|open|display|reach)\b",
         rf"\b{INPUT} (?:is|are|was|were|has been|have been) (?:not|never) (?:given|provided|attached|included|"
         rf"uploaded|shared|sent|received|available|loaded|here)\b",
         rf"\bonly (?:the )?(?:text|question)\b.{{0,30}}\b(?:no|without) (?:an? )?{INPUT}\b",
@@ -188,8 +189,9 @@ CLAUSES = {
         rf"{EVIDENCE}\b",
         rf"\b(?:gives|provides|offers|contains|carries|has) no {EVIDENCE}\b",
         r"\b(?:doesn't|does not|don't|do not) (?:give|provide|offer) (?:me|us) (?:enough|sufficient)\b",
-        rf"\btoo (?:limited|poor|low|degraded|blurry|blurred|noisy|dark|small|grainy|nonspecific|non-specific) "
-        rf"(?:\w+ )?to {ADVERB}{JUDGE_VERB}\b",
+        rf"\btoo (?:limited|poor|low|degraded|blurry|blurred|noisy|dark|small|grainy|nonspecific|non-specific|"
+        rf"underexposed|overexposed|under-exposed|over-exposed|washed out|faint|pixelated|low-resolution|obscured|"
+        rf"rotated|cropped) (?:\w+ ){{0,2}}?to {ADVERB}{JUDGE_VERB}\b",
         r"\b(?:prevents|precludes|prevent|preclude|rules out|doesn't permit|does not permit) (?:any |a |an )?"
         r"(?:reliable |meaningful |accurate |confident |proper )?(?:assessment|evaluation|interpretation|"
         r"determination|answer|judgement|judgment|comment)\b",
@@ -208,7 +210,9 @@ CLAUSES = {
         rf" (?:(?:a |an |the |your )?{INPUT_NP}|it|them)\b",
         r"\b(?:if|once|when) you (?:can )?(?:re-?)?(?:share|upload|provide|attach|send|resend)\b",
         rf"\b(?:need|require|would need) (?:to see )?(?:a |an |the )?(?:valid |actual |clear(?:er)? |unmasked |"
-        rf"original |full |complete |uncorrupted |unobscured |readable )+{INPUT}\b",
+        rf"original |full |complete |uncorrupted |unobscured |readable |better |new |another |different |proper |"
+        rf"diagnostic |higher[- ]quality |second )+{INPUT}\b",
+        r"\bplease (?:re-?)?(?:send|upload|share|attach|provide) (?:it |them |the \w+ )?again\b",
     ),
     "false_premise": (
         r"\b(?:premise|assumption|presupposition)\b.{0,40}\b(?:is|seems|appears|looks|was) (?:to be )?"
@@ -275,7 +279,7 @@ LEAD_TERSE = (
     r"^(?:(?:sorry|unfortunately)\W+)?(?:indeterminate|undeterminable|unknown|uncertain|unclear|unsure|not sure|"
     r"no idea|not (?:assessable|evaluable|determinable|gradable|interpretable)|non-?diagnostic|cannot say|"
     r"can't say|n/?a|no comment|no answer)\W*$",
-    rf"^(?:(?:sorry|unfortunately)\W+)?(?:no|missing) {INPUT}(?: (?:attached|provided|available|given|received|"
+    rf"^(?:(?:sorry|unfortunately|nothing)\W+)?(?:no|missing) {INPUT}(?: (?:attached|provided|available|given|received|"
     rf"found|here|visible|uploaded|included|shown))?\W*$",
     rf"^(?:the |your )?{INPUT_NP} (?:is |was |seems |appears )?(?:missing|absent|unavailable|not (?:attached|"
     rf"provided|available|included|uploaded|loaded|received))\W*$",
@@ -283,6 +287,8 @@ LEAD_TERSE = (
     r"tell(?:ing)? me|let(?:ting)? me know|provid(?:e|ing)|shar(?:e|ing)|(?:re-?)?upload(?:ing)?|(?:re-?)?send(?:ing)?|"
     r"attach(?:ing)?|includ(?:e|ing)|giv(?:e|ing) me)\b.*\?$",
     r"^did you (?:mean|forget|intend|want|try) to (?:attach|upload|include|send|share|add)\b",
+    r"^(?:what|which)\b[^?]{0,80}\b(?:do|would) you (?:want|like) me to\b[^?]{0,80}\?$",
+    r"^(?:what|which) (?:part|region|body part|organ|study|modality|view|image|scan)\b[^?]{0,60}\?$",
     rf"^(?:which|what) {INPUT_NP} (?:are|do|did|were) you (?:referring|mean|talking|asking)\b",
     rf"^where is (?:the|your) {INPUT_NP}\b",
     rf"^(?:do|did|could) you have (?:an?|the|any) {INPUT_NP}\b.*\?$",
