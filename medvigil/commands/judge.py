@@ -2,7 +2,7 @@
 
 ANSWERS is a JSON object in the shape of the MedVIGIL authors' calibration file
 (``llm_judge_calibration.json``), or a JSONL file of such samples (one object a line, as
-``tests/fixtures/open_judge/eval_set.jsonl``): ``samples``, a list of objects with ``question``
+``medvigil/suites/medvigil/scoring/judge_sets/eval_set.jsonl``): ``samples``, a list of objects with ``question``
 and ``answer`` (strings; nothing else is required) and optionally ``_model`` (or ``model``), the probe fields
 ``probe_kind``, ``expected_behavior``, ``expected_answer_or_set`` (list or string),
 ``halluc_explanation``, ``degradation`` and ``text_only_answerable``, the authors' labels ``_rule_is_refusal``,
