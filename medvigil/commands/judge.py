@@ -7,10 +7,14 @@ and ``answer`` (strings; nothing else is required) and optionally ``_model`` (or
 ``probe_kind``, ``expected_behavior``, ``expected_answer_or_set`` (list or string),
 ``halluc_explanation``, ``degradation`` and ``text_only_answerable``, the authors' labels ``_rule_is_refusal``,
 ``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true, false or null), and
-human labels ``label_is_refusal``, ``label_is_critical`` with ``class`` and ``split``.
+human labels ``label_is_refusal``, ``label_is_critical`` with ``class`` (or ``style``) and ``split``.
+``probe_kind`` may also be ``no_image`` (a should-refuse kind); any other key is kept in the output.
+At most 100,000 samples (``MAX_SAMPLES``: all are held in memory); a larger file is refused before
+it is parsed -- split it.
 
-``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar and NegEx
-assertion) or ``authors-rule`` (the authors' rule, to reproduce their numbers).
+``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar or a small n-gram
+refusal classifier, and NegEx assertion) or ``authors-rule`` (the authors' rule, to reproduce their
+numbers).
 Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and ``judge``
 (:func:`medvigil.suites.medvigil.scoring.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
 ``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and, for a sample
@@ -21,8 +25,11 @@ authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in
 agreement of our rule with every label the file carries and Cohen's kappa of the rule
 against each LLM labelling, over the samples that LLM labelled (null labels are left out
 and counted, as in the authors' summary). With human labels, ``validation`` gives precision and
-recall per flag with bootstrap 95% CIs, per split, and flag counts per class
-(:mod:`medvigil.suites.medvigil.scoring.judge_validation`).
+recall per flag with bootstrap 95% CIs, per split, false refusals among answers labelled not a
+refusal and false criticals among those that name a tier-4 finding (negated, hedged, educational),
+and flag counts per class or style (:mod:`medvigil.suites.medvigil.scoring.judge_validation`).
+For credentialed answers, point ``--llm`` at a server on your machine (vLLM, llama.cpp, Ollama:
+``tests/fixtures/open_judge/README.md``); the client never follows a redirect.
 """
 
 import argparse
