@@ -295,6 +295,8 @@ LEAD_TERSE = (
 )
 # On a trap, in the answer's lead sentence: the questioned finding is said to be absent, or its
 # side / site corrected (models lead with the correction; later "there is no effusion" is detail).
+# "I don't think there is a fracture": a negated belief denies the existence that follows
+NEGATED_BELIEF = r"\b(?:i|we) (?:do not|don't) (?:think|believe) (?:that )?(?:there(?:'s| is| are)|this is|it is|it's)\b"
 PREMISE_REJECTION = (
     r"\bno (?:\w+ )?(?:evidence|sign|signs|finding|findings|indication|suggestion)\b",
     r"\b(?:does not|doesn't|do not|don't|did not|didn't) (?:appear to )?(?:show|demonstrate|reveal|have|contain|"
@@ -317,6 +319,7 @@ PREMISE_REJECTION = (
     r"\b(?:isn't|is not|aren't|are not|wasn't|was not) (?:actually )?(?:in|on|at|located|positioned)\b",
     r"\b(?:nothing|none) (?:to (?:measure|describe|size|grade)|of (?:the|these|that|them|those))\b",
     r"\b(?:i|we) (?:do not|don't|cannot|can't) (?:see|find|identify|appreciate)\b",
+    NEGATED_BELIEF,
 )
 
 # After a finding or an answer ("Right lower lobe consolidation. I cannot provide ..."), a stock disclaimer is
@@ -352,6 +355,7 @@ NEGATED_BEFORE = (  # the cue comes before the subject: "there is no effusion", 
     r"\b(?:shows?|contains?|demonstrates?|reveals?|see|find|identify) no\b",
     r"\b(?:none|nothing) (?:of|to)\b",
     r"\bno (?:evidence|sign|signs|indication) of\b",
+    NEGATED_BELIEF,
     r"^no\b",
     r"\bno\b(?= (?:[\w-]+ ){0,3}(?:is|are|was|were) (?:present|seen|visible|identified|evident|noted|found)\b)",
 )

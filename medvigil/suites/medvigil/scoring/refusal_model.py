@@ -9,7 +9,9 @@ two rounds of fixes, had refusal recall 0.50 before tuning), while n-grams carry
 
 Trained when first used, deterministically, from the labelled sets of :data:`.judge_correction.SETS_DIR`
 that are **not** blind (``eval_set.jsonl``, ``author_dev.jsonl``: answers of the judge's author), less the
-rows of split :data:`HELD_OUT`, so there are no weights to download or trust, and blind sets and
+rows of split :data:`HELD_OUT` and the premise corrections labelled refusals (their class or style names
+"premise": whether a correction refuses depends on the probe, which the classifier does not see; the
+grammar judges them with the probe), so there are no weights to download or trust, and blind sets and
 ``eval_set``'s held-out split stay measurements; the fit takes a few seconds. The text
 is :func:`.answer_text.plain` (no reasoning blocks). ``sklearn``'s ``TfidfVectorizer`` (char_wb 2-5 and
 word 1-2 grams, sublinear tf) and ``LogisticRegression`` (C = :data:`C`, balanced classes, lbfgs).
@@ -37,9 +39,16 @@ def training_rows() -> list[dict]:
             rows += [
                 r
                 for r in read_answers(str(SETS_DIR / entry["file"]))
-                if isinstance(r.get("label_is_refusal"), bool) and r.get("split") != HELD_OUT
+                if isinstance(r.get("label_is_refusal"), bool)
+                and r.get("split") != HELD_OUT
+                and not (r["label_is_refusal"] and _premise(r))
             ]
     return rows
+
+
+def _premise(row: dict) -> bool:
+    """A premise correction: a refusal only on a trap, which the classifier cannot see (the grammar judges it)."""
+    return "premise" in f"{row.get('class', '')} {row.get('style', '')}"
 
 
 @lru_cache(maxsize=1)
