@@ -122,3 +122,24 @@ def test_the_authors_development_answers_are_judged_as_labelled():
         or j.is_critical != r["label_is_critical"]
     ]
     assert wrong == []
+
+
+@pytest.mark.parametrize(
+    "answer, refusal",
+    [
+        (
+            "This is a chest X-ray image.",
+            False,
+        ),  # no refusal cue: the classifier's vote is not taken
+        ("The image is taken using MRI.", False),
+        ("I'm unable to help with this one.", True),  # cue present, wording the grammar lacks
+        ("Need a clearer picture first.", True),
+        ("Right lower lobe pneumonia.", False),
+    ],
+)
+def test_the_classifier_votes_only_with_a_refusal_cue(answer, refusal):
+    from medvigil.suites.medvigil.scoring import refusal_model
+
+    assert judge(answer, probe_kind="original", question="What is seen?").is_refusal is refusal
+    if answer.startswith("This is"):
+        assert not refusal_model.CUES.search(answer)
