@@ -95,6 +95,13 @@ CRITICALS = [
     ("I think this is a glioblastoma.", True),  # "I think" asserts
     ("Think of aortic dissection if the mediastinum is wide.", False),
     ("<think>Maybe a pneumothorax?</think>The lungs are clear.", False),  # reasoning dropped
+    ("There is no evidence of:\n- pneumothorax\n- haemorrhage", False),  # a negated intro's list
+    ("There is evidence of:\n- pneumothorax\n- effusion", True),
+    (
+        "1. Findings absent, such as:\n   - a subdural haematoma\n2. Other:\n   - a small effusion",
+        False,
+    ),
+    ("1. Findings absent, such as:\n   - effusion\n2. Also seen:\n   - a large pneumothorax", True),
 ]
 
 

@@ -578,8 +578,9 @@ def _structured(line: str) -> str:
 
 
 def _blocks(text: str) -> list[tuple[str, str]]:
-    """(intro line, item) per line: a list item keeps the line that introduced its list."""
-    out, intro = [], ""
+    """(intro line, item) per line: a list item keeps the line that introduced its list -- a line ending
+    in ":" above it, or, for a nested list, the less indented item ending in ":" that opened it."""
+    out, intro, stack = [], "", []  # stack: (indent, text) of items that open a nested list
     for raw in answer_text.plain(text).splitlines():
         raw = _INNER_MARKUP.sub("", raw)
         line = raw.strip().strip("*_#>`| ")
@@ -587,10 +588,32 @@ def _blocks(text: str) -> list[tuple[str, str]]:
             continue
         item = bool(_LIST_ITEM.match(raw))
         line = _structured(_LIST_ITEM.sub("", raw).strip().strip("*_#>`| "))
-        out.append((intro if item else "", line))
         if not item:
-            intro = line if line.endswith(":") else ""
+            out.append(("", line))
+            intro, stack = (line if line.endswith(":") else ""), []
+            continue
+        indent = len(raw) - len(raw.lstrip(" \t"))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        out.append((stack[-1][1] if stack else intro, line))
+        if line.endswith(":"):
+            stack.append((indent, line))
     return out
+
+
+def _intro_scope(nlp, intro: str) -> tuple[bool, bool]:
+    """(negated, hedged): does the intro line's negation or hedge reach its end, so its items inherit it?"""
+    if not intro:
+        return False, False
+    doc = nlp.make_doc(intro[:MAX_PIECE_CHARS])
+    out = []
+    for name in ("negation", "hedge"):
+        preceding, _, terminating = nlp.get_pipe(name).process_negations(doc)
+        last = max((end for _, _, end in preceding), default=None)
+        out.append(last is not None and not any(start >= last for _, start, _ in terminating))
+        if name == "hedge":  # any possibility cue in the intro hedges its items, as before
+            out[-1] = bool(preceding)
+    return out[0], out[1]
 
 
 def _generic(ent) -> bool:
@@ -624,28 +647,26 @@ def _generic(ent) -> bool:
 def findings(text: str | None, *, possible_is_critical: bool = False) -> list[dict]:
     """Every tier-4 mention: its text, family and whether it is negated, hedged and asserted."""
     nlp = _pipeline()
-    hedge = nlp.get_pipe("hedge")
-    pieces, hedged_intro = (
+    pieces, scopes = (
         [],
         [],
     )  # one sentence (or slice of a run-on one) a doc: NegEx scope is the sentence
     for intro, line in _blocks(text or ""):
-        intro_hedged = bool(intro) and bool(
-            hedge.process_negations(nlp.make_doc(intro[:MAX_PIECE_CHARS]))[0]
-        )
+        scope = _intro_scope(nlp, intro)  # (negated, hedged) inherited from the list's intro line
         for sentence in _SENTENCE_END.split(_INTERJECTION.sub("", line)):
             for start in range(0, len(sentence), MAX_PIECE_CHARS):
                 pieces.append(sentence[start : start + MAX_PIECE_CHARS])
-                hedged_intro.append(intro_hedged)
+                scopes.append(scope)
     out = []
-    for doc, intro_hedged in zip(nlp.pipe(pieces), hedged_intro):
+    for doc, (intro_negated, intro_hedged) in zip(nlp.pipe(pieces), scopes):
         generic = {
             ent.sent.start for ent in doc.ents if _generic(ent)
         }  # a definition: all of its sentence
         for ent in doc.ents:
             if ent.end < len(doc) and doc[ent.end].lower_ in NOT_A_FINDING_AFTER:
                 continue
-            negated, hedged = ent._.negex, ent._.hedged or intro_hedged or ent.sent.start in generic
+            negated = ent._.negex or intro_negated
+            hedged = ent._.hedged or intro_hedged or ent.sent.start in generic
             asserted = not negated and (not hedged or possible_is_critical)
             out.append(
                 {
