@@ -146,33 +146,37 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
         if behaviour and behaviour not in EXPECTED_BEHAVIOURS:
             row["unknown_expected_behavior"] = True
         if llm is not None:
-            refusal, critical, asked = llm.ask(s["question"], s["answer"])
-            row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=asked.raw)
-            if asked.error:
-                row["llm_error"] = asked.error
-            if j.method == "fallback" and s.get(
-                "probe_kind"
-            ):  # where the authors' scorer asks its LLM
-                from medvigil.suites.medvigil.scoring.llm_judge import verdict_message
-
-                message = verdict_message(
-                    s["probe_kind"],
-                    s["question"],
-                    s["answer"],
-                    "; ".join(s["_expected"]),
-                    s.get("halluc_explanation", ""),
-                )
-                verdict, asked_verdict = llm.ask_verdict(message)
-                row.update(
-                    rule_verdict=j.verdict,
-                    verdict=verdict or "hedged",
-                    verdict_method="llm" if verdict else "llm_failed",
-                    llm_verdict_raw=asked_verdict.raw,
-                )
-                if asked_verdict.error:
-                    row["llm_verdict_error"] = asked_verdict.error
+            _ask_llm(llm, s, j, row)
         rows.append(row)
     return rows
+
+
+def _ask_llm(llm, s: dict, j, row: dict) -> None:
+    """The LLM's labels of one sample into ``row``, and its verdict where the rule left it to the fallback."""
+    refusal, critical, asked = llm.ask(s["question"], s["answer"])
+    row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=asked.raw)
+    if asked.error:
+        row["llm_error"] = asked.error
+    if j.method != "fallback" or not s.get("probe_kind"):  # where the authors' scorer asks its LLM
+        return
+    from medvigil.suites.medvigil.scoring.llm_judge import verdict_message
+
+    message = verdict_message(
+        s["probe_kind"],
+        s["question"],
+        s["answer"],
+        "; ".join(s["_expected"]),
+        s.get("halluc_explanation", ""),
+    )
+    verdict, asked_verdict = llm.ask_verdict(message)
+    row.update(
+        rule_verdict=j.verdict,
+        verdict=verdict or "hedged",
+        verdict_method="llm" if verdict else "llm_failed",
+        llm_verdict_raw=asked_verdict.raw,
+    )
+    if asked_verdict.error:
+        row["llm_verdict_error"] = asked_verdict.error
 
 
 def _compare(rows: list[dict], key: str) -> dict | None:

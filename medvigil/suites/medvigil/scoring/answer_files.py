@@ -67,47 +67,51 @@ def read_answers(path: str) -> list[dict]:
     _bounded(path, len(samples))
     problems, out = [], []
     for i, s in enumerate(samples, 1):
-        if not isinstance(s, dict):
-            problems.append(Problem(path, "sample is not a JSON object", row=i))
-            continue
-        for key in ("question", "answer"):
-            if not isinstance(s.get(key), str):
-                problems.append(Problem(path, "missing or not a string", row=i, field=key))
-        for axis in AXES:
-            for pattern in FILE_LABELS:
-                key = pattern.format(axis)
-                if key in s and s[key] is not None and not isinstance(s[key], bool):
-                    problems.append(
-                        Problem(path, "label must be true, false or null", row=i, field=key)
-                    )
-        for key in (
-            "probe_kind",
-            "expected_behavior",
-            "degradation",
-            "_model",
-            "model",
-            "halluc_explanation",
-            "class",
-            "split",
-        ):
-            if key in s and not isinstance(s[key], str):
-                problems.append(Problem(path, "not a string", row=i, field=key))
-        if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
-            problems.append(
-                Problem(path, "must be true or false", row=i, field="text_only_answerable")
-            )
-        expected = _expected(s.get("expected_answer_or_set"))
-        if expected is None:
-            problems.append(
-                Problem(
-                    path,
-                    "must be a list of strings or a string",
-                    row=i,
-                    field="expected_answer_or_set",
-                )
-            )
-            continue
-        out.append({**s, "_expected": expected})
+        found = _sample_problems(path, i, s)
+        problems += found
+        if not found:
+            out.append({**s, "_expected": _expected(s.get("expected_answer_or_set"))})
     if problems:
         raise DataError(problems)
     return out
+
+
+STRING_FIELDS = (
+    "probe_kind",
+    "expected_behavior",
+    "degradation",
+    "_model",
+    "model",
+    "halluc_explanation",
+    "class",
+    "style",
+    "split",
+)
+
+
+def _sample_problems(path: str, i: int, s) -> list[Problem]:
+    """What is wrong with sample ``i`` (its fields, labels and gold set); [] when nothing."""
+    if not isinstance(s, dict):
+        return [Problem(path, "sample is not a JSON object", row=i)]
+    problems = [
+        Problem(path, "missing or not a string", row=i, field=key)
+        for key in ("question", "answer")
+        if not isinstance(s.get(key), str)
+    ]
+    for key in (pattern.format(axis) for axis in AXES for pattern in FILE_LABELS):
+        if key in s and s[key] is not None and not isinstance(s[key], bool):
+            problems.append(Problem(path, "label must be true, false or null", row=i, field=key))
+    problems += [
+        Problem(path, "not a string", row=i, field=key)
+        for key in STRING_FIELDS
+        if key in s and not isinstance(s[key], str)
+    ]
+    if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
+        problems.append(Problem(path, "must be true or false", row=i, field="text_only_answerable"))
+    if _expected(s.get("expected_answer_or_set")) is None:
+        problems.append(
+            Problem(
+                path, "must be a list of strings or a string", row=i, field="expected_answer_or_set"
+            )
+        )
+    return problems
