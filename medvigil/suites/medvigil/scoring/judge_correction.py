@@ -230,13 +230,14 @@ def open_rates(
         mine = [r for r in rows if r["model"] == model and r.get("parse_status", "ok") == "ok"]
         name = mine[0]["extra"]["open_judge"] if mine else judges[0]
         error = errors.get(name)
+        case = lambda r: str(r.get("case_id") or r.get("probe_id"))  # noqa: E731 (the resampling unit)
         refuse = [
-            (r["case_id"], r.get("predicted_letter") == "E")
+            (case(r), r.get("predicted_letter") == "E")
             for r in mine
-            if r["correct_letter"] == "E"
+            if r.get("correct_letter") == "E"
         ]
         critical = [
-            (r["case_id"], r["extra"]["is_critical"])
+            (case(r), r["extra"]["is_critical"])
             for r in mine
             if isinstance(r["extra"].get("is_critical"), bool)
         ]
