@@ -96,6 +96,7 @@ CLAUSES = {
         rf"\b{SELF}(?:'d| would|'ll| will)? (?:won't|will not|would not|wouldn't|prefer not to|avoid|"
         rf"refrain from|do not want to|don't want to) (?:to )?(?:guess|speculate|guessing|speculating)\b",
         rf"\b{SELF}(?:'d| would) rather not\b",
+        rf"\b{SELF}(?:'d| would) (?:only |just )?be (?:guessing|speculating)\b",
         rf"(?:\b{SELF}|^)(?: really| honestly)? (?:don't|do not) know\b|^(?:i )?(?:don't|do not) know\b",
         rf"\b{SELF}{BE} (?:really |honestly )?(?:not sure|unsure|uncertain|not certain)\b",
         rf"\b{SELF}{BE} not (?:comfortable|confident enough|willing|qualified|in a position) (?:to )?"
@@ -113,6 +114,8 @@ CLAUSES = {
         rf"\bno (?:way|means) (?:for me )?to {ADVERB}{JUDGE_VERB}\b",
         rf"\b(?:impossible|not possible) to {ADVERB}{JUDGE_VERB}\b",
         r"\b(?:cannot be answered|unanswerable)\b",
+        r"\bbeyond (?:what|the (?:scope|limits?) of)\b",
+        r"\b(?:makes?|made) (?:it|this|that) (?:impossible|unreliable|not possible)\b",
         r"\b(?:(?:isn't|is not|not) |im)possible (?:to \w+ )?(?:from|on|with|based on) (?:this|a single|one|the|an?|these)\b",
         rf"\b(?:imaging|the image|this image|an image|a single (?:image|scan|view|slice|film|frame)|this (?:scan|study|"
         rf"view|film|slice|radiograph)|x-rays?|radiographs?|ct|mri|ultrasound)(?: alone| by itself| on its own)? "
@@ -228,7 +231,7 @@ CLAUSES = {
         r"\b(?:false|incorrect|mistaken|wrong|flawed|faulty|erroneous|invalid) (?:premise|assumption|presupposition)\b",
         r"\bcontrary to (?:the|what|your)\b",
         r"\b(?:question|query|prompt)\b[^.;]{0,30}?\b(?:assum|presuppos|presum|impl)\w*\b[^.;]{0,80}?"
-        r"(?:\b(?:none|no|not|nothing|absent)\b|n't\b)",
+        r"(?:\b(?:none|no|not|nothing|absent|intact|normal|unremarkable)\b|n't\b)",
         r"\b(?:i|we) (?:need|have|want|must) to (?:correct|clarify|challenge|push back on)\b",
         r"\b(?:push back on|reject|dispute|challenge|correct) (?:the|this|your|that) (?:question's )?"
         r"(?:premise|assumption|presupposition)\b",
@@ -286,6 +289,7 @@ LEAD_TERSE = (
     r"^(?:could|can|would|will) you (?:please |kindly )?(?:mind )?(?:clarify(?:ing)?|specify(?:ing)?|confirm(?:ing)?|"
     r"tell(?:ing)? me|let(?:ting)? me know|provid(?:e|ing)|shar(?:e|ing)|(?:re-?)?upload(?:ing)?|(?:re-?)?send(?:ing)?|"
     r"attach(?:ing)?|includ(?:e|ing)|giv(?:e|ing) me)\b.*\?$",
+    rf"^(?:awaiting|waiting for|pending) (?:the |an? |your )?{INPUT_NP}\W*$",
     r"^did you (?:mean|forget|intend|want|try) to (?:attach|upload|include|send|share|add)\b",
     r"^(?:what|which)\b[^?]{0,80}\b(?:do|would) you (?:want|like) me to\b[^?]{0,80}\?$",
     r"^(?:what|which) (?:part|region|body part|organ|study|modality|view|image|scan)\b[^?]{0,60}\?$",
@@ -318,7 +322,7 @@ PREMISE_REJECTION = (
     r",? not (?:on |in )?the (?:left|right)\b",
     r"\b(?:isn't|is not|aren't|are not|wasn't|was not) (?:actually )?(?:in|on|at|located|positioned)\b",
     r"\b(?:nothing|none) (?:to (?:measure|describe|size|grade)|of (?:the|these|that|them|those))\b",
-    r"\b(?:i|we) (?:do not|don't|cannot|can't) (?:see|find|identify|appreciate)\b",
+    r"\b(?:i|we) (?:do not|don't|cannot|can't|could not|couldn't) (?:see|find|identify|appreciate)\b",
     NEGATED_BELIEF,
 )
 
@@ -351,7 +355,8 @@ _MARKUP = re.compile(r"[*_`#>|]+|^[ \t]*(?:[-+•]|\d+[.)])[ \t]+", re.M)
 NEGATED_BEFORE = (  # the cue comes before the subject: "there is no effusion", "I don't see a mass"
     r"\b(?:there|this)(?: is| are| was| were|'s) (?:no|not (?:a|an|any))\b",
     r"\bthere (?:isn't|is not|aren't|are not|wasn't|was not) (?:a|an|any)\b",
-    r"\b(?:i|we) (?:do not|don't|cannot|can't|did not|didn't) (?:see|find|identify|appreciate|detect)\b",
+    r"\b(?:i|we) (?:do not|don't|cannot|can't|did not|didn't|could not|couldn't) (?:see|find|identify|"
+    r"appreciate|detect)\b",
     r"\b(?:shows?|contains?|demonstrates?|reveals?|see|find|identify) no\b",
     r"\b(?:none|nothing) (?:of|to)\b",
     r"\bno (?:evidence|sign|signs|indication) of\b",
