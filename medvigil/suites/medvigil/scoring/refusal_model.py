@@ -32,7 +32,7 @@ CUES = re.compile(
     r"could you|can you|share|upload|attach|blank|noise|static|masked|obscured|covered|hidden|occluded|"
     r"corrupt\w*|unclear|uncertain|unsure|insufficient|limited|missing|absent|unknown|indeterminate|"
     r"inadequate|non-?diagnostic|refrain|decline|guess\w*|speculat\w*|defer|consult|indetermina\w*|"
-    r"undetermin\w*|needs?|require[sd]?|better|clearer)\b|\btoo \w+(?: \w+){0,3}? to\b|n't\b|\?",
+    r"undetermin\w*|needs?|require[sd]?|better|clearer|beyond|await\w*|waiting|pending|hard|difficult)\b|\btoo \w+(?: \w+){0,3}? to\b|n't\b|\?",
     re.I,
 )
 HELD_OUT = "held_out"  # eval_set's held-out split stays a measurement of the whole judge
