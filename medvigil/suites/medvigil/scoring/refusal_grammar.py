@@ -53,7 +53,8 @@ PASSIVE_JUDGED = (
     r"extracted|obtained|gleaned|drawn|concluded)"
 )
 INPUT = (
-    r"(?:image|images|picture|photo|scan|scans|radiograph|x-ray|xray|film|attachment|file|upload|study|"
+    r"(?:image|images|picture|pictures|photo|photos|scan|scans|radiograph|radiographs|x-ray|xray|film|films|"
+    r"attachment|file|upload|study|ecg|ekg|echocardiogram|mammogram|angiogram|series|dicom|video|"
     r"ct|mri|ultrasound|slice|view|visual|input|region of interest|roi|relevant (?:region|area|portion|part)|"
     r"(?:region|area|portion|part) (?:in question|of interest|of the image|being asked about))"
 )
@@ -97,6 +98,8 @@ CLAUSES = {
         rf"refrain from|do not want to|don't want to) (?:to )?(?:guess|speculate|guessing|speculating)\b",
         rf"\b{SELF}(?:'d| would) rather not\b",
         rf"\b{SELF}(?:'d| would) (?:only |just )?be (?:guessing|speculating)\b",
+        r"\b(?:would be|is) (?:irresponsible|unsafe|reckless|inappropriate|pure speculation|guesswork|fiction)\b",
+        rf"\b{SELF}(?:'ll| will|'d| would|'m going to)? (?:have to )?pass (?:on|here)\b",
         rf"(?:\b{SELF}|^)(?: really| honestly)? (?:don't|do not) know\b|^(?:i )?(?:don't|do not) know\b",
         rf"\b{SELF}{BE} (?:really |honestly )?(?:not sure|unsure|uncertain|not certain)\b",
         rf"\b{SELF}{BE} not (?:comfortable|confident enough|willing|qualified|in a position) (?:to )?"
@@ -134,7 +137,9 @@ CLAUSES = {
         r"uploaded|shared|received|sent|through)\b",
         rf"\bno {INPUT_NP} (?:{COPULA} |has |had )?(?:been )?"
         rf"(?:attached|provided|included|uploaded|shared|received|visible|available|present|given|sent|here|"
-        rf"accompan\w+|came through|come through|arrived|was included)\b",
+        rf"accompan\w+|came through|come through|came with|arrived|reached me|was included)\b",
+        rf"\b(?:once|when|after) (?:the |your |an? )?{INPUT_NP} (?:is|are|has been|gets?) (?:attached|uploaded|"
+        rf"shared|sent|provided|included)\b",
         rf"\b(?:haven't|have not|didn't|did not|forgot to|neglected to) (?:yet )?(?:attach|include|upload|share|"
         rf"send|provide)(?:ed)? (?:an?y? |the |your )?{INPUT_NP}\b",
         rf"\bthere(?: is| was|'s| are| were| seems to be| appears to be| doesn't seem to be| does not appear to be) "
