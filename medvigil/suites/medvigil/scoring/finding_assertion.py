@@ -58,6 +58,11 @@ GENERIC_OPENERS = frozenset(
 )
 GENERIC_VERBS = frozenset(
     {
+        "carries",
+        "carry",
+        "leads",
+        "causes",
+        "warrants",
         "is",
         "are",
         "means",
@@ -130,6 +135,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MAX_PIECE_CHARS = 5000  # a run-on "sentence" is read in slices of this size (spaCy's limit is 10^6)
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+")
 _INNER_MARKUP = re.compile(r"\*\*|__|`")
+_SPACED_DASH = re.compile(r"[ \t][-\u2013\u2014][ \t]")
 _TABLE_RULE = re.compile(r"^[-:| ]+$")
 # "Pneumothorax: absent", "| Haemorrhage | Not seen |", "PE - negative": a field and a negative value
 NEGATIVE_VALUES = (
@@ -137,7 +143,7 @@ NEGATIVE_VALUES = (
     r"noted)|ruled out|excluded|normal|\u2717|\u2718|x"
 )
 _FIELD = re.compile(
-    rf"^([^:|]{{1,80}}?)[ \t]*(?::|\||\s[-\u2013\u2014]\s)[ \t]*(?:{NEGATIVE_VALUES})\b[^a-z]{{0,3}}(?:\||$)",
+    rf"^([^:|.!?]{{1,80}}?)[ \t]*(?::|\||\s[-\u2013\u2014]\s)[ \t]*(?:{NEGATIVE_VALUES})\b[^a-z]{{0,3}}(?:\||$)",
     re.I,
 )
 # long tier-4 words read through one misspelling (two from 11 letters): "pnuemothorax", "disection"
@@ -340,6 +346,8 @@ def findings(text: str | None, *, possible_is_critical: bool = False) -> list[di
     for intro, line in _blocks(text or ""):
         scope = _intro_scope(nlp, intro)  # (negated, hedged) inherited from the list's intro line
         for sentence in _SENTENCE_END.split(_INTERJECTION.sub("", line)):
+            # a field per sentence ("Normal aorta. Dissection: none."); a spaced dash ends a clause
+            sentence = _SPACED_DASH.sub("; ", _structured(sentence))
             for start in range(0, len(sentence), MAX_PIECE_CHARS):
                 pieces.append(sentence[start : start + MAX_PIECE_CHARS])
                 scopes.append(scope)
