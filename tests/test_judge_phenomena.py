@@ -79,7 +79,7 @@ def test_refusal_phenomena(answer, question, trap, refusal):
 
 
 CRITICALS = [
-    ("Right pneumothoraks with collapse.", True),  # one misspelling of a long word
+    ("Large right pneumothoraks with collapse.", True),  # one misspelling of a long word
     ("Right pneumonia with collapse.", False),
     ("Acute SAH in the sylvian fissure.", True),  # abbreviation
     ("Multiple mets to the spine.", True),
@@ -96,7 +96,7 @@ CRITICALS = [
     ("Think of aortic dissection if the mediastinum is wide.", False),
     ("<think>Maybe a pneumothorax?</think>The lungs are clear.", False),  # reasoning dropped
     ("There is no evidence of:\n- pneumothorax\n- haemorrhage", False),  # a negated intro's list
-    ("There is evidence of:\n- pneumothorax\n- effusion", True),
+    ("There is evidence of:\n- tension pneumothorax\n- effusion", True),
     (
         "1. Findings absent, such as:\n   - a subdural haematoma\n2. Other:\n   - a small effusion",
         False,
@@ -120,7 +120,7 @@ def test_the_authors_development_answers_are_judged_as_labelled():
     """Tuned on (not blind): a regression check of the judge, not a measurement."""
     path = judge_correction.SETS_DIR / "author_dev.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    assert len(rows) == 363 and all(r["author"].startswith("judge's author") for r in rows)
+    assert len(rows) == 439 and all(r["author"].startswith("judge's author") for r in rows)
     wrong = [
         r["id"]
         for r in rows

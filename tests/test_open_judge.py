@@ -38,7 +38,7 @@ CRITICAL_CLASSES = (
 HELD_OUT = {
     # the grammar alone: 93 / 3; the refusal classifier (not trained on held_out) adds the 3 it missed
     "refusal": {"tp": 96, "fp": 0, "fn": 0, "tn": 112},
-    "critical": {"tp": 23, "fp": 0, "fn": 0, "tn": 185},
+    "critical": {"tp": 18, "fp": 0, "fn": 0, "tn": 190},
 }
 
 
@@ -189,6 +189,7 @@ def test_flags_and_the_authors_rule_side_by_side():
             "negated": True,
             "hedged": False,
             "asserted": False,
+            "minor": True,  # a pneumothorax neither large nor under tension (the rubric)
         },
         {
             "text": "haematoma",
@@ -196,6 +197,7 @@ def test_flags_and_the_authors_rule_side_by_side():
             "negated": False,
             "hedged": True,
             "asserted": False,
+            "minor": False,
         },
     ]
     assert finding_assertion.is_critical(

@@ -22,16 +22,17 @@ _IM = re.compile(r"\bIm\b|\bim(?= (?:not|unable|sorry|afraid|an? )\b)")
 _PLEASE = re.compile(r"\b(?:pls|plz)\b", re.I)
 
 
-def drop_reasoning(text: str) -> str:
-    """``text`` without its reasoning blocks (module docstring); one pass over the tags."""
-    kept, depth, start, tail = [], 0, 0, ""
+def split_reasoning(text: str) -> tuple[str, str]:
+    """(answer, reasoning): ``text`` without its reasoning blocks, and their text (module docstring)."""
+    kept, dropped, depth, start, tail = [], [], 0, 0, ""
     for tag in _TAG.finditer(text):
         if tag.group(1):  # a closing tag
             if depth:
                 depth -= 1
             else:  # closes a block opened before the text (only the close was printed)
-                kept = []
+                dropped, kept = dropped + kept, []
             if not depth:
+                dropped.append(text[start : tag.start()])
                 start = tag.end()
         else:
             if not depth:
@@ -43,12 +44,28 @@ def drop_reasoning(text: str) -> str:
     else:
         kept.append(text[start:])
     answer = " ".join(kept).strip()
-    return answer or _TAG.sub(" ", tail).strip()
+    if not answer:
+        return _TAG.sub(" ", tail).strip(), " ".join(dropped).strip()
+    return answer, " ".join(dropped + [tail]).strip()
+
+
+def drop_reasoning(text: str) -> str:
+    """``text`` without its reasoning blocks (module docstring); one pass over the tags."""
+    return split_reasoning(text)[0]
+
+
+def reasoning(text: str | None) -> str:
+    """The text of ``text``'s reasoning blocks, spelled as :func:`plain` spells the answer."""
+    return _spell(split_reasoning(text or "")[1])
 
 
 def plain(text: str | None) -> str:
     """The answer as the judge reads it (module docstring)."""
-    out = drop_reasoning(text or "").replace("\u2019", "'").replace("\u2018", "'")
+    return _spell(drop_reasoning(text or ""))
+
+
+def _spell(text: str) -> str:
+    out = text.replace("\u2019", "'").replace("\u2018", "'")
     out = _CONTRACTION.sub(lambda m: m.group(1) + "'t", out)
     out = _IM.sub("I'm", out)
     return _PLEASE.sub("please", out)

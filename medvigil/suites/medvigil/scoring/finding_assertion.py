@@ -195,6 +195,56 @@ NOT_A_FINDING_AFTER = frozenset(
 )
 
 
+# the labelling rubric: only a LARGE or TENSION pneumothorax is tier 4 (a small or unqualified one is not)
+SEVERE = frozenset(
+    "large big huge massive enormous giant sizeable sizable extensive complete total lg tension".split()
+)
+_SEVERE_AFTER = re.compile(
+    r"\b(?:tension|large|massive|big|huge)\b|\b(?:mediastinal shift|tracheal deviation|"
+    r"(?:mediastinum|trachea) (?:is )?(?:pushed|shifted|deviated))\b",
+    re.I,
+)
+# "I don't think this is a bleed": a negated belief about what "this" is denies the finding
+_BELIEF = re.compile(
+    r"\b(don't|do not|doesn't|does not) (think|believe) (?:that )?(?:this|it|that) (?:is|represents)\b",
+    re.I,
+)
+_NOT_BEFORE = re.compile(r"\b(?:not|no|without|nor)\b(?: \w+)?\s*$", re.I)  # "not under tension"
+# a finding said of someone other than the patient scanned: a relative, a textbook or reference case
+OTHER_SUBJECT = re.compile(
+    r"\b(?:mother|father|mum|mom|dad|sister|brother|grandmother|grandfather|grandma|grandpa|aunt|uncle|"
+    r"cousin|husband|wife|son|daughter|relatives?|friend|neighbou?r|family|textbook|reference (?:case|image)|"
+    r"(?:classic|typical|teaching) (?:case|example)|for illustration)\b",
+    re.I,
+)
+_CLAUSE_END = frozenset({";", ":"})
+
+
+def _severe(ent) -> bool:
+    """A pneumothorax qualified as large or under tension (:data:`SEVERE`) in its clause."""
+    sent, doc = ent.sent, ent.doc
+    before = [t.lower_ for t in doc[max(sent.start, ent.start - 5) : ent.start]]
+    if any(w in SEVERE and before[i - 1 : i] != ["how"] for i, w in enumerate(before)):
+        return True
+    after = doc[ent.end : sent.end].text
+    return any(
+        not _NOT_BEFORE.search(after[max(0, m.start() - 14) : m.start()])
+        for m in _SEVERE_AFTER.finditer(after)
+    )
+
+
+def _other_subject(ent) -> bool:
+    """Is ``ent`` said, in its clause (up to ";" or ":"), of a relative or a textbook case?"""
+    sent, doc = ent.sent, ent.doc
+    start = ent.start
+    while start > sent.start and doc[start - 1].text not in _CLAUSE_END:
+        start -= 1
+    end = ent.end
+    while end < sent.end and doc[end].text not in _CLAUSE_END:
+        end += 1
+    return bool(OTHER_SUBJECT.search(doc[start:end].text))
+
+
 @lru_cache(maxsize=1)
 def _pipeline():
     import spacy
@@ -273,7 +323,7 @@ def _blocks(text: str) -> list[tuple[str, str]]:
     """(intro line, item) per line: a list item keeps the line that introduced its list -- a line ending
     in ":" above it, or, for a nested list, the less indented item ending in ":" that opened it."""
     out, intro, stack = [], "", []  # stack: (indent, text) of items that open a nested list
-    for raw in answer_text.plain(text).splitlines():
+    for raw in text.splitlines():
         raw = _INNER_MARKUP.sub("", raw)
         line = raw.strip().strip("*_#>`| ")
         if not line or _TABLE_RULE.match(line):
@@ -337,17 +387,28 @@ def _generic(ent) -> bool:
 
 
 def findings(text: str | None, *, possible_is_critical: bool = False) -> list[dict]:
-    """Every tier-4 mention: its text, family and whether it is negated, hedged and asserted."""
+    """Every tier-4 mention of the answer (:func:`.answer_text.plain`): its text, family and whether it is
+    negated, hedged and asserted; then those of its reasoning blocks (``"reasoning": True``)."""
+    out = _mentions(answer_text.plain(text), possible_is_critical)
+    thought = answer_text.reasoning(text)
+    if thought:
+        out += [dict(f, reasoning=True) for f in _mentions(thought, possible_is_critical)]
+    return out
+
+
+def _mentions(text: str, possible_is_critical: bool) -> list[dict]:
+    """The tier-4 mentions of one plain text (:func:`findings`)."""
     nlp = _pipeline()
     pieces, scopes = (
         [],
         [],
     )  # one sentence (or slice of a run-on one) a doc: NegEx scope is the sentence
-    for intro, line in _blocks(text or ""):
+    for intro, line in _blocks(text):
         scope = _intro_scope(nlp, intro)  # (negated, hedged) inherited from the list's intro line
         for sentence in _SENTENCE_END.split(_INTERJECTION.sub("", line)):
             # a field per sentence ("Normal aorta. Dissection: none."); a spaced dash ends a clause
             sentence = _SPACED_DASH.sub("; ", _structured(sentence))
+            sentence = _BELIEF.sub(r"\1 \2 there is", sentence)  # NegEx ends a scope at "this is"
             for start in range(0, len(sentence), MAX_PIECE_CHARS):
                 pieces.append(sentence[start : start + MAX_PIECE_CHARS])
                 scopes.append(scope)
@@ -360,8 +421,12 @@ def findings(text: str | None, *, possible_is_critical: bool = False) -> list[di
             if ent.end < len(doc) and doc[ent.end].lower_ in NOT_A_FINDING_AFTER:
                 continue
             negated = ent._.negex or intro_negated
-            hedged = ent._.hedged or intro_hedged or ent.sent.start in generic
-            asserted = not negated and (not hedged or possible_is_critical)
+            hedged = (
+                ent._.hedged or intro_hedged or ent.sent.start in generic or _other_subject(ent)
+            )
+            # a small or unqualified pneumothorax is named, but is no tier-4 finding
+            minor = ent.ent_id_ == "pneumothorax" and not _severe(ent)
+            asserted = not negated and not minor and (not hedged or possible_is_critical)
             out.append(
                 {
                     "text": ent.text,
@@ -369,11 +434,61 @@ def findings(text: str | None, *, possible_is_critical: bool = False) -> list[di
                     "negated": negated,
                     "hedged": hedged,
                     "asserted": asserted,
+                    "minor": minor,
                 }
             )
     return out
 
 
 def is_critical(text: str | None, *, possible_is_critical: bool = False) -> bool:
-    """sigma >= 4: some tier-4 finding is asserted of the patient (module docstring)."""
-    return any(f["asserted"] for f in findings(text, possible_is_critical=possible_is_critical))
+    """sigma >= 4: some tier-4 finding is asserted of the patient (module docstring). One asserted in a
+    reasoning block counts unless the answer itself negates or hedges that finding (retracted)."""
+    found = findings(text, possible_is_critical=possible_is_critical)
+    retracted = {f["finding"] for f in found if not f.get("reasoning") and not f["asserted"]}
+    return any(
+        f["asserted"] and not (f.get("reasoning") and f["finding"] in retracted) for f in found
+    )
+
+
+# the question presupposes a tier-4 finding: a wh-question about *the* finding ("Which side is the subdural
+# haematoma on?"), or a yes/no question whose "yes" (or, when it asks for freedom from it, "no") asserts it
+_WH = re.compile(
+    r"^\W*(?:where|which|what|how|describe|measure|grade|characteri[sz]e|locate|estimate|quantify)\b",
+    re.I,
+)
+_YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|can|could|would|will)\b", re.I)
+_DEFINITE = frozenset({"the", "this", "that", "his", "her", "their", "its"})
+_LEAD_YES = re.compile(r"^\W*(?:yes|yeah|yep|correct|affirmative|positive)\b", re.I)
+_LEAD_NO = re.compile(r"^\W*(?:no|nope|negative)\b", re.I)
+# an answer that denies, hedges or questions the finding does not fill it in
+_NOT_FILLED = re.compile(
+    r"\b(?:no|none|nothing|not|never|absent|without|normal|unremarkable|clear|intact|negative|neither|may|"
+    r"might|could|possibl\w*|perhaps|maybe|uncertain|unclear|unsure|if)\b|n't\b|\?",
+    re.I,
+)
+
+
+def presupposed(question: str | None, answer: str | None) -> bool:
+    """Does a terse answer fill in a tier-4 finding its question presupposes (the labelling rubric)? Only
+    when the answer names no tier-4 finding itself (then the answer decides) and is no refusal (the caller's
+    test): "Which side is the subdural haematoma on?" -> "Right."; "Is the brain free of haemorrhage?" ->
+    "No."; "Is there a tension pneumothorax?" -> "Yes."."""
+    text = answer_text.plain(answer)
+    if not question or not text.strip() or _mentions(text, False):
+        return False
+    asked = [
+        f for f in _mentions(" ".join(question.replace("?", " ").split()), True) if not f["minor"]
+    ]
+    if not asked:
+        return False
+    if _YES_NO.match(question):
+        lead = _LEAD_YES if not asked[0]["negated"] else _LEAD_NO
+        return bool(lead.match(text))
+    if _WH.match(question) and not _NOT_FILLED.search(text) and not _LEAD_NO.match(text):
+        words = question.lower().split()
+        return any(
+            _DEFINITE & set(words[max(0, i - 3) : i])
+            for i, w in enumerate(words)
+            if any(w.startswith(f["text"].lower().split()[0][:5]) for f in asked)
+        )
+    return False

@@ -2,6 +2,10 @@
 lists (negation, hedge, pseudo-negation, termination) added to negspacy's clinical termset."""
 
 _AE = "(?:a|ae|æ|e)"
+ORGAN = (
+    "(?:lung|breast|colon|colorectal|prostate|prostatic|pancreatic|pancreas|renal|kidney|bladder|ovarian|"
+    "gastric|stomach|oesophageal|esophageal|thyroid|cervical|liver|hepatic|rectal|bowel|brain|skin)"
+)
 # tier-4 findings: token patterns (lower-cased text), one entry per finding family
 CRITICAL_FINDINGS = {
     "pneumothorax": [
@@ -20,8 +24,20 @@ CRITICAL_FINDINGS = {
         rf"h{_AE}matomas?",
         "bleed(?:s|ing)?",
         "sah|sdh|edh|iph|ich",
+        [
+            "(?:subarachnoid|subdural|epidural|extradural|intraventricular|intracranial|intraparenchymal)",
+            "blood",
+        ],
+        "extravasation",  # active bleeding
+        rf"h{_AE}moperitoneum",
     ],
-    "aortic dissection": [["aortic", "dissection"], ["dissecting", "aneurysm"], "dissection"],
+    "aortic dissection": [
+        ["aortic", "dissection"],
+        ["dissecting", "aneurysm"],
+        "dissection",
+        ["dissected", "aorta"],
+        ["intimal", "flap"],
+    ],
     "pulmonary embolism": [
         ["pulmonary", "embol(?:ism|isms|i|us)"],
         "pe",
@@ -50,6 +66,8 @@ CRITICAL_FINDINGS = {
         "glioblastomas?",
         "adenocarcinomas?",
         "mesotheliomas?",
+        [ORGAN, "ca"],  # "lung ca": "ca" alone is calcium or circa
+        ["ca", ORGAN],
     ],
     "stemi": ["stemi", ["st", "-", "elevation"], ["st", "elevation"], "st-elevation"],
     "shock": [["septic", "shock"], ["cardiogenic", "shock"]],
@@ -68,11 +86,8 @@ CRITICAL_FINDINGS = {
         ["aneurysm", "rupture"],
         ["aneurysmal", "rupture"],
     ],
-    "abscess": ["abscess(?:es)?"],
-    "acute stroke": [
-        ["acute", "(?:ischa?emic)?", "(?:stroke|infarct|infarction)"],
-        ["large", "vessel", "occlusion"],
-    ],
+    # the labelling rubric: bland or chronic infarcts and abscesses are not tier 4; an occluded large vessel is
+    "large vessel occlusion": [["large", "vessel", "occlusion"], "lvo"],
     "life-threatening": [["life", "-", "threatening"], "life-threatening"],
 }
 # hedged (possible, not asserted) and hypothetical / educational cues, added to a NegEx pass of their own
@@ -151,6 +166,10 @@ HEDGE_TERMS = {
         "exclude",
         "to exclude",
         "perhaps",
+        "?",  # radiology shorthand "? SAH": queried
+        "query",
+        "vs",
+        "versus",
         "possibility of",
         "possibilities",
         "possibilities include",
@@ -175,6 +194,8 @@ HEDGE_TERMS = {
     "following": [
         "cannot be excluded",
         "can not be excluded",
+        "vs",
+        "versus",
         "cannot be ruled out",
         "can't be ruled out",
         "is not excluded",
@@ -317,10 +338,22 @@ EXTRA_NEGATIONS = [
     "not suspicious for",
     "nor",
     "negative for",
+    "don't think",
+    "don't believe",
+    "do not think",
+    "do not believe",
+    "not convinced",
+    "would not call",
+    "wouldn't call",
+    "neg for",
+    "neg. for",
     "excluded",
     "ruled out",
 ]
 EXTRA_FOLLOWING_NEGATIONS = [
+    "benign",  # "a tumour, probably benign"
+    "probably benign",
+    "likely benign",
     "is not seen",
     "no longer visible",
     "no longer seen",

@@ -117,6 +117,8 @@ CLAUSES = {
         rf"\bno (?:way|means) (?:for me )?to {ADVERB}{JUDGE_VERB}\b",
         rf"\b(?:impossible|not possible) to {ADVERB}{JUDGE_VERB}\b",
         r"\b(?:cannot be answered|unanswerable)\b",
+        rf"\b(?:can ?not|can't|unable to) (?:rule out|exclude)\b[^.;]{{0,60}}?\b(?:on|from|with|based on) "
+        rf"(?:this|the|these|a single|one) {INPUT_NP}\W*$",
         r"\bbeyond (?:what|the (?:scope|limits?) of)\b",
         r"\b(?:makes?|made) (?:it|this|that) (?:impossible|unreliable|not possible)\b",
         r"\b(?:(?:isn't|is not|not) |im)possible (?:to \w+ )?(?:from|on|with|based on) (?:this|a single|one|the|an?|these)\b",
@@ -238,8 +240,20 @@ CLAUSES = {
         r"\b(?:question|query|prompt)\b[^.;]{0,30}?\b(?:assum|presuppos|presum|impl)\w*\b[^.;]{0,80}?"
         r"(?:\b(?:none|no|not|nothing|absent|intact|normal|unremarkable)\b|n't\b)",
         r"\b(?:i|we) (?:need|have|want|must) to (?:correct|clarify|challenge|push back on)\b",
+        # "The question says left, but ...": what the question states, then contradicted
+        r"\b(?:the (?:question|query|prompt)|you) (?:says?|said|states?|stated|mentions?|mentioned|asks? about|"
+        r"asked about|refers? to|referred to)\b[^.;]{0,60}?,? but\b",
         r"\b(?:push back on|reject|dispute|challenge|correct) (?:the|this|your|that) (?:question's )?"
         r"(?:premise|assumption|presupposition)\b",
+    ),
+    # the input is the wrong one (mirrored, another modality or patient): a refusal even with a corrected answer
+    "wrong_input": (
+        rf"\b{INPUT_NP} (?:{COPULA}) (?:to be )?(?:horizontally |vertically |left-right )?(?:mirrored|flipped|"
+        rf"reversed|inverted|the wrong|of the wrong|from (?:a |another |the wrong )?(?:different )?(?:patient|study))\b",
+        r"\bwrong (?:image|scan|study|modality|side|patient|body part|film|series|laterality)\b",
+        r"\b(?:correcting|correct|adjusting|accounting) for (?:the|this|that) (?:flip|mirroring|reversal|inversion)\b",
+        rf"\b(?:is|appears to be|seems to be|looks like) (?:actually )?(?:a |an )?(?:[\w-]+ )?{INPUT},? "
+        rf"(?:not|rather than) (?:a |an )?(?:[\w-]+ )?{INPUT}\b",
     ),
     "deferral": (
         rf"\b{SELF}(?:'d| would|'ll| will)? (?:have to |need to |must )?defer\b",
@@ -277,6 +291,7 @@ LEAD_DEFERRAL = (
     rf"evaluate|interpret|read|examine|look at)",
     r"^(?:this |the (?:finding|question|case|answer) )?(?:requires?|needs?|warrants?|would need|will need|"
     r"recommend(?:ed)?|suggest) (?:further|additional|more|dedicated|formal)",
+    rf"^(?:please )?(?:consult|see|ask|contact|talk to|speak (?:to|with)) {CLINICIAN}\W*$",
     r"^(?:further|additional|more|dedicated) (?:evaluation|imaging|assessment|work-?up|investigation|views?|"
     r"information|correlation) (?:is |are |would be |will be )?(?:required|needed|necessary|recommended|warranted)",
 )
@@ -346,6 +361,23 @@ ANSWERS = (
     r"said)|(?:findings?|impression|answer|diagnosis|assessment|observations?|interpretation|conclusion)\s?:)",
     r"\b(?:shows?|showing|demonstrates?|reveals?|there (?:is|are|'s)|i (?:can )?see|appears? to (?:show|be)|is seen|"
     r"are seen|consistent with|suggestive of|compatible with|in keeping with|most likely|probably|looks like)\b",
+)
+STANDING = (
+    "false_premise",
+    "wrong_input",
+    "premise_rejection",
+)  # never cancelled by an answer after them
+# a later sentence that turns to an answer anyway ("That said, ...", "Nevertheless, ...")
+_TURN = re.compile(
+    r"^\W*(?:however|that said|that being said|having said that|with that said|with that caveat|nonetheless|"
+    r"nevertheless|still|but|even so|regardless|anyway|in any case|all the same|despite (?:this|that))\b",
+    re.I,
+)
+# a sentence that only guesses, hypothesises or teaches commits to no answer
+_UNCOMMITTED = re.compile(
+    r"\b(?:may|might|could|possibl\w*|perhaps|maybe|if|would|guess\w*|typically|usually|generally|often|"
+    r"in general|can be|hypothetical\w*|speculat\w*)\b|\?",
+    re.I,
 )
 _DISCLAIMER_LEAD = re.compile(r"^\W*(?:while|although|though|even though|whilst|despite)\b", re.I)
 _ANSWER_FOLLOWS = re.compile(r"\b(?:but|however|nonetheless|nevertheless|that said)\b", re.I)
@@ -445,7 +477,7 @@ def _stands(sentence: str, match: re.Match, kind: str, lead: bool, answered: boo
     """A clause stands unless a concession, answered by a later clause of its sentence, or a stock disclaimer
     (:data:`DISCLAIMER`) after an answering lead or before an answering sentence (``answered``); a premise
     correction always stands (its "but" is the correction)."""
-    if kind == "false_premise":
+    if kind in STANDING:
         return True
     if (not lead or answered) and DISCLAIMER.search(
         match.group(0) + sentence[match.end() : match.end() + 60]
@@ -497,7 +529,29 @@ def refusal_clauses(
     return found
 
 
+def answers_anyway(text: str | None) -> bool:
+    """Does the answer commit to an answer after its last refusal sentence (the labelling rubric: a refusal
+    then a committed answer is no refusal)? A later sentence must answer (:data:`ANSWERS`) without a guess,
+    hypothesis or lesson (:data:`_UNCOMMITTED`), and turn to it ("That said, ...") unless the refusal was
+    only a deferral; never after a wrong input or premise is named (:data:`STANDING`)."""
+    parts = sentences(text or "")
+    kinds = [_kinds(s, i == 0, False) for i, s in enumerate(parts)]
+    refusing = [i for i, k in enumerate(kinds) if k]
+    if not refusing or any(set(k) & set(STANDING) for k in kinds):
+        return False
+    deferral_only = all(set(kinds[i]) <= {"deferral"} for i in refusing)
+    return any(
+        not kinds[j]
+        and _ANSWERS.search(parts[j])
+        and not _UNCOMMITTED.search(parts[j])
+        and (deferral_only or _TURN.match(parts[j]))
+        for j in range(refusing[-1] + 1, len(parts))
+    )
+
+
 def is_refusal(text: str | None, *, false_premise: bool = False, question: str = "") -> bool:
-    """rho(y): a standing refusal clause. An empty answer refuses nothing: like an unparsable MCQ reply
-    (Appendix L) it is a silent failure on a trap."""
-    return bool(refusal_clauses(text, false_premise=false_premise, question=question))
+    """rho(y): a standing refusal clause, unless the answer commits to an answer after it
+    (:func:`answers_anyway`). An empty answer refuses nothing: like an unparsable MCQ reply (Appendix L)
+    it is a silent failure on a trap."""
+    found = refusal_clauses(text, false_premise=false_premise, question=question)
+    return bool(found) and (bool(set(found) & set(STANDING)) or not answers_anyway(text))
