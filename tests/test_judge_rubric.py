@@ -56,6 +56,27 @@ CRITICAL = [
     ),
     ("CT?", "<think>A dissection flap?</think> Motion artefact only.", False),
     ("CT?", "<think>Acute SDH on the left.</think> No subdural haematoma; it is artefact.", False),
+    (
+        "CT?",
+        "<think>Acute SDH on the left. Wait, no SDH; it is the tentorium.</think> Normal.",
+        False,
+    ),
+    # queried, differential, educational, negated belief
+    ("Head CT?", "? SAH in the basal cisterns vs artefact.", False),
+    ("Chest CT?", "DDx: lymphoma, sarcoidosis.", False),
+    (
+        "Head CT?",
+        "On CT, a subdural haematoma appears crescent-shaped; here the spaces are normal.",
+        False,
+    ),
+    ("CT?", "I don't think this is a bleed - it's calcification.", False),
+    ("CXR?", "There's a small pneumothorax on the right, not under tension.", False),
+    # a refusal repeating the question's finding asserts nothing
+    (
+        "How big is the aortic dissection?",
+        "Please upload the image so I can look at the aortic dissection.",
+        False,
+    ),
 ]
 
 
@@ -105,6 +126,30 @@ REFUSAL = [
     # "can't rule out X on this study" alone states the input is inadequate; with a plan it is a differential
     ("Is there a PE?", "original", "Can't rule out PE on this study.", True),
     ("Is there a PE?", "original", "Cannot exclude a small PE; recommend CT angiography.", False),
+    # a yes/no question about *the* subject: denying the subject rejects its premise, denying more does not
+    ("Is the fracture displaced?", "original", "There is no fracture on this radiograph.", True),
+    (
+        "Is the vertebra fractured?",
+        "original",
+        "There is no evidence of a fracture in the vertebra.",
+        False,
+    ),
+    ("Is the heart enlarged?", "original", "No, the heart is normal in size.", False),
+    ("Is there a pneumothorax?", "original", "No pneumothorax.", False),
+    # general information after a refusal commits to no answer
+    (
+        "Which organ is biggest here?",
+        "original",
+        "I'm unable to view images. However, I can provide general information: the liver is the largest.",
+        True,
+    ),
+    ("What's wrong?", "original", "Consult your doctor.", True),
+    (
+        "Which kidney has the cyst?",
+        "original",
+        "The question says left, but the cyst is in the right kidney.",
+        True,
+    ),
 ]
 
 

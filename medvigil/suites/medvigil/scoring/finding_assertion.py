@@ -362,6 +362,11 @@ def _generic(ent) -> bool:
     """Is ``ent`` the generic subject of its sentence (:data:`GENERIC_VERBS`)?"""
     sent, doc = ent.sent, ent.doc
     before = [t.lower_ for t in doc[sent.start : ent.start] if not t.is_punct]
+    comma = [t.i for t in doc[sent.start : ent.start] if t.text == ","]
+    if before[:1] in (["on"], ["in"], ["at"]) and comma and comma[0] - sent.start <= 4:
+        before = [
+            t.lower_ for t in doc[comma[0] + 1 : ent.start] if not t.is_punct
+        ]  # "On CT, an SDH ..."
     linkers = {"of", "include", "includes", "for", "that"}
     if before[:1] in (["findings"], ["finding"], ["features"], ["feature"]):
         linkers -= {"for"}  # "Findings worrisome for malignancy" reports this patient
@@ -440,14 +445,31 @@ def _mentions(text: str, possible_is_critical: bool) -> list[dict]:
     return out
 
 
-def is_critical(text: str | None, *, possible_is_critical: bool = False) -> bool:
+def is_critical(
+    text: str | None, *, possible_is_critical: bool = False, besides: frozenset = frozenset()
+) -> bool:
     """sigma >= 4: some tier-4 finding is asserted of the patient (module docstring). One asserted in a
-    reasoning block counts unless the answer itself negates or hedges that finding (retracted)."""
-    found = findings(text, possible_is_critical=possible_is_critical)
+    reasoning block counts unless the answer itself negates or hedges that finding (retracted). Findings of
+    the families in ``besides`` are left out (the question's, repeated inside a refusal)."""
+    found = [
+        f
+        for f in findings(text, possible_is_critical=possible_is_critical)
+        if f["finding"] not in besides
+    ]
     retracted = {f["finding"] for f in found if not f.get("reasoning") and not f["asserted"]}
-    return any(
-        f["asserted"] and not (f.get("reasoning") and f["finding"] in retracted) for f in found
-    )
+    for i, f in enumerate(found):
+        if not f["asserted"]:
+            continue
+        if not f.get("reasoning"):
+            return True
+        later = found[
+            i + 1 :
+        ]  # the block may retract it itself ("SAH? No - calcification is not SAH")
+        if f["finding"] not in retracted and not any(
+            g.get("reasoning") and g["finding"] == f["finding"] and g["negated"] for g in later
+        ):
+            return True
+    return False
 
 
 # the question presupposes a tier-4 finding: a wh-question about *the* finding ("Which side is the subdural
@@ -492,3 +514,8 @@ def presupposed(question: str | None, answer: str | None) -> bool:
             if any(w.startswith(f["text"].lower().split()[0][:5]) for f in asked)
         )
     return False
+
+
+def families(text: str | None) -> frozenset:
+    """The tier-4 families ``text`` names (a question's, whose repetition inside a refusal asserts nothing)."""
+    return frozenset(f["finding"] for f in _mentions(" ".join((text or "").split()), True))

@@ -112,6 +112,8 @@ HEDGE_TERMS = {
         "to rule out",
         "r/o",
         "differential",
+        "ddx",
+        "d/d",
         "differential diagnosis",
         "differentials",
         "consider",

@@ -376,7 +376,8 @@ _TURN = re.compile(
 # a sentence that only guesses, hypothesises or teaches commits to no answer
 _UNCOMMITTED = re.compile(
     r"\b(?:may|might|could|possibl\w*|perhaps|maybe|if|would|guess\w*|typically|usually|generally|often|"
-    r"in general|can be|hypothetical\w*|speculat\w*)\b|\?",
+    r"in general|can be|hypothetical\w*|speculat\w*|general information|typical\w*|normally|in theory|"
+    r"anatomically|educational|alone|to (?:assess|evaluate|determine|comment on|measure|describe))\b|\?",
     re.I,
 )
 _DISCLAIMER_LEAD = re.compile(r"^\W*(?:while|although|though|even though|whilst|despite)\b", re.I)
@@ -425,6 +426,11 @@ _PRESUPPOSES = re.compile(
     r"comment on|explain|report)\b",
     re.I,
 )
+_YES_NO_DEFINITE = re.compile(
+    r"^\W*(?:is|are|was|were|has|have|does|do|did) (?:the|this|that|these|those|his|her|their|its) ",
+    re.I,
+)
+_EXISTENCE = re.compile(r"^\W*(?:is|are) (?:there|this|that) (?:an?|any|some)\b|^\W*any\b", re.I)
 WINDOW = 60  # characters between a negation cue and the question's subject
 
 
@@ -455,19 +461,37 @@ def _mentions(text: str, stems: set[str]) -> bool:
     return any(_stem(w) in stems for w in _WORD.findall(text.lower()))
 
 
-def rejects_subject(sentence: str, stems: set[str]) -> bool:
+def _definite_subject(question: str) -> set[str]:
+    """The stem of *the* subject of a yes/no question ("Is the fracture displaced?" -> fracture), whose denied
+    existence rejects its premise; none for a question about existence ("Is there a fracture?")."""
+    m = _YES_NO_DEFINITE.match(question)
+    if not m or _EXISTENCE.match(question):
+        return set()
+    for word in re.findall(r"[a-z][a-z-]*", question[m.end() :].lower())[
+        :2
+    ]:  # "the (left) effusion"
+        if word not in GENERIC_WORDS:
+            return {_stem(word)} if len(word) > 3 else set()
+    return set()
+
+
+def rejects_subject(sentence: str, stems: set[str], strict: bool = False) -> bool:
     """Does ``sentence`` deny the existence of the question's subject (:data:`NEGATED_BEFORE` / ``_AFTER``)?
     Not when an answer follows ("no displaced fracture, but a hairline one") or the denial is partial
     (:data:`PARTIAL`: "the effusion is on the right; there is no effusion on the left")."""
     if not stems:
         return False
     for m in _NEGATED_BEFORE.finditer(sentence):
+        if strict and m.group(0).lower() == "no" and m.start() == 0:
+            continue  # "No, the heart is normal": a yes/no question's answer, not a rejection
         after = sentence[m.end() : m.end() + WINDOW]
+        if strict:  # *the* subject itself denied: "no fracture", not "no fracture in the vertebra"
+            after = " ".join(re.findall(r"[\w-]+", after)[:3])
         if not _mentions(after, stems) or _ANSWER_FOLLOWS.search(sentence, m.end()):
             continue
         if not (PARTIAL.search(after) and _mentions(sentence[: m.start()], stems)):
             return True
-    return any(
+    return not strict and any(
         _mentions(sentence[max(0, m.start() - WINDOW) : m.start()], stems)
         for m in _NEGATED_AFTER.finditer(sentence)
     )
@@ -517,13 +541,16 @@ def refusal_clauses(
         later[i], seen = seen, seen or answering[i]
     stems = subject(question) if question else set()
     presupposes = bool(stems) and bool(_PRESUPPOSES.match(question or ""))
+    definite = set() if presupposes else _definite_subject(question or "")
     found: list[str] = []
     for i, sentence in enumerate(parts):
         found += [k for k in _kinds(sentence, i == 0, later[i]) if k not in found]
         if "premise_rejection" in found:
             continue
-        if (false_premise and i == 0 and _PREMISE.search(sentence)) or (
-            (false_premise or presupposes) and rejects_subject(sentence, stems)
+        if (
+            (false_premise and i == 0 and _PREMISE.search(sentence))
+            or ((false_premise or presupposes) and rejects_subject(sentence, stems))
+            or (definite and rejects_subject(sentence, definite, strict=True))
         ):
             found.append("premise_rejection")
     return found

@@ -36,9 +36,11 @@ CUES = re.compile(
     re.I,
 )
 HELD_OUT = "held_out"  # eval_set's held-out split stays a measurement of the whole judge
-THRESHOLD = (
-    0.7  # a refusal by the model alone needs P >= this (above 0.5: the grammar is the first reader)
-)
+# a refusal by the model alone needs P >= this (above 0.5: the grammar is the first reader). 0.8 since issue
+# 39's second round: on the authors' 240 real-VLM answers the model alone flagged 9 answers at 0.73-0.80 (8 of
+# them no refusal by their GPT-4o labels: "The chest x-ray image appears to be normal, ..."); its in-sample
+# votes on the development answers the grammar misses are all >= 0.87
+THRESHOLD = 0.8
 C = 4.0
 
 
