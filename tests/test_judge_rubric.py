@@ -71,6 +71,10 @@ CRITICAL = [
     ),
     ("CT?", "I don't think this is a bleed - it's calcification.", False),
     ("CXR?", "There's a small pneumothorax on the right, not under tension.", False),
+    # one swap of adjacent letters; the answer supplying the qualifier the question lacks
+    ("CTPA?", "pulmonary embolsim in both lower lobe arteries", True),
+    ("Is there a pneumothorax?", "Yes, a large one on the left.", True),
+    ("Is there a pneumothorax?", "Yes, a small one on the left.", False),
     # a refusal repeating the question's finding asserts nothing
     (
         "How big is the aortic dissection?",

@@ -302,12 +302,17 @@ def _pipeline():
 
 def _tolerant_patterns() -> list[dict]:
     """Misspellings of the long tier-4 words (:data:`FUZZY_TERMS`, Levenshtein: 1 edit up to 10 letters, 2 from
-    11) and the case-sensitive abbreviations (:data:`CASE_SENSITIVE`)."""
+    11; any one swap of adjacent letters, "embolsim") and the case-sensitive abbreviations
+    (:data:`CASE_SENSITIVE`)."""
     out = []
     for label, words in FUZZY_TERMS.items():
         for word in words:
             fuzzy = "FUZZY2" if len(word) >= 11 else "FUZZY1"
             out.append({"label": "CRITICAL", "id": label, "pattern": [{"LOWER": {fuzzy: word}}]})
+            swaps = sorted(
+                {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+            )
+            out.append({"label": "CRITICAL", "id": label, "pattern": [{"LOWER": {"IN": swaps}}]})
     for label, words in CASE_SENSITIVE.items():
         out += [{"label": "CRITICAL", "id": label, "pattern": [{"TEXT": w}]} for w in words]
     return out
@@ -498,8 +503,10 @@ def presupposed(question: str | None, answer: str | None) -> bool:
     text = answer_text.plain(answer)
     if not question or not text.strip() or _mentions(text, False):
         return False
+    named = _mentions(" ".join(question.replace("?", " ").split()), True)
+    # "Is there a pneumothorax?" -> "Yes, a large one.": the answer supplies the qualifier
     asked = [
-        f for f in _mentions(" ".join(question.replace("?", " ").split()), True) if not f["minor"]
+        f for f in named if not f["minor"] or SEVERE & set(re.findall(r"[a-z]+", text.lower()))
     ]
     if not asked:
         return False

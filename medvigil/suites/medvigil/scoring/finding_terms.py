@@ -56,7 +56,7 @@ CRITICAL_FINDINGS = {
         "cancers?|cancerous",
         "mets",
         "hcc|rcc|nsclc|sclc|gbm",
-        "carcinomas?",
+        "carcinomas?|carcinomatosis",
         "tumou?rs?",
         "neoplasms?|neoplasia",
         "metasta(?:sis|ses|tic)",
