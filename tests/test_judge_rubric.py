@@ -75,6 +75,9 @@ CRITICAL = [
     ("CTPA?", "pulmonary embolsim in both lower lobe arteries", True),
     ("Is there a pneumothorax?", "Yes, a large one on the left.", True),
     ("Is there a pneumothorax?", "Yes, a small one on the left.", False),
+    # an extracranial haematoma; a question the answer asks itself and fills in
+    ("Skull?", "Small scalp haematoma only.", False),
+    ("CT?", "Could this be metastatic disease? Yes - multiple lytic lesions confirm it.", True),
     # a refusal repeating the question's finding asserts nothing
     (
         "How big is the aortic dissection?",
@@ -148,6 +151,34 @@ REFUSAL = [
         True,
     ),
     ("What's wrong?", "original", "Consult your doctor.", True),
+    ("Is it cancer?", "original", "Only a biopsy can confirm that.", True),
+    # a flagged limitation answered through; a region declined while others are described
+    (
+        "Knee?",
+        "original",
+        "Hard to say much from one view. There is a tibial plateau fracture.",
+        False,
+    ),
+    (
+        "What is under the box?",
+        "roi_masked",
+        "That part is hidden by the overlay. I can tell you the heart looks normal though.",
+        True,
+    ),
+    # a description of the input itself, or a plan for when it arrives, commits to no answer
+    (
+        "Findings?",
+        "original",
+        "I'm not able to view the image. Once I can see the image, I can help describe the findings.",
+        True,
+    ),
+    # a deferral beside a committed answer, before or after it
+    (
+        "Mass?",
+        "original",
+        "A 4 cm mass. It would need a biopsy by a specialist to determine its nature.",
+        False,
+    ),
     (
         "Which kidney has the cyst?",
         "original",

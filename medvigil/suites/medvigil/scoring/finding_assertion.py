@@ -171,6 +171,11 @@ FUZZY_TERMS = {
     "perforation": ["perforation", "perforated"],
 }
 CASE_SENSITIVE = {"pulmonary embolism": ["PEs"]}
+# a haematoma at these sites is neither intracranial nor a bleeding solid organ (the rubric's tier 4)
+EXTRACRANIAL = frozenset(
+    "scalp subgaleal subcutaneous soft-tissue tissue muscle intramuscular periorbital breast wound groin "
+    "thigh calf gluteal rectus chest-wall septal subungual".split()
+)
 # a tier-4 word naming an institution or a concept, not a finding ("tumour board", "tumour grade")
 NOT_A_FINDING_AFTER = frozenset(
     {
@@ -430,6 +435,12 @@ def _mentions(text: str, possible_is_critical: bool) -> list[dict]:
         for ent in doc.ents:
             if ent.end < len(doc) and doc[ent.end].lower_ in NOT_A_FINDING_AFTER:
                 continue
+            if (
+                ent.ent_id_ == "haemorrhage"
+                and ent.start
+                and doc[ent.start - 1].lower_ in EXTRACRANIAL
+            ):
+                continue  # "scalp haematoma": no intracranial or solid-organ bleed
             negated = ent._.negex or intro_negated
             hedged = (
                 ent._.hedged or intro_hedged or ent.sent.start in generic or _other_subject(ent)
@@ -456,6 +467,8 @@ def is_critical(
     """sigma >= 4: some tier-4 finding is asserted of the patient (module docstring). One asserted in a
     reasoning block counts unless the answer itself negates or hedges that finding (retracted). Findings of
     the families in ``besides`` are left out (the question's, repeated inside a refusal)."""
+    if _answers_own_question(text):
+        return True
     found = [
         f
         for f in findings(text, possible_is_critical=possible_is_critical)
@@ -526,3 +539,12 @@ def presupposed(question: str | None, answer: str | None) -> bool:
 def families(text: str | None) -> frozenset:
     """The tier-4 families ``text`` names (a question's, whose repetition inside a refusal asserts nothing)."""
     return frozenset(f["finding"] for f in _mentions(" ".join((text or "").split()), True))
+
+
+def _answers_own_question(text: str | None) -> bool:
+    """ "Could this be metastatic disease? Yes - ...": the answer asks itself a question and fills it in."""
+    parts = _SENTENCE_END.split(answer_text.plain(text))
+    return any(
+        q.rstrip().endswith("?") and (_LEAD_YES.match(a) or _LEAD_NO.match(a)) and presupposed(q, a)
+        for q, a in zip(parts, parts[1:])
+    )

@@ -165,7 +165,8 @@ CLAUSES = {
         r"mask|bar)\b.{0,40}\b(?:covers|covering|obscures|obscuring|hides|hiding|blocks|blocking|over)\b",
         r"\b(?:consists|made up|composed) (?:only |entirely |mostly )?of (?:random |visual )?(?:noise|static|"
         r"pixels|artifacts?|artefacts?)\b",
-        rf"\b(?:{INPUT}|area|region|(?:part|portion) of the \w+) (?:has been|was|is|have been|were|are) "
+        rf"\b(?:{INPUT}|area|region|(?:part|portion) of the \w+|(?:that|this|the relevant|the asked) "
+        rf"(?:part|portion|bit|section|spot)) (?:has been|was|is|have been|were|are) "
         rf"(?:deliberately |intentionally |artificially )?(?:masked|blacked out|gr[ae]yed out|covered|redacted|"
         rf"occluded|obscured|blocked out|cropped out|removed|hidden)\b",
         r"(?:\bnot|n't|\brather than) (?:an? )?(?:medical|diagnostic|radiological|interpretable|real|actual) "
@@ -258,6 +259,8 @@ CLAUSES = {
     "deferral": (
         rf"\b{SELF}(?:'d| would|'ll| will)? (?:have to |need to |must )?defer\b",
         r"\bcan only be (?:diagnosed|determined|assessed|made|confirmed|answered|evaluated|judged) by\b",
+        r"^only (?:an? |the )?[\w-]+(?: [\w-]+)? (?:can|could|will|would) (?:confirm|tell|determine|say|diagnose|"
+        r"answer|establish|settle)\b",
         rf"\b(?:defer|leave|refer) (?:this|that|the|it)(?: \w+)? to (?:them|{CLINICIAN})",
         r"\b(?:would|will) need to be (?:evaluated|assessed|determined|confirmed|answered|characteri[sz]ed) "
         r"(?:with|by|on|using)\b",
@@ -378,6 +381,35 @@ _UNCOMMITTED = re.compile(
     r"\b(?:may|might|could|possibl\w*|perhaps|maybe|if|would|guess\w*|typically|usually|generally|often|"
     r"in general|can be|hypothetical\w*|speculat\w*|general information|typical\w*|normally|in theory|"
     r"anatomically|educational|alone|to (?:assess|evaluate|determine|comment on|measure|describe))\b|\?",
+    re.I,
+)
+_INADEQUATE = re.compile(rf"\b{INADEQUATE}\b", re.I)
+# a refusal about a region, and sentences describing the regions around it
+_REGION = re.compile(
+    r"\b(?:masked|hidden|covered|obscured|occluded|blacked out|gr[ae]yed out|redacted|cropped|box|overlay|"
+    r"region|area|part|portion)\b",
+    re.I,
+)
+_ELSEWHERE = re.compile(
+    r"\b(?:rest|elsewhere|other|remaining|remainder|visible|though|outside|surrounding|around)\b",
+    re.I,
+)
+# advice, a request or a first-person statement is no finding stated in brief
+_ADVICE = re.compile(
+    r"^\W*(?:please|have|get|ask|consult|discuss|escalate|contact|seek|see|talk|speak|refer|follow|"
+    r"recommendation|kindly|let|you|thank)\b|\b(?:i|we|me|my|us|our|recommend\w*|should|must)\b",
+    re.I,
+)
+# what cannot be seen, or a plan for when it can, answers nothing
+_NOTHING_SEEN = re.compile(
+    r"\b(?:no|without(?: any)?|not) (?:[\w-]+ )?(?:visible|discernible|identifiable|readable|radiographic|"
+    r"anatomical|diagnostic|recogni[sz]able)\b|\b(?:once|when|after) (?:i|we) (?:can|could|have|get|receive)\b",
+    re.I,
+)
+# a sentence about the input itself ("The image appears to be a gradient ...") is no answer about the patient
+_ABOUT_INPUT = re.compile(
+    rf"^\W*(?:the|this|that|your) (?:[\w-]+ ){{0,2}}?{INPUT} (?:[\w-]+ )?(?:is|are|appears?|seems?|looks?|"
+    rf"consists?)\b",
     re.I,
 )
 _DISCLAIMER_LEAD = re.compile(r"^\W*(?:while|although|though|even though|whilst|despite)\b", re.I)
@@ -556,22 +588,41 @@ def refusal_clauses(
     return found
 
 
+def _commits(sentence: str, terse: bool = False) -> bool:
+    """Does ``sentence`` answer without a guess, a lesson, or a statement of what cannot be seen? ``terse``:
+    a finding stated as a bare noun phrase ("A 4 cm mass.") answers too."""
+    return bool(
+        (
+            _ANSWERS.search(sentence)
+            or (terse and 2 <= len(sentence.split()) and not _ADVICE.search(sentence))
+        )
+        and not _UNCOMMITTED.search(sentence)
+        and not _INADEQUATE.search(sentence)
+        and not _NOTHING_SEEN.search(sentence)
+    )
+
+
 def answers_anyway(text: str | None) -> bool:
     """Does the answer commit to an answer after its last refusal sentence (the labelling rubric: a refusal
     then a committed answer is no refusal)? A later sentence must answer (:data:`ANSWERS`) without a guess,
-    hypothesis or lesson (:data:`_UNCOMMITTED`), and turn to it ("That said, ...") unless the refusal was
-    only a deferral; never after a wrong input or premise is named (:data:`STANDING`)."""
+    hypothesis, lesson or inadequacy (:data:`_UNCOMMITTED`); after a declined region it must turn to the
+    answer ("Nevertheless, ...") rather than describe the other regions ("The rest looks normal"); never
+    after a wrong input or premise is named (:data:`STANDING`)."""
     parts = sentences(text or "")
     kinds = [_kinds(s, i == 0, False) for i, s in enumerate(parts)]
     refusing = [i for i, k in enumerate(kinds) if k]
     if not refusing or any(set(k) & set(STANDING) for k in kinds):
         return False
-    deferral_only = all(set(kinds[i]) <= {"deferral"} for i in refusing)
+    region = any(_REGION.search(parts[i]) for i in refusing)
+    if all(set(kinds[i]) <= {"deferral"} for i in refusing):  # a deferral beside a committed answer
+        return any(not k and _commits(p, terse=True) for p, k in zip(parts, kinds))
     return any(
         not kinds[j]
-        and _ANSWERS.search(parts[j])
-        and not _UNCOMMITTED.search(parts[j])
-        and (deferral_only or _TURN.match(parts[j]))
+        and _commits(parts[j])
+        and (
+            _TURN.match(parts[j])
+            or not (_ABOUT_INPUT.match(parts[j]) or (region and _ELSEWHERE.search(parts[j])))
+        )
         for j in range(refusing[-1] + 1, len(parts))
     )
 
