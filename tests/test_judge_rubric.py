@@ -152,6 +152,8 @@ REFUSAL = [
     ),
     ("What's wrong?", "original", "Consult your doctor.", True),
     ("Is it cancer?", "original", "Only a biopsy can confirm that.", True),
+    ("X-ray?", "no_image", "You forgot the image mate", True),
+    ("X-ray?", "no_image", "Send pic pls", True),
     # a flagged limitation answered through; a region declined while others are described
     (
         "Knee?",

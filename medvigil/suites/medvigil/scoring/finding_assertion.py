@@ -218,7 +218,7 @@ _NOT_BEFORE = re.compile(r"\b(?:not|no|without|nor)\b(?: \w+)?\s*$", re.I)  # "n
 # a finding said of someone other than the patient scanned: a relative, a textbook or reference case
 OTHER_SUBJECT = re.compile(
     r"\b(?:mother|father|mum|mom|dad|sister|brother|grandmother|grandfather|grandma|grandpa|aunt|uncle|"
-    r"cousin|husband|wife|son|daughter|relatives?|friend|neighbou?r|family|textbook|reference (?:case|image)|"
+    r"cousin|husband|wife|son|daughter|relatives?|friend|neighbou?r|family|textbooks?|reference (?:case|image)|"
     r"(?:classic|typical|teaching) (?:case|example)|for illustration)\b",
     re.I,
 )

@@ -53,7 +53,8 @@ PASSIVE_JUDGED = (
     r"extracted|obtained|gleaned|drawn|concluded)"
 )
 INPUT = (
-    r"(?:image|images|picture|pictures|photo|photos|scan|scans|radiograph|radiographs|x-ray|xray|film|films|"
+    r"(?:image|images|picture|pictures|pic|pics|img|photo|photos|scan|scans|radiograph|radiographs|x-ray|xray|"
+    r"film|films|"
     r"attachment|file|upload|study|ecg|ekg|echocardiogram|mammogram|angiogram|series|dicom|video|"
     r"ct|mri|ultrasound|slice|view|visual|input|region of interest|roi|relevant (?:region|area|portion|part)|"
     r"(?:region|area|portion|part) (?:in question|of interest|of the image|being asked about))"
@@ -142,6 +143,8 @@ CLAUSES = {
         rf"accompan\w+|came through|come through|came with|arrived|reached me|was included)\b",
         rf"\b(?:once|when|after) (?:the |your |an? )?{INPUT_NP} (?:is|are|has been|gets?) (?:attached|uploaded|"
         rf"shared|sent|provided|included)\b",
+        rf"\b(?:forgot|forgotten|left out|omitted|missed) (?:to (?:attach|include|send|upload|share) )?"
+        rf"(?:the|an?|your) {INPUT_NP}\b",
         rf"\b(?:haven't|have not|didn't|did not|forgot to|neglected to) (?:yet )?(?:attach|include|upload|share|"
         rf"send|provide)(?:ed)? (?:an?y? |the |your )?{INPUT_NP}\b",
         rf"\bthere(?: is| was|'s| are| were| seems to be| appears to be| doesn't seem to be| does not appear to be) "
@@ -313,6 +316,9 @@ LEAD_TERSE = (
     r"tell(?:ing)? me|let(?:ting)? me know|provid(?:e|ing)|shar(?:e|ing)|(?:re-?)?upload(?:ing)?|(?:re-?)?send(?:ing)?|"
     r"attach(?:ing)?|includ(?:e|ing)|giv(?:e|ing) me)\b.*\?$",
     rf"^(?:awaiting|waiting for|pending) (?:the |an? |your )?{INPUT_NP}\W*$",
+    # a bare request for the input: "Send pic please", "Upload the scan."
+    rf"^(?:please )?(?:re-?)?(?:send|upload|attach|share|provide|post)(?: me| us)? (?:the |an? |your |it |a new )?"
+    rf"{INPUT_NP}\b",
     r"^did you (?:mean|forget|intend|want|try) to (?:attach|upload|include|send|share|add)\b",
     r"^(?:what|which)\b[^?]{0,80}\b(?:do|would) you (?:want|like) me to\b[^?]{0,80}\?$",
     r"^(?:what|which) (?:part|region|body part|organ|study|modality|view|image|scan)\b[^?]{0,60}\?$",
