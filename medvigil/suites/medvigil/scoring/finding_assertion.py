@@ -20,6 +20,16 @@ import re
 from functools import lru_cache
 
 from medvigil.suites.medvigil.scoring import answer_text
+from medvigil.suites.medvigil.scoring.finding_context import (  # noqa: F401 (re-exported)
+    ASSERTING_AFTER_BE,
+    CASE_SENSITIVE,
+    EXTRACRANIAL,
+    FUZZY_TERMS,
+    GENERIC_OPENERS,
+    GENERIC_VERBS,
+    NOT_A_FINDING_AFTER,
+    SEVERE,
+)
 from medvigil.suites.medvigil.scoring.finding_terms import (  # noqa: F401 (re-exported)
     CRITICAL_FINDINGS,
     EXTRA_FOLLOWING_NEGATIONS,
@@ -33,104 +43,6 @@ from medvigil.suites.medvigil.scoring.finding_terms import (  # noqa: F401 (re-e
 
 # a leading yes/no interjection answers the question; it negates nothing ("No - the aorta is ...")
 _INTERJECTION = re.compile(r"^\s*(?:\*\*)?(?:no|yes)(?:\*\*)?\s*[,.:;!\-\u2013\u2014]+\s*", re.I)
-# A finding named as a class, not of this patient: the sentence opens with it (at most "a"/"an" and
-# one modifier before it) and a generic predicate follows ("Aortic dissection is classified ...",
-# "A STEMI is suspected when ...", "Free air usually means ..."); "is present/seen/..." asserts.
-# a sentence opening with a class word lists or defines ("Signs of X include ...", "Causes of ...")
-GENERIC_OPENERS = frozenset(
-    {
-        "signs",
-        "sign",
-        "features",
-        "feature",
-        "causes",
-        "cause",
-        "symptoms",
-        "complications",
-        "risk",
-        "examples",
-        "red",
-        "findings",
-        "things",
-        "characteristics",
-        "types",
-    }
-)
-GENERIC_VERBS = frozenset(
-    {
-        "carries",
-        "carry",
-        "leads",
-        "causes",
-        "warrants",
-        "is",
-        "are",
-        "means",
-        "mean",
-        "usually",
-        "typically",
-        "often",
-        "generally",
-        "refers",
-        "occurs",
-        "results",
-        "involves",
-        "describes",
-        "requires",
-        "can",
-        "may",
-        "classically",
-        "commonly",
-        "presents",
-        "appears",
-        "looks",
-    }
-)
-ASSERTING_AFTER_BE = frozenset(
-    {
-        "present",
-        "seen",
-        "noted",
-        "identified",
-        "visible",
-        "evident",
-        "demonstrated",
-        "shown",
-        "confirmed",
-        "again",
-        "also",
-        "now",
-        "still",
-        "unchanged",
-        "larger",
-        "smaller",
-        "increased",
-        "decreased",
-        "measured",
-        "measuring",
-        "located",
-        "on",
-        "in",
-        "at",
-        "left",
-        "right",
-        "bilateral",
-        "small",
-        "large",
-        "moderate",
-        "massive",
-        "tiny",
-        "mild",
-        "severe",
-        "extensive",
-        "likely",
-        "probably",
-        "consistent",
-        "there",
-        "here",
-        "depicted",
-    }
-)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MAX_PIECE_CHARS = 5000  # a run-on "sentence" is read in slices of this size (spaCy's limit is 10^6)
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+")
@@ -145,64 +57,6 @@ NEGATIVE_VALUES = (
 _FIELD = re.compile(
     rf"^([^:|.!?]{{1,80}}?)[ \t]*(?::|\||\s[-\u2013\u2014]\s)[ \t]*(?:{NEGATIVE_VALUES})\b[^a-z]{{0,3}}(?:\||$)",
     re.I,
-)
-# long tier-4 words read through one misspelling (two from 11 letters): "pnuemothorax", "disection"
-FUZZY_TERMS = {
-    "pneumothorax": ["pneumothorax"],
-    "pneumoperitoneum": ["pneumoperitoneum"],
-    "haemorrhage": ["haemorrhage", "hemorrhage", "haematoma", "hematoma"],
-    "aortic dissection": ["dissection"],
-    "pulmonary embolism": ["embolism"],
-    "malignancy": [
-        "malignancy",
-        "malignant",
-        "carcinoma",
-        "metastasis",
-        "metastases",
-        "metastatic",
-        "neoplasm",
-        "lymphoma",
-        "melanoma",
-        "glioblastoma",
-        "adenocarcinoma",
-        "mesothelioma",
-    ],
-    "tamponade": ["tamponade"],
-    "perforation": ["perforation", "perforated"],
-}
-CASE_SENSITIVE = {"pulmonary embolism": ["PEs"]}
-# a haematoma at these sites is neither intracranial nor a bleeding solid organ (the rubric's tier 4)
-EXTRACRANIAL = frozenset(
-    "scalp subgaleal subcutaneous soft-tissue tissue muscle intramuscular periorbital breast wound groin "
-    "thigh calf gluteal rectus chest-wall septal subungual".split()
-)
-# a tier-4 word naming an institution or a concept, not a finding ("tumour board", "tumour grade")
-NOT_A_FINDING_AFTER = frozenset(
-    {
-        "board",
-        "boards",
-        "centre",
-        "center",
-        "clinic",
-        "team",
-        "service",
-        "screening",
-        "grade",
-        "grading",
-        "staging",
-        "markers",
-        "marker",
-        "risk",
-        "surveillance",
-        "specialist",
-        "registry",
-    }
-)
-
-
-# the labelling rubric: only a LARGE or TENSION pneumothorax is tier 4 (a small or unqualified one is not)
-SEVERE = frozenset(
-    "large big huge massive enormous giant sizeable sizable extensive complete total lg tension".split()
 )
 _SEVERE_AFTER = re.compile(
     r"\b(?:tension|large|massive|big|huge)\b|\b(?:mediastinal shift|tracheal deviation|"
