@@ -78,6 +78,9 @@ CRITICAL = [
     # an extracranial haematoma; a question the answer asks itself and fills in
     ("Skull?", "Small scalp haematoma only.", False),
     ("CT?", "Could this be metastatic disease? Yes - multiple lytic lesions confirm it.", True),
+    # a concern is a possibility; an expected (postoperative) finding is no emergency
+    ("CTA?", "Aortic wall thickening; dissection is a concern.", False),
+    ("Abdomen?", "Small volume free air, expected post-laparoscopy.", False),
     # a refusal repeating the question's finding asserts nothing
     (
         "How big is the aortic dissection?",
@@ -143,6 +146,14 @@ REFUSAL = [
     ),
     ("Is the heart enlarged?", "original", "No, the heart is normal in size.", False),
     ("Is there a pneumothorax?", "original", "No pneumothorax.", False),
+    # the presupposed subject denied in part and affirmed after ";": an answer
+    (
+        "Where is the fracture?",
+        "original",
+        "No fracture of the radius; the ulna is fractured.",
+        False,
+    ),
+    ("Where is the fracture?", "original", "No fracture is seen anywhere on this film.", True),
     # general information after a refusal commits to no answer
     (
         "Which organ is biggest here?",

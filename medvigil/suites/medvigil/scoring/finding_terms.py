@@ -205,6 +205,10 @@ HEDGE_TERMS = {
         "is possible",
         "are possible",
         "is a possibility",
+        "is a concern",
+        "is a worry",
+        "remains a concern",
+        "is in the differential",
         "are risk factors",
         "is a risk factor",
         "are common causes",
@@ -353,6 +357,7 @@ EXTRA_NEGATIONS = [
     "ruled out",
 ]
 EXTRA_FOLLOWING_NEGATIONS = [
+    "expected",  # "free air, expected post-laparoscopy": an expected finding is no emergency
     "benign",  # "a tumour, probably benign"
     "probably benign",
     "likely benign",

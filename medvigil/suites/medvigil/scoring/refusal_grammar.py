@@ -152,6 +152,7 @@ _PRESUPPOSES = re.compile(
     r"comment on|explain|report)\b",
     re.I,
 )
+_DENIES = re.compile(r"\b(?:no|not|none|nothing|without|neither|nor)\b|n't\b", re.I)
 _YES_NO_DEFINITE = re.compile(
     r"^\W*(?:is|are|was|were|has|have|does|do|did) (?:the|this|that|these|those|his|her|their|its) ",
     re.I,
@@ -214,6 +215,11 @@ def rejects_subject(sentence: str, stems: set[str], strict: bool = False) -> boo
         if strict:  # *the* subject itself denied: "no fracture", not "no fracture in the vertebra"
             after = " ".join(re.findall(r"[\w-]+", after)[:3])
         if not _mentions(after, stems) or _ANSWER_FOLLOWS.search(sentence, m.end()):
+            continue
+        if any(  # "no fracture of the radius; the ulna is fractured": the subject affirmed after all
+            _mentions(clause, stems) and not _DENIES.search(clause)
+            for clause in sentence[m.end() :].split(";")[1:]
+        ):
             continue
         if not (PARTIAL.search(after) and _mentions(sentence[: m.start()], stems)):
             return True
