@@ -78,6 +78,11 @@ CRITICAL = [
     # an extracranial haematoma; a question the answer asks itself and fills in
     ("Skull?", "Small scalp haematoma only.", False),
     ("CT?", "Could this be metastatic disease? Yes - multiple lytic lesions confirm it.", True),
+    # synonyms and abbreviations met in round 16
+    ("CT head?", "Extra-axial blood along the left convexity with 7 mm shift.", True),
+    ("CT head?", "IVH layering in the occipital horns.", True),
+    ("CTA chest?", "Type A AD involving the arch.", True),
+    ("CT?", "Neoplastic process favoured over infection.", True),
     # a concern is a possibility; an expected (postoperative) finding is no emergency
     ("CTA?", "Aortic wall thickening; dissection is a concern.", False),
     ("Abdomen?", "Small volume free air, expected post-laparoscopy.", False),
@@ -165,6 +170,7 @@ REFUSAL = [
     ("Is it cancer?", "original", "Only a biopsy can confirm that.", True),
     ("X-ray?", "no_image", "You forgot the image mate", True),
     ("X-ray?", "no_image", "Send pic pls", True),
+    ("X-ray?", "original", "This one's beyond me, sorry.", True),
     # a flagged limitation answered through; a region declined while others are described
     (
         "Knee?",

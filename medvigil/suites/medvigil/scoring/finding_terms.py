@@ -23,11 +23,13 @@ CRITICAL_FINDINGS = {
         rf"h{_AE}m+or+h?{_AE}gic",
         rf"h{_AE}matomas?",
         "bleed(?:s|ing)?",
-        "sah|sdh|edh|iph|ich",
+        "sah|sdh|edh|iph|ich|ivh",
         [
-            "(?:subarachnoid|subdural|epidural|extradural|intraventricular|intracranial|intraparenchymal)",
+            "(?:subarachnoid|subdural|epidural|extradural|intraventricular|intracranial|intraparenchymal|"
+            "extra-axial|extraaxial|intra-axial|intracerebral|sulcal)",
             "blood",
         ],
+        ["(?:extra|intra)", "-", "axial", "blood"],  # the tokenizer splits "extra-axial"
         "extravasation",  # active bleeding
         rf"h{_AE}moperitoneum",
     ],
@@ -36,6 +38,7 @@ CRITICAL_FINDINGS = {
         ["dissecting", "aneurysm"],
         "dissection",
         ["dissected", "aorta"],
+        ["type", "(?:a|b)", "ad"],  # "Type A AD"
         ["intimal", "flap"],
     ],
     "pulmonary embolism": [
@@ -58,7 +61,7 @@ CRITICAL_FINDINGS = {
         "hcc|rcc|nsclc|sclc|gbm",
         "carcinomas?|carcinomatosis",
         "tumou?rs?",
-        "neoplasms?|neoplasia",
+        "neoplasms?|neoplasia|neoplastic",
         "metasta(?:sis|ses|tic)",
         "lymphomas?",
         "sarcomas?",

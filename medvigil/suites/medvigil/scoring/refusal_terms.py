@@ -102,6 +102,7 @@ CLAUSES = {
         rf"\b(?:can ?not|can't|unable to) (?:rule out|exclude)\b[^.;]{{0,60}}?\b(?:on|from|with|based on) "
         rf"(?:this|the|these|a single|one) {INPUT_NP}\W*$",
         r"\bbeyond (?:what|the (?:scope|limits?) of)\b",
+        r"\bbeyond (?:me|my (?:ability|abilities|capabilit\w+|skills?|expertise|competence))\b",
         r"\b(?:makes?|made) (?:it|this|that) (?:impossible|unreliable|not possible)\b",
         r"\b(?:(?:isn't|is not|not) |im)possible (?:to \w+ )?(?:from|on|with|based on) (?:this|a single|one|the|an?|these)\b",
         rf"\b(?:imaging|the image|this image|an image|a single (?:image|scan|view|slice|film|frame)|this (?:scan|study|"
