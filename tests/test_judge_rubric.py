@@ -83,6 +83,10 @@ CRITICAL = [
     ("CT head?", "IVH layering in the occipital horns.", True),
     ("CTA chest?", "Type A AD involving the arch.", True),
     ("CT?", "Neoplastic process favoured over infection.", True),
+    # a site where the word is no emergency; "PE" beside the pleura
+    ("ENT?", "Tympanic membrane perforation.", False),
+    ("CXR?", "Small right PE (pleural effusion).", False),
+    ("CTPA?", "Saddle PE with right heart strain.", True),
     # a concern is a possibility; an expected (postoperative) finding is no emergency
     ("CTA?", "Aortic wall thickening; dissection is a concern.", False),
     ("Abdomen?", "Small volume free air, expected post-laparoscopy.", False),

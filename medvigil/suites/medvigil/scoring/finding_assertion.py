@@ -23,10 +23,10 @@ from medvigil.suites.medvigil.scoring import answer_text
 from medvigil.suites.medvigil.scoring.finding_context import (  # noqa: F401 (re-exported)
     ASSERTING_AFTER_BE,
     CASE_SENSITIVE,
-    EXTRACRANIAL,
     FUZZY_TERMS,
     GENERIC_OPENERS,
     GENERIC_VERBS,
+    MINOR_SITES,
     NOT_A_FINDING_AFTER,
     SEVERE,
 )
@@ -90,6 +90,22 @@ def _severe(ent) -> bool:
         not _NOT_BEFORE.search(after[max(0, m.start() - 14) : m.start()])
         for m in _SEVERE_AFTER.finditer(after)
     )
+
+
+def _minor_site(ent) -> bool:
+    """A tier-4 word at a site where it is no emergency ("scalp haematoma", "tympanic membrane perforation"),
+    or "PE" in a sentence about the pleura (a pleural effusion)."""
+    doc = ent.doc
+    before = doc[ent.start - 1].lower_ if ent.start else ""
+    if ent.ent_id_ in MINOR_SITES and before in MINOR_SITES[ent.ent_id_]:
+        return True
+    if ent.ent_id_ == "pulmonary embolism" and ent.text.lower() in {"pe", "pes"}:
+        words = {t.lower_ for t in ent.sent}
+        return bool(words & {"pleural", "effusion", "effusions"}) and not words & {
+            "pulmonary",
+            "embolus",
+        }
+    return False
 
 
 def _other_subject(ent) -> bool:
@@ -289,12 +305,8 @@ def _mentions(text: str, possible_is_critical: bool) -> list[dict]:
         for ent in doc.ents:
             if ent.end < len(doc) and doc[ent.end].lower_ in NOT_A_FINDING_AFTER:
                 continue
-            if (
-                ent.ent_id_ == "haemorrhage"
-                and ent.start
-                and doc[ent.start - 1].lower_ in EXTRACRANIAL
-            ):
-                continue  # "scalp haematoma": no intracranial or solid-organ bleed
+            if _minor_site(ent):
+                continue
             negated = ent._.negex or intro_negated
             hedged = (
                 ent._.hedged or intro_hedged or ent.sent.start in generic or _other_subject(ent)

@@ -125,11 +125,15 @@ FUZZY_TERMS = {
     "perforation": ["perforation", "perforated"],
 }
 CASE_SENSITIVE = {"pulmonary embolism": ["PEs"]}
-# a haematoma at these sites is neither intracranial nor a bleeding solid organ (the rubric's tier 4)
-EXTRACRANIAL = frozenset(
-    "scalp subgaleal subcutaneous soft-tissue tissue muscle intramuscular periorbital breast wound groin "
-    "thigh calf gluteal rectus chest-wall septal subungual".split()
-)
+# a haematoma at these sites is neither intracranial nor a bleeding solid organ, a perforation here no
+# perforated viscus (the rubric's tier 4)
+MINOR_SITES = {
+    "haemorrhage": frozenset(
+        "scalp subgaleal subcutaneous soft-tissue tissue muscle intramuscular periorbital breast wound "
+        "groin thigh calf gluteal rectus chest-wall septal subungual".split()
+    ),
+    "perforation": frozenset("tympanic membrane eardrum septal nasal".split()),
+}
 # a tier-4 word naming an institution or a concept, not a finding ("tumour board", "tumour grade")
 NOT_A_FINDING_AFTER = frozenset(
     {
