@@ -83,6 +83,9 @@ CRITICAL = [
     ("CT head?", "IVH layering in the occipital horns.", True),
     ("CTA chest?", "Type A AD involving the arch.", True),
     ("CT?", "Neoplastic process favoured over infection.", True),
+    ("Brain CT?", "Layering blood in the posterior horns of the lateral ventricles.", True),
+    ("Abdomen?", "Pneumatosis with portal venous gas: ischaemic bowel likely.", True),
+    ("Where is the PE?", "Bilateral lower lobe segmental arteries.", True),
     # a site where the word is no emergency; "PE" beside the pleura
     ("ENT?", "Tympanic membrane perforation.", False),
     ("CXR?", "Small right PE (pleural effusion).", False),
@@ -163,6 +166,13 @@ REFUSAL = [
         False,
     ),
     ("Where is the fracture?", "original", "No fracture is seen anywhere on this film.", True),
+    (
+        "Where is the PE?",
+        "original",
+        "I don't see one; the pulmonary arteries opacify normally.",
+        True,
+    ),
+    ("Where is the PE?", "original", "Bilateral lower lobe segmental arteries.", False),
     # general information after a refusal commits to no answer
     (
         "Which organ is biggest here?",

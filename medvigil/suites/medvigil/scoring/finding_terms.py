@@ -29,7 +29,14 @@ CRITICAL_FINDINGS = {
             "extra-axial|extraaxial|intra-axial|intracerebral|sulcal)",
             "blood",
         ],
-        ["(?:extra|intra)", "-", "axial", "blood"],  # the tokenizer splits "extra-axial"
+        ["(?:extra|intra)", "-", "axial", "blood"],
+        [  # "blood in the lateral ventricles"
+            "blood",
+            "in",
+            "the",
+            "(?:lateral|third|fourth|basal|posterior|occipital|frontal)?",
+            "(?:ventricles?|sulci|cisterns?|subarachnoid|subdural|horns?)",
+        ],  # the tokenizer splits "extra-axial"
         "extravasation",  # active bleeding
         rf"h{_AE}moperitoneum",
     ],
@@ -81,7 +88,12 @@ CRITICAL_FINDINGS = {
         ["midline", "shift"],
         ["tonsillar", "herniation"],
     ],
-    "perforation": ["perforat(?:ion|ed)", ["bowel", "ischa?emia"]],
+    "perforation": [
+        "perforat(?:ion|ed)",
+        ["bowel", "ischa?emia"],
+        ["ischa?emic", "(?:bowel|gut|colon)"],
+        ["mesenteric", "ischa?emia"],
+    ],
     "ruptured aneurysm": [
         ["ruptured", "(?:abdominal|thoracic|aortic)?", "(?:aortic)?", "(?:aneurysm|aaa)"],
         ["(?:aneurysm|aaa)", "rupture"],

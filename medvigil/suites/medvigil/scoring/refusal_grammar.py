@@ -152,6 +152,11 @@ _PRESUPPOSES = re.compile(
     r"comment on|explain|report)\b",
     re.I,
 )
+MODALITIES = frozenset(
+    "ct mr mri us cxr ecg ekg ap pa roi kub pet".split()
+)  # the input, not a subject
+_ABBREVIATION = re.compile(r"\b[A-Z]{2,3}\b")
+_PRONOUN = re.compile(r"\s*(?:one|any|anything like that|such a thing|it)\s*(?:[;,.!]|$)", re.I)
 _DENIES = re.compile(r"\b(?:no|not|none|nothing|without|neither|nor)\b|n't\b", re.I)
 _YES_NO_DEFINITE = re.compile(
     r"^\W*(?:is|are|was|were|has|have|does|do|did) (?:the|this|that|these|those|his|her|their|its) ",
@@ -180,12 +185,17 @@ def _stem(word: str) -> str:
 
 
 def subject(question: str) -> set[str]:
-    """Stems of the question's content words (:data:`GENERIC_WORDS` left out)."""
-    return {_stem(w) for w in _WORD.findall(question.lower()) if w not in GENERIC_WORDS}
+    """Stems of the question's content words (:data:`GENERIC_WORDS` left out) and its short capitalised
+    abbreviations ("PE", "SAH"), whole and lower-cased."""
+    words = {_stem(w) for w in _WORD.findall(question.lower()) if w not in GENERIC_WORDS}
+    return words | {a.lower() for a in _ABBREVIATION.findall(question)} - MODALITIES
 
 
 def _mentions(text: str, stems: set[str]) -> bool:
-    return any(_stem(w) in stems for w in _WORD.findall(text.lower()))
+    short = {s for s in stems if len(s) < 4}
+    return any(_stem(w) in stems for w in _WORD.findall(text.lower())) or bool(
+        short and short & {w.lower() for w in _ABBREVIATION.findall(text)}
+    )
 
 
 def _definite_subject(question: str) -> set[str]:
@@ -212,6 +222,8 @@ def rejects_subject(sentence: str, stems: set[str], strict: bool = False) -> boo
         if strict and m.group(0).lower() == "no" and m.start() == 0:
             continue  # "No, the heart is normal": a yes/no question's answer, not a rejection
         after = sentence[m.end() : m.end() + WINDOW]
+        if not strict and _PRONOUN.match(after):  # "Where is the PE?" -> "I don't see one"
+            return True
         if strict:  # *the* subject itself denied: "no fracture", not "no fracture in the vertebra"
             after = " ".join(re.findall(r"[\w-]+", after)[:3])
         if not _mentions(after, stems) or _ANSWER_FOLLOWS.search(sentence, m.end()):
