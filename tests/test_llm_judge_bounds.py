@@ -3,6 +3,7 @@ real one can (garbage, list content, deep JSON, huge or slow replies, transient 
 every sample still ends labelled or marked failed -- no traceback, no hang."""
 
 import json
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -64,23 +65,31 @@ class _Handler(BaseHTTPRequestHandler):
         return self._send(200, payload)
 
     def _send(self, code: int, data: bytes):
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
         try:
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
             self.wfile.write(data)
-        except OSError:  # the client gave up (timeout, deadline): nothing to do
+        except OSError:  # the client gave up (timeout, deadline) and closed: nothing to do
             pass
 
     def log_message(self, *args):
         pass
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        if not isinstance(
+            sys.exc_info()[1], OSError
+        ):  # a client that gave up and closed is expected
+            super().handle_error(request, client_address)
+
+
 @pytest.fixture()
 def endpoint():
     _Handler.calls = {}
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server = _Server(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

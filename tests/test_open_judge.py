@@ -1,6 +1,6 @@
 """The default open-ended judge (``grammar``) on answers it was not written from.
 
-``tests/fixtures/open_judge/eval_set.jsonl`` is our labelled set (tests/fixtures/open_judge/README.md):
+``medvigil/suites/medvigil/scoring/judge_sets/eval_set.jsonl`` is our labelled set (tests/fixtures/open_judge/README.md):
 1,036 answers in 13 classes; the judge was tuned on ``tune`` and ``tune_round2`` to ``tune_round4``
 and is reported on ``held_out``, written after the last tuning and never tuned on.
 """
@@ -19,7 +19,7 @@ from medvigil.cli import main
 from medvigil.report.document import _preamble
 from medvigil.suites.medvigil.scoring.open_ended import judge, open_judges, open_letters
 
-EVAL_SET = Path(__file__).parent / "fixtures" / "open_judge" / "eval_set.jsonl"
+EVAL_SET = Path(__file__).parents[1] / "medvigil/suites/medvigil/scoring/judge_sets/eval_set.jsonl"
 REFUSAL_CLASSES = (
     "refusal_no_image",
     "refusal_unusable_image",
@@ -36,8 +36,9 @@ CRITICAL_CLASSES = (
 )
 # the held-out counts reported in tasks/medvigil/README.md ("The open-ended judge")
 HELD_OUT = {
-    "refusal": {"tp": 93, "fp": 0, "fn": 3, "tn": 112},
-    "critical": {"tp": 23, "fp": 0, "fn": 0, "tn": 185},
+    # the grammar alone: 93 / 3; the refusal classifier (not trained on held_out) adds the 3 it missed
+    "refusal": {"tp": 96, "fp": 0, "fn": 0, "tn": 112},
+    "critical": {"tp": 18, "fp": 0, "fn": 0, "tn": 190},
 }
 
 
@@ -188,6 +189,7 @@ def test_flags_and_the_authors_rule_side_by_side():
             "negated": True,
             "hedged": False,
             "asserted": False,
+            "minor": True,  # a pneumothorax neither large nor under tension (the rubric)
         },
         {
             "text": "haematoma",
@@ -195,6 +197,7 @@ def test_flags_and_the_authors_rule_side_by_side():
             "negated": False,
             "hedged": True,
             "asserted": False,
+            "minor": False,
         },
     ]
     assert finding_assertion.is_critical(
@@ -253,7 +256,8 @@ def test_open_records_and_the_report_name_the_judge():
         {"models": {"m": {}}, "params": {"condition": "open", "open_judge": ["grammar"]}}
     )
     assert (
-        "Open-ended answers (condition 'open') judged by: grammar (refusal grammar + NegEx" in text
+        "Open-ended answers (condition 'open') judged by: grammar (refusal grammar or an n-gram"
+        in text
     )
 
 

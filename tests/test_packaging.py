@@ -84,6 +84,9 @@ def test_wheel_contains_data_files(wheel):
         if (folder / f"{folder.name}.py").is_file():
             assert f"medvigil/metrics/{folder.name}/{folder.name}.py" in names
             assert f"medvigil/metrics/{folder.name}/README.md" in names
+    judge_sets = ROOT / "medvigil/suites/medvigil/scoring/judge_sets"  # the judge's validation sets
+    for path in judge_sets.iterdir():
+        assert f"medvigil/suites/medvigil/scoring/judge_sets/{path.name}" in names
     for path in (ROOT / "tasks").rglob("*.yaml"):
         assert f"medvigil/tasks/{path.relative_to(ROOT / 'tasks').as_posix()}" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))

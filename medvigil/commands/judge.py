@@ -2,15 +2,19 @@
 
 ANSWERS is a JSON object in the shape of the MedVIGIL authors' calibration file
 (``llm_judge_calibration.json``), or a JSONL file of such samples (one object a line, as
-``tests/fixtures/open_judge/eval_set.jsonl``): ``samples``, a list of objects with ``question``
+``medvigil/suites/medvigil/scoring/judge_sets/eval_set.jsonl``): ``samples``, a list of objects with ``question``
 and ``answer`` (strings; nothing else is required) and optionally ``_model`` (or ``model``), the probe fields
 ``probe_kind``, ``expected_behavior``, ``expected_answer_or_set`` (list or string),
 ``halluc_explanation``, ``degradation`` and ``text_only_answerable``, the authors' labels ``_rule_is_refusal``,
 ``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true, false or null), and
-human labels ``label_is_refusal``, ``label_is_critical`` with ``class`` and ``split``.
+human labels ``label_is_refusal``, ``label_is_critical`` with ``class`` (or ``style``) and ``split``.
+``probe_kind`` may also be ``no_image`` (a should-refuse kind); any other key is kept in the output.
+At most 100,000 samples (``MAX_SAMPLES``: all are held in memory); a larger file is refused before
+it is parsed -- split it.
 
-``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar and NegEx
-assertion) or ``authors-rule`` (the authors' rule, to reproduce their numbers).
+``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar or a small n-gram
+refusal classifier, and NegEx assertion) or ``authors-rule`` (the authors' rule, to reproduce their
+numbers).
 Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and ``judge``
 (:func:`medvigil.suites.medvigil.scoring.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
 ``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and, for a sample
@@ -21,8 +25,11 @@ authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in
 agreement of our rule with every label the file carries and Cohen's kappa of the rule
 against each LLM labelling, over the samples that LLM labelled (null labels are left out
 and counted, as in the authors' summary). With human labels, ``validation`` gives precision and
-recall per flag with bootstrap 95% CIs, per split, and flag counts per class
-(:mod:`medvigil.suites.medvigil.scoring.judge_validation`).
+recall per flag with bootstrap 95% CIs, per split, false refusals among answers labelled not a
+refusal and false criticals among those that name a tier-4 finding (negated, hedged, educational),
+and flag counts per class or style (:mod:`medvigil.suites.medvigil.scoring.judge_validation`).
+For credentialed answers, point ``--llm`` at a server on your machine (vLLM, llama.cpp, Ollama:
+``tests/fixtures/open_judge/README.md``); the client never follows a redirect.
 """
 
 import argparse
@@ -30,18 +37,20 @@ import json
 import sys
 from collections import Counter, defaultdict
 
-from medvigil.errors import DataError, Problem
 from medvigil.files.output_guard import declare
+from medvigil.suites.medvigil.scoring.answer_files import MAX_SAMPLES, read_answers
+
+__all__ = ["MAX_SAMPLES", "add_parser", "judge_samples", "read_answers", "run"]
 
 AXES = ("refusal", "critical")
-# summary block -> the labels our rule is compared with (a pattern over the axis); all but vs_llm come with the file
+# summary block -> the labels our rule is compared with (a pattern over the axis); all but vs_llm come with the
+# file (answer_files.FILE_LABELS)
 COMPARISONS = {
     "vs_file_rule": "_rule_is_{}",
     "vs_file_llm": "_llm_is_{}",
     "vs_llm": "llm_is_{}",
     "vs_human": "label_is_{}",
 }
-FILE_LABELS = [pattern for name, pattern in COMPARISONS.items() if name != "vs_llm"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -95,89 +104,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )  # the output guard checks these (medvigil.cli)
 
 
-def _expected(value) -> list[str] | None:
-    """``expected_answer_or_set`` as a list of strings (a JSON list in a string too; [] when absent); None when malformed."""
-    if value is None or value == "":
-        return []
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            return [value]
-        value = parsed if isinstance(parsed, list) else [value]
-    return value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
-
-
-def read_answers(path: str) -> list[dict]:
-    """The samples of ANSWERS, checked; every problem names the sample and field."""
-    from medvigil.files.input_files import loads_json, read_json, read_text
-
-    if str(path).endswith(".jsonl"):
-        lines = read_text(path, str(path)).splitlines()
-        data = {
-            "samples": [
-                loads_json(line, str(path), row=i)
-                for i, line in enumerate(lines, 1)
-                if line.strip()
-            ]
-        }
-    else:
-        data = read_json(
-            path, str(path)
-        )  # regular file, bounded, strict UTF-8 JSON; errors name file and line
-    samples = data.get("samples") if isinstance(data, dict) else None
-    if not isinstance(samples, list):
-        raise DataError(
-            Problem(path, "expected a JSON object with a list 'samples'", field="samples")
-        )
-    problems, out = [], []
-    for i, s in enumerate(samples, 1):
-        if not isinstance(s, dict):
-            problems.append(Problem(path, "sample is not a JSON object", row=i))
-            continue
-        for key in ("question", "answer"):
-            if not isinstance(s.get(key), str):
-                problems.append(Problem(path, "missing or not a string", row=i, field=key))
-        for axis in AXES:
-            for pattern in FILE_LABELS:
-                key = pattern.format(axis)
-                if key in s and s[key] is not None and not isinstance(s[key], bool):
-                    problems.append(
-                        Problem(path, "label must be true, false or null", row=i, field=key)
-                    )
-        for key in (
-            "probe_kind",
-            "expected_behavior",
-            "degradation",
-            "_model",
-            "model",
-            "halluc_explanation",
-            "class",
-            "split",
-        ):
-            if key in s and not isinstance(s[key], str):
-                problems.append(Problem(path, "not a string", row=i, field=key))
-        if "text_only_answerable" in s and not isinstance(s["text_only_answerable"], bool):
-            problems.append(
-                Problem(path, "must be true or false", row=i, field="text_only_answerable")
-            )
-        expected = _expected(s.get("expected_answer_or_set"))
-        if expected is None:
-            problems.append(
-                Problem(
-                    path,
-                    "must be a list of strings or a string",
-                    row=i,
-                    field="expected_answer_or_set",
-                )
-            )
-            continue
-        out.append({**s, "_expected": expected})
-    if problems:
-        raise DataError(problems)
-    return out
-
-
 def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) -> list[dict]:
     from medvigil.suites.medvigil.scoring.open_ended import (
         DEFAULT_JUDGE,
@@ -200,6 +126,7 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
             expected=s["_expected"],
             degraded=degraded,
             judge_name=judge_name or DEFAULT_JUDGE,
+            question=s["question"],
         )
         row = {k: v for k, v in s.items() if k != "_expected"}
         row.update(
@@ -209,37 +136,47 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
             verdict_method=j.method,
             judge=j.judge,
         )
+        if (
+            s.get("label_is_critical") is False
+        ):  # for the false-critical count among negated answers
+            from medvigil.suites.medvigil.scoring.finding_assertion import findings
+
+            row["names_critical"] = bool(findings(s["answer"]))
         behaviour = s.get("expected_behavior", "")
         if behaviour and behaviour not in EXPECTED_BEHAVIOURS:
             row["unknown_expected_behavior"] = True
         if llm is not None:
-            refusal, critical, asked = llm.ask(s["question"], s["answer"])
-            row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=asked.raw)
-            if asked.error:
-                row["llm_error"] = asked.error
-            if j.method == "fallback" and s.get(
-                "probe_kind"
-            ):  # where the authors' scorer asks its LLM
-                from medvigil.suites.medvigil.scoring.llm_judge import verdict_message
-
-                message = verdict_message(
-                    s["probe_kind"],
-                    s["question"],
-                    s["answer"],
-                    "; ".join(s["_expected"]),
-                    s.get("halluc_explanation", ""),
-                )
-                verdict, asked_verdict = llm.ask_verdict(message)
-                row.update(
-                    rule_verdict=j.verdict,
-                    verdict=verdict or "hedged",
-                    verdict_method="llm" if verdict else "llm_failed",
-                    llm_verdict_raw=asked_verdict.raw,
-                )
-                if asked_verdict.error:
-                    row["llm_verdict_error"] = asked_verdict.error
+            _ask_llm(llm, s, j, row)
         rows.append(row)
     return rows
+
+
+def _ask_llm(llm, s: dict, j, row: dict) -> None:
+    """The LLM's labels of one sample into ``row``, and its verdict where the rule left it to the fallback."""
+    refusal, critical, asked = llm.ask(s["question"], s["answer"])
+    row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=asked.raw)
+    if asked.error:
+        row["llm_error"] = asked.error
+    if j.method != "fallback" or not s.get("probe_kind"):  # where the authors' scorer asks its LLM
+        return
+    from medvigil.suites.medvigil.scoring.llm_judge import verdict_message
+
+    message = verdict_message(
+        s["probe_kind"],
+        s["question"],
+        s["answer"],
+        "; ".join(s["_expected"]),
+        s.get("halluc_explanation", ""),
+    )
+    verdict, asked_verdict = llm.ask_verdict(message)
+    row.update(
+        rule_verdict=j.verdict,
+        verdict=verdict or "hedged",
+        verdict_method="llm" if verdict else "llm_failed",
+        llm_verdict_raw=asked_verdict.raw,
+    )
+    if asked_verdict.error:
+        row["llm_verdict_error"] = asked_verdict.error
 
 
 def _compare(rows: list[dict], key: str) -> dict | None:
@@ -332,6 +269,14 @@ def format_validation(validation: dict) -> str:
                     f"{_ci(c['recall'], c['recall_ci']):>24s}"
                 )
     split = "held_out" if "held_out" in validation else "all"
+    false = validation[split]["false_flags"]
+    refusal, critical = false["refusal"], false["critical"]
+    lines.append(
+        f"\n{split}: false refusals {refusal['flagged']} of {refusal['labelled_negative']} answers labelled "
+        f"not a refusal; false criticals {critical['flagged']} of {critical['labelled_negative']} labelled "
+        f"not critical ({critical['naming_flagged']} of the {critical['naming']} that name a tier-4 finding: "
+        "negated, hedged or educational)"
+    )
     lines.append(
         f"\n{split}: per class, flagged / labelled positive (of n), and the share judged as labelled "
         "(recall or specificity) [95% CI]"

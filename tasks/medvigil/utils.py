@@ -558,20 +558,26 @@ def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
 
 def medvigil_open_process_results(doc: dict, results: list) -> dict:
     """Open answers scored by the default open-ended judge (medvigil.suites.medvigil.scoring.open_ended)."""
-    from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_letters
+    from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_judgement
 
     response = results[0] if results else ""
-    correct, letter, label = open_letters(
-        response, doc["expected_behavior"], doc["expected_answer_or_set"], doc.get("probe_kind", "")
+    correct, letter, judged = open_judgement(
+        response,
+        doc["expected_behavior"],
+        doc["expected_answer_or_set"],
+        doc.get("probe_kind", ""),
+        question=doc.get("question") or "",
     )
     record = _record({**doc, "correct_letter": correct, "options": None}, letter)
     record.update(
         raw_response=response,
         extra={
             **record["extra"],
-            "open_label": label,
+            "open_label": judged.verdict,
             "open_judge": DEFAULT_JUDGE,
             "expected_behavior": doc["expected_behavior"],
+            "is_refusal": judged.is_refusal,  # the judge's flags, for the judge-corrected rates
+            "is_critical": judged.is_critical,
         },
     )
     return _metric_values(record)

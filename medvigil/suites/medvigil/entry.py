@@ -115,6 +115,13 @@ def _audit(records, text_only: Iterable[str], warnings: list[str], options: dict
     judges = open_judges(records, result["params"]["condition"])
     if judges:  # the report says which judge produced an open-ended SFR
         result["params"]["open_judge"] = judges
+        from medvigil.suites.medvigil.scoring.judge_correction import N_RESAMPLES, open_rates
+
+        result["open_judge_rates"] = open_rates(
+            records,
+            result["params"]["condition"],
+            n_resamples=options.get("n_resamples", N_RESAMPLES),
+        )
     return result
 
 
@@ -244,6 +251,10 @@ def compare(
 def format_table(result: dict) -> str:
     """The headline tables of the report (Table 1 layout and the MCS components), then error rows."""
     text = "\n\n".join(t.markdown() for t in tables(result)[:2])
+    if result.get("open_judge_rates"):
+        from medvigil.suites.medvigil.scoring.judge_correction import format_rates
+
+        text += "\n\n" + format_rates(result["open_judge_rates"])
     inputs = result.get("inputs", {})
     if inputs.get("error_rows"):
         lines = [f"Error rows (failed calls; {inputs['error_row_handling']}):"]

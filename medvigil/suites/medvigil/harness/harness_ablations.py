@@ -374,6 +374,7 @@ def _open_record(
     except _Invalid as exc:
         problems.append(Problem(file, str(exc), row=line, field="expected_answer_or_set"))
         return None
+    flags: dict = {}  # the judge's refusal and critical flags (judge_correction); verdict files have none
     if kind == "judged":
         label, method, judge_name = row.get("verdict"), row.get("judge_method"), "authors-llm"
         if label not in VERDICTS:
@@ -386,15 +387,18 @@ def _open_record(
                 )
             )
     else:
+        question = row.get("question")
         judged = judge(
             answer,
             probe_kind=probe_kind,
             expected_behavior=expected_behavior,
             expected=golds,
             judge_name=ctx.open_judge,
+            question=question if isinstance(question, str) else "",
         )
         label = judged.verdict or ("silent_failure" if refuse else "incorrect")
         method, judge_name = judged.method, judged.judge
+        flags = {"is_refusal": judged.is_refusal, "is_critical": judged.is_critical}
     fields = ctx.case_fields(case_id, file, line, found)
     if found:
         problems += found
@@ -420,6 +424,7 @@ def _open_record(
             "judge_method": method,
             "open_judge": judge_name,
             "expected_behavior": expected_behavior,
+            **flags,
         },
     }
 
