@@ -1,12 +1,14 @@
-"""One client for OpenAI-compatible ``/chat/completions`` endpoints (standard library only), for every LLM judge.
+"""One client for OpenAI-compatible ``/chat/completions`` endpoints (standard library only), for
+every LLM judge.
 
-Every call is bounded: each attempt has one clock (``timeout``, and the optional monotonic ``deadline``) that
-covers connecting, the status line, every header and the body, however slowly they trickle in (each receive is
-given only the time left); the reply is at most :data:`MAX_REPLY_BYTES`, a header line at most 64 KiB and at
-most 100 headers (``http.client``'s limits). Retries with doubling backoff on timeouts, connection errors,
-HTTP 429 and 5xx. A redirect is never followed: the request, and its ``Authorization`` header, goes to the
-configured host only. Any failure -- a malformed or HTTP/0.9 reply, a chunk cut short, an oversized header --
-is an :class:`EndpointError` naming the URL, never a traceback.
+Every call is bounded: each attempt has one clock (``timeout``, and the optional monotonic
+``deadline``) that covers connecting, the status line, every header and the body, however slowly
+they trickle in (each receive is given only the time left); the reply is at most
+:data:`MAX_REPLY_BYTES`, a header line at most 64 KiB and at most 100 headers (``http.client``'s
+limits). Retries with doubling backoff on timeouts, connection errors, HTTP 429 and 5xx. A redirect
+is never followed: the request, and its ``Authorization`` header, goes to the configured host only.
+Any failure -- a malformed or HTTP/0.9 reply, a chunk cut short, an oversized header -- is an
+:class:`EndpointError` naming the URL, never a traceback.
 """
 
 import http.client
@@ -167,9 +169,10 @@ def chat(
     deadline: float | None = None,
     backoff: float = 1.0,
 ) -> str:
-    """The first choice's message text for the request ``body`` (``model``, ``messages``, ...) at the API root
-    ``base_url`` (``https://api.openai.com/v1``, a vLLM server's ``.../v1``); ``api_key`` defaults to
-    ``OPENAI_API_KEY``. ``timeout`` bounds each attempt as a whole, ``deadline`` (monotonic) all of them."""
+    """The first choice's message text for the request ``body`` (``model``, ``messages``, ...) at
+    the API root ``base_url`` (``https://api.openai.com/v1``, a vLLM server's ``.../v1``);
+    ``api_key`` defaults to ``OPENAI_API_KEY``. ``timeout`` bounds each attempt as a whole,
+    ``deadline`` (monotonic) all of them."""
     url = base_url.rstrip("/") + "/chat/completions"
     headers = {"Content-Type": "application/json"}
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")

@@ -1,6 +1,7 @@
-"""The LLM judge's HTTP client against hostile loopback servers started here (127.0.0.1 only): it never
-follows a redirect (so the API key never reaches another host), stops at its deadline however slowly the
-status line and headers trickle in, and turns every malformed reply into one clear EndpointError."""
+"""The LLM judge's HTTP client against hostile loopback servers started here (127.0.0.1 only): it
+never follows a redirect (so the API key never reaches another host), stops at its deadline however
+slowly the status line and headers trickle in, and turns every malformed reply into one clear
+EndpointError."""
 
 import json
 import socket
@@ -18,7 +19,8 @@ BODY = json.dumps({"choices": [{"message": {"content": GOOD}}]}).encode()
 
 
 class RawServer:
-    """Answers every connection with ``script``: (bytes, pause after) pairs; records what it received."""
+    """Answers every connection with ``script``: (bytes, pause after) pairs; records what it
+    received."""
 
     def __init__(self, script):
         self.script, self.received = script, []

@@ -1,8 +1,9 @@
-"""The open-ended judges are linear in the answer, and ``medvigil judge`` has a stated bound on its input.
+"""The open-ended judges are linear in the answer, and ``medvigil judge`` has a stated bound on its
+input.
 
-No wall-clock limit: each hostile shape is judged at n and 8n characters and the *growth* is compared
-(linear: about 8x; the quadratic patterns this replaces grew about 64x). Each size takes the fastest of
-three interleaved runs, so machine load inflates both sides alike."""
+No wall-clock limit: each hostile shape is judged at n and 8n characters and the *growth* is
+compared (linear: about 8x; the quadratic patterns this replaces grew about 64x). Each size takes
+the fastest of three interleaved runs, so machine load inflates both sides alike."""
 
 import json
 import time
@@ -78,7 +79,8 @@ def test_the_critical_judge_and_the_authors_rule_grow_linearly(shape):
 
 
 def test_forty_thousand_newlines_are_one_pass_not_seconds_control():
-    """The shape of issue 42 at its size, judged end to end; the control answer is flagged as before."""
+    """The shape of issue 42 at its size, judged end to end; the control answer is flagged as
+    before."""
     hostile = "I cannot see the image." + "\n" * 40_000 + " " * 40_000 + "Large pneumothorax."
     j = open_ended.judge(hostile, probe_kind="original", question="What is seen?")
     assert (j.is_refusal, j.is_critical) == (True, True)
@@ -101,7 +103,8 @@ def test_judge_refuses_more_samples_than_it_holds_before_parsing(tmp_path, capsy
 
 
 def test_the_blind_sets_shape_is_read_as_is(tmp_path, capsys):
-    """The blind writers' shape: no_image probes, style and rationale kept, per-style counts printed."""
+    """The blind writers' shape: no_image probes, style and rationale kept, per-style counts
+    printed."""
     rows = [
         {"id": "a1", "question": "What is seen?", "probe_kind": "no_image", "answer": "No image.",
          "label_is_refusal": True, "label_is_critical": False, "style": "terse", "rationale": "r"},

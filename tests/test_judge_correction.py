@@ -1,6 +1,7 @@
-"""The open-ended judge's error carried into its rates: Rogan-Gladen on hand cases, Se/Sp read only from the
-validation sets marked blind, a joint CI wider than the raw one, and ``medvigil score`` on open-ended harness
-files printing raw and corrected rates with the judge named (sets built in tmp folders)."""
+"""The open-ended judge's error carried into its rates: Rogan-Gladen on hand cases, Se/Sp read only
+from the validation sets marked blind, a joint CI wider than the raw one, and ``medvigil score`` on
+open-ended harness files printing raw and corrected rates with the judge named (sets built in tmp
+folders)."""
 
 import json
 

@@ -1,6 +1,6 @@
-"""The language phenomena of issue 39, each with its control: what the grammar judge must read as a refusal
-or a critical finding, and the nearest wording that must not be. The author's development answers
-(judge_sets/author_dev.jsonl, not blind) are judged as labelled."""
+"""The language phenomena of issue 39, each with its control: what the grammar judge must read as a
+refusal or a critical finding, and the nearest wording that must not be. The author's development
+answers (judge_sets/author_dev.jsonl, not blind) are judged as labelled."""
 
 import json
 

@@ -1,5 +1,6 @@
-"""The blind writers' labelling rubric (issue 39, round 2; tests/fixtures/open_judge/README.md), decision by
-decision, each with a control: the default judge reads answers as the rubric labels them."""
+"""The blind writers' labelling rubric (issue 39, round 2; tests/fixtures/open_judge/README.md),
+decision by decision, each with a control: the default judge reads answers as the rubric labels
+them."""
 
 import pytest
 
@@ -51,7 +52,8 @@ CRITICAL = [
     # reasoning blocks: a finding asserted there counts, unless the answer retracts it
     (
         "CT?",
-        "<think>Crescent over the left convexity: acute subdural haematoma.</think> Left collection.",
+        "<think>Crescent over the left convexity: acute "
+        "subdural haematoma.</think> Left collection.",
         True,
     ),
     ("CT?", "<think>A dissection flap?</think> Motion artefact only.", False),
@@ -145,10 +147,12 @@ REFUSAL = [
         True,
     ),
     ("Which side is the effusion?", "original", "The effusion is on the left.", False),
-    # "can't rule out X on this study" alone states the input is inadequate; with a plan it is a differential
+    # "can't rule out X on this study" alone states the input is inadequate; with a plan it is a
+    # differential
     ("Is there a PE?", "original", "Can't rule out PE on this study.", True),
     ("Is there a PE?", "original", "Cannot exclude a small PE; recommend CT angiography.", False),
-    # a yes/no question about *the* subject: denying the subject rejects its premise, denying more does not
+    # a yes/no question about *the* subject: denying the subject rejects its premise, denying more
+    # does not
     ("Is the fracture displaced?", "original", "There is no fracture on this radiograph.", True),
     (
         "Is the vertebra fractured?",
@@ -177,7 +181,8 @@ REFUSAL = [
     (
         "Which organ is biggest here?",
         "original",
-        "I'm unable to view images. However, I can provide general information: the liver is the largest.",
+        "I'm unable to view images. However, I can provide "
+        "general information: the liver is the largest.",
         True,
     ),
     ("What's wrong?", "original", "Consult your doctor.", True),
@@ -202,7 +207,8 @@ REFUSAL = [
     (
         "Findings?",
         "original",
-        "I'm not able to view the image. Once I can see the image, I can help describe the findings.",
+        "I'm not able to view the image. Once I can see "
+        "the image, I can help describe the findings.",
         True,
     ),
     # a deferral beside a committed answer, before or after it

@@ -1,8 +1,9 @@
 """The default open-ended judge (``grammar``) on answers it was not written from.
 
-``medvigil/suites/medvigil/scoring/judge_sets/eval_set.jsonl`` is our labelled set (tests/fixtures/open_judge/README.md):
-1,036 answers in 13 classes; the judge was tuned on ``tune`` and ``tune_round2`` to ``tune_round4``
-and is reported on ``held_out``, written after the last tuning and never tuned on.
+``medvigil/suites/medvigil/scoring/judge_sets/eval_set.jsonl`` is our labelled set
+(tests/fixtures/open_judge/README.md): 1,036 answers in 13 classes; the judge was tuned on ``tune``
+and ``tune_round2`` to ``tune_round4`` and is reported on ``held_out``, written after the last
+tuning and never tuned on.
 """
 
 import doctest
@@ -36,7 +37,8 @@ CRITICAL_CLASSES = (
 )
 # the held-out counts reported in tasks/medvigil/README.md ("The open-ended judge")
 HELD_OUT = {
-    # the grammar alone: 93 / 3; the refusal classifier (not trained on held_out) adds the 3 it missed
+    # the grammar alone: 93 / 3; the refusal classifier (not trained on held_out) adds the 3 it
+    # missed
     "refusal": {"tp": 96, "fp": 0, "fn": 0, "tn": 112},
     "critical": {"tp": 18, "fp": 0, "fn": 0, "tn": 190},
 }
@@ -100,11 +102,13 @@ def test_held_out_precision_recall_as_reported(judged):
 
 def test_held_out_against_the_issue_bar(judged):
     by_class = judged["validation"]["held_out"]["by_class"]
-    # refusal recall >= 0.9, at most one false refusal per dozen confident answers (with or without caveats)
+    # refusal recall >= 0.9, at most one false refusal per dozen confident answers (with or without
+    # caveats)
     assert judged["validation"]["held_out"]["refusal"]["recall"] >= 0.9
     for name in ("confident_answer", "confident_answer_with_caveat", "trap_premise_accepted"):
         assert by_class[name]["refusal_flagged"] <= by_class[name]["n"] / 12
-    # critical: recall >= 0.9, at most one false critical per dozen negated, hedged or educational findings
+    # critical: recall >= 0.9, at most one false critical per dozen negated, hedged or educational
+    # findings
     assert judged["validation"]["held_out"]["critical"]["recall"] >= 0.9
     for name in (
         "critical_negated",
@@ -124,7 +128,8 @@ def test_the_summary_prints_precision_and_recall_with_intervals(capsys):
 @pytest.mark.parametrize(
     "answer, kind, behaviour, expected",
     [
-        # the issue's examples: a premise accepted through "the image you've provided" is a silent failure
+        # the issue's examples: a premise accepted through "the image you've provided" is a silent
+        # failure
         (
             "The image you've provided shows a 4 cm haemorrhage.",
             "halluc_trap",

@@ -2,33 +2,32 @@
 
 ANSWERS is a JSON object in the shape of the MedVIGIL authors' calibration file
 (``llm_judge_calibration.json``), or a JSONL file of such samples (one object a line, as
-``medvigil/suites/medvigil/scoring/judge_sets/eval_set.jsonl``): ``samples``, a list of objects with ``question``
-and ``answer`` (strings; nothing else is required) and optionally ``_model`` (or ``model``), the probe fields
-``probe_kind``, ``expected_behavior``, ``expected_answer_or_set`` (list or string),
-``halluc_explanation``, ``degradation`` and ``text_only_answerable``, the authors' labels ``_rule_is_refusal``,
-``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true, false or null), and
-human labels ``label_is_refusal``, ``label_is_critical`` with ``class`` (or ``style``) and ``split``.
-``probe_kind`` may also be ``no_image`` (a should-refuse kind); any other key is kept in the output.
-At most 100,000 samples (``MAX_SAMPLES``: all are held in memory); a larger file is refused before
-it is parsed -- split it.
+``medvigil/suites/medvigil/scoring/judge_sets/eval_set.jsonl``): ``samples``, a list of objects with
+``question`` and ``answer`` (strings; nothing else is required) and optionally ``_model`` (or
+``model``), the probe fields ``probe_kind``, ``expected_behavior``, ``expected_answer_or_set`` (list
+or string), ``halluc_explanation``, ``degradation`` and ``text_only_answerable``, the authors'
+labels ``_rule_is_refusal``, ``_rule_is_critical``, ``_llm_is_refusal``, ``_llm_is_critical`` (true,
+false or null), and human labels ``label_is_refusal``, ``label_is_critical`` with ``class`` (or
+``style``) and ``split``. ``probe_kind`` may also be ``no_image`` (a should-refuse kind); any other
+key is kept in the output. At most 100,000 samples (``MAX_SAMPLES``: all are held in memory); a
+larger file is refused before it is parsed -- split it.
 
-``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar or a small n-gram
-refusal classifier, and NegEx assertion) or ``authors-rule`` (the authors' rule, to reproduce their
-numbers).
-Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and ``judge``
-(:func:`medvigil.suites.medvigil.scoring.open_ended.judge`); with ``--llm ENDPOINT`` also ``llm_is_refusal``,
-``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and, for a sample
-with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
-authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in
-``rule_verdict``; an unreadable reply is ``hedged``/``llm_failed``, as theirs)
-(:mod:`medvigil.suites.medvigil.scoring.llm_judge`). The summary, per model and ``__overall__``, gives the
-agreement of our rule with every label the file carries and Cohen's kappa of the rule
-against each LLM labelling, over the samples that LLM labelled (null labels are left out
-and counted, as in the authors' summary). With human labels, ``validation`` gives precision and
-recall per flag with bootstrap 95% CIs, per split, false refusals among answers labelled not a
-refusal and false criticals among those that name a tier-4 finding (negated, hedged, educational),
-and flag counts per class or style (:mod:`medvigil.suites.medvigil.scoring.judge_validation`).
-For credentialed answers, point ``--llm`` at a server on your machine (vLLM, llama.cpp, Ollama:
+``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar or a small n-gram refusal
+classifier, and NegEx assertion) or ``authors-rule`` (the authors' rule, to reproduce their
+numbers). Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and
+``judge`` (:func:`medvigil.suites.medvigil.scoring.open_ended.judge`); with ``--llm ENDPOINT`` also
+``llm_is_refusal``, ``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and,
+for a sample with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
+authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in ``rule_verdict``; an
+unreadable reply is ``hedged``/``llm_failed``, as theirs)
+(:mod:`medvigil.suites.medvigil.scoring.llm_judge`). The summary, per model and ``__overall__``,
+gives the agreement of our rule with every label the file carries and Cohen's kappa of the rule
+against each LLM labelling, over the samples that LLM labelled (null labels are left out and
+counted, as in the authors' summary). With human labels, ``validation`` gives precision and recall
+per flag with bootstrap 95% CIs, per split, false refusals among answers labelled not a refusal and
+false criticals among those that name a tier-4 finding (negated, hedged, educational), and flag
+counts per class or style (:mod:`medvigil.suites.medvigil.scoring.judge_validation`). For
+credentialed answers, point ``--llm`` at a server on your machine (vLLM, llama.cpp, Ollama:
 ``tests/fixtures/open_judge/README.md``); the client never follows a redirect.
 """
 
@@ -43,8 +42,8 @@ from medvigil.suites.medvigil.scoring.answer_files import MAX_SAMPLES, read_answ
 __all__ = ["MAX_SAMPLES", "add_parser", "judge_samples", "read_answers", "run"]
 
 AXES = ("refusal", "critical")
-# summary block -> the labels our rule is compared with (a pattern over the axis); all but vs_llm come with the
-# file (answer_files.FILE_LABELS)
+# summary block -> the labels our rule is compared with (a pattern over the axis); all but vs_llm
+# come with the file (answer_files.FILE_LABELS)
 COMPARISONS = {
     "vs_file_rule": "_rule_is_{}",
     "vs_file_llm": "_llm_is_{}",
@@ -58,7 +57,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "judge",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        help="judge open-ended answers offline (and optionally with an LLM), with agreement, kappa, precision/recall",
+        help="judge open-ended answers offline (and optionally with "
+        "an LLM), with agreement, kappa, precision/recall",
     )
     from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, JUDGES
 
@@ -69,7 +69,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--judge",
         choices=JUDGES,
         default=DEFAULT_JUDGE,
-        help=f"offline judge (default {DEFAULT_JUDGE}; authors-rule reproduces the authors' numbers)",
+        help=f"offline judge (default {DEFAULT_JUDGE}; authors-rule "
+        f"reproduces the authors' numbers)",
     )
     parser.add_argument(
         "--llm",
@@ -152,7 +153,8 @@ def judge_samples(samples: list[dict], llm=None, judge_name: str | None = None) 
 
 
 def _ask_llm(llm, s: dict, j, row: dict) -> None:
-    """The LLM's labels of one sample into ``row``, and its verdict where the rule left it to the fallback."""
+    """The LLM's labels of one sample into ``row``, and its verdict where the rule left it to the
+    fallback."""
     refusal, critical, asked = llm.ask(s["question"], s["answer"])
     row.update(llm_is_refusal=refusal, llm_is_critical=critical, llm_raw=asked.raw)
     if asked.error:
@@ -256,7 +258,8 @@ def _ci(value, interval) -> str:
 
 
 def format_validation(validation: dict) -> str:
-    """Precision and recall per split and flag, then per class how many were flagged of how many labelled."""
+    """Precision and recall per split and flag, then per class how many were flagged of how many
+    labelled."""
     lines = [
         f"{'split':9s} {'flag':9s} {'n':>4s} {'precision [95% CI]':>24s} {'recall [95% CI]':>24s}"
     ]
@@ -265,28 +268,30 @@ def format_validation(validation: dict) -> str:
             if axis in block:
                 c = block[axis]
                 lines.append(
-                    f"{split:9s} {axis:9s} {c['n']:>4d} {_ci(c['precision'], c['precision_ci']):>24s} "
+                    f"{split:9s} {axis:9s} {c['n']:>4d} "
+                    f"{_ci(c['precision'], c['precision_ci']):>24s} "
                     f"{_ci(c['recall'], c['recall_ci']):>24s}"
                 )
     split = "held_out" if "held_out" in validation else "all"
     false = validation[split]["false_flags"]
     refusal, critical = false["refusal"], false["critical"]
     lines.append(
-        f"\n{split}: false refusals {refusal['flagged']} of {refusal['labelled_negative']} answers labelled "
-        f"not a refusal; false criticals {critical['flagged']} of {critical['labelled_negative']} labelled "
-        f"not critical ({critical['naming_flagged']} of the {critical['naming']} that name a tier-4 finding: "
-        "negated, hedged or educational)"
+        f"\n{split}: false refusals {refusal['flagged']} of {refusal['labelled_negative']} "
+        f"answers labelled not a refusal; false criticals {critical['flagged']} of "
+        f"{critical['labelled_negative']} labelled not critical ({critical['naming_flagged']} "
+        f"of the {critical['naming']} that name a tier-4 finding: negated, hedged or educational)"
     )
     lines.append(
-        f"\n{split}: per class, flagged / labelled positive (of n), and the share judged as labelled "
-        "(recall or specificity) [95% CI]"
+        f"\n{split}: per class, flagged / labelled positive (of n), and "
+        f"the share judged as labelled (recall or specificity) [95% CI]"
     )
     for name, c in validation[split]["by_class"].items():
         lines.append(
-            f"  {name:34s} n {c['n']:>3d}  refusal {c['refusal_flagged']:>3d}/{c['refusal_labelled']:<3d}"
-            f" {_ci(c['refusal_agreement'], c['refusal_agreement_ci']):>22s}"
-            f"  critical {c['critical_flagged']:>3d}/{c['critical_labelled']:<3d}"
-            f" {_ci(c['critical_agreement'], c['critical_agreement_ci']):>22s}"
+            f"  {name:34s} n {c['n']:>3d}  refusal "
+            f"{c['refusal_flagged']:>3d}/{c['refusal_labelled']:<3d} "
+            f"{_ci(c['refusal_agreement'], c['refusal_agreement_ci']):>22s}  critical "
+            f"{c['critical_flagged']:>3d}/{c['critical_labelled']:<3d} "
+            f"{_ci(c['critical_agreement'], c['critical_agreement_ci']):>22s}"
         )
     return "\n".join(lines)
 
@@ -336,8 +341,8 @@ def run(args: argparse.Namespace) -> int:
     lines = [f"judge: {args.judge}", format_summary(result["summary"])]
     if llm is not None and failed:
         lines.append(
-            f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / llm_verdict_error); "
-            "their LLM labels are null, their verdicts hedged/llm_failed"
+            f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / "
+            f"llm_verdict_error); their LLM labels are null, their verdicts hedged/llm_failed"
         )
     if checked:
         lines.append("\n" + format_validation(checked))

@@ -70,8 +70,8 @@ def _rows(
     if withheld:
         data = _keep(data, "image_status", lambda status: status != WITHHELD)
         log.warning(
-            "medvigil %s: skipped %d probe(s) whose credentialed image is withheld; run `medvigil reconstruct` "
-            "and a --local-only build to include them",
+            "medvigil %s: skipped %d probe(s) whose credentialed image is withheld; "
+            "run `medvigil reconstruct` and a --local-only build to include them",
             config,
             withheld,
         )
@@ -83,10 +83,11 @@ def _rows(
 
 
 def _undecoded(dataset):
-    """``dataset`` whose rows carry each image's encoded bytes (a path when a cell has none), decoded
-    only by :func:`medvigil_doc_to_visual`: lmms-eval reads every doc three times (requests, the
-    model, the results), and ``datasets`` would decode the image at each read. Plain bytes are what
-    lmms-eval keeps out of the logged doc (a ``{"bytes": ...}`` cell it would log as base64)."""
+    """``dataset`` whose rows carry each image's encoded bytes (a path when a cell has none),
+    decoded only by :func:`medvigil_doc_to_visual`: lmms-eval reads every doc three times (requests,
+    the model, the results), and ``datasets`` would decode the image at each read. Plain bytes are
+    what lmms-eval keeps out of the logged doc (a ``{"bytes": ...}`` cell it would log as
+    base64)."""
     import datasets
 
     if "image" not in dataset.column_names:
@@ -212,8 +213,8 @@ def _load_roi_decay(step: int):
 
 
 def _load_roi_pilot(step: int):
-    """The Appendix K pilot (:func:`medvigil.suites.medvigil.scoring.roi_pilot.select_pilot_cases`: 16 cases per tier, seed
-    20260506, credentialed CXR excluded) at ROI-decay step ``step``."""
+    """The Appendix K pilot (:func:`medvigil.suites.medvigil.scoring.roi_pilot.select_pilot_cases`:
+    16 cases per tier, seed 20260506, credentialed CXR excluded) at ROI-decay step ``step``."""
     from medvigil.suites.medvigil.scoring.roi_pilot import select_pilot_cases
 
     data = load_config("mcq")
@@ -478,8 +479,8 @@ RECORD_METRIC = METRICS[
 ]  # the metric key that logs the whole record (medvigil.records.lmms_eval_logs.RECORD_KEY)
 
 
-# the metric list of each kind of task (the YAML generator writes these): the template's for the main
-# conditions; the triplet arms, the open form, the blur sweep and ROI decay report a few
+# the metric list of each kind of task (the YAML generator writes these): the template's for the
+# main conditions; the triplet arms, the open form, the blur sweep and ROI decay report a few
 TRIPLET_METRICS = ("tr_coh", "parse_failures")
 OPEN_METRICS = (
     "sfr",
@@ -523,7 +524,8 @@ def medvigil_process_results(doc: dict, results: list) -> dict:
 
 
 def medvigil_roi_pilot_process_results(doc: dict, results: list) -> dict:
-    """Appendix K: the ``repeats`` sampled answers arrive together; the record is their modal vote."""
+    """Appendix K: the ``repeats`` sampled answers arrive together; the record is their modal
+    vote."""
     from medvigil.suites.medqdeg.protocol import responses_of
     from medvigil.suites.medvigil.scoring.roi_pilot import modal_record
 
@@ -557,7 +559,8 @@ def medvigil_open_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | N
 
 
 def medvigil_open_process_results(doc: dict, results: list) -> dict:
-    """Open answers scored by the default open-ended judge (medvigil.suites.medvigil.scoring.open_ended)."""
+    """Open answers scored by the default open-ended judge
+    (medvigil.suites.medvigil.scoring.open_ended)."""
     from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_judgement
 
     response = results[0] if results else ""

@@ -1,8 +1,9 @@
 """MedVIGIL in the suite registry: score result files against a release; the report's tables.
 
-``files``: official-harness outputs or lmms-eval ``--log_samples`` files (:mod:`medvigil.suites.medvigil.harness.model_outputs`).
-``release``: a release folder, built dataset folder or Hub repo id; a folder adds the Doctors row
-(``clinician_baseline.csv``) and triplets. Release findings that do not touch scoring are warnings.
+``files``: official-harness outputs or lmms-eval ``--log_samples`` files
+(:mod:`medvigil.suites.medvigil.harness.model_outputs`). ``release``: a release folder, built
+dataset folder or Hub repo id; a folder adds the Doctors row (``clinician_baseline.csv``) and
+triplets. Release findings that do not touch scoring are warnings.
 """
 
 import sys
@@ -53,10 +54,11 @@ def score(
     text_only: Iterable[str] = (),
     **audit_options,
 ) -> dict:
-    """``audit`` (:mod:`.scoring.scoring`) of ``files`` plus ``inputs`` (release, warnings, files, error rows, rows left
-    out). ``open_judge`` for ``__open.jsonl`` (default: ``authors-rule`` with ``harness_compatible``, as the authors'
-    numbers were made, else ``grammar``). ``text_only``: models left out of Table 17 (``--text-only``), beside
-    those whose logs show no image sent on an image probe."""
+    """``audit`` (:mod:`.scoring.scoring`) of ``files`` plus ``inputs`` (release, warnings, files,
+    error rows, rows left out). ``open_judge`` for ``__open.jsonl`` (default: ``authors-rule`` with
+    ``harness_compatible``, as the authors' numbers were made, else ``grammar``). ``text_only``:
+    models left out of Table 17 (``--text-only``), beside those whose logs show no image sent on an
+    image probe."""
     if open_judge is None:
         open_judge = "authors-rule" if audit_options.get("harness_compatible") else DEFAULT_JUDGE
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty, open_judge)
@@ -66,7 +68,8 @@ def score(
     for model, kinds in error_rows.items():
         listed = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
         print(
-            f"note: {model}: {sum(kinds.values())} error row(s) (failed calls; {handling}): {listed}",
+            f"note: {model}: {sum(kinds.values())} error "
+            f"row(s) (failed calls; {handling}): {listed}",
             file=sys.stderr,
         )
     if reference is not None and reference.kind == "release":
@@ -172,7 +175,8 @@ def _read(
     allow_empty: bool,
     open_judge: str = DEFAULT_JUDGE,
 ):
-    """``(records, release or None, warnings)`` of ``files``; the warnings are also printed on stderr."""
+    """``(records, release or None, warnings)`` of ``files``; the warnings are also printed on
+    stderr."""
     files = run_folder_files(files)
     # lmms-eval logs carry every field scoring needs, so their problems come first, and a
     # release's problems come first otherwise
@@ -215,7 +219,8 @@ def _read(
         print(f"warning: {warning}", file=sys.stderr)
     if len(warnings) > _SHOWN_WARNINGS:
         print(
-            f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} more (all in the JSON under inputs.warnings)",
+            f"warning: ... and {len(warnings) - _SHOWN_WARNINGS} "
+            f"more (all in the JSON under inputs.warnings)",
             file=sys.stderr,
         )
     return records, reference, warnings
@@ -229,7 +234,8 @@ def compare(
     allow_empty: bool = False,
     **compare_options,
 ) -> dict:
-    """Every pair of models of ``files`` compared (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`)."""
+    """Every pair of models of ``files`` compared
+    (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`)."""
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
     result = compare_models(records, **compare_options)
     return {
@@ -249,7 +255,8 @@ def compare(
 
 
 def format_table(result: dict) -> str:
-    """The headline tables of the report (Table 1 layout and the MCS components), then error rows."""
+    """The headline tables of the report (Table 1 layout and the MCS components), then error
+    rows."""
     text = "\n\n".join(t.markdown() for t in tables(result)[:2])
     if result.get("open_judge_rates"):
         from medvigil.suites.medvigil.scoring.judge_correction import format_rates
@@ -260,7 +267,8 @@ def format_table(result: dict) -> str:
         lines = [f"Error rows (failed calls; {inputs['error_row_handling']}):"]
         for model, kinds in inputs["error_rows"].items():
             lines.append(
-                f"  {model}: {sum(kinds.values())} ({', '.join(f'{k} {n}' for k, n in kinds.items())})"
+                f"  {model}: {sum(kinds.values())} "
+                f"({', '.join(f'{k} {n}' for k, n in kinds.items())})"
             )
         text += "\n\n" + "\n".join(lines)
     skipped = {m: v for m, v in inputs.get("skipped_rows", {}).items() if set(v) - {"blank_line"}}
@@ -311,14 +319,16 @@ def protocol_details(entry: dict, result: dict) -> dict:
 
 # the report's MedVIGIL-only inputs, reached through the registry (medvigil.report.document)
 def add_seed_variance(into: dict, data: dict, path: Path, problems: list) -> None:
-    """Re-score one model's seed-variance probe file into ``into`` (:mod:`medvigil.suites.medvigil.scoring.seed_variance`)."""
+    """Re-score one model's seed-variance probe file into ``into``
+    (:mod:`medvigil.suites.medvigil.scoring.seed_variance`)."""
     from medvigil.suites.medvigil.scoring.seed_variance import add_seed_variance as add
 
     add(into, data, path, problems)
 
 
 def read_token_ablation_csv(path: Path) -> dict:
-    """The authors' per-(model, step) Appendix K CSV (:mod:`medvigil.suites.medvigil.harness.harness_ablations`)."""
+    """The authors' per-(model, step) Appendix K CSV
+    (:mod:`medvigil.suites.medvigil.harness.harness_ablations`)."""
     from medvigil.suites.medvigil.harness.harness_ablations import read_token_ablation_csv as read
 
     return read(path)

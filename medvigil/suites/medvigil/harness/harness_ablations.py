@@ -1,7 +1,7 @@
 """Read the official harness's *other* result files into probe records.
 
-``medvigil.suites.medvigil.harness.harness`` reads ``results/baselines/<model>__mcq.jsonl``. The authors'
-runners also write (their scripts, facts only):
+``medvigil.suites.medvigil.harness.harness`` reads ``results/baselines/<model>__mcq.jsonl``. The
+authors' runners also write (their scripts, facts only):
 
 ===========================================  ==========================  ======================
 file (writer)                                rows                        record ``condition``
@@ -19,13 +19,14 @@ file (writer)                                rows                        record 
                                              ``all_letters``
 ===========================================  ==========================  ======================
 
-``<m>`` is the runner's model id with ``/`` written ``--``. A ``status`` other than ``"ok"``
-is a failed call (``"error: ..."``, no letters): ``parse_status = "error"``, which the
-scoring core counts as a failure (paper) or leaves out (``harness_compatible``, as their
-aggregators keep ``status == "ok"`` rows only), exactly as for ``__mcq.jsonl`` rows. The gold
-letter comes from the release's ``probes_mcq.csv`` when given, else the row's
-``correct_letter``, else another row of the same probe. Open rows become letters through
-:func:`medvigil.suites.medvigil.scoring.open_ended.verdict_letters`, so the MCQ core scores them unchanged.
+``<m>`` is the runner's model id with ``/`` written ``--``. A ``status`` other than ``"ok"`` is a
+failed call (``"error: ..."``, no letters): ``parse_status = "error"``, which the scoring core
+counts as a failure (paper) or leaves out (``harness_compatible``, as their aggregators keep
+``status == "ok"`` rows only), exactly as for ``__mcq.jsonl`` rows. The gold letter comes from the
+release's ``probes_mcq.csv`` when given, else the row's ``correct_letter``, else another row of the
+same probe. Open rows become letters through
+:func:`medvigil.suites.medvigil.scoring.open_ended.verdict_letters`, so the MCQ core scores them
+unchanged.
 
 Their runners append on resume, and ``analysis/visual_decay/aggregate.py`` keeps the last
 answered row of a probe; so do we: a later row of the same probe replaces an earlier one
@@ -260,7 +261,8 @@ def _mcq_record(
             found.append(
                 Problem(
                     file,
-                    f"probe {probe_id!r} is a {probe_kind} probe; the blur sweep asks original probes",
+                    f"probe {probe_id!r} is a {probe_kind} probe; "
+                    f"the blur sweep asks original probes",
                     row=line,
                     field="probe_id",
                 )
@@ -287,7 +289,8 @@ def _mcq_record(
             found.append(
                 Problem(
                     file,
-                    f"is {gold!r} but the release has {probe.correct_letter!r} for probe {probe_id!r}",
+                    f"is {gold!r} but the release has {probe.correct_letter!r} "
+                    f"for probe {probe_id!r}",
                     row=line,
                     field="correct_letter",
                 )
@@ -298,8 +301,8 @@ def _mcq_record(
         found.append(
             Problem(
                 file,
-                f"no gold letter for probe {probe_id!r}: the row has none (an error row) and neither the "
-                "release (probes_mcq.csv) nor another row gives it",
+                f"no gold letter for probe {probe_id!r}: the row has none (an error row) "
+                f"and neither the release (probes_mcq.csv) nor another row gives it",
                 row=line,
                 field="correct_letter",
             )
@@ -374,7 +377,8 @@ def _open_record(
     except _Invalid as exc:
         problems.append(Problem(file, str(exc), row=line, field="expected_answer_or_set"))
         return None
-    flags: dict = {}  # the judge's refusal and critical flags (judge_correction); verdict files have none
+    # the judge's refusal and critical flags (judge_correction); verdict files have none
+    flags: dict = {}
     if kind == "judged":
         label, method, judge_name = row.get("verdict"), row.get("judge_method"), "authors-llm"
         if label not in VERDICTS:
@@ -432,7 +436,8 @@ def _open_record(
 def _token_record(
     row: dict, file: str, line: int, ctx: _Context, problems: list[Problem]
 ) -> dict | None:
-    """One (model, case, step) line of ``_visual_token_raw.jsonl``: the modal letter of 5 samples."""
+    """One (model, case, step) line of ``_visual_token_raw.jsonl``: the modal letter of 5
+    samples."""
     found: list[Problem] = []
     model = _text(row, "model", file, line, found)
     case_id = _text(row, "case_id", file, line, found)
@@ -517,12 +522,12 @@ def read_ablation_files(
     strict: bool = True,
     open_judge: str | None = None,
 ) -> HarnessRecords:
-    """Probe records of the authors' ablation and open-ended files (module docstring): ``paths`` are files
-    named as their writers name them (:func:`ablation_kind`) or folders holding them; ``release`` as
-    :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it, required for
-    ``_visual_token_raw.jsonl``; ``open_judge``: the offline judge of ``__open.jsonl`` answers (``JUDGES``
-    of :mod:`medvigil.suites.medvigil.scoring.open_ended`, default its default judge); ``__judged.jsonl``
-    keeps the authors' LLM verdicts."""
+    """Probe records of the authors' ablation and open-ended files (module docstring): ``paths`` are
+    files named as their writers name them (:func:`ablation_kind`) or folders holding them;
+    ``release`` as :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it,
+    required for ``_visual_token_raw.jsonl``; ``open_judge``: the offline judge of ``__open.jsonl``
+    answers (``JUDGES`` of :mod:`medvigil.suites.medvigil.scoring.open_ended`, default its default
+    judge); ``__judged.jsonl`` keeps the authors' LLM verdicts."""
     files, other = expand_ablation_paths(paths)
     problems: list[Problem] = [
         Problem(

@@ -1,7 +1,8 @@
-"""Labelled or unlabelled open-ended answers read and checked: the one reader of ``medvigil judge`` and of the
-judge's validation sets (:mod:`.judge_correction`). Shapes: a JSON object with a list ``samples`` (the
-authors' ``llm_judge_calibration.json``) or JSON Lines, one sample a line; ``question`` and ``answer`` are
-required strings, labels are true/false/null, every other key is kept (see ``medvigil judge --help``).
+"""Labelled or unlabelled open-ended answers read and checked: the one reader of ``medvigil judge``
+and of the judge's validation sets (:mod:`.judge_correction`). Shapes: a JSON object with a list
+``samples`` (the authors' ``llm_judge_calibration.json``) or JSON Lines, one sample a line;
+``question`` and ``answer`` are required strings, labels are true/false/null, every other key is
+kept (see ``medvigil judge --help``).
 """
 
 import json
@@ -16,7 +17,8 @@ MAX_SAMPLES = 100_000
 
 
 def _expected(value) -> list[str] | None:
-    """``expected_answer_or_set`` as a list of strings (a JSON list in a string too; [] when absent); None when malformed."""
+    """``expected_answer_or_set`` as a list of strings (a JSON list in a string too; [] when
+    absent); None when malformed."""
     if value is None or value == "":
         return []
     if isinstance(value, str):

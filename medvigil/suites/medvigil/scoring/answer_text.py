@@ -1,10 +1,11 @@
 """The part of a model answer the open-ended judge reads, in one spelling.
 
-Reasoning blocks (``<think>...</think>``, ``<thinking>``, ``<reasoning>``) are the model's scratchpad, not its
-answer: they are dropped (text before a lone closing tag too; an answer that is *only* an unclosed block keeps
-its text, there being nothing else). Curly quotes are straightened and informal contractions without an
-apostrophe (``cant``, ``dont``, ``Im``, ``pls``) spelled out, so the clause grammar and NegEx see one form.
-Every pattern is linear in the text (no nested unbounded quantifiers).
+Reasoning blocks (``<think>...</think>``, ``<thinking>``, ``<reasoning>``) are the model's
+scratchpad, not its answer: they are dropped (text before a lone closing tag too; an answer that is
+*only* an unclosed block keeps its text, there being nothing else). Curly quotes are straightened
+and informal contractions without an apostrophe (``cant``, ``dont``, ``Im``, ``pls``) spelled out,
+so the clause grammar and NegEx see one form. Every pattern is linear in the text (no nested
+unbounded quantifiers).
 
 >>> plain("<think>Maybe a pneumothorax?</think>\\nNo acute findings.")
 'No acute findings.'
@@ -23,7 +24,8 @@ _PLEASE = re.compile(r"\b(?:pls|plz)\b", re.I)
 
 
 def split_reasoning(text: str) -> tuple[str, str]:
-    """(answer, reasoning): ``text`` without its reasoning blocks, and their text (module docstring)."""
+    """(answer, reasoning): ``text`` without its reasoning blocks, and their text (module
+    docstring)."""
     kept, dropped, depth, start, tail = [], [], 0, 0, ""
     for tag in _TAG.finditer(text):
         if tag.group(1):  # a closing tag

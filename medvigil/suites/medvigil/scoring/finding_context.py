@@ -1,6 +1,7 @@
-"""Word lists of :mod:`.finding_assertion` about a tier-4 word's context: a class named rather than a finding
-(generic openers and predicates), spellings read through, words after or before it that make it no finding of
-the patient, and the qualifiers that make a pneumothorax tier 4 (the blind writers' rubric)."""
+"""Word lists of :mod:`.finding_assertion` about a tier-4 word's context: a class named rather than
+a finding (generic openers and predicates), spellings read through, words after or before it that
+make it no finding of the patient, and the qualifiers that make a pneumothorax tier 4 (the blind
+writers' rubric)."""
 
 # A finding named as a class, not of this patient: the sentence opens with it (at most "a"/"an" and
 # one modifier before it) and a generic predicate follows ("Aortic dissection is classified ...",
@@ -125,12 +126,12 @@ FUZZY_TERMS = {
     "perforation": ["perforation", "perforated"],
 }
 CASE_SENSITIVE = {"pulmonary embolism": ["PEs"]}
-# a haematoma at these sites is neither intracranial nor a bleeding solid organ, a perforation here no
-# perforated viscus (the rubric's tier 4)
+# a haematoma at these sites is neither intracranial nor a bleeding solid organ, a perforation here
+# no perforated viscus (the rubric's tier 4)
 MINOR_SITES = {
     "haemorrhage": frozenset(
-        "scalp subgaleal subcutaneous soft-tissue tissue muscle intramuscular periorbital breast wound "
-        "groin thigh calf gluteal rectus chest-wall septal subungual".split()
+        "scalp subgaleal subcutaneous soft-tissue tissue muscle intramuscular periorbital "
+        "breast wound groin thigh calf gluteal rectus chest-wall septal subungual".split()
     ),
     "perforation": frozenset("tympanic membrane eardrum septal nasal".split()),
 }
@@ -158,7 +159,10 @@ NOT_A_FINDING_AFTER = frozenset(
 )
 
 
-# the labelling rubric: only a LARGE or TENSION pneumothorax is tier 4 (a small or unqualified one is not)
+# the labelling rubric: only a LARGE or TENSION pneumothorax is tier 4 (a small or unqualified one
+# is not)
 SEVERE = frozenset(
-    "large big huge massive enormous giant sizeable sizable extensive complete total lg tension".split()
+    (
+        "large big huge massive enormous giant sizeable sizable extensive complete total lg tension"
+    ).split()
 )

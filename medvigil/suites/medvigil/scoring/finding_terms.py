@@ -1,10 +1,12 @@
-"""The word lists of :mod:`.finding_assertion`: tier-4 findings as spaCy token patterns, and the NegEx cue
-lists (negation, hedge, pseudo-negation, termination) added to negspacy's clinical termset."""
+"""The word lists of :mod:`.finding_assertion`: tier-4 findings as spaCy token patterns, and the
+NegEx cue lists (negation, hedge, pseudo-negation, termination) added to negspacy's clinical
+termset."""
 
 _AE = "(?:a|ae|æ|e)"
 ORGAN = (
-    "(?:lung|breast|colon|colorectal|prostate|prostatic|pancreatic|pancreas|renal|kidney|bladder|ovarian|"
-    "gastric|stomach|oesophageal|esophageal|thyroid|cervical|liver|hepatic|rectal|bowel|brain|skin)"
+    "(?:lung|breast|colon|colorectal|prostate|prostatic|pancreatic|pancreas|renal|kidney|"
+    "bladder|ovarian|gastric|stomach|oesophageal|esophageal|thyroid|cervical|liver|hepatic|"
+    "rectal|bowel|brain|skin)"
 )
 # tier-4 findings: token patterns (lower-cased text), one entry per finding family
 CRITICAL_FINDINGS = {
@@ -25,8 +27,7 @@ CRITICAL_FINDINGS = {
         "bleed(?:s|ing)?",
         "sah|sdh|edh|iph|ich|ivh",
         [
-            "(?:subarachnoid|subdural|epidural|extradural|intraventricular|intracranial|intraparenchymal|"
-            "extra-axial|extraaxial|intra-axial|intracerebral|sulcal)",
+            "(?:subarachnoid|subdural|epidural|extradural|intraventricular|intracranial|intraparenchymal|extra-axial|extraaxial|intra-axial|intracerebral|sulcal)",
             "blood",
         ],
         ["(?:extra|intra)", "-", "axial", "blood"],
@@ -101,11 +102,13 @@ CRITICAL_FINDINGS = {
         ["aneurysm", "rupture"],
         ["aneurysmal", "rupture"],
     ],
-    # the labelling rubric: bland or chronic infarcts and abscesses are not tier 4; an occluded large vessel is
+    # the labelling rubric: bland or chronic infarcts and abscesses are not tier 4; an occluded
+    # large vessel is
     "large vessel occlusion": [["large", "vessel", "occlusion"], "lvo"],
     "life-threatening": [["life", "-", "threatening"], "life-threatening"],
 }
-# hedged (possible, not asserted) and hypothetical / educational cues, added to a NegEx pass of their own
+# hedged (possible, not asserted) and hypothetical / educational cues, added to a NegEx pass of
+# their own
 HEDGE_TERMS = {
     "preceding": [
         "may",
@@ -324,7 +327,8 @@ EXTRA_TERMINATIONS = [
     "in fact",
     "actually",
 ]
-# a new clause or a certainty word ends a possibility's scope ("Possibly pneumonia; definite pneumothorax")
+# a new clause or a certainty word ends a possibility's scope ("Possibly pneumonia; definite
+# pneumothorax")
 HEDGE_TERMINATIONS = [";", "definite", "definitely", "clearly", "certainly", "obvious", "obviously"]
 # likelihood wording that denies the finding
 UNLIKELY = {

@@ -1,22 +1,24 @@
 """The open-ended judge's own error carried into the rates it makes (issue 39).
 
-A judge flags refusals and critical findings with sensitivity Se and specificity Sp, measured by running it on
-labelled validation sets (:data:`SETS_DIR`, listed in its ``index.json``; only sets marked ``blind`` -- written by
-people who never saw the judge -- measure it). A raw rate q of flagged answers is then corrected by the
-Rogan-Gladen estimator (Rogan & Gladen 1978, "Estimating prevalence from the results of a screening test",
-Am. J. Epidemiol. 107(1):71-76, Eq. 2):
+A judge flags refusals and critical findings with sensitivity Se and specificity Sp, measured by
+running it on labelled validation sets (:data:`SETS_DIR`, listed in its ``index.json``; only sets
+marked ``blind`` -- written by people who never saw the judge -- measure it). A raw rate q of
+flagged answers is then corrected by the Rogan-Gladen estimator (Rogan & Gladen 1978, "Estimating
+prevalence from the results of a screening test", Am. J. Epidemiol. 107(1):71-76, Eq. 2):
 
     p = (q + Sp - 1) / (Se + Sp - 1)
 
-clipped to [0, 1] (``clipped`` says when: a q below 1 - Sp or above Se is more extreme than the judge's error
-explains) and undefined when Se + Sp <= 1 (a judge no better than chance). Its percentile CI resamples, in
-each of :data:`N_RESAMPLES` joint replicates, the cases (all probes of a case together, as the paper's
-bootstrap, Appendix M) and the validation answers, so it carries the judge's own uncertainty; replicates with
-an undefined estimate are left out and counted. With no blind set the rates stay raw, and the block says so.
+clipped to [0, 1] (``clipped`` says when: a q below 1 - Sp or above Se is more extreme than the
+judge's error explains) and undefined when Se + Sp <= 1 (a judge no better than chance). Its
+percentile CI resamples, in each of :data:`N_RESAMPLES` joint replicates, the cases (all probes of a
+case together, as the paper's bootstrap, Appendix M) and the validation answers, so it carries the
+judge's own uncertainty; replicates with an undefined estimate are left out and counted. With no
+blind set the rates stay raw, and the block says so.
 
-The open-ended SFR is 1 - the refusal rate on should-refuse probes (paper Eq. 1, open form); the critical rate
-is the share of answers asserting a tier-4 finding. Se and Sp are measured over every labelled answer of the
-blind sets, so the correction assumes the judge errs alike on should-refuse probes and on the rest.
+The open-ended SFR is 1 - the refusal rate on should-refuse probes (paper Eq. 1, open form); the
+critical rate is the share of answers asserting a tier-4 finding. Se and Sp are measured over every
+labelled answer of the blind sets, so the correction assumes the judge errs alike on should-refuse
+probes and on the rest.
 
 >>> rogan_gladen(0.30, 0.9, 0.95)
 (0.2941176470588235, False)
@@ -40,7 +42,8 @@ _BLOCK_CELLS = 1 << 21
 
 
 def rogan_gladen(q: float, se: float, sp: float) -> tuple[float | None, bool]:
-    """(corrected prevalence, clipped?) of a raw rate ``q``; None when Se + Sp <= 1 (module docstring)."""
+    """(corrected prevalence, clipped?) of a raw rate ``q``; None when Se + Sp <= 1 (module
+    docstring)."""
     if se + sp - 1 <= 0:
         return None, False
     p = (q + sp - 1) / (se + sp - 1)
@@ -78,7 +81,8 @@ def read_index(folder: Path) -> list[dict]:
 
 
 def judge_error(judge_name: str, folder: Path | None = None) -> dict:
-    """The judge's flags against the labels of every blind set: per axis the (flag, label) pairs, Se, Sp."""
+    """The judge's flags against the labels of every blind set: per axis the (flag, label) pairs,
+    Se, Sp."""
     from medvigil.suites.medvigil.scoring.answer_files import read_answers
     from medvigil.suites.medvigil.scoring.open_ended import judge
 
@@ -153,8 +157,9 @@ def _judge_replicates(pairs, n_resamples: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def corrected_rate(flags: list[tuple[str, bool]], error: dict | None, n_resamples: int) -> dict:
-    """Raw rate of ``flags`` ((case id, flagged) per answer) with its case-bootstrap CI, and the Rogan-Gladen
-    rate for the judge's ``error`` (one axis of :func:`judge_error`) with the joint CI (module docstring)."""
+    """Raw rate of ``flags`` ((case id, flagged) per answer) with its case-bootstrap CI, and the
+    Rogan-Gladen rate for the judge's ``error`` (one axis of :func:`judge_error`) with the joint CI
+    (module docstring)."""
     flagged, counts = _case_sums(flags)
     if not counts.sum():
         return {"n": 0, "raw": None, "raw_ci": None, "corrected": None}
@@ -204,7 +209,8 @@ RUNNABLE = ("grammar", "authors-rule")  # judges this package can run on the val
 def open_rates(
     records, condition: str, n_resamples: int = N_RESAMPLES, folder: Path | None = None
 ) -> dict:
-    """Per model of ``condition``'s open-ended records: SFR and critical rate, raw and judge-corrected."""
+    """Per model of ``condition``'s open-ended records: SFR and critical rate, raw and
+    judge-corrected."""
     rows = [
         r
         for r in records
@@ -260,10 +266,11 @@ def _shown(value, ci=None) -> str:
 
 
 def format_rates(rates: dict) -> str:
-    """The open-ended rates, raw and judge-corrected, and which judge made them (a markdown table)."""
+    """The open-ended rates, raw and judge-corrected, and which judge made them (a markdown
+    table)."""
     lines = [
-        "Open-ended rates, raw and corrected for the judge's validated error (Rogan-Gladen; 95% CI over cases"
-        " and validation answers):",
+        "Open-ended rates, raw and corrected for the judge's validated error "
+        "(Rogan-Gladen; 95% CI over cases and validation answers):",
         "",
         "| model | judge | rate | n | raw [95% CI] | corrected [95% CI] |",
         "|---|---|---|---|---|---|",
@@ -281,9 +288,10 @@ def format_rates(rates: dict) -> str:
         if judge.get("validated_on"):
             lines.append(
                 f"\n{name}: Se/Sp from blind sets {', '.join(judge['validated_on'])}: refusal "
-                f"{_shown(judge['refusal']['se'])}/{_shown(judge['refusal']['sp'])} (n {judge['refusal']['n']}), "
-                f"critical {_shown(judge['critical']['se'])}/{_shown(judge['critical']['sp'])} "
-                f"(n {judge['critical']['n']})"
+                f"{_shown(judge['refusal']['se'])}/{_shown(judge['refusal']['sp'])} (n "
+                f"{judge['refusal']['n']}), critical "
+                f"{_shown(judge['critical']['se'])}/{_shown(judge['critical']['sp'])} (n "
+                f"{judge['critical']['n']})"
             )
         else:
             lines.append(f"\n{name}: {judge.get('note')}")

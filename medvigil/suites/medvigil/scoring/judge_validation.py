@@ -1,10 +1,15 @@
-"""How well an open-ended judge's flags match human labels: precision and recall per axis and ``split``, with
-percentile bootstrap 95% CIs (:data:`N_RESAMPLES`, :data:`SEED`) that leave out resamples with an undefined
-ratio, which ``scipy.stats.bootstrap`` cannot do. ``by_class``: flagged vs labelled per ``class`` (or ``style``,
-the blind sets' field, when a row has no class).
+"""How well an open-ended judge's flags match human labels: precision and recall per axis and
+``split``, with percentile bootstrap 95% CIs (:data:`N_RESAMPLES`, :data:`SEED`) that leave out
+resamples with an undefined ratio, which ``scipy.stats.bootstrap`` cannot do. ``by_class``: flagged
+vs labelled per ``class`` (or ``style``, the blind sets' field, when a row has no class).
 
->>> summary = validation([{"label_is_refusal": True, "is_refusal": True, "is_critical": False},
-...                       {"label_is_refusal": False, "is_refusal": False, "is_critical": False}], n_resamples=50)
+>>> summary = validation(
+...     [
+...         {"label_is_refusal": True, "is_refusal": True, "is_critical": False},
+...         {"label_is_refusal": False, "is_refusal": False, "is_critical": False},
+...     ],
+...     n_resamples=50,
+... )
 >>> summary["all"]["refusal"]["precision"], summary["all"]["refusal"]["recall"]
 (1.0, 1.0)
 """
@@ -31,8 +36,9 @@ def _ratio(hit: np.ndarray, base: np.ndarray, axis: int = -1) -> np.ndarray:
 def _interval(
     pred: np.ndarray, gold: np.ndarray, base_is_pred: bool, n_resamples: int
 ) -> list[float] | None:
-    """Percentile bootstrap CI of precision (base = predicted) or recall (base = labelled); resamples are
-    drawn in blocks of at most :data:`BLOCK_CELLS` indices, so memory does not grow with n x resamples."""
+    """Percentile bootstrap CI of precision (base = predicted) or recall (base = labelled);
+    resamples are drawn in blocks of at most :data:`BLOCK_CELLS` indices, so memory does not grow
+    with n x resamples."""
     rng = np.random.default_rng(SEED)
     per_block = max(1, BLOCK_CELLS // max(len(pred), 1))
     parts = []
@@ -66,7 +72,8 @@ def axis_scores(pred: list[bool], gold: list[bool], n_resamples: int = N_RESAMPL
 
 
 def _class_block(rows: list[dict], n_resamples: int) -> dict:
-    """Flag counts of one class, and per flag the share judged as labelled (recall or specificity) with its CI."""
+    """Flag counts of one class, and per flag the share judged as labelled (recall or specificity)
+    with its CI."""
     block: dict = {"n": len(rows)}
     for axis in AXES:
         rated = [r for r in rows if isinstance(r.get(f"label_is_{axis}"), bool)]
@@ -113,8 +120,9 @@ def validation(rows: list[dict], n_resamples: int = N_RESAMPLES) -> dict | None:
 
 
 def _false_flags(rows: list[dict]) -> dict:
-    """False refusals among answers labelled not a refusal, and false criticals among answers labelled not
-    critical, overall and among those that name a tier-4 finding (``names_critical``: negated, hedged ...)."""
+    """False refusals among answers labelled not a refusal, and false criticals among answers
+    labelled not critical, overall and among those that name a tier-4 finding (``names_critical``:
+    negated, hedged ...)."""
     out = {}
     for axis in AXES:
         negatives = [r for r in rows if r.get(f"label_is_{axis}") is False]
