@@ -36,12 +36,6 @@ KNOWN_CIRCLES = {
     frozenset({"medvigil.suites.cbd.compare", "medvigil.suites.cbd.entry"}),
     frozenset({"medvigil.suites.medqdeg.compare", "medvigil.suites.medqdeg.entry"}),
     frozenset({"medvigil.suites.readiness.compare", "medvigil.suites.readiness.entry"}),
-    frozenset(
-        {
-            "medvigil.suites.medvigil.scoring.open_ended",
-            "medvigil.suites.medvigil.scoring.refusal_grammar",
-        }
-    ),
 }
 
 

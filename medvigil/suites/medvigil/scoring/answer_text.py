@@ -14,6 +14,7 @@ unbounded quantifiers).
 """
 
 import re
+from collections.abc import Sequence
 
 _TAG = re.compile(r"<(/?)(?:think|thinking|reasoning|reflection)>", re.I)
 _CONTRACTION = re.compile(
@@ -71,3 +72,8 @@ def _spell(text: str) -> str:
     out = _CONTRACTION.sub(lambda m: m.group(1) + "'t", out)
     out = _IM.sub("I'm", out)
     return _PLEASE.sub("please", out)
+
+
+def any_of(patterns: Sequence[str]) -> re.Pattern:
+    """One case-insensitive pattern matching any of ``patterns``."""
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)

@@ -26,17 +26,19 @@ probes and on the rest.
 (0.0, True)
 """
 
-import os
 from pathlib import Path
 
 import numpy as np
 
-from medvigil.errors import DataError, Problem
+from medvigil.suites.medvigil.scoring.judge_set_index import (  # noqa: F401 (re-exported)
+    INDEX,
+    SETS_DIR,
+    SETS_VARIABLE,
+    read_index,
+    sets_folder,
+)
 from medvigil.suites.medvigil.scoring.judge_validation import CONFIDENCE, SEED
 
-SETS_DIR = Path(__file__).with_name("judge_sets")
-SETS_VARIABLE = "MEDVIGIL_JUDGE_SETS"  # another folder of the same layout (index.json + sets)
-INDEX = "index.json"
 N_RESAMPLES = 2000
 _BLOCK_CELLS = 1 << 21
 
@@ -48,36 +50,6 @@ def rogan_gladen(q: float, se: float, sp: float) -> tuple[float | None, bool]:
         return None, False
     p = (q + sp - 1) / (se + sp - 1)
     return min(1.0, max(0.0, p)), not 0.0 <= p <= 1.0
-
-
-def sets_folder() -> Path:
-    return Path(os.environ.get(SETS_VARIABLE) or SETS_DIR)
-
-
-def read_index(folder: Path) -> list[dict]:
-    """The validation sets listed in ``folder/index.json``, checked (see the folder's README.md)."""
-    from medvigil.files.input_files import read_json
-
-    path = folder / INDEX
-    data = read_json(path)
-    sets = data.get("sets") if isinstance(data, dict) else None
-    if not isinstance(sets, list):
-        raise DataError(Problem(str(path), "expected an object with a list 'sets'", field="sets"))
-    problems = []
-    for i, entry in enumerate(sets, 1):
-        if not isinstance(entry, dict):
-            problems.append(Problem(str(path), "not an object", row=i, field="sets"))
-            continue
-        for key, kind in (("file", str), ("name", str), ("author", str), ("blind", bool)):
-            if not isinstance(entry.get(key), kind):
-                problems.append(Problem(str(path), f"must be a {kind.__name__}", row=i, field=key))
-        if isinstance(entry.get("file"), str) and (
-            Path(entry["file"]).name != entry["file"] or not (folder / entry["file"]).is_file()
-        ):
-            problems.append(Problem(str(path), "not a file of this folder", row=i, field="file"))
-    if problems:
-        raise DataError(problems)
-    return sets
 
 
 def judge_error(judge_name: str, folder: Path | None = None) -> dict:

@@ -34,6 +34,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from medvigil.suites.medvigil.scoring.answer_text import any_of
+
 _APOS = "['\u2019]"
 
 # Refusal markers (any match -> refusal). Reconstructed from the authors' labels, see above.
@@ -106,11 +108,6 @@ PREMISE_REJECTIONS = (
 )
 _YES = re.compile(r"\b(?:yes|yeah|affirmative|correct|indeed|positive|present)\b", re.I)
 _NO = re.compile(r"\b(?:no|nope|negative|absent|not present)\b", re.I)
-
-
-def any_of(patterns: Sequence[str]) -> re.Pattern:
-    """One case-insensitive pattern matching any of ``patterns``."""
-    return re.compile("|".join(f"(?:{p})" for p in patterns), re.I)
 
 
 _REFUSAL = any_of(REFUSAL_MARKERS)

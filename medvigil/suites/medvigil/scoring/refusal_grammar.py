@@ -19,7 +19,7 @@ True
 import re
 
 from medvigil.suites.medvigil.scoring import answer_text
-from medvigil.suites.medvigil.scoring.open_ended import any_of
+from medvigil.suites.medvigil.scoring.answer_text import any_of
 from medvigil.suites.medvigil.scoring.refusal_terms import (  # noqa: F401 (re-exported)
     _W,
     ADVERB,

@@ -12,7 +12,7 @@ the authors' 240 answers of real VLMs, bare descriptions ("This is a chest X-ray
 to 0.89 -- the word "image" is frequent in its no-image training answers.
 
 Trained when first used, deterministically, from the labelled sets of
-:data:`.judge_correction.SETS_DIR` that are **not** blind (``eval_set.jsonl``, ``author_dev.jsonl``:
+:data:`.judge_set_index.SETS_DIR` that are **not** blind (``eval_set.jsonl``, ``author_dev.jsonl``:
 answers of the judge's author), less the rows of split :data:`HELD_OUT` and the premise corrections
 labelled refusals (their class or style names "premise": whether a correction refuses depends on the
 probe, which the classifier does not see; the grammar judges them with the probe), so there are no
@@ -53,7 +53,7 @@ def training_rows() -> list[dict]:
     """Labelled answers of every non-blind set of the package's ``judge_sets`` (refusal label
     set)."""
     from medvigil.suites.medvigil.scoring.answer_files import read_answers
-    from medvigil.suites.medvigil.scoring.judge_correction import SETS_DIR, read_index
+    from medvigil.suites.medvigil.scoring.judge_set_index import SETS_DIR, read_index
 
     rows = []
     for entry in read_index(SETS_DIR):
