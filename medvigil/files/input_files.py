@@ -43,9 +43,11 @@ def recording_reads(bounded: bool = False) -> Iterator[None]:
     :func:`max_input_bytes` (``score``, ``compare``, ``judge`` and ``report`` hold what they read in
     memory; a limit of 0 lifts both bounds)."""
     global _read, _total
+    total = (
+        [0, TOTAL_FACTOR * max_input_bytes()] if bounded else None
+    )  # may raise: before any change
     saved = _read, _total
-    _read = set()
-    _total = [0, TOTAL_FACTOR * max_input_bytes()] if bounded else None
+    _read, _total = set(), total
     try:
         yield
     finally:

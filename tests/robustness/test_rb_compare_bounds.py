@@ -89,3 +89,14 @@ def test_the_files_of_one_command_are_bounded_in_total(capsys, tmp_path, monkeyp
     run_cli(capsys, args, says=["more than its", "-byte bound", "MEDVIGIL_MAX_INPUT_BYTES"])
     monkeypatch.setenv("MEDVIGIL_MAX_INPUT_BYTES", str(sum(sizes)))
     run_cli(capsys, args, code=0)
+
+
+def test_a_bad_limit_leaves_no_command_recording(capsys, tmp_path, monkeypatch):
+    """A bad MEDVIGIL_MAX_INPUT_BYTES stops the command before it records its reads: nothing of
+    that command stays recorded for the next call in the same process."""
+    from medvigil.files.input_files import paths_read
+
+    runs = _runs(tmp_path / "runs", 1)
+    monkeypatch.setenv("MEDVIGIL_MAX_INPUT_BYTES", "lots")
+    run_cli(capsys, ["score", "--suite", "medqdeg", runs], says=["whole number of bytes"])
+    assert paths_read() == frozenset()
