@@ -11,6 +11,7 @@ import pytest
 from medvigil.cli import main
 from medvigil.errors import DataError
 from medvigil.suites.medvigil.scoring import judge_correction as jc
+from medvigil.suites.medvigil.scoring import judge_set_index as set_index
 
 REFUSALS = [
     "I cannot see any image attached.",
@@ -77,15 +78,17 @@ def test_the_index_is_checked(tmp_path):
     index["sets"].append({"name": "x", "file": "../escape.jsonl", "author": "a", "blind": True})
     (folder / "index.json").write_text(json.dumps(index))
     with pytest.raises(DataError) as caught:
-        jc.read_index(folder)
+        set_index.read_index(folder)
     text = "\n".join(map(str, caught.value.problems))
     assert "field 'blind'" in text and "not a file of this folder" in text
 
 
 def test_the_shipped_index_reads_and_names_its_sets():
-    sets = jc.read_index(jc.SETS_DIR)
-    assert sets and all((jc.SETS_DIR / s["file"]).is_file() for s in sets)
+    sets = set_index.read_index(set_index.SETS_DIR)
+    assert sets and all((set_index.SETS_DIR / s["file"]).is_file() for s in sets)
     assert not any(s["blind"] for s in sets if s["name"] == "author_dev")
+    # the five sets written blind ship marked so (the correction uses them)
+    assert sorted(s["name"] for s in sets if s["blind"]) == [f"blind_{x}" for x in "abcde"]
 
 
 def _records(n_cases=40, refused_share=0.5, critical_share=0.25):
@@ -145,7 +148,7 @@ def test_score_prints_raw_and_corrected_open_rates(tmp_path, monkeypatch, capsys
     rows = [_row(a, True, False) for a in REFUSALS * 3] + [
         _row(a, False, a == ANSWERS[1]) for a in ANSWERS * 3
     ]
-    monkeypatch.setenv(jc.SETS_VARIABLE, str(_folder(tmp_path, [("b1", True, rows)])))
+    monkeypatch.setenv(set_index.SETS_VARIABLE, str(_folder(tmp_path, [("b1", True, rows)])))
     lines = []
     for i in range(12):
         answer = REFUSALS[0] if i % 3 == 0 else ANSWERS[1] if i % 3 == 1 else ANSWERS[0]

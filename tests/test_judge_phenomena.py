@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from medvigil.suites.medvigil.scoring import judge_correction
+from medvigil.suites.medvigil.scoring import judge_set_index
 from medvigil.suites.medvigil.scoring.answer_text import plain
 from medvigil.suites.medvigil.scoring.finding_assertion import is_critical
 from medvigil.suites.medvigil.scoring.open_ended import judge
@@ -118,7 +118,7 @@ def test_reasoning_blocks_and_informal_spelling():
 
 def test_the_authors_development_answers_are_judged_as_labelled():
     """Tuned on (not blind): a regression check of the judge, not a measurement."""
-    path = judge_correction.SETS_DIR / "author_dev.jsonl"
+    path = judge_set_index.SETS_DIR / "author_dev.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     assert len(rows) == 617 and all(r["author"].startswith("judge's author") for r in rows)
     wrong = [

@@ -1,10 +1,11 @@
 """The open-ended judge's own error carried into the rates it makes (issue 39).
 
 A judge flags refusals and critical findings with sensitivity Se and specificity Sp, measured by
-running it on labelled validation sets (:data:`SETS_DIR`, listed in its ``index.json``; only sets
-marked ``blind`` -- written by people who never saw the judge -- measure it). A raw rate q of
-flagged answers is then corrected by the Rogan-Gladen estimator (Rogan & Gladen 1978, "Estimating
-prevalence from the results of a screening test", Am. J. Epidemiol. 107(1):71-76, Eq. 2):
+running it on labelled validation sets (:data:`.judge_set_index.SETS_DIR`, listed in its
+``index.json``; only sets marked ``blind`` -- written by people who never saw the judge -- measure
+it). A raw rate q of flagged answers is then corrected by the Rogan-Gladen estimator (Rogan & Gladen
+1978, "Estimating prevalence from the results of a screening test", Am. J. Epidemiol. 107(1):71-76,
+Eq. 2):
 
     p = (q + Sp - 1) / (Se + Sp - 1)
 
@@ -30,13 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from medvigil.suites.medvigil.scoring.judge_set_index import (  # noqa: F401 (re-exported)
-    INDEX,
-    SETS_DIR,
-    SETS_VARIABLE,
-    read_index,
-    sets_folder,
-)
+from medvigil.suites.medvigil.scoring.judge_set_index import read_index, sets_folder
 from medvigil.suites.medvigil.scoring.judge_validation import CONFIDENCE, SEED
 
 N_RESAMPLES = 2000
