@@ -101,30 +101,28 @@ def test_journal_resumes_a_sampled_run_where_it_stopped(built):
         )
 
 
-def test_lmms_eval_cache_serves_a_finished_deterministic_run(built):
-    cache = built / "cache"
-    run = ("--model", "grounded", "--tasks", "medvigil_mcq", "--limit", "6")
-    _lmms_eval(built, "cached-1", *run, "--use_cache", str(cache))
-    second = _lmms_eval(built, "cached-2", *run, "--use_cache", str(cache))
-    assert "all 6 requests served from cache" in second
-    first = [s["mcs"]["raw_response"] for s in _samples(built, "cached-1", "medvigil_mcq")]
-    assert [s["mcs"]["raw_response"] for s in _samples(built, "cached-2", "medvigil_mcq")] == first
-
-
 def _results(base: Path, out: str, task: str) -> dict:
     (path,) = (base / out).rglob("*_results.json")
     return {k.split(",")[0]: v for k, v in json.loads(path.read_text())["results"][task].items()}
 
 
-def test_clustered_stderr_and_paired_baseline_on_a_limited_run(built):
-    """lmms-eval's own statistics on our task (--limit run): a numeric case-clustered standard error
-    for the first metric (mcs), and its paired --baseline test against an earlier run's samples."""
-    limited = ("--tasks", "medvigil_mcq", "--limit", "12")
-    _lmms_eval(built, "grounded-12", "--model", "grounded", *limited)
-    grounded = _results(built, "grounded-12", "medvigil_mcq")
+def test_cache_clustered_stderr_and_paired_baseline_on_a_limited_run(built):
+    """One limited grounded run (12 docs: two cases) serves three checks: lmms-eval's
+    ``--use_cache`` serves it again to a second run; its results carry a numeric case-clustered
+    standard error for the first metric (mcs); and lmms-eval's paired ``--baseline`` test of
+    another model runs against its samples."""
+    cache = built / "cache"
+    run = ("--model", "grounded", "--tasks", "medvigil_mcq", "--limit", "12")
+    _lmms_eval(built, "cached-1", *run, "--use_cache", str(cache))
+    second = _lmms_eval(built, "cached-2", *run, "--use_cache", str(cache))
+    assert "all 12 requests served from cache" in second
+    first = [s["mcs"]["raw_response"] for s in _samples(built, "cached-1", "medvigil_mcq")]
+    assert [s["mcs"]["raw_response"] for s in _samples(built, "cached-2", "medvigil_mcq")] == first
+    grounded = _results(built, "cached-1", "medvigil_mcq")
     assert isinstance(grounded["mcs_stderr_clustered"], float)
     assert grounded["mcs_stderr_clustered"] >= 0
-    (samples,) = (built / "grounded-12").rglob("*_samples_medvigil_mcq.jsonl")
+    (samples,) = (built / "cached-1").rglob("*_samples_medvigil_mcq.jsonl")
+    limited = ("--tasks", "medvigil_mcq", "--limit", "12")
     _lmms_eval(built, "constant-12", "--model", "constant", *limited, "--baseline", str(samples))
     constant = _results(built, "constant-12", "medvigil_mcq")
     assert constant["paired_baseline_score"] == pytest.approx(100 * grounded["score"])
