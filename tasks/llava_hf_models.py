@@ -25,7 +25,7 @@ from lmms_eval.models.simple.llava_hf import VICUNA_CHAT_TEMPLATE
 from lmms_eval.models.simple.llava_hf import LlavaHf as LlavaHfSimple
 from lmms_eval.protocol import ChatMessages
 
-from medvigil.tasks.chat_loglikelihood import ChatLoglikelihood
+from medvigil.runs.chat_loglikelihood import ChatLoglikelihood
 
 TEXT_ONLY = "text_only"  # what a doc without visuals is sent as
 
@@ -137,7 +137,7 @@ class LlavaHfTextSafe(_TextOnly, LlavaHfSimple):
 
 class LlavaHfChatTextSafe(ChatLoglikelihood, _TextOnly, LlavaHfChat):
     """lmms-eval's chat ``llava_hf``; docs whose messages hold no image are sent as text alone.
-    Its runs get log-likelihood requests (:mod:`medvigil.tasks.chat_loglikelihood`)."""
+    Its runs get log-likelihood requests (:mod:`medvigil.runs.chat_loglikelihood`)."""
 
     def generate_until(self, requests):
         out = []

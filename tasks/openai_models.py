@@ -30,8 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from lmms_eval.models.chat.openai import OpenAICompatible as OpenAIChat
 from lmms_eval.models.simple.openai import OpenAICompatible as OpenAISimple
 
+from medvigil.runs.chat_loglikelihood import ChatLoglikelihood
 from medvigil.scoring.loglikelihood import continuation_word, word_logprob, word_of
-from medvigil.tasks.chat_loglikelihood import ChatLoglikelihood
 
 TOP_LOGPROBS = 20
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from lmms_eval.models.chat.qwen2_5_vl import Qwen2_5_VL as Qwen2_5_VLChat
 from lmms_eval.models.simple.qwen2_5_vl import Qwen2_5_VL as Qwen2_5_VLSimple
 
-from medvigil.tasks.chat_loglikelihood import ChatLoglikelihood
+from medvigil.runs.chat_loglikelihood import ChatLoglikelihood
 
 
 def continuation_loss(model, inputs, n_prompt: int) -> tuple[float, bool]:
