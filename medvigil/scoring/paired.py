@@ -241,6 +241,71 @@ def _check_size(n_models: int, n_resamples: int, n_metrics: int) -> None:
         )
 
 
+def _pairs_by_shared_keys(
+    names: Sequence[str], keys: Mapping[str, Set[Hashable]]
+) -> tuple[list[tuple[str, str]], dict[frozenset, list[tuple[str, str]]]]:
+    """Every pair of ``names`` in order, and the pairs grouped by the keys both models have; a pair
+    sharing no key is a DataError (nothing to compare them on), not a row of blanks."""
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    groups: dict[frozenset, list] = {}
+    for a, b in pairs:
+        groups.setdefault(frozenset(keys[a] & keys[b]), []).append((a, b))
+    disjoint = groups.get(frozenset(), [])
+    if disjoint:
+        raise DataError(
+            [
+                Problem(
+                    "models",
+                    f"{a!r} and {b!r} share no probe, so there is nothing to compare them on; "
+                    "compare runs of the same cases (or leave one of them out)",
+                    field="model",
+                )
+                for a, b in disjoint
+            ]
+        )
+    return pairs, groups
+
+
+def _group_rows(
+    shared: frozenset,
+    group: list[tuple[str, str]],
+    keys: Mapping[str, Set[Hashable]],
+    scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
+    metrics: Sequence[str],
+    n_resamples: int,
+    seed: int,
+    p_value: str,
+) -> dict[tuple, dict]:
+    """The rows of the pairs in ``group`` (they share the keys ``shared``), keyed by
+    ``(metric, pair)``: one resample of their units serves every pair, so each delta is paired."""
+    members = sorted({m for pair in group for m in pair})
+    local = {m: i for i, m in enumerate(members)}
+    scores = [scores_on(m, None if keys[m] == shared else shared) for m in members]
+    units = sorted({u for s in scores for u in s.units})
+    draws = resample_indices(len(units), n_resamples, seed)
+    multiplicities = count_rows(draws, len(units))
+    at_unit = {u: i for i, u in enumerate(units)}
+    point: dict[str, np.ndarray] = {}
+    boot: dict[str, np.ndarray] = {}
+    for j, s in enumerate(scores):
+        at = np.full(len(units), -1, dtype=np.int64)
+        at[[at_unit[u] for u in s.units]] = np.arange(len(s.units))
+        values, resampled = s.point(), s.resampled(at, draws, multiplicities)
+        for metric in metrics:
+            point.setdefault(metric, np.full(len(members), np.nan))[j] = values[metric]
+            boot.setdefault(metric, np.full((n_resamples, len(members)), np.nan))[:, j] = resampled[
+                metric
+            ]
+    counts = {"n_probes": len(shared), "n_cases": len(units)}
+    local_pairs = [(local[a], local[b]) for a, b in group]
+    found = {}
+    for metric in metrics:
+        rows = pair_rows(members, local_pairs, metric, point[metric], boot[metric], p_value=p_value)
+        for pair, row in zip(group, rows):
+            found[metric, pair] = {**row, **counts}
+    return found
+
+
 def compare_units(
     keys: Mapping[str, Set[Hashable]],
     scores_on: Callable[[str, Set[Hashable] | None], PairedScores],
@@ -267,51 +332,12 @@ def compare_units(
     if len(names) < 2:
         raise ValueError(f"comparing needs at least two models, got {len(names)}")
     _check_size(len(names), n_resamples, len(metrics))
-    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
-    groups: dict[frozenset, list] = {}
-    for a, b in pairs:
-        groups.setdefault(frozenset(keys[a] & keys[b]), []).append((a, b))
-    disjoint = groups.get(frozenset(), [])
-    if disjoint:  # nothing to compare them on: an error, not a row of blanks
-        raise DataError(
-            [
-                Problem(
-                    "models",
-                    f"{a!r} and {b!r} share no probe, so there is nothing to compare them on; "
-                    "compare runs of the same cases (or leave one of them out)",
-                    field="model",
-                )
-                for a, b in disjoint
-            ]
-        )
+    pairs, groups = _pairs_by_shared_keys(names, keys)
     found: dict[tuple, dict] = {}
-    for shared, group in groups.items():  # (none empty: refused above)
-        members = sorted({m for pair in group for m in pair})
-        local = {m: i for i, m in enumerate(members)}
-        scores = [scores_on(m, None if keys[m] == shared else shared) for m in members]
-        units = sorted({u for s in scores for u in s.units})
-        draws = resample_indices(len(units), n_resamples, seed)
-        multiplicities = count_rows(draws, len(units))
-        at_unit = {u: i for i, u in enumerate(units)}
-        point: dict[str, np.ndarray] = {}
-        boot: dict[str, np.ndarray] = {}
-        for j, s in enumerate(scores):
-            at = np.full(len(units), -1, dtype=np.int64)
-            at[[at_unit[u] for u in s.units]] = np.arange(len(s.units))
-            values, resampled = s.point(), s.resampled(at, draws, multiplicities)
-            for metric in metrics:
-                point.setdefault(metric, np.full(len(members), np.nan))[j] = values[metric]
-                boot.setdefault(metric, np.full((n_resamples, len(members)), np.nan))[:, j] = (
-                    resampled[metric]
-                )
-        counts = {"n_probes": len(shared), "n_cases": len(units)}
-        local_pairs = [(local[a], local[b]) for a, b in group]
-        for metric in metrics:
-            rows = pair_rows(
-                members, local_pairs, metric, point[metric], boot[metric], p_value=p_value
-            )
-            for pair, row in zip(group, rows):
-                found[metric, pair] = {**row, **counts}
+    for shared, group in groups.items():
+        found.update(
+            _group_rows(shared, group, keys, scores_on, metrics, n_resamples, seed, p_value)
+        )
     rows = with_holm([found[metric, pair] for metric in metrics for pair in pairs])
     note = percentile_floor_note(n_resamples, len(rows)) if p_value == "percentile" else None
     return {
