@@ -1,6 +1,7 @@
 """Scoring kernels shared by every suite: columnar probe records, statistics, the bootstrap.
 
-Modules: :mod:`~medvigil.scoring.table` (columnar per-probe records), :mod:`~medvigil.scoring.stats`
+Modules: :mod:`~medvigil.scoring.table` (columnar per-probe records; their columns coded by
+:mod:`~medvigil.scoring.categorical` and checked by :mod:`~medvigil.scoring.record_columns`), :mod:`~medvigil.scoring.stats`
 (Wilson and percentile intervals, Spearman), :mod:`~medvigil.scoring.bootstrap` (case-clustered
 bootstrap), :mod:`~medvigil.scoring.agreement` (Cohen's kappa), :mod:`~medvigil.scoring.letters`
 (option letters as integer codes). Each suite's metrics live in its room, e.g.
