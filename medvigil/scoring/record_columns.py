@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.constants import TIERS
-from medvigil.errors import Problem
+from medvigil.errors import DataError, Problem
 from medvigil.schemas import load_schema
 from medvigil.scoring.categorical import Categorical, factorize
 
@@ -221,3 +221,68 @@ def text_only_column(
                     )
                 )
     return Categorical(codes, ("false", "true"))
+
+
+STRING_COLUMNS = (  # coded as Categorical, in this order (the order problems are reported in)
+    "suite",
+    "model",
+    "case_id",
+    "probe_kind",
+    "condition",
+    "risk_tier",
+    "source_dataset",
+    "modality",
+)
+
+
+def checked_columns(given: dict[str, Any], source: str) -> dict[str, Any]:
+    """A :class:`~medvigil.scoring.table.RecordTable`'s columns (its field names) from the record
+    fields ``given`` (:meth:`~medvigil.scoring.table.RecordTable.from_columns`' arguments); every
+    problem raised in one :class:`~medvigil.errors.DataError`."""
+    case_id = given["case_id"]
+    n = len(case_id.codes) if isinstance(case_id, Categorical) else len(case_id)
+    problems: list[Problem] = []
+    cats = coded({name: given[name] for name in STRING_COLUMNS}, n, source, problems)
+    tier = risk_tiers(cats["risk_tier"], source, problems)
+    text_only = text_only_column(
+        column(given["text_only_answerable"], "text_only_answerable", n), source, problems
+    )
+    gold, _ = letters(
+        column(given["correct_letter"], "correct_letter", n),
+        "correct_letter",
+        source,
+        False,
+        problems,
+    )
+    pred, has_letter = letters(
+        column(given["predicted_letter"], "predicted_letter", n),
+        "predicted_letter",
+        source,
+        True,
+        problems,
+    )
+    status_values = given["parse_status"]
+    if status_values is not None:
+        status_values = column(status_values, "parse_status", n)
+    status = statuses(status_values, pred, has_letter, source, problems)
+    probe = None
+    if given["probe_id"] is not None:
+        probe = factorize(column(given["probe_id"], "probe_id", n), sort=False)
+        flag(problems, probe.codes < 0, source, "probe_id", "must be a non-empty string, got None")
+    if problems:
+        raise DataError(problems)
+    return {
+        "suite": cats["suite"],
+        "model": cats["model"],
+        "condition": with_default_condition(cats["condition"]),
+        "probe_kind": cats["probe_kind"],
+        "risk_tier": tier,
+        "source_dataset": cats["source_dataset"],
+        "modality": cats["modality"],
+        "text_only": text_only,
+        "case": cats["case_id"],
+        "gold": gold,
+        "pred": pred,
+        "status": status,
+        "probe": probe,
+    }

@@ -29,14 +29,8 @@ from medvigil.scoring.record_columns import (
     STATUS_ERROR,
     STATUS_OK,
     STATUS_PARSE_FAILURE,
-    coded,
-    column,
+    checked_columns,
     flag,
-    letters,
-    risk_tiers,
-    statuses,
-    text_only_column,
-    with_default_condition,
 )
 
 __all__ = [
@@ -219,66 +213,25 @@ class RecordTable:
         ``probe_id`` every row is a distinct probe. Problems raise one
         :class:`~medvigil.errors.DataError`.
         """
-        n = len(case_id.codes) if isinstance(case_id, Categorical) else len(case_id)
-        problems: list[Problem] = []
-        cats = coded(
-            {
-                "suite": suite,
-                "model": model,
-                "case_id": case_id,
-                "probe_kind": probe_kind,
-                "condition": condition,
-                "risk_tier": risk_tier,
-                "source_dataset": source_dataset,
-                "modality": modality,
-            },
-            n,
-            source,
-            problems,
-        )
-        tier = risk_tiers(cats["risk_tier"], source, problems)
-        cond = with_default_condition(cats["condition"])
-        text_only = text_only_column(
-            column(text_only_answerable, "text_only_answerable", n), source, problems
-        )
-        gold, _ = letters(
-            column(correct_letter, "correct_letter", n), "correct_letter", source, False, problems
-        )
-        pred, has_letter = letters(
-            column(predicted_letter, "predicted_letter", n),
-            "predicted_letter",
-            source,
-            True,
-            problems,
-        )
-        status_values = None if parse_status is None else column(parse_status, "parse_status", n)
-        status = statuses(status_values, pred, has_letter, source, problems)
-        probe = None
-        if probe_id is not None:
-            probe = factorize(column(probe_id, "probe_id", n), sort=False)
-            flag(
-                problems,
-                probe.codes < 0,
-                source,
-                "probe_id",
-                "must be a non-empty string, got None",
-            )
-        if problems:
-            raise DataError(problems)
         table = cls(
-            suite=cats["suite"],
-            model=cats["model"],
-            condition=cond,
-            probe_kind=cats["probe_kind"],
-            risk_tier=tier,
-            source_dataset=cats["source_dataset"],
-            modality=cats["modality"],
-            text_only=text_only,
-            case=cats["case_id"],
-            gold=gold,
-            pred=pred,
-            status=status,
-            probe=probe,
+            **checked_columns(
+                {
+                    "suite": suite,
+                    "model": model,
+                    "case_id": case_id,
+                    "probe_kind": probe_kind,
+                    "condition": condition,
+                    "risk_tier": risk_tier,
+                    "source_dataset": source_dataset,
+                    "modality": modality,
+                    "text_only_answerable": text_only_answerable,
+                    "correct_letter": correct_letter,
+                    "predicted_letter": predicted_letter,
+                    "parse_status": parse_status,
+                    "probe_id": probe_id,
+                },
+                source,
+            )
         )
         table.check_unique_probes(source)
         return table
