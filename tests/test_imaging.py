@@ -384,8 +384,12 @@ def test_decode_image_names_its_source():
 def test_docstring_examples_run():
     import doctest
 
+    from medvigil.images import image_arguments
+
     result = doctest.testmod(imaging, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10 and result.failed == 0
+    result = doctest.testmod(image_arguments, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 1 and result.failed == 0
 
 
 def test_image_cache_renders_once_and_evicts_least_recently_used():

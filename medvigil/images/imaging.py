@@ -17,7 +17,6 @@ import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -33,6 +32,14 @@ from medvigil.constants import (
 )
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_bytes
+from medvigil.images.image_arguments import (
+    check_image,
+    check_int,
+    check_real,
+    check_size,
+    rgb_copy,
+    validate_bbox,
+)
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
@@ -41,7 +48,6 @@ __all__ = [
     "encode_jpeg",
     "decode_image",
     "safe_open_image",
-    "validate_bbox",
     "roi_pixels",
     "roi_usable",
     "roi_masked",
@@ -59,67 +65,6 @@ _EXIF_IMAGE_DESCRIPTION = 0x010E
 _TOLERANCE = 1e-9
 
 
-def _check_image(img: object, name: str = "img") -> Image.Image:
-    if not isinstance(img, Image.Image):
-        raise TypeError(f"{name} must be a PIL.Image.Image, got {type(img).__name__}: {img!r:.80}")
-    return img
-
-
-def _rgb(img: Image.Image) -> Image.Image:
-    """An RGB copy (a new object even when the input is already RGB)."""
-    return img.convert("RGB") if img.mode != "RGB" else img.copy()
-
-
-def _check_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    return int(value)
-
-
-def _check_real(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}: {value!r}")
-    return float(value)
-
-
-def validate_bbox(bbox: object, name: str = "bbox") -> tuple[float, float, float, float]:
-    """Check a normalised ROI box (a sequence, not a string, of four reals) and return it as four
-    floats.
-
-    >>> validate_bbox([0.1, 0.2, 0.5, 0.9])
-    (0.1, 0.2, 0.5, 0.9)
-    """
-    if isinstance(bbox, (str, bytes)) or not isinstance(bbox, (Sequence, np.ndarray)):
-        raise TypeError(
-            f"{name} must be a sequence [x0, y0, x1, y1], got {type(bbox).__name__}: {bbox!r:.80}"
-        )
-    values = list(bbox)
-    if len(values) != 4:
-        raise ValueError(
-            f"{name} must have 4 values [x0, y0, x1, y1], got {len(values)}: {values!r}"
-        )
-    out = tuple(_check_real(v, f"{name}[{i}]") for i, v in enumerate(values))
-    if not all(math.isfinite(v) for v in out):
-        raise ValueError(f"{name} values must be finite, got {values!r}")
-    x0, y0, x1, y1 = out
-    if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
-        raise ValueError(
-            f"{name} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1, got {values!r}"
-        )
-    return out  # type: ignore[return-value]
-
-
-def _check_size(size: object) -> tuple[int, int]:
-    if isinstance(size, (str, bytes)) or not isinstance(size, Sequence) or len(size) != 2:
-        raise TypeError(
-            f"size must be a (width, height) pair, got {type(size).__name__}: {size!r:.80}"
-        )
-    width, height = (_check_int(v, f"size[{i}]") for i, v in enumerate(size))
-    if width < 1 or height < 1:
-        raise ValueError(f"size must be positive (width, height), got {size!r}")
-    return width, height
-
-
 def to_published(img: Image.Image) -> Image.Image:
     """The published form of a source image: RGB (alpha dropped), longest side Lanczos-resampled to
     1024 px.
@@ -133,7 +78,7 @@ def to_published(img: Image.Image) -> Image.Image:
     >>> to_published(Image.new("RGB", (2048, 4096))).size
     (512, 1024)
     """
-    _check_image(img)
+    check_image(img)
     if img.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
         # Scale wide-range greyscale to 8 bit by its own range (min -> 0, max -> 255).
         arr = np.asarray(img, dtype=np.float64)
@@ -142,7 +87,7 @@ def to_published(img: Image.Image) -> Image.Image:
         img = Image.fromarray(np.rint(arr).astype(np.uint8), mode="L")
     width, height = img.size
     if max(width, height) == LONGEST_SIDE:
-        return _rgb(img)
+        return rgb_copy(img)
     scale = LONGEST_SIDE / max(width, height)
     new_size = (
         (LONGEST_SIDE, max(1, round(height * scale)))
@@ -153,7 +98,7 @@ def to_published(img: Image.Image) -> Image.Image:
         img.mode == "L"
     ):  # resizing the grey band once, then copying it to R, G, B: the same pixels, 3x faster
         return img.resize(new_size, Image.Resampling.LANCZOS).convert("RGB")
-    return _rgb(img).resize(new_size, Image.Resampling.LANCZOS)
+    return rgb_copy(img).resize(new_size, Image.Resampling.LANCZOS)
 
 
 def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | None = None) -> bytes:
@@ -168,8 +113,8 @@ def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | No
     >>> data[:2] == b"\\xff\\xd8" and data == encode_jpeg(Image.new("RGB", (8, 8), (128, 128, 128)))
     True
     """
-    _check_image(img)
-    quality = _check_int(quality, "quality")
+    check_image(img)
+    quality = check_int(quality, "quality")
     if not 1 <= quality <= 95:
         raise ValueError(f"quality must be in 1..95, got {quality}")
     options: dict = {
@@ -188,12 +133,12 @@ def encode_jpeg(img: Image.Image, quality: int = JPEG_QUALITY, comment: str | No
         options["comment"] = comment.encode("utf-8")
         options["exif"] = exif.tobytes()
     buf = io.BytesIO()
-    _rgb(img).save(buf, format="JPEG", **options)
+    rgb_copy(img).save(buf, format="JPEG", **options)
     return buf.getvalue()
 
 
 def _check_max_pixels(max_pixels: object) -> int:
-    max_pixels = _check_int(max_pixels, "max_pixels")
+    max_pixels = check_int(max_pixels, "max_pixels")
     if max_pixels < 1:
         raise ValueError(f"max_pixels must be >= 1, got {max_pixels}")
     return max_pixels
@@ -301,7 +246,7 @@ def roi_pixels(bbox_norm: Sequence[float], size: tuple[int, int]) -> tuple[int, 
     (100, 0, 334, 10)
     """
     x0, y0, x1, y1 = validate_bbox(bbox_norm, "bbox_norm")
-    width, height = _check_size(size)
+    width, height = check_size(size)
     px0 = min(max(math.floor(x0 * width + _TOLERANCE), 0), width - 1)
     py0 = min(max(math.floor(y0 * height + _TOLERANCE), 0), height - 1)
     px1 = min(max(math.ceil(x1 * width - _TOLERANCE), px0 + 1), width)
@@ -346,7 +291,7 @@ def roi_masked(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
     >>> out.getpixel((0, 0)), out.getpixel((5, 5))
     ((128, 128, 128), (0, 0, 0))
     """
-    out = _rgb(_check_image(img))
+    out = rgb_copy(check_image(img))
     out.paste(GREY, roi_pixels(bbox, out.size))
     return out
 
@@ -359,7 +304,7 @@ def roi_only(img: Image.Image, bbox: Sequence[float]) -> Image.Image:
     >>> out.getpixel((0, 0)), out.getpixel((5, 5))
     ((0, 0, 0), (128, 128, 128))
     """
-    src = _rgb(_check_image(img))
+    src = rgb_copy(check_image(img))
     box = roi_pixels(bbox, src.size)
     out = Image.new("RGB", src.size, GREY)
     out.paste(src.crop(box), box[:2])
@@ -378,11 +323,11 @@ def roi_decay(img: Image.Image, bbox: Sequence[float], step: int) -> Image.Image
     >>> roi_decay(im, [0, 0, 1, 1], 3).tobytes() == roi_masked(im, [0, 0, 1, 1]).tobytes()
     True
     """
-    src = _check_image(img)
-    step = _check_int(step, "step")
+    src = check_image(img)
+    step = check_int(step, "step")
     if step not in ROI_DECAY_STEPS:
         raise ValueError(f"step must be one of {ROI_DECAY_STEPS}, got {step}")
-    out = _rgb(src)
+    out = rgb_copy(src)
     x0, y0, x1, y1 = roi_pixels(bbox, out.size)
     rows = (2 * (y1 - y0) * step + 3) // 6
     if rows > 0:
@@ -398,7 +343,7 @@ def lr_flip(img: Image.Image) -> Image.Image:
     >>> lr_flip(im).getpixel((1, 0))
     (255, 0, 0)
     """
-    return ImageOps.mirror(_rgb(_check_image(img)))
+    return ImageOps.mirror(rgb_copy(check_image(img)))
 
 
 def gaussian_blur(img: Image.Image, sigma: float) -> Image.Image:
@@ -416,13 +361,13 @@ def gaussian_blur(img: Image.Image, sigma: float) -> Image.Image:
     ...  gaussian_blur(im, 1).getpixel((4, 4))[0] < 255)
     (True, True)
     """
-    src = _check_image(img)
-    sigma = _check_real(sigma, "sigma")
+    src = check_image(img)
+    sigma = check_real(sigma, "sigma")
     if not math.isfinite(sigma) or sigma < 0:
         raise ValueError(
             f"sigma must be finite and >= 0 (sigma=inf is the no-image condition), got {sigma}"
         )
-    out = _rgb(src)
+    out = rgb_copy(src)
     if sigma == 0:
         return out
     arr = np.asarray(out, dtype=np.float64)
