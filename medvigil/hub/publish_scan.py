@@ -196,10 +196,17 @@ def _scan(
     if whole is not None:
         yield Finding(base, "an image", whole)
         return
+    yield from _signature_findings(data, known, base, report, verify)
+    if depth < MAX_DEPTH:
+        yield from _nested_findings(data, known, base, depth, budget, verify)
+
+
+def _signature_findings(
+    data: bytes, known: CredentialedImages, base: int, report: bool, verify: bool
+) -> Iterator[Finding]:
+    """The images whose signatures occur in ``data`` itself (not inside an encoding)."""
     signatures = image_signatures(data)
-    if (
-        len(signatures) > MAX_IMAGES_PER_PAYLOAD
-    ):  # decoys in front of an image must not exhaust the check
+    if len(signatures) > MAX_IMAGES_PER_PAYLOAD:  # decoys in front of an image must not exhaust it
         yield Finding(
             base,
             f"{len(signatures)} image signatures (more than {MAX_IMAGES_PER_PAYLOAD} "
@@ -208,16 +215,25 @@ def _scan(
         )
         return
     for offset, fmt in signatures:
-        start = (
-            offset - 128 if fmt == "DICOM" and offset >= 128 else offset
-        )  # DICM follows a 128-byte preamble
+        # DICM follows a 128-byte preamble
+        start = offset - 128 if fmt == "DICOM" and offset >= 128 else offset
         why = _contained_match(data, start, known)
         if why is not None or (
             report and (not verify or (fmt != "DICOM" and _decoded(data[start:]) is not None))
         ):
             yield Finding(base + start, f"{fmt} image", why)
-    if depth >= MAX_DEPTH:
-        return
+
+
+def _nested_findings(
+    data: bytes,
+    known: CredentialedImages,
+    base: int,
+    depth: int,
+    budget: _Budget,
+    verify: bool,
+) -> Iterator[Finding]:
+    """The images inside ``data``'s text encodings (base64 runs ...) and archives, one level down
+    (and recursively from there), within the expansion ``budget``."""
     for offset, label, payload in _text_payloads(data):
         if not budget.take(len(payload)):
             yield Finding(
@@ -341,36 +357,9 @@ def _location(data: bytes, offset: int) -> int:
 def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list[Problem]:
     """Problems of one uploaded text file (UTF-8, no NUL, no embedded image, no credentialed
     bytes)."""
-    problems = []
-    for found in scan_payload(data, known, verify_images=False):
-        line = _location(data, found.offset)
-        if found.refuse:
-            problems.append(
-                Problem(
-                    rel,
-                    f"{found.what} at byte offset {found.offset}; cannot prove it holds no "
-                    "credentialed image",
-                    row=line,
-                )
-            )
-        elif found.why is not None:
-            problems.append(
-                Problem(
-                    rel,
-                    f"{found.what} at byte offset {found.offset}: {found.why} (credentialed); "
-                    "credentialed images must never be published",
-                    row=line,
-                )
-            )
-        else:
-            problems.append(
-                Problem(
-                    rel,
-                    f"{found.what} embedded at byte offset {found.offset}; a text file of the "
-                    "build must not carry images",
-                    row=line,
-                )
-            )
+    problems = [
+        _image_problem(rel, data, found) for found in scan_payload(data, known, verify_images=False)
+    ]
     for match in _DATA_URI.finditer(data):
         problems.append(
             Problem(
@@ -379,9 +368,8 @@ def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list
                 row=_location(data, match.start()),
             )
         )
-    for text in (
-        _json_strings(rel, data) if not problems else ()
-    ):  # escapes ("\/", "\u0041") undone: what a JSON reader gets
+    # escapes ("\/", "\u0041") undone: what a JSON reader gets
+    for text in _json_strings(rel, data) if not problems else ():
         for found in scan_payload(text.encode("utf-8"), known):
             problems.append(
                 Problem(
@@ -391,25 +379,50 @@ def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list
                     + "; a text file of the build must not carry images",
                 )
             )
-    if not problems:
-        nul = data.find(b"\x00")
-        if nul != -1:
-            problems.append(
-                Problem(rel, f"NUL byte at offset {nul}: not a text file", row=_location(data, nul))
+    return problems or _not_text_problems(rel, data)
+
+
+def _image_problem(rel: str, data: bytes, found: Finding) -> Problem:
+    """The problem of an image found in a text file (credentialed, unverifiable, or any image)."""
+    if found.refuse:
+        what = "cannot prove it holds no credentialed image"
+        return Problem(
+            rel,
+            f"{found.what} at byte offset {found.offset}; {what}",
+            row=_location(data, found.offset),
+        )
+    if found.why is not None:
+        message = (
+            f"{found.what} at byte offset {found.offset}: {found.why} (credentialed); "
+            "credentialed images must never be published"
+        )
+    else:
+        message = (
+            f"{found.what} embedded at byte offset {found.offset}; a text file of the "
+            "build must not carry images"
+        )
+    return Problem(rel, message, row=_location(data, found.offset))
+
+
+def _not_text_problems(rel: str, data: bytes) -> list[Problem]:
+    """A NUL byte or bytes that are not UTF-8: binary content in a text file."""
+    nul = data.find(b"\x00")
+    if nul != -1:
+        return [
+            Problem(rel, f"NUL byte at offset {nul}: not a text file", row=_location(data, nul))
+        ]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [
+            Problem(
+                rel,
+                f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                "binary content in a text file of the build",
+                row=_location(data, exc.start),
             )
-        else:
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                problems.append(
-                    Problem(
-                        rel,
-                        f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                        "binary content in a text file of the build",
-                        row=_location(data, exc.start),
-                    )
-                )
-    return problems
+        ]
+    return []
 
 
 def _json_strings(rel: str, data: bytes) -> list[str]:
