@@ -1,5 +1,6 @@
 """The content scan of a build about to be published: every text file and every distinct Parquet
-value (:func:`content_problems`), with the payload scanner of :mod:`medvigil.hub.publish_scan`.
+value (:func:`content_problems`), with the payload scanner of :mod:`medvigil.hub.publish_scan` and
+the text-file check of :mod:`medvigil.hub.text_file_scan`.
 
 Each distinct value is scanned once: image bytes are read as the Parquet dictionaries they are
 stored as (each distinct image of a row group once, also values no row shows), other strings through
@@ -14,12 +15,8 @@ from typing import Any
 from medvigil.errors import Problem
 from medvigil.files.digest import file_sha256
 from medvigil.files.input_files import read_bytes
-from medvigil.hub.publish_scan import (
-    CredentialedImages,
-    Finding,
-    scan_payload,
-    text_file_problems,
-)
+from medvigil.hub.publish_scan import CredentialedImages, Finding, scan_payload
+from medvigil.hub.text_file_scan import text_file_problems
 
 
 def _leaves(array, rows, image: bool = False) -> Iterator[tuple[Any, Any, bool]]:

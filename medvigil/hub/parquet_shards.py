@@ -197,6 +197,14 @@ def write_shards(
         writer = open_shard()
     if writer is not None:
         writer.close()
+    return count, _named_shards(writers, folder, root, config)
+
+
+def _named_shards(
+    writers: list["_ShardWriter"], folder: Path, root: Path, config: str
+) -> list[Shard]:
+    """The closed shards renamed from their ``.partial`` names to ``<split>-i-of-n.parquet`` (n is
+    known now), with their checksums and sizes."""
     shards = []
     for i, done in enumerate(writers):
         final = folder / f"{SPLIT}-{i:05d}-of-{len(writers):05d}.parquet"
@@ -210,7 +218,7 @@ def write_shards(
                 done.table_bytes,
             )
         )
-    return count, shards
+    return shards
 
 
 def checksum_lines(shards: Iterable[Shard]) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from medvigil.errors import DataError, Problem
+from medvigil.errors import DataError
 from medvigil.files.digest import file_sha256
 from medvigil.files.input_files import read_bytes
 
@@ -70,7 +70,6 @@ _BASE64_RUN = re.compile(
 _MIN_BASE64 = 120
 # hexadecimal text of 60+ bytes (a SHA-256 is 32), possibly in lines
 _HEX_RUN = re.compile(rb"(?:[0-9A-Fa-f]{2}){60,}(?:[ \t]*\r?\n[ \t>]*(?:[0-9A-Fa-f]{2})+)*")
-_DATA_URI = re.compile(rb"data:image/[\w.+-]+[^,\s]*,", re.IGNORECASE)
 _SPACE = re.compile(rb"[\s>]+")
 
 
@@ -348,101 +347,6 @@ def _stream_member(kind: str, data: bytes, budget: _Budget) -> list[bytes] | Non
     if not budget.take(len(content)):
         return None
     return [content] if content else False
-
-
-def _location(data: bytes, offset: int) -> int:
-    return data.count(b"\n", 0, offset) + 1
-
-
-def text_file_problems(rel: str, data: bytes, known: CredentialedImages) -> list[Problem]:
-    """Problems of one uploaded text file (UTF-8, no NUL, no embedded image, no credentialed
-    bytes)."""
-    problems = [
-        _image_problem(rel, data, found) for found in scan_payload(data, known, verify_images=False)
-    ]
-    for match in _DATA_URI.finditer(data):
-        problems.append(
-            Problem(
-                rel,
-                "embedded image data: URI; a text file of the build must not carry images",
-                row=_location(data, match.start()),
-            )
-        )
-    # escapes ("\/", "\u0041") undone: what a JSON reader gets
-    for text in _json_strings(rel, data) if not problems else ():
-        for found in scan_payload(text.encode("utf-8"), known):
-            problems.append(
-                Problem(
-                    rel,
-                    f"a JSON string holds {found.what}"
-                    + (f": {found.why} (credentialed)" if found.why else "")
-                    + "; a text file of the build must not carry images",
-                )
-            )
-    return problems or _not_text_problems(rel, data)
-
-
-def _image_problem(rel: str, data: bytes, found: Finding) -> Problem:
-    """The problem of an image found in a text file (credentialed, unverifiable, or any image)."""
-    if found.refuse:
-        what = "cannot prove it holds no credentialed image"
-        return Problem(
-            rel,
-            f"{found.what} at byte offset {found.offset}; {what}",
-            row=_location(data, found.offset),
-        )
-    if found.why is not None:
-        message = (
-            f"{found.what} at byte offset {found.offset}: {found.why} (credentialed); "
-            "credentialed images must never be published"
-        )
-    else:
-        message = (
-            f"{found.what} embedded at byte offset {found.offset}; a text file of the "
-            "build must not carry images"
-        )
-    return Problem(rel, message, row=_location(data, found.offset))
-
-
-def _not_text_problems(rel: str, data: bytes) -> list[Problem]:
-    """A NUL byte or bytes that are not UTF-8: binary content in a text file."""
-    nul = data.find(b"\x00")
-    if nul != -1:
-        return [
-            Problem(rel, f"NUL byte at offset {nul}: not a text file", row=_location(data, nul))
-        ]
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return [
-            Problem(
-                rel,
-                f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                "binary content in a text file of the build",
-                row=_location(data, exc.start),
-            )
-        ]
-    return []
-
-
-def _json_strings(rel: str, data: bytes) -> list[str]:
-    """Every string (keys too) of a JSON file holding an escape; none when it is not JSON."""
-    if not rel.endswith(".json") or b"\\" not in data:
-        return []
-    try:
-        value = json.loads(data)
-    except (ValueError, RecursionError):
-        return []
-    out, stack = [], [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack += [*item.keys(), *item.values()]
-        elif isinstance(item, list):
-            stack += item
-        elif isinstance(item, str) and len(item) >= 8:
-            out.append(item)
-    return out
 
 
 def credentialed_images(
