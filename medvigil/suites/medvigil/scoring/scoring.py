@@ -121,19 +121,19 @@ def audit(
     text_only: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Full MedVIGIL audit of per-probe records (``schemas/probe_record.schema.json`` dicts or a
-        :class:`RecordTable`, suite ``medvigil``): every metric, strata, CIs, ablations.
+    :class:`RecordTable`, suite ``medvigil``): every metric, strata, CIs, ablations.
 
-        ``normalise``: SFR_w's denominator when a tier has no traps (:func:`weighted_sfr`; ``None``:
-        ``"present"``, or ``"strict"`` for harness points). ``harness_compatible``: the official
-        harness (its differences: ``metrics/mcs/README.md``). Bootstrap: Appendix M (500, 20260505;
-        0 skips it). ``strata``: per tier, source, modality, text-only flag and kind (Appendix D.3);
-        ``sensitivity``: Table 17; ``ablations``: conditions ``noimg``, ``blur:<sigma>``,
-        ``roi_decay:<k>``. ``source`` names dict input in data errors. ``text_only``: model -> why
+    ``normalise``: SFR_w's denominator when a tier has no traps (:func:`weighted_sfr`; ``None``:
+    ``"present"``, or ``"strict"`` for harness points). ``harness_compatible``: the official
+    harness (its differences: ``metrics/mcs/README.md``). Bootstrap: Appendix M (500, 20260505;
+    0 skips it). ``strata``: per tier, source, modality, text-only flag and kind (Appendix D.3);
+    ``sensitivity``: Table 17; ``ablations``: conditions ``noimg``, ``blur:<sigma>``,
+    ``roi_decay:<k>``. ``source`` names dict input in data errors. ``text_only``: model -> why
     it is text-only, left out of Table 17 (:func:`sensitivity_table`).
 
-        Returns a JSON-serialisable dict (NaN where undefined, with a reason): ``{"suite",
-        "version", "params", "models": {model: {"metrics", "accuracy", "sfr_by_tier", "reasons",
-        "counts", "n_cases", "ci", "skipped", "strata"}}, "sensitivity", "ablations", "warnings"}``.
+    Returns a JSON-serialisable dict (NaN where undefined, with a reason): ``{"suite",
+    "version", "params", "models": {model: {"metrics", "accuracy", "sfr_by_tier", "reasons",
+    "counts", "n_cases", "ci", "skipped", "strata"}}, "sensitivity", "ablations", "warnings"}``.
     """
     w, point_norm, boot_norm, method = check_params(
         weights, normalise, harness_compatible, n_resamples, seed, ci_level
