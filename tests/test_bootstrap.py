@@ -20,14 +20,14 @@ from medvigil.scoring.bootstrap import (
 )
 from medvigil.scoring.stats import bootstrap_p_value, percentile_interval
 from medvigil.scoring.table import RecordTable
+from medvigil.suites.medvigil.scoring.audit_inputs import check_params
 from medvigil.suites.medvigil.scoring.axes import METRIC_KEYS
+from medvigil.suites.medvigil.scoring.compare import compare_models
 from medvigil.suites.medvigil.scoring.scoring import (
     _bootstrap,
-    _check_params,
     _score,
     audit,
     audit_to_json,
-    compare_models,
     model_metrics,
 )
 
@@ -108,7 +108,7 @@ def test_vectorised_bootstrap_equals_naive_rescoring(harness):
     gives exactly the vectorised value for every metric and model."""
     records = synthetic_records()
     table = RecordTable.from_records(records)
-    w, point_norm, boot_norm, _ = _check_params(
+    w, point_norm, boot_norm, _ = check_params(
         (1, 2, 3, 5, 8), None, harness, 8, DEFAULT_SEED, 0.95
     )
     feats, _ = _score(table, w, point_norm, harness)
@@ -205,7 +205,7 @@ def test_paired_comparison_uses_the_same_resamples():
     models' own bootstrap values (same case draws)."""
     records = synthetic_records(n_models=2)
     table = RecordTable.from_records(records)
-    w, pn, bn, _ = _check_params((1, 2, 3, 5, 8), None, False, 50, 11, 0.95)
+    w, pn, bn, _ = check_params((1, 2, 3, 5, 8), None, False, 50, 11, 0.95)
     feats, _ = _score(table, w, pn, False)
     boot = _bootstrap(feats, w, bn, 50, 11)
     lo, hi = percentile_interval(boot["cap"][:, 1] - boot["cap"][:, 0])

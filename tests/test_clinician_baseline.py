@@ -149,7 +149,8 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     assert round(result["clinician"]["metrics"]["mcs"], 1) == 83.3
     assert main(["report", str(scores), "--out", str(tmp_path / "report")]) == 0
     from medvigil.report.document import load_results
-    from medvigil.suites.medvigil.scoring.tables import figures, tables
+    from medvigil.suites.medvigil.scoring.figures import figures
+    from medvigil.suites.medvigil.scoring.tables import tables
 
     merged = load_results([scores])
     for table in tables(merged):

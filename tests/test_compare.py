@@ -32,7 +32,7 @@ from medvigil.scoring.paired import (
 )
 from medvigil.scoring.stats import bootstrap_p_value
 from medvigil.suites import registry
-from medvigil.suites.medvigil.scoring.scoring import compare_models
+from medvigil.suites.medvigil.scoring.compare import compare_models
 
 needs_tool = pytest.mark.skipif(
     not AUTHORS_TOOL.exists(), reason="authors_format_release.py not available (MEDVIGIL_SHARED)"

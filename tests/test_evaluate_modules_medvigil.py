@@ -17,7 +17,8 @@ evaluate = pytest.importorskip("evaluate")
 datasets = pytest.importorskip("datasets")
 
 from medvigil.metrics import module_path
-from medvigil.suites.medvigil.scoring.scoring import audit, score_columns
+from medvigil.suites.medvigil.scoring.probe_columns import score_columns
+from medvigil.suites.medvigil.scoring.scoring import audit
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = ("mcs", "sfr_w", "vgr")

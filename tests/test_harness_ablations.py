@@ -24,7 +24,7 @@ from medvigil.suites.medvigil.harness.harness_ablations import (
     read_token_ablation_csv,
 )
 from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
-from medvigil.suites.medvigil.scoring.ablations import roi_decay_modal
+from medvigil.suites.medvigil.scoring.roi_decay import roi_decay_modal
 from medvigil.suites.medvigil.scoring.scoring import audit
 
 AUTHORS_CSV = Path(__file__).parent / "fixtures" / "authors" / "visual_token_ablation.csv"
@@ -438,12 +438,8 @@ def test_a_key_twice_in_an_ablation_row_is_refused_naming_file_and_line(tmp_path
 
 def test_report_renders_appendix_k_fig_6_fig_7_and_fig_5_from_the_authors_files(tmp_path):
     from medvigil.report.render import draw_figures
-    from medvigil.suites.medvigil.scoring.tables import (
-        _capability_safety_figure,
-        _pareto,
-        figures,
-        tables,
-    )
+    from medvigil.suites.medvigil.scoring.figures import _capability_safety_figure, _pareto, figures
+    from medvigil.suites.medvigil.scoring.tables import tables
 
     rel = release(80, tiers=("L1", "L2", "L3", "L4", "L5"), kinds=("original",))
     cases = list(rel.cases)

@@ -13,20 +13,12 @@ import pytest
 from medvigil.errors import DataError
 from medvigil.records.schema_validation import check_records
 from medvigil.scoring.table import Categorical, RecordTable, factorize, group_accuracy
-from medvigil.suites.medvigil.scoring.ablations import (
-    blur_sweep,
-    no_image_gap,
-    parse_condition,
-    roi_decay,
-    takeover_point,
-)
+from medvigil.suites.medvigil.scoring.ablation_conditions import parse_condition
+from medvigil.suites.medvigil.scoring.ablations import blur_sweep, no_image_gap, takeover_point
 from medvigil.suites.medvigil.scoring.axes import METRIC_KEYS, mcs_from_axes, weighted_sfr
-from medvigil.suites.medvigil.scoring.scoring import (
-    audit,
-    audit_to_json,
-    compare_models,
-    model_metrics,
-)
+from medvigil.suites.medvigil.scoring.compare import compare_models
+from medvigil.suites.medvigil.scoring.roi_decay import roi_decay
+from medvigil.suites.medvigil.scoring.scoring import audit, audit_to_json, model_metrics
 
 NAN = float("nan")
 

@@ -18,7 +18,7 @@ import pytest
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.pipeline import offline_env
-from medvigil.suites.medvigil.scoring.ablations import modal_letter
+from medvigil.suites.medvigil.scoring.roi_decay import modal_letter
 from medvigil.suites.medvigil.scoring.roi_pilot import PILOT_SEED, select_pilot_cases
 
 SLOW_FIXTURES = {"built"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`

@@ -11,7 +11,7 @@ from medvigil.suites.medvigil.scoring import (
     # the module, not the class: evaluate.load takes the first Metric class it sees
     evaluate_support,
 )
-from medvigil.suites.medvigil.scoring.scoring import score_columns
+from medvigil.suites.medvigil.scoring.probe_columns import score_columns
 
 _DESCRIPTION = """\
 MedVIGIL renders two image variants per case from a doctor-drawn region of interest:

@@ -22,9 +22,11 @@ from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
 from medvigil.suites.medvigil.release.release_loading import load_for_scoring
 from medvigil.suites.medvigil.scoring.abstention import open_abstention
 from medvigil.suites.medvigil.scoring.clinician import release_clinician_scores
+from medvigil.suites.medvigil.scoring.compare import compare_models
+from medvigil.suites.medvigil.scoring.figures import figures
 from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_judges
-from medvigil.suites.medvigil.scoring.scoring import audit, compare_models
-from medvigil.suites.medvigil.scoring.tables import figures, tables
+from medvigil.suites.medvigil.scoring.scoring import audit
+from medvigil.suites.medvigil.scoring.tables import tables
 from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
 __all__ = [
@@ -73,22 +75,7 @@ def score(
             file=sys.stderr,
         )
     if reference is not None and reference.kind == "release":
-        weights = (result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS)
-        clinician = release_clinician_scores(reference.location, weights=weights)
-        if clinician is not None:
-            result["clinician"] = clinician  # the Doctors row of the report (Table 10)
-        with_triplets = [
-            b
-            for b in result["models"].values()
-            if (b.get("counts") or {}).get("triplets_complete", 0)
-            + (b.get("counts") or {}).get("triplets_incomplete", 0)
-        ]
-        if with_triplets:  # TR-coh of models with triplet arms: what stayed unasked
-            result["triplets"] = release_triplet_report(reference.location)
-            for block in with_triplets:
-                block["counts"]["triplets_unmatched"] = sum(
-                    result["triplets"]["unmatched"].values()
-                )
+        _add_release_blocks(result, reference.location)
     if result["params"].get("open_judge"):  # open-ended answers: refusal as abstention
         result["selective"] = open_abstention(records, result["params"]["condition"])
     result["inputs"] = {
@@ -108,6 +95,25 @@ def score(
         ],
     }
     return finite(result)
+
+
+def _add_release_blocks(result: dict, release: str) -> None:
+    """What a release folder adds: the Doctors row (Table 10) and, for models with triplet arms,
+    the triplets left unasked (their TR-coh)."""
+    weights = (result.get("params") or {}).get("weights", DEFAULT_TIER_WEIGHTS)
+    clinician = release_clinician_scores(release, weights=weights)
+    if clinician is not None:
+        result["clinician"] = clinician  # the Doctors row of the report (Table 10)
+    with_triplets = [
+        b
+        for b in result["models"].values()
+        if (b.get("counts") or {}).get("triplets_complete", 0)
+        + (b.get("counts") or {}).get("triplets_incomplete", 0)
+    ]
+    if with_triplets:  # TR-coh of models with triplet arms: what stayed unasked
+        result["triplets"] = release_triplet_report(release)
+        for block in with_triplets:
+            block["counts"]["triplets_unmatched"] = sum(result["triplets"]["unmatched"].values())
 
 
 def _audit(records, text_only: Iterable[str], warnings: list[str], options: dict) -> dict:
@@ -235,7 +241,7 @@ def compare(
     **compare_options,
 ) -> dict:
     """Every pair of models of ``files`` compared
-    (:func:`medvigil.suites.medvigil.scoring.scoring.compare_models`)."""
+    (:func:`medvigil.suites.medvigil.scoring.compare.compare_models`)."""
     records, reference, warnings = _read(files, release, skip_invalid_rows, allow_empty)
     result = compare_models(records, **compare_options)
     return {

@@ -37,7 +37,7 @@ answered row of a probe; so do we: a later row of the same probe replaces an ear
 
 The aggregate ``data/medvigil_v1/visual_token_ablation.csv`` (one row per model and step)
 is read by :func:`read_token_ablation_csv` into the shape of
-:func:`medvigil.suites.medvigil.scoring.ablations.roi_decay_modal`.
+:func:`medvigil.suites.medvigil.scoring.roi_decay.roi_decay_modal`.
 """
 
 import csv
@@ -62,7 +62,6 @@ from medvigil.suites.medvigil.harness.harness_rows import (
     letter_of,
     release_lookup,
 )
-from medvigil.suites.medvigil.scoring.ablations import modal_decay_entry
 from medvigil.suites.medvigil.scoring.open_ended import (
     DEFAULT_JUDGE,
     VERDICTS,
@@ -70,6 +69,7 @@ from medvigil.suites.medvigil.scoring.open_ended import (
     should_refuse,
     verdict_letters,
 )
+from medvigil.suites.medvigil.scoring.roi_decay import modal_decay_entry
 
 __all__ = [
     "ABLATION_PATTERNS",

@@ -14,7 +14,7 @@ import numpy as np
 from medvigil.constants import LETTERS, SAFE_LETTER
 from medvigil.report.render import Table, fmt
 from medvigil.scoring.confidence import selective_risk
-from medvigil.suites.medvigil.scoring.scoring import Records, as_table
+from medvigil.suites.medvigil.scoring.audit_inputs import Records, as_table
 
 
 def open_abstention(records: Records, condition: str) -> dict[str, dict[str, Any]]:

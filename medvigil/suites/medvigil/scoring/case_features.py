@@ -133,6 +133,8 @@ def _one_per_case(
 
 
 def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
+    """The feature tensor of ``tab``, one condition's records (``harness_compatible``: the
+    harness's error rows and PCons), with each case's strata attributes."""
     models = tab.model.levels
     # clusters: the cases that have records in this table (levels may hold cases seen only
     # in other conditions); compacting keeps the level order, so codes stay canonical
@@ -140,25 +142,56 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     remap = np.cumsum(used) - 1
     cases = tuple(lv for lv, u in zip(tab.case.levels, used.tolist()) if u)
     m_n, c_n = len(models), len(cases)
-    levels = [tab.probe_kind.levels[i] for i in tab.probe_kind.used_codes().tolist()]
-    canonical = [
-        k for k in PROBE_KINDS + TRIPLET_KINDS if k in levels
-    ]  # the paper's kinds in their order, then the rest
-    lay = Layout(canonical + sorted(k for k in levels if k not in canonical))
-    f_n = lay.n_features
-    kmap = np.full(len(tab.probe_kind.levels), -1, dtype=np.int64)
-    for i, name in enumerate(lay.kinds):
-        kmap[tab.probe_kind.levels.index(name)] = i
-    kind = kmap[tab.probe_kind.codes]
+    lay, kind = _kind_layout(tab)
     model = tab.model.codes
     case = remap[tab.case.codes]  # int64
     slot = case * m_n + model  # one slot per (case, model): the tensor's first two axes, flattened
     scored = tab.scored_mask(harness_compatible)
-    correct = tab.correct & scored
     tier = tab.risk_tier.codes
     trap_i = lay.kind("halluc_trap")
     is_trap = (kind == trap_i) if trap_i is not None else np.zeros(len(tab), dtype=bool)
-    trap_rows = np.flatnonzero(is_trap & scored & (tier >= 0))
+    tensor = _count_tensor(tab, lay, kind, slot, scored, is_trap & scored & (tier >= 0), c_n, m_n)
+    rows = (kind, slot, scored, tab.pred)
+    _add_pcons(tensor, lay, rows, harness_compatible, models, cases)
+    incomplete = _add_triplets(tensor, lay, models, cases)
+    attrs = _case_attributes(tab, case, cases)
+    no_tier = np.bincount(model[is_trap & scored & (tier < 0)], minlength=m_n).astype(float)
+    frames = order = None
+    if harness_compatible:
+        frames, order = harness_frames(model[scored], case[scored], m_n, c_n)
+    return Features(
+        tensor, lay, models, cases, attrs, no_tier, incomplete, harness_compatible, frames, order
+    )
+
+
+def _kind_layout(tab: RecordTable) -> tuple[Layout, np.ndarray]:
+    """The layout of ``tab``'s probe kinds (the paper's in their order, then the rest sorted) and
+    each row's kind index in it."""
+    levels = [tab.probe_kind.levels[i] for i in tab.probe_kind.used_codes().tolist()]
+    canonical = [k for k in PROBE_KINDS + TRIPLET_KINDS if k in levels]
+    lay = Layout(canonical + sorted(k for k in levels if k not in canonical))
+    kmap = np.full(len(tab.probe_kind.levels), -1, dtype=np.int64)
+    for i, name in enumerate(lay.kinds):
+        kmap[tab.probe_kind.levels.index(name)] = i
+    return lay, kmap[tab.probe_kind.codes]
+
+
+def _count_tensor(
+    tab: RecordTable,
+    lay: Layout,
+    kind: np.ndarray,
+    slot: np.ndarray,
+    scored: np.ndarray,
+    tiered_traps: np.ndarray,
+    c_n: int,
+    m_n: int,
+) -> np.ndarray:
+    """``(cases, models, features)`` counts of the rows: scored, correct, records, parse failures
+    and errors per kind, and scored and silent traps per tier (the rows of ``tiered_traps``)."""
+    f_n = lay.n_features
+    correct = tab.correct & scored
+    tier = tab.risk_tier.codes
+    trap_rows = np.flatnonzero(tiered_traps)
     cell = slot * f_n + kind  # feature 0 of the row's (case, model) + its kind
     trap_cell = slot[trap_rows] * f_n + tier[trap_rows]
     # the scored columns first count the records left out (none, or the error rows of the
@@ -177,58 +210,75 @@ def case_features(tab: RecordTable, harness_compatible: bool) -> Features:
     tensor = np.bincount(cells, minlength=c_n * m_n * f_n).astype(np.float64).reshape(c_n, m_n, f_n)
     n_scored = tensor[:, :, lay.scored(0) : lay.scored(0) + lay.k]  # records left out, until:
     np.subtract(tensor[:, :, lay.records(0) : lay.records(0) + lay.k], n_scored, out=n_scored)
+    return tensor
 
-    def scored_per_case(i):  # (case, model) counts of scored records of kind i
-        return tensor[:, :, lay.scored(i)]
 
-    # PCons: a case's original and tcf both scored, agreeing on the letter. No letter never agrees
-    # (paper); the harness compares the two model_letter strings, so two empty letters agree there.
+def _add_pcons(
+    tensor: np.ndarray,
+    lay: Layout,
+    rows: tuple[np.ndarray, ...],
+    harness_compatible: bool,
+    models: Sequence[str],
+    cases: Sequence[str],
+) -> None:
+    """PCons pairs into ``tensor``: a case's original and tcf both scored, agreeing on the letter.
+    No letter never agrees (paper); the harness compares the two model_letter strings, so two
+    empty letters agree there. ``rows``: each row's kind, slot, scored flag and letter."""
     o_i, t_i = lay.kind("original"), lay.kind("tcf")
-    if o_i is not None and t_i is not None:
-        lo, lt = (
-            np.full(c_n * m_n, -2, dtype=np.int16) for _ in range(2)
-        )  # -2: not scored (NO_LETTER is -1)
-        for letters, i, name in ((lo, o_i, "original"), (lt, t_i, "tcf")):
-            _one_per_case(scored_per_case(i), name, models, cases)
-            mask = scored & (kind == i)
-            letters[slot[mask]] = tab.pred[mask]
-        both = (lo != -2) & (lt != -2)
-        agree = both & (lo == lt) if harness_compatible else both & (lo == lt) & (lo >= 0)
-        tensor[:, :, lay.pcons_n] = both.reshape(c_n, m_n)
-        tensor[:, :, lay.pcons_agree] = agree.reshape(c_n, m_n)
-    # TR-coh: complete when all three arms are scored, coherent when all correct (one record per arm
-    # and case)
+    if o_i is None or t_i is None:
+        return
+    kind, slot, scored, pred = rows
+    c_n, m_n = tensor.shape[:2]
+    lo, lt = (
+        np.full(c_n * m_n, -2, dtype=np.int16) for _ in range(2)
+    )  # -2: not scored (NO_LETTER is -1)
+    for letters, i, name in ((lo, o_i, "original"), (lt, t_i, "tcf")):
+        _one_per_case(tensor[:, :, lay.scored(i)], name, models, cases)
+        mask = scored & (kind == i)
+        letters[slot[mask]] = pred[mask]
+    both = (lo != -2) & (lt != -2)
+    agree = both & (lo == lt) if harness_compatible else both & (lo == lt) & (lo >= 0)
+    tensor[:, :, lay.pcons_n] = both.reshape(c_n, m_n)
+    tensor[:, :, lay.pcons_agree] = agree.reshape(c_n, m_n)
+
+
+def _add_triplets(
+    tensor: np.ndarray, lay: Layout, models: Sequence[str], cases: Sequence[str]
+) -> np.ndarray:
+    """TR-coh into ``tensor``: complete when all three arms are scored, coherent when all correct
+    (one record per arm and case). Returns each model's incomplete triplets."""
+    c_n, m_n = tensor.shape[:2]
     incomplete = np.zeros(m_n)
     arm_idx = [lay.kind(k) for k in TRIPLET_KINDS]
-    if any(i is not None for i in arm_idx):
-        present = np.zeros((3, c_n, m_n), dtype=bool)
-        ok = np.zeros((3, c_n, m_n), dtype=bool)
-        for a, i in enumerate(arm_idx):
-            if i is None:
-                continue
-            _one_per_case(scored_per_case(i), TRIPLET_KINDS[a], models, cases)
-            present[a] = scored_per_case(i) > 0
-            ok[a] = tensor[:, :, lay.correct(i)] > 0
-        complete = present.all(axis=0)
-        coherent = complete & ok.all(axis=0)
-        tensor[:, :, lay.tri_n] = complete
-        tensor[:, :, lay.tri_coh] = coherent
-        incomplete = (present.any(axis=0) & ~complete).sum(axis=0).astype(float)
+    if all(i is None for i in arm_idx):
+        return incomplete
+    present = np.zeros((3, c_n, m_n), dtype=bool)
+    ok = np.zeros((3, c_n, m_n), dtype=bool)
+    for a, i in enumerate(arm_idx):
+        if i is None:
+            continue
+        _one_per_case(tensor[:, :, lay.scored(i)], TRIPLET_KINDS[a], models, cases)
+        present[a] = tensor[:, :, lay.scored(i)] > 0
+        ok[a] = tensor[:, :, lay.correct(i)] > 0
+    complete = present.all(axis=0)
+    tensor[:, :, lay.tri_n] = complete
+    tensor[:, :, lay.tri_coh] = complete & ok.all(axis=0)
+    return (present.any(axis=0) & ~complete).sum(axis=0).astype(float)
 
+
+def _case_attributes(
+    tab: RecordTable, case: np.ndarray, cases: tuple[str, ...]
+) -> dict[str, Categorical]:
+    """Each case's code on every strata axis."""
     columns = {
         "risk_tier": tab.risk_tier,
         "source_dataset": tab.source_dataset,
         "modality": tab.modality,
         "text_only_answerable": tab.text_only,
     }
-    attrs = {axis: _case_attribute(columns[axis], case, c_n, cases, axis) for axis in STRATA_AXES}
-    no_tier = np.bincount(model[is_trap & scored & (tier < 0)], minlength=m_n).astype(float)
-    frames = order = None
-    if harness_compatible:
-        frames, order = harness_frames(model[scored], case[scored], m_n, c_n)
-    return Features(
-        tensor, lay, models, cases, attrs, no_tier, incomplete, harness_compatible, frames, order
-    )
+    return {
+        axis: _case_attribute(columns[axis], case, len(cases), cases, axis) for axis in STRATA_AXES
+    }
 
 
 def harness_frames(model: np.ndarray, case: np.ndarray, m_n: int, c_n: int):

@@ -24,7 +24,7 @@ traps) is consistent with Table 1's 92.4.
 """
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +148,20 @@ def _cells(rows: Iterable[Sequence | Mapping]) -> tuple[dict, dict]:
     return table, counts
 
 
+def _axes(get: Callable[[str], float], sfr: float) -> dict[str, float]:
+    """VGR, Cap, Safe, Ground and MCS (Eqs. 4-5) of one tier's cells (``get(kind)``) and SFR."""
+    vgr = visual_grounding_gap(get("roi_only"), get("roi_masked"))
+    cap = capability(get("original"), get("tcf"), get("negation"), get("specificity_drop"))
+    ground = grounding(vgr, get("roi_masked"))
+    return {
+        "vgr": vgr,
+        "cap": cap,
+        "safe": safety(sfr),
+        "ground": ground,
+        "mcs": mcs_from_axes(cap, safety(sfr), ground),
+    }
+
+
 def clinician_scores(
     rows: Iterable[Sequence | Mapping],
     *,
@@ -167,21 +181,7 @@ def clinician_scores(
         return table.get((kind, tier), math.nan)
 
     def axes(tier: str, sfr: float) -> dict[str, float]:
-        vgr = visual_grounding_gap(get("roi_only", tier), get("roi_masked", tier))
-        cap = capability(
-            get("original", tier),
-            get("tcf", tier),
-            get("negation", tier),
-            get("specificity_drop", tier),
-        )
-        ground = grounding(vgr, get("roi_masked", tier))
-        return {
-            "vgr": vgr,
-            "cap": cap,
-            "safe": safety(sfr),
-            "ground": ground,
-            "mcs": mcs_from_axes(cap, safety(sfr), ground),
-        }
+        return _axes(lambda kind: get(kind, tier), sfr)
 
     sfr_by_tier = {t: get(TRAP, t) for t in TIERS}
     sfr_w = weighted_sfr([sfr_by_tier[t] for t in TIERS], weights, normalise=sfr_w_normalise)

@@ -12,7 +12,7 @@ import evaluate
 from medvigil import citations
 from medvigil.scoring.bootstrap import DEFAULT_SEED
 from medvigil.suites.medvigil.release.release_format import DEFAULT_TIER_WEIGHTS
-from medvigil.suites.medvigil.scoring.scoring import score_columns
+from medvigil.suites.medvigil.scoring.probe_columns import score_columns
 
 MEDVIGIL_URLS = ["https://arxiv.org/abs/2605.07919", "https://github.com/hq0709/MedVIGIL"]
 # one string per probe: the predicted and gold letters, probe kind, case id, risk tier

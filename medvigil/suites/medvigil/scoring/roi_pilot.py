@@ -13,7 +13,7 @@ from typing import Any
 
 from medvigil.records.probe_record import correctness
 from medvigil.suites.medvigil.release.release_format import TIERS
-from medvigil.suites.medvigil.scoring.ablations import modal_letter
+from medvigil.suites.medvigil.scoring.roi_decay import modal_letter
 
 PILOT_SEED = 20260506
 PILOT_PER_TIER = 16

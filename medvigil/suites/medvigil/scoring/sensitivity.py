@@ -98,6 +98,26 @@ def sensitivity_table(
         ).reshape(-1)
 
     reference = score(weight_schemes["default"], "default")
+    keep, excluded = _vision_models(names, reference, text_only)
+    kept = [n for n, k in zip(names, keep) if k]
+    ref = reference[keep]
+    rows = [
+        _variant_row(
+            name, kind, weights, transform, kept, ref, score(weights, transform)[keep], top_k
+        )
+        for name, kind, weights, transform in _variants(weight_schemes, transforms)
+    ]
+    out: dict[str, Any] = {"models": kept, "rows": rows, "excluded": excluded}
+    if len(kept) < 2:
+        out["reason"] = "Spearman needs at least two models with a defined MCS"
+    return out
+
+
+def _vision_models(
+    names: Sequence[str], reference: np.ndarray, text_only: Mapping[str, str] | None
+) -> tuple[np.ndarray, dict[str, str]]:
+    """Which models Table 17 ranks (vision-capable, with a defined default MCS), and why each
+    other one is left out."""
     blind = {str(n).lower(): why for n, why in (text_only or {}).items()}
     vision = np.array([n.lower() not in blind for n in names], dtype=bool)
     keep = np.isfinite(reference) & vision
@@ -108,39 +128,48 @@ def sensitivity_table(
         for n, k, v in zip(names, keep, vision)
         if not k
     }
-    kept = [n for n, k in zip(names, keep) if k]
-    ref = reference[keep]
+    return keep, excluded
+
+
+def _variants(
+    weight_schemes: Mapping[str, Sequence[float]], transforms: Sequence[str]
+) -> list[tuple[str, str, tuple[float, ...], str]]:
+    """``(name, kind, weights, grounding transform)`` of every variant: each weight scheme with
+    the default Grounding, then each transform with the default weights."""
     variants = [
         (name, "weights", tuple(float(x) for x in w), "default")
         for name, w in weight_schemes.items()
     ]
-    variants += [
-        (t, "grounding", tuple(float(x) for x in weight_schemes["default"]), t) for t in transforms
-    ]
-    rows = []
-    for name, kind, weights, transform in variants:
-        values = score(weights, transform)[keep]
-        if kind == "weights":
-            definition = (
-                f"w = ({', '.join(f'{x:g}' for x in weights)}), "
-                f"Ground = clip(VGR + 50) paired with ROI-masked"
-            )
-        else:
-            definition = GROUNDING_TRANSFORMS[transform]
-        rows.append(
-            {
-                "variant": name,
-                "kind": kind,
-                "definition": definition,
-                "weights": list(weights),
-                "spearman": spearman(ref, values) if len(kept) >= 2 else float("nan"),
-                "top_k_overlap": top_k_overlap(kept, ref, values, top_k),
-                "top_k": min(top_k, len(kept)),
-                "leader": kept[int(np.argmax(values))] if kept else None,
-                "mcs": {n: float(v) for n, v in zip(kept, values)},
-            }
+    default = tuple(float(x) for x in weight_schemes["default"])
+    return variants + [(t, "grounding", default, t) for t in transforms]
+
+
+def _variant_row(
+    name: str,
+    kind: str,
+    weights: tuple[float, ...],
+    transform: str,
+    kept: list[str],
+    ref: np.ndarray,
+    values: np.ndarray,
+    top_k: int,
+) -> dict[str, Any]:
+    """One row of Table 17: the variant's MCS of the ``kept`` models ranked against ``ref``."""
+    if kind == "weights":
+        definition = (
+            f"w = ({', '.join(f'{x:g}' for x in weights)}), "
+            f"Ground = clip(VGR + 50) paired with ROI-masked"
         )
-    out: dict[str, Any] = {"models": kept, "rows": rows, "excluded": excluded}
-    if len(kept) < 2:
-        out["reason"] = "Spearman needs at least two models with a defined MCS"
-    return out
+    else:
+        definition = GROUNDING_TRANSFORMS[transform]
+    return {
+        "variant": name,
+        "kind": kind,
+        "definition": definition,
+        "weights": list(weights),
+        "spearman": spearman(ref, values) if len(kept) >= 2 else float("nan"),
+        "top_k_overlap": top_k_overlap(kept, ref, values, top_k),
+        "top_k": min(top_k, len(kept)),
+        "leader": kept[int(np.argmax(values))] if kept else None,
+        "mcs": {n: float(v) for n, v in zip(kept, values)},
+    }
