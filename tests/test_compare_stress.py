@@ -255,7 +255,7 @@ def _readiness_run(
 ) -> list[Path]:
     """One model's logs of every arm but chain-of-thought: each answer right with ``p_image`` when
     the arm shows the image, ``p_text`` when not (a seeded draw per record), else a wrong letter."""
-    from medvigil.suites.readiness.protocol import ARMS, arm_docs
+    from medvigil.suites.readiness.docs import ARMS, arm_docs
 
     pool = [
         "effusion",

@@ -35,7 +35,6 @@ FACES_ABOVE = ("medvigil.reconstruct", "medvigil.tasks")  # the core imports nei
 KNOWN_CIRCLES = {
     frozenset({"medvigil.suites.cbd.compare", "medvigil.suites.cbd.entry"}),
     frozenset({"medvigil.suites.medqdeg.compare", "medvigil.suites.medqdeg.entry"}),
-    frozenset({"medvigil.suites.readiness.compare", "medvigil.suites.readiness.entry"}),
 }
 
 
