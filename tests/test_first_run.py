@@ -384,7 +384,7 @@ def test_reasoning_variant_budget_is_its_protocol(tmp_path):
         task_config("readiness_cot_reasoning") is None
         and task_config("medvigil_open_reasoning") is None
     )
-    from medvigil.suites.medqdeg.entry import TASKS as MEDQDEG_TASKS
+    from medvigil.suites.medqdeg.records import TASKS as MEDQDEG_TASKS
     from medvigil.suites.readiness.records import TASKS as READINESS_TASKS
 
     # each suite's scoring finds the variants' logs as its base tasks'
