@@ -23,7 +23,7 @@ from medvigil.suites.mediconfusion.synthetic import write_sample
 from medvigil.suites.medvigil.export.export import build
 from medvigil.suites.medvigil.scoring.scoring import audit_to_json
 from medvigil.suites.medvigil.synthetic import generate_release
-from medvigil.suites.readiness.protocol import ARMS, arm_docs
+from medvigil.suites.readiness.docs import ARMS, arm_docs
 from medvigil.suites.registry import score
 from medvigil.tasks import tasks_dir
 

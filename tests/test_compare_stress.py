@@ -152,7 +152,7 @@ def _medqdeg_run(
 ) -> list[Path]:
     """One model's calibration logs: per item an L0 doc and one doc per degradation at L1 and L2,
     T = 10 trials each, each trial right with ``p_clean`` (L0) or ``p_degraded`` (L1, L2)."""
-    from medvigil.suites.medqdeg.protocol import record
+    from medvigil.suites.medqdeg.records import record
 
     rng = random.Random(seed)
     by_level: dict[int, list] = {0: [], 1: [], 2: []}
@@ -255,7 +255,7 @@ def _readiness_run(
 ) -> list[Path]:
     """One model's logs of every arm but chain-of-thought: each answer right with ``p_image`` when
     the arm shows the image, ``p_text`` when not (a seeded draw per record), else a wrong letter."""
-    from medvigil.suites.readiness.protocol import ARMS, arm_docs
+    from medvigil.suites.readiness.docs import ARMS, arm_docs
 
     pool = [
         "effusion",

@@ -11,7 +11,9 @@ import pytest
 from PIL import Image
 from scipy import ndimage
 
+from medvigil.suites.medqdeg import degradation_types as T
 from medvigil.suites.medqdeg import degradations as D
+from medvigil.suites.medqdeg import image_degradations, scanner_degradations
 
 
 def _texture(
@@ -44,9 +46,9 @@ def _lag1(a: np.ndarray) -> float:
 # ---------------------------------------------------------------- conventions (all types)
 
 
-@pytest.mark.parametrize("kind", D.KINDS)
+@pytest.mark.parametrize("kind", T.KINDS)
 def test_shape_dtype_clip_copy_and_determinism(kind):
-    n = 48 if kind in D.MODALITY_KINDS["CT"] else 64
+    n = 48 if kind in T.MODALITY_KINDS["CT"] else 64
     grey = _texture(n, n + 8, 0.0, 1.0).astype(np.float32)
     rgb = np.stack([grey, grey * 0.9, grey * 0.7], axis=2).astype(np.float64)
     for x in (grey, rgb):
@@ -67,8 +69,8 @@ def test_shape_dtype_clip_copy_and_determinism(kind):
 
 def test_seed_for_is_sha256_prefix_and_seeds_matter():
     expected = int.from_bytes(hashlib.sha256(b"images/a.jpggaussian_noise").digest()[:8], "big")
-    assert D.seed_for("images/a.jpg", "gaussian_noise") == expected
-    assert D.seed_for("images/a.jpg", "motion_blur") != D.seed_for("images/b.jpg", "motion_blur")
+    assert T.seed_for("images/a.jpg", "gaussian_noise") == expected
+    assert T.seed_for("images/a.jpg", "motion_blur") != T.seed_for("images/b.jpg", "motion_blur")
     x = _texture()
     for kind in (
         "gaussian_noise",
@@ -81,33 +83,33 @@ def test_seed_for_is_sha256_prefix_and_seeds_matter():
 
 
 def test_table5_applicability_and_type_choice():
-    assert len(D.KINDS) == 18 and len(D.GENERAL_KINDS) == 9
-    assert set(D.applicable_kinds("X-ray")) == set(D.GENERAL_KINDS)
-    assert set(D.applicable_kinds("CT")) == set(D.GENERAL_KINDS) | {
+    assert len(T.KINDS) == 18 and len(T.GENERAL_KINDS) == 9
+    assert set(T.applicable_kinds("X-ray")) == set(T.GENERAL_KINDS)
+    assert set(T.applicable_kinds("CT")) == set(T.GENERAL_KINDS) | {
         "limited_angle",
         "sparse_view",
         "low_dose",
     }
-    assert set(D.applicable_kinds("MRI")) - set(D.GENERAL_KINDS) == {
+    assert set(T.applicable_kinds("MRI")) - set(T.GENERAL_KINDS) == {
         "bias_field_artifact",
         "undersampling_artifact",
         "ghosting_artifact",
     }
-    assert set(D.applicable_kinds("Histopathology")) - set(D.GENERAL_KINDS) == {
+    assert set(T.applicable_kinds("Histopathology")) - set(T.GENERAL_KINDS) == {
         "blood_cell_artifact",
         "dark_spots_artifact",
         "bubble",
     }
     assert (
-        D.applicable_kinds("Ultrasound") == D.applicable_kinds(None) == D.applicable_kinds("X-ray")
+        T.applicable_kinds("Ultrasound") == T.applicable_kinds(None) == T.applicable_kinds("X-ray")
     )
-    three = D.choose_kinds("images/MVB-0001.jpg", "CT")
-    assert len(three) == 3 and set(three) <= set(D.applicable_kinds("CT"))
-    assert three == D.choose_kinds("images/MVB-0001.jpg", "CT")
-    assert set(three) <= set(D.choose_kinds("images/MVB-0001.jpg", "CT", 4))  # nested
-    assert D.choose_kinds("x", "MRI", None) == D.applicable_kinds("MRI")
-    picks = {k for i in range(60) for k in D.choose_kinds(f"img{i}", "CT")}
-    assert picks == set(D.applicable_kinds("CT"))  # every applicable type gets chosen
+    three = T.choose_kinds("images/MVB-0001.jpg", "CT")
+    assert len(three) == 3 and set(three) <= set(T.applicable_kinds("CT"))
+    assert three == T.choose_kinds("images/MVB-0001.jpg", "CT")
+    assert set(three) <= set(T.choose_kinds("images/MVB-0001.jpg", "CT", 4))  # nested
+    assert T.choose_kinds("x", "MRI", None) == T.applicable_kinds("MRI")
+    picks = {k for i in range(60) for k in T.choose_kinds(f"img{i}", "CT")}
+    assert picks == set(T.applicable_kinds("CT"))  # every applicable type gets chosen
 
 
 def test_pil_wrapper_keeps_mode_and_matches_array_path():
@@ -134,9 +136,9 @@ def test_pil_wrapper_keeps_mode_and_matches_array_path():
         (lambda x: D.degrade(x[:4], "exposure", 1, 0), ValueError, "at least"),
         (lambda x: D.degrade(x.tolist(), "exposure", 1, 0), TypeError, "numpy"),
         (lambda x: D.degrade(x, "low_dose", 1, 0, ct_work_size=4), ValueError, "ct_work_size"),
-        (lambda x: D.seed_for("", "exposure"), ValueError, "image_id"),
-        (lambda x: D.choose_kinds("a", "CT", 0), ValueError, "n (types"),
-        (lambda x: D.applicable_kinds(3), TypeError, "modality"),
+        (lambda x: T.seed_for("", "exposure"), ValueError, "image_id"),
+        (lambda x: T.choose_kinds("a", "CT", 0), ValueError, "n (types"),
+        (lambda x: T.applicable_kinds(3), TypeError, "modality"),
         (lambda x: D.degrade_image(x, "exposure", 1, 0), TypeError, "img"),
     ],
 )
@@ -150,7 +152,10 @@ def test_bad_arguments_name_the_field(call, error, field):
 
 @pytest.mark.parametrize("kind", ["limited_angle", "sparse_view"])
 def test_ct_views_nested_and_worse_at_l2(kind):
-    t1, t2 = D.ct_angles(kind, 1, 11), D.ct_angles(kind, 2, 11)
+    t1, t2 = (
+        scanner_degradations.ct_angles(kind, 1, 11),
+        scanner_degradations.ct_angles(kind, 2, 11),
+    )
     assert len(t2) < len(t1)
     assert np.abs(t2[:, None] - t1[None, :]).min(axis=1).max() < 1e-9  # theta_L2 subset of theta_L1
     if kind == "limited_angle":
@@ -201,7 +206,10 @@ def test_bias_field_is_an_order3_log_polynomial_scaling_with_magnitude():
 
 def test_undersampling_masks_nested_with_the_right_fraction():
     for seed in range(5):
-        m1, m2 = D.undersampling_mask(256, 1, seed), D.undersampling_mask(256, 2, seed)
+        m1, m2 = (
+            scanner_degradations.undersampling_mask(256, 1, seed),
+            scanner_degradations.undersampling_mask(256, 2, seed),
+        )
         assert np.all(m1[m2])  # M_L2 subset of M_L1
         assert abs(m1.mean() - 1 / 4) <= 0.08 and abs(m2.mean() - 1 / 8) <= 0.08
         centre = round(0.08 * 256)
@@ -255,7 +263,7 @@ def test_bubble_leaves_the_outside_untouched():
     d = np.hypot(*(np.mgrid[0:h, 0:w] - np.array([cy, cx])[:, None, None]))
     for level in (1, 2):
         y = D.degrade(x, "bubble", level, seed)
-        r = D.PARAMS["bubble"][level]["rho"] * min(h, w)
+        r = T.PARAMS["bubble"][level]["rho"] * min(h, w)
         far, inside = d > r + 0.05 * min(h, w), d < r - 2
         assert np.abs(y - x)[far].max() < 1e-3
         assert np.abs(y - x)[inside].mean() > 1e-3
@@ -280,7 +288,7 @@ def test_movement_keeps_segment0_kspace_and_grows_with_level():
     fx = np.fft.fftshift(np.fft.fft2(x))
     norms = []
     for level in (1, 2):
-        phase = D.movement_phase((64, 64), level, seed)
+        phase = image_degradations.movement_phase((64, 64), level, seed)
         assert np.all(phase[:segment0] == 1) and np.allclose(np.abs(phase), 1)
         before_clip = np.fft.ifft2(np.fft.ifftshift(fx * phase))
         # before the real part is taken, segment-0 rows of k-space are unchanged (spec 10)
@@ -299,7 +307,7 @@ def test_movement_keeps_segment0_kspace_and_grows_with_level():
 def test_brightness_is_an_exact_shift():
     x = _texture(64, 64, 0.0, 1.0)
     for level in (1, 2):
-        delta = D.PARAMS["adjust_brightness"][level]["delta"]
+        delta = T.PARAMS["adjust_brightness"][level]["delta"]
         y = D.degrade(x, "adjust_brightness", level, 0)
         keep = x >= abs(delta)
         assert np.array_equal(y[keep], x[keep] + delta)
@@ -317,7 +325,7 @@ def test_contrast_keeps_the_mean_and_scales_the_std():
     g = _texture(64, 64, 0.0, 1.0)
     x = np.stack([g, g**2, 1 - g], axis=2)
     for level in (1, 2):
-        c = D.PARAMS["reduce_contrast"][level]["c"]
+        c = T.PARAMS["reduce_contrast"][level]["c"]
         y = D.degrade(x, "reduce_contrast", level, 0)
         np.testing.assert_allclose(y.mean(axis=(0, 1)), x.mean(axis=(0, 1)), atol=1e-6)
         np.testing.assert_allclose(y.std(axis=(0, 1)), c * x.std(axis=(0, 1)), rtol=1e-9)
@@ -378,10 +386,12 @@ def _directional_energy(a: np.ndarray, phi: float) -> tuple[float, float]:
 @pytest.mark.parametrize("length", [5, 6])
 def test_fft_convolution_equals_ndimage_reflect(length):
     x = _texture(40, 56)
-    k = D.motion_kernel(length, 33.0)
+    k = image_degradations.motion_kernel(length, 33.0)
     assert k.shape == (length + 2, length + 2) and k.sum() == pytest.approx(1)
     np.testing.assert_allclose(
-        D._convolve_reflect(x, k), ndimage.convolve(x, k, mode="reflect"), atol=1e-12
+        image_degradations._convolve_reflect(x, k),
+        ndimage.convolve(x, k, mode="reflect"),
+        atol=1e-12,
     )
 
 

@@ -384,8 +384,8 @@ def test_reasoning_variant_budget_is_its_protocol(tmp_path):
         task_config("readiness_cot_reasoning") is None
         and task_config("medvigil_open_reasoning") is None
     )
-    from medvigil.suites.medqdeg.entry import TASKS as MEDQDEG_TASKS
-    from medvigil.suites.readiness.entry import TASKS as READINESS_TASKS
+    from medvigil.suites.medqdeg.records import TASKS as MEDQDEG_TASKS
+    from medvigil.suites.readiness.records import TASKS as READINESS_TASKS
 
     # each suite's scoring finds the variants' logs as its base tasks'
     assert re.fullmatch(MEDQDEG_TASKS, "medqdeg_acc_L2_reasoning") and re.fullmatch(

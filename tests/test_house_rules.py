@@ -34,8 +34,6 @@ FACES_ABOVE = ("medvigil.reconstruct", "medvigil.tasks")  # the core imports nei
 # import circles other rooms still have (issue 43); remove an entry when its circle is opened
 KNOWN_CIRCLES = {
     frozenset({"medvigil.suites.cbd.compare", "medvigil.suites.cbd.entry"}),
-    frozenset({"medvigil.suites.medqdeg.compare", "medvigil.suites.medqdeg.entry"}),
-    frozenset({"medvigil.suites.readiness.compare", "medvigil.suites.readiness.entry"}),
 }
 
 

@@ -3,7 +3,7 @@ numbers.
 
 The logs are lmms-eval samples files in lmms-eval's layout (``<stamp>_samples_<task>.jsonl`` beside
 ``<stamp>_results.json``) whose records come from the task pack's own hook
-(:func:`medvigil.suites.medqdeg.protocol.record`) for hand-chosen answers, so the whole path (hook
+(:func:`medvigil.suites.medqdeg.records.record`) for hand-chosen answers, so the whole path (hook
 -> reader -> scoring -> tables -> report) is exercised on a case small enough to compute by hand.
 
 Two questions, gold A, K = 5. q1 is CT / "Diagnosis", q2 X-ray / "Anatomical recognition".
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from medvigil.cli import main
-from medvigil.suites.medqdeg.protocol import record
+from medvigil.suites.medqdeg.records import record
 
 GOLD_OPTIONS = ["yes", "no", "cannot say", "maybe", "refuse"]
 CASES = {"q1": ("CT", "Diagnosis"), "q2": ("X-ray", "Anatomical recognition")}

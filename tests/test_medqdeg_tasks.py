@@ -18,8 +18,10 @@ import numpy as np
 import pytest
 
 from medvigil.pipeline import offline_env
+from medvigil.suites.medqdeg import degradation_types as T
 from medvigil.suites.medqdeg import degradations as D
-from medvigil.suites.medqdeg import protocol as M
+from medvigil.suites.medqdeg import docs as medqdeg_docs
+from medvigil.suites.medqdeg import records as medqdeg_records
 from medvigil.suites.medqdeg.scoring import score_records
 
 SLOW_FIXTURES = {
@@ -162,10 +164,10 @@ def test_docs_follow_table5_and_carry_their_seeds(runs, built):
         for r in records:
             extra, probe = r["extra"], askable[r["probe_id"]]
             assert extra["severity"] == severity and extra["image_id"] == probe["image_file"]
-            assert extra["degradation"] in D.applicable_kinds(probe["modality"])
-            assert extra["seed"] == D.seed_for(probe["image_file"], extra["degradation"])
-            expected = dict(D.PARAMS[extra["degradation"]][severity])
-            if extra["degradation"] in D.MODALITY_KINDS["CT"]:
+            assert extra["degradation"] in T.applicable_kinds(probe["modality"])
+            assert extra["seed"] == T.seed_for(probe["image_file"], extra["degradation"])
+            expected = dict(T.PARAMS[extra["degradation"]][severity])
+            if extra["degradation"] in T.MODALITY_KINDS["CT"]:
                 expected["ct_work_size"] = 128
             assert (
                 extra["params"] == expected
@@ -174,7 +176,7 @@ def test_docs_follow_table5_and_carry_their_seeds(runs, built):
             )
             kinds.setdefault(r["probe_id"], []).append(extra["degradation"])
         assert {p: sorted(k) for p, k in kinds.items()} == {
-            p: sorted(D.choose_kinds(askable[p]["image_file"], askable[p]["modality"]))
+            p: sorted(T.choose_kinds(askable[p]["image_file"], askable[p]["modality"]))
             for p in askable
         }
         chosen[level] = kinds
@@ -196,12 +198,12 @@ def test_doc_to_visual_renders_the_seeded_degradation(built, monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     utils = _utils()
     docs = utils.load_L2(None)
-    doc = next(d for d in docs if d["degradation"] in D.GENERAL_KINDS)
+    doc = next(d for d in docs if d["degradation"] in T.GENERAL_KINDS)
     (image,) = utils.medqdeg_doc_to_visual(doc)
-    seed = D.seed_for(doc["image_file"], doc["degradation"])
-    expected = D.degrade_image(M.working_image(doc["image"]), doc["degradation"], 2, seed).convert(
-        "RGB"
-    )
+    seed = T.seed_for(doc["image_file"], doc["degradation"])
+    expected = D.degrade_image(
+        medqdeg_docs.working_image(doc["image"]), doc["degradation"], 2, seed
+    ).convert("RGB")
     assert image.size == doc["image"].size and np.array_equal(
         np.asarray(image), np.asarray(expected)
     )
@@ -211,7 +213,7 @@ def test_doc_to_visual_renders_the_seeded_degradation(built, monkeypatch):
         np.asarray(utils.medqdeg_doc_to_visual(clean)[0]), np.asarray(clean["image"].convert("RGB"))
     )
     prompt = utils.medqdeg_doc_to_text(doc, {"pre_prompt": "", "post_prompt": ""})
-    assert prompt == M.answer_prompt(doc["question"], doc["options"])
+    assert prompt == medqdeg_docs.answer_prompt(doc["question"], doc["options"])
     messages = utils.medqdeg_doc_to_messages(doc, {})
     assert [m["role"] for m in messages] == ["user"] and messages[0]["content"][-1][
         "text"
@@ -246,7 +248,7 @@ def test_paper_prompt_verbatim():
 def test_paper_parser(reply, letter):
     """Appendix B: a single-letter reply, else the first capital letter; not an option letter:
     invalid."""
-    assert M.parse_answer(reply, 5) == letter
+    assert medqdeg_records.parse_answer(reply, 5) == letter
 
 
 # ---------------------------------------------------------------- units: records, settings,
@@ -275,7 +277,9 @@ def test_grey_images_stay_grey_under_colour_independent_noise():
     rng = np.random.default_rng(0)
     grey = Image.fromarray(rng.integers(0, 255, (32, 32), dtype=np.uint8), mode="L")
     for image in (grey, grey.convert("RGB")):  # a grey mode, and grey content stored as RGB
-        out = np.asarray(M.render(_doc(image=image, degradation="gaussian_noise", severity=2)))
+        out = np.asarray(
+            medqdeg_docs.render(_doc(image=image, degradation="gaussian_noise", severity=2))
+        )
         assert (
             out.shape == (32, 32, 3)
             and np.array_equal(out[..., 0], out[..., 1])
@@ -284,41 +288,47 @@ def test_grey_images_stay_grey_under_colour_independent_noise():
         assert not np.array_equal(out[..., 0], np.asarray(grey))  # degraded
     colour = Image.fromarray(rng.integers(0, 255, (32, 32, 3), dtype=np.uint8), mode="RGB")
     assert (
-        M.working_image(colour).mode == "RGB" and M.working_image(grey.convert("RGB")).mode == "L"
+        medqdeg_docs.working_image(colour).mode == "RGB"
+        and medqdeg_docs.working_image(grey.convert("RGB")).mode == "L"
     )
 
 
 def test_record_votes_plurality_and_parse_failures():
-    rec = M.record(_doc(), M.responses_of([["B", "A", "B.", "I am not sure", "A"]]))
+    rec = medqdeg_records.record(
+        _doc(), medqdeg_records.responses_of([["B", "A", "B.", "I am not sure", "A"]])
+    )
     assert (
         rec["extra"]["votes"] == ["B", "A", "B", None, "A"] and rec["predicted_letter"] == "A"
     )  # ties to the lowest
     assert rec["condition"] == "L1" and rec["extra"]["trials"] == 5
     assert rec["extra"]["experiment"] == "calibration" and rec["extra"]["item_id"] == "P-original"
     assert (
-        M.record(_doc(experiment="accuracy", capability="Diagnosis"), ["A"])["extra"]["capability"]
+        medqdeg_records.record(_doc(experiment="accuracy", capability="Diagnosis"), ["A"])["extra"][
+            "capability"
+        ]
         == "Diagnosis"
     )
-    none = M.record(_doc(), ["unsure", "no idea"])
+    none = medqdeg_records.record(_doc(), ["unsure", "no idea"])
     assert none["predicted_letter"] is None and none["parse_status"] == "parse_failure"
     (model,) = score_records([{**rec, "model": "m"}, {**none, "model": "m"}])["models"].values()
     assert model["overall"]["accuracy"] == pytest.approx((2 / 5 + 0) / 2)
     with pytest.raises(ValueError, match="no responses"):
-        M.responses_of([[]])
+        medqdeg_records.responses_of([[]])
 
 
 def test_settings_are_validated():
     assert (
-        M.types_per_probe({}) == 3 and M.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "all"}) is None
+        medqdeg_docs.types_per_probe({}) == 3
+        and medqdeg_docs.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "all"}) is None
     )
     with pytest.raises(ValueError, match="MEDQDEG_TYPES_PER_PROBE"):
-        M.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "0"})
+        medqdeg_docs.types_per_probe({"MEDQDEG_TYPES_PER_PROBE": "0"})
     with pytest.raises(ValueError, match="MEDQDEG_CT_WORK_SIZE"):
-        M.ct_work_size({"MEDQDEG_CT_WORK_SIZE": "big"})
+        medqdeg_docs.ct_work_size({"MEDQDEG_CT_WORK_SIZE": "big"})
     with pytest.raises(ValueError, match="level"):
-        M.plan_docs([], 3)
+        medqdeg_docs.plan_docs([], 3)
     with pytest.raises(ValueError, match="metric"):
-        M.task_score([], "auc")
+        medqdeg_records.task_score([], "auc")
 
 
 def test_sampling_grounded_policy():

@@ -14,7 +14,7 @@ from medvigil.records.probe_record import (
 from medvigil.records.schema_validation import validator
 from medvigil.schemas import load_schema
 from medvigil.suites.cbd import protocol as cbd_protocol
-from medvigil.suites.medqdeg import protocol as medqdeg_protocol
+from medvigil.suites.medqdeg import records as medqdeg_records
 
 DOC = {
     "probe_id": "MVB-0001-original",
@@ -124,7 +124,7 @@ def test_suite_hooks_build_valid_records():
         ["x", "Answer: E"],
     )
     qdeg = _valid(
-        medqdeg_protocol.record({**DOC, "degradation": "clean", "severity": 0}, ["B", "B", "zzz"])
+        medqdeg_records.record({**DOC, "degradation": "clean", "severity": 0}, ["B", "B", "zzz"])
     )
     assert (qdeg["condition"], qdeg["predicted_letter"], qdeg["extra"]["votes"]) == (
         "L0",

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from medvigil.suites.readiness.gold_letters import gold_letter_warnings
-from medvigil.suites.readiness.scoring import (
-    READINESS_CONDITIONS,
+from medvigil.suites.readiness.fragility import (
     fragilities,
     fragility_t1,
     fragility_t2,
@@ -15,8 +13,9 @@ from medvigil.suites.readiness.scoring import (
     fragility_t4,
     fragility_t5,
     robustness_score,
-    score_records,
 )
+from medvigil.suites.readiness.gold_letters import gold_letter_warnings
+from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, score_records
 
 # Extended Data Tables (accuracy %):
 # T1 (Table 2): JAMA img, JAMA text, NEJM img, NEJM text (n = 1,141 and 743 items)
@@ -246,7 +245,7 @@ def test_variant_arms_and_image_reorder():
 
 
 def test_parse_cot():
-    from medvigil.suites.readiness.scoring import parse_cot
+    from medvigil.suites.readiness.reasoning import parse_cot
 
     options = ["Dermatomyositis", "Endocarditis", "Lichen planus"]
     r = parse_cot(
@@ -274,7 +273,7 @@ def test_parse_cot():
 
 
 def test_reasoning_audit_hand_case():
-    from medvigil.suites.readiness.scoring import reasoning_audit
+    from medvigil.suites.readiness.reasoning import reasoning_audit
 
     def rec(case, letter, gold="A", cot=None):
         extra = {"options_shown": ["x", "y", "z"], **({"cot": cot} if cot else {})}

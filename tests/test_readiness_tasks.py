@@ -24,24 +24,24 @@ import pytest
 
 from medvigil.mcq.option_order import to_published_letter
 from medvigil.pipeline import offline_env
-from medvigil.suites.readiness.protocol import (
-    ARMS,
-    SOURCES,
+from medvigil.suites.readiness.docs import ARMS, arm_docs, base_setting
+from medvigil.suites.readiness.fragility import fragilities, robustness_score
+from medvigil.suites.readiness.perturbation import (
     UNKNOWN,
-    arm_accuracy,
-    arm_docs,
     balanced_positions,
     base_order,
-    base_setting,
     insert_unknown,
     option_pool,
-    readiness_from_records,
-    readiness_from_samples,
     reorder,
     replace_distractors,
     substitution_donors,
 )
-from medvigil.suites.readiness.scoring import fragilities, robustness_score
+from medvigil.suites.readiness.records import (
+    SOURCES,
+    arm_accuracy,
+    readiness_from_records,
+    readiness_from_samples,
+)
 
 SLOW_FIXTURES = {"runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 

@@ -28,9 +28,9 @@ EXPERIMENTS = {
 
 
 def _core():
-    from medvigil.suites.medqdeg import protocol as medqdeg_protocol
+    from medvigil.suites.medqdeg.records import METRICS
 
-    return medqdeg_protocol.METRICS
+    return METRICS
 
 
 def template() -> str:

@@ -1,7 +1,8 @@
 """lmms-eval hooks for the MedQ-Deg task pack (seed 002) on MedVIGIL data.
 
-A thin face over :mod:`medvigil.suites.medqdeg.protocol` (docs, degraded images, records, scores)
-and :mod:`medvigil.suites.medqdeg.degradations`; nothing is re-implemented here. Like the medvigil
+A thin face over :mod:`medvigil.suites.medqdeg.docs` (docs, degraded images),
+:mod:`medvigil.suites.medqdeg.records` (records, scores) and
+:mod:`medvigil.suites.medqdeg.degradations`; nothing is re-implemented here. Like the medvigil
 tasks, each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in the built
 ``mcq`` config found through ``MEDVIGIL_DATA``.
 """
@@ -11,16 +12,8 @@ from __future__ import annotations
 from medvigil.mcq.adapter import load_mcq
 from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs
-from medvigil.suites.medqdeg.protocol import (
-    METRICS,
-    answer_prompt,
-    plan_docs,
-    record,
-    render,
-    responses_of,
-    task_score,
-    types_per_probe,
-)
+from medvigil.suites.medqdeg.docs import answer_prompt, plan_docs, render, types_per_probe
+from medvigil.suites.medqdeg.records import METRICS, record, responses_of, task_score
 
 _PLAN_COLUMNS = ("probe_kind", "image_status", "image_file", "modality")
 
@@ -92,7 +85,7 @@ def medqdeg_process_results(doc: dict, results: list) -> dict:
     return metric_values(rec, METRICS)
 
 
-# one aggregator per metric of medvigil.suites.medqdeg.protocol.METRICS (the names the YAMLs call)
+# one aggregator per metric of medvigil.suites.medqdeg.records.METRICS (the names the YAMLs call)
 
 
 def medqdeg_aggregate_accuracy(records: list) -> float:

@@ -28,7 +28,7 @@ TEMPERATURE = 1.0
 
 
 def template() -> str:
-    from medvigil.suites.medqdeg.protocol import METRICS
+    from medvigil.suites.medqdeg.records import METRICS
 
     # The strip_thinking filter keeps all T responses as one list (take_first would keep one).
     return f"""{task_yaml.HEADER}{task_yaml.POINTER_DATASET}output_type: generate_until

@@ -1,7 +1,8 @@
 """lmms-eval hooks for MedQ-DEG-Bench (the authors' release, built by ``medvigil medqdeg-build``).
 
 A thin face over :mod:`medvigil.suites.medqdeg.bench_docs` (docs, records) and
-:mod:`medvigil.suites.medqdeg.protocol` (the Appendix B prompt, the scores); nothing is
+:mod:`medvigil.suites.medqdeg.docs` (the Appendix B prompt) and
+:mod:`medvigil.suites.medqdeg.records` (the scores); nothing is
 re-implemented here. Each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps in
 its config of the build found through ``MEDQDEG_DATA``.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.medqdeg.bench_docs import docs, record
-from medvigil.suites.medqdeg.protocol import METRICS, answer_prompt, responses_of, task_score
+from medvigil.suites.medqdeg.docs import answer_prompt
+from medvigil.suites.medqdeg.records import METRICS, responses_of, task_score
 
 
 def load_good_test(_pointer):
@@ -58,7 +60,7 @@ def medqdeg_bench_process_results(doc: dict, results: list) -> dict:
     return metric_values(rec, METRICS)
 
 
-# one aggregator per metric of medvigil.suites.medqdeg.protocol.METRICS (the names the YAMLs call)
+# one aggregator per metric of medvigil.suites.medqdeg.records.METRICS (the names the YAMLs call)
 
 
 def medqdeg_bench_aggregate_accuracy(records: list) -> float:

@@ -526,7 +526,7 @@ def medvigil_process_results(doc: dict, results: list) -> dict:
 def medvigil_roi_pilot_process_results(doc: dict, results: list) -> dict:
     """Appendix K: the ``repeats`` sampled answers arrive together; the record is their modal
     vote."""
-    from medvigil.suites.medqdeg.protocol import responses_of
+    from medvigil.suites.medqdeg.records import responses_of
     from medvigil.suites.medvigil.scoring.roi_pilot import modal_record
 
     responses = responses_of(results)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medvigil.suites.readiness.protocol import ARMS, SOURCES, arm_metrics
+from medvigil.suites.readiness.docs import ARMS
+from medvigil.suites.readiness.records import SOURCES, arm_metrics
 from medvigil.tasks import task_yaml
 
 HERE = Path(__file__).resolve().parent
@@ -58,7 +59,7 @@ def task(name: str) -> str:
 def files() -> dict[str, str]:
     # No pooled score in the group: lmms-eval hands a group aggregation only per-subtask floats, and
     # R(m) needs the records of all arms
-    # (medvigil.suites.readiness.protocol.readiness_from_samples). `readiness` holds T1-T5 (R(m) and
+    # (medvigil.suites.readiness.records.readiness_from_samples). `readiness` holds T1-T5 (R(m) and
     # Ext. Data Tables 2-6); T6 generates long answers, so it is its own task, and `readiness_all`
     # runs both.
     stress = [name for name in ARMS if name != COT_ARM]

@@ -2,9 +2,9 @@
 
 Same pattern as tasks/medvigil: each task loads the one-row ``_pointer.jsonl`` and its
 ``process_docs`` swaps in the built MedVIGIL ``mcq`` rows (``MEDVIGIL_DATA``), turned into
-one arm by :func:`medvigil.suites.readiness.protocol.arm_docs`. The arm's condition travels in each
+one arm by :func:`medvigil.suites.readiness.docs.arm_docs`. The arm's condition travels in each
 doc, so one ``doc_to_visual`` serves every arm; a T5 doc carries its donor's image. Prompt
-(the paper's Appendix E, :func:`medvigil.suites.readiness.protocol.mc_prompt`), parsing and
+(the paper's Appendix E, :func:`medvigil.suites.readiness.docs.mc_prompt`), parsing and
 scoring come from the core.
 """
 
@@ -20,17 +20,11 @@ from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import metric_values, probe_record, records_of
 from medvigil.records.sent_inputs import sent_inputs
 from medvigil.suites.medvigil.release.release_format import SAFE_LETTER
-from medvigil.suites.readiness.protocol import (
-    ARMS,
-    arm_accuracy,
-    arm_count,
-    arm_docs,
-    arm_metrics,
-    base_setting,
-    mc_prompt,
-    substitution_donors,
-)
-from medvigil.suites.readiness.scoring import READINESS_CONDITIONS, parse_cot
+from medvigil.suites.readiness.docs import ARMS, arm_docs, base_setting, mc_prompt
+from medvigil.suites.readiness.perturbation import substitution_donors
+from medvigil.suites.readiness.reasoning import parse_cot
+from medvigil.suites.readiness.records import arm_accuracy, arm_count, arm_metrics
+from medvigil.suites.readiness.scoring import READINESS_CONDITIONS
 
 WITHHELD = "withheld_credentialed"
 log = logging.getLogger("medvigil.tasks.readiness")
@@ -80,7 +74,7 @@ def _load(arm: str):
     )
 
 
-# one loader per arm of medvigil.suites.readiness.protocol.ARMS (names used by _generate_configs.py)
+# one loader per arm of medvigil.suites.readiness.docs.ARMS (names used by _generate_configs.py)
 
 
 def load_readiness_img(_pointer):
@@ -235,7 +229,7 @@ def readiness_aggregate_parse_failures(records: list) -> float:
     return float(sum(r.get("parse_status") != "ok" for r in records_of(records)))
 
 
-# T1: accuracy and item count of the arm per benchmark (medvigil.suites.readiness.protocol.SOURCES)
+# T1: accuracy and item count of the arm per benchmark (medvigil.suites.readiness.records.SOURCES)
 
 
 def readiness_aggregate_acc_vqa_rad(records: list) -> float:

@@ -2,10 +2,11 @@
 lmms-eval import).
 
 The task pack ``tasks/medqdeg_bench`` is a thin face over this module. The protocol is our MedQ-Deg
-suite's (:mod:`medvigil.suites.medqdeg.protocol`): the paper's Appendix B prompt (``answer_prompt``)
-under the release's image (already degraded: nothing is rendered), ``T`` trials at temperature 1.0
-(``--repeats``), Appendix B's parser, and the same record fields (``answered``), so
-:func:`medvigil.suites.medqdeg.scoring.score_records` scores them like the ``medqdeg_L*`` tasks.
+suite's (:mod:`medvigil.suites.medqdeg.docs`, :mod:`medvigil.suites.medqdeg.records`): the paper's
+Appendix B prompt (``answer_prompt``) under the release's image (already degraded: nothing is
+rendered), ``T`` trials at temperature 1.0 (``--repeats``), Appendix B's parser, and the same record
+fields (``answered``), so :func:`medvigil.suites.medqdeg.scoring.score_records` scores them like the
+``medqdeg_L*`` tasks.
 
 * **Docs** (:func:`docs`): every row of one config, in order. ``probe_id`` is ``<config>:<index>``;
   ``case_id`` and ``extra.item_id`` the row's ``medvigil_pair_key`` (a clean row and its degraded
@@ -26,7 +27,8 @@ from medvigil.records.probe_record import probe_record
 from medvigil.suites.mediconfusion.data import is_built_folder
 from medvigil.suites.medqdeg.bench_export import PAIR_KEY
 from medvigil.suites.medqdeg.bench_tsv import kind_of, options_of, severity_level
-from medvigil.suites.medqdeg.protocol import CLEAN, SUITE, answered, trial_share
+from medvigil.suites.medqdeg.docs import CLEAN
+from medvigil.suites.medqdeg.records import SUITE, answered, trial_share
 
 ENV_VAR = "MEDQDEG_DATA"
 BENCHMARK = "MedQ-DEG-Bench"

@@ -21,7 +21,7 @@ the same stem in several folders is that model's repeated trials (one run per fo
   (:func:`medvigil.suites.medqdeg.breakdowns.score_groups`). Answers are read by ``parser``:
   ``"vlmevalkit"`` (default: the letter VLMEvalKit's extraction gives, invalid when it gives none or
   one beyond the row's options) or ``"appendix_b"``
-  (:func:`medvigil.suites.medqdeg.protocol.parse_answer`). Severity levels follow
+  (:func:`medvigil.suites.medqdeg.records.parse_answer`). Severity levels follow
   :data:`medvigil.suites.medqdeg.bench_tsv.SEVERITY_NAMES`; clean rows are degradation ``clean``;
   rows of one question pair by :func:`medvigil.suites.medqdeg.bench_tsv.content_key` (unique among
   the stem's L0 rows).
@@ -39,7 +39,7 @@ from medvigil.errors import DataError, Problem
 from medvigil.files.json_text import finite
 from medvigil.suites.medqdeg.bench_tsv import OPTION_LETTERS, content_key, kind_of, severity_level
 from medvigil.suites.medqdeg.breakdowns import score_groups
-from medvigil.suites.medqdeg.protocol import parse_answer
+from medvigil.suites.medqdeg.records import parse_answer
 from medvigil.suites.medqdeg.sample_scores import vote_counts
 
 STEM = re.compile(r"^(?P<model>.+)_MedQDEGBench_(?P<split>[^/]+)$")

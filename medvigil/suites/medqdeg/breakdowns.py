@@ -225,18 +225,44 @@ def score_groups(
         counts, n_options, invalid, invalid_policy=invalid_policy, all_invalid=all_invalid
     )
     acc = sample_accuracy(counts, correct, invalid, accuracy_rule=accuracy_rule)
-    n = conf.shape[0]
     sev = np.asarray(severity, dtype=np.int64).reshape(-1)
     deg = factorize([str(d) for d in degradation])
+    n = conf.shape[0]
+    labels = dict(labels or {})
+    columns = [("items", items), ("modality", modality), ("capability", capability)]
+    _check_columns(n, sev, deg, [*columns, *labels.items()])
+    keep = ~np.isnan(conf)
+    excluded = int((~keep).sum())
+    if excluded:
+        kept = np.flatnonzero(keep)
+        conf, acc, sev, deg = conf[keep], acc[keep], sev[keep], deg.take(keep)
+        items, modality, capability = (
+            [c[i] for i in kept] if c is not None else None for c in (items, modality, capability)
+        )
+        labels = {k: [c[i] for i in kept] for k, c in labels.items()}
+        n = int(keep.sum())
+    out = {
+        **_level_scores(n, conf, acc, sev, deg),
+        "accuracy_rule": accuracy_rule,
+        "invalid_policy": invalid_policy,
+        "all_invalid": all_invalid,
+        "n_excluded_all_invalid": excluded,
+    }
+    if items is None:
+        return out
+    base = paired_baseline(items, sev, acc)
+    out.update(_type_breakdowns(n, deg, sev, conf, acc, base))
+    out.update(_label_breakdowns(sev, conf, acc, base, modality, capability, labels))
+    return out
+
+
+def _check_columns(
+    n: int, sev: np.ndarray, deg: Categorical, columns: Sequence[tuple[str, Any]]
+) -> None:
+    """One degradation, severity and label per sample; severities among :data:`SEVERITIES`."""
     if sev.shape != (n,) or deg.codes.shape != (n,):
         raise ValueError("degradation and severity need one entry per sample")
-    labels = dict(labels or {})
-    for name, column in (
-        ("items", items),
-        ("modality", modality),
-        ("capability", capability),
-        *labels.items(),
-    ):
+    for name, column in columns:
         if column is not None and len(column) != n:
             raise ValueError(f"{name} needs one entry per sample ({n}), got {len(column)}")
     if n and not np.isin(sev, SEVERITIES).all():
@@ -244,16 +270,13 @@ def score_groups(
             f"severity must be one of {SEVERITIES}, got "
             f"{sorted(set(sev.tolist()) - set(SEVERITIES))}"
         )
-    keep = ~np.isnan(conf)
-    excluded = int((~keep).sum())
-    if excluded:
-        conf, acc, sev, deg = conf[keep], acc[keep], sev[keep], deg.take(keep)
-        items, modality, capability = (
-            [c[i] for i in np.flatnonzero(keep)] if c is not None else None
-            for c in (items, modality, capability)
-        )
-        labels = {k: [c[i] for i in np.flatnonzero(keep)] for k, c in labels.items()}
-        n = int(keep.sum())
+
+
+def _level_scores(
+    n: int, conf: np.ndarray, acc: np.ndarray, sev: np.ndarray, deg: Categorical
+) -> dict[str, Any]:
+    """The unpaired part of :func:`score_groups` over its ``n`` samples: overall, by severity,
+    degradation and both, drops from L0 and the intra-model DKE flag."""
     overall = {
         "n": n,
         "accuracy": float(acc.mean()) if n else float("nan"),
@@ -278,7 +301,7 @@ def score_groups(
             by_sev[0]["calibration_shift"],
             by_sev[2]["calibration_shift"],
         )
-    out = {
+    return {
         "overall": overall,
         "by_severity": {f"L{s}": v for s, v in by_sev.items()},
         "by_degradation": by_deg,
@@ -287,22 +310,23 @@ def score_groups(
         },
         "drops": drops,
         "intra_model_dke": dke,
-        "accuracy_rule": accuracy_rule,
-        "invalid_policy": invalid_policy,
-        "all_invalid": all_invalid,
-        "n_excluded_all_invalid": excluded,
     }
-    if items is None:
-        return out
-    base = paired_baseline(items, sev, acc)
+
+
+def _type_breakdowns(
+    n: int, deg: Categorical, sev: np.ndarray, conf: np.ndarray, acc: np.ndarray, base: np.ndarray
+) -> dict[str, Any]:
+    """Paired drops by degradation type (Fig. 8a/b) and category (Table 3), and over all docs."""
     degraded = sev != 0
     by_type = paired_breakdown(
         deg.take(degraded), sev[degraded], conf[degraded], acc[degraded], base[degraded]
     )
-    out["drops_by_degradation"] = {
-        d: {f"{lv}-L0": e[lv][f"{lv}-L0"] for lv in ("L1", "L2") if lv in e}
-        | {"n_paired": sum(e[lv]["n_paired"] for lv in ("L1", "L2") if lv in e)}
-        for d, e in by_type.items()
+    out: dict[str, Any] = {
+        "drops_by_degradation": {
+            d: {f"{lv}-L0": e[lv][f"{lv}-L0"] for lv in ("L1", "L2") if lv in e}
+            | {"n_paired": sum(e[lv]["n_paired"] for lv in ("L1", "L2") if lv in e)}
+            for d, e in by_type.items()
+        }
     }
     cat = Categorical(deg.codes[degraded], tuple(category_of(d) for d in deg.levels))
     out["by_category"] = paired_breakdown(
@@ -312,15 +336,39 @@ def score_groups(
     out["paired_drops"] = paired_breakdown(
         Categorical(np.zeros(n, np.int32), ("all",)), sev, conf, acc, base
     ).get("all", {})
+    return out
+
+
+def _label_breakdowns(
+    sev: np.ndarray,
+    conf: np.ndarray,
+    acc: np.ndarray,
+    base: np.ndarray,
+    modality: Sequence[Any] | None,
+    capability: Sequence[Any] | None,
+    labels: Mapping[str, Sequence[Any]],
+) -> dict[str, Any]:
+    """Paired drops by modality (Fig. 7), by each further label and by capability (Table 2)."""
+    out: dict[str, Any] = {}
     if modality is not None:
         out["by_modality"] = paired_breakdown(_labelled(modality), sev, conf, acc, base)
     for name, column in labels.items():
         out[f"by_{name}"] = paired_breakdown(_labelled(column), sev, conf, acc, base)
     if capability is not None and any(c not in (None, "") for c in capability):
-        caps = [UNLABELLED if c in (None, "") else str(c) for c in capability]
-        out["by_capability"] = paired_breakdown(caps, sev, conf, acc, base)
-        out["by_capability_group"] = paired_breakdown(
-            [capability_group(c) for c in caps], sev, conf, acc, base
-        )
-        out["capability_mean"] = cell_mean(out["by_capability"], sorted(set(caps) - {UNLABELLED}))
+        out.update(_capability_breakdowns(capability, sev, conf, acc, base))
     return out
+
+
+def _capability_breakdowns(
+    capability: Sequence[Any], sev: np.ndarray, conf: np.ndarray, acc: np.ndarray, base: np.ndarray
+) -> dict[str, Any]:
+    """Paired drops by mid-level capability and by its group (Table 2), with the row's mean."""
+    caps = [UNLABELLED if c in (None, "") else str(c) for c in capability]
+    by_capability = paired_breakdown(caps, sev, conf, acc, base)
+    return {
+        "by_capability": by_capability,
+        "by_capability_group": paired_breakdown(
+            [capability_group(c) for c in caps], sev, conf, acc, base
+        ),
+        "capability_mean": cell_mean(by_capability, sorted(set(caps) - {UNLABELLED})),
+    }

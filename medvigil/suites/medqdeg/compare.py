@@ -20,6 +20,7 @@ from medvigil.records.suite_logs import find_samples, read_suite_records
 from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
 from medvigil.scoring.table import factorize
 from medvigil.suites.medqdeg.breakdowns import paired_baseline
+from medvigil.suites.medqdeg.records import TASKS, record_key
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy
 from medvigil.suites.medqdeg.scoring import EXPERIMENTS, record_columns
 from medvigil.suites.stress import check_metrics, compare_records
@@ -42,8 +43,6 @@ def compare(
 ) -> dict[str, Any]:
     """Every pair of models' accuracy drops (module docstring); ``metrics`` among
     :data:`METRICS`."""
-    from medvigil.suites.medqdeg.entry import TASKS, record_key
-
     check_metrics("medqdeg", metrics, METRICS)
     records = read_suite_records(find_samples(files, "medqdeg", TASKS), "medqdeg", key=record_key)
     by_model: dict[str, dict[str, list]] = {}

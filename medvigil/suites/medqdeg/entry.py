@@ -17,6 +17,7 @@ from medvigil.records.suite_logs import (
 from medvigil.suites import stress
 from medvigil.suites.medqdeg import bench_vlmevalkit
 from medvigil.suites.medqdeg.compare import compare
+from medvigil.suites.medqdeg.records import TASKS, record_key
 from medvigil.suites.medqdeg.scoring import score_records
 from medvigil.suites.medqdeg.tables import medqdeg_figures, medqdeg_tables
 
@@ -31,22 +32,7 @@ __all__ = [
     "tables",
 ]
 
-# _reasoning: the 4096-token variants (tasks/task_yaml.py); medqdeg_bench_*: MedQ-DEG-Bench
-# (tasks/medqdeg_bench)
-TASKS = r"medqdeg_(acc_)?L[0-2](_reasoning)?|medqdeg_bench_[a-z0-9_]+"
 DEFAULTS = {"accuracy_rule": "trial_mean", "invalid_policy": "extra_bin", "all_invalid": "zero"}
-
-
-def record_key(record: Mapping[str, Any]) -> tuple:
-    """L1/L2 ask one probe once per degradation type (and experiment)."""
-    extra = record.get("extra") or {}
-    return (
-        record["model"],
-        record.get("condition"),
-        record["probe_id"],
-        extra.get("degradation"),
-        extra.get("experiment"),
-    )
 
 
 def score(

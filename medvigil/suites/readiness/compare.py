@@ -18,11 +18,12 @@ import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
 from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES
+from medvigil.suites.readiness.fragility import STRESS_TESTS
+from medvigil.suites.readiness.records import TASKS
 from medvigil.suites.readiness.scoring import (
     READINESS_CONDITIONS,
-    STRESS_TESTS,
     ModelRows,
-    _rows_of,
+    model_rows,
     model_scores,
 )
 from medvigil.suites.stress import check_metrics, compare_records
@@ -42,8 +43,6 @@ def compare(
     p_value: str = "normal",
 ) -> dict[str, Any]:
     """Every pair of models' R(m) (and ``r_t1`` .. ``r_t5``); ``allow_partial`` as for ``score``."""
-    from medvigil.suites.readiness.entry import TASKS
-
     check_metrics("readiness", metrics, METRICS)
     records = read_suite_records(find_samples(files, "readiness", TASKS), "readiness")
     by_model: dict[str, list] = {}
@@ -89,10 +88,10 @@ class CaseReplay:
 
     @classmethod
     def of(cls, records: list, allow_partial: bool) -> "CaseReplay":
-        rows = _rows_of(records)
+        rows = model_rows(records)
         order = np.argsort(rows.case, kind="stable")
         size = np.bincount(rows.case, minlength=rows.n_cases)
-        cases = list(dict.fromkeys(str(r["case_id"]) for r in records))  # _rows_of's case codes
+        cases = list(dict.fromkeys(str(r["case_id"]) for r in records))  # model_rows' case codes
         return cls(cases, rows, order, np.cumsum(size) - size, size, allow_partial)
 
     def point(self) -> Mapping[str, float]:

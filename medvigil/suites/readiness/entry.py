@@ -1,7 +1,7 @@
 """Illusion of Readiness in the suite registry: score lmms-eval logs of the ``readiness_*`` tasks.
 
 The records carry the gold and the arm, so no release is read; scored by
-:func:`medvigil.suites.readiness.protocol.readiness_from_records` (T1-T5 and R(m); T6 measures).
+:func:`medvigil.suites.readiness.records.readiness_from_records` (T1-T5 and R(m); T6 measures).
 """
 
 import sys
@@ -18,7 +18,7 @@ from medvigil.records.suite_logs import (
 from medvigil.suites import stress
 from medvigil.suites.readiness.compare import compare
 from medvigil.suites.readiness.gold_letters import gold_letter_warnings
-from medvigil.suites.readiness.protocol import readiness_from_records
+from medvigil.suites.readiness.records import TASKS, readiness_from_records
 from medvigil.suites.readiness.tables import readiness_figures as figures
 from medvigil.suites.readiness.tables import readiness_tables as tables
 
@@ -33,7 +33,6 @@ __all__ = [
     "tables",
 ]
 
-TASKS = r"readiness_\w+"
 DEFAULTS = {"allow_partial": False}
 
 

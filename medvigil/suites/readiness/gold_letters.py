@@ -3,7 +3,7 @@
 The paper's items have "approximately uniform" gold positions (Sec. 2, Stress Test 3); on data
 whose gold sits at one letter (MedVIGIL stores it at A) a model that always answers that letter
 scores 100 % on T1 and T2 and then "loses" under T3 reordering. The task pack balances the base
-arms by default (:func:`medvigil.suites.readiness.protocol.balanced_positions`); logs made with
+arms by default (:func:`medvigil.suites.readiness.perturbation.balanced_positions`); logs made with
 ``base="source"`` on such data, or by an older task pack, are flagged here.
 
 A run's arm (one model, one record condition) is *degenerate* when one letter is the gold of more

@@ -1,7 +1,7 @@
 """The Illusion of Readiness tables and figure of ``medvigil score --suite readiness`` and the
 report.
 
-From a :func:`medvigil.suites.readiness.protocol.readiness_from_records` result: robustness per
+From a :func:`medvigil.suites.readiness.records.readiness_from_records` result: robustness per
 stress test and R(m) (Sec. 2, Appendix A), the accuracies behind T2/T5 (Ext. Data Tables 3, 6),
 format perturbation (Ext. Data Table 4), distractor variants Base/UNK/1R-4R (Ext. Data Table 5) and
 the T6 reasoning measures.
