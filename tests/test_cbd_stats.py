@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 
 from medvigil.scoring.bootstrap import resample_indices
-from medvigil.suites.cbd import protocol as cbd_protocol
+from medvigil.suites.cbd.arm_scoring import binary_table
+from medvigil.suites.cbd.binary_docs import N_SWAPS, binary_candidate, plan_binary_docs
+from medvigil.suites.cbd.records import make_binary_record, p_yes
+from medvigil.suites.cbd.result import suite_result
 from medvigil.suites.cbd.scoring import bootstrap_rates, rate_correlation
 
 # Table 1: model, dataset, n, Ideal, Fragile, Dangerous, Worst (counts) and the printed fractions
@@ -88,15 +91,13 @@ def test_bootstrap_equals_a_naive_loop_over_cases():
 
 
 def test_binary_helpers():
-    assert cbd_protocol.p_yes([(0.0, True), (-1e4, False)]) == pytest.approx(1.0)
-    assert cbd_protocol.p_yes([math.log(0.2), math.log(0.6)]) == pytest.approx(
-        0.25
-    )  # 0.2 / (0.2 + 0.6)
-    assert cbd_protocol.p_yes(["(0.0, True)", "(-2.0, False)"]) == pytest.approx(
+    assert p_yes([(0.0, True), (-1e4, False)]) == pytest.approx(1.0)
+    assert p_yes([math.log(0.2), math.log(0.6)]) == pytest.approx(0.25)  # 0.2 / (0.2 + 0.6)
+    assert p_yes(["(0.0, True)", "(-2.0, False)"]) == pytest.approx(
         1 / (1 + math.exp(-2))
     )  # lmms-eval's filter output
     with pytest.raises(ValueError, match="two finite"):
-        cbd_protocol.p_yes([0.0])
+        p_yes([0.0])
     from medvigil.baselines.sampling import choice_log_probability
 
     assert math.exp(choice_log_probability(True, 2, 1.0)) == pytest.approx(
@@ -112,7 +113,7 @@ def test_binary_helpers():
         }
         for i in range(200)
     ]
-    picks = [cbd_protocol.binary_candidate(r) for r in rows]
+    picks = [binary_candidate(r) for r in rows]
     assert 70 <= sum(yes for _, yes in picks) <= 130  # about half yes
     assert all((text == "gold") == yes and text != "safe" for text, yes in picks)
 
@@ -148,7 +149,7 @@ def _plan_rows():
 
 def test_proposed_variant_plan_has_every_arm_and_check():
     rows = _plan_rows()
-    plans = cbd_protocol.plan_binary_docs(rows, form="proposed")
+    plans = plan_binary_docs(rows, form="proposed")
     conds = [o["condition"] for _, o in plans]
     assert (
         conds.count("binary_proposed:noimg") == 2
@@ -179,25 +180,21 @@ def test_five_swap_images_per_sample():
         for r in _plan_rows()[:2]
         for r in [{**r, "case_id": f"C{k}", "probe_id": f"C{k}-{r['probe_kind']}"}]
     ]
-    plans = cbd_protocol.plan_binary_docs(rows, form="proposed")
+    plans = plan_binary_docs(rows, form="proposed")
     for case in {r["case_id"] for r in rows}:
         swaps = [
             (i, o)
             for i, o in plans
             if o["case_id"] == case and o["condition"] == "binary_proposed:swap"
         ]
-        assert (
-            [o["swap_index"] for _, o in swaps]
-            == list(range(cbd_protocol.N_SWAPS))
-            == list(range(5))
-        )
+        assert [o["swap_index"] for _, o in swaps] == list(range(N_SWAPS)) == list(range(5))
         donors = [o["swap_from"] for _, o in swaps]
         assert (
             len(set(donors)) == 5
             and case not in donors
             and all(rows[i]["case_id"] == o["swap_from"] for i, o in swaps)
         )
-    record = cbd_protocol.make_binary_record(swaps[3][1], [(-0.1, True), (-2.0, False)])
+    record = make_binary_record(swaps[3][1], [(-0.1, True), (-2.0, False)])
     assert record["extra"]["swap_index"] == 3 and record["probe_id"] == f"{case}-original:swap3"
 
 
@@ -249,7 +246,7 @@ def test_suite_result_binary_hand_case():
     ):  # c2's five swaps: the last changes yes -> no
         rec = _binary_rec("c2", "binary:swap", "original", p, "yes")
         recs.append({**rec, "extra": {**rec["extra"], "swap_index": k}})
-    out = cbd_protocol.suite_result(recs, n_resamples=100)
+    out = suite_result(recs, n_resamples=100)
     m = out["models"]["m [binary]"]
     assert (
         m["counts"] == {"Ideal": 1, "Fragile": 0, "Dangerous": 2, "Worst": 1}
@@ -372,7 +369,7 @@ def test_presence_docs_ask_is_there_finding_about_half_yes():
 
     assert doctest.testmod(presence).failed == 0
     rows = _presence_rows()
-    plans = cbd_protocol.plan_binary_docs(rows)
+    plans = plan_binary_docs(rows)
     docs = [o for _, o in plans]
     assert all("Proposed answer" not in o["question"] for o in docs)
     # C5 (no finding present) and C6 (no finding named) are not asked; every other case twice
@@ -426,22 +423,20 @@ def test_presence_docs_ask_is_there_finding_about_half_yes():
 def test_negated_answers_are_read_in_the_polarity_of_q():
     """'no' to "Is there no X?" is 'yes, X': the record's letter is A, the reply as asked is
     kept."""
-    plans = cbd_protocol.plan_binary_docs(_presence_rows(), checks=False)
+    plans = plan_binary_docs(_presence_rows(), checks=False)
     neg = next(
         o for _, o in plans if o["case_id"] == "C1:present" and o["paraphrase_source"] == "negation"
     )
-    says_no = cbd_protocol.make_binary_record(neg, [(-3.0, False), (-0.1, True)])
+    says_no = make_binary_record(neg, [(-3.0, False), (-0.1, True)])
     assert says_no["predicted_letter"] == "A" == says_no["correct_letter"]
     assert says_no["extra"]["answer_as_asked"] == "no" and says_no["extra"]["polarity"] == "negated"
-    says_yes = cbd_protocol.make_binary_record(neg, [(-0.1, True), (-3.0, False)])
+    says_yes = make_binary_record(neg, [(-0.1, True), (-3.0, False)])
     assert says_yes["predicted_letter"] == "B"
     # an always-yes model flips on the negation: every sample it answers is inconsistent
     recs = []
     for _, o in plans:
-        recs.append(
-            {**cbd_protocol.make_binary_record(o, [(-0.1, True), (-3.0, False)]), "model": "m"}
-        )
-    (table,) = cbd_protocol.binary_table(recs).values()
+        recs.append({**make_binary_record(o, [(-0.1, True), (-3.0, False)]), "model": "m"})
+    (table,) = binary_table(recs).values()
     assert table["flip_rate"] == 1.0
 
 
@@ -457,7 +452,7 @@ def test_infinite_kl_is_written_as_inf():
         _binary_rec("c1", "binary:noimg", "original", 1.0, "yes"),
         _binary_rec("c1", "binary", "paraphrase", 0.8, "yes", "scope quantification", "scope"),
     ]
-    out = cbd_protocol.suite_result(recs, n_resamples=20)
+    out = suite_result(recs, n_resamples=20)
     kl = out["models"]["m [binary]"]["kl_check"]
     assert kl["mean_kl"]["Dangerous"] == "inf" and kl["n_infinite_kl"]["Dangerous"] == 1
     assert kl["n_infinite_kl"]["Ideal"] == 0 and kl["mean_kl"]["Ideal"] is None

@@ -19,7 +19,13 @@ from pathlib import Path
 import pytest
 
 from medvigil.pipeline import offline_env
-from medvigil.suites.cbd import protocol as cbd_protocol
+from medvigil.suites.cbd.arm_scoring import binary_table, quadrant_table
+from medvigil.suites.cbd.arms import BINARY_ARMS
+from medvigil.suites.cbd.docs import plan_docs
+from medvigil.suites.cbd.paraphrases import SOURCES, paraphrase_setting
+from medvigil.suites.cbd.records import make_record
+from medvigil.suites.cbd.result import suite_result
+from medvigil.suites.cbd.task_metrics import arm_metrics, binary_metrics, table_metrics
 
 SLOW_FIXTURES = {"runs"}  # fixtures that drive lmms-eval or build datasets: their tests are `slow`
 
@@ -137,15 +143,15 @@ def test_records_carry_the_paraphrase_set(runs):
 @pytest.mark.parametrize("model", list(MODELS))
 def test_lmms_eval_tables_equal_recomputation_from_the_logs(runs, model):
     arms = _records(runs, model, "cbd_image", "cbd_noimg")
-    (result,) = cbd_protocol.quadrant_table(arms).values()
-    (same,) = cbd_protocol.quadrant_table(_records(runs, model, "cbd_quadrants")).values()
+    (result,) = quadrant_table(arms).values()
+    (same,) = quadrant_table(_records(runs, model, "cbd_quadrants")).values()
     assert json.dumps(result, sort_keys=True) == json.dumps(
         same, sort_keys=True
     )  # one task or two: same table
     expected = {
-        "cbd_quadrants": cbd_protocol.table_metrics(result),
-        "cbd_image": cbd_protocol.arm_metrics(_records(runs, model, "cbd_image"), "image"),
-        "cbd_noimg": cbd_protocol.arm_metrics(_records(runs, model, "cbd_noimg"), "noimg"),
+        "cbd_quadrants": table_metrics(result),
+        "cbd_image": arm_metrics(_records(runs, model, "cbd_image"), "image"),
+        "cbd_noimg": arm_metrics(_records(runs, model, "cbd_noimg"), "noimg"),
     }
     for task in ARM_TASKS:
         table = _table(runs, model, task)
@@ -162,7 +168,7 @@ def test_lmms_eval_tables_equal_recomputation_from_the_logs(runs, model):
 def test_always_a_is_all_dangerous(runs):
     """Same letter for every prompt, image or not: consistent (Eq. 1) and not image-reliant (Eq.
     2)."""
-    (r,) = cbd_protocol.quadrant_table(_records(runs, "constant", "cbd_quadrants")).values()
+    (r,) = quadrant_table(_records(runs, "constant", "cbd_quadrants")).values()
     assert r["counts"]["Dangerous"] == r["n_samples"] == r["n_evaluable"] > 0
     assert (
         r["flip_rate"] == 0.0 and r["dangerous_fraction"] == 1.0 and r["image_reliance_rate"] == 0.0
@@ -178,7 +184,7 @@ def test_always_a_is_all_dangerous(runs):
 
 def test_blind_never_relies_on_the_image(runs):
     records = _records(runs, "blind", "cbd_quadrants")
-    (r,) = cbd_protocol.quadrant_table(records).values()
+    (r,) = quadrant_table(records).values()
     assert r["image_reliance_rate"] == 0.0 and r["counts"]["Ideal"] == r["counts"]["Fragile"] == 0
     assert _letters(records, "default") == _letters(
         records, "noimg"
@@ -191,7 +197,7 @@ def test_grounded_answers_change_without_the_image(runs):
     blind = _letters(_records(runs, "blind", "cbd_quadrants"), "noimg")
     assert _letters(grounded, "noimg") == blind  # no image: grounded falls back to the blind prior
     image = _letters(grounded, "default")
-    (r,) = cbd_protocol.quadrant_table(grounded).values()
+    (r,) = quadrant_table(grounded).values()
     # Eq. 2 per case: reliant exactly where the phantom reading departs from the text prior
     changed = sum(image[c] != blind[c] for c in image)
     assert changed > 0 and r["image_reliance_rate"] == pytest.approx(changed / len(image))
@@ -209,8 +215,8 @@ def test_binary_arm_reads_p_yes_from_loglikelihoods(runs):
         round(p_own, 4),
         round(1 - p_own, 4),
     }
-    assert {r["condition"] for r in records} == set(cbd_protocol.BINARY_ARMS.values())
-    (result,) = cbd_protocol.binary_table(records).values()
+    assert {r["condition"] for r in records} == set(BINARY_ARMS.values())
+    (result,) = binary_table(records).values()
     assert result["mean_entropy"] == pytest.approx(h)
     assert all(
         v is None or v == pytest.approx(h) for v in result["mean_entropy_by_quadrant"].values()
@@ -221,12 +227,12 @@ def test_binary_arm_reads_p_yes_from_loglikelihoods(runs):
         for k, v in json.loads(path.read_text())["results"]["cbd_binary"].items()
         if "_stderr" not in k
     }
-    for name, value in cbd_protocol.binary_metrics(records).items():
+    for name, value in binary_metrics(records).items():
         assert _same(table[name], value), name
     # the deterministic constant model says yes to everything: p(yes) = 1; the negated paraphrase
     # ("Is there no X?", read in q's polarity) flips every sample, and no answer needs the image:
     # Worst
-    (const,) = cbd_protocol.binary_table(_records(runs, "constant", "cbd_binary")).values()
+    (const,) = binary_table(_records(runs, "constant", "cbd_binary")).values()
     assert const["counts"]["Worst"] == const["n_samples"] > 0
     assert const["mean_entropy"] is None or const["mean_entropy"] == 0.0
     labels = [
@@ -267,7 +273,11 @@ def read_samples_of(folder: Path, task: str) -> list[dict]:
 def test_doctests():
     import doctest
 
-    assert doctest.testmod(cbd_protocol).failed == 0
+    from medvigil.suites.cbd import binary_checks, paraphrases
+
+    for module in (paraphrases, binary_checks):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
 
 
 def _row(kind: str, question: str, **over) -> dict:
@@ -288,10 +298,10 @@ def test_paraphrase_set_is_deterministic_and_keeps_options():
         _row("tcf", "Does this chest radiograph show a pleural effusion?"),
         _row("negation", "Is it free of...?"),
     ]
-    plans = cbd_protocol.plan_docs(rows, ["image", "noimg"])
-    assert plans == cbd_protocol.plan_docs(rows, ["image", "noimg"])
+    plans = plan_docs(rows, ["image", "noimg"])
+    assert plans == plan_docs(rows, ["image", "noimg"])
     image = [o for _, o in plans if o["condition"] == "default"]
-    assert [o["paraphrase_source"] for o in image] == list(cbd_protocol.SOURCES)
+    assert [o["paraphrase_source"] for o in image] == list(SOURCES)
     assert image[2]["question"] == "Is there a pleural effusion on this chest X-ray?"
     assert (
         image[3]["question"]
@@ -311,7 +321,7 @@ def test_supplied_paraphrase_set(monkeypatch):
         _row("paraphrase", "Is a pleural effusion present?", probe_id="C1-p1"),
         _row("paraphrase", "Does the image show a pleural effusion?", probe_id="C1-p2"),
     ]
-    plans = cbd_protocol.plan_docs(rows, ["image", "noimg"], "supplied")
+    plans = plan_docs(rows, ["image", "noimg"], "supplied")
     image = [o for _, o in plans if o["condition"] == "default"]
     assert [(o["probe_id"], o["probe_kind"], o["paraphrase_index"]) for o in image] == [
         ("C1-original", "original", 0),
@@ -323,44 +333,44 @@ def test_supplied_paraphrase_set(monkeypatch):
     } == {0}
     assert [o["probe_id"] for _, o in plans if o["condition"] == "noimg"] == ["C1-original"]
     # the default set ignores supplied rows (templates, our stand-in)
-    assert "C1-p1" not in {o["probe_id"] for _, o in cbd_protocol.plan_docs(rows, ["image"])}
+    assert "C1-p1" not in {o["probe_id"] for _, o in plan_docs(rows, ["image"])}
     # q' answered A, A / B without the image: Ideal when the paraphrases agree, Fragile when one
     # flips
     for answers, quadrant in (("AAA", "Ideal"), ("ABA", "Fragile")):
         records = [
-            cbd_protocol.make_record(
+            make_record(
                 {**rows[0], **o},
                 answers[o["paraphrase_index"]] if o["condition"] == "default" else "B",
             )
             for _, o in plans
         ]
-        (result,) = cbd_protocol.quadrant_table([{**r, "model": "m"} for r in records]).values()
+        (result,) = quadrant_table([{**r, "model": "m"} for r in records]).values()
         assert result["counts"][quadrant] == 1
     with pytest.raises(ValueError, match="'correct_letter'"):
-        cbd_protocol.plan_docs([rows[0], {**rows[1], "correct_letter": "B"}], ["image"], "supplied")
+        plan_docs([rows[0], {**rows[1], "correct_letter": "B"}], ["image"], "supplied")
     with pytest.raises(ValueError, match="no supplied paraphrase"):
-        cbd_protocol.plan_docs(rows[:1], ["image"], "supplied")
+        plan_docs(rows[:1], ["image"], "supplied")
     monkeypatch.setenv("CBD_PARAPHRASES", "psf")
     with pytest.raises(ValueError, match="CBD_PARAPHRASES must be one of templates, supplied"):
-        cbd_protocol.paraphrase_setting()
+        paraphrase_setting()
 
 
 def test_bad_input_names_the_field():
     with pytest.raises(ValueError, match="'options'"):
-        cbd_protocol.plan_docs(
+        plan_docs(
             [_row("original", "Q?"), _row("tcf", "Q2?", options=["No", "Yes", "B", "C", "D"])],
             ["image"],
         )
     # without a release paraphrase (other datasets) the templates alone form the paraphrase set
-    alone = cbd_protocol.plan_docs([_row("original", "Q?")], ["image"])
+    alone = plan_docs([_row("original", "Q?")], ["image"])
     assert [o["paraphrase_source"] for _, o in alone] == [
         "original",
         "frame_prefix",
         "frame_suffix",
     ]
     with pytest.raises(ValueError, match="arm"):
-        cbd_protocol.plan_docs([], ["audio"])
-    record = cbd_protocol.make_record(
+        plan_docs([], ["audio"])
+    record = make_record(
         {
             **_row("original", "Q?"),
             "condition": "noimg",
@@ -371,22 +381,22 @@ def test_bad_input_names_the_field():
     )
     assert record["predicted_letter"] == "B" and record["extra"]["paraphrase_index"] == 0
     with pytest.raises(ValueError, match="'suite'"):
-        cbd_protocol.quadrant_table([{**record, "suite": "medvigil"}])
+        quadrant_table([{**record, "suite": "medvigil"}])
     with pytest.raises(ValueError, match="paraphrase_index"):
-        cbd_protocol.quadrant_table([{**record, "extra": {}}])
+        quadrant_table([{**record, "extra": {}}])
     # a text-only record with no image arm: lmms-eval's aggregate leaves the case out (a run cut by
     # --limit)
-    (table,) = cbd_protocol.quadrant_table([record]).values()
+    (table,) = quadrant_table([record]).values()
     assert table["n_incomplete_cases"] == 1
     with pytest.raises(ValueError, match="lacks"):  # scoring a whole run: an error
-        cbd_protocol.suite_result([record])
+        suite_result([record])
     # e.g. the logs of `cbd` and `cbd_quadrants` together
     with pytest.raises(
         ValueError,
         match=r"has two 'original' records under condition 'noimg' "
         r"\(fields 'probe_kind', 'condition'\)",
     ):
-        cbd_protocol.quadrant_table([record, record])
+        quadrant_table([record, record])
 
 
 def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
@@ -405,14 +415,12 @@ def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
     assert "skipped 6 file(s)" in capsys.readouterr().out
     for name, (model, args) in MODELS.items():
         label = f"{model}({args})" if args else model
-        (expected,) = cbd_protocol.quadrant_table(
-            _records(runs, name, "cbd_image", "cbd_noimg")
-        ).values()
+        (expected,) = quadrant_table(_records(runs, name, "cbd_image", "cbd_noimg")).values()
         got = result["models"][label]
         assert json.dumps({k: got[k] for k in expected}, sort_keys=True) == json.dumps(
             expected, sort_keys=True
         )
-        (binary,) = cbd_protocol.binary_table(_records(runs, name, "cbd_binary")).values()
+        (binary,) = binary_table(_records(runs, name, "cbd_binary")).values()
         got = result["models"][f"{label} [binary]"]
         assert (
             got["arm"] == "binary"
@@ -431,11 +439,11 @@ def test_score_command_reads_each_probe_once(runs, tmp_path, capsys):
 
 def test_model_configurations_in_arm_order(runs):
     from medvigil.records.suite_logs import find_samples
-    from medvigil.suites.cbd import entry
+    from medvigil.suites.cbd import entry, logs
 
     # the binary-only run first: its model's configuration still follows every generative one
-    files, _ = entry.without_repeated_arms(
-        find_samples([runs / "sampled", *(runs / m for m in MODELS)], "cbd", entry.TASKS)
+    files, _ = logs.without_repeated_arms(
+        find_samples([runs / "sampled", *(runs / m for m in MODELS)], "cbd", logs.TASKS)
     )
     arms = [m["arm"] for m in entry.score([str(f) for f in files])["models"].values()]
     assert arms == ["generative"] * len(MODELS) + ["binary"] * (len(MODELS) + 1)

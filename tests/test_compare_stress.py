@@ -16,7 +16,8 @@ import pytest
 from medvigil.cli import main
 from medvigil.records.schema_validation import problems_for
 from medvigil.suites import registry
-from medvigil.suites.cbd.protocol import make_record, plan_docs
+from medvigil.suites.cbd.docs import plan_docs
+from medvigil.suites.cbd.records import make_record
 
 OPTIONS = ["Yes", "No", "Cannot tell", "Both", "Insufficient visual evidence"]
 STAMP = "20260101_000000"

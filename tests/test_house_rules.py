@@ -33,7 +33,6 @@ ON_TOP = (
 FACES_ABOVE = ("medvigil.reconstruct", "medvigil.tasks")  # the core imports neither
 # import circles other rooms still have (issue 43); remove an entry when its circle is opened
 KNOWN_CIRCLES = {
-    frozenset({"medvigil.suites.cbd.compare", "medvigil.suites.cbd.entry"}),
 }
 
 

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from medvigil.scoring import loglikelihood
-from medvigil.suites.cbd import protocol as cbd_protocol
+from medvigil.suites.cbd import records as cbd_records
 from medvigil.suites.mediconfusion import modes
 
 LOGPROBS = [(-0.2, True), (-1.5, False)]  # yes, no as log-probabilities
@@ -18,20 +18,20 @@ LOSSES = [(0.2, True), (1.5, False)]  # the same continuations as mean losses (o
 
 def test_cbd_p_yes_is_the_same_for_losses_and_log_probabilities():
     expected = 1.0 / (1.0 + math.exp(-1.5 + 0.2))
-    assert cbd_protocol.p_yes(LOGPROBS) == pytest.approx(expected)
-    assert cbd_protocol.p_yes(LOSSES) == pytest.approx(expected)
+    assert cbd_records.p_yes(LOGPROBS) == pytest.approx(expected)
+    assert cbd_records.p_yes(LOSSES) == pytest.approx(expected)
     # lmms-eval 0.7.3 hands the str form after its response filter
-    assert cbd_protocol.p_yes([str(r) for r in LOSSES]) == pytest.approx(expected)
+    assert cbd_records.p_yes([str(r) for r in LOSSES]) == pytest.approx(expected)
     # the baselines' deterministic answer: 0 for the chosen continuation, -1e4 for the other
-    assert cbd_protocol.p_yes([(0.0, True), (-1e4, False)]) == pytest.approx(1.0)
-    assert cbd_protocol.p_yes([(1e4, False), (0.0, True)]) == pytest.approx(0.0)
+    assert cbd_records.p_yes([(0.0, True), (-1e4, False)]) == pytest.approx(1.0)
+    assert cbd_records.p_yes([(1e4, False), (0.0, True)]) == pytest.approx(0.0)
 
 
 def test_mixed_signs_are_a_clear_error():
     with pytest.raises(loglikelihood.MixedConventionError, match="both signs"):
-        cbd_protocol.p_yes([(-0.2, True), (1.5, False)])
+        cbd_records.p_yes([(-0.2, True), (1.5, False)])
     with pytest.raises(ValueError, match="not a loglikelihood result"):
-        cbd_protocol.p_yes(["yes", "no"])
+        cbd_records.p_yes(["yes", "no"])
 
 
 def test_mediconfusion_reads_the_same_convention():

@@ -13,7 +13,7 @@ from medvigil.records.probe_record import (
 )
 from medvigil.records.schema_validation import validator
 from medvigil.schemas import load_schema
-from medvigil.suites.cbd import protocol as cbd_protocol
+from medvigil.suites.cbd import records as cbd_records
 from medvigil.suites.medqdeg import records as medqdeg_records
 
 DOC = {
@@ -117,7 +117,7 @@ def test_identity_given_explicitly_with_category_in_its_schema_place():
 
 def test_suite_hooks_build_valid_records():
     cbd_doc = {**DOC, "condition": "noimg", "paraphrase_index": 0, "paraphrase_source": "original"}
-    record = _valid(cbd_protocol.make_record(cbd_doc, "Answer: E", ["x", "Answer: E"]))
+    record = _valid(cbd_records.make_record(cbd_doc, "Answer: E", ["x", "Answer: E"]))
     assert (record["predicted_letter"], record["retries"], record["extra"]["attempts"]) == (
         "E",
         1,

@@ -210,11 +210,11 @@ def test_stock_llava_hf_runs_cbd_binary_and_it_scores(world, llava_runs, kind):
     assert len(records) == LIMIT
     values = [v for rec in records for v in rec["extra"]["loglikelihoods"]]
     assert all(v > 0 for v in values)  # lmms-eval's HF convention for this class: mean losses
-    from medvigil.suites.cbd import protocol as cbd_protocol
+    from medvigil.suites.cbd import records as cbd_records
 
     for rec in records:  # the same p(yes) when the losses are handed over as log-probabilities
         pair = rec["extra"]["loglikelihoods"]
-        assert rec["extra"]["p_yes"] == pytest.approx(cbd_protocol.p_yes([(-v, 0) for v in pair]))
+        assert rec["extra"]["p_yes"] == pytest.approx(cbd_records.p_yes([(-v, 0) for v in pair]))
         # the answer as asked; a negated paraphrase's letter is read in the original polarity
         assert (rec["extra"]["answer_as_asked"] == "yes") == (pair[0] <= pair[1])
         negated = rec["extra"]["polarity"] == "negated"

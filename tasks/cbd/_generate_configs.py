@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from medvigil.suites.cbd.protocol import (
+from medvigil.suites.cbd.task_metrics import (
     BINARY_METRICS,
     IMAGE_METRICS,
     NOIMG_METRICS,

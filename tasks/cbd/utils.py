@@ -1,9 +1,10 @@
 """lmms-eval hooks for the Consistent-but-Dangerous task pack (seed 004) on MedVIGIL data.
 
-Docs, records and scores are :mod:`medvigil.suites.cbd.protocol` (paraphrase set, arms, quadrant
-table via :mod:`medvigil.suites.cbd.scoring`); the prompt is MedVIGIL's Appendix L prompt
-(:func:`medvigil.mcq.prompting.build_k_option_prompt`, the same layout for K options). Nothing is
-re-implemented here.
+Docs, records and scores are the suite's (:mod:`medvigil.suites.cbd.docs`,
+:mod:`~medvigil.suites.cbd.binary_docs`, :mod:`~medvigil.suites.cbd.records`,
+:mod:`~medvigil.suites.cbd.task_metrics`; quadrant table via :mod:`medvigil.suites.cbd.scoring`);
+the prompt is MedVIGIL's Appendix L prompt (:func:`medvigil.mcq.prompting.build_k_option_prompt`,
+the same layout for K options). Nothing is re-implemented here.
 
 Each task loads the one-row ``_pointer.jsonl``; ``process_docs`` swaps in the docs of its arm(s).
 A doc's ``condition`` says the arm: ``default`` shows the image, ``noimg`` withholds it.
@@ -17,30 +18,43 @@ from medvigil.mcq.prompting import build_k_option_prompt
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs
-from medvigil.suites.cbd import protocol as cbd_protocol
+from medvigil.suites.cbd.arm_scoring import quadrant_table
+from medvigil.suites.cbd.arms import ARMS, BINARY_ARMS, BINARY_CHOICES, PROPOSED_ARMS
+from medvigil.suites.cbd.binary_docs import NULL_IMAGE_SIZE, load_binary_docs
+from medvigil.suites.cbd.docs import load_docs
+from medvigil.suites.cbd.records import make_binary_record, make_record
+from medvigil.suites.cbd.task_metrics import (
+    BINARY_METRICS,
+    IMAGE_METRICS,
+    NOIMG_METRICS,
+    QUADRANT_METRICS,
+    arm_metrics,
+    binary_metrics,
+    table_metrics,
+)
 from medvigil.suites.medvigil.release.release_format import SYSTEM_PROMPT
 
 # ---------------------------------------------------------------- data (process_docs)
 
 
 def load_image_arm(_pointer):
-    return cbd_protocol.load_docs(["image"])
+    return load_docs(["image"])
 
 
 def load_noimg_arm(_pointer):
-    return cbd_protocol.load_docs(["noimg"])
+    return load_docs(["noimg"])
 
 
 def load_both_arms(_pointer):
-    return cbd_protocol.load_docs(["image", "noimg"])
+    return load_docs(["image", "noimg"])
 
 
 def load_binary_arms(_pointer):
-    return cbd_protocol.load_binary_docs()
+    return load_binary_docs()
 
 
 def load_binary_proposed_arms(_pointer):
-    return cbd_protocol.load_binary_docs(form="proposed")
+    return load_binary_docs(form="proposed")
 
 
 # ---------------------------------------------------------------- prompt and image
@@ -49,16 +63,16 @@ def load_binary_proposed_arms(_pointer):
 def cbd_doc_to_visual(doc: dict) -> list:
     image = doc.get("image")
     if image is None or doc.get("condition") in (
-        cbd_protocol.ARMS["noimg"],
-        cbd_protocol.BINARY_ARMS["noimg"],
-        cbd_protocol.PROPOSED_ARMS["noimg"],
+        ARMS["noimg"],
+        BINARY_ARMS["noimg"],
+        PROPOSED_ARMS["noimg"],
     ):
         return []  # Sec. 3.2: the image is omitted entirely, not replaced
     if doc.get("condition") in (
-        cbd_protocol.BINARY_ARMS["null"],
-        cbd_protocol.PROPOSED_ARMS["null"],
+        BINARY_ARMS["null"],
+        PROPOSED_ARMS["null"],
     ):
-        return [Image.new("RGB", cbd_protocol.NULL_IMAGE_SIZE, 0)]  # Sec. 5: black 224 x 224
+        return [Image.new("RGB", NULL_IMAGE_SIZE, 0)]  # Sec. 5: black 224 x 224
     return [image.convert("RGB")]  # the swap doc's row is the donor case's: its image
 
 
@@ -94,19 +108,19 @@ def cbd_binary_doc_to_choice(doc: dict) -> list:
 def cbd_binary_doc_to_target(doc: dict) -> int:
     """The answer as asked (a negated paraphrase's is the opposite of ``correct_letter``, which is
     in the polarity of q: :mod:`medvigil.suites.cbd.presence`)."""
-    return cbd_protocol.BINARY_CHOICES.index(doc["binary_label"])
+    return BINARY_CHOICES.index(doc["binary_label"])
 
 
 def cbd_binary_process_results(doc: dict, results: list) -> dict:
     """``results``: one ``(loglikelihood, is_greedy)`` per continuation (yes, no)."""
     record = with_sent_inputs(
-        cbd_protocol.make_binary_record(doc, results), cbd_doc_to_visual(doc), doc["condition"]
+        make_binary_record(doc, results), cbd_doc_to_visual(doc), doc["condition"]
     )
-    return metric_values(record, cbd_protocol.BINARY_METRICS)
+    return metric_values(record, BINARY_METRICS)
 
 
 def _binary_metric(records: list, name: str) -> float:
-    return cbd_protocol.binary_metrics(records_of(records))[name]
+    return binary_metrics(records_of(records))[name]
 
 
 def cbd_binary_frac_ideal(records: list) -> float:
@@ -164,16 +178,14 @@ def cbd_binary_mean_entropy(records: list) -> float:
 # ---------------------------------------------------------------- results and aggregation
 
 KINDS = {
-    "quadrants": cbd_protocol.QUADRANT_METRICS,
-    "image": cbd_protocol.IMAGE_METRICS,
-    "noimg": cbd_protocol.NOIMG_METRICS,
+    "quadrants": QUADRANT_METRICS,
+    "image": IMAGE_METRICS,
+    "noimg": NOIMG_METRICS,
 }
 
 
 def _process(doc: dict, results: list, kind: str) -> dict:
-    record = cbd_protocol.make_record(
-        doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc))
-    )
+    record = make_record(doc, results[0] if results else "", ATTEMPTS.take(doc_key(doc)))
     with_sent_inputs(record, cbd_doc_to_visual(doc), doc["condition"])
     return metric_values(record, KINDS[kind])
 
@@ -181,9 +193,9 @@ def _process(doc: dict, results: list, kind: str) -> dict:
 def _metric(records: list, kind: str, name: str) -> float:
     records = records_of(records)
     if kind == "quadrants":
-        (result,) = cbd_protocol.quadrant_table(records).values()  # one model per run
-        return cbd_protocol.table_metrics(result)[name]
-    return cbd_protocol.arm_metrics(records, kind)[name]
+        (result,) = quadrant_table(records).values()  # one model per run
+        return table_metrics(result)[name]
+    return arm_metrics(records, kind)[name]
 
 
 def cbd_quadrants_process_results(doc: dict, results: list) -> dict:

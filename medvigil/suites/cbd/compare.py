@@ -17,14 +17,10 @@ import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
 from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
-from medvigil.suites.cbd.protocol import (
-    ARMS,
-    ORIGINAL_KIND,
-    PARAPHRASE_KINDS,
-    _check,
-    arm_codes,
-    arm_flags,
-)
+from medvigil.suites.cbd.arm_scoring import arm_codes, arm_flags
+from medvigil.suites.cbd.arms import ARMS, ORIGINAL_KIND, PARAPHRASE_KINDS
+from medvigil.suites.cbd.logs import TASKS, without_repeated_arms
+from medvigil.suites.cbd.records import check_records
 from medvigil.suites.cbd.scoring import QUADRANTS, case_parts
 from medvigil.suites.stress import check_metrics, compare_records
 
@@ -50,11 +46,9 @@ def compare(
 ) -> dict[str, Any]:
     """Every pair of models' quadrant fractions (module docstring); ``metrics`` among
     :data:`METRICS`."""
-    from medvigil.suites.cbd.entry import TASKS, without_repeated_arms
-
     check_metrics("cbd", metrics, METRICS)
     kept, skipped = without_repeated_arms(find_samples(files, "cbd", TASKS))
-    records = _check(read_suite_records(kept, "cbd"))
+    records = check_records(read_suite_records(kept, "cbd"))
     by_model: dict[str, list] = {}
     for r in records:
         if r["condition"] in ARMS.values():

@@ -2,7 +2,7 @@
 selective_risk).
 
 Each binary record answers yes when p(yes) >= 0.5
-(:func:`medvigil.suites.cbd.protocol.make_binary_record`); its confidence is the probability of the
+(:func:`medvigil.suites.cbd.records.make_binary_record`); its confidence is the probability of the
 answer it gave, max(p(yes), 1 - p(yes)) (top-label calibration, Guo et al. 2017), and it is correct
 when the answer is the label. Scored per arm (image, text only, null image, image swap) by
 :func:`medvigil.scoring.confidence.confidence_summary`.

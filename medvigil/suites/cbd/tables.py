@@ -1,6 +1,6 @@
-"""The Consistent-but-Dangerous tables and figures of ``medvigil score --suite cbd`` and the report.
+"""The Consistent-but-Dangerous tables of ``medvigil score --suite cbd`` and the report.
 
-From :func:`medvigil.suites.cbd.protocol.suite_result`: one row per model configuration (the
+From :func:`medvigil.suites.cbd.result.suite_result`: one row per model configuration (the
 generative MCQ arm under the model's name, the binary yes/no arm as ``"<model> [binary]"``, its
 proposed-answer variant as ``"<model> [binary, proposed answer]"``):
 
@@ -10,23 +10,22 @@ proposed-answer variant as ``"<model> [binary, proposed answer]"``):
 * flip rate per paraphrase phenomenon, quadrants per ground-truth label (Sec. 4.1);
 * binary arm: mean predictive entropy per quadrant (Fig. 5), p(yes) with and without the image
   per quadrant and one example each (Table 3), null-image and image-swap invariance (Sec. 5).
+
+The figures are :mod:`medvigil.suites.cbd.figures`.
 """
 
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
-from medvigil.report.reliability import confidence_table, reliability_figure
-from medvigil.report.render import FigureMaker, Table, pct, png, pyplot
-from medvigil.suites.cbd.protocol import INFINITE_KL
+from medvigil.report.reliability import confidence_table
+from medvigil.report.render import Table, pct
+from medvigil.suites.cbd.binary_checks import INFINITE_KL
 
 QUADS = ("Ideal", "Fragile", "Dangerous", "Worst")
-QUADRANT_COLOURS = {
-    "Ideal": "#2e7d32",
-    "Fragile": "#f9a825",
-    "Dangerous": "#e65100",
-    "Worst": "#b71c1c",
-}
+BINARY_NOTE = (
+    "Confidence = the probability of the answer given, max(p(yes), 1 − p(yes)); correct "
+    "= that answer is the label; per binary arm (image, noimg, null, swap); 10 bins."
+)
 
 
 def with_ci(value: Any, ci: Mapping[str, Any] | None) -> str:
@@ -35,8 +34,9 @@ def with_ci(value: Any, ci: Mapping[str, Any] | None) -> str:
     return f"{pct(value)} [{pct(ci['low'])}, {pct(ci['high'])}]"
 
 
-def _num(value: Any, digits: int = 2) -> str:
-    if value == INFINITE_KL:  # an infinite mean KL (protocol.kl_check)
+def number(value: Any, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals; ``None`` as a dash, an infinite mean KL as ∞."""
+    if value == INFINITE_KL:  # an infinite mean KL (binary_checks.kl_check)
         return "∞"
     return "—" if value is None else f"{value:.{digits}f}"
 
@@ -47,7 +47,29 @@ def _phenomenon(model: Mapping[str, Any], phenomenon: str) -> Mapping[str, Any]:
 
 
 def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
+    """The tables of one suite result (module docstring), those without rows left out."""
     models = result["models"]
+    out = _quadrant_tables(models)
+    out += _correlation_table(result.get("correlation") or {})
+    out += _phenomenon_table(models) + _label_table(models)
+    binary = {n: m for n, m in models.items() if m.get("binary_by_quadrant")}
+    if binary:
+        out += [
+            _entropy_table(binary),
+            _p_yes_table(binary),
+            _invariance_table(binary),
+            _kl_table(binary),
+        ]
+    table = confidence_table(
+        "Binary arm: calibration and selective risk of p(yes)",
+        binary_confidence(models),
+        BINARY_NOTE,
+    )
+    return out + ([table] if table else [])
+
+
+def _quadrant_tables(models: Mapping[str, Any]) -> list[Table]:
+    """Table 1 (quadrants, flip rate and Dangerous fraction with CIs) and Table 2 (accuracy)."""
     rows, acc_rows = [], []
     for name, m in models.items():
         ci = m.get("ci") or {}
@@ -72,7 +94,7 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
         ),
         None,
     )
-    out = [
+    return [
         Table(
             "Consistent but Dangerous: quadrants (% of samples)",
             [
@@ -97,37 +119,49 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
         ),
         Table("Accuracy per quadrant (%)", ["Model", *QUADS], acc_rows),
     ]
-    corr = result.get("correlation") or {}
-    if corr:
-        out.append(
-            Table(
-                "Flip rate vs Dangerous fraction across model configurations (Sec. 4.2, Fig. 3)",
-                ["configurations", "Pearson r", "Spearman ρ"],
-                [[str(corr.get("n")), _num(corr.get("pearson")), _num(corr.get("spearman"))]],
-                "Negative = the more consistent configurations are the more Dangerous (the "
-                "consistency–safety paradox). Needs at least three configurations.",
-            )
+
+
+def _correlation_table(corr: Mapping[str, Any]) -> list[Table]:
+    """Sec. 4.2 / Fig. 3: flip rate against Dangerous fraction across configurations."""
+    if not corr:
+        return []
+    return [
+        Table(
+            "Flip rate vs Dangerous fraction across model configurations (Sec. 4.2, Fig. 3)",
+            ["configurations", "Pearson r", "Spearman ρ"],
+            [[str(corr.get("n")), number(corr.get("pearson")), number(corr.get("spearman"))]],
+            "Negative = the more consistent configurations are the more Dangerous (the "
+            "consistency–safety paradox). Needs at least three configurations.",
         )
+    ]
+
+
+def _phenomenon_table(models: Mapping[str, Any]) -> list[Table]:
+    """Flip rate per paraphrase phenomenon (Sec. 4.1)."""
     phenomena = sorted(
         {p for m in models.values() for p in (m.get("flip_rate_by_phenomenon") or {})}
     )
-    if phenomena:
-        out.append(
-            Table(
-                "Flip rate per paraphrase phenomenon (%; share of "
-                "samples a paraphrase of that phenomenon flips)",
-                ["Model", *phenomena],
-                [
-                    [name]
-                    + [
-                        f"{pct(_phenomenon(m, p).get('flip_rate'))} "
-                        f"(n={_phenomenon(m, p).get('n', 0)})"
-                        for p in phenomena
-                    ]
-                    for name, m in models.items()
-                ],
-            )
+    if not phenomena:
+        return []
+    return [
+        Table(
+            "Flip rate per paraphrase phenomenon (%; share of "
+            "samples a paraphrase of that phenomenon flips)",
+            ["Model", *phenomena],
+            [
+                [name]
+                + [
+                    f"{pct(_phenomenon(m, p).get('flip_rate'))} (n={_phenomenon(m, p).get('n', 0)})"
+                    for p in phenomena
+                ]
+                for name, m in models.items()
+            ],
         )
+    ]
+
+
+def _label_table(models: Mapping[str, Any]) -> list[Table]:
+    """Quadrants per ground-truth label or finding (Sec. 4.1)."""
     label_rows = [
         [name, label, str(s["n_evaluable"])]
         + [pct(s["fractions"][q]) for q in QUADS]
@@ -136,217 +170,125 @@ def cbd_tables(result: Mapping[str, Any]) -> list[Table]:
         for key in ("by_label", "by_finding")
         for label, s in (m.get(key) or {}).items()
     ]
-    if label_rows:
-        out.append(
-            Table(
-                "Quadrants per ground-truth label / finding (%)",
-                ["Model", "label", "samples", *QUADS, "flip rate"],
-                label_rows,
-            )
+    if not label_rows:
+        return []
+    return [
+        Table(
+            "Quadrants per ground-truth label / finding (%)",
+            ["Model", "label", "samples", *QUADS, "flip rate"],
+            label_rows,
         )
-    binary = {n: m for n, m in models.items() if m.get("binary_by_quadrant")}
-    if binary:
-        out.append(
-            Table(
-                "Binary arm: mean predictive entropy per quadrant (nats; Fig. 5)",
-                ["Model", *QUADS, "all"],
-                [
-                    [
-                        n,
-                        *(_num((m.get("mean_entropy_by_quadrant") or {}).get(q), 3) for q in QUADS),
-                        _num(m.get("mean_entropy"), 3),
-                    ]
-                    for n, m in binary.items()
-                ],
-                "Entropy of the softmax over yes/no for (image, q). Dangerous "
-                "samples with low entropy evade uncertainty-based screening.",
-            )
-        )
-        out.append(
-            Table(
-                "Binary arm: p(yes) with and without the image per quadrant (Table 3)",
-                [
-                    "Model",
-                    "quadrant",
-                    "n",
-                    "mean p(yes) img",
-                    "mean p(yes) text",
-                    "example question",
-                    "img",
-                    "text",
-                    "p(yes) img",
-                    "p(yes) text",
-                    "GT",
-                ],
-                [
-                    [n, q, str(e["n"]), _num(e["mean_p_yes_image"]), _num(e["mean_p_yes_text"])]
-                    + (
-                        [
-                            (e["example"]["question"] or "")[:60],
-                            e["example"]["image"],
-                            e["example"]["text"],
-                            _num(e["example"]["p_yes_image"]),
-                            _num(e["example"]["p_yes_text"]),
-                            e["example"]["gt"],
-                        ]
-                        if e.get("example")
-                        else ["—"] * 6
-                    )
-                    for n, m in binary.items()
-                    for q, e in m["binary_by_quadrant"].items()
-                ],
-            )
-        )
-        out.append(
-            Table(
-                "Binary arm: null-image and image-swap checks (% of "
-                "samples whose answer to q is unchanged; Sec. 5)",
-                ["Model", *(f"{q} null" for q in QUADS), *(f"{q} swap" for q in QUADS)],
-                [
-                    [
-                        n,
-                        *(pct(m["binary_by_quadrant"][q]["null_invariant"]) for q in QUADS),
-                        *(pct(m["binary_by_quadrant"][q]["swap_invariant"]) for q in QUADS),
-                    ]
-                    for n, m in binary.items()
-                ],
-                "Null image: a black 224×224 image; swap: the images of five other cases "
-                "per sample (Sec. 5), a sample invariant when its answer is unchanged under "
-                "all five. Text-reliant (Dangerous) samples should be invariant.",
-            )
-        )
-        out.append(
-            Table(
-                "Binary arm: KL image-reliance check (Sec. 5; KL(image "
-                "‖ text) of the yes/no distributions, nats)",
-                [
-                    "Model",
-                    *(f"mean KL {q}" for q in QUADS),
-                    "AUROC Dangerous vs Ideal",
-                    "AUROC Dangerous vs rest",
-                ],
-                [
-                    [
-                        n,
-                        *(
-                            _num(((m.get("kl_check") or {}).get("mean_kl") or {}).get(q), 3)
-                            for q in QUADS
-                        ),
-                        _num((m.get("kl_check") or {}).get("auroc_dangerous_vs_ideal"), 3),
-                        _num((m.get("kl_check") or {}).get("auroc_dangerous_vs_rest"), 3),
-                    ]
-                    for n, m in binary.items()
-                ],
-                "AUROC of a low KL for telling Dangerous samples from Ideal ones "
-                "(the paper's comparison) and from all others; a text-reliant "
-                "sample's distribution barely moves without the image.",
-            )
-        )
-    table = confidence_table(
-        "Binary arm: calibration and selective risk of p(yes)",
-        _binary_confidence(models),
-        BINARY_NOTE,
+    ]
+
+
+def _entropy_table(binary: Mapping[str, Any]) -> Table:
+    """Fig. 5 as a table: the binary arm's mean predictive entropy per quadrant."""
+    return Table(
+        "Binary arm: mean predictive entropy per quadrant (nats; Fig. 5)",
+        ["Model", *QUADS, "all"],
+        [
+            [
+                n,
+                *(number((m.get("mean_entropy_by_quadrant") or {}).get(q), 3) for q in QUADS),
+                number(m.get("mean_entropy"), 3),
+            ]
+            for n, m in binary.items()
+        ],
+        "Entropy of the softmax over yes/no for (image, q). Dangerous "
+        "samples with low entropy evade uncertainty-based screening.",
     )
-    return out + ([table] if table else [])
 
 
-BINARY_NOTE = (
-    "Confidence = the probability of the answer given, max(p(yes), 1 − p(yes)); correct "
-    "= that answer is the label; per binary arm (image, noimg, null, swap); 10 bins."
-)
+def _p_yes_table(binary: Mapping[str, Any]) -> Table:
+    """Table 3: p(yes) with and without the image per quadrant, one example each."""
+    return Table(
+        "Binary arm: p(yes) with and without the image per quadrant (Table 3)",
+        [
+            "Model",
+            "quadrant",
+            "n",
+            "mean p(yes) img",
+            "mean p(yes) text",
+            "example question",
+            "img",
+            "text",
+            "p(yes) img",
+            "p(yes) text",
+            "GT",
+        ],
+        [
+            [n, q, str(e["n"]), number(e["mean_p_yes_image"]), number(e["mean_p_yes_text"])]
+            + (_example_cells(e["example"]) if e.get("example") else ["—"] * 6)
+            for n, m in binary.items()
+            for q, e in m["binary_by_quadrant"].items()
+        ],
+    )
 
 
-def _binary_confidence(models: Mapping[str, Any]) -> dict[str, Any]:
+def _example_cells(example: Mapping[str, Any]) -> list[str]:
+    return [
+        (example["question"] or "")[:60],
+        example["image"],
+        example["text"],
+        number(example["p_yes_image"]),
+        number(example["p_yes_text"]),
+        example["gt"],
+    ]
+
+
+def _invariance_table(binary: Mapping[str, Any]) -> Table:
+    """Sec. 5: the null-image and image-swap invariance per quadrant."""
+    return Table(
+        "Binary arm: null-image and image-swap checks (% of "
+        "samples whose answer to q is unchanged; Sec. 5)",
+        ["Model", *(f"{q} null" for q in QUADS), *(f"{q} swap" for q in QUADS)],
+        [
+            [
+                n,
+                *(pct(m["binary_by_quadrant"][q]["null_invariant"]) for q in QUADS),
+                *(pct(m["binary_by_quadrant"][q]["swap_invariant"]) for q in QUADS),
+            ]
+            for n, m in binary.items()
+        ],
+        "Null image: a black 224×224 image; swap: the images of five other cases "
+        "per sample (Sec. 5), a sample invariant when its answer is unchanged under "
+        "all five. Text-reliant (Dangerous) samples should be invariant.",
+    )
+
+
+def _kl_table(binary: Mapping[str, Any]) -> Table:
+    """Sec. 5: the mean KL per quadrant and the AUROC of a low KL for Dangerous samples."""
+    rows = []
+    for n, m in binary.items():
+        kl = m.get("kl_check") or {}
+        rows.append(
+            [
+                n,
+                *(number((kl.get("mean_kl") or {}).get(q), 3) for q in QUADS),
+                number(kl.get("auroc_dangerous_vs_ideal"), 3),
+                number(kl.get("auroc_dangerous_vs_rest"), 3),
+            ]
+        )
+    return Table(
+        "Binary arm: KL image-reliance check (Sec. 5; KL(image "
+        "‖ text) of the yes/no distributions, nats)",
+        [
+            "Model",
+            *(f"mean KL {q}" for q in QUADS),
+            "AUROC Dangerous vs Ideal",
+            "AUROC Dangerous vs rest",
+        ],
+        rows,
+        "AUROC of a low KL for telling Dangerous samples from Ideal ones "
+        "(the paper's comparison) and from all others; a text-reliant "
+        "sample's distribution barely moves without the image.",
+    )
+
+
+def binary_confidence(models: Mapping[str, Any]) -> dict[str, Any]:
     """``"<model> [binary] · <arm>"`` -> its confidence summary (binary configurations only)."""
     return {
         f"{name} · {arm}": summary
         for name, m in models.items()
         for arm, summary in (m.get("confidence_metrics") or {}).items()
     }
-
-
-def cbd_figures(result: Mapping[str, Any]) -> dict[str, FigureMaker]:
-    """The figures by name, each a function drawing it
-    (:func:`~medvigil.report.render.draw_figures`)."""
-    return {
-        "cbd_quadrants": partial(_quadrants_figure, result),
-        "cbd_flip_vs_dangerous": partial(_flip_figure, result),
-        "cbd_entropy": partial(_entropy_figure, result),
-        "cbd_reliability": partial(
-            reliability_figure,
-            "Binary arm: reliability of p(yes)",
-            _binary_confidence(result["models"]),
-        ),
-    }
-
-
-def _quadrants_figure(result: Mapping[str, Any]) -> bytes:
-    """The quadrant fractions per model, stacked."""
-    models = sorted(result["models"])
-    fig, ax = pyplot().subplots(figsize=(7, 0.45 * len(models) + 1.4))
-    left = [0.0] * len(models)
-    for q, colour in QUADRANT_COLOURS.items():
-        widths = [
-            float("nan")
-            if result["models"][n]["fractions"][q] is None
-            else 100 * result["models"][n]["fractions"][q]
-            for n in models
-        ]
-        ax.barh(models, widths, left=left, color=colour, label=q)
-        left = [a + (0 if b != b else b) for a, b in zip(left, widths)]
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("% of samples")
-    ax.set_title("Consistent but Dangerous quadrants", pad=24)
-    ax.legend(ncol=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0))
-    return png(fig)
-
-
-def _flip_figure(result: Mapping[str, Any]) -> bytes:
-    """Fig. 3: flip rate against the Dangerous fraction, with their CIs."""
-    fig, ax = pyplot().subplots(figsize=(4.8, 3.8))
-    for n in sorted(result["models"]):
-        m = result["models"][n]
-        if m["flip_rate"] is None or m["dangerous_fraction"] is None:
-            continue
-        ci = m.get("ci") or {}
-        fx, dy = ci.get("flip_rate") or {}, ci.get("dangerous_fraction") or {}
-        x, y = 100 * m["flip_rate"], 100 * m["dangerous_fraction"]
-        xerr = (
-            [[x - 100 * fx["low"]], [100 * fx["high"] - x]] if fx.get("low") is not None else None
-        )
-        yerr = (
-            [[y - 100 * dy["low"]], [100 * dy["high"] - y]] if dy.get("low") is not None else None
-        )
-        ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", capsize=3, label=n)
-    corr = result.get("correlation") or {}
-    ax.set_xlabel("flip rate %")
-    ax.set_ylabel("Dangerous fraction %")
-    ax.set_xlim(-2, 102)
-    ax.set_ylim(-2, 102)
-    ax.set_title(f"Flip rate vs Dangerous (Spearman ρ = {_num(corr.get('spearman'))})")
-    ax.legend(fontsize=6)
-    return png(fig)
-
-
-def _entropy_figure(result: Mapping[str, Any]) -> bytes | None:
-    """Fig. 5: mean predictive entropy per quadrant of the binary arm (None without one)."""
-    binary = [n for n in sorted(result["models"]) if result["models"][n].get("binary_by_quadrant")]
-    if not binary:
-        return None
-    import numpy as np
-
-    fig, ax = pyplot().subplots(figsize=(6, 3.2))
-    width = 0.8 / len(binary)
-    for i, n in enumerate(binary):
-        h = result["models"][n].get("mean_entropy_by_quadrant") or {}
-        ax.bar(
-            np.arange(4) + (i - (len(binary) - 1) / 2) * width,
-            [float("nan") if h.get(q) is None else h[q] for q in QUADS],
-            width,
-            label=n,
-        )
-    ax.set_xticks(range(4), QUADS)
-    ax.set_ylabel("mean entropy (nats)")
-    ax.set_title("Predictive entropy per quadrant (binary arm)")
-    ax.legend(fontsize=7)
-    return png(fig)
