@@ -11,9 +11,7 @@
 Size is judged by function and module length as ``ruff format`` lays the code out, not by a line
 cap.
 
-- no import circle among the package's modules, imports inside functions included, except those
-  still listed in :data:`KNOWN_CIRCLES` (an allowlist that only shrinks: a circle that is gone must
-  leave it, a new one fails).
+- no import circle among the package's modules, imports inside functions included.
 """
 
 from __future__ import annotations
@@ -31,9 +29,6 @@ ON_TOP = (
     "medvigil/models/",
 )
 FACES_ABOVE = ("medvigil.reconstruct", "medvigil.tasks")  # the core imports neither
-# import circles other rooms still have (issue 43); remove an entry when its circle is opened
-KNOWN_CIRCLES = {
-}
 
 
 def _sources() -> list[Path]:
@@ -188,12 +183,9 @@ def test_circle_finder_sees_function_level_imports():
     assert _circles({"a": {"b"}, "b": set()}) == set()
 
 
-def test_no_new_import_circles_and_the_allowlist_shrinks():
-    circles = _circles(_import_graph())
-    new = sorted(sorted(c) for c in circles - KNOWN_CIRCLES)
-    gone = sorted(sorted(c) for c in KNOWN_CIRCLES - circles)
-    assert new == [], f"new import circles: {new}"
-    assert gone == [], f"opened circles still allowlisted (remove them from KNOWN_CIRCLES): {gone}"
+def test_no_import_circles():
+    circles = sorted(sorted(c) for c in _circles(_import_graph()))
+    assert circles == [], f"import circles: {circles}"
 
 
 def test_run_room_and_its_readers_import_no_circle():
