@@ -554,7 +554,7 @@ def test_runs_in_the_order_of_their_first_files(lmms_run, tmp_path):
     named with its line."""
     from medvigil.errors import DataError
     from medvigil.suites.mediconfusion import entry
-    from medvigil.suites.mediconfusion.authors_results import read_release
+    from medvigil.suites.mediconfusion.release import read_release
 
     _, samples, _ = lmms_run
     base = next(p for p in next(iter(samples.values())).parents if (p / "rel").is_dir())
