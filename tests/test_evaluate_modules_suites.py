@@ -203,11 +203,8 @@ def test_set_accuracy_on_an_official_run():
     )
     if not (fixtures / "dataset.json").is_file():
         pytest.skip(f"MediConfusion fixtures not found at {fixtures}")
-    from medvigil.suites.mediconfusion.authors_results import (
-        read_release,
-        read_results,
-        read_score_file,
-    )
+    from medvigil.suites.mediconfusion.authors_results import read_results, read_score_file
+    from medvigil.suites.mediconfusion.release import read_release
 
     run = read_results(fixtures / "Results__gpt_mc.json", read_release(fixtures / "dataset.json"))
     recs = run.records

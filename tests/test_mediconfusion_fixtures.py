@@ -20,12 +20,9 @@ from pathlib import Path
 import pytest
 
 from medvigil.cli import main
-from medvigil.suites.mediconfusion.authors_results import (
-    read_release,
-    read_results,
-    read_score_file,
-)
+from medvigil.suites.mediconfusion.authors_results import read_results, read_score_file
 from medvigil.suites.mediconfusion.categories import CATEGORIES
+from medvigil.suites.mediconfusion.release import read_release
 from medvigil.suites.mediconfusion.scoring import score_pairs
 
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from medvigil.records.schema_validation import check_records
-from medvigil.suites.mediconfusion import modes, prompts
+from medvigil.suites.mediconfusion import llm_judge, modes, prompts
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK_DIR = ROOT / "tasks" / "mediconfusion"
@@ -276,10 +276,10 @@ def test_judge_prompts_are_the_papers_and_the_codes():
         f"[Question]\nQ?\n\n[Answer A]\nx\n\n[Answer B]\ny\n\n[AI Assistant]\nr\n\n[End "
         f"of AI Assistant]\n\n[System]\n{AUTHORS_JUDGE_INSTRUCTION}\n\n"
     )
-    assert modes.judge_prompt("Q?", "x", "y", "r") == paper
-    assert modes.judge_prompt("Q?", "x", "y", "r", layout="code") == code
-    assert modes.JUDGE_SYSTEM_MESSAGE == AUTHORS_JUDGE_SYSTEM
-    assert (modes.JUDGE_TEMPERATURE, modes.JUDGE_ATTEMPTS) == (0.7, 3)
+    assert llm_judge.judge_prompt("Q?", "x", "y", "r") == paper
+    assert llm_judge.judge_prompt("Q?", "x", "y", "r", layout="code") == code
+    assert llm_judge.JUDGE_SYSTEM_MESSAGE == AUTHORS_JUDGE_SYSTEM
+    assert (llm_judge.JUDGE_TEMPERATURE, llm_judge.JUDGE_ATTEMPTS) == (0.7, 3)
 
 
 class _Endpoint(BaseHTTPRequestHandler):
@@ -375,7 +375,7 @@ def test_endpoint_judge_sends_the_papers_request(endpoint, monkeypatch):
 
 def test_endpoint_judge_retries_three_times_then_stops(endpoint):
     _Endpoint.replies = [(500, "busy"), (200, "A: 9\nB: 1\nYour explanation: -")]
-    judge = modes.endpoint_judge(endpoint, layout="code")
+    judge = llm_judge.endpoint_judge(endpoint, layout="code")
     assert judge(Q, A, B, "yes") == (9.0, 1.0) and len(_Endpoint.requests) == 2
     assert _Endpoint.requests[1][2]["messages"][1]["content"].startswith(
         f"[Question]\n{Q}\n\n[Answer A]"

@@ -124,6 +124,8 @@ def test_csv_form_reads_the_same_pairs(tmp_path):
         "medvigil.suites.mediconfusion.release",
         "medvigil.suites.mediconfusion.data",
         "medvigil.suites.mediconfusion.modes",
+        "medvigil.suites.mediconfusion.judges",
+        "medvigil.suites.mediconfusion.llm_judge",
     ],
 )
 def test_doctests(module):

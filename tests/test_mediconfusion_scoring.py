@@ -18,13 +18,13 @@ from medvigil.scoring.letters import encode_letters
 from medvigil.suites.mediconfusion.answers import vote_answers
 from medvigil.suites.mediconfusion.authors_results import (
     parse_run_name,
-    read_release,
     read_results,
     read_score_file,
 )
 from medvigil.suites.mediconfusion.categories import CATEGORIES, category_matrix
 from medvigil.suites.mediconfusion.mode_summary import best_over_modes
 from medvigil.suites.mediconfusion.record_scoring import score_records, score_records_by_run
+from medvigil.suites.mediconfusion.release import read_release
 from medvigil.suites.mediconfusion.scoring import (
     RANDOM_INDIVIDUAL_ACCURACY,
     RANDOM_SET_ACCURACY,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from medvigil.records.schema_validation import check_records
-from medvigil.suites.mediconfusion import modes
+from medvigil.suites.mediconfusion import judges, llm_judge, modes
 from medvigil.suites.mediconfusion.record_scoring import score_records
 
 SLOW_FIXTURES = {
@@ -360,7 +360,7 @@ def test_likelihood_value_kinds():
 
 
 def test_token_f1_judge_definition():
-    judge = modes.token_f1_judge
+    judge = judges.token_f1_judge
     assert judge("Which side?", "Left", "Right", "Left") == (10, 1)
     assert judge("Which side?", "Left", "Right", "") == (1, 1)
     # F1 2/3 with 'not effaced', halved because exactly one side is negated
@@ -370,12 +370,13 @@ def test_token_f1_judge_definition():
     ) == (6, 1)
     assert judge("Which lobe?", "Frontal lobe", "Occipital lobe", "lobe") == (7, 7)
     assert (
-        modes.judge_response("Which lobe?", "Frontal lobe", "Occipital lobe", "lobe").letter is None
+        judges.judge_response("Which lobe?", "Frontal lobe", "Occipital lobe", "lobe").letter
+        is None
     )  # gap 0
-    result = modes.judge_response("Fourth ventricle?", "Effaced", "Not effaced", "effaced")
+    result = judges.judge_response("Fourth ventricle?", "Effaced", "Not effaced", "effaced")
     assert result.letter == "A"  # gap 6
     assert (
-        modes.judge_response(
+        judges.judge_response(
             "Fourth ventricle?", "Effaced", "Not effaced", "effaced", margin=7
         ).letter
         is None
@@ -389,7 +390,7 @@ def test_token_f1_judge_reads_every_real_option_verbatim():
     for pair in read_release(FIXTURE).pairs.values():
         for letter, option in zip("AB", pair.options):
             assert (
-                modes.judge_response(pair.question, pair.option_A, pair.option_B, option).letter
+                judges.judge_response(pair.question, pair.option_A, pair.option_B, option).letter
                 == letter
             ), pair.pair_id
 
@@ -401,30 +402,30 @@ def test_judges_are_pluggable(tmp_path, monkeypatch):
         calls.append((system, prompt))
         return "A: 2\nB: 9\nYour explanation: the response names the right side."
 
-    modes.register_judge("fake_llm", modes.make_llm_judge(complete), overwrite=True)
-    result = modes.judge_response("Which side?", "Left", "Right", "right", judge="fake_llm")
+    judges.register_judge("fake_llm", llm_judge.make_llm_judge(complete), overwrite=True)
+    result = judges.judge_response("Which side?", "Left", "Right", "right", judge="fake_llm")
     assert result.letter == "B" and result.scores == (2.0, 9.0)
     system, prompt = calls[0]
-    assert system == modes.JUDGE_SYSTEM_MESSAGE
+    assert system == llm_judge.JUDGE_SYSTEM_MESSAGE
     assert prompt.startswith(
         "[Question]\nWhich side?\n[Answer A]\nLeft\n[Answer B]\nRight\n[Assistant]\nright\n"
     )
-    assert "fake_llm" in modes.available_judges()
+    assert "fake_llm" in judges.available_judges()
     with pytest.raises(ValueError, match="already registered"):
-        modes.register_judge("fake_llm", complete)
+        judges.register_judge("fake_llm", complete)
 
     (tmp_path / "my_judges.py").write_text(
         "def constant(question, a, b, response):\n    return (9, 1)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert modes.judge_response("Q?", "x", "y", "z", judge="my_judges:constant").letter == "A"
+    assert judges.judge_response("Q?", "x", "y", "z", judge="my_judges:constant").letter == "A"
     (tmp_path / "bad_judges.py").write_text(
         "def eleven(question, a, b, response):\n    return (11, 1)\n"
     )
     with pytest.raises(ValueError, match=r"two scores in \[1, 10\]"):
-        modes.judge_response("Q?", "x", "y", "z", judge="bad_judges:eleven")
+        judges.judge_response("Q?", "x", "y", "z", judge="bad_judges:eleven")
     with pytest.raises(ValueError, match="no 'A: <score>'"):
-        modes.parse_judge_reply("Answer A is closer.")
+        llm_judge.parse_judge_reply("Answer A is closer.")
 
 
 # ------------------------------------------------------------------ real lmms-eval runs
@@ -553,7 +554,7 @@ def test_runs_in_the_order_of_their_first_files(lmms_run, tmp_path):
     named with its line."""
     from medvigil.errors import DataError
     from medvigil.suites.mediconfusion import entry
-    from medvigil.suites.mediconfusion.authors_results import read_release
+    from medvigil.suites.mediconfusion.release import read_release
 
     _, samples, _ = lmms_run
     base = next(p for p in next(iter(samples.values())).parents if (p / "rel").is_dir())

@@ -156,47 +156,44 @@ def _is_window(grey: np.ndarray, band: int) -> bool:
     return bool(body[inside].mean() > 0.85)
 
 
-def read_image(image: Image.Image) -> ImageFacts:
-    """Extract the facts listed in the module docstring from one image."""
-    a = _grey_array(image)
+def _read_window(a: np.ndarray, grey: np.ndarray) -> ImageFacts:
+    """The facts of an ROI-only image, whose visible window is the evidence region: a lesion when
+    the window's core differs from normal tissue and the window is small (too little anatomy
+    visible to tell; a larger window is read like a whole image)."""
     h, w = a.shape
-    grey = _flat_grey(a)
-    grey_share = float(grey.mean())
-    band = int(np.ceil(LABEL_BAND * h))
-    valid = ~grey
-    valid[:band] = False
+    ys, xs = np.nonzero(~grey)
+    cx, cy = xs.mean() / w, ys.mean() / h
+    window = a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    normal = 55.0 if window.mean() < 78 else 100.0  # lung or brain background
+    inner = window[
+        window.shape[0] // 4 : -window.shape[0] // 4 or None,
+        window.shape[1] // 4 : -window.shape[1] // 4 or None,
+    ]
+    core = float(np.median(inner)) if inner.size else float(window.mean())
+    small = window.size < 0.25 * a.size
+    lesion = abs(core - normal) > LESION_MIN_CONTRAST and small
+    anatomy, modality = (None, None) if small else _modality(a, ~grey)
+    if not lesion:
+        return ImageFacts(anatomy=anatomy, modality=modality)
+    return ImageFacts(
+        anatomy=anatomy,
+        modality=modality,
+        lesion=True,
+        y=cy,
+        side="right" if cx < 0.5 else "left",
+        zone=_zone(anatomy, cy),
+        bright=core > normal,
+        large=window.size > 0.012 * a.size,
+    )
+
+
+def _read_whole(a: np.ndarray, valid: np.ndarray, masked: bool) -> ImageFacts:
+    """The facts of a whole image (``valid``: its pixels neither masked nor label): the lesion is
+    where the smoothed image differs most from its mirror, on the side of the stronger
+    centre-versus-surround contrast."""
+    h, w = a.shape
     anatomy, modality = _modality(a, valid)
     k = max(2, round(0.02 * w))
-
-    if _is_window(grey, band):  # ROI-only: the visible window is the evidence region
-        ys, xs = np.nonzero(~grey)
-        cx, cy = xs.mean() / w, ys.mean() / h
-        window = a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
-        normal = 55.0 if window.mean() < 78 else 100.0  # lung or brain background
-        inner = window[
-            window.shape[0] // 4 : -window.shape[0] // 4 or None,
-            window.shape[1] // 4 : -window.shape[1] // 4 or None,
-        ]
-        core = float(np.median(inner)) if inner.size else float(window.mean())
-        small = (
-            window.size < 0.25 * a.size
-        )  # too little anatomy visible to tell; else read it like a whole image
-        lesion = abs(core - normal) > LESION_MIN_CONTRAST and small
-        anatomy, modality = (None, None) if small else _modality(a, ~grey)
-        if not lesion:
-            return ImageFacts(anatomy=anatomy, modality=modality)
-        return ImageFacts(
-            anatomy=anatomy,
-            modality=modality,
-            lesion=True,
-            y=cy,
-            side="right" if cx < 0.5 else "left",
-            zone=_zone(anatomy, cy),
-            bright=core > normal,
-            large=window.size > 0.012 * a.size,
-        )
-
-    masked = grey_share > 0.002
     mirror_ok = valid & valid[:, ::-1]
     smooth = _box_mean(a, k)
     diff = np.where(mirror_ok, smooth - smooth[:, ::-1], 0.0)
@@ -225,6 +222,18 @@ def read_image(image: Image.Image) -> ImageFacts:
         large=extent > 0.004,
         rim=_has_rim(a, py, lx, bright),
     )
+
+
+def read_image(image: Image.Image) -> ImageFacts:
+    """Extract the facts listed in the module docstring from one image."""
+    a = _grey_array(image)
+    grey = _flat_grey(a)
+    band = int(np.ceil(LABEL_BAND * a.shape[0]))
+    if _is_window(grey, band):  # ROI-only: the visible window is the evidence region
+        return _read_window(a, grey)
+    valid = ~grey
+    valid[:band] = False
+    return _read_whole(a, valid, masked=float(grey.mean()) > 0.002)
 
 
 def _has_rim(a: np.ndarray, cy: int, cx: int, bright: bool) -> bool:

@@ -152,96 +152,108 @@ def _checked_source(spec: Mapping[str, Any]):
     return source, option_cols
 
 
-def adapt(spec: Mapping[str, Any]):
-    """The mapped dataset as stress-pack rows (a ``datasets.Dataset`` with an Image column)."""
+def _features():
+    """The columns of the adapted rows: what the stress packs read (module docstring)."""
     import datasets
 
-    source, option_cols = _checked_source(spec)
-    where, cols, defaults = spec["_where"], spec["columns"], spec.get("defaults", {})
-    name = spec.get("name") or Path(str(spec["data"])).name
-
-    def value(row: Mapping[str, Any], key: str) -> Any:
-        return row[cols[key]] if key in cols else defaults.get(key)
-
-    def text(row: Mapping[str, Any], key: str, default: str | None = None) -> str | None:
-        v = value(row, key)
-        return default if v is None else str(v)
-
-    def convert(row: Mapping[str, Any], i: int) -> dict[str, Any]:
-        here = f"{where}: row {i}"
-        options = (
-            list(row[option_cols[0]]) if len(option_cols) == 1 else [row[c] for c in option_cols]
-        )
-        options = [str(o) for o in options if o is not None and str(o).strip() != ""]
-        if not 2 <= len(options) <= len(LETTERS):
-            raise ValueError(
-                f"{here}: field 'options' has {len(options)} non-empty options (need 2 to 26)"
-            )
-        if len({o.strip().lower() for o in options}) != len(options):
-            raise ValueError(f"{here}: field 'options' repeats an option text: {options!r}")
-        question = value(row, "question")
-        if not isinstance(question, str) or not question.strip():
-            raise ValueError(f"{here}: field 'question' is empty")
-        probe = text(row, "id", str(i))
-        safe = value(row, "safe_option")
-        text_ok = value(row, "text_only_answerable")
-        kind = text(row, "kind", "original")
-        if kind not in KINDS:
-            raise ValueError(
-                f"{here}: field 'kind' must be one of {', '.join(KINDS)}, got {kind!r}"
-            )
-        return {
-            "probe_id": probe,
-            "case_id": text(row, "case", probe),
-            "probe_kind": kind,
-            "question": question,
-            "options": options,
-            "correct_letter": _letter(value(row, "answer"), options, here),
-            "image": value(row, "image"),
-            "image_file": f"{name}/{probe}",
-            "image_status": "embedded" if value(row, "image") is not None else "no_image",
-            "modality": text(row, "modality"),
-            "source_dataset": name,
-            "capability": text(row, "capability"),
-            "finding": text(row, "finding"),
-            "text_only_answerable": bool(text_ok) if text_ok is not None else False,
-            "laterality_dependent": False,
-            "safe_letter": None if safe is None else _letter(safe, options, here),
-            "risk_tier": None,
-        }
-
-    features = datasets.Features(
+    text, flag = datasets.Value("string"), datasets.Value("bool")
+    return datasets.Features(
         {
-            "probe_id": datasets.Value("string"),
-            "case_id": datasets.Value("string"),
-            "probe_kind": datasets.Value("string"),
-            "question": datasets.Value("string"),
-            "options": datasets.List(datasets.Value("string")),
-            "correct_letter": datasets.Value("string"),
+            "probe_id": text,
+            "case_id": text,
+            "probe_kind": text,
+            "question": text,
+            "options": datasets.List(text),
+            "correct_letter": text,
             "image": datasets.Image(),
-            "image_file": datasets.Value("string"),
-            "image_status": datasets.Value("string"),
-            "modality": datasets.Value("string"),
-            "source_dataset": datasets.Value("string"),
-            "capability": datasets.Value("string"),
-            "finding": datasets.Value("string"),
-            "text_only_answerable": datasets.Value("bool"),
-            "laterality_dependent": datasets.Value("bool"),
-            "safe_letter": datasets.Value("string"),
-            "risk_tier": datasets.Value("string"),
+            "image_file": text,
+            "image_status": text,
+            "modality": text,
+            "source_dataset": text,
+            "capability": text,
+            "finding": text,
+            "text_only_answerable": flag,
+            "laterality_dependent": flag,
+            "safe_letter": text,
+            "risk_tier": text,
         }
     )
+
+
+def _options(row: Mapping[str, Any], option_cols: list[str], here: str) -> list[str]:
+    """A row's non-empty option texts (2 to 26 of them, none repeated)."""
+    options = list(row[option_cols[0]]) if len(option_cols) == 1 else [row[c] for c in option_cols]
+    options = [str(o) for o in options if o is not None and str(o).strip() != ""]
+    if not 2 <= len(options) <= len(LETTERS):
+        raise ValueError(
+            f"{here}: field 'options' has {len(options)} non-empty options (need 2 to 26)"
+        )
+    if len({o.strip().lower() for o in options}) != len(options):
+        raise ValueError(f"{here}: field 'options' repeats an option text: {options!r}")
+    return options
+
+
+def _stress_row(
+    row: Mapping[str, Any], i: int, spec: Mapping[str, Any], option_cols: list[str], name: str
+) -> dict[str, Any]:
+    """Source row ``i`` as one stress-pack row (ValueError naming the mapping, row and field)."""
+    cols, defaults = spec["columns"], spec.get("defaults", {})
+    here = f"{spec['_where']}: row {i}"
+
+    def value(key: str) -> Any:
+        return row[cols[key]] if key in cols else defaults.get(key)
+
+    def text(key: str, default: str | None = None) -> str | None:
+        v = value(key)
+        return default if v is None else str(v)
+
+    options = _options(row, option_cols, here)
+    question = value("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"{here}: field 'question' is empty")
+    probe = text("id", str(i))
+    safe = value("safe_option")
+    text_ok = value("text_only_answerable")
+    kind = text("kind", "original")
+    if kind not in KINDS:
+        raise ValueError(f"{here}: field 'kind' must be one of {', '.join(KINDS)}, got {kind!r}")
+    return {
+        "probe_id": probe,
+        "case_id": text("case", probe),
+        "probe_kind": kind,
+        "question": question,
+        "options": options,
+        "correct_letter": _letter(value("answer"), options, here),
+        "image": value("image"),
+        "image_file": f"{name}/{probe}",
+        "image_status": "embedded" if value("image") is not None else "no_image",
+        "modality": text("modality"),
+        "source_dataset": name,
+        "capability": text("capability"),
+        "finding": text("finding"),
+        "text_only_answerable": bool(text_ok) if text_ok is not None else False,
+        "laterality_dependent": False,
+        "safe_letter": None if safe is None else _letter(safe, options, here),
+        "risk_tier": None,
+    }
+
+
+def adapt(spec: Mapping[str, Any]):
+    """The mapped dataset as stress-pack rows (a ``datasets.Dataset`` with an Image column)."""
+    source, option_cols = _checked_source(spec)
+    name = spec.get("name") or Path(str(spec["data"])).name
     rows = source.map(
-        convert,
+        _stress_row,
         with_indices=True,
+        fn_kwargs={"spec": spec, "option_cols": option_cols, "name": name},
         remove_columns=source.column_names,
-        features=features,
+        features=_features(),
         desc=f"adapting {name} to multiple-choice rows",
     )
     ids = rows["probe_id"]
     if len(set(ids)) != len(ids):
         dup = next(x for x in ids if ids.count(x) > 1)
-        raise ValueError(f"{where}: field 'columns.id': id {dup!r} occurs more than once")
+        raise ValueError(f"{spec['_where']}: field 'columns.id': id {dup!r} occurs more than once")
     return rows
 
 

@@ -2,9 +2,10 @@
 
 YAML holds what varies (output type, prompt style, generation settings, metric list); this
 module holds the hooks. Prompts are :mod:`medvigil.suites.mediconfusion.prompts`; answer
-extraction, prefix-score normalisation and the free-form judges are
-:mod:`medvigil.suites.mediconfusion.modes`; scoring is :mod:`medvigil.suites.mediconfusion.scoring`;
-nothing is re-implemented here.
+extraction and prefix-score normalisation are :mod:`medvigil.suites.mediconfusion.modes`, the
+free-form judges :mod:`medvigil.suites.mediconfusion.judges` and
+:mod:`medvigil.suites.mediconfusion.llm_judge`; scoring is
+:mod:`medvigil.suites.mediconfusion.scoring`; nothing is re-implemented here.
 
 Two protocols: ``mediconfusion_<mode>`` follows the authors (their prompts, token limits,
 MC parser and judge); ``mediconfusion_<mode>_medvigil`` is medvigil 0.1's variant. The doc
@@ -58,7 +59,7 @@ from medvigil.records.probe_record import (
 )
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.scoring import loglikelihood
-from medvigil.suites.mediconfusion import modes, prompts
+from medvigil.suites.mediconfusion import judges, llm_judge, modes, prompts
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS
 from medvigil.suites.mediconfusion.data import load_config
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
@@ -122,7 +123,7 @@ def settings(env: dict | None = None) -> dict:
             )
         _register_endpoint_judge(*endpoint.values())
         out["judge_settings"] = {k: v for k, v in endpoint.items() if k != "api_key"}
-    modes.get_judge(out["judge"])  # unknown judge: fail now, not after inference
+    judges.get_judge(out["judge"])  # unknown judge: fail now, not after inference
     return out
 
 
@@ -133,7 +134,7 @@ def _endpoint_settings(env) -> dict:
         return {}
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"{ENV_JUDGE_URL} must be an http(s) URL, got {url!r}")
-    raw = env.get(ENV_JUDGE_TEMPERATURE) or str(modes.JUDGE_TEMPERATURE)
+    raw = env.get(ENV_JUDGE_TEMPERATURE) or str(llm_judge.JUDGE_TEMPERATURE)
     try:
         temperature = float(raw)
     except ValueError:
@@ -141,14 +142,14 @@ def _endpoint_settings(env) -> dict:
     if not math.isfinite(temperature) or not 0 <= temperature <= 2:
         raise ValueError(f"{ENV_JUDGE_TEMPERATURE} must be in [0, 2], got {raw!r}")
     layout = env.get(ENV_JUDGE_PROMPT) or "paper"
-    if layout not in modes.JUDGE_PROMPT_LAYOUTS:
+    if layout not in llm_judge.JUDGE_PROMPT_LAYOUTS:
         raise ValueError(
-            f"{ENV_JUDGE_PROMPT} must be one of {', '.join(modes.JUDGE_PROMPT_LAYOUTS)}, "
+            f"{ENV_JUDGE_PROMPT} must be one of {', '.join(llm_judge.JUDGE_PROMPT_LAYOUTS)}, "
             f"got {layout!r}"
         )
     return {
         "url": url,
-        "model": env.get(ENV_JUDGE_MODEL) or modes.JUDGE_MODEL,
+        "model": env.get(ENV_JUDGE_MODEL) or llm_judge.JUDGE_MODEL,
         "temperature": temperature,
         "prompt": layout,
         "api_key": env.get(ENV_JUDGE_API_KEY) or env.get("OPENAI_API_KEY"),
@@ -159,10 +160,10 @@ def _endpoint_settings(env) -> dict:
 def _register_endpoint_judge(
     url: str, model: str, temperature: float, layout: str, api_key: str | None
 ) -> None:
-    judge = modes.endpoint_judge(
+    judge = llm_judge.endpoint_judge(
         url, model=model, temperature=temperature, api_key=api_key, layout=layout
     )
-    modes.register_judge(LLM_JUDGE, judge, overwrite=True)
+    judges.register_judge(LLM_JUDGE, judge, overwrite=True)
 
 
 # ---------------------------------------------------------------- data (process_docs)
@@ -381,7 +382,7 @@ def mediconfusion_ps_process_results(doc: dict, results: list) -> dict:
 def mediconfusion_ff_process_results(doc: dict, results: list) -> dict:
     run = settings()
     response = results[0] if results else ""
-    judged = modes.judge_response(
+    judged = judges.judge_response(
         doc["question"],
         doc["option_A"],
         doc["option_B"],

@@ -194,7 +194,8 @@ def test_lmms_eval_results_file(tmp_path):
 
 
 def test_mediconfusion_results(mc_sample, tmp_path):
-    from medvigil.suites.mediconfusion.authors_results import read_release, read_results
+    from medvigil.suites.mediconfusion.authors_results import read_results
+    from medvigil.suites.mediconfusion.release import read_release
 
     dataset = mc_sample / "data" / "dataset.json"
     release = read_release(dataset)
@@ -213,7 +214,8 @@ def test_mediconfusion_results(mc_sample, tmp_path):
 
 
 def test_mediconfusion_lmms_eval_logs(mc_sample, tmp_path):
-    from medvigil.suites.mediconfusion.authors_results import read_release, runs_from_lmms_eval
+    from medvigil.suites.mediconfusion.lmms_eval_runs import runs_from_lmms_eval
+    from medvigil.suites.mediconfusion.release import read_release
 
     dataset = mc_sample / "data" / "dataset.json"
     release = read_release(dataset)

@@ -10,10 +10,6 @@ never re-parsed, so the official totals are reproduced. Release pairs absent fro
 in :attr:`MediConfusionRun.missing_pairs` (partial runs are scored on the pairs present).
 """
 
-import sys
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,82 +17,19 @@ import numpy as np
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import read_json
-from medvigil.records.lmms_eval_logs import EMPTY_LOG, read_samples
 from medvigil.records.record_checks import is_number
 from medvigil.records.schema_validation import check_records
-from medvigil.runs.lmms_run import run_limit
 from medvigil.scoring.letters import decode_letters
 from medvigil.suites.mediconfusion.answers import DEFAULT_MARGIN, OPTION_LETTERS, vote_answers
-from medvigil.suites.mediconfusion.categories import CATEGORIES
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS
-from medvigil.suites.mediconfusion.record_scoring import pair_inputs, pair_slots, score_records
-from medvigil.suites.mediconfusion.release import IMAGE_KEYS, Release, read_release
-from medvigil.suites.mediconfusion.scoring import MediConfusionScore, score_pairs
+from medvigil.suites.mediconfusion.release import IMAGE_KEYS, Release
+from medvigil.suites.mediconfusion.run import MediConfusionRun, category_names
 
-__all__ = [
-    "MediConfusionRun",
-    "category_names",
-    "parse_run_name",
-    "read_release",
-    "read_results",
-    "read_score_file",
-    "runs_from_lmms_eval",
-]
+__all__ = ["parse_run_name", "read_results", "read_score_file"]
 
 SOURCE_DATASET = "ROCO"  # the images of every pair come from ROCO (paper Sec. 2)
 PROBE_KIND = "confusing_pair"
 PAIR_FIELDS = ("answer", "score")  # the fields of one pair in a result file
-
-
-@dataclass(frozen=True)
-class MediConfusionRun:
-    """One result file converted to records, plus what is needed to audit it."""
-
-    path: str
-    model: str
-    mode: str
-    margin: float
-    records: tuple[dict, ...] = field(repr=False)
-    pair_ids: tuple[str, ...]
-    missing_pairs: tuple[str, ...]
-    category_names: tuple[str, ...]
-    official_pair_scores: Mapping[str, dict] = field(repr=False, default_factory=dict)
-    files: tuple[str, ...] = ()  # the files holding the records (``path`` joins them)
-    # score_pairs' inputs (pair_inputs), when the reader has the records' pairs already
-    pairs: Mapping[str, list] | None = field(repr=False, default=None)
-
-    @property
-    def n_pairs(self) -> int:
-        return len(self.pair_ids)
-
-    def score(self, *, confusion_denominator: str = "both_valid") -> MediConfusionScore:
-        """Score the run's records (pairs in file order)."""
-        if self.pairs is not None:
-            return score_pairs(
-                **self.pairs,
-                confusion_denominator=confusion_denominator,
-                category_names=self.category_names,
-            )
-        return score_records(
-            self.records,
-            confusion_denominator=confusion_denominator,
-            category_names=self.category_names,
-        )
-
-    def official_totals(self) -> dict[str, dict[str, int]]:
-        """Sum of the authors' per-pair ``score`` blocks over the pairs of this file."""
-        out: dict[str, Counter] = {}
-        for blocks in self.official_pair_scores.values():
-            for block, counts in blocks.items():
-                out.setdefault(block, Counter()).update(counts)
-        return {block: dict(counts) for block, counts in out.items()}
-
-
-def category_names(release: Release) -> tuple[str, ...]:
-    """The category columns for a release: :data:`CATEGORIES` (the authors' order) when
-    every category of the release is one of them, else the sorted categories seen."""
-    seen = {c for p in release.pairs.values() for key in IMAGE_KEYS for c in p.categories(key)}
-    return CATEGORIES if seen <= set(CATEGORIES) else tuple(sorted(seen))
 
 
 def _load_json_object(path: str | Path) -> tuple[str, dict]:
@@ -186,97 +119,89 @@ def read_score_file(path: str | Path) -> dict[str, dict[str, int]]:
     return data
 
 
-def read_results(
-    path: str | Path,
-    release: Release,
-    *,
-    model: str | None = None,
-    mode: str | None = None,
-    margin: float = DEFAULT_MARGIN,
-    validate: bool = True,
-) -> MediConfusionRun:
-    """Read one authors' per-sample result file into probe records. Every pair of the file must be
-    in ``release``; ``model``/``mode`` override :func:`parse_run_name`; ``validate`` checks the
-    records against ``probe_record.schema.json``.
-    """
-    parsed_model, parsed_mode = parse_run_name(path)
-    model, mode = model or parsed_model, mode or parsed_mode
-    name, data = _load_json_object(path)
-    problems: list[Problem] = []
-    kept: list[tuple[str, str, dict]] = []  # (pair id, image, answer dict)
-    official: dict[str, dict] = {}
-    for row, (pid, entry) in enumerate(data.items(), start=1):
-        pid = str(pid)
-        if pid not in release.pairs:
-            problems.append(
-                Problem(name, f"pair {pid!r} is not in the release {release.path}", row, pid)
-            )
+def _check_answer(
+    name: str, row: int, where: str, answer: dict[str, Any], problems: list[Problem]
+) -> None:
+    """The problems of one image's answer object: a vote count >= 0 per option, a string or null
+    ``full_answer``."""
+    for letter in OPTION_LETTERS:
+        value = answer.get(letter)
+        if letter not in answer:
+            message = f"missing vote count {letter!r}"
+        elif not is_number(value):
+            message = f"vote count must be a finite number, got {value!r}"
+        elif value < 0:  # a negative count would flip the margin rule's answer
+            message = f"vote count must be >= 0, got {value!r}"
+        else:
             continue
-        if not isinstance(entry, dict):
+        problems.append(Problem(name, message, row, f"{where}.{letter}"))
+    text = answer.get("full_answer")
+    if text is not None and not isinstance(text, str):
+        problems.append(
+            Problem(
+                name,
+                f"full_answer must be a string or null, got {type(text).__name__}",
+                row,
+                f"{where}.full_answer",
+            )
+        )
+
+
+def _pair_answers(
+    name: str, row: int, pid: str, entry: Any, release: Release, problems: list[Problem]
+) -> list[tuple[str, str, dict]] | None:
+    """``(pair id, image, answer object)`` of each image answered in one pair of a result file, its
+    problems added to ``problems``; None when the pair cannot be read (not in ``release``, not an
+    object, no ``answer`` object)."""
+    if pid not in release.pairs:
+        problems.append(
+            Problem(name, f"pair {pid!r} is not in the release {release.path}", row, pid)
+        )
+        return None
+    if not isinstance(entry, dict):
+        problems.append(
+            Problem(name, f"pair {pid!r} must be an object, got {type(entry).__name__}", row, pid)
+        )
+        return None
+    for key in entry:
+        if key not in PAIR_FIELDS:
             problems.append(
                 Problem(
-                    name, f"pair {pid!r} must be an object, got {type(entry).__name__}", row, pid
+                    name,
+                    f"unknown field {key!r} (expected {', '.join(PAIR_FIELDS)})",
+                    row,
+                    f"{pid}.{key}",
                 )
             )
-            continue
-        for key in entry:
-            if key not in PAIR_FIELDS:
-                problems.append(
-                    Problem(
-                        name,
-                        f"unknown field {key!r} (expected {', '.join(PAIR_FIELDS)})",
-                        row,
-                        f"{pid}.{key}",
-                    )
-                )
-        answer = entry.get("answer")
-        if not isinstance(answer, dict):
+    answer = entry.get("answer")
+    if not isinstance(answer, dict):
+        problems.append(Problem(name, f"pair {pid!r} has no 'answer' object", row, f"{pid}.answer"))
+        return None
+    answers = []
+    for image in IMAGE_KEYS:
+        ans = answer.get(image)
+        where = f"{pid}.answer.{image}"
+        if not isinstance(ans, dict):
             problems.append(
-                Problem(name, f"pair {pid!r} has no 'answer' object", row, f"{pid}.answer")
+                Problem(name, f"pair {pid!r} has no {image!r} answer object", row, where)
             )
             continue
-        for image in IMAGE_KEYS:
-            ans = answer.get(image)
-            where = f"{pid}.answer.{image}"
-            if not isinstance(ans, dict):
-                problems.append(
-                    Problem(name, f"pair {pid!r} has no {image!r} answer object", row, where)
-                )
-                continue
-            for letter in OPTION_LETTERS:
-                value = ans.get(letter)
-                if letter not in ans:
-                    message = f"missing vote count {letter!r}"
-                elif not is_number(value):
-                    message = f"vote count must be a finite number, got {value!r}"
-                elif value < 0:  # a negative count would flip the margin rule's answer
-                    message = f"vote count must be >= 0, got {value!r}"
-                else:
-                    continue
-                problems.append(Problem(name, message, row, f"{where}.{letter}"))
-            text = ans.get("full_answer")
-            if text is not None and not isinstance(text, str):
-                problems.append(
-                    Problem(
-                        name,
-                        f"full_answer must be a string or null, got {type(text).__name__}",
-                        row,
-                        f"{where}.full_answer",
-                    )
-                )
-            kept.append((pid, image, ans))
-        if "score" in entry:
-            _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
-            official[pid] = entry["score"]
-    if problems:  # kept and official are used only when the whole file is valid
-        raise DataError(problems)
+        _check_answer(name, row, where, ans, problems)
+        answers.append((pid, image, ans))
+    return answers
 
-    votes = [[float(ans[letter]) for letter in OPTION_LETTERS] for _, _, ans in kept]
+
+def _probe_records(
+    answers: list[tuple[str, str, dict]], release: Release, model: str, mode: str, margin: float
+) -> list[dict]:
+    """One ``probe_record`` per image answer, its letter from the vote counts by the authors' rule
+    (``full_answer`` is kept as the raw response, never parsed)."""
+    votes = [[float(ans[letter]) for letter in OPTION_LETTERS] for _, _, ans in answers]
     letters = decode_letters(
         vote_answers(np.asarray(votes, dtype=np.float64).reshape(-1, 2), margin=margin)
     )
     records = []
-    for (pid, image, ans), letter in zip(kept, letters):
+    for (pid, image, ans), letter in zip(answers, letters):
         info = release.pairs[pid]
         cats = list(info.categories(image))
         text = ans.get("full_answer")
@@ -311,6 +236,40 @@ def read_results(
                 "extra": extra,
             }
         )
+    return records
+
+
+def read_results(
+    path: str | Path,
+    release: Release,
+    *,
+    model: str | None = None,
+    mode: str | None = None,
+    margin: float = DEFAULT_MARGIN,
+    validate: bool = True,
+) -> MediConfusionRun:
+    """Read one authors' per-sample result file into probe records. Every pair of the file must be
+    in ``release``; ``model``/``mode`` override :func:`parse_run_name`; ``validate`` checks the
+    records against ``probe_record.schema.json``.
+    """
+    parsed_model, parsed_mode = parse_run_name(path)
+    model, mode = model or parsed_model, mode or parsed_mode
+    name, data = _load_json_object(path)
+    problems: list[Problem] = []
+    kept: list[tuple[str, str, dict]] = []  # (pair id, image, answer dict)
+    official: dict[str, dict] = {}
+    for row, (pid, entry) in enumerate(data.items(), start=1):
+        pid = str(pid)
+        answers = _pair_answers(name, row, pid, entry, release, problems)
+        if answers is None:
+            continue
+        kept += answers
+        if "score" in entry:
+            _check_score_blocks(entry["score"], name, row, f"{pid}.score", problems)
+            official[pid] = entry["score"]
+    if problems:  # kept and official are used only when the whole file is valid
+        raise DataError(problems)
+    records = _probe_records(kept, release, model, mode, margin)
     if validate:
         check_records("probe_record", records, file=name)
     present = {pid for pid, _, _ in kept}
@@ -326,86 +285,3 @@ def read_results(
         official_pair_scores=official,
         files=(name,),
     )
-
-
-def runs_from_lmms_eval(paths: Sequence[str | Path], release: Release) -> list[MediConfusionRun]:
-    """Runs from lmms-eval ``--log_samples`` files of the ``mediconfusion_*`` tasks, whose records
-    carry gold letters, answers and categories: one run per (model, mode), in the order of their
-    first records, each naming the files holding its records. Every pair of a run must be in
-    ``release``; its pairs absent are missing."""
-    records: list[dict] = []
-    origins: list[int] = []  # the file of each record (its index in paths)
-    problems: list[Problem] = []
-    for index, path in enumerate(paths):
-        empty: list[Path] = []
-        try:
-            found = read_samples([path], empty=empty)
-        except DataError as exc:
-            problems += exc.problems
-            continue
-        if empty:
-            print(f"warning: {path}: {EMPTY_LOG}; left out", file=sys.stderr)
-        records += found
-        origins += [index] * len(found)
-    if problems:
-        raise DataError(problems)
-    where = ", ".join(map(str, paths))
-    problems = [
-        Problem(
-            where,
-            f"record {r['probe_id']!r} belongs to suite {r['suite']!r}, not mediconfusion",
-            field="suite",
-        )
-        for r in records
-        if r.get("suite") != "mediconfusion"
-    ]
-    problems += [
-        Problem(
-            where, f"pair {r['case_id']!r} is not in the release {release.path}", field="case_id"
-        )
-        for r in records
-        if r.get("suite") == "mediconfusion" and str(r["case_id"]) not in release.pairs
-    ]
-    if problems:
-        raise DataError(problems)
-    groups: dict[tuple[str, str], list[dict]] = {}
-    files: dict[tuple[str, str], dict[int, None]] = {}
-    for record, origin in zip(records, origins):
-        key = (record["model"], record.get("condition", "default"))
-        groups.setdefault(key, []).append(record)
-        files.setdefault(key, {})[origin] = None
-    # a run cut by lmms-eval's --limit may end inside a pair: that pair is left out (the score says
-    # the run is partial)
-    limited = all(run_limit(Path(p)) is not None for p in paths)
-    slots = {
-        key: pair_slots(recs, incomplete="drop" if limited else "error")
-        for key, recs in groups.items()
-    }
-    problems = [
-        Problem(where, f"run {model!r} / {mode!r}: {message}", field="probe_id")
-        for (model, mode), (_, found) in slots.items()
-        for message in found
-    ]
-    if problems:
-        raise DataError(problems)
-    names = category_names(release)
-    runs = []
-    for (model, mode), recs in groups.items():
-        by_pair = slots[(model, mode)][0]
-        run_files = tuple(str(paths[i]) for i in files[(model, mode)])
-        margins = {(r.get("extra") or {}).get("margin") for r in recs} - {None}
-        runs.append(
-            MediConfusionRun(
-                path=", ".join(run_files),
-                files=run_files,
-                model=model,
-                mode=mode,
-                margin=margins.pop() if len(margins) == 1 else DEFAULT_MARGIN,
-                records=tuple(recs),
-                pair_ids=tuple(by_pair),
-                missing_pairs=tuple(p for p in release.pairs if p not in by_pair),
-                category_names=names,
-                pairs=pair_inputs(by_pair),
-            )
-        )
-    return runs

@@ -1,12 +1,13 @@
-"""The nine MediConfusion categories and the per-image category count matrix that per-category
-scores (:mod:`medvigil.suites.mediconfusion.scoring`) multiply with."""
+"""The nine MediConfusion categories, the category columns of a score and the per-image category
+count matrix that per-category scores (:mod:`medvigil.suites.mediconfusion.scoring`) multiply
+with."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain
 
 import numpy as np
 
-__all__ = ["CATEGORIES", "CATEGORY_SHORT_NAMES", "category_matrix"]
+__all__ = ["CATEGORIES", "CATEGORY_SHORT_NAMES", "category_columns", "category_matrix"]
 
 #: The nine categories, in the order of the authors' score files.
 CATEGORIES = (
@@ -27,6 +28,13 @@ CATEGORY_SHORT_NAMES = {
     "Gastrointestinal": "Gastroint.",
     "Nuclear Medicine": "Nuclear Med.",
 }
+
+
+def category_columns(seen: Iterable[str]) -> tuple[str, ...]:
+    """The category columns of a score: :data:`CATEGORIES` (the authors' order) when every category
+    seen is one of them, else the sorted categories seen."""
+    seen = set(seen)
+    return CATEGORIES if seen <= set(CATEGORIES) else tuple(sorted(seen))
 
 
 def category_matrix(categories: Sequence[Sequence[str]], names: Sequence[str]) -> np.ndarray:

@@ -9,14 +9,11 @@ from typing import Any
 
 from medvigil.files.json_text import finite
 from medvigil.runs.lmms_run import is_samples_file
-from medvigil.suites.mediconfusion.authors_results import (
-    MediConfusionRun,
-    read_release,
-    read_results,
-    runs_from_lmms_eval,
-)
+from medvigil.suites.mediconfusion.authors_results import read_results
+from medvigil.suites.mediconfusion.lmms_eval_runs import runs_from_lmms_eval
 from medvigil.suites.mediconfusion.mode_summary import MODE_LABELS, best_over_modes
-from medvigil.suites.mediconfusion.release import Release
+from medvigil.suites.mediconfusion.release import Release, read_release
+from medvigil.suites.mediconfusion.run import MediConfusionRun
 from medvigil.suites.mediconfusion.scoring import (
     RANDOM_INDIVIDUAL_ACCURACY,
     RANDOM_SET_ACCURACY,

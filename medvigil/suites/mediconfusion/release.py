@@ -206,6 +206,55 @@ def authors_image_name(local: int) -> str:
     return f"{local}.jpg"
 
 
+def _image_path_problem(value: Any) -> str | None:
+    """Why an image path of a pair is unusable (it could leave the ROCO root, or names no image
+    file), or None."""
+    reason = unsafe_reason(value)
+    if reason is not None:
+        return f"unsafe image path: {reason}"
+    if not value.lower().endswith(IMAGE_EXTENSIONS):
+        return f"image path {value!r} does not end in {', '.join(IMAGE_EXTENSIONS)}"
+    if PurePosixPath(value).name != value.rsplit("/", 1)[-1] or value.endswith("/"):
+        return f"image path {value!r} must name a file"
+    return None
+
+
+def _category_problems(cats: Any) -> list[str]:
+    """The problems of an image's category list: a non-empty list of known categories, none
+    twice."""
+    if not isinstance(cats, list) or not cats or not all(isinstance(c, str) for c in cats):
+        return [f"must be a non-empty list of category names, got {cats!r}"]
+    out = []
+    unknown = [c for c in cats if c not in CATEGORIES]
+    if unknown:
+        out.append(
+            f"unknown categor{'y' if len(unknown) == 1 else 'ies'} "
+            f"{unknown}; known: {', '.join(CATEGORIES)}"
+        )
+    if len(set(cats)) != len(cats):
+        out.append(f"lists a category twice: {cats!r}")
+    return out
+
+
+def _relation_problems(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field, problem)`` of a well-typed pair whose fields contradict what makes it a confusing
+    pair: two images with different correct answers between two different options."""
+    out = []
+    if entry["im_1_correct"] == entry["im_2_correct"]:
+        out.append(
+            (
+                "im_2_correct",
+                f"both images have correct answer {entry['im_1_correct']!r}; "
+                f"a confusing pair needs different answers",
+            )
+        )
+    if entry["option_A"].strip().casefold() == entry["option_B"].strip().casefold():
+        out.append(("option_B", f"option_B repeats option_A ({entry['option_A']!r})"))
+    if entry["im_1"] == entry["im_2"]:
+        out.append(("im_2", f"im_2 is the same image as im_1 ({entry['im_1']!r})"))
+    return out
+
+
 def _check_entry(
     name: str, row: int, pid: str, entry: Mapping[str, Any], problems: list[Problem]
 ) -> dict | None:
@@ -236,54 +285,25 @@ def _check_entry(
                 f"optionally {', '.join(OPTIONAL_FIELDS)})",
             )
     for key in _PATH_FIELDS:
-        if key not in entry:
-            continue
-        value = entry[key]
-        reason = unsafe_reason(value)
-        if reason is not None:
-            bad(key, f"unsafe image path: {reason}")
-        elif not value.lower().endswith(IMAGE_EXTENSIONS):
-            bad(key, f"image path {value!r} does not end in {', '.join(IMAGE_EXTENSIONS)}")
-        elif PurePosixPath(value).name != value.rsplit("/", 1)[-1] or value.endswith("/"):
-            bad(key, f"image path {value!r} must name a file")
+        message = _image_path_problem(entry[key]) if key in entry else None
+        if message is not None:
+            bad(key, message)
     for key in _LOCAL_FIELDS:
         value = entry.get(key)
         if key in entry and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             bad(key, f"must be an integer >= 0, got {value!r}")
     for key in _CATEGORY_FIELDS:
-        if key not in entry:
-            continue
-        cats = entry[key]
-        if not isinstance(cats, list) or not cats or not all(isinstance(c, str) for c in cats):
-            bad(key, f"must be a non-empty list of category names, got {cats!r}")
-            continue
-        unknown = [c for c in cats if c not in CATEGORIES]
-        if unknown:
-            bad(
-                key,
-                f"unknown categor{'y' if len(unknown) == 1 else 'ies'} "
-                f"{unknown}; known: {', '.join(CATEGORIES)}",
-            )
-        if len(set(cats)) != len(cats):
-            bad(key, f"lists a category twice: {cats!r}")
+        for message in _category_problems(entry[key]) if key in entry else []:
+            bad(key, message)
     for keys, ok, message in _VALUE_CHECKS:
         for key in keys:
             if key in entry and not ok(entry[key]):
                 bad(key, message.format(value=entry[key], type=type(entry[key]).__name__))
     if "synthetic" in entry and not isinstance(entry["synthetic"], bool):
         bad("synthetic", f"must be true or false, got {entry['synthetic']!r}")
-    if len(problems) > start:
-        return None
-    if entry["im_1_correct"] == entry["im_2_correct"]:
-        bad(
-            "im_2_correct",
-            f"both images have correct answer {entry['im_1_correct']!r}; "
-            f"a confusing pair needs different answers",
-        )
-    if entry["option_A"].strip().casefold() == entry["option_B"].strip().casefold():
-        bad("option_B", f"option_B repeats option_A ({entry['option_A']!r})")
-    if entry["im_1"] == entry["im_2"]:
-        bad("im_2", f"im_2 is the same image as im_1 ({entry['im_1']!r})")
+    if len(problems) == start:
+        for key, message in _relation_problems(entry):
+            bad(key, message)
     if len(problems) > start:
         return None
     return {key: entry[key] for key in FIELDS} | {"synthetic": entry.get("synthetic", False)}

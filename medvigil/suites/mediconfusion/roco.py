@@ -121,6 +121,34 @@ def _users(release) -> dict[str, list[tuple[str, int, str]]]:
     return users
 
 
+def _checked_image(
+    path: Path, rel: str, pairs: str, checksums: Mapping[str, str] | None, decode: bool
+) -> LocatedImage | str:
+    """The image file at ``path`` (release path ``rel``, used by ``pairs``) as a
+    :class:`LocatedImage`, else the problem that makes it unusable: it does not decode (when
+    ``decode``), or ``checksums`` lacks it or gives another digest."""
+    from medvigil.images import imaging
+
+    width = height = 0
+    if decode:
+        try:
+            with imaging.safe_open_image(path) as image:
+                width, height = image.size
+        except DataError as exc:
+            return f"ROCO image {rel!r} (pair {pairs}): {exc.problems[0].message}"
+    digest = file_sha256(path)
+    if checksums is not None:
+        expected = checksums.get(rel)
+        if expected is None:
+            return f"ROCO image {rel!r} (pair {pairs}) has no entry in the checksum list"
+        if expected.lower() != digest:
+            return (
+                f"ROCO image {rel!r} (pair {pairs}): checksum mismatch, "
+                f"expected {expected.lower()}, found {digest}"
+            )
+    return LocatedImage(relpath=rel, path=path, sha256=digest, width=width, height=height)
+
+
 def locate_images(
     release,
     roco_root: Path | str,
@@ -134,8 +162,6 @@ def locate_images(
     every image must be listed and match; ``decode=False`` only checks existence and checksums.
     Raises NotADirectoryError (``roco_root`` is not a folder) or DataError (every unusable image).
     """
-    from medvigil.images import imaging
-
     base, layout = image_layout(release, roco_root)
     local = release.local_names() if layout == "authors" else {}
     name = Path(release.path).name
@@ -164,39 +190,11 @@ def locate_images(
                 )
             )
             continue
-        width = height = 0
-        if decode:
-            try:
-                with imaging.safe_open_image(path) as image:
-                    width, height = image.size
-            except DataError as exc:
-                problems.append(
-                    Problem(
-                        message=f"ROCO image {rel!r} (pair {pairs}): {exc.problems[0].message}",
-                        **where,
-                    )
-                )
-                continue
-        digest = file_sha256(path)
-        if checksums is not None:
-            expected = checksums.get(rel)
-            if expected is None:
-                problems.append(
-                    Problem(
-                        message=f"ROCO image {rel!r} (pair {pairs}) "
-                        f"has no entry in the checksum list",
-                        **where,
-                    )
-                )
-                continue
-            if expected.lower() != digest:
-                message = (
-                    f"ROCO image {rel!r} (pair {pairs}): checksum mismatch, "
-                    f"expected {expected.lower()}, found {digest}"
-                )
-                problems.append(Problem(message=message, **where))
-                continue
-        found[rel] = LocatedImage(relpath=rel, path=path, sha256=digest, width=width, height=height)
+        checked = _checked_image(path, rel, pairs, checksums, decode)
+        if isinstance(checked, str):
+            problems.append(Problem(message=checked, **where))
+        else:
+            found[rel] = checked
     if problems:
         n_images = len(found) + len(problems)
         summary = (

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from medvigil.scoring.letters import encode_letters
-from medvigil.suites.mediconfusion.categories import CATEGORIES, category_matrix
+from medvigil.suites.mediconfusion.categories import category_columns, category_matrix
 
 __all__ = [
     "CONFUSION_DENOMINATORS",
@@ -183,28 +183,11 @@ def _as_codes(values: Any, name: str) -> np.ndarray:
     return encode_letters(values, name=name)
 
 
-def score_pairs(
-    pred1: Any,
-    pred2: Any,
-    gold1: Any,
-    gold2: Any,
-    categories1: Sequence[Sequence[str]] | None = None,
-    categories2: Sequence[Sequence[str]] | None = None,
-    *,
-    pair_ids: Sequence[str] | None = None,
-    category_names: Sequence[str] | None = None,
-    confusion_denominator: str = "both_valid",
-) -> MediConfusionScore:
-    """Score MediConfusion pairs. ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters
-    (``None`` or ``""``: invalid) or :func:`vote_answers` codes; ``gold1``/``gold2``: the correct
-    letters; ``pair_ids``: default ``"0"``, ``"1"``, ...; ``category_names``: default
-    :data:`CATEGORIES` if every category given is one, else those seen, sorted.
-    """
-    if confusion_denominator not in CONFUSION_DENOMINATORS:
-        raise ValueError(
-            f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, "
-            f"got {confusion_denominator!r}"
-        )
+def _checked_codes(
+    pred1: Any, pred2: Any, gold1: Any, gold2: Any, pair_ids: Sequence[str] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
+    """``(p1, p2, g1, g2, pair ids)``: the answers and gold letters as codes, one per pair, and the
+    pair ids (default ``"0"``, ``"1"``, ...), unique."""
     p1, p2 = _as_codes(pred1, "pred1"), _as_codes(pred2, "pred2")
     g1, g2 = _as_codes(gold1, "gold1"), _as_codes(gold2, "gold2")
     n = len(p1)
@@ -220,19 +203,14 @@ def score_pairs(
         raise ValueError(f"pair_ids has {len(ids)} entries for {n} pairs")
     if len(set(ids)) != n:
         raise ValueError("pair_ids must be unique")
-    if (categories1 is None) != (categories2 is None):
-        raise ValueError("give both categories1 and categories2, or neither")
-    if categories1 is None:
-        categories1 = categories2 = [()] * n
-    if len(categories1) != n or len(categories2) != n:
-        raise ValueError("categories1 and categories2 must have one entry per pair")
-    if category_names is None:
-        seen = {c for cats in (*categories1, *categories2) for c in cats}
-        category_names = CATEGORIES if seen <= set(CATEGORIES) else tuple(sorted(seen))
-    names = tuple(category_names)
-    m1, m2 = category_matrix(categories1, names), category_matrix(categories2, names)
-    both = m1 + m2
+    return p1, p2, g1, g2, ids
 
+
+def _per_pair_blocks(
+    p1: np.ndarray, p2: np.ndarray, g1: np.ndarray, g2: np.ndarray, m1: np.ndarray, m2: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Each score block per pair (see the module docstring): the category columns (``m1``, ``m2``:
+    each image's category counts) and the total."""
     valid1, valid2 = p1 >= 0, p2 >= 0
     correct1, correct2 = (
         (p1 == g1).astype(np.int64),
@@ -243,6 +221,7 @@ def score_pairs(
     valids = (valid1 & valid2).astype(np.int64)
     confused = valids * (p1 == p2)
     valid_pairs = valids * (1 - confused)
+    both = m1 + m2
 
     def pair_level(x: np.ndarray) -> np.ndarray:
         return np.column_stack([both * x[:, None], x])
@@ -250,7 +229,7 @@ def score_pairs(
     def image_level(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         return np.column_stack([m1 * x1[:, None] + m2 * x2[:, None], x1 + x2])
 
-    per_pair = {
+    return {
         "set_score": pair_level(set_ok),
         "individual_score": image_level(correct1, correct2),
         "confused": pair_level(confused),
@@ -258,14 +237,72 @@ def score_pairs(
         "valids": pair_level(valids),
         "valid_pairs": pair_level(valid_pairs),
     }
-    images = both.sum(axis=0)
+
+
+def score_pairs(
+    pred1: Any,
+    pred2: Any,
+    gold1: Any,
+    gold2: Any,
+    categories1: Sequence[Sequence[str]] | None = None,
+    categories2: Sequence[Sequence[str]] | None = None,
+    *,
+    pair_ids: Sequence[str] | None = None,
+    category_names: Sequence[str] | None = None,
+    confusion_denominator: str = "both_valid",
+) -> MediConfusionScore:
+    """Score MediConfusion pairs. ``pred1``/``pred2``: each pair's answer to image 1 / 2, letters
+    (``None`` or ``""``: invalid) or :func:`vote_answers` codes; ``gold1``/``gold2``: the correct
+    letters; ``pair_ids``: default ``"0"``, ``"1"``, ...; ``category_names``: default
+    :func:`category_columns` of the categories given.
+    """
+    if confusion_denominator not in CONFUSION_DENOMINATORS:
+        raise ValueError(
+            f"confusion_denominator must be one of {', '.join(CONFUSION_DENOMINATORS)}, "
+            f"got {confusion_denominator!r}"
+        )
+    p1, p2, g1, g2, ids = _checked_codes(pred1, pred2, gold1, gold2, pair_ids)
+    n = len(ids)
+    if (categories1 is None) != (categories2 is None):
+        raise ValueError("give both categories1 and categories2, or neither")
+    if categories1 is None:
+        categories1 = categories2 = [()] * n
+    if len(categories1) != n or len(categories2) != n:
+        raise ValueError("categories1 and categories2 must have one entry per pair")
+    if category_names is None:
+        category_names = category_columns(c for cats in (*categories1, *categories2) for c in cats)
+    names = tuple(category_names)
+    m1, m2 = category_matrix(categories1, names), category_matrix(categories2, names)
+    images = (m1 + m2).sum(axis=0)
     return MediConfusionScore(
         pair_ids=ids,
         categories=names,
-        per_pair=per_pair,
+        per_pair=_per_pair_blocks(p1, p2, g1, g2, m1, m2),
         confusion_denominator=confusion_denominator,
         category_images={cat: int(images[j]) for j, cat in enumerate(names)},
     )
+
+
+def _pair_rows(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of image 1 and image 2 of each pair id (which must occur exactly twice; the first
+    row is image 1), pairs in order of first appearance."""
+    uniq, first, inverse, counts = np.unique(
+        ids.astype(str), return_index=True, return_inverse=True, return_counts=True
+    )
+    if np.any(counts != 2):
+        bad = uniq[np.flatnonzero(counts != 2)[0]]
+        raise ValueError(
+            f"every pair id must have exactly two rows (image 1, "
+            f"image 2); {bad!r} has {int(counts[uniq == bad][0])}"
+        )
+    order = np.argsort(
+        inverse, kind="stable"
+    )  # rows grouped by pair, file order kept within a pair
+    im1, im2 = order[0::2], order[1::2]
+    pair_order = np.argsort(
+        first[inverse[im1]], kind="stable"
+    )  # pairs in order of first appearance
+    return im1[pair_order], im2[pair_order]
 
 
 def score_rows(
@@ -295,23 +332,7 @@ def score_rows(
         raise ValueError(
             "predictions, references, pair_ids (and categories) must have the same length"
         )
-    uniq, first, inverse, counts = np.unique(
-        ids.astype(str), return_index=True, return_inverse=True, return_counts=True
-    )
-    if np.any(counts != 2):
-        bad = uniq[np.flatnonzero(counts != 2)[0]]
-        raise ValueError(
-            f"every pair id must have exactly two rows (image 1, "
-            f"image 2); {bad!r} has {int(counts[uniq == bad][0])}"
-        )
-    order = np.argsort(
-        inverse, kind="stable"
-    )  # rows grouped by pair, file order kept within a pair
-    im1, im2 = order[0::2], order[1::2]
-    pair_order = np.argsort(
-        first[inverse[im1]], kind="stable"
-    )  # pairs in order of first appearance
-    im1, im2 = im1[pair_order], im2[pair_order]
+    im1, im2 = _pair_rows(ids)
     pred = encode_letters(predictions, name="predictions")
     gold = encode_letters(references, name="references")
     cats1, cats2 = (
