@@ -154,7 +154,8 @@ def _phantom(anatomy, modality, kind, side, zone, size="large", seed=3):
     import numpy as np
 
     from medvigil.images.imaging import to_published
-    from medvigil.suites.medvigil.synthetic.phantoms import Finding, Scene, draw_phantom
+    from medvigil.suites.medvigil.synthetic.phantom_scene import Finding, Scene
+    from medvigil.suites.medvigil.synthetic.phantoms import draw_phantom
 
     scene = Scene(anatomy, modality, Finding(kind=kind, side=side, zone=zone, size=size), 512, 512)
     return to_published(draw_phantom(scene, np.random.default_rng(seed)).image.convert("RGB"))

@@ -18,12 +18,10 @@ import pytest
 from shared_paths import AUTHORS_TOOL
 
 from medvigil.errors import DataError
-from medvigil.suites.medvigil.harness.harness_ablations import (
-    ablation_kind,
-    read_ablation_files,
-    read_token_ablation_csv,
-)
+from medvigil.suites.medvigil.harness.ablation_files import ablation_kind
+from medvigil.suites.medvigil.harness.harness_ablations import read_ablation_files
 from medvigil.suites.medvigil.harness.model_outputs import read_model_outputs
+from medvigil.suites.medvigil.harness.token_ablation_csv import read_token_ablation_csv
 from medvigil.suites.medvigil.scoring.roi_decay import roi_decay_modal
 from medvigil.suites.medvigil.scoring.scoring import audit
 

@@ -14,6 +14,7 @@ import pytest
 from medvigil.cli import main as cli_main
 from medvigil.files.digest import release_digest
 from medvigil.images import imaging
+from medvigil.suites.medvigil.release.release_csv import POINTER_COLUMNS
 from medvigil.suites.medvigil.release.release_format import (
     CLINICIAN_BASELINE_COLUMNS,
     CSV_COLUMNS,
@@ -29,17 +30,11 @@ from medvigil.suites.medvigil.release.release_format import (
     TIERS,
     TRIPLETS_COLUMNS,
 )
-from medvigil.suites.medvigil.synthetic import POINTER_COLUMNS, generate_release
 from medvigil.suites.medvigil.synthetic import cases as cases_mod
-from medvigil.suites.medvigil.synthetic.phantoms import (
-    BRIGHT,
-    LABEL_BAND,
-    LABEL_TEXT,
-    Finding,
-    Scene,
-    draw_phantom,
-    label_box,
-)
+from medvigil.suites.medvigil.synthetic import generate_release
+from medvigil.suites.medvigil.synthetic.phantom_label import LABEL_BAND, LABEL_TEXT, label_box
+from medvigil.suites.medvigil.synthetic.phantom_scene import BRIGHT, Finding, Scene
+from medvigil.suites.medvigil.synthetic.phantoms import draw_phantom
 from medvigil.suites.medvigil.synthetic.plan import SOURCES, case_rngs, plan_case
 
 POINTERS = "reconstruction/cxr_pointers.csv"
@@ -521,7 +516,7 @@ def test_failure_leaves_no_half_written_release(tmp_path, monkeypatch):
             raise RuntimeError("boom")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("medvigil.suites.medvigil.synthetic.writer.author_case", failing)
+    monkeypatch.setattr("medvigil.suites.medvigil.synthetic.case_output.author_case", failing)
     with pytest.raises(RuntimeError, match="boom"):
         generate_release(tmp_path / "rel", cases=5, credentialed_out=tmp_path / "cred")
     assert list(tmp_path.iterdir()) == []

@@ -38,7 +38,7 @@ from medvigil.mcq.prompting import parse_mcq_prompt
 GREY = 128.0
 GREY_TOLERANCE = 3.0
 FLAT_SPREAD = 2.0
-LABEL_BAND = 0.07  # top rows holding the "SYNTHETIC" label (phantoms.LABEL_BAND)
+LABEL_BAND = 0.07  # top rows holding the "SYNTHETIC" label (phantom_label.LABEL_BAND)
 # The phantom module documents >= 17 grey levels between a lesion ROI and its mirror; a
 # smoothed asymmetry of half that is taken as "a lesion is present".
 LESION_MIN_CONTRAST = 8.5

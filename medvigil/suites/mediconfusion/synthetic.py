@@ -18,7 +18,8 @@ import numpy as np
 from medvigil.files.atomic_output import staged_folder
 from medvigil.images import imaging
 from medvigil.suites.mediconfusion.release import FIELDS, Pair, dataset_json_text
-from medvigil.suites.medvigil.synthetic.phantoms import Finding, Scene, draw_phantom
+from medvigil.suites.medvigil.synthetic.phantom_scene import Finding, Scene
+from medvigil.suites.medvigil.synthetic.phantoms import draw_phantom
 
 __all__ = [
     "DEFAULT_PAIRS",

@@ -334,8 +334,8 @@ def add_seed_variance(into: dict, data: dict, path: Path, problems: list) -> Non
 
 def read_token_ablation_csv(path: Path) -> dict:
     """The authors' per-(model, step) Appendix K CSV
-    (:mod:`medvigil.suites.medvigil.harness.harness_ablations`)."""
-    from medvigil.suites.medvigil.harness.harness_ablations import read_token_ablation_csv as read
+    (:mod:`medvigil.suites.medvigil.harness.token_ablation_csv`)."""
+    from medvigil.suites.medvigil.harness.token_ablation_csv import read_token_ablation_csv as read
 
     return read(path)
 

@@ -93,9 +93,8 @@ class ReleaseRows:
         """Yield ``(key, row)`` of config ``name``; images as ``{"bytes", "path"}``."""
         if name not in CONFIG_NAMES:
             raise ValueError(f"unknown config {name!r}; available: {', '.join(CONFIG_NAMES)}")
-        release = self.release
         images = _Images(
-            release,
+            self.release,
             name,
             self.variant_source,
             self.reconstructed_dir,
@@ -103,72 +102,81 @@ class ReleaseRows:
             self.image_store,
         )
         if name == "cases":
-            for case in release.cases.values():
-                # credentialed cases ship as pointers: path in the user's licensed copy + SHA-256
-                source_path, sha256 = release.pointers.get(case.case_id, ("", ""))
-                yield (
-                    case.case_id,
-                    {
-                        **_case_columns(case),
-                        **_fields(
-                            case,
-                            "image_file",
-                            "question",
-                            "gold_answer",
-                            "gold_after_lr_flip",
-                            "annotator_notes",
-                            "roi_usable",
-                            "rationale",
-                        ),
-                        "differential_set": list(case.differential_set),
-                        "clinical_context": case.clinical_context,
-                        "pointer_source_path": source_path,
-                        "pointer_sha256": sha256,
-                        **images.columns(case, "case"),
-                    },
-                )
+            yield from self._case_rows(images)
         elif name == "triplets":
-            for triplet in release.triplets:
-                case = release.cases[triplet.case_id]
-                yield (
-                    triplet.case_id,
-                    {
-                        **_fields(
-                            triplet,
-                            "anchor_question",
-                            "tcf_question",
-                            "vcf_question",
-                            "anchor_gold",
-                            "tcf_gold",
-                            "vcf_gold",
-                        ),
-                        **_case_columns(case),
-                        **images.columns(case, "case"),
-                    },
-                )
+            yield from self._triplet_rows(images)
         elif name == "open":
-            for probe, case, kind in self._probes(release.probes_open, "open"):
-                yield (
-                    probe.probe_id,
-                    {
-                        **_fields(
-                            probe,
-                            "probe_id",
-                            "probe_axis",
-                            "probe_kind",
-                            "question",
-                            "expected_behavior",
-                        ),
-                        "expected_answer_or_set": list(probe.expected_answer_or_set),
-                        "halluc_explanation": probe.halluc_explanation,
-                        "provenance": probe.provenance,
-                        "image_file": probe.image_file or "",
-                        **_case_columns(case),
-                        **images.columns(case, kind, probe),
-                    },
-                )
+            yield from self._open_rows(images)
         else:
             yield from self._mcq_rows(name, images)
+
+    def _case_rows(self, images: "_Images") -> Iterator[tuple[str, dict]]:
+        for case in self.release.cases.values():
+            # credentialed cases ship as pointers: path in the user's licensed copy + SHA-256
+            source_path, sha256 = self.release.pointers.get(case.case_id, ("", ""))
+            yield (
+                case.case_id,
+                {
+                    **_case_columns(case),
+                    **_fields(
+                        case,
+                        "image_file",
+                        "question",
+                        "gold_answer",
+                        "gold_after_lr_flip",
+                        "annotator_notes",
+                        "roi_usable",
+                        "rationale",
+                    ),
+                    "differential_set": list(case.differential_set),
+                    "clinical_context": case.clinical_context,
+                    "pointer_source_path": source_path,
+                    "pointer_sha256": sha256,
+                    **images.columns(case, "case"),
+                },
+            )
+
+    def _triplet_rows(self, images: "_Images") -> Iterator[tuple[str, dict]]:
+        for triplet in self.release.triplets:
+            case = self.release.cases[triplet.case_id]
+            yield (
+                triplet.case_id,
+                {
+                    **_fields(
+                        triplet,
+                        "anchor_question",
+                        "tcf_question",
+                        "vcf_question",
+                        "anchor_gold",
+                        "tcf_gold",
+                        "vcf_gold",
+                    ),
+                    **_case_columns(case),
+                    **images.columns(case, "case"),
+                },
+            )
+
+    def _open_rows(self, images: "_Images") -> Iterator[tuple[str, dict]]:
+        for probe, case, kind in self._probes(self.release.probes_open, "open"):
+            yield (
+                probe.probe_id,
+                {
+                    **_fields(
+                        probe,
+                        "probe_id",
+                        "probe_axis",
+                        "probe_kind",
+                        "question",
+                        "expected_behavior",
+                    ),
+                    "expected_answer_or_set": list(probe.expected_answer_or_set),
+                    "halluc_explanation": probe.halluc_explanation,
+                    "provenance": probe.provenance,
+                    "image_file": probe.image_file or "",
+                    **_case_columns(case),
+                    **images.columns(case, kind, probe),
+                },
+            )
 
     def _probes(self, probes, file: str):
         """``(probe, case, image kind)`` of every probe that can be shown (ROI probes need a usable

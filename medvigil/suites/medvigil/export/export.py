@@ -121,38 +121,18 @@ def build(
     the release does not validate, FileExistsError, ValueError on inconsistent arguments."""
     release_dir, out = Path(release_dir), Path(out)
     configs = tuple(configs or CONFIG_NAMES)
-    unknown = [c for c in configs if c not in CONFIG_NAMES]
-    if unknown:
-        raise ValueError(f"unknown config(s) {unknown}; available: {', '.join(CONFIG_NAMES)}")
-    check_row_settings(shuffle_seed, variant_source)
-    if reconstructed is not None and not local_only:
-        raise ValueError(
-            "reconstructed credentialed images may only go into a local-only build (--local-only): "
-            "they must never be redistributed"
-        )
-    if local_only and reconstructed is None:
-        raise ValueError(
-            "--local-only needs --reconstructed DIR (the output of `medvigil reconstruct`)"
-        )
-    check_max_shard_bytes(max_shard_bytes)
-    if not release_dir.is_dir():
-        raise NotADirectoryError(
-            f"release folder {str(release_dir)!r} does not exist or is not a folder"
-        )
+    _check_arguments(
+        release_dir,
+        configs,
+        shuffle_seed,
+        variant_source,
+        reconstructed,
+        local_only,
+        max_shard_bytes,
+    )
     inputs = {"RELEASE": release_dir, "--reconstructed": reconstructed}
     check_destination(out, inputs, force=force, kind="build")
-
-    report = validate_release(release_dir)
-    left_out: dict[str, int] = {}
-    left_out_problems: list[Problem] = []
-    if not report.ok and skip_invalid_rows and not report.unusable:
-        left_out_problems, fatal, left_out = leave_out_bad_probes(report)
-        if fatal:
-            raise DataError(fatal)
-    elif not report.ok:
-        raise DataError(report.errors or report.problems)
-    release = report.release
-
+    release, left_out, left_out_problems = _validated(release_dir, skip_invalid_rows)
     with (
         tempfile.TemporaryDirectory(prefix="medvigil-build-cache-") as cache,
         staged_folder(out, inputs=inputs, replace=force, kind="build") as tmp,
@@ -179,6 +159,69 @@ def build(
     return result
 
 
+def _check_arguments(
+    release_dir: Path,
+    configs: tuple[str, ...],
+    shuffle_seed: int,
+    variant_source: str,
+    reconstructed: Path | str | None,
+    local_only: bool,
+    max_shard_bytes: int,
+) -> None:
+    """Refuse settings no build could be made with, before anything is read or written."""
+    unknown = [c for c in configs if c not in CONFIG_NAMES]
+    if unknown:
+        raise ValueError(f"unknown config(s) {unknown}; available: {', '.join(CONFIG_NAMES)}")
+    check_row_settings(shuffle_seed, variant_source)
+    if reconstructed is not None and not local_only:
+        raise ValueError(
+            "reconstructed credentialed images may only go into a local-only build (--local-only): "
+            "they must never be redistributed"
+        )
+    if local_only and reconstructed is None:
+        raise ValueError(
+            "--local-only needs --reconstructed DIR (the output of `medvigil reconstruct`)"
+        )
+    check_max_shard_bytes(max_shard_bytes)
+    if not release_dir.is_dir():
+        raise NotADirectoryError(
+            f"release folder {str(release_dir)!r} does not exist or is not a folder"
+        )
+
+
+def _validated(release_dir: Path, skip_invalid_rows: bool) -> tuple[Any, dict, list[Problem]]:
+    """``(release, left-out counts, left-out problems)`` of a release that validates (with
+    ``skip_invalid_rows``: once the probes with bad rows are left out); DataError otherwise."""
+    report = validate_release(release_dir)
+    left_out: dict[str, int] = {}
+    left_out_problems: list[Problem] = []
+    if not report.ok and skip_invalid_rows and not report.unusable:
+        left_out_problems, fatal, left_out = leave_out_bad_probes(report)
+        if fatal:
+            raise DataError(fatal)
+    elif not report.ok:
+        raise DataError(report.errors or report.problems)
+    return report.release, left_out, left_out_problems
+
+
+class _Tally:
+    """The rows of every config, counted as they are written: image statuses per config and, in
+    ``mcq``, probe kinds (the card's composition table)."""
+
+    def __init__(self, rows: ReleaseRows):
+        self._rows = rows
+        self.statuses: dict[str, Counter[str]] = {}
+        self.kinds: Counter[str] = Counter()
+
+    def rows(self, config: str):
+        self.statuses[config] = Counter()
+        for key, row in self._rows.iter_rows(config):
+            self.statuses[config][row["image_status"]] += 1
+            if config == "mcq":
+                self.kinds[row["probe_kind"]] += 1
+            yield key, row
+
+
 def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
     rows = ReleaseRows(
         release,
@@ -187,53 +230,25 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
         reconstructed_dir=str(opts["reconstructed"]) if opts["reconstructed"] else None,
         image_store=cache / "images",
     )  # render each image once for all configs
-    statuses: dict[str, Counter[str]] = {}
-    kinds: Counter[str] = Counter()
-
-    def tallied(config: str):
-        statuses[config] = Counter()
-        for key, row in rows.iter_rows(config):
-            statuses[config][row["image_status"]] += 1
-            if config == "mcq":
-                kinds[row["probe_kind"]] += 1
-            yield key, row
-
+    tally = _Tally(rows)
     features = {c: FEATURES[c] for c in opts["configs"]}
     counts, shards = write_configs(
         tmp,
         features,
-        tallied,
+        tally.rows,
         max_shard_bytes=opts["max_shard_bytes"],
         payload_size=_payload_size,
         group_column="case_id",
     )
+    kinds = tally.kinds
     if "mcq" not in opts["configs"]:  # the card's composition table still needs the kinds
         kinds = Counter(p.probe_kind for p in release.probes_mcq)
     comparison = None
     if any((release.root / "images_perturbed").glob("*")):
         comparison = compare_shipped_variants(release, rows.rendered_image).to_dict()
-    notes: dict[str, int] = {}
-    no_roi = sum(not case.roi_usable for case in release.cases.values())
-    if no_roi:
-        notes[
-            "cases without a usable ROI box (the release has "
-            "no roi_masked / roi_only probes for them)"
-        ] = no_roi
-    settings = {
-        "configs": list(opts["configs"]),
-        **{
-            key: opts[key]
-            for key in (
-                "shuffle_seed",
-                "variant_source",
-                "local_only",
-                "max_shard_bytes",
-                "repo_id",
-            )
-        },
-    }  # repo_id: the repository the card and Croissant name (publish checks it)
     skipped = Counter(opts["left_out"])
     skipped.update(rows.skipped)
+    settings = _settings(opts)
     facts = [("release", release.digest), ("settings", json.dumps(settings, sort_keys=True))]
     report = BuildReport(
         out=tmp,
@@ -246,12 +261,39 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
         local_only=opts["local_only"],
         settings=settings,
         skipped=dict(sorted(skipped.items())),
-        notes=notes,
+        notes=_notes(release),
         variant_comparison=comparison,
         credentialed_case_ids=sorted(c.case_id for c in release.cases.values() if c.credentialed),
-        images={c: dict(sorted(statuses[c].items())) for c in opts["configs"]},
+        images={c: dict(sorted(tally.statuses[c].items())) for c in opts["configs"]},
         credentialed_sha256=sorted({sha.lower() for _, sha in release.pointers.values()}),
     )
+    _write_texts(release, tmp, report, features, kinds, opts)
+    return report
+
+
+def _settings(opts: dict) -> dict[str, Any]:
+    """The build's settings as ``build_info.json`` records them (repo_id: the repository the card
+    and Croissant name, which publish checks)."""
+    keys = ("shuffle_seed", "variant_source", "local_only", "max_shard_bytes", "repo_id")
+    return {"configs": list(opts["configs"]), **{key: opts[key] for key in keys}}
+
+
+def _notes(release) -> dict[str, int]:
+    """What the build records beside what it skipped."""
+    notes: dict[str, int] = {}
+    no_roi = sum(not case.roi_usable for case in release.cases.values())
+    if no_roi:
+        notes[
+            "cases without a usable ROI box (the release has "
+            "no roi_masked / roi_only probes for them)"
+        ] = no_roi
+    return notes
+
+
+def _write_texts(
+    release, tmp: Path, report: BuildReport, features: dict, kinds: Counter, opts: dict
+) -> None:
+    """Card, datasheet, Croissant, build info (and a local-only build's marker)."""
     card_facts = dataset_facts(release, report)
     card, datasheet = dataset_card(
         release, report, card_facts, features, kinds, repo_id=opts["repo_id"]
@@ -263,7 +305,6 @@ def _write(release, tmp: Path, cache: Path, **opts) -> BuildReport:
             "It is for local evaluation only. Never upload or share it.\n"
         )
     write_metadata(tmp, report, card_facts, features, texts, repo_id=opts["repo_id"])
-    return report
 
 
 def _payload_size(row: dict) -> int:

@@ -132,11 +132,90 @@ def dataset_card(
     release, report, facts: DatasetFacts, features: dict, kinds: Counter, *, repo_id: str | None
 ) -> tuple[str, str]:
     """``(README.md, DATASHEET.md)`` texts, from the templates in ``cards/``."""
+    datasheet = _datasheet(release, report, kinds)
+    config_rows = [
+        (
+            f"`{config}`" + (" (default)" if config == "mcq" else ""),
+            report.rows[config],
+            CONFIG_DESCRIPTIONS[config],
+            ", ".join(f"{k} {v}" for k, v in report.images.get(config, {}).items()),
+        )
+        for config in features
+    ]
+    notices = _notices(release, report)
+    card = Template(
+        (CARDS_DIR / "medvigil_dataset_card.md").read_text(encoding="utf-8")
+    ).substitute(
+        front_matter=front_matter(facts, features, report.rows, report.shards),
+        notice="\n\n".join(notices)
+        if notices
+        else f"Version {report.version}, release digest `{report.release_digest[:16]}…`.",
+        load_examples=load_lines(repo_id, features, "mcq"),
+        table_configs=markdown_table(("config", "rows", "one row per", "images"), config_rows),
+        table_sizes=markdown_table(
+            ("config", "download (Parquet)", "decoded (Arrow)"), size_rows(features, report.shards)
+        ),
+        datasheet=datasheet.strip(),
+    )
+    return card.rstrip() + "\n", datasheet.rstrip() + "\n"
+
+
+def _notices(release, report) -> list[str]:
+    """The card's warnings above everything else: a local-only build, synthetic data."""
+    notices = []
+    if report.local_only:
+        notices.append(
+            "> **LOCAL ONLY.** This build embeds credentialed images re-derived "
+            "from a local licensed copy. It is for local evaluation only: never "
+            "upload or share it (`medvigil publish` refuses it)."
+        )
+    if release.synthetic:
+        notices.append(
+            f"> **Synthetic data.** {rf.SYNTHETIC_NOTICE}. "
+            f"Not clinical data; for testing the toolchain."
+        )
+    return notices
+
+
+def _datasheet(release, report, kinds: Counter) -> str:
+    """The datasheet (paper, Appendix C) of the build, from its template in ``cards/``."""
     cases = list(release.cases.values())
-    credentialed = [c for c in cases if c.credentialed]
+    synthetic_collection = (
+        (
+            f"\n**This build was made from a synthetic release** ({rf.SYNTHETIC_NOTICE}): "
+            f"procedurally generated phantom images and templated questions in the published "
+            f"layout. No clinician authored them; the paragraph above describes the real release."
+        )
+        if release.synthetic
+        else ""
+    )
+    return Template((CARDS_DIR / "medvigil_datasheet.md").read_text(encoding="utf-8")).substitute(
+        n_cases=len(cases),
+        n_credentialed=sum(1 for c in cases if c.credentialed),
+        n_mcq=report.rows.get("mcq", len(release.probes_mcq)),
+        n_open=report.rows.get("open", len(release.probes_open)),
+        n_triplets=report.rows.get("triplets", len(release.triplets)),
+        **_datasheet_tables(cases, report, kinds),
+        synthetic_collection=synthetic_collection,
+        longest_side=rf.LONGEST_SIDE,
+        jpeg_quality=rf.JPEG_QUALITY,
+        grey=str(rf.GREY),
+        variant_source=report.settings["variant_source"],
+        variant_source_note=_VARIANT_SOURCE_NOTES[report.settings["variant_source"]],
+        shuffle_seed=report.settings["shuffle_seed"],
+        version=report.version,
+        date_published=DATE_PUBLISHED,
+        release_digest=report.release_digest,
+        build_digest=report.build_digest,
+        changelog=_changelog(),
+        citation=CITATION,
+    )
+
+
+def _datasheet_tables(cases: list, report, kinds: Counter) -> dict[str, str]:
+    """The datasheet's tables: probe kinds, tiers, sources, what was left out, licences."""
     tiers = Counter(c.risk_tier for c in cases)
     sources = Counter(c.source for c in cases)  # canonical names: cxr, MIMIC-CXR, CheXpert -> CXR
-    mcq_total = report.rows.get("mcq", len(release.probes_mcq))
     kind_rows = [(k, kinds[k]) for k in rf.PROBE_KINDS if kinds.get(k, 0)]
     kind_rows += [(k, n) for k, n in sorted(kinds.items()) if k not in rf.PROBE_KINDS]
     licence_rows = [
@@ -157,81 +236,16 @@ def dataset_card(
         (s, n, "withheld (credentialed)" if s in rf.CREDENTIALED_SOURCES else "embedded")
         for s, n in sorted(sources.items())
     ]
-    synthetic_collection = (
-        (
-            f"\n**This build was made from a synthetic release** ({rf.SYNTHETIC_NOTICE}): "
-            f"procedurally generated phantom images and templated questions in the published "
-            f"layout. No clinician authored them; the paragraph above describes the real release."
-        )
-        if release.synthetic
-        else ""
-    )
-    datasheet = Template(
-        (CARDS_DIR / "medvigil_datasheet.md").read_text(encoding="utf-8")
-    ).substitute(
-        n_cases=len(cases),
-        n_credentialed=len(credentialed),
-        n_mcq=mcq_total,
-        n_open=report.rows.get("open", len(release.probes_open)),
-        n_triplets=report.rows.get("triplets", len(release.triplets)),
-        table_probe_kinds=markdown_table(
+    return {
+        "table_probe_kinds": markdown_table(
             ("probe kind", "probes"), kind_rows + [("**total**", sum(n for _, n in kind_rows))]
         ),
-        table_tiers=markdown_table(("tier", "cases"), [(t, tiers.get(t, 0)) for t in rf.TIERS]),
-        table_sources=markdown_table(("source", "cases", "image"), source_rows),
-        table_skipped=markdown_table(("reason", "count"), skipped_rows)
+        "table_tiers": markdown_table(("tier", "cases"), [(t, tiers.get(t, 0)) for t in rf.TIERS]),
+        "table_sources": markdown_table(("source", "cases", "image"), source_rows),
+        "table_skipped": markdown_table(("reason", "count"), skipped_rows)
         if skipped_rows
         else "Nothing was left out.",
-        table_licences=markdown_table(
+        "table_licences": markdown_table(
             ("source", "image licence (upstream)", "redistribution", "cases here"), licence_rows
         ),
-        synthetic_collection=synthetic_collection,
-        longest_side=rf.LONGEST_SIDE,
-        jpeg_quality=rf.JPEG_QUALITY,
-        grey=str(rf.GREY),
-        variant_source=report.settings["variant_source"],
-        variant_source_note=_VARIANT_SOURCE_NOTES[report.settings["variant_source"]],
-        shuffle_seed=report.settings["shuffle_seed"],
-        version=report.version,
-        date_published=DATE_PUBLISHED,
-        release_digest=report.release_digest,
-        build_digest=report.build_digest,
-        changelog=_changelog(),
-        citation=CITATION,
-    )
-    notices = []
-    if report.local_only:
-        notices.append(
-            "> **LOCAL ONLY.** This build embeds credentialed images re-derived "
-            "from a local licensed copy. It is for local evaluation only: never "
-            "upload or share it (`medvigil publish` refuses it)."
-        )
-    if release.synthetic:
-        notices.append(
-            f"> **Synthetic data.** {rf.SYNTHETIC_NOTICE}. "
-            f"Not clinical data; for testing the toolchain."
-        )
-    config_rows = [
-        (
-            f"`{config}`" + (" (default)" if config == "mcq" else ""),
-            report.rows[config],
-            CONFIG_DESCRIPTIONS[config],
-            ", ".join(f"{k} {v}" for k, v in report.images.get(config, {}).items()),
-        )
-        for config in features
-    ]
-    card = Template(
-        (CARDS_DIR / "medvigil_dataset_card.md").read_text(encoding="utf-8")
-    ).substitute(
-        front_matter=front_matter(facts, features, report.rows, report.shards),
-        notice="\n\n".join(notices)
-        if notices
-        else f"Version {report.version}, release digest `{report.release_digest[:16]}…`.",
-        load_examples=load_lines(repo_id, features, "mcq"),
-        table_configs=markdown_table(("config", "rows", "one row per", "images"), config_rows),
-        table_sizes=markdown_table(
-            ("config", "download (Parquet)", "decoded (Arrow)"), size_rows(features, report.shards)
-        ),
-        datasheet=datasheet.strip(),
-    )
-    return card.rstrip() + "\n", datasheet.rstrip() + "\n"
+    }

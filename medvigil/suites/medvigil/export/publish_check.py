@@ -179,8 +179,6 @@ def credentialed_problems(
     """Every Parquet row of ``out`` with image bytes whose ``credentialed`` is true,
     ``source_dataset`` credentialed in any spelling, or ``case_id`` in ``case_ids`` or listed in
     ``build_info.json`` (read one row group at a time; ``tick(1)`` after each)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     ids = read_build_info(out)[0].get(
@@ -202,63 +200,83 @@ def credentialed_problems(
                 )
             )
             continue
-        names = set(parquet.schema_arrow.names)
-        types = {name: parquet.schema_arrow.field(name).type for name in parquet.schema_arrow.names}
-        image_columns = [
-            name
-            for name, t in types.items()
-            if pa.types.is_struct(t) and {f.name for f in t} == {"bytes", "path"}
-        ]
-        if not image_columns:
-            continue
-        keys = [c for c in ("case_id", "source_dataset", "credentialed") if c in names]
-        found: dict[tuple[str, str], list[int]] = {}  # (column, case id) -> rows with image bytes
-        first_row = 0
-        # One row group at a time (iter_batches() reads ahead and holds hundreds of MB of
-        # images), and the image column only for row groups that hold a credentialed row.
-        for group in range(parquet.metadata.num_row_groups):
-            data = (
-                parquet.read_row_group(group, columns=keys, use_threads=False).to_pydict()
-                if keys
-                else {}
-            )
-            n = parquet.metadata.row_group(group).num_rows
-            ids = data.get("case_id", [None] * n)
-            flagged = [
-                i
-                for i in range(n)  # rows we cannot attribute (no case id) are treated as unsafe
-                if bool(data.get("credentialed", [False] * n)[i])
-                or is_credentialed(data.get("source_dataset", [None] * n)[i])
-                or ids[i] in listed
-                or ids[i] is None
-            ]
-            if flagged:
-                images = parquet.read_row_group(group, columns=image_columns, use_threads=False)
-                for column in image_columns:
-                    # non-empty ``bytes`` per row, computed in Arrow (no Python copies of the
-                    # images)
-                    size = pc.binary_length(pc.struct_field(images.column(column), "bytes"))
-                    has_bytes = pc.fill_null(pc.greater(size, 0), False).to_pylist()
-                    for i in flagged:
-                        if has_bytes[i]:
-                            found.setdefault((column, str(ids[i])), []).append(first_row + i + 1)
-                del images
-                # keep the scan's footprint at one row group
-                pa.default_memory_pool().release_unused()
-            first_row += n
-            if tick is not None:
-                tick(1)
-        for (column, case_id), rows in sorted(found.items(), key=lambda item: item[1][0]):
-            shown = ", ".join(map(str, rows[:5])) + (
-                f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-            )
-            problems.append(
-                Problem(
-                    rel,
-                    f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) "
-                    f"(rows {shown}); credentialed images must never be published",
-                    row=rows[0],
-                    field=column,
-                )
-            )
+        problems += _shard_problems(parquet, rel, listed, tick)
     return problems
+
+
+def _shard_problems(
+    parquet: Any, rel: str, listed: set[str], tick: Callable[[int], Any] | None
+) -> list[Problem]:
+    """The credentialed rows with image bytes of one shard, one problem per (column, case)."""
+    import pyarrow as pa
+
+    schema = parquet.schema_arrow
+    types = {name: schema.field(name).type for name in schema.names}
+    image_columns = [
+        name
+        for name, t in types.items()
+        if pa.types.is_struct(t) and {f.name for f in t} == {"bytes", "path"}
+    ]
+    if not image_columns:
+        return []
+    keys = [c for c in ("case_id", "source_dataset", "credentialed") if c in types]
+    found: dict[tuple[str, str], list[int]] = {}  # (column, case id) -> rows with image bytes
+    first_row = 0
+    # One row group at a time (iter_batches() reads ahead and holds hundreds of MB of
+    # images), and the image column only for row groups that hold a credentialed row.
+    for group in range(parquet.metadata.num_row_groups):
+        data = (
+            parquet.read_row_group(group, columns=keys, use_threads=False).to_pydict()
+            if keys
+            else {}
+        )
+        n = parquet.metadata.row_group(group).num_rows
+        ids = data.get("case_id", [None] * n)
+        flagged = [
+            i
+            for i in range(n)  # rows we cannot attribute (no case id) are treated as unsafe
+            if bool(data.get("credentialed", [False] * n)[i])
+            or is_credentialed(data.get("source_dataset", [None] * n)[i])
+            or ids[i] in listed
+            or ids[i] is None
+        ]
+        if flagged:
+            for column, i in _rows_with_image_bytes(parquet, group, image_columns, flagged):
+                found.setdefault((column, str(ids[i])), []).append(first_row + i + 1)
+        first_row += n
+        if tick is not None:
+            tick(1)
+    return [
+        _credentialed_problem(rel, column, case_id, rows)
+        for (column, case_id), rows in sorted(found.items(), key=lambda item: item[1][0])
+    ]
+
+
+def _rows_with_image_bytes(
+    parquet: Any, group: int, image_columns: list[str], flagged: list[int]
+) -> list[tuple[str, int]]:
+    """``(column, row in the group)`` of the ``flagged`` rows whose image has bytes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    images = parquet.read_row_group(group, columns=image_columns, use_threads=False)
+    hits = []
+    for column in image_columns:
+        # non-empty ``bytes`` per row, computed in Arrow (no Python copies of the images)
+        size = pc.binary_length(pc.struct_field(images.column(column), "bytes"))
+        has_bytes = pc.fill_null(pc.greater(size, 0), False).to_pylist()
+        hits += [(column, i) for i in flagged if has_bytes[i]]
+    del images
+    pa.default_memory_pool().release_unused()  # keep the scan's footprint at one row group
+    return hits
+
+
+def _credentialed_problem(rel: str, column: str, case_id: str, rows: list[int]) -> Problem:
+    shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+    return Problem(
+        rel,
+        f"credentialed case {case_id!r} has image bytes in {len(rows)} row(s) "
+        f"(rows {shown}); credentialed images must never be published",
+        row=rows[0],
+        field=column,
+    )

@@ -49,11 +49,9 @@ def read_model_outputs(
     attributes. ``release`` may be a function that loads it: it is called before the result files
     are read.
     """
+    from medvigil.suites.medvigil.harness.ablation_files import expand_ablation_paths
     from medvigil.suites.medvigil.harness.harness import read_harness_files, read_harness_table
-    from medvigil.suites.medvigil.harness.harness_ablations import (
-        expand_ablation_paths,
-        read_ablation_files,
-    )
+    from medvigil.suites.medvigil.harness.harness_ablations import read_ablation_files
     from medvigil.suites.medvigil.harness.harness_rows import bump
 
     paths = [Path(p) for p in paths]

@@ -12,9 +12,10 @@ import numpy as np
 from medvigil.images.imaging import roi_usable
 from medvigil.suites.medvigil.release.release_format import LETTERS, SAFE_LETTER
 from medvigil.suites.medvigil.synthetic.knowledge import clinical_context, knowledge_question
-from medvigil.suites.medvigil.synthetic.phantoms import Box, Phantom
+from medvigil.suites.medvigil.synthetic.phantom_scene import Box, Phantom
 from medvigil.suites.medvigil.synthetic.plan import CasePlan
-from medvigil.suites.medvigil.synthetic.questions import QA, Authored, author_questions
+from medvigil.suites.medvigil.synthetic.question_types import QA, Authored
+from medvigil.suites.medvigil.synthetic.questions import author_questions
 from medvigil.suites.medvigil.synthetic.traps import Trap, author_traps
 from medvigil.suites.medvigil.synthetic.wording import answer_variants
 

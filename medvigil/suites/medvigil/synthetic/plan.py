@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from medvigil.suites.medvigil.release.release_format import TIERS
-from medvigil.suites.medvigil.synthetic.phantoms import (
+from medvigil.suites.medvigil.synthetic.phantom_scene import (
     CHEST_ZONES,
     HEAD_ZONES,
     NORMAL,

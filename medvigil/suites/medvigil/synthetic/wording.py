@@ -1,7 +1,7 @@
 """Wording shared by synthetic question, trap and probe authoring; sides are the patient's (right =
 image left)."""
 
-from medvigil.suites.medvigil.synthetic.phantoms import (
+from medvigil.suites.medvigil.synthetic.phantom_scene import (
     CHEST_KINDS,
     CHEST_ZONES,
     HEAD_KINDS,

@@ -7,79 +7,91 @@ from operator import attrgetter
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.validate.validation_base import _HEX64, CheckerBase, _listed
 
+# split file -> the case attribute its groups name
+_SPLIT_ATTRIBUTE = {"by_tier": "risk_tier", "by_source": "source", "by_modality": "modality"}
+
 
 class FileChecks(CheckerBase):
     def check_splits(self) -> None:
         if rf.MANIFEST not in self.readable:
             return
-        all_ids = list(self.manifest)
         cases = self.release.cases
-        attribute = {"by_tier": "risk_tier", "by_source": "source", "by_modality": "modality"}
         attribute_values = {
-            attr: {getattr(c, attr) for c in cases.values()} for attr in attribute.values()
+            attr: {getattr(c, attr) for c in cases.values()} for attr in _SPLIT_ATTRIBUTE.values()
         }
         for name, groups in self.release.splits.items():
             rel = f"{rf.SPLITS_DIR}/{name}.json"
-            where: dict[str, str] = {}
-            for group, members in groups.items():
-                for cid in members:
-                    if cid not in self.manifest:
-                        self.warn(rel, f"case {cid!r} is not in {rf.MANIFEST}", field=group)
-                        continue
-                    if cid in where:
-                        if where[cid] == group:
-                            self.warn(
-                                rel, f"case {cid!r} is listed twice in group {group!r}", field=group
-                            )
-                        elif name.startswith("by_"):
-                            self.warn(
-                                rel,
-                                f"case {cid!r} is in groups {where[cid]!r} and {group!r}; "
-                                "the groups of a by_* split must partition the cases",
-                                field=group,
-                            )
-                        continue
-                    where[cid] = group
-                    attr = attribute.get(name)
-                    case = cases.get(cid)
-                    if attr and case is not None:
-                        actual = getattr(case, attr)
-                        label = rf.source_label(group) if attr == "source" else group
-                        if label in attribute_values[attr] and actual != label:
-                            self.warn(
-                                rel,
-                                f"case {cid!r} is in group {group!r} but its {attr} is {actual!r}",
-                                field=group,
-                            )
+            where = self._split_groups(name, rel, groups, attribute_values)
             if name.startswith("by_"):
-                missing = [cid for cid in all_ids if cid not in where]
+                missing = [cid for cid in self.manifest if cid not in where]
                 if missing:
                     self.warn(
                         rel,
                         f"{len(missing)} case(s) are in no group: {_listed(missing)}; "
-                        f"the groups of a by_* split must partition the {len(all_ids)} cases",
+                        f"the groups of a by_* split must partition the {len(self.manifest)} cases",
                     )
             elif name == "text_only_subset":
-                missing = [
-                    cid
-                    for cid, case in cases.items()
-                    if case.text_only_answerable and cid not in where
-                ]
-                if missing:
-                    self.warn(
-                        rel,
-                        f"{_listed(missing)} flagged text_only_answerable "
-                        f"in {rf.MANIFEST} but not in text_only_subset",
-                    )
-                for cid, group in where.items():
-                    case = cases.get(cid)
-                    if case is not None and not case.text_only_answerable:
+                self._check_text_only(rel, where)
+
+    def _split_groups(
+        self, name: str, rel: str, groups: dict, attribute_values: dict[str, set]
+    ) -> dict[str, str]:
+        """Case -> its (first) group in split ``name``; warns of unknown and repeated cases and,
+        in the by_tier / by_source / by_modality splits, of cases whose attribute is another."""
+        where: dict[str, str] = {}
+        attr = _SPLIT_ATTRIBUTE.get(name)
+        for group, members in groups.items():
+            for cid in members:
+                if cid not in self.manifest:
+                    self.warn(rel, f"case {cid!r} is not in {rf.MANIFEST}", field=group)
+                    continue
+                if cid in where:
+                    if where[cid] == group:
+                        self.warn(
+                            rel, f"case {cid!r} is listed twice in group {group!r}", field=group
+                        )
+                    elif name.startswith("by_"):
                         self.warn(
                             rel,
-                            f"case {cid!r} is in text_only_subset but {rf.MANIFEST} "
-                            f"says text_only_answerable = false",
+                            f"case {cid!r} is in groups {where[cid]!r} and {group!r}; "
+                            "the groups of a by_* split must partition the cases",
                             field=group,
                         )
+                    continue
+                where[cid] = group
+                case = self.release.cases.get(cid)
+                if attr and case is not None:
+                    actual = getattr(case, attr)
+                    label = rf.source_label(group) if attr == "source" else group
+                    if label in attribute_values[attr] and actual != label:
+                        self.warn(
+                            rel,
+                            f"case {cid!r} is in group {group!r} but its {attr} is {actual!r}",
+                            field=group,
+                        )
+        return where
+
+    def _check_text_only(self, rel: str, where: dict[str, str]) -> None:
+        """text_only_subset lists exactly the cases the manifest flags text_only_answerable."""
+        cases = self.release.cases
+        missing = [
+            cid for cid, case in cases.items() if case.text_only_answerable and cid not in where
+        ]
+        if missing:
+            self.warn(
+                rel,
+                f"{_listed(missing)} flagged text_only_answerable "
+                f"in {rf.MANIFEST} but not in text_only_subset",
+            )
+        for cid, group in where.items():
+            case = cases.get(cid)
+            if case is not None and not case.text_only_answerable:
+                self.warn(
+                    rel,
+                    f"case {cid!r} is in text_only_subset but {rf.MANIFEST} "
+                    f"says text_only_answerable = false",
+                    field=group,
+                )
 
     def check_digest(self) -> None:
         path = self.root / rf.DIGEST_FILE

@@ -3,6 +3,7 @@ each probe kind's image."""
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -15,6 +16,20 @@ from medvigil.suites.medvigil.validate.validation_base import (
     _credentialed_message,
     _listed,
 )
+
+
+@dataclass
+class _Scan:
+    """What the walk over every image reference found (paths release-relative, posix)."""
+
+    referenced: set[str] = field(default_factory=set)
+    to_decode: dict[Path, tuple[str, int, str]] = field(default_factory=dict)
+    reported_present: set[str] = field(default_factory=set)  # credentialed images found present
+    absent: set[str] = field(default_factory=set)  # credentialed images found absent
+    unsafe: dict[str, list[Problem]] = field(default_factory=dict)  # as written -> problems
+    missing: dict[Path, list[Problem]] = field(default_factory=dict)  # first reference, repeats
+    original_of: dict[str, Path] = field(default_factory=dict)  # case -> its manifest image
+    shown_of: dict[Path, str] = field(default_factory=dict)
 
 
 class ImageChecks(CheckerBase):
@@ -44,56 +59,8 @@ class ImageChecks(CheckerBase):
         return cached
 
     def check_images(self) -> None:
-        prefix = self._inside.base.rstrip(os.sep) + os.sep  # resolved paths start with it
-        know_sources = rf.MANIFEST in self.readable
-        referenced: set[str] = set()  # release-relative posix paths
-        to_decode: dict[Path, tuple[str, int, str]] = {}
-        reported_present: set[str] = set()
-        absent: set[str] = set()  # credentialed images found not present
-        unsafe: dict[str, list[Problem]] = {}  # image_file as written -> its problem, then repeats
-        missing: dict[Path, list[Problem]] = {}  # missing image -> first reference, then repeats
-        original_of: dict[str, Path] = {}
-        shown_of: dict[Path, str] = {}
-        for image, rel, number, cid in self._image_refs():
-            if image in unsafe:
-                unsafe[image].append(Problem(rel, "", row=number))
-                continue
-            try:
-                path = self._resolve(image, rel, number)
-            except DataError as exc:
-                unsafe[image] = list(exc.problems)
-                lexical = self._lexical(image)
-                if lexical is not None:
-                    referenced.add(lexical)
-                continue
-            shown = shown_of.get(path)
-            if shown is None:  # many rows share an image: one conversion / stat per path
-                shown = shown_of[path] = str(path)[len(prefix) :].replace(os.sep, "/")
-            referenced.add(shown)
-            if not know_sources:
-                continue  # cannot tell withheld images from missing ones
-            manifest_row = self.manifest.get(cid)
-            source = manifest_row.values.get("source_dataset") if manifest_row else None
-            if rel == rf.MANIFEST:
-                original_of.setdefault(cid, path)
-            if rf.is_credentialed(source):
-                if shown not in reported_present and shown not in absent:  # one lstat per image
-                    if os.path.lexists(path):
-                        reported_present.add(shown)
-                        self.error(rel, _credentialed_message(shown, source), number, "image_file")
-                    else:
-                        absent.add(shown)
-                continue
-            if not self.check_files:
-                continue
-            if path in missing or (path not in to_decode and not path.is_file()):
-                message = f"image {shown} does not exist"
-                missing.setdefault(path, []).append(
-                    Problem(rel, message, row=number, field="image_file")
-                )
-                continue
-            to_decode.setdefault(path, (rel, number, shown))
-        for first, *repeats in [*unsafe.values(), *missing.values()]:
+        scan = self._scan_references()
+        for first, *repeats in [*scan.unsafe.values(), *scan.missing.values()]:
             if repeats:
                 where = _listed([f"{p.file} row {p.row}" for p in repeats], show=str)
                 first = Problem(
@@ -103,10 +70,69 @@ class ImageChecks(CheckerBase):
                     first.field,
                 )
             self.problems.append(first)
-        self._check_probe_image_choice(original_of)
+        self._check_probe_image_choice(scan.original_of)
+        self._check_credentialed_files(scan.reported_present)
+        scan.referenced |= scan.reported_present
+        if rf.MANIFEST in self.readable and self.check_files:
+            self._warn_unreferenced(scan.referenced)
+        self._decode(scan.to_decode)
 
-        # credentialed images that no row mentions (for example other variants): a file
-        # named <case_id>.<ext> or <case_id>_<variant>.<ext> of a credentialed case
+    def _scan_references(self) -> "_Scan":
+        """Every image reference resolved once per path as written: unsafe paths, the files each
+        shows, credentialed images found present (reported here), missing files, what to decode."""
+        prefix = self._inside.base.rstrip(os.sep) + os.sep  # resolved paths start with it
+        know_sources = rf.MANIFEST in self.readable
+        scan = _Scan()
+        for image, rel, number, cid in self._image_refs():
+            if image in scan.unsafe:
+                scan.unsafe[image].append(Problem(rel, "", row=number))
+                continue
+            try:
+                path = self._resolve(image, rel, number)
+            except DataError as exc:
+                scan.unsafe[image] = list(exc.problems)
+                lexical = self._lexical(image)
+                if lexical is not None:
+                    scan.referenced.add(lexical)
+                continue
+            shown = scan.shown_of.get(path)
+            if shown is None:  # many rows share an image: one conversion / stat per path
+                shown = scan.shown_of[path] = str(path)[len(prefix) :].replace(os.sep, "/")
+            scan.referenced.add(shown)
+            if know_sources:  # else withheld images cannot be told from missing ones
+                self._scan_file(scan, path, shown, rel, number, cid)
+        return scan
+
+    def _scan_file(
+        self, scan: "_Scan", path: Path, shown: str, rel: str, number: int, cid: str
+    ) -> None:
+        """One resolved reference: a credentialed case's image must be absent, any other must
+        exist (it is decoded later)."""
+        manifest_row = self.manifest.get(cid)
+        source = manifest_row.values.get("source_dataset") if manifest_row else None
+        if rel == rf.MANIFEST:
+            scan.original_of.setdefault(cid, path)
+        if rf.is_credentialed(source):
+            if shown not in scan.reported_present and shown not in scan.absent:  # one lstat each
+                if os.path.lexists(path):
+                    scan.reported_present.add(shown)
+                    self.error(rel, _credentialed_message(shown, source), number, "image_file")
+                else:
+                    scan.absent.add(shown)
+            return
+        if not self.check_files:
+            return
+        if path in scan.missing or (path not in scan.to_decode and not path.is_file()):
+            message = f"image {shown} does not exist"
+            scan.missing.setdefault(path, []).append(
+                Problem(rel, message, row=number, field="image_file")
+            )
+            return
+        scan.to_decode.setdefault(path, (rel, number, shown))
+
+    def _check_credentialed_files(self, reported_present: set[str]) -> None:
+        """Credentialed images that no row mentions (for example other variants): a file named
+        ``<case_id>.<ext>`` or ``<case_id>_<variant>.<ext>`` of a credentialed case."""
         credentialed = {
             cid: row
             for cid, row in self.manifest.items()
@@ -128,17 +154,18 @@ class ImageChecks(CheckerBase):
                         row.number,
                         "image_file",
                     )
-        referenced |= reported_present
 
-        if know_sources and self.check_files:
-            for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR):
-                for path in sorted((self.root / folder).rglob("*")):
-                    if path.name.startswith(".") or path.is_dir():
-                        continue
-                    rel = path.relative_to(self.root).as_posix()
-                    if rel not in referenced:
-                        self.warn(rel, "file is not referenced by manifest.csv or the probe files")
+    def _warn_unreferenced(self, referenced: set[str]) -> None:
+        for folder in (rf.IMAGES_DIR, rf.PERTURBED_DIR):
+            for path in sorted((self.root / folder).rglob("*")):
+                if path.name.startswith(".") or path.is_dir():
+                    continue
+                rel = path.relative_to(self.root).as_posix()
+                if rel not in referenced:
+                    self.warn(rel, "file is not referenced by manifest.csv or the probe files")
 
+    def _decode(self, to_decode: dict[Path, tuple[str, int, str]]) -> None:
+        """Decode every image found (on up to 8 threads); an error for each that fails."""
         self.counts["images_checked"] = 0
         if not self.decode_images or not to_decode:
             return

@@ -83,46 +83,13 @@ class ProbeChecks(CheckerBase):
     def check_mcq(self) -> None:
         rel = rf.PROBES_MCQ
         rows = self.rows.get(rel, [])
-        all_cids = self.read.column(rel, "case_id")
-        totals = Counter(all_cids)
-        crowded = {
-            cid for cid, n in totals.items() if isinstance(cid, str) and n > rf.MAX_PROBES_PER_CASE
-        }
-        if crowded:  # warned at the case's first row over the limit
-            per_case: Counter[str] = Counter()
-            for number, cid in zip(self.numbers(rel), all_cids):
-                if cid in crowded:
-                    per_case[cid] += 1
-                    if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
-                        self.warn(
-                            rel,
-                            f"case {cid!r} has {totals[cid]} MCQ probes; "
-                            f"at most {rf.MAX_PROBES_PER_CASE} per case",
-                            number,
-                            "case_id",
-                        )
-
+        self._warn_crowded_cases()
         at = (
             list(compress(range(len(rows)), rows.valid)) if rows else []
         )  # valid row j is rows[at[j]]
         numbers = self.numbers(rel, valid=True)
         cids, kinds, letters, images, *choices, ids = self.read.valid_columns(rel, _MCQ_CHECKED)
-        pairs = Counter(zip(cids, kinds))  # (case, kind)
-        repeated = {pair for pair, n in pairs.items() if n > (2 if pair[1] == "halluc_trap" else 1)}
-        if repeated:
-            found_at: dict[tuple[str, str], list[int]] = {}  # in order of first appearance
-            for pair, number in zip(zip(cids, kinds), numbers):
-                if pair in repeated:
-                    found_at.setdefault(pair, []).append(number)
-            for (cid, kind), found in found_at.items():
-                limit = 2 if kind == "halluc_trap" else 1
-                self.warn(
-                    rel,
-                    f"case {cid!r} has {len(found)} {kind} probes (rows "
-                    f"{', '.join(map(str, found))}); expected at most {limit}",
-                    found[limit],
-                    "probe_kind",
-                )
+        self._warn_repeated_kinds(cids, kinds, numbers)
 
         original_at: dict[str, int] = {}  # case -> position of its first original probe
         for i in (i for i, kind in enumerate(kinds) if kind == "original"):
@@ -143,6 +110,53 @@ class ProbeChecks(CheckerBase):
         for i in sorted(inherit_rows):
             self._check_inherited_options(
                 i, original_at.get(cids[i]), numbers, kinds, cids, ids, choices
+            )
+
+    def _warn_crowded_cases(self) -> None:
+        """Cases with more MCQ probes than a case may have, warned at the first row over the
+        limit."""
+        rel = rf.PROBES_MCQ
+        all_cids = self.read.column(rel, "case_id")
+        totals = Counter(all_cids)
+        crowded = {
+            cid for cid, n in totals.items() if isinstance(cid, str) and n > rf.MAX_PROBES_PER_CASE
+        }
+        if not crowded:
+            return
+        per_case: Counter[str] = Counter()
+        for number, cid in zip(self.numbers(rel), all_cids):
+            if cid in crowded:
+                per_case[cid] += 1
+                if per_case[cid] == rf.MAX_PROBES_PER_CASE + 1:
+                    self.warn(
+                        rel,
+                        f"case {cid!r} has {totals[cid]} MCQ probes; "
+                        f"at most {rf.MAX_PROBES_PER_CASE} per case",
+                        number,
+                        "case_id",
+                    )
+
+    def _warn_repeated_kinds(
+        self, cids: Sequence[str], kinds: Sequence[str], numbers: Sequence[int]
+    ) -> None:
+        """A case with a probe kind more than once (halluc_trap: more than twice), warned at the
+        first row over the limit."""
+        pairs = Counter(zip(cids, kinds))  # (case, kind)
+        repeated = {pair for pair, n in pairs.items() if n > (2 if pair[1] == "halluc_trap" else 1)}
+        if not repeated:
+            return
+        found_at: dict[tuple[str, str], list[int]] = {}  # in order of first appearance
+        for pair, number in zip(zip(cids, kinds), numbers):
+            if pair in repeated:
+                found_at.setdefault(pair, []).append(number)
+        for (cid, kind), found in found_at.items():
+            limit = 2 if kind == "halluc_trap" else 1
+            self.warn(
+                rf.PROBES_MCQ,
+                f"case {cid!r} has {len(found)} {kind} probes (rows "
+                f"{', '.join(map(str, found))}); expected at most {limit}",
+                found[limit],
+                "probe_kind",
             )
 
     def _mcq_rows_to_check(
