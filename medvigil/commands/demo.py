@@ -1,6 +1,6 @@
 """``medvigil demo``: the whole audit on the embedded synthetic release, end to end."""
 
-from medvigil.commands.arg_types import MAX_RESAMPLES, int_range
+from medvigil.cli_options import MAX_RESAMPLES, int_range
 from medvigil.files.output_guard import declare
 
 

@@ -17,7 +17,12 @@ table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides
   parser for result files of its own formats, or ``deviations`` to add (e.g. what an adapter does to
   the suite's prompts for one provider).
 
-Entry modules are imported on first use, so ``medvigil --help`` loads none of them.
+Entry modules are imported on first use, so ``medvigil --help`` loads none of them. What the
+commands offer for a suite comes from its light ``medvigil/suites/<suite>/options.py`` (read by
+``--help``; :meth:`Suite.declared`): its ``score`` / ``compare`` options, what ``--release`` is to
+it, its comparison's default metrics. A suite whose records carry suite-specific ``extra`` fields
+checks them in ``record_check.py``, which its package imports (it registers itself with
+:func:`medvigil.records.record_checks.extra_check`).
 """
 
 import difflib
@@ -40,6 +45,20 @@ class Suite:
     @property
     def entry(self) -> ModuleType:
         return importlib.import_module(f"medvigil.suites.{self.name}.entry")
+
+    def declared(self, name: str, default: Any = None) -> Any:
+        """What the suite's ``options.py`` declares as ``name`` (``default`` when it has no such
+        module or name): ``SCORE`` / ``COMPARE`` (its options, each a
+        :class:`medvigil.cli_options.Option`), ``RELEASE`` (what ``--release`` is to it),
+        ``COMPARE_METRICS``, ``TITLES`` (its option groups' headings by command)."""
+        module_name = f"medvigil.suites.{self.name}.options"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            return default
+        return getattr(module, name, default)
 
 
 # one line a suite; `release`: official-harness files or lmms-eval logs (medvigil), the authors'
