@@ -255,14 +255,15 @@ def run_demo(
         + ("; MediConfusion, Readiness, CbD, pressure and MedQ-Deg logs" if stress else "")
     )
     # the same scoring as `medvigil score`: audit, clinician Doctors row, triplet matching counts
-    result = json.loads(
+    audit = json.loads(
         audit_to_json(
             score("medvigil", medvigil_logs, release=str(release), n_resamples=n_resamples)
         )
     )
-    (out / "scores.json").write_text(json.dumps(result), encoding="utf-8")
+    (out / "scores.json").write_text(json.dumps(audit), encoding="utf-8")
+    result = {"suites": {"medvigil": audit}}
     if stress:
-        result["suites"] = {
+        result["suites"] |= {
             suite: json.loads(audit_to_json(score(suite, [where])))
             for suite, where in (
                 ("readiness", runs),

@@ -151,7 +151,7 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     from medvigil.report.document import load_results
     from medvigil.suites.medvigil.scoring.tables import figures, tables
 
-    merged = load_results([scores])
+    merged = load_results([scores])["suites"]["medvigil"]
     for table in tables(merged):
         if table.headers[0] == "Model":
             assert [row[0] for row in table.rows][0] == DOCTORS == "Doctors (ref.)", table.title

@@ -84,9 +84,6 @@ SUITES: dict[str, Suite] = {
         Suite("pressure", "Pressure: “Are you sure?” and authority cues", "unused", compare=True),
     )
 }
-REPORT_SUITES = tuple(
-    name for name in SUITES if name != "medvigil"
-)  # sections beside the MedVIGIL audit
 
 
 def get(name: str) -> Suite:
