@@ -227,12 +227,17 @@ def sections(result: Mapping[str, Any]) -> list[Section]:
     return out
 
 
+def scored_suites(result: Mapping[str, Any]) -> list[str]:
+    """The suites with a block in ``result``, in the report's order: the lead block first, then
+    by name."""
+    return sorted(result.get("suites") or {}, key=lambda name: (not _block(name).lead, name))
+
+
 def _parts(result: Mapping[str, Any]) -> list[tuple[str, str, Any, Mapping[str, Any]]]:
-    """``(suite, title, entry, block)`` of every suite scored: the lead block first, then by
-    name."""
+    """``(suite, title, entry, block)`` of every suite scored, in the report's order."""
     blocks = result.get("suites") or {}
-    order = sorted(blocks, key=lambda name: (not _block(name).lead, name))
-    return [(n, registry.get(n).title, registry.get(n).entry, blocks[n]) for n in order]
+    suites = map(registry.get, scored_suites(result))
+    return [(s.name, s.title, s.entry, blocks[s.name]) for s in suites]
 
 
 def _warnings(result: Mapping[str, Any]) -> list[str]:
