@@ -46,19 +46,21 @@ class Suite:
     def entry(self) -> ModuleType:
         return importlib.import_module(f"medvigil.suites.{self.name}.entry")
 
-    def declared(self, name: str, default: Any = None) -> Any:
-        """What the suite's ``options.py`` declares as ``name`` (``default`` when it has no such
-        module or name): ``SCORE`` / ``COMPARE`` (its options, each a
-        :class:`medvigil.cli_options.Option`), ``RELEASE`` (what ``--release`` is to it),
-        ``COMPARE_METRICS``, ``TITLES`` (its option groups' headings by command)."""
-        module_name = f"medvigil.suites.{self.name}.options"
+    def declared(self, name: str, default: Any = None, module: str = "options") -> Any:
+        """What the suite's ``module`` declares as ``name`` (``default`` when it has no such module
+        or name). ``options.py`` (light: read by ``--help``): ``SCORE`` / ``COMPARE`` (its
+        options, each a :class:`medvigil.cli_options.Option`), ``RELEASE`` (what ``--release`` is
+        to it), ``COMPARE_METRICS``, ``TITLES`` (its option groups' headings by command).
+        ``demo.py``: ``DEMO``, its part of ``medvigil demo``
+        (:class:`medvigil.suites.demo_parts.DemoPart`)."""
+        module_name = f"medvigil.suites.{self.name}.{module}"
         try:
-            module = importlib.import_module(module_name)
+            found = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
             if exc.name != module_name:
                 raise
             return default
-        return getattr(module, name, default)
+        return getattr(found, name, default)
 
 
 # one line a suite; `release`: official-harness files or lmms-eval logs (medvigil), the authors'
