@@ -1,4 +1,4 @@
-"""The five suites, registered once: the one front door to scoring.
+"""The suites, registered once: the one front door to scoring.
 
 ``medvigil score``, the demo pipeline and ``medvigil report`` reach a suite only through this
 table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides:
@@ -12,6 +12,9 @@ table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides
   each a function that draws it (:data:`medvigil.report.render.FigureMaker`);
 * optionally ``compare(files, *, release=None, **options) -> dict``: every pair of models compared
   with a paired case-clustered bootstrap (``medvigil compare``; :mod:`medvigil.scoring.paired`);
+* optionally ``REPORT``: how its results enter ``medvigil report``
+  (:class:`medvigil.report.blocks.ReportBlock`; default: one result per suite, a ``models``
+  object);
 * optionally ``protocol_details(entry, result) -> dict``: what the suite knows about one entry of
   the result's ``protocol`` list (:mod:`medvigil.runs.protocol`), merged into it: its judge, its
   parser for result files of its own formats, or ``deviations`` to add (e.g. what an adapter does to
