@@ -150,8 +150,7 @@ def run_demo(
     for name, specs in own.items():
         _own_runs(run, name, parts[name], specs, env)
     progress(
-        f"scoring the logs of {', '.join(parts)} ({n_resamples} case-clustered bootstrap "
-        "resamples for MedVIGIL)"
+        f"scoring the logs of {', '.join(parts)} ({n_resamples} bootstrap resamples where taken)"
     )
     result = {"suites": {name: _scored(run, name, part, samples) for name, part in parts.items()}}
     progress("writing the report")
