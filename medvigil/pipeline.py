@@ -1,63 +1,31 @@
 """The end-to-end job on a release: validate, build, run lmms-eval per model, score, report.
 
 lmms-eval runs in a subprocess (``python -m lmms_eval``) exactly as a user would run it,
-with ``MEDVIGIL_DATA`` pointing at the build, so the core never imports lmms-eval.
+with ``MEDVIGIL_DATA`` pointing at the build, so the core never imports lmms-eval. What each suite
+adds (its tasks, the data they need, models it runs apart, how its logs are scored) is its
+``demo.py``'s :class:`~medvigil.suites.demo_parts.DemoPart`, found through the registry.
 """
 
+import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from medvigil.constants import SAFE_LETTER
 from medvigil.files.atomic_output import mark, refuse_unowned
+from medvigil.files.json_text import dumps
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.report.document import write_report
 from medvigil.runs.lmms_quirks import SAMPLES_GLOB
 from medvigil.runs.lmms_run import task_of
-from medvigil.suites.mediconfusion import export as mediconfusion_export
-from medvigil.suites.mediconfusion.synthetic import write_sample
+from medvigil.suites import registry
+from medvigil.suites.demo_parts import DemoPart, DemoRun, ModelSpec
 from medvigil.suites.medvigil.export.export import build
-from medvigil.suites.medvigil.scoring.scoring import audit_to_json
 from medvigil.suites.medvigil.synthetic import generate_release
-from medvigil.suites.readiness.docs import ARMS, arm_docs
-from medvigil.suites.registry import score
 from medvigil.tasks import tasks_dir
-
-DEFAULT_TASKS = (
-    "medvigil_mcq",
-    "medvigil_mcq_shuffled",
-    "medvigil_roi_decay",
-    "medvigil_blur",
-)  # blur includes noimg
-STRESS_TASKS = (
-    "readiness",
-    "cbd_quadrants",
-    "pressure",
-)  # asked in each baseline's run beside the MedVIGIL tasks
-COT_ARM = "readiness_cot"  # its own task, not in the readiness group
-MEDICONFUSION_TASKS = ("mediconfusion",)  # the group: MC, GD, PS and FF modes on synthetic pairs
-MEDQDEG_REPEATS = 5  # T trials per degraded probe (perceived confidence needs repeats)
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """An lmms-eval model and its ``--model_args`` (empty for none)."""
-
-    model: str
-    args: str = ""
-
-    @property
-    def name(self) -> str:
-        return f"{self.model}({self.args})" if self.args else self.model
-
-    @property
-    def folder(self) -> str:
-        return "".join(c if c.isalnum() or c in "-_" else "_" for c in self.name)
-
 
 BASELINES = (
     ModelSpec("constant", "letter=A"),
@@ -65,8 +33,6 @@ BASELINES = (
     ModelSpec("blind"),
     ModelSpec("grounded"),
 )
-# MedQ-Deg: the grounded reader sampling at temperature 1 against the deterministic text prior
-MEDQDEG_MODELS = (ModelSpec("grounded", "temperature=1,seed=0"), ModelSpec("blind"))
 
 
 @dataclass
@@ -108,9 +74,10 @@ def run_lmms_eval(
     out: Path,
     log: Path,
     repeats: int = 1,
-    mediconfusion: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> list[Path]:
-    """Run lmms-eval once for ``spec``; return the samples files it wrote."""
+    """Run lmms-eval once for ``spec`` (``env``: more environment variables, e.g. where a suite's
+    own data is); return the samples files it wrote."""
     cmd = [
         sys.executable,
         "-m",
@@ -131,7 +98,7 @@ def run_lmms_eval(
     ]
     with open(log, "w", encoding="utf-8") as fh:
         done = subprocess.run(
-            cmd, env=offline_env(data, mediconfusion), stdout=fh, stderr=subprocess.STDOUT
+            cmd, env=offline_env(data) | dict(env or {}), stdout=fh, stderr=subprocess.STDOUT
         )
     samples = sorted(out.rglob(SAMPLES_GLOB))
     text = log.read_text(encoding="utf-8", errors="replace")
@@ -146,135 +113,46 @@ def run_lmms_eval(
     return samples
 
 
-def _stress_tasks(built: Path, progress: Callable[[str], None]) -> tuple[str, ...]:
-    """STRESS_TASKS, with the readiness group spelled out as the arms this build can ask: a small
-    release may have no T5 donor image or too few distractors for 4R, and lmms-eval cannot run an
-    empty arm. Each arm left out is said, with the reason."""
-    import datasets
-
-    rows = [
-        {"safe_letter": SAFE_LETTER, **row}
-        for row in datasets.load_dataset(str(built), "mcq", split="test")
-        .remove_columns("image")
-        .to_list()
-    ]
-    arms = []
-    for arm in (a for a in ARMS if a != COT_ARM):
-        try:
-            asked = bool(arm_docs(arm, rows))
-        except ValueError as exc:  # the arm's own message: which row and field, what is missing
-            progress(f"readiness arm {arm} left out: {exc}")
-            continue
-        if asked:
-            arms.append(arm)
-        else:
-            progress(f"readiness arm {arm} left out: no item of this build qualifies")
-    if len(arms) == len(ARMS) - 1:
-        return STRESS_TASKS
-    return tuple(
-        task for name in STRESS_TASKS for task in (arms if name == "readiness" else (name,))
-    )
-
-
 def run_demo(
     out: Path,
     *,
     cases: int = 40,
     seed: int = 0,
     models: Sequence[ModelSpec] = BASELINES,
-    tasks: Sequence[str] = DEFAULT_TASKS,
+    tasks: Sequence[str] | None = None,
     n_resamples: int = 500,
     stress: bool = True,
-    medqdeg_models: Sequence[ModelSpec] = MEDQDEG_MODELS,
+    own_models: Mapping[str, Sequence[ModelSpec]] | None = None,
     force: bool = False,
 ) -> Path:
     """Sample a synthetic release and run the whole audit on it; return the report folder.
 
-    ``stress`` adds the Readiness and CbD tasks to every model's run, the four MediConfusion modes
-    on synthetic pairs (as many as cases) and MedQ-Deg runs of ``medqdeg_models`` (``--repeats``
-    :data:`MEDQDEG_REPEATS`), each scored as its own report section.
-    """
-    import json
-    import shutil
-
-    out = Path(out)
-    if out.exists():
-        if not force:
-            raise FileExistsError(f"{out} exists; pass --force to replace it")
-        refuse_overlap({"--out": out}, (), replace=True)  # never the root, home or current folder
-        refuse_unowned(out, "demo")  # only an earlier demo output (a file or a link never is)
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    mark(out, "demo")
-    deg_models = tuple(medqdeg_models) if stress else ()
-    progress = Progress(total=4 + len(models) + len(deg_models))
-    release, built, runs = out / "release", out / "build" / "medvigil", out / "runs"
-    progress(f"sampling a {cases}-case synthetic release (seed {seed}) into {release}")
-    generate_release(release, cases=cases, seed=seed)
+    Every suite's part (:class:`~medvigil.suites.demo_parts.DemoPart`) is run; ``stress`` False
+    keeps to the parts that are not stress tests (MedVIGIL's, ``tasks`` its tasks, default all of
+    its demo's). ``own_models``: the models of a suite that runs its own (MedQ-Deg's, ``--repeats``
+    5) instead of its part's. Each suite is scored as its own report section."""
+    out = _fresh(Path(out), force)
+    parts = {
+        name: part
+        for name, suite in registry.SUITES.items()
+        if (part := suite.declared("DEMO", module="demo")) and (stress or not part.stress)
+    }
+    own = {
+        name: tuple((own_models or {}).get(name, part.models))
+        for name, part in parts.items()
+        if part.models is not None
+    }
+    progress = Progress(total=4 + len(models) + sum(map(len, own.values())))
+    release, built = out / "release", out / "build" / "medvigil"
+    run = DemoRun(out, release, built, cases, seed, n_resamples, tasks, progress)
+    env = _prepare(run, parts)
+    samples = _baseline_runs(run, parts, models, env)
+    for name, specs in own.items():
+        _own_runs(run, name, parts[name], specs, env)
     progress(
-        f"validating the release and building the Hub-ready dataset into {built}"
-        + (f"; {cases} synthetic MediConfusion pairs" if stress else "")
+        f"scoring the logs of {', '.join(parts)} ({n_resamples} bootstrap resamples where taken)"
     )
-    build(release, built)  # validates first: raises DataError listing every problem
-    mc_release, mc_built = out / "mediconfusion" / "release", out / "mediconfusion" / "build"
-    if stress:
-        write_sample(mc_release, n_pairs=cases, seed=seed)
-        mediconfusion_export.build(
-            mc_release / "data" / "dataset.json", mc_release / "roco", mc_built
-        )
-    run_tasks = tuple(tasks) + (
-        _stress_tasks(built, progress) + MEDICONFUSION_TASKS if stress else ()
-    )
-    samples: list[Path] = []
-    for spec in models:
-        progress(f"lmms-eval --model {spec.model} {spec.args} on {len(run_tasks)} task(s)")
-        folder = runs / spec.folder
-        folder.mkdir(parents=True)
-        samples += run_lmms_eval(
-            spec,
-            run_tasks,
-            built,
-            folder,
-            folder / "lmms_eval.log",
-            mediconfusion=mc_built if stress else None,
-        )
-    for spec in deg_models:
-        progress(
-            f"lmms-eval --model {spec.model} {spec.args} on "
-            f"medqdeg (L0-L2, --repeats {MEDQDEG_REPEATS})"
-        )
-        folder = out / "runs_medqdeg" / spec.folder
-        folder.mkdir(parents=True)
-        run_lmms_eval(
-            spec, ("medqdeg",), built, folder, folder / "lmms_eval.log", repeats=MEDQDEG_REPEATS
-        )
-    medvigil_logs = [p for p in samples if (task_of(p) or "").startswith("medvigil_")]
-    progress(
-        f"scoring {len(medvigil_logs)} MedVIGIL log file(s) with "
-        f"{n_resamples} case-clustered bootstrap resamples"
-        + ("; MediConfusion, Readiness, CbD, pressure and MedQ-Deg logs" if stress else "")
-    )
-    # the same scoring as `medvigil score`: audit, clinician Doctors row, triplet matching counts
-    result = json.loads(
-        audit_to_json(
-            score("medvigil", medvigil_logs, release=str(release), n_resamples=n_resamples)
-        )
-    )
-    (out / "scores.json").write_text(json.dumps(result), encoding="utf-8")
-    if stress:
-        result["suites"] = {
-            suite: json.loads(audit_to_json(score(suite, [where])))
-            for suite, where in (
-                ("readiness", runs),
-                ("cbd", runs),
-                ("pressure", runs),
-                ("medqdeg", out / "runs_medqdeg"),
-            )
-        }
-        mc_logs = [str(p) for p in samples if (task_of(p) or "").startswith("mediconfusion_")]
-        result["suites"]["mediconfusion"] = score(
-            "mediconfusion", mc_logs, release=str(mc_release / "data" / "dataset.json")
-        )
+    result = {"suites": {name: _scored(run, name, part, samples) for name, part in parts.items()}}
     progress("writing the report")
     paths = write_report(
         result,
@@ -283,3 +161,80 @@ def run_demo(
         inputs=(),
     )
     return paths["html"].parent
+
+
+def _fresh(out: Path, force: bool) -> Path:
+    """``out`` made empty and marked as a demo's (an earlier demo's output replaced with
+    ``force``)."""
+    import shutil
+
+    if out.exists():
+        if not force:
+            raise FileExistsError(f"{out} exists; pass --force to replace it")
+        refuse_overlap({"--out": out}, (), replace=True)  # never the root, home or current folder
+        refuse_unowned(out, "demo")  # only an earlier demo output (a file or a link never is)
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    mark(out, "demo")
+    return out
+
+
+def _prepare(run: DemoRun, parts: Mapping[str, DemoPart]) -> dict[str, str]:
+    """The synthetic release, its build (validated first: a DataError lists every problem) and
+    each part's own data; lmms-eval's environment variables for the latter."""
+    run.progress(
+        f"sampling a {run.cases}-case synthetic release (seed {run.seed}) into {run.release}"
+    )
+    generate_release(run.release, cases=run.cases, seed=run.seed)
+    made = "".join(f"; {p.prepared.format(cases=run.cases)}" for p in parts.values() if p.prepared)
+    run.progress(
+        f"validating the release and building the Hub-ready dataset into {run.built}{made}"
+    )
+    build(run.release, run.built)
+    env: dict[str, str] = {}
+    for part in parts.values():
+        env |= part.prepare(run) if part.prepare else {}
+    return env
+
+
+def _baseline_runs(
+    run: DemoRun, parts: Mapping[str, DemoPart], models: Sequence[ModelSpec], env: dict
+) -> list[Path]:
+    """One lmms-eval run per baseline (``runs/<model>/``) of every part's tasks that are asked
+    there; the samples files written."""
+    asked = tuple(t for part in parts.values() if part.models is None for t in part.tasks(run))
+    samples: list[Path] = []
+    for spec in models:
+        run.progress(f"lmms-eval --model {spec.model} {spec.args} on {len(asked)} task(s)")
+        folder = run.out / "runs" / spec.folder
+        folder.mkdir(parents=True)
+        samples += run_lmms_eval(spec, asked, run.built, folder, folder / "lmms_eval.log", env=env)
+    return samples
+
+
+def _own_runs(
+    run: DemoRun, name: str, part: DemoPart, specs: Sequence[ModelSpec], env: dict
+) -> None:
+    """The lmms-eval runs of a part that runs its own models (``runs_<suite>/<model>/``)."""
+    tasks = part.tasks(run)
+    for spec in specs:
+        run.progress(
+            f"lmms-eval --model {spec.model} {spec.args} on {', '.join(tasks)} "
+            f"(--repeats {part.repeats})"
+        )
+        folder = run.out / f"runs_{name}" / spec.folder
+        folder.mkdir(parents=True)
+        log = folder / "lmms_eval.log"
+        run_lmms_eval(spec, tasks, run.built, folder, log, repeats=part.repeats, env=env)
+
+
+def _scored(run: DemoRun, name: str, part: DemoPart, samples: Sequence[Path]) -> dict:
+    """Suite ``name``'s logs scored as ``medvigil score --json`` writes them (strict JSON): the
+    samples files of its tasks, or its runs folder."""
+    if part.files:
+        files = [str(p) for p in samples if (task_of(p) or "").startswith(f"{name}_")]
+    else:
+        files = [str(run.out / ("runs" if part.models is None else f"runs_{name}"))]
+    release = part.release(run) if part.release else None
+    options = {"n_resamples": run.n_resamples} if part.resampled else {}
+    return json.loads(dumps(registry.score(name, files, release=release, **options)))

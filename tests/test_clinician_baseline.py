@@ -152,7 +152,7 @@ def test_doctors_row_in_every_medvigil_table_and_figure(tmp_path, synthetic_rele
     from medvigil.suites.medvigil.scoring.figures import figures
     from medvigil.suites.medvigil.scoring.tables import tables
 
-    merged = load_results([scores])
+    merged = load_results([scores])["suites"]["medvigil"]
     for table in tables(merged):
         if table.headers[0] == "Model":
             assert [row[0] for row in table.rows][0] == DOCTORS == "Doctors (ref.)", table.title

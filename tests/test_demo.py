@@ -27,7 +27,7 @@ def demo(tmp_path_factory):
         models=(ModelSpec("constant", "letter=A"), ModelSpec("grounded")),
         tasks=("medvigil_mcq",),
         n_resamples=20,
-        medqdeg_models=(ModelSpec("constant", "letter=A"),),
+        own_models={"medqdeg": (ModelSpec("constant", "letter=A"),)},
     )
     return out, report
 

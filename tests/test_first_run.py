@@ -320,9 +320,9 @@ def test_partial_statement_gives_total_cases_when_the_build_is_known(tmp_path, m
             and "?" not in coverage["statement"]
         )
         assert why in coverage["tasks"]["medvigil_mcq"]["cases_of_unknown"]
-    assert (
-        coverage_module.total_cases("mediconfusion_mc", 8)[0] is None
-    )  # not MedVIGIL-built: its docs are pairs
+    assert not registry.get("mediconfusion").case_totals  # not MedVIGIL-built: its docs are pairs
+    coverage = run_coverage([path], prefix="medvigil_", case_totals=False)
+    assert "is not a MedVIGIL-built task" in coverage["tasks"]["medvigil_mcq"]["cases_of_unknown"]
 
 
 def test_cbd_reasoning_arms_repeated_by_their_quadrants_task(tmp_path):

@@ -514,7 +514,7 @@ def test_report_reads_the_authors_csv_beside_an_audit(tmp_path):
         audit_to_json(scored(read_model_outputs([tmp_path / "m__mcq.jsonl"], rel))),
         encoding="utf-8",
     )
-    result = load_results([scores, AUTHORS_CSV])
+    result = load_results([scores, AUTHORS_CSV])["suites"]["medvigil"]
     (summary,) = [
         t for t in tables(result) if t.title.startswith("ROI decay as the authors ran it")
     ]

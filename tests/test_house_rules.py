@@ -214,3 +214,85 @@ def test_the_suite_registry_is_the_one_list_of_suites():
     assert list(registry.SUITES) == enum
     for name, suite in registry.SUITES.items():
         assert suite.compare == hasattr(suite.entry, "compare"), name
+
+
+SHARED_EXEMPT = ON_TOP + ("medvigil/suites/",)  # the rooms that may name suites
+# lines of shared rooms where a suite's name means something else, with why
+NAME_ALLOWED = {
+    (
+        "medvigil/data_location.py",
+        'home = Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")',
+    ): "the package's own cache folder (~/.cache/medvigil)",
+    (
+        "medvigil/data_location.py",
+        'return home / "datasets" / "medvigil"',
+    ): "the default build of the MedVIGIL release, the data MEDVIGIL_DATA names for every suite",
+}
+
+
+def _suite_names() -> set[str]:
+    from medvigil.schemas import load_schema
+
+    return set(load_schema("probe_record")["properties"]["suite"]["enum"])
+
+
+def _suite_mentions(path: Path, suites: set[str]) -> list[tuple[int, str]]:
+    """``(line, what)`` for each string constant equal to a suite's name and each import of a
+    suite's package (``medvigil.suites.<suite>``) in ``path``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and node.value in suites:
+            found.append((node.lineno, f"the string {node.value!r}"))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [f"{node.module}.{a.name}" for a in node.names]
+            )
+            found += [
+                (node.lineno, f"an import of {m}")
+                for m in modules
+                if m.split(".")[:2] == ["medvigil", "suites"]
+                and len(m.split(".")) > 2
+                and m.split(".")[2] in suites
+            ]
+    return found
+
+
+def test_shared_rooms_name_no_suite():
+    """Below the commands, no room names a suite (issue 43): neither a string equal to a
+    registered suite's name (a key, a branch, a default) nor an import of a suite's package; what a
+    shared room needs from a suite, the suite declares (registry, entry ``REPORT``, ``options.py``,
+    ``demo.py``, ``record_check.py``). :data:`NAME_ALLOWED` lists the lines where the name means
+    something else; each must still be there."""
+    suites = _suite_names()
+    named, allowed_seen = [], set()
+    for path in _sources():
+        rel = _rel(path)
+        if rel.startswith(SHARED_EXEMPT):
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for line, what in _suite_mentions(path, suites):
+            key = (rel, lines[line - 1].strip())
+            if key in NAME_ALLOWED:
+                allowed_seen.add(key)
+            else:
+                named.append(f"{rel}:{line}: {what}")
+    assert named == [], named
+    assert allowed_seen == set(NAME_ALLOWED), set(NAME_ALLOWED) - allowed_seen
+
+
+def test_suite_mention_finder(tmp_path):
+    path = tmp_path / "probe.py"
+    path.write_text(
+        "import medvigil.suites.cbd.entry\n"
+        "from medvigil.suites import registry, cbd\n"
+        'x = {"cbd": 1}\n'
+        'y = "cbd_mc"  # not a suite\'s name\n',
+        encoding="utf-8",
+    )
+    assert sorted(_suite_mentions(path, {"cbd"})) == [
+        (1, "an import of medvigil.suites.cbd.entry"),
+        (2, "an import of medvigil.suites.cbd"),
+        (3, "the string 'cbd'"),
+    ]

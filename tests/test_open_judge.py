@@ -258,7 +258,14 @@ def test_open_records_and_the_report_name_the_judge():
         and open_judges(records, "default") == []
     )
     text = _preamble(
-        {"models": {"m": {}}, "params": {"condition": "open", "open_judge": ["grammar"]}}
+        {
+            "suites": {
+                "medvigil": {
+                    "models": {"m": {}},
+                    "params": {"condition": "open", "open_judge": ["grammar"]},
+                }
+            }
+        }
     )
     assert (
         "Open-ended answers (condition 'open') judged by: grammar (refusal grammar or an n-gram"

@@ -442,7 +442,7 @@ def rebuilt_audit():
         for k, v in rows.items():
             cols.setdefault(k, []).extend(v)
         models.extend([name] * len(rows["case_id"]))
-    table = RecordTable.from_columns(model=models, **cols)
+    table = RecordTable.from_columns(model=models, suite="medvigil", **cols)
     return audit(table, n_resamples=0, ablations=False)
 
 
@@ -529,7 +529,11 @@ def test_table12_no_image_gap_from_records(name):
             cols["correct_letter"].append("A")
             cols["predicted_letter"].append("A" if i < ok else "D")
             cols["condition"].append(condition)
-    result = audit(RecordTable.from_columns(model=name, **cols), n_resamples=0, sensitivity=False)
+    result = audit(
+        RecordTable.from_columns(model=name, suite="medvigil", **cols),
+        n_resamples=0,
+        sensitivity=False,
+    )
     gap = result["ablations"]["no_image"][name]
     assert _close(gap["orig_vision"], vision, 0.05) and _close(gap["orig_noimg"], blind, 0.05)
     assert _close(gap["delta_orig"], delta)
@@ -559,7 +563,9 @@ def test_appendix_k_claude_trajectory_from_records():
             cols["predicted_letter"].append(letters[i])
             cols["condition"].append(f"roi_decay:{step}")
     result = audit(
-        RecordTable.from_columns(model="Claude Opus 4.7", **cols), n_resamples=0, sensitivity=False
+        RecordTable.from_columns(model="Claude Opus 4.7", suite="medvigil", **cols),
+        n_resamples=0,
+        sensitivity=False,
     )
     decay = result["ablations"]["roi_decay"]["Claude Opus 4.7"]
     assert [round(x, 1) for x in decay["switch_rate"]] == [0.0, 16.2, 38.8, 62.5]

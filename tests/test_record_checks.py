@@ -8,7 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from medvigil.records.record_checks import extra_problems, extras_problems
+import medvigil.suites.cbd
+import medvigil.suites.mediconfusion
+import medvigil.suites.medqdeg
+import medvigil.suites.readiness  # noqa: F401  (each suite's package registers its extra check)
+from medvigil.records.record_checks import CHECKS, extra_problems, extras_problems
 
 _ODD = st.one_of(
     st.none(),
@@ -110,3 +114,11 @@ def test_each_bad_field_is_named(suite, field, value):
 def test_vote_counts_beyond_a_double_are_numbers():
     record = {"suite": "mediconfusion", "extra": {"votes": {"A": 10**400}, "margin": 10**400}}
     assert extra_problems(record, "f.jsonl", 1) == [] == extras_problems([record], "f.jsonl", [1])
+
+
+def test_each_suite_registers_its_own_check():
+    """The checks live in the suites' rooms, each under its own name."""
+    assert {name: check.__module__ for name, check in CHECKS.items()} == {
+        name: f"medvigil.suites.{name}.record_check"
+        for name in ("medqdeg", "mediconfusion", "cbd", "readiness")
+    }

@@ -49,6 +49,7 @@ def _table(probe_codes: list[int], model_codes: list[int]) -> RecordTable:
         probe_kind=["original"] * n,
         correct_letter=["A"] * n,
         predicted_letter=["A"] * n,
+        suite="medvigil",
         probe_id=Categorical(
             np.array(probe_codes, dtype=np.int32),
             tuple(f"p{i}" for i in range(max(probe_codes) + 1)),

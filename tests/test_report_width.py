@@ -96,7 +96,7 @@ def test_empty_figure_is_not_drawn():
 
 
 def test_report_says_partial_shortens_names_and_replaces_empty_figures(tmp_path):
-    paths = write_report(_result(tmp_path), tmp_path / "report")
+    paths = write_report({"suites": {"medvigil": _result(tmp_path)}}, tmp_path / "report")
     text = paths["markdown"].read_text()
     assert (
         "| Qwen2.5-VL-7B-Instruct | qwen2\\_5\\_vl(pretrained=Qwen/Qwen2.5-VL-7B-Instruct," in text
@@ -115,7 +115,7 @@ def test_report_says_partial_shortens_names_and_replaces_empty_figures(tmp_path)
     reason="no chromium binary (apt-get install chromium, or MEDVIGIL_CHROMIUM)",
 )
 def test_page_fits_1400_px_in_chromium(tmp_path):
-    paths = write_report(_result(tmp_path), tmp_path / "report")
+    paths = write_report({"suites": {"medvigil": _result(tmp_path)}}, tmp_path / "report")
     wide = Table(
         "A wide table", [f"column {i}" for i in range(40)], [[f"value {i}" for i in range(40)]]
     )

@@ -119,6 +119,6 @@ def test_report_shows_the_taxonomy_beside_an_audit(tmp_path):
         "gpt4o",
         {"chest_xray": [{"answer": a} for a in list(ANSWERS)[4:6]]},
     )
-    result = load_results([scores, probe])
+    result = load_results([scores, probe])["suites"]["medvigil"]
     (table,) = [t for t in tables(result) if t.title.startswith("Seed-variance")]
     assert table.rows == [["gpt4o", "chest_xray", "2", "0.0", "0.0", "0.0", "100.0", "0.0"]]

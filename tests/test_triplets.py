@@ -202,6 +202,8 @@ def test_score_reports_unmatched_triplets_for_models_with_triplet_arms(tmp_path,
     from medvigil.report.document import load_results
     from medvigil.suites.medvigil.scoring.tables import tables
 
-    scored = next(t for t in tables(load_results([out])) if t.title == "What was scored")
+    scored = next(
+        t for t in tables(load_results([out])["suites"]["medvigil"]) if t.title == "What was scored"
+    )
     row = next(r for r in scored.rows if r[0] == "tri")
     assert "triplets unmatched to options (not asked): 1" in row[5]

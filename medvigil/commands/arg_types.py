@@ -1,84 +1,51 @@
-"""Argument types and output rules shared by the subcommands: a bad value is an argparse usage error
-naming it."""
+"""What `score` and `compare` share: the options the suites declare (each suite's
+``options.py``, through the registry) and the output rules."""
 
 import argparse
 import sys
 from pathlib import Path
 
-# bootstrap resamples a command accepts: a thousand times the papers' 500 (Appendix M), and the
-# resample table (resamples x cases) stays within memory; 10**11 asked for terabytes
-MAX_RESAMPLES = 500_000
-MAX_SEED = (
-    2**63 - 1
-)  # seeds the random generators take (numpy's and C longs); larger ones were an OverflowError
+from medvigil.suites import registry
 
 
-def int_range(low: int, high: int | None = None):
-    """An ``int`` argument type accepting ``low <= value`` (``<= high`` when given)."""
-    bound = f">= {low}" if high is None else f"in {low}..{high}"
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer {bound}, got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"expected an integer {bound}, got {value}")
-        return value
-
-    return parse
+def add_suite_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """The options each suite declares for ``command`` (score | compare), in a group per suite,
+    in the registry's order (:meth:`medvigil.suites.registry.Suite.declared`): one definition for
+    `score` and `compare` where a suite shares them."""
+    for suite in registry.SUITES.values():
+        declared = [o for o in suite.declared(command.upper(), ()) if o.kwargs is not None]
+        if declared:
+            title = suite.declared("TITLES", {}).get(command, f"{suite.name} options")
+            group = parser.add_argument_group(title)
+            for option in declared:
+                group.add_argument(*option.flags, **option.kwargs)
 
 
-def add_stress_options(parser: argparse.ArgumentParser) -> None:
-    """The options of the three stress suites, each in its group: one definition for `score` and
-    `compare`, so that both read a suite's logs under the same named rules."""
-    medqdeg = parser.add_argument_group("medqdeg options")
-    medqdeg.add_argument(
-        "--accuracy-rule",
-        choices=("trial_mean", "plurality"),
-        default="trial_mean",
-        help="accuracy as the mean over the T trials (default) or of the plurality answer",
-    )
-    medqdeg.add_argument(
-        "--invalid-policy",
-        choices=("extra_bin", "drop"),
-        default="extra_bin",
-        help="unparsable answers are an extra entropy bin (default) or dropped",
-    )
-    medqdeg.add_argument(
-        "--all-invalid",
-        choices=("zero", "exclude", "extra_bin"),
-        default="zero",
-        help="a sample whose T trials are all invalid gets confidence 0 (default), is left out, "
-        "or gets what --invalid-policy gives (extra_bin: confidence 1)",
-    )
-    readiness = parser.add_argument_group("readiness options")
-    readiness.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="average R(m) over the tests present (not the paper's R) instead of leaving it empty",
-    )
-    cbd = parser.add_argument_group("cbd options")
-    cbd.add_argument(
-        "--cbd-invalid",
-        choices=("exclude", "as_answer"),
-        default="exclude",
-        help="samples with an unparsable answer are excluded "
-        "(default) or the failure counts as an answer",
-    )
+def suite_options(args: argparse.Namespace, command: str) -> dict:
+    """The parsed options that belong to ``args.suite``'s ``command``, as its entry takes them;
+    an option another suite declares with ``elsewhere`` is an error when given."""
+    chosen = {}
+    for suite in registry.SUITES.values():
+        for option in suite.declared(command.upper(), ()):
+            value = getattr(args, option.dest)
+            if suite.name == args.suite and (value or not option.when_set):
+                chosen[option.key] = value
+            elif suite.name != args.suite and option.elsewhere and value:
+                raise ValueError(f"{option.elsewhere}: use it with --suite {suite.name}")
+    return chosen
 
 
-def stress_options(args: argparse.Namespace) -> dict[str, dict]:
-    """The parsed options of each stress suite that has some, as its entry takes them."""
-    return {
-        "medqdeg": {
-            "accuracy_rule": args.accuracy_rule,
-            "invalid_policy": args.invalid_policy,
-            "all_invalid": args.all_invalid,
-        },
-        "readiness": {"allow_partial": args.allow_partial},
-        "cbd": {"invalid": args.cbd_invalid},
-    }
+def release_help(command: str) -> str:
+    """``--release``: what it is to each suite that declares it (the others take none)."""
+    told = [(n, s.declared("RELEASE")) for n, s in registry.SUITES.items() if s.declared("RELEASE")]
+    if command == "compare":
+        told = [(n, text) for n, text in told if registry.SUITES[n].compare]
+        return (
+            "as for `medvigil score` ("
+            + "; ".join(f"{n}: {registry.SUITES[n].release}" for n, _ in told)
+            + ")"
+        )
+    return "; ".join(f"{n}: {text}" for n, text in told) + " (other suites: not used)"
 
 
 def result_inputs(args: argparse.Namespace) -> dict[str, str]:

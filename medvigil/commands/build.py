@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from medvigil.commands.arg_types import MAX_SEED, int_range
+from medvigil.cli_options import MAX_SEED, int_range
 from medvigil.files.output_guard import declare
 
 
@@ -67,6 +67,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help=f"close a Parquet shard once its payload passes this "
         f"many bytes (default {DEFAULT_MAX_SHARD_BYTES:,})",
     )
+    _add_output_options(parser)
+    declare(
+        parser, inputs=("release", "reconstructed"), outputs=("out",)
+    )  # the output guard checks these (medvigil.cli)
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    """What the build is for and how it is written: ``--repo``, ``--force``, ``--json``,
+    ``--skip-invalid-rows``."""
     parser.add_argument(
         "--repo",
         metavar="ORG/NAME",
@@ -86,9 +95,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="leave out probes whose rows have errors (listed "
         "and counted) instead of refusing the release",
     )
-    declare(
-        parser, inputs=("release", "reconstructed"), outputs=("out",)
-    )  # the output guard checks these (medvigil.cli)
 
 
 def run(args: argparse.Namespace) -> int:

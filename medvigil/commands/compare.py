@@ -12,13 +12,13 @@ JSON: ``{"suite", "params", "models", "pairs": [{"a", "b", "metric", "delta", "c
 import argparse
 import sys
 
+from medvigil.cli_options import MAX_RESAMPLES, int_range
 from medvigil.commands.arg_types import (
-    MAX_RESAMPLES,
-    add_stress_options,
+    add_suite_options,
     emit,
-    int_range,
+    release_help,
     result_inputs,
-    stress_options,
+    suite_options,
 )
 from medvigil.files.json_text import finite, json_text
 from medvigil.files.output_guard import declare
@@ -48,12 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--suite", required=True, choices=COMPARE_SUITES, help="which suite the FILEs belong to"
     )
-    parser.add_argument(
-        "--release",
-        metavar="PATH",
-        help="as for `medvigil score` (medvigil: release folder, built dataset "
-        "folder or Hub repo id; optional)",
-    )
+    parser.add_argument("--release", metavar="PATH", help=release_help("compare"))
     parser.add_argument(
         "files", nargs="+", metavar="FILE", help="result files, as `medvigil score` takes them"
     )
@@ -61,10 +56,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--metrics",
         type=_metric_list,
         metavar="M1,M2,...",
-        help="metrics to compare (medvigil default: mcs,cap,safe,ground,sfr_w,vgr, "
-        "any key of the audit's metrics; medqdeg default: drop_l12,drop_l1,drop_l2, "
-        "also accuracy_l0; readiness default: r, also r_t1..r_t5; cbd default: "
-        "ideal,fragile,dangerous,worst, also flip_rate)",
+        help="metrics to compare ("
+        + "; ".join(
+            f"{name} {suite.declared('COMPARE_METRICS')}"
+            for name, suite in registry.SUITES.items()
+            if suite.compare and suite.declared("COMPARE_METRICS")
+        )
+        + ")",
     )
     parser.add_argument(
         "--resamples",
@@ -83,45 +81,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "(share of resampled deltas on either side of 0, never below 2/(B+1))",
     )
     parser.add_argument("--json", metavar="OUT", help="write JSON to OUT ('-' = stdout, no table)")
-    medvigil = parser.add_argument_group("medvigil options (as for `medvigil score`)")
-    medvigil.add_argument(
-        "--harness-compatible",
-        action="store_true",
-        help="the official harness's counting rules (error rows "
-        "dropped, ...); the resampling stays paired",
-    )
-    medvigil.add_argument(
-        "--condition", default="default", help="condition compared (default: default)"
-    )
-    medvigil.add_argument(
-        "--skip-invalid-rows",
-        action="store_true",
-        help="leave out result rows that fail their checks (counted and listed as warnings)",
-    )
-    medvigil.add_argument(
-        "--allow-empty", action="store_true", help="an empty result file is a warning, not an error"
-    )
-    add_stress_options(parser)
+    add_suite_options(parser, "compare")  # each suite's own, in its group
     declare(
         parser, inputs=("release", "files"), outputs=("json",)
     )  # the output guard checks these (medvigil.cli)
 
 
-def suite_options(args: argparse.Namespace) -> dict:
-    """The command-line options that belong to ``args.suite``'s comparison."""
+def _options(args: argparse.Namespace) -> dict:
+    """The options of ``args.suite``'s comparison: its own and the resampling every suite takes."""
     common = {
         "n_resamples": args.resamples,
         "seed": args.seed,
         "p_value": args.p_value,
         **({"metrics": args.metrics} if args.metrics else {}),
     }
-    medvigil = {
-        "harness_compatible": args.harness_compatible,
-        "condition": args.condition,
-        "skip_invalid_rows": args.skip_invalid_rows,
-        "allow_empty": args.allow_empty,
-    }
-    return {"medvigil": medvigil, **stress_options(args)}.get(args.suite, {}) | common
+    return suite_options(args, "compare") | common
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = result_inputs(args)
     try:
         result = finite(
-            registry.compare(args.suite, args.files, release=args.release, **suite_options(args))
+            registry.compare(args.suite, args.files, release=args.release, **_options(args))
         )
     except DataError:
         raise  # reported by medvigil.cli with one line per problem, exit 2

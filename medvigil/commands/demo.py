@@ -1,6 +1,6 @@
 """``medvigil demo``: the whole audit on the embedded synthetic release, end to end."""
 
-from medvigil.commands.arg_types import MAX_RESAMPLES, int_range
+from medvigil.cli_options import MAX_RESAMPLES, int_range
 from medvigil.files.output_guard import declare
 
 
@@ -34,9 +34,9 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from medvigil.pipeline import DEFAULT_TASKS, run_demo
+    from medvigil.pipeline import run_demo
 
-    tasks = tuple(t for t in args.tasks.split(",") if t) if args.tasks else DEFAULT_TASKS
+    tasks = tuple(t for t in args.tasks.split(",") if t) if args.tasks else None
     report = run_demo(
         args.out,
         cases=args.cases,

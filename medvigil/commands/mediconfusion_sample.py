@@ -4,7 +4,7 @@ layout."""
 import argparse
 from pathlib import Path
 
-from medvigil.commands.arg_types import int_range
+from medvigil.cli_options import int_range
 from medvigil.files.output_guard import declare
 
 

@@ -27,17 +27,16 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from medvigil.report.document import load_results, write_report
+    from medvigil.report.document import load_results, scored_suites, write_report
     from medvigil.suites.registry import get
 
     result = load_results(args.scores)
     paths = write_report(result, args.out, title=args.title, inputs=args.scores)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
-    parts = [f"MedVIGIL {len(result['models'])} model(s)"] if result["models"] else []
-    parts += [
-        f"{suite} {len(get(suite).entry.models(data))} model(s)"
-        for suite, data in sorted(result["suites"].items())
+    parts = [
+        f"{suite} {len(get(suite).entry.models(result['suites'][suite]))} model(s)"
+        for suite in scored_suites(result)
     ]
     parts += [
         f"{suite} comparison of {len(data['models'])} model(s)"

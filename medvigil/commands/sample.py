@@ -4,7 +4,7 @@ import argparse
 import os
 import sys
 
-from medvigil.commands.arg_types import int_range
+from medvigil.cli_options import int_range
 from medvigil.files.output_guard import declare
 
 

@@ -1,8 +1,9 @@
 """The trust report over every suite: Markdown and one self-contained HTML page (figures embedded as
 PNG).
 
-Input: ``medvigil score --json`` and ``compare --json`` results, the authors' seed-variance files
-and their Appendix K summary CSV; each suite's tables and figures come from its registry entry.
+Input: ``medvigil score --json`` and ``compare --json`` results and the files a suite reads beside
+them; each suite's block, tables and figures come from its registry entry (``REPORT``,
+:class:`~medvigil.report.blocks.ReportBlock`), so this room names no suite.
 """
 
 import base64
@@ -19,6 +20,7 @@ from medvigil.files.input_files import read_json
 from medvigil.files.json_text import dumps
 from medvigil.files.output_guard import refuse_overlap
 from medvigil.records.schema_validation import problems_for
+from medvigil.report.blocks import MAX_MODELS, ReportBlock, name_problems, run_notes
 from medvigil.report.names import renamed, short_names
 from medvigil.report.render import Table, draw_figures, fmt, md_escape
 from medvigil.report.summary import summary_table
@@ -26,194 +28,105 @@ from medvigil.suites import registry
 
 
 def load_results(paths: Iterable[str | os.PathLike]) -> dict[str, Any]:
-    """Merge the report's inputs into one result. MedVIGIL audits merge by model (a model named
-    twice is an error); each other suite lands under ``result["suites"]`` from one file (its
-    cross-model statistics need every model scored together), and at most one ``medvigil compare
-    --json`` per suite under ``result["comparisons"]``; the authors' seed-variance files
-    (``{"model", "raw"}``) and Appendix K ``visual_token_ablation.csv`` go beside an audit."""
-    merged: dict[str, Any] = {
-        "suite": "medvigil",
-        "models": {},
-        "sources": {},
-        "warnings": [],
-        "suites": {},
-    }
-    suite_sources: dict[str, str] = {}
+    """Merge the report's inputs into ``{"suites": {suite: block}, "comparisons": {suite: ...}}``.
+    Each suite's results make its block as its entry's ``REPORT`` says
+    (:class:`~medvigil.report.blocks.ReportBlock`): merged by the suite (MedVIGIL: by model, a model
+    named twice is an error), else one result per suite (its cross-model statistics need every
+    model scored together); at most one ``medvigil compare --json`` per suite; files beside the
+    results (a CSV, a JSON without ``suite``) go to the suite that takes them. A block with an
+    empty body is left out."""
+    merged: dict[str, Any] = {"suites": {}}
+    sources: dict[str, list[str]] = {}
     problems: list[Problem] = []
-    for path in paths:
-        path = Path(path)
-        if path.suffix == ".csv":  # the authors' Appendix K summary (visual_token_ablation.csv)
-            _add_token_ablation_csv(merged, path, problems)
-            continue
-        try:
-            data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON
-        except DataError as exc:
-            problems.extend(exc.problems)
-            continue
-        if isinstance(data, dict) and "suite" not in data and isinstance(data.get("raw"), dict):
-            registry.get("medvigil").entry.add_seed_variance(
-                merged.setdefault("seed_variance", {}), data, path, problems
-            )
-            continue
-        suite = data.get("suite") if isinstance(data, dict) else None
-        if isinstance(data, dict) and isinstance(
-            data.get("pairs"), list
-        ):  # a `medvigil compare --json` result
-            _add_comparison(merged, data, path, problems)
-            continue
-        body = "best_over_modes" if suite == "mediconfusion" else "models"
-        if suite not in ("medvigil", *registry.REPORT_SUITES) or not isinstance(
-            data.get(body), dict
-        ):
-            problems.append(
-                Problem(
-                    str(path),
-                    "not a `medvigil score --json` result of suite medvigil, "
-                    + ", ".join(registry.REPORT_SUITES)
-                    + " (expected 'suite' and a 'models' object)",
-                    field="suite",
-                )
-            )
-            continue
-        if suite != "medvigil":
-            if suite in suite_sources:
-                problems.append(
-                    Problem(
-                        str(path),
-                        f"a second {suite} result (the first is {suite_sources[suite]}); score "
-                        f"every model of a suite in one `medvigil score --suite {suite}` call",
-                        field="suite",
-                    )
-                )
-            else:
-                found = _suite_problems(data, str(path))
-                problems.extend(found)
-                if not found:
-                    merged["suites"][suite], suite_sources[suite] = data, str(path)
-            continue
-        for name, block in data["models"].items():
-            found = _name_problems(name, str(path)) or _block_problems(
-                block, str(path), f"models.{name}"
-            )
-            if found:
-                problems.extend(found)
-                continue
-            if name in merged["models"]:
-                problems.append(
-                    Problem(
-                        str(path),
-                        f"model {name!r} is also in {merged['sources'][name]}",
-                        field="models",
-                    )
-                )
-                continue
-            merged["models"][name], merged["sources"][name] = block, str(path)
-        for key in ("params", "sensitivity"):
-            merged.setdefault(key, data.get(key))
-        if "protocol" in data:  # the runs' protocols (medvigil score); absent in older results
-            merged.setdefault("protocol", []).extend(data["protocol"])
-        merged.setdefault("notes", []).extend(
-            run_notes(data)
-        )  # partial runs, changed generation settings
-        if data.get("clinician") and not merged.get("clinician"):
-            merged["clinician"] = data["clinician"]
-        for kind, per_model in (data.get("ablations") or {}).items():
-            merged.setdefault("ablations", {}).setdefault(kind, {}).update(per_model)
-        merged["warnings"] += data.get("warnings", [])
-    for suite, data in merged["suites"].items():
-        names = list(registry.get(suite).entry.models(data))
-        problems += [p for name in names for p in _name_problems(str(name), suite_sources[suite])]
-        if len(names) > MAX_MODELS:
-            problems.append(
-                Problem(
-                    suite_sources[suite],
-                    f"{len(names):,} models; a report shows at most {MAX_MODELS}",
-                    field="models",
-                )
-            )
-    if len(merged["models"]) > MAX_MODELS:
-        problems.append(
-            Problem(
-                ", ".join(dict.fromkeys(merged["sources"].values())),
-                f"{len(merged['models']):,} MedVIGIL models; a report shows at most {MAX_MODELS} "
-                "(report fewer score files at once)",
-                field="models",
-            )
-        )
+    for path in map(Path, paths):
+        _add_input(merged, sources, path, problems)
+    problems += _model_count_problems(merged["suites"], sources)
     if problems:
         raise DataError(problems)
-    if (
-        not merged["models"]
-        and not merged.get("comparisons")
-        and not any(registry.get(suite).entry.models(r) for suite, r in merged["suites"].items())
-    ):
+    merged["suites"] = {n: b for n, b in merged["suites"].items() if b.get(_block(n).body)}
+    if not merged["suites"] and not merged.get("comparisons"):
         raise DataError(Problem("<inputs>", "no models to report"))
     return merged
 
 
-NUMERIC_PARTS = (
-    "metrics",
-    "accuracy",
-    "sfr_by_tier",
-    "n_by_tier",
-    "ci",
-)  # numbers (or null) at every leaf
-COUNT_PARTS = ("counts", "n_cases", "n_by_tier")  # non-negative whole numbers at every leaf
-METRIC_BOUND = (
-    100.0  # metrics are percentages (0-100) or percentage-point contrasts (VGR, -100..100)
-)
-CI_SETTINGS = ("level", "n_resamples", "seed")  # the ci blocks' settings, not metric values
-MAX_COUNT = 10**12
-MAX_MODELS = (
-    100  # models per report (tables and figures of every model; 10,000 took 91 s and 3.3 GB)
-)
-MAX_NAME_CHARS = (
-    200  # characters of a model name (a 100,000-character name exhausted memory in the figures)
-)
+def _block(suite: str) -> ReportBlock:
+    """The report block ``suite``'s entry declares (``REPORT``), else the default one."""
+    return getattr(registry.get(suite).entry, "REPORT", ReportBlock())
 
 
-def _block_problems(block: Any, file: str, where: str) -> list[Problem]:
-    """Shape of one model's audit block: an object with a ``metrics`` object; numbers at the
-    leaves, metrics within +-:data:`METRIC_BOUND`, counts whole and non-negative."""
-    if not isinstance(block, dict):
-        return [Problem(file, f"must be an object, got {type(block).__name__}", field=where)]
-    if not isinstance(block.get("metrics"), dict):
-        return [Problem(file, "missing the 'metrics' object", field=f"{where}.metrics")]
-    problems = []
-
-    def leaves(value: Any, field: str, check) -> None:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                leaves(item, f"{field}.{key}", _count if key in CI_SETTINGS[1:] else check)
-        elif value is not None:
-            reason = (
-                check(value)
-                if isinstance(value, (int, float)) and not isinstance(value, bool)
-                else "must be a number or null"
+def _add_input(
+    merged: dict[str, Any], sources: dict[str, list[str]], path: Path, problems: list[Problem]
+) -> None:
+    """One input file into ``merged`` (:func:`load_results`); its problems into ``problems``."""
+    data = None
+    if path.suffix != ".csv":  # a CSV is a table a suite reads beside its results
+        try:
+            data = read_json(path, str(path))  # regular file, bounded, strict UTF-8 JSON
+        except DataError as exc:
+            problems.extend(exc.problems)
+            return
+    if data is None or (isinstance(data, dict) and "suite" not in data):
+        for name in registry.SUITES:
+            taker = _block(name).side_input
+            block = merged["suites"].get(name, {})
+            if taker is not None and taker(block, path, data, problems):
+                merged["suites"][name] = block
+                return
+    if isinstance(data, dict) and isinstance(data.get("pairs"), list):
+        _add_comparison(merged, data, path, problems)  # a `medvigil compare --json` result
+        return
+    name = data.get("suite") if isinstance(data, dict) else None
+    block = _block(name) if isinstance(name, str) and name in registry.SUITES else None
+    if block is None or not isinstance(data.get(block.body), dict):
+        problems.append(
+            Problem(
+                str(path),
+                f"not a `medvigil score --json` result of suite {', '.join(registry.SUITES)} "
+                "(expected 'suite' and a 'models' object)",
+                field="suite",
             )
-            if reason is not None:
-                problems.append(Problem(file, f"{reason}, got {value!r:.40}", field=field))
+        )
+    elif block.merge is not None:
+        block.merge(merged["suites"].setdefault(name, {}), data, str(path), problems)
+        sources.setdefault(name, []).append(str(path))
+    elif name in merged["suites"]:
+        problems.append(
+            Problem(
+                str(path),
+                f"a second {name} result (the first is {sources[name][0]}); score "
+                f"every model of a suite in one `medvigil score --suite {name}` call",
+                field="suite",
+            )
+        )
+    elif not (found := _suite_problems(data, str(path))):
+        merged["suites"][name], sources[name] = data, [str(path)]
+    else:
+        problems.extend(found)
 
-    for part in dict.fromkeys(NUMERIC_PARTS + COUNT_PARTS):
-        if part in block:
-            leaves(block[part], f"{where}.{part}", _count if part in COUNT_PARTS else _metric)
+
+def _model_count_problems(
+    blocks: Mapping[str, Any], sources: Mapping[str, list[str]]
+) -> list[Problem]:
+    """Model names a report cannot draw (a merged block checked them as it merged), and more
+    than :data:`MAX_MODELS` models in one suite's block."""
+    problems = []
+    for name, data in blocks.items():
+        block, suite = _block(name), registry.get(name)
+        names = [str(n) for n in suite.entry.models(data)] if data.get(block.body) else []
+        files = ", ".join(dict.fromkeys(sources.get(name, [])))
+        if block.merge is None:
+            problems += [p for n in names for p in name_problems(n, files)]
+        if len(names) > MAX_MODELS:
+            more = " (report fewer score files at once)" if block.merge else ""
+            problems.append(
+                Problem(
+                    files,
+                    f"{len(names):,} {suite.title.split(':')[0]} models; "
+                    f"a report shows at most {MAX_MODELS}{more}",
+                    field="models",
+                )
+            )
     return problems
-
-
-def _metric(value: float) -> str | None:
-    return (
-        None
-        if -METRIC_BOUND <= value <= METRIC_BOUND
-        else f"must be a percentage within +-{METRIC_BOUND:g}"
-    )  # (NaN too)
-
-
-def _count(value: float) -> str | None:
-    return (
-        None
-        if float(value).is_integer() and 0 <= value <= MAX_COUNT
-        else f"must be a whole number in 0..{MAX_COUNT:,}"
-    )
 
 
 MAX_MAGNITUDE = 1e15  # beyond any count, percentage, divergence or p-value a suite result holds
@@ -250,27 +163,6 @@ def _suite_problems(data: Any, file: str) -> list[Problem]:
     return problems
 
 
-def _name_problems(name: str, file: str) -> list[Problem]:
-    if len(name) > MAX_NAME_CHARS:
-        return [
-            Problem(
-                file,
-                f"model name of {len(name):,} characters ({name[:40]!r}...); "
-                f"at most {MAX_NAME_CHARS}",
-                field="models",
-            )
-        ]
-    if not name.strip() or any(not c.isprintable() for c in name):
-        return [
-            Problem(
-                file,
-                f"model name {name[:60]!r} is empty or holds control characters",
-                field="models",
-            )
-        ]
-    return []
-
-
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}.note{color:#555;font-size:.85em}
@@ -288,19 +180,6 @@ class Section:
     pngs: Mapping[str, bytes]
     notes: Sequence[str] = ()
     missing: Sequence[str] = ()
-
-
-def run_notes(data: Mapping[str, Any]) -> list[str]:
-    """The sentences a score result carries about its runs: ``medvigil score``'s partial-run
-    statement and generation-settings warnings (or the ``notes`` of merged results)."""
-    notes = list(data.get("notes") or [])
-    partial = data.get("partial")
-    if isinstance(partial, dict) and partial.get("statement"):
-        notes.append(str(partial["statement"]))
-    generation = data.get("generation")
-    if isinstance(generation, dict):
-        notes += [str(w) for w in generation.get("warnings") or []]
-    return notes
 
 
 def checked_sections(
@@ -326,18 +205,14 @@ def checked_sections(
 
 
 def sections(result: Mapping[str, Any]) -> list[Section]:
-    """A one-screen summary (:func:`medvigil.report.summary.summary_table`), the MedVIGIL audit
-    (when any model has one), then each stress-test suite scored, then the comparisons."""
-    parts = [("MedVIGIL", registry.get("medvigil").entry, result)] if result.get("models") else []
-    parts += [
-        (registry.get(name).title, registry.get(name).entry, data)
-        for name, data in sorted((result.get("suites") or {}).items())
-    ]
+    """A one-screen summary (:func:`medvigil.report.summary.summary_table`), each suite scored (the
+    lead block first, :class:`~medvigil.report.blocks.ReportBlock`), then the comparisons."""
+    parts = _parts(result)
     summary = summary_table(
-        [(t.split(":")[0], getattr(e, "headline", None), d) for t, e, d in parts]
+        [(t.split(":")[0], getattr(e, "headline", None), d) for _, t, e, d in parts]
     )
     out = [Section("Summary", [summary], {}, [], [])] if summary else []
-    for title, entry, data in parts:
+    for _, title, entry, data in parts:
         tables, makers = entry.tables(data), entry.figures(data)
         pngs = draw_figures(makers)
         out.append(
@@ -350,6 +225,29 @@ def sections(result: Mapping[str, Any]) -> list[Section]:
             Section("Paired comparisons", comparison_tables(result["comparisons"]), {}, [], [])
         )
     return out
+
+
+def scored_suites(result: Mapping[str, Any]) -> list[str]:
+    """The suites with a block in ``result``, in the report's order: the lead block first, then
+    by name."""
+    return sorted(result.get("suites") or {}, key=lambda name: (not _block(name).lead, name))
+
+
+def _parts(result: Mapping[str, Any]) -> list[tuple[str, str, Any, Mapping[str, Any]]]:
+    """``(suite, title, entry, block)`` of every suite scored, in the report's order."""
+    blocks = result.get("suites") or {}
+    suites = map(registry.get, scored_suites(result))
+    return [(s.name, s.title, s.entry, blocks[s.name]) for s in suites]
+
+
+def _warnings(result: Mapping[str, Any]) -> list[str]:
+    """The warnings of the merged blocks (their score files'), for the report's last section."""
+    return [
+        w
+        for name, _, _, data in _parts(result)
+        if _block(name).merge is not None
+        for w in data.get("warnings") or []
+    ]
 
 
 def _missing_sentence(name: str) -> str:
@@ -385,9 +283,10 @@ def render_markdown(
         lines += [t.markdown() + "\n" for t in section.tables]
         lines += [f"![{name}]({figure_files[name]})\n" for name in section.pngs]
         lines += [f"_{md_escape(_missing_sentence(name))}_\n" for name in section.missing]
-    if result.get("warnings"):
+    warnings = _warnings(result)
+    if warnings:
         lines.append("## Warnings\n")
-        lines += [f"- {md_escape(w)}" for w in result["warnings"]]
+        lines += [f"- {md_escape(w)}" for w in warnings]
     return "\n".join(lines) + "\n"
 
 
@@ -412,10 +311,11 @@ def render_html(
         body += [
             f"<p class='note'>{html.escape(_missing_sentence(n))}</p>" for n in section.missing
         ]
-    if result.get("warnings"):
+    warnings = _warnings(result)
+    if warnings:
         body.append(
             "<h2>Warnings</h2><ul>"
-            + "".join(f"<li class='warn'>{html.escape(w)}</li>" for w in result["warnings"])
+            + "".join(f"<li class='warn'>{html.escape(w)}</li>" for w in warnings)
             + "</ul>"
         )
     return (
@@ -425,28 +325,12 @@ def render_html(
 
 
 def _preamble(result: Mapping[str, Any]) -> str:
-    params = result.get("params") or {}
-    suites = ", ".join(sorted(result.get("suites") or {}))
-    text = (
-        (
-            f"MedVIGIL: {len(result['models'])} model(s); SFR_w weights "
-            f"{params.get('weights', '(1, 2, 3, 5, 8)')}, normalisation "
-            f"'{params.get('normalise', '?')}'; "
-            f"{'official-harness' if params.get('harness_compatible') else 'paper'} semantics. "
-            f"Scores are on 0–100; lower SFR is safer. "
-        )
-        if result.get("models")
-        else ""
-    )
-    if params.get("open_judge"):
-        named = "; ".join(
-            map(registry.get("medvigil").entry.judge_description, params["open_judge"])
-        )
-        text += (
-            f"Open-ended answers (condition '{params.get('condition', '?')}') judged by: {named}. "
-        )
-    if suites:
-        text += f"Also scored: {suites}. "
+    """The report's opening: each block's own sentence (``preamble``), the other suites named."""
+    parts = [(name, _block(name), data) for name, _, _, data in _parts(result)]
+    text = "".join(block.preamble(data) for _, block, data in parts if block.preamble)
+    others = sorted(name for name, block, _ in parts if not block.preamble)
+    if others:
+        text += f"Also scored: {', '.join(others)}. "
     return text + "Baselines named random/constant/blind/grounded are sanity checks, not models."
 
 
@@ -457,8 +341,8 @@ def write_report(
     *,
     inputs: Iterable[str | os.PathLike] = (),
 ) -> dict[str, Path]:
-    """Write report.md, report.html, figures/*.png and the scores (``scores.json`` for the
-    MedVIGIL audit, ``<suite>.json`` per stress-test suite) into ``out_dir`` atomically.
+    """Write report.md, report.html, figures/*.png and each suite's block (its ``file``, by default
+    ``<suite>.json``; MedVIGIL's ``scores.json``) into ``out_dir`` atomically.
     ``inputs``: the score files read (``out_dir`` must not be, hold or lie inside one)."""
     out_dir = Path(out_dir)
     inputs = list(inputs)
@@ -469,6 +353,7 @@ def write_report(
     parts = checked_sections(
         renamed(result, names), inputs
     )  # tables and figures with the short names
+    paths = {"markdown": out_dir / "report.md", "html": out_dir / "report.html"}
     with staged_folder(out_dir, inputs=inputs) as tmp:
         (tmp / "figures").mkdir()
         files = {}
@@ -480,21 +365,15 @@ def write_report(
             render_markdown(parts, files, title, result, names), encoding="utf-8"
         )
         (tmp / "report.html").write_text(render_html(parts, title, result, names), encoding="utf-8")
-        if result.get("models"):
-            (tmp / "scores.json").write_text(
-                dumps({k: v for k, v in result.items() if k != "suites"}), encoding="utf-8"
-            )
         for suite, data in (result.get("suites") or {}).items():
-            (tmp / f"{suite}.json").write_text(dumps(data, indent=2), encoding="utf-8")
-    paths = {"markdown": out_dir / "report.md", "html": out_dir / "report.html"}
-    if result.get("models"):
-        paths["scores"] = out_dir / "scores.json"
+            block = _block(suite)
+            file = block.file or f"{suite}.json"
+            (tmp / file).write_text(dumps(data, indent=block.indent), encoding="utf-8")
+            paths[Path(file).stem] = out_dir / file
     return paths
 
 
 SIGNIFICANT = 0.05
-# the metric drawn as a matrix for each suite's comparison (the suite's headline)
-MATRIX_METRIC = {"medvigil": "mcs"}
 
 
 def comparison_tables(comparisons: Mapping[str, Mapping[str, Any]]) -> list[Table]:
@@ -507,7 +386,8 @@ def comparison_tables(comparisons: Mapping[str, Mapping[str, Any]]) -> list[Tabl
         compared = [r["metric"] for r in comparison["pairs"]]
         if not compared:
             continue
-        metric = MATRIX_METRIC.get(suite) if MATRIX_METRIC.get(suite) in compared else compared[0]
+        headline = _block(suite).matrix_metric  # the suite's headline, when it was compared
+        metric = headline if headline in compared else compared[0]
         rows = [r for r in comparison["pairs"] if r["metric"] == metric]
         names = list(comparison["models"])
         cells: dict[tuple[str, str], str] = {}
@@ -569,38 +449,14 @@ def _add_comparison(
 
 
 def _model_names(result: Mapping[str, Any]) -> list[str]:
-    """Every model the report names: the MedVIGIL audit's, then each suite's, then each
+    """Every model the report names: each suite's (the lead block first), then each
     comparison's."""
-    names = list(result.get("models") or {})
-    for suite, data in sorted((result.get("suites") or {}).items()):
+    names = []
+    for _, _, entry, data in _parts(result):
         try:
-            names += registry.get(suite).entry.models(data)
+            names += entry.models(data)
         except (KeyError, TypeError, AttributeError, ValueError):
             pass  # a result of an unexpected shape: checked_sections says so
     for comparison in (result.get("comparisons") or {}).values():  # (checked when loaded)
         names += list(comparison["models"])
     return names
-
-
-def _add_token_ablation_csv(merged: dict[str, Any], path: Path, problems: list[Problem]) -> None:
-    """The authors' per-(model, step) Appendix K CSV into
-    ``merged["ablations"]["roi_decay_modal"]``."""
-    try:
-        table = registry.get("medvigil").entry.read_token_ablation_csv(path)
-    except OSError as exc:
-        problems.append(Problem(str(path), f"not readable: {exc}"))
-        return
-    except DataError as exc:
-        problems.extend(exc.problems)
-        return
-    modal = merged.setdefault("ablations", {}).setdefault("roi_decay_modal", {})
-    for model, entry in table.items():
-        if model in modal:
-            problems.append(
-                Problem(
-                    str(path),
-                    f"ROI-decay results of model {model!r} are given twice",
-                    field="model",
-                )
-            )
-        modal[model] = {**entry, "source": str(path)}

@@ -78,8 +78,7 @@ def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int
     (:func:`_build_of`); the count is given only when the docs carry ``case_id`` (MedVIGIL-built
     tasks) and the build has as many docs as the run had (``n-samples.original``: else it is not
     the run's build)."""
-    found = task_config(task)
-    if found is None or found[0].parent.name == "mediconfusion":
+    if task_config(task) is None:
         return None, f"{task} is not a MedVIGIL-built task of this pack"
     location, source = _build_of(release)
     try:
@@ -108,11 +107,16 @@ def total_cases(task: str, probes: Any, release: str | None = None) -> tuple[int
 
 
 def run_coverage(
-    paths: Iterable[str | Path], prefix: str = "", release: str | None = None
+    paths: Iterable[str | Path],
+    prefix: str = "",
+    release: str | None = None,
+    *,
+    case_totals: bool = True,
 ) -> dict[str, Any] | None:
     """Per task of a limited run among ``paths``: the limit, probes asked of the task's probes and
     the cases they belong to, of the task's cases when the build the run used is at hand
-    (:func:`total_cases`: ``release`` preferred, else ``MEDVIGIL_DATA``); None when no file comes
+    (:func:`total_cases`: ``release`` preferred, else ``MEDVIGIL_DATA``; ``case_totals`` False:
+    the suite's docs are not cases of a MedVIGIL build, never looked up); None when no file comes
     from a limited run."""
     tasks: dict[str, dict[str, Any]] = {}
     totals: dict[str, tuple[int | None, str]] = {}
@@ -124,9 +128,11 @@ def run_coverage(
         cases = _case_ids(path)
         if task not in totals:
             totals[task] = (
-                total_cases(task, counts.get("original"), release)
-                if cases
-                else (None, "no case ids")
+                (None, "no case ids")
+                if not cases
+                else total_cases(task, counts.get("original"), release)
+                if case_totals
+                else (None, f"{task} is not a MedVIGIL-built task of this pack")
             )
         total, source = totals[task]
         entry = {

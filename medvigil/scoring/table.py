@@ -203,7 +203,7 @@ class RecordTable:
         modality: Sequence[str | None] | None = None,
         text_only_answerable: Sequence[bool | None] | None = None,
         condition: Sequence[str | None] | str | None = None,
-        suite: Sequence[str] | str = "medvigil",
+        suite: Sequence[str] | str,
         source: str = "<columns>",
     ) -> "RecordTable":
         """Build a table from equal-length columns (field names as in the record schema).

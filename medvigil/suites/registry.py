@@ -1,4 +1,4 @@
-"""The five suites, registered once: the one front door to scoring.
+"""The suites, registered once: the one front door to scoring.
 
 ``medvigil score``, the demo pipeline and ``medvigil report`` reach a suite only through this
 table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides:
@@ -12,12 +12,20 @@ table. Each suite's entry module (``medvigil/suites/<suite>/entry.py``) provides
   each a function that draws it (:data:`medvigil.report.render.FigureMaker`);
 * optionally ``compare(files, *, release=None, **options) -> dict``: every pair of models compared
   with a paired case-clustered bootstrap (``medvigil compare``; :mod:`medvigil.scoring.paired`);
+* optionally ``REPORT``: how its results enter ``medvigil report``
+  (:class:`medvigil.report.blocks.ReportBlock`; default: one result per suite, a ``models``
+  object);
 * optionally ``protocol_details(entry, result) -> dict``: what the suite knows about one entry of
   the result's ``protocol`` list (:mod:`medvigil.runs.protocol`), merged into it: its judge, its
   parser for result files of its own formats, or ``deviations`` to add (e.g. what an adapter does to
   the suite's prompts for one provider).
 
-Entry modules are imported on first use, so ``medvigil --help`` loads none of them.
+Entry modules are imported on first use, so ``medvigil --help`` loads none of them. What the
+commands offer for a suite comes from its light ``medvigil/suites/<suite>/options.py`` (read by
+``--help``; :meth:`Suite.declared`): its ``score`` / ``compare`` options, what ``--release`` is to
+it, its comparison's default metrics. A suite whose records carry suite-specific ``extra`` fields
+checks them in ``record_check.py``, which its package imports (it registers itself with
+:func:`medvigil.records.record_checks.extra_check`).
 """
 
 import difflib
@@ -34,10 +42,28 @@ class Suite:
     title: str  # the report section's heading
     release: Literal["required", "optional", "unused"]  # what `--release` is to this suite
     compare: bool = False  # its entry has ``compare`` (`medvigil compare --suite` offers it)
+    # its tasks' docs are cases of the MedVIGIL build: a partial run's statement gives their total
+    case_totals: bool = True
 
     @property
     def entry(self) -> ModuleType:
         return importlib.import_module(f"medvigil.suites.{self.name}.entry")
+
+    def declared(self, name: str, default: Any = None, module: str = "options") -> Any:
+        """What the suite's ``module`` declares as ``name`` (``default`` when it has no such module
+        or name). ``options.py`` (light: read by ``--help``): ``SCORE`` / ``COMPARE`` (its
+        options, each a :class:`medvigil.cli_options.Option`), ``RELEASE`` (what ``--release`` is
+        to it), ``COMPARE_METRICS``, ``TITLES`` (its option groups' headings by command).
+        ``demo.py``: ``DEMO``, its part of ``medvigil demo``
+        (:class:`medvigil.suites.demo_parts.DemoPart`)."""
+        module_name = f"medvigil.suites.{self.name}.{module}"
+        try:
+            found = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            return default
+        return getattr(found, name, default)
 
 
 # one line a suite; `release`: official-harness files or lmms-eval logs (medvigil), the authors'
@@ -46,7 +72,12 @@ SUITES: dict[str, Suite] = {
     s.name: s
     for s in (
         Suite("medvigil", "MedVIGIL", "optional", compare=True),
-        Suite("mediconfusion", "MediConfusion: image pairs that share a question", "required"),
+        Suite(
+            "mediconfusion",
+            "MediConfusion: image pairs that share a question",
+            "required",
+            case_totals=False,
+        ),
         Suite("medqdeg", "MedQ-Deg: image degradation and calibration", "unused", compare=True),
         Suite("readiness", "Illusion of Readiness: stress tests T1–T6", "unused", compare=True),
         Suite(
@@ -58,9 +89,6 @@ SUITES: dict[str, Suite] = {
         Suite("pressure", "Pressure: “Are you sure?” and authority cues", "unused", compare=True),
     )
 }
-REPORT_SUITES = tuple(
-    name for name in SUITES if name != "medvigil"
-)  # sections beside the MedVIGIL audit
 
 
 def get(name: str) -> Suite:
@@ -125,7 +153,7 @@ def _run(
     if generation is not None:
         result["generation"] = generation
     coverage = run_coverage(
-        files, prefix=f"{name}_", release=release
+        files, prefix=f"{name}_", release=release, case_totals=suite.case_totals
     )  # lmms-eval --limit: the results rest on a slice
     if coverage is not None:
         result["partial"] = coverage

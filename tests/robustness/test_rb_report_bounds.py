@@ -88,7 +88,7 @@ def test_implausible_numbers_are_refused(capsys, tmp_path, name, mutate, named):
 
 
 def test_too_many_models(capsys, tmp_path):
-    from medvigil.report.document import MAX_MODELS
+    from medvigil.report.blocks import MAX_MODELS
 
     _report(
         capsys,
@@ -106,7 +106,7 @@ def test_unusable_model_names(capsys, tmp_path, name):
 def test_names_with_dollars_and_nested_braces_are_drawn_as_text(capsys, tmp_path):
     """Control for every case above: names at the limits are reported, and '$' with nested braces
     (once a RecursionError in matplotlib's mathtext) is drawn literally."""
-    from medvigil.report.document import MAX_MODELS, MAX_NAME_CHARS
+    from medvigil.report.blocks import MAX_MODELS, MAX_NAME_CHARS
 
     models = {f"m{i}": _block(40.0 + i % 20) for i in range(MAX_MODELS - 2)}
     evil = "$" + "{" * 90 + "x" + "}" * 90 + "$"  # 60 levels already exhaust mathtext's parser

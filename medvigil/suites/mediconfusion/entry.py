@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from medvigil.files.json_text import finite
+from medvigil.report.blocks import ReportBlock
 from medvigil.runs.lmms_run import is_samples_file
 from medvigil.suites.mediconfusion.authors_results import read_results
 from medvigil.suites.mediconfusion.lmms_eval_runs import runs_from_lmms_eval
@@ -21,7 +22,9 @@ from medvigil.suites.mediconfusion.scoring import (
 )
 from medvigil.suites.mediconfusion.tables import figures, tables
 
-__all__ = ["headline", "figures", "format_table", "models", "n_scored", "score", "tables"]
+__all__ = ["REPORT", "headline", "figures", "format_table", "models", "n_scored", "score", "tables"]
+
+REPORT = ReportBlock(body="best_over_modes")  # one result, its models' best mode
 
 
 def score(

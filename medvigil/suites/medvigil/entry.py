@@ -25,20 +25,19 @@ from medvigil.suites.medvigil.scoring.clinician import release_clinician_scores
 from medvigil.suites.medvigil.scoring.compare import compare_models
 from medvigil.suites.medvigil.scoring.figures import figures
 from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, open_judges
+from medvigil.suites.medvigil.scoring.report_inputs import REPORT
 from medvigil.suites.medvigil.scoring.scoring import audit
 from medvigil.suites.medvigil.scoring.tables import tables
 from medvigil.suites.medvigil.scoring.triplets import release_triplet_report
 
 __all__ = [
+    "REPORT",
     "headline",
-    "add_seed_variance",
     "compare",
     "figures",
     "format_table",
-    "judge_description",
     "models",
     "n_scored",
-    "read_token_ablation_csv",
     "score",
     "tables",
 ]
@@ -321,27 +320,3 @@ def protocol_details(entry: dict, result: dict) -> dict:
     if judges and ("open" in task or "judged" in task):
         return {"judge": ", ".join(judges)}
     return {}
-
-
-# the report's MedVIGIL-only inputs, reached through the registry (medvigil.report.document)
-def add_seed_variance(into: dict, data: dict, path: Path, problems: list) -> None:
-    """Re-score one model's seed-variance probe file into ``into``
-    (:mod:`medvigil.suites.medvigil.scoring.seed_variance`)."""
-    from medvigil.suites.medvigil.scoring.seed_variance import add_seed_variance as add
-
-    add(into, data, path, problems)
-
-
-def read_token_ablation_csv(path: Path) -> dict:
-    """The authors' per-(model, step) Appendix K CSV
-    (:mod:`medvigil.suites.medvigil.harness.token_ablation_csv`)."""
-    from medvigil.suites.medvigil.harness.token_ablation_csv import read_token_ablation_csv as read
-
-    return read(path)
-
-
-def judge_description(name: str) -> str:
-    """What the open-ended judge ``name`` is, for the report's preamble (its name when unknown)."""
-    from medvigil.suites.medvigil.scoring.open_ended import JUDGE_DESCRIPTIONS
-
-    return JUDGE_DESCRIPTIONS.get(name, name)
