@@ -40,6 +40,7 @@ def score_columns(
         correct_letter=list(references),
         predicted_letter=[p or None for p in predictions],
         risk_tier=[None if t in (None, "") else t for t in risk_tier],
+        suite="medvigil",
         source="<evaluate inputs>",
     )
     result = audit(
