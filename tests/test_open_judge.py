@@ -187,7 +187,9 @@ def test_flags_and_the_authors_rule_side_by_side():
         True,
         "authors-rule",
     )  # their marker "image you've provided"
-    assert finding_assertion.findings("No pneumothorax. Possible small subdural haematoma.") == [
+    found = finding_assertion.findings("No pneumothorax. Possible small subdural haematoma.")
+    keys = ("text", "finding", "negated", "hedged", "asserted", "minor")
+    assert [{k: f[k] for k in keys} for f in found] == [
         {
             "text": "pneumothorax",
             "finding": "pneumothorax",
@@ -205,6 +207,13 @@ def test_flags_and_the_authors_rule_side_by_side():
             "minor": False,
         },
     ]
+    # the parts of "hedged" and the words around each mention (features of the learned judge)
+    assert (found[1]["possible"], found[1]["generic"], found[1]["other_subject"]) == (
+        True,
+        False,
+        False,
+    )
+    assert (found[1]["before"], found[1]["after"]) == ("Possible small subdural", ".")
     assert finding_assertion.is_critical(
         "Possible small subdural haematoma.", possible_is_critical=True
     )
@@ -261,7 +270,7 @@ def test_open_records_and_the_report_name_the_judge():
         {"models": {"m": {}}, "params": {"condition": "open", "open_judge": ["grammar"]}}
     )
     assert (
-        "Open-ended answers (condition 'open') judged by: grammar (refusal grammar or an n-gram"
+        "Open-ended answers (condition 'open') judged by: grammar (a logistic regression over the"
         in text
     )
 
