@@ -27,7 +27,7 @@ READERS = (
     "finding_context",
     "finding_terms",
     "judge_features",
-    "open_ended",
+    "probe_kinds",
     "refusal_grammar",
     "refusal_terms",
 )

@@ -151,12 +151,13 @@ def reading(
     answer: str | None, question: str = "", probe_kind: str = "", expected_behavior: str = ""
 ) -> Reading:
     """One answer read for the learned judge (module docstring)."""
-    from medvigil.suites.medvigil.scoring.open_ended import PREMISE_KINDS, should_refuse
+    from medvigil.suites.medvigil.scoring.probe_kinds import PREMISE_KINDS, should_refuse
 
     answer = answer or ""
     text = answer_text.plain(answer)
     premise = probe_kind in PREMISE_KINDS or expected_behavior == "correct_premise"
-    flags: dict = {f"probe={probe_kind or 'none'}": 1.0}
+    # no feature for a missing probe kind: it says how a set was written, not what was answered
+    flags: dict = {f"probe={probe_kind}": 1.0} if probe_kind else {}
     if premise:
         flags["premise_probe"] = 1.0
     if should_refuse(probe_kind, expected_behavior):
