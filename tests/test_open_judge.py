@@ -35,10 +35,11 @@ CRITICAL_CLASSES = (
     "critical_hedged",
     "critical_hypothetical",
 )
-# the held-out counts reported in tasks/medvigil/README.md ("The open-ended judge")
+# the held-out counts reported in tasks/medvigil/README.md ("The open-ended judge"); in-sample since
+# the learned judge (issue 39, round 3) is trained on every shipped set (its held-out figures are
+# leave-one-set-out, tests/test_judge_model.py)
 HELD_OUT = {
-    # the grammar alone: 93 / 3; the refusal classifier (not trained on held_out) adds the 3 it
-    # missed
+    # the grammar alone: 93 / 3
     "refusal": {"tp": 96, "fp": 0, "fn": 0, "tn": 112},
     "critical": {"tp": 18, "fp": 0, "fn": 0, "tn": 190},
 }
