@@ -130,3 +130,17 @@ def test_the_shipped_correction_and_the_cross_validate_command(capsys):
     assert main(["judge", "--cross-validate"]) == 0
     out = capsys.readouterr().out
     assert "Leave-one-set-out" in out and all(f"| {name} | yes |" in out for name in blind)
+
+
+def test_the_readings_cache_round_trips_and_keys_on_the_inputs(tmp_path, monkeypatch):
+    from medvigil.suites.medvigil.scoring import judge_cache
+
+    monkeypatch.setenv("MEDVIGIL_HOME", str(tmp_path))
+    rows = [{"answer": "No pneumothorax.", "question": "Is there a pneumothorax?"}]
+    read = [judge_model.read_row(rows[0])]
+    judge_cache.save(rows, read)
+    assert judge_cache.load(rows) == read and list((tmp_path / "judge").glob("readings-*.json"))
+    other = [dict(rows[0], answer="Large tension pneumothorax.")]
+    assert judge_cache.key(other) != judge_cache.key(rows) and judge_cache.load(other) is None
+    monkeypatch.setenv(judge_cache.CACHE_VARIABLE, "0")
+    assert judge_cache.load(rows) is None

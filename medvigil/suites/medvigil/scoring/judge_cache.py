@@ -6,8 +6,8 @@ fit itself ~2 s. The readings are kept as JSON (no pickle: nothing executable is
 ``$MEDVIGIL_HOME/judge/`` (:func:`medvigil.data_location.medvigil_home`), under a key hashing the
 inputs of each reading and the source of every module that reads (and the versions of spaCy and
 negspacy): any change to a set or a rule makes a new key, so a stale reading is never used. A cache
-that cannot be read or written is ignored (the answers are read again). ``MEDVIGIL_JUDGE_CACHE=0``
-turns it off.
+that cannot be read or written is ignored (the answers are read again); the newest :data:`KEEP`
+files of a kind are kept. ``MEDVIGIL_JUDGE_CACHE=0`` turns it off.
 """
 
 import hashlib
@@ -32,6 +32,7 @@ READERS = (
     "refusal_terms",
 )
 INPUTS = ("answer", "question", "probe_kind", "expected_behavior")
+KEEP = 8  # files kept per kind (readings, loso), the newest
 
 
 def folder() -> Path | None:
@@ -93,5 +94,8 @@ def save_value(name: str, rows: list[dict], value, modules: tuple = ()) -> None:
         temporary = target.with_suffix(f".{os.getpid()}.tmp")
         temporary.write_text(json.dumps({"format": FORMAT, "value": value}), "utf-8")
         temporary.replace(target)
+        kept = sorted(where.glob(f"{name}-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[KEEP:]:  # the cache does not grow with every change of the code
+            old.unlink(missing_ok=True)
     except OSError:
         return
