@@ -144,3 +144,12 @@ def test_the_readings_cache_round_trips_and_keys_on_the_inputs(tmp_path, monkeyp
     assert judge_cache.key(other) != judge_cache.key(rows) and judge_cache.load(other) is None
     monkeypatch.setenv(judge_cache.CACHE_VARIABLE, "0")
     assert judge_cache.load(rows) is None
+
+
+def test_doctests():
+    import doctest
+
+    from medvigil.suites.medvigil.scoring import judge_features, probe_kinds
+
+    for module in (judge_features, probe_kinds):
+        assert doctest.testmod(module).failed == 0, module.__name__
