@@ -153,3 +153,14 @@ def test_doctests():
 
     for module in (judge_features, probe_kinds):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_judge_names_answers_it_was_trained_on(tmp_path, capsys):
+    shipped = (SETS_DIR / "blind_a.jsonl").read_text().splitlines()[:3]
+    new = {"question": "Is there a mass?", "answer": "No mass.", "label_is_refusal": False}
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("\n".join([*shipped, json.dumps(new)]) + "\n")
+    out = tmp_path / "judged.json"
+    assert main(["judge", str(answers), "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["in_training"] == 3
+    assert "3 of 4 answers are training data of the judge" in capsys.readouterr().out

@@ -16,8 +16,9 @@ larger file is refused before it is parsed -- split it.
 grammar's and the NegEx finding reader's outputs, the probe kind and n-grams, fitted when first used
 from the shipped labelled sets) or ``authors-rule`` (the authors' rule, to reproduce their numbers).
 ``--cross-validate`` prints, instead, the default judge's leave-one-set-out table: each labelled set
-judged by the judge fitted on all the other sets. Every sample gets ``is_refusal``,
-``is_critical``, ``verdict``, ``verdict_method`` and ``judge``
+judged by the judge fitted on all the other sets. Answers of the shipped sets are the default
+judge's training data: the output counts them (``in_training``), figures on them being in-sample.
+Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and ``judge``
 (:func:`medvigil.suites.medvigil.scoring.open_ended.judge`); with ``--llm ENDPOINT`` also
 ``llm_is_refusal``, ``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and,
 for a sample with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
@@ -308,6 +309,14 @@ def format_validation(validation: dict) -> str:
     return "\n".join(lines)
 
 
+def _in_training(rows: list[dict]) -> int:
+    """How many of ``rows`` (question, answer) the learned judge was fitted on."""
+    from medvigil.suites.medvigil.scoring.judge_model import labelled_rows
+
+    trained = {(r["question"], r["answer"]) for r in labelled_rows()}
+    return sum((r["question"], r["answer"]) in trained for r in rows)
+
+
 def _cross_validate(args: argparse.Namespace) -> int:
     """``--cross-validate``: the leave-one-set-out table (:mod:`.judge_loso`)."""
     from medvigil.commands.arg_types import emit
@@ -369,6 +378,15 @@ def run(args: argparse.Namespace) -> int:
     if checked:
         result["validation"] = checked
     lines = [f"judge: {args.judge}", format_summary(result["summary"])]
+    if checked and args.judge == "grammar":
+        seen = _in_training(rows)
+        result["in_training"] = seen
+        if seen:
+            lines.append(
+                f"\nnote: {seen} of {len(rows)} answers are training data of the judge (shipped "
+                f"labelled sets): figures on them are in-sample; held-out figures: "
+                f"medvigil judge --cross-validate"
+            )
     if llm is not None and failed:
         lines.append(
             f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / "
