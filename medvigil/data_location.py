@@ -32,10 +32,14 @@ class DataLocationExit(SystemExit):
         self.error = error
 
 
-def default_build_dir(env: dict | None = None) -> Path:
+def medvigil_home(env: dict | None = None) -> Path:
+    """``$MEDVIGIL_HOME``, default ``~/.cache/medvigil`` (built data, the judge's cache)."""
     env = os.environ if env is None else env
-    home = Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")
-    return home / "datasets" / "medvigil"
+    return Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")
+
+
+def default_build_dir(env: dict | None = None) -> Path:
+    return medvigil_home(env) / "datasets" / "medvigil"
 
 
 def _how_to_fix(where: str) -> str:

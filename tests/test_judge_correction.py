@@ -187,6 +187,8 @@ def test_score_prints_raw_and_corrected_open_rates(tmp_path, monkeypatch, capsys
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "Rogan-Gladen" in text and "| m | grammar | SFR | 12 |" in text and "b1" in text
+    # another folder's blind sets are not the judge's training data: its own flags are held out
+    assert "blind sets b1 (fitted)" in text
     assert main(args + ["--json", str(out)]) == 0
     rates = json.loads(out.read_text())["open_judge_rates"]["models"]["m"]
     assert rates["sfr"]["raw"] == pytest.approx(8 / 12)

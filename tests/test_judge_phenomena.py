@@ -117,7 +117,8 @@ def test_reasoning_blocks_and_informal_spelling():
 
 
 def test_the_authors_development_answers_are_judged_as_labelled():
-    """Tuned on (not blind): a regression check of the judge, not a measurement."""
+    """Training data of the learned judge (not blind): a check of its in-sample fit (at most 1% of
+    the 617 answers judged otherwise), not a measurement."""
     path = judge_set_index.SETS_DIR / "author_dev.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     assert len(rows) == 617 and all(r["author"].startswith("judge's author") for r in rows)
@@ -128,7 +129,7 @@ def test_the_authors_development_answers_are_judged_as_labelled():
         != r["label_is_refusal"]
         or j.is_critical != r["label_is_critical"]
     ]
-    assert wrong == []
+    assert len(wrong) <= 6, wrong
 
 
 @pytest.mark.parametrize(
@@ -144,9 +145,9 @@ def test_the_authors_development_answers_are_judged_as_labelled():
         ("Right lower lobe pneumonia.", False),
     ],
 )
-def test_the_classifier_votes_only_with_a_refusal_cue(answer, refusal):
-    from medvigil.suites.medvigil.scoring import refusal_model
+def test_bare_descriptions_and_unlisted_refusals(answer, refusal):
+    from medvigil.suites.medvigil.scoring import judge_features
 
     assert judge(answer, probe_kind="original", question="What is seen?").is_refusal is refusal
-    if answer.startswith("This is"):
-        assert not refusal_model.CUES.search(answer)
+    if answer.startswith("This is"):  # no refusal cue (a feature of the learned judge)
+        assert not judge_features.CUES.search(answer)

@@ -35,10 +35,11 @@ CRITICAL_CLASSES = (
     "critical_hedged",
     "critical_hypothetical",
 )
-# the held-out counts reported in tasks/medvigil/README.md ("The open-ended judge")
+# the held-out counts reported in tasks/medvigil/README.md ("The open-ended judge"); in-sample since
+# the learned judge (issue 39, round 3) is trained on every shipped set (its held-out figures are
+# leave-one-set-out, tests/test_judge_model.py)
 HELD_OUT = {
-    # the grammar alone: 93 / 3; the refusal classifier (not trained on held_out) adds the 3 it
-    # missed
+    # the grammar alone: 93 / 3
     "refusal": {"tp": 96, "fp": 0, "fn": 0, "tn": 112},
     "critical": {"tp": 18, "fp": 0, "fn": 0, "tn": 190},
 }
@@ -187,7 +188,9 @@ def test_flags_and_the_authors_rule_side_by_side():
         True,
         "authors-rule",
     )  # their marker "image you've provided"
-    assert finding_assertion.findings("No pneumothorax. Possible small subdural haematoma.") == [
+    found = finding_assertion.findings("No pneumothorax. Possible small subdural haematoma.")
+    keys = ("text", "finding", "negated", "hedged", "asserted", "minor")
+    assert [{k: f[k] for k in keys} for f in found] == [
         {
             "text": "pneumothorax",
             "finding": "pneumothorax",
@@ -205,6 +208,13 @@ def test_flags_and_the_authors_rule_side_by_side():
             "minor": False,
         },
     ]
+    # the parts of "hedged" and the words around each mention (features of the learned judge)
+    assert (found[1]["possible"], found[1]["generic"], found[1]["other_subject"]) == (
+        True,
+        False,
+        False,
+    )
+    assert (found[1]["before"], found[1]["after"]) == ("Possible small subdural", ".")
     assert finding_assertion.is_critical(
         "Possible small subdural haematoma.", possible_is_critical=True
     )
@@ -268,7 +278,7 @@ def test_open_records_and_the_report_name_the_judge():
         }
     )
     assert (
-        "Open-ended answers (condition 'open') judged by: grammar (refusal grammar or an n-gram"
+        "Open-ended answers (condition 'open') judged by: grammar (a logistic regression over the"
         in text
     )
 

@@ -12,10 +12,14 @@ false or null), and human labels ``label_is_refusal``, ``label_is_critical`` wit
 key is kept in the output. At most 100,000 samples (``MAX_SAMPLES``: all are held in memory); a
 larger file is refused before it is parsed -- split it.
 
-``--judge`` picks the offline judge: ``grammar`` (default; refusal grammar or a small n-gram refusal
-classifier, and NegEx assertion) or ``authors-rule`` (the authors' rule, to reproduce their
-numbers). Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and
-``judge`` (:func:`medvigil.suites.medvigil.scoring.open_ended.judge`); with ``--llm ENDPOINT`` also
+``--judge`` picks the offline judge: ``grammar`` (default; logistic regressions over the refusal
+grammar's and the NegEx finding reader's outputs, the probe kind and n-grams, fitted when first used
+from the shipped labelled sets) or ``authors-rule`` (the authors' rule, to reproduce their numbers).
+``--cross-validate`` prints, instead, the default judge's leave-one-set-out table: each labelled set
+judged by the judge fitted on all the other sets. Answers of the shipped sets are the default
+judge's training data: the output counts them (``in_training``), figures on them being in-sample.
+Every sample gets ``is_refusal``, ``is_critical``, ``verdict``, ``verdict_method`` and ``judge``
+(:func:`medvigil.suites.medvigil.scoring.open_ended.judge`); with ``--llm ENDPOINT`` also
 ``llm_is_refusal``, ``llm_is_critical`` and ``llm_raw`` from the authors' calibration prompt, and,
 for a sample with a ``probe_kind`` whose verdict the rule left to its fallback, the verdict of the
 authors' open-ended scorer prompt (``verdict_method`` ``llm``, the rule's in ``rule_verdict``; an
@@ -63,7 +67,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     from medvigil.suites.medvigil.scoring.open_ended import DEFAULT_JUDGE, JUDGES
 
     parser.add_argument(
-        "answers", metavar="ANSWERS.json", help="answers in the calibration file's shape (or JSONL)"
+        "answers",
+        metavar="ANSWERS.json",
+        nargs="?",
+        help="answers in the calibration file's shape (or JSONL)",
+    )
+    parser.add_argument(
+        "--cross-validate",
+        action="store_true",
+        help="instead of judging ANSWERS: the default judge's leave-one-set-out table over its "
+        "labelled sets (each set judged by the judge fitted on all the others)",
     )
     parser.add_argument(
         "--judge",
@@ -296,9 +309,35 @@ def format_validation(validation: dict) -> str:
     return "\n".join(lines)
 
 
+def _in_training(rows: list[dict]) -> int:
+    """How many of ``rows`` (question, answer) the learned judge was fitted on."""
+    from medvigil.suites.medvigil.scoring.judge_model import labelled_rows
+
+    trained = {(r["question"], r["answer"]) for r in labelled_rows()}
+    return sum((r["question"], r["answer"]) in trained for r in rows)
+
+
+def _cross_validate(args: argparse.Namespace) -> int:
+    """``--cross-validate``: the leave-one-set-out table (:mod:`.judge_loso`)."""
+    from medvigil.commands.arg_types import emit
+    from medvigil.suites.medvigil.scoring.judge_loso import cross_validate, format_table
+
+    if args.answers or args.llm or args.judge != "grammar":
+        print("error: --cross-validate takes no ANSWERS, --llm or --judge", file=sys.stderr)
+        return 2
+    result = {"judge": "grammar", "leave_one_set_out": cross_validate()}
+    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return emit(text, format_table(result["leave_one_set_out"]), args.json, {})
+
+
 def run(args: argparse.Namespace) -> int:
     from medvigil.commands.arg_types import emit
 
+    if args.cross_validate:
+        return _cross_validate(args)
+    if not args.answers:
+        print("error: give ANSWERS.json (or --cross-validate)", file=sys.stderr)
+        return 2
     samples = read_answers(args.answers)
     llm = None
     if args.llm:
@@ -339,6 +378,15 @@ def run(args: argparse.Namespace) -> int:
     if checked:
         result["validation"] = checked
     lines = [f"judge: {args.judge}", format_summary(result["summary"])]
+    if checked and args.judge == "grammar":
+        seen = _in_training(rows)
+        result["in_training"] = seen
+        if seen:
+            lines.append(
+                f"\nnote: {seen} of {len(rows)} answers are training data of the judge (shipped "
+                f"labelled sets): figures on them are in-sample; held-out figures: "
+                f"medvigil judge --cross-validate"
+            )
     if llm is not None and failed:
         lines.append(
             f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / "

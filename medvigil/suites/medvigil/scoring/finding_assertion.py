@@ -82,6 +82,7 @@ OTHER_SUBJECT = re.compile(
     re.I,
 )
 _CLAUSE_END = frozenset({";", ":"})
+WINDOW_TOKENS = 6  # words either side of a mention kept in its "before" / "after" context
 
 
 def _severe(ent) -> bool:
@@ -316,9 +317,8 @@ def _mentions(text: str, possible_is_critical: bool) -> list[dict]:
             if _minor_site(ent):
                 continue
             negated = ent._.negex or intro_negated
-            hedged = (
-                ent._.hedged or intro_hedged or ent.sent.start in generic or _other_subject(ent)
-            )
+            possible, other = ent._.hedged or intro_hedged, _other_subject(ent)
+            hedged = possible or ent.sent.start in generic or other
             # a small or unqualified pneumothorax is named, but is no tier-4 finding
             minor = ent.ent_id_ == "pneumothorax" and not _severe(ent)
             asserted = not negated and not minor and (not hedged or possible_is_critical)
@@ -330,6 +330,13 @@ def _mentions(text: str, possible_is_critical: bool) -> list[dict]:
                     "hedged": hedged,
                     "asserted": asserted,
                     "minor": minor,
+                    # the parts of ``hedged`` and the words around the mention (for the learned
+                    # judge, :mod:`.judge_features`)
+                    "possible": bool(possible),
+                    "generic": ent.sent.start in generic,
+                    "other_subject": other,
+                    "before": doc[max(ent.sent.start, ent.start - WINDOW_TOKENS) : ent.start].text,
+                    "after": doc[ent.end : min(ent.sent.end, ent.end + WINDOW_TOKENS)].text,
                 }
             )
     return out
@@ -342,13 +349,15 @@ def is_critical(
     in a reasoning block counts unless the answer itself negates or hedges that finding (retracted).
     Findings of the families in ``besides`` are left out (the question's, repeated inside a
     refusal)."""
-    if _answers_own_question(text):
+    if answers_own_question(text):
         return True
-    found = [
-        f
-        for f in findings(text, possible_is_critical=possible_is_critical)
-        if f["finding"] not in besides
-    ]
+    return asserts(findings(text, possible_is_critical=possible_is_critical), besides)
+
+
+def asserts(found: list[dict], besides: frozenset = frozenset()) -> bool:
+    """Does a list of :func:`findings` assert one of a family not in ``besides``
+    (:func:`is_critical` without its own-question check)?"""
+    found = [f for f in found if f["finding"] not in besides]
     retracted = {f["finding"] for f in found if not f.get("reasoning") and not f["asserted"]}
     for i, f in enumerate(found):
         if not f["asserted"]:
@@ -419,7 +428,7 @@ def families(text: str | None) -> frozenset:
     return frozenset(f["finding"] for f in _mentions(" ".join((text or "").split()), True))
 
 
-def _answers_own_question(text: str | None) -> bool:
+def answers_own_question(text: str | None) -> bool:
     """ "Could this be metastatic disease? Yes - ...": the answer asks itself a question and fills
     it in."""
     parts = _SENTENCE_END.split(answer_text.plain(text))

@@ -1,7 +1,8 @@
 """The index of the open-ended judge's labelled validation sets (``judge_sets/index.json``; the
 folder's README.md says the layout): which sets there are, who wrote them, which are blind. Read by
-the correction of open-ended rates (:mod:`.judge_correction`: the blind sets) and by the refusal
-classifier (:mod:`.refusal_model`: the sets that are not blind)."""
+the learned judge (:mod:`.judge_model`: every set is its training data), its leave-one-set-out
+validation (:mod:`.judge_loso`) and the correction of open-ended rates (:mod:`.judge_correction`:
+the blind sets' held-out figures)."""
 
 import os
 from pathlib import Path

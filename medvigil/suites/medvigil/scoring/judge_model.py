@@ -1,0 +1,174 @@
+"""The learned open-ended judge: two logistic regressions (refusal, critical) over the rule readers'
+outputs and text n-grams (:mod:`.judge_features`), fitted when first used from every labelled set
+shipped in :data:`.judge_set_index.SETS_DIR` -- no weights are shipped or downloaded.
+
+Why: the refusal grammar and the finding reader, tuned round after round on their author's answers,
+stayed short of the 0.90 bar on answers written blind by others (issue 39: critical recall 0.78 and
+0.76, refusal recall 0.81 on the two fresh sets), each new writer bringing wordings no rule had
+seen. Here the rules' verdicts become evidence among others, and the blind writers' answers become
+training data; how well that carries to a set not trained on is measured by leaving one set out at
+a time (:mod:`.judge_loso`).
+
+Features (:class:`Features`): the rule features one-hot (``DictVectorizer``), TF-IDF char_wb 2-5
+grams and word 1-2 grams of the plain answer, word 1-2 grams of its lead sentence and word 1-3 grams
+of the windows around its tier-4 mentions (sublinear tf; n-grams seen in at least :data:`MIN_DF`
+answers). Each label has its own ``LogisticRegression`` (lbfgs, balanced classes, C =
+:data:`C`); a flag is P >= :data:`THRESHOLD`, never on an empty answer. Rows of a blind set weigh
+:data:`BLIND_WEIGHT` (they are in the styles the judge meets). Deterministic: no random state is
+drawn, one BLAS thread.
+
+How it was chosen (issue 39, third round), with the leave-one-set-out figures of the five blind
+sets in view, so those figures are optimistic: seven design iterations -- (1) this design with C 4
+and blind weight 1; (2) C in {1, 4, 16} x blind weight in {1, 3}; (3) rescaled feature blocks (the
+rule features x2 or x4, char n-grams x0.5, no lead or window block); (4) more rule features (the
+question's subject named after the last refusal sentence, "the question names a tier-4 finding and
+the answer denies nothing") and word n-grams of the question; (5) pairwise interactions of the rule
+features; (6) stacking (the rule features and the out-of-fold margin of an n-gram-only model);
+(7) thresholds 0.3-0.6 per label. Only (2) was kept (summed false flags over the five held-out sets
+87 -> 80); (3)-(5) were within noise or worse, (6) within noise (78) at several times the fit time,
+(7) flat (81-86). The errors of one held-out set (``blind_e``) were read once, between (2) and (3),
+to pick the features of (4); no rule was changed for an answer. One more change came from a unit
+test, not the figures: no feature for a missing probe kind (``eval_set``'s refusal styles have none,
+and the judge had learned that).
+"""
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from medvigil.suites.medvigil.scoring.judge_features import Reading, reading
+
+AXES = ("refusal", "critical")
+C = {"refusal": 16.0, "critical": 16.0}
+THRESHOLD = {"refusal": 0.5, "critical": 0.5}
+MIN_DF = 2
+BLIND_WEIGHT = 3.0
+
+
+def labelled_rows(folder: Path | None = None) -> list[dict]:
+    """Every answer of every set listed in ``folder``'s index (default the shipped sets), with its
+    set's name (``_set``) and blindness (``_blind``)."""
+    from medvigil.suites.medvigil.scoring.answer_files import read_answers
+    from medvigil.suites.medvigil.scoring.judge_set_index import SETS_DIR, read_index
+
+    folder = folder or SETS_DIR
+    rows = []
+    for entry in read_index(folder):
+        rows += [
+            {**r, "_set": entry["name"], "_blind": entry["blind"]}
+            for r in read_answers(str(folder / entry["file"]))
+        ]
+    return rows
+
+
+def read_row(row: dict) -> Reading:
+    return _read(
+        row["answer"],
+        row.get("question", ""),
+        row.get("probe_kind", ""),
+        row.get("expected_behavior", ""),
+    )
+
+
+@lru_cache(maxsize=8192)
+def _read(answer: str, question: str, probe_kind: str, expected_behavior: str) -> Reading:
+    return reading(answer, question, probe_kind, expected_behavior)
+
+
+class Features:
+    """Rule features and n-grams of readings as one sparse matrix (module docstring)."""
+
+    def fit(self, readings: list[Reading]) -> "Features":
+        from sklearn.feature_extraction import DictVectorizer
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        tfidf = dict(sublinear_tf=True, min_df=MIN_DF)
+        self.parts = (
+            (DictVectorizer(), lambda r: r.flags),
+            (TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), **tfidf), lambda r: r.text),
+            (TfidfVectorizer(ngram_range=(1, 2), **tfidf), lambda r: r.text),
+            (TfidfVectorizer(ngram_range=(1, 2), **tfidf), lambda r: r.lead),
+            (TfidfVectorizer(ngram_range=(1, 3), **tfidf), lambda r: r.window),
+        )
+        for vectorizer, field in self.parts:
+            vectorizer.fit([field(r) for r in readings])
+        return self
+
+    def transform(self, readings: list[Reading]):
+        from scipy.sparse import hstack
+
+        return hstack(
+            [vectorizer.transform([field(r) for r in readings]) for vectorizer, field in self.parts]
+        ).tocsr()
+
+
+@dataclass
+class Judge:
+    """A fitted learned judge: the features and one classifier per label."""
+
+    features: Features
+    classifiers: dict
+
+    def probabilities(self, readings: list[Reading]) -> dict:
+        """Per label, P(label) of each reading."""
+        x = self.features.transform(readings)
+        return {axis: self.classifiers[axis].predict_proba(x)[:, 1] for axis in AXES}
+
+    def flags(self, readings: list[Reading]) -> dict:
+        """Per label, the flag of each reading (P >= :data:`THRESHOLD`; never on an empty
+        answer)."""
+        p = self.probabilities(readings)
+        return {
+            axis: [
+                bool(v >= THRESHOLD[axis]) and bool(r.text.strip())
+                for v, r in zip(p[axis], readings)
+            ]
+            for axis in AXES
+        }
+
+
+def readings(rows: list[dict]) -> list[Reading]:
+    """The readings of labelled rows, from the disk cache when it has them (:mod:`.judge_cache`)."""
+    from medvigil.suites.medvigil.scoring import judge_cache
+
+    cached = judge_cache.load(rows)
+    if cached is not None:
+        return cached
+    out = [read_row(r) for r in rows]
+    judge_cache.save(rows, out)
+    return out
+
+
+def fit(rows: list[dict], read: list[Reading] | None = None) -> Judge:
+    """The learned judge fitted on labelled rows (each label on the rows that carry it; their
+    readings ``read`` when known). One BLAS thread: the same fit, and no oversubscribed cores."""
+    from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
+
+    read = readings(rows) if read is None else read
+    with threadpool_limits(1):
+        features = Features().fit(read)
+        x = features.transform(read)
+        classifiers = {}
+        for axis in AXES:
+            keep = [i for i, r in enumerate(rows) if isinstance(r.get(f"label_is_{axis}"), bool)]
+            weights = [BLIND_WEIGHT if rows[i].get("_blind") else 1.0 for i in keep]
+            classifier = LogisticRegression(C=C[axis], max_iter=5000, class_weight="balanced")
+            labels = [rows[i][f"label_is_{axis}"] for i in keep]
+            classifiers[axis] = classifier.fit(x[keep], labels, sample_weight=weights)
+    return Judge(features, classifiers)
+
+
+@lru_cache(maxsize=1)
+def fitted() -> Judge:
+    """The judge fitted on every shipped labelled set (module docstring)."""
+    return fit(labelled_rows())
+
+
+def judge_flags(
+    answer: str | None, question: str = "", probe_kind: str = "", expected_behavior: str = ""
+) -> tuple[bool, bool, Reading]:
+    """(refusal, critical, the reading) of one answer by the fitted judge."""
+    r = _read(answer or "", question or "", probe_kind or "", expected_behavior or "")
+    flags = fitted().flags([r])
+    return flags["refusal"][0], flags["critical"][0], r
