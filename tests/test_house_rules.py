@@ -221,11 +221,11 @@ SHARED_EXEMPT = ON_TOP + ("medvigil/suites/",)  # the rooms that may name suites
 NAME_ALLOWED = {
     (
         "medvigil/data_location.py",
-        'home = Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")',
+        'return Path(env.get(HOME_VAR) or Path.home() / ".cache" / "medvigil")',
     ): "the package's own cache folder (~/.cache/medvigil)",
     (
         "medvigil/data_location.py",
-        'return home / "datasets" / "medvigil"',
+        'return medvigil_home(env) / "datasets" / "medvigil"',
     ): "the default build of the MedVIGIL release, the data MEDVIGIL_DATA names for every suite",
 }
 
