@@ -16,6 +16,7 @@ validated together (:func:`medvigil.records.schema_validation.problems_for_recor
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from medvigil.errors import DataError, Problem
 from medvigil.files.input_files import (
@@ -28,9 +29,24 @@ from medvigil.records.record_checks import extras_problems
 from medvigil.records.schema_validation import problems_for_records
 from medvigil.runs.lmms_run import RECORD_KEY, model_name, record_of, run_limit
 
+_SHORT = 64  # longer strings (free-text answers) rarely repeat: not shared
 
-def _by_lines(path: Path, file: str, name: str) -> tuple[list[dict], list[Problem]]:
-    """One file's records read a line at a time, and every problem of its lines."""
+
+def _shared(value: Any, pool: dict[str, str]) -> Any:
+    """``value`` with its keys and short strings taken from ``pool``: one object per distinct
+    string across every log read, where each line holds its own copies (a kept record's memory)."""
+    if type(value) is dict:
+        return {pool.setdefault(k, k): _shared(v, pool) for k, v in value.items()}
+    if type(value) is str and len(value) <= _SHORT:
+        return pool.setdefault(value, value)
+    return value
+
+
+def _by_lines(
+    path: Path, file: str, name: str, pool: dict[str, str]
+) -> tuple[list[dict], list[Problem]]:
+    """One file's records read a line at a time (strings shared through ``pool``), and every
+    problem of its lines."""
     found: list[dict] = []
     lines: list[int] = []
     bad: list[Problem] = []
@@ -76,6 +92,7 @@ def _by_lines(path: Path, file: str, name: str) -> tuple[list[dict], list[Proble
                     )
                 )
                 continue
+            record = _shared(record, pool)
             record["model"] = name
             found.append(record)
             lines.append(line_no)
@@ -92,13 +109,14 @@ def read_samples(
     paths: Iterable[str | Path], *, model: str | None = None, empty: list[Path] | None = None
 ) -> list[dict]:
     """Probe records from lmms-eval samples files, read line by line; every bad line is reported
-    at once. ``empty``: the files
-    with no record (empty or blank lines only) are appended to it, for the caller to report."""
+    at once. ``empty``: the files with no record (empty or blank lines only) are appended to it,
+    for the caller to report."""
     records: list[dict] = []
     problems: list[Problem] = []
     paths = list(map(Path, paths))
+    pool: dict[str, str] = {}
     for path in paths:
-        found, bad = _by_lines(path, str(path), model or model_name(path))
+        found, bad = _by_lines(path, str(path), model or model_name(path), pool)
         problems += bad
         records.extend(found)
         if not found and not bad and empty is not None:
