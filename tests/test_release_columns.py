@@ -1,7 +1,7 @@
 """The release reader's row check agrees with the row schemas.
 
 The reader checks the typed CSV rows of manifest.csv, probes_mcq.csv and grounding.csv with
-``fastjsonschema`` compiled from the row schemas
+``jsonschema_rs`` built from the row schemas
 (:func:`medvigil.records.schema_validation.refused_rows`); ``jsonschema`` then judges and describes
 the rows it refuses. It must never accept a row the schema refuses, and the problems must be
 ``jsonschema``'s row by row. Rows come from a release in the authors' layout

@@ -377,7 +377,7 @@ VALID_ROWS = {
 @given(data=st.data())
 def test_many_rows_get_the_problems_of_one_by_one(name, data):
     """Start from a valid row, replace one to three cells by arbitrary values: the readers' bulk
-    check (fastjsonschema compiled from the schema, jsonschema on what it refuses) finds the same
+    check (jsonschema_rs built from the schema, jsonschema on what it refuses) finds the same
     problems as jsonschema alone."""
     record = dict(VALID_ROWS[name])
     for key in data.draw(st.lists(st.sampled_from([*record, "extra"]), min_size=1, max_size=3)):

@@ -1,7 +1,7 @@
 """The readers' one place of validation keeps its contract.
 
 * many records checked at once (:func:`medvigil.records.schema_validation.problems_for_records`:
-  ``fastjsonschema`` compiled from the schema file, ``jsonschema`` on what it refuses) get exactly
+  ``jsonschema_rs`` built from the schema file, ``jsonschema`` on what it refuses) get exactly
   the problems ``jsonschema`` finds record by record;
 * the lmms-eval log reader and the harness reader name file, line and field: bytes that are not
   UTF-8, a key twice in one object, lines that are not JSON;

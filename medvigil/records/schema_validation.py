@@ -1,13 +1,13 @@
 """Validate records against the JSON Schemas in schemas/, the one definition of their shapes.
 
 Errors become :class:`medvigil.errors.Problem` objects naming file, row and field. Records read in
-bulk (:func:`problems_for_records`, :func:`refused_rows`, :func:`compiled`) are checked one by one
-by ``fastjsonschema``, compiled at run time from the same schema file; the records it refuses are
-judged and described by ``jsonschema`` (:func:`problems_for`), whose verdict counts. ``jsonschema``
-is imported only then.
+bulk (:func:`problems_for_records`, :func:`refused_rows`, :func:`accepts`) are checked one by one by
+``jsonschema_rs`` (a compiled validator of draft 2020-12, built at run time from the same schema
+file); the records it refuses are judged and described by ``jsonschema`` (:func:`problems_for`),
+whose verdict counts. ``jsonschema`` is imported only then.
 """
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -29,26 +29,26 @@ def validator(name: str) -> "jsonschema.protocols.Validator":
 
 
 @cache
-def compiled(name: str) -> Callable[[Any], Any]:
-    """``fastjsonschema``'s validator of ``schemas/<name>.schema.json`` (raises on a bad record)."""
-    import fastjsonschema
+def compiled(name: str) -> Any:
+    """``jsonschema_rs``'s validator of ``schemas/<name>.schema.json`` (``is_valid``)."""
+    import jsonschema_rs
 
-    return fastjsonschema.compile(load_schema(name))
+    return jsonschema_rs.validator_for(load_schema(name))
+
+
+def accepts(name: str, record: Any) -> bool:
+    """Whether ``jsonschema_rs`` accepts ``record`` under schema ``name`` (a value it cannot take,
+    say a dict with a key that is no string, is not accepted)."""
+    try:
+        return compiled(name).is_valid(record)
+    except ValueError:
+        return False
 
 
 def refused_rows(name: str, records: Iterable[Any]) -> list[int]:
-    """Positions (0-based) of the records ``fastjsonschema`` refuses under schema ``name``: a
+    """Positions (0-based) of the records ``jsonschema_rs`` refuses under schema ``name``: a
     superset of those ``jsonschema`` refuses, to be described by :func:`problems_for`."""
-    from fastjsonschema import JsonSchemaException
-
-    check = compiled(name)
-    out = []
-    for i, record in enumerate(records):
-        try:
-            check(record)
-        except JsonSchemaException:
-            out.append(i)
-    return out
+    return [i for i, record in enumerate(records) if not accepts(name, record)]
 
 
 def _field_of(error: "jsonschema.ValidationError") -> str | None:

@@ -10,17 +10,14 @@ from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any
 
-from fastjsonschema import JsonSchemaException
-
 from medvigil.errors import Problem
 from medvigil.files.input_files import RepeatedKey, no_repeated_keys, non_finite_field
-from medvigil.records.schema_validation import compiled, problems_for
+from medvigil.records.schema_validation import accepts, problems_for
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS, source_label
 
 HARNESS_SUFFIX = "__mcq.jsonl"
 _RAW_FIELDS = ("raw_response", "response", "raw", "model_answer")
 SCHEMA = "harness_result_row"
-_CHECK = compiled(SCHEMA)  # fastjsonschema's validator of the row schema
 
 
 class HarnessRecords(list):
@@ -132,12 +129,9 @@ def _line_problem(exc: Exception, line: str, file: str, number: int) -> Problem:
 
 def row_problems(value: Any, file: str, number: int) -> list[Problem]:
     """The problems of a decoded line as a result row: none when the row schema accepts it
-    (``fastjsonschema`` compiled from it; what that refuses, ``jsonschema`` judges and names)."""
-    try:
-        _CHECK(value)
+    (``jsonschema_rs``; what that refuses, ``jsonschema`` judges and names)."""
+    if accepts(SCHEMA, value):
         return []
-    except JsonSchemaException:
-        pass
     if not isinstance(value, dict):
         return [Problem(file, f"must be a JSON object, got {type(value).__name__}", row=number)]
     return problems_for(SCHEMA, value, file, number)
