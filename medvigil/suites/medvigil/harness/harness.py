@@ -161,9 +161,16 @@ def _read_files(
         out.files[file] = model
         data = read_bytes(path, file)  # a regular file, bounded in size
         cols, lines, rows, file_problems = file_rows(
-            data, model, file, out, fatal, as_dicts=as_dicts, pool=pool, last=last,
+            data,
+            model,
+            file,
+            out,
+            fatal,
+            as_dicts=as_dicts,
             allow_empty=allow_empty,
-        )  # fmt: skip
+            pool=pool,
+            last=last,
+        )
         del data
         if ref.probe_fields is None:  # without the release's gold letters, another file's
             for pid, answered, gold in zip(
