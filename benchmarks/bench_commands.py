@@ -234,12 +234,19 @@ def _write_run(folder: Path, model: str, tasks: dict[str, list[str]]) -> list[Pa
 
 def _line(template: dict, record: dict, response: str | None) -> str:
     """A template sample line with ``record`` where the template has a record (every metric key in
-    logs of the earlier task pack, the first one now) and the record's scoring key under the other
-    metric keys (what the task pack logs there now)."""
+    logs of the earlier task pack, the first one now), the record's scoring key where the template
+    has a list under a metric key (an earlier task pack), and the template's value with the
+    record's case under the other metric keys (``{"score", "case_id"}`` now)."""
     from medvigil.tasks.medvigil.utils import METRICS, scoring_key
 
     line = {
-        k: (record if isinstance(v, dict) else list(scoring_key(record)) if k in METRICS else v)
+        k: record
+        if isinstance(v, dict) and "probe_id" in v
+        else list(scoring_key(record))
+        if k in METRICS and isinstance(v, list)
+        else {**v, "case_id": record["case_id"]}
+        if k in METRICS and isinstance(v, dict) and "case_id" in v
+        else v
         for k, v in template.items()
     }
     if isinstance(line.get("filtered_resps"), str):

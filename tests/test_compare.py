@@ -360,10 +360,10 @@ def test_18_models_300_cases_1000_resamples_in_under_10_s_of_cpu(tmp_path):
     subprocess.run(
         [sys.executable, str(AUTHORS_TOOL), str(tmp_path)], check=True, capture_output=True
     )
-    from medvigil.suites.medvigil.harness.harness import read_harness_table
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
     files = sorted((tmp_path / "results" / "baselines").glob("*__mcq.jsonl"))
-    records = read_harness_table(files, str(tmp_path / "data" / "medvigil_v1"))
+    records = read_harness_files(files, str(tmp_path / "data" / "medvigil_v1"), as_table=True)
     start = time.process_time()
     result = compare_models(records, n_resamples=1000)
     assert time.process_time() - start < 10.0

@@ -1,7 +1,8 @@
 """The readers' one place of validation keeps its contract.
 
-* :mod:`medvigil.records.schema_columns` (column-wise checks) rejects exactly the records that
-  ``jsonschema`` rejects under the same schema, and the problems then name the same fields;
+* many records checked at once (:func:`medvigil.records.schema_validation.problems_for_records`:
+  ``jsonschema_rs`` built from the schema file, ``jsonschema`` on what it refuses) get exactly
+  the problems ``jsonschema`` finds record by record;
 * the lmms-eval log reader and the harness reader name file, line and field: bytes that are not
   UTF-8, a key twice in one object, lines that are not JSON;
 * ``medvigil score`` loads only what it needs.
@@ -22,8 +23,7 @@ from hypothesis import strategies as st
 
 from medvigil.errors import DataError
 from medvigil.records.lmms_eval_logs import read_samples
-from medvigil.records.schema_columns import compile_schema, compiled
-from medvigil.records.schema_validation import problems_for, problems_for_records
+from medvigil.records.schema_validation import problems_for, problems_for_records, refused_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,15 +75,14 @@ MCQ_ROW = {
     "correct_letter": "A",
     "image_file": None,
 }
-# checked column-wise (medvigil.records.schema_columns); the release rows have arrays and oneOf
-# harness rows have a conditional requirement (letters only when status is 'ok'), compiled too
+# checked in bulk; the release rows have arrays and oneOf, harness rows a conditional requirement
+# (letters only when status is 'ok')
 BULK = {
     "probe_record": RECORD,
     "grounding_row": GROUNDING_ROW,
     "mcq_probe_row": MCQ_ROW,
     "harness_result_row": HARNESS_ROW,
 }
-PREDICATE = {"harness_result_row": HARNESS_ROW}
 
 
 def sample_line(record: dict, metrics=("mcs", "cap", "safe", "sfr_w"), **lead) -> str:
@@ -128,11 +127,6 @@ _value = st.one_of(
 
 
 @pytest.mark.parametrize("name", sorted(BULK))
-def test_bulk_schemas_compile(name):
-    assert compiled(name) is not None, f"{name} uses a keyword outside the column-check subset"
-
-
-@pytest.mark.parametrize("name", sorted(BULK))
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_bulk_rejects_what_the_schema_rejects_on_the_same_field(name, data):
@@ -153,54 +147,23 @@ def test_bulk_rejects_what_the_schema_rejects_on_the_same_field(name, data):
             record if data.draw(st.integers(0, 30), label="non-object") else data.draw(_scalar)
         )
     expected = [i for i, r in enumerate(records) if problems_for(name, r, "f")]
-    assert compiled(name).invalid_rows(records) == expected
+    assert set(expected) <= set(refused_rows(name, records))
     rows = list(range(101, 101 + len(records)))
     one_by_one = [p for i, r in enumerate(records) for p in problems_for(name, r, "f", rows[i])]
     assert problems_for_records(name, records, "f", rows) == one_by_one
 
 
-@pytest.mark.parametrize("name", sorted(PREDICATE))
-@settings(max_examples=60, deadline=None)
-@given(data=st.data())
-def test_row_predicate_accepts_only_what_the_schema_accepts(name, data):
-    """Mutated rows: the compiled predicate accepts exactly the rows jsonschema accepts."""
-    from medvigil.records.schema_columns import predicate as schema_predicate
-
-    accept = schema_predicate(name)
-    assert accept is not None
-    row = json.loads(json.dumps(PREDICATE[name]))
-    for key in data.draw(st.lists(st.sampled_from([*row, "extra_key"]), max_size=3)):
-        if data.draw(st.booleans(), label="drop") and key in row:
-            del row[key]
-        else:
-            row[key] = data.draw(
-                st.one_of(_value, st.sampled_from(["ok", "error: timeout", "A", "E"]))
-            )
-    assert accept(row) == (not problems_for(name, row, "f"))
-
-
-def test_bulk_checks_the_whole_column_not_only_distinct_lookalikes():
-    """1, 1.0 and True are one element of a Python set; the schema tells them apart."""
+def test_bulk_tells_1_1_0_and_true_apart():
+    """1, 1.0 and True are equal in Python; the schema tells them apart."""
     records = [
         dict(RECORD, retries=1),
         dict(RECORD, retries=True),
         dict(RECORD, retries=1.0),
         dict(RECORD, retries=-1),
     ]
-    assert compiled("probe_record").invalid_rows(records) == [1, 3]
+    assert refused_rows("probe_record", records) == [1, 3]
     found = problems_for_records("probe_record", records, "log.jsonl", [7, 8, 9, 10])
     assert [(p.row, p.field) for p in found] == [(8, "retries"), (10, "retries")]
-
-
-def test_unsupported_keywords_fall_back_to_jsonschema():
-    assert (
-        compile_schema(
-            {"type": "object", "properties": {"d": {"type": "string", "format": "date"}}}
-        )
-        is None
-    )
-    assert compile_schema({"type": "object", "anyOf": [{"required": ["a"]}]}) is None
-    assert compile_schema({"type": "object", "additionalProperties": {"type": "string"}}) is None
 
 
 # ---------------------------------------------------------------- one record out of a line
@@ -321,13 +284,13 @@ def _row(i: int, **changes) -> bytes:
 
 @pytest.mark.parametrize("as_table", [False, True], ids=["dicts", "table"])
 def test_harness_reader_refuses_a_non_utf8_byte_with_file_and_line(tmp_path, as_table):
-    from medvigil.suites.medvigil.harness.harness import read_harness_files, read_harness_table
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
     path = _harness_file(
         tmp_path, [_row(1), _row(2), _row(3).replace(b'"A"}', b'"A\xff"}'), _row(4)]
     )
     with pytest.raises(DataError) as err:
-        (read_harness_table if as_table else read_harness_files)([path])
+        read_harness_files([path], as_table=as_table)
     (problem,) = err.value.problems
     assert (problem.file, problem.row) == (
         str(path),
@@ -379,7 +342,7 @@ def test_harness_reader_refuses_a_key_twice(tmp_path):
 def test_harness_reader_takes_one_object_per_line(tmp_path):
     """Two rows on one line and one row over two lines make as many values as lines; each is refused
     at its line."""
-    from medvigil.suites.medvigil.harness.harness import read_harness_table
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
     two = _row(2).rstrip(b"\n") + b", " + _row(3)
     split = _row(4, note=[[1, 2]]).replace(
@@ -387,7 +350,7 @@ def test_harness_reader_takes_one_object_per_line(tmp_path):
     )  # the lines joined by a comma are one row
     path = _harness_file(tmp_path, [_row(1), two, split, _row(5)])
     with pytest.raises(DataError) as err:
-        read_harness_table([path])
+        read_harness_files([path], as_table=True)
     assert [p.row for p in err.value.problems] == [2, 3, 4]
     assert all("not valid JSON" in p.message for p in err.value.problems)
 
@@ -395,7 +358,7 @@ def test_harness_reader_takes_one_object_per_line(tmp_path):
 def test_harness_table_keeps_each_files_own_order_and_ids(tmp_path):
     """Files in one probe order share their id columns; a file in another order, or naming another
     case for a probe (no release to check it against), keeps its own row by row."""
-    from medvigil.suites.medvigil.harness.harness import read_harness_table
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
     def write(model: str, rows: list[bytes]) -> Path:
         path = tmp_path / f"{model}__mcq.jsonl"
@@ -408,7 +371,7 @@ def test_harness_table_keeps_each_files_own_order_and_ids(tmp_path):
     d = write(
         "d", [_row(1).replace(b'"case_id": "MVB-0001"', b'"case_id": "MVB-0009"'), _row(2), _row(3)]
     )
-    table = read_harness_table([a, b, c, d]).table
+    table = read_harness_files([a, b, c, d], as_table=True).table
     assert table.model.values() == ["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 3
     order = [1, 2, 3, 3, 1, 2, 1, 2, 3, 1, 2, 3]
     assert table.probe.values() == [f"MVB-{i:04d}-original" for i in order]
@@ -421,42 +384,41 @@ def test_harness_table_keeps_each_files_own_order_and_ids(tmp_path):
 
 
 def test_harness_reader_names_the_line_nested_too_deeply_and_reads_crlf_lines(tmp_path):
-    from medvigil.suites.medvigil.harness.harness import read_harness_table
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
     deep = b'{"probe_id": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
     path = _harness_file(tmp_path, [_row(1), deep, _row(3)])
     with pytest.raises(DataError) as err:
-        read_harness_table([path])
+        read_harness_files([path], as_table=True)
     (problem,) = err.value.problems
     assert problem.row == 2 and "nested too deeply" in problem.message
     crlf = _harness_file(tmp_path / "crlf", [_row(i).replace(b"\n", b"\r\n") for i in (1, 2)])
-    assert len(read_harness_table([crlf])) == 2
+    assert len(read_harness_files([crlf], as_table=True)) == 2
 
 
 @pytest.mark.parametrize(
     "text, repeated",
     [
-        ('[{"a": {"b": 1, "b": 2}}]', "b"),  # nested
-        ('[{"a" : 1, "a": 2}]', "a"),  # whitespace before the colon
-        ('[{"a"\t:1,"a"\r\n:2}]', "a"),
-        ('[{"a": [{"b": 1, "b": 1}]}]', "b"),  # in an array
-        ('[{"a": "x\\":y", "b": {"c": {}}}]', None),  # a string holding '":' is not a key
+        ('{"a": {"b": 1, "b": 2}}', "b"),  # nested
+        ('{"a" : 1, "a": 2}', "a"),  # whitespace before the colon
+        ('{"a"\t:1,"a"\r:2}', "a"),
+        ('{"a": [{"b": 1, "b": 1}]}', "b"),  # in an array
+        ('{"a": "x\\":y", "b": {"c": {}}}', None),  # a string holding '":' is not a key
         ('[1, "a", null, {}]', None),
     ],
 )
-def test_keys_proven_once_without_the_hook(text, repeated):
-    from medvigil.files.input_files import RepeatedKey, keys_once, no_repeated_keys
+def test_harness_reader_finds_a_key_twice_anywhere_in_a_row(tmp_path, text, repeated):
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
 
-    proven = keys_once(json.loads(text), text)
-    if (
-        repeated is None
-    ):  # proven, or (a '":' inside a string) the hook the reader then uses finds no key twice
-        assert proven or json.loads(text, object_pairs_hook=no_repeated_keys) == json.loads(text)
-    else:  # never proven; the hook names the key
-        assert not proven
-        with pytest.raises(RepeatedKey) as err:
-            json.loads(text, object_pairs_hook=no_repeated_keys)
-        assert err.value.key == repeated
+    line = _row(2).replace(b'"model_answer": "A"', b'"model_answer": "A", "note": ' + text.encode())
+    path = _harness_file(tmp_path, [_row(1), line])
+    if repeated is None:
+        assert len(read_harness_files([path], as_table=True)) == 2
+        return
+    with pytest.raises(DataError) as err:
+        read_harness_files([path], as_table=True)
+    (problem,) = err.value.problems
+    assert (problem.row, problem.field) == (2, repeated) and "appears twice" in problem.message
 
 
 def test_log_reader_refuses_a_key_twice_and_bad_bytes(tmp_path):

@@ -20,8 +20,6 @@ import math
 import os
 import stat
 from collections.abc import Iterator
-from itertools import chain, compress, repeat
-from operator import is_
 from pathlib import Path
 from typing import IO, Any
 
@@ -237,30 +235,6 @@ def no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
-_WHITESPACE = str.maketrans("", "", " \t\r\n")
-
-
-def keys_once(value: Any, text: str) -> bool:
-    """Whether ``value``, decoded from ``text`` by the C decoder, is sure to hold every key of
-    ``text``: every key in ``text`` is a string followed by optional whitespace and ``:``, so
-    without whitespace ``text`` holds at least as many ``":`` as keys (a string value holding one
-    only adds), and exactly as many as the decoded objects have only if no key was repeated (False
-    may also mean a ``":`` in a string)."""
-    most = text.translate(_WHITESPACE).count('":')
-    count, level = 0, [value]
-    while level:  # the keys of the decoded objects, depth by depth, until they are as many
-        types = list(map(type, level))
-        objects = list(compress(level, map(is_, types, repeat(dict))))
-        count += sum(map(len, objects))
-        if count >= most:
-            break
-        arrays = compress(level, map(is_, types, repeat(list)))
-        level = list(
-            chain(chain.from_iterable(map(dict.values, objects)), chain.from_iterable(arrays))
-        )
-    return count == most
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -283,8 +257,8 @@ def bounded_int(text: str) -> int:
 
 def non_finite_field(value: Any, path: str = "") -> str | None:
     """The field (dotted, list indices in brackets) of the first ``NaN``/``Infinity`` in a decoded
-    JSON value, None when every number is finite: for readers that decode with the fast C scanner,
-    which takes them, and must refuse them naming the field."""
+    JSON value, None when every number is finite: for readers that take them while decoding and
+    must refuse them naming the field."""
     if isinstance(value, float):
         return None if math.isfinite(value) else (path or "(the value)")
     items = (

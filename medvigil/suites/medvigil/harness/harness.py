@@ -69,7 +69,6 @@ __all__ = [
     "HARNESS_SUFFIX",
     "HarnessColumns",
     "HarnessRecords",
-    "read_harness_table",
     "model_from_filename",
     "read_harness_files",
 ]
@@ -82,42 +81,56 @@ def read_harness_files(
     strict: bool = True,
     allow_empty: bool = False,
     condition: str = "default",
-) -> HarnessRecords:
+    as_table: bool = False,
+) -> HarnessRecords | HarnessColumns:
     """Read harness outputs into probe records (scoring conventions: paper Appendix L).
 
-    ``paths``: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g.
-    ``results/baselines``). ``release``: a release location (folder, built dataset folder or Hub id,
-    read with :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), a loaded
-    release (a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality,
-    text_only_answerable``, optionally ``probes_mcq``), or ``None`` (records then lack tiers etc.; a
-    warning says so). ``condition``: the records' ``condition`` (``"default"`` for the headline
-    audit). Raises FileNotFoundError (a path does not exist), ValueError (a file not named
-    ``<model>__mcq.jsonl``, or two files of one model) and DataError (module docstring: ``strict``
-    and ``allow_empty``).
+    Args:
+        paths: ``<model>__mcq.jsonl`` files and/or folders holding them (e.g.
+            ``results/baselines``).
+        release: a release location (folder, built dataset folder or Hub id, read with
+            :func:`medvigil.suites.medvigil.release.release_loading.load_for_scoring`), a loaded
+            release (a ``cases`` mapping of objects with ``risk_tier, source_dataset, modality,
+            text_only_answerable``, optionally ``probes_mcq``), a function that loads one, or
+            ``None`` (records then lack tiers etc.; a warning says so).
+        strict, allow_empty: see the module docstring.
+        condition: the records' ``condition`` (``"default"`` for the headline audit).
+        as_table: the records as columns (:class:`HarnessColumns`, no dict per row: the scoring
+            path) instead of dicts (:class:`HarnessRecords`, with each row's raw response,
+            retries, file and line).
+
+    Returns:
+        The records with the bookkeeping ``files, skipped, error_rows, problems, warnings``.
+
+    Raises FileNotFoundError (a path does not exist), ValueError (a file not named
+    ``<model>__mcq.jsonl``, or two files of one model) and DataError (module docstring).
     """
-    return _read(
-        paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=True
-    )
+    paths_once = _files_once([paths] if isinstance(paths, (str, Path)) else paths)
+    cases, probes = release_lookup(release() if callable(release) else release)
+    ref = Reference(cases, probes)
+    out = HarnessRecords()
+    parts, golds, gold_from, fatal = _read_files(paths_once, ref, out, not as_table, allow_empty)
+    converted, order, problems = _convert(parts, ref, golds, gold_from, out)
+    if fatal or (problems and strict):
+        raise DataError(fatal + (problems if strict else []))
+    out.problems = problems
+    if cases is None:
+        out.warnings.append(
+            "no release given: records have no risk tier, source, modality or text-only flag"
+        )
+    kept = _good_rows(parts, converted, order, out)
+    if as_table:
+        return HarnessColumns(_table(parts, converted, kept, ref, condition), out)
+    for k, idx, _ in kept:
+        model, file, _cols, lines, rows = parts[k][:5]
+        for i in idx:
+            case = ref.case_of(rows[i]["case_id"])
+            out.append(record(model, file, lines[i], rows[i], case, converted[k], i, condition))
+    return out
 
 
-def read_harness_table(
-    paths: Iterable[str | Path] | str | Path,
-    release: Any = None,
-    *,
-    strict: bool = True,
-    allow_empty: bool = False,
-    condition: str = "default",
-) -> HarnessColumns:
-    """As :func:`read_harness_files`, into columns (no dict per row): the scoring path.
-    ``release`` may also be a function that loads it."""
-    return _read(
-        paths, release, strict=strict, allow_empty=allow_empty, condition=condition, as_dicts=False
-    )
-
-
-def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as_dicts: bool):
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
+def _files_once(paths: Iterable[str | Path]) -> list[Path]:
+    """Each result file once, spelt as it first appears; two files of one model are an error."""
     files = expand(paths)
     models: dict[str, Path] = {}
     for f in files:
@@ -128,22 +141,22 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
             )
         models[m] = f
     first_spelt = {f.resolve(): f for f in reversed(files)}
-    paths_once = [
-        first_spelt[r] for r in dict.fromkeys(f.resolve() for f in files)
-    ]  # each file once, in order
-    cases, probes = release_lookup(release() if callable(release) else release)
-    ref = Reference(cases, probes)
-    out = HarnessRecords()
-    problems: list[Problem] = []
+    return [first_spelt[r] for r in dict.fromkeys(f.resolve() for f in files)]
+
+
+def _read_files(
+    paths: list[Path], ref: Reference, out: HarnessRecords, as_dicts: bool, allow_empty: bool
+) -> tuple[list[tuple], dict[str, str], dict[str, int], list[Problem]]:
+    """``(parts, golds, gold_from, fatal)``: per file ``(model, file, columns, lines, rows or None,
+    file problems, duplicate problems)``; without the release's gold letters, each probe's gold
+    letter from the first answered row giving it and that file's index; the fatal problems."""
     fatal: list[Problem] = []
-    pool = {
-        i: i for i in ref.ids()
-    }  # one string object per distinct id across files: the release's if it has it
+    pool = {i: i for i in ref.ids()}  # one string object per distinct id: the release's if it has
     last: dict[str, list] = {}  # the last file's id columns
     golds: dict[str, str] = {}  # probe_id -> correct_letter of an answered row in any file
     gold_from: dict[str, int] = {}  # probe_id -> the file (index into parts) that gave it
-    parts: list[tuple] = []  # per file: (model, file, columns, lines, converted, rows or None)
-    for path in paths_once:  # each file once, spelt as it first appears
+    parts: list[tuple] = []
+    for path in paths:
         model, file = model_from_filename(path), str(path)
         out.files[file] = model
         data = read_bytes(path, file)  # a regular file, bounded in size
@@ -154,14 +167,12 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
             out,
             fatal,
             as_dicts=as_dicts,
+            allow_empty=allow_empty,
             pool=pool,
             last=last,
-            allow_empty=allow_empty,
         )
         del data
-        if (
-            ref.probe_fields is None
-        ):  # without the release's gold letters an error row takes another file's
+        if ref.probe_fields is None:  # without the release's gold letters, another file's
             for pid, answered, gold in zip(
                 cols["probe_id"], cols["answered"], cols["correct_letter"]
             ):
@@ -169,12 +180,23 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
                     golds[pid], gold_from[pid] = gold, len(parts)
         cols, lines, rows, row_problems = drop_duplicates(cols, lines, rows, model, file, out)
         parts.append((model, file, cols, lines, rows, file_problems, row_problems))
-    # convert after every file is read: an error row's gold letter may come from a later file
-    order: list[tuple[int, list[int]]] = []  # (part, row indices) in record order
-    pending: list[
-        tuple[int, list[int]]
-    ] = []  # error rows whose gold only a later file gives: read last
-    converted = []
+    return parts, golds, gold_from, fatal
+
+
+def _convert(
+    parts: list[tuple],
+    ref: Reference,
+    golds: dict[str, str],
+    gold_from: dict[str, int],
+    out: HarnessRecords,
+) -> tuple[list[dict], list[tuple[int, list[int]]], list[Problem]]:
+    """``(converted, order, problems)``: each file's :func:`convert_columns`, the record order as
+    ``(part, row indices)`` (error rows whose gold letter only a later file gives come last), and
+    the problems in the order the rows are read. Runs after every file is read."""
+    order: list[tuple[int, list[int]]] = []
+    pending: list[tuple[int, list[int]]] = []
+    converted: list[dict] = []
+    problems: list[Problem] = []
     for k, (model, file, cols, lines, _rows, file_problems, row_problems) in enumerate(parts):
         conv, found = convert_columns(cols, lines, file, ref, golds)
         converted.append(conv)
@@ -186,106 +208,98 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
                 if g is None and gold_from.get(pid, k + 1) > k
             ]
         late_set = set(late)
-        order.append(
-            (
-                k,
-                [i for i in range(len(lines)) if i not in late_set]
-                if late_set
-                else list(range(len(lines))),
-            )
-        )
+        order.append((k, [i for i in range(len(lines)) if i not in late_set]))
         pending.append((k, late))
-        # problems in the order the rows are read: the file's own, then row by row
-        problems.extend(file_problems)
+        problems.extend(file_problems)  # the file's own, then row by row
         problems.extend(
             sorted(row_problems + [p for i, p in found if i not in late_set], key=lambda p: p.row)
         )
-        bad = (
-            sum(1 for i, ok in enumerate(conv["ok"]) if not ok and i not in late_set)
-            if late_set
-            else conv["ok"].count(False)
-        )
+        bad = sum(1 for i, ok in enumerate(conv["ok"]) if not ok and i not in late_set)
         if bad:
             bump(out.skipped, model, "invalid_row", bad)
         conv["late_problems"] = [(i, p) for i, p in found if i in late_set]
     for k, late in pending:
-        model, file, cols, lines = parts[k][:4]
-        conv = converted[k]
-        by_row: dict[int, list[Problem]] = {}
-        for i, p in conv.pop("late_problems"):
-            by_row.setdefault(i, []).append(p)
-        for i in late:
-            problems.extend(by_row.get(i, ()))
-            if conv["correct_letter"][i] is None:
-                problems.append(
-                    Problem(
-                        file,
-                        f"error row without correct_letter, and neither the release "
-                        f"(no probes_mcq.csv) nor another result file gives the "
-                        f"gold letter of probe {cols['probe_id'][i]!r}",
-                        row=lines[i],
-                        field="correct_letter",
-                    )
-                )
-                conv["ok"][i] = False
-            if not conv["ok"][i]:
-                bump(out.skipped, model, "invalid_row")
+        problems.extend(_resolve_late(parts[k], converted[k], late, out))
         order.append((k, late))
-    if fatal or (problems and strict):
-        raise DataError(fatal + (problems if strict else []))
-    out.problems = problems
-    if cases is None:
-        out.warnings.append(
-            "no release given: records have no risk tier, source, modality or text-only flag"
-        )
+    return converted, order, problems
+
+
+def _resolve_late(part: tuple, conv: dict, late: list[int], out: HarnessRecords) -> list[Problem]:
+    """The problems of one file's error rows read last (:func:`_convert`): their own, and a gold
+    letter that no file gives."""
+    model, file, cols, lines = part[:4]
+    by_row: dict[int, list[Problem]] = {}
+    for i, p in conv.pop("late_problems"):
+        by_row.setdefault(i, []).append(p)
+    problems: list[Problem] = []
+    for i in late:
+        problems.extend(by_row.get(i, ()))
+        if conv["correct_letter"][i] is None:
+            problems.append(
+                Problem(
+                    file,
+                    f"error row without correct_letter, and neither the release "
+                    f"(no probes_mcq.csv) nor another result file gives the "
+                    f"gold letter of probe {cols['probe_id'][i]!r}",
+                    row=lines[i],
+                    field="correct_letter",
+                )
+            )
+            conv["ok"][i] = False
+        if not conv["ok"][i]:
+            bump(out.skipped, model, "invalid_row")
+    return problems
+
+
+def _good_rows(
+    parts: list[tuple], converted: list[dict], order: list[tuple[int, list[int]]], out
+) -> list[tuple[int, list[int], bool]]:
+    """``order`` with only the good rows, each with whether they are the whole file in file order;
+    the error rows among them counted per model and probe kind (``out.error_rows``)."""
+    kept = []
+    for k, idx in order:
+        ok, status = converted[k]["ok"], converted[k]["parse_status"]
+        whole = len(idx) == len(ok) and all(ok)
+        if not whole:
+            idx = [i for i in idx if ok[i]]
+        errors = _positions(status, "error") if whole else (i for i in idx if status[i] == "error")
+        for i in errors:
+            bump(out.error_rows, parts[k][0], parts[k][2]["probe_kind"][i])
+        kept.append((k, idx, whole))
+    return kept
+
+
+def _positions(values: list, value: Any) -> list[int]:
+    """Where ``value`` is in ``values`` (the list's own search: the few error rows of a file)."""
+    found, i = [], -1
+    for _ in range(values.count(value)):
+        i = values.index(value, i + 1)
+        found.append(i)
+    return found
+
+
+def _table(
+    parts: list[tuple],
+    converted: list[dict],
+    kept: list[tuple[int, list[int], bool]],
+    ref: Reference,
+    condition: str,
+):
+    """The good rows as a :class:`~medvigil.scoring.table.RecordTable`: ids coded once per
+    distinct id list (files in one probe order share theirs), the release's fields looked up once
+    per case."""
     import numpy as np
 
     from medvigil.scoring.table import Categorical, RecordTable, factorize
 
-    columns: dict[str, list] = {
-        name: []
-        for name in ("model", *ID_COLUMNS, "correct_letter", "predicted_letter", "parse_status")
-    }
-    index: dict[str, dict[str, int]] = {
-        name: {} for name in ("model", *ID_COLUMNS)
-    }  # value -> code, per column
-    coded: dict[
-        int, np.ndarray
-    ] = {}  # id of a file's id list -> its codes (files in one order share the list)
-    for k, idx in order:
-        model, file, cols, lines, rows = parts[k][:5]
-        conv = converted[k]
-        ok = conv["ok"]
-        whole = len(idx) == len(ok) and all(ok)  # every row, in file order
-        if not whole:
-            idx = [i for i in idx if ok[i]]
-        status = conv["parse_status"]
-        if whole:  # (the few error rows found by the list's own search)
-            i = -1
-            for _ in range(status.count("error")):
-                i = status.index("error", i + 1)
-                bump(out.error_rows, model, cols["probe_kind"][i])
-        else:
-            for i in (i for i in idx if status[i] == "error"):
-                bump(out.error_rows, model, cols["probe_kind"][i])
-        if as_dicts:
-            out.extend(
-                record(
-                    model,
-                    file,
-                    lines[i],
-                    rows[i],
-                    ref.case_of(rows[i]["case_id"]),
-                    conv,
-                    i,
-                    condition,
-                )
-                for i in idx
-            )
-            continue
-        columns["model"].append(
-            np.full(len(idx), index["model"].setdefault(model, len(index["model"])), dtype=np.int32)
-        )
+    names = ("model", *ID_COLUMNS, "correct_letter", "predicted_letter", "parse_status")
+    columns: dict[str, list] = {name: [] for name in names}
+    index: dict[str, dict[str, int]] = {name: {} for name in ("model", *ID_COLUMNS)}
+    coded: dict[int, np.ndarray] = {}  # id of a file's id list -> its codes
+    for k, idx, whole in kept:
+        model, cols, conv = parts[k][0], parts[k][2], converted[k]
+        code = index["model"].setdefault(model, len(index["model"]))
+        columns["model"].append(np.full(len(idx), code, dtype=np.int32))
         for name in ID_COLUMNS:
             if id(cols[name]) not in coded:
                 for value in cols[name]:
@@ -296,23 +310,18 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
             columns[name].append(coded[id(cols[name])] if whole else coded[id(cols[name])][idx])
         for name in ("correct_letter", "predicted_letter", "parse_status"):
             columns[name] += conv[name] if whole else [conv[name][i] for i in idx]
-    if as_dicts:
-        return out
-    del parts, converted, order, pending  # the per-file columns: only the joined ones from here on
-    for name, codes in index.items():  # each id coded once per distinct list, not once per row
+    for name, codes in index.items():
         columns[name] = Categorical(
             np.concatenate(columns[name] or [np.zeros(0, np.int32)]), tuple(codes)
         )
     case = columns.pop("case_id")
-    fields = [
-        ref.case_of(case_id) for case_id in case.levels
-    ]  # the release's fields, looked up once per case
+    fields = [ref.case_of(case_id) for case_id in case.levels]
 
     def of_case(k: int) -> Categorical:
         per_case = factorize([f[k] for f in fields])
         return Categorical(per_case.codes[case.codes], per_case.levels)
 
-    table = RecordTable.from_columns(
+    return RecordTable.from_columns(
         **columns,
         case_id=case,
         risk_tier=of_case(0),
@@ -323,4 +332,3 @@ def _read(paths, release, *, strict: bool, allow_empty: bool, condition: str, as
         suite="medvigil",
         source="harness result files",
     )
-    return HarnessColumns(table, out)

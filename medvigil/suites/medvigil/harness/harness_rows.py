@@ -4,22 +4,20 @@ duplicates, error rows) shared by both read paths (see
 :mod:`medvigil.suites.medvigil.harness.harness`)."""
 
 import json
-import json.scanner
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, compress
 from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any
 
 from medvigil.errors import Problem
-from medvigil.files.input_files import RepeatedKey, keys_once, no_repeated_keys, non_finite_field
-from medvigil.records.schema_columns import MISSING, compiled
+from medvigil.files.input_files import RepeatedKey, no_repeated_keys, non_finite_field
+from medvigil.records.schema_validation import accepts, problems_for
 from medvigil.suites.medvigil.release.release_format import HARNESS_OK_STATUS, source_label
 
 HARNESS_SUFFIX = "__mcq.jsonl"
 _RAW_FIELDS = ("raw_response", "response", "raw", "model_answer")
-_SCHEMA = "harness_result_row"
-_CHECKER = compiled(_SCHEMA)  # the row schema as column checks
+SCHEMA = "harness_result_row"
 
 
 class HarnessRecords(list):
@@ -66,168 +64,79 @@ def release_lookup(release: Any) -> tuple[dict[str, Any] | None, dict[str, Any] 
     return dict(cases), probes
 
 
-# Text decoded at a time: whole lines, about this many characters (a few hundred rows), so that
-# their dicts are freed before the collector's youngest generation fills (700 allocations) and it
-# never walks them.
-_CHUNK_CHARS = 100_000
-_SCAN = json.scanner.c_make_scanner(
-    json.JSONDecoder()
-)  # the C decoder: one value that starts at a position
+class _NonFinite(ValueError):
+    """A ``NaN`` or ``Infinity`` in a line (``parse_constant`` of :data:`_DECODER`)."""
 
 
-def _pieces(
-    data: bytes, file: str, warnings: list[str], problems: list[Problem]
-) -> Iterator[tuple[Sequence[int], list, int]]:
-    """``(line numbers, values, blank lines)`` of one JSONL file's bytes, a few hundred lines at a
-    time: the lines that hold one JSON value with no key twice in an object; the others' problems go
-    to ``problems``."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        yield _line_by_line(1, _utf8_lines(data, file, problems), file, problems)
-        return
-    after_last = text.rfind("\n") + 1
-    end = (
-        len(text) if text[after_last:].strip() else after_last - 1
-    )  # a last line of only whitespace is no line
-    start, first = 0, 1
-    while start <= end:
-        stop = text.find("\n", start + _CHUNK_CHARS, end)
-        stop = end if stop < 0 else stop
-        values = _scan_lines(text, start, stop)
-        chunk = text[start:stop]
-        if values is not None and keys_once(values, chunk) and not _maybe_non_finite(chunk):
-            yield range(first, first + len(values)), values, 0
-            first += len(values)
-        else:  # line by line, to say where the problem is
-            lines = text[start:stop].split("\n")
-            yield _line_by_line(first, lines, file, problems)
-            first += len(lines)
-        start = stop + 1
+def _refuse_constant(name: str) -> Any:
+    raise _NonFinite(name)
 
 
-def _scan_lines(text: str, start: int, stop: int) -> list | None:
-    """The values of ``text[start:stop]`` when each of its lines is one JSON value and nothing else,
-    else None."""
-    values, pos = [], start
-    try:
-        while True:
-            value, pos = _SCAN(text, pos)
-            values.append(value)
-            if pos == stop:
-                return values
-            if text[pos] != "\n":
-                return None
-            pos += 1
-    except (
-        StopIteration,
-        ValueError,
-        RecursionError,
-    ):  # no value (blank), not JSON, nested too deeply
-        return None
-
-
-def _utf8_lines(data: bytes, file: str, problems: list[Problem]) -> list[str | None]:
-    """The lines of bytes that are not all UTF-8: each undecodable one a problem and ``None``."""
-    lines: list[str | None] = []
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            lines.append(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            problems.append(
-                Problem(
-                    file,
-                    f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}",
-                    row=number,
-                )
-            )
-            lines.append(None)  # reported; keeps line numbers aligned, not counted as blank
-    if lines and lines[-1] is not None and not lines[-1].strip():
-        lines.pop()  # the newline that ends the last line is not a blank line
-    return lines
-
-
-def _line_by_line(
-    first: int, lines: list[str | None], file: str, problems: list[Problem]
-) -> tuple[list[int], list, int]:
-    """``(line numbers, values, blank lines)`` of ``lines`` (the first is line ``first``), each
-    decoded on its own."""
-    numbers, values, blank = [], [], 0
-    for n, text in enumerate(lines, start=first):
-        if text is None:
-            continue
-        if not text.strip():
-            blank += 1
-            continue
-        try:
-            value = json.loads(text, object_pairs_hook=no_repeated_keys)
-        except RepeatedKey as exc:
-            problems.append(exc.problem(file, n))
-        except ValueError as exc:
-            column = getattr(exc, "colno", None)
-            message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (
-                f" (column {column})" if column else ""
-            )
-            problems.append(Problem(file, message, row=n))
-        except RecursionError:
-            problems.append(Problem(file, "JSON nested too deeply to read", row=n))
-        else:
-            field = non_finite_field(value)
-            if field is None:
-                values.append(value)
-                numbers.append(n)
-            else:
-                problems.append(Problem(file, NON_FINITE, row=n, field=field))
-    return numbers, values, blank
-
-
+# each line on its own, a key twice in one object refused (json's documented hooks)
+_DECODER = json.JSONDecoder(object_pairs_hook=no_repeated_keys, parse_constant=_refuse_constant)
+BLANK = object()  # what :func:`line_values` gives for a blank line
 NON_FINITE = "NaN or Infinity is not a JSON number; a result row holds finite numbers only"
 
 
-def _maybe_non_finite(chunk: str) -> bool:
-    """Whether ``chunk`` may hold a ``NaN`` or ``Infinity`` (then it is read line by line, to name
-    them)."""
-    return "NaN" in chunk or "Infinity" in chunk
+def line_values(
+    data: bytes, file: str, warnings: list[str], problems: list[Problem]
+) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of each line of a JSONL file's bytes that is UTF-8 and one JSON
+    value (no key twice in an object, finite numbers only); :data:`BLANK` for a blank line (a last
+    line of only whitespace is no line). The other lines' problems go to ``problems``."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        warnings.append(f"{file}: starts with a UTF-8 byte-order mark (ignored)")
+        data = data[3:]
+    raw_lines = data.split(b"\n")
+    decode, last = _DECODER.decode, len(raw_lines)
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            message = f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
+            problems.append(Problem(file, message, row=number))
+            continue
+        if not line or line.isspace():
+            if number < last:
+                yield number, BLANK
+            continue
+        try:
+            value = decode(line)
+        except (ValueError, RepeatedKey, RecursionError) as exc:
+            problems.append(_line_problem(exc, line, file, number))
+            continue
+        yield number, value
 
 
-def _schema_problems(
-    numbers: list[int], values: list[Any], file: str
-) -> tuple[list[int], dict[str, list], list[dict], list[Problem]]:
-    """The line numbers, :data:`FIELDS` columns (``MISSING`` where absent) and rows that pass the
-    harness-row schema, and the problems of the others (the schema's compiled checks, then
-    ``jsonschema`` on the rows they refuse, to describe them)."""
-    from medvigil.records.schema_validation import problems_for
-
-    problems: list[Problem] = []
-    if set(map(type, values)) - {dict}:
-        for n, row in zip(numbers, values):
-            if not isinstance(row, dict):
-                problems.append(
-                    Problem(file, f"must be a JSON object, got {type(row).__name__}", row=n)
-                )
-        keep = [i for i, row in enumerate(values) if isinstance(row, dict)]
-        numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
-    columns = _CHECKER.columns_of(values)
-    refused = set()
-    for i in _CHECKER.invalid_in_open_columns(columns, len(values)):
-        found = problems_for(_SCHEMA, values[i], file, numbers[i])
-        if found:
-            problems.extend(found)
-            refused.add(i)
-    columns = {
-        name: columns[name] if name in columns else [MISSING] * len(values) for name in FIELDS
-    }
-    if refused:
-        keep = [i for i in range(len(values)) if i not in refused]
-        numbers, values = [numbers[i] for i in keep], [values[i] for i in keep]
-        columns = {name: [col[i] for i in keep] for name, col in columns.items()}
-    return numbers, columns, values, sorted(problems, key=lambda p: p.row)
+def _line_problem(exc: Exception, line: str, file: str, number: int) -> Problem:
+    """The problem of a line :data:`_DECODER` refused with ``exc``."""
+    if isinstance(exc, _NonFinite):  # a key twice is named first, as the object ends before
+        try:
+            value = json.loads(line, object_pairs_hook=no_repeated_keys)
+        except RepeatedKey as repeated:
+            return repeated.problem(file, number)
+        return Problem(file, NON_FINITE, row=number, field=non_finite_field(value))
+    if isinstance(exc, RepeatedKey):
+        return exc.problem(file, number)
+    if isinstance(exc, RecursionError):
+        return Problem(file, "JSON nested too deeply to read", row=number)
+    column = getattr(exc, "colno", None)
+    message = f"not valid JSON: {getattr(exc, 'msg', exc)}" + (
+        f" (column {column})" if column else ""
+    )
+    return Problem(file, message, row=number)
 
 
-FIELDS = ("probe_id", "case_id", "probe_kind", "status", "model_letter", "correct_letter")
+def row_problems(value: Any, file: str, number: int) -> list[Problem]:
+    """The problems of a decoded line as a result row: none when the row schema accepts it
+    (``jsonschema_rs``; what that refuses, ``jsonschema`` judges and names)."""
+    if accepts(SCHEMA, value):
+        return []
+    if not isinstance(value, dict):
+        return [Problem(file, f"must be a JSON object, got {type(value).__name__}", row=number)]
+    return problems_for(SCHEMA, value, file, number)
+
+
 COLUMNS = (
     "probe_id",
     "case_id",
@@ -236,7 +145,6 @@ COLUMNS = (
     "model_letter",
     "correct_letter",
 )  # a file's, as read
-_AS_NONE = {MISSING: None}
 ID_COLUMNS = ("probe_id", "case_id", "probe_kind")
 
 
@@ -310,64 +218,74 @@ def convert_columns(
     a problem). A gold letter no one gives yet is ``None`` (the caller resolves it after every file
     is read).
     """
-    pid, cid, kind, status, model_letter, correct = (cols[name] for name in COLUMNS)
-    n = len(pid)
-    found: list[tuple[int, int, Problem]] = []  # (row index, order within the row, problem)
-    letters = {}
-    for value, st in set(zip(model_letter, status)) if n else ():
-        letters[(value, st)] = letter_of(value, st)
-    parsed = list(map(letters.__getitem__, zip(model_letter, status)))
-    parse_status = list(map(itemgetter(0), parsed))
-    predicted = list(map(itemgetter(1), parsed))
-    bad_letter = (
-        [i for i, p in enumerate(parsed) if p[2]] if any(v[2] for v in letters.values()) else []
-    )
-    for i in bad_letter:
-        message = f"must be one capital letter or empty, got {model_letter[i]!r}"
-        found.append((i, 0, Problem(file, message, row=lines[i], field="model_letter")))
+    pid, cid = cols["probe_id"], cols["case_id"]
+    found: list[tuple[int, int, tuple[str, str]]] = []  # (row, order in it, (field, message))
+    predicted, parse_status = _parsed_letters(cols["model_letter"], cols["answered"], found)
     if ref.case_fields is not None:
         unknown = set(cid).difference(ref.case_fields)
-        for i in compress(range(n), map(unknown.__contains__, cid)) if unknown else ():
+        for i in compress(range(len(pid)), map(unknown.__contains__, cid)) if unknown else ():
             message = f"case {cid[i]!r} is not in the release manifest"
-            found.append((i, 1, Problem(file, message, row=lines[i], field="case_id")))
-    del status, model_letter, cols["answered"], cols["model_letter"]  # not needed after this
-    gold = list(correct)
+            found.append((i, 1, ("case_id", message)))
+    del cols["answered"], cols["model_letter"]  # not needed after this
     if ref.probe_fields is not None:
-        pf = ref.probe_fields
-        probe = list(map(pf.get, pid))
-        for i in compress(
-            range(n), map(ne, probe, zip(cid, kind, correct))
-        ):  # described field by field
-            known = probe[i]
-            if known is None:
-                message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
-                found.append((i, 2, Problem(file, message, row=lines[i], field="probe_id")))
-                continue
-            checks = (
-                ("case_id", cid[i], known[0]),
-                ("probe_kind", kind[i], known[1]),
-                ("correct_letter", correct[i], known[2]),
-            )
-            for order, (name, have, expected) in enumerate(checks, start=3):
-                if have != expected and not (name == "correct_letter" and have is None):
-                    message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
-                    found.append((i, order, Problem(file, message, row=lines[i], field=name)))
-        gold = list(map(ref.probe_gold.get, pid, gold))  # the release's, else the row's
-    else:
-        for i, g in enumerate(gold):
-            if g is None:
-                gold[i] = golds.get(pid[i])
+        _against_release(cols, ref, found)
+        gold = list(map(ref.probe_gold.get, pid, cols["correct_letter"]))  # the release's, else
+    else:  # the row's, else another file's
+        gold = [g if g is not None else golds.get(p) for p, g in zip(pid, cols["correct_letter"])]
     found.sort(key=lambda item: (item[0], item[1]))
-    good = [True] * n
+    good = [True] * len(pid)
     for i, _, _ in found:
         good[i] = False
+    problems = [
+        (i, Problem(file, message, row=lines[i], field=name)) for i, _, (name, message) in found
+    ]
     out = {
         "predicted_letter": predicted,
         "parse_status": parse_status,
         "correct_letter": gold,
         "ok": good,
     }
-    return out, [(i, p) for i, _, p in found]
+    return out, problems
+
+
+def _parsed_letters(
+    model_letter: list, answered: list[bool], found: list[tuple[int, int, tuple[str, str]]]
+) -> tuple[list, list[str]]:
+    """``(predicted letters, parse statuses)`` of a file's rows (:func:`letter_of`, once per
+    distinct value); a letter that is not one capital letter goes to ``found``."""
+    letters = {pair: letter_of(*pair) for pair in set(zip(model_letter, answered))}
+    parsed = list(map(letters.__getitem__, zip(model_letter, answered)))
+    if any(v[2] for v in letters.values()):
+        for i in (i for i, p in enumerate(parsed) if p[2]):
+            message = f"must be one capital letter or empty, got {model_letter[i]!r}"
+            found.append((i, 0, ("model_letter", message)))
+    return list(map(itemgetter(1), parsed)), list(map(itemgetter(0), parsed))
+
+
+def _against_release(
+    cols: dict[str, list], ref: Reference, found: list[tuple[int, int, tuple[str, str]]]
+) -> None:
+    """The rows whose probe the release does not have, or has with another case, kind or gold
+    letter, to ``found`` field by field."""
+    pid, cid, kind, correct = (
+        cols[n] for n in ("probe_id", "case_id", "probe_kind", "correct_letter")
+    )
+    probe = list(map(ref.probe_fields.get, pid))
+    for i in compress(range(len(pid)), map(ne, probe, zip(cid, kind, correct))):
+        known = probe[i]
+        if known is None:
+            message = f"probe {pid[i]!r} is not in the release probes_mcq.csv"
+            found.append((i, 2, ("probe_id", message)))
+            continue
+        checks = (
+            ("case_id", cid[i], known[0]),
+            ("probe_kind", kind[i], known[1]),
+            ("correct_letter", correct[i], known[2]),
+        )
+        for order, (name, have, expected) in enumerate(checks, start=3):
+            if have != expected and not (name == "correct_letter" and have is None):
+                message = f"is {have!r} but the release has {expected!r} for probe {pid[i]!r}"
+                found.append((i, order, (name, message)))
 
 
 def expand(paths: Iterable[str | Path]) -> list[Path]:
@@ -410,6 +328,42 @@ class HarnessColumns:
         return len(self.table)
 
 
+def _columns(
+    data: bytes, file: str, out: HarnessRecords, model: str, as_dicts: bool
+) -> tuple[dict[str, list], list[int], list[dict] | None, list[Problem]]:
+    """``(columns, lines, rows or None, problems)`` of one file's rows: each line decoded
+    (:func:`line_values`) and checked against the row schema (:func:`row_problems`), the good
+    rows' fields kept by column (:data:`COLUMNS`); blank lines are counted in ``out``. The
+    problems: the lines' that are no JSON value, then the rows' the schema refuses."""
+    cols: dict[str, list] = {name: [] for name in COLUMNS}
+    pid, cid, kind, answered, letter, gold = (cols[name].append for name in COLUMNS)
+    lines: list[int] = []
+    rows: list[dict] | None = [] if as_dicts else None
+    line_problems: list[Problem] = []
+    schema_problems: list[Problem] = []
+    blank = 0
+    for number, value in line_values(data, file, out.warnings, line_problems):
+        if value is BLANK:
+            blank += 1
+            continue
+        found = row_problems(value, file, number)
+        if found:
+            schema_problems += found
+            continue
+        lines.append(number)
+        pid(value["probe_id"])
+        cid(value["case_id"])
+        kind(value["probe_kind"])
+        answered(value["status"] == HARNESS_OK_STATUS)
+        letter(value.get("model_letter"))  # one-letter strings are shared by Python itself
+        gold(value.get("correct_letter"))
+        if as_dicts:
+            rows.append(value)
+    if blank:
+        bump(out.skipped, model, "blank_line", blank)
+    return cols, lines, rows, line_problems + schema_problems
+
+
 def file_rows(
     data: bytes,
     model: str,
@@ -422,35 +376,11 @@ def file_rows(
     pool: dict[str, str],
     last: dict[str, list],
 ):
-    """``(columns, lines, rows or None, problems)`` of one file, its rows read one by one (decoded,
-    checked against the row schema); blank lines, an empty file and invalid rows are counted in
-    ``out``. Equal ids share one string object through ``pool`` (they repeat in every model's file);
-    an id column equal to the last file's (``last``, updated here: the harness writes every model's
-    probes in one order) is that file's list."""
-    file_problems: list[Problem] = []
-    cols: dict[str, list] = {name: [] for name in COLUMNS}
-    lines: list[int] = []
-    rows: list[dict] | None = [] if as_dicts else None
-    schema_problems: list[Problem] = []
-    for numbers, values, blank in _pieces(data, file, out.warnings, file_problems):
-        if blank:
-            bump(out.skipped, model, "blank_line", blank)
-        good_lines, columns, good, found = _schema_problems(numbers, values, file)
-        del values
-        schema_problems += found
-        lines += good_lines
-        for name in ID_COLUMNS:
-            cols[name] += columns[name]
-        cols["answered"] += map(HARNESS_OK_STATUS.__eq__, columns["status"])
-        cols["model_letter"] += columns[
-            "model_letter"
-        ]  # one-letter strings are shared by Python itself
-        cols["correct_letter"] += map(
-            _AS_NONE.get, columns["correct_letter"], columns["correct_letter"]
-        )
-        if as_dicts:
-            rows += good
-    file_problems += schema_problems
+    """``(columns, lines, rows or None, problems)`` of one file (:func:`_columns`); an empty file
+    and invalid rows are counted in ``out``. Equal ids share one string object through ``pool``
+    (they repeat in every model's file); an id column equal to the last file's (``last``, updated
+    here: the harness writes every model's probes in one order) is that file's list."""
+    cols, lines, rows, file_problems = _columns(data, file, out, model, as_dicts)
     for name in ID_COLUMNS:
         same = cols[name] == last.get(name)
         cols[name] = last[name] if same else list(map(pool.setdefault, cols[name], cols[name]))

@@ -44,13 +44,13 @@ def read_model_outputs(
     :func:`medvigil.suites.medvigil.harness.harness.read_harness_files` takes it.
 
     When every file is a harness result file (the authors' ``<model>__mcq.jsonl``), the result is
-    :func:`medvigil.suites.medvigil.harness.harness.read_harness_table`'s: the records as columns
-    (what :func:`medvigil.suites.medvigil.scoring.scoring.audit` takes), with the same bookkeeping
-    attributes. ``release`` may be a function that loads it: it is called before the result files
-    are read.
+    :func:`~medvigil.suites.medvigil.harness.harness.read_harness_files`'s with ``as_table=True``:
+    the records as columns (what :func:`medvigil.suites.medvigil.scoring.scoring.audit` takes),
+    with the same bookkeeping attributes. ``release`` may be a function that loads it: it is called
+    before the result files are read.
     """
     from medvigil.suites.medvigil.harness.ablation_files import expand_ablation_paths
-    from medvigil.suites.medvigil.harness.harness import read_harness_files, read_harness_table
+    from medvigil.suites.medvigil.harness.harness import read_harness_files
     from medvigil.suites.medvigil.harness.harness_ablations import read_ablation_files
     from medvigil.suites.medvigil.harness.harness_rows import bump
 
@@ -59,7 +59,9 @@ def read_model_outputs(
     harness = [p for p in paths if p not in lmms]
     ablation, harness = expand_ablation_paths(harness)
     if harness and not lmms and not ablation:
-        return read_harness_table(harness, release, strict=strict, allow_empty=allow_empty)
+        return read_harness_files(
+            harness, release, strict=strict, allow_empty=allow_empty, as_table=True
+        )
     if callable(release):
         release = release()
     out = ModelRecords()

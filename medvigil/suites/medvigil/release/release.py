@@ -6,8 +6,8 @@ integrity validation. It reads every file with :mod:`medvigil.files.csvio`, turn
 into typed values (*coercion happens here*, once), validates each coerced row against its JSON
 Schema in ``schemas/`` and returns the frozen records of
 :mod:`medvigil.suites.medvigil.release.release_records` (CSV specs and coercion in
-:mod:`~medvigil.suites.medvigil.release.release_csv`, compiled schema checks in
-:mod:`~medvigil.records.schema_columns`):
+:mod:`~medvigil.suites.medvigil.release.release_csv`, schema checks in
+:mod:`~medvigil.records.schema_validation`):
 
 - :class:`Case` — one ``manifest.csv`` row joined with its ``grounding.csv`` row;
 - :class:`McqProbe`, :class:`OpenProbe`, :class:`Triplet`, :class:`BaselineRow`;

@@ -4,7 +4,7 @@ with their problems, and ``splits.json``."""
 
 import json
 import math
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
@@ -14,8 +14,7 @@ from typing import Any
 from medvigil.errors import DataError, Problem
 from medvigil.files.csvio import CsvColumns, parse_csv_columns
 from medvigil.files.input_files import read_bytes
-from medvigil.records.schema_columns import compiled, predicate
-from medvigil.records.schema_validation import problems_for
+from medvigil.records.schema_validation import problems_for, refused_rows
 from medvigil.suites.medvigil.release import release_format as rf
 from medvigil.suites.medvigil.release.release_records import Release
 
@@ -259,9 +258,7 @@ def _coerce_table(table: CsvColumns, spec: _CsvSpec) -> tuple[Rows, list[Problem
     typed_rows = Rows(
         table.numbers, columns, valid, notes
     )  # a view for the schema check (the result gets the final validity)
-    refused = set(
-        rows_refused(spec.schema, typed_rows, columns, text=columns.keys() - typed)
-    )  # the rest: CSV text
+    refused = set(refused_rows(spec.schema, (row.values for row in typed_rows)))
     problems = []
     for i in sorted(refused.union(failures)):
         number = table.numbers[i]
@@ -413,27 +410,3 @@ def _read_splits(root: Path, out: ReadResult) -> dict[str, dict[str, list[str]]]
         else:
             splits[path.stem] = {k: list(v) for k, v in value.items() if not k.startswith("_")}
     return splits
-
-
-# A release has tens of thousands of rows and jsonschema costs ~0.1 ms per row. The schema
-# is still the only definition: its compiled forms (medvigil.records.schema_columns) only ever
-# *accept* rows; every row they refuse goes to jsonschema for the verdict and the messages
-# (tests/test_schemas.py checks the two agree).
-def rows_refused(
-    schema: str,
-    rows: list[dict[str, Any]],
-    columns: dict[str, Sequence[Any]] | None = None,
-    text: Collection[str] = (),
-) -> list[int]:
-    """Positions of the ``rows`` the compiled forms of ``schemas/<schema>.schema.json`` do not
-    accept: column by column when the schema is a flat object schema (a value shared by many rows is
-    judged once; ``columns``: the rows' columns, when every row has exactly those keys, ``text``
-    naming those holding strings only), else row by row. Such a row is described by ``jsonschema``
-    (:func:`~medvigil.records.schema_validation.problems_for`)."""
-    checker = compiled(schema)
-    if checker is not None:
-        if columns is not None:
-            return checker.invalid_in_columns(columns, len(rows), text)
-        return checker.invalid_rows(rows)
-    accept = predicate(schema)
-    return [i for i, v in enumerate(rows) if accept is None or not accept(v)]
