@@ -26,8 +26,6 @@ Releases are generated once into ``--workdir`` (default: a temporary folder) and
 when ``--keep`` left them there. Output: a Markdown table on stdout (and ``--json``).
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import shutil

@@ -35,8 +35,6 @@ The generated release has no images (as the authors' harness keeps them apart), 
     "$MEDVIGIL_AUTHORS_MIRROR"
 """
 
-from __future__ import annotations
-
 import argparse
 import csv
 import json

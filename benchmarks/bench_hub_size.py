@@ -15,8 +15,6 @@ Usage::
         [--baseline-src /tmp/medvigil-before]
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import os

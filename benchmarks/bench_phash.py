@@ -18,8 +18,6 @@ Usage::
     python benchmarks/bench_phash.py REL CRED
 """
 
-from __future__ import annotations
-
 import argparse
 import sys
 from pathlib import Path

@@ -18,8 +18,6 @@ Records are synthesised directly as columns (:class:`medvigil.scoring.table.Reco
 ``--from-records`` instead builds probe-record dicts and times their conversion too.
 """
 
-from __future__ import annotations
-
 import time
 
 _T0 = time.perf_counter()  # before numpy / medvigil are imported

@@ -4,8 +4,6 @@ Every config of an evaluation-only dataset has one split, ``test``, whose rows a
 builder's ``iter_rows()`` yields; the dataset card texts are class attributes.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from typing import ClassVar
 

@@ -7,8 +7,6 @@ published preprocessing. Decoding goes through :func:`medvigil.images.imaging.sa
 which bounds the pixel count of untrusted files.
 """
 
-from __future__ import annotations
-
 import re
 from pathlib import Path
 

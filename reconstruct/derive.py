@@ -21,8 +21,6 @@ output folder holds credentialed images: it is for local evaluation only
 (``medvigil build --reconstructed DIR2 --local-only``) and must never be shared.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 from dataclasses import dataclass, field

@@ -19,8 +19,6 @@ frame). Compressed transfer syntaxes need a pixel-data plugin (pylibjpeg or GDCM
 none is installed the error says which transfer syntax could not be decoded.
 """
 
-from __future__ import annotations
-
 import io
 import re
 from pathlib import Path

@@ -17,8 +17,6 @@ Two rules:
   of them, so a user fixes their copy in one pass.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass

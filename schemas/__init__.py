@@ -1,7 +1,5 @@
 """JSON Schema (draft 2020-12) files: the single source of truth for record shapes."""
 
-from __future__ import annotations
-
 import json
 from functools import cache
 from pathlib import Path

@@ -14,8 +14,6 @@ The policies themselves live in :mod:`medvigil.baselines` (no lmms-eval import t
 this module only adapts lmms-eval requests to ``policy.answer(prompt, images)``.
 """
 
-from __future__ import annotations
-
 import contextlib
 import string
 from collections.abc import Sequence

@@ -9,8 +9,6 @@ settings for the class, and hands every doc with visuals to lmms-eval's code unc
 request at a time (so no input carries over). Log-likelihoods stay unsupported, as in lmms-eval.
 """
 
-from __future__ import annotations
-
 from lmms_eval.models.simple.idefics2 import Idefics2
 
 

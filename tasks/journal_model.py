@@ -20,8 +20,6 @@ another model is refused. ``inner`` is a registered model name or ``module:Class
 model argument goes to it. Under data parallelism each rank keeps ``<journal>.rank<N>``.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import logging

@@ -7,8 +7,6 @@ word. ``torchrun --nproc_per_node N -m lmms_eval ...`` starts N (gloo on a CPU),
 ``accelerate launch --multi_gpu --num_processes N`` on a machine without GPUs.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 

@@ -17,8 +17,6 @@ own name (``--model llava_hf``: the chat class; add ``--force_simple`` for the s
 name ``medvigil_llava_hf`` still works), see :func:`medvigil.tasks.baseline_models.manifests`.
 """
 
-from __future__ import annotations
-
 from lmms_eval.api.instance import GenerationResult, TokenCounts
 from lmms_eval.models.chat.llava_hf import LlavaHf as LlavaHfChat
 from lmms_eval.models.simple.llava_hf import VICUNA_CHAT_TEMPLATE

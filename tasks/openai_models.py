@@ -22,8 +22,6 @@ cannot be scored this way: the API gives no probability for a reply it did not g
 request is an error naming the continuation.
 """
 
-from __future__ import annotations
-
 import time
 from concurrent.futures import ThreadPoolExecutor
 

@@ -16,8 +16,6 @@ continuation is scored with its leading white space removed (lmms-eval prefixes 
 visuals is scored on its text alone.
 """
 
-from __future__ import annotations
-
 from lmms_eval.models.chat.qwen2_5_vl import Qwen2_5_VL as Qwen2_5_VLChat
 from lmms_eval.models.simple.qwen2_5_vl import Qwen2_5_VL as Qwen2_5_VLSimple
 

@@ -19,8 +19,6 @@ per-probe record (``retries`` and ``extra.attempts``). Responses served from lmm
 response cache bypass the wrapper and are recorded with ``retries = 0``.
 """
 
-from __future__ import annotations
-
 import importlib
 from collections.abc import Sequence
 

@@ -5,8 +5,6 @@ Each generator composes its task files from these strings and writes them with
 (tests/test_task_configs.py).
 """
 
-from __future__ import annotations
-
 import importlib.util
 import json
 from collections.abc import Iterable, Mapping

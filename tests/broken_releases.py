@@ -13,8 +13,6 @@ committed. After a mutation the ``RELEASE_DIGEST`` file is re-stamped (unless th
 mutation is about the digest), so each broken release fails for its own reason only.
 """
 
-from __future__ import annotations
-
 import csv
 import dataclasses
 import io

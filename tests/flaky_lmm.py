@@ -6,8 +6,6 @@ with 4 stay parse failures. Imported by ``inner=flaky_lmm:FlakyLMM`` with tests/
 PYTHONPATH.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 
 from lmms_eval.api.model import lmms

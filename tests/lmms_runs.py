@@ -1,8 +1,6 @@
 """Shared by the tests that read or make lmms-eval runs: one ``--log_samples`` line, and one real
 ``lmms-eval --limit 8`` run of our tasks with the ``grounded`` baseline."""
 
-from __future__ import annotations
-
 import json
 import subprocess
 import sys

@@ -10,8 +10,6 @@ then integers when all are, ``answer`` stripped and upper-cased), the ``image`` 
 without the index; ``.tsv`` / ``.csv``: ``to_csv`` without the index, every field quoted).
 """
 
-from __future__ import annotations
-
 import base64
 import csv
 import io

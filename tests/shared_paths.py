@@ -1,8 +1,6 @@
 """Where the tests find the project's shared material: ``shared/`` beside the repository
 (``MEDVIGIL_SHARED`` overrides) and, when fetched, the authors' repository (read-only)."""
 
-from __future__ import annotations
-
 import os
 from pathlib import Path
 

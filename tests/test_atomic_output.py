@@ -1,7 +1,5 @@
 """Outputs appear whole or not at all (medvigil.files.atomic_output)."""
 
-from __future__ import annotations
-
 import pytest
 
 from medvigil.files.atomic_output import mark, staged_folder, write_text_atomic

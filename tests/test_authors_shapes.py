@@ -18,8 +18,6 @@ with T-CF accuracy, SFR_w over the tiers present, Ground = (clip(VGR + 50) + Acc
 MCS = harmonic mean), re-derived below from their definitions, never from our own output.
 """
 
-from __future__ import annotations
-
 import csv
 import json
 import subprocess

@@ -1,7 +1,5 @@
 """Baseline policies and the OpenAI-compatible loopback server."""
 
-from __future__ import annotations
-
 import base64
 import io
 import json

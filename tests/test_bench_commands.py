@@ -1,7 +1,5 @@
 """Smoke test of benchmarks/bench_commands.py at its smallest scale (no timing is asserted)."""
 
-from __future__ import annotations
-
 import json
 import subprocess
 import sys

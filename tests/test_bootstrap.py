@@ -2,8 +2,6 @@
 resample naively, intervals follow the documented percentile rules, and the clustering
 is by case."""
 
-from __future__ import annotations
-
 import math
 import random
 

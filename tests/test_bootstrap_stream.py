@@ -2,8 +2,6 @@
 ``random.Random``'s state), held to ``random.Random`` itself: any mix of calls, sizes and ranges
 draws the same values and leaves the stream in the same place."""
 
-from __future__ import annotations
-
 import random
 
 import numpy as np

@@ -7,8 +7,6 @@ problem; and ``load_release`` raises :class:`DataError` with that problem. Mutat
 warnings, and the release still loads.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import json
 from pathlib import Path

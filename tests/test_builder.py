@@ -1,8 +1,6 @@
 """The `datasets` builder: configs, DatasetInfo, cache key, image choice, skipped rows, variant
 audit."""
 
-from __future__ import annotations
-
 import csv
 import io
 import re

@@ -1,8 +1,6 @@
 """Consistent but Dangerous: quadrants (Eqs. 1-2), flip rate (Eq. 3), Dangerous fraction (Eq. 4),
 per-quadrant accuracy (Table 2) and entropy; the paper's Table 1 counts reproduced."""
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

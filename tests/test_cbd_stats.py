@@ -5,8 +5,6 @@ Worked numbers: the paper's Table 1 counts (seed 004) recomputed into the printe
 the flip rates quoted in Sec. 4.2; hand-computed small cases for everything else.
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

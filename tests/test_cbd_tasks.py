@@ -8,8 +8,6 @@ constant ignores prompt and image; blind reads only the prompt text; grounded re
 phantom and, without an image, falls back to the blind prior.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import subprocess

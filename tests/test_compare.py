@@ -7,8 +7,6 @@ corrected is significant under pairing although the two models' own 95% CIs (``m
 overlap. The numbers are cross-checked with ``medvigil score`` on the same files.
 """
 
-from __future__ import annotations
-
 import json
 import random
 import subprocess

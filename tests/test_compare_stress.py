@@ -5,8 +5,6 @@ several models answering the same cases; the point values are checked against ``
 on the same logs, and the paired tests against an identical copy and a clearly different model.
 """
 
-from __future__ import annotations
-
 import json
 import random
 from pathlib import Path

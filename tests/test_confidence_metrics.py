@@ -5,8 +5,6 @@ Each loads offline from the repository, runs its doctests, equals the core
 N = 1, all correct, a perfectly calibrated toy, bin edges), and refuses bad input.
 """
 
-from __future__ import annotations
-
 import doctest
 import functools
 import inspect

@@ -2,8 +2,6 @@
 p(yes) and MedVIGIL's open-ended refusals (abstention), each against values worked out by hand,
 and their report tables and reliability diagrams."""
 
-from __future__ import annotations
-
 import pytest
 
 from medvigil.records.probe_record import probe_record

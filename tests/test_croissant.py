@@ -1,8 +1,6 @@
 """croissant.json of a build: zero errors and zero warnings under mlcroissant, readable records,
 checksums."""
 
-from __future__ import annotations
-
 import copy
 import json
 

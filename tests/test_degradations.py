@@ -2,8 +2,6 @@
 (``docs/medqdeg-degradations.md``), determinism, nesting of L1/L2, shapes, dtypes, clipping,
 Table 5 applicability and argument errors. Small images keep the module fast."""
 
-from __future__ import annotations
-
 import hashlib
 
 import numpy as np

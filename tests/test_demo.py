@@ -4,8 +4,6 @@ Real lmms-eval runs of two baselines on every suite; the report must hold the Me
 audit and the three stress-test sections, each computed from the logs the runs wrote.
 """
 
-from __future__ import annotations
-
 import json
 
 import pytest

@@ -2,8 +2,6 @@
 features for every input column, have explicit _compute parameters, and return exactly
 what the scoring core returns."""
 
-from __future__ import annotations
-
 import doctest
 import inspect
 import math

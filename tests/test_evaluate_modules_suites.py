@@ -5,8 +5,6 @@ Each loads offline from the repository, runs its doctests (more than one example
 returns what the scoring core returns, and has a card with the fixed sections.
 """
 
-from __future__ import annotations
-
 import doctest
 import functools
 import inspect

@@ -1,8 +1,6 @@
 """`medvigil build`: round trip through load_dataset, determinism, atomicity, no credentialed bytes,
 publish."""
 
-from __future__ import annotations
-
 import json
 import os
 import shutil

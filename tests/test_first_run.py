@@ -5,8 +5,6 @@ Fast tests on logs in lmms-eval 0.7.3's shape; the real ``--limit 8`` runs are i
 ``test_first_run_lmms.py`` (slow).
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re

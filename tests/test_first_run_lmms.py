@@ -4,8 +4,6 @@ arms) are left out, lmms-eval completes, and every suite scores the run with exi
 is partial. One lmms-eval process for all seven tasks, with the ``grounded`` baseline.
 """
 
-from __future__ import annotations
-
 import json
 import subprocess
 import sys

@@ -7,8 +7,6 @@ or, for Appendix K, the authors' shipped visual_token_ablation.csv and the inter
 seed 000.
 """
 
-from __future__ import annotations
-
 import csv
 import json
 from pathlib import Path

@@ -12,8 +12,6 @@
   reproduced to the printed 2 decimals, through the core API and through ``medvigil score``.
 """
 
-from __future__ import annotations
-
 import csv
 import json
 import math

@@ -14,8 +14,6 @@ cap.
 - no import circle among the package's modules, imports inside functions included.
 """
 
-from __future__ import annotations
-
 import ast
 from pathlib import Path
 

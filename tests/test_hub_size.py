@@ -4,8 +4,6 @@ Each distinct image is stored once per Parquet row group (dictionary-encoded ``i
 the rows of one case in one row group): the files shrink, the table read back does not change.
 """
 
-from __future__ import annotations
-
 import hashlib
 import os
 

@@ -1,8 +1,6 @@
 """medvigil.images.imaging: published form, JPEG encoding, ROI geometry, perturbations, safe
 decoding."""
 
-from __future__ import annotations
-
 import io
 import struct
 import zlib

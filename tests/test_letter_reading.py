@@ -2,8 +2,6 @@
 blocks removed first, an explicit final answer preferred, the article "A" never an option. The
 phrasings below are written the way models answer, not derived from the rules."""
 
-from __future__ import annotations
-
 import doctest
 
 import pytest

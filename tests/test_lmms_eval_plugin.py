@@ -6,8 +6,6 @@ loader registers (models, and the task folder that lmms-eval 0.7.3 itself adds t
 the core stays free of lmms-eval.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess

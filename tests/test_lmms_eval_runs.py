@@ -8,8 +8,6 @@ plugin form (``LMMS_EVAL_PLUGINS=medvigil lmms-eval``, no ``--include_path``) an
 retry wrapper.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess

@@ -2,8 +2,6 @@
 (medvigil.scoring.loglikelihood): losses (lmms-eval's HF classes) and log-probabilities (our
 baselines, API adapters) oriented the same way, mixed signs refused."""
 
-from __future__ import annotations
-
 import math
 
 import pytest

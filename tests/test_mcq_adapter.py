@@ -5,8 +5,6 @@ packs in one real lmms-eval run of the ``constant`` baseline (always B), scored 
 Worked numbers follow from "always B": an item is right exactly when its displayed gold is B.
 """
 
-from __future__ import annotations
-
 import json
 import subprocess
 import sys

@@ -1,7 +1,5 @@
 """MediConfusion builder and Hub-ready export: round trip through datasets, card, Croissant."""
 
-from __future__ import annotations
-
 import json
 import os
 from pathlib import Path

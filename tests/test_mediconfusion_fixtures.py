@@ -11,8 +11,6 @@ files are in that folder's README.
   own per-pair blocks (each pair and the sum), and report the missing pairs.
 """
 
-from __future__ import annotations
-
 import json
 import os
 from pathlib import Path

@@ -7,8 +7,6 @@ commit 40a8b41): ``configs/prompts/answering.json`` (prompts, judge settings),
 They are written out here, not imported, so that a change on our side cannot move both.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import shutil

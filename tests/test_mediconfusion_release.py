@@ -1,7 +1,5 @@
 """MediConfusion release reader, synthetic pair generator and ROCO locator."""
 
-from __future__ import annotations
-
 import doctest
 import importlib
 import json

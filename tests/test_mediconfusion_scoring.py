@@ -1,8 +1,6 @@
 """MediConfusion scoring core, adapter errors and the ``medvigil score`` command (synthetic
 inputs)."""
 
-from __future__ import annotations
-
 import json
 import math
 from itertools import product

@@ -1,7 +1,5 @@
 """MediConfusion modes and lmms-eval task pack: prompts, answer extraction, judges, real runs."""
 
-from __future__ import annotations
-
 import importlib.util
 import json
 import os

@@ -2,8 +2,6 @@
 Hub-ready build that ``load_dataset`` reads back row for row; malformed files refused naming file
 and index."""
 
-from __future__ import annotations
-
 import base64
 import csv
 import json

@@ -2,8 +2,6 @@
 MedQ-DEG-Bench build (``--limit``, ``--repeats 3``), scored by ``medvigil score --suite
 medqdeg``."""
 
-from __future__ import annotations
-
 import json
 import math
 import subprocess

@@ -10,8 +10,6 @@ mean hit, ``Total`` = rows, then per sorted non-missing value of ``modality``, `
 (tests/medqdeg_bench_files.py).
 """
 
-from __future__ import annotations
-
 import json
 import math
 from pathlib import Path

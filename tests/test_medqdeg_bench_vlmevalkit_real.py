@@ -9,8 +9,6 @@ CLI, every other dataset) are bypassed. No judge model: this evaluate matches le
 expressions only.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import subprocess

@@ -1,8 +1,6 @@
 """MedQ-Deg: perceived confidence (Eq. 3), Calibration Shift (Eq. 4), DKE flags (Eqs. 5-6), Table
 6."""
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

@@ -16,8 +16,6 @@ Calibration experiment (T = 4, tasks medqdeg_L*): q1 L0 AAAA, q2 L0 four unparse
 q1 L2 gaussian_noise AABB.
 """
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 

@@ -6,8 +6,6 @@ one (``temperature=1``) with ``--repeats 4``. The CT working size is lowered to 
 (``MEDQDEG_CT_WORK_SIZE``) to keep the module fast.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import json
 import subprocess

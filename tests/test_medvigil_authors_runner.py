@@ -6,8 +6,6 @@ lmms-eval run of ``grounded`` on both the paper-prompt task and the runner task 
 letters, hence the same scores, through either prompt.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import io
 import json

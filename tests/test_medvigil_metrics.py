@@ -1,8 +1,6 @@
 """Hand-worked micro cases for every MedVIGIL metric, the record table, ablations and the
 harness adapter. Each expected value is derived in the comments next to it."""
 
-from __future__ import annotations
-
 import json
 import math
 from types import SimpleNamespace

@@ -1,7 +1,5 @@
 """Property tests (hypothesis) for the MedVIGIL metrics."""
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

@@ -1,7 +1,5 @@
 """Seeded option shuffles and circular rotations keep every answer text and move letters."""
 
-from __future__ import annotations
-
 import string
 
 import pytest

@@ -1,7 +1,5 @@
 """The wheel built from setup.cfg contains every module and data file, and works alone."""
 
-from __future__ import annotations
-
 import configparser
 import os
 import subprocess

@@ -18,8 +18,6 @@ Two routes:
    accuracies give 11.9.
 """
 
-from __future__ import annotations
-
 import math
 
 import numpy as np

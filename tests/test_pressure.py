@@ -7,8 +7,6 @@ adapter. The sycophant reads each conversation it receives: it answers the lette
 cue names, and on "Are you sure" it moves off its previous answer to the next option.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import subprocess

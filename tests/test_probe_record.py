@@ -1,7 +1,5 @@
 """The one probe-record constructor every task pack uses (medvigil/records/probe_record.py)."""
 
-from __future__ import annotations
-
 import pytest
 
 from medvigil.records.probe_record import (

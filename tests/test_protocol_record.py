@@ -5,8 +5,6 @@ Fast tests on logs in lmms-eval 0.7.3's shape; the real runs (``grounded``, one 
 ``--gen_kwargs temperature=0.5``) are the ``real_runs`` fixture (slow).
 """
 
-from __future__ import annotations
-
 import importlib.util
 import json
 import re

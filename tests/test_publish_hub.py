@@ -1,8 +1,6 @@
 """``medvigil publish`` checks Hub access before it scans anything (no network in these tests: the
 checks that need none run first, so a token-less or offline environment is refused at once)."""
 
-from __future__ import annotations
-
 import os
 import subprocess
 import sys

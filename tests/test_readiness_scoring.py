@@ -1,7 +1,5 @@
 """Illusion of Readiness: R(m) of Appendix A from the paper's Extended Data Tables 2-6."""
 
-from __future__ import annotations
-
 import numpy as np
 import pytest
 

@@ -11,8 +11,6 @@ items) and two lmms-eval subprocess runs of the ``readiness`` group, ``blind`` a
   image changes its answer to the distractor that image supports.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import json
 import math

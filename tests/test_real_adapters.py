@@ -6,8 +6,6 @@ as subprocesses exactly as a user would (``--include_path``, ``--limit``), and `
 reads the logs. Few lmms-eval processes, tiny models: this lane stays in minutes.
 """
 
-from __future__ import annotations
-
 import base64
 import json
 import os

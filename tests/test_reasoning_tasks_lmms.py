@@ -3,8 +3,6 @@ lmms-eval and score exactly like their base tasks: one ``--limit 8`` run of two 
 ``grounded`` baseline, then ``medvigil score``. The partial statement gives the total of cases from
 the build."""
 
-from __future__ import annotations
-
 import json
 import re
 from pathlib import Path

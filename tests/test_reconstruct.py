@@ -1,7 +1,5 @@
 """reconstruct/: pointer checks, DICOM display pipeline, re-derivation, and the local-only build."""
 
-from __future__ import annotations
-
 import csv
 import io
 import json

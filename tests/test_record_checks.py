@@ -1,7 +1,5 @@
 """The suites' ``extra`` checks name each bad field, with its file and line."""
 
-from __future__ import annotations
-
 import math
 
 import pytest

@@ -3,8 +3,6 @@ one: :func:`factorize` of a Categorical equals :func:`factorize` of its values, 
 repeated, unused and missing levels and values first seen anywhere in a long column; the duplicate
 probe check finds the same rows whether it counts or sorts."""
 
-from __future__ import annotations
-
 import numpy as np
 import pytest
 from hypothesis import given, settings

@@ -9,8 +9,6 @@ the rows it refuses. It must never accept a row the schema refuses, and the prob
 mixed with the untouched rows.
 """
 
-from __future__ import annotations
-
 import subprocess
 import sys
 

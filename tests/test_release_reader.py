@@ -1,8 +1,6 @@
 """The typed release reader (medvigil.suites.medvigil.release.release), strict CSV reading and path
 safety."""
 
-from __future__ import annotations
-
 import csv
 import dataclasses
 import io

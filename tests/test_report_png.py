@@ -2,8 +2,6 @@
 ``bbox_inches="tight"`` image (same size, same picture up to half a pixel of placement), in a PNG
 of our own encoding; ``draw_figures`` draws in worker processes what it would draw here."""
 
-from __future__ import annotations
-
 import io
 
 import numpy as np

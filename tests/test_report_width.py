@@ -3,8 +3,6 @@ tables scrolled inside their box, no empty figure (a sentence instead). The page
 headless Chromium when a binary is found (``MEDVIGIL_CHROMIUM``, else chromium / chromium-browser /
 google-chrome on PATH; ``apt-get install chromium``); the rest runs everywhere."""
 
-from __future__ import annotations
-
 import os
 import re
 import shutil

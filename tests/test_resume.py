@@ -6,8 +6,6 @@
 * lmms-eval's own ``--use_cache`` serves a finished deterministic run's answers to the next run.
 """
 
-from __future__ import annotations
-
 import json
 import subprocess
 import sys

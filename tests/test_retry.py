@@ -1,7 +1,5 @@
 """The Appendix L retry protocol (medvigil.mcq.retry), independent of lmms-eval."""
 
-from __future__ import annotations
-
 import pytest
 
 from medvigil.mcq.retry import AttemptLog, ask_with_retries, doc_key

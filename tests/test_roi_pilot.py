@@ -6,8 +6,6 @@ buckets in turn, 16 kept per tier. The real lmms-eval run uses the grounded base
 temperature sampling.
 """
 
-from __future__ import annotations
-
 import json
 import random
 import subprocess

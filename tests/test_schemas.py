@@ -1,7 +1,5 @@
 """The JSON Schemas in schemas/: well-formed, in step with release_format, and discriminating."""
 
-from __future__ import annotations
-
 import json
 
 import jsonschema

@@ -1,8 +1,6 @@
 """``medvigil score --weights``: the SFR_w tier weights (paper Eq. 3) as one option over one
 constant."""
 
-from __future__ import annotations
-
 import csv
 import json
 import math

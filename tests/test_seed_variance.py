@@ -5,8 +5,6 @@ Inputs are written in the shape of their probe files ({"model", "raw": {prompt: 
 ...}]}}); each answer's class is decided by hand from their decision order.
 """
 
-from __future__ import annotations
-
 import json
 
 import pytest

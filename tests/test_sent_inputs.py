@@ -1,8 +1,6 @@
 """Each record says what the adapter was handed (medvigil.records.sent_inputs), from the task
 hooks."""
 
-from __future__ import annotations
-
 import importlib.util
 from pathlib import Path
 

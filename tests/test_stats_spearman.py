@@ -1,7 +1,5 @@
 """Spearman's test without scipy (:func:`medvigil.scoring.stats.spearman_test`) against scipy."""
 
-from __future__ import annotations
-
 import pytest
 
 

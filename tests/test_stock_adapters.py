@@ -7,8 +7,6 @@ request (the grounded policy for letters, a digest of the request for token log-
 One module fixture per lmms-eval process; the tests read their logs.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 import math

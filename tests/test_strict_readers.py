@@ -8,8 +8,6 @@
 * ``medvigil score`` loads only what it needs.
 """
 
-from __future__ import annotations
-
 import ast
 import json
 import subprocess

@@ -3,8 +3,6 @@ registry line plus its own modules -- an entry, ``options.py``, a record check -
 score`` offers its option, passes it to its entry, ``medvigil report`` gives it a section and a
 file, and the records reader checks its ``extra``. Nothing outside the suite is edited."""
 
-from __future__ import annotations
-
 import json
 import sys
 import types

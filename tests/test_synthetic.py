@@ -1,7 +1,5 @@
 """medvigil sample: the synthetic release is complete, deterministic and true by construction."""
 
-from __future__ import annotations
-
 import csv
 import hashlib
 import json

@@ -1,7 +1,5 @@
 """Task YAMLs are exactly what their generator writes, and lmms-eval indexes them."""
 
-from __future__ import annotations
-
 import importlib.util
 import re
 from pathlib import Path

@@ -2,8 +2,6 @@
 ``medvigil score --text-only``, or found from the logs (no image sent on an image probe); the
 output says which and why. No model name is text-only by itself."""
 
-from __future__ import annotations
-
 import json
 
 from lmms_runs import medvigil_run as _run

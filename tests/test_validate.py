@@ -1,7 +1,5 @@
 """`medvigil validate`: verdicts, exit status, report formats, warnings, speed."""
 
-from __future__ import annotations
-
 import json
 import shutil
 import subprocess

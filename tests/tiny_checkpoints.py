@@ -9,8 +9,6 @@ template. Seeded: the same weights every build. No download: lmms-eval's real ad
 path (``--model qwen2_5_vl --model_args pretrained=<dir>``).
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 QWEN_SPECIAL = [

@@ -30,8 +30,6 @@ Images are embedded as the original file bytes (never re-encoded), with the ROCO
 path as the image's ``path``.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path

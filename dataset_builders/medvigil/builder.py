@@ -33,8 +33,6 @@ images re-derived with ``medvigil reconstruct``; such a build is for local evalu
 only (``medvigil build --local-only``) and can never be published.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from collections import Counter
 from collections.abc import Iterator

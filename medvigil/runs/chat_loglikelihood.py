@@ -11,8 +11,6 @@ The change is made once per process when such a class is created, which lmms-eva
 it builds any task.
 """
 
-from __future__ import annotations
-
 LOGLIKELIHOOD_TYPES = ("loglikelihood", "multiple_choice")
 
 

@@ -10,8 +10,6 @@ Each task loads the one-row ``_pointer.jsonl``; ``process_docs`` swaps in the do
 A doc's ``condition`` says the arm: ``default`` shows the image, ``noimg`` withholds it.
 """
 
-from __future__ import annotations
-
 from PIL import Image
 
 from medvigil.mcq.prompting import build_k_option_prompt

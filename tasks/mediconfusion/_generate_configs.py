@@ -5,8 +5,6 @@ The YAMLs are committed; tests/test_task_configs.py fails when they differ from 
 script writes, so edit this script, not the YAML files.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from medvigil.suites.mediconfusion import prompts

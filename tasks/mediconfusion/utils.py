@@ -43,8 +43,6 @@ variants, ``predicted_letter`` None when invalid); the aggregations score the re
 the scoring core.
 """
 
-from __future__ import annotations
-
 import logging
 import math
 import os

@@ -7,8 +7,6 @@ tasks, each task loads the bundled ``_pointer.jsonl`` and ``process_docs`` swaps
 ``mcq`` config found through ``MEDVIGIL_DATA``.
 """
 
-from __future__ import annotations
-
 from medvigil.mcq.adapter import load_mcq
 from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs

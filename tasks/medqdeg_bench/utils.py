@@ -7,8 +7,6 @@ re-implemented here. Each task loads the bundled ``_pointer.jsonl`` and ``proces
 its config of the build found through ``MEDQDEG_DATA``.
 """
 
-from __future__ import annotations
-
 from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs
 from medvigil.suites.medqdeg.bench_docs import docs, record

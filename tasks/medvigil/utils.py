@@ -12,8 +12,6 @@ step, option order) is stored in each doc's ``condition`` column, so one
 ``doc_to_visual`` serves every variant and every record says how it was produced.
 """
 
-from __future__ import annotations
-
 import logging
 from collections import Counter
 from functools import lru_cache

@@ -10,8 +10,6 @@ the user's challenge. Simple adapters get it as one text (:func:`pressure_doc_to
 image through :func:`pressure_doc_to_visual`.
 """
 
-from __future__ import annotations
-
 from medvigil.mcq.retry import ATTEMPTS, doc_key
 from medvigil.records.probe_record import metric_values, records_of
 from medvigil.records.sent_inputs import with_sent_inputs

@@ -4,8 +4,6 @@ The YAMLs are committed; tests/test_task_configs.py and tests/test_readiness_tas
 when they differ from what this script writes, so edit this script, not the YAML files.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from medvigil.suites.readiness.docs import ARMS

@@ -8,8 +8,6 @@ doc, so one ``doc_to_visual`` serves every arm; a T5 doc carries its donor's ima
 scoring come from the core.
 """
 
-from __future__ import annotations
-
 import logging
 
 from datasets import Image

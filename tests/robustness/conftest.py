@@ -4,8 +4,6 @@ input must meet: the expected exit code, a message naming file (and row/field wh
 is one), no traceback, inputs byte-identical afterwards and no partial output or staging
 folder left behind."""
 
-from __future__ import annotations
-
 import contextlib
 import hashlib
 import io

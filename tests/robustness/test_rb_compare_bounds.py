@@ -2,8 +2,6 @@
 MAX_COMPARED_MODELS models, MAX_RESAMPLED_VALUES resampled values, --resamples as ``score``'s)
 and refuses beyond them with a message, never a MemoryError; each bound has a control."""
 
-from __future__ import annotations
-
 import pytest
 from conftest import run_cli, run_limited, write_log
 

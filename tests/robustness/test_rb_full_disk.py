@@ -3,8 +3,6 @@ it, so the build checks free space before each row it hands to the Parquet write
 clear message, no traceback, no staging folder left. The disk is a small tmpfs mounted for the test
 (root with CAP_SYS_ADMIN; skipped where it cannot be made), in a subprocess as a user runs it."""
 
-from __future__ import annotations
-
 import os
 import shutil
 import subprocess

@@ -7,8 +7,6 @@ MediConfusion authors' result files, ``medvigil score --json`` results) and are 
 random bytes, spliced lines, and JSON values replaced by arbitrary JSON at arbitrary places.
 """
 
-from __future__ import annotations
-
 import json
 import shutil
 

@@ -3,8 +3,6 @@ refused from its header, before any pixel is decoded, on the JPEG/PNG path of ``
 its DICOM path, ``mediconfusion-build``'s ROCO images and images posted to ``serve-baseline``
 (see test_rb_server.py). The reconstruct cases run under a memory limit in a subprocess."""
 
-from __future__ import annotations
-
 import csv
 import hashlib
 import io

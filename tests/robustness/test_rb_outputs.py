@@ -1,8 +1,6 @@
 """Class 1 (``--force`` must never destroy inputs) on every command that writes, and class 10
 (SIGTERM cleans staging folders like SIGINT)."""
 
-from __future__ import annotations
-
 import json
 import os
 import signal

@@ -4,8 +4,6 @@ content as a second layer: a build edited after the fact is refused whatever the
 the second layer forge the manifest as well (:func:`_forge`), as someone rewriting it to match their
 edits would."""
 
-from __future__ import annotations
-
 import base64
 import shutil
 

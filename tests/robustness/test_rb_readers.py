@@ -4,8 +4,6 @@ field; undecodable bytes name the file and line; no record scored is an error un
 model names. Every case runs the real command in-process and checks the contract of
 :func:`conftest.run_cli` (exit code, message, no traceback, inputs intact, no partial output)."""
 
-from __future__ import annotations
-
 import copy
 import json
 import re

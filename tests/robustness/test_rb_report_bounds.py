@@ -2,8 +2,6 @@
 name that matplotlib would parse as mathtext, metrics of 1e308 and negative counts are refused with
 the field named (exit 2, nothing written), each beside a control that is drawn."""
 
-from __future__ import annotations
-
 import copy
 import json
 

@@ -2,8 +2,6 @@
 connection or a traceback), decodes posted images under the pixel budget, and holds 200
 concurrent loopback clients."""
 
-from __future__ import annotations
-
 import base64
 import http.client
 import json

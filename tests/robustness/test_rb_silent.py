@@ -2,8 +2,6 @@
 naming the file and what was left out, or an error), never passed over in silence. Each case has a
 control, the nearest well-formed input, that must keep working."""
 
-from __future__ import annotations
-
 import csv
 import json
 

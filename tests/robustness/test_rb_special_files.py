@@ -2,8 +2,6 @@
 are bounded. Symbolic links to /dev/zero, FIFOs and oversized files on every reader; run in one
 subprocess under a memory limit and a timeout so a regression fails instead of hanging."""
 
-from __future__ import annotations
-
 import json
 import os
 import shutil

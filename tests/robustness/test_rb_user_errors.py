@@ -2,8 +2,6 @@
 message naming what is wrong (exit 2, no traceback, inputs intact) and each has a control, the
 nearest well-formed input, that must keep working."""
 
-from __future__ import annotations
-
 import json
 import subprocess
 
