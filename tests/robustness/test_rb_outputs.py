@@ -577,7 +577,15 @@ NOT_PATHS = {
         "cbd_invalid",
     },
     "report": {"title"},
-    "judge": {"llm", "llm_model", "llm_timeout", "llm_attempts", "llm_deadline", "judge"},
+    "judge": {
+        "llm",
+        "llm_model",
+        "llm_timeout",
+        "llm_attempts",
+        "llm_deadline",
+        "judge",
+        "cross_validate",  # a flag: the table is printed
+    },
     "serve-baseline": {"port", "seconds"},
     "tasks-path": {"suite"},
     "demo": {"cases", "seed", "tasks", "n_resamples", "no_stress", "force"},
