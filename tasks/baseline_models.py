@@ -26,6 +26,7 @@ from tqdm import tqdm
 from medvigil.baselines import POLICIES, make_policy
 from medvigil.baselines.sampling import choice_log_probability
 from medvigil.mcq.prompting import parse_mcq_prompt
+from medvigil.runs.process_group import destroy_at_exit
 
 _UNLIKELY = -1e4  # log-probability of a continuation the policy did not choose
 
@@ -50,6 +51,7 @@ class BaselineLMM(lmms):
         **policy_params,
     ):
         super().__init__()
+        destroy_at_exit()
         # lmms-eval passes model_args as strings; policies validate their own types.
         self.policy = make_policy(self.policy_name, **_coerce(policy_params))
 
