@@ -111,7 +111,13 @@ def _refusal_flags(flags: dict, text: str, question: str, premise: bool) -> bool
     from medvigil.suites.medvigil.scoring import refusal_grammar as grammar
 
     anyway = grammar.answers_anyway(text)
-    for kind in grammar.refusal_clauses(text, false_premise=True, question=question):
+    clauses = grammar.refusal_clauses(text, false_premise=True, question=question)
+    if anyway and clauses == ["deferral"]:
+        # the rubric: a deferral beside a committed answer is no refusal (the judge's flag
+        # follows the grammar here, :meth:`.judge_model.Judge.flags`)
+        flags["deferral_beside_answer"] = 1.0
+        clauses = []
+    for kind in clauses:
         flags[f"clause={kind}"] = 1.0
         if kind == "premise_rejection" and premise:
             flags["premise_rejection&trap"] = 1.0

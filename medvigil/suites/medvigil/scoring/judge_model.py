@@ -115,16 +115,20 @@ class Judge:
         return {axis: self.classifiers[axis].predict_proba(x)[:, 1] for axis in AXES}
 
     def flags(self, readings: list[Reading]) -> dict:
-        """Per label, the flag of each reading (P >= :data:`THRESHOLD`; never on an empty
-        answer)."""
+        """Per label, the flag of each reading (P >= :data:`THRESHOLD`; never on an empty answer;
+        no refusal where the grammar reads a deferral beside a committed answer -- the rubric's
+        own rule, too rare in the sets for the weights to learn)."""
         p = self.probabilities(readings)
-        return {
+        out = {
             axis: [
                 bool(v >= THRESHOLD[axis]) and bool(r.text.strip())
                 for v, r in zip(p[axis], readings)
             ]
             for axis in AXES
         }
+        vetoed = [bool(r.flags.get("deferral_beside_answer")) for r in readings]
+        out["refusal"] = [f and not v for f, v in zip(out["refusal"], vetoed)]
+        return out
 
 
 def readings(rows: list[dict]) -> list[Reading]:
