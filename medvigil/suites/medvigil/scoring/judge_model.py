@@ -30,6 +30,11 @@ features; (6) stacking (the rule features and the out-of-fold margin of an n-gra
 to pick the features of (4); no rule was changed for an answer. One more change came from a unit
 test, not the figures: no feature for a missing probe kind (``eval_set``'s refusal styles have none,
 and the judge had learned that).
+
+Fourth round: a candidate with rule and lexicon changes chosen while reading the held-out errors
+raised the LOSO figures but was no better on three fresh blind sets than this design trained on
+more blind data (the judge card, "Fresh blind sets"), so it was not shipped; those sets joined the
+training data instead.
 """
 
 from dataclasses import dataclass
