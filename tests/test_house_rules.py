@@ -301,3 +301,36 @@ def test_suite_mention_finder(tmp_path):
         (2, "an import of medvigil.suites.cbd"),
         (3, "the string 'cbd'"),
     ]
+
+
+MAX_FUNCTION_LINES = 60  # as ruff format lays the code out (issue 43)
+MAX_MODULE_LINES = 500
+
+
+def _function_lengths(tree: ast.Module) -> list[tuple[int, str, int]]:
+    """``(first line, name, length)`` of every function, from its first decorator to its end."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            out.append((first, node.name, node.end_lineno - first + 1))
+    return out
+
+
+def test_no_function_over_60_lines_and_no_module_over_500():
+    too_long = []
+    for path in _sources():
+        source = path.read_text(encoding="utf-8")
+        rel = path.relative_to(ROOT)
+        lines = source.count("\n")
+        if lines > MAX_MODULE_LINES:
+            too_long.append(f"{rel}: {lines} lines")
+        for line, name, length in _function_lengths(ast.parse(source)):
+            if length > MAX_FUNCTION_LINES:
+                too_long.append(f"{rel}:{line} {name}: {length} lines")
+    assert too_long == [], "\n".join(too_long)
+
+
+def test_function_lengths_count_decorators():
+    tree = ast.parse("@a\n@b\ndef f():\n    x = 1\n    return x\n\n\nasync def g():\n    pass\n")
+    assert _function_lengths(tree) == [(1, "f", 5), (8, "g", 2)]

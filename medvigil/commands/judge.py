@@ -339,22 +339,9 @@ def run(args: argparse.Namespace) -> int:
         print("error: give ANSWERS.json (or --cross-validate)", file=sys.stderr)
         return 2
     samples = read_answers(args.answers)
-    llm = None
-    if args.llm:
-        from medvigil.suites.medvigil.scoring import llm_judge
-
-        for name in ("llm_timeout", "llm_deadline", "llm_attempts"):
-            value = getattr(args, name)
-            if value is not None and not value > 0:
-                print(f"error: --{name.replace('_', '-')} must be positive", file=sys.stderr)
-                return 2
-        llm = llm_judge.LLMJudge(
-            args.llm,
-            model=args.llm_model or llm_judge.DEFAULT_MODEL,
-            timeout=args.llm_timeout or llm_judge.DEFAULT_TIMEOUT,
-            deadline=args.llm_deadline or llm_judge.DEFAULT_DEADLINE,
-            attempts=args.llm_attempts or llm_judge.DEFAULT_ATTEMPTS,
-        )
+    llm = _llm_judge(args) if args.llm else None
+    if isinstance(llm, int):  # a bound that is not positive: the exit status
+        return llm
     rows = judge_samples(samples, llm, args.judge)
     failed = sum("llm_error" in r or "llm_verdict_error" in r for r in rows)
     if llm is not None and failed == len(rows):
@@ -364,6 +351,32 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    result, lines = _result(args, rows, failed if llm is not None else None)
+    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return emit(text, "\n".join(lines), args.json, {"ANSWERS": args.answers})
+
+
+def _llm_judge(args: argparse.Namespace):
+    """The bounded LLM judge of ``--llm``, or 2 (the exit status) when a bound is not positive."""
+    from medvigil.suites.medvigil.scoring import llm_judge
+
+    for name in ("llm_timeout", "llm_deadline", "llm_attempts"):
+        value = getattr(args, name)
+        if value is not None and not value > 0:
+            print(f"error: --{name.replace('_', '-')} must be positive", file=sys.stderr)
+            return 2
+    return llm_judge.LLMJudge(
+        args.llm,
+        model=args.llm_model or llm_judge.DEFAULT_MODEL,
+        timeout=args.llm_timeout or llm_judge.DEFAULT_TIMEOUT,
+        deadline=args.llm_deadline or llm_judge.DEFAULT_DEADLINE,
+        attempts=args.llm_attempts or llm_judge.DEFAULT_ATTEMPTS,
+    )
+
+
+def _result(args: argparse.Namespace, rows: list[dict], failed: int | None) -> tuple[dict, list]:
+    """The JSON result and the printed lines of judged ``rows`` (``failed``: LLM failures, None
+    without ``--llm``)."""
     from medvigil.suites.medvigil.scoring.judge_validation import validation
 
     result = {
@@ -372,7 +385,7 @@ def run(args: argparse.Namespace) -> int:
         "samples": rows,
         "summary": summarise(rows),
     }
-    if llm is not None:
+    if failed is not None:
         result["llm_failed"] = failed
     checked = validation(rows)
     if checked:
@@ -387,12 +400,11 @@ def run(args: argparse.Namespace) -> int:
                 f"labelled sets): figures on them are in-sample; held-out figures: "
                 f"medvigil judge --cross-validate"
             )
-    if llm is not None and failed:
+    if failed:
         lines.append(
             f"\nLLM judge: {failed} of {len(rows)} sample(s) failed (llm_error / "
             f"llm_verdict_error); their LLM labels are null, their verdicts hedged/llm_failed"
         )
     if checked:
         lines.append("\n" + format_validation(checked))
-    text = json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    return emit(text, "\n".join(lines), args.json, {"ANSWERS": args.answers})
+    return result, lines
