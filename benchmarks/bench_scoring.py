@@ -39,7 +39,8 @@ import subprocess
 
 import numpy as np
 
-from medvigil.scoring.table import Categorical, RecordTable
+from medvigil.scoring.categorical import Categorical
+from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
 from medvigil.suites.medvigil.scoring.axes import TRIPLET_KINDS
 from medvigil.suites.medvigil.scoring.scoring import audit

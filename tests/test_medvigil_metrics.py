@@ -10,7 +10,8 @@ import pytest
 
 from medvigil.errors import DataError
 from medvigil.records.schema_validation import check_records
-from medvigil.scoring.table import Categorical, RecordTable, factorize, group_accuracy
+from medvigil.scoring.categorical import Categorical, factorize, group_accuracy
+from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.scoring.ablation_conditions import parse_condition
 from medvigil.suites.medvigil.scoring.ablations import blur_sweep, no_image_gap, takeover_point
 from medvigil.suites.medvigil.scoring.axes import METRIC_KEYS, mcs_from_axes, weighted_sfr

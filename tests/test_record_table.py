@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from medvigil.errors import DataError
-from medvigil.scoring.table import Categorical, RecordTable, factorize
+from medvigil.scoring.categorical import Categorical, factorize
+from medvigil.scoring.table import RecordTable
 
 _LEVELS = st.lists(st.sampled_from(["b", "a", "c", "d", "zz", "L3"]), min_size=1, max_size=6)
 

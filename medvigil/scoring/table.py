@@ -22,28 +22,16 @@ import numpy as np
 
 from medvigil.constants import TIERS
 from medvigil.errors import DataError, Problem
-from medvigil.scoring.categorical import Categorical, factorize, group_accuracy, group_counts
+from medvigil.scoring.categorical import Categorical
 from medvigil.scoring.record_columns import (
     MAX_PROBLEMS,
-    PARSE_STATUSES,
     STATUS_ERROR,
     STATUS_OK,
-    STATUS_PARSE_FAILURE,
     checked_columns,
     flag,
 )
 
-__all__ = [
-    "PARSE_STATUSES",
-    "STATUS_ERROR",
-    "STATUS_OK",
-    "STATUS_PARSE_FAILURE",
-    "Categorical",
-    "RecordTable",
-    "factorize",
-    "group_accuracy",
-    "group_counts",
-]
+__all__ = ["RecordTable"]
 
 _MISSING = object()
 _CATEGORICAL = (

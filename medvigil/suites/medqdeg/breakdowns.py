@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from medvigil.scoring.table import Categorical, factorize
+from medvigil.scoring.categorical import Categorical, factorize
 from medvigil.suites.medqdeg.calibration import calibration_shift, intra_model_dke
 from medvigil.suites.medqdeg.categories import CATEGORY_OF, TABLE3_COLUMNS
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy

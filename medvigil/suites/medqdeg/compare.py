@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from medvigil.records.suite_logs import find_samples, read_suite_records
+from medvigil.scoring.categorical import factorize
 from medvigil.scoring.paired import DEFAULT_COMPARE_RESAMPLES, UnitSums
-from medvigil.scoring.table import factorize
 from medvigil.suites.medqdeg.breakdowns import paired_baseline
 from medvigil.suites.medqdeg.records import TASKS, record_key
 from medvigil.suites.medqdeg.sample_scores import perceived_confidence, sample_accuracy

@@ -290,7 +290,8 @@ def _table(
     per case."""
     import numpy as np
 
-    from medvigil.scoring.table import Categorical, RecordTable, factorize
+    from medvigil.scoring.categorical import Categorical, factorize
+    from medvigil.scoring.table import RecordTable
 
     names = ("model", *ID_COLUMNS, "correct_letter", "predicted_letter", "parse_status")
     columns: dict[str, list] = {name: [] for name in names}

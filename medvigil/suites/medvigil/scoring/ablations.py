@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from medvigil.scoring.table import RecordTable, group_accuracy
+from medvigil.scoring.categorical import group_accuracy
+from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.scoring.ablation_conditions import (
     NOIMG,
     conditions_of,

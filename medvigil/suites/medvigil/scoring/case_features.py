@@ -9,7 +9,9 @@ from functools import cached_property
 import numpy as np
 
 from medvigil.errors import DataError, Problem
-from medvigil.scoring.table import STATUS_ERROR, STATUS_PARSE_FAILURE, Categorical, RecordTable
+from medvigil.scoring.categorical import Categorical
+from medvigil.scoring.record_columns import STATUS_ERROR, STATUS_PARSE_FAILURE
+from medvigil.scoring.table import RecordTable
 from medvigil.suites.medvigil.release.release_format import PROBE_KINDS, TIERS
 from medvigil.suites.medvigil.scoring.axes import TRIPLET_KINDS
 
