@@ -201,6 +201,7 @@ def _probe_prompts(release):
         yield row, build_mcq_prompt(row["question"], [row[f"choice_{x}"] for x in "ABCDE"]), images
 
 
+@pytest.mark.slow  # every probe of a 40-case release with its images
 def test_grounded_beats_blind_where_the_image_decides(synthetic_release):
     """On our phantoms the pixel reader must refuse masked evidence and read visible evidence.
 

@@ -116,6 +116,7 @@ def test_reasoning_blocks_and_informal_spelling():
     assert plain("I dont know, Im sure it cant be") == "I don't know, I'm sure it can't be"
 
 
+@pytest.mark.slow  # judges 617 answers
 def test_the_authors_development_answers_are_judged_as_labelled():
     """Training data of the learned judge (not blind): a check of its in-sample fit (at most 1% of
     the 617 answers judged otherwise), not a measurement."""

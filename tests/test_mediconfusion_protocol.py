@@ -371,6 +371,7 @@ def test_endpoint_judge_sends_the_papers_request(endpoint, monkeypatch):
     }
 
 
+@pytest.mark.slow  # waits out the retry backoff
 def test_endpoint_judge_retries_three_times_then_stops(endpoint):
     _Endpoint.replies = [(500, "busy"), (200, "A: 9\nB: 1\nYour explanation: -")]
     judge = llm_judge.endpoint_judge(endpoint, layout="code")

@@ -45,6 +45,9 @@ HELD_OUT = {
 }
 
 
+SLOW_FIXTURES = {"judged"}  # judges the 1,036 answers of eval_set (tests/conftest.py)
+
+
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
     out = tmp_path_factory.mktemp("judge") / "eval.json"
@@ -283,6 +286,7 @@ def test_open_records_and_the_report_name_the_judge():
     )
 
 
+@pytest.mark.slow  # reads a text past spaCy's length limit
 def test_answers_longer_than_spacys_limit_are_read_in_slices():
     long = "The lungs are clear. " + "a" * 1_050_000 + " Large right tension pneumothorax."
     j = judge(long, probe_kind="halluc_trap")

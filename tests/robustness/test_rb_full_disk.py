@@ -59,6 +59,7 @@ def _build(release, out):
     )
 
 
+@pytest.mark.slow  # builds a dataset
 @pytest.mark.skipif(not shutil.which("mount"), reason="no mount command")
 def test_build_on_a_full_disk(small_release, small_disk, tmp_path):
     from medvigil.hub.parquet_shards import FREE_SPACE_MARGIN
