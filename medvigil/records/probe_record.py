@@ -10,7 +10,7 @@ lmms-eval's clustered standard error reads; the record rides along in memory for
 unlogged), so a log line holds the record once however many metrics the task has.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 RUN_MODEL_NAME = "lmms-eval-run"  # a hook cannot know the model; re-scoring names it from the run
@@ -35,7 +35,7 @@ def probe_record(
     raw_response: str | None,
     extra: dict,
     correct_letter: str | None = None,
-    retries: int = 0,
+    attempts: Sequence[str] | None = None,
     score: float | None = None,
     **identity: Any,
 ) -> dict[str, Any]:
@@ -45,7 +45,9 @@ def probe_record(
     text_only_answerable) is read from ``doc`` unless given in ``identity``, which may also
     carry ``category``; ``correct_letter`` defaults to the doc's. ``parse_status`` is ``ok``
     when a letter was read, else ``parse_failure``. ``score`` is the doc's per-doc score in
-    [0, 1] (lmms-eval's ``score``), by default its :func:`correctness`.
+    [0, 1] (lmms-eval's ``score``), by default its :func:`correctness`. ``attempts``: every response
+    of the Appendix L retry wrapper (``--model retry``), if any: ``retries`` is their number less
+    one, and more than one are kept in ``extra["attempts"]``.
     """
     unknown = set(identity) - {*REQUIRED_IDENTITY, *OPTIONAL_IDENTITY, "category"}
     if unknown:
@@ -64,8 +66,8 @@ def probe_record(
         parse_status="ok" if predicted_letter is not None else "parse_failure",
         score=correctness(predicted_letter, correct) if score is None else float(score),
         raw_response=raw_response,
-        retries=retries,
-        extra=extra,
+        retries=len(attempts) - 1 if attempts else 0,
+        extra={**extra, "attempts": list(attempts)} if attempts and len(attempts) > 1 else extra,
     )
     return record
 

@@ -416,8 +416,6 @@ def _record(doc: dict, response: str) -> dict:
     }
     # attempts are known when the model ran under `--model retry` (Appendix L protocol)
     attempts = ATTEMPTS.take(doc_key(doc))
-    if attempts and len(attempts) > 1:
-        extra["attempts"] = attempts
     order = doc.get("permutation")
     if order:  # mcq_shuffled / mcq_circular: map the displayed letter back
         from medvigil.mcq.option_order import to_published_letter
@@ -437,7 +435,7 @@ def _record(doc: dict, response: str) -> dict:
         correct_letter=correct,
         predicted_letter=letter,
         raw_response=response,
-        retries=len(attempts) - 1 if attempts else 0,
+        attempts=attempts,
         extra=extra,
     )
 

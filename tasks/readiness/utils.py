@@ -188,15 +188,13 @@ def _record(doc: dict, response: str) -> dict:
         # counts
         letter = parse_option_letter(response, len(doc["options"]), doc["options"])
     attempts = ATTEMPTS.take(doc_key(doc))
-    if attempts and len(attempts) > 1:
-        extra["attempts"] = attempts
     return probe_record(
         "readiness",
         doc,
         condition=doc["condition"],
         predicted_letter=letter,
         raw_response=response,
-        retries=len(attempts) - 1 if attempts else 0,
+        attempts=attempts,
         extra=extra,
     )
 

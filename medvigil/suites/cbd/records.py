@@ -25,15 +25,13 @@ def make_record(
     }
     if doc.get("finding"):
         extra["finding"] = doc["finding"]
-    if attempts and len(attempts) > 1:
-        extra["attempts"] = list(attempts)
     return probe_record(
         SUITE,
         doc,
         condition=doc["condition"],
         predicted_letter=letter,
         raw_response=response,
-        retries=len(attempts) - 1 if attempts else 0,
+        attempts=attempts,
         extra=extra,
     )
 

@@ -189,15 +189,13 @@ def make_record(
         "challenge": doc["challenge"],
         "seed": int(doc["pressure_seed"]),
     }
-    if attempts and len(attempts) > 1:
-        extra["attempts"] = list(attempts)
     return probe_record(
         SUITE,
         doc,
         condition=doc["condition"],
         predicted_letter=letter,
         raw_response=response,
-        retries=len(attempts) - 1 if attempts else 0,
+        attempts=attempts,
         extra=extra,
     )
 
