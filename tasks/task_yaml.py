@@ -115,6 +115,21 @@ REASONING_BELOW = (
 )
 
 
+def reasoning_variants(
+    out: dict[str, str], names: Iterable[str], protocol_max_new_tokens: int, **settings
+) -> list[str]:
+    """Add the reasoning variant (:func:`reasoning_variant`) of each task ``names`` to the files
+    ``out`` (which hold the base task files) and return the variants' names."""
+    variants = []
+    for name in names:
+        variant = reasoning_name(name)
+        out[f"{variant}.yaml"] = reasoning_variant(
+            name, out[f"{name}.yaml"], protocol_max_new_tokens, **settings
+        )
+        variants.append(variant)
+    return variants
+
+
 def reasoning_variant(
     name: str,
     text: str,

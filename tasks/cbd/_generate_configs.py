@@ -65,10 +65,7 @@ def files() -> dict[str, str]:
         # the earlier form as a named variant: the case's MCQ with a proposed option
         "cbd_binary_proposed.yaml": binary_task("cbd_binary_proposed", "load_binary_proposed_arms"),
     }
-    for base in REASONING_TASKS:
-        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
-            base, out[f"{base}.yaml"], MAX_NEW_TOKENS
-        )
+    task_yaml.reasoning_variants(out, REASONING_TASKS, MAX_NEW_TOKENS)
     out["_cbd_reasoning.yaml"] = task_yaml.group(
         "cbd_reasoning", [task_yaml.reasoning_name(t) for t in ("cbd_image", "cbd_noimg")], VERSION
     )

@@ -73,15 +73,13 @@ def files() -> dict[str, str]:
         )
         # reasoning variants (task_yaml.reasoning_variant): same T trials at temperature 1.0, 4096
         # tokens
-        variants = [task_yaml.reasoning_name(f"{prefix}_L{level}") for level in LEVELS]
-        for level, variant in zip(LEVELS, variants):
-            out[f"{variant}.yaml"] = task_yaml.reasoning_variant(
-                f"{prefix}_L{level}",
-                out[f"{prefix}_L{level}.yaml"],
-                MAX_NEW_TOKENS,
-                temperature=TEMPERATURE,
-                do_sample=True,
-            )
+        variants = task_yaml.reasoning_variants(
+            out,
+            [f"{prefix}_L{level}" for level in LEVELS],
+            MAX_NEW_TOKENS,
+            temperature=TEMPERATURE,
+            do_sample=True,
+        )
         out[f"_{task_yaml.reasoning_name(prefix)}.yaml"] = task_yaml.group(
             task_yaml.reasoning_name(prefix), variants, VERSION
         )

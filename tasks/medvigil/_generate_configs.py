@@ -171,10 +171,7 @@ def files() -> dict[str, str]:
     )
     # reasoning variants (task_yaml.reasoning_variant): the letter-answer tasks at the protocol's 8
     # tokens
-    for base in REASONING_TASKS:
-        out[f"{task_yaml.reasoning_name(base)}.yaml"] = task_yaml.reasoning_variant(
-            base, out[f"{base}.yaml"], MAX_NEW_TOKENS
-        )
+    task_yaml.reasoning_variants(out, REASONING_TASKS, MAX_NEW_TOKENS)
     out["_medvigil_reasoning.yaml"] = group(
         "medvigil_reasoning", [task_yaml.reasoning_name(t) for t in REASONING_TASKS], VERSION
     )

@@ -46,13 +46,8 @@ def files() -> dict[str, str]:
     for arm, name in zip(ARMS, names):
         out[f"{name}.yaml"] = arm_task(arm, name)
     out["_pressure.yaml"] = task_yaml.group("pressure", names, VERSION)
-    for name in names:
-        out[f"{task_yaml.reasoning_name(name)}.yaml"] = task_yaml.reasoning_variant(
-            name, out[f"{name}.yaml"], MAX_NEW_TOKENS
-        )
-    out["_pressure_reasoning.yaml"] = task_yaml.group(
-        "pressure_reasoning", [task_yaml.reasoning_name(n) for n in names], VERSION
-    )
+    variants = task_yaml.reasoning_variants(out, names, MAX_NEW_TOKENS)
+    out["_pressure_reasoning.yaml"] = task_yaml.group("pressure_reasoning", variants, VERSION)
     return out
 
 

@@ -73,13 +73,8 @@ def files() -> dict[str, str]:
     out.update({f"{name}.yaml": task(name) for name in ARMS})
     # reasoning variants (task_yaml.reasoning_variant) of the arms at the 64-token budget;
     # readiness_cot has 1024
-    for name in stress:
-        out[f"{task_yaml.reasoning_name(name)}.yaml"] = task_yaml.reasoning_variant(
-            name, out[f"{name}.yaml"], MAX_NEW_TOKENS
-        )
-    out["_readiness_reasoning.yaml"] = task_yaml.group(
-        "readiness_reasoning", [task_yaml.reasoning_name(n) for n in stress], VERSION
-    )
+    variants = task_yaml.reasoning_variants(out, stress, MAX_NEW_TOKENS)
+    out["_readiness_reasoning.yaml"] = task_yaml.group("readiness_reasoning", variants, VERSION)
     return out
 
 
