@@ -48,6 +48,9 @@ CRITICAL_FINDINGS = {
         ["dissected", "aorta"],
         ["type", "(?:a|b)", "ad"],  # "Type A AD"
         ["intimal", "flap"],
+        ["false", "lumen"],
+        ["aortic", "(?:rupture|transection)"],
+        ["(?:ruptured|transected)", "aorta"],
     ],
     "pulmonary embolism": [
         ["pulmonary", "embol(?:ism|isms|i|us)"],
@@ -61,6 +64,7 @@ CRITICAL_FINDINGS = {
             "(?:main)?",
             "pulmonary",
         ],
+        ["pulmonary", "(?:arterial|artery)?", "thromboembol(?:ism|isms|i|us)"],
     ],
     "malignancy": [
         "malignan(?:cy|cies|t)",
@@ -77,6 +81,14 @@ CRITICAL_FINDINGS = {
         "glioblastomas?",
         "adenocarcinomas?",
         "mesotheliomas?",
+        # every carcinoma, sarcoma, lymphoma, myeloma and glioma is malignant ("cholangiocarcinoma",
+        # "osteosarcoma", "oligodendroglioma"); of the -blastomas only the malignant ones
+        r"\w+(?:carcinoma|sarcoma|lymphoma|myeloma|glioma)s?",
+        "gliomas?|myelomas?|leuka?emias?|astrocytomas?|ependymomas?|seminomas?|chordomas?",
+        "(?:medullo|neuro|hepato|retino|nephro)blastomas?",
+        "pdac|dcis|crc|gist",
+        "secondaries",
+        ["secondary", "deposits?"],
         [ORGAN, "ca"],  # "lung ca": "ca" alone is calcium or circa
         ["ca", ORGAN],
     ],
@@ -88,6 +100,8 @@ CRITICAL_FINDINGS = {
         ["uncal", "herniation"],
         ["midline", "shift"],
         ["tonsillar", "herniation"],
+        ["(?:subfalcine|transtentorial|downward|central|transcalvarial)", "herniation"],
+        "coning",
     ],
     "perforation": [
         "perforat(?:ion|ed)",
@@ -105,6 +119,20 @@ CRITICAL_FINDINGS = {
     # the labelling rubric: bland or chronic infarcts and abscesses are not tier 4; an occluded
     # large vessel is
     "large vessel occlusion": [["large", "vessel", "occlusion"], "lvo"],
+    # other immediately life-threatening emergencies of imaging (the rubric's open clause)
+    "other emergency": [
+        "volvulus",
+        ["necroti[sz]ing", "fasciitis"],
+        "epiglottitis",
+        "boerhaave",
+        ["o?esophageal", "(?:rupture|perforation)"],
+        ["ruptured", "ectopic"],
+        ["placental", "abruption"],
+        ["toxic", "megacolon"],
+        ["strangulated", "(?:hernia|bowel)"],
+        ["basilar", "(?:artery)?", "(?:occlusion|thrombosis)"],
+        ["air", "embolism"],
+    ],
     "life-threatening": [["life", "-", "threatening"], "life-threatening"],
 }
 # hedged (possible, not asserted) and hypothetical / educational cues, added to a NegEx pass of
