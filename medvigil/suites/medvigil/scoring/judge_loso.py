@@ -29,9 +29,12 @@ def held_out_flags(folder: Path | None = None) -> dict:
     cached = judge_cache.load_value("loso", rows, MODULES)
     if cached is not None:
         return cached
+    from tqdm.auto import tqdm
+
     read = readings(rows)
     out = {}
-    for name in dict.fromkeys(r["_set"] for r in rows):
+    names = list(dict.fromkeys(r["_set"] for r in rows))
+    for name in tqdm(names, desc="judge: held-out fits (once; cached)", unit="set"):
         train = [i for i, r in enumerate(rows) if r["_set"] != name]
         test = [i for i, r in enumerate(rows) if r["_set"] == name]
         judge = fit([rows[i] for i in train], [read[i] for i in train])

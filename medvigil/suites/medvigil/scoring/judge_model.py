@@ -142,12 +142,15 @@ class Judge:
 
 def readings(rows: list[dict]) -> list[Reading]:
     """The readings of labelled rows, from the disk cache when it has them (:mod:`.judge_cache`)."""
+    from tqdm.auto import tqdm
+
     from medvigil.suites.medvigil.scoring import judge_cache
 
     cached = judge_cache.load(rows)
     if cached is not None:
         return cached
-    out = [read_row(r) for r in rows]
+    desc = "judge: reading its labelled answers (once; cached)"
+    out = [read_row(r) for r in tqdm(rows, desc=desc, unit="answer", mininterval=1.0)]
     judge_cache.save(rows, out)
     return out
 
