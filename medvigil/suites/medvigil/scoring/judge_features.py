@@ -148,6 +148,12 @@ def _critical_flags(flags: dict, answer: str, question: str, refused: bool) -> t
     for name, value in (("own_question", own), ("presupposed", presupposed)):
         if value:
             flags[name] = 1.0
+    thought = {m["finding"] for m in found if m.get("reasoning") and m["asserted"]}
+    unsaid = {m["finding"] for m in said if m["negated"]}
+    if thought and thought <= unsaid and not any(m["asserted"] for m in said):
+        # the rubric: a finding asserted in a reasoning block and negated by the answer is not
+        # asserted (the judge's flag follows the reader here, :meth:`.judge_model.Judge.flags`)
+        flags["think_retracted"] = 1.0
     if critical:
         flags["rule_critical"] = 1.0
     return critical, said
