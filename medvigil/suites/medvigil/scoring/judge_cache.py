@@ -27,6 +27,7 @@ READERS = (
     "finding_context",
     "finding_terms",
     "judge_features",
+    "other_language_terms",
     "probe_kinds",
     "refusal_grammar",
     "refusal_terms",

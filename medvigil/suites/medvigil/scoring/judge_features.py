@@ -15,6 +15,9 @@ outputs as named features, and the texts its n-grams are taken from.
   repeated inside a refusal left out), ``presupposed`` (a terse answer filling in the question's
   tier-4 finding) and ``own_question``; whether the question names one (``question_names``).
 * The shape: words (``words<=3`` ... ``words>60``), a question mark, an empty answer.
+* Other languages (:mod:`.other_language_terms`): an answer mostly outside ASCII
+  (``other_language``), a refusal phrase (``other_language_refusal``), a tier-4 finding asserted
+  or negated (``other_language_finding=STATUS``).
 
 Texts: the answer as the judge reads it (:func:`.answer_text.plain`), its lead sentence, and the
 words around each tier-4 mention with the mention replaced by its status (``window``:
@@ -106,6 +109,19 @@ def _shape(flags: dict, text: str) -> None:
         flags["refusal_cue"] = 1.0
 
 
+def _other_language_flags(flags: dict, text: str) -> None:
+    """What the English readers cannot see (:mod:`.other_language_terms`): an answer mostly in
+    another script, its refusal phrases, its tier-4 findings asserted or negated."""
+    from medvigil.suites.medvigil.scoring import other_language_terms as other
+
+    if other.non_english_share(text) > 0.3:
+        flags["other_language"] = 1.0
+    if other.refuses(text):
+        flags["other_language_refusal"] = 1.0
+    for _, negated in other.findings(text):
+        flags["other_language_finding=" + ("negated" if negated else "asserted")] = 1.0
+
+
 def _refusal_flags(flags: dict, text: str, question: str, premise: bool) -> bool:
     """The grammar's features into ``flags``; its verdict for the probe."""
     from medvigil.suites.medvigil.scoring import refusal_grammar as grammar
@@ -178,6 +194,7 @@ def reading(
         flags["empty"] = 1.0
         return Reading(flags, "", "", "", False, False)
     _shape(flags, text)
+    _other_language_flags(flags, text)
     refused = _refusal_flags(flags, answer, question, premise)
     critical, said = _critical_flags(flags, answer, question, refused)
     if refused and said:
