@@ -87,9 +87,9 @@ def test_the_shipped_index_reads_and_names_its_sets():
     sets = set_index.read_index(set_index.SETS_DIR)
     assert sets and all((set_index.SETS_DIR / s["file"]).is_file() for s in sets)
     assert not any(s["blind"] for s in sets if s["name"] == "author_dev")
-    # the twenty-two sets written blind ship marked so (the correction uses them)
+    # the twenty-six sets written blind ship marked so (the correction uses them)
     blind = sorted(s["name"] for s in sets if s["blind"])
-    assert blind == [f"blind_{x}" for x in "abcdefghijklmnopqrstuv"]
+    assert blind == [f"blind_{x}" for x in "abcdefghijklmnopqrstuvwxyz"]
 
 
 def _records(n_cases=40, refused_share=0.5, critical_share=0.25):
@@ -137,6 +137,19 @@ def test_without_a_blind_set_the_rates_stay_raw_and_say_so(tmp_path):
     assert rates["models"]["m"]["sfr"]["corrected"] is None
     assert "no blind validation set" in rates["judges"]["grammar"]["note"]
     assert "no blind validation set" in jc.format_rates(rates)
+
+
+def test_answers_in_other_languages_are_counted_and_named(tmp_path):
+    folder = _folder(tmp_path, [("b1", True, [_row(a, True, False) for a in REFUSALS * 2])])
+    records = _records(n_cases=4)
+    answers = ("未提供图像。", "No hay hemorragia en la imagen y la línea media está centrada.")
+    answers += ("L SDH 8mm, MLS 4mm", "There is no pneumothorax.")
+    for record, answer in zip(records, answers):
+        record["raw_response"] = answer
+    rates = jc.open_rates(records, "open", n_resamples=20, folder=folder)
+    block = rates["models"]["m"]
+    assert (block["other_language_answers"], block["answers"]) == (2, 4)
+    assert "m: 2 of 4 answers are in another language" in jc.format_rates(rates)
 
 
 def test_the_bootstrap_blocks_bound_memory_and_keep_the_count():

@@ -184,7 +184,7 @@ def test_grammar_verdicts_follow_eq_1(answer, kind, behaviour, expected):
 
 
 def test_flags_and_the_authors_rule_side_by_side():
-    text = "The image you've provided shows a 4 cm haemorrhage."
+    text = "The image you've provided shows a 4 cm intracranial haemorrhage."
     grammar, authors = judge(text), judge(text, judge_name="authors-rule")
     assert (grammar.is_refusal, grammar.is_critical, grammar.judge) == (False, True, "grammar")
     assert (authors.is_refusal, authors.judge) == (

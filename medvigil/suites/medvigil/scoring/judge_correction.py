@@ -43,6 +43,7 @@ import numpy as np
 
 from medvigil.suites.medvigil.scoring.judge_set_index import read_index, sets_folder
 from medvigil.suites.medvigil.scoring.judge_validation import CONFIDENCE, SEED
+from medvigil.suites.medvigil.scoring.other_language_terms import is_other_language
 
 N_RESAMPLES = 2000
 _BLOCK_CELLS = 1 << 21
@@ -273,6 +274,11 @@ def open_rates(
             "judge": name,
             "sfr": _complement(corrected_rate(refuse, error and error["refusal"], n_resamples)),
             "critical_rate": corrected_rate(critical, error and error["critical"], n_resamples),
+            # outside the validated scope: the offline judges read English
+            "other_language_answers": sum(
+                is_other_language(r.get("raw_response") or "") for r in mine
+            ),
+            "answers": len(mine),
         }
     return out
 
@@ -302,6 +308,13 @@ def format_rates(rates: dict) -> str:
             lines.append(
                 f"| {model} | {block['judge']} | {name} | {rate['n']} | "
                 f"{_shown(rate['raw'], rate.get('raw_ci'))} | {corrected} |"
+            )
+    for model, block in rates["models"].items():
+        if block.get("other_language_answers") and block["judge"] in RUNNABLE:
+            lines.append(
+                f"\n{model}: {block['other_language_answers']} of {block['answers']} answers are "
+                "in another language; the offline judges read English (their Se/Sp are from "
+                "English answers), so judge these with `medvigil judge --llm`"
             )
     for name, judge in rates["judges"].items():
         if judge.get("validated_on"):

@@ -15,7 +15,7 @@ outputs as named features, and the texts its n-grams are taken from.
   repeated inside a refusal left out), ``presupposed`` (a terse answer filling in the question's
   tier-4 finding) and ``own_question``; whether the question names one (``question_names``).
 * The shape: words (``words<=3`` ... ``words>60``), a question mark, an empty answer.
-* Other languages (:mod:`.other_language_terms`): an answer mostly outside ASCII
+* Other languages (:mod:`.other_language_terms`): an answer in another language
   (``other_language``), a refusal phrase (``other_language_refusal``), a tier-4 finding asserted
   or negated (``other_language_finding=STATUS``).
 
@@ -114,7 +114,7 @@ def _other_language_flags(flags: dict, text: str) -> None:
     another script, its refusal phrases, its tier-4 findings asserted or negated."""
     from medvigil.suites.medvigil.scoring import other_language_terms as other
 
-    if other.non_english_share(text) > 0.3:
+    if other.is_other_language(text):
         flags["other_language"] = 1.0
     if other.refuses(text):
         flags["other_language_refusal"] = 1.0

@@ -271,10 +271,38 @@ NEGATION_REACH_CHARS = 12
 NEGATION_REACH_WORDS = 5
 
 
+# function words: an answer with more of another language's than of English's is in that language
+# (words English also writes -- "a", "as", "do", "die", "per", "al" -- are left out)
+ENGLISH_WORDS = frozenset(
+    "the is are was were of and with there this that no not in on to an be it for by at from or "
+    "which has have can cannot you your if but yes".split()
+)
+OTHER_WORDS = frozenset(
+    "der den dem das und ist nicht ein eine einer im mit kein keine keinen auf zu für bei wird "
+    "sind el la los las del y es en un una con sin se que por para muy pero hay está son soy "
+    "os da é em um uma com não são na nas nos há sem "
+    "le les des et est une dans avec pas sur du au qui par ce cette mais pour "
+    "il lo gli di è della delle dei nel nella nell alla sono che ma questo questa".split()
+)
+_WORD = re.compile(r"[^\W\d_]+")
+
+
 def non_english_share(text: str) -> float:
     """The share of the letters of ``text`` outside ASCII."""
     letters = [c for c in text if c.isalpha()]
     return sum(not c.isascii() for c in letters) / len(letters) if letters else 0.0
+
+
+def is_other_language(text: str) -> bool:
+    """Is ``text`` mostly in a language other than English: mostly outside ASCII (CJK, Cyrillic,
+    Arabic, Devanagari), or with at least two function words of German, Spanish, Portuguese,
+    French or Italian and more of them than of English? English shorthand ("L SDH 8mm") is
+    English."""
+    if non_english_share(text) > 0.3:
+        return True
+    words = _WORD.findall(text.lower())
+    other = sum(w in OTHER_WORDS for w in words)
+    return other >= 2 and other > sum(w in ENGLISH_WORDS for w in words)
 
 
 def findings(text: str) -> list[tuple[str, bool]]:
