@@ -146,6 +146,38 @@ def test_the_readings_cache_round_trips_and_keys_on_the_inputs(tmp_path, monkeyp
     assert judge_cache.load(rows) is None
 
 
+def test_a_process_that_waited_for_the_lock_reads_what_the_first_computed(tmp_path, monkeypatch):
+    """The lock's holder saves the readings; a process let in after it loads them and reads
+    nothing itself (no progress bar); with no saved value it computes them."""
+    import os
+    import subprocess
+    import sys
+
+    from medvigil.suites.medvigil.scoring import judge_cache
+
+    monkeypatch.setenv("MEDVIGIL_HOME", str(tmp_path))
+    env = dict(os.environ)
+    rows = [{"answer": "No pneumothorax.", "question": "Is there a pneumothorax?"}]
+    code = (
+        "import json, sys\n"
+        "from medvigil.suites.medvigil.scoring.judge_model import readings\n"
+        "print(len(readings(json.loads(sys.argv[1]))))"
+    )
+
+    def second_process():
+        argv = [sys.executable, "-c", code, json.dumps(rows)]
+        return subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+
+    computed = second_process()
+    assert computed.stdout.strip() == "1" and "reading its labelled answers" in computed.stderr
+    for stale in (tmp_path / "judge").glob("readings-*.json"):
+        stale.unlink()
+    with judge_cache.computing("readings", rows):
+        judge_cache.save(rows, [judge_model.read_row(rows[0])])
+    waited = second_process()
+    assert waited.stdout.strip() == "1" and "reading its labelled answers" not in waited.stderr
+
+
 def test_doctests():
     import doctest
 

@@ -7,12 +7,14 @@ fit itself ~2 s. The readings are kept as JSON (no pickle: nothing executable is
 inputs of each reading and the source of every module that reads (and the versions of spaCy and
 negspacy): any change to a set or a rule makes a new key, so a stale reading is never used. A cache
 that cannot be read or written is ignored (the answers are read again); the newest :data:`KEEP`
-files of a kind are kept. ``MEDVIGIL_JUDGE_CACHE=0`` turns it off.
+files of a kind are kept. ``MEDVIGIL_JUDGE_CACHE=0`` turns it off. Processes computing the same
+value take turns (:func:`computing`, a file lock): the second reads what the first wrote.
 """
 
 import hashlib
 import json
 import os
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
@@ -34,6 +36,7 @@ READERS = (
 )
 INPUTS = ("answer", "question", "probe_kind", "expected_behavior")
 KEEP = 8  # files kept per kind (readings, loso), the newest
+LOCK_WAIT = 900  # seconds a process waits for another computing the same value
 
 
 def folder() -> Path | None:
@@ -56,6 +59,30 @@ def key(rows: list[dict], modules: tuple = ()) -> str:
     for row in rows:
         digest.update(json.dumps([row.get(k) or "" for k in INPUTS]).encode())
     return digest.hexdigest()[:32]
+
+
+@contextmanager
+def computing(name: str, rows: list[dict], modules: tuple = ()):
+    """Hold the machine-wide lock of one value while it is computed: a second process (an xdist
+    worker, a parallel ``score``) waits for the first and then reads its result instead of
+    computing it again. No lock without a cache folder or where none can be made."""
+    from filelock import FileLock, Timeout
+
+    where = folder()
+    try:
+        if where is not None:
+            where.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(str(where / f"{name}-{key(rows, modules)}.lock"), timeout=LOCK_WAIT)
+            lock.acquire()
+        else:
+            lock = None
+    except (OSError, Timeout):
+        lock = None
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 def load(rows: list[dict]) -> list[Reading] | None:

@@ -29,6 +29,17 @@ def held_out_flags(folder: Path | None = None) -> dict:
     cached = judge_cache.load_value("loso", rows, MODULES)
     if cached is not None:
         return cached
+    with judge_cache.computing("loso", rows, MODULES):
+        cached = judge_cache.load_value("loso", rows, MODULES)  # a process that held the lock
+        if cached is not None:
+            return cached
+        out = _held_out(rows)
+        judge_cache.save_value("loso", rows, out, MODULES)
+    return out
+
+
+def _held_out(rows: list[dict]) -> dict:
+    """Each set's flags by the judge fitted on all the other sets (:func:`held_out_flags`)."""
     from tqdm.auto import tqdm
 
     read = readings(rows)
@@ -48,7 +59,6 @@ def held_out_flags(folder: Path | None = None) -> dict:
             ]
             block[axis] = {key: [p[j] for p in pairs] for j, key in enumerate(_PAIR_KEYS)}
         out[name] = block
-    judge_cache.save_value("loso", rows, out, MODULES)
     return out
 
 

@@ -166,9 +166,13 @@ def readings(rows: list[dict]) -> list[Reading]:
     cached = judge_cache.load(rows)
     if cached is not None:
         return cached
-    desc = "judge: reading its labelled answers (once; cached)"
-    out = [read_row(r) for r in tqdm(rows, desc=desc, unit="answer", mininterval=1.0)]
-    judge_cache.save(rows, out)
+    with judge_cache.computing("readings", rows):
+        cached = judge_cache.load(rows)  # read by a process that held the lock first
+        if cached is not None:
+            return cached
+        desc = "judge: reading its labelled answers (once; cached)"
+        out = [read_row(r) for r in tqdm(rows, desc=desc, unit="answer", mininterval=1.0)]
+        judge_cache.save(rows, out)
     return out
 
 
