@@ -109,6 +109,24 @@ def _records(n_cases=40, refused_share=0.5, critical_share=0.25):
     return out
 
 
+def test_the_fresh_sets_were_never_training_data():
+    from medvigil.suites.medvigil.scoring.answer_files import read_answers
+    from medvigil.suites.medvigil.scoring.judge_model import labelled_rows
+
+    fresh = set_index.read_index(set_index.FRESH_DIR)
+    assert fresh and all(s["blind"] for s in fresh)
+    trained = labelled_rows()
+    assert not {s["name"] for s in fresh} & {r["_set"] for r in trained}
+    pairs = {(r["question"], r["answer"]) for r in trained}
+    for entry in fresh:
+        rows = read_answers(str(set_index.FRESH_DIR / entry["file"]))
+        assert len(rows) >= 100 and not {r["id"] for r in rows} & {r.get("id") for r in trained}
+        # a few short pairs ("Which side ...?" / "Right.") were written word for word by others too
+        assert len({(r["question"], r["answer"]) for r in rows} & pairs) <= 0.05 * len(rows)
+    # pointed at them, the correction takes the flags of the judge as fitted
+    assert jc.default_held_out(set_index.FRESH_DIR) == "fitted"
+
+
 def test_corrected_rates_and_their_joint_interval(tmp_path):
     rows = [_row(a, True, False) for a in REFUSALS * 5] + [
         _row(a, False, a == ANSWERS[1]) for a in ANSWERS * 5

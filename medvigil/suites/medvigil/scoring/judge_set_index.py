@@ -10,6 +10,8 @@ from pathlib import Path
 from medvigil.errors import DataError, Problem
 
 SETS_DIR = Path(__file__).with_name("judge_sets")
+# blind sets written after the shipped judge was frozen, never its training data (their README.md)
+FRESH_DIR = Path(__file__).with_name("judge_fresh_sets")
 SETS_VARIABLE = "MEDVIGIL_JUDGE_SETS"  # another folder of the same layout (index.json + sets)
 INDEX = "index.json"
 
