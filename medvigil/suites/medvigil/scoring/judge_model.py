@@ -45,7 +45,9 @@ the nineteen sets in view, one model change was tried and kept: the naive-Bayes 
 (leave-one-set-out over the fifteen blind sets of the day: critical errors 144 -> 126, McNemar
 p = 0.01; refusal 120 -> 118). Round 7's sets measured it fresh (the judge card) and joined. Before
 round 8, features of answers in other languages were added (:mod:`.other_language_terms`, from the
-languages' vocabulary; errors 285 -> 281); round 8 measured them fresh and joined.
+languages' vocabulary; errors 285 -> 281); round 8 measured them fresh and joined. Rounds 9 and 10
+measured this judge as it ships and were kept out of its training data
+(:data:`.judge_set_index.FRESH_DIR`).
 """
 
 from dataclasses import dataclass
