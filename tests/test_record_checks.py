@@ -115,8 +115,30 @@ def test_vote_counts_beyond_a_double_are_numbers():
 
 
 def test_each_suite_registers_its_own_check():
-    """The checks live in the suites' rooms, each under its own name."""
-    assert {name: check.__module__ for name, check in CHECKS.items()} == {
+    """The checks live in the suites' rooms, each under its own name; a suite without one has
+    none."""
+    from medvigil.records.record_checks import check_of
+    from medvigil.suites.registry import SUITES
+
+    found = {name: check_of(name) for name in SUITES}
+    assert {name: check.__module__ for name, check in found.items() if check} == {
         name: f"medvigil.suites.{name}.record_check"
         for name in ("medqdeg", "mediconfusion", "cbd", "readiness")
     }
+    assert CHECKS.keys() >= {name for name, check in found.items() if check}
+
+
+def test_a_reader_without_the_suite_package_loaded_still_checks_its_records():
+    """The check is found from the record's suite, not from what happens to be imported."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from medvigil.records.record_checks import extra_problems\n"
+        "assert 'medvigil.suites.cbd' not in sys.modules\n"
+        "bad = {'suite': 'cbd', 'extra': {'paraphrase_index': 'x'}}\n"
+        "print([p.field for p in extra_problems(bad, 'f.jsonl', 3)])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['extra.paraphrase_index']"

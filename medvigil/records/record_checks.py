@@ -8,6 +8,8 @@ inside the scoring. Each suite declares its check in its own room (:func:`extra_
 field tests they share are here.
 """
 
+import importlib
+import importlib.util
 import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -42,9 +44,10 @@ def letters_or_null(votes: list) -> bool:
 
 ExtraCheck = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
 # a suite's check of its records' ``extra``, by suite name: each suite registers its own
-# (``medvigil/suites/<suite>/record_check.py``, imported by the suite's package), so this room
-# names no suite
+# (``medvigil/suites/<suite>/record_check.py``, imported the first time a record of the suite is
+# checked: :func:`check_of`), so this room names no suite
 CHECKS: dict[str, ExtraCheck] = {}
+_LOOKED_UP: set[str] = set()  # suites whose record_check module was looked for
 
 
 def extra_check(suite: str) -> Callable[[ExtraCheck], ExtraCheck]:
@@ -57,6 +60,19 @@ def extra_check(suite: str) -> Callable[[ExtraCheck], ExtraCheck]:
         return check
 
     return register
+
+
+def check_of(suite: str) -> ExtraCheck | None:
+    """The ``extra`` check of ``suite``: the first time, its room's ``record_check`` module is
+    imported (it registers itself), so no reader depends on which suite packages happen to be
+    loaded; None for a suite without one."""
+    if suite not in CHECKS and suite not in _LOOKED_UP and suite.isidentifier():
+        _LOOKED_UP.add(suite)
+        module = f"medvigil.suites.{suite}.record_check"
+        if importlib.util.find_spec(f"medvigil.suites.{suite}") is not None:
+            if importlib.util.find_spec(module) is not None:
+                importlib.import_module(module)
+    return CHECKS.get(suite)
 
 
 def extras_problems(
@@ -79,6 +95,6 @@ def extra_problems(record: Mapping[str, Any], file: str, row: int | None = None)
         return [
             Problem(file, f"must be an object, got {type(extra).__name__}", row=row, field="extra")
         ]
-    check = CHECKS.get(str(record.get("suite")))
+    check = check_of(str(record.get("suite")))
     found = check(extra) if check else []
     return [Problem(file, message, row=row, field=f"extra.{field}") for field, message in found]

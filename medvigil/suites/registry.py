@@ -24,8 +24,9 @@ Entry modules are imported on first use, so ``medvigil --help`` loads none of th
 commands offer for a suite comes from its light ``medvigil/suites/<suite>/options.py`` (read by
 ``--help``; :meth:`Suite.declared`): its ``score`` / ``compare`` options, what ``--release`` is to
 it, its comparison's default metrics. A suite whose records carry suite-specific ``extra`` fields
-checks them in ``record_check.py``, which its package imports (it registers itself with
-:func:`medvigil.records.record_checks.extra_check`).
+checks them in ``record_check.py`` (it registers itself with
+:func:`medvigil.records.record_checks.extra_check`; the reader imports it the first time it checks
+one of the suite's records, :func:`medvigil.records.record_checks.check_of`).
 """
 
 import difflib

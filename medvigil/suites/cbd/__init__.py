@@ -4,5 +4,3 @@
 ``arm_scoring``, ``task_metrics``), bootstrap CIs and the binary checks (``sample_details``,
 ``binary_checks``, ``confidence``), the suite result (``result``), tables and figures (``tables``,
 ``figures``), and the registry faces (``entry``, ``compare``)."""
-
-from medvigil.suites.cbd import record_check  # noqa: F401  (registers its records' extra check)

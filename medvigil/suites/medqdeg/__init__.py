@@ -2,5 +2,3 @@
 operations), docs and records of the task protocol on MedVIGIL data (``docs``, ``records``),
 Calibration Shift scoring (``scoring``, ``sample_scores``, ``calibration``, ``breakdowns``), tables
 and figures (``tables``), the paired bootstrap (``compare``) and MedQ-DEG-Bench (``bench_*``)."""
-
-from medvigil.suites.medqdeg import record_check  # noqa: F401  (registers its records' extra check)
