@@ -1,5 +1,6 @@
 """Shared pytest fixtures."""
 
+import os
 from collections import Counter
 
 import pytest
@@ -45,15 +46,25 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def synthetic_release(tmp_path_factory):
-    """Path to a 40-case synthetic release (seed 0), written once per test session.
+    """Path to a 40-case synthetic release (seed 0), written once per test session: under
+    pytest-xdist by the first worker that asks, into the session's common temporary folder, and
+    read by the other (a lock keeps it from reading a release still being written).
 
     The withheld CXR source files of the release are written to the sibling folder
     ``<release>/../credentialed`` (paths as in ``reconstruction/cxr_pointers.csv``).
     Treat both folders as read-only.
     """
+    from filelock import FileLock
+
     from medvigil.suites.medvigil.synthetic import generate_release
 
-    base = tmp_path_factory.mktemp("synthetic_release")
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the workers' basetemps share this parent
+        base = tmp_path_factory.getbasetemp().parent / "synthetic_release"
+    else:
+        base = tmp_path_factory.mktemp("synthetic_release")
     root = base / "release"
-    generate_release(root, cases=40, seed=0, credentialed_out=base / "credentialed")
+    with FileLock(str(base) + ".lock"):
+        if not root.is_dir():  # written whole or not at all (a staging folder renamed)
+            base.mkdir(exist_ok=True)
+            generate_release(root, cases=40, seed=0, credentialed_out=base / "credentialed")
     return root
