@@ -1,10 +1,13 @@
 """What a new user runs first: ``lmms-eval --tasks ... --limit 8`` on a task of every suite, then
 ``medvigil score`` on it (issue #27). The units the limit cuts (a circular group, a CbD case's
 arms) are left out, lmms-eval completes, and every suite scores the run with exit 0 and says it
-is partial. One lmms-eval process for all seven tasks, with the ``grounded`` baseline.
+is partial. The reasoning variants (``<task>_reasoning``, 4096 new tokens; tasks/task_yaml.py) run
+and score exactly like their base tasks; the partial statement gives the total of cases from the
+build. One lmms-eval process for all nine tasks, with the ``grounded`` baseline.
 """
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +30,7 @@ TASKS = (
     "medqdeg_L1",
     "readiness_img",
 )
+REASONING = ("medvigil_mcq_reasoning", "medvigil_mcq_circular_reasoning")
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +47,7 @@ def limited(tmp_path_factory):
     mediconfusion_export.build(
         base / "mc" / "data" / "dataset.json", base / "mc" / "roco", base / "mc-build"
     )
-    run_grounded(base, offline_env(base / "build", base / "mc-build"), TASKS)
+    run_grounded(base, offline_env(base / "build", base / "mc-build"), TASKS + REASONING)
     return base
 
 
@@ -180,3 +184,96 @@ def test_results_file_has_no_empty_entries(limited):
         for key, value in entries.items()
         if value == []
     ]
+
+
+# ---------------------------------------------------------------- the reasoning variants
+
+
+def test_reasoning_variants_score_like_the_base_tasks(limited, capsys):
+    (results,) = (limited / "runs").rglob("*_results.json")
+    data = json.loads(results.read_text())
+    samples = [
+        str(p) for task in REASONING for p in (limited / "runs").rglob(f"*_samples_{task}.jsonl")
+    ]
+    assert len(samples) == 2
+    for task in REASONING:  # lmms-eval ran them with the variant's budget
+        assert data["configs"][task]["generation_kwargs"]["max_new_tokens"] == 4096
+    assert (
+        main(
+            [
+                "score",
+                "--suite",
+                "medvigil",
+                "--json",
+                "-",
+                "--n-resamples",
+                "0",
+                "--release",
+                str(limited / "build"),
+                *samples,
+            ]
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    generation = out["generation"]
+    assert (
+        generation["warnings"] == []
+    )  # the variant's budget is its protocol: no deviation warning
+    for task in REASONING:
+        entry = generation["tasks"][task]
+        assert (
+            entry["used"]["max_new_tokens"] == entry["protocol"]["max_new_tokens"] == 4096
+            and entry["differs"] == {}
+        )
+        assert entry["reasoning_variant_of"]["task"] == task.removesuffix("_reasoning")
+        assert entry["reasoning_variant_of"]["protocol"]["max_new_tokens"] == 8
+    import datasets
+
+    cases = len(set(datasets.load_dataset(str(limited / "build"), "mcq", split="test")["case_id"]))
+    statement = out["partial"]["statement"]
+    for task in REASONING:
+        entry = out["partial"]["tasks"][task]
+        assert (
+            entry["probes"] == 8
+            and entry["cases_of"] == cases
+            and entry["cases_of_source"] == f"--release {limited / 'build'}"
+        )
+        assert (
+            f"{task} 8 of {data['n-samples'][task]['original']} "
+            f"probes, {entry['cases']} of {cases} cases" in statement
+        )
+    # the circular variant is collapsed per probe like medvigil_mcq_circular (the limit cut a
+    # rotation group)
+    assert out["models"], out.keys()
+
+
+def test_total_cases_unknown_without_the_build(limited, capsys, monkeypatch):
+    """A release folder (not loadable by the tasks) and no MEDVIGIL_DATA build: the cases asked
+    alone."""
+    monkeypatch.setenv("MEDVIGIL_DATA", str(limited / "no-such-build"))
+    samples = [str(p) for p in (limited / "runs").rglob("*_samples_medvigil_mcq_reasoning.jsonl")]
+    assert (
+        main(
+            [
+                "score",
+                "--suite",
+                "medvigil",
+                "--json",
+                "-",
+                "--n-resamples",
+                "0",
+                "--release",
+                str(limited / "release"),
+                *samples,
+            ]
+        )
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    statement = out["partial"]["statement"]
+    assert (
+        re.search(r"medvigil_mcq_reasoning 8 of \d+ probes \(\d+ cases?\);", statement)
+        and "?" not in statement
+    )
+    assert "no-such-build" in out["partial"]["tasks"]["medvigil_mcq_reasoning"]["cases_of_unknown"]

@@ -15,6 +15,7 @@ cap.
 """
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +34,12 @@ def _sources() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed source of ``path``, read once for all the checks (none changes it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
@@ -41,7 +48,7 @@ def _imported_modules(path: Path) -> set[str]:
     """Absolute names of every module ``path`` imports, lazy imports inside functions included."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -99,7 +106,7 @@ def test_at_most_two_broad_excepts():
     broad = [
         f"{_rel(path)}:{node.lineno}"
         for path in _sources()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(_tree(path))
         if isinstance(node, ast.ExceptHandler) and _is_broad(node)
     ]
     assert len(broad) <= 2, broad
@@ -245,7 +252,7 @@ def _suite_mentions(path: Path, suites: set[str]) -> list[tuple[int, str]]:
     """``(line, what)`` for each string constant equal to a suite's name and each import of a
     suite's package (``medvigil.suites.<suite>``) in ``path``."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Constant) and node.value in suites:
             found.append((node.lineno, f"the string {node.value!r}"))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -325,7 +332,7 @@ def test_no_function_over_60_lines_and_no_module_over_500():
         lines = source.count("\n")
         if lines > MAX_MODULE_LINES:
             too_long.append(f"{rel}: {lines} lines")
-        for line, name, length in _function_lengths(ast.parse(source)):
+        for line, name, length in _function_lengths(_tree(path)):
             if length > MAX_FUNCTION_LINES:
                 too_long.append(f"{rel}:{line} {name}: {length} lines")
     assert too_long == [], "\n".join(too_long)

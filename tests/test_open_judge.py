@@ -6,7 +6,9 @@ and ``tune_round2`` to ``tune_round4`` and is reported on ``held_out``, written 
 tuning and never tuned on.
 """
 
+import contextlib
 import doctest
+import io
 import json
 from collections import Counter
 from pathlib import Path
@@ -50,9 +52,12 @@ SLOW_FIXTURES = {"judged"}  # judges the 1,036 answers of eval_set (tests/confte
 
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
+    """``medvigil judge eval_set.jsonl --json OUT``: the result written, its printed summary under
+    ``"printed"``."""
     out = tmp_path_factory.mktemp("judge") / "eval.json"
-    assert main(["judge", str(EVAL_SET), "--json", str(out)]) == 0
-    return json.loads(out.read_text())
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["judge", str(EVAL_SET), "--json", str(out)]) == 0
+    return {**json.loads(out.read_text()), "printed": printed.getvalue()}
 
 
 def test_doctests():
@@ -123,9 +128,8 @@ def test_held_out_against_the_issue_bar(judged):
         assert by_class[name]["critical_flagged"] <= by_class[name]["n"] / 12
 
 
-def test_the_summary_prints_precision_and_recall_with_intervals(capsys):
-    assert main(["judge", str(EVAL_SET)]) == 0
-    out = capsys.readouterr().out
+def test_the_summary_prints_precision_and_recall_with_intervals(judged):
+    out = judged["printed"]
     assert "judge: grammar" in out and "held_out  refusal    208" in out and "[95% CI]" in out
 
 

@@ -162,6 +162,9 @@ def test_bootstrap_resamples_are_bounded(capsys, tmp_path, monkeypatch):
         run_cli(capsys, ["score", "--suite", "medvigil", log, "--n-resamples", str(10**11)])
     assert "expected an integer in 0..500000" in capsys.readouterr().err
     monkeypatch.setattr(bootstrap, "MAX_DRAWS", 100)  # 4 cases x 50 resamples = 200 draws
+    # resample_counts hands out its last matrix again unchecked: an earlier test in this process
+    # that drew 4 x 50 would hide the bound (the outcome hung on which tests ran before)
+    monkeypatch.setattr(bootstrap, "_kept", {})
     run_cli(
         capsys,
         ["score", "--suite", "medvigil", log, "--n-resamples", "50"],
