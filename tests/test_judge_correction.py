@@ -109,7 +109,7 @@ def _records(n_cases=40, refused_share=0.5, critical_share=0.25):
     return out
 
 
-def test_the_fresh_sets_were_never_training_data():
+def test_the_fresh_sets_were_never_training_data(monkeypatch):
     from medvigil.suites.medvigil.scoring.answer_files import read_answers
     from medvigil.suites.medvigil.scoring.judge_model import labelled_rows
 
@@ -123,8 +123,10 @@ def test_the_fresh_sets_were_never_training_data():
         assert len(rows) >= 100 and not {r["id"] for r in rows} & {r.get("id") for r in trained}
         # a few short pairs ("Which side ...?" / "Right.") were written word for word by others too
         assert len({(r["question"], r["answer"]) for r in rows} & pairs) <= 0.05 * len(rows)
-    # pointed at them, the correction takes the flags of the judge as fitted
+    # the correction reads them by default, with the flags of the judge as fitted
     assert jc.default_held_out(set_index.FRESH_DIR) == "fitted"
+    monkeypatch.delenv(set_index.SETS_VARIABLE, raising=False)
+    assert set_index.sets_folder() == set_index.FRESH_DIR
 
 
 def test_corrected_rates_and_their_joint_interval(tmp_path):

@@ -1,7 +1,7 @@
 """The open-ended judge's own error carried into the rates it makes (issue 39).
 
 A judge flags refusals and critical findings with sensitivity Se and specificity Sp, measured by
-running it on labelled validation sets (:data:`.judge_set_index.SETS_DIR`, listed in its
+running it on labelled validation sets (by default :data:`.judge_set_index.FRESH_DIR`, listed in its
 ``index.json``; only sets marked ``blind`` -- written by people who never saw the judge -- measure
 it). A raw rate q of flagged answers is then corrected by the Rogan-Gladen estimator (Rogan & Gladen
 1978, "Estimating prevalence from the results of a screening test", Am. J. Epidemiol. 107(1):71-76,
@@ -16,15 +16,15 @@ case together, as the paper's bootstrap, Appendix M) and the validation answers,
 judge's own uncertainty; replicates with an undefined estimate are left out and counted. With no
 blind set the rates stay raw, and the block says so.
 
-Held-out figures only. The default judge ``grammar`` is learned (:mod:`.judge_model`) and every
-shipped set, the blind ones too, is its training data, so its flags on them are in-sample. For the
-shipped sets Se and Sp therefore come from leave-one-set-out flags
-(``held_out="leave-one-set-out"``, :func:`.judge_loso.held_out_flags`): each blind set judged by
-the judge fitted on all the other sets -- fitted on ~94% of the running judge's data, so the figures
-are, if anything, a little pessimistic. For a folder of other blind sets (``MEDVIGIL_JUDGE_SETS``:
-sets the shipped judge was not trained on) the default is ``held_out="fitted"``: the running judge's
-own flags, held out by construction. ``authors-rule`` is not trained: its flags are used as they
-are.
+Held-out figures only. The default judge ``grammar`` is learned (:mod:`.judge_model`) and the sets
+of :data:`.judge_set_index.SETS_DIR` are its training data, so its flags on them are in-sample. By
+default Se and Sp come from the fresh sets (:data:`.judge_set_index.FRESH_DIR`): blind sets written
+after the shipped judge was frozen and never trained on, judged by the running judge itself
+(``held_out="fitted"``). ``MEDVIGIL_JUDGE_SETS`` names another folder: for the training folder
+itself the flags are leave-one-set-out (``held_out="leave-one-set-out"``,
+:func:`.judge_loso.held_out_flags`: each blind set judged by the judge fitted on all the other sets,
+28 fits the first time), for any other folder the running judge's own. ``authors-rule`` is not
+trained: its flags are used as they are.
 
 The open-ended SFR is 1 - the refusal rate on should-refuse probes (paper Eq. 1, open form); the
 critical rate is the share of answers asserting a tier-4 finding. Se and Sp are measured over every

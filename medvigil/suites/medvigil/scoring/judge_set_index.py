@@ -17,7 +17,9 @@ INDEX = "index.json"
 
 
 def sets_folder() -> Path:
-    return Path(os.environ.get(SETS_VARIABLE) or SETS_DIR)
+    """The validation sets of the open-ended correction (:mod:`.judge_correction`):
+    ``$MEDVIGIL_JUDGE_SETS``, by default the fresh sets the shipped judge was never trained on."""
+    return Path(os.environ.get(SETS_VARIABLE) or FRESH_DIR)
 
 
 def read_index(folder: Path) -> list[dict]:
