@@ -124,6 +124,16 @@ _value = st.one_of(
 )
 
 
+@pytest.mark.parametrize("value", ["\x1f", "a\x1cb", "x\x00", "\x7f", "a b", "a/b"])
+def test_both_paths_refuse_control_characters_and_spaces_in_ids(value):
+    """Python's re counts \\x1c-\\x1f as whitespace and the Rust engine does not: the id
+    pattern names the control characters itself, so the two paths agree (found by the test
+    below)."""
+    record = {**json.loads(json.dumps(BULK["mcq_probe_row"])), "probe_id": value}
+    assert problems_for("mcq_probe_row", record, "f")
+    assert refused_rows("mcq_probe_row", [record]) == [0]
+
+
 @pytest.mark.parametrize("name", sorted(BULK))
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
