@@ -118,9 +118,18 @@ def test_the_correction_reads_held_out_flags(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_shipped_correction_and_the_cross_validate_command(capsys):
-    """Leave-one-set-out over all seven shipped sets (seven fits)."""
+def test_the_shipped_correction_and_the_cross_validate_command(capsys, monkeypatch):
+    """By default the correction reads the fresh sets with the running judge's flags; pointed at
+    the training sets, their leave-one-set-out flags (a fit per set)."""
+    from medvigil.suites.medvigil.scoring.judge_set_index import FRESH_DIR, SETS_VARIABLE
+
+    monkeypatch.delenv(SETS_VARIABLE, raising=False)
     error = judge_correction.judge_error("grammar")
+    fresh = [e["name"] for e in read_index(FRESH_DIR) if e["blind"]]
+    assert error["held_out"] == "fitted" and error["sets"] == fresh
+    flag, label = error["critical"]["pairs"]
+    assert error["critical"]["se"] == pytest.approx(flag[label].mean()) and len(flag) > 1000
+    error = judge_correction.judge_error("grammar", SETS_DIR)
     held_out = judge_loso.held_out_flags()
     blind = [e["name"] for e in read_index(SETS_DIR) if e["blind"]]
     assert error["held_out"] == "leave-one-set-out" and error["sets"] == blind
