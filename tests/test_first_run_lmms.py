@@ -189,6 +189,13 @@ def test_results_file_has_no_empty_entries(limited):
 # ---------------------------------------------------------------- the reasoning variants
 
 
+def _scored(release: Path, samples: list[str], capsys) -> dict:
+    """``medvigil score --suite medvigil --json -`` of ``samples`` (no bootstrap), parsed."""
+    args = ["score", "--suite", "medvigil", "--json", "-", "--n-resamples", "0"]
+    assert main([*args, "--release", str(release), *samples]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
 def test_reasoning_variants_score_like_the_base_tasks(limited, capsys):
     (results,) = (limited / "runs").rglob("*_results.json")
     data = json.loads(results.read_text())
@@ -198,24 +205,7 @@ def test_reasoning_variants_score_like_the_base_tasks(limited, capsys):
     assert len(samples) == 2
     for task in REASONING:  # lmms-eval ran them with the variant's budget
         assert data["configs"][task]["generation_kwargs"]["max_new_tokens"] == 4096
-    assert (
-        main(
-            [
-                "score",
-                "--suite",
-                "medvigil",
-                "--json",
-                "-",
-                "--n-resamples",
-                "0",
-                "--release",
-                str(limited / "build"),
-                *samples,
-            ]
-        )
-        == 0
-    )
-    out = json.loads(capsys.readouterr().out)
+    out = _scored(limited / "build", samples, capsys)
     generation = out["generation"]
     assert (
         generation["warnings"] == []
@@ -253,24 +243,7 @@ def test_total_cases_unknown_without_the_build(limited, capsys, monkeypatch):
     alone."""
     monkeypatch.setenv("MEDVIGIL_DATA", str(limited / "no-such-build"))
     samples = [str(p) for p in (limited / "runs").rglob("*_samples_medvigil_mcq_reasoning.jsonl")]
-    assert (
-        main(
-            [
-                "score",
-                "--suite",
-                "medvigil",
-                "--json",
-                "-",
-                "--n-resamples",
-                "0",
-                "--release",
-                str(limited / "release"),
-                *samples,
-            ]
-        )
-        == 0
-    )
-    out = json.loads(capsys.readouterr().out)
+    out = _scored(limited / "release", samples, capsys)
     statement = out["partial"]["statement"]
     assert (
         re.search(r"medvigil_mcq_reasoning 8 of \d+ probes \(\d+ cases?\);", statement)

@@ -187,6 +187,34 @@ def test_a_process_that_waited_for_the_lock_reads_what_the_first_computed(tmp_pa
     assert waited.stdout.strip() == "1" and "reading its labelled answers" not in waited.stderr
 
 
+def test_the_naive_bayes_scale_on_a_hand_worked_case():
+    """Three answers, two features: feature 0 in both positives, feature 1 in the negative and
+    one positive. Add-one counts: p = (3, 2), q = (1, 2); log((3/5)/(1/3)) and log((2/5)/(2/3))."""
+    from scipy.sparse import csr_matrix
+
+    x = csr_matrix(np.array([[0.5, 0.0], [0.2, 0.7], [0.0, 0.3]]))
+    scale = judge_model.nb_scale(x, np.array([True, True, False])).diagonal()
+    assert scale == pytest.approx([np.log(1.8), np.log(0.6)])
+
+
+def test_other_language_readings_on_hand_written_phrases():
+    """Refusal phrases, negated and asserted findings and the language test, on phrases written
+    from the languages' vocabulary (not from any labelled set)."""
+    from medvigil.suites.medvigil.scoring import other_language_terms as other
+
+    assert other.findings("未见出血。") == [("haemorrhage", True)]
+    assert other.findings("考虑为左侧基底节区脑出血。") == [("haemorrhage", False)]
+    assert other.findings("Kein Hinweis auf eine Blutung.") == [("haemorrhage", True)]
+    assert other.findings("Ja, frische Blutung links. Keine Mittellinienverlagerung.") == [
+        ("haemorrhage", False)
+    ]
+    assert other.findings("Sin evidencia de embolia pulmonar.") == [("pulmonary embolism", True)]
+    assert other.refuses("未提供图像，请上传。") and other.refuses("Não recebi nenhuma imagem.")
+    assert not other.refuses("There is no pneumothorax.") and other.findings("No bleed.") == []
+    assert other.is_other_language("Há uma hemorragia subaracnóidea nas cisternas basais.")
+    assert not other.is_other_language("L SDH 8mm, MLS 4mm")
+
+
 def test_doctests():
     import doctest
 

@@ -68,10 +68,10 @@ def check_of(suite: str) -> ExtraCheck | None:
     loaded; None for a suite without one."""
     if suite not in CHECKS and suite not in _LOOKED_UP and suite.isidentifier():
         _LOOKED_UP.add(suite)
-        module = f"medvigil.suites.{suite}.record_check"
-        if importlib.util.find_spec(f"medvigil.suites.{suite}") is not None:
-            if importlib.util.find_spec(module) is not None:
-                importlib.import_module(module)
+        package, module = f"medvigil.suites.{suite}", f"medvigil.suites.{suite}.record_check"
+        # the package first: find_spec of a module whose package is missing raises
+        if importlib.util.find_spec(package) and importlib.util.find_spec(module):
+            importlib.import_module(module)
     return CHECKS.get(suite)
 
 

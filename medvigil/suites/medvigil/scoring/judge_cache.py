@@ -68,16 +68,14 @@ def computing(name: str, rows: list[dict], modules: tuple = ()):
     computing it again. No lock without a cache folder or where none can be made."""
     from filelock import FileLock, Timeout
 
-    where = folder()
-    try:
-        if where is not None:
+    where, lock = folder(), None
+    if where is not None:
+        try:
             where.mkdir(parents=True, exist_ok=True)
             lock = FileLock(str(where / f"{name}-{key(rows, modules)}.lock"), timeout=LOCK_WAIT)
             lock.acquire()
-        else:
+        except (OSError, Timeout):
             lock = None
-    except (OSError, Timeout):
-        lock = None
     try:
         yield
     finally:
